@@ -23,6 +23,7 @@ const KINDS: readonly string[] = ['trinity', 'astuner', 'ajet', 'none', 'off'];
 
 /** A `# agentrl: trinity|astuner|ajet|none` comment in the first lines. */
 export function findModeline(text: string): Detection['modeline'] | undefined {
+  if (!text.includes('agentrl')) return undefined; // the common case, without splitting lines
   let offset = 0;
   for (let i = 0; i < 10 && offset < text.length; i++) {
     const nl = text.indexOf('\n', offset);
@@ -41,15 +42,30 @@ export function findModeline(text: string): Detection['modeline'] | undefined {
 /** Matches a file against `{ glob: kind }` (globs relative to a workspace root or absolute). */
 export function kindFromGlobs(file: string | undefined, globs: Record<string, string> | undefined, roots: readonly string[] = []): KindSetting | undefined {
   if (!file || !globs) return undefined;
+  const entries = Object.entries(globs);
+  if (!entries.length) return undefined;
   const norm = file.replace(/\\/g, '/');
   const candidates = [norm, ...roots.map((r) => r.replace(/\\/g, '/').replace(/\/$/, '')).filter((r) => norm.startsWith(r + '/')).map((r) => norm.slice(r.length + 1))];
-  for (const [glob, kind] of Object.entries(globs)) {
+  for (const [glob, kind] of entries) {
     const k = String(kind).toLowerCase();
     if (!KINDS.includes(k)) continue;
-    const isMatch = picomatch(glob, { dot: true, matchBase: !glob.includes('/') });
+    const isMatch = matcher(glob);
     if (candidates.some((c) => isMatch(c))) return k === 'off' ? 'none' : (k as KindSetting);
   }
   return undefined;
+}
+
+/** Compiled globs (the setting changes rarely; documents are checked on every keystroke). */
+const matchers = new Map<string, (p: string) => boolean>();
+
+function matcher(glob: string): (p: string) => boolean {
+  let m = matchers.get(glob);
+  if (!m) {
+    m = picomatch(glob, { dot: true, matchBase: !glob.includes('/') });
+    if (matchers.size > 1000) matchers.clear();
+    matchers.set(glob, m);
+  }
+  return m;
 }
 
 /** Top-level keys of a document root (empty for non-mappings). */

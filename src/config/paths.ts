@@ -41,6 +41,26 @@ const inside = (p: string, roots: readonly string[]) => roots.some((r) => {
 
 
 export function resolveLocalPath(value: string, roots: readonly string[], configFile?: string): ResolvedPath {
+  const w = whereToLook(value, roots, configFile);
+  return { ...w, found: w.candidates.find(exists) };
+}
+
+/** Where a path value may be (pure string work, memoised: rules ask on every keystroke; only
+ *  the existence checks, which fscache bounds, touch the disk). */
+const looked = new Map<string, Omit<ResolvedPath, 'found'>>();
+
+function whereToLook(value: string, roots: readonly string[], configFile?: string): Omit<ResolvedPath, 'found'> {
+  const key = `${value}\0${configFile ?? ''}\0${roots.join('\0')}`;
+  let w = looked.get(key);
+  if (!w) {
+    w = whereToLookUncached(value, roots, configFile);
+    if (looked.size > 5000) looked.clear();
+    looked.set(key, w);
+  }
+  return w;
+}
+
+function whereToLookUncached(value: string, roots: readonly string[], configFile?: string): Omit<ResolvedPath, 'found'> {
   const kind = classifyPath(value);
   if (kind === 'empty' || kind === 'url' || kind === 'db') return { kind, checkable: false, candidates: [] };
   let v = value.trim();
@@ -52,16 +72,17 @@ export function resolveLocalPath(value: string, roots: readonly string[], config
     if (configFile) candidates.push(path.resolve(path.dirname(configFile), v));
   }
   const unique = [...new Set(candidates)];
-  const found = unique.find(exists);
   const configInside = !!configFile && inside(configFile, roots);
   const checkable = kind === 'local' && (path.isAbsolute(v) ? inside(v, roots) : configInside && roots.length > 0);
-  return { kind, found, checkable, candidates: unique };
+  return { kind, checkable, candidates: unique };
 }
 
 /** A config's folder and its ancestors (6 levels): where `pkg.mod` / `file.py` references of
  *  upstream repositories (run from their root) may resolve from. */
-export function configAncestors(file: string | undefined): string[] {
+export function configAncestors(file: string | undefined): readonly string[] {
   if (!file) return [];
+  // the same file is asked about many times per analysis: keep the last answer
+  if (lastAncestors?.file === file) return lastAncestors.dirs;
   const out: string[] = [];
   let dir = path.dirname(file);
   for (let i = 0; i < 6; i++) {
@@ -70,5 +91,8 @@ export function configAncestors(file: string | undefined): string[] {
     if (up === dir) break;
     dir = up;
   }
+  lastAncestors = { file, dirs: out };
   return out;
 }
+
+let lastAncestors: { file: string; dirs: readonly string[] } | undefined;

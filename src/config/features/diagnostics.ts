@@ -13,7 +13,8 @@ export function toDiagnostics(a: Analysis, locale: string, uriOf: (file: string)
 }
 
 export function toDiagnostic(a: Analysis, f: Finding, locale: string, uriOf: (file: string) => string): Diagnostic {
-  const here = a.file ? uriOf(a.file) : '';
+  // only related locations in this document need its URI (not computed per finding)
+  const here = () => (a.file ? uriOf(a.file) : '');
   return {
     range: a.lines.range(f.span),
     severity: SEVERITY[f.severity],
@@ -22,7 +23,7 @@ export function toDiagnostic(a: Analysis, f: Finding, locale: string, uriOf: (fi
     message: pick(f.message, locale),
     tags: f.tags?.map((t) => (t === 'unnecessary' ? 1 : 2)),
     relatedInformation: f.related?.map((r) => ({
-      location: { uri: r.file ? uriOf(r.file) : here, range: r.range ?? a.lines.range(r.span ?? f.span) },
+      location: { uri: r.file ? uriOf(r.file) : here(), range: r.range ?? a.lines.range(r.span ?? f.span) },
       message: pick(r.message, locale),
     })),
     data: f.fixes?.length ? { fixes: true } : undefined,

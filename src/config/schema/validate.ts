@@ -14,6 +14,7 @@ import { childNode, deref, formatPath, locate, pointerToPath, type Segment, type
 import { coerce, type EnumSpec, type FieldType } from './coerce';
 import { SCHEMAS, type SchemaNode } from './schemas';
 import { agentRenameFor } from '../rules/agent/rules';
+import { addMemoKeyword, MEMO_KEYWORD, validateMemo } from './memo';
 
 interface PySpec {
   type: FieldType;
@@ -21,11 +22,13 @@ interface PySpec {
   enum?: EnumSpec;
 }
 
-/** Derived schema for ajv (see file comment). */
-export function derive(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(derive);
+/** Derived schema for ajv (see file comment). `$ref`s become absolute (wrapped sections are
+ *  compiled on their own, see memo.ts); `base` is the `$id` they are relative to. */
+export function derive(node: unknown, base = ''): unknown {
+  if (Array.isArray(node)) return node.map((x) => derive(x, base));
   if (!node || typeof node !== 'object') return node;
   const n = node as SchemaNode;
+  if (typeof n.$id === 'string') base = n.$id;
   if (n['x-py']) {
     const nullable = !!n.anyOf?.some((a) => a.type === 'null') || (Array.isArray(n.type) && n.type.includes('null'));
     const spec: PySpec = { type: n['x-py'], nullable };
@@ -34,15 +37,20 @@ export function derive(node: unknown): unknown {
   }
   if (n['x-nullable'] && n.anyOf) {
     const inner = n.anyOf.find((a) => a.type !== 'null');
-    return { if: { type: 'null' }, else: derive(inner) };
+    return { if: { type: 'null' }, else: derive(inner, base) };
   }
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(n)) {
     if (k.startsWith('x-') && k !== 'x-warnUnknown' && k !== 'x-class') continue;
     if (k === 'description' || k === 'default' || k === 'title') continue;
-    out[k] = k === 'properties' || k === 'definitions' ? Object.fromEntries(Object.entries(v as object).map(([pk, pv]) => [pk, derive(pv)])) : derive(v);
+    if (k === '$ref' && typeof v === 'string') out[k] = base ? new URL(v, base).href : v;
+    else out[k] = k === 'properties' || k === 'definitions' ? Object.fromEntries(Object.entries(v as object).map(([pk, pv]) => [pk, derive(pv, base)])) : derive(v, base);
   }
-  return out;
+  if (!n.properties) return out;
+  // an object section: validated once per value object (memo.ts); the document's identity
+  // and definitions stay outside the wrapper
+  const { $schema, $id, definitions, ...section } = out;
+  return { ...($schema ? { $schema } : {}), ...($id ? { $id } : {}), ...(definitions ? { definitions } : {}), [MEMO_KEYWORD]: section };
 }
 
 let ajv: Ajv | undefined;
@@ -87,6 +95,7 @@ function instance(): Ajv {
     },
   });
   a.addKeyword({ keyword: 'x-class', schemaType: 'string' });
+  addMemoKeyword(a);
   a.addSchema(derive(SCHEMAS.trinity) as object);
   ajv = a;
   return a;
@@ -118,8 +127,7 @@ export function validateSchema(ctx: SchemaContext): void {
   if (!ctx.root) return;
   const validate = validatorFor(ctx.kind);
   const data = deref(ctx.root, 0).node;
-  validate(data.kind === 'alias' ? null : data.value);
-  const errors = validate.errors ?? [];
+  const errors = validateMemo(validate, data.kind === 'alias' ? null : data.value);
   // one finding per instance path, most specific first
   const seenPaths = new Set<string>();
   for (const e of errors) {

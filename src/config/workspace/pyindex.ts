@@ -98,6 +98,7 @@ export class PythonIndex {
   /** Scans the roots (synchronously, bounded by SCAN_LIMITS). */
   scan(roots: readonly string[]): this {
     this.roots = [...roots];
+    this.candidateMemo.clear();
     this.files.clear();
     this.truncated = false;
     for (const r of roots) {
@@ -166,15 +167,30 @@ export class PythonIndex {
 
   /** The file of a dotted module, relative to the roots (scanned or on disk). */
   moduleFile(module: string, extraRoots: readonly string[] = []): string | undefined {
-    const rel = module.split('.');
-    for (const root of [...this.roots, ...extraRoots]) {
-      for (const cand of [path.join(root, ...rel) + '.py', path.join(root, ...rel, '__init__.py')]) {
-        if (this.files.has(cand)) return cand;
-        if (statKind(cand) === 'file') return cand;
-      }
+    for (const cand of this.candidates(`m\0${module}`, extraRoots, (root) => {
+      const rel = module.split('.');
+      return [path.join(root, ...rel) + '.py', path.join(root, ...rel, '__init__.py')];
+    })) {
+      if (this.files.has(cand)) return cand;
+      if (statKind(cand) === 'file') return cand;
     }
     return undefined;
   }
+
+  /** Candidate files for a reference under the roots, in order (pure path work, memoised per
+   *  reference and set of extra roots: rules resolve the same references on every keystroke). */
+  private candidates(key: string, extraRoots: readonly string[], under: (root: string) => string[]): readonly string[] {
+    const memoKey = `${key}\0${extraRoots.join('\0')}`;
+    let c = this.candidateMemo.get(memoKey);
+    if (!c) {
+      c = [...this.roots, ...extraRoots].flatMap(under);
+      if (this.candidateMemo.size > 5000) this.candidateMemo.clear();
+      this.candidateMemo.set(memoKey, c);
+    }
+    return c;
+  }
+
+  private candidateMemo = new Map<string, readonly string[]>();
 
   /** Where a class is defined in a file (reads it if it was not scanned). */
   classIn(file: string, cls: string): PyLocation | undefined {
@@ -197,15 +213,8 @@ export class PythonIndex {
     if (!m) return undefined;
     const [, mod, cls] = m;
     let file: string | undefined;
-    if (mod.endsWith('.py')) {
-      for (const root of [...this.roots, ...extraRoots]) {
-        const cand = path.resolve(root, mod);
-        if (statKind(cand) === 'file') {
-          file = cand;
-          break;
-        }
-      }
-    } else file = this.moduleFile(mod, extraRoots);
+    if (mod.endsWith('.py')) file = this.candidates(`f\0${mod}`, extraRoots, (root) => [path.resolve(root, mod)]).find((cand) => statKind(cand) === 'file');
+    else file = this.moduleFile(mod, extraRoots);
     if (!file) return undefined;
     return this.classIn(file, cls) ?? { file, missingClass: cls };
   }
@@ -219,15 +228,31 @@ export const isLocation = (x: unknown): x is PyLocation => !!x && typeof x === '
  * A folder of YAML only (a copy of configs without their code) does not count.
  */
 export function codeVisible(module: string, roots: readonly string[]): boolean {
-  const parts = module.endsWith('.py') ? module.replace(/\.py$/, '').split(/[/\\]/).filter(Boolean) : module.split('.');
-  for (const root of roots) {
-    let dir = root;
-    for (const part of parts.slice(0, -1).length ? parts.slice(0, -1) : parts) {
-      dir = path.join(dir, part);
+  for (const chain of folderChains(module, roots)) {
+    for (const dir of chain) {
       const entries = listDir(dir);
       if (!entries) break;
       if (entries.some((e) => e.endsWith('.py'))) return true;
     }
   }
   return false;
+}
+
+const chains = new Map<string, string[][]>();
+
+/** Per root, the folders along a module's path (`root/a`, `root/a/b`…): pure, memoised. */
+function folderChains(module: string, roots: readonly string[]): string[][] {
+  const key = `${module}\0${roots.join('\0')}`;
+  let c = chains.get(key);
+  if (!c) {
+    const parts = module.endsWith('.py') ? module.replace(/\.py$/, '').split(/[/\\]/).filter(Boolean) : module.split('.');
+    const along = parts.slice(0, -1).length ? parts.slice(0, -1) : parts;
+    c = roots.map((root) => {
+      let dir = root;
+      return along.map((part) => (dir = path.join(dir, part)));
+    });
+    if (chains.size > 5000) chains.clear();
+    chains.set(key, c);
+  }
+  return c;
 }

@@ -41,8 +41,9 @@ export function preflight(text: string, maxBytes = LIMITS.maxBytes): LimitProble
     return { code: 'input.too-large', offset: 0, detail: `${(text.length / 1024 / 1024).toFixed(1)} MB > ${(maxBytes / 1024 / 1024).toFixed(0)} MB` };
   }
   if (text.includes('\u0000')) return { code: 'input.binary', offset: text.indexOf('\u0000'), detail: 'NUL character' };
-  // no brackets and no deep indentation: nothing to scan for
-  if (text.indexOf('[') < 0 && text.indexOf('{') < 0 && !/(^|\n) {200}/.test(text)) return undefined;
+  // too few brackets to nest past the limit and no deep indentation: nothing to scan for
+  // (counted with indexOf: this runs on every keystroke)
+  if (fewer(text, '[', '{', LIMITS.maxFlowDepth) && !/(^|\n) {200}/.test(text)) return undefined;
   let depth = 0;
   let indent = 0;
   let atLineStart = true;
@@ -86,4 +87,13 @@ export function preflight(text: string, maxBytes = LIMITS.maxBytes): LimitProble
     } else if ((c === 93 || c === 125) && depth > 0) depth--;
   }
   return undefined;
+}
+
+/** Whether `text` holds at most `max` of the two characters together. */
+function fewer(text: string, a: string, b: string, max: number): boolean {
+  let n = 0;
+  for (const c of [a, b]) {
+    for (let i = text.indexOf(c); i >= 0; i = text.indexOf(c, i + 1)) if (++n > max) return false;
+  }
+  return true;
 }

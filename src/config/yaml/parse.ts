@@ -10,7 +10,7 @@
 import { parseAllDocuments, parseDocument, type Document } from 'yaml';
 import { convertDocument, type ConvertProblem } from './convert';
 import { LIMITS, preflight, type LimitProblem } from './limits';
-import { addEntry, addItem, makeMap, makeSeq, type Span, type VNode } from './tree';
+import { addEntry, addItem, makeMap, makeSeq, type Span, type VMap, type VNode, type VSeq } from './tree';
 
 export interface SyntaxProblem {
   code: string;
@@ -43,10 +43,45 @@ interface ChunkResult {
   size: number;
 }
 
-/** Per-document cache of parsed chunks, keyed by chunk text. */
+/** A composed branch (a big entry's children), spans relative to the branch's first line. */
+interface BranchResult {
+  node: VMap | VSeq;
+  problems: SyntaxProblem[];
+  size: number;
+}
+
+/** Branches longer than this are composed on every parse instead of being cached. */
+const BRANCH_CACHE_MAX_CHARS = 64 * 1024;
+/** Bound on the characters of branch text the cache keeps (keys are the branch texts). */
+const BRANCH_CACHE_CHARS = 1024 * 1024;
+
+/** Per-document cache of parsed chunks (keyed by chunk text), and of composed branches
+ *  (keyed by branch text): an edit then rebuilds only the branches on its path, and the
+ *  untouched subtrees keep their identity, which the per-node memos downstream (sites,
+ *  interpolations, schema validation) rely on. */
 export class ParseCache {
   private map = new Map<string, ChunkResult>();
+  private branches = new Map<string, BranchResult>();
+  private branchChars = 0;
   constructor(private readonly capacity = 4096) {}
+  getBranch(text: string): BranchResult | undefined {
+    const hit = this.branches.get(text);
+    if (hit) {
+      this.branches.delete(text);
+      this.branches.set(text, hit);
+    }
+    return hit;
+  }
+  setBranch(text: string, r: BranchResult): void {
+    if (this.branches.has(text)) return;
+    this.branches.set(text, r);
+    this.branchChars += text.length;
+    for (const k of this.branches.keys()) {
+      if (this.branchChars <= BRANCH_CACHE_CHARS && this.branches.size <= this.capacity) break;
+      this.branches.delete(k);
+      this.branchChars -= k.length;
+    }
+  }
   get(text: string): ChunkResult | undefined {
     const hit = this.map.get(text);
     if (hit) {
@@ -198,7 +233,7 @@ const isSeqLine = (text: string, l: Line) => text.charCodeAt(l.start + l.indent)
 
 type Block =
   | { kind: 'leaf'; from: number; to: number }
-  | { kind: 'branch'; from: number; to: number; key: string; keySpan: Span; children: Group };
+  | { kind: 'branch'; from: number; to: number; key: string; keySpan: Span; head: number; indent: number };
 
 interface Group {
   /** 'map' or 'seq' entries at one indentation. */
@@ -258,7 +293,8 @@ function group(text: string, lines: Line[], from: number, to: number, indent: nu
           const keyStart = hl.start + hl.indent;
           let key = text.slice(keyStart, colon).trim();
           if ((key.startsWith('"') && key.endsWith('"')) || (key.startsWith("'") && key.endsWith("'"))) key = key.slice(1, -1);
-          blocks.push({ kind: 'branch', from: a, to: b, key, keySpan: { start: keyStart, end: keyStart + text.slice(keyStart, colon).trimEnd().length }, children: group(text, lines, head + 1, b, lines[c].indent) });
+          // its children are grouped when it is composed (not at all when it is cached)
+          blocks.push({ kind: 'branch', from: a, to: b, key, keySpan: { start: keyStart, end: keyStart + text.slice(keyStart, colon).trimEnd().length }, head, indent: lines[c].indent });
           continue;
         }
       }
@@ -281,50 +317,71 @@ function parseChunk(text: string, cache: ParseCache | undefined): ChunkResult {
   return r;
 }
 
-function compose(text: string, lines: Line[], g: Group, cache: ParseCache | undefined, problems: SyntaxProblem[], counter: { size: number }): VNode {
+/** Composes a group into one node, spans relative to `base` (the offset of its frame). */
+function compose(text: string, lines: Line[], g: Group, base: number, cache: ParseCache | undefined): BranchResult {
   // spans as the `yaml` package reports them: from the first content character to the start
   // of the line after the last one
   let first = blockStart(g.blocks[0]);
   while (first < lines.length - 1 && lines[first].kind !== 'content') first++;
-  const spanFrom = lines[first].start + lines[first].indent;
+  const spanFrom = lines[first].start + lines[first].indent - base;
   const last = g.blocks[g.blocks.length - 1];
   // trailing blank lines are not part of the node; comments indented into it are
   let lastLine = last.to - 1;
   const indent = lines[first].indent;
   while (lastLine > first && (lines[lastLine].kind === 'blank' || (lines[lastLine].kind === 'comment' && lines[lastLine].indent <= indent))) lastLine--;
-  const spanTo = Math.min(lines[lastLine].next, text.length);
+  const spanTo = Math.min(lines[lastLine].next, text.length) - base;
   const out = g.type === 'map' ? makeMap({ start: spanFrom, end: spanTo }) : makeSeq({ start: spanFrom, end: spanTo });
+  const problems: SyntaxProblem[] = [];
+  let size = 0;
   for (const b of g.blocks) {
     if (b.kind === 'branch') {
-      const child = compose(text, lines, b.children, cache, problems, counter);
-      counter.size += 1;
-      if (out.kind === 'map' && !addEntry(out, { key: b.key, keySpan: b.keySpan, node: child, shift: 0 })) {
-        problems.push({ code: 'yaml.duplicate-key', span: b.keySpan, message: `Map keys must be unique: '${b.key}' appears twice`, severity: 'error' });
+      const at = lines[b.from].start;
+      const child = branch(text, lines, b, cache);
+      for (const p of child.problems) problems.push(shiftProblem(p, at - base));
+      size += child.size + 1;
+      const keySpan = { start: b.keySpan.start - at, end: b.keySpan.end - at };
+      if (out.kind === 'map' && !addEntry(out, { key: b.key, keySpan, node: child.node, shift: at - base })) {
+        problems.push({ code: 'yaml.duplicate-key', span: { start: b.keySpan.start - base, end: b.keySpan.end - base }, message: `Map keys must be unique: '${b.key}' appears twice`, severity: 'error' });
       }
       continue;
     }
-    const base = lines[b.from].start;
-    const chunkText = text.slice(base, lines[b.to - 1].next > text.length ? text.length : lines[b.to - 1].next);
+    const at = lines[b.from].start;
+    const chunkText = text.slice(at, lines[b.to - 1].next > text.length ? text.length : lines[b.to - 1].next);
     const r = parseChunk(chunkText, cache);
-    for (const p of r.problems) problems.push({ ...p, span: { start: p.span.start + base, end: p.span.end + base } });
-    counter.size += r.size;
+    const shift = at - base;
+    for (const p of r.problems) problems.push(shiftProblem(p, shift));
+    size += r.size;
     const root = r.root;
     if (!root) continue;
     if (out.kind === 'map') {
       if (root.kind !== 'map') throw new Unsplittable();
       for (const e of root.entries) {
-        if (!addEntry(out, { ...e, shift: e.shift + base })) {
-          const ks = { start: e.keySpan.start + base, end: e.keySpan.end + base };
+        if (!addEntry(out, { ...e, shift: e.shift + shift })) {
+          const ks = { start: e.keySpan.start + e.shift + shift, end: e.keySpan.end + e.shift + shift };
           problems.push({ code: 'yaml.duplicate-key', span: ks, message: `Map keys must be unique: '${e.key}' appears twice`, severity: 'error' });
         }
       }
     } else {
       if (root.kind !== 'seq') throw new Unsplittable();
-      for (const it of root.items) addItem(out, { node: it.node, shift: it.shift + base });
+      for (const it of root.items) addItem(out, { node: it.node, shift: it.shift + shift });
     }
   }
-  return out;
+  return { node: out, problems, size };
 }
+
+/** A big entry's value, from the cache when its text is unchanged (it may have moved). */
+function branch(text: string, lines: Line[], b: Extract<Block, { kind: 'branch' }>, cache: ParseCache | undefined): BranchResult {
+  const from = lines[b.from].start;
+  const to = Math.min(lines[b.to - 1].next, text.length);
+  const key = cache && to - from <= BRANCH_CACHE_MAX_CHARS ? text.slice(from, to) : undefined;
+  const hit = key !== undefined ? cache!.getBranch(key) : undefined;
+  if (hit) return hit;
+  const r = compose(text, lines, group(text, lines, b.head + 1, b.to, b.indent), from, cache);
+  if (key !== undefined) cache!.setBranch(key, r);
+  return r;
+}
+
+const shiftProblem = (p: SyntaxProblem, by: number): SyntaxProblem => (by === 0 ? p : { ...p, span: { start: p.span.start + by, end: p.span.end + by } });
 
 const blockStart = (b: Block) => b.from;
 
@@ -335,10 +392,8 @@ function parseChunked(text: string, cache: ParseCache | undefined): ParseResult 
   try {
     const g = group(text, lines, 0, lines.length, 0);
     if (g.type !== 'map') return undefined;
-    const problems: SyntaxProblem[] = [];
-    const counter = { size: 0 };
-    const root = compose(text, lines, g, cache, problems, counter);
-    return { docs: [{ root, span: { start: 0, end: text.length }, expandedSize: counter.size }], problems, path: 'chunks' };
+    const root = compose(text, lines, g, 0, cache);
+    return { docs: [{ root: root.node, span: { start: 0, end: text.length }, expandedSize: root.size }], problems: root.problems, path: 'chunks' };
   } catch (e) {
     if (e instanceof Unsplittable) return undefined;
     throw e;

@@ -3,6 +3,7 @@
 // key or value; versioned keys get a release-naming warning with a rename fix.
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { ParseCache } from '../../../src/config/yaml/parse';
 import { applyFix, expectClean, expectFinding, expectNo, lineOf, run, trinity } from './helpers';
 
 test('accepted: sync_method in any case, and the aliases offline / online', () => {
@@ -135,4 +136,30 @@ test('anchors, aliases and merge keys resolve; findings inside aliased content p
   // reported where the alias is used: that is where the key is unknown (FormatConfig)
   const f = expectFinding(a, 'schema.unknown-key', { line: lineOf(t2, '<<: *fmt') });
   assert.match(f.message.en, /response_keyy/);
+});
+
+test('edits re-validate only what changed, with the findings of a fresh analysis', () => {
+  // sections of unchanged text keep their values, whose schema errors are remembered: each
+  // step must still report exactly what a cold analysis reports, at the new positions
+  const evals = Array.from({ length: 12 }, (_, i) => ({ name: `e${i}`, path: 'openai/gsm8k', split: 'test' }));
+  let text = trinity({ buffer: { explorer_input: { eval_tasksets: evals } }, trainer: { save_interval: 2.5 } });
+  const steps: ((t: string) => string)[] = [
+    (t) => t.replace('name: e7\n', 'name: e7\n        repeat_timez: 2\n'), // unknown key inside a list item
+    (t) => t.replace('mode: both\n', 'mode: both\n# moved\n'), // everything below moves
+    (t) => t.replace('save_interval: 2.5', 'save_interval: 3'), // one error fixed, the other stays
+    (t) => t.replace('repeat_timez: 2', 'repeat_times: 2'),
+  ];
+  const cache = new ParseCache();
+  const key = (a: ReturnType<typeof run>) => JSON.stringify(a.findings.map((f) => [f.code, f.span, f.message.en]));
+  const seen: string[] = [];
+  for (const step of [(t: string) => t, ...steps]) {
+    text = step(text);
+    const warm = run(text, { cache });
+    assert.equal(key(warm), key(run(text)), text);
+    seen.push(...warm.findings.map((f) => f.code));
+  }
+  assert.ok(seen.includes('schema.unknown-key') && seen.includes('schema.type'), seen.join(' '));
+  expectNo(run(text, { cache }), 'schema.unknown-key');
+  const moved = run(text.replace('repeat_times: 2', 'repeat_timez: 2'), { cache });
+  expectFinding(moved, 'schema.unknown-key', { line: lineOf(text, 'repeat_times: 2') });
 });

@@ -90,6 +90,25 @@ test('an edit re-parses only the touched chunk (the rest comes from the cache)',
   assert.deepEqual([...spans(r2.docs[0].root)], [...spans(parseWhole(shifted).docs[0].root)]);
 });
 
+test('an edit rebuilds only the branches on its path: untouched ones are the same nodes, wherever they move', () => {
+  const cache = new ParseCache();
+  const text = bigConfig(60);
+  const node = (r: ReturnType<typeof parseYaml>, p: (string | number)[]) => locate(r.docs[0].root, p)!.node;
+  const first = parseYaml(text, cache);
+  // an edit outside `buffer` (a branch: many lines) keeps it, and moves it when lines change
+  const edited = text.replace('mode: both\n', 'mode: train\n# one\n# two\n');
+  const second = parseYaml(edited, cache);
+  assert.equal(node(second, ['buffer']), node(first, ['buffer']));
+  assert.deepEqual([...spans(second.docs[0].root)], [...spans(parseWhole(edited).docs[0].root)]);
+  // an edit inside one eval taskset rebuilds `buffer` but keeps its untouched siblings
+  const inner = edited.replace('name: eval_40\n', 'name: eval_40x\n');
+  const third = parseYaml(inner, cache);
+  assert.notEqual(node(third, ['buffer']), node(second, ['buffer']));
+  assert.equal(node(third, ['buffer', 'explorer_input', 'eval_tasksets', 3]), node(second, ['buffer', 'explorer_input', 'eval_tasksets', 3]));
+  assert.deepEqual([...spans(third.docs[0].root)], [...spans(parseWhole(inner).docs[0].root)]);
+  assert.equal((node(third, ['buffer', 'explorer_input', 'eval_tasksets', 40, 'name']) as { value: unknown }).value, 'eval_40x');
+});
+
 test('chunked parse reports duplicate keys across chunks, and falls back for anchors', () => {
   const text = bigConfig(100) + 'mode: train\n';
   const r = parseYaml(text, new ParseCache());
@@ -104,6 +123,8 @@ test('limits: binary, too large, too deep, alias bombs are refused with a proble
   assert.equal(isBinary(Buffer.from('a: 1\n')), false);
   assert.equal(preflight('a'.repeat(LIMITS.maxBytes + 1))?.code, 'input.too-large');
   assert.equal(preflight('['.repeat(LIMITS.maxFlowDepth + 1))?.code, 'input.too-deep');
+  assert.equal(preflight('['.repeat(LIMITS.maxFlowDepth)), undefined, 'the limit itself is fine');
+  assert.equal(preflight(`a: ${'{'.repeat(LIMITS.maxFlowDepth / 2)}${'['.repeat(LIMITS.maxFlowDepth / 2 + 1)}`)?.code, 'input.too-deep', 'both brackets count');
   let deep = '';
   for (let i = 0; i < 1100; i++) deep += `${' '.repeat(i)}k${i}:\n`;
   assert.equal(preflight(deep)?.code, 'input.too-deep');
