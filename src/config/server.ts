@@ -15,6 +15,7 @@ import {
   TextDocumentSyncKind,
   type InitializeParams,
   type InitializeResult,
+  type MessageReader,
 } from 'vscode-languageserver/node';
 import type { ConfigKind } from '../shared/config-api';
 import { ConfigIndex } from './crossfile';
@@ -30,6 +31,7 @@ import { targetTrinityVersion } from './versions';
 import { PythonIndex } from './workspace/pyindex';
 import { walkFiles } from './workspace/walk';
 import { ParseCache } from './yaml/parse';
+import { consoleToClient, OneWriteMessageWriter } from './stdio';
 
 interface DocState {
   cache: ParseCache;
@@ -42,7 +44,13 @@ interface DocState {
   factsKey?: string;
 }
 
-const connection = createConnection(ProposedFeatures.all);
+// stdio (other editors; VS Code uses IPC): a one-write writer (stdio.ts); stdin goes in as a
+// stream, which the library wraps at run time and whose end makes the server exit
+const stdio = process.argv.includes('--stdio');
+const connection = stdio
+  ? createConnection(ProposedFeatures.all, process.stdin as unknown as MessageReader, new OneWriteMessageWriter(process.stdout))
+  : createConnection(ProposedFeatures.all);
+if (stdio) consoleToClient(connection.console);
 const documents = new TextDocuments(TextDocument);
 const states = new Map<string, DocState>();
 const python = new PythonIndex();

@@ -83,3 +83,22 @@ test('completion, hover, definition, links, symbols and a quick fix', async () =
   const fix = actions.find((a) => a.title === 'Set sync_interval to 1')!;
   assert.equal(fix.edit.changes[uri][0].newText, '1');
 });
+
+test('stdio: a message with non-ASCII text is framed whole, and the server exits when its client goes away', async () => {
+  // one frame per message, with the byte length of the UTF-8 body (Chinese diagnostics)
+  const zh = LspProcess.start(process.execPath, [path.join(repoRoot, 'dist', 'server.js'), '--stdio'], { cwd: root });
+  zh.configuration = (section) => (section === 'agentrl.config' ? { debounceMs: 0, scanWorkspace: false } : null);
+  await zh.initialize(uriOf(root), { locale: 'zh-cn', settings: { debounceMs: 0, scanWorkspace: false } });
+  const uri = uriOf(path.join(root, 'zh.yaml'));
+  const got = zh.nextDiagnostics(uri);
+  await zh.open(uri, trinity({ model: { max_response_tokens: 600 } }));
+  const d = await got;
+  assert.ok(d.diagnostics.some((x) => /[\u4e00-\u9fff]/.test(x.message)), JSON.stringify(d.diagnostics));
+  // no shutdown: closing stdin alone must end the process (no orphan when an editor dies)
+  const exited = new Promise<number | null>((resolve) => zh.proc.once('exit', (code) => resolve(code)));
+  zh.proc.stdin!.end();
+  const code = await Promise.race([exited, new Promise<string>((r) => setTimeout(() => r('still running'), 5000))]);
+  if (code === 'still running') zh.proc.kill('SIGKILL');
+  assert.equal(code, 1);
+  zh.connection.dispose();
+});
