@@ -33,7 +33,7 @@ export class ConfigView {
   ) {}
 
   /** Document path of a config path (stage sections and the prefix applied). */
-  actual(path: string | readonly Segment[]): Segment[] {
+  actual(path: string | readonly Segment[]): readonly Segment[] {
     const p = typeof path === 'string' ? parsePath(path) : path;
     if (this.stage && p.length) {
       const head = String(p[0]);
@@ -41,7 +41,8 @@ export class ConfigView {
         return [...this.prefix, 'stages', this.stage.index, ...p];
       }
     }
-    return [...this.prefix, ...p];
+    // the path itself when nothing is prepended (shared: callers never modify it)
+    return this.prefix.length ? [...this.prefix, ...p] : p;
   }
 
   /** The resolved value (explicit or default); UNKNOWN when it cannot be resolved here. */
@@ -124,7 +125,7 @@ export class ConfigView {
     return this.nearest(act);
   }
 
-  private nearest(act: Segment[]): Span {
+  private nearest(act: readonly Segment[]): Span {
     const d = locateDeepest(this.root, act);
     if (d && d.depth > 0) return d.located.keySpan ?? headSpan(d.located);
     // nothing written on the way: the first line of the document

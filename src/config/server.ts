@@ -61,14 +61,25 @@ let roots: string[] = [];
 let trinity = targetTrinityVersion(undefined, []);
 let hasConfigurationCapability = false;
 
-const fileOf = (uri: string): string | undefined => {
-  try {
-    return uri.startsWith('file:') ? fileURLToPath(uri) : undefined;
-  } catch {
-    return undefined;
-  }
+// URI ↔ path conversions are asked for on every keystroke: remembered (bounded)
+const files = new Map<string, string | undefined>();
+const uris = new Map<string, string>();
+const remember = <K, V>(m: Map<K, V>, k: K, v: V): V => {
+  if (m.size > 10_000) m.clear();
+  m.set(k, v);
+  return v;
 };
-const uriOf = (file: string) => pathToFileURL(file).toString();
+const fileOf = (uri: string): string | undefined => {
+  if (files.has(uri)) return files.get(uri);
+  let file: string | undefined;
+  try {
+    file = uri.startsWith('file:') ? fileURLToPath(uri) : undefined;
+  } catch {
+    file = undefined;
+  }
+  return remember(files, uri, file);
+};
+const uriOf = (file: string) => uris.get(file) ?? remember(uris, file, pathToFileURL(file).toString());
 const log = (m: string) => connection.console.log(m);
 
 function applySettings(s: Partial<ServerSettings> | undefined): void {

@@ -9,7 +9,7 @@ import { classifyPath, configAncestors, resolveLocalPath } from '../paths';
 import { isInterpolation } from '../schema/coerce';
 import type { Site } from '../sites';
 import { compareVersions } from '../versions';
-import { codeVisible, isLocation, type PythonIndex } from '../workspace/pyindex';
+import { codeVisible, isLocation, type PyRegistration, type PythonIndex } from '../workspace/pyindex';
 import * as path from 'path';
 
 export interface KeyRuleEnv {
@@ -36,13 +36,27 @@ function valueOf(env: KeyRuleEnv, s: Site): string | undefined {
   return String(v);
 }
 
+const NO_REGISTRATIONS: readonly PyRegistration[] = [];
+/** Per set of workspace registrations (a new array when the Python index changes). */
+const namesMemo = new WeakMap<readonly PyRegistration[], Map<string, ReadonlySet<string>>>();
+
 /** Names a registry accepts here: built-ins, workspace registrations, plugin names. */
-export function knownNames(env: Pick<KeyRuleEnv, 'kind' | 'python'>, reg: RegistryId): Set<string> {
+export function knownNames(env: Pick<KeyRuleEnv, 'kind' | 'python'>, reg: RegistryId): ReadonlySet<string> {
+  const registered = env.python?.registered(reg) ?? NO_REGISTRATIONS;
+  let memo = namesMemo.get(registered);
+  if (!memo) {
+    memo = new Map();
+    namesMemo.set(registered, memo);
+  }
+  const key = `${env.kind}|${reg}`;
+  const hit = memo.get(key);
+  if (hit) return hit;
   const names = new Set(Object.keys(REGISTRIES[reg].names));
-  for (const r of env.python?.registered(reg) ?? []) names.add(r.name);
+  for (const r of registered) names.add(r.name);
   const plugin = env.kind === 'trinity' ? undefined : AGENT_PLUGIN_NAMES[env.kind];
   if (plugin && reg === 'workflow') plugin.workflow.forEach((n) => names.add(n));
   if (plugin && reg === 'monitor') plugin.monitor.forEach((n) => names.add(n));
+  memo.set(key, names);
   return names;
 }
 

@@ -102,17 +102,24 @@ const refersToTrinity = (n: SchemaNode): boolean =>
   !!n.$ref?.includes('trinity-rft') || !!n.anyOf?.some((a) => a.$ref?.includes('trinity-rft'));
 
 const atCache = new Map<string, SchemaNode | null>();
+/** By path array too: rules pass the shared arrays of parsePath, so most lookups need no key. */
+const atPath: Record<ConfigKind, WeakMap<readonly Segment[], SchemaNode | null>> = { trinity: new WeakMap(), astuner: new WeakMap(), ajet: new WeakMap() };
 
 /** Schema at `path` below the kind's root; undefined where the schema says nothing. */
 export function schemaAt(kind: ConfigKind, path: readonly Segment[]): SchemaNode | undefined {
+  const byPath = atPath[kind];
+  const known = byPath.get(path);
+  if (known !== undefined) return known ?? undefined;
   // list indices do not change the schema
   const key = `${kind}|${path.map((p) => (typeof p === 'number' ? '[]' : p)).join('\u0000')}`;
-  const hit = atCache.get(key);
-  if (hit !== undefined) return hit ?? undefined;
-  const r = schemaAtUncached(kind, path);
-  if (atCache.size > 50_000) atCache.clear();
-  atCache.set(key, r ?? null);
-  return r;
+  let hit = atCache.get(key);
+  if (hit === undefined) {
+    hit = schemaAtUncached(kind, path) ?? null;
+    if (atCache.size > 50_000) atCache.clear();
+    atCache.set(key, hit);
+  }
+  byPath.set(path, hit);
+  return hit ?? undefined;
 }
 
 function schemaAtUncached(kind: ConfigKind, path: readonly Segment[]): SchemaNode | undefined {

@@ -100,6 +100,7 @@ export class PythonIndex {
     this.roots = [...roots];
     this.candidateMemo.clear();
     this.files.clear();
+    this.byRegistry = undefined;
     this.truncated = false;
     for (const r of roots) {
       const left = SCAN_LIMITS.maxFiles - this.files.size;
@@ -119,31 +120,40 @@ export class PythonIndex {
         if (st.size > SCAN_LIMITS.maxFileBytes) return;
         src = fs.readFileSync(file, 'utf8');
       } catch {
-        this.files.delete(file);
+        this.removeFile(file);
         return;
       }
     }
     if (text === null) {
-      this.files.delete(file);
+      this.removeFile(file);
       return;
     }
     this.files.set(file, scanPythonSource(file, src));
+    this.byRegistry = undefined;
   }
 
   removeFile(file: string): void {
-    this.files.delete(file);
+    if (this.files.delete(file)) this.byRegistry = undefined;
   }
 
   get fileCount(): number {
     return this.files.size;
   }
 
-  /** Names registered in the workspace for a registry. */
-  registered(registry: RegistryId): PyRegistration[] {
-    const out: PyRegistration[] = [];
-    for (const f of this.files.values()) for (const r of f.registrations) if (r.registry === registry) out.push(r);
+  /** Names registered in the workspace for a registry (the same array until the index changes:
+   *  rules ask on every keystroke and memoise on it). */
+  registered(registry: RegistryId): readonly PyRegistration[] {
+    this.byRegistry ??= new Map();
+    let out = this.byRegistry.get(registry);
+    if (!out) {
+      out = [];
+      for (const f of this.files.values()) for (const r of f.registrations) if (r.registry === registry) out.push(r);
+      this.byRegistry.set(registry, out);
+    }
     return out;
   }
+
+  private byRegistry: Map<RegistryId, PyRegistration[]> | undefined;
 
   findRegistration(registry: RegistryId, name: string): PyRegistration | undefined {
     for (const f of this.files.values()) for (const r of f.registrations) if (r.registry === registry && r.name === name) return r;

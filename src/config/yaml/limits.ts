@@ -43,7 +43,7 @@ export function preflight(text: string, maxBytes = LIMITS.maxBytes): LimitProble
   if (text.includes('\u0000')) return { code: 'input.binary', offset: text.indexOf('\u0000'), detail: 'NUL character' };
   // too few brackets to nest past the limit and no deep indentation: nothing to scan for
   // (counted with indexOf: this runs on every keystroke)
-  if (fewer(text, '[', '{', LIMITS.maxFlowDepth) && !/(^|\n) {200}/.test(text)) return undefined;
+  if (fewer(text, '[', '{', LIMITS.maxFlowDepth) && !deepIndent(text)) return undefined;
   let depth = 0;
   let indent = 0;
   let atLineStart = true;
@@ -88,6 +88,11 @@ export function preflight(text: string, maxBytes = LIMITS.maxBytes): LimitProble
   }
   return undefined;
 }
+
+const SPACES = ' '.repeat(200);
+
+/** A line indented 200 columns or more (a substring search rules most texts out first). */
+const deepIndent = (text: string) => text.includes(SPACES) && /(^|\n) {200}/.test(text);
 
 /** Whether `text` holds at most `max` of the two characters together. */
 function fewer(text: string, a: string, b: string, max: number): boolean {
