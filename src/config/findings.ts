@@ -57,8 +57,30 @@ export class FindingSink {
   }
 }
 
+/** Answers per list or set of candidates (which never change once passed here): a wrong value
+ *  stays in the document while the user edits elsewhere, and each answer costs an edit
+ *  distance to every candidate. */
+const suggested = new WeakMap<object, Map<string, string[]>>();
+
 /** Closest candidates to `name` by edit distance (for "did you mean"). */
 export function suggest(name: string, candidates: Iterable<string>, max = 3): string[] {
+  if (!Array.isArray(candidates) && !(candidates instanceof Set)) return suggestUncached(name, candidates, max);
+  let memo = suggested.get(candidates);
+  if (!memo) {
+    memo = new Map();
+    suggested.set(candidates, memo);
+  }
+  const key = `${max}|${name}`;
+  let r = memo.get(key);
+  if (!r) {
+    r = suggestUncached(name, candidates, max);
+    if (memo.size > 1000) memo.clear();
+    memo.set(key, r);
+  }
+  return r;
+}
+
+function suggestUncached(name: string, candidates: Iterable<string>, max: number): string[] {
   const scored: [string, number][] = [];
   const limit = Math.max(2, Math.floor(name.length / 3));
   const lower = name.toLowerCase();

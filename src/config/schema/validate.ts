@@ -233,8 +233,7 @@ function unknownKey(ctx: SchemaContext, parentPath: Segment[], key: string, pare
       return;
     }
   }
-  const known = Object.keys(parentSchema?.properties ?? {});
-  const close = suggest(key, known);
+  const close = suggest(key, keysOf(parentSchema));
   const fixes: Finding['fixes'] = close.map((c, i) => ({ title: msg(`Change to \`${c}\``, `改为 \`${c}\``), edits: [{ span, newText: c }], preferred: i === 0 }));
   const hint = close.length ? ` Did you mean \`${close[0]}\`?` : '';
   const hintZh = close.length ? `是否想写 \`${close[0]}\`？` : '';
@@ -248,6 +247,21 @@ function unknownKey(ctx: SchemaContext, parentPath: Segment[], key: string, pare
     span,
     fixes,
   });
+}
+
+const propertyNames = new WeakMap<object, string[]>();
+const NO_KEYS: string[] = [];
+
+/** A section's key names (one array per schema, so "did you mean" answers are remembered). */
+function keysOf(schema: SchemaNode | undefined): string[] {
+  const props = schema?.properties;
+  if (!props) return NO_KEYS;
+  let keys = propertyNames.get(props);
+  if (!keys) {
+    keys = Object.keys(props);
+    propertyNames.set(props, keys);
+  }
+  return keys;
 }
 
 /** True when `since` is newer than `target`. */
