@@ -79,11 +79,9 @@ export function extractFacts(file: string, view: ConfigView, lines: LineIndex): 
 /** Keeps the facts of every Trinity config seen (open documents and the workspace scan). */
 export class ConfigIndex {
   private byFile = new Map<string, JobFacts>();
-  set(file: string, facts: JobFacts | undefined): boolean {
-    const before = this.byFile.get(file);
+  set(file: string, facts: JobFacts | undefined): void {
     if (facts) this.byFile.set(file, facts);
     else this.byFile.delete(file);
-    return JSON.stringify(before ? [...before.facts] : null) !== JSON.stringify(facts ? [...facts.facts] : null) || before?.job !== facts?.job;
   }
   delete(file: string): void {
     this.byFile.delete(file);
