@@ -55,6 +55,26 @@ test('a workspace-registered name is accepted; an unknown one warns with did-you
   assert.match(applyFix(typo, f), /default_workflow_type: my_workflow/);
 });
 
+test('names follow the Python files as they change (registered, renamed, deleted)', () => {
+  // known names and their suggestions are remembered per state of the index: each change
+  // must show on the next analysis of an unchanged config
+  const root = workspace();
+  const python = new PythonIndex().scan([root]);
+  const file = path.join(root, 'config.yaml');
+  const text = trinity({ buffer: { explorer_input: { default_workflow_type: 'new_flow' } } });
+  const unknown = expectFinding(run(text, { file, roots: [root], python }), 'names.unknown');
+  assert.doesNotMatch(unknown.message.en, /did you mean 'new_flow2'/);
+  const added = path.join(root, 'plugins', 'more.py');
+  fs.writeFileSync(added, 'from trinity.common.workflows import WORKFLOWS\n\n@WORKFLOWS.register_module("new_flow2")\nclass NewFlow2:\n    pass\n');
+  python.updateFile(added);
+  assert.match(expectFinding(run(text, { file, roots: [root], python }), 'names.unknown').message.en, /did you mean 'new_flow2'/);
+  fs.writeFileSync(added, fs.readFileSync(added, 'utf8').replace('new_flow2', 'new_flow'));
+  python.updateFile(added);
+  expectNo(run(text, { file, roots: [root], python }), 'names.unknown');
+  python.removeFile(added);
+  expectFinding(run(text, { file, roots: [root], python }), 'names.unknown');
+});
+
 test('dotted class paths: found, missing class, missing module (only when the package is here)', () => {
   const root = workspace();
   const python = new PythonIndex().scan([root]);
