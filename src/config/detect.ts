@@ -4,6 +4,7 @@
 // Trinity-RFT's top-level sections with few foreign keys.
 import picomatch from 'picomatch';
 import type { ConfigKind } from '../shared/config-api';
+import { remembered } from './remember';
 import { deref, type VNode } from './yaml/tree';
 
 export type KindSetting = ConfigKind | 'none';
@@ -58,15 +59,7 @@ export function kindFromGlobs(file: string | undefined, globs: Record<string, st
 /** Compiled globs (the setting changes rarely; documents are checked on every keystroke). */
 const matchers = new Map<string, (p: string) => boolean>();
 
-function matcher(glob: string): (p: string) => boolean {
-  let m = matchers.get(glob);
-  if (!m) {
-    m = picomatch(glob, { dot: true, matchBase: !glob.includes('/') });
-    if (matchers.size > 1000) matchers.clear();
-    matchers.set(glob, m);
-  }
-  return m;
-}
+const matcher = (glob: string) => remembered(matchers, glob, () => picomatch(glob, { dot: true, matchBase: !glob.includes('/') }), 1000);
 
 /** Top-level keys of a document root (empty for non-mappings). */
 export function topKeys(root: VNode | undefined): string[] {

@@ -2,6 +2,7 @@
 // Chinese messages, related locations and quick fixes. Converted to LSP diagnostics by the
 // server and to the `agentrl check` JSON shape by check.ts.
 import type { Range, Severity } from '../shared/config-api';
+import { remembered } from './remember';
 import type { Span } from './yaml/tree';
 
 /** A message in both languages we ship. */
@@ -70,14 +71,7 @@ export function suggest(name: string, candidates: Iterable<string>, max = 3): st
     memo = new Map();
     suggested.set(candidates, memo);
   }
-  const key = `${max}|${name}`;
-  let r = memo.get(key);
-  if (!r) {
-    r = suggestUncached(name, candidates, max);
-    if (memo.size > 1000) memo.clear();
-    memo.set(key, r);
-  }
-  return r;
+  return remembered(memo, `${max}|${name}`, () => suggestUncached(name, candidates, max), 1000);
 }
 
 function suggestUncached(name: string, candidates: Iterable<string>, max: number): string[] {

@@ -5,6 +5,7 @@
 // the workspace, or an absolute path inside it. `/mnt/...` on a cluster, Hugging Face ids
 // (`openai/gsm8k`) and database URLs are links at most, never warnings.
 import { exists } from './fscache';
+import { remembered } from './remember';
 import * as os from 'os';
 import * as path from 'path';
 
@@ -50,14 +51,7 @@ export function resolveLocalPath(value: string, roots: readonly string[], config
 const looked = new Map<string, Omit<ResolvedPath, 'found'>>();
 
 function whereToLook(value: string, roots: readonly string[], configFile?: string): Omit<ResolvedPath, 'found'> {
-  const key = `${value}\0${configFile ?? ''}\0${roots.join('\0')}`;
-  let w = looked.get(key);
-  if (!w) {
-    w = whereToLookUncached(value, roots, configFile);
-    if (looked.size > 5000) looked.clear();
-    looked.set(key, w);
-  }
-  return w;
+  return remembered(looked, `${value}\0${configFile ?? ''}\0${roots.join('\0')}`, () => whereToLookUncached(value, roots, configFile));
 }
 
 function whereToLookUncached(value: string, roots: readonly string[], configFile?: string): Omit<ResolvedPath, 'found'> {

@@ -31,6 +31,7 @@ import { targetTrinityVersion } from './versions';
 import { PythonIndex } from './workspace/pyindex';
 import { walkFiles } from './workspace/walk';
 import { ParseCache } from './yaml/parse';
+import { remembered } from './remember';
 import { consoleToClient, OneWriteMessageWriter } from './stdio';
 
 interface DocState {
@@ -64,22 +65,15 @@ let hasConfigurationCapability = false;
 // URI ↔ path conversions are asked for on every keystroke: remembered (bounded)
 const files = new Map<string, string | undefined>();
 const uris = new Map<string, string>();
-const remember = <K, V>(m: Map<K, V>, k: K, v: V): V => {
-  if (m.size > 10_000) m.clear();
-  m.set(k, v);
-  return v;
-};
-const fileOf = (uri: string): string | undefined => {
-  if (files.has(uri)) return files.get(uri);
-  let file: string | undefined;
-  try {
-    file = uri.startsWith('file:') ? fileURLToPath(uri) : undefined;
-  } catch {
-    file = undefined;
-  }
-  return remember(files, uri, file);
-};
-const uriOf = (file: string) => uris.get(file) ?? remember(uris, file, pathToFileURL(file).toString());
+const fileOf = (uri: string): string | undefined =>
+  remembered(files, uri, () => {
+    try {
+      return uri.startsWith('file:') ? fileURLToPath(uri) : undefined;
+    } catch {
+      return undefined;
+    }
+  });
+const uriOf = (file: string) => remembered(uris, file, () => pathToFileURL(file).toString());
 const log = (m: string) => connection.console.log(m);
 
 function applySettings(s: Partial<ServerSettings> | undefined): void {

@@ -6,6 +6,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { listDir, statKind } from '../fscache';
+import { remembered } from '../remember';
 import { REGISTRY_BY_PY, type RegistryId } from '../names/registries';
 import { walkFiles } from './walk';
 
@@ -190,14 +191,7 @@ export class PythonIndex {
   /** Candidate files for a reference under the roots, in order (pure path work, memoised per
    *  reference and set of extra roots: rules resolve the same references on every keystroke). */
   private candidates(key: string, extraRoots: readonly string[], under: (root: string) => string[]): readonly string[] {
-    const memoKey = `${key}\0${extraRoots.join('\0')}`;
-    let c = this.candidateMemo.get(memoKey);
-    if (!c) {
-      c = [...this.roots, ...extraRoots].flatMap(under);
-      if (this.candidateMemo.size > 5000) this.candidateMemo.clear();
-      this.candidateMemo.set(memoKey, c);
-    }
-    return c;
+    return remembered(this.candidateMemo, `${key}\0${extraRoots.join('\0')}`, () => [...this.roots, ...extraRoots].flatMap(under));
   }
 
   private candidateMemo = new Map<string, readonly string[]>();
@@ -252,17 +246,12 @@ const chains = new Map<string, string[][]>();
 
 /** Per root, the folders along a module's path (`root/a`, `root/a/b`…): pure, memoised. */
 function folderChains(module: string, roots: readonly string[]): string[][] {
-  const key = `${module}\0${roots.join('\0')}`;
-  let c = chains.get(key);
-  if (!c) {
+  return remembered(chains, `${module}\0${roots.join('\0')}`, () => {
     const parts = module.endsWith('.py') ? module.replace(/\.py$/, '').split(/[/\\]/).filter(Boolean) : module.split('.');
     const along = parts.slice(0, -1).length ? parts.slice(0, -1) : parts;
-    c = roots.map((root) => {
+    return roots.map((root) => {
       let dir = root;
       return along.map((part) => (dir = path.join(dir, part)));
     });
-    if (chains.size > 5000) chains.clear();
-    chains.set(key, c);
-  }
-  return c;
+  });
 }

@@ -55,53 +55,63 @@ const BRANCH_CACHE_MAX_CHARS = 64 * 1024;
 /** Bound on the characters of branch text the cache keeps (keys are the branch texts). */
 const BRANCH_CACHE_CHARS = 1024 * 1024;
 
+/** Text-keyed entries, least recently used dropped first beyond a count or character budget. */
+class Lru<V> {
+  private map = new Map<string, V>();
+  private chars = 0;
+  constructor(
+    private readonly maxEntries: number,
+    private readonly maxChars = Infinity,
+  ) {}
+  get(key: string): V | undefined {
+    const hit = this.map.get(key);
+    if (hit !== undefined) {
+      this.map.delete(key);
+      this.map.set(key, hit);
+    }
+    return hit;
+  }
+  set(key: string, v: V): void {
+    if (this.map.has(key)) return;
+    this.map.set(key, v);
+    this.chars += key.length;
+    for (const k of this.map.keys()) {
+      if (this.map.size <= this.maxEntries && this.chars <= this.maxChars) break;
+      this.map.delete(k);
+      this.chars -= k.length;
+    }
+  }
+  get size(): number {
+    return this.map.size;
+  }
+}
+
 /** Per-document cache of parsed chunks (keyed by chunk text), and of composed branches
  *  (keyed by branch text): an edit then rebuilds only the branches on its path, and the
  *  untouched subtrees keep their identity, which the per-node memos downstream (sites,
  *  interpolations, schema validation) rely on. */
 export class ParseCache {
-  private map = new Map<string, ChunkResult>();
-  private branches = new Map<string, BranchResult>();
-  private branchChars = 0;
-  constructor(private readonly capacity = 4096) {}
-  getBranch(text: string): BranchResult | undefined {
-    const hit = this.branches.get(text);
-    if (hit) {
-      this.branches.delete(text);
-      this.branches.set(text, hit);
-    }
-    return hit;
-  }
-  setBranch(text: string, r: BranchResult): void {
-    if (this.branches.has(text)) return;
-    this.branches.set(text, r);
-    this.branchChars += text.length;
-    for (const k of this.branches.keys()) {
-      if (this.branchChars <= BRANCH_CACHE_CHARS && this.branches.size <= this.capacity) break;
-      this.branches.delete(k);
-      this.branchChars -= k.length;
-    }
+  private chunks: Lru<ChunkResult>;
+  private branches: Lru<BranchResult>;
+  constructor(capacity = 4096) {
+    this.chunks = new Lru(capacity);
+    this.branches = new Lru(capacity, BRANCH_CACHE_CHARS);
   }
   get(text: string): ChunkResult | undefined {
-    const hit = this.map.get(text);
-    if (hit) {
-      this.map.delete(text);
-      this.map.set(text, hit);
-    }
-    return hit;
+    return this.chunks.get(text);
   }
   set(text: string, r: ChunkResult): void {
-    this.map.set(text, r);
-    if (this.map.size > this.capacity) {
-      let drop = Math.ceil(this.capacity / 4);
-      for (const k of this.map.keys()) {
-        this.map.delete(k);
-        if (--drop <= 0) break;
-      }
-    }
+    this.chunks.set(text, r);
   }
+  getBranch(text: string): BranchResult | undefined {
+    return this.branches.get(text);
+  }
+  setBranch(text: string, r: BranchResult): void {
+    this.branches.set(text, r);
+  }
+  /** Chunks held (for tests). */
   get size(): number {
-    return this.map.size;
+    return this.chunks.size;
   }
 }
 
