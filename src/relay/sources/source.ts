@@ -2,7 +2,7 @@
 // /metrics endpoint) opened at a client's cursor yields batches until it has nothing new.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Cursor, ExperienceDetail, ExperiencesMessage, PointsMessage, SourceInfo } from '../../shared/relay-protocol';
+import type { Cursor, ExperienceDetail, ExperiencesMessage, PointsMessage, SourceInfo, WireNumber } from '../../shared/relay-protocol';
 import { toWireNumber } from '../../shared/relay-protocol';
 
 export type Batch = PointsMessage | ExperiencesMessage;
@@ -49,16 +49,17 @@ export function resumeOffset(cursor: Cursor | undefined, st: fs.Stats): number {
   return cursor.offset;
 }
 
-/** Collects points into a columnar `points` message. */
+/** Collects points into a columnar `points` message (typed columns: no boxing, no per-point growth). */
 export class PointBatch {
   private readonly tagIndex = new Map<string, number>();
   /** Batch tag index by the decoder's tag id (faster than the string map on the hot path). */
   private readonly byId: number[] = [];
   readonly tags: string[] = [];
-  readonly tag: number[] = [];
-  readonly step: number[] = [];
-  readonly wallTime: number[] = [];
-  readonly value: number[] = [];
+  private n = 0;
+  private tag = new Uint32Array(1024);
+  private step = new Float64Array(1024);
+  private wallTime = new Float64Array(1024);
+  private value = new Float64Array(1024);
 
   add(tag: string, step: number, wallTime: number, value: number, tagId = -1): void {
     let i = tagId >= 0 ? this.byId[tagId] : undefined;
@@ -71,28 +72,40 @@ export class PointBatch {
       }
       if (tagId >= 0) this.byId[tagId] = i;
     }
-    this.tag.push(i);
-    this.step.push(step);
-    this.wallTime.push(wallTime);
-    this.value.push(value);
+    const n = this.n;
+    if (n === this.tag.length) this.grow();
+    this.tag[n] = i;
+    this.step[n] = step;
+    this.wallTime[n] = wallTime;
+    this.value[n] = value;
+    this.n = n + 1;
   }
 
   get size(): number {
-    return this.tag.length;
+    return this.n;
+  }
+
+  private grow(): void {
+    const more = <T extends Uint32Array | Float64Array>(a: T, b: T): T => (b.set(a), b);
+    const cap = this.tag.length * 4; // few, large steps: allocating typed arrays is not cheap
+    this.tag = more(this.tag, new Uint32Array(cap));
+    this.step = more(this.step, new Float64Array(cap));
+    this.wallTime = more(this.wallTime, new Float64Array(cap));
+    this.value = more(this.value, new Float64Array(cap));
   }
 
   toMessage(info: SourceInfo, cursor: Cursor): PointsMessage {
-    return {
-      type: 'points',
-      source: info.id,
-      run: info.run,
-      role: info.role,
-      tags: this.tags,
-      tag: this.tag,
-      step: this.step,
-      wallTime: this.wallTime,
-      value: this.value.map(toWireNumber),
-      cursor,
-    };
+    const n = this.n;
+    const tag = new Array<number>(n);
+    const step = new Array<number>(n);
+    const wallTime = new Array<number>(n);
+    const value = new Array<WireNumber>(n);
+    for (let i = 0; i < n; i++) {
+      tag[i] = this.tag[i];
+      step[i] = this.step[i];
+      wallTime[i] = this.wallTime[i];
+      value[i] = toWireNumber(this.value[i]);
+    }
+    return { type: 'points', source: info.id, run: info.run, role: info.role, tags: this.tags, tag, step, wallTime, value, cursor };
   }
 }

@@ -3,6 +3,7 @@
 // of the parsed message definitions, and hands any nested message it needs (metadata, tensor)
 // to the protobufjs-generated decoders. Everything else is skipped by wire type.
 import * as protobuf from 'protobufjs';
+import { EventLayout, EventShape, ShapeTable } from './event-shapes';
 import { DataType, EventType, MetadataType, MetadataMsg, SummaryType, TensorMsg, TensorType, ValueType } from './event-proto';
 
 export interface ScalarSink {
@@ -143,15 +144,60 @@ export function tensorScalar(t: TensorMsg): number | undefined {
   }
 }
 
+const TEN_CONTENT = key(TensorType, 'tensor_content', WIRE_LEN);
+const TEN_FLOAT_PACKED = key(TensorType, 'float_val', WIRE_LEN);
+const TEN_FLOAT = key(TensorType, 'float_val', WIRE_I32);
+const TEN_DOUBLE_PACKED = key(TensorType, 'double_val', WIRE_LEN);
+const TEN_DOUBLE = key(TensorType, 'double_val', WIRE_I64);
+
+/**
+ * Where in tensor bytes [start, end) the value tensorScalar() took lies, for a float or double
+ * tensor (a shape hole); undefined for any other encoding. Walks the fields with the Reader.
+ */
+function locateTensorValue(r: protobuf.Reader, start: number, end: number, t: TensorMsg): { pos: number; wide: boolean } | undefined {
+  const c = t.tensor_content;
+  const fromContent = c !== undefined && c.length > 0;
+  let content = -1;
+  let first = -1;
+  r.pos = start;
+  r.len = end;
+  while (r.pos < end) {
+    const k = r.uint32();
+    if (k === TEN_CONTENT) {
+      const n = r.uint32();
+      content = n === (t.dtype === DataType.DT_DOUBLE ? 8 : 4) ? r.pos : -1; // the last one counts
+      r.pos += n;
+    } else if ((k === TEN_FLOAT_PACKED && t.dtype === DataType.DT_FLOAT) || (k === TEN_DOUBLE_PACKED && t.dtype === DataType.DT_DOUBLE)) {
+      const n = r.uint32();
+      if (first < 0 && n > 0) first = r.pos;
+      r.pos += n;
+    } else if ((k === TEN_FLOAT && t.dtype === DataType.DT_FLOAT) || (k === TEN_DOUBLE && t.dtype === DataType.DT_DOUBLE)) {
+      if (first < 0) first = r.pos;
+      r.skipType(k & 7);
+    } else r.skipType(k & 7);
+  }
+  const pos = fromContent ? content : first;
+  if (pos < 0 || (t.dtype !== DataType.DT_FLOAT && t.dtype !== DataType.DT_DOUBLE)) return undefined;
+  return { pos, wide: t.dtype === DataType.DT_DOUBLE };
+}
+
 /**
  * Decodes the scalars of one file's events. Keeps, per tag, the plugin named by the first
  * metadata seen (TF2 may write it only once per tag), so histograms or text written as tensors
- * are never taken for scalars.
+ * are never taken for scalars. Events that repeat a learned shape (event-shapes.ts) skip the walk.
  */
 export class ScalarDecoder {
   private readonly tags = new TagInterner();
   private readonly plugins = new Map<string, string>();
+  private readonly shapes = new ShapeTable();
+  /** `learnShapes: false` keeps every record on the full decode (the reference the tests compare with). */
+  constructor(private readonly opts: { learnShapes?: boolean } = {}) {}
+
+  /** The shape of the previous record, when it had one (its `next` predicts this record's). */
+  private prev: EventShape | undefined;
+  private readonly layout: EventLayout = { wallPos: -1, stepPos: -1, stepEnd: -1, wall: 0, step: 0, values: [], learnable: true };
   private reader: protobuf.Reader | undefined;
+  private view: DataView | undefined;
   private readerBuf: Uint8Array | undefined;
 
   /**
@@ -161,9 +207,39 @@ export class ScalarDecoder {
   decode(buf: Buffer, start: number, end: number, sink: ScalarSink): number {
     if (this.readerBuf !== buf || !this.reader) {
       this.reader = protobuf.Reader.create(buf);
+      this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
       this.readerBuf = buf;
     }
     const r = this.reader;
+    const dv = this.view!;
+    const len = end - start;
+    if (this.opts.learnShapes === false) return this.decodeFully(r, buf, start, end, sink);
+    const guess = this.prev?.next;
+    const shape = guess !== undefined && guess.length === len && guess.matches(dv, start) ? guess : this.shapes.find(dv, start, len);
+    if (shape !== undefined) {
+      const n = shape.emit(r, dv, start, sink);
+      if (n >= 0) {
+        if (this.prev !== undefined) this.prev.next = shape;
+        this.prev = shape;
+        return n;
+      }
+    }
+    this.prev = undefined;
+    const count = this.decodeFully(r, buf, start, end, sink);
+    try {
+      this.prev = this.shapes.learn(buf, start, end, this.layout, r);
+    } catch {
+      // A shape is only an optimisation: the points are already in the sink.
+    }
+    return count;
+  }
+
+  /** The protobuf walk; records in this.layout where the variable fields were. */
+  private decodeFully(r: protobuf.Reader, buf: Buffer, start: number, end: number, sink: ScalarSink): number {
+    const layout = this.layout;
+    layout.wallPos = layout.stepPos = layout.stepEnd = -1;
+    layout.values.length = 0;
+    layout.learnable = true;
     r.pos = start;
     r.len = end;
     let wall = 0;
@@ -172,9 +248,14 @@ export class ScalarDecoder {
     let summaryEnd = -1;
     while (r.pos < end) {
       const k = r.uint32();
-      if (k === EV_WALL) wall = r.double();
-      else if (k === EV_STEP) step = r.int64() as unknown as number;
-      else if (k === EV_SUMMARY) {
+      if (k === EV_WALL) {
+        layout.wallPos = r.pos - start;
+        wall = r.double();
+      } else if (k === EV_STEP) {
+        layout.stepPos = r.pos - start;
+        step = r.int64() as unknown as number;
+        layout.stepEnd = r.pos - start;
+      } else if (k === EV_SUMMARY) {
         const n = r.uint32();
         summaryStart = r.pos;
         summaryEnd = summaryStart + n;
@@ -183,6 +264,8 @@ export class ScalarDecoder {
       } else this.skip(r, k);
     }
     if (r.pos !== end) throw new RangeError('event overruns the record');
+    layout.wall = wall;
+    layout.step = step;
     if (summaryStart < 0) return 0;
     // The summary may precede step/wall_time on the wire, so it is read after the event fields.
     let count = 0;
@@ -199,7 +282,11 @@ export class ScalarDecoder {
       r.len = vEnd;
       let tag: TagEntry | undefined;
       let value: number | undefined;
+      let valuePos = -1;
+      let valueFields = 0;
       let tensor: TensorMsg | undefined;
+      let tensorStart = -1;
+      let tensorEnd = -1;
       let meta: MetadataMsg | undefined;
       while (r.pos < vEnd) {
         const vk = r.uint32();
@@ -209,10 +296,16 @@ export class ScalarDecoder {
           tag = this.tags.intern(buf, r.pos, n);
           r.pos += n;
         } else if (vk === VAL_SIMPLE) {
+          valueFields++;
+          valuePos = r.pos;
           value = r.float();
           tensor = undefined;
         } else if (vk === VAL_TENSOR) {
-          tensor = TensorType.decode(r, r.uint32()) as unknown as TensorMsg;
+          valueFields++;
+          const n = r.uint32();
+          tensorStart = r.pos;
+          tensorEnd = r.pos + n;
+          tensor = TensorType.decode(r, n) as unknown as TensorMsg;
           value = undefined;
         } else if (vk === VAL_METADATA) {
           meta = MetadataType.decode(r, r.uint32()) as unknown as MetadataMsg;
@@ -220,7 +313,11 @@ export class ScalarDecoder {
       }
       r.len = summaryEnd;
       if (tag === undefined) continue;
-      if (meta?.plugin_data?.plugin_name && !this.plugins.has(tag.tag)) this.plugins.set(tag.tag, meta.plugin_data.plugin_name);
+      if (meta?.plugin_data?.plugin_name && !this.plugins.has(tag.tag)) {
+        this.plugins.set(tag.tag, meta.plugin_data.plugin_name);
+        // Learned shapes of tensor values assumed the tag had no plugin yet.
+        this.shapes.clear();
+      }
       if (tensor) {
         const plugin = this.plugins.get(tag.tag);
         if (plugin !== undefined && plugin !== 'scalars') continue;
@@ -229,6 +326,20 @@ export class ScalarDecoder {
       if (value === undefined) continue;
       sink.add(tag.tag, step, wall, value, tag.id);
       count++;
+      if (!layout.learnable) continue;
+      let at: { pos: number; wide: boolean } | undefined = { pos: valuePos, wide: false };
+      if (tensor) {
+        const resume = r.pos;
+        try {
+          at = locateTensorValue(r, tensorStart, tensorEnd, tensor);
+        } catch {
+          at = undefined;
+        }
+        r.pos = resume;
+        r.len = summaryEnd;
+      }
+      if (valueFields !== 1 || at === undefined) layout.learnable = false;
+      else layout.values.push({ pos: at.pos - start, wide: at.wide, tag, value });
     }
     r.len = end;
     return count;

@@ -29,7 +29,7 @@ export const enum RecordStatus {
 
 /** Largest record we accept (a length above this is treated as a corrupt header). */
 export const MAX_RECORD_BYTES = 256 * 1024 * 1024;
-const OUT_BASE = 8192;
+const OUT_BASE = 16384;
 const MAX_ENTRIES = 16384;
 const INPUT_BASE = 262144;
 const PAGE = 65536;

@@ -6,6 +6,7 @@
 ;; masked(c) = rotr(c, 15) + 0xa282ead8.
 ;;
 ;; Memory layout (owned by scan.ts): [0, 8192) slicing-by-8 tables built by init();
+;; [8192, 10240) the header CRC memo (256 x {length, masked CRC});
 ;; the caller places its input and output arrays above TABLE_END.
 (module
   (memory (export "memory") 1)
@@ -45,7 +46,13 @@
         (local.set $n (i32.add (local.get $n) (i32.const 1)))
         (br_if $entry (i32.lt_u (local.get $n) (i32.const 256))))
       (local.set $s (i32.add (local.get $s) (i32.const 1)))
-      (br_if $slice (i32.lt_u (local.get $s) (i32.const 8)))))
+      (br_if $slice (i32.lt_u (local.get $s) (i32.const 8))))
+    ;; the header memo: every slot empty (a length above any maxLen)
+    (local.set $n (i32.const 8192))
+    (loop $memo
+      (i32.store (local.get $n) (i32.const -1))
+      (local.set $n (i32.add (local.get $n) (i32.const 8)))
+      (br_if $memo (i32.lt_u (local.get $n) (i32.const 10240)))))
 
   ;; Plain CRC-32C of [p, p+len) (slicing-by-8).
   (func $crc (export "crc") (param $p i32) (param $len i32) (result i32)
@@ -75,6 +82,19 @@
                 (i32.load (i32.shl (i32.shr_u (local.get $hi) (i32.const 24)) (i32.const 2)))))))
         (local.set $p (i32.add (local.get $p) (i32.const 8)))
         (br $eight)))
+    ;; one 4-byte step before the single bytes (event records are short: the tail matters)
+    (if (i32.le_u (i32.add (local.get $p) (i32.const 4)) (local.get $end))
+      (then
+        (local.set $c (i32.xor (local.get $c) (i32.load (local.get $p))))
+        (local.set $c
+          (i32.xor
+            (i32.xor
+              (i32.load offset=3072 (i32.shl (i32.and (local.get $c) (i32.const 255)) (i32.const 2)))
+              (i32.load offset=2048 (i32.shl (i32.and (i32.shr_u (local.get $c) (i32.const 8)) (i32.const 255)) (i32.const 2))))
+            (i32.xor
+              (i32.load offset=1024 (i32.shl (i32.and (i32.shr_u (local.get $c) (i32.const 16)) (i32.const 255)) (i32.const 2)))
+              (i32.load (i32.shl (i32.shr_u (local.get $c) (i32.const 24)) (i32.const 2))))))
+        (local.set $p (i32.add (local.get $p) (i32.const 4)))))
     (block $done1
       (loop $one
         (br_if $done1 (i32.ge_u (local.get $p) (local.get $end)))
@@ -89,14 +109,20 @@
   (func $masked (param $p i32) (param $len i32) (result i32)
     (i32.add (i32.rotr (call $crc (local.get $p) (local.get $len)) (i32.const 15)) (i32.const 0xa282ead8)))
 
-  ;; True when [p, p+12) is a record header whose length CRC matches and whose length is sane.
+  ;; True when [p, p+12) is a record header whose length is sane and whose length CRC matches.
+  ;; The masked CRC of each length is memoised (direct-mapped on its low byte, at MEMO): event
+  ;; records repeat a few lengths, and the CRC of the same 8 bytes is the same.
   (func $header_ok (param $p i32) (param $maxLen i32) (result i32)
-    (if (result i32) (i32.ne (call $masked (local.get $p) (i32.const 8)) (i32.load offset=8 (local.get $p)))
-      (then (i32.const 0))
-      (else
-        (i32.and
-          (i32.eqz (i32.load offset=4 (local.get $p)))
-          (i32.le_u (i32.load (local.get $p)) (local.get $maxLen))))))
+    (local $len i32) (local $slot i32)
+    (local.set $len (i32.load (local.get $p)))
+    (if (i32.or (i32.load offset=4 (local.get $p)) (i32.gt_u (local.get $len) (local.get $maxLen)))
+      (then (return (i32.const 0))))
+    (local.set $slot (i32.add (i32.const 8192) (i32.shl (i32.and (local.get $len) (i32.const 255)) (i32.const 3))))
+    (if (i32.ne (i32.load (local.get $slot)) (local.get $len))
+      (then
+        (i32.store offset=4 (local.get $slot) (call $masked (local.get $p) (i32.const 8)))
+        (i32.store (local.get $slot) (local.get $len))))
+    (i32.eq (i32.load offset=4 (local.get $slot)) (i32.load offset=8 (local.get $p))))
 
   ;; Scans records in [p, end). For each, writes 3 i32 at out: offset of the record from base,
   ;; a length, and a status:

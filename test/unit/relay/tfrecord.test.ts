@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import { EventType, MetadataType, TensorType, ValueType, root } from '../../../src/relay/tfrecord/event-proto';
 import { TfRecordFileReader } from '../../../src/relay/tfrecord/file-reader';
+import { ScalarDecoder } from '../../../src/relay/tfrecord/scalars';
 import { crc32c, frameRecord } from '../../../src/relay/tfrecord/scan';
 import { repoRoot } from '../../harness/paths';
 import { noTbx, python, rng, tmpDir, writers } from './helpers';
@@ -185,3 +186,52 @@ test('a missing file is an I/O error, not a crash of the decoder', () => {
   assert.throws(() => readAll('/nonexistent/events.out.tfevents.x'), /ENOENT/);
 });
 
+
+test('learned event shapes decode exactly what the full decode does (fixed-seed stream of mixed encodings)', () => {
+  const rand = rng(7);
+  const tags = ['train/loss', 'rollout/reward/mean', 'hist/w', 'eval/acc', '中文/奖励'];
+  const records: Buffer[] = [];
+  let step = 0;
+  const steps = [0, 1, 126, 127, 128, 129, 16383, 16384, 2 ** 21 - 1, 2 ** 21, 2 ** 28 - 1, 2 ** 28, 2 ** 35, 2 ** 50];
+  const f32 = (x: number) => { const b = Buffer.alloc(4); b.writeFloatLE(x); return b; };
+  const f64 = (x: number) => { const b = Buffer.alloc(8); b.writeDoubleLE(x); return b; };
+  const specials = [NaN, Infinity, -Infinity, -0, 0, 1e-40, 3.4e38];
+  for (let i = 0; i < 4000; i++) {
+    // mostly steady writers (steps +1, the same tags in turn), sometimes a jump across a varint length
+    step = rand() < 0.02 ? steps[Math.floor(rand() * steps.length)] : step + 1;
+    const value = rand() < 0.05 ? specials[Math.floor(rand() * specials.length)] : (rand() - 0.5) * 10 ** Math.floor(rand() * 8);
+    const tag = tags[i % tags.length];
+    const kind = Math.floor(rand() * 6);
+    const metadata = rand() < 0.03 ? { plugin_data: { plugin_name: tag.startsWith('hist') ? 'histograms' : 'scalars' } } : undefined;
+    let v: Record<string, unknown>;
+    if (kind <= 1) v = { tag, simple_value: value, metadata };
+    else if (kind === 2) v = { tag, metadata, tensor: { dtype: 1, tensor_content: f32(value) } };
+    else if (kind === 3) v = { tag, metadata, tensor: { dtype: 2, tensor_content: f64(value) } };
+    else if (kind === 4) v = { tag, metadata, tensor: { dtype: 1, float_val: [value] } };
+    else v = { tag, metadata, tensor: { dtype: 2, double_val: [value, value + 1] } };
+    const values = [v];
+    if (rand() < 0.05) values.push({ tag: 'extra/second', simple_value: value / 3 });
+    const wall = rand() < 0.02 ? undefined : 1.7e9 + i * 0.25;
+    records.push(Buffer.from(EventType.encode(EventType.fromObject({ wall_time: wall, step, summary: { value: values } })).finish()));
+  }
+  const buf = Buffer.concat(records);
+  const run = (learnShapes: boolean) => {
+    const d = new ScalarDecoder({ learnShapes });
+    const out: string[] = [];
+    const sink = { add: (t: string, s: number, w: number, val: number) => out.push(`${t}|${s}|${w}|${Object.is(val, -0) ? '-0' : String(val)}`) };
+    let at = 0;
+    let count = 0;
+    for (const r of records) {
+      count += d.decode(buf, at, at + r.length, sink);
+      at += r.length;
+    }
+    assert.equal(count, out.length);
+    return out;
+  };
+  const reference = run(false);
+  const fast = run(true);
+  assert.ok(reference.length > 3000, `few scalars decoded: ${reference.length}`);
+  assert.ok(reference.some((l) => l.startsWith('hist/w|')), 'tensors of a tag without a plugin are scalars until one is named');
+  assert.equal(fast.length, reference.length);
+  for (let i = 0; i < reference.length; i++) assert.equal(fast[i], reference[i], `scalar ${i}`);
+});
