@@ -1,23 +1,32 @@
-// `npm run bench -- gateway [--calls N]`: latency of N chat calls through the recording
-// gateway (the rollout runtime's full call path: stop checks, openai-SDK forwarding,
-// recording to recording.jsonl) vs the same calls straight to the same real llama.cpp
-// model server, interleaved in the same run so both see the same machine load.
-// Ends with: BENCH gateway overhead_p50_ms=<a> overhead_p99_ms=<b> calls=<n>
+// `npm run bench -- gateway [--calls N]`: what the recording gateway adds to an LLM call.
+// This process plays the extension host: the rollout runtime's full call path (episode
+// lookup, stop checks, openai-SDK forwarding, recording to recording.jsonl) on its gateway,
+// against the real llama.cpp model server (own process). The workflow's client runs in a
+// process of its own (gateway-client.ts) as the Python runner does, and sends the same
+// requests with the same client and headers to the model server directly and through the
+// gateway, interleaved, so both paths see the same machine load.
+// Ends with: BENCH gateway overhead_p50_ms=<a> overhead_p99_ms=<b> calls=<n> gateway_cpu_ms=<c>
+import { fork } from 'child_process';
+import * as diagnostics from 'diagnostics_channel';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { parseArgs } from 'util';
-import OpenAI from 'openai';
 import { silentLogger } from '../../src/shared/log';
+import { HEADER_EPISODE, HEADER_STACK } from '../../src/shared/rollout-protocol';
 import { OpenAIUpstream } from '../../src/debug/gateway/upstream';
 import { RolloutRuntime } from '../../src/debug/runtime/rollout-runtime';
+import type { LlmTurn } from '../../src/debug/runtime/episode';
 import { startModelServer } from '../harness/model-server';
+import type { ClientMessage, ClientPlan, PathSamples } from './gateway-client';
 
 const quantile = (xs: number[], q: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))];
 };
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const fmt = (x: number) => x.toFixed(3);
+const dist = (xs: number[]) => `p50 ${fmt(quantile(xs, 0.5))} ms  p99 ${fmt(quantile(xs, 0.99))} ms`;
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { calls: { type: 'string', default: '200' } } });
@@ -29,57 +38,68 @@ async function main(): Promise<void> {
     upstream: new OpenAIUpstream({ baseUrl: model.url }),
     python: 'python3', runnerScript: '', env: {}, pythonDebugger: false, runRoot: tmp, meta: {}, backbone: 'bench', logger: silentLogger,
   });
+  // Time each call spends in the gateway process: request headers parsed -> reply written.
+  const arrived = new WeakMap<object, number>();
+  const inGateway: number[] = [];
+  const onStart = ({ request }: { request: object }) => arrived.set(request, performance.now());
+  const onFinish = ({ request }: { request: object }) => {
+    const t = arrived.get(request);
+    if (t !== undefined) inGateway.push(performance.now() - t);
+  };
+  diagnostics.subscribe('http.server.request.start', onStart as (m: unknown) => void);
+  diagnostics.subscribe('http.server.response.finish', onFinish as (m: unknown) => void);
+  const client = fork(path.join(__dirname, 'gateway-client.js'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   try {
     const gw = await rt.openGateway();
-    rt.beginEpisode('bench');
-    const direct = new OpenAI({ baseURL: model.url, apiKey: 'x', maxRetries: 0 });
-    const via = new OpenAI({ baseURL: gw.url, apiKey: gw.apiKey, maxRetries: 0, defaultHeaders: { 'x-agentrl-episode': 'bench' } });
-    const body = { model: 'tiny-toolcall', messages: [{ role: 'user' as const, content: 'Hello' }], temperature: 0, max_tokens: 2 };
-    /** Client-side latency minus the server's own generation time (reported in `timings.ms`). */
-    const time = async (c: OpenAI) => {
-      const t0 = performance.now();
-      const r = (await c.chat.completions.create(body)) as unknown as { timings?: { ms: number } };
-      const total = performance.now() - t0;
-      serverMs.push(r.timings?.ms ?? 0);
-      return total;
+    const episode = rt.beginEpisode('bench');
+    // What the runner's client sends with every call: its episode and the workflow's stack.
+    const stack = [
+      { path: path.join(tmp, 'workflow.py'), line: 42, name: 'run_episode' },
+      { path: path.join(tmp, 'workflow.py'), line: 88, name: 'run' },
+    ];
+    const plan: ClientPlan = {
+      direct: { baseURL: model.url, apiKey: 'none' },
+      gateway: { baseURL: gw.url, apiKey: gw.apiKey },
+      headers: { [HEADER_EPISODE]: episode.id, [HEADER_STACK]: Buffer.from(JSON.stringify(stack)).toString('base64') },
+      body: { model: 'tiny-toolcall', messages: [{ role: 'user', content: 'Hello' }], temperature: 0, max_tokens: 2 },
+      warmup: 20,
+      calls: n,
     };
-    const serverMs: number[] = [];
-    for (let i = 0; i < 10; i++) await time(i % 2 ? via : direct); // warm up both paths
-    serverMs.length = 0;
-    const d: number[] = [];
-    const g: number[] = [];
-    const pairs: number[] = [];
-    for (let i = 0; i < n; i++) {
-      // ABBA order: neither path always goes first
-      let dt: number, gt: number, ds: number, gs: number;
-      if (i % 2) {
-        dt = await time(direct);
-        ds = serverMs[serverMs.length - 1];
-        gt = await time(via);
-        gs = serverMs[serverMs.length - 1];
-      } else {
-        gt = await time(via);
-        gs = serverMs[serverMs.length - 1];
-        dt = await time(direct);
-        ds = serverMs[serverMs.length - 1];
-      }
-      d.push(dt);
-      g.push(gt);
-      // Same request, same server: what the gateway adds once generation time is taken out.
-      pairs.push(gt - gs - (dt - ds));
-    }
-    const upstream = rt.episodes[0].turns.filter((t) => t.kind === 'llm').slice(-n).map((t) => (t as { latencyMs?: number }).latencyMs ?? 0);
-    const inside = g.map((x, i) => x - upstream[i]);
-    console.log(`gateway bench: ${n} calls each way to ${model.url} (tiny-toolcall, max_tokens 2), interleaved`);
-    console.log(`  direct   p50 ${fmt(quantile(d, 0.5))} ms  p99 ${fmt(quantile(d, 0.99))} ms`);
-    console.log(`  gateway  p50 ${fmt(quantile(g, 0.5))} ms  p99 ${fmt(quantile(g, 0.99))} ms`);
-    console.log(`  gateway time outside the upstream call (per call, measured inside the gateway): p50 ${fmt(quantile(inside, 0.5))} ms  p99 ${fmt(quantile(inside, 0.99))} ms`);
-    console.log(`  raw difference of the distributions (noisy under load): p50 ${fmt(quantile(g, 0.5) - quantile(d, 0.5))} ms, p99 ${fmt(quantile(g, 0.99) - quantile(d, 0.99))} ms`);
-    const p50 = quantile(pairs, 0.5);
-    const p99 = quantile(pairs, 0.99);
-    console.log(`  overhead per call (paired, generation time removed): p50 ${fmt(p50)} ms, p99 ${fmt(p99)} ms  (target p50 <= 1 ms)`);
-    console.log(`BENCH gateway overhead_p50_ms=${fmt(p50)} overhead_p99_ms=${fmt(p99)} calls=${n}`);
+    let cpu0 = process.cpuUsage();
+    let turns0 = 0;
+    const results = await new Promise<{ direct: PathSamples; gateway: PathSamples }>((resolve, reject) => {
+      client.on('message', (m: ClientMessage) => {
+        if (m === 'warm') {
+          inGateway.length = 0;
+          turns0 = episode.turns.length;
+          cpu0 = process.cpuUsage();
+          client.send('go');
+        } else resolve(m);
+      });
+      client.once('exit', (code) => reject(new Error(`bench client exited (${code}) before reporting`)));
+      client.send(plan);
+    });
+    const cpu = process.cpuUsage(cpu0);
+    const d = results.direct.ms;
+    const g = results.gateway.ms;
+    // Same round, same request, same server: what going through the gateway added.
+    const pairs = g.map((x, i) => x - d[i]);
+    const upstream = episode.turns.slice(turns0).filter((t): t is LlmTurn => t.kind === 'llm').map((t) => t.latencyMs ?? 0);
+    const own = inGateway.map((x, i) => x - (upstream[i] ?? 0));
+    const gatewayCpu = (cpu.user + cpu.system) / 1000 / n;
+    console.log(`gateway bench: ${n} chat calls each way from one client process (openai SDK, same options and headers) to ${model.url} (tiny-toolcall, max_tokens 2), directly and through the gateway, interleaved ABBA`);
+    console.log(`  per call: client latency minus the model server's own generation time`);
+    console.log(`    direct   ${dist(d)}`);
+    console.log(`    gateway  ${dist(g)}`);
+    console.log(`  overhead per call (gateway minus direct, paired by round): ${dist(pairs)}  (target p50 <= 1 ms)`);
+    console.log(`  inside the gateway process, outside the upstream call (headers in -> reply written, minus upstream latency): ${dist(own)}`);
+    console.log(`  gateway process CPU per call: ${fmt(gatewayCpu)} ms (user ${fmt(cpu.user / 1000 / n)}, system ${fmt(cpu.system / 1000 / n)})`);
+    console.log(`  client process CPU per call: direct ${fmt(mean(results.direct.cpu))} ms, gateway ${fmt(mean(results.gateway.cpu))} ms (same client, same work)`);
+    console.log(`BENCH gateway overhead_p50_ms=${fmt(quantile(pairs, 0.5))} overhead_p99_ms=${fmt(quantile(pairs, 0.99))} calls=${n} gateway_cpu_ms=${fmt(gatewayCpu)}`);
   } finally {
+    diagnostics.unsubscribe('http.server.request.start', onStart as (m: unknown) => void);
+    diagnostics.unsubscribe('http.server.response.finish', onFinish as (m: unknown) => void);
+    if (client.exitCode === null) client.kill();
     await rt.terminate();
     await model.stop();
     fs.rmSync(tmp, { recursive: true, force: true });

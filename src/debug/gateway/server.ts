@@ -13,8 +13,9 @@ export interface IncomingCall {
   /** Episode named by the runner's client (absent for clients the workflow built itself). */
   episode?: string;
   stack: SourceFrame[];
-  /** Fires when the workflow hangs up before the reply. */
-  signal: AbortSignal;
+  /** Aborted when the workflow hangs up before the reply; the handler aborts it to cancel
+   *  the call itself (the session ended). */
+  abort: AbortController;
 }
 
 export type CallOutcome =
@@ -71,7 +72,7 @@ export async function startGateway(handler: CallHandler, token: string, port = 0
       request,
       episode: typeof episodeHeader === 'string' && episodeHeader ? episodeHeader : undefined,
       stack: decodeStackHeader(req.headers[HEADER_STACK]),
-      signal: hangup.signal,
+      abort: hangup,
     });
     if (res.destroyed) return;
     if (!outcome.ok) return sendJson(res, outcome.error.status, outcome.body ? { error: outcome.body } : errorBody(outcome.error.status, outcome.error.message, outcome.error.kind));

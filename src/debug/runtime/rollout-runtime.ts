@@ -171,6 +171,7 @@ export class RolloutRuntime extends EventEmitter<RuntimeEvents> {
     if (!this.gateway) {
       if (this.opts.runRoot) {
         this.writer = new RunWriter(this.opts.runRoot, this.opts.meta);
+        this.writer.onError = (e) => this.say('important', `Could not write the recording in ${this.runDir}: ${e.message}\n`);
         this.runDir = this.writer.dir;
       }
       this.gateway = await startGateway({ handleCall: (c) => this.handleCall(c), listModels: () => this.opts.upstream.models() }, this.token);
@@ -231,6 +232,7 @@ export class RolloutRuntime extends EventEmitter<RuntimeEvents> {
     );
     this.summary = summary;
     this.writer?.writeSummary(summary);
+    this.writer?.close();
     this.say('console', formatSummary(summary, this.runDir ?? '(not saved: "record": false)'));
     await this.gateway?.close();
     if (this.runner?.alive) await this.runner.kill();
@@ -398,16 +400,15 @@ export class RolloutRuntime extends EventEmitter<RuntimeEvents> {
     await this.checkpoint({ type: 'llm', ep, turn });
     if (this.terminated) return this.cancelled(ep, turn);
     turn.state = 'inflight';
-    const abort = new AbortController();
-    const onHangup = () => abort.abort();
-    call.signal.addEventListener('abort', onHangup);
+    // Cancelled by the workflow hanging up from here on, or by terminate(). (A hang-up while
+    // the call was held does not cancel it: it is still made and recorded.)
+    const abort = call.abort.signal.aborted ? new AbortController() : call.abort;
     this.inflight.add(abort);
     const t0 = performance.now();
     const result = await this.opts.upstream.complete(turn.sent ?? turn.request, { episode: ep.id, index: turn.index, original: turn.request, signal: abort.signal });
     turn.latencyMs = performance.now() - t0;
     ep.llmMs += turn.latencyMs;
     this.inflight.delete(abort);
-    call.signal.removeEventListener('abort', onHangup);
     if (!result.ok) {
       turn.error = result.error;
       turn.state = 'error';
@@ -425,16 +426,15 @@ export class RolloutRuntime extends EventEmitter<RuntimeEvents> {
       this.llm.prompt += usage.prompt_tokens ?? 0;
       this.llm.completion += usage.completion_tokens ?? 0;
     }
-    const calls = toolCallsOf(result.response);
     const fallback = turn.stack[0];
-    calls.forEach((c, callIndex) => {
-      ep.turns.push({ kind: 'tool', llmIndex: turn.index, callIndex, id: c.id, name: c.function?.name ?? '?', arguments: c.function?.arguments ?? '', source: this.symbols[c.function?.name] ?? fallback });
-    });
-    for (const t of ep.turns) {
-      if (t.kind === 'tool' && t.llmIndex === turn.index && !this.terminated) {
-        this.emit('episodeProgress', ep, `tool ${t.name}`);
-        await this.checkpoint({ type: 'tool', ep, turn: t });
-      }
+    const tools: ToolTurn[] = toolCallsOf(result.response).map((c, callIndex) => ({
+      kind: 'tool', llmIndex: turn.index, callIndex, id: c.id, name: c.function?.name ?? '?', arguments: c.function?.arguments ?? '', source: this.symbols[c.function?.name] ?? fallback,
+    }));
+    ep.turns.push(...tools);
+    for (const t of tools) {
+      if (this.terminated) break;
+      this.emit('episodeProgress', ep, `tool ${t.name}`);
+      await this.checkpoint({ type: 'tool', ep, turn: t });
     }
     turn.state = 'done';
     return this.complete(ep, turn);
@@ -465,6 +465,7 @@ export class RolloutRuntime extends EventEmitter<RuntimeEvents> {
 
   /** Tool results arrive with the next request (role "tool" messages). */
   private async collectToolResults(ep: Episode, request: ChatRequest): Promise<void> {
+    if (!request.messages?.some((m) => m?.role === 'tool' && m.tool_call_id)) return;
     const open = new Map<string, ToolTurn>();
     for (const t of ep.turns) if (t.kind === 'tool' && t.result === undefined) open.set(t.id, t);
     if (!open.size) return;

@@ -21,6 +21,12 @@ export function runId(d = new Date()): string {
 export class RunWriter {
   readonly dir: string;
   readonly id: string;
+  /** Called when a queued write fails (it runs outside any caller that could catch it). */
+  onError?: (e: Error) => void;
+  private readonly recording: string;
+  private fd?: number;
+  private closed = false;
+  private queued: RecordedCall[] = [];
 
   constructor(root: string, meta: Record<string, unknown>) {
     const base = path.join(root, RUNS_DIR);
@@ -29,24 +35,54 @@ export class RunWriter {
     for (let n = 2; fs.existsSync(path.join(base, id)); n++) id = `${runId()}-${n}`;
     this.id = id;
     this.dir = path.join(base, id);
+    this.recording = path.join(this.dir, RECORDING_FILE);
     fs.mkdirSync(this.dir);
     fs.writeFileSync(path.join(this.dir, 'launch.json'), JSON.stringify(meta, null, 2) + '\n');
-    fs.writeFileSync(path.join(this.dir, RECORDING_FILE), '');
+    fs.writeFileSync(this.recording, '');
     fs.writeFileSync(path.join(this.dir, TRAJECTORIES_FILE), '');
   }
 
+  /** Queues a finished call. It is written on the next turn of the event loop, once the
+   *  reply is on its way to the workflow (a finished call is never changed afterwards), so
+   *  serialising and writing it stays off the call's latency. */
   recordCall(call: RecordedCall): void {
-    fs.appendFileSync(path.join(this.dir, RECORDING_FILE), JSON.stringify(call) + '\n');
+    this.queued.push(call);
+    if (this.queued.length === 1) setImmediate(() => this.flush());
+  }
+
+  /** Writes the queued calls now (one write; the file stays open for the run). */
+  flush(): void {
+    if (!this.queued.length) return;
+    const text = this.queued.map((c) => JSON.stringify(c) + '\n').join('');
+    this.queued = [];
+    try {
+      if (this.closed) return fs.appendFileSync(this.recording, text);
+      this.fd ??= fs.openSync(this.recording, 'a');
+      const bytes = Buffer.from(text, 'utf8');
+      for (let off = 0; off < bytes.length; ) off += fs.writeSync(this.fd, bytes, off);
+    } catch (e) {
+      this.onError?.(e as Error);
+    }
   }
 
   writeEpisode(t: EpisodeTrajectory): void {
+    this.flush();
     fs.appendFileSync(path.join(this.dir, TRAJECTORIES_FILE), JSON.stringify(t) + '\n');
   }
 
   writeSummary(s: RunSummary): void {
+    this.flush();
     const file = path.join(this.dir, SUMMARY_FILE);
     fs.writeFileSync(file + '.tmp', JSON.stringify(s, null, 2) + '\n');
     fs.renameSync(file + '.tmp', file);
+  }
+
+  /** Flushes and closes the recording; calls that still end later are appended one by one. */
+  close(): void {
+    this.flush();
+    this.closed = true;
+    if (this.fd !== undefined) fs.closeSync(this.fd);
+    this.fd = undefined;
   }
 }
 
