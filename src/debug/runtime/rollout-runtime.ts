@@ -235,6 +235,7 @@ export class RolloutRuntime extends EventEmitter<RuntimeEvents> {
     this.writer?.close();
     this.say('console', formatSummary(summary, this.runDir ?? '(not saved: "record": false)'));
     await this.gateway?.close();
+    this.opts.upstream.close?.();
     if (this.runner?.alive) await this.runner.kill();
     this.emit('ended', summary);
   }
