@@ -7,6 +7,7 @@ import { after, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from '../harness/browser';
 import { repoRoot } from '../harness/paths';
+import { runPaletteCommand } from './palette';
 import { freePort } from '../harness/vscode-server';
 
 let start: ChildProcess | undefined;
@@ -58,19 +59,7 @@ test('npm start: sandbox workbench with the extension active, clean Ctrl+C', asy
   await page.goto(url);
   await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'gsm8k' }).waitFor({ timeout: 60000 });
   // The packaged extension is active: its command runs from the palette and logs.
-  for (let i = 0; ; i++) {
-    await page.keyboard.press('F1');
-    await page.locator('.quick-input-widget input').fill('>Agent RL: Show Output');
-    try {
-      await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Agent RL: Show Output' }).first().waitFor({ timeout: 2000 });
-      break;
-    } catch (e) {
-      if (i > 20) throw e;
-      await page.keyboard.press('Escape');
-      await new Promise((r) => setTimeout(r, 1000));
-    }
-  }
-  await page.keyboard.press('Enter');
+  await runPaletteCommand(page, 'Agent RL: Show Output');
   await page.locator('.part.panel .view-lines', { hasText: /Agent\sRL\sStudio\s[\d.]+\sactivated/ }).waitFor({ timeout: 30000 });
   await browser.close();
   browser = undefined;

@@ -7,6 +7,7 @@ import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../harness/browser';
 import { repoRoot, screenshotsDir } from '../harness/paths';
 import { installVsix, startServer, RunningServer } from '../harness/vscode-server';
+import { openQuickInput, runPaletteCommand } from './palette';
 
 export interface WorkbenchOptions {
   /** Folder to open; default: a fresh temp copy of sample-workspace/. */
@@ -37,7 +38,6 @@ export interface Workbench {
   close(): Promise<void>;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function openWorkbench(opts: WorkbenchOptions = {}): Promise<Workbench> {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'agentrl-e2e-'));
@@ -75,30 +75,9 @@ export async function openWorkbench(opts: WorkbenchOptions = {}): Promise<Workbe
       page,
       workspace,
       server,
-      async runCommand(title, tries = 20) {
-        for (let i = 1; ; i++) {
-          await page.keyboard.press('F1');
-          const input = page.locator('.quick-input-widget input');
-          await input.waitFor({ state: 'visible', timeout: 15000 });
-          await input.fill('>' + title);
-          const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
-          try {
-            await row.waitFor({ timeout: 2000 });
-          } catch (e) {
-            // Contributions appear only after the extension host has scanned extensions.
-            if (i >= tries) throw e;
-            await page.keyboard.press('Escape');
-            await sleep(1000);
-            continue;
-          }
-          await page.keyboard.press('Enter');
-          return;
-        }
-      },
+      runCommand: (title, tries = 20) => runPaletteCommand(page, title, tries),
       async openFile(relativePath) {
-        await page.keyboard.press('Control+P');
-        const input = page.locator('.quick-input-widget input');
-        await input.waitFor({ state: 'visible', timeout: 15000 });
+        const input = await openQuickInput(page, ['Control+P']);
         await input.fill(relativePath);
         await page.locator('.quick-input-list .monaco-list-row').first().waitFor({ timeout: 15000 });
         await page.keyboard.press('Enter');
