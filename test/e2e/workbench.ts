@@ -38,7 +38,6 @@ export interface Workbench {
   close(): Promise<void>;
 }
 
-
 export async function openWorkbench(opts: WorkbenchOptions = {}): Promise<Workbench> {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'agentrl-e2e-'));
   const workspace = opts.workspace ?? path.join(scratch, 'workspace');
