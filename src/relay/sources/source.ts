@@ -51,10 +51,10 @@ export function resumeOffset(cursor: Cursor | undefined, st: fs.Stats): number {
 
 /** Collects points into a columnar `points` message (typed columns: no boxing, no per-point growth). */
 export class PointBatch {
-  private readonly tagIndex = new Map<string, number>();
+  private tagIndex = new Map<string, number>();
   /** Batch tag index by the decoder's tag id (faster than the string map on the hot path). */
-  private readonly byId: number[] = [];
-  readonly tags: string[] = [];
+  private byId: number[] = [];
+  private tagList: string[] = [];
   private n = 0;
   private tag = new Uint32Array(1024);
   private step = new Float64Array(1024);
@@ -66,9 +66,9 @@ export class PointBatch {
     if (i === undefined) {
       i = this.tagIndex.get(tag);
       if (i === undefined) {
-        i = this.tags.length;
+        i = this.tagList.length;
         this.tagIndex.set(tag, i);
-        this.tags.push(tag);
+        this.tagList.push(tag);
       }
       if (tagId >= 0) this.byId[tagId] = i;
     }
@@ -83,6 +83,21 @@ export class PointBatch {
 
   get size(): number {
     return this.n;
+  }
+
+  get tags(): readonly string[] {
+    return this.tagList;
+  }
+
+  /**
+   * Empties the batch for the next read: the columns keep their capacity (a reader reuses one
+   * batch, so they grow once), the tags start over (a message sent earlier keeps its own list).
+   */
+  clear(): void {
+    this.n = 0;
+    this.tagIndex = new Map();
+    this.byId = [];
+    this.tagList = [];
   }
 
   private grow(): void {
@@ -106,6 +121,6 @@ export class PointBatch {
       wallTime[i] = this.wallTime[i];
       value[i] = toWireNumber(this.value[i]);
     }
-    return { type: 'points', source: info.id, run: info.run, role: info.role, tags: this.tags, tag, step, wallTime, value, cursor };
+    return { type: 'points', source: info.id, run: info.run, role: info.role, tags: this.tagList, tag, step, wallTime, value, cursor };
   }
 }

@@ -34,6 +34,8 @@ export class TfEventsSource extends FileSource {
 class TfEventsReader implements SourceReader {
   private reader: TfRecordFileReader | undefined;
   private fid = '';
+  /** One batch for every read: its columns grow once, toMessage() copies them out. */
+  private readonly batch = new PointBatch();
 
   constructor(
     private readonly src: TfEventsSource,
@@ -51,7 +53,8 @@ class TfEventsReader implements SourceReader {
       this.fid = fileId(st);
       this.reader = new TfRecordFileReader(this.src.file, resumeOffset(this.cursor, st));
     }
-    const batch = new PointBatch();
+    const batch = this.batch;
+    batch.clear();
     const before = { ...this.reader.stats };
     // Loop so that records without scalars (file_version, graphs) never end a read early.
     for (;;) {

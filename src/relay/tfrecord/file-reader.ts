@@ -3,17 +3,10 @@
 // the next read, a record with a CRC mismatch is skipped and counted, and a corrupt header
 // is skipped up to the next valid one.
 import * as fs from 'node:fs';
-import { MAX_RECORD_BYTES, RecordStatus, inputRegion, scanChunk } from './scan';
-import { ScalarDecoder, ScalarSink } from './scalars';
+import { MAX_RECORD_BYTES, inputRegion, scanChunk } from './scan';
+import { ChunkStats, ScalarDecoder, ScalarSink } from './scalars';
 
-export interface ReaderStats {
-  records: number;
-  scalars: number;
-  crcErrors: number;
-  badHeaders: number;
-  skippedBytes: number;
-  decodeErrors: number;
-}
+export type ReaderStats = ChunkStats;
 
 export interface ReadResult {
   /** Bytes consumed by this call (0: nothing new, or a partial record waiting). */
@@ -27,7 +20,7 @@ export interface ReadResult {
 const DEFAULT_CHUNK = 4 * 1024 * 1024;
 
 export class TfRecordFileReader {
-  readonly stats: ReaderStats = { records: 0, scalars: 0, crcErrors: 0, badHeaders: 0, skippedBytes: 0, decodeErrors: 0 };
+  readonly stats: ReaderStats = { records: 0, shaped: 0, scalars: 0, crcErrors: 0, badHeaders: 0, skippedBytes: 0, decodeErrors: 0 };
   private fd: number | undefined;
   /** Smallest read that can hold the next record (grows for records above the chunk size). */
   private minRead = 64 * 1024;
@@ -53,28 +46,8 @@ export class TfRecordFileReader {
       const region = inputRegion(want);
       const got = fs.readSync(this.fd, region, 0, want, this.offset);
       if (got === 0) return { consumed, scalars, more: false };
-      const res = scanChunk(got);
-      const e = res.entries;
-      for (let i = 0; i < res.count * 3; i += 3) {
-        const status = e[i + 2];
-        if (status === RecordStatus.Ok) {
-          this.stats.records++;
-          const start = e[i] + 12;
-          try {
-            const n = this.decoder.decode(region, start, start + e[i + 1], sink);
-            scalars += n;
-            this.stats.scalars += n;
-          } catch {
-            this.stats.decodeErrors++;
-          }
-        } else if (status === RecordStatus.DataCrcMismatch) {
-          this.stats.crcErrors++;
-          this.stats.skippedBytes += e[i + 1] + 16;
-        } else {
-          this.stats.badHeaders++;
-          this.stats.skippedBytes += e[i + 1];
-        }
-      }
+      const res = scanChunk(got, this.decoder.shapesForScan());
+      scalars += this.decoder.decodeChunk(region, res, sink, this.stats);
       this.offset += res.consumed;
       consumed += res.consumed;
       if (res.consumed === 0) {

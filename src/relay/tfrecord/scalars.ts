@@ -3,8 +3,21 @@
 // of the parsed message definitions, and hands any nested message it needs (metadata, tensor)
 // to the protobufjs-generated decoders. Everything else is skipped by wire type.
 import * as protobuf from 'protobufjs';
-import { EventLayout, EventShape, ShapeTable } from './event-shapes';
+import { EventLayout, EventShape, ShapeTable, readStepAt } from './event-shapes';
+import { ENTRY_INTS, RecordStatus, ScanResult } from './scan';
 import { DataType, EventType, MetadataType, MetadataMsg, SummaryType, TensorMsg, TensorType, ValueType } from './event-proto';
+
+/** What decoding a chunk counts (the reader's statistics). */
+export interface ChunkStats {
+  records: number;
+  /** Records the scan matched to a learned shape and decoded from it. */
+  shaped: number;
+  scalars: number;
+  crcErrors: number;
+  badHeaders: number;
+  skippedBytes: number;
+  decodeErrors: number;
+}
 
 export interface ScalarSink {
   /** `tagId` is a small integer, the same for equal tags of one decoder (a cheap map key). */
@@ -201,16 +214,98 @@ export class ScalarDecoder {
   private readerBuf: Uint8Array | undefined;
 
   /**
+   * The packed shape table for the next scanChunk (undefined: no shapes), whose shape indexes
+   * decodeChunk() then accepts.
+   */
+  shapesForScan(): Int32Array | undefined {
+    return this.opts.learnShapes === false ? undefined : this.shapes.packed();
+  }
+
+  private bind(buf: Buffer): void {
+    this.reader = protobuf.Reader.create(buf);
+    this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    this.readerBuf = buf;
+  }
+
+  /**
+   * Decodes the records of a scanned chunk (scanChunk() entries over buf, scanned with the table
+   * from shapesForScan()) into sink and counts them into stats. Records the scan matched to a
+   * shape are read at its holes; the rest, and any whose shape was cleared meanwhile or whose
+   * step varint ends elsewhere, take decode(). Returns the number of scalars added.
+   */
+  decodeChunk(buf: Buffer, scan: ScanResult, sink: ScalarSink, stats: ChunkStats): number {
+    if (this.readerBuf !== buf) this.bind(buf);
+    const r = this.reader!;
+    const dv = this.view!;
+    const { entries, values, count } = scan;
+    // Emptied by a clear() during the chunk, so that stale indexes find nothing.
+    const shapes = this.shapes.packedShapes;
+    const tags = this.shapes.packedTags;
+    const steps = this.shapes.packedSteps;
+    const hits = this.shapes.packedHits;
+    let scalars = 0;
+    let records = 0;
+    let shaped = 0;
+    for (let i = 0, n = count * ENTRY_INTS; i < n; i += ENTRY_INTS) {
+      const status = entries[i + 2];
+      if (status !== RecordStatus.Ok) {
+        if (status === RecordStatus.DataCrcMismatch) {
+          stats.crcErrors++;
+          stats.skippedBytes += entries[i + 1] + 16;
+        } else {
+          stats.badHeaders++;
+          stats.skippedBytes += entries[i + 1];
+        }
+        continue;
+      }
+      records++;
+      const start = entries[i] + 12;
+      const index = entries[i + 3];
+      if (index >= 0) {
+        const tag = tags[index];
+        if (tag !== undefined) {
+          // One value: the scan read wall_time and value; the step varint is protobufjs's.
+          const step = readStepAt(r, start, entries[i + 1], steps[2 * index], steps[2 * index + 1]);
+          if (step === step) {
+            const k = i >> 1; // entry i / ENTRY_INTS, 2 values each (ENTRY_INTS is 4)
+            sink.add(tag.tag, step, values[k], values[k + 1], tag.id);
+            hits[index] = 1;
+            scalars++;
+            shaped++;
+            continue;
+          }
+        }
+        // Several values: read at the holes here.
+        const shape = tag === undefined ? shapes[index] : undefined;
+        if (shape !== undefined) {
+          const step = shape.readStep(r, start);
+          if (step === step) {
+            scalars += shape.emitValues(dv, start, step, shape.readWall(dv, start), sink);
+            hits[index] = 1;
+            shaped++;
+            continue;
+          }
+        }
+      }
+      try {
+        scalars += this.decode(buf, start, start + entries[i + 1], sink);
+      } catch {
+        stats.decodeErrors++;
+      }
+    }
+    stats.records += records;
+    stats.shaped += shaped;
+    stats.scalars += scalars;
+    return scalars;
+  }
+
+  /**
    * Decodes the Event in buf[start, end) and adds its scalars to sink. Returns the number of
    * scalars; throws (a RangeError or Error from protobufjs) on a malformed record.
    */
   decode(buf: Buffer, start: number, end: number, sink: ScalarSink): number {
-    if (this.readerBuf !== buf || !this.reader) {
-      this.reader = protobuf.Reader.create(buf);
-      this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-      this.readerBuf = buf;
-    }
-    const r = this.reader;
+    if (this.readerBuf !== buf) this.bind(buf);
+    const r = this.reader!;
     const dv = this.view!;
     const len = end - start;
     if (this.opts.learnShapes === false) return this.decodeFully(r, buf, start, end, sink);
@@ -219,6 +314,7 @@ export class ScalarDecoder {
     if (shape !== undefined) {
       const n = shape.emit(r, dv, start, sink);
       if (n >= 0) {
+        shape.repeated = true;
         if (this.prev !== undefined) this.prev.next = shape;
         this.prev = shape;
         return n;

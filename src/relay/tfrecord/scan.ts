@@ -1,6 +1,7 @@
 // TFRecord framing and CRC-32C verification in WebAssembly (scan.wat), one call per chunk.
 // One module instance serves every reader in the process: a scan is synchronous, so readers
-// take turns on the shared input region.
+// take turns on the shared input region, and the shape table of the reader scanning is loaded
+// when it is not the one already there.
 import { SCAN_WASM_BASE64 } from './scan-wasm';
 
 // The WebAssembly global of Node (tsconfig has no DOM lib, so declare the part we use).
@@ -17,8 +18,9 @@ interface ScanExports {
   memory: WasmMemory;
   init(): void;
   crc(p: number, len: number): number;
-  scan(base: number, p: number, end: number, out: number, maxRecs: number, maxLen: number): number;
+  scan(base: number, p: number, end: number, out: number, maxRecs: number, maxLen: number, tab: number, next: number, vals: number): number;
   stopPos(): number;
+  reset(): void;
 }
 
 export const enum RecordStatus {
@@ -29,16 +31,33 @@ export const enum RecordStatus {
 
 /** Largest record we accept (a length above this is treated as a corrupt header). */
 export const MAX_RECORD_BYTES = 256 * 1024 * 1024;
-const OUT_BASE = 16384;
+// Memory layout (scan.wat): CRC tables and header memo below 10240, then these.
+const SHAPES_BASE = 16384;
+/** Room for a packed shape table (event-shapes.ts keeps its tables within it). */
+export const SHAPE_TABLE_BYTES = 512 * 1024;
+/** Most shapes a packed table holds. */
+export const SHAPE_TABLE_MAX = 1024;
+const NEXT_BASE = SHAPES_BASE + SHAPE_TABLE_BYTES;
+const OUT_BASE = NEXT_BASE + 4 * SHAPE_TABLE_MAX;
 const MAX_ENTRIES = 16384;
-const INPUT_BASE = 262144;
+export const ENTRY_INTS = 4;
+const VALUES_BASE = OUT_BASE + MAX_ENTRIES * ENTRY_INTS * 4;
 const PAGE = 65536;
+const INPUT_BASE = Math.ceil((VALUES_BASE + MAX_ENTRIES * 16) / PAGE) * PAGE;
 
-/** Result of scanning one chunk: entries in `entries` (offset, length, status) triples. */
+/** Result of scanning one chunk: `count` entries of ENTRY_INTS ints each. */
 export interface ScanResult {
   count: number;
-  /** Int32 view over the entry triples (valid until the next scan). */
+  /**
+   * Int32 view over the entries (valid until the next scan): offset, length, status, and the
+   * index of the record's shape in the table passed to scanChunk (-1: none).
+   */
   entries: Int32Array;
+  /**
+   * Float64 view: wall_time and value of entry k at [2k, 2k + 1], for records the scan matched
+   * to a one-value shape (valid until the next scan).
+   */
+  values: Float64Array;
   /** Bytes of the chunk consumed (records + skipped garbage); the rest waits for more data. */
   consumed: number;
   /** True when the entry table filled up before the chunk was exhausted. */
@@ -46,12 +65,16 @@ export interface ScanResult {
 }
 
 let instance: ScanExports | undefined;
+/** The shape table in wasm memory now (by identity: a changed table is a new array). */
+let loadedTable: Int32Array | undefined;
 
 function exportsOf(): ScanExports {
   if (!instance) {
     const mod = new WebAssembly.Module(Buffer.from(SCAN_WASM_BASE64, 'base64'));
     instance = new WebAssembly.Instance(mod, {}).exports as unknown as ScanExports;
     instance.init();
+    const have = instance.memory.buffer.byteLength;
+    if (INPUT_BASE > have) instance.memory.grow((INPUT_BASE - have) / PAGE);
   }
   return instance;
 }
@@ -65,13 +88,25 @@ export function inputRegion(bytes: number): Buffer {
   return Buffer.from(e.memory.buffer, INPUT_BASE, bytes);
 }
 
-/** Scans `length` bytes previously written at the start of inputRegion(). */
-export function scanChunk(length: number): ScanResult {
+/**
+ * Scans `length` bytes previously written at the start of inputRegion(). With a packed shape
+ * table (ShapeTable.packed()), records of those shapes are matched and CRC-checked by it.
+ */
+export function scanChunk(length: number, shapes?: Int32Array): ScanResult {
   const e = exportsOf();
-  const count = e.scan(INPUT_BASE, INPUT_BASE, INPUT_BASE + length, OUT_BASE, MAX_ENTRIES, MAX_RECORD_BYTES);
+  if (shapes !== undefined && shapes !== loadedTable) {
+    if (shapes.byteLength > SHAPE_TABLE_BYTES || shapes[0] > SHAPE_TABLE_MAX) throw new RangeError('shape table too large');
+    new Int32Array(e.memory.buffer, SHAPES_BASE, shapes.length).set(shapes);
+    new Int32Array(e.memory.buffer, NEXT_BASE, shapes[0]).fill(-1);
+    e.reset();
+    loadedTable = shapes;
+  }
+  const tab = shapes === undefined ? 0 : SHAPES_BASE;
+  const count = e.scan(INPUT_BASE, INPUT_BASE, INPUT_BASE + length, OUT_BASE, MAX_ENTRIES, MAX_RECORD_BYTES, tab, NEXT_BASE, VALUES_BASE);
   return {
     count,
-    entries: new Int32Array(e.memory.buffer, OUT_BASE, count * 3),
+    entries: new Int32Array(e.memory.buffer, OUT_BASE, count * ENTRY_INTS),
+    values: new Float64Array(e.memory.buffer, VALUES_BASE, count * 2),
     consumed: e.stopPos() - INPUT_BASE,
     full: count === MAX_ENTRIES,
   };

@@ -1,16 +1,30 @@
 ;; TFRecord framing + masked CRC-32C (Castagnoli) over a whole buffer in one call.
 ;; Compiled by scripts/gen-relay-wasm.mjs into scan-wasm.ts (base64), so the reader needs no
-;; native code and verifies both CRCs of every record at ~1 GB/s on one core.
+;; native code and verifies both CRCs of every record at ~1.5 GB/s on one core. It also matches
+;; each record to the learned event shapes (event-shapes.ts) of the reader, 16 bytes at a time.
 ;;
 ;; A TFRecord is: u64 length (LE) | u32 masked_crc32c(length bytes) | data | u32 masked_crc32c(data).
 ;; masked(c) = rotr(c, 15) + 0xa282ead8.
 ;;
 ;; Memory layout (owned by scan.ts): [0, 8192) slicing-by-8 tables built by init();
 ;; [8192, 10240) the header CRC memo (256 x {length, masked CRC});
-;; the caller places its input and output arrays above TABLE_END.
+;; the caller places the shape table, its prediction array, input and output above 10240.
+;;
+;; Shape table (packed by event-shapes.ts, i32 words from its base $tab):
+;;   [0] n; [1 + (len & 255)] first shape of that length bucket, or -1;
+;;   [257 + 2i] byte offset of shape i from $tab; [258 + 2i] next shape in its bucket, or -1.
+;;   shape: len, nChunks, wallPos (-1: none), value (2 * pos + 1 if a double, 2 * pos if a
+;;   float; -1 unless the shape has exactly one value), then nChunks x 48 bytes (offset, 3
+;;   unused i32, a v128 mask, a v128 value): the 16 bytes at offset, masked, must equal the
+;;   value. Shapes are at least 16 bytes long.
 (module
-  (memory (export "memory") 1)
+  (memory (export "memory") 1) ;; the tables and the memo; scan.ts grows it for the rest
   (global $stop (mut i32) (i32.const 0))
+  ;; The shape the previous record had (-1: none); $next[prev] predicts the next one.
+  (global $prev (mut i32) (i32.const -1))
+
+  ;; Forget the prediction (a new shape table was loaded).
+  (func (export "reset") (global.set $prev (i32.const -1)))
 
   (func (export "stopPos") (result i32) (global.get $stop))
 
@@ -124,22 +138,82 @@
         (i32.store (local.get $slot) (local.get $len))))
     (i32.eq (i32.load offset=4 (local.get $slot)) (i32.load offset=8 (local.get $p))))
 
-  ;; Scans records in [p, end). For each, writes 3 i32 at out: offset of the record from base,
-  ;; a length, and a status:
+  ;; Address of shape i of the table at $tab.
+  (func $shape (param $tab i32) (param $i i32) (result i32)
+    (i32.add (local.get $tab)
+             (i32.load offset=1028 (i32.add (local.get $tab) (i32.shl (local.get $i) (i32.const 3))))))
+
+  ;; True when the data at $d has every constant byte of shape $s (the caller checked the length).
+  (func $matches (param $d i32) (param $s i32) (result i32)
+    (local $c i32) (local $end i32)
+    (local.set $c (i32.add (local.get $s) (i32.const 16)))
+    (local.set $end (i32.add (local.get $c) (i32.mul (i32.load offset=4 (local.get $s)) (i32.const 48))))
+    (block $no
+      (loop $chunk
+        (if (i32.ge_u (local.get $c) (local.get $end)) (then (return (i32.const 1))))
+        (br_if $no
+          (v128.any_true
+            (v128.xor
+              (v128.and (v128.load (i32.add (local.get $d) (i32.load (local.get $c))))
+                        (v128.load offset=16 (local.get $c)))
+              (v128.load offset=32 (local.get $c)))))
+        (local.set $c (i32.add (local.get $c) (i32.const 48)))
+        (br $chunk)))
+    (i32.const 0))
+
+  ;; The shape of the $len bytes at $d: the predicted one, else the first match in its length
+  ;; bucket; -1 when none.
+  (func $find (param $d i32) (param $len i32) (param $tab i32) (param $next i32) (result i32)
+    (local $i i32) (local $s i32)
+    (if (i32.ge_s (global.get $prev) (i32.const 0))
+      (then
+        (local.set $i (i32.load (i32.add (local.get $next) (i32.shl (global.get $prev) (i32.const 2)))))
+        (if (i32.ge_s (local.get $i) (i32.const 0))
+          (then
+            (local.set $s (call $shape (local.get $tab) (local.get $i)))
+            (if (i32.eq (i32.load (local.get $s)) (local.get $len))
+              (then (if (call $matches (local.get $d) (local.get $s)) (then (return (local.get $i))))))))))
+    (local.set $i
+      (i32.load offset=4 (i32.add (local.get $tab) (i32.shl (i32.and (local.get $len) (i32.const 255)) (i32.const 2)))))
+    (block $none
+      (loop $chain
+        (br_if $none (i32.lt_s (local.get $i) (i32.const 0)))
+        (local.set $s (call $shape (local.get $tab) (local.get $i)))
+        (if (i32.eq (i32.load (local.get $s)) (local.get $len))
+          (then (if (call $matches (local.get $d) (local.get $s)) (then (return (local.get $i))))))
+        (local.set $i
+          (i32.load offset=1032 (i32.add (local.get $tab) (i32.shl (local.get $i) (i32.const 3)))))
+        (br $chain)))
+    (i32.const -1))
+
+  ;; Scans records in [p, end). For each, writes 4 i32 at out: offset of the record from base,
+  ;; a length, a status, and the record's shape in the table at $tab (-1: none, or no table);
+  ;; for a record of a one-value shape also 2 f64 at $vals + 16 * entry: wall_time and value,
+  ;; read at the shape's holes as IEEE little-endian, as protobuf's double/float are.
   ;;   0 = ok (length = data length; data at offset+12)
   ;;   1 = data CRC mismatch (record skipped; length = data length)
   ;;   2 = bad header (length CRC mismatch or absurd length): length = bytes skipped while
   ;;       re-synchronising on the next valid header
   ;; Stops at the first incomplete record (writer still appending), after maxRecs entries, or
   ;; at end; stopPos() then tells where the next scan must start. Returns the entry count.
+  ;; $tab = 0: no shape table. $nextTab: one i32 per shape, the prediction (-1: none).
   (func (export "scan") (param $base i32) (param $p i32) (param $end i32) (param $out i32)
-                        (param $maxRecs i32) (param $maxLen i32) (result i32)
-    (local $n i32) (local $len i32) (local $q i32) (local $next i32)
+                        (param $maxRecs i32) (param $maxLen i32) (param $tab i32) (param $nextTab i32)
+                        (param $vals i32) (result i32)
+    (local $n i32) (local $len i32) (local $q i32) (local $next i32) (local $id i32) (local $s i32) (local $v i32) (local $ck i32) (local $ckend i32)
+    (local $status i32)
     (block $exit
       (loop $rec
         (br_if $exit (i32.ge_u (local.get $n) (local.get $maxRecs)))
         (br_if $exit (i32.gt_u (i32.add (local.get $p) (i32.const 12)) (local.get $end)))
-        (if (i32.eqz (call $header_ok (local.get $p) (local.get $maxLen)))
+        ;; the header: a memo hit inline, else $header_ok (fills the memo, or rejects)
+        (local.set $len (i32.load (local.get $p)))
+        (local.set $s (i32.add (i32.const 8192) (i32.shl (i32.and (local.get $len) (i32.const 255)) (i32.const 3))))
+        (if (i32.and
+              (i32.or (i32.or (i32.load offset=4 (local.get $p)) (i32.gt_u (local.get $len) (local.get $maxLen)))
+                      (i32.or (i32.ne (i32.load (local.get $s)) (local.get $len))
+                              (i32.ne (i32.load offset=4 (local.get $s)) (i32.load offset=8 (local.get $p)))))
+              (i32.eqz (call $header_ok (local.get $p) (local.get $maxLen))))
           (then
             ;; re-synchronise: the next offset whose 12 bytes form a valid header
             (local.set $q (i32.add (local.get $p) (i32.const 1)))
@@ -152,7 +226,8 @@
             (i32.store (local.get $out) (i32.sub (local.get $p) (local.get $base)))
             (i32.store offset=4 (local.get $out) (i32.sub (local.get $q) (local.get $p)))
             (i32.store offset=8 (local.get $out) (i32.const 2))
-            (local.set $out (i32.add (local.get $out) (i32.const 12)))
+            (i32.store offset=12 (local.get $out) (i32.const -1))
+            (local.set $out (i32.add (local.get $out) (i32.const 16)))
             (local.set $n (i32.add (local.get $n) (i32.const 1)))
             (local.set $p (local.get $q))
             (br $rec)))
@@ -161,12 +236,65 @@
         ;; incomplete data or footer: wait for more bytes
         (br_if $exit (i32.gt_u (local.get $next) (local.get $end)))
         (br_if $exit (i32.lt_u (local.get $next) (local.get $p)))
+        (local.set $id (i32.const -1))
+        (if (local.get $tab)
+          (then
+            ;; the predicted shape, inline (the common case: writers repeat their tags in order)
+            (if (i32.ge_s (global.get $prev) (i32.const 0))
+              (then
+                (local.set $id (i32.load (i32.add (local.get $nextTab) (i32.shl (global.get $prev) (i32.const 2)))))
+                (if (i32.ge_s (local.get $id) (i32.const 0))
+                  (then
+                    (local.set $s (i32.add (local.get $tab) (i32.load offset=1028 (i32.add (local.get $tab) (i32.shl (local.get $id) (i32.const 3))))))
+                    (if (i32.ne (i32.load (local.get $s)) (local.get $len))
+                      (then (local.set $id (i32.const -1)))
+                      (else
+                        (local.set $ck (i32.add (local.get $s) (i32.const 16)))
+                        (local.set $ckend (i32.add (local.get $ck) (i32.mul (i32.load offset=4 (local.get $s)) (i32.const 48))))
+                        (block $mismatch
+                          (loop $chunk
+                            (br_if $mismatch (i32.ge_u (local.get $ck) (local.get $ckend)))
+                            (if (v128.any_true
+                                  (v128.xor
+                                    (v128.and (v128.load (i32.add (i32.add (local.get $p) (i32.const 12)) (i32.load (local.get $ck))))
+                                              (v128.load offset=16 (local.get $ck)))
+                                    (v128.load offset=32 (local.get $ck))))
+                              (then
+                                (local.set $id (i32.const -1))
+                                (br $mismatch)))
+                            (local.set $ck (i32.add (local.get $ck) (i32.const 48)))
+                            (br $chunk)))))))))
+            (if (i32.lt_s (local.get $id) (i32.const 0))
+              (then (local.set $id (call $find (i32.add (local.get $p) (i32.const 12)) (local.get $len) (local.get $tab) (local.get $nextTab)))))))
+        (local.set $status
+          (i32.ne (i32.add (i32.rotr (call $crc (i32.add (local.get $p) (i32.const 12)) (local.get $len)) (i32.const 15))
+                           (i32.const 0xa282ead8))
+                  (i32.load (i32.sub (local.get $next) (i32.const 4)))))
+        (if (local.get $status) (then (local.set $id (i32.const -1))))
+        ;; learn the sequence: the shape after the previous record's is this one
+        (if (i32.and (i32.ge_s (local.get $id) (i32.const 0)) (i32.ge_s (global.get $prev) (i32.const 0)))
+          (then (i32.store (i32.add (local.get $nextTab) (i32.shl (global.get $prev) (i32.const 2))) (local.get $id))))
+        (if (i32.eqz (local.get $status)) (then (global.set $prev (local.get $id))))
+        (if (i32.ge_s (local.get $id) (i32.const 0))
+          (then
+            (local.set $s (i32.add (local.get $tab) (i32.load offset=1028 (i32.add (local.get $tab) (i32.shl (local.get $id) (i32.const 3))))))
+            (local.set $v (i32.load offset=12 (local.get $s)))
+            (if (i32.ge_s (local.get $v) (i32.const 0))
+              (then
+                (local.set $q (i32.add (local.get $vals) (i32.shl (local.get $n) (i32.const 4))))
+                (f64.store (local.get $q)
+                  (if (result f64) (i32.ge_s (i32.load offset=8 (local.get $s)) (i32.const 0))
+                    (then (f64.load offset=12 (i32.add (local.get $p) (i32.load offset=8 (local.get $s)))))
+                    (else (f64.const 0))))
+                (f64.store offset=8 (local.get $q)
+                  (if (result f64) (i32.and (local.get $v) (i32.const 1))
+                    (then (f64.load offset=12 (i32.add (local.get $p) (i32.shr_u (local.get $v) (i32.const 1)))))
+                    (else (f64.promote_f32 (f32.load offset=12 (i32.add (local.get $p) (i32.shr_u (local.get $v) (i32.const 1))))))))))))
         (i32.store (local.get $out) (i32.sub (local.get $p) (local.get $base)))
         (i32.store offset=4 (local.get $out) (local.get $len))
-        (i32.store offset=8 (local.get $out)
-          (i32.ne (call $masked (i32.add (local.get $p) (i32.const 12)) (local.get $len))
-                  (i32.load (i32.sub (local.get $next) (i32.const 4)))))
-        (local.set $out (i32.add (local.get $out) (i32.const 12)))
+        (i32.store offset=8 (local.get $out) (local.get $status))
+        (i32.store offset=12 (local.get $out) (local.get $id))
+        (local.set $out (i32.add (local.get $out) (i32.const 16)))
         (local.set $n (i32.add (local.get $n) (i32.const 1)))
         (local.set $p (local.get $next))
         (br $rec)))

@@ -187,8 +187,9 @@ test('a missing file is an I/O error, not a crash of the decoder', () => {
 });
 
 
-test('learned event shapes decode exactly what the full decode does (fixed-seed stream of mixed encodings)', () => {
-  const rand = rng(7);
+/** A fixed-seed stream of event records in mixed encodings (simple_value, tensors f32/f64, packed or not), with plugin metadata now and then. */
+function mixedRecords(seed: number, count: number): Buffer[] {
+  const rand = rng(seed);
   const tags = ['train/loss', 'rollout/reward/mean', 'hist/w', 'eval/acc', '中文/奖励'];
   const records: Buffer[] = [];
   let step = 0;
@@ -196,7 +197,7 @@ test('learned event shapes decode exactly what the full decode does (fixed-seed 
   const f32 = (x: number) => { const b = Buffer.alloc(4); b.writeFloatLE(x); return b; };
   const f64 = (x: number) => { const b = Buffer.alloc(8); b.writeDoubleLE(x); return b; };
   const specials = [NaN, Infinity, -Infinity, -0, 0, 1e-40, 3.4e38];
-  for (let i = 0; i < 4000; i++) {
+  for (let i = 0; i < count; i++) {
     // mostly steady writers (steps +1, the same tags in turn), sometimes a jump across a varint length
     step = rand() < 0.02 ? steps[Math.floor(rand() * steps.length)] : step + 1;
     const value = rand() < 0.05 ? specials[Math.floor(rand() * specials.length)] : (rand() - 0.5) * 10 ** Math.floor(rand() * 8);
@@ -214,6 +215,11 @@ test('learned event shapes decode exactly what the full decode does (fixed-seed 
     const wall = rand() < 0.02 ? undefined : 1.7e9 + i * 0.25;
     records.push(Buffer.from(EventType.encode(EventType.fromObject({ wall_time: wall, step, summary: { value: values } })).finish()));
   }
+  return records;
+}
+
+test('learned event shapes decode exactly what the full decode does (fixed-seed stream of mixed encodings)', () => {
+  const records = mixedRecords(7, 4000);
   const buf = Buffer.concat(records);
   const run = (learnShapes: boolean) => {
     const d = new ScalarDecoder({ learnShapes });
@@ -234,4 +240,46 @@ test('learned event shapes decode exactly what the full decode does (fixed-seed 
   assert.ok(reference.some((l) => l.startsWith('hist/w|')), 'tensors of a tag without a plugin are scalars until one is named');
   assert.equal(fast.length, reference.length);
   for (let i = 0; i < reference.length; i++) assert.equal(fast[i], reference[i], `scalar ${i}`);
+});
+
+test('records the wasm scan matches to learned shapes read exactly as the full decode does (mixed encodings, small reads)', () => {
+  const records = mixedRecords(11, 12000);
+  const reference: string[] = [];
+  const fmt = (t: string, s: number, w: number, v: number) => `${t}|${s}|${w}|${Object.is(v, -0) ? '-0' : String(v)}`;
+  const full = new ScalarDecoder({ learnShapes: false });
+  for (const r of records) full.decode(r, 0, r.length, { add: (t, s, w, v) => reference.push(fmt(t, s, w, v)) });
+  const dir = tmpDir();
+  const file = path.join(dir, 'events.out.tfevents.1.mixed');
+  fs.writeFileSync(file, Buffer.concat(records.map((r) => frameRecord(r))));
+  const reader = new TfRecordFileReader(file);
+  const got: string[] = [];
+  const sink = { add: (t: string, s: number, w: number, v: number) => got.push(fmt(t, s, w, v)) };
+  // Small reads (the reader's least, 64 KiB): several scans, so the shapes learned in one are
+  // matched by the wasm in the next.
+  while (reader.read(sink, 2048).consumed > 0);
+  reader.close();
+  assert.equal(reader.stats.records, records.length);
+  assert.equal(reader.stats.crcErrors + reader.stats.badHeaders + reader.stats.decodeErrors, 0);
+  assert.ok(reader.stats.shaped > records.length / 2, `only ${reader.stats.shaped} of ${records.length} records matched a shape in the scan`);
+  assert.equal(got.length, reference.length);
+  for (let i = 0; i < reference.length; i++) assert.equal(got[i], reference[i], `scalar ${i}`);
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test('a flipped value byte in a record of a learned shape is a CRC error: that record alone is skipped', () => {
+  const dir = tmpDir();
+  const { file, offsets } = syntheticFile(dir, 20000);
+  const buf = fs.readFileSync(file);
+  const victim = 15000;
+  const dataLen = buf.readUInt32LE(offsets[victim]);
+  buf[offsets[victim] + 12 + dataLen - 1] ^= 0x01; // the float's top byte (simple_value is the last field)
+  fs.writeFileSync(file, buf);
+  const reader = new TfRecordFileReader(file);
+  const steps: number[] = [];
+  while (reader.read({ add: (_t, step) => steps.push(step) }, 4096).consumed > 0);
+  reader.close();
+  assert.equal(reader.stats.crcErrors, 1);
+  assert.ok(reader.stats.shaped > 15000, `the victim's neighbours were not matched in the scan (${reader.stats.shaped})`);
+  assert.deepEqual(steps, [...Array(20000).keys()].filter((i) => i !== victim));
+  fs.rmSync(dir, { recursive: true, force: true });
 });
