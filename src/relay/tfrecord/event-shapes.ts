@@ -76,7 +76,7 @@ export class EventShape {
 
   /** Int32 words of this shape in a packed table (layout in scan.wat). */
   get packedSize(): number {
-    return 4 + this.chunks.length;
+    return 8 + this.chunks.length;
   }
 
   pack(into: Int32Array, at: number): void {
@@ -84,7 +84,11 @@ export class EventShape {
     into[at + 1] = this.chunks.length / 12;
     into[at + 2] = this.wallPos;
     into[at + 3] = this.tags.length === 1 ? 2 * this.valuePos[0] + this.valueWide[0] : -1;
-    into.set(this.chunks, at + 4);
+    into[at + 4] = this.stepPos;
+    into[at + 5] = this.stepEnd - this.stepPos;
+    into[at + 6] = 0;
+    into[at + 7] = 0;
+    into.set(this.chunks, at + 8);
   }
 
   /** True when the record at `start` (of this shape's length: the caller checks) has its constant bytes. */

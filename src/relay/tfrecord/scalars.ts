@@ -4,7 +4,7 @@
 // to the protobufjs-generated decoders. Everything else is skipped by wire type.
 import * as protobuf from 'protobufjs';
 import { EventLayout, EventShape, ShapeTable, readStepAt } from './event-shapes';
-import { ENTRY_INTS, RecordStatus, ScanResult } from './scan';
+import { ENTRY_INTS, ENTRY_VALUES, RecordStatus, ScanResult } from './scan';
 import { DataType, EventType, MetadataType, MetadataMsg, SummaryType, TensorMsg, TensorType, ValueType } from './event-proto';
 
 /** What decoding a chunk counts (the reader's statistics). */
@@ -246,7 +246,11 @@ export class ScalarDecoder {
     let scalars = 0;
     let records = 0;
     let shaped = 0;
-    for (let i = 0, n = count * ENTRY_INTS; i < n; i += ENTRY_INTS) {
+    // The raw bytes of the step varint protobufjs decoded last, and its value: writers log
+    // many tags at one step, so most records repeat them.
+    let lastRaw = NaN;
+    let lastStep = 0;
+    for (let i = 0, k = 0, n = count * ENTRY_INTS; i < n; i += ENTRY_INTS, k += ENTRY_VALUES) {
       const status = entries[i + 2];
       if (status !== RecordStatus.Ok) {
         if (status === RecordStatus.DataCrcMismatch) {
@@ -264,10 +268,16 @@ export class ScalarDecoder {
       if (index >= 0) {
         const tag = tags[index];
         if (tag !== undefined) {
-          // One value: the scan read wall_time and value; the step varint is protobufjs's.
-          const step = readStepAt(r, start, entries[i + 1], steps[2 * index], steps[2 * index + 1]);
+          // One value: the scan read wall_time, value and the step's raw bytes; the step varint
+          // is decoded by protobufjs (or equal to the one it decoded from the same bytes).
+          const raw = values[k + 2];
+          let step = lastStep;
+          if (raw !== lastRaw) {
+            step = readStepAt(r, start, entries[i + 1], steps[2 * index], steps[2 * index + 1]);
+            lastRaw = step === step ? raw : NaN;
+            lastStep = step;
+          }
           if (step === step) {
-            const k = i >> 1; // entry i / ENTRY_INTS, 2 values each (ENTRY_INTS is 4)
             sink.add(tag.tag, step, values[k], values[k + 1], tag.id);
             hits[index] = 1;
             scalars++;

@@ -43,7 +43,9 @@ const MAX_ENTRIES = 16384;
 export const ENTRY_INTS = 4;
 const VALUES_BASE = OUT_BASE + MAX_ENTRIES * ENTRY_INTS * 4;
 const PAGE = 65536;
-const INPUT_BASE = Math.ceil((VALUES_BASE + MAX_ENTRIES * 16) / PAGE) * PAGE;
+/** f64 per entry in the values column (scan.wat: wall_time, value, raw step bytes). */
+export const ENTRY_VALUES = 3;
+const INPUT_BASE = Math.ceil((VALUES_BASE + MAX_ENTRIES * ENTRY_VALUES * 8) / PAGE) * PAGE;
 
 /** Result of scanning one chunk: `count` entries of ENTRY_INTS ints each. */
 export interface ScanResult {
@@ -54,8 +56,8 @@ export interface ScanResult {
    */
   entries: Int32Array;
   /**
-   * Float64 view: wall_time and value of entry k at [2k, 2k + 1], for records the scan matched
-   * to a one-value shape (valid until the next scan).
+   * Float64 view: wall_time, value and the raw step bytes of entry k at [3k, 3k + 2], for
+   * records the scan matched to a one-value shape (valid until the next scan).
    */
   values: Float64Array;
   /** Bytes of the chunk consumed (records + skipped garbage); the rest waits for more data. */
@@ -82,7 +84,7 @@ function exportsOf(): ScanExports {
 /** The shared input region: callers write a chunk here, then call scanChunk. */
 export function inputRegion(bytes: number): Buffer {
   const e = exportsOf();
-  const need = INPUT_BASE + bytes;
+  const need = INPUT_BASE + bytes + 8; // the scan may load a few bytes past a record's end
   const have = e.memory.buffer.byteLength;
   if (need > have) e.memory.grow(Math.ceil((need - have) / PAGE));
   return Buffer.from(e.memory.buffer, INPUT_BASE, bytes);
@@ -106,7 +108,7 @@ export function scanChunk(length: number, shapes?: Int32Array): ScanResult {
   return {
     count,
     entries: new Int32Array(e.memory.buffer, OUT_BASE, count * ENTRY_INTS),
-    values: new Float64Array(e.memory.buffer, VALUES_BASE, count * 2),
+    values: new Float64Array(e.memory.buffer, VALUES_BASE, count * ENTRY_VALUES),
     consumed: e.stopPos() - INPUT_BASE,
     full: count === MAX_ENTRIES,
   };

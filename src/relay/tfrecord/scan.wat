@@ -14,9 +14,10 @@
 ;;   [0] n; [1 + (len & 255)] first shape of that length bucket, or -1;
 ;;   [257 + 2i] byte offset of shape i from $tab; [258 + 2i] next shape in its bucket, or -1.
 ;;   shape: len, nChunks, wallPos (-1: none), value (2 * pos + 1 if a double, 2 * pos if a
-;;   float; -1 unless the shape has exactly one value), then nChunks x 48 bytes (offset, 3
-;;   unused i32, a v128 mask, a v128 value): the 16 bytes at offset, masked, must equal the
-;;   value. Shapes are at least 16 bytes long.
+;;   float; -1 unless the shape has exactly one value), stepPos (-1: none), step varint
+;;   length, 2 unused i32, then nChunks x 48 bytes (offset, 3 unused i32, a v128 mask, a v128
+;;   value): the 16 bytes at offset, masked, must equal the value. Shapes are at least 16
+;;   bytes long.
 (module
   (memory (export "memory") 1) ;; the tables and the memo; scan.ts grows it for the rest
   (global $stop (mut i32) (i32.const 0))
@@ -146,7 +147,7 @@
   ;; True when the data at $d has every constant byte of shape $s (the caller checked the length).
   (func $matches (param $d i32) (param $s i32) (result i32)
     (local $c i32) (local $end i32)
-    (local.set $c (i32.add (local.get $s) (i32.const 16)))
+    (local.set $c (i32.add (local.get $s) (i32.const 32)))
     (local.set $end (i32.add (local.get $c) (i32.mul (i32.load offset=4 (local.get $s)) (i32.const 48))))
     (block $no
       (loop $chunk
@@ -188,8 +189,10 @@
 
   ;; Scans records in [p, end). For each, writes 4 i32 at out: offset of the record from base,
   ;; a length, a status, and the record's shape in the table at $tab (-1: none, or no table);
-  ;; for a record of a one-value shape also 2 f64 at $vals + 16 * entry: wall_time and value,
-  ;; read at the shape's holes as IEEE little-endian, as protobuf's double/float are.
+  ;; for a record of a one-value shape also 3 f64 at $vals + 24 * entry: wall_time and value,
+  ;; read at the shape's holes as IEEE little-endian, as protobuf's double/float are, and the
+  ;; step varint's raw bytes (bytes + 2^32 * length; -1: no step; NaN: over 4 bytes). Equal raw
+  ;; bytes are an equal step, so the decoder can reuse the step it decoded last time.
   ;;   0 = ok (length = data length; data at offset+12)
   ;;   1 = data CRC mismatch (record skipped; length = data length)
   ;;   2 = bad header (length CRC mismatch or absurd length): length = bytes skipped while
@@ -249,7 +252,7 @@
                     (if (i32.ne (i32.load (local.get $s)) (local.get $len))
                       (then (local.set $id (i32.const -1)))
                       (else
-                        (local.set $ck (i32.add (local.get $s) (i32.const 16)))
+                        (local.set $ck (i32.add (local.get $s) (i32.const 32)))
                         (local.set $ckend (i32.add (local.get $ck) (i32.mul (i32.load offset=4 (local.get $s)) (i32.const 48))))
                         (block $mismatch
                           (loop $chunk
@@ -281,7 +284,22 @@
             (local.set $v (i32.load offset=12 (local.get $s)))
             (if (i32.ge_s (local.get $v) (i32.const 0))
               (then
-                (local.set $q (i32.add (local.get $vals) (i32.shl (local.get $n) (i32.const 4))))
+                (local.set $q (i32.add (local.get $vals) (i32.mul (local.get $n) (i32.const 24))))
+                (local.set $ck (i32.load offset=16 (local.get $s)))
+                (local.set $ckend (i32.load offset=20 (local.get $s)))
+                (f64.store offset=16 (local.get $q)
+                  (if (result f64) (i32.lt_s (local.get $ck) (i32.const 0))
+                    (then (f64.const -1))
+                    (else
+                      (if (result f64) (i32.gt_u (local.get $ckend) (i32.const 4))
+                        (then (f64.const nan))
+                        (else
+                          (f64.convert_i64_u
+                            (i64.or
+                              (i64.and
+                                (i64.extend_i32_u (i32.load offset=12 (i32.add (local.get $p) (local.get $ck))))
+                                (i64.sub (i64.shl (i64.const 1) (i64.extend_i32_u (i32.shl (local.get $ckend) (i32.const 3)))) (i64.const 1)))
+                              (i64.shl (i64.extend_i32_u (local.get $ckend)) (i64.const 32)))))))))
                 (f64.store (local.get $q)
                   (if (result f64) (i32.ge_s (i32.load offset=8 (local.get $s)) (i32.const 0))
                     (then (f64.load offset=12 (i32.add (local.get $p) (i32.load offset=8 (local.get $s)))))

@@ -198,8 +198,8 @@ function mixedRecords(seed: number, count: number): Buffer[] {
   const f64 = (x: number) => { const b = Buffer.alloc(8); b.writeDoubleLE(x); return b; };
   const specials = [NaN, Infinity, -Infinity, -0, 0, 1e-40, 3.4e38];
   for (let i = 0; i < count; i++) {
-    // mostly steady writers (steps +1, the same tags in turn), sometimes a jump across a varint length
-    step = rand() < 0.02 ? steps[Math.floor(rand() * steps.length)] : step + 1;
+    // mostly steady writers (several tags per step, in turn), sometimes a jump across a varint length
+    step = rand() < 0.02 ? steps[Math.floor(rand() * steps.length)] : i % 3 === 0 ? step + 1 : step;
     const value = rand() < 0.05 ? specials[Math.floor(rand() * specials.length)] : (rand() - 0.5) * 10 ** Math.floor(rand() * 8);
     const tag = tags[i % tags.length];
     const kind = Math.floor(rand() * 6);
