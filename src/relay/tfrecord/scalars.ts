@@ -263,7 +263,6 @@ export class ScalarDecoder {
         continue;
       }
       records++;
-      const start = entries[i] + 12;
       const index = entries[i + 3];
       if (index >= 0) {
         const tag = tags[index];
@@ -273,7 +272,7 @@ export class ScalarDecoder {
           const raw = values[k + 2];
           let step = lastStep;
           if (raw !== lastRaw) {
-            step = readStepAt(r, start, entries[i + 1], steps[2 * index], steps[2 * index + 1]);
+            step = readStepAt(r, entries[i] + 12, entries[i + 1], steps[2 * index], steps[2 * index + 1]);
             lastRaw = step === step ? raw : NaN;
             lastStep = step;
           }
@@ -288,6 +287,7 @@ export class ScalarDecoder {
         // Several values: read at the holes here.
         const shape = tag === undefined ? shapes[index] : undefined;
         if (shape !== undefined) {
+          const start = entries[i] + 12;
           const step = shape.readStep(r, start);
           if (step === step) {
             scalars += shape.emitValues(dv, start, step, shape.readWall(dv, start), sink);
@@ -298,6 +298,7 @@ export class ScalarDecoder {
         }
       }
       try {
+        const start = entries[i] + 12;
         scalars += this.decode(buf, start, start + entries[i + 1], sink);
       } catch {
         stats.decodeErrors++;

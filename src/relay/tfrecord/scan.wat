@@ -268,7 +268,10 @@
                             (local.set $ck (i32.add (local.get $ck) (i32.const 48)))
                             (br $chunk)))))))))
             (if (i32.lt_s (local.get $id) (i32.const 0))
-              (then (local.set $id (call $find (i32.add (local.get $p) (i32.const 12)) (local.get $len) (local.get $tab) (local.get $nextTab)))))))
+              (then
+                (local.set $id (call $find (i32.add (local.get $p) (i32.const 12)) (local.get $len) (local.get $tab) (local.get $nextTab)))
+                (if (i32.ge_s (local.get $id) (i32.const 0))
+                  (then (local.set $s (i32.add (local.get $tab) (i32.load offset=1028 (i32.add (local.get $tab) (i32.shl (local.get $id) (i32.const 3))))))))))))
         (local.set $status
           (i32.ne (i32.add (i32.rotr (call $crc (i32.add (local.get $p) (i32.const 12)) (local.get $len)) (i32.const 15))
                            (i32.const 0xa282ead8))
@@ -278,9 +281,9 @@
         (if (i32.and (i32.ge_s (local.get $id) (i32.const 0)) (i32.ge_s (global.get $prev) (i32.const 0)))
           (then (i32.store (i32.add (local.get $nextTab) (i32.shl (global.get $prev) (i32.const 2))) (local.get $id))))
         (if (i32.eqz (local.get $status)) (then (global.set $prev (local.get $id))))
+        ;; ($s is the matched shape's address)
         (if (i32.ge_s (local.get $id) (i32.const 0))
           (then
-            (local.set $s (i32.add (local.get $tab) (i32.load offset=1028 (i32.add (local.get $tab) (i32.shl (local.get $id) (i32.const 3))))))
             (local.set $v (i32.load offset=12 (local.get $s)))
             (if (i32.ge_s (local.get $v) (i32.const 0))
               (then
