@@ -26,6 +26,12 @@ export class TfEventsSource extends FileSource {
     this.warned = true;
   }
 
+  /** Logs what a reader's read-ahead did (scan-pipeline.ts). */
+  pipelineEvent(event: 'start' | 'worker-failed', backlog: number): void {
+    if (event === 'start') this.log.debug(`relay: ${this.file}: ${(backlog / 1048576).toFixed(1)} MiB behind: reading ahead on a second core`);
+    else this.log.warn(`relay: ${this.file}: the scan worker stopped answering: reading on in one thread`);
+  }
+
   open(cursor: Cursor | undefined): SourceReader {
     return new TfEventsReader(this, cursor);
   }
@@ -51,7 +57,7 @@ class TfEventsReader implements SourceReader {
         return undefined;
       }
       this.fid = fileId(st);
-      this.reader = new TfRecordFileReader(this.src.file, resumeOffset(this.cursor, st));
+      this.reader = new TfRecordFileReader(this.src.file, resumeOffset(this.cursor, st), { onPipeline: (e, backlog) => this.src.pipelineEvent(e, backlog) });
     }
     const batch = this.batch;
     batch.clear();

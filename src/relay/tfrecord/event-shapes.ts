@@ -153,34 +153,38 @@ const MAX_SHAPES = 4096;
 const MAX_FRESH_PACKED = 256;
 const PACKED_HEADER = 257;
 
+/** One packed shape table (for scanChunk) with what the decoder needs to read the scan's shape indexes into it. */
+export interface PackedShapes {
+  /** The table in scan.wat's layout. */
+  readonly words: Int32Array;
+  /** Shapes by index; emptied by ShapeTable.clear(), so that an index into a forgotten table finds nothing. */
+  readonly shapes: EventShape[];
+  /** Per shape: its tag when it has exactly one value (the scan then reads it), else undefined. */
+  readonly tags: (ShapeTag | undefined)[];
+  /** Per shape: stepPos, stepEnd (a flat array: one cache line serves many shapes). */
+  readonly steps: Int32Array;
+  /** Per shape: set to 1 by the decoder when the scan matched a record to it. */
+  readonly hits: Uint8Array;
+}
+
 export class ShapeTable {
   private readonly byLength = new Map<number, EventShape[]>();
   /** Every shape, in the order learned. */
   private readonly learned: EventShape[] = [];
-  /**
-   * Shapes in the packed table, by their index there. The array is emptied by clear(), so an
-   * index into a forgotten table finds nothing.
-   */
-  readonly packedShapes: EventShape[] = [];
-  /** Per packed shape: its tag when it has exactly one value (the scan then reads it), else undefined. */
-  readonly packedTags: (ShapeTag | undefined)[] = [];
-  /** Per packed shape: stepPos, stepEnd (a flat array: one cache line serves many shapes). */
-  packedSteps = new Int32Array(0);
-  /** Per packed shape: set to 1 by the decoder when the scan matched a record to it. */
-  packedHits = new Uint8Array(0);
-  private packedWords: Int32Array | undefined;
+  private current: PackedShapes | undefined;
   private packedStale = true;
   /**
-   * The table packed for scanChunk (layout in scan.wat): the same array until a shape is
+   * The table packed for scanChunk (layout in scan.wat): the same object until a shape is
    * learned or the table is cleared. Shapes that repeated go first, newest first; then the
    * newest few that have not repeated yet (an event with a value that is not a hole, say, makes
    * a new shape every time: those must not crowd out the good ones). The rest are still
    * matched in JS.
    */
-  packed(): Int32Array {
-    if (!this.packedStale && this.packedWords !== undefined) return this.packedWords;
-    this.packedHits.forEach((hit, i) => {
-      if (hit) this.packedShapes[i].repeated = true;
+  packed(): PackedShapes {
+    const last = this.current;
+    if (!this.packedStale && last !== undefined) return last;
+    last?.hits.forEach((hit, i) => {
+      if (hit) last.shapes[i].repeated = true;
     });
     const shapes: EventShape[] = [];
     let words = PACKED_HEADER;
@@ -214,15 +218,16 @@ export class ShapeTable {
       else out[dir + 2 * last + 1] = i;
       tail.set(bucket, i);
     });
-    this.packedShapes.length = 0;
-    this.packedShapes.push(...shapes);
-    this.packedTags.length = 0;
-    this.packedTags.push(...shapes.map((sh) => (sh.tags.length === 1 ? sh.tags[0] : undefined)));
-    this.packedSteps = Int32Array.from(shapes.flatMap((sh) => [sh.stepPos, sh.stepEnd]));
-    this.packedHits = new Uint8Array(shapes.length);
-    this.packedWords = out;
+    const table: PackedShapes = {
+      words: out,
+      shapes,
+      tags: shapes.map((sh) => (sh.tags.length === 1 ? sh.tags[0] : undefined)),
+      steps: Int32Array.from(shapes.flatMap((sh) => [sh.stepPos, sh.stepEnd])),
+      hits: new Uint8Array(shapes.length),
+    };
+    this.current = table;
     this.packedStale = false;
-    return out;
+    return table;
   }
 
   /** A shape matching buf[start, start + len), if one was learned. */
@@ -288,10 +293,11 @@ export class ShapeTable {
   clear(): void {
     this.byLength.clear();
     this.learned.length = 0;
-    this.packedShapes.length = 0;
-    this.packedTags.length = 0;
-    this.packedHits = new Uint8Array(0);
-    this.packedWords = undefined;
+    if (this.current !== undefined) {
+      this.current.shapes.length = 0;
+      this.current.tags.length = 0;
+    }
+    this.current = undefined;
     this.packedStale = true;
   }
 }

@@ -4,6 +4,7 @@
 // is skipped up to the next valid one.
 import * as fs from 'node:fs';
 import { MAX_RECORD_BYTES, inputRegion, scanChunk } from './scan';
+import { PIPELINE_CHUNK_MAX, ScanPipeline, scanPipeline } from './scan-pipeline';
 import { ChunkStats, ScalarDecoder, ScalarSink } from './scalars';
 
 export type ReaderStats = ChunkStats;
@@ -18,6 +19,15 @@ export interface ReadResult {
 }
 
 const DEFAULT_CHUNK = 4 * 1024 * 1024;
+/** A backlog from which the reader reads ahead in the scan worker (scan-pipeline.ts). */
+export const PIPELINE_MIN_BYTES = 8 * 1024 * 1024;
+
+export interface FileReaderOptions {
+  /** Backlog (bytes after the offset) from which to read ahead on a second core; Infinity: never. */
+  pipelineMinBytes?: number;
+  /** Told when the reader starts reading ahead, and when the scan worker failed (it goes on alone). */
+  onPipeline?(event: 'start' | 'worker-failed', backlog: number): void;
+}
 
 export class TfRecordFileReader {
   readonly stats: ReaderStats = { records: 0, shaped: 0, scalars: 0, crcErrors: 0, badHeaders: 0, skippedBytes: 0, decodeErrors: 0 };
@@ -25,12 +35,18 @@ export class TfRecordFileReader {
   /** Smallest read that can hold the next record (grows for records above the chunk size). */
   private minRead = 64 * 1024;
   private readonly decoder = new ScalarDecoder();
+  /** The pipeline while this reader has a job running in it. */
+  private piped: ScanPipeline | undefined;
+  private readonly pipelineMinBytes: number;
 
   constructor(
     readonly path: string,
     /** Byte offset of the next record (a cursor position). */
     public offset = 0,
-  ) {}
+    private readonly opts: FileReaderOptions = {},
+  ) {
+    this.pipelineMinBytes = opts.pipelineMinBytes ?? PIPELINE_MIN_BYTES;
+  }
 
   /**
    * Reads complete records from the current offset, up to about `budget` bytes, into sink.
@@ -43,11 +59,23 @@ export class TfRecordFileReader {
     for (;;) {
       if (consumed >= budget) return { consumed, scalars, more: true };
       const want = Math.max(this.minRead, Math.min(DEFAULT_CHUNK, budget - consumed));
+      if (this.piped !== undefined || this.startPipeline(want)) {
+        // The worker's chunks have one size: take none that would overshoot the budget by half.
+        if (consumed > 0 && budget - consumed < this.piped!.chunkSize / 2) return { consumed, scalars, more: true };
+        const step = this.readPiped(sink);
+        if (step !== undefined) {
+          consumed += step.consumed;
+          scalars += step.scalars;
+          if (step.end) return { consumed, scalars, more: false };
+          continue;
+        }
+      }
       const region = inputRegion(want);
       const got = fs.readSync(this.fd, region, 0, want, this.offset);
       if (got === 0) return { consumed, scalars, more: false };
-      const res = scanChunk(got, this.decoder.shapesForScan());
-      scalars += this.decoder.decodeChunk(region, res, sink, this.stats);
+      const table = this.decoder.shapesForScan();
+      const res = scanChunk(got, table?.words);
+      scalars += this.decoder.decodeChunk(region, res, sink, this.stats, table);
       this.offset += res.consumed;
       consumed += res.consumed;
       if (res.consumed === 0) {
@@ -63,8 +91,55 @@ export class TfRecordFileReader {
     }
   }
 
+  /** True while the scan worker reads ahead for this reader (tests). */
+  get pipelined(): boolean {
+    return this.piped !== undefined;
+  }
+
   close(): void {
+    this.stopPipeline();
     if (this.fd !== undefined) fs.closeSync(this.fd);
     this.fd = undefined;
+  }
+
+  /** Hands the rest of a large backlog to the scan worker, if it is free. */
+  private startPipeline(chunk: number): boolean {
+    if (chunk > PIPELINE_CHUNK_MAX || this.pipelineMinBytes === Infinity) return false;
+    const backlog = fs.fstatSync(this.fd!).size - this.offset;
+    if (backlog < this.pipelineMinBytes) return false;
+    const pipeline = scanPipeline();
+    if (pipeline === undefined || !pipeline.start(this, this.fd!, this.offset, chunk)) return false;
+    this.piped = pipeline;
+    this.opts.onPipeline?.('start', backlog);
+    return true;
+  }
+
+  private stopPipeline(): void {
+    this.piped?.stop(this);
+    this.piped = undefined;
+  }
+
+  /**
+   * Decodes the next chunk the worker scanned. Undefined when this read must take the reader's
+   * own path: the worker is gone, the read failed (the own path reports it), or a record is
+   * longer than the chunk (the own path grows its reads); the pipeline is stopped then.
+   */
+  private readPiped(sink: ScalarSink): { consumed: number; scalars: number; end: boolean } | undefined {
+    const pipeline = this.piped!;
+    const chunk = pipeline.take(this);
+    if (chunk === undefined) this.opts.onPipeline?.('worker-failed', 0);
+    if (chunk === undefined || chunk.error || chunk.offset !== this.offset || chunk.scan.consumed === 0) {
+      this.stopPipeline();
+      return undefined;
+    }
+    const { scan } = chunk;
+    const table = this.decoder.shapesForScan();
+    pipeline.match(chunk, table);
+    const scalars = this.decoder.decodeChunk(chunk.region, scan, sink, this.stats, table);
+    pipeline.release(this);
+    this.offset += scan.consumed;
+    const end = chunk.got < pipeline.chunkSize && !scan.full;
+    if (end) this.stopPipeline();
+    return { consumed: scan.consumed, scalars, end };
   }
 }

@@ -3,7 +3,7 @@
 // of the parsed message definitions, and hands any nested message it needs (metadata, tensor)
 // to the protobufjs-generated decoders. Everything else is skipped by wire type.
 import * as protobuf from 'protobufjs';
-import { EventLayout, EventShape, ShapeTable, readStepAt } from './event-shapes';
+import { EventLayout, EventShape, PackedShapes, ShapeTable, ShapeTag, readStepAt } from './event-shapes';
 import { ENTRY_INTS, ENTRY_VALUES, RecordStatus, ScanResult } from './scan';
 import { DataType, EventType, MetadataType, MetadataMsg, SummaryType, TensorMsg, TensorType, ValueType } from './event-proto';
 
@@ -194,6 +194,11 @@ function locateTensorValue(r: protobuf.Reader, start: number, end: number, t: Te
   return { pos, wide: t.dtype === DataType.DT_DOUBLE };
 }
 
+const NO_SHAPES: EventShape[] = [];
+const NO_TAGS: (ShapeTag | undefined)[] = [];
+const NO_STEPS = new Int32Array(0);
+const NO_HITS = new Uint8Array(0);
+
 /**
  * Decodes the scalars of one file's events. Keeps, per tag, the plugin named by the first
  * metadata seen (TF2 may write it only once per tag), so histograms or text written as tensors
@@ -217,7 +222,7 @@ export class ScalarDecoder {
    * The packed shape table for the next scanChunk (undefined: no shapes), whose shape indexes
    * decodeChunk() then accepts.
    */
-  shapesForScan(): Int32Array | undefined {
+  shapesForScan(): PackedShapes | undefined {
     return this.opts.learnShapes === false ? undefined : this.shapes.packed();
   }
 
@@ -228,21 +233,22 @@ export class ScalarDecoder {
   }
 
   /**
-   * Decodes the records of a scanned chunk (scanChunk() entries over buf, scanned with the table
-   * from shapesForScan()) into sink and counts them into stats. Records the scan matched to a
-   * shape are read at its holes; the rest, and any whose shape was cleared meanwhile or whose
-   * step varint ends elsewhere, take decode(). Returns the number of scalars added.
+   * Decodes the records of a scanned chunk (scanChunk() entries over buf, scanned with `table`,
+   * one that shapesForScan() returned) into sink and counts them into stats. Records the scan
+   * matched to a shape are read at its holes; the rest, and any whose shape was cleared
+   * meanwhile or whose step varint ends elsewhere, take decode(). Returns the number of
+   * scalars added.
    */
-  decodeChunk(buf: Buffer, scan: ScanResult, sink: ScalarSink, stats: ChunkStats): number {
+  decodeChunk(buf: Buffer, scan: ScanResult, sink: ScalarSink, stats: ChunkStats, table: PackedShapes | undefined): number {
     if (this.readerBuf !== buf) this.bind(buf);
     const r = this.reader!;
     const dv = this.view!;
     const { entries, values, count } = scan;
     // Emptied by a clear() during the chunk, so that stale indexes find nothing.
-    const shapes = this.shapes.packedShapes;
-    const tags = this.shapes.packedTags;
-    const steps = this.shapes.packedSteps;
-    const hits = this.shapes.packedHits;
+    const shapes = table?.shapes ?? NO_SHAPES;
+    const tags = table?.tags ?? NO_TAGS;
+    const steps = table?.steps ?? NO_STEPS;
+    const hits = table?.hits ?? NO_HITS;
     let scalars = 0;
     let records = 0;
     let shaped = 0;

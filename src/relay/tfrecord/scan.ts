@@ -32,17 +32,18 @@ export const enum RecordStatus {
 /** Largest record we accept (a length above this is treated as a corrupt header). */
 export const MAX_RECORD_BYTES = 256 * 1024 * 1024;
 // Memory layout (scan.wat): CRC tables and header memo below 10240, then these.
-const SHAPES_BASE = 16384;
+export const SHAPES_BASE = 16384;
 /** Room for a packed shape table (event-shapes.ts keeps its tables within it). */
 export const SHAPE_TABLE_BYTES = 512 * 1024;
 /** Most shapes a packed table holds. */
 export const SHAPE_TABLE_MAX = 1024;
 const NEXT_BASE = SHAPES_BASE + SHAPE_TABLE_BYTES;
 const OUT_BASE = NEXT_BASE + 4 * SHAPE_TABLE_MAX;
-const MAX_ENTRIES = 16384;
+/** Most entries one scan writes (it stops early, `full`, when there are more records). */
+export const MAX_ENTRIES = 16384;
 export const ENTRY_INTS = 4;
 const VALUES_BASE = OUT_BASE + MAX_ENTRIES * ENTRY_INTS * 4;
-const PAGE = 65536;
+export const PAGE = 65536;
 /** f64 per entry in the values column (scan.wat: wall_time, value, raw step bytes). */
 export const ENTRY_VALUES = 3;
 const INPUT_BASE = Math.ceil((VALUES_BASE + MAX_ENTRIES * ENTRY_VALUES * 8) / PAGE) * PAGE;

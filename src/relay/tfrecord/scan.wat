@@ -187,6 +187,159 @@
         (br $chain)))
     (i32.const -1))
 
+  ;; The shape of the record data [d, d+len) in the table at $tab: the one predicted after the
+  ;; previous record's shape, tried inline (the common case: writers repeat their tags in order),
+  ;; else $find's; -1 when none.
+  (func $match_one (param $d i32) (param $len i32) (param $tab i32) (param $nextTab i32) (result i32)
+    (local $id i32) (local $s i32) (local $ck i32) (local $ckend i32)
+    (if (i32.ge_s (global.get $prev) (i32.const 0))
+      (then
+        (local.set $id (i32.load (i32.add (local.get $nextTab) (i32.shl (global.get $prev) (i32.const 2)))))
+        (if (i32.ge_s (local.get $id) (i32.const 0))
+          (then
+            (local.set $s (call $shape (local.get $tab) (local.get $id)))
+            (if (i32.eq (i32.load (local.get $s)) (local.get $len))
+              (then
+                (local.set $ck (i32.add (local.get $s) (i32.const 32)))
+                (local.set $ckend (i32.add (local.get $ck) (i32.mul (i32.load offset=4 (local.get $s)) (i32.const 48))))
+                (block $mismatch
+                  (loop $chunk
+                    (if (i32.ge_u (local.get $ck) (local.get $ckend)) (then (return (local.get $id))))
+                    (br_if $mismatch
+                      (v128.any_true
+                        (v128.xor
+                          (v128.and (v128.load (i32.add (local.get $d) (i32.load (local.get $ck))))
+                                    (v128.load offset=16 (local.get $ck)))
+                          (v128.load offset=32 (local.get $ck)))))
+                    (local.set $ck (i32.add (local.get $ck) (i32.const 48)))
+                    (br $chunk)))))))))
+    (call $find (local.get $d) (local.get $len) (local.get $tab) (local.get $nextTab)))
+
+  ;; A record whose CRC matched had shape $id (-1: none): the shape after the previous record's
+  ;; is this one (learned for the prediction), and this one is the previous for the next.
+  (func $follow (param $id i32) (param $nextTab i32)
+    (if (i32.and (i32.ge_s (local.get $id) (i32.const 0)) (i32.ge_s (global.get $prev) (i32.const 0)))
+      (then (i32.store (i32.add (local.get $nextTab) (i32.shl (global.get $prev) (i32.const 2))) (local.get $id))))
+    (global.set $prev (local.get $id)))
+
+  ;; Writes 3 f64 at $q for the record data at $d of the one-value shape at $s: wall_time and
+  ;; value, read at the shape's holes as IEEE little-endian, as protobuf's double/float are, and
+  ;; the step varint's raw bytes (bytes + 2^32 * length; -1: no step; NaN: over 4 bytes). Equal
+  ;; raw bytes are an equal step, so the decoder can reuse the step it decoded last time.
+  (func $extract (param $d i32) (param $s i32) (param $q i32)
+    (local $v i32) (local $pos i32) (local $n i32)
+    (local.set $v (i32.load offset=12 (local.get $s)))
+    (local.set $pos (i32.load offset=16 (local.get $s)))
+    (local.set $n (i32.load offset=20 (local.get $s)))
+    (f64.store offset=16 (local.get $q)
+      (if (result f64) (i32.lt_s (local.get $pos) (i32.const 0))
+        (then (f64.const -1))
+        (else
+          (if (result f64) (i32.gt_u (local.get $n) (i32.const 4))
+            (then (f64.const nan))
+            (else
+              (f64.convert_i64_u
+                (i64.or
+                  (i64.and
+                    (i64.extend_i32_u (i32.load (i32.add (local.get $d) (local.get $pos))))
+                    (i64.sub (i64.shl (i64.const 1) (i64.extend_i32_u (i32.shl (local.get $n) (i32.const 3)))) (i64.const 1)))
+                  (i64.shl (i64.extend_i32_u (local.get $n)) (i64.const 32)))))))))
+    (f64.store (local.get $q)
+      (if (result f64) (i32.ge_s (i32.load offset=8 (local.get $s)) (i32.const 0))
+        (then (f64.load (i32.add (local.get $d) (i32.load offset=8 (local.get $s)))))
+        (else (f64.const 0))))
+    (f64.store offset=8 (local.get $q)
+      (if (result f64) (i32.and (local.get $v) (i32.const 1))
+        (then (f64.load (i32.add (local.get $d) (i32.shr_u (local.get $v) (i32.const 1)))))
+        (else (f64.promote_f32 (f32.load (i32.add (local.get $d) (i32.shr_u (local.get $v) (i32.const 1)))))))))
+
+;; Matches the $count records scanned (without a table) at $out to the table at $tab, as
+  ;; scan() does with one: writes each ok record's shape into its entry, and the values of a
+  ;; one-value shape at $vals + 24 * entry. Another thread may have scanned them (scan-pipeline.ts).
+  ;; The hot path of a large backlog: the predicted shape, the prediction and the extraction
+  ;; are inline here ($match_one, $follow and $extract as one loop; V8 does not inline wasm calls).
+  (func (export "match") (param $base i32) (param $out i32) (param $count i32) (param $tab i32)
+                         (param $nextTab i32) (param $vals i32)
+    (local $end i32) (local $d i32) (local $len i32) (local $id i32) (local $s i32) (local $prev i32)
+    (local $ck i32) (local $ckend i32) (local $v i32) (local $pos i32) (local $n i32)
+    (local.set $prev (global.get $prev))
+    (local.set $end (i32.add (local.get $out) (i32.shl (local.get $count) (i32.const 4))))
+    (block $done
+      (loop $entry
+        (br_if $done (i32.ge_u (local.get $out) (local.get $end)))
+        (if (i32.eqz (i32.load offset=8 (local.get $out)))
+          (then
+            (local.set $d (i32.add (i32.add (local.get $base) (i32.load (local.get $out))) (i32.const 12)))
+            (local.set $len (i32.load offset=4 (local.get $out)))
+            (local.set $id (i32.const -1))
+            (block $predicted
+              (br_if $predicted (i32.lt_s (local.get $prev) (i32.const 0)))
+              (local.set $id (i32.load (i32.add (local.get $nextTab) (i32.shl (local.get $prev) (i32.const 2)))))
+              (br_if $predicted (i32.lt_s (local.get $id) (i32.const 0)))
+              (local.set $s (i32.add (local.get $tab) (i32.load offset=1028 (i32.add (local.get $tab) (i32.shl (local.get $id) (i32.const 3))))))
+              (if (i32.ne (i32.load (local.get $s)) (local.get $len))
+                (then
+                  (local.set $id (i32.const -1))
+                  (br $predicted)))
+              (local.set $ck (i32.add (local.get $s) (i32.const 32)))
+              (local.set $ckend (i32.add (local.get $ck) (i32.mul (i32.load offset=4 (local.get $s)) (i32.const 48))))
+              (loop $chunk
+                (br_if $predicted (i32.ge_u (local.get $ck) (local.get $ckend)))
+                (if (v128.any_true
+                      (v128.xor
+                        (v128.and (v128.load (i32.add (local.get $d) (i32.load (local.get $ck))))
+                                  (v128.load offset=16 (local.get $ck)))
+                        (v128.load offset=32 (local.get $ck))))
+                  (then
+                    (local.set $id (i32.const -1))
+                    (br $predicted)))
+                (local.set $ck (i32.add (local.get $ck) (i32.const 48)))
+                (br $chunk)))
+            (if (i32.lt_s (local.get $id) (i32.const 0))
+              (then
+                (global.set $prev (local.get $prev))
+                (local.set $id (call $find (local.get $d) (local.get $len) (local.get $tab) (local.get $nextTab)))
+                (if (i32.ge_s (local.get $id) (i32.const 0))
+                  (then (local.set $s (call $shape (local.get $tab) (local.get $id)))))))
+            ;; the prediction: the shape after the previous record's is this one
+            (if (i32.and (i32.ge_s (local.get $id) (i32.const 0)) (i32.ge_s (local.get $prev) (i32.const 0)))
+              (then (i32.store (i32.add (local.get $nextTab) (i32.shl (local.get $prev) (i32.const 2))) (local.get $id))))
+            (local.set $prev (local.get $id))
+            (i32.store offset=12 (local.get $out) (local.get $id))
+            ;; the extraction ($extract), for a one-value shape ($s is its address)
+            (if (i32.ge_s (local.get $id) (i32.const 0))
+              (then
+                (local.set $v (i32.load offset=12 (local.get $s)))
+                (if (i32.ge_s (local.get $v) (i32.const 0))
+                  (then
+                    (local.set $pos (i32.load offset=16 (local.get $s)))
+                    (local.set $n (i32.load offset=20 (local.get $s)))
+                    (f64.store offset=16 (local.get $vals)
+                      (if (result f64) (i32.lt_s (local.get $pos) (i32.const 0))
+                        (then (f64.const -1))
+                        (else
+                          (if (result f64) (i32.gt_u (local.get $n) (i32.const 4))
+                            (then (f64.const nan))
+                            (else
+                              (f64.convert_i64_u
+                                (i64.or
+                                  (i64.and
+                                    (i64.extend_i32_u (i32.load (i32.add (local.get $d) (local.get $pos))))
+                                    (i64.sub (i64.shl (i64.const 1) (i64.extend_i32_u (i32.shl (local.get $n) (i32.const 3)))) (i64.const 1)))
+                                  (i64.shl (i64.extend_i32_u (local.get $n)) (i64.const 32)))))))))
+                    (f64.store (local.get $vals)
+                      (if (result f64) (i32.ge_s (i32.load offset=8 (local.get $s)) (i32.const 0))
+                        (then (f64.load (i32.add (local.get $d) (i32.load offset=8 (local.get $s)))))
+                        (else (f64.const 0))))
+                    (f64.store offset=8 (local.get $vals)
+                      (if (result f64) (i32.and (local.get $v) (i32.const 1))
+                        (then (f64.load (i32.add (local.get $d) (i32.shr_u (local.get $v) (i32.const 1)))))
+                        (else (f64.promote_f32 (f32.load (i32.add (local.get $d) (i32.shr_u (local.get $v) (i32.const 1))))))))))))))
+        (local.set $out (i32.add (local.get $out) (i32.const 16)))
+        (local.set $vals (i32.add (local.get $vals) (i32.const 24)))
+        (br $entry)))
+    (global.set $prev (local.get $prev)))
+
   ;; Scans records in [p, end). For each, writes 4 i32 at out: offset of the record from base,
   ;; a length, a status, and the record's shape in the table at $tab (-1: none, or no table);
   ;; for a record of a one-value shape also 3 f64 at $vals + 24 * entry: wall_time and value,
@@ -203,7 +356,7 @@
   (func (export "scan") (param $base i32) (param $p i32) (param $end i32) (param $out i32)
                         (param $maxRecs i32) (param $maxLen i32) (param $tab i32) (param $nextTab i32)
                         (param $vals i32) (result i32)
-    (local $n i32) (local $len i32) (local $q i32) (local $next i32) (local $id i32) (local $s i32) (local $v i32) (local $ck i32) (local $ckend i32)
+    (local $n i32) (local $len i32) (local $q i32) (local $next i32) (local $id i32) (local $s i32)
     (local $status i32)
     (block $exit
       (loop $rec
@@ -241,76 +394,20 @@
         (br_if $exit (i32.lt_u (local.get $next) (local.get $p)))
         (local.set $id (i32.const -1))
         (if (local.get $tab)
-          (then
-            ;; the predicted shape, inline (the common case: writers repeat their tags in order)
-            (if (i32.ge_s (global.get $prev) (i32.const 0))
-              (then
-                (local.set $id (i32.load (i32.add (local.get $nextTab) (i32.shl (global.get $prev) (i32.const 2)))))
-                (if (i32.ge_s (local.get $id) (i32.const 0))
-                  (then
-                    (local.set $s (i32.add (local.get $tab) (i32.load offset=1028 (i32.add (local.get $tab) (i32.shl (local.get $id) (i32.const 3))))))
-                    (if (i32.ne (i32.load (local.get $s)) (local.get $len))
-                      (then (local.set $id (i32.const -1)))
-                      (else
-                        (local.set $ck (i32.add (local.get $s) (i32.const 32)))
-                        (local.set $ckend (i32.add (local.get $ck) (i32.mul (i32.load offset=4 (local.get $s)) (i32.const 48))))
-                        (block $mismatch
-                          (loop $chunk
-                            (br_if $mismatch (i32.ge_u (local.get $ck) (local.get $ckend)))
-                            (if (v128.any_true
-                                  (v128.xor
-                                    (v128.and (v128.load (i32.add (i32.add (local.get $p) (i32.const 12)) (i32.load (local.get $ck))))
-                                              (v128.load offset=16 (local.get $ck)))
-                                    (v128.load offset=32 (local.get $ck))))
-                              (then
-                                (local.set $id (i32.const -1))
-                                (br $mismatch)))
-                            (local.set $ck (i32.add (local.get $ck) (i32.const 48)))
-                            (br $chunk)))))))))
-            (if (i32.lt_s (local.get $id) (i32.const 0))
-              (then
-                (local.set $id (call $find (i32.add (local.get $p) (i32.const 12)) (local.get $len) (local.get $tab) (local.get $nextTab)))
-                (if (i32.ge_s (local.get $id) (i32.const 0))
-                  (then (local.set $s (i32.add (local.get $tab) (i32.load offset=1028 (i32.add (local.get $tab) (i32.shl (local.get $id) (i32.const 3))))))))))))
+          (then (local.set $id (call $match_one (i32.add (local.get $p) (i32.const 12)) (local.get $len) (local.get $tab) (local.get $nextTab)))))
         (local.set $status
           (i32.ne (i32.add (i32.rotr (call $crc (i32.add (local.get $p) (i32.const 12)) (local.get $len)) (i32.const 15))
                            (i32.const 0xa282ead8))
                   (i32.load (i32.sub (local.get $next) (i32.const 4)))))
-        (if (local.get $status) (then (local.set $id (i32.const -1))))
-        ;; learn the sequence: the shape after the previous record's is this one
-        (if (i32.and (i32.ge_s (local.get $id) (i32.const 0)) (i32.ge_s (global.get $prev) (i32.const 0)))
-          (then (i32.store (i32.add (local.get $nextTab) (i32.shl (global.get $prev) (i32.const 2))) (local.get $id))))
-        (if (i32.eqz (local.get $status)) (then (global.set $prev (local.get $id))))
-        ;; ($s is the matched shape's address)
+        (if (local.get $status)
+          (then (local.set $id (i32.const -1)))
+          (else (call $follow (local.get $id) (local.get $nextTab))))
         (if (i32.ge_s (local.get $id) (i32.const 0))
           (then
-            (local.set $v (i32.load offset=12 (local.get $s)))
-            (if (i32.ge_s (local.get $v) (i32.const 0))
-              (then
-                (local.set $q (i32.add (local.get $vals) (i32.mul (local.get $n) (i32.const 24))))
-                (local.set $ck (i32.load offset=16 (local.get $s)))
-                (local.set $ckend (i32.load offset=20 (local.get $s)))
-                (f64.store offset=16 (local.get $q)
-                  (if (result f64) (i32.lt_s (local.get $ck) (i32.const 0))
-                    (then (f64.const -1))
-                    (else
-                      (if (result f64) (i32.gt_u (local.get $ckend) (i32.const 4))
-                        (then (f64.const nan))
-                        (else
-                          (f64.convert_i64_u
-                            (i64.or
-                              (i64.and
-                                (i64.extend_i32_u (i32.load offset=12 (i32.add (local.get $p) (local.get $ck))))
-                                (i64.sub (i64.shl (i64.const 1) (i64.extend_i32_u (i32.shl (local.get $ckend) (i32.const 3)))) (i64.const 1)))
-                              (i64.shl (i64.extend_i32_u (local.get $ckend)) (i64.const 32)))))))))
-                (f64.store (local.get $q)
-                  (if (result f64) (i32.ge_s (i32.load offset=8 (local.get $s)) (i32.const 0))
-                    (then (f64.load offset=12 (i32.add (local.get $p) (i32.load offset=8 (local.get $s)))))
-                    (else (f64.const 0))))
-                (f64.store offset=8 (local.get $q)
-                  (if (result f64) (i32.and (local.get $v) (i32.const 1))
-                    (then (f64.load offset=12 (i32.add (local.get $p) (i32.shr_u (local.get $v) (i32.const 1)))))
-                    (else (f64.promote_f32 (f32.load offset=12 (i32.add (local.get $p) (i32.shr_u (local.get $v) (i32.const 1))))))))))))
+            (local.set $s (call $shape (local.get $tab) (local.get $id)))
+            (if (i32.ge_s (i32.load offset=12 (local.get $s)) (i32.const 0))
+              (then (call $extract (i32.add (local.get $p) (i32.const 12)) (local.get $s)
+                                   (i32.add (local.get $vals) (i32.mul (local.get $n) (i32.const 24))))))))
         (i32.store (local.get $out) (i32.sub (local.get $p) (local.get $base)))
         (i32.store offset=4 (local.get $out) (local.get $len))
         (i32.store offset=8 (local.get $out) (local.get $status))

@@ -10,6 +10,7 @@ import { ScalarDecoder } from '../../../src/relay/tfrecord/scalars';
 import { crc32c, frameRecord } from '../../../src/relay/tfrecord/scan';
 import { repoRoot } from '../../harness/paths';
 import { noTbx, python, rng, tmpDir, writers } from './helpers';
+import { fmtPoint, mixedRecords, referencePoints } from './tfrecord-streams';
 
 interface Pt {
   tag: string;
@@ -53,9 +54,9 @@ test('CRC-32C matches the standard check value', () => {
 });
 
 test('scan-wasm.ts is the assembly of scan.wat (run scripts/gen-relay-wasm.mjs after editing)', () => {
-  const b64 = execFileSync(process.execPath, [path.join(repoRoot, 'scripts', 'gen-relay-wasm.mjs'), '--print'], { encoding: 'utf8' });
+  const text = execFileSync(process.execPath, [path.join(repoRoot, 'scripts', 'gen-relay-wasm.mjs'), '--print'], { encoding: 'utf8' });
   const committed = fs.readFileSync(path.join(repoRoot, 'src', 'relay', 'tfrecord', 'scan-wasm.ts'), 'utf8');
-  assert.ok(committed.includes(`'${b64}'`), 'scan-wasm.ts is stale');
+  assert.equal(committed, text, 'scan-wasm.ts is stale');
 });
 
 test('message definitions use the field numbers of the tensorboard package', { skip: noTbx }, () => {
@@ -188,36 +189,6 @@ test('a missing file is an I/O error, not a crash of the decoder', () => {
 
 
 /** A fixed-seed stream of event records in mixed encodings (simple_value, tensors f32/f64, packed or not), with plugin metadata now and then. */
-function mixedRecords(seed: number, count: number): Buffer[] {
-  const rand = rng(seed);
-  const tags = ['train/loss', 'rollout/reward/mean', 'hist/w', 'eval/acc', '中文/奖励'];
-  const records: Buffer[] = [];
-  let step = 0;
-  const steps = [0, 1, 126, 127, 128, 129, 16383, 16384, 2 ** 21 - 1, 2 ** 21, 2 ** 28 - 1, 2 ** 28, 2 ** 35, 2 ** 50];
-  const f32 = (x: number) => { const b = Buffer.alloc(4); b.writeFloatLE(x); return b; };
-  const f64 = (x: number) => { const b = Buffer.alloc(8); b.writeDoubleLE(x); return b; };
-  const specials = [NaN, Infinity, -Infinity, -0, 0, 1e-40, 3.4e38];
-  for (let i = 0; i < count; i++) {
-    // mostly steady writers (several tags per step, in turn), sometimes a jump across a varint length
-    step = rand() < 0.02 ? steps[Math.floor(rand() * steps.length)] : i % 3 === 0 ? step + 1 : step;
-    const value = rand() < 0.05 ? specials[Math.floor(rand() * specials.length)] : (rand() - 0.5) * 10 ** Math.floor(rand() * 8);
-    const tag = tags[i % tags.length];
-    const kind = Math.floor(rand() * 6);
-    const metadata = rand() < 0.03 ? { plugin_data: { plugin_name: tag.startsWith('hist') ? 'histograms' : 'scalars' } } : undefined;
-    let v: Record<string, unknown>;
-    if (kind <= 1) v = { tag, simple_value: value, metadata };
-    else if (kind === 2) v = { tag, metadata, tensor: { dtype: 1, tensor_content: f32(value) } };
-    else if (kind === 3) v = { tag, metadata, tensor: { dtype: 2, tensor_content: f64(value) } };
-    else if (kind === 4) v = { tag, metadata, tensor: { dtype: 1, float_val: [value] } };
-    else v = { tag, metadata, tensor: { dtype: 2, double_val: [value, value + 1] } };
-    const values = [v];
-    if (rand() < 0.05) values.push({ tag: 'extra/second', simple_value: value / 3 });
-    const wall = rand() < 0.02 ? undefined : 1.7e9 + i * 0.25;
-    records.push(Buffer.from(EventType.encode(EventType.fromObject({ wall_time: wall, step, summary: { value: values } })).finish()));
-  }
-  return records;
-}
-
 test('learned event shapes decode exactly what the full decode does (fixed-seed stream of mixed encodings)', () => {
   const records = mixedRecords(7, 4000);
   const buf = Buffer.concat(records);
@@ -244,16 +215,13 @@ test('learned event shapes decode exactly what the full decode does (fixed-seed 
 
 test('records the wasm scan matches to learned shapes read exactly as the full decode does (mixed encodings, small reads)', () => {
   const records = mixedRecords(11, 12000);
-  const reference: string[] = [];
-  const fmt = (t: string, s: number, w: number, v: number) => `${t}|${s}|${w}|${Object.is(v, -0) ? '-0' : String(v)}`;
-  const full = new ScalarDecoder({ learnShapes: false });
-  for (const r of records) full.decode(r, 0, r.length, { add: (t, s, w, v) => reference.push(fmt(t, s, w, v)) });
+  const reference = referencePoints(records);
   const dir = tmpDir();
   const file = path.join(dir, 'events.out.tfevents.1.mixed');
   fs.writeFileSync(file, Buffer.concat(records.map((r) => frameRecord(r))));
   const reader = new TfRecordFileReader(file);
   const got: string[] = [];
-  const sink = { add: (t: string, s: number, w: number, v: number) => got.push(fmt(t, s, w, v)) };
+  const sink = { add: (t: string, s: number, w: number, v: number) => got.push(fmtPoint(t, s, w, v)) };
   // Small reads (the reader's least, 64 KiB): several scans, so the shapes learned in one are
   // matched by the wasm in the next.
   while (reader.read(sink, 2048).consumed > 0);
