@@ -27,11 +27,13 @@ export const CTL = {
   SLOT_COUNT: 3,
   SLOT_CONSUMED: 4,
   SLOT_FULL: 5,
+  /** Most slots the control words have room for. */
+  MAX_SLOTS: 12,
   /** Float64 index of the job's start offset; F_SLOT_OFFSET + k: where slot k was read. */
-  F_START: 32,
-  F_SLOT_OFFSET: 33,
+  F_START: 64,
+  F_SLOT_OFFSET: 65,
   /** Bytes of the control buffer. */
-  BYTES: 512,
+  BYTES: 1024,
   /** A slot's states. */
   FREE: 0,
   READY: 1,

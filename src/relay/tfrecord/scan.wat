@@ -401,7 +401,7 @@
                   (i32.load (i32.sub (local.get $next) (i32.const 4)))))
         (if (local.get $status)
           (then (local.set $id (i32.const -1)))
-          (else (call $follow (local.get $id) (local.get $nextTab))))
+          (else (if (local.get $tab) (then (call $follow (local.get $id) (local.get $nextTab))))))
         (if (i32.ge_s (local.get $id) (i32.const 0))
           (then
             (local.set $s (call $shape (local.get $tab) (local.get $id)))
