@@ -11,7 +11,7 @@
 // in its own thread.
 import { Worker } from 'node:worker_threads';
 import type { PackedShapes } from './event-shapes';
-import { ENTRY_INTS, ENTRY_VALUES, MAX_ENTRIES, MAX_RECORD_BYTES, PAGE, SHAPES_BASE, SHAPE_TABLE_BYTES, SHAPE_TABLE_MAX, ScanResult } from './scan';
+import { ENTRY_INTS, ENTRY_VALUES, MAX_ENTRIES, MAX_RECORD_BYTES, NEXT_BASE, PAGE, SHAPES_BASE, SHAPE_TABLE_MAX, ScanResult, writeShapeTable } from './scan';
 import { SCAN_WASM_SHARED_BASE64 } from './scan-wasm';
 import { CTL, WorkerData, WorkerLayout, scanWorkerSource } from './scan-worker';
 
@@ -48,9 +48,8 @@ export interface PipelineChunk {
   error: boolean;
 }
 
-/** The main thread's shape table and its prediction array (the worker scans without one). */
-const NEXT_BASE = SHAPES_BASE + SHAPE_TABLE_BYTES;
-
+// The main thread's shape table and its prediction array sit where scan.ts puts them
+// (SHAPES_BASE, NEXT_BASE); the worker scans without a table.
 function layoutFor(slots: number): { layout: WorkerLayout; pages: number } {
   let at = Math.ceil((NEXT_BASE + 4 * SHAPE_TABLE_MAX) / PAGE) * PAGE;
   const out: number[] = [];
@@ -184,9 +183,7 @@ export class ScanPipeline {
     const m = this.matcher;
     const words = table.words;
     if (words !== this.loadedTable) {
-      if (words.byteLength > SHAPE_TABLE_BYTES || words[0] > SHAPE_TABLE_MAX) throw new RangeError('shape table too large');
-      new Int32Array(this.memory.buffer, SHAPES_BASE, words.length).set(words);
-      new Int32Array(this.memory.buffer, NEXT_BASE, words[0]).fill(-1);
+      writeShapeTable(this.memory.buffer, words);
       m.reset();
       this.loadedTable = words;
     }
@@ -228,11 +225,6 @@ export class ScanPipeline {
     this.wake();
     this.broken = true;
     await this.worker.terminate();
-  }
-
-  /** True once the worker thread runs (tests). */
-  get alive(): boolean {
-    return Atomics.load(this.ctl, CTL.ALIVE) === 1 && !this.broken;
   }
 
   /** The chunk size of the running job. */

@@ -37,7 +37,8 @@ export const SHAPES_BASE = 16384;
 export const SHAPE_TABLE_BYTES = 512 * 1024;
 /** Most shapes a packed table holds. */
 export const SHAPE_TABLE_MAX = 1024;
-const NEXT_BASE = SHAPES_BASE + SHAPE_TABLE_BYTES;
+/** The prediction array (one i32 per shape) after the table. */
+export const NEXT_BASE = SHAPES_BASE + SHAPE_TABLE_BYTES;
 const OUT_BASE = NEXT_BASE + 4 * SHAPE_TABLE_MAX;
 /** Most entries one scan writes (it stops early, `full`, when there are more records). */
 export const MAX_ENTRIES = 16384;
@@ -98,9 +99,7 @@ export function inputRegion(bytes: number): Buffer {
 export function scanChunk(length: number, shapes?: Int32Array): ScanResult {
   const e = exportsOf();
   if (shapes !== undefined && shapes !== loadedTable) {
-    if (shapes.byteLength > SHAPE_TABLE_BYTES || shapes[0] > SHAPE_TABLE_MAX) throw new RangeError('shape table too large');
-    new Int32Array(e.memory.buffer, SHAPES_BASE, shapes.length).set(shapes);
-    new Int32Array(e.memory.buffer, NEXT_BASE, shapes[0]).fill(-1);
+    writeShapeTable(e.memory.buffer, shapes);
     e.reset();
     loadedTable = shapes;
   }
@@ -113,6 +112,16 @@ export function scanChunk(length: number, shapes?: Int32Array): ScanResult {
     consumed: e.stopPos() - INPUT_BASE,
     full: count === MAX_ENTRIES,
   };
+}
+
+/**
+ * Writes a packed shape table at SHAPES_BASE of a scan module's memory, with an empty prediction
+ * array (the instance must then be reset()).
+ */
+export function writeShapeTable(memory: ArrayBufferLike, words: Int32Array): void {
+  if (words.byteLength > SHAPE_TABLE_BYTES || words[0] > SHAPE_TABLE_MAX) throw new RangeError('shape table too large');
+  new Int32Array(memory, SHAPES_BASE, words.length).set(words);
+  new Int32Array(memory, NEXT_BASE, words[0]).fill(-1);
 }
 
 /** CRC-32C of a buffer (for tests and writers; the reader uses scanChunk). */
