@@ -2,11 +2,12 @@
 # Installs what the tests, benchmarks and `npm start` need, idempotently, from npm, Debian's
 # apt and the machine's local Python package index only. Safe to run again: each part checks
 # a marker first and returns at once when already done.
-#   scripts/setup.sh [apt] [code-server] [python] [model]     (no argument = all)
+#   scripts/setup.sh [apt] [code-server] [python] [model] [trinity] [ray]   (no argument = all)
+# trinity and ray need ../shared (upstream code, test-only stand-ins); without it they are skipped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
-parts=("$@"); [ ${#parts[@]} -eq 0 ] && parts=(apt code-server python model)
+parts=("$@"); [ ${#parts[@]} -eq 0 ] && parts=(apt code-server python model trinity ray)
 export DEBIAN_FRONTEND=noninteractive
 
 want() { local p; for p in "${parts[@]}"; do [ "$p" = "$1" ] && return 0; done; return 1; }
@@ -59,5 +60,45 @@ if want model; then
     # --omit=optional: only the linux-x64 CPU binary named here, not every platform's (and CUDA) build.
     (cd "$DIR" && npm install --omit=optional --no-audit --no-fund --loglevel=error $PKGS >/dev/null)
     echo "$PKGS" > "$stamp"
+  fi
+fi
+
+SHARED="${AGENTRL_SHARED_DIR:-$ROOT/../shared}"
+
+if want trinity; then
+  # Trinity-RFT's own code (workflows, rewards, serve-mode proxy, buffer writers) for tests
+  # against the real thing: upstream's recipe in ../shared/upstream builds the venv.
+  if [ -x "$SHARED/upstream/make-trinity-venv.sh" ] || [ -f "$SHARED/upstream/make-trinity-venv.sh" ]; then
+    TV="$ROOT/.cache/trinity-venv"
+    if [ ! -f "$TV/.agentrl-ok" ]; then
+      echo "setup: trinity-rft venv at $TV (a few minutes the first time)"
+      bash "$SHARED/upstream/make-trinity-venv.sh" "$TV"
+      touch "$TV/.agentrl-ok"
+    fi
+  else
+    echo "setup: no $SHARED/upstream: the tests that run Trinity's own code will be skipped"
+  fi
+fi
+
+if want ray; then
+  # A real Ray (dashboard with Jobs + State APIs) for the cluster tests; see ../shared/reference/ray.md.
+  # The telemetry packages Ray's dashboard wants are not installable here: tests put the
+  # test-only stand-in ../shared/fixtures/ray on PYTHONPATH, so without ../shared this is skipped.
+  if [ -d "$SHARED/fixtures/ray" ]; then
+    RV="$ROOT/.cache/ray-venv"
+    if [ ! -f "$RV/.agentrl-ok" ]; then
+      echo "setup: ray venv at $RV"
+      [ -x "$RV/bin/python" ] || python3 -m venv "$RV"
+      "$RV/bin/pip" install -q --retries 0 --timeout 5 ray aiohttp prometheus_client \
+        smart_open virtualenv grpcio requests pydantic py-spy opentelemetry-api opentelemetry-proto
+      SP=$("$RV/bin/python" -c 'import site; print(site.getsitepackages()[0])')
+      if [ ! -d "$SP/aiohttp_cors" ]; then
+        tmp=$(mktemp -d)
+        (cd "$tmp" && { apt-get download python3-aiohttp-cors >/dev/null 2>&1 || { apt-get update -qq && apt-get download python3-aiohttp-cors >/dev/null; }; } && dpkg -x python3-aiohttp-cors_*.deb root)
+        cp -r "$tmp"/root/usr/lib/python3/dist-packages/aiohttp_cors* "$SP/"
+        rm -rf "$tmp"
+      fi
+      touch "$RV/.agentrl-ok"
+    fi
   fi
 fi
