@@ -170,12 +170,20 @@ export class ExplorerClient {
 
   private async request(method: 'GET' | 'POST', path: string, body: unknown, what: string, timeoutMs = this.timeoutMs): Promise<unknown> {
     let res: Response;
-    try {
-      res = await this.fetchFn(`${this.url}${path}`, {
+    const call = () =>
+      this.fetchFn(`${this.url}${path}`, {
         method,
         headers: body === undefined ? {} : { 'content-type': 'application/json' },
         body: body === undefined ? undefined : JSON.stringify(body),
         signal: AbortSignal.timeout(timeoutMs),
+      });
+    try {
+      res = await call().catch((e: unknown) => {
+        // uvicorn closes idle keep-alive sockets after 5 s; a GET (or a /feedback: upstream
+        // ignores a repeat) that met one is safe to redo
+        const code = (e as { cause?: { code?: string } })?.cause?.code;
+        if ((method === 'GET' || path === '/feedback') && (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET')) return call();
+        throw e;
       });
     } catch (e) {
       throw fromThrown(this.url, e, what);

@@ -27,6 +27,8 @@ export interface TrinityServe {
   model: ModelServer;
   /** <job>/buffer/proxy_history.db, written by Trinity's HistoryRecorder */
   historyDb: string;
+  /** PYTHONPATH that imports Trinity from ../shared/upstream */
+  pythonpath: string;
   /** what the stand-in experience pipeline received on /commit */
   committed(): { msg_id: string; task: string; reward: number }[];
   log(): string;
@@ -69,6 +71,7 @@ export async function startTrinityServe(opts: { syncTimeoutSec?: number } = {}):
       jobDir,
       model,
       historyDb: path.join(jobDir, 'buffer', 'proxy_history.db'),
+      pythonpath,
       committed: () => {
         const f = path.join(jobDir, 'committed.jsonl');
         return fs.existsSync(f) ? fs.readFileSync(f, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];

@@ -15,7 +15,8 @@ import { FeedbackOutbox } from '../../../src/online/outbox';
 import { ConversationStore } from '../../../src/online/conversations';
 import { PlaygroundController } from '../../../src/online/playground-controller';
 import type { HostToWebview } from '../../../src/shared/online-protocol';
-import { startTrinityServe, TrinityServe, trinityServeSkipReason } from '../../harness/trinity-serve';
+import { snippet } from '../../../src/online/snippets';
+import { startTrinityServe, TrinityServe, trinityPython, trinityServeSkipReason } from '../../harness/trinity-serve';
 
 interface SqlJs {
   Database: new (data: Uint8Array) => { exec(sql: string): { values: unknown[][] }[]; close(): void };
@@ -184,6 +185,18 @@ describe("online training against Trinity's serve-mode proxy (engine stand-in: l
       assert.equal((await client.metrics()).readyExperiences, readyBefore + 1);
     } finally {
       relay.close();
+    }
+  });
+
+  test('the inserted Python clients (openai + requests, TrinityClient) run against the explorer', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const env = { ...process.env, PYTHONPATH: serve.pythonpath, HF_HUB_OFFLINE: '1', RAY_USAGE_STATS_ENABLED: '0' };
+    for (const kind of ['python-openai', 'python-trinity'] as const) {
+      const stepBefore = (await client.metrics()).exploreStep;
+      const f = path.join(ws, `${kind}.py`);
+      fs.writeFileSync(f, snippet(kind, { explorerUrl: serve.url, model: 'tiny-toolcall' }));
+      execFileSync(trinityPython, [f], { env, encoding: 'utf8', timeout: 90_000 });
+      assert.equal((await client.metrics()).exploreStep, stepBefore + 1, kind);
     }
   });
 
