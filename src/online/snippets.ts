@@ -104,8 +104,8 @@ public final class OnlineTrainingClient {
 }
 
 /** The snippet kind for a document language, when there is one. */
-export function kindsFor(languageId: string, trinityInstalled: boolean): SnippetKind[] {
+export function kindsFor(languageId: string): SnippetKind[] {
   if (languageId === 'java') return ['java'];
-  if (languageId === 'python') return trinityInstalled ? ['python-trinity', 'python-openai'] : ['python-openai'];
+  if (languageId === 'python') return ['python-openai', 'python-trinity'];
   return ['python-openai', 'python-trinity', 'java'];
 }
