@@ -86,6 +86,26 @@ function nodeTest(files, tapFile, limit, env = {}) {
   ], { limit, env });
 }
 
+/** Whether `unshare -n` works here; otherwise why not (the netns tests then skip with it). */
+function netnsProbe() {
+  const r = spawnSync('unshare', ['-n', 'sh', '-c', 'ip link set lo up'], { encoding: 'utf8' });
+  if (r.error) return `unshare is not available (${r.error.code ?? r.error.message})`;
+  return r.status === 0 ? undefined : `unshare -n is not permitted here: ${(r.stderr || '').trim() || `exit ${r.status}`}`;
+}
+
+/** node --test inside `unshare -n` (only `lo`, brought up); plain with a skip reason when not permitted. */
+function netnsNodeTest(files, tapFile, limit) {
+  const why = netnsProbe();
+  if (why) {
+    console.log(`(netns) ${why}: these tests report skipped`);
+    return nodeTest(files, tapFile, limit, { AGENTRL_NETNS_SKIP: why });
+  }
+  const grep = opts.grep ? ['--test-name-pattern', opts.grep] : [];
+  const q = (a) => `'${a.replace(/'/g, `'\\''`)}'`;
+  const inner = [process.execPath, '--test', '--test-concurrency=1', ...grep, '--test-reporter=spec', '--test-reporter-destination=stdout', '--test-reporter=tap', `--test-reporter-destination=${tapFile}`, ...files].map(q).join(' ');
+  return run('unshare', ['-n', 'sh', '-c', `ip link set lo up && exec ${inner}`], { limit });
+}
+
 const totals = { passed: 0, failed: 0, skipped: 0 };
 function add(tier, r, counts) {
   const ok = Number.isFinite(counts.passed) && Number.isFinite(counts.failed);
@@ -112,9 +132,19 @@ for (const tier of tiers) {
     say('unit tests (node:test)');
     const tap = path.join(root, 'test-results', 'unit.tap');
     fs.rmSync(tap, { force: true });
-    const files = findFiles(path.join(root, 'out', 'test', 'unit'), '.test.js');
+    const all = findFiles(path.join(root, 'out', 'test', 'unit'), '.test.js');
+    const files = all.filter((f) => !f.endsWith('.netns.test.js'));
     const r = await nodeTest(files, tap, LIMITS.unit);
     add('unit', r, tapCounts(tap));
+    // Tests against a real Ray cluster run in a loopback-only network namespace of their own.
+    const netnsFiles = all.filter((f) => f.endsWith('.netns.test.js'));
+    if (netnsFiles.length) {
+      say('unit tests in a loopback-only network namespace (real Ray cluster)');
+      const ntap = path.join(root, 'test-results', 'unit-netns.tap');
+      fs.rmSync(ntap, { force: true });
+      const rn = await netnsNodeTest(netnsFiles, ntap, LIMITS.unit);
+      add('unit (netns)', rn, tapCounts(ntap));
+    }
   } else if (tier === 'integration') {
     say('integration tests (real VS Code extension host)');
     const grep = opts.grep ? ['--grep', opts.grep] : [];

@@ -1,7 +1,9 @@
-// A small client for Ray's dashboard HTTP APIs (Jobs, State, packages), over Node's fetch and
+// A small client for Ray's dashboard HTTP APIs (Jobs, State, packages), over node:http and
 // `ws` for the log stream. No vscode import: errors carry a kind and the facts, and the adapter
 // turns them into localized messages. The dashboard has no authentication, so nothing secret is
 // ever sent to it except what the user chose to put into a job's runtime env.
+import * as http from 'node:http';
+import * as https from 'node:https';
 import WebSocket from 'ws';
 import type { RayActor, RayJob, RayNode, RayVersion, SubmitJobRequest, SubmitJobResponse } from './api-types';
 
@@ -16,6 +18,12 @@ export type RayErrorKind =
   | 'refused'
   /** the response was not the JSON shape we expected */
   | 'protocol';
+
+interface HttpResponse {
+  status: number;
+  ok: boolean;
+  text(): string;
+}
 
 export class RayError extends Error {
   constructor(
@@ -70,29 +78,38 @@ export class RayClient {
     this.timeoutMs = opts.timeoutMs ?? 10_000;
   }
 
-  private async request(method: string, path: string, body?: Buffer | string, contentType?: string): Promise<Response> {
+  /** node:http rather than fetch: undici's fetch always sends `Sec-Fetch-Mode`, and Ray's
+   *  dashboard refuses mutating requests that look like browser traffic (HTTP 405). */
+  private request(method: string, path: string, body?: Buffer | string, contentType?: string): Promise<HttpResponse> {
     this.opts.onRequest?.(method, path);
-    const target = this.url + path;
-    let res: Response;
-    try {
-      res = await fetch(target, {
-        method,
-        body,
-        headers: contentType ? { 'content-type': contentType } : undefined,
-        signal: AbortSignal.timeout(this.timeoutMs),
-        redirect: 'manual',
-      });
-    } catch (e) {
-      const cause = (e as { cause?: { code?: string; message?: string } }).cause;
-      const why = (e as Error).name === 'TimeoutError' ? `timed out after ${this.timeoutMs} ms` : cause?.code ?? cause?.message ?? (e as Error).message;
-      throw new RayError('unreachable', this.url, `cannot reach the Ray dashboard at ${this.url} (${why})`, undefined, why);
-    }
-    return res;
+    const target = new URL(this.url + path);
+    const mod = target.protocol === 'https:' ? https : http;
+    const payload = body === undefined ? undefined : typeof body === 'string' ? Buffer.from(body) : body;
+    return new Promise((resolve, reject) => {
+      const unreachable = (why: string) => reject(new RayError('unreachable', this.url, `cannot reach the Ray dashboard at ${this.url} (${why})`, undefined, why));
+      const req = mod.request(
+        target,
+        { method, headers: { ...(contentType ? { 'content-type': contentType } : {}), ...(payload ? { 'content-length': String(payload.length) } : {}), 'user-agent': 'agentrl' } },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            const status = res.statusCode ?? 0;
+            const buf = Buffer.concat(chunks);
+            resolve({ status, ok: status >= 200 && status < 300, text: () => buf.toString('utf8') });
+          });
+          res.on('error', (e) => unreachable(e.message));
+        },
+      );
+      req.setTimeout(this.timeoutMs, () => req.destroy(Object.assign(new Error(`timed out after ${this.timeoutMs} ms`), { code: 'ETIMEDOUT' })));
+      req.on('error', (e: NodeJS.ErrnoException) => unreachable(e.code === 'ETIMEDOUT' ? `timed out after ${this.timeoutMs} ms` : e.code ?? e.message));
+      req.end(payload);
+    });
   }
 
   private async json<T>(method: string, path: string, body?: unknown): Promise<T> {
     const res = await this.request(method, path, body === undefined ? undefined : JSON.stringify(body), body === undefined ? undefined : 'application/json');
-    const text = await res.text();
+    const text = res.text();
     if (!res.ok) {
       const detail = bodyDetail(text);
       if (method === 'POST' && path === '/api/jobs/' && res.status >= 400 && res.status < 500) {
@@ -168,7 +185,6 @@ export class RayClient {
   /** Whether `gcs://<name>` already exists (then the upload is skipped). */
   async packageExists(name: string): Promise<boolean> {
     const res = await this.request('GET', `/api/packages/gcs/${encodeURIComponent(name)}`);
-    await res.arrayBuffer().catch(() => undefined);
     if (res.ok) return true;
     if (res.status === 404) return false;
     throw new RayError('http', this.url, `Ray dashboard error: GET /api/packages/gcs/${name} → HTTP ${res.status}`, res.status);
@@ -176,7 +192,7 @@ export class RayClient {
 
   async uploadPackage(name: string, zip: Buffer): Promise<void> {
     const res = await this.request('PUT', `/api/packages/gcs/${encodeURIComponent(name)}`, zip, 'application/octet-stream');
-    const text = await res.text();
+    const text = res.text();
     if (!res.ok) {
       const detail = bodyDetail(text);
       throw new RayError(res.status === 413 ? 'refused' : 'http', this.url, `Ray refused the package upload (HTTP ${res.status})${detail ? `: ${detail}` : ''}`, res.status, detail);
