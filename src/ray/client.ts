@@ -275,8 +275,9 @@ export function tailLogs(client: RayClient, id: string, onChunk: (text: string) 
   });
   ws.on('close', () => {
     if (closed) return;
-    if (opened) return finish();
-    mode = 'poll';
+    // Not opened (no WebSocket there), or closed early (Ray closes the tail of a job that has
+    // not started yet): the plain GET picks up from what was already shown and ends with the job.
+    if (!opened) mode = 'poll';
     void poll();
   });
   return {

@@ -119,7 +119,10 @@ export async function startRayCluster(opts: { worker?: boolean; dashboardPort?: 
   };
   try {
     run(['start', '--head', '--node-ip-address=127.0.0.1', '--port=6390', '--dashboard-host=127.0.0.1', `--dashboard-port=${port}`, '--num-cpus=1', '--resources={"head_node": 1}', '--disable-usage-stats', `--temp-dir=${tempDir}`], env);
-    if (opts.worker !== false) run(['start', '--address=127.0.0.1:6390', '--node-ip-address=127.0.0.1', '--num-cpus=1', '--resources={"gpu_node": 1}', '--disable-usage-stats'], env);
+    if (opts.worker !== false) run(['start', '--address=127.0.0.1:6390', '--node-ip-address=127.0.0.1', '--num-cpus=1', '--resources={"gpu_node": 1}', '--disable-usage-stats',
+      // two raylets on one host: the second dashboard agent needs its own HTTP port, or Ray
+      // reports its address as 127.0.0.1:-1 and the Jobs API cannot read the logs of its jobs
+      '--dashboard-agent-listen-port=52366'], env);
   } catch (e) {
     await killNetnsStrays().catch(() => undefined);
     fs.rmSync(tempDir, { recursive: true, force: true });

@@ -167,10 +167,13 @@ describe('Ray cluster (real Ray 2.58, two nodes, loopback-only netns)', { skip }
     const info = runInfo('trinity', parse(fs.readFileSync(config, 'utf8')));
     const sub = await submitRun(client, { folder, config, info, entrypoint: `${venvPython} standin_trainer.py --config gsm8k.yaml --steps 1000 --interval 0.5`, limitBytes: 50 * 2 ** 20, resources: { gpu_node: 0.5 } });
     await until('RUNNING with a Step line', async () => ((await client.job(sub.submissionId)).status === 'RUNNING' && /Step 1:/.test(await client.logs(sub.submissionId)) ? true : undefined), 60_000);
+    // the view has been watching the run (it keeps the log it saw: a dead node's logs are gone)
+    const monitor = new ClusterMonitor({ url: cluster.url });
+    await monitor.refresh();
+    assert.match(monitor.log(sub.submissionId), /Step 1:/);
     const pid = cluster.workerRayletPid();
     assert.ok(pid, 'the worker raylet is found');
     process.kill(pid!, 'SIGKILL');
-    const monitor = new ClusterMonitor({ url: cluster.url });
     const snap = await until('FAILED + DEAD node', async () => {
       const s = await monitor.refresh();
       return s.failures[sub.submissionId] && s.nodes.some((n) => n.node_id === workerNodeId && n.state === 'DEAD') ? s : undefined;
