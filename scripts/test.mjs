@@ -151,6 +151,17 @@ for (const tier of tiers) {
     const r = await run(process.execPath, ['out/test/harness/run-ext-tests.js', ...grep, '--timeout', String(LIMITS.integration - MIN)], { limit: LIMITS.integration });
     const m = [...r.out.matchAll(/^(\d+) passed, (\d+) failed(?:, (\d+) skipped)?$/gm)].pop();
     add('integration', r, m ? { passed: Number(m[1]), failed: Number(m[2]), skipped: Number(m[3] ?? 0) } : { passed: NaN, failed: NaN });
+    // Suites against a real Ray cluster: a second host (code-server + Chromium) in a loopback-only namespace.
+    if (findFiles(path.join(root, 'out', 'test', 'integration'), '.netns.test.js').length) {
+      say('integration tests in a loopback-only network namespace (real Ray cluster)');
+      const why = netnsProbe();
+      const ext = [process.execPath, 'out/test/harness/run-ext-tests.js', ...grep, '--timeout', String(LIMITS.integration - MIN)];
+      const rn = why
+        ? await run(ext[0], ext.slice(1), { limit: LIMITS.integration, env: { AGENTRL_TEST_NETNS: 'only', AGENTRL_NETNS_SKIP: why } })
+        : await run('unshare', ['-n', 'sh', '-c', `ip link set lo up && exec ${ext.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ')}`], { limit: LIMITS.integration, env: { AGENTRL_TEST_NETNS: 'only' } });
+      const mn = [...rn.out.matchAll(/^(\d+) passed, (\d+) failed(?:, (\d+) skipped)?$/gm)].pop();
+      add('integration (netns)', rn, mn ? { passed: Number(mn[1]), failed: Number(mn[2]), skipped: Number(mn[3] ?? 0) } : { passed: NaN, failed: NaN });
+    }
   } else if (tier === 'e2e') {
     say('e2e tests (workbench UI in Chromium, packaged VSIX)');
     if (!opts['no-build']) must('node', ['scripts/package.mjs', '--out', '.vscode-test/agent-rl-studio-test.vsix']);

@@ -223,7 +223,8 @@ export async function watchMetrics(host: RayHost, a: WatchArgs): Promise<SubmitR
     void vscode.window.showErrorMessage(vscode.l10n.t('Job {0} names no job dir (not submitted from a Trinity config).', a.id));
     return undefined;
   }
-  if ((a.relay ?? 'auto') !== 'cluster' && fs.existsSync(jobDir)) {
+  // A relative job dir is relative to the run's working_dir on the node: never a local path.
+  if ((a.relay ?? 'auto') !== 'cluster' && path.isAbsolute(jobDir) && fs.existsSync(jobDir)) {
     await vscode.commands.executeCommand('agentrl.metrics.connect', { dir: jobDir, mode: 'job', name: run, run });
     return { dir: jobDir };
   }

@@ -32,7 +32,7 @@ export class RayHost implements vscode.Disposable {
   readonly tree: RayTree;
   readonly view: vscode.TreeView<unknown>;
   private readonly status: vscode.StatusBarItem;
-  private readonly tails = new Map<string, { tail: LogTail; channel: vscode.OutputChannel }>();
+  private readonly tails = new Map<string, { tail: LogTail; channel: vscode.OutputChannel; text: string }>();
   private readonly disposables: vscode.Disposable[] = [];
   private visible = false;
   /** Fired after every refresh of any cluster (tests and the bench wait on it). */
@@ -166,13 +166,23 @@ export class RayHost implements vscode.Disposable {
       return open.channel;
     }
     const channel = vscode.window.createOutputChannel(`Ray job ${id}`);
-    const tail = tailLogs(c.monitor.client, id, (t) => channel.append(t), (err) => {
+    const entry = { channel, text: '' } as { tail: LogTail; channel: vscode.OutputChannel; text: string };
+    const tail = tailLogs(c.monitor.client, id, (t) => {
+      channel.append(t);
+      entry.text = (entry.text + t).slice(-65536);
+    }, (err) => {
       if (err) channel.appendLine(`\n[agentrl] ${vscode.l10n.t('log stream ended: {0}', err.message)}`);
       else channel.appendLine(`\n[agentrl] ${vscode.l10n.t('the job has ended')}`);
     });
-    this.tails.set(key, { tail, channel });
+    entry.tail = tail;
+    this.tails.set(key, entry);
     channel.show(true);
     return channel;
+  }
+
+  /** The last 64 KiB streamed into a job's output channel (tests; the channel itself is write-only). */
+  streamedLog(cluster: string, id: string): string | undefined {
+    return this.tails.get(`${cluster}|${id}`)?.text;
   }
 
   dispose(): void {

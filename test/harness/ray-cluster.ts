@@ -2,11 +2,10 @@
 // machine, inside the loopback-only network namespace the test process runs in (scripts/test.mjs
 // starts `*.netns.test.js` files under `unshare -n`). The telemetry packages Ray's dashboard
 // needs are STOOD IN by ../shared/fixtures/ray/sitecustomize.py (on PYTHONPATH); everything else
-// is Ray 2.58 itself. Teardown kills every process of this namespace but our own ancestry (never
+// is Ray 2.58 itself. Teardown kills the Ray processes of this namespace by pid (never
 // `ray stop --force`, which would also kill clusters of other namespaces on this machine).
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { repoRoot, sharedDir, hasShared } from './paths';
 
@@ -62,8 +61,13 @@ function ancestors(): Set<number> {
   return out;
 }
 
-/** Processes of this network namespace that are not us or our ancestors. */
-export function netnsStrays(): Array<{ pid: number; cmd: string }> {
+/** What a Ray test leaves behind: Ray's daemons and workers (`ray::…` titles), the
+ *  stand-in trainer and relay jobs. In the VS Code host the namespace also holds code-server
+ *  and Chromium, so teardown kills only these. */
+export const RAY_PROCESS = /ray-venv|\/arl-ray-|^ray::|\bray::|raylet|gcs_server|standin_trainer|agentrl\.js relay/;
+
+/** Processes of this network namespace that are not us or our ancestors (matching `only`). */
+export function netnsStrays(only?: RegExp): Array<{ pid: number; cmd: string }> {
   const mine = netnsOf('self');
   const keep = ancestors();
   const out: Array<{ pid: number; cmd: string }> = [];
@@ -78,16 +82,17 @@ export function netnsStrays(): Array<{ pid: number; cmd: string }> {
       continue;
     }
     if (!cmd) continue; // zombies / kernel threads
+    if (only && !only.test(cmd)) continue;
     out.push({ pid, cmd });
   }
   return out;
 }
 
 /** Kills every process of this namespace but our ancestry; waits until they are gone. */
-export async function killNetnsStrays(timeoutMs = 15_000): Promise<void> {
+export async function killNetnsStrays(only: RegExp = RAY_PROCESS, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const left = netnsStrays();
+    const left = netnsStrays(only);
     if (!left.length) return;
     for (const p of left) {
       try {
@@ -103,7 +108,8 @@ export async function killNetnsStrays(timeoutMs = 15_000): Promise<void> {
 
 /** Starts a head (1 CPU, `head_node`) and optionally a worker (1 CPU, `gpu_node`). */
 export async function startRayCluster(opts: { worker?: boolean; dashboardPort?: number } = {}): Promise<RayCluster> {
-  const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), 'arl-ray-'));
+  // short and fixed: Ray's unix socket paths live under it (108-byte limit)
+  const tempDir = fs.mkdtempSync('/tmp/arl-ray-');
   const port = opts.dashboardPort ?? 8266;
   const env: NodeJS.ProcessEnv = {
     ...process.env,
