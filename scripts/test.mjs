@@ -94,16 +94,16 @@ function netnsProbe() {
 }
 
 /** node --test inside `unshare -n` (only `lo`, brought up); plain with a skip reason when not permitted. */
-function netnsNodeTest(files, tapFile, limit) {
+function netnsNodeTest(files, tapFile, limit, env = {}) {
   const why = netnsProbe();
   if (why) {
     console.log(`(netns) ${why}: these tests report skipped`);
-    return nodeTest(files, tapFile, limit, { AGENTRL_NETNS_SKIP: why });
+    return nodeTest(files, tapFile, limit, { ...env, AGENTRL_NETNS_SKIP: why });
   }
   const grep = opts.grep ? ['--test-name-pattern', opts.grep] : [];
   const q = (a) => `'${a.replace(/'/g, `'\\''`)}'`;
   const inner = [process.execPath, '--test', '--test-concurrency=1', ...grep, '--test-reporter=spec', '--test-reporter-destination=stdout', '--test-reporter=tap', `--test-reporter-destination=${tapFile}`, ...files].map(q).join(' ');
-  return run('unshare', ['-n', 'sh', '-c', `ip link set lo up && exec ${inner}`], { limit });
+  return run('unshare', ['-n', 'sh', '-c', `ip link set lo up && exec ${inner}`], { limit, env });
 }
 
 const totals = { passed: 0, failed: 0, skipped: 0 };
@@ -167,9 +167,19 @@ for (const tier of tiers) {
     if (!opts['no-build']) must('node', ['scripts/package.mjs', '--out', '.vscode-test/agent-rl-studio-test.vsix']);
     const tap = path.join(root, 'test-results', 'e2e.tap');
     fs.rmSync(tap, { force: true });
-    const files = findFiles(path.join(root, 'out', 'test', 'e2e'), '.e2e.js');
-    const r = await nodeTest(files, tap, LIMITS.e2e, { AGENTRL_E2E_VSIX: path.join(root, '.vscode-test', 'agent-rl-studio-test.vsix') });
+    const all = findFiles(path.join(root, 'out', 'test', 'e2e'), '.e2e.js');
+    const files = all.filter((f) => !f.endsWith('.netns.e2e.js'));
+    const vsixEnv = { AGENTRL_E2E_VSIX: path.join(root, '.vscode-test', 'agent-rl-studio-test.vsix') };
+    const r = await nodeTest(files, tap, LIMITS.e2e, vsixEnv);
     add('e2e', r, tapCounts(tap));
+    const netnsFiles = all.filter((f) => f.endsWith('.netns.e2e.js'));
+    if (netnsFiles.length) {
+      say('e2e tests in a loopback-only network namespace (real Ray cluster)');
+      const ntap = path.join(root, 'test-results', 'e2e-netns.tap');
+      fs.rmSync(ntap, { force: true });
+      const rn = await netnsNodeTest(netnsFiles, ntap, LIMITS.e2e, vsixEnv);
+      add('e2e (netns)', rn, tapCounts(ntap));
+    }
   }
 }
 

@@ -43,6 +43,7 @@ function untrusted(): boolean {
 export async function connect(host: RayHost, args?: { url?: string; name?: string }): Promise<string | undefined> {
   if (untrusted()) return undefined;
   let url = args?.url;
+  let name = args?.name;
   if (!url) {
     const configured = host.settingsSnapshot().clusters;
     if (configured.length) {
@@ -52,6 +53,7 @@ export async function connect(host: RayHost, args?: { url?: string; name?: strin
       );
       if (!pick) return undefined;
       url = pick.url;
+      if (url) name = pick.label;
     }
     url ||= await vscode.window.showInputBox({
       title: vscode.l10n.t('Connect to Ray Cluster'),
@@ -76,10 +78,10 @@ export async function connect(host: RayHost, args?: { url?: string; name?: strin
     void vscode.window.showErrorMessage(vscode.l10n.t('Not a URL: {0}', url));
     return undefined;
   }
-  const entry = host.add(normalized, args?.name);
+  const entry = host.add(normalized, name);
   try {
     const v = await entry.monitor.client.version();
-    await host.remember(entry.monitor.client.url, args?.name);
+    await host.remember(entry.monitor.client.url, name);
     host.deps.log.info(`ray: connected to ${normalized} (Ray ${v.ray_version})`);
     void vscode.commands.executeCommand('agentrl.ray.focus');
     return entry.monitor.client.url;

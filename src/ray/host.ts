@@ -88,7 +88,10 @@ export class RayHost implements vscode.Disposable {
   add(url: string, name?: string): ClusterEntry {
     const probe = new ClusterMonitor({ url });
     const existing = this.clusters.get(probe.client.url);
-    if (existing) return existing;
+    if (existing) {
+      if (name) existing.monitor.snapshot.name = name;
+      return existing;
+    }
     const entry = {} as ClusterEntry;
     entry.requests = 0;
     entry.monitor = new ClusterMonitor({ url, name, stall: this.stallOptions(), onRequest: () => entry.requests++ });

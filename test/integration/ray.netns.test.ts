@@ -16,7 +16,7 @@ import type { MetricsHost } from '../../src/metrics/host';
 import { seriesKey } from '../../src/metrics/store';
 import { repoRoot, venvPython } from '../harness/paths';
 import { netnsStrays, RAY_PROCESS, raySkipReason, startRayCluster, type RayCluster } from '../harness/ray-cluster';
-import { activated } from './extension.test';
+import type { AgentRlApi } from '../../src/extension';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function until<T>(what: string, f: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 60000, every = 250): Promise<T> {
@@ -46,7 +46,8 @@ suite('Ray cluster in VS Code (real Ray, two nodes, loopback-only netns)', funct
       this.skip();
     }
     cluster = await startRayCluster({ worker: true });
-    const api = await activated();
+    // (not extension.test's activated(): importing it would run that suite in this host too)
+    const api = await vscode.extensions.getExtension<AgentRlApi>('agentrl.agent-rl-studio')!.activate();
     ray = api.ray.host();
     metrics = api.metrics.host();
     ws = vscode.workspace.workspaceFolders![0].uri.fsPath;
