@@ -47,6 +47,8 @@ export class RayTree implements vscode.TreeDataProvider<Element> {
     const item = new vscode.TreeItem(e.label, expandable ? (e.type === 'job' ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.Expanded) : vscode.TreeItemCollapsibleState.None);
     item.id = `${e.cluster}|${e.type}|${e.id}`;
     item.description = e.description;
+    // Screen readers (and UI tests) get the row as shown, not the tooltip VS Code would use.
+    item.accessibilityInformation = { label: e.description ? `${e.label} ${e.description}` : e.label };
     switch (e.type) {
       case 'cluster':
         item.iconPath = new vscode.ThemeIcon(e.error ? 'debug-disconnect' : 'server-environment');
