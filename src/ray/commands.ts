@@ -260,7 +260,9 @@ export async function watchMetrics(host: RayHost, a: WatchArgs): Promise<SubmitR
   await host.deps.context.secrets.store(`agentrl.ray.relayToken:${relay.submissionId}`, token);
   cluster.poller.now();
   if (!(await reachable(relay.url))) {
-    const ip = nodes.find((n) => resource === `node:${n.node_ip}`)?.node_ip ?? '<node>';
+    // The node the relay job landed on (its driver), else the one the pin names.
+    const driver = (await client.job(relay.submissionId).catch(() => undefined))?.driver_node_id;
+    const ip = nodes.find((n) => n.node_id === driver)?.node_ip ?? nodes.find((n) => resource === `node:${n.node_ip}`)?.node_ip ?? '<node>';
     const tunnel = tunnelHint(relay.url, ip);
     void vscode.window.showWarningMessage(vscode.l10n.t('The relay runs at {0} on the cluster but is not reachable from here. Open an SSH tunnel: {1}', relay.url, tunnel));
     return { submissionId: relay.submissionId, url: relay.url, tunnel };

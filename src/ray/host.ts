@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import type { Logger } from '../shared/log';
 import type { ConfigChecker } from '../shared/config-api';
 import type { ClusterSnapshot } from './cluster-model';
-import { tailLogs, type LogTail } from './client';
+import { normalizeDashboardUrl, tailLogs, type LogTail } from './client';
 import { ClusterMonitor } from './monitor';
 import { Poller } from './poller';
 import { RayTree } from './tree';
@@ -86,8 +86,7 @@ export class RayHost implements vscode.Disposable {
 
   /** Adds (or returns) a cluster; starts polling it. */
   add(url: string, name?: string): ClusterEntry {
-    const probe = new ClusterMonitor({ url });
-    const existing = this.clusters.get(probe.client.url);
+    const existing = this.clusters.get(normalizeDashboardUrl(url));
     if (existing) {
       if (name) existing.monitor.snapshot.name = name;
       return existing;

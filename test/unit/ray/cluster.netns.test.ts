@@ -16,7 +16,7 @@ import { ClusterMonitor } from '../../../src/ray/monitor';
 import { submitRun, startRelayJob } from '../../../src/ray/submit';
 import { RelayClient } from '../../../src/shared/relay-client';
 import { repoRoot, venvPython } from '../../harness/paths';
-import { raySkipReason, startRayCluster, netnsStrays, type RayCluster } from '../../harness/ray-cluster';
+import { killNetnsStrays, netnsStrays, RAY_PROCESS, raySkipReason, startRayCluster, type RayCluster } from '../../harness/ray-cluster';
 
 const skip = raySkipReason();
 const cli = path.join(repoRoot, 'dist', 'agentrl.js');
@@ -61,7 +61,8 @@ describe('Ray cluster (real Ray 2.58, two nodes, loopback-only netns)', { skip }
 
   after(async () => {
     await cluster?.stop();
-    assert.deepEqual(netnsStrays(), [], 'no process left in the namespace');
+    assert.deepEqual(netnsStrays(RAY_PROCESS), [], 'no Ray process left in the namespace');
+    await killNetnsStrays(/./); // anything else in this test's namespace is ours too
     fs.rmSync(tmp, { recursive: true, force: true });
   });
 
