@@ -17,6 +17,7 @@ import { gpuRule } from './rules/trinity/gpu';
 import { lengthRule } from './rules/trinity/lengths';
 import { modeRule } from './rules/trinity/mode';
 import { modelRule } from './rules/trinity/model';
+import { PARALLEL_RULES } from './rules/trinity/parallel';
 import { syncRule } from './rules/trinity/sync';
 import { trainerRule } from './rules/trinity/trainer';
 import { LATEST_TRINITY } from './schema/schemas';
@@ -26,8 +27,9 @@ import { LineIndex } from './text';
 import type { PythonIndex } from './workspace/pyindex';
 import { parseYaml, type ParseCache, type ParseResult } from './yaml/parse';
 import { deref, type VNode } from './yaml/tree';
+import type { VersionSource } from './versions';
 
-export const TRINITY_RULES: Rule[] = [modeRule, modelRule, lengthRule, algorithmRule, gpuRule, syncRule, explorerRule, bufferRule, trainerRule];
+export const TRINITY_RULES: Rule[] = [modeRule, modelRule, lengthRule, algorithmRule, gpuRule, ...PARALLEL_RULES, syncRule, explorerRule, bufferRule, trainerRule];
 
 export interface EngineOptions {
   /** Workspace folders (CLI: --root, default cwd). */
@@ -40,6 +42,10 @@ export interface EngineOptions {
   /** A kind previously detected for this document: kept while its YAML is broken. */
   stickyKind?: ConfigKind | null;
   trinityVersion?: string;
+  /** Where `trinityVersion` came from ("pinned in requirements.txt"), for version messages. */
+  trinityVersionSource?: VersionSource;
+  /** Rule ids to skip (tests remove one rule to show that its findings come from it). */
+  disabledRules?: ReadonlySet<string>;
   python?: PythonIndex;
   /** Other Trinity configs of the workspace, for cross-file agreement. */
   peers?: ConfigIndex;
@@ -133,13 +139,13 @@ export function analyze(text: string, file: string | undefined, opts: EngineOpti
     const env = (name: string) => (Object.prototype.hasOwnProperty.call(extra, name) ? extra[name] : process.env[name]);
     const resolution = resolveInterpolations({ kind, root, text, env, sink });
     const sites = collectSites(kind, root);
-    const ruleEnv: RuleEnv = { kind, file, text, root, roots, python: opts.python, trinityVersion, sink, checkPaths: opts.checkPaths !== false };
-    runKeyRules({ kind, sites, resolution, sink, python: opts.python, roots, file, trinityVersion, checkPaths: opts.checkPaths !== false });
+    const ruleEnv: RuleEnv = { kind, file, text, root, roots, python: opts.python, trinityVersion, trinityVersionSource: opts.trinityVersionSource, sink, checkPaths: opts.checkPaths !== false };
+    runKeyRules({ kind, sites, resolution, sink, python: opts.python, roots, file, trinityVersion, trinityVersionSource: opts.trinityVersionSource, checkPaths: opts.checkPaths !== false });
     const da: DocAnalysis = { root, resolution, sites };
     if (kind === 'trinity') {
       for (const view of trinityViews(kind, root, resolution)) {
         const ctx: RuleContext = { ...ruleEnv, view };
-        for (const rule of TRINITY_RULES) runRule(rule, ctx, sink);
+        for (const rule of TRINITY_RULES) if (!opts.disabledRules?.has(rule.id)) runRule(rule, ctx, sink);
       }
       da.view = new ConfigView(kind, root, resolution);
       if (file) {

@@ -5,6 +5,7 @@ import { type Finding, type FindingSink, type Fix, type Msg, msg, type Related }
 import type { ConfigView } from '../model';
 import type { PythonIndex } from '../workspace/pyindex';
 import { locate, type Segment, type Span, type VNode } from '../yaml/tree';
+import type { VersionSource } from '../versions';
 
 export interface RuleEnv {
   kind: ConfigKind;
@@ -16,6 +17,8 @@ export interface RuleEnv {
   roots: readonly string[];
   python?: PythonIndex;
   trinityVersion: string;
+  /** Where `trinityVersion` came from, for version messages. */
+  trinityVersionSource?: VersionSource;
   sink: FindingSink;
   /** Whether to check that local paths exist. */
   checkPaths: boolean;
