@@ -44,6 +44,10 @@ export const TRINITY_0_6: ReleaseDelta = {
       fused: boolField({ en: 'Use the fused optimizer implementation (torch `fused=`); null lets torch choose.', zh: '使用融合优化器实现（torch 的 `fused=`）；null 由 torch 决定。' }, null),
       foreach: boolField({ en: 'Use the foreach optimizer implementation (torch `foreach=`); null lets torch choose.', zh: '使用 foreach 优化器实现（torch 的 `foreach=`）；null 由 torch 决定。' }, null),
     },
+    AlgorithmConfig: {
+      // config.py 1d7fae4a; used by upstream's 0.6 example examples/m2po_gsm8k/explorer.yaml
+      bypass_old_logprobs: boolField({ en: 'Use the rollout log-probs as the old policy\'s instead of recomputing them in the trainer.', zh: '直接使用 rollout 的对数概率作为旧策略的对数概率，而不在训练器中重新计算。' }, true),
+    },
     MonitorConfig: {
       shared_run: boolField({ en: 'One wandb run for explorer and trainer: keys prefixed `explorer/` and `trainer/`, step axes bound in `<job_dir>/monitor/shared_step_bindings/<role>.json`.', zh: '探索器与训练器共用一个 wandb 运行：键带 `explorer/`、`trainer/` 前缀，步轴绑定写在 `<job_dir>/monitor/shared_step_bindings/<role>.json`。' }, false),
     },
@@ -63,6 +67,11 @@ export const TRINITY_0_6: ReleaseDelta = {
       m2po: msg('M2PO: second-moment trust-region policy optimisation for stale (off-policy) data.', 'M2PO：面向陈旧（离策略）数据的二阶矩信赖域策略优化。'),
       dapo: msg('DAPO: decoupled clipping and dynamic sampling.', 'DAPO：解耦裁剪与动态采样。'),
       gigpo: msg('GiGPO: group-in-group advantages for multi-step agents.', 'GiGPO：面向多步智能体的组中组优势。'),
+    },
+    // used by upstream's 0.6 example examples/dapo_math/dapo.yaml (agentscope-ai f3a19856)
+    experience_operator: {
+      mask_response_truncated: msg('Mask responses cut off at max_response_tokens.', '屏蔽在 max_response_tokens 处被截断的回复。'),
+      dapo_dynamic_sampling: msg('DAPO dynamic sampling: drop groups whose rewards are all equal.', 'DAPO 动态采样：丢弃奖励全部相同的组。'),
     },
     policy_loss_fn: { m2po: msg('M2PO loss (second-moment masking).', 'M2PO 损失（二阶矩掩码）。') },
     advantage_fn: { gigpo: msg('GiGPO step- and episode-level group advantages.', 'GiGPO 步级与回合级组优势。') },
