@@ -35,7 +35,7 @@ test('--format json prints exactly the documented shape, 0-based lines', () => {
   assert.deepEqual(Object.keys(bad).sort(), ['diagnostics', 'file', 'kind']);
   assert.equal(bad.file, 'configs/nested/bad.yml');
   assert.equal(bad.kind, 'trinity');
-  const d = bad.diagnostics.find((x) => x.code === 'trinity.length.exceeds-max-model-len')!;
+  const d = bad.diagnostics.find((x) => x.code === 'trinity.length.exceeds-max-model-len' && x.path === 'model.max_model_len')!;
   assert.deepEqual(Object.keys(d).sort(), ['code', 'message', 'path', 'range', 'severity']);
   assert.equal(d.severity, 'error');
   assert.equal(d.path, 'model.max_model_len');
@@ -95,7 +95,7 @@ test('SARIF 2.1.0 output', () => {
   const log = JSON.parse(r.stdout);
   assert.equal(log.version, '2.1.0');
   const results = log.runs[0].results as { ruleId: string; level: string; locations: { physicalLocation: { artifactLocation: { uri: string }; region: { startLine: number } } }[] }[];
-  const err = results.find((x) => x.ruleId === 'trinity.length.exceeds-max-model-len')!;
+  const err = results.find((x) => x.ruleId === 'trinity.length.exceeds-max-model-len' && x.locations[0].physicalLocation.region.startLine === 12)!;
   assert.equal(err.level, 'error');
   assert.equal(err.locations[0].physicalLocation.artifactLocation.uri, 'configs/nested/bad.yml');
   assert.equal(err.locations[0].physicalLocation.region.startLine, 12);

@@ -146,10 +146,17 @@ test('diagnostics carry related information; code actions apply the quick fix', 
   const a = run(text);
   const uri = 'file:///ws/c.yaml';
   const diags = toDiagnostics(a, 'en', () => uri);
-  const d = diags.find((x) => x.code === 'trinity.length.exceeds-max-model-len')!;
+  const d = diags.find((x) => x.code === 'trinity.length.exceeds-max-model-len' && x.range.start.line === lineOf(text, 'max_model_len'))!;
   assert.equal(d.severity, 1);
   assert.equal(d.relatedInformation?.length, 2);
-  assert.equal(d.range.start.line, lineOf(text, 'max_model_len'));
+  // a rule about several keys marks each of them, linked back to where it is reported
+  const others = diags.filter((x) => x.code === d.code && x !== d);
+  assert.deepEqual(others.map((x) => x.range.start.line).sort(), [lineOf(text, 'max_prompt_tokens'), lineOf(text, 'max_response_tokens')].sort());
+  for (const o of others) {
+    assert.equal(o.severity, 1);
+    assert.ok(o.relatedInformation!.some((r) => r.location.range.start.line === d.range.start.line), 'links to the primary');
+  }
+  assert.ok(d.relatedInformation!.every((r) => others.some((o) => o.range.start.line === r.location.range.start.line)), 'the primary links to each');
   const actions = codeActions(a, uri, d.range, 'en', () => uri);
   const fix = actions.find((x) => x.title === 'Set max_model_len to 1112')!;
   assert.ok(fix.isPreferred);
