@@ -18,6 +18,7 @@ import { lengthRule } from './rules/trinity/lengths';
 import { modeRule } from './rules/trinity/mode';
 import { modelRule } from './rules/trinity/model';
 import { PARALLEL_RULES } from './rules/trinity/parallel';
+import { agentscopeTunerRule } from './rules/trinity/agentscope';
 import { syncRule } from './rules/trinity/sync';
 import { trainerRule } from './rules/trinity/trainer';
 import { LATEST_TRINITY } from './schema/schemas';
@@ -30,7 +31,7 @@ import { parseYaml, type ParseCache, type ParseResult } from './yaml/parse';
 import { deref, type VNode } from './yaml/tree';
 import type { VersionSource } from './versions';
 
-export const TRINITY_RULES: Rule[] = [modeRule, modelRule, lengthRule, algorithmRule, gpuRule, ...PARALLEL_RULES, syncRule, explorerRule, bufferRule, trainerRule];
+export const TRINITY_RULES: Rule[] = [modeRule, modelRule, lengthRule, algorithmRule, gpuRule, ...PARALLEL_RULES, syncRule, explorerRule, bufferRule, trainerRule, agentscopeTunerRule];
 
 export interface EngineOptions {
   /** Workspace folders (CLI: --root, default cwd). */

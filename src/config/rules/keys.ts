@@ -135,6 +135,24 @@ function checkPath(env: KeyRuleEnv, s: Site): void {
   });
 }
 
+/** ASTuner / AgentJet string fields whose upstream code accepts only the listed values (the
+ *  launcher compares them with `==`; anything else falls through to an error or a no-op). */
+const CHECKED_AGENT_CHOICES = new Set(['swarm_mode_sample_collection_method', 'interchange_method', 'chat_template_generate_prompt_type', 'timeline_compare_level']);
+
+function checkChoice(env: KeyRuleEnv, s: Site, choices: string[]): void {
+  const value = valueOf(env, s);
+  if (value === undefined || choices.includes(value)) return;
+  const close = suggest(value, choices, 1);
+  env.sink.add({
+    severity: 'warning',
+    code: 'agent.unknown-choice',
+    message: msg(`\`${s.where}\`: '${value}' is not one of ${choices.map((c) => `'${c}'`).join(', ')}.`, `\`${s.where}\`：'${value}' 不是 ${choices.map((c) => `'${c}'`).join('、')} 之一。`),
+    path: s.where,
+    span: s.span,
+    fixes: close.map((c) => ({ title: msg(`Change to '${c}'`, `改为 '${c}'`), edits: [{ span: s.span, newText: c }], preferred: true })),
+  });
+}
+
 export function runKeyRules(env: KeyRuleEnv): void {
   const trinityTarget = env.trinityVersion;
   for (const s of env.sites) {
@@ -187,6 +205,7 @@ export function runKeyRules(env: KeyRuleEnv): void {
     }
     const reg = sch['x-registry'] as RegistryId | undefined;
     if (reg && REGISTRIES[reg]) checkRegistry(env, s, reg);
+    else if (sch['x-choices'] && env.kind !== 'trinity' && s.path[0] !== 'trinity' && CHECKED_AGENT_CHOICES.has(key)) checkChoice(env, s, sch['x-choices']);
     if (sch['x-path']) checkPath(env, s);
   }
 }
