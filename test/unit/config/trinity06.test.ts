@@ -125,3 +125,10 @@ test('0.6 enum values sync_method hccl and storage_type task_dir', () => {
   expectFinding(old, 'version.newer-value', { line: lineOf(text, 'sync_method: HCCL') });
   expectFinding(old, 'version.newer-value', { line: lineOf(text, 'storage_type: task_dir') });
 });
+
+test('0.6 colocate: the whole engine (DP × TP × PP) must be one GPU, upstream\'s gpu_per_engine message', () => {
+  const text = trinity({ mode: 'colocate', cluster: { node_num: 1, gpu_per_node: 1 }, explorer: { rollout_model: { engine_num: 1, tensor_parallel_size: 1, data_parallel_size: 2 } } });
+  const f = expectFinding(run(text), 'trinity.gpu.colocate-tp', { severity: 'error', line: lineOf(text, 'data_parallel_size: 2') });
+  assert.match(f.message.en, /^In colocate mode, `explorer\.rollout_model\.gpu_per_engine` must be set to 1/);
+  expectNo(run(text.replace('data_parallel_size: 2', 'data_parallel_size: 1')), 'trinity.gpu.colocate-tp');
+});

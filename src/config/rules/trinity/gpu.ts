@@ -165,7 +165,11 @@ function colocate(ctx: RuleContext, b: Budget): void {
     report(ctx, { severity: 'error', code, message: msg(en, zh), path, related: [{ path: 'mode', message: msg("mode is 'colocate'", "mode 为 'colocate'") }], fixes: fix ? [fix] : undefined });
   };
   if (b.engines !== 1) one('explorer.rollout_model.engine_num', 'trinity.gpu.colocate-engines', 'In colocate mode, `explorer.rollout_model.engine_num` must be set to 1.', 'colocate 模式下 `explorer.rollout_model.engine_num` 必须为 1。');
-  if (b.tp !== 1) one('explorer.rollout_model.tensor_parallel_size', 'trinity.gpu.colocate-tp', 'In colocate mode, `explorer.rollout_model.tensor_parallel_size` must be set to 1.', 'colocate 模式下 `explorer.rollout_model.tensor_parallel_size` 必须为 1。');
+  if (b.tp !== 1 && atLeast06(ctx)) {
+    // 0.6 checks the whole engine: gpu_per_engine = DP × TP × PP
+    const key = ['tensor_parallel_size', 'data_parallel_size', 'pipeline_parallel_size'].map((k) => `explorer.rollout_model.${k}`).find((k) => (v.num(k) ?? 1) > 1) ?? 'explorer.rollout_model.tensor_parallel_size';
+    one(key, 'trinity.gpu.colocate-tp', `In colocate mode, \`explorer.rollout_model.gpu_per_engine\` must be set to 1 (it is ${b.tp} = data_parallel_size × tensor_parallel_size × pipeline_parallel_size).`, `colocate 模式下 \`explorer.rollout_model.gpu_per_engine\` 必须为 1（当前为 ${b.tp} = data_parallel_size × tensor_parallel_size × pipeline_parallel_size）。`);
+  } else if (b.tp !== 1) one('explorer.rollout_model.tensor_parallel_size', 'trinity.gpu.colocate-tp', 'In colocate mode, `explorer.rollout_model.tensor_parallel_size` must be set to 1.', 'colocate 模式下 `explorer.rollout_model.tensor_parallel_size` 必须为 1。');
   if (v.len('explorer.auxiliary_models') > 0) {
     report(ctx, { severity: 'error', code: 'trinity.gpu.colocate-aux', message: msg('In colocate mode, auxiliary models are not supported.', 'colocate 模式不支持辅助模型。'), path: 'explorer.auxiliary_models', related: [{ path: 'mode', message: msg("mode is 'colocate'", "mode 为 'colocate'") }] });
   }
