@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import { AGENTSCOPE_TUNER_SPEC } from '../../../src/config/rules/trinity/agentscope';
 import { pinIn } from '../../../src/config/workspace/pins';
+import { schemaAt } from '../../../src/config/schema/schemas';
 import { repoRoot } from '../../harness/paths';
 import { expectClean, expectFinding, expectNo, lineOf, merge, run, tempDir, trinity, yaml, type Obj } from './helpers';
 
@@ -79,4 +80,34 @@ test('AgentScope 2.x pinned or installed: the tuner workflow gets a warning nami
   expectFinding(run(text, { roots: [venv], file: path.join(venv, 'c.yaml') }), 'trinity.agentscope.tuner-v2');
   // mutant: with the rule removed, nothing
   expectNo(run(text, { roots: [v2], file: path.join(v2, 'c.yaml'), disabledRules: new Set(['trinity.agentscope-tuner']) }), 'trinity.agentscope.tuner-v2');
+});
+
+// Every field of upstream's dataclass schema (ajet/default_config/ajet_config_schema.py @ 01c63366,
+// read with the search tool; listed here by hand) exists in schemas/ajet.schema.json.
+const UPSTREAM_FIELDS = [
+  'project_name', 'experiment_name', 'experiment_dir', 'backbone', 'model.path',
+  'data.max_prompt_length', 'data.max_response_length', 'data.train_batch_size',
+  'rollout.user_workflow', 'rollout.n_vllm_engine', 'rollout.tensor_model_parallel_size', 'rollout.max_num_seqs', 'rollout.num_repeat',
+  'rollout.gpu_memory_utilization', 'rollout.ppo_max_token_len_per_gpu', 'rollout.compute_madness_checklist', 'rollout.chat_template_generate_prompt_type',
+  'trainer_common.n_gpus_per_node', 'trainer_common.nnodes', 'trainer_common.algorithm.adv_estimator', 'trainer_common.optim.lr', 'trainer_common.use_kl_loss',
+  'trainer_common.kl_penalty_type', 'trainer_common.ppo_epochs', 'trainer_common.ulysses_sequence_parallel_size', 'trainer_common.val_print_to_markdown_file_path',
+  'trainer_common.train_print_to_markdown_file_path', 'trainer_common.total_training_steps', 'trainer_common.test_freq', 'trainer_common.save_freq',
+  'trainer_common.total_epochs', 'trainer_common.val_pass_n', 'trainer_common.val_before_train', 'trainer_common.loss_weight_normalization_episode_level',
+  'trainer_common.advantage_estimation_episode_level', 'trainer_verl',
+  'task_reader.type', 'task_reader.huggingface_dat_repo.dataset_path', 'task_reader.huggingface_dat_repo.dataset_name', 'task_reader.huggingface_dat_repo.training_split',
+  'task_reader.huggingface_dat_repo.validation_split', 'task_reader.huggingface_dat_repo.http_proxy_address', 'task_reader.jsonl_dataset_file.training',
+  'lora.lora_rank', 'lora.lora_alpha', 'lora.target_modules', 'lora.load_format', 'lora.layered_summon',
+  'context_tracker.timeline_merging_policy.timeline_compare_level', 'context_tracker.timeline_merging_policy.ignore_tools',
+  'enable_swarm_mode', 'swarm_mode_sample_collection_method', 'execute_test',
+  'interchange_server.interchange_method', 'interchange_server.interchange_server_port', 'interchange_server.num_fastapi_process',
+  'interchange_server.max_fastapi_threads', 'interchange_server.max_inference_tracker_threads', 'interchange_server.already_started',
+  // ajet_swarm_default.yaml @ 1b4afc7d
+  'enable_interchange_server', 'task_judge.judge_type', 'trainer_common.logger',
+];
+
+test('schemas/ajet.schema.json has every field of upstream\'s dataclass schema', () => {
+  const missing = UPSTREAM_FIELDS.filter((f) => !schemaAt('ajet', ['ajet', ...f.split('.')]));
+  assert.deepEqual(missing, []);
+  assert.deepEqual(schemaAt('ajet', ['ajet', 'task_reader', 'type'])?.['x-choices']?.filter((c) => ['random_dummy', 'data_generation'].includes(c)), ['data_generation', 'random_dummy']);
+  assert.deepEqual(schemaAt('ajet', ['ajet', 'task_judge', 'judge_type'])?.['x-choices'], ['customized_protocol', 'rubrics_auto_grader']);
 });

@@ -8,10 +8,12 @@
 import { msg } from '../../findings';
 import { enumValue } from '../../schema/coerce';
 import { compareVersions } from '../../versions';
+import { TRINITY_0_6 } from '../../facts/trinity-0.6';
 import { report, setValueFix, type Rule, type RuleContext } from '../context';
 import { intOf, items } from './common';
 
-export const SINCE_0_6 = '0.6.0';
+/** The release these rules belong to (from its facts, not a second copy of the number). */
+export const SINCE_0_6 = TRINITY_0_6.version;
 export const atLeast06 = (ctx: Pick<RuleContext, 'trinityVersion'>) => compareVersions(ctx.trinityVersion, SINCE_0_6) >= 0;
 
 export interface Engine {
