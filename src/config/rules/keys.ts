@@ -10,6 +10,7 @@ import { isInterpolation } from '../schema/coerce';
 import type { Site } from '../sites';
 import { compareVersions, needsRelease, type VersionSource } from '../versions';
 import { valueSince } from '../facts/releases';
+import { LATEST_TRINITY } from '../schema/schemas';
 import { codeVisible, isLocation, type PyRegistration, type PythonIndex } from '../workspace/pyindex';
 import * as path from 'path';
 
@@ -135,10 +136,8 @@ function checkPath(env: KeyRuleEnv, s: Site): void {
   });
 }
 
-/** ASTuner / AgentJet string fields whose upstream code accepts only the listed values (the
- *  launcher compares them with `==`; anything else falls through to an error or a no-op). */
-const CHECKED_AGENT_CHOICES = new Set(['swarm_mode_sample_collection_method', 'interchange_method', 'chat_template_generate_prompt_type', 'timeline_compare_level']);
-
+/** `x-strictChoices` marks ASTuner / AgentJet string fields whose upstream code accepts only the
+ *  listed values (compared with `==`; anything else falls through to an error or a no-op). */
 function checkChoice(env: KeyRuleEnv, s: Site, choices: string[]): void {
   const value = valueOf(env, s);
   if (value === undefined || choices.includes(value)) return;
@@ -196,7 +195,7 @@ export function runKeyRules(env: KeyRuleEnv): void {
         span,
       });
     }
-    if (sch['x-value-since'] && inTrinity) {
+    if (sch['x-value-since'] && inTrinity && trinityTarget !== LATEST_TRINITY) {
       const value = valueOf(env, s);
       const vs = value === undefined ? undefined : valueSince(sch, value);
       if (vs && compareVersions(vs, trinityTarget) > 0) {
@@ -205,7 +204,7 @@ export function runKeyRules(env: KeyRuleEnv): void {
     }
     const reg = sch['x-registry'] as RegistryId | undefined;
     if (reg && REGISTRIES[reg]) checkRegistry(env, s, reg);
-    else if (sch['x-choices'] && env.kind !== 'trinity' && s.path[0] !== 'trinity' && CHECKED_AGENT_CHOICES.has(key)) checkChoice(env, s, sch['x-choices']);
+    else if (sch['x-strictChoices'] && sch['x-choices'] && env.kind !== 'trinity') checkChoice(env, s, sch['x-choices']);
     if (sch['x-path']) checkPath(env, s);
   }
 }

@@ -33,6 +33,8 @@ export interface SchemaNode {
   'x-since'?: string;
   /** Enum / choice values added by a later release: value → release. */
   'x-value-since'?: Record<string, string>;
+  /** Only the `x-choices` values are accepted (ASTuner / AgentJet fields compared with `==`). */
+  'x-strictChoices'?: boolean;
   'x-nullable'?: boolean;
   'x-free'?: boolean;
   'x-warnUnknown'?: boolean;
