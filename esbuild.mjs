@@ -53,6 +53,8 @@ const hostBundles = [
   { in: 'src/debug/host.ts', out: 'dist/debug-host.js' },
   // online training: explorer client (openai SDK), feedback outbox, playground host
   { in: 'src/online/host.ts', out: 'dist/online-host.js' },
+  // Ray clusters: dashboard client, packaging (zip), log WebSocket, the Ray view
+  { in: 'src/ray/host-entry.ts', out: 'dist/ray-host.js' },
 ];
 for (const h of hostBundles) nodeEntries.push({ ...h, external: ['vscode'] });
 
