@@ -16,6 +16,7 @@ import { ConversationStore } from '../../../src/online/conversations';
 import { PlaygroundController } from '../../../src/online/playground-controller';
 import type { HostToWebview } from '../../../src/shared/online-protocol';
 import { snippet } from '../../../src/online/snippets';
+import { cli } from '../scaffold/helpers';
 import { startTrinityServe, TrinityServe, trinityPython, trinityServeSkipReason } from '../../harness/trinity-serve';
 
 interface SqlJs {
@@ -198,6 +199,24 @@ describe("online training against Trinity's serve-mode proxy (engine stand-in: l
       execFileSync(trinityPython, [f], { env, encoding: 'utf8', timeout: 90_000 });
       assert.equal((await client.metrics()).exploreStep, stepBefore + 1, kind);
     }
+  });
+
+  test("the trinity-online template's agent_runner.py chats, rewards a group and commits against the explorer", async () => {
+    const { execFileSync } = await import('node:child_process');
+    const r = cli(['new', 'trinity-online', path.join(ws, 'online_agent'), '--no-launch', '--json'], ws);
+    assert.equal(r.code, 0, r.stderr);
+    const dir = (JSON.parse(r.stdout) as { projectDir: string }).projectDir;
+    const before = await client.metrics();
+    execFileSync(trinityPython, ['agent_runner.py', '--url', serve.url, '--model', 'tiny-toolcall', '--group', '2', '--limit', '1', '--commit-every', '1'], {
+      cwd: dir,
+      env: { ...process.env, PYTHONPATH: serve.pythonpath },
+      encoding: 'utf8',
+      timeout: 180_000,
+    });
+    const m = await client.metrics();
+    assert.deepEqual([m.totalExperiences - before.totalExperiences, m.readyExperiences - before.readyExperiences, m.exploreStep - before.exploreStep], [2, 2, 1]);
+    const last = serve.committed().slice(-2);
+    assert.equal(new Set(last.map((c) => c.task)).size, 1, 'the group shares one task_id');
   });
 
   test('a dead engine behind the proxy gives its 502 as bad-gateway', async () => {
