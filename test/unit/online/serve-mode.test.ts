@@ -181,7 +181,8 @@ describe("online training against Trinity's serve-mode proxy (engine stand-in: l
       assert.equal(await reloaded.retryAll(), 1);
       assert.equal(reloaded.list()[0].state, 'sent');
       assert.equal(await reloaded.retryAll(), 0, 'a sent reward is never resent');
-      assert.equal(sends, 2);
+      await reloaded.retry(reloaded.list()[0].id);
+      assert.equal(sends, 2, 'a sent reward is never resent, even when asked by id');
       assert.deepEqual((await historyRows(serve.historyDb)).get(r.msgId), { reward: 1, task: 'retry', consumed: 1 });
       assert.equal((await client.metrics()).readyExperiences, readyBefore + 1);
     } finally {
