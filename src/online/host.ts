@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import type OpenAI from 'openai';
 import * as vscode from 'vscode';
 import type { Logger } from '../shared/log';
-import { ONLINE_VIEW_TYPE, parseWebviewMessage } from '../shared/online-protocol';
+import { MARK_RUN_EVENT_COMMAND, ONLINE_VIEW_TYPE, parseWebviewMessage, RunEventMark } from '../shared/online-protocol';
 import { ConversationStore } from './conversations';
 import { assessUrl, findServerUrlFiles, readServerUrlFile } from './discover';
 import { ExplorerClient, ExplorerGeneration, normalizeExplorerUrl } from './explorer-client';
@@ -55,6 +55,7 @@ export class OnlineHost implements vscode.Disposable {
       onCommit: (step, url) => {
         log.info(`online: committed at ${url}, explore step ${step}`);
         for (const l of this.commitListeners) l(step, url);
+        void markOnMetrics({ kind: 'online-commit', explorerUrl: url, step, at: Date.now() });
       },
     });
   }
@@ -237,6 +238,12 @@ function fromPathOrUrl(s: string): string | undefined {
     /* not a path: treat as host:port */
   }
   return s;
+}
+
+/** Tells the metrics view (when it offers the command) to mark a commit; never fails the commit. */
+async function markOnMetrics(mark: RunEventMark): Promise<void> {
+  const commands = await vscode.commands.getCommands(true);
+  if (commands.includes(MARK_RUN_EVENT_COMMAND)) await Promise.resolve(vscode.commands.executeCommand(MARK_RUN_EVENT_COMMAND, mark)).catch(() => undefined);
 }
 
 function onlineDir(context: vscode.ExtensionContext): string {

@@ -43,6 +43,11 @@ suite('online training (Trinity serve-mode proxy; engine stand-in: llama.cpp fix
     assert.strictEqual(host.connection?.client.url, serve!.url);
   });
 
+  test('connect also takes the job dir Trinity wrote explorer_server_url.txt into', async () => {
+    assert.strictEqual(await vscode.commands.executeCommand('agentrl.online.connect', serve!.jobDir), true);
+    assert.strictEqual(host.connection?.client.url, serve!.url);
+  });
+
   test('playground: chat, A/B choice, commit; counters move', async function () {
     this.timeout(120_000);
     assert.strictEqual(await vscode.commands.executeCommand('agentrl.online.playground'), true);
