@@ -100,13 +100,14 @@ export class OnlineHost implements vscode.Disposable {
       await client.health();
       const models = await client.models();
       const generation = await client.generation();
-      const m = await client.metrics();
+      // an explorer older than 0.4 may lack /metrics too: connect anyway, chat still works
+      const m = generation === 'pre-0.4' ? await client.metrics().catch(() => undefined) : await client.metrics();
       this.connection = { client, models, generation };
       await this.context.workspaceState.update(LAST_URL_KEY, url);
       this.controller.setConnection(models);
-      this.log.info(`online: connected to ${url} (${generation}); models ${models.join(', ')}; explore step ${m.exploreStep}`);
+      this.log.info(`online: connected to ${url} (${generation}); models ${models.join(', ')}; explore step ${m?.exploreStep ?? '?'}`);
       if (generation === 'pre-0.4') void vscode.window.showWarningMessage(playgroundMessages().preV04());
-      else void vscode.window.showInformationMessage(vscode.l10n.t('Connected to the explorer at {0}: model {1}, explore step {2}.', url, models[0] ?? '?', m.exploreStep));
+      else void vscode.window.showInformationMessage(vscode.l10n.t('Connected to the explorer at {0}: model {1}, explore step {2}.', url, models[0] ?? '?', m?.exploreStep ?? 0));
       void this.controller.refreshMetrics();
       return this.connection;
     } catch (e) {
