@@ -4,6 +4,8 @@
 // serve_proxy.py). The commands connect, open the playground (its webview says `ready`), a chat
 // round trip with two alternatives, an A/B choice sent, a commit, the counters moving.
 import * as assert from 'assert';
+import * as http from 'http';
+import type { AddressInfo } from 'net';
 import * as vscode from 'vscode';
 import type { OnlineHost } from '../../src/online/host';
 import { startTrinityServe, TrinityServe, trinityServeSkipReason } from '../harness/trinity-serve';
@@ -79,6 +81,29 @@ suite('online training (Trinity serve-mode proxy; engine stand-in: llama.cpp fix
     assert.deepStrictEqual(commits, [1]);
     assert.strictEqual(ctl.state().metrics?.exploreStep, 1);
     assert.deepStrictEqual(serve!.committed().map((c) => c.reward).sort(), [0, 1]);
+  });
+
+  test('a pre-0.4 explorer connects for chat; rewards and commit say why they are missing; a dead one is refused', async () => {
+    // STAND-IN for an explorer older than Trinity-RFT 0.4: /health and /v1/models only
+    const old = http.createServer((req, res) => {
+      if (req.url === '/health') return void res.end();
+      if (req.url === '/v1/models') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"data":[{"id":"old-model"}]}');
+      res.writeHead(404, { 'content-type': 'application/json' }).end('{"detail":"Not Found"}');
+    });
+    await new Promise<void>((r) => old.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(old.address() as AddressInfo).port}`;
+    try {
+      assert.strictEqual(await vscode.commands.executeCommand('agentrl.online.connect', url), true);
+      assert.strictEqual(host.connection?.generation, 'pre-0.4');
+      assert.strictEqual(host.controller.state().canReward, false);
+      await host.controller.receive({ type: 'commit' });
+      assert.match(host.controller.state().error ?? '', /older than Trinity-RFT 0.4/);
+    } finally {
+      old.closeAllConnections();
+      old.close();
+    }
+    assert.strictEqual(await vscode.commands.executeCommand('agentrl.online.connect', url), false, 'nothing listens there any more');
+    assert.strictEqual(await vscode.commands.executeCommand('agentrl.online.connect', serve!.url), true);
   });
 
   test('Insert Online-Training Client writes the connected explorer into a Python file', async () => {
