@@ -9,6 +9,7 @@ import { registerConfig, type ConfigFeature } from './config/register';
 import type { ConfigChecker } from './shared/config-api';
 import { lazyBundle } from './shared/lazy';
 import { registerRolloutDebugger, type RolloutDebugger } from './debug/contribution';
+import { activateWelcome } from './welcome/activate';
 
 /** What the extension returns from activate(); integration tests use it. */
 export interface AgentRlApi {
@@ -45,6 +46,7 @@ export function activate(context: vscode.ExtensionContext): AgentRlApi {
   const config = registerConfig(context, log);
   const metrics = activateMetrics(context, log);
   const debug = registerRolloutDebugger(context, log, configEngine());
+  activateWelcome(context);
   const activationMs = performance.now() - t0;
   log.info(`Agent RL Studio ${VERSION} activated in ${activationMs.toFixed(1)} ms`);
   return { version: VERSION, log, activationMs, config, metrics, debug };

@@ -46,5 +46,6 @@ export function uiStrings(): UiStrings {
     max: vscode.l10n.t('max'),
     smoothed: vscode.l10n.t('smoothed'),
     wallTime: vscode.l10n.t('at'),
+    startDemo: vscode.l10n.t('Start Demo Run (simulated trainer)'),
   };
 }

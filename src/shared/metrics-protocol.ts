@@ -186,6 +186,7 @@ export const UI_STRING_KEYS = [
   'max',
   'smoothed',
   'wallTime',
+  'startDemo',
 ] as const;
 export type UiStrings = Record<(typeof UI_STRING_KEYS)[number], string>;
 
@@ -284,7 +285,8 @@ export interface ExportPngMessage {
 }
 export interface CommandMessage {
   type: 'command';
-  command: 'connect';
+  /** connect: "Connect to Training Run…"; demo: "Start Demo Run". */
+  command: 'connect' | 'demo';
 }
 export interface LogMessage {
   type: 'log';
@@ -367,7 +369,7 @@ export function parseWebviewMessage(v: unknown): WebviewMessage | undefined {
     case 'exportPng':
       return isStr(v.chart) && isStr(v.dataUrl) && v.dataUrl.startsWith('data:image/png;base64,') ? (v as unknown as ExportPngMessage) : undefined;
     case 'command':
-      return v.command === 'connect' ? (v as unknown as CommandMessage) : undefined;
+      return v.command === 'connect' || v.command === 'demo' ? (v as unknown as CommandMessage) : undefined;
     case 'log':
       return (v.level === 'info' || v.level === 'warn' || v.level === 'error') && isStr(v.message) ? (v as unknown as LogMessage) : undefined;
     case 'rendered':

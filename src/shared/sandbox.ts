@@ -6,6 +6,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 export const SANDBOX_MARKER = '.agentrl/sandbox.json';
+/** The demo run's endpoint name, in every UI that shows it. */
+export const DEMO_NAME = 'demo: simulated trainer';
 
 export interface SandboxMarker {
   /** OpenAI-compatible base URL of the sandbox's model (e.g. http://127.0.0.1:8089/v1). */
