@@ -20,6 +20,8 @@ const { values: opts } = parseArgs({
     host: { type: 'string', default: '127.0.0.1' },
     workspace: { type: 'string' },
     reset: { type: 'boolean', default: false },
+    // Where the copy lives (git-ignored; tests use their own).
+    sandbox: { type: 'string', default: path.join('.sandbox', 'sample-workspace') },
     // The demo run: on by default; its speed (seconds per explorer step) and length.
     'no-demo': { type: 'boolean', default: false },
     'demo-step-seconds': { type: 'string', default: '1' },
@@ -77,7 +79,7 @@ try {
 stoppers.push(() => model.stop());
 
 // The sandbox: a copy of sample-workspace/ under a git-ignored folder (fresh with --reset).
-const workspace = opts.workspace ? path.resolve(opts.workspace) : path.join(root, '.sandbox', 'sample-workspace');
+const workspace = path.resolve(opts.workspace ?? opts.sandbox);
 if (!opts.workspace) {
   if (opts.reset) fs.rmSync(workspace, { recursive: true, force: true });
   if (!fs.existsSync(workspace)) {
@@ -113,8 +115,13 @@ if (!opts['no-demo']) {
   }
 }
 // What the extension reads in the sandbox: the model to debug against, the demo to connect.
-fs.mkdirSync(path.join(workspace, '.agentrl'), { recursive: true });
-fs.writeFileSync(path.join(workspace, '.agentrl', 'sandbox.json'), JSON.stringify({
+// `created` identifies this copy: the walkthrough opens once per fresh copy.
+const markerFile = path.join(workspace, '.agentrl', 'sandbox.json');
+let created = new Date().toISOString();
+try { created = JSON.parse(fs.readFileSync(markerFile, 'utf8')).created ?? created; } catch { /* a fresh copy */ }
+fs.mkdirSync(path.dirname(markerFile), { recursive: true });
+fs.writeFileSync(markerFile, JSON.stringify({
+  created,
   model: model.url,
   ...(demo ? { demo: { jobDir: path.relative(workspace, demo.jobDir), name: DEMO_NAME } } : {}),
 }, null, 2) + '\n');

@@ -10,6 +10,8 @@ export const SANDBOX_MARKER = '.agentrl/sandbox.json';
 export const DEMO_NAME = 'demo: simulated trainer';
 
 export interface SandboxMarker {
+  /** When this copy was made (the walkthrough opens once per copy). */
+  created?: string;
   /** OpenAI-compatible base URL of the sandbox's model (e.g. http://127.0.0.1:8089/v1). */
   model?: string;
   /** The demo run (demo/demo_trainer.py) started by `npm start`. */
@@ -27,6 +29,7 @@ export function readSandboxMarker(folder: string): SandboxMarker | undefined {
   if (!raw || typeof raw !== 'object') return undefined;
   const o = raw as Record<string, unknown>;
   const out: SandboxMarker = {};
+  if (typeof o.created === 'string') out.created = o.created;
   if (typeof o.model === 'string' && /^https?:\/\//.test(o.model)) out.model = o.model;
   const d = o.demo as Record<string, unknown> | undefined;
   if (d && typeof d.jobDir === 'string' && typeof d.name === 'string') out.demo = { jobDir: path.resolve(folder, d.jobDir), name: d.name };

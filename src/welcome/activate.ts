@@ -13,8 +13,10 @@ const CONFIG_SOURCE = 'Agent RL';
 
 export function activateWelcome(context: vscode.ExtensionContext): void {
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-  if (folder && readSandboxMarker(folder) && !context.globalState.get<boolean>(SHOWN_KEY)) {
-    void context.globalState.update(SHOWN_KEY, true);
+  const marker = folder ? readSandboxMarker(folder) : undefined;
+  const copy = marker?.created ?? 'sandbox';
+  if (marker && context.globalState.get<string>(SHOWN_KEY) !== copy) {
+    void context.globalState.update(SHOWN_KEY, copy);
     setTimeout(() => void vscode.commands.executeCommand('workbench.action.openWalkthrough', WALKTHROUGH_ID, false), 0);
   }
   // Files that had an error from our checks; one of them clean again = a config error fixed.
