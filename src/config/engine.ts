@@ -17,6 +17,7 @@ import { gpuRule } from './rules/trinity/gpu';
 import { lengthRule } from './rules/trinity/lengths';
 import { modeRule } from './rules/trinity/mode';
 import { modelRule } from './rules/trinity/model';
+import { physicalRule } from './rules/trinity/physical';
 import { syncRule } from './rules/trinity/sync';
 import { trainerRule } from './rules/trinity/trainer';
 import { LATEST_TRINITY } from './schema/schemas';
@@ -27,7 +28,7 @@ import type { PythonIndex } from './workspace/pyindex';
 import { parseYaml, type ParseCache, type ParseResult } from './yaml/parse';
 import { deref, type VNode } from './yaml/tree';
 
-export const TRINITY_RULES: Rule[] = [modeRule, modelRule, lengthRule, algorithmRule, gpuRule, syncRule, explorerRule, bufferRule, trainerRule];
+export const TRINITY_RULES: Rule[] = [modeRule, modelRule, lengthRule, algorithmRule, gpuRule, syncRule, explorerRule, bufferRule, trainerRule, physicalRule];
 
 export interface EngineOptions {
   /** Workspace folders (CLI: --root, default cwd). */
