@@ -88,6 +88,8 @@ test('npm start: walkthrough first, the demo run live in the metrics view, rollo
   const walkthrough = page.locator('.gettingStartedContainer', { hasText: 'Get started with Agent RL' });
   await walkthrough.waitFor({ timeout: 90000 });
   await walkthrough.locator('.getting-started-step', { hasText: 'Watch training metrics' }).first().waitFor({ timeout: 30000 });
+  // Its page (markdown media, the English one) renders next to the steps.
+  await page.frameLocator('.getting-started-media iframe').frameLocator('#active-frame').locator('h2', { hasText: 'Scaffold a workflow' }).waitFor({ timeout: 30000 });
   assert.equal(await walkthrough.getByText(/[\u4e00-\u9fff]/).count(), 0, 'an English page has no Chinese section');
   await shot(page, 'start-walkthrough');
 
@@ -105,6 +107,7 @@ test('npm start: walkthrough first, the demo run live in the metrics view, rollo
     later = await pointsOn(view, reward);
   }
   assert.ok(later > first + 2, `the reward chart grows (${first} → ${later} points)`);
+  for (let i = 0; i < 40 && (await pointsOn(view, reward)) < 12; i++) await new Promise((r) => setTimeout(r, 1000));
   // The status bar names what it shows.
   await page.locator('.statusbar-item', { hasText: /reward -?\d/ }).first().waitFor({ timeout: 30000 });
   assert.ok(fs.statSync(await shot(page, 'start-metrics')).size > 20_000);
@@ -145,8 +148,23 @@ test('npm start: walkthrough first, the demo run live in the metrics view, rollo
   assert.doesNotMatch(entry.slice(0, entry.indexOf('}')), /apiKeyEnv/, 'a local endpoint asks for no key');
   const runs = path.join(sandbox, '.agentrl', 'runs');
   const before = fs.existsSync(runs) ? fs.readdirSync(runs) : [];
-  await runPaletteCommand(page, 'Debug: Select and Start Debugging');
-  await widget.locator('.quick-input-list .monaco-list-row', { hasText: 'Debug first_agent rollout' }).first().click();
+  // Run and Debug: pick the wizard's entry in the launch dropdown, then F5.
+  await runPaletteCommand(page, 'View: Show Run and Debug');
+  const select = page.locator('.start-debug-action-item .monaco-select-box');
+  await select.waitFor({ timeout: 30000 });
+  let picked = false;
+  for (let i = 0; i < 20 && !picked; i++) {
+    await select.click();
+    const option = page.locator('.select-box-dropdown-list-container .monaco-list-row', { hasText: 'Debug first_agent rollout' }).first();
+    picked = await option.waitFor({ timeout: 2000 }).then(() => true, () => false);
+    if (picked) await option.click();
+    else await page.keyboard.press('Escape');
+  }
+  if (!picked) {
+    await shot(page, 'start-failure-debug-pick');
+    assert.fail('"Debug first_agent rollout" is not in the Run and Debug dropdown');
+  }
+  await page.locator('.start-debug-action-item .codicon-debug-start').first().click();
   let summary: { status?: string } | undefined;
   for (let i = 0; i < 180 && !summary; i++) {
     await new Promise((r) => setTimeout(r, 1000));
