@@ -12,14 +12,16 @@ path runs on real files:
                                                                   (ExperienceModel schema, TRXP bytes)
   <job_dir>/explorer_meta.json, trainer_meta.json                 latest_iteration
 
-The rollouts in the buffer are real: each explorer step runs the tool-calling task of the
+The rollouts in the buffer are real: episodes of the tool-calling task of the
 sample workspace (`toolcall/`) against an OpenAI-compatible model (the tiny fixture model that
 `npm start` serves), with real tool calls and results, scored by the sample's exact-answer
 reward. What is simulated is learning: the "policy" ignores its tools (and so guesses, and
 fails) with a chance that decays over the run, so the real rewards rise as a trained
-policy's would. Trainer metrics (losses,
-KL, entropy, lengths, timings) follow plausible curves. Without a reachable model, the
-explorer still logs simulated rewards and the buffer stays empty.
+policy's would. Rollouts run in a thread at
+the model's pace; each explorer step takes those that finished during it (a step with none
+logs rewards drawn from the same schedule). Trainer metrics (losses, KL, entropy, lengths,
+timings) follow plausible curves. Without a reachable model, every step is drawn and the
+buffer stays empty.
 
 Python standard library only (no tensorboardX / torch), so it runs anywhere Python 3.8+ does,
 e.g. as a Ray job entrypoint:
@@ -34,6 +36,7 @@ import json
 import math
 import os
 import pickle
+import queue
 import random
 import re
 import signal
@@ -41,6 +44,7 @@ import socket
 import sqlite3
 import struct
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -250,6 +254,22 @@ def curve(step, steps, start, end, noise, rng):
     return start + (end - start) * k + rng.gauss(0, noise)
 
 
+def roll(a, state, stop, done, rng):
+    """The rollout thread: episodes of the sample's task, one after the other, until stopped."""
+    model = state["model"]
+    while not stop["now"]:
+        step = state["step"]
+        task = make_task(rng, step)
+        offered = rng.random() >= untrained_at(step, a.steps)
+        t0 = time.time()
+        try:
+            messages, answer, reward = rollout(a.model_url, model, task, 0.7, tools=offered)
+        except (OSError, ValueError, KeyError, IndexError) as e:
+            print("demo: rollout failed (%s); going on with simulated rewards" % e, flush=True)
+            return
+        done.put((task, messages, answer, reward, offered, time.time() - t0))
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description="demo: simulated trainer — writes a Trinity-RFT job dir (see the module docstring).")
     p.add_argument("--job-dir", required=True, help="the job dir to write (created)")
@@ -273,47 +293,52 @@ def main(argv=None):
     model = model_id(a.model_url) if a.model_url else None
     print("demo: simulated trainer -> %s (%s)" % (job, "rollouts on %s, model %s" % (a.model_url, model) if model else "no model: simulated rewards, empty buffer"), flush=True)
     began = time.time()
+    # Real rollouts run in a thread of their own, so the model's speed (a loaded CPU) never
+    # stalls the step cadence: each explorer step takes the rollouts that finished during it.
+    state = {"step": 0, "model": model}
+    done = queue.Queue()
+    roller = threading.Thread(target=roll, args=(a, state, stop, done, random.Random(a.seed + 1)), daemon=True)
+    if model:
+        roller.start()
     for step in range(a.steps + 1):
         if stop["now"] or (a.duration and time.time() - began >= a.duration):
             break
         t0 = time.time()
-        untrained = untrained_at(step, a.steps)
+        state["step"] = step
+        rest = a.step_seconds - (time.time() - t0)
+        while rest > 0 and not stop["now"]:
+            time.sleep(min(rest, 0.1))
+            rest = a.step_seconds - (time.time() - t0)
+        finished = []
+        while not done.empty():
+            finished.append(done.get())
         rewards, lengths, run_times = [], [], []
-        task = make_task(rng, step)
-        for run in range(ROLLOUTS):
-            r0 = time.time()
-            offered = rng.random() >= untrained
-            if model:
-                try:
-                    messages, answer, reward = rollout(a.model_url, model, task, 0.7, tools=offered)
-                except (OSError, ValueError, KeyError, IndexError) as e:
-                    print("demo: rollout failed (%s); continuing without the model" % e, flush=True)
-                    model = None
-            if not model:
-                reward = 1.0 if offered else 0.0
-                messages, answer = None, ""
+        for run, (task, messages, answer, reward, offered, took) in enumerate(finished):
             rewards.append(reward)
             lengths.append(len(answer.split()) + 4)
-            run_times.append(time.time() - r0)
-            if messages is not None:
-                item = {
-                    "eid": {"batch": step, "task": task["id"], "run": run, "step": 0, "suffix": "demo-%d-%d" % (step, run)},
-                    "reward": reward, "truncate_status": None,
-                    "info": {"model_version": step, "simulated_trainer": True, "tools_offered": offered},
-                    "metrics": {"accuracy": reward}, "prompt_length": len(task["question"].split()),
-                    "response_text": answer, "prompt_text": task["question"], "messages": messages, "tools": TOOLS,
-                    "chosen_messages": None, "rejected_messages": None, "custom_fields": [], "multi_modal_input_keys": [],
-                }
-                db.execute("INSERT INTO %s (task_id, run_id, msg_id, model_version, experience_bytes, reward) VALUES (?, ?, ?, ?, ?, ?)" % TABLE,
-                           (task["id"], run, "demo-%d-%d" % (step, run), step, experience_bytes(item), reward))
+            run_times.append(took)
+            item = {
+                "eid": {"batch": step, "task": task["id"], "run": run, "step": 0, "suffix": "demo-%d-%d" % (step, run)},
+                "reward": reward, "truncate_status": None,
+                "info": {"model_version": step, "simulated_trainer": True, "tools_offered": offered},
+                "metrics": {"accuracy": reward}, "prompt_length": len(task["question"].split()),
+                "response_text": answer, "prompt_text": task["question"], "messages": messages, "tools": TOOLS,
+                "chosen_messages": None, "rejected_messages": None, "custom_fields": [], "multi_modal_input_keys": [],
+            }
+            db.execute("INSERT INTO %s (task_id, run_id, msg_id, model_version, experience_bytes, reward) VALUES (?, ?, ?, ?, ?, ?)" % TABLE,
+                       (task["id"], run, "demo-%d-%d" % (step, run), step, experience_bytes(item), reward))
         db.commit()
+        if not rewards:  # no rollout finished in this step (or no model): the schedule's rewards
+            untrained = untrained_at(step, a.steps)
+            rewards = [0.0 if rng.random() < untrained else 1.0 for _ in range(ROLLOUTS)]
+            lengths, run_times = [8] * ROLLOUTS, [0.0] * ROLLOUTS
         mean = sum(rewards) / len(rewards)
         std = math.sqrt(sum((r - mean) ** 2 for r in rewards) / len(rewards))
         ex = {
             "rollout/accuracy/mean": mean, "rollout/accuracy/max": max(rewards), "rollout/accuracy/min": min(rewards),
-            "rollout/model_version": step, "rollout/finished_task_count": 1,
+            "rollout/model_version": step, "rollout/finished_task_count": len({t["id"] for t, *_ in finished}),
             "rollout/time/run_execution/mean": sum(run_times) / len(run_times),
-            "experience_pipeline/experience_count": ROLLOUTS,
+            "experience_pipeline/experience_count": len(finished),
             "experience_pipeline/group_advantages/reward_std/mean": std,
             "time/wait_explore_step": time.time() - t0,
         }
@@ -340,10 +365,6 @@ def main(argv=None):
                 json.dump({"latest_iteration": step}, f)
         with open(os.path.join(job, "explorer_meta.json"), "w") as f:
             json.dump({"latest_iteration": step, "taskset_states": []}, f)
-        rest = a.step_seconds - (time.time() - t0)
-        while rest > 0 and not stop["now"]:
-            time.sleep(min(rest, 0.2))
-            rest = a.step_seconds - (time.time() - t0)
     explorer.close()
     trainer.close()
     db.close()

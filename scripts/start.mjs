@@ -132,7 +132,8 @@ const server = await startServer({
   port: Number(opts.port),
   extensionsDir,
   dataDir: path.join(stateDir, 'data'),
-  settings: { 'security.workspace.trust.enabled': true },
+  // No "application running on port N" toast each time a debug session's gateway opens a port.
+  settings: { 'security.workspace.trust.enabled': true, 'remote.autoForwardPorts': false },
 });
 stoppers.push(() => server.stop());
 const url = `${server.base}/?folder=${encodeURIComponent(workspace)}`;

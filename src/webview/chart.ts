@@ -25,6 +25,8 @@ export interface CardHost {
 
 type Cell = number | null | undefined;
 
+const STEP_INCRS = [1, 2, 5].flatMap((m) => Array.from({ length: 10 }, (_, e) => m * 10 ** e)).sort((a, b) => a - b);
+
 let measureCanvas: CanvasRenderingContext2D | undefined;
 function measureCtx(): CanvasRenderingContext2D {
   return (measureCanvas ??= document.createElement('canvas').getContext('2d')!);
@@ -206,6 +208,8 @@ export class ChartCard {
     const xAxis: uPlot.Axis = axis();
     if (mode === 'relative') xAxis.values = (_u, vals) => vals.map((v) => fmtDuration(v));
     if (mode === 'step') xAxis.values = (_u, vals) => vals.map((v) => (Math.abs(v) >= 1e5 ? `${Number((v / 1000).toPrecision(4))}k` : String(v)));
+    // Steps are integers: no 0.5 / 1.5 ticks while a run has only a few steps.
+    if (mode === 'step') xAxis.incrs = STEP_INCRS;
     // Sized to the widest label (minus signs, exponents), re-measured on every redraw.
     // (A canvas of our own: uPlot caches its context's font.)
     const ctx = measureCtx();

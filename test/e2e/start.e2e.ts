@@ -20,7 +20,14 @@ let browser: Browser | undefined;
 let sandboxRoot: string | undefined;
 after(async () => {
   await browser?.close().catch(() => undefined);
-  if (start?.pid && start.exitCode === null) process.kill(-start.pid, 'SIGKILL');
+  // On failure: Ctrl+C first (it stops the model server, the demo and code-server, each in its
+  // own process group), then force.
+  if (start?.pid && start.exitCode === null) {
+    const exited = new Promise((r) => start!.once('exit', r));
+    start.kill('SIGINT');
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 20000))]);
+    if (start.exitCode === null) process.kill(-start.pid, 'SIGKILL');
+  }
   if (sandboxRoot) fs.rmSync(sandboxRoot, { recursive: true, force: true });
 });
 
@@ -112,14 +119,21 @@ test('npm start: walkthrough first, the demo run live in the metrics view, rollo
   await page.locator('.statusbar-item', { hasText: /reward -?\d/ }).first().waitFor({ timeout: 30000 });
   assert.ok(fs.statSync(await shot(page, 'start-metrics')).size > 20_000);
 
-  // Click a step on the reward chart: its rollouts (real ones, from the experience buffer).
+  // Click a step on the reward chart: its rollouts (real ones, from the experience buffer;
+  // rollouts run at the model's pace, so not every step has one: try steps until one does).
   const over = view.locator(`.card[data-chart="${reward}"] .u-over`);
-  const box = (await over.boundingBox())!;
-  await page.mouse.move(box.x + box.width * 0.5, box.y + box.height / 2);
-  await view.locator(`.card[data-chart="${reward}"] .legend .x`).waitFor({ timeout: 10000 });
-  await page.mouse.click(box.x + box.width * 0.5, box.y + box.height / 2);
   const drill = view.locator('aside.drill');
-  await drill.locator('tr.rollout').first().waitFor({ timeout: 30000 });
+  let found = false;
+  for (let attempt = 0; attempt < 40 && !found; attempt++) {
+    const box = (await over.boundingBox())!;
+    const x = box.x + box.width * (0.98 - (attempt % 20) * 0.045);
+    await page.mouse.move(x, box.y + box.height / 2);
+    await page.mouse.click(x, box.y + box.height / 2);
+    found = await drill.locator('tr.rollout').first().waitFor({ timeout: 3000 }).then(() => true, () => false);
+    if (!found && (await drill.count())) await drill.locator('header button').click().catch(() => undefined);
+    if (!found && attempt === 19) await new Promise((r) => setTimeout(r, 5000));
+  }
+  assert.ok(found, 'no step of the reward chart shows rollouts');
   await drill.locator('tr.rollout').first().click();
   await drill.locator('.detail .message.role-user', { hasText: /What is|weather/ }).first().waitFor({ timeout: 30000 });
   await shot(page, 'start-rollouts');
@@ -176,6 +190,25 @@ test('npm start: walkthrough first, the demo run live in the metrics view, rollo
   // No modal or notification stopped it on the way.
   assert.equal(await page.locator('.notification-toast', { hasText: /OPENAI_API_KEY|ECONNREFUSED/ }).count(), 0);
   await shot(page, 'start-f5-done');
+  // The Rollouts view: the run under its launch name with its reward; an episode opens as a
+  // chat transcript (Markdown preview).
+  await page.locator('.pane-header', { hasText: /^Rollouts$/i }).first().click();
+  const runRow = page.locator('.monaco-list-row', { hasText: 'Debug first_agent rollout' }).first();
+  await runRow.waitFor({ timeout: 30000 });
+  assert.match(await runRow.innerText(), /reward \d\.\d\d/);
+  await runRow.click();
+  const episodeRow = page.locator('.monaco-list-row', { hasText: 'T0#R0' }).first();
+  await episodeRow.waitFor({ timeout: 30000 });
+  await episodeRow.click();
+  await page.locator('.tab', { hasText: /Preview T0_R0/ }).waitFor({ timeout: 30000 });
+  let transcript = '';
+  for (let i = 0; i < 60 && !/LLM call #1/.test(transcript); i++) {
+    await new Promise((r) => setTimeout(r, 500));
+    for (const f of page.frames()) transcript += await f.evaluate('document.body ? document.body.innerText : ""').catch(() => '');
+  }
+  assert.match(transcript, /LLM call #1/);
+  assert.match(transcript, /Reward: 0|Reward: 1/);
+  await shot(page, 'start-transcript');
   await browser.close();
   browser = undefined;
 

@@ -12,7 +12,7 @@ import { episodeMarkdown, runMarkdown } from './transcript';
 
 /** The episode's transcript file (written on demand; the run folder is git-ignored .agentrl/). */
 export function transcriptFile(run: RunInfo, episode: EpisodeTrajectory): string {
-  const file = path.join(run.dir, 'transcripts', `${episode.episode.replace(/[^\w.#-]/g, '_')}.md`);
+  const file = path.join(run.dir, 'transcripts', `${episode.episode.replace(/[^\w.-]/g, '_')}.md`);
   const title = `${runRow(run).label} · ${run.id}`;
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, `# ${title.replace(/[#*_`[\]<>]/g, '')}\n\n${episodeMarkdown(episode)}`);
