@@ -192,23 +192,30 @@ test('npm start: walkthrough first, the demo run live in the metrics view, rollo
   await shot(page, 'start-f5-done');
   // The Rollouts view: the run under its launch name with its reward; an episode opens as a
   // chat transcript (Markdown preview).
-  await page.locator('.pane-header', { hasText: /^Rollouts$/i }).first().click();
-  const runRow = page.locator('.monaco-list-row', { hasText: 'Debug first_agent rollout' }).first();
+  const rolloutsHeader = page.locator('.pane-header', { hasText: /^Rollouts$/i }).first();
+  if ((await rolloutsHeader.getAttribute('aria-expanded')) !== 'true') await rolloutsHeader.click();
+  const rolloutsPane = page.locator('.pane', { has: rolloutsHeader });
+  const runRow = rolloutsPane.locator('.monaco-list-row', { hasText: 'Debug first_agent rollout' }).first();
   await runRow.waitFor({ timeout: 30000 });
   assert.match(await runRow.innerText(), /reward \d\.\d\d/);
   await runRow.click();
-  const episodeRow = page.locator('.monaco-list-row', { hasText: 'T0#R0' }).first();
+  const episodeRow = rolloutsPane.locator('.monaco-list-row', { hasText: 'T0#R0' }).first();
   await episodeRow.waitFor({ timeout: 30000 });
   await episodeRow.click();
   await page.locator('.tab', { hasText: /Preview T0_R0/ }).waitFor({ timeout: 30000 });
+  // The preview is a webview (nested frames): find the frame that renders the transcript.
   let transcript = '';
-  for (let i = 0; i < 60 && !/LLM call #1/.test(transcript); i++) {
+  for (let i = 0; i < 90 && !(/LLM call #1/.test(transcript) && /Reward: [01]/.test(transcript)); i++) {
     await new Promise((r) => setTimeout(r, 500));
-    for (const f of page.frames()) transcript += await f.evaluate('document.body ? document.body.innerText : ""').catch(() => '');
+    for (const f of page.frames()) {
+      const text = String(await f.evaluate('document.body ? document.body.innerText : ""').catch(() => ''));
+      if (/Reward: [01]/.test(text)) transcript = text;
+    }
   }
-  assert.match(transcript, /LLM call #1/);
-  assert.match(transcript, /Reward: 0|Reward: 1/);
   await shot(page, 'start-transcript');
+  assert.match(transcript, /LLM call #1/);
+  assert.match(transcript, /Reward: [01]/);
+  assert.match(transcript, /user/);
   await browser.close();
   browser = undefined;
 

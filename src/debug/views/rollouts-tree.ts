@@ -8,21 +8,21 @@ import * as vscode from 'vscode';
 import type { EpisodeTrajectory, TrajectoryTurn } from '../../shared/trajectory';
 import { listRuns, readEpisodes, type RunInfo } from '../results/run-store';
 import { runRow } from './run-label';
-import { episodeMarkdown, runMarkdown } from './transcript';
+import { episodeMarkdown, mdText, runMarkdown } from './transcript';
 
 /** The episode's transcript file (written on demand; the run folder is git-ignored .agentrl/). */
 export function transcriptFile(run: RunInfo, episode: EpisodeTrajectory): string {
   const file = path.join(run.dir, 'transcripts', `${episode.episode.replace(/[^\w.-]/g, '_')}.md`);
   const title = `${runRow(run).label} · ${run.id}`;
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, `# ${title.replace(/[#*_`[\]<>]/g, '')}\n\n${episodeMarkdown(episode)}`);
+  fs.writeFileSync(file, `# ${mdText(title)}\n\n${episodeMarkdown(episode, path.dirname(file))}`);
   return file;
 }
 
 /** The whole run as one transcript (Open Trajectories). */
 export function runTranscriptFile(run: RunInfo): string {
   const file = path.join(run.dir, 'transcript.md');
-  fs.writeFileSync(file, runMarkdown(`${runRow(run).label} · ${run.id}`, readEpisodes(run.dir)));
+  fs.writeFileSync(file, runMarkdown(`${runRow(run).label} · ${run.id}`, readEpisodes(run.dir), run.dir));
   return file;
 }
 

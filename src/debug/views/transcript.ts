@@ -43,19 +43,25 @@ function message(m: ChatMessage): string {
   return parts.join('\n\n');
 }
 
-function sourceLink(s: SourceFrame | undefined): string {
+/**
+ * A link to the source line, relative to the transcript's folder (`linkBase`): the Markdown
+ * preview opens it at that line (`#L<n>`); file: URLs are not allowed there.
+ */
+function sourceLink(s: SourceFrame | undefined, linkBase: string | undefined): string {
   if (!s?.path) return '';
-  const uri = `file://${s.path.split(path.sep).join('/').replace(/ /g, '%20')}#L${s.line}`;
-  return ` — [${mdText(path.basename(s.path))}:${s.line}](${uri})`;
+  const label = `${mdText(path.basename(s.path))}:${s.line}`;
+  if (!linkBase) return ` — ${label}`;
+  const rel = path.relative(linkBase, s.path).split(path.sep).map(encodeURIComponent).join('/');
+  return ` — [${label}](<${rel}#L${s.line}>)`;
 }
 
 /** Anchor id of a turn (headings carry it so a turn can be linked). */
 export const turnAnchor = (episode: string, i: number) => `${episode}-turn-${i + 1}`.toLowerCase().replace(/[^a-z0-9-]/g, '-');
 
-function turnSection(ep: EpisodeTrajectory, t: TrajectoryTurn, i: number, shown: number): { text: string; shown: number } {
+function turnSection(ep: EpisodeTrajectory, t: TrajectoryTurn, i: number, shown: number, linkBase?: string): { text: string; shown: number } {
   const out: string[] = [];
   if (t.type === 'llm') {
-    out.push(`### <a id="${turnAnchor(ep.episode, i)}"></a>LLM call #${t.index + 1}${t.edited ? ' (edited)' : ''}${sourceLink(t.source)}`);
+    out.push(`### <a id="${turnAnchor(ep.episode, i)}"></a>LLM call #${t.index + 1}${t.edited ? ' (edited)' : ''}${sourceLink(t.source, linkBase)}`);
     // The request repeats the conversation so far: show only what is new since the last call.
     const msgs = t.request?.messages ?? [];
     for (const m of msgs.slice(shown)) out.push(message(m));
@@ -69,7 +75,7 @@ function turnSection(ep: EpisodeTrajectory, t: TrajectoryTurn, i: number, shown:
       out.push(`<sub>finish: ${mdText(String(reply.finish_reason ?? '–'))}${u ? ` · tokens ${u.prompt_tokens} + ${u.completion_tokens}` : ''}</sub>`);
     }
   } else {
-    out.push(`### <a id="${turnAnchor(ep.episode, i)}"></a>🔧 Tool \`${t.name.replace(/`/g, '')}\`${sourceLink(t.source)}`);
+    out.push(`### <a id="${turnAnchor(ep.episode, i)}"></a>🔧 Tool \`${t.name.replace(/`/g, '')}\`${sourceLink(t.source, linkBase)}`);
     out.push(`Arguments:\n\n${fence(pretty(t.arguments), 'json')}`);
     if (t.result !== undefined) {
       out.push(`${t.error ? '**Error**' : 'Result'}:\n\n${fence(typeof t.result === 'string' ? pretty(t.result) : JSON.stringify(t.result, null, 2), 'json')}`);
@@ -79,8 +85,8 @@ function turnSection(ep: EpisodeTrajectory, t: TrajectoryTurn, i: number, shown:
   return { text: out.join('\n\n'), shown };
 }
 
-/** One episode as Markdown. */
-export function episodeMarkdown(ep: EpisodeTrajectory, title?: string): string {
+/** One episode as Markdown; source links relative to `linkBase` (the transcript's folder). */
+export function episodeMarkdown(ep: EpisodeTrajectory, linkBase?: string, title?: string): string {
   const out: string[] = [];
   const reward = ep.reward === null || ep.reward === undefined ? 'no reward' : `reward **${ep.reward}**`;
   out.push(`## ${mdText(ep.episode)} — ${reward}${ep.error ? ` · ✗ ${mdText(ep.error.phase)} error: ${mdText(ep.error.type)}` : ''}`);
@@ -88,7 +94,7 @@ export function episodeMarkdown(ep: EpisodeTrajectory, title?: string): string {
   out.push(`**Task** \`${ep.taskId.replace(/`/g, "")}\` (repeat ${ep.repeat})\n\n${fence(JSON.stringify(ep.task, null, 2).slice(0, 4000), 'json')}`);
   let shown = 0;
   ep.turns.forEach((t, i) => {
-    const s = turnSection(ep, t, i, shown);
+    const s = turnSection(ep, t, i, shown, linkBase);
     shown = s.shown;
     out.push(s.text);
   });
@@ -100,6 +106,6 @@ export function episodeMarkdown(ep: EpisodeTrajectory, title?: string): string {
 }
 
 /** A whole run: every episode, in order. */
-export function runMarkdown(title: string, episodes: readonly EpisodeTrajectory[]): string {
-  return `# ${mdText(title)}\n\n${episodes.map((e) => episodeMarkdown(e)).join('\n---\n\n')}`;
+export function runMarkdown(title: string, episodes: readonly EpisodeTrajectory[], linkBase?: string): string {
+  return `# ${mdText(title)}\n\n${episodes.map((e) => episodeMarkdown(e, linkBase)).join('\n---\n\n')}`;
 }

@@ -43,11 +43,12 @@ const episode: EpisodeTrajectory = {
 };
 
 test('an episode reads as a chat: messages once, tool calls and results, reward, source links', () => {
-  const md = episodeMarkdown(episode);
+  const md = episodeMarkdown(episode, '/ws/.agentrl/runs/r1/transcripts');
   assert.match(md, /## Tparis\\#R0 — reward \*\*1\*\*/);
   assert.equal(md.split('What is the weather in Paris?').length - 1, 2, 'the question once in the chat (plus once in the task block)');
   assert.match(md, /→ calls `get_weather`/);
-  assert.match(md, /🔧 Tool `get_weather` — \[tools\\\.py:24\]\(file:\/\/\/ws\/toolcall\/tools\.py#L24\)/);
+  // Relative links (the preview refuses file: URLs) that open the line.
+  assert.ok(md.includes('🔧 Tool `get_weather` — [tools\\.py:24](<../../../../toolcall/tools.py#L24>)'), md);
   assert.match(md, /"temp_c": 21/);
   assert.match(md, /It is sunny and 21 degrees C in Paris\\\./);
   assert.match(md, /### Reward: 1/);
