@@ -9,6 +9,7 @@ import { registerConfig, type ConfigFeature } from './config/register';
 import type { ConfigChecker } from './shared/config-api';
 import { lazyBundle } from './shared/lazy';
 import { registerRolloutDebugger, type RolloutDebugger } from './debug/contribution';
+import { activateWelcome } from './welcome/activate';
 import { activateRay, type RayApi } from './ray/activate';
 import { activateOnline, type OnlineApi } from './online/activate';
 
@@ -53,6 +54,7 @@ export function activate(context: vscode.ExtensionContext): AgentRlApi {
   const engine = configEngine();
   const debug = registerRolloutDebugger(context, log, engine);
   const ray = activateRay(context, log, engine);
+  activateWelcome(context);
   const online = activateOnline(context, log);
   const activationMs = performance.now() - t0;
   log.info(`Agent RL Studio ${VERSION} activated in ${activationMs.toFixed(1)} ms`);
