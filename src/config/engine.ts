@@ -19,11 +19,12 @@ import { modeRule } from './rules/trinity/mode';
 import { modelRule } from './rules/trinity/model';
 import { syncRule } from './rules/trinity/sync';
 import { trainerRule } from './rules/trinity/trainer';
-import { LATEST_TRINITY } from './schema/schemas';
+import { LATEST_TRINITY, TRINITY_VERSIONS } from './schema/schemas';
 import { validateSchema } from './schema/validate';
 import { collectSites, type Site } from './sites';
 import { LineIndex } from './text';
 import type { PythonIndex } from './workspace/pyindex';
+import { modelineVersion, resolveTrinityVersion, type TrinityVersionInForce } from './workspace/trinity-version';
 import { parseYaml, type ParseCache, type ParseResult } from './yaml/parse';
 import { deref, type VNode } from './yaml/tree';
 
@@ -40,6 +41,8 @@ export interface EngineOptions {
   /** A kind previously detected for this document: kept while its YAML is broken. */
   stickyKind?: ConfigKind | null;
   trinityVersion?: string;
+  /** The version in force for the workspace and where it came from (a `trinity@X` modeline overrides it). */
+  trinity?: TrinityVersionInForce;
   python?: PythonIndex;
   /** Other Trinity configs of the workspace, for cross-file agreement. */
   peers?: ConfigIndex;
@@ -68,6 +71,8 @@ export interface Analysis {
   /** First document with interpolations resolved (undefined when not a config or unparsable). */
   resolved?: unknown;
   trinityVersion: string;
+  /** The version in force, with its source (`requirements.txt`, `modeline`…), for messages. */
+  trinity: TrinityVersionInForce;
 }
 
 const LIMIT_MSG = {
@@ -80,7 +85,6 @@ const LIMIT_MSG = {
 export function analyze(text: string, file: string | undefined, opts: EngineOptions = {}): Analysis {
   const sink = new FindingSink();
   const roots = opts.roots ?? [];
-  const trinityVersion = opts.trinityVersion ?? LATEST_TRINITY;
   const parse = parseYaml(text, opts.cache, { maxBytes: opts.maxBytes });
   const firstRoot = parse.docs.find((d) => d.root)?.root;
   let detection = detectKind({ text, root: parse.limit ? undefined : firstRoot, file, globs: opts.globs, roots, forced: opts.forcedKind });
@@ -88,8 +92,10 @@ export function analyze(text: string, file: string | undefined, opts: EngineOpti
     detection = { kind: opts.stickyKind, by: 'content' };
   }
   const kind = detection.kind;
+  const trinity = versionInForce(detection, opts);
+  const trinityVersion = trinity.release;
   const lines = new LineIndex(text);
-  const result: Analysis = { file, text, kind, detection, parse, docs: [], findings: [], lines, trinityVersion };
+  const result: Analysis = { file, text, kind, detection, parse, docs: [], findings: [], lines, trinityVersion, trinity };
 
   if (parse.limit) {
     const forced = detection.by !== 'content' && detection.by !== 'none';
@@ -164,6 +170,15 @@ export function analyze(text: string, file: string | undefined, opts: EngineOpti
   result.findings = sink.items.sort((a, b) => a.span.start - b.span.start || a.span.end - b.span.end);
   keepQuotes(text, result.findings);
   return result;
+}
+
+/** A `# agentrl: trinity@0.5` modeline, else what the workspace resolved, else the option / newest. */
+function versionInForce(detection: Detection, opts: EngineOptions): TrinityVersionInForce {
+  const fromModeline = modelineVersion(detection.modeline);
+  if (fromModeline) return resolveTrinityVersion({ modeline: fromModeline, known: TRINITY_VERSIONS });
+  if (opts.trinity) return opts.trinity;
+  const v = opts.trinityVersion ?? LATEST_TRINITY;
+  return { version: v, release: v, source: opts.trinityVersion ? 'setting' : 'default', from: opts.trinityVersion ? 'option' : 'newest known' };
 }
 
 /** A fix that replaces a quoted scalar keeps its quotes (`'x'` → `'y'`, not `y`). */
