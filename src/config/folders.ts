@@ -60,6 +60,7 @@ export class Folders {
 
   setRoots(roots: readonly string[]): void {
     this.roots = [...roots].sort((a, b) => b.length - a.length);
+    for (const r of [...this.folders.keys()]) if (r && !roots.includes(r)) this.folders.delete(r);
     for (const r of [...roots, '']) if (!this.folders.has(r)) this.folders.set(r, this.fresh(r, DEFAULT_SETTINGS));
   }
 

@@ -42,6 +42,8 @@ interface DocState {
   timer?: NodeJS.Timeout;
   published: boolean;
   notified: boolean;
+  /** The Trinity version (and source) last sent with the kind. */
+  versionKey?: string;
   /** Cross-file facts last seen, to re-check peers only when they change. */
   factsKey?: string;
 }
@@ -119,6 +121,7 @@ connection.onInitialize((params: InitializeParams): InitializeResult => {
       documentLinkProvider: { resolveProvider: false },
       documentSymbolProvider: true,
       codeActionProvider: { codeActionKinds: ['quickfix'] },
+      workspace: { workspaceFolders: { supported: true, changeNotifications: true } },
     },
     serverInfo: { name: 'agentrl-config', version: typeof AGENTRL_VERSION === 'string' ? AGENTRL_VERSION : 'dev' },
   };
@@ -128,6 +131,7 @@ declare const AGENTRL_VERSION: string | undefined;
 
 connection.onInitialized(() => {
   if (hasConfigurationCapability) void connection.client.register(DidChangeConfigurationNotification.type, undefined);
+  watchFolders();
   settingsReady = folders.reload();
   void settingsReady.then(() => {
     log(`Agent RL config server: roots ${roots.join(', ') || '(none)'}; Trinity-RFT in force: ${folders.all().filter((f) => f.root).map((f) => `${f.root}: ${describe(f)}`).join('; ') || describe(folders.of(undefined))}`);
@@ -135,6 +139,21 @@ connection.onInitialized(() => {
     if (folders.all().some((f) => f.root && f.settings.scanWorkspace)) setTimeout(scanWorkspace, 0);
   });
 });
+
+/** Folders added or removed (multi-root): their settings and versions are pulled. */
+function watchFolders(): void {
+  connection.workspace.onDidChangeWorkspaceFolders((e) => {
+    const removed = new Set(e.removed.map((f) => fileOf(f.uri)));
+    roots = roots.filter((r) => !removed.has(r));
+    for (const f of e.added) {
+      const r = fileOf(f.uri);
+      if (r && !roots.includes(r)) roots.push(r);
+    }
+    folders.setRoots(roots);
+    settingsReady = folders.reload();
+    void settingsReady.then(revalidateAll);
+  });
+}
 
 connection.onDidChangeConfiguration((change) => {
   if (hasConfigurationCapability) settingsReady = folders.reload();
@@ -241,9 +260,12 @@ function validate(doc: TextDocument): Analysis | undefined {
     return undefined;
   }
   const kindChanged = s.kind !== a.kind;
+  const versionKey = `${a.trinity.version}|${a.trinity.source}|${a.trinity.from}`;
+  const versionChanged = versionKey !== s.versionKey;
+  s.versionKey = versionKey;
   s.analysis = a;
   s.kind = a.kind;
-  if (kindChanged || !s.notified) {
+  if (kindChanged || versionChanged || !s.notified) {
     s.notified = true;
     void connection.sendNotification(KIND_NOTIFICATION, { uri: doc.uri, kind: a.kind, by: a.detection.by, trinityVersion: a.trinityVersion, trinity: a.trinity } satisfies KindParams);
   }
