@@ -238,7 +238,8 @@ suite('config: version and settings per workspace folder', () => {
       seen[name] = { onKey: onKey(doc.uri, line), text: client.statusBar.text, tooltip: String(client.statusBar.tooltip) };
     }
     assert.ok(seen.old.onKey.length > 0, `with ${oldPin} in force the key is flagged`);
-    assert.match(seen.old.onKey.map((d) => d.message).join(' '), has06 ? /0\.6/ : /0\.5\.2/);
+    // the message says which release the key needs and where the workspace's version came from
+    assert.match(seen.old.onKey.map((d) => d.message).join(' '), has06 ? /needs Trinity-RFT ≥ 0\.6; this workspace has 0\.5\.2 \(pinned in requirements\.txt\)/ : /0\.5\.2/);
     assert.deepStrictEqual(seen.new.onKey, [], `with ${newPin} in force it is not`);
     assert.notStrictEqual(seen.old.tooltip, seen.new.tooltip);
   });
