@@ -152,6 +152,12 @@ for (const tier of tiers) {
     const r = await run(process.execPath, ['out/test/harness/run-ext-tests.js', ...grep, '--timeout', String(LIMITS.integration - MIN)], { limit: LIMITS.integration });
     const m = [...r.out.matchAll(/^(\d+) passed, (\d+) failed(?:, (\d+) skipped)?$/gm)].pop();
     add('integration', r, m ? { passed: Number(m[1]), failed: Number(m[2]), skipped: Number(m[3] ?? 0) } : { passed: NaN, failed: NaN });
+    // a second window on a two-folder (multi-root) workspace, for per-folder settings
+    if (!opts.grep || /folder/i.test(opts.grep)) {
+      const mr = await run(process.execPath, ['out/test/harness/run-ext-tests.js', '--workspace', 'test/fixtures/multi-root/multi-root.code-workspace', '--grep', 'per workspace folder', '--timeout', String(LIMITS.integration - MIN)], { limit: LIMITS.integration });
+      const mm = [...mr.out.matchAll(/^(\d+) passed, (\d+) failed(?:, (\d+) skipped)?$/gm)].pop();
+      add('integration (multi-root)', mr, mm ? { passed: Number(mm[1]), failed: Number(mm[2]), skipped: Number(mm[3] ?? 0) } : { passed: NaN, failed: NaN });
+    }
     // Suites against a real Ray cluster: a second host (code-server + Chromium) in a loopback-only namespace.
     if (findFiles(path.join(root, 'out', 'test', 'integration'), '.netns.test.js').length) {
       say('integration tests in a loopback-only network namespace (real Ray cluster)');

@@ -22,12 +22,13 @@ import { PARALLEL_RULES } from './rules/trinity/parallel';
 import { agentscopeTunerRule } from './rules/trinity/agentscope';
 import { syncRule } from './rules/trinity/sync';
 import { trainerRule } from './rules/trinity/trainer';
-import { LATEST_TRINITY } from './schema/schemas';
+import { LATEST_TRINITY, TRINITY_VERSIONS } from './schema/schemas';
 import { validateSchema } from './schema/validate';
 import { collectSites, type Site } from './sites';
 import { LineIndex } from './text';
 import { findPlaceholders, renderPlaceholders } from './placeholders';
 import type { PythonIndex } from './workspace/pyindex';
+import { modelineVersion, resolveTrinityVersion, type TrinityVersionInForce } from './workspace/trinity-version';
 import { parseYaml, type ParseCache, type ParseResult } from './yaml/parse';
 import { deref, type VNode } from './yaml/tree';
 import type { VersionSource } from './versions';
@@ -45,6 +46,8 @@ export interface EngineOptions {
   /** A kind previously detected for this document: kept while its YAML is broken. */
   stickyKind?: ConfigKind | null;
   trinityVersion?: string;
+  /** The version in force for the workspace and where it came from (a `trinity@X` modeline overrides it). */
+  trinity?: TrinityVersionInForce;
   /** Where `trinityVersion` came from ("pinned in requirements.txt"), for version messages. */
   trinityVersionSource?: VersionSource;
   /** Rule ids to skip (tests remove one rule to show that its findings come from it). */
@@ -77,6 +80,8 @@ export interface Analysis {
   /** First document with interpolations resolved (undefined when not a config or unparsable). */
   resolved?: unknown;
   trinityVersion: string;
+  /** The version in force, with its source (`requirements.txt`, `modeline`…), for messages. */
+  trinity: TrinityVersionInForce;
 }
 
 const LIMIT_MSG = {
@@ -89,7 +94,6 @@ const LIMIT_MSG = {
 export function analyze(text: string, file: string | undefined, opts: EngineOptions = {}): Analysis {
   const sink = new FindingSink();
   const roots = opts.roots ?? [];
-  const trinityVersion = opts.trinityVersion ?? LATEST_TRINITY;
   const parse = parseYaml(text, opts.cache, { maxBytes: opts.maxBytes });
   const firstRoot = parse.docs.find((d) => d.root)?.root;
   let detection = detectKind({ text, root: parse.limit ? undefined : firstRoot, file, globs: opts.globs, roots, forced: opts.forcedKind });
@@ -106,8 +110,12 @@ export function analyze(text: string, file: string | undefined, opts: EngineOpti
     detection = { kind: opts.stickyKind, by: 'content' };
   }
   const kind = detection.kind;
+  const trinity = versionInForce(detection, opts);
+  const trinityVersion = trinity.release;
+  // the CLI names its own source (--trinity-version); the server's comes with the version
+  const trinityVersionSource = detection.modeline?.version || !opts.trinityVersionSource ? sourcePhrase(trinity) : opts.trinityVersionSource;
   const lines = new LineIndex(text);
-  const result: Analysis = { file, text, kind, detection, parse, docs: [], findings: [], lines, trinityVersion };
+  const result: Analysis = { file, text, kind, detection, parse, docs: [], findings: [], lines, trinityVersion, trinity };
 
   if (parse.limit) {
     const forced = detection.by !== 'content' && detection.by !== 'none';
@@ -155,8 +163,8 @@ export function analyze(text: string, file: string | undefined, opts: EngineOpti
     const env = (name: string) => (Object.prototype.hasOwnProperty.call(extra, name) ? extra[name] : process.env[name]);
     const resolution = resolveInterpolations({ kind, root, text, env, sink });
     const sites = collectSites(kind, root);
-    const ruleEnv: RuleEnv = { kind, file, text, root, roots, python: opts.python, trinityVersion, trinityVersionSource: opts.trinityVersionSource, sink, checkPaths: opts.checkPaths !== false };
-    runKeyRules({ kind, sites, resolution, sink, python: opts.python, roots, file, trinityVersion, trinityVersionSource: opts.trinityVersionSource, checkPaths: opts.checkPaths !== false });
+    const ruleEnv: RuleEnv = { kind, file, text, root, roots, python: opts.python, trinityVersion, trinityVersionSource, sink, checkPaths: opts.checkPaths !== false };
+    runKeyRules({ kind, sites, resolution, sink, python: opts.python, roots, file, trinityVersion, trinityVersionSource, checkPaths: opts.checkPaths !== false });
     const da: DocAnalysis = { root, resolution, sites };
     if (kind === 'trinity') {
       for (const view of trinityViews(kind, root, resolution)) {
@@ -186,6 +194,31 @@ export function analyze(text: string, file: string | undefined, opts: EngineOpti
   result.findings = sink.items.sort((a, b) => a.span.start - b.span.start || a.span.end - b.span.end);
   keepQuotes(text, result.findings);
   return result;
+}
+
+/** A `# agentrl: trinity@0.5` modeline, else what the workspace resolved, else the option / newest. */
+function versionInForce(detection: Detection, opts: EngineOptions): TrinityVersionInForce {
+  const fromModeline = modelineVersion(detection.modeline);
+  if (fromModeline) return resolveTrinityVersion({ modeline: fromModeline, known: TRINITY_VERSIONS });
+  if (opts.trinity) return opts.trinity;
+  const v = opts.trinityVersion ?? LATEST_TRINITY;
+  return { version: v, release: v, source: opts.trinityVersion ? 'setting' : 'default', from: opts.trinityVersion ? 'option' : 'newest known' };
+}
+
+/** The phrase version messages give for a source: "pinned in requirements.txt". */
+function sourcePhrase(t: TrinityVersionInForce): VersionSource {
+  switch (t.source) {
+    case 'pin':
+      return msg(`pinned in ${t.from}`, `固定于 ${t.from}`);
+    case 'installed':
+      return msg(`installed in ${t.from}`, `安装于 ${t.from}`);
+    case 'modeline':
+      return msg(`# agentrl: trinity@${t.version}`, `# agentrl: trinity@${t.version}`);
+    case 'setting':
+      return t.from === 'option' ? undefined : 'agentrl.config.trinityVersion';
+    default:
+      return undefined;
+  }
 }
 
 /** One finding for a file with unrendered `{{PLACEHOLDER}}`s (instead of one parse error per
