@@ -221,7 +221,9 @@ async function serve({ port, host, modelPath, modelId, threads, contextSize = 20
       }
       const last = { delta: {}, finish_reason: finish };
       if (tokenIds) last.token_ids = r.completionTokens;
-      res.write(chunk(last, body.stream_options?.include_usage ? { usage } : {}));
+      // vLLM streams `prompt_token_ids` too when asked (Trinity's serve proxy needs them to record)
+      const extra = { ...(tokenIds ? { prompt_token_ids: r.promptTokens } : {}), ...(body.stream_options?.include_usage ? { usage } : {}) };
+      res.write(chunk(last, extra));
       return res.end('data: [DONE]\n\n');
     }
     const message = { role: 'assistant', content: calls.length && !content ? null : content };

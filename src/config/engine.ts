@@ -17,6 +17,7 @@ import { gpuRule } from './rules/trinity/gpu';
 import { lengthRule } from './rules/trinity/lengths';
 import { modeRule } from './rules/trinity/mode';
 import { modelRule } from './rules/trinity/model';
+import { physicalRule } from './rules/trinity/physical';
 import { PARALLEL_RULES } from './rules/trinity/parallel';
 import { agentscopeTunerRule } from './rules/trinity/agentscope';
 import { syncRule } from './rules/trinity/sync';
@@ -31,7 +32,7 @@ import { parseYaml, type ParseCache, type ParseResult } from './yaml/parse';
 import { deref, type VNode } from './yaml/tree';
 import type { VersionSource } from './versions';
 
-export const TRINITY_RULES: Rule[] = [modeRule, modelRule, lengthRule, algorithmRule, gpuRule, ...PARALLEL_RULES, syncRule, explorerRule, bufferRule, trainerRule, agentscopeTunerRule];
+export const TRINITY_RULES: Rule[] = [modeRule, modelRule, lengthRule, algorithmRule, gpuRule, ...PARALLEL_RULES, syncRule, explorerRule, bufferRule, trainerRule, agentscopeTunerRule, physicalRule];
 
 export interface EngineOptions {
   /** Workspace folders (CLI: --root, default cwd). */

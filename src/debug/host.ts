@@ -7,7 +7,9 @@ import type { Logger } from '../shared/log';
 import { RolloutDebugSession } from './protocol/session';
 import { RolloutConfigurationProvider } from './vscode/configurations';
 import { attachPythonDebugger } from './vscode/python';
-import { RolloutsTreeProvider } from './views/rollouts-tree';
+import { RolloutsTreeProvider, runTranscriptFile, transcriptFile } from './views/rollouts-tree';
+import type { RunInfo } from './results/run-store';
+import type { EpisodeTrajectory } from '../shared/trajectory';
 
 export { RolloutConfigurationProvider, RolloutsTreeProvider };
 
@@ -33,6 +35,17 @@ export function replayRun(node: RunNode): Thenable<boolean> {
   return vscode.debug.startDebugging(node.folder, config);
 }
 
+/** The run as a readable chat transcript (Markdown preview), not one-line JSONL. */
 export async function openTrajectories(node: RunNode): Promise<void> {
-  await vscode.window.showTextDocument(vscode.Uri.joinPath(vscode.Uri.file(node.run.dir), 'trajectories.jsonl'));
+  await vscode.commands.executeCommand('markdown.showPreview', vscode.Uri.file(runTranscriptFile(node.run)));
+}
+
+export interface TranscriptArg {
+  run: RunInfo;
+  episode: EpisodeTrajectory;
+}
+
+/** Clicking an episode or a turn in the Rollouts view: its transcript beside the editor. */
+export async function openEpisodeTranscript(arg: TranscriptArg): Promise<void> {
+  await vscode.commands.executeCommand('markdown.showPreviewToSide', vscode.Uri.file(transcriptFile(arg.run, arg.episode)));
 }

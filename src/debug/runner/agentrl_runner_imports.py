@@ -171,11 +171,44 @@ def resolve(spec, cwd, what="workflow"):
 
 
 def module_functions(obj):
-    """Top-level functions of the module defining `obj`: {name: {path, line}}."""
+    """Functions a workflow's tool calls may name: {name: {path, line, name}}.
+
+    The top-level functions of the module defining `obj`, then those of the workspace modules
+    it imports from (`from tools import call_tool` brings tools.py's get_weather, add, ...), so
+    a tool-call frame opens the tool's own line, not the LLM call's. Modules outside the
+    workflow's folder (site-packages, the standard library) are left out."""
     module = sys.modules.get(getattr(obj, "__module__", None) or "")
     out = {}
-    if module is None:
+    path = getattr(module, "__file__", None) if module is not None else None
+    if not path:
         return out
+    root = os.path.dirname(os.path.abspath(path))
+
+    def local(m):
+        f = getattr(m, "__file__", None)
+        if not f:
+            return None
+        f = os.path.abspath(f)
+        inside = os.path.commonpath([root, f]) == root
+        return f if inside and "site-packages" not in f and "dist-packages" not in f else None
+
+    def add(m):
+        f = local(m)
+        if not f:
+            return
+        for name, value in vars(m).items():
+            code = getattr(value, "__code__", None)
+            if code is not None and os.path.abspath(code.co_filename) == f and name not in out:
+                out[name] = {"path": f, "line": code.co_firstlineno, "name": name}
+
+    add(module)  # the workflow's own functions win over same-named imported ones
+    seen = {module}
+    for value in list(vars(module).values()):
+        m = value if isinstance(value, type(sys)) else sys.modules.get(getattr(value, "__module__", None) or "")
+        if m is not None and m not in seen:
+            seen.add(m)
+            add(m)
+    return out
     path = getattr(module, "__file__", None)
     if not path:
         return out
