@@ -209,11 +209,3 @@ def module_functions(obj):
             seen.add(m)
             add(m)
     return out
-    path = getattr(module, "__file__", None)
-    if not path:
-        return out
-    for name, value in vars(module).items():
-        code = getattr(value, "__code__", None)
-        if code is not None and os.path.abspath(code.co_filename) == os.path.abspath(path):
-            out[name] = {"path": os.path.abspath(path), "line": code.co_firstlineno, "name": name}
-    return out

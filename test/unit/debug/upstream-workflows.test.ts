@@ -55,6 +55,7 @@ describe('Trinity-RFT 0.5.2 built-in workflows under agentrl rollout', { skip },
   });
   after(async () => {
     await model?.stop();
+    if (ws) fs.rmSync(ws, { recursive: true, force: true });
   });
 
   function rollout(args: string[], runEnv: NodeJS.ProcessEnv) {

@@ -145,3 +145,41 @@ except SpecError as e:
   assert.match(msg, /Pick an interpreter that has trinity-rft/);
   assert.match(msg, /point the config at a workflow in the workspace/);
 });
+
+test('auxiliary models: one wrapper per explorer.auxiliary_models entry, each to its plan.auxiliaryModels URL (else the main endpoint), with the episode and role headers', () => {
+  const r = py(`
+import threading, http.server, agentrl_runner_model as m, agentrl_runner_stack as st
+seen = []
+class H(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+        seen.append({"port": self.server.server_port, "path": self.path, "model": body.get("model"),
+                     "episode": self.headers.get("x-agentrl-episode"), "role": self.headers.get("x-agentrl-role")})
+        out = json.dumps({"choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}]}).encode()
+        self.send_response(200); self.send_header("content-type", "application/json"); self.send_header("content-length", str(len(out)))
+        self.end_headers(); self.wfile.write(out)
+    def log_message(self, *a): pass
+servers = [http.server.ThreadingHTTPServer(("127.0.0.1", 0), H) for _ in range(2)]
+for s in servers: threading.Thread(target=s.serve_forever, daemon=True).start()
+url = lambda s, p: "http://127.0.0.1:%d%s" % (s.server_port, p)
+plan = {"model": {"baseUrl": url(servers[0], "/v1"), "apiKey": "k", "name": "main-model"},
+        "auxiliaryModels": [{"name": "judge", "baseUrl": url(servers[1], "/aux/0/v1"), "apiKey": "k"}],
+        "config": {"explorer": {"auxiliary_models": [{"model_path": "/m/judge"}, {"model_path": "/m/second"}]}}}
+aux = m.auxiliary_wrappers(plan, 5)
+st.set_episode("T3#R0")
+for w in aux:
+    w.chat([{"role": "user", "content": "judge this"}])
+    w.get_openai_client().chat.completions.create(model=w.get_openai_client().model_path, messages=[{"role": "user", "content": "x"}])
+print(json.dumps({"n": len(aux), "seen": seen, "ports": [s.server_port for s in servers]}))`);
+  assert.equal(r.status, 0, r.err);
+  const o = r.out as { n: number; seen: { port: number; path: string; model: string; episode: string; role: string }[]; ports: number[] };
+  assert.equal(o.n, 2, 'one wrapper per auxiliary_models entry');
+  assert.equal(o.seen.length, 4);
+  // entry 0 goes to its own gateway URL, entry 1 (no plan entry) to the main endpoint under the main model's name
+  assert.deepEqual(o.seen.map((s) => [s.port, s.path, s.role]), [
+    [o.ports[1], '/aux/0/v1/chat/completions', 'auxiliary/0'], [o.ports[1], '/aux/0/v1/chat/completions', 'auxiliary/0'],
+    [o.ports[0], '/v1/chat/completions', 'auxiliary/1'], [o.ports[0], '/v1/chat/completions', 'auxiliary/1']]);
+  assert.equal(o.seen[0].model, 'judge');
+  assert.equal(o.seen[2].model, 'main-model');
+  for (const s of o.seen) assert.equal(s.episode, 'T3#R0', 'aux calls carry the episode header of the main calls');
+});
