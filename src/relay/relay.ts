@@ -12,6 +12,7 @@ import type { HelloMessage, SourceInfo } from '../shared/relay-protocol';
 import { MAX_CLIENT_FRAME_BYTES, RELAY_PROTOCOL_VERSION, RELAY_SUBPROTOCOL } from '../shared/relay-protocol';
 import { VERSION } from '../shared/version';
 import { checkUpgrade } from './auth';
+import { ErrorDigest } from './error-digest';
 import { Session } from './session';
 import { RelayRoot, SourceSpec, discover } from './sources/discovery';
 import { StepLogSource } from './sources/log-source';
@@ -60,8 +61,11 @@ export class Relay {
   private rescanning: Promise<void> | undefined;
   private nextSession = 1;
   private closed = false;
+  private readonly errors: ErrorDigest;
 
-  constructor(private readonly opts: RelayOptions) {}
+  constructor(private readonly opts: RelayOptions) {
+    this.errors = new ErrorDigest(opts.log);
+  }
 
   get log(): Logger {
     return this.opts.log;
@@ -104,7 +108,7 @@ export class Relay {
       const auth = checkUpgrade(req, { token: this.opts.token, allowOrigins: this.opts.allowOrigins });
       if (!auth.ok) return reject(auth.status, auth.reason);
       wss.handleUpgrade(req, socket, head, (ws) => {
-        const session = new Session(this.nextSession++, ws, { sources: () => this.sourceList(), log: this.log }, this.opts);
+        const session = new Session(this.nextSession++, ws, { sources: () => this.sourceList(), log: this.log, errors: this.errors }, this.opts);
         this.sessions.add(session);
         this.log.info(`relay: client ${session.id} connected from ${req.socket.remoteAddress}`);
         ws.on('close', (code) => {
