@@ -15,6 +15,7 @@ import { checkUpgrade } from './auth';
 import { ErrorDigest } from './error-digest';
 import { Session } from './session';
 import { RelayRoot, SourceSpec, discover } from './sources/discovery';
+import { JsonlExperienceSource } from './sources/jsonl-experience-source';
 import { StepLogSource } from './sources/log-source';
 import { ServeMetricsSource } from './sources/serve-source';
 import type { Source } from './sources/source';
@@ -204,6 +205,8 @@ export class Relay {
         return new TfEventsSource(info, spec.abs, this.log);
       case 'log':
         return new StepLogSource(info, spec.abs);
+      case 'jsonl':
+        return new JsonlExperienceSource(info, spec.abs);
       default:
         return new ServeMetricsSource(info, spec.abs, this.instance, Math.max(this.opts.pollMs, 1000), () => this.wakeAll(), this.log);
     }

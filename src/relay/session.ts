@@ -90,7 +90,7 @@ export class Session {
     const s = this.subscribed;
     if (!s) return false;
     if (s.runs && !s.runs.includes(info.run)) return false;
-    if (info.kind === 'sql' && s.experiences === false) return false;
+    if ((info.kind === 'sql' || info.kind === 'jsonl') && s.experiences === false) return false;
     return true;
   }
 
