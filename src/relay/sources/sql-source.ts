@@ -34,6 +34,8 @@ export const EXPERIENCE_COLUMNS = ['id', 'task_id', 'run_id', 'model_version', '
 const MAX_DB_BYTES = 2 * 1024 * 1024 * 1024 - 1;
 const ROWS_PER_BATCH = 2000;
 const RELOAD_MS = 1000;
+/** A reload that took d ms is not repeated before DUTY × d ms: reading a large buffer costs at most ~1/DUTY of a core. */
+const DUTY = 20;
 
 const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
 
@@ -123,6 +125,8 @@ export class SqlDatabaseSnapshot {
   private stamp = '';
   private loading: Promise<SqlJsDatabase | undefined> | undefined;
   private loadedAt = 0;
+  /** How long the last reload took (ms). */
+  private loadMs = 0;
 
   constructor(
     readonly file: string,
@@ -148,11 +152,12 @@ export class SqlDatabaseSnapshot {
     if (this.db && stamp === this.stamp) return this.db;
     // A busy buffer changes every step: re-read a large file at most once per reloadMs
     // (the relay's poll timer wakes the readers again after that).
-    if (this.db && Date.now() - this.loadedAt < this.reloadMs) return this.db;
+    if (this.db && Date.now() - this.loadedAt < Math.max(this.reloadMs, DUTY * this.loadMs)) return this.db;
     if (this.loading) return this.loading;
     this.loading = (async () => {
       try {
         const SQL = await loadSqlJs();
+        const t0 = performance.now();
         const st = fs.statSync(this.file);
         if (st.size > MAX_DB_BYTES) throw new Error(`${st.size} bytes is more than sql.js can hold`);
         const bytes = await readQuiescent(this.file);
@@ -168,6 +173,7 @@ export class SqlDatabaseSnapshot {
         this.db = db;
         this.stamp = stamp;
         this.loadedAt = Date.now();
+        this.loadMs = performance.now() - t0;
         return db;
       } catch (e) {
         this.log.debug(`sql: cannot read ${this.file}: ${(e as Error).message}`);
