@@ -51,6 +51,8 @@ const hostBundles = [
   { in: 'src/metrics/host-entry.ts', out: 'dist/metrics-host.js' },
   // the rollout debugger: DAP session, recording gateway (openai SDK), views
   { in: 'src/debug/host.ts', out: 'dist/debug-host.js' },
+  // Ray clusters: dashboard client, packaging (zip), log WebSocket, the Ray view
+  { in: 'src/ray/host-entry.ts', out: 'dist/ray-host.js' },
 ];
 for (const h of hostBundles) nodeEntries.push({ ...h, external: ['vscode'] });
 

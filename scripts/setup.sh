@@ -73,6 +73,9 @@ if want trinity; then
     if [ ! -f "$TV/.agentrl-ok" ]; then
       echo "setup: trinity-rft venv at $TV (a few minutes the first time)"
       bash "$SHARED/upstream/make-trinity-venv.sh" "$TV"
+      # gguf: transformers reads the fixture model's tokenizer from its .gguf (the debugger's
+      # token lengths and messages->experience for Trinity's multi-turn workflows).
+      "$TV/bin/pip" install -q --retries 0 --timeout 2 gguf
       touch "$TV/.agentrl-ok"
     fi
   else

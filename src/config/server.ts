@@ -291,7 +291,7 @@ connection.onCompletion((p) => {
   const kind = a.kind;
   if (!kind) return [];
   try {
-    return complete(doc.getText(), p.position.line, p.position.character, { kind, locale, python });
+    return complete(doc.getText(), p.position.line, p.position.character, { kind, locale, python, trinityVersion: trinity.version });
   } catch (err) {
     log(`completion failed: ${(err as Error).message}`);
     return [];

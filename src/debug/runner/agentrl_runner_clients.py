@@ -11,13 +11,16 @@ from agentrl_runner_stack import current_episode, stack_header, user_stack
 
 HEADER_EPISODE = "x-agentrl-episode"
 HEADER_STACK = "x-agentrl-stack"
+HEADER_ROLE = "x-agentrl-role"  # "auxiliary/<i>" on an auxiliary model's calls (the rollout model's carry none)
 
 
-def call_headers():
+def call_headers(role=None):
     headers = {HEADER_STACK: stack_header(user_stack())}
     ep = current_episode()
     if ep:
         headers[HEADER_EPISODE] = ep
+    if role:
+        headers[HEADER_ROLE] = role
     return headers
 
 
@@ -59,79 +62,19 @@ class APIError(Exception):
         self.body = body
 
 
-# ---------------------------------------------------------------- history (Trinity surface)
-
-
-class DebugExperience(object):
-    """What `extract_experience_from_history()` returns in the debugger: the fields of
-    trinity.common.experience.Experience a workflow sets or reads."""
-
-    def __init__(self, messages, response, tools=None):
-        choice = (response.get("choices") or [{}])[0]
-        self.messages = list(messages) + [choice.get("message") or {}]
-        self.tools = tools
-        self.response_text = (choice.get("message") or {}).get("content") or ""
-        self.prompt_token_ids = response.get("prompt_token_ids")
-        self.response_token_ids = choice.get("token_ids")
-        tokens = (self.prompt_token_ids or []) + (self.response_token_ids or [])
-        self.tokens = tokens or None
-        self.prompt_length = len(self.prompt_token_ids or [])
-        lp = (choice.get("logprobs") or {}).get("content") or []
-        self.logprobs = [t.get("logprob") for t in lp] or None
-        self.reward = None
-        self.info = {}
-        self.metrics = {}
-        self.eid = Obj({"batch": "", "task": "", "run": 0, "step": 0})
-
-    def to_dict(self):
-        return {"reward": self.reward, "response_text": self.response_text, "info": self.info,
-                "metrics": self.metrics, "prompt_length": self.prompt_length}
-
-
-class History(object):
-    def __init__(self):
-        self.items = []
-
-    def add(self, kwargs, response):
-        try:
-            self.items.append(DebugExperience(kwargs.get("messages") or [], response, kwargs.get("tools")))
-        except Exception:
-            pass
-
-    def extract(self, clear=True):
-        out = list(self.items)
-        if clear:
-            self.items = []
-        return out
-
-
-def _as_dict(resp):
+def as_dict(resp):
     if isinstance(resp, dict):
         return resp
     dump = getattr(resp, "model_dump", None)
     return dump() if callable(dump) else {}
 
 
+_as_dict = as_dict
+
+
 def _assemble(chunks):
-    """A chat.completion built from stream chunks (for the history)."""
-    msg = {"role": "assistant", "content": ""}
-    calls = {}
-    finish = None
-    for c in chunks:
-        c = _as_dict(c)
-        for ch in c.get("choices") or []:
-            d = ch.get("delta") or {}
-            msg["content"] += d.get("content") or ""
-            for tc in d.get("tool_calls") or []:
-                slot = calls.setdefault(tc.get("index", 0), {"id": "", "type": "function", "function": {"name": "", "arguments": ""}})
-                slot["id"] = tc.get("id") or slot["id"]
-                fn = tc.get("function") or {}
-                slot["function"]["name"] += fn.get("name") or ""
-                slot["function"]["arguments"] += fn.get("arguments") or ""
-            finish = ch.get("finish_reason") or finish
-    if calls:
-        msg["tool_calls"] = [calls[k] for k in sorted(calls)]
-    return {"choices": [{"message": msg, "finish_reason": finish}]}
+    from agentrl_runner_sampling import assemble_stream
+    return assemble_stream(chunks)
 
 
 def _record_stream(stream, kwargs, history):
@@ -158,7 +101,7 @@ class _MiniCompletions(object):
         self._client = client
 
     def create(self, **kwargs):
-        return self._client._post("/chat/completions", kwargs, call_headers())
+        return self._client._post("/chat/completions", kwargs, call_headers(self._client.role))
 
 
 class _MiniChat(object):
@@ -181,6 +124,7 @@ class MiniOpenAI(object):
         self.base_url = base_url.rstrip("/")
         self.api_key = api_key
         self.timeout = timeout
+        self.role = None
         self.chat = _MiniChat(self)
         self.models = _MiniModels(self)
 
@@ -232,7 +176,7 @@ class _MiniAsyncCompletions(object):
         self._client = client
 
     async def create(self, **kwargs):
-        headers = call_headers()  # the caller's stack, captured before leaving its thread
+        headers = call_headers(self._client._sync.role)  # the caller's stack, captured before leaving its thread
         loop = asyncio.get_event_loop()
         result = await loop.run_in_executor(None, lambda: self._client._sync._post("/chat/completions", kwargs, headers))
         if kwargs.get("stream"):
@@ -265,38 +209,64 @@ def _openai():
         return None
 
 
-def _sync_hook(request):
-    for k, v in call_headers().items():
-        request.headers[k] = v
+def _hooks(role):
+    def sync_hook(request):
+        for k, v in call_headers(role).items():
+            request.headers[k] = v
+
+    async def async_hook(request):
+        sync_hook(request)
+
+    return sync_hook, async_hook
 
 
-async def _async_hook(request):
-    _sync_hook(request)
+_sync_hook, _async_hook = _hooks(None)
 
 
-def make_client(model, timeout, history=None, is_async=False):
-    """An OpenAI client pointed at the gateway, tagged per call, recording `history`."""
+def make_client(model, timeout, history=None, is_async=False, role=None, record_kwargs=None):
+    """An OpenAI client pointed at the gateway, tagged per call (episode, stack, role),
+    recording `history` the way ModelWrapper's record_chat_completions does."""
     openai = _openai()
+    sync_hook, async_hook = _hooks(role)
     if openai is not None:
         common = dict(base_url=model["baseUrl"], api_key=model["apiKey"], max_retries=0, timeout=timeout)
         if is_async:
-            client = openai.AsyncOpenAI(http_client=openai.DefaultAsyncHttpxClient(event_hooks={"request": [_async_hook]}), **common)
+            client = openai.AsyncOpenAI(http_client=openai.DefaultAsyncHttpxClient(event_hooks={"request": [async_hook]}), **common)
         else:
-            client = openai.OpenAI(http_client=openai.DefaultHttpxClient(event_hooks={"request": [_sync_hook]}), **common)
+            client = openai.OpenAI(http_client=openai.DefaultHttpxClient(event_hooks={"request": [sync_hook]}), **common)
     else:
         cls = MiniAsyncOpenAI if is_async else MiniOpenAI
         client = cls(model["baseUrl"], model["apiKey"], timeout)
+        (client._sync if is_async else client).role = role
     client.model_path = model["name"]
     if history is not None:
-        _track_history(client, history, is_async)
+        _track_history(client, history, is_async, record_kwargs)
     return client
 
 
-def _track_history(client, history, is_async):
+def _recording_kwargs(kwargs, record_kwargs):
+    """record_chat_completions: logprobs on by default, vLLM token ids requested, the
+    config's enable_thinking passed to the chat template."""
+    if record_kwargs is None:
+        return kwargs
+    kwargs = dict(kwargs)
+    kwargs.setdefault("logprobs", True)
+    extra = dict(kwargs.pop("extra_body", None) or {})
+    if record_kwargs.get("thinking") is not None:
+        ctk = dict(extra.get("chat_template_kwargs") or {})
+        ctk["enable_thinking"] = record_kwargs["thinking"]
+        extra["chat_template_kwargs"] = ctk
+    extra["return_token_ids"] = True
+    kwargs["extra_body"] = extra
+    return kwargs
+
+
+def _track_history(client, history, is_async, record_kwargs=None):
     completions = client.chat.completions
     original = completions.create
     if is_async:
         async def create(*args, **kwargs):
+            kwargs = _recording_kwargs(kwargs, record_kwargs)
             resp = await original(*args, **kwargs)
             if kwargs.get("stream"):
                 return _record_astream(resp, kwargs, history)
@@ -304,121 +274,13 @@ def _track_history(client, history, is_async):
             return resp
     else:
         def create(*args, **kwargs):
+            kwargs = _recording_kwargs(kwargs, record_kwargs)
             resp = original(*args, **kwargs)
             if kwargs.get("stream"):
                 return _record_stream(resp, kwargs, history)
             history.add(kwargs, _as_dict(resp))
             return resp
     completions.create = create
-
-
-# ---------------------------------------------------------------- Trinity ModelWrapper surface
-
-
-class DebugModelWrapper(object):
-    """The parts of trinity.common.models.model.ModelWrapper workflows use, served by the
-    gateway: OpenAI clients, chat/generate, history extraction, model properties."""
-
-    def __init__(self, model, rollout_args, timeout):
-        self._model = model
-        self._timeout = timeout
-        self._rollout_args = dict(rollout_args or {})
-        self.history = History()
-        self._client = None
-        self._aclient = None
-
-    # OpenAI clients (Trinity needs explorer.rollout_model.enable_openai_api for these)
-    def get_openai_client(self):
-        if self._client is None:
-            self._client = make_client(self._model, self._timeout, self.history)
-        return self._client
-
-    def get_openai_async_client(self):
-        if self._aclient is None:
-            self._aclient = make_client(self._model, self._timeout, self.history, is_async=True)
-        return self._aclient
-
-    # inference
-    def chat(self, messages, **kwargs):
-        params = self._params(kwargs)
-        resp = _as_dict(self.get_openai_client().chat.completions.create(model=self.model_path, messages=messages, **params))
-        return self.history.items[-1:] if resp else []
-
-    async def chat_async(self, messages, **kwargs):
-        params = self._params(kwargs)
-        await self.get_openai_async_client().chat.completions.create(model=self.model_path, messages=messages, **params)
-        return self.history.items[-1:]
-
-    def generate(self, prompts, **kwargs):
-        # The gateway speaks chat completions only: each prompt becomes one user message.
-        out = []
-        for p in prompts:
-            out += self.chat([{"role": "user", "content": p}], **kwargs)
-        return out
-
-    async def generate_async(self, prompts, **kwargs):
-        out = []
-        for p in prompts:
-            out += await self.chat_async([{"role": "user", "content": p}], **kwargs)
-        return out
-
-    def _params(self, kwargs):
-        params = {k: v for k, v in self._rollout_args.items() if k in ("temperature", "top_p", "max_tokens", "logprobs") and v is not None}
-        params.update({k: v for k, v in kwargs.items() if k != "n"})
-        if params.get("logprobs") is not None and not isinstance(params["logprobs"], bool):
-            params["top_logprobs"] = params["logprobs"]
-            params["logprobs"] = True
-        return params
-
-    def extract_experience_from_history(self, clear_history=True):
-        return self.history.extract(clear_history)
-
-    async def extract_experience_from_history_async(self, clear_history=True):
-        return self.history.extract(clear_history)
-
-    def convert_messages_to_experience(self, messages, tools=None, temperature=None):
-        raise NotImplementedError("convert_messages_to_experience needs the model's tokenizer, which the "
-                                  "Agent RL debugger does not load; use extract_experience_from_history()")
-
-    def get_message_token_len(self, messages):
-        raise NotImplementedError("get_message_token_len needs the model's tokenizer (not loaded in the debugger)")
-
-    def clone_with_isolated_history(self):
-        return DebugModelWrapper(self._model, self._rollout_args, self._timeout)
-
-    def set_workflow_state(self, *_a, **_k):
-        pass
-
-    def clean_workflow_state(self, *_a, **_k):
-        pass
-
-    def get_workflow_state(self, *_a, **_k):
-        return {}
-
-    # properties
-    @property
-    def model_path(self):
-        return self._model["name"]
-
-    model_name = model_path
-
-    @property
-    def model_version(self):
-        return 0
-
-    @property
-    def api_key(self):
-        return self._model["apiKey"]
-
-    @property
-    def generate_kwargs(self):
-        return {k: self._rollout_args.get(k) for k in ("temperature", "top_p", "max_tokens")}
-
-    async def model_path_async(self):
-        return self.model_path
-
-    async def model_version_async(self):
-        return 0
 
 
 # ---------------------------------------------------------------- ASTuner / AgentJet tuner

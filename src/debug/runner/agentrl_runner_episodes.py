@@ -12,7 +12,8 @@ import types
 import uuid
 
 from agentrl_runner_channel import jsonable
-from agentrl_runner_clients import DebugModelWrapper, make_client, make_tuner
+from agentrl_runner_clients import make_client, make_tuner
+from agentrl_runner_model import DebugModelWrapper, auxiliary_wrappers, engine_config
 from agentrl_runner_stack import traceback_frames
 
 NAMESPACE = uuid.UUID("6f1d3a5e-8c0b-4e59-9a3c-1b2d3e4f5a6b")
@@ -198,8 +199,12 @@ def _metrics_of_experiences(exps):
 def run_trinity(plan, workflow_cls, reward_obj, row, task_id, repeat, reporter):
     reward_cls = wrap_reward(reward_obj, reporter)
     task = trinity_task(plan, workflow_cls, reward_cls, row, task_id)
-    model = DebugModelWrapper(plan["model"], plan.get("rolloutArgs"), plan.get("clientTimeout", 3600))
-    wf = workflow_cls(task=task, model=model, auxiliary_models=[])
+    timeout = plan.get("clientTimeout", 3600)
+    cfg = plan.get("config") or {}
+    rollout_model = ((cfg.get("explorer") or {}).get("rollout_model") or {}) if isinstance(cfg, dict) else {}
+    model = DebugModelWrapper(plan["model"], plan.get("rolloutArgs"), timeout, config=engine_config(cfg),
+                              enable_history=bool(rollout_model.get("enable_history", False)))
+    wf = workflow_cls(task=task, model=model, auxiliary_models=auxiliary_wrappers(plan, timeout))
     if getattr(wf, "can_repeat", False) and hasattr(wf, "set_repeat_times"):
         wf.set_repeat_times(1, repeat)
     if getattr(wf, "is_async", False) or (not hasattr(wf, "run") and hasattr(wf, "run_async")):

@@ -1,0 +1,105 @@
+# The model's tokenizer, for what Trinity's inference engine computes from token ids:
+# get_message_token_len, convert_messages_to_experience, prompt ids when an endpoint does
+# not return them. Loaded lazily from `model_path` (a Hugging Face id in the local cache, a
+# model folder, or a folder holding a .gguf file) when `transformers` is importable; loading
+# never touches the network (HF_HUB_OFFLINE is honoured, local files only).
+import os
+
+
+class TokenizerUnavailable(Exception):
+    pass
+
+
+class Tokenizer(object):
+    def __init__(self, hf, chat_template=None, enable_thinking=None):
+        self.hf = hf
+        self.chat_template = chat_template
+        self.enable_thinking = enable_thinking
+
+    def _template(self, messages, tools=None, **kw):
+        args = dict(tokenize=False, chat_template=self.chat_template)
+        if tools:
+            args["tools"] = tools
+        if self.enable_thinking is not None:
+            args["enable_thinking"] = self.enable_thinking
+        args.update(kw)
+        return self.hf.apply_chat_template(messages, **args)
+
+    def prompt_ids(self, messages, tools=None):
+        """Token ids of the prompt the engine builds for `messages` (generation prompt added,
+        or the last assistant message continued), as BaseInferenceModel.apply_chat_template."""
+        if messages and messages[-1].get("role") == "assistant":
+            text = self._template(messages, tools, continue_final_message=True)
+        else:
+            text = self._template(messages, tools, add_generation_prompt=True)
+        return self.encode(text)
+
+    def encode(self, text):
+        return list(self.hf(text, truncation=False)["input_ids"])
+
+    def decode(self, ids):
+        return self.hf.decode(list(ids))
+
+    def message_token_len(self, messages):
+        """vllm_model.get_message_token_len: the generation prompt's length in tokens."""
+        return len(self.encode(self._template(messages, add_generation_prompt=True)))
+
+    def tokens_and_mask(self, messages, tools=None):
+        """(token ids, action mask, prompt length) of a whole conversation, with Trinity's own
+        action-mask method when trinity is importable (trinity.common.models.utils)."""
+        try:
+            from trinity.common.models.utils import get_action_mask_method  # type: ignore
+            method = get_action_mask_method(self.chat_template)
+            ids, mask, prompt_length = method(tokenizer=self.hf, messages=messages, tools=tools,
+                                              chat_template=self.chat_template, enable_thinking=self.enable_thinking)
+            return [int(x) for x in ids], [bool(x) for x in mask], int(prompt_length)
+        except ImportError:
+            pass
+        # Without trinity: assistant turns are the actions; each one's span is the difference
+        # between the conversation up to it (with the generation prompt) and through it.
+        ids = self.encode(self._template(messages, tools))
+        mask = [False] * len(ids)
+        prompt_length = None
+        for i, m in enumerate(messages):
+            if m.get("role") != "assistant":
+                continue
+            start = len(self.encode(self._template(messages[:i], tools, add_generation_prompt=True)))
+            end = len(self.encode(self._template(messages[:i + 1], tools)))
+            if prompt_length is None:
+                prompt_length = start
+            for j in range(start, min(end, len(ids))):
+                mask[j] = True
+        return ids, mask, prompt_length if prompt_length is not None else len(ids)
+
+
+def _gguf_in(folder):
+    try:
+        names = sorted(n for n in os.listdir(folder) if n.endswith(".gguf"))
+    except OSError:
+        return None
+    return names[0] if names else None
+
+
+def load_tokenizer(model_path, chat_template=None, enable_thinking=None):
+    """A Tokenizer for `model_path`, or TokenizerUnavailable saying why not and what to do."""
+    if not model_path:
+        raise TokenizerUnavailable("the config names no model_path to load a tokenizer from")
+    try:
+        from transformers import AutoTokenizer  # type: ignore
+    except Exception:
+        raise TokenizerUnavailable("transformers is not installed in this interpreter (pip install transformers)")
+    kw = {"trust_remote_code": False}
+    path = os.path.expanduser(str(model_path))
+    try:
+        if os.path.isdir(path):
+            if not os.path.exists(os.path.join(path, "tokenizer.json")) and not os.path.exists(os.path.join(path, "tokenizer_config.json")):
+                gguf = _gguf_in(path)
+                if gguf:
+                    kw["gguf_file"] = gguf
+            hf = AutoTokenizer.from_pretrained(path, **kw)
+        else:
+            hf = AutoTokenizer.from_pretrained(path, local_files_only=True, **kw)
+    except Exception as e:
+        raise TokenizerUnavailable("could not load the tokenizer of %r offline (%s: %s); point model.model_path at a "
+                                   "local model folder" % (model_path, type(e).__name__, str(e).splitlines()[0] if str(e) else ""))
+    return Tokenizer(hf, chat_template=chat_template, enable_thinking=enable_thinking)
