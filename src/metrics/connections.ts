@@ -17,6 +17,8 @@ export interface EndpointSpec {
   /** ws:// URL (kind url) … */
   url?: string;
   token?: string;
+  /** PEM CA certificate(s) to trust for a wss:// relay with its own (self-signed) certificate. */
+  ca?: string;
   /** … or a local directory the extension starts a relay for. */
   local?: LocalRelaySpec;
   /** Merge this endpoint's streams into this run name (several nodes of one job). */
@@ -163,6 +165,7 @@ class Endpoint {
     const client = this.m.factory({
       url,
       token,
+      ca: this.spec.local ? undefined : this.spec.ca,
       cursors: this.m.sink.cursors(this.spec.id),
       backoff: this.m.timing.backoff,
       missedHeartbeats: this.m.timing.missedHeartbeats,

@@ -15,6 +15,8 @@ export interface SavedConnection {
   dir?: string;
   mode?: 'job' | 'logdir';
   run?: string;
+  /** PEM file with the CA (or the self-signed certificate) of a wss:// relay. */
+  caFile?: string;
 }
 
 export const tokenKey = (url: string) => `agentrl.metrics.token:${url}`;
@@ -34,7 +36,8 @@ export function settingEndpoints(warn: (m: string) => void): SavedConnection[] {
       warn(vscode.l10n.t('Ignoring an entry of {0} without a ws:// or wss:// url', ENDPOINTS_SETTING));
       continue;
     }
-    out.push({ name: typeof o.name === 'string' && o.name ? o.name : o.url, url: o.url, run: typeof o.run === 'string' && o.run ? o.run : undefined });
+    const caFile = typeof o.caFile === 'string' && o.caFile ? o.caFile : undefined;
+    out.push({ name: typeof o.name === 'string' && o.name ? o.name : o.url, url: o.url, run: typeof o.run === 'string' && o.run ? o.run : undefined, caFile });
   }
   return out;
 }
@@ -62,6 +65,21 @@ export function detectMode(dir: string): 'job' | 'logdir' {
   return has('monitor/tensorboard') || has('buffer') || has('log') ? 'job' : 'logdir';
 }
 
+/** The endpoint's CA file (relative to the first workspace folder); a clear warning when unreadable. */
+function readCa(c: SavedConnection, warn: (m: string) => void): string | undefined {
+  if (!c.caFile) return undefined;
+  const base = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? process.cwd();
+  const file = path.resolve(base, c.caFile.replace(/^~(?=\/|$)/, process.env.HOME ?? '~'));
+  try {
+    const pem = fs.readFileSync(file, 'utf8');
+    if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new Error('no PEM certificate in it');
+    return pem;
+  } catch (e) {
+    warn(vscode.l10n.t('Cannot use the CA file {0} of {1}: {2}', file, c.name, (e as Error).message));
+    return undefined;
+  }
+}
+
 /** All endpoints with their tokens (settings first; duplicates by id dropped). */
 export async function resolveEndpoints(state: vscode.Memento, secrets: vscode.SecretStorage, warn: (m: string) => void): Promise<EndpointSpec[]> {
   const seen = new Set<string>();
@@ -70,7 +88,7 @@ export async function resolveEndpoints(state: vscode.Memento, secrets: vscode.Se
     const id = endpointId(c);
     if (seen.has(id)) continue;
     seen.add(id);
-    if (c.url) out.push({ id, name: c.name, url: c.url, token: (await secrets.get(tokenKey(c.url))) || undefined, run: c.run });
+    if (c.url) out.push({ id, name: c.name, url: c.url, token: (await secrets.get(tokenKey(c.url))) || undefined, run: c.run, ca: readCa(c, warn) });
     else if (c.dir) out.push({ id, name: c.name, local: { dir: c.dir, mode: c.mode ?? detectMode(c.dir), run: c.run }, run: c.run });
   }
   return out;

@@ -12,8 +12,10 @@ import type { HelloMessage, SourceInfo } from '../shared/relay-protocol';
 import { MAX_CLIENT_FRAME_BYTES, RELAY_PROTOCOL_VERSION, RELAY_SUBPROTOCOL } from '../shared/relay-protocol';
 import { VERSION } from '../shared/version';
 import { checkUpgrade } from './auth';
+import { ErrorDigest } from './error-digest';
 import { Session } from './session';
 import { RelayRoot, SourceSpec, discover } from './sources/discovery';
+import { JsonlExperienceSource } from './sources/jsonl-experience-source';
 import { StepLogSource } from './sources/log-source';
 import { ServeMetricsSource } from './sources/serve-source';
 import type { Source } from './sources/source';
@@ -60,8 +62,11 @@ export class Relay {
   private rescanning: Promise<void> | undefined;
   private nextSession = 1;
   private closed = false;
+  private readonly errors: ErrorDigest;
 
-  constructor(private readonly opts: RelayOptions) {}
+  constructor(private readonly opts: RelayOptions) {
+    this.errors = new ErrorDigest(opts.log);
+  }
 
   get log(): Logger {
     return this.opts.log;
@@ -104,7 +109,7 @@ export class Relay {
       const auth = checkUpgrade(req, { token: this.opts.token, allowOrigins: this.opts.allowOrigins });
       if (!auth.ok) return reject(auth.status, auth.reason);
       wss.handleUpgrade(req, socket, head, (ws) => {
-        const session = new Session(this.nextSession++, ws, { sources: () => this.sourceList(), log: this.log }, this.opts);
+        const session = new Session(this.nextSession++, ws, { sources: () => this.sourceList(), log: this.log, errors: this.errors }, this.opts);
         this.sessions.add(session);
         this.log.info(`relay: client ${session.id} connected from ${req.socket.remoteAddress}`);
         ws.on('close', (code) => {
@@ -200,6 +205,8 @@ export class Relay {
         return new TfEventsSource(info, spec.abs, this.log);
       case 'log':
         return new StepLogSource(info, spec.abs);
+      case 'jsonl':
+        return new JsonlExperienceSource(info, spec.abs);
       default:
         return new ServeMetricsSource(info, spec.abs, this.instance, Math.max(this.opts.pollMs, 1000), () => this.wakeAll(), this.log);
     }

@@ -7,6 +7,7 @@ import type { WebSocket } from 'ws';
 import type { Logger } from '../shared/log';
 import type { ClientMessage, Cursor, ExperienceRequestMessage, ServerMessage, SourceInfo, SubscribeMessage } from '../shared/relay-protocol';
 import { ProtocolError, RELAY_PROTOCOL_VERSION, parseClientMessage } from '../shared/relay-protocol';
+import type { ErrorDigest } from './error-digest';
 import type { Source, SourceReader } from './sources/source';
 
 export interface SessionOptions {
@@ -21,6 +22,8 @@ export interface SessionOptions {
 export interface SessionHost {
   sources(): Source[];
   log: Logger;
+  /** Shared by all sessions: a source failing on every read is reported once, then counted. */
+  errors: ErrorDigest;
 }
 
 export class Session {
@@ -89,7 +92,7 @@ export class Session {
     const s = this.subscribed;
     if (!s) return false;
     if (s.runs && !s.runs.includes(info.run)) return false;
-    if (info.kind === 'sql' && s.experiences === false) return false;
+    if ((info.kind === 'sql' || info.kind === 'jsonl') && s.experiences === false) return false;
     return true;
   }
 
@@ -122,10 +125,14 @@ export class Session {
         this.again = false;
         this.refreshReaders();
         let progressed = true;
+        // A reader that threw is not retried in this pump: the next wake (a file change, the
+        // poll timer) tries again — otherwise busy neighbours make it fail in a tight loop.
+        const failed = new Set<string>();
         while (progressed && !this.closed) {
           progressed = false;
           for (const [id, { reader }] of this.readers) {
             if (this.closed) return;
+            if (failed.has(id)) continue;
             if (this.inflight >= this.opts.highWater) {
               this.armStall();
               return; // resumed by the send callback once the socket drains
@@ -134,10 +141,12 @@ export class Session {
             try {
               batch = await reader.next(this.opts.batchBytes);
             } catch (e) {
-              this.host.log.warn(`relay: source ${id}: ${(e as Error).message}`);
-              this.send({ type: 'error', code: 'source-error', message: (e as Error).message, source: id });
+              failed.add(id);
+              const message = (e as Error).message;
+              if (this.host.errors.fail(`relay: source ${id}`, message)) this.send({ type: 'error', code: 'source-error', message, source: id });
               continue;
             }
+            this.host.errors.ok(`relay: source ${id}`);
             if (batch && !this.closed) {
               this.send(batch);
               progressed = true;

@@ -18,7 +18,13 @@ Options:
   --tag REGEX         only tags matching this regular expression
   --experiences       also print experience rows (as {"experience": {...}} in --json mode)
   --until-idle S      exit 0 after S seconds without new data
+
+Exit codes: 0 done (idle or interrupted), 1 relay not reachable in time, 2 bad usage,
+3 unauthorized (the relay refused the token, origin or URL).
 `;
+
+/** Exit code when the relay refuses us (HTTP 400/401/403): retrying cannot help. */
+export const EXIT_UNAUTHORIZED = 3;
 
 function fail(msg: string): number {
   process.stderr.write(`agentrl tail: ${msg}\n`);
@@ -89,7 +95,11 @@ export async function main(argv: string[]): Promise<number> {
     let idleTimer: NodeJS.Timeout | undefined;
     let gotHello = false;
     let exitCode = 0;
+    let finished = false;
+    // Once only: client.close() emits 'closed', whose handler lands here again.
     const finish = (code: number) => {
+      if (finished) return;
+      finished = true;
       if (idleTimer) clearTimeout(idleTimer);
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
@@ -123,8 +133,13 @@ export async function main(argv: string[]): Promise<number> {
       armIdle();
     });
     client.on('error', (e) => {
+      if (e.kind === 'auth') {
+        const what = e.status === 401 ? 'unauthorized (missing or wrong token: --token-file or AGENTRL_RELAY_TOKEN)' : e.status === 403 ? 'unauthorized (origin refused)' : 'unauthorized (request refused)';
+        process.stderr.write(`agentrl tail: ${what}: ${e.message}\n`);
+        exitCode = EXIT_UNAUTHORIZED;
+        return;
+      }
       process.stderr.write(`agentrl tail: ${e.message}\n`);
-      if (e.kind === 'auth') exitCode = 1;
     });
     client.on('state', (s) => {
       if (s.state === 'backoff') process.stderr.write(`agentrl tail: disconnected (${s.reason}); reconnecting in ${s.delayMs} ms\n`);

@@ -19,7 +19,8 @@ export const RELAY_SUBPROTOCOL = 'agentrl-relay.v1';
 export const MAX_CLIENT_FRAME_BYTES = 64 * 1024;
 
 /** What a source is read from. */
-export type SourceKind = 'tfevents' | 'log' | 'sql' | 'serve';
+/** sql: a table of a SQLite buffer; jsonl: a queue/file buffer's JSON lines (both stream experience rows). */
+export type SourceKind = 'tfevents' | 'log' | 'sql' | 'serve' | 'jsonl';
 
 export interface SourceInfo {
   /** Stable id (kind + path relative to the relay root); the key of a cursor. */
@@ -217,7 +218,7 @@ export function isCursor(v: unknown): v is Cursor {
   return isObj(v) && isStr(v.source) && isInt(v.offset) && v.offset >= 0 && (v.fid === undefined || isStr(v.fid));
 }
 
-const SOURCE_KINDS: readonly string[] = ['tfevents', 'log', 'sql', 'serve'];
+const SOURCE_KINDS: readonly string[] = ['tfevents', 'log', 'sql', 'serve', 'jsonl'];
 function isSourceInfo(v: unknown): v is SourceInfo {
   return isObj(v) && isStr(v.id) && isStr(v.kind) && SOURCE_KINDS.includes(v.kind) && isStr(v.run) && isStr(v.role) && isStr(v.path);
 }

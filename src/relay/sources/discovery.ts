@@ -124,6 +124,11 @@ export function discoverJob(root: RelayRoot): Discovery {
       const r = rel(root.dir, f);
       specs.push({ id: `sql:${r}`, kind: 'sql', run, role: '', rel: r, abs: f });
     }
+    // The queue buffer's backup and the file buffer: Experience.to_dict() per line.
+    for (const f of buffer.files.filter((f) => f.endsWith('.jsonl')).sort()) {
+      const r = rel(root.dir, f);
+      specs.push({ id: `jsonl:${r}`, kind: 'jsonl', run, role: path.basename(f, '.jsonl'), rel: r, abs: f });
+    }
     let top: string[] = [];
     try {
       top = fs.readdirSync(dir);

@@ -1,14 +1,17 @@
 // Serve mode: the explorer writes its URL to `<job_dir>/<explorer>_server_url.txt`; its
 // `GET /metrics` returns a flat JSON object of counters. The relay polls it and streams each
-// changed sample as points at step = `explore_step_num`. This is a live gauge: samples live
-// in a ring buffer of this relay process (cursor = sample sequence number, fid = instance).
+// changed sample as points at step = `explore_step_num`. Samples persist like every other
+// series: each is appended as one JSON line to `<job_dir>/monitor/agentrl/<explorer>_metrics.jsonl`
+// (cursor = byte offset, fid = that file's identity), so a relay restart, a later viewer or
+// a finished run still has them. One relay polls per file (a lock file with its pid); others
+// only read. Where the job dir is not writable, samples stay in a ring of this process.
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as https from 'node:https';
 import * as path from 'node:path';
 import type { Cursor, SourceInfo } from '../../shared/relay-protocol';
 import type { Logger } from '../../shared/log';
-import { Batch, PointBatch, Source, SourceReader } from './source';
+import { Batch, PointBatch, Source, SourceReader, fileId } from './source';
 
 interface Sample {
   seq: number;
@@ -18,6 +21,8 @@ interface Sample {
 }
 
 const RING = 1000;
+/** Bytes of the sample file read per batch at most (a batch ends at a line end). */
+const READ_BYTES = 256 * 1024;
 
 /** GETs a small JSON document (≤ 1 MiB) with a timeout. */
 export function getJson(url: string, timeoutMs: number): Promise<unknown> {
@@ -50,6 +55,44 @@ export function getJson(url: string, timeoutMs: number): Promise<unknown> {
   });
 }
 
+/** Where the samples of the explorer whose URL is in `urlFile` are kept. */
+export function serveSamplesFile(urlFile: string): string {
+  const role = path.basename(urlFile).replace(/_server_url\.txt$/, '');
+  return path.join(path.dirname(urlFile), 'monitor', 'agentrl', `${role}_metrics.jsonl`);
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Lock contents held by sources of this process (several relays may share one process). */
+const heldHere = new Set<string>();
+
+/** Takes `<file>.lock` (replacing a dead holder's); its contents when taken, undefined when another relay polls. */
+function takeLock(lock: string): string | undefined {
+  const mine = `${process.pid} ${Math.random().toString(36).slice(2)}`;
+  for (let i = 0; i < 2; i++) {
+    try {
+      fs.writeFileSync(lock, mine, { flag: 'wx' });
+      heldHere.add(mine);
+      return mine;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      const held = fs.readFileSync(lock, 'utf8').trim();
+      const pid = Number(held.split(' ')[0]);
+      const alive = pid === process.pid ? heldHere.has(held) : Number.isSafeInteger(pid) && pid > 0 && pidAlive(pid);
+      if (alive) return undefined;
+      fs.rmSync(lock, { force: true });
+    }
+  }
+  return undefined;
+}
+
 export class ServeMetricsSource implements Source {
   readonly watchPaths: string[];
   private readonly samples: Sample[] = [];
@@ -57,6 +100,9 @@ export class ServeMetricsSource implements Source {
   private timer: NodeJS.Timeout | undefined;
   private lastKey = '';
   private failing = false;
+  /** The sample file, or undefined when it cannot be written (ring only). */
+  private readonly file: string | undefined;
+  private lock: { file: string; mine: string } | undefined;
 
   constructor(
     readonly info: SourceInfo,
@@ -66,7 +112,24 @@ export class ServeMetricsSource implements Source {
     private readonly onChange: () => void,
     private readonly log: Logger,
   ) {
-    this.watchPaths = [path.dirname(urlFile)];
+    const file = serveSamplesFile(urlFile);
+    let polls = true;
+    try {
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.closeSync(fs.openSync(file, 'a'));
+      const mine = takeLock(`${file}.lock`);
+      polls = mine !== undefined;
+      if (mine) this.lock = { file: `${file}.lock`, mine };
+      this.file = file;
+      this.lastKey = lastLineKey(file);
+    } catch (e) {
+      this.log.warn(`serve: cannot keep samples in ${file} (${(e as Error).message}); they live in this relay only`);
+    }
+    this.watchPaths = [path.dirname(urlFile), ...(this.file ? [path.dirname(this.file)] : [])];
+    if (!polls) {
+      this.log.info(`serve: another relay polls ${this.info.role}; reading its samples from ${file}`);
+      return;
+    }
     this.timer = setInterval(() => void this.poll(), pollMs);
     this.timer.unref();
     void this.poll();
@@ -91,11 +154,20 @@ export class ServeMetricsSource implements Source {
     if (typeof body !== 'object' || body === null || Array.isArray(body)) return;
     const values = Object.entries(body as Record<string, unknown>).filter((e): e is [string, number] => typeof e[1] === 'number');
     const key = JSON.stringify(values);
-    if (key === this.lastKey) return;
+    if (key === this.lastKey || this.timer === undefined) return;
     this.lastKey = key;
     const step = Number((body as Record<string, unknown>).explore_step_num ?? 0);
-    this.samples.push({ seq: ++this.seq, wallTime: Date.now() / 1000, step: Number.isSafeInteger(step) ? step : 0, values });
-    if (this.samples.length > RING) this.samples.shift();
+    const sample = { seq: ++this.seq, wallTime: Date.now() / 1000, step: Number.isSafeInteger(step) ? step : 0, values };
+    if (this.file) {
+      try {
+        fs.appendFileSync(this.file, `${JSON.stringify({ step: sample.step, wall_time: sample.wallTime, values: Object.fromEntries(values) })}\n`);
+      } catch (e) {
+        return this.fail(`serve: cannot append to ${this.file}: ${(e as Error).message}`);
+      }
+    } else {
+      this.samples.push(sample);
+      if (this.samples.length > RING) this.samples.shift();
+    }
     this.onChange();
   }
 
@@ -105,6 +177,52 @@ export class ServeMetricsSource implements Source {
   }
 
   open(cursor: Cursor | undefined): SourceReader {
+    return this.file ? this.openFile(this.file, cursor) : this.openRing(cursor);
+  }
+
+  private openFile(file: string, cursor: Cursor | undefined): SourceReader {
+    let fid: string | undefined;
+    let offset = 0;
+    return {
+      next: async (): Promise<Batch | undefined> => {
+        let st: fs.Stats;
+        try {
+          st = fs.statSync(file);
+        } catch {
+          return undefined;
+        }
+        if (fid === undefined) {
+          fid = fileId(st);
+          offset = cursor && cursor.fid === fid && cursor.offset <= st.size ? cursor.offset : 0;
+        } else if (fid !== fileId(st) || st.size < offset) {
+          fid = fileId(st);
+          offset = 0;
+        }
+        if (st.size <= offset) return undefined;
+        const want = Math.min(READ_BYTES, st.size - offset);
+        const buf = Buffer.alloc(want);
+        const fd = fs.openSync(file, 'r');
+        let got: number;
+        try {
+          got = fs.readSync(fd, buf, 0, want, offset);
+        } finally {
+          fs.closeSync(fd);
+        }
+        let end = buf.lastIndexOf(10, got - 1);
+        if (end < 0) {
+          if (got < READ_BYTES) return undefined; // a line still being written
+          end = got - 1; // an absurdly long line: skip it
+        }
+        const batch = new PointBatch();
+        for (const line of buf.toString('utf8', 0, end).split('\n')) addLine(batch, line);
+        offset += end + 1;
+        return batch.toMessage(this.info, { source: this.info.id, fid, offset });
+      },
+      close: () => undefined,
+    };
+  }
+
+  private openRing(cursor: Cursor | undefined): SourceReader {
     let after = cursor && cursor.fid === this.instance ? cursor.offset : 0;
     return {
       next: async (): Promise<Batch | undefined> => {
@@ -122,5 +240,48 @@ export class ServeMetricsSource implements Source {
   close(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
+    if (this.lock) {
+      heldHere.delete(this.lock.mine);
+      try {
+        if (fs.readFileSync(this.lock.file, 'utf8').trim() === this.lock.mine) fs.rmSync(this.lock.file, { force: true });
+      } catch {
+        /* gone already */
+      }
+    }
+    this.lock = undefined;
+  }
+}
+
+/** One sample line into points (a torn or foreign line is skipped). */
+function addLine(batch: PointBatch, line: string): void {
+  if (!line) return;
+  let o: { step?: unknown; wall_time?: unknown; values?: unknown };
+  try {
+    o = JSON.parse(line) as typeof o;
+  } catch {
+    return;
+  }
+  if (typeof o.step !== 'number' || typeof o.wall_time !== 'number' || typeof o.values !== 'object' || o.values === null) return;
+  for (const [k, v] of Object.entries(o.values as Record<string, unknown>)) if (typeof v === 'number') batch.add(k, o.step, o.wall_time, v);
+}
+
+/** The dedupe key of the file's last sample, so a restarted relay does not repeat it. */
+function lastLineKey(file: string): string {
+  const st = fs.statSync(file);
+  const n = Math.min(st.size, 64 * 1024);
+  if (n === 0) return '';
+  const buf = Buffer.alloc(n);
+  const fd = fs.openSync(file, 'r');
+  try {
+    fs.readSync(fd, buf, 0, n, st.size - n);
+  } finally {
+    fs.closeSync(fd);
+  }
+  const lines = buf.toString('utf8').trimEnd().split('\n');
+  try {
+    const o = JSON.parse(lines[lines.length - 1]) as { values?: Record<string, unknown> };
+    return JSON.stringify(Object.entries(o.values ?? {}).filter((e) => typeof e[1] === 'number'));
+  } catch {
+    return '';
   }
 }

@@ -34,6 +34,8 @@ export const EXPERIENCE_COLUMNS = ['id', 'task_id', 'run_id', 'model_version', '
 const MAX_DB_BYTES = 2 * 1024 * 1024 * 1024 - 1;
 const ROWS_PER_BATCH = 2000;
 const RELOAD_MS = 1000;
+/** A reload that took d ms is not repeated before DUTY × d ms: reading a large buffer costs at most ~1/DUTY of a core. */
+const DUTY = 20;
 
 const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
 
@@ -51,16 +53,85 @@ export function isSqliteFile(file: string): boolean {
   }
 }
 
+/** What identifies the state of one file: size, mtime (ns), inode; '-' when absent. */
+function fileSig(file: string): string {
+  try {
+    const st = fs.statSync(file, { bigint: true });
+    return `${st.size}:${st.mtimeNs}:${st.ino}`;
+  } catch {
+    return '-';
+  }
+}
+
+/**
+ * A rollback journal with a live header: a writer is between its first page write and its
+ * commit, so the main file may hold half a transaction. (DELETE mode removes the journal at
+ * commit, TRUNCATE empties it, PERSIST zeroes its header.)
+ */
+export function hasHotJournal(file: string): boolean {
+  let fd: number;
+  try {
+    fd = fs.openSync(`${file}-journal`, 'r');
+  } catch {
+    return false;
+  }
+  try {
+    const b = Buffer.alloc(8);
+    return fs.readSync(fd, b, 0, 8, 0) === 8 && !b.equals(Buffer.alloc(8));
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function sigOf(file: string): string | undefined {
+  if (hasHotJournal(file)) return undefined;
+  return `${fileSig(file)}|${fileSig(`${file}-wal`)}`;
+}
+
+/**
+ * Reads a database file (and its WAL) only as a whole committed state: no hot journal
+ * before or after, and neither file changed while it was read (its size, mtime, inode, and
+ * page 1's header with the change counter). SQLite's own readers take a shared lock for
+ * this; sql.js cannot, and a copy taken mid-write is "database disk image is malformed".
+ * Undefined when a writer was busy on every one of `tries`.
+ */
+export async function readQuiescent(file: string, tries = 5, pauseMs = 25): Promise<{ main: Buffer; wal?: Buffer } | undefined> {
+  for (let i = 0; i < tries; i++) {
+    if (i > 0) await new Promise((r) => setTimeout(r, pauseMs * i));
+    const before = sigOf(file);
+    if (before === undefined) continue;
+    const main = fs.readFileSync(file);
+    let wal: Buffer | undefined;
+    try {
+      wal = fs.readFileSync(`${file}-wal`);
+    } catch {
+      /* no WAL: a rollback-journal database, or checkpointed */
+    }
+    const head = Buffer.alloc(100);
+    const fd = fs.openSync(file, 'r');
+    try {
+      fs.readSync(fd, head, 0, 100, 0);
+    } finally {
+      fs.closeSync(fd);
+    }
+    if (sigOf(file) === before && head.equals(main.subarray(0, 100))) return { main, wal };
+  }
+  return undefined;
+}
+
 /** One database file, re-read when its bytes change; shared by its table sources. */
 export class SqlDatabaseSnapshot {
   private db: SqlJsDatabase | undefined;
   private stamp = '';
   private loading: Promise<SqlJsDatabase | undefined> | undefined;
   private loadedAt = 0;
+  /** How long the last reload took (ms). */
+  private loadMs = 0;
 
   constructor(
     readonly file: string,
     private readonly log: Logger,
+    private readonly reloadMs = RELOAD_MS,
   ) {}
 
   private currentStamp(): string {
@@ -79,32 +150,32 @@ export class SqlDatabaseSnapshot {
   async get(): Promise<SqlJsDatabase | undefined> {
     const stamp = this.currentStamp();
     if (this.db && stamp === this.stamp) return this.db;
-    // A busy buffer changes every step: re-read a large file at most once per RELOAD_MS
+    // A busy buffer changes every step: re-read a large file at most once per reloadMs
     // (the relay's poll timer wakes the readers again after that).
-    if (this.db && Date.now() - this.loadedAt < RELOAD_MS) return this.db;
+    if (this.db && Date.now() - this.loadedAt < Math.max(this.reloadMs, DUTY * this.loadMs)) return this.db;
     if (this.loading) return this.loading;
     this.loading = (async () => {
       try {
         const SQL = await loadSqlJs();
+        const t0 = performance.now();
         const st = fs.statSync(this.file);
         if (st.size > MAX_DB_BYTES) throw new Error(`${st.size} bytes is more than sql.js can hold`);
-        const main = fs.readFileSync(this.file);
-        let wal: Buffer | undefined;
-        try {
-          wal = fs.readFileSync(`${this.file}-wal`);
-        } catch {
-          /* no WAL: a rollback-journal database, or checkpointed */
+        const bytes = await readQuiescent(this.file);
+        if (!bytes) {
+          // A writer was mid-transaction on every try: keep the previous snapshot (or none).
+          this.log.debug(`sql: ${this.file}: a write was in progress; reading it later`);
+          return this.db;
         }
-        const merged = applyWal(main, wal);
+        const merged = applyWal(bytes.main, bytes.wal);
         if (merged.frames > 0) this.log.debug(`sql: ${this.file}: ${merged.frames} committed WAL frame(s) folded in`);
         const db = new SQL.Database(merged.db);
         this.db?.close();
         this.db = db;
         this.stamp = stamp;
         this.loadedAt = Date.now();
+        this.loadMs = performance.now() - t0;
         return db;
       } catch (e) {
-        // A snapshot taken mid-commit can be inconsistent: keep the previous one, retry later.
         this.log.debug(`sql: cannot read ${this.file}: ${(e as Error).message}`);
         return this.db;
       } finally {

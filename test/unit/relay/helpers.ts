@@ -92,6 +92,22 @@ export function cli(args: string[], env: Record<string, string> = {}, timeout = 
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+/** Like cli(), without blocking this process's event loop. */
+export function cliAsync(args: string[], env: Record<string, string> = {}, timeout = 30_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const p = spawn(process.execPath, [bundle, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    p.stdout!.on('data', (b) => (stdout += b));
+    p.stderr!.on('data', (b) => (stderr += b));
+    const timer = setTimeout(() => p.kill('SIGKILL'), timeout);
+    p.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
 export interface Collector {
   client: RelayClient;
   points: RelayPoint[];

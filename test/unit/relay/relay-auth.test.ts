@@ -11,7 +11,7 @@ import { checkUpgrade, isLoopbackHost, secretEquals } from '../../../src/relay/a
 import { RELAY_SUBPROTOCOL } from '../../../src/shared/relay-protocol';
 import { RelayClient, RelayClientError } from '../../../src/shared/relay-client';
 import { appendSteps } from './appender';
-import { cli, collect, startRelay, tmpDir } from './helpers';
+import { cli, cliAsync, collect, startRelay, tmpDir } from './helpers';
 import type { IncomingMessage } from 'node:http';
 
 const TOKEN = 's3cret-token-value-42';
@@ -48,6 +48,28 @@ test('the relay refuses to bind a non-loopback address without a token', () => {
   assert.equal(t.code, 2);
   assert.match(t.stderr, /do not put the token in the URL/);
   fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test('agentrl tail refused by the relay: a clear "unauthorized" and exit code 3, no recursion', { timeout: 60_000 }, async () => {
+  const dir = tmpDir();
+  const tokenFile = path.join(dir, 'token');
+  fs.writeFileSync(tokenFile, `${TOKEN}\n`, { mode: 0o600 });
+  const relay = await startRelay(['--logdir', dir, '--token-file', tokenFile]);
+  try {
+    const wrongFile = path.join(dir, 'wrong');
+    fs.writeFileSync(wrongFile, 'not-the-token\n', { mode: 0o600 });
+    for (const args of [[], ['--token-file', wrongFile]]) {
+      // Async: the relay is a child of this process and must keep answering meanwhile.
+      const r = await cliAsync(['tail', relay.url, '--until-idle', '20', ...args]);
+      assert.equal(r.code, 3, r.stderr);
+      assert.match(r.stderr, /unauthorized/);
+      assert.doesNotMatch(r.stderr, /Maximum call stack|RangeError/);
+      assert.ok(!r.stderr.includes(TOKEN));
+    }
+  } finally {
+    await relay.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 /** Connects with the given token/URL and resolves with the first auth error (or 'ok'). */
