@@ -58,9 +58,9 @@ describe('Trinity-RFT 0.5.2 built-in workflows under agentrl rollout', { skip },
     if (ws) fs.rmSync(ws, { recursive: true, force: true });
   });
 
-  function rollout(args: string[], runEnv: NodeJS.ProcessEnv) {
+  function rollout(args: string[], runEnv: NodeJS.ProcessEnv, timeout = 180_000) {
     return spawnSync(process.execPath, [cli, 'rollout', '--tasks', '2', '--python', venvPython, '--cwd', ws, '--json', ...args],
-      { encoding: 'utf8', env: runEnv, cwd: ws, timeout: 180_000 });
+      { encoding: 'utf8', env: runEnv, cwd: ws, timeout });
   }
 
   const cases: { name: string; config: string; data?: string; args?: string[]; minCalls: number }[] = [
@@ -106,6 +106,31 @@ describe('Trinity-RFT 0.5.2 built-in workflows under agentrl rollout', { skip },
     assert.equal(r.status, 1);
     assert.match(r.stderr, /workflow 'toolcall_workflow' is not in Trinity's workflows registry \(ValueError: Invalid module key: toolcall_workflow\); did you mean 'tool_call_workflow'\?/);
     assert.doesNotMatch(r.stderr, /not importable/);
+  });
+
+  test('frozen_lake_workflow: a multi-turn environment, token lengths from the model\'s own tokenizer', async () => {
+    // Ten turns of about 300 tokens each outgrow the fixture's 2048-token context: a second
+    // fixture server with a longer context and a 16-token cap per reply (the tiny stand-in model
+    // never writes a valid move, so every episode plays all ten turns; the env scores them).
+    const long = await startModelServer({ context: 6144, maxTokens: 16 });
+    try {
+      const dataDir = path.join(ws, 'frozen');
+      fs.mkdirSync(dataDir);
+      const rows = '{"size": 3, "p": 0.8, "seed": 11}\n{"size": 3, "p": 0.8, "seed": 22}\n';
+      for (const split of ['train', 'test']) fs.writeFileSync(path.join(dataDir, `${split}.jsonl`), rows);
+      const runEnv = { ...env, TRINITY_TASKSET_PATH: dataDir };
+      const args = ['--config', path.join(examples, 'grpo_frozen_lake', 'frozen_lake.yaml'), '--model-base-url', long.url];
+      const r = rollout(args, runEnv, 400_000);
+      assert.equal(r.status, 0, r.stderr);
+      const summary = JSON.parse(r.stdout) as Summary;
+      assert.equal(summary.episodes, 2, r.stderr);
+      assert.equal(summary.errors, 0, r.stderr);
+      assert.ok(summary.llmCalls >= 4, `multi-turn: ${summary.llmCalls} LLM calls`);
+      for (const [task, reward] of Object.entries(summary.rewardByTask)) assert.equal(typeof reward, 'number', `task ${task}:\n${r.stderr}`);
+      runs.push({ name: 'frozen lake', args, summary, env: runEnv });
+    } finally {
+      await long.stop();
+    }
   });
 
   test('every run replays byte-identically with the model server stopped', async () => {
