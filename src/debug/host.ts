@@ -16,6 +16,7 @@ export function createAdapter(session: vscode.DebugSession, checker: ConfigCheck
     checker,
     logger: log,
     runnerScript,
+    l10n: vscode.l10n,
     startPythonDebugger: (endpoint) => attachPythonDebugger(session, endpoint),
   });
   return new vscode.DebugAdapterInlineImplementation(dap);
