@@ -58,6 +58,7 @@ export function registerRolloutDebugger(context: vscode.ExtensionContext, log: L
     vscode.commands.registerCommand('agentrl.rollouts.refresh', refreshRollouts),
     vscode.commands.registerCommand('agentrl.rollouts.replay', (node?: Host.RolloutNode) => node?.kind === 'run' && host().replayRun(node)),
     vscode.commands.registerCommand('agentrl.rollouts.openTrajectories', (node?: Host.RolloutNode) => node?.kind === 'run' && host().openTrajectories(node)),
+    vscode.commands.registerCommand('agentrl.rollouts.compareFork', (node?: Host.RolloutNode) => node?.kind === 'fork' && host().compareFork(node)),
   );
   return {
     refreshRollouts,

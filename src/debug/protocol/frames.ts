@@ -78,7 +78,7 @@ function responseEdit(rt: RolloutRuntime, ep: Episode, t: LlmTurn, holder: Turn)
   };
 }
 
-function llmScopes(rt: RolloutRuntime, ep: Episode, t: LlmTurn, l: L10n): ScopeSpec[] {
+function llmScopes(rt: RolloutRuntime, ep: Episode, t: LlmTurn, l10n: L10n): ScopeSpec[] {
   const req = () => (t.sent ?? t.request) as ChatRequest;
   const edit = requestEdit(rt, ep, t);
   const requestNodes: Node[] = [
@@ -86,10 +86,10 @@ function llmScopes(rt: RolloutRuntime, ep: Episode, t: LlmTurn, l: L10n): ScopeS
     ...(req().tools ? [{ name: 'tools', root: req, path: ['tools'], edit }] : []),
   ];
   for (const k of Object.keys(req())) if (k !== 'messages' && k !== 'tools') requestNodes.push({ name: k, root: req, path: [k], edit });
-  if (t.role) requestNodes.unshift({ name: 'role', root: () => t.role, path: [], preview: l.t('{0} (explorer.auxiliary_models)', t.role) });
-  if (t.sent) requestNodes.push({ name: 'original request', root: () => t.request, path: [], preview: t.carried && !t.userEdited ? l.t('as the workflow sent it (an earlier edit of this episode applied)') : l.t('as the workflow sent it (edited since)') });
+  if (t.role) requestNodes.unshift({ name: 'role', root: () => t.role, path: [], preview: l10n.t('{0} (explorer.auxiliary_models)', t.role) });
+  if (t.sent) requestNodes.push({ name: 'original request', root: () => t.request, path: [], preview: t.carried && !t.userEdited ? l10n.t('as the workflow sent it (an earlier edit of this episode applied)') : l10n.t('as the workflow sent it (edited since)') });
   requestNodes.push({ name: 'python stack', root: () => t.stack.map((f) => `${f.name ?? '?'} (${f.path}:${f.line})`), path: [] });
-  const scopes: ScopeSpec[] = [{ name: l.t('Request'), nodes: requestNodes, presentationHint: 'arguments' }];
+  const scopes: ScopeSpec[] = [{ name: l10n.t('Request'), nodes: requestNodes, presentationHint: 'arguments' }];
 
   const resp = () => deliveredOf(t);
   const choice = ['choices', 0];
@@ -111,13 +111,13 @@ function llmScopes(rt: RolloutRuntime, ep: Episode, t: LlmTurn, l: L10n): ScopeS
     if (r.prompt_token_ids) responseNodes.push({ name: 'prompt_token_ids', root: resp, path: ['prompt_token_ids'] });
     if (r.choices?.[0]?.token_ids) responseNodes.push({ name: 'token_ids', root: resp, path: [...choice, 'token_ids'] });
     if (t.latencyMs !== undefined) responseNodes.push({ name: 'latency_ms', root: () => Math.round(t.latencyMs! * 10) / 10, path: [] });
-    responseNodes.push({ name: 'raw', root: resp, path: [], preview: t.delivered ? l.t('edited reply') : l.t('full reply') });
+    responseNodes.push({ name: 'raw', root: resp, path: [], preview: t.delivered ? l10n.t('edited reply') : l10n.t('full reply') });
   }
-  if (responseNodes.length) scopes.push({ name: l.t('Response'), nodes: responseNodes });
+  if (responseNodes.length) scopes.push({ name: l10n.t('Response'), nodes: responseNodes });
   return scopes;
 }
 
-export function episodeScope(ep: Episode, l: L10n = english): ScopeSpec {
+export function episodeScope(ep: Episode, l10n: L10n = english): ScopeSpec {
   const tokens = () => ({ prompt: ep.tokens.prompt, completion: ep.tokens.completion, total: ep.tokens.prompt + ep.tokens.completion });
   const timings = () => ({
     wall_ms: (ep.endedAt ?? Date.now()) - ep.startedAt,
@@ -125,7 +125,7 @@ export function episodeScope(ep: Episode, l: L10n = english): ScopeSpec {
     llm_calls: ep.llmCalls,
   });
   return {
-    name: l.t('Episode'),
+    name: l10n.t('Episode'),
     nodes: [
       { name: 'id', root: () => ep.id, path: [] },
       { name: 'task', root: () => ep.task, path: [] },
@@ -151,30 +151,30 @@ const parseMaybe = (s: unknown) => {
   }
 };
 
-export function scopesFor(rt: RolloutRuntime, ep: Episode, t: Turn, l: L10n = english): ScopeSpec[] {
+export function scopesFor(rt: RolloutRuntime, ep: Episode, t: Turn, l10n: L10n = english): ScopeSpec[] {
   const scopes: ScopeSpec[] = [];
-  if (t.kind === 'llm') scopes.push(...llmScopes(rt, ep, t, l));
+  if (t.kind === 'llm') scopes.push(...llmScopes(rt, ep, t, l10n));
   if (t.kind === 'tool') {
     const llm = ep.turns.find((x): x is LlmTurn => x.kind === 'llm' && x.index === t.llmIndex && x.role === t.role);
     const call = ['choices', 0, 'message', 'tool_calls', t.callIndex, 'function'];
     const edit = llm ? responseEdit(rt, ep, llm, t) : undefined;
     const resp = () => (llm ? deliveredOf(llm) : undefined);
     scopes.push({
-      name: l.t('Tool call'),
+      name: l10n.t('Tool call'),
       presentationHint: 'arguments',
       nodes: [
         { name: 'name', root: resp, path: [...call, 'name'], edit },
         { name: 'arguments', root: resp, path: [...call, 'arguments'], edit },
         { name: 'parsed arguments', root: () => parseMaybe(t.arguments), path: [] },
         { name: 'id', root: () => t.id, path: [] },
-        { name: 'result', root: () => (t.result === undefined ? l.t('(not sent back yet)') : parseMaybe(t.result)), path: [] },
+        { name: 'result', root: () => (t.result === undefined ? l10n.t('(not sent back yet)') : parseMaybe(t.result)), path: [] },
         ...(t.error ? [{ name: 'error', root: () => true, path: [] }] : []),
       ],
     });
   }
   if (t.kind === 'exception') {
     scopes.push({
-      name: l.t('Exception'),
+      name: l10n.t('Exception'),
       nodes: [
         { name: 'type', root: () => t.error.type, path: [] },
         { name: 'message', root: () => t.error.message, path: [] },
@@ -183,7 +183,7 @@ export function scopesFor(rt: RolloutRuntime, ep: Episode, t: Turn, l: L10n = en
       ],
     });
   }
-  scopes.push(episodeScope(ep, l));
+  scopes.push(episodeScope(ep, l10n));
   return scopes;
 }
 

@@ -126,9 +126,9 @@ export class RolloutDebugSession extends DebugSession {
       if (this.progress) this.sendEvent(new ProgressUpdateEvent(`episode-${ep.threadId}`, message));
     });
     rt.on('episodeEnded', (ep) => {
-      const l = this.l10n;
-      if (this.progress) this.sendEvent(new ProgressEndEvent(`episode-${ep.threadId}`, ep.error ? l.t('error: {0}', ep.error.message) : l.t('reward {0}', String(ep.reward ?? 'none'))));
-      const text = ep.error ? l.t('{0}: {1} error {2}: {3}', ep.id, ep.error.phase, ep.error.type, ep.error.message) + '\n' : l.t('{0}: reward {1}', ep.id, String(ep.reward ?? 'none')) + '\n';
+      const l10n = this.l10n;
+      if (this.progress) this.sendEvent(new ProgressEndEvent(`episode-${ep.threadId}`, ep.error ? l10n.t('error: {0}', ep.error.message) : l10n.t('reward {0}', String(ep.reward ?? 'none'))));
+      const text = ep.error ? l10n.t('{0}: {1} error {2}: {3}', ep.id, ep.error.phase, ep.error.type, ep.error.message) + '\n' : l10n.t('{0}: reward {1}', ep.id, String(ep.reward ?? 'none')) + '\n';
       this.console(text);
     });
     rt.on('stopped', (s) => this.onStopped(s));
@@ -369,10 +369,10 @@ export class RolloutDebugSession extends DebugSession {
   }
 }
 
-function threadName(ep: Episode, l: L10n): string {
+function threadName(ep: Episode, l10n: L10n): string {
   if (ep.status === 'running') return ep.id;
   if (ep.error) return `${ep.id} ✗ ${ep.error.type}`;
-  return `${ep.id} ✓ ${l.t('reward {0}', String(ep.reward ?? 'none'))}`;
+  return `${ep.id} ✓ ${l10n.t('reward {0}', String(ep.reward ?? 'none'))}`;
 }
 
 /** `lhs = rhs` at top level (not inside quotes or brackets, not `==`). */

@@ -32,11 +32,11 @@ export function parseBreakpoint(raw: string): ParsedBreakpoint {
 export type ExceptionFilter = 'workflow' | 'judge' | 'upstream';
 
 /** The exception filters with their labels in the user's language. */
-export function exceptionFilters(l: L10n = english): { filter: ExceptionFilter; label: string; description: string; default: boolean }[] {
+export function exceptionFilters(l10n: L10n = english): { filter: ExceptionFilter; label: string; description: string; default: boolean }[] {
   return [
-    { filter: 'workflow', label: l.t('Workflow exceptions'), description: l.t('Stop when the workflow raises (also import and task-loading errors)'), default: true },
-    { filter: 'judge', label: l.t('Judge / reward errors'), description: l.t('Stop when the reward function or judge raises'), default: true },
-    { filter: 'upstream', label: l.t('Upstream model errors'), description: l.t('Stop when the model endpoint fails, times out or answers malformed JSON'), default: true },
+    { filter: 'workflow', label: l10n.t('Workflow exceptions'), description: l10n.t('Stop when the workflow raises (also import and task-loading errors)'), default: true },
+    { filter: 'judge', label: l10n.t('Judge / reward errors'), description: l10n.t('Stop when the reward function or judge raises'), default: true },
+    { filter: 'upstream', label: l10n.t('Upstream model errors'), description: l10n.t('Stop when the model endpoint fails, times out or answers malformed JSON'), default: true },
   ];
 }
 

@@ -409,8 +409,8 @@ export class RolloutRuntime extends EventEmitter<RuntimeEvents> {
       case 'exception': {
         const filter: ExceptionFilter = ev.error.phase === 'judge' ? 'judge' : 'workflow';
         if (!this.filters.has(filter)) return undefined;
-        const l = this.l10n;
-        const where = ev.error.phase === 'judge' ? l.t('The judge / reward function raised') : ev.error.phase === 'workflow' ? l.t('The workflow raised') : l.t('Runner {0} error', ev.error.phase);
+        const l10n = this.l10n;
+        const where = ev.error.phase === 'judge' ? l10n.t('The judge / reward function raised') : ev.error.phase === 'workflow' ? l10n.t('The workflow raised') : l10n.t('Runner {0} error', ev.error.phase);
         return {
           reason: 'exception', episode: ep, turn: ep?.turns[ep.turns.length - 1],
           description: `${where} ${ev.error.type}: ${ev.error.message}`,
@@ -461,18 +461,18 @@ export class RolloutRuntime extends EventEmitter<RuntimeEvents> {
   }
 
   private describe(ev: CheckEvent): string {
-    const l = this.l10n;
+    const l10n = this.l10n;
     switch (ev.type) {
       case 'llm':
         return ev.turn.role
-          ? l.t('{0} {1} call #{2} (request pending)', ev.ep.id, ev.turn.role, ev.turn.index + 1)
-          : l.t('{0} LLM call #{1} (request pending)', ev.ep.id, ev.turn.index + 1);
+          ? l10n.t('{0} {1} call #{2} (request pending)', ev.ep.id, ev.turn.role, ev.turn.index + 1)
+          : l10n.t('{0} LLM call #{1} (request pending)', ev.ep.id, ev.turn.index + 1);
       case 'tool':
-        return l.t('{0} tool call {1}({2})', ev.ep.id, ev.turn.name, ev.turn.arguments);
+        return l10n.t('{0} tool call {1}({2})', ev.ep.id, ev.turn.name, ev.turn.arguments);
       case 'toolError':
-        return l.t('{0} tool error in {1}', ev.ep.id, ev.turn.name);
+        return l10n.t('{0} tool error in {1}', ev.ep.id, ev.turn.name);
       case 'reward':
-        return l.t('{0} finished, reward {1}', ev.ep.id, String(ev.reward ?? 'none'));
+        return l10n.t('{0} finished, reward {1}', ev.ep.id, String(ev.reward ?? 'none'));
       default:
         return ev.type;
     }
