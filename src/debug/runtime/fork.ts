@@ -5,10 +5,15 @@
 // edited call goes to the model as the workflow sent it (or, for an edited reply, gets the
 // model's original reply), and the rest runs live. The branch is a run folder of its own
 // (recording, trajectories, summary: replayable) under <run>/forks/<episode>/.
-import type { ChatRequest } from '../../shared/trajectory';
+import * as fs from 'fs';
+import * as path from 'path';
+import type { L10n } from '../../shared/l10n';
+import { FORK_EDITED_TRANSCRIPT, FORK_FILE, FORK_ORIGINAL_TRANSCRIPT, FORKS_DIR, type ChatRequest, type ForkInfo } from '../../shared/trajectory';
 import { sameRequest } from '../gateway/chat';
 import type { CallContext, ChatUpstream, UpstreamResult } from '../gateway/upstream';
-import type { Episode, LlmTurn } from './episode';
+import { episodeTranscript } from '../results/transcript';
+import { toTrajectory, type Episode, type LlmTurn } from './episode';
+import type { RolloutRuntime, RuntimeEvents } from './rollout-runtime';
 
 /** Answers the branch's calls: recorded before the fork point, live from there. */
 export class ForkUpstream implements ChatUpstream {
@@ -50,3 +55,30 @@ export class ForkUpstream implements ChatUpstream {
 
 const key = (index: number, role?: string) => `${role ?? ''}\u0000${index}`;
 
+
+/** The folder of an episode's fork inside its run. */
+export function forkDir(runDir: string, episode: string): string {
+  return path.join(runDir, FORKS_DIR, episode.replace(/[^\w.-]+/g, '_'));
+}
+
+/** Runs the original branch of `ep` (a runtime built on a ForkUpstream, saving into `dir`)
+ *  headless, then saves fork.json and both branches' transcripts beside it. */
+export async function runOriginalBranch(branch: RolloutRuntime, ep: Episode, dir: string, l10n: L10n, onOutput: (o: RuntimeEvents['output'][0]) => void): Promise<ForkInfo> {
+  const info: ForkInfo = { episode: ep.id, at: ep.forkAt!, status: 'failed', rewardOriginal: null, rewardEdited: ep.reward };
+  branch.disableStops();
+  try {
+    const ended = new Promise<void>((r) => branch.once('ended', () => r()));
+    branch.on('output', (o) => o.category !== 'console' && onOutput(o));
+    await branch.start();
+    await ended;
+    const other = branch.episodes[0];
+    Object.assign(info, { status: branch.summary?.status ?? 'failed', message: branch.summary?.message, branchEpisode: other?.id, rewardOriginal: other?.reward ?? null });
+    if (other) fs.writeFileSync(path.join(dir, FORK_ORIGINAL_TRANSCRIPT), episodeTranscript(toTrajectory(other), l10n.t('Original branch of {0} (without the edit)', ep.id)));
+  } catch (e) {
+    info.message = (e as Error).message;
+  }
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, FORK_EDITED_TRANSCRIPT), episodeTranscript(toTrajectory(ep), l10n.t('Edited branch of {0} (as debugged)', ep.id)));
+  fs.writeFileSync(path.join(dir, FORK_FILE), JSON.stringify(info, null, 2) + '\n');
+  return info;
+}

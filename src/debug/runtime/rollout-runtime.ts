@@ -6,36 +6,23 @@
 // onto the protocol.
 import { randomBytes } from 'crypto';
 import { EventEmitter } from 'events';
-import type { Logger } from '../../shared/log';
-import * as fs from 'fs';
-import * as path from 'path';
 import { english, type L10n } from '../../shared/l10n';
+import type { Logger } from '../../shared/log';
 import { auxIndex, type ErrorInfo, type OutputMsg, type RunnerPlan, type RunnerToHost, type SourceFrame } from '../../shared/rollout-protocol';
-import { FORK_EDITED_TRANSCRIPT, FORK_FILE, FORK_ORIGINAL_TRANSCRIPT, FORKS_DIR, type ChatRequest, type ForkInfo, type RunSummary } from '../../shared/trajectory';
-import { episodeTranscript } from '../results/transcript';
+import type { ChatRequest, ForkInfo, RunSummary } from '../../shared/trajectory';
 import { startGateway, type CallOutcome, type GatewayServer, type IncomingCall } from '../gateway/server';
 import type { ReplayUpstream } from '../gateway/replay';
 import type { ChatUpstream } from '../gateway/upstream';
 import { applyEdits, mergeEdits, messageEdits } from './edits';
-import { ForkUpstream } from './fork';
-import { isToolError, matches, type BreakEvent, type EventBreakpoint, type ExceptionFilter } from './breakpoints';
+import { forkDir, ForkUpstream, runOriginalBranch } from './fork';
+import { isToolError, type EventBreakpoint, type ExceptionFilter } from './breakpoints';
 import { deliveredOf, newEpisode, toolCallsOf, toTrajectory, type Episode, type LlmTurn, type ToolTurn, type Turn } from './episode';
 import { RunnerProcess } from './runner-process';
 import { formatSummary, RunWriter, summarize } from './run-writer';
+import { StopPolicy, type CheckEvent, type ResumeMode, type StopInfo } from './stop-policy';
 
-export type StopReason = 'breakpoint' | 'step' | 'pause' | 'exception' | 'entry';
-export type ResumeMode = 'continue' | 'next' | 'stepIn' | 'stepOut';
+export type { ResumeMode, StopInfo, StopReason } from './stop-policy';
 
-export interface StopInfo {
-  reason: StopReason;
-  episode?: Episode;
-  turn?: Turn;
-  description: string;
-  text?: string;
-  /** What setVariable may change while stopped here. */
-  editable?: 'request' | 'response';
-  exception?: { id: string; description: string; details?: string };
-}
 
 export interface RuntimeOptions {
   plan: Omit<RunnerPlan, 'model' | 'clientTimeout' | 'auxiliaryModels'>;
@@ -68,14 +55,6 @@ export interface RuntimeOptions {
   onTiming?: (what: string, at: number) => void;
 }
 
-type CheckEvent =
-  | { type: 'llm'; ep: Episode; turn: LlmTurn }
-  | { type: 'tool'; ep: Episode; turn: ToolTurn }
-  | { type: 'toolError'; ep: Episode; turn: ToolTurn }
-  | { type: 'upstreamError'; ep: Episode; turn: LlmTurn }
-  | { type: 'divergence'; ep: Episode; turn: LlmTurn }
-  | { type: 'exception'; ep?: Episode; error: ErrorInfo }
-  | { type: 'reward'; ep: Episode; reward: number | null };
 
 export interface RuntimeEvents {
   stopped: [StopInfo];
@@ -96,14 +75,9 @@ export class RolloutRuntime extends EventEmitter<RuntimeEvents> {
   summary?: RunSummary;
   /** The original branches run for edited episodes (fork.json of each). */
   readonly forks: ForkInfo[] = [];
-  private breakpoints: EventBreakpoint[] = [];
-  private filters = new Set<ExceptionFilter>(['workflow', 'judge', 'upstream']);
+  private readonly policy: StopPolicy;
   /** Held stops, one per episode at most (undefined: a runner-level stop). */
   private readonly stops = new Map<Episode | undefined, StopInfo>();
-  /** Stepping, per episode that was resumed with next / stepIn / stepOut. */
-  private readonly steps = new Map<Episode | undefined, Exclude<ResumeMode, 'continue'>>();
-  private pauseAll = false;
-  private readonly pauseOne = new Set<Episode>();
   private noStops = false;
   private waiters: (() => void)[] = [];
   private gateway?: GatewayServer;
@@ -119,9 +93,12 @@ export class RolloutRuntime extends EventEmitter<RuntimeEvents> {
   private inflight = new Set<AbortController>();
   private runnerError?: string;
   private modelName?: string;
+  /** The original branch being run (edit = fork), ended with this run. */
+  private branch?: RolloutRuntime;
 
   constructor(private readonly opts: RuntimeOptions) {
     super();
+    this.policy = new StopPolicy(opts.l10n);
   }
 
   get isTerminated(): boolean {
@@ -145,11 +122,11 @@ export class RolloutRuntime extends EventEmitter<RuntimeEvents> {
   }
 
   setBreakpoints(bps: EventBreakpoint[]): void {
-    this.breakpoints = bps;
+    this.policy.setBreakpoints(bps);
   }
 
   setExceptionFilters(filters: ExceptionFilter[]): void {
-    this.filters = new Set(filters);
+    this.policy.setExceptionFilters(filters);
   }
 
   /** Headless runs (`agentrl rollout`): record everything, never stop. */
@@ -267,6 +244,7 @@ export class RolloutRuntime extends EventEmitter<RuntimeEvents> {
   async terminate(): Promise<void> {
     if (this.terminated) return;
     this.terminated = true;
+    await this.branch?.terminate(); // stopped while an original branch runs (edit = fork)
     for (const c of this.inflight) c.abort();
     this.release();
     await this.runner?.kill();
@@ -320,7 +298,7 @@ export class RolloutRuntime extends EventEmitter<RuntimeEvents> {
   private async runForks(): Promise<void> {
     if (this.opts.fork === false || this.opts.replay || !this.runDir) return;
     for (const ep of this.episodes.filter((e) => e.forkAt)) {
-      const dir = path.join(this.runDir, FORKS_DIR, ep.id.replace(/[^\w.-]+/g, '_'));
+      const dir = forkDir(this.runDir, ep.id);
       this.say('console', this.l10n.t('{0} was edited: running its original branch (without the edit) for comparison…', ep.id) + '\n');
       const branch = new RolloutRuntime({
         ...this.opts,
@@ -335,24 +313,10 @@ export class RolloutRuntime extends EventEmitter<RuntimeEvents> {
         onTiming: undefined,
         meta: { ...this.opts.meta, forkOf: this.runDir, episode: ep.id },
       });
-      branch.disableStops();
-      const info: ForkInfo = { episode: ep.id, at: ep.forkAt!, status: 'failed', rewardOriginal: null, rewardEdited: ep.reward };
-      try {
-        const ended = new Promise<void>((r) => branch.once('ended', () => r()));
-        branch.on('output', (o) => o.category !== 'console' && this.emit('output', o));
-        await branch.start();
-        await ended;
-        const other = branch.episodes[0];
-        Object.assign(info, { status: branch.summary?.status ?? 'failed', message: branch.summary?.message, branchEpisode: other?.id, rewardOriginal: other?.reward ?? null });
-        if (other) {
-          fs.writeFileSync(path.join(dir, FORK_ORIGINAL_TRANSCRIPT), episodeTranscript(toTrajectory(other), this.l10n.t('Original branch of {0} (without the edit)', ep.id)));
-        }
-      } catch (e) {
-        info.message = (e as Error).message;
-      }
-      fs.mkdirSync(dir, { recursive: true });
-      fs.writeFileSync(path.join(dir, FORK_EDITED_TRANSCRIPT), episodeTranscript(toTrajectory(ep), this.l10n.t('Edited branch of {0} (as debugged)', ep.id)));
-      fs.writeFileSync(path.join(dir, FORK_FILE), JSON.stringify(info, null, 2) + '\n');
+      if (this.terminated) break;
+      this.branch = branch;
+      const info = await runOriginalBranch(branch, ep, dir, this.l10n, (o) => this.emit('output', o));
+      this.branch = undefined;
       this.forks.push(info);
       this.say('console', this.l10n.t('{0}: reward {1} with the edit, {2} without it (both branches saved in {3}).', ep.id, String(info.rewardEdited ?? 'none'), String(info.rewardOriginal ?? 'none'), dir) + '\n');
     }
@@ -363,10 +327,7 @@ export class RolloutRuntime extends EventEmitter<RuntimeEvents> {
   /** Resumes `episode` (default: the most recent stop's); the other episodes keep their stops. */
   resume(mode: ResumeMode, episode?: Episode): void {
     const key = episode ?? this.stop?.episode;
-    if (mode === 'continue') this.steps.delete(key);
-    else this.steps.set(key, mode);
-    this.pauseAll = false;
-    if (key) this.pauseOne.delete(key);
+    this.policy.resumed(mode, key);
     this.stops.delete(key);
     this.emit('continued');
     this.release();
@@ -374,8 +335,7 @@ export class RolloutRuntime extends EventEmitter<RuntimeEvents> {
 
   /** Stops `episode` (default: every running episode) at its next event. */
   pause(episode?: Episode): void {
-    if (episode) this.pauseOne.add(episode);
-    else this.pauseAll = true;
+    this.policy.pause(episode);
   }
 
   private release(): void {
@@ -392,7 +352,7 @@ export class RolloutRuntime extends EventEmitter<RuntimeEvents> {
     // One stop per episode at a time (an episode's auxiliary call may run beside its own).
     while (this.stops.has(key) && !this.terminated) await this.changed();
     if (this.terminated) return;
-    const stop = this.decide(ev);
+    const stop = this.policy.decide(ev);
     if (!stop) return;
     this.stops.set(key, stop);
     this.emit('stopped', stop);
@@ -403,80 +363,6 @@ export class RolloutRuntime extends EventEmitter<RuntimeEvents> {
     return new Promise<void>((r) => this.waiters.push(r));
   }
 
-  private decide(ev: CheckEvent): StopInfo | undefined {
-    const ep = ev.ep;
-    switch (ev.type) {
-      case 'exception': {
-        const filter: ExceptionFilter = ev.error.phase === 'judge' ? 'judge' : 'workflow';
-        if (!this.filters.has(filter)) return undefined;
-        const l10n = this.l10n;
-        const where = ev.error.phase === 'judge' ? l10n.t('The judge / reward function raised') : ev.error.phase === 'workflow' ? l10n.t('The workflow raised') : l10n.t('Runner {0} error', ev.error.phase);
-        return {
-          reason: 'exception', episode: ep, turn: ep?.turns[ep.turns.length - 1],
-          description: `${where} ${ev.error.type}: ${ev.error.message}`,
-          text: ev.error.message,
-          exception: { id: ev.error.type, description: `${where}: ${ev.error.type}: ${ev.error.message}`, details: ev.error.text },
-        };
-      }
-      case 'upstreamError':
-        if (!this.filters.has('upstream')) return undefined;
-        return {
-          reason: 'exception', episode: ep, turn: ev.turn, description: this.l10n.t('Upstream {0} error: {1}', ev.turn.error!.kind, ev.turn.error!.message),
-          exception: { id: `upstream.${ev.turn.error!.kind}`, description: ev.turn.error!.message },
-        };
-      case 'divergence':
-        return {
-          reason: 'exception', episode: ep, turn: ev.turn, description: ev.turn.divergence!.message,
-          exception: { id: 'replay.divergence', description: ev.turn.divergence!.message, details: ev.turn.divergence!.diff },
-        };
-    }
-    const editable = ev.type === 'llm' ? 'request' : ev.type === 'tool' ? 'response' : undefined;
-    const turn: Turn | undefined = ev.type === 'reward' ? ev.ep.turns[ev.ep.turns.length - 1] : ev.turn;
-    const what = this.describe(ev);
-    if (this.pauseAll || (ep && this.pauseOne.delete(ep))) return { reason: 'pause', episode: ep, turn, editable, description: this.l10n.t('Paused at {0}', what) };
-    const stepKey = this.steps.has(ep) ? ep : undefined; // a step from a runner-level stop: any episode
-    const mode = this.steps.get(stepKey);
-    const hit =
-      (mode === 'stepIn' && ev.type !== 'toolError') ||
-      (mode === 'next' && (ev.type === 'llm' || ev.type === 'reward')) ||
-      (mode === 'stepOut' && ev.type === 'reward');
-    if (hit) {
-      this.steps.delete(stepKey);
-      return { reason: 'step', episode: ep, turn, editable, description: what };
-    }
-    // A step out of a finished episode lands on the next LLM call of another one.
-    const done = ev.type === 'llm' ? [...this.steps.keys()].find((e) => e && e !== ep && e.status !== 'running') : undefined;
-    if (done) {
-      this.steps.delete(done);
-      return { reason: 'step', episode: ep, turn, editable, description: what };
-    }
-    const bev: BreakEvent =
-      ev.type === 'llm' ? { type: 'llm', turn: ev.turn.index + 1 }
-      : ev.type === 'tool' ? { type: 'tool', name: ev.turn.name }
-      : ev.type === 'toolError' ? { type: 'toolError', name: ev.turn.name }
-      : { type: 'reward', reward: ev.reward };
-    const bp = this.breakpoints.find((b) => matches(b, bev));
-    if (bp) return { reason: 'breakpoint', episode: ep, turn, editable, description: what };
-    return undefined;
-  }
-
-  private describe(ev: CheckEvent): string {
-    const l10n = this.l10n;
-    switch (ev.type) {
-      case 'llm':
-        return ev.turn.role
-          ? l10n.t('{0} {1} call #{2} (request pending)', ev.ep.id, ev.turn.role, ev.turn.index + 1)
-          : l10n.t('{0} LLM call #{1} (request pending)', ev.ep.id, ev.turn.index + 1);
-      case 'tool':
-        return l10n.t('{0} tool call {1}({2})', ev.ep.id, ev.turn.name, ev.turn.arguments);
-      case 'toolError':
-        return l10n.t('{0} tool error in {1}', ev.ep.id, ev.turn.name);
-      case 'reward':
-        return l10n.t('{0} finished, reward {1}', ev.ep.id, String(ev.reward ?? 'none'));
-      default:
-        return ev.type;
-    }
-  }
 
   // ------------------------------------------------------------------ edits
 
