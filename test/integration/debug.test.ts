@@ -169,7 +169,8 @@ suite('rollout debugger (real VS Code, real model server)', function () {
     assert.strictEqual(traj.reward, 0);
   });
 
-  test('F5 on a judge config stops on the workflow\'s first LLM call and on the judge\'s; an edit forks the run and both branches show', async () => {
+  test('F5 on a judge config stops on the workflow\'s first LLM call and on the judge\'s; an edit forks the run and both branches show', async function () {
+    this.timeout(420_000); // six real model calls: three debugged, three for the original branch
     // test/fixtures/judge: a Trinity config with explorer.auxiliary_models (a judge) and a
     // workflow that calls it; launch.json names no auxiliary endpoint, so the judge's calls
     // go through the gateway's /aux/0/v1 to the main (real) model server.
