@@ -2,7 +2,7 @@
 // A real, small OpenAI-compatible chat server over llama.cpp (npm node-llama-cpp, CPU build),
 // serving the tiny tool-calling fixture model for tests, benches and `npm start`.
 //   node scripts/model-server.mjs [--port 8089] [--model test/fixtures/tiny-toolcall/tiny-toolcall.gguf]
-//                                 [--model-id tiny-toolcall] [--threads 2]
+//                                 [--model-id tiny-toolcall] [--threads 2] [--context 2048] [--max-tokens N]
 // Loopback only. Implements GET /v1/models and POST /v1/chat/completions with tools
 // (Qwen2.5 / Hermes `<tool_call>` format), tool_calls, finish_reason, usage, streaming SSE
 // (token by token without tools), `logprobs` and vLLM-style `return_token_ids`.
@@ -27,7 +27,7 @@ const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 
 /**
  * Starts the server as a child process (own process group) and resolves once it serves.
- * @param {{port?: number, model?: string, modelId?: string, threads?: number, log?: (s: string) => void}} [opts]
+ * @param {{port?: number, model?: string, modelId?: string, threads?: number, context?: number, maxTokens?: number, log?: (s: string) => void}} [opts]
  * @returns {Promise<{url: string, port: number, pid: number, process: import('node:child_process').ChildProcess, stop: () => Promise<void>}>}
  */
 export function spawnModelServer(opts = {}) {
@@ -35,6 +35,8 @@ export function spawnModelServer(opts = {}) {
   if (opts.model) args.push('--model', opts.model);
   if (opts.modelId) args.push('--model-id', opts.modelId);
   if (opts.threads) args.push('--threads', String(opts.threads));
+  if (opts.context) args.push('--context', String(opts.context));
+  if (opts.maxTokens) args.push('--max-tokens', String(opts.maxTokens));
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   const log = opts.log ?? (() => {});
   let stderr = '';
@@ -135,7 +137,7 @@ class HttpError extends Error {
   constructor(status, message) { super(message); this.status = status; }
 }
 
-async function serve({ port, host, modelPath, modelId, threads }) {
+async function serve({ port, host, modelPath, modelId, threads, contextSize = 2048, maxTokensCap = Infinity }) {
   const entry = path.join(RUNTIME_DIR, 'node_modules', 'node-llama-cpp', 'dist', 'index.js');
   if (!fs.existsSync(entry)) {
     throw new Error(`node-llama-cpp is not installed in ${RUNTIME_DIR}; run: bash scripts/setup.sh model`);
@@ -144,7 +146,7 @@ async function serve({ port, host, modelPath, modelId, threads }) {
   const { getLlama } = await import(pathToFileURL(entry).href);
   const llama = await getLlama({ gpu: false, build: 'never', logLevel: 'error' });
   const model = await llama.loadModel({ modelPath });
-  const context = await model.createContext({ contextSize: 2048, threads });
+  const context = await model.createContext({ contextSize, threads });
   let queue = Promise.resolve(); // one sequence: requests are served one at a time
 
   const isStop = (tok) => model.isSpecialToken(tok) || tok === model.tokens.eos || tok === model.tokens.eot;
@@ -154,8 +156,8 @@ async function serve({ port, host, modelPath, modelId, threads }) {
     if (!Array.isArray(body.messages) || body.messages.length === 0) throw new HttpError(400, '`messages` must be a non-empty array');
     const prompt = render(body.messages, body.tools);
     const promptTokens = model.tokenize(prompt, true);
-    if (promptTokens.length >= 2048) throw new HttpError(400, `prompt is ${promptTokens.length} tokens; the context holds 2048`);
-    const maxTokens = Math.min(body.max_completion_tokens ?? body.max_tokens ?? 256, 2048 - promptTokens.length);
+    if (promptTokens.length >= contextSize) throw new HttpError(400, `prompt is ${promptTokens.length} tokens; the context holds ${contextSize}`);
+    const maxTokens = Math.min(body.max_completion_tokens ?? body.max_tokens ?? 256, contextSize - promptTokens.length, maxTokensCap);
     const wantLogprobs = body.logprobs === true;
     const seq = context.getSequence();
     const out = [];
@@ -219,7 +221,9 @@ async function serve({ port, host, modelPath, modelId, threads }) {
       }
       const last = { delta: {}, finish_reason: finish };
       if (tokenIds) last.token_ids = r.completionTokens;
-      res.write(chunk(last, body.stream_options?.include_usage ? { usage } : {}));
+      // vLLM streams `prompt_token_ids` too when asked (Trinity's serve proxy needs them to record)
+      const extra = { ...(tokenIds ? { prompt_token_ids: r.promptTokens } : {}), ...(body.stream_options?.include_usage ? { usage } : {}) };
+      res.write(chunk(last, extra));
       return res.end('data: [DONE]\n\n');
     }
     const message = { role: 'assistant', content: calls.length && !content ? null : content };
@@ -270,6 +274,10 @@ if (isMain) {
     model: { type: 'string', default: DEFAULT_MODEL },
     'model-id': { type: 'string' },
     threads: { type: 'string', default: '2' },
+    // Multi-turn workflows (Trinity's frozen lake: ten turns) outgrow 2048 tokens of history.
+    context: { type: 'string', default: '2048' },
+    // A server-side cap on reply length (like a serving limit): keeps long multi-turn runs quick on CPU.
+    'max-tokens': { type: 'string' },
   } });
   if (!LOOPBACK.has(values.host)) {
     console.error(`model-server: refusing to listen on ${values.host}: loopback only (127.0.0.1, ::1)`);
@@ -277,6 +285,7 @@ if (isMain) {
   }
   const modelPath = path.resolve(values.model);
   serve({ port: Number(values.port), host: values.host === 'localhost' ? '127.0.0.1' : values.host, modelPath,
-    modelId: values['model-id'] ?? path.basename(modelPath).replace(/\.gguf$/, ''), threads: Number(values.threads) })
+    modelId: values['model-id'] ?? path.basename(modelPath).replace(/\.gguf$/, ''), threads: Number(values.threads), contextSize: Number(values.context),
+    maxTokensCap: values['max-tokens'] ? Number(values['max-tokens']) : Infinity })
     .catch((e) => { console.error(`model-server: ${e?.message ?? e}`); process.exit(1); });
 }

@@ -1,9 +1,13 @@
 #!/usr/bin/env node
 // `npm start` — the newcomer's main job: build + package the extension, install the VSIX into
-// a sandbox code-server, serve the sample workspace, print the URL. Ctrl+C stops every
-// process this script started (each runs in its own process group).
-//   npm start [-- --port 8080 --host 127.0.0.1 --workspace sample-workspace]
-import { spawnSync } from 'node:child_process';
+// a sandbox code-server, serve a copy of the sample workspace (.sandbox/sample-workspace,
+// git-ignored: edits and the wizard's output never touch the tracked sample-workspace/),
+// start the tiny model and the demo run (demo/demo_trainer.py, "demo: simulated trainer"),
+// print the URL. Ctrl+C stops every process this script started (each in its own group).
+//   npm start [-- --port 8080 --host 127.0.0.1 --reset --no-demo --workspace DIR]
+// --reset: a fresh copy of sample-workspace/ (the copy is kept between runs otherwise).
+// --workspace DIR: serve DIR itself instead of the sandbox copy.
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -14,7 +18,14 @@ const { values: opts } = parseArgs({
   options: {
     port: { type: 'string', default: process.env.AGENTRL_PORT ?? '8080' },
     host: { type: 'string', default: '127.0.0.1' },
-    workspace: { type: 'string', default: 'sample-workspace' },
+    workspace: { type: 'string' },
+    reset: { type: 'boolean', default: false },
+    // Where the copy lives (git-ignored; tests use their own).
+    sandbox: { type: 'string', default: path.join('.sandbox', 'sample-workspace') },
+    // The demo run: on by default; its speed (seconds per explorer step) and length.
+    'no-demo': { type: 'boolean', default: false },
+    'demo-step-seconds': { type: 'string', default: '1' },
+    'demo-steps': { type: 'string', default: '600' },
     // The tiny tool-calling model the sample's launch.json points at (http://127.0.0.1:8089/v1).
     'model-port': { type: 'string', default: '8089' },
     // For tests: reuse an already packaged VSIX and skip setup/build steps.
@@ -62,21 +73,70 @@ try {
   model = await spawnModelServer({ port: Number(opts['model-port']) });
 } catch (e) {
   console.error(`npm start: the model server did not start on port ${opts['model-port']} (${e.message.split('\n')[0]}).\n` +
-    'Is the port taken? Try: npm start -- --model-port <free port> (and update sample-workspace/.vscode/launch.json).');
+    'Is the port taken? Try: npm start -- --model-port <free port>.');
   await stopAll(1);
 }
 stoppers.push(() => model.stop());
 
-const workspace = path.resolve(opts.workspace);
+// The sandbox: a copy of sample-workspace/ under a git-ignored folder (fresh with --reset).
+const workspace = path.resolve(opts.workspace ?? opts.sandbox);
+if (!opts.workspace) {
+  if (opts.reset) fs.rmSync(workspace, { recursive: true, force: true });
+  if (!fs.existsSync(workspace)) {
+    fs.cpSync(path.join(root, 'sample-workspace'), workspace, { recursive: true });
+    console.log(`\n== a fresh copy of sample-workspace/ in ${path.relative(root, workspace)}`);
+  }
+  // The copy's debug entries use this run's model port.
+  const launch = path.join(workspace, '.vscode', 'launch.json');
+  if (fs.existsSync(launch)) fs.writeFileSync(launch, fs.readFileSync(launch, 'utf8').replace(/http:\/\/127\.0\.0\.1:\d+\/v1/g, model.url));
+}
+
+// The demo run: a stand-in trainer writing a Trinity job dir with real rollouts of the model.
+const DEMO_NAME = 'demo: simulated trainer';
+let demo;
+if (!opts['no-demo']) {
+  const jobDir = path.join(workspace, '.agentrl', 'demo', 'demo-run');
+  fs.rmSync(jobDir, { recursive: true, force: true });
+  fs.mkdirSync(jobDir, { recursive: true });
+  const python = process.platform === 'win32' ? 'python' : 'python3';
+  const args = [path.join(root, 'demo', 'demo_trainer.py'), '--job-dir', jobDir, '--model-url', model.url,
+    '--step-seconds', opts['demo-step-seconds'], '--steps', opts['demo-steps']];
+  const child = spawn(python, args, { stdio: ['ignore', 'ignore', 'inherit'], detached: true });
+  const ok = await new Promise((resolve) => { child.once('spawn', () => resolve(true)); child.once('error', () => resolve(false)); });
+  if (ok) {
+    demo = { jobDir, child };
+    stoppers.push(() => new Promise((done) => {
+      if (child.exitCode !== null || child.signalCode !== null) return done();
+      child.once('exit', () => done());
+      try { process.kill(-child.pid, 'SIGTERM'); } catch { done(); }
+    }));
+  } else {
+    console.error(`npm start: could not run ${python}: the demo run is off (the rest of the sandbox works).`);
+  }
+}
+// What the extension reads in the sandbox: the model to debug against, the demo to connect.
+// `created` identifies this copy: the walkthrough opens once per fresh copy.
+const markerFile = path.join(workspace, '.agentrl', 'sandbox.json');
+let created = new Date().toISOString();
+try { created = JSON.parse(fs.readFileSync(markerFile, 'utf8')).created ?? created; } catch { /* a fresh copy */ }
+fs.mkdirSync(path.dirname(markerFile), { recursive: true });
+fs.writeFileSync(markerFile, JSON.stringify({
+  created,
+  model: model.url,
+  ...(demo ? { demo: { jobDir: path.relative(workspace, demo.jobDir), name: DEMO_NAME } } : {}),
+}, null, 2) + '\n');
+
 const server = await startServer({
   mode: 'code-server',
   host: opts.host,
   port: Number(opts.port),
   extensionsDir,
   dataDir: path.join(stateDir, 'data'),
-  settings: { 'security.workspace.trust.enabled': true },
+  // No "application running on port N" toast each time a debug session's gateway opens a port.
+  settings: { 'security.workspace.trust.enabled': true, 'remote.autoForwardPorts': false },
 });
 stoppers.push(() => server.stop());
 const url = `${server.base}/?folder=${encodeURIComponent(workspace)}`;
-console.log(`\nAgent RL Studio sandbox is up:\n\n    ${url}\n\nWorkspace: ${workspace}\nModel:     ${model.url} (tiny-toolcall; used by "Agent RL: debug toolcall rollouts")\nLogs:      ${server.logFile}\nPress Ctrl+C to stop.`);
+console.log(`\nAgent RL Studio sandbox is up:\n\n    ${url}\n\nWorkspace: ${workspace}\nModel:     ${model.url} (tiny-toolcall; used by "Debug toolcall rollouts")\n` +
+  `Demo:      ${demo ? `${DEMO_NAME} -> ${path.relative(root, demo.jobDir)} (Agent RL: Show Training Metrics)` : 'off'}\nLogs:      ${server.logFile}\nPress Ctrl+C to stop.`);
 await new Promise(() => {});

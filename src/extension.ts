@@ -9,6 +9,9 @@ import { registerConfig, type ConfigFeature } from './config/register';
 import type { ConfigChecker } from './shared/config-api';
 import { lazyBundle } from './shared/lazy';
 import { registerRolloutDebugger, type RolloutDebugger } from './debug/contribution';
+import { activateWelcome } from './welcome/activate';
+import { activateRay, type RayApi } from './ray/activate';
+import { activateOnline, type OnlineApi } from './online/activate';
 
 /** What the extension returns from activate(); integration tests use it. */
 export interface AgentRlApi {
@@ -22,6 +25,10 @@ export interface AgentRlApi {
   readonly config: ConfigFeature;
   /** The rollout debugger (`agentrl` debug type, Rollouts view). */
   readonly debug: RolloutDebugger;
+  /** Ray clusters: the Ray view, submit / watch / stop runs (issue 14). */
+  readonly ray: RayApi;
+  /** Online training: serve-mode explorer connection and playground (issue 15). */
+  readonly online: OnlineApi;
 }
 
 /** The config engine (dist/config-engine.js), created on first use, for features that need it. */
@@ -44,10 +51,14 @@ export function activate(context: vscode.ExtensionContext): AgentRlApi {
   registerScaffold(context, log);
   const config = registerConfig(context, log);
   const metrics = activateMetrics(context, log);
-  const debug = registerRolloutDebugger(context, log, configEngine());
+  const engine = configEngine();
+  const debug = registerRolloutDebugger(context, log, engine);
+  const ray = activateRay(context, log, engine);
+  activateWelcome(context);
+  const online = activateOnline(context, log);
   const activationMs = performance.now() - t0;
   log.info(`Agent RL Studio ${VERSION} activated in ${activationMs.toFixed(1)} ms`);
-  return { version: VERSION, log, activationMs, config, metrics, debug };
+  return { version: VERSION, log, activationMs, config, metrics, debug, ray, online };
 }
 
 export function deactivate(): void {

@@ -7,7 +7,26 @@ The config refers to it by its registered name, `gsm8k_strict_workflow`
 
 import re
 
-from trinity.common.workflows import WORKFLOWS, Workflow
+try:
+    from trinity.common.workflows import WORKFLOWS, Workflow
+except ImportError:  # Trinity-RFT is not installed here: just enough of its API to debug a rollout (F5)
+
+    class _Registry(dict):
+        """Stands in for trinity.utils.registry.Registry: name -> class."""
+
+        def register_module(self, name):
+            def add(cls):
+                self[name] = cls
+                return cls
+
+            return add
+
+    class Workflow:
+        def __init__(self, *, task, model, auxiliary_models=None):
+            self.task, self.model, self.auxiliary_models = task, model, auxiliary_models
+            self.run_id_base = 0
+
+    WORKFLOWS = _Registry()
 
 _NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
 

@@ -30,8 +30,9 @@ Options:
                              Check every file as this kind (default: auto-detect)
   --root DIR                 Project root: relative paths and Python names resolve here
                              (default: the current directory; repeatable)
-  --trinity-version V        Target Trinity-RFT release (${TRINITY_VERSIONS.join(', ')}; default:
-                             the installed package under the root, else the newest)
+  --trinity-version V        Trinity-RFT release in force (${TRINITY_VERSIONS.join(', ')}; default:
+                             the installed package under the root, else the newest). Fields,
+                             values and names of later releases are reported as needing them
   --env NAME=VALUE           Environment for \${oc.env:…} interpolations (repeatable)
   --no-paths                 Do not check that local paths exist
   --quiet                    Text format: errors only
@@ -209,7 +210,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
     io.stderr(`agentrl check: no such file or no match: ${missing.join(', ')}\n`);
     return 2;
   }
-  const checker = new EngineChecker({ roots, env, kind: kind as ConfigKind | 'auto', trinityVersion: tv, checkPaths: !values['no-paths'] });
+  const checker = new EngineChecker({ roots, env, kind: kind as ConfigKind | 'auto', trinityVersion: tv, trinityVersionSource: tv ? '--trinity-version' : undefined, checkPaths: !values['no-paths'] });
   const results: FileResult[] = [];
   const texts = new Map<string, string>();
   let ioError = false;

@@ -7,7 +7,8 @@ import type { CheckDiagnostic, CheckResult, ConfigChecker, ConfigKind } from '..
 import { analyze, type Analysis, type EngineOptions } from './engine';
 import { clearFsCache } from './fscache';
 import { isBinary } from './yaml/limits';
-import { targetTrinityVersion } from './versions';
+import { msg } from './findings';
+import { targetTrinityVersion, type VersionSource } from './versions';
 import { PythonIndex } from './workspace/pyindex';
 
 export interface CheckerOptions {
@@ -18,6 +19,8 @@ export interface CheckerOptions {
   kind?: ConfigKind | 'auto';
   /** 'auto' (installed package, else newest) or a release such as '0.5.2'. */
   trinityVersion?: string;
+  /** Where an explicit `trinityVersion` came from ("--trinity-version"), for version messages. */
+  trinityVersionSource?: VersionSource;
   /** Scan the roots' Python files for registered names (default true). */
   scanPython?: boolean;
   checkPaths?: boolean;
@@ -39,9 +42,12 @@ export class EngineChecker implements ConfigChecker {
   private python?: PythonIndex;
   readonly roots: string[];
   readonly trinityVersion: string;
+  readonly trinityVersionSource: VersionSource;
   constructor(private readonly opts: CheckerOptions = {}) {
     this.roots = (opts.roots?.length ? opts.roots : [process.cwd()]).map((r) => path.resolve(r));
-    this.trinityVersion = targetTrinityVersion(opts.trinityVersion, this.roots).version;
+    const t = targetTrinityVersion(opts.trinityVersion, this.roots);
+    this.trinityVersion = t.version;
+    this.trinityVersionSource = t.source === 'setting' ? opts.trinityVersionSource : t.source === 'installed' ? msg(`installed: ${t.detail}`, `已安装：${t.detail}`) : undefined;
   }
 
   engineOptions(): EngineOptions {
@@ -52,6 +58,7 @@ export class EngineChecker implements ConfigChecker {
       globs: this.opts.globs,
       forcedKind: this.opts.kind,
       trinityVersion: this.trinityVersion,
+      trinityVersionSource: this.trinityVersionSource,
       python: this.python,
       checkPaths: this.opts.checkPaths,
     };

@@ -1,10 +1,14 @@
 // The extension-host side of the config language server (bundled to dist/config-client.js
-// and loaded only when an RL config is opened): starts dist/server.js, forwards settings and
-// file events, and shows the active editor's config kind in the status bar.
+// and loaded only when an RL config is opened): starts dist/server.js, answers its per-folder
+// settings requests (adding the folder's Python interpreter and applying Workspace Trust, here
+// and only here), forwards file events, and shows the active editor's config kind and
+// Trinity-RFT version in the status bar.
 import * as vscode from 'vscode';
 import { LanguageClient, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
 import type { Logger } from '../shared/log';
 import { KIND_LABEL, KIND_NOTIFICATION, type KindParams, type ServerSettings } from './protocol';
+import { interpreterFor, onInterpreterChange } from './python-env';
+import { shortVersion } from './workspace/trinity-version';
 
 export interface ConfigClient {
   /** The kind the server decided for a document (undefined before it has seen it). */
@@ -16,18 +20,33 @@ export interface ConfigClient {
   readonly statusBar: vscode.StatusBarItem;
 }
 
-function currentSettings(): Partial<ServerSettings> {
-  const c = vscode.workspace.getConfiguration('agentrl.config');
+/** The answer to the server's `workspace/configuration` for one folder (scope). */
+async function folderSettings(scope: vscode.Uri | undefined, section: unknown): Promise<Partial<ServerSettings>> {
+  const s = (section && typeof section === 'object' ? section : {}) as Partial<ServerSettings>;
+  const trusted = vscode.workspace.isTrusted;
   return {
-    enable: c.get<boolean>('enable', true),
-    files: c.get<Record<string, string>>('files', {}),
-    env: c.get<Record<string, string>>('env', {}),
-    trinityVersion: c.get<string>('trinityVersion', 'auto'),
-    debounceMs: c.get<number>('debounceMs', 150),
-    checkPaths: c.get<boolean>('checkPaths', true),
-    // reading the workspace's files is harmless, but an untrusted one gets no scan
-    scanWorkspace: c.get<boolean>('scanWorkspace', true) && vscode.workspace.isTrusted,
+    ...s,
+    // reading the workspace's files is harmless, but an untrusted one gets no scan and its
+    // interpreter is never run
+    scanWorkspace: (s.scanWorkspace ?? true) && trusted,
+    probePython: trusted,
+    pythonPath: trusted ? ((await interpreterFor(scope)) ?? '') : '',
   };
+}
+
+function versionSourceText(t: KindParams['trinity']): string {
+  switch (t?.source) {
+    case 'modeline':
+      return vscode.l10n.t('from the `# agentrl: trinity@…` line of this file');
+    case 'installed':
+      return vscode.l10n.t('trinity-rft installed in the Python of this workspace ({0})', t.from);
+    case 'pin':
+      return vscode.l10n.t('pinned in {0}', t.from);
+    case 'setting':
+      return vscode.l10n.t('from the setting agentrl.config.trinityVersion');
+    default:
+      return vscode.l10n.t('the newest release known (no installed package, pin or setting found)');
+  }
 }
 
 export async function startConfigClient(context: vscode.ExtensionContext, log: Logger): Promise<ConfigClient> {
@@ -37,14 +56,26 @@ export async function startConfigClient(context: vscode.ExtensionContext, log: L
     debug: { module: serverModule, transport: TransportKind.ipc, options: { execArgv: ['--nolazy', '--inspect=6011'] } },
   };
   const channel = vscode.window.createOutputChannel(vscode.l10n.t('Agent RL Config Server'), { log: true });
-  const watcher = vscode.workspace.createFileSystemWatcher('**/*.{py,yaml,yml}');
+  const watcher = vscode.workspace.createFileSystemWatcher('**/{*.py,*.yaml,*.yml,requirements*.txt,pyproject.toml,setup.cfg,uv.lock}');
   const clientOptions: LanguageClientOptions = {
     documentSelector: [
       { scheme: 'file', language: 'yaml' },
       { scheme: 'untitled', language: 'yaml' },
     ],
+    // configurationSection only makes changes known; the server pulls per folder
     synchronize: { configurationSection: 'agentrl.config', fileEvents: watcher },
-    initializationOptions: { locale: vscode.env.language, settings: currentSettings() },
+    initializationOptions: { locale: vscode.env.language },
+    middleware: {
+      workspace: {
+        configuration: async (params, token, next) => {
+          const answers = await next(params, token);
+          if (!Array.isArray(answers)) return answers;
+          return Promise.all(
+            answers.map((a, i) => (params.items[i]?.section === 'agentrl.config' ? folderSettings(params.items[i].scopeUri ? vscode.Uri.parse(params.items[i].scopeUri!) : undefined, a) : a)),
+          );
+        },
+      },
+    },
     outputChannel: channel,
     diagnosticCollectionName: 'agentrl-config',
   };
@@ -63,11 +94,19 @@ export async function startConfigClient(context: vscode.ExtensionContext, log: L
       statusBar.hide();
       return;
     }
-    if (k.kind) {
+    if (k.kind === 'trinity') {
+      const t = k.trinity;
+      statusBar.text = `$(beaker) ${KIND_LABEL.trinity} ${shortVersion(t?.release ?? k.trinityVersion)}`;
+      statusBar.tooltip = vscode.l10n.t(
+        'Agent RL: checked as a Trinity-RFT {0} config (decided by {1}). Version {2}: {3}. Click to change the kind.',
+        t?.release ?? k.trinityVersion,
+        k.by,
+        t?.version ?? k.trinityVersion,
+        versionSourceText(t),
+      );
+    } else if (k.kind) {
       statusBar.text = `$(beaker) ${KIND_LABEL[k.kind]}`;
-      statusBar.tooltip = k.kind === 'trinity'
-        ? vscode.l10n.t('Agent RL: checked as a Trinity-RFT {0} config (decided by {1}). Click to change.', k.trinityVersion, k.by)
-        : vscode.l10n.t('Agent RL: checked as a {0} config (decided by {1}). Click to change.', KIND_LABEL[k.kind], k.by);
+      statusBar.tooltip = vscode.l10n.t('Agent RL: checked as a {0} config (decided by {1}). Click to change.', KIND_LABEL[k.kind], k.by);
     } else {
       statusBar.text = `$(circle-slash) ${vscode.l10n.t('Not an RL config')}`;
       statusBar.tooltip = vscode.l10n.t('Agent RL: this YAML file is not checked. Click to choose a config kind.');
@@ -87,6 +126,9 @@ export async function startConfigClient(context: vscode.ExtensionContext, log: L
     statusBar,
     vscode.window.onDidChangeActiveTextEditor(update),
     vscode.workspace.onDidCloseTextDocument((d) => kinds.delete(d.uri.toString())),
+    // trust granted or a new interpreter: the server pulls settings again
+    vscode.workspace.onDidGrantWorkspaceTrust(() => void client.sendNotification('workspace/didChangeConfiguration', { settings: null })),
+    onInterpreterChange(() => void client.sendNotification('workspace/didChangeConfiguration', { settings: null })),
   ];
   const t0 = Date.now();
   await client.start();

@@ -13,16 +13,16 @@ export interface Detection {
   kind: ConfigKind | null;
   /** How it was decided. */
   by: 'modeline' | 'glob' | 'option' | 'content' | 'none';
-  /** Span of the modeline, when one decided. */
-  modeline?: { start: number; end: number; value: string };
+  /** Span of the modeline, when one decided; `version` from `trinity@0.5`. */
+  modeline?: { start: number; end: number; value: string; version?: string };
 }
 
 const TRINITY_SECTIONS = new Set(['algorithm', 'buffer', 'explorer', 'trainer', 'model', 'cluster', 'synchronizer', 'monitor', 'data_processor', 'stages', 'service', 'log']);
 const TRINITY_SCALARS = new Set(['mode', 'project', 'group', 'name', 'checkpoint_root_dir', 'checkpoint_job_dir', 'ray_namespace', 'continue_from_checkpoint', 'ignore_validator_suggestions']);
-const MODELINE = /^#\s*agentrl\s*:\s*([A-Za-z-]+)\s*$/;
+const MODELINE = /^#\s*agentrl\s*:\s*([A-Za-z-]+)(?:\s*@\s*([0-9][\w.+-]*))?\s*$/;
 const KINDS: readonly string[] = ['trinity', 'astuner', 'ajet', 'none', 'off'];
 
-/** A `# agentrl: trinity|astuner|ajet|none` comment in the first lines. */
+/** A `# agentrl: trinity|astuner|ajet|none` comment (`trinity@0.5` names the release) in the first lines. */
 export function findModeline(text: string): Detection['modeline'] | undefined {
   if (!text.includes('agentrl')) return undefined; // the common case, without splitting lines
   let offset = 0;
@@ -33,7 +33,7 @@ export function findModeline(text: string): Detection['modeline'] | undefined {
     const m = MODELINE.exec(line.trim());
     if (m && KINDS.includes(m[1].toLowerCase())) {
       const at = offset + line.indexOf(m[1]);
-      return { start: at, end: at + m[1].length, value: m[1].toLowerCase() };
+      return { start: at, end: at + m[1].length, value: m[1].toLowerCase(), ...(m[2] ? { version: m[2] } : {}) };
     }
     offset = end + 1;
   }

@@ -17,17 +17,23 @@ import { gpuRule } from './rules/trinity/gpu';
 import { lengthRule } from './rules/trinity/lengths';
 import { modeRule } from './rules/trinity/mode';
 import { modelRule } from './rules/trinity/model';
+import { physicalRule } from './rules/trinity/physical';
+import { PARALLEL_RULES } from './rules/trinity/parallel';
+import { agentscopeTunerRule } from './rules/trinity/agentscope';
 import { syncRule } from './rules/trinity/sync';
 import { trainerRule } from './rules/trinity/trainer';
-import { LATEST_TRINITY } from './schema/schemas';
+import { LATEST_TRINITY, TRINITY_VERSIONS } from './schema/schemas';
 import { validateSchema } from './schema/validate';
 import { collectSites, type Site } from './sites';
 import { LineIndex } from './text';
+import { findPlaceholders, renderPlaceholders } from './placeholders';
 import type { PythonIndex } from './workspace/pyindex';
+import { modelineVersion, resolveTrinityVersion, type TrinityVersionInForce } from './workspace/trinity-version';
 import { parseYaml, type ParseCache, type ParseResult } from './yaml/parse';
 import { deref, type VNode } from './yaml/tree';
+import type { VersionSource } from './versions';
 
-export const TRINITY_RULES: Rule[] = [modeRule, modelRule, lengthRule, algorithmRule, gpuRule, syncRule, explorerRule, bufferRule, trainerRule];
+export const TRINITY_RULES: Rule[] = [modeRule, modelRule, lengthRule, algorithmRule, gpuRule, ...PARALLEL_RULES, syncRule, explorerRule, bufferRule, trainerRule, agentscopeTunerRule, physicalRule];
 
 export interface EngineOptions {
   /** Workspace folders (CLI: --root, default cwd). */
@@ -40,6 +46,12 @@ export interface EngineOptions {
   /** A kind previously detected for this document: kept while its YAML is broken. */
   stickyKind?: ConfigKind | null;
   trinityVersion?: string;
+  /** The version in force for the workspace and where it came from (a `trinity@X` modeline overrides it). */
+  trinity?: TrinityVersionInForce;
+  /** Where `trinityVersion` came from ("pinned in requirements.txt"), for version messages. */
+  trinityVersionSource?: VersionSource;
+  /** Rule ids to skip (tests remove one rule to show that its findings come from it). */
+  disabledRules?: ReadonlySet<string>;
   python?: PythonIndex;
   /** Other Trinity configs of the workspace, for cross-file agreement. */
   peers?: ConfigIndex;
@@ -68,6 +80,8 @@ export interface Analysis {
   /** First document with interpolations resolved (undefined when not a config or unparsable). */
   resolved?: unknown;
   trinityVersion: string;
+  /** The version in force, with its source (`requirements.txt`, `modeline`…), for messages. */
+  trinity: TrinityVersionInForce;
 }
 
 const LIMIT_MSG = {
@@ -80,16 +94,28 @@ const LIMIT_MSG = {
 export function analyze(text: string, file: string | undefined, opts: EngineOptions = {}): Analysis {
   const sink = new FindingSink();
   const roots = opts.roots ?? [];
-  const trinityVersion = opts.trinityVersion ?? LATEST_TRINITY;
   const parse = parseYaml(text, opts.cache, { maxBytes: opts.maxBytes });
   const firstRoot = parse.docs.find((d) => d.root)?.root;
   let detection = detectKind({ text, root: parse.limit ? undefined : firstRoot, file, globs: opts.globs, roots, forced: opts.forcedKind });
+  if (!detection.kind && !parse.limit && text.includes('{{')) {
+    // an unrendered template: is it one of ours once the placeholders are filled?
+    const found = findPlaceholders(text);
+    if (found.length) {
+      const rendered = renderPlaceholders(text, found);
+      const root = parseYaml(rendered, undefined, { maxBytes: opts.maxBytes }).docs.find((d) => d.root)?.root;
+      detection = detectKind({ text: rendered, root, file, globs: opts.globs, roots, forced: opts.forcedKind });
+    }
+  }
   if (!detection.kind && opts.stickyKind && parse.problems.some((p) => p.severity === 'error') && detection.by !== 'modeline') {
     detection = { kind: opts.stickyKind, by: 'content' };
   }
   const kind = detection.kind;
+  const trinity = versionInForce(detection, opts);
+  const trinityVersion = trinity.release;
+  // the CLI names its own source (--trinity-version); the server's comes with the version
+  const trinityVersionSource = detection.modeline?.version || !opts.trinityVersionSource ? sourcePhrase(trinity) : opts.trinityVersionSource;
   const lines = new LineIndex(text);
-  const result: Analysis = { file, text, kind, detection, parse, docs: [], findings: [], lines, trinityVersion };
+  const result: Analysis = { file, text, kind, detection, parse, docs: [], findings: [], lines, trinityVersion, trinity };
 
   if (parse.limit) {
     const forced = detection.by !== 'content' && detection.by !== 'none';
@@ -105,6 +131,10 @@ export function analyze(text: string, file: string | undefined, opts: EngineOpti
     return result;
   }
   if (!kind) return result;
+  if (placeholderFinding(text, parse, sink)) {
+    result.findings = sink.items;
+    return result;
+  }
 
   for (const p of parse.problems) sink.add({ severity: p.severity, code: p.code, message: msg(p.message, p.message), path: '', span: p.span });
   const contentDocs = parse.docs.filter((d) => d.root !== undefined);
@@ -133,13 +163,13 @@ export function analyze(text: string, file: string | undefined, opts: EngineOpti
     const env = (name: string) => (Object.prototype.hasOwnProperty.call(extra, name) ? extra[name] : process.env[name]);
     const resolution = resolveInterpolations({ kind, root, text, env, sink });
     const sites = collectSites(kind, root);
-    const ruleEnv: RuleEnv = { kind, file, text, root, roots, python: opts.python, trinityVersion, sink, checkPaths: opts.checkPaths !== false };
-    runKeyRules({ kind, sites, resolution, sink, python: opts.python, roots, file, trinityVersion, checkPaths: opts.checkPaths !== false });
+    const ruleEnv: RuleEnv = { kind, file, text, root, roots, python: opts.python, trinityVersion, trinityVersionSource, sink, checkPaths: opts.checkPaths !== false };
+    runKeyRules({ kind, sites, resolution, sink, python: opts.python, roots, file, trinityVersion, trinityVersionSource, checkPaths: opts.checkPaths !== false });
     const da: DocAnalysis = { root, resolution, sites };
     if (kind === 'trinity') {
       for (const view of trinityViews(kind, root, resolution)) {
         const ctx: RuleContext = { ...ruleEnv, view };
-        for (const rule of TRINITY_RULES) runRule(rule, ctx, sink);
+        for (const rule of TRINITY_RULES) if (!opts.disabledRules?.has(rule.id)) runRule(rule, ctx, sink);
       }
       da.view = new ConfigView(kind, root, resolution);
       if (file) {
@@ -164,6 +194,53 @@ export function analyze(text: string, file: string | undefined, opts: EngineOpti
   result.findings = sink.items.sort((a, b) => a.span.start - b.span.start || a.span.end - b.span.end);
   keepQuotes(text, result.findings);
   return result;
+}
+
+/** A `# agentrl: trinity@0.5` modeline, else what the workspace resolved, else the option / newest. */
+function versionInForce(detection: Detection, opts: EngineOptions): TrinityVersionInForce {
+  const fromModeline = modelineVersion(detection.modeline);
+  if (fromModeline) return resolveTrinityVersion({ modeline: fromModeline, known: TRINITY_VERSIONS });
+  if (opts.trinity) return opts.trinity;
+  const v = opts.trinityVersion ?? LATEST_TRINITY;
+  return { version: v, release: v, source: opts.trinityVersion ? 'setting' : 'default', from: opts.trinityVersion ? 'option' : 'newest known' };
+}
+
+/** The phrase version messages give for a source: "pinned in requirements.txt". */
+function sourcePhrase(t: TrinityVersionInForce): VersionSource {
+  switch (t.source) {
+    case 'pin':
+      return msg(`pinned in ${t.from}`, `固定于 ${t.from}`);
+    case 'installed':
+      return msg(`installed in ${t.from}`, `安装于 ${t.from}`);
+    case 'modeline':
+      return msg(`# agentrl: trinity@${t.version}`, `# agentrl: trinity@${t.version}`);
+    case 'setting':
+      return t.from === 'option' ? undefined : 'agentrl.config.trinityVersion';
+    default:
+      return undefined;
+  }
+}
+
+/** One finding for a file with unrendered `{{PLACEHOLDER}}`s (instead of one parse error per
+ *  line); true when it was reported and the analysis stops there. */
+function placeholderFinding(text: string, parse: ParseResult, sink: FindingSink): boolean {
+  const found = findPlaceholders(text);
+  if (!found.length) return false;
+  const names = [...new Set(found.map((p) => p.name))];
+  const list = names.slice(0, 5).map((n) => `\`{{${n}}}\``).join(', ') + (names.length > 5 ? ` (+${names.length - 5})` : '');
+  const broken = parse.problems.some((p) => p.severity === 'error');
+  sink.add({
+    severity: broken ? 'error' : 'warning',
+    code: 'input.template-placeholder',
+    message: msg(
+      `Template placeholder: render this file first. It has ${found.length} unfilled \`{{…}}\` value${found.length > 1 ? 's' : ''} (${list}); checks run on the rendered config.`,
+      `模板占位符：请先渲染此文件。其中有 ${found.length} 个未填写的 \`{{…}}\` 值（${list}）；检查针对渲染后的配置进行。`,
+    ),
+    path: '',
+    span: { start: found[0].start, end: found[0].end },
+    related: found.slice(1, 50).map((p) => ({ message: msg(`\`{{${p.name}}}\``, `\`{{${p.name}}}\``), span: { start: p.start, end: p.end } })),
+  });
+  return true;
 }
 
 /** A fix that replaces a quoted scalar keeps its quotes (`'x'` → `'y'`, not `y`). */

@@ -1,5 +1,6 @@
 // What the config language server and its client say to each other beyond LSP.
 import type { ConfigKind } from '../shared/config-api';
+import type { TrinityVersionInForce } from './workspace/trinity-version';
 
 /** Server → client: the kind of a document (for the status bar). */
 export const KIND_NOTIFICATION = 'agentrl/documentKind';
@@ -11,6 +12,8 @@ export interface KindParams {
   by: string;
   /** Trinity-RFT release the checks target. */
   trinityVersion: string;
+  /** The version in force and where it came from (status bar hover). */
+  trinity?: TrinityVersionInForce;
 }
 
 /** Settings under `agentrl.config.*` (package.json) as the server reads them. */
@@ -24,8 +27,13 @@ export interface ServerSettings {
   checkPaths: boolean;
   /** Scan the workspace's Python files and YAML configs (names, cross-file). */
   scanWorkspace: boolean;
+  /** Not settings of their own: the client adds them to each folder's answer. */
+  /** The folder's Python interpreter (Python extension), '' = `python3`. */
+  pythonPath: string;
+  /** Whether the server may run that interpreter to ask for trinity-rft (trusted workspaces only). */
+  probePython: boolean;
 }
 
-export const DEFAULT_SETTINGS: ServerSettings = { enable: true, files: {}, env: {}, trinityVersion: 'auto', debounceMs: 150, checkPaths: true, scanWorkspace: true };
+export const DEFAULT_SETTINGS: ServerSettings = { enable: true, files: {}, env: {}, trinityVersion: 'auto', debounceMs: 150, checkPaths: true, scanWorkspace: true, pythonPath: '', probePython: false };
 
 export const KIND_LABEL: Record<ConfigKind, string> = { trinity: 'Trinity-RFT', astuner: 'ASTuner', ajet: 'AgentJet' };

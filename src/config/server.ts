@@ -20,14 +20,15 @@ import {
 import type { ConfigKind } from '../shared/config-api';
 import { ConfigIndex } from './crossfile';
 import { clearFsCache } from './fscache';
-import { DEFAULT_SETTINGS as DEFAULTS, KIND_NOTIFICATION, type KindParams, type ServerSettings } from './protocol';
+import { Folders, type Folder } from './folders';
+import { KIND_NOTIFICATION, type KindParams, type ServerSettings } from './protocol';
 import { analyze, type Analysis } from './engine';
 import { complete } from './features/completion';
 import { codeActions, toDiagnostics } from './features/diagnostics';
 import { hover } from './features/hover';
 import { definition, documentLinks } from './features/navigate';
 import { documentSymbols } from './features/symbols';
-import { targetTrinityVersion } from './versions';
+import { TrinityProbe } from './workspace/python-probe';
 import { PythonIndex } from './workspace/pyindex';
 import { walkFiles } from './workspace/walk';
 import { ParseCache } from './yaml/parse';
@@ -41,6 +42,8 @@ interface DocState {
   timer?: NodeJS.Timeout;
   published: boolean;
   notified: boolean;
+  /** The Trinity version (and source) last sent with the kind. */
+  versionKey?: string;
   /** Cross-file facts last seen, to re-check peers only when they change. */
   factsKey?: string;
 }
@@ -56,10 +59,8 @@ const documents = new TextDocuments(TextDocument);
 const states = new Map<string, DocState>();
 const python = new PythonIndex();
 const configIndex = new ConfigIndex();
-let settings: ServerSettings = { ...DEFAULTS };
 let locale = 'en';
 let roots: string[] = [];
-let trinity = targetTrinityVersion(undefined, []);
 let hasConfigurationCapability = false;
 
 // URI ↔ path conversions are asked for on every keystroke: remembered (bounded)
@@ -76,12 +77,28 @@ const fileOf = (uri: string): string | undefined =>
 const uriOf = (file: string) => remembered(uris, file, () => pathToFileURL(file).toString());
 const log = (m: string) => connection.console.log(m);
 
-function applySettings(s: Partial<ServerSettings> | undefined): void {
-  const merged = { ...DEFAULTS, ...(s ?? {}) };
-  merged.debounceMs = Math.max(0, Number(merged.debounceMs) || 0);
-  settings = merged;
-  trinity = targetTrinityVersion(settings.trinityVersion, roots);
-}
+// one settings path: each folder's `agentrl.config` pulled with workspace/configuration
+// (scopeUri), the client having applied Workspace Trust to the answer
+const folders = new Folders({
+  pull: async (root) => {
+    if (!hasConfigurationCapability) return undefined;
+    const [s] = (await connection.workspace.getConfiguration([{ scopeUri: root ? uriOf(root) : undefined, section: 'agentrl.config' }])) as (Partial<ServerSettings> | null)[];
+    return s;
+  },
+  probe: new TrinityProbe(),
+  log,
+  changed: (f) => {
+    log(`Trinity-RFT in force for ${f.root || '(no folder)'}: ${describe(f)}`);
+    for (const d of documents.all()) if (folders.rootOf(fileOf(d.uri)) === f.root) {
+      stateOf(d.uri).notified = false;
+      schedule(d, true);
+    }
+  },
+});
+const folderOf = (uri: string): Folder => folders.of(fileOf(uri));
+const describe = (f: Folder) => `${f.trinity.version} → ${f.trinity.release} (${f.trinity.source}: ${f.trinity.from})`;
+/** Pulled once at start and after each change; documents opened before wait for it. */
+let settingsReady: Promise<void> = Promise.resolve();
 
 connection.onInitialize((params: InitializeParams): InitializeResult => {
   const opts = (params.initializationOptions ?? {}) as { locale?: string; settings?: Partial<ServerSettings> };
@@ -92,7 +109,9 @@ connection.onInitialize((params: InitializeParams): InitializeResult => {
     if (r) roots.push(r);
   }
   hasConfigurationCapability = !!params.capabilities.workspace?.configuration;
-  applySettings(opts.settings);
+  folders.setRoots(roots);
+  // clients that cannot answer workspace/configuration may pass settings here instead
+  if (!hasConfigurationCapability && opts.settings) folders.applyToAll(opts.settings);
   return {
     capabilities: {
       textDocumentSync: TextDocumentSyncKind.Incremental,
@@ -102,6 +121,7 @@ connection.onInitialize((params: InitializeParams): InitializeResult => {
       documentLinkProvider: { resolveProvider: false },
       documentSymbolProvider: true,
       codeActionProvider: { codeActionKinds: ['quickfix'] },
+      workspace: { workspaceFolders: { supported: true, changeNotifications: true } },
     },
     serverInfo: { name: 'agentrl-config', version: typeof AGENTRL_VERSION === 'string' ? AGENTRL_VERSION : 'dev' },
   };
@@ -110,40 +130,54 @@ connection.onInitialize((params: InitializeParams): InitializeResult => {
 declare const AGENTRL_VERSION: string | undefined;
 
 connection.onInitialized(() => {
-  if (hasConfigurationCapability) {
-    void connection.client.register(DidChangeConfigurationNotification.type, undefined);
-    void pullSettings().then(() => revalidateAll());
-  }
-  log(`Agent RL config server: roots ${roots.join(', ') || '(none)'}, Trinity-RFT target ${trinity.version} (${trinity.source}${trinity.detail ? `: ${trinity.detail}` : ''})`);
-  if (settings.scanWorkspace) setTimeout(scanWorkspace, 0);
+  if (hasConfigurationCapability) void connection.client.register(DidChangeConfigurationNotification.type, undefined);
+  watchFolders();
+  settingsReady = folders.reload();
+  void settingsReady.then(() => {
+    log(`Agent RL config server: roots ${roots.join(', ') || '(none)'}; Trinity-RFT in force: ${folders.all().filter((f) => f.root).map((f) => `${f.root}: ${describe(f)}`).join('; ') || describe(folders.of(undefined))}`);
+    revalidateAll();
+    if (folders.all().some((f) => f.root && f.settings.scanWorkspace)) setTimeout(scanWorkspace, 0);
+  });
 });
 
-async function pullSettings(): Promise<void> {
-  try {
-    const s = (await connection.workspace.getConfiguration('agentrl.config')) as Partial<ServerSettings> | null;
-    if (s) applySettings({ ...settings, ...s });
-  } catch (err) {
-    log(`settings: ${(err as Error).message}`);
-  }
+/** Folders added or removed (multi-root): their settings and versions are pulled. */
+function watchFolders(): void {
+  connection.workspace.onDidChangeWorkspaceFolders((e) => {
+    const removed = new Set(e.removed.map((f) => fileOf(f.uri)));
+    roots = roots.filter((r) => !removed.has(r));
+    for (const f of e.added) {
+      const r = fileOf(f.uri);
+      if (r && !roots.includes(r)) roots.push(r);
+    }
+    folders.setRoots(roots);
+    settingsReady = folders.reload();
+    void settingsReady.then(revalidateAll);
+  });
 }
 
-connection.onDidChangeConfiguration(async (change) => {
-  const s = (change.settings as { agentrl?: { config?: Partial<ServerSettings> } } | undefined)?.agentrl?.config;
-  if (s) applySettings({ ...settings, ...s });
-  else if (hasConfigurationCapability) await pullSettings();
-  revalidateAll();
+connection.onDidChangeConfiguration((change) => {
+  if (hasConfigurationCapability) settingsReady = folders.reload();
+  else {
+    const s = (change.settings as { agentrl?: { config?: Partial<ServerSettings> } } | undefined)?.agentrl?.config;
+    if (s) folders.applyToAll(s);
+  }
+  void settingsReady.then(revalidateAll);
 });
+
+/** Settings a document is checked with: its folder's. */
+const settingsOf = (uri: string): ServerSettings => folderOf(uri).settings;
 
 /** Python registrations and the Trinity configs of the workspace (bounded, in the background). */
 function scanWorkspace(): void {
   const t0 = Date.now();
+  const scanned = roots.filter((r) => folders.of(r).settings.scanWorkspace);
   try {
-    python.scan(roots);
+    python.scan(scanned);
   } catch (err) {
     log(`python scan failed: ${(err as Error).message}`);
   }
   const yamls: string[] = [];
-  for (const r of roots) yamls.push(...walkFiles(r, { accept: (_rel, name) => /\.ya?ml$/.test(name), maxDepth: 8, maxFiles: 2000 - yamls.length }).files);
+  for (const r of scanned) yamls.push(...walkFiles(r, { accept: (_rel, name) => /\.ya?ml$/.test(name), maxDepth: 8, maxFiles: 2000 - yamls.length }).files);
   for (const f of yamls) indexConfigFile(f);
   log(`workspace scan: ${python.fileCount} Python files, ${yamls.length} YAML files, ${configIndex.files().length} decoupled-job configs in ${Date.now() - t0} ms${python.truncated ? ' (Python scan truncated)' : ''}`);
   revalidateAll();
@@ -156,7 +190,8 @@ function indexConfigFile(file: string): void {
     if (st.size > 512 * 1024) return;
     const text = fs.readFileSync(file, 'utf8');
     if (!/^(mode|project|name)\s*:/m.test(text)) return; // only mode/name-bearing Trinity configs pair up
-    const a = analyze(text, file, { roots, env: settings.env, globs: settings.files, trinityVersion: trinity.version, checkPaths: false });
+    const f = folders.of(file);
+    const a = analyze(text, file, { roots, env: f.settings.env, globs: f.settings.files, trinity: f.trinity, checkPaths: false });
     configIndex.set(file, a.docs[0]?.facts);
   } catch {
     configIndex.delete(file);
@@ -166,9 +201,14 @@ function indexConfigFile(file: string): void {
 connection.onDidChangeWatchedFiles((params) => {
   clearFsCache();
   let touched = false;
+  let pins = false;
   for (const c of params.changes) {
     const file = fileOf(c.uri);
     if (!file) continue;
+    if (/(^|[\\/])(requirements[\w.-]*\.txt|pyproject\.toml|setup\.cfg|uv\.lock)$/i.test(file)) {
+      pins = true;
+      continue;
+    }
     if (file.endsWith('.py')) {
       if (c.type === FileChangeType.Deleted) python.removeFile(file);
       else python.updateFile(file);
@@ -179,6 +219,7 @@ connection.onDidChangeWatchedFiles((params) => {
       touched = true;
     }
   }
+  if (pins) folders.refreshVersions(false);
   if (touched) revalidateAll();
 });
 
@@ -193,6 +234,8 @@ function stateOf(uri: string): DocState {
 
 function validate(doc: TextDocument): Analysis | undefined {
   const s = stateOf(doc.uri);
+  const folder = folderOf(doc.uri);
+  const settings = folder.settings;
   if (!settings.enable) {
     if (s.published) connection.sendDiagnostics({ uri: doc.uri, diagnostics: [] });
     s.published = false;
@@ -206,7 +249,7 @@ function validate(doc: TextDocument): Analysis | undefined {
       env: settings.env,
       globs: settings.files,
       stickyKind: s.kind,
-      trinityVersion: trinity.version,
+      trinity: folder.trinity,
       python,
       peers: configIndex,
       checkPaths: settings.checkPaths,
@@ -217,11 +260,14 @@ function validate(doc: TextDocument): Analysis | undefined {
     return undefined;
   }
   const kindChanged = s.kind !== a.kind;
+  const versionKey = `${a.trinity.version}|${a.trinity.source}|${a.trinity.from}`;
+  const versionChanged = versionKey !== s.versionKey;
+  s.versionKey = versionKey;
   s.analysis = a;
   s.kind = a.kind;
-  if (kindChanged || !s.notified) {
+  if (kindChanged || versionChanged || !s.notified) {
     s.notified = true;
-    void connection.sendNotification(KIND_NOTIFICATION, { uri: doc.uri, kind: a.kind, by: a.detection.by, trinityVersion: trinity.version } satisfies KindParams);
+    void connection.sendNotification(KIND_NOTIFICATION, { uri: doc.uri, kind: a.kind, by: a.detection.by, trinityVersion: a.trinityVersion, trinity: a.trinity } satisfies KindParams);
   }
   if (a.kind || a.findings.length) {
     connection.sendDiagnostics({ uri: doc.uri, version: doc.version, diagnostics: toDiagnostics(a, locale, uriOf) });
@@ -248,6 +294,7 @@ function schedule(doc: TextDocument, quiet = false): void {
   const s = stateOf(doc.uri);
   if (s.timer) clearTimeout(s.timer);
   s.timer = undefined;
+  const settings = settingsOf(doc.uri);
   if (settings.debounceMs <= 0 && !quiet) {
     validate(doc);
     return;
@@ -264,8 +311,14 @@ function revalidateAll(): void {
 }
 
 documents.onDidOpen((e) => {
-  // the kind is sent at once so the status bar does not wait for the debounce
-  validate(e.document);
+  // the kind is sent at once so the status bar does not wait for the debounce; a document
+  // opened before its folder's settings arrived waits for them (one round trip, at start)
+  if (folderOf(e.document.uri).loaded || !hasConfigurationCapability) validate(e.document);
+  else
+    void settingsReady.then(() => {
+      const d = documents.get(e.document.uri);
+      if (d) validate(d);
+    });
 });
 documents.onDidChangeContent((e) => schedule(e.document));
 documents.onDidClose((e) => {
@@ -291,7 +344,7 @@ connection.onCompletion((p) => {
   const kind = a.kind;
   if (!kind) return [];
   try {
-    return complete(doc.getText(), p.position.line, p.position.character, { kind, locale, python });
+    return complete(doc.getText(), p.position.line, p.position.character, { kind, locale, python, trinityVersion: a.trinityVersion });
   } catch (err) {
     log(`completion failed: ${(err as Error).message}`);
     return [];

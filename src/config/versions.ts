@@ -165,3 +165,18 @@ export function targetTrinityVersion(setting: string | undefined, roots: readonl
   if (found) return { version: knownRelease(found.version) ?? LATEST_TRINITY, source: 'installed', detail: `${found.version} (${found.where})` };
   return { version: LATEST_TRINITY, source: 'default' };
 }
+
+/** `0.6.0` → `0.6`, `0.5.2` stays: how a release line is named in messages. */
+export function lineOf(version: string): string {
+  return version.replace(/^(\d+\.\d+)\.0$/, '$1');
+}
+
+/** Where the version in force came from, as the engine was told (e.g. "pinned in requirements.txt"). */
+export type VersionSource = string | Msg | undefined;
+
+/** "`x` needs Trinity-RFT ≥ 0.6; this workspace has 0.5.2 (pinned in requirements.txt)". */
+export function needsRelease(what: string, since: string, target: string, source: VersionSource): Msg {
+  const src = typeof source === 'string' ? msg(source, source) : source;
+  const from = src ? msg(` (${src.en})`, `（${src.zh}）`) : msg('', '');
+  return msg(`${what} needs Trinity-RFT ≥ ${lineOf(since)}; this workspace has ${target}${from.en}.`, `${what} 需要 Trinity-RFT ≥ ${lineOf(since)}；此工作区为 ${target}${from.zh}。`);
+}

@@ -9,7 +9,9 @@ import type { Logger } from '../shared/log';
 import { RolloutDebugSession } from './protocol/session';
 import { RolloutConfigurationProvider } from './vscode/configurations';
 import { attachPythonDebugger } from './vscode/python';
-import { RolloutsTreeProvider } from './views/rollouts-tree';
+import { RolloutsTreeProvider, runTranscriptFile, transcriptFile } from './views/rollouts-tree';
+import type { RunInfo } from './results/run-store';
+import type { EpisodeTrajectory } from '../shared/trajectory';
 
 export { RolloutConfigurationProvider, RolloutsTreeProvider };
 
@@ -43,6 +45,17 @@ export async function compareFork(node: Extract<import('./views/rollouts-tree').
   await vscode.commands.executeCommand('vscode.diff', left, right, vscode.l10n.t('{0}: original ↔ edited', node.info.episode));
 }
 
+/** The run as a readable chat transcript (Markdown preview), not one-line JSONL. */
 export async function openTrajectories(node: RunNode): Promise<void> {
-  await vscode.window.showTextDocument(vscode.Uri.joinPath(vscode.Uri.file(node.run.dir), 'trajectories.jsonl'));
+  await vscode.commands.executeCommand('markdown.showPreview', vscode.Uri.file(runTranscriptFile(node.run)));
+}
+
+export interface TranscriptArg {
+  run: RunInfo;
+  episode: EpisodeTrajectory;
+}
+
+/** Clicking an episode or a turn in the Rollouts view: its transcript beside the editor. */
+export async function openEpisodeTranscript(arg: TranscriptArg): Promise<void> {
+  await vscode.commands.executeCommand('markdown.showPreviewToSide', vscode.Uri.file(transcriptFile(arg.run, arg.episode)));
 }

@@ -6,6 +6,7 @@ import { lazyBundle } from '../shared/lazy';
 import type { Logger } from '../shared/log';
 import { METRICS_VIEW_TYPE } from '../shared/metrics-protocol';
 import type * as Host from './host-entry';
+import { DEMO_NAME, readSandboxMarker } from '../shared/sandbox';
 
 /** What the extension API exposes of the metrics feature (integration tests use it). */
 export interface MetricsApi {
@@ -31,6 +32,7 @@ export function activateMetrics(context: vscode.ExtensionContext, log: Logger): 
     cmd('agentrl.metrics.disconnect', (h, a) => load().disconnect(h, a)),
     cmd('agentrl.metrics.export', (h, a) => load().exportCommand(h, a)),
     cmd('agentrl.metrics.clear', (h, a) => load().clearStored(h, a)),
+    cmd('agentrl.metrics.startDemo', (h, a) => load().startDemo(h, a)),
     vscode.window.registerWebviewPanelSerializer(METRICS_VIEW_TYPE, {
       deserializeWebviewPanel: async (panel) => void get().adopt(panel),
     }),
@@ -39,5 +41,11 @@ export function activateMetrics(context: vscode.ExtensionContext, log: Logger): 
   const configured = (vscode.workspace.getConfiguration('agentrl.metrics').get<unknown[]>('endpoints') ?? []).length > 0;
   const saved = (context.workspaceState.get<unknown[]>('agentrl.metrics.connections') ?? []).length > 0;
   if (configured || saved) setTimeout(() => get(), 0);
+  // The `npm start` sandbox runs a demo: connect the view to it (it shows when opened).
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  const demo = folder ? readSandboxMarker(folder)?.demo : undefined;
+  if (demo && vscode.workspace.isTrusted) {
+    setTimeout(() => void load().connect(get(), { dir: demo.jobDir, mode: 'job', name: DEMO_NAME, reveal: false }), 0);
+  }
   return { host: get };
 }

@@ -131,7 +131,7 @@ export class ChartEngine {
     const recent = this.store.recent(ch.key, ch.appendedFrom) ?? { cols: this.store.columns(ch.key)!, start: ch.appendedFrom };
     const xs = xOf(recent.cols, mode, this.store.runStart(s.run));
     for (let i = recent.start; i < recent.cols.length; i++) {
-      const r = b.add(xs(i), recent.cols.value[i], !c.zoom);
+      const r = b.add(xs(i), recent.cols.value[i], !c.zoom, recent.cols.wall[i]);
       if (r === -2) {
         c.needsRebuild = true;
         return;
@@ -201,7 +201,7 @@ export class ChartEngine {
       if (!s || !cols || !xs) continue;
       const spacing = typicalSpacing(xs, cols.length);
       const b = new SeriesBuckets({ origin: grid.origin, dx: grid.dx, cap: c.cap }, opts.smoothing, spacing);
-      for (let i = 0; i < cols.length; i++) b.add(xs(i), cols.value[i], false);
+      for (let i = 0; i < cols.length; i++) b.add(xs(i), cols.value[i], false, cols.wall[i]);
       this.stats.pointsScanned += cols.length;
       points += cols.length;
       used = Math.max(used, b.used);

@@ -15,6 +15,8 @@ export interface ConnectArgs {
   mode?: 'job' | 'logdir';
   name?: string;
   run?: string;
+  /** Open the view (default true). */
+  reveal?: boolean;
 }
 
 function untrusted(): boolean {
@@ -49,7 +51,7 @@ export async function connect(host: MetricsHost, args?: ConnectArgs): Promise<st
   const saved = { name: c.name!, url: c.url, dir: c.dir, mode: c.mode, run: c.run };
   await saveConnection(host.context.workspaceState, saved);
   await host.reconnect();
-  host.show();
+  if (args?.reveal !== false) host.show();
   return endpointId(saved);
 }
 

@@ -4,7 +4,7 @@
 // logdir the relay is started here (local-relay.ts) and restarted with backoff + jitter if
 // it dies. Each endpoint's state (connecting / backfilling / live / stale / error) is what
 // the view and the status bar show. Pure (no vscode import).
-import type { Cursor, ExperienceDetail, ExperiencesMessage, HelloMessage, SourceInfo } from '../shared/relay-protocol';
+import type { Cursor, ExperienceDetail, ExperiencesMessage, HeartbeatMessage, HelloMessage, SourceInfo } from '../shared/relay-protocol';
 import type { PointsBatch, RelayClientError, RelayClientOptions, StateChange } from '../shared/relay-client';
 import type { Logger } from '../shared/log';
 import type { EndpointState, EndpointStatus } from '../shared/metrics-protocol';
@@ -29,6 +29,7 @@ export interface RelayClientLike {
   on(event: 'sources', l: (s: SourceInfo[]) => void): unknown;
   on(event: 'points', l: (b: PointsBatch) => void): unknown;
   on(event: 'experiences', l: (m: ExperiencesMessage) => void): unknown;
+  on(event: 'heartbeat', l: (m: HeartbeatMessage) => void): unknown;
   on(event: 'state', l: (s: StateChange) => void): unknown;
   on(event: 'error', l: (e: RelayClientError) => void): unknown;
   start(): void;
@@ -69,6 +70,8 @@ class Endpoint {
   private quiet: NodeJS.Timeout | undefined;
   private restartTimer: NodeJS.Timeout | undefined;
   private restarts = 0;
+  /** This relay reports caughtUp (so silence is not needed to call it live). */
+  private caughtUpSeen = false;
   private connectedOnce = false;
   private disposed = false;
   private lastError: string | undefined;
@@ -190,6 +193,16 @@ class Endpoint {
       this.m.sink.experiences(this.spec.id, this.spec.run ? { ...msg, run: this.spec.run } : msg);
       this.busy();
     });
+    client.on('heartbeat', (msg) => {
+      if (this.client !== client) return;
+      // The relay says its backlog is gone: live, however busy the stream stays.
+      if (msg.caughtUp === true) {
+        this.caughtUpSeen = true;
+        if (this.quiet) clearTimeout(this.quiet);
+        this.quiet = undefined;
+        if (this.state === 'backfilling') this.set('live');
+      }
+    });
     client.start();
   }
 
@@ -217,9 +230,12 @@ class Endpoint {
     }
   }
 
-  /** A batch arrived: backfilling until the stream has been quiet for a moment. */
+  /**
+   * A batch arrived. A relay that reports its backlog (HeartbeatMessage.caughtUp) decides
+   * live vs catching up; for an older relay, backfilling lasts until the stream is quiet.
+   */
   private busy(): void {
-    if (this.state !== 'backfilling') return;
+    if (this.state !== 'backfilling' || this.caughtUpSeen) return;
     if (this.quiet) clearTimeout(this.quiet);
     this.quiet = setTimeout(() => {
       this.quiet = undefined;

@@ -58,6 +58,7 @@ export class MetricsHost implements vscode.Disposable {
         exportSeries: (format, keys) => void exportSeriesTo(this.store, keys, format, undefined, log),
         exportPng: (chart, dataUrl) => void exportPng(chart, dataUrl, undefined, log),
         connect: () => void vscode.commands.executeCommand('agentrl.metrics.connect'),
+        startDemo: () => void vscode.commands.executeCommand('agentrl.metrics.startDemo'),
         readRollout: async (ref) => toRolloutDetail(ref, await this.connections.requestExperience(ref.endpoint, ref.source, ref.id)),
         onData: () => this.scheduleStatus(),
       },

@@ -1,8 +1,8 @@
-// The status bar item: "$(pulse) 0.734 $(arrow-up)" — the active run's latest reward mean
-// and its trend; a warning icon when an endpoint is stale or failing; click opens the view.
+// The status bar item: "$(pulse) reward 0.734 $(arrow-up)" — the active run's reward mean,
+// smoothed, and its trend; a warning icon when an endpoint is stale or failing; click opens the view.
 import * as vscode from 'vscode';
 import type { EndpointState } from '../shared/metrics-protocol';
-import type { StatusSummary } from './status-model';
+import { STATUS_SMOOTHING, type StatusSummary } from './status-model';
 
 const ARROW = { up: '$(arrow-up)', down: '$(arrow-down)', flat: '$(arrow-right)' };
 
@@ -29,13 +29,14 @@ export class MetricsStatusBar implements vscode.Disposable {
     const icon = s.state === 'error' || s.state === 'stale' ? '$(warning)' : s.state === 'live' ? '$(pulse)' : '$(sync~spin)';
     const text =
       s.value !== undefined
-        ? `${icon} ${formatValue(s.value)} ${ARROW[s.trend ?? 'flat']}`
+        ? `${icon} ${vscode.l10n.t('reward {0}', formatValue(s.smoothed ?? s.value))} ${ARROW[s.trend ?? 'flat']}`
         : `${icon} ${stateText(s.state ?? 'connecting')}`;
     const tip = new vscode.MarkdownString(undefined, true);
     tip.isTrusted = false;
     if (s.value !== undefined) {
       tip.appendMarkdown(`**${escape(s.run ?? '')}** · \`${escape(s.tag ?? '')}\`\n\n`);
       tip.appendMarkdown(`${vscode.l10n.t('Latest value {0} at step {1}', formatValue(s.value), String(s.step))}\n\n`);
+      if (s.smoothed !== undefined) tip.appendMarkdown(`${vscode.l10n.t('Smoothed {0} (weight {1})', formatValue(s.smoothed), String(STATUS_SMOOTHING))}\n\n`);
     }
     for (const e of s.endpoints) {
       tip.appendMarkdown(`- ${escape(e.name)}: ${stateText(e.state)}${e.detail ? ` — ${escape(e.detail)}` : ''}\n`);

@@ -2,6 +2,7 @@
 // a point last) with a trend arrow, and the worst endpoint state. Pure.
 import type { EndpointState, EndpointStatus } from '../shared/metrics-protocol';
 import { rewardTagRank } from './layout';
+import { emaSmooth } from './smoothing';
 import type { MetricsStore } from './store';
 
 export type Trend = 'up' | 'down' | 'flat';
@@ -11,6 +12,9 @@ export interface StatusSummary {
   tag?: string;
   step?: number;
   value?: number;
+  /** The reward smoothed (EMA, STATUS_SMOOTHING over the last points): what the status bar shows. */
+  smoothed?: number;
+  /** Trend of the smoothed reward. */
   trend?: Trend;
   /** The most urgent state across endpoints (error > stale > connecting > backfilling > live). */
   state?: EndpointState;
@@ -20,6 +24,9 @@ export interface StatusSummary {
 const URGENCY: EndpointState[] = ['live', 'stopped', 'backfilling', 'connecting', 'stale', 'error'];
 /** Points compared on each side for the trend (the last N against the N before). */
 export const TREND_WINDOW = 5;
+/** EMA weight of the status-bar reward (TensorBoard's default smoothing) and points it spans. */
+export const STATUS_SMOOTHING = 0.6;
+const SMOOTH_SPAN = 200;
 
 export function summarize(store: MetricsStore, endpoints: EndpointStatus[]): StatusSummary {
   const out: StatusSummary = { endpoints };
@@ -44,7 +51,11 @@ export function summarize(store: MetricsStore, endpoints: EndpointStatus[]): Sta
   out.tag = reward.tag;
   out.step = c.step[c.length - 1];
   out.value = c.value[c.length - 1];
-  out.trend = trendOf(c.value, c.length);
+  // The smoothed curve, so the status bar does not jump with every raw point.
+  const from = Math.max(0, c.length - SMOOTH_SPAN);
+  const sm = emaSmooth(Array.prototype.slice.call(c.value, from, c.length) as number[], STATUS_SMOOTHING);
+  out.smoothed = sm[sm.length - 1];
+  out.trend = trendOf(sm, sm.length);
   return out;
 }
 

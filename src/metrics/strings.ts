@@ -44,5 +44,8 @@ export function uiStrings(): UiStrings {
     step: vscode.l10n.t('step'),
     min: vscode.l10n.t('min'),
     max: vscode.l10n.t('max'),
+    smoothed: vscode.l10n.t('smoothed'),
+    wallTime: vscode.l10n.t('at'),
+    startDemo: vscode.l10n.t('Start Demo Run (simulated trainer)'),
   };
 }

@@ -37,6 +37,7 @@ export interface ViewHooks {
   exportSeries?(format: 'csv' | 'json', keys: string[]): void;
   exportPng?(chart: string, dataUrl: string): void;
   connect?(): void;
+  startDemo?(): void;
   readRollout?(ref: RolloutRef): Promise<RolloutDetail>;
   /** Called after every ingest with what changed (status bar). */
   onData?(): void;
@@ -174,7 +175,8 @@ export class ViewController {
         this.hooks.exportPng?.(msg.chart, msg.dataUrl);
         return;
       case 'command':
-        this.hooks.connect?.();
+        if (msg.command === 'demo') this.hooks.startDemo?.();
+        else this.hooks.connect?.();
         return;
       case 'log':
         this.hooks.log[msg.level](`metrics webview: ${msg.message}`);

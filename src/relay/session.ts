@@ -29,6 +29,8 @@ export class Session {
   private inflight = 0;
   private pumping = false;
   private again = false;
+  /** The subscription's backlog has drained once (see HeartbeatMessage.caughtUp). */
+  private caughtUp = false;
   private closed = false;
   private stallTimer: NodeJS.Timeout | undefined;
   private knownSources = new Set<string>();
@@ -143,6 +145,11 @@ export class Session {
           }
         }
       } while (this.again && !this.closed);
+      // Every reader is at its end: tell the client the backlog is gone (once; heartbeats repeat it).
+      if (!this.closed && !this.caughtUp) {
+        this.caughtUp = true;
+        this.send({ type: 'heartbeat', time: Date.now(), caughtUp: true });
+      }
     } finally {
       this.pumping = false;
     }
@@ -185,7 +192,7 @@ export class Session {
     }
     this.alive = false;
     this.ws.ping();
-    if (this.inflight < this.opts.highWater) this.send({ type: 'heartbeat', time: Date.now() });
+    if (this.inflight < this.opts.highWater) this.send({ type: 'heartbeat', time: Date.now(), caughtUp: this.caughtUp });
   }
 
   private closeReaders(): void {

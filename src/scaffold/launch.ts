@@ -5,6 +5,7 @@ import { applyEdits, findNodeAtLocation, modify, parseTree, printParseErrorCode,
 import * as path from 'path';
 import { ScaffoldError, type L10n } from './l10n';
 import type { LaunchSpec } from './types';
+import { isLoopbackUrl } from '../shared/loopback';
 
 /** The debug type contributed by the rollout debugger (package.json contributes.debuggers). */
 export const DEBUG_TYPE = 'agentrl';
@@ -19,7 +20,7 @@ export interface AgentRlLaunch {
   cwd: string;
   workflow?: string;
   tasks?: number;
-  model: { baseUrl: string; name: string; apiKeyEnv: string };
+  model: { baseUrl: string; name: string; apiKeyEnv?: string };
 }
 
 /** `${workspaceFolder}/<rel>` for a path relative to the launch root; refuses to leave the root. */
@@ -42,7 +43,8 @@ export function launchEntries(specs: readonly LaunchSpec[], projectRel: string, 
     cwd: inWorkspace(path.posix.join(projectRel, s.cwd)),
     ...(s.workflow ? { workflow: s.workflow } : {}),
     ...(s.tasks ? { tasks: s.tasks } : {}),
-    model: { baseUrl, name: model, apiKeyEnv: DEFAULT_API_KEY_ENV },
+    // A local server needs no key: asking for one only stops the first F5 with a modal.
+    model: isLoopbackUrl(baseUrl) ? { baseUrl, name: model } : { baseUrl, name: model, apiKeyEnv: DEFAULT_API_KEY_ENV },
   }));
 }
 

@@ -17,6 +17,8 @@ import { findTemplate, parseTemplateSet } from './template-set';
 import { langOf, type DataChoice, type TemplateSet } from './types';
 import { MAX_DATA_BYTES, checkDataFile } from './validate';
 import { writePlan } from './write';
+import { DEFAULT_BASE_URL } from './launch';
+import { SANDBOX_FALLBACK_URL, firstAnswering, readSandboxMarker } from '../shared/sandbox';
 
 export interface WizardHost {
   extensionPath: string;
@@ -230,9 +232,11 @@ export async function newWorkflow(host: WizardHost, arg?: unknown): Promise<NewW
   const { template, name, target, model, data } = final;
   if (!template || !name || !target || !model || !data) return undefined;
 
+  const baseUrl = await chooseEndpoint(workspaceFolderOf(path.join(target, name)) ?? target, !!presets);
+  if (!baseUrl) return undefined;
   try {
     const plan = planProject(
-      { set, template, name, model, target, data, launchRoot: workspaceFolderOf(path.join(target, name)) ?? target },
+      { set, template, name, model, target, data, baseUrl, launchRoot: workspaceFolderOf(path.join(target, name)) ?? target },
       vscode.l10n,
     );
     const result = writePlan(plan, vscode.l10n);
@@ -251,4 +255,22 @@ export async function newWorkflow(host: WizardHost, arg?: unknown): Promise<NewW
     host.log.error(`New Workflow: ${(e as Error).stack ?? e}`);
     return fail(host, vscode.l10n.t('Could not create the project: {0}. Nothing was kept.', (e as Error).message));
   }
+}
+
+/**
+ * The model endpoint of the new launch entry: one that answers now (the sandbox's model, a
+ * local server on :8089 or :8000), so the first F5 works; otherwise the user is asked
+ * (presets, as from tests and links, take the default instead of asking).
+ */
+async function chooseEndpoint(root: string, preset: boolean): Promise<string | undefined> {
+  const marker = readSandboxMarker(root);
+  const found = await firstAnswering([...(marker?.model ? [marker.model] : []), SANDBOX_FALLBACK_URL, DEFAULT_BASE_URL]);
+  if (found || preset) return found ?? DEFAULT_BASE_URL;
+  return vscode.window.showInputBox({
+    title: vscode.l10n.t('Model endpoint for debugging'),
+    prompt: vscode.l10n.t('No model server answers on this machine. The OpenAI-compatible endpoint the debug entry should use:'),
+    value: DEFAULT_BASE_URL,
+    ignoreFocusOut: true,
+    validateInput: (v) => (/^https?:\/\/\S+$/.test(v.trim()) ? undefined : vscode.l10n.t('An http(s) URL, e.g. {0}', DEFAULT_BASE_URL)),
+  }).then((v) => v?.trim());
 }

@@ -91,6 +91,10 @@ export interface SeriesFrame {
   hi: (number | null)[];
   /** Absolute bucket indices (≥ start) where the line must break (missing data, NaN). */
   gaps: number[];
+  /** The bucket means when `y` is smoothed (the hover shows both). */
+  mean?: (number | null)[];
+  /** Wall time (s) of each bucket's last point. */
+  wall?: (number | null)[];
 }
 
 export interface ChartFrame {
@@ -180,6 +184,9 @@ export const UI_STRING_KEYS = [
   'step',
   'min',
   'max',
+  'smoothed',
+  'wallTime',
+  'startDemo',
 ] as const;
 export type UiStrings = Record<(typeof UI_STRING_KEYS)[number], string>;
 
@@ -278,7 +285,8 @@ export interface ExportPngMessage {
 }
 export interface CommandMessage {
   type: 'command';
-  command: 'connect';
+  /** connect: "Connect to Training Run…"; demo: "Start Demo Run". */
+  command: 'connect' | 'demo';
 }
 export interface LogMessage {
   type: 'log';
@@ -361,7 +369,7 @@ export function parseWebviewMessage(v: unknown): WebviewMessage | undefined {
     case 'exportPng':
       return isStr(v.chart) && isStr(v.dataUrl) && v.dataUrl.startsWith('data:image/png;base64,') ? (v as unknown as ExportPngMessage) : undefined;
     case 'command':
-      return v.command === 'connect' ? (v as unknown as CommandMessage) : undefined;
+      return v.command === 'connect' || v.command === 'demo' ? (v as unknown as CommandMessage) : undefined;
     case 'log':
       return (v.level === 'info' || v.level === 'warn' || v.level === 'error') && isStr(v.message) ? (v as unknown as LogMessage) : undefined;
     case 'rendered':
@@ -374,6 +382,16 @@ export function parseWebviewMessage(v: unknown): WebviewMessage | undefined {
 // ---- frames: applying them on the receiving side ----------------------------------------
 
 /** A chart's data as the webview holds it: dense per-bucket arrays for buckets [0, n). */
+export interface SeriesData {
+  y: (number | null)[];
+  lo: (number | null)[];
+  hi: (number | null)[];
+  /** Bucket means when y is smoothed; empty when it is not. */
+  mean: (number | null)[];
+  wall: (number | null)[];
+  gaps: Set<number>;
+}
+
 export interface ChartData {
   rev: number;
   xAxis: XAxisMode;
@@ -381,7 +399,7 @@ export interface ChartData {
   dx: number;
   n: number;
   points: number;
-  series: Map<string, { y: (number | null)[]; lo: (number | null)[]; hi: (number | null)[]; gaps: Set<number> }>;
+  series: Map<string, SeriesData>;
 }
 
 /**
@@ -401,7 +419,7 @@ export function applyFrame(prev: ChartData | undefined, f: ChartFrame): ChartDat
   for (const s of f.series) {
     let cur = d.series.get(s.key);
     if (!cur) {
-      cur = { y: [], lo: [], hi: [], gaps: new Set() };
+      cur = { y: [], lo: [], hi: [], mean: [], wall: [], gaps: new Set() };
       d.series.set(s.key, cur);
     }
     if (f.start === 0) {
@@ -409,11 +427,15 @@ export function applyFrame(prev: ChartData | undefined, f: ChartFrame): ChartDat
       cur.y = s.y;
       cur.lo = s.lo;
       cur.hi = s.hi;
+      cur.mean = s.mean ?? [];
+      cur.wall = s.wall ?? [];
     } else {
       for (const [arr, add] of [
         [cur.y, s.y],
         [cur.lo, s.lo],
         [cur.hi, s.hi],
+        [cur.mean, s.mean ?? []],
+        [cur.wall, s.wall ?? []],
       ] as const) {
         // Pad (a series first seen in a patch) or cut back to the patch start, then append.
         while (arr.length < f.start) arr.push(null);

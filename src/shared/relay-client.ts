@@ -14,7 +14,7 @@
 // of the client too.
 import { EventEmitter } from 'node:events';
 import WebSocket from 'ws';
-import type { Cursor, ExperienceDetail, ExperiencesMessage, HelloMessage, PointsMessage, ServerMessage, SourceInfo } from './relay-protocol';
+import type { Cursor, ExperienceDetail, ExperiencesMessage, HeartbeatMessage, HelloMessage, PointsMessage, ServerMessage, SourceInfo } from './relay-protocol';
 import { ProtocolError, RELAY_PROTOCOL_VERSION, RELAY_SUBPROTOCOL, fromWireNumber, parseServerMessage } from './relay-protocol';
 
 export interface RelayPoint {
@@ -89,6 +89,8 @@ export interface RelayClientEvents {
   sources: [SourceInfo[]];
   points: [PointsBatch];
   experiences: [ExperiencesMessage];
+  /** The relay's heartbeat; `caughtUp` says its backlog has drained. */
+  heartbeat: [HeartbeatMessage];
   state: [StateChange];
   error: [RelayClientError];
 }
@@ -315,6 +317,7 @@ export class RelayClient extends EventEmitter<RelayClientEvents> {
         return;
       }
       case 'heartbeat':
+        this.emit('heartbeat', msg);
         return;
       case 'error':
         this.fail({ kind: 'protocol', message: `relay: ${msg.code}: ${msg.message}${msg.source ? ` (${msg.source})` : ''}` });

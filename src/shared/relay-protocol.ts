@@ -130,6 +130,12 @@ export interface HeartbeatMessage {
   type: 'heartbeat';
   /** Relay clock, ms since epoch. */
   time: number;
+  /**
+   * True once the relay has sent everything its sources held (no backlog left): the client is
+   * live from then on. Sent at once when a subscription's backlog drains, then with every
+   * heartbeat. Absent from older relays.
+   */
+  caughtUp?: boolean;
 }
 
 export type ErrorCode =

@@ -5,7 +5,8 @@
 // host rebuilds the grid for the range), double-click to reset, click a step to drill down.
 import uPlot from 'uplot';
 import type { ChartData, ChartSpec, SeriesInfo, UiStrings, ViewOptions } from '../shared/metrics-protocol';
-import { fmtBucket, fmtDuration, fmtNum } from './format';
+import { fmtBucket, fmtDuration, fmtNum, fmtWall } from './format';
+import { yAxisSize } from '../shared/axis-size';
 import { Theme, seriesColor, withAlpha } from './theme';
 
 export const PLOT_HEIGHT = 180;
@@ -24,10 +25,18 @@ export interface CardHost {
 
 type Cell = number | null | undefined;
 
+const STEP_INCRS = [1, 2, 5].flatMap((m) => Array.from({ length: 10 }, (_, e) => m * 10 ** e)).sort((a, b) => a - b);
+
+let measureCanvas: CanvasRenderingContext2D | undefined;
+function measureCtx(): CanvasRenderingContext2D {
+  return (measureCanvas ??= document.createElement('canvas').getContext('2d')!);
+}
+
 export class ChartCard {
   readonly el: HTMLElement;
   private readonly plotEl: HTMLElement;
   private readonly legendEl: HTMLElement;
+  private readonly keyEl: HTMLElement;
   private readonly metaEl: HTMLElement;
   private plot: uPlot | undefined;
   private data: ChartData | undefined;
@@ -74,7 +83,9 @@ export class ChartCard {
     this.plotEl.style.height = `${PLOT_HEIGHT}px`;
     this.legendEl = document.createElement('div');
     this.legendEl.className = 'legend';
-    el.append(head, this.plotEl, this.legendEl);
+    this.keyEl = document.createElement('div');
+    this.keyEl.className = 'run-key';
+    el.append(head, this.plotEl, this.keyEl, this.legendEl);
     this.el = el;
   }
 
@@ -125,6 +136,7 @@ export class ChartCard {
     const width = Math.max(120, this.plotEl.clientWidth);
     if (!this.plot) {
       this.plot = this.create(width);
+      this.showKey();
       return;
     }
     // batch(): draw now rather than in a microtask, so the caller can budget its frame.
@@ -196,7 +208,20 @@ export class ChartCard {
     const xAxis: uPlot.Axis = axis();
     if (mode === 'relative') xAxis.values = (_u, vals) => vals.map((v) => fmtDuration(v));
     if (mode === 'step') xAxis.values = (_u, vals) => vals.map((v) => (Math.abs(v) >= 1e5 ? `${Number((v / 1000).toPrecision(4))}k` : String(v)));
-    const yAxis: uPlot.Axis = { ...axis(), size: Y_AXIS, values: (_u, vals) => vals.map((v) => fmtNum(v)) };
+    // Steps are integers: no 0.5 / 1.5 ticks while a run has only a few steps.
+    if (mode === 'step') xAxis.incrs = STEP_INCRS;
+    // Sized to the widest label (minus signs, exponents), re-measured on every redraw.
+    // (A canvas of our own: uPlot caches its context's font.)
+    const ctx = measureCtx();
+    const measure = (s: string) => {
+      ctx.font = t.font;
+      return ctx.measureText(s).width;
+    };
+    const yAxis: uPlot.Axis = {
+      ...axis(),
+      size: (_u, values) => yAxisSize(values as (string | null)[], measure),
+      values: (_u, vals) => vals.map((v) => fmtNum(v)),
+    };
     const opts: uPlot.Options = {
       width,
       height: PLOT_HEIGHT,
@@ -258,16 +283,19 @@ export class ChartCard {
     if (idx === null || idx === undefined || !d || this.kept[idx] === undefined) return;
     const t = this.host.theme();
     const s = this.host.strings;
+    const k = this.kept[idx];
     const rows: HTMLElement[] = [];
     const head = document.createElement('div');
     head.className = 'x';
-    head.textContent = fmtBucket(d.xAxis, d.origin + this.kept[idx] * d.dx, d.dx, s.step);
+    head.textContent = fmtBucket(d.xAxis, d.origin + k * d.dx, d.dx, s.step);
     rows.push(head);
+    const smoothing = this.host.options().smoothing > 0;
     this.spec.series.forEach((info, i) => {
       const y = this.aligned[1 + 3 * i]?.[idx];
       const hi = this.aligned[2 + 3 * i]?.[idx];
       const lo = this.aligned[3 + 3 * i]?.[idx];
       if (y === undefined && hi === undefined) return;
+      const sd = d.series.get(info.key);
       const row = document.createElement('div');
       row.className = 'row';
       const sw = document.createElement('span');
@@ -275,19 +303,56 @@ export class ChartCard {
       sw.style.background = seriesColor(t, info.color);
       const label = document.createElement('span');
       label.textContent = info.label;
+      // The value (bucket mean), then the smoothed line's value when smoothing is on.
+      const raw = smoothing ? sd?.mean[k] : y;
       const val = document.createElement('span');
       val.className = 'value';
-      val.textContent = fmtNum(y ?? null);
+      val.textContent = fmtNum(raw ?? null);
       row.append(sw, label, val);
+      if (smoothing) {
+        const sm = document.createElement('span');
+        sm.className = 'smoothed';
+        sm.textContent = `${s.smoothed} ${fmtNum(y ?? null)}`;
+        row.append(sm);
+      }
       if (hi !== lo && hi != null && lo != null) {
         const env = document.createElement('span');
         env.className = 'envelope';
         env.textContent = `${s.min} ${fmtNum(lo)} · ${s.max} ${fmtNum(hi)}`;
         row.append(env);
       }
+      const wall = sd?.wall[k];
+      if (typeof wall === 'number') {
+        const w = document.createElement('span');
+        w.className = 'wall';
+        w.textContent = `${s.wallTime} ${fmtWall(wall)}`;
+        row.append(w);
+      }
       rows.push(row);
     });
     this.legendEl.replaceChildren(...rows);
+  }
+
+  /** The runs' colours under the plot when several runs overlay. */
+  private showKey(): void {
+    const t = this.host.theme();
+    if (this.spec.series.length < 2) {
+      this.keyEl.replaceChildren();
+      return;
+    }
+    this.keyEl.replaceChildren(
+      ...this.spec.series.map((info) => {
+        const item = document.createElement('span');
+        item.className = 'item';
+        const sw = document.createElement('span');
+        sw.className = 'swatch';
+        sw.style.background = seriesColor(t, info.color);
+        const label = document.createElement('span');
+        label.textContent = info.label;
+        item.append(sw, label);
+        return item;
+      }),
+    );
   }
 
   /** Largest and smallest envelope value on screen (probe). */

@@ -249,7 +249,12 @@ class MetricsView implements CardHost {
       const b = document.createElement('button');
       b.textContent = s.connect;
       b.addEventListener('click', () => post({ type: 'command', command: 'connect' }));
-      this.emptyEl.replaceChildren(p, b);
+      // Nothing to connect to yet? The demo run shows what the view does, one click away.
+      const demo = document.createElement('button');
+      demo.className = 'demo';
+      demo.textContent = s.startDemo;
+      demo.addEventListener('click', () => post({ type: 'command', command: 'demo' }));
+      this.emptyEl.replaceChildren(p, b, demo);
     }
   }
 

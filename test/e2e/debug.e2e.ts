@@ -44,7 +44,7 @@ async function stopsOnTurn(): Promise<void> {
   await wb!.runCommand('View: Show Run and Debug');
   await wb!.runCommand('Debug: Start Debugging');
   // The palette may land on "Select and Start Debugging": pick the sample's launch entry.
-  const pick = page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Agent RL: debug toolcall rollouts' }).first();
+  const pick = page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Debug toolcall rollouts' }).first();
   if (await pick.waitFor({ timeout: 3000 }).then(() => true, () => false)) await pick.click();
   // One episode so far: VS Code shows its thread (Tparis#R0) in the header, its turns as rows.
   const turn = page.locator('.debug-call-stack .monaco-list-row', { hasText: /llm #1 ▸ request pending/ }).first();

@@ -11,6 +11,8 @@ import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { FrameLocator } from 'playwright-core';
 import { repoRoot, venvPython } from '../harness/paths';
+import { emaSmooth } from '../../src/metrics/smoothing';
+import { STATUS_SMOOTHING } from '../../src/metrics/status-model';
 import { openWorkbench, Workbench } from './workbench';
 
 const FIXTURE = path.join(repoRoot, 'test', 'fixtures', 'metrics', 'trinity_job.py');
@@ -28,7 +30,10 @@ before(async () => {
   const w = spawnSync(venvPython, [FIXTURE, 'write', job, '0', String(STEPS), '--spike', `${SPIKE_STEP}:5`], { encoding: 'utf8', maxBuffer: 64 << 20 });
   assert.equal(w.status, 0, w.stderr);
   const expected = JSON.parse(w.stdout) as { tag: string; step: number; value: number }[];
-  lastReward = expected.filter((e) => e.tag === 'rollout/accuracy/mean').sort((a, b) => a.step - b.step).pop()!.value;
+  // The status bar shows the smoothed reward (EMA over the last 200 points).
+  const rewards = expected.filter((e) => e.tag === 'rollout/accuracy/mean').sort((a, b) => a.step - b.step).map((e) => e.value);
+  const sm = emaSmooth(rewards.slice(-200), STATUS_SMOOTHING);
+  lastReward = sm[sm.length - 1];
   relay = spawn(process.execPath, [path.join(repoRoot, 'dist', 'agentrl.js'), 'relay', '--job-dir', job, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
   url = await new Promise<string>((resolve, reject) => {
     let out = '';

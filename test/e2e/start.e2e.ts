@@ -1,20 +1,34 @@
-// `npm start` serves a workbench with the extension active on the sample workspace, and
-// Ctrl+C stops every process it started.
+// A newcomer's first ten minutes, from `npm start`: the sandbox (a copy of the sample workspace)
+// opens on our walkthrough; the demo run ("demo: simulated trainer", a stand-in for the GPU
+// trainer, with real rollouts of the tiny fixture model) streams into the metrics view with no
+// input beyond opening it, its charts grow, a click on a step shows its rollouts; the wizard's
+// project runs on F5 to completion against the sandbox's model; Ctrl+C stops everything and
+// the git tree stays as it was. Screenshots: test-results/screenshots/start-*.png.
 import * as assert from 'node:assert/strict';
 import { spawn, spawnSync, ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, test } from 'node:test';
-import type { Browser } from 'playwright-core';
+import type { Browser, FrameLocator, Page } from 'playwright-core';
 import { launchChromium } from '../harness/browser';
-import { repoRoot } from '../harness/paths';
+import { repoRoot, screenshotsDir } from '../harness/paths';
 import { runPaletteCommand } from './palette';
 import { freePort } from '../harness/vscode-server';
 
 let start: ChildProcess | undefined;
 let browser: Browser | undefined;
+let sandboxRoot: string | undefined;
 after(async () => {
   await browser?.close().catch(() => undefined);
-  if (start?.pid && start.exitCode === null) process.kill(-start.pid, 'SIGKILL');
+  // On failure: Ctrl+C first (it stops the model server, the demo and code-server, each in its
+  // own process group), then force.
+  if (start?.pid && start.exitCode === null) {
+    const exited = new Promise((r) => start!.once('exit', r));
+    start.kill('SIGINT');
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 20000))]);
+    if (start.exitCode === null) process.kill(-start.pid, 'SIGKILL');
+  }
+  if (sandboxRoot) fs.rmSync(sandboxRoot, { recursive: true, force: true });
 });
 
 /** Processes whose command line mentions this sandbox's port (code-server and its children). */
@@ -22,17 +36,34 @@ function processesOnPort(port: number): string[] {
   const ps = spawnSync('ps', ['-eo', 'pid,args'], { encoding: 'utf8' }).stdout;
   return ps.split('\n').filter((l) => l.includes(`127.0.0.1:${port}`) && !l.includes('ps -eo'));
 }
+const gitStatus = () => spawnSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: repoRoot, encoding: 'utf8' }).stdout;
 
-test('npm start: sandbox workbench with the extension active, clean Ctrl+C', async () => {
+async function shot(page: Page, name: string): Promise<string> {
+  fs.mkdirSync(screenshotsDir, { recursive: true });
+  const file = path.join(screenshotsDir, `${name}.png`);
+  await page.screenshot({ path: file });
+  return file;
+}
+
+/** Points charted on a card (its "N points" meta). */
+async function pointsOn(view: FrameLocator, chart: string): Promise<number> {
+  const text = await view.locator(`.card[data-chart="${chart}"] .meta`).innerText();
+  return Number(text.replace(/[^\d]/g, '')) || 0;
+}
+
+test('npm start: walkthrough first, the demo run live in the metrics view, rollouts, the wizard on F5, clean Ctrl+C', { timeout: 600_000 }, async () => {
   const vsix = process.env.AGENTRL_E2E_VSIX;
   assert.ok(vsix, 'AGENTRL_E2E_VSIX not set; run via scripts/test.mjs e2e');
+  const gitBefore = gitStatus();
   const port = await freePort();
   const modelPort = await freePort();
-  start = spawn(process.execPath, [path.join(repoRoot, 'scripts', 'start.mjs'), '--port', String(port), '--model-port', String(modelPort), '--vsix', vsix], {
-    cwd: repoRoot,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
+  sandboxRoot = path.join(repoRoot, '.sandbox', `e2e-${port}`);
+  const sandbox = path.join(sandboxRoot, 'sample-workspace');
+  start = spawn(
+    process.execPath,
+    [path.join(repoRoot, 'scripts', 'start.mjs'), '--port', String(port), '--model-port', String(modelPort), '--vsix', vsix, '--sandbox', sandbox, '--reset'],
+    { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
+  );
   let out = '';
   start.stderr!.on('data', (b) => (out += b));
   const url = await new Promise<string>((resolve, reject) => {
@@ -47,20 +78,144 @@ test('npm start: sandbox workbench with the extension active, clean Ctrl+C', asy
     });
     start!.on('exit', (c) => reject(new Error(`npm start exited early (${c}):\n${out}`)));
   });
-  assert.match(decodeURIComponent(url), /sample-workspace$/);
+  // A copy of the sample workspace, never the tracked one.
+  assert.equal(decodeURIComponent(url.split('folder=')[1]), sandbox);
+  assert.ok(fs.existsSync(path.join(sandbox, 'toolcall', 'toolcall.yaml')));
+  assert.match(fs.readFileSync(path.join(sandbox, '.vscode', 'launch.json'), 'utf8'), new RegExp(`127\\.0\\.0\\.1:${modelPort}/v1`), 'the copy debugs against this run\'s model');
   assert.ok(processesOnPort(port).length > 0, 'code-server is not running');
-  // The sample's model server (tiny-toolcall on llama.cpp) answers on loopback.
   assert.match(out, new RegExp(`Model:\\s+http://127\\.0\\.0\\.1:${modelPort}/v1`));
+  assert.match(out, /Demo:\s+demo: simulated trainer/);
   const models = (await (await fetch(`http://127.0.0.1:${modelPort}/v1/models`)).json()) as { data: { id: string }[] };
   assert.ok(models.data.length > 0, 'the model server lists no model');
 
   browser = await launchChromium();
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
   await page.goto(url);
-  await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'gsm8k' }).waitFor({ timeout: 60000 });
-  // The packaged extension is active: its command runs from the palette and logs.
-  await runPaletteCommand(page, 'Agent RL: Show Output');
-  await page.locator('.part.panel .view-lines', { hasText: /Agent\sRL\sStudio\s[\d.]+\sactivated/ }).waitFor({ timeout: 30000 });
+  // First screen: our walkthrough, opened by itself.
+  const walkthrough = page.locator('.gettingStartedContainer', { hasText: 'Get started with Agent RL' });
+  await walkthrough.waitFor({ timeout: 90000 });
+  await walkthrough.locator('.getting-started-step', { hasText: 'Watch training metrics' }).first().waitFor({ timeout: 30000 });
+  // Its page (markdown media, the English one) renders next to the steps.
+  await page.frameLocator('.getting-started-media iframe').frameLocator('#active-frame').locator('h2', { hasText: 'Scaffold a workflow' }).waitFor({ timeout: 30000 });
+  assert.equal(await walkthrough.getByText(/[\u4e00-\u9fff]/).count(), 0, 'an English page has no Chinese section');
+  await shot(page, 'start-walkthrough');
+
+  // The metrics view: open it, nothing else. The demo is connected and its charts grow.
+  await runPaletteCommand(page, 'Agent RL: Show Training Metrics');
+  const view = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+  const reward = 'rollout/accuracy/mean';
+  await view.locator(`.card[data-chart="${reward}"] canvas`).first().waitFor({ timeout: 60000 });
+  await view.locator('.card[data-chart="actor/pg_loss"] canvas').first().waitFor({ timeout: 60000 });
+  await view.locator('.chip.state-live', { hasText: 'demo: simulated trainer' }).waitFor({ timeout: 60000 });
+  const first = await pointsOn(view, reward);
+  let later = first;
+  for (let i = 0; i < 60 && later <= first + 2; i++) {
+    await new Promise((r) => setTimeout(r, 1000));
+    later = await pointsOn(view, reward);
+  }
+  assert.ok(later > first + 2, `the reward chart grows (${first} → ${later} points)`);
+  for (let i = 0; i < 40 && (await pointsOn(view, reward)) < 12; i++) await new Promise((r) => setTimeout(r, 1000));
+  // The status bar names what it shows.
+  await page.locator('.statusbar-item', { hasText: /reward -?\d/ }).first().waitFor({ timeout: 30000 });
+  assert.ok(fs.statSync(await shot(page, 'start-metrics')).size > 20_000);
+
+  // Click a step on the reward chart: its rollouts (real ones, from the experience buffer;
+  // rollouts run at the model's pace, so not every step has one: try steps until one does).
+  const over = view.locator(`.card[data-chart="${reward}"] .u-over`);
+  const drill = view.locator('aside.drill');
+  let found = false;
+  for (let attempt = 0; attempt < 40 && !found; attempt++) {
+    const box = (await over.boundingBox())!;
+    const x = box.x + box.width * (0.98 - (attempt % 20) * 0.045);
+    await page.mouse.move(x, box.y + box.height / 2);
+    await page.mouse.click(x, box.y + box.height / 2);
+    found = await drill.locator('tr.rollout').first().waitFor({ timeout: 3000 }).then(() => true, () => false);
+    if (!found && (await drill.count())) await drill.locator('header button').click().catch(() => undefined);
+    if (!found && attempt === 19) await new Promise((r) => setTimeout(r, 5000));
+  }
+  assert.ok(found, 'no step of the reward chart shows rollouts');
+  await drill.locator('tr.rollout').first().click();
+  await drill.locator('.detail .message.role-user', { hasText: /What is|weather/ }).first().waitFor({ timeout: 30000 });
+  await shot(page, 'start-rollouts');
+  await drill.locator('header button').click();
+
+  // The wizard's project runs on F5 to completion against the sandbox's model.
+  const widget = page.locator('.quick-input-widget');
+  const title = (text: string) => widget.locator('.quick-input-title', { hasText: `New RL Workflow: ${text}` }).waitFor({ timeout: 30000 });
+  const row = (text: string) => widget.locator('.quick-input-list .monaco-list-row', { hasText: text }).first();
+  await runPaletteCommand(page, 'Agent RL: New Workflow…');
+  await title('Framework');
+  await row('Trinity-RFT').click();
+  await title('Template');
+  await row('Single-turn math (GSM8K)').click();
+  await title('Name');
+  await widget.locator('.quick-input-box input').fill('first_agent');
+  await page.keyboard.press('Enter');
+  for (const t of ['Folder', 'Model', 'Data']) {
+    await title(t);
+    await page.keyboard.press('Enter');
+  }
+  await page.locator('.tab.active', { hasText: 'workflow.py' }).waitFor({ timeout: 60000 });
+  const launch = fs.readFileSync(path.join(sandbox, '.vscode', 'launch.json'), 'utf8');
+  const entry = launch.slice(launch.indexOf('"Debug first_agent rollout"'));
+  assert.match(entry, new RegExp(`"baseUrl": "http://127\\.0\\.0\\.1:${modelPort}/v1"`), 'the entry uses the model that answers');
+  assert.doesNotMatch(entry.slice(0, entry.indexOf('}')), /apiKeyEnv/, 'a local endpoint asks for no key');
+  const runs = path.join(sandbox, '.agentrl', 'runs');
+  const before = fs.existsSync(runs) ? fs.readdirSync(runs) : [];
+  // Run and Debug: pick the wizard's entry in the launch dropdown, then F5.
+  await runPaletteCommand(page, 'View: Show Run and Debug');
+  const select = page.locator('.start-debug-action-item .monaco-select-box');
+  await select.waitFor({ timeout: 30000 });
+  let picked = false;
+  for (let i = 0; i < 20 && !picked; i++) {
+    await select.click();
+    const option = page.locator('.select-box-dropdown-list-container .monaco-list-row', { hasText: 'Debug first_agent rollout' }).first();
+    picked = await option.waitFor({ timeout: 2000 }).then(() => true, () => false);
+    if (picked) await option.click();
+    else await page.keyboard.press('Escape');
+  }
+  if (!picked) {
+    await shot(page, 'start-failure-debug-pick');
+    assert.fail('"Debug first_agent rollout" is not in the Run and Debug dropdown');
+  }
+  await page.locator('.start-debug-action-item .codicon-debug-start').first().click();
+  let summary: { status?: string } | undefined;
+  for (let i = 0; i < 180 && !summary; i++) {
+    await new Promise((r) => setTimeout(r, 1000));
+    const fresh = (fs.existsSync(runs) ? fs.readdirSync(runs) : []).filter((d) => !before.includes(d));
+    const f = fresh.map((d) => path.join(runs, d, 'summary.json')).find((p) => fs.existsSync(p));
+    if (f) summary = JSON.parse(fs.readFileSync(f, 'utf8')) as { status?: string };
+  }
+  assert.equal(summary?.status, 'completed', `the run ended: ${JSON.stringify(summary)}`);
+  // No modal or notification stopped it on the way.
+  assert.equal(await page.locator('.notification-toast', { hasText: /OPENAI_API_KEY|ECONNREFUSED/ }).count(), 0);
+  await shot(page, 'start-f5-done');
+  // The Rollouts view: the run under its launch name with its reward; an episode opens as a
+  // chat transcript (Markdown preview).
+  const rolloutsHeader = page.locator('.pane-header', { hasText: /^Rollouts$/i }).first();
+  if ((await rolloutsHeader.getAttribute('aria-expanded')) !== 'true') await rolloutsHeader.click();
+  const rolloutsPane = page.locator('.pane', { has: rolloutsHeader });
+  const runRow = rolloutsPane.locator('.monaco-list-row', { hasText: 'Debug first_agent rollout' }).first();
+  await runRow.waitFor({ timeout: 30000 });
+  assert.match(await runRow.innerText(), /reward \d\.\d\d/);
+  await runRow.click();
+  const episodeRow = rolloutsPane.locator('.monaco-list-row', { hasText: 'T0#R0' }).first();
+  await episodeRow.waitFor({ timeout: 30000 });
+  await episodeRow.click();
+  await page.locator('.tab', { hasText: /Preview T0_R0/ }).waitFor({ timeout: 30000 });
+  // The preview is a webview (nested frames): find the frame that renders the transcript.
+  let transcript = '';
+  for (let i = 0; i < 90 && !(/LLM call #1/.test(transcript) && /Reward: [01]/.test(transcript)); i++) {
+    await new Promise((r) => setTimeout(r, 500));
+    for (const f of page.frames()) {
+      const text = String(await f.evaluate('document.body ? document.body.innerText : ""').catch(() => ''));
+      if (/Reward: [01]/.test(text)) transcript = text;
+    }
+  }
+  await shot(page, 'start-transcript');
+  assert.match(transcript, /LLM call #1/);
+  assert.match(transcript, /Reward: [01]/);
+  assert.match(transcript, /user/);
   await browser.close();
   browser = undefined;
 
@@ -71,4 +226,8 @@ test('npm start: sandbox workbench with the extension active, clean Ctrl+C', asy
   for (let i = 0; i < 50 && processesOnPort(port).length > 0; i++) await new Promise((r) => setTimeout(r, 100));
   assert.deepEqual(processesOnPort(port), [], 'processes left behind after Ctrl+C');
   await assert.rejects(fetch(`http://127.0.0.1:${modelPort}/v1/models`), 'the model server still answers after Ctrl+C');
+  const trainers = spawnSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).stdout.split('\n').filter((l) => l.includes('demo_trainer.py') && l.includes(sandbox));
+  assert.deepEqual(trainers, [], 'the demo trainer still runs after Ctrl+C');
+  // Edits, the wizard's project, runs and the demo's job dir all stayed in the git-ignored copy.
+  assert.equal(gitStatus(), gitBefore, 'git status changed');
 });

@@ -18,8 +18,8 @@ export const modelRuntimeInstalled = fs.existsSync(path.join(repoRoot, '.cache',
 // tsc (module commonjs) would turn import() into require(); the server is an ES module.
 const importEsm = new Function('u', 'return import(u)') as (u: string) => Promise<{ spawnModelServer(o: object): Promise<ModelServer> }>;
 
-export async function startModelServer(opts: { port?: number } = {}): Promise<ModelServer> {
+export async function startModelServer(opts: { port?: number; context?: number; maxTokens?: number } = {}): Promise<ModelServer> {
   if (!modelRuntimeInstalled) throw new Error('node-llama-cpp is not installed: run bash scripts/setup.sh model');
   const mod = await importEsm(pathToFileURL(script).href);
-  return mod.spawnModelServer({ port: opts.port ?? 0 });
+  return mod.spawnModelServer({ port: opts.port ?? 0, ...(opts.context ? { context: opts.context } : {}), ...(opts.maxTokens ? { maxTokens: opts.maxTokens } : {}) });
 }

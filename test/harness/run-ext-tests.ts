@@ -38,6 +38,14 @@ function makeWorkspace(tmp: string): string {
   return ws;
 }
 
+/** A `.code-workspace` file (multi-root) is copied with its folder; a folder is used as is. */
+function prepareWorkspace(given: string, tmp: string): string {
+  if (!given.endsWith('.code-workspace')) return given;
+  const dir = path.join(tmp, 'multi-root');
+  fs.cpSync(path.dirname(given), dir, { recursive: true });
+  return path.join(dir, path.basename(given));
+}
+
 async function main(): Promise<number> {
   const { values: args } = parseArgs({
     options: {
@@ -62,7 +70,8 @@ async function main(): Promise<number> {
   }
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'agentrl-it-'));
   const resultsFile = args['results-file'] ?? path.join(scratch, 'results.json');
-  const workspace = args.workspace ? path.resolve(args.workspace) : makeWorkspace(scratch);
+  const workspace = args.workspace ? prepareWorkspace(path.resolve(args.workspace), scratch) : makeWorkspace(scratch);
+  const isWorkspaceFile = workspace.endsWith('.code-workspace');
   let server: RunningServer | undefined;
   let browser: Awaited<ReturnType<typeof launchChromium>> | undefined;
   let mochaSummary: Stats | undefined;
@@ -84,14 +93,14 @@ async function main(): Promise<number> {
       },
     });
     log('VS Code server up on', server.base);
-    const authority = await server.authority(workspace);
+    const authority = await server.authority(isWorkspaceFile ? path.dirname(workspace) : workspace);
     const remote = (p: string) => `vscode-remote://${authority}${p}`;
     const payload = JSON.stringify([
       ['extensionDevelopmentPath', remote(extDir)],
       ['extensionTestsPath', remote(testsPath)],
       ['skipWelcome', 'true'],
     ]);
-    const url = `${server.base}/?folder=${encodeURIComponent(workspace)}&payload=${encodeURIComponent(payload)}`;
+    const url = `${server.base}/?${isWorkspaceFile ? 'workspace' : 'folder'}=${encodeURIComponent(workspace)}&payload=${encodeURIComponent(payload)}`;
     browser = await launchChromium();
     const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
     let resolveExit!: (code: number) => void;

@@ -5,6 +5,8 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
+import { TRINITY_VERSIONS } from '../../src/config/schema/schemas';
+import { shortVersion } from '../../src/config/workspace/trinity-version';
 import { hasShared, sharedDir } from '../harness/paths';
 import { activated } from './extension.test';
 
@@ -157,5 +159,101 @@ suite('config intelligence', () => {
     const doc = await open(file);
     assert.strictEqual(await client.waitForKind(doc.uri), null);
     assert.deepStrictEqual(vscode.languages.getDiagnostics(doc.uri).filter((x) => x.source === 'Agent RL'), []);
+  });
+});
+
+// A two-folder (multi-root) window, opened by a second harness pass on
+// test/fixtures/multi-root/multi-root.code-workspace: each folder has its own trinity-rft pin
+// in requirements.txt and its own `agentrl.config.files` in .vscode/settings.json. python3 here
+// has no trinity-rft and the Python extension is not installed, so the pins decide.
+suite('config: version and settings per workspace folder', () => {
+  // once Trinity 0.6 facts are known, the pair is 0.5.2 / 0.6.0 on a 0.6-only key; until then
+  // two known releases whose facts differ today (model.trust_remote_code came in 0.5.2)
+  const has06 = TRINITY_VERSIONS.some((v) => v.startsWith('0.6'));
+  const [oldPin, newPin] = has06 ? ['0.5.2', '0.6.0'] : ['0.5.0', '0.5.2'];
+  const keyLine = has06 ? '    data_parallel_size: 2' : '  trust_remote_code: true';
+  const config = [
+    'mode: both',
+    'project: versions',
+    'name: per-folder',
+    'model:',
+    '  model_path: Qwen/Qwen2.5-0.5B-Instruct',
+    ...(has06 ? [] : [keyLine]),
+    'algorithm:',
+    '  algorithm_type: grpo',
+    '  repeat_times: 4',
+    'explorer:',
+    '  rollout_model:',
+    '    engine_num: 1',
+    ...(has06 ? [keyLine] : []),
+    '',
+  ].join('\n');
+  const folder = (name: string) => vscode.workspace.workspaceFolders!.find((f) => f.name === name)!.uri.fsPath;
+
+  suiteSetup(async function () {
+    this.timeout(60000);
+    const names = (vscode.workspace.workspaceFolders ?? []).map((f) => f.name);
+    if (!vscode.workspace.workspaceFile || !names.includes('old') || !names.includes('new')) this.skip(); // the single-folder pass
+    for (const [name, pin] of [
+      ['old', oldPin],
+      ['new', newPin],
+    ] as const) {
+      fs.writeFileSync(path.join(folder(name), 'requirements.txt'), `numpy\ntrinity-rft==${pin}\n`);
+      fs.writeFileSync(path.join(folder(name), 'same.yaml'), config);
+    }
+    await (await activated()).config.start();
+  });
+
+  /** Polls until `check` holds (the server pulls folder settings and re-checks in the background). */
+  async function until<T>(what: string, get: () => T, check: (v: T) => boolean, timeoutMs = 30000): Promise<T> {
+    const t0 = Date.now();
+    for (;;) {
+      const v = get();
+      if (check(v)) return v;
+      if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v)}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  test('the same file gets each folder\'s Trinity-RFT version: diagnostics and status bar differ', async function () {
+    this.timeout(90000);
+    const client = await (await activated()).config.start();
+    const onKey = (uri: vscode.Uri, line: number) => vscode.languages.getDiagnostics(uri).filter((d) => d.source === 'Agent RL' && d.range.start.line === line && d.severity <= vscode.DiagnosticSeverity.Warning);
+    const seen: Record<string, { onKey: vscode.Diagnostic[]; text: string; tooltip: string }> = {};
+    for (const [name, pin] of [
+      ['old', oldPin],
+      ['new', newPin],
+    ] as const) {
+      const doc = await open(path.join(folder(name), 'same.yaml'));
+      const line = lineOf(doc, keyLine.trim());
+      await client.waitForKind(doc.uri);
+      const release = TRINITY_VERSIONS.filter((v) => v <= pin).pop() ?? pin;
+      // the status bar names the version in force and, on hover, where it came from
+      await until(`status bar for ${name}`, () => [client.statusBar.text, String(client.statusBar.tooltip)], ([, tip]) => tip.includes(`Version ${pin}`));
+      assert.strictEqual(client.statusBar.text, `$(beaker) Trinity-RFT ${shortVersion(release)}`);
+      assert.match(String(client.statusBar.tooltip), /pinned in requirements\.txt/);
+      // diagnostics of that version (the first publish may predate the folder's settings)
+      const want = name === 'old' ? (d: vscode.Diagnostic[]) => d.length > 0 : (d: vscode.Diagnostic[]) => d.length === 0;
+      await diagnosticsOf(doc.uri, () => want(onKey(doc.uri, line)));
+      seen[name] = { onKey: onKey(doc.uri, line), text: client.statusBar.text, tooltip: String(client.statusBar.tooltip) };
+    }
+    assert.ok(seen.old.onKey.length > 0, `with ${oldPin} in force the key is flagged`);
+    // the message says which release the key needs and where the workspace's version came from
+    assert.match(seen.old.onKey.map((d) => d.message).join(' '), has06 ? /needs Trinity-RFT ≥ 0\.6; this workspace has 0\.5\.2 \(pinned in requirements\.txt\)/ : /0\.5\.2/);
+    assert.deepStrictEqual(seen.new.onKey, [], `with ${newPin} in force it is not`);
+    assert.notStrictEqual(seen.old.tooltip, seen.new.tooltip);
+  });
+
+  test('each folder applies its own agentrl.config.files', async function () {
+    this.timeout(60000);
+    const client = await (await activated()).config.start();
+    const inOld = await open(path.join(folder('old'), 'jobs', 'plain.yml'));
+    await until('kind in the folder whose glob says trinity', () => client.kindOf(inOld.uri), (k) => k === 'trinity');
+    const inNew = await open(path.join(folder('new'), 'jobs', 'plain.yml'));
+    await client.waitForKind(inNew.uri);
+    // the server has the folders' settings by now (the other folder's glob applied): still no config
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.strictEqual(client.kindOf(inNew.uri), null);
+    assert.strictEqual(client.kindOf(inOld.uri), 'trinity');
   });
 });

@@ -1,7 +1,7 @@
 // Entry point loaded by the extension host (extensionTestsPath). Runs every
 // out/test/integration/**/*.test.js with mocha (tdd UI) and writes mocha's stats to
 // $VSCODE_EXT_TEST_RESULTS so the harness can print `N passed, N failed, N skipped`.
-// $AGENTRL_TEST_GREP narrows the run (e.g. `npm run test:integration -- --grep config`).
+// $AGENTRL_TEST_GREP narrows the run; $AGENTRL_TEST_NETNS=only|all picks the *.netns.test.js files (e.g. `npm run test:integration -- --grep config`).
 import * as fs from 'fs';
 import * as path from 'path';
 import Mocha from 'mocha';
@@ -19,7 +19,14 @@ function findTests(dir: string): string[] {
 export function run(): Promise<void> {
   const mocha = new Mocha({ ui: 'tdd', timeout: 60000, color: false, reporter: 'spec' });
   if (process.env.AGENTRL_TEST_GREP) mocha.grep(new RegExp(process.env.AGENTRL_TEST_GREP));
-  for (const f of findTests(__dirname)) mocha.addFile(f);
+  // *.netns.test.js need a loopback-only network namespace (a real Ray cluster): scripts/test.mjs
+  // runs them in a second host started under `unshare -n` (AGENTRL_TEST_NETNS=only).
+  const netns = process.env.AGENTRL_TEST_NETNS;
+  for (const f of findTests(__dirname)) {
+    const isNetns = f.endsWith('.netns.test.js');
+    if ((netns === 'only' && !isNetns) || (netns !== 'only' && netns !== 'all' && isNetns)) continue;
+    mocha.addFile(f);
+  }
   return new Promise((resolve, reject) => {
     const runner = mocha.run((failures) => {
       const out = process.env.VSCODE_EXT_TEST_RESULTS;

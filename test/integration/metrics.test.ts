@@ -12,6 +12,8 @@ import * as vscode from 'vscode';
 import type { MetricsHost } from '../../src/metrics/host';
 import type { HostMessage } from '../../src/shared/metrics-protocol';
 import { seriesKey } from '../../src/metrics/store';
+import { emaSmooth } from '../../src/metrics/smoothing';
+import { STATUS_SMOOTHING } from '../../src/metrics/status-model';
 import { repoRoot, venvPython } from '../harness/paths';
 import { activated } from './extension.test';
 
@@ -161,10 +163,12 @@ suite('metrics view (real relay, real event files)', function () {
     assert.strictEqual(opened.detail.fields.reward, String(rollouts.rows[0].reward));
   });
 
-  test('the status bar shows the latest reward mean with a trend arrow', () => {
-    const last = expected.filter((e) => e.tag === 'rollout/accuracy/mean').sort((a, b) => a.step - b.step).pop()!;
+  test('the status bar shows the smoothed reward mean, labelled, with a trend arrow', () => {
+    const values = expected.filter((e) => e.tag === 'rollout/accuracy/mean').sort((a, b) => a.step - b.step).map((e) => e.value);
+    const sm = emaSmooth(values.slice(-200), STATUS_SMOOTHING);
+    const want = String(Number(sm[sm.length - 1].toPrecision(4)));
     const text = host.refreshStatusBar();
-    assert.ok(text.includes(String(Number(last.value.toPrecision(4)))), `status bar "${text}" lacks ${last.value}`);
+    assert.ok(text.includes(`reward ${want}`), `status bar "${text}" lacks "reward ${want}"`);
     assert.match(text, /\$\(arrow-(up|down|right)\)/);
   });
 

@@ -55,7 +55,7 @@ suite('scaffold: New Workflow', () => {
     assert.ok(text.includes('// keep me') && text.includes('/* and me */'), text);
     // VS Code's own reading of launch.json sees both entries.
     const configs = await launchConfigs((names) => names.includes('mine') && names.length === 2);
-    assert.deepStrictEqual(configs.map((c) => c.name), ['mine', 'Agent RL: debug it_agent rollout']);
+    assert.deepStrictEqual(configs.map((c) => c.name), ['mine', 'Debug it_agent rollout']);
     assert.strictEqual(configs[1].type, 'agentrl');
     assert.strictEqual(configs[1].config, '${workspaceFolder}/it_agent/config.yaml');
   });
@@ -101,8 +101,8 @@ suite('scaffold: New Workflow', () => {
     assert.ok(result?.ok, JSON.stringify(result));
     assert.strictEqual(fs.readFileSync(path.join(sub, 'cd_agent', 'data', 'train.jsonl'), 'utf8'), fs.readFileSync(rows, 'utf8'));
     assert.match(fs.readFileSync(path.join(sub, 'cd_agent', 'config.yaml'), 'utf8'), /user_workflow: cd_agent\.workflow->CountdownWorkflow/);
-    const configs = await launchConfigs((names) => names.includes('Agent RL: debug cd_agent rollout'));
-    const entry = configs.find((c) => c.name === 'Agent RL: debug cd_agent rollout');
+    const configs = await launchConfigs((names) => names.includes('Debug cd_agent rollout'));
+    const entry = configs.find((c) => c.name === 'Debug cd_agent rollout');
     assert.ok(entry);
     assert.strictEqual(entry.cwd, '${workspaceFolder}/agents', 'module->Class references resolve from the folder above the project');
     assert.strictEqual(vscode.window.activeTextEditor?.document.uri.fsPath, path.join(sub, 'cd_agent', 'workflow.py'));

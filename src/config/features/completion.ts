@@ -10,6 +10,9 @@ import { defaultText, describe, resolve, schemaAt, typeName, type SchemaNode } f
 import type { PythonIndex } from '../workspace/pyindex';
 import { formatPath } from '../yaml/tree';
 import { cursorContext } from './cursor';
+import { valueSince } from '../facts/releases';
+import { NAME_SINCE } from '../names/registries';
+import { compareVersions } from '../versions';
 
 // LSP enum values (numbers, so this module stays free of runtime LSP imports)
 const Kind = { Property: 10, Value: 12, Enum: 13, EnumMember: 20, Class: 7, Module: 9, Keyword: 14 } as const satisfies Record<string, CompletionItemKind>;
@@ -19,6 +22,13 @@ export interface CompletionEnv {
   kind: ConfigKind;
   locale: string;
   python?: PythonIndex;
+  /** Trinity release in force: keys, values and names of later releases are not offered. */
+  trinityVersion?: string;
+}
+
+/** False for what a later release than the one in force added. */
+function inRelease(since: string | undefined, env: CompletionEnv): boolean {
+  return !since || !env.trinityVersion || compareVersions(since, env.trinityVersion) <= 0;
 }
 
 const L = (m: Msg, locale: string) => (locale.toLowerCase().startsWith('zh') ? m.zh : m.en);
@@ -33,7 +43,7 @@ function doc(node: SchemaNode | undefined, locale: string, extra = ''): MarkupCo
 }
 
 /** Snippet text for a key: scalars get their default, sections a new indented block. */
-function keySnippet(key: string, node: SchemaNode, indent: string): string {
+function keySnippet(key: string, node: SchemaNode, indent: string, env?: CompletionEnv): string {
   const t = resolve(node);
   if (t && (t.properties || (t.type === 'object' && !t['x-free']))) return `${key}:\n${indent}  $0`;
   if (t?.type === 'array') {
@@ -42,7 +52,7 @@ function keySnippet(key: string, node: SchemaNode, indent: string): string {
   }
   if (t?.['x-free'] || t?.type === 'object') return `${key}:\n${indent}  $0`;
   const d = t?.default;
-  const choices = t?.['x-choices'] ?? t?.['x-enum']?.values;
+  const choices = (t?.['x-choices'] ?? t?.['x-enum']?.values)?.filter((c) => !env || inRelease(valueSince(t, c), env));
   if (choices?.length) {
     const first = d !== undefined && d !== null ? String(d) : choices[0];
     const ordered = [first, ...choices.filter((c) => c !== first)];
@@ -66,16 +76,16 @@ export function complete(text: string, line: number, character: number, env: Com
     for (const [key, raw] of Object.entries(props)) {
       if (ctx.siblings.has(key)) continue;
       const node = resolve(raw);
-      if (!node) continue;
+      if (!node || !inRelease(node['x-since'], env)) continue;
       const hidden = node['x-doNotSet'] || node['x-deprecated'] || node['x-dead'];
       items.push({
         label: key,
         kind: node.properties ? Kind.Module : Kind.Property,
         detail: typeName(node),
         documentation: doc(node, locale),
-        insertText: keySnippet(key, node, indent),
+        insertText: keySnippet(key, node, indent, env),
         insertTextFormat: Snippet,
-        textEdit: { range, newText: keySnippet(key, node, indent) },
+        textEdit: { range, newText: keySnippet(key, node, indent, env) },
         sortText: `${hidden ? '9' : '1'}${key}`,
         tags: node['x-deprecated'] ? [1] : undefined,
         filterText: key,
@@ -93,16 +103,16 @@ export function complete(text: string, line: number, character: number, env: Com
   if (reg && REGISTRIES[reg]) {
     const info = REGISTRIES[reg];
     const title = L(info.title, locale);
-    for (const [name, d] of Object.entries(info.names)) add(name, `${title} · ${info.pyName}`, { kind: 'markdown', value: L(d, locale) }, Kind.EnumMember);
+    for (const [name, d] of Object.entries(info.names)) if (inRelease(NAME_SINCE[reg]?.[name], env)) add(name, `${title} · ${info.pyName}`, { kind: 'markdown', value: L(d, locale) }, Kind.EnumMember);
     for (const r of env.python?.registered(reg) ?? []) {
       add(r.name, `${title} · ${locale.startsWith('zh') ? '工作区' : 'workspace'}`, { kind: 'markdown', value: `\`${r.target ?? r.name}\` — ${r.file}:${r.line + 1}` }, Kind.Class, '0');
     }
-    for (const n of knownNames(env, reg)) if (!items.some((i) => i.label === n)) add(n, title, undefined, Kind.EnumMember, '2');
+    for (const n of knownNames(env, reg)) if (!items.some((i) => i.label === n) && inRelease(NAME_SINCE[reg]?.[n], env)) add(n, title, undefined, Kind.EnumMember, '2');
     return items;
   }
   const choices = node['x-choices'] ?? node['x-enum']?.values;
   if (choices) {
-    for (const c of choices) add(c, typeName(node), doc(node, locale), Kind.EnumMember, c === node.default ? '0' : '1');
+    for (const c of choices) if (inRelease(valueSince(node, c), env)) add(c, typeName(node), doc(node, locale), Kind.EnumMember, c === node.default ? '0' : '1');
     return items;
   }
   if (node['x-py'] === 'bool') {

@@ -3,7 +3,8 @@
 import type { Hover } from 'vscode-languageserver';
 import type { Analysis } from '../engine';
 import { UNKNOWN } from '../interp/resolve';
-import { REGISTRIES, type RegistryId } from '../names/registries';
+import { NAME_SINCE, REGISTRIES, type RegistryId } from '../names/registries';
+import { trinityEnv, valueSince } from '../facts/releases';
 import { defaultText, describe, schemaAt, typeName } from '../schema/schemas';
 import type { PythonIndex } from '../workspace/pyindex';
 import { formatPath } from '../yaml/tree';
@@ -19,6 +20,11 @@ export function hover(a: Analysis, offset: number, locale: string, python?: Pyth
   const where = formatPath(at.path);
   const range = a.lines.range(at.onKey ? at.keySpan! : at.span);
   if (at.onKey) {
+    const envVar = at.path.length >= 2 && at.path[at.path.length - 2] === 'env_vars' ? trinityEnv().find((e) => e.name === at.path[at.path.length - 1]) : undefined;
+    if (envVar) {
+      const doc = zh ? envVar.doc.zh : envVar.doc.en;
+      return { contents: { kind: 'markdown', value: `**${envVar.name}** — ${zh ? 'Trinity-RFT 环境变量' : 'Trinity-RFT environment variable'}\n\n${doc}\n\n${zh ? `自 Trinity-RFT ${envVar.since} 起` : `Since Trinity-RFT ${envVar.since}`}` }, range };
+    }
     if (!node) return undefined;
     const lines = [`**${where}**: \`${typeName(node)}\``, describe(node, locale)];
     if (node.default !== undefined && typeof node.default !== 'object') lines.push(`${zh ? '默认值' : 'Default'}: \`${defaultText(node.default)}\``);
@@ -38,9 +44,13 @@ export function hover(a: Analysis, offset: number, locale: string, python?: Pyth
     const info = REGISTRIES[reg];
     const d = info.names[scalar];
     if (d) parts.push(`**${scalar}** — ${zh ? info.title.zh : info.title.en} (\`${info.pyName}\`)\n\n${zh ? d.zh : d.en}`);
+    const since = NAME_SINCE[reg]?.[scalar];
+    if (d && since) parts.push(zh ? `自 Trinity-RFT ${since} 起` : `Since Trinity-RFT ${since}`);
     const w = python?.findRegistration(reg, scalar);
     if (w) parts.push(`**${scalar}** — \`${w.target ?? ''}\` (${w.file}:${w.line + 1})`);
   }
+  const vs = scalar && node ? valueSince(node, scalar) : undefined;
+  if (vs) parts.push(`**${where}**: \`${typeName(node)}\``, describe(node, locale), zh ? `\`${scalar}\` 自 Trinity-RFT ${vs} 起` : `\`${scalar}\` since Trinity-RFT ${vs}`);
   if (!parts.length && node) parts.push(`**${where}**: \`${typeName(node)}\``, describe(node, locale));
   if (!parts.length) return undefined;
   return { contents: { kind: 'markdown', value: parts.filter(Boolean).join('\n\n') }, range };

@@ -1,7 +1,9 @@
 // Names Trinity-RFT 0.5.2 registers out of the box (trinity.md §2; checked against the
-// `default_mapping` of each registry at 9051d637), with a one-line doc each. Plugins and
+// `default_mapping` of each registry at 9051d637), with a one-line doc each, plus the names
+// later releases add (../facts/trinity-0.6.ts …; `NAME_SINCE` says which release). Plugins and
 // dotted class paths add names, so an unknown name is a warning, never an error.
 import { msg, type Msg } from '../findings';
+import { TRINITY_DELTAS } from '../facts/releases';
 
 export type RegistryId =
   | 'algorithm'
@@ -227,6 +229,20 @@ export const REGISTRIES: Record<RegistryId, RegistryInfo> = {
     },
   },
 };
+
+/** Names added after the 0.5 line: registry → name → first release that has it. */
+export const NAME_SINCE: Partial<Record<RegistryId, Record<string, string>>> = {};
+for (const d of TRINITY_DELTAS) {
+  for (const [reg, names] of Object.entries(d.registries)) {
+    const info = REGISTRIES[reg as RegistryId];
+    if (!info) throw new Error(`release ${d.version}: unknown registry ${reg}`);
+    for (const [name, doc] of Object.entries(names)) {
+      info.names[name] = doc;
+      (NAME_SINCE[reg as RegistryId] ??= {})[name] = d.version;
+    }
+  }
+  for (const [reg, names] of Object.entries(d.registryDocs ?? {})) Object.assign(REGISTRIES[reg as RegistryId].names, names);
+}
 
 /** Registry objects → id, for scanning `@WORKFLOWS.register_module("x")` in user code. */
 export const REGISTRY_BY_PY: Record<string, RegistryId> = Object.fromEntries(

@@ -5,6 +5,7 @@ import { type Finding, type FindingSink, type Fix, type Msg, msg, type Related }
 import type { ConfigView } from '../model';
 import type { PythonIndex } from '../workspace/pyindex';
 import { locate, type Segment, type Span, type VNode } from '../yaml/tree';
+import type { VersionSource } from '../versions';
 
 export interface RuleEnv {
   kind: ConfigKind;
@@ -16,6 +17,8 @@ export interface RuleEnv {
   roots: readonly string[];
   python?: PythonIndex;
   trinityVersion: string;
+  /** Where `trinityVersion` came from, for version messages. */
+  trinityVersionSource?: VersionSource;
   sink: FindingSink;
   /** Whether to check that local paths exist. */
   checkPaths: boolean;
@@ -31,26 +34,32 @@ export interface Rule {
   run(ctx: RuleContext): void;
 }
 
-/** Report helper: the stage a finding comes from is added to the message. */
+/** Report helper: the stage a finding comes from is added to the message. A rule about several
+ *  keys marks each written key involved (the same finding there, linked both ways by
+ *  relatedInformation), so every line that takes part shows it. */
 export function report(
   ctx: RuleContext,
   f: { severity: Finding['severity']; code: string; message: Msg; path: string | Segment[]; span?: Span; related?: { path: string | Segment[]; message: Msg }[]; fixes?: Fix[]; tags?: Finding['tags'] },
 ): void {
   const v = ctx.view;
   const stage = v.stage ? msg(` (stage '${v.stage.name}')`, `（阶段 '${v.stage.name}'）`) : undefined;
-  const related: Related[] | undefined = f.related
-    ?.filter((r) => v.has(r.path) || v.loc(r.path))
-    .map((r) => ({ message: r.message, span: v.keySpan(r.path) }));
-  ctx.sink.add({
-    severity: f.severity,
-    code: f.code,
-    message: stage ? msg(f.message.en + stage.en, f.message.zh + stage.zh) : f.message,
-    path: v.where(f.path),
-    span: f.span ?? v.keySpan(f.path),
-    related: related?.length ? related : undefined,
-    fixes: f.fixes,
-    tags: f.tags,
-  });
+  const message = stage ? msg(f.message.en + stage.en, f.message.zh + stage.zh) : f.message;
+  const span = f.span ?? v.keySpan(f.path);
+  const involved = (f.related ?? []).filter((r) => v.has(r.path) || v.loc(r.path)).map((r) => ({ path: r.path, message: r.message, span: v.keySpan(r.path), written: !!v.loc(r.path) }));
+  const related: Related[] = involved.map((r) => ({ message: r.message, span: r.span }));
+  ctx.sink.add({ severity: f.severity, code: f.code, message, path: v.where(f.path), span, related: related.length ? related : undefined, fixes: f.fixes, tags: f.tags });
+  for (const r of involved) {
+    if (!r.written || (r.span.start === span.start && r.span.end === span.end)) continue;
+    ctx.sink.add({
+      severity: f.severity,
+      code: f.code,
+      message,
+      path: v.where(r.path),
+      span: r.span,
+      related: [{ message: msg(`the rule is reported at \`${v.where(f.path)}\``, `该规则报告于 \`${v.where(f.path)}\``), span }, ...involved.filter((o) => o !== r).map((o) => ({ message: o.message, span: o.span }))],
+      tags: f.tags,
+    });
+  }
 }
 
 /** A quick fix replacing the value at `path` (or inserting `key: value` under its parent). */

@@ -4,11 +4,13 @@
 import type { ConfigKind } from '../../shared/config-api';
 import { FindingSink, msg, suggest, type Fix } from '../findings';
 import { UNKNOWN, type Resolution } from '../interp/resolve';
-import { AGENT_PLUGIN_NAMES, REGISTRIES, type RegistryId } from '../names/registries';
+import { AGENT_PLUGIN_NAMES, NAME_SINCE, REGISTRIES, type RegistryId } from '../names/registries';
 import { classifyPath, configAncestors, resolveLocalPath } from '../paths';
 import { isInterpolation } from '../schema/coerce';
 import type { Site } from '../sites';
-import { compareVersions } from '../versions';
+import { compareVersions, needsRelease, type VersionSource } from '../versions';
+import { valueSince } from '../facts/releases';
+import { LATEST_TRINITY } from '../schema/schemas';
 import { codeVisible, isLocation, type PyRegistration, type PythonIndex } from '../workspace/pyindex';
 import * as path from 'path';
 
@@ -21,6 +23,8 @@ export interface KeyRuleEnv {
   roots: readonly string[];
   file?: string;
   trinityVersion: string;
+  /** Where `trinityVersion` came from, for messages. */
+  trinityVersionSource?: VersionSource;
   checkPaths: boolean;
 }
 
@@ -66,7 +70,13 @@ function checkRegistry(env: KeyRuleEnv, s: Site, reg: RegistryId): void {
   // task_pipeline operators are Data-Juicer ops, not experience operators
   if (reg === 'experience_operator' && !s.where.includes('experience_pipeline')) return;
   const names = knownNames(env, reg);
-  if (names.has(value)) return;
+  if (names.has(value)) {
+    const since = env.kind === 'trinity' || s.path[0] === 'trinity' ? NAME_SINCE[reg]?.[value] : undefined;
+    if (since && compareVersions(since, env.trinityVersion) > 0 && !env.python?.registered(reg).some((r) => r.name === value)) {
+      env.sink.add({ severity: 'warning', code: 'version.newer-name', message: needsRelease(`'${value}' (${REGISTRIES[reg].title.en})`, since, env.trinityVersion, env.trinityVersionSource), path: s.where, span: s.span });
+    }
+    return;
+  }
   const title = REGISTRIES[reg].title;
   if (value.includes('.')) {
     // a dotted class path: imported at run time, found here if the package is in the workspace
@@ -126,6 +136,22 @@ function checkPath(env: KeyRuleEnv, s: Site): void {
   });
 }
 
+/** `x-strictChoices` marks ASTuner / AgentJet string fields whose upstream code accepts only the
+ *  listed values (compared with `==`; anything else falls through to an error or a no-op). */
+function checkChoice(env: KeyRuleEnv, s: Site, choices: string[]): void {
+  const value = valueOf(env, s);
+  if (value === undefined || choices.includes(value)) return;
+  const close = suggest(value, choices, 1);
+  env.sink.add({
+    severity: 'warning',
+    code: 'agent.unknown-choice',
+    message: msg(`\`${s.where}\`: '${value}' is not one of ${choices.map((c) => `'${c}'`).join(', ')}.`, `\`${s.where}\`：'${value}' 不是 ${choices.map((c) => `'${c}'`).join('、')} 之一。`),
+    path: s.where,
+    span: s.span,
+    fixes: close.map((c) => ({ title: msg(`Change to '${c}'`, `改为 '${c}'`), edits: [{ span: s.span, newText: c }], preferred: true })),
+  });
+}
+
 export function runKeyRules(env: KeyRuleEnv): void {
   const trinityTarget = env.trinityVersion;
   for (const s of env.sites) {
@@ -158,17 +184,27 @@ export function runKeyRules(env: KeyRuleEnv): void {
       env.sink.add({ severity: 'info', code: 'agent.dead-key', message: msg(`${sch['x-dead']}`, `${sch['x-zh'] ?? ''}`), path: s.where, span, tags: ['unnecessary'] });
     }
     const since = sch['x-since'];
-    if (since && compareVersions(since, trinityTarget) > 0 && (env.kind === 'trinity' || s.path[0] === 'trinity')) {
+    const inTrinity = env.kind === 'trinity' || s.path[0] === 'trinity';
+    if (since && compareVersions(since, trinityTarget) > 0 && inTrinity) {
+      // the older loader rejects the key ("Key 'x' not in 'Y'"): an error for Trinity configs
       env.sink.add({
-        severity: 'warning',
+        severity: env.kind === 'trinity' ? 'error' : 'warning',
         code: 'version.newer-key',
-        message: msg(`\`${s.where}\` was added in Trinity-RFT ${since}; the target release is ${trinityTarget} (setting \`agentrl.config.trinityVersion\` or the installed package).`, `\`${s.where}\` 在 Trinity-RFT ${since} 中才加入；目标版本为 ${trinityTarget}（设置 \`agentrl.config.trinityVersion\` 或已安装的包）。`),
+        message: needsRelease(`\`${s.where}\``, since, trinityTarget, env.trinityVersionSource),
         path: s.where,
         span,
       });
     }
+    if (sch['x-value-since'] && inTrinity && trinityTarget !== LATEST_TRINITY) {
+      const value = valueOf(env, s);
+      const vs = value === undefined ? undefined : valueSince(sch, value);
+      if (vs && compareVersions(vs, trinityTarget) > 0) {
+        env.sink.add({ severity: env.kind === 'trinity' ? 'error' : 'warning', code: 'version.newer-value', message: needsRelease(`\`${s.where}: ${value}\``, vs, trinityTarget, env.trinityVersionSource), path: s.where, span: s.span });
+      }
+    }
     const reg = sch['x-registry'] as RegistryId | undefined;
     if (reg && REGISTRIES[reg]) checkRegistry(env, s, reg);
+    else if (sch['x-strictChoices'] && sch['x-choices'] && env.kind !== 'trinity') checkChoice(env, s, sch['x-choices']);
     if (sch['x-path']) checkPath(env, s);
   }
 }

@@ -1,11 +1,12 @@
 // The three JSON Schemas (schemas/*.schema.json, bundled into every entry point) and a
 // navigator over them: which schema applies at a path, its properties, default and docs.
 // Hover, completion, defaults for the effective config and the version table all read here.
+// The Trinity schema is built from the release lines in ../facts (0.5 + deltas).
 import type { ConfigKind } from '../../shared/config-api';
-import trinitySchema from '../../../schemas/trinity-rft.schema.json';
 import astunerSchema from '../../../schemas/astuner.schema.json';
 import ajetSchema from '../../../schemas/ajet.schema.json';
 import type { Segment } from '../yaml/tree';
+import { buildTrinitySchema } from '../facts/releases';
 
 /** A JSON-schema object with our `x-` annotations (see schemas/*.json). */
 export interface SchemaNode {
@@ -30,6 +31,10 @@ export interface SchemaNode {
   'x-deprecated'?: string;
   'x-dead'?: string;
   'x-since'?: string;
+  /** Enum / choice values added by a later release: value → release. */
+  'x-value-since'?: Record<string, string>;
+  /** Only the `x-choices` values are accepted (ASTuner / AgentJet fields compared with `==`). */
+  'x-strictChoices'?: boolean;
   'x-nullable'?: boolean;
   'x-free'?: boolean;
   'x-warnUnknown'?: boolean;
@@ -45,7 +50,7 @@ export interface RootSchema extends SchemaNode {
 }
 
 export const SCHEMAS: Record<ConfigKind, RootSchema> = {
-  trinity: trinitySchema as unknown as RootSchema,
+  trinity: buildTrinitySchema(),
   astuner: astunerSchema as unknown as RootSchema,
   ajet: ajetSchema as unknown as RootSchema,
 };

@@ -11,6 +11,7 @@ import { OpenAIUpstream, type ChatUpstream } from '../gateway/upstream';
 import { buildPlan, validateLaunchArgs, type RolloutLaunchArgs } from '../runtime/plan';
 import { RolloutRuntime } from '../runtime/rollout-runtime';
 import { BACKBONE_CLI, findCli, missingCliMessage, UpstreamRun } from '../backbones/upstream';
+import { isLoopbackUrl } from '../../shared/loopback';
 
 /** A native run (stepping, editing, replay) or an upstream backbone's run (output + results). */
 export type RunHandle = RolloutRuntime | UpstreamRun;
@@ -82,7 +83,8 @@ export async function prepareLaunch(args: RolloutLaunchArgs & { __pythonDebugger
     let apiKey: string | undefined;
     if (args.model?.apiKeyEnv) {
       apiKey = env[args.model.apiKeyEnv];
-      if (!apiKey) return { ok: false, message: `The environment variable ${args.model.apiKeyEnv} (model.apiKeyEnv) is not set.` };
+      // A local server needs no key: go on without one rather than stop the run.
+      if (!apiKey && !isLoopbackUrl(baseUrl)) return { ok: false, message: `The environment variable ${args.model.apiKeyEnv} (model.apiKeyEnv) is not set.` };
     }
     upstream = new OpenAIUpstream({ baseUrl, apiKey, timeoutSec: args.model?.timeout });
   }

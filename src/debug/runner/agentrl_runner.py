@@ -2,8 +2,8 @@
 # Agent RL Studio rollout runner (native debug backbone). Standard library only.
 #   python agentrl_runner.py --connect 127.0.0.1:PORT --token TOKEN [--debugpy]
 # Connects back to the extension (JSON lines, src/shared/rollout-protocol.ts), receives the
-# plan, loads the tasks, imports the workflow and runs tasks x repeat episodes one after the
-# other; every LLM call goes to the extension's recording gateway.
+# plan, loads the tasks, imports the workflow and runs tasks x repeat episodes (up to the
+# plan's `concurrency` at once); every LLM call goes to the extension's recording gateway.
 import argparse
 import io
 import json
@@ -15,6 +15,7 @@ import platform
 import sys
 import threading
 import traceback
+from concurrent.futures import ThreadPoolExecutor
 
 sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -148,10 +149,22 @@ def run(channel, plan, cwd):
         return
     channel.send({"type": "symbols", "functions": module_functions(workflow)})
     repeat = max(1, int(plan.get("repeat") or 1))
-    for index, tid, row in picked:
-        for k in range(repeat):
-            episode = "T%s#R%d" % (tid, k)
-            run_one(channel, plan, workflow, reward, row, tid, index, k, episode)
+    jobs = [(index, tid, row, k) for index, tid, row in picked for k in range(repeat)]
+    workers = min(max(1, int(plan.get("concurrency") or 1)), max(1, len(jobs)))
+
+    def one(job):
+        index, tid, row, k = job
+        run_one(channel, plan, workflow, reward, row, tid, index, k, "T%s#R%d" % (tid, k))
+
+    if workers == 1:
+        for job in jobs:
+            one(job)
+        return
+    # Like Trinity's runners: up to `concurrency` episodes at once, each on its own thread
+    # (its own event loop for async workflows); the extension shows each as a thread.
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="agentrl-episode") as pool:
+        for f in [pool.submit(one, job) for job in jobs]:
+            f.result()
 
 
 def run_one(channel, plan, workflow, reward, row, tid, index, k, episode):

@@ -30,7 +30,7 @@ def sampling_request(defaults, kwargs):
     workflow's `model.chat(messages, **kwargs)`. None means "not set" and is dropped, like
     SamplingParams keeps its default; Trinity always wants token ids and logprobs."""
     merged = dict(defaults or {})
-    merged.update(kwargs or {})
+    merged.update({k: v for k, v in (kwargs or {}).items() if v is not None})
     extra = dict(merged.pop("extra_body", None) or {})
     n = merged.pop("n", None)
     n = int(n) if isinstance(n, (int, float)) and not isinstance(n, bool) and n >= 1 else 1

@@ -17,16 +17,28 @@ _LIB_DIRS = tuple(
 )
 
 _episode = contextvars.ContextVar("agentrl_episode", default=None)
-_fallback = {"episode": None}  # threads started by the workflow do not inherit contextvars
+# Threads a workflow starts do not inherit contextvars: they fall back to the episode that
+# is running, which is only known when exactly one is (episodes may run concurrently).
+_active = []
+_active_lock = threading.Lock()
 
 
 def set_episode(episode):
+    previous = _episode.get()
     _episode.set(episode)
-    _fallback["episode"] = episode
+    with _active_lock:
+        if previous is not None and previous in _active:
+            _active.remove(previous)
+        if episode is not None:
+            _active.append(episode)
 
 
 def current_episode():
-    return _episode.get() or _fallback["episode"]
+    ep = _episode.get()
+    if ep:
+        return ep
+    with _active_lock:
+        return _active[0] if len(_active) == 1 else None
 
 
 def is_user_file(filename):

@@ -1,9 +1,35 @@
-// The "Rollouts" view (Run and Debug side bar): saved runs → episodes → turns. Selecting a
-// turn opens the workflow line that made it; runs can be replayed or opened.
+// The "Rollouts" view (Run and Debug side bar): saved runs → episodes → turns. A run reads
+// "launch name — reward · age"; selecting an episode or a turn opens the episode as a chat
+// transcript (Markdown preview, written next to the run as transcripts/<episode>.md); the
+// transcript links each turn to the workflow line that made it. Runs can be replayed or opened.
+import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { EpisodeTrajectory, ForkInfo, TrajectoryTurn } from '../../shared/trajectory';
-import { describeRun, listForks, listRuns, readEpisodes, type RunInfo } from '../results/run-store';
+import { listForks, listRuns, readEpisodes, type RunInfo } from '../results/run-store';
+import { runRow } from './run-label';
+import { episodeMarkdown, mdText, runMarkdown } from './transcript';
+
+/** The episode's transcript file (written on demand; the run folder is git-ignored .agentrl/). */
+export function transcriptFile(run: RunInfo, episode: EpisodeTrajectory): string {
+  const file = path.join(run.dir, 'transcripts', `${episode.episode.replace(/[^\w.-]/g, '_')}.md`);
+  const title = `${runRow(run).label} · ${run.id}`;
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, `# ${mdText(title)}\n\n${episodeMarkdown(episode, path.dirname(file))}`);
+  return file;
+}
+
+/** The whole run as one transcript (Open Trajectories). */
+export function runTranscriptFile(run: RunInfo): string {
+  const file = path.join(run.dir, 'transcript.md');
+  fs.writeFileSync(file, runMarkdown(`${runRow(run).label} · ${run.id}`, readEpisodes(run.dir), run.dir));
+  return file;
+}
+
+function openTranscript(run: RunInfo, episode: EpisodeTrajectory, title: string): vscode.Command {
+  // Written when clicked, so it reflects the run as saved now.
+  return { command: 'agentrl.rollouts.transcript', title, arguments: [{ run, episode }] };
+}
 
 export type RolloutNode =
   | { kind: 'run'; run: RunInfo; folder: vscode.WorkspaceFolder }
@@ -44,11 +70,12 @@ export class RolloutsTreeProvider implements vscode.TreeDataProvider<RolloutNode
 
   getTreeItem(node: RolloutNode): vscode.TreeItem {
     if (node.kind === 'run') {
-      const item = new vscode.TreeItem(node.run.id, vscode.TreeItemCollapsibleState.Collapsed);
-      item.description = describeRun(node.run);
+      const row = runRow(node.run);
+      const item = new vscode.TreeItem(row.label, vscode.TreeItemCollapsibleState.Collapsed);
+      item.description = row.description;
       item.contextValue = 'agentrl.run';
       item.iconPath = new vscode.ThemeIcon(node.run.summary?.status === 'completed' && !node.run.summary.errors ? 'pass' : node.run.summary ? 'warning' : 'loading~spin');
-      item.tooltip = `${node.run.dir}${node.run.summary?.config ? `\n${node.run.summary.config}` : ''}`;
+      item.tooltip = `${row.label} — ${row.description}\n${node.run.dir}${node.run.summary?.config ? `\n${node.run.summary.config}` : ''}`;
       item.resourceUri = vscode.Uri.file(node.run.dir);
       return item;
     }
@@ -69,16 +96,15 @@ export class RolloutsTreeProvider implements vscode.TreeDataProvider<RolloutNode
       item.iconPath = new vscode.ThemeIcon(e.error ? 'error' : e.reward !== null && e.reward > 0 ? 'pass' : 'circle-outline');
       item.tooltip = JSON.stringify(e.task, null, 2).slice(0, 2000);
       item.contextValue = 'agentrl.episode';
+      item.command = openTranscript(node.run, e, 'Open transcript');
       return item;
     }
     const t = node.turn;
     const item = new vscode.TreeItem(turnLabel(t), vscode.TreeItemCollapsibleState.None);
     item.iconPath = new vscode.ThemeIcon(t.type === 'tool' ? 'tools' : 'comment-discussion');
     item.contextValue = 'agentrl.turn';
-    if (t.source) {
-      item.command = { command: 'vscode.open', title: 'Open source', arguments: [vscode.Uri.file(t.source.path), { selection: new vscode.Range(t.source.line - 1, 0, t.source.line - 1, 0) }] };
-      item.tooltip = `${path.basename(t.source.path)}:${t.source.line}`;
-    }
+    item.command = openTranscript(node.run, node.episode, 'Open transcript');
+    if (t.source) item.tooltip = `${path.basename(t.source.path)}:${t.source.line}`;
     return item;
   }
 }

@@ -93,7 +93,7 @@ export function configFor(uri: vscode.Uri, folder: vscode.WorkspaceFolder | unde
   return {
     type: 'agentrl',
     request: 'launch',
-    name: vscode.l10n.t('Agent RL: debug {0}', rel),
+    name: vscode.l10n.t('Debug {0}', rel),
     config: folder ? `\${workspaceFolder}/${rel}` : uri.fsPath,
     tasks: 1,
   };

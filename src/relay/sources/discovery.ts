@@ -66,7 +66,9 @@ function discoverLogdir(root: RelayRoot): Discovery {
   for (const f of w.files.filter((f) => isEventFile(path.basename(f))).sort()) {
     const r = rel(root.dir, f);
     const runDir = rel(root.dir, path.dirname(f));
-    specs.push({ id: `tfevents:${r}`, kind: 'tfevents', run: runDir === '' ? '.' : runDir, role: '', rel: r, abs: f });
+    // Event files at the logdir's top level belong to the run named after the folder, never ".".
+    const run = runDir === '' ? (root.run ?? path.basename(root.dir)) : runDir;
+    specs.push({ id: `tfevents:${r}`, kind: 'tfevents', run, role: '', rel: r, abs: f });
   }
   return { specs, dirs: w.dirs };
 }

@@ -1,8 +1,11 @@
 // A Trinity actor log (`<job_dir>/log/<role>.log`) as a source of `Step N: {...}` points;
-// cursor = (file identity, byte offset just after the last complete line read).
+// cursor = (file identity, byte offset just after the last complete line read). Keys of a
+// wandb shared run (`<role>/…`, hidden `<role>/step` axes) name the per-role series.
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import type { Cursor } from '../../shared/relay-protocol';
 import { Batch, FileSource, PointBatch, SourceReader, fileId, resumeOffset } from './source';
+import { loadSharedStepBindings, sharedRunSeries, type StepBindings } from './shared-run';
 import { parseStepLine } from './step-log';
 
 const NL = 0x0a;
@@ -18,6 +21,7 @@ class StepLogReader implements SourceReader {
   private offset = 0;
   private fid = '';
   private year = new Date().getFullYear();
+  private bindings: StepBindings | undefined;
 
   constructor(
     private readonly src: StepLogSource,
@@ -36,6 +40,8 @@ class StepLogReader implements SourceReader {
       this.fid = fileId(st);
       this.offset = resumeOffset(this.cursor, st);
       this.year = st.mtime.getFullYear();
+      // <job_dir>/log/<role>.log next to <job_dir>/monitor/shared_step_bindings/
+      this.bindings = loadSharedStepBindings(path.join(path.dirname(path.dirname(this.src.file)), 'monitor'));
     }
     const batch = new PointBatch();
     let size = Math.min(Math.max(budget, 64 * 1024), 8 * 1024 * 1024);
@@ -59,13 +65,25 @@ class StepLogReader implements SourceReader {
         const p = parseStepLine(line, this.year);
         if (!p) continue;
         const wall = p.wallTime ?? Date.now() / 1000;
-        for (const [k, v] of p.values) batch.add(k, p.step, wall, v);
+        for (const [k, v] of p.values) {
+          const tag = this.tagOf(k);
+          if (tag !== undefined) batch.add(tag, p.step, wall, v);
+        }
       }
       this.offset += last + 1;
       if (batch.size > 0 || got < size) break;
     }
     if (batch.size === 0) return undefined;
     return batch.toMessage(this.src.info, { source: this.src.info.id, fid: this.fid, offset: this.offset });
+  }
+
+  /** The series tag of a key: a shared-run key of this role loses its prefix; step axes none. */
+  private tagOf(key: string): string | undefined {
+    if (!key.includes('/')) return key;
+    const role = this.src.info.role;
+    const s = sharedRunSeries(key, role, this.bindings);
+    if (!s) return undefined;
+    return s.role === role ? s.tag : key;
   }
 
   close(): void {

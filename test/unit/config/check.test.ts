@@ -25,6 +25,22 @@ function project(): string {
   return dir;
 }
 
+test('--trinity-version: a 0.6 config with 0.5.2 in force names the fields that need 0.6', () => {
+  const dir = tempDir('agentrl-cli-');
+  fs.writeFileSync(path.join(dir, 'c.yaml'), trinity({ explorer: { rollout_model: { engine_type: 'sglang', data_parallel_size: 1 } }, synchronizer: { sync_style: 'fully_async' } }));
+  const newest = cli(dir, 'c.yaml');
+  assert.equal(newest.code, 0, newest.stdout + newest.stderr);
+  const old = cli(dir, '--format', 'json', '--trinity-version', '0.5.2', 'c.yaml');
+  assert.equal(old.code, 1);
+  const [r] = JSON.parse(old.stdout) as { diagnostics: { code: string; message: string; path: string }[] }[];
+  const byPath = Object.fromEntries(r.diagnostics.map((d) => [d.path, d]));
+  assert.equal(byPath['explorer.rollout_model.data_parallel_size'].message, '`explorer.rollout_model.data_parallel_size` needs Trinity-RFT ≥ 0.6; this workspace has 0.5.2 (--trinity-version).');
+  assert.equal(byPath['synchronizer.sync_style'].code, 'version.newer-value');
+  assert.equal(byPath['explorer.rollout_model.engine_type'].code, 'version.newer-value');
+  assert.ok(!r.diagnostics.some((d) => d.code === 'schema.unknown-key'));
+  assert.match(cli(dir, '--help').stdout, /0\.5\.2, 0\.6\.0/);
+});
+
 test('--format json prints exactly the documented shape, 0-based lines', () => {
   const dir = project();
   const r = cli(dir, '--format', 'json', 'configs/nested/bad.yml', 'configs/k8s.yaml');
@@ -35,7 +51,7 @@ test('--format json prints exactly the documented shape, 0-based lines', () => {
   assert.deepEqual(Object.keys(bad).sort(), ['diagnostics', 'file', 'kind']);
   assert.equal(bad.file, 'configs/nested/bad.yml');
   assert.equal(bad.kind, 'trinity');
-  const d = bad.diagnostics.find((x) => x.code === 'trinity.length.exceeds-max-model-len')!;
+  const d = bad.diagnostics.find((x) => x.code === 'trinity.length.exceeds-max-model-len' && x.path === 'model.max_model_len')!;
   assert.deepEqual(Object.keys(d).sort(), ['code', 'message', 'path', 'range', 'severity']);
   assert.equal(d.severity, 'error');
   assert.equal(d.path, 'model.max_model_len');
@@ -95,7 +111,7 @@ test('SARIF 2.1.0 output', () => {
   const log = JSON.parse(r.stdout);
   assert.equal(log.version, '2.1.0');
   const results = log.runs[0].results as { ruleId: string; level: string; locations: { physicalLocation: { artifactLocation: { uri: string }; region: { startLine: number } } }[] }[];
-  const err = results.find((x) => x.ruleId === 'trinity.length.exceeds-max-model-len')!;
+  const err = results.find((x) => x.ruleId === 'trinity.length.exceeds-max-model-len' && x.locations[0].physicalLocation.region.startLine === 12)!;
   assert.equal(err.level, 'error');
   assert.equal(err.locations[0].physicalLocation.artifactLocation.uri, 'configs/nested/bad.yml');
   assert.equal(err.locations[0].physicalLocation.region.startLine, 12);

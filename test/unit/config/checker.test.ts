@@ -14,9 +14,11 @@ async function exercise(checker: ConfigChecker, dir: string) {
   fs.writeFileSync(file, trinity({ model: { model_path: '${oc.env:AGENTRL_CHECKER_MODEL,Qwen/Qwen2.5-0.5B-Instruct}', max_response_tokens: 600 } }));
   const r = await checker.check(file);
   assert.equal(r.kind, 'trinity');
-  const d = r.diagnostics.find((x) => x.code === 'trinity.length.exceeds-max-model-len')!;
+  const all = r.diagnostics.filter((x) => x.code === 'trinity.length.exceeds-max-model-len');
+  const d = all.find((x) => x.path === 'model.max_model_len')!;
   assert.equal(d.severity, 'error');
-  assert.equal(d.path, 'model.max_model_len');
+  // every key the rule is about is marked
+  assert.deepEqual(all.map((x) => x.path).sort(), ['model.max_model_len', 'model.max_prompt_tokens', 'model.max_response_tokens']);
   assert.equal(typeof d.range.start.line, 'number');
   const resolved = r.resolved as { model: { model_path: string } };
   assert.equal(resolved.model.model_path, 'Qwen/Qwen2.5-0.5B-Instruct', 'interpolations resolved');

@@ -45,7 +45,12 @@ test('completion: keys of the section, with default-value snippets, minus keys a
   const timeout = items.find((i) => i.label === 'sync_timeout')!;
   assert.equal(timeout.insertText, 'sync_timeout: ${1:3600}');
   const method = items.find((i) => i.label === 'sync_method')!;
-  assert.match(String(method.insertText), /^sync_method: \$\{1\|nccl,checkpoint,memory\|\}$/);
+  assert.match(String(method.insertText), /^sync_method: \$\{1\|nccl,checkpoint,memory,hccl\|\}$/);
+  // with 0.5.2 in force, 0.6's `hccl` and keys are not offered
+  const old = complete(...at('synchronizer:\n  sync_interval: 2\n  |\n'), { kind: 'trinity', locale: 'en', trinityVersion: '0.5.2' });
+  assert.match(String(old.find((i) => i.label === 'sync_method')!.insertText), /^sync_method: \$\{1\|nccl,checkpoint,memory\|\}$/);
+  const model = (v?: string) => complete(...at('explorer:\n  rollout_model:\n    |\n'), { kind: 'trinity', locale: 'en', trinityVersion: v }).map((i) => i.label);
+  assert.ok(model().includes('data_parallel_size') && !model('0.5.2').includes('data_parallel_size'));
   const sections = complete(...at('|'), { kind: 'trinity', locale: 'en' });
   const buffer = sections.find((i) => i.label === 'buffer')!;
   assert.equal(buffer.insertText, 'buffer:\n  $0');
@@ -55,7 +60,11 @@ test('completion: list items, enum values, booleans; workspace-registered names 
   let items = complete(...at('buffer:\n  explorer_input:\n    eval_tasksets:\n      - |'), { kind: 'trinity', locale: 'en' });
   assert.ok(items.some((i) => i.label === 'path') && items.some((i) => i.label === 'default_workflow_type'));
   items = complete(...at('synchronizer:\n  sync_style: |'), { kind: 'trinity', locale: 'en' });
+  assert.deepEqual(items.map((i) => i.label).sort(), ['explorer_driven', 'fixed', 'fully_async', 'trainer_driven']);
+  items = complete(...at('synchronizer:\n  sync_style: |'), { kind: 'trinity', locale: 'en', trinityVersion: '0.5.2' });
   assert.deepEqual(items.map((i) => i.label).sort(), ['explorer_driven', 'fixed', 'trainer_driven']);
+  const algos = (v?: string) => complete(...at('algorithm:\n  algorithm_type: |'), { kind: 'trinity', locale: 'en', trinityVersion: v }).map((i) => i.label);
+  assert.ok(algos().includes('gigpo') && !algos('0.5.2').includes('gigpo'));
   items = complete(...at('explorer:\n  eval_on_startup: |'), { kind: 'trinity', locale: 'en' });
   assert.deepEqual(items.map((i) => i.label).sort(), ['false', 'true']);
   const root = tempDir();
@@ -137,10 +146,17 @@ test('diagnostics carry related information; code actions apply the quick fix', 
   const a = run(text);
   const uri = 'file:///ws/c.yaml';
   const diags = toDiagnostics(a, 'en', () => uri);
-  const d = diags.find((x) => x.code === 'trinity.length.exceeds-max-model-len')!;
+  const d = diags.find((x) => x.code === 'trinity.length.exceeds-max-model-len' && x.range.start.line === lineOf(text, 'max_model_len'))!;
   assert.equal(d.severity, 1);
   assert.equal(d.relatedInformation?.length, 2);
-  assert.equal(d.range.start.line, lineOf(text, 'max_model_len'));
+  // a rule about several keys marks each of them, linked back to where it is reported
+  const others = diags.filter((x) => x.code === d.code && x !== d);
+  assert.deepEqual(others.map((x) => x.range.start.line).sort(), [lineOf(text, 'max_prompt_tokens'), lineOf(text, 'max_response_tokens')].sort());
+  for (const o of others) {
+    assert.equal(o.severity, 1);
+    assert.ok(o.relatedInformation!.some((r) => r.location.range.start.line === d.range.start.line), 'links to the primary');
+  }
+  assert.ok(d.relatedInformation!.every((r) => others.some((o) => o.range.start.line === r.location.range.start.line)), 'the primary links to each');
   const actions = codeActions(a, uri, d.range, 'en', () => uri);
   const fix = actions.find((x) => x.title === 'Set max_model_len to 1112')!;
   assert.ok(fix.isPreferred);

@@ -181,9 +181,16 @@ test('explorer: concurrent_mode values, and the runner cap in concurrent modes',
   expectFinding(run(text), 'trinity.explorer.runner-cap', { severity: 'info', line: lineOf(text, 'runner_per_model: 16') });
 });
 
-test('explorer: unknown engine type', () => {
-  const text = trinity({ explorer: { rollout_model: { engine_type: 'sglang' } } });
-  expectFinding(run(text), 'trinity.explorer.engine-type', { severity: 'error', line: lineOf(text, 'engine_type: sglang') });
+test('explorer: unknown engine type; sglang is 0.6\'s', () => {
+  const text = trinity({ explorer: { rollout_model: { engine_type: 'trtllm' } } });
+  const f = expectFinding(run(text), 'trinity.explorer.engine-type', { severity: 'error', line: lineOf(text, 'engine_type: trtllm') });
+  assert.match(f.message.en, /`sglang`/);
+  const sg = trinity({ explorer: { rollout_model: { engine_type: 'sglang' } } });
+  expectClean(run(sg));
+  const old = run(sg, { trinityVersion: '0.5.2' });
+  expectNo(old, 'trinity.explorer.engine-type');
+  const g = expectFinding(old, 'version.newer-value', { severity: 'error', line: lineOf(sg, 'engine_type: sglang') });
+  assert.equal(g.message.en, '`explorer.rollout_model.engine_type: sglang` needs Trinity-RFT ≥ 0.6; this workspace has 0.5.2.');
 });
 
 test('buffer: taskset xor tasksets, at least one taskset, every taskset has a path', () => {

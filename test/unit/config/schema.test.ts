@@ -96,11 +96,15 @@ test('versions: a key that is valid in the targeted older release is accepted', 
   expectNo(run(text, { trinityVersion: '0.3.1' }), 'version.renamed-key');
 });
 
-test('versions: a key newer than the target release warns', () => {
+test('versions: a key newer than the release in force says which release it needs', () => {
   const text = trinity({ explorer: { concurrent_mode: 'sequential' } });
-  const f = expectFinding(run(text, { trinityVersion: '0.4.0' }), 'version.newer-key', { severity: 'warning', line: lineOf(text, 'concurrent_mode') });
-  assert.match(f.message.en, /added in Trinity-RFT 0\.5\.0.*target release is 0\.4\.0/);
+  // the older loader rejects the key, so an error — but a version message, not "Unknown key"
+  const f = expectFinding(run(text, { trinityVersion: '0.4.0' }), 'version.newer-key', { severity: 'error', line: lineOf(text, 'concurrent_mode') });
+  assert.equal(f.message.en, '`explorer.concurrent_mode` needs Trinity-RFT ≥ 0.5; this workspace has 0.4.0.');
   expectNo(run(text), 'version.newer-key');
+  // with the source of the version when the engine is told it
+  const g = expectFinding(run(text, { trinityVersion: '0.4.0', trinityVersionSource: 'pinned in requirements.txt' }), 'version.newer-key');
+  assert.match(g.message.en, /this workspace has 0\.4\.0 \(pinned in requirements\.txt\)\.$/);
 });
 
 test('YAML syntax errors are errors at their position', () => {

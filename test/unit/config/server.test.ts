@@ -36,7 +36,7 @@ test('diagnostics on open and after an edit, with the kind notified', async () =
   const first = lsp.nextDiagnostics(uri);
   await lsp.open(uri, text);
   const d = await first;
-  const diag = d.diagnostics.find((x) => x.code === 'trinity.length.exceeds-max-model-len')!;
+  const diag = d.diagnostics.find((x) => x.code === 'trinity.length.exceeds-max-model-len' && x.range.start.line === lineOf(text, 'max_model_len'))!;
   assert.equal(diag.severity, 1);
   assert.equal(diag.range.start.line, lineOf(text, 'max_model_len'));
   assert.equal(diag.source, 'Agent RL');

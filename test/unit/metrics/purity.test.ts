@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import { repoRoot } from '../../harness/paths';
 
-const ADAPTERS = new Set(['activate.ts', 'host.ts', 'host-entry.ts', 'panel.ts', 'status-bar.ts', 'strings.ts', 'commands.ts', 'endpoints.ts', 'export-files.ts']);
+const ADAPTERS = new Set(['activate.ts', 'host.ts', 'host-entry.ts', 'panel.ts', 'status-bar.ts', 'strings.ts', 'commands.ts', 'endpoints.ts', 'export-files.ts', 'demo.ts']);
 
 test('src/metrics: only the adapter files import vscode', () => {
   const dir = path.join(repoRoot, 'src', 'metrics');

@@ -98,6 +98,8 @@ test('status summary: the active run, its reward, the trend, the worst endpoint 
     { id: 'b', name: 'b', target: '', kind: 'url', state: 'stale', runs: [], points: 0 },
   ]);
   assert.deepEqual([s.run, s.tag, s.step, s.value, s.trend, s.state], ['new', 'rollout/accuracy/mean', 11, 1.1, 'up', 'stale']);
+  // The status bar shows the smoothed reward (EMA 0.6), below the last raw point of a rising curve.
+  assert.ok(s.smoothed! < 1.1 && s.smoothed! > 0.8, `smoothed ${s.smoothed}`);
   assert.equal(trendOf([1, 1, 1, 1, 1, 1, 1, 1, 1, 1]), 'flat');
   assert.equal(trendOf([5, 5, 5, 5, 5, 1, 1, 1, 1, NaN, 1]), 'down');
 });

@@ -5,18 +5,24 @@ import { parse } from 'jsonc-parser';
 import { english } from '../../../src/scaffold/l10n';
 import { launchEntries, mergeLaunchJson } from '../../../src/scaffold/launch';
 
-const entry = launchEntries([{ name: 'Agent RL: debug a rollout', config: 'config.yaml', cwd: '.', tasks: 2 }], 'sub/a', 'Qwen/Q')[0];
+const entry = launchEntries([{ name: 'Debug a rollout', config: 'config.yaml', cwd: '.', tasks: 2 }], 'sub/a', 'Qwen/Q')[0];
 
 test('entries: agentrl/launch, paths under ${workspaceFolder}, model block', () => {
   assert.deepEqual(entry, {
     type: 'agentrl',
     request: 'launch',
-    name: 'Agent RL: debug a rollout',
+    name: 'Debug a rollout',
     config: '${workspaceFolder}/sub/a/config.yaml',
     cwd: '${workspaceFolder}/sub/a',
     tasks: 2,
-    model: { baseUrl: 'http://127.0.0.1:8000/v1', name: 'Qwen/Q', apiKeyEnv: 'OPENAI_API_KEY' },
+    // A local endpoint never needs an API key (issue 18: the first F5 stopped on a modal for it).
+    model: { baseUrl: 'http://127.0.0.1:8000/v1', name: 'Qwen/Q' },
   });
+  const remote = launchEntries([{ name: 'n', config: 'c.yaml', cwd: '.' }], 'a', 'm', 'https://api.example.com/v1')[0];
+  assert.deepEqual(remote.model, { baseUrl: 'https://api.example.com/v1', name: 'm', apiKeyEnv: 'OPENAI_API_KEY' });
+  for (const local of ['http://localhost:8000/v1', 'http://[::1]:8089/v1', 'http://127.0.0.2:9/v1']) {
+    assert.equal(launchEntries([{ name: 'n', config: 'c.yaml', cwd: '.' }], 'a', 'm', local)[0].model.apiKeyEnv, undefined, local);
+  }
   const parent = launchEntries([{ name: 'n', config: 'c.yaml', cwd: '..', workflow: 'main.py->f' }], 'a', 'm', 'http://h/v1')[0];
   assert.equal(parent.cwd, '${workspaceFolder}');
   assert.equal(parent.workflow, 'main.py->f');

@@ -148,9 +148,10 @@ describe('refusals', () => {
 
 test('sample-workspace/math_agent is what the generator makes today', () => {
   const ws = tempDir();
-  assert.equal(cli(['new', 'trinity-math', ws], scratch).code, 0);
+  // The sample's entry points at the sandbox's model (what the wizard picks there).
+  assert.equal(cli(['new', 'trinity-math', ws, '--base-url', 'http://127.0.0.1:8089/v1'], scratch).code, 0);
   const sample = path.join(repoRoot, 'sample-workspace');
-  assert.deepEqual(snapshot(path.join(sample, 'math_agent')), snapshot(path.join(ws, 'math_agent')), 'regenerate: node dist/agentrl.js new trinity-math sample-workspace');
+  assert.deepEqual(snapshot(path.join(sample, 'math_agent')), snapshot(path.join(ws, 'math_agent')), 'regenerate: node dist/agentrl.js new trinity-math sample-workspace --base-url http://127.0.0.1:8089/v1');
   const entries = (dir: string) => (parseJsonc(fs.readFileSync(path.join(dir, '.vscode', 'launch.json'), 'utf8')) as { configurations: { name: string }[] }).configurations;
   const generated = entries(ws)[0];
   assert.deepEqual(entries(sample).find((c) => c.name === generated.name), generated);
@@ -180,7 +181,7 @@ describe('launch.json and data', () => {
     for (const keep of ['// my debug setups: keep this comment', '// trailing comment', '/* block comment */', '"program": "x.py"']) assert.ok(text.includes(keep), `lost: ${keep}\n${text}`);
     assert.match(text, /\n\t\t\t"type": "agentrl"/, 'the new entry is indented with tabs like the file');
     const doc = parseJsonc(text) as { configurations: { name: string }[] };
-    assert.deepEqual(doc.configurations.map((c) => c.name), ['my script', 'Agent RL: debug tool_agent rollout']);
+    assert.deepEqual(doc.configurations.map((c) => c.name), ['my script', 'Debug tool_agent rollout']);
     fs.rmSync(ws, { recursive: true, force: true });
   });
 
@@ -249,7 +250,7 @@ describe('launch.json and data', () => {
     assert.match(config, /default_workflow_type: solver_workflow/);
     assert.match(fs.readFileSync(path.join(ws, 'solver', 'workflow.py'), 'utf8'), /@WORKFLOWS\.register_module\("solver_workflow"\)/);
     const launch = parseJsonc(fs.readFileSync(path.join(ws, '.vscode', 'launch.json'), 'utf8')) as { configurations: { model: object }[] };
-    assert.deepEqual(launch.configurations[0].model, { baseUrl: 'http://127.0.0.1:8089/v1', name: 'Qwen/Qwen3-0.6B', apiKeyEnv: 'OPENAI_API_KEY' });
+    assert.deepEqual(launch.configurations[0].model, { baseUrl: 'http://127.0.0.1:8089/v1', name: 'Qwen/Qwen3-0.6B' });
     fs.rmSync(ws, { recursive: true, force: true });
   });
 });

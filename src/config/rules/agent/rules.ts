@@ -141,7 +141,10 @@ function skeleton(ctx: RuleContext, defaultsName: string): void {
   const other = A === 'astuner' ? 'ajet' : 'astuner';
   const defaults = v.get('defaults');
   const names = Array.isArray(defaults) ? defaults.map((d) => (typeof d === 'string' ? d : '')) : [];
-  const need = ['verl_default', 'trinity_default', defaultsName, '_self_'];
+  // today's AgentJet ships verl-only layers (ajet_swarm_default.yaml @ 1b4afc7d): the trinity
+  // layer is needed only with the trinity backbone (and always for ASTuner)
+  const withTrinity = A === 'astuner' || v.str(`${A}.backbone`) === 'trinity';
+  const need = ['verl_default', ...(withTrinity ? ['trinity_default'] : []), defaultsName, '_self_'];
   if (!v.has('defaults')) {
     report(ctx, {
       severity: 'error',
@@ -168,7 +171,7 @@ function skeleton(ctx: RuleContext, defaultsName: string): void {
   }
   const sp = v.get('hydra.searchpath');
   const paths = Array.isArray(sp) ? sp.map(String) : [];
-  const needPaths = [`file://${A}/default_config`, `file://${A}/default_config/verl`, `file://${A}/default_config/trinity`];
+  const needPaths = [`file://${A}/default_config`, `file://${A}/default_config/verl`, ...(withTrinity ? [`file://${A}/default_config/trinity`] : [])];
   if (!v.has('hydra.searchpath')) {
     report(ctx, { severity: 'error', code: 'agent.searchpath', message: msg(`\`hydra.searchpath\` is required (${needPaths.join(', ')}).`, `必须设置 \`hydra.searchpath\`（${needPaths.join('、')}）。`), path: 'hydra.searchpath', span: v.keySpan('hydra.searchpath') });
     return;

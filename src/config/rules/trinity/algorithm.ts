@@ -24,7 +24,8 @@ export const algorithmRule: Rule = {
           fixes: fix ? [fix] : undefined,
         });
       }
-      if (mode === 'train' && !v.str('buffer.trainer_input.experience_buffer.path')) {
+      // a path set through an unset `${oc.env:X}` is unknown here, not missing
+      if (mode === 'train' && !v.str('buffer.trainer_input.experience_buffer.path') && !v.unknown('buffer.trainer_input.experience_buffer.path')) {
         report(ctx, {
           severity: 'error',
           code: 'trinity.algorithm.dataset-path',

@@ -5,7 +5,8 @@ import { AGENT_PLUGIN_NAMES } from '../../names/registries';
 import { report, setValueFix, type Rule, type RuleContext } from '../context';
 import { algorithmOf, isSftOrDpo, items, modeOf } from './common';
 
-const TASKSET_STORAGE = ['file', 'sql', 'queue'];
+// `task_dir` is 0.6's (with an older release in force the key rules say so: version.newer-value)
+const TASKSET_STORAGE = ['file', 'sql', 'queue', 'task_dir'];
 const BUFFER_STORAGE = ['queue', 'sql', 'file'];
 
 function storageCheck(ctx: RuleContext, path: string, allowed: string[], known?: unknown): void {

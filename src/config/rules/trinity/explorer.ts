@@ -4,6 +4,7 @@ import { msg, suggest } from '../../findings';
 import { enumValue } from '../../schema/coerce';
 import { report, setValueFix, type Rule } from '../context';
 import { items } from './common';
+import { atLeast06 } from './parallel';
 
 const CONCURRENT = ['sequential', 'asynchronous', 'multi-threading'];
 const SYNC_STYLE = { values: ['fixed', 'trainer_driven', 'explorer_driven'], aliases: { dynamic_by_explorer: 'explorer_driven', dynamic_by_trainer: 'trainer_driven' }, caseInsensitive: true };
@@ -84,8 +85,10 @@ export const explorerRule: Rule = {
       }
     }
     const engineType = v.str('explorer.rollout_model.engine_type');
-    if (engineType !== undefined && !/^(vllm|tinker|external)/.test(engineType)) {
-      report(ctx, { severity: 'error', code: 'trinity.explorer.engine-type', message: msg(`Unknown engine type '${engineType}': use \`vllm\`, \`tinker\` or \`external\`.`, `未知的引擎类型 '${engineType}'：请使用 \`vllm\`、\`tinker\` 或 \`external\`。`), path: 'explorer.rollout_model.engine_type', span: v.span('explorer.rollout_model.engine_type') });
+    // `sglang` with an older release in force is reported as a 0.6 value (version.newer-value)
+    if (engineType !== undefined && !/^(vllm|sglang$|tinker|external)/.test(engineType)) {
+      const names = atLeast06(ctx) ? '`vllm`, `sglang`, `tinker` or `external`' : '`vllm`, `tinker` or `external`';
+      report(ctx, { severity: 'error', code: 'trinity.explorer.engine-type', message: msg(`Unknown engine type '${engineType}': use ${names}.`, `未知的引擎类型 '${engineType}'：请使用 ${names.replace(' or ', ' 或 ').replace(/, /g, '、')}。`), path: 'explorer.rollout_model.engine_type', span: v.span('explorer.rollout_model.engine_type') });
     }
   },
 };

@@ -5,6 +5,7 @@ import { msg } from '../../findings';
 import type { ConfigView } from '../../model';
 import { report, setValueFix, type Rule, type RuleContext } from '../context';
 import { algorithmOf, intOf, items, modeOf, trainBatchSize, trainerValidatorRuns, type Mode } from './common';
+import { atLeast06, enginesOf } from './parallel';
 
 interface Budget {
   mode: Mode;
@@ -12,6 +13,7 @@ interface Budget {
   gpuPerNode: number;
   rollout: number;
   aux: number;
+  /** GPUs per rollout engine: tensor_parallel_size (0.5), DP × TP × PP (0.6). */
   tp: number;
   engines: number;
   /** GPUs left for the trainer (undefined where Trinity does not compute it). */
@@ -19,7 +21,7 @@ interface Budget {
 }
 
 /** Computes the GPU budget as `_set_gpu_allocation_info` does; undefined when it cannot be known here. */
-export function gpuBudget(v: ConfigView): Budget | undefined {
+export function gpuBudget(v: ConfigView, ctx?: RuleContext): Budget | undefined {
   const mode = modeOf(v);
   if (!mode) return undefined;
   if (v.bool('model.tinker.enable') || v.bool('model.external_model.enable')) return undefined;
@@ -31,16 +33,25 @@ export function gpuBudget(v: ConfigView): Budget | undefined {
   const engines = v.num('explorer.rollout_model.engine_num');
   if (tp === undefined || engines === undefined) return undefined;
   let aux = 0;
-  for (const m of items(v, 'explorer.auxiliary_models')) {
-    const t = intOf(m, 'tensor_parallel_size', 1);
-    const e = intOf(m, 'engine_num', 1);
-    if (t === undefined || e === undefined) return undefined;
-    aux += t * e;
+  let perEngine = tp;
+  if (ctx && atLeast06(ctx)) {
+    // 0.6: an engine takes DP × TP × PP GPUs (tinker / external none)
+    const all = enginesOf(ctx);
+    if (!all) return undefined;
+    perEngine = all[0].gpus;
+    aux = all.slice(1).reduce((n, e) => n + e.gpus * e.engines, 0);
+  } else {
+    for (const m of items(v, 'explorer.auxiliary_models')) {
+      const t = intOf(m, 'tensor_parallel_size', 1);
+      const e = intOf(m, 'engine_num', 1);
+      if (t === undefined || e === undefined) return undefined;
+      aux += t * e;
+    }
   }
-  const rollout = mode === 'train' ? 0 : tp * engines;
+  const rollout = mode === 'train' ? 0 : perEngine * engines;
   if (mode === 'train') aux = 0;
   const total = nodes * gpn;
-  const b: Budget = { mode, total, gpuPerNode: gpn, rollout, aux, tp, engines };
+  const b: Budget = { mode, total, gpuPerNode: gpn, rollout, aux, tp: perEngine, engines };
   if (mode === 'colocate') b.trainer = 1;
   else if (mode === 'both' || mode === 'train') b.trainer = total - rollout - aux;
   return b;
@@ -70,7 +81,7 @@ export const gpuRule: Rule = {
   id: 'trinity.gpu',
   run(ctx) {
     const v = ctx.view;
-    const b = gpuBudget(v);
+    const b = gpuBudget(v, ctx);
     if (!b) return;
     const explorer = b.rollout + b.aux;
     const auxNote = b.aux ? msg(` + ${b.aux} for auxiliary models`, ` + 辅助模型 ${b.aux}`) : msg('', '');
@@ -154,7 +165,11 @@ function colocate(ctx: RuleContext, b: Budget): void {
     report(ctx, { severity: 'error', code, message: msg(en, zh), path, related: [{ path: 'mode', message: msg("mode is 'colocate'", "mode 为 'colocate'") }], fixes: fix ? [fix] : undefined });
   };
   if (b.engines !== 1) one('explorer.rollout_model.engine_num', 'trinity.gpu.colocate-engines', 'In colocate mode, `explorer.rollout_model.engine_num` must be set to 1.', 'colocate 模式下 `explorer.rollout_model.engine_num` 必须为 1。');
-  if (b.tp !== 1) one('explorer.rollout_model.tensor_parallel_size', 'trinity.gpu.colocate-tp', 'In colocate mode, `explorer.rollout_model.tensor_parallel_size` must be set to 1.', 'colocate 模式下 `explorer.rollout_model.tensor_parallel_size` 必须为 1。');
+  if (b.tp !== 1 && atLeast06(ctx)) {
+    // 0.6 checks the whole engine: gpu_per_engine = DP × TP × PP
+    const key = ['tensor_parallel_size', 'data_parallel_size', 'pipeline_parallel_size'].map((k) => `explorer.rollout_model.${k}`).find((k) => (v.num(k) ?? 1) > 1) ?? 'explorer.rollout_model.tensor_parallel_size';
+    one(key, 'trinity.gpu.colocate-tp', `In colocate mode, \`explorer.rollout_model.gpu_per_engine\` must be set to 1 (it is ${b.tp} = data_parallel_size × tensor_parallel_size × pipeline_parallel_size).`, `colocate 模式下 \`explorer.rollout_model.gpu_per_engine\` 必须为 1（当前为 ${b.tp} = data_parallel_size × tensor_parallel_size × pipeline_parallel_size）。`);
+  } else if (b.tp !== 1) one('explorer.rollout_model.tensor_parallel_size', 'trinity.gpu.colocate-tp', 'In colocate mode, `explorer.rollout_model.tensor_parallel_size` must be set to 1.', 'colocate 模式下 `explorer.rollout_model.tensor_parallel_size` 必须为 1。');
   if (v.len('explorer.auxiliary_models') > 0) {
     report(ctx, { severity: 'error', code: 'trinity.gpu.colocate-aux', message: msg('In colocate mode, auxiliary models are not supported.', 'colocate 模式不支持辅助模型。'), path: 'explorer.auxiliary_models', related: [{ path: 'mode', message: msg("mode is 'colocate'", "mode 为 'colocate'") }] });
   }

@@ -115,3 +115,21 @@ print(json.dumps(out))`;
   assert.match((without.out as { error: string }).error, /AgentScope chat model, and agentscope is not installed/);
   assert.equal((without.out as { beside_client: string }).beside_client, 'tiny');
 });
+
+test('tool frames: functions of the workspace modules a workflow imports its tools from (issue 18)', () => {
+  // The sample's shape: workflow.py does `from tools import TOOLS, call_tool`; get_weather lives
+  // in tools.py. Before, only workflow.py's own functions were known, so a get_weather frame
+  // opened the LLM call's line instead of the tool's.
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'agentrl-tools-'));
+  fs.writeFileSync(path.join(d, 'tools.py'), 'import json\n\n\ndef get_weather(city):\n    return {}\n\n\ndef call_tool(name, args):\n    return get_weather(**args)\n');
+  fs.writeFileSync(path.join(d, 'helpers.py'), 'def add(a, b):\n    return a + b\n');
+  fs.writeFileSync(path.join(d, 'flow.py'), 'import json\nimport helpers\nfrom tools import call_tool\n\n\nclass Flow:\n    pass\n\n\ndef local_tool():\n    pass\n');
+  const r = py(`
+import os
+from agentrl_runner_imports import resolve, module_functions
+fns = module_functions(resolve("flow->Flow", "."))
+print(json.dumps({k: [os.path.basename(v["path"]), v["line"]] for k, v in sorted(fns.items())}))`, d);
+  assert.equal(r.status, 0, r.err);
+  assert.deepEqual(r.out, { add: ['helpers.py', 1], call_tool: ['tools.py', 8], get_weather: ['tools.py', 4], local_tool: ['flow.py', 10] });
+  fs.rmSync(d, { recursive: true, force: true });
+});

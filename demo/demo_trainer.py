@@ -1,0 +1,376 @@
+#!/usr/bin/env python3
+"""demo: simulated trainer — a stand-in for a Trinity-RFT GRPO run, for the metrics view's demo.
+
+Not a trainer: nothing is learned. It writes a job dir exactly where and how Trinity-RFT 0.5
+writes one (trinity.md §6.2, §6.3, §7), so every part of Agent RL Studio's "watch training"
+path runs on real files:
+
+  <job_dir>/monitor/tensorboard/explorer/events.out.tfevents.*   explorer scalars, per explorer step
+  <job_dir>/monitor/tensorboard/trainer/events.out.tfevents.*    trainer scalars, per train step
+  <job_dir>/log/explorer.log, log/trainer.log                     "Step N: {...}" lines (monitor.log)
+  <job_dir>/buffer/experience_buffer.db                           the SQL experience buffer
+                                                                  (ExperienceModel schema, TRXP bytes)
+  <job_dir>/explorer_meta.json, trainer_meta.json                 latest_iteration
+
+The rollouts in the buffer are real: episodes of the tool-calling task of the
+sample workspace (`toolcall/`) against an OpenAI-compatible model (the tiny fixture model that
+`npm start` serves), with real tool calls and results, scored by the sample's exact-answer
+reward. What is simulated is learning: the "policy" ignores its tools (and so guesses, and
+fails) with a chance that decays over the run, so the real rewards rise as a trained
+policy's would. Rollouts run in a thread at
+the model's pace; each explorer step takes those that finished during it (a step with none
+logs rewards drawn from the same schedule). Trainer metrics (losses, KL, entropy, lengths,
+timings) follow plausible curves. Without a reachable model, every step is drawn and the
+buffer stays empty.
+
+Python standard library only (no tensorboardX / torch), so it runs anywhere Python 3.8+ does,
+e.g. as a Ray job entrypoint:
+
+  python3 demo_trainer.py --job-dir /tmp/demo-job --step-seconds 1 --steps 300
+  python3 demo_trainer.py --job-dir DIR --model-url http://127.0.0.1:8089/v1 --duration 600
+
+Stops after --steps explorer steps or --duration seconds (0 = no limit), on SIGTERM/SIGINT.
+"""
+import argparse
+import json
+import math
+import os
+import pickle
+import queue
+import random
+import re
+import signal
+import socket
+import sqlite3
+import struct
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+
+TABLE = "experience_buffer"  # Trinity's default buffer name = table name (trinity.md §7)
+EVAL_EVERY = 10
+ROLLOUTS = 4  # repeat_times: GRPO group size
+
+# ---- TensorBoard event files (TFRecord framing, masked CRC32C, Event protobuf) -----------
+
+_CRC_TABLE = []
+for _i in range(256):
+    _c = _i
+    for _ in range(8):
+        _c = (_c >> 1) ^ 0x82F63B78 if _c & 1 else _c >> 1
+    _CRC_TABLE.append(_c)
+
+
+def crc32c(data):
+    c = 0xFFFFFFFF
+    for b in data:
+        c = _CRC_TABLE[(c ^ b) & 0xFF] ^ (c >> 8)
+    return c ^ 0xFFFFFFFF
+
+
+def masked_crc(data):
+    c = crc32c(data)
+    return (((c >> 15) | (c << 17)) + 0xA282EAD8) & 0xFFFFFFFF
+
+
+def _varint(n):
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def _field(num, wire, payload):
+    key = _varint((num << 3) | wire)
+    if wire == 2:
+        return key + _varint(len(payload)) + payload
+    return key + payload
+
+
+def event_bytes(wall_time, step, tag=None, value=None, file_version=None):
+    """An Event: wall_time (1, double), step (2, int64), file_version (3) or summary (5)."""
+    msg = _field(1, 1, struct.pack("<d", wall_time)) + _field(2, 0, _varint(step))
+    if file_version is not None:
+        msg += _field(3, 2, file_version.encode())
+    else:
+        val = _field(1, 2, tag.encode()) + _field(2, 5, struct.pack("<f", value))  # Summary.Value: tag, simple_value
+        msg += _field(5, 2, _field(1, 2, val))
+    return msg
+
+
+class EventWriter:
+    """Appends records to events.out.tfevents.<time>.<host> under `logdir`, flushed per step."""
+
+    def __init__(self, logdir):
+        os.makedirs(logdir, exist_ok=True)
+        now = time.time()
+        name = "events.out.tfevents.%d.%s.demo" % (int(now), socket.gethostname())
+        self.f = open(os.path.join(logdir, name), "ab")
+        self._record(event_bytes(now, 0, file_version="brain.Event:2"))
+        self.f.flush()
+
+    def _record(self, data):
+        header = struct.pack("<Q", len(data))
+        self.f.write(header + struct.pack("<I", masked_crc(header)) + data + struct.pack("<I", masked_crc(data)))
+
+    def scalars(self, step, values, wall_time=None):
+        t = wall_time or time.time()
+        for tag, v in values.items():
+            # TensorBoard's writers clean tag names the same way ("mean@4" is stored as "mean_4").
+            self._record(event_bytes(t, step, tag=re.sub(r"[^-/\w.]", "_", tag), value=float(v)))
+        self.f.flush()
+
+    def close(self):
+        self.f.close()
+
+
+# ---- actor logs: Trinity's monitor also writes "Step N: {...}" to log/<role>.log ----------
+
+def log_step(path, role, step, values):
+    src = {"explorer": "explorer.py:358", "trainer": "trainer.py:207"}[role]
+    line = "INFO %s [%s] Step %d: %s\n" % (time.strftime("%m-%d %H:%M:%S"), src, step, repr({k: float(v) for k, v in values.items()}))
+    with open(path, "a") as f:
+        f.write(line)
+
+
+# ---- the SQL experience buffer (ExperienceModel; experience_bytes = TRXP) ---------------
+
+def experience_bytes(item):
+    meta = pickle.dumps({"version": 1, "num_items": 1, "items": [item]}, protocol=4)
+    # No tensors worth keeping here: a valid, tiny safetensors blob (one int64 token id).
+    header = json.dumps({"0:tokens": {"dtype": "I64", "shape": [1], "data_offsets": [0, 8]}}).encode()
+    tensors = struct.pack("<Q", len(header)) + header + struct.pack("<q", 0)
+    return b"TRXP" + bytes([1]) + struct.pack("<QQ", len(meta), len(tensors)) + meta + tensors
+
+
+def open_buffer(job_dir):
+    os.makedirs(os.path.join(job_dir, "buffer"), exist_ok=True)
+    db = sqlite3.connect(os.path.join(job_dir, "buffer", TABLE + ".db"))
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS %s (id INTEGER PRIMARY KEY AUTOINCREMENT, timestamp DATETIME DEFAULT CURRENT_TIMESTAMP,"
+        " task_id VARCHAR(64), run_id INTEGER, msg_id VARCHAR(64), model_version INTEGER, experience_bytes BLOB, reward FLOAT,"
+        " consumed INTEGER DEFAULT 0)" % TABLE
+    )
+    db.commit()
+    return db
+
+
+# ---- real rollouts: the sample workspace's tool-calling task against the model ----------
+
+TOOLS = [
+    {"type": "function", "function": {"name": "get_weather", "description": "Get the current weather for a city.",
+                                      "parameters": {"type": "object", "properties": {"city": {"type": "string", "description": "City name"}},
+                                                     "required": ["city"]}}},
+    {"type": "function", "function": {"name": "add", "description": "Add two integers.",
+                                      "parameters": {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+                                                     "required": ["a", "b"]}}},
+]
+WEATHER = {"Paris": ("sunny", 21), "Kyoto": ("cloudy", 18), "Tokyo": ("rainy", 9), "Berlin": ("windy", 12), "Oslo": ("snowy", 2)}
+
+
+def make_task(rng, step):
+    if step % 2:
+        a, b = rng.randint(0, 49), rng.randint(0, 49)
+        return {"id": "add-%d-%d" % (a, b), "question": "What is %d plus %d?" % (a, b), "answer": "The answer is %d." % (a + b)}
+    city = rng.choice(sorted(WEATHER))
+    cond, t = WEATHER[city]
+    return {"id": "weather-" + city.lower(), "question": "What is the weather in %s?" % city,
+            "answer": "It is %s and %d degrees C in %s." % (cond, t, city)}
+
+
+def call_tool(name, args):
+    try:
+        if name == "get_weather":
+            city = args.get("city")
+            if city not in WEATHER:
+                return {"error": "unknown city: %s" % city}
+            return {"city": city, "temp_c": WEATHER[city][1], "condition": WEATHER[city][0]}
+        if name == "add":
+            return {"result": int(args["a"]) + int(args["b"])}
+    except (KeyError, TypeError, ValueError) as e:
+        return {"error": "bad arguments: %s" % e}
+    return {"error": "unknown tool: %s" % name}
+
+
+def chat(base_url, model, messages, temperature, tools, timeout=30):
+    req = {"model": model, "messages": messages, "temperature": temperature, "max_tokens": 40}
+    if tools:
+        req["tools"] = TOOLS
+    body = json.dumps(req).encode()
+    req = urllib.request.Request(base_url.rstrip("/") + "/chat/completions", data=body, headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=timeout) as r:
+        return json.loads(r.read().decode())
+
+
+def rollout(base_url, model, task, temperature, tools=True, max_turns=3):
+    """One episode; returns (messages, final answer, reward). Without tools the model can only guess."""
+    messages = [{"role": "user", "content": task["question"]}]
+    answer = ""
+    for _ in range(max_turns):
+        msg = chat(base_url, model, messages, temperature, tools)["choices"][0]["message"]
+        calls = msg.get("tool_calls") or []
+        if not calls:
+            answer = msg.get("content") or ""
+            messages.append({"role": "assistant", "content": answer})
+            break
+        messages.append({"role": "assistant", "content": msg.get("content") or "", "tool_calls": calls})
+        for c in calls:
+            try:
+                args = json.loads(c["function"].get("arguments") or "{}")
+            except ValueError:
+                args = {}
+            result = call_tool(c["function"]["name"], args if isinstance(args, dict) else {})
+            messages.append({"role": "tool", "tool_call_id": c.get("id", ""), "content": json.dumps(result)})
+    reward = 1.0 if answer.strip() == task["answer"] else 0.0
+    return messages, answer, reward
+
+
+def model_id(base_url):
+    try:
+        with urllib.request.urlopen(base_url.rstrip("/") + "/models", timeout=3) as r:
+            data = json.loads(r.read().decode()).get("data") or []
+            return data[0]["id"] if data else "default"
+    except (OSError, ValueError, KeyError, IndexError):
+        return None
+
+
+# ---- the loop -----------------------------------------------------------------------------
+
+def untrained_at(step, steps):
+    """The simulated policy: the chance that an episode ignores its tools (and so answers
+    wrong), high early and low late, the way a trained policy learns to call them."""
+    return 0.85 * math.exp(-4.0 * step / max(1, steps))
+
+
+def curve(step, steps, start, end, noise, rng):
+    k = 1 - math.exp(-4.0 * step / max(1, steps))
+    return start + (end - start) * k + rng.gauss(0, noise)
+
+
+def roll(a, state, stop, done, rng):
+    """The rollout thread: episodes of the sample's task, one after the other, until stopped."""
+    model = state["model"]
+    while not stop["now"]:
+        step = state["step"]
+        task = make_task(rng, step)
+        offered = rng.random() >= untrained_at(step, a.steps)
+        t0 = time.time()
+        try:
+            messages, answer, reward = rollout(a.model_url, model, task, 0.7, tools=offered)
+        except (OSError, ValueError, KeyError, IndexError) as e:
+            print("demo: rollout failed (%s); going on with simulated rewards" % e, flush=True)
+            return
+        done.put((task, messages, answer, reward, offered, time.time() - t0))
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description="demo: simulated trainer — writes a Trinity-RFT job dir (see the module docstring).")
+    p.add_argument("--job-dir", required=True, help="the job dir to write (created)")
+    p.add_argument("--steps", type=int, default=300, help="explorer steps (default 300)")
+    p.add_argument("--step-seconds", type=float, default=1.0, help="at least this long per explorer step (the speed; default 1)")
+    p.add_argument("--duration", type=float, default=0, help="stop after this many seconds (0: when the steps are done)")
+    p.add_argument("--model-url", default=os.environ.get("AGENTRL_DEMO_MODEL_URL", "http://127.0.0.1:8089/v1"),
+                   help="OpenAI-compatible endpoint for the real rollouts ('' for none)")
+    p.add_argument("--seed", type=int, default=0)
+    a = p.parse_args(argv)
+
+    stop = {"now": False}
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.update(now=True))
+    rng = random.Random(a.seed)
+    job = os.path.abspath(a.job_dir)
+    os.makedirs(os.path.join(job, "log"), exist_ok=True)
+    explorer = EventWriter(os.path.join(job, "monitor", "tensorboard", "explorer"))
+    trainer = EventWriter(os.path.join(job, "monitor", "tensorboard", "trainer"))
+    db = open_buffer(job)
+    model = model_id(a.model_url) if a.model_url else None
+    print("demo: simulated trainer -> %s (%s)" % (job, "rollouts on %s, model %s" % (a.model_url, model) if model else "no model: simulated rewards, empty buffer"), flush=True)
+    began = time.time()
+    # Real rollouts run in a thread of their own, so the model's speed (a loaded CPU) never
+    # stalls the step cadence: each explorer step takes the rollouts that finished during it.
+    state = {"step": 0, "model": model}
+    done = queue.Queue()
+    roller = threading.Thread(target=roll, args=(a, state, stop, done, random.Random(a.seed + 1)), daemon=True)
+    if model:
+        roller.start()
+    for step in range(a.steps + 1):
+        if stop["now"] or (a.duration and time.time() - began >= a.duration):
+            break
+        t0 = time.time()
+        state["step"] = step
+        rest = a.step_seconds - (time.time() - t0)
+        while rest > 0 and not stop["now"]:
+            time.sleep(min(rest, 0.1))
+            rest = a.step_seconds - (time.time() - t0)
+        finished = []
+        while not done.empty():
+            finished.append(done.get())
+        rewards, lengths, run_times = [], [], []
+        for run, (task, messages, answer, reward, offered, took) in enumerate(finished):
+            rewards.append(reward)
+            lengths.append(len(answer.split()) + 4)
+            run_times.append(took)
+            item = {
+                "eid": {"batch": step, "task": task["id"], "run": run, "step": 0, "suffix": "demo-%d-%d" % (step, run)},
+                "reward": reward, "truncate_status": None,
+                "info": {"model_version": step, "simulated_trainer": True, "tools_offered": offered},
+                "metrics": {"accuracy": reward}, "prompt_length": len(task["question"].split()),
+                "response_text": answer, "prompt_text": task["question"], "messages": messages, "tools": TOOLS,
+                "chosen_messages": None, "rejected_messages": None, "custom_fields": [], "multi_modal_input_keys": [],
+            }
+            db.execute("INSERT INTO %s (task_id, run_id, msg_id, model_version, experience_bytes, reward) VALUES (?, ?, ?, ?, ?, ?)" % TABLE,
+                       (task["id"], run, "demo-%d-%d" % (step, run), step, experience_bytes(item), reward))
+        db.commit()
+        if not rewards:  # no rollout finished in this step (or no model): the schedule's rewards
+            untrained = untrained_at(step, a.steps)
+            rewards = [0.0 if rng.random() < untrained else 1.0 for _ in range(ROLLOUTS)]
+            lengths, run_times = [8] * ROLLOUTS, [0.0] * ROLLOUTS
+        mean = sum(rewards) / len(rewards)
+        std = math.sqrt(sum((r - mean) ** 2 for r in rewards) / len(rewards))
+        ex = {
+            "rollout/accuracy/mean": mean, "rollout/accuracy/max": max(rewards), "rollout/accuracy/min": min(rewards),
+            "rollout/model_version": step, "rollout/finished_task_count": len({t["id"] for t, *_ in finished}),
+            "rollout/time/run_execution/mean": sum(run_times) / len(run_times),
+            "experience_pipeline/experience_count": len(finished),
+            "experience_pipeline/group_advantages/reward_std/mean": std,
+            "time/wait_explore_step": time.time() - t0,
+        }
+        if step % EVAL_EVERY == 0:
+            ex["eval/toolcall-eval/accuracy/mean@4"] = min(1.0, max(0.0, curve(step, a.steps, 0.1, 0.9, 0.03, rng)))
+        explorer.scalars(step, ex)
+        log_step(os.path.join(job, "log", "explorer.log"), "explorer", step, ex)
+        if step >= 1:  # the trainer trains on the previous explorer step (sync_interval 1)
+            tr = {
+                "actor/pg_loss": curve(step, a.steps, 0.02, -0.03, 0.01, rng),
+                "actor/kl_loss": max(0.0, curve(step, a.steps, 0.0, 0.004, 0.0005, rng)),
+                "actor/entropy": curve(step, a.steps, 1.8, 0.6, 0.04, rng),
+                "actor/grad_norm": abs(curve(step, a.steps, 0.9, 0.3, 0.08, rng)),
+                "actor/lr": 1e-6,
+                "critic/rewards/mean": mean,
+                "critic/advantages/mean": rng.gauss(0, 0.02),
+                "response_length/mean": sum(lengths) / len(lengths),
+                "perf/throughput": curve(step, a.steps, 900, 1100, 40, rng),
+                "time/train_step": abs(curve(step, a.steps, 2.0, 1.6, 0.1, rng)),
+            }
+            trainer.scalars(step, tr)
+            log_step(os.path.join(job, "log", "trainer.log"), "trainer", step, tr)
+            with open(os.path.join(job, "trainer_meta.json"), "w") as f:
+                json.dump({"latest_iteration": step}, f)
+        with open(os.path.join(job, "explorer_meta.json"), "w") as f:
+            json.dump({"latest_iteration": step, "taskset_states": []}, f)
+    explorer.close()
+    trainer.close()
+    db.close()
+    print("demo: simulated trainer stopped", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

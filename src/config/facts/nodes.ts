@@ -1,0 +1,30 @@
+// Builders for schema nodes in the shape schemas/*.json use (a plain-JSON-schema `anyOf` for
+// other tools, `x-py` for our own OmegaConf-faithful check), so a release's new fields are
+// written as one line each instead of copied JSON.
+import type { SchemaNode } from '../schema/schemas';
+
+const INTERP = { type: 'string', pattern: '\\$\\{' };
+const INT = [{ type: 'integer' }, { type: 'string', pattern: '^\\s*[-+]?[0-9][0-9_]*\\s*$' }, INTERP];
+const FLOAT = [{ type: 'number' }, { type: 'string', pattern: '^\\s*[-+]?(([0-9][0-9_]*)?\\.?[0-9_]*([eE][-+]?[0-9]+)?|inf|nan|infinity)\\s*$' }, INTERP];
+const BOOL = [{ type: 'boolean' }, { type: 'string', pattern: '^(?:[Yy]|[Yy]es|YES|[Nn]|[Nn]o|NO|[Tt]rue|TRUE|[Ff]alse|FALSE|[Oo]n|ON|[Oo]ff|OFF|1|0)$' }, { type: 'integer' }, INTERP];
+
+export interface Doc {
+  en: string;
+  zh: string;
+}
+
+function field(anyOf: object[], py: SchemaNode['x-py'], doc: Doc, dflt: unknown, extra: Partial<SchemaNode> = {}): SchemaNode {
+  const nullable = dflt === null;
+  return { anyOf: nullable ? [...anyOf, { type: 'null' }] : [...anyOf], 'x-py': py, description: doc.en, 'x-zh': doc.zh, default: dflt, ...extra } as SchemaNode;
+}
+
+export const intField = (doc: Doc, dflt: number | null, extra?: Partial<SchemaNode>) => field(INT, 'int', doc, dflt, extra);
+export const floatField = (doc: Doc, dflt: number | null, extra?: Partial<SchemaNode>) => field(FLOAT, 'float', doc, dflt, extra);
+export const boolField = (doc: Doc, dflt: boolean | null, extra?: Partial<SchemaNode>) => field(BOOL, 'bool', doc, dflt, extra);
+
+/** A case-insensitive enum's published form: its values, and a pattern for any casing or alias. */
+export function enumAnyOf(values: readonly string[], aliases: Record<string, string>): object[] {
+  const ci = (s: string) => s.replace(/[a-zA-Z]/g, (c) => `[${c.toLowerCase()}${c.toUpperCase()}]`);
+  const words = [...values, ...Object.keys(aliases)].map(ci).join('|');
+  return [{ enum: [...values] }, { type: 'string', pattern: `^(?:${words})$` }, INTERP];
+}

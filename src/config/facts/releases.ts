@@ -1,0 +1,90 @@
+// Trinity-RFT release lines as data: the 0.5 line is a full schema (trinity-0.5.schema.json,
+// whose `x-since` / `x-removed-keys` carry 0.1–0.5 history), each later release a delta
+// (new keys, enum values, docs, registry names). The schema every feature reads — and the
+// published schemas/trinity-rft.schema.json (`npm run gen:schemas`, checked by a unit test) —
+// is the 0.5 line with the deltas applied, every addition marked with the release it needs.
+// Adding 0.7 means writing trinity-0.7.ts with its differences and listing it below.
+import type { Msg } from '../findings';
+import type { RootSchema, SchemaNode } from '../schema/schemas';
+import base from './trinity-0.5.schema.json';
+import { enumAnyOf, type Doc } from './nodes';
+import { TRINITY_0_6 } from './trinity-0.6';
+
+export interface ReleaseDelta {
+  version: string;
+  /** New fields per dataclass (x-class). */
+  keys: Record<string, Record<string, SchemaNode>>;
+  /** New values of an enum (`x-enum`) or of a checked string field (`x-choices`). */
+  values: { cls: string; key: string; add: string[]; doc?: Doc }[];
+  /** Changed documentation or defaults of existing fields. */
+  docs: { cls: string; key: string; doc: Doc; default?: unknown }[];
+  /** New names per registry (RegistryId → name → doc). */
+  registries: Record<string, Record<string, Msg>>;
+  /** Changed docs of existing registry names. */
+  registryDocs?: Record<string, Record<string, Msg>>;
+  /** Environment variables the release reads. */
+  env?: Record<string, Msg>;
+}
+
+/** Every release after the 0.5 line, oldest first. */
+export const TRINITY_DELTAS: readonly ReleaseDelta[] = [TRINITY_0_6];
+
+const clone = <T>(x: T): T => JSON.parse(JSON.stringify(x)) as T;
+
+/** The newest schema: the 0.5 line with each delta applied. */
+export function buildTrinitySchema(): RootSchema {
+  const s = clone(base) as unknown as RootSchema;
+  const defs = s.definitions ?? {};
+  for (const d of TRINITY_DELTAS) {
+    for (const [cls, keys] of Object.entries(d.keys)) {
+      const props = defs[cls]?.properties;
+      if (!props) throw new Error(`release ${d.version}: no class ${cls}`);
+      for (const [k, node] of Object.entries(keys)) props[k] = { ...clone(node), 'x-since': d.version };
+    }
+    for (const v of d.values) {
+      const node = defs[v.cls]?.properties?.[v.key];
+      if (!node) throw new Error(`release ${d.version}: no field ${v.cls}.${v.key}`);
+      const since = { ...((node['x-value-since'] as Record<string, string> | undefined) ?? {}) };
+      for (const value of v.add) since[value] = d.version;
+      node['x-value-since'] = since;
+      if (node['x-enum']) {
+        node['x-enum'].values.push(...v.add);
+        const nullable = node.anyOf?.some((a) => a.type === 'null');
+        node.anyOf = [...enumAnyOf(node['x-enum'].values, node['x-enum'].aliases), ...(nullable ? [{ type: 'null' }] : [])] as SchemaNode[];
+      } else if (node['x-choices']) {
+        node['x-choices'].push(...v.add);
+        const first = node.anyOf?.[0];
+        if (first?.enum) first.enum = [...node['x-choices']];
+      } else throw new Error(`release ${d.version}: ${v.cls}.${v.key} has no values to extend`);
+      if (v.doc) Object.assign(node, { description: v.doc.en, 'x-zh': v.doc.zh });
+    }
+    for (const c of d.docs) {
+      const node = defs[c.cls]?.properties?.[c.key];
+      if (!node) throw new Error(`release ${d.version}: no field ${c.cls}.${c.key}`);
+      Object.assign(node, { description: c.doc.en, 'x-zh': c.doc.zh }, c.default !== undefined ? { default: c.default } : {});
+    }
+    s['x-trinity-versions'] = [...(s['x-trinity-versions'] ?? []), d.version];
+    s['x-trinity-version'] = d.version;
+  }
+  return s;
+}
+
+/** The release that introduced `value` of an enum / choice field (undefined: always there). */
+export function valueSince(node: SchemaNode | undefined, value: string): string | undefined {
+  const since = node?.['x-value-since'] as Record<string, string> | undefined;
+  if (!since) return undefined;
+  const key = Object.keys(since).find((k) => k.toLowerCase() === value.toLowerCase());
+  return key ? since[key] : undefined;
+}
+
+/** Registry names a release added, with that release. */
+export function registryNamesSince(reg: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const d of TRINITY_DELTAS) for (const n of Object.keys(d.registries[reg] ?? {})) out[n] = d.version;
+  return out;
+}
+
+/** Environment variables Trinity reads, per release. */
+export function trinityEnv(): { name: string; since: string; doc: Msg }[] {
+  return TRINITY_DELTAS.flatMap((d) => Object.entries(d.env ?? {}).map(([name, doc]) => ({ name, since: d.version, doc })));
+}

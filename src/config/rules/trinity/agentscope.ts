@@ -1,0 +1,44 @@
+// AgentScope 2.x has no `agentscope.tuner` (it lives on the v1 branch, 1.0.18–1.0.21; Trinity's
+// `agent` extra requires agentscope[tuner]>=1.0.19 — upstream-2026-11.md). A Trinity config whose
+// workflow runs through the tuner adapter, in a workspace that pins or installs AgentScope 2.x,
+// gets a warning naming the versions it needs.
+import * as path from 'path';
+import { msg } from '../../findings';
+import { compareVersions } from '../../versions';
+import { workspacePin } from '../../workspace/pins';
+import { report, type Rule } from '../context';
+import { items } from './common';
+
+/** The AgentScope releases that have `agentscope.tuner`. */
+export const AGENTSCOPE_TUNER_SPEC = 'agentscope>=1.0.19,<2';
+const TUNER_WORKFLOWS = new Set(['agentscope_workflow_adapter_v1', 'agentscope_workflow_adapter']);
+
+export const agentscopeTunerRule: Rule = {
+  id: 'trinity.agentscope-tuner',
+  run(ctx) {
+    const v = ctx.view;
+    const sites: string[] = [];
+    if (TUNER_WORKFLOWS.has(v.str('buffer.explorer_input.default_workflow_type') ?? '')) sites.push('buffer.explorer_input.default_workflow_type');
+    if (TUNER_WORKFLOWS.has(v.str('buffer.explorer_input.taskset.default_workflow_type') ?? '')) sites.push('buffer.explorer_input.taskset.default_workflow_type');
+    items(v, 'buffer.explorer_input.tasksets').forEach((t, i) => {
+      if (TUNER_WORKFLOWS.has(String(t.default_workflow_type ?? ''))) sites.push(`buffer.explorer_input.tasksets[${i}].default_workflow_type`);
+    });
+    if (!sites.length) return;
+    const pin = workspacePin([...ctx.roots, ...(ctx.file ? [path.dirname(ctx.file)] : [])], 'agentscope');
+    if (!pin || compareVersions(pin.version, '2') < 0) return;
+    const where = pin.spec === 'installed' ? `agentscope ${pin.version} is installed (${pin.file})` : `${path.basename(pin.file)} pins \`${pin.spec}\``;
+    const whereZh = pin.spec === 'installed' ? `已安装 agentscope ${pin.version}（${pin.file}）` : `${path.basename(pin.file)} 固定了 \`${pin.spec}\``;
+    for (const p of sites) {
+      report(ctx, {
+        severity: 'warning',
+        code: 'trinity.agentscope.tuner-v2',
+        message: msg(
+          `\`${v.str(p)}\` runs workflows through agentscope.tuner, which needs ${AGENTSCOPE_TUNER_SPEC}; ${where}, and AgentScope 2.x has no agentscope.tuner.`,
+          `\`${v.str(p)}\` 通过 agentscope.tuner 运行工作流，需要 ${AGENTSCOPE_TUNER_SPEC}；${whereZh}，而 AgentScope 2.x 没有 agentscope.tuner。`,
+        ),
+        path: p,
+        span: v.span(p),
+      });
+    }
+  },
+};

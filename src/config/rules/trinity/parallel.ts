@@ -1,0 +1,152 @@
+// Trinity-RFT 0.6's per-engine parallelism (RayClusterConfigValidator.
+// _validate_multinode_inference_models, agentscope-ai/Trinity-RFT @ 1c35a79b): an engine takes
+// data_parallel_size × tensor_parallel_size × pipeline_parallel_size GPUs; one larger than a
+// node spans whole nodes; vLLM keeps data parallelism on one node; SGLang needs TP divisible
+// by DP. Also 0.6's over_rollout.return_partial_tasks, which needs a non-fixed sync style
+// (ExplorerConfigValidator, pan-x-c/Trinity-RFT @ 03782715). One rule per upstream check, so
+// each can be shown to be the one that reports.
+import { msg } from '../../findings';
+import { enumValue } from '../../schema/coerce';
+import { compareVersions } from '../../versions';
+import { TRINITY_0_6 } from '../../facts/trinity-0.6';
+import { report, setValueFix, type Rule, type RuleContext } from '../context';
+import { intOf, items } from './common';
+
+/** The release these rules belong to (from its facts, not a second copy of the number). */
+export const SINCE_0_6 = TRINITY_0_6.version;
+export const atLeast06 = (ctx: Pick<RuleContext, 'trinityVersion'>) => compareVersions(ctx.trinityVersion, SINCE_0_6) >= 0;
+
+export interface Engine {
+  /** Dotted path of the model section. */
+  path: string;
+  type: string;
+  engines: number;
+  tp: number;
+  dp: number;
+  pp: number;
+  /** GPUs one engine takes (0 for tinker / external). */
+  gpus: number;
+}
+
+/** The rollout model and the auxiliary models, with 0.6's GPU count per engine. */
+export function enginesOf(ctx: RuleContext): Engine[] | undefined {
+  const v = ctx.view;
+  const sections: [string, Record<string, unknown>][] = [];
+  const rollout = v.get('explorer.rollout_model');
+  sections.push(['explorer.rollout_model', rollout && typeof rollout === 'object' ? (rollout as Record<string, unknown>) : {}]);
+  items(v, 'explorer.auxiliary_models').forEach((m, i) => sections.push([`explorer.auxiliary_models[${i}]`, m]));
+  const out: Engine[] = [];
+  for (const [path, m] of sections) {
+    const type = typeof m.engine_type === 'string' ? m.engine_type : 'vllm';
+    const tp = intOf(m, 'tensor_parallel_size', 1);
+    const dp = intOf(m, 'data_parallel_size', 1);
+    const pp = intOf(m, 'pipeline_parallel_size', 1);
+    const engines = intOf(m, 'engine_num', 1);
+    if (tp === undefined || dp === undefined || pp === undefined || engines === undefined) return undefined;
+    const gpus = type === 'tinker' || type === 'external' ? 0 : dp * tp * pp;
+    out.push({ path, type, engines, tp, dp, pp, gpus });
+  }
+  return out;
+}
+
+const related = (ctx: RuleContext, keys: string[]) => keys.map((k) => ({ path: k, message: msg(`\`${k}\` = ${String(ctx.view.get(k) ?? '(default)')}`, `\`${k}\` = ${String(ctx.view.get(k) ?? '（默认）')}`) }));
+const written = (ctx: RuleContext, e: Engine, key: string) => (ctx.view.has(`${e.path}.${key}`) ? `${e.path}.${key}` : undefined);
+const parallelKeys = (ctx: RuleContext, e: Engine) => ['data_parallel_size', 'tensor_parallel_size', 'pipeline_parallel_size'].map((k) => written(ctx, e, k)).filter((k): k is string => !!k);
+
+/** Runs `check` for each engine when 0.6 is in force and `cluster.gpu_per_node` is known. */
+function perEngine(ctx: RuleContext, check: (e: Engine, gpn: number | undefined) => void): void {
+  if (!atLeast06(ctx)) return;
+  const engines = enginesOf(ctx);
+  if (!engines) return;
+  const gpn = ctx.view.num('cluster.gpu_per_node');
+  for (const e of engines) check(e, gpn && gpn > 0 ? gpn : undefined);
+}
+
+export const multiNodeEngineRule: Rule = {
+  id: 'trinity.engine.multinode',
+  run(ctx) {
+    perEngine(ctx, (e, gpn) => {
+      if (!gpn || e.gpus <= gpn || e.gpus % gpn === 0) return;
+      const keys = parallelKeys(ctx, e);
+      report(ctx, {
+        severity: 'error',
+        code: 'trinity.engine.multinode-whole-nodes',
+        message: msg(
+          `Multi-node inference requires gpu_per_engine to be a multiple of cluster.gpu_per_node (${gpn}), but got gpu_per_engine=${e.gpus} (data_parallel_size ${e.dp} × tensor_parallel_size ${e.tp} × pipeline_parallel_size ${e.pp}).`,
+          `跨节点推理要求 gpu_per_engine 是 cluster.gpu_per_node（${gpn}）的整数倍，实际 gpu_per_engine=${e.gpus}（data_parallel_size ${e.dp} × tensor_parallel_size ${e.tp} × pipeline_parallel_size ${e.pp}）。`,
+        ),
+        path: keys[0] ?? `${e.path}.tensor_parallel_size`,
+        related: related(ctx, [...keys.slice(1), 'cluster.gpu_per_node']),
+      });
+    });
+  },
+};
+
+export const vllmDataParallelRule: Rule = {
+  id: 'trinity.engine.vllm-dp',
+  run(ctx) {
+    perEngine(ctx, (e, gpn) => {
+      if (!e.type.startsWith('vllm') || e.dp <= 1 || !gpn || e.gpus <= gpn || e.gpus % gpn !== 0) return;
+      const fix = setValueFix(ctx, `${e.path}.data_parallel_size`, '1', msg('Set data_parallel_size to 1', '将 data_parallel_size 设为 1'));
+      report(ctx, {
+        severity: 'error',
+        code: 'trinity.engine.vllm-dp-multinode',
+        message: msg(
+          `vLLM does not support data parallelism in multi-node setups: this engine takes ${e.gpus} GPUs (DP ${e.dp} × TP ${e.tp} × PP ${e.pp}), more than one node (${gpn}).`,
+          `vLLM 不支持跨节点的数据并行：此引擎需要 ${e.gpus} 个 GPU（DP ${e.dp} × TP ${e.tp} × PP ${e.pp}），超过一个节点（${gpn}）。`,
+        ),
+        path: written(ctx, e, 'data_parallel_size') ?? `${e.path}.engine_type`,
+        related: related(ctx, [...parallelKeys(ctx, e).filter((k) => !k.endsWith('data_parallel_size')), 'cluster.gpu_per_node']),
+        fixes: fix ? [fix] : undefined,
+      });
+    });
+  },
+};
+
+export const sglangTpDpRule: Rule = {
+  id: 'trinity.engine.sglang-tp-dp',
+  run(ctx) {
+    perEngine(ctx, (e) => {
+      if (e.type !== 'sglang' || e.dp <= 0 || e.tp % e.dp === 0) return;
+      report(ctx, {
+        severity: 'error',
+        code: 'trinity.engine.sglang-tp-dp',
+        message: msg(
+          `SGLang inference requires tensor_parallel_size to be a multiple of data_parallel_size, but got tensor_parallel_size=${e.tp} and data_parallel_size=${e.dp}.`,
+          `SGLang 推理要求 tensor_parallel_size 是 data_parallel_size 的整数倍，实际 tensor_parallel_size=${e.tp}、data_parallel_size=${e.dp}。`,
+        ),
+        path: written(ctx, e, 'data_parallel_size') ?? `${e.path}.tensor_parallel_size`,
+        related: related(ctx, [`${e.path}.tensor_parallel_size`, `${e.path}.engine_type`]),
+      });
+    });
+  },
+};
+
+const SYNC_STYLE = { values: ['fixed', 'trainer_driven', 'explorer_driven', 'fully_async'], aliases: { dynamic_by_explorer: 'explorer_driven', dynamic_by_trainer: 'trainer_driven' }, caseInsensitive: true };
+
+export const partialTasksRule: Rule = {
+  id: 'trinity.explorer.partial-tasks',
+  run(ctx) {
+    if (!atLeast06(ctx)) return;
+    const v = ctx.view;
+    // the ratio > 0 case is explorerRule's (0.5 already had it)
+    if (!v.bool('explorer.over_rollout.return_partial_tasks') || (v.num('explorer.over_rollout.ratio') ?? 0) > 0) return;
+    const style = v.str('synchronizer.sync_style');
+    if ((style ? enumValue(style, SYNC_STYLE) : 'fixed') !== 'fixed') return;
+    const fix = setValueFix(ctx, 'synchronizer.sync_style', 'explorer_driven', msg('Set sync_style to explorer_driven', '将 sync_style 设为 explorer_driven'));
+    report(ctx, {
+      severity: 'error',
+      code: 'trinity.explorer.partial-tasks-sync-style',
+      message: msg(
+        'over_rollout is not compatible with fixed sync_style (`return_partial_tasks` is on): set `synchronizer.sync_style` to `explorer_driven` or `trainer_driven`.',
+        'over_rollout 与 fixed 同步方式不兼容（已开启 `return_partial_tasks`）：请将 `synchronizer.sync_style` 设为 `explorer_driven` 或 `trainer_driven`。',
+      ),
+      path: 'explorer.over_rollout.return_partial_tasks',
+      related: [{ path: 'synchronizer.sync_style', message: msg(`sync_style is '${style ?? 'fixed'}'`, `sync_style 为 '${style ?? 'fixed'}'`) }],
+      fixes: fix ? [fix] : undefined,
+    });
+  },
+};
+
+/** The 0.6 rules, in the engine's order. */
+export const PARALLEL_RULES: Rule[] = [multiNodeEngineRule, vllmDataParallelRule, sglangTpDpRule, partialTasksRule];

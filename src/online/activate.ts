@@ -1,0 +1,34 @@
+// The online-training feature's part of activate(): registers its commands and the panel
+// serializer; the implementation (dist/online-host.js: openai SDK, outbox, playground) loads
+// on first use.
+import * as vscode from 'vscode';
+import { lazyBundle } from '../shared/lazy';
+import type { Logger } from '../shared/log';
+import { ONLINE_VIEW_TYPE } from '../shared/online-protocol';
+import type * as Host from './host';
+
+export interface OnlineApi {
+  /** The loaded host (loads it). */
+  host(): Host.OnlineHost;
+}
+
+export function activateOnline(context: vscode.ExtensionContext, log: Logger): OnlineApi {
+  const load = lazyBundle<typeof Host>('online-host');
+  let host: Host.OnlineHost | undefined;
+  const get = (): Host.OnlineHost => {
+    if (!host) {
+      host = load().createOnlineHost(context, log);
+      context.subscriptions.push(host);
+    }
+    return host;
+  };
+  context.subscriptions.push(
+    vscode.commands.registerCommand('agentrl.online.connect', (arg?: string | { url?: string; skipWarning?: boolean }) => get().connect(arg).then((c) => !!c)),
+    vscode.commands.registerCommand('agentrl.online.playground', () => get().show().then(() => true)),
+    vscode.commands.registerCommand('agentrl.online.insertClient', (kind?: Host.SnippetKindArg) => get().insertClient(kind)),
+    vscode.window.registerWebviewPanelSerializer(ONLINE_VIEW_TYPE, {
+      deserializeWebviewPanel: async (panel) => void get().adopt(panel),
+    }),
+  );
+  return { host: get };
+}

@@ -1,0 +1,259 @@
+// The online-training feature's extension-host side (bundle dist/online-host.js, loaded on
+// first use by activate.ts): the connection to one serve-mode explorer, the playground panel,
+// and "Insert Online-Training Client". Thin glue: the logic lives in the pure modules here.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type OpenAI from 'openai';
+import * as vscode from 'vscode';
+import type { Logger } from '../shared/log';
+import { MARK_RUN_EVENT_COMMAND, ONLINE_VIEW_TYPE, parseWebviewMessage, RunEventMark } from '../shared/online-protocol';
+import { ConversationStore } from './conversations';
+import { assessUrl, findServerUrlFiles, readServerUrlFile } from './discover';
+import { ExplorerClient, ExplorerGeneration, normalizeExplorerUrl } from './explorer-client';
+import { FeedbackOutbox } from './outbox';
+import { playgroundHtml } from './playground-html';
+import { PlaygroundController } from './playground-controller';
+import { kindsFor, snippet, SnippetKind } from './snippets';
+import { describeError, playgroundMessages } from './strings';
+
+const LAST_URL_KEY = 'agentrl.online.lastUrl';
+const METRICS_POLL_MS = 5000;
+
+export interface Connection {
+  client: ExplorerClient;
+  models: string[];
+  generation: ExplorerGeneration;
+}
+
+export class OnlineHost implements vscode.Disposable {
+  connection: Connection | undefined;
+  readonly controller: PlaygroundController;
+  readonly outbox: FeedbackOutbox;
+  panel: vscode.WebviewPanel | undefined;
+  private tools: OpenAI.Chat.ChatCompletionTool[] = [];
+  private poll: NodeJS.Timeout | undefined;
+  private readonly commitListeners = new Set<(step: number, url: string) => void>();
+
+  constructor(
+    readonly context: vscode.ExtensionContext,
+    readonly log: Logger,
+  ) {
+    const dir = onlineDir(context);
+    this.outbox = new FeedbackOutbox(path.join(dir, 'feedback.json'), (e) => new ExplorerClient(e.explorerUrl, { timeoutMs: 15_000 }).feedback(e), () =>
+      this.controller?.pushState(),
+    );
+    this.controller = new PlaygroundController({
+      client: () => this.connection?.client,
+      canReward: () => this.connection?.generation !== 'pre-0.4',
+      outbox: this.outbox,
+      store: new ConversationStore(path.join(dir, 'conversations')),
+      post: (m) => void this.panel?.webview.postMessage(m),
+      messages: playgroundMessages(),
+      tools: () => this.tools,
+      pickTools: () => this.pickTools(),
+      connect: () => this.connect().then(() => undefined),
+      onCommit: (step, url) => {
+        log.info(`online: committed at ${url}, explore step ${step}`);
+        for (const l of this.commitListeners) l(step, url);
+        void markOnMetrics({ kind: 'online-commit', explorerUrl: url, step, at: Date.now() });
+      },
+    });
+  }
+
+  /** Tests and other features: told after each commit. */
+  onCommit(l: (step: number, url: string) => void): vscode.Disposable {
+    this.commitListeners.add(l);
+    return { dispose: () => this.commitListeners.delete(l) };
+  }
+
+  /** Connects to `arg` (a URL, a job dir, a *_server_url.txt), or asks. Returns the connection. */
+  async connect(arg?: string | { url?: string; skipWarning?: boolean }): Promise<Connection | undefined> {
+    const given = typeof arg === 'string' ? arg : arg?.url;
+    const raw = given ? fromPathOrUrl(given) : await this.askUrl();
+    if (!raw) return undefined;
+    let url: string;
+    try {
+      url = normalizeExplorerUrl(raw);
+    } catch (e) {
+      void vscode.window.showErrorMessage(vscode.l10n.t('Not an explorer URL: {0}', String((e as Error).message)));
+      return undefined;
+    }
+    const risk = assessUrl(url);
+    if (risk.exposed && !(typeof arg === 'object' && arg.skipWarning)) {
+      const go = vscode.l10n.t('Connect anyway');
+      const copy = vscode.l10n.t('Copy SSH tunnel command');
+      const pick = await vscode.window.showWarningMessage(
+        vscode.l10n.t('{0} is plain http off this machine. A serve-mode explorer has no authentication: anyone who can reach it can chat, send rewards and commit, and the traffic is unencrypted. Prefer an SSH tunnel: {1}', url, risk.tunnelCommand ?? ''),
+        { modal: true },
+        go,
+        copy,
+      );
+      if (pick === copy && risk.tunnelCommand) {
+        await vscode.env.clipboard.writeText(risk.tunnelCommand);
+        void vscode.window.showInformationMessage(vscode.l10n.t('Copied. Run it in a terminal, then connect to {0}.', risk.tunnelUrl ?? ''));
+        return undefined;
+      }
+      if (pick !== go) return undefined;
+    }
+    const client = new ExplorerClient(url, { timeoutMs: vscode.workspace.getConfiguration('agentrl.online').get<number>('timeoutSeconds', 120) * 1000 });
+    try {
+      await client.health();
+      const models = await client.models();
+      const generation = await client.generation();
+      // an explorer older than 0.4 may lack /metrics too: connect anyway, chat still works
+      const m = generation === 'pre-0.4' ? await client.metrics().catch(() => undefined) : await client.metrics();
+      this.connection = { client, models, generation };
+      await this.context.workspaceState.update(LAST_URL_KEY, url);
+      this.controller.setConnection(models);
+      this.log.info(`online: connected to ${url} (${generation}); models ${models.join(', ')}; explore step ${m?.exploreStep ?? '?'}`);
+      if (generation === 'pre-0.4') void vscode.window.showWarningMessage(playgroundMessages().preV04());
+      else void vscode.window.showInformationMessage(vscode.l10n.t('Connected to the explorer at {0}: model {1}, explore step {2}.', url, models[0] ?? '?', m?.exploreStep ?? 0));
+      void this.controller.refreshMetrics();
+      return this.connection;
+    } catch (e) {
+      const msg = describeError(e);
+      this.log.warn(`online: ${msg}`);
+      void vscode.window.showErrorMessage(msg);
+      return undefined;
+    }
+  }
+
+  /** Opens (or reveals) the playground; connects first when not connected. */
+  async show(): Promise<vscode.WebviewPanel> {
+    if (!this.connection) await this.connect(this.context.workspaceState.get<string>(LAST_URL_KEY));
+    if (this.panel) {
+      this.panel.reveal();
+      return this.panel;
+    }
+    return this.adopt(vscode.window.createWebviewPanel(ONLINE_VIEW_TYPE, vscode.l10n.t('Online Training Playground'), vscode.ViewColumn.Active, { enableScripts: true }));
+  }
+
+  adopt(panel: vscode.WebviewPanel): vscode.WebviewPanel {
+    this.panel = panel;
+    const media = vscode.Uri.joinPath(this.context.extensionUri, 'media');
+    panel.webview.options = { enableScripts: true, localResourceRoots: [media] };
+    panel.webview.html = playgroundHtml(panel.webview, media, vscode.env.language, vscode.l10n.t('Online Training Playground'));
+    const subs = [
+      panel.webview.onDidReceiveMessage((raw) => {
+        const m = parseWebviewMessage(raw);
+        if (m) void this.controller.receive(m);
+      }),
+      panel.onDidChangeViewState(() => {
+        if (!panel.visible) this.controller.detach();
+      }),
+      panel.onDidDispose(() => {
+        this.controller.detach();
+        clearInterval(this.poll);
+        this.poll = undefined;
+        this.panel = undefined;
+        for (const s of subs) s.dispose();
+      }),
+    ];
+    clearInterval(this.poll);
+    this.poll = setInterval(() => {
+      if (panel.visible && this.connection) void this.controller.refreshMetrics();
+    }, METRICS_POLL_MS);
+    return panel;
+  }
+
+  async insertClient(kindArg?: SnippetKind): Promise<boolean> {
+    const editor = vscode.window.activeTextEditor;
+    if (!editor) {
+      void vscode.window.showWarningMessage(vscode.l10n.t('Open a Python or Java file to insert the online-training client.'));
+      return false;
+    }
+    const kinds = kindsFor(editor.document.languageId);
+    let kind = kindArg ?? kinds[0];
+    if (!kindArg && kinds.length > 1) {
+      const labels: Record<SnippetKind, string> = {
+        'python-openai': vscode.l10n.t('Python: openai + requests'),
+        'python-trinity': vscode.l10n.t("Python: Trinity-RFT's TrinityClient"),
+        java: vscode.l10n.t('Java: AgentScope-Java TrainingRunner style'),
+      };
+      const pick = await vscode.window.showQuickPick(
+        kinds.map((k) => ({ label: labels[k], snippetKind: k })),
+        { placeHolder: vscode.l10n.t('Which client?') },
+      );
+      if (!pick) return false;
+      kind = pick.snippetKind;
+    }
+    const text = snippet(kind, { explorerUrl: this.connection?.client.url ?? 'http://127.0.0.1:8010', model: this.connection?.models[0] ?? '<model.model_path>' });
+    return editor.edit((b) => b.insert(editor.selection.active, text));
+  }
+
+  private async pickTools(): Promise<void> {
+    const picked = await vscode.window.showOpenDialog({ canSelectMany: false, filters: { JSON: ['json'] }, openLabel: vscode.l10n.t('Use these tools') });
+    if (!picked?.[0]) return;
+    try {
+      const j = JSON.parse(fs.readFileSync(picked[0].fsPath, 'utf8')) as unknown;
+      const list = Array.isArray(j) ? j : (j as { tools?: unknown }).tools;
+      if (!Array.isArray(list) || !list.every((t) => t && typeof t === 'object' && (t as { type?: string }).type === 'function')) {
+        throw new Error(vscode.l10n.t('expected a JSON list of OpenAI tools ({"type": "function", "function": {…}})'));
+      }
+      this.tools = list as OpenAI.Chat.ChatCompletionTool[];
+    } catch (e) {
+      void vscode.window.showErrorMessage(vscode.l10n.t('Cannot use {0} as tools: {1}', picked[0].fsPath, String((e as Error).message)));
+    }
+  }
+
+  private async askUrl(): Promise<string | undefined> {
+    const found = await vscode.workspace.findFiles('**/*_server_url.txt', '**/node_modules/**', 20);
+    const items: (vscode.QuickPickItem & { value?: string; action?: 'type' | 'dir' })[] = [];
+    for (const f of found) {
+      const u = readServerUrlFile(f.fsPath);
+      if (u) items.push({ label: u, description: vscode.workspace.asRelativePath(f), value: u });
+    }
+    const last = this.context.workspaceState.get<string>(LAST_URL_KEY);
+    if (last && !items.some((i) => i.value === last)) items.push({ label: last, description: vscode.l10n.t('last used'), value: last });
+    items.push({ label: vscode.l10n.t('Enter the explorer URL…'), action: 'type' }, { label: vscode.l10n.t('From a job directory…'), action: 'dir' });
+    const pick = await vscode.window.showQuickPick(items, { placeHolder: vscode.l10n.t('Serve-mode explorer (explorer_server_url.txt in the job dir)') });
+    if (!pick) return undefined;
+    if (pick.value) return pick.value;
+    if (pick.action === 'dir') {
+      const dir = await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, openLabel: vscode.l10n.t('Job directory') });
+      if (!dir?.[0]) return undefined;
+      const u = fromPathOrUrl(dir[0].fsPath);
+      if (!u) void vscode.window.showErrorMessage(vscode.l10n.t('No *_server_url.txt in {0}: is the explorer running with mode: serve?', dir[0].fsPath));
+      return u;
+    }
+    return vscode.window.showInputBox({ prompt: vscode.l10n.t('Explorer URL (http://host:8010)'), value: last ?? 'http://127.0.0.1:8010' });
+  }
+
+  dispose(): void {
+    clearInterval(this.poll);
+    this.panel?.dispose();
+  }
+}
+
+/** A URL as is; a job dir or URL file read for the URL Trinity wrote. */
+function fromPathOrUrl(s: string): string | undefined {
+  if (/^https?:\/\//i.test(s)) return s;
+  try {
+    const st = fs.statSync(s);
+    if (st.isDirectory()) {
+      const f = findServerUrlFiles(s)[0];
+      return f ? readServerUrlFile(f) : undefined;
+    }
+    if (st.isFile()) return readServerUrlFile(s);
+  } catch {
+    /* not a path: treat as host:port */
+  }
+  return s;
+}
+
+/** Tells the metrics view (when it offers the command) to mark a commit; never fails the commit. */
+async function markOnMetrics(mark: RunEventMark): Promise<void> {
+  const commands = await vscode.commands.getCommands(true);
+  if (commands.includes(MARK_RUN_EVENT_COMMAND)) await Promise.resolve(vscode.commands.executeCommand(MARK_RUN_EVENT_COMMAND, mark)).catch(() => undefined);
+}
+
+function onlineDir(context: vscode.ExtensionContext): string {
+  const ws = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  return ws ? path.join(ws, '.agentrl', 'online') : path.join(context.globalStorageUri.fsPath, 'online');
+}
+
+export type SnippetKindArg = SnippetKind;
+
+export function createOnlineHost(context: vscode.ExtensionContext, log: Logger): OnlineHost {
+  return new OnlineHost(context, log);
+}

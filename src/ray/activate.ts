@@ -1,0 +1,72 @@
+// The Ray feature's part of activate(): registers its commands and the Ray view's provider
+// shim; the implementation (dist/ray-host.js: HTTP client, zip, ws) loads on first use — when
+// a command runs or the view is first shown — or right away, off the activation path, when
+// clusters are configured or were connected before.
+import * as vscode from 'vscode';
+import type { ConfigChecker } from '../shared/config-api';
+import { lazyBundle } from '../shared/lazy';
+import type { Logger } from '../shared/log';
+import type * as Host from './host-entry';
+
+export interface RayApi {
+  /** The loaded host (loads it). */
+  host(): Host.RayHost;
+}
+
+export function activateRay(context: vscode.ExtensionContext, log: Logger, checker: () => ConfigChecker): RayApi {
+  const load = lazyBundle<typeof Host>('ray-host');
+  let host: Host.RayHost | undefined;
+  const get = (): Host.RayHost => {
+    if (!host) {
+      host = new (load().RayHost)({ context, log, checker, view: () => view });
+      context.subscriptions.push(host);
+    }
+    return host;
+  };
+  const cmd = (id: string, f: (h: Host.RayHost, args?: never) => unknown) =>
+    vscode.commands.registerCommand(id, (args?: never) => f(get(), args));
+  // The view exists from activation on (contributed in package.json) with a proxy provider:
+  // the host (and its real tree) loads when the view first asks for its rows.
+  const changed = new vscode.EventEmitter<unknown>();
+  let tree: vscode.TreeDataProvider<unknown> | undefined;
+  const real = () => {
+    if (!tree) {
+      tree = get().tree as vscode.TreeDataProvider<unknown>;
+      tree.onDidChangeTreeData?.((e) => changed.fire(e));
+    }
+    return tree;
+  };
+  const view = vscode.window.createTreeView<unknown>('agentrl.ray', {
+    treeDataProvider: { onDidChangeTreeData: changed.event, getChildren: (e) => real().getChildren(e), getTreeItem: (e) => real().getTreeItem(e) },
+    showCollapseAll: true,
+  });
+  context.subscriptions.push(
+    view,
+    changed,
+    cmd('agentrl.ray.connect', (h, a) => load().connect(h, a)),
+    cmd('agentrl.ray.disconnect', (h, a) => h.remove((a as { cluster?: string } | undefined)?.cluster ?? [...h.clusters.keys()][0] ?? '')),
+    cmd('agentrl.ray.submit', (h, a) => load().submit(h, a)),
+    cmd('agentrl.ray.stopJob', (h, a) => load().stopJob(h, jobArgs(a))),
+    cmd('agentrl.ray.deleteJob', (h, a) => load().deleteJob(h, jobArgs(a))),
+    cmd('agentrl.ray.showLogs', (h, a) => {
+      const j = jobArgs(a);
+      return j.cluster && j.id ? void h.showLogs(j.cluster, j.id) : undefined;
+    }),
+    cmd('agentrl.ray.watchMetrics', (h, a) => load().watchMetrics(h, jobArgs(a))),
+    cmd('agentrl.ray.refresh', (h) => {
+      for (const c of h.clusters.values()) c.poller.now();
+    }),
+    cmd('agentrl.ray.startLocalCluster', (h, a) => load().startLocal(h, a)),
+    cmd('agentrl.ray.stopLocalCluster', (h) => load().stopLocal(h)),
+  );
+  const configured = (vscode.workspace.getConfiguration('agentrl.ray').get<unknown[]>('clusters') ?? []).length > 0;
+  const saved = (context.workspaceState.get<unknown[]>('agentrl.ray.connected') ?? []).length > 0;
+  if (configured || saved) setTimeout(() => get(), 0);
+  return { host: get };
+}
+
+/** Tree items pass themselves (`{cluster, submissionId}`); commands pass `{cluster, id}`. */
+function jobArgs(a: unknown): { cluster?: string; id?: string } {
+  const x = (a ?? {}) as { cluster?: string; id?: string; submissionId?: string };
+  return { cluster: x.cluster, id: x.submissionId ?? x.id };
+}

@@ -1,0 +1,88 @@
+// The shapes of Ray's dashboard HTTP APIs (Jobs, State, packages) as we use them, checked
+// against Ray 2.58 (../shared/reference/ray.md). Only the fields we read are typed.
+
+export type JobStatus = 'PENDING' | 'RUNNING' | 'STOPPED' | 'SUCCEEDED' | 'FAILED';
+
+export interface RayVersion {
+  version: string;
+  ray_version: string;
+  ray_commit?: string;
+  session_name?: string;
+}
+
+export interface RayNode {
+  node_id: string;
+  node_ip: string;
+  is_head_node: boolean;
+  state: 'ALIVE' | 'DEAD' | string;
+  state_message?: string | null;
+  node_name?: string;
+  resources_total: Record<string, number>;
+  labels?: Record<string, string>;
+  start_time_ms?: number;
+  end_time_ms?: number;
+}
+
+export interface RayJob {
+  type?: string;
+  job_id: string | null;
+  submission_id: string | null;
+  status: JobStatus;
+  entrypoint: string;
+  message?: string | null;
+  error_type?: string | null;
+  start_time?: number;
+  end_time?: number;
+  metadata?: Record<string, string> | null;
+  runtime_env?: Record<string, unknown> | null;
+  driver_node_id?: string | null;
+  driver_exit_code?: number | null;
+}
+
+export interface RayActor {
+  actor_id: string;
+  class_name?: string;
+  name?: string;
+  ray_namespace?: string;
+  state: 'ALIVE' | 'DEAD' | 'PENDING_CREATION' | 'RESTARTING' | 'DEPENDENCIES_UNREADY' | string;
+  node_id?: string | null;
+  pid?: number;
+  death_cause?: unknown;
+}
+
+/** `/api/cluster_status?format=1`: the autoscaler's resource usage, as text plus numbers. */
+export interface ClusterUsage {
+  /** resource name → [used, total] */
+  usage: Record<string, [number, number]>;
+}
+
+export interface SubmitJobRequest {
+  entrypoint: string;
+  submission_id?: string;
+  runtime_env?: { working_dir?: string; env_vars?: Record<string, string>; [k: string]: unknown };
+  metadata?: Record<string, string>;
+  entrypoint_num_cpus?: number;
+  entrypoint_num_gpus?: number;
+  entrypoint_resources?: Record<string, number>;
+}
+
+export interface SubmitJobResponse {
+  job_id?: string;
+  submission_id: string;
+}
+
+export const TERMINAL_STATUSES: readonly JobStatus[] = ['STOPPED', 'SUCCEEDED', 'FAILED'];
+export const isTerminal = (s: JobStatus): boolean => TERMINAL_STATUSES.includes(s);
+
+/** Metadata keys we put on jobs we submit (Ray metadata values are strings). */
+export const META = {
+  tool: 'agentrl',
+  config: 'agentrl.config',
+  project: 'agentrl.project',
+  name: 'agentrl.name',
+  kind: 'agentrl.kind',
+  role: 'agentrl.role',
+  jobDir: 'agentrl.job_dir',
+  /** For a relay job: the submission id of the run it serves. */
+  forRun: 'agentrl.for',
+} as const;

@@ -1,0 +1,148 @@
+// A real Ray cluster for tests (../shared/reference/ray.md): head + worker raylets on this
+// machine, inside the loopback-only network namespace the test process runs in (scripts/test.mjs
+// starts `*.netns.test.js` files under `unshare -n`). The telemetry packages Ray's dashboard
+// needs are STOOD IN by ../shared/fixtures/ray/sitecustomize.py (on PYTHONPATH); everything else
+// is Ray 2.58 itself. Teardown kills the Ray processes of this namespace by pid (never
+// `ray stop --force`, which would also kill clusters of other namespaces on this machine).
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { repoRoot, sharedDir, hasShared } from './paths';
+
+export const rayVenv = path.join(repoRoot, '.cache', 'ray-venv');
+export const rayBin = path.join(rayVenv, 'bin', 'ray');
+export const telemetryStandIn = path.join(sharedDir, 'fixtures', 'ray');
+
+/** Why Ray tests cannot run here (skip reason), or undefined when they can. */
+export function raySkipReason(): string | undefined {
+  if (process.env.AGENTRL_NETNS_SKIP) return process.env.AGENTRL_NETNS_SKIP;
+  if (!hasShared) return '../shared is missing (Ray telemetry stand-in)';
+  if (!fs.existsSync(path.join(rayVenv, '.agentrl-ok'))) return `.cache/ray-venv is not built (scripts/setup.sh ray)`;
+  if (!fs.existsSync(path.join(telemetryStandIn, 'sitecustomize.py'))) return 'the Ray telemetry stand-in is missing';
+  const ifaces = fs.readFileSync('/proc/self/net/dev', 'utf8').split('\n').slice(2).map((l) => l.split(':')[0].trim()).filter(Boolean);
+  if (ifaces.some((i) => i !== 'lo')) return `not inside a loopback-only network namespace (interfaces: ${ifaces.join(', ')}); run through scripts/test.mjs`;
+  return undefined;
+}
+
+export interface RayCluster {
+  url: string;
+  tempDir: string;
+  env: NodeJS.ProcessEnv;
+  /** The worker raylet's pid (the "GPU node", holding the `gpu_node` resource). */
+  workerRayletPid(): number | undefined;
+  stop(): Promise<void>;
+}
+
+function run(args: string[], env: NodeJS.ProcessEnv): void {
+  const r = spawnSync(rayBin, args, { env, encoding: 'utf8', timeout: 90_000 });
+  if (r.status !== 0) throw new Error(`ray ${args.join(' ')} failed (${r.status ?? r.signal}):\n${(r.stdout ?? '') + (r.stderr ?? '')}`.slice(-3000));
+}
+
+const netnsOf = (pid: number | string): string | undefined => {
+  try {
+    return fs.readlinkSync(`/proc/${pid}/ns/net`);
+  } catch {
+    return undefined;
+  }
+};
+
+function ancestors(): Set<number> {
+  const out = new Set<number>();
+  let pid = process.pid;
+  while (pid > 1 && !out.has(pid)) {
+    out.add(pid);
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      pid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    } catch {
+      break;
+    }
+  }
+  return out;
+}
+
+/** What a Ray test leaves behind: Ray's daemons and workers (`ray::…` titles), the
+ *  stand-in trainer and relay jobs. In the VS Code host the namespace also holds code-server
+ *  and Chromium, so teardown kills only these. */
+export const RAY_PROCESS = /ray-venv|\/arl-ray-|^ray::|\bray::|raylet|gcs_server|standin_trainer|agentrl\.js relay/;
+
+/** Processes of this network namespace that are not us or our ancestors (matching `only`). */
+export function netnsStrays(only?: RegExp): Array<{ pid: number; cmd: string }> {
+  const mine = netnsOf('self');
+  const keep = ancestors();
+  const out: Array<{ pid: number; cmd: string }> = [];
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    const pid = Number(d);
+    if (keep.has(pid) || netnsOf(pid) !== mine) continue;
+    let cmd = '';
+    try {
+      cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').trim();
+    } catch {
+      continue;
+    }
+    if (!cmd) continue; // zombies / kernel threads
+    if (only && !only.test(cmd)) continue;
+    out.push({ pid, cmd });
+  }
+  return out;
+}
+
+/** Kills every process of this namespace but our ancestry; waits until they are gone. */
+export async function killNetnsStrays(only: RegExp = RAY_PROCESS, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const left = netnsStrays(only);
+    if (!left.length) return;
+    for (const p of left) {
+      try {
+        process.kill(p.pid, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    }
+    if (Date.now() > deadline) throw new Error(`processes survive teardown: ${left.map((p) => `${p.pid} ${p.cmd.slice(0, 80)}`).join('; ')}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** Starts a head (1 CPU, `head_node`) and optionally a worker (1 CPU, `gpu_node`). */
+export async function startRayCluster(opts: { worker?: boolean; dashboardPort?: number } = {}): Promise<RayCluster> {
+  // short and fixed: Ray's unix socket paths live under it (108-byte limit)
+  const tempDir = fs.mkdtempSync('/tmp/arl-ray-');
+  const port = opts.dashboardPort ?? 8266;
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PYTHONPATH: telemetryStandIn,
+    RAY_USAGE_STATS_ENABLED: '0',
+    // node for the relay job (`node .agentrl/agentrl.js relay …`) on the "cluster nodes"
+    PATH: `${path.dirname(process.execPath)}:${path.join(rayVenv, 'bin')}:${process.env.PATH}`,
+    // notice a killed raylet in ~3 s rather than ~30 s
+    RAY_health_check_period_ms: '500',
+    RAY_health_check_failure_threshold: '4',
+    RAY_health_check_timeout_ms: '500',
+    RAY_health_check_initial_delay_ms: '500',
+  };
+  try {
+    run(['start', '--head', '--node-ip-address=127.0.0.1', '--port=6390', '--dashboard-host=127.0.0.1', `--dashboard-port=${port}`, '--num-cpus=1', '--resources={"head_node": 1}', '--disable-usage-stats', `--temp-dir=${tempDir}`], env);
+    if (opts.worker !== false) run(['start', '--address=127.0.0.1:6390', '--node-ip-address=127.0.0.1', '--num-cpus=1', '--resources={"gpu_node": 1}', '--disable-usage-stats',
+      // two raylets on one host: the second dashboard agent needs its own HTTP port, or Ray
+      // reports its address as 127.0.0.1:-1 and the Jobs API cannot read the logs of its jobs
+      '--dashboard-agent-listen-port=52366'], env);
+  } catch (e) {
+    await killNetnsStrays().catch(() => undefined);
+    fs.rmSync(tempDir, { recursive: true, force: true });
+    throw e;
+  }
+  return {
+    url: `http://127.0.0.1:${port}`,
+    tempDir,
+    env,
+    workerRayletPid: () => netnsStrays().find((p) => /\/raylet\s/.test(p.cmd + ' ') && p.cmd.includes('gpu_node,1'))?.pid,
+    stop: async () => {
+      await killNetnsStrays();
+      fs.rmSync(tempDir, { recursive: true, force: true });
+    },
+  };
+}
+

@@ -1,0 +1,202 @@
+// The Ray feature in the real VS Code extension host against a REAL two-node Ray 2.58 cluster
+// (head + worker raylet; this host, code-server and Chromium all run in a loopback-only network
+// namespace: scripts/test.mjs starts this file's host under `unshare -n`). Only Ray's telemetry
+// packages are stood in for (../shared/fixtures/ray), and the trainer is a STAND-IN
+// (test/fixtures/ray/standin_trainer.py: writes what Trinity writes; no GPU here).
+// Connect → the Ray view lists nodes and jobs; Run on Ray Cluster from a workspace config →
+// its log streams, the relay job lands on the gpu_node, the metrics view holds every point
+// exactly once; a stalled run is flagged; stop works; a killed node fails its job.
+import * as assert from 'assert';
+import * as fs from 'fs';
+import * as path from 'path';
+import * as vscode from 'vscode';
+import type { RayHost } from '../../src/ray/host';
+import type { Element } from '../../src/ray/tree';
+import type { MetricsHost } from '../../src/metrics/host';
+import { seriesKey } from '../../src/metrics/store';
+import { repoRoot, venvPython } from '../harness/paths';
+import { netnsStrays, RAY_PROCESS, raySkipReason, startRayCluster, type RayCluster } from '../harness/ray-cluster';
+import type { AgentRlApi } from '../../src/extension';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+async function until<T>(what: string, f: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 60000, every = 250): Promise<T> {
+  const t0 = Date.now();
+  for (;;) {
+    const v = await f();
+    if (v) return v;
+    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(every);
+  }
+}
+
+suite('Ray cluster in VS Code (real Ray, two nodes, loopback-only netns)', function () {
+  this.timeout(240000);
+  let cluster: RayCluster;
+  let ray: RayHost;
+  let metrics: MetricsHost;
+  let url: string;
+  let ws: string;
+  let ckpt: string;
+  let workerId: string;
+
+  suiteSetup(async function () {
+    const why = raySkipReason();
+    if (why) {
+      console.log(`skipped: ${why}`);
+      this.skip();
+    }
+    cluster = await startRayCluster({ worker: true });
+    // (not extension.test's activated(): importing it would run that suite in this host too)
+    const api = await vscode.extensions.getExtension<AgentRlApi>('agentrl.agent-rl-studio')!.activate();
+    ray = api.ray.host();
+    metrics = api.metrics.host();
+    ws = vscode.workspace.workspaceFolders![0].uri.fsPath;
+    ckpt = fs.mkdtempSync('/tmp/arl-ckpt-');
+    fs.mkdirSync(path.join(ws, 'ray-demo'), { recursive: true });
+    fs.copyFileSync(path.join(repoRoot, 'test/fixtures/ray/standin_trainer.py'), path.join(ws, 'ray-demo/standin_trainer.py'));
+    fs.copyFileSync(path.join(repoRoot, 'test/fixtures/metrics/trinity_job.py'), path.join(ws, 'ray-demo/trinity_job.py'));
+  });
+
+  suiteTeardown(async () => {
+    if (!cluster) return;
+    await cluster.stop();
+    assert.deepStrictEqual(netnsStrays(RAY_PROCESS), [], 'no Ray process left');
+    fs.rmSync(ckpt, { recursive: true, force: true });
+  });
+
+  /** A Trinity config (the sample's, renamed and pointed at a scratch checkpoint root). */
+  function config(name: string): string {
+    const text = fs
+      .readFileSync(path.join(ws, 'gsm8k', 'gsm8k.yaml'), 'utf8')
+      .replace(/^name: .*$/m, `name: ${name}`)
+      .replace(/^checkpoint_root_dir: .*$/m, `checkpoint_root_dir: ${ckpt}`);
+    const file = path.join(ws, 'ray-demo', `${name}.yaml`);
+    fs.writeFileSync(file, text);
+    return file;
+  }
+
+  const rows = (e?: Element) => ray.tree.getChildren(e);
+
+  test('a dead dashboard URL gives a clear error and adds nothing', async () => {
+    const r = await vscode.commands.executeCommand<string | undefined>('agentrl.ray.connect', { url: 'http://127.0.0.1:9' });
+    assert.strictEqual(r, undefined);
+    assert.strictEqual(ray.clusters.size, 0);
+  });
+
+  test('connect: the Ray view lists both nodes (head, gpu_node worker) and the jobs', async () => {
+    url = (await vscode.commands.executeCommand<string>('agentrl.ray.connect', { url: cluster.url, name: 'test cluster' }))!;
+    assert.strictEqual(url, cluster.url);
+    const s = await until('two alive nodes', async () => {
+      const snap = await ray.refreshNow(url);
+      return snap.nodes.filter((n) => n.state === 'ALIVE').length === 2 ? snap : undefined;
+    });
+    workerId = s.nodes.find((n) => !n.is_head_node)!.node_id;
+    const [root] = rows();
+    assert.strictEqual(root.label, 'test cluster');
+    assert.match(root.description, /^Ray 2\.\d+\.\d+ · 2\/2 /);
+    const [nodesGroup, jobsGroup] = rows(root);
+    const nodes = rows(nodesGroup);
+    assert.strictEqual(nodes.length, 2);
+    assert.ok(nodes.some((n) => /gpu_node=1/.test(n.description)), nodes.map((n) => n.description).join('\n'));
+    assert.ok(nodes.some((n) => n.label.startsWith('head ')));
+    assert.strictEqual(jobsGroup.type, 'group');
+  });
+
+  test('Run on Ray Cluster: logs stream, the relay lands on the gpu_node, the metrics view gets every point once', async () => {
+    const file = config('ray-run');
+    const r = await vscode.commands.executeCommand<{ submissionId: string; relay?: { submissionId?: string; url?: string } }>('agentrl.ray.submit', {
+      config: file,
+      cluster: url,
+      entrypoint: `${venvPython} ray-demo/standin_trainer.py --config ray-demo/ray-run.yaml --steps 6 --interval 0.5`,
+      resources: { gpu_node: 0.5 },
+      metrics: 'cluster',
+      relayResource: 'gpu_node',
+    });
+    assert.ok(r?.submissionId, 'submitted');
+    assert.ok(r.relay?.url && r.relay.submissionId, `relay started: ${JSON.stringify(r.relay)}`);
+    const relayJob = await ray.get(url)!.monitor.client.job(r.relay.submissionId);
+    assert.strictEqual(relayJob.driver_node_id, workerId, 'the relay job runs on the node holding gpu_node');
+    const done = await until('the run to end', async () => {
+      const j = await ray.get(url)!.monitor.client.job(r.submissionId);
+      return ['SUCCEEDED', 'FAILED', 'STOPPED'].includes(j.status) ? j : undefined;
+    }, 120000, 500);
+    assert.strictEqual(done.status, 'SUCCEEDED', done.message ?? '');
+    await until('the log streamed into the output channel', () => /Step 5: wrote/.test(ray.streamedLog(url, r.submissionId) ?? ''), 30000);
+    const expected = fs.readFileSync(path.join(ckpt, 'agentrl-sample', 'ray-run', 'expected.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { role: string; tag: string; step: number; value: number });
+    await until(`${expected.length} points in the metrics view`, () => metrics.store.list().filter((s) => s.run === 'ray-run').reduce((n, s) => n + s.length, 0) >= expected.length, 60000);
+    const byKey = new Map<string, typeof expected>();
+    for (const e of expected) byKey.set(seriesKey('ray-run', e.role, e.tag), [...(byKey.get(seriesKey('ray-run', e.role, e.tag)) ?? []), e]);
+    for (const [key, list] of byKey) {
+      const c = metrics.store.columns(key);
+      assert.ok(c, `series ${key} missing`);
+      assert.deepStrictEqual(Array.from(c.step.subarray(0, c.length)), list.map((e) => e.step).sort((a, b) => a - b), `${key}: losses or duplicates`);
+      assert.deepStrictEqual(Array.from(c.value.subarray(0, c.length)), [...list].sort((a, b) => a.step - b.step).map((e) => e.value), `${key}: values`);
+    }
+    // the job row carries our metadata
+    await ray.refreshNow(url);
+    const [root] = rows();
+    const jobs = rows(rows(root)[1]);
+    assert.ok(jobs.some((j) => j.label === 'agentrl-sample/ray-run' && /^SUCCEEDED/.test(j.description)), jobs.map((j) => `${j.label} ${j.description}`).join('\n'));
+    assert.ok(jobs.some((j) => j.label === `relay for ${r.submissionId}`));
+    assert.ok(await vscode.commands.executeCommand('agentrl.ray.stopJob', { cluster: url, id: r.relay.submissionId }));
+  });
+
+  test('a run that stops writing is flagged stalled within the configured time; stop works', async () => {
+    await vscode.workspace.getConfiguration('agentrl.ray').update('stallMinutes', 0.1, vscode.ConfigurationTarget.Workspace); // 6 s
+    try {
+      const r = await vscode.commands.executeCommand<{ submissionId: string }>('agentrl.ray.submit', {
+        config: config('ray-stall'),
+        cluster: url,
+        entrypoint: `${venvPython} ray-demo/standin_trainer.py --config ray-demo/ray-stall.yaml --steps 2 --interval 0.3 --then stall`,
+        resources: { head_node: 0.5 },
+        metrics: 'none',
+      });
+      const id = r!.submissionId;
+      await until('RUNNING', async () => (await ray.refreshNow(url)).jobs.find((j) => j.submission_id === id)?.status === 'RUNNING', 60000);
+      const s = await until('the stall flag', async () => {
+        const snap = await ray.refreshNow(url);
+        return snap.stalls[id] ? snap : undefined;
+      }, 60000, 1000);
+      assert.ok(s.stalls[id].thresholdMs === 6000);
+      assert.ok(s.stalls[id].explorerWaitsOnSynchronizer);
+      const job = rows(rows(rows()[0])[1]).find((j) => j.type === 'job' && j.submissionId === id)!;
+      assert.match(job.description, /^STALLED · RUNNING/);
+      assert.ok(rows(job).some((d) => d.label === 'the explorer waits on the synchronizer'));
+      assert.ok(await vscode.commands.executeCommand('agentrl.ray.stopJob', { cluster: url, id }));
+      await until('STOPPED, no longer stalled', async () => {
+        const snap = await ray.refreshNow(url);
+        return snap.jobs.find((j) => j.submission_id === id)?.status === 'STOPPED' && !snap.stalls[id];
+      }, 30000, 500);
+    } finally {
+      await vscode.workspace.getConfiguration('agentrl.ray').update('stallMinutes', undefined, vscode.ConfigurationTarget.Workspace);
+    }
+  });
+
+  test('a job whose node dies (worker raylet killed) shows FAILED with its message, the dead node and its log tail', async () => {
+    const r = await vscode.commands.executeCommand<{ submissionId: string }>('agentrl.ray.submit', {
+      config: config('ray-killed'),
+      cluster: url,
+      entrypoint: `${venvPython} ray-demo/standin_trainer.py --config ray-demo/ray-killed.yaml --steps 1000 --interval 0.5`,
+      resources: { gpu_node: 0.5 },
+      metrics: 'none',
+    });
+    const id = r!.submissionId;
+    await until('a Step line seen by the view', async () => {
+      await ray.refreshNow(url);
+      return /Step 1:/.test(ray.get(url)!.monitor.log(id));
+    }, 60000, 500);
+    process.kill(cluster.workerRayletPid()!, 'SIGKILL');
+    const s = await until('FAILED + DEAD', async () => {
+      const snap = await ray.refreshNow(url);
+      return snap.failures[id] && snap.nodes.some((n) => n.node_id === workerId && n.state === 'DEAD') ? snap : undefined;
+    }, 90000, 1000);
+    const job = rows(rows(rows()[0])[1]).find((j) => j.type === 'job' && j.submissionId === id)!;
+    assert.match(job.description, /^FAILED/);
+    const details = rows(job).map((d) => d.label);
+    assert.ok(details.some((l) => l.startsWith('FAILED: ')), details.join('\n'));
+    assert.ok(details.some((l) => l.includes(workerId.slice(0, 8)) && l.endsWith('is DEAD')), details.join('\n'));
+    assert.ok(details.some((l) => /Step \d+: wrote/.test(l)), details.join('\n'));
+    const node = rows(rows(rows()[0])[0]).find((n) => n.id === workerId)!;
+    assert.match(node.description, /^DEAD/);
+  });
+});

@@ -1,0 +1,123 @@
+// Trinity-RFT's own built-in workflows and reward functions, unmodified, under `agentrl
+// rollout`: Trinity 0.5.2's source from ../shared/upstream runs in .cache/trinity-venv
+// (scripts/setup.sh trinity), Trinity's own example configs from ../shared/corpus with only
+// their data paths pointed at local rows (env vars and a folder the config names), against
+// the real tiny fixture model on llama.cpp. Then each run replays byte-identically with the
+// model server stopped. Skipped, never failed, without ../shared, the venv or llama.cpp.
+import { after, before, describe, test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { hasShared, repoRoot, sharedDir } from '../../harness/paths';
+import { modelRuntimeInstalled, startModelServer, type ModelServer } from '../../harness/model-server';
+
+const cli = path.join(repoRoot, 'dist', 'agentrl.js');
+const venvPython = path.join(repoRoot, '.cache', 'trinity-venv', 'bin', 'python');
+const examples = path.join(sharedDir, 'corpus', 'trinity-rft', 'examples');
+const datasets = path.join(sharedDir, 'corpus', 'datasets');
+const upstreamSrc = path.join(sharedDir, 'upstream', 'trinity-rft-0.5.2');
+const skip = !hasShared ? 'needs ../shared (Trinity corpus and upstream source)'
+  : !fs.existsSync(upstreamSrc) ? 'needs ../shared/upstream/trinity-rft-0.5.2'
+    : !fs.existsSync(venvPython) ? 'needs .cache/trinity-venv (bash scripts/setup.sh trinity)'
+      : !modelRuntimeInstalled ? 'needs llama.cpp (bash scripts/setup.sh model)'
+        : !fs.existsSync(cli) ? 'dist/agentrl.js not built' : false;
+
+interface Summary { dir: string; episodes: number; errors: number; llmCalls: number; rewardByTask: Record<string, number | null> }
+
+describe('Trinity-RFT 0.5.2 built-in workflows under agentrl rollout', { skip }, () => {
+  let model: ModelServer;
+  let ws: string;
+  let env: NodeJS.ProcessEnv;
+  const runs: { name: string; args: string[]; summary: Summary; env: NodeJS.ProcessEnv }[] = [];
+
+  before(async () => {
+    model = await startModelServer();
+    ws = fs.mkdtempSync(path.join(os.tmpdir(), 'agentrl-upstream-'));
+    // The model's tokenizer for Trinity's token arithmetic: model_path -> a folder with the GGUF.
+    const modelDir = path.join(ws, 'model');
+    fs.mkdirSync(modelDir);
+    fs.copyFileSync(path.join(repoRoot, 'test', 'fixtures', 'tiny-toolcall', 'tiny-toolcall.gguf'), path.join(modelDir, 'tiny-toolcall.gguf'));
+    // Data: the countdown example names a folder relative to the working directory.
+    fs.mkdirSync(path.join(ws, 'countdown_dataset'));
+    fs.symlinkSync(path.join(datasets, 'countdown'), path.join(ws, 'countdown_dataset', 'oneshot-split'));
+    // Rows in the ToolACE layout the tool-call workflow reads (our rows, the fixture model's tool).
+    const toolDir = path.join(ws, 'examples', 'grpo_toolcall', 'toolace_data');
+    fs.mkdirSync(toolDir, { recursive: true });
+    const tools = JSON.stringify([{ name: 'get_weather', description: 'Get the current weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }]);
+    fs.writeFileSync(path.join(toolDir, 'train.jsonl'), ['Paris', 'Tokyo'].map((c) => JSON.stringify({
+      tools, raw_system: 'You are a helpful assistant.', conversations: [{ from: 'human', value: `What is the weather in ${c}?` }],
+      answer: JSON.stringify([{ name: 'get_weather', arguments: { city: c } }]),
+    })).join('\n') + '\n');
+    const pythonpath = spawnSync('bash', [path.join(sharedDir, 'upstream', 'make-trinity-venv.sh'), '--pythonpath'], { encoding: 'utf8' }).stdout.trim();
+    env = { ...process.env, PYTHONPATH: pythonpath, HF_HUB_OFFLINE: '1', TRANSFORMERS_OFFLINE: '1', HF_DATASETS_OFFLINE: '1', TRINITY_MODEL_PATH: modelDir };
+  });
+  after(async () => {
+    await model?.stop();
+  });
+
+  function rollout(args: string[], runEnv: NodeJS.ProcessEnv) {
+    return spawnSync(process.execPath, [cli, 'rollout', '--tasks', '2', '--python', venvPython, '--cwd', ws, '--json', ...args],
+      { encoding: 'utf8', env: runEnv, cwd: ws, timeout: 180_000 });
+  }
+
+  const cases: { name: string; config: string; data?: string; args?: string[]; minCalls: number }[] = [
+    { name: 'math_workflow (sync), MathRewardFn', config: 'grpo_gsm8k/gsm8k.yaml', data: 'gsm8k', minCalls: 2 },
+    { name: 'async_math_workflow', config: 'grpo_gsm8k/gsm8k.yaml', data: 'gsm8k', args: ['--workflow', 'async_math_workflow'], minCalls: 2 },
+    { name: 'math_boxed_workflow (indexes response token ids)', config: 'grpo_gsm8k/gsm8k.yaml', data: 'gsm8k', args: ['--workflow', 'math_boxed_workflow'], minCalls: 2 },
+    { name: 'countdown: math_workflow + countdown_reward', config: 'ppo_countdown/countdown.yaml', minCalls: 2 },
+    { name: 'tool_call_workflow (the example names it toolcall_workflow: see the names test)', config: 'grpo_toolcall/toolace.yaml', args: ['--workflow', 'tool_call_workflow'], minCalls: 2 },
+    { name: 'math_ruler_workflow: an LLM judge through explorer.auxiliary_models', config: 'grpo_gsm8k_ruler/gsm8k_ruler.yaml', data: 'gsm8k', minCalls: 4 },
+  ];
+
+  for (const c of cases) {
+    test(c.name, () => {
+      const runEnv = { ...env, ...(c.data ? { TRINITY_TASKSET_PATH: path.join(datasets, c.data) } : {}) };
+      const args = ['--config', path.join(examples, c.config), '--model-base-url', model.url, ...(c.args ?? [])];
+      const r = rollout(args, runEnv);
+      assert.equal(r.status, 0, `${r.stderr}\n${r.stdout}`);
+      const summary = JSON.parse(r.stdout) as Summary;
+      assert.equal(summary.episodes, 2, r.stderr);
+      assert.equal(summary.errors, 0, r.stderr);
+      assert.ok(summary.llmCalls >= c.minCalls, `${summary.llmCalls} LLM calls, expected at least ${c.minCalls}`);
+      for (const [task, reward] of Object.entries(summary.rewardByTask)) assert.equal(typeof reward, 'number', `task ${task} has no reward:\n${r.stderr}`);
+      runs.push({ name: c.name, args, summary, env: runEnv });
+    });
+  }
+
+  test('an upstream workflow file copied unchanged runs by dotted path', () => {
+    const dir = path.join(ws, 'copied');
+    fs.mkdirSync(dir, { recursive: true });
+    fs.copyFileSync(path.join(upstreamSrc, 'trinity', 'common', 'workflows', 'customized_math_workflows.py'), path.join(dir, 'boxed_copy.py'));
+    const runEnv = { ...env, TRINITY_TASKSET_PATH: path.join(datasets, 'gsm8k') };
+    const args = ['--config', path.join(examples, 'grpo_gsm8k', 'gsm8k.yaml'), '--model-base-url', model.url, '--workflow', 'copied.boxed_copy.MathBoxedWorkflow'];
+    const r = rollout(args, runEnv);
+    assert.equal(r.status, 0, r.stderr);
+    const summary = JSON.parse(r.stdout) as Summary;
+    assert.equal(summary.errors, 0, r.stderr);
+    assert.match(r.stderr, /workflow copied\.boxed_copy\.MathBoxedWorkflow/);
+    runs.push({ name: 'copied file', args, summary, env: runEnv });
+  });
+
+  test("a stale registry name gets Trinity's verdict and a did-you-mean, not 'trinity is not importable'", () => {
+    const r = rollout(['--config', path.join(examples, 'grpo_toolcall', 'toolace.yaml'), '--model-base-url', model.url], env);
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /workflow 'toolcall_workflow' is not in Trinity's workflows registry \(ValueError: Invalid module key: toolcall_workflow\); did you mean 'tool_call_workflow'\?/);
+    assert.doesNotMatch(r.stderr, /not importable/);
+  });
+
+  test('every run replays byte-identically with the model server stopped', async () => {
+    assert.ok(runs.length >= cases.length, 'the runs above must have passed first');
+    await model.stop();
+    for (const run of runs) {
+      const args = run.args.filter((a, i, all) => a !== '--model-base-url' && all[i - 1] !== '--model-base-url');
+      const r = rollout([...args, '--replay', run.summary.dir], run.env);
+      assert.equal(r.status, 0, `${run.name}: ${r.stderr}`);
+      const again = JSON.parse(r.stdout) as Summary;
+      const a = fs.readFileSync(path.join(run.summary.dir, 'trajectories.jsonl'));
+      const b = fs.readFileSync(path.join(again.dir, 'trajectories.jsonl'));
+      assert.ok(a.equals(b), `${run.name}: the replay's trajectories differ from the recorded run's`);
+    }
+  });
+});
