@@ -15,6 +15,8 @@ export interface RolloutDebugger {
   provideConfigurations(folder: vscode.WorkspaceFolder | undefined): Promise<vscode.DebugConfiguration[]>;
   /** Top-level items of the Rollouts view (saved runs, newest first). */
   rolloutRuns(): Promise<vscode.TreeItem[]>;
+  /** Children of the run `runId` in the Rollouts view (episodes, then forks). */
+  rolloutChildren(runId: string): Promise<vscode.TreeItem[]>;
 }
 
 /** `checker` gives the config engine (wired by extension.ts, loaded on first use). */
@@ -58,11 +60,16 @@ export function registerRolloutDebugger(context: vscode.ExtensionContext, log: L
     vscode.commands.registerCommand('agentrl.rollouts.refresh', refreshRollouts),
     vscode.commands.registerCommand('agentrl.rollouts.replay', (node?: Host.RolloutNode) => node?.kind === 'run' && host().replayRun(node)),
     vscode.commands.registerCommand('agentrl.rollouts.openTrajectories', (node?: Host.RolloutNode) => node?.kind === 'run' && host().openTrajectories(node)),
+    vscode.commands.registerCommand('agentrl.rollouts.compareFork', (node?: Host.RolloutNode) => node?.kind === 'fork' && host().compareFork(node)),
     vscode.commands.registerCommand('agentrl.rollouts.transcript', (arg?: Host.TranscriptArg) => arg && host().openEpisodeTranscript(arg)),
   );
   return {
     refreshRollouts,
     provideConfigurations: (folder) => configs().provideDebugConfigurations(folder),
     rolloutRuns: async () => rollouts().getChildren().map((n) => rollouts().getTreeItem(n)),
+    rolloutChildren: async (runId) => {
+      const run = rollouts().getChildren().find((n) => n.kind === 'run' && n.run.id === runId);
+      return run ? rollouts().getChildren(run).map((n) => rollouts().getTreeItem(n)) : [];
+    },
   };
 }

@@ -1,7 +1,9 @@
 // The rollout debugger's extension-host bundle (dist/debug-host.js), loaded on first use so
 // activation stays cheap: the DAP session (@vscode/debugadapter), the gateway (openai SDK),
 // the configuration provider and the Rollouts view.
+import * as path from 'path';
 import * as vscode from 'vscode';
+import { FORK_EDITED_TRANSCRIPT, FORK_ORIGINAL_TRANSCRIPT } from '../shared/trajectory';
 import type { ConfigChecker } from '../shared/config-api';
 import type { Logger } from '../shared/log';
 import { RolloutDebugSession } from './protocol/session';
@@ -18,6 +20,7 @@ export function createAdapter(session: vscode.DebugSession, checker: ConfigCheck
     checker,
     logger: log,
     runnerScript,
+    l10n: vscode.l10n,
     startPythonDebugger: (endpoint) => attachPythonDebugger(session, endpoint),
   });
   return new vscode.DebugAdapterInlineImplementation(dap);
@@ -33,6 +36,13 @@ export function replayRun(node: RunNode): Thenable<boolean> {
   const config: vscode.DebugConfiguration = { type: 'agentrl', request: 'launch', name: vscode.l10n.t('Replay {0}', node.run.id), replay: node.run.dir };
   for (const k of keep) if (l[k] !== undefined) config[k] = l[k];
   return vscode.debug.startDebugging(node.folder, config);
+}
+
+/** The two branches of a fork side by side: original (left) and edited (right) transcripts. */
+export async function compareFork(node: Extract<import('./views/rollouts-tree').RolloutNode, { kind: 'fork' }>): Promise<void> {
+  const left = vscode.Uri.file(path.join(node.dir, FORK_ORIGINAL_TRANSCRIPT));
+  const right = vscode.Uri.file(path.join(node.dir, FORK_EDITED_TRANSCRIPT));
+  await vscode.commands.executeCommand('vscode.diff', left, right, vscode.l10n.t('{0}: original ↔ edited', node.info.episode));
 }
 
 /** The run as a readable chat transcript (Markdown preview), not one-line JSONL. */

@@ -9,6 +9,19 @@ export const RUNNER_PROTOCOL_VERSION = 1;
 export const HEADER_EPISODE = 'x-agentrl-episode';
 /** base64(JSON SourceFrame[]), innermost user frame first. */
 export const HEADER_STACK = 'x-agentrl-stack';
+/** `auxiliary/<i>` on an auxiliary model's calls sent to the main gateway URL (the
+ *  gateway's `/aux/<i>/v1` path says the same and wins); the rollout model's carry none. */
+export const HEADER_ROLE = 'x-agentrl-role';
+
+/** The role of an LLM call: undefined for the rollout model, `auxiliary/<i>` for
+ *  explorer.auxiliary_models[i] (a judge, a teacher...). */
+export type CallRole = `auxiliary/${number}` | undefined;
+export const auxRole = (i: number): CallRole => `auxiliary/${i}`;
+/** The aux index of a role, or undefined for the rollout model / anything unknown. */
+export function auxIndex(role: string | undefined): number | undefined {
+  const m = role ? /^auxiliary\/(\d+)$/.exec(role) : null;
+  return m ? Number(m[1]) : undefined;
+}
 
 export interface SourceFrame {
   path: string;
@@ -51,6 +64,12 @@ export interface RunnerPlan {
   config: unknown;
   /** Seconds the runner's own clients wait for a reply (the gateway may hold a call). */
   clientTimeout: number;
+  /** Index-aligned with the config's explorer.auxiliary_models: each is the gateway's
+   *  `<gateway>/aux/<i>/v1`, which records the calls and forwards them to that model's endpoint. */
+  auxiliaryModels?: { name: string; baseUrl: string; apiKey: string }[];
+  /** Episodes run at once (default 1), as Trinity's explorer runners do; each sends its own
+   *  episode header, so calls of concurrent episodes arrive interleaved. */
+  concurrency?: number;
 }
 
 // ---- runner -> extension ----

@@ -4,12 +4,35 @@
 //   trajectories.jsonl  one EpisodeTrajectory per finished episode (no timings: a replay of
 //                       the run reproduces this file byte for byte)
 //   summary.json        RunSummary, rewritten when the run ends (or is stopped)
+//   forks/<episode>/    the original branch of an episode whose request was edited (a run
+//                       folder of its own, plus fork.json and both branches' transcripts)
 import type { SourceFrame } from './rollout-protocol';
 
 export const RUNS_DIR = '.agentrl/runs';
 export const RECORDING_FILE = 'recording.jsonl';
 export const TRAJECTORIES_FILE = 'trajectories.jsonl';
 export const SUMMARY_FILE = 'summary.json';
+export const FORKS_DIR = 'forks';
+export const FORK_FILE = 'fork.json';
+/** Readable transcripts of the two branches of a fork (for a side-by-side diff). */
+export const FORK_ORIGINAL_TRANSCRIPT = 'original.transcript.md';
+export const FORK_EDITED_TRANSCRIPT = 'edited.transcript.md';
+
+/** fork.json: the edited episode of the parent run and the original branch beside it. */
+export interface ForkInfo {
+  /** The episode of the parent run (the edited branch, what the debugger ran). */
+  episode: string;
+  /** The episode id of the original branch in this fork's own run. */
+  branchEpisode?: string;
+  /** The first edited call: where the branches part. */
+  at: { index: number; role?: string };
+  /** How the original branch was made: calls before the fork point replayed from the
+   *  parent's recording, the rest asked of the model without the edit. */
+  status: RunSummary['status'] | 'skipped';
+  message?: string;
+  rewardOriginal: number | null;
+  rewardEdited: number | null;
+}
 
 /** An OpenAI chat-completions request body (kept loose: upstreams add fields). */
 export interface ChatRequest {
@@ -64,8 +87,10 @@ export interface CallError {
 
 export interface RecordedCall {
   episode: string;
-  /** 0-based index of the call within its episode. */
+  /** 0-based index of the call within its episode and role. */
   index: number;
+  /** `auxiliary/<i>` for an auxiliary model's call (absent: the rollout model). */
+  role?: string;
   /** The request as the workflow sent it. */
   request: ChatRequest;
   /** What went upstream, when the user edited the request. */
@@ -87,8 +112,11 @@ export type TrajectoryTurn =
   | {
       type: 'llm';
       index: number;
+      role?: string;
       request: ChatRequest;
       edited?: boolean;
+      /** What went to the model when the request was edited (or carried an earlier edit). */
+      sent?: ChatRequest;
       response?: ChatCompletion;
       error?: CallError;
       source?: SourceFrame;

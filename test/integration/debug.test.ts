@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { activated } from './extension.test';
 import { modelRuntimeInstalled, startModelServer, type ModelServer } from '../harness/model-server';
-import { venvPython } from '../harness/paths';
+import { repoRoot, venvPython } from '../harness/paths';
 
 const python = fs.existsSync(venvPython) ? venvPython : 'python3';
 
@@ -167,6 +167,65 @@ suite('rollout debugger (real VS Code, real model server)', function () {
     const last = traj.turns.filter((t: { type: string }) => t.type === 'llm').pop();
     assert.strictEqual(last.response.choices[0].message.content, 'It is rainy and 9 degrees C in Tokyo.');
     assert.strictEqual(traj.reward, 0);
+  });
+
+  test('F5 on a judge config stops on the workflow\'s first LLM call and on the judge\'s; an edit forks the run and both branches show', async function () {
+    this.timeout(420_000); // six real model calls: three debugged, three for the original branch
+    // test/fixtures/judge: a Trinity config with explorer.auxiliary_models (a judge) and a
+    // workflow that calls it; launch.json names no auxiliary endpoint, so the judge's calls
+    // go through the gateway's /aux/0/v1 to the main (real) model server.
+    fs.cpSync(path.join(repoRoot, 'test', 'fixtures', 'judge'), path.join(ws().uri.fsPath, 'judge'), { recursive: true });
+    const { session, dap, ended } = await start({ name: 'judge rollouts', config: '${workspaceFolder}/judge/judge.yaml', cwd: '${workspaceFolder}/judge', tasks: 1, model: { baseUrl: model!.url }, breakOn: ['llm'] });
+    const s1 = (await dap.next('stopped')) as DebugProtocol.StoppedEvent;
+    const f1 = await frames(session, s1.body.threadId!);
+    assert.match(f1[0].name, /^llm #1 ▸ request pending/);
+    assert.ok(f1[0].source?.path?.endsWith(path.join('judge', 'judge_workflow.py')));
+    const msgs = await vars(session, named(await scope(session, f1[0].id, 'Request'), 'messages').variablesReference);
+    await session.customRequest('setVariable', { variablesReference: msgs[1].variablesReference, name: 'content', value: 'What is 4?' });
+
+    let stop = dap.next('stopped');
+    await session.customRequest('continue', { threadId: s1.body.threadId });
+    const s2 = (await stop) as DebugProtocol.StoppedEvent;
+    const f2 = await frames(session, s2.body.threadId!);
+    assert.match(f2[0].name, /^llm #2 ▸ request pending/);
+    const msgs2 = await vars(session, named(await scope(session, f2[0].id, 'Request'), 'messages').variablesReference);
+    assert.strictEqual(msgs2[1].value, 'user: "What is 4?"', 'the edit stays in force for the episode');
+
+    stop = dap.next('stopped');
+    await session.customRequest('continue', { threadId: s2.body.threadId });
+    const s3 = (await stop) as DebugProtocol.StoppedEvent;
+    assert.match(s3.body.description ?? '', /Ttwo#R0 auxiliary\/0 call #1 \(request pending\)/);
+    const f3 = await frames(session, s3.body.threadId!);
+    assert.match(f3[0].name, /^auxiliary\/0 #1 ▸ request pending/, 'the judge\'s call is a frame of the episode');
+    assert.ok(f3[0].source?.path?.endsWith(path.join('judge', 'judge_workflow.py')));
+    const req3 = await scope(session, f3[0].id, 'Request');
+    assert.match(named(req3, 'role').value, /auxiliary\/0/);
+    await session.customRequest('continue', { threadId: s3.body.threadId });
+    await ended;
+
+    const run = latestRun();
+    const fork = JSON.parse(fs.readFileSync(path.join(run, 'forks', 'Ttwo_R0', 'fork.json'), 'utf8'));
+    assert.deepStrictEqual([fork.episode, fork.status, fork.at], ['Ttwo#R0', 'completed', { index: 0 }]);
+    const recorded = fs.readFileSync(path.join(run, 'recording.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    assert.deepStrictEqual(recorded.map((c: { role?: string; index: number }) => `${c.role ?? 'model'}#${c.index}`), ['model#0', 'model#1', 'auxiliary/0#0']);
+    // The Rollouts view: the fork sits under its run; its command shows both branches side by side.
+    const api = await activated();
+    const children = await api.debug.rolloutChildren(path.basename(run));
+    const forkItem = children.find((c) => c.contextValue === 'agentrl.fork');
+    assert.ok(forkItem, `children: ${children.map((c) => c.label).join(', ')}`);
+    assert.match(String(forkItem.label), /fork of Ttwo#R0/);
+    assert.match(String(forkItem.description), /without the edit .* with it/);
+    await vscode.commands.executeCommand(forkItem.command!.command, ...(forkItem.command!.arguments ?? []));
+    const tab = vscode.window.tabGroups.activeTabGroup.activeTab;
+    assert.ok(tab?.input instanceof vscode.TabInputTextDiff, 'a diff editor opened');
+    const diff = tab.input as vscode.TabInputTextDiff;
+    assert.ok(diff.original.fsPath.endsWith('original.transcript.md') && diff.modified.fsPath.endsWith('edited.transcript.md'));
+    const left = fs.readFileSync(diff.original.fsPath, 'utf8');
+    const right = fs.readFileSync(diff.modified.fsPath, 'utf8');
+    assert.match(left, /### user\nWhat is 2\+2\?/);
+    assert.match(right, /### user\nWhat is 4\?/);
+    for (const t of [left, right]) assert.match(t, /auxiliary\/0 LLM call #1[\s\S]*## reward: /, 'both branches show the judge\'s call and the reward');
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
   });
 
   test('a Python breakpoint in the workflow hits via a debugpy child session', async () => {

@@ -1,5 +1,7 @@
 // Exact replay of a recorded run: each call of each episode is answered with what the
-// workflow received in the recording, without any model. A request that differs from the
+// workflow received in the recording, without any model. Calls are matched by episode,
+// role (rollout model or auxiliary i) and index within both, so the order in which
+// concurrent episodes' calls arrive does not matter. A request that differs from the
 // recorded one (the workflow changed) is a divergence, reported with a diff.
 import * as fs from 'fs';
 import * as path from 'path';
@@ -29,7 +31,7 @@ export class ReplayUpstream implements ChatUpstream {
         if (n >= lines.length - 2) return;
         throw new Error(`${file}:${n + 1}: not valid JSON`);
       }
-      this.calls.set(key(rec.episode, rec.index), rec);
+      this.calls.set(key(rec.episode, rec.index, rec.role), rec);
       if (typeof rec.request?.model === 'string') this.modelNames.add(rec.request.model);
     });
   }
@@ -39,26 +41,26 @@ export class ReplayUpstream implements ChatUpstream {
   }
 
   /** Compares what the workflow sent with the recorded request of the same call. */
-  verify(episode: string, index: number, request: ChatRequest): ReplayCheck {
-    const rec = this.calls.get(key(episode, index));
+  verify(episode: string, index: number, request: ChatRequest, role?: string): ReplayCheck {
+    const rec = this.calls.get(key(episode, index, role));
     if (!rec) {
-      const n = [...this.calls.values()].filter((c) => c.episode === episode).length;
+      const n = [...this.calls.values()].filter((c) => c.episode === episode && c.role === role).length;
       return {
         ok: false,
-        message: `Replay diverged: ${episode} makes LLM call #${index + 1}, but the recording has ${n} call(s) for this episode`,
+        message: `Replay diverged: ${episode} makes ${role ? `${role} ` : ''}LLM call #${index + 1}, but the recording has ${n} such call(s) for this episode`,
         diff: requestDiff({ messages: [] }, request),
       };
     }
     if (sameRequest(rec.request, request)) return { ok: true };
     return {
       ok: false,
-      message: `Replay diverged: ${episode} call #${index + 1} differs from the recorded request`,
+      message: `Replay diverged: ${episode} ${role ? `${role} ` : ''}call #${index + 1} differs from the recorded request`,
       diff: requestDiff(rec.request, request),
     };
   }
 
   async complete(_body: ChatRequest, ctx: CallContext): Promise<UpstreamResult> {
-    const rec = this.calls.get(key(ctx.episode, ctx.index));
+    const rec = this.calls.get(key(ctx.episode, ctx.index, ctx.role));
     if (!rec) return { ok: false, error: { kind: 'divergence', status: 409, message: `no recorded call #${ctx.index + 1} for ${ctx.episode}` } };
     if (rec.error) return { ok: false, error: rec.error };
     const response = rec.delivered ?? rec.response;
@@ -71,4 +73,4 @@ export class ReplayUpstream implements ChatUpstream {
   }
 }
 
-const key = (episode: string, index: number) => `${episode}\u0000${index}`;
+const key = (episode: string, index: number, role?: string) => `${episode}\u0000${role ?? ''}\u0000${index}`;

@@ -1,10 +1,11 @@
 // The recording gateway's HTTP face: an OpenAI-compatible endpoint on loopback
 // (/v1/chat/completions, streaming too, and /v1/models) guarded by a per-session token.
+// `/aux/<i>/v1/...` is the same for auxiliary model i (explorer.auxiliary_models[i]).
 // It parses and answers; what happens to a call (hold, edit, forward, record, replay) is
 // the CallHandler's business (the rollout runtime).
 import * as http from 'http';
 import type { AddressInfo } from 'net';
-import { HEADER_EPISODE, HEADER_STACK, decodeStackHeader, type SourceFrame } from '../../shared/rollout-protocol';
+import { HEADER_EPISODE, HEADER_ROLE, HEADER_STACK, auxIndex, auxRole, decodeStackHeader, type SourceFrame } from '../../shared/rollout-protocol';
 import type { CallError, ChatCompletion, ChatRequest } from '../../shared/trajectory';
 import { completionToChunks, SSE_DONE, sseFrame } from './chat';
 
@@ -13,6 +14,8 @@ export interface IncomingCall {
   /** Episode named by the runner's client (absent for clients the workflow built itself). */
   episode?: string;
   stack: SourceFrame[];
+  /** `auxiliary/<i>` for an auxiliary model's call; undefined for the rollout model. */
+  role?: string;
   /** Aborted when the workflow hangs up before the reply; the handler aborts it to cancel
    *  the call itself (the session ended). */
   abort: AbortController;
@@ -24,11 +27,15 @@ export type CallOutcome =
 
 export interface CallHandler {
   handleCall(call: IncomingCall): Promise<CallOutcome>;
-  listModels(): Promise<unknown>;
+  /** The models of the rollout model's endpoint, or of auxiliary model `aux`. */
+  listModels(aux?: number): Promise<unknown>;
 }
 
 export interface GatewayServer {
+  /** The rollout model's base URL (`<root>/v1`). */
   readonly url: string;
+  /** `http://127.0.0.1:<port>`: auxiliary model i is at `<root>/aux/<i>/v1`. */
+  readonly root: string;
   readonly port: number;
   close(): Promise<void>;
 }
@@ -45,12 +52,22 @@ export async function startGateway(handler: CallHandler, token: string, port = 0
   server.keepAliveTimeout = 5_000;
 
   async function route(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const url = (req.url ?? '').split('?')[0].replace(/\/+$/, '');
+    let url = (req.url ?? '').split('?')[0].replace(/\/+$/, '');
+    // /aux/<i>/v1/... -> auxiliary model i; a role header on /v1 says the same.
+    let role: string | undefined;
+    const aux = /^\/aux\/(\d+)(\/.*)$/.exec(url);
+    if (aux) {
+      role = auxRole(Number(aux[1]));
+      url = aux[2];
+    } else {
+      const h = req.headers[HEADER_ROLE];
+      if (typeof h === 'string' && auxIndex(h) !== undefined) role = h;
+    }
     const auth = req.headers.authorization ?? '';
     if (auth !== `Bearer ${token}`) {
       return sendJson(res, 401, errorBody(401, 'invalid API key for the Agent RL gateway (use the key the debugger gave the workflow)'));
     }
-    if (req.method === 'GET' && url === '/v1/models') return sendJson(res, 200, await handler.listModels());
+    if (req.method === 'GET' && url === '/v1/models') return sendJson(res, 200, await handler.listModels(auxIndex(role)));
     if (req.method !== 'POST' || url !== '/v1/chat/completions') {
       return sendJson(res, 404, errorBody(404, `the Agent RL gateway serves POST /v1/chat/completions and GET /v1/models, not ${req.method} ${url}`));
     }
@@ -72,6 +89,7 @@ export async function startGateway(handler: CallHandler, token: string, port = 0
       request,
       episode: typeof episodeHeader === 'string' && episodeHeader ? episodeHeader : undefined,
       stack: decodeStackHeader(req.headers[HEADER_STACK]),
+      ...(role ? { role } : {}),
       abort: hangup,
     });
     if (res.destroyed) return;
@@ -92,6 +110,7 @@ export async function startGateway(handler: CallHandler, token: string, port = 0
   const actual = (server.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${actual}/v1`,
+    root: `http://127.0.0.1:${actual}`,
     port: actual,
     close: () =>
       new Promise<void>((resolve) => {

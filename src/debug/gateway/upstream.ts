@@ -13,7 +13,10 @@ export type UpstreamResult =
 
 export interface CallContext {
   episode: string;
+  /** Index of the call within its episode and role. */
   index: number;
+  /** `auxiliary/<i>` for an auxiliary model's call. */
+  role?: string;
   /** The request as the workflow sent it (replay compares against this one). */
   original: ChatRequest;
   signal: AbortSignal;

@@ -3,6 +3,7 @@
 // (Request / Response / Tool call / Exception / Episode), editable where the run is held.
 import * as path from 'path';
 import { Source, StackFrame } from '@vscode/debugadapter';
+import { english, type L10n } from '../../shared/l10n';
 import type { SourceFrame } from '../../shared/rollout-protocol';
 import type { ChatRequest } from '../../shared/trajectory';
 import { deliveredOf, type Episode, type LlmTurn, type Turn } from '../runtime/episode';
@@ -14,7 +15,7 @@ const short = (s: string, n = 60) => (s.length > n ? `${s.slice(0, n)}…` : s);
 export function frameName(ep: Episode, t: Turn): string {
   switch (t.kind) {
     case 'llm': {
-      const head = `llm #${t.index + 1}`;
+      const head = t.role ? `${t.role} #${t.index + 1}` : `llm #${t.index + 1}`;
       if (t.error) return `${head} ✗ ${t.error.kind}`;
       if (t.state === 'pending') return `${head} ▸ request pending`;
       if (t.state === 'inflight') return `${head} … waiting for the model`;
@@ -63,31 +64,32 @@ export interface ScopeSpec {
 }
 
 /** Edit targets for the pending request / held reply of `turn`. */
-function requestEdit(rt: RolloutRuntime, t: LlmTurn): EditTarget {
+function requestEdit(rt: RolloutRuntime, ep: Episode, t: LlmTurn): EditTarget {
   return {
-    allowed: () => rt.stop?.turn === t && rt.stop.editable === 'request' && t.state === 'pending',
+    allowed: () => rt.stopOf(ep)?.turn === t && rt.stopOf(ep)?.editable === 'request' && t.state === 'pending',
     edit: () => rt.editableRequest(t),
   };
 }
 function responseEdit(rt: RolloutRuntime, ep: Episode, t: LlmTurn, holder: Turn): EditTarget {
   return {
-    allowed: () => rt.stop?.turn === holder && rt.stop.editable === 'response',
+    allowed: () => rt.stopOf(ep)?.turn === holder && rt.stopOf(ep)?.editable === 'response',
     edit: () => rt.editableResponse(t),
     changed: () => rt.syncToolTurns(ep, t),
   };
 }
 
-function llmScopes(rt: RolloutRuntime, ep: Episode, t: LlmTurn): ScopeSpec[] {
+function llmScopes(rt: RolloutRuntime, ep: Episode, t: LlmTurn, l10n: L10n): ScopeSpec[] {
   const req = () => (t.sent ?? t.request) as ChatRequest;
-  const edit = requestEdit(rt, t);
+  const edit = requestEdit(rt, ep, t);
   const requestNodes: Node[] = [
     { name: 'messages', root: req, path: ['messages'], edit },
     ...(req().tools ? [{ name: 'tools', root: req, path: ['tools'], edit }] : []),
   ];
   for (const k of Object.keys(req())) if (k !== 'messages' && k !== 'tools') requestNodes.push({ name: k, root: req, path: [k], edit });
-  if (t.sent) requestNodes.push({ name: 'original request', root: () => t.request, path: [], preview: 'as the workflow sent it (edited since)' });
+  if (t.role) requestNodes.unshift({ name: 'role', root: () => t.role, path: [], preview: l10n.t('{0} (explorer.auxiliary_models)', t.role) });
+  if (t.sent) requestNodes.push({ name: 'original request', root: () => t.request, path: [], preview: t.carried && !t.userEdited ? l10n.t('as the workflow sent it (an earlier edit of this episode applied)') : l10n.t('as the workflow sent it (edited since)') });
   requestNodes.push({ name: 'python stack', root: () => t.stack.map((f) => `${f.name ?? '?'} (${f.path}:${f.line})`), path: [] });
-  const scopes: ScopeSpec[] = [{ name: 'Request', nodes: requestNodes, presentationHint: 'arguments' }];
+  const scopes: ScopeSpec[] = [{ name: l10n.t('Request'), nodes: requestNodes, presentationHint: 'arguments' }];
 
   const resp = () => deliveredOf(t);
   const choice = ['choices', 0];
@@ -109,13 +111,13 @@ function llmScopes(rt: RolloutRuntime, ep: Episode, t: LlmTurn): ScopeSpec[] {
     if (r.prompt_token_ids) responseNodes.push({ name: 'prompt_token_ids', root: resp, path: ['prompt_token_ids'] });
     if (r.choices?.[0]?.token_ids) responseNodes.push({ name: 'token_ids', root: resp, path: [...choice, 'token_ids'] });
     if (t.latencyMs !== undefined) responseNodes.push({ name: 'latency_ms', root: () => Math.round(t.latencyMs! * 10) / 10, path: [] });
-    responseNodes.push({ name: 'raw', root: resp, path: [], preview: t.delivered ? 'edited reply' : 'full reply' });
+    responseNodes.push({ name: 'raw', root: resp, path: [], preview: t.delivered ? l10n.t('edited reply') : l10n.t('full reply') });
   }
-  if (responseNodes.length) scopes.push({ name: 'Response', nodes: responseNodes });
+  if (responseNodes.length) scopes.push({ name: l10n.t('Response'), nodes: responseNodes });
   return scopes;
 }
 
-export function episodeScope(ep: Episode): ScopeSpec {
+export function episodeScope(ep: Episode, l10n: L10n = english): ScopeSpec {
   const tokens = () => ({ prompt: ep.tokens.prompt, completion: ep.tokens.completion, total: ep.tokens.prompt + ep.tokens.completion });
   const timings = () => ({
     wall_ms: (ep.endedAt ?? Date.now()) - ep.startedAt,
@@ -123,7 +125,7 @@ export function episodeScope(ep: Episode): ScopeSpec {
     llm_calls: ep.llmCalls,
   });
   return {
-    name: 'Episode',
+    name: l10n.t('Episode'),
     nodes: [
       { name: 'id', root: () => ep.id, path: [] },
       { name: 'task', root: () => ep.task, path: [] },
@@ -149,30 +151,30 @@ const parseMaybe = (s: unknown) => {
   }
 };
 
-export function scopesFor(rt: RolloutRuntime, ep: Episode, t: Turn): ScopeSpec[] {
+export function scopesFor(rt: RolloutRuntime, ep: Episode, t: Turn, l10n: L10n = english): ScopeSpec[] {
   const scopes: ScopeSpec[] = [];
-  if (t.kind === 'llm') scopes.push(...llmScopes(rt, ep, t));
+  if (t.kind === 'llm') scopes.push(...llmScopes(rt, ep, t, l10n));
   if (t.kind === 'tool') {
-    const llm = ep.turns.find((x): x is LlmTurn => x.kind === 'llm' && x.index === t.llmIndex);
+    const llm = ep.turns.find((x): x is LlmTurn => x.kind === 'llm' && x.index === t.llmIndex && x.role === t.role);
     const call = ['choices', 0, 'message', 'tool_calls', t.callIndex, 'function'];
     const edit = llm ? responseEdit(rt, ep, llm, t) : undefined;
     const resp = () => (llm ? deliveredOf(llm) : undefined);
     scopes.push({
-      name: 'Tool call',
+      name: l10n.t('Tool call'),
       presentationHint: 'arguments',
       nodes: [
         { name: 'name', root: resp, path: [...call, 'name'], edit },
         { name: 'arguments', root: resp, path: [...call, 'arguments'], edit },
         { name: 'parsed arguments', root: () => parseMaybe(t.arguments), path: [] },
         { name: 'id', root: () => t.id, path: [] },
-        { name: 'result', root: () => (t.result === undefined ? '(not sent back yet)' : parseMaybe(t.result)), path: [] },
+        { name: 'result', root: () => (t.result === undefined ? l10n.t('(not sent back yet)') : parseMaybe(t.result)), path: [] },
         ...(t.error ? [{ name: 'error', root: () => true, path: [] }] : []),
       ],
     });
   }
   if (t.kind === 'exception') {
     scopes.push({
-      name: 'Exception',
+      name: l10n.t('Exception'),
       nodes: [
         { name: 'type', root: () => t.error.type, path: [] },
         { name: 'message', root: () => t.error.message, path: [] },
@@ -181,14 +183,14 @@ export function scopesFor(rt: RolloutRuntime, ep: Episode, t: Turn): ScopeSpec[]
       ],
     });
   }
-  scopes.push(episodeScope(ep));
+  scopes.push(episodeScope(ep, l10n));
   return scopes;
 }
 
 /** The object Debug Console expressions are evaluated against, for a frame. */
 export function evaluationRoot(ep: Episode, t: Turn | undefined): Record<string, unknown> {
   const root: Record<string, unknown> = { episode: ep.id, task: ep.task, reward: ep.reward, metrics: ep.metrics, metadata: ep.metadata, turns: ep.turns.length };
-  const llm = t?.kind === 'llm' ? t : t?.kind === 'tool' ? ep.turns.find((x): x is LlmTurn => x.kind === 'llm' && x.index === t.llmIndex) : undefined;
+  const llm = t?.kind === 'llm' ? t : t?.kind === 'tool' ? ep.turns.find((x): x is LlmTurn => x.kind === 'llm' && x.index === t.llmIndex && x.role === t.role) : undefined;
   if (llm) {
     const req = llm.sent ?? llm.request;
     const resp = deliveredOf(llm);

@@ -4,6 +4,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import type { CheckResult, ConfigChecker } from '../../shared/config-api';
+import type { L10n } from '../../shared/l10n';
 import type { Logger } from '../../shared/log';
 import { ReplayUpstream } from '../gateway/replay';
 import { OpenAIUpstream, type ChatUpstream } from '../gateway/upstream';
@@ -23,6 +24,10 @@ export interface LaunchDeps {
   /** Attaches a child debugpy session (extension only); resolves false when it could not. */
   startPythonDebugger?(endpoint: { host: string; port: number }): Promise<boolean>;
   env?: NodeJS.ProcessEnv;
+  /** Debugger strings: vscode.l10n in the extension, English elsewhere. */
+  l10n?: L10n;
+  /** `agentrl rollout --timings`: the run's last steps, timestamped. */
+  onTiming?: (what: string, at: number) => void;
 }
 
 export type Prepared = { ok: true; runtime: RunHandle; notes: string[] } | { ok: false; message: string };
@@ -83,14 +88,31 @@ export async function prepareLaunch(args: RolloutLaunchArgs & { __pythonDebugger
     }
     upstream = new OpenAIUpstream({ baseUrl, apiKey, timeoutSec: args.model?.timeout });
   }
+  // explorer.auxiliary_models (a judge, a teacher): each its own endpoint, default the main one.
+  const auxCount = Math.max(planned.auxiliaryNames?.length ?? 0, args.auxiliaryModels?.length ?? 0);
+  const auxiliary: { upstream?: ChatUpstream; name: string }[] = [];
+  for (let i = 0; i < auxCount; i++) {
+    const a = args.auxiliaryModels?.[i] ?? {};
+    let aux: ChatUpstream | undefined;
+    if (!replay && (a.baseUrl || a.apiKeyEnv || a.timeout)) {
+      const key = a.apiKeyEnv ? env[a.apiKeyEnv] : undefined;
+      if (a.apiKeyEnv && !key) return { ok: false, message: `The environment variable ${a.apiKeyEnv} (auxiliaryModels[${i}].apiKeyEnv) is not set.` };
+      const base = a.baseUrl ?? args.model?.baseUrl ?? env.OPENAI_BASE_URL!;
+      aux = new OpenAIUpstream({ baseUrl: base, apiKey: key ?? (a.baseUrl ? undefined : apiKeyOf(args, env)), timeoutSec: a.timeout ?? args.model?.timeout });
+    }
+    auxiliary.push({ upstream: aux, name: a.name ?? planned.auxiliaryNames?.[i] ?? '' });
+  }
 
   const notes: string[] = [];
   if (args.__pythonDebuggerNote) notes.push(args.__pythonDebuggerNote);
-  const { model, env: userEnv, ...rest } = args;
+  const { model, env: userEnv, auxiliaryModels, ...rest } = args;
   const runtime = new RolloutRuntime({
     plan: planned.plan,
     upstream,
     replay,
+    auxiliary,
+    l10n: deps.l10n,
+    onTiming: deps.onTiming,
     modelName: model?.name,
     configModelName: planned.modelName,
     python,
@@ -99,9 +121,13 @@ export async function prepareLaunch(args: RolloutLaunchArgs & { __pythonDebugger
     pythonDebugger: args.pythonDebugger === true && !!deps.startPythonDebugger,
     runRoot: args.record === false ? undefined : root,
     // No secrets here: env values and the API key stay out of the saved run.
-    meta: { ...rest, config: configPath, model: model ? { ...model } : undefined, envKeys: Object.keys(userEnv ?? {}) },
+    meta: { ...rest, config: configPath, model: model ? { ...model } : undefined, ...(auxiliaryModels ? { auxiliaryModels } : {}), envKeys: Object.keys(userEnv ?? {}) },
     backbone: 'native',
     logger: deps.logger,
   });
   return { ok: true, runtime, notes };
+}
+
+function apiKeyOf(args: RolloutLaunchArgs, env: NodeJS.ProcessEnv): string | undefined {
+  return args.model?.apiKeyEnv ? env[args.model.apiKeyEnv] : undefined;
 }

@@ -22,8 +22,9 @@ import {
 } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import * as path from 'path';
+import { english, type L10n } from '../../shared/l10n';
 import type { Episode, Turn } from '../runtime/episode';
-import { parseBreakpoint, EXCEPTION_FILTERS, type EventBreakpoint, type ExceptionFilter } from '../runtime/breakpoints';
+import { parseBreakpoint, exceptionFilters, EXCEPTION_FILTERS, type EventBreakpoint, type ExceptionFilter } from '../runtime/breakpoints';
 import { prepareLaunch, type LaunchDeps, type RunHandle } from './launch';
 import { RolloutRuntime, type StopInfo } from '../runtime/rollout-runtime';
 import { evaluationRoot, scopesFor, stackFrame } from './frames';
@@ -48,8 +49,11 @@ export class RolloutDebugSession extends DebugSession {
   private progress = false;
   private ended = false;
 
+  private readonly l10n: L10n;
+
   constructor(private readonly deps: LaunchDeps) {
     super();
+    this.l10n = deps.l10n ?? english;
     this.setDebuggerLinesStartAt1(true);
     this.setDebuggerColumnsStartAt1(true);
   }
@@ -66,7 +70,7 @@ export class RolloutDebugSession extends DebugSession {
       supportsTerminateRequest: true,
       supportsDelayedStackTraceLoading: false,
       supportsValueFormattingOptions: false,
-      exceptionBreakpointFilters: EXCEPTION_FILTERS.map((f) => ({ filter: f.filter, label: f.label, description: f.description, default: f.default })),
+      exceptionBreakpointFilters: exceptionFilters(this.l10n).map((f) => ({ filter: f.filter, label: f.label, description: f.description, default: f.default })),
     };
     this.sendResponse(response);
     this.sendEvent(new InitializedEvent());
@@ -98,7 +102,7 @@ export class RolloutDebugSession extends DebugSession {
     try {
       await rt.start();
     } catch (e) {
-      this.sendErrorResponse(response, { id: 1002, format: `Agent RL: ${(e as Error).message}`, showUser: true });
+      this.sendErrorResponse(response, { id: 1002, format: this.l10n.t('Agent RL: {0}', (e as Error).message), showUser: true });
       this.end();
       return;
     }
@@ -122,30 +126,32 @@ export class RolloutDebugSession extends DebugSession {
       if (this.progress) this.sendEvent(new ProgressUpdateEvent(`episode-${ep.threadId}`, message));
     });
     rt.on('episodeEnded', (ep) => {
-      if (this.progress) this.sendEvent(new ProgressEndEvent(`episode-${ep.threadId}`, ep.error ? `error: ${ep.error.message}` : `reward ${ep.reward ?? 'none'}`));
-      const text = ep.error ? `${ep.id}: ${ep.error.phase} error ${ep.error.type}: ${ep.error.message}\n` : `${ep.id}: reward ${ep.reward ?? 'none'}\n`;
+      const l10n = this.l10n;
+      if (this.progress) this.sendEvent(new ProgressEndEvent(`episode-${ep.threadId}`, ep.error ? l10n.t('error: {0}', ep.error.message) : l10n.t('reward {0}', String(ep.reward ?? 'none'))));
+      const text = ep.error ? l10n.t('{0}: {1} error {2}: {3}', ep.id, ep.error.phase, ep.error.type, ep.error.message) + '\n' : l10n.t('{0}: reward {1}', ep.id, String(ep.reward ?? 'none')) + '\n';
       this.console(text);
     });
     rt.on('stopped', (s) => this.onStopped(s));
     rt.on('continued', () => {
+      // Other episodes may still be stopped: their frames stay valid until none is.
+      if (rt instanceof RolloutRuntime && rt.stop) return;
       this.vars.reset();
       this.frames.reset();
     });
     rt.on('pythonDebugger', (endpoint) => {
       void this.deps.startPythonDebugger?.(endpoint).then((ok) => {
-        if (!ok) this.console('The Python debugger session could not attach; Python breakpoints are off for this run.\n', 'important');
+        if (!ok) this.console(this.l10n.t('The Python debugger session could not attach; Python breakpoints are off for this run.') + '\n', 'important');
       });
     });
     rt.on('ended', () => this.end());
   }
 
   private onStopped(s: StopInfo): void {
-    this.vars.reset();
-    this.frames.reset();
     const threadId = s.episode?.threadId ?? RUNNER_THREAD;
     const ev = new StoppedEvent(s.reason, threadId, s.text) as DebugProtocol.StoppedEvent;
     ev.body.description = s.description;
-    ev.body.allThreadsStopped = true;
+    // Only this episode waits; the others keep running (and recording).
+    ev.body.allThreadsStopped = false;
     this.sendEvent(ev);
   }
 
@@ -193,8 +199,9 @@ export class RolloutDebugSession extends DebugSession {
 
   protected override threadsRequest(response: DebugProtocol.ThreadsResponse): void {
     const rt = this.runtime;
-    const threads = (rt?.episodes ?? []).map((ep) => new Thread(ep.threadId, threadName(ep)));
-    if (!threads.length || (rt?.stop && !rt.stop.episode)) threads.push(new Thread(RUNNER_THREAD, 'runner'));
+    const threads = (rt?.episodes ?? []).map((ep) => new Thread(ep.threadId, threadName(ep, this.l10n)));
+    const runnerStop = rt instanceof RolloutRuntime ? rt.stopOf(undefined) : rt?.stop && !rt.stop.episode;
+    if (!threads.length || runnerStop) threads.push(new Thread(RUNNER_THREAD, this.l10n.t('runner')));
     response.body = { threads };
     this.sendResponse(response);
   }
@@ -223,7 +230,7 @@ export class RolloutDebugSession extends DebugSession {
       return this.sendResponse(response);
     }
     response.body = {
-      scopes: scopesFor(this.runtime, f.ep, f.turn).map((s) => {
+      scopes: scopesFor(this.runtime, f.ep, f.turn, this.l10n).map((s) => {
         const scope = new Scope(s.name, this.vars.nodes(s.nodes), s.expensive ?? false) as DebugProtocol.Scope;
         if (s.presentationHint) scope.presentationHint = s.presentationHint;
         return scope;
@@ -252,7 +259,7 @@ export class RolloutDebugSession extends DebugSession {
       edit = c.edit;
     }
     if (!root || !edit || !edit.allowed()) {
-      return this.sendErrorResponse(response, { id: 2001, format: 'Only the pending request (stopped before an LLM call is sent) or the held reply of a tool-call stop can be edited.', showUser: true });
+      return this.sendErrorResponse(response, { id: 2001, format: this.l10n.t('Only the pending request (stopped before an LLM call is sent) or the held reply of a tool-call stop can be edited.'), showUser: true });
     }
     try {
       const value = parseEditedValue(args.value, getPath(root(), p));
@@ -263,7 +270,7 @@ export class RolloutDebugSession extends DebugSession {
       this.sendResponse(response);
       this.sendEvent(new InvalidatedEvent(['variables']));
     } catch (e) {
-      this.sendErrorResponse(response, { id: 2002, format: `Cannot set ${args.name}: ${(e as Error).message}`, showUser: true });
+      this.sendErrorResponse(response, { id: 2002, format: this.l10n.t('Cannot set {0}: {1}', args.name, (e as Error).message), showUser: true });
     }
   }
 
@@ -271,8 +278,8 @@ export class RolloutDebugSession extends DebugSession {
     const rt = this.runtime instanceof RolloutRuntime ? this.runtime : undefined;
     const f = args.frameId !== undefined ? this.frames.get(args.frameId) : undefined;
     const ep = f?.ep ?? rt?.stop?.episode;
-    const turn = f?.turn ?? rt?.stop?.turn;
-    if (!rt || !ep) return this.sendErrorResponse(response, { id: 3001, format: 'Evaluate needs a stopped episode (select a frame).', showUser: false });
+    const turn = f?.turn ?? rt?.stopOf(ep)?.turn;
+    if (!rt || !ep) return this.sendErrorResponse(response, { id: 3001, format: this.l10n.t('Evaluate needs a stopped episode (select a frame).'), showUser: false });
     const expr = args.expression.trim();
     try {
       const assign = splitAssignment(expr);
@@ -290,13 +297,13 @@ export class RolloutDebugSession extends DebugSession {
 
   /** `messages[-1].content = "..."` in the Debug Console edits the pending request. */
   private assign(response: DebugProtocol.EvaluateResponse, rt: RolloutRuntime, ep: Episode, turn: Turn | undefined, lhs: string, rhs: string): void {
-    const held = rt.stop;
+    const held = rt.stopOf(ep);
     if (!turn || turn.kind !== 'llm' || !held || held.turn !== turn || held.editable !== 'request') {
-      throw new PathError('assignments edit the pending request: stop before an LLM call (breakpoint "llm") and select its frame');
+      throw new PathError(this.l10n.t('assignments edit the pending request: stop before an LLM call (breakpoint "llm") and select its frame'));
     }
     let p = parsePath(lhs);
     if (p[0] === 'request') p = p.slice(1);
-    else if (p[0] !== 'messages' && p[0] !== 'tools') throw new PathError('assign to messages[...], tools[...] or request.<field>');
+    else if (p[0] !== 'messages' && p[0] !== 'tools') throw new PathError(this.l10n.t('assign to messages[...], tools[...] or request.<field>'));
     const req = turn.sent ?? turn.request;
     p = absolutePath(req, p);
     const value = parseEditedValue(rhs, getPath(req, p));
@@ -307,10 +314,11 @@ export class RolloutDebugSession extends DebugSession {
   }
 
   protected override exceptionInfoRequest(response: DebugProtocol.ExceptionInfoResponse, args: DebugProtocol.ExceptionInfoArguments): void {
-    const s = this.runtime?.stop;
-    const ep = this.runtime?.episodeByThread(args.threadId);
-    if (!s?.exception || (s.episode && s.episode !== ep && args.threadId !== RUNNER_THREAD)) {
-      return this.sendErrorResponse(response, { id: 4001, format: 'no exception on this thread', showUser: false });
+    const rt = this.runtime;
+    const ep = rt?.episodeByThread(args.threadId);
+    const s = rt instanceof RolloutRuntime ? rt.stopOf(ep) : rt?.stop;
+    if (!s?.exception) {
+      return this.sendErrorResponse(response, { id: 4001, format: this.l10n.t('no exception on this thread'), showUser: false });
     }
     response.body = {
       exceptionId: s.exception.id,
@@ -323,9 +331,9 @@ export class RolloutDebugSession extends DebugSession {
 
   // ------------------------------------------------------------------ execution control
 
-  protected override continueRequest(response: DebugProtocol.ContinueResponse): void {
-    this.runtime?.resume('continue');
-    response.body = { allThreadsContinued: true };
+  protected override continueRequest(response: DebugProtocol.ContinueResponse, args: DebugProtocol.ContinueArguments): void {
+    this.runtime?.resume('continue', this.runtime.episodeByThread(args.threadId));
+    response.body = { allThreadsContinued: false };
     this.sendResponse(response);
   }
 
@@ -344,8 +352,8 @@ export class RolloutDebugSession extends DebugSession {
     this.sendResponse(response);
   }
 
-  protected override pauseRequest(response: DebugProtocol.PauseResponse): void {
-    this.runtime?.pause();
+  protected override pauseRequest(response: DebugProtocol.PauseResponse, args: DebugProtocol.PauseArguments): void {
+    this.runtime?.pause(this.runtime.episodeByThread(args.threadId));
     this.sendResponse(response);
   }
 
@@ -361,10 +369,10 @@ export class RolloutDebugSession extends DebugSession {
   }
 }
 
-function threadName(ep: Episode): string {
+function threadName(ep: Episode, l10n: L10n): string {
   if (ep.status === 'running') return ep.id;
   if (ep.error) return `${ep.id} ✗ ${ep.error.type}`;
-  return `${ep.id} ✓ reward ${ep.reward ?? 'none'}`;
+  return `${ep.id} ✓ ${l10n.t('reward {0}', String(ep.reward ?? 'none'))}`;
 }
 
 /** `lhs = rhs` at top level (not inside quotes or brackets, not `==`). */

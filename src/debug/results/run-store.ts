@@ -2,7 +2,7 @@
 // Pure: no vscode. Tolerates runs cut short (torn last line, missing summary).
 import * as fs from 'fs';
 import * as path from 'path';
-import { RUNS_DIR, SUMMARY_FILE, TRAJECTORIES_FILE, type EpisodeTrajectory, type RunSummary } from '../../shared/trajectory';
+import { FORK_FILE, FORKS_DIR, RUNS_DIR, SUMMARY_FILE, TRAJECTORIES_FILE, type EpisodeTrajectory, type ForkInfo, type RunSummary } from '../../shared/trajectory';
 
 export interface RunInfo {
   id: string;
@@ -63,4 +63,19 @@ export function describeRun(r: RunInfo): string {
   if (!s) return 'in progress or interrupted';
   const reward = s.rewardMean === null ? 'no reward' : `reward ${s.rewardMean.toFixed(2)}`;
   return `${reward} · ${s.episodes} episode(s)${s.errors ? ` · ${s.errors} error(s)` : ''} · ${s.status}${s.replayOf ? ' · replay' : ''}`;
+}
+
+/** The forks of a run (the original branches of its edited episodes), with their folders. */
+export function listForks(runDir: string): { dir: string; info: ForkInfo }[] {
+  const base = path.join(runDir, FORKS_DIR);
+  let names: string[];
+  try {
+    names = fs.readdirSync(base).sort();
+  } catch {
+    return [];
+  }
+  return names.flatMap((n) => {
+    const info = readJson<ForkInfo>(path.join(base, n, FORK_FILE));
+    return info ? [{ dir: path.join(base, n), info }] : [];
+  });
 }

@@ -1,6 +1,7 @@
 // Event breakpoints of the rollout debugger, written as DAP function breakpoints (or in
 // launch.json "breakOn"):  llm · tool · tool:<name> · error · reward<x · reward>x · turn>N
 // and the exception filters the Breakpoints view offers.
+import { english, type L10n } from '../../shared/l10n';
 
 export type EventBreakpoint =
   | { kind: 'llm' }
@@ -30,11 +31,16 @@ export function parseBreakpoint(raw: string): ParsedBreakpoint {
 
 export type ExceptionFilter = 'workflow' | 'judge' | 'upstream';
 
-export const EXCEPTION_FILTERS: { filter: ExceptionFilter; label: string; description: string; default: boolean }[] = [
-  { filter: 'workflow', label: 'Workflow exceptions', description: 'Stop when the workflow raises (also import and task-loading errors)', default: true },
-  { filter: 'judge', label: 'Judge / reward errors', description: 'Stop when the reward function or judge raises', default: true },
-  { filter: 'upstream', label: 'Upstream model errors', description: 'Stop when the model endpoint fails, times out or answers malformed JSON', default: true },
-];
+/** The exception filters with their labels in the user's language. */
+export function exceptionFilters(l10n: L10n = english): { filter: ExceptionFilter; label: string; description: string; default: boolean }[] {
+  return [
+    { filter: 'workflow', label: l10n.t('Workflow exceptions'), description: l10n.t('Stop when the workflow raises (also import and task-loading errors)'), default: true },
+    { filter: 'judge', label: l10n.t('Judge / reward errors'), description: l10n.t('Stop when the reward function or judge raises'), default: true },
+    { filter: 'upstream', label: l10n.t('Upstream model errors'), description: l10n.t('Stop when the model endpoint fails, times out or answers malformed JSON'), default: true },
+  ];
+}
+
+export const EXCEPTION_FILTERS = exceptionFilters();
 
 /** The events a breakpoint can match. */
 export type BreakEvent =

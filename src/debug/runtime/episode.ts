@@ -1,11 +1,16 @@
 // The live model of a rollout: episodes (one per task x repeat) and their turns. The DAP
 // layer shows it; the trajectory written to disk is derived from it.
 import type { EpisodeEndMsg, EpisodeStartMsg, ErrorInfo, SourceFrame } from '../../shared/rollout-protocol';
+import type { MessageEdit } from './edits';
 import type { ChatCompletion, EpisodeTrajectory, RecordedCall, TrajectoryToolTurn, TrajectoryTurn } from '../../shared/trajectory';
 
 /** An LLM call as the debugger holds it: the recorded fields plus its live state. */
 export interface LlmTurn extends Omit<RecordedCall, 'episode' | 'latencyMs'> {
   kind: 'llm';
+  /** The user changed this call's request or reply while it was held: the episode forks here. */
+  userEdited?: boolean;
+  /** Earlier edits of this episode were applied to this request (it carried the original). */
+  carried?: boolean;
   divergence?: { message: string; diff: string };
   state: 'pending' | 'inflight' | 'done' | 'error';
   latencyMs?: number;
@@ -15,6 +20,8 @@ export interface ToolTurn extends Omit<TrajectoryToolTurn, 'type'> {
   kind: 'tool';
   /** Position of the call in the reply's tool_calls. */
   callIndex: number;
+  /** The role of the LLM call that asked for it (an auxiliary model's reply may too). */
+  role?: string;
 }
 
 export interface ExceptionTurn {
@@ -36,6 +43,12 @@ export interface Episode
   threadId: number;
   turns: Turn[];
   llmCalls: number;
+  /** Calls so far per role ('' = the rollout model, `auxiliary/<i>`): the next call's index. */
+  callCounts: Record<string, number>;
+  /** Message edits in force for the rest of the episode (edit = fork). */
+  edits: MessageEdit[];
+  /** The first call the user edited: where the original branch parts from the edited one. */
+  forkAt?: { index: number; role?: string };
   status: 'running' | 'done' | 'error';
   startedAt: number;
   endedAt?: number;
@@ -44,7 +57,7 @@ export interface Episode
 }
 
 export function newEpisode(init: Pick<Episode, 'id' | 'threadId' | 'taskIndex' | 'taskId' | 'repeat' | 'task'>): Episode {
-  return { ...init, turns: [], llmCalls: 0, status: 'running', reward: null, metrics: {}, metadata: {}, experiences: [], startedAt: Date.now(), tokens: { prompt: 0, completion: 0 }, llmMs: 0 };
+  return { ...init, turns: [], llmCalls: 0, callCounts: {}, edits: [], status: 'running', reward: null, metrics: {}, metadata: {}, experiences: [], startedAt: Date.now(), tokens: { prompt: 0, completion: 0 }, llmMs: 0 };
 }
 
 /** The reply the workflow actually got (edited or not). */
@@ -62,8 +75,9 @@ export function toTrajectory(e: Episode): EpisodeTrajectory {
       turns.push({
         type: 'llm',
         index: t.index,
+        ...(t.role ? { role: t.role } : {}),
         request: t.request,
-        ...(t.sent ? { edited: true } : {}),
+        ...(t.sent ? { edited: true, sent: t.sent } : {}),
         ...(deliveredOf(t) ? { response: deliveredOf(t) } : {}),
         ...(t.error ? { error: t.error } : {}),
         ...(t.stack[0] ? { source: t.stack[0] } : {}),

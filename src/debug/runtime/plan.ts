@@ -15,6 +15,10 @@ export interface RolloutLaunchArgs {
   split?: string;
   repeat?: number;
   model?: { baseUrl?: string; name?: string; apiKeyEnv?: string; timeout?: number };
+  /** Index-aligned with explorer.auxiliary_models: each one's endpoint (default: the main one). */
+  auxiliaryModels?: { baseUrl?: string; name?: string; apiKeyEnv?: string; timeout?: number }[];
+  /** Episodes run at once (default: the config's runner count, as Trinity's explorer). */
+  concurrency?: number;
   backbone?: Backbone;
   python?: string;
   cwd?: string;
@@ -30,9 +34,11 @@ export interface RolloutLaunchArgs {
 }
 
 export interface PlanResult {
-  plan?: Omit<RunnerPlan, 'model' | 'clientTimeout'>;
+  plan?: Omit<RunnerPlan, 'model' | 'clientTimeout' | 'auxiliaryModels'>;
   /** Sampling/model defaults read from the config (model name to ask for). */
   modelName?: string;
+  /** The config's explorer.auxiliary_models, by name (name, else model_path). */
+  auxiliaryNames?: string[];
   errors: string[];
 }
 
@@ -77,9 +83,12 @@ function trinityPlan(args: RolloutLaunchArgs, doc: Obj, cwd: string, configDir: 
     if (rollout[k] === undefined || rollout[k] === null) if (model[src] !== undefined) rollout[k] = model[src];
   }
   if (errors.length) return { errors };
+  const explorer = obj(doc.explorer);
+  const aux = Array.isArray(explorer.auxiliary_models) ? explorer.auxiliary_models.map(obj) : [];
   return {
     errors,
     modelName: str(model.model_path),
+    auxiliaryNames: aux.map((a) => str(a.name) ?? str(a.model_path) ?? ''),
     plan: {
       kind: 'trinity',
       cwd,
@@ -92,8 +101,18 @@ function trinityPlan(args: RolloutLaunchArgs, doc: Obj, cwd: string, configDir: 
       format: obj(ts.format),
       rolloutArgs: rollout,
       config: doc,
+      concurrency: args.concurrency ?? trinityConcurrency(explorer),
     },
   };
+}
+
+/** Trinity's workflow runners: explorer.runner_num (deprecated, 0.5) when set, else
+ *  runner_per_model x rollout_model.engine_num (defaults 8 x 1). */
+export function trinityConcurrency(explorer: Obj): number {
+  const pos = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : undefined);
+  const legacy = pos(explorer.runner_num);
+  if (legacy) return legacy;
+  return (pos(explorer.runner_per_model) ?? 8) * (pos(obj(explorer.rollout_model).engine_num) ?? 1);
 }
 
 function astunerPlan(args: RolloutLaunchArgs, doc: Obj, kind: 'astuner' | 'ajet', cwd: string, configDir: string): PlanResult {
@@ -139,6 +158,7 @@ function astunerPlan(args: RolloutLaunchArgs, doc: Obj, kind: 'astuner' | 'ajet'
       // ASTuner's debug backbone samples with val_kwargs (temperature 0 by default).
       rolloutArgs: { temperature: valKwargs.temperature ?? 0, top_p: valKwargs.top_p ?? 1, max_tokens: rollout.max_response_length_in_one_turn },
       config: doc,
+      concurrency: args.concurrency ?? 1,
     },
   };
 }
@@ -164,6 +184,14 @@ export function validateLaunchArgs(args: Partial<RolloutLaunchArgs>): string[] {
   if (args.backbone && !['native', 'trinity', 'astuner', 'ajet'].includes(args.backbone)) errors.push(`"backbone" must be native, trinity, astuner or ajet (got '${args.backbone}')`);
   if (args.model?.timeout !== undefined && !(args.model.timeout > 0)) errors.push('"model.timeout" must be a positive number of seconds');
   if (args.replay !== undefined && typeof args.replay !== 'string') errors.push('"replay" must be the folder of a recorded run');
+  if (args.concurrency !== undefined && (!Number.isInteger(args.concurrency) || args.concurrency < 1)) errors.push('"concurrency" must be a positive integer');
+  if (args.auxiliaryModels !== undefined) {
+    if (!Array.isArray(args.auxiliaryModels)) errors.push('"auxiliaryModels" must be a list like [{ "baseUrl": "http://127.0.0.1:8001/v1" }], one entry per explorer.auxiliary_models');
+    else args.auxiliaryModels.forEach((a, i) => {
+      if (!a || typeof a !== 'object') errors.push(`"auxiliaryModels[${i}]" must be an object`);
+      else if (a.timeout !== undefined && !(a.timeout > 0)) errors.push(`"auxiliaryModels[${i}].timeout" must be a positive number of seconds`);
+    });
+  }
   if (args.breakOn !== undefined && !Array.isArray(args.breakOn)) errors.push('"breakOn" must be a list such as ["llm", "tool:get_weather", "reward<1"]');
   return errors;
 }

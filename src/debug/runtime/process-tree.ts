@@ -46,13 +46,25 @@ export function descendants(root: number): number[] {
   return out;
 }
 
+/** Running (a zombie is not: it has exited and only waits to be reaped, which may never
+ *  happen where PID 1 does not reap orphans, as in many containers; waiting for it to go
+ *  away kept `agentrl rollout` idle for the whole kill grace after the run had ended). */
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
+  if (process.platform === 'linux') {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+      if (state === 'Z' || state === 'X') return false;
+    } catch {
+      return false; // gone between the two looks
+    }
+  }
+  return true;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,37 +1,35 @@
 // The rollout "debugger": runs the Python runner, answers its LLM calls through the
 // recording gateway, and decides where to stop (event breakpoints, stepping, pause,
 // exceptions). A held stop keeps the workflow waiting on its HTTP call (or on the runner
-// socket) until resume(). No DAP here: session.ts maps this onto the protocol.
+// socket) until resume(). Stops are per episode: episodes run concurrently (as Trinity's
+// runners do) and a stopped one holds only its own call. No DAP here: session.ts maps this
+// onto the protocol.
 import { randomBytes } from 'crypto';
 import { EventEmitter } from 'events';
+import { english, type L10n } from '../../shared/l10n';
 import type { Logger } from '../../shared/log';
-import type { ErrorInfo, OutputMsg, RunnerPlan, RunnerToHost, SourceFrame } from '../../shared/rollout-protocol';
-import type { ChatRequest, RunSummary } from '../../shared/trajectory';
+import { auxIndex, type ErrorInfo, type OutputMsg, type RunnerPlan, type RunnerToHost, type SourceFrame } from '../../shared/rollout-protocol';
+import type { ChatRequest, ForkInfo, RunSummary } from '../../shared/trajectory';
 import { startGateway, type CallOutcome, type GatewayServer, type IncomingCall } from '../gateway/server';
 import type { ReplayUpstream } from '../gateway/replay';
 import type { ChatUpstream } from '../gateway/upstream';
-import { isToolError, matches, type BreakEvent, type EventBreakpoint, type ExceptionFilter } from './breakpoints';
+import { applyEdits, mergeEdits, messageEdits } from './edits';
+import { forkDir, ForkUpstream, runOriginalBranch } from './fork';
+import { isToolError, type EventBreakpoint, type ExceptionFilter } from './breakpoints';
 import { deliveredOf, newEpisode, toolCallsOf, toTrajectory, type Episode, type LlmTurn, type ToolTurn, type Turn } from './episode';
 import { RunnerProcess } from './runner-process';
 import { formatSummary, RunWriter, summarize } from './run-writer';
+import { StopPolicy, type CheckEvent, type ResumeMode, type StopInfo } from './stop-policy';
 
-export type StopReason = 'breakpoint' | 'step' | 'pause' | 'exception' | 'entry';
-export type ResumeMode = 'continue' | 'next' | 'stepIn' | 'stepOut';
+export type { ResumeMode, StopInfo, StopReason } from './stop-policy';
 
-export interface StopInfo {
-  reason: StopReason;
-  episode?: Episode;
-  turn?: Turn;
-  description: string;
-  text?: string;
-  /** What setVariable may change while stopped here. */
-  editable?: 'request' | 'response';
-  exception?: { id: string; description: string; details?: string };
-}
 
 export interface RuntimeOptions {
-  plan: Omit<RunnerPlan, 'model' | 'clientTimeout'>;
+  plan: Omit<RunnerPlan, 'model' | 'clientTimeout' | 'auxiliaryModels'>;
   upstream: ChatUpstream;
+  /** Index-aligned with explorer.auxiliary_models: where auxiliary model i's calls go
+   *  (default: `upstream`), and the model name its wrapper asks for. */
+  auxiliary?: { upstream?: ChatUpstream; name: string }[];
   replay?: ReplayUpstream;
   /** launch.json model.name: used as is. */
   modelName?: string;
@@ -47,16 +45,16 @@ export interface RuntimeOptions {
   backbone: string;
   logger: Logger;
   clientTimeoutSec?: number;
+  /** Debugger strings (stop descriptions); English when not given. */
+  l10n?: L10n;
+  /** Run the original branch of each edited episode when the run ends (default: yes, not in replays). */
+  fork?: boolean;
+  /** Save the run exactly here instead of a new folder under runRoot (a fork's branch). */
+  runDir?: string;
+  /** Called with timestamps (performance.now()) of the run's last steps (`agentrl rollout --timings`). */
+  onTiming?: (what: string, at: number) => void;
 }
 
-type CheckEvent =
-  | { type: 'llm'; ep: Episode; turn: LlmTurn }
-  | { type: 'tool'; ep: Episode; turn: ToolTurn }
-  | { type: 'toolError'; ep: Episode; turn: ToolTurn }
-  | { type: 'upstreamError'; ep: Episode; turn: LlmTurn }
-  | { type: 'divergence'; ep: Episode; turn: LlmTurn }
-  | { type: 'exception'; ep?: Episode; error: ErrorInfo }
-  | { type: 'reward'; ep: Episode; reward: number | null };
 
 export interface RuntimeEvents {
   stopped: [StopInfo];
@@ -73,13 +71,13 @@ const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
 
 export class RolloutRuntime extends EventEmitter<RuntimeEvents> {
   readonly episodes: Episode[] = [];
-  stop?: StopInfo;
   runDir?: string;
   summary?: RunSummary;
-  private breakpoints: EventBreakpoint[] = [];
-  private filters = new Set<ExceptionFilter>(['workflow', 'judge', 'upstream']);
-  private step?: { mode: Exclude<ResumeMode, 'continue'>; episode?: Episode };
-  private pauseRequested = false;
+  /** The original branches run for edited episodes (fork.json of each). */
+  readonly forks: ForkInfo[] = [];
+  private readonly policy: StopPolicy;
+  /** Held stops, one per episode at most (undefined: a runner-level stop). */
+  private readonly stops = new Map<Episode | undefined, StopInfo>();
   private noStops = false;
   private waiters: (() => void)[] = [];
   private gateway?: GatewayServer;
@@ -94,21 +92,41 @@ export class RolloutRuntime extends EventEmitter<RuntimeEvents> {
   private llm = { calls: 0, prompt: 0, completion: 0 };
   private inflight = new Set<AbortController>();
   private runnerError?: string;
+  private modelName?: string;
+  /** The original branch being run (edit = fork), ended with this run. */
+  private branch?: RolloutRuntime;
 
   constructor(private readonly opts: RuntimeOptions) {
     super();
+    this.policy = new StopPolicy(opts.l10n);
   }
 
   get isTerminated(): boolean {
     return this.terminated;
   }
 
+  /** The most recent stop still held (the one the UI focuses). */
+  get stop(): StopInfo | undefined {
+    let last: StopInfo | undefined;
+    for (const s of this.stops.values()) last = s;
+    return last;
+  }
+
+  /** The stop held on `ep` (undefined: the runner-level stop). */
+  stopOf(ep: Episode | undefined): StopInfo | undefined {
+    return this.stops.get(ep);
+  }
+
+  private get l10n(): L10n {
+    return this.opts.l10n ?? english;
+  }
+
   setBreakpoints(bps: EventBreakpoint[]): void {
-    this.breakpoints = bps;
+    this.policy.setBreakpoints(bps);
   }
 
   setExceptionFilters(filters: ExceptionFilter[]): void {
-    this.filters = new Set(filters);
+    this.policy.setExceptionFilters(filters);
   }
 
   /** Headless runs (`agentrl rollout`): record everything, never stop. */
@@ -128,11 +146,8 @@ export class RolloutRuntime extends EventEmitter<RuntimeEvents> {
     await this.openGateway();
     const gateway = this.gateway!;
     const modelName = o.modelName ?? (await this.discoverModel());
-    const plan: RunnerPlan = {
-      ...o.plan,
-      model: { baseUrl: gateway.url, apiKey: this.token, name: modelName },
-      clientTimeout: o.clientTimeoutSec ?? 3600,
-    };
+    this.modelName = modelName;
+    const plan = this.runnerPlan(modelName);
     const env: NodeJS.ProcessEnv = {
       ...o.env,
       // Clients the workflow builds itself reach the gateway too; it never sees a real key.
@@ -166,23 +181,47 @@ export class RolloutRuntime extends EventEmitter<RuntimeEvents> {
     this.runner.send({ type: 'start', plan });
   }
 
+  /** What the runner is told (after openGateway()): the gateway as the rollout model and,
+   *  at `<gateway>/aux/<i>/v1`, as each auxiliary model. */
+  runnerPlan(modelName: string): RunnerPlan {
+    const o = this.opts;
+    const gateway = this.gateway!;
+    return {
+      ...o.plan,
+      model: { baseUrl: gateway.url, apiKey: this.token, name: modelName },
+      clientTimeout: o.clientTimeoutSec ?? 3600,
+      ...(o.auxiliary?.length ? { auxiliaryModels: o.auxiliary.map((a, i) => ({ name: a.name || modelName, baseUrl: `${gateway.root}/aux/${i}/v1`, apiKey: this.token })) } : {}),
+    };
+  }
+
   /** Opens the run folder and the gateway (start() does this before the runner). */
   async openGateway(): Promise<{ url: string; apiKey: string }> {
     if (!this.gateway) {
-      if (this.opts.runRoot) {
-        this.writer = new RunWriter(this.opts.runRoot, this.opts.meta);
+      if (this.opts.runRoot || this.opts.runDir) {
+        this.writer = new RunWriter(this.opts.runRoot ?? '', this.opts.meta, this.opts.runDir);
         this.writer.onError = (e) => this.say('important', `Could not write the recording in ${this.runDir}: ${e.message}\n`);
         this.runDir = this.writer.dir;
       }
-      this.gateway = await startGateway({ handleCall: (c) => this.handleCall(c), listModels: () => this.opts.upstream.models() }, this.token);
+      this.gateway = await startGateway({ handleCall: (c) => this.handleCall(c), listModels: (aux) => this.upstreamFor(aux === undefined ? undefined : `auxiliary/${aux}`).models() }, this.token);
     }
     return { url: this.gateway.url, apiKey: this.token };
+  }
+
+  /** Where a call of `role` goes: auxiliary model i's endpoint, else the rollout model's. */
+  private upstreamFor(role: string | undefined): ChatUpstream {
+    const i = auxIndex(role);
+    return (i !== undefined ? this.opts.auxiliary?.[i]?.upstream : undefined) ?? this.opts.upstream;
   }
 
   /** Starts an episode for calls made by a process other than the runner (attach use, benches). */
   beginEpisode(id: string, task: unknown = null): Episode {
     this.onRunnerMessage({ type: 'episodeStart', episode: id, taskIndex: this.episodes.length, taskId: id, repeat: 0, task });
     return this.episodes[this.episodes.length - 1];
+  }
+
+  /** Ends an episode started with beginEpisode(). */
+  endEpisode(id: string, reward: number | null = null): void {
+    this.onRunnerMessage({ type: 'episodeEnd', episode: id, reward, metrics: {}, metadata: {}, experiences: [] });
   }
 
   private async discoverModel(): Promise<string> {
@@ -205,6 +244,7 @@ export class RolloutRuntime extends EventEmitter<RuntimeEvents> {
   async terminate(): Promise<void> {
     if (this.terminated) return;
     this.terminated = true;
+    await this.branch?.terminate(); // stopped while an original branch runs (edit = fork)
     for (const c of this.inflight) c.abort();
     this.release();
     await this.runner?.kill();
@@ -214,6 +254,7 @@ export class RolloutRuntime extends EventEmitter<RuntimeEvents> {
   private async finish(status: RunSummary['status'], message?: string): Promise<void> {
     if (this.finished) return;
     this.finished = true;
+    this.timing('run ended');
     this.release();
     // Episodes cut short keep what they recorded.
     for (const ep of this.episodes) {
@@ -233,25 +274,68 @@ export class RolloutRuntime extends EventEmitter<RuntimeEvents> {
     this.summary = summary;
     this.writer?.writeSummary(summary);
     this.writer?.close();
+    this.timing('summary written');
     this.say('console', formatSummary(summary, this.runDir ?? '(not saved: "record": false)'));
+    // The runner sends `done` and exits by itself: the gateway need not wait for it.
+    const runnerGone = this.runner?.alive ? this.runner.kill() : Promise.resolve();
     await this.gateway?.close();
+    this.timing('gateway closed');
+    if (status !== 'terminated') await this.runForks();
     this.opts.upstream.close?.();
-    if (this.runner?.alive) await this.runner.kill();
+    for (const a of this.opts.auxiliary ?? []) a.upstream?.close?.();
+    await runnerGone;
+    this.timing('runner exited');
     this.emit('ended', summary);
+  }
+
+  private timing(what: string): void {
+    this.opts.onTiming?.(what, performance.now());
+  }
+
+  // ------------------------------------------------------------------ edit = fork
+
+  /** Runs the original branch of every edited episode (see fork.ts) and saves both branches. */
+  private async runForks(): Promise<void> {
+    if (this.opts.fork === false || this.opts.replay || !this.runDir) return;
+    for (const ep of this.episodes.filter((e) => e.forkAt)) {
+      const dir = forkDir(this.runDir, ep.id);
+      this.say('console', this.l10n.t('{0} was edited: running its original branch (without the edit) for comparison…', ep.id) + '\n');
+      const branch = new RolloutRuntime({
+        ...this.opts,
+        plan: { ...this.opts.plan, tasks: { source: this.opts.plan.tasks.source, ids: [ep.taskId], ...(this.opts.plan.tasks.idKey ? { idKey: this.opts.plan.tasks.idKey } : {}) }, repeat: 1, concurrency: 1 },
+        upstream: new ForkUpstream(ep, (role) => this.upstreamFor(role)),
+        auxiliary: this.opts.auxiliary?.map((a) => ({ name: a.name })),
+        modelName: this.modelName,
+        runRoot: undefined,
+        runDir: dir,
+        fork: false,
+        pythonDebugger: false,
+        onTiming: undefined,
+        meta: { ...this.opts.meta, forkOf: this.runDir, episode: ep.id },
+      });
+      if (this.terminated) break;
+      this.branch = branch;
+      const info = await runOriginalBranch(branch, ep, dir, this.l10n, (o) => this.emit('output', o));
+      this.branch = undefined;
+      this.forks.push(info);
+      this.say('console', this.l10n.t('{0}: reward {1} with the edit, {2} without it (both branches saved in {3}).', ep.id, String(info.rewardEdited ?? 'none'), String(info.rewardOriginal ?? 'none'), dir) + '\n');
+    }
   }
 
   // ------------------------------------------------------------------ stepping
 
+  /** Resumes `episode` (default: the most recent stop's); the other episodes keep their stops. */
   resume(mode: ResumeMode, episode?: Episode): void {
-    this.step = mode === 'continue' ? undefined : { mode, episode: episode ?? this.stop?.episode };
-    this.pauseRequested = false;
-    this.stop = undefined;
+    const key = episode ?? this.stop?.episode;
+    this.policy.resumed(mode, key);
+    this.stops.delete(key);
     this.emit('continued');
     this.release();
   }
 
-  pause(): void {
-    this.pauseRequested = true;
+  /** Stops `episode` (default: every running episode) at its next event. */
+  pause(episode?: Episode): void {
+    this.policy.pause(episode);
   }
 
   private release(): void {
@@ -260,93 +344,38 @@ export class RolloutRuntime extends EventEmitter<RuntimeEvents> {
     for (const r of w) r();
   }
 
-  /** Waits while the run is stopped; stops here if the event calls for it. */
+  /** Stops here if the event calls for it, holding only this episode (its call or the
+   *  runner's message) until it is resumed; other episodes go on. */
   private async checkpoint(ev: CheckEvent): Promise<void> {
-    while (this.stop && !this.terminated) await new Promise<void>((r) => this.waiters.push(r));
     if (this.terminated || this.noStops) return;
-    const stop = this.decide(ev);
+    const key = ev.ep;
+    // One stop per episode at a time (an episode's auxiliary call may run beside its own).
+    while (this.stops.has(key) && !this.terminated) await this.changed();
+    if (this.terminated) return;
+    const stop = this.policy.decide(ev);
     if (!stop) return;
-    this.stop = stop;
+    this.stops.set(key, stop);
     this.emit('stopped', stop);
-    while (this.stop === stop && !this.terminated) await new Promise<void>((r) => this.waiters.push(r));
+    while (this.stops.get(key) === stop && !this.terminated) await this.changed();
   }
 
-  private decide(ev: CheckEvent): StopInfo | undefined {
-    const ep = ev.ep;
-    switch (ev.type) {
-      case 'exception': {
-        const filter: ExceptionFilter = ev.error.phase === 'judge' ? 'judge' : 'workflow';
-        if (!this.filters.has(filter)) return undefined;
-        const where = ev.error.phase === 'judge' ? 'The judge / reward function raised' : ev.error.phase === 'workflow' ? 'The workflow raised' : `Runner ${ev.error.phase} error`;
-        return {
-          reason: 'exception', episode: ep, turn: ep?.turns[ep.turns.length - 1],
-          description: `${where} ${ev.error.type}: ${ev.error.message}`,
-          text: ev.error.message,
-          exception: { id: ev.error.type, description: `${where}: ${ev.error.type}: ${ev.error.message}`, details: ev.error.text },
-        };
-      }
-      case 'upstreamError':
-        if (!this.filters.has('upstream')) return undefined;
-        return {
-          reason: 'exception', episode: ep, turn: ev.turn, description: `Upstream ${ev.turn.error!.kind} error: ${ev.turn.error!.message}`,
-          exception: { id: `upstream.${ev.turn.error!.kind}`, description: ev.turn.error!.message },
-        };
-      case 'divergence':
-        return {
-          reason: 'exception', episode: ep, turn: ev.turn, description: ev.turn.divergence!.message,
-          exception: { id: 'replay.divergence', description: ev.turn.divergence!.message, details: ev.turn.divergence!.diff },
-        };
-    }
-    const editable = ev.type === 'llm' ? 'request' : ev.type === 'tool' ? 'response' : undefined;
-    const turn: Turn | undefined = ev.type === 'reward' ? ev.ep.turns[ev.ep.turns.length - 1] : ev.turn;
-    const what = this.describe(ev);
-    if (this.pauseRequested) return { reason: 'pause', episode: ep, turn, editable, description: `Paused at ${what}` };
-    if (this.step) {
-      const s = this.step;
-      const same = !s.episode || s.episode === ep;
-      const stepDone = s.episode && s.episode.status !== 'running' && s.episode !== ep;
-      const hit =
-        (same && s.mode === 'stepIn' && ev.type !== 'toolError') ||
-        (same && s.mode === 'next' && (ev.type === 'llm' || ev.type === 'reward')) ||
-        (same && s.mode === 'stepOut' && ev.type === 'reward') ||
-        (stepDone && ev.type === 'llm');
-      if (hit) return { reason: 'step', episode: ep, turn, editable, description: what };
-    }
-    const bev: BreakEvent =
-      ev.type === 'llm' ? { type: 'llm', turn: ev.turn.index + 1 }
-      : ev.type === 'tool' ? { type: 'tool', name: ev.turn.name }
-      : ev.type === 'toolError' ? { type: 'toolError', name: ev.turn.name }
-      : { type: 'reward', reward: ev.reward };
-    const bp = this.breakpoints.find((b) => matches(b, bev));
-    if (bp) return { reason: 'breakpoint', episode: ep, turn, editable, description: what };
-    return undefined;
+  private changed(): Promise<void> {
+    return new Promise<void>((r) => this.waiters.push(r));
   }
 
-  private describe(ev: CheckEvent): string {
-    switch (ev.type) {
-      case 'llm':
-        return `${ev.ep.id} LLM call #${ev.turn.index + 1} (request pending)`;
-      case 'tool':
-        return `${ev.ep.id} tool call ${ev.turn.name}(${ev.turn.arguments})`;
-      case 'toolError':
-        return `${ev.ep.id} tool error in ${ev.turn.name}`;
-      case 'reward':
-        return `${ev.ep.id} finished, reward ${ev.reward ?? 'none'}`;
-      default:
-        return ev.type;
-    }
-  }
 
   // ------------------------------------------------------------------ edits
 
   /** The pending request, copied on first edit so the original stays recorded. */
   editableRequest(turn: LlmTurn): ChatRequest {
     turn.sent ??= clone(turn.request);
+    turn.userEdited = true;
     return turn.sent;
   }
 
   editableResponse(turn: LlmTurn) {
     turn.delivered ??= clone(turn.response!);
+    turn.userEdited = true;
     return turn.delivered;
   }
 
@@ -354,7 +383,7 @@ export class RolloutRuntime extends EventEmitter<RuntimeEvents> {
   syncToolTurns(ep: Episode, turn: LlmTurn): void {
     const calls = toolCallsOf(deliveredOf(turn));
     for (const t of ep.turns) {
-      if (t.kind === 'tool' && t.llmIndex === turn.index && calls[t.callIndex]) {
+      if (t.kind === 'tool' && t.llmIndex === turn.index && t.role === turn.role && calls[t.callIndex]) {
         t.name = calls[t.callIndex].function.name;
         t.arguments = calls[t.callIndex].function.arguments;
       }
@@ -379,16 +408,23 @@ export class RolloutRuntime extends EventEmitter<RuntimeEvents> {
     const ep = await this.episodeFor(call);
     if (!ep) return { ok: false, error: { kind: 'upstream', status: 400, message: 'LLM call outside of any episode' } };
     if (this.terminated) return { ok: false, error: { kind: 'cancelled', status: 499, message: 'the debug session has ended' } };
+    const role = call.role;
+    const roleKey = role ?? '';
+    ep.llmCalls++;
+    const index = (ep.callCounts[roleKey] = (ep.callCounts[roleKey] ?? 0) + 1) - 1;
     const turn: LlmTurn = {
-      kind: 'llm', index: ep.llmCalls++, request: call.request, state: 'pending', stack: call.stack,
+      kind: 'llm', index, ...(role ? { role } : {}), request: call.request, state: 'pending', stack: call.stack,
       startedAt: new Date().toISOString(), stream: call.request.stream === true,
     };
+    // An edited message stays edited for the rest of the episode.
+    const carried = applyEdits(call.request, ep.edits);
+    if (carried) Object.assign(turn, { sent: carried, carried: true });
     await this.collectToolResults(ep, call.request);
     ep.turns.push(turn);
     this.emit('episodeProgress', ep, `LLM call #${turn.index + 1}`);
     const replay = this.opts.replay;
     if (replay) {
-      const check = replay.verify(ep.id, turn.index, call.request);
+      const check = replay.verify(ep.id, turn.index, call.request, role);
       if (!check.ok) {
         turn.divergence = { message: check.message, diff: check.diff };
         turn.error = { kind: 'divergence', status: 409, message: `${check.message}\n${check.diff}` };
@@ -400,13 +436,14 @@ export class RolloutRuntime extends EventEmitter<RuntimeEvents> {
     }
     await this.checkpoint({ type: 'llm', ep, turn });
     if (this.terminated) return this.cancelled(ep, turn);
+    if (turn.sent) mergeEdits(ep.edits, messageEdits(turn.request, turn.sent));
     turn.state = 'inflight';
     // Cancelled by the workflow hanging up from here on, or by terminate(). (A hang-up while
     // the call was held does not cancel it: it is still made and recorded.)
     const abort = call.abort.signal.aborted ? new AbortController() : call.abort;
     this.inflight.add(abort);
     const t0 = performance.now();
-    const result = await this.opts.upstream.complete(turn.sent ?? turn.request, { episode: ep.id, index: turn.index, original: turn.request, signal: abort.signal });
+    const result = await this.upstreamFor(role).complete(turn.sent ?? turn.request, { episode: ep.id, index: turn.index, ...(role ? { role } : {}), original: turn.request, signal: abort.signal });
     turn.latencyMs = performance.now() - t0;
     ep.llmMs += turn.latencyMs;
     this.inflight.delete(abort);
@@ -429,7 +466,7 @@ export class RolloutRuntime extends EventEmitter<RuntimeEvents> {
     }
     const fallback = turn.stack[0];
     const tools: ToolTurn[] = toolCallsOf(result.response).map((c, callIndex) => ({
-      kind: 'tool', llmIndex: turn.index, callIndex, id: c.id, name: c.function?.name ?? '?', arguments: c.function?.arguments ?? '', source: this.symbols[c.function?.name] ?? fallback,
+      kind: 'tool', llmIndex: turn.index, callIndex, ...(turn.role ? { role: turn.role } : {}), id: c.id, name: c.function?.name ?? '?', arguments: c.function?.arguments ?? '', source: this.symbols[c.function?.name] ?? fallback,
     }));
     ep.turns.push(...tools);
     for (const t of tools) {
@@ -444,8 +481,9 @@ export class RolloutRuntime extends EventEmitter<RuntimeEvents> {
   /** Records the call and gives the workflow its answer. */
   private complete(ep: Episode, turn: LlmTurn, body?: unknown): CallOutcome {
     this.llm.calls++;
+    if (turn.userEdited && !ep.forkAt) ep.forkAt = { index: turn.index, ...(turn.role ? { role: turn.role } : {}) };
     this.writer?.recordCall({
-      episode: ep.id, index: turn.index, request: turn.request,
+      episode: ep.id, index: turn.index, ...(turn.role ? { role: turn.role } : {}), request: turn.request,
       ...(turn.sent ? { sent: turn.sent } : {}),
       ...(turn.response ? { response: turn.response } : {}),
       ...(turn.chunks ? { chunks: turn.chunks } : {}),

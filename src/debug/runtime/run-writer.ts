@@ -28,15 +28,22 @@ export class RunWriter {
   private closed = false;
   private queued: RecordedCall[] = [];
 
-  constructor(root: string, meta: Record<string, unknown>) {
-    const base = path.join(root, RUNS_DIR);
-    fs.mkdirSync(base, { recursive: true });
-    let id = runId();
-    for (let n = 2; fs.existsSync(path.join(base, id)); n++) id = `${runId()}-${n}`;
-    this.id = id;
-    this.dir = path.join(base, id);
+  /** A new folder under <root>/.agentrl/runs, or exactly `dir` (a fork's branch). */
+  constructor(root: string, meta: Record<string, unknown>, dir?: string) {
+    if (dir) {
+      this.dir = dir;
+      this.id = path.basename(dir);
+      fs.mkdirSync(dir, { recursive: true });
+    } else {
+      const base = path.join(root, RUNS_DIR);
+      fs.mkdirSync(base, { recursive: true });
+      let id = runId();
+      for (let n = 2; fs.existsSync(path.join(base, id)); n++) id = `${runId()}-${n}`;
+      this.id = id;
+      this.dir = path.join(base, id);
+      fs.mkdirSync(this.dir);
+    }
     this.recording = path.join(this.dir, RECORDING_FILE);
-    fs.mkdirSync(this.dir);
     fs.writeFileSync(path.join(this.dir, 'launch.json'), JSON.stringify(meta, null, 2) + '\n');
     fs.writeFileSync(this.recording, '');
     fs.writeFileSync(path.join(this.dir, TRAJECTORIES_FILE), '');

@@ -5,8 +5,8 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import type { EpisodeTrajectory, TrajectoryTurn } from '../../shared/trajectory';
-import { listRuns, readEpisodes, type RunInfo } from '../results/run-store';
+import type { EpisodeTrajectory, ForkInfo, TrajectoryTurn } from '../../shared/trajectory';
+import { listForks, listRuns, readEpisodes, type RunInfo } from '../results/run-store';
 import { runRow } from './run-label';
 import { episodeMarkdown, mdText, runMarkdown } from './transcript';
 
@@ -34,6 +34,8 @@ function openTranscript(run: RunInfo, episode: EpisodeTrajectory, title: string)
 export type RolloutNode =
   | { kind: 'run'; run: RunInfo; folder: vscode.WorkspaceFolder }
   | { kind: 'episode'; run: RunInfo; episode: EpisodeTrajectory }
+  /** The original branch of an edited episode, beside the run (edit = fork). */
+  | { kind: 'fork'; run: RunInfo; dir: string; info: ForkInfo }
   | { kind: 'turn'; run: RunInfo; episode: EpisodeTrajectory; turn: TrajectoryTurn };
 
 const short = (s: string, n = 60) => (s.length > n ? `${s.slice(0, n)}…` : s);
@@ -57,7 +59,11 @@ export class RolloutsTreeProvider implements vscode.TreeDataProvider<RolloutNode
     if (!node) {
       return (vscode.workspace.workspaceFolders ?? []).flatMap((folder) => listRuns(folder.uri.fsPath).map((run) => ({ kind: 'run' as const, run, folder })));
     }
-    if (node.kind === 'run') return readEpisodes(node.run.dir).map((episode) => ({ kind: 'episode' as const, run: node.run, episode }));
+    if (node.kind === 'run') {
+      const episodes: RolloutNode[] = readEpisodes(node.run.dir).map((episode) => ({ kind: 'episode' as const, run: node.run, episode }));
+      return [...episodes, ...listForks(node.run.dir).map((f) => ({ kind: 'fork' as const, run: node.run, ...f }))];
+    }
+    if (node.kind === 'fork') return readEpisodes(node.dir).map((episode) => ({ kind: 'episode' as const, run: { id: node.run.id, dir: node.dir }, episode }));
     if (node.kind === 'episode') return node.episode.turns.map((turn) => ({ kind: 'turn' as const, run: node.run, episode: node.episode, turn }));
     return [];
   }
@@ -71,6 +77,16 @@ export class RolloutsTreeProvider implements vscode.TreeDataProvider<RolloutNode
       item.iconPath = new vscode.ThemeIcon(node.run.summary?.status === 'completed' && !node.run.summary.errors ? 'pass' : node.run.summary ? 'warning' : 'loading~spin');
       item.tooltip = `${row.label} — ${row.description}\n${node.run.dir}${node.run.summary?.config ? `\n${node.run.summary.config}` : ''}`;
       item.resourceUri = vscode.Uri.file(node.run.dir);
+      return item;
+    }
+    if (node.kind === 'fork') {
+      const f = node.info;
+      const item = new vscode.TreeItem(vscode.l10n.t('fork of {0}: original branch', f.episode), vscode.TreeItemCollapsibleState.Collapsed);
+      item.description = vscode.l10n.t('reward {0} without the edit · {1} with it', String(f.rewardOriginal ?? 'none'), String(f.rewardEdited ?? 'none'));
+      item.tooltip = vscode.l10n.t('The episode re-run without your edit (calls before the edited one replayed, the rest live). Click to compare both branches.');
+      item.iconPath = new vscode.ThemeIcon('git-compare');
+      item.contextValue = 'agentrl.fork';
+      item.command = { command: 'agentrl.rollouts.compareFork', title: vscode.l10n.t('Compare the branches'), arguments: [node] };
       return item;
     }
     if (node.kind === 'episode') {

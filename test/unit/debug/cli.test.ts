@@ -24,8 +24,10 @@ describe('agentrl rollout', { skip }, () => {
     const summary = JSON.parse(r.stdout);
     assert.deepEqual(summary.rewardByTask, { paris: 1, sum: 1 });
     assert.equal(summary.llmCalls, 4);
-    const replay = run(['--config', path.join(env.ws, 'toolcall.yaml'), '--cwd', env.ws, '--tasks', 'paris,sum', '--replay', summary.dir, '--json']);
+    const replay = run(['--config', path.join(env.ws, 'toolcall.yaml'), '--cwd', env.ws, '--tasks', 'paris,sum', '--replay', summary.dir, '--json', '--timings']);
     assert.equal(replay.status, 0, replay.stderr);
+    // --timings: the end of the run step by step, from the last episode to main() returning.
+    assert.match(replay.stderr, /\ntimings: last episode ended \+0\.0 ms · run ended \+[\d.]+ ms · summary written \+[\d.]+ ms · gateway closed \+[\d.]+ ms · runner exited \+[\d.]+ ms · returned \+[\d.]+ ms \(total [\d.]+ ms\)\n/);
     const again = JSON.parse(replay.stdout);
     assert.ok(fs.readFileSync(path.join(summary.dir, 'trajectories.jsonl')).equals(fs.readFileSync(path.join(again.dir, 'trajectories.jsonl'))));
   });
