@@ -48,6 +48,8 @@ export interface UpstreamRunOptions {
   cwd: string;
   env: NodeJS.ProcessEnv;
   runRoot?: string;
+  /** The launch's `launcherArgs`, appended to the upstream command (AgentJet launcher flags...). */
+  launcherArgs?: string[];
   meta: Record<string, unknown>;
 }
 
@@ -91,9 +93,9 @@ export class UpstreamRun extends EventEmitter<RuntimeEvents> {
       // The workflow module attaches to a running inference_model; start one in the background.
       const engine = this.spawn(['debug', '--config', this.o.config, '--module', 'inference_model']);
       await this.waitForOutput(engine, /ready|started|running|ctrl\+c|listening/i, 180_000);
-      code = await this.exit(this.spawn(['debug', '--config', this.o.config, '--module', 'workflow', '--output-dir', out]));
+      code = await this.exit(this.spawn(['debug', '--config', this.o.config, '--module', 'workflow', '--output-dir', out, ...(this.o.launcherArgs ?? [])]));
     } else {
-      code = await this.exit(this.spawn(['--conf', this.o.config, '--backbone', 'debug']));
+      code = await this.exit(this.spawn(['--conf', this.o.config, '--backbone', 'debug', ...(this.o.launcherArgs ?? [])]));
     }
     if (this.terminated) return;
     const imported = this.importResults(out);

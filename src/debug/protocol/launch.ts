@@ -62,7 +62,7 @@ export async function prepareLaunch(args: RolloutLaunchArgs & { __pythonDebugger
   if (backbone !== 'native') {
     const cli = findCli(BACKBONE_CLI[backbone], python, env);
     if (!cli) return { ok: false, message: missingCliMessage(backbone, python) };
-    const runtime = new UpstreamRun({ backbone, cli, config: configPath, python, runnerScript: deps.runnerScript, cwd, env: { ...env, ...(args.env ?? {}) }, runRoot: args.record === false ? undefined : root, meta: { ...args, config: configPath, env: undefined } });
+    const runtime = new UpstreamRun({ backbone, cli, config: configPath, python, runnerScript: deps.runnerScript, cwd, env: { ...env, ...(args.env ?? {}) }, runRoot: args.record === false ? undefined : root, launcherArgs: args.launcherArgs, meta: { ...args, config: configPath, env: undefined } });
     return { ok: true, runtime, notes: [`The ${backbone} backbone runs the upstream debug mode: no stepping; its results are imported when it ends.`] };
   }
   const planned = buildPlan({ ...args, cwd }, result.kind, result.resolved, configPath);

@@ -19,6 +19,9 @@ export interface RolloutLaunchArgs {
   auxiliaryModels?: { baseUrl?: string; name?: string; apiKeyEnv?: string; timeout?: number }[];
   /** Episodes run at once (default: the config's runner count, as Trinity's explorer). */
   concurrency?: number;
+  /** Extra arguments for an upstream backbone's command, after ours: e.g. AgentJet's launcher
+   *  flags (`--exp-dir DIR`, `--with-ray-cluster`, `--autokill`; ajet/launcher.py). */
+  launcherArgs?: string[];
   backbone?: Backbone;
   python?: string;
   cwd?: string;
@@ -185,6 +188,10 @@ export function validateLaunchArgs(args: Partial<RolloutLaunchArgs>): string[] {
   if (args.model?.timeout !== undefined && !(args.model.timeout > 0)) errors.push('"model.timeout" must be a positive number of seconds');
   if (args.replay !== undefined && typeof args.replay !== 'string') errors.push('"replay" must be the folder of a recorded run');
   if (args.concurrency !== undefined && (!Number.isInteger(args.concurrency) || args.concurrency < 1)) errors.push('"concurrency" must be a positive integer');
+  if (args.launcherArgs !== undefined && (!Array.isArray(args.launcherArgs) || args.launcherArgs.some((a) => typeof a !== 'string'))) {
+    errors.push('"launcherArgs" must be a list of strings such as ["--exp-dir", "saved_experiments", "--autokill"]');
+  }
+  if (args.launcherArgs?.length && (args.backbone ?? 'native') === 'native') errors.push('"launcherArgs" go to an upstream CLI: set "backbone" to "ajet", "astuner" or "trinity"');
   if (args.auxiliaryModels !== undefined) {
     if (!Array.isArray(args.auxiliaryModels)) errors.push('"auxiliaryModels" must be a list like [{ "baseUrl": "http://127.0.0.1:8001/v1" }], one entry per explorer.auxiliary_models');
     else args.auxiliaryModels.forEach((a, i) => {
