@@ -272,6 +272,7 @@ export class RolloutRuntime extends EventEmitter<RuntimeEvents> {
       this.llm,
     );
     this.summary = summary;
+    if ((this.opts.plan.concurrency ?? 1) > 1) this.writer?.writeEpisodesInOrder(this.episodes.map(toTrajectory));
     this.writer?.writeSummary(summary);
     this.writer?.close();
     this.timing('summary written');

@@ -77,6 +77,15 @@ export class RunWriter {
     fs.appendFileSync(path.join(this.dir, TRAJECTORIES_FILE), JSON.stringify(t) + '\n');
   }
 
+  /** At the end of the run: the episodes in task order (task, then repeat), whatever order
+   *  concurrent episodes finished in, so a replay reproduces the file byte for byte. */
+  writeEpisodesInOrder(ts: EpisodeTrajectory[]): void {
+    const sorted = [...ts].sort((a, b) => a.taskIndex - b.taskIndex || a.repeat - b.repeat);
+    const file = path.join(this.dir, TRAJECTORIES_FILE);
+    fs.writeFileSync(file + '.tmp', sorted.map((t) => JSON.stringify(t) + '\n').join(''));
+    fs.renameSync(file + '.tmp', file);
+  }
+
   writeSummary(s: RunSummary): void {
     this.flush();
     const file = path.join(this.dir, SUMMARY_FILE);
