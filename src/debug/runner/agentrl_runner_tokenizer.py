@@ -4,6 +4,12 @@
 # model folder, or a folder holding a .gguf file) when `transformers` is importable; loading
 # never touches the network (HF_HUB_OFFLINE is honoured, local files only).
 import os
+import threading
+
+# Episodes run on several threads: one load per model, under a lock (importing transformers
+# from two threads at once can fail half-way in one of them), shared by every wrapper.
+_lock = threading.Lock()
+_cache = {}
 
 
 class TokenizerUnavailable(Exception):
@@ -82,12 +88,30 @@ def _gguf_in(folder):
 
 def load_tokenizer(model_path, chat_template=None, enable_thinking=None):
     """A Tokenizer for `model_path`, or TokenizerUnavailable saying why not and what to do."""
+    key = (str(model_path), chat_template, enable_thinking)
+    with _lock:
+        if key not in _cache:
+            try:
+                _cache[key] = _load(model_path, chat_template, enable_thinking)
+            except TokenizerUnavailable as e:
+                _cache[key] = e
+        found = _cache[key]
+    if isinstance(found, TokenizerUnavailable):
+        raise found
+    return found
+
+
+def _load(model_path, chat_template, enable_thinking):
     if not model_path:
         raise TokenizerUnavailable("the config names no model_path to load a tokenizer from")
     try:
         from transformers import AutoTokenizer  # type: ignore
-    except Exception:
+    except ModuleNotFoundError as e:
+        if (e.name or "").split(".")[0] != "transformers":
+            raise TokenizerUnavailable("importing transformers failed: %s" % e)
         raise TokenizerUnavailable("transformers is not installed in this interpreter (pip install transformers)")
+    except Exception as e:
+        raise TokenizerUnavailable("importing transformers failed (%s: %s)" % (type(e).__name__, e))
     kw = {"trust_remote_code": False}
     path = os.path.expanduser(str(model_path))
     try:
