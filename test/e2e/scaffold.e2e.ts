@@ -57,7 +57,16 @@ test('New Workflow: QuickPick steps with Back and validation create the project 
   await wb.screenshot('scaffold-data-step');
   await page.keyboard.press('Enter');
 
-  await page.locator('.tab.active', { hasText: 'workflow.py' }).waitFor({ timeout: 30000 });
+  // No dead end: with no model server answering here, the wizard asks which endpoint the
+  // debug entry should use (with one answering, it takes that one and opens the project).
+  const endpoint = widget.locator('.quick-input-title', { hasText: 'Model endpoint for debugging' });
+  const opened = page.locator('.tab.active', { hasText: 'workflow.py' });
+  await Promise.race([endpoint.waitFor({ timeout: 30000 }), opened.waitFor({ timeout: 30000 })]);
+  if (await endpoint.isVisible()) {
+    assert.equal(await input.inputValue(), 'http://127.0.0.1:8000/v1');
+    await page.keyboard.press('Enter');
+  }
+  await opened.waitFor({ timeout: 30000 });
   await page.locator('.view-lines', { hasText: /e2e_agent_workflow/ }).first().waitFor({ timeout: 30000 });
   const project = path.join(wb.workspace, 'e2e_agent');
   for (const f of ['workflow.py', 'reward.py', 'config.yaml', 'README.md', 'data/train.jsonl']) assert.ok(fs.existsSync(path.join(project, f)), f);
