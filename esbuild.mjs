@@ -47,25 +47,25 @@ const hostBundles = [
   { in: 'src/config/client.ts', out: 'dist/config-client.js' },
   // the config engine as a ConfigChecker factory (createConfigChecker) for other features
   { in: 'src/config/checker.ts', out: 'dist/config-engine.js' },
-  { in: 'src/scaffold/wizard.ts', out: 'dist/scaffold-wizard.js' },
-  { in: 'src/metrics/host-entry.ts', out: 'dist/metrics-host.js' },
+  { in: 'src/scaffold/host.ts', out: 'dist/scaffold-host.js' },
+  { in: 'src/metrics/host.ts', out: 'dist/metrics-host.js' },
   // the rollout debugger: DAP session, recording gateway (openai SDK), views
   { in: 'src/debug/host.ts', out: 'dist/debug-host.js' },
   // online training: explorer client (openai SDK), feedback outbox, playground host
   { in: 'src/online/host.ts', out: 'dist/online-host.js' },
   // Ray clusters: dashboard client, packaging (zip), log WebSocket, the Ray view
-  { in: 'src/ray/host-entry.ts', out: 'dist/ray-host.js' },
+  { in: 'src/ray/host.ts', out: 'dist/ray-host.js' },
 ];
 for (const h of hostBundles) nodeEntries.push({ ...h, external: ['vscode'] });
 
 /** Browser target: the metrics webview (no network, loaded via asWebviewUri). */
 const webEntries = [
-  { in: 'src/webview/main.ts', out: 'media/metrics.js' },
-  { in: 'src/webview/online/main.ts', out: 'media/online.js' },
+  { in: 'src/metrics/webview/main.ts', out: 'media/metrics.js' },
+  { in: 'src/online/webview/main.ts', out: 'media/online.js' },
 ];
 
 /** `import files from 'agentrl:templates'`: every file under templates/ by relative path, so the
- *  single-file CLI carries the scaffold templates (src/scaffold/embedded.ts). */
+ *  single-file CLI carries the scaffold templates (src/scaffold/templates/embedded.ts). */
 const templatesPlugin = {
   name: 'agentrl-templates',
   setup(build) {

@@ -125,7 +125,7 @@ if (!opts['no-build']) {
   say('build (esbuild) and compile (tsc)');
   must('npm', ['run', '--silent', 'build']);
   must('npx', ['tsc', '-p', '.']);
-  must('npx', ['tsc', '-p', 'src/webview']); // browser code: type-checked with the DOM lib, bundled by esbuild
+  must('npx', ['tsc', '-p', 'tsconfig.webview.json']); // browser code: type-checked with the DOM lib, bundled by esbuild
 }
 
 for (const tier of tiers) {

@@ -19,7 +19,7 @@ export const SUBCOMMANDS: Record<string, Subcommand> = {
   new: {
     summary: 'Create a runnable RL workflow project from a template (--list shows them)',
     run: async (argv) => {
-      const [{ main: newMain }, { embeddedTemplates }] = await Promise.all([import('./scaffold/cli'), import('./scaffold/embedded')]);
+      const [{ main: newMain }, { embeddedTemplates }] = await Promise.all([import('./scaffold/cli'), import('./scaffold/templates/embedded')]);
       return newMain(argv, embeddedTemplates());
     },
   },
@@ -36,7 +36,7 @@ export const SUBCOMMANDS: Record<string, Subcommand> = {
   },
   tail: {
     summary: 'Print the points streamed by an agentrl relay',
-    run: async (argv) => (await import('./relay/tail')).main(argv),
+    run: async (argv) => (await import('./relay/tail/tail')).main(argv),
   },
 };
 

@@ -3,12 +3,12 @@
 import * as vscode from 'vscode';
 import { VERSION } from './shared/version';
 import type { Logger } from './shared/log';
-import { registerScaffold } from './scaffold/commands';
+import { registerScaffold } from './scaffold/activate';
 import { activateMetrics, MetricsApi } from './metrics/activate';
 import { registerConfig, type ConfigFeature } from './config/register';
 import type { ConfigChecker } from './shared/config-api';
 import { lazyBundle } from './shared/lazy';
-import { registerRolloutDebugger, type RolloutDebugger } from './debug/contribution';
+import { registerRolloutDebugger, type RolloutDebugger } from './debug/activate';
 import { activateWelcome } from './welcome/activate';
 import { activateRay, type RayApi } from './ray/activate';
 import { activateOnline, type OnlineApi } from './online/activate';

@@ -3,15 +3,15 @@
 // the configuration provider and the Rollouts view.
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { FORK_EDITED_TRANSCRIPT, FORK_ORIGINAL_TRANSCRIPT } from '../shared/trajectory';
+import { FORK_EDITED_TRANSCRIPT, FORK_ORIGINAL_TRANSCRIPT } from './model/trajectory';
 import type { ConfigChecker } from '../shared/config-api';
 import type { Logger } from '../shared/log';
 import { RolloutDebugSession } from './protocol/session';
 import { RolloutConfigurationProvider } from './vscode/configurations';
 import { attachPythonDebugger } from './vscode/python';
-import { RolloutsTreeProvider, runTranscriptFile, transcriptFile } from './views/rollouts-tree';
+import { RolloutsTreeProvider, runTranscriptFile, transcriptFile } from './vscode/rollouts-tree';
 import type { RunInfo } from './results/run-store';
-import type { EpisodeTrajectory } from '../shared/trajectory';
+import type { EpisodeTrajectory } from './model/trajectory';
 
 export { RolloutConfigurationProvider, RolloutsTreeProvider };
 
@@ -26,8 +26,8 @@ export function createAdapter(session: vscode.DebugSession, checker: ConfigCheck
   return new vscode.DebugAdapterInlineImplementation(dap);
 }
 
-export type { RolloutNode } from './views/rollouts-tree';
-type RunNode = Extract<import('./views/rollouts-tree').RolloutNode, { kind: 'run' }>;
+export type { RolloutNode } from './vscode/rollouts-tree';
+type RunNode = Extract<import('./vscode/rollouts-tree').RolloutNode, { kind: 'run' }>;
 
 /** Debugs the run again from its recording: no model needed. */
 export function replayRun(node: RunNode): Thenable<boolean> {
@@ -39,7 +39,7 @@ export function replayRun(node: RunNode): Thenable<boolean> {
 }
 
 /** The two branches of a fork side by side: original (left) and edited (right) transcripts. */
-export async function compareFork(node: Extract<import('./views/rollouts-tree').RolloutNode, { kind: 'fork' }>): Promise<void> {
+export async function compareFork(node: Extract<import('./vscode/rollouts-tree').RolloutNode, { kind: 'fork' }>): Promise<void> {
   const left = vscode.Uri.file(path.join(node.dir, FORK_ORIGINAL_TRANSCRIPT));
   const right = vscode.Uri.file(path.join(node.dir, FORK_EDITED_TRANSCRIPT));
   await vscode.commands.executeCommand('vscode.diff', left, right, vscode.l10n.t('{0}: original ↔ edited', node.info.episode));

@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import { lazyBundle } from '../shared/lazy';
 import type { Logger } from '../shared/log';
 import { METRICS_VIEW_TYPE } from '../shared/metrics-protocol';
-import type * as Host from './host-entry';
+import type * as Host from './host';
 import { DEMO_NAME, readSandboxMarker } from '../shared/sandbox';
 
 /** What the extension API exposes of the metrics feature (integration tests use it). */

@@ -1,8 +1,8 @@
 // Writing exports to files the user picks (vscode glue over export.ts).
 import * as vscode from 'vscode';
 import type { Logger } from '../shared/log';
-import { exportCsv, exportJson } from './export';
-import type { MetricsStore } from './store';
+import { exportCsv, exportJson } from './view/export';
+import type { MetricsStore } from './store/store';
 
 function defaultUri(name: string): vscode.Uri | undefined {
   const ws = vscode.workspace.workspaceFolders?.[0]?.uri;

@@ -6,17 +6,17 @@ import * as vscode from 'vscode';
 import type { Logger } from '../shared/log';
 import type { EndpointStatus } from '../shared/metrics-protocol';
 import { RelayClient } from '../shared/relay-client';
-import { ConnectionTiming, Connections, DEFAULT_TIMING } from './connections';
+import { ConnectionTiming, Connections, DEFAULT_TIMING } from './connect/connections';
 import { ENDPOINTS_SETTING, resolveEndpoints } from './endpoints';
 import { exportPng, exportSeriesTo } from './export-files';
-import { relayLauncher } from './local-relay';
-import { toRolloutDetail } from './rollout-detail';
+import { relayLauncher } from './connect/local-relay';
+import { toRolloutDetail } from './view/rollout-detail';
 import { attachPanel, createPanel } from './panel';
 import { MetricsStatusBar } from './status-bar';
-import { summarize } from './status-model';
-import { MetricsStore } from './store';
+import { summarize } from './view/status-model';
+import { MetricsStore } from './store/store';
 import { uiStrings } from './strings';
-import { ViewController } from './view-controller';
+import { ViewController } from './view/view-controller';
 
 export const SHOW_COMMAND = 'agentrl.metrics.show';
 const OPTIONS_KEY = 'agentrl.metrics.viewOptions';
@@ -181,3 +181,5 @@ export class MetricsHost implements vscode.Disposable {
 export function createMetricsHost(context: vscode.ExtensionContext, log: Logger, opts?: MetricsHostOptions): MetricsHost {
   return new MetricsHost(context, log, opts);
 }
+export { clearStored, connect, disconnect, exportCommand } from './commands';
+export { startDemo } from './demo';

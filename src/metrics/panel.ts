@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { METRICS_VIEW_TYPE } from '../shared/metrics-protocol';
-import type { ViewController } from './view-controller';
+import type { ViewController } from './view/view-controller';
 
 export function createPanel(): vscode.WebviewPanel {
   return vscode.window.createWebviewPanel(METRICS_VIEW_TYPE, vscode.l10n.t('Training Metrics'), vscode.ViewColumn.Active, {

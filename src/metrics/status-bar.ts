@@ -2,7 +2,7 @@
 // smoothed, and its trend; a warning icon when an endpoint is stale or failing; click opens the view.
 import * as vscode from 'vscode';
 import type { EndpointState } from '../shared/metrics-protocol';
-import { STATUS_SMOOTHING, type StatusSummary } from './status-model';
+import { STATUS_SMOOTHING, type StatusSummary } from './view/status-model';
 
 const ARROW = { up: '$(arrow-up)', down: '$(arrow-down)', flat: '$(arrow-right)' };
 

@@ -1,8 +1,8 @@
 // The online feature's user-visible text, localized here (the webview and the pure modules
 // have no vscode.l10n): the playground's strings and a sentence for every ExplorerError kind.
 import * as vscode from 'vscode';
-import { ExplorerError } from './errors';
-import type { PlaygroundMessages } from './playground-controller';
+import { ExplorerError } from './explorer/errors';
+import type { PlaygroundMessages } from './playground/playground-controller';
 
 export function describeError(e: unknown): string {
   if (!(e instanceof ExplorerError)) return e instanceof Error ? e.message : String(e);

@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import type { ConfigChecker } from '../shared/config-api';
 import { lazyBundle } from '../shared/lazy';
 import type { Logger } from '../shared/log';
-import type * as Host from './host-entry';
+import type * as Host from './host';
 
 export interface RayApi {
   /** The loaded host (loads it). */

@@ -5,14 +5,14 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { META } from './api-types';
-import { normalizeDashboardUrl, RayError } from './client';
-import { deriveEntrypoint, runInfo, type RunInfo } from './entrypoint';
+import { META } from './api/api-types';
+import { normalizeDashboardUrl, RayError } from './api/client';
+import { deriveEntrypoint, runInfo, type RunInfo } from './submit/entrypoint';
 import type { RayHost } from './host';
-import { startLocalCluster, stopLocalCluster } from './local-cluster';
-import { PackageTooLargeError } from './package';
-import { pinResource, reachable, tunnelHint } from './relay-job';
-import { startRelayJob, submitRun } from './submit';
+import { startLocalCluster, stopLocalCluster } from './cluster/local-cluster';
+import { PackageTooLargeError } from './submit/package';
+import { pinResource, reachable, tunnelHint } from './submit/relay-job';
+import { startRelayJob, submitRun } from './submit/submit';
 
 /** A localized message for an error from the Ray client or the packer. */
 export function describeError(e: unknown): string {

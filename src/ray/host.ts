@@ -5,10 +5,10 @@
 import * as vscode from 'vscode';
 import type { Logger } from '../shared/log';
 import type { ConfigChecker } from '../shared/config-api';
-import type { ClusterSnapshot } from './cluster-model';
-import { normalizeDashboardUrl, tailLogs, type LogTail } from './client';
-import { ClusterMonitor } from './monitor';
-import { Poller } from './poller';
+import type { ClusterSnapshot } from './cluster/cluster-model';
+import { normalizeDashboardUrl, tailLogs, type LogTail } from './api/client';
+import { ClusterMonitor } from './cluster/monitor';
+import { Poller } from './cluster/poller';
 import { RayTree } from './tree';
 
 const SAVED_KEY = 'agentrl.ray.connected';
@@ -196,3 +196,4 @@ export class RayHost implements vscode.Disposable {
     for (const d of this.disposables) d.dispose();
   }
 }
+export { connect, submit, stopJob, deleteJob, watchMetrics, startLocal, stopLocal, describeError } from './commands';

@@ -1,6 +1,6 @@
 // The Ray view's TreeDataProvider: maps the pure rows of cluster-model.ts to TreeItems.
 import * as vscode from 'vscode';
-import { jobDetails, jobRow, nodeRow, type ClusterSnapshot, type Row } from './cluster-model';
+import { jobDetails, jobRow, nodeRow, type ClusterSnapshot, type Row } from './cluster/cluster-model';
 
 export type Element = Row & { cluster: string };
 

@@ -3,8 +3,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { stderrLogger } from '../shared/log';
-import { isLoopbackHost } from './auth';
-import { RELAY_DEFAULTS, Relay } from './relay';
+import { isLoopbackHost } from './serve/auth';
+import { RELAY_DEFAULTS, Relay } from './serve/relay';
 
 export const RELAY_USAGE = `Usage: agentrl relay (--job-dir DIR | --logdir DIR) [options]
 

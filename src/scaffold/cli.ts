@@ -2,13 +2,13 @@
 // and merges the debug entries into <dir>/.vscode/launch.json (or --workspace's).
 import * as path from 'path';
 import { parseArgs } from 'node:util';
-import { DEFAULT_MODEL } from './flow';
-import { DEFAULT_BASE_URL } from './launch';
-import { ScaffoldError, ScaffoldWriteError, english } from './l10n';
-import { planProject } from './plan';
-import { TemplateSetError, parseTemplateSet, type TemplateFiles } from './template-set';
-import { localized } from './types';
-import { writePlan } from './write';
+import { DEFAULT_MODEL } from './plan/flow';
+import { DEFAULT_BASE_URL } from './plan/launch';
+import { ScaffoldError, ScaffoldWriteError, english } from './plan/l10n';
+import { planProject } from './plan/plan';
+import { TemplateSetError, parseTemplateSet, type TemplateFiles } from './templates/template-set';
+import { localized } from './plan/types';
+import { writePlan } from './plan/write';
 
 interface Io {
   stdout: (s: string) => void;

@@ -1,5 +1,5 @@
 // The metrics view's host ↔ webview protocol: the ONE module both sides import (the
-// extension host in src/metrics, the browser code in src/webview). Plain JSON messages
+// extension host in src/metrics, the browser code in src/metrics/webview). Plain JSON messages
 // through webview.postMessage. The webview starts with `ready`; the host posts nothing
 // before it (vscode-pull-request-github's handshake), then sends `init`, `layout`, the
 // full frames and the endpoint status, and after that batched `update`s at ≤ 10 Hz.

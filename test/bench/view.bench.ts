@@ -12,8 +12,8 @@ import { parseArgs } from 'util';
 import type { CDPSession, Page } from 'playwright-core';
 import { launchChromium } from '../harness/browser';
 import { openWebviewPage, WebviewPage } from '../harness/webview-page';
-import { MetricsStore } from '../../src/metrics/store';
-import { ViewController } from '../../src/metrics/view-controller';
+import { MetricsStore } from '../../src/metrics/store/store';
+import { ViewController } from '../../src/metrics/view/view-controller';
 import { silentLogger } from '../../src/shared/log';
 import { ChartFrame, UI_STRING_KEYS, UiStrings } from '../../src/shared/metrics-protocol';
 

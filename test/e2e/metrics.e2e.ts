@@ -11,8 +11,8 @@ import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { FrameLocator } from 'playwright-core';
 import { repoRoot, venvPython } from '../harness/paths';
-import { emaSmooth } from '../../src/metrics/smoothing';
-import { STATUS_SMOOTHING } from '../../src/metrics/status-model';
+import { emaSmooth } from '../../src/metrics/store/smoothing';
+import { STATUS_SMOOTHING } from '../../src/metrics/view/status-model';
 import { openWorkbench, Workbench } from './workbench';
 
 const FIXTURE = path.join(repoRoot, 'test', 'fixtures', 'metrics', 'trinity_job.py');

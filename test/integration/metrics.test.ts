@@ -11,9 +11,9 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import type { MetricsHost } from '../../src/metrics/host';
 import type { HostMessage } from '../../src/shared/metrics-protocol';
-import { seriesKey } from '../../src/metrics/store';
-import { emaSmooth } from '../../src/metrics/smoothing';
-import { STATUS_SMOOTHING } from '../../src/metrics/status-model';
+import { seriesKey } from '../../src/metrics/store/store';
+import { emaSmooth } from '../../src/metrics/store/smoothing';
+import { STATUS_SMOOTHING } from '../../src/metrics/view/status-model';
 import { repoRoot, venvPython } from '../harness/paths';
 import { activated } from './extension.test';
 
@@ -210,7 +210,7 @@ suite('metrics view (real relay, real event files)', function () {
 
   test('points, experiences and cursors are persisted in the workspace storage', async () => {
     host.store.flush();
-    const { MetricsStore } = await import('../../src/metrics/store');
+    const { MetricsStore } = await import('../../src/metrics/store/store');
     const dir = path.join((host.context.storageUri ?? host.context.globalStorageUri).fsPath, 'metrics');
     const copy = new MetricsStore({ dir });
     for (const s of host.store.list()) assert.strictEqual(copy.get(s.key)?.length, s.length, s.key);

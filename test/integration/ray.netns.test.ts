@@ -13,7 +13,7 @@ import * as vscode from 'vscode';
 import type { RayHost } from '../../src/ray/host';
 import type { Element } from '../../src/ray/tree';
 import type { MetricsHost } from '../../src/metrics/host';
-import { seriesKey } from '../../src/metrics/store';
+import { seriesKey } from '../../src/metrics/store/store';
 import { repoRoot, venvPython } from '../harness/paths';
 import { netnsStrays, RAY_PROCESS, raySkipReason, startRayCluster, type RayCluster } from '../harness/ray-cluster';
 import type { AgentRlApi } from '../../src/extension';

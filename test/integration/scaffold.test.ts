@@ -4,7 +4,7 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import type { NewWorkflowResult } from '../../src/scaffold/wizard';
+import type { NewWorkflowResult } from '../../src/scaffold/host';
 import { EXTENSION_ID, activated } from './extension.test';
 
 suite('scaffold: New Workflow', () => {

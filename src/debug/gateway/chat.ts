@@ -1,6 +1,6 @@
 // Pure helpers over OpenAI chat-completion shapes: stream chunks <-> completions, SSE
 // framing, request comparison for replay, and a readable diff when a replay diverges.
-import type { ChatCompletion, ChatRequest, ToolCall } from '../../shared/trajectory';
+import type { ChatCompletion, ChatRequest, ToolCall } from '../model/trajectory';
 
 interface Delta {
   role?: string;

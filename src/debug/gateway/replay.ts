@@ -5,9 +5,9 @@
 // recorded one (the workflow changed) is a divergence, reported with a diff.
 import * as fs from 'fs';
 import * as path from 'path';
-import { RECORDING_FILE, type ChatRequest, type RecordedCall } from '../../shared/trajectory';
+import { RECORDING_FILE, type ChatRequest, type RecordedCall } from '../model/trajectory';
 import { requestDiff, sameRequest } from './chat';
-import type { CallContext, ChatUpstream, UpstreamResult } from './upstream';
+import type { CallContext, ChatUpstream, UpstreamResult } from './model-endpoint';
 
 export type ReplayCheck = { ok: true } | { ok: false; message: string; diff: string };
 

@@ -5,8 +5,8 @@
 // the CallHandler's business (the rollout runtime).
 import * as http from 'http';
 import type { AddressInfo } from 'net';
-import { HEADER_EPISODE, HEADER_ROLE, HEADER_STACK, auxIndex, auxRole, decodeStackHeader, type SourceFrame } from '../../shared/rollout-protocol';
-import type { CallError, ChatCompletion, ChatRequest } from '../../shared/trajectory';
+import { HEADER_EPISODE, HEADER_ROLE, HEADER_STACK, auxIndex, auxRole, decodeStackHeader, type SourceFrame } from '../model/rollout-protocol';
+import type { CallError, ChatCompletion, ChatRequest } from '../model/trajectory';
 import { completionToChunks, SSE_DONE, sseFrame } from './chat';
 
 export interface IncomingCall {

@@ -4,8 +4,8 @@
 import * as path from 'path';
 import { Source, StackFrame } from '@vscode/debugadapter';
 import { english, type L10n } from '../../shared/l10n';
-import type { SourceFrame } from '../../shared/rollout-protocol';
-import type { ChatRequest } from '../../shared/trajectory';
+import type { SourceFrame } from '../model/rollout-protocol';
+import type { ChatRequest } from '../model/trajectory';
 import { deliveredOf, type Episode, type LlmTurn, type Turn } from '../runtime/episode';
 import type { RolloutRuntime } from '../runtime/rollout-runtime';
 import { logprobSummary, preview, type EditTarget, type Node } from './variables';

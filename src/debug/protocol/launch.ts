@@ -7,10 +7,10 @@ import type { CheckResult, ConfigChecker } from '../../shared/config-api';
 import type { L10n } from '../../shared/l10n';
 import type { Logger } from '../../shared/log';
 import { ReplayUpstream } from '../gateway/replay';
-import { OpenAIUpstream, type ChatUpstream } from '../gateway/upstream';
+import { OpenAIUpstream, type ChatUpstream } from '../gateway/model-endpoint';
 import { buildPlan, validateLaunchArgs, type RolloutLaunchArgs } from '../runtime/plan';
 import { RolloutRuntime } from '../runtime/rollout-runtime';
-import { BACKBONE_CLI, findCli, missingCliMessage, UpstreamRun } from '../backbones/upstream';
+import { BACKBONE_CLI, findCli, missingCliMessage, UpstreamRun } from '../backbones/upstream-backbones';
 import { isLoopbackUrl } from '../../shared/loopback';
 
 /** A native run (stepping, editing, replay) or an upstream backbone's run (output + results). */

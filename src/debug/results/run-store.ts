@@ -2,7 +2,7 @@
 // Pure: no vscode. Tolerates runs cut short (torn last line, missing summary).
 import * as fs from 'fs';
 import * as path from 'path';
-import { FORK_FILE, FORKS_DIR, RUNS_DIR, SUMMARY_FILE, TRAJECTORIES_FILE, type EpisodeTrajectory, type ForkInfo, type RunSummary } from '../../shared/trajectory';
+import { FORK_FILE, FORKS_DIR, RUNS_DIR, SUMMARY_FILE, TRAJECTORIES_FILE, type EpisodeTrajectory, type ForkInfo, type RunSummary } from '../model/trajectory';
 
 export interface RunInfo {
   id: string;

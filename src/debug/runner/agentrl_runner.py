@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # Agent RL Studio rollout runner (native debug backbone). Standard library only.
 #   python agentrl_runner.py --connect 127.0.0.1:PORT --token TOKEN [--debugpy]
-# Connects back to the extension (JSON lines, src/shared/rollout-protocol.ts), receives the
+# Connects back to the extension (JSON lines, src/debug/model/rollout-protocol.ts), receives the
 # plan, loads the tasks, imports the workflow and runs tasks x repeat episodes (up to the
 # plan's `concurrency` at once); every LLM call goes to the extension's recording gateway.
 import argparse

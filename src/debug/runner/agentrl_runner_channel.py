@@ -1,5 +1,5 @@
 # The runner's side of the runner <-> extension protocol: JSON lines over a loopback TCP
-# socket (shapes in src/shared/rollout-protocol.ts). Standard library only.
+# socket (shapes in src/debug/model/rollout-protocol.ts). Standard library only.
 import json
 import os
 import socket

@@ -3,7 +3,7 @@
 // original, so every later request of the episode that carries the original message gets
 // the edited one instead (rollout and auxiliary calls alike; other episodes never).
 import { canonicalJson } from '../gateway/chat';
-import type { ChatMessage, ChatRequest } from '../../shared/trajectory';
+import type { ChatMessage, ChatRequest } from '../model/trajectory';
 
 export interface MessageEdit {
   /** canonicalJson(original): what a later request's message is matched against. */

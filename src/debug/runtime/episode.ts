@@ -1,8 +1,8 @@
 // The live model of a rollout: episodes (one per task x repeat) and their turns. The DAP
 // layer shows it; the trajectory written to disk is derived from it.
-import type { EpisodeEndMsg, EpisodeStartMsg, ErrorInfo, SourceFrame } from '../../shared/rollout-protocol';
+import type { EpisodeEndMsg, EpisodeStartMsg, ErrorInfo, SourceFrame } from '../model/rollout-protocol';
 import type { MessageEdit } from './edits';
-import type { ChatCompletion, EpisodeTrajectory, RecordedCall, TrajectoryToolTurn, TrajectoryTurn } from '../../shared/trajectory';
+import type { ChatCompletion, EpisodeTrajectory, RecordedCall, TrajectoryToolTurn, TrajectoryTurn } from '../model/trajectory';
 
 /** An LLM call as the debugger holds it: the recorded fields plus its live state. */
 export interface LlmTurn extends Omit<RecordedCall, 'episode' | 'latencyMs'> {

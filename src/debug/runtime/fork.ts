@@ -8,10 +8,10 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import type { L10n } from '../../shared/l10n';
-import { FORK_EDITED_TRANSCRIPT, FORK_FILE, FORK_ORIGINAL_TRANSCRIPT, FORKS_DIR, type ChatRequest, type ForkInfo } from '../../shared/trajectory';
+import { FORK_EDITED_TRANSCRIPT, FORK_FILE, FORK_ORIGINAL_TRANSCRIPT, FORKS_DIR, type ChatRequest, type ForkInfo } from '../model/trajectory';
 import { sameRequest } from '../gateway/chat';
-import type { CallContext, ChatUpstream, UpstreamResult } from '../gateway/upstream';
-import { episodeTranscript } from '../results/transcript';
+import type { CallContext, ChatUpstream, UpstreamResult } from '../gateway/model-endpoint';
+import { episodeTranscript } from '../results/fork-transcript';
 import { toTrajectory, type Episode, type LlmTurn } from './episode';
 import type { RolloutRuntime, RuntimeEvents } from './rollout-runtime';
 

@@ -10,7 +10,7 @@ import {
   type EpisodeTrajectory,
   type RecordedCall,
   type RunSummary,
-} from '../../shared/trajectory';
+} from '../model/trajectory';
 
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
 

@@ -9,7 +9,7 @@ import {
   type HelloMsg,
   type HostToRunner,
   type RunnerToHost,
-} from '../../shared/rollout-protocol';
+} from '../model/rollout-protocol';
 import { killTree } from './process-tree';
 
 export interface RunnerStartOptions {

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { Connections, EndpointSpec } from '../../../src/metrics/connections';
+import { Connections, EndpointSpec } from '../../../src/metrics/connect/connections';
 import { RelayClient } from '../../../src/shared/relay-client';
 import { silentLogger } from '../../../src/shared/log';
 import { appendSteps } from '../relay/appender';

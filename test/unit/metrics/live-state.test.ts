@@ -5,7 +5,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { Connections } from '../../../src/metrics/connections';
+import { Connections } from '../../../src/metrics/connect/connections';
 import { RelayClient } from '../../../src/shared/relay-client';
 import type { EndpointState } from '../../../src/shared/metrics-protocol';
 import { appendSteps } from '../relay/appender';

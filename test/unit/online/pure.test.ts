@@ -5,11 +5,11 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, test } from 'node:test';
-import { FeedbackOutbox } from '../../../src/online/outbox';
-import { parseMetrics, servingVersion } from '../../../src/online/metrics';
-import { findServerUrlFiles, readServerUrlFile } from '../../../src/online/discover';
+import { FeedbackOutbox } from '../../../src/online/explorer/outbox';
+import { parseMetrics, servingVersion } from '../../../src/online/explorer/serve-metrics';
+import { findServerUrlFiles, readServerUrlFile } from '../../../src/online/explorer/discover';
 import { parseWebviewMessage } from '../../../src/shared/online-protocol';
-import { toOpenAiMessages } from '../../../src/online/playground-controller';
+import { toOpenAiMessages } from '../../../src/online/playground/playground-controller';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentrl-online-pure-'));
 after(() => fs.rmSync(dir, { recursive: true, force: true }));

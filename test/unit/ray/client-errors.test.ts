@@ -9,9 +9,9 @@ import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import { RayClient, RayError, normalizeDashboardUrl, parseClusterStatus, tailLogs } from '../../../src/ray/client';
-import { PackageTooLargeError } from '../../../src/ray/package';
-import { submitRun } from '../../../src/ray/submit';
+import { RayClient, RayError, normalizeDashboardUrl, parseClusterStatus, tailLogs } from '../../../src/ray/api/client';
+import { PackageTooLargeError } from '../../../src/ray/submit/package';
+import { submitRun } from '../../../src/ray/submit/submit';
 
 type Handler = (req: http.IncomingMessage, body: string, res: http.ServerResponse) => void;
 let handler: Handler = (_q, _b, res) => res.end();

@@ -3,12 +3,12 @@
 // job request, and the view's rows.
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { RayJob, RayNode } from '../../../src/ray/api-types';
-import { jobDetails, jobRow, nodeRow, type ClusterSnapshot } from '../../../src/ray/cluster-model';
-import { deriveEntrypoint, runInfo } from '../../../src/ray/entrypoint';
-import { Poller } from '../../../src/ray/poller';
-import { pinResource, relayJobRequest, relayUrlFromLog, tunnelHint } from '../../../src/ray/relay-job';
-import { describeFailure, StallDetector } from '../../../src/ray/stall';
+import type { RayJob, RayNode } from '../../../src/ray/api/api-types';
+import { jobDetails, jobRow, nodeRow, type ClusterSnapshot } from '../../../src/ray/cluster/cluster-model';
+import { deriveEntrypoint, runInfo } from '../../../src/ray/submit/entrypoint';
+import { Poller } from '../../../src/ray/cluster/poller';
+import { pinResource, relayJobRequest, relayUrlFromLog, tunnelHint } from '../../../src/ray/submit/relay-job';
+import { describeFailure, StallDetector } from '../../../src/ray/cluster/stall';
 
 test('entrypoints and run identity per config kind', () => {
   const t = runInfo('trinity', { project: 'gsm8k', name: 'qwen-grpo', checkpoint_root_dir: '/ckpt/', mode: 'both' });

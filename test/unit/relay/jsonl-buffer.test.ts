@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { RELAY_DEFAULTS, Relay } from '../../../src/relay/relay';
+import { RELAY_DEFAULTS, Relay } from '../../../src/relay/serve/relay';
 import { RelayClient } from '../../../src/shared/relay-client';
 import type { ExperienceRow } from '../../../src/shared/relay-protocol';
 import { silentLogger } from '../../../src/shared/log';

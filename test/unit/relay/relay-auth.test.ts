@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import WebSocket from 'ws';
-import { checkUpgrade, isLoopbackHost, secretEquals } from '../../../src/relay/auth';
+import { checkUpgrade, isLoopbackHost, secretEquals } from '../../../src/relay/serve/auth';
 import { RELAY_SUBPROTOCOL } from '../../../src/shared/relay-protocol';
 import { RelayClient, RelayClientError } from '../../../src/shared/relay-client';
 import { appendSteps } from './appender';

@@ -7,7 +7,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { RELAY_DEFAULTS, Relay } from '../../../src/relay/relay';
+import { RELAY_DEFAULTS, Relay } from '../../../src/relay/serve/relay';
 import { serveSamplesFile } from '../../../src/relay/sources/serve-source';
 import { Logger, silentLogger } from '../../../src/shared/log';
 import { collect, tmpDir } from './helpers';

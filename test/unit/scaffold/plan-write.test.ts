@@ -3,11 +3,11 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, test } from 'node:test';
-import { ScaffoldError, english } from '../../../src/scaffold/l10n';
-import { planProject, type GenerateRequest } from '../../../src/scaffold/plan';
-import { readTemplateDir } from '../../../src/scaffold/template-dir';
-import { parseTemplateSet } from '../../../src/scaffold/template-set';
-import { writePlan } from '../../../src/scaffold/write';
+import { ScaffoldError, english } from '../../../src/scaffold/plan/l10n';
+import { planProject, type GenerateRequest } from '../../../src/scaffold/plan/plan';
+import { readTemplateDir } from '../../../src/scaffold/templates/template-dir';
+import { parseTemplateSet } from '../../../src/scaffold/templates/template-set';
+import { writePlan } from '../../../src/scaffold/plan/write';
 import { repoRoot } from '../../harness/paths';
 import { listFiles, snapshot, tempDir } from './helpers';
 

@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { UpstreamRun } from '../../../../src/debug/backbones/upstream';
+import { UpstreamRun } from '../../../../src/debug/backbones/upstream-backbones';
 import { validateLaunchArgs } from '../../../../src/debug/runtime/plan';
 
 test('launcherArgs are appended to `ajet --conf X --backbone debug`, and checked', async () => {

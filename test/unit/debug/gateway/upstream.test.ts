@@ -3,8 +3,8 @@
 import * as assert from 'node:assert/strict';
 import * as http from 'node:http';
 import { after, before, describe, test } from 'node:test';
-import { OpenAIUpstream } from '../../../../src/debug/gateway/upstream';
-import type { ChatRequest } from '../../../../src/shared/trajectory';
+import { OpenAIUpstream } from '../../../../src/debug/gateway/model-endpoint';
+import type { ChatRequest } from '../../../../src/debug/model/trajectory';
 import { startModelServer, type ModelServer } from '../../../harness/model-server';
 import { skipWithoutModel } from '../helpers';
 

@@ -10,7 +10,7 @@ import * as path from 'path';
 import { ReplayUpstream } from '../../../../src/debug/gateway/replay';
 import type { RolloutRuntime, StopInfo } from '../../../../src/debug/runtime/rollout-runtime';
 import type { LlmTurn } from '../../../../src/debug/runtime/episode';
-import { RECORDING_FILE, type RecordedCall } from '../../../../src/shared/trajectory';
+import { RECORDING_FILE, type RecordedCall } from '../../../../src/debug/model/trajectory';
 import { chat, EchoModelDouble, runtime, settledWithin, tempDir, user } from './doubles';
 
 const dirs: string[] = [];

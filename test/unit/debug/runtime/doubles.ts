@@ -4,9 +4,9 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { silentLogger } from '../../../../src/shared/log';
-import { HEADER_EPISODE } from '../../../../src/shared/rollout-protocol';
-import type { ChatCompletion, ChatRequest } from '../../../../src/shared/trajectory';
-import type { CallContext, ChatUpstream, UpstreamResult } from '../../../../src/debug/gateway/upstream';
+import { HEADER_EPISODE } from '../../../../src/debug/model/rollout-protocol';
+import type { ChatCompletion, ChatRequest } from '../../../../src/debug/model/trajectory';
+import type { CallContext, ChatUpstream, UpstreamResult } from '../../../../src/debug/gateway/model-endpoint';
 import { RolloutRuntime, type RuntimeOptions } from '../../../../src/debug/runtime/rollout-runtime';
 
 /**

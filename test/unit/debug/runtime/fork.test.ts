@@ -13,7 +13,7 @@ import type { LlmTurn } from '../../../../src/debug/runtime/episode';
 import type { StopInfo } from '../../../../src/debug/runtime/rollout-runtime';
 import { listForks, readEpisodes } from '../../../../src/debug/results/run-store';
 import { ReplayUpstream } from '../../../../src/debug/gateway/replay';
-import { FORK_EDITED_TRANSCRIPT, FORK_ORIGINAL_TRANSCRIPT, RECORDING_FILE, type RecordedCall } from '../../../../src/shared/trajectory';
+import { FORK_EDITED_TRANSCRIPT, FORK_ORIGINAL_TRANSCRIPT, RECORDING_FILE, type RecordedCall } from '../../../../src/debug/model/trajectory';
 import { repoRoot } from '../../../harness/paths';
 import { runnerScript } from '../helpers';
 import { EchoModelDouble, runtime, tempDir } from './doubles';

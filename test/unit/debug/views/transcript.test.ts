@@ -2,9 +2,9 @@
 // reads as a chat transcript with tool calls, tool results and the reward, user text escaped.
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { EpisodeTrajectory } from '../../../../src/shared/trajectory';
+import type { EpisodeTrajectory } from '../../../../src/debug/model/trajectory';
 import { runRow } from '../../../../src/debug/views/run-label';
-import { episodeMarkdown, mdText } from '../../../../src/debug/views/transcript';
+import { episodeMarkdown, mdText } from '../../../../src/debug/views/markdown-transcript';
 
 const call = { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } };
 const episode: EpisodeTrajectory = {

@@ -1,0 +1,82 @@
+// Drill-down: from a clicked bucket of a chart to the experiences behind it. The bucket's
+// points give the steps; a step maps to the model version its rollouts were generated with
+// through the run's own `rollout/model_version` metric (Trinity-RFT logs it every explorer
+// step), else the step itself; then the SQL buffer rows of those versions. Pure.
+import type { RolloutsMessage, RolloutRow, XAxisMode } from '../../shared/metrics-protocol';
+import { xOf } from './chart-engine';
+import { MetricsStore, seriesKey } from '../store/store';
+
+export const MODEL_VERSION_TAG = 'rollout/model_version';
+/** Rows listed at most (the histogram covers all of them). */
+export const MAX_ROWS = 1000;
+
+export function drillDown(
+  store: MetricsStore,
+  run: string,
+  role: string,
+  tag: string,
+  x: [number, number],
+  mode: XAxisMode,
+): Omit<RolloutsMessage, 'type' | 'request'> {
+  const steps = stepsIn(store, seriesKey(run, role, tag), x, mode);
+  // No point of that series in the bucket (a gap): take the x range as steps.
+  if (!steps.size && mode === 'step') for (let s = Math.ceil(x[0]); s < x[1]; s++) steps.add(s);
+  const wanted = new Set<number>();
+  const mv = store.list().find((s) => s.run === run && s.tag === MODEL_VERSION_TAG);
+  const mvCols = mv && store.columns(mv.key);
+  for (const step of steps) {
+    let found = false;
+    if (mvCols) {
+      const i = mvCols.lowerBound(step, -Infinity);
+      for (let j = i; j < mvCols.length && mvCols.step[j] === step; j++) {
+        if (Number.isFinite(mvCols.value[j])) wanted.add(Math.round(mvCols.value[j]));
+        found = true;
+      }
+    }
+    if (!found) wanted.add(step);
+  }
+  let versions = [...wanted].sort((a, b) => a - b);
+  let rows = store.experiences.select(run, versions);
+  if (!rows.length && versions.length) {
+    // Off-by-one conventions differ between recipes: fall back to the nearest version held.
+    const held = store.experiences.versions(run);
+    if (held.length) {
+      const target = versions[0];
+      const nearest = held.reduce((a, b) => (Math.abs(b - target) < Math.abs(a - target) ? b : a));
+      versions = [nearest];
+      rows = store.experiences.select(run, versions);
+    }
+  }
+  const sorted = [...rows].sort(byTaskThenRun);
+  return {
+    run,
+    x,
+    xAxis: mode,
+    modelVersions: versions,
+    rows: sorted.slice(0, MAX_ROWS),
+    total: rows.length,
+    rewards: rows.map((r) => r.reward).filter((r): r is number => r !== null && Number.isFinite(r)),
+  };
+}
+
+function stepsIn(store: MetricsStore, key: string, [x0, x1]: [number, number], mode: XAxisMode): Set<number> {
+  const out = new Set<number>();
+  const s = store.get(key);
+  const cols = s && store.columns(key);
+  if (!s || !cols) return out;
+  if (mode === 'step') {
+    for (let i = cols.lowerBound(x0, -Infinity); i < cols.length && cols.step[i] < x1; i++) out.add(cols.step[i]);
+    return out;
+  }
+  const xs = xOf(cols, mode, store.runStart(s.run));
+  for (let i = 0; i < cols.length; i++) {
+    const v = xs(i);
+    if (v >= x0 && v < x1) out.add(cols.step[i]);
+  }
+  return out;
+}
+
+const collator = new Intl.Collator('en', { numeric: true });
+function byTaskThenRun(a: RolloutRow, b: RolloutRow): number {
+  return collator.compare(a.taskId ?? '', b.taskId ?? '') || (a.runId ?? 0) - (b.runId ?? 0) || a.id - b.id;
+}

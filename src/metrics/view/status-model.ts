@@ -1,0 +1,79 @@
+// What the status bar says: the latest reward mean of the active run (the run that received
+// a point last) with a trend arrow, and the worst endpoint state. Pure.
+import type { EndpointState, EndpointStatus } from '../../shared/metrics-protocol';
+import { rewardTagRank } from './layout';
+import { emaSmooth } from '../store/smoothing';
+import type { MetricsStore } from '../store/store';
+
+export type Trend = 'up' | 'down' | 'flat';
+
+export interface StatusSummary {
+  run?: string;
+  tag?: string;
+  step?: number;
+  value?: number;
+  /** The reward smoothed (EMA, STATUS_SMOOTHING over the last points): what the status bar shows. */
+  smoothed?: number;
+  /** Trend of the smoothed reward. */
+  trend?: Trend;
+  /** The most urgent state across endpoints (error > stale > connecting > backfilling > live). */
+  state?: EndpointState;
+  endpoints: EndpointStatus[];
+}
+
+const URGENCY: EndpointState[] = ['live', 'stopped', 'backfilling', 'connecting', 'stale', 'error'];
+/** Points compared on each side for the trend (the last N against the N before). */
+export const TREND_WINDOW = 5;
+/** EMA weight of the status-bar reward (TensorBoard's default smoothing) and points it spans. */
+export const STATUS_SMOOTHING = 0.6;
+const SMOOTH_SPAN = 200;
+
+export function summarize(store: MetricsStore, endpoints: EndpointStatus[]): StatusSummary {
+  const out: StatusSummary = { endpoints };
+  for (const e of endpoints) if (!out.state || URGENCY.indexOf(e.state) > URGENCY.indexOf(out.state)) out.state = e.state;
+  let active: string | undefined;
+  let latest = -Infinity;
+  for (const s of store.list()) {
+    if (s.lastWall > latest) {
+      latest = s.lastWall;
+      active = s.run;
+    }
+  }
+  if (active === undefined) return out;
+  out.run = active;
+  const reward = store
+    .list()
+    .filter((s) => s.run === active && rewardTagRank(s.tag) >= 0 && s.length > 0)
+    .sort((a, b) => rewardTagRank(a.tag) - rewardTagRank(b.tag))[0];
+  if (!reward) return out;
+  const c = store.columns(reward.key);
+  if (!c || !c.length) return out;
+  out.tag = reward.tag;
+  out.step = c.step[c.length - 1];
+  out.value = c.value[c.length - 1];
+  // The smoothed curve, so the status bar does not jump with every raw point.
+  const from = Math.max(0, c.length - SMOOTH_SPAN);
+  const sm = emaSmooth(Array.prototype.slice.call(c.value, from, c.length) as number[], STATUS_SMOOTHING);
+  out.smoothed = sm[sm.length - 1];
+  out.trend = trendOf(sm, sm.length);
+  return out;
+}
+
+/** Mean of the last TREND_WINDOW finite values against the TREND_WINDOW before them. */
+export function trendOf(values: ArrayLike<number>, length = values.length): Trend {
+  const recent: number[] = [];
+  const before: number[] = [];
+  for (let i = length - 1; i >= 0 && before.length < TREND_WINDOW; i--) {
+    const v = values[i];
+    if (!Number.isFinite(v)) continue;
+    if (recent.length < TREND_WINDOW) recent.push(v);
+    else before.push(v);
+  }
+  if (!before.length) return 'flat';
+  const mean = (a: number[]) => a.reduce((x, y) => x + y, 0) / a.length;
+  const a = mean(recent);
+  const b = mean(before);
+  const scale = Math.max(Math.abs(a), Math.abs(b), 1e-12);
+  if (Math.abs(a - b) / scale < 0.005) return 'flat';
+  return a > b ? 'up' : 'down';
+}

@@ -1,0 +1,34 @@
+// Number, time and x-axis labels of the metrics view.
+import type { XAxisMode } from '../../shared/metrics-protocol';
+
+export function fmtNum(v: number | null | undefined): string {
+  if (v === null || v === undefined) return '–';
+  if (!Number.isFinite(v)) return String(v);
+  const a = Math.abs(v);
+  if (a !== 0 && (a < 1e-3 || a >= 1e6)) return v.toExponential(3);
+  return Number(v.toPrecision(5)).toString();
+}
+
+export function fmtDuration(seconds: number): string {
+  const s = Math.abs(seconds);
+  const sign = seconds < 0 ? '-' : '';
+  if (s < 60) return `${sign}${Number(s.toPrecision(3))}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${sign}${m}m${String(Math.floor(s % 60)).padStart(2, '0')}s`;
+  const h = Math.floor(m / 60);
+  if (h < 48) return `${sign}${h}h${String(m % 60).padStart(2, '0')}m`;
+  return `${sign}${Math.floor(h / 24)}d${String(h % 24).padStart(2, '0')}h`;
+}
+
+export function fmtWall(seconds: number): string {
+  const d = new Date(seconds * 1000);
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+}
+
+/** Label of a bucket [x, x + dx) for the hover legend. */
+export function fmtBucket(mode: XAxisMode, x: number, dx: number, stepWord: string): string {
+  if (mode === 'step') return dx <= 1 ? `${stepWord} ${x}` : `${stepWord} ${x}–${x + dx - 1}`;
+  if (mode === 'wall') return fmtWall(x);
+  return fmtDuration(x);
+}

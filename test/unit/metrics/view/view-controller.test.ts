@@ -1,0 +1,116 @@
+// The host side of the view without VS Code: the ready handshake, batching at ≤ 10 Hz,
+// malformed webview messages, drill-down from a step to its rollouts, status summary, export.
+import * as assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { exportCsv, exportJson } from '../../../../src/metrics/view/export';
+import { summarize, trendOf } from '../../../../src/metrics/view/status-model';
+import { MetricsStore, seriesKey } from '../../../../src/metrics/store/store';
+import { ViewController } from '../../../../src/metrics/view/view-controller';
+import { silentLogger } from '../../../../src/shared/log';
+import { HostMessage, METRICS_PROTOCOL_VERSION, UI_STRING_KEYS, UiStrings, parseWebviewMessage } from '../../../../src/shared/metrics-protocol';
+
+const strings = Object.fromEntries(UI_STRING_KEYS.map((k) => [k, k])) as UiStrings;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function setup() {
+  const store = new MetricsStore();
+  const posted: HostMessage[] = [];
+  const warnings: string[] = [];
+  const ctl = new ViewController(store, { post: (m) => posted.push(m as HostMessage), log: { ...silentLogger, warn: (m) => warnings.push(m) }, strings });
+  return { store, ctl, posted, warnings };
+}
+
+test('nothing is posted before `ready`; then init, layout and frames of the visible charts', async () => {
+  const { ctl, posted } = setup();
+  ctl.addPoints('r', 'explorer', 'rollout/accuracy/mean', [{ step: 1, wall: 10, value: 0.5 }]);
+  await sleep(150);
+  assert.equal(posted.length, 0);
+  ctl.receive({ type: 'ready', protocol: METRICS_PROTOCOL_VERSION });
+  assert.deepEqual(posted.map((m) => m.type), ['init', 'layout', 'update']);
+  // No chart is on screen yet: the first update carries the endpoint status only.
+  assert.deepEqual(posted[2].type === 'update' && [posted[2].frames.length, posted[2].status], [0, []]);
+  posted.length = 0;
+  ctl.receive({ type: 'viewport', charts: [{ id: 'rollout/accuracy/mean', width: 300 }], visible: ['rollout/accuracy/mean'] });
+  await sleep(150);
+  const upd = posted.find((m) => m.type === 'update');
+  assert.ok(upd && upd.type === 'update' && upd.frames.length === 1 && upd.frames[0].series[0].y[0] === 0.5);
+  ctl.dispose();
+});
+
+test('updates are batched: a burst of 200 batches becomes ≤ 10 posts a second', async () => {
+  const { ctl, posted } = setup();
+  ctl.receive({ type: 'ready', protocol: METRICS_PROTOCOL_VERSION });
+  ctl.addPoints('r', 'trainer', 'actor/pg_loss', [{ step: 0, wall: 0, value: 1 }]);
+  ctl.flush();
+  ctl.receive({ type: 'viewport', charts: [{ id: 'actor/pg_loss', width: 300 }], visible: ['actor/pg_loss'] });
+  posted.length = 0;
+  const t0 = Date.now();
+  for (let i = 1; i <= 200; i++) {
+    ctl.addPoints('r', 'trainer', 'actor/pg_loss', [{ step: i, wall: i, value: Math.sin(i) }]);
+    await sleep(5);
+  }
+  await sleep(150);
+  const secs = (Date.now() - t0) / 1000;
+  const updates = posted.filter((m) => m.type === 'update').length;
+  assert.ok(updates >= 2 && updates <= Math.ceil(secs * 10) + 1, `${updates} updates in ${secs.toFixed(2)} s`);
+  ctl.dispose();
+});
+
+test('malformed webview messages are ignored with a warning, never thrown', () => {
+  const { ctl, warnings } = setup();
+  for (const m of [null, 42, 'ready', { type: 'zoom', chart: 'x', range: [2, 1] }, { type: 'drill', request: 1 }, { type: 'exportPng', chart: 'x', dataUrl: 'javascript:1' }, { type: 'nope' }]) {
+    ctl.receive(m);
+  }
+  assert.equal(warnings.length, 7);
+  assert.deepEqual(parseWebviewMessage({ type: 'setOptions', options: { smoothing: 7, xAxis: 'bogus', filter: 'a|b' } }), { type: 'setOptions', options: { smoothing: 0.999, filter: 'a|b' } });
+});
+
+test('drill-down: a clicked step → its model version (rollout/model_version) → the rollouts of that version', () => {
+  const { store, ctl, posted } = setup();
+  ctl.receive({ type: 'ready', protocol: METRICS_PROTOCOL_VERSION });
+  for (let s = 0; s < 20; s++) {
+    store.add('r', 'explorer', 'rollout/accuracy/mean', [{ step: s, wall: s, value: s / 20 }]);
+    store.add('r', 'explorer', 'rollout/model_version', [{ step: s, wall: s, value: Math.max(0, s - 2) }]);
+  }
+  store.addExperiences('e', 'sql:buf', 'r', [
+    { id: 1, table: 'buf', task_id: 't2', run_id: 0, model_version: 8, reward: 1, timestamp: null },
+    { id: 2, table: 'buf', task_id: 't1', run_id: 1, model_version: 8, reward: 0, timestamp: null },
+    { id: 3, table: 'buf', task_id: 't1', run_id: 0, model_version: 8, reward: 0.5, timestamp: null },
+    { id: 4, table: 'buf', task_id: 't9', run_id: 0, model_version: 9, reward: 1, timestamp: null },
+  ]);
+  ctl.receive({ type: 'drill', request: 7, chart: 'rollout/accuracy/mean', run: 'r', role: 'explorer', x: [10, 11] });
+  const r = posted.find((m) => m.type === 'rollouts');
+  assert.ok(r && r.type === 'rollouts');
+  assert.equal(r.request, 7);
+  assert.deepEqual(r.modelVersions, [8]);
+  assert.deepEqual(r.rows.map((x) => x.id), [3, 2, 1], 'grouped by task, then run');
+  assert.deepEqual(r.rewards.sort(), [0, 0.5, 1]);
+  ctl.dispose();
+});
+
+test('status summary: the active run, its reward, the trend, the worst endpoint state', () => {
+  const store = new MetricsStore();
+  store.add('old', 'explorer', 'rollout/accuracy/mean', [{ step: 1, wall: 1, value: 0.1 }]);
+  store.add('new', 'explorer', 'rollout/accuracy/mean', Array.from({ length: 12 }, (_, i) => ({ step: i, wall: 100 + i, value: i / 10 })));
+  store.add('new', 'trainer', 'actor/pg_loss', [{ step: 3, wall: 50, value: 9 }]);
+  const s = summarize(store, [
+    { id: 'a', name: 'a', target: '', kind: 'url', state: 'live', runs: [], points: 0 },
+    { id: 'b', name: 'b', target: '', kind: 'url', state: 'stale', runs: [], points: 0 },
+  ]);
+  assert.deepEqual([s.run, s.tag, s.step, s.value, s.trend, s.state], ['new', 'rollout/accuracy/mean', 11, 1.1, 'up', 'stale']);
+  // The status bar shows the smoothed reward (EMA 0.6), below the last raw point of a rising curve.
+  assert.ok(s.smoothed! < 1.1 && s.smoothed! > 0.8, `smoothed ${s.smoothed}`);
+  assert.equal(trendOf([1, 1, 1, 1, 1, 1, 1, 1, 1, 1]), 'flat');
+  assert.equal(trendOf([5, 5, 5, 5, 5, 1, 1, 1, 1, NaN, 1]), 'down');
+});
+
+test('export: every point at full resolution, non-finite values spelled out', () => {
+  const store = new MetricsStore();
+  store.add('r,1', 'explorer', 'a/b', [
+    { step: 1, wall: 10.5, value: 0.25 },
+    { step: 2, wall: 11, value: NaN },
+  ]);
+  const key = seriesKey('r,1', 'explorer', 'a/b');
+  assert.equal(exportCsv(store, [key]), 'run,role,tag,step,wall_time,value\n"r,1",explorer,a/b,1,10.5,0.25\n"r,1",explorer,a/b,2,11,NaN\n');
+  assert.deepEqual(JSON.parse(exportJson(store, [key])).series[0], { run: 'r,1', role: 'explorer', tag: 'a/b', step: [1, 2], wall_time: [10.5, 11], value: [0.25, 'NaN'] });
+});
