@@ -3,7 +3,7 @@
 // as written (its own memory), and with the memory imported as shared (the scan worker's, which
 // the main thread reads: scan-pipeline.ts).
 //   node scripts/gen-relay-wasm.mjs          write the file
-//   node scripts/gen-relay-wasm.mjs --print  print the base64 only (the unit test compares it)
+//   node scripts/gen-relay-wasm.mjs --print  print the base64 only (test/component/relay/tfrecord.test.ts compares it)
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';

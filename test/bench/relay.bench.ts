@@ -2,24 +2,24 @@
 // the same bytes and vs TensorBoard's rustboard data server; append→receipt latency at
 // 10 000 scalars/s with 10 clients; relay RSS; 10 000-case parser fuzz.
 // Ends with: BENCH relay scalars_per_s=… raw_ratio=… latency_p99_ms=… rss_mb=…
-import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { PointBatch } from '../../src/relay/sources/source';
 import { FileReaderOptions, TfRecordFileReader } from '../../src/relay/tfrecord/file-reader';
 import { RelayClient } from '../../src/shared/relay-client';
 import { repoRoot, venvPython } from '../harness/paths';
+import { startRelay } from '../harness/relay';
+import { sleep } from '../harness/sleep';
 
 const cacheDir = path.join(repoRoot, '.cache', 'bench', 'relay');
 const writers = path.join(repoRoot, 'test', 'fixtures', 'relay', 'writers.py');
-const bundle = path.join(repoRoot, 'dist', 'agentrl.js');
 const STEPS = Number(process.env.RELAY_BENCH_STEPS ?? 100_000); // × 50 tags
 const TRIALS = 7; // this shared 2-core machine is noisy: medians of 7 pairs
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
 const fmt = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 0 });
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function bigFile(): string {
   const dir = path.join(cacheDir, `big-${STEPS}`);
@@ -102,20 +102,6 @@ async function rustboard(dir: string, extra: string[]): Promise<{ seconds: numbe
   return seconds === undefined ? undefined : { seconds, rssMb: peak };
 }
 
-function startRelay(args: string[]): Promise<{ url: string; proc: ChildProcess }> {
-  const proc = spawn(process.execPath, [bundle, 'relay', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  proc.stderr!.resume();
-  return new Promise((resolve, reject) => {
-    proc.once('exit', (c) => reject(new Error(`relay exited ${c}`)));
-    proc.stdout!.on('data', (b) => {
-      out += b;
-      const m = /listening on (ws:\/\/\S+)/.exec(out);
-      if (m) resolve({ url: m[1], proc });
-    });
-  });
-}
-
 function rssMb(pid: number): { rss: number; hwm: number } {
   const s = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(s)?.[1] ?? NaN) / 1024;
@@ -126,7 +112,7 @@ async function latency(): Promise<{ p50: number; p99: number; received: number; 
   const dir = fs.mkdtempSync(path.join(cacheDir, 'live-'));
   const file = path.join(dir, 'events.out.tfevents.2.live');
   fs.writeFileSync(file, '');
-  const relay = await startRelay(['--logdir', dir, '--poll-interval', '1000']);
+  const relay = await startRelay(['--logdir', dir, '--poll-interval', '1000'], { env: process.env });
   // The measuring client here; the 9 others in a child process (their decoding is not our latency).
   const client = new RelayClient({ url: relay.url });
   const lat: number[] = [];
@@ -166,7 +152,7 @@ async function latency(): Promise<{ p50: number; p99: number; received: number; 
 async function catchUp(file: string, clients: number): Promise<{ seconds: number; points: number; hwm: number }> {
   const dir = fs.mkdtempSync(path.join(cacheDir, 'catchup-'));
   fs.linkSync(file, path.join(dir, path.basename(file)));
-  const relay = await startRelay(['--logdir', dir]);
+  const relay = await startRelay(['--logdir', dir], { env: process.env });
   const t0 = Date.now();
   const want = ingest(file).scalars;
   const cs = Array.from({ length: clients }, () => new RelayClient({ url: relay.url }));

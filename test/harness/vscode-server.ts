@@ -6,6 +6,7 @@ import * as net from 'net';
 import * as os from 'os';
 import * as path from 'path';
 import { codeServerBin, serverMainOf } from './paths';
+import { sleep } from './sleep';
 
 export interface ServerOptions {
   /** 'vscode' runs server-main.js with the smoke-test driver (test payloads honoured);
@@ -65,8 +66,6 @@ export async function freePort(host = '127.0.0.1'): Promise<number> {
     });
   });
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Kills a whole process group (the server was spawned detached), TERM then KILL. */
 export async function killTree(proc: ChildProcess, graceMs = 5000): Promise<void> {

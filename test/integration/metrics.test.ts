@@ -4,7 +4,7 @@
 // restart → every point is there exactly once. Also the extension-managed local relay
 // (restarted by the extension when it dies) and a hidden panel that loses nothing.
 import * as assert from 'assert';
-import { ChildProcess, spawn, spawnSync } from 'child_process';
+import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -15,6 +15,8 @@ import { seriesKey } from '../../src/metrics/store/store';
 import { emaSmooth } from '../../src/metrics/store/smoothing';
 import { STATUS_SMOOTHING } from '../../src/metrics/view/status-model';
 import { repoRoot, venvPython } from '../harness/paths';
+import { startRelay, type RelayProc } from '../harness/relay';
+import { sleep } from '../harness/sleep';
 import { activated } from './extension.test';
 
 interface Expected {
@@ -26,8 +28,6 @@ interface Expected {
 
 const RUN = 'qwen-grpo';
 const FIXTURE = path.join(repoRoot, 'test', 'fixtures', 'metrics', 'trinity_job.py');
-const CLI = path.join(repoRoot, 'dist', 'agentrl.js');
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function writeJob(dir: string, from: number, to: number, spike?: string): Expected[] {
   const r = spawnSync(venvPython, [FIXTURE, 'write', dir, String(from), String(to), ...(spike ? ['--spike', spike] : [])], { encoding: 'utf8', maxBuffer: 64 << 20 });
@@ -45,28 +45,10 @@ async function until<T>(what: string, f: () => T | undefined | false | Promise<T
   }
 }
 
-/** `agentrl relay` as a user starts it next to the trainer (here on loopback). */
-async function startRelay(jobDir: string, port = 0, token?: string): Promise<{ proc: ChildProcess; url: string; port: number }> {
-  const proc = spawn(process.execPath, [CLI, 'relay', '--job-dir', jobDir, '--port', String(port), '--heartbeat', '0.5', '--poll-interval', '100'], {
-    env: { ...process.env, ELECTRON_RUN_AS_NODE: '1', AGENTRL_RELAY_TOKEN: token ?? '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  proc.stderr!.on('data', (b) => (err += b));
-  const url = await new Promise<string>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`relay did not start: ${err}`)), 20000);
-    proc.stdout!.on('data', (b) => {
-      out += b;
-      const m = out.match(/listening on (ws:\/\/\S+)/);
-      if (m) {
-        clearTimeout(t);
-        resolve(m[1]);
-      }
-    });
-    proc.on('exit', (c) => reject(new Error(`relay exited (${c}): ${err}`)));
-  });
-  return { proc, url, port: Number(new URL(url).port) };
+/** `agentrl relay` on a job dir as a user starts it next to the trainer (here on loopback). */
+function jobRelay(jobDir: string, port = 0, token?: string): Promise<RelayProc> {
+  const args = ['--job-dir', jobDir, '--port', String(port), '--heartbeat', '0.5', '--poll-interval', '100'];
+  return startRelay(args, { env: { ...process.env, AGENTRL_RELAY_TOKEN: token ?? '' } });
 }
 
 /** Every expected point is in the store exactly once (and nothing else). */
@@ -95,7 +77,7 @@ suite('metrics view (real relay, real event files)', function () {
   let host: MetricsHost;
   let tmp: string;
   let job: string;
-  let relay: { proc: ChildProcess; url: string; port: number } | undefined;
+  let relay: RelayProc | undefined;
   let expected: Expected[];
   let endpoint: string;
 
@@ -114,7 +96,7 @@ suite('metrics view (real relay, real event files)', function () {
   });
 
   test('connect to a relay: the view opens, every series arrives, the endpoint goes live', async () => {
-    relay = await startRelay(job);
+    relay = await jobRelay(job);
     endpoint = (await vscode.commands.executeCommand<string>('agentrl.metrics.connect', { url: relay.url, name: 'explorer+trainer' }))!;
     assert.strictEqual(endpoint, `url:${relay.url}`);
     assert.ok(host.panelOpen, 'the view did not open');
@@ -184,7 +166,7 @@ suite('metrics view (real relay, real event files)', function () {
     assert.match(host.refreshStatusBar(), /\$\(warning\)/);
     // Training goes on while the relay is down: new event files and buffer rows.
     expected = expected.concat(writeJob(job, 200, 300));
-    relay = await startRelay(job, port);
+    relay = await jobRelay(job, port);
     await until('live again', () => stateOf(host, endpoint) === 'live', 60000);
     await until('all points', () => host.store.list().reduce((n, s) => n + s.length, 0) >= expected.length);
     await sleep(1500); // anything doubled would arrive by now
@@ -230,7 +212,7 @@ suite('metrics view (real relay, real event files)', function () {
   });
 
   test('a wrong token: the endpoint says error and stops; the right one (secret storage) connects', async () => {
-    const guarded = await startRelay(job, 0, 's3cret-token');
+    const guarded = await jobRelay(job, 0, 's3cret-token');
     try {
       const id = (await vscode.commands.executeCommand<string>('agentrl.metrics.connect', { url: guarded.url, token: 'wrong', name: 'guarded' }))!;
       await until('error', () => stateOf(host, id) === 'error', 20000);
@@ -252,8 +234,8 @@ suite('metrics view (real relay, real event files)', function () {
     fs.rmSync(path.join(a, 'monitor', 'tensorboard', 'trainer'), { recursive: true });
     fs.rmSync(path.join(b, 'monitor', 'tensorboard', 'explorer'), { recursive: true });
     fs.rmSync(path.join(b, 'buffer'), { recursive: true });
-    const ra = await startRelay(a);
-    const rb = await startRelay(b);
+    const ra = await jobRelay(a);
+    const rb = await jobRelay(b);
     try {
       const ia = (await vscode.commands.executeCommand<string>('agentrl.metrics.connect', { url: ra.url, name: 'explorer node' }))!;
       // The trainer node's job dir has another name: the endpoint's `run` merges it.

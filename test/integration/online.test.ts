@@ -10,8 +10,8 @@ import * as vscode from 'vscode';
 import type { OnlineHost } from '../../src/online/host';
 import { startTrinityServe, TrinityServe, trinityServeSkipReason } from '../harness/trinity-serve';
 import { activated } from './extension.test';
+import { sleep } from '../harness/sleep';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function until<T>(what: string, f: () => T | undefined | false, timeoutMs = 30000): Promise<T> {
   const t0 = Date.now();
   for (;;) {

@@ -17,8 +17,8 @@ import { seriesKey } from '../../src/metrics/store/store';
 import { repoRoot, venvPython } from '../harness/paths';
 import { netnsStrays, RAY_PROCESS, raySkipReason, startRayCluster, type RayCluster } from '../harness/ray-cluster';
 import type { AgentRlApi } from '../../src/extension';
+import { sleep } from '../harness/sleep';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function until<T>(what: string, f: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 60000, every = 250): Promise<T> {
   const t0 = Date.now();
   for (;;) {

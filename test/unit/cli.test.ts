@@ -1,5 +1,6 @@
+// The CLI bundle checked in process (its shape, its requires) and main() called directly; running
+// the bundle as a child process is in test/component/cli.test.ts.
 import * as assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
@@ -8,12 +9,6 @@ import { repoRoot } from '../harness/paths';
 
 const bundle = path.join(repoRoot, 'dist', 'agentrl.js');
 const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { version: string; bin: Record<string, string> };
-
-/** Runs the bundled CLI the way a GPU node would: plain node, no node_modules on the path. */
-function cli(...args: string[]) {
-  const r = spawnSync(process.execPath, [bundle, ...args], { encoding: 'utf8', cwd: '/', env: { PATH: process.env.PATH } });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
 
 test('package.json bin points at the bundle', () => {
   assert.equal(pkg.bin.agentrl, './dist/agentrl.js');
@@ -28,35 +23,6 @@ test('the bundle is self-contained (requires only node built-ins)', () => {
   const builtins = new Set(require('node:module').builtinModules as string[]);
   const foreign = required.filter((r) => !builtins.has(r.replace(/^node:/, '')));
   assert.deepEqual(foreign, [], `non-builtin requires in dist/agentrl.js: ${foreign.join(', ')}`);
-});
-
-test('agentrl --version prints the package version', () => {
-  const r = cli('--version');
-  assert.equal(r.code, 0);
-  assert.equal(r.stdout.trim(), pkg.version);
-  assert.equal(cli('-v').stdout.trim(), pkg.version);
-});
-
-test('agentrl --help lists usage and exits 0', () => {
-  const r = cli('--help');
-  assert.equal(r.code, 0);
-  assert.match(r.stdout, /Usage: agentrl <command>/);
-  assert.match(r.stdout, /--version/);
-});
-
-test('no arguments prints usage to stderr and exits 2', () => {
-  const r = cli();
-  assert.equal(r.code, 2);
-  assert.match(r.stderr, /Usage: agentrl/);
-});
-
-test('an unknown command or option is a clear usage error with exit 2', () => {
-  const a = cli('frobnicate');
-  assert.equal(a.code, 2);
-  assert.match(a.stderr, /unknown command 'frobnicate'.*agentrl --help/);
-  const b = cli('--frob');
-  assert.equal(b.code, 2);
-  assert.match(b.stderr, /unknown option '--frob'/);
 });
 
 test('main() never treats Object.prototype names as commands', async () => {

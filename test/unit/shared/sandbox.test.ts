@@ -1,14 +1,12 @@
-// The sandbox marker `npm start` writes, the endpoint probe the wizard uses, and which
-// endpoints count as local (no API key asked for: issue 18's first F5 stopped on a modal).
+// The sandbox marker `npm start` writes and which endpoints count as local (no API key asked
+// for: issue 18's first F5 stopped on a modal). The endpoint probe is in test/component/shared.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { isLoopbackUrl } from '../../../src/shared/loopback';
-import { firstAnswering, modelAnswers, readSandboxMarker } from '../../../src/shared/sandbox';
+import { readSandboxMarker } from '../../../src/shared/sandbox';
 
 test('loopback endpoints', () => {
   for (const u of ['http://127.0.0.1:8089/v1', 'http://localhost:8000/v1', 'http://[::1]:1/v1', 'http://127.1.2.3/v1']) assert.ok(isLoopbackUrl(u), u);
@@ -26,18 +24,4 @@ test('sandbox marker: read, validated, job dir resolved against the folder', () 
   fs.writeFileSync(path.join(d, '.agentrl', 'sandbox.json'), JSON.stringify({ model: 'file:///etc/passwd' }));
   assert.deepEqual(readSandboxMarker(d), {});
   fs.rmSync(d, { recursive: true, force: true });
-});
-
-test('the first endpoint that answers /models wins; dead ones are skipped quickly', async () => {
-  const srv = http.createServer((req, res) => res.end(req.url === '/v1/models' ? '{"data":[]}' : 'no'));
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const live = `http://127.0.0.1:${(srv.address() as AddressInfo).port}/v1`;
-  const dead = 'http://127.0.0.1:9/v1';
-  try {
-    assert.equal(await modelAnswers(dead, 500), false);
-    assert.equal(await firstAnswering([dead, live, dead]), live);
-    assert.equal(await firstAnswering([dead]), undefined);
-  } finally {
-    srv.close();
-  }
 });

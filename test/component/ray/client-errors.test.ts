@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import { RayClient, RayError, normalizeDashboardUrl, parseClusterStatus, tailLogs } from '../../../src/ray/api/client';
+import { RayClient, RayError, tailLogs } from '../../../src/ray/api/client';
 import { PackageTooLargeError } from '../../../src/ray/submit/package';
 import { submitRun } from '../../../src/ray/submit/submit';
 
@@ -160,13 +160,4 @@ test('logs: falls back from the WebSocket to polling GET …/logs, emitting only
     setTimeout(() => assert.equal(t.mode, 'poll'), 200);
   });
   assert.equal(got, 'line 1\nline 2\n');
-});
-
-test('normalizeDashboardUrl and parseClusterStatus', () => {
-  assert.equal(normalizeDashboardUrl(' 127.0.0.1:8265/ '), 'http://127.0.0.1:8265');
-  assert.throws(() => normalizeDashboardUrl('ftp://x'));
-  const u = parseClusterStatus('Usage:\n 1.0/2.0 CPU\n 0.0/1.0 gpu_node\n 0B/15.82GiB memory\n');
-  assert.deepEqual(u.CPU, [1, 2]);
-  assert.deepEqual(u.gpu_node, [0, 1]);
-  assert.equal(Math.round(u.memory[1] / 2 ** 30), 16);
 });

@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { LspProcess } from '../../harness/lsp-stdio';
 import { repoRoot } from '../../harness/paths';
-import { lineOf, tempDir, trinity } from './helpers';
+import { lineOf, tempDir, trinity } from '../../unit/config/helpers';
 
 let lsp: LspProcess;
 let root: string;

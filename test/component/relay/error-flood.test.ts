@@ -1,11 +1,11 @@
 // A source that fails on every read is reported once, then as a count, then as recovered —
 // issue 18 saw 27 313 identical "database disk image is malformed" warnings in two minutes,
-// one per pump round while a busy event file kept the session's loop turning.
+// one per pump round while a busy event file kept the session's loop turning. Here a real relay
+// and client; the digest alone (with its clock injected) is test/unit/relay/serve/error-digest.test.ts.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { ErrorDigest } from '../../../src/relay/serve/error-digest';
 import { RELAY_DEFAULTS, Relay } from '../../../src/relay/serve/relay';
 import type { Logger } from '../../../src/shared/log';
 import { appendSteps } from './appender';
@@ -16,24 +16,6 @@ function memoryLog(): Logger & { lines: string[] } {
   const at = (level: string) => (m: string | Error) => void lines.push(`${level} ${m instanceof Error ? m.message : m}`);
   return { lines, trace: () => undefined, debug: () => undefined, info: at('info'), warn: at('warn'), error: at('error') };
 }
-
-test('ErrorDigest: first failure reported, repeats counted once per period, recovery logged', () => {
-  const log = memoryLog();
-  let t = 0;
-  const d = new ErrorDigest(log, { summaryMs: 1000, now: () => t });
-  assert.equal(d.fail('src', 'malformed'), true);
-  for (let i = 0; i < 500; i++) assert.equal(d.fail('src', 'malformed'), false);
-  assert.deepEqual(log.lines, ['warn src: malformed']);
-  t = 1500;
-  d.fail('src', 'malformed');
-  assert.equal(log.lines.length, 2);
-  assert.match(log.lines[1], /failed 501 more time\(s\)/);
-  assert.equal(d.fail('src', 'other'), true, 'a different message is news');
-  d.ok('src');
-  assert.match(log.lines.at(-1)!, /^info src: recovered after 503 failed attempt\(s\)/);
-  d.ok('src');
-  assert.equal(log.lines.filter((l) => /recovered/.test(l)).length, 1);
-});
 
 /** Trinity's experience table (columns of its ExperienceModel) with `rows` rows of ~1 KB. */
 async function experienceDb(rows: number): Promise<Buffer> {

@@ -8,7 +8,6 @@ import * as net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { ExplorerClient } from '../../../../src/online/explorer/explorer-client';
 import { ExplorerError } from '../../../../src/online/explorer/errors';
-import { assessUrl } from '../../../../src/online/explorer/discover';
 
 const kindOf = async (p: Promise<unknown>): Promise<string> => {
   try {
@@ -63,12 +62,5 @@ describe('explorer failures', () => {
     assert.equal(c.url, `http://127.0.0.1:${port}`);
     assert.equal(await kindOf(c.health()), 'unreachable');
     assert.equal(await kindOf(c.chat({ model: 'm', messages: [{ role: 'user', content: 'x' }] })), 'unreachable');
-  });
-  test('plain http off loopback is flagged with a tunnel command', () => {
-    assert.equal(assessUrl('http://127.0.0.1:8010').exposed, false);
-    const r = assessUrl('http://10.0.0.7:8010');
-    assert.equal(r.exposed, true);
-    assert.equal(r.tunnelCommand, 'ssh -N -L 8010:127.0.0.1:8010 <user>@10.0.0.7');
-    assert.equal(assessUrl('https://explorer.example.com').exposed, false);
   });
 });

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, test } from 'node:test';
 import { ConfigIndex } from '../../../src/config/crossfile';
-import { run } from '../config/helpers';
+import { run } from '../../unit/config/helpers';
 import { cli, tempDir } from '../scaffold/helpers';
 
 const scratch = tempDir();

@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { hasShared, repoRoot, sharedDir } from '../../harness/paths';
-import { tempDir, trinity } from './helpers';
+import { tempDir, trinity } from '../../unit/config/helpers';
 
 const bundle = path.join(repoRoot, 'dist', 'agentrl.js');
 

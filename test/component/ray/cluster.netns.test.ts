@@ -17,10 +17,10 @@ import { submitRun, startRelayJob } from '../../../src/ray/submit/submit';
 import { RelayClient } from '../../../src/shared/relay-client';
 import { repoRoot, venvPython } from '../../harness/paths';
 import { killNetnsStrays, netnsStrays, RAY_PROCESS, raySkipReason, startRayCluster, type RayCluster } from '../../harness/ray-cluster';
+import { sleep } from '../../harness/sleep';
 
 const skip = raySkipReason();
 const cli = path.join(repoRoot, 'dist', 'agentrl.js');
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function until<T>(what: string, f: () => Promise<T | undefined>, timeoutMs = 60_000, everyMs = 300): Promise<T> {
   const deadline = Date.now() + timeoutMs;

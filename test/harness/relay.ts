@@ -1,0 +1,66 @@
+// `agentrl relay` (the bundled CLI, dist/agentrl.js) as a child process, started the way a user
+// starts it next to a trainer. The one copy shared by the component, integration and bench tiers.
+import { type ChildProcess, spawn } from 'node:child_process';
+import * as path from 'node:path';
+import { repoRoot } from './paths';
+
+export const cliBundle = path.join(repoRoot, 'dist', 'agentrl.js');
+
+export interface RelayProc {
+  /** ws:// or wss:// URL the relay printed. */
+  url: string;
+  port: number;
+  proc: ChildProcess;
+  /** Everything the relay wrote to stderr so far. */
+  stderr(): string;
+  /** Sends `signal` (unless it already exited) and resolves once it has exited. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+export interface StartRelayOptions {
+  /** The relay's environment; by default PATH alone, as on a GPU node (no inherited secrets). */
+  env?: NodeJS.ProcessEnv;
+  /** How long to wait for "listening on …" before killing it. */
+  timeoutMs?: number;
+}
+
+/** Starts `node dist/agentrl.js relay …args` (adds `--port 0` unless given) and waits for its URL. */
+export function startRelay(args: string[], opts: StartRelayOptions = {}): Promise<RelayProc> {
+  const full = ['relay', ...args];
+  if (!args.includes('--port')) full.push('--port', '0');
+  // In the VS Code extension host process.execPath is Electron: make it behave as node.
+  const env = { PATH: process.env.PATH ?? '', ...opts.env, ELECTRON_RUN_AS_NODE: '1' };
+  const proc = spawn(process.execPath, [cliBundle, ...full], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  proc.stderr!.on('data', (b) => (err += b));
+  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(new Error(`relay did not start: ${err}`));
+    }, opts.timeoutMs ?? 20_000);
+    const onEarlyExit = (code: number | null) => {
+      clearTimeout(timer);
+      reject(new Error(`relay exited ${code}: ${err}`));
+    };
+    proc.once('exit', onEarlyExit);
+    proc.stdout!.on('data', (b) => {
+      out += b;
+      const m = /listening on (wss?:\/\/\S+)/.exec(out);
+      if (!m) return;
+      clearTimeout(timer);
+      proc.off('exit', onEarlyExit);
+      resolve({
+        url: m[1],
+        port: Number(new URL(m[1]).port),
+        proc,
+        stderr: () => err,
+        stop: async (signal = 'SIGTERM') => {
+          if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
+          await exited;
+        },
+      });
+    });
+  });
+}

@@ -1,0 +1,29 @@
+// The relay's upgrade policy in process: the token only in the Authorization header, compared in
+// constant time, never echoed; foreign origins refused. The relay over real sockets is in
+// test/component/relay/relay-auth.test.ts.
+import * as assert from 'node:assert/strict';
+import type { IncomingMessage } from 'node:http';
+import { test } from 'node:test';
+import { checkUpgrade, isLoopbackHost, secretEquals } from '../../../../src/relay/serve/auth';
+
+const TOKEN = 's3cret-token-value-42';
+
+function req(url: string, headers: Record<string, string>): IncomingMessage {
+  return { url, headers } as unknown as IncomingMessage;
+}
+
+test('checkUpgrade: header token required and checked; URL credentials and foreign origins refused', () => {
+  const policy = { token: TOKEN, allowOrigins: ['vscode-webview://ok'] };
+  assert.deepEqual(checkUpgrade(req('/', { authorization: `Bearer ${TOKEN}` }), policy), { ok: true });
+  assert.equal((checkUpgrade(req('/', {}), policy) as { status: number }).status, 401);
+  assert.equal((checkUpgrade(req('/', { authorization: 'Bearer nope' }), policy) as { status: number }).status, 401);
+  assert.equal((checkUpgrade(req('/', { authorization: TOKEN }), policy) as { status: number }).status, 401);
+  assert.equal((checkUpgrade(req(`/?token=${TOKEN}`, { authorization: `Bearer ${TOKEN}` }), policy) as { status: number }).status, 400);
+  assert.equal((checkUpgrade(req('/', { authorization: `Bearer ${TOKEN}`, origin: 'https://evil.example' }), policy) as { status: number }).status, 403);
+  assert.deepEqual(checkUpgrade(req('/', { authorization: `Bearer ${TOKEN}`, origin: 'vscode-webview://ok' }), policy), { ok: true });
+  for (const r of [checkUpgrade(req('/', { authorization: 'Bearer wrong' }), policy), checkUpgrade(req(`/?token=${TOKEN}`, {}), policy)]) {
+    assert.ok(!JSON.stringify(r).includes(TOKEN), 'no reason echoes the token');
+  }
+  assert.ok(secretEquals('a', 'a') && !secretEquals('a', 'b') && !secretEquals('a', 'aa'));
+  assert.ok(isLoopbackHost('127.0.0.1') && isLoopbackHost('::1') && isLoopbackHost('localhost') && !isLoopbackHost('0.0.0.0') && !isLoopbackHost('10.1.2.3'));
+});
