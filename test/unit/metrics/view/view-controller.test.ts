@@ -1,5 +1,6 @@
 // The host side of the view without VS Code: the ready handshake, batching at ≤ 10 Hz,
 // malformed webview messages, drill-down from a step to its rollouts, status summary, export.
+// The batching timer runs on node:test's fake timers (setTimeout and Date), not the wall clock.
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { exportCsv, exportJson } from '../../../../src/metrics/view/export';
@@ -10,7 +11,6 @@ import { silentLogger } from '../../../../src/shared/log';
 import { HostMessage, METRICS_PROTOCOL_VERSION, UI_STRING_KEYS, UiStrings, parseWebviewMessage } from '../../../../src/shared/metrics-protocol';
 
 const strings = Object.fromEntries(UI_STRING_KEYS.map((k) => [k, k])) as UiStrings;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function setup() {
   const store = new MetricsStore();
@@ -20,10 +20,11 @@ function setup() {
   return { store, ctl, posted, warnings };
 }
 
-test('nothing is posted before `ready`; then init, layout and frames of the visible charts', async () => {
+test('nothing is posted before `ready`; then init, layout and frames of the visible charts', (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout', 'Date'] });
   const { ctl, posted } = setup();
   ctl.addPoints('r', 'explorer', 'rollout/accuracy/mean', [{ step: 1, wall: 10, value: 0.5 }]);
-  await sleep(150);
+  t.mock.timers.tick(150);
   assert.equal(posted.length, 0);
   ctl.receive({ type: 'ready', protocol: METRICS_PROTOCOL_VERSION });
   assert.deepEqual(posted.map((m) => m.type), ['init', 'layout', 'update']);
@@ -31,13 +32,14 @@ test('nothing is posted before `ready`; then init, layout and frames of the visi
   assert.deepEqual(posted[2].type === 'update' && [posted[2].frames.length, posted[2].status], [0, []]);
   posted.length = 0;
   ctl.receive({ type: 'viewport', charts: [{ id: 'rollout/accuracy/mean', width: 300 }], visible: ['rollout/accuracy/mean'] });
-  await sleep(150);
+  t.mock.timers.tick(150);
   const upd = posted.find((m) => m.type === 'update');
   assert.ok(upd && upd.type === 'update' && upd.frames.length === 1 && upd.frames[0].series[0].y[0] === 0.5);
   ctl.dispose();
 });
 
-test('updates are batched: a burst of 200 batches becomes ≤ 10 posts a second', async () => {
+test('updates are batched: a burst of 200 batches becomes ≤ 10 posts a second', (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout', 'Date'] });
   const { ctl, posted } = setup();
   ctl.receive({ type: 'ready', protocol: METRICS_PROTOCOL_VERSION });
   ctl.addPoints('r', 'trainer', 'actor/pg_loss', [{ step: 0, wall: 0, value: 1 }]);
@@ -47,12 +49,16 @@ test('updates are batched: a burst of 200 batches becomes ≤ 10 posts a second'
   const t0 = Date.now();
   for (let i = 1; i <= 200; i++) {
     ctl.addPoints('r', 'trainer', 'actor/pg_loss', [{ step: i, wall: i, value: Math.sin(i) }]);
-    await sleep(5);
+    t.mock.timers.tick(5);
   }
-  await sleep(150);
+  t.mock.timers.tick(150);
   const secs = (Date.now() - t0) / 1000;
+  assert.equal(secs, 1.15, 'the fake clock moved');
   const updates = posted.filter((m) => m.type === 'update').length;
-  assert.ok(updates >= 2 && updates <= Math.ceil(secs * 10) + 1, `${updates} updates in ${secs.toFixed(2)} s`);
+  // points for 1 s, then 150 ms of quiet: about one post per 100 ms while they arrive, no more
+  assert.ok(updates >= 9 && updates <= Math.ceil(secs * 10) + 1, `${updates} updates in ${secs.toFixed(2)} s`);
+  const last = posted.filter((m) => m.type === 'update').at(-1);
+  assert.ok(last?.type === 'update' && last.frames[0]?.points === 201, 'the last batch reached the view (steps 0..200)');
   ctl.dispose();
 });
 
