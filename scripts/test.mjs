@@ -1,9 +1,12 @@
 #!/usr/bin/env node
 // `npm test` — every tier, time-boxed, one summary line at the end.
-//   node scripts/test.mjs [unit] [integration] [e2e] [--grep REGEX] [--no-setup] [--no-build]
-// Tiers: unit (node:test, no VS Code) · integration (mocha in a real VS Code extension host)
+//   node scripts/test.mjs [unit] [component] [integration] [e2e] [--grep REGEX] [--no-setup] [--no-build]
+// Tiers: unit (node:test, in process: no child process, no socket) · component (node:test with
+//        real processes and sockets: Python, the CLI bundle, model servers, Trinity, Ray in a
+//        loopback-only network namespace) · integration (mocha in a real VS Code extension host)
 //        · e2e (playwright-core drives the real workbench in Chromium, with the packaged VSIX).
 // Last line: `N passed, N failed[, N skipped]`; exit 1 on any failure, hang or crash.
+// After each run, processes it left behind (Ray daemons outlive a killed run) are killed and named.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -19,13 +22,13 @@ const { values: opts, positionals } = parseArgs({
     'no-build': { type: 'boolean', default: false },
   },
 });
-const ALL = ['unit', 'integration', 'e2e'];
+const ALL = ['unit', 'component', 'integration', 'e2e'];
 const tiers = positionals.length ? positionals : ALL;
 for (const t of tiers) if (!ALL.includes(t)) { console.error(`unknown tier '${t}' (expected ${ALL.join(', ')})`); process.exit(2); }
 
 const MIN = 60_000;
 // Hang guards, not targets: a tier that takes this long on a 2-core machine has hung.
-const LIMITS = { unit: 15 * MIN, integration: 12 * MIN, e2e: 12 * MIN };
+const LIMITS = { unit: 5 * MIN, component: 15 * MIN, integration: 12 * MIN, e2e: 12 * MIN };
 
 fs.mkdirSync(path.join(root, 'test-results'), { recursive: true });
 const t0 = Date.now();
@@ -36,10 +39,72 @@ function must(cmd, args, env = {}) {
   if (r.status !== 0) { console.error(`\n${cmd} ${args.join(' ')} failed (${r.status ?? r.signal})`); console.log('0 passed, 1 failed'); process.exit(1); }
 }
 
-/** Runs a command in its own process group, tees output, kills the group after `limit` ms. */
-function run(cmd, args, { limit, env = {} }) {
+const netnsOf = (pid) => {
+  try {
+    return fs.readlinkSync(`/proc/${pid}/ns/net`);
+  } catch {
+    return undefined;
+  }
+};
+
+/** Processes carrying `marker` in their environment, or living in the network namespace `netns`. */
+function leftovers(marker, netns) {
+  const out = [];
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d) || Number(d) === process.pid) continue;
+    try {
+      const mine = fs.readFileSync(`/proc/${d}/environ`, 'latin1').split('\0').includes(`AGENTRL_TEST_RUN=${marker}`);
+      if (!mine && !(netns && netnsOf(d) === netns)) continue;
+      const cmd = fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').replace(/\0/g, ' ').trim();
+      if (cmd) out.push({ pid: Number(d), cmd }); // no cmdline: a zombie, already dead
+    } catch {
+      /* gone, or another user's */
+    }
+  }
+  return out;
+}
+
+/**
+ * Kills what a run left behind: teardown does not run when the time box SIGKILLs a run, and Ray's
+ * daemons (raylet, gcs_server, dashboard agents under /tmp/arl-ray-*) leave its process group.
+ * Found by the run's marker in their environment or by the run's own network namespace, never
+ * by name: other checkouts on this machine may be running Ray tests of their own.
+ */
+async function killLeftovers(label, marker, netns) {
+  const killed = new Map();
+  for (let i = 0; i < 50; i++) {
+    const left = leftovers(marker, netns);
+    if (!left.length) break;
+    for (const p of left) {
+      killed.set(p.pid, p.cmd);
+      try { process.kill(p.pid, 'SIGKILL'); } catch {}
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  if (killed.size) {
+    console.log(`\n--- ${label}: killed ${killed.size} leftover process(es):`);
+    for (const [pid, cmd] of killed) console.log(`    ${pid} ${cmd.slice(0, 160)}`);
+  }
+  const survivors = leftovers(marker, netns);
+  if (survivors.length) console.error(`!!! ${label}: ${survivors.length} process(es) survive SIGKILL: ${survivors.map((p) => p.pid).join(' ')}`);
+}
+
+let runs = 0;
+/** Runs a command in its own process group, tees output, kills the group after `limit` ms,
+ *  then kills whatever of the run is left (see killLeftovers). */
+function run(cmd, args, { limit, env = {}, label = cmd }) {
+  const marker = `${process.pid}.${++runs}`;
+  const ownNetns = netnsOf('self');
+  let netns;
   return new Promise((resolve) => {
-    const p = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true, env: { ...process.env, ...env } });
+    const p = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true, env: { ...process.env, ...env, AGENTRL_TEST_RUN: marker } });
+    // `unshare -n` gives the run a namespace of its own: note it as soon as the child is in it.
+    const watchNetns = setInterval(() => {
+      const ns = netnsOf(p.pid);
+      if (ns && ns !== ownNetns) netns = ns;
+      if (netns || p.exitCode !== null || p.signalCode !== null) clearInterval(watchNetns);
+    }, 10);
+    setTimeout(() => clearInterval(watchNetns), 5000).unref();
     let out = '';
     p.stdout.on('data', (b) => { out += b; process.stdout.write(b); });
     p.stderr.on('data', (b) => { out += b; process.stderr.write(b); });
@@ -51,11 +116,22 @@ function run(cmd, args, { limit, env = {} }) {
     }, limit);
     const stop = () => { try { process.kill(-p.pid, 'SIGKILL'); } catch {} process.exit(130); };
     process.once('SIGINT', stop);
-    p.on('close', (code, signal) => {
+    p.on('close', async (code, signal) => {
       clearTimeout(timer);
+      clearInterval(watchNetns);
       process.off('SIGINT', stop);
+      await killLeftovers(label, marker, netns);
       resolve({ code: timedOut ? 'timeout' : code ?? signal, out });
     });
+  });
+}
+
+/** Compiled test files of a tier (out/test/<tier>) whose TypeScript source still exists: out/
+ *  keeps the JavaScript of tests that were moved to another tier or deleted. */
+function tierFiles(tier, suffix) {
+  return findFiles(path.join(root, 'out', 'test', tier), suffix).filter((f) => {
+    const rel = path.relative(path.join(root, 'out'), f);
+    return fs.existsSync(path.join(root, rel.replace(/\.js$/, '.ts')));
   });
 }
 
@@ -77,14 +153,14 @@ function tapCounts(tapFile) {
   return { passed: n('pass'), failed: n('fail') + (n('cancelled') || 0), skipped: (n('skipped') || 0) + (n('todo') || 0) };
 }
 
-function nodeTest(files, tapFile, limit, env = {}) {
+function nodeTest(files, tapFile, limit, env = {}, label, nodeArgs = []) {
   const grep = opts.grep ? ['--test-name-pattern', opts.grep] : [];
   return run(process.execPath, [
-    '--test', '--test-concurrency=1', ...grep,
+    ...nodeArgs, '--test', '--test-concurrency=1', ...grep,
     '--test-reporter=spec', '--test-reporter-destination=stdout',
     '--test-reporter=tap', `--test-reporter-destination=${tapFile}`,
     ...files,
-  ], { limit, env });
+  ], { limit, env, label });
 }
 
 /** Whether `unshare -n` works here; otherwise why not (the netns tests then skip with it). */
@@ -95,16 +171,36 @@ function netnsProbe() {
 }
 
 /** node --test inside `unshare -n` (only `lo`, brought up); plain with a skip reason when not permitted. */
-function netnsNodeTest(files, tapFile, limit, env = {}) {
+function netnsNodeTest(files, tapFile, limit, env = {}, label) {
   const why = netnsProbe();
   if (why) {
     console.log(`(netns) ${why}: these tests report skipped`);
-    return nodeTest(files, tapFile, limit, { ...env, AGENTRL_NETNS_SKIP: why });
+    return nodeTest(files, tapFile, limit, { ...env, AGENTRL_NETNS_SKIP: why }, label);
   }
   const grep = opts.grep ? ['--test-name-pattern', opts.grep] : [];
   const q = (a) => `'${a.replace(/'/g, `'\\''`)}'`;
   const inner = [process.execPath, '--test', '--test-concurrency=1', ...grep, '--test-reporter=spec', '--test-reporter-destination=stdout', '--test-reporter=tap', `--test-reporter-destination=${tapFile}`, ...files].map(q).join(' ');
-  return run('unshare', ['-n', 'sh', '-c', `ip link set lo up && exec ${inner}`], { limit, env });
+  return run('unshare', ['-n', 'sh', '-c', `ip link set lo up && exec ${inner}`], { limit, env, label });
+}
+
+/** A node:test tier: its files, then its `*.netns.test.js` files in a loopback-only namespace. */
+async function nodeTier(tier, title, nodeArgs = []) {
+  say(title);
+  const tap = path.join(root, 'test-results', `${tier}.tap`);
+  fs.rmSync(tap, { force: true });
+  const all = tierFiles(tier, '.test.js');
+  const files = all.filter((f) => !f.endsWith('.netns.test.js'));
+  const r = await nodeTest(files, tap, LIMITS[tier], {}, tier, nodeArgs);
+  add(tier, r, tapCounts(tap));
+  // Tests against a real Ray cluster run in a loopback-only network namespace of their own.
+  const netnsFiles = all.filter((f) => f.endsWith('.netns.test.js'));
+  if (netnsFiles.length) {
+    say(`${tier} tests in a loopback-only network namespace (real Ray cluster)`);
+    const ntap = path.join(root, 'test-results', `${tier}-netns.tap`);
+    fs.rmSync(ntap, { force: true });
+    const rn = await netnsNodeTest(netnsFiles, ntap, LIMITS[tier], {}, `${tier} (netns)`);
+    add(`${tier} (netns)`, rn, tapCounts(ntap));
+  }
 }
 
 const totals = { passed: 0, failed: 0, skipped: 0 };
@@ -116,10 +212,13 @@ function add(tier, r, counts) {
   console.log(`--- ${tier}: ${counts.passed} passed, ${counts.failed} failed${counts.skipped ? `, ${counts.skipped} skipped` : ''}`);
 }
 
-const needsHost = tiers.some((t) => t !== 'unit');
-if (!opts['no-setup']) {
-  say('setup (idempotent: apt packages, code-server, python venv)');
-  must('bash', ['scripts/setup.sh', ...(needsHost ? [] : ['python'])]);
+const needsHost = tiers.some((t) => t === 'integration' || t === 'e2e');
+// The unit tier needs nothing installed; the component tier the Python venv, the model server,
+// Trinity and Ray; the integration and e2e tiers everything (code-server, apt packages too).
+const setupParts = needsHost ? [] : tiers.includes('component') ? ['python', 'model', 'trinity', 'ray'] : undefined;
+if (!opts['no-setup'] && setupParts) {
+  say('setup (idempotent: apt packages, code-server, python venv, model server, Trinity, Ray)');
+  must('bash', ['scripts/setup.sh', ...setupParts]);
 }
 if (!opts['no-build']) {
   say('build (esbuild) and compile (tsc)');
@@ -130,42 +229,30 @@ if (!opts['no-build']) {
 
 for (const tier of tiers) {
   if (tier === 'unit') {
-    say('unit tests (node:test)');
-    const tap = path.join(root, 'test-results', 'unit.tap');
-    fs.rmSync(tap, { force: true });
-    const all = findFiles(path.join(root, 'out', 'test', 'unit'), '.test.js');
-    const files = all.filter((f) => !f.endsWith('.netns.test.js'));
-    const r = await nodeTest(files, tap, LIMITS.unit);
-    add('unit', r, tapCounts(tap));
-    // Tests against a real Ray cluster run in a loopback-only network namespace of their own.
-    const netnsFiles = all.filter((f) => f.endsWith('.netns.test.js'));
-    if (netnsFiles.length) {
-      say('unit tests in a loopback-only network namespace (real Ray cluster)');
-      const ntap = path.join(root, 'test-results', 'unit-netns.tap');
-      fs.rmSync(ntap, { force: true });
-      const rn = await netnsNodeTest(netnsFiles, ntap, LIMITS.unit);
-      add('unit (netns)', rn, tapCounts(ntap));
-    }
+    // A process or a socket in a unit test throws (test/harness/unit-tripwire.ts).
+    await nodeTier('unit', 'unit tests (node:test, in process)', ['--require', path.join(root, 'out', 'test', 'harness', 'unit-tripwire.js')]);
+  } else if (tier === 'component') {
+    await nodeTier('component', 'component tests (node:test; real processes and sockets)');
   } else if (tier === 'integration') {
     say('integration tests (real VS Code extension host)');
     const grep = opts.grep ? ['--grep', opts.grep] : [];
-    const r = await run(process.execPath, ['out/test/harness/run-ext-tests.js', ...grep, '--timeout', String(LIMITS.integration - MIN)], { limit: LIMITS.integration });
+    const r = await run(process.execPath, ['out/test/harness/run-ext-tests.js', ...grep, '--timeout', String(LIMITS.integration - MIN)], { limit: LIMITS.integration, label: 'integration' });
     const m = [...r.out.matchAll(/^(\d+) passed, (\d+) failed(?:, (\d+) skipped)?$/gm)].pop();
     add('integration', r, m ? { passed: Number(m[1]), failed: Number(m[2]), skipped: Number(m[3] ?? 0) } : { passed: NaN, failed: NaN });
     // a second window on a two-folder (multi-root) workspace, for per-folder settings
     if (!opts.grep || /folder/i.test(opts.grep)) {
-      const mr = await run(process.execPath, ['out/test/harness/run-ext-tests.js', '--workspace', 'test/fixtures/multi-root/multi-root.code-workspace', '--grep', 'per workspace folder', '--timeout', String(LIMITS.integration - MIN)], { limit: LIMITS.integration });
+      const mr = await run(process.execPath, ['out/test/harness/run-ext-tests.js', '--workspace', 'test/fixtures/multi-root/multi-root.code-workspace', '--grep', 'per workspace folder', '--timeout', String(LIMITS.integration - MIN)], { limit: LIMITS.integration, label: 'integration (multi-root)' });
       const mm = [...mr.out.matchAll(/^(\d+) passed, (\d+) failed(?:, (\d+) skipped)?$/gm)].pop();
       add('integration (multi-root)', mr, mm ? { passed: Number(mm[1]), failed: Number(mm[2]), skipped: Number(mm[3] ?? 0) } : { passed: NaN, failed: NaN });
     }
     // Suites against a real Ray cluster: a second host (code-server + Chromium) in a loopback-only namespace.
-    if (findFiles(path.join(root, 'out', 'test', 'integration'), '.netns.test.js').length) {
+    if (tierFiles('integration', '.netns.test.js').length) {
       say('integration tests in a loopback-only network namespace (real Ray cluster)');
       const why = netnsProbe();
       const ext = [process.execPath, 'out/test/harness/run-ext-tests.js', ...grep, '--timeout', String(LIMITS.integration - MIN)];
       const rn = why
-        ? await run(ext[0], ext.slice(1), { limit: LIMITS.integration, env: { AGENTRL_TEST_NETNS: 'only', AGENTRL_NETNS_SKIP: why } })
-        : await run('unshare', ['-n', 'sh', '-c', `ip link set lo up && exec ${ext.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ')}`], { limit: LIMITS.integration, env: { AGENTRL_TEST_NETNS: 'only' } });
+        ? await run(ext[0], ext.slice(1), { limit: LIMITS.integration, env: { AGENTRL_TEST_NETNS: 'only', AGENTRL_NETNS_SKIP: why }, label: 'integration (netns)' })
+        : await run('unshare', ['-n', 'sh', '-c', `ip link set lo up && exec ${ext.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ')}`], { limit: LIMITS.integration, env: { AGENTRL_TEST_NETNS: 'only' }, label: 'integration (netns)' });
       const mn = [...rn.out.matchAll(/^(\d+) passed, (\d+) failed(?:, (\d+) skipped)?$/gm)].pop();
       add('integration (netns)', rn, mn ? { passed: Number(mn[1]), failed: Number(mn[2]), skipped: Number(mn[3] ?? 0) } : { passed: NaN, failed: NaN });
     }
@@ -174,17 +261,17 @@ for (const tier of tiers) {
     if (!opts['no-build']) must('node', ['scripts/package.mjs', '--out', '.vscode-test/agent-rl-studio-test.vsix']);
     const tap = path.join(root, 'test-results', 'e2e.tap');
     fs.rmSync(tap, { force: true });
-    const all = findFiles(path.join(root, 'out', 'test', 'e2e'), '.e2e.js');
+    const all = tierFiles('e2e', '.e2e.js');
     const files = all.filter((f) => !f.endsWith('.netns.e2e.js'));
     const vsixEnv = { AGENTRL_E2E_VSIX: path.join(root, '.vscode-test', 'agent-rl-studio-test.vsix') };
-    const r = await nodeTest(files, tap, LIMITS.e2e, vsixEnv);
+    const r = await nodeTest(files, tap, LIMITS.e2e, vsixEnv, 'e2e');
     add('e2e', r, tapCounts(tap));
     const netnsFiles = all.filter((f) => f.endsWith('.netns.e2e.js'));
     if (netnsFiles.length) {
       say('e2e tests in a loopback-only network namespace (real Ray cluster)');
       const ntap = path.join(root, 'test-results', 'e2e-netns.tap');
       fs.rmSync(ntap, { force: true });
-      const rn = await netnsNodeTest(netnsFiles, ntap, LIMITS.e2e, vsixEnv);
+      const rn = await netnsNodeTest(netnsFiles, ntap, LIMITS.e2e, vsixEnv, 'e2e (netns)');
       add('e2e (netns)', rn, tapCounts(ntap));
     }
   }
