@@ -10,7 +10,7 @@ import { FileReaderOptions, TfRecordFileReader } from '../../src/relay/tfrecord/
 import { RelayClient } from '../../src/shared/relay-client';
 import { repoRoot, venvPython } from '../harness/paths';
 import { startRelay } from '../harness/relay';
-import { sleep } from '../harness/sleep';
+import { sleep } from '../harness/wait';
 
 const cacheDir = path.join(repoRoot, '.cache', 'bench', 'relay');
 const writers = path.join(repoRoot, 'test', 'fixtures', 'relay', 'writers.py');

@@ -16,7 +16,7 @@ import { MetricsStore } from '../../src/metrics/store/store';
 import { ViewController } from '../../src/metrics/view/view-controller';
 import { silentLogger } from '../../src/shared/log';
 import { ChartFrame, UI_STRING_KEYS, UiStrings } from '../../src/shared/metrics-protocol';
-import { sleep } from '../harness/sleep';
+import { sleep } from '../harness/wait';
 
 const strings = Object.fromEntries(UI_STRING_KEYS.map((k) => [k, k])) as UiStrings;
 

@@ -2,7 +2,7 @@
 // (a view opening after the previous command, the quick input still closing), and then it is
 // dropped; so press again — alternating F1 with Ctrl+Shift+P — until the input is visible.
 import type { Locator, Page } from 'playwright-core';
-import { sleep } from '../harness/sleep';
+import { sleep } from '../harness/wait';
 
 export async function openQuickInput(page: Page, keys: readonly string[] = ['F1', 'Control+Shift+P'], tries = 6): Promise<Locator> {
   const input = page.locator('.quick-input-widget input');

@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { repoRoot, sharedDir, hasShared } from './paths';
+import { sleep } from './wait';
 
 export const rayVenv = path.join(repoRoot, '.cache', 'ray-venv');
 export const rayBin = path.join(rayVenv, 'bin', 'ray');
@@ -102,7 +103,7 @@ export async function killNetnsStrays(only: RegExp = RAY_PROCESS, timeoutMs = 15
       }
     }
     if (Date.now() > deadline) throw new Error(`processes survive teardown: ${left.map((p) => `${p.pid} ${p.cmd.slice(0, 80)}`).join('; ')}`);
-    await new Promise((r) => setTimeout(r, 200));
+    await sleep(200);
   }
 }
 

@@ -6,7 +6,7 @@ import * as net from 'net';
 import * as os from 'os';
 import * as path from 'path';
 import { codeServerBin, serverMainOf } from './paths';
-import { sleep } from './sleep';
+import { sleep } from './wait';
 
 export interface ServerOptions {
   /** 'vscode' runs server-main.js with the smoke-test driver (test payloads honoured);

@@ -16,7 +16,7 @@ import { emaSmooth } from '../../src/metrics/store/smoothing';
 import { STATUS_SMOOTHING } from '../../src/metrics/view/status-model';
 import { repoRoot, venvPython } from '../harness/paths';
 import { startRelay, type RelayProc } from '../harness/relay';
-import { sleep } from '../harness/sleep';
+import { sleep, until } from '../harness/wait';
 import { activated } from './extension.test';
 
 interface Expected {
@@ -33,16 +33,6 @@ function writeJob(dir: string, from: number, to: number, spike?: string): Expect
   const r = spawnSync(venvPython, [FIXTURE, 'write', dir, String(from), String(to), ...(spike ? ['--spike', spike] : [])], { encoding: 'utf8', maxBuffer: 64 << 20 });
   assert.strictEqual(r.status, 0, `fixture writer failed: ${r.stderr}`);
   return JSON.parse(r.stdout) as Expected[];
-}
-
-async function until<T>(what: string, f: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 30000): Promise<T> {
-  const t0 = Date.now();
-  for (;;) {
-    const v = await f();
-    if (v) return v;
-    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(100);
-  }
 }
 
 /** `agentrl relay` on a job dir as a user starts it next to the trainer (here on loopback). */

@@ -10,17 +10,7 @@ import * as vscode from 'vscode';
 import type { OnlineHost } from '../../src/online/host';
 import { startTrinityServe, TrinityServe, trinityServeSkipReason } from '../harness/trinity-serve';
 import { activated } from './extension.test';
-import { sleep } from '../harness/sleep';
-
-async function until<T>(what: string, f: () => T | undefined | false, timeoutMs = 30000): Promise<T> {
-  const t0 = Date.now();
-  for (;;) {
-    const v = f();
-    if (v) return v;
-    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
+import { until } from '../harness/wait';
 
 suite('online training (Trinity serve-mode proxy; engine stand-in: llama.cpp fixture model)', () => {
   let serve: TrinityServe | undefined;

@@ -17,17 +17,10 @@ import { seriesKey } from '../../src/metrics/store/store';
 import { repoRoot, venvPython } from '../harness/paths';
 import { netnsStrays, RAY_PROCESS, raySkipReason, startRayCluster, type RayCluster } from '../harness/ray-cluster';
 import type { AgentRlApi } from '../../src/extension';
-import { sleep } from '../harness/sleep';
+import { type Probe, until as poll } from '../harness/wait';
 
-async function until<T>(what: string, f: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 60000, every = 250): Promise<T> {
-  const t0 = Date.now();
-  for (;;) {
-    const v = await f();
-    if (v) return v;
-    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(every);
-  }
-}
+/** Ray is slow to answer: a minute by default, polled every 250 ms. */
+const until = <T>(what: string, f: Probe<T>, timeoutMs = 60_000, everyMs = 250): Promise<T> => poll(what, f, timeoutMs, everyMs);
 
 suite('Ray cluster in VS Code (real Ray, two nodes, loopback-only netns)', function () {
   this.timeout(240000);

@@ -8,6 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { LspProcess } from '../../harness/lsp-stdio';
 import { repoRoot } from '../../harness/paths';
 import { lineOf, tempDir, trinity } from '../../unit/config/helpers';
+import { sleep } from '../../harness/wait';
 
 let lsp: LspProcess;
 let root: string;
@@ -21,7 +22,7 @@ before(async () => {
   await lsp.initialize(uriOf(root), { locale: 'en', settings: { debounceMs: 0 } });
   // the workspace scan runs right after `initialized`: wait until it found the registration
   for (let i = 0; i < 100 && !lsp.notifications.some((n) => n.method === 'window/logMessage' && /workspace scan/.test(JSON.stringify(n.params))); i++) {
-    await new Promise((r) => setTimeout(r, 50));
+    await sleep(50);
   }
 });
 
@@ -52,7 +53,7 @@ test('diagnostics on open and after an edit, with the kind notified', async () =
 test('other YAML gets no diagnostics and kind null', async () => {
   const uri = uriOf(path.join(root, 'k8s.yaml'));
   await lsp.open(uri, 'apiVersion: v1\nkind: Pod\nmetadata: {name: x}\n');
-  await new Promise((r) => setTimeout(r, 300));
+  await sleep(300);
   assert.equal(lsp.diagnostics.get(uri), undefined);
   assert.ok(lsp.notifications.some((n) => n.method === 'agentrl/documentKind' && (n.params as { uri: string; kind: unknown }).uri === uri && (n.params as { kind: unknown }).kind === null));
 });

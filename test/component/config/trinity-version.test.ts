@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import { Folders } from '../../../src/config/folders';
 import { TrinityProbe } from '../../../src/config/workspace/python-probe';
 import { hasShared, repoRoot, sharedDir } from '../../harness/paths';
-import { sleep } from '../../harness/sleep';
+import { sleep } from '../../harness/wait';
 
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'agentrl-tv-'));
 

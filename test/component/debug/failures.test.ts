@@ -10,6 +10,7 @@ import type { DebugProtocol } from '@vscode/debugprotocol';
 import { descendants } from '../../../src/debug/runtime/process-tree';
 import { startModelServer } from '../../harness/model-server';
 import { collectOutput, latestRun, launch, modelAndWorkspace, readJsonl, skipWithoutModel, startAdapter, topFrame } from './helpers';
+import { sleep } from '../../harness/wait';
 
 
 const FAILING = `
@@ -142,7 +143,7 @@ describe('rollout debugger failure cases', { skip: skipWithoutModel }, () => {
       process.kill(doomed.pid, 'SIGSTOP'); // the call will hang in flight…
       const stopped = dc.waitForEvent('stopped', 30000);
       await launch(dc, { ...base(doomed.url), tasks: 1 });
-      await new Promise((r) => setTimeout(r, 1500));
+      await sleep(1500);
       process.kill(doomed.pid, 'SIGKILL'); // …until the server dies under it
       const s = (await stopped) as DebugProtocol.StoppedEvent;
       assert.equal(s.body.reason, 'exception');

@@ -10,6 +10,7 @@ import { RelayClient } from '../../../src/shared/relay-client';
 import type { EndpointState } from '../../../src/shared/metrics-protocol';
 import { appendSteps } from '../relay/appender';
 import { startRelay, tmpDir } from '../relay/helpers';
+import { sleep } from '../../harness/wait';
 
 test('a relay streaming without pause reads "live" once its backlog is sent', { timeout: 60_000 }, async () => {
   const dir = tmpDir('live-state-');
@@ -37,13 +38,13 @@ test('a relay streaming without pause reads "live" once its backlog is sent', { 
   try {
     await conns.set([{ id: 'e', name: 'demo', url: relay.url }]);
     const deadline = Date.now() + 20_000;
-    while (!states.includes('live') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    while (!states.includes('live') && Date.now() < deadline) await sleep(50);
     assert.ok(states.includes('backfilling'), `states: ${states.join(' → ')}`);
     assert.ok(states.includes('live'), `never live while the writer appends every 100 ms: ${states.join(' → ')}`);
     assert.ok(points >= 4000, `the backlog arrived before "live" (${points} points)`);
     // And it stays live while data keeps flowing.
     const before = points;
-    await new Promise((r) => setTimeout(r, 600));
+    await sleep(600);
     assert.ok(points > before, 'the stream kept flowing');
     assert.equal(conns.statuses()[0].state, 'live');
   } finally {

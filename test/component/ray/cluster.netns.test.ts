@@ -17,20 +17,13 @@ import { submitRun, startRelayJob } from '../../../src/ray/submit/submit';
 import { RelayClient } from '../../../src/shared/relay-client';
 import { repoRoot, venvPython } from '../../harness/paths';
 import { killNetnsStrays, netnsStrays, RAY_PROCESS, raySkipReason, startRayCluster, type RayCluster } from '../../harness/ray-cluster';
-import { sleep } from '../../harness/sleep';
+import { type Probe, until as poll } from '../../harness/wait';
+
+/** Ray is slow to answer: a minute by default, polled every 300 ms. */
+const until = <T>(what: string, f: Probe<T>, timeoutMs = 60_000, everyMs = 300): Promise<T> => poll(what, f, timeoutMs, everyMs);
 
 const skip = raySkipReason();
 const cli = path.join(repoRoot, 'dist', 'agentrl.js');
-
-async function until<T>(what: string, f: () => Promise<T | undefined>, timeoutMs = 60_000, everyMs = 300): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await f();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(everyMs);
-  }
-}
 
 /** A user's workspace: a Trinity-shaped config plus the stand-in trainer as its "workflow code". */
 function makeWorkspace(root: string, ckpt: string, name: string): { folder: string; config: string } {

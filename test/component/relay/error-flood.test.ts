@@ -10,6 +10,7 @@ import { RELAY_DEFAULTS, Relay } from '../../../src/relay/serve/relay';
 import type { Logger } from '../../../src/shared/log';
 import { appendSteps } from './appender';
 import { collect, tmpDir } from './helpers';
+import { sleep } from '../../harness/wait';
 
 function memoryLog(): Logger & { lines: string[] } {
   const lines: string[] = [];
@@ -64,7 +65,7 @@ test('a corrupt SQLite buffer next to a busy event file: one warning, not one pe
     const t0 = Date.now();
     while (rows < 200 || !log.lines.some((l) => /recovered after \d+ failed attempt/.test(l))) {
       assert.ok(Date.now() - t0 < 15_000, `no recovery: rows=${rows}\n${log.lines.slice(-10).join('\n')}`);
-      await new Promise((r) => setTimeout(r, 100));
+      await sleep(100);
     }
     assert.equal(rows, 200);
   } finally {

@@ -12,6 +12,7 @@ import type { ExperienceRow } from '../../../src/shared/relay-protocol';
 import { silentLogger } from '../../../src/shared/log';
 import { hasShared, repoRoot, sharedDir } from '../../harness/paths';
 import { tmpDir } from './helpers';
+import { sleep } from '../../harness/wait';
 
 const trinityPython = path.join(repoRoot, '.cache', 'trinity-venv', 'bin', 'python');
 const canRun = hasShared && fs.existsSync(path.join(repoRoot, '.cache', 'trinity-venv', '.agentrl-ok'));
@@ -41,7 +42,7 @@ test('queue buffer .jsonl backup (Trinity FileStorage): rows stream, appends fol
     const t0 = Date.now();
     while (rows.length < n) {
       assert.ok(Date.now() - t0 < 20_000, `${rows.length} of ${n} rows`);
-      await new Promise((r) => setTimeout(r, 50));
+      await sleep(50);
     }
   };
   try {

@@ -12,6 +12,7 @@ import { RELAY_SUBPROTOCOL } from '../../../src/shared/relay-protocol';
 import { RelayClient, RelayClientError } from '../../../src/shared/relay-client';
 import { appendSteps } from './appender';
 import { cli, cliAsync, collect, startRelay, tmpDir } from './helpers';
+import { sleep } from '../../harness/wait';
 
 const TOKEN = 's3cret-token-value-42';
 
@@ -111,7 +112,7 @@ test('auth and abuse: no token, wrong token, token in URL, oversized frame, a cl
     const t0 = Date.now();
     while (!/client \d+ stopped reading .* disconnecting it/.test(relay.stderr())) {
       assert.ok(Date.now() - t0 < 30_000, `the stalled client was not cut off: ${relay.stderr()}`);
-      await new Promise((r) => setTimeout(r, 100));
+      await sleep(100);
     }
     stalled.terminate();
 
@@ -141,7 +142,7 @@ test('the connection limit answers 503 and frees up when a client leaves', { tim
     });
     assert.equal(status, 503);
     await first.client.close();
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(100);
     assert.equal(await attempt(relay.url), 'ok');
   } finally {
     await first.client.close();

@@ -12,6 +12,7 @@ import type { ExperienceRow, HelloMessage } from '../../../src/shared/relay-prot
 import { RelayClient } from '../../../src/shared/relay-client';
 import { appendSteps, valueAt } from './appender';
 import { bundle, collect, startRelay, tmpDir } from './helpers';
+import { sleep } from '../../harness/wait';
 
 const SCHEMA = `CREATE TABLE experience_buffer (
   id INTEGER PRIMARY KEY AUTOINCREMENT, timestamp DATETIME DEFAULT CURRENT_TIMESTAMP,
@@ -70,7 +71,7 @@ test('job dir: event files, Step lines, SQL experiences, serve /metrics — and 
   c.client.on('hello', (h) => (hello = h));
   try {
     await c.until((p) => p.filter((x) => x.role === 'explorer').length >= 10 && p.some((x) => x.role === 'trainer') && p.some((x) => x.tag === 'explore_step_num'));
-    while (rows.length < 5) await new Promise((r) => setTimeout(r, 50));
+    while (rows.length < 5) await sleep(50);
     assert.ok(hello);
     assert.deepEqual(hello.runs, ['gsm8k-grpo']);
     assert.deepEqual(hello.roles, ['experience_buffer', 'explorer', 'trainer']);
@@ -105,7 +106,7 @@ test('job dir: event files, Step lines, SQL experiences, serve /metrics — and 
     await sqlite(db, insert(6, 9));
     fs.appendFileSync(path.join(job, 'log', 'trainer.log'), "ished': True}\n"); // the writer finishes the line
     metrics = { ...metrics, explore_step_num: 3 };
-    while (rows.length < 8) await new Promise((r) => setTimeout(r, 50));
+    while (rows.length < 8) await sleep(50);
     await c.until((p) => p.some((x) => x.tag === 'unfinished' && x.step === 3) && p.some((x) => x.tag === 'explore_step_num' && x.step === 3));
     assert.deepEqual(
       c.points.filter((p) => p.step === 3 && p.role === 'trainer').map((p) => [p.tag, p.value]),
@@ -120,11 +121,11 @@ test('job dir: event files, Step lines, SQL experiences, serve /metrics — and 
     resumed.on('experiences', (m) => fresh.push(...m.rows.map((r) => r.id)));
     resumed.on('points', (b) => (freshPoints += b.points.length));
     resumed.start();
-    await new Promise((r) => setTimeout(r, 500));
+    await sleep(500);
     assert.deepEqual(fresh, []);
     assert.equal(freshPoints, 0);
     await sqlite(db, insert(9, 10));
-    while (fresh.length < 1) await new Promise((r) => setTimeout(r, 50));
+    while (fresh.length < 1) await sleep(50);
     assert.deepEqual(fresh, [9]);
     await resumed.close();
 

@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import { RelayPoint } from '../../../src/shared/relay-client';
 import { TAGS, appendOverTime, appendSteps, expectedKeys } from './appender';
 import { collect, noTbx, pythonAsync, rng, startRelay, tmpDir, writers } from './helpers';
+import { sleep } from '../../harness/wait';
 
 const keys = (pts: RelayPoint[]) => pts.map((p) => `${p.tag}@${p.step}=${p.value}`).sort();
 
@@ -43,7 +44,7 @@ test('streaming: a tensorboardX writer appends while a client reads; the series 
     await new Promise<void>((resolve) => c.client.once('hello', () => resolve()));
     const expected = JSON.parse(await pythonAsync([writers, 'stream', run, '3000', '250', '0.05'])) as { tag: string; step: number; value: number }[];
     await c.until((p) => p.length >= expected.length);
-    await new Promise((r) => setTimeout(r, 300)); // nothing more may arrive
+    await sleep(300); // nothing more may arrive
     assert.deepEqual(
       c.points.map((p) => [p.run, p.tag, p.step, p.value]),
       expected.map((e) => ['run1', e.tag, e.step, e.value]),
@@ -69,12 +70,12 @@ test('kill -9 of the relay mid-stream, then a restart: the client resumes with 0
     await c.until((p) => p.length > 1500);
     await relay.stop('SIGKILL');
     const before = c.points.length;
-    await new Promise((r) => setTimeout(r, 300)); // the client is in backoff; the writer goes on
+    await sleep(300); // the client is in backoff; the writer goes on
     relay = await startRelay(args);
     await writing;
     const total = 3000 * TAGS.length;
     await c.until((p) => p.length >= total);
-    await new Promise((r) => setTimeout(r, 300));
+    await sleep(300);
     assert.ok(before < total, 'the relay died mid-stream');
     assert.ok(c.client.stats.connects >= 2);
     assertExactly(keys(c.points), expectedKeys(3000), 'after kill -9 + restart');
@@ -139,12 +140,12 @@ test('≥ 100 random connection cuts through a TCP proxy: every client ends with
     let done = false;
     void writing.then(() => (done = true));
     while (cuts < 110 || !done) {
-      await new Promise((r) => setTimeout(r, 5 + rand() * 45));
+      await sleep(5 + rand() * 45);
       if (proxy.cut() > 0) cuts++;
     }
     const total = steps * TAGS.length;
     for (const c of clients) await c.until((p) => p.length >= total, 30_000);
-    await new Promise((r) => setTimeout(r, 300));
+    await sleep(300);
     assert.ok(cuts >= 100, `${cuts} cuts`);
     clients.forEach((c, i) => {
       assertExactly(keys(c.points), expectedKeys(steps), `client ${i}`);
@@ -172,7 +173,7 @@ test('new runs and files that appear after the relay started are discovered and 
     fs.mkdirSync(path.join(dir, 'runB', 'trainer'), { recursive: true });
     appendSteps(path.join(dir, 'runB', 'trainer', 'events.out.tfevents.2.b'), 0, 4);
     await c.until((p) => p.length >= (3 + 4) * TAGS.length);
-    await new Promise((r) => setTimeout(r, 300));
+    await sleep(300);
     assert.deepEqual([...new Set(c.points.map((p) => p.run))].sort(), ['runA', 'runB/trainer']);
     assert.equal(c.points.length, 14);
     assert.deepEqual(announced.sort(), ['tfevents:runA/events.out.tfevents.1.a', 'tfevents:runB/trainer/events.out.tfevents.2.b']);
@@ -206,7 +207,7 @@ test('damaged event files (fixed seed) next to a good one: the relay keeps servi
   try {
     await c.until((p) => p.length >= 600);
     await all.until((p) => p.length >= 600);
-    await new Promise((r) => setTimeout(r, 500));
+    await sleep(500);
     assertExactly(keys(c.points), expectedKeys(300), 'the good run');
     const real = new Set(expectedKeys(300));
     assert.ok(all.points.every((p) => real.has(`${p.tag}@${p.step}=${p.value}`)), 'damaged files yield only real points');

@@ -9,6 +9,7 @@ import { SqlDatabaseSnapshot } from '../../../src/relay/sources/sql-source';
 import { silentLogger } from '../../../src/shared/log';
 import { venvPython } from '../../harness/paths';
 import { pythonAsync, tmpDir } from './helpers';
+import { sleep } from '../../harness/wait';
 
 // Big transactions that rewrite many pages (inserts with blobs, updates across the table,
 // deletes that free pages), committed back to back for `seconds`.
@@ -40,7 +41,7 @@ test('SQLite snapshots taken while a writer commits are never torn', { skip: !fs
   const t0 = Date.now();
   while (!fs.existsSync(`${file}.ready`)) {
     assert.ok(Date.now() - t0 < 20_000, 'writer did not start');
-    await new Promise((r) => setTimeout(r, 20));
+    await sleep(20);
   }
   const failures: string[] = [];
   let reads = 0;

@@ -12,6 +12,7 @@ import type { RolloutRuntime, StopInfo } from '../../../../src/debug/runtime/rol
 import type { LlmTurn } from '../../../../src/debug/runtime/episode';
 import { RECORDING_FILE, type RecordedCall } from '../../../../src/debug/model/trajectory';
 import { chat, EchoModelDouble, runtime, settledWithin, tempDir, user } from './doubles';
+import { sleep } from '../../../harness/wait';
 
 const dirs: string[] = [];
 const runtimes: RolloutRuntime[] = [];
@@ -70,7 +71,7 @@ describe('concurrent episodes', () => {
     rt.on('stopped', (s) => stops.push(s));
     const ca = chat(gw.url, gw.apiKey, 'A', [user('a1')]);
     const cb = chat(gw.url, gw.apiKey, 'B', [user('b1')]);
-    while (stops.length < 2) await new Promise((r) => setTimeout(r, 10));
+    while (stops.length < 2) await sleep(10);
     assert.deepEqual(new Set(stops.map((s) => s.episode)), new Set([a, b]));
     rt.resume('next', b);
     assert.equal((await cb).content, 'main: b1');
@@ -158,7 +159,7 @@ describe('replay under concurrency', () => {
     // ones: within an episode and role the order is kept (a workflow's own order).
     const order = [calls[6], calls[3], calls[8], calls[0], calls[5], calls[7], calls[4], calls[1], calls[2]];
     const got = await Promise.all(order.map(async (c, k) => {
-      await new Promise((r) => setTimeout(r, k * 5));
+      await sleep(k * 5);
       return { c, content: (await chat(c.url === gw.url ? gw2.url : `${root2}/aux/0/v1`, gw2.apiKey, c.e, c.msgs)).content };
     }));
     assert.deepEqual(diverged, []);

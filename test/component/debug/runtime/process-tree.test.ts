@@ -6,6 +6,7 @@ import * as assert from 'node:assert/strict';
 import { spawn } from 'child_process';
 import * as fs from 'fs';
 import { descendants, isAlive, killTree } from '../../../../src/debug/runtime/process-tree';
+import { sleep } from '../../../harness/wait';
 
 test('an exited, unreaped child is not alive, and killTree() ends its parent without waiting for it', { skip: process.platform !== 'linux' && 'reads /proc' }, async () => {
   // A real Python that starts a short child and never waits for it: the child turns zombie.
@@ -15,7 +16,7 @@ test('an exited, unreaped child is not alive, and killTree() ends its parent wit
   for (let i = 0; i < 100 && state !== 'Z'; i++) {
     const stat = fs.readFileSync(`/proc/${childPid}/stat`, 'utf8');
     state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-    if (state !== 'Z') await new Promise((r) => setTimeout(r, 20));
+    if (state !== 'Z') await sleep(20);
   }
   assert.equal(state, 'Z', 'the child should be a zombie of the sleeping parent');
   assert.ok(descendants(parent.pid!).includes(childPid));
