@@ -114,7 +114,11 @@ function run(cmd, args, { limit, env = {}, label = cmd }) {
       console.error(`\n!!! time box of ${limit / 1000} s exceeded: killing ${cmd} ${args.join(' ')}`);
       try { process.kill(-p.pid, 'SIGKILL'); } catch {}
     }, limit);
-    const stop = () => { try { process.kill(-p.pid, 'SIGKILL'); } catch {} process.exit(130); };
+    const stop = () => {
+      try { process.kill(-p.pid, 'SIGKILL'); } catch {}
+      for (const left of leftovers(marker, netns)) try { process.kill(left.pid, 'SIGKILL'); } catch {}
+      process.exit(130);
+    };
     process.once('SIGINT', stop);
     p.on('close', async (code, signal) => {
       clearTimeout(timer);
