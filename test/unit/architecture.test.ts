@@ -201,7 +201,7 @@ describe('rule 5: vscode only in adapters (type-only imports count)', () => {
 });
 
 describe('rule 6: user-visible text goes through l10n', () => {
-  test('fails on literals shown by VS Code, in adapter UI properties, and on l10n.t messages built at run time', () => {
+  test('fails on literals shown by VS Code, in adapter and webview UI properties, and on l10n.t messages built at run time', () => {
     const files = fileSet({
       'src/a/commands.ts': lines(
         "import * as vscode from 'vscode';",
@@ -215,6 +215,14 @@ describe('rule 6: user-visible text goes through l10n', () => {
         "const node = new vscode.TreeItem(`Run ${id}`);",
         'void vscode.l10n.t(`Connected to ${url}`);',
         "const row = { label: vscode.l10n.t('Nodes'), description: 'alive' };",
+        "progress.report({ message: 'Uploading' });",
+      ),
+      'src/a/webview/main.ts': lines(
+        '// the DOM side: strings come from the host',
+        "button.textContent = 'Reset zoom';",
+        "button.setAttribute('aria-label', `Close ${name}`);",
+        "post({ type: 'log', message: `chart ${id} failed` });",
+        "el.setAttribute('data-id', 'not text');",
       ),
       'src/a/pure/runner.ts': lines('// no vscode here: only the call rules apply', "ui.showInformationMessage('Done');", "const row = { label: 'not shown by VS Code' };"),
     });
@@ -233,7 +241,10 @@ describe('rule 6: user-visible text goes through l10n', () => {
       bypass(9, '`Run ${id}`', 'TreeItem text'),
       'src/a/commands.ts:10: l10n.t message `Connected to ${url}` is built at run time: one literal with {0} placeholders, or it cannot be translated',
       bypass(11, "'alive'", 'property description'),
+      bypass(12, "'Uploading'", 'report option message'),
       "src/a/pure/runner.ts:2: 'Done' as showInformationMessage text bypasses l10n: use vscode.l10n.t (or a strings module)",
+      "src/a/webview/main.ts:2: 'Reset zoom' as .textContent bypasses l10n: use vscode.l10n.t (or a strings module)",
+      'src/a/webview/main.ts:3: `Close ${name}` as aria-label attribute bypasses l10n: use vscode.l10n.t (or a strings module)',
     ]);
   });
 

@@ -1,9 +1,10 @@
 // Rule 6 of issue 17: user-visible text goes through vscode.l10n.t (or an injected `l10n.t`, or
 // a strings module that calls it), so every message has a zh-cn translation. The rule looks at
 // the places VS Code shows text — notification messages and their buttons, quick pick / input
-// box / progress options, webview panel titles, tree items, status bar items, markdown, and in
-// adapter files (those that import vscode) any `.text`/`.tooltip`/… assignment or `label:`/
-// `title:`/… property — and flags a string or template literal there whose fixed part has words.
+// box / progress options, webview panel titles, tree items, status bar items, markdown; in UI
+// files (adapters, i.e. files that import vscode, and webviews, src/<feature>/webview/**) any
+// `.text`/`.tooltip`/`.textContent`/… assignment, `setAttribute('title'|'aria-label'|…)`, or
+// `label:`/`title:`/… property — and flags a string or template literal there whose fixed part has words.
 // Also: an l10n.t message must be one literal (placeholders as {0}), or it cannot be translated.
 import ts from 'typescript';
 import { type FileSet, type Violation, isTypeScript, lineOf, sortViolations, sourceFile } from './files';
@@ -22,13 +23,22 @@ const TEXT_ARGS: ReadonlyMap<string, readonly number[] | 'all'> = new Map<string
 ]);
 
 /** Calls whose options objects (any object-literal argument) hold user-visible text under these keys. */
-const OPTION_CALLS = new Set(['showInformationMessage', 'showWarningMessage', 'showErrorMessage', 'showQuickPick', 'showInputBox', 'withProgress', 'createQuickPick', 'createInputBox', 'TreeItem']);
+const OPTION_CALLS = new Set(['showInformationMessage', 'showWarningMessage', 'showErrorMessage', 'showQuickPick', 'showInputBox', 'withProgress', 'report', 'TreeItem']);
 
-/** Keys of options objects, quick pick items and UI objects whose value the user reads. */
-const TEXT_KEYS = new Set(['title', 'placeHolder', 'placeholder', 'prompt', 'label', 'description', 'detail', 'tooltip', 'message', 'text']);
+/** Keys of those options objects (and quick pick items) whose value the user reads; `message` is progress.report's. */
+const OPTION_KEYS = new Set(['title', 'placeHolder', 'placeholder', 'prompt', 'label', 'description', 'detail', 'tooltip', 'message', 'text']);
 
-/** Property assignments that show text, in adapter files: statusBar.text, item.tooltip, quickPick.title… */
-const TEXT_PROPERTIES = new Set(['text', 'tooltip', 'label', 'description', 'detail', 'title', 'placeholder', 'prompt', 'message']);
+/** The same keys in any object literal of a UI file, but `message`: there it is mostly a log line or a protocol field. */
+const UI_OBJECT_KEYS = new Set([...OPTION_KEYS].filter((k) => k !== 'message'));
+
+/** Property assignments that show text, in UI files: statusBar.text, item.tooltip, quickPick.title, el.textContent… */
+const TEXT_PROPERTIES = new Set(['text', 'tooltip', 'label', 'description', 'detail', 'title', 'placeholder', 'prompt', 'message', 'textContent', 'innerText', 'ariaLabel']);
+
+/** DOM attributes the user reads (or hears), in webviews: el.setAttribute('aria-label', …). */
+const TEXT_ATTRIBUTES = new Set(['title', 'aria-label', 'placeholder', 'alt']);
+
+/** Webview sources: the DOM side of a feature's UI (no vscode.l10n there; strings come from the host). */
+const isWebview = (file: string): boolean => /^src\/[^/]+\/webview\//.test(file);
 
 function nameOf(callee: ts.Expression): string | undefined {
   if (ts.isIdentifier(callee)) return callee.text;
@@ -75,7 +85,7 @@ function quote(lit: ts.Node, sf: ts.SourceFile): string {
   return s.length > 60 ? `${s.slice(0, 57)}…` : s;
 }
 
-function fileViolations(file: string, text: string, adapter: boolean): Violation[] {
+function fileViolations(file: string, text: string, ui: boolean): Violation[] {
   const sf = sourceFile(file, text);
   const out: Violation[] = [];
   const seen = new Set<ts.Node>();
@@ -87,9 +97,9 @@ function fileViolations(file: string, text: string, adapter: boolean): Violation
       out.push({ file, line: lineOf(sf, lit), reason: `${quote(lit, sf)} as ${where} bypasses l10n: use vscode.l10n.t (or a strings module)` });
     }
   };
-  const checkObject = (o: ts.ObjectLiteralExpression, where: string): void => {
+  const checkObject = (o: ts.ObjectLiteralExpression, where: string, keys = OPTION_KEYS): void => {
     for (const p of o.properties) {
-      if (ts.isPropertyAssignment(p) && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name)) && TEXT_KEYS.has(p.name.text)) check(p.initializer, `${where} ${p.name.text}`);
+      if (ts.isPropertyAssignment(p) && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name)) && keys.has(p.name.text)) check(p.initializer, `${where} ${p.name.text}`);
     }
   };
   const visit = (node: ts.Node): void => {
@@ -105,14 +115,15 @@ function fileViolations(file: string, text: string, adapter: boolean): Violation
       args.forEach((a, i) => {
         if (positions === 'all' || positions?.includes(i)) check(a, `${name} text`);
         if (name && OPTION_CALLS.has(name) && ts.isObjectLiteralExpression(a)) checkObject(a, `${name} option`);
+        if (ui && name === 'setAttribute' && i === 1 && ts.isStringLiteralLike(args[0]) && TEXT_ATTRIBUTES.has(args[0].text)) check(a, `${args[0].text} attribute`);
         if (name === 'showQuickPick' && ts.isArrayLiteralExpression(a)) {
           for (const el of a.elements) ts.isObjectLiteralExpression(el) ? checkObject(el, 'quick pick item') : check(el, 'quick pick item');
         }
       });
-    } else if (adapter && ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isPropertyAccessExpression(node.left) && TEXT_PROPERTIES.has(node.left.name.text)) {
+    } else if (ui && ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isPropertyAccessExpression(node.left) && TEXT_PROPERTIES.has(node.left.name.text)) {
       check(node.right, `.${node.left.name.text}`);
-    } else if (adapter && ts.isObjectLiteralExpression(node) && !isL10nCall(node.parent)) {
-      checkObject(node, 'property');
+    } else if (ui && ts.isObjectLiteralExpression(node) && !isL10nCall(node.parent)) {
+      checkObject(node, 'property', UI_OBJECT_KEYS);
     }
     ts.forEachChild(node, visit);
   };
@@ -125,7 +136,7 @@ export function l10nBypasses(files: FileSet): Violation[] {
   const adapters = new Set(moduleRefs(files).filter((r) => r.spec === 'vscode').map((r) => r.file));
   const out: Violation[] = [];
   for (const [file, text] of files) {
-    if (isTypeScript(file) && !file.endsWith('.d.ts')) out.push(...fileViolations(file, text, adapters.has(file)));
+    if (isTypeScript(file) && !file.endsWith('.d.ts')) out.push(...fileViolations(file, text, adapters.has(file) || isWebview(file)));
   }
   return sortViolations(out);
 }
