@@ -141,6 +141,30 @@ suite('Ray cluster in VS Code (real Ray, two nodes, loopback-only netns)', funct
     assert.ok(await vscode.commands.executeCommand('agentrl.ray.stopJob', { cluster: url, id: r.relay.submissionId }));
   });
 
+  test('Run the Demo on Ray: the demo trainer (a stand-in for a Trinity run) runs as a job, its log streams, its charts fill', async () => {
+    const r = await vscode.commands.executeCommand<{ submissionId: string; jobDir: string; relay?: { dir?: string } }>('agentrl.ray.runDemo', {
+      cluster: url,
+      steps: 4,
+      stepSeconds: 0.3,
+      modelUrl: '',
+    });
+    assert.ok(r?.submissionId, 'submitted');
+    assert.strictEqual(r.relay?.dir, r.jobDir, 'same machine: the metrics view reads the job dir itself (no relay job)');
+    const run = path.basename(r.jobDir);
+    const done = await until('the demo run to end', async () => {
+      const j = await ray.get(url)!.monitor.client.job(r.submissionId);
+      return ['SUCCEEDED', 'FAILED', 'STOPPED'].includes(j.status) ? j : undefined;
+    }, 120000, 500);
+    assert.strictEqual(done.status, 'SUCCEEDED', done.message ?? '');
+    assert.strictEqual(done.metadata?.['agentrl.job_dir'], r.jobDir);
+    await until('the demo log streamed', () => /demo: simulated trainer stopped/.test(ray.streamedLog(url, r.submissionId) ?? ''), 30000);
+    // 5 explorer steps (0..4) of rollout/accuracy/mean, from the job dir's event files
+    await until('the demo run charted', () => {
+      const s = metrics.store.list().find((x) => x.run === run && x.tag === 'rollout/accuracy/mean');
+      return s && s.length >= 5 ? s : undefined;
+    }, 60000);
+  });
+
   test('a run that stops writing is flagged stalled within the configured time; stop works', async () => {
     await vscode.workspace.getConfiguration('agentrl.ray').update('stallMinutes', 0.1, vscode.ConfigurationTarget.Workspace); // 6 s
     try {
