@@ -147,7 +147,7 @@ export class ChartCard {
       zoom: (range: [number, number] | null) => this.host.zoom(this.spec.id, range),
       click: (at: PointerAt) => this.drill(at),
     };
-    const opts = plotOptions(this.spec, this.host.theme(), o, this.data?.xAxis ?? o.xAxis, width);
+    const opts = plotOptions(this.spec, this.host.theme(), o, this.host.strings, this.data?.xAxis ?? o.xAxis, width);
     opts.hooks = pointerHooks(handlers);
     const u = new uPlot(opts, this.view.aligned as uPlot.AlignedData, this.plotEl);
     attachPointer(u, handlers);

@@ -2,7 +2,7 @@
 // the theme and the view options: the look of a chart, kept apart from the card's DOM and
 // its pointer handling.
 import type uPlot from 'uplot';
-import { ChartSpec, ViewOptions, X_AXES, XAxisMode } from '../../shared/metrics-protocol';
+import { ChartSpec, UiStrings, ViewOptions, X_AXES, XAxisMode } from '../../shared/metrics-protocol';
 import { yAxisSize } from '../../shared/axis-size';
 import { fmtDuration, fmtNum } from './format';
 import { Theme, seriesColor, withAlpha } from './theme';
@@ -18,7 +18,7 @@ function measureCtx(): CanvasRenderingContext2D {
 }
 
 /** Per series: the line, then its max and min drawn faintly with the band between them filled. */
-function plotSeries(spec: ChartSpec, t: Theme, o: ViewOptions): { series: uPlot.Series[]; bands: uPlot.Band[] } {
+function plotSeries(spec: ChartSpec, t: Theme, o: ViewOptions, strings: UiStrings): { series: uPlot.Series[]; bands: uPlot.Band[] } {
   const series: uPlot.Series[] = [{}];
   const bands: uPlot.Band[] = [];
   spec.series.forEach((s, i) => {
@@ -26,7 +26,7 @@ function plotSeries(spec: ChartSpec, t: Theme, o: ViewOptions): { series: uPlot.
     const dash = s.dashed ? [6, 3] : undefined;
     series.push({ label: s.label, stroke: c, width: 1.75, dash, points: { show: false }, spanGaps: false });
     const faint = { stroke: withAlpha(c, 0.4), width: 1, points: { show: false }, spanGaps: false, show: o.band };
-    series.push({ label: `${s.label} max`, ...faint }, { label: `${s.label} min`, ...faint });
+    series.push({ label: `${s.label} ${strings.max}`, ...faint }, { label: `${s.label} ${strings.min}`, ...faint });
     if (o.band) bands.push({ series: [hiCol(i), loCol(i)], fill: withAlpha(c, 0.14) });
   });
   return { series, bands };
@@ -60,8 +60,8 @@ function plotAxes(t: Theme, mode: XAxisMode): uPlot.Axis[] {
 }
 
 /** uPlot options for a chart of `width` CSS px; the card adds its hooks. */
-export function plotOptions(spec: ChartSpec, t: Theme, o: ViewOptions, mode: XAxisMode, width: number): uPlot.Options {
-  const { series, bands } = plotSeries(spec, t, o);
+export function plotOptions(spec: ChartSpec, t: Theme, o: ViewOptions, strings: UiStrings, mode: XAxisMode, width: number): uPlot.Options {
+  const { series, bands } = plotSeries(spec, t, o, strings);
   return {
     width,
     height: PLOT_HEIGHT,
