@@ -14,6 +14,7 @@ import { FeedbackOutbox } from './explorer/outbox';
 import { playgroundHtml } from './playground-html';
 import { PlaygroundController } from './playground/playground-controller';
 import { kindsFor, snippet, SnippetKind } from './playground/snippets';
+import { workflowToolsFromRuns } from './playground/workflow-tools';
 import { describeError, playgroundMessages } from './strings';
 
 const LAST_URL_KEY = 'agentrl.online.lastUrl';
@@ -181,7 +182,34 @@ export class OnlineHost implements vscode.Disposable {
     return editor.edit((b) => b.insert(editor.selection.active, text));
   }
 
+  /** Tools for the chat: the ones a workflow of this workspace really sent (recorded by the
+   *  rollout debugger), a JSON file, or none. */
   private async pickTools(): Promise<void> {
+    const roots = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
+    const recorded = roots.flatMap((r) => workflowToolsFromRuns(r));
+    type Item = vscode.QuickPickItem & { tools?: OpenAI.Chat.ChatCompletionTool[]; file?: boolean };
+    const items: Item[] = [
+      ...recorded.map((w) => ({
+        label: w.names.join(', '),
+        description: w.source ? vscode.l10n.t('from {0}', w.source) : undefined,
+        detail: vscode.l10n.t('sent by the workflow in debug run {0}', w.run),
+        tools: w.tools as OpenAI.Chat.ChatCompletionTool[],
+      })),
+      { label: vscode.l10n.t('From a JSON file…'), file: true },
+      { label: vscode.l10n.t('No tools'), tools: [] },
+    ];
+    const pick = recorded.length
+      ? await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Tools offered to the model'), placeHolder: vscode.l10n.t("A workflow's tools (from its debug runs), a JSON file, or none") })
+      : items[recorded.length];
+    if (!pick) return;
+    if (pick.tools) {
+      this.tools = pick.tools;
+      return;
+    }
+    await this.pickToolsFile();
+  }
+
+  private async pickToolsFile(): Promise<void> {
     const picked = await vscode.window.showOpenDialog({ canSelectMany: false, filters: { JSON: ['json'] }, openLabel: vscode.l10n.t('Use these tools') });
     if (!picked?.[0]) return;
     try {
