@@ -137,9 +137,19 @@ export interface ChartSpec {
   series: SeriesInfo[];
 }
 
+/** An event of a run drawn as a vertical line on its charts (an online-training commit). */
+export interface RunMark {
+  kind: 'commit';
+  step: number;
+  /** wall time, seconds since the epoch (for the wall-time and relative axes) */
+  wallTime: number;
+}
+
 export interface RunSummary {
   run: string;
   roles: string[];
+  /** Events to mark on the run's charts, in step order. */
+  marks?: RunMark[];
   /** Seconds since epoch of the run's first point (origin of the relative-time axis). */
   start: number;
   points: number;
@@ -250,6 +260,7 @@ export const UI_STRING_KEYS = [
   'smoothed',
   'wallTime',
   'startDemo',
+  'commitMark',
 ] as const;
 export type UiStringKey = (typeof UI_STRING_KEYS)[number];
 export type UiStrings = Record<UiStringKey, string>;

@@ -5,6 +5,7 @@ import { EndpointStatus, HostMessage, MAX_UPDATES_PER_SECOND } from '../../share
 import type { MetricsStore } from '../store/store';
 import type { ChartEngine } from './chart-engine';
 import { layoutCharts } from './layout';
+import type { RunMarks } from './run-marks';
 import { runSummaries } from './run-summaries';
 
 export class UpdateFeed {
@@ -23,6 +24,7 @@ export class UpdateFeed {
     private readonly store: MetricsStore,
     private readonly engine: ChartEngine,
     private readonly send: (msg: HostMessage) => void,
+    private readonly marks?: RunMarks,
   ) {}
 
   get isReady(): boolean {
@@ -72,7 +74,7 @@ export class UpdateFeed {
       this.seriesCount = count;
       const charts = layoutCharts(this.store.list());
       this.engine.setCharts(charts);
-      this.post({ type: 'layout', charts, runs: runSummaries(this.store) });
+      this.post({ type: 'layout', charts, runs: runSummaries(this.store, this.marks) });
     }
     const frames = this.engine.collect();
     if (!frames.length && !this.statusDirty) return;

@@ -29,6 +29,7 @@ import { seriesOfBatch } from './batch-series';
 import { ChartEngine } from './chart-engine';
 import { drillDown } from './drill';
 import { ProbeRequests } from './probe-requests';
+import { RunMarks, runsForCommit } from './run-marks';
 import { runSummaries } from './run-summaries';
 import { UpdateFeed } from './update-feed';
 
@@ -51,6 +52,8 @@ export class ViewController {
   readonly engine: ChartEngine;
   private options: ViewOptions;
   private readonly feed: UpdateFeed;
+  /** Events marked on runs (online-training commits). */
+  readonly marks = new RunMarks();
   private readonly probes = new ProbeRequests();
 
   constructor(
@@ -60,7 +63,7 @@ export class ViewController {
   ) {
     this.options = { ...DEFAULT_VIEW_OPTIONS, ...sanitizeOptions(options) };
     this.engine = new ChartEngine(store, () => this.options);
-    this.feed = new UpdateFeed(store, this.engine, (m) => hooks.post(m));
+    this.feed = new UpdateFeed(store, this.engine, (m) => hooks.post(m), this.marks);
   }
 
   get viewOptions(): ViewOptions {
@@ -215,7 +218,16 @@ export class ViewController {
   }
 
   runSummaries(): RunSummary[] {
-    return runSummaries(this.store);
+    return runSummaries(this.store, this.marks);
+  }
+
+  /** An online-training commit: marked on the serve-mode run it belongs to; returns those runs. */
+  markCommit(step: number, wallTime: number): string[] {
+    const runs = runsForCommit(this.store.list());
+    let added = false;
+    for (const run of runs) added = this.marks.add(run, { kind: 'commit', step, wallTime }) || added;
+    if (added) this.feed.layoutChanged();
+    return runs;
   }
 
   dispose(): void {

@@ -11,6 +11,7 @@ import { chartPng } from './chart-png';
 import { PointerAt, attachPointer, pointerHooks } from './chart-pointer';
 import { EMPTY_PLOT_DATA, PlotData, alignData, envelopeExtent, nearestSeries } from './plot-data';
 import { PLOT_HEIGHT, plotOptions } from './plot-options';
+import { marksHook, type MarksSource } from './chart-marks';
 import type { Theme } from './theme';
 
 /** Space uPlot's y axis takes (the plot width the host downsamples to is the rest). */
@@ -24,6 +25,8 @@ export interface CardHost {
   drill(chart: string, series: SeriesInfo, x: [number, number]): void;
   exportData(chart: string, format: 'csv' | 'json'): void;
   exportPng(chart: string, dataUrl: string): void;
+  /** Marked events of runs (online-training commits), drawn as vertical lines. */
+  marks: MarksSource;
 }
 
 export class ChartCard {
@@ -148,7 +151,8 @@ export class ChartCard {
       click: (at: PointerAt) => this.drill(at),
     };
     const opts = plotOptions(this.spec, this.host.theme(), o, this.host.strings, this.data?.xAxis ?? o.xAxis, width);
-    opts.hooks = pointerHooks(handlers);
+    const marks = marksHook(this.host.marks, [...new Set(this.spec.series.map((x) => x.run))], () => this.data?.xAxis ?? this.host.options().xAxis);
+    opts.hooks = { ...pointerHooks(handlers), ...marks };
     const u = new uPlot(opts, this.view.aligned as uPlot.AlignedData, this.plotEl);
     attachPointer(u, handlers);
     return u;

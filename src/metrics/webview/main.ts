@@ -11,6 +11,8 @@ import {
   HostMessage,
   METRICS_PROTOCOL_VERSION,
   ProbeMessage,
+  RunMark,
+  RunSummary,
   SeriesInfo,
   UiStrings,
   ViewOptions,
@@ -38,6 +40,8 @@ class MetricsView {
   private th: Theme = readTheme();
   private parts!: Parts;
   private status: EndpointStatus[] = [];
+  private runMarks = new Map<string, { marks: RunMark[]; start: number }>();
+  private marksSig = '[]';
   private readonly root = document.getElementById('root')!;
   private readonly renderLoop = new RenderLoop(
     () => this.parts?.board.allCards() ?? [],
@@ -65,6 +69,7 @@ class MetricsView {
         return;
       case 'layout':
         this.parts.board.layout(m.charts);
+        this.setMarks(m.runs);
         this.parts.board.applyFilter(this.opts.filter);
         this.renderStatus();
         this.parts.board.reportViewport();
@@ -94,6 +99,17 @@ class MetricsView {
     }
   }
 
+  /** Marked events per run (online-training commits); charts redraw when they change. */
+  private setMarks(runs: RunSummary[]): void {
+    const next = new Map(runs.filter((r) => r.marks?.length).map((r) => [r.run, { marks: r.marks!, start: r.start }]));
+    const sig = JSON.stringify([...next]);
+    if (sig === this.marksSig) return;
+    this.marksSig = sig;
+    this.runMarks = next;
+    this.parts.board.restyle();
+    this.requestRender();
+  }
+
   private init(strings: UiStrings, options: ViewOptions): void {
     const first = !this.strings;
     this.strings = strings;
@@ -116,6 +132,13 @@ class MetricsView {
       viewport: (charts, visible) => post({ type: 'viewport', charts, visible }),
       invalidFilter: (bad) => toolbar.invalidFilter(bad),
       requestRender: () => this.requestRender(),
+      marks: {
+        marks: (runs) => runs.flatMap((r) => (this.runMarks.get(r)?.marks ?? []).map((mark) => ({ mark, start: this.runMarks.get(r)!.start }))),
+        get label() {
+          return view.strings.commitMark;
+        },
+        color: () => this.th.muted,
+      },
     });
     const statusLine = new StatusLine(() => this.strings, {
       connect: () => post({ type: 'command', command: 'connect' }),
