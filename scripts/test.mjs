@@ -124,6 +124,8 @@ if (!opts['no-setup']) {
 if (!opts['no-build']) {
   say('build (esbuild) and compile (tsc)');
   must('npm', ['run', '--silent', 'build']);
+  // a clean out/: a test file moved or deleted in src must not keep running from a stale copy
+  fs.rmSync(path.join(root, 'out'), { recursive: true, force: true });
   must('npx', ['tsc', '-p', '.']);
   must('npx', ['tsc', '-p', 'tsconfig.webview.json']); // browser code: type-checked with the DOM lib, bundled by esbuild
 }

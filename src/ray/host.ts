@@ -197,3 +197,5 @@ export class RayHost implements vscode.Disposable {
   }
 }
 export { connect, submit, stopJob, deleteJob, watchMetrics, startLocal, stopLocal, describeError } from './commands';
+export { runDemo } from './demo';
+export { connectExplorer } from './explorer';

@@ -8,10 +8,7 @@
 //                       folder of its own, plus fork.json and both branches' transcripts)
 import type { SourceFrame } from './rollout-protocol';
 
-export const RUNS_DIR = '.agentrl/runs';
-export const RECORDING_FILE = 'recording.jsonl';
-export const TRAJECTORIES_FILE = 'trajectories.jsonl';
-export const SUMMARY_FILE = 'summary.json';
+export { RUNS_DIR, RECORDING_FILE, TRAJECTORIES_FILE, SUMMARY_FILE } from '../../shared/run-files';
 export const FORKS_DIR = 'forks';
 export const FORK_FILE = 'fork.json';
 /** Readable transcripts of the two branches of a fork (for a side-by-side diff). */

@@ -1,15 +1,17 @@
 // "Start a local cluster" (item 5) for real: the command's startLocalCluster() runs Ray 2.58's
 // `ray start --head` on loopback (in this test's loopback-only network namespace; the telemetry
 // packages STOOD IN by ../shared/fixtures/ray), and the demo run goes through it as through any
-// cluster. The demo trainer is the STAND-IN test/fixtures/ray/standin_trainer.py until the
-// sandbox's demo trainer lands. Teardown kills the namespace's Ray processes by pid (never
+// cluster: the sandbox's demo trainer (demo/demo_trainer.py — itself a stand-in for a Trinity
+// run, "demo: simulated trainer", no GPU here) packed by prepareDemoRun as "Run the Demo on Ray"
+// does. Teardown kills the namespace's Ray processes by pid (never
 // `ray stop`, which would reach other namespaces' clusters on this machine).
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, test } from 'node:test';
+import { META } from '../../../../src/ray/api/api-types';
 import { RayClient } from '../../../../src/ray/api/client';
-import { runInfo } from '../../../../src/ray/submit/entrypoint';
+import { prepareDemoRun } from '../../../../src/ray/submit/demo-run';
 import { localHeadArgs, startLocalCluster } from '../../../../src/ray/cluster/local-cluster';
 import { submitRun } from '../../../../src/ray/submit/submit';
 import { repoRoot, venvPython } from '../../../harness/paths';
@@ -36,7 +38,7 @@ test('a missing ray executable gives a clear error', async () => {
   await assert.rejects(startLocalCluster({ ray: '/nonexistent/ray' }), /ray start failed \(not started\).*ENOENT/s);
 });
 
-test('Start a local cluster, then the demo run (stand-in trainer) on it', { skip, timeout: 180_000 }, async () => {
+test('Start a local cluster, then the demo run (demo: simulated trainer) on it', { skip, timeout: 180_000 }, async () => {
   tmp = fs.mkdtempSync('/tmp/arl-ray-local-');
   const r = await startLocalCluster({ ray: rayBin, dashboardPort: 8265, gcsPort: 6379, numCpus: 2, tempDir: path.join(tmp, 'ray'), env: { PYTHONPATH: telemetryStandIn } });
   assert.equal(r.dashboardUrl, 'http://127.0.0.1:8265');
@@ -44,19 +46,17 @@ test('Start a local cluster, then the demo run (stand-in trainer) on it', { skip
   const nodes = await client.nodes();
   assert.equal(nodes.length, 1);
   assert.equal(nodes[0].is_head_node, true);
-  const folder = path.join(tmp, 'demo');
-  fs.mkdirSync(folder);
-  fs.copyFileSync(path.join(repoRoot, 'test/fixtures/ray/standin_trainer.py'), path.join(folder, 'standin_trainer.py'));
-  fs.copyFileSync(path.join(repoRoot, 'test/fixtures/metrics/trinity_job.py'), path.join(folder, 'trinity_job.py'));
-  fs.writeFileSync(path.join(folder, 'demo.yaml'), `project: demo\nname: first-run\ncheckpoint_root_dir: ${tmp}/ckpt\n`);
-  const info = runInfo('trinity', { project: 'demo', name: 'first-run', checkpoint_root_dir: `${tmp}/ckpt` });
-  const sub = await submitRun(client, { folder, config: path.join(folder, 'demo.yaml'), info, entrypoint: `${venvPython} standin_trainer.py --config demo.yaml --steps 3 --interval 0.2`, limitBytes: 10 * 2 ** 20 });
+  const demo = prepareDemoRun({ baseDir: path.join(tmp, 'ray-demo'), script: path.join(repoRoot, 'demo', 'demo_trainer.py'), name: 'first-run', steps: 3, stepSeconds: 0.2, modelUrl: '' });
+  const sub = await submitRun(client, { folder: demo.folder, config: demo.config, info: demo.info, entrypoint: demo.entrypoint, limitBytes: 10 * 2 ** 20 });
+  assert.equal((await client.job(sub.submissionId)).metadata?.[META.jobDir], demo.info.jobDir, 'the job names its job dir, as a Trinity run does');
   let status = '';
   for (let i = 0; i < 240 && !['SUCCEEDED', 'FAILED', 'STOPPED'].includes(status); i++) {
     status = (await client.job(sub.submissionId)).status;
     await new Promise((res) => setTimeout(res, 250));
   }
   assert.equal(status, 'SUCCEEDED', await client.logs(sub.submissionId));
-  assert.match(await client.logs(sub.submissionId), /Step 2: wrote/);
-  assert.ok(fs.existsSync(path.join(info.jobDir!, 'monitor', 'tensorboard', 'explorer')), 'the job dir has event files');
+  assert.match(await client.logs(sub.submissionId), /demo: simulated trainer -> .*first-run[\s\S]*demo: simulated trainer stopped/);
+  const events = path.join(demo.info.jobDir, 'monitor', 'tensorboard', 'explorer');
+  assert.ok(fs.readdirSync(events).some((f) => f.startsWith('events.out.tfevents.')), 'the job dir has event files');
+  assert.match(fs.readFileSync(path.join(demo.info.jobDir, 'log', 'explorer.log'), 'utf8'), /Step 3:/);
 });
