@@ -92,7 +92,8 @@ export class RolloutsTreeProvider implements vscode.TreeDataProvider<RolloutNode
     if (node.kind === 'episode') {
       const e = node.episode;
       const item = new vscode.TreeItem(e.episode, e.turns.length ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
-      item.description = e.error ? `${e.error.phase} error: ${e.error.type}` : `reward ${e.reward ?? 'none'}`;
+      // The phase and type are identifiers from the runner, not words: they go in untranslated.
+      item.description = e.error ? vscode.l10n.t('error: {0}', `${e.error.phase} ${e.error.type}`) : vscode.l10n.t('reward {0}', String(e.reward ?? 'none'));
       item.iconPath = new vscode.ThemeIcon(e.error ? 'error' : e.reward !== null && e.reward > 0 ? 'pass' : 'circle-outline');
       item.tooltip = JSON.stringify(e.task, null, 2).slice(0, 2000);
       item.contextValue = 'agentrl.episode';
