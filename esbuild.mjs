@@ -37,16 +37,16 @@ const common = {
 /** Node targets: the extension host (vscode external), the LSP server, the CLI. */
 const nodeEntries = [
   { in: 'src/extension.ts', out: 'dist/extension.js', external: ['vscode'] },
-  { in: 'src/config/server.ts', out: 'dist/server.js' },
+  { in: 'src/config/lsp/server.ts', out: 'dist/server.js' },
   // The CLI must run on a bare GPU node: plain node >= 18, no node_modules.
   { in: 'src/cli.ts', out: 'dist/agentrl.js', banner: '#!/usr/bin/env node' },
 ];
 /** Extension-host code loaded on first use (src/shared/lazy.ts `lazyBundle('<name>')`):
  *  keeps heavy libraries (languageclient, openai, debugadapter, ws) out of activation. */
 const hostBundles = [
-  { in: 'src/config/client.ts', out: 'dist/config-client.js' },
+  { in: 'src/config/host.ts', out: 'dist/config-host.js' },
   // the config engine as a ConfigChecker factory (createConfigChecker) for other features
-  { in: 'src/config/checker.ts', out: 'dist/config-engine.js' },
+  { in: 'src/config/engine/checker.ts', out: 'dist/config-engine.js' },
   { in: 'src/scaffold/host.ts', out: 'dist/scaffold-host.js' },
   { in: 'src/metrics/host.ts', out: 'dist/metrics-host.js' },
   // the rollout debugger: DAP session, recording gateway (openai SDK), views

@@ -47,5 +47,6 @@ export function uiStrings(): UiStrings {
     smoothed: vscode.l10n.t('smoothed'),
     wallTime: vscode.l10n.t('at'),
     startDemo: vscode.l10n.t('Start Demo Run (simulated trainer)'),
+    commitMark: vscode.l10n.t('commit (online training)'),
   };
 }

@@ -5,9 +5,11 @@
 # model's tokenizer (token lengths, messages -> experience) uses it when it can be loaded.
 # Auxiliary models (explorer.auxiliary_models) are wrappers too, tagged with their role.
 import asyncio
+import copy
+import threading
 
 from agentrl_runner_clients import Obj, as_dict, make_client
-from agentrl_runner_model_state import History, ModelInfoMixin, WorkflowStateMixin
+from agentrl_runner_model_info import ModelInfoMixin, WorkflowStateMixin
 from agentrl_runner_sampling import experiences_from_completion, make_experience, sampling_request
 from agentrl_runner_tokenizer import TokenizerUnavailable, load_tokenizer
 
@@ -38,6 +40,25 @@ def engine_config(cfg, aux_index=None):
     out = dict(base)
     out.update({k: v for k, v in entry.items() if v is not None})
     return out
+
+
+class History(object):
+    """ModelWrapper.history: experiences of every recorded call, in call order."""
+
+    def __init__(self):
+        self.items = []
+        self.lock = threading.Lock()
+
+    def extend(self, exps):
+        with self.lock:
+            self.items.extend(exps)
+
+    def add(self, kwargs, response):
+        """Record a chat.completions reply the workflow got from get_openai_client()."""
+        try:
+            self.extend(experiences_from_completion(response))
+        except Exception:
+            pass
 
 
 class DebugModelWrapper(WorkflowStateMixin, ModelInfoMixin):
@@ -200,6 +221,28 @@ class DebugModelWrapper(WorkflowStateMixin, ModelInfoMixin):
         """What record_chat_completions adds to every call when history is on."""
         thinking = self.config.get("enable_thinking")
         return {"thinking": thinking} if self.enable_history else None
+
+    def extract_experience_from_history(self, clear_history=True):
+        if not self.enable_history:
+            raise ValueError("History recording is not enabled.")
+        with self._history.lock:
+            exps = list(self._history.items)
+            if clear_history:
+                del self._history.items[:]
+        return exps
+
+    async def extract_experience_from_history_async(self, clear_history=True):
+        return self.extract_experience_from_history(clear_history)
+
+    def clone_with_isolated_history(self):
+        new = copy.copy(self)
+        new._history = History()
+        new.history = new._history.items
+        new.openai_client = None
+        new.openai_async_client = None
+        new._raw = None
+        new._araw = None
+        return new
 
 
 def auxiliary_wrappers(plan, timeout):

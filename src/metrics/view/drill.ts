@@ -3,7 +3,7 @@
 // through the run's own `rollout/model_version` metric (Trinity-RFT logs it every explorer
 // step), else the step itself; then the SQL buffer rows of those versions. Pure.
 import type { RolloutsMessage, RolloutRow, XAxisMode } from '../../shared/metrics-protocol';
-import { xOf } from './chart-engine';
+import { xOf } from './chart-frames';
 import { MetricsStore, seriesKey } from '../store/store';
 
 export const MODEL_VERSION_TAG = 'rollout/model_version';
