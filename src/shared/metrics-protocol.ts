@@ -9,6 +9,7 @@
 // the line value (mean, or the smoothed value at the bucket's last point), and the min and
 // max of the bucket (the envelope), so a one-point spike is never sampled away. A frame
 // either replaces a chart (`start` = 0 with a new `rev`) or patches its tail from `start`.
+import { arrayOf, hasFields, isBool, isInt, isNum, isObj, isRange, isStr, nullable, oneOf } from './validate';
 
 export const METRICS_PROTOCOL_VERSION = 1;
 /** WebviewPanel view type (also the serializer's key). */
@@ -56,12 +57,6 @@ export interface ViewOptions {
 }
 
 // Run-time checks (options here, the webview's messages below).
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const isStr = (v: unknown): v is string => typeof v === 'string';
-const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
-const isInt = (v: unknown): v is number => Number.isSafeInteger(v);
-const isRange = (v: unknown): v is [number, number] => Array.isArray(v) && v.length === 2 && isNum(v[0]) && isNum(v[1]) && v[0] <= v[1];
 
 /**
  * What changing an option redraws: `frames` the host rebuilds every chart's frames (the
@@ -412,40 +407,37 @@ export function sanitizeOptions(v: unknown): Partial<ViewOptions> {
   return out as Partial<ViewOptions>;
 }
 
-function isRolloutRef(v: unknown): v is RolloutRef {
-  return isObj(v) && isStr(v.run) && isStr(v.endpoint) && isStr(v.source) && isStr(v.table) && isInt(v.id);
-}
+const isRolloutRef = (v: unknown): v is RolloutRef => hasFields(v, { run: isStr, endpoint: isStr, source: isStr, table: isStr, id: isInt });
+const isChartWidth = (c: unknown): c is { id: string; width: number } => hasFields(c, { id: isStr, width: isNum }) && c.width >= 0;
+const isRenderedChart = (c: unknown): c is RenderedMessage['charts'][number] =>
+  hasFields(c, { id: isStr, visible: isBool, drawn: isBool, buckets: isInt, hi: nullable(isNum), lo: nullable(isNum) });
 
 /** Validates a message from the webview; undefined when it is not one of ours. */
 export function parseWebviewMessage(v: unknown): WebviewMessage | undefined {
   if (!isObj(v) || !isStr(v.type)) return undefined;
   switch (v.type) {
     case 'ready':
-      return isInt(v.protocol) ? (v as unknown as ReadyMessage) : undefined;
+      return hasFields(v, { type: oneOf(['ready']), protocol: isInt }) ? v : undefined;
     case 'viewport':
-      if (!Array.isArray(v.charts) || !Array.isArray(v.visible) || !v.visible.every(isStr)) return undefined;
-      if (!v.charts.every((c) => isObj(c) && isStr(c.id) && isNum(c.width) && c.width >= 0)) return undefined;
-      return v as unknown as ViewportMessage;
+      return hasFields(v, { type: oneOf(['viewport']), charts: arrayOf(isChartWidth), visible: arrayOf(isStr) }) ? v : undefined;
     case 'setOptions':
       return { type: 'setOptions', options: sanitizeOptions(v.options) };
     case 'zoom':
-      return isStr(v.chart) && (v.range === null || isRange(v.range)) ? (v as unknown as ZoomMessage) : undefined;
+      return hasFields(v, { type: oneOf(['zoom']), chart: isStr, range: nullable(isRange) }) ? v : undefined;
     case 'drill':
-      return isInt(v.request) && isStr(v.chart) && isStr(v.run) && isStr(v.role) && isRange(v.x) ? (v as unknown as DrillMessage) : undefined;
+      return hasFields(v, { type: oneOf(['drill']), request: isInt, chart: isStr, run: isStr, role: isStr, x: isRange }) ? v : undefined;
     case 'openRollout':
-      return isInt(v.request) && isRolloutRef(v.ref) ? (v as unknown as OpenRolloutMessage) : undefined;
+      return hasFields(v, { type: oneOf(['openRollout']), request: isInt, ref: isRolloutRef }) ? v : undefined;
     case 'export':
-      return (v.format === 'csv' || v.format === 'json') && Array.isArray(v.series) && v.series.every(isStr)
-        ? (v as unknown as ExportMessage)
-        : undefined;
+      return hasFields(v, { type: oneOf(['export']), format: oneOf(['csv', 'json']), series: arrayOf(isStr) }) ? v : undefined;
     case 'exportPng':
-      return isStr(v.chart) && isStr(v.dataUrl) && v.dataUrl.startsWith('data:image/png;base64,') ? (v as unknown as ExportPngMessage) : undefined;
+      return hasFields(v, { type: oneOf(['exportPng']), chart: isStr, dataUrl: isStr }) && v.dataUrl.startsWith('data:image/png;base64,') ? v : undefined;
     case 'command':
-      return v.command === 'connect' || v.command === 'demo' ? (v as unknown as CommandMessage) : undefined;
+      return hasFields(v, { type: oneOf(['command']), command: oneOf(['connect', 'demo']) }) ? v : undefined;
     case 'log':
-      return (v.level === 'info' || v.level === 'warn' || v.level === 'error') && isStr(v.message) ? (v as unknown as LogMessage) : undefined;
+      return hasFields(v, { type: oneOf(['log']), level: oneOf(['info', 'warn', 'error']), message: isStr }) ? v : undefined;
     case 'rendered':
-      return isInt(v.request) && Array.isArray(v.charts) && isStr(v.status) ? (v as unknown as RenderedMessage) : undefined;
+      return hasFields(v, { type: oneOf(['rendered']), request: isInt, charts: arrayOf(isRenderedChart), status: isStr }) ? v : undefined;
     default:
       return undefined;
   }

@@ -22,6 +22,8 @@ export interface StartRelayOptions {
   env?: NodeJS.ProcessEnv;
   /** How long to wait for "listening on …" before killing it. */
   timeoutMs?: number;
+  /** The CLI file to run (default dist/agentrl.js), e.g. a copy of it standing alone. */
+  cli?: string;
 }
 
 /** Starts `node dist/agentrl.js relay …args` (adds `--port 0` unless given) and waits for its URL. */
@@ -30,7 +32,7 @@ export function startRelay(args: string[], opts: StartRelayOptions = {}): Promis
   if (!args.includes('--port')) full.push('--port', '0');
   // In the VS Code extension host process.execPath is Electron: make it behave as node.
   const env = { PATH: process.env.PATH ?? '', ...opts.env, ELECTRON_RUN_AS_NODE: '1' };
-  const proc = spawn(process.execPath, [cliBundle, ...full], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [opts.cli ?? cliBundle, ...full], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   proc.stderr!.on('data', (b) => (err += b));
