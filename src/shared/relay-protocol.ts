@@ -36,7 +36,10 @@ export interface SourceInfo {
  * A stable position in one source.
  * - tfevents / log: `offset` = byte offset of the next unread record / line, `fid` = file
  *   identity (device:inode); a different fid means the file was replaced: read from 0.
- * - sql: `offset` = last row id delivered; `fid` = table name.
+ * - sql: `offset` = last row id delivered; `fid` = table name. A batch of changed rows (see
+ *   ExperienceRow.updated) carries `fid` = `<table>@<last row id>` and `offset` = the time (ms)
+ *   it was read, so it is past the batch before it for a client's stale-batch check and still
+ *   resumes at that row id.
  * - serve: `offset` = sequence number of the last /metrics sample, `fid` = relay instance
  *   (a live gauge: after a relay restart only new samples are sent).
  */
@@ -87,7 +90,13 @@ export interface PointsMessage {
   cursor: Cursor;
 }
 
-/** A row of the SQL experience buffer (experience_bytes is not sent). */
+/**
+ * A row of the SQL experience buffer (experience_bytes is not sent).
+ *
+ * The fields after msg_id were added within protocol 1 (older relays leave them out): a client
+ * that predates them ignores them, and drops an `updated` row as a repeat of one it holds —
+ * which is why they need no version bump.
+ */
 export interface ExperienceRow {
   id: number;
   table: string;
@@ -98,6 +107,14 @@ export interface ExperienceRow {
   /** As stored (SQLite text, e.g. "2026-11-22 02:39:27"). */
   timestamp: string | null;
   msg_id?: string | null;
+  /** How often the trainer has read the row (Trinity's `consumed` column). */
+  consumed?: number | null;
+  /** The experience's numeric metrics: the parts of its reward (accuracy, format_score, …). */
+  metrics?: Record<string, WireNumber>;
+  /** The row's advantage (mean over its action tokens) when the buffer stores advantages. */
+  advantage?: WireNumber | null;
+  /** A row sent before whose reward or consumed state changed: it replaces that row. */
+  updated?: boolean;
 }
 
 export interface ExperiencesMessage {
@@ -233,7 +250,11 @@ function isExperienceRow(v: unknown): v is ExperienceRow {
     isNullable(isInt)(v.model_version) &&
     isNullable(isWireNum)(v.reward) &&
     isNullable(isStr)(v.timestamp) &&
-    (v.msg_id === undefined || isNullable(isStr)(v.msg_id))
+    (v.msg_id === undefined || isNullable(isStr)(v.msg_id)) &&
+    (v.consumed === undefined || isNullable(isInt)(v.consumed)) &&
+    (v.metrics === undefined || (isObj(v.metrics) && Object.values(v.metrics).every(isWireNum))) &&
+    (v.advantage === undefined || isNullable(isWireNum)(v.advantage)) &&
+    (v.updated === undefined || typeof v.updated === 'boolean')
   );
 }
 
