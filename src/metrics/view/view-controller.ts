@@ -25,6 +25,7 @@ import {
 } from '../../shared/metrics-protocol';
 import { ChartEngine } from './chart-engine';
 import { drillDown } from './drill';
+import { LiveDrill } from './live-drill';
 import { layoutCharts } from './layout';
 import { MetricsStore, Point, seriesKey } from '../store/store';
 
@@ -57,6 +58,7 @@ export class ViewController {
   private nextProbe = 1;
   /** Messages posted (tests and the bench read it). */
   readonly sent = { updates: 0, frames: 0, bytes: 0 };
+  private readonly liveDrill: LiveDrill;
 
   constructor(
     readonly store: MetricsStore,
@@ -65,6 +67,11 @@ export class ViewController {
   ) {
     this.options = { ...DEFAULT_VIEW_OPTIONS, ...sanitizeOptions(options) };
     this.engine = new ChartEngine(store, () => this.options);
+    this.liveDrill = new LiveDrill(
+      (m, mode) => drillDown(this.store, m.run, m.role, m.chart, m.x, mode),
+      (m) => this.post(m),
+    );
+    store.experiences.onChange = (run, versions) => this.liveDrill.changed(run, versions);
   }
 
   get viewOptions(): ViewOptions {
@@ -151,11 +158,9 @@ export class ViewController {
         this.engine.setZoom(msg.chart, msg.range);
         this.schedule();
         return;
-      case 'drill': {
-        const r = drillDown(this.store, msg.run, msg.role, msg.chart, msg.x, this.options.xAxis);
-        this.post({ type: 'rollouts', request: msg.request, ...r });
+      case 'drill':
+        this.liveDrill.drill(msg, this.options.xAxis);
         return;
-      }
       case 'openRollout': {
         const read = this.hooks.readRollout;
         if (!read) {
@@ -200,6 +205,7 @@ export class ViewController {
   /** The webview went away (panel hidden or closed): nothing is posted until it is ready again. */
   detach(): void {
     this.ready = false;
+    this.liveDrill.dispose(); // its pane is gone with the webview
     for (const cb of this.probes.values()) cb({ type: 'rendered', request: 0, charts: [], status: '' });
     this.probes.clear();
   }
