@@ -36,10 +36,11 @@ export interface SourceInfo {
  * A stable position in one source.
  * - tfevents / log: `offset` = byte offset of the next unread record / line, `fid` = file
  *   identity (device:inode); a different fid means the file was replaced: read from 0.
- * - sql: `offset` = last row id delivered; `fid` = table name. A batch of changed rows (see
- *   ExperienceRow.updated) carries `fid` = `<table>@<last row id>` and `offset` = the time (ms)
- *   it was read, so it is past the batch before it for a client's stale-batch check and still
- *   resumes at that row id.
+ * - sql: `fid` = `<table>@<tracker>.<generation>`, `offset` = last row id × 2^21 + the batches
+ *   sent since that row (re-sent changed rows, ExperienceRow.updated, do not move the row id):
+ *   the relay resumes at that row and, when it is the same relay process (tracker), after the
+ *   changes of that snapshot generation. Relays before row updates: `fid` = table name,
+ *   `offset` = last row id.
  * - serve: `offset` = sequence number of the last /metrics sample, `fid` = relay instance
  *   (a live gauge: after a relay restart only new samples are sent).
  */

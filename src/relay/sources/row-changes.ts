@@ -5,6 +5,7 @@
 // pages that differ between the two images hold exactly the entries that moved, each naming
 // its row id (btree-index.ts). A table without such an index falls back to comparing a trailing
 // window of recent rows.
+import { randomBytes } from 'node:crypto';
 import { DbGeometry, geometry, indexEntries, indexTreePages } from './btree-index';
 
 /** The part of sql.js a tracker uses. */
@@ -97,6 +98,8 @@ interface TableLog {
 export class RowChangeTracker {
   /** Bumped by every snapshot observed. */
   generation = 0;
+  /** Random: generations of another tracker (another relay process) mean nothing here. */
+  readonly id = randomBytes(4).toString('hex');
   private readonly tables = new Map<string, TableLog>();
 
   /** Records what changed in `tables` between the previous snapshot and this one. */

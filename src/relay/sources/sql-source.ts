@@ -241,6 +241,7 @@ export class SqlTableSource implements Source {
         table: this.table,
         database: () => this.snapshot.get(),
         generation: () => this.snapshot.changes.generation,
+        tracker: this.snapshot.changes.id,
         changedSince: (gen) => this.snapshot.changes.since(this.table, gen),
       },
       cursor,

@@ -3,7 +3,8 @@
 // rewards a row when /feedback arrives, after it was written; the trainer's read bumps
 // `consumed`). Changes come from the snapshot's RowChangeTracker, so each costs a read of the
 // changed rows only. Changed rows go out with `updated: true` and a cursor that is past the
-// previous batch but still resumes at the last new row (relay-protocol.ts, Cursor).
+// previous batch and resumes at both the last new row and the last change delivered
+// (relay-protocol.ts, Cursor), so a client that reconnects gets exactly what it missed.
 import type { Cursor, ExperienceRow, ExperiencesMessage, SourceInfo } from '../../shared/relay-protocol';
 import { toWireNumber } from '../../shared/relay-protocol';
 import { summarizeExperience } from './experience-summary';
@@ -15,8 +16,10 @@ const ROWS_PER_BATCH = 2000;
 const SUMMARY_ROWS_PER_BATCH = 500;
 /** First bytes of experience_bytes read with a row (Trinity's pickled metadata mostly fits). */
 export const HEAD_BYTES = 16 * 1024;
-/** Rows re-sent when a client resumes, for the changes it missed while away. */
+/** Rows re-sent when a client resumes from another relay process (its changes are unknown here). */
 export const RESUME_ROWS = 1000;
+/** A cursor offset is last row id × ROW_SCALE + a batch count (update batches do not move the row id). */
+export const ROW_SCALE = 2 ** 21;
 /** Changed rows waiting to be re-sent, at most (more: the oldest are dropped). */
 const MAX_PENDING = 200_000;
 
@@ -27,16 +30,19 @@ export interface SqlTableHost {
   database(): Promise<SqlExec | undefined>;
   /** Generation of the snapshot `database()` returned last. */
   generation(): number;
+  /** Names the change log the generations count in (one per database, per relay process). */
+  tracker: string;
   /** Row ids changed after a generation; undefined when they are no longer known. */
   changedSince(gen: number): number[] | undefined;
 }
 
-/** The row id a cursor resumes after (0: from the start). */
-export function resumeRowId(cursor: Cursor | undefined, table: string): number {
-  if (!cursor) return 0;
-  if (cursor.fid === table) return cursor.offset;
-  const at = cursor.fid?.startsWith(`${table}@`) ? Number(cursor.fid.slice(table.length + 1)) : NaN;
-  return Number.isSafeInteger(at) && at >= 0 ? at : 0;
+/** Where a cursor resumes: after row `last`, and after the changes of generation `gen` of `tracker`. */
+export function resumePoint(cursor: Cursor | undefined, table: string): { last: number; tracker?: string; gen?: number } {
+  if (!cursor) return { last: 0 };
+  if (cursor.fid === table) return { last: cursor.offset }; // a relay before row updates
+  const m = cursor.fid?.startsWith(`${table}@`) ? /^([0-9a-f]+)\.(\d+)$/.exec(cursor.fid.slice(table.length + 1)) : null;
+  if (!m) return { last: 0 };
+  return { last: Math.floor(cursor.offset / ROW_SCALE), tracker: m[1], gen: Number(m[2]) };
 }
 
 function intOrNull(v: unknown): number | null {
@@ -47,16 +53,24 @@ function intOrNull(v: unknown): number | null {
 
 export class SqlTableReader implements SourceReader {
   private last: number;
+  /** The generation whose changes are collected into `pending` (undefined: none yet). */
   private seenGen: number | undefined;
+  /** The generation whose changes have all been sent (what a resuming cursor names). */
+  private deliveredGen: number;
+  private readonly resumeGen: number | undefined;
   private readonly pending = new Set<number>();
-  private seq = 0;
+  /** Batches sent since `last` last moved. */
+  private count = 0;
   private cols: { msgId: boolean; consumed: boolean; bytes: boolean } | undefined;
 
   constructor(
     private readonly host: SqlTableHost,
     cursor: Cursor | undefined,
   ) {
-    this.last = resumeRowId(cursor, host.table);
+    const at = resumePoint(cursor, host.table);
+    this.last = at.last;
+    this.resumeGen = at.tracker === host.tracker ? at.gen : undefined;
+    this.deliveredGen = this.resumeGen ?? 0;
   }
 
   async next(): Promise<Batch | undefined> {
@@ -68,7 +82,8 @@ export class SqlTableReader implements SourceReader {
     const fresh = this.select(db, `id > ? ORDER BY id LIMIT ${limit}`, [this.last]);
     if (fresh.length) {
       this.last = fresh[fresh.length - 1].id;
-      return this.batch(fresh, { source: this.host.info.id, fid: this.host.table, offset: this.last });
+      this.count = 0;
+      return this.batch(fresh);
     }
     if (!this.pending.size) return undefined;
     const ids: number[] = [];
@@ -77,11 +92,11 @@ export class SqlTableReader implements SourceReader {
       ids.push(id);
       this.pending.delete(id);
     }
+    if (!this.pending.size) this.deliveredGen = this.seenGen!;
     const rows = this.select(db, `id IN (${ids.map(() => '?').join(',')}) ORDER BY id`, ids).map((r) => ({ ...r, updated: true }));
     if (!rows.length) return this.next();
-    // Date-based, so a batch after a relay restart is still past the one a client holds.
-    this.seq = Math.max(this.seq + 1, Date.now());
-    return this.batch(rows, { source: this.host.info.id, fid: `${this.host.table}@${this.last}`, offset: this.seq });
+    this.count = Math.min(this.count + 1, ROW_SCALE - 1);
+    return this.batch(rows);
   }
 
   close(): void {
@@ -91,15 +106,18 @@ export class SqlTableReader implements SourceReader {
   /** Queues the delivered rows that changed since this reader last looked. */
   private collectChanges(db: SqlExec): void {
     const gen = this.host.generation();
-    if (this.seenGen === undefined) {
-      // A resumed client may have missed changes while away: re-send its most recent rows.
-      if (this.last > 0) this.queueRecent(db);
-    } else if (gen !== this.seenGen) {
-      const ids = this.host.changedSince(this.seenGen);
+    const since = this.seenGen ?? this.resumeGen;
+    if (since !== undefined && since !== gen) {
+      const ids = this.host.changedSince(since);
       if (ids === undefined) this.queueRecent(db);
       else for (const id of ids) if (id <= this.last) this.queue(id);
+    } else if (since === undefined && this.last > 0) {
+      // Resumed from another relay process (or an older one): which rows changed while the
+      // client was away is not known here, so its most recent rows are sent again.
+      this.queueRecent(db);
     }
     this.seenGen = gen;
+    if (!this.pending.size) this.deliveredGen = gen;
   }
 
   private queueRecent(db: SqlExec): void {
@@ -149,7 +167,9 @@ export class SqlTableReader implements SourceReader {
     });
   }
 
-  private batch(rows: ExperienceRow[], cursor: Cursor): ExperiencesMessage {
+  private batch(rows: ExperienceRow[]): ExperiencesMessage {
+    // The generation is in the fid: a batch of another generation is new to the client whatever its offset.
+    const cursor: Cursor = { source: this.host.info.id, fid: `${this.host.table}@${this.host.tracker}.${this.deliveredGen}`, offset: this.last * ROW_SCALE + this.count };
     return { type: 'experiences', source: this.host.info.id, run: this.host.info.run, rows, cursor };
   }
 }

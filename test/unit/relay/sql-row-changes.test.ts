@@ -14,10 +14,15 @@ import { silentLogger } from '../../../src/shared/log';
 import { tmpDir } from './helpers';
 import { TrinitySqlWriter, WrittenRow, noTrinity } from './trinity-sql-writer';
 
-/** A relay on `job` and a client that keeps the latest version of every row. */
-async function watch(job: string, cursors?: Cursor[]) {
-  const relay = new Relay({ ...RELAY_DEFAULTS, root: { mode: 'job', dir: job }, port: 0, token: undefined, allowOrigins: [], log: silentLogger, pollMs: 200 });
-  const client = new RelayClient({ url: await relay.start(), backoff: { initialMs: 20, maxMs: 200 }, cursors });
+function relayOn(job: string): Relay {
+  return new Relay({ ...RELAY_DEFAULTS, root: { mode: 'job', dir: job }, port: 0, token: undefined, allowOrigins: [], log: silentLogger, pollMs: 200 });
+}
+
+/** A client of `relay` (a new one on `job` when a path) that keeps the latest version of every row. */
+async function watch(on: string | Relay, cursors?: Cursor[]) {
+  const relay = typeof on === 'string' ? relayOn(on) : on;
+  const url = typeof on === 'string' ? await relay.start() : relay.url();
+  const client = new RelayClient({ url, backoff: { initialMs: 20, maxMs: 200 }, cursors });
   const rows = new Map<number, ExperienceRow>();
   const updates: ExperienceRow[] = [];
   client.on('experiences', (m) => {
@@ -38,7 +43,7 @@ async function watch(job: string, cursors?: Cursor[]) {
     await client.close();
     await relay.close();
   };
-  return { client, rows, updates, until, close };
+  return { client, relay, rows, updates, until, close };
 }
 
 test('serve mode (HistoryRecorder): a reward given by /feedback after the row was written streams as an update of that row only', { skip: noTrinity, timeout: 240_000 }, async () => {
@@ -64,14 +69,23 @@ test('serve mode (HistoryRecorder): a reward given by /feedback after the row wa
       // The consumed index pages that changed name exactly the rewarded rows: no window re-read.
       assert.deepEqual(w.updates.map((r) => r.msg_id).sort(), ['chatcmpl-2999', 'chatcmpl-7', 'chatcmpl-8']);
       assert.equal(byMsg('chatcmpl-9').reward, null);
-      const cursors = w.client.cursors();
-      await w.close();
-
-      // Rewards given while no client was connected reach the next one that resumes.
+      // A client that reconnects to the same relay gets exactly the reward it missed.
+      let cursors = w.client.cursors();
+      await w.client.close();
       await py.call({ op: 'feedback', msg_ids: ['chatcmpl-2500'], reward: 0.5, task_id: 't3', run_id: 0 });
+      await new Promise((r) => setTimeout(r, 1500)); // the relay reads the change with no client connected
+      const back = await watch(w.relay, cursors);
+      await back.until('the missed reward', () => back.rows.get(2501)?.reward === 0.5);
+      await new Promise((r) => setTimeout(r, 500));
+      assert.deepEqual([...back.rows.keys()], [2501], 'only the missed change, no new rows, no window');
+      cursors = back.client.cursors();
+      await back.close();
+
+      // A restarted relay does not know what changed meanwhile: it re-sends a bounded window of recent rows.
+      await py.call({ op: 'feedback', msg_ids: ['chatcmpl-2600'], reward: 0.25, task_id: 't4', run_id: 0 });
       const again = await watch(job, cursors);
       try {
-        await again.until('the missed reward', () => again.rows.get(2501)?.reward === 0.5);
+        await again.until('the missed reward', () => again.rows.get(2601)?.reward === 0.25);
         assert.ok(again.updates.length <= 1000, `a resume re-sends a bounded window (${again.updates.length})`);
       } finally {
         await again.close();

@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { IndexDiff, RowChangeTracker, WINDOW_ROWS, WindowDiff } from '../../../../src/relay/sources/row-changes';
 import { geometry, indexEntries, indexTreePages } from '../../../../src/relay/sources/btree-index';
-import { resumeRowId } from '../../../../src/relay/sources/sql-table-reader';
+import { ROW_SCALE, resumePoint } from '../../../../src/relay/sources/sql-table-reader';
 
 interface Db {
   exec(sql: string, params?: unknown[]): { columns: string[]; values: unknown[][] }[];
@@ -103,10 +103,10 @@ test('without a consumed index, reward changes in the last WINDOW_ROWS rows are 
   db.close();
 });
 
-test('a cursor resumes at its row id, also after a batch of changed rows (fid table@id)', () => {
-  assert.equal(resumeRowId(undefined, 't'), 0);
-  assert.equal(resumeRowId({ source: 's', fid: 't', offset: 42 }, 't'), 42);
-  assert.equal(resumeRowId({ source: 's', fid: 't@42', offset: 1_764_000_000_000 }, 't'), 42);
-  assert.equal(resumeRowId({ source: 's', fid: 'other', offset: 42 }, 't'), 0);
-  assert.equal(resumeRowId({ source: 's', fid: 't@x', offset: 42 }, 't'), 0);
+test('a cursor resumes at its row id and, from the same relay process, after the changes it was sent', () => {
+  assert.deepEqual(resumePoint(undefined, 't'), { last: 0 });
+  assert.deepEqual(resumePoint({ source: 's', fid: 't', offset: 42 }, 't'), { last: 42 }, 'a cursor of a relay before row updates');
+  assert.deepEqual(resumePoint({ source: 's', fid: 't@0a1b2c3d.17', offset: 42 * ROW_SCALE + 3 }, 't'), { last: 42, tracker: '0a1b2c3d', gen: 17 });
+  assert.deepEqual(resumePoint({ source: 's', fid: 'other@0a1b2c3d.17', offset: 42 }, 't'), { last: 0 });
+  assert.deepEqual(resumePoint({ source: 's', fid: 't@x', offset: 42 }, 't'), { last: 0 });
 });
