@@ -8,6 +8,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Cursor, ExperienceDetail, SourceInfo } from '../../shared/relay-protocol';
+import { toWireNumber } from '../../shared/relay-protocol';
 import type { Logger } from '../../shared/log';
 import { decodeExperienceBytes } from './experience-bytes';
 import { RowChangeTracker, quoteIdent } from './row-changes';
@@ -227,11 +228,15 @@ export class SqlTableSource implements Source {
     if (!db) throw new Error(`cannot read ${path.basename(this.snapshot.file)}`);
     const cols = db.exec(`PRAGMA table_info(${quoteIdent(this.table)})`)[0]?.values.map((r) => String(r[1])) ?? [];
     if (!cols.includes('experience_bytes')) throw new Error(`table ${this.table} has no experience_bytes column`);
-    const res = db.exec(`SELECT experience_bytes FROM ${quoteIdent(this.table)} WHERE id = ?`, [id])[0];
+    const res = db.exec(`SELECT experience_bytes, reward FROM ${quoteIdent(this.table)} WHERE id = ?`, [id])[0];
     if (!res || !res.values.length) throw new Error(`no row ${id} in ${this.table}`);
-    const bytes = res.values[0][0];
+    const [bytes, reward] = res.values[0];
     if (!(bytes instanceof Uint8Array)) throw new Error(`row ${id} of ${this.table} has no experience bytes`);
-    return decodeExperienceBytes(bytes);
+    const d = decodeExperienceBytes(bytes);
+    // The column wins, as in Trinity's ExperienceModel.to_experience: serve mode writes the
+    // bytes before /feedback sets the reward, which only updates the column.
+    if (typeof reward === 'number') d.reward = toWireNumber(reward);
+    return d;
   }
 
   open(cursor: Cursor | undefined): SourceReader {

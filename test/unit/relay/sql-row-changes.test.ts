@@ -69,6 +69,8 @@ test('serve mode (HistoryRecorder): a reward given by /feedback after the row wa
       // The consumed index pages that changed name exactly the rewarded rows: no window re-read.
       assert.deepEqual(w.updates.map((r) => r.msg_id).sort(), ['chatcmpl-2999', 'chatcmpl-7', 'chatcmpl-8']);
       assert.equal(byMsg('chatcmpl-9').reward, null);
+      const detail = await w.client.requestExperience(w.client.sources().find((x) => x.kind === 'sql')!.id, r7.id);
+      assert.equal(detail.reward, 0.75, "the detail shows the reward column, as Trinity's to_experience does (the bytes predate /feedback)");
       // A client that reconnects to the same relay gets exactly the reward it missed.
       let cursors = w.client.cursors();
       await w.client.close();
