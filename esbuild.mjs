@@ -37,16 +37,16 @@ const common = {
 /** Node targets: the extension host (vscode external), the LSP server, the CLI. */
 const nodeEntries = [
   { in: 'src/extension.ts', out: 'dist/extension.js', external: ['vscode'] },
-  { in: 'src/config/server.ts', out: 'dist/server.js' },
+  { in: 'src/config/lsp/server.ts', out: 'dist/server.js' },
   // The CLI must run on a bare GPU node: plain node >= 18, no node_modules.
   { in: 'src/cli.ts', out: 'dist/agentrl.js', banner: '#!/usr/bin/env node' },
 ];
 /** Extension-host code loaded on first use (src/shared/lazy.ts `lazyBundle('<name>')`):
  *  keeps heavy libraries (languageclient, openai, debugadapter, ws) out of activation. */
 const hostBundles = [
-  { in: 'src/config/client.ts', out: 'dist/config-client.js' },
+  { in: 'src/config/host.ts', out: 'dist/config-host.js' },
   // the config engine as a ConfigChecker factory (createConfigChecker) for other features
-  { in: 'src/config/checker.ts', out: 'dist/config-engine.js' },
+  { in: 'src/config/engine/checker.ts', out: 'dist/config-engine.js' },
   { in: 'src/scaffold/host.ts', out: 'dist/scaffold-host.js' },
   { in: 'src/metrics/host.ts', out: 'dist/metrics-host.js' },
   // the rollout debugger: DAP session, recording gateway (openai SDK), views
@@ -88,6 +88,35 @@ const templatesPlugin = {
   },
 };
 
+/** scan-worker-code.ts as the text of the scan worker (src/relay/tfrecord/scan-worker.ts) bundled
+ *  on its own: the CLI starts it with `new Worker(code, { eval: true })`, so dist/agentrl.js
+ *  stays one file (tsc's out/ starts the worker from its own file instead). */
+const scanWorkerPlugin = {
+  name: 'agentrl-scan-worker',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]src[\\/]relay[\\/]tfrecord[\\/]scan-worker-code\.ts$/ }, async () => {
+      const worker = await esbuild.build({
+        entryPoints: [path.join(root, 'src/relay/tfrecord/scan-worker.ts')],
+        absWorkingDir: root,
+        bundle: true,
+        write: false,
+        metafile: true,
+        minify: production,
+        legalComments: 'none',
+        logLevel: 'warning',
+        platform: 'node',
+        target: 'node18',
+        format: 'cjs',
+      });
+      return {
+        contents: `export const SCAN_WORKER_CODE: string | undefined = ${JSON.stringify(worker.outputFiles[0].text)};`,
+        loader: 'ts',
+        watchFiles: Object.keys(worker.metafile.inputs).map((f) => path.join(root, f)),
+      };
+    });
+  },
+};
+
 const builds = [];
 for (const e of nodeEntries) {
   if (!fs.existsSync(path.join(root, e.in))) continue;
@@ -101,7 +130,7 @@ for (const e of nodeEntries) {
     external: e.external ?? [],
     banner: e.banner ? { js: e.banner } : undefined,
     mainFields: ['module', 'main'],
-    plugins: [templatesPlugin, noNativeAddons],
+    plugins: [templatesPlugin, scanWorkerPlugin, noNativeAddons],
   });
 }
 for (const e of webEntries) {

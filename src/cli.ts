@@ -14,7 +14,7 @@ export interface Subcommand {
 export const SUBCOMMANDS: Record<string, Subcommand> = {
   check: {
     summary: 'Check Trinity-RFT / ASTuner / AgentJet configs (text, json or sarif output)',
-    run: async (argv) => (await import('./config/check')).main(argv),
+    run: async (argv) => (await import('./config/cli')).main(argv),
   },
   new: {
     summary: 'Create a runnable RL workflow project from a template (--list shows them)',
@@ -26,7 +26,7 @@ export const SUBCOMMANDS: Record<string, Subcommand> = {
   rollout: {
     summary: "Run a workflow's rollouts locally (native debug backbone, recording gateway, replay)",
     run: async (argv) => {
-      const [{ main: rolloutMain }, { createConfigChecker }] = await Promise.all([import('./debug/cli'), import('./config/checker')]);
+      const [{ main: rolloutMain }, { createConfigChecker }] = await Promise.all([import('./debug/cli'), import('./config/engine/checker')]);
       return rolloutMain(argv, { checker: createConfigChecker({ roots: [process.cwd()] }) });
     },
   },

@@ -5,7 +5,7 @@ import { VERSION } from './shared/version';
 import type { Logger } from './shared/log';
 import { registerScaffold } from './scaffold/activate';
 import { activateMetrics, MetricsApi } from './metrics/activate';
-import { registerConfig, type ConfigFeature } from './config/register';
+import { registerConfig, type ConfigFeature } from './config/activate';
 import type { ConfigChecker } from './shared/config-api';
 import { lazyBundle } from './shared/lazy';
 import { registerRolloutDebugger, type RolloutDebugger } from './debug/activate';
@@ -33,7 +33,7 @@ export interface AgentRlApi {
 
 /** The config engine (dist/config-engine.js), created on first use, for features that need it. */
 function configEngine(): () => ConfigChecker {
-  const load = lazyBundle<typeof import('./config/checker')>('config-engine');
+  const load = lazyBundle<typeof import('./config/engine/checker')>('config-engine');
   let checker: ConfigChecker | undefined;
   return () => (checker ??= load().createConfigChecker({ roots: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath) }));
 }

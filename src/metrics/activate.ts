@@ -7,6 +7,7 @@ import type { Logger } from '../shared/log';
 import { METRICS_VIEW_TYPE } from '../shared/metrics-protocol';
 import type * as Host from './host';
 import { DEMO_NAME, readSandboxMarker } from '../shared/sandbox';
+import { MARK_RUN_EVENT_COMMAND, type RunEventMark } from '../shared/online-protocol';
 
 /** What the extension API exposes of the metrics feature (integration tests use it). */
 export interface MetricsApi {
@@ -33,6 +34,11 @@ export function activateMetrics(context: vscode.ExtensionContext, log: Logger): 
     cmd('agentrl.metrics.export', (h, a) => load().exportCommand(h, a)),
     cmd('agentrl.metrics.clear', (h, a) => load().clearStored(h, a)),
     cmd('agentrl.metrics.startDemo', (h, a) => load().startDemo(h, a)),
+    // An online-training commit (src/online): marked on the serve-mode run's charts. Without a
+    // loaded view there is nothing to mark, and a commit never loads it.
+    vscode.commands.registerCommand(MARK_RUN_EVENT_COMMAND, (m?: Partial<RunEventMark>) =>
+      host && m?.kind === 'online-commit' && Number.isFinite(m.step) ? host.controller.markCommit(Number(m.step), Number(m.at ?? Date.now()) / 1000) : [],
+    ),
     vscode.window.registerWebviewPanelSerializer(METRICS_VIEW_TYPE, {
       deserializeWebviewPanel: async (panel) => void get().adopt(panel),
     }),

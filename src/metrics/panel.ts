@@ -1,10 +1,10 @@
-// The webview panel: strict CSP (a nonce for our one script, no connect-src: no network),
-// local resources from media/ only, and a message pipe to the ViewController. The webview is
-// not retained when hidden (memory): it sends `ready` again when shown and the controller
-// replays the state, so a hidden panel loses nothing.
-import { randomBytes } from 'node:crypto';
+// The webview panel: strict CSP (src/shared/webview-html.ts: a nonce for our one script, no
+// connect-src: no network), local resources from media/ only, and a message pipe to the
+// ViewController. The webview is not retained when hidden (memory): it sends `ready` again
+// when shown and the controller replays the state, so a hidden panel loses nothing.
 import * as vscode from 'vscode';
 import { METRICS_VIEW_TYPE } from '../shared/metrics-protocol';
+import { webviewHtml } from '../shared/webview-html';
 import type { ViewController } from './view/view-controller';
 
 export function createPanel(): vscode.WebviewPanel {
@@ -36,28 +36,10 @@ export function attachPanel(panel: vscode.WebviewPanel, extensionUri: vscode.Uri
 }
 
 function html(webview: vscode.Webview, media: vscode.Uri): string {
-  const nonce = randomBytes(18).toString('base64');
-  const js = webview.asWebviewUri(vscode.Uri.joinPath(media, 'metrics.js'));
-  const css = webview.asWebviewUri(vscode.Uri.joinPath(media, 'metrics.css'));
-  const csp = [
-    "default-src 'none'",
-    `img-src ${webview.cspSource} data:`,
-    `style-src ${webview.cspSource}`,
-    `font-src ${webview.cspSource}`,
-    `script-src 'nonce-${nonce}'`,
-  ].join('; ');
-  return `<!DOCTYPE html>
-<html lang="${vscode.env.language}">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${css}">
-<title>${vscode.l10n.t('Training Metrics')}</title>
-</head>
-<body>
-<div id="root"></div>
-<script nonce="${nonce}" src="${js}"></script>
-</body>
-</html>`;
+  return webviewHtml(webview, {
+    script: vscode.Uri.joinPath(media, 'metrics.js'),
+    style: vscode.Uri.joinPath(media, 'metrics.css'),
+    lang: vscode.env.language,
+    title: vscode.l10n.t('Training Metrics'),
+  });
 }

@@ -47,6 +47,7 @@ export function uiStrings(): UiStrings {
     smoothed: vscode.l10n.t('smoothed'),
     wallTime: vscode.l10n.t('at'),
     startDemo: vscode.l10n.t('Start Demo Run (simulated trainer)'),
+    commitMark: vscode.l10n.t('commit (online training)'),
     advantage: vscode.l10n.t('Advantage'),
     consumed: vscode.l10n.t('Consumed'),
     groupTitle: vscode.l10n.t('Group of task {0} at model version {1}: {2} rollouts, reward mean {3}, std {4}'),

@@ -1,20 +1,19 @@
 // The online-training feature's extension-host side (bundle dist/online-host.js, loaded on
 // first use by activate.ts): the connection to one serve-mode explorer, the playground panel,
 // and "Insert Online-Training Client". Thin glue: the logic lives in the pure modules here.
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type OpenAI from 'openai';
 import * as vscode from 'vscode';
 import type { Logger } from '../shared/log';
 import { MARK_RUN_EVENT_COMMAND, ONLINE_VIEW_TYPE, parseWebviewMessage, RunEventMark } from '../shared/online-protocol';
 import { ConversationStore } from './playground/conversations';
-import { assessUrl, findServerUrlFiles, readServerUrlFile } from './explorer/discover';
+import { assessUrl } from './explorer/discover';
 import { ExplorerClient, ExplorerGeneration, normalizeExplorerUrl } from './explorer/explorer-client';
 import { FeedbackOutbox } from './explorer/outbox';
 import { playgroundHtml } from './playground-html';
 import { PlaygroundController } from './playground/playground-controller';
-import { kindsFor, snippet, SnippetKind } from './playground/snippets';
-import { workflowToolsFromRuns } from './playground/workflow-tools';
+import type { SnippetKind } from './playground/snippets';
+import { askExplorerUrl, fromPathOrUrl, insertClient, pickTools } from './pickers';
 import { describeError, playgroundMessages } from './strings';
 
 const LAST_URL_KEY = 'agentrl.online.lastUrl';
@@ -157,116 +156,23 @@ export class OnlineHost implements vscode.Disposable {
     return panel;
   }
 
-  async insertClient(kindArg?: SnippetKind): Promise<boolean> {
-    const editor = vscode.window.activeTextEditor;
-    if (!editor) {
-      void vscode.window.showWarningMessage(vscode.l10n.t('Open a Python or Java file to insert the online-training client.'));
-      return false;
-    }
-    const kinds = kindsFor(editor.document.languageId);
-    let kind = kindArg ?? kinds[0];
-    if (!kindArg && kinds.length > 1) {
-      const labels: Record<SnippetKind, string> = {
-        'python-openai': vscode.l10n.t('Python: openai + requests'),
-        'python-trinity': vscode.l10n.t("Python: Trinity-RFT's TrinityClient"),
-        java: vscode.l10n.t('Java: AgentScope-Java TrainingRunner style'),
-      };
-      const pick = await vscode.window.showQuickPick(
-        kinds.map((k) => ({ label: labels[k], snippetKind: k })),
-        { placeHolder: vscode.l10n.t('Which client?') },
-      );
-      if (!pick) return false;
-      kind = pick.snippetKind;
-    }
-    const text = snippet(kind, { explorerUrl: this.connection?.client.url ?? 'http://127.0.0.1:8010', model: this.connection?.models[0] ?? '<model.model_path>' });
-    return editor.edit((b) => b.insert(editor.selection.active, text));
+  insertClient(kindArg?: SnippetKind): Promise<boolean> {
+    return insertClient(this.connection, kindArg);
   }
 
-  /** Tools for the chat: the ones a workflow of this workspace really sent (recorded by the
-   *  rollout debugger), a JSON file, or none. */
   private async pickTools(): Promise<void> {
-    const roots = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
-    const recorded = roots.flatMap((r) => workflowToolsFromRuns(r));
-    type Item = vscode.QuickPickItem & { tools?: OpenAI.Chat.ChatCompletionTool[]; file?: boolean };
-    const items: Item[] = [
-      ...recorded.map((w) => ({
-        label: w.names.join(', '),
-        description: w.source ? vscode.l10n.t('from {0}', w.source) : undefined,
-        detail: vscode.l10n.t('sent by the workflow in debug run {0}', w.run),
-        tools: w.tools as OpenAI.Chat.ChatCompletionTool[],
-      })),
-      { label: vscode.l10n.t('From a JSON file…'), file: true },
-      { label: vscode.l10n.t('No tools'), tools: [] },
-    ];
-    const pick = recorded.length
-      ? await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Tools offered to the model'), placeHolder: vscode.l10n.t("A workflow's tools (from its debug runs), a JSON file, or none") })
-      : items[recorded.length];
-    if (!pick) return;
-    if (pick.tools) {
-      this.tools = pick.tools;
-      return;
-    }
-    await this.pickToolsFile();
+    const tools = await pickTools();
+    if (tools) this.tools = tools;
   }
 
-  private async pickToolsFile(): Promise<void> {
-    const picked = await vscode.window.showOpenDialog({ canSelectMany: false, filters: { JSON: ['json'] }, openLabel: vscode.l10n.t('Use these tools') });
-    if (!picked?.[0]) return;
-    try {
-      const j = JSON.parse(fs.readFileSync(picked[0].fsPath, 'utf8')) as unknown;
-      const list = Array.isArray(j) ? j : (j as { tools?: unknown }).tools;
-      if (!Array.isArray(list) || !list.every((t) => t && typeof t === 'object' && (t as { type?: string }).type === 'function')) {
-        throw new Error(vscode.l10n.t('expected a JSON list of OpenAI tools ({"type": "function", "function": {…}})'));
-      }
-      this.tools = list as OpenAI.Chat.ChatCompletionTool[];
-    } catch (e) {
-      void vscode.window.showErrorMessage(vscode.l10n.t('Cannot use {0} as tools: {1}', picked[0].fsPath, String((e as Error).message)));
-    }
-  }
-
-  private async askUrl(): Promise<string | undefined> {
-    const found = await vscode.workspace.findFiles('**/*_server_url.txt', '**/node_modules/**', 20);
-    const items: (vscode.QuickPickItem & { value?: string; action?: 'type' | 'dir' })[] = [];
-    for (const f of found) {
-      const u = readServerUrlFile(f.fsPath);
-      if (u) items.push({ label: u, description: vscode.workspace.asRelativePath(f), value: u });
-    }
-    const last = this.context.workspaceState.get<string>(LAST_URL_KEY);
-    if (last && !items.some((i) => i.value === last)) items.push({ label: last, description: vscode.l10n.t('last used'), value: last });
-    items.push({ label: vscode.l10n.t('Enter the explorer URL…'), action: 'type' }, { label: vscode.l10n.t('From a job directory…'), action: 'dir' });
-    const pick = await vscode.window.showQuickPick(items, { placeHolder: vscode.l10n.t('Serve-mode explorer (explorer_server_url.txt in the job dir)') });
-    if (!pick) return undefined;
-    if (pick.value) return pick.value;
-    if (pick.action === 'dir') {
-      const dir = await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, openLabel: vscode.l10n.t('Job directory') });
-      if (!dir?.[0]) return undefined;
-      const u = fromPathOrUrl(dir[0].fsPath);
-      if (!u) void vscode.window.showErrorMessage(vscode.l10n.t('No *_server_url.txt in {0}: is the explorer running with mode: serve?', dir[0].fsPath));
-      return u;
-    }
-    return vscode.window.showInputBox({ prompt: vscode.l10n.t('Explorer URL (http://host:8010)'), value: last ?? 'http://127.0.0.1:8010' });
+  private askUrl(): Promise<string | undefined> {
+    return askExplorerUrl(this.context.workspaceState.get<string>(LAST_URL_KEY));
   }
 
   dispose(): void {
     clearInterval(this.poll);
     this.panel?.dispose();
   }
-}
-
-/** A URL as is; a job dir or URL file read for the URL Trinity wrote. */
-function fromPathOrUrl(s: string): string | undefined {
-  if (/^https?:\/\//i.test(s)) return s;
-  try {
-    const st = fs.statSync(s);
-    if (st.isDirectory()) {
-      const f = findServerUrlFiles(s)[0];
-      return f ? readServerUrlFile(f) : undefined;
-    }
-    if (st.isFile()) return readServerUrlFile(s);
-  } catch {
-    /* not a path: treat as host:port */
-  }
-  return s;
 }
 
 /** Tells the metrics view (when it offers the command) to mark a commit; never fails the commit. */

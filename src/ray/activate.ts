@@ -59,6 +59,7 @@ export function activateRay(context: vscode.ExtensionContext, log: Logger, check
     cmd('agentrl.ray.startLocalCluster', (h, a) => load().startLocal(h, a)),
     cmd('agentrl.ray.stopLocalCluster', (h) => load().stopLocal(h)),
     cmd('agentrl.ray.runDemo', (h, a) => load().runDemo(h, a)),
+    cmd('agentrl.ray.connectExplorer', (h, a) => load().connectExplorer(h, jobArgs(a))),
   );
   const configured = (vscode.workspace.getConfiguration('agentrl.ray').get<unknown[]>('clusters') ?? []).length > 0;
   const saved = (context.workspaceState.get<unknown[]>('agentrl.ray.connected') ?? []).length > 0;

@@ -1,6 +1,7 @@
 // "Agent RL: Run the Demo on Ray": the newcomer's whole cluster flow without a GPU (issue 14 §5)
 // — a cluster (a local single-node one, started only when the user agrees), the demo trainer as
 // a Ray job, its logs streaming, its nodes and job in the Ray view, and its live charts.
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { SANDBOX_FALLBACK_URL, firstAnswering, readSandboxMarker } from '../shared/sandbox';
@@ -65,8 +66,12 @@ export async function runDemo(host: RayHost, args: DemoArgs = {}): Promise<DemoR
       modelUrl,
       python: args.python,
     });
+    // The job dir exists before the job starts, so the metrics view can watch it from the first
+    // step when the cluster shares this disk (a local cluster); elsewhere a relay job reads it.
+    fs.mkdirSync(demo.info.jobDir, { recursive: true });
+    const cliBundle = host.deps.context.asAbsolutePath(path.join('dist', 'agentrl.js'));
     const submitted = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Run the Demo on Ray') }, () =>
-      submitRun(client, { folder: demo.folder, config: demo.config, info: demo.info, entrypoint: demo.entrypoint, limitBytes: 16 * 2 ** 20 }),
+      submitRun(client, { folder: demo.folder, config: demo.config, info: demo.info, entrypoint: demo.entrypoint, limitBytes: 16 * 2 ** 20, cliBundle: fs.existsSync(cliBundle) ? cliBundle : undefined }),
     );
     host.deps.log.info(`ray: demo run ${name} submitted as ${submitted.submissionId} to ${client.url}${modelUrl ? `, rollouts on ${modelUrl}` : ', no model: simulated rewards'}`);
     host.showLogs(client.url, submitted.submissionId);

@@ -198,3 +198,4 @@ export class RayHost implements vscode.Disposable {
 }
 export { connect, submit, stopJob, deleteJob, watchMetrics, startLocal, stopLocal, describeError } from './commands';
 export { runDemo } from './demo';
+export { connectExplorer } from './explorer';

@@ -22,7 +22,9 @@ export class RayTree implements vscode.TreeDataProvider<Element> {
         cluster: s.url,
         id: s.url,
         label: s.name,
-        description: s.error ? vscode.l10n.t('unreachable') : `Ray ${s.rayVersion ?? '?'} · ${s.nodes.filter((n) => n.state === 'ALIVE').length}/${s.nodes.length} ${vscode.l10n.t('nodes alive')}`,
+        description: s.error
+          ? vscode.l10n.t('unreachable')
+          : vscode.l10n.t('Ray {0} · {1}/{2} nodes alive', s.rayVersion ?? '?', String(s.nodes.filter((n) => n.state === 'ALIVE').length), String(s.nodes.length)),
         error: s.error,
       }));
     }

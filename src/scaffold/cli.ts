@@ -7,7 +7,7 @@ import { DEFAULT_BASE_URL } from './plan/launch';
 import { ScaffoldError, ScaffoldWriteError, english } from './plan/l10n';
 import { planProject } from './plan/plan';
 import { TemplateSetError, parseTemplateSet, type TemplateFiles } from './templates/template-set';
-import { localized } from './plan/types';
+import { localized } from './templates/types';
 import { writePlan } from './plan/write';
 
 interface Io {

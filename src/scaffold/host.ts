@@ -14,7 +14,7 @@ import { ScaffoldError } from './plan/l10n';
 import { planProject } from './plan/plan';
 import { readTemplateDir } from './templates/template-dir';
 import { findTemplate, parseTemplateSet } from './templates/template-set';
-import { langOf, type DataChoice, type TemplateSet } from './plan/types';
+import { langOf, type DataChoice, type TemplateSet } from './templates/types';
 import { MAX_DATA_BYTES, checkDataFile } from './plan/validate';
 import { writePlan } from './plan/write';
 import { DEFAULT_BASE_URL } from './plan/launch';

@@ -1,7 +1,7 @@
 // Lazily loaded host bundles. Activation must stay cheap (target ≤ 50 ms), and requiring
 // vscode-languageclient + openai + @vscode/debugadapter + ws up front costs ~100 ms. So a
 // feature's extension-host code is bundled separately (esbuild.mjs `hostBundles`, e.g.
-// dist/config-client.js) and loaded on first use; activate() only registers tiny shims.
+// dist/config-host.js) and loaded on first use; activate() only registers tiny shims.
 import * as path from 'path';
 
 /** Returns a loader for dist/<bundle>.js, required once on first call. */

@@ -9,6 +9,7 @@
 // the line value (mean, or the smoothed value at the bucket's last point), and the min and
 // max of the bucket (the envelope), so a one-point spike is never sampled away. A frame
 // either replaces a chart (`start` = 0 with a new `rev`) or patches its tail from `start`.
+import { arrayOf, hasFields, isBool, isInt, isNum, isObj, isRange, isStr, nullable, oneOf } from './validate';
 
 export const METRICS_PROTOCOL_VERSION = 1;
 /** WebviewPanel view type (also the serializer's key). */
@@ -16,8 +17,16 @@ export const METRICS_VIEW_TYPE = 'agentrl.metrics';
 /** Host → webview flushes per second at most. */
 export const MAX_UPDATES_PER_SECOND = 10;
 
-export type XAxisMode = 'step' | 'wall' | 'relative';
-export const X_AXIS_MODES: readonly XAxisMode[] = ['step', 'wall', 'relative'];
+export const X_AXIS_MODES = ['step', 'wall', 'relative'] as const;
+export type XAxisMode = (typeof X_AXIS_MODES)[number];
+
+/** Each x axis mode, once: its toolbar label, the finest bucket width the host downsamples
+ *  to (a step is an integer; times go down to ~1 ms), and whether uPlot shows it as a date. */
+export const X_AXES: Readonly<Record<XAxisMode, { label: UiStringKey; minDx: number; time: boolean }>> = {
+  step: { label: 'xStep', minDx: 1, time: false },
+  wall: { label: 'xWall', minDx: 2 ** -10, time: true },
+  relative: { label: 'xRelative', minDx: 2 ** -10, time: false },
+};
 
 /** What the view and the status bar say about one relay endpoint. */
 export type EndpointState = 'connecting' | 'backfilling' | 'live' | 'stale' | 'error' | 'stopped';
@@ -47,7 +56,61 @@ export interface ViewOptions {
   band: boolean;
 }
 
-export const DEFAULT_VIEW_OPTIONS: ViewOptions = { smoothing: 0.6, xAxis: 'step', logScale: false, filter: '', band: true };
+// Run-time checks (options here, the webview's messages below).
+
+/**
+ * What changing an option redraws: `frames` the host rebuilds every chart's frames (the
+ * data change), `zoom` zooms reset (x values mean something else), `plot` the webview
+ * rebuilds its uPlot instances (scales, series, axes), `filter` the webview re-filters charts.
+ */
+export type OptionEffect = 'frames' | 'zoom' | 'plot' | 'filter';
+
+interface OptionDef<T> {
+  readonly default: T;
+  /** Key of its label in the toolbar. */
+  readonly label: UiStringKey;
+  readonly effects: readonly OptionEffect[];
+  /** The value when valid (clamped to its range), else undefined. */
+  parse(v: unknown): T | undefined;
+}
+
+/** TensorBoard's weight: 0 is off; the slider stops short of the accepted maximum. */
+export const SMOOTHING_RANGE = { min: 0, max: 0.999, sliderMax: 0.99, sliderStep: 0.01 } as const;
+const MAX_FILTER_LENGTH = 1000;
+const parseBool = (v: unknown): boolean | undefined => (typeof v === 'boolean' ? v : undefined);
+
+/** Every view option, defined once: both sides (host, webview) read it from here. */
+export const VIEW_OPTIONS: { readonly [K in keyof ViewOptions]: OptionDef<ViewOptions[K]> } = {
+  smoothing: {
+    default: 0.6,
+    label: 'smoothing',
+    effects: ['frames'],
+    parse: (v) => (isNum(v) ? Math.min(SMOOTHING_RANGE.max, Math.max(SMOOTHING_RANGE.min, v)) : undefined),
+  },
+  xAxis: {
+    default: 'step',
+    label: 'xAxis',
+    effects: ['frames', 'zoom', 'plot'],
+    parse: (v) => (isStr(v) && (X_AXIS_MODES as readonly string[]).includes(v) ? (v as XAxisMode) : undefined),
+  },
+  logScale: { default: false, label: 'logScale', effects: ['plot'], parse: parseBool },
+  filter: {
+    default: '',
+    label: 'filterPlaceholder',
+    effects: ['filter'],
+    parse: (v) => (isStr(v) && v.length <= MAX_FILTER_LENGTH ? v : undefined),
+  },
+  band: { default: true, label: 'band', effects: ['plot'], parse: parseBool },
+};
+
+const OPTION_KEYS = Object.keys(VIEW_OPTIONS) as (keyof ViewOptions)[];
+
+export const DEFAULT_VIEW_OPTIONS: ViewOptions = Object.fromEntries(OPTION_KEYS.map((k) => [k, VIEW_OPTIONS[k].default])) as unknown as ViewOptions;
+
+/** Whether going from `before` to `after` changes an option with this effect. */
+export function optionsAffect(before: ViewOptions, after: ViewOptions, effect: OptionEffect): boolean {
+  return OPTION_KEYS.some((k) => before[k] !== after[k] && VIEW_OPTIONS[k].effects.includes(effect));
+}
 
 export interface SeriesInfo {
   /** Store key: run, role, tag. */
@@ -74,9 +137,19 @@ export interface ChartSpec {
   series: SeriesInfo[];
 }
 
+/** An event of a run drawn as a vertical line on its charts (an online-training commit). */
+export interface RunMark {
+  kind: 'commit';
+  step: number;
+  /** wall time, seconds since the epoch (for the wall-time and relative axes) */
+  wallTime: number;
+}
+
 export interface RunSummary {
   run: string;
   roles: string[];
+  /** Events to mark on the run's charts, in step order. */
+  marks?: RunMark[];
   /** Seconds since epoch of the run's first point (origin of the relative-time axis). */
   start: number;
   points: number;
@@ -213,13 +286,15 @@ export const UI_STRING_KEYS = [
   'smoothed',
   'wallTime',
   'startDemo',
+  'commitMark',
   'advantage',
   'consumed',
   'groupTitle',
   'partsHistogram',
   'filterTasks',
 ] as const;
-export type UiStrings = Record<(typeof UI_STRING_KEYS)[number], string>;
+export type UiStringKey = (typeof UI_STRING_KEYS)[number];
+export type UiStrings = Record<UiStringKey, string>;
 
 // ---- host → webview -------------------------------------------------------------------
 
@@ -350,59 +425,48 @@ export interface ProbeMessage {
 
 // ---- run-time validation of what the webview sends -------------------------------------
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const isStr = (v: unknown): v is string => typeof v === 'string';
-const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
-const isInt = (v: unknown): v is number => Number.isSafeInteger(v);
-const isRange = (v: unknown): v is [number, number] => Array.isArray(v) && v.length === 2 && isNum(v[0]) && isNum(v[1]) && v[0] <= v[1];
-
 /** Checks a partial ViewOptions; returns the valid fields only. */
 export function sanitizeOptions(v: unknown): Partial<ViewOptions> {
   if (!isObj(v)) return {};
-  const out: Partial<ViewOptions> = {};
-  if (isNum(v.smoothing)) out.smoothing = Math.min(0.999, Math.max(0, v.smoothing));
-  if (isStr(v.xAxis) && (X_AXIS_MODES as readonly string[]).includes(v.xAxis)) out.xAxis = v.xAxis as XAxisMode;
-  if (typeof v.logScale === 'boolean') out.logScale = v.logScale;
-  if (typeof v.band === 'boolean') out.band = v.band;
-  if (isStr(v.filter) && v.filter.length <= 1000) out.filter = v.filter;
-  return out;
+  const out: Record<string, unknown> = {};
+  for (const k of OPTION_KEYS) {
+    const value = VIEW_OPTIONS[k].parse(v[k]);
+    if (value !== undefined) out[k] = value;
+  }
+  return out as Partial<ViewOptions>;
 }
 
-function isRolloutRef(v: unknown): v is RolloutRef {
-  return isObj(v) && isStr(v.run) && isStr(v.endpoint) && isStr(v.source) && isStr(v.table) && isInt(v.id);
-}
+const isRolloutRef = (v: unknown): v is RolloutRef => hasFields(v, { run: isStr, endpoint: isStr, source: isStr, table: isStr, id: isInt });
+const isChartWidth = (c: unknown): c is { id: string; width: number } => hasFields(c, { id: isStr, width: isNum }) && c.width >= 0;
+const isRenderedChart = (c: unknown): c is RenderedMessage['charts'][number] =>
+  hasFields(c, { id: isStr, visible: isBool, drawn: isBool, buckets: isInt, hi: nullable(isNum), lo: nullable(isNum) });
 
 /** Validates a message from the webview; undefined when it is not one of ours. */
 export function parseWebviewMessage(v: unknown): WebviewMessage | undefined {
   if (!isObj(v) || !isStr(v.type)) return undefined;
   switch (v.type) {
     case 'ready':
-      return isInt(v.protocol) ? (v as unknown as ReadyMessage) : undefined;
+      return hasFields(v, { type: oneOf(['ready']), protocol: isInt }) ? v : undefined;
     case 'viewport':
-      if (!Array.isArray(v.charts) || !Array.isArray(v.visible) || !v.visible.every(isStr)) return undefined;
-      if (!v.charts.every((c) => isObj(c) && isStr(c.id) && isNum(c.width) && c.width >= 0)) return undefined;
-      return v as unknown as ViewportMessage;
+      return hasFields(v, { type: oneOf(['viewport']), charts: arrayOf(isChartWidth), visible: arrayOf(isStr) }) ? v : undefined;
     case 'setOptions':
       return { type: 'setOptions', options: sanitizeOptions(v.options) };
     case 'zoom':
-      return isStr(v.chart) && (v.range === null || isRange(v.range)) ? (v as unknown as ZoomMessage) : undefined;
+      return hasFields(v, { type: oneOf(['zoom']), chart: isStr, range: nullable(isRange) }) ? v : undefined;
     case 'drill':
-      return isInt(v.request) && isStr(v.chart) && isStr(v.run) && isStr(v.role) && isRange(v.x) ? (v as unknown as DrillMessage) : undefined;
+      return hasFields(v, { type: oneOf(['drill']), request: isInt, chart: isStr, run: isStr, role: isStr, x: isRange }) ? v : undefined;
     case 'openRollout':
-      return isInt(v.request) && isRolloutRef(v.ref) ? (v as unknown as OpenRolloutMessage) : undefined;
+      return hasFields(v, { type: oneOf(['openRollout']), request: isInt, ref: isRolloutRef }) ? v : undefined;
     case 'export':
-      return (v.format === 'csv' || v.format === 'json') && Array.isArray(v.series) && v.series.every(isStr)
-        ? (v as unknown as ExportMessage)
-        : undefined;
+      return hasFields(v, { type: oneOf(['export']), format: oneOf(['csv', 'json']), series: arrayOf(isStr) }) ? v : undefined;
     case 'exportPng':
-      return isStr(v.chart) && isStr(v.dataUrl) && v.dataUrl.startsWith('data:image/png;base64,') ? (v as unknown as ExportPngMessage) : undefined;
+      return hasFields(v, { type: oneOf(['exportPng']), chart: isStr, dataUrl: isStr }) && v.dataUrl.startsWith('data:image/png;base64,') ? v : undefined;
     case 'command':
-      return v.command === 'connect' || v.command === 'demo' ? (v as unknown as CommandMessage) : undefined;
+      return hasFields(v, { type: oneOf(['command']), command: oneOf(['connect', 'demo']) }) ? v : undefined;
     case 'log':
-      return (v.level === 'info' || v.level === 'warn' || v.level === 'error') && isStr(v.message) ? (v as unknown as LogMessage) : undefined;
+      return hasFields(v, { type: oneOf(['log']), level: oneOf(['info', 'warn', 'error']), message: isStr }) ? v : undefined;
     case 'rendered':
-      return isInt(v.request) && Array.isArray(v.charts) && isStr(v.status) ? (v as unknown as RenderedMessage) : undefined;
+      return hasFields(v, { type: oneOf(['rendered']), request: isInt, charts: arrayOf(isRenderedChart), status: isStr }) ? v : undefined;
     default:
       return undefined;
   }

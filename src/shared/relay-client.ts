@@ -1,7 +1,8 @@
 // Client of `agentrl relay` (no vscode import): used by `agentrl tail` and by the extension's
-// metrics view. Connects, subscribes with its cursors, decodes batches into points, and on any
-// disconnect reconnects with exponential backoff + jitter, resuming from the cursor of the
-// last batch it delivered — so its listeners see every point exactly once.
+// metrics view. Connects (one RelayLink per connection, relay-link.ts), subscribes with its
+// cursors, decodes batches into points, and on any disconnect reconnects with exponential
+// backoff + jitter, resuming from the cursor of the last batch it delivered — so its listeners
+// see every point exactly once.
 //
 //   const client = new RelayClient({ url: 'ws://127.0.0.1:8765/', token });
 //   client.on('points', (b) => chart.append(b.points));
@@ -13,9 +14,11 @@
 // Persisting `client.cursors()` and passing them back as `cursors` resumes across restarts
 // of the client too.
 import { EventEmitter } from 'node:events';
-import WebSocket from 'ws';
+import { RelayClientError, RelayLink } from './relay-link';
 import type { Cursor, ExperienceDetail, ExperiencesMessage, HeartbeatMessage, HelloMessage, PointsMessage, ServerMessage, SourceInfo } from './relay-protocol';
-import { ProtocolError, RELAY_PROTOCOL_VERSION, RELAY_SUBPROTOCOL, fromWireNumber, parseServerMessage } from './relay-protocol';
+import { RELAY_PROTOCOL_VERSION, fromWireNumber } from './relay-protocol';
+
+export type { RelayClientError } from './relay-link';
 
 export interface RelayPoint {
   run: string;
@@ -46,15 +49,6 @@ export interface StateChange {
   delayMs?: number;
   /** Why the connection ended (backoff / closed). */
   reason?: string;
-}
-
-export interface RelayClientError {
-  /** auth: refused by the relay (bad token, origin, URL) — the client stops.
-   *  protocol: a malformed frame or an error message from the relay.
-   *  connection: a network failure (the client retries). */
-  kind: 'auth' | 'protocol' | 'connection';
-  message: string;
-  status?: number;
 }
 
 export interface RelayClientOptions {
@@ -96,12 +90,11 @@ export interface RelayClientEvents {
 }
 
 export class RelayClient extends EventEmitter<RelayClientEvents> {
-  private ws: WebSocket | undefined;
+  private link: RelayLink | undefined;
   private readonly cursorMap = new Map<string, Cursor>();
   private readonly sourceMap = new Map<string, SourceInfo>();
   private attempt = 0;
   private retryTimer: NodeJS.Timeout | undefined;
-  private idleTimer: NodeJS.Timeout | undefined;
   private heartbeatMs = 10_000;
   private current: RelayClientState = 'idle';
   private stopped = false;
@@ -129,14 +122,14 @@ export class RelayClient extends EventEmitter<RelayClientEvents> {
   }
 
   start(): void {
-    if (this.stopped || this.ws) return;
+    if (this.stopped || this.link) return;
     this.connect();
   }
 
   /** Reads one experience row's content (messages…) from an SQL source of the relay. */
   requestExperience(source: string, id: number, timeoutMs = 15_000): Promise<ExperienceDetail> {
-    const ws = this.ws;
-    if (!ws || ws.readyState !== WebSocket.OPEN || this.current !== 'open') return Promise.reject(new Error('not connected to the relay'));
+    const link = this.link;
+    if (!link || !link.open || this.current !== 'open') return Promise.reject(new Error('not connected to the relay'));
     const request = this.nextRequest++;
     return new Promise<ExperienceDetail>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -144,7 +137,7 @@ export class RelayClient extends EventEmitter<RelayClientEvents> {
         reject(new Error(`the relay did not answer within ${timeoutMs / 1000} s (an older relay cannot read experiences)`));
       }, timeoutMs);
       this.pending.set(request, { resolve, reject, timer });
-      ws.send(JSON.stringify({ type: 'experience', request, source, id }));
+      link.send({ type: 'experience', request, source, id });
     });
   }
 
@@ -161,15 +154,10 @@ export class RelayClient extends EventEmitter<RelayClientEvents> {
     this.stopped = true;
     this.failPending('client closed');
     if (this.retryTimer) clearTimeout(this.retryTimer);
-    if (this.idleTimer) clearTimeout(this.idleTimer);
-    const ws = this.ws;
-    this.ws = undefined;
+    const link = this.link;
+    this.link = undefined;
     this.setState({ state: 'closed', attempt: this.attempt });
-    if (!ws || ws.readyState === WebSocket.CLOSED) return Promise.resolve();
-    return new Promise((resolve) => {
-      ws.once('close', () => resolve());
-      ws.terminate();
-    });
+    return link ? link.close() : Promise.resolve();
   }
 
   private setState(s: StateChange): void {
@@ -183,73 +171,30 @@ export class RelayClient extends EventEmitter<RelayClientEvents> {
 
   private connect(): void {
     this.setState({ state: 'connecting', attempt: this.attempt });
-    const headers: Record<string, string> = {};
-    if (this.opts.token) headers.authorization = `Bearer ${this.opts.token}`;
-    const ws = new WebSocket(this.opts.url, RELAY_SUBPROTOCOL, {
-      headers,
-      ca: this.opts.ca,
-      perMessageDeflate: false,
-      handshakeTimeout: 10_000,
-      maxPayload: 512 * 1024 * 1024,
-    });
-    this.ws = ws;
-    let fatal = false;
-    ws.on('unexpected-response', (_req, res) => {
-      const status = res.statusCode ?? 0;
-      let body = '';
-      res.on('data', (c: Buffer) => (body += c.toString('utf8').slice(0, 500)));
-      res.on('end', () => {
-        const message = `relay refused the connection: HTTP ${status} ${body.trim()}`;
-        if (status === 400 || status === 401 || status === 403) {
-          fatal = true;
-          this.fail({ kind: 'auth', message, status });
-        } else this.fail({ kind: 'connection', message, status });
-        ws.terminate();
-      });
-      res.on('error', () => ws.terminate());
-    });
-    ws.on('open', () => {
-      this.stats.connects++;
-      this.armIdle();
-    });
-    ws.on('message', (data, isBinary) => {
-      this.armIdle();
-      let msg: ServerMessage;
-      try {
-        if (isBinary) throw new ProtocolError('unexpected binary frame');
-        msg = parseServerMessage((data as Buffer).toString('utf8'));
-      } catch (e) {
-        this.fail({ kind: 'protocol', message: `bad frame from relay: ${(e as Error).message}` });
-        ws.terminate();
-        return;
-      }
-      this.handle(ws, msg);
-    });
-    ws.on('error', (e) => this.fail({ kind: 'connection', message: e.message }));
-    ws.on('close', (code, reason) => {
-      if (this.ws !== ws) return;
-      this.failPending('connection to the relay closed');
-      this.ws = undefined;
-      if (this.idleTimer) clearTimeout(this.idleTimer);
-      if (this.stopped) return;
-      const why = `${code}${reason.length ? ` ${reason.toString()}` : ''}`;
-      if (fatal) {
-        this.stopped = true;
-        this.setState({ state: 'closed', attempt: this.attempt, reason: why });
-        return;
-      }
-      this.scheduleReconnect(why);
-    });
-  }
-
-  private armIdle(): void {
-    if (this.idleTimer) clearTimeout(this.idleTimer);
-    const limit = this.heartbeatMs * (this.opts.missedHeartbeats ?? 3);
-    this.idleTimer = setTimeout(() => {
-      this.fail({ kind: 'connection', message: `no data or heartbeat for ${limit} ms` });
-      this.ws?.terminate();
-    }, limit);
-    this.idleTimer.unref?.();
+    const { url, token, ca } = this.opts;
+    const idleMs = () => this.heartbeatMs * (this.opts.missedHeartbeats ?? 3);
+    const link: RelayLink = new RelayLink(
+      { url, token, ca, idleMs },
+      {
+        open: () => this.stats.connects++,
+        message: (msg) => this.handle(link, msg),
+        error: (e) => this.fail(e),
+        close: (why, refused) => {
+          // A link close() ended is no longer this.link: nothing to do.
+          if (this.link !== link) return;
+          this.failPending('connection to the relay closed');
+          this.link = undefined;
+          if (this.stopped) return;
+          if (refused) {
+            this.stopped = true;
+            this.setState({ state: 'closed', attempt: this.attempt, reason: why });
+            return;
+          }
+          this.scheduleReconnect(why);
+        },
+      },
+    );
+    this.link = link;
   }
 
   private scheduleReconnect(reason: string): void {
@@ -268,25 +213,23 @@ export class RelayClient extends EventEmitter<RelayClientEvents> {
     }, delayMs);
   }
 
-  private handle(ws: WebSocket, msg: ServerMessage): void {
+  private handle(link: RelayLink, msg: ServerMessage): void {
     switch (msg.type) {
       case 'hello': {
         if (msg.protocol !== RELAY_PROTOCOL_VERSION) {
           this.fail({ kind: 'protocol', message: `relay speaks protocol ${msg.protocol}, this client ${RELAY_PROTOCOL_VERSION}` });
         }
         this.heartbeatMs = msg.heartbeatSeconds * 1000;
-        this.armIdle();
+        link.armIdle();
         for (const s of msg.sources) this.sourceMap.set(s.id, s);
         this.attempt = 0;
-        ws.send(
-          JSON.stringify({
-            type: 'subscribe',
-            protocol: RELAY_PROTOCOL_VERSION,
-            runs: this.opts.runs,
-            cursors: this.cursors(),
-            experiences: this.opts.experiences ?? true,
-          }),
-        );
+        link.send({
+          type: 'subscribe',
+          protocol: RELAY_PROTOCOL_VERSION,
+          runs: this.opts.runs,
+          cursors: this.cursors(),
+          experiences: this.opts.experiences ?? true,
+        });
         this.setState({ state: 'open', attempt: 0 });
         this.emit('hello', msg);
         return;

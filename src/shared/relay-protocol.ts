@@ -11,6 +11,7 @@
 //
 // Every incoming message is validated at run time (`parseServerMessage`,
 // `parseClientMessage`): a malformed frame is an error, never a crash.
+import { Obj, arrayOf, hasFields, isBool, isInt, isNum, isObj, isStr, nullable, oneOf, optional } from './validate';
 
 export const RELAY_PROTOCOL_VERSION = 1;
 /** The WebSocket subprotocol both sides offer. */
@@ -166,7 +167,8 @@ export type ErrorCode =
 
 export interface ErrorMessage {
   type: 'error';
-  code: ErrorCode;
+  /** One of ErrorCode from this relay; a newer one may send codes this client shows as they are. */
+  code: ErrorCode | (string & {});
   message: string;
   source?: string;
 }
@@ -219,54 +221,43 @@ export function fromWireNumber(v: WireNumber): number {
 
 export class ProtocolError extends Error {}
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const isStr = (v: unknown): v is string => typeof v === 'string';
-const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
-const isInt = (v: unknown): v is number => Number.isSafeInteger(v);
 const isWireNum = (v: unknown): v is WireNumber => isNum(v) || v === 'NaN' || v === 'Infinity' || v === '-Infinity';
-const arrOf = <T>(v: unknown, f: (x: unknown) => x is T): v is T[] => Array.isArray(v) && v.every(f);
-const isNullable = <T>(f: (x: unknown) => x is T) => (x: unknown): x is T | null => x === null || f(x);
 
 function need(cond: boolean, what: string): asserts cond {
   if (!cond) throw new ProtocolError(what);
 }
 
 export function isCursor(v: unknown): v is Cursor {
-  return isObj(v) && isStr(v.source) && isInt(v.offset) && v.offset >= 0 && (v.fid === undefined || isStr(v.fid));
+  return hasFields(v, { source: isStr, offset: isInt, fid: optional(isStr) }) && v.offset >= 0;
 }
 
-const SOURCE_KINDS: readonly string[] = ['tfevents', 'log', 'sql', 'serve', 'jsonl'];
-function isSourceInfo(v: unknown): v is SourceInfo {
-  return isObj(v) && isStr(v.id) && isStr(v.kind) && SOURCE_KINDS.includes(v.kind) && isStr(v.run) && isStr(v.role) && isStr(v.path);
-}
+const isSourceKind = oneOf<SourceKind>(['tfevents', 'log', 'sql', 'serve', 'jsonl']);
+const isSourceInfo = (v: unknown): v is SourceInfo => hasFields(v, { id: isStr, kind: isSourceKind, run: isStr, role: isStr, path: isStr });
 
-function isExperienceRow(v: unknown): v is ExperienceRow {
-  return (
-    isObj(v) &&
-    isInt(v.id) &&
-    isStr(v.table) &&
-    isNullable(isStr)(v.task_id) &&
-    isNullable(isInt)(v.run_id) &&
-    isNullable(isInt)(v.model_version) &&
-    isNullable(isWireNum)(v.reward) &&
-    isNullable(isStr)(v.timestamp) &&
-    (v.msg_id === undefined || isNullable(isStr)(v.msg_id)) &&
-    (v.consumed === undefined || isNullable(isInt)(v.consumed)) &&
-    (v.metrics === undefined || (isObj(v.metrics) && Object.values(v.metrics).every(isWireNum))) &&
-    (v.advantage === undefined || isNullable(isWireNum)(v.advantage)) &&
-    (v.updated === undefined || typeof v.updated === 'boolean')
-  );
-}
+const isExperienceRow = (v: unknown): v is ExperienceRow =>
+  hasFields(v, {
+    id: isInt,
+    table: isStr,
+    task_id: nullable(isStr),
+    run_id: nullable(isInt),
+    model_version: nullable(isInt),
+    reward: nullable(isWireNum),
+    timestamp: nullable(isStr),
+    msg_id: optional(nullable(isStr)),
+    consumed: optional(nullable(isInt)),
+    metrics: optional((m): m is Record<string, WireNumber> => isObj(m) && Object.values(m).every(isWireNum)),
+    advantage: optional(nullable(isWireNum)),
+    updated: optional(isBool),
+  });
 
-function parseJson(text: string): Obj {
+function parseJson(text: string): Obj & { type: string } {
   let v: unknown;
   try {
     v = JSON.parse(text);
   } catch {
     throw new ProtocolError('not JSON');
   }
-  need(isObj(v) && isStr(v.type), 'not a message object with a type');
+  need(hasFields(v, { type: isStr }), 'not a message object with a type');
   return v;
 }
 
@@ -275,36 +266,36 @@ export function parseServerMessage(text: string): ServerMessage {
   const m = parseJson(text);
   switch (m.type) {
     case 'hello':
-      need(isInt(m.protocol) && isStr(m.relayVersion) && isStr(m.instance), 'hello: bad header');
-      need(arrOf(m.runs, isStr) && arrOf(m.roles, isStr) && arrOf(m.sources, isSourceInfo), 'hello: bad runs/roles/sources');
-      need(isNum(m.heartbeatSeconds) && m.heartbeatSeconds > 0, 'hello: bad heartbeatSeconds');
-      return m as unknown as HelloMessage;
+      need(hasFields(m, { type: oneOf(['hello']), protocol: isInt, relayVersion: isStr, instance: isStr }), 'hello: bad header');
+      need(hasFields(m, { runs: arrayOf(isStr), roles: arrayOf(isStr), sources: arrayOf(isSourceInfo) }), 'hello: bad runs/roles/sources');
+      need(hasFields(m, { heartbeatSeconds: isNum }) && m.heartbeatSeconds > 0, 'hello: bad heartbeatSeconds');
+      return m;
     case 'sources':
-      need(arrOf(m.sources, isSourceInfo), 'sources: bad list');
-      return m as unknown as SourcesMessage;
+      need(hasFields(m, { type: oneOf(['sources']), sources: arrayOf(isSourceInfo) }), 'sources: bad list');
+      return m;
     case 'points': {
-      need(isStr(m.source) && isStr(m.run) && isStr(m.role) && isCursor(m.cursor), 'points: bad header');
-      need(arrOf(m.tags, isStr), 'points: bad tags');
+      need(hasFields(m, { type: oneOf(['points']), source: isStr, run: isStr, role: isStr, cursor: isCursor }), 'points: bad header');
+      need(hasFields(m, { tags: arrayOf(isStr) }), 'points: bad tags');
       const n = Array.isArray(m.tag) ? m.tag.length : -1;
-      need(arrOf(m.tag, isInt) && (m.tag as number[]).every((i) => i >= 0 && i < (m.tags as string[]).length), 'points: bad tag index');
-      need(arrOf(m.step, isInt) && (m.step as number[]).length === n, 'points: bad steps');
-      need(arrOf(m.wallTime, isNum) && (m.wallTime as number[]).length === n, 'points: bad wall times');
-      need(arrOf(m.value, isWireNum) && (m.value as WireNumber[]).length === n, 'points: bad values');
-      return m as unknown as PointsMessage;
+      need(hasFields(m, { tag: arrayOf(isInt) }) && m.tag.every((i) => i >= 0 && i < m.tags.length), 'points: bad tag index');
+      need(hasFields(m, { step: arrayOf(isInt) }) && m.step.length === n, 'points: bad steps');
+      need(hasFields(m, { wallTime: arrayOf(isNum) }) && m.wallTime.length === n, 'points: bad wall times');
+      need(hasFields(m, { value: arrayOf(isWireNum) }) && m.value.length === n, 'points: bad values');
+      return m;
     }
     case 'experiences':
-      need(isStr(m.source) && isStr(m.run) && isCursor(m.cursor) && arrOf(m.rows, isExperienceRow), 'experiences: bad message');
-      return m as unknown as ExperiencesMessage;
+      need(hasFields(m, { type: oneOf(['experiences']), source: isStr, run: isStr, cursor: isCursor, rows: arrayOf(isExperienceRow) }), 'experiences: bad message');
+      return m;
     case 'experience-detail':
-      need(isInt(m.request) && isStr(m.source) && isInt(m.id), 'experience-detail: bad header');
-      need((m.detail === undefined || isObj(m.detail)) && (m.error === undefined || isStr(m.error)), 'experience-detail: bad detail');
-      return m as unknown as ExperienceDetailMessage;
+      need(hasFields(m, { type: oneOf(['experience-detail']), request: isInt, source: isStr, id: isInt }), 'experience-detail: bad header');
+      need(hasFields(m, { detail: optional(isObj), error: optional(isStr) }), 'experience-detail: bad detail');
+      return m;
     case 'heartbeat':
-      need(isNum(m.time), 'heartbeat: bad time');
-      return m as unknown as HeartbeatMessage;
+      need(hasFields(m, { type: oneOf(['heartbeat']), time: isNum }), 'heartbeat: bad time');
+      return m;
     case 'error':
-      need(isStr(m.code) && isStr(m.message) && (m.source === undefined || isStr(m.source)), 'error: bad message');
-      return m as unknown as ErrorMessage;
+      need(hasFields(m, { type: oneOf(['error']), code: isStr, message: isStr, source: optional(isStr) }), 'error: bad message');
+      return m;
     default:
       throw new ProtocolError(`unknown message type '${String(m.type).slice(0, 40)}'`);
   }
@@ -314,13 +305,13 @@ export function parseServerMessage(text: string): ServerMessage {
 export function parseClientMessage(text: string): ClientMessage {
   const m = parseJson(text);
   if (m.type === 'experience') {
-    need(isInt(m.request) && isStr(m.source) && isInt(m.id), 'experience: needs request, source and id');
-    return m as unknown as ExperienceRequestMessage;
+    need(hasFields(m, { type: oneOf(['experience']), request: isInt, source: isStr, id: isInt }), 'experience: needs request, source and id');
+    return m;
   }
-  need(m.type === 'subscribe', `unknown message type '${String(m.type).slice(0, 40)}'`);
-  need(isInt(m.protocol), 'subscribe: missing protocol version');
-  need(m.runs === undefined || arrOf(m.runs, isStr), 'subscribe: runs must be a list of strings');
-  need(arrOf(m.cursors, isCursor), 'subscribe: cursors must be a list of {source, offset, fid?}');
-  need(m.experiences === undefined || typeof m.experiences === 'boolean', 'subscribe: experiences must be a boolean');
-  return m as unknown as SubscribeMessage;
+  need(hasFields(m, { type: oneOf(['subscribe']) }), `unknown message type '${String(m.type).slice(0, 40)}'`);
+  need(hasFields(m, { protocol: isInt }), 'subscribe: missing protocol version');
+  need(hasFields(m, { runs: optional(arrayOf(isStr)) }), 'subscribe: runs must be a list of strings');
+  need(hasFields(m, { cursors: arrayOf(isCursor) }), 'subscribe: cursors must be a list of {source, offset, fid?}');
+  need(hasFields(m, { experiences: optional(isBool) }), 'subscribe: experiences must be a boolean');
+  return m;
 }

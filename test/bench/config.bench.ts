@@ -12,7 +12,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { pathToFileURL } from 'url';
-import { analyze } from '../../src/config/engine';
+import { analyze } from '../../src/config/engine/engine';
 import { LspProcess } from '../harness/lsp-stdio';
 import { hasShared, repoRoot, sharedDir } from '../harness/paths';
 import { fuzz } from '../unit/config/fuzz';

@@ -74,6 +74,11 @@ suite('online training (Trinity serve-mode proxy; engine stand-in: llama.cpp fix
     m = await host.connection!.client.metrics();
     assert.strictEqual(m.readyExperiences, 2);
 
+    // The metrics view watches the same run (its job dir: the relay polls the explorer's /metrics)
+    const metrics = (await activated()).metrics.host();
+    const endpoint = await vscode.commands.executeCommand<string>('agentrl.metrics.connect', { dir: serve!.jobDir, mode: 'job', name: 'online-run', run: 'online-run', reveal: false });
+    await until('the serve-mode series in the metrics view', () => metrics.store.list().some((x) => x.run === 'online-run' && x.tag === 'explore_step_num'), 60_000);
+
     const commits: number[] = [];
     const sub = host.onCommit((s) => commits.push(s));
     await ctl.receive({ type: 'commit' });
@@ -81,6 +86,10 @@ suite('online training (Trinity serve-mode proxy; engine stand-in: llama.cpp fix
     assert.deepStrictEqual(commits, [1]);
     assert.strictEqual(ctl.state().metrics?.exploreStep, 1);
     assert.deepStrictEqual(serve!.committed().map((c) => c.reward).sort(), [0, 1]);
+    // ... and marks the commit on that run's charts
+    const marked = await until('the commit marked on the run', () => metrics.controller.runSummaries().find((r) => r.run === 'online-run' && r.marks?.length));
+    assert.deepStrictEqual(marked.marks!.map((k) => [k.kind, k.step]), [['commit', 1]]);
+    await vscode.commands.executeCommand('agentrl.metrics.disconnect', { id: endpoint });
   });
 
   test('a pre-0.4 explorer connects for chat; rewards and commit say why they are missing; a dead one is refused', async () => {

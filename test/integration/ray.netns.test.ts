@@ -13,9 +13,11 @@ import * as vscode from 'vscode';
 import type { RayHost } from '../../src/ray/host';
 import type { Element } from '../../src/ray/tree';
 import type { MetricsHost } from '../../src/metrics/host';
+import type { OnlineHost } from '../../src/online/host';
 import { seriesKey } from '../../src/metrics/store/store';
 import { repoRoot, venvPython } from '../harness/paths';
 import { netnsStrays, RAY_PROCESS, raySkipReason, startRayCluster, type RayCluster } from '../harness/ray-cluster';
+import { startTrinityServe, trinityServeSkipReason } from '../harness/trinity-serve';
 import type { AgentRlApi } from '../../src/extension';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -34,6 +36,7 @@ suite('Ray cluster in VS Code (real Ray, two nodes, loopback-only netns)', funct
   let cluster: RayCluster;
   let ray: RayHost;
   let metrics: MetricsHost;
+  let online: OnlineHost;
   let url: string;
   let ws: string;
   let ckpt: string;
@@ -50,6 +53,7 @@ suite('Ray cluster in VS Code (real Ray, two nodes, loopback-only netns)', funct
     const api = await vscode.extensions.getExtension<AgentRlApi>('agentrl.agent-rl-studio')!.activate();
     ray = api.ray.host();
     metrics = api.metrics.host();
+    online = api.online.host();
     ws = vscode.workspace.workspaceFolders![0].uri.fsPath;
     ckpt = fs.mkdtempSync('/tmp/arl-ckpt-');
     fs.mkdirSync(path.join(ws, 'ray-demo'), { recursive: true });
@@ -163,6 +167,34 @@ suite('Ray cluster in VS Code (real Ray, two nodes, loopback-only netns)', funct
       const s = metrics.store.list().find((x) => x.run === run && x.tag === 'rollout/accuracy/mean');
       return s && s.length >= 5 ? s : undefined;
     }, 60000);
+  });
+
+  test("Connect to Online Explorer of a Ray job: the URL the explorer logged reaches Trinity's own serve-mode API", async function () {
+    const why = trinityServeSkipReason();
+    if (why) {
+      console.log(`skipped: ${why}`);
+      return this.skip();
+    }
+    // Trinity's serve-mode API (its FastAPI proxy, ExplorerService, HistoryRecorder) around the fixture
+    // model; the Ray job STANDS IN for the explorer actor (it needs a GPU): it logs Trinity's banner.
+    const serve = await startTrinityServe();
+    try {
+      const r = await vscode.commands.executeCommand<{ submissionId: string }>('agentrl.ray.submit', {
+        config: config('ray-serve'),
+        cluster: url,
+        entrypoint: `${venvPython} -c "import time; print('Starting Trinity Service on ${serve.url}', flush=True); time.sleep(60)"`,
+        metrics: 'none',
+      });
+      assert.ok(r?.submissionId);
+      await until('the banner in the job log', async () => /Starting Trinity Service/.test(await ray.get(url)!.monitor.client.logs(r.submissionId)), 60000, 500);
+      const got = await vscode.commands.executeCommand<string | undefined>('agentrl.ray.connectExplorer', { cluster: url, id: r.submissionId });
+      assert.strictEqual(got, serve.url);
+      assert.strictEqual(online.connection?.client.url, serve.url, 'the online feature is connected to the explorer');
+      assert.ok(online.connection.models.length > 0, 'it listed the served models');
+      assert.ok(await vscode.commands.executeCommand('agentrl.ray.stopJob', { cluster: url, id: r.submissionId }));
+    } finally {
+      await serve.stop();
+    }
   });
 
   test('a run that stops writing is flagged stalled within the configured time; stop works', async () => {

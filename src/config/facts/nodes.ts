@@ -1,7 +1,7 @@
 // Builders for schema nodes in the shape schemas/*.json use (a plain-JSON-schema `anyOf` for
 // other tools, `x-py` for our own OmegaConf-faithful check), so a release's new fields are
 // written as one line each instead of copied JSON.
-import type { SchemaNode } from '../schema/schemas';
+import type { SchemaNode } from './schema-node';
 
 const INTERP = { type: 'string', pattern: '\\$\\{' };
 const INT = [{ type: 'integer' }, { type: 'string', pattern: '^\\s*[-+]?[0-9][0-9_]*\\s*$' }, INTERP];

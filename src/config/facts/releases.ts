@@ -4,8 +4,8 @@
 // published schemas/trinity-rft.schema.json (`npm run gen:schemas`, checked by a unit test) —
 // is the 0.5 line with the deltas applied, every addition marked with the release it needs.
 // Adding 0.7 means writing trinity-0.7.ts with its differences and listing it below.
-import type { Msg } from '../findings';
-import type { RootSchema, SchemaNode } from '../schema/schemas';
+import type { Msg } from '../core/findings';
+import type { RootSchema, SchemaNode } from './schema-node';
 import base from './trinity-0.5.schema.json';
 import { enumAnyOf, type Doc } from './nodes';
 import { TRINITY_0_6 } from './trinity-0.6';

@@ -14,7 +14,7 @@
 //                        1d7fae4a: we accept them, as the docs tell users to write them).
 // Left out on purpose: fields of config.py 1d7fae4a that no 0.6 note names (megatron, cod,
 // explorer/trainer_sync_interval, router replay…) — they may be post-0.6 main.
-import { msg } from '../findings';
+import { msg } from '../core/findings';
 import type { ReleaseDelta } from './releases';
 import { boolField, intField } from './nodes';
 

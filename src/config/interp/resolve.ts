@@ -4,7 +4,7 @@
 // result is converted to the field's type. Rules then see resolved values; what cannot be
 // resolved here (an unset env var) is "unknown" and rules skip it.
 import type { ConfigKind } from '../../shared/config-api';
-import { FindingSink, msg } from '../findings';
+import { FindingSink, msg } from '../core/findings';
 import { coerce, type EnumSpec, type FieldType } from '../schema/coerce';
 import { schemaAt } from '../schema/schemas';
 import { resolvePlain } from '../yaml/scalars';

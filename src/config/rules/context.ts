@@ -1,11 +1,11 @@
 // What a rule sees and how it reports. Rules are pure functions of the effective config;
 // each reports with a stable code, at the offending key, linking the other keys involved.
 import type { ConfigKind } from '../../shared/config-api';
-import { type Finding, type FindingSink, type Fix, type Msg, msg, type Related } from '../findings';
-import type { ConfigView } from '../model';
+import { type Finding, type FindingSink, type Fix, type Msg, msg, type Related } from '../core/findings';
+import type { ConfigView } from './view';
 import type { PythonIndex } from '../workspace/pyindex';
 import { locate, type Segment, type Span, type VNode } from '../yaml/tree';
-import type { VersionSource } from '../versions';
+import type { VersionSource } from '../schema/version-findings';
 
 export interface RuleEnv {
   kind: ConfigKind;

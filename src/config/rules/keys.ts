@@ -1,16 +1,15 @@
 // Per-key checks driven by schema annotations: registry names ("did you mean"), dotted
 // class paths found (or not) in the workspace, local paths that do not exist, deprecated /
-// do-not-set / dead keys, and keys newer than the targeted Trinity release.
+// do-not-set / dead keys; keys, values and names newer than the targeted Trinity release are
+// reported through schema/version-findings.ts, at this point of the walk.
 import type { ConfigKind } from '../../shared/config-api';
-import { FindingSink, msg, suggest, type Fix } from '../findings';
+import { FindingSink, msg, suggest, type Fix } from '../core/findings';
 import { UNKNOWN, type Resolution } from '../interp/resolve';
-import { AGENT_PLUGIN_NAMES, NAME_SINCE, REGISTRIES, type RegistryId } from '../names/registries';
-import { classifyPath, configAncestors, resolveLocalPath } from '../paths';
+import { AGENT_PLUGIN_NAMES, REGISTRIES, type RegistryId } from '../names/registries';
+import { classifyPath, configAncestors, resolveLocalPath } from '../core/paths';
 import { isInterpolation } from '../schema/coerce';
-import type { Site } from '../sites';
-import { compareVersions, needsRelease, type VersionSource } from '../versions';
-import { valueSince } from '../facts/releases';
-import { LATEST_TRINITY } from '../schema/schemas';
+import type { Site } from '../schema/sites';
+import { newerKeyOrValue, newerName, type VersionSource } from '../schema/version-findings';
 import { codeVisible, isLocation, type PyRegistration, type PythonIndex } from '../workspace/pyindex';
 import * as path from 'path';
 
@@ -71,10 +70,7 @@ function checkRegistry(env: KeyRuleEnv, s: Site, reg: RegistryId): void {
   if (reg === 'experience_operator' && !s.where.includes('experience_pipeline')) return;
   const names = knownNames(env, reg);
   if (names.has(value)) {
-    const since = env.kind === 'trinity' || s.path[0] === 'trinity' ? NAME_SINCE[reg]?.[value] : undefined;
-    if (since && compareVersions(since, env.trinityVersion) > 0 && !env.python?.registered(reg).some((r) => r.name === value)) {
-      env.sink.add({ severity: 'warning', code: 'version.newer-name', message: needsRelease(`'${value}' (${REGISTRIES[reg].title.en})`, since, env.trinityVersion, env.trinityVersionSource), path: s.where, span: s.span });
-    }
+    newerName(env, s, reg, value, () => env.python?.registered(reg) ?? NO_REGISTRATIONS);
     return;
   }
   const title = REGISTRIES[reg].title;
@@ -153,7 +149,6 @@ function checkChoice(env: KeyRuleEnv, s: Site, choices: string[]): void {
 }
 
 export function runKeyRules(env: KeyRuleEnv): void {
-  const trinityTarget = env.trinityVersion;
   for (const s of env.sites) {
     const sch = s.schema;
     const key = String(s.path[s.path.length - 1]);
@@ -183,25 +178,7 @@ export function runKeyRules(env: KeyRuleEnv): void {
     if (sch['x-dead']) {
       env.sink.add({ severity: 'info', code: 'agent.dead-key', message: msg(`${sch['x-dead']}`, `${sch['x-zh'] ?? ''}`), path: s.where, span, tags: ['unnecessary'] });
     }
-    const since = sch['x-since'];
-    const inTrinity = env.kind === 'trinity' || s.path[0] === 'trinity';
-    if (since && compareVersions(since, trinityTarget) > 0 && inTrinity) {
-      // the older loader rejects the key ("Key 'x' not in 'Y'"): an error for Trinity configs
-      env.sink.add({
-        severity: env.kind === 'trinity' ? 'error' : 'warning',
-        code: 'version.newer-key',
-        message: needsRelease(`\`${s.where}\``, since, trinityTarget, env.trinityVersionSource),
-        path: s.where,
-        span,
-      });
-    }
-    if (sch['x-value-since'] && inTrinity && trinityTarget !== LATEST_TRINITY) {
-      const value = valueOf(env, s);
-      const vs = value === undefined ? undefined : valueSince(sch, value);
-      if (vs && compareVersions(vs, trinityTarget) > 0) {
-        env.sink.add({ severity: env.kind === 'trinity' ? 'error' : 'warning', code: 'version.newer-value', message: needsRelease(`\`${s.where}: ${value}\``, vs, trinityTarget, env.trinityVersionSource), path: s.where, span: s.span });
-      }
-    }
+    newerKeyOrValue(env, s, () => valueOf(env, s));
     const reg = sch['x-registry'] as RegistryId | undefined;
     if (reg && REGISTRIES[reg]) checkRegistry(env, s, reg);
     else if (sch['x-strictChoices'] && sch['x-choices'] && env.kind !== 'trinity') checkChoice(env, s, sch['x-choices']);

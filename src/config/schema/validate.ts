@@ -8,13 +8,12 @@
 // errors come from the branch that applies instead of every alternative.
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import type { ConfigKind } from '../../shared/config-api';
-import { FindingSink, msg, suggest, type Finding } from '../findings';
-import { compareVersions, keyHistory, nextRelease, validIn } from '../versions';
+import { FindingSink, msg, suggest, type Finding } from '../core/findings';
 import { childNode, deref, formatPath, locate, pointerToPath, type Segment, type VNode } from '../yaml/tree';
 import { coerce, type EnumSpec, type FieldType } from './coerce';
 import { SCHEMAS, type SchemaNode } from './schemas';
-import { agentRenameFor } from '../rules/agent/rules';
 import { addMemoKeyword, MEMO_KEYWORD, validateMemo } from './memo';
+import { renamedKey } from './version-findings';
 
 interface PySpec {
   type: FieldType;
@@ -194,45 +193,7 @@ function unknownKey(ctx: SchemaContext, parentPath: Segment[], key: string, pare
   const span = loc.keySpan ?? loc.span;
   const cls = parentSchema?.['x-class'];
   const where = formatPath(path);
-  const inTrinity = ctx.kind === 'trinity' || parentPath[0] === 'trinity';
-  // a key from another release gets a version message, never a bare "unknown key"
-  const h = inTrinity ? keyHistory(cls, key) : undefined;
-  if (h) {
-    if (validIn(h, ctx.trinityVersion)) return;
-    const removedIn = h.rename?.since ?? (h.until ? nextRelease(h.until) : undefined) ?? 'a later release';
-    const lived = h.since && h.until ? (h.since === h.until ? ` (it existed in ${h.since})` : ` (it existed in ${h.since}–${h.until})`) : '';
-    const livedZh = h.since && h.until ? (h.since === h.until ? `（仅存在于 ${h.since}）` : `（存在于 ${h.since}–${h.until}）`) : '';
-    const note = h.rename?.note;
-    const isDocsName = h.rename && !h.since;
-    ctx.sink.add({
-      severity: 'warning',
-      code: 'version.renamed-key',
-      message: isDocsName
-        ? msg(`\`${where}\` is not a Trinity-RFT key: ${note!.en}.`, `\`${where}\` 不是 Trinity-RFT 的键：${note!.zh}。`)
-        : msg(
-            `\`${where}\` is from an older Trinity-RFT release${lived}; it was removed in ${removedIn}${note ? `: ${note.en}` : ''}. Target release: ${ctx.trinityVersion}.`,
-            `\`${where}\` 来自较旧的 Trinity-RFT 版本${livedZh}，已在 ${removedIn} 中移除${note ? `：${note.zh}` : ''}。目标版本：${ctx.trinityVersion}。`,
-          ),
-      path: where,
-      span,
-      fixes: h.rename?.to ? [{ title: msg(`Rename to \`${h.rename.to}\``, `重命名为 \`${h.rename.to}\``), edits: [{ span, newText: h.rename.to }], preferred: true }] : undefined,
-    });
-    return;
-  }
-  if (soft && ctx.kind !== 'trinity' && parentPath[0] === ctx.kind) {
-    const r = agentRenameFor(ctx.kind, formatPath(parentPath.slice(1)), key);
-    if (r) {
-      ctx.sink.add({
-        severity: 'warning',
-        code: 'version.renamed-key',
-        message: msg(`${r.en}.`, `${r.zh}。`),
-        path: where,
-        span,
-        fixes: [{ title: msg(`Rename to \`${r.to}\``, `重命名为 \`${r.to}\``), edits: [{ span, newText: r.to }], preferred: true }],
-      });
-      return;
-    }
-  }
+  if (renamedKey(ctx, parentPath, key, cls, soft, span)) return;
   const close = suggest(key, keysOf(parentSchema));
   const fixes: Finding['fixes'] = close.map((c, i) => ({ title: msg(`Change to \`${c}\``, `改为 \`${c}\``), edits: [{ span, newText: c }], preferred: i === 0 }));
   const hint = close.length ? ` Did you mean \`${close[0]}\`?` : '';
@@ -264,5 +225,3 @@ function keysOf(schema: SchemaNode | undefined): string[] {
   return keys;
 }
 
-/** True when `since` is newer than `target`. */
-export const newerThan = (since: string | undefined, target: string) => !!since && compareVersions(since, target) > 0;

@@ -3,7 +3,7 @@
 // fs memo (rules ask on every keystroke); never runs Python.
 import * as fs from 'fs';
 import * as path from 'path';
-import { listDir, statKind } from '../fscache';
+import { listDir, statKind } from '../core/fscache';
 
 export interface PackagePin {
   /** The lowest version the pin allows (`==2.0.6`, `>=2.0` → `2.0.6`, `2.0`), or the installed one. */

@@ -5,8 +5,8 @@
 // A bounded, regex-level scan (no Python needed): enough to find definitions, not to run them.
 import * as fs from 'fs';
 import * as path from 'path';
-import { listDir, statKind } from '../fscache';
-import { remembered } from '../remember';
+import { listDir, statKind } from '../core/fscache';
+import { remembered } from '../core/remember';
 import { REGISTRY_BY_PY, type RegistryId } from '../names/registries';
 import { walkFiles } from './walk';
 

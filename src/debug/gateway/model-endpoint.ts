@@ -1,15 +1,19 @@
-// Where the gateway gets completions from: a live OpenAI-compatible endpoint through the
-// `openai` SDK, or (replay.ts) a recorded run. Errors come back as values, never thrown,
-// so the runtime can record them and stop on them.
+// Where the gateway gets completions from: a live OpenAI-compatible endpoint over the
+// gateway's one pooled HTTP client (http-client.ts), or (replay.ts) a recorded run. Errors
+// come back as values, never thrown, so the runtime can record them and stop on them. The
+// `openai` SDK only parses streamed replies (server-sent events); it sends nothing.
 import * as http from 'http';
-import OpenAI from 'openai';
+import { Readable } from 'stream';
+import { APIError } from 'openai';
+import { Stream } from 'openai/core/streaming';
 import type { CallError, ChatCompletion, ChatRequest } from '../model/trajectory';
 import { assembleChunks } from './chat';
-import { createJsonPoster, type JsonPoster } from './json-post';
+import { abortError, createPooledHttp, readText, type HttpCall, type PooledHttp } from './http-client';
 
-export type UpstreamResult =
-  | { ok: true; response: ChatCompletion; chunks?: unknown[] }
-  | { ok: false; error: CallError; body?: unknown };
+/** A call that failed: why, and the endpoint's error object when it sent one. */
+export type UpstreamFailure = { ok: false; error: CallError; body?: unknown };
+
+export type UpstreamResult = { ok: true; response: ChatCompletion; chunks?: unknown[] } | UpstreamFailure;
 
 export interface CallContext {
   episode: string;
@@ -39,59 +43,76 @@ export interface OpenAIUpstreamOptions {
 
 export class OpenAIUpstream implements ChatUpstream {
   readonly label: string;
-  private readonly client: OpenAI;
   private readonly timeoutMs: number;
-  private readonly poster: JsonPoster = createJsonPoster();
+  private readonly http: PooledHttp = createPooledHttp();
   private readonly chatUrl: URL;
-  private readonly headers: Record<string, string>;
+  private readonly modelsUrl: URL;
+  /** The headers of JSON calls and of streamed ones (the key as a bearer token). */
+  private readonly headers: { json: Record<string, string>; stream: Record<string, string> };
 
   constructor(opts: OpenAIUpstreamOptions) {
     this.label = opts.baseUrl;
     this.timeoutMs = Math.max(0.05, opts.timeoutSec ?? 60) * 1000;
-    const apiKey = opts.apiKey || 'EMPTY';
-    this.client = new OpenAI({ baseURL: opts.baseUrl, apiKey, maxRetries: 0, timeout: this.timeoutMs });
-    this.chatUrl = new URL(opts.baseUrl.replace(/\/+$/, '') + '/chat/completions');
-    this.headers = { authorization: `Bearer ${apiKey}`, 'user-agent': 'agentrl-gateway' };
+    const base = opts.baseUrl.replace(/\/+$/, '');
+    this.chatUrl = new URL(base + '/chat/completions');
+    this.modelsUrl = new URL(base + '/models');
+    const common = { authorization: `Bearer ${opts.apiKey || 'EMPTY'}`, 'user-agent': 'agentrl-gateway' };
+    this.headers = { json: { ...common, accept: 'application/json' }, stream: { ...common, accept: 'text/event-stream' } };
   }
 
   close(): void {
-    this.poster.close();
+    this.http.close();
   }
 
   async complete(body: ChatRequest, ctx: CallContext): Promise<UpstreamResult> {
-    // One deadline for the whole call, streams included (the SDK's timeout covers headers only).
-    const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(), this.timeoutMs);
-    const onAbort = () => deadline.abort();
-    ctx.signal.addEventListener('abort', onAbort);
-    try {
-      if (body.stream) {
-        const stream = await this.client.chat.completions.create(
-          body as unknown as OpenAI.Chat.ChatCompletionCreateParamsStreaming,
-          { signal: deadline.signal },
-        );
-        const chunks: unknown[] = [];
-        for await (const chunk of stream) chunks.push(chunk);
-        return { ok: true, response: assembleChunks(chunks), chunks };
-      }
-      // Not streamed: the request is forwarded as JSON over a pooled connection (json-post.ts).
-      const reply = await this.poster.post(this.chatUrl, this.headers, JSON.stringify(body), deadline.signal);
+    return this.withDeadline(ctx.signal, async (signal): Promise<UpstreamResult> => {
+      const json = JSON.stringify(body);
+      if (body.stream) return this.streamed({ method: 'POST', url: this.chatUrl, headers: this.headers.stream, body: json, signal });
+      const reply = await this.http.fetchText({ method: 'POST', url: this.chatUrl, headers: this.headers.json, body: json, signal });
       if (reply.status < 200 || reply.status > 299) return this.statusError(reply.status, reply.text);
       const response = JSON.parse(reply.text) as ChatCompletion;
       if (!response || typeof response !== 'object' || !Array.isArray(response.choices)) {
         return { ok: false, error: { kind: 'malformed', status: 502, message: `upstream returned a reply without choices: ${JSON.stringify(response).slice(0, 300)}` } };
       }
       return { ok: true, response };
+    });
+  }
+
+  /** A streamed call: the reply's server-sent events, parsed by the SDK, assembled into one completion. */
+  private async streamed(call: HttpCall): Promise<UpstreamResult> {
+    const res = await this.http.request(call);
+    const status = res.statusCode ?? 502;
+    if (status < 200 || status > 299) return this.statusError(status, await readText(res, call.signal));
+    // The SDK aborts this when it stops reading early (an error event): the rest of the reply is dropped.
+    const stop = new AbortController();
+    stop.signal.addEventListener('abort', () => res.destroy());
+    const events = Stream.fromSSEResponse<unknown>(new Response(Readable.toWeb(res) as ReadableStream), stop);
+    const chunks: unknown[] = [];
+    for await (const chunk of events) chunks.push(chunk);
+    // The SDK ends a stream quietly when it is aborted: a stream cut by the deadline is no reply.
+    if (call.signal.aborted) throw abortError();
+    return { ok: true, response: assembleChunks(chunks), chunks };
+  }
+
+  /** Runs `call` under one deadline for the whole call, streams included, also cancelled
+   *  with `outer`; what it throws becomes the call's error. */
+  private async withDeadline<T>(outer: AbortSignal, call: (signal: AbortSignal) => Promise<T>): Promise<T | UpstreamFailure> {
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), this.timeoutMs);
+    const onAbort = () => deadline.abort();
+    outer.addEventListener('abort', onAbort);
+    try {
+      return await call(deadline.signal);
     } catch (e) {
-      return { ok: false, ...this.toError(e, ctx.signal.aborted, deadline.signal.aborted && !ctx.signal.aborted) };
+      return { ok: false, ...this.toError(e, outer.aborted, deadline.signal.aborted && !outer.aborted) };
     } finally {
       clearTimeout(timer);
-      ctx.signal.removeEventListener('abort', onAbort);
+      outer.removeEventListener('abort', onAbort);
     }
   }
 
   /** A non-2xx reply: its `error` object (OpenAI's shape) when it has one, else its text. */
-  private statusError(status: number, text: string): UpstreamResult {
+  private statusError(status: number, text: string): UpstreamFailure {
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
@@ -105,24 +126,15 @@ export class OpenAIUpstream implements ChatUpstream {
   }
 
   private toError(e: unknown, cancelled: boolean, timedOut: boolean): { error: CallError; body?: unknown } {
-    const secs = this.timeoutMs / 1000;
     if (cancelled) return { error: { kind: 'cancelled', status: 499, message: 'the call was cancelled (session stopped)' } };
-    if (timedOut || e instanceof OpenAI.APIConnectionTimeoutError) {
-      return { error: { kind: 'timeout', status: 504, message: `${this.label} did not answer within ${secs} s (model.timeout)` } };
-    }
-    if (e instanceof OpenAI.APIConnectionError) {
-      const cause = (e as { cause?: { message?: string; code?: string } }).cause;
-      const detail = cause?.code ?? cause?.message ?? e.message;
-      return { error: { kind: 'connection', status: 502, message: `cannot reach ${this.label}: ${detail}` } };
-    }
+    if (timedOut) return { error: { kind: 'timeout', status: 504, message: `${this.label} did not answer within ${this.timeoutMs / 1000} s (model.timeout)` } };
     const code = (e as { code?: unknown } | undefined)?.code;
     if (typeof code === 'string' && /^E[A-Z_]+$/.test(code)) {
       return { error: { kind: 'connection', status: 502, message: `cannot reach ${this.label}: ${code}` } };
     }
-    if (e instanceof OpenAI.APIError) {
-      const body = e.error;
-      const msg = (body as { message?: string } | undefined)?.message ?? e.message;
-      return { error: { kind: 'upstream', status: e.status ?? 502, message: `${this.label} answered ${e.status}: ${msg}` }, body };
+    if (e instanceof APIError) {
+      // An error event inside a stream that had started with 200.
+      return { error: { kind: 'upstream', status: e.status ?? 502, message: `${this.label} sent an error in its stream: ${e.message}` }, body: e.error };
     }
     if (e instanceof SyntaxError) {
       return { error: { kind: 'malformed', status: 502, message: `${this.label} returned malformed JSON: ${e.message}` } };
@@ -131,8 +143,15 @@ export class OpenAIUpstream implements ChatUpstream {
     return { error: { kind: 'connection', status: 502, message: `${this.label}: ${err?.message ?? String(e)}` } };
   }
 
+  /** GET /models under the same deadline; throws the same messages a chat call would report. */
   async models(): Promise<unknown> {
-    const page = await this.client.models.list({ timeout: this.timeoutMs });
-    return { object: 'list', data: page.data };
+    const result = await this.withDeadline(new AbortController().signal, async (signal): Promise<{ ok: true; list: unknown } | UpstreamFailure> => {
+      const reply = await this.http.fetchText({ method: 'GET', url: this.modelsUrl, headers: this.headers.json, signal });
+      if (reply.status < 200 || reply.status > 299) return this.statusError(reply.status, reply.text);
+      const page = JSON.parse(reply.text) as { data?: unknown };
+      return { ok: true, list: { object: 'list', data: Array.isArray(page?.data) ? page.data : [] } };
+    });
+    if (!result.ok) throw new Error(result.error.message);
+    return result.list;
   }
 }

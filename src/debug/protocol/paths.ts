@@ -93,3 +93,22 @@ export function parseEditedValue(input: string, previous: unknown): unknown {
   if (typeof previous === 'string') return ok && typeof parsed === 'string' ? parsed : input;
   return ok ? parsed : input;
 }
+
+/** `lhs = rhs` at top level (not inside quotes or brackets, not `==`). */
+export function splitAssignment(expr: string): { lhs: string; rhs: string } | undefined {
+  let depth = 0;
+  let quote: string | undefined;
+  for (let i = 0; i < expr.length; i++) {
+    const ch = expr[i];
+    if (quote) {
+      if (ch === '\\') i++;
+      else if (ch === quote) quote = undefined;
+    } else if (ch === '"' || ch === "'") quote = ch;
+    else if (ch === '[') depth++;
+    else if (ch === ']') depth--;
+    else if (ch === '=' && depth === 0 && expr[i + 1] !== '=' && expr[i - 1] !== '=' && expr[i - 1] !== '!' && expr[i - 1] !== '<' && expr[i - 1] !== '>') {
+      return { lhs: expr.slice(0, i).trim(), rhs: expr.slice(i + 1).trim() };
+    }
+  }
+  return undefined;
+}

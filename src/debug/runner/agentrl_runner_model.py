@@ -9,6 +9,7 @@ import copy
 import threading
 
 from agentrl_runner_clients import Obj, as_dict, make_client
+from agentrl_runner_model_info import ModelInfoMixin, WorkflowStateMixin
 from agentrl_runner_sampling import experiences_from_completion, make_experience, sampling_request
 from agentrl_runner_tokenizer import TokenizerUnavailable, load_tokenizer
 
@@ -60,7 +61,7 @@ class History(object):
             pass
 
 
-class DebugModelWrapper(object):
+class DebugModelWrapper(WorkflowStateMixin, ModelInfoMixin):
     """The ModelWrapper a workflow gets: `model` is the gateway endpoint ({baseUrl, apiKey,
     name}); `config` the engine's InferenceModelConfig fields (engine_config())."""
 
@@ -233,26 +234,6 @@ class DebugModelWrapper(object):
     async def extract_experience_from_history_async(self, clear_history=True):
         return self.extract_experience_from_history(clear_history)
 
-    # ---- workflow state (async, under a lock, as upstream)
-
-    def _lock(self):
-        if self._state_lock is None:
-            self._state_lock = asyncio.Lock()
-        return self._state_lock
-
-    async def set_workflow_state(self, state):
-        async with self._lock():
-            self.workflow_state.update(state)
-
-    async def clean_workflow_state(self):
-        async with self._lock():
-            self.workflow_state = {}
-            del self._history.items[:]
-
-    async def get_workflow_state(self):
-        async with self._lock():
-            return self.workflow_state.copy()
-
     def clone_with_isolated_history(self):
         new = copy.copy(self)
         new._history = History()
@@ -262,53 +243,6 @@ class DebugModelWrapper(object):
         new._raw = None
         new._araw = None
         return new
-
-    # ---- properties
-
-    @property
-    def model_path(self):
-        # The served model's name: what the workflow's requests must name at this endpoint.
-        return self._model["name"]
-
-    @property
-    async def model_path_async(self):
-        return self.model_path
-
-    @property
-    def model_name(self):
-        return self.config.get("name") or self._model["name"]
-
-    @property
-    def model_config(self):
-        return self.config
-
-    @property
-    def model_version(self):
-        return 0  # the debugger serves one fixed model: no weight sync
-
-    @property
-    async def model_version_async(self):
-        return 0
-
-    @property
-    def api_key(self):
-        return self._model["apiKey"]
-
-    @property
-    def generate_kwargs(self):
-        return self._generate_kwargs
-
-    def get_lora_request(self):
-        return None
-
-    async def get_lora_request_async(self):
-        return None
-
-    async def get_current_load(self):
-        return 0
-
-    async def sync_model_weights(self, model_version):
-        return None
 
 
 def auxiliary_wrappers(plan, timeout):

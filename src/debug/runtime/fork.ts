@@ -13,7 +13,8 @@ import { sameRequest } from '../gateway/chat';
 import type { CallContext, ChatUpstream, UpstreamResult } from '../gateway/model-endpoint';
 import { episodeTranscript } from '../results/fork-transcript';
 import { toTrajectory, type Episode, type LlmTurn } from './episode';
-import type { RolloutRuntime, RuntimeEvents } from './rollout-runtime';
+import type { RolloutRuntime } from './rollout-runtime';
+import type { RuntimeOptions, RuntimeOutput } from './run-options';
 
 /** Answers the branch's calls: recorded before the fork point, live from there. */
 export class ForkUpstream implements ChatUpstream {
@@ -61,9 +62,28 @@ export function forkDir(runDir: string, episode: string): string {
   return path.join(runDir, FORKS_DIR, episode.replace(/[^\w.-]+/g, '_'));
 }
 
+/** The options of `ep`'s original branch: the parent's, for its task only, answered by a
+ *  ForkUpstream over the parent's models (`live`), saved in `dir`, headless. */
+export function originalBranchOptions(parent: RuntimeOptions, ep: Episode, dir: string, parentRunDir: string, live: (role: string | undefined) => ChatUpstream, modelName: string | undefined): RuntimeOptions {
+  const tasks = parent.plan.tasks;
+  return {
+    ...parent,
+    plan: { ...parent.plan, tasks: { source: tasks.source, ids: [ep.taskId], ...(tasks.idKey ? { idKey: tasks.idKey } : {}) }, repeat: 1, concurrency: 1 },
+    upstream: new ForkUpstream(ep, live),
+    auxiliary: parent.auxiliary?.map((a) => ({ name: a.name })),
+    modelName,
+    runRoot: undefined,
+    runDir: dir,
+    fork: false,
+    pythonDebugger: false,
+    onTiming: undefined,
+    meta: { ...parent.meta, forkOf: parentRunDir, episode: ep.id },
+  };
+}
+
 /** Runs the original branch of `ep` (a runtime built on a ForkUpstream, saving into `dir`)
  *  headless, then saves fork.json and both branches' transcripts beside it. */
-export async function runOriginalBranch(branch: RolloutRuntime, ep: Episode, dir: string, l10n: L10n, onOutput: (o: RuntimeEvents['output'][0]) => void): Promise<ForkInfo> {
+export async function runOriginalBranch(branch: RolloutRuntime, ep: Episode, dir: string, l10n: L10n, onOutput: (o: RuntimeOutput) => void): Promise<ForkInfo> {
   const info: ForkInfo = { episode: ep.id, at: ep.forkAt!, status: 'failed', rewardOriginal: null, rewardEdited: ep.reward };
   branch.disableStops();
   try {

@@ -11,6 +11,7 @@ import {
   type RecordedCall,
   type RunSummary,
 } from '../model/trajectory';
+import { toTrajectory, type Episode } from './episode';
 
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
 
@@ -102,10 +103,38 @@ export class RunWriter {
   }
 }
 
+type SummaryBase = Pick<RunSummary, 'id' | 'backbone' | 'config' | 'replayOf' | 'status' | 'message'> & { startedAt: Date; finishedAt: Date };
+
+/** Ends the run's record: episodes cut short end as errors (keeping what they recorded), and
+ *  the summary is computed and, when the run is recorded, written with the trajectories in
+ *  task order when episodes ran concurrently (they finish out of order). */
+export function closeRun(
+  writer: RunWriter | undefined,
+  episodes: Episode[],
+  base: Omit<SummaryBase, 'finishedAt'>,
+  llm: { calls: number; prompt: number; completion: number },
+  concurrent: boolean,
+): RunSummary {
+  for (const ep of episodes) {
+    if (ep.status === 'running') {
+      ep.status = 'error';
+      ep.endedAt = Date.now();
+      const message = base.message ?? base.status;
+      ep.error ??= { phase: 'runner', type: base.status === 'terminated' ? 'Terminated' : 'RunnerExited', message, traceback: [], text: message };
+      writer?.writeEpisode(toTrajectory(ep));
+    }
+  }
+  const summary = summarize(episodes.map(toTrajectory), { ...base, finishedAt: new Date() }, llm);
+  if (concurrent) writer?.writeEpisodesInOrder(episodes.map(toTrajectory));
+  writer?.writeSummary(summary);
+  writer?.close();
+  return summary;
+}
+
 /** Reward per task, mean, errors and tokens over finished episodes. */
 export function summarize(
   episodes: EpisodeTrajectory[],
-  base: Pick<RunSummary, 'id' | 'backbone' | 'config' | 'replayOf' | 'status' | 'message'> & { startedAt: Date; finishedAt: Date },
+  base: SummaryBase,
   llm: { calls: number; prompt: number; completion: number },
 ): RunSummary {
   const byTask = new Map<string, number[]>();

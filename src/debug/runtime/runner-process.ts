@@ -27,6 +27,20 @@ export interface RunnerStartOptions {
   connectTimeoutMs?: number;
 }
 
+/** The runner's environment: the user's, with every OpenAI client the workflow builds
+ *  itself pointed at the gateway too; it never sees a real key. */
+export function runnerEnv(base: NodeJS.ProcessEnv, gatewayUrl: string, token: string): NodeJS.ProcessEnv {
+  return {
+    ...base,
+    OPENAI_BASE_URL: gatewayUrl,
+    OPENAI_API_BASE: gatewayUrl,
+    OPENAI_API_KEY: token,
+    PYTHONUNBUFFERED: '1',
+    PYTHONIOENCODING: 'utf-8',
+    PYDEVD_DISABLE_FILE_VALIDATION: '1',
+  };
+}
+
 export class RunnerProcess {
   private exited = false;
   private constructor(

@@ -92,18 +92,18 @@ export class RolloutsTreeProvider implements vscode.TreeDataProvider<RolloutNode
     if (node.kind === 'episode') {
       const e = node.episode;
       const item = new vscode.TreeItem(e.episode, e.turns.length ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
-      item.description = e.error ? `${e.error.phase} error: ${e.error.type}` : `reward ${e.reward ?? 'none'}`;
+      item.description = e.error ? vscode.l10n.t('{0} error: {1}', e.error.phase, e.error.type) : vscode.l10n.t('reward {0}', String(e.reward ?? 'none'));
       item.iconPath = new vscode.ThemeIcon(e.error ? 'error' : e.reward !== null && e.reward > 0 ? 'pass' : 'circle-outline');
       item.tooltip = JSON.stringify(e.task, null, 2).slice(0, 2000);
       item.contextValue = 'agentrl.episode';
-      item.command = openTranscript(node.run, e, 'Open transcript');
+      item.command = openTranscript(node.run, e, vscode.l10n.t('Open transcript'));
       return item;
     }
     const t = node.turn;
     const item = new vscode.TreeItem(turnLabel(t), vscode.TreeItemCollapsibleState.None);
     item.iconPath = new vscode.ThemeIcon(t.type === 'tool' ? 'tools' : 'comment-discussion');
     item.contextValue = 'agentrl.turn';
-    item.command = openTranscript(node.run, node.episode, 'Open transcript');
+    item.command = openTranscript(node.run, node.episode, vscode.l10n.t('Open transcript'));
     if (t.source) item.tooltip = `${path.basename(t.source.path)}:${t.source.line}`;
     return item;
   }

@@ -1,78 +1,24 @@
 // The metrics store (pure: node fs only, no vscode): every point of every series at full
 // resolution, the experience rows, and the relay cursors they came up to — persisted in a
-// directory (the extension's storageUri) so a window reload or a closed panel loses nothing
-// and the relays resume exactly where the store stopped.
+// directory (the extension's storageUri, see store-files.ts) so a window reload or a closed
+// panel loses nothing and the relays resume exactly where the store stopped.
 //
 // Memory bound: points live in typed arrays (24 bytes a point). When the resident columns
 // pass `memoryLimitBytes`, the least recently used series are spilled: flushed to their file
 // and dropped from memory; they are read back (one sequential read) when a chart or an
 // export needs them. Appends to a spilled series go to a small in-memory tail.
-//
-// Layout of `dir`:
-//   manifest.json        series list with their persisted point counts, cursors, runs
-//   series/<n>.bin       24-byte records (step, wall, value; float64 LE), sorted
-//   experiences.jsonl    experience rows, one JSON object a line
-// The manifest is written (atomically, via rename) after the data files, so it never
-// claims more than is on disk; extra bytes after a crash are ignored and overwritten.
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import type { Cursor, ExperienceRow } from '../../shared/relay-protocol';
 import type { Logger } from '../../shared/log';
 import { silentLogger } from '../../shared/log';
-import { Columns, RECORD_BYTES } from './columns';
-import { ExperienceIndex } from '../view/experiences';
+import { Columns } from './columns';
+import { ExperienceIndex } from './experiences';
+import { Point, Series, SeriesChange, seriesKey } from './series';
+import { CursorBook } from './cursors';
+import { StoreFiles } from './store-files';
 
-export interface Point {
-  step: number;
-  /** Seconds since epoch. */
-  wall: number;
-  value: number;
-}
-
-export function seriesKey(run: string, role: string, tag: string): string {
-  return JSON.stringify([run, role, tag]);
-}
-
-export class Series {
-  /** Points in total (resident, on disk or in the tail). */
-  length = 0;
-  /** All points, when resident. */
-  cols: Columns | undefined = new Columns();
-  /** Points appended while spilled (not on disk yet). */
-  tail: Columns | undefined;
-  /** Points [0, persisted) are in the file, in order. */
-  persisted = 0;
-  /** The file must be rewritten (a point was inserted before the persisted end). */
-  rewrite = false;
-  firstWall = Infinity;
-  lastStep = -Infinity;
-  lastWall = -Infinity;
-  /** Bumped when a point lands anywhere but at the end: charts rebuild instead of patching. */
-  version = 0;
-  lastUsed = 0;
-
-  constructor(
-    readonly key: string,
-    readonly run: string,
-    readonly role: string,
-    readonly tag: string,
-    readonly file: string,
-  ) {}
-
-  get resident(): boolean {
-    return this.cols !== undefined;
-  }
-}
-
-/** What one `add` changed in a series. */
-export interface SeriesChange {
-  key: string;
-  /** Index of the first new point when all new points were appended at the end. */
-  appendedFrom?: number;
-  /** Points were inserted before the end (series.version changed). */
-  reordered: boolean;
-  added: number;
-}
+// The store's callers get its series types from here.
+export { Series, seriesKey } from './series';
+export type { Point, SeriesChange } from './series';
 
 export interface StoreOptions {
   /** Persistence directory; undefined keeps everything in memory (no bound). */
@@ -81,20 +27,9 @@ export interface StoreOptions {
   log?: Logger;
 }
 
-interface Manifest {
-  version: 1;
-  nextFile: number;
-  series: { key: string; run: string; role: string; tag: string; file: string; count: number; firstWall: number | null; lastStep: number | null; lastWall: number | null }[];
-  cursors: Record<string, Cursor[]>;
-  experiences: number;
-}
-
-const MANIFEST = 'manifest.json';
-const EXPERIENCES = 'experiences.jsonl';
-
 export class MetricsStore {
   private readonly map = new Map<string, Series>();
-  private readonly cursorMap = new Map<string, Map<string, Cursor>>();
+  private readonly cursorBook = new CursorBook();
   private exp = new ExperienceIndex();
   /** Per run: the earliest wall time of any of its points (origin of relative time). */
   private readonly starts = new Map<string, number>();
@@ -102,17 +37,19 @@ export class MetricsStore {
   private clock = 0;
   private residentBytes = 0;
   private readonly log: Logger;
+  /** The persistence directory; undefined: memory only. */
+  private readonly files: StoreFiles | undefined;
   readonly memoryLimitBytes: number;
   /** Series spilled since creation (stats for tests and the log). */
   spills = 0;
   loads = 0;
 
-  constructor(private readonly opts: StoreOptions = {}) {
+  constructor(opts: StoreOptions = {}) {
     this.log = opts.log ?? silentLogger;
     this.memoryLimitBytes = opts.memoryLimitBytes ?? 256 * 1024 * 1024;
     if (opts.dir) {
-      fs.mkdirSync(path.join(opts.dir, 'series'), { recursive: true });
-      this.load();
+      this.files = new StoreFiles(opts.dir, this.log);
+      this.load(this.files);
     }
   }
 
@@ -166,7 +103,7 @@ export class MetricsStore {
   }
 
   cursors(endpoint: string): Cursor[] {
-    return [...(this.cursorMap.get(endpoint)?.values() ?? [])].map((c) => ({ ...c }));
+    return this.cursorBook.get(endpoint);
   }
 
   // ---- writing -------------------------------------------------------------------------
@@ -185,19 +122,13 @@ export class MetricsStore {
     let reordered = false;
     let added = 0;
     for (const p of points) {
-      const atEnd = p.step > s.lastStep || (p.step === s.lastStep && p.wall > s.lastWall);
-      if (atEnd) {
-        this.pushEnd(s, p);
+      if (s.isAtEnd(p)) {
+        this.residentBytes += s.pushEnd(p);
       } else {
         if (!s.cols) this.readBack(s);
-        const c = s.cols!;
-        const i = c.lowerBound(p.step, p.wall);
-        if (i < c.length && c.step[i] === p.step && c.wall[i] === p.wall) continue; // seen
-        const before = c.bytes;
-        c.insert(i, p.step, p.wall, p.value);
-        this.residentBytes += c.bytes - before;
-        s.length++;
-        if (i < s.persisted) s.rewrite = true;
+        const grown = s.insert(p);
+        if (grown === undefined) continue; // seen
+        this.residentBytes += grown;
         reordered = true;
       }
       if (p.wall < s.firstWall) {
@@ -211,36 +142,24 @@ export class MetricsStore {
     return { key, appendedFrom: reordered || added === 0 ? undefined : startLength, reordered, added };
   }
 
-  private pushEnd(s: Series, p: Point): void {
-    const c = s.cols ?? (s.tail ??= new Columns());
-    const before = c.bytes;
-    c.push(p.step, p.wall, p.value);
-    this.residentBytes += c.bytes - before;
-    s.length++;
-    s.lastStep = p.step;
-    s.lastWall = p.wall;
-  }
-
   addExperiences(endpoint: string, source: string, run: string, rows: ExperienceRow[]): number {
     return this.experiences.add(endpoint, source, run, rows);
   }
 
   /** Records how far an endpoint's source has been stored (saved with the points). */
   setCursor(endpoint: string, c: Cursor): void {
-    let m = this.cursorMap.get(endpoint);
-    if (!m) this.cursorMap.set(endpoint, (m = new Map()));
-    m.set(c.source, { ...c });
+    this.cursorBook.set(endpoint, c);
   }
 
   forgetEndpoint(endpoint: string): void {
-    this.cursorMap.delete(endpoint);
+    this.cursorBook.forget(endpoint);
   }
 
   // ---- memory bound --------------------------------------------------------------------
 
   /** Spills least recently used series until under the bound (never `keep`). */
   enforceBound(keep?: Series): void {
-    if (!this.opts.dir || this.residentBytes <= this.memoryLimitBytes) return;
+    if (!this.files || this.residentBytes <= this.memoryLimitBytes) return;
     const victims = this.list()
       .filter((s) => s.cols && s !== keep)
       .sort((a, b) => a.lastUsed - b.lastUsed);
@@ -251,7 +170,7 @@ export class MetricsStore {
   }
 
   private spill(s: Series): void {
-    this.writeSeries(s);
+    this.residentBytes -= this.files!.writeSeries(s);
     this.residentBytes -= s.cols!.bytes;
     s.cols = undefined;
     this.spills++;
@@ -259,26 +178,7 @@ export class MetricsStore {
   }
 
   private readBack(s: Series): void {
-    const file = path.join(this.opts.dir!, 'series', s.file);
-    let c: Columns;
-    try {
-      c = Columns.fromRecords(fs.readFileSync(file), s.persisted);
-    } catch (e) {
-      this.log.error(`metrics store: cannot read ${file}: ${(e as Error).message}`);
-      c = new Columns();
-    }
-    if (c.length < s.persisted) {
-      this.log.warn(`metrics store: ${file} holds ${c.length} of ${s.persisted} points`);
-      s.persisted = c.length;
-    }
-    if (s.tail) {
-      this.residentBytes -= s.tail.bytes;
-      c.append(s.tail);
-      s.tail = undefined;
-    }
-    s.length = c.length;
-    s.cols = c;
-    this.residentBytes += c.bytes;
+    this.residentBytes += s.readBack(this.files!.readSeries(s));
     this.loads++;
     this.enforceBound(s);
   }
@@ -287,111 +187,37 @@ export class MetricsStore {
 
   /** Writes what is new to disk, then the manifest. Synchronous (a few appends). */
   flush(): void {
-    const dir = this.opts.dir;
-    if (!dir) return;
+    const files = this.files;
+    if (!files) return;
     try {
-      for (const s of this.map.values()) this.writeSeries(s);
-      const lines = this.experiences.takeUnpersisted();
-      if (lines) fs.appendFileSync(path.join(dir, EXPERIENCES), lines);
-      const m: Manifest = {
-        version: 1,
-        nextFile: this.nextFile,
-        series: this.list().map((s) => ({
-          key: s.key,
-          run: s.run,
-          role: s.role,
-          tag: s.tag,
-          file: s.file,
-          count: s.persisted,
-          firstWall: finiteOrNull(s.firstWall),
-          lastStep: finiteOrNull(s.lastStep),
-          lastWall: finiteOrNull(s.lastWall),
-        })),
-        cursors: Object.fromEntries([...this.cursorMap].map(([e, m]) => [e, [...m.values()]])),
-        experiences: this.experiences.persisted,
-      };
-      const tmp = path.join(dir, `${MANIFEST}.tmp`);
-      fs.writeFileSync(tmp, JSON.stringify(m));
-      fs.renameSync(tmp, path.join(dir, MANIFEST));
+      for (const s of this.map.values()) this.residentBytes -= files.writeSeries(s);
+      files.writeIndex(this.list(), { nextFile: this.nextFile, cursors: this.cursorBook.toJSON() }, this.experiences);
     } catch (e) {
-      this.log.error(`metrics store: cannot write ${dir}: ${(e as Error).message}`);
+      this.log.error(`metrics store: cannot write ${files.dir}: ${(e as Error).message}`);
     }
   }
 
-  private writeSeries(s: Series): void {
-    const file = path.join(this.opts.dir!, 'series', s.file);
-    if (s.cols) {
-      if (s.rewrite) {
-        fs.writeFileSync(file, s.cols.toRecords());
-        s.rewrite = false;
-      } else if (s.persisted < s.length) {
-        writeAt(file, s.persisted * RECORD_BYTES, s.cols.toRecords(s.persisted, s.length));
-      }
-    } else if (s.tail && s.tail.length) {
-      writeAt(file, s.persisted * RECORD_BYTES, s.tail.toRecords());
-      this.residentBytes -= s.tail.bytes;
-      s.tail = undefined;
-    }
-    s.persisted = s.length;
-  }
-
-  private load(): void {
-    const dir = this.opts.dir!;
-    let m: Manifest;
-    try {
-      m = JSON.parse(fs.readFileSync(path.join(dir, MANIFEST), 'utf8')) as Manifest;
-      if (m.version !== 1 || !Array.isArray(m.series)) throw new Error('unknown manifest version');
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') this.log.warn(`metrics store: ignoring ${dir}: ${(e as Error).message}`);
-      return;
-    }
-    this.nextFile = m.nextFile;
-    for (const e of m.series) {
-      const s = new Series(e.key, e.run, e.role, e.tag, e.file);
-      s.cols = undefined; // read back on first use
-      s.persisted = s.length = e.count;
-      s.firstWall = e.firstWall ?? Infinity;
-      s.lastStep = e.lastStep ?? -Infinity;
-      s.lastWall = e.lastWall ?? -Infinity;
-      this.map.set(e.key, s);
+  /** Takes up what a previous session saved (series stay on disk until first used). */
+  private load(files: StoreFiles): void {
+    const saved = files.load();
+    if (!saved) return;
+    this.nextFile = saved.nextFile;
+    for (const s of saved.series) {
+      this.map.set(s.key, s);
       if (!(this.starts.get(s.run)! <= s.firstWall)) this.starts.set(s.run, s.firstWall);
     }
-    for (const [endpoint, list] of Object.entries(m.cursors ?? {})) for (const c of list) this.setCursor(endpoint, c);
-    try {
-      this.experiences.load(fs.readFileSync(path.join(dir, EXPERIENCES), 'utf8'), m.experiences ?? 0);
-    } catch {
-      /* no experiences yet */
-    }
-    this.log.info(`metrics store: loaded ${this.map.size} series and ${this.experiences.size} experiences from ${dir}`);
+    for (const [endpoint, list] of Object.entries(saved.cursors)) for (const c of list) this.setCursor(endpoint, c);
+    if (saved.experiences) this.experiences.load(saved.experiences, saved.experienceCount);
+    this.log.info(`metrics store: loaded ${this.map.size} series and ${this.experiences.size} experiences from ${files.dir}`);
   }
 
   /** Deletes every series, experience and cursor (memory and disk). */
   clear(): void {
     this.map.clear();
-    this.cursorMap.clear();
+    this.cursorBook.clear();
     this.starts.clear();
     this.residentBytes = 0;
     this.exp = new ExperienceIndex();
-    if (this.opts.dir) {
-      fs.rmSync(path.join(this.opts.dir, 'series'), { recursive: true, force: true });
-      fs.rmSync(path.join(this.opts.dir, MANIFEST), { force: true });
-      fs.rmSync(path.join(this.opts.dir, EXPERIENCES), { force: true });
-      fs.mkdirSync(path.join(this.opts.dir, 'series'), { recursive: true });
-    }
-  }
-}
-
-function finiteOrNull(v: number): number | null {
-  return Number.isFinite(v) ? v : null;
-}
-
-/** Writes bytes at an offset (truncating what follows: leftovers of a torn write). */
-function writeAt(file: string, offset: number, bytes: Buffer): void {
-  const fd = fs.openSync(file, fs.existsSync(file) ? 'r+' : 'w');
-  try {
-    fs.ftruncateSync(fd, offset);
-    fs.writeSync(fd, bytes, 0, bytes.length, offset);
-  } finally {
-    fs.closeSync(fd);
+    this.files?.clear();
   }
 }

@@ -5,7 +5,7 @@
 // columns (the webview lists only the visible ones). Pure.
 import type { RolloutsMessage, RolloutRow, XAxisMode } from '../../shared/metrics-protocol';
 import { toColumns } from '../rollouts/columns';
-import { xOf } from './chart-engine';
+import { xOf } from './chart-frames';
 import { MetricsStore, seriesKey } from '../store/store';
 
 export const MODEL_VERSION_TAG = 'rollout/model_version';

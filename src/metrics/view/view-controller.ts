@@ -1,8 +1,8 @@
 // The host side of the metrics view, without vscode: takes relay batches into the store,
-// answers the webview's messages, and posts batched updates (layout when charts appear,
-// frames of the visible charts, endpoint status) at most MAX_UPDATES_PER_SECOND times a
-// second. The vscode adapter (panel.ts) only moves messages; the bench drives this class
-// directly against the real webview bundle in Chromium.
+// answers the webview's messages, and has the update feed (update-feed.ts) post batched
+// updates (layout when charts appear, frames of the visible charts, endpoint status) at
+// most MAX_UPDATES_PER_SECOND times a second. The vscode adapter (panel.ts) only moves
+// messages; the bench drives this class directly against the real webview bundle in Chromium.
 import type { ExperiencesMessage } from '../../shared/relay-protocol';
 import type { PointsBatch } from '../../shared/relay-client';
 import type { Logger } from '../../shared/log';
@@ -10,7 +10,6 @@ import {
   DEFAULT_VIEW_OPTIONS,
   EndpointStatus,
   HostMessage,
-  MAX_UPDATES_PER_SECOND,
   METRICS_PROTOCOL_VERSION,
   ProbeMessage,
   RenderedMessage,
@@ -20,14 +19,20 @@ import {
   UiStrings,
   ViewOptions,
   WebviewMessage,
+  optionsAffect,
   parseWebviewMessage,
   sanitizeOptions,
 } from '../../shared/metrics-protocol';
+import type { MetricsStore } from '../store/store';
+import { Point, seriesKey } from '../store/series';
+import { seriesOfBatch } from './batch-series';
 import { ChartEngine } from './chart-engine';
 import { drillDown } from './drill';
 import { LiveDrill } from './live-drill';
-import { layoutCharts } from './layout';
-import { MetricsStore, Point, seriesKey } from '../store/store';
+import { ProbeRequests } from './probe-requests';
+import { RunMarks, runsForCommit } from './run-marks';
+import { runSummaries } from './run-summaries';
+import { UpdateFeed } from './update-feed';
 
 export interface ViewHooks {
   post(msg: HostMessage | ProbeMessage): void;
@@ -47,17 +52,10 @@ export interface ViewHooks {
 export class ViewController {
   readonly engine: ChartEngine;
   private options: ViewOptions;
-  private ready = false;
-  private layoutDirty = true;
-  private statusDirty = true;
-  private status: EndpointStatus[] = [];
-  private timer: NodeJS.Timeout | undefined;
-  private lastFlush = 0;
-  private seriesCount = -1;
-  private probes = new Map<number, (r: RenderedMessage) => void>();
-  private nextProbe = 1;
-  /** Messages posted (tests and the bench read it). */
-  readonly sent = { updates: 0, frames: 0, bytes: 0 };
+  private readonly feed: UpdateFeed;
+  /** Events marked on runs (online-training commits). */
+  readonly marks = new RunMarks();
+  private readonly probes = new ProbeRequests();
   private readonly liveDrill: LiveDrill;
 
   constructor(
@@ -67,9 +65,10 @@ export class ViewController {
   ) {
     this.options = { ...DEFAULT_VIEW_OPTIONS, ...sanitizeOptions(options) };
     this.engine = new ChartEngine(store, () => this.options);
+    this.feed = new UpdateFeed(store, this.engine, (m) => hooks.post(m), this.marks);
     this.liveDrill = new LiveDrill(
       (m, mode) => drillDown(this.store, m.run, m.role, m.chart, m.x, mode),
-      (m) => this.post(m),
+      (m) => this.feed.post(m),
     );
     store.experiences.onChange = (run, versions) => this.liveDrill.changed(run, versions);
   }
@@ -78,18 +77,16 @@ export class ViewController {
     return { ...this.options };
   }
 
+  /** Messages posted (tests and the bench read it). */
+  get sent(): { updates: number; frames: number; bytes: number } {
+    return this.feed.sent;
+  }
+
   // ---- data in ---------------------------------------------------------------------------
 
   /** A relay batch: points grouped per series into the store, the cursor saved with them. */
   ingest(endpoint: string, b: PointsBatch): void {
-    const groups = new Map<string, { tag: string; role: string; points: Point[] }>();
-    for (const p of b.points) {
-      const id = `${p.role}\u0000${p.tag}`;
-      let g = groups.get(id);
-      if (!g) groups.set(id, (g = { tag: p.tag, role: p.role, points: [] }));
-      g.points.push({ step: p.step, wall: p.wallTime, value: p.value });
-    }
-    for (const g of groups.values()) this.addPoints(b.run, g.role, g.tag, g.points);
+    for (const g of seriesOfBatch(b)) this.addPoints(b.run, g.role, g.tag, g.points);
     this.store.setCursor(endpoint, b.cursor);
     this.hooks.onData?.();
   }
@@ -98,22 +95,21 @@ export class ViewController {
   addPoints(run: string, role: string, tag: string, points: Point[]): void {
     const isNew = this.store.get(seriesKey(run, role, tag)) === undefined;
     const ch = this.store.add(run, role, tag, points);
-    if (isNew) this.layoutDirty = true;
+    if (isNew) this.feed.layoutChanged();
     else this.engine.onChange(ch);
-    this.schedule();
+    this.feed.schedule();
   }
 
   ingestExperiences(endpoint: string, m: ExperiencesMessage): void {
     this.store.addExperiences(endpoint, m.source, m.run, m.rows);
     this.store.setCursor(endpoint, m.cursor);
-    this.layoutDirty = true; // run summaries count experiences
-    this.schedule();
+    this.feed.layoutChanged(); // run summaries count experiences
+    this.feed.schedule();
   }
 
   setStatus(status: EndpointStatus[]): void {
-    this.status = status;
-    this.statusDirty = true;
-    this.schedule();
+    this.feed.setStatus(status);
+    this.feed.schedule();
   }
 
   // ---- webview in ------------------------------------------------------------------------
@@ -132,47 +128,28 @@ export class ViewController {
     switch (msg.type) {
       case 'ready':
         if (msg.protocol !== METRICS_PROTOCOL_VERSION) this.hooks.log.warn(`metrics view: webview speaks protocol ${msg.protocol}`);
-        this.ready = true;
-        this.layoutDirty = true;
-        this.statusDirty = true;
-        this.seriesCount = -1;
+        this.feed.start();
         this.engine.invalidateAll(false);
-        this.post({ type: 'init', protocol: METRICS_PROTOCOL_VERSION, strings: this.hooks.strings, options: this.viewOptions });
-        this.flush();
+        this.feed.post({ type: 'init', protocol: METRICS_PROTOCOL_VERSION, strings: this.hooks.strings, options: this.viewOptions });
+        this.feed.flush();
         return;
       case 'viewport':
         this.engine.setViewport(msg.charts, msg.visible);
-        this.schedule();
+        this.feed.schedule();
         return;
-      case 'setOptions': {
-        const before = this.options;
-        this.options = { ...before, ...msg.options };
-        if (before.smoothing !== this.options.smoothing || before.xAxis !== this.options.xAxis) {
-          this.engine.invalidateAll(before.xAxis !== this.options.xAxis);
-          this.schedule();
-        }
-        this.hooks.saveOptions?.(this.viewOptions);
+      case 'setOptions':
+        this.setOptions(msg.options);
         return;
-      }
       case 'zoom':
         this.engine.setZoom(msg.chart, msg.range);
-        this.schedule();
+        this.feed.schedule();
         return;
       case 'drill':
         this.liveDrill.drill(msg, this.options.xAxis);
         return;
-      case 'openRollout': {
-        const read = this.hooks.readRollout;
-        if (!read) {
-          this.post({ type: 'rollout', request: msg.request, error: 'not available' });
-          return;
-        }
-        read(msg.ref).then(
-          (detail) => this.post({ type: 'rollout', request: msg.request, detail }),
-          (e: unknown) => this.post({ type: 'rollout', request: msg.request, error: e instanceof Error ? e.message : String(e) }),
-        );
+      case 'openRollout':
+        this.openRollout(msg.request, msg.ref);
         return;
-      }
       case 'export':
         this.hooks.exportSeries?.(msg.format, msg.series);
         return;
@@ -186,108 +163,81 @@ export class ViewController {
       case 'log':
         this.hooks.log[msg.level](`metrics webview: ${msg.message}`);
         return;
-      case 'rendered': {
-        const cb = this.probes.get(msg.request);
-        this.probes.delete(msg.request);
-        cb?.(msg);
+      case 'rendered':
+        this.probes.answer(msg);
         return;
-      }
     }
+  }
+
+  private setOptions(o: Partial<ViewOptions>): void {
+    const before = this.options;
+    this.options = { ...before, ...o };
+    if (optionsAffect(before, this.options, 'frames')) {
+      this.engine.invalidateAll(optionsAffect(before, this.options, 'zoom'));
+      this.feed.schedule();
+    }
+    this.hooks.saveOptions?.(this.viewOptions);
+  }
+
+  private openRollout(request: number, ref: RolloutRef): void {
+    const read = this.hooks.readRollout;
+    if (!read) {
+      this.feed.post({ type: 'rollout', request, error: 'not available' });
+      return;
+    }
+    read(ref).then(
+      (detail) => this.feed.post({ type: 'rollout', request, detail }),
+      (e: unknown) => this.feed.post({ type: 'rollout', request, error: e instanceof Error ? e.message : String(e) }),
+    );
   }
 
   /** Re-sends the layout and every visible chart (after the store changed wholesale). */
   refresh(): void {
-    this.layoutDirty = true;
+    this.feed.layoutChanged();
     this.engine.invalidateAll(true);
-    this.schedule();
+    this.feed.schedule();
   }
 
   /** The webview went away (panel hidden or closed): nothing is posted until it is ready again. */
   detach(): void {
-    this.ready = false;
     this.liveDrill.dispose(); // its pane is gone with the webview
-    for (const cb of this.probes.values()) cb({ type: 'rendered', request: 0, charts: [], status: '' });
-    this.probes.clear();
+    this.feed.stop();
+    this.probes.cancelAll();
   }
 
   /** Asks the webview what it shows. */
   probe(timeoutMs = 5000): Promise<RenderedMessage | undefined> {
-    if (!this.ready) return Promise.resolve(undefined);
-    const request = this.nextProbe++;
-    return new Promise((resolve) => {
-      const t = setTimeout(() => {
-        this.probes.delete(request);
-        resolve(undefined);
-      }, timeoutMs);
-      this.probes.set(request, (r) => {
-        clearTimeout(t);
-        resolve(r);
-      });
-      this.hooks.post({ type: 'probe', request });
-    });
+    if (!this.feed.isReady) return Promise.resolve(undefined);
+    return this.probes.ask((m) => this.hooks.post(m), timeoutMs);
   }
 
   // ---- out -------------------------------------------------------------------------------
 
-  private schedule(): void {
-    if (!this.ready || this.timer) return;
-    const wait = Math.max(0, this.lastFlush + 1000 / MAX_UPDATES_PER_SECOND - Date.now());
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.flush();
-    }, wait);
-  }
-
   /** Posts what changed now (normally called by the ≤ 10 Hz timer). */
   flush(): void {
-    if (!this.ready) return;
-    this.lastFlush = Date.now();
-    const count = this.store.list().length;
-    if (this.layoutDirty || count !== this.seriesCount) {
-      this.layoutDirty = false;
-      this.seriesCount = count;
-      const charts = layoutCharts(this.store.list());
-      this.engine.setCharts(charts);
-      this.post({ type: 'layout', charts, runs: this.runSummaries() });
-    }
-    const frames = this.engine.collect();
-    if (!frames.length && !this.statusDirty) return;
-    const msg: HostMessage = { type: 'update', frames };
-    if (this.statusDirty) {
-      msg.status = this.status;
-      this.statusDirty = false;
-    }
-    this.sent.updates++;
-    this.sent.frames += frames.length;
-    this.post(msg);
+    this.feed.flush();
   }
 
-  private post(msg: HostMessage): void {
-    this.hooks.post(msg);
-    for (const t of this.taps) t(msg);
-  }
-
-  private readonly taps = new Set<(m: HostMessage) => void>();
   /** Observes what is posted to the webview (tests, diagnostics); returns the unsubscribe. */
   tap(cb: (m: HostMessage) => void): () => void {
-    this.taps.add(cb);
-    return () => this.taps.delete(cb);
+    return this.feed.tap(cb);
   }
 
   runSummaries(): RunSummary[] {
-    const runs = new Map<string, RunSummary>();
-    for (const s of this.store.list()) {
-      let r = runs.get(s.run);
-      if (!r) runs.set(s.run, (r = { run: s.run, roles: [], start: this.store.runStart(s.run), points: 0, experiences: this.store.experiences.countFor(s.run) }));
-      if (!r.roles.includes(s.role)) r.roles.push(s.role);
-      r.points += s.length;
-    }
-    return [...runs.values()].sort((a, b) => a.run.localeCompare(b.run));
+    return runSummaries(this.store, this.marks);
+  }
+
+  /** An online-training commit: marked on the serve-mode run it belongs to; returns those runs. */
+  markCommit(step: number, wallTime: number): string[] {
+    const runs = runsForCommit(this.store.list());
+    let added = false;
+    for (const run of runs) added = this.marks.add(run, { kind: 'commit', step, wallTime }) || added;
+    if (added) this.feed.layoutChanged();
+    return runs;
   }
 
   dispose(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
+    this.feed.dispose();
     this.detach();
   }
 }

@@ -1,6 +1,6 @@
 // The controls above the charts: tag filter (regex), smoothing slider, x axis, log scale,
 // min/max band.
-import type { UiStrings, ViewOptions, XAxisMode } from '../../shared/metrics-protocol';
+import { SMOOTHING_RANGE, UiStrings, VIEW_OPTIONS, ViewOptions, X_AXES, X_AXIS_MODES, XAxisMode } from '../../shared/metrics-protocol';
 
 export class Toolbar {
   readonly el: HTMLElement;
@@ -23,8 +23,8 @@ export class Toolbar {
     this.filter = document.createElement('input');
     this.filter.type = 'search';
     this.filter.className = 'filter';
-    this.filter.placeholder = s.filterPlaceholder;
-    this.filter.setAttribute('aria-label', s.filterPlaceholder);
+    this.filter.placeholder = s[VIEW_OPTIONS.filter.label];
+    this.filter.setAttribute('aria-label', s[VIEW_OPTIONS.filter.label]);
     this.filter.addEventListener('input', () => {
       window.clearTimeout(this.filterTimer);
       this.filterTimer = window.setTimeout(() => this.change({ filter: this.filter.value }), 150);
@@ -36,43 +36,39 @@ export class Toolbar {
 
     const sm = document.createElement('label');
     sm.className = 'smoothing';
-    sm.append(s.smoothing, ' ');
+    sm.append(s[VIEW_OPTIONS.smoothing.label], ' ');
     this.smoothing = document.createElement('input');
     this.smoothing.type = 'range';
-    this.smoothing.min = '0';
-    this.smoothing.max = '0.99';
-    this.smoothing.step = '0.01';
+    this.smoothing.min = String(SMOOTHING_RANGE.min);
+    this.smoothing.max = String(SMOOTHING_RANGE.sliderMax);
+    this.smoothing.step = String(SMOOTHING_RANGE.sliderStep);
     this.smoothingOut = document.createElement('output');
     this.smoothing.addEventListener('input', () => (this.smoothingOut.value = Number(this.smoothing.value).toFixed(2)));
     this.smoothing.addEventListener('change', () => this.change({ smoothing: Number(this.smoothing.value) }));
     sm.append(this.smoothing, this.smoothingOut);
 
     const xl = document.createElement('label');
-    xl.append(s.xAxis, ' ');
+    xl.append(s[VIEW_OPTIONS.xAxis.label], ' ');
     this.xAxis = document.createElement('select');
-    for (const [v, label] of [
-      ['step', s.xStep],
-      ['wall', s.xWall],
-      ['relative', s.xRelative],
-    ] as [XAxisMode, string][]) {
+    for (const v of X_AXIS_MODES) {
       const opt = document.createElement('option');
       opt.value = v;
-      opt.textContent = label;
+      opt.textContent = s[X_AXES[v].label];
       this.xAxis.append(opt);
     }
     this.xAxis.addEventListener('change', () => this.change({ xAxis: this.xAxis.value as XAxisMode }));
     xl.append(this.xAxis);
 
-    const check = (label: string, key: 'logScale' | 'band') => {
+    const check = (key: 'logScale' | 'band') => {
       const l = document.createElement('label');
       const c = document.createElement('input');
       c.type = 'checkbox';
       c.addEventListener('change', () => this.change({ [key]: c.checked }));
-      l.append(c, ' ', label);
+      l.append(c, ' ', s[VIEW_OPTIONS[key].label]);
       return { l, c };
     };
-    const lg = check(s.logScale, 'logScale');
-    const bd = check(s.band, 'band');
+    const lg = check('logScale');
+    const bd = check('band');
     this.log = lg.c;
     this.band = bd.c;
     this.el.append(this.filter, this.filterMsg, sm, xl, lg.l, bd.l);

@@ -4,12 +4,14 @@
 // the conversation after every change. The adapter (playground-host.ts) supplies the pieces.
 import type OpenAI from 'openai';
 import { ExplorerError } from '../explorer/errors';
-import type { ChatRequest, ChatResult, ExplorerClient } from '../explorer/explorer-client';
+import type { ChatRequest, ExplorerClient } from '../explorer/explorer-client';
 import type { OnlineMetrics } from '../explorer/serve-metrics';
-import { servingVersion } from '../explorer/serve-metrics';
-import { AlreadyRewardedError, FeedbackOutbox } from '../explorer/outbox';
+import type { FeedbackOutbox } from '../explorer/outbox';
 import { ConversationStore, newConversationId } from './conversations';
-import type { Alternative, Conversation, HostToWebview, PlaygroundState, SamplingParams, Turn, WebviewToHost } from '../../shared/online-protocol';
+import { PlaygroundViewState, type StatusFields } from './view-state';
+import { Rewards } from './rewards';
+import { collectAlternatives } from './generate';
+import type { Conversation, HostToWebview, PlaygroundState, SamplingParams, Turn, WebviewToHost } from '../../shared/online-protocol';
 
 export interface PlaygroundMessages {
   strings: Record<string, string>;
@@ -45,15 +47,15 @@ export class PlaygroundController {
   private conversation: Conversation;
   private models: string[] = [];
   private model: string | undefined;
-  private metrics: (OnlineMetrics & { at: number }) | undefined;
   private params: SamplingParams = DEFAULT_PARAMS;
-  private busy = false;
-  private error: string | undefined;
-  private notice: string | undefined;
-  private attached = false;
+
+  private readonly view: PlaygroundViewState;
+  private readonly rewards: Rewards;
 
   constructor(private readonly d: PlaygroundDeps) {
     this.conversation = this.fresh();
+    this.view = new PlaygroundViewState(d.post, () => this.snapshot(), d.messages);
+    this.rewards = new Rewards({ ...d, view: this.view, client: () => this.requireClient(), refreshMetrics: () => this.refreshMetrics(), save: () => this.save() });
   }
 
   get current(): Conversation {
@@ -70,32 +72,32 @@ export class PlaygroundController {
   }
 
   detach(): void {
-    this.attached = false;
+    this.view.attached = false;
   }
 
   async receive(raw: WebviewToHost): Promise<void> {
     switch (raw.type) {
       case 'ready':
-        this.attached = true;
+        this.view.attached = true;
         this.pushState();
         return void this.refreshMetrics();
       case 'send':
-        return this.guard(() => this.send(raw.text, raw.params));
+        return this.view.guard(() => this.send(raw.text, raw.params));
       case 'regenerate':
-        return this.guard(() => this.regenerate(raw.turn));
+        return this.view.guard(() => this.regenerate(raw.turn));
       case 'reward':
-        return this.guard(() => this.reward(raw.turn, raw.alt, raw.reward, raw.source));
+        return this.view.guard(() => this.reward(raw.turn, raw.alt, raw.reward, raw.source));
       case 'choose':
-        return this.guard(() => this.choose(raw.turn, raw.alt));
+        return this.view.guard(() => this.choose(raw.turn, raw.alt));
       case 'retry':
-        return this.guard(async () => {
+        return this.view.guard(async () => {
           const n = raw.feedbackId ? ((await this.d.outbox.retry(raw.feedbackId))?.state === 'sent' ? 1 : 0) : await this.d.outbox.retryAll();
-          this.notice = this.d.messages.retried(n);
+          this.view.notice = this.d.messages.retried(n);
           await this.refreshMetrics();
           return;
         });
       case 'commit':
-        return this.guard(() => this.commit());
+        return this.view.guard(() => this.commit());
       case 'refreshMetrics':
         await this.refreshMetrics();
         return;
@@ -139,33 +141,17 @@ export class PlaygroundController {
   }
 
   /** A thumbs up/down or a number, for one alternative or for the whole group. */
-  async reward(turnIndex: number, alt: number | undefined, reward: number, source: 'thumb' | 'score'): Promise<void> {
-    const t = this.assistantTurn(turnIndex);
-    const alts = alt === undefined ? t.alternatives : [t.alternatives[alt]].filter(Boolean);
-    await this.give(alts.map((a) => a.msgId), reward, t.taskId, source);
+  reward(turnIndex: number, alt: number | undefined, reward: number, source: 'thumb' | 'score'): Promise<void> {
+    return this.rewards.reward(this.assistantTurn(turnIndex), alt, reward, source);
   }
 
   /** An A/B choice: the chosen alternative gets 1, the others 0, all under the prompt's task_id. */
-  async choose(turnIndex: number, alt: number): Promise<void> {
-    const t = this.assistantTurn(turnIndex);
-    if (!t.alternatives[alt] || t.alternatives.length < 2) return;
-    const others = t.alternatives.filter((_, i) => i !== alt).map((a) => a.msgId);
-    const already = this.d.outbox.covering(this.conversation.explorerUrl, t.alternatives.map((a) => a.msgId));
-    if (already) throw new AlreadyRewardedError(already);
-    t.chosen = alt;
-    this.save();
-    await this.give([t.alternatives[alt].msgId], 1, t.taskId, 'choice');
-    await this.give(others, 0, t.taskId, 'choice');
+  choose(turnIndex: number, alt: number): Promise<void> {
+    return this.rewards.choose(this.assistantTurn(turnIndex), alt, this.conversation.explorerUrl);
   }
 
-  async commit(): Promise<void> {
-    const client = this.requireClient();
-    if (!this.d.canReward()) throw new Error(this.d.messages.preV04());
-    await client.commit();
-    const m = await this.refreshMetrics();
-    const step = m?.exploreStep ?? 0;
-    this.notice = this.d.messages.committed(step);
-    this.d.onCommit?.(step, client.url);
+  commit(): Promise<void> {
+    return this.rewards.commit();
   }
 
   async refreshMetrics(): Promise<OnlineMetrics | undefined> {
@@ -173,17 +159,21 @@ export class PlaygroundController {
     if (!client) return undefined;
     try {
       const m = await client.metrics();
-      this.metrics = { ...m, at: this.now() };
+      this.view.metrics = { ...m, at: this.now() };
       this.pushState();
       return m;
     } catch (e) {
-      this.error = this.d.messages.error(e);
+      this.view.error = this.d.messages.error(e);
       this.pushState();
       return undefined;
     }
   }
 
   state(): PlaygroundState {
+    return this.view.state();
+  }
+
+  private snapshot(): Omit<PlaygroundState, StatusFields> {
     return {
       strings: this.d.messages.strings,
       explorerUrl: this.d.client()?.url,
@@ -193,76 +183,31 @@ export class PlaygroundController {
       conversation: this.conversation,
       conversations: this.d.store.list(),
       feedback: this.d.outbox.list().map((e) => ({ id: e.id, msgIds: e.msgIds, reward: e.reward, state: e.state, ...(e.error ? { error: e.error } : {}) })),
-      metrics: this.metrics,
       toolCount: this.d.tools().length,
-      busy: this.busy,
-      error: this.error,
-      notice: this.notice,
       params: this.params,
     };
   }
 
   pushState(): void {
-    if (this.attached) this.d.post({ type: 'state', state: this.state() });
-  }
-
-  private async give(msgIds: string[], reward: number, taskId: string, source: 'thumb' | 'score' | 'choice'): Promise<void> {
-    const client = this.requireClient();
-    if (!this.d.canReward()) throw new Error(this.d.messages.preV04());
-    const e = await this.d.outbox.give({ explorerUrl: client.url, msgIds, reward, taskId, runId: 0, source });
-    if (e.state === 'failed') this.error = this.d.messages.error(new Error(e.error));
-    await this.refreshMetrics();
+    this.view.push();
   }
 
   private async collect(client: ExplorerClient, turnIndex: number, n: number): Promise<void> {
-    const t = this.assistantTurn(turnIndex);
-    const messages = toOpenAiMessages(this.conversation.turns.slice(0, turnIndex));
     const req: ChatRequest = {
       model: this.model ?? this.conversation.model,
-      messages,
+      messages: toOpenAiMessages(this.conversation.turns.slice(0, turnIndex)),
       tools: this.d.tools(),
       maxTokens: this.params.maxTokens,
       topP: this.params.topP,
       temperature: this.params.temperature,
       stream: this.params.stream,
     };
-    for (let i = 0; i < n; i++) {
-      const altIndex = t.alternatives.length;
-      let r: ChatResult;
-      try {
-        r = await client.chat(req, (text) => this.d.post({ type: 'delta', turn: turnIndex, alt: altIndex, text }));
-      } catch (e) {
-        t.error = this.d.messages.error(e);
-        this.save();
-        throw e;
-      }
-      delete t.error;
-      const alt: Alternative = { msgId: r.msgId, content: r.content, latencyMs: Math.round(r.latencyMs), promptTokens: r.promptTokens, completionTokens: r.completionTokens };
-      if (r.toolCalls) alt.toolCalls = r.toolCalls;
-      t.alternatives.push(alt);
-      this.save();
-      const m = await this.refreshMetrics();
-      const v = servingVersion(m);
-      if (v !== undefined) {
-        alt.modelVersion = v;
-        this.save();
-      }
-    }
-  }
-
-  private async guard(f: () => Promise<void>): Promise<void> {
-    this.busy = true;
-    this.error = undefined;
-    this.notice = undefined;
-    this.pushState();
-    try {
-      await f();
-    } catch (e) {
-      this.error = e instanceof AlreadyRewardedError ? this.d.messages.alreadyRewarded(e.entry.state) : this.d.messages.error(e);
-    } finally {
-      this.busy = false;
-      this.pushState();
-    }
+    await collectAlternatives(client, this.assistantTurn(turnIndex), req, n, {
+      delta: (alt, text) => this.d.post({ type: 'delta', turn: turnIndex, alt, text }),
+      save: () => this.save(),
+      refreshMetrics: () => this.refreshMetrics(),
+      error: (e) => this.d.messages.error(e),
+    });
   }
 
   private requireClient(): ExplorerClient {

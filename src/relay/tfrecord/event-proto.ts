@@ -120,6 +120,14 @@ export const MetadataType = root.lookupType('tensorboard.SummaryMetadata');
 export const TensorType = root.lookupType('tensorboard.TensorProto');
 export const DataType = root.lookupEnum('tensorboard.DataType').values;
 
+/** Protobuf wire types. */
+export const WIRE_VARINT = 0;
+export const WIRE_I64 = 1;
+export const WIRE_LEN = 2;
+export const WIRE_I32 = 5;
+/** The key a field is written with (field number and wire type), as the hot paths compare it. */
+export const wireKey = (t: protobuf.Type, field: string, wire: number): number => (t.fields[field].id << 3) | wire;
+
 export interface TensorShapeMsg {
   dim?: { size?: number }[];
 }

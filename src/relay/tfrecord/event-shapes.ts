@@ -12,7 +12,7 @@
 // The table is also packed for the WebAssembly scan (scan.wat), which then matches records to
 // shapes while it frames them, 16 bytes per compare.
 import type * as protobuf from 'protobufjs';
-import type { ScalarSink } from './scalars';
+import type { ScalarSink } from './scalar-sink';
 import { SHAPE_TABLE_BYTES, SHAPE_TABLE_MAX } from './scan';
 
 /** A tag as the decoder interned it (the strings are shared, the id is the sink's map key). */

@@ -5,7 +5,8 @@
 import * as fs from 'node:fs';
 import { MAX_RECORD_BYTES, inputRegion, scanChunk } from './scan';
 import { PIPELINE_CHUNK_MAX, ScanPipeline, scanPipeline } from './scan-pipeline';
-import { ChunkStats, ScalarDecoder, ScalarSink } from './scalars';
+import type { ScalarSink } from './scalar-sink';
+import { ChunkStats, ScalarDecoder } from './scalars';
 
 export type ReaderStats = ChunkStats;
 

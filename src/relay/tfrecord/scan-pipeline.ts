@@ -9,11 +9,14 @@
 // API is synchronous, like the reader's: the main thread waits with Atomics.wait, for at most
 // the scan of a chunk. A worker that stops answering is given up on, and every reader goes on
 // in its own thread.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { PackedShapes } from './event-shapes';
 import { ENTRY_INTS, ENTRY_VALUES, MAX_ENTRIES, MAX_RECORD_BYTES, NEXT_BASE, PAGE, SHAPES_BASE, SHAPE_TABLE_MAX, ScanResult, writeShapeTable } from './scan';
 import { SCAN_WASM_SHARED_BASE64 } from './scan-wasm';
-import { CTL, WorkerData, WorkerLayout, scanWorkerSource } from './scan-worker';
+import { SCAN_WORKER_CODE } from './scan-worker-code';
+import { CTL, WorkerData, WorkerLayout } from './scan-worker-protocol';
 
 /** Slots in the ring: how far the worker may run ahead of the decoder (8 smooth out the chunks
  *  that take one side longer, e.g. the first of a new tag; 4 measured about 10% slower). */
@@ -67,6 +70,18 @@ function layoutFor(slots: number): { layout: WorkerLayout; pages: number } {
   return { layout, pages: at / PAGE };
 }
 
+/**
+ * The scan worker: from its text embedded in the single-file CLI (esbuild.mjs), else from its
+ * compiled file beside this one (tsc's out/). Throws when neither is there (a bundle built
+ * without the embedding), so that every reader reads in its own thread.
+ */
+function startWorker(data: WorkerData): Worker {
+  if (SCAN_WORKER_CODE !== undefined) return new Worker(SCAN_WORKER_CODE, { eval: true, workerData: data });
+  const file = path.join(__dirname, 'scan-worker.js');
+  if (!fs.existsSync(file)) throw new Error(`no scan worker at ${file}`);
+  return new Worker(file, { workerData: data });
+}
+
 export class ScanPipeline {
   private readonly ctl: Int32Array;
   private readonly ctlF: Float64Array;
@@ -94,14 +109,7 @@ export class ScanPipeline {
     this.ctlF = new Float64Array(control);
     const module = new WebAssembly.Module(Buffer.from(SCAN_WASM_SHARED_BASE64, 'base64'));
     this.matcher = new WebAssembly.Instance(module, { env: { memory: this.memory } }).exports as MatchExports;
-    const data: WorkerData = {
-      module,
-      memory: this.memory,
-      control,
-      ctl: CTL,
-      layout,
-    };
-    this.worker = new Worker(scanWorkerSource(), { eval: true, workerData: data });
+    this.worker = startWorker({ module, memory: this.memory, control, layout });
     this.worker.unref();
     // Without a listener an error in the worker would be thrown in the main thread.
     this.worker.on('error', () => (this.broken = true));

@@ -3,8 +3,8 @@
 // QuickPick / InputBox and a Back button, and tests drive it with preset answers.
 import * as path from 'path';
 import type { L10n } from './l10n';
-import type { DataChoice, Lang, TemplateSet } from './types';
-import { localized } from './types';
+import type { DataChoice, Lang, TemplateSet } from '../templates/types';
+import { localized } from '../templates/types';
 import { checkModel, checkName } from './validate';
 
 export const DEFAULT_MODEL = 'Qwen/Qwen2.5-0.5B-Instruct';

@@ -4,7 +4,7 @@
 import { applyEdits, findNodeAtLocation, modify, parseTree, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import * as path from 'path';
 import { ScaffoldError, type L10n } from './l10n';
-import type { LaunchSpec } from './types';
+import type { LaunchSpec } from '../templates/types';
 import { isLoopbackUrl } from '../../shared/loopback';
 
 /** The debug type contributed by the rollout debugger (package.json contributes.debuggers). */

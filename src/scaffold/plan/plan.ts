@@ -7,7 +7,7 @@ import { launchEntries, mergeLaunchJson } from './launch';
 import { ScaffoldError, type L10n } from './l10n';
 import { renderTemplateFiles, renderText } from '../templates/render';
 import { TemplateSetError, findTemplate } from '../templates/template-set';
-import type { DataChoice, TemplateSet } from './types';
+import type { DataChoice, TemplateSet } from '../templates/types';
 import { MAX_DATA_BYTES, checkDataFile, checkModel, checkName } from './validate';
 
 export interface GenerateRequest {

@@ -1,7 +1,7 @@
 // Renders a template into the files of a project: `{{> partial}}` includes, then `{{var}}`
 // placeholders. Pure: text in, text out. An unknown placeholder or partial is an error (a typo in
 // a template must not ship as literal braces in a user's project).
-import type { Template, TemplateSet } from '../plan/types';
+import type { Template, TemplateSet } from './types';
 import { TemplateSetError } from './template-set';
 
 export type Vars = Readonly<Record<string, string>>;

@@ -3,7 +3,7 @@
 // template is a bug of ours, so problems are thrown in English with the file that has them.
 // templates/template.schema.json documents template.json in full (the unit tests validate every
 // template against it); here only what generation relies on is checked, so the CLI stays small.
-import type { Dataset, FrameworkInfo, Template, TemplateManifest, TemplateSet } from '../plan/types';
+import type { Dataset, FrameworkInfo, Template, TemplateManifest, TemplateSet } from './types';
 
 export type TemplateFiles = Readonly<Record<string, string>>;
 

@@ -4,11 +4,11 @@
 // editor features must answer at random positions.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import { analyze } from '../../../src/config/engine';
-import { complete } from '../../../src/config/features/completion';
-import { codeActions } from '../../../src/config/features/diagnostics';
-import { hover } from '../../../src/config/features/hover';
-import { documentSymbols } from '../../../src/config/features/symbols';
+import { analyze } from '../../../src/config/engine/engine';
+import { complete } from '../../../src/config/lsp/features/completion';
+import { codeActions } from '../../../src/config/lsp/features/diagnostics';
+import { hover } from '../../../src/config/lsp/features/hover';
+import { documentSymbols } from '../../../src/config/lsp/features/symbols';
 import { parseWhole, ParseCache, parseYaml } from '../../../src/config/yaml/parse';
 import { formatPath, walk, type VNode } from '../../../src/config/yaml/tree';
 

@@ -5,8 +5,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { stringify } from 'yaml';
-import { analyze, type Analysis, type EngineOptions } from '../../../src/config/engine';
-import type { Finding } from '../../../src/config/findings';
+import { analyze, type Analysis, type EngineOptions } from '../../../src/config/engine/engine';
+import type { Finding } from '../../../src/config/core/findings';
 
 export type Obj = Record<string, unknown>;
 

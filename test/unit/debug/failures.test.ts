@@ -189,48 +189,7 @@ describe('rollout debugger failure cases', { skip: skipWithoutModel }, () => {
     }
   });
 
-  test('upstream 5xx and malformed JSON each stop with a clear upstream error', { timeout: 90_000 }, async () => {
-    // MOCK upstream (boundary): the real model server cannot be made to answer 503 or broken JSON.
-    let n = 0;
-    const mock = http.createServer((req, res) => {
-      req.resume();
-      req.on('end', () => {
-        if (req.url?.endsWith('/models')) return res.end(JSON.stringify({ object: 'list', data: [{ id: 'tiny-toolcall' }] }));
-        if (n++ === 0) {
-          res.writeHead(503, { 'content-type': 'application/json' });
-          return res.end(JSON.stringify({ error: { message: 'overloaded, retry later' } }));
-        }
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end('{"id": "chatcmpl-1", "choices": [{"message": ');
-      });
-    });
-    await new Promise<void>((r) => mock.listen(0, '127.0.0.1', () => r()));
-    const url = `http://127.0.0.1:${(mock.address() as { port: number }).port}/v1`;
-    const { dc, close } = await startAdapter();
-    try {
-      let stopped = dc.waitForEvent('stopped', 30000);
-      await launch(dc, { ...base(url), tasks: 2 }, { exceptionFilters: ['upstream'] });
-      let s = (await stopped) as DebugProtocol.StoppedEvent;
-      let info = await dc.exceptionInfoRequest({ threadId: s.body.threadId! });
-      assert.equal(info.body.exceptionId, 'upstream.upstream');
-      assert.match(info.body.description!, /answered 503: overloaded, retry later/);
-      stopped = dc.waitForEvent('stopped', 30000);
-      await dc.continueRequest({ threadId: s.body.threadId! });
-      s = (await stopped) as DebugProtocol.StoppedEvent;
-      info = await dc.exceptionInfoRequest({ threadId: s.body.threadId! });
-      assert.equal(info.body.exceptionId, 'upstream.malformed');
-      assert.match(info.body.description!, /malformed|without choices/);
-      const ended = dc.waitForEvent('terminated', 30000);
-      await dc.continueRequest({ threadId: s.body.threadId! });
-      await ended;
-      const recs = readJsonl<{ error: { kind: string; status: number } }>(path.join(latestRun(env.ws), 'recording.jsonl'));
-      assert.deepEqual(recs.map((r) => [r.error.kind, r.error.status]), [['upstream', 503], ['malformed', 502]]);
-      assert.equal(JSON.parse(fs.readFileSync(path.join(latestRun(env.ws), 'summary.json'), 'utf8')).errors, 2);
-    } finally {
-      await close();
-      mock.close();
-    }
-  });
+  test('upstream 5xx and malformed JSON each stop with a clear upstream error', { timeout: 90_000 }, () => upstreamErrorStops(env.ws, base));
 
   test('a runner that crashes ends the session with a message; the recording is kept', { timeout: 90_000 }, async () => {
     const { dc, close } = await startAdapter();
@@ -276,3 +235,46 @@ describe('rollout debugger failure cases', { skip: skipWithoutModel }, () => {
   });
 });
 
+/** An endpoint answering 503, then broken JSON: each call stops with a clear upstream error. */
+async function upstreamErrorStops(ws: string, base: (url: string) => Record<string, unknown>): Promise<void> {
+  // MOCK upstream (boundary): the real model server cannot be made to answer 503 or broken JSON.
+  let n = 0;
+  const mock = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      if (req.url?.endsWith('/models')) return res.end(JSON.stringify({ object: 'list', data: [{ id: 'tiny-toolcall' }] }));
+      if (n++ === 0) {
+        res.writeHead(503, { 'content-type': 'application/json' });
+        return res.end(JSON.stringify({ error: { message: 'overloaded, retry later' } }));
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"id": "chatcmpl-1", "choices": [{"message": ');
+    });
+  });
+  await new Promise<void>((r) => mock.listen(0, '127.0.0.1', () => r()));
+  const url = `http://127.0.0.1:${(mock.address() as { port: number }).port}/v1`;
+  const { dc, close } = await startAdapter();
+  try {
+    let stopped = dc.waitForEvent('stopped', 30000);
+    await launch(dc, { ...base(url), tasks: 2 }, { exceptionFilters: ['upstream'] });
+    let s = (await stopped) as DebugProtocol.StoppedEvent;
+    let info = await dc.exceptionInfoRequest({ threadId: s.body.threadId! });
+    assert.equal(info.body.exceptionId, 'upstream.upstream');
+    assert.match(info.body.description!, /answered 503: overloaded, retry later/);
+    stopped = dc.waitForEvent('stopped', 30000);
+    await dc.continueRequest({ threadId: s.body.threadId! });
+    s = (await stopped) as DebugProtocol.StoppedEvent;
+    info = await dc.exceptionInfoRequest({ threadId: s.body.threadId! });
+    assert.equal(info.body.exceptionId, 'upstream.malformed');
+    assert.match(info.body.description!, /malformed|without choices/);
+    const ended = dc.waitForEvent('terminated', 30000);
+    await dc.continueRequest({ threadId: s.body.threadId! });
+    await ended;
+    const recs = readJsonl<{ error: { kind: string; status: number } }>(path.join(latestRun(ws), 'recording.jsonl'));
+    assert.deepEqual(recs.map((r) => [r.error.kind, r.error.status]), [['upstream', 503], ['malformed', 502]]);
+    assert.equal(JSON.parse(fs.readFileSync(path.join(latestRun(ws), 'summary.json'), 'utf8')).errors, 2);
+  } finally {
+    await close();
+    mock.close();
+  }
+}

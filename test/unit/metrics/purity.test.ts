@@ -6,17 +6,8 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import { repoRoot } from '../../harness/paths';
 
-
-test('src/metrics: the logic subfolders never import vscode (only the adapters at the root do)', () => {
-  const offenders: string[] = [];
-  for (const sub of ['store', 'view', 'connect', 'webview']) {
-    const dir = path.join(repoRoot, 'src', 'metrics', sub);
-    for (const f of fs.readdirSync(dir)) {
-      if (f.endsWith('.ts') && /from ['"]vscode['"]|require\(['"]vscode['"]\)/.test(fs.readFileSync(path.join(dir, f), 'utf8'))) offenders.push(`${sub}/${f}`);
-    }
-  }
-  assert.deepEqual(offenders, []);
-});
+// That the logic subfolders (store, view, connect, webview) never import vscode is rule 5 of
+// test/unit/architecture.test.ts, for every feature.
 
 test('the webview and the shared protocol never import vscode or node modules', () => {
   for (const f of [...fs.readdirSync(path.join(repoRoot, 'src', 'metrics', 'webview')).map((f) => path.join('src', 'metrics', 'webview', f)), 'src/shared/metrics-protocol.ts']) {

@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, test } from 'node:test';
-import { ConfigIndex } from '../../../src/config/crossfile';
+import { ConfigIndex } from '../../../src/config/engine/crossfile';
 import { run } from '../config/helpers';
 import { cli, tempDir } from '../scaffold/helpers';
 

@@ -49,10 +49,10 @@ export interface RelayProc {
 }
 
 /** Starts `node dist/agentrl.js relay …` (adds --port 0 unless given) and waits for its URL. */
-export function startRelay(args: string[], env: Record<string, string> = {}): Promise<RelayProc> {
+export function startRelay(args: string[], env: Record<string, string> = {}, cliFile = bundle): Promise<RelayProc> {
   const full = ['relay', ...args];
   if (!args.includes('--port')) full.push('--port', '0');
-  const proc = spawn(process.execPath, [bundle, ...full], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [cliFile, ...full], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   proc.stderr!.on('data', (b) => (err += b));

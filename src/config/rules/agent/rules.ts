@@ -1,11 +1,11 @@
 // ASTuner (`astuner:`) and AgentJet (`ajet:`) rules, from astuner.md §2.5: the Hydra
 // skeleton the launcher edits, `.yaml` only, `module->Class` references, reader types,
-// launcher asserts, and the ASTuner ↔ AgentJet / legacy key renames.
+// launcher asserts; legacy keys are reported through schema/version-findings.ts.
 import * as path from 'path';
-import { msg, suggest, type Fix } from '../../findings';
+import { msg, suggest, type Fix } from '../../core/findings';
 import { codeVisible, isLocation } from '../../workspace/pyindex';
-import { AGENT_LEGACY, AGENT_RENAMES } from '../../versions';
-import { configAncestors } from '../../paths';
+import { legacyAgentKeys } from '../../schema/version-findings';
+import { configAncestors } from '../../core/paths';
 import { locate } from '../../yaml/tree';
 import { report, setValueFix, type RuleContext } from '../context';
 
@@ -132,7 +132,7 @@ export function runAgentRules(ctx: RuleContext): void {
       related: [`${root}.data.max_prompt_length`, `${root}.data.max_response_length`].map((p) => ({ path: p, message: msg(`\`${p}\``, `\`${p}\``) })),
     });
   }
-  legacy(ctx, root);
+  legacyAgentKeys(ctx, root);
 }
 
 function skeleton(ctx: RuleContext, defaultsName: string): void {
@@ -219,27 +219,3 @@ function refs(ctx: RuleContext, root: string): void {
     }
   }
 }
-
-function legacy(ctx: RuleContext, root: string): void {
-  const v = ctx.view;
-  for (const l of AGENT_LEGACY) {
-    const p = `${root}.${l.path}`;
-    const loc = v.loc(p);
-    if (!loc?.keySpan) continue;
-    if (l.path === 'task_reader.dataset_file') continue; // reported with the reader type
-    const fix: Fix | undefined = l.to && l.to.split('.').slice(0, -1).join('.') === l.path.split('.').slice(0, -1).join('.') ? { title: msg(`Rename to \`${l.to.split('.').pop()}\``, `重命名为 \`${l.to.split('.').pop()}\``), edits: [{ span: loc.keySpan, newText: l.to.split('.').pop()! }], preferred: true } : undefined;
-    report(ctx, { severity: 'warning', code: 'version.legacy-key', message: msg(`\`${l.path}\` is a legacy ASTuner key: ${l.note.en}.`, `\`${l.path}\` 是旧版 ASTuner 的键：${l.note.zh}。`), path: p, span: loc.keySpan, fixes: fix ? [fix] : undefined });
-  }
-}
-
-/** ASTuner ↔ AgentJet renamed keys (reported instead of "unknown key"). */
-export function agentRenameFor(kind: 'astuner' | 'ajet', parent: string, key: string): { to: string; en: string; zh: string } | undefined {
-  for (const r of AGENT_RENAMES) {
-    const [sect, name] = [r.path.split('.').slice(0, -1).join('.'), r.path.split('.').pop()!];
-    if (sect !== parent) continue;
-    if (kind === 'ajet' && key === name && r.kind === 'astuner') return { to: r.other, en: `\`${key}\` is the ASTuner name; AgentJet renamed it \`${r.other}\``, zh: `\`${key}\` 是 ASTuner 的名字；AgentJet 已将其更名为 \`${r.other}\`` };
-    if (kind === 'astuner' && key === r.other && r.kind === 'astuner') return { to: name, en: `\`${key}\` is the AgentJet name; ASTuner (astuner:) calls it \`${name}\``, zh: `\`${key}\` 是 AgentJet 的名字；ASTuner（astuner:）中叫 \`${name}\`` };
-  }
-  return undefined;
-}
-

@@ -3,8 +3,8 @@
 // workflow runs through the tuner adapter, in a workspace that pins or installs AgentScope 2.x,
 // gets a warning naming the versions it needs.
 import * as path from 'path';
-import { msg } from '../../findings';
-import { compareVersions } from '../../versions';
+import { msg } from '../../core/findings';
+import { compareVersions } from '../../core/versions';
 import { workspacePin } from '../../workspace/pins';
 import { report, type Rule } from '../context';
 import { items } from './common';

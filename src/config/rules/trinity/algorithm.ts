@@ -1,6 +1,6 @@
 // Algorithm-specific checks (AlgorithmType.check_config and the buffer validator's batch
 // requirement): SFT/DPO only in train mode, with a dataset path and a positive save interval.
-import { msg } from '../../findings';
+import { msg } from '../../core/findings';
 import { insertKeyFix, report, setValueFix, type Rule } from '../context';
 import { algorithmOf, CRITIC_ALGORITHMS, isSftOrDpo, modeOf } from './common';
 

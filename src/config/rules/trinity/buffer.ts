@@ -1,6 +1,6 @@
 // BufferConfigValidator (explorer input, trainer input, data pipelines) and the storage
 // types the buffer factory accepts at run time.
-import { msg, suggest } from '../../findings';
+import { msg, suggest } from '../../core/findings';
 import { AGENT_PLUGIN_NAMES } from '../../names/registries';
 import { report, setValueFix, type Rule, type RuleContext } from '../context';
 import { algorithmOf, isSftOrDpo, items, modeOf } from './common';

@@ -1,6 +1,6 @@
 // Helpers shared by the Trinity-RFT rules: the effective mode and algorithm, and facts
 // Trinity derives (train batch size, whether the trainer validator runs).
-import { UNKNOWN, type ConfigView } from '../../model';
+import { UNKNOWN, type ConfigView } from '../view';
 
 export const MODES = ['both', 'explore', 'train', 'bench', 'serve', 'colocate'] as const;
 export type Mode = (typeof MODES)[number];

@@ -1,6 +1,6 @@
 // ExplorerConfigValidator: auxiliary models need model_path, over-rollout limits, one LoRA
 // adapter at most, the concurrent_mode values, and the runner cap for concurrent modes.
-import { msg, suggest } from '../../findings';
+import { msg, suggest } from '../../core/findings';
 import { enumValue } from '../../schema/coerce';
 import { report, setValueFix, type Rule } from '../context';
 import { items } from './common';

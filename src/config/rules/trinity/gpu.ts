@@ -1,8 +1,8 @@
 // RayClusterConfigValidator's GPU accounting and veRL's parallel checks, statically, when
 // `cluster.node_num` and `cluster.gpu_per_node` are set (0 means "ask the running Ray
 // cluster", which only happens at launch). Auxiliary models take GPUs from the trainer too.
-import { msg } from '../../findings';
-import type { ConfigView } from '../../model';
+import { msg } from '../../core/findings';
+import type { ConfigView } from '../view';
 import { report, setValueFix, type Rule, type RuleContext } from '../context';
 import { algorithmOf, intOf, items, modeOf, trainBatchSize, trainerValidatorRuns, type Mode } from './common';
 import { atLeast06, enginesOf } from './parallel';

@@ -1,6 +1,6 @@
 // ModelConfigValidator._check_model_len: prompt + response must fit in max_model_len, and
 // max_model_len must be set or derivable from both limits.
-import { msg } from '../../findings';
+import { msg } from '../../core/findings';
 import { report, setValueFix, type Rule } from '../context';
 
 export const lengthRule: Rule = {

@@ -1,6 +1,6 @@
 // GlobalConfigValidator: `mode` must be one of six values — case-sensitive, unlike the enums.
-import { msg, suggest } from '../../findings';
-import { UNKNOWN } from '../../model';
+import { msg, suggest } from '../../core/findings';
+import { UNKNOWN } from '../view';
 import { report, setValueFix, type Rule } from '../context';
 import { MODES } from './common';
 

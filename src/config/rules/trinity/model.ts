@@ -1,8 +1,8 @@
 // ModelConfigValidator: an external API model only in bench mode with its three settings,
 // and a readable chat template file.
 import * as fs from 'fs';
-import { msg } from '../../findings';
-import { resolveLocalPath } from '../../paths';
+import { msg } from '../../core/findings';
+import { resolveLocalPath } from '../../core/paths';
 import { report, setValueFix, type Rule } from '../context';
 import { modeOf } from './common';
 

@@ -5,9 +5,9 @@
 // by DP. Also 0.6's over_rollout.return_partial_tasks, which needs a non-fixed sync style
 // (ExplorerConfigValidator, pan-x-c/Trinity-RFT @ 03782715). One rule per upstream check, so
 // each can be shown to be the one that reports.
-import { msg } from '../../findings';
+import { msg } from '../../core/findings';
 import { enumValue } from '../../schema/coerce';
-import { compareVersions } from '../../versions';
+import { compareVersions } from '../../core/versions';
 import { TRINITY_0_6 } from '../../facts/trinity-0.6';
 import { report, setValueFix, type Rule, type RuleContext } from '../context';
 import { intOf, items } from './common';

@@ -3,7 +3,7 @@
 // vLLM, which fail late on the cluster (or, for lr ≤ 0, silently train backwards or not at all).
 // Each bound quotes Trinity-RFT 0.5's own default (reference/trinity.md §1: OptimizerConfig,
 // ModelConfig, InferenceModelConfig) so the fix is a known-good value.
-import { msg } from '../../findings';
+import { msg } from '../../core/findings';
 import { report, setValueFix, type Rule } from '../context';
 
 interface Bound {

@@ -1,6 +1,6 @@
 // SynchronizerConfigValidator and IntervalConfigValidator: sync_interval > 0, eval_interval
 // rounded to a multiple of it, and NCCL replaced where it cannot work.
-import { msg } from '../../findings';
+import { msg } from '../../core/findings';
 import { enumValue } from '../../schema/coerce';
 import { report, setValueFix, type Rule } from '../context';
 import { algorithmOf, isSftOrDpo, modeOf } from './common';

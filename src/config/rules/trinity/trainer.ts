@@ -1,6 +1,6 @@
 // TrainerConfigValidator: trainer_type, save_hf_checkpoint and the deprecated
 // trainer_config_path (an error when it would be used), plus the strategy values.
-import { msg, suggest } from '../../findings';
+import { msg, suggest } from '../../core/findings';
 import { report, setValueFix, type Rule, type RuleContext } from '../context';
 import { trainerValidatorRuns } from './common';
 

@@ -1,5 +1,6 @@
-// The live upstream: non-streamed calls go as plain JSON over a pooled connection
-// (json-post.ts), streamed ones through the openai SDK. Both must see the same model.
+// The live upstream: every call (JSON, streamed, /models) goes over the gateway's one pooled
+// HTTP client (http-client.ts); the openai SDK only parses streamed replies. A JSON call and a
+// streamed one must see the same model, and fail with the same messages.
 import * as assert from 'node:assert/strict';
 import * as http from 'node:http';
 import { after, before, describe, test } from 'node:test';
@@ -112,5 +113,74 @@ describe('live upstream error shapes (MOCK upstream: a real model server cannot 
     } finally {
       up.close();
     }
+  });
+  const sse = (res: http.ServerResponse, events: unknown[], done = true) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    for (const e of events) res.write(`data: ${JSON.stringify(e)}\n\n`);
+    if (done) res.end('data: [DONE]\n\n');
+  };
+  const chunk = (content: string) => ({ id: 'c1', object: 'chat.completion.chunk', model: 'm', choices: [{ index: 0, delta: { content }, finish_reason: null }] });
+
+  test('a streamed reply is assembled from its events; its error statuses read as a JSON call\'s do', async () => {
+    const up = new OpenAIUpstream({ baseUrl: url, apiKey: 'sk-test' });
+    const streamed: ChatRequest = { ...request, stream: true };
+    try {
+      reply = (res) => sse(res, [chunk('Hel'), chunk('lo')]);
+      const ok = await up.complete(streamed, ctx(streamed));
+      assert.ok(ok.ok, JSON.stringify(ok));
+      assert.equal(ok.response.choices[0].message?.content, 'Hello');
+      assert.equal(ok.chunks?.length, 2);
+      assert.equal(seen.at(-1)?.accept, 'text/event-stream');
+      assert.equal(seen.at(-1)?.authorization, 'Bearer sk-test');
+      reply = (res) => res.writeHead(429, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'slow down' } }));
+      const limited = await up.complete(streamed, ctx(streamed));
+      assert.ok(!limited.ok);
+      assert.deepEqual([limited.error.kind, limited.error.status], ['upstream', 429]);
+      assert.match(limited.error.message, /answered 429: slow down/);
+      reply = (res) => sse(res, [chunk('Hel'), { error: { message: 'the model crashed' } }]);
+      const inStream = await up.complete(streamed, ctx(streamed));
+      assert.ok(!inStream.ok);
+      assert.equal(inStream.error.kind, 'upstream');
+      assert.match(inStream.error.message, /sent an error in its stream: the model crashed/);
+    } finally {
+      up.close();
+    }
+  });
+
+  test('a stream cut mid-way is a connection error; one stalled past model.timeout is a timeout, not a short reply', async () => {
+    const up = new OpenAIUpstream({ baseUrl: url, timeoutSec: 0.3 });
+    const streamed: ChatRequest = { ...request, stream: true };
+    try {
+      reply = (res) => {
+        sse(res, [chunk('Hel')], false);
+        setTimeout(() => res.destroy(), 20);
+      };
+      const cut = await up.complete(streamed, ctx(streamed));
+      assert.ok(!cut.ok, JSON.stringify(cut));
+      assert.equal(cut.error.kind, 'connection');
+      reply = (res) => sse(res, [chunk('Hel')], false); // never ends
+      const stalled = await up.complete(streamed, ctx(streamed));
+      assert.ok(!stalled.ok, JSON.stringify(stalled));
+      assert.deepEqual([stalled.error.kind, stalled.error.status], ['timeout', 504]);
+      assert.match(stalled.error.message, /did not answer within 0\.3 s \(model\.timeout\)/);
+    } finally {
+      up.close();
+    }
+  });
+
+  test('/models goes the same way: the list, or an error that says what the endpoint did', async () => {
+    const up = new OpenAIUpstream({ baseUrl: url, apiKey: 'sk-test' });
+    try {
+      reply = (res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: [{ id: 'tiny', object: 'model' }] }));
+      assert.deepEqual(await up.models(), { object: 'list', data: [{ id: 'tiny', object: 'model' }] });
+      assert.equal(seen.at(-1)?.authorization, 'Bearer sk-test');
+      reply = (res) => res.writeHead(404, { 'content-type': 'text/plain' }).end('no such route');
+      await assert.rejects(up.models(), /answered 404: no such route/);
+    } finally {
+      up.close();
+    }
+    const dead = new OpenAIUpstream({ baseUrl: 'http://127.0.0.1:9/v1' });
+    await assert.rejects(dead.models(), /cannot reach http:\/\/127\.0\.0\.1:9\/v1: ECONNREFUSED/);
+    dead.close();
   });
 });

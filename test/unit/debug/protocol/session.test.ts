@@ -14,72 +14,7 @@ describe('rollout debug adapter (real model, real runner)', { skip: skipWithoutM
   const env = modelAndWorkspace();
   const base = () => ({ config: path.join(env.ws, 'toolcall.yaml'), cwd: env.ws, workspaceRoot: env.ws, python: sdkPython, model: { baseUrl: env.model.url } });
 
-  test('stops on llm, shows the messages, steps to the tool call and the next LLM call, finishes with a reward', async () => {
-    const { dc, close } = await startAdapter();
-    try {
-      const out = collectOutput(dc);
-      const stopped = dc.waitForEvent('stopped', 30000);
-      await launch(dc, { ...base(), tasks: 1 }, { functionBreakpoints: ['llm'] });
-      const s1 = (await stopped) as DebugProtocol.StoppedEvent;
-      assert.equal(s1.body.reason, 'breakpoint');
-      const threads = (await dc.threadsRequest()).body.threads;
-      assert.deepEqual(threads.map((t) => t.name), ['Tparis#R0']);
-      const f1 = await topFrame(dc, s1.body.threadId!);
-      assert.match(f1.name, /^llm #1 ▸ request pending/);
-      assert.equal(path.basename(f1.source!.path!), 'workflow.py');
-      const line = fs.readFileSync(path.join(env.ws, 'workflow.py'), 'utf8').split('\n')[f1.line - 1];
-      assert.match(line, /chat\.completions\.create/, 'the frame opens the line that made the call');
-      const req = await scopeVars(dc, f1.id, 'Request');
-      const msgs = await children(dc, byName(req, 'messages'));
-      assert.equal(msgs.length, 1);
-      assert.equal(msgs[0].value, 'user: "What is the weather in Paris?"');
-      const ev = await dc.evaluateRequest({ expression: 'messages[-1].content', frameId: f1.id, context: 'repl' });
-      assert.equal(ev.body.result, '"What is the weather in Paris?"');
-      const tools = await children(dc, byName(req, 'tools'));
-      assert.deepEqual(tools.map((t) => t.value), ['tool get_weather', 'tool add']);
-
-      // stepIn: to the tool call the model asked for
-      let next = dc.waitForEvent('stopped', 30000);
-      await dc.stepInRequest({ threadId: s1.body.threadId! });
-      const s2 = (await next) as DebugProtocol.StoppedEvent;
-      assert.equal(s2.body.reason, 'step');
-      const f2 = await topFrame(dc, s2.body.threadId!);
-      assert.equal(f2.name, 'tool get_weather({"city":"Paris"})');
-      const call = await scopeVars(dc, f2.id, 'Tool call');
-      assert.equal(byName(call, 'name').value, '"get_weather"');
-
-      // next: to the following LLM call, which carries the tool result
-      next = dc.waitForEvent('stopped', 30000);
-      await dc.nextRequest({ threadId: s2.body.threadId! });
-      const s3 = (await next) as DebugProtocol.StoppedEvent;
-      const stack = (await dc.stackTraceRequest({ threadId: s3.body.threadId! })).body.stackFrames;
-      assert.deepEqual(stack.map((f) => f.name.replace(/\s.*$/, '')), ['llm', 'tool', 'llm']);
-      assert.match(stack[0].name, /^llm #2 ▸ request pending/);
-      const msgs3 = await children(dc, byName(await scopeVars(dc, stack[0].id, 'Request'), 'messages'));
-      assert.equal(msgs3.length, 3);
-      assert.match(msgs3[2].value, /^tool call_\w+: "\{\\"city\\": \\"Paris\\"/);
-      const result = await dc.evaluateRequest({ expression: 'messages[2].content', frameId: stack[0].id, context: 'repl' });
-      assert.equal(JSON.parse(JSON.parse(result.body.result)).city, 'Paris');
-      // the finished call shows its response, usage and logprob-free summary
-      const resp = await scopeVars(dc, stack[2].id, 'Response');
-      assert.equal(byName(resp, 'finish_reason').value, '"tool_calls"');
-      assert.ok(Number(byName(await children(dc, byName(resp, 'usage')), 'prompt_tokens').value) > 100);
-
-      // continue to the end: reward per task
-      await dc.setFunctionBreakpointsRequest({ breakpoints: [] });
-      const ended = dc.waitForEvent('terminated', 30000);
-      await dc.continueRequest({ threadId: s3.body.threadId! });
-      await ended;
-      const summary = JSON.parse(fs.readFileSync(path.join(latestRun(env.ws), 'summary.json'), 'utf8'));
-      assert.deepEqual(summary.rewardByTask, { paris: 1 });
-      assert.equal(summary.status, 'completed');
-      assert.match(out.text(), /Rollout completed: 1 episode\(s\), mean reward 1\.000/);
-      const printed = out.events.find((e) => e.body.output.startsWith('tool get_weather'));
-      assert.ok(printed?.body.source?.path?.endsWith('workflow.py'), 'workflow stdout links to its source line');
-    } finally {
-      await close();
-    }
-  });
+  test('stops on llm, shows the messages, steps to the tool call and the next LLM call, finishes with a reward', () => stepThroughOneEpisode(env.ws, base));
 
   test('an edited message reaches the model and changes its answer (and the reward)', async () => {
     const { dc, close } = await startAdapter();
@@ -217,3 +152,72 @@ describe('rollout debug adapter (real model, real runner)', { skip: skipWithoutM
     }
   });
 });
+
+/** One episode stepped through: llm stop, its request, stepIn to the tool call, next to the
+ *  following call (with the tool result), then on to the reward. */
+async function stepThroughOneEpisode(ws: string, base: () => Record<string, unknown>): Promise<void> {
+  const { dc, close } = await startAdapter();
+  try {
+    const out = collectOutput(dc);
+    const stopped = dc.waitForEvent('stopped', 30000);
+    await launch(dc, { ...base(), tasks: 1 }, { functionBreakpoints: ['llm'] });
+    const s1 = (await stopped) as DebugProtocol.StoppedEvent;
+    assert.equal(s1.body.reason, 'breakpoint');
+    const threads = (await dc.threadsRequest()).body.threads;
+    assert.deepEqual(threads.map((t) => t.name), ['Tparis#R0']);
+    const f1 = await topFrame(dc, s1.body.threadId!);
+    assert.match(f1.name, /^llm #1 ▸ request pending/);
+    assert.equal(path.basename(f1.source!.path!), 'workflow.py');
+    const line = fs.readFileSync(path.join(ws, 'workflow.py'), 'utf8').split('\n')[f1.line - 1];
+    assert.match(line, /chat\.completions\.create/, 'the frame opens the line that made the call');
+    const req = await scopeVars(dc, f1.id, 'Request');
+    const msgs = await children(dc, byName(req, 'messages'));
+    assert.equal(msgs.length, 1);
+    assert.equal(msgs[0].value, 'user: "What is the weather in Paris?"');
+    const ev = await dc.evaluateRequest({ expression: 'messages[-1].content', frameId: f1.id, context: 'repl' });
+    assert.equal(ev.body.result, '"What is the weather in Paris?"');
+    const tools = await children(dc, byName(req, 'tools'));
+    assert.deepEqual(tools.map((t) => t.value), ['tool get_weather', 'tool add']);
+
+    // stepIn: to the tool call the model asked for
+    let next = dc.waitForEvent('stopped', 30000);
+    await dc.stepInRequest({ threadId: s1.body.threadId! });
+    const s2 = (await next) as DebugProtocol.StoppedEvent;
+    assert.equal(s2.body.reason, 'step');
+    const f2 = await topFrame(dc, s2.body.threadId!);
+    assert.equal(f2.name, 'tool get_weather({"city":"Paris"})');
+    const call = await scopeVars(dc, f2.id, 'Tool call');
+    assert.equal(byName(call, 'name').value, '"get_weather"');
+
+    // next: to the following LLM call, which carries the tool result
+    next = dc.waitForEvent('stopped', 30000);
+    await dc.nextRequest({ threadId: s2.body.threadId! });
+    const s3 = (await next) as DebugProtocol.StoppedEvent;
+    const stack = (await dc.stackTraceRequest({ threadId: s3.body.threadId! })).body.stackFrames;
+    assert.deepEqual(stack.map((f) => f.name.replace(/\s.*$/, '')), ['llm', 'tool', 'llm']);
+    assert.match(stack[0].name, /^llm #2 ▸ request pending/);
+    const msgs3 = await children(dc, byName(await scopeVars(dc, stack[0].id, 'Request'), 'messages'));
+    assert.equal(msgs3.length, 3);
+    assert.match(msgs3[2].value, /^tool call_\w+: "\{\\"city\\": \\"Paris\\"/);
+    const result = await dc.evaluateRequest({ expression: 'messages[2].content', frameId: stack[0].id, context: 'repl' });
+    assert.equal(JSON.parse(JSON.parse(result.body.result)).city, 'Paris');
+    // the finished call shows its response, usage and logprob-free summary
+    const resp = await scopeVars(dc, stack[2].id, 'Response');
+    assert.equal(byName(resp, 'finish_reason').value, '"tool_calls"');
+    assert.ok(Number(byName(await children(dc, byName(resp, 'usage')), 'prompt_tokens').value) > 100);
+
+    // continue to the end: reward per task
+    await dc.setFunctionBreakpointsRequest({ breakpoints: [] });
+    const ended = dc.waitForEvent('terminated', 30000);
+    await dc.continueRequest({ threadId: s3.body.threadId! });
+    await ended;
+    const summary = JSON.parse(fs.readFileSync(path.join(latestRun(ws), 'summary.json'), 'utf8'));
+    assert.deepEqual(summary.rewardByTask, { paris: 1 });
+    assert.equal(summary.status, 'completed');
+    assert.match(out.text(), /Rollout completed: 1 episode\(s\), mean reward 1\.000/);
+    const printed = out.events.find((e) => e.body.output.startsWith('tool get_weather'));
+    assert.ok(printed?.body.source?.path?.endsWith('workflow.py'), 'workflow stdout links to its source line');
+  } finally {
+    await close();
+  }
+}

@@ -4,25 +4,10 @@
 // and what a registry name says when trinity cannot be imported.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { repoRoot } from '../../../harness/paths';
-
-const runnerDir = path.join(repoRoot, 'src', 'debug', 'runner');
-
-function py(code: string, cwd = os.tmpdir()): { out: unknown; err: string; status: number | null } {
-  const r = spawnSync('python3', ['-c', `import sys, json; sys.path.insert(0, ${JSON.stringify(runnerDir)})\n${code}`],
-    { cwd, encoding: 'utf8', env: { ...process.env, PYTHONPATH: '' } });
-  let out: unknown;
-  try {
-    out = JSON.parse(r.stdout);
-  } catch {
-    out = r.stdout;
-  }
-  return { out, err: r.stderr, status: r.status };
-}
+import { runnerPython as py } from '../../../harness/runner-python';
 
 test("Trinity's generation settings: vLLM-only keys go in extra_body, None is dropped, n and logprobs kept", () => {
   const r = py(`

@@ -2,24 +2,10 @@
 // (standard library only, as shipped).
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { repoRoot } from '../../../harness/paths';
-
-const runnerDir = path.join(repoRoot, 'src', 'debug', 'runner');
-
-function py(code: string, cwd: string): { out: unknown; err: string; status: number | null } {
-  const r = spawnSync('python3', ['-c', `import sys, json; sys.path.insert(0, ${JSON.stringify(runnerDir)})\n${code}`], { cwd, encoding: 'utf8' });
-  let out: unknown;
-  try {
-    out = JSON.parse(r.stdout);
-  } catch {
-    out = r.stdout;
-  }
-  return { out, err: r.stderr, status: r.status };
-}
+import { runnerPython as py } from '../../../harness/runner-python';
 
 test('tasks load from jsonl, json, csv and folders (by split); ids or the first N are picked', () => {
   const d = fs.mkdtempSync(path.join(os.tmpdir(), 'agentrl-tasks-'));

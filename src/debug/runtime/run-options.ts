@@ -1,0 +1,56 @@
+// What a rollout run is given (RuntimeOptions) and what it reports (RuntimeEvents): the
+// runtime's boundary types, in a file of their own so the modules the runtime delegates to
+// (call handling, runner messages, forks) use them without importing the runtime itself.
+import type { L10n } from '../../shared/l10n';
+import type { Logger } from '../../shared/log';
+import type { RunnerPlan, SourceFrame } from '../model/rollout-protocol';
+import type { RunSummary } from '../model/trajectory';
+import type { ReplayUpstream } from '../gateway/replay';
+import type { ChatUpstream } from '../gateway/model-endpoint';
+import type { Episode } from './episode';
+import type { StopInfo } from './stop-policy';
+
+export interface RuntimeOptions {
+  plan: Omit<RunnerPlan, 'model' | 'clientTimeout' | 'auxiliaryModels'>;
+  upstream: ChatUpstream;
+  /** Index-aligned with explorer.auxiliary_models: where auxiliary model i's calls go
+   *  (default: `upstream`), and the model name its wrapper asks for. */
+  auxiliary?: { upstream?: ChatUpstream; name: string }[];
+  replay?: ReplayUpstream;
+  /** launch.json model.name: used as is. */
+  modelName?: string;
+  /** The config's model (model_path / model.path): preferred when the endpoint serves it. */
+  configModelName?: string;
+  python: string;
+  runnerScript: string;
+  env: NodeJS.ProcessEnv;
+  pythonDebugger: boolean;
+  /** Folder holding .agentrl/runs; undefined: do not save the run. */
+  runRoot?: string;
+  meta: Record<string, unknown>;
+  backbone: string;
+  logger: Logger;
+  clientTimeoutSec?: number;
+  /** Debugger strings (stop descriptions); English when not given. */
+  l10n?: L10n;
+  /** Run the original branch of each edited episode when the run ends (default: yes, not in replays). */
+  fork?: boolean;
+  /** Save the run exactly here instead of a new folder under runRoot (a fork's branch). */
+  runDir?: string;
+  /** Called with timestamps (performance.now()) of the run's last steps (`agentrl rollout --timings`). */
+  onTiming?: (what: string, at: number) => void;
+}
+
+/** One line of output: the Debug Console's categories, linked to its source when known. */
+export type RuntimeOutput = { category: 'stdout' | 'stderr' | 'console' | 'important'; text: string; source?: SourceFrame };
+
+export interface RuntimeEvents {
+  stopped: [StopInfo];
+  continued: [];
+  output: [RuntimeOutput];
+  episodeStarted: [Episode];
+  episodeProgress: [Episode, string];
+  episodeEnded: [Episode];
+  pythonDebugger: [{ host: string; port: number }];
+  ended: [RunSummary | undefined];
+}

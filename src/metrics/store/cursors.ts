@@ -1,0 +1,31 @@
+// How far each relay endpoint's sources have been stored: saved with the points, so a
+// relay resumes exactly where the store stopped.
+import type { Cursor } from '../../shared/relay-protocol';
+
+export class CursorBook {
+  private readonly byEndpoint = new Map<string, Map<string, Cursor>>();
+
+  /** Copies of an endpoint's cursors, one per source. */
+  get(endpoint: string): Cursor[] {
+    return [...(this.byEndpoint.get(endpoint)?.values() ?? [])].map((c) => ({ ...c }));
+  }
+
+  set(endpoint: string, c: Cursor): void {
+    let m = this.byEndpoint.get(endpoint);
+    if (!m) this.byEndpoint.set(endpoint, (m = new Map()));
+    m.set(c.source, { ...c });
+  }
+
+  forget(endpoint: string): void {
+    this.byEndpoint.delete(endpoint);
+  }
+
+  clear(): void {
+    this.byEndpoint.clear();
+  }
+
+  /** Every endpoint's cursors (for the manifest). */
+  toJSON(): Record<string, Cursor[]> {
+    return Object.fromEntries([...this.byEndpoint].map(([e, m]) => [e, [...m.values()]]));
+  }
+}

@@ -1,0 +1,100 @@
+// One series of the metrics store (a run's role's tag) and the point it holds: where its
+// points are (resident columns, a file, a tail of appends while spilled) and what the
+// charts need to know about changes to it.
+import { Columns } from './columns';
+
+export interface Point {
+  step: number;
+  /** Seconds since epoch. */
+  wall: number;
+  value: number;
+}
+
+export function seriesKey(run: string, role: string, tag: string): string {
+  return JSON.stringify([run, role, tag]);
+}
+
+export class Series {
+  /** Points in total (resident, on disk or in the tail). */
+  length = 0;
+  /** All points, when resident. */
+  cols: Columns | undefined = new Columns();
+  /** Points appended while spilled (not on disk yet). */
+  tail: Columns | undefined;
+  /** Points [0, persisted) are in the file, in order. */
+  persisted = 0;
+  /** The file must be rewritten (a point was inserted before the persisted end). */
+  rewrite = false;
+  firstWall = Infinity;
+  lastStep = -Infinity;
+  lastWall = -Infinity;
+  /** Bumped when a point lands anywhere but at the end: charts rebuild instead of patching. */
+  version = 0;
+  lastUsed = 0;
+
+  constructor(
+    readonly key: string,
+    readonly run: string,
+    readonly role: string,
+    readonly tag: string,
+    readonly file: string,
+  ) {}
+
+  get resident(): boolean {
+    return this.cols !== undefined;
+  }
+
+  /** Makes a spilled series resident again from its persisted points; returns the bytes it grew by. */
+  readBack(persisted: Columns): number {
+    let grown = persisted.bytes;
+    if (this.tail) {
+      grown -= this.tail.bytes;
+      persisted.append(this.tail);
+      this.tail = undefined;
+    }
+    this.length = persisted.length;
+    this.cols = persisted;
+    return grown;
+  }
+
+  /** Whether a point goes after every point of the series. */
+  isAtEnd(p: Point): boolean {
+    return p.step > this.lastStep || (p.step === this.lastStep && p.wall > this.lastWall);
+  }
+
+  /** Appends a point past the end (to the tail while spilled); returns the bytes it grew by. */
+  pushEnd(p: Point): number {
+    const c = this.cols ?? (this.tail ??= new Columns());
+    const before = c.bytes;
+    c.push(p.step, p.wall, p.value);
+    this.length++;
+    this.lastStep = p.step;
+    this.lastWall = p.wall;
+    return c.bytes - before;
+  }
+
+  /**
+   * Inserts a point before the end, in (step, wall) order (resident series only); returns
+   * the bytes it grew by, or undefined when the series already holds that (step, wall).
+   */
+  insert(p: Point): number | undefined {
+    const c = this.cols!;
+    const i = c.lowerBound(p.step, p.wall);
+    if (i < c.length && c.step[i] === p.step && c.wall[i] === p.wall) return undefined;
+    const before = c.bytes;
+    c.insert(i, p.step, p.wall, p.value);
+    this.length++;
+    if (i < this.persisted) this.rewrite = true;
+    return c.bytes - before;
+  }
+}
+
+/** What one `add` changed in a series. */
+export interface SeriesChange {
+  key: string;
+  /** Index of the first new point when all new points were appended at the end. */
+  appendedFrom?: number;
+  /** Points were inserted before the end (series.version changed). */
+  reordered: boolean;
+  added: number;
+}

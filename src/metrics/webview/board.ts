@@ -1,0 +1,160 @@
+// The charts on the page: one card per chart spec, grouped in collapsible sections (the
+// pinned row first, then the host's order), the tag filter, and which cards are on screen
+// (an IntersectionObserver): the host computes frames only for those, at the plot widths
+// reported here.
+import type { ChartData, ChartFrame, ChartSpec } from '../../shared/metrics-protocol';
+import { applyFrame } from '../../shared/metrics-protocol';
+import { CardHost, ChartCard } from './chart';
+import { saveState, savedState } from './webview-api';
+
+export interface BoardHost extends CardHost {
+  /** Plot widths and the charts on screen (debounced). */
+  viewport(charts: { id: string; width: number }[], visible: string[]): void;
+  invalidFilter(bad: boolean): void;
+  requestRender(): void;
+}
+
+/** Quiet time before the viewport is reported (resizes and scrolls come in bursts). */
+const VIEWPORT_DEBOUNCE_MS = 60;
+
+export class ChartBoard {
+  readonly el: HTMLElement = document.createElement('main');
+  private readonly cards = new Map<string, ChartCard>();
+  private readonly data = new Map<string, ChartData>();
+  private readonly sections = new Map<string, HTMLElement>();
+  private readonly onScreen = new Set<string>();
+  private readonly collapsed = new Set<string>(savedState()?.collapsed ?? []);
+  private readonly observer: IntersectionObserver;
+  private viewportTimer: number | undefined;
+  private count = 0;
+
+  constructor(private readonly host: BoardHost) {
+    this.observer = new IntersectionObserver((entries) => this.onIntersect(entries), { rootMargin: '300px 0px' });
+    new ResizeObserver(() => this.reportViewport()).observe(this.el);
+  }
+
+  get size(): number {
+    return this.count;
+  }
+
+  allCards(): ChartCard[] {
+    return [...this.cards.values()];
+  }
+
+  card(id: string): ChartCard | undefined {
+    return this.cards.get(id);
+  }
+
+  /** Applies a frame; the card redraws at the next animation frame. */
+  applyFrame(f: ChartFrame): void {
+    const d = applyFrame(this.data.get(f.chart), f);
+    if (!d) return;
+    this.data.set(f.chart, d);
+    this.cards.get(f.chart)?.setData(d);
+  }
+
+  /** Every chart has to be drawn afresh (theme or plot options changed). */
+  restyle(): void {
+    for (const c of this.cards.values()) c.restyle();
+  }
+
+  layout(specs: ChartSpec[]): void {
+    this.count = specs.length;
+    const ids = new Set(specs.map((s) => s.id));
+    for (const [id, c] of this.cards) {
+      if (ids.has(id)) continue;
+      this.observer.unobserve(c.el);
+      c.destroyPlot();
+      c.el.remove();
+      this.cards.delete(id);
+      this.data.delete(id);
+    }
+    for (const spec of specs) {
+      const key = spec.pinned ? '' : spec.group;
+      const section = this.section(key, spec.pinned ? this.host.strings.pinned : spec.group || '…');
+      let card = this.cards.get(spec.id);
+      if (!card) {
+        card = new ChartCard(spec, this.host);
+        this.cards.set(spec.id, card);
+        const d = this.data.get(spec.id);
+        if (d) card.setData(d);
+        this.observer.observe(card.el);
+      } else card.setSpec(spec);
+      const grid = section.querySelector('.grid')!;
+      if (card.el.parentElement !== grid) grid.append(card.el);
+    }
+    // Keep the host's order: pinned first, then sections in Trinity's order.
+    const order = [...new Set(specs.map((s) => (s.pinned ? '' : s.group)))];
+    this.el.replaceChildren(...order.map((k) => this.sections.get(k)!));
+    for (const spec of specs) {
+      const grid = this.sections.get(spec.pinned ? '' : spec.group)!.querySelector('.grid')!;
+      grid.append(this.cards.get(spec.id)!.el);
+    }
+  }
+
+  private section(key: string, title: string): HTMLElement {
+    let s = this.sections.get(key);
+    if (s) return s;
+    const d = document.createElement('details');
+    d.className = key === '' ? 'section pinned' : 'section';
+    d.dataset.group = key;
+    d.open = !this.collapsed.has(key);
+    const sum = document.createElement('summary');
+    sum.textContent = title;
+    const grid = document.createElement('div');
+    grid.className = 'grid';
+    d.append(sum, grid);
+    d.addEventListener('toggle', () => {
+      if (d.open) this.collapsed.delete(key);
+      else this.collapsed.add(key);
+      saveState({ collapsed: [...this.collapsed] });
+      this.reportViewport();
+    });
+    s = d;
+    this.sections.set(key, s);
+    return s;
+  }
+
+  /** Hides the charts whose tag does not match (a regular expression; invalid ones hide nothing). */
+  applyFilter(filter: string): void {
+    let re: RegExp | undefined;
+    let bad = false;
+    try {
+      re = filter ? new RegExp(filter, 'i') : undefined;
+    } catch {
+      bad = true;
+    }
+    this.host.invalidFilter(bad);
+    for (const c of this.cards.values()) c.el.hidden = !!re && !re.test(c.spec.tag);
+    for (const [, s] of this.sections) s.hidden = ![...s.querySelectorAll('.card')].some((c) => !(c as HTMLElement).hidden);
+    this.reportViewport();
+  }
+
+  private onIntersect(entries: IntersectionObserverEntry[]): void {
+    for (const e of entries) {
+      const id = (e.target as HTMLElement).dataset.chart!;
+      if (e.isIntersecting) this.onScreen.add(id);
+      else this.onScreen.delete(id);
+    }
+    this.reportViewport();
+  }
+
+  /** Tells the host plot widths and which charts are on screen (debounced). */
+  reportViewport(): void {
+    if (this.viewportTimer !== undefined) return;
+    this.viewportTimer = window.setTimeout(() => {
+      this.viewportTimer = undefined;
+      const charts: { id: string; width: number }[] = [];
+      const visible: string[] = [];
+      for (const [id, c] of this.cards) {
+        const shown = this.onScreen.has(id) && !c.el.hidden && !!c.el.closest('details[open]');
+        if (shown && !c.visible) c.dirty = true;
+        c.visible = shown;
+        charts.push({ id, width: c.plotWidth() });
+        if (shown) visible.push(id);
+      }
+      this.host.viewport(charts, visible);
+      this.host.requestRender();
+    }, VIEWPORT_DEBOUNCE_MS);
+  }
+}

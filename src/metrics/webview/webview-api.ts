@@ -1,0 +1,24 @@
+// The metrics webview's one handle on VS Code: posting typed messages to the host and the
+// state VS Code keeps across a reload of the webview (options, collapsed sections).
+// acquireVsCodeApi may be called only once per webview, hence this module.
+import type { ViewOptions, WebviewMessage } from '../../shared/metrics-protocol';
+
+export interface SavedState {
+  options?: ViewOptions;
+  collapsed?: string[];
+}
+
+const vscode = acquireVsCodeApi<SavedState>();
+
+export function post(m: WebviewMessage): void {
+  vscode.postMessage(m);
+}
+
+export function savedState(): SavedState | undefined {
+  return vscode.getState();
+}
+
+/** Saves some fields of the state, keeping the others. */
+export function saveState(patch: SavedState): void {
+  vscode.setState({ ...vscode.getState(), ...patch });
+}

@@ -1,0 +1,141 @@
+// The relay's sources: what discovery found under its root, kept open for every client, and
+// the directories it watches (fs.watch, with the relay's poll timer as the fallback for network
+// filesystems) so that new event files, logs and databases appear while it runs.
+import * as fs from 'node:fs';
+import type { Logger } from '../../shared/log';
+import type { SourceInfo } from '../../shared/relay-protocol';
+import { RelayRoot, SourceSpec, discover } from './discovery';
+import { JsonlExperienceSource } from './jsonl-experience-source';
+import { StepLogSource } from './log-source';
+import { ServeMetricsSource } from './serve-source';
+import type { Source } from './source';
+import { SqlDatabaseSnapshot, SqlTableSource, isSqliteFile } from './sql-source';
+import { TfEventsSource } from './tfevents-source';
+
+export interface CatalogOptions {
+  root: RelayRoot;
+  /** The relay process's id (the cursor fid of its live /metrics sources). */
+  instance: string;
+  pollMs: number;
+  log: Logger;
+}
+
+export interface CatalogListener {
+  /** Sources discovery found since the last rescan. */
+  added(sources: Source[]): void;
+  /** Something on disk (or a live source) changed: readers may have more to read. */
+  changed(): void;
+}
+
+export class SourceCatalog {
+  private readonly sources = new Map<string, Source>();
+  private readonly sqlFiles = new Map<string, SqlDatabaseSnapshot>();
+  private readonly watchers = new Map<string, fs.FSWatcher>();
+  private rescanTimer: NodeJS.Timeout | undefined;
+  private rescanning: Promise<void> | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly opts: CatalogOptions,
+    private readonly listener: CatalogListener,
+  ) {}
+
+  list(): Source[] {
+    return [...this.sources.values()];
+  }
+
+  /** Re-runs discovery; new sources are reported to the listener and watched. */
+  rescan(): Promise<void> {
+    this.rescanning ??= this.doRescan().finally(() => (this.rescanning = undefined));
+    return this.rescanning;
+  }
+
+  /** A rescan after `delay` ms, unless one is already scheduled. */
+  scheduleRescan(delay: number): void {
+    if (this.rescanTimer || this.closed) return;
+    this.rescanTimer = setTimeout(() => {
+      this.rescanTimer = undefined;
+      void this.rescan();
+    }, delay);
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.rescanTimer) clearTimeout(this.rescanTimer);
+    for (const w of this.watchers.values()) w.close();
+    this.watchers.clear();
+    for (const s of this.sources.values()) s.close?.();
+    for (const s of this.sqlFiles.values()) s.close();
+  }
+
+  private async doRescan(): Promise<void> {
+    const found = discover(this.opts.root);
+    const added: Source[] = [];
+    for (const spec of found.specs) {
+      if (spec.kind === 'sql') {
+        added.push(...(await this.addSqlTables(spec)));
+        continue;
+      }
+      if (this.sources.has(spec.id)) continue;
+      const src = this.makeSource(spec);
+      this.sources.set(spec.id, src);
+      added.push(src);
+    }
+    for (const d of found.dirs) this.watch(d);
+    for (const s of added) for (const d of s.watchPaths) this.watch(d);
+    if (added.length > 0) {
+      this.opts.log.info(`relay: ${added.length} new source(s): ${added.map((s) => s.info.id).join(', ')}`);
+      this.listener.added(added);
+    }
+  }
+
+  private makeSource(spec: SourceSpec): Source {
+    const info: SourceInfo = { id: spec.id, kind: spec.kind, run: spec.run, role: spec.role, path: spec.rel };
+    const { log } = this.opts;
+    switch (spec.kind) {
+      case 'tfevents':
+        return new TfEventsSource(info, spec.abs, log);
+      case 'log':
+        return new StepLogSource(info, spec.abs);
+      case 'jsonl':
+        return new JsonlExperienceSource(info, spec.abs);
+      default:
+        return new ServeMetricsSource(info, spec.abs, this.opts.instance, Math.max(this.opts.pollMs, 1000), () => this.listener.changed(), log);
+    }
+  }
+
+  private async addSqlTables(spec: SourceSpec): Promise<Source[]> {
+    if (!isSqliteFile(spec.abs)) return [];
+    let snap = this.sqlFiles.get(spec.abs);
+    if (!snap) {
+      snap = new SqlDatabaseSnapshot(spec.abs, this.opts.log);
+      this.sqlFiles.set(spec.abs, snap);
+    }
+    const out: Source[] = [];
+    for (const table of await snap.experienceTables()) {
+      const id = `${spec.id}#${table}`;
+      if (this.sources.has(id)) continue;
+      const src = new SqlTableSource({ id, kind: 'sql', run: spec.run, role: table, path: spec.rel }, snap, table);
+      this.sources.set(id, src);
+      out.push(src);
+    }
+    return out;
+  }
+
+  private watch(dir: string): void {
+    if (this.watchers.has(dir) || this.closed) return;
+    try {
+      const w = fs.watch(dir, { persistent: false }, () => {
+        this.listener.changed();
+        this.scheduleRescan(200);
+      });
+      w.on('error', () => {
+        w.close();
+        this.watchers.delete(dir);
+      });
+      this.watchers.set(dir, w);
+    } catch {
+      // No inotify (or the dir vanished): the poll timer still covers it.
+    }
+  }
+}

@@ -1,0 +1,7 @@
+// The architecture rules of issue 17, each a function from a file set to its violations.
+export { type FileSet, type Violation, fileSet, formatViolation, readTree } from './files';
+export { type ModuleRef, moduleRefs } from './imports';
+export { featureImports, vscodeImports, vscodeBan } from './layers';
+export { folderCycles, folderGraph } from './cycles';
+export { longFiles, longUnits, lineCount, MAX_FILE_LINES, MAX_UNIT_LINES } from './size';
+export { l10nBypasses, l10nMessages, untranslated } from './l10n';

@@ -1,0 +1,270 @@
+// The house rules of issue 17 as a test: features never import each other, no import cycle
+// between folders, files ≤ 600 lines, classes and functions ≤ 200 lines, vscode only in
+// adapters, user-visible text through l10n. Each rule is first shown to fail on a small
+// in-memory fixture (and to pass on a clean one), then run over the real src/ tree; a failure
+// lists every violation as `file:line: reason`.
+import * as assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import {
+  type FileSet,
+  type Violation,
+  featureImports,
+  fileSet,
+  folderCycles,
+  folderGraph,
+  formatViolation,
+  l10nBypasses,
+  longFiles,
+  longUnits,
+  moduleRefs,
+  readTree,
+  vscodeImports,
+} from '../harness/architecture';
+import { repoRoot } from '../harness/paths';
+
+const lines = (...ls: string[]): string => `${ls.join('\n')}\n`;
+const report = (vs: Violation[]): string[] => vs.map(formatViolation);
+/** n lines of filler statements. */
+const filler = (n: number, indent = '  '): string[] => Array.from({ length: n }, (_, i) => `${indent}x${i % 10} = ${i};`);
+
+let real: FileSet | undefined;
+const tree = (): FileSet => (real ??= readTree(repoRoot, 'src'));
+/** The real-tree check: no violation, and the message is the whole list. */
+function assertClean(vs: Violation[]): void {
+  assert.equal(vs.length, 0, `${vs.length} violation(s):\n${report(vs).join('\n')}`);
+}
+
+test('the real tree is read and parsed (so the tree checks below cannot pass vacuously)', () => {
+  const files = tree();
+  assert.ok(files.has('src/extension.ts') && files.size > 100, `only ${files.size} files read`);
+  const refs = moduleRefs(files);
+  assert.ok(refs.some((r) => r.file === 'src/extension.ts' && r.spec === 'vscode'));
+  assert.ok(refs.some((r) => r.file === 'src/extension.ts' && r.target === 'src/metrics/activate.ts'));
+  assert.ok(folderGraph(files).get('src')?.has('src/metrics'));
+});
+
+describe('rule 1: features never import each other', () => {
+  test('fails on a feature importing another, src/shared importing a feature, a feature importing the wiring', () => {
+    const files = fileSet({
+      'src/metrics/panel.ts': lines('// why', "import { RayClient } from '../ray/api/client';", "import { log } from '../shared/log';"),
+      'src/ray/api/client.ts': lines('export class RayClient {}'),
+      'src/shared/log.ts': lines("import type { Model } from '../config/model';", 'export const log = 1;'),
+      'src/config/model.ts': lines('export interface Model {}'),
+      'src/debug/host.ts': lines("import type { AgentRlApi } from '../extension';"),
+      'src/extension.ts': lines("import './metrics/panel';", 'export interface AgentRlApi {}'),
+    });
+    assert.deepEqual(report(featureImports(files)), [
+      'src/debug/host.ts:1: src/debug imports types from the wiring src/extension.ts: only the wiring imports features, never the reverse',
+      'src/metrics/panel.ts:2: feature metrics imports feature ray (src/ray/api/client.ts): move what both need to src/shared',
+      'src/shared/log.ts:1: src/shared imports types from feature config (src/config/model.ts): src/shared imports no feature',
+    ]);
+  });
+
+  test('passes on wiring importing features and features importing src/shared, their own folders and packages', () => {
+    const files = fileSet({
+      'src/extension.ts': lines("import { a } from './metrics/activate';", "import type { C } from './config/checker';"),
+      'src/cli.ts': lines("export const run = () => import('./relay/cli');"),
+      'src/metrics/activate.ts': lines("import { b } from './store/store';", "import { s } from '../shared/s';", "import * as fs from 'node:fs';", 'export const a = 1;'),
+      'src/metrics/store/store.ts': lines("import { s } from '../../shared/s';", "import type { T } from '../../types/t';", 'export const b = 1;'),
+      'src/config/checker.ts': lines('export interface C {}'),
+      'src/relay/cli.ts': lines("import { s } from '../shared/s';"),
+      'src/shared/s.ts': lines("import { v } from './v';", 'export const s = 1;'),
+      'src/shared/v.ts': lines('export const v = 1;'),
+      'src/types/t.d.ts': lines('export interface T {}'),
+    });
+    assert.deepEqual(report(featureImports(files)), []);
+  });
+
+  test('src/ has none', () => assertClean(featureImports(tree())));
+});
+
+describe('rule 2: no import cycle between folders', () => {
+  test('fails on a parent ↔ child cycle and a three-folder cycle (type-only imports count), naming each edge\'s files', () => {
+    const files = fileSet({
+      'src/config/engine.ts': lines('// why', "import { parse } from './yaml/parse';"),
+      'src/config/model.ts': lines('export interface Model {}'),
+      'src/config/yaml/parse.ts': lines("import type { Model } from '../model';", 'export const parse = 1;'),
+      'src/p/a.ts': lines("import { b } from '../q/b';"),
+      'src/q/b.ts': lines("import { c } from '../r/c';", 'export const b = 1;'),
+      'src/r/c.ts': lines("import { a } from '../p/a';", "import { a2 } from '../p/a2';", 'export const c = 1;'),
+      'src/p/a2.ts': lines('export const a2 = 1;'),
+    });
+    assert.deepEqual(report(folderCycles(files)), [
+      'src/config/engine.ts:2: import cycle between folders src/config → src/config/yaml → src/config: src/config → src/config/yaml (src/config/engine.ts:2); src/config/yaml → src/config (src/config/yaml/parse.ts:1)',
+      'src/p/a.ts:1: import cycle between folders src/p → src/q → src/r → src/p: src/p → src/q (src/p/a.ts:1); src/q → src/r (src/q/b.ts:1); src/r → src/p (src/r/c.ts:1, src/r/c.ts:2)',
+    ]);
+  });
+
+  test('passes on a folder tree that only imports downward and sideways without coming back', () => {
+    const files = fileSet({
+      'src/extension.ts': lines("import { a } from './config/activate';"),
+      'src/config/activate.ts': lines("import { p } from './yaml/parse';", "import { s } from '../shared/s';", 'export const a = 1;'),
+      'src/config/yaml/parse.ts': lines("import { m } from '../model/model';", "import { s } from '../../shared/s';", 'export const p = 1;'),
+      'src/config/model/model.ts': lines('export const m = 1;'),
+      'src/shared/s.ts': lines('export const s = 1;'),
+    });
+    assert.deepEqual(report(folderCycles(files)), []);
+  });
+
+  test('src/ has none', () => assertClean(folderCycles(tree())));
+});
+
+describe('rule 3: a file is at most 600 lines', () => {
+  test('fails on 601-line .ts and .py files, ignores other kinds', () => {
+    const files = fileSet({
+      'src/a/big.ts': lines(...filler(601, '')),
+      'src/a/runner.py': lines(...Array.from({ length: 700 }, (_, i) => `x = ${i}`)),
+      'src/a/schema.json': lines(...Array.from({ length: 900 }, () => '1')),
+      'src/a/ok.ts': lines(...filler(600, '')),
+    });
+    assert.deepEqual(report(longFiles(files)), [
+      'src/a/big.ts:601: file has 601 lines (max 600): split it by job',
+      'src/a/runner.py:601: file has 700 lines (max 600): split it by job',
+    ]);
+  });
+
+  test('passes at exactly 600 lines (a final newline opens no line)', () => {
+    assert.deepEqual(report(longFiles(fileSet({ 'src/a/ok.ts': lines(...filler(600, '')), 'src/a/ok.py': filler(600, '').join('\n') }))), []);
+  });
+
+  test('src/ has none', () => assertClean(longFiles(tree())));
+});
+
+describe('rule 4: a class or a function is at most 200 lines', () => {
+  const fn = (head: string, body: number, tail = '}'): string[] => [head, ...filler(body), tail];
+  test('fails on long functions, methods, arrow functions, classes (TypeScript) and defs/classes (Python)', () => {
+    const files = fileSet({
+      'src/a/f.ts': lines('// why', 'let x0 = 0;', ...fn('export function big(): void {', 199)),
+      'src/a/arrow.ts': lines(...fn('export const handler = async (): Promise<void> => {', 199, '};')),
+      'src/a/cls.ts': lines('export class Store {', ...fn('  load(): void {', 199, '  }'), '}'),
+      'src/a/obj.ts': lines('export const api = {', ...fn('  go: function () {', 199, '  },'), '};'),
+      'src/a/run.py': lines('import os', '', 'def big(', '    a,', '):', ...filler(197, '    '), '', '    # a comment', '    return a', '', 'x = 1'),
+      'src/a/doc.py': lines('def long():', '    doc = """', 'flush left: still inside the def', '"""', ...filler(196, '    '), '    return doc'),
+    });
+    assert.deepEqual(report(longUnits(files)), [
+      'src/a/arrow.ts:1: arrow function handler has 201 lines (max 200)',
+      'src/a/cls.ts:1: class Store has 203 lines (max 200)',
+      'src/a/cls.ts:2: method Store.load has 201 lines (max 200)',
+      'src/a/doc.py:1: function long has 201 lines (max 200)',
+      'src/a/f.ts:3: function big has 201 lines (max 200)',
+      'src/a/obj.ts:2: function go has 201 lines (max 200)',
+      'src/a/run.py:3: function big has 203 lines (max 200)',
+    ]);
+  });
+
+  test('passes at exactly 200 lines', () => {
+    const files = fileSet({
+      'src/a/f.ts': lines(...fn('function ok(): void {', 198)),
+      'src/a/cls.ts': lines('class Small {', ...fn('  m(): void {', 196, '  }'), '}'),
+      'src/a/run.py': lines('def ok():', '    doc = """', 'flush left', '"""', ...filler(195, '    '), '    return doc', 'x = 1'),
+    });
+    assert.deepEqual(report(longUnits(files)), []);
+  });
+
+  test('src/ has none', () => assertClean(longUnits(tree())));
+});
+
+describe('rule 5: vscode only in adapters (type-only imports count)', () => {
+  test('fails in src/shared, src/relay, src/cli.ts, any cli.ts and a feature subfolder other than vscode/', () => {
+    const files = fileSet({
+      'src/shared/log.ts': lines("import * as vscode from 'vscode';"),
+      'src/relay/serve/relay.ts': lines('// why', "const vscode = require('vscode');"),
+      'src/cli.ts': lines("import type { Uri } from 'vscode';"),
+      'src/debug/cli.ts': lines("import type * as vscode from 'vscode';"),
+      'src/metrics/store/store.ts': lines("import { type Memento } from 'vscode';"),
+      'src/metrics/view/lazy.ts': lines("export type V = typeof import('vscode');"),
+    });
+    assert.deepEqual(report(vscodeImports(files)), [
+      'src/cli.ts:1: type-only vscode import: src/cli.ts runs outside VS Code',
+      'src/debug/cli.ts:1: type-only vscode import: a cli.ts runs outside VS Code',
+      'src/metrics/store/store.ts:1: type-only vscode import: src/metrics/store/ is pure logic (only src/metrics/*.ts and src/metrics/vscode/ may import vscode)',
+      'src/metrics/view/lazy.ts:1: type-only vscode import: src/metrics/view/ is pure logic (only src/metrics/*.ts and src/metrics/vscode/ may import vscode)',
+      'src/relay/serve/relay.ts:2: vscode import: src/relay runs outside VS Code (the relay CLI)',
+      'src/shared/log.ts:1: vscode import: src/shared is shared with the CLI and the webviews',
+    ]);
+  });
+
+  test('passes in src/extension.ts, a feature root, src/<feature>/vscode/**, and for vscode-* packages anywhere', () => {
+    const files = fileSet({
+      'src/extension.ts': lines("import * as vscode from 'vscode';"),
+      'src/metrics/activate.ts': lines("import * as vscode from 'vscode';"),
+      'src/metrics/host.ts': lines("import type { ExtensionContext } from 'vscode';"),
+      'src/debug/vscode/tree.ts': lines("import * as vscode from 'vscode';"),
+      'src/debug/vscode/deep/more.ts': lines("import * as vscode from 'vscode';"),
+      'src/config/features/hover.ts': lines("import type { Hover } from 'vscode-languageserver';"),
+      'src/debug/protocol/frames.ts': lines("import { Source } from '@vscode/debugadapter';"),
+    });
+    assert.deepEqual(report(vscodeImports(files)), []);
+  });
+
+  test('src/ has none', () => assertClean(vscodeImports(tree())));
+});
+
+describe('rule 6: user-visible text goes through l10n', () => {
+  test('fails on literals shown by VS Code, in adapter and webview UI properties, and on l10n.t messages built at run time', () => {
+    const files = fileSet({
+      'src/a/commands.ts': lines(
+        "import * as vscode from 'vscode';",
+        "void vscode.window.showErrorMessage('Could not connect');",
+        "void vscode.window.showWarningMessage(vscode.l10n.t('Delete?'), { modal: true, detail: `All ${n} runs` }, 'Delete');",
+        "void vscode.window.showQuickPick(['Yes', { label: 'No' }], { title: 'Pick one', placeHolder: vscode.l10n.t('p') });",
+        "void vscode.window.showInputBox({ prompt: ok ? vscode.l10n.t('Token') : 'Password' });",
+        "void vscode.window.withProgress({ location: 15, title: 'Submitting…' }, async () => 1);",
+        "item.text = '$(sync~spin) Connecting';",
+        "item.tooltip = 'Status: ' + state;",
+        "const node = new vscode.TreeItem(`Run ${id}`);",
+        'void vscode.l10n.t(`Connected to ${url}`);',
+        "const row = { label: vscode.l10n.t('Nodes'), description: 'alive' };",
+        "progress.report({ message: 'Uploading' });",
+      ),
+      'src/a/webview/main.ts': lines(
+        '// the DOM side: strings come from the host',
+        "button.textContent = 'Reset zoom';",
+        "button.setAttribute('aria-label', `Close ${name}`);",
+        "post({ type: 'log', message: `chart ${id} failed` });",
+        "el.setAttribute('data-id', 'not text');",
+      ),
+      'src/a/pure/runner.ts': lines('// no vscode here: only the call rules apply', "ui.showInformationMessage('Done');", "const row = { label: 'not shown by VS Code' };"),
+    });
+    const bypass = (line: number, lit: string, where: string) => `src/a/commands.ts:${line}: ${lit} as ${where} bypasses l10n: use vscode.l10n.t (or a strings module)`;
+    assert.deepEqual(report(l10nBypasses(files)), [
+      bypass(2, "'Could not connect'", 'showErrorMessage text'),
+      bypass(3, "'Delete'", 'showWarningMessage text'),
+      bypass(3, '`All ${n} runs`', 'showWarningMessage option detail'),
+      bypass(4, "'No'", 'quick pick item label'),
+      bypass(4, "'Pick one'", 'showQuickPick option title'),
+      bypass(4, "'Yes'", 'quick pick item'),
+      bypass(5, "'Password'", 'showInputBox option prompt'),
+      bypass(6, "'Submitting…'", 'withProgress option title'),
+      bypass(7, "'$(sync~spin) Connecting'", '.text'),
+      bypass(8, "'Status: '", '.tooltip'),
+      bypass(9, '`Run ${id}`', 'TreeItem text'),
+      'src/a/commands.ts:10: l10n.t message `Connected to ${url}` is built at run time: one literal with {0} placeholders, or it cannot be translated',
+      bypass(11, "'alive'", 'property description'),
+      bypass(12, "'Uploading'", 'report option message'),
+      "src/a/pure/runner.ts:2: 'Done' as showInformationMessage text bypasses l10n: use vscode.l10n.t (or a strings module)",
+      "src/a/webview/main.ts:2: 'Reset zoom' as .textContent bypasses l10n: use vscode.l10n.t (or a strings module)",
+      'src/a/webview/main.ts:3: `Close ${name}` as aria-label attribute bypasses l10n: use vscode.l10n.t (or a strings module)',
+    ]);
+  });
+
+  test('passes on l10n.t, strings-module calls, names, codicons, numbers, URLs and acronyms', () => {
+    const files = fileSet({
+      'src/a/commands.ts': lines(
+        "import * as vscode from 'vscode';",
+        "import { describeError } from './strings';",
+        "void vscode.window.showErrorMessage(describeError(e), vscode.l10n.t('Retry'));",
+        "void vscode.window.showInputBox({ title: vscode.l10n.t('Connect'), placeHolder: 'ws://127.0.0.1:8765/', value: 'default' });",
+        "void vscode.window.showQuickPick(['CSV', 'JSON'], { title: vscode.l10n.t('Format') });",
+        "item.text = `$(pulse) ${label}`;",
+        "item.tooltip = `${a} — ${b}\\n${c}`;",
+        'item.description = String(n);',
+        "const t = vscode.l10n.t('{0} of {1}', a, b);",
+        "const u = vscode.l10n.t({ message: 'Saved', comment: ['a button'] });",
+      ),
+    });
+    assert.deepEqual(report(l10nBypasses(files)), []);
+  });
+
+  test('src/ has none', () => assertClean(l10nBypasses(tree())));
+});

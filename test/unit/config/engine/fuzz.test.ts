@@ -1,0 +1,46 @@
+// Fixed-seed fuzzing (mutated real configs) and hostile inputs, bounded in time and memory.
+// The 10 000-case run lives in `npm run bench -- config`.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import { analyze } from '../../../../src/config/engine/engine';
+import { hasShared, repoRoot, sharedDir } from '../../../harness/paths';
+import { fuzz, hostileInputs } from '../fuzz';
+import { trinity } from '../helpers';
+
+function seeds(): string[] {
+  const out = [trinity(), fs.readFileSync(path.join(repoRoot, 'sample-workspace', 'gsm8k', 'gsm8k.yaml'), 'utf8')];
+  if (hasShared) {
+    const walk = (d: string): string[] => fs.readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : /\.ya?ml$/.test(e.name) ? [path.join(d, e.name)] : []));
+    for (const f of walk(path.join(sharedDir, 'corpus')).sort()) out.push(fs.readFileSync(f, 'utf8'));
+  }
+  return out;
+}
+
+test('fuzz: 400 mutated configs never crash; findings stay inside the text; chunked = whole parse', () => {
+  const s = seeds();
+  // a large seed so the chunked parse is exercised too
+  s.push(trinity({ buffer: { explorer_input: { eval_tasksets: Array.from({ length: 80 }, (_, i) => ({ name: `e${i}`, path: 'openai/gsm8k', split: 'test' })) } } }));
+  const stats = fuzz(s, 400, 7);
+  assert.equal(stats.cases, 400);
+  assert.ok(stats.chunkedCompared > 0, 'compared some chunked parses');
+});
+
+test('hostile inputs: a diagnostic (or nothing) within bounded time and memory', () => {
+  for (const { name, text } of hostileInputs()) {
+    const rss0 = process.memoryUsage().rss;
+    const t0 = performance.now();
+    const a = analyze(text, '/fuzz/hostile.yaml', {});
+    const ms = performance.now() - t0;
+    const grew = (process.memoryUsage().rss - rss0) / 1024 / 1024;
+    assert.ok(ms < 5000, `${name}: ${ms.toFixed(0)} ms`);
+    assert.ok(grew < 600, `${name}: RSS grew ${grew.toFixed(0)} MB`);
+    if (name === 'binary') assert.equal(a.findings[0]?.code, 'input.binary');
+    if (name === '10 MB') assert.equal(a.findings[0]?.code, 'input.too-large');
+    if (name.startsWith('deep')) assert.equal(a.findings[0]?.code, 'input.too-deep', name);
+    if (name === 'alias bomb') assert.equal(a.findings[0]?.code, 'input.alias-expansion');
+    if (name === 'empty') assert.deepEqual([a.kind, a.findings.length], [null, 0]);
+    if (name === 'empty, forced trinity') assert.ok(a.findings.some((f) => f.code === 'trinity.buffer.no-taskset'));
+  }
+});
