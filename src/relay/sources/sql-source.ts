@@ -173,7 +173,12 @@ export class SqlDatabaseSnapshot {
         const merged = applyWal(bytes.main, bytes.wal);
         if (merged.frames > 0) this.log.debug(`sql: ${this.file}: ${merged.frames} committed WAL frame(s) folded in`);
         const db = new SQL.Database(merged.db);
-        this.changes.observe(merged.db, db, experienceTablesOf(db));
+        try {
+          this.changes.observe(merged.db, db, experienceTablesOf(db));
+        } catch (e) {
+          // Changed rows are extra: a failure to find them must not stop new rows.
+          this.log.debug(`sql: ${this.file}: cannot compare with the previous snapshot: ${(e as Error).message}`);
+        }
         this.db?.close();
         this.db = db;
         this.stamp = stamp;
