@@ -94,7 +94,8 @@ test('drill-down: a clicked step â†’ its model version (rollout/model_version) â
   ctl.dispose();
 });
 
-test('live drill-down: a reward that arrives for a drilled row re-sends the drill under the same request; other versions do not', async () => {
+test('live drill-down: a reward that arrives for a drilled row re-sends the drill under the same request; other versions do not', (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout', 'Date'] });
   const { store, ctl, posted } = setup();
   ctl.receive({ type: 'ready', protocol: METRICS_PROTOCOL_VERSION });
   store.add('r', 'explorer', 'rollout/accuracy/mean', [{ step: 8, wall: 8, value: 0.5 }]);
@@ -106,7 +107,7 @@ test('live drill-down: a reward that arrives for a drilled row re-sends the dril
   store.addExperiences('e', 'sql:h', 'r', [{ ...row, id: 77, model_version: 9 }]);
   store.addExperiences('e', 'sql:h', 'r', [{ ...row, reward: 0.75, consumed: 1, task_id: 't1', updated: true, metrics: { accuracy: 1, format_score: -0.25 } }]);
   store.addExperiences('e', 'sql:h', 'r', [{ ...row, id: 2, reward: 0, consumed: 1, task_id: 't1', updated: true }]);
-  await sleep(700);
+  t.mock.timers.tick(700);
   assert.equal(drills().length, 2, 'one refresh for the two updates (throttled), none for version 9');
   const again = drills()[1];
   assert.equal(again.request, 3);
@@ -115,7 +116,7 @@ test('live drill-down: a reward that arrives for a drilled row re-sends the dril
   assert.equal(store.experiences.size, 3, 'replaced, not added');
   ctl.detach();
   store.addExperiences('e', 'sql:h', 'r', [{ ...row, reward: 1 }]);
-  await sleep(700);
+  t.mock.timers.tick(700);
   assert.equal(drills().length, 2, 'no drill is followed once the webview is gone');
   ctl.dispose();
 });

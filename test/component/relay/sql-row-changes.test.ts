@@ -11,7 +11,7 @@ import { RELAY_DEFAULTS, Relay } from '../../../src/relay/serve/relay';
 import { RelayClient } from '../../../src/shared/relay-client';
 import type { Cursor, ExperienceRow } from '../../../src/shared/relay-protocol';
 import { silentLogger } from '../../../src/shared/log';
-import { tmpDir } from './helpers';
+import { tmpDir } from '../../unit/relay/helpers';
 import { TrinitySqlWriter, WrittenRow, noTrinity } from './trinity-sql-writer';
 
 function relayOn(job: string): Relay {
