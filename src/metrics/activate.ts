@@ -7,7 +7,7 @@ import type { Logger } from '../shared/log';
 import { METRICS_VIEW_TYPE } from '../shared/metrics-protocol';
 import type * as Host from './host';
 import { DEMO_NAME, readSandboxMarker } from '../shared/sandbox';
-import { MARK_RUN_EVENT_COMMAND, type RunEventMark } from '../shared/online-protocol';
+import { MARK_RUN_EVENT_COMMAND, RELAY_EXPLORERS_COMMAND, type RelayExplorer, type RunEventMark } from '../shared/online-protocol';
 
 /** What the extension API exposes of the metrics feature (integration tests use it). */
 export interface MetricsApi {
@@ -39,6 +39,7 @@ export function activateMetrics(context: vscode.ExtensionContext, log: Logger): 
     vscode.commands.registerCommand(MARK_RUN_EVENT_COMMAND, (m?: Partial<RunEventMark>) =>
       host && m?.kind === 'online-commit' && Number.isFinite(m.step) ? host.controller.markCommit(Number(m.step), Number(m.at ?? Date.now()) / 1000) : [],
     ),
+    vscode.commands.registerCommand(RELAY_EXPLORERS_COMMAND, (): RelayExplorer[] => (host ? host.connections.explorers() : [])),
     vscode.window.registerWebviewPanelSerializer(METRICS_VIEW_TYPE, {
       deserializeWebviewPanel: async (panel) => void get().adopt(panel),
     }),

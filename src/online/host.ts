@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import type OpenAI from 'openai';
 import * as vscode from 'vscode';
 import type { Logger } from '../shared/log';
-import { MARK_RUN_EVENT_COMMAND, ONLINE_VIEW_TYPE, parseWebviewMessage, RunEventMark } from '../shared/online-protocol';
+import { MARK_RUN_EVENT_COMMAND, ONLINE_VIEW_TYPE, parseWebviewMessage, RELAY_EXPLORERS_COMMAND, RelayExplorer, RunEventMark } from '../shared/online-protocol';
 import { ConversationStore } from './playground/conversations';
 import { assessUrl } from './explorer/discover';
 import { ExplorerClient, ExplorerGeneration, normalizeExplorerUrl } from './explorer/explorer-client';
@@ -165,8 +165,10 @@ export class OnlineHost implements vscode.Disposable {
     if (tools) this.tools = tools;
   }
 
-  private askUrl(): Promise<string | undefined> {
-    return askExplorerUrl(this.context.workspaceState.get<string>(LAST_URL_KEY));
+  private async askUrl(): Promise<string | undefined> {
+    // Explorers the metrics view's relays poll (a run watched on a GPU node): offered by URL.
+    const viaRelays = await Promise.resolve(vscode.commands.executeCommand<RelayExplorer[]>(RELAY_EXPLORERS_COMMAND)).catch(() => undefined);
+    return askExplorerUrl(this.context.workspaceState.get<string>(LAST_URL_KEY), viaRelays ?? []);
   }
 
   dispose(): void {

@@ -4,6 +4,7 @@
 import * as fs from 'node:fs';
 import type OpenAI from 'openai';
 import * as vscode from 'vscode';
+import type { RelayExplorer } from '../shared/online-protocol';
 import { findServerUrlFiles, readServerUrlFile } from './explorer/discover';
 import { kindsFor, snippet, SnippetKind } from './playground/snippets';
 import { workflowToolsFromRuns } from './playground/workflow-tools';
@@ -72,12 +73,15 @@ async function pickToolsFile(): Promise<OpenAI.Chat.ChatCompletionTool[] | undef
   }
 }
 
-export async function askExplorerUrl(last: string | undefined): Promise<string | undefined> {
+export async function askExplorerUrl(last: string | undefined, viaRelays: readonly RelayExplorer[] = []): Promise<string | undefined> {
   const found = await vscode.workspace.findFiles('**/*_server_url.txt', '**/node_modules/**', 20);
   const items: (vscode.QuickPickItem & { value?: string; action?: 'type' | 'dir' })[] = [];
   for (const f of found) {
     const u = readServerUrlFile(f.fsPath);
     if (u) items.push({ label: u, description: vscode.workspace.asRelativePath(f), value: u });
+  }
+  for (const r of viaRelays) {
+    if (!items.some((i) => i.value === r.url)) items.push({ label: r.url, description: vscode.l10n.t('run {0}, via the relay {1}', r.run, r.endpoint), value: r.url });
   }
   if (last && !items.some((i) => i.value === last)) items.push({ label: last, description: vscode.l10n.t('last used'), value: last });
   items.push({ label: vscode.l10n.t('Enter the explorer URL…'), action: 'type' }, { label: vscode.l10n.t('From a job directory…'), action: 'dir' });

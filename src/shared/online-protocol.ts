@@ -136,6 +136,15 @@ export function parseWebviewMessage(m: unknown): WebviewToHost | undefined {
  */
 export const MARK_RUN_EVENT_COMMAND = 'agentrl.metrics.markEvent';
 
+/** The metrics view answers with the serve-mode explorers its relays poll (their URL files). */
+export const RELAY_EXPLORERS_COMMAND = 'agentrl.metrics.explorers';
+export interface RelayExplorer {
+  url: string;
+  run: string;
+  /** the metrics connection (relay) that found it */
+  endpoint: string;
+}
+
 export interface RunEventMark {
   kind: 'online-commit';
   /** the explorer's URL (which run) */

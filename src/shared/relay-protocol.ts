@@ -31,6 +31,9 @@ export interface SourceInfo {
   role: string;
   /** Path relative to the relay's root directory (display only). */
   path: string;
+  /** A serve source: the explorer URL its /metrics come from (as the explorer wrote it, so an
+   *  address of the relay's node). Lets the editor offer "Connect to Online Explorer". */
+  endpoint?: string;
 }
 
 /**
@@ -232,7 +235,7 @@ export function isCursor(v: unknown): v is Cursor {
 }
 
 const isSourceKind = oneOf<SourceKind>(['tfevents', 'log', 'sql', 'serve', 'jsonl']);
-const isSourceInfo = (v: unknown): v is SourceInfo => hasFields(v, { id: isStr, kind: isSourceKind, run: isStr, role: isStr, path: isStr });
+const isSourceInfo = (v: unknown): v is SourceInfo => hasFields(v, { id: isStr, kind: isSourceKind, run: isStr, role: isStr, path: isStr, endpoint: optional(isStr) });
 
 const isExperienceRow = (v: unknown): v is ExperienceRow =>
   hasFields(v, {

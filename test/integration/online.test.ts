@@ -68,6 +68,9 @@ suite('online training (Trinity serve-mode proxy; engine stand-in: llama.cpp fix
     const metrics = (await activated()).metrics.host();
     const endpoint = await vscode.commands.executeCommand<string>('agentrl.metrics.connect', { dir: serve!.jobDir, mode: 'job', name: 'online-run', run: 'online-run', reveal: false });
     await until('the serve-mode series in the metrics view', () => metrics.store.list().some((x) => x.run === 'online-run' && x.tag === 'explore_step_num'), 60_000);
+    // the relay names the explorer it polls: the online feature can offer it
+    const viaRelays = await vscode.commands.executeCommand<{ url: string; run: string }[]>('agentrl.metrics.explorers');
+    assert.deepStrictEqual(viaRelays.map((x) => [x.url, x.run]), [[serve!.url, 'online-run']]);
 
     const commits: number[] = [];
     const sub = host.onCommit((s) => commits.push(s));

@@ -62,6 +62,10 @@ export interface ConnectionTiming {
 
 export const DEFAULT_TIMING: ConnectionTiming = { quietMs: 750, restartInitialMs: 500, restartMaxMs: 15_000 };
 
+function noteExplorers(into: Map<string, string>, sources: SourceInfo[], run: string | undefined): void {
+  for (const src of sources) if (src.kind === 'serve' && src.endpoint) into.set(src.endpoint, run ?? src.run);
+}
+
 class Endpoint {
   state: EndpointState = 'connecting';
   detail: string | undefined;
@@ -83,6 +87,9 @@ class Endpoint {
     readonly spec: EndpointSpec,
     private readonly m: Connections,
   ) {}
+
+  /** Serve-mode explorers this relay polls: URL → run (for "Connect to Online Explorer"). */
+  readonly explorers = new Map<string, string>();
 
   status(): EndpointStatus {
     return {
@@ -173,7 +180,9 @@ class Endpoint {
     this.client = client;
     client.on('hello', (h) => {
       for (const r of h.runs) this.runs.add(this.spec.run ?? r);
+      noteExplorers(this.explorers, h.sources, this.spec.run);
     });
+    client.on('sources', (list) => noteExplorers(this.explorers, list, this.spec.run));
     client.on('state', (s) => this.client === client && this.onState(s));
     client.on('error', (e) => {
       // An auth refusal is the reason; the socket errors that follow it are noise.
@@ -290,6 +299,11 @@ export class Connections {
       ep.start();
     }
     this.sink.changed();
+  }
+
+  /** The serve-mode explorers the connected relays poll, with the run and connection. */
+  explorers(): { url: string; run: string; endpoint: string }[] {
+    return [...this.endpoints.values()].flatMap((e) => [...e.explorers].map(([url, run]) => ({ url, run, endpoint: e.spec.name })));
   }
 
   statuses(): EndpointStatus[] {

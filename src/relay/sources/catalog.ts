@@ -91,6 +91,10 @@ export class SourceCatalog {
 
   private makeSource(spec: SourceSpec): Source {
     const info: SourceInfo = { id: spec.id, kind: spec.kind, run: spec.run, role: spec.role, path: spec.rel };
+    if (spec.kind === 'serve') {
+      const url = explorerUrlIn(spec.abs);
+      if (url) info.endpoint = url;
+    }
     const { log } = this.opts;
     switch (spec.kind) {
       case 'tfevents':
@@ -137,5 +141,15 @@ export class SourceCatalog {
     } catch {
       // No inotify (or the dir vanished): the poll timer still covers it.
     }
+  }
+}
+
+/** The explorer URL Trinity wrote into `<explorer>_server_url.txt`, if it is one yet. */
+function explorerUrlIn(file: string): string | undefined {
+  try {
+    const text = fs.readFileSync(file, 'utf8').trim().split(/\s+/)[0] ?? '';
+    return /^https?:\/\/\S+$/.test(text) ? text.replace(/\/+$/, '') : undefined;
+  } catch {
+    return undefined;
   }
 }

@@ -43,6 +43,9 @@ test('serve /metrics samples survive the relay and the explorer', { timeout: 60_
     await c1.until((p) => p.filter((x) => x.tag === 'explore_step_num').length >= 5);
     await c2.until((p) => p.filter((x) => x.tag === 'explore_step_num').length >= 5);
     assert.ok(secondLog.lines.some((l) => /another relay polls explorer/.test(l)), secondLog.lines.join('\n'));
+    // the serve source names its explorer, so the editor can offer "Connect to Online Explorer"
+    const serveInfo = c1.client.sources().find((x) => x.kind === 'serve');
+    assert.equal(serveInfo?.endpoint, `http://127.0.0.1:${(serve.address() as AddressInfo).port}`);
     assert.deepEqual(c2.points.slice(0, 10), c1.points.slice(0, 10), 'both read the one file');
     await c1.client.close();
     await c2.client.close();
