@@ -52,6 +52,7 @@ class SourceCache {
   readonly byStart = new Map<string, Entry>();
   private readonly inflight = new Map<string, Promise<Entry | undefined>>();
   private readonly parked = new Map<string, SourceReader>();
+  private closed = false;
 
   constructor(
     private readonly owner: DecodeCache,
@@ -103,7 +104,8 @@ class SourceCache {
 
   /** Keeps a reader where its next batch starts, unless another reader already decoded from there. */
   private park(key: string, reader: SourceReader, stayed = false): void {
-    if (this.byStart.has(key) || this.parked.has(key) || (!stayed && this.inflight.has(key))) {
+    // Closed: a decode that was under way when the relay stopped must not leave its reader open.
+    if (this.closed || this.byStart.has(key) || this.parked.has(key) || (!stayed && this.inflight.has(key))) {
       reader.close();
       return;
     }
@@ -116,6 +118,7 @@ class SourceCache {
   }
 
   close(): void {
+    this.closed = true;
     for (const r of this.parked.values()) r.close();
     this.parked.clear();
   }
