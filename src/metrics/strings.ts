@@ -48,5 +48,10 @@ export function uiStrings(): UiStrings {
     wallTime: vscode.l10n.t('at'),
     startDemo: vscode.l10n.t('Start Demo Run (simulated trainer)'),
     commitMark: vscode.l10n.t('commit (online training)'),
+    advantage: vscode.l10n.t('Advantage'),
+    consumed: vscode.l10n.t('Consumed'),
+    groupTitle: vscode.l10n.t('Group of task {0} at model version {1}: {2} rollouts, reward mean {3}, std {4}'),
+    partsHistogram: vscode.l10n.t('reward parts histogram'),
+    filterTasks: vscode.l10n.t('Filter by task'),
   };
 }

@@ -200,6 +200,32 @@ export interface RolloutRow extends RolloutRef {
   modelVersion: number | null;
   reward: number | null;
   timestamp: string | null;
+  /** How often the trainer has read it (absent: the buffer does not say). */
+  consumed?: number | null;
+  /** The parts of the reward (experience.metrics: accuracy, format_score, …). */
+  metrics?: Record<string, number>;
+  advantage?: number | null;
+}
+
+/**
+ * Drilled rollouts as columns (row i is index i of every array): compact enough to send and
+ * hold 10⁶ of them. Non-finite numbers are null.
+ */
+export interface RolloutColumns {
+  /** Distinct (endpoint, source, table) of the rows; `origin[i]` indexes it. */
+  origins: { endpoint: string; source: string; table: string }[];
+  origin: number[];
+  id: number[];
+  /** Distinct task ids; `task[i]` indexes it, -1 = none. */
+  tasks: (string | null)[];
+  task: number[];
+  runId: (number | null)[];
+  modelVersion: (number | null)[];
+  reward: (number | null)[];
+  consumed: (number | null)[];
+  advantage: (number | null)[];
+  /** One column per reward part, named in first-seen order. */
+  parts: { name: string; values: (number | null)[] }[];
 }
 
 export interface RolloutMessage {
@@ -261,6 +287,11 @@ export const UI_STRING_KEYS = [
   'wallTime',
   'startDemo',
   'commitMark',
+  'advantage',
+  'consumed',
+  'groupTitle',
+  'partsHistogram',
+  'filterTasks',
 ] as const;
 export type UiStringKey = (typeof UI_STRING_KEYS)[number];
 export type UiStrings = Record<UiStringKey, string>;
@@ -284,6 +315,7 @@ export interface UpdateMessage {
   frames: ChartFrame[];
   status?: EndpointStatus[];
 }
+/** The rollouts of a drill; sent again with the same request while its rows change (rewards arrive). */
 export interface RolloutsMessage {
   type: 'rollouts';
   request: number;
@@ -292,11 +324,8 @@ export interface RolloutsMessage {
   x: [number, number];
   xAxis: XAxisMode;
   modelVersions: number[];
-  rows: RolloutRow[];
-  /** Rows matched (rows may be capped). */
-  total: number;
-  /** Rewards of all matched rows, for the histogram. */
-  rewards: number[];
+  /** Every matched row, ordered by task, then run; the webview lists the visible ones. */
+  rows: RolloutColumns;
 }
 export interface RolloutMessageReply {
   type: 'rollout';

@@ -37,7 +37,11 @@ export interface SourceInfo {
  * A stable position in one source.
  * - tfevents / log: `offset` = byte offset of the next unread record / line, `fid` = file
  *   identity (device:inode); a different fid means the file was replaced: read from 0.
- * - sql: `offset` = last row id delivered; `fid` = table name.
+ * - sql: `fid` = `<table>@<tracker>.<generation>`, `offset` = last row id × 2^21 + the batches
+ *   sent since that row (re-sent changed rows, ExperienceRow.updated, do not move the row id):
+ *   the relay resumes at that row and, when it is the same relay process (tracker), after the
+ *   changes of that snapshot generation. Relays before row updates: `fid` = table name,
+ *   `offset` = last row id.
  * - serve: `offset` = sequence number of the last /metrics sample, `fid` = relay instance
  *   (a live gauge: after a relay restart only new samples are sent).
  */
@@ -88,7 +92,13 @@ export interface PointsMessage {
   cursor: Cursor;
 }
 
-/** A row of the SQL experience buffer (experience_bytes is not sent). */
+/**
+ * A row of the SQL experience buffer (experience_bytes is not sent).
+ *
+ * The fields after msg_id were added within protocol 1 (older relays leave them out): a client
+ * that predates them ignores them, and drops an `updated` row as a repeat of one it holds —
+ * which is why they need no version bump.
+ */
 export interface ExperienceRow {
   id: number;
   table: string;
@@ -99,6 +109,14 @@ export interface ExperienceRow {
   /** As stored (SQLite text, e.g. "2026-11-22 02:39:27"). */
   timestamp: string | null;
   msg_id?: string | null;
+  /** How often the trainer has read the row (Trinity's `consumed` column). */
+  consumed?: number | null;
+  /** The experience's numeric metrics: the parts of its reward (accuracy, format_score, …). */
+  metrics?: Record<string, WireNumber>;
+  /** The row's advantage (mean over its action tokens) when the buffer stores advantages. */
+  advantage?: WireNumber | null;
+  /** A row sent before whose reward or consumed state changed: it replaces that row. */
+  updated?: boolean;
 }
 
 export interface ExperiencesMessage {
@@ -226,6 +244,10 @@ const isExperienceRow = (v: unknown): v is ExperienceRow =>
     reward: nullable(isWireNum),
     timestamp: nullable(isStr),
     msg_id: optional(nullable(isStr)),
+    consumed: optional(nullable(isInt)),
+    metrics: optional((m): m is Record<string, WireNumber> => isObj(m) && Object.values(m).every(isWireNum)),
+    advantage: optional(nullable(isWireNum)),
+    updated: optional(isBool),
   });
 
 function parseJson(text: string): Obj & { type: string } {

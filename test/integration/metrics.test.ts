@@ -12,6 +12,7 @@ import * as vscode from 'vscode';
 import type { MetricsHost } from '../../src/metrics/host';
 import type { HostMessage } from '../../src/shared/metrics-protocol';
 import { seriesKey } from '../../src/metrics/store/store';
+import { rowAt } from '../../src/metrics/rollouts/columns';
 import { emaSmooth } from '../../src/metrics/store/smoothing';
 import { STATUS_SMOOTHING } from '../../src/metrics/view/status-model';
 import { repoRoot, venvPython } from '../harness/paths';
@@ -127,12 +128,13 @@ suite('metrics view (real relay, real event files)', function () {
       host.controller.receive({ type: 'drill', request: 1, chart: 'rollout/accuracy/mean', run: RUN, role: 'explorer', x: [42, 43] }),
     );
     assert.deepStrictEqual(rollouts.modelVersions, [42]);
-    assert.strictEqual(rollouts.rows.length, 4);
-    const opened = await reply('rollout', 2, () => host.controller.receive({ type: 'openRollout', request: 2, ref: rollouts.rows[0] }));
+    assert.strictEqual(rollouts.rows.id.length, 4);
+    const first = rowAt(rollouts.rows, RUN, 0);
+    const opened = await reply('rollout', 2, () => host.controller.receive({ type: 'openRollout', request: 2, ref: first }));
     assert.ok(opened.detail, opened.error);
     assert.deepStrictEqual(opened.detail.messages.map((m) => m.role), ['system', 'user', 'assistant']);
     assert.match(opened.detail.messages[2].content, /^The answer is 4[2-5]\.$/);
-    assert.strictEqual(opened.detail.fields.reward, String(rollouts.rows[0].reward));
+    assert.strictEqual(opened.detail.fields.reward, String(first.reward));
   });
 
   test('the status bar shows the smoothed reward mean, labelled, with a trend arrow', () => {

@@ -1,25 +1,46 @@
 // Experience rows of the SQL buffers streamed by the relays, indexed by run and model
 // version for the drill-down (click a step → its rollouts). Rows are small (no messages:
-// those are read on demand), deduplicated by (endpoint, source, id).
-import type { ExperienceRow } from '../../shared/relay-protocol';
+// those are read on demand), keyed by (endpoint, source, id): a row sent again (its reward
+// arrived, the trainer consumed it) replaces the one held, and is written again to disk.
+import type { ExperienceRow, WireNumber } from '../../shared/relay-protocol';
 import { fromWireNumber, toWireNumber } from '../../shared/relay-protocol';
-import type { WireNumber } from '../../shared/relay-protocol';
 import type { RolloutRow } from '../../shared/metrics-protocol';
+
+/** What a stored line holds: a RolloutRow with non-finite numbers as wire strings. */
+type StoredRow = Omit<RolloutRow, 'reward' | 'advantage' | 'metrics'> & {
+  reward: WireNumber | null;
+  advantage?: WireNumber | null;
+  metrics?: Record<string, WireNumber>;
+};
+
+const wireOrNull = (v: number | null | undefined): WireNumber | null => (v === null || v === undefined ? null : toWireNumber(v));
+const numOrNull = (v: WireNumber | null | undefined): number | null => (v === null || v === undefined ? null : fromWireNumber(v));
+function mapValues<A, B>(o: Record<string, A>, f: (v: A) => B): Record<string, B> {
+  const out: Record<string, B> = {};
+  for (const k in o) out[k] = f(o[k]);
+  return out;
+}
 
 export class ExperienceIndex {
   private readonly rows: RolloutRow[] = [];
-  private readonly seen = new Set<string>();
+  private readonly byKey = new Map<string, number>();
   private readonly byRunVersion = new Map<string, Map<number | null, number[]>>();
-  /** Rows [0, persisted) are on disk. */
+  /** Rows [0, written) have been written once; replaced ones among them wait in `dirty`. */
+  private written = 0;
+  private readonly dirty = new Set<number>();
+  /** Lines on disk (a replaced row adds a line; the last line of a key wins on load). */
   persisted = 0;
+  /** Called with the run and model versions of rows that were added or replaced. */
+  onChange: ((run: string, versions: Set<number | null>) => void) | undefined;
 
   get size(): number {
     return this.rows.length;
   }
 
-  /** Adds rows; returns how many were new. */
+  /** Adds rows (or replaces the ones held with the same key); returns how many were new. */
   add(endpoint: string, source: string, run: string, rows: ExperienceRow[]): number {
     let added = 0;
+    const versions = new Set<number | null>();
     for (const r of rows) {
       const row: RolloutRow = {
         run,
@@ -30,25 +51,51 @@ export class ExperienceIndex {
         taskId: r.task_id,
         runId: r.run_id,
         modelVersion: r.model_version,
-        reward: r.reward === null ? null : fromWireNumber(r.reward),
+        reward: numOrNull(r.reward),
         timestamp: r.timestamp,
       };
-      if (this.insert(row)) added++;
+      if (r.consumed !== undefined) row.consumed = r.consumed;
+      if (r.metrics) row.metrics = mapValues(r.metrics, fromWireNumber);
+      if (r.advantage !== undefined) row.advantage = numOrNull(r.advantage);
+      const was = this.put(row);
+      if (was === 'added') added++;
+      if (was !== 'same') versions.add(row.modelVersion);
     }
+    if (versions.size) this.onChange?.(run, versions);
     return added;
   }
 
-  private insert(row: RolloutRow): boolean {
-    const id = `${row.endpoint}\u0000${row.source}\u0000${row.id}`;
-    if (this.seen.has(id)) return false;
-    this.seen.add(id);
-    const i = this.rows.push(row) - 1;
+  private put(row: RolloutRow): 'added' | 'replaced' | 'same' {
+    const key = `${row.endpoint}\u0000${row.source}\u0000${row.id}`;
+    const at = this.byKey.get(key);
+    if (at === undefined) {
+      this.byKey.set(key, this.rows.push(row) - 1);
+      this.indexAt(this.rows.length - 1);
+      return 'added';
+    }
+    const old = this.rows[at];
+    if (JSON.stringify(old) === JSON.stringify(row)) return 'same';
+    if (old.run !== row.run || old.modelVersion !== row.modelVersion) {
+      const list = this.byRunVersion.get(old.run)?.get(old.modelVersion);
+      const k = list ? list.indexOf(at) : -1;
+      if (k >= 0) list!.splice(k, 1);
+      this.rows[at] = row;
+      this.indexAt(at, true);
+    } else {
+      this.rows[at] = row;
+    }
+    if (at < this.written) this.dirty.add(at);
+    return 'replaced';
+  }
+
+  private indexAt(i: number, sorted = false): void {
+    const row = this.rows[i];
     let versions = this.byRunVersion.get(row.run);
     if (!versions) this.byRunVersion.set(row.run, (versions = new Map()));
     const list = versions.get(row.modelVersion);
-    if (list) list.push(i);
-    else versions.set(row.modelVersion, [i]);
-    return true;
+    if (!list) versions.set(row.modelVersion, [i]);
+    else if (!sorted || !list.length || list[list.length - 1] < i) list.push(i);
+    else list.splice(lowerBound(list, i), 0, i);
   }
 
   countFor(run: string): number {
@@ -67,34 +114,63 @@ export class ExperienceIndex {
     const m = this.byRunVersion.get(run);
     if (!m) return [];
     const idx: number[] = [];
-    for (const v of versions) idx.push(...(m.get(v) ?? []));
+    for (const v of versions) for (const i of m.get(v) ?? []) idx.push(i);
     idx.sort((a, b) => a - b);
     return idx.map((i) => this.rows[i]);
   }
 
-  /** JSON lines of the rows not yet on disk (and marks them persisted). */
+  /** JSON lines of the rows not yet on disk, new or replaced (and marks them written). */
   takeUnpersisted(): string {
     // Rewards may be NaN / ±Inf: written as wire numbers ("NaN"), as the relay sends them.
-    const lines = this.rows.slice(this.persisted).map((r) => JSON.stringify({ ...r, reward: r.reward === null ? null : toWireNumber(r.reward) }));
-    this.persisted = this.rows.length;
-    return lines.length ? lines.join('\n') + '\n' : '';
+    const out: string[] = [];
+    const line = (r: RolloutRow) => {
+      const s: StoredRow = { ...r, reward: wireOrNull(r.reward) };
+      if (r.advantage !== undefined) s.advantage = wireOrNull(r.advantage);
+      if (r.metrics) s.metrics = mapValues(r.metrics, toWireNumber);
+      out.push(JSON.stringify(s));
+    };
+    for (const i of [...this.dirty].sort((a, b) => a - b)) line(this.rows[i]);
+    this.dirty.clear();
+    for (let i = this.written; i < this.rows.length; i++) line(this.rows[i]);
+    this.written = this.rows.length;
+    this.persisted += out.length;
+    return out.length ? out.join('\n') + '\n' : '';
   }
 
-  /** Loads JSON lines written by takeUnpersisted (at most `count` rows; bad lines are skipped). */
+  /** Loads JSON lines written by takeUnpersisted (the first `count` lines; bad lines are skipped). */
   load(text: string, count: number): number {
     let n = 0;
     for (const line of text.split('\n')) {
       if (n >= count) break;
       if (!line.trim()) continue;
+      n++;
       try {
-        const r = JSON.parse(line) as Omit<RolloutRow, 'reward'> & { reward: WireNumber | null };
-        if (typeof r.run === 'string' && Number.isSafeInteger(r.id)) this.insert({ ...r, reward: r.reward === null ? null : fromWireNumber(r.reward) });
-        n++;
+        const r = JSON.parse(line) as StoredRow;
+        if (typeof r.run !== 'string' || !Number.isSafeInteger(r.id)) continue;
+        const row: RolloutRow = { ...r, reward: numOrNull(r.reward), advantage: undefined, metrics: undefined };
+        if (r.advantage !== undefined) row.advantage = numOrNull(r.advantage);
+        else delete row.advantage;
+        if (r.metrics) row.metrics = mapValues(r.metrics, fromWireNumber);
+        else delete row.metrics;
+        this.put(row);
       } catch {
         /* a torn last line: skipped */
       }
     }
-    this.persisted = this.rows.length;
+    this.dirty.clear();
+    this.written = this.rows.length;
+    this.persisted = n;
     return n;
   }
+}
+
+function lowerBound(a: number[], v: number): number {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (a[mid] < v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }

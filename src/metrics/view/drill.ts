@@ -1,14 +1,14 @@
 // Drill-down: from a clicked bucket of a chart to the experiences behind it. The bucket's
 // points give the steps; a step maps to the model version its rollouts were generated with
 // through the run's own `rollout/model_version` metric (Trinity-RFT logs it every explorer
-// step), else the step itself; then the SQL buffer rows of those versions. Pure.
+// step), else the step itself; then the SQL buffer rows of those versions, all of them, as
+// columns (the webview lists only the visible ones). Pure.
 import type { RolloutsMessage, RolloutRow, XAxisMode } from '../../shared/metrics-protocol';
+import { toColumns } from '../rollouts/columns';
 import { xOf } from './chart-frames';
 import { MetricsStore, seriesKey } from '../store/store';
 
 export const MODEL_VERSION_TAG = 'rollout/model_version';
-/** Rows listed at most (the histogram covers all of them). */
-export const MAX_ROWS = 1000;
 
 export function drillDown(
   store: MetricsStore,
@@ -47,16 +47,7 @@ export function drillDown(
       rows = store.experiences.select(run, versions);
     }
   }
-  const sorted = [...rows].sort(byTaskThenRun);
-  return {
-    run,
-    x,
-    xAxis: mode,
-    modelVersions: versions,
-    rows: sorted.slice(0, MAX_ROWS),
-    total: rows.length,
-    rewards: rows.map((r) => r.reward).filter((r): r is number => r !== null && Number.isFinite(r)),
-  };
+  return { run, x, xAxis: mode, modelVersions: versions, rows: toColumns(byTaskThenRun(rows)) };
 }
 
 function stepsIn(store: MetricsStore, key: string, [x0, x1]: [number, number], mode: XAxisMode): Set<number> {
@@ -77,6 +68,21 @@ function stepsIn(store: MetricsStore, key: string, [x0, x1]: [number, number], m
 }
 
 const collator = new Intl.Collator('en', { numeric: true });
-function byTaskThenRun(a: RolloutRow, b: RolloutRow): number {
-  return collator.compare(a.taskId ?? '', b.taskId ?? '') || (a.runId ?? 0) - (b.runId ?? 0) || a.id - b.id;
+/** Rows by task (natural order: task 2 before task 10), then run, then id. */
+export function byTaskThenRun(rows: readonly RolloutRow[]): RolloutRow[] {
+  // The collator ranks the distinct tasks once; the rows then sort on typed numeric keys.
+  const tasks = [...new Set(rows.map((r) => r.taskId ?? ''))].sort(collator.compare);
+  const rank = new Map(tasks.map((t, i) => [t, i]));
+  const n = rows.length;
+  const task = new Float64Array(n);
+  const run = new Float64Array(n);
+  const id = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    task[i] = rank.get(rows[i].taskId ?? '')!;
+    run[i] = rows[i].runId ?? 0;
+    id[i] = rows[i].id;
+  }
+  const order = new Uint32Array(n).map((_, i) => i);
+  order.sort((a, b) => task[a] - task[b] || run[a] - run[b] || id[a] - id[b]);
+  return Array.from(order, (i) => rows[i]);
 }

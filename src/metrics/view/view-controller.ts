@@ -28,6 +28,7 @@ import { Point, seriesKey } from '../store/series';
 import { seriesOfBatch } from './batch-series';
 import { ChartEngine } from './chart-engine';
 import { drillDown } from './drill';
+import { LiveDrill } from './live-drill';
 import { ProbeRequests } from './probe-requests';
 import { RunMarks, runsForCommit } from './run-marks';
 import { runSummaries } from './run-summaries';
@@ -55,6 +56,7 @@ export class ViewController {
   /** Events marked on runs (online-training commits). */
   readonly marks = new RunMarks();
   private readonly probes = new ProbeRequests();
+  private readonly liveDrill: LiveDrill;
 
   constructor(
     readonly store: MetricsStore,
@@ -64,6 +66,11 @@ export class ViewController {
     this.options = { ...DEFAULT_VIEW_OPTIONS, ...sanitizeOptions(options) };
     this.engine = new ChartEngine(store, () => this.options);
     this.feed = new UpdateFeed(store, this.engine, (m) => hooks.post(m), this.marks);
+    this.liveDrill = new LiveDrill(
+      (m, mode) => drillDown(this.store, m.run, m.role, m.chart, m.x, mode),
+      (m) => this.feed.post(m),
+    );
+    store.experiences.onChange = (run, versions) => this.liveDrill.changed(run, versions);
   }
 
   get viewOptions(): ViewOptions {
@@ -137,11 +144,9 @@ export class ViewController {
         this.engine.setZoom(msg.chart, msg.range);
         this.feed.schedule();
         return;
-      case 'drill': {
-        const r = drillDown(this.store, msg.run, msg.role, msg.chart, msg.x, this.options.xAxis);
-        this.feed.post({ type: 'rollouts', request: msg.request, ...r });
+      case 'drill':
+        this.liveDrill.drill(msg, this.options.xAxis);
         return;
-      }
       case 'openRollout':
         this.openRollout(msg.request, msg.ref);
         return;
@@ -195,6 +200,7 @@ export class ViewController {
 
   /** The webview went away (panel hidden or closed): nothing is posted until it is ready again. */
   detach(): void {
+    this.liveDrill.dispose(); // its pane is gone with the webview
     this.feed.stop();
     this.probes.cancelAll();
   }

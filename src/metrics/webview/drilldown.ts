@@ -1,9 +1,15 @@
-// The drill-down pane: the rollouts behind a clicked step — a reward histogram whose bins
-// filter the list, the list of rollouts (task, run, reward), and one rollout's messages.
+// The drill-down pane: the rollouts behind a clicked step — histograms of the reward and of
+// its parts whose bins filter the list, a task filter, the (virtual) list of rollouts, the open
+// rollout's GRPO group side by side, and its messages. The host sends the drill again while
+// its rows change (rewards arriving): the open pane then refreshes in place, keeping the
+// filters, the scroll position and the open rollout.
 import type { RolloutDetail, RolloutRow, RolloutsMessage, UiStrings } from '../../shared/metrics-protocol';
-import { fmtBucket, fmtNum } from './format';
-
-const BINS = 12;
+import { rowAt } from '../rollouts/columns';
+import { RolloutFilter, RolloutTable } from '../rollouts/table';
+import { fmtBucket } from './format';
+import { groupView } from './group-view';
+import { partsHistogram, rewardHistogram } from './histograms';
+import { RolloutList } from './rollout-list';
 
 export interface DrillHost {
   strings: UiStrings;
@@ -14,10 +20,20 @@ export class DrillPane {
   readonly el: HTMLElement;
   private readonly body: HTMLElement;
   private readonly titleEl: HTMLElement;
+  private readonly charts: HTMLElement;
+  private readonly info: HTMLElement;
+  private readonly filterInput: HTMLInputElement;
+  private readonly list: RolloutList;
+  private readonly groupBox: HTMLElement;
+  private readonly detailBox: HTMLElement;
   private msg: RolloutsMessage | undefined;
-  private bin: number | undefined;
+  private table: RolloutTable | undefined;
+  private filter: RolloutFilter = {};
+  /** The open rollout, by identity (its index moves when the drill refreshes). */
+  private opened: { endpoint: string; source: string; id: number } | undefined;
 
   constructor(private readonly host: DrillHost) {
+    const s = host.strings;
     this.el = document.createElement('aside');
     this.el.className = 'drill';
     this.el.hidden = true;
@@ -26,12 +42,24 @@ export class DrillPane {
     this.titleEl.className = 'title';
     const close = document.createElement('button');
     close.textContent = '✕';
-    close.title = host.strings.close;
-    close.setAttribute('aria-label', host.strings.close);
+    close.title = s.close;
+    close.setAttribute('aria-label', s.close);
     close.addEventListener('click', () => (this.el.hidden = true));
     head.append(this.titleEl, close);
     this.body = document.createElement('div');
     this.body.className = 'body';
+    this.charts = document.createElement('div');
+    this.info = document.createElement('div');
+    this.info.className = 'shown';
+    this.filterInput = document.createElement('input');
+    this.filterInput.className = 'task-filter';
+    this.filterInput.placeholder = s.filterTasks;
+    this.filterInput.setAttribute('aria-label', s.filterTasks);
+    this.filterInput.addEventListener('input', () => this.setFilter({ ...this.filter, text: this.filterInput.value }));
+    this.list = new RolloutList(s, (i) => this.openRow(i));
+    this.groupBox = document.createElement('div');
+    this.detailBox = document.createElement('div');
+    this.detailBox.className = 'detail';
     this.el.append(head, this.body);
   }
 
@@ -42,118 +70,80 @@ export class DrillPane {
   }
 
   show(m: RolloutsMessage): void {
+    const refresh = this.msg?.request === m.request && this.table !== undefined;
+    if (refresh && this.el.hidden) return; // closed by the user: a live refresh does not reopen it
     this.msg = m;
-    this.bin = undefined;
-    this.el.hidden = false;
+    this.table = new RolloutTable(m.rows);
     const s = this.host.strings;
     const where = fmtBucket(m.xAxis, m.x[0], m.x[1] - m.x[0], s.step);
     this.titleEl.textContent = `${s.rolloutsTitle} · ${m.run} · ${where} · ${s.modelVersion} ${m.modelVersions.join(', ') || '–'}`;
-    this.renderBody();
-  }
-
-  private bins(): { lo: number; hi: number; edges: number[]; counts: number[] } | undefined {
-    const r = this.msg?.rewards ?? [];
-    if (!r.length) return undefined;
-    let lo = Math.min(...r);
-    let hi = Math.max(...r);
-    if (lo === hi) (lo -= 0.5), (hi += 0.5);
-    const w = (hi - lo) / BINS;
-    const edges = Array.from({ length: BINS + 1 }, (_, i) => lo + i * w);
-    const counts = new Array(BINS).fill(0);
-    for (const v of r) counts[Math.min(BINS - 1, Math.floor((v - lo) / w))]++;
-    return { lo, hi, edges, counts };
-  }
-
-  private binOf(v: number | null, b: { lo: number; hi: number }): number {
-    if (v === null || !Number.isFinite(v)) return -1;
-    return Math.min(BINS - 1, Math.floor(((v - b.lo) / (b.hi - b.lo)) * BINS));
-  }
-
-  private renderBody(): void {
-    const m = this.msg!;
-    const s = this.host.strings;
-    const parts: HTMLElement[] = [];
-    if (!m.total) {
+    if (!refresh) {
+      this.filter = {};
+      this.opened = undefined;
+      this.filterInput.value = '';
+      this.detailBox.replaceChildren();
+    }
+    this.el.hidden = false;
+    if (!this.table.size) {
       const p = document.createElement('p');
       p.className = 'empty';
       p.textContent = s.rolloutsNone;
       this.body.replaceChildren(p);
       return;
     }
-    const b = this.bins();
-    if (b) {
-      const h = document.createElement('div');
-      h.className = 'histogram';
-      h.setAttribute('aria-label', s.rewardHistogram);
-      const max = Math.max(...b.counts);
-      b.counts.forEach((c, i) => {
-        const bar = document.createElement('button');
-        bar.className = 'bin' + (this.bin === i ? ' selected' : '');
-        bar.dataset.bin = String(i);
-        bar.title = `${s.reward} ${fmtNum(b.edges[i])} – ${fmtNum(b.edges[i + 1])}: ${c}`;
-        const fill = document.createElement('span');
-        fill.style.height = `${max ? Math.max(c ? 4 : 0, (c / max) * 100) : 0}%`;
-        bar.append(fill);
-        bar.addEventListener('click', () => {
-          this.bin = this.bin === i ? undefined : i;
-          this.renderBody();
-        });
-        h.append(bar);
-      });
-      const axis = document.createElement('div');
-      axis.className = 'hist-axis';
-      axis.textContent = `${fmtNum(b.lo)} … ${fmtNum(b.hi)}  (${s.rewardHistogram})`;
-      parts.push(h, axis);
+    if (!this.body.contains(this.list.el)) this.body.replaceChildren(this.charts, this.filterInput, this.info, this.list.el, this.groupBox, this.detailBox);
+    this.update(!refresh);
+    this.renderGroup();
+  }
+
+  private setFilter(f: RolloutFilter): void {
+    this.filter = f;
+    this.update(true);
+  }
+
+  /** Re-filters the list and redraws the histograms and the count. */
+  private update(top: boolean): void {
+    const t = this.table!;
+    const s = this.host.strings;
+    const view = t.filter(this.filter);
+    const charts: HTMLElement[] = [];
+    const rh = t.rewardHistogram();
+    if (rh) charts.push(...rewardHistogram(rh, this.filter.rewardBin, s, (bin) => this.setFilter({ ...this.filter, rewardBin: this.filter.rewardBin === bin ? undefined : bin })));
+    const ph = t.partsHistogram();
+    if (ph) {
+      const sel = this.filter.part;
+      charts.push(...partsHistogram(ph, sel, s, (name, bin) => this.setFilter({ ...this.filter, part: sel?.name === name && sel.bin === bin ? undefined : { name, bin } })));
     }
-    const rows = b && this.bin !== undefined ? m.rows.filter((r) => this.binOf(r.reward, b) === this.bin) : m.rows;
-    const info = document.createElement('div');
-    info.className = 'shown';
-    info.textContent = s.shownOf.replace('{0}', String(rows.length)).replace('{1}', String(m.total));
-    if (this.bin !== undefined) {
+    this.charts.replaceChildren(...charts);
+    this.info.textContent = s.shownOf.replace('{0}', String(view.length)).replace('{1}', String(t.size));
+    if (this.filter.rewardBin !== undefined || this.filter.part) {
       const all = document.createElement('button');
       all.className = 'link';
       all.textContent = s.allBins;
-      all.addEventListener('click', () => {
-        this.bin = undefined;
-        this.renderBody();
-      });
-      info.append(' ', all);
+      all.addEventListener('click', () => this.setFilter({ text: this.filter.text }));
+      this.info.append(' ', all);
     }
-    parts.push(info);
-    const table = document.createElement('table');
-    table.className = 'rollouts';
-    const head = table.createTHead().insertRow();
-    for (const t of [s.task, '#', s.reward, s.modelVersion, 'id']) {
-      const th = document.createElement('th');
-      th.textContent = t;
-      head.append(th);
-    }
-    const tb = table.createTBody();
-    for (const r of rows) {
-      const tr = tb.insertRow();
-      tr.className = 'rollout';
-      tr.tabIndex = 0;
-      tr.dataset.id = String(r.id);
-      for (const v of [r.taskId ?? '–', r.runId ?? '–', fmtNum(r.reward), r.modelVersion ?? '–', r.id]) tr.insertCell().textContent = String(v);
-      const open = () => {
-        for (const x of tb.querySelectorAll('tr.open')) x.classList.remove('open');
-        tr.classList.add('open');
-        this.host.open(r);
-      };
-      tr.addEventListener('click', open);
-      tr.addEventListener('keydown', (e) => e.key === 'Enter' && open());
-    }
-    parts.push(table);
-    const detail = document.createElement('div');
-    detail.className = 'detail';
-    parts.push(detail);
-    this.body.replaceChildren(...parts);
+    this.list.set(t, view, top);
+  }
+
+  private openRow(i: number): void {
+    const t = this.table!;
+    const o = t.cols.origins[t.cols.origin[i]];
+    this.opened = { endpoint: o.endpoint, source: o.source, id: t.cols.id[i] };
+    this.renderGroup();
+    this.host.open(rowAt(t.cols, this.msg!.run, i));
+  }
+
+  /** The open rollout's group (and its mark in the list), from the current rows. */
+  private renderGroup(): void {
+    const t = this.table;
+    const i = t && this.opened ? t.indexOf(this.opened, this.opened.id) : -1;
+    this.list.open(i);
+    this.groupBox.replaceChildren(...(i >= 0 ? [groupView(t!, t!.group(i), i, this.host.strings, (j) => this.openRow(j))] : []));
   }
 
   /** One rollout's messages (or the error reading them). */
   detail(d: RolloutDetail | undefined, error: string | undefined): void {
-    const box = this.body.querySelector('.detail');
-    if (!box) return;
     const s = this.host.strings;
     const out: HTMLElement[] = [];
     const h = document.createElement('h3');
@@ -192,6 +182,6 @@ export class DrillPane {
       }
       out.push(dl);
     }
-    box.replaceChildren(...out);
+    this.detailBox.replaceChildren(...out);
   }
 }

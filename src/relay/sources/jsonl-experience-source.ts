@@ -7,6 +7,7 @@
 import * as fs from 'node:fs';
 import type { Cursor, ExperienceDetail, ExperienceRow, SourceInfo } from '../../shared/relay-protocol';
 import { toWireNumber } from '../../shared/relay-protocol';
+import { numericMetrics } from './experience-summary';
 import { Batch, FileSource, SourceReader, fileId, resumeOffset } from './source';
 
 /** Source bytes read per batch (a batch ends at a line end). */
@@ -28,7 +29,7 @@ function int(v: unknown): number | null {
 
 /** One line of Experience.to_dict() as a row (undefined when it is not one). */
 export function rowOfLine(line: string, id: number, table: string): ExperienceRow | undefined {
-  let o: { eid?: Eid; reward?: unknown; info?: Record<string, unknown> };
+  let o: { eid?: Eid; reward?: unknown; info?: Record<string, unknown>; metrics?: unknown };
   try {
     o = JSON.parse(line) as typeof o;
   } catch {
@@ -36,6 +37,7 @@ export function rowOfLine(line: string, id: number, table: string): ExperienceRo
   }
   if (typeof o !== 'object' || o === null || typeof o.eid !== 'object' || o.eid === null) return undefined;
   const e = o.eid;
+  const metrics = numericMetrics(o.metrics);
   return {
     id,
     table,
@@ -46,6 +48,7 @@ export function rowOfLine(line: string, id: number, table: string): ExperienceRo
     reward: typeof o.reward === 'number' ? toWireNumber(o.reward) : null,
     timestamp: null,
     msg_id: e.suffix === undefined || e.suffix === null ? null : String(e.suffix),
+    ...(metrics ? { metrics } : {}),
   };
 }
 

@@ -1,16 +1,19 @@
 // Trinity's SQL experience buffer (SQLite) as a source of experience rows; one source per
-// table with the experience schema; cursor = last row id delivered (fid = table name).
+// table with the experience schema; cursor = last row id delivered (fid = table name), and
+// rows whose reward or consumed state changed are sent again (sql-table-reader.ts).
 // Read with sql.js (SQLite compiled to wasm, bundled): no compiler or native addon on the node.
 // sql.js reads a snapshot of the file's bytes, re-taken when the file changes; for a database
 // in WAL mode the committed frames of `<db>-wal` are folded in first (sqlite-wal.ts), so rows
 // show up before SQLite checkpoints them.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Cursor, ExperienceDetail, ExperienceRow, SourceInfo } from '../../shared/relay-protocol';
+import type { Cursor, ExperienceDetail, SourceInfo } from '../../shared/relay-protocol';
 import { toWireNumber } from '../../shared/relay-protocol';
 import type { Logger } from '../../shared/log';
 import { decodeExperienceBytes } from './experience-bytes';
-import { Batch, Source, SourceReader } from './source';
+import { RowChangeTracker, quoteIdent } from './row-changes';
+import type { Source, SourceReader } from './source';
+import { SqlTableReader } from './sql-table-reader';
 import { applyWal } from './sqlite-wal';
 
 interface SqlJsStatic {
@@ -32,7 +35,6 @@ function loadSqlJs(): Promise<SqlJsStatic> {
 /** Columns a table must have to be streamed as experiences (Trinity's ExperienceModel). */
 export const EXPERIENCE_COLUMNS = ['id', 'task_id', 'run_id', 'model_version', 'reward', 'timestamp'];
 const MAX_DB_BYTES = 2 * 1024 * 1024 * 1024 - 1;
-const ROWS_PER_BATCH = 2000;
 const RELOAD_MS = 1000;
 /** A reload that took d ms is not repeated before DUTY × d ms: reading a large buffer costs at most ~1/DUTY of a core. */
 const DUTY = 20;
@@ -127,6 +129,8 @@ export class SqlDatabaseSnapshot {
   private loadedAt = 0;
   /** How long the last reload took (ms). */
   private loadMs = 0;
+  /** Rows changed between consecutive snapshots (a generation per snapshot). */
+  readonly changes = new RowChangeTracker();
 
   constructor(
     readonly file: string,
@@ -169,6 +173,12 @@ export class SqlDatabaseSnapshot {
         const merged = applyWal(bytes.main, bytes.wal);
         if (merged.frames > 0) this.log.debug(`sql: ${this.file}: ${merged.frames} committed WAL frame(s) folded in`);
         const db = new SQL.Database(merged.db);
+        try {
+          this.changes.observe(merged.db, db, experienceTablesOf(db));
+        } catch (e) {
+          // Changed rows are extra: a failure to find them must not stop new rows.
+          this.log.debug(`sql: ${this.file}: cannot compare with the previous snapshot: ${(e as Error).message}`);
+        }
         this.db?.close();
         this.db = db;
         this.stamp = stamp;
@@ -188,14 +198,7 @@ export class SqlDatabaseSnapshot {
   /** Tables with the experience columns. */
   async experienceTables(): Promise<string[]> {
     const db = await this.get();
-    if (!db) return [];
-    const tables = db.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name");
-    const out: string[] = [];
-    for (const [name] of tables[0]?.values ?? []) {
-      const cols = db.exec(`PRAGMA table_info(${quoteIdent(String(name))})`)[0]?.values.map((r) => String(r[1])) ?? [];
-      if (EXPERIENCE_COLUMNS.every((c) => cols.includes(c))) out.push(String(name));
-    }
-    return out;
+    return db ? experienceTablesOf(db) : [];
   }
 
   close(): void {
@@ -204,8 +207,14 @@ export class SqlDatabaseSnapshot {
   }
 }
 
-function quoteIdent(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
+function experienceTablesOf(db: SqlJsDatabase): string[] {
+  const tables = db.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name");
+  const out: string[] = [];
+  for (const [name] of tables[0]?.values ?? []) {
+    const cols = db.exec(`PRAGMA table_info(${quoteIdent(String(name))})`)[0]?.values.map((r) => String(r[1])) ?? [];
+    if (EXPERIENCE_COLUMNS.every((c) => cols.includes(c))) out.push(String(name));
+  }
+  return out;
 }
 
 export class SqlTableSource implements Source {
@@ -224,49 +233,28 @@ export class SqlTableSource implements Source {
     if (!db) throw new Error(`cannot read ${path.basename(this.snapshot.file)}`);
     const cols = db.exec(`PRAGMA table_info(${quoteIdent(this.table)})`)[0]?.values.map((r) => String(r[1])) ?? [];
     if (!cols.includes('experience_bytes')) throw new Error(`table ${this.table} has no experience_bytes column`);
-    const res = db.exec(`SELECT experience_bytes FROM ${quoteIdent(this.table)} WHERE id = ?`, [id])[0];
+    const res = db.exec(`SELECT experience_bytes, reward FROM ${quoteIdent(this.table)} WHERE id = ?`, [id])[0];
     if (!res || !res.values.length) throw new Error(`no row ${id} in ${this.table}`);
-    const bytes = res.values[0][0];
+    const [bytes, reward] = res.values[0];
     if (!(bytes instanceof Uint8Array)) throw new Error(`row ${id} of ${this.table} has no experience bytes`);
-    return decodeExperienceBytes(bytes);
+    const d = decodeExperienceBytes(bytes);
+    // The column wins, as in Trinity's ExperienceModel.to_experience: serve mode writes the
+    // bytes before /feedback sets the reward, which only updates the column.
+    if (typeof reward === 'number') d.reward = toWireNumber(reward);
+    return d;
   }
 
   open(cursor: Cursor | undefined): SourceReader {
-    let last = cursor && cursor.fid === this.table ? cursor.offset : 0;
-    let hasMsgId: boolean | undefined;
-    return {
-      next: async (): Promise<Batch | undefined> => {
-        const db = await this.snapshot.get();
-        if (!db) return undefined;
-        if (hasMsgId === undefined) {
-          const cols = db.exec(`PRAGMA table_info(${quoteIdent(this.table)})`)[0]?.values.map((r) => String(r[1])) ?? [];
-          hasMsgId = cols.includes('msg_id');
-        }
-        const res = db.exec(
-          `SELECT id, task_id, run_id, model_version, reward, timestamp${hasMsgId ? ', msg_id' : ''} FROM ${quoteIdent(this.table)} WHERE id > ? ORDER BY id LIMIT ${ROWS_PER_BATCH}`,
-          [last],
-        )[0];
-        if (!res || res.values.length === 0) return undefined;
-        const rows: ExperienceRow[] = res.values.map((v) => ({
-          id: Number(v[0]),
-          table: this.table,
-          task_id: v[1] === null ? null : String(v[1]),
-          run_id: intOrNull(v[2]),
-          model_version: intOrNull(v[3]),
-          reward: v[4] === null || v[4] === undefined ? null : toWireNumber(Number(v[4])),
-          timestamp: v[5] === null ? null : String(v[5]),
-          ...(hasMsgId ? { msg_id: v[6] === null ? null : String(v[6]) } : {}),
-        }));
-        last = rows[rows.length - 1].id;
-        return { type: 'experiences', source: this.info.id, run: this.info.run, rows, cursor: { source: this.info.id, fid: this.table, offset: last } };
+    return new SqlTableReader(
+      {
+        info: this.info,
+        table: this.table,
+        database: () => this.snapshot.get(),
+        generation: () => this.snapshot.changes.generation,
+        tracker: this.snapshot.changes.id,
+        changedSince: (gen) => this.snapshot.changes.since(this.table, gen),
       },
-      close: () => undefined,
-    };
+      cursor,
+    );
   }
-}
-
-function intOrNull(v: unknown): number | null {
-  if (v === null || v === undefined) return null;
-  const n = Number(v);
-  return Number.isSafeInteger(n) ? n : null;
 }

@@ -98,7 +98,7 @@ test('job dir: event files, Step lines, SQL experiences, serve /metrics — and 
     assert.deepEqual(rows.map((r) => r.id), [1, 2, 3, 4, 5]);
     assert.deepEqual(
       { ...rows[1], timestamp: typeof rows[1].timestamp },
-      { id: 2, table: 'experience_buffer', task_id: 'task-2', run_id: 2, model_version: 0, reward: 0.5, timestamp: 'string', msg_id: 'chatcmpl-2' },
+      { id: 2, table: 'experience_buffer', task_id: 'task-2', run_id: 2, model_version: 0, reward: 0.5, timestamp: 'string', msg_id: 'chatcmpl-2', consumed: 0 },
     );
     assert.equal(rows[2].reward, null);
 

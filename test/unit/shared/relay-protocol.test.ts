@@ -59,3 +59,13 @@ test('client messages: only a well-formed subscribe or experience request passes
     '{"type":"experience","request":1,"source":"s","id":"1 OR 1=1"}',
   ]) assert.throws(() => parseClientMessage(b), ProtocolError, b);
 });
+
+test('experience rows: the fields added within protocol 1 (consumed, metrics, advantage, updated) are optional and checked', () => {
+  const row = { id: 3, table: 't', task_id: null, run_id: 0, model_version: 1, reward: null, timestamp: null };
+  const frame = (rows: unknown[]) => JSON.stringify({ type: 'experiences', source: 's', run: 'r', cursor: { source: 's', fid: 't@3', offset: 1_764_000_000_000 }, rows });
+  const ok = [row, { ...row, msg_id: 'm', consumed: 1, metrics: { accuracy: 1, format_score: 'NaN' }, advantage: -0.5, updated: true }, { ...row, consumed: null, advantage: null }];
+  assert.equal((parseServerMessage(frame(ok)) as { rows: unknown[] }).rows.length, 3);
+  for (const bad of [{ consumed: 1.5 }, { metrics: { a: 'x' } }, { metrics: [1] }, { advantage: 'big' }, { updated: 1 }]) {
+    assert.throws(() => parseServerMessage(frame([{ ...row, ...bad }])), ProtocolError, JSON.stringify(bad));
+  }
+});

@@ -89,8 +89,35 @@ test('drill-down: a clicked step â†’ its model version (rollout/model_version) â
   assert.ok(r && r.type === 'rollouts');
   assert.equal(r.request, 7);
   assert.deepEqual(r.modelVersions, [8]);
-  assert.deepEqual(r.rows.map((x) => x.id), [3, 2, 1], 'grouped by task, then run');
-  assert.deepEqual(r.rewards.sort(), [0, 0.5, 1]);
+  assert.deepEqual(r.rows.id, [3, 2, 1], 'grouped by task, then run');
+  assert.deepEqual(r.rows.reward, [0.5, 0, 1]);
+  ctl.dispose();
+});
+
+test('live drill-down: a reward that arrives for a drilled row re-sends the drill under the same request; other versions do not', (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout', 'Date'] });
+  const { store, ctl, posted } = setup();
+  ctl.receive({ type: 'ready', protocol: METRICS_PROTOCOL_VERSION });
+  store.add('r', 'explorer', 'rollout/accuracy/mean', [{ step: 8, wall: 8, value: 0.5 }]);
+  const row = { id: 1, table: 'proxy_history', task_id: '', run_id: 0, model_version: 8, reward: null, timestamp: null, consumed: 0 };
+  store.addExperiences('e', 'sql:h', 'r', [row, { ...row, id: 2 }]);
+  ctl.receive({ type: 'drill', request: 3, chart: 'rollout/accuracy/mean', run: 'r', role: 'explorer', x: [8, 9] });
+  const drills = () => posted.filter((m): m is Extract<HostMessage, { type: 'rollouts' }> => m.type === 'rollouts');
+  assert.deepEqual(drills()[0].rows.reward, [null, null]);
+  store.addExperiences('e', 'sql:h', 'r', [{ ...row, id: 77, model_version: 9 }]);
+  store.addExperiences('e', 'sql:h', 'r', [{ ...row, reward: 0.75, consumed: 1, task_id: 't1', updated: true, metrics: { accuracy: 1, format_score: -0.25 } }]);
+  store.addExperiences('e', 'sql:h', 'r', [{ ...row, id: 2, reward: 0, consumed: 1, task_id: 't1', updated: true }]);
+  t.mock.timers.tick(700);
+  assert.equal(drills().length, 2, 'one refresh for the two updates (throttled), none for version 9');
+  const again = drills()[1];
+  assert.equal(again.request, 3);
+  assert.deepEqual([again.rows.id, again.rows.reward, again.rows.consumed], [[1, 2], [0.75, 0], [1, 1]]);
+  assert.deepEqual(again.rows.parts, [{ name: 'accuracy', values: [1, null] }, { name: 'format_score', values: [-0.25, null] }]);
+  assert.equal(store.experiences.size, 3, 'replaced, not added');
+  ctl.detach();
+  store.addExperiences('e', 'sql:h', 'r', [{ ...row, reward: 1 }]);
+  t.mock.timers.tick(700);
+  assert.equal(drills().length, 2, 'no drill is followed once the webview is gone');
   ctl.dispose();
 });
 

@@ -1,0 +1,58 @@
+// A rollout's GRPO group side by side: the rollouts of its task at its model version, one
+// column each (ordered by run), with reward, advantage (when the buffer has it) and every
+// reward part — what GRPO normalized this rollout against. A column opens that rollout.
+import type { UiStrings } from '../../shared/metrics-protocol';
+import type { RolloutGroup, RolloutTable } from '../rollouts/table';
+import { fmtNum } from './format';
+
+export function groupView(t: RolloutTable, g: RolloutGroup, opened: number, s: UiStrings, onOpen: (i: number) => void): HTMLElement {
+  const c = t.cols;
+  const el = document.createElement('div');
+  el.className = 'group';
+  const title = document.createElement('h3');
+  title.textContent = s.groupTitle
+    .replace('{0}', g.task ?? '–')
+    .replace('{1}', String(g.modelVersion ?? '–'))
+    .replace('{2}', String(g.members.length))
+    .replace('{3}', fmtNum(g.mean))
+    .replace('{4}', fmtNum(g.std));
+  const table = document.createElement('table');
+  table.className = 'group-members';
+  const lines: [string, (i: number) => number | null | string][] = [
+    ['#', (i) => String(c.runId[i] ?? '–')],
+    [s.reward, (i) => c.reward[i]],
+  ];
+  if (g.members.some((i) => c.advantage[i] !== null)) lines.push([s.advantage, (i) => c.advantage[i]]);
+  for (const p of c.parts) if (g.members.some((i) => p.values[i] !== null)) lines.push([p.name, (i) => p.values[i]]);
+  const [lo, hi] = rewardRange(g.members.map((i) => c.reward[i]));
+  for (const [name, value] of lines) {
+    const tr = table.insertRow();
+    const th = document.createElement('th');
+    th.textContent = name;
+    tr.append(th);
+    for (const i of g.members) {
+      const td = tr.insertCell();
+      td.className = 'member' + (i === opened ? ' open' : '');
+      const v = value(i);
+      td.textContent = typeof v === 'string' ? v : fmtNum(v);
+      if (name === s.reward && typeof v === 'number') {
+        // A bar under the reward: where it sits in the group's range.
+        const bar = document.createElement('span');
+        bar.className = 'reward-bar';
+        bar.style.width = `${hi > lo ? ((v - lo) / (hi - lo)) * 100 : 100}%`;
+        td.append(bar);
+      }
+      td.addEventListener('click', () => onOpen(i));
+    }
+  }
+  const scroll = document.createElement('div');
+  scroll.className = 'group-scroll';
+  scroll.append(table);
+  el.append(title, scroll);
+  return el;
+}
+
+function rewardRange(vs: (number | null)[]): [number, number] {
+  const xs = vs.filter((v): v is number => v !== null);
+  return xs.length ? [Math.min(...xs), Math.max(...xs)] : [0, 0];
+}

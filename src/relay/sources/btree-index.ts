@@ -1,0 +1,122 @@
+// Reads the entries of a SQLite index b-tree straight from a database image, so a change
+// between two images is found by comparing pages instead of re-reading rows: an UPDATE of an
+// indexed column rewrites only the few index pages that hold the row's old and new entries.
+// Format: https://www.sqlite.org/fileformat2.html (§1.6 b-tree pages, §2.1 record format).
+
+export interface DbGeometry {
+  pageSize: number;
+  /** Page size less the reserved bytes at each page's end. */
+  usable: number;
+}
+
+const INDEX_INTERIOR = 2;
+const INDEX_LEAF = 10;
+
+export function geometry(image: Buffer): DbGeometry | undefined {
+  if (image.length < 100) return undefined;
+  const raw = image.readUInt16BE(16);
+  const pageSize = raw === 1 ? 65536 : raw;
+  if (pageSize < 512 || pageSize > 65536 || (pageSize & (pageSize - 1)) !== 0) return undefined;
+  return { pageSize, usable: pageSize - image[20] };
+}
+
+function pageOf(image: Buffer, g: DbGeometry, pgno: number): Buffer | undefined {
+  const off = (pgno - 1) * g.pageSize;
+  if (pgno < 1 || off + g.pageSize > image.length) return undefined;
+  return image.subarray(off, off + g.pageSize);
+}
+
+/** Page 1 starts with the 100-byte database header. */
+const headerOffset = (pgno: number): number => (pgno === 1 ? 100 : 0);
+
+/**
+ * The pages of the index b-tree rooted at `root` (page number → its bytes, views into
+ * `image`); undefined when `root` is not an index b-tree or it has more than `maxPages` pages.
+ */
+export function indexTreePages(image: Buffer, g: DbGeometry, root: number, maxPages: number): Map<number, Buffer> | undefined {
+  const out = new Map<number, Buffer>();
+  const stack = [root];
+  while (stack.length) {
+    const pgno = stack.pop()!;
+    const p = out.has(pgno) ? undefined : pageOf(image, g, pgno);
+    if (!p) return undefined; // out of range, or a cycle: not a b-tree we can trust
+    const h = headerOffset(pgno);
+    const type = p[h];
+    if (type !== INDEX_INTERIOR && type !== INDEX_LEAF) return undefined;
+    out.set(pgno, p);
+    if (out.size > maxPages) return undefined;
+    if (type === INDEX_INTERIOR) {
+      const n = p.readUInt16BE(h + 3);
+      for (let i = 0; i < n; i++) stack.push(p.readUInt32BE(p.readUInt16BE(h + 12 + 2 * i)));
+      stack.push(p.readUInt32BE(h + 8));
+    }
+  }
+  return out;
+}
+
+/** SQLite's varint at `off`: [value, bytes]. */
+export function varint(b: Buffer, off: number): [number, number] {
+  let v = 0;
+  for (let i = 0; i < 8; i++) {
+    const c = b[off + i];
+    v = v * 128 + (c & 0x7f);
+    if (!(c & 0x80)) return [v, i + 1];
+  }
+  return [v * 256 + b[off + 8], 9];
+}
+
+/** Bytes of a value of serial type t (§2.1). */
+function valueSize(t: number): number {
+  if (t >= 12) return (t - (t & 1 ? 13 : 12)) / 2;
+  return [0, 1, 2, 3, 4, 6, 8, 8, 0, 0, 0, 0][t];
+}
+
+/** The integer a record ends with (an index entry ends with its row id); undefined when not an integer. */
+function lastInteger(rec: Buffer): number | undefined {
+  const [hs, a] = varint(rec, 0);
+  if (hs > rec.length) return undefined;
+  let off = a;
+  let body = hs;
+  let t = -1;
+  let at = 0;
+  while (off < hs) {
+    const [st, k] = varint(rec, off);
+    off += k;
+    t = st;
+    at = body;
+    body += valueSize(st);
+  }
+  if (t === 8 || t === 9) return t - 8;
+  if (t < 1 || t > 6 || body > rec.length) return undefined;
+  const n = valueSize(t);
+  return n <= 6 ? rec.readIntBE(at, n) : Number(rec.readBigInt64BE(at));
+}
+
+export interface IndexEntry {
+  /** The entry's record bytes (key columns and row id), as a string to put in a Set. */
+  key: string;
+  rowid: number;
+}
+
+/** The entries stored on one index page (interior pages hold entries too). */
+export function indexEntries(p: Buffer, pgno: number, g: DbGeometry): IndexEntry[] {
+  const h = headerOffset(pgno);
+  const interior = p[h] === INDEX_INTERIOR;
+  if (!interior && p[h] !== INDEX_LEAF) return [];
+  const n = p.readUInt16BE(h + 3);
+  const ptrs = h + (interior ? 12 : 8);
+  // Largest payload kept on the page (§1.6); a longer one spills: not a small (key, rowid) entry.
+  const maxLocal = Math.floor(((g.usable - 12) * 64) / 255) - 23;
+  const out: IndexEntry[] = [];
+  for (let i = 0; i < n; i++) {
+    let off = p.readUInt16BE(ptrs + 2 * i) + (interior ? 4 : 0);
+    if (off >= p.length) continue;
+    const [size, k] = varint(p, off);
+    off += k;
+    if (size > maxLocal || off + size > p.length) continue;
+    const rec = p.subarray(off, off + size);
+    const rowid = lastInteger(rec);
+    if (rowid !== undefined) out.push({ key: rec.toString('latin1'), rowid });
+  }
+  return out;
+}

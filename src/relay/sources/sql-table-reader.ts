@@ -1,0 +1,175 @@
+// One client's reader of one SQL experience table: first the rows it has not had (id past its
+// cursor), then the rows it has had whose reward or consumed state changed since (serve mode
+// rewards a row when /feedback arrives, after it was written; the trainer's read bumps
+// `consumed`). Changes come from the snapshot's RowChangeTracker, so each costs a read of the
+// changed rows only. Changed rows go out with `updated: true` and a cursor that is past the
+// previous batch and resumes at both the last new row and the last change delivered
+// (relay-protocol.ts, Cursor), so a client that reconnects gets exactly what it missed.
+import type { Cursor, ExperienceRow, ExperiencesMessage, SourceInfo } from '../../shared/relay-protocol';
+import { toWireNumber } from '../../shared/relay-protocol';
+import { summarizeExperience } from './experience-summary';
+import { SqlExec, quoteIdent } from './row-changes';
+import type { Batch, SourceReader } from './source';
+
+const ROWS_PER_BATCH = 2000;
+/** Rows per batch when each carries a summary read from its experience_bytes. */
+const SUMMARY_ROWS_PER_BATCH = 500;
+/** First bytes of experience_bytes read with a row (Trinity's pickled metadata mostly fits). */
+export const HEAD_BYTES = 16 * 1024;
+/** Rows re-sent when a client resumes from another relay process (its changes are unknown here). */
+export const RESUME_ROWS = 1000;
+/** A cursor offset is last row id × ROW_SCALE + a batch count (update batches do not move the row id). */
+export const ROW_SCALE = 2 ** 21;
+/** Changed rows waiting to be re-sent, at most (more: the oldest are dropped). */
+const MAX_PENDING = 200_000;
+
+export interface SqlTableHost {
+  readonly info: SourceInfo;
+  readonly table: string;
+  /** The current database (undefined: not readable now). */
+  database(): Promise<SqlExec | undefined>;
+  /** Generation of the snapshot `database()` returned last. */
+  generation(): number;
+  /** Names the change log the generations count in (one per database, per relay process). */
+  tracker: string;
+  /** Row ids changed after a generation; undefined when they are no longer known. */
+  changedSince(gen: number): number[] | undefined;
+}
+
+/** Where a cursor resumes: after row `last`, and after the changes of generation `gen` of `tracker`. */
+export function resumePoint(cursor: Cursor | undefined, table: string): { last: number; tracker?: string; gen?: number } {
+  if (!cursor) return { last: 0 };
+  if (cursor.fid === table) return { last: cursor.offset }; // a relay before row updates
+  const m = cursor.fid?.startsWith(`${table}@`) ? /^([0-9a-f]+)\.(\d+)$/.exec(cursor.fid.slice(table.length + 1)) : null;
+  if (!m) return { last: 0 };
+  return { last: Math.floor(cursor.offset / ROW_SCALE), tracker: m[1], gen: Number(m[2]) };
+}
+
+function intOrNull(v: unknown): number | null {
+  if (v === null || v === undefined) return null;
+  const n = Number(v);
+  return Number.isSafeInteger(n) ? n : null;
+}
+
+export class SqlTableReader implements SourceReader {
+  private last: number;
+  /** The generation whose changes are collected into `pending` (undefined: none yet). */
+  private seenGen: number | undefined;
+  /** The generation whose changes have all been sent (what a resuming cursor names). */
+  private deliveredGen: number;
+  private readonly resumeGen: number | undefined;
+  private readonly pending = new Set<number>();
+  /** Batches sent since `last` last moved. */
+  private count = 0;
+  private cols: { msgId: boolean; consumed: boolean; bytes: boolean } | undefined;
+
+  constructor(
+    private readonly host: SqlTableHost,
+    cursor: Cursor | undefined,
+  ) {
+    const at = resumePoint(cursor, host.table);
+    this.last = at.last;
+    this.resumeGen = at.tracker === host.tracker ? at.gen : undefined;
+    this.deliveredGen = this.resumeGen ?? 0;
+  }
+
+  async next(): Promise<Batch | undefined> {
+    const db = await this.host.database();
+    if (!db) return undefined;
+    this.cols ??= this.columns(db);
+    this.collectChanges(db);
+    const limit = this.cols.bytes ? SUMMARY_ROWS_PER_BATCH : ROWS_PER_BATCH;
+    const fresh = this.select(db, `id > ? ORDER BY id LIMIT ${limit}`, [this.last]);
+    if (fresh.length) {
+      this.last = fresh[fresh.length - 1].id;
+      this.count = 0;
+      return this.batch(fresh);
+    }
+    if (!this.pending.size) return undefined;
+    const ids: number[] = [];
+    for (const id of this.pending) {
+      if (ids.length >= limit) break;
+      ids.push(id);
+      this.pending.delete(id);
+    }
+    if (!this.pending.size) this.deliveredGen = this.seenGen!;
+    const rows = this.select(db, `id IN (${ids.map(() => '?').join(',')}) ORDER BY id`, ids).map((r) => ({ ...r, updated: true }));
+    if (!rows.length) return this.next();
+    this.count = Math.min(this.count + 1, ROW_SCALE - 1);
+    return this.batch(rows);
+  }
+
+  close(): void {
+    this.pending.clear();
+  }
+
+  /** Queues the delivered rows that changed since this reader last looked. */
+  private collectChanges(db: SqlExec): void {
+    const gen = this.host.generation();
+    const since = this.seenGen ?? this.resumeGen;
+    if (since !== undefined && since !== gen) {
+      const ids = this.host.changedSince(since);
+      if (ids === undefined) this.queueRecent(db);
+      else for (const id of ids) if (id <= this.last) this.queue(id);
+    } else if (since === undefined && this.last > 0) {
+      // Resumed from another relay process (or an older one): which rows changed while the
+      // client was away is not known here, so its most recent rows are sent again.
+      this.queueRecent(db);
+    }
+    this.seenGen = gen;
+    if (!this.pending.size) this.deliveredGen = gen;
+  }
+
+  private queueRecent(db: SqlExec): void {
+    const res = db.exec(`SELECT id FROM ${quoteIdent(this.host.table)} WHERE id <= ? ORDER BY id DESC LIMIT ${RESUME_ROWS}`, [this.last])[0];
+    for (const [id] of [...(res?.values ?? [])].reverse()) this.queue(Number(id));
+  }
+
+  private queue(id: number): void {
+    this.pending.delete(id); // re-queued at the end: oldest first when dropping
+    this.pending.add(id);
+    if (this.pending.size > MAX_PENDING) this.pending.delete(this.pending.values().next().value!);
+  }
+
+  private columns(db: SqlExec): { msgId: boolean; consumed: boolean; bytes: boolean } {
+    const cols = db.exec(`PRAGMA table_info(${quoteIdent(this.host.table)})`)[0]?.values.map((r) => String(r[1])) ?? [];
+    return { msgId: cols.includes('msg_id'), consumed: cols.includes('consumed'), bytes: cols.includes('experience_bytes') };
+  }
+
+  private select(db: SqlExec, where: string, params: unknown[]): ExperienceRow[] {
+    const c = this.cols!;
+    const extra = [c.msgId ? 'msg_id' : 'NULL', c.consumed ? 'consumed' : 'NULL', c.bytes ? `length(experience_bytes), substr(experience_bytes, 1, ${HEAD_BYTES})` : 'NULL, NULL'];
+    const t = quoteIdent(this.host.table);
+    const res = db.exec(`SELECT id, task_id, run_id, model_version, reward, timestamp, ${extra.join(', ')} FROM ${t} WHERE ${where}`, params)[0];
+    return (res?.values ?? []).map((v) => {
+      const id = Number(v[0]);
+      const row: ExperienceRow = {
+        id,
+        table: this.host.table,
+        task_id: v[1] === null ? null : String(v[1]),
+        run_id: intOrNull(v[2]),
+        model_version: intOrNull(v[3]),
+        reward: v[4] === null || v[4] === undefined ? null : toWireNumber(Number(v[4])),
+        timestamp: v[5] === null ? null : String(v[5]),
+      };
+      if (c.msgId) row.msg_id = v[6] === null ? null : String(v[6]);
+      if (c.consumed) row.consumed = intOrNull(v[7]);
+      if (v[9] instanceof Uint8Array) {
+        const read = (start: number, len: number): Uint8Array | undefined => {
+          const r = db.exec(`SELECT substr(experience_bytes, ?, ?) FROM ${t} WHERE id = ?`, [start + 1, len, id])[0]?.values[0]?.[0];
+          return r instanceof Uint8Array ? r : undefined;
+        };
+        const s = summarizeExperience(v[9], Number(v[8]), read);
+        if (s.metrics) row.metrics = s.metrics;
+        if (s.advantage !== undefined) row.advantage = s.advantage;
+      }
+      return row;
+    });
+  }
+
+  private batch(rows: ExperienceRow[]): ExperiencesMessage {
+    // The generation is in the fid: a batch of another generation is new to the client whatever its offset.
+    const cursor: Cursor = { source: this.host.info.id, fid: `${this.host.table}@${this.host.tracker}.${this.deliveredGen}`, offset: this.last * ROW_SCALE + this.count };
+    return { type: 'experiences', source: this.host.info.id, run: this.host.info.run, rows, cursor };
+  }
+}
