@@ -30,6 +30,7 @@ Tuning:
   --poll-interval MS   polling for filesystems without change events (default ${RELAY_DEFAULTS.pollMs})
   --heartbeat S        seconds between heartbeats (default ${RELAY_DEFAULTS.heartbeatMs / 1000})
   --stall-timeout S    disconnect a client that stops reading for S seconds (default ${RELAY_DEFAULTS.stallMs / 1000})
+  --decode-cache-mb MB memory for decoded batches shared by all clients (default ${RELAY_DEFAULTS.decodeCacheBytes / 1048576}; 0 = off)
   --verbose            debug logging
 `;
 
@@ -74,6 +75,7 @@ export async function main(argv: string[]): Promise<number> {
         'poll-interval': { type: 'string' },
         heartbeat: { type: 'string' },
         'stall-timeout': { type: 'string' },
+        'decode-cache-mb': { type: 'string' },
         verbose: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -93,7 +95,7 @@ export async function main(argv: string[]): Promise<number> {
   if ((values['tls-cert'] === undefined) !== (values['tls-key'] === undefined)) return fail('--tls-cert and --tls-key go together');
 
   let token: string | undefined;
-  let port: number, maxClients: number, pollMs: number, heartbeatMs: number, stallMs: number;
+  let port: number, maxClients: number, pollMs: number, heartbeatMs: number, stallMs: number, decodeCacheBytes: number;
   let tls: { cert: Buffer; key: Buffer } | undefined;
   try {
     if (values['token-file'] !== undefined) token = readToken(values['token-file']);
@@ -104,6 +106,7 @@ export async function main(argv: string[]): Promise<number> {
     pollMs = positiveNumber(values['poll-interval'], '--poll-interval', RELAY_DEFAULTS.pollMs, 10);
     heartbeatMs = positiveNumber(values.heartbeat, '--heartbeat', RELAY_DEFAULTS.heartbeatMs / 1000, 0.05) * 1000;
     stallMs = positiveNumber(values['stall-timeout'], '--stall-timeout', RELAY_DEFAULTS.stallMs / 1000, 0.05) * 1000;
+    decodeCacheBytes = Math.floor(positiveNumber(values['decode-cache-mb'], '--decode-cache-mb', RELAY_DEFAULTS.decodeCacheBytes / 1048576) * 1048576);
     if (values['tls-cert'] && values['tls-key']) tls = { cert: fs.readFileSync(values['tls-cert']), key: fs.readFileSync(values['tls-key']) };
   } catch (e) {
     return fail((e as Error).message);
@@ -127,6 +130,7 @@ export async function main(argv: string[]): Promise<number> {
     stallMs,
     highWater: RELAY_DEFAULTS.highWater,
     batchBytes: RELAY_DEFAULTS.batchBytes,
+    decodeCacheBytes,
     log,
   });
   let url: string;

@@ -1,7 +1,8 @@
 // `npm run bench -- relay`: ingest of a 5 M-scalar tensorboardX event file vs a raw read of
 // the same bytes and vs TensorBoard's rustboard data server; append→receipt latency at
-// 10 000 scalars/s with 10 clients; relay RSS; 10 000-case parser fuzz.
-// Ends with: BENCH relay scalars_per_s=… raw_ratio=… latency_p99_ms=… rss_mb=…
+// 10 000 scalars/s with 10 clients; relay RSS; relay CPU with 4 viewers vs 1 (the shared
+// decode, serve/decode-cache.ts); 10 000-case parser fuzz.
+// Ends with: BENCH relay scalars_per_s=… raw_ratio=… latency_p99_ms=… rss_mb=… viewers_4_cpu_ratio=…
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -149,12 +150,20 @@ async function latency(): Promise<{ p50: number; p99: number; received: number; 
   return { p50: pct(lat, 50), p99: pct(lat, 99), received, written, rss: peak.rss, hwm: final.hwm };
 }
 
-async function catchUp(file: string, clients: number): Promise<{ seconds: number; points: number; hwm: number }> {
+/** User + system CPU seconds of a process so far (/proc/<pid>/stat, in clock ticks of 1/100 s). */
+function cpuSeconds(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100; // fields 14 (utime) and 15 (stime)
+}
+
+async function catchUp(file: string, clients: number): Promise<{ seconds: number; points: number; hwm: number; cpu: number }> {
   const dir = fs.mkdtempSync(path.join(cacheDir, 'catchup-'));
   fs.linkSync(file, path.join(dir, path.basename(file)));
   const relay = await startRelay(['--logdir', dir], { env: process.env });
-  const t0 = Date.now();
   const want = ingest(file).scalars;
+  const t0 = Date.now();
+  const cpu0 = cpuSeconds(relay.proc.pid!);
   const cs = Array.from({ length: clients }, () => new RelayClient({ url: relay.url }));
   let got = 0;
   for (const c of cs) {
@@ -163,12 +172,27 @@ async function catchUp(file: string, clients: number): Promise<{ seconds: number
   }
   while (got < want * clients) await sleep(50);
   const seconds = (Date.now() - t0) / 1000;
+  const cpu = cpuSeconds(relay.proc.pid!) - cpu0;
   const hwm = rssMb(relay.proc.pid!).hwm;
   for (const c of cs) await c.close();
   relay.proc.kill('SIGTERM');
   await new Promise((r) => relay.proc.once('exit', r));
   fs.rmSync(dir, { recursive: true, force: true });
-  return { seconds, points: got, hwm };
+  return { seconds, points: got, hwm, cpu };
+}
+
+/** Relay CPU while 4 clients read a file from the start at once ÷ while 1 does (medians of 3). */
+async function viewers(file: string): Promise<number> {
+  console.log('\n== shared decode: relay CPU while 4 clients vs 1 client read the 0.5 M-scalar file from the start');
+  const cpu1: number[] = [];
+  const cpu4: number[] = [];
+  for (let t = 0; t < 3; t++) {
+    cpu1.push((await catchUp(file, 1)).cpu);
+    cpu4.push((await catchUp(file, 4)).cpu);
+  }
+  const ratio = median(cpu4) / median(cpu1);
+  console.log(`  relay CPU: 1 viewer ${cpu1.map((x) => x.toFixed(2)).join(', ')} s; 4 viewers ${cpu4.map((x) => x.toFixed(2)).join(', ')} s → viewers_4_cpu_ratio ${ratio.toFixed(2)} (target ≤ 1.3)`);
+  return ratio;
 }
 
 function fuzz(cases: number): { cases: number; seconds: number; throws: number; maxMs: number } {
@@ -216,6 +240,10 @@ function fuzz(cases: number): { cases: number; seconds: number; throws: number; 
 
 async function main(): Promise<void> {
   fs.mkdirSync(cacheDir, { recursive: true });
+  if (process.env.RELAY_BENCH_ONLY === 'viewers') {
+    await viewers(path.join(cacheDir, 'small', 'events.out.tfevents.1.small'));
+    return;
+  }
   if (process.env.RELAY_BENCH_ONLY === 'latency') {
     console.log(await latency());
     return;
@@ -291,12 +319,14 @@ async function main(): Promise<void> {
   const cu = await catchUp(small, 10);
   console.log(`  ${fmt(cu.points)} points delivered in ${cu.seconds.toFixed(2)} s (${fmt(cu.points / cu.seconds)} points/s); relay VmHWM ${cu.hwm.toFixed(0)} MB`);
 
+  const viewersRatio = await viewers(small);
+
   console.log('\n== parser fuzz: truncated / bit-flipped / random 64 KiB files');
   const fz = fuzz(10_000);
   console.log(`  ${fz.cases} cases in ${fz.seconds.toFixed(1)} s: ${fz.throws} crashes, slowest case ${fz.maxMs.toFixed(1)} ms (no hang)`);
 
   console.log(
-    `\nBENCH relay scalars_per_s=${Math.round(sps)} raw_ratio=${(raw / ing).toFixed(3)} latency_p99_ms=${lat.p99.toFixed(1)} rss_mb=${Math.max(lat.rss, cu.hwm).toFixed(0)}`,
+    `\nBENCH relay scalars_per_s=${Math.round(sps)} raw_ratio=${(raw / ing).toFixed(3)} latency_p99_ms=${lat.p99.toFixed(1)} rss_mb=${Math.max(lat.rss, cu.hwm).toFixed(0)} viewers_4_cpu_ratio=${viewersRatio.toFixed(2)}`,
   );
 }
 

@@ -12,6 +12,7 @@ import type { HelloMessage, SourceInfo } from '../../shared/relay-protocol';
 import { MAX_CLIENT_FRAME_BYTES, RELAY_PROTOCOL_VERSION, RELAY_SUBPROTOCOL } from '../../shared/relay-protocol';
 import { VERSION } from '../../shared/version';
 import { checkUpgrade } from './auth';
+import { DecodeCache } from './decode-cache';
 import { ErrorDigest } from './error-digest';
 import { Session } from './session';
 import { SourceCatalog } from '../sources/catalog';
@@ -31,6 +32,8 @@ export interface RelayOptions {
   stallMs: number;
   highWater: number;
   batchBytes: number;
+  /** Memory bound of the decoded batches shared by all sessions (0 = every session decodes alone). */
+  decodeCacheBytes: number;
   log: Logger;
 }
 
@@ -43,6 +46,7 @@ export const RELAY_DEFAULTS = {
   stallMs: 30_000,
   highWater: 1024 * 1024,
   batchBytes: 256 * 1024,
+  decodeCacheBytes: 64 * 1024 * 1024,
 };
 
 export class Relay {
@@ -55,9 +59,11 @@ export class Relay {
   private nextSession = 1;
   private closed = false;
   private readonly errors: ErrorDigest;
+  readonly decodeCache: DecodeCache;
 
   constructor(private readonly opts: RelayOptions) {
     this.errors = new ErrorDigest(opts.log);
+    this.decodeCache = new DecodeCache(opts.decodeCacheBytes);
     this.catalog = new SourceCatalog(
       { root: opts.root, instance: this.instance, pollMs: opts.pollMs, log: opts.log },
       {
@@ -141,6 +147,8 @@ export class Relay {
     for (const t of this.timers) clearInterval(t);
     this.catalog.close();
     for (const s of this.sessions) s.close();
+    if (this.decodeCache.stats.decoded > 0) this.log.info(this.decodeCache.describe());
+    this.decodeCache.close();
     for (const c of this.wss?.clients ?? []) c.terminate();
     this.wss?.close();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
@@ -160,7 +168,7 @@ export class Relay {
     const auth = checkUpgrade(req, { token: this.opts.token, allowOrigins: this.opts.allowOrigins });
     if (!auth.ok) return reject(auth.status, auth.reason);
     wss.handleUpgrade(req, socket, head, (ws) => {
-      const session = new Session(this.nextSession++, ws, { sources: () => this.sourceList(), log: this.log, errors: this.errors }, this.opts);
+      const session = new Session(this.nextSession++, ws, { sources: () => this.sourceList(), log: this.log, errors: this.errors, feed: (src, c) => this.decodeCache.feed(src, c) }, this.opts);
       this.sessions.add(session);
       this.log.info(`relay: client ${session.id} connected from ${req.socket.remoteAddress}`);
       ws.on('close', (code) => {

@@ -8,7 +8,8 @@ import type { Logger } from '../../shared/log';
 import type { ClientMessage, Cursor, ExperienceRequestMessage, ServerMessage, SourceInfo, SubscribeMessage } from '../../shared/relay-protocol';
 import { ProtocolError, RELAY_PROTOCOL_VERSION, parseClientMessage } from '../../shared/relay-protocol';
 import type { ErrorDigest } from './error-digest';
-import type { Source, SourceReader } from '../sources/source';
+import type { Source } from '../sources/source';
+import type { Feed } from './decode-cache';
 
 export interface SessionOptions {
   /** Bytes in flight above which no more batches are read for this client. */
@@ -24,10 +25,12 @@ export interface SessionHost {
   log: Logger;
   /** Shared by all sessions: a source failing on every read is reported once, then counted. */
   errors: ErrorDigest;
+  /** What this session reads `source` from, starting at `cursor` (shared decode or its own reader). */
+  feed(source: Source, cursor: Cursor | undefined): Feed;
 }
 
 export class Session {
-  private readers = new Map<string, { source: Source; reader: SourceReader }>();
+  private readers = new Map<string, { source: Source; reader: Feed }>();
   private subscribed: SubscribeMessage | undefined;
   private inflight = 0;
   private pumping = false;
@@ -104,7 +107,7 @@ export class Session {
       if (this.knownSources.has(id)) continue;
       this.knownSources.add(id);
       if (!this.wants(source.info)) continue;
-      this.readers.set(id, { source, reader: source.open(cursors.get(id)) });
+      this.readers.set(id, { source, reader: this.host.feed(source, cursors.get(id)) });
     }
   }
 
@@ -172,12 +175,13 @@ export class Session {
     }, this.opts.stallMs);
   }
 
-  send(msg: ServerMessage): void {
+  /** Sends a message, or a batch already serialized once for every session (decode-cache.ts). */
+  send(msg: ServerMessage | Buffer): void {
     if (this.closed) return;
-    const text = JSON.stringify(msg);
-    const size = Buffer.byteLength(text);
+    const text = Buffer.isBuffer(msg) ? msg : JSON.stringify(msg);
+    const size = Buffer.isBuffer(text) ? text.length : Buffer.byteLength(text);
     this.inflight += size;
-    this.ws.send(text, (err) => {
+    this.ws.send(text, { binary: false }, (err) => {
       this.inflight -= size;
       if (err) return;
       if (this.inflight < this.opts.highWater) {
