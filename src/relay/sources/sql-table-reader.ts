@@ -1,8 +1,8 @@
 // One client's reader of one SQL experience table: first the rows it has not had (id past its
 // cursor), then the rows it has had whose reward or consumed state changed since (serve mode
 // rewards a row when /feedback arrives, after it was written; the trainer's read bumps
-// `consumed`). Changes come from the snapshot's RowChangeTracker, so each costs a read of the
-// changed rows only. Changed rows go out with `updated: true` and a cursor that is past the
+// `consumed`). Changes come from the database's RowChangeTracker, so each costs a read of the
+// changed rows only. A query that a writer tore (TornRead) is dropped and read again later. Changed rows go out with `updated: true` and a cursor that is past the
 // previous batch and resumes at both the last new row and the last change delivered
 // (relay-protocol.ts, Cursor), so a client that reconnects gets exactly what it missed.
 import type { Cursor, ExperienceRow, ExperiencesMessage, SourceInfo } from '../../shared/relay-protocol';
@@ -10,6 +10,7 @@ import { toWireNumber } from '../../shared/relay-protocol';
 import { summarizeExperience } from './experience-summary';
 import { SqlExec, quoteIdent } from './row-changes';
 import type { Batch, SourceReader } from './source';
+import { TornRead } from './sqlite-db';
 
 const ROWS_PER_BATCH = 2000;
 /** Rows per batch when each carries a summary read from its experience_bytes. */
@@ -76,6 +77,16 @@ export class SqlTableReader implements SourceReader {
   async next(): Promise<Batch | undefined> {
     const db = await this.host.database();
     if (!db) return undefined;
+    try {
+      return this.read(db);
+    } catch (e) {
+      // A writer moved the files under a query: nothing was taken; the next poll reads again.
+      if (e instanceof TornRead) return undefined;
+      throw e;
+    }
+  }
+
+  private read(db: SqlExec): Batch | undefined {
     this.cols ??= this.columns(db);
     this.collectChanges(db);
     const limit = this.cols.bytes ? SUMMARY_ROWS_PER_BATCH : ROWS_PER_BATCH;
@@ -90,11 +101,11 @@ export class SqlTableReader implements SourceReader {
     for (const id of this.pending) {
       if (ids.length >= limit) break;
       ids.push(id);
-      this.pending.delete(id);
     }
-    if (!this.pending.size) this.deliveredGen = this.seenGen!;
     const rows = this.select(db, `id IN (${ids.map(() => '?').join(',')}) ORDER BY id`, ids).map((r) => ({ ...r, updated: true }));
-    if (!rows.length) return this.next();
+    for (const id of ids) this.pending.delete(id); // only once read: a torn read leaves them queued
+    if (!this.pending.size) this.deliveredGen = this.seenGen!;
+    if (!rows.length) return this.read(db);
     this.count = Math.min(this.count + 1, ROW_SCALE - 1);
     return this.batch(rows);
   }
