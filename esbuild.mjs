@@ -117,7 +117,7 @@ const scanWorkerPlugin = {
   },
 };
 
-/** sqlite-wasm.ts as the bytes of wa-sqlite's wasm (base64 in the bundle, as sql.js's inline
+/** sqlite-wasm.ts returning the bytes of wa-sqlite's wasm (base64 in the bundle, as sql.js's inline
  *  build did): the relay's SQL reader (src/relay/sources/sqlite-db.ts) needs no side file. */
 const sqliteWasmPlugin = {
   name: 'agentrl-sqlite-wasm',
@@ -126,7 +126,7 @@ const sqliteWasmPlugin = {
       const file = path.join(root, 'node_modules/wa-sqlite/dist/wa-sqlite.wasm');
       const b64 = fs.readFileSync(file).toString('base64');
       return {
-        contents: `export const SQLITE_WASM: Uint8Array | undefined = Buffer.from(${JSON.stringify(b64)}, 'base64');`,
+        contents: `export function sqliteWasm(): Uint8Array { return Buffer.from(${JSON.stringify(b64)}, 'base64'); }`,
         loader: 'ts',
         watchFiles: [file],
       };

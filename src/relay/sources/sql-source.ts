@@ -127,6 +127,11 @@ export class SqlDatabaseSnapshot {
     throw last instanceof Error ? last : new Error(`cannot read ${path.basename(this.file)}: a writer kept it busy`);
   }
 
+  /** The connection, once opened (tests and benchmarks look at its heap). */
+  get connection(): PagedDatabase | undefined {
+    return this.db;
+  }
+
   close(): void {
     const db = this.db;
     this.db = undefined;

@@ -5,11 +5,10 @@
 // Queries run synchronously (the sync build, no Asyncify): a row's summary reads more of its
 // blob from inside a row callback (experience-summary.ts). Each query checks that the view it
 // read is still what the files hold; if a writer moved them meanwhile it throws TornRead.
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { SqlExec } from './row-changes';
 import { DbPages } from './sqlite-pages';
-import { SQLITE_WASM } from './sqlite-wasm';
+import { sqliteWasm } from './sqlite-wasm';
 
 /** SQLite's page cache per connection (KiB): the bound on what a reader holds of a database. */
 export const CACHE_KB = 4096;
@@ -141,8 +140,7 @@ function loadEngine(): Promise<Engine> {
     const factory = (require('wa-sqlite/dist/wa-sqlite.mjs') as { default: (m: object) => Promise<WasmModule> }).default;
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { Factory } = require('wa-sqlite/src/sqlite-api.js') as { Factory: (m: WasmModule) => SqliteApi };
-    // The bundles carry the wasm inline (esbuild.mjs); tsc's out/ reads it from the package.
-    const wasmBinary = SQLITE_WASM ?? fs.readFileSync(require.resolve('wa-sqlite/dist/wa-sqlite.wasm'));
+    const wasmBinary = sqliteWasm(); // inline in the bundles (esbuild.mjs)
     const mod = await factory({ wasmBinary });
     const api = Factory(mod);
     const vfs = new PagesVfs();
@@ -190,8 +188,9 @@ export class PagedDatabase implements SqlExec {
     e.vfs.byName.set(alias, pages);
     const db = await e.api.open_v2(alias, OPEN_READONLY, e.vfs.name);
     const conn = new PagedDatabase(pages, e, db, alias);
-    conn.exec(`PRAGMA cache_size = -${CACHE_KB}`);
-    conn.exec('PRAGMA temp_store = MEMORY');
+    // Settings only (no page is read): no view needed yet.
+    conn.run(`PRAGMA cache_size = -${CACHE_KB}`, []);
+    conn.run('PRAGMA temp_store = MEMORY', []);
     return conn;
   }
 
@@ -199,7 +198,14 @@ export class PagedDatabase implements SqlExec {
   exec(sql: string, params: unknown[] = []): { columns: string[]; values: unknown[][] }[] {
     if (this.closed) throw new Error('database closed');
     if (!this.pages.stillValid()) throw new TornRead(this.pages.file);
-    const res = this.run(sql, params);
+    let res: { columns: string[]; values: unknown[][] }[];
+    try {
+      res = this.run(sql, params);
+    } catch (e) {
+      // "malformed" from a page a commit was rewriting: the writer's fault, not the file's.
+      if (!this.pages.stillValid()) throw new TornRead(this.pages.file);
+      throw e;
+    }
     if (!this.pages.stillValid()) throw new TornRead(this.pages.file);
     return res;
   }
@@ -264,6 +270,11 @@ export class PagedDatabase implements SqlExec {
 
   private check(rc: number): void {
     if (rc !== OK) throw new Error(this.e.mod.UTF8ToString(this.e.c.errmsg(this.db)) || `SQLite error ${rc}`);
+  }
+
+  /** Bytes of the wasm heap (SQLite's page cache and everything else it holds). */
+  heapBytes(): number {
+    return this.e.mod.HEAPU8.byteLength;
   }
 
   async close(): Promise<void> {
