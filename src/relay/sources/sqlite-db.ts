@@ -141,7 +141,8 @@ function loadEngine(): Promise<Engine> {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { Factory } = require('wa-sqlite/src/sqlite-api.js') as { Factory: (m: WasmModule) => SqliteApi };
     const wasmBinary = sqliteWasm(); // inline in the bundles (esbuild.mjs)
-    const mod = await factory({ wasmBinary });
+    // locateFile: the wasm is given, and a bundle has no import.meta.url to resolve its name against.
+    const mod = await factory({ wasmBinary, locateFile: (f: string) => f });
     const api = Factory(mod);
     const vfs = new PagesVfs();
     api.vfs_register(vfs, false);

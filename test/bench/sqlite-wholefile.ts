@@ -1,0 +1,51 @@
+// The peer of `npm run bench -- sqlite`: the relay's SQL reader before page reads, as it was —
+// every change re-reads a whole copy of the file into sql.js (SQLite in wasm, whole image in
+// memory), at most once per second and at most 1/20 of the time (a reload costing d ms waits
+// 20·d). Run as a child: node sqlite-wholefile.js DB SECONDS; prints one JSON line with the
+// reloads, their mean cost and an error when the file cannot be opened at all (sql.js and
+// readFileSync stop at 2 GiB).
+import * as fs from 'node:fs';
+
+interface SqlJs {
+  Database: new (d: Uint8Array) => { exec(sql: string, p?: unknown[]): { values: unknown[][] }[]; close(): void };
+}
+
+async function main(): Promise<void> {
+  const [file, secondsArg] = process.argv.slice(2);
+  const seconds = Number(secondsArg);
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const SQL = await (require('sql.js/dist/sql-wasm-inline.js') as () => Promise<SqlJs>)();
+  const end = Date.now() + seconds * 1000;
+  let last = 0;
+  let reloads = 0;
+  let loadMs = 0;
+  let stamp = '';
+  let error: string | undefined;
+  while (Date.now() < end) {
+    const st = fs.statSync(file);
+    const now = `${st.size}:${st.mtimeMs}`;
+    if (now !== stamp) {
+      const t0 = performance.now();
+      try {
+        const db = new SQL.Database(fs.readFileSync(file));
+        const res = db.exec('SELECT id, reward, consumed, length(experience_bytes), substr(experience_bytes, 1, 16384) FROM experience_buffer WHERE id > ? ORDER BY id LIMIT 500', [last])[0];
+        const ids = res?.values.map((v) => Number(v[0])) ?? [];
+        if (ids.length) last = ids[ids.length - 1];
+        db.close();
+      } catch (e) {
+        error = (e as Error).message;
+        break;
+      }
+      const d = performance.now() - t0;
+      loadMs += d;
+      reloads++;
+      stamp = now;
+      await new Promise((r) => setTimeout(r, Math.max(1000, 20 * d)));
+    } else {
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  console.log(JSON.stringify({ reloads, meanLoadMs: reloads ? loadMs / reloads : 0, error }));
+}
+
+void main();
