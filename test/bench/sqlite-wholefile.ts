@@ -2,8 +2,8 @@
 // every change re-reads a whole copy of the file into sql.js (SQLite in wasm, whole image in
 // memory), at most once per second and at most 1/20 of the time (a reload costing d ms waits
 // 20·d). Run as a child: node sqlite-wholefile.js DB SECONDS; prints one JSON line with the
-// reloads, their mean cost and an error when the file cannot be opened at all (sql.js and
-// readFileSync stop at 2 GiB).
+// reloads, their mean cost, the new rows' latency (read time − write time) and an error when
+// the file cannot be opened at all (sql.js and readFileSync stop at 2 GiB).
 import * as fs from 'node:fs';
 
 interface SqlJs {
@@ -21,6 +21,8 @@ async function main(): Promise<void> {
   let loadMs = 0;
   let stamp = '';
   let error: string | undefined;
+  let first: number | undefined;
+  const lat: number[] = [];
   while (Date.now() < end) {
     const st = fs.statSync(file);
     const now = `${st.size}:${st.mtimeMs}`;
@@ -28,9 +30,16 @@ async function main(): Promise<void> {
       const t0 = performance.now();
       try {
         const db = new SQL.Database(fs.readFileSync(file));
-        const res = db.exec('SELECT id, reward, consumed, length(experience_bytes), substr(experience_bytes, 1, 16384) FROM experience_buffer WHERE id > ? ORDER BY id LIMIT 500', [last])[0];
-        const ids = res?.values.map((v) => Number(v[0])) ?? [];
-        if (ids.length) last = ids[ids.length - 1];
+        // Every new row, 500 per query as the old reader's batches; latency from its write time.
+        for (;;) {
+          const res = db.exec('SELECT id, timestamp, reward, consumed, length(experience_bytes), substr(experience_bytes, 1, 16384) FROM experience_buffer WHERE id > ? ORDER BY id LIMIT 500', [last])[0];
+          const rows = res?.values ?? [];
+          if (!rows.length) break;
+          last = Number(rows[rows.length - 1][0]);
+          const now = Date.now();
+          if (first !== undefined) for (const v of rows) if (typeof v[1] === 'string' && v[1].includes('.')) lat.push(now - Date.parse(`${v[1].replace(' ', 'T')}Z`));
+        }
+        first ??= last;
         db.close();
       } catch (e) {
         error = (e as Error).message;
@@ -45,7 +54,9 @@ async function main(): Promise<void> {
       await new Promise((r) => setTimeout(r, 200));
     }
   }
-  console.log(JSON.stringify({ reloads, meanLoadMs: reloads ? loadMs / reloads : 0, error }));
+  lat.sort((a, b) => a - b);
+  const p = (q: number) => (lat.length ? lat[Math.min(lat.length - 1, Math.floor(lat.length * q))] : 0);
+  console.log(JSON.stringify({ reloads, meanLoadMs: reloads ? loadMs / reloads : 0, latP50Ms: p(0.5), latP99Ms: p(0.99), error }));
 }
 
 void main();

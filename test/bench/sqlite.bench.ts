@@ -75,6 +75,8 @@ interface RelayRun {
   added: number;
   newRows: number;
   updated: number;
+  latP50Ms: number;
+  latP99Ms: number;
 }
 
 async function relayRun(name: string, mb: number): Promise<RelayRun> {
@@ -86,12 +88,15 @@ async function relayRun(name: string, mb: number): Promise<RelayRun> {
   const client = new RelayClient({ url: relay.url });
   let rows = 0;
   let updated = 0;
-  let maxId = 0;
+  let measuring = false;
+  const lat: number[] = [];
   client.on('experiences', (m) => {
+    const now = Date.now();
     for (const r of m.rows) {
       if (r.updated) updated++;
       else rows++;
-      maxId = Math.max(maxId, r.id);
+      // The writer stamps rows with microseconds (sqlite_bench.py); the built buffer's rows are not timed.
+      if (measuring && !r.updated && r.timestamp?.includes('.')) lat.push(now - Date.parse(`${r.timestamp.replace(' ', 'T')}Z`));
     }
   });
   client.start();
@@ -106,6 +111,7 @@ async function relayRun(name: string, mb: number): Promise<RelayRun> {
     console.log(`  ${name}: ${sizeMb.toFixed(0)} MB, ${have} rows caught up in ${catchUpS.toFixed(1)} s (peak RSS ${catchUpHwmMb.toFixed(0)} MB)`);
     await sleep(2000); // settle
     const before = { rows, updated };
+    measuring = true;
     let peak = 0;
     const c0 = cpuSeconds(pid);
     const w0 = Date.now();
@@ -113,9 +119,11 @@ async function relayRun(name: string, mb: number): Promise<RelayRun> {
     const cpuPct = ((cpuSeconds(pid) - c0) / ((Date.now() - w0) / 1000)) * 100;
     const t1 = Date.now();
     while (rows - before.rows < added && Date.now() - t1 < 30_000) await sleep(200);
-    const r: RelayRun = { sizeMb, catchUpS, catchUpHwmMb, cpuPct, rssMb: peak, hwmMb: memMb(pid).hwm, added, newRows: rows - before.rows, updated: updated - before.updated };
+    lat.sort((a, b) => a - b);
+    const q = (p: number) => lat[Math.min(lat.length - 1, Math.floor(lat.length * p))] ?? NaN;
+    const r: RelayRun = { sizeMb, catchUpS, catchUpHwmMb, cpuPct, rssMb: peak, hwmMb: memMb(pid).hwm, added, newRows: rows - before.rows, updated: updated - before.updated, latP50Ms: q(0.5), latP99Ms: q(0.99) };
     console.log(
-      `  ${name}: writer added ${added} rows in ${SECONDS} s → relay CPU ${cpuPct.toFixed(2)} % of a core, RSS peak ${peak.toFixed(0)} MB while following; client got ${r.newRows} new rows, ${r.updated} updated rows`,
+      `  ${name}: writer added ${added} rows in ${SECONDS} s → relay CPU ${cpuPct.toFixed(2)} % of a core, RSS peak ${peak.toFixed(0)} MB while following; client got ${r.newRows} new rows (latency p50 ${r.latP50Ms.toFixed(0)} ms, p99 ${r.latP99Ms.toFixed(0)} ms), ${r.updated} updated rows`,
     );
     return r;
   } finally {
@@ -129,6 +137,8 @@ interface PeerRun {
   rssMb: number;
   reloads: number;
   meanLoadMs: number;
+  latP50Ms: number;
+  latP99Ms: number;
   error?: string;
 }
 
@@ -157,10 +167,10 @@ async function peerRun(name: string, mb: number): Promise<PeerRun> {
   };
   const exited = new Promise<void>((r) => p.once('exit', () => r()));
   await Promise.all([feed(db, sample), exited]);
-  const res = JSON.parse(out.trim().split('\n').pop() || '{}') as { reloads: number; meanLoadMs: number; error?: string };
+  const res = JSON.parse(out.trim().split('\n').pop() || '{}') as { reloads: number; meanLoadMs: number; latP50Ms: number; latP99Ms: number; error?: string };
   const cpuPct = ((c1 - c0) / ((Date.now() - w0) / 1000)) * 100;
   console.log(
-    `  peer (whole file, sql.js) on ${name}: ${res.error ? `cannot open: ${res.error}` : `${res.reloads} reloads of ${res.meanLoadMs.toFixed(0)} ms`}, CPU ${cpuPct.toFixed(1)} % of a core, peak RSS ${peak.toFixed(0)} MB`,
+    `  peer (whole file, sql.js) on ${name}: ${res.error ? `cannot open: ${res.error}` : `${res.reloads} reloads of ${res.meanLoadMs.toFixed(0)} ms, row latency p50 ${res.latP50Ms.toFixed(0)} ms, p99 ${res.latP99Ms.toFixed(0)} ms`}, CPU ${cpuPct.toFixed(1)} % of a core, peak RSS ${peak.toFixed(0)} MB`,
   );
   return { cpuPct, rssMb: peak, ...res };
 }
@@ -178,7 +188,7 @@ async function main(): Promise<void> {
   const ok = big.cpuPct <= 5 && big.rssMb <= small.rssMb * 1.5;
   console.log(`targets: CPU ≤ 5 % of a core (${big.cpuPct.toFixed(2)}), RSS independent of size (${big.rssMb.toFixed(0)} MB at ${big.sizeMb.toFixed(0)} MB vs ${small.rssMb.toFixed(0)} MB at ${small.sizeMb.toFixed(0)} MB): ${ok ? 'met' : 'NOT met'}`);
   console.log(
-    `\nBENCH sqlite cpu_pct=${big.cpuPct.toFixed(2)} rss_mb=${big.rssMb.toFixed(0)} rss_mb_small=${small.rssMb.toFixed(0)} rss_ratio=${(big.rssMb / small.rssMb).toFixed(2)} cpu_pct_small=${small.cpuPct.toFixed(2)} db_mb=${big.sizeMb.toFixed(0)} db_mb_small=${small.sizeMb.toFixed(0)} catchup_s=${big.catchUpS.toFixed(1)} catchup_rss_mb=${big.catchUpHwmMb.toFixed(0)} rows_per_s=${(big.newRows / SECONDS).toFixed(0)} updated=${big.updated} peer_cpu_pct_small=${peerSmall.cpuPct.toFixed(1)} peer_rss_mb_small=${peerSmall.rssMb.toFixed(0)} peer_rss_ratio_small=${(peerSmall.rssMb / small.rssMb).toFixed(1)} peer_big=${peerBig.error ? 'cannot_open' : `${peerBig.rssMb.toFixed(0)}mb`}`,
+    `\nBENCH sqlite cpu_pct=${big.cpuPct.toFixed(2)} rss_mb=${big.rssMb.toFixed(0)} rss_mb_small=${small.rssMb.toFixed(0)} rss_ratio=${(big.rssMb / small.rssMb).toFixed(2)} cpu_pct_small=${small.cpuPct.toFixed(2)} db_mb=${big.sizeMb.toFixed(0)} db_mb_small=${small.sizeMb.toFixed(0)} catchup_s=${big.catchUpS.toFixed(1)} catchup_rss_mb=${big.catchUpHwmMb.toFixed(0)} latency_p99_ms=${big.latP99Ms.toFixed(0)} rows_per_s=${(big.newRows / SECONDS).toFixed(0)} updated=${big.updated} peer_cpu_pct_small=${peerSmall.cpuPct.toFixed(1)} peer_rss_mb_small=${peerSmall.rssMb.toFixed(0)} peer_rss_ratio_small=${(peerSmall.rssMb / small.rssMb).toFixed(1)} peer_latency_p99_ms_small=${peerSmall.latP99Ms.toFixed(0)} peer_big=${peerBig.error ? 'cannot_open' : `${peerBig.rssMb.toFixed(0)}mb`}`,
   );
 }
 

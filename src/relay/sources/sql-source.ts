@@ -16,8 +16,6 @@ import { SqlTableReader } from './sql-table-reader';
 import { PagedDatabase, TornRead } from './sqlite-db';
 import { DbPages } from './sqlite-pages';
 
-export { hasHotJournal } from './sqlite-pages';
-
 /** Columns a table must have to be streamed as experiences (Trinity's ExperienceModel). */
 export const EXPERIENCE_COLUMNS = ['id', 'task_id', 'run_id', 'model_version', 'reward', 'timestamp'];
 const RELOAD_MS = 1000;
@@ -64,8 +62,10 @@ export class SqlDatabaseSnapshot {
   /**
    * The database as of a recent consistent view; undefined while a writer keeps it moving (the
    * relay's poll timer asks again). `fresh`: take a new view now whatever the reload period.
+   * `behind`: the caller has rows to catch up on, so a view a commit made stale is replaced as
+   * soon as the duty cycle allows rather than after the reload period.
    */
-  async get(fresh = false): Promise<SqlExec | undefined> {
+  async get(fresh = false, behind = false): Promise<SqlExec | undefined> {
     try {
       this.db ??= await (this.opening ??= PagedDatabase.open(this.pages));
     } catch (e) {
@@ -75,8 +75,10 @@ export class SqlDatabaseSnapshot {
       this.opening = undefined;
     }
     const db = this.db;
-    const due = fresh || Date.now() - this.refreshedAt >= Math.max(this.reloadMs, DUTY * this.refreshMs);
-    if (!due) return this.pages.stillValid() ? db : undefined;
+    const since = Date.now() - this.refreshedAt;
+    const valid = this.pages.stillValid();
+    const due = fresh || since >= Math.max(this.reloadMs, DUTY * this.refreshMs) || (behind && !valid && since >= DUTY * this.refreshMs);
+    if (!due) return valid ? db : undefined;
     const t0 = performance.now();
     const r = this.pages.refresh();
     if (r === 'busy') {
@@ -184,7 +186,7 @@ export class SqlTableSource implements Source {
       {
         info: this.info,
         table: this.table,
-        database: () => this.snapshot.get(),
+        database: (behind) => this.snapshot.get(false, behind),
         generation: () => this.snapshot.changes.generation,
         tracker: this.snapshot.changes.id,
         changedSince: (gen) => this.snapshot.changes.since(this.table, gen),

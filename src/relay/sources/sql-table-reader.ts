@@ -15,6 +15,8 @@ import { TornRead } from './sqlite-db';
 const ROWS_PER_BATCH = 2000;
 /** Rows per batch when each carries a summary read from its experience_bytes. */
 const SUMMARY_ROWS_PER_BATCH = 500;
+/** The fewest rows a batch shrinks to after torn reads (a busy writer commits every ~100 ms). */
+const MIN_ROWS_PER_BATCH = 25;
 /** First bytes of experience_bytes read with a row (Trinity's pickled metadata mostly fits). */
 export const HEAD_BYTES = 16 * 1024;
 /** Rows re-sent when a client resumes from another relay process (its changes are unknown here). */
@@ -27,8 +29,8 @@ const MAX_PENDING = 200_000;
 export interface SqlTableHost {
   readonly info: SourceInfo;
   readonly table: string;
-  /** The current database (undefined: not readable now). */
-  database(): Promise<SqlExec | undefined>;
+  /** The current database (undefined: not readable now); `behind`: this reader has rows to catch up on. */
+  database(behind: boolean): Promise<SqlExec | undefined>;
   /** Generation of the snapshot `database()` returned last. */
   generation(): number;
   /** Names the change log the generations count in (one per database, per relay process). */
@@ -63,6 +65,10 @@ export class SqlTableReader implements SourceReader {
   /** Batches sent since `last` last moved. */
   private count = 0;
   private cols: { msgId: boolean; consumed: boolean; bytes: boolean } | undefined;
+  /** Rows per batch now: halved by each torn read, so a catch-up fits between a busy writer's commits. */
+  private limit: number | undefined;
+  /** The last read was cut short (a full batch, or torn): there is more to read now. */
+  private behind = false;
 
   constructor(
     private readonly host: SqlTableHost,
@@ -75,22 +81,32 @@ export class SqlTableReader implements SourceReader {
   }
 
   async next(): Promise<Batch | undefined> {
-    const db = await this.host.database();
+    const db = await this.host.database(this.behind);
     if (!db) return undefined;
     try {
-      return this.read(db);
+      const b = this.read(db);
+      if (this.limit !== undefined) this.limit = Math.min(this.limit * 2, this.maxLimit());
+      return b;
     } catch (e) {
-      // A writer moved the files under a query: nothing was taken; the next poll reads again.
-      if (e instanceof TornRead) return undefined;
-      throw e;
+      // A writer moved the files under a query: nothing was taken; the next wake reads again,
+      // in a smaller batch.
+      if (!(e instanceof TornRead)) throw e;
+      this.limit = Math.max(MIN_ROWS_PER_BATCH, Math.floor((this.limit ?? this.maxLimit()) / 2));
+      this.behind = true;
+      return undefined;
     }
+  }
+
+  private maxLimit(): number {
+    return this.cols?.bytes === false ? ROWS_PER_BATCH : SUMMARY_ROWS_PER_BATCH;
   }
 
   private read(db: SqlExec): Batch | undefined {
     this.cols ??= this.columns(db);
     this.collectChanges(db);
-    const limit = this.cols.bytes ? SUMMARY_ROWS_PER_BATCH : ROWS_PER_BATCH;
+    const limit = this.limit ?? this.maxLimit();
     const fresh = this.select(db, `id > ? ORDER BY id LIMIT ${limit}`, [this.last]);
+    this.behind = fresh.length === limit;
     if (fresh.length) {
       this.last = fresh[fresh.length - 1].id;
       this.count = 0;

@@ -46,20 +46,9 @@ function statSig(file: string): string {
   }
 }
 
-/** The WAL's identity: its inode and header salts (a restarted log rewrites frames in place). */
-function walHeaderSig(wal: string): string {
-  try {
-    const fd = fs.openSync(wal, 'r');
-    try {
-      const b = Buffer.alloc(32);
-      const n = fs.readSync(fd, b, 0, 32, 0);
-      return `${fs.fstatSync(fd).ino}:${b.subarray(0, n).toString('hex')}`;
-    } finally {
-      fs.closeSync(fd);
-    }
-  } catch {
-    return '-';
-  }
+function headHex(fd: number, at: number, n: number): string {
+  const b = Buffer.alloc(n);
+  return b.subarray(0, fs.readSync(fd, b, 0, n, at)).toString('hex');
 }
 
 export type RefreshResult = 'same' | 'changed' | 'busy';
@@ -76,6 +65,7 @@ export class DbPages implements PageSource {
   private mainFd: number | undefined;
   private mainIno: bigint | undefined;
   private walFd: number | undefined;
+  private walIno: bigint | undefined;
   private mainBytes = 0;
   /** What must not change while the view is read (main file, WAL identity). */
   private valid: string | undefined;
@@ -86,10 +76,23 @@ export class DbPages implements PageSource {
     this.wal = new WalIndex(`${file}-wal`);
   }
 
-  /** The files' state that a view depends on; undefined while a writer is mid-transaction. */
+  /**
+   * The files' state that a view depends on; undefined while a writer is mid-transaction. The
+   * main file's size, mtime and inode, and its change counter (a rollback-journal commit bumps
+   * it, even within one mtime tick); the WAL's inode and header (a restarted log gets new
+   * salts) — not its size: appended frames are not part of the view, so they do not tear it.
+   */
   private validity(): string | undefined {
     if (hasHotJournal(this.file)) return undefined;
-    return `${statSig(this.file)}|${walHeaderSig(this.wal.file)}`;
+    const counter = this.mainFd === undefined ? '' : headHex(this.mainFd, 24, 4);
+    let wal = '-';
+    try {
+      const ino = fs.statSync(this.wal.file, { bigint: true }).ino;
+      wal = ino === this.walIno && this.walFd !== undefined ? `${ino}:${headHex(this.walFd, 0, 32)}` : `${ino}:?`;
+    } catch {
+      /* no WAL */
+    }
+    return `${statSig(this.file)}:${counter}|${wal}`;
   }
 
   /** Whether the view taken by the last refresh is still what the files hold. */
@@ -99,11 +102,12 @@ export class DbPages implements PageSource {
 
   /** Takes a new view when the files changed: 'busy' when a writer was caught mid-write. */
   refresh(): RefreshResult {
+    this.openMain();
+    this.openWal();
     const before = this.validity();
     if (before === undefined) return 'busy';
     const content = `${before}|${statSig(this.wal.file)}`;
     if (content === this.content && this.valid === before) return 'same';
-    this.openMain();
     const head = Buffer.alloc(100);
     const n = this.mainFd === undefined ? 0 : fs.readSync(this.mainFd, head, 0, 100, 0);
     this.wal.refresh();
@@ -115,7 +119,6 @@ export class DbPages implements PageSource {
       this.pageSize = this.usable = this.wal.pageSize;
     }
     this.mainBytes = this.mainFd === undefined ? 0 : fs.fstatSync(this.mainFd).size;
-    this.reopenWal();
     if (this.validity() !== before) return 'busy';
     this.valid = before;
     this.content = content;
@@ -137,14 +140,21 @@ export class DbPages implements PageSource {
     if (ino !== undefined) this.mainFd = fs.openSync(this.file, 'r');
   }
 
-  private reopenWal(): void {
+  private openWal(): void {
+    let ino: bigint | undefined;
+    try {
+      ino = fs.statSync(this.wal.file, { bigint: true }).ino;
+    } catch {
+      ino = undefined;
+    }
+    if (ino === this.walIno && this.walFd !== undefined) return;
     if (this.walFd !== undefined) fs.closeSync(this.walFd);
     this.walFd = undefined;
-    if (this.wal.dbPages === undefined) return;
+    this.walIno = ino;
     try {
-      this.walFd = fs.openSync(this.wal.file, 'r');
+      if (ino !== undefined) this.walFd = fs.openSync(this.wal.file, 'r');
     } catch {
-      this.walFd = undefined;
+      this.walIno = undefined; // removed meanwhile
     }
   }
 
@@ -211,7 +221,7 @@ export class DbPages implements PageSource {
     if (this.mainFd !== undefined) fs.closeSync(this.mainFd);
     if (this.walFd !== undefined) fs.closeSync(this.walFd);
     this.mainFd = this.walFd = undefined;
-    this.mainIno = undefined;
+    this.mainIno = this.walIno = undefined;
     this.valid = undefined;
     this.content = '';
   }
