@@ -10,6 +10,18 @@ interface SqlJs {
   Database: new (d: Uint8Array) => { exec(sql: string, p?: unknown[]): { values: unknown[][] }[]; close(): void };
 }
 
+function quiescent(file: string): Buffer | undefined {
+  const sig = () => {
+    if (fs.existsSync(`${file}-journal`) && fs.statSync(`${file}-journal`).size > 0) return undefined;
+    const st = fs.statSync(file, { bigint: true });
+    return `${st.size}:${st.mtimeNs}:${st.ino}`;
+  };
+  const before = sig();
+  if (!before) return undefined;
+  const bytes = fs.readFileSync(file);
+  return sig() === before ? bytes : undefined;
+}
+
 async function main(): Promise<void> {
   const [file, secondsArg] = process.argv.slice(2);
   const seconds = Number(secondsArg);
@@ -29,7 +41,13 @@ async function main(): Promise<void> {
     if (now !== stamp) {
       const t0 = performance.now();
       try {
-        const db = new SQL.Database(fs.readFileSync(file));
+        // As the old reader's readQuiescent: no hot journal, and the file unchanged while copied.
+        const bytes = quiescent(file);
+        if (!bytes) {
+          await new Promise((r) => setTimeout(r, 25));
+          continue;
+        }
+        const db = new SQL.Database(bytes);
         // Every new row, 500 per query as the old reader's batches; latency from its write time.
         for (;;) {
           const res = db.exec('SELECT id, timestamp, reward, consumed, length(experience_bytes), substr(experience_bytes, 1, 16384) FROM experience_buffer WHERE id > ? ORDER BY id LIMIT 500', [last])[0];

@@ -12,6 +12,8 @@ import type { PageSource } from './sqlite-pages';
 /** The query surface a tracker and a reader use (sqlite-db.ts). */
 export interface SqlExec {
   exec(sql: string, params?: unknown[]): { columns: string[]; values: unknown[][] }[];
+  /** Rows one at a time (sqlite-db.ts); without it, exec. */
+  each?(sql: string, params: unknown[], row: (values: unknown[]) => void): string[];
 }
 
 /** Index pages held for comparison (the consumed index of 10⁶ rows is ~3,000 pages); a larger

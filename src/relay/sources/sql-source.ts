@@ -62,8 +62,9 @@ export class SqlDatabaseSnapshot {
   /**
    * The database as of a recent consistent view; undefined while a writer keeps it moving (the
    * relay's poll timer asks again). `fresh`: take a new view now whatever the reload period.
-   * `behind`: the caller has rows to catch up on, so a view a commit made stale is replaced as
-   * soon as the duty cycle allows rather than after the reload period.
+   * `behind`: the caller has not read all of the current view (or has rows to catch up on), so
+   * it gets the view, or a stale one is replaced as soon as the duty cycle allows rather than
+   * after the reload period; otherwise nothing before the reload period.
    */
   async get(fresh = false, behind = false): Promise<SqlExec | undefined> {
     try {
@@ -76,8 +77,12 @@ export class SqlDatabaseSnapshot {
     }
     const db = this.db;
     const since = Date.now() - this.refreshedAt;
+    const period = since >= Math.max(this.reloadMs, DUTY * this.refreshMs);
+    // A reader that has read the current view has nothing new before the next one: a wake by
+    // the directory watch (every commit) costs no file access then.
+    if (!fresh && !period && !behind) return undefined;
     const valid = this.pages.stillValid();
-    const due = fresh || since >= Math.max(this.reloadMs, DUTY * this.refreshMs) || (behind && !valid && since >= DUTY * this.refreshMs);
+    const due = fresh || period || (!valid && since >= DUTY * this.refreshMs);
     if (!due) return valid ? db : undefined;
     const t0 = performance.now();
     const r = this.pages.refresh();
@@ -102,7 +107,7 @@ export class SqlDatabaseSnapshot {
   /** Tables with the experience columns. */
   async experienceTables(): Promise<string[]> {
     for (let i = 0; i < DETAIL_TRIES; i++) {
-      const db = await this.get(i > 0);
+      const db = await this.get(i > 0, true);
       try {
         return db ? experienceTablesOf(db) : [];
       } catch (e) {
@@ -117,7 +122,7 @@ export class SqlDatabaseSnapshot {
     let last: unknown;
     for (let i = 0; i < DETAIL_TRIES; i++) {
       if (i > 0) await new Promise((r) => setTimeout(r, 25 * i));
-      const db = await this.get(i > 0);
+      const db = await this.get(i > 0, true);
       if (!db) continue;
       try {
         return read(db);

@@ -19,6 +19,9 @@ const SUMMARY_ROWS_PER_BATCH = 500;
 const MIN_ROWS_PER_BATCH = 25;
 /** First bytes of experience_bytes read with a row (Trinity's pickled metadata mostly fits). */
 export const HEAD_BYTES = 16 * 1024;
+/** A blob up to this size is read whole with its row (SQLite loads all of it for substr anyway),
+ *  so its summary needs no second query for the tensors at its end. */
+export const WHOLE_BYTES = 1024 * 1024;
 /** Rows re-sent when a client resumes from another relay process (its changes are unknown here). */
 export const RESUME_ROWS = 1000;
 /** A cursor offset is last row id × ROW_SCALE + a batch count (update batches do not move the row id). */
@@ -81,7 +84,8 @@ export class SqlTableReader implements SourceReader {
   }
 
   async next(): Promise<Batch | undefined> {
-    const db = await this.host.database(this.behind);
+    // Behind: a batch was cut short, or the source has a view this reader has not read yet.
+    const db = await this.host.database(this.behind || this.seenGen !== this.host.generation());
     if (!db) return undefined;
     try {
       const b = this.read(db);
@@ -165,33 +169,42 @@ export class SqlTableReader implements SourceReader {
 
   private select(db: SqlExec, where: string, params: unknown[]): ExperienceRow[] {
     const c = this.cols!;
-    const extra = [c.msgId ? 'msg_id' : 'NULL', c.consumed ? 'consumed' : 'NULL', c.bytes ? `length(experience_bytes), substr(experience_bytes, 1, ${HEAD_BYTES})` : 'NULL, NULL'];
+    const bytes = `length(experience_bytes), CASE WHEN length(experience_bytes) <= ${WHOLE_BYTES} THEN experience_bytes ELSE substr(experience_bytes, 1, ${HEAD_BYTES}) END`;
+    const extra = [c.msgId ? 'msg_id' : 'NULL', c.consumed ? 'consumed' : 'NULL', c.bytes ? bytes : 'NULL, NULL'];
     const t = quoteIdent(this.host.table);
-    const res = db.exec(`SELECT id, task_id, run_id, model_version, reward, timestamp, ${extra.join(', ')} FROM ${t} WHERE ${where}`, params)[0];
-    return (res?.values ?? []).map((v) => {
-      const id = Number(v[0]);
-      const row: ExperienceRow = {
-        id,
-        table: this.host.table,
-        task_id: v[1] === null ? null : String(v[1]),
-        run_id: intOrNull(v[2]),
-        model_version: intOrNull(v[3]),
-        reward: v[4] === null || v[4] === undefined ? null : toWireNumber(Number(v[4])),
-        timestamp: v[5] === null ? null : String(v[5]),
+    const sql = `SELECT id, task_id, run_id, model_version, reward, timestamp, ${extra.join(', ')} FROM ${t} WHERE ${where}`;
+    const out: ExperienceRow[] = [];
+    // Row by row where the database can: each blob is summarized and dropped before the next.
+    if (db.each) db.each(sql, params, (v) => out.push(this.rowOf(db, v)));
+    else for (const v of db.exec(sql, params)[0]?.values ?? []) out.push(this.rowOf(db, v));
+    return out;
+  }
+
+  private rowOf(db: SqlExec, v: unknown[]): ExperienceRow {
+    const c = this.cols!;
+    const t = quoteIdent(this.host.table);
+    const id = Number(v[0]);
+    const row: ExperienceRow = {
+      id,
+      table: this.host.table,
+      task_id: v[1] === null ? null : String(v[1]),
+      run_id: intOrNull(v[2]),
+      model_version: intOrNull(v[3]),
+      reward: v[4] === null || v[4] === undefined ? null : toWireNumber(Number(v[4])),
+      timestamp: v[5] === null ? null : String(v[5]),
+    };
+    if (c.msgId) row.msg_id = v[6] === null ? null : String(v[6]);
+    if (c.consumed) row.consumed = intOrNull(v[7]);
+    if (v[9] instanceof Uint8Array) {
+      const read = (start: number, len: number): Uint8Array | undefined => {
+        const r = db.exec(`SELECT substr(experience_bytes, ?, ?) FROM ${t} WHERE id = ?`, [start + 1, len, id])[0]?.values[0]?.[0];
+        return r instanceof Uint8Array ? r : undefined;
       };
-      if (c.msgId) row.msg_id = v[6] === null ? null : String(v[6]);
-      if (c.consumed) row.consumed = intOrNull(v[7]);
-      if (v[9] instanceof Uint8Array) {
-        const read = (start: number, len: number): Uint8Array | undefined => {
-          const r = db.exec(`SELECT substr(experience_bytes, ?, ?) FROM ${t} WHERE id = ?`, [start + 1, len, id])[0]?.values[0]?.[0];
-          return r instanceof Uint8Array ? r : undefined;
-        };
-        const s = summarizeExperience(v[9], Number(v[8]), read);
-        if (s.metrics) row.metrics = s.metrics;
-        if (s.advantage !== undefined) row.advantage = s.advantage;
-      }
-      return row;
-    });
+      const s = summarizeExperience(v[9], Number(v[8]), read);
+      if (s.metrics) row.metrics = s.metrics;
+      if (s.advantage !== undefined) row.advantage = s.advantage;
+    }
+    return row;
   }
 
   private batch(rows: ExperienceRow[]): ExperiencesMessage {

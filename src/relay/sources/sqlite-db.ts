@@ -200,10 +200,21 @@ export class PagedDatabase implements SqlExec {
    * compares with the files as the view found them, so it covers the whole query.
    */
   exec(sql: string, params: unknown[] = []): { columns: string[]; values: unknown[][] }[] {
+    const values: unknown[][] = [];
+    const columns = this.each(sql, params, (v) => values.push(v));
+    return columns.length ? [{ columns, values }] : [];
+  }
+
+  /**
+   * Runs one statement, handing each row to `row` as it is stepped (a large blob is copied
+   * out of the wasm heap and dropped one row at a time); returns the column names. Throws
+   * TornRead after the rows when the files moved under it: the caller drops what it got.
+   */
+  each(sql: string, params: unknown[], row: (values: unknown[]) => void): string[] {
     if (this.closed) throw new Error('database closed');
-    let res: { columns: string[]; values: unknown[][] }[];
+    let res: string[];
     try {
-      res = this.run(sql, params);
+      res = this.run(sql, params, row);
     } catch (e) {
       // "malformed" from a page a commit was rewriting: the writer's fault, not the file's.
       if (!this.pages.stillValid()) throw new TornRead(this.pages.file);
@@ -213,7 +224,7 @@ export class PagedDatabase implements SqlExec {
     return res;
   }
 
-  private run(sql: string, params: unknown[]): { columns: string[]; values: unknown[][] }[] {
+  private run(sql: string, params: unknown[], row: (values: unknown[]) => void = () => undefined): string[] {
     const { c, mod } = this.e;
     const pp = mod._malloc(4);
     const bytes = Buffer.from(`${sql}\0`, 'utf8');
@@ -227,14 +238,13 @@ export class PagedDatabase implements SqlExec {
       params.forEach((v, i) => this.bind(stmt, i + 1, v));
       const n = c.columnCount(stmt);
       const columns = Array.from({ length: n }, (_, i) => mod.UTF8ToString(c.columnName(stmt, i)));
-      const values: unknown[][] = [];
       for (;;) {
         const rc = c.step(stmt);
         if (rc === DONE) break;
         if (rc !== ROW) this.check(rc);
-        values.push(Array.from({ length: n }, (_, i) => this.column(stmt, i)));
+        row(Array.from({ length: n }, (_, i) => this.column(stmt, i)));
       }
-      return n ? [{ columns, values }] : [];
+      return columns;
     } finally {
       if (stmt) c.finalize(stmt);
       mod._free(zSql);

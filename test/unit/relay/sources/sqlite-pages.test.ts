@@ -150,7 +150,7 @@ test(`a database 16 times SQLite's page cache (${CACHE_KB} KiB) is read whole wi
   try {
     const rows = await drain(reader);
     assert.equal(rows.length, 4400);
-    const view = (await snap.get())!;
+    const view = (await snap.get(false, true))!;
     const [n, bytes] = view.exec('SELECT count(*), sum(length(experience_bytes)) FROM experience_buffer')[0].values[0];
     assert.deepEqual([n, bytes], [4400, 4400 * 16_000]);
     const heap = snap.connection!.heapBytes();
