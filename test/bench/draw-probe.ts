@@ -13,6 +13,9 @@ export interface DrawEvent {
   points: number;
   /** Date.now() when the drawing was done. */
   t: number;
+  /** Work of the animation frame that drew it (ms, uPlot's microtask included) and how many cards it drew. */
+  frameMs: number;
+  inFrame: number;
 }
 
 // Page-side code as a string: the node build has no DOM types.
@@ -33,12 +36,14 @@ const PROBE = `(() => {
   const raf = window.requestAnimationFrame.bind(window);
   window.requestAnimationFrame = (cb) =>
     raf((t) => {
+      const s = performance.now();
       cb(t);
       // Queued after the observer's delivery and uPlot's draw (both queued during cb).
       queueMicrotask(() => {
         if (!pending.size) return;
         const now = Date.now();
-        for (const [chart, points] of pending) events.push({ chart, points, t: now });
+        const ms = performance.now() - s;
+        for (const [chart, points] of pending) events.push({ chart, points, t: now, frameMs: ms, inFrame: pending.size });
         pending.clear();
       });
     });
