@@ -26,7 +26,7 @@ import { launchChromium } from '../harness/browser';
 import { openWebviewPage } from '../harness/webview-page';
 import { sleep } from '../harness/wait';
 import { DrawEvent, instrumentDraws, takeDraws } from './draw-probe';
-import { descendantsMatching, sampleRss } from './rss-sampler';
+import { busiest, cpuSecondsOf, descendantsMatching, rssMbOf, sampleRss } from './rss-sampler';
 import { runTensorBoard } from './tensorboard-peer';
 
 const TAGS = 50; // writers.py big
@@ -64,6 +64,12 @@ interface OursResult {
   firstCompleteMs: number;
   rssMb: number;
   parts: Record<string, number>;
+  /** CPU seconds from connect to all drawn: relay, this process (client + store + controller), renderer. */
+  cpu: { relay: number; host: number; renderer: number };
+  /** RSS before connecting: the empty page's renderer and this process (MB). */
+  idle: { renderer: number; host: number };
+  /** The page's JS heap once all is drawn (MB). */
+  heapMb: number;
   updates: number;
   framesPosted: number;
 }
@@ -83,7 +89,11 @@ async function runOurs(job: string, o: { steps: number; timeoutMs: number }): Pr
   try {
     while (!(await ctl.probe(1000))) await sleep(50); // the page said ready
     await instrumentDraws(wp.page);
-    const renderers = descendantsMatching(process.pid, '--type=renderer');
+    // The page's renderer: not headless Chromium's own UI renderer nor its spare one, but the
+    // one that gets busy when the page does.
+    const candidates = descendantsMatching(process.pid, '--type=renderer').filter((p) => !descendantsMatching(process.pid, '--top-chrome-webui').includes(p));
+    const renderers = [await busiest(candidates, () => wp.page.evaluate('(() => { const t = Date.now(); while (Date.now() - t < 400); })()'))];
+    const idle = { renderer: renderers.reduce((a, p) => a + rssMbOf(p), 0), host: rssMbOf(process.pid) };
     const tSpawn = Date.now();
     relay = await startRelay(['--job-dir', job]);
     const rss = sampleRss([
@@ -93,6 +103,9 @@ async function runOurs(job: string, o: { steps: number; timeoutMs: number }): Pr
     ]);
     const want = TAGS * o.steps;
     let receivedAt = 0;
+    const relayPid = relay.proc.pid!;
+    const cpuOf = () => ({ relay: cpuSecondsOf(relayPid), host: process.cpuUsage(), renderer: renderers.reduce((a, p) => a + cpuSecondsOf(p), 0) });
+    const cpu0 = cpuOf();
     const tConnect = Date.now();
     client = new RelayClient({ url: relay.url });
     const c = client;
@@ -112,7 +125,13 @@ async function runOurs(job: string, o: { steps: number; timeoutMs: number }): Pr
         if (e.points >= o.steps && !complete.has(e.chart)) complete.set(e.chart, e.t);
       }
     }
+    const cpu1 = cpuOf();
+    const host = process.cpuUsage(cpu0.host);
     const peak = await rss.stop();
+    const cdp = await wp.page.context().newCDPSession(wp.page);
+    await cdp.send('Performance.enable');
+    const { metrics } = (await cdp.send('Performance.getMetrics')) as { metrics: { name: string; value: number }[] };
+    const heapMb = (metrics.find((m) => m.name === 'JSHeapUsedSize')?.value ?? 0) / 1024 / 1024;
     const probe = await ctl.probe(10_000);
     if (complete.size < TAGS) {
       const vis = probe?.charts.filter((x) => x.visible).length;
@@ -127,6 +146,9 @@ async function runOurs(job: string, o: { steps: number; timeoutMs: number }): Pr
       firstCompleteMs: Math.min(...complete.values()) - tConnect,
       rssMb: peak.totalMb,
       parts: peak.partsMb,
+      cpu: { relay: cpu1.relay - cpu0.relay, host: (host.user + host.system) / 1e6, renderer: cpu1.renderer - cpu0.renderer },
+      heapMb,
+      idle,
       updates: ctl.sent.updates,
       framesPosted: ctl.sent.frames,
     };
@@ -166,7 +188,8 @@ async function main(): Promise<void> {
     ours.push(r);
     console.log(
       `ours  all tags drawn ${r.allTagsMs} ms after connect (${r.fromSpawnMs} ms after relay spawn) · first chart drew at ${r.firstDrawMs} ms, first complete at ${r.firstCompleteMs} ms · ` +
-        `client held all points at ${r.receivedMs} ms · RSS peak ${r.rssMb.toFixed(0)} MB (relay ${r.parts.relay?.toFixed(0)}, host/bench ${r.parts.bench?.toFixed(0)}, renderer ${r.parts.renderer?.toFixed(0)}) · ` +
+        `client held all points at ${r.receivedMs} ms · RSS peak ${r.rssMb.toFixed(0)} MB (relay ${r.parts.relay?.toFixed(0)}, host/bench ${r.parts.bench?.toFixed(0)}, renderer ${r.parts.renderer?.toFixed(0)}; page JS heap ${r.heapMb.toFixed(0)} MB; before connecting: renderer ${r.idle.renderer.toFixed(0)}, host/bench ${r.idle.host.toFixed(0)}) · ` +
+        `CPU s relay ${r.cpu.relay.toFixed(1)}, host ${r.cpu.host.toFixed(1)}, renderer ${r.cpu.renderer.toFixed(1)} · ` +
         `${r.updates} updates, ${r.framesPosted} frames posted`,
     );
     if (values['skip-tb']) continue;
