@@ -3,11 +3,12 @@
 // Opening a finished run: a Trinity job dir whose one monitor writer (tensorboardX) logged
 // 50 tags × 100 000 steps = 5 M scalars, all tags interleaved per step (generated once,
 // cached in .cache/bench/open-run/).
-//   ours: `agentrl relay --job-dir` (dist/agentrl.js, its own process, loopback); in this
-//         process the real RelayClient, MetricsStore (persisting, as the extension's) and
-//         ViewController; the real metrics webview (media/metrics.js) in Chromium. Time from
-//         connect until every tag's chart has drawn data covering all its points (draw-probe.ts;
-//         an envelope covering the range counts). RSS: relay + this process + Chromium renderer.
+//   ours: `agentrl relay --job-dir` (dist/agentrl.js, its own process, loopback); in a fresh
+//         bench process per trial, the real RelayClient, MetricsStore (persisting, as the
+//         extension's) and ViewController; the real metrics webview (media/metrics.js) in
+//         Chromium. Time from connect until every tag's chart has drawn data covering all its
+//         points (draw-probe.ts; an envelope covering the range counts). RSS: relay + the bench
+//         process + the page's renderer (not headless Chromium's UI or spare renderers).
 //   peer: TensorBoard 2.21 with its Rust data server (tensorboard-peer.ts), process start until
 //         every tag's full series has been served by its HTTP API; RSS of its process tree.
 // Ends with: BENCH open-run all_tags_ms=… rss_mb_total=… tb_all_tags_ms=… tb_rss_mb=… ratio=…
@@ -163,6 +164,13 @@ async function runOurs(job: string, o: { steps: number; timeoutMs: number }): Pr
   }
 }
 
+function oursInChild(job: string, steps: number): OursResult {
+  const r = spawnSync(process.execPath, ['--expose-gc', __filename, '--steps', String(steps), '--ours-child', job], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 24 });
+  const line = r.stdout.split('\n').find((l) => l.startsWith('RESULT '));
+  if (r.status !== 0 || !line) throw new Error(`ours failed (exit ${r.status}): ${r.stdout.slice(-500)}`);
+  return JSON.parse(line.slice('RESULT '.length)) as OursResult;
+}
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function main(): Promise<void> {
@@ -171,9 +179,16 @@ async function main(): Promise<void> {
       steps: { type: 'string', default: '100000' },
       trials: { type: 'string', default: '1' },
       'skip-tb': { type: 'boolean', default: false },
+      'ours-child': { type: 'string' },
     },
   });
   const steps = Number(values.steps);
+  if (values['ours-child']) {
+    // One trial of ours in a fresh process: its RSS is the host side's alone, not what the
+    // previous trials (or the peer's HTTP bodies) left in this process's heap.
+    process.stdout.write(`RESULT ${JSON.stringify(await runOurs(values['ours-child'], { steps, timeoutMs: 180_000 }))}\n`);
+    return;
+  }
   const trials = Number(values.trials);
   fs.mkdirSync(cacheDir, { recursive: true });
   const job = jobDir(steps);
@@ -183,8 +198,7 @@ async function main(): Promise<void> {
   const ours: OursResult[] = [];
   const tbs: Awaited<ReturnType<typeof runTensorBoard>>[] = [];
   for (let t = 0; t < trials; t++) {
-    (global as { gc?: () => void }).gc?.();
-    const r = await runOurs(job, { steps, timeoutMs: 180_000 });
+    const r = oursInChild(job, steps);
     ours.push(r);
     console.log(
       `ours  all tags drawn ${r.allTagsMs} ms after connect (${r.fromSpawnMs} ms after relay spawn) · first chart drew at ${r.firstDrawMs} ms, first complete at ${r.firstCompleteMs} ms · ` +
