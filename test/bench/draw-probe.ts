@@ -27,7 +27,8 @@ const PROBE = `(() => {
   // Frames as they arrive (capture phase: before the view handles them).
   window.addEventListener('message', (e) => {
     const frames = e.data && Array.isArray(e.data.frames) ? e.data.frames : [];
-    if (frames.length) arrivals.push({ t: Date.now(), frames: frames.map((f) => ({ chart: f.chart, points: f.points })) });
+    const x = (f) => (typeof f.origin === 'number' && typeof f.dx === 'number' && typeof f.n === 'number' ? [f.origin, f.origin + f.n * f.dx] : undefined);
+    if (frames.length) arrivals.push({ t: Date.now(), frames: frames.map((f) => ({ chart: f.chart, points: f.points, x: x(f) })) });
   }, true);
   const pending = new Map();
   new MutationObserver((records) => {
@@ -69,7 +70,8 @@ export function takeDraws(page: Page): Promise<DrawEvent[]> {
 /** A message with frames as it reached the page: when, and each frame's chart and point count. */
 export interface FrameArrival {
   t: number;
-  frames: { chart: string; points: number }[];
+  /** x: the range of the chart's grid after this frame (origin … origin + n·dx), when the frame says. */
+  frames: { chart: string; points: number; x?: [number, number] }[];
 }
 
 /** The frame arrivals since the last call. */

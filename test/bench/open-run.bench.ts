@@ -26,7 +26,7 @@ import { startRelay } from '../harness/relay';
 import { launchChromium } from '../harness/browser';
 import { openWebviewPage } from '../harness/webview-page';
 import { sleep } from '../harness/wait';
-import { DrawEvent, instrumentDraws, takeDraws } from './draw-probe';
+import { DrawEvent, FrameArrival, instrumentDraws, takeArrivals, takeDraws } from './draw-probe';
 import { busiest, cpuSecondsOf, descendantsMatching, rssMbOf, sampleRss } from './rss-sampler';
 import { runTensorBoard } from './tensorboard-peer';
 
@@ -69,6 +69,8 @@ interface OursResult {
   cpu: { relay: number; host: number; renderer: number };
   /** RSS before connecting: the empty page's renderer and this process (MB). */
   idle: { renderer: number; host: number };
+  /** Complete charts whose drawn grid was checked to span every step. */
+  gridsChecked: number;
   /** The page's JS heap once all is drawn (MB). */
   heapMb: number;
   updates: number;
@@ -116,11 +118,13 @@ async function runOurs(job: string, o: { steps: number; timeoutMs: number }): Pr
     });
     c.start();
     const complete = new Map<string, number>();
+    const arrivals: FrameArrival[] = [];
     let firstDraw = 0;
     const deadline = tConnect + o.timeoutMs;
     while (complete.size < TAGS && Date.now() < deadline) {
       await sleep(100);
       const ev: DrawEvent[] = await takeDraws(wp.page);
+      arrivals.push(...(await takeArrivals(wp.page)));
       for (const e of ev) {
         if (!firstDraw && e.points > 0) firstDraw = e.t;
         if (e.points >= o.steps && !complete.has(e.chart)) complete.set(e.chart, e.t);
@@ -139,6 +143,18 @@ async function runOurs(job: string, o: { steps: number; timeoutMs: number }): Pr
       throw new Error(`only ${complete.size} of ${TAGS} charts complete after ${o.timeoutMs} ms (${vis} visible, ${c.stats.points} points received)`);
     }
     const done = Math.max(...complete.values());
+    // The data each card drew when complete spans every step: the grid of the last frame that
+    // reached it before then covers [0, steps - 1] (checked when the frames carry their grid).
+    let covered = 0;
+    let checked = 0;
+    for (const [chart, t] of complete) {
+      let x: [number, number] | undefined;
+      for (const a of arrivals) if (a.t <= t) for (const f of a.frames) if (f.chart === chart && f.x) x = f.x;
+      if (!x) continue;
+      checked++;
+      if (x[0] <= 0 && x[1] >= o.steps - 1) covered++;
+    }
+    if (covered < checked) throw new Error(`only ${covered} of ${checked} complete charts drew a grid covering steps 0…${o.steps - 1}`);
     return {
       allTagsMs: done - tConnect,
       fromSpawnMs: done - tSpawn,
@@ -150,6 +166,7 @@ async function runOurs(job: string, o: { steps: number; timeoutMs: number }): Pr
       cpu: { relay: cpu1.relay - cpu0.relay, host: (host.user + host.system) / 1e6, renderer: cpu1.renderer - cpu0.renderer },
       heapMb,
       idle,
+      gridsChecked: checked,
       updates: ctl.sent.updates,
       framesPosted: ctl.sent.frames,
     };
@@ -204,7 +221,7 @@ async function main(): Promise<void> {
       `ours  all tags drawn ${r.allTagsMs} ms after connect (${r.fromSpawnMs} ms after relay spawn) · first chart drew at ${r.firstDrawMs} ms, first complete at ${r.firstCompleteMs} ms · ` +
         `client held all points at ${r.receivedMs} ms · RSS peak ${r.rssMb.toFixed(0)} MB (relay ${r.parts.relay?.toFixed(0)}, host/bench ${r.parts.bench?.toFixed(0)}, renderer ${r.parts.renderer?.toFixed(0)}; page JS heap ${r.heapMb.toFixed(0)} MB; before connecting: renderer ${r.idle.renderer.toFixed(0)}, host/bench ${r.idle.host.toFixed(0)}) · ` +
         `CPU s relay ${r.cpu.relay.toFixed(1)}, host ${r.cpu.host.toFixed(1)}, renderer ${r.cpu.renderer.toFixed(1)} · ` +
-        `${r.updates} updates, ${r.framesPosted} frames posted`,
+        `${r.updates} updates, ${r.framesPosted} frames posted; ${r.gridsChecked} of ${TAGS} drawn grids checked to span every step`,
     );
     if (values['skip-tb']) continue;
     await sleep(1000);
