@@ -30,6 +30,8 @@ export function zip(entries: readonly ZipEntry[]): Buffer {
   const files: Zippable = {};
   for (const e of entries) {
     if (e.name.startsWith('/') || e.name.split('/').includes('..')) throw new Error(`unsafe zip entry name: ${e.name}`);
+    // fflate collects entries in a plain object: a top-level __proto__ would crash zipSync.
+    if (e.name === '__proto__') throw new Error(`unsupported zip entry name: ${e.name}`);
     if (Object.hasOwn(files, e.name)) throw new Error(`duplicate zip entry name: ${e.name}`);
     files[e.name] = [
       e.data,

@@ -61,6 +61,12 @@ test('zip: equal input gives byte-equal archives (the package name is its hash)'
   assert.ok(!a.equals(zip([...entries.slice(0, 3), { name: 'ünï.py', data: Buffer.from('print(2)') }])));
 });
 
+test('zip: names of Object.prototype members are plain entries; a top-level __proto__ is refused clearly', () => {
+  const cd = centralDirectory(zip([{ name: 'constructor', data: Buffer.from('x') }, { name: 'a/__proto__', data: Buffer.from('y') }, { name: 'toString', data: Buffer.from('z') }]));
+  assert.deepEqual(cd.map((e) => e.name), ['constructor', 'a/__proto__', 'toString']);
+  assert.throws(() => zip([{ name: '__proto__', data: Buffer.alloc(1) }]), /unsupported zip entry name/);
+});
+
 test('zip: refuses absolute, parent-escaping and duplicate names', () => {
   assert.throws(() => zip([{ name: '../evil', data: Buffer.alloc(1) }]), /unsafe/);
   assert.throws(() => zip([{ name: 'a/../../evil', data: Buffer.alloc(1) }]), /unsafe/);
