@@ -186,8 +186,11 @@ async function runOurs(job: string, o: { steps: number; timeoutMs: number }): Pr
 }
 
 function oursInChild(job: string, steps: number): OursResult {
-  const r = spawnSync(process.execPath, ['--expose-gc', __filename, '--steps', String(steps), '--ours-child', job], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 24 });
-  const line = r.stdout.split('\n').find((l) => l.startsWith('RESULT '));
+  // The child gets this process's flags (so every option of ours applies there too).
+  const r = spawnSync(process.execPath, ['--expose-gc', __filename, ...process.argv.slice(2), '--steps', String(steps), '--ours-child', job], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 24 });
+  const lines = r.stdout.split('\n');
+  for (const l of lines) if (l && !l.startsWith('RESULT ')) console.log(l); // the child's own output (traces)
+  const line = lines.find((l) => l.startsWith('RESULT '));
   if (r.status !== 0 || !line) throw new Error(`ours failed (exit ${r.status}): ${r.stdout.slice(-500)}`);
   return JSON.parse(line.slice('RESULT '.length)) as OursResult;
 }
