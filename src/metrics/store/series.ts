@@ -6,7 +6,7 @@ import { Columns } from './columns';
 export interface Point {
   step: number;
   /** Seconds since epoch. */
-  wall: number;
+  wallTime: number;
   value: number;
 }
 
@@ -59,30 +59,30 @@ export class Series {
 
   /** Whether a point goes after every point of the series. */
   isAtEnd(p: Point): boolean {
-    return p.step > this.lastStep || (p.step === this.lastStep && p.wall > this.lastWall);
+    return p.step > this.lastStep || (p.step === this.lastStep && p.wallTime > this.lastWall);
   }
 
   /** Appends a point past the end (to the tail while spilled); returns the bytes it grew by. */
   pushEnd(p: Point): number {
     const c = this.cols ?? (this.tail ??= new Columns());
     const before = c.bytes;
-    c.push(p.step, p.wall, p.value);
+    c.push(p.step, p.wallTime, p.value);
     this.length++;
     this.lastStep = p.step;
-    this.lastWall = p.wall;
+    this.lastWall = p.wallTime;
     return c.bytes - before;
   }
 
   /**
-   * Inserts a point before the end, in (step, wall) order (resident series only); returns
-   * the bytes it grew by, or undefined when the series already holds that (step, wall).
+   * Inserts a point before the end, in (step, wallTime) order (resident series only); returns
+   * the bytes it grew by, or undefined when the series already holds that (step, wallTime).
    */
   insert(p: Point): number | undefined {
     const c = this.cols!;
-    const i = c.lowerBound(p.step, p.wall);
-    if (i < c.length && c.step[i] === p.step && c.wall[i] === p.wall) return undefined;
+    const i = c.lowerBound(p.step, p.wallTime);
+    if (i < c.length && c.step[i] === p.step && c.wallTime[i] === p.wallTime) return undefined;
     const before = c.bytes;
-    c.insert(i, p.step, p.wall, p.value);
+    c.insert(i, p.step, p.wallTime, p.value);
     this.length++;
     if (i < this.persisted) this.rewrite = true;
     return c.bytes - before;

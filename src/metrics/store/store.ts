@@ -108,7 +108,7 @@ export class MetricsStore {
 
   // ---- writing -------------------------------------------------------------------------
 
-  /** Adds points of one series (any order; exact duplicates of (step, wall) are dropped). */
+  /** Adds points of one series (any order; exact duplicates of (step, wallTime) are dropped). */
   add(run: string, role: string, tag: string, points: Point[]): SeriesChange {
     const key = seriesKey(run, role, tag);
     let s = this.map.get(key);
@@ -131,9 +131,9 @@ export class MetricsStore {
         this.residentBytes += grown;
         reordered = true;
       }
-      if (p.wall < s.firstWall) {
-        s.firstWall = p.wall;
-        if (!(this.starts.get(run)! <= p.wall)) this.starts.set(run, p.wall);
+      if (p.wallTime < s.firstWall) {
+        s.firstWall = p.wallTime;
+        if (!(this.starts.get(run)! <= p.wallTime)) this.starts.set(run, p.wallTime);
       }
       added++;
     }

@@ -15,7 +15,7 @@ export function seriesOfBatch(b: PointsBatch): BatchSeries[] {
     const id = `${p.role}\u0000${p.tag}`;
     let g = groups.get(id);
     if (!g) groups.set(id, (g = { tag: p.tag, role: p.role, points: [] }));
-    g.points.push({ step: p.step, wall: p.wallTime, value: p.value });
+    g.points.push({ step: p.step, wallTime: p.wallTime, value: p.value });
   }
   return [...groups.values()];
 }

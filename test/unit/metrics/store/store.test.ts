@@ -18,7 +18,7 @@ afterEach(() => {
 });
 
 const pts = (from: number, to: number, f = (s: number) => Math.sin(s)): Point[] =>
-  Array.from({ length: to - from }, (_, i) => ({ step: from + i, wall: 1.7e9 + from + i, value: f(from + i) }));
+  Array.from({ length: to - from }, (_, i) => ({ step: from + i, wallTime: 1.7e9 + from + i, value: f(from + i) }));
 
 const values = (store: MetricsStore, key: string) => {
   const c = store.columns(key)!;
@@ -33,13 +33,13 @@ test('keeps every point, sorted by step, and drops exact re-deliveries', () => {
   const again = s.add('run', 'explorer', 'rollout/reward/mean', pts(50, 100));
   assert.equal(again.added, 0);
   // A late point in the middle: inserted in order, charts told to rebuild.
-  const late = s.add('run', 'explorer', 'rollout/reward/mean', [{ step: 10.5, wall: 1.7e9 + 10.5, value: 9 }]);
+  const late = s.add('run', 'explorer', 'rollout/reward/mean', [{ step: 10.5, wallTime: 1.7e9 + 10.5, value: 9 }]);
   assert.equal(late.reordered, true);
   const v = values(s, seriesKey('run', 'explorer', 'rollout/reward/mean'));
   assert.equal(v.step.length, 101);
   assert.deepEqual(v.step.slice(9, 13), [9, 10, 10.5, 11]);
   // A resumed run re-logging step 99 later (new wall time) is a different point.
-  s.add('run', 'explorer', 'rollout/reward/mean', [{ step: 99, wall: 1.8e9, value: 1 }]);
+  s.add('run', 'explorer', 'rollout/reward/mean', [{ step: 99, wallTime: 1.8e9, value: 1 }]);
   assert.equal(s.get(seriesKey('run', 'explorer', 'rollout/reward/mean'))!.length, 102);
 });
 
