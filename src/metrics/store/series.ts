@@ -10,6 +10,18 @@ export interface Point {
   value: number;
 }
 
+/** Points of one series as columns (a relay batch's TagPoints; point i is step[i], wallTime[i], value[i]). */
+export interface PointColumns {
+  step: ArrayLike<number>;
+  wallTime: ArrayLike<number>;
+  value: ArrayLike<number>;
+}
+
+/** Points as objects (tests, benches) to columns. */
+export function columnsOf(points: readonly Point[]): PointColumns {
+  return { step: points.map((p) => p.step), wallTime: points.map((p) => p.wallTime), value: points.map((p) => p.value) };
+}
+
 export function seriesKey(run: string, role: string, tag: string): string {
   return JSON.stringify([run, role, tag]);
 }
@@ -58,18 +70,18 @@ export class Series {
   }
 
   /** Whether a point goes after every point of the series. */
-  isAtEnd(p: Point): boolean {
-    return p.step > this.lastStep || (p.step === this.lastStep && p.wallTime > this.lastWall);
+  isAtEnd(step: number, wallTime: number): boolean {
+    return step > this.lastStep || (step === this.lastStep && wallTime > this.lastWall);
   }
 
   /** Appends a point past the end (to the tail while spilled); returns the bytes it grew by. */
-  pushEnd(p: Point): number {
+  pushEnd(step: number, wallTime: number, value: number): number {
     const c = this.cols ?? (this.tail ??= new Columns());
     const before = c.bytes;
-    c.push(p.step, p.wallTime, p.value);
+    c.push(step, wallTime, value);
     this.length++;
-    this.lastStep = p.step;
-    this.lastWall = p.wallTime;
+    this.lastStep = step;
+    this.lastWall = wallTime;
     return c.bytes - before;
   }
 
@@ -77,12 +89,12 @@ export class Series {
    * Inserts a point before the end, in (step, wallTime) order (resident series only); returns
    * the bytes it grew by, or undefined when the series already holds that (step, wallTime).
    */
-  insert(p: Point): number | undefined {
+  insert(step: number, wallTime: number, value: number): number | undefined {
     const c = this.cols!;
-    const i = c.lowerBound(p.step, p.wallTime);
-    if (i < c.length && c.step[i] === p.step && c.wallTime[i] === p.wallTime) return undefined;
+    const i = c.lowerBound(step, wallTime);
+    if (i < c.length && c.step[i] === step && c.wallTime[i] === wallTime) return undefined;
     const before = c.bytes;
-    c.insert(i, p.step, p.wallTime, p.value);
+    c.insert(i, step, wallTime, value);
     this.length++;
     if (i < this.persisted) this.rewrite = true;
     return c.bytes - before;

@@ -13,6 +13,7 @@ import { RelayClient } from '../../../src/shared/relay-client';
 import { appendSteps, valueAt } from './appender';
 import { bundle, collect, startRelay, tmpDir } from './helpers';
 import { sleep } from '../../harness/wait';
+import { pointCount } from '../../../src/shared/points-frame';
 
 const SCHEMA = `CREATE TABLE experience_buffer (
   id INTEGER PRIMARY KEY AUTOINCREMENT, timestamp DATETIME DEFAULT CURRENT_TIMESTAMP,
@@ -119,7 +120,7 @@ test('job dir: event files, Step lines, SQL experiences, serve /metrics — and 
     const fresh: number[] = [];
     let freshPoints = 0;
     resumed.on('experiences', (m) => fresh.push(...m.rows.map((r) => r.id)));
-    resumed.on('points', (b) => (freshPoints += b.points.length));
+    resumed.on('points', (b) => (freshPoints += pointCount(b)));
     resumed.start();
     await sleep(500);
     assert.deepEqual(fresh, []);

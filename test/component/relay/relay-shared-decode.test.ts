@@ -10,6 +10,7 @@ import type { Cursor } from '../../../src/shared/relay-protocol';
 import { silentLogger } from '../../../src/shared/log';
 import { appendSteps } from './appender';
 import { collect, keyOf, tmpDir } from './helpers';
+import { pointsOf } from '../../harness/relay-points';
 
 const BATCH = 4096; // the reader still reads ≥ 64 KiB: a batch is ~1200 points
 const STEPS = 30_000; // × 2 tags: ~50 batches
@@ -43,7 +44,7 @@ function viewer(url: string, cursor?: Cursor): Viewer {
     close: () => c.client.close(),
   };
   c.client.on('points', (b) => {
-    for (const p of b.points) v.keys.push(keyOf(p));
+    for (const p of pointsOf(b)) v.keys.push(keyOf(p));
     v.ends.push(`${b.cursor.fid}@${b.cursor.offset}`);
     v.cursors.push(b.cursor);
     v.counts.push(v.keys.length);

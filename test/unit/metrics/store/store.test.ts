@@ -126,3 +126,25 @@ test('clear() forgets everything, on disk too', () => {
   assert.equal(r.list().length, 0);
   assert.deepEqual(r.cursors('e'), []);
 });
+
+test('takes a relay batch\'s columns as they are: views of one array, NaN/±Inf, out of order and repeats', () => {
+  const s = new MetricsStore();
+  // One Float64Array cut into per-tag views, as a decoded points frame is.
+  const f = Float64Array.from([0, 1, 2, 10, 11, 12, 0.5, NaN, Infinity, /* next tag */ 5, 50, -Infinity]);
+  const a = s.addColumns('run', 'trainer', 'a', { step: f.subarray(0, 3), wallTime: f.subarray(3, 6), value: f.subarray(6, 9) });
+  const b = s.addColumns('run', 'trainer', 'b', { step: f.subarray(9, 10), wallTime: f.subarray(10, 11), value: f.subarray(11, 12) });
+  assert.deepEqual([a.added, a.appendedFrom, b.added], [3, 0, 1]);
+  const ca = s.columns(seriesKey('run', 'trainer', 'a'))!;
+  assert.deepEqual([...ca.step.subarray(0, 3)], [0, 1, 2]);
+  assert.deepEqual([...ca.wallTime.subarray(0, 3)], [10, 11, 12]);
+  assert.deepEqual([...ca.value.subarray(0, 3)], [0.5, NaN, Infinity]);
+  assert.equal(s.columns(seriesKey('run', 'trainer', 'b'))!.value[0], -Infinity);
+  assert.equal(s.runStart('run'), 10);
+  // The store copies: the batch's array may be reused or dropped.
+  f.fill(7);
+  assert.equal(ca.step[2], 2);
+  // A late point and a repeat in one batch: inserted in order, the repeat dropped.
+  const late = s.addColumns('run', 'trainer', 'a', { step: [1.5, 2], wallTime: [11.5, 12], value: [3, 0] });
+  assert.deepEqual([late.added, late.reordered], [1, true]);
+  assert.deepEqual(values(s, seriesKey('run', 'trainer', 'a')).step, [0, 1, 1.5, 2]);
+});

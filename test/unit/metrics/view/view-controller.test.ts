@@ -7,6 +7,7 @@ import { exportCsv, exportJson } from '../../../../src/metrics/view/export';
 import { summarize, trendOf } from '../../../../src/metrics/view/status-model';
 import { MetricsStore, seriesKey } from '../../../../src/metrics/store/store';
 import { ViewController } from '../../../../src/metrics/view/view-controller';
+import { decodePointsFrame, encodePointsFrame } from '../../../../src/shared/points-frame';
 import { silentLogger } from '../../../../src/shared/log';
 import { HostMessage, METRICS_PROTOCOL_VERSION, UI_STRING_KEYS, UiStrings, parseWebviewMessage } from '../../../../src/shared/metrics-protocol';
 
@@ -146,4 +147,29 @@ test('export: every point at full resolution, non-finite values spelled out', ()
   const key = seriesKey('r,1', 'explorer', 'a/b');
   assert.equal(exportCsv(store, [key]), 'run,role,tag,step,wall_time,value\n"r,1",explorer,a/b,1,10.5,0.25\n"r,1",explorer,a/b,2,11,NaN\n');
   assert.deepEqual(JSON.parse(exportJson(store, [key])).series[0], { run: 'r,1', role: 'explorer', tag: 'a/b', step: [1, 2], wall_time: [10.5, 11], value: [0.25, 'NaN'] });
+});
+
+test('ingest: a decoded points frame goes into the store tag by tag, columns as they are, cursor saved', () => {
+  const { store, ctl } = setup();
+  const f = (xs: number[]) => Float64Array.from(xs);
+  const frame = encodePointsFrame({
+    type: 'points',
+    source: 'tfevents:a',
+    run: 'node-1',
+    role: 'trainer',
+    series: [
+      { tag: 'actor/pg_loss', step: f([1, 2]), wallTime: f([10, 20]), value: f([0.5, NaN]) },
+      { tag: 'none', step: f([]), wallTime: f([]), value: f([]) },
+      { tag: 'critic/vf_loss', step: f([1]), wallTime: f([10]), value: f([-Infinity]) },
+    ],
+    cursor: { source: 'tfevents:a', fid: '1:2', offset: 77 },
+  });
+  // An endpoint merged into a run renames the batch once (connections.ts), not each point.
+  ctl.ingest('ep', { ...decodePointsFrame(frame), run: 'job' });
+  assert.deepEqual(store.list().map((s) => s.key).sort(), [seriesKey('job', 'trainer', 'actor/pg_loss'), seriesKey('job', 'trainer', 'critic/vf_loss')].sort(), 'an empty tag makes no series');
+  const c = store.columns(seriesKey('job', 'trainer', 'actor/pg_loss'))!;
+  assert.deepEqual([[...c.step.subarray(0, c.length)], [...c.wallTime.subarray(0, c.length)], [...c.value.subarray(0, c.length)]], [[1, 2], [10, 20], [0.5, NaN]]);
+  assert.equal(store.columns(seriesKey('job', 'trainer', 'critic/vf_loss'))!.value[0], -Infinity);
+  assert.deepEqual(store.cursors('ep'), [{ source: 'tfevents:a', fid: '1:2', offset: 77 }]);
+  ctl.dispose();
 });
