@@ -17,3 +17,18 @@ export function pointsOf(b: PointsBatch): RelayPoint[] {
   return out;
 }
 
+
+/**
+ * Items grouped by tag, each tag's in their order: how two streams of points compare once
+ * batches are grouped by tag (the order across tags within a batch depends on its boundaries).
+ */
+export function byTag<T>(items: readonly T[], tagOf: (x: T) => string = (x) => (x as { tag: string }).tag): [string, T[]][] {
+  const m = new Map<string, T[]>();
+  for (const x of items) {
+    const t = tagOf(x);
+    let l = m.get(t);
+    if (!l) m.set(t, (l = []));
+    l.push(x);
+  }
+  return [...m].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+}
