@@ -4,9 +4,11 @@
 //           per series into {step, wallTime, value} objects → store (the path before binary frames)
 //   json    the JSON message → tag-grouped columns → store (this client talking to an older relay)
 //   binary  the binary points frame → typed-array views → store (this client and relay)
-// Trials alternate the three (this machine is shared); medians. Heap: the peak of heapUsed over
-// a run above the heap before it (the garbage a path makes; the store's columns are off-heap).
-// Ends with: BENCH relay-ingest old_points_per_s=… json_points_per_s=… binary_points_per_s=… binary_vs_old=… old_heap_mb=… binary_heap_mb=…
+// Trials alternate the three (this machine is shared); medians. Garbage: the GC time during a
+// run (the store's columns are off-heap: what is collected is what a path allocated per point),
+// and the peak of heapUsed above the heap before it (capped by the young generation's size).
+// Ends with: BENCH relay-ingest old_points_per_s=… json_points_per_s=… binary_points_per_s=… binary_vs_old=… old_gc_ms=… binary_gc_ms=… old_heap_mb=… binary_heap_mb=…
+import { PerformanceObserver } from 'node:perf_hooks';
 import { MetricsStore, Point } from '../../src/metrics/store/store';
 import { PointBatch } from '../../src/relay/sources/source';
 import { encodePointsFrame } from '../../src/shared/points-frame';
@@ -88,8 +90,23 @@ function newIngest(store: MetricsStore, data: Buffer, binary: boolean): void {
   store.setCursor('ep', b.cursor);
 }
 
-function trial(inputs: Buffer[], one: (store: MetricsStore, data: Buffer) => void, points: number): { pps: number; heapMb: number } {
+let gcMs = 0;
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) gcMs += e.duration;
+}).observe({ entryTypes: ['gc'] });
+/** Lets the GC entries of what just ran be delivered. */
+const settle = () => new Promise((r) => setTimeout(r, 20));
+
+interface Run {
+  pps: number;
+  heapMb: number;
+  gcMs: number;
+}
+
+async function trial(inputs: Buffer[], one: (store: MetricsStore, data: Buffer) => void, points: number): Promise<Run> {
   gc();
+  await settle();
+  const gc0 = gcMs;
   const store = new MetricsStore();
   const heap0 = process.memoryUsage().heapUsed;
   let peak = heap0;
@@ -102,10 +119,11 @@ function trial(inputs: Buffer[], one: (store: MetricsStore, data: Buffer) => voi
   peak = Math.max(peak, process.memoryUsage().heapUsed);
   const stored = store.list().reduce((n, s) => n + s.length, 0);
   if (stored !== points) throw new Error(`stored ${stored} of ${points} points`);
-  return { pps: points / seconds, heapMb: (peak - heap0) / 1048576 };
+  await settle();
+  return { pps: points / seconds, heapMb: (peak - heap0) / 1048576, gcMs: gcMs - gc0 };
 }
 
-function main(): void {
+async function main(): Promise<void> {
   const { json, frames, points } = wire();
   const jsonBytes = json.reduce((n, b) => n + b.length, 0);
   const frameBytes = frames.reduce((n, b) => n + b.length, 0);
@@ -117,22 +135,26 @@ function main(): void {
     binary: (s: MetricsStore, d: Buffer) => newIngest(s, d, true),
   };
   const input = { old: json, json, binary: frames };
-  const runs: Record<keyof typeof paths, { pps: number; heapMb: number }[]> = { old: [], json: [], binary: [] };
-  for (const k of ['old', 'json', 'binary'] as const) trial(input[k], paths[k], points); // warm-up (JIT)
+  const runs: Record<keyof typeof paths, Run[]> = { old: [], json: [], binary: [] };
+  for (const k of ['old', 'json', 'binary'] as const) await trial(input[k], paths[k], points); // warm-up (JIT)
   for (let t = 0; t < TRIALS; t++) {
     const order = (['old', 'json', 'binary'] as const).slice();
     if (t % 2) order.reverse();
-    for (const k of order) runs[k].push(trial(input[k], paths[k], points));
+    for (const k of order) runs[k].push(await trial(input[k], paths[k], points));
   }
   const pps = (k: keyof typeof paths) => median(runs[k].map((r) => r.pps));
   const heap = (k: keyof typeof paths) => median(runs[k].map((r) => r.heapMb));
+  const gcOf = (k: keyof typeof paths) => median(runs[k].map((r) => r.gcMs));
   for (const k of ['old', 'json', 'binary'] as const) {
-    console.log(`  ${k.padEnd(7)} ${fmt(pps(k)).padStart(12)} points/s  heap +${heap(k).toFixed(1)} MB   trials ${runs[k].map((r) => fmt(r.pps)).join(', ')}`);
+    console.log(`  ${k.padEnd(7)} ${fmt(pps(k)).padStart(12)} points/s  GC ${gcOf(k).toFixed(0).padStart(4)} ms  heap +${heap(k).toFixed(1)} MB   trials ${runs[k].map((r) => fmt(r.pps)).join(', ')}`);
   }
   console.log(`  binary / old: ${(pps('binary') / pps('old')).toFixed(2)}× points/s; json / old: ${(pps('json') / pps('old')).toFixed(2)}×`);
   console.log(
-    `\nBENCH relay-ingest old_points_per_s=${Math.round(pps('old'))} json_points_per_s=${Math.round(pps('json'))} binary_points_per_s=${Math.round(pps('binary'))} binary_vs_old=${(pps('binary') / pps('old')).toFixed(2)} old_heap_mb=${heap('old').toFixed(1)} binary_heap_mb=${heap('binary').toFixed(1)}`,
+    `\nBENCH relay-ingest old_points_per_s=${Math.round(pps('old'))} json_points_per_s=${Math.round(pps('json'))} binary_points_per_s=${Math.round(pps('binary'))} binary_vs_old=${(pps('binary') / pps('old')).toFixed(2)} old_gc_ms=${gcOf('old').toFixed(0)} binary_gc_ms=${gcOf('binary').toFixed(0)} old_heap_mb=${heap('old').toFixed(1)} binary_heap_mb=${heap('binary').toFixed(1)}`,
   );
 }
 
-main();
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
