@@ -12,13 +12,13 @@ import type { Logger } from '../../shared/log';
 import { silentLogger } from '../../shared/log';
 import { Columns } from './columns';
 import { ExperienceIndex } from './experiences';
-import { Point, Series, SeriesChange, seriesKey } from './series';
+import { Point, PointColumns, Series, SeriesChange, columnsOf, seriesKey } from './series';
 import { CursorBook } from './cursors';
 import { StoreFiles } from './store-files';
 
 // The store's callers get its series types from here.
 export { Series, seriesKey } from './series';
-export type { Point, SeriesChange } from './series';
+export type { Point, PointColumns, SeriesChange } from './series';
 
 export interface StoreOptions {
   /** Persistence directory; undefined keeps everything in memory (no bound). */
@@ -108,8 +108,11 @@ export class MetricsStore {
 
   // ---- writing -------------------------------------------------------------------------
 
-  /** Adds points of one series (any order; exact duplicates of (step, wall) are dropped). */
-  add(run: string, role: string, tag: string, points: Point[]): SeriesChange {
+  /** Adds points given as objects (tests, benches): see addColumns. */
+  add = (run: string, role: string, tag: string, points: Point[]): SeriesChange => this.addColumns(run, role, tag, columnsOf(points));
+
+  /** Adds points of one series as columns (read in place: no per-point object); any order; exact repeats of (step, wallTime) are dropped. */
+  addColumns(run: string, role: string, tag: string, points: PointColumns): SeriesChange {
     const key = seriesKey(run, role, tag);
     let s = this.map.get(key);
     if (!s) {
@@ -121,19 +124,22 @@ export class MetricsStore {
     const startLength = s.length;
     let reordered = false;
     let added = 0;
-    for (const p of points) {
-      if (s.isAtEnd(p)) {
-        this.residentBytes += s.pushEnd(p);
+    const { step, wallTime, value } = points;
+    for (let i = 0; i < step.length; i++) {
+      const st = step[i];
+      const wt = wallTime[i];
+      if (s.isAtEnd(st, wt)) {
+        this.residentBytes += s.pushEnd(st, wt, value[i]);
       } else {
         if (!s.cols) this.readBack(s);
-        const grown = s.insert(p);
+        const grown = s.insert(st, wt, value[i]);
         if (grown === undefined) continue; // seen
         this.residentBytes += grown;
         reordered = true;
       }
-      if (p.wall < s.firstWall) {
-        s.firstWall = p.wall;
-        if (!(this.starts.get(run)! <= p.wall)) this.starts.set(run, p.wall);
+      if (wt < s.firstWall) {
+        s.firstWall = wt;
+        if (!(this.starts.get(run)! <= wt)) this.starts.set(run, wt);
       }
       added++;
     }

@@ -52,9 +52,9 @@ export function newChartState(spec: ChartSpec): ChartState {
 /** x of point i for an axis mode. */
 export function xOf(cols: Columns, mode: XAxisMode, runStart: number): (i: number) => number {
   if (mode === 'step') return (i) => cols.step[i];
-  if (mode === 'wall') return (i) => cols.wall[i];
+  if (mode === 'wall') return (i) => cols.wallTime[i];
   const s = Number.isFinite(runStart) ? runStart : 0;
-  return (i) => cols.wall[i] - s;
+  return (i) => cols.wallTime[i] - s;
 }
 
 /** Points behind a chart (all its series, full resolution). */
@@ -96,7 +96,7 @@ export function rebuildFrame(store: MetricsStore, c: ChartState, opts: ViewOptio
     if (!s || !cols || !xs) continue;
     const spacing = typicalSpacing(xs, cols.length);
     const b = new SeriesBuckets({ origin: grid.origin, dx: grid.dx, cap: c.cap }, opts.smoothing, spacing);
-    for (let i = 0; i < cols.length; i++) b.add(xs(i), cols.value[i], false, cols.wall[i]);
+    for (let i = 0; i < cols.length; i++) b.add(xs(i), cols.value[i], false, cols.wallTime[i]);
     stats.pointsScanned += cols.length;
     points += cols.length;
     used = Math.max(used, b.used);

@@ -24,8 +24,7 @@ import {
   sanitizeOptions,
 } from '../../shared/metrics-protocol';
 import type { MetricsStore } from '../store/store';
-import { Point, seriesKey } from '../store/series';
-import { seriesOfBatch } from './batch-series';
+import { Point, PointColumns, columnsOf, seriesKey } from '../store/series';
 import { ChartEngine } from './chart-engine';
 import { drillDown } from './drill';
 import { LiveDrill } from './live-drill';
@@ -84,17 +83,22 @@ export class ViewController {
 
   // ---- data in ---------------------------------------------------------------------------
 
-  /** A relay batch: points grouped per series into the store, the cursor saved with them. */
+  /** A relay batch: each tag's columns into the store as they are, the cursor saved with them. */
   ingest(endpoint: string, b: PointsBatch): void {
-    for (const g of seriesOfBatch(b)) this.addPoints(b.run, g.role, g.tag, g.points);
+    for (const s of b.series) if (s.step.length) this.addColumns(b.run, b.role, s.tag, s);
     this.store.setCursor(endpoint, b.cursor);
     this.hooks.onData?.();
   }
 
-  /** Adds points of one series (also the bench's entry point). */
+  /** Adds points of one series given as objects (the bench's and tests' entry point). */
   addPoints(run: string, role: string, tag: string, points: Point[]): void {
+    this.addColumns(run, role, tag, columnsOf(points));
+  }
+
+  /** Adds points of one series as columns. */
+  addColumns(run: string, role: string, tag: string, points: PointColumns): void {
     const isNew = this.store.get(seriesKey(run, role, tag)) === undefined;
-    const ch = this.store.add(run, role, tag, points);
+    const ch = this.store.addColumns(run, role, tag, points);
     if (isNew) this.feed.layoutChanged();
     else this.engine.onChange(ch);
     this.feed.schedule();

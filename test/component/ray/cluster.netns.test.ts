@@ -18,6 +18,7 @@ import { RelayClient } from '../../../src/shared/relay-client';
 import { repoRoot, venvPython } from '../../harness/paths';
 import { killNetnsStrays, netnsStrays, RAY_PROCESS, raySkipReason, startRayCluster, type RayCluster } from '../../harness/ray-cluster';
 import { type Probe, until as poll } from '../../harness/wait';
+import { pointsOf } from '../../harness/relay-points';
 
 /** Ray is slow to answer: a minute by default, polled every 300 ms. */
 const until = <T>(what: string, f: Probe<T>, timeoutMs = 60_000, everyMs = 300): Promise<T> => poll(what, f, timeoutMs, everyMs);
@@ -50,7 +51,15 @@ describe('Ray cluster (real Ray 2.58, two nodes, loopback-only netns)', { skip }
     cluster = await startRayCluster({ worker: true });
     client = new RayClient({ url: cluster.url });
     await until('the dashboard', () => client.version().then((v) => v, () => undefined), 30_000);
+    // Here, not in the first test: every test must run alone (--grep), and two need the worker.
+    workerNodeId = (await twoAliveNodes()).find((n) => !n.is_head_node)!.node_id;
   });
+
+  const twoAliveNodes = () =>
+    until('two alive nodes', async () => {
+      const n = await client.nodes();
+      return n.filter((x) => x.state === 'ALIVE').length === 2 ? n : undefined;
+    });
 
   after(async () => {
     await cluster?.stop();
@@ -60,15 +69,12 @@ describe('Ray cluster (real Ray 2.58, two nodes, loopback-only netns)', { skip }
   });
 
   test('lists both nodes (head and the gpu_node worker) and the jobs', async () => {
-    const nodes = await until('two alive nodes', async () => {
-      const n = await client.nodes();
-      return n.filter((x) => x.state === 'ALIVE').length === 2 ? n : undefined;
-    });
+    const nodes = await twoAliveNodes();
     const head = nodes.find((n) => n.is_head_node)!;
     const worker = nodes.find((n) => !n.is_head_node)!;
     assert.equal(head.resources_total.head_node, 1);
     assert.equal(worker.resources_total.gpu_node, 1);
-    workerNodeId = worker.node_id;
+    assert.equal(worker.node_id, workerNodeId);
     assert.ok(Array.isArray(await client.jobs()));
   });
 
@@ -107,7 +113,7 @@ describe('Ray cluster (real Ray 2.58, two nodes, loopback-only netns)', { skip }
     const got = new Map<string, number>();
     const rc = new RelayClient({ url: relay.url, experiences: false });
     rc.on('points', (b) => {
-      for (const p of b.points) {
+      for (const p of pointsOf(b)) {
         const k = `${p.role}|${p.tag}|${p.step}`;
         assert.ok(!got.has(k), `point ${k} delivered twice`);
         got.set(k, p.value);
