@@ -10,6 +10,8 @@ import { ProtocolError, RELAY_PROTOCOL_VERSION, parseClientMessage } from '../..
 import type { ErrorDigest } from './error-digest';
 import type { Source } from '../sources/source';
 import type { Feed } from './decode-cache';
+import type { EnvelopeCache } from '../envelope/cache';
+import { answerDetail, envelopeFile } from './envelope-session';
 
 export interface SessionOptions {
   /** Bytes in flight above which no more batches are read for this client. */
@@ -27,6 +29,8 @@ export interface SessionHost {
   errors: ErrorDigest;
   /** What this session reads `source` from, starting at `cursor` (shared decode or its own reader). */
   feed(source: Source, cursor: Cursor | undefined): Feed;
+  /** The relay's shared envelope passes (issue 16 §4); without it, `envelope` is ignored. */
+  envelopes?: EnvelopeCache;
 }
 
 export class Session {
@@ -40,6 +44,8 @@ export class Session {
   private closed = false;
   private stallTimer: NodeJS.Timeout | undefined;
   private knownSources = new Set<string>();
+  /** Event files to send the envelope of before their live stream (subscribe.envelope). */
+  private envelopeFirst: { source: Source; file: string }[] = [];
   alive = true;
 
   constructor(
@@ -65,6 +71,10 @@ export class Session {
       void this.answerExperience(msg);
       return;
     }
+    if (msg.type === 'detail') {
+      void answerDetail(this.host, msg).then((m) => this.send(m));
+      return;
+    }
     if (msg.protocol !== RELAY_PROTOCOL_VERSION) {
       this.send({ type: 'error', code: 'unsupported-version', message: `this relay speaks protocol ${RELAY_PROTOCOL_VERSION}, not ${msg.protocol}` });
       this.ws.close(4000, 'unsupported protocol version');
@@ -73,6 +83,7 @@ export class Session {
     this.closeReaders();
     this.subscribed = msg;
     this.knownSources.clear();
+    this.envelopeFirst = [];
     this.wake();
   }
 
@@ -107,7 +118,9 @@ export class Session {
       if (this.knownSources.has(id)) continue;
       this.knownSources.add(id);
       if (!this.wants(source.info)) continue;
-      this.readers.set(id, { source, reader: this.host.feed(source, cursors.get(id)) });
+      const file = this.subscribed?.envelope && this.host.envelopes && !cursors.has(id) ? envelopeFile(source) : undefined;
+      if (file !== undefined) this.envelopeFirst.push({ source, file });
+      else this.readers.set(id, { source, reader: this.host.feed(source, cursors.get(id)) });
     }
   }
 
@@ -127,6 +140,7 @@ export class Session {
       do {
         this.again = false;
         this.refreshReaders();
+        await this.sendEnvelopes();
         let progressed = true;
         // A reader that threw is not retried in this pump: the next wake (a file change, the
         // poll timer) tries again — otherwise busy neighbours make it fail in a tight loop.
@@ -164,6 +178,30 @@ export class Session {
       }
     } finally {
       this.pumping = false;
+    }
+  }
+
+  /** Sends the envelope of each event file waiting for one, then streams it live from the envelope's end. */
+  private async sendEnvelopes(): Promise<void> {
+    const buckets = this.subscribed?.envelope?.buckets;
+    const cache = this.host.envelopes;
+    const sub = this.subscribed;
+    while (this.envelopeFirst.length && buckets && cache && !this.closed) {
+      const { source, file } = this.envelopeFirst.shift()!;
+      const id = source.info.id;
+      let cursor: Cursor | undefined;
+      try {
+        const pass = await cache.envelope(id, file, buckets);
+        if (this.closed || this.subscribed !== sub) return; // a new subscribe started over
+        const messages = pass.messages(source.info);
+        for (const m of messages) this.send(m);
+        if (messages.length) cursor = pass.cursor(id);
+      } catch (e) {
+        const message = (e as Error).message;
+        if (this.host.errors.fail(`relay: source ${id}`, message)) this.send({ type: 'error', code: 'source-error', message, source: id });
+      }
+      // Without an envelope (no scalars yet, a failed read) the source streams from its start.
+      this.readers.set(id, { source, reader: this.host.feed(source, cursor) });
     }
   }
 
