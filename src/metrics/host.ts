@@ -61,6 +61,7 @@ export class MetricsHost implements vscode.Disposable {
         startDemo: () => void vscode.commands.executeCommand('agentrl.metrics.startDemo'),
         readRollout: async (ref) => toRolloutDetail(ref, await this.connections.requestExperience(ref.endpoint, ref.source, ref.id)),
         onData: () => this.scheduleStatus(),
+        readDetail: (ep, q) => this.connections.requestDetail(ep, q),
       },
       context.workspaceState.get(OPTIONS_KEY),
     );
@@ -70,6 +71,7 @@ export class MetricsHost implements vscode.Disposable {
       {
         points: (ep, b) => this.controller.ingest(ep, b),
         experiences: (ep, m) => this.controller.ingestExperiences(ep, m),
+        envelope: (ep, m) => this.controller.ingestEnvelope(ep, m),
         cursors: (ep) => this.store.cursors(ep),
         changed: () => this.onStatus(),
       },

@@ -17,6 +17,7 @@ import { EventEmitter } from 'node:events';
 import { RelayClientError, RelayLink } from './relay-link';
 import type { Cursor, ExperienceDetail, ExperiencesMessage, HeartbeatMessage, HelloMessage, PointsMessage, ServerMessage, SourceInfo } from './relay-protocol';
 import { RELAY_PROTOCOL_VERSION, fromWireNumber } from './relay-protocol';
+import type { DetailMessage, DetailRequestMessage, EnvelopeMessage, EnvelopeRequest } from './relay-envelope';
 
 export type { RelayClientError } from './relay-link';
 
@@ -62,6 +63,8 @@ export interface RelayClientOptions {
   experiences?: boolean;
   /** Where to resume (e.g. cursors saved from a previous session). */
   cursors?: Cursor[];
+  /** Ask for envelope-first opening of event files (relay-envelope.ts); older relays stream every point. */
+  envelope?: EnvelopeRequest;
   /** Extra CA certificate(s) for wss:// with a self-signed relay certificate. */
   ca?: string | Buffer;
   /** Reconnect backoff: first delay, cap, growth factor, jitter fraction (0..1). */
@@ -83,6 +86,8 @@ export interface RelayClientEvents {
   sources: [SourceInfo[]];
   points: [PointsBatch];
   experiences: [ExperiencesMessage];
+  /** The envelope of one tag of a source read from its beginning (its live points follow). */
+  envelope: [EnvelopeMessage];
   /** The relay's heartbeat; `caughtUp` says its backlog has drained. */
   heartbeat: [HeartbeatMessage];
   state: [StateChange];
@@ -100,6 +105,7 @@ export class RelayClient extends EventEmitter<RelayClientEvents> {
   private stopped = false;
   private nextRequest = 1;
   private readonly pending = new Map<number, { resolve: (d: ExperienceDetail) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
+  private readonly pendingDetail = new Map<number, { resolve: (d: DetailMessage) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
   readonly stats: RelayClientStats = { connects: 0, points: 0, experiences: 0, staleBatches: 0 };
 
   constructor(private readonly opts: RelayClientOptions) {
@@ -141,7 +147,27 @@ export class RelayClient extends EventEmitter<RelayClientEvents> {
     });
   }
 
+  /** The points of one tag in steps [from, to] that an envelope summarized (or a finer envelope of them). */
+  requestDetail(q: Omit<DetailRequestMessage, 'type' | 'request'>, timeoutMs = 30_000): Promise<DetailMessage> {
+    const link = this.link;
+    if (!link || !link.open || this.current !== 'open') return Promise.reject(new Error('not connected to the relay'));
+    const request = this.nextRequest++;
+    return new Promise<DetailMessage>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pendingDetail.delete(request);
+        reject(new Error(`the relay did not answer within ${timeoutMs / 1000} s`));
+      }, timeoutMs);
+      this.pendingDetail.set(request, { resolve, reject, timer });
+      link.send({ type: 'detail', request, ...q });
+    });
+  }
+
   private failPending(why: string): void {
+    for (const [id, p] of this.pendingDetail) {
+      clearTimeout(p.timer);
+      p.reject(new Error(why));
+      this.pendingDetail.delete(id);
+    }
     for (const [id, p] of this.pending) {
       clearTimeout(p.timer);
       p.reject(new Error(why));
@@ -229,6 +255,7 @@ export class RelayClient extends EventEmitter<RelayClientEvents> {
           runs: this.opts.runs,
           cursors: this.cursors(),
           experiences: this.opts.experiences ?? true,
+          ...(this.opts.envelope ? { envelope: this.opts.envelope } : {}),
         });
         this.setState({ state: 'open', attempt: 0 });
         this.emit('hello', msg);
@@ -257,6 +284,23 @@ export class RelayClient extends EventEmitter<RelayClientEvents> {
         clearTimeout(p.timer);
         if (msg.detail) p.resolve(msg.detail);
         else p.reject(new Error(msg.error ?? 'no detail'));
+        return;
+      }
+      case 'envelope': {
+        // Every tag's envelope carries the same cursor: held unless it is behind what we have.
+        const held = this.cursorMap.get(msg.source);
+        if (held && held.fid === msg.cursor.fid && msg.cursor.offset < held.offset) return;
+        this.cursorMap.set(msg.source, { ...msg.cursor });
+        this.emit('envelope', msg);
+        return;
+      }
+      case 'detail': {
+        const p = this.pendingDetail.get(msg.request);
+        if (!p) return;
+        this.pendingDetail.delete(msg.request);
+        clearTimeout(p.timer);
+        if (msg.error) p.reject(new Error(msg.error));
+        else p.resolve(msg);
         return;
       }
       case 'heartbeat':

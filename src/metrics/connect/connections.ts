@@ -9,6 +9,11 @@ import type { PointsBatch, RelayClientError, RelayClientOptions, StateChange } f
 import type { Logger } from '../../shared/log';
 import type { EndpointState, EndpointStatus } from '../../shared/metrics-protocol';
 import type { LocalRelay, LocalRelaySpec, RelayLauncher } from './local-relay';
+import type { DetailMessage, DetailRequestMessage, EnvelopeMessage } from '../../shared/relay-envelope';
+
+/** Envelope buckets asked per tag: ~2 × a wide chart's plot width (issue 16 §4). */
+export const ENVELOPE_BUCKETS = 2048;
+type DetailQuery = Omit<DetailRequestMessage, 'type' | 'request'>;
 
 export interface EndpointSpec {
   /** Stable id (cursors are saved under it). */
@@ -37,12 +42,16 @@ export interface RelayClientLike {
   start(): void;
   close(): Promise<void>;
   requestExperience(source: string, id: number, timeoutMs?: number): Promise<ExperienceDetail>;
+  on(event: 'envelope', l: (m: EnvelopeMessage) => void): unknown;
+  requestDetail?(q: DetailQuery): Promise<DetailMessage>;
 }
 export type ClientFactory = (o: RelayClientOptions) => RelayClientLike;
 
 export interface ConnectionSink {
   points(endpoint: string, b: PointsBatch): void;
   experiences(endpoint: string, m: ExperiencesMessage): void;
+  /** A tag's envelope; a sink with it opens event files envelope-first (relay-envelope.ts). */
+  envelope?(endpoint: string, m: EnvelopeMessage): void;
   /** Cursors to resume an endpoint from. */
   cursors(endpoint: string): Cursor[];
   /** Some endpoint's status changed. */
@@ -108,6 +117,12 @@ class Endpoint {
   requestExperience(source: string, id: number): Promise<ExperienceDetail> {
     if (!this.client) return Promise.reject(new Error(`${this.spec.name} is not connected`));
     return this.client.requestExperience(source, id);
+  }
+
+  /** Exact points of an envelope-first source through this endpoint's relay. */
+  requestDetail(q: DetailQuery): Promise<DetailMessage> {
+    if (!this.client?.requestDetail) return Promise.reject(new Error(`${this.spec.name} is not connected`));
+    return this.client.requestDetail(q);
   }
 
   /** The local relay's process id (tests kill it to check recovery). */
@@ -176,6 +191,7 @@ class Endpoint {
       cursors: this.m.sink.cursors(this.spec.id),
       backoff: this.m.timing.backoff,
       missedHeartbeats: this.m.timing.missedHeartbeats,
+      envelope: this.m.sink.envelope ? { buckets: ENVELOPE_BUCKETS } : undefined,
     });
     this.client = client;
     client.on('hello', (h) => {
@@ -198,6 +214,14 @@ class Endpoint {
       this.runs.add(b.run);
       this.points += b.points.length;
       this.m.sink.points(this.spec.id, b);
+      this.busy();
+    });
+    client.on('envelope', (msg) => {
+      if (this.client !== client) return;
+      const m = this.spec.run ? { ...msg, run: this.spec.run } : msg;
+      this.runs.add(m.run);
+      this.points += m.points;
+      this.m.sink.envelope?.(this.spec.id, m);
       this.busy();
     });
     client.on('experiences', (msg) => {
@@ -313,6 +337,11 @@ export class Connections {
   requestExperience(endpoint: string, source: string, id: number): Promise<ExperienceDetail> {
     const ep = this.endpoints.get(endpoint);
     return ep ? ep.requestExperience(source, id) : Promise.reject(new Error(`endpoint ${endpoint} is not connected`));
+  }
+
+  requestDetail(endpoint: string, q: DetailQuery): Promise<DetailMessage> {
+    const ep = this.endpoints.get(endpoint);
+    return ep ? ep.requestDetail(q) : Promise.reject(new Error(`endpoint ${endpoint} is not connected`));
   }
 
   relayPid(id: string): number | undefined {

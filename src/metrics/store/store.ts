@@ -15,6 +15,8 @@ import { ExperienceIndex } from './experiences';
 import { Point, Series, SeriesChange, seriesKey } from './series';
 import { CursorBook } from './cursors';
 import { StoreFiles } from './store-files';
+import { EnvelopeBook } from './envelopes';
+import type { EnvelopeMessage } from '../../shared/relay-envelope';
 
 // The store's callers get its series types from here.
 export { Series, seriesKey } from './series';
@@ -43,6 +45,8 @@ export class MetricsStore {
   /** Series spilled since creation (stats for tests and the log). */
   spills = 0;
   loads = 0;
+  /** Envelopes of sources opened envelope-first, and their detail windows (envelopes.ts). */
+  readonly envelopes = new EnvelopeBook();
 
   constructor(opts: StoreOptions = {}) {
     this.log = opts.log ?? silentLogger;
@@ -142,6 +146,19 @@ export class MetricsStore {
     return { key, appendedFrom: reordered || added === 0 ? undefined : startLength, reordered, added };
   }
 
+  /** A tag's envelope from a relay (its series appears if it is new); returns the series key. */
+  addEnvelope(endpoint: string, run: string, m: EnvelopeMessage): string {
+    const key = seriesKey(run, m.role, m.tag);
+    if (!this.map.has(key)) this.add(run, m.role, m.tag, []);
+    this.envelopes.set(key, endpoint, m);
+    const wall = m.firstWall.reduce((a, b) => Math.min(a, b), Infinity);
+    const s = this.map.get(key)!;
+    if (wall < s.firstWall) s.firstWall = wall;
+    if (!(this.starts.get(run)! <= wall)) this.starts.set(run, wall);
+    this.setCursor(endpoint, m.cursor);
+    return key;
+  }
+
   addExperiences(endpoint: string, source: string, run: string, rows: ExperienceRow[]): number {
     return this.experiences.add(endpoint, source, run, rows);
   }
@@ -191,7 +208,10 @@ export class MetricsStore {
     if (!files) return;
     try {
       for (const s of this.map.values()) this.residentBytes -= files.writeSeries(s);
-      files.writeIndex(this.list(), { nextFile: this.nextFile, cursors: this.cursorBook.toJSON() }, this.experiences);
+      // Envelope-first sources are not saved: a reload opens them envelope-first again.
+      const env = this.envelopes;
+      const cursors = Object.fromEntries(Object.entries(this.cursorBook.toJSON()).map(([e, list]) => [e, list.filter((c) => !env.isEnvelopeSource(e, c.source))]));
+      files.writeIndex(this.list().filter((s) => !env.has(s.key)), { nextFile: this.nextFile, cursors }, this.experiences);
     } catch (e) {
       this.log.error(`metrics store: cannot write ${files.dir}: ${(e as Error).message}`);
     }
@@ -218,6 +238,7 @@ export class MetricsStore {
     this.starts.clear();
     this.residentBytes = 0;
     this.exp = new ExperienceIndex();
+    this.envelopes.clear();
     this.files?.clear();
   }
 }
