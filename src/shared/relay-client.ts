@@ -18,6 +18,7 @@ import { RelayClientError, RelayLink } from './relay-link';
 import type { Cursor, ExperienceDetail, ExperiencesMessage, HeartbeatMessage, HelloMessage, PointsMessage, ServerMessage, SourceInfo } from './relay-protocol';
 import { RELAY_PROTOCOL_VERSION, fromWireNumber } from './relay-protocol';
 import type { DetailMessage, DetailRequestMessage, EnvelopeMessage, EnvelopeRequest } from './relay-envelope';
+import { PendingRequests } from './pending-requests';
 
 export type { RelayClientError } from './relay-link';
 
@@ -103,9 +104,8 @@ export class RelayClient extends EventEmitter<RelayClientEvents> {
   private heartbeatMs = 10_000;
   private current: RelayClientState = 'idle';
   private stopped = false;
-  private nextRequest = 1;
-  private readonly pending = new Map<number, { resolve: (d: ExperienceDetail) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
-  private readonly pendingDetail = new Map<number, { resolve: (d: DetailMessage) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
+  private readonly pending = new PendingRequests<ExperienceDetail>();
+  private readonly details = new PendingRequests<DetailMessage>();
   readonly stats: RelayClientStats = { connects: 0, points: 0, experiences: 0, staleBatches: 0 };
 
   constructor(private readonly opts: RelayClientOptions) {
@@ -136,43 +136,20 @@ export class RelayClient extends EventEmitter<RelayClientEvents> {
   requestExperience(source: string, id: number, timeoutMs = 15_000): Promise<ExperienceDetail> {
     const link = this.link;
     if (!link || !link.open || this.current !== 'open') return Promise.reject(new Error('not connected to the relay'));
-    const request = this.nextRequest++;
-    return new Promise<ExperienceDetail>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.pending.delete(request);
-        reject(new Error(`the relay did not answer within ${timeoutMs / 1000} s (an older relay cannot read experiences)`));
-      }, timeoutMs);
-      this.pending.set(request, { resolve, reject, timer });
-      link.send({ type: 'experience', request, source, id });
-    });
+    const late = `the relay did not answer within ${timeoutMs / 1000} s (an older relay cannot read experiences)`;
+    return this.pending.ask((request) => link.send({ type: 'experience', request, source, id }), timeoutMs, late);
   }
 
   /** The points of one tag in steps [from, to] that an envelope summarized (or a finer envelope of them). */
   requestDetail(q: Omit<DetailRequestMessage, 'type' | 'request'>, timeoutMs = 30_000): Promise<DetailMessage> {
     const link = this.link;
     if (!link || !link.open || this.current !== 'open') return Promise.reject(new Error('not connected to the relay'));
-    const request = this.nextRequest++;
-    return new Promise<DetailMessage>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.pendingDetail.delete(request);
-        reject(new Error(`the relay did not answer within ${timeoutMs / 1000} s`));
-      }, timeoutMs);
-      this.pendingDetail.set(request, { resolve, reject, timer });
-      link.send({ type: 'detail', request, ...q });
-    });
+    return this.details.ask((request) => link.send({ type: 'detail', request, ...q }), timeoutMs, `the relay did not answer within ${timeoutMs / 1000} s`);
   }
 
   private failPending(why: string): void {
-    for (const [id, p] of this.pendingDetail) {
-      clearTimeout(p.timer);
-      p.reject(new Error(why));
-      this.pendingDetail.delete(id);
-    }
-    for (const [id, p] of this.pending) {
-      clearTimeout(p.timer);
-      p.reject(new Error(why));
-      this.pending.delete(id);
-    }
+    this.details.failAll(why);
+    this.pending.failAll(why);
   }
 
   /** Closes the connection and stops reconnecting. */
@@ -277,32 +254,17 @@ export class RelayClient extends EventEmitter<RelayClientEvents> {
         this.stats.experiences += msg.rows.length;
         this.emit('experiences', msg);
         return;
-      case 'experience-detail': {
-        const p = this.pending.get(msg.request);
-        if (!p) return;
-        this.pending.delete(msg.request);
-        clearTimeout(p.timer);
-        if (msg.detail) p.resolve(msg.detail);
-        else p.reject(new Error(msg.error ?? 'no detail'));
-        return;
-      }
+      case 'experience-detail':
+        return this.pending.settle(msg.request, msg.detail ? undefined : (msg.error ?? 'no detail'), msg.detail ?? {});
       case 'envelope': {
-        // Every tag's envelope carries the same cursor: held unless it is behind what we have.
+        // Every tag's envelope of a source carries the same cursor: an equal one is not stale.
         const held = this.cursorMap.get(msg.source);
         if (held && held.fid === msg.cursor.fid && msg.cursor.offset < held.offset) return;
         this.cursorMap.set(msg.source, { ...msg.cursor });
-        this.emit('envelope', msg);
-        return;
+        return void this.emit('envelope', msg);
       }
-      case 'detail': {
-        const p = this.pendingDetail.get(msg.request);
-        if (!p) return;
-        this.pendingDetail.delete(msg.request);
-        clearTimeout(p.timer);
-        if (msg.error) p.reject(new Error(msg.error));
-        else p.resolve(msg);
-        return;
-      }
+      case 'detail':
+        return this.details.settle(msg.request, msg.error, msg);
       case 'heartbeat':
         this.emit('heartbeat', msg);
         return;

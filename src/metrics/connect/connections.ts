@@ -11,7 +11,7 @@ import type { EndpointState, EndpointStatus } from '../../shared/metrics-protoco
 import type { LocalRelay, LocalRelaySpec, RelayLauncher } from './local-relay';
 import type { DetailMessage, DetailRequestMessage, EnvelopeMessage } from '../../shared/relay-envelope';
 
-/** Envelope buckets asked per tag: ~2 × a wide chart's plot width (issue 16 §4). */
+/** Envelope buckets a client asks per tag (RelayClientOptions.envelope): ~2 × a wide chart's plot width (issue 16 §4). */
 export const ENVELOPE_BUCKETS = 2048;
 type DetailQuery = Omit<DetailRequestMessage, 'type' | 'request'>;
 
@@ -50,7 +50,7 @@ export type ClientFactory = (o: RelayClientOptions) => RelayClientLike;
 export interface ConnectionSink {
   points(endpoint: string, b: PointsBatch): void;
   experiences(endpoint: string, m: ExperiencesMessage): void;
-  /** A tag's envelope; a sink with it opens event files envelope-first (relay-envelope.ts). */
+  /** A tag's envelope (from clients the factory made with the `envelope` option). */
   envelope?(endpoint: string, m: EnvelopeMessage): void;
   /** Cursors to resume an endpoint from. */
   cursors(endpoint: string): Cursor[];
@@ -80,7 +80,7 @@ class Endpoint {
   detail: string | undefined;
   runs = new Set<string>();
   points = 0;
-  private client: RelayClientLike | undefined;
+  client: RelayClientLike | undefined;
   private relay: LocalRelay | undefined;
   private quiet: NodeJS.Timeout | undefined;
   private restartTimer: NodeJS.Timeout | undefined;
@@ -117,12 +117,6 @@ class Endpoint {
   requestExperience(source: string, id: number): Promise<ExperienceDetail> {
     if (!this.client) return Promise.reject(new Error(`${this.spec.name} is not connected`));
     return this.client.requestExperience(source, id);
-  }
-
-  /** Exact points of an envelope-first source through this endpoint's relay. */
-  requestDetail(q: DetailQuery): Promise<DetailMessage> {
-    if (!this.client?.requestDetail) return Promise.reject(new Error(`${this.spec.name} is not connected`));
-    return this.client.requestDetail(q);
   }
 
   /** The local relay's process id (tests kill it to check recovery). */
@@ -184,14 +178,13 @@ class Endpoint {
   }
 
   private connect(url: string, token: string | undefined): void {
-    const client = this.m.factory({
+    const client = this.m.open(this, {
       url,
       token,
       ca: this.spec.local ? undefined : this.spec.ca,
       cursors: this.m.sink.cursors(this.spec.id),
       backoff: this.m.timing.backoff,
       missedHeartbeats: this.m.timing.missedHeartbeats,
-      envelope: this.m.sink.envelope ? { buckets: ENVELOPE_BUCKETS } : undefined,
     });
     this.client = client;
     client.on('hello', (h) => {
@@ -214,14 +207,6 @@ class Endpoint {
       this.runs.add(b.run);
       this.points += b.points.length;
       this.m.sink.points(this.spec.id, b);
-      this.busy();
-    });
-    client.on('envelope', (msg) => {
-      if (this.client !== client) return;
-      const m = this.spec.run ? { ...msg, run: this.spec.run } : msg;
-      this.runs.add(m.run);
-      this.points += m.points;
-      this.m.sink.envelope?.(this.spec.id, m);
       this.busy();
     });
     client.on('experiences', (msg) => {
@@ -270,7 +255,7 @@ class Endpoint {
    * A batch arrived. A relay that reports its backlog (HeartbeatMessage.caughtUp) decides
    * live vs catching up; for an older relay, backfilling lasts until the stream is quiet.
    */
-  private busy(): void {
+  busy(): void {
     if (this.state !== 'backfilling' || this.caughtUpSeen) return;
     if (this.quiet) clearTimeout(this.quiet);
     this.quiet = setTimeout(() => {
@@ -339,9 +324,26 @@ export class Connections {
     return ep ? ep.requestExperience(source, id) : Promise.reject(new Error(`endpoint ${endpoint} is not connected`));
   }
 
+  /** Exact points of an envelope-first source through an endpoint's relay. */
   requestDetail(endpoint: string, q: DetailQuery): Promise<DetailMessage> {
-    const ep = this.endpoints.get(endpoint);
-    return ep ? ep.requestDetail(q) : Promise.reject(new Error(`endpoint ${endpoint} is not connected`));
+    const c = this.endpoints.get(endpoint)?.client;
+    return c?.requestDetail ? c.requestDetail(q) : Promise.reject(new Error(`endpoint ${endpoint} is not connected`));
+  }
+
+  /** A client for endpoint `ep`; the tag envelopes it may get go to the sink. */
+  open(ep: Endpoint, o: RelayClientOptions): RelayClientLike {
+    const client = this.factory(o);
+    client.on('envelope', (m) => ep.client === client && this.envelope(ep, m));
+    return client;
+  }
+
+  /** A tag's envelope through endpoint `ep` (a client created with the `envelope` option). */
+  private envelope(ep: Endpoint, m: EnvelopeMessage): void {
+    if (ep.spec.run) m = { ...m, run: ep.spec.run };
+    ep.runs.add(m.run);
+    ep.points += m.points;
+    this.sink.envelope?.(ep.spec.id, m);
+    ep.busy();
   }
 
   relayPid(id: string): number | undefined {

@@ -87,10 +87,12 @@ export class EnvelopeBook {
   private readonly windows = new Map<string, Map<string, DetailWindow>>();
   /** endpoint\nsource of every source opened envelope-first. */
   private readonly sources = new Set<string>();
+  /** Per run, the earliest wall time of its envelopes (origin of the relative axis). */
+  private readonly starts = new Map<string, number>();
   bytes = 0;
 
-  /** Takes up a tag's envelope (a newer one of the same source replaces it). */
-  set(key: string, endpoint: string, m: EnvelopeMessage): void {
+  /** Takes up a tag's envelope of `run` (a newer one of the same source replaces it). */
+  set(key: string, endpoint: string, m: EnvelopeMessage, run: string): void {
     let m1 = this.bySeries.get(key);
     if (!m1) this.bySeries.set(key, (m1 = new Map()));
     const sk = sourceKey(endpoint, m.source);
@@ -101,6 +103,18 @@ export class EnvelopeBook {
     m1.set(sk, { endpoint, source: m.source, cursor: m.cursor, points: m.points, env });
     this.windows.get(key)?.delete(sk); // it was read against the old envelope's cursor
     this.sources.add(sk);
+    const wall = m.firstWall.reduce((a, b) => Math.min(a, b), Infinity);
+    if (!(this.starts.get(run)! <= wall)) this.starts.set(run, wall);
+  }
+
+  /** Seconds since epoch of the earliest point of a run's envelopes (Infinity: none). */
+  runStart(run: string): number {
+    return this.starts.get(run) ?? Infinity;
+  }
+
+  /** Every endpoint's cursors but those of envelope-first sources (the store's manifest). */
+  persistable(cursors: Record<string, Cursor[]>): Record<string, Cursor[]> {
+    return Object.fromEntries(Object.entries(cursors).map(([e, list]) => [e, list.filter((c) => !this.isEnvelopeSource(e, c.source))]));
   }
 
   has(key: string): boolean {
@@ -139,6 +153,7 @@ export class EnvelopeBook {
     this.bySeries.clear();
     this.windows.clear();
     this.sources.clear();
+    this.starts.clear();
     this.bytes = 0;
   }
 }

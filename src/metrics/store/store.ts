@@ -16,7 +16,6 @@ import { Point, Series, SeriesChange, seriesKey } from './series';
 import { CursorBook } from './cursors';
 import { StoreFiles } from './store-files';
 import { EnvelopeBook } from './envelopes';
-import type { EnvelopeMessage } from '../../shared/relay-envelope';
 
 // The store's callers get its series types from here.
 export { Series, seriesKey } from './series';
@@ -65,7 +64,8 @@ export class MetricsStore {
 
   /** Seconds since epoch of a run's first point (NaN when unknown). */
   runStart(run: string): number {
-    return this.starts.get(run) ?? NaN;
+    const t = Math.min(this.starts.get(run) ?? Infinity, this.envelopes.runStart(run));
+    return t === Infinity ? NaN : t;
   }
 
   runs(): string[] {
@@ -146,19 +146,6 @@ export class MetricsStore {
     return { key, appendedFrom: reordered || added === 0 ? undefined : startLength, reordered, added };
   }
 
-  /** A tag's envelope from a relay (its series appears if it is new); returns the series key. */
-  addEnvelope(endpoint: string, run: string, m: EnvelopeMessage): string {
-    const key = seriesKey(run, m.role, m.tag);
-    if (!this.map.has(key)) this.add(run, m.role, m.tag, []);
-    this.envelopes.set(key, endpoint, m);
-    const wall = m.firstWall.reduce((a, b) => Math.min(a, b), Infinity);
-    const s = this.map.get(key)!;
-    if (wall < s.firstWall) s.firstWall = wall;
-    if (!(this.starts.get(run)! <= wall)) this.starts.set(run, wall);
-    this.setCursor(endpoint, m.cursor);
-    return key;
-  }
-
   addExperiences(endpoint: string, source: string, run: string, rows: ExperienceRow[]): number {
     return this.experiences.add(endpoint, source, run, rows);
   }
@@ -209,9 +196,8 @@ export class MetricsStore {
     try {
       for (const s of this.map.values()) this.residentBytes -= files.writeSeries(s);
       // Envelope-first sources are not saved: a reload opens them envelope-first again.
-      const env = this.envelopes;
-      const cursors = Object.fromEntries(Object.entries(this.cursorBook.toJSON()).map(([e, list]) => [e, list.filter((c) => !env.isEnvelopeSource(e, c.source))]));
-      files.writeIndex(this.list().filter((s) => !env.has(s.key)), { nextFile: this.nextFile, cursors }, this.experiences);
+      const cursors = this.envelopes.persistable(this.cursorBook.toJSON());
+      files.writeIndex(this.list().filter((s) => !this.envelopes.has(s.key)), { nextFile: this.nextFile, cursors }, this.experiences);
     } catch (e) {
       this.log.error(`metrics store: cannot write ${files.dir}: ${(e as Error).message}`);
     }

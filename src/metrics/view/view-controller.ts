@@ -4,9 +4,7 @@
 // most MAX_UPDATES_PER_SECOND times a second. The vscode adapter (panel.ts) only moves
 // messages; the bench drives this class directly against the real webview bundle in Chromium.
 import type { ExperiencesMessage } from '../../shared/relay-protocol';
-import type { DetailMessage, DetailRequestMessage, EnvelopeMessage } from '../../shared/relay-envelope';
-import { detailWindow } from '../store/envelopes';
-import type { DetailNeed } from './envelope-feed';
+import { EnvelopeView, ReadDetail } from './envelope-view';
 import type { PointsBatch } from '../../shared/relay-client';
 import type { Logger } from '../../shared/log';
 import {
@@ -51,7 +49,7 @@ export interface ViewHooks {
   /** Called after every ingest with what changed (status bar). */
   onData?(): void;
   /** Reads exact points of an envelope-first source for a zoom (connections → relay `detail`). */
-  readDetail?(endpoint: string, q: Omit<DetailRequestMessage, 'type' | 'request'>): Promise<DetailMessage>;
+  readDetail?: ReadDetail;
 }
 
 export class ViewController {
@@ -62,8 +60,7 @@ export class ViewController {
   readonly marks = new RunMarks();
   private readonly probes = new ProbeRequests();
   private readonly liveDrill: LiveDrill;
-  /** Detail reads under way (series, source, range), asked once each. */
-  private readonly detailPending = new Set<string>();
+  readonly envelopes: EnvelopeView; // envelope-first sources: envelopes in, detail reads out
 
   constructor(
     readonly store: MetricsStore,
@@ -71,7 +68,14 @@ export class ViewController {
     options?: Partial<ViewOptions>,
   ) {
     this.options = { ...DEFAULT_VIEW_OPTIONS, ...sanitizeOptions(options) };
-    this.engine = new ChartEngine(store, () => this.options, (need) => this.readDetail(need));
+    this.engine = new ChartEngine(store, () => this.options, (need) => this.envelopes.need(need));
+    // A series changed wholesale (an envelope, a detail window): its chart is rebuilt.
+    this.envelopes = new EnvelopeView(store, hooks.readDetail, hooks.log, (key, layout) => {
+      if (layout) this.feed.layoutChanged();
+      this.engine.seriesChanged(key);
+      this.feed.schedule();
+      hooks.onData?.();
+    });
     this.feed = new UpdateFeed(store, this.engine, (m) => hooks.post(m), this.marks);
     this.liveDrill = new LiveDrill(
       (m, mode) => drillDown(this.store, m.run, m.role, m.chart, m.x, mode),
@@ -105,37 +109,6 @@ export class ViewController {
     if (isNew) this.feed.layoutChanged();
     else this.engine.onChange(ch);
     this.feed.schedule();
-  }
-
-  /** A tag's envelope (a source opened envelope-first): its chart shows every point's min and max. */
-  ingestEnvelope(endpoint: string, m: EnvelopeMessage, run = m.run): void {
-    const isNew = this.store.get(seriesKey(run, m.role, m.tag)) === undefined;
-    const key = this.store.addEnvelope(endpoint, run, m);
-    if (isNew) this.feed.layoutChanged();
-    else this.engine.seriesChanged(key);
-    this.feed.schedule();
-    this.hooks.onData?.();
-  }
-
-  /** Asks the relay for the exact points a zoomed chart needs; its chart is rebuilt with them. */
-  private readDetail(need: DetailNeed): void {
-    const read = this.hooks.readDetail;
-    const id = JSON.stringify([need.key, need.endpoint, need.source, need.from, need.to]);
-    if (!read || this.detailPending.has(id)) return;
-    this.detailPending.add(id);
-    const { endpoint, source, tag, from, to, maxPoints, cursor } = need;
-    read(endpoint, { source, tag, from, to, maxPoints, cursor }).then(
-      (m) => {
-        this.detailPending.delete(id);
-        this.store.envelopes.setWindow(need.key, detailWindow(endpoint, m));
-        this.engine.seriesChanged(need.key);
-        this.feed.schedule();
-      },
-      (e: unknown) => {
-        this.detailPending.delete(id);
-        this.hooks.log.debug(`metrics view: detail of ${tag} [${from}, ${to}]: ${e instanceof Error ? e.message : String(e)}`);
-      },
-    );
   }
 
   ingestExperiences(endpoint: string, m: ExperiencesMessage): void {

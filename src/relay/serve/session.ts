@@ -11,7 +11,7 @@ import type { ErrorDigest } from './error-digest';
 import type { Source } from '../sources/source';
 import type { Feed } from './decode-cache';
 import type { EnvelopeCache } from '../envelope/cache';
-import { answerDetail, envelopeFile } from './envelope-session';
+import { EnvelopeFirst, answerDetail } from './envelope-session';
 
 export interface SessionOptions {
   /** Bytes in flight above which no more batches are read for this client. */
@@ -45,7 +45,7 @@ export class Session {
   private stallTimer: NodeJS.Timeout | undefined;
   private knownSources = new Set<string>();
   /** Event files to send the envelope of before their live stream (subscribe.envelope). */
-  private envelopeFirst: { source: Source; file: string }[] = [];
+  private readonly envelopeFirst = new EnvelopeFirst();
   alive = true;
 
   constructor(
@@ -71,10 +71,7 @@ export class Session {
       void this.answerExperience(msg);
       return;
     }
-    if (msg.type === 'detail') {
-      void answerDetail(this.host, msg).then((m) => this.send(m));
-      return;
-    }
+    if (msg.type === 'detail') return void answerDetail(this.host, msg).then((m) => this.send(m));
     if (msg.protocol !== RELAY_PROTOCOL_VERSION) {
       this.send({ type: 'error', code: 'unsupported-version', message: `this relay speaks protocol ${RELAY_PROTOCOL_VERSION}, not ${msg.protocol}` });
       this.ws.close(4000, 'unsupported protocol version');
@@ -83,7 +80,7 @@ export class Session {
     this.closeReaders();
     this.subscribed = msg;
     this.knownSources.clear();
-    this.envelopeFirst = [];
+    this.envelopeFirst.clear();
     this.wake();
   }
 
@@ -118,9 +115,7 @@ export class Session {
       if (this.knownSources.has(id)) continue;
       this.knownSources.add(id);
       if (!this.wants(source.info)) continue;
-      const file = this.subscribed?.envelope && this.host.envelopes && !cursors.has(id) ? envelopeFile(source) : undefined;
-      if (file !== undefined) this.envelopeFirst.push({ source, file });
-      else this.readers.set(id, { source, reader: this.host.feed(source, cursors.get(id)) });
+      if (!this.envelopeFirst.wait(source, this.subscribed, this.host, cursors.has(id))) this.readers.set(id, { source, reader: this.host.feed(source, cursors.get(id)) });
     }
   }
 
@@ -140,7 +135,9 @@ export class Session {
       do {
         this.again = false;
         this.refreshReaders();
-        await this.sendEnvelopes();
+        const sub = this.subscribed;
+        const open = (source: Source, cursor: Cursor | undefined) => this.readers.set(source.info.id, { source, reader: this.host.feed(source, cursor) });
+        await this.envelopeFirst.send(this.host, sub, { send: (m) => this.send(m), current: () => !this.closed && this.subscribed === sub, open });
         let progressed = true;
         // A reader that threw is not retried in this pump: the next wake (a file change, the
         // poll timer) tries again — otherwise busy neighbours make it fail in a tight loop.
@@ -178,30 +175,6 @@ export class Session {
       }
     } finally {
       this.pumping = false;
-    }
-  }
-
-  /** Sends the envelope of each event file waiting for one, then streams it live from the envelope's end. */
-  private async sendEnvelopes(): Promise<void> {
-    const buckets = this.subscribed?.envelope?.buckets;
-    const cache = this.host.envelopes;
-    const sub = this.subscribed;
-    while (this.envelopeFirst.length && buckets && cache && !this.closed) {
-      const { source, file } = this.envelopeFirst.shift()!;
-      const id = source.info.id;
-      let cursor: Cursor | undefined;
-      try {
-        const pass = await cache.envelope(id, file, buckets);
-        if (this.closed || this.subscribed !== sub) return; // a new subscribe started over
-        const messages = pass.messages(source.info);
-        for (const m of messages) this.send(m);
-        if (messages.length) cursor = pass.cursor(id);
-      } catch (e) {
-        const message = (e as Error).message;
-        if (this.host.errors.fail(`relay: source ${id}`, message)) this.send({ type: 'error', code: 'source-error', message, source: id });
-      }
-      // Without an envelope (no scalars yet, a failed read) the source streams from its start.
-      this.readers.set(id, { source, reader: this.host.feed(source, cursor) });
     }
   }
 
