@@ -1,0 +1,103 @@
+// Peak resident memory of a set of processes, sampled every 50 ms from a worker thread: the
+// bench's own event loop is busy ingesting while it measures, and a sampler on it would miss
+// the peaks. Linux only (/proc). Used by the open-run bench for both sides of the comparison.
+import * as fs from 'node:fs';
+import { Worker } from 'node:worker_threads';
+
+export interface RssTargets {
+  /** These processes alone. */
+  pids: number[];
+  /** These processes and all their descendants. */
+  trees: number[];
+}
+
+export interface RssPeak {
+  /** Peak of the sum over all targets (MB). */
+  totalMb: number;
+  /** Peak of each target group (MB), by label. */
+  partsMb: Record<string, number>;
+  samples: number;
+}
+
+/** VmRSS of one process in MB (0 once it has exited). */
+export function rssMbOf(pid: number): number {
+  try {
+    const s = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    return Number(/VmRSS:\s+(\d+)/.exec(s)?.[1] ?? 0) / 1024;
+  } catch {
+    return 0;
+  }
+}
+
+/** Every process below `root` (children, grandchildren…), from /proc/<pid>/stat. */
+export function descendants(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const list = children.get(ppid) ?? [];
+      list.push(Number(d));
+      children.set(ppid, list);
+    } catch {
+      /* exited */
+    }
+  }
+  const out: number[] = [];
+  const todo = [root];
+  while (todo.length) for (const c of children.get(todo.pop()!) ?? []) out.push(c), todo.push(c);
+  return out;
+}
+
+/** Descendants of `root` whose command line contains `needle` (e.g. Chromium's `--type=renderer`). */
+export function descendantsMatching(root: number, needle: string): number[] {
+  return descendants(root).filter((pid) => {
+    try {
+      return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(needle);
+    } catch {
+      return false;
+    }
+  });
+}
+
+const WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { rssMbOf, descendants } = require(workerData.self);
+const groups = workerData.groups;
+const peak = { total: 0, parts: {}, samples: 0 };
+let treeCache = {}; let treeAt = 0;
+const timer = setInterval(() => {
+  const now = Date.now();
+  if (now - treeAt > 500) { treeAt = now; treeCache = {}; for (const g of groups) for (const r of g.trees) treeCache[r] = descendants(r); }
+  let total = 0;
+  for (const g of groups) {
+    let sum = 0;
+    for (const p of g.pids) sum += rssMbOf(p);
+    for (const r of g.trees) { sum += rssMbOf(r); for (const c of treeCache[r] || []) sum += rssMbOf(c); }
+    peak.parts[g.label] = Math.max(peak.parts[g.label] || 0, sum);
+    total += sum;
+  }
+  peak.total = Math.max(peak.total, total);
+  peak.samples++;
+}, 50);
+parentPort.on('message', () => { clearInterval(timer); parentPort.postMessage(peak); });
+`;
+
+/** Starts sampling; `stop()` resolves with the peaks. */
+export function sampleRss(groups: (RssTargets & { label: string })[]): { stop(): Promise<RssPeak> } {
+  const w = new Worker(WORKER, { eval: true, workerData: { self: __filename, groups } });
+  let result: Promise<RssPeak> | undefined;
+  return {
+    // Idempotent: a second call gets the same peaks.
+    stop: () =>
+      (result ??= new Promise((resolve, reject) => {
+        w.once('message', (p: { total: number; parts: Record<string, number>; samples: number }) => {
+          void w.terminate();
+          resolve({ totalMb: p.total, partsMb: p.parts, samples: p.samples });
+        });
+        w.once('error', reject);
+        w.postMessage('stop');
+      })),
+  };
+}
