@@ -62,6 +62,9 @@ interface OursResult {
   fromSpawnMs: number;
   /** Connect → the client held every point. */
   receivedMs: number;
+  /** Connect → the host posted the layout / the full frame of every chart. */
+  layoutMs: number;
+  framesPostedMs: number;
   /** Connect → the first chart drew anything / all points. */
   firstDrawMs: number;
   firstCompleteMs: number;
@@ -77,11 +80,22 @@ async function runOurs(job: string, o: { steps: number; timeoutMs: number; fullS
   const store = new MetricsStore({ dir: storeDir, memoryLimitBytes: 256 * 1024 * 1024, log: silentLogger });
   const flush = setInterval(() => store.flush(), 2000);
   let post: (m: unknown) => void = () => undefined;
+  // When the host posted the layout and the full frame of every chart (where the time goes).
+  const posted = { layout: 0, framed: 0, charts: new Set<string>() };
+  // OPEN_RUN_TRACE=1: a line per message between relay, host and page, ms after connect.
+  const t0 = { connect: 0 };
+  const trace = (what: string) => process.env.OPEN_RUN_TRACE && t0.connect && console.log(`  ${String(Date.now() - t0.connect).padStart(6)} ms ${what}`);
+  const note = (m: { type?: string; frames?: { chart: string; points: number }[] }) => {
+    trace(`host → page ${m.type}${m.frames ? ` (${m.frames.length} frames)` : ''}`);
+    if (m.type === 'layout' && !posted.layout) posted.layout = Date.now();
+    for (const f of m.type === 'update' ? (m.frames ?? []) : []) if (f.points >= o.steps) posted.charts.add(f.chart);
+    if (!posted.framed && posted.charts.size >= TAGS) posted.framed = Date.now();
+  };
   let client: RelayClient | undefined;
   const readDetail = (_ep: string, q: Parameters<RelayClient['requestDetail']>[0]) => client!.requestDetail(q);
-  const ctl = new ViewController(store, { post: (m) => post(m), log: silentLogger, strings, readDetail });
+  const ctl = new ViewController(store, { post: (m) => (note(m as Parameters<typeof note>[0]), post(m)), log: silentLogger, strings, readDetail });
   const browser = await launchChromium();
-  const wp = await openWebviewPage({ browser, onMessage: (m) => ctl.receive(m), viewport: VIEWPORT });
+  const wp = await openWebviewPage({ browser, onMessage: (m) => (trace(`page → host ${(m as { type: string }).type}`), ctl.receive(m)), viewport: VIEWPORT });
   post = (m) => void wp.post(m).catch(() => undefined);
   let relay: Awaited<ReturnType<typeof startRelay>> | undefined;
   try {
@@ -97,7 +111,7 @@ async function runOurs(job: string, o: { steps: number; timeoutMs: number; fullS
     ]);
     const want = TAGS * o.steps;
     let receivedAt = 0;
-    const tConnect = Date.now();
+    const tConnect = (t0.connect = Date.now());
     client = new RelayClient({ url: relay.url, envelope: o.fullStream ? undefined : { buckets: ENVELOPE_BUCKETS } });
     const c = client;
     let summarized = 0; // points the envelopes stand for
@@ -106,6 +120,7 @@ async function runOurs(job: string, o: { steps: number; timeoutMs: number; fullS
       if (!receivedAt && c.stats.points + summarized >= want) receivedAt = Date.now();
     });
     c.on('envelope', (m) => {
+      trace(`relay → host envelope ${m.tag}`);
       ctl.envelopes.ingest('bench', m);
       summarized += m.points;
       if (!receivedAt && c.stats.points + summarized >= want) receivedAt = Date.now();
@@ -133,6 +148,8 @@ async function runOurs(job: string, o: { steps: number; timeoutMs: number; fullS
       allTagsMs: done - tConnect,
       fromSpawnMs: done - tSpawn,
       receivedMs: receivedAt ? receivedAt - tConnect : NaN,
+      layoutMs: posted.layout - tConnect,
+      framesPostedMs: posted.framed - tConnect,
       firstDrawMs: firstDraw - tConnect,
       firstCompleteMs: Math.min(...complete.values()) - tConnect,
       rssMb: peak.totalMb,
@@ -177,7 +194,7 @@ async function main(): Promise<void> {
     ours.push(r);
     console.log(
       `ours  all tags drawn ${r.allTagsMs} ms after connect (${r.fromSpawnMs} ms after relay spawn) · first chart drew at ${r.firstDrawMs} ms, first complete at ${r.firstCompleteMs} ms · ` +
-        `client held all points at ${r.receivedMs} ms · RSS peak ${r.rssMb.toFixed(0)} MB (relay ${r.parts.relay?.toFixed(0)}, host/bench ${r.parts.bench?.toFixed(0)}, renderer ${r.parts.renderer?.toFixed(0)}) · ` +
+        `client held all points at ${r.receivedMs} ms, host posted the layout at ${r.layoutMs} ms and every chart's frame at ${r.framesPostedMs} ms · RSS peak ${r.rssMb.toFixed(0)} MB (relay ${r.parts.relay?.toFixed(0)}, host/bench ${r.parts.bench?.toFixed(0)}, renderer ${r.parts.renderer?.toFixed(0)}) · ` +
         `${r.updates} updates, ${r.framesPosted} frames posted`,
     );
     if (values['skip-tb']) continue;

@@ -11,8 +11,12 @@ import type { EndpointState, EndpointStatus } from '../../shared/metrics-protoco
 import type { LocalRelay, LocalRelaySpec, RelayLauncher } from './local-relay';
 import type { DetailMessage, DetailRequestMessage, EnvelopeMessage } from '../../shared/relay-envelope';
 
-/** Envelope buckets a client asks per tag (RelayClientOptions.envelope): ~2 × a wide chart's plot width (issue 16 §4). */
-export const ENVELOPE_BUCKETS = 2048;
+/**
+ * Envelope buckets a client asks per tag (RelayClientOptions.envelope, issue 16 §4). The relay
+ * fills between half and all of them (power-of-two widths), so 1024 is at least as fine as the
+ * grid of a plot up to ~1000 px wide (downsample.ts); a wider zoom asks for detail.
+ */
+export const ENVELOPE_BUCKETS = 1024;
 type DetailQuery = Omit<DetailRequestMessage, 'type' | 'request'>;
 
 export interface EndpointSpec {

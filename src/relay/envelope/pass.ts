@@ -110,10 +110,10 @@ export class EnvelopePass implements ScalarSink {
     return { source, fid: this.fid, offset: this.offset };
   }
 
-  /** One `envelope` message per tag, of everything read so far. */
-  messages(info: SourceInfo): EnvelopeMessage[] {
+  /** One `envelope` message per tag, of everything read so far (built one at a time as they are sent). */
+  *messages(info: SourceInfo): Generator<EnvelopeMessage> {
     const cursor = this.cursor(info.id);
-    return [...this.tags].map(([tag, b]) => ({ type: 'envelope', source: info.id, run: info.run, role: info.role, tag, points: b.points, cursor, ...b.columns() }));
+    for (const [tag, b] of [...this.tags]) yield { type: 'envelope', source: info.id, run: info.run, role: info.role, tag, points: b.points, cursor, ...b.columns() };
   }
 
   /** Memory held (builders and index). */

@@ -75,9 +75,10 @@ export class EnvelopeFirst {
       try {
         const pass = await cache.envelope(id, file, buckets);
         if (!hooks.current()) return;
-        const messages = pass.messages(source.info);
-        for (const m of messages) hooks.send(m);
-        if (messages.length) cursor = pass.cursor(id);
+        for (const m of pass.messages(source.info)) {
+          hooks.send(m);
+          cursor = m.cursor;
+        }
       } catch (e) {
         const message = (e as Error).message;
         if (host.errors.fail(`relay: source ${id}`, message)) hooks.send({ type: 'error', code: 'source-error', message, source: id });

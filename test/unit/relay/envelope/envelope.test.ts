@@ -52,7 +52,7 @@ test('EnvelopePass: every tag of several files equals the brute force over all i
     await pass.advance();
     const all = allPoints(file);
     const tags = [...new Set(all.map((p) => p.tag))].sort();
-    const msgs = pass.messages({ id: `s${f}`, kind: 'tfevents', run: 'r', role: '', path: file });
+    const msgs = [...pass.messages({ id: `s${f}`, kind: 'tfevents', run: 'r', role: '', path: file })];
     assert.deepEqual(msgs.map((m) => m.tag).sort(), tags, 'one message per tag');
     const lengths = new Set<number>();
     for (const m of msgs) {
