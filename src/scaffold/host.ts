@@ -10,7 +10,7 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import type { Logger } from '../shared/log';
 import { answer, check, checkPresets, isBrowse, isSkipped, move, normalizePresets, wizardSteps, type ChoiceValue, type Step, type WizardAnswers, type WizardContext } from './plan/flow';
-import { ScaffoldError } from './plan/l10n';
+import { ScaffoldError } from './plan/errors';
 import { planProject } from './plan/plan';
 import { readTemplateDir } from './templates/template-dir';
 import { findTemplate, parseTemplateSet } from './templates/template-set';

@@ -1,7 +1,9 @@
 // The wire protocol between the online-training playground webview and the extension host
 // (imported by both ends). The webview says `ready` first; the host answers with the whole
 // `state` and then sends `state` after every change plus `delta`s while a reply streams.
-// The webview never talks to the network: every HTTP call happens in the host.
+// The webview never talks to the network: every HTTP call happens in the host. What the host
+// receives is checked with the guards of ./validate before it acts on it.
+import { hasFields, isBool, isInt, isNum, isObj, isStr, oneOf, optional } from './validate';
 
 export const ONLINE_VIEW_TYPE = 'agentrl.online.playground';
 
@@ -104,28 +106,36 @@ export type WebviewToHost =
   | { type: 'selectModel'; model: string }
   | { type: 'connect' };
 
-const TYPES = new Set(['ready', 'send', 'regenerate', 'reward', 'choose', 'retry', 'commit', 'refreshMetrics', 'newConversation', 'openConversation', 'pickTools', 'selectModel', 'connect']);
+/** Messages that carry nothing but their type. */
+const BARE_TYPES = ['ready', 'commit', 'refreshMetrics', 'newConversation', 'pickTools', 'connect'] as const;
+
+/** A turn or alternative index. */
+const isIndex = (v: unknown): v is number => isInt(v) && v >= 0;
+/** Any number, even NaN from an empty field: the controller clamps sampling params itself. */
+const isNumber = (v: unknown): v is number => typeof v === 'number';
+const isSamplingParams = (v: unknown): v is SamplingParams =>
+  hasFields(v, { n: isNumber, maxTokens: isNumber, stream: isBool, topP: optional(isNumber), temperature: optional(isNumber) });
 
 /** The host trusts nothing from the webview: unknown shapes are dropped. */
 export function parseWebviewMessage(m: unknown): WebviewToHost | undefined {
-  if (!m || typeof m !== 'object' || !TYPES.has((m as { type?: string }).type ?? '')) return undefined;
-  const x = m as Record<string, unknown>;
-  const int = (v: unknown) => typeof v === 'number' && Number.isInteger(v) && v >= 0;
-  switch (x.type) {
+  if (!isObj(m) || !isStr(m.type)) return undefined;
+  switch (m.type) {
     case 'send':
-      return typeof x.text === 'string' && x.params && typeof x.params === 'object' ? (x as unknown as WebviewToHost) : undefined;
+      return hasFields(m, { type: oneOf(['send']), text: isStr, params: isSamplingParams }) ? m : undefined;
     case 'regenerate':
-      return int(x.turn) ? (x as unknown as WebviewToHost) : undefined;
+      return hasFields(m, { type: oneOf(['regenerate']), turn: isIndex }) ? m : undefined;
     case 'reward':
-      return int(x.turn) && (x.alt === undefined || int(x.alt)) && typeof x.reward === 'number' && Number.isFinite(x.reward) ? (x as unknown as WebviewToHost) : undefined;
+      return hasFields(m, { type: oneOf(['reward']), turn: isIndex, alt: optional(isIndex), reward: isNum, source: oneOf(['thumb', 'score']) }) ? m : undefined;
     case 'choose':
-      return int(x.turn) && int(x.alt) ? (x as unknown as WebviewToHost) : undefined;
+      return hasFields(m, { type: oneOf(['choose']), turn: isIndex, alt: isIndex }) ? m : undefined;
+    case 'retry':
+      return hasFields(m, { type: oneOf(['retry']), feedbackId: optional(isStr) }) ? m : undefined;
     case 'openConversation':
-      return typeof x.id === 'string' ? (x as unknown as WebviewToHost) : undefined;
+      return hasFields(m, { type: oneOf(['openConversation']), id: isStr }) ? m : undefined;
     case 'selectModel':
-      return typeof x.model === 'string' ? (x as unknown as WebviewToHost) : undefined;
+      return hasFields(m, { type: oneOf(['selectModel']), model: isStr }) ? m : undefined;
     default:
-      return x as unknown as WebviewToHost;
+      return hasFields(m, { type: oneOf(BARE_TYPES) }) ? m : undefined;
   }
 }
 

@@ -11,6 +11,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { RayHost } from '../../src/ray/host';
+import type { ClusterSnapshot } from '../../src/ray/cluster/cluster-model';
 import type { Element } from '../../src/ray/tree';
 import type { MetricsHost } from '../../src/metrics/host';
 import type { OnlineHost } from '../../src/online/host';
@@ -74,6 +75,23 @@ suite('Ray cluster in VS Code (real Ray, two nodes, loopback-only netns)', funct
 
   const rows = (e?: Element) => ray.tree.getChildren(e);
 
+  /** Both nodes alive as the view sees them; remembers the worker's id. */
+  async function twoAliveNodes(): Promise<ClusterSnapshot> {
+    const s = await until('two alive nodes', async () => {
+      const snap = await ray.refreshNow(url);
+      return snap.nodes.filter((n) => n.state === 'ALIVE').length === 2 ? snap : undefined;
+    });
+    workerId = s.nodes.find((n) => !n.is_head_node)!.node_id;
+    return s;
+  }
+
+  /** Every test after 'connect' starts here, so it also runs alone (--grep): connects once. */
+  async function connected(): Promise<void> {
+    if (url) return;
+    url = (await vscode.commands.executeCommand<string>('agentrl.ray.connect', { url: cluster.url, name: 'test cluster' }))!;
+    await twoAliveNodes();
+  }
+
   test('a dead dashboard URL gives a clear error and adds nothing', async () => {
     const r = await vscode.commands.executeCommand<string | undefined>('agentrl.ray.connect', { url: 'http://127.0.0.1:9' });
     assert.strictEqual(r, undefined);
@@ -83,11 +101,7 @@ suite('Ray cluster in VS Code (real Ray, two nodes, loopback-only netns)', funct
   test('connect: the Ray view lists both nodes (head, gpu_node worker) and the jobs', async () => {
     url = (await vscode.commands.executeCommand<string>('agentrl.ray.connect', { url: cluster.url, name: 'test cluster' }))!;
     assert.strictEqual(url, cluster.url);
-    const s = await until('two alive nodes', async () => {
-      const snap = await ray.refreshNow(url);
-      return snap.nodes.filter((n) => n.state === 'ALIVE').length === 2 ? snap : undefined;
-    });
-    workerId = s.nodes.find((n) => !n.is_head_node)!.node_id;
+    await twoAliveNodes();
     const [root] = rows();
     assert.strictEqual(root.label, 'test cluster');
     assert.match(root.description, /^Ray 2\.\d+\.\d+ · 2\/2 /);
@@ -100,6 +114,7 @@ suite('Ray cluster in VS Code (real Ray, two nodes, loopback-only netns)', funct
   });
 
   test('Run on Ray Cluster: logs stream, the relay lands on the gpu_node, the metrics view gets every point once', async () => {
+    await connected();
     const file = config('ray-run');
     const r = await vscode.commands.executeCommand<{ submissionId: string; relay?: { submissionId?: string; url?: string } }>('agentrl.ray.submit', {
       config: file,
@@ -139,6 +154,7 @@ suite('Ray cluster in VS Code (real Ray, two nodes, loopback-only netns)', funct
   });
 
   test('Run the Demo on Ray: the demo trainer (a stand-in for a Trinity run) runs as a job, its log streams, its charts fill', async () => {
+    await connected();
     const r = await vscode.commands.executeCommand<{ submissionId: string; jobDir: string; relay?: { dir?: string } }>('agentrl.ray.runDemo', {
       cluster: url,
       steps: 4,
@@ -168,6 +184,7 @@ suite('Ray cluster in VS Code (real Ray, two nodes, loopback-only netns)', funct
       console.log(`skipped: ${why}`);
       return this.skip();
     }
+    await connected();
     // Trinity's serve-mode API (its FastAPI proxy, ExplorerService, HistoryRecorder) around the fixture
     // model; the Ray job STANDS IN for the explorer actor (it needs a GPU): it logs Trinity's banner.
     const serve = await startTrinityServe();
@@ -191,6 +208,7 @@ suite('Ray cluster in VS Code (real Ray, two nodes, loopback-only netns)', funct
   });
 
   test('a run that stops writing is flagged stalled within the configured time; stop works', async () => {
+    await connected();
     await vscode.workspace.getConfiguration('agentrl.ray').update('stallMinutes', 0.1, vscode.ConfigurationTarget.Workspace); // 6 s
     try {
       const r = await vscode.commands.executeCommand<{ submissionId: string }>('agentrl.ray.submit', {
@@ -222,6 +240,7 @@ suite('Ray cluster in VS Code (real Ray, two nodes, loopback-only netns)', funct
   });
 
   test('a job whose node dies (worker raylet killed) shows FAILED with its message, the dead node and its log tail', async () => {
+    await connected();
     const r = await vscode.commands.executeCommand<{ submissionId: string }>('agentrl.ray.submit', {
       config: config('ray-killed'),
       cluster: url,

@@ -3,7 +3,8 @@
 // and every existing entry stay as they are; the new entries are appended.
 import { applyEdits, findNodeAtLocation, modify, parseTree, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import * as path from 'path';
-import { ScaffoldError, type L10n } from './l10n';
+import type { L10n } from '../../shared/l10n';
+import { ScaffoldError } from './errors';
 import type { LaunchSpec } from '../templates/types';
 import { isLoopbackUrl } from '../../shared/loopback';
 

@@ -4,7 +4,8 @@
 // retry starts clean and nothing of the user's is lost.
 import * as fs from 'fs';
 import * as path from 'path';
-import { ScaffoldError, ScaffoldWriteError, type L10n } from './l10n';
+import type { L10n } from '../../shared/l10n';
+import { ScaffoldError, ScaffoldWriteError } from './errors';
 import type { GeneratePlan } from './plan';
 
 export interface WriteResult {

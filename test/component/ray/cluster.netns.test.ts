@@ -50,7 +50,15 @@ describe('Ray cluster (real Ray 2.58, two nodes, loopback-only netns)', { skip }
     cluster = await startRayCluster({ worker: true });
     client = new RayClient({ url: cluster.url });
     await until('the dashboard', () => client.version().then((v) => v, () => undefined), 30_000);
+    // Here, not in the first test: every test must run alone (--grep), and two need the worker.
+    workerNodeId = (await twoAliveNodes()).find((n) => !n.is_head_node)!.node_id;
   });
+
+  const twoAliveNodes = () =>
+    until('two alive nodes', async () => {
+      const n = await client.nodes();
+      return n.filter((x) => x.state === 'ALIVE').length === 2 ? n : undefined;
+    });
 
   after(async () => {
     await cluster?.stop();
@@ -60,15 +68,12 @@ describe('Ray cluster (real Ray 2.58, two nodes, loopback-only netns)', { skip }
   });
 
   test('lists both nodes (head and the gpu_node worker) and the jobs', async () => {
-    const nodes = await until('two alive nodes', async () => {
-      const n = await client.nodes();
-      return n.filter((x) => x.state === 'ALIVE').length === 2 ? n : undefined;
-    });
+    const nodes = await twoAliveNodes();
     const head = nodes.find((n) => n.is_head_node)!;
     const worker = nodes.find((n) => !n.is_head_node)!;
     assert.equal(head.resources_total.head_node, 1);
     assert.equal(worker.resources_total.gpu_node, 1);
-    workerNodeId = worker.node_id;
+    assert.equal(worker.node_id, workerNodeId);
     assert.ok(Array.isArray(await client.jobs()));
   });
 

@@ -1,5 +1,6 @@
 // The online feature's pure pieces: the outbox on disk (nothing lost across reloads or a damaged
-// file), the webview message guard, /metrics parsing and URL files.
+// file), /metrics parsing and URL files. The webview message guard is tested in
+// test/unit/shared/online-protocol.test.ts.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -8,7 +9,6 @@ import { after, test } from 'node:test';
 import { FeedbackOutbox } from '../../../src/online/explorer/outbox';
 import { parseMetrics, servingVersion } from '../../../src/online/explorer/serve-metrics';
 import { findServerUrlFiles, readServerUrlFile } from '../../../src/online/explorer/discover';
-import { parseWebviewMessage } from '../../../src/shared/online-protocol';
 import { toOpenAiMessages } from '../../../src/online/playground/playground-controller';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentrl-online-pure-'));
@@ -35,14 +35,6 @@ test('outbox: rewards must be numbers and msg_ids non-empty', async () => {
   const o = new FeedbackOutbox(path.join(dir, 'b.json'), async () => {});
   await assert.rejects(o.give({ explorerUrl: 'u', msgIds: [], reward: 1, runId: 0, source: 'score' }), /no msg_ids/);
   await assert.rejects(o.give({ explorerUrl: 'u', msgIds: ['a'], reward: Number.NaN, runId: 0, source: 'score' }), /number/);
-});
-
-test('webview messages are checked before the host acts on them', () => {
-  assert.equal(parseWebviewMessage({ type: 'reward', turn: 1, reward: 'a lot' }), undefined);
-  assert.equal(parseWebviewMessage({ type: 'reward', turn: -1, reward: 1 }), undefined);
-  assert.equal(parseWebviewMessage({ type: 'fetch', url: 'http://evil' }), undefined);
-  assert.equal(parseWebviewMessage({ type: 'choose', turn: 1 }), undefined);
-  assert.deepEqual(parseWebviewMessage({ type: 'choose', turn: 1, alt: 0 }), { type: 'choose', turn: 1, alt: 0 });
 });
 
 test('/metrics: engines, totals, step; the serving version', () => {
