@@ -3,8 +3,9 @@
 // writes its point count into the card header (`.card .meta`, "100,000 points") right before
 // uPlot draws in the same animation frame (or its microtask), so a MutationObserver on those
 // headers says which cards rendered, and a microtask queued after each animation-frame
-// callback (after uPlot's) stamps the moment the drawing is done. Times are Date.now() of the
-// page, the same machine clock as the bench process.
+// callback (after uPlot's) stamps the moment the drawing is done. It also notes when messages
+// with frames arrive. Times are Date.now() of the page, the same machine clock as the bench
+// process.
 import type { Page } from 'playwright-core';
 
 export interface DrawEvent {
@@ -21,7 +22,14 @@ export interface DrawEvent {
 // Page-side code as a string: the node build has no DOM types.
 const PROBE = `(() => {
   const events = [];
-  window.__draws = { events };
+  const arrivals = [];
+  window.__draws = { events, arrivals };
+  // Frames as they arrive (capture phase: before the view handles them).
+  window.addEventListener('message', (e) => {
+    const frames = e.data && Array.isArray(e.data.frames) ? e.data.frames : [];
+    const x = (f) => (typeof f.origin === 'number' && typeof f.dx === 'number' && typeof f.n === 'number' ? [f.origin, f.origin + f.n * f.dx] : undefined);
+    if (frames.length) arrivals.push({ t: Date.now(), frames: frames.map((f) => ({ chart: f.chart, points: f.points, x: x(f) })) });
+  }, true);
   const pending = new Map();
   new MutationObserver((records) => {
     for (const r of records) {
@@ -57,4 +65,16 @@ export async function instrumentDraws(page: Page): Promise<void> {
 /** The draw events since the last call. */
 export function takeDraws(page: Page): Promise<DrawEvent[]> {
   return page.evaluate(() => (globalThis as unknown as { __draws: { events: DrawEvent[] } }).__draws.events.splice(0));
+}
+
+/** A message with frames as it reached the page: when, and each frame's chart and point count. */
+export interface FrameArrival {
+  t: number;
+  /** x: the range of the chart's grid after this frame (origin … origin + n·dx), when the frame says. */
+  frames: { chart: string; points: number; x?: [number, number] }[];
+}
+
+/** The frame arrivals since the last call. */
+export function takeArrivals(page: Page): Promise<FrameArrival[]> {
+  return page.evaluate(() => (globalThis as unknown as { __draws: { arrivals: FrameArrival[] } }).__draws.arrivals.splice(0));
 }

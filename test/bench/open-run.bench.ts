@@ -3,13 +3,14 @@
 // Opening a finished run: a Trinity job dir whose one monitor writer (tensorboardX) logged
 // 50 tags × 100 000 steps = 5 M scalars, all tags interleaved per step (generated once,
 // cached in .cache/bench/open-run/).
-//   ours: `agentrl relay --job-dir` (dist/agentrl.js, its own process, loopback); in this
-//         process the real RelayClient, MetricsStore (persisting, as the extension's) and
-//         ViewController; the real metrics webview (media/metrics.js) in Chromium. The client
-//         asks for the envelope first (issue 16 §4), as the extension does; --full-stream
-//         measures the path before it (every point streamed, stored and downsampled). Time from
-//         connect until every tag's chart has drawn data covering all its points (draw-probe.ts;
-//         an envelope covering the range counts). RSS: relay + this process + Chromium renderer.
+//   ours: `agentrl relay --job-dir` (dist/agentrl.js, its own process, loopback); in a fresh
+//         bench process per trial, the real RelayClient, MetricsStore (persisting, as the
+//         extension's) and ViewController; the real metrics webview (media/metrics.js) in
+//         Chromium. Time from connect until every tag's chart has drawn data covering all its
+//         points (draw-probe.ts; an envelope covering the range counts). The client asks for
+//         the envelope first (issue 16 §4), as the extension does; --full-stream measures the
+//         path before it (every point streamed, stored and downsampled). RSS: relay + the bench
+//         process + the page's renderer (not headless Chromium's UI or spare renderers).
 //   peer: TensorBoard 2.21 with its Rust data server (tensorboard-peer.ts), process start until
 //         every tag's full series has been served by its HTTP API; RSS of its process tree.
 // Ends with: BENCH open-run all_tags_ms=… rss_mb_total=… tb_all_tags_ms=… tb_rss_mb=… ratio=…
@@ -28,8 +29,8 @@ import { startRelay } from '../harness/relay';
 import { launchChromium } from '../harness/browser';
 import { openWebviewPage } from '../harness/webview-page';
 import { sleep } from '../harness/wait';
-import { DrawEvent, instrumentDraws, takeDraws } from './draw-probe';
-import { descendantsMatching, sampleRss } from './rss-sampler';
+import { DrawEvent, FrameArrival, instrumentDraws, takeArrivals, takeDraws } from './draw-probe';
+import { busiest, cpuSecondsOf, descendantsMatching, rssMbOf, sampleRss } from './rss-sampler';
 import { runTensorBoard } from './tensorboard-peer';
 
 const TAGS = 50; // writers.py big
@@ -62,14 +63,20 @@ interface OursResult {
   fromSpawnMs: number;
   /** Connect → the client held every point. */
   receivedMs: number;
-  /** Connect → the host posted the layout / the full frame of every chart. */
-  layoutMs: number;
-  framesPostedMs: number;
   /** Connect → the first chart drew anything / all points. */
   firstDrawMs: number;
   firstCompleteMs: number;
   rssMb: number;
   parts: Record<string, number>;
+  /** CPU seconds from connect to all drawn: relay, this process (client + store + controller), renderer. */
+  cpu: { relay: number; host: number; renderer: number };
+  /** RSS before connecting: the empty page's renderer and this process (MB). */
+  idle: { renderer: number; host: number };
+  /** Complete charts whose drawn grid was checked to span every step. */
+  gridsChecked: number;
+  gridsCovering: number;
+  /** The page's JS heap once all is drawn (MB). */
+  heapMb: number;
   updates: number;
   framesPosted: number;
 }
@@ -80,28 +87,22 @@ async function runOurs(job: string, o: { steps: number; timeoutMs: number; fullS
   const store = new MetricsStore({ dir: storeDir, memoryLimitBytes: 256 * 1024 * 1024, log: silentLogger });
   const flush = setInterval(() => store.flush(), 2000);
   let post: (m: unknown) => void = () => undefined;
-  // When the host posted the layout and the full frame of every chart (where the time goes).
-  const posted = { layout: 0, framed: 0, charts: new Set<string>() };
-  // OPEN_RUN_TRACE=1: a line per message between relay, host and page, ms after connect.
-  const t0 = { connect: 0 };
-  const trace = (what: string) => process.env.OPEN_RUN_TRACE && t0.connect && console.log(`  ${String(Date.now() - t0.connect).padStart(6)} ms ${what}`);
-  const note = (m: { type?: string; frames?: { chart: string; points: number }[] }) => {
-    trace(`host → page ${m.type}${m.frames ? ` (${m.frames.length} frames)` : ''}`);
-    if (m.type === 'layout' && !posted.layout) posted.layout = Date.now();
-    for (const f of m.type === 'update' ? (m.frames ?? []) : []) if (f.points >= o.steps) posted.charts.add(f.chart);
-    if (!posted.framed && posted.charts.size >= TAGS) posted.framed = Date.now();
-  };
   let client: RelayClient | undefined;
+  // A zoom reads exact points from the relay (not measured here: nothing zooms).
   const readDetail = (_ep: string, q: Parameters<RelayClient['requestDetail']>[0]) => client!.requestDetail(q);
-  const ctl = new ViewController(store, { post: (m) => (note(m as Parameters<typeof note>[0]), post(m)), log: silentLogger, strings, readDetail });
+  const ctl = new ViewController(store, { post: (m) => post(m), log: silentLogger, strings, readDetail });
   const browser = await launchChromium();
-  const wp = await openWebviewPage({ browser, onMessage: (m) => (trace(`page → host ${(m as { type: string }).type}`), ctl.receive(m)), viewport: VIEWPORT });
+  const wp = await openWebviewPage({ browser, onMessage: (m) => ctl.receive(m), viewport: VIEWPORT });
   post = (m) => void wp.post(m).catch(() => undefined);
   let relay: Awaited<ReturnType<typeof startRelay>> | undefined;
   try {
     while (!(await ctl.probe(1000))) await sleep(50); // the page said ready
     await instrumentDraws(wp.page);
-    const renderers = descendantsMatching(process.pid, '--type=renderer');
+    // The page's renderer: not headless Chromium's own UI renderer nor its spare one, but the
+    // one that gets busy when the page does.
+    const candidates = descendantsMatching(process.pid, '--type=renderer').filter((p) => !descendantsMatching(process.pid, '--top-chrome-webui').includes(p));
+    const renderers = [await busiest(candidates, () => wp.page.evaluate('(() => { const t = Date.now(); while (Date.now() - t < 400); })()'))];
+    const idle = { renderer: renderers.reduce((a, p) => a + rssMbOf(p), 0), host: rssMbOf(process.pid) };
     const tSpawn = Date.now();
     relay = await startRelay(['--job-dir', job]);
     const rss = sampleRss([
@@ -111,7 +112,10 @@ async function runOurs(job: string, o: { steps: number; timeoutMs: number; fullS
     ]);
     const want = TAGS * o.steps;
     let receivedAt = 0;
-    const tConnect = (t0.connect = Date.now());
+    const relayPid = relay.proc.pid!;
+    const cpuOf = () => ({ relay: cpuSecondsOf(relayPid), host: process.cpuUsage(), renderer: renderers.reduce((a, p) => a + cpuSecondsOf(p), 0) });
+    const cpu0 = cpuOf();
+    const tConnect = Date.now();
     client = new RelayClient({ url: relay.url, envelope: o.fullStream ? undefined : { buckets: ENVELOPE_BUCKETS } });
     const c = client;
     let summarized = 0; // points the envelopes stand for
@@ -120,40 +124,64 @@ async function runOurs(job: string, o: { steps: number; timeoutMs: number; fullS
       if (!receivedAt && c.stats.points + summarized >= want) receivedAt = Date.now();
     });
     c.on('envelope', (m) => {
-      trace(`relay → host envelope ${m.tag}`);
       ctl.envelopes.ingest('bench', m);
       summarized += m.points;
       if (!receivedAt && c.stats.points + summarized >= want) receivedAt = Date.now();
     });
     c.start();
     const complete = new Map<string, number>();
+    const arrivals: FrameArrival[] = [];
     let firstDraw = 0;
     const deadline = tConnect + o.timeoutMs;
     while (complete.size < TAGS && Date.now() < deadline) {
       await sleep(100);
       const ev: DrawEvent[] = await takeDraws(wp.page);
+      arrivals.push(...(await takeArrivals(wp.page)));
       for (const e of ev) {
         if (!firstDraw && e.points > 0) firstDraw = e.t;
         if (e.points >= o.steps && !complete.has(e.chart)) complete.set(e.chart, e.t);
       }
     }
+    const cpu1 = cpuOf();
+    const host = process.cpuUsage(cpu0.host);
     const peak = await rss.stop();
+    const cdp = await wp.page.context().newCDPSession(wp.page);
+    await cdp.send('Performance.enable');
+    const { metrics } = (await cdp.send('Performance.getMetrics')) as { metrics: { name: string; value: number }[] };
+    const heapMb = (metrics.find((m) => m.name === 'JSHeapUsedSize')?.value ?? 0) / 1024 / 1024;
     const probe = await ctl.probe(10_000);
     if (complete.size < TAGS) {
       const vis = probe?.charts.filter((x) => x.visible).length;
       throw new Error(`only ${complete.size} of ${TAGS} charts complete after ${o.timeoutMs} ms (${vis} visible, ${c.stats.points} points received)`);
     }
     const done = Math.max(...complete.values());
+    // The data each card drew when complete spans every step: the grid of the last frame that
+    // reached it before then covers [0, steps - 1] (checked when the frames carry their grid).
+    let covered = 0;
+    let checked = 0;
+    for (const [chart, t] of complete) {
+      let x: [number, number] | undefined;
+      for (const a of arrivals) if (a.t <= t) for (const f of a.frames) if (f.chart === chart && f.x) x = f.x;
+      if (!x) continue;
+      checked++;
+      if (x[0] <= 0 && x[1] >= o.steps - 1) covered++;
+    }
+    // A warning, not a failure: messages of a shape this check does not know would leave it an
+    // older frame's grid.
+    if (covered < checked) console.error(`warning: only ${covered} of ${checked} complete charts drew a grid known to cover steps 0…${o.steps - 1}`);
     return {
       allTagsMs: done - tConnect,
       fromSpawnMs: done - tSpawn,
       receivedMs: receivedAt ? receivedAt - tConnect : NaN,
-      layoutMs: posted.layout - tConnect,
-      framesPostedMs: posted.framed - tConnect,
       firstDrawMs: firstDraw - tConnect,
       firstCompleteMs: Math.min(...complete.values()) - tConnect,
       rssMb: peak.totalMb,
       parts: peak.partsMb,
+      cpu: { relay: cpu1.relay - cpu0.relay, host: (host.user + host.system) / 1e6, renderer: cpu1.renderer - cpu0.renderer },
+      heapMb,
+      idle,
+      gridsChecked: checked,
+      gridsCovering: covered,
       updates: ctl.sent.updates,
       framesPosted: ctl.sent.frames,
     };
@@ -168,6 +196,16 @@ async function runOurs(job: string, o: { steps: number; timeoutMs: number; fullS
   }
 }
 
+function oursInChild(job: string, steps: number): OursResult {
+  // The child gets this process's flags (so every option of ours applies there too).
+  const r = spawnSync(process.execPath, ['--expose-gc', __filename, ...process.argv.slice(2), '--steps', String(steps), '--ours-child', job], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 24 });
+  const lines = r.stdout.split('\n');
+  for (const l of lines) if (l && !l.startsWith('RESULT ')) console.log(l); // the child's own output (traces)
+  const line = lines.find((l) => l.startsWith('RESULT '));
+  if (r.status !== 0 || !line) throw new Error(`ours failed (exit ${r.status}): ${r.stdout.slice(-500)}`);
+  return JSON.parse(line.slice('RESULT '.length)) as OursResult;
+}
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function main(): Promise<void> {
@@ -177,9 +215,16 @@ async function main(): Promise<void> {
       trials: { type: 'string', default: '1' },
       'skip-tb': { type: 'boolean', default: false },
       'full-stream': { type: 'boolean', default: false },
+      'ours-child': { type: 'string' },
     },
   });
   const steps = Number(values.steps);
+  if (values['ours-child']) {
+    // One trial of ours in a fresh process: its RSS is the host side's alone, not what the
+    // previous trials (or the peer's HTTP bodies) left in this process's heap.
+    process.stdout.write(`RESULT ${JSON.stringify(await runOurs(values['ours-child'], { steps, timeoutMs: 180_000, fullStream: values['full-stream'] }))}\n`);
+    return;
+  }
   const trials = Number(values.trials);
   fs.mkdirSync(cacheDir, { recursive: true });
   const job = jobDir(steps);
@@ -189,13 +234,13 @@ async function main(): Promise<void> {
   const ours: OursResult[] = [];
   const tbs: Awaited<ReturnType<typeof runTensorBoard>>[] = [];
   for (let t = 0; t < trials; t++) {
-    (global as { gc?: () => void }).gc?.();
-    const r = await runOurs(job, { steps, timeoutMs: 180_000, fullStream: values['full-stream'] });
+    const r = oursInChild(job, steps);
     ours.push(r);
     console.log(
       `ours  all tags drawn ${r.allTagsMs} ms after connect (${r.fromSpawnMs} ms after relay spawn) · first chart drew at ${r.firstDrawMs} ms, first complete at ${r.firstCompleteMs} ms · ` +
-        `client held all points at ${r.receivedMs} ms, host posted the layout at ${r.layoutMs} ms and every chart's frame at ${r.framesPostedMs} ms · RSS peak ${r.rssMb.toFixed(0)} MB (relay ${r.parts.relay?.toFixed(0)}, host/bench ${r.parts.bench?.toFixed(0)}, renderer ${r.parts.renderer?.toFixed(0)}) · ` +
-        `${r.updates} updates, ${r.framesPosted} frames posted`,
+        `client held all points at ${r.receivedMs} ms · RSS peak ${r.rssMb.toFixed(0)} MB (relay ${r.parts.relay?.toFixed(0)}, host/bench ${r.parts.bench?.toFixed(0)}, renderer ${r.parts.renderer?.toFixed(0)}; page JS heap ${r.heapMb.toFixed(0)} MB; before connecting: renderer ${r.idle.renderer.toFixed(0)}, host/bench ${r.idle.host.toFixed(0)}) · ` +
+        `CPU s relay ${r.cpu.relay.toFixed(1)}, host ${r.cpu.host.toFixed(1)}, renderer ${r.cpu.renderer.toFixed(1)} · ` +
+        `${r.updates} updates, ${r.framesPosted} frames posted; drawn grids spanning every step: ${r.gridsCovering} of ${r.gridsChecked} checked (${TAGS} charts)`,
     );
     if (values['skip-tb']) continue;
     await sleep(1000);

@@ -1,6 +1,7 @@
 // Peak resident memory of a set of processes, sampled every 50 ms from a worker thread: the
 // bench's own event loop is busy ingesting while it measures, and a sampler on it would miss
-// the peaks. Linux only (/proc). Used by the open-run bench for both sides of the comparison.
+// the peaks. Also CPU time per process. Linux only (/proc). Used by the open-run bench for both
+// sides of the comparison.
 import * as fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
 
@@ -24,6 +25,17 @@ export function rssMbOf(pid: number): number {
   try {
     const s = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
     return Number(/VmRSS:\s+(\d+)/.exec(s)?.[1] ?? 0) / 1024;
+  } catch {
+    return 0;
+  }
+}
+
+/** User + system CPU seconds of a process so far (/proc/<pid>/stat, clock ticks of 1/100 s); 0 once gone. */
+export function cpuSecondsOf(pid: number): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / 100; // fields 14 (utime) and 15 (stime)
   } catch {
     return 0;
   }
@@ -59,6 +71,19 @@ export function descendantsMatching(root: number, needle: string): number[] {
       return false;
     }
   });
+}
+
+/** Of `pids`, the one that used the most CPU while `work` ran (e.g. the renderer of a page made busy). */
+export async function busiest(pids: number[], work: () => Promise<unknown>): Promise<number> {
+  const before = pids.map(cpuSecondsOf);
+  await work();
+  let best = pids[0];
+  let most = -1;
+  pids.forEach((p, i) => {
+    const d = cpuSecondsOf(p) - before[i];
+    if (d > most) (most = d), (best = p);
+  });
+  return best;
 }
 
 const WORKER = `

@@ -17,7 +17,7 @@ import { repoRoot } from '../harness/paths';
 import { startRelay } from '../harness/relay';
 import { openWebviewPage } from '../harness/webview-page';
 import { sleep } from '../harness/wait';
-import { DrawEvent, instrumentDraws, takeDraws } from './draw-probe';
+import { DrawEvent, FrameArrival, instrumentDraws, takeArrivals, takeDraws } from './draw-probe';
 
 const strings = Object.fromEntries(UI_STRING_KEYS.map((k) => [k, k])) as UiStrings;
 
@@ -37,9 +37,15 @@ export interface WriteToScreen {
   /** in the store → posted to the webview in a frame (the host's update feed). */
   feedP50: number;
   feedP99: number;
-  /** posted → drawn (the page). */
+  /** posted → drawn (transport + page). */
   pageP50: number;
   pageP99: number;
+  /** posted → arrived in the page (page.evaluate here, webview.postMessage in VS Code). */
+  transportP50: number;
+  transportP99: number;
+  /** arrived → drawn (the page's own time). */
+  drawP50: number;
+  drawP99: number;
   /** Page: drawing time per card (frame work ÷ cards drawn in it), time between two draws of a card. */
   cardMsP50: number;
   redrawP50: number;
@@ -103,16 +109,27 @@ export async function writeToScreen(o: { rate: number; seconds: number; warmupSe
     let written = 0;
     writer.stdout!.on('data', (b: Buffer) => (written = Number(String(b).trim())));
     const draws: DrawEvent[] = [];
+    const arrivalsIn: FrameArrival[] = [];
     const writerDone = new Promise((r) => writer!.once('exit', r));
     let finished = false;
     void writerDone.then(() => (finished = true));
     while (!finished) {
       await sleep(250);
       draws.push(...(await takeDraws(wp.page)));
+      arrivalsIn.push(...(await takeArrivals(wp.page)));
     }
     // Let the last points reach the screen.
     await sleep(1500);
     draws.push(...(await takeDraws(wp.page)));
+    arrivalsIn.push(...(await takeArrivals(wp.page)));
+    const arrivals = new Map<string, { t: number; points: number }[]>();
+    for (const a of arrivalsIn) {
+      for (const f of a.frames) {
+        const list = arrivals.get(f.chart) ?? [];
+        list.push({ t: a.t, points: f.points });
+        arrivals.set(f.chart, list);
+      }
+    }
     const probe = await ctl.probe(5000);
     const visible = probe?.charts.filter((c) => c.visible).length ?? 0;
     if (visible < o.tags) throw new Error(`only ${visible} of ${o.tags} charts on screen`);
@@ -123,6 +140,8 @@ export async function writeToScreen(o: { rate: number; seconds: number; warmupSe
     const view: number[] = [];
     const feed: number[] = [];
     const page: number[] = [];
+    const transport: number[] = [];
+    const drawn: number[] = [];
     const shown = new Map<string, number>();
     for (const d of draws) {
       const key = keyOf.get(d.chart);
@@ -132,7 +151,9 @@ export async function writeToScreen(o: { rate: number; seconds: number; warmupSe
       const from = shown.get(key) ?? 0;
       const to = Math.min(d.points, cols.length);
       const sent = posts.get(d.chart) ?? [];
+      const got = arrivals.get(d.chart) ?? [];
       let k = 0;
+      let g = 0;
       for (let i = from; i < to; i++) {
         const stamp = base + cols.value[i];
         if (stamp < warm) continue;
@@ -143,6 +164,11 @@ export async function writeToScreen(o: { rate: number; seconds: number; warmupSe
         if (k < sent.length && sent[k].t <= d.t) {
           feed.push(sent[k].t - arr[i]);
           page.push(d.t - sent[k].t);
+        }
+        while (g < got.length && got[g].points <= i) g++;
+        if (g < got.length && got[g].t <= d.t && k < sent.length) {
+          transport.push(got[g].t - sent[k].t);
+          drawn.push(d.t - got[g].t);
         }
       }
       if (to > from) shown.set(key, to);
@@ -176,6 +202,10 @@ export async function writeToScreen(o: { rate: number; seconds: number; warmupSe
       feedP99: pct(feed, 99),
       pageP50: pct(page, 50),
       pageP99: pct(page, 99),
+      transportP50: pct(transport, 50),
+      transportP99: pct(transport, 99),
+      drawP50: pct(drawn, 50),
+      drawP99: pct(drawn, 99),
       cardMsP50: pct(cardMs, 50),
       redrawP50: pct(redraw, 50),
       redrawP99: pct(redraw, 99),
