@@ -68,14 +68,14 @@ export interface DetailWindow {
   from: number;
   to: number;
   /** Exact points (file order) … */
-  points?: { step: Float64Array; wall: Float64Array; value: Float64Array };
+  points?: { step: Float64Array; wallTime: Float64Array; value: Float64Array };
   /** … or a finer envelope of the range. */
   env?: PackedEnvelope;
 }
 
 export function detailWindow(endpoint: string, m: DetailMessage): DetailWindow {
   const w: DetailWindow = { endpoint, source: m.source, from: m.from, to: m.to };
-  if (m.points) w.points = { step: Float64Array.from(m.points.step), wall: Float64Array.from(m.points.wallTime), value: Float64Array.from(m.points.value, fromWireNumber) };
+  if (m.points) w.points = { step: Float64Array.from(m.points.step), wallTime: Float64Array.from(m.points.wallTime), value: Float64Array.from(m.points.value, fromWireNumber) };
   else if (m.envelope) w.env = packEnvelope(m.envelope);
   return w;
 }

@@ -72,7 +72,7 @@ export function envelopeItems(book: EnvelopeBook, key: string, mode: XAxisMode, 
     feed(b: SeriesBuckets): void {
       for (const it of items) {
         if ('pts' in it) {
-          b.add(it.x, it.pts.value[it.i], false, it.pts.wall[it.i]);
+          b.add(it.x, it.pts.value[it.i], false, it.pts.wallTime[it.i]);
           continue;
         }
         const e = it.env;
