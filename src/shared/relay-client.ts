@@ -1,11 +1,12 @@
 // Client of `agentrl relay` (no vscode import): used by `agentrl tail` and by the extension's
 // metrics view. Connects (one RelayLink per connection, relay-link.ts), subscribes with its
-// cursors, decodes batches into points, and on any disconnect reconnects with exponential
+// cursors (asking for binary points frames), hands on each points batch as typed columns
+// grouped by tag (no per-point objects), and on any disconnect reconnects with exponential
 // backoff + jitter, resuming from the cursor of the last batch it delivered — so its listeners
 // see every point exactly once.
 //
 //   const client = new RelayClient({ url: 'ws://127.0.0.1:8765/', token });
-//   client.on('points', (b) => chart.append(b.points));
+//   client.on('points', (b) => { for (const s of b.series) chart.append(s.tag, s.step, s.wallTime, s.value); });
 //   client.on('state', (s) => status.update(s));
 //   client.start();
 //   …
@@ -14,32 +15,16 @@
 // Persisting `client.cursors()` and passing them back as `cursors` resumes across restarts
 // of the client too.
 import { EventEmitter } from 'node:events';
-import { RelayClientError, RelayLink } from './relay-link';
-import type { Cursor, ExperienceDetail, ExperiencesMessage, HeartbeatMessage, HelloMessage, PointsMessage, ServerMessage, SourceInfo } from './relay-protocol';
-import { RELAY_PROTOCOL_VERSION, fromWireNumber } from './relay-protocol';
+import { RelayClientError, RelayLink, RelayMessage } from './relay-link';
+import type { Cursor, ExperienceDetail, ExperiencesMessage, HeartbeatMessage, HelloMessage, PointsBatch, SourceInfo } from './relay-protocol';
+import { RELAY_PROTOCOL_VERSION } from './relay-protocol';
+import { pointCount } from './points-frame';
 import type { DetailMessage, DetailRequestMessage, EnvelopeMessage, EnvelopeRequest } from './relay-envelope';
 import { PendingRequests } from './pending-requests';
 
 export type { RelayClientError } from './relay-link';
-
-export interface RelayPoint {
-  run: string;
-  role: string;
-  tag: string;
-  step: number;
-  /** Seconds since epoch (as written by the trainer). */
-  wallTime: number;
-  value: number;
-}
-
-export interface PointsBatch {
-  source: string;
-  run: string;
-  role: string;
-  points: RelayPoint[];
-  /** The cursor after this batch (already recorded by the client). */
-  cursor: Cursor;
-}
+/** A points batch as the client hands it on (its cursor already recorded by the client). */
+export type { PointsBatch, TagPoints } from './relay-protocol';
 
 export type RelayClientState = 'idle' | 'connecting' | 'open' | 'backoff' | 'closed';
 
@@ -62,6 +47,8 @@ export interface RelayClientOptions {
   runs?: string[];
   /** Stream SQL experience rows too (default true). */
   experiences?: boolean;
+  /** Ask for binary points frames (default true; false: JSON, as older clients get). */
+  binary?: boolean;
   /** Where to resume (e.g. cursors saved from a previous session). */
   cursors?: Cursor[];
   /** Ask for envelope-first opening of event files (relay-envelope.ts); older relays stream every point. */
@@ -216,7 +203,7 @@ export class RelayClient extends EventEmitter<RelayClientEvents> {
     }, delayMs);
   }
 
-  private handle(link: RelayLink, msg: ServerMessage): void {
+  private handle(link: RelayLink, msg: RelayMessage): void {
     switch (msg.type) {
       case 'hello': {
         if (msg.protocol !== RELAY_PROTOCOL_VERSION) {
@@ -232,6 +219,7 @@ export class RelayClient extends EventEmitter<RelayClientEvents> {
           runs: this.opts.runs,
           cursors: this.cursors(),
           experiences: this.opts.experiences ?? true,
+          binary: this.opts.binary === false ? undefined : ['points'],
           ...(this.opts.envelope ? { envelope: this.opts.envelope } : {}),
         });
         this.setState({ state: 'open', attempt: 0 });
@@ -244,9 +232,8 @@ export class RelayClient extends EventEmitter<RelayClientEvents> {
         return;
       case 'points': {
         if (!this.advance(msg.cursor)) return;
-        const points = decodePoints(msg);
-        this.stats.points += points.length;
-        this.emit('points', { source: msg.source, run: msg.run, role: msg.role, points, cursor: msg.cursor });
+        this.stats.points += pointCount(msg);
+        this.emit('points', msg);
         return;
       }
       case 'experiences':
@@ -284,20 +271,4 @@ export class RelayClient extends EventEmitter<RelayClientEvents> {
     this.cursorMap.set(c.source, { ...c });
     return true;
   }
-}
-
-/** Expands a columnar `points` message into points. */
-export function decodePoints(msg: PointsMessage): RelayPoint[] {
-  const out: RelayPoint[] = new Array(msg.tag.length);
-  for (let i = 0; i < msg.tag.length; i++) {
-    out[i] = {
-      run: msg.run,
-      role: msg.role,
-      tag: msg.tags[msg.tag[i]],
-      step: msg.step[i],
-      wallTime: msg.wallTime[i],
-      value: fromWireNumber(msg.value[i]),
-    };
-  }
-  return out;
 }

@@ -7,6 +7,7 @@
 import type { Cursor, ExperienceDetail, ExperiencesMessage, HeartbeatMessage, HelloMessage, SourceInfo } from '../../shared/relay-protocol';
 import type { PointsBatch, RelayClientError, RelayClientOptions, StateChange } from '../../shared/relay-client';
 import type { Logger } from '../../shared/log';
+import { pointCount } from '../../shared/points-frame';
 import type { EndpointState, EndpointStatus } from '../../shared/metrics-protocol';
 import type { LocalRelay, LocalRelaySpec, RelayLauncher } from './local-relay';
 import type { DetailMessage, DetailRequestMessage, EnvelopeMessage } from '../../shared/relay-envelope';
@@ -207,9 +208,9 @@ class Endpoint {
     });
     client.on('points', (b) => {
       if (this.client !== client) return;
-      if (this.spec.run) b = { ...b, run: this.spec.run, points: b.points.map((p) => ({ ...p, run: this.spec.run! })) };
+      if (this.spec.run) b = { ...b, run: this.spec.run }; // once per batch: the columns are shared
       this.runs.add(b.run);
-      this.points += b.points.length;
+      this.points += pointCount(b);
       this.m.sink.points(this.spec.id, b);
       this.busy();
     });

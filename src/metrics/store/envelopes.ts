@@ -87,8 +87,11 @@ export class EnvelopeBook {
   private readonly windows = new Map<string, Map<string, DetailWindow>>();
   /** endpoint\nsource of every source opened envelope-first. */
   private readonly sources = new Set<string>();
-  /** Per run, the earliest wall time of its envelopes (origin of the relative axis). */
-  private readonly starts = new Map<string, number>();
+  /**
+   * Per run: the earliest wall time of any of its points, envelope or streamed (origin of the
+   * relative axis). The store keeps it here (store.ts) so that clearing one clears both.
+   */
+  readonly runStarts = new Map<string, number>();
   bytes = 0;
 
   /** Takes up a tag's envelope of `run` (a newer one of the same source replaces it). */
@@ -104,12 +107,12 @@ export class EnvelopeBook {
     this.windows.get(key)?.delete(sk); // it was read against the old envelope's cursor
     this.sources.add(sk);
     const wall = m.firstWall.reduce((a, b) => Math.min(a, b), Infinity);
-    if (!(this.starts.get(run)! <= wall)) this.starts.set(run, wall);
+    if (!(this.runStarts.get(run)! <= wall)) this.runStarts.set(run, wall);
   }
 
-  /** Seconds since epoch of the earliest point of a run's envelopes (Infinity: none). */
-  runStart(run: string): number {
-    return this.starts.get(run) ?? Infinity;
+  /** The series a store saves: not those of envelope-first sources (a reload opens them envelope-first again). */
+  saved<T extends { key: string }>(series: T[]): T[] {
+    return series.filter((s) => !this.has(s.key));
   }
 
   /** Every endpoint's cursors but those of envelope-first sources (the store's manifest). */
@@ -153,7 +156,7 @@ export class EnvelopeBook {
     this.bySeries.clear();
     this.windows.clear();
     this.sources.clear();
-    this.starts.clear();
+    this.runStarts.clear();
     this.bytes = 0;
   }
 }

@@ -102,7 +102,7 @@ export class ChartEngine {
     const recent = this.store.recent(ch.key, ch.appendedFrom) ?? { cols: this.store.columns(ch.key)!, start: ch.appendedFrom };
     const xs = xOf(recent.cols, mode, this.store.runStart(s.run));
     for (let i = recent.start; i < recent.cols.length; i++) {
-      const r = b.add(xs(i), recent.cols.value[i], !c.zoom, recent.cols.wall[i]);
+      const r = b.add(xs(i), recent.cols.value[i], !c.zoom, recent.cols.wallTime[i]);
       if (r === -2) {
         c.needsRebuild = true;
         return;

@@ -54,9 +54,9 @@ export function newChartState(spec: ChartSpec): ChartState {
 /** x of point i for an axis mode. */
 export function xOf(cols: Columns, mode: XAxisMode, runStart: number): (i: number) => number {
   if (mode === 'step') return (i) => cols.step[i];
-  if (mode === 'wall') return (i) => cols.wall[i];
+  if (mode === 'wall') return (i) => cols.wallTime[i];
   const s = Number.isFinite(runStart) ? runStart : 0;
-  return (i) => cols.wall[i] - s;
+  return (i) => cols.wallTime[i] - s;
 }
 
 /** Points behind a chart (all its series, full resolution). */
@@ -105,7 +105,7 @@ export function rebuildFrame(store: MetricsStore, c: ChartState, opts: ViewOptio
       points += env.points;
       needs?.push(...detailNeeds(store.envelopes, info.key, info.tag, mode, c.zoom, grid.dx, Math.min(MAX_DETAIL_POINTS, 8 * c.width)));
     }
-    for (let i = 0; i < cols.length; i++) b.add(xs(i), cols.value[i], false, cols.wall[i]);
+    for (let i = 0; i < cols.length; i++) b.add(xs(i), cols.value[i], false, cols.wallTime[i]);
     stats.pointsScanned += cols.length;
     points += cols.length;
     used = Math.max(used, b.used);

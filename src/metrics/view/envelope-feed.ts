@@ -77,7 +77,7 @@ export function envelopeItems(book: EnvelopeBook, key: string, mode: XAxisMode, 
         }
         const e = it.env;
         const i = it.i;
-        b.addAggregate(it.x, { finite: e.finite[i], min: e.min[i], max: e.max[i], sum: e.sum[i], nonFinite: e.count[i] - e.finite[i], wall: e.lastWall[i] }, false);
+        b.addAggregate(it.x, { finite: e.finite[i], min: e.min[i], max: e.max[i], sum: e.sum[i], nonFinite: e.count[i] - e.finite[i], wallTime: e.lastWall[i] }, false);
       }
     },
   };

@@ -16,11 +16,18 @@ export class EnvelopeView {
 
   constructor(
     private readonly store: MetricsStore,
-    private readonly read: ReadDetail | undefined,
-    private readonly log: Logger,
-    /** Series `key` changed (`layout`: it may be new): rebuild its chart and post it. */
-    private readonly changed: (key: string, layout: boolean) => void,
+    private readonly hooks: { readDetail?: ReadDetail; log: Logger; onData?(): void },
+    private readonly engine: { seriesChanged(key: string): void },
+    private readonly feed: { layoutChanged(): void; schedule(): void },
   ) {}
+
+  /** Series `key` changed wholesale (`layout`: it may be new): its chart is rebuilt and posted. */
+  private changed(key: string, layout: boolean): void {
+    if (layout) this.feed.layoutChanged();
+    this.engine.seriesChanged(key);
+    this.feed.schedule();
+    this.hooks.onData?.();
+  }
 
   /** A tag's envelope from a relay (run: the name its endpoint gives the run). */
   ingest(endpoint: string, m: EnvelopeMessage, run = m.run): void {
@@ -32,10 +39,11 @@ export class EnvelopeView {
 
   need(n: DetailNeed): void {
     const id = JSON.stringify([n.key, n.endpoint, n.source, n.from, n.to]);
-    if (!this.read || this.pending.has(id)) return;
+    const read = this.hooks.readDetail;
+    if (!read || this.pending.has(id)) return;
     this.pending.add(id);
     const { endpoint, source, tag, from, to, maxPoints, cursor } = n;
-    this.read(endpoint, { source, tag, from, to, maxPoints, cursor }).then(
+    read(endpoint, { source, tag, from, to, maxPoints, cursor }).then(
       (m) => {
         this.pending.delete(id);
         this.store.envelopes.setWindow(n.key, detailWindow(endpoint, m));
@@ -43,7 +51,7 @@ export class EnvelopeView {
       },
       (e: unknown) => {
         this.pending.delete(id);
-        this.log.debug(`metrics view: detail of ${tag} [${from}, ${to}]: ${e instanceof Error ? e.message : String(e)}`);
+        this.hooks.log.debug(`metrics view: detail of ${tag} [${from}, ${to}]: ${e instanceof Error ? e.message : String(e)}`);
       },
     );
   }

@@ -25,8 +25,7 @@ import {
   sanitizeOptions,
 } from '../../shared/metrics-protocol';
 import type { MetricsStore } from '../store/store';
-import { Point, seriesKey } from '../store/series';
-import { seriesOfBatch } from './batch-series';
+import { Point, PointColumns, columnsOf, seriesKey } from '../store/series';
 import { ChartEngine } from './chart-engine';
 import { drillDown } from './drill';
 import { LiveDrill } from './live-drill';
@@ -69,14 +68,8 @@ export class ViewController {
   ) {
     this.options = { ...DEFAULT_VIEW_OPTIONS, ...sanitizeOptions(options) };
     this.engine = new ChartEngine(store, () => this.options, (need) => this.envelopes.need(need));
-    // A series changed wholesale (an envelope, a detail window): its chart is rebuilt.
-    this.envelopes = new EnvelopeView(store, hooks.readDetail, hooks.log, (key, layout) => {
-      if (layout) this.feed.layoutChanged();
-      this.engine.seriesChanged(key);
-      this.feed.schedule();
-      hooks.onData?.();
-    });
     this.feed = new UpdateFeed(store, this.engine, (m) => hooks.post(m), this.marks);
+    this.envelopes = new EnvelopeView(store, hooks, this.engine, this.feed);
     this.liveDrill = new LiveDrill(
       (m, mode) => drillDown(this.store, m.run, m.role, m.chart, m.x, mode),
       (m) => this.feed.post(m),
@@ -95,17 +88,22 @@ export class ViewController {
 
   // ---- data in ---------------------------------------------------------------------------
 
-  /** A relay batch: points grouped per series into the store, the cursor saved with them. */
+  /** A relay batch: each tag's columns into the store as they are, the cursor saved with them. */
   ingest(endpoint: string, b: PointsBatch): void {
-    for (const g of seriesOfBatch(b)) this.addPoints(b.run, g.role, g.tag, g.points);
+    for (const s of b.series) if (s.step.length) this.addColumns(b.run, b.role, s.tag, s);
     this.store.setCursor(endpoint, b.cursor);
     this.hooks.onData?.();
   }
 
-  /** Adds points of one series (also the bench's entry point). */
+  /** Adds points of one series given as objects (the bench's and tests' entry point). */
   addPoints(run: string, role: string, tag: string, points: Point[]): void {
+    this.addColumns(run, role, tag, columnsOf(points));
+  }
+
+  /** Adds points of one series as columns. */
+  addColumns(run: string, role: string, tag: string, points: PointColumns): void {
     const isNew = this.store.get(seriesKey(run, role, tag)) === undefined;
-    const ch = this.store.add(run, role, tag, points);
+    const ch = this.store.addColumns(run, role, tag, points);
     if (isNew) this.feed.layoutChanged();
     else this.engine.onChange(ch);
     this.feed.schedule();

@@ -118,8 +118,9 @@ test('live points after the envelope join it; envelope-first sources are not per
   const p = points(3);
   const { store, ctl } = setup(p, dir);
   ctl.envelopes.ingest('ep', envelopeOf(p, 1024));
-  ctl.ingest('ep', { source: 'run/events', run: 'run', role: 'trainer', cursor: { source: 'run/events', fid: '1:2', offset: 1500 }, points: [{ run: 'run', role: 'trainer', tag: TAG, step: 20_000, wallTime: 1.7e9 + 20_000, value: 5 }] });
-  ctl.ingest('ep', { source: 'run/other', run: 'run', role: 'trainer', cursor: { source: 'run/other', fid: '1:3', offset: 10 }, points: [{ run: 'run', role: 'trainer', tag: 'other', step: 1, wallTime: 1, value: 1 }] });
+  const one = (tag: string, step: number, wallTime: number, value: number) => [{ tag, step: Float64Array.of(step), wallTime: Float64Array.of(wallTime), value: Float64Array.of(value) }];
+  ctl.ingest('ep', { type: 'points', source: 'run/events', run: 'run', role: 'trainer', cursor: { source: 'run/events', fid: '1:2', offset: 1500 }, series: one(TAG, 20_000, 1.7e9 + 20_000, 5) });
+  ctl.ingest('ep', { type: 'points', source: 'run/other', run: 'run', role: 'trainer', cursor: { source: 'run/other', fid: '1:3', offset: 10 }, series: one('other', 1, 1, 1) });
   const frame = show(ctl);
   assert.equal(frame.points, p.step.length + 1);
   assert.equal(frame.series[0].hi.at(-1), 5, 'the live point is drawn');
