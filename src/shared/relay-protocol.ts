@@ -13,6 +13,8 @@
 // Every incoming message is validated at run time (`parseServerMessage`,
 // `parseClientMessage`): a malformed frame is an error, never a crash.
 import { Obj, arrayOf, hasFields, isBool, isInt, isNum, isObj, isStr, nullable, oneOf, optional } from './validate';
+import type { DetailMessage, DetailRequestMessage, EnvelopeMessage, EnvelopeRequest } from './relay-envelope';
+import { isDetailMessage, isDetailRequest, isEnvelopeMessage, isEnvelopeRequest } from './relay-envelope';
 
 export const RELAY_PROTOCOL_VERSION = 1;
 /** The WebSocket subprotocol both sides offer. */
@@ -224,7 +226,9 @@ export type ServerMessage =
   | ExperiencesMessage
   | ExperienceDetailMessage
   | HeartbeatMessage
-  | ErrorMessage;
+  | ErrorMessage
+  | EnvelopeMessage
+  | DetailMessage;
 
 // ---- client → relay ------------------------------------------------------------------
 
@@ -237,6 +241,8 @@ export interface SubscribeMessage {
   cursors: Cursor[];
   /** Also stream SQL experience rows (default true). */
   experiences?: boolean;
+  /** Envelope first for event files read from their beginning (relay-envelope.ts). */
+  envelope?: EnvelopeRequest;
   /**
    * Messages this client takes as binary frames ('points': PointsBatch frames). Optional, so
    * protocol 1 stays: an older relay ignores it and sends JSON, and a client that leaves it out
@@ -254,7 +260,7 @@ export interface ExperienceRequestMessage {
   id: number;
 }
 
-export type ClientMessage = SubscribeMessage | ExperienceRequestMessage;
+export type ClientMessage = SubscribeMessage | ExperienceRequestMessage | DetailRequestMessage;
 
 // ---- numbers -------------------------------------------------------------------------
 
@@ -346,6 +352,12 @@ export function parseServerMessage(text: string): ServerMessage {
     case 'error':
       need(hasFields(m, { type: oneOf(['error']), code: isStr, message: isStr, source: optional(isStr) }), 'error: bad message');
       return m;
+    case 'envelope':
+      need(isEnvelopeMessage(m), 'envelope: bad message');
+      return m;
+    case 'detail':
+      need(isDetailMessage(m), 'detail: bad message');
+      return m;
     default:
       throw new ProtocolError(`unknown message type '${String(m.type).slice(0, 40)}'`);
   }
@@ -358,11 +370,16 @@ export function parseClientMessage(text: string): ClientMessage {
     need(hasFields(m, { type: oneOf(['experience']), request: isInt, source: isStr, id: isInt }), 'experience: needs request, source and id');
     return m;
   }
+  if (m.type === 'detail') {
+    need(isDetailRequest(m), 'detail: needs request, source, tag, from ≤ to, maxPoints and cursor');
+    return m;
+  }
   need(hasFields(m, { type: oneOf(['subscribe']) }), `unknown message type '${String(m.type).slice(0, 40)}'`);
   need(hasFields(m, { protocol: isInt }), 'subscribe: missing protocol version');
   need(hasFields(m, { runs: optional(arrayOf(isStr)) }), 'subscribe: runs must be a list of strings');
   need(hasFields(m, { cursors: arrayOf(isCursor) }), 'subscribe: cursors must be a list of {source, offset, fid?}');
   need(hasFields(m, { experiences: optional(isBool) }), 'subscribe: experiences must be a boolean');
+  need(isEnvelopeRequest(m.envelope), 'subscribe: envelope must be {buckets}');
   need(hasFields(m, { binary: optional(arrayOf(isStr)) }), 'subscribe: binary must be a list of message types');
   return m;
 }

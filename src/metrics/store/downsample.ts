@@ -127,6 +127,30 @@ export class SeriesBuckets {
     return lowest;
   }
 
+  /**
+   * Feeds an aggregate of points (an envelope bucket: `finite` finite values with their min,
+   * max and sum, `nonFinite` others) at x, like add() for each of them. Returns as add().
+   */
+  addAggregate(x: number, a: { finite: number; min: number; max: number; sum: number; nonFinite: number; wallTime: number }, autoRange: boolean): number {
+    const mean = a.finite > 0 ? a.sum / a.finite : NaN;
+    const sm = this.ema ? this.ema.pushMean(mean, a.finite) : mean;
+    const b = this.bucketOf(x);
+    this.prevX = x;
+    this.prevBucket = b;
+    if (b < 0 || b >= this.grid.cap) return autoRange && b >= this.grid.cap ? -2 : -1;
+    if (a.finite > 0) {
+      this.count[b] += a.finite;
+      if (a.min < this.min[b]) this.min[b] = a.min;
+      if (a.max > this.max[b]) this.max[b] = a.max;
+      this.sum[b] += a.sum;
+      if (Number.isFinite(sm)) this.smooth[b] = sm;
+      this.wallTime[b] = a.wallTime;
+    }
+    if (a.nonFinite > 0) this.flags[b] |= 1;
+    if (b + 1 > this.used) this.used = b + 1;
+    return b;
+  }
+
   /** The frame of buckets [start, n). */
   frame(key: string, start: number, n: number, smoothed: boolean): SeriesFrame {
     const len = Math.max(0, n - start);

@@ -15,6 +15,7 @@ import { ExperienceIndex } from './experiences';
 import { Point, PointColumns, Series, SeriesChange, columnsOf, seriesKey } from './series';
 import { CursorBook } from './cursors';
 import { StoreFiles } from './store-files';
+import { EnvelopeBook } from './envelopes';
 
 // The store's callers get its series types from here.
 export { Series, seriesKey } from './series';
@@ -31,8 +32,6 @@ export class MetricsStore {
   private readonly map = new Map<string, Series>();
   private readonly cursorBook = new CursorBook();
   private exp = new ExperienceIndex();
-  /** Per run: the earliest wall time of any of its points (origin of relative time). */
-  private readonly starts = new Map<string, number>();
   private nextFile = 0;
   private clock = 0;
   private residentBytes = 0;
@@ -43,6 +42,7 @@ export class MetricsStore {
   /** Series spilled since creation (stats for tests and the log). */
   spills = 0;
   loads = 0;
+  readonly envelopes = new EnvelopeBook(); // envelope-first sources, detail windows, run starts (envelopes.ts)
 
   constructor(opts: StoreOptions = {}) {
     this.log = opts.log ?? silentLogger;
@@ -61,7 +61,7 @@ export class MetricsStore {
 
   /** Seconds since epoch of a run's first point (NaN when unknown). */
   runStart(run: string): number {
-    return this.starts.get(run) ?? NaN;
+    return this.envelopes.runStarts.get(run) ?? NaN;
   }
 
   runs(): string[] {
@@ -139,7 +139,7 @@ export class MetricsStore {
       }
       if (wt < s.firstWall) {
         s.firstWall = wt;
-        if (!(this.starts.get(run)! <= wt)) this.starts.set(run, wt);
+        if (!(this.envelopes.runStarts.get(run)! <= wt)) this.envelopes.runStarts.set(run, wt);
       }
       added++;
     }
@@ -197,7 +197,7 @@ export class MetricsStore {
     if (!files) return;
     try {
       for (const s of this.map.values()) this.residentBytes -= files.writeSeries(s);
-      files.writeIndex(this.list(), { nextFile: this.nextFile, cursors: this.cursorBook.toJSON() }, this.experiences);
+      files.writeIndex(this.envelopes.saved(this.list()), { nextFile: this.nextFile, cursors: this.envelopes.persistable(this.cursorBook.toJSON()) }, this.experiences);
     } catch (e) {
       this.log.error(`metrics store: cannot write ${files.dir}: ${(e as Error).message}`);
     }
@@ -210,7 +210,7 @@ export class MetricsStore {
     this.nextFile = saved.nextFile;
     for (const s of saved.series) {
       this.map.set(s.key, s);
-      if (!(this.starts.get(s.run)! <= s.firstWall)) this.starts.set(s.run, s.firstWall);
+      if (!(this.envelopes.runStarts.get(s.run)! <= s.firstWall)) this.envelopes.runStarts.set(s.run, s.firstWall);
     }
     for (const [endpoint, list] of Object.entries(saved.cursors)) for (const c of list) this.setCursor(endpoint, c);
     if (saved.experiences) this.experiences.load(saved.experiences, saved.experienceCount);
@@ -221,9 +221,9 @@ export class MetricsStore {
   clear(): void {
     this.map.clear();
     this.cursorBook.clear();
-    this.starts.clear();
     this.residentBytes = 0;
     this.exp = new ExperienceIndex();
+    this.envelopes.clear(); // the run starts with it
     this.files?.clear();
   }
 }

@@ -4,6 +4,7 @@
 // most MAX_UPDATES_PER_SECOND times a second. The vscode adapter (panel.ts) only moves
 // messages; the bench drives this class directly against the real webview bundle in Chromium.
 import type { ExperiencesMessage } from '../../shared/relay-protocol';
+import { EnvelopeView, ReadDetail } from './envelope-view';
 import type { PointsBatch } from '../../shared/relay-client';
 import type { Logger } from '../../shared/log';
 import {
@@ -46,6 +47,8 @@ export interface ViewHooks {
   readRollout?(ref: RolloutRef): Promise<RolloutDetail>;
   /** Called after every ingest with what changed (status bar). */
   onData?(): void;
+  /** Reads exact points of an envelope-first source for a zoom (connections → relay `detail`). */
+  readDetail?: ReadDetail;
 }
 
 export class ViewController {
@@ -56,6 +59,7 @@ export class ViewController {
   readonly marks = new RunMarks();
   private readonly probes = new ProbeRequests();
   private readonly liveDrill: LiveDrill;
+  readonly envelopes: EnvelopeView; // envelope-first sources: envelopes in, detail reads out
 
   constructor(
     readonly store: MetricsStore,
@@ -63,8 +67,9 @@ export class ViewController {
     options?: Partial<ViewOptions>,
   ) {
     this.options = { ...DEFAULT_VIEW_OPTIONS, ...sanitizeOptions(options) };
-    this.engine = new ChartEngine(store, () => this.options);
+    this.engine = new ChartEngine(store, () => this.options, (need) => this.envelopes.need(need));
     this.feed = new UpdateFeed(store, this.engine, (m) => hooks.post(m), this.marks);
+    this.envelopes = new EnvelopeView(store, hooks, this.engine, this.feed);
     this.liveDrill = new LiveDrill(
       (m, mode) => drillDown(this.store, m.run, m.role, m.chart, m.x, mode),
       (m) => this.feed.post(m),

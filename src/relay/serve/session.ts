@@ -13,6 +13,8 @@ import type { Batch } from '../sources/source';
 import type { Feed, Outgoing } from './decode-cache';
 import { jsonOf } from './decode-cache';
 import { encodePointsFrame } from '../../shared/points-frame';
+import type { EnvelopeCache } from '../envelope/cache';
+import { EnvelopeFirst, answerDetail } from './envelope-session';
 
 export interface SessionOptions {
   /** Bytes in flight above which no more batches are read for this client. */
@@ -31,6 +33,8 @@ export interface SessionHost {
   /** What this session reads `source` from, starting at `cursor` (shared decode or its own reader);
    *  `binary`: the session takes binary points frames. */
   feed(source: Source, cursor: Cursor | undefined, binary: boolean): Feed;
+  /** The relay's shared envelope passes (issue 16 §4); without it, `envelope` is ignored. */
+  envelopes?: EnvelopeCache;
 }
 
 /** A batch in the form the client asked for (a shared one comes serialized already, decode-cache.ts). */
@@ -51,6 +55,8 @@ export class Session {
   private closed = false;
   private stallTimer: NodeJS.Timeout | undefined;
   private knownSources = new Set<string>();
+  /** Event files to send the envelope of before their live stream (subscribe.envelope). */
+  private readonly envelopeFirst = new EnvelopeFirst();
   /** The client asked for binary points frames (SubscribeMessage.binary). */
   private binaryPoints = false;
   alive = true;
@@ -78,6 +84,7 @@ export class Session {
       void this.answerExperience(msg);
       return;
     }
+    if (msg.type === 'detail') return void answerDetail(this.host, msg).then((m) => this.send(m));
     if (msg.protocol !== RELAY_PROTOCOL_VERSION) {
       this.send({ type: 'error', code: 'unsupported-version', message: `this relay speaks protocol ${RELAY_PROTOCOL_VERSION}, not ${msg.protocol}` });
       this.ws.close(4000, 'unsupported protocol version');
@@ -87,6 +94,7 @@ export class Session {
     this.subscribed = msg;
     this.binaryPoints = msg.binary?.includes('points') === true;
     this.knownSources.clear();
+    this.envelopeFirst.clear();
     this.wake();
   }
 
@@ -121,7 +129,7 @@ export class Session {
       if (this.knownSources.has(id)) continue;
       this.knownSources.add(id);
       if (!this.wants(source.info)) continue;
-      this.readers.set(id, { source, reader: this.host.feed(source, cursors.get(id), this.binaryPoints) });
+      if (!this.envelopeFirst.wait(source, this.subscribed, this.host, cursors.has(id))) this.readers.set(id, { source, reader: this.host.feed(source, cursors.get(id), this.binaryPoints) });
     }
   }
 
@@ -141,6 +149,9 @@ export class Session {
       do {
         this.again = false;
         this.refreshReaders();
+        const sub = this.subscribed;
+        const open = (source: Source, cursor: Cursor | undefined) => this.readers.set(source.info.id, { source, reader: this.host.feed(source, cursor, this.binaryPoints) });
+        await this.envelopeFirst.send(this.host, sub, { send: (m) => this.send(m), current: () => !this.closed && this.subscribed === sub, open });
         let progressed = true;
         // A reader that threw is not retried in this pump: the next wake (a file change, the
         // poll timer) tries again — otherwise busy neighbours make it fail in a tight loop.
