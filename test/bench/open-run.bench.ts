@@ -92,7 +92,11 @@ async function runOurs(job: string, o: { steps: number; timeoutMs: number; fullS
   const readDetail = (_ep: string, q: Parameters<RelayClient['requestDetail']>[0]) => client!.requestDetail(q);
   const ctl = new ViewController(store, { post: (m) => post(m), log: silentLogger, strings, readDetail });
   const browser = await launchChromium();
-  const wp = await openWebviewPage({ browser, onMessage: (m) => ctl.receive(m), viewport: VIEWPORT });
+  const trace: string[] = [];
+  let t0 = 0;
+  const note = (what: string) => t0 && trace.push(`${Date.now() - t0} ${what}`);
+  const wp = await openWebviewPage({ browser, onMessage: (m) => { if ((m as {type:string}).type === 'viewport') note(`viewport in (${(m as {visible:string[]}).visible.length} visible)`); ctl.receive(m); }, viewport: VIEWPORT });
+  ctl.tap((m) => note(`post ${m.type}${m.type === 'update' ? ` ${m.frames.length} frames` : ''}`));
   post = (m) => void wp.post(m).catch(() => undefined);
   let relay: Awaited<ReturnType<typeof startRelay>> | undefined;
   try {
@@ -116,6 +120,7 @@ async function runOurs(job: string, o: { steps: number; timeoutMs: number; fullS
     const cpuOf = () => ({ relay: cpuSecondsOf(relayPid), host: process.cpuUsage(), renderer: renderers.reduce((a, p) => a + cpuSecondsOf(p), 0) });
     const cpu0 = cpuOf();
     const tConnect = Date.now();
+    t0 = tConnect;
     client = new RelayClient({ url: relay.url, envelope: o.fullStream ? undefined : { buckets: ENVELOPE_BUCKETS } });
     const c = client;
     let summarized = 0; // points the envelopes stand for
@@ -155,6 +160,12 @@ async function runOurs(job: string, o: { steps: number; timeoutMs: number; fullS
       throw new Error(`only ${complete.size} of ${TAGS} charts complete after ${o.timeoutMs} ms (${vis} visible, ${c.stats.points} points received)`);
     }
     const done = Math.max(...complete.values());
+    if (process.env.OPENRUN_TRACE) {
+      for (const a of arrivals) trace.push(`${a.t - tConnect} page got ${a.frames.length} frames`);
+      for (const [ch, t] of [...complete].sort((a, b) => a[1] - b[1]).filter((_, i, all) => i === 0 || i === all.length - 1 || i % 10 === 0)) trace.push(`${t - tConnect} drawn ${ch}`);
+      trace.push(`${receivedAt - tConnect} received all`);
+      console.log(trace.sort((a, b) => parseInt(a) - parseInt(b)).join('\n'));
+    }
     // The data each card drew when complete spans every step: the grid of the last frame that
     // reached it before then covers [0, steps - 1] (checked when the frames carry their grid).
     let covered = 0;
