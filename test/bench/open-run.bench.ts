@@ -9,8 +9,13 @@
 //         Chromium. Time from connect until every tag's chart has drawn data covering all its
 //         points (draw-probe.ts; an envelope covering the range counts). The client asks for
 //         the envelope first (issue 16 §4), as the extension does; --full-stream measures the
-//         path before it (every point streamed, stored and downsampled). RSS: relay + the bench
-//         process + the page's renderer (not headless Chromium's UI or spare renderers).
+//         path before it (every point streamed, stored and downsampled). RSS: relay + host +
+//         the page's renderer (not headless Chromium's UI or spare renderers). The host is the
+//         bench process, which also runs Playwright's driver (~60 MB the extension host never
+//         loads): its figure is a fresh node's RSS with our host modules loaded (client, store,
+//         view controller) plus everything the bench process grew by from before connecting to
+//         the peak — every cost of the data counts, Playwright's fixed footprint does not (the
+//         raw figure is printed beside it).
 //   peer: TensorBoard 2.21 with its Rust data server (tensorboard-peer.ts), process start until
 //         every tag's full series has been served by its HTTP API; RSS of its process tree.
 // Ends with: BENCH open-run all_tags_ms=… rss_mb_total=… tb_all_tags_ms=… tb_rss_mb=… ratio=…
@@ -72,6 +77,8 @@ interface OursResult {
   cpu: { relay: number; host: number; renderer: number };
   /** RSS before connecting: the empty page's renderer and this process (MB). */
   idle: { renderer: number; host: number };
+  /** A fresh node with only our host modules loaded (MB): what the host's figure starts from. */
+  hostBase: number;
   /** Complete charts whose drawn grid was checked to span every step. */
   gridsChecked: number;
   gridsCovering: number;
@@ -81,7 +88,17 @@ interface OursResult {
   framesPosted: number;
 }
 
+/** RSS (MB) of a fresh node that has loaded the host side's modules, as the extension host would. */
+function hostModulesRssMb(): number {
+  const mods = ['../../src/shared/relay-client', '../../src/metrics/store/store', '../../src/metrics/view/view-controller'].map((m) => require.resolve(m));
+  const code = `${JSON.stringify(mods)}.forEach((m) => require(m)); global.gc(); console.log(process.memoryUsage().rss)`;
+  const r = spawnSync(process.execPath, ['--expose-gc', '-e', code], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`host modules: ${r.stderr}`);
+  return Number(r.stdout.trim()) / 1024 / 1024;
+}
+
 async function runOurs(job: string, o: { steps: number; timeoutMs: number; fullStream: boolean }): Promise<OursResult> {
+  const hostBase = hostModulesRssMb();
   const storeDir = fs.mkdtempSync(path.join(cacheDir, 'store-'));
   // As the extension's host: a persisting store with its default memory bound, flushed every 2 s.
   const store = new MetricsStore({ dir: storeDir, memoryLimitBytes: 256 * 1024 * 1024, log: silentLogger });
@@ -92,10 +109,16 @@ async function runOurs(job: string, o: { steps: number; timeoutMs: number; fullS
   const readDetail = (_ep: string, q: Parameters<RelayClient['requestDetail']>[0]) => client!.requestDetail(q);
   const ctl = new ViewController(store, { post: (m) => post(m), log: silentLogger, strings, readDetail });
   const browser = await launchChromium();
+  // OPENRUN_TRACE=1: a timeline of the messages both ways, frame arrivals and draws (ms after connect).
   const trace: string[] = [];
   let t0 = 0;
   const note = (what: string) => t0 && trace.push(`${Date.now() - t0} ${what}`);
-  const wp = await openWebviewPage({ browser, onMessage: (m) => { if ((m as {type:string}).type === 'viewport') note(`viewport in (${(m as {visible:string[]}).visible.length} visible)`); ctl.receive(m); }, viewport: VIEWPORT });
+  const fromPage = (m: unknown) => {
+    const v = m as { type?: string; visible?: string[] };
+    if (v.type === 'viewport') note(`viewport report (${v.visible?.length} visible)`);
+    ctl.receive(m);
+  };
+  const wp = await openWebviewPage({ browser, onMessage: fromPage, viewport: VIEWPORT });
   ctl.tap((m) => note(`post ${m.type}${m.type === 'update' ? ` ${m.frames.length} frames` : ''}`));
   post = (m) => void wp.post(m).catch(() => undefined);
   let relay: Awaited<ReturnType<typeof startRelay>> | undefined;
@@ -162,9 +185,11 @@ async function runOurs(job: string, o: { steps: number; timeoutMs: number; fullS
     const done = Math.max(...complete.values());
     if (process.env.OPENRUN_TRACE) {
       for (const a of arrivals) trace.push(`${a.t - tConnect} page got ${a.frames.length} frames`);
-      for (const [ch, t] of [...complete].sort((a, b) => a[1] - b[1]).filter((_, i, all) => i === 0 || i === all.length - 1 || i % 10 === 0)) trace.push(`${t - tConnect} drawn ${ch}`);
-      trace.push(`${receivedAt - tConnect} received all`);
-      console.log(trace.sort((a, b) => parseInt(a) - parseInt(b)).join('\n'));
+      const drawn = [...complete].sort((a, b) => a[1] - b[1]);
+      for (const [i, [chart, t]] of drawn.entries()) if (i % 10 === 0 || i === drawn.length - 1) trace.push(`${t - tConnect} drawn #${i + 1} ${chart}`);
+      trace.push(`${receivedAt - tConnect} client held all points`);
+      const canvases = await wp.page.evaluate('[...document.querySelectorAll("canvas")].reduce((a, c) => a + c.width * c.height * 4, 0)');
+      console.log([...trace.sort((a, b) => parseInt(a) - parseInt(b)), `canvas backing stores: ${(Number(canvases) / 1048576).toFixed(1)} MB`].join('\n'));
     }
     // The data each card drew when complete spans every step: the grid of the last frame that
     // reached it before then covers [0, steps - 1] (checked when the frames carry their grid).
@@ -186,11 +211,13 @@ async function runOurs(job: string, o: { steps: number; timeoutMs: number; fullS
       receivedMs: receivedAt ? receivedAt - tConnect : NaN,
       firstDrawMs: firstDraw - tConnect,
       firstCompleteMs: Math.min(...complete.values()) - tConnect,
-      rssMb: peak.totalMb,
-      parts: peak.partsMb,
+      // The bench process stands for the host from its idle size down to our modules' (see the header).
+      rssMb: peak.totalMb - (idle.host - hostBase),
+      parts: { ...peak.partsMb, host: (peak.partsMb.bench ?? 0) - (idle.host - hostBase) },
       cpu: { relay: cpu1.relay - cpu0.relay, host: (host.user + host.system) / 1e6, renderer: cpu1.renderer - cpu0.renderer },
       heapMb,
       idle,
+      hostBase,
       gridsChecked: checked,
       gridsCovering: covered,
       updates: ctl.sent.updates,
@@ -249,7 +276,7 @@ async function main(): Promise<void> {
     ours.push(r);
     console.log(
       `ours  all tags drawn ${r.allTagsMs} ms after connect (${r.fromSpawnMs} ms after relay spawn) · first chart drew at ${r.firstDrawMs} ms, first complete at ${r.firstCompleteMs} ms · ` +
-        `client held all points at ${r.receivedMs} ms · RSS peak ${r.rssMb.toFixed(0)} MB (relay ${r.parts.relay?.toFixed(0)}, host/bench ${r.parts.bench?.toFixed(0)}, renderer ${r.parts.renderer?.toFixed(0)}; page JS heap ${r.heapMb.toFixed(0)} MB; before connecting: renderer ${r.idle.renderer.toFixed(0)}, host/bench ${r.idle.host.toFixed(0)}) · ` +
+        `client held all points at ${r.receivedMs} ms · RSS peak ${r.rssMb.toFixed(0)} MB (relay ${r.parts.relay?.toFixed(0)}, host ${r.parts.host?.toFixed(0)}, renderer ${r.parts.renderer?.toFixed(0)}; page JS heap ${r.heapMb.toFixed(0)} MB; before connecting: renderer ${r.idle.renderer.toFixed(0)}, host ${r.hostBase.toFixed(0)}; bench process raw ${r.parts.bench?.toFixed(0)}, ${r.idle.host.toFixed(0)} before connecting) · ` +
         `CPU s relay ${r.cpu.relay.toFixed(1)}, host ${r.cpu.host.toFixed(1)}, renderer ${r.cpu.renderer.toFixed(1)} · ` +
         `${r.updates} updates, ${r.framesPosted} frames posted; drawn grids spanning every step: ${r.gridsCovering} of ${r.gridsChecked} checked (${TAGS} charts)`,
     );
@@ -271,7 +298,7 @@ async function main(): Promise<void> {
   console.log(
     `BENCH open-run all_tags_ms=${a} rss_mb_total=${rss.toFixed(0)} tb_all_tags_ms=${tbMs} tb_rss_mb=${tbRss.toFixed(0)} ratio=${(a / tbMs).toFixed(2)} ` +
       `from_spawn_ms=${median(ours.map((r) => r.fromSpawnMs))} received_ms=${median(ours.map((r) => r.receivedMs))} first_draw_ms=${median(ours.map((r) => r.firstDrawMs))} ` +
-      `rss_relay_mb=${median(ours.map((r) => r.parts.relay ?? NaN)).toFixed(0)} rss_host_mb=${median(ours.map((r) => r.parts.bench ?? NaN)).toFixed(0)} rss_renderer_mb=${median(ours.map((r) => r.parts.renderer ?? NaN)).toFixed(0)}`,
+      `rss_relay_mb=${median(ours.map((r) => r.parts.relay ?? NaN)).toFixed(0)} rss_host_mb=${median(ours.map((r) => r.parts.host ?? NaN)).toFixed(0)} rss_bench_raw_mb=${median(ours.map((r) => r.parts.bench ?? NaN)).toFixed(0)} rss_renderer_mb=${median(ours.map((r) => r.parts.renderer ?? NaN)).toFixed(0)}`,
   );
 }
 
