@@ -163,6 +163,7 @@ async function runOurs(job: string, o: { steps: number; timeoutMs: number; fullS
     const deadline = tConnect + o.timeoutMs;
     while (complete.size < TAGS && Date.now() < deadline) {
       await sleep(100);
+      note(`RSS renderer ${renderers.reduce((a, p) => a + rssMbOf(p), 0).toFixed(0)} MB, relay ${rssMbOf(relayPid).toFixed(0)} MB`);
       const ev: DrawEvent[] = await takeDraws(wp.page);
       arrivals.push(...(await takeArrivals(wp.page)));
       for (const e of ev) {
