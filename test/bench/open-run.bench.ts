@@ -163,7 +163,9 @@ async function runOurs(job: string, o: { steps: number; timeoutMs: number; fullS
     const deadline = tConnect + o.timeoutMs;
     while (complete.size < TAGS && Date.now() < deadline) {
       await sleep(100);
-      note(`RSS renderer ${renderers.reduce((a, p) => a + rssMbOf(p), 0).toFixed(0)} MB, relay ${rssMbOf(relayPid).toFixed(0)} MB`);
+      const mu = process.memoryUsage();
+      const mb = (n: number) => (n / 1048576).toFixed(0);
+      note(`RSS renderer ${renderers.reduce((a, p) => a + rssMbOf(p), 0).toFixed(0)} MB, relay ${rssMbOf(relayPid).toFixed(0)} MB, bench ${mb(mu.rss)} MB (JS heap ${mb(mu.heapUsed)} of ${mb(mu.heapTotal)}, array buffers ${mb(mu.arrayBuffers)})`);
       const ev: DrawEvent[] = await takeDraws(wp.page);
       arrivals.push(...(await takeArrivals(wp.page)));
       for (const e of ev) {
