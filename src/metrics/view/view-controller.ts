@@ -1,7 +1,7 @@
 // The host side of the metrics view, without vscode: takes relay batches into the store,
 // answers the webview's messages, and has the update feed (update-feed.ts) post batched
-// updates (layout when charts appear, frames of the visible charts, endpoint status) at
-// most MAX_UPDATES_PER_SECOND times a second. The vscode adapter (panel.ts) only moves
+// updates (layout when charts appear, frames of the visible charts, endpoint status) paced
+// by the page's `drawn` acks. The vscode adapter (panel.ts) only moves
 // messages; the bench drives this class directly against the real webview bundle in Chromium.
 import type { ExperiencesMessage } from '../../shared/relay-protocol';
 import type { PointsBatch } from '../../shared/relay-client';
@@ -133,6 +133,9 @@ export class ViewController {
         this.feed.post({ type: 'init', protocol: METRICS_PROTOCOL_VERSION, strings: this.hooks.strings, options: this.viewOptions });
         this.feed.flush();
         return;
+      case 'drawn':
+        this.feed.drawn(msg.seq);
+        return;
       case 'viewport':
         this.engine.setViewport(msg.charts, msg.visible);
         this.feed.schedule();
@@ -213,7 +216,7 @@ export class ViewController {
 
   // ---- out -------------------------------------------------------------------------------
 
-  /** Posts what changed now (normally called by the ≤ 10 Hz timer). */
+  /** Posts what changed now (normally the feed's paced timer does). */
   flush(): void {
     this.feed.flush();
   }
