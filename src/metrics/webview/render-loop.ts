@@ -55,7 +55,8 @@ export class RenderLoop {
     for (const c of this.live) {
       if (performance.now() - t0 > LIVE_BUDGET_MS) return true;
       this.live.delete(c);
-      if (c.dirty && c.visible) this.draw(c);
+      // (A card a layout removed since is no longer connected.)
+      if (c.dirty && c.visible && c.el.isConnected) this.draw(c);
     }
     const cards = this.cards();
     for (let i = 0; i < cards.length; i++) {
