@@ -3,7 +3,7 @@
 // through webview.postMessage. The webview starts with `ready`; the host posts nothing
 // before it (vscode-pull-request-github's handshake), then sends `init`, `layout`, the
 // full frames and the endpoint status, and after that batched `update`s paced by the page:
-// the next one goes out when the page has drawn (`drawn`) all but the last, at most every
+// the next one goes out when the page says it drew the last (`drawn`), at most every
 // MIN_UPDATE_INTERVAL_MS, so the update rate follows what the page can draw.
 //
 // Chart data travel as downsampled frames on a bucket grid (see src/metrics/frames.ts):
@@ -18,12 +18,6 @@ export const METRICS_PROTOCOL_VERSION = 1;
 export const METRICS_VIEW_TYPE = 'agentrl.metrics';
 /** Shortest time between two `update`s (≤ 30 Hz): a fast page does not keep the host busy. */
 export const MIN_UPDATE_INTERVAL_MS = 33;
-/**
- * Updates the host posts before the page acks the first of them (`drawn`): 2 lets the next
- * update travel while the page draws the last, so the ack's round trip adds no latency; the
- * page still never has more than this many queued.
- */
-export const MAX_UNACKED_UPDATES = 2;
 /** How long the host waits for `drawn` before it posts anyway (a lost ack, a page without rAF). */
 export const DRAWN_TIMEOUT_MS = 1000;
 

@@ -1,10 +1,10 @@
 // What the host posts to the webview after the handshake: the layout when charts appear,
 // frames of the visible charts, the endpoint status — batched, only while the webview is
 // ready, and paced by the page: an update goes out as soon as there is something new and
-// fewer than MAX_UNACKED_UPDATES are not yet drawn (the page's `drawn` acks), never closer
-// than MIN_UPDATE_INTERVAL_MS, and after DRAWN_TIMEOUT_MS without an ack anyway. A slow page
-// thus gets fewer, bigger updates instead of a queue, and a point waits for no fixed timer.
-import { DRAWN_TIMEOUT_MS, EndpointStatus, HostMessage, MAX_UNACKED_UPDATES, MIN_UPDATE_INTERVAL_MS } from '../../shared/metrics-protocol';
+// the page has drawn the previous one (its `drawn` ack), never closer than
+// MIN_UPDATE_INTERVAL_MS, and after DRAWN_TIMEOUT_MS without an ack anyway. A slow page thus
+// gets fewer, bigger updates instead of a queue, and a point waits for no fixed timer.
+import { DRAWN_TIMEOUT_MS, EndpointStatus, HostMessage, MIN_UPDATE_INTERVAL_MS } from '../../shared/metrics-protocol';
 import type { MetricsStore } from '../store/store';
 import type { ChartEngine } from './chart-engine';
 import { layoutCharts } from './layout';
@@ -21,8 +21,8 @@ export class UpdateFeed {
   /** Something changed since the last flush. */
   private wanted = false;
   private seq = 0;
-  /** Updates posted that the page has not yet said it drew, oldest first. */
-  private inFlight: { seq: number; at: number }[] = [];
+  /** The last update posted that the page has not yet said it drew. */
+  private inFlight: { seq: number; at: number } | undefined;
   private seriesCount = -1;
   private readonly taps = new Set<(m: HostMessage) => void>();
   /** Messages posted (tests and the bench read it). */
@@ -42,7 +42,7 @@ export class UpdateFeed {
   /** The webview said `ready`: everything goes out afresh from now on. */
   start(): void {
     this.ready = true;
-    this.inFlight = []; // a new page: it will not ack what the old one got
+    this.inFlight = undefined; // a new page: it will not ack what the old one got
     this.layoutDirty = true;
     this.statusDirty = true;
     this.seriesCount = -1;
@@ -64,7 +64,7 @@ export class UpdateFeed {
   }
 
   /**
-   * Flushes when the page has drawn enough of the updates posted (or timed out), no sooner than the
+   * Flushes when the page has drawn the last update (or it timed out), no sooner than the
    * floor interval after the last flush, and at the earliest in the next macrotask, so the
    * series of one relay batch go out together.
    */
@@ -72,20 +72,18 @@ export class UpdateFeed {
     if (!this.ready) return;
     this.wanted = true;
     if (this.timer) return;
-    const full = this.inFlight.length >= MAX_UNACKED_UPDATES;
-    const due = full ? this.inFlight[0].at + DRAWN_TIMEOUT_MS : this.lastFlush + MIN_UPDATE_INTERVAL_MS;
+    const due = this.inFlight ? this.inFlight.at + DRAWN_TIMEOUT_MS : this.lastFlush + MIN_UPDATE_INTERVAL_MS;
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      if (full) this.inFlight = []; // timed out: the acks were lost, or the page draws no more
+      this.inFlight = undefined; // timed out: the ack was lost, or the page draws no more
       this.flush();
     }, Math.max(0, due - Date.now()));
   }
 
-  /** The page drew update `seq` and those before: what changed since may go out now. */
+  /** The page drew update `seq`: what changed since goes out now (within the floor interval). */
   drawn(seq: number): void {
-    const left = this.inFlight.filter((u) => u.seq > seq);
-    if (left.length === this.inFlight.length) return; // a stale ack, or one from before a reload
-    this.inFlight = left;
+    if (this.inFlight?.seq !== seq) return; // an older update's ack, or one from before a reload
+    this.inFlight = undefined;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     if (this.wanted) this.schedule();
@@ -115,7 +113,7 @@ export class UpdateFeed {
     }
     this.sent.updates++;
     this.sent.frames += frames.length;
-    this.inFlight.push({ seq: msg.seq, at: this.lastFlush });
+    this.inFlight = { seq: msg.seq, at: this.lastFlush };
     this.post(msg);
   }
 

@@ -1,12 +1,12 @@
-// The update feed's pacing: an update goes out as soon as there is new data and fewer than
-// MAX_UNACKED_UPDATES are not acked (`drawn`) by the page, never closer than the floor
-// interval, and after the ack timeout anyway. On node:test's fake timers (setTimeout and Date), not the wall clock.
+// The update feed's pacing: an update goes out as soon as there is new data and the page has
+// acked (`drawn`) the previous one, never closer than the floor interval, and after the ack
+// timeout anyway. On node:test's fake timers (setTimeout and Date), not the wall clock.
 import * as assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import { MetricsStore } from '../../../../src/metrics/store/store';
 import { ChartEngine } from '../../../../src/metrics/view/chart-engine';
 import { UpdateFeed } from '../../../../src/metrics/view/update-feed';
-import { DEFAULT_VIEW_OPTIONS, DRAWN_TIMEOUT_MS, HostMessage, MAX_UNACKED_UPDATES, MIN_UPDATE_INTERVAL_MS, UpdateMessage } from '../../../../src/shared/metrics-protocol';
+import { DEFAULT_VIEW_OPTIONS, DRAWN_TIMEOUT_MS, HostMessage, MIN_UPDATE_INTERVAL_MS, UpdateMessage } from '../../../../src/shared/metrics-protocol';
 
 const TAG = 'actor/pg_loss';
 
@@ -32,17 +32,7 @@ function setup(t: TestContext) {
   t.mock.timers.tick(MIN_UPDATE_INTERVAL_MS);
   assert.equal(updates.at(-1)?.frames.length, 1, 'the chart is on screen');
   t.after(() => feed.dispose());
-  /** Posts updates until MAX_UNACKED_UPDATES are not acked; returns the oldest of them. */
-  const fill = () => {
-    const first = updates.at(-1)!;
-    for (let i = 1; i < MAX_UNACKED_UPDATES; i++) {
-      add();
-      t.mock.timers.tick(MIN_UPDATE_INTERVAL_MS);
-    }
-    assert.equal(updates.at(-1)!.seq, first.seq + MAX_UNACKED_UPDATES - 1);
-    return first;
-  };
-  return { feed, updates, add, fill, last: () => updates.at(-1)! };
+  return { feed, updates, add, last: () => updates.at(-1)! };
 }
 
 test('an acked feed posts new data at once (next macrotask), the points of one batch together', (t) => {
@@ -59,22 +49,21 @@ test('an acked feed posts new data at once (next macrotask), the points of one b
   assert.equal(last().seq, updates[n - 1].seq + 1, 'numbered');
 });
 
-test('without acks the feed waits; an ack releases what came meanwhile, in one update', (t) => {
-  const { feed, updates, add, fill, last } = setup(t);
-  const oldest = fill();
+test('without the ack the feed waits; the ack releases what came meanwhile, in one update', (t) => {
+  const { feed, updates, add, last } = setup(t);
   const n = updates.length;
   for (let i = 0; i < 5; i++) {
     add();
     t.mock.timers.tick(100);
   }
-  assert.equal(updates.length, n, 'nothing while the page has not drawn enough');
-  feed.drawn(oldest.seq - 1);
+  assert.equal(updates.length, n, 'nothing while the page has not drawn the last update');
+  feed.drawn(last().seq - 1);
   t.mock.timers.tick(0);
-  assert.equal(updates.length, n, 'the ack of an update acked before does not count');
-  feed.drawn(oldest.seq);
+  assert.equal(updates.length, n, 'the ack of an older update does not count');
+  feed.drawn(last().seq);
   t.mock.timers.tick(0);
   assert.equal(updates.length, n + 1);
-  assert.equal(last().frames[0].points, MAX_UNACKED_UPDATES + 5, 'the five batches in one update');
+  assert.equal(last().frames[0].points, 6, 'the five batches in one update');
 });
 
 test('the floor interval: a page that acks at once still gets ≤ 1000 / MIN_UPDATE_INTERVAL_MS updates a second', (t) => {
@@ -95,16 +84,15 @@ test('the floor interval: a page that acks at once still gets ≤ 1000 / MIN_UPD
   assert.equal(last().frames[0].points, 201, 'the last batch went out');
 });
 
-test('lost acks: the feed posts anyway after DRAWN_TIMEOUT_MS, and nothing while the webview is not ready', (t) => {
-  const { feed, updates, add, fill, last } = setup(t);
-  fill(); // the oldest went out (MAX_UNACKED_UPDATES - 1) floor intervals ago
+test('a lost ack: the feed posts anyway after DRAWN_TIMEOUT_MS, and nothing while the webview is not ready', (t) => {
+  const { feed, updates, add, last } = setup(t);
   const n = updates.length;
   add();
-  t.mock.timers.tick(DRAWN_TIMEOUT_MS - MIN_UPDATE_INTERVAL_MS * (MAX_UNACKED_UPDATES - 1) - 1);
+  t.mock.timers.tick(DRAWN_TIMEOUT_MS - 1);
   assert.equal(updates.length, n);
   t.mock.timers.tick(1);
-  assert.equal(updates.length, n + 1, 'the timeout fallback (from the oldest update not acked)');
-  assert.equal(last().frames[0].points, MAX_UNACKED_UPDATES + 1);
+  assert.equal(updates.length, n + 1, 'the timeout fallback');
+  assert.equal(last().frames[0].points, 2);
   feed.stop();
   add();
   t.mock.timers.tick(2 * DRAWN_TIMEOUT_MS);
