@@ -117,6 +117,23 @@ const scanWorkerPlugin = {
   },
 };
 
+/** sqlite-wasm.ts returning the bytes of wa-sqlite's wasm (base64 in the bundle, as sql.js's inline
+ *  build did): the relay's SQL reader (src/relay/sources/sqlite-db.ts) needs no side file. */
+const sqliteWasmPlugin = {
+  name: 'agentrl-sqlite-wasm',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]src[\\/]relay[\\/]sources[\\/]sqlite-wasm\.ts$/ }, () => {
+      const file = path.join(root, 'node_modules/wa-sqlite/dist/wa-sqlite.wasm');
+      const b64 = fs.readFileSync(file).toString('base64');
+      return {
+        contents: `export function sqliteWasm(): Uint8Array { return Buffer.from(${JSON.stringify(b64)}, 'base64'); }`,
+        loader: 'ts',
+        watchFiles: [file],
+      };
+    });
+  },
+};
+
 const builds = [];
 for (const e of nodeEntries) {
   if (!fs.existsSync(path.join(root, e.in))) continue;
@@ -130,7 +147,7 @@ for (const e of nodeEntries) {
     external: e.external ?? [],
     banner: e.banner ? { js: e.banner } : undefined,
     mainFields: ['module', 'main'],
-    plugins: [templatesPlugin, scanWorkerPlugin, noNativeAddons],
+    plugins: [templatesPlugin, scanWorkerPlugin, sqliteWasmPlugin, noNativeAddons],
   });
 }
 for (const e of webEntries) {

@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import type { Logger } from '../shared/log';
 import type { EndpointStatus } from '../shared/metrics-protocol';
 import { RelayClient } from '../shared/relay-client';
-import { ConnectionTiming, Connections, DEFAULT_TIMING } from './connect/connections';
+import { ConnectionTiming, Connections, DEFAULT_TIMING, ENVELOPE_BUCKETS } from './connect/connections';
 import { ENDPOINTS_SETTING, resolveEndpoints } from './endpoints';
 import { exportPng, exportSeriesTo } from './export-files';
 import { relayLauncher } from './connect/local-relay';
@@ -61,15 +61,17 @@ export class MetricsHost implements vscode.Disposable {
         startDemo: () => void vscode.commands.executeCommand('agentrl.metrics.startDemo'),
         readRollout: async (ref) => toRolloutDetail(ref, await this.connections.requestExperience(ref.endpoint, ref.source, ref.id)),
         onData: () => this.scheduleStatus(),
+        readDetail: (ep, q) => this.connections.requestDetail(ep, q),
       },
       context.workspaceState.get(OPTIONS_KEY),
     );
     this.connections = new Connections(
-      (o) => new RelayClient(o),
+      (o) => new RelayClient({ ...o, envelope: { buckets: ENVELOPE_BUCKETS } }),
       relayLauncher({ cli: context.asAbsolutePath(path.join('dist', 'agentrl.js')), log, extraArgs: opts.relayArgs }),
       {
         points: (ep, b) => this.controller.ingest(ep, b),
         experiences: (ep, m) => this.controller.ingestExperiences(ep, m),
+        envelope: (ep, m) => this.controller.envelopes.ingest(ep, m),
         cursors: (ep) => this.store.cursors(ep),
         changed: () => this.onStatus(),
       },

@@ -171,7 +171,7 @@ export interface SeriesFrame {
   /** The bucket means when `y` is smoothed (the hover shows both). */
   mean?: (number | null)[];
   /** Wall time (s) of each bucket's last point. */
-  wall?: (number | null)[];
+  wallTime?: (number | null)[];
 }
 
 export interface ChartFrame {
@@ -495,7 +495,7 @@ export interface SeriesData {
   hi: (number | null)[];
   /** Bucket means when y is smoothed; empty when it is not. */
   mean: (number | null)[];
-  wall: (number | null)[];
+  wallTime: (number | null)[];
   gaps: Set<number>;
 }
 
@@ -526,7 +526,7 @@ export function applyFrame(prev: ChartData | undefined, f: ChartFrame): ChartDat
   for (const s of f.series) {
     let cur = d.series.get(s.key);
     if (!cur) {
-      cur = { y: [], lo: [], hi: [], mean: [], wall: [], gaps: new Set() };
+      cur = { y: [], lo: [], hi: [], mean: [], wallTime: [], gaps: new Set() };
       d.series.set(s.key, cur);
     }
     if (f.start === 0) {
@@ -535,14 +535,14 @@ export function applyFrame(prev: ChartData | undefined, f: ChartFrame): ChartDat
       cur.lo = s.lo;
       cur.hi = s.hi;
       cur.mean = s.mean ?? [];
-      cur.wall = s.wall ?? [];
+      cur.wallTime = s.wallTime ?? [];
     } else {
       for (const [arr, add] of [
         [cur.y, s.y],
         [cur.lo, s.lo],
         [cur.hi, s.hi],
         [cur.mean, s.mean ?? []],
-        [cur.wall, s.wall ?? []],
+        [cur.wallTime, s.wallTime ?? []],
       ] as const) {
         // Pad (a series first seen in a patch) or cut back to the patch start, then append.
         while (arr.length < f.start) arr.push(null);

@@ -1,11 +1,12 @@
 // Client of `agentrl relay` (no vscode import): used by `agentrl tail` and by the extension's
 // metrics view. Connects (one RelayLink per connection, relay-link.ts), subscribes with its
-// cursors, decodes batches into points, and on any disconnect reconnects with exponential
+// cursors (asking for binary points frames), hands on each points batch as typed columns
+// grouped by tag (no per-point objects), and on any disconnect reconnects with exponential
 // backoff + jitter, resuming from the cursor of the last batch it delivered — so its listeners
 // see every point exactly once.
 //
 //   const client = new RelayClient({ url: 'ws://127.0.0.1:8765/', token });
-//   client.on('points', (b) => chart.append(b.points));
+//   client.on('points', (b) => { for (const s of b.series) chart.append(s.tag, s.step, s.wallTime, s.value); });
 //   client.on('state', (s) => status.update(s));
 //   client.start();
 //   …
@@ -14,30 +15,16 @@
 // Persisting `client.cursors()` and passing them back as `cursors` resumes across restarts
 // of the client too.
 import { EventEmitter } from 'node:events';
-import { RelayClientError, RelayLink } from './relay-link';
-import type { Cursor, ExperienceDetail, ExperiencesMessage, HeartbeatMessage, HelloMessage, PointsMessage, ServerMessage, SourceInfo } from './relay-protocol';
-import { RELAY_PROTOCOL_VERSION, fromWireNumber } from './relay-protocol';
+import { RelayClientError, RelayLink, RelayMessage } from './relay-link';
+import type { Cursor, ExperienceDetail, ExperiencesMessage, HeartbeatMessage, HelloMessage, PointsBatch, SourceInfo } from './relay-protocol';
+import { RELAY_PROTOCOL_VERSION } from './relay-protocol';
+import { pointCount } from './points-frame';
+import type { DetailMessage, DetailRequestMessage, EnvelopeMessage, EnvelopeRequest } from './relay-envelope';
+import { PendingRequests } from './pending-requests';
 
 export type { RelayClientError } from './relay-link';
-
-export interface RelayPoint {
-  run: string;
-  role: string;
-  tag: string;
-  step: number;
-  /** Seconds since epoch (as written by the trainer). */
-  wallTime: number;
-  value: number;
-}
-
-export interface PointsBatch {
-  source: string;
-  run: string;
-  role: string;
-  points: RelayPoint[];
-  /** The cursor after this batch (already recorded by the client). */
-  cursor: Cursor;
-}
+/** A points batch as the client hands it on (its cursor already recorded by the client). */
+export type { PointsBatch, TagPoints } from './relay-protocol';
 
 export type RelayClientState = 'idle' | 'connecting' | 'open' | 'backoff' | 'closed';
 
@@ -60,8 +47,12 @@ export interface RelayClientOptions {
   runs?: string[];
   /** Stream SQL experience rows too (default true). */
   experiences?: boolean;
+  /** Ask for binary points frames (default true; false: JSON, as older clients get). */
+  binary?: boolean;
   /** Where to resume (e.g. cursors saved from a previous session). */
   cursors?: Cursor[];
+  /** Ask for envelope-first opening of event files (relay-envelope.ts); older relays stream every point. */
+  envelope?: EnvelopeRequest;
   /** Extra CA certificate(s) for wss:// with a self-signed relay certificate. */
   ca?: string | Buffer;
   /** Reconnect backoff: first delay, cap, growth factor, jitter fraction (0..1). */
@@ -83,6 +74,8 @@ export interface RelayClientEvents {
   sources: [SourceInfo[]];
   points: [PointsBatch];
   experiences: [ExperiencesMessage];
+  /** The envelope of one tag of a source read from its beginning (its live points follow). */
+  envelope: [EnvelopeMessage];
   /** The relay's heartbeat; `caughtUp` says its backlog has drained. */
   heartbeat: [HeartbeatMessage];
   state: [StateChange];
@@ -98,8 +91,8 @@ export class RelayClient extends EventEmitter<RelayClientEvents> {
   private heartbeatMs = 10_000;
   private current: RelayClientState = 'idle';
   private stopped = false;
-  private nextRequest = 1;
-  private readonly pending = new Map<number, { resolve: (d: ExperienceDetail) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
+  private readonly pending = new PendingRequests<ExperienceDetail>();
+  private readonly details = new PendingRequests<DetailMessage>();
   readonly stats: RelayClientStats = { connects: 0, points: 0, experiences: 0, staleBatches: 0 };
 
   constructor(private readonly opts: RelayClientOptions) {
@@ -130,23 +123,20 @@ export class RelayClient extends EventEmitter<RelayClientEvents> {
   requestExperience(source: string, id: number, timeoutMs = 15_000): Promise<ExperienceDetail> {
     const link = this.link;
     if (!link || !link.open || this.current !== 'open') return Promise.reject(new Error('not connected to the relay'));
-    const request = this.nextRequest++;
-    return new Promise<ExperienceDetail>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.pending.delete(request);
-        reject(new Error(`the relay did not answer within ${timeoutMs / 1000} s (an older relay cannot read experiences)`));
-      }, timeoutMs);
-      this.pending.set(request, { resolve, reject, timer });
-      link.send({ type: 'experience', request, source, id });
-    });
+    const late = `the relay did not answer within ${timeoutMs / 1000} s (an older relay cannot read experiences)`;
+    return this.pending.ask((request) => link.send({ type: 'experience', request, source, id }), timeoutMs, late);
+  }
+
+  /** The points of one tag in steps [from, to] that an envelope summarized (or a finer envelope of them). */
+  requestDetail(q: Omit<DetailRequestMessage, 'type' | 'request'>, timeoutMs = 30_000): Promise<DetailMessage> {
+    const link = this.link;
+    if (!link || !link.open || this.current !== 'open') return Promise.reject(new Error('not connected to the relay'));
+    return this.details.ask((request) => link.send({ type: 'detail', request, ...q }), timeoutMs, `the relay did not answer within ${timeoutMs / 1000} s`);
   }
 
   private failPending(why: string): void {
-    for (const [id, p] of this.pending) {
-      clearTimeout(p.timer);
-      p.reject(new Error(why));
-      this.pending.delete(id);
-    }
+    this.details.failAll(why);
+    this.pending.failAll(why);
   }
 
   /** Closes the connection and stops reconnecting. */
@@ -213,7 +203,7 @@ export class RelayClient extends EventEmitter<RelayClientEvents> {
     }, delayMs);
   }
 
-  private handle(link: RelayLink, msg: ServerMessage): void {
+  private handle(link: RelayLink, msg: RelayMessage): void {
     switch (msg.type) {
       case 'hello': {
         if (msg.protocol !== RELAY_PROTOCOL_VERSION) {
@@ -229,6 +219,8 @@ export class RelayClient extends EventEmitter<RelayClientEvents> {
           runs: this.opts.runs,
           cursors: this.cursors(),
           experiences: this.opts.experiences ?? true,
+          binary: this.opts.binary === false ? undefined : ['points'],
+          ...(this.opts.envelope ? { envelope: this.opts.envelope } : {}),
         });
         this.setState({ state: 'open', attempt: 0 });
         this.emit('hello', msg);
@@ -240,9 +232,8 @@ export class RelayClient extends EventEmitter<RelayClientEvents> {
         return;
       case 'points': {
         if (!this.advance(msg.cursor)) return;
-        const points = decodePoints(msg);
-        this.stats.points += points.length;
-        this.emit('points', { source: msg.source, run: msg.run, role: msg.role, points, cursor: msg.cursor });
+        this.stats.points += pointCount(msg);
+        this.emit('points', msg);
         return;
       }
       case 'experiences':
@@ -250,15 +241,17 @@ export class RelayClient extends EventEmitter<RelayClientEvents> {
         this.stats.experiences += msg.rows.length;
         this.emit('experiences', msg);
         return;
-      case 'experience-detail': {
-        const p = this.pending.get(msg.request);
-        if (!p) return;
-        this.pending.delete(msg.request);
-        clearTimeout(p.timer);
-        if (msg.detail) p.resolve(msg.detail);
-        else p.reject(new Error(msg.error ?? 'no detail'));
-        return;
+      case 'experience-detail':
+        return this.pending.settle(msg.request, msg.detail ? undefined : (msg.error ?? 'no detail'), msg.detail ?? {});
+      case 'envelope': {
+        // Every tag's envelope of a source carries the same cursor: an equal one is not stale.
+        const held = this.cursorMap.get(msg.source);
+        if (held && held.fid === msg.cursor.fid && msg.cursor.offset < held.offset) return;
+        this.cursorMap.set(msg.source, { ...msg.cursor });
+        return void this.emit('envelope', msg);
       }
+      case 'detail':
+        return this.details.settle(msg.request, msg.error, msg);
       case 'heartbeat':
         this.emit('heartbeat', msg);
         return;
@@ -278,20 +271,4 @@ export class RelayClient extends EventEmitter<RelayClientEvents> {
     this.cursorMap.set(c.source, { ...c });
     return true;
   }
-}
-
-/** Expands a columnar `points` message into points. */
-export function decodePoints(msg: PointsMessage): RelayPoint[] {
-  const out: RelayPoint[] = new Array(msg.tag.length);
-  for (let i = 0; i < msg.tag.length; i++) {
-    out[i] = {
-      run: msg.run,
-      role: msg.role,
-      tag: msg.tags[msg.tag[i]],
-      step: msg.step[i],
-      wallTime: msg.wallTime[i],
-      value: fromWireNumber(msg.value[i]),
-    };
-  }
-  return out;
 }

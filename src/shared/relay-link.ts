@@ -1,10 +1,22 @@
 // One WebSocket connection to `agentrl relay` (no vscode import): opens it with the client's
 // credentials, tells a refusal by the relay (bad token, origin: do not retry) from a network
-// failure, hands on every frame as a validated message, and ends a connection on which nothing
+// failure, hands on every frame as a validated message (a points batch as columns, whether it
+// came as a binary frame or as JSON from an older relay), and ends a connection on which nothing
 // arrived for too long. RelayClient (relay-client.ts) opens a new link after each disconnect.
 import WebSocket from 'ws';
-import type { ClientMessage, ServerMessage } from './relay-protocol';
-import { ProtocolError, RELAY_SUBPROTOCOL, parseServerMessage } from './relay-protocol';
+import type { ClientMessage, PointsBatch, PointsMessage, ServerMessage } from './relay-protocol';
+import { RELAY_SUBPROTOCOL, parseServerMessage } from './relay-protocol';
+import { decodePointsFrame, pointsFromMessage } from './points-frame';
+
+/** A message from the relay as the client takes it: points as typed columns grouped by tag. */
+export type RelayMessage = Exclude<ServerMessage, PointsMessage> | PointsBatch;
+
+/** A frame from the relay: a binary points frame, or a JSON message. Throws ProtocolError. */
+export function readFrame(data: Buffer, isBinary: boolean): RelayMessage {
+  if (isBinary) return decodePointsFrame(data);
+  const msg = parseServerMessage(data.toString('utf8'));
+  return msg.type === 'points' ? pointsFromMessage(msg) : msg;
+}
 
 export interface RelayClientError {
   /** auth: refused by the relay (bad token, origin, URL) — the client stops.
@@ -27,7 +39,7 @@ export interface LinkOptions {
 
 export interface LinkListener {
   open(): void;
-  message(msg: ServerMessage): void;
+  message(msg: RelayMessage): void;
   error(e: RelayClientError): void;
   /** The connection ended; `refused` when the relay refused it for good (auth). */
   close(why: string, refused: boolean): void;
@@ -72,10 +84,9 @@ export class RelayLink {
     });
     ws.on('message', (data, isBinary) => {
       this.armIdle();
-      let msg: ServerMessage;
+      let msg: RelayMessage;
       try {
-        if (isBinary) throw new ProtocolError('unexpected binary frame');
-        msg = parseServerMessage((data as Buffer).toString('utf8'));
+        msg = readFrame(data as Buffer, isBinary);
       } catch (e) {
         on.error({ kind: 'protocol', message: `bad frame from relay: ${(e as Error).message}` });
         ws.terminate();

@@ -1,5 +1,6 @@
 // The relay ↔ client wire protocol (`agentrl relay` on a GPU node ↔ `agentrl tail` / the
-// extension's metrics view). JSON text frames over a WebSocket. Versioned: a client sends
+// extension's metrics view). JSON text frames over a WebSocket, and binary frames for points
+// batches when the client asks for them (see "Binary points frame" below). Versioned: a client sends
 // the protocol version it speaks in `subscribe`; the relay answers `error` code
 // `unsupported-version` when it cannot serve it.
 //
@@ -12,6 +13,8 @@
 // Every incoming message is validated at run time (`parseServerMessage`,
 // `parseClientMessage`): a malformed frame is an error, never a crash.
 import { Obj, arrayOf, hasFields, isBool, isInt, isNum, isObj, isStr, nullable, oneOf, optional } from './validate';
+import type { DetailMessage, DetailRequestMessage, EnvelopeMessage, EnvelopeRequest } from './relay-envelope';
+import { isDetailMessage, isDetailRequest, isEnvelopeMessage, isEnvelopeRequest } from './relay-envelope';
 
 export const RELAY_PROTOCOL_VERSION = 1;
 /** The WebSocket subprotocol both sides offer. */
@@ -80,7 +83,8 @@ export interface SourcesMessage {
 
 /**
  * A batch of scalar points of one source, columnar: point i is
- * (tags[tag[i]], step[i], wallTime[i], value[i]).
+ * (tags[tag[i]], step[i], wallTime[i], value[i]). The JSON form, sent to clients that did not
+ * ask for binary points frames; a relay sends a batch's points grouped by tag (tag[] ascends).
  */
 export interface PointsMessage {
   type: 'points';
@@ -102,6 +106,45 @@ export interface PointsMessage {
  * that predates them ignores them, and drops an `updated` row as a repeat of one it holds —
  * which is why they need no version bump.
  */
+/** One tag's points of a batch, in the order the source wrote them; NaN/±Inf are themselves. */
+export interface TagPoints {
+  tag: string;
+  step: Float64Array;
+  /** Seconds since epoch (as written by the trainer). */
+  wallTime: Float64Array;
+  value: Float64Array;
+}
+
+/**
+ * A batch of points as both ends hold it: grouped by tag, in typed columns. It travels as a
+ * binary points frame (points-frame.ts) or, to a client that did not ask for those, as a
+ * PointsMessage.
+ *
+ * Binary points frame (a WebSocket binary message; all numbers little-endian):
+ *
+ *   offset 0   4 bytes   magic "ARP1" (agentrl relay points, layout 1)
+ *   offset 4   uint32    H, the byte length of the header
+ *   offset 8   H bytes   header, UTF-8 JSON: {"type":"points","source","run","role",
+ *                        "tags":[…],"counts":[…],"cursor":{…}}; counts[t] = points of tags[t]
+ *   …          0–7 zero bytes, so that the columns start at a multiple of 8
+ *   then, for each tag t in order: float64 step[counts[t]], float64 wallTime[counts[t]],
+ *                        float64 value[counts[t]]; the frame ends with the last column.
+ *
+ * A tag may have count 0. The columns are IEEE doubles: NaN and ±Infinity travel as they are.
+ */
+export interface PointsBatch {
+  type: 'points';
+  source: string;
+  run: string;
+  role: string;
+  series: TagPoints[];
+  /** The cursor after this batch. */
+  cursor: Cursor;
+}
+
+/** Messages a client may take as binary frames (SubscribeMessage.binary). */
+export type BinaryMessageType = 'points';
+
 export interface ExperienceRow {
   id: number;
   table: string;
@@ -183,7 +226,9 @@ export type ServerMessage =
   | ExperiencesMessage
   | ExperienceDetailMessage
   | HeartbeatMessage
-  | ErrorMessage;
+  | ErrorMessage
+  | EnvelopeMessage
+  | DetailMessage;
 
 // ---- client → relay ------------------------------------------------------------------
 
@@ -196,6 +241,14 @@ export interface SubscribeMessage {
   cursors: Cursor[];
   /** Also stream SQL experience rows (default true). */
   experiences?: boolean;
+  /** Envelope first for event files read from their beginning (relay-envelope.ts). */
+  envelope?: EnvelopeRequest;
+  /**
+   * Messages this client takes as binary frames ('points': PointsBatch frames). Optional, so
+   * protocol 1 stays: an older relay ignores it and sends JSON, and a client that leaves it out
+   * (an older client, `agentrl tail` of an older release) gets JSON from this relay.
+   */
+  binary?: string[];
 }
 
 /** Asks for the content of one row of an SQL source (read-only; answered by `experience-detail`). */
@@ -207,7 +260,7 @@ export interface ExperienceRequestMessage {
   id: number;
 }
 
-export type ClientMessage = SubscribeMessage | ExperienceRequestMessage;
+export type ClientMessage = SubscribeMessage | ExperienceRequestMessage | DetailRequestMessage;
 
 // ---- numbers -------------------------------------------------------------------------
 
@@ -299,6 +352,12 @@ export function parseServerMessage(text: string): ServerMessage {
     case 'error':
       need(hasFields(m, { type: oneOf(['error']), code: isStr, message: isStr, source: optional(isStr) }), 'error: bad message');
       return m;
+    case 'envelope':
+      need(isEnvelopeMessage(m), 'envelope: bad message');
+      return m;
+    case 'detail':
+      need(isDetailMessage(m), 'detail: bad message');
+      return m;
     default:
       throw new ProtocolError(`unknown message type '${String(m.type).slice(0, 40)}'`);
   }
@@ -311,10 +370,16 @@ export function parseClientMessage(text: string): ClientMessage {
     need(hasFields(m, { type: oneOf(['experience']), request: isInt, source: isStr, id: isInt }), 'experience: needs request, source and id');
     return m;
   }
+  if (m.type === 'detail') {
+    need(isDetailRequest(m), 'detail: needs request, source, tag, from ≤ to, maxPoints and cursor');
+    return m;
+  }
   need(hasFields(m, { type: oneOf(['subscribe']) }), `unknown message type '${String(m.type).slice(0, 40)}'`);
   need(hasFields(m, { protocol: isInt }), 'subscribe: missing protocol version');
   need(hasFields(m, { runs: optional(arrayOf(isStr)) }), 'subscribe: runs must be a list of strings');
   need(hasFields(m, { cursors: arrayOf(isCursor) }), 'subscribe: cursors must be a list of {source, offset, fid?}');
   need(hasFields(m, { experiences: optional(isBool) }), 'subscribe: experiences must be a boolean');
+  need(isEnvelopeRequest(m.envelope), 'subscribe: envelope must be {buckets}');
+  need(hasFields(m, { binary: optional(arrayOf(isStr)) }), 'subscribe: binary must be a list of message types');
   return m;
 }

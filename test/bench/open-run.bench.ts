@@ -1,4 +1,4 @@
-// `npm run bench -- open-run [--steps N] [--trials N] [--skip-tb]`
+// `npm run bench -- open-run [--steps N] [--trials N] [--skip-tb] [--full-stream]`
 //
 // Opening a finished run: a Trinity job dir whose one monitor writer (tensorboardX) logged
 // 50 tags × 100 000 steps = 5 M scalars, all tags interleaved per step (generated once,
@@ -7,7 +7,9 @@
 //         bench process per trial, the real RelayClient, MetricsStore (persisting, as the
 //         extension's) and ViewController; the real metrics webview (media/metrics.js) in
 //         Chromium. Time from connect until every tag's chart has drawn data covering all its
-//         points (draw-probe.ts; an envelope covering the range counts). RSS: relay + the bench
+//         points (draw-probe.ts; an envelope covering the range counts). The client asks for
+//         the envelope first (issue 16 §4), as the extension does; --full-stream measures the
+//         path before it (every point streamed, stored and downsampled). RSS: relay + the bench
 //         process + the page's renderer (not headless Chromium's UI or spare renderers).
 //   peer: TensorBoard 2.21 with its Rust data server (tensorboard-peer.ts), process start until
 //         every tag's full series has been served by its HTTP API; RSS of its process tree.
@@ -21,6 +23,7 @@ import { ViewController } from '../../src/metrics/view/view-controller';
 import { silentLogger } from '../../src/shared/log';
 import { UI_STRING_KEYS, UiStrings } from '../../src/shared/metrics-protocol';
 import { RelayClient } from '../../src/shared/relay-client';
+import { ENVELOPE_BUCKETS } from '../../src/metrics/connect/connections';
 import { repoRoot, venvPython } from '../harness/paths';
 import { startRelay } from '../harness/relay';
 import { launchChromium } from '../harness/browser';
@@ -78,18 +81,20 @@ interface OursResult {
   framesPosted: number;
 }
 
-async function runOurs(job: string, o: { steps: number; timeoutMs: number }): Promise<OursResult> {
+async function runOurs(job: string, o: { steps: number; timeoutMs: number; fullStream: boolean }): Promise<OursResult> {
   const storeDir = fs.mkdtempSync(path.join(cacheDir, 'store-'));
   // As the extension's host: a persisting store with its default memory bound, flushed every 2 s.
   const store = new MetricsStore({ dir: storeDir, memoryLimitBytes: 256 * 1024 * 1024, log: silentLogger });
   const flush = setInterval(() => store.flush(), 2000);
   let post: (m: unknown) => void = () => undefined;
-  const ctl = new ViewController(store, { post: (m) => post(m), log: silentLogger, strings });
+  let client: RelayClient | undefined;
+  // A zoom reads exact points from the relay (not measured here: nothing zooms).
+  const readDetail = (_ep: string, q: Parameters<RelayClient['requestDetail']>[0]) => client!.requestDetail(q);
+  const ctl = new ViewController(store, { post: (m) => post(m), log: silentLogger, strings, readDetail });
   const browser = await launchChromium();
   const wp = await openWebviewPage({ browser, onMessage: (m) => ctl.receive(m), viewport: VIEWPORT });
   post = (m) => void wp.post(m).catch(() => undefined);
   let relay: Awaited<ReturnType<typeof startRelay>> | undefined;
-  let client: RelayClient | undefined;
   try {
     while (!(await ctl.probe(1000))) await sleep(50); // the page said ready
     await instrumentDraws(wp.page);
@@ -111,11 +116,17 @@ async function runOurs(job: string, o: { steps: number; timeoutMs: number }): Pr
     const cpuOf = () => ({ relay: cpuSecondsOf(relayPid), host: process.cpuUsage(), renderer: renderers.reduce((a, p) => a + cpuSecondsOf(p), 0) });
     const cpu0 = cpuOf();
     const tConnect = Date.now();
-    client = new RelayClient({ url: relay.url });
+    client = new RelayClient({ url: relay.url, envelope: o.fullStream ? undefined : { buckets: ENVELOPE_BUCKETS } });
     const c = client;
+    let summarized = 0; // points the envelopes stand for
     c.on('points', (b) => {
       ctl.ingest('bench', b);
-      if (!receivedAt && c.stats.points >= want) receivedAt = Date.now();
+      if (!receivedAt && c.stats.points + summarized >= want) receivedAt = Date.now();
+    });
+    c.on('envelope', (m) => {
+      ctl.envelopes.ingest('bench', m);
+      summarized += m.points;
+      if (!receivedAt && c.stats.points + summarized >= want) receivedAt = Date.now();
     });
     c.start();
     const complete = new Map<string, number>();
@@ -203,6 +214,7 @@ async function main(): Promise<void> {
       steps: { type: 'string', default: '100000' },
       trials: { type: 'string', default: '1' },
       'skip-tb': { type: 'boolean', default: false },
+      'full-stream': { type: 'boolean', default: false },
       'ours-child': { type: 'string' },
     },
   });
@@ -210,7 +222,7 @@ async function main(): Promise<void> {
   if (values['ours-child']) {
     // One trial of ours in a fresh process: its RSS is the host side's alone, not what the
     // previous trials (or the peer's HTTP bodies) left in this process's heap.
-    process.stdout.write(`RESULT ${JSON.stringify(await runOurs(values['ours-child'], { steps, timeoutMs: 180_000 }))}\n`);
+    process.stdout.write(`RESULT ${JSON.stringify(await runOurs(values['ours-child'], { steps, timeoutMs: 180_000, fullStream: values['full-stream'] }))}\n`);
     return;
   }
   const trials = Number(values.trials);
@@ -244,6 +256,7 @@ async function main(): Promise<void> {
   const tbRss = tbs.length ? median(tbs.map((r) => r.rssMb)) : NaN;
   console.log(`ours / tb: time ×${(a / tbMs).toFixed(2)} (from relay spawn ×${(median(ours.map((r) => r.fromSpawnMs)) / tbMs).toFixed(2)}), RSS ×${(rss / tbRss).toFixed(2)}`);
   console.log(`targets: all tags ≤ 1 000 ms (${a <= 1000 ? 'met' : 'NOT met'}), RSS ≤ 400 MB (${rss <= 400 ? 'met' : 'NOT met'})`);
+  console.log(`path: ${values['full-stream'] ? 'full stream (before issue 16 §4)' : 'envelope first'}`);
   console.log(
     `BENCH open-run all_tags_ms=${a} rss_mb_total=${rss.toFixed(0)} tb_all_tags_ms=${tbMs} tb_rss_mb=${tbRss.toFixed(0)} ratio=${(a / tbMs).toFixed(2)} ` +
       `from_spawn_ms=${median(ours.map((r) => r.fromSpawnMs))} received_ms=${median(ours.map((r) => r.receivedMs))} first_draw_ms=${median(ours.map((r) => r.firstDrawMs))} ` +

@@ -20,6 +20,7 @@ import { startRelayJob, submitRun } from '../../src/ray/submit/submit';
 import { RelayClient } from '../../src/shared/relay-client';
 import { repoRoot, venvPython } from '../harness/paths';
 import { raySkipReason, startRayCluster } from '../harness/ray-cluster';
+import { pointCount } from '../../src/shared/points-frame';
 
 const WATCH_S = Number(process.env.RAY_BENCH_WATCH_S ?? 30);
 
@@ -51,7 +52,7 @@ async function main() {
     const relay = await startRelayJob(client, { packageUri: sub.pkg.uri, jobDir: info.jobDir!, forRun: sub.submissionId, resource: 'gpu_node' });
     const rc = new RelayClient({ url: relay.url, experiences: false });
     const first = await new Promise<number>((resolve) => {
-      rc.on('points', (b) => b.points.length && resolve(performance.now()));
+      rc.on('points', (b) => pointCount(b) && resolve(performance.now()));
       rc.start();
     });
     const submitToFirst = (first - t0) / 1000;

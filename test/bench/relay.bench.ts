@@ -12,6 +12,7 @@ import { RelayClient } from '../../src/shared/relay-client';
 import { repoRoot, venvPython } from '../harness/paths';
 import { startRelay } from '../harness/relay';
 import { sleep } from '../harness/wait';
+import { pointCount } from '../../src/shared/points-frame';
 
 const cacheDir = path.join(repoRoot, '.cache', 'bench', 'relay');
 const writers = path.join(repoRoot, 'test', 'fixtures', 'relay', 'writers.py');
@@ -121,8 +122,8 @@ async function latency(): Promise<{ p50: number; p99: number; received: number; 
   let othersReceived = 0;
   client.on('points', (b) => {
     const now = Date.now() / 1000;
-    for (const p of b.points) lat.push((now - p.wallTime) * 1000);
-    received += b.points.length;
+    for (const s of b.series) for (const w of s.wallTime) lat.push((now - w) * 1000);
+    received += pointCount(b);
   });
   client.start();
   const others = spawn(process.execPath, [path.join(__dirname, 'relay-clients.js'), relay.url, '9'], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -167,7 +168,7 @@ async function catchUp(file: string, clients: number): Promise<{ seconds: number
   const cs = Array.from({ length: clients }, () => new RelayClient({ url: relay.url }));
   let got = 0;
   for (const c of cs) {
-    c.on('points', (b) => (got += b.points.length));
+    c.on('points', (b) => (got += pointCount(b)));
     c.start();
   }
   while (got < want * clients) await sleep(50);

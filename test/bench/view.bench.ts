@@ -127,7 +127,7 @@ async function run(mode: 'ours' | 'naive', o: { series: number; perSeries: numbe
   const ctl = new ViewController(store, { post: mode === 'ours' ? post : (m) => (m as { type: string }).type !== 'update' && post(m), log: silentLogger, strings }, { smoothing: 0 });
   const names = tags(o.series);
   // Seed one point per series so the layout exists before streaming starts.
-  for (let i = 0; i < names.length; i++) ctl.addPoints('bench', i < 3 ? 'explorer' : 'trainer', names[i], [{ step: 0, wall: 1.7e9, value: valueAt(i, 0) }]);
+  for (let i = 0; i < names.length; i++) ctl.addPoints('bench', i < 3 ? 'explorer' : 'trainer', names[i], [{ step: 0, wallTime: 1.7e9, value: valueAt(i, 0) }]);
   wp = await openWebviewPage({ onMessage: (m) => ctl.receive(m), viewport: { width: 1280, height: 2800 } });
   const cdp = await wp.page.context().newCDPSession(wp.page);
   await cdp.send('Performance.enable');
@@ -153,7 +153,7 @@ async function run(mode: 'ours' | 'naive', o: { series: number; perSeries: numbe
     const to = Math.min(o.perSeries, step + perTick);
     for (let i = 0; i < names.length; i++) {
       const pts = new Array(to - step);
-      for (let s = step; s < to; s++) pts[s - step] = { step: s, wall: 1.7e9 + s * 0.01, value: valueAt(i, s) };
+      for (let s = step; s < to; s++) pts[s - step] = { step: s, wallTime: 1.7e9 + s * 0.01, value: valueAt(i, s) };
       ctl.addPoints('bench', i < 3 ? 'explorer' : 'trainer', names[i], pts);
     }
     step = to;

@@ -37,6 +37,6 @@ export function valueAt(tag: string, step: number): number {
 
 export function points(tag: string, from: number, to: number, t0 = 1.7e9, every = 1): Point[] {
   const out: Point[] = [];
-  for (let s = from; s < to; s += every) out.push({ step: s, wall: t0 + s * 3.5, value: valueAt(tag, s) });
+  for (let s = from; s < to; s += every) out.push({ step: s, wallTime: t0 + s * 3.5, value: valueAt(tag, s) });
   return out;
 }

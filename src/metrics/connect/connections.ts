@@ -7,8 +7,18 @@
 import type { Cursor, ExperienceDetail, ExperiencesMessage, HeartbeatMessage, HelloMessage, SourceInfo } from '../../shared/relay-protocol';
 import type { PointsBatch, RelayClientError, RelayClientOptions, StateChange } from '../../shared/relay-client';
 import type { Logger } from '../../shared/log';
+import { pointCount } from '../../shared/points-frame';
 import type { EndpointState, EndpointStatus } from '../../shared/metrics-protocol';
 import type { LocalRelay, LocalRelaySpec, RelayLauncher } from './local-relay';
+import type { DetailMessage, DetailRequestMessage, EnvelopeMessage } from '../../shared/relay-envelope';
+
+/**
+ * Envelope buckets a client asks per tag (RelayClientOptions.envelope, issue 16 §4). The relay
+ * fills between half and all of them (power-of-two widths), so 1024 is at least as fine as the
+ * grid of a plot up to ~1000 px wide (downsample.ts); a wider zoom asks for detail.
+ */
+export const ENVELOPE_BUCKETS = 1024;
+type DetailQuery = Omit<DetailRequestMessage, 'type' | 'request'>;
 
 export interface EndpointSpec {
   /** Stable id (cursors are saved under it). */
@@ -37,12 +47,16 @@ export interface RelayClientLike {
   start(): void;
   close(): Promise<void>;
   requestExperience(source: string, id: number, timeoutMs?: number): Promise<ExperienceDetail>;
+  on(event: 'envelope', l: (m: EnvelopeMessage) => void): unknown;
+  requestDetail?(q: DetailQuery): Promise<DetailMessage>;
 }
 export type ClientFactory = (o: RelayClientOptions) => RelayClientLike;
 
 export interface ConnectionSink {
   points(endpoint: string, b: PointsBatch): void;
   experiences(endpoint: string, m: ExperiencesMessage): void;
+  /** A tag's envelope (from clients the factory made with the `envelope` option). */
+  envelope?(endpoint: string, m: EnvelopeMessage): void;
   /** Cursors to resume an endpoint from. */
   cursors(endpoint: string): Cursor[];
   /** Some endpoint's status changed. */
@@ -71,7 +85,7 @@ class Endpoint {
   detail: string | undefined;
   runs = new Set<string>();
   points = 0;
-  private client: RelayClientLike | undefined;
+  client: RelayClientLike | undefined;
   private relay: LocalRelay | undefined;
   private quiet: NodeJS.Timeout | undefined;
   private restartTimer: NodeJS.Timeout | undefined;
@@ -169,7 +183,7 @@ class Endpoint {
   }
 
   private connect(url: string, token: string | undefined): void {
-    const client = this.m.factory({
+    const client = this.m.open(this, {
       url,
       token,
       ca: this.spec.local ? undefined : this.spec.ca,
@@ -194,9 +208,9 @@ class Endpoint {
     });
     client.on('points', (b) => {
       if (this.client !== client) return;
-      if (this.spec.run) b = { ...b, run: this.spec.run, points: b.points.map((p) => ({ ...p, run: this.spec.run! })) };
+      if (this.spec.run) b = { ...b, run: this.spec.run }; // once per batch: the columns are shared
       this.runs.add(b.run);
-      this.points += b.points.length;
+      this.points += pointCount(b);
       this.m.sink.points(this.spec.id, b);
       this.busy();
     });
@@ -246,7 +260,7 @@ class Endpoint {
    * A batch arrived. A relay that reports its backlog (HeartbeatMessage.caughtUp) decides
    * live vs catching up; for an older relay, backfilling lasts until the stream is quiet.
    */
-  private busy(): void {
+  busy(): void {
     if (this.state !== 'backfilling' || this.caughtUpSeen) return;
     if (this.quiet) clearTimeout(this.quiet);
     this.quiet = setTimeout(() => {
@@ -313,6 +327,28 @@ export class Connections {
   requestExperience(endpoint: string, source: string, id: number): Promise<ExperienceDetail> {
     const ep = this.endpoints.get(endpoint);
     return ep ? ep.requestExperience(source, id) : Promise.reject(new Error(`endpoint ${endpoint} is not connected`));
+  }
+
+  /** Exact points of an envelope-first source through an endpoint's relay. */
+  requestDetail(endpoint: string, q: DetailQuery): Promise<DetailMessage> {
+    const c = this.endpoints.get(endpoint)?.client;
+    return c?.requestDetail ? c.requestDetail(q) : Promise.reject(new Error(`endpoint ${endpoint} is not connected`));
+  }
+
+  /** A client for endpoint `ep`; the tag envelopes it may get go to the sink. */
+  open(ep: Endpoint, o: RelayClientOptions): RelayClientLike {
+    const client = this.factory(o);
+    client.on('envelope', (m) => ep.client === client && this.envelope(ep, m));
+    return client;
+  }
+
+  /** A tag's envelope through endpoint `ep` (a client created with the `envelope` option). */
+  private envelope(ep: Endpoint, m: EnvelopeMessage): void {
+    if (ep.spec.run) m = { ...m, run: ep.spec.run };
+    ep.runs.add(m.run);
+    ep.points += m.points;
+    this.sink.envelope?.(ep.spec.id, m);
+    ep.busy();
   }
 
   relayPid(id: string): number | undefined {

@@ -1,19 +1,19 @@
 // Full-resolution points of one series in three growable Float64Arrays (step, wall time,
 // value), kept sorted by (step, wall time). 24 bytes a point; on disk the same points are
-// 24-byte records (step, wall, value as little-endian float64), so a spill file is read
+// 24-byte records (step, wallTime, value as little-endian float64), so a spill file is read
 // back with one copy.
 
 export const RECORD_BYTES = 24;
 
 export class Columns {
   step: Float64Array;
-  wall: Float64Array;
+  wallTime: Float64Array;
   value: Float64Array;
   length = 0;
 
   constructor(capacity = 16) {
     this.step = new Float64Array(capacity);
-    this.wall = new Float64Array(capacity);
+    this.wallTime = new Float64Array(capacity);
     this.value = new Float64Array(capacity);
   }
 
@@ -28,38 +28,38 @@ export class Columns {
 
   private grow(min: number): void {
     const cap = Math.max(min, Math.ceil(this.capacity * 1.5), 16);
-    for (const k of ['step', 'wall', 'value'] as const) {
+    for (const k of ['step', 'wallTime', 'value'] as const) {
       const a = new Float64Array(cap);
       a.set(this[k].subarray(0, this.length));
       this[k] = a;
     }
   }
 
-  push(step: number, wall: number, value: number): void {
+  push(step: number, wallTime: number, value: number): void {
     if (this.length === this.capacity) this.grow(this.length + 1);
     const i = this.length++;
     this.step[i] = step;
-    this.wall[i] = wall;
+    this.wallTime[i] = wallTime;
     this.value[i] = value;
   }
 
-  insert(i: number, step: number, wall: number, value: number): void {
+  insert(i: number, step: number, wallTime: number, value: number): void {
     if (this.length === this.capacity) this.grow(this.length + 1);
-    for (const a of [this.step, this.wall, this.value]) a.copyWithin(i + 1, i, this.length);
+    for (const a of [this.step, this.wallTime, this.value]) a.copyWithin(i + 1, i, this.length);
     this.step[i] = step;
-    this.wall[i] = wall;
+    this.wallTime[i] = wallTime;
     this.value[i] = value;
     this.length++;
   }
 
-  /** Index of the first point not before (step, wall). */
-  lowerBound(step: number, wall: number): number {
+  /** Index of the first point not before (step, wallTime). */
+  lowerBound(step: number, wallTime: number): number {
     let lo = 0;
     let hi = this.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
       const s = this.step[mid];
-      if (s < step || (s === step && this.wall[mid] < wall)) lo = mid + 1;
+      if (s < step || (s === step && this.wallTime[mid] < wallTime)) lo = mid + 1;
       else hi = mid;
     }
     return lo;
@@ -69,7 +69,7 @@ export class Columns {
   append(o: Columns): void {
     if (this.length + o.length > this.capacity) this.grow(this.length + o.length);
     this.step.set(o.step.subarray(0, o.length), this.length);
-    this.wall.set(o.wall.subarray(0, o.length), this.length);
+    this.wallTime.set(o.wallTime.subarray(0, o.length), this.length);
     this.value.set(o.value.subarray(0, o.length), this.length);
     this.length += o.length;
   }
@@ -80,7 +80,7 @@ export class Columns {
     const f = new Float64Array(n * 3);
     for (let i = 0; i < n; i++) {
       f[3 * i] = this.step[from + i];
-      f[3 * i + 1] = this.wall[from + i];
+      f[3 * i + 1] = this.wallTime[from + i];
       f[3 * i + 2] = this.value[from + i];
     }
     return toLittleEndian(Buffer.from(f.buffer, f.byteOffset, f.byteLength));
@@ -96,7 +96,7 @@ export class Columns {
     const c = new Columns(Math.max(16, n));
     for (let i = 0; i < n; i++) {
       c.step[i] = f[3 * i];
-      c.wall[i] = f[3 * i + 1];
+      c.wallTime[i] = f[3 * i + 1];
       c.value[i] = f[3 * i + 2];
     }
     c.length = n;

@@ -56,7 +56,7 @@ export class SeriesBuckets {
   readonly sum: Float64Array;
   readonly smooth: Float64Array;
   /** Wall time (s) of the last point in each bucket (for the hover). */
-  readonly wall: Float64Array;
+  readonly wallTime: Float64Array;
   /** 1: a non-finite value fell here; 2: a gap was detected across this bucket. */
   readonly flags: Uint8Array;
   private ema: EmaState | undefined;
@@ -77,7 +77,7 @@ export class SeriesBuckets {
     this.max = new Float64Array(n).fill(-Infinity);
     this.sum = new Float64Array(n);
     this.smooth = new Float64Array(n).fill(NaN);
-    this.wall = new Float64Array(n).fill(NaN);
+    this.wallTime = new Float64Array(n).fill(NaN);
     this.flags = new Uint8Array(n);
     this.ema = smoothing > 0 ? new EmaState(smoothing) : undefined;
   }
@@ -92,7 +92,7 @@ export class SeriesBuckets {
    * (ignored, though it still advances the smoothing), or -2 when it lies past the end of
    * an auto-ranged grid (the caller widens the grid).
    */
-  add(x: number, v: number, autoRange: boolean, wall = NaN): number {
+  add(x: number, v: number, autoRange: boolean, wallTime = NaN): number {
     const sm = this.ema ? this.ema.push(v) : v;
     const b = this.bucketOf(x);
     const prevX = this.prevX;
@@ -119,12 +119,36 @@ export class SeriesBuckets {
       if (v > this.max[b]) this.max[b] = v;
       this.sum[b] += v;
       if (Number.isFinite(sm)) this.smooth[b] = sm;
-      this.wall[b] = wall;
+      this.wallTime[b] = wallTime;
     } else {
       this.flags[b] |= 1;
     }
     if (b + 1 > this.used) this.used = b + 1;
     return lowest;
+  }
+
+  /**
+   * Feeds an aggregate of points (an envelope bucket: `finite` finite values with their min,
+   * max and sum, `nonFinite` others) at x, like add() for each of them. Returns as add().
+   */
+  addAggregate(x: number, a: { finite: number; min: number; max: number; sum: number; nonFinite: number; wallTime: number }, autoRange: boolean): number {
+    const mean = a.finite > 0 ? a.sum / a.finite : NaN;
+    const sm = this.ema ? this.ema.pushMean(mean, a.finite) : mean;
+    const b = this.bucketOf(x);
+    this.prevX = x;
+    this.prevBucket = b;
+    if (b < 0 || b >= this.grid.cap) return autoRange && b >= this.grid.cap ? -2 : -1;
+    if (a.finite > 0) {
+      this.count[b] += a.finite;
+      if (a.min < this.min[b]) this.min[b] = a.min;
+      if (a.max > this.max[b]) this.max[b] = a.max;
+      this.sum[b] += a.sum;
+      if (Number.isFinite(sm)) this.smooth[b] = sm;
+      this.wallTime[b] = a.wallTime;
+    }
+    if (a.nonFinite > 0) this.flags[b] |= 1;
+    if (b + 1 > this.used) this.used = b + 1;
+    return b;
   }
 
   /** The frame of buckets [start, n). */
@@ -134,13 +158,13 @@ export class SeriesBuckets {
     const lo: (number | null)[] = new Array(len);
     const hi: (number | null)[] = new Array(len);
     const mean: (number | null)[] = new Array(len);
-    const wall: (number | null)[] = new Array(len);
+    const wallTime: (number | null)[] = new Array(len);
     const gaps: number[] = [];
     for (let i = 0; i < len; i++) {
       const b = start + i;
       const c = b < this.grid.cap ? this.count[b] : 0;
       if (c === 0) {
-        y[i] = lo[i] = hi[i] = mean[i] = wall[i] = null;
+        y[i] = lo[i] = hi[i] = mean[i] = wallTime[i] = null;
         if (b < this.grid.cap && this.flags[b]) gaps.push(b);
         continue;
       }
@@ -148,9 +172,9 @@ export class SeriesBuckets {
       hi[i] = this.max[b];
       mean[i] = this.sum[b] / c;
       y[i] = smoothed ? this.smooth[b] : mean[i];
-      wall[i] = Number.isFinite(this.wall[b]) ? this.wall[b] : null;
+      wallTime[i] = Number.isFinite(this.wallTime[b]) ? this.wallTime[b] : null;
     }
-    return smoothed ? { key, y, lo, hi, gaps, mean, wall } : { key, y, lo, hi, gaps, wall };
+    return smoothed ? { key, y, lo, hi, gaps, mean, wallTime } : { key, y, lo, hi, gaps, wallTime };
   }
 }
 

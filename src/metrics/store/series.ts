@@ -6,8 +6,20 @@ import { Columns } from './columns';
 export interface Point {
   step: number;
   /** Seconds since epoch. */
-  wall: number;
+  wallTime: number;
   value: number;
+}
+
+/** Points of one series as columns (a relay batch's TagPoints; point i is step[i], wallTime[i], value[i]). */
+export interface PointColumns {
+  step: ArrayLike<number>;
+  wallTime: ArrayLike<number>;
+  value: ArrayLike<number>;
+}
+
+/** Points as objects (tests, benches) to columns. */
+export function columnsOf(points: readonly Point[]): PointColumns {
+  return { step: points.map((p) => p.step), wallTime: points.map((p) => p.wallTime), value: points.map((p) => p.value) };
 }
 
 export function seriesKey(run: string, role: string, tag: string): string {
@@ -58,31 +70,31 @@ export class Series {
   }
 
   /** Whether a point goes after every point of the series. */
-  isAtEnd(p: Point): boolean {
-    return p.step > this.lastStep || (p.step === this.lastStep && p.wall > this.lastWall);
+  isAtEnd(step: number, wallTime: number): boolean {
+    return step > this.lastStep || (step === this.lastStep && wallTime > this.lastWall);
   }
 
   /** Appends a point past the end (to the tail while spilled); returns the bytes it grew by. */
-  pushEnd(p: Point): number {
+  pushEnd(step: number, wallTime: number, value: number): number {
     const c = this.cols ?? (this.tail ??= new Columns());
     const before = c.bytes;
-    c.push(p.step, p.wall, p.value);
+    c.push(step, wallTime, value);
     this.length++;
-    this.lastStep = p.step;
-    this.lastWall = p.wall;
+    this.lastStep = step;
+    this.lastWall = wallTime;
     return c.bytes - before;
   }
 
   /**
-   * Inserts a point before the end, in (step, wall) order (resident series only); returns
-   * the bytes it grew by, or undefined when the series already holds that (step, wall).
+   * Inserts a point before the end, in (step, wallTime) order (resident series only); returns
+   * the bytes it grew by, or undefined when the series already holds that (step, wallTime).
    */
-  insert(p: Point): number | undefined {
+  insert(step: number, wallTime: number, value: number): number | undefined {
     const c = this.cols!;
-    const i = c.lowerBound(p.step, p.wall);
-    if (i < c.length && c.step[i] === p.step && c.wall[i] === p.wall) return undefined;
+    const i = c.lowerBound(step, wallTime);
+    if (i < c.length && c.step[i] === step && c.wallTime[i] === wallTime) return undefined;
     const before = c.bytes;
-    c.insert(i, p.step, p.wall, p.value);
+    c.insert(i, step, wallTime, value);
     this.length++;
     if (i < this.persisted) this.rewrite = true;
     return c.bytes - before;

@@ -53,4 +53,21 @@ export class EmaState {
     const debias = s === 1 ? 1 : 1 - Math.pow(s, this.n);
     return this.last / debias;
   }
+
+  /**
+   * Feeds `c` values whose mean is `v` as if each were `v` (an envelope bucket, envelopes.ts):
+   * the EMA of a bucket of points is approximated by that of its mean, in closed form.
+   */
+  pushMean(v: number, c: number): number {
+    if (c <= 0 || !Number.isFinite(v)) return v;
+    if (this.first === undefined) this.first = v;
+    else if (this.constantSoFar && !(v === this.first)) this.constantSoFar = false;
+    const s = this.weight;
+    const sc = Math.pow(s, c);
+    this.last = this.last * sc + (1 - sc) * v;
+    this.n += c;
+    if (this.constantSoFar) return v;
+    const debias = s === 1 ? 1 : 1 - Math.pow(s, this.n);
+    return this.last / debias;
+  }
 }

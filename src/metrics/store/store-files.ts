@@ -3,7 +3,7 @@
 //
 // Layout of the directory:
 //   manifest.json        series list with their persisted point counts, cursors, runs
-//   series/<n>.bin       24-byte records (step, wall, value; float64 LE), sorted
+//   series/<n>.bin       24-byte records (step, wallTime, value; float64 LE), sorted
 //   experiences.jsonl    experience rows, one JSON object a line
 // The manifest is written (atomically, via rename) after the data files, so it never
 // claims more than is on disk; extra bytes after a crash are ignored and overwritten.

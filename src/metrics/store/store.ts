@@ -12,13 +12,14 @@ import type { Logger } from '../../shared/log';
 import { silentLogger } from '../../shared/log';
 import { Columns } from './columns';
 import { ExperienceIndex } from './experiences';
-import { Point, Series, SeriesChange, seriesKey } from './series';
+import { Point, PointColumns, Series, SeriesChange, columnsOf, seriesKey } from './series';
 import { CursorBook } from './cursors';
 import { StoreFiles } from './store-files';
+import { EnvelopeBook } from './envelopes';
 
 // The store's callers get its series types from here.
 export { Series, seriesKey } from './series';
-export type { Point, SeriesChange } from './series';
+export type { Point, PointColumns, SeriesChange } from './series';
 
 export interface StoreOptions {
   /** Persistence directory; undefined keeps everything in memory (no bound). */
@@ -31,8 +32,6 @@ export class MetricsStore {
   private readonly map = new Map<string, Series>();
   private readonly cursorBook = new CursorBook();
   private exp = new ExperienceIndex();
-  /** Per run: the earliest wall time of any of its points (origin of relative time). */
-  private readonly starts = new Map<string, number>();
   private nextFile = 0;
   private clock = 0;
   private residentBytes = 0;
@@ -43,6 +42,7 @@ export class MetricsStore {
   /** Series spilled since creation (stats for tests and the log). */
   spills = 0;
   loads = 0;
+  readonly envelopes = new EnvelopeBook(); // envelope-first sources, detail windows, run starts (envelopes.ts)
 
   constructor(opts: StoreOptions = {}) {
     this.log = opts.log ?? silentLogger;
@@ -61,7 +61,7 @@ export class MetricsStore {
 
   /** Seconds since epoch of a run's first point (NaN when unknown). */
   runStart(run: string): number {
-    return this.starts.get(run) ?? NaN;
+    return this.envelopes.runStarts.get(run) ?? NaN;
   }
 
   runs(): string[] {
@@ -108,8 +108,11 @@ export class MetricsStore {
 
   // ---- writing -------------------------------------------------------------------------
 
-  /** Adds points of one series (any order; exact duplicates of (step, wall) are dropped). */
-  add(run: string, role: string, tag: string, points: Point[]): SeriesChange {
+  /** Adds points given as objects (tests, benches): see addColumns. */
+  add = (run: string, role: string, tag: string, points: Point[]): SeriesChange => this.addColumns(run, role, tag, columnsOf(points));
+
+  /** Adds points of one series as columns (read in place: no per-point object); any order; exact repeats of (step, wallTime) are dropped. */
+  addColumns(run: string, role: string, tag: string, points: PointColumns): SeriesChange {
     const key = seriesKey(run, role, tag);
     let s = this.map.get(key);
     if (!s) {
@@ -121,19 +124,22 @@ export class MetricsStore {
     const startLength = s.length;
     let reordered = false;
     let added = 0;
-    for (const p of points) {
-      if (s.isAtEnd(p)) {
-        this.residentBytes += s.pushEnd(p);
+    const { step, wallTime, value } = points;
+    for (let i = 0; i < step.length; i++) {
+      const st = step[i];
+      const wt = wallTime[i];
+      if (s.isAtEnd(st, wt)) {
+        this.residentBytes += s.pushEnd(st, wt, value[i]);
       } else {
         if (!s.cols) this.readBack(s);
-        const grown = s.insert(p);
+        const grown = s.insert(st, wt, value[i]);
         if (grown === undefined) continue; // seen
         this.residentBytes += grown;
         reordered = true;
       }
-      if (p.wall < s.firstWall) {
-        s.firstWall = p.wall;
-        if (!(this.starts.get(run)! <= p.wall)) this.starts.set(run, p.wall);
+      if (wt < s.firstWall) {
+        s.firstWall = wt;
+        if (!(this.envelopes.runStarts.get(run)! <= wt)) this.envelopes.runStarts.set(run, wt);
       }
       added++;
     }
@@ -191,7 +197,7 @@ export class MetricsStore {
     if (!files) return;
     try {
       for (const s of this.map.values()) this.residentBytes -= files.writeSeries(s);
-      files.writeIndex(this.list(), { nextFile: this.nextFile, cursors: this.cursorBook.toJSON() }, this.experiences);
+      files.writeIndex(this.envelopes.saved(this.list()), { nextFile: this.nextFile, cursors: this.envelopes.persistable(this.cursorBook.toJSON()) }, this.experiences);
     } catch (e) {
       this.log.error(`metrics store: cannot write ${files.dir}: ${(e as Error).message}`);
     }
@@ -204,7 +210,7 @@ export class MetricsStore {
     this.nextFile = saved.nextFile;
     for (const s of saved.series) {
       this.map.set(s.key, s);
-      if (!(this.starts.get(s.run)! <= s.firstWall)) this.starts.set(s.run, s.firstWall);
+      if (!(this.envelopes.runStarts.get(s.run)! <= s.firstWall)) this.envelopes.runStarts.set(s.run, s.firstWall);
     }
     for (const [endpoint, list] of Object.entries(saved.cursors)) for (const c of list) this.setCursor(endpoint, c);
     if (saved.experiences) this.experiences.load(saved.experiences, saved.experienceCount);
@@ -215,9 +221,9 @@ export class MetricsStore {
   clear(): void {
     this.map.clear();
     this.cursorBook.clear();
-    this.starts.clear();
     this.residentBytes = 0;
     this.exp = new ExperienceIndex();
+    this.envelopes.clear(); // the run starts with it
     this.files?.clear();
   }
 }

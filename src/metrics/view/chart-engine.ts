@@ -6,6 +6,7 @@
 import type { ChartFrame, ChartSpec, ViewOptions } from '../../shared/metrics-protocol';
 import type { MetricsStore, SeriesChange } from '../store/store';
 import { ChartState, EngineStats, chartPoints, newChartState, patchFrame, rebuildFrame, xOf } from './chart-frames';
+import type { DetailNeed } from './envelope-feed';
 
 export class ChartEngine {
   private readonly charts = new Map<string, ChartState>();
@@ -16,7 +17,16 @@ export class ChartEngine {
   constructor(
     private readonly store: MetricsStore,
     private readonly options: () => ViewOptions,
+    /** A zoomed chart needs exact points its envelope cannot give (envelope-feed.ts). */
+    private readonly onDetail?: (need: DetailNeed) => void,
   ) {}
+
+  /** A detail window arrived for a series: its chart is rebuilt with it. */
+  seriesChanged(key: string): void {
+    const id = this.byKey.get(key);
+    const c = id === undefined ? undefined : this.charts.get(id);
+    if (c) c.needsRebuild = true;
+  }
 
   /** Sets the chart list (after a layout change); charts whose series changed are rebuilt. */
   setCharts(specs: ChartSpec[]): void {
@@ -92,7 +102,7 @@ export class ChartEngine {
     const recent = this.store.recent(ch.key, ch.appendedFrom) ?? { cols: this.store.columns(ch.key)!, start: ch.appendedFrom };
     const xs = xOf(recent.cols, mode, this.store.runStart(s.run));
     for (let i = recent.start; i < recent.cols.length; i++) {
-      const r = b.add(xs(i), recent.cols.value[i], !c.zoom, recent.cols.wall[i]);
+      const r = b.add(xs(i), recent.cols.value[i], !c.zoom, recent.cols.wallTime[i]);
       if (r === -2) {
         c.needsRebuild = true;
         return;
@@ -129,7 +139,10 @@ export class ChartEngine {
   }
 
   private rebuild(c: ChartState): ChartFrame {
-    return rebuildFrame(this.store, c, this.options(), ++this.revs, this.stats);
+    const needs: DetailNeed[] = [];
+    const frame = rebuildFrame(this.store, c, this.options(), ++this.revs, this.stats, needs);
+    for (const n of needs) this.onDetail?.(n);
+    return frame;
   }
 
   private patch(c: ChartState): ChartFrame {

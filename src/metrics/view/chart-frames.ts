@@ -5,6 +5,8 @@ import { ChartFrame, ChartSpec, ViewOptions, X_AXES, XAxisMode } from '../../sha
 import type { Columns } from '../store/columns';
 import { SeriesBuckets, chooseGrid, typicalSpacing } from '../store/downsample';
 import type { MetricsStore } from '../store/store';
+import { DetailNeed, detailNeeds, envelopeItems } from './envelope-feed';
+import { MAX_DETAIL_POINTS } from '../../shared/relay-envelope';
 
 /** Plot width (CSS px) assumed until the webview reports one. */
 const DEFAULT_WIDTH = 600;
@@ -52,30 +54,32 @@ export function newChartState(spec: ChartSpec): ChartState {
 /** x of point i for an axis mode. */
 export function xOf(cols: Columns, mode: XAxisMode, runStart: number): (i: number) => number {
   if (mode === 'step') return (i) => cols.step[i];
-  if (mode === 'wall') return (i) => cols.wall[i];
+  if (mode === 'wall') return (i) => cols.wallTime[i];
   const s = Number.isFinite(runStart) ? runStart : 0;
-  return (i) => cols.wall[i] - s;
+  return (i) => cols.wallTime[i] - s;
 }
 
 /** Points behind a chart (all its series, full resolution). */
 export function chartPoints(store: MetricsStore, spec: ChartSpec): number {
-  return spec.series.reduce((n, s) => n + (store.get(s.key)?.length ?? 0), 0);
+  return spec.series.reduce((n, s) => n + (store.get(s.key)?.length ?? 0) + store.envelopes.points(s.key), 0);
 }
 
 /** Rebuilds a chart's buckets from every point (the x range: its zoom, or all points) as revision `rev`. */
-export function rebuildFrame(store: MetricsStore, c: ChartState, opts: ViewOptions, rev: number, stats: EngineStats): ChartFrame {
+export function rebuildFrame(store: MetricsStore, c: ChartState, opts: ViewOptions, rev: number, stats: EngineStats, needs?: DetailNeed[]): ChartFrame {
   const mode = opts.xAxis;
   const series = c.spec.series.map((info) => {
     const s = store.get(info.key);
     const cols = s ? store.columns(info.key) : undefined;
     const start = s ? store.runStart(s.run) : NaN;
-    return { info, s, cols, xs: cols ? xOf(cols, mode, start) : undefined, start };
+    const env = envelopeItems(store.envelopes, info.key, mode, start, c.zoom);
+    return { info, s, cols, xs: cols ? xOf(cols, mode, start) : undefined, start, env };
   });
   let lo = Infinity;
   let hi = -Infinity;
   if (c.zoom) [lo, hi] = c.zoom;
   else {
-    for (const { cols, xs } of series) {
+    for (const { cols, xs, env } of series) {
+      if (env) (lo = Math.min(lo, env.lo)), (hi = Math.max(hi, env.hi));
       if (!cols || !xs) continue;
       for (let i = 0; i < cols.length; i++) {
         const x = xs(i);
@@ -92,11 +96,16 @@ export function rebuildFrame(store: MetricsStore, c: ChartState, opts: ViewOptio
   c.starts.clear();
   let used = c.zoom ? grid.n : 0;
   let points = 0;
-  for (const { info, s, cols, xs, start } of series) {
+  for (const { info, s, cols, xs, start, env } of series) {
     if (!s || !cols || !xs) continue;
-    const spacing = typicalSpacing(xs, cols.length);
+    const spacing = env ? env.spacing : typicalSpacing(xs, cols.length);
     const b = new SeriesBuckets({ origin: grid.origin, dx: grid.dx, cap: c.cap }, opts.smoothing, spacing);
-    for (let i = 0; i < cols.length; i++) b.add(xs(i), cols.value[i], false, cols.wall[i]);
+    if (env) {
+      env.feed(b);
+      points += env.points;
+      needs?.push(...detailNeeds(store.envelopes, info.key, info.tag, mode, c.zoom, grid.dx, Math.min(MAX_DETAIL_POINTS, 8 * c.width)));
+    }
+    for (let i = 0; i < cols.length; i++) b.add(xs(i), cols.value[i], false, cols.wallTime[i]);
     stats.pointsScanned += cols.length;
     points += cols.length;
     used = Math.max(used, b.used);

@@ -19,7 +19,7 @@ export function exportCsv(store: MetricsStore, keys: string[]): string {
     const c = s && store.columns(key);
     if (!s || !c) continue;
     const prefix = `${csvField(s.run)},${csvField(s.role)},${csvField(s.tag)},`;
-    for (let i = 0; i < c.length; i++) out.push(`${prefix}${num(c.step[i])},${num(c.wall[i])},${num(c.value[i])}`);
+    for (let i = 0; i < c.length; i++) out.push(`${prefix}${num(c.step[i])},${num(c.wallTime[i])},${num(c.value[i])}`);
   }
   return out.join('\n') + '\n';
 }
@@ -45,7 +45,7 @@ export function exportJson(store: MetricsStore, keys: string[]): string {
       role: s.role,
       tag: s.tag,
       step: Array.from(c.step.subarray(0, c.length)),
-      wall_time: Array.from(c.wall.subarray(0, c.length)),
+      wall_time: Array.from(c.wallTime.subarray(0, c.length)),
       value: Array.from(c.value.subarray(0, c.length), (v) => (Number.isFinite(v) ? v : num(v))),
     });
   }

@@ -4,6 +4,7 @@
 // by the page's `drawn` acks. The vscode adapter (panel.ts) only moves
 // messages; the bench drives this class directly against the real webview bundle in Chromium.
 import type { ExperiencesMessage } from '../../shared/relay-protocol';
+import { EnvelopeView, ReadDetail } from './envelope-view';
 import type { PointsBatch } from '../../shared/relay-client';
 import type { Logger } from '../../shared/log';
 import {
@@ -24,8 +25,7 @@ import {
   sanitizeOptions,
 } from '../../shared/metrics-protocol';
 import type { MetricsStore } from '../store/store';
-import { Point, seriesKey } from '../store/series';
-import { seriesOfBatch } from './batch-series';
+import { Point, PointColumns, columnsOf, seriesKey } from '../store/series';
 import { ChartEngine } from './chart-engine';
 import { drillDown } from './drill';
 import { LiveDrill } from './live-drill';
@@ -47,6 +47,8 @@ export interface ViewHooks {
   readRollout?(ref: RolloutRef): Promise<RolloutDetail>;
   /** Called after every ingest with what changed (status bar). */
   onData?(): void;
+  /** Reads exact points of an envelope-first source for a zoom (connections → relay `detail`). */
+  readDetail?: ReadDetail;
 }
 
 export class ViewController {
@@ -57,6 +59,7 @@ export class ViewController {
   readonly marks = new RunMarks();
   private readonly probes = new ProbeRequests();
   private readonly liveDrill: LiveDrill;
+  readonly envelopes: EnvelopeView; // envelope-first sources: envelopes in, detail reads out
 
   constructor(
     readonly store: MetricsStore,
@@ -64,8 +67,9 @@ export class ViewController {
     options?: Partial<ViewOptions>,
   ) {
     this.options = { ...DEFAULT_VIEW_OPTIONS, ...sanitizeOptions(options) };
-    this.engine = new ChartEngine(store, () => this.options);
+    this.engine = new ChartEngine(store, () => this.options, (need) => this.envelopes.need(need));
     this.feed = new UpdateFeed(store, this.engine, (m) => hooks.post(m), this.marks);
+    this.envelopes = new EnvelopeView(store, hooks, this.engine, this.feed);
     this.liveDrill = new LiveDrill(
       (m, mode) => drillDown(this.store, m.run, m.role, m.chart, m.x, mode),
       (m) => this.feed.post(m),
@@ -84,17 +88,22 @@ export class ViewController {
 
   // ---- data in ---------------------------------------------------------------------------
 
-  /** A relay batch: points grouped per series into the store, the cursor saved with them. */
+  /** A relay batch: each tag's columns into the store as they are, the cursor saved with them. */
   ingest(endpoint: string, b: PointsBatch): void {
-    for (const g of seriesOfBatch(b)) this.addPoints(b.run, g.role, g.tag, g.points);
+    for (const s of b.series) if (s.step.length) this.addColumns(b.run, b.role, s.tag, s);
     this.store.setCursor(endpoint, b.cursor);
     this.hooks.onData?.();
   }
 
-  /** Adds points of one series (also the bench's entry point). */
+  /** Adds points of one series given as objects (the bench's and tests' entry point). */
   addPoints(run: string, role: string, tag: string, points: Point[]): void {
+    this.addColumns(run, role, tag, columnsOf(points));
+  }
+
+  /** Adds points of one series as columns. */
+  addColumns(run: string, role: string, tag: string, points: PointColumns): void {
     const isNew = this.store.get(seriesKey(run, role, tag)) === undefined;
-    const ch = this.store.add(run, role, tag, points);
+    const ch = this.store.addColumns(run, role, tag, points);
     if (isNew) this.feed.layoutChanged();
     else this.engine.onChange(ch);
     this.feed.schedule();

@@ -70,7 +70,7 @@ export class ChartLegend {
       row.append(swatch(t, info), label, span('value', fmtNum(raw ?? null)));
       if (p.smoothing) row.append(span('smoothed', `${s.smoothed} ${fmtNum(y ?? null)}`));
       if (hi !== lo && hi != null && lo != null) row.append(span('envelope', `${s.min} ${fmtNum(lo)} · ${s.max} ${fmtNum(hi)}`));
-      const wall = sd?.wall[k];
+      const wall = sd?.wallTime[k];
       if (typeof wall === 'number') row.append(span('wall', `${s.wallTime} ${fmtWall(wall)}`));
       rows.push(row);
     });

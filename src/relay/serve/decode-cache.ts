@@ -1,6 +1,7 @@
 // One decode per source, shared by every client session of a relay: N viewers of one event
-// file must not cost N decodes (issue 16 §2). A decoded batch is kept serialized (the JSON text
-// every session sends as is), keyed by the cursor it starts at, under one memory bound for the
+// file must not cost N decodes (issue 16 §2). A decoded batch is kept serialized (the binary
+// frame, and the JSON text once a JSON client asked: each form encoded once, whatever the number
+// of sessions that send it as is), keyed by the cursor it starts at, under one memory bound for the
 // whole relay (oldest evicted first). Sessions keep only cursors: the batch starting at a
 // session's cursor comes from the cache when some session decoded it already; otherwise the
 // session decodes it — with the source's reader parked at that position if there is one (so
@@ -9,13 +10,25 @@
 // the cache for the others. Decodes of one position are single-flight. Correctness first: a
 // session only ever gets the batch that starts exactly at its cursor, so every point arrives
 // once, in order.
-import type { Cursor, ServerMessage } from '../../shared/relay-protocol';
+import type { Cursor } from '../../shared/relay-protocol';
+import { decodePointsFrame, encodePointsFrame, pointsToMessage } from '../../shared/points-frame';
 import type { Batch, Source, SourceReader } from '../sources/source';
+
+/** A batch as it goes on the socket: its bytes, and whether they are a binary frame. */
+export interface Outgoing {
+  data: Uint8Array;
+  binary: boolean;
+}
 
 /** What a session reads from: a pre-serialized shared batch, or a batch of its own. */
 export interface Feed {
-  next(budget: number): Promise<Buffer | ServerMessage | undefined>;
+  next(budget: number): Promise<Outgoing | Batch | undefined>;
   close(): void;
+}
+
+/** The JSON text of a batch. */
+export function jsonOf(batch: Batch): Uint8Array {
+  return Buffer.from(JSON.stringify(batch.type === 'points' ? pointsToMessage(batch) : batch));
 }
 
 export interface DecodeCacheStats {
@@ -36,7 +49,12 @@ interface Entry {
   readonly cache: SourceCache;
   readonly start: string;
   readonly end: Cursor;
-  readonly text: Buffer;
+  /** The binary frame (points batches). */
+  readonly frame: Uint8Array | undefined;
+  /** The JSON text: at decode for other batches; for points, once a JSON session asks. */
+  json: Uint8Array | undefined;
+  /** Bytes counted against the bound. */
+  bytes: number;
 }
 
 /** Where a cursor points, as a map key ('' = the start of the source). */
@@ -60,7 +78,7 @@ class SourceCache {
   ) {}
 
   /** The batch starting at `cursor` (decoded once, whoever asks), or undefined when there is nothing new. */
-  async at(cursor: Cursor | undefined, budget: number): Promise<Entry | undefined> {
+  async at(cursor: Cursor | undefined, budget: number, binary: boolean): Promise<Entry | undefined> {
     const key = cursorKey(cursor);
     for (;;) {
       const hit = this.byStart.get(key);
@@ -73,12 +91,12 @@ class SourceCache {
       // Another session is decoding this very batch: wait for it, then look again.
       if (!(await pending)) return undefined;
     }
-    const p = this.decode(key, cursor, budget).finally(() => this.inflight.delete(key));
+    const p = this.decode(key, cursor, budget, binary).finally(() => this.inflight.delete(key));
     this.inflight.set(key, p);
     return p;
   }
 
-  private async decode(key: string, cursor: Cursor | undefined, budget: number): Promise<Entry | undefined> {
+  private async decode(key: string, cursor: Cursor | undefined, budget: number, binary: boolean): Promise<Entry | undefined> {
     let reader = this.parked.get(key);
     if (reader) this.parked.delete(key);
     else {
@@ -96,7 +114,9 @@ class SourceCache {
       this.park(key, reader, true); // at the live edge: the next poll reads on with it
       return undefined;
     }
-    const entry: Entry = { cache: this, start: key, end: batch.cursor, text: Buffer.from(JSON.stringify(batch)) };
+    const frame = batch.type === 'points' ? encodePointsFrame(batch) : undefined;
+    const json = frame && binary ? undefined : jsonOf(batch);
+    const entry: Entry = { cache: this, start: key, end: batch.cursor, frame, json, bytes: (frame?.length ?? 0) + (json?.length ?? 0) };
     this.owner.admit(entry);
     this.park(cursorKey(batch.cursor), reader);
     return entry;
@@ -144,36 +164,56 @@ export class DecodeCache {
     return source.info.kind === 'tfevents' && this.s.boundBytes > 0;
   }
 
-  /** A session's feed of `source` from `cursor`. */
-  feed(source: Source, cursor: Cursor | undefined): Feed {
+  /** A session's feed of `source` from `cursor`; `binary`: the session takes binary points frames. */
+  feed(source: Source, cursor: Cursor | undefined, binary: boolean): Feed {
     if (!this.shares(source)) return source.open(cursor);
     let cache = this.caches.get(source.info.id);
     if (!cache) {
       cache = new SourceCache(this, source);
       this.caches.set(source.info.id, cache);
     }
-    return new SharedFeed(cache, cursor);
+    return new SharedFeed(this, cache, cursor, binary);
   }
 
   /** Stores a freshly decoded entry, evicting the oldest to stay within the bound. */
   admit(e: Entry): void {
     this.s.decoded++;
-    const size = e.text.length;
+    const size = e.bytes;
     if (size > this.s.boundBytes) return;
-    while (this.s.bytes + size > this.s.boundBytes && this.qHead < this.queue.length) {
+    this.trim(this.s.boundBytes - size);
+    e.cache.byStart.set(e.start, e);
+    this.queue.push(e);
+    this.s.bytes += size;
+    this.s.peakBytes = Math.max(this.s.peakBytes, this.s.bytes);
+  }
+
+  /** Evicts the oldest entries until at most `bytes` are held. */
+  private trim(bytes: number): void {
+    while (this.s.bytes > bytes && this.qHead < this.queue.length) {
       const old = this.queue[this.qHead++];
       if (old.cache.byStart.get(old.start) === old) old.cache.byStart.delete(old.start);
-      this.s.bytes -= old.text.length;
+      this.s.bytes -= old.bytes;
       this.s.evicted++;
     }
     if (this.qHead > 1024 && this.qHead * 2 > this.queue.length) {
       this.queue.splice(0, this.qHead); // compact now and then: shift() per eviction is O(n)
       this.qHead = 0;
     }
-    e.cache.byStart.set(e.start, e);
-    this.queue.push(e);
-    this.s.bytes += size;
-    this.s.peakBytes = Math.max(this.s.peakBytes, this.s.bytes);
+  }
+
+  /** An entry in the form a session sends: the frame, or the JSON text (made once, from the frame). */
+  form(e: Entry, binary: boolean): Outgoing {
+    if (binary && e.frame) return { data: e.frame, binary: true };
+    if (!e.json) {
+      e.json = jsonOf(decodePointsFrame(e.frame!));
+      if (e.cache.byStart.get(e.start) === e) {
+        e.bytes += e.json.length;
+        this.s.bytes += e.json.length;
+        this.trim(this.s.boundBytes);
+        this.s.peakBytes = Math.max(this.s.peakBytes, this.s.bytes);
+      }
+    }
+    return { data: e.json, binary: false };
   }
 
   count(what: 'served' | 'opened'): void {
@@ -200,15 +240,17 @@ export class DecodeCache {
 /** One session's view of a shared source: nothing but its cursor. */
 class SharedFeed implements Feed {
   constructor(
+    private readonly owner: DecodeCache,
     private readonly cache: SourceCache,
     private cursor: Cursor | undefined,
+    private readonly binary: boolean,
   ) {}
 
-  async next(budget: number): Promise<Buffer | undefined> {
-    const entry = await this.cache.at(this.cursor, budget);
+  async next(budget: number): Promise<Outgoing | undefined> {
+    const entry = await this.cache.at(this.cursor, budget, this.binary);
     if (!entry) return undefined;
     this.cursor = entry.end;
-    return entry.text;
+    return this.owner.form(entry, this.binary);
   }
 
   close(): void {

@@ -13,6 +13,7 @@ import { MAX_CLIENT_FRAME_BYTES, RELAY_PROTOCOL_VERSION, RELAY_SUBPROTOCOL } fro
 import { VERSION } from '../../shared/version';
 import { checkUpgrade } from './auth';
 import { DecodeCache } from './decode-cache';
+import { EnvelopeCache } from '../envelope/cache';
 import { ErrorDigest } from './error-digest';
 import { Session } from './session';
 import { SourceCatalog } from '../sources/catalog';
@@ -60,6 +61,8 @@ export class Relay {
   private closed = false;
   private readonly errors: ErrorDigest;
   readonly decodeCache: DecodeCache;
+  /** Envelope passes shared by every session (issue 16 §4). */
+  readonly envelopes = new EnvelopeCache();
 
   constructor(private readonly opts: RelayOptions) {
     this.errors = new ErrorDigest(opts.log);
@@ -149,6 +152,7 @@ export class Relay {
     for (const s of this.sessions) s.close();
     if (this.decodeCache.stats.decoded > 0) this.log.info(this.decodeCache.describe());
     this.decodeCache.close();
+    this.envelopes.close();
     for (const c of this.wss?.clients ?? []) c.terminate();
     this.wss?.close();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
@@ -168,7 +172,7 @@ export class Relay {
     const auth = checkUpgrade(req, { token: this.opts.token, allowOrigins: this.opts.allowOrigins });
     if (!auth.ok) return reject(auth.status, auth.reason);
     wss.handleUpgrade(req, socket, head, (ws) => {
-      const session = new Session(this.nextSession++, ws, { sources: () => this.sourceList(), log: this.log, errors: this.errors, feed: (src, c) => this.decodeCache.feed(src, c) }, this.opts);
+      const session = new Session(this.nextSession++, ws, { sources: () => this.sourceList(), log: this.log, errors: this.errors, feed: (src, c, binary) => this.decodeCache.feed(src, c, binary), envelopes: this.envelopes }, this.opts);
       this.sessions.add(session);
       this.log.info(`relay: client ${session.id} connected from ${req.socket.remoteAddress}`);
       ws.on('close', (code) => {

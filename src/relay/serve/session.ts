@@ -9,7 +9,12 @@ import type { ClientMessage, Cursor, ExperienceRequestMessage, ServerMessage, So
 import { ProtocolError, RELAY_PROTOCOL_VERSION, parseClientMessage } from '../../shared/relay-protocol';
 import type { ErrorDigest } from './error-digest';
 import type { Source } from '../sources/source';
-import type { Feed } from './decode-cache';
+import type { Batch } from '../sources/source';
+import type { Feed, Outgoing } from './decode-cache';
+import { jsonOf } from './decode-cache';
+import { encodePointsFrame } from '../../shared/points-frame';
+import type { EnvelopeCache } from '../envelope/cache';
+import { EnvelopeFirst, answerDetail } from './envelope-session';
 
 export interface SessionOptions {
   /** Bytes in flight above which no more batches are read for this client. */
@@ -25,8 +30,18 @@ export interface SessionHost {
   log: Logger;
   /** Shared by all sessions: a source failing on every read is reported once, then counted. */
   errors: ErrorDigest;
-  /** What this session reads `source` from, starting at `cursor` (shared decode or its own reader). */
-  feed(source: Source, cursor: Cursor | undefined): Feed;
+  /** What this session reads `source` from, starting at `cursor` (shared decode or its own reader);
+   *  `binary`: the session takes binary points frames. */
+  feed(source: Source, cursor: Cursor | undefined, binary: boolean): Feed;
+  /** The relay's shared envelope passes (issue 16 §4); without it, `envelope` is ignored. */
+  envelopes?: EnvelopeCache;
+}
+
+/** A batch in the form the client asked for (a shared one comes serialized already, decode-cache.ts). */
+function serialize(b: Outgoing | Batch, binary: boolean): Outgoing {
+  if ('data' in b) return b;
+  if (b.type === 'points' && binary) return { data: encodePointsFrame(b), binary: true };
+  return { data: jsonOf(b), binary: false };
 }
 
 export class Session {
@@ -40,6 +55,10 @@ export class Session {
   private closed = false;
   private stallTimer: NodeJS.Timeout | undefined;
   private knownSources = new Set<string>();
+  /** Event files to send the envelope of before their live stream (subscribe.envelope). */
+  private readonly envelopeFirst = new EnvelopeFirst();
+  /** The client asked for binary points frames (SubscribeMessage.binary). */
+  private binaryPoints = false;
   alive = true;
 
   constructor(
@@ -65,6 +84,7 @@ export class Session {
       void this.answerExperience(msg);
       return;
     }
+    if (msg.type === 'detail') return void answerDetail(this.host, msg).then((m) => this.send(m));
     if (msg.protocol !== RELAY_PROTOCOL_VERSION) {
       this.send({ type: 'error', code: 'unsupported-version', message: `this relay speaks protocol ${RELAY_PROTOCOL_VERSION}, not ${msg.protocol}` });
       this.ws.close(4000, 'unsupported protocol version');
@@ -72,7 +92,9 @@ export class Session {
     }
     this.closeReaders();
     this.subscribed = msg;
+    this.binaryPoints = msg.binary?.includes('points') === true;
     this.knownSources.clear();
+    this.envelopeFirst.clear();
     this.wake();
   }
 
@@ -107,7 +129,7 @@ export class Session {
       if (this.knownSources.has(id)) continue;
       this.knownSources.add(id);
       if (!this.wants(source.info)) continue;
-      this.readers.set(id, { source, reader: this.host.feed(source, cursors.get(id)) });
+      if (!this.envelopeFirst.wait(source, this.subscribed, this.host, cursors.has(id))) this.readers.set(id, { source, reader: this.host.feed(source, cursors.get(id), this.binaryPoints) });
     }
   }
 
@@ -127,6 +149,9 @@ export class Session {
       do {
         this.again = false;
         this.refreshReaders();
+        const sub = this.subscribed;
+        const open = (source: Source, cursor: Cursor | undefined) => this.readers.set(source.info.id, { source, reader: this.host.feed(source, cursor, this.binaryPoints) });
+        await this.envelopeFirst.send(this.host, sub, { send: (m) => this.send(m), current: () => !this.closed && this.subscribed === sub, open });
         let progressed = true;
         // A reader that threw is not retried in this pump: the next wake (a file change, the
         // poll timer) tries again — otherwise busy neighbours make it fail in a tight loop.
@@ -151,7 +176,7 @@ export class Session {
             }
             this.host.errors.ok(`relay: source ${id}`);
             if (batch && !this.closed) {
-              this.send(batch);
+              this.send(serialize(batch, this.binaryPoints));
               progressed = true;
             }
           }
@@ -175,13 +200,13 @@ export class Session {
     }, this.opts.stallMs);
   }
 
-  /** Sends a message, or a batch already serialized once for every session (decode-cache.ts). */
-  send(msg: ServerMessage | Buffer): void {
+  /** Sends a message, or a batch already serialized. */
+  send(msg: ServerMessage | Outgoing): void {
     if (this.closed) return;
-    const text = Buffer.isBuffer(msg) ? msg : JSON.stringify(msg);
-    const size = Buffer.isBuffer(text) ? text.length : Buffer.byteLength(text);
+    const out = 'data' in msg ? msg : { data: Buffer.from(JSON.stringify(msg)), binary: false };
+    const size = out.data.length;
     this.inflight += size;
-    this.ws.send(text, { binary: false }, (err) => {
+    this.ws.send(out.data, { binary: out.binary }, (err) => {
       this.inflight -= size;
       if (err) return;
       if (this.inflight < this.opts.highWater) {

@@ -1,44 +1,41 @@
-// Reads the entries of a SQLite index b-tree straight from a database image, so a change
-// between two images is found by comparing pages instead of re-reading rows: an UPDATE of an
+// Reads the entries of a SQLite index b-tree straight from its pages, so a change between two
+// views of a database is found by comparing pages instead of re-reading rows: an UPDATE of an
 // indexed column rewrites only the few index pages that hold the row's old and new entries.
 // Format: https://www.sqlite.org/fileformat2.html (§1.6 b-tree pages, §2.1 record format).
-
-export interface DbGeometry {
-  pageSize: number;
-  /** Page size less the reserved bytes at each page's end. */
-  usable: number;
-}
+import type { PageSource } from './sqlite-pages';
 
 const INDEX_INTERIOR = 2;
 const INDEX_LEAF = 10;
 
-export function geometry(image: Buffer): DbGeometry | undefined {
+/** A whole database image as pages (tests build images in memory; the relay reads pages, sqlite-pages.ts). */
+export function imagePages(image: Buffer): PageSource | undefined {
   if (image.length < 100) return undefined;
   const raw = image.readUInt16BE(16);
   const pageSize = raw === 1 ? 65536 : raw;
   if (pageSize < 512 || pageSize > 65536 || (pageSize & (pageSize - 1)) !== 0) return undefined;
-  return { pageSize, usable: pageSize - image[20] };
-}
-
-function pageOf(image: Buffer, g: DbGeometry, pgno: number): Buffer | undefined {
-  const off = (pgno - 1) * g.pageSize;
-  if (pgno < 1 || off + g.pageSize > image.length) return undefined;
-  return image.subarray(off, off + g.pageSize);
+  return {
+    pageSize,
+    usable: pageSize - image[20],
+    page: (pgno) => {
+      const off = (pgno - 1) * pageSize;
+      return pgno < 1 || off + pageSize > image.length ? undefined : image.subarray(off, off + pageSize);
+    },
+  };
 }
 
 /** Page 1 starts with the 100-byte database header. */
 const headerOffset = (pgno: number): number => (pgno === 1 ? 100 : 0);
 
 /**
- * The pages of the index b-tree rooted at `root` (page number → its bytes, views into
- * `image`); undefined when `root` is not an index b-tree or it has more than `maxPages` pages.
+ * The pages of the index b-tree rooted at `root` (page number → its bytes); undefined when
+ * `root` is not an index b-tree or it has more than `maxPages` pages.
  */
-export function indexTreePages(image: Buffer, g: DbGeometry, root: number, maxPages: number): Map<number, Buffer> | undefined {
+export function indexTreePages(src: PageSource, root: number, maxPages: number): Map<number, Buffer> | undefined {
   const out = new Map<number, Buffer>();
   const stack = [root];
   while (stack.length) {
     const pgno = stack.pop()!;
-    const p = out.has(pgno) ? undefined : pageOf(image, g, pgno);
+    const p = out.has(pgno) ? undefined : src.page(pgno);
     if (!p) return undefined; // out of range, or a cycle: not a b-tree we can trust
     const h = headerOffset(pgno);
     const type = p[h];
@@ -99,14 +96,14 @@ export interface IndexEntry {
 }
 
 /** The entries stored on one index page (interior pages hold entries too). */
-export function indexEntries(p: Buffer, pgno: number, g: DbGeometry): IndexEntry[] {
+export function indexEntries(p: Buffer, pgno: number, usable: number): IndexEntry[] {
   const h = headerOffset(pgno);
   const interior = p[h] === INDEX_INTERIOR;
   if (!interior && p[h] !== INDEX_LEAF) return [];
   const n = p.readUInt16BE(h + 3);
   const ptrs = h + (interior ? 12 : 8);
   // Largest payload kept on the page (§1.6); a longer one spills: not a small (key, rowid) entry.
-  const maxLocal = Math.floor(((g.usable - 12) * 64) / 255) - 23;
+  const maxLocal = Math.floor(((usable - 12) * 64) / 255) - 23;
   const out: IndexEntry[] = [];
   for (let i = 0; i < n; i++) {
     let off = p.readUInt16BE(ptrs + 2 * i) + (interior ? 4 : 0);

@@ -74,7 +74,7 @@ class StepLogReader implements SourceReader {
       if (batch.size > 0 || got < size) break;
     }
     if (batch.size === 0) return undefined;
-    return batch.toMessage(this.src.info, { source: this.src.info.id, fid: this.fid, offset: this.offset });
+    return batch.toBatch(this.src.info, { source: this.src.info.id, fid: this.fid, offset: this.offset });
   }
 
   /** The series tag of a key: a shared-run key of this role loses its prefix; step axes none. */

@@ -1,20 +1,24 @@
-// Which rows of an experience table changed between two snapshots of its database, read at a
-// bounded cost per change. Trinity changes a written row only together with its `consumed`
+// Which rows of an experience table changed between two views of its database, read at a
+// bounded cost per change (pages through sqlite-pages.ts, never a whole image). Trinity changes a written row only together with its `consumed`
 // column (the trainer's read: consumed + 1; serve mode's /feedback: reward, task, run and
 // consumed + 1 — trinity/explorer/proxy/recorder.py), and `consumed` is indexed: the index
-// pages that differ between the two images hold exactly the entries that moved, each naming
+// pages that differ between the two views hold exactly the entries that moved, each naming
 // its row id (btree-index.ts). A table without such an index falls back to comparing a trailing
 // window of recent rows.
 import { randomBytes } from 'node:crypto';
-import { DbGeometry, geometry, indexEntries, indexTreePages } from './btree-index';
+import { indexEntries, indexTreePages } from './btree-index';
+import type { PageSource } from './sqlite-pages';
 
-/** The part of sql.js a tracker uses. */
+/** The query surface a tracker and a reader use (sqlite-db.ts). */
 export interface SqlExec {
   exec(sql: string, params?: unknown[]): { columns: string[]; values: unknown[][] }[];
+  /** Rows one at a time (sqlite-db.ts); without it, exec. */
+  each?(sql: string, params: unknown[], row: (values: unknown[]) => void): string[];
 }
 
-/** Index pages held for comparison (the consumed index of 10⁶ rows is ~3,000 pages). */
-const MAX_INDEX_PAGES = 50_000;
+/** Index pages held for comparison (the consumed index of 10⁶ rows is ~3,000 pages); a larger
+ *  index falls back to the window, so what a tracker holds stays bounded. */
+export const MAX_INDEX_PAGES = 8_192;
 /** Rows compared when a table has no consumed index. */
 export const WINDOW_ROWS = 500;
 /** Changed row ids remembered per table for readers that have not caught up. */
@@ -24,14 +28,17 @@ export function quoteIdent(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }
 
-/** Compares the pages of one index b-tree across images; yields the row ids of new entries. */
+/** Compares the pages of one index b-tree across views; yields the row ids of new entries. */
 export class IndexDiff {
   private pages = new Map<number, Buffer>();
   private primed = false;
+  /** The last view's tree was not readable within MAX_INDEX_PAGES. */
+  unreadable = false;
 
-  /** Row ids whose index entry is new since the last image (undefined the first time, or when unreadable). */
-  update(image: Buffer, g: DbGeometry, root: number): number[] | undefined {
-    const now = indexTreePages(image, g, root, MAX_INDEX_PAGES);
+  /** Row ids whose index entry is new since the last view (undefined the first time, or when unreadable). */
+  update(src: PageSource, root: number): number[] | undefined {
+    const now = indexTreePages(src, root, MAX_INDEX_PAGES);
+    this.unreadable = !now;
     if (!now) {
       this.pages.clear();
       this.primed = false;
@@ -46,12 +53,12 @@ export class IndexDiff {
         next.set(pgno, prev);
         continue;
       }
-      next.set(pgno, Buffer.from(p)); // a copy: the image is dropped after this read
+      next.set(pgno, Buffer.from(p)); // a copy: the page may be a view into a larger buffer
       if (!this.primed) continue;
-      added.push(...indexEntries(p, pgno, g));
-      if (prev) for (const e of indexEntries(prev, pgno, g)) before.add(e.key);
+      added.push(...indexEntries(p, pgno, src.usable));
+      if (prev) for (const e of indexEntries(prev, pgno, src.usable)) before.add(e.key);
     }
-    for (const [pgno, prev] of this.pages) if (!now.has(pgno)) for (const e of indexEntries(prev, pgno, g)) before.add(e.key);
+    for (const [pgno, prev] of this.pages) if (!now.has(pgno)) for (const e of indexEntries(prev, pgno, src.usable)) before.add(e.key);
     this.pages = next;
     if (!this.primed) {
       this.primed = true;
@@ -62,7 +69,7 @@ export class IndexDiff {
   }
 }
 
-/** Compares reward and consumed of the last WINDOW_ROWS rows across snapshots. */
+/** Compares reward and consumed of the last WINDOW_ROWS rows across views. */
 export class WindowDiff {
   private last = new Map<number, string>();
 
@@ -102,18 +109,23 @@ export class RowChangeTracker {
   readonly id = randomBytes(4).toString('hex');
   private readonly tables = new Map<string, TableLog>();
 
-  /** Records what changed in `tables` between the previous snapshot and this one. */
-  observe(image: Buffer, db: SqlExec, tables: string[]): void {
+  /** Records what changed in `tables` between the previous view and this one. */
+  observe(src: PageSource, db: SqlExec, tables: string[]): void {
     const gen = ++this.generation;
-    const g = geometry(image);
     for (const table of tables) {
       let t = this.tables.get(table);
       if (!t) this.tables.set(table, (t = this.setUp(db, table)));
       let ids: number[] | undefined;
-      if (t.index && g) {
+      if (t.index) {
         const root = db.exec('SELECT rootpage FROM sqlite_master WHERE type = ? AND name = ?', ['index', t.index.name])[0]?.values[0]?.[0];
-        ids = typeof root === 'number' ? t.index.diff.update(image, g, root) : undefined;
-      } else if (t.window) {
+        ids = typeof root === 'number' ? t.index.diff.update(src, root) : undefined;
+        if (typeof root !== 'number' || t.index.diff.unreadable) {
+          // The index outgrew MAX_INDEX_PAGES (or is unreadable): compare the window instead.
+          t.index = undefined;
+          t.window = new WindowDiff(true);
+        }
+      }
+      if (t.window) {
         ids = t.window.update(db, table);
       }
       if (ids?.length) this.append(t, gen, ids);

@@ -216,7 +216,7 @@ export class ServeMetricsSource implements Source {
         const batch = new PointBatch();
         for (const line of buf.toString('utf8', 0, end).split('\n')) addLine(batch, line);
         offset += end + 1;
-        return batch.toMessage(this.info, { source: this.info.id, fid, offset });
+        return batch.toBatch(this.info, { source: this.info.id, fid, offset });
       },
       close: () => undefined,
     };
@@ -231,7 +231,7 @@ export class ServeMetricsSource implements Source {
         const batch = new PointBatch();
         for (const s of fresh) for (const [k, v] of s.values) batch.add(k, s.step, s.wallTime, v);
         after = fresh[fresh.length - 1].seq;
-        return batch.toMessage(this.info, { source: this.info.id, fid: this.instance, offset: after });
+        return batch.toBatch(this.info, { source: this.info.id, fid: this.instance, offset: after });
       },
       close: () => undefined,
     };

@@ -2,10 +2,10 @@
 // /metrics endpoint) opened at a client's cursor yields batches until it has nothing new.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Cursor, ExperienceDetail, ExperiencesMessage, PointsMessage, SourceInfo, WireNumber } from '../../shared/relay-protocol';
-import { toWireNumber } from '../../shared/relay-protocol';
+import type { Cursor, ExperienceDetail, ExperiencesMessage, PointsBatch, SourceInfo } from '../../shared/relay-protocol';
+import { seriesViews } from '../../shared/points-frame';
 
-export type Batch = PointsMessage | ExperiencesMessage;
+export type Batch = PointsBatch | ExperiencesMessage;
 
 export interface SourceReader {
   /** The next batch after the reader's cursor (at most ~budget source bytes), or undefined. */
@@ -49,7 +49,7 @@ export function resumeOffset(cursor: Cursor | undefined, st: fs.Stats): number {
   return cursor.offset;
 }
 
-/** Collects points into a columnar `points` message (typed columns: no boxing, no per-point growth). */
+/** Collects points into a `points` batch (typed columns: no boxing, no per-point growth). */
 export class PointBatch {
   private tagIndex = new Map<string, number>();
   /** Batch tag index by the decoder's tag id (faster than the string map on the hot path). */
@@ -91,7 +91,7 @@ export class PointBatch {
 
   /**
    * Empties the batch for the next read: the columns keep their capacity (a reader reuses one
-   * batch, so they grow once), the tags start over (a message sent earlier keeps its own list).
+   * batch, so they grow once), the tags start over (a batch sent earlier keeps its own list).
    */
   clear(): void {
     this.n = 0;
@@ -109,18 +109,25 @@ export class PointBatch {
     this.value = more(this.value, new Float64Array(cap));
   }
 
-  toMessage(info: SourceInfo, cursor: Cursor): PointsMessage {
+  /**
+   * The batch grouped by tag (a counting sort: each tag's points keep their order), its
+   * columns views of one array laid out as the binary frame's (points-frame.ts).
+   */
+  toBatch(info: SourceInfo, cursor: Cursor): PointsBatch {
     const n = this.n;
-    const tag = new Array<number>(n);
-    const step = new Array<number>(n);
-    const wallTime = new Array<number>(n);
-    const value = new Array<WireNumber>(n);
+    const tags = this.tagList;
+    const counts = new Array<number>(tags.length).fill(0);
+    for (let i = 0; i < n; i++) counts[this.tag[i]]++;
+    const series = seriesViews(tags, counts, new Float64Array(n * 3));
+    const fill = new Array<number>(tags.length).fill(0);
     for (let i = 0; i < n; i++) {
-      tag[i] = this.tag[i];
-      step[i] = this.step[i];
-      wallTime[i] = this.wallTime[i];
-      value[i] = toWireNumber(this.value[i]);
+      const t = this.tag[i];
+      const s = series[t];
+      const k = fill[t]++;
+      s.step[k] = this.step[i];
+      s.wallTime[k] = this.wallTime[i];
+      s.value[k] = this.value[i];
     }
-    return { type: 'points', source: info.id, run: info.run, role: info.role, tags: this.tagList, tag, step, wallTime, value, cursor };
+    return { type: 'points', source: info.id, run: info.run, role: info.role, series, cursor };
   }
 }

@@ -1,8 +1,8 @@
 // One client's reader of one SQL experience table: first the rows it has not had (id past its
 // cursor), then the rows it has had whose reward or consumed state changed since (serve mode
 // rewards a row when /feedback arrives, after it was written; the trainer's read bumps
-// `consumed`). Changes come from the snapshot's RowChangeTracker, so each costs a read of the
-// changed rows only. Changed rows go out with `updated: true` and a cursor that is past the
+// `consumed`). Changes come from the database's RowChangeTracker, so each costs a read of the
+// changed rows only. A query that a writer tore (TornRead) is dropped and read again later. Changed rows go out with `updated: true` and a cursor that is past the
 // previous batch and resumes at both the last new row and the last change delivered
 // (relay-protocol.ts, Cursor), so a client that reconnects gets exactly what it missed.
 import type { Cursor, ExperienceRow, ExperiencesMessage, SourceInfo } from '../../shared/relay-protocol';
@@ -10,12 +10,18 @@ import { toWireNumber } from '../../shared/relay-protocol';
 import { summarizeExperience } from './experience-summary';
 import { SqlExec, quoteIdent } from './row-changes';
 import type { Batch, SourceReader } from './source';
+import { TornRead } from './sqlite-db';
 
 const ROWS_PER_BATCH = 2000;
 /** Rows per batch when each carries a summary read from its experience_bytes. */
 const SUMMARY_ROWS_PER_BATCH = 500;
+/** The fewest rows a batch shrinks to after torn reads (a busy writer commits every ~100 ms). */
+const MIN_ROWS_PER_BATCH = 25;
 /** First bytes of experience_bytes read with a row (Trinity's pickled metadata mostly fits). */
 export const HEAD_BYTES = 16 * 1024;
+/** A blob up to this size is read whole with its row (SQLite loads all of it for substr anyway),
+ *  so its summary needs no second query for the tensors at its end. */
+export const WHOLE_BYTES = 1024 * 1024;
 /** Rows re-sent when a client resumes from another relay process (its changes are unknown here). */
 export const RESUME_ROWS = 1000;
 /** A cursor offset is last row id × ROW_SCALE + a batch count (update batches do not move the row id). */
@@ -26,8 +32,8 @@ const MAX_PENDING = 200_000;
 export interface SqlTableHost {
   readonly info: SourceInfo;
   readonly table: string;
-  /** The current database (undefined: not readable now). */
-  database(): Promise<SqlExec | undefined>;
+  /** The current database (undefined: not readable now); `behind`: this reader has rows to catch up on. */
+  database(behind: boolean): Promise<SqlExec | undefined>;
   /** Generation of the snapshot `database()` returned last. */
   generation(): number;
   /** Names the change log the generations count in (one per database, per relay process). */
@@ -62,6 +68,10 @@ export class SqlTableReader implements SourceReader {
   /** Batches sent since `last` last moved. */
   private count = 0;
   private cols: { msgId: boolean; consumed: boolean; bytes: boolean } | undefined;
+  /** Rows per batch now: halved by each torn read, so a catch-up fits between a busy writer's commits. */
+  private limit: number | undefined;
+  /** The last read was cut short (a full batch, or torn): there is more to read now. */
+  private behind = false;
 
   constructor(
     private readonly host: SqlTableHost,
@@ -74,12 +84,33 @@ export class SqlTableReader implements SourceReader {
   }
 
   async next(): Promise<Batch | undefined> {
-    const db = await this.host.database();
+    // Behind: a batch was cut short, or the source has a view this reader has not read yet.
+    const db = await this.host.database(this.behind || this.seenGen !== this.host.generation());
     if (!db) return undefined;
+    try {
+      const b = this.read(db);
+      if (this.limit !== undefined) this.limit = Math.min(this.limit * 2, this.maxLimit());
+      return b;
+    } catch (e) {
+      // A writer moved the files under a query: nothing was taken; the next wake reads again,
+      // in a smaller batch.
+      if (!(e instanceof TornRead)) throw e;
+      this.limit = Math.max(MIN_ROWS_PER_BATCH, Math.floor((this.limit ?? this.maxLimit()) / 2));
+      this.behind = true;
+      return undefined;
+    }
+  }
+
+  private maxLimit(): number {
+    return this.cols?.bytes === false ? ROWS_PER_BATCH : SUMMARY_ROWS_PER_BATCH;
+  }
+
+  private read(db: SqlExec): Batch | undefined {
     this.cols ??= this.columns(db);
     this.collectChanges(db);
-    const limit = this.cols.bytes ? SUMMARY_ROWS_PER_BATCH : ROWS_PER_BATCH;
+    const limit = this.limit ?? this.maxLimit();
     const fresh = this.select(db, `id > ? ORDER BY id LIMIT ${limit}`, [this.last]);
+    this.behind = fresh.length === limit;
     if (fresh.length) {
       this.last = fresh[fresh.length - 1].id;
       this.count = 0;
@@ -90,11 +121,11 @@ export class SqlTableReader implements SourceReader {
     for (const id of this.pending) {
       if (ids.length >= limit) break;
       ids.push(id);
-      this.pending.delete(id);
     }
-    if (!this.pending.size) this.deliveredGen = this.seenGen!;
     const rows = this.select(db, `id IN (${ids.map(() => '?').join(',')}) ORDER BY id`, ids).map((r) => ({ ...r, updated: true }));
-    if (!rows.length) return this.next();
+    for (const id of ids) this.pending.delete(id); // only once read: a torn read leaves them queued
+    if (!this.pending.size) this.deliveredGen = this.seenGen!;
+    if (!rows.length) return this.read(db);
     this.count = Math.min(this.count + 1, ROW_SCALE - 1);
     return this.batch(rows);
   }
@@ -138,33 +169,42 @@ export class SqlTableReader implements SourceReader {
 
   private select(db: SqlExec, where: string, params: unknown[]): ExperienceRow[] {
     const c = this.cols!;
-    const extra = [c.msgId ? 'msg_id' : 'NULL', c.consumed ? 'consumed' : 'NULL', c.bytes ? `length(experience_bytes), substr(experience_bytes, 1, ${HEAD_BYTES})` : 'NULL, NULL'];
+    const bytes = `length(experience_bytes), CASE WHEN length(experience_bytes) <= ${WHOLE_BYTES} THEN experience_bytes ELSE substr(experience_bytes, 1, ${HEAD_BYTES}) END`;
+    const extra = [c.msgId ? 'msg_id' : 'NULL', c.consumed ? 'consumed' : 'NULL', c.bytes ? bytes : 'NULL, NULL'];
     const t = quoteIdent(this.host.table);
-    const res = db.exec(`SELECT id, task_id, run_id, model_version, reward, timestamp, ${extra.join(', ')} FROM ${t} WHERE ${where}`, params)[0];
-    return (res?.values ?? []).map((v) => {
-      const id = Number(v[0]);
-      const row: ExperienceRow = {
-        id,
-        table: this.host.table,
-        task_id: v[1] === null ? null : String(v[1]),
-        run_id: intOrNull(v[2]),
-        model_version: intOrNull(v[3]),
-        reward: v[4] === null || v[4] === undefined ? null : toWireNumber(Number(v[4])),
-        timestamp: v[5] === null ? null : String(v[5]),
+    const sql = `SELECT id, task_id, run_id, model_version, reward, timestamp, ${extra.join(', ')} FROM ${t} WHERE ${where}`;
+    const out: ExperienceRow[] = [];
+    // Row by row where the database can: each blob is summarized and dropped before the next.
+    if (db.each) db.each(sql, params, (v) => out.push(this.rowOf(db, v)));
+    else for (const v of db.exec(sql, params)[0]?.values ?? []) out.push(this.rowOf(db, v));
+    return out;
+  }
+
+  private rowOf(db: SqlExec, v: unknown[]): ExperienceRow {
+    const c = this.cols!;
+    const t = quoteIdent(this.host.table);
+    const id = Number(v[0]);
+    const row: ExperienceRow = {
+      id,
+      table: this.host.table,
+      task_id: v[1] === null ? null : String(v[1]),
+      run_id: intOrNull(v[2]),
+      model_version: intOrNull(v[3]),
+      reward: v[4] === null || v[4] === undefined ? null : toWireNumber(Number(v[4])),
+      timestamp: v[5] === null ? null : String(v[5]),
+    };
+    if (c.msgId) row.msg_id = v[6] === null ? null : String(v[6]);
+    if (c.consumed) row.consumed = intOrNull(v[7]);
+    if (v[9] instanceof Uint8Array) {
+      const read = (start: number, len: number): Uint8Array | undefined => {
+        const r = db.exec(`SELECT substr(experience_bytes, ?, ?) FROM ${t} WHERE id = ?`, [start + 1, len, id])[0]?.values[0]?.[0];
+        return r instanceof Uint8Array ? r : undefined;
       };
-      if (c.msgId) row.msg_id = v[6] === null ? null : String(v[6]);
-      if (c.consumed) row.consumed = intOrNull(v[7]);
-      if (v[9] instanceof Uint8Array) {
-        const read = (start: number, len: number): Uint8Array | undefined => {
-          const r = db.exec(`SELECT substr(experience_bytes, ?, ?) FROM ${t} WHERE id = ?`, [start + 1, len, id])[0]?.values[0]?.[0];
-          return r instanceof Uint8Array ? r : undefined;
-        };
-        const s = summarizeExperience(v[9], Number(v[8]), read);
-        if (s.metrics) row.metrics = s.metrics;
-        if (s.advantage !== undefined) row.advantage = s.advantage;
-      }
-      return row;
-    });
+      const s = summarizeExperience(v[9], Number(v[8]), read);
+      if (s.metrics) row.metrics = s.metrics;
+      if (s.advantage !== undefined) row.advantage = s.advantage;
+    }
+    return row;
   }
 
   private batch(rows: ExperienceRow[]): ExperiencesMessage {

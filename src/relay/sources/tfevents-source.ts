@@ -40,7 +40,7 @@ export class TfEventsSource extends FileSource {
 class TfEventsReader implements SourceReader {
   private reader: TfRecordFileReader | undefined;
   private fid = '';
-  /** One batch for every read: its columns grow once, toMessage() copies them out. */
+  /** One batch for every read: its columns grow once, toBatch() copies them out by tag. */
   private readonly batch = new PointBatch();
 
   constructor(
@@ -70,7 +70,7 @@ class TfEventsReader implements SourceReader {
     const s = this.reader.stats;
     this.src.report(s.crcErrors - before.crcErrors, s.badHeaders - before.badHeaders, s.decodeErrors - before.decodeErrors);
     if (batch.size === 0) return undefined;
-    return batch.toMessage(this.src.info, { source: this.src.info.id, fid: this.fid, offset: this.reader.offset });
+    return batch.toBatch(this.src.info, { source: this.src.info.id, fid: this.fid, offset: this.reader.offset });
   }
 
   close(): void {

@@ -2,7 +2,7 @@
 // extension (reconnects and resumes from its cursors). Prints points as they arrive.
 import * as fs from 'node:fs';
 import { parseArgs } from 'node:util';
-import { RelayClient, RelayPoint } from '../../shared/relay-client';
+import { PointsBatch, RelayClient } from '../../shared/relay-client';
 import { readToken } from '../cli';
 
 export const TAIL_USAGE = `Usage: agentrl tail <url> [options]
@@ -36,11 +36,31 @@ function jsonValue(v: number): number | string {
   return Number.isFinite(v) ? v : String(v);
 }
 
-export function formatPoint(p: RelayPoint, json: boolean): string {
+/** One point as tail prints it (its own per-point formatting: the client hands on columns). */
+export interface TailPoint {
+  run: string;
+  role: string;
+  tag: string;
+  step: number;
+  wallTime: number;
+  value: number;
+}
+
+export function formatPoint(p: TailPoint, json: boolean): string {
   if (json) {
     return JSON.stringify({ run: p.run, role: p.role, tag: p.tag, step: p.step, wall_time: p.wallTime, value: jsonValue(p.value) });
   }
   return `${p.run}${p.role ? `/${p.role}` : ''}  ${p.tag}  step=${p.step}  ${p.value}`;
+}
+
+/** The lines of a batch: its points tag by tag, each tag's in the order the source wrote them. */
+export function batchLines(b: PointsBatch, json: boolean, tagRe?: RegExp): string[] {
+  const lines: string[] = [];
+  for (const s of b.series) {
+    if (tagRe && !tagRe.test(s.tag)) continue;
+    for (let i = 0; i < s.step.length; i++) lines.push(formatPoint({ run: b.run, role: b.role, tag: s.tag, step: s.step[i], wallTime: s.wallTime[i], value: s.value[i] }, json));
+  }
+  return lines;
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -123,8 +143,7 @@ export async function main(argv: string[]): Promise<number> {
       if (!json) process.stderr.write(`agentrl tail: connected to relay ${h.relayVersion} (${h.sources.length} sources; runs: ${h.runs.join(', ') || '-'})\n`);
     });
     client.on('points', (b) => {
-      const lines: string[] = [];
-      for (const p of b.points) if (!tagRe || tagRe.test(p.tag)) lines.push(formatPoint(p, json));
+      const lines = batchLines(b, json, tagRe);
       if (lines.length) process.stdout.write(`${lines.join('\n')}\n`);
       armIdle();
     });

@@ -28,6 +28,8 @@ export interface FileReaderOptions {
   pipelineMinBytes?: number;
   /** Told when the reader starts reading ahead, and when the scan worker failed (it goes on alone). */
   onPipeline?(event: 'start' | 'worker-failed', backlog: number): void;
+  /** Read nothing at or past this byte offset (a region of the file: a detail read, envelope/detail.ts). */
+  end?: number;
 }
 
 export class TfRecordFileReader {
@@ -59,7 +61,9 @@ export class TfRecordFileReader {
     let scalars = 0;
     for (;;) {
       if (consumed >= budget) return { consumed, scalars, more: true };
-      const want = Math.max(this.minRead, Math.min(DEFAULT_CHUNK, budget - consumed));
+      const room = (this.opts.end ?? Infinity) - this.offset;
+      const want = Math.min(Math.max(this.minRead, Math.min(DEFAULT_CHUNK, budget - consumed)), room);
+      if (want <= 0) return { consumed, scalars, more: false };
       if (this.piped !== undefined || this.startPipeline(want)) {
         // The worker's chunks have one size: take none that would overshoot the budget by half.
         if (consumed > 0 && budget - consumed < this.piped!.chunkSize / 2) return { consumed, scalars, more: true };
@@ -81,7 +85,7 @@ export class TfRecordFileReader {
       consumed += res.consumed;
       if (res.consumed === 0) {
         // A record longer than the chunk: grow the chunk once it is fully on disk.
-        if (got === want && want < MAX_RECORD_BYTES + 16) {
+        if (got === want && want < room && want < MAX_RECORD_BYTES + 16) {
           this.minRead = Math.min(want * 2, MAX_RECORD_BYTES + 16);
           continue;
         }

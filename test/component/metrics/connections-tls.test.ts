@@ -11,6 +11,7 @@ import { RelayClient } from '../../../src/shared/relay-client';
 import { silentLogger } from '../../../src/shared/log';
 import { appendSteps } from '../relay/appender';
 import { startRelay, tmpDir } from '../relay/helpers';
+import { pointCount } from '../../../src/shared/points-frame';
 
 test('Connections: a wss:// endpoint with a self-signed certificate streams with its CA, and says why without it', { timeout: 60_000 }, async (t) => {
   const dir = tmpDir('conn-tls-');
@@ -26,7 +27,7 @@ test('Connections: a wss:// endpoint with a self-signed certificate streams with
   const conns = new Connections(
     (o) => new RelayClient(o),
     () => Promise.reject(new Error('no local relays here')),
-    { points: (ep, b) => got.set(ep, (got.get(ep) ?? 0) + b.points.length), experiences: () => undefined, cursors: () => [], changed: () => undefined },
+    { points: (ep, b) => got.set(ep, (got.get(ep) ?? 0) + pointCount(b)), experiences: () => undefined, cursors: () => [], changed: () => undefined },
     silentLogger,
     { quietMs: 100, restartInitialMs: 50, restartMaxMs: 100, backoff: { initialMs: 50, maxMs: 200 } },
   );

@@ -11,6 +11,7 @@ import type { EndpointState } from '../../../src/shared/metrics-protocol';
 import { appendSteps } from '../relay/appender';
 import { startRelay, tmpDir } from '../relay/helpers';
 import { sleep } from '../../harness/wait';
+import { pointCount } from '../../../src/shared/points-frame';
 
 test('a relay streaming without pause reads "live" once its backlog is sent', { timeout: 60_000 }, async () => {
   const dir = tmpDir('live-state-');
@@ -25,7 +26,7 @@ test('a relay streaming without pause reads "live" once its backlog is sent', { 
     (o) => new RelayClient(o),
     () => Promise.reject(new Error('no local relays here')),
     {
-      points: (_e, b) => (points += b.points.length),
+      points: (_e, b) => (points += pointCount(b)),
       experiences: () => undefined,
       cursors: () => [],
       changed: () => {

@@ -18,6 +18,7 @@ import { RelayClient } from '../../../src/shared/relay-client';
 import { repoRoot, venvPython } from '../../harness/paths';
 import { killNetnsStrays, netnsStrays, RAY_PROCESS, raySkipReason, startRayCluster, type RayCluster } from '../../harness/ray-cluster';
 import { type Probe, until as poll } from '../../harness/wait';
+import { pointsOf } from '../../harness/relay-points';
 
 /** Ray is slow to answer: a minute by default, polled every 300 ms. */
 const until = <T>(what: string, f: Probe<T>, timeoutMs = 60_000, everyMs = 300): Promise<T> => poll(what, f, timeoutMs, everyMs);
@@ -112,7 +113,7 @@ describe('Ray cluster (real Ray 2.58, two nodes, loopback-only netns)', { skip }
     const got = new Map<string, number>();
     const rc = new RelayClient({ url: relay.url, experiences: false });
     rc.on('points', (b) => {
-      for (const p of b.points) {
+      for (const p of pointsOf(b)) {
         const k = `${p.role}|${p.tag}|${p.step}`;
         assert.ok(!got.has(k), `point ${k} delivered twice`);
         got.set(k, p.value);

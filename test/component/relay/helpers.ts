@@ -3,7 +3,8 @@
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { RelayClient, RelayClientOptions, RelayPoint } from '../../../src/shared/relay-client';
+import { RelayClient, RelayClientOptions } from '../../../src/shared/relay-client';
+import { RelayPoint, pointsOf } from '../../harness/relay-points';
 import { repoRoot, venvPython } from '../../harness/paths';
 import { cliBundle } from '../../harness/relay';
 
@@ -74,7 +75,7 @@ export function collect(opts: RelayClientOptions): Collector {
   const points: RelayPoint[] = [];
   const waiters: (() => void)[] = [];
   client.on('points', (b) => {
-    points.push(...b.points);
+    points.push(...pointsOf(b));
     for (const w of waiters.splice(0)) w();
   });
   client.start();

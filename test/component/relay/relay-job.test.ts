@@ -13,6 +13,8 @@ import { RelayClient } from '../../../src/shared/relay-client';
 import { appendSteps, valueAt } from './appender';
 import { bundle, collect, startRelay, tmpDir } from './helpers';
 import { sleep } from '../../harness/wait';
+import { pointCount } from '../../../src/shared/points-frame';
+import { byTag } from '../../harness/relay-points';
 
 const SCHEMA = `CREATE TABLE experience_buffer (
   id INTEGER PRIMARY KEY AUTOINCREMENT, timestamp DATETIME DEFAULT CURRENT_TIMESTAMP,
@@ -77,12 +79,16 @@ test('job dir: event files, Step lines, SQL experiences, serve /metrics — and 
     assert.deepEqual(hello.roles, ['experience_buffer', 'explorer', 'trainer']);
     assert.deepEqual(hello.sources.map((s) => s.kind).sort(), ['log', 'serve', 'sql', 'tfevents']);
 
+    // A batch comes grouped by tag: compare each tag's points in order, or sort by step (stable).
     const explorer = c.points.filter((p) => p.role === 'explorer');
-    assert.deepEqual(explorer.map((p) => [p.run, p.tag, p.step, p.value]).slice(0, 2), [
-      ['gsm8k-grpo', 'train/loss', 0, valueAt(0, 0)],
-      ['gsm8k-grpo', 'rollout/reward/mean', 0, valueAt(1, 0)],
-    ]);
-    const trainer = c.points.filter((p) => p.role === 'trainer').map((p) => [p.tag, p.step, p.value]);
+    assert.deepEqual(
+      byTag(explorer.filter((p) => p.tag === 'train/loss' || p.tag === 'rollout/reward/mean')).map(([, pts]) => pts.slice(0, 2).map((p) => [p.run, p.tag, p.step, p.value])),
+      [
+        [['gsm8k-grpo', 'rollout/reward/mean', 0, valueAt(1, 0)], ['gsm8k-grpo', 'rollout/reward/mean', 1, valueAt(1, 1)]],
+        [['gsm8k-grpo', 'train/loss', 0, valueAt(0, 0)], ['gsm8k-grpo', 'train/loss', 1, valueAt(0, 1)]],
+      ],
+    );
+    const trainer = c.points.filter((p) => p.role === 'trainer').sort((a, b) => a.step - b.step).map((p) => [p.tag, p.step, p.value]);
     assert.deepEqual(trainer, [
       ['actor/pg_loss', 1, 0.5],
       ['actor/lr', 1, 1e-6],
@@ -119,7 +125,7 @@ test('job dir: event files, Step lines, SQL experiences, serve /metrics — and 
     const fresh: number[] = [];
     let freshPoints = 0;
     resumed.on('experiences', (m) => fresh.push(...m.rows.map((r) => r.id)));
-    resumed.on('points', (b) => (freshPoints += b.points.length));
+    resumed.on('points', (b) => (freshPoints += pointCount(b)));
     resumed.start();
     await sleep(500);
     assert.deepEqual(fresh, []);
@@ -142,8 +148,8 @@ test('job dir: event files, Step lines, SQL experiences, serve /metrics — and 
     assert.equal(lines.length, wantTail.length);
     assert.deepEqual(Object.keys(lines[0]), ['run', 'role', 'tag', 'step', 'wall_time', 'value']);
     assert.deepEqual(
-      lines.map((l) => [l.run, l.role, l.tag, l.step, l.wall_time, l.value]),
-      wantTail.map((p) => [p.run, p.role, p.tag, p.step, p.wallTime, p.value]),
+      byTag(lines, (l) => String(l.tag)).map(([t, ls]) => [t, ls.map((l) => [l.run, l.role, l.tag, l.step, l.wall_time, l.value])]),
+      byTag(wantTail).map(([t, ps]) => [t, ps.map((p) => [p.run, p.role, p.tag, p.step, p.wallTime, Number.isFinite(p.value) ? p.value : String(p.value)])]),
     );
   } finally {
     await c.client.close();

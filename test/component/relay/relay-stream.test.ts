@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { RelayPoint } from '../../../src/shared/relay-client';
+import type { RelayPoint } from '../../harness/relay-points';
 import { TAGS, appendOverTime, appendSteps, expectedKeys } from './appender';
 import { collect, noTbx, pythonAsync, rng, startRelay, tmpDir, writers } from './helpers';
 import { sleep } from '../../harness/wait';

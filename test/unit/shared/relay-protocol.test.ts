@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { decodePoints } from '../../../src/shared/relay-client';
+import { pointsFromMessage } from '../../../src/shared/points-frame';
 import {
   ProtocolError,
   fromWireNumber,
@@ -26,8 +26,14 @@ const points: PointsMessage = {
 
 test('points round-trip through JSON, non-finite values included', () => {
   const m = parseServerMessage(JSON.stringify(points));
-  const pts = decodePoints(m as PointsMessage);
-  assert.deepEqual(pts.map((p) => [p.tag, p.step, p.value]), [['x', 1, 0.5], ['y', 1, NaN], ['x', 2, -Infinity]]);
+  const b = pointsFromMessage(m as PointsMessage);
+  assert.deepEqual(
+    b.series.map((s) => [s.tag, [...s.step], [...s.wallTime], [...s.value]]),
+    [
+      ['x', [1, 2], [1.5, 2.5], [0.5, -Infinity]],
+      ['y', [1], [1.5], [NaN]],
+    ],
+  );
   for (const v of [0, -1.5, NaN, Infinity, -Infinity]) assert.ok(Object.is(fromWireNumber(toWireNumber(v)), v));
 });
 
@@ -48,12 +54,14 @@ test('malformed relay frames are rejected with a ProtocolError', () => {
 
 test('client messages: only a well-formed subscribe or experience request passes', () => {
   assert.deepEqual((parseClientMessage('{"type":"subscribe","protocol":1,"cursors":[{"source":"a","offset":3,"fid":"x"}]}') as SubscribeMessage).cursors, [{ source: 'a', offset: 3, fid: 'x' }]);
+  assert.deepEqual((parseClientMessage('{"type":"subscribe","protocol":1,"cursors":[],"binary":["points","later"]}') as SubscribeMessage).binary, ['points', 'later']);
   assert.deepEqual(parseClientMessage('{"type":"experience","request":2,"source":"sql:b.db#t","id":7}'), { type: 'experience', request: 2, source: 'sql:b.db#t', id: 7 });
   for (const b of [
     '{"type":"subscribe","cursors":[]}',
     '{"type":"subscribe","protocol":1}',
     '{"type":"subscribe","protocol":1,"cursors":[{"source":"a","offset":1.5}]}',
     '{"type":"subscribe","protocol":1,"cursors":[],"runs":"r"}',
+    '{"type":"subscribe","protocol":1,"cursors":[],"binary":"points"}',
     '{"type":"read","path":"/etc/passwd"}',
     '{"type":"experience","request":1,"source":"s"}',
     '{"type":"experience","request":1,"source":"s","id":"1 OR 1=1"}',

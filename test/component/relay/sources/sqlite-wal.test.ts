@@ -1,11 +1,13 @@
 // Rows committed to a SQLite database in WAL mode, not yet checkpointed (the writer is still
-// running, autocheckpoint off), are read through sql.js once the WAL is folded in.
+// running, autocheckpoint off), are read page by page with the committed WAL frames laid over
+// the main file (sqlite-pages.ts): new commits are picked up by scanning only the new frames.
 import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { applyWal } from '../../../../src/relay/sources/sqlite-wal';
+import { PagedDatabase } from '../../../../src/relay/sources/sqlite-db';
+import { DbPages } from '../../../../src/relay/sources/sqlite-pages';
 import { tmpDir } from '../helpers';
 
 const WRITER = `
@@ -13,58 +15,92 @@ import sqlite3, sys
 c = sqlite3.connect(sys.argv[1], isolation_level=None)
 c.execute('PRAGMA journal_mode=WAL'); c.execute('PRAGMA wal_autocheckpoint=0')
 c.execute('CREATE TABLE experience_buffer (id INTEGER PRIMARY KEY AUTOINCREMENT, task_id TEXT, reward FLOAT, experience_bytes BLOB)')
-for t in range(3):
+t = 0
+def commit():
+    global t
     c.execute('BEGIN')
     for i in range(40):
         c.execute('INSERT INTO experience_buffer (task_id, reward, experience_bytes) VALUES (?, ?, ?)', (f'task-{t}', t + i / 100, bytes(3000)))
     c.execute('COMMIT')
+    t += 1
+for _ in range(3): commit()
 print('ready', flush=True)
-sys.stdin.read()
+for line in sys.stdin:
+    commit()
+    print('ready', flush=True)
 `;
 
-interface SqlJs {
-  Database: new (data: Uint8Array) => { exec(sql: string): { values: unknown[][] }[]; close(): void };
+/** The database and its WAL copied to a fresh folder, the WAL changed by `edit`. */
+function copyWith(db: string, edit: (wal: Buffer) => void): string {
+  const to = path.join(tmpDir(), 'copy.db');
+  fs.copyFileSync(db, to);
+  const wal = fs.readFileSync(`${db}-wal`);
+  edit(wal);
+  fs.writeFileSync(`${to}-wal`, wal);
+  return to;
 }
 
-test('committed WAL frames are folded into the snapshot; a damaged frame ends the log at the last good commit', { timeout: 60_000 }, async () => {
+async function query(file: string): Promise<{ row: number[]; frames: number }> {
+  const pages = new DbPages(file);
+  assert.equal(pages.refresh(), 'changed');
+  const d = await PagedDatabase.open(pages);
+  try {
+    const row = d.exec('SELECT count(*), max(id), sum(reward) FROM experience_buffer')[0].values[0] as number[];
+    return { row, frames: pages.wal.frames };
+  } finally {
+    await d.close();
+  }
+}
+
+test('committed WAL frames are laid over the main file; a damaged frame ends the log at the last good commit', { timeout: 60_000 }, async () => {
   const dir = tmpDir();
   const db = path.join(dir, 'buffer.db');
   const writer = spawn('python3', ['-c', WRITER, db], { stdio: ['pipe', 'pipe', 'inherit'] });
+  let ready = 0;
+  writer.stdout.on('data', (b) => (ready += String(b).split('ready').length - 1));
+  const commits = async (n: number) => {
+    const t0 = Date.now();
+    while (ready < n) {
+      assert.ok(Date.now() - t0 < 20_000 && writer.exitCode === null, 'writer did not commit');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
   try {
-    await new Promise<void>((resolve, reject) => {
-      writer.stdout.on('data', (b) => String(b).includes('ready') && resolve());
-      writer.once('exit', (code) => reject(new Error(`writer exited ${code}`)));
-    });
-    const main = fs.readFileSync(db);
-    const wal = fs.readFileSync(`${db}-wal`);
-    assert.ok(wal.length > 100_000, 'the rows are in the WAL');
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const SQL = await (require('sql.js/dist/sql-wasm-inline.js') as () => Promise<SqlJs>)();
-    const query = (bytes: Buffer) => {
-      const d = new SQL.Database(bytes);
-      try {
-        return d.exec('SELECT count(*), max(id), sum(reward) FROM experience_buffer')[0].values[0];
-      } finally {
-        d.close();
-      }
-    };
-    assert.throws(() => query(applyWal(main, undefined).db), /no such table/, 'without the WAL nothing is visible');
-    const merged = applyWal(main, wal);
-    assert.ok(merged.frames > 0);
-    const [count, maxId, sum] = query(merged.db) as number[];
+    await commits(1);
+    assert.ok(fs.statSync(`${db}-wal`).size > 100_000, 'the rows are in the WAL');
+    assert.ok(fs.statSync(db).size < 10_000, 'and not yet in the main file');
+    const noWal = path.join(tmpDir(), 'main-only.db');
+    fs.copyFileSync(db, noWal);
+    const main = new DbPages(noWal);
+    main.refresh();
+    const bare = await PagedDatabase.open(main);
+    assert.throws(() => bare.exec('SELECT count(*) FROM experience_buffer'), /no such table/, 'without the WAL nothing is visible');
+    await bare.close();
+
+    // The live files, followed across a commit: the view moves and sees the new rows.
+    const pages = new DbPages(db);
+    assert.equal(pages.refresh(), 'changed');
+    const live = await PagedDatabase.open(pages);
+    const [count, maxId, sum] = live.exec('SELECT count(*), max(id), sum(reward) FROM experience_buffer')[0].values[0] as number[];
     assert.equal(count, 120);
     assert.equal(maxId, 120);
     assert.ok(Math.abs(sum - (40 * (0 + 1 + 2) + (3 * 40 * 39) / 2 / 100)) < 1e-9);
+    assert.equal(pages.refresh(), 'same', 'nothing new, no new view');
+    writer.stdin.write('more\n');
+    await commits(2);
+    assert.equal(pages.refresh(), 'changed');
+    assert.equal(live.exec('SELECT count(*) FROM experience_buffer')[0].values[0][0], 160, 'the 4th commit is seen after a refresh');
+    await live.close();
 
     // Flip a byte in the last frame: its checksum fails, so the last transaction is dropped.
-    const broken = Buffer.from(wal);
-    broken[broken.length - 10] ^= 0xff;
-    const [count2] = query(applyWal(main, broken).db) as number[];
-    assert.equal(count2, 80);
+    const broken = await query(copyWith(db, (w) => (w[w.length - 10] ^= 0xff)));
+    assert.equal(broken.row[0], 120);
     // A WAL whose header does not check out (here: a changed salt) adds nothing.
-    const stale = Buffer.from(wal);
-    stale.writeUInt32BE((stale.readUInt32BE(16) ^ 1) >>> 0, 16); // ^ yields a signed int: back to unsigned
-    assert.equal(applyWal(main, stale).frames, 0);
+    const stale = copyWith(db, (w) => w.writeUInt32BE((w.readUInt32BE(16) ^ 1) >>> 0, 16)); // ^ yields a signed int: back to unsigned
+    const p = new DbPages(stale);
+    p.refresh();
+    assert.equal(p.wal.frames, 0);
+    p.close();
   } finally {
     writer.stdin.end();
     await new Promise((r) => writer.once('exit', r));

@@ -18,7 +18,7 @@ afterEach(() => {
 });
 
 const pts = (from: number, to: number, f = (s: number) => Math.sin(s)): Point[] =>
-  Array.from({ length: to - from }, (_, i) => ({ step: from + i, wall: 1.7e9 + from + i, value: f(from + i) }));
+  Array.from({ length: to - from }, (_, i) => ({ step: from + i, wallTime: 1.7e9 + from + i, value: f(from + i) }));
 
 const values = (store: MetricsStore, key: string) => {
   const c = store.columns(key)!;
@@ -33,13 +33,13 @@ test('keeps every point, sorted by step, and drops exact re-deliveries', () => {
   const again = s.add('run', 'explorer', 'rollout/reward/mean', pts(50, 100));
   assert.equal(again.added, 0);
   // A late point in the middle: inserted in order, charts told to rebuild.
-  const late = s.add('run', 'explorer', 'rollout/reward/mean', [{ step: 10.5, wall: 1.7e9 + 10.5, value: 9 }]);
+  const late = s.add('run', 'explorer', 'rollout/reward/mean', [{ step: 10.5, wallTime: 1.7e9 + 10.5, value: 9 }]);
   assert.equal(late.reordered, true);
   const v = values(s, seriesKey('run', 'explorer', 'rollout/reward/mean'));
   assert.equal(v.step.length, 101);
   assert.deepEqual(v.step.slice(9, 13), [9, 10, 10.5, 11]);
   // A resumed run re-logging step 99 later (new wall time) is a different point.
-  s.add('run', 'explorer', 'rollout/reward/mean', [{ step: 99, wall: 1.8e9, value: 1 }]);
+  s.add('run', 'explorer', 'rollout/reward/mean', [{ step: 99, wallTime: 1.8e9, value: 1 }]);
   assert.equal(s.get(seriesKey('run', 'explorer', 'rollout/reward/mean'))!.length, 102);
 });
 
@@ -125,4 +125,26 @@ test('clear() forgets everything, on disk too', () => {
   const r = new MetricsStore({ dir });
   assert.equal(r.list().length, 0);
   assert.deepEqual(r.cursors('e'), []);
+});
+
+test('takes a relay batch\'s columns as they are: views of one array, NaN/±Inf, out of order and repeats', () => {
+  const s = new MetricsStore();
+  // One Float64Array cut into per-tag views, as a decoded points frame is.
+  const f = Float64Array.from([0, 1, 2, 10, 11, 12, 0.5, NaN, Infinity, /* next tag */ 5, 50, -Infinity]);
+  const a = s.addColumns('run', 'trainer', 'a', { step: f.subarray(0, 3), wallTime: f.subarray(3, 6), value: f.subarray(6, 9) });
+  const b = s.addColumns('run', 'trainer', 'b', { step: f.subarray(9, 10), wallTime: f.subarray(10, 11), value: f.subarray(11, 12) });
+  assert.deepEqual([a.added, a.appendedFrom, b.added], [3, 0, 1]);
+  const ca = s.columns(seriesKey('run', 'trainer', 'a'))!;
+  assert.deepEqual([...ca.step.subarray(0, 3)], [0, 1, 2]);
+  assert.deepEqual([...ca.wallTime.subarray(0, 3)], [10, 11, 12]);
+  assert.deepEqual([...ca.value.subarray(0, 3)], [0.5, NaN, Infinity]);
+  assert.equal(s.columns(seriesKey('run', 'trainer', 'b'))!.value[0], -Infinity);
+  assert.equal(s.runStart('run'), 10);
+  // The store copies: the batch's array may be reused or dropped.
+  f.fill(7);
+  assert.equal(ca.step[2], 2);
+  // A late point and a repeat in one batch: inserted in order, the repeat dropped.
+  const late = s.addColumns('run', 'trainer', 'a', { step: [1.5, 2], wallTime: [11.5, 12], value: [3, 0] });
+  assert.deepEqual([late.added, late.reordered], [1, true]);
+  assert.deepEqual(values(s, seriesKey('run', 'trainer', 'a')).step, [0, 1, 1.5, 2]);
 });

@@ -42,7 +42,7 @@ for (const xAxis of ['step', 'wall', 'relative'] as const) {
           const from = batch * 50 + (run === 'b' ? 7 : 0);
           const points = Array.from({ length: 50 }, (_, i) => ({
             step: from + i,
-            wall: 1.7e9 + (from + i) * 2.5 + (run === 'b' ? 100 : 0),
+            wallTime: 1.7e9 + (from + i) * 2.5 + (run === 'b' ? 100 : 0),
             value: Math.cos((from + i) / 30) + (from + i === 1234 ? 40 : 0),
           }));
           const ch = store.add(run, 'explorer', tag, points);
@@ -71,12 +71,12 @@ for (const xAxis of ['step', 'wall', 'relative'] as const) {
 
 test('only visible charts are computed; zoom limits the grid to the range', () => {
   const { store, engine, relayout } = setup({ smoothing: 0 });
-  for (let i = 0; i < 30; i++) store.add('r', 'trainer', `perf/m${i}`, [{ step: 1, wall: 1, value: i }]);
+  for (let i = 0; i < 30; i++) store.add('r', 'trainer', `perf/m${i}`, [{ step: 1, wallTime: 1, value: i }]);
   relayout();
   engine.setViewport([], ['perf/m3']);
   const frames = engine.collect();
   assert.deepEqual(frames.map((f) => f.chart), ['perf/m3']);
-  store.add('r', 'trainer', 'actor/pg_loss', Array.from({ length: 10_000 }, (_, i) => ({ step: i, wall: i, value: i })));
+  store.add('r', 'trainer', 'actor/pg_loss', Array.from({ length: 10_000 }, (_, i) => ({ step: i, wallTime: i, value: i })));
   relayout();
   engine.setViewport([{ id: 'actor/pg_loss', width: 100 }], ['actor/pg_loss']);
   engine.setZoom('actor/pg_loss', [5000, 5099]);

@@ -7,6 +7,7 @@ import { exportCsv, exportJson } from '../../../../src/metrics/view/export';
 import { summarize, trendOf } from '../../../../src/metrics/view/status-model';
 import { MetricsStore, seriesKey } from '../../../../src/metrics/store/store';
 import { ViewController } from '../../../../src/metrics/view/view-controller';
+import { decodePointsFrame, encodePointsFrame } from '../../../../src/shared/points-frame';
 import { silentLogger } from '../../../../src/shared/log';
 import { HostMessage, METRICS_PROTOCOL_VERSION, UI_STRING_KEYS, UiStrings, parseWebviewMessage } from '../../../../src/shared/metrics-protocol';
 
@@ -23,7 +24,7 @@ function setup() {
 test('nothing is posted before `ready`; then init, layout and frames of the visible charts', (t) => {
   t.mock.timers.enable({ apis: ['setTimeout', 'Date'] });
   const { ctl, posted } = setup();
-  ctl.addPoints('r', 'explorer', 'rollout/accuracy/mean', [{ step: 1, wall: 10, value: 0.5 }]);
+  ctl.addPoints('r', 'explorer', 'rollout/accuracy/mean', [{ step: 1, wallTime: 10, value: 0.5 }]);
   t.mock.timers.tick(150);
   assert.equal(posted.length, 0);
   ctl.receive({ type: 'ready', protocol: METRICS_PROTOCOL_VERSION });
@@ -45,14 +46,14 @@ test('updates are batched and paced by the page: a burst of 200 batches, a page 
   // The page: acks each update 20 ms after it is posted.
   ctl.tap((m) => m.type === 'update' && setTimeout(() => ctl.receive({ type: 'drawn', seq: m.seq }), 20));
   ctl.receive({ type: 'ready', protocol: METRICS_PROTOCOL_VERSION });
-  ctl.addPoints('r', 'trainer', 'actor/pg_loss', [{ step: 0, wall: 0, value: 1 }]);
+  ctl.addPoints('r', 'trainer', 'actor/pg_loss', [{ step: 0, wallTime: 0, value: 1 }]);
   ctl.flush();
   ctl.receive({ type: 'viewport', charts: [{ id: 'actor/pg_loss', width: 300 }], visible: ['actor/pg_loss'] });
   t.mock.timers.tick(100);
   posted.length = 0;
   const t0 = Date.now();
   for (let i = 1; i <= 200; i++) {
-    ctl.addPoints('r', 'trainer', 'actor/pg_loss', [{ step: i, wall: i, value: Math.sin(i) }]);
+    ctl.addPoints('r', 'trainer', 'actor/pg_loss', [{ step: i, wallTime: i, value: Math.sin(i) }]);
     t.mock.timers.tick(5);
   }
   t.mock.timers.tick(150);
@@ -79,8 +80,8 @@ test('drill-down: a clicked step â†’ its model version (rollout/model_version) â
   const { store, ctl, posted } = setup();
   ctl.receive({ type: 'ready', protocol: METRICS_PROTOCOL_VERSION });
   for (let s = 0; s < 20; s++) {
-    store.add('r', 'explorer', 'rollout/accuracy/mean', [{ step: s, wall: s, value: s / 20 }]);
-    store.add('r', 'explorer', 'rollout/model_version', [{ step: s, wall: s, value: Math.max(0, s - 2) }]);
+    store.add('r', 'explorer', 'rollout/accuracy/mean', [{ step: s, wallTime: s, value: s / 20 }]);
+    store.add('r', 'explorer', 'rollout/model_version', [{ step: s, wallTime: s, value: Math.max(0, s - 2) }]);
   }
   store.addExperiences('e', 'sql:buf', 'r', [
     { id: 1, table: 'buf', task_id: 't2', run_id: 0, model_version: 8, reward: 1, timestamp: null },
@@ -102,7 +103,7 @@ test('live drill-down: a reward that arrives for a drilled row re-sends the dril
   t.mock.timers.enable({ apis: ['setTimeout', 'Date'] });
   const { store, ctl, posted } = setup();
   ctl.receive({ type: 'ready', protocol: METRICS_PROTOCOL_VERSION });
-  store.add('r', 'explorer', 'rollout/accuracy/mean', [{ step: 8, wall: 8, value: 0.5 }]);
+  store.add('r', 'explorer', 'rollout/accuracy/mean', [{ step: 8, wallTime: 8, value: 0.5 }]);
   const row = { id: 1, table: 'proxy_history', task_id: '', run_id: 0, model_version: 8, reward: null, timestamp: null, consumed: 0 };
   store.addExperiences('e', 'sql:h', 'r', [row, { ...row, id: 2 }]);
   ctl.receive({ type: 'drill', request: 3, chart: 'rollout/accuracy/mean', run: 'r', role: 'explorer', x: [8, 9] });
@@ -127,9 +128,9 @@ test('live drill-down: a reward that arrives for a drilled row re-sends the dril
 
 test('status summary: the active run, its reward, the trend, the worst endpoint state', () => {
   const store = new MetricsStore();
-  store.add('old', 'explorer', 'rollout/accuracy/mean', [{ step: 1, wall: 1, value: 0.1 }]);
-  store.add('new', 'explorer', 'rollout/accuracy/mean', Array.from({ length: 12 }, (_, i) => ({ step: i, wall: 100 + i, value: i / 10 })));
-  store.add('new', 'trainer', 'actor/pg_loss', [{ step: 3, wall: 50, value: 9 }]);
+  store.add('old', 'explorer', 'rollout/accuracy/mean', [{ step: 1, wallTime: 1, value: 0.1 }]);
+  store.add('new', 'explorer', 'rollout/accuracy/mean', Array.from({ length: 12 }, (_, i) => ({ step: i, wallTime: 100 + i, value: i / 10 })));
+  store.add('new', 'trainer', 'actor/pg_loss', [{ step: 3, wallTime: 50, value: 9 }]);
   const s = summarize(store, [
     { id: 'a', name: 'a', target: '', kind: 'url', state: 'live', runs: [], points: 0 },
     { id: 'b', name: 'b', target: '', kind: 'url', state: 'stale', runs: [], points: 0 },
@@ -144,10 +145,35 @@ test('status summary: the active run, its reward, the trend, the worst endpoint 
 test('export: every point at full resolution, non-finite values spelled out', () => {
   const store = new MetricsStore();
   store.add('r,1', 'explorer', 'a/b', [
-    { step: 1, wall: 10.5, value: 0.25 },
-    { step: 2, wall: 11, value: NaN },
+    { step: 1, wallTime: 10.5, value: 0.25 },
+    { step: 2, wallTime: 11, value: NaN },
   ]);
   const key = seriesKey('r,1', 'explorer', 'a/b');
   assert.equal(exportCsv(store, [key]), 'run,role,tag,step,wall_time,value\n"r,1",explorer,a/b,1,10.5,0.25\n"r,1",explorer,a/b,2,11,NaN\n');
   assert.deepEqual(JSON.parse(exportJson(store, [key])).series[0], { run: 'r,1', role: 'explorer', tag: 'a/b', step: [1, 2], wall_time: [10.5, 11], value: [0.25, 'NaN'] });
+});
+
+test('ingest: a decoded points frame goes into the store tag by tag, columns as they are, cursor saved', () => {
+  const { store, ctl } = setup();
+  const f = (xs: number[]) => Float64Array.from(xs);
+  const frame = encodePointsFrame({
+    type: 'points',
+    source: 'tfevents:a',
+    run: 'node-1',
+    role: 'trainer',
+    series: [
+      { tag: 'actor/pg_loss', step: f([1, 2]), wallTime: f([10, 20]), value: f([0.5, NaN]) },
+      { tag: 'none', step: f([]), wallTime: f([]), value: f([]) },
+      { tag: 'critic/vf_loss', step: f([1]), wallTime: f([10]), value: f([-Infinity]) },
+    ],
+    cursor: { source: 'tfevents:a', fid: '1:2', offset: 77 },
+  });
+  // An endpoint merged into a run renames the batch once (connections.ts), not each point.
+  ctl.ingest('ep', { ...decodePointsFrame(frame), run: 'job' });
+  assert.deepEqual(store.list().map((s) => s.key).sort(), [seriesKey('job', 'trainer', 'actor/pg_loss'), seriesKey('job', 'trainer', 'critic/vf_loss')].sort(), 'an empty tag makes no series');
+  const c = store.columns(seriesKey('job', 'trainer', 'actor/pg_loss'))!;
+  assert.deepEqual([[...c.step.subarray(0, c.length)], [...c.wallTime.subarray(0, c.length)], [...c.value.subarray(0, c.length)]], [[1, 2], [10, 20], [0.5, NaN]]);
+  assert.equal(store.columns(seriesKey('job', 'trainer', 'critic/vf_loss'))!.value[0], -Infinity);
+  assert.deepEqual(store.cursors('ep'), [{ source: 'tfevents:a', fid: '1:2', offset: 77 }]);
+  ctl.dispose();
 });

@@ -1,11 +1,11 @@
-// Changed rows found from two database images (sql.js builds them here, with the schema of
+// Changed rows found from two database images read as pages (sql.js builds them here, with the schema of
 // Trinity's ExperienceModel, trinity/buffer/schema/sql_schema.py): through the pages of the
 // `consumed` index when there is one — exactly the changed rows, however large the table —
 // else by comparing a trailing window of rows.
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { IndexDiff, RowChangeTracker, WINDOW_ROWS, WindowDiff } from '../../../../src/relay/sources/row-changes';
-import { geometry, indexEntries, indexTreePages } from '../../../../src/relay/sources/btree-index';
+import { imagePages, indexEntries, indexTreePages } from '../../../../src/relay/sources/btree-index';
 import { ROW_SCALE, resumePoint } from '../../../../src/relay/sources/sql-table-reader';
 
 interface Db {
@@ -32,34 +32,33 @@ async function trinityTable(rows: number, withIndex = true): Promise<Db> {
   return db;
 }
 
-const image = (db: Db) => Buffer.from(db.export());
+const image = (db: Db) => imagePages(Buffer.from(db.export()))!;
 const root = (db: Db, name: string) => Number(db.exec('SELECT rootpage FROM sqlite_master WHERE name = ?', [name])[0].values[0][0]);
 
 test('the consumed index pages that differ name exactly the rows whose consumed changed (20,000 rows, a multi-level tree)', async () => {
   const db = await trinityTable(20_000);
   const ix = 'ix_experience_buffer_consumed';
   const img = image(db);
-  const g = geometry(img)!;
-  const pages = indexTreePages(img, g, root(db, ix), 1e6)!;
+  const pages = indexTreePages(img, root(db, ix), 1e6)!;
   assert.ok(pages.size > 10, `${pages.size} pages`);
   let entries = 0;
-  for (const [pgno, p] of pages) entries += indexEntries(p, pgno, g).length;
+  for (const [pgno, p] of pages) entries += indexEntries(p, pgno, img.usable).length;
   assert.equal(entries, 20_000, 'every row has one entry, on a leaf or an interior page');
 
   const diff = new IndexDiff();
-  assert.equal(diff.update(img, g, root(db, ix)), undefined, 'the first image is the baseline');
+  assert.equal(diff.update(img, root(db, ix)), undefined, 'the first image is the baseline');
   const fed = [3, 4_567, 12_000, 19_999];
   db.run(`UPDATE experience_buffer SET reward = 0.5, task_id = 't', consumed = consumed + 1 WHERE id IN (${fed.join(',')})`);
   const img2 = image(db);
-  assert.deepEqual(diff.update(img2, g, root(db, ix))!.sort((a, b) => a - b), fed);
-  assert.deepEqual(diff.update(img2, g, root(db, ix)), [], 'no change, no rows');
+  assert.deepEqual(diff.update(img2, root(db, ix))!.sort((a, b) => a - b), fed);
+  assert.deepEqual(diff.update(img2, root(db, ix)), [], 'no change, no rows');
 
   // The trainer consumes 1,500 rows (pages split and merge); then 10 new rows arrive.
   db.run('UPDATE experience_buffer SET consumed = 1 WHERE id BETWEEN 5000 AND 6499');
   db.run('BEGIN');
   for (let i = 0; i < 10; i++) db.run('INSERT INTO experience_buffer (task_id, experience_bytes, consumed) VALUES (?, ?, 0)', ['n', new Uint8Array(200)]);
   db.run('COMMIT');
-  const got = diff.update(image(db), g, root(db, ix))!.sort((a, b) => a - b);
+  const got = diff.update(image(db), root(db, ix))!.sort((a, b) => a - b);
   const want = [...Array.from({ length: 1500 }, (_, i) => 5000 + i), ...Array.from({ length: 10 }, (_, i) => 20_001 + i)];
   assert.deepEqual(got, want);
   db.close();

@@ -35,7 +35,6 @@ test('non-Step lines and broken dicts give undefined, never an exception', () =>
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { PointsMessage } from '../../../../src/shared/relay-protocol';
 import { StepLogSource } from '../../../../src/relay/sources/log-source';
 import { loadSharedStepBindings, sharedRunSeries } from '../../../../src/relay/sources/shared-run';
 
@@ -68,8 +67,9 @@ async function pointsOf(lines: string[], role = 'explorer', jobDir = fs.mkdtempS
   const reader = src.open(undefined);
   const out: [string, string, number, number][] = [];
   for (let b = await reader.next(1 << 20); b; b = await reader.next(1 << 20)) {
-    const m = b as PointsMessage;
-    for (let i = 0; i < m.step.length; i++) out.push([m.role, m.tags[m.tag[i]], m.step[i], Number(m.value[i])]);
+    assert.equal(b.type, 'points');
+    if (b.type !== 'points') continue;
+    for (const t of b.series) for (let i = 0; i < t.step.length; i++) out.push([b.role, t.tag, t.step[i], t.value[i]]);
   }
   reader.close();
   return out.sort((x, y) => x[2] - y[2] || x[1].localeCompare(y[1]));

@@ -1,0 +1,80 @@
+// Details on demand: the points of one tag in a step range, read again from the file regions
+// the envelope pass indexed (file-index.ts) — the relay never keeps the points themselves.
+// When the range holds more than `maxPoints`, the answer is a finer envelope of it instead
+// (at most maxPoints buckets), so one answer is bounded whatever the range.
+import type { DetailMessage, EnvelopeColumns } from '../../shared/relay-envelope';
+import { toWireNumber } from '../../shared/relay-protocol';
+import { TfRecordFileReader } from '../tfrecord/file-reader';
+import type { ScalarSink } from '../tfrecord/scalar-sink';
+import { EnvelopeBuilder } from './builder';
+import type { Region } from './file-index';
+
+export interface DetailQuery {
+  tag: string;
+  from: number;
+  to: number;
+  maxPoints: number;
+}
+
+/** Collects the points of the query: exactly while they fit, then as an envelope. */
+class DetailSink implements ScalarSink {
+  step: number[] = [];
+  wall: number[] = [];
+  value: number[] = [];
+  envelope: EnvelopeBuilder | undefined;
+  /** The decoder's id of the tag (-2: not seen by the current reader). */
+  tagId = -2;
+
+  constructor(private readonly q: DetailQuery) {}
+
+  add(tag: string, step: number, wallTime: number, value: number, tagId: number): void {
+    if (tagId !== this.tagId) {
+      if (tag !== this.q.tag) return;
+      if (tagId >= 0) this.tagId = tagId;
+    }
+    if (step < this.q.from || step > this.q.to) return;
+    if (this.envelope) {
+      this.envelope.add(step, wallTime, value);
+      return;
+    }
+    this.step.push(step);
+    this.wall.push(wallTime);
+    this.value.push(value);
+    if (this.step.length > this.q.maxPoints) this.spill();
+  }
+
+  /** Too many points: from now on an envelope over the range, the points so far folded into it. */
+  private spill(): void {
+    const { from, to, maxPoints } = this.q;
+    // Buckets of a power-of-two width aligned at multiples of it: the range fits in maxPoints of them.
+    let width = Math.max(1, 2 ** Math.ceil(Math.log2(Math.max(1, (to - from + 1) / maxPoints))));
+    while (Math.floor(to / width) - Math.floor(from / width) + 1 > maxPoints) width *= 2;
+    const b = new EnvelopeBuilder(maxPoints, width);
+    for (let i = 0; i < this.step.length; i++) b.add(this.step[i], this.wall[i], this.value[i]);
+    this.envelope = b;
+    this.step = [];
+    this.wall = [];
+    this.value = [];
+  }
+}
+
+/** Reads `regions` of an event file for the query's points. */
+export async function readDetail(file: string, regions: Region[], q: DetailQuery): Promise<Pick<DetailMessage, 'points' | 'envelope'>> {
+  const sink = new DetailSink(q);
+  for (const region of regions) {
+    // Its own reader per region, with no read-ahead: it reads exactly [start, end).
+    const reader = new TfRecordFileReader(file, region.start, { pipelineMinBytes: Infinity, end: region.end });
+    sink.tagId = -2;
+    try {
+      while (reader.offset < region.end) {
+        const r = reader.read(sink, region.end - reader.offset);
+        if (r.consumed === 0) break;
+      }
+    } finally {
+      reader.close();
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  if (sink.envelope) return { envelope: sink.envelope.columns() as EnvelopeColumns };
+  return { points: { step: sink.step, wallTime: sink.wall, value: sink.value.map(toWireNumber) } };
+}

@@ -1,0 +1,90 @@
+// A session's part in envelope-first opening (issue 16 §4) kept beside session.ts: which
+// sources get an envelope, and the answer to a client's `detail` request, read from the file
+// regions the shared envelope pass indexed (envelope/detail.ts).
+import type { DetailMessage, DetailRequestMessage } from '../../shared/relay-envelope';
+import type { Cursor, ServerMessage, SubscribeMessage } from '../../shared/relay-protocol';
+import type { ErrorDigest } from './error-digest';
+import { readDetail } from '../envelope/detail';
+import type { EnvelopeCache } from '../envelope/cache';
+import { FileSource, Source } from '../sources/source';
+
+/** Buckets of the pass a detail request rebuilds an index with when its pass was dropped. */
+const INDEX_ONLY_BUCKETS = 2;
+
+/** The event file of a source that can be opened envelope-first; undefined for the others. */
+export function envelopeFile(source: Source): string | undefined {
+  return source.info.kind === 'tfevents' && source instanceof FileSource ? source.file : undefined;
+}
+
+export interface DetailHost {
+  sources(): Source[];
+  envelopes?: EnvelopeCache;
+}
+
+/** The exact points (or a finer envelope) of a tag's step range, up to the client's envelope cursor. */
+export async function answerDetail(host: DetailHost, m: DetailRequestMessage): Promise<DetailMessage> {
+  const base = { type: 'detail' as const, request: m.request, source: m.source, tag: m.tag, from: m.from, to: m.to };
+  const source = host.sources().find((s) => s.info.id === m.source);
+  const file = source && envelopeFile(source);
+  const cache = host.envelopes;
+  if (!file || !cache) return { ...base, error: `no event file '${m.source.slice(0, 200)}'` };
+  try {
+    let pass = cache.indexed(m.source, m.cursor.fid);
+    // Dropped from the cache (memory bound): index the file again.
+    if (!pass || pass.offset < m.cursor.offset) pass = await cache.envelope(m.source, file, INDEX_ONLY_BUCKETS);
+    if (pass.fid !== m.cursor.fid) return { ...base, error: 'the event file was replaced since its envelope' };
+    const regions = pass.index.regions(m.from, m.to, m.cursor.offset);
+    return { ...base, ...(await readDetail(file, regions, m)) };
+  } catch (e) {
+    return { ...base, error: (e as Error).message };
+  }
+}
+
+/** What a session lends its envelope-first sources. */
+export interface EnvelopeSessionHooks {
+  send(m: ServerMessage): void;
+  /** False once the session closed or subscribed anew (the result is dropped). */
+  current(): boolean;
+  /** Streams `source` live from `cursor` (the envelope's end; undefined: its start). */
+  open(source: Source, cursor: Cursor | undefined): void;
+}
+
+/** The event files of one session waiting for their envelope before their live stream. */
+export class EnvelopeFirst {
+  private waiting: { source: Source; file: string }[] = [];
+
+  clear(): void {
+    this.waiting = [];
+  }
+
+  /** Whether `source` waits for its envelope (read from its beginning, the client asked) instead of a reader now. */
+  wait(source: Source, sub: SubscribeMessage | undefined, host: DetailHost, hasCursor: boolean): boolean {
+    const file = sub?.envelope && host.envelopes && !hasCursor ? envelopeFile(source) : undefined;
+    if (file !== undefined) this.waiting.push({ source, file });
+    return file !== undefined;
+  }
+
+  /** Sends the envelope of each waiting file (the shared pass reads on to its end), then opens its live stream after it. */
+  async send(host: DetailHost & { errors: ErrorDigest }, sub: SubscribeMessage | undefined, hooks: EnvelopeSessionHooks): Promise<void> {
+    const buckets = sub?.envelope?.buckets;
+    const cache = host.envelopes;
+    while (this.waiting.length && buckets && cache && hooks.current()) {
+      const { source, file } = this.waiting.shift()!;
+      const id = source.info.id;
+      let cursor: Cursor | undefined;
+      try {
+        const pass = await cache.envelope(id, file, buckets);
+        if (!hooks.current()) return;
+        for (const m of pass.messages(source.info)) {
+          hooks.send(m);
+          cursor = m.cursor;
+        }
+      } catch (e) {
+        const message = (e as Error).message;
+        if (host.errors.fail(`relay: source ${id}`, message)) hooks.send({ type: 'error', code: 'source-error', message, source: id });
+      }
+      // Without an envelope (no scalars yet, a failed read) the source streams from its start.
+      hooks.open(source, cursor);
+    }
+  }
+}

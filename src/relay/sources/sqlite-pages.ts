@@ -1,0 +1,228 @@
+// A SQLite database file read page by page, as SQLite itself would see it committed: a page
+// comes from the newest committed frame of `<db>-wal` when it has one (sqlite-wal.ts), else
+// from the main file. Nothing holds the whole file: memory is a few pages and the WAL's page
+// map. There is no lock to take from a writer in another process (SQLite's readers use POSIX
+// locks and a shared-memory index), so a view is a "stamp" of the files checked before and
+// after each read (sqlite-db.ts): a hot rollback journal, or a main file / WAL header that
+// changed under the read, means a writer was busy and the read is retried later.
+import * as fs from 'node:fs';
+import { WalIndex } from './sqlite-wal';
+
+/** Pages of a database by number (what btree-index.ts reads). */
+export interface PageSource {
+  readonly pageSize: number;
+  /** Page size less the reserved bytes at each page's end. */
+  readonly usable: number;
+  /** Page `pgno`'s bytes; undefined past the end of the database. */
+  page(pgno: number): Buffer | undefined;
+}
+
+/**
+ * A rollback journal with a live header: a writer is between its first page write and its
+ * commit, so the main file may hold half a transaction. (DELETE mode removes the journal at
+ * commit, TRUNCATE empties it, PERSIST zeroes its header.)
+ */
+export function hasHotJournal(file: string): boolean {
+  let fd: number;
+  try {
+    fd = fs.openSync(`${file}-journal`, 'r');
+  } catch {
+    return false;
+  }
+  try {
+    const b = Buffer.alloc(8);
+    return fs.readSync(fd, b, 0, 8, 0) === 8 && !b.equals(Buffer.alloc(8));
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function statSig(file: string): string {
+  try {
+    const st = fs.statSync(file, { bigint: true });
+    return `${st.size}:${st.mtimeNs}:${st.ino}`;
+  } catch {
+    return '-';
+  }
+}
+
+function headHex(fd: number, at: number, n: number): string {
+  const b = Buffer.alloc(n);
+  return b.subarray(0, fs.readSync(fd, b, 0, n, at)).toString('hex');
+}
+
+export type RefreshResult = 'same' | 'changed' | 'busy';
+
+/** One database file's pages, with the committed WAL frames laid over them. */
+export class DbPages implements PageSource {
+  readonly wal: WalIndex;
+  /** Bumped by every refresh that found new content: shown to SQLite as the file change counter. */
+  generation = 0;
+  /** Pages (or header pieces) read from the files, for tests and benchmarks. */
+  reads = 0;
+  pageSize = 4096;
+  usable = 4096;
+  private mainFd: number | undefined;
+  private mainIno: bigint | undefined;
+  private walFd: number | undefined;
+  private walIno: bigint | undefined;
+  private mainBytes = 0;
+  /** What must not change while the view is read (main file, WAL identity). */
+  private valid: string | undefined;
+  /** Main file and WAL as a whole (an append to the WAL is new content, not a torn view). */
+  private content = '';
+
+  constructor(readonly file: string) {
+    this.wal = new WalIndex(`${file}-wal`);
+  }
+
+  /**
+   * The files' state that a view depends on; undefined while a writer is mid-transaction. The
+   * main file's size, mtime and inode, and its change counter (a rollback-journal commit bumps
+   * it, even within one mtime tick); the WAL's inode and header (a restarted log gets new
+   * salts) — not its size: appended frames are not part of the view, so they do not tear it.
+   */
+  private validity(): string | undefined {
+    if (hasHotJournal(this.file)) return undefined;
+    const counter = this.mainFd === undefined ? '' : headHex(this.mainFd, 24, 4);
+    let wal = '-';
+    try {
+      const ino = fs.statSync(this.wal.file, { bigint: true }).ino;
+      wal = ino === this.walIno && this.walFd !== undefined ? `${ino}:${headHex(this.walFd, 0, 32)}` : `${ino}:?`;
+    } catch {
+      /* no WAL */
+    }
+    return `${statSig(this.file)}:${counter}|${wal}`;
+  }
+
+  /** Whether the view taken by the last refresh is still what the files hold. */
+  stillValid(): boolean {
+    return this.valid !== undefined && this.validity() === this.valid;
+  }
+
+  /** Takes a new view when the files changed: 'busy' when a writer was caught mid-write. */
+  refresh(): RefreshResult {
+    this.openMain();
+    this.openWal();
+    const before = this.validity();
+    if (before === undefined) return 'busy';
+    const content = `${before}|${statSig(this.wal.file)}`;
+    if (content === this.content && this.valid === before) return 'same';
+    const head = Buffer.alloc(100);
+    const n = this.mainFd === undefined ? 0 : fs.readSync(this.mainFd, head, 0, 100, 0);
+    this.wal.refresh();
+    if (n === 100) {
+      const raw = head.readUInt16BE(16);
+      this.pageSize = raw === 1 ? 65536 : raw;
+      this.usable = this.pageSize - head[20];
+    } else if (this.wal.pageSize) {
+      this.pageSize = this.usable = this.wal.pageSize;
+    }
+    this.mainBytes = this.mainFd === undefined ? 0 : fs.fstatSync(this.mainFd).size;
+    if (this.validity() !== before) return 'busy';
+    this.valid = before;
+    this.content = content;
+    this.generation++;
+    return 'changed';
+  }
+
+  private openMain(): void {
+    let ino: bigint | undefined;
+    try {
+      ino = fs.statSync(this.file, { bigint: true }).ino;
+    } catch {
+      ino = undefined;
+    }
+    if (ino === this.mainIno && this.mainFd !== undefined) return;
+    if (this.mainFd !== undefined) fs.closeSync(this.mainFd);
+    this.mainFd = undefined;
+    this.mainIno = ino;
+    if (ino !== undefined) this.mainFd = fs.openSync(this.file, 'r');
+  }
+
+  private openWal(): void {
+    let ino: bigint | undefined;
+    try {
+      ino = fs.statSync(this.wal.file, { bigint: true }).ino;
+    } catch {
+      ino = undefined;
+    }
+    if (ino === this.walIno && this.walFd !== undefined) return;
+    if (this.walFd !== undefined) fs.closeSync(this.walFd);
+    this.walFd = undefined;
+    this.walIno = ino;
+    try {
+      if (ino !== undefined) this.walFd = fs.openSync(this.wal.file, 'r');
+    } catch {
+      this.walIno = undefined; // removed meanwhile
+    }
+  }
+
+  /** The database's size in bytes as of the view. */
+  get size(): number {
+    return this.wal.dbPages !== undefined ? this.wal.dbPages * this.pageSize : this.mainBytes;
+  }
+
+  /**
+   * Fills `out` with the bytes at `offset` (any range; SQLite reads whole pages and pieces of
+   * the header). Returns the bytes that exist (the rest is zeroed).
+   */
+  read(out: Uint8Array, offset: number): number {
+    const ps = this.pageSize;
+    const end = Math.min(offset + out.length, this.size);
+    let pos = offset;
+    while (pos < end) {
+      const pgno = Math.floor(pos / ps) + 1;
+      const within = pos - (pgno - 1) * ps;
+      const len = Math.min(end - pos, ps - within);
+      const frame = this.wal.frameOffset(pgno);
+      const fd = frame !== undefined ? this.walFd : this.mainFd;
+      const at = frame !== undefined ? frame + within : pos;
+      const got = fd === undefined ? 0 : fs.readSync(fd, out, pos - offset, len, at);
+      this.reads++;
+      if (got < len) {
+        out.fill(0, pos - offset + got);
+        return pos - offset + got;
+      }
+      pos += len;
+    }
+    if (end - offset < out.length) out.fill(0, Math.max(0, end - offset));
+    if (offset < 100) this.patchHeader(out, offset);
+    return Math.max(0, end - offset);
+  }
+
+  /**
+   * The header SQLite is shown: a plain rollback-journal database (the WAL is laid over here,
+   * not by SQLite, which would want the -shm index and locks), whose change counter is the
+   * view's generation so SQLite drops its page cache exactly when the view moved, and whose
+   * size is the committed one.
+   */
+  private patchHeader(out: Uint8Array, offset: number): void {
+    const put = (at: number, bytes: number[]): void => {
+      bytes.forEach((b, i) => {
+        const p = at + i - offset;
+        if (p >= 0 && p < out.length) out[p] = b;
+      });
+    };
+    const u32 = (v: number): number[] => [(v >>> 24) & 255, (v >>> 16) & 255, (v >>> 8) & 255, v & 255];
+    put(18, [1, 1]);
+    put(24, u32(this.generation));
+    put(28, u32(Math.floor(this.size / this.pageSize)));
+    put(92, u32(this.generation));
+  }
+
+  page(pgno: number): Buffer | undefined {
+    if (pgno < 1 || pgno * this.pageSize > this.size) return undefined;
+    const b = Buffer.alloc(this.pageSize);
+    return this.read(b, (pgno - 1) * this.pageSize) === this.pageSize ? b : undefined;
+  }
+
+  close(): void {
+    if (this.mainFd !== undefined) fs.closeSync(this.mainFd);
+    if (this.walFd !== undefined) fs.closeSync(this.walFd);
+    this.mainFd = this.walFd = undefined;
+    this.mainIno = this.walIno = undefined;
+    this.valid = undefined;
+    this.content = '';
+  }
+}

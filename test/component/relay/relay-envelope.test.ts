@@ -1,0 +1,84 @@
+// Envelope-first opening through a real relay and real WebSocket clients (issue 16 §4): a
+// client that asks for it gets one envelope per tag (equal to the brute force over the file)
+// and then only the points written after; `detail` answers exactly the points of a range,
+// never those that came live; a second client shares the relay's pass; a client that does
+// not ask (an older one) still gets every point.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import { RELAY_DEFAULTS, Relay } from '../../../src/relay/serve/relay';
+import { RelayClient } from '../../../src/shared/relay-client';
+import type { EnvelopeMessage } from '../../../src/shared/relay-envelope';
+import { fromWireNumber } from '../../../src/shared/relay-protocol';
+import { silentLogger } from '../../../src/shared/log';
+import { allPoints, bruteEnvelope, sameEnvelope, writeEvents } from '../../unit/relay/envelope/brute';
+import { collect, keyOf, tmpDir } from './helpers';
+import { pointsOf } from '../../harness/relay-points';
+import { until } from '../../harness/wait';
+
+function relayOn(dir: string): Relay {
+  return new Relay({ ...RELAY_DEFAULTS, root: { mode: 'logdir', dir }, port: 0, token: undefined, allowOrigins: [], log: silentLogger, pollMs: 100 });
+}
+
+function envelopeClient(url: string) {
+  const client = new RelayClient({ url, envelope: { buckets: 128 } });
+  const envelopes: EnvelopeMessage[] = [];
+  const live: string[] = [];
+  client.on('envelope', (m) => envelopes.push(m));
+  client.on('points', (b) => live.push(...pointsOf(b).map(keyOf)));
+  client.start();
+  return { client, envelopes, live };
+}
+
+test('relay: envelope first, then live points; detail of a range; an older client gets every point', async () => {
+  const dir = tmpDir('relay-envelope-');
+  const file = path.join(dir, 'run1', 'events.out.tfevents.1');
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  writeEvents(file, 41, 6, 3000);
+  const before = allPoints(file);
+  const tags = [...new Set(before.map((p) => p.tag))];
+  const relay = relayOn(dir);
+  const url = await relay.start();
+  const a = envelopeClient(url);
+  const old = collect({ url });
+  try {
+    await until('an envelope per tag', () => a.envelopes.length === tags.length, 20_000);
+    for (const m of a.envelopes) {
+      const mine = before.filter((p) => p.tag === m.tag);
+      assert.equal(m.points, mine.length);
+      assert.ok(m.bucket.length <= 128);
+      assert.equal(sameEnvelope(m, bruteEnvelope(mine, m.width)), undefined, m.tag);
+    }
+    await old.until((p) => p.length >= before.length, 20_000);
+    assert.equal(old.points.length, before.length, 'a client without the capability gets every point');
+
+    // Written after the envelope: streamed live, and not part of a detail answer.
+    writeEvents(file, 42, 6, 200);
+    const after = allPoints(file).slice(before.length);
+    await until('the live points', () => a.live.length >= after.length, 20_000);
+    assert.deepEqual([...a.live].sort(), after.map(keyOf).sort(), 'only what followed the envelope streams');
+
+    const tag = tags[0];
+    const cursor = a.envelopes[0].cursor;
+    const d = await a.client.requestDetail({ source: a.envelopes[0].source, tag, from: 1000, to: 3000, maxPoints: 100_000, cursor });
+    const want = before.filter((p) => p.tag === tag && p.step >= 1000 && p.step <= 3000);
+    assert.deepEqual(d.points?.step, want.map((p) => p.step));
+    assert.deepEqual(d.points?.value.map((v) => String(fromWireNumber(v))), want.map((p) => String(p.value)));
+    const coarse = await a.client.requestDetail({ source: a.envelopes[0].source, tag, from: 0, to: 1e9, maxPoints: 50, cursor });
+    assert.ok(coarse.envelope && coarse.envelope.bucket.length <= 50, 'past maxPoints: a finer envelope, bounded');
+    await assert.rejects(a.client.requestDetail({ source: 'nope', tag, from: 0, to: 1, maxPoints: 10, cursor }), /no event file/);
+
+    // A second viewer: the relay reads on from its pass instead of reading the file again.
+    const b = envelopeClient(url);
+    await until('the second envelope', () => b.envelopes.length === tags.length, 20_000);
+    assert.equal(relay.envelopes.stats.passes, 1, 'one pass for both viewers');
+    assert.ok(relay.envelopes.stats.shared >= 1);
+    assert.equal(b.envelopes.reduce((n, m) => n + m.points, 0), before.length + after.length, 'the second envelope covers what was written since');
+    await b.client.close();
+  } finally {
+    await a.client.close();
+    await old.client.close();
+    await relay.close();
+  }
+});

@@ -1,0 +1,62 @@
+// The advantage read from a TRXP blob's safetensors part, per dtype and with the action mask:
+// the relay reads these as typed arrays (one copy), so each dtype's decoding is pinned here.
+// The layout is Trinity's (trinity.md §7); the end-to-end check with Trinity's own writer is
+// test/component/relay/sql-row-changes.test.ts.
+import { test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { summarizeExperience } from '../../../../src/relay/sources/experience-summary';
+
+type Tensor = { dtype: string; data: Buffer };
+
+function blob(tensors: Record<string, Tensor>, pad = 0): Buffer {
+  let off = 0;
+  const header: Record<string, unknown> = {};
+  const parts: Buffer[] = [];
+  for (const [name, t] of Object.entries(tensors)) {
+    header[name] = { dtype: t.dtype, shape: [t.data.length], data_offsets: [off, off + t.data.length] };
+    parts.push(t.data);
+    off += t.data.length;
+  }
+  const json = Buffer.from(JSON.stringify(header) + ' '.repeat(pad));
+  const meta = Buffer.alloc(0); // no pickled metadata: the metrics stay out, the advantage is read
+  const head = Buffer.alloc(4 + 1 + 8 + 8);
+  head.write('TRXP', 0, 'latin1');
+  head.writeBigUInt64LE(BigInt(meta.length), 5);
+  const len = Buffer.alloc(8);
+  len.writeBigUInt64LE(BigInt(json.length));
+  return Buffer.concat([head, meta, len, json, ...parts]);
+}
+
+const f32 = (xs: number[]): Tensor => ({ dtype: 'F32', data: Buffer.from(new Float32Array(xs).buffer) });
+const f64 = (xs: number[]): Tensor => ({ dtype: 'F64', data: Buffer.from(new Float64Array(xs).buffer) });
+const bf16 = (xs: number[]): Tensor => ({
+  dtype: 'BF16',
+  data: Buffer.from(new Uint16Array(Array.from(new Uint32Array(new Float32Array(xs).buffer), (w) => w >>> 16)).buffer),
+});
+const bool = (xs: number[]): Tensor => ({ dtype: 'BOOL', data: Buffer.from(xs) });
+
+function advantage(b: Buffer, headLen = b.length): unknown {
+  return summarizeExperience(b.subarray(0, headLen), b.length, (s, n) => b.subarray(s, s + n)).advantage;
+}
+
+test('advantage: the mean over action tokens for F32, F64 and BF16 tensors', () => {
+  const mask = bool([0, 1, 1, 0]);
+  assert.equal(advantage(blob({ '0:advantages': f32([9, 1.5, 2.5, 9]), '0:action_mask': mask })), 2);
+  assert.equal(advantage(blob({ '0:advantages': f64([9, -0.25, 0.75, 9]), '0:action_mask': mask })), 0.25);
+  assert.equal(advantage(blob({ '0:advantages': bf16([9, 1.5, 2.5, 9]), '0:action_mask': mask })), 2);
+  // without a mask (or one of another length) every token counts
+  assert.equal(advantage(blob({ '0:advantages': f32([1, 2, 3, 6]) })), 3);
+  assert.equal(advantage(blob({ '0:advantages': f32([1, 2, 3, 6]), '0:action_mask': bool([1]) })), 3);
+});
+
+test('advantage: tensors at odd offsets and beyond the head are read through the range reader', () => {
+  // 1 byte of header padding puts the tensor data at an offset no typed array could view in place
+  const b = blob({ '0:advantages': f32([0.5, 1.5]), '0:action_mask': bool([1, 1]) }, 1);
+  assert.equal(advantage(b, 24), 1);
+});
+
+test('advantage: absent when every token is masked, the dtype is unknown or the tensor is missing', () => {
+  assert.equal(advantage(blob({ '0:advantages': f32([1, 2]), '0:action_mask': bool([0, 0]) })), undefined);
+  assert.equal(advantage(blob({ '0:advantages': { dtype: 'I64', data: Buffer.alloc(16) } })), undefined);
+  assert.equal(advantage(blob({ '0:returns': f32([1]) })), undefined);
+});
