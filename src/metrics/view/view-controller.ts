@@ -126,11 +126,8 @@ export class ViewController {
   /** A message from the webview (validated here). */
   receive(raw: unknown): void {
     const msg = parseWebviewMessage(raw);
-    if (!msg) {
-      this.hooks.log.warn(`metrics view: ignored a malformed message from the webview`);
-      return;
-    }
-    this.handle(msg);
+    if (msg) this.handle(msg);
+    else this.hooks.log.warn(`metrics view: ignored a malformed message from the webview`);
   }
 
   private handle(msg: WebviewMessage): void {

@@ -47,7 +47,7 @@ test('the webview acks an update with `drawn` after drawing it; the host waits f
     });
     let step = 0;
     const add = (n: number) => {
-      for (const tag of TAGS) ctl.addPoints('r', 'trainer', tag, Array.from({ length: n }, (_, i) => ({ step: step + i, wall: step + i, value: Math.sin(step + i) })));
+      for (const tag of TAGS) ctl.addPoints('r', 'trainer', tag, Array.from({ length: n }, (_, i) => ({ step: step + i, wallTime: step + i, value: Math.sin(step + i) })));
       step += n;
     };
     add(1);

@@ -20,10 +20,10 @@ function setup(t: TestContext) {
   let step = 0;
   const add = () => {
     step++;
-    engine.onChange(store.add('r', 'trainer', TAG, [{ step, wall: step, value: Math.sin(step) }]));
+    engine.onChange(store.add('r', 'trainer', TAG, [{ step, wallTime: step, value: Math.sin(step) }]));
     feed.schedule();
   };
-  store.add('r', 'trainer', TAG, [{ step: 0, wall: 0, value: 1 }]);
+  store.add('r', 'trainer', TAG, [{ step: 0, wallTime: 0, value: 1 }]);
   feed.start();
   feed.flush(); // layout (sets the engine's charts) and the status
   feed.drawn(updates.at(-1)!.seq);
