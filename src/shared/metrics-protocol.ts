@@ -2,7 +2,9 @@
 // extension host in src/metrics, the browser code in src/metrics/webview). Plain JSON messages
 // through webview.postMessage. The webview starts with `ready`; the host posts nothing
 // before it (vscode-pull-request-github's handshake), then sends `init`, `layout`, the
-// full frames and the endpoint status, and after that batched `update`s at ≤ 10 Hz.
+// full frames and the endpoint status, and after that batched `update`s paced by the page:
+// the next one goes out when the page says it drew the last (`drawn`), at most every
+// MIN_UPDATE_INTERVAL_MS, so the update rate follows what the page can draw.
 //
 // Chart data travel as downsampled frames on a bucket grid (see src/metrics/frames.ts):
 // bucket k covers x ∈ [origin + k·dx, origin + (k+1)·dx); each series carries, per bucket,
@@ -14,8 +16,10 @@ import { arrayOf, hasFields, isBool, isInt, isNum, isObj, isRange, isStr, nullab
 export const METRICS_PROTOCOL_VERSION = 1;
 /** WebviewPanel view type (also the serializer's key). */
 export const METRICS_VIEW_TYPE = 'agentrl.metrics';
-/** Host → webview flushes per second at most. */
-export const MAX_UPDATES_PER_SECOND = 10;
+/** Shortest time between two `update`s (≤ 30 Hz): a fast page does not keep the host busy. */
+export const MIN_UPDATE_INTERVAL_MS = 33;
+/** How long the host waits for `drawn` before it posts anyway (a lost ack, a page without rAF). */
+export const DRAWN_TIMEOUT_MS = 1000;
 
 export const X_AXIS_MODES = ['step', 'wall', 'relative'] as const;
 export type XAxisMode = (typeof X_AXIS_MODES)[number];
@@ -312,6 +316,8 @@ export interface LayoutMessage {
 /** One flush: frames of every chart that changed, and the endpoint status when it changed. */
 export interface UpdateMessage {
   type: 'update';
+  /** Numbers the updates; the page answers `drawn` with it. */
+  seq: number;
   frames: ChartFrame[];
   status?: EndpointStatus[];
 }
@@ -344,6 +350,11 @@ export type HostMessage = InitMessage | LayoutMessage | UpdateMessage | Rollouts
 export interface ReadyMessage {
   type: 'ready';
   protocol: number;
+}
+/** The page drew update `seq` (and every one before it): the host may post the next. */
+export interface DrawnMessage {
+  type: 'drawn';
+  seq: number;
 }
 /** Chart plot widths (CSS px) and which charts are on screen (only those get frames). */
 export interface ViewportMessage {
@@ -406,6 +417,7 @@ export interface RenderedMessage {
 }
 export type WebviewMessage =
   | ReadyMessage
+  | DrawnMessage
   | ViewportMessage
   | SetOptionsMessage
   | ZoomMessage
@@ -447,6 +459,8 @@ export function parseWebviewMessage(v: unknown): WebviewMessage | undefined {
   switch (v.type) {
     case 'ready':
       return hasFields(v, { type: oneOf(['ready']), protocol: isInt }) ? v : undefined;
+    case 'drawn':
+      return hasFields(v, { type: oneOf(['drawn']), seq: isInt }) ? v : undefined;
     case 'viewport':
       return hasFields(v, { type: oneOf(['viewport']), charts: arrayOf(isChartWidth), visible: arrayOf(isStr) }) ? v : undefined;
     case 'setOptions':

@@ -1,7 +1,10 @@
 // What the host posts to the webview after the handshake: the layout when charts appear,
-// frames of the visible charts, the endpoint status — batched, at most
-// MAX_UPDATES_PER_SECOND times a second, and only while the webview is ready.
-import { EndpointStatus, HostMessage, MAX_UPDATES_PER_SECOND } from '../../shared/metrics-protocol';
+// frames of the visible charts, the endpoint status — batched, only while the webview is
+// ready, and paced by the page: an update goes out as soon as there is something new and
+// the page has drawn the previous one (its `drawn` ack), never closer than
+// MIN_UPDATE_INTERVAL_MS, and after DRAWN_TIMEOUT_MS without an ack anyway. A slow page thus
+// gets fewer, bigger updates instead of a queue, and a point waits for no fixed timer.
+import { DRAWN_TIMEOUT_MS, EndpointStatus, HostMessage, MIN_UPDATE_INTERVAL_MS } from '../../shared/metrics-protocol';
 import type { MetricsStore } from '../store/store';
 import type { ChartEngine } from './chart-engine';
 import { layoutCharts } from './layout';
@@ -15,6 +18,11 @@ export class UpdateFeed {
   private status: EndpointStatus[] = [];
   private timer: NodeJS.Timeout | undefined;
   private lastFlush = 0;
+  /** Something changed since the last flush. */
+  private wanted = false;
+  private seq = 0;
+  /** The last update posted that the page has not yet said it drew. */
+  private inFlight: { seq: number; at: number } | undefined;
   private seriesCount = -1;
   private readonly taps = new Set<(m: HostMessage) => void>();
   /** Messages posted (tests and the bench read it). */
@@ -34,6 +42,7 @@ export class UpdateFeed {
   /** The webview said `ready`: everything goes out afresh from now on. */
   start(): void {
     this.ready = true;
+    this.inFlight = undefined; // a new page: it will not ack what the old one got
     this.layoutDirty = true;
     this.statusDirty = true;
     this.seriesCount = -1;
@@ -54,19 +63,38 @@ export class UpdateFeed {
     this.statusDirty = true;
   }
 
-  /** Flushes within the rate limit. */
+  /**
+   * Flushes when the page has drawn the last update (or it timed out), no sooner than the
+   * floor interval after the last flush, and at the earliest in the next macrotask, so the
+   * series of one relay batch go out together.
+   */
   schedule(): void {
-    if (!this.ready || this.timer) return;
-    const wait = Math.max(0, this.lastFlush + 1000 / MAX_UPDATES_PER_SECOND - Date.now());
+    if (!this.ready) return;
+    this.wanted = true;
+    if (this.timer) return;
+    const due = this.inFlight ? this.inFlight.at + DRAWN_TIMEOUT_MS : this.lastFlush + MIN_UPDATE_INTERVAL_MS;
     this.timer = setTimeout(() => {
       this.timer = undefined;
+      this.inFlight = undefined; // timed out: the ack was lost, or the page draws no more
       this.flush();
-    }, wait);
+    }, Math.max(0, due - Date.now()));
   }
 
-  /** Posts what changed now (normally called by the ≤ 10 Hz timer). */
+  /** The page drew update `seq`: what changed since goes out now (within the floor interval). */
+  drawn(seq: number): void {
+    if (this.inFlight?.seq !== seq) return; // an older update's ack, or one from before a reload
+    this.inFlight = undefined;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.wanted) this.schedule();
+  }
+
+  /** Posts what changed now (normally called by the paced timer). */
   flush(): void {
     if (!this.ready) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.wanted = false;
     this.lastFlush = Date.now();
     const count = this.store.list().length;
     if (this.layoutDirty || count !== this.seriesCount) {
@@ -78,13 +106,14 @@ export class UpdateFeed {
     }
     const frames = this.engine.collect();
     if (!frames.length && !this.statusDirty) return;
-    const msg: HostMessage = { type: 'update', frames };
+    const msg: HostMessage = { type: 'update', seq: ++this.seq, frames };
     if (this.statusDirty) {
       msg.status = this.status;
       this.statusDirty = false;
     }
     this.sent.updates++;
     this.sent.frames += frames.length;
+    this.inFlight = { seq: msg.seq, at: this.lastFlush };
     this.post(msg);
   }
 

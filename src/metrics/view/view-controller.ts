@@ -1,7 +1,7 @@
 // The host side of the metrics view, without vscode: takes relay batches into the store,
 // answers the webview's messages, and has the update feed (update-feed.ts) post batched
-// updates (layout when charts appear, frames of the visible charts, endpoint status) at
-// most MAX_UPDATES_PER_SECOND times a second. The vscode adapter (panel.ts) only moves
+// updates (layout when charts appear, frames of the visible charts, endpoint status) paced
+// by the page's `drawn` acks. The vscode adapter (panel.ts) only moves
 // messages; the bench drives this class directly against the real webview bundle in Chromium.
 import type { ExperiencesMessage } from '../../shared/relay-protocol';
 import { EnvelopeView, ReadDetail } from './envelope-view';
@@ -126,11 +126,8 @@ export class ViewController {
   /** A message from the webview (validated here). */
   receive(raw: unknown): void {
     const msg = parseWebviewMessage(raw);
-    if (!msg) {
-      this.hooks.log.warn(`metrics view: ignored a malformed message from the webview`);
-      return;
-    }
-    this.handle(msg);
+    if (msg) this.handle(msg);
+    else this.hooks.log.warn(`metrics view: ignored a malformed message from the webview`);
   }
 
   private handle(msg: WebviewMessage): void {
@@ -141,6 +138,9 @@ export class ViewController {
         this.engine.invalidateAll(false);
         this.feed.post({ type: 'init', protocol: METRICS_PROTOCOL_VERSION, strings: this.hooks.strings, options: this.viewOptions });
         this.feed.flush();
+        return;
+      case 'drawn':
+        this.feed.drawn(msg.seq);
         return;
       case 'viewport':
         this.engine.setViewport(msg.charts, msg.visible);
@@ -222,7 +222,7 @@ export class ViewController {
 
   // ---- out -------------------------------------------------------------------------------
 
-  /** Posts what changed now (normally called by the ≤ 10 Hz timer). */
+  /** Posts what changed now (normally the feed's paced timer does). */
   flush(): void {
     this.feed.flush();
   }

@@ -1,9 +1,10 @@
 // The metrics view in the webview (bundled by esbuild into media/metrics.js). It draws what
 // the extension host sends and never touches the network (the CSP forbids it): typed
 // messages from src/shared/metrics-protocol.ts, a `ready` handshake, frames applied as they
-// arrive and drawn once per animation frame, only for charts on screen. This module handles
-// the messages both ways; the page's parts live in board.ts (charts), status-line.ts,
-// toolbar.ts and drilldown.ts.
+// arrive and drawn in the next animation frame, only for charts on screen. This module handles
+// the messages both ways, and answers each `update` with `drawn` once its charts are drawn
+// (render-loop.ts), which paces the host's updates; the page's parts live in board.ts
+// (charts), status-line.ts, toolbar.ts and drilldown.ts.
 import 'uplot/dist/uPlot.min.css';
 import './metrics.css';
 import {
@@ -46,6 +47,7 @@ class MetricsView {
   private readonly renderLoop = new RenderLoop(
     () => this.parts?.board.allCards() ?? [],
     (c, e) => post({ type: 'log', level: 'error', message: `chart ${c.spec.id}: ${e.message}` }),
+    (seq) => post({ type: 'drawn', seq }),
   );
   private nextRequest = 1;
   private drillRequest = 0;
@@ -80,7 +82,8 @@ class MetricsView {
           this.status = m.status;
           this.renderStatus();
         }
-        this.requestRender();
+        // Its charts are drawn first, next frame; then `drawn` lets the host post the next update.
+        this.renderLoop.update(m.seq, m.frames.map((f) => this.parts?.board.card(f.chart)));
         return;
       case 'rollouts':
         if (m.request === this.drillRequest) this.parts.drillPane.show(m);

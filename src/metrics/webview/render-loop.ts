@@ -1,33 +1,64 @@
-// Draws dirty charts in animation frames, at most FRAME_BUDGET_MS of drawing per frame,
-// round robin: 20 charts patched at 10 Hz are spread over the frames between updates
-// instead of stalling one frame.
+// Draws dirty charts in animation frames and tells the host when an update is on screen.
+// The cards an update brought new data for (the live tail) are drawn first, in the next
+// animation frame, within LIVE_BUDGET_MS; then the `drawn` ack goes out, and the host posts
+// the next update (update-feed.ts: the page paces the updates). Other dirty cards (a restyle,
+// cards scrolled into view, a big layout) are drawn round robin within FRAME_BUDGET_MS per
+// frame, so many cards at once are spread over frames instead of stalling one.
 import type { ChartCard } from './chart';
 
-/** Drawing time per animation frame before the rest waits for the next one. */
+/** Drawing time per animation frame for an update's cards (the rest waits for the next frame). */
+const LIVE_BUDGET_MS = 12;
+/** Drawing time per animation frame for other dirty cards. */
 const FRAME_BUDGET_MS = 6;
 
 export class RenderLoop {
   private pending = false;
   private cursor = 0;
+  /** Cards with new data from updates, not drawn yet (insertion order: oldest update first). */
+  private readonly live = new Set<ChartCard>();
+  /** The newest update whose cards are not all drawn yet. */
+  private unacked: number | undefined;
 
   constructor(
     private readonly cards: () => ChartCard[],
     private readonly onError: (card: ChartCard, e: Error) => void,
+    /** Update `seq` and all before it are drawn. */
+    private readonly drawn: (seq: number) => void,
   ) {}
+
+  /** An update was applied to these cards: they are drawn next frame, then `seq` is acked. */
+  update(seq: number | undefined, cards: (ChartCard | undefined)[]): void {
+    for (const c of cards) if (c) this.live.add(c);
+    if (seq !== undefined) this.unacked = seq;
+    this.request();
+  }
 
   request(): void {
     if (this.pending) return;
     this.pending = true;
     requestAnimationFrame(() => {
       this.pending = false;
-      if (this.drawSome()) this.request();
+      const more = this.drawSome();
+      if (!this.live.size && this.unacked !== undefined) {
+        const seq = this.unacked;
+        this.unacked = undefined;
+        // After the microtasks this frame queued (uPlot's), when the frame's drawing is done.
+        queueMicrotask(() => this.drawn(seq));
+      }
+      if (more) this.request();
     });
   }
 
-  /** Draws until the budget is spent; true when some charts wait for the next frame. */
+  /** Draws the live cards, then the others, until the budgets are spent; true when some wait. */
   private drawSome(): boolean {
-    const cards = this.cards();
     const t0 = performance.now();
+    for (const c of this.live) {
+      if (performance.now() - t0 > LIVE_BUDGET_MS) return true;
+      this.live.delete(c);
+      // (A card a layout removed since is no longer connected.)
+      if (c.dirty && c.visible && c.el.isConnected) this.draw(c);
+    }
+    const cards = this.cards();
     for (let i = 0; i < cards.length; i++) {
       const c = cards[(this.cursor + i) % cards.length];
       if (!c.dirty || !c.visible) continue;
@@ -35,12 +66,16 @@ export class RenderLoop {
         this.cursor = (this.cursor + i) % cards.length;
         return true;
       }
-      try {
-        c.render();
-      } catch (e) {
-        this.onError(c, e as Error);
-      }
+      this.draw(c);
     }
     return false;
+  }
+
+  private draw(c: ChartCard): void {
+    try {
+      c.render();
+    } catch (e) {
+      this.onError(c, e as Error);
+    }
   }
 }

@@ -72,6 +72,8 @@ export class SqlTableReader implements SourceReader {
   private limit: number | undefined;
   /** The last read was cut short (a full batch, or torn): there is more to read now. */
   private behind = false;
+  /** Changed rows go next (a batch of new rows went out while changes were waiting). */
+  private changesTurn = false;
 
   constructor(
     private readonly host: SqlTableHost,
@@ -109,25 +111,40 @@ export class SqlTableReader implements SourceReader {
     this.cols ??= this.columns(db);
     this.collectChanges(db);
     const limit = this.limit ?? this.maxLimit();
+    // New rows and changed rows take turns: under a writer that never pauses there are always
+    // new rows, and a change (serve mode's reward) must not wait for the writer to stop.
+    if (this.changesTurn) {
+      this.changesTurn = false;
+      const changed = this.changedBatch(db, limit);
+      if (changed) return changed;
+    }
     const fresh = this.select(db, `id > ? ORDER BY id LIMIT ${limit}`, [this.last]);
     this.behind = fresh.length === limit;
     if (fresh.length) {
       this.last = fresh[fresh.length - 1].id;
       this.count = 0;
+      this.changesTurn = this.pending.size > 0;
       return this.batch(fresh);
     }
-    if (!this.pending.size) return undefined;
-    const ids: number[] = [];
-    for (const id of this.pending) {
-      if (ids.length >= limit) break;
-      ids.push(id);
+    return this.changedBatch(db, limit);
+  }
+
+  /** The next changed rows (already delivered once), sent again with `updated: true`. */
+  private changedBatch(db: SqlExec, limit: number): Batch | undefined {
+    while (this.pending.size) {
+      const ids: number[] = [];
+      for (const id of this.pending) {
+        if (ids.length >= limit) break;
+        ids.push(id);
+      }
+      const rows = this.select(db, `id IN (${ids.map(() => '?').join(',')}) ORDER BY id`, ids).map((r) => ({ ...r, updated: true }));
+      for (const id of ids) this.pending.delete(id); // only once read: a torn read leaves them queued
+      if (!this.pending.size) this.deliveredGen = this.seenGen!;
+      if (!rows.length) continue;
+      this.count = Math.min(this.count + 1, ROW_SCALE - 1);
+      return this.batch(rows);
     }
-    const rows = this.select(db, `id IN (${ids.map(() => '?').join(',')}) ORDER BY id`, ids).map((r) => ({ ...r, updated: true }));
-    for (const id of ids) this.pending.delete(id); // only once read: a torn read leaves them queued
-    if (!this.pending.size) this.deliveredGen = this.seenGen!;
-    if (!rows.length) return this.read(db);
-    this.count = Math.min(this.count + 1, ROW_SCALE - 1);
-    return this.batch(rows);
+    return undefined;
   }
 
   close(): void {
