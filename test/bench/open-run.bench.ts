@@ -18,6 +18,8 @@
 //         raw figure is printed beside it).
 //   peer: TensorBoard 2.21 with its Rust data server (tensorboard-peer.ts), process start until
 //         every tag's full series has been served by its HTTP API; RSS of its process tree.
+// OPENRUN_TRACE=1 prints a timeline (messages both ways, frame arrivals, draws, RSS every 100 ms);
+// OPENRUN_TRACE=memory adds the renderer's memory by Chromium allocator (memory-infra dump).
 // Ends with: BENCH open-run all_tags_ms=… rss_mb_total=… tb_all_tags_ms=… tb_rss_mb=… ratio=…
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -192,6 +194,7 @@ async function runOurs(job: string, o: { steps: number; timeoutMs: number; fullS
       for (const [i, [chart, t]] of drawn.entries()) if (i % 10 === 0 || i === drawn.length - 1) trace.push(`${t - tConnect} drawn #${i + 1} ${chart}`);
       trace.push(`${receivedAt - tConnect} client held all points`);
       const canvases = await wp.page.evaluate('[...document.querySelectorAll("canvas")].reduce((a, c) => a + c.width * c.height * 4, 0)');
+      if (process.env.OPENRUN_TRACE === 'memory') console.log(await rendererDump(wp.page, renderers[0]));
       console.log([...trace.sort((a, b) => parseInt(a) - parseInt(b)), `canvas backing stores: ${(Number(canvases) / 1048576).toFixed(1)} MB`].join('\n'));
     }
     // The data each card drew when complete spans every step: the grid of the last frame that
@@ -235,6 +238,25 @@ async function runOurs(job: string, o: { steps: number; timeoutMs: number; fullS
     await browser.close();
     fs.rmSync(storeDir, { recursive: true, force: true });
   }
+}
+
+/** OPENRUN_TRACE=memory: the renderer's memory by Chromium's allocators (a memory-infra dump, MB). */
+async function rendererDump(page: import('playwright-core').Page, pid: number): Promise<string> {
+  const cdp = await page.context().browser()!.newBrowserCDPSession();
+  const events: { pid: number; name?: string; args?: { dumps?: { allocators?: Record<string, { attrs?: Record<string, { value: string }> }> } } }[] = [];
+  cdp.on('Tracing.dataCollected', (e) => events.push(...(e.value as unknown as typeof events)));
+  const done = new Promise((r) => cdp.once('Tracing.tracingComplete', r));
+  await cdp.send('Tracing.start', { traceConfig: { includedCategories: ['disabled-by-default-memory-infra'], memoryDumpConfig: { triggers: [] } } } as never);
+  await cdp.send('Tracing.requestMemoryDump' as never, { levelOfDetail: 'detailed' } as never);
+  await cdp.send('Tracing.end');
+  await done;
+  const dump = events.find((e) => e.pid === pid && e.args?.dumps?.allocators);
+  const top = Object.entries(dump?.args?.dumps?.allocators ?? {})
+    .filter(([name]) => name.split('/').length <= 2)
+    .map(([name, a]) => [name, parseInt(a.attrs?.size?.value ?? '0', 16) / 1048576] as const)
+    .filter(([, mb]) => mb >= 1)
+    .sort((a, b) => b[1] - a[1]);
+  return `renderer ${pid} by allocator: ${top.map(([n, mb]) => `${n} ${mb.toFixed(1)}`).join(', ')}`;
 }
 
 function oursInChild(job: string, steps: number): OursResult {
