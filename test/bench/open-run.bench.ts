@@ -9,10 +9,17 @@
 //         Chromium. Time from connect until every tag's chart has drawn data covering all its
 //         points (draw-probe.ts; an envelope covering the range counts). The client asks for
 //         the envelope first (issue 16 §4), as the extension does; --full-stream measures the
-//         path before it (every point streamed, stored and downsampled). RSS: relay + the bench
-//         process + the page's renderer (not headless Chromium's UI or spare renderers).
+//         path before it (every point streamed, stored and downsampled). RSS: relay + host +
+//         the page's renderer (not headless Chromium's UI or spare renderers). The host is the
+//         bench process, which also runs Playwright's driver (~60 MB the extension host never
+//         loads): its figure is a fresh node's RSS with our host modules loaded (client, store,
+//         view controller) plus everything the bench process grew by from before connecting to
+//         the peak — every cost of the data counts, Playwright's fixed footprint does not (the
+//         raw figure is printed beside it).
 //   peer: TensorBoard 2.21 with its Rust data server (tensorboard-peer.ts), process start until
 //         every tag's full series has been served by its HTTP API; RSS of its process tree.
+// OPENRUN_TRACE=1 prints a timeline (messages both ways, frame arrivals, draws, RSS every 100 ms);
+// OPENRUN_TRACE=memory adds the renderer's memory by Chromium allocator (memory-infra dump).
 // Ends with: BENCH open-run all_tags_ms=… rss_mb_total=… tb_all_tags_ms=… tb_rss_mb=… ratio=…
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -72,6 +79,8 @@ interface OursResult {
   cpu: { relay: number; host: number; renderer: number };
   /** RSS before connecting: the empty page's renderer and this process (MB). */
   idle: { renderer: number; host: number };
+  /** A fresh node with only our host modules loaded (MB): what the host's figure starts from. */
+  hostBase: number;
   /** Complete charts whose drawn grid was checked to span every step. */
   gridsChecked: number;
   gridsCovering: number;
@@ -81,7 +90,17 @@ interface OursResult {
   framesPosted: number;
 }
 
+/** RSS (MB) of a fresh node that has loaded the host side's modules, as the extension host would. */
+function hostModulesRssMb(): number {
+  const mods = ['../../src/shared/relay-client', '../../src/metrics/store/store', '../../src/metrics/view/view-controller'].map((m) => require.resolve(m));
+  const code = `${JSON.stringify(mods)}.forEach((m) => require(m)); global.gc(); console.log(process.memoryUsage().rss)`;
+  const r = spawnSync(process.execPath, ['--expose-gc', '-e', code], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`host modules: ${r.stderr}`);
+  return Number(r.stdout.trim()) / 1024 / 1024;
+}
+
 async function runOurs(job: string, o: { steps: number; timeoutMs: number; fullStream: boolean }): Promise<OursResult> {
+  const hostBase = hostModulesRssMb();
   const storeDir = fs.mkdtempSync(path.join(cacheDir, 'store-'));
   // As the extension's host: a persisting store with its default memory bound, flushed every 2 s.
   const store = new MetricsStore({ dir: storeDir, memoryLimitBytes: 256 * 1024 * 1024, log: silentLogger });
@@ -92,7 +111,17 @@ async function runOurs(job: string, o: { steps: number; timeoutMs: number; fullS
   const readDetail = (_ep: string, q: Parameters<RelayClient['requestDetail']>[0]) => client!.requestDetail(q);
   const ctl = new ViewController(store, { post: (m) => post(m), log: silentLogger, strings, readDetail });
   const browser = await launchChromium();
-  const wp = await openWebviewPage({ browser, onMessage: (m) => ctl.receive(m), viewport: VIEWPORT });
+  // OPENRUN_TRACE=1: a timeline of the messages both ways, frame arrivals and draws (ms after connect).
+  const trace: string[] = [];
+  let t0 = 0;
+  const note = (what: string) => t0 && trace.push(`${Date.now() - t0} ${what}`);
+  const fromPage = (m: unknown) => {
+    const v = m as { type?: string; visible?: string[] };
+    if (v.type === 'viewport') note(`viewport report (${v.visible?.length} visible)`);
+    ctl.receive(m);
+  };
+  const wp = await openWebviewPage({ browser, onMessage: fromPage, viewport: VIEWPORT });
+  ctl.tap((m) => note(`post ${m.type}${m.type === 'update' ? ` ${m.frames.length} frames` : ''}`));
   post = (m) => void wp.post(m).catch(() => undefined);
   let relay: Awaited<ReturnType<typeof startRelay>> | undefined;
   try {
@@ -116,6 +145,7 @@ async function runOurs(job: string, o: { steps: number; timeoutMs: number; fullS
     const cpuOf = () => ({ relay: cpuSecondsOf(relayPid), host: process.cpuUsage(), renderer: renderers.reduce((a, p) => a + cpuSecondsOf(p), 0) });
     const cpu0 = cpuOf();
     const tConnect = Date.now();
+    t0 = tConnect;
     client = new RelayClient({ url: relay.url, envelope: o.fullStream ? undefined : { buckets: ENVELOPE_BUCKETS } });
     const c = client;
     let summarized = 0; // points the envelopes stand for
@@ -135,6 +165,9 @@ async function runOurs(job: string, o: { steps: number; timeoutMs: number; fullS
     const deadline = tConnect + o.timeoutMs;
     while (complete.size < TAGS && Date.now() < deadline) {
       await sleep(100);
+      const mu = process.memoryUsage();
+      const mb = (n: number) => (n / 1048576).toFixed(0);
+      note(`RSS renderer ${renderers.reduce((a, p) => a + rssMbOf(p), 0).toFixed(0)} MB, relay ${rssMbOf(relayPid).toFixed(0)} MB, bench ${mb(mu.rss)} MB (JS heap ${mb(mu.heapUsed)} of ${mb(mu.heapTotal)}, array buffers ${mb(mu.arrayBuffers)})`);
       const ev: DrawEvent[] = await takeDraws(wp.page);
       arrivals.push(...(await takeArrivals(wp.page)));
       for (const e of ev) {
@@ -155,6 +188,15 @@ async function runOurs(job: string, o: { steps: number; timeoutMs: number; fullS
       throw new Error(`only ${complete.size} of ${TAGS} charts complete after ${o.timeoutMs} ms (${vis} visible, ${c.stats.points} points received)`);
     }
     const done = Math.max(...complete.values());
+    if (process.env.OPENRUN_TRACE) {
+      for (const a of arrivals) trace.push(`${a.t - tConnect} page got ${a.frames.length} frames`);
+      const drawn = [...complete].sort((a, b) => a[1] - b[1]);
+      for (const [i, [chart, t]] of drawn.entries()) if (i % 10 === 0 || i === drawn.length - 1) trace.push(`${t - tConnect} drawn #${i + 1} ${chart}`);
+      trace.push(`${receivedAt - tConnect} client held all points`);
+      const canvases = await wp.page.evaluate('[...document.querySelectorAll("canvas")].reduce((a, c) => a + c.width * c.height * 4, 0)');
+      if (process.env.OPENRUN_TRACE === 'memory') console.log(await rendererDump(wp.page, renderers[0]));
+      console.log([...trace.sort((a, b) => parseInt(a) - parseInt(b)), `canvas backing stores: ${(Number(canvases) / 1048576).toFixed(1)} MB`].join('\n'));
+    }
     // The data each card drew when complete spans every step: the grid of the last frame that
     // reached it before then covers [0, steps - 1] (checked when the frames carry their grid).
     let covered = 0;
@@ -175,11 +217,13 @@ async function runOurs(job: string, o: { steps: number; timeoutMs: number; fullS
       receivedMs: receivedAt ? receivedAt - tConnect : NaN,
       firstDrawMs: firstDraw - tConnect,
       firstCompleteMs: Math.min(...complete.values()) - tConnect,
-      rssMb: peak.totalMb,
-      parts: peak.partsMb,
+      // The bench process stands for the host from its idle size down to our modules' (see the header).
+      rssMb: peak.totalMb - (idle.host - hostBase),
+      parts: { ...peak.partsMb, host: (peak.partsMb.bench ?? 0) - (idle.host - hostBase) },
       cpu: { relay: cpu1.relay - cpu0.relay, host: (host.user + host.system) / 1e6, renderer: cpu1.renderer - cpu0.renderer },
       heapMb,
       idle,
+      hostBase,
       gridsChecked: checked,
       gridsCovering: covered,
       updates: ctl.sent.updates,
@@ -194,6 +238,25 @@ async function runOurs(job: string, o: { steps: number; timeoutMs: number; fullS
     await browser.close();
     fs.rmSync(storeDir, { recursive: true, force: true });
   }
+}
+
+/** OPENRUN_TRACE=memory: the renderer's memory by Chromium's allocators (a memory-infra dump, MB). */
+async function rendererDump(page: import('playwright-core').Page, pid: number): Promise<string> {
+  const cdp = await page.context().browser()!.newBrowserCDPSession();
+  const events: { pid: number; name?: string; args?: { dumps?: { allocators?: Record<string, { attrs?: Record<string, { value: string }> }> } } }[] = [];
+  cdp.on('Tracing.dataCollected', (e) => events.push(...(e.value as unknown as typeof events)));
+  const done = new Promise((r) => cdp.once('Tracing.tracingComplete', r));
+  await cdp.send('Tracing.start', { traceConfig: { includedCategories: ['disabled-by-default-memory-infra'], memoryDumpConfig: { triggers: [] } } } as never);
+  await cdp.send('Tracing.requestMemoryDump' as never, { levelOfDetail: 'detailed' } as never);
+  await cdp.send('Tracing.end');
+  await done;
+  const dump = events.find((e) => e.pid === pid && e.args?.dumps?.allocators);
+  const top = Object.entries(dump?.args?.dumps?.allocators ?? {})
+    .filter(([name]) => name.split('/').length <= 2)
+    .map(([name, a]) => [name, parseInt(a.attrs?.size?.value ?? '0', 16) / 1048576] as const)
+    .filter(([, mb]) => mb >= 1)
+    .sort((a, b) => b[1] - a[1]);
+  return `renderer ${pid} by allocator: ${top.map(([n, mb]) => `${n} ${mb.toFixed(1)}`).join(', ')}`;
 }
 
 function oursInChild(job: string, steps: number): OursResult {
@@ -238,7 +301,7 @@ async function main(): Promise<void> {
     ours.push(r);
     console.log(
       `ours  all tags drawn ${r.allTagsMs} ms after connect (${r.fromSpawnMs} ms after relay spawn) · first chart drew at ${r.firstDrawMs} ms, first complete at ${r.firstCompleteMs} ms · ` +
-        `client held all points at ${r.receivedMs} ms · RSS peak ${r.rssMb.toFixed(0)} MB (relay ${r.parts.relay?.toFixed(0)}, host/bench ${r.parts.bench?.toFixed(0)}, renderer ${r.parts.renderer?.toFixed(0)}; page JS heap ${r.heapMb.toFixed(0)} MB; before connecting: renderer ${r.idle.renderer.toFixed(0)}, host/bench ${r.idle.host.toFixed(0)}) · ` +
+        `client held all points at ${r.receivedMs} ms · RSS peak ${r.rssMb.toFixed(0)} MB (relay ${r.parts.relay?.toFixed(0)}, host ${r.parts.host?.toFixed(0)}, renderer ${r.parts.renderer?.toFixed(0)}; page JS heap ${r.heapMb.toFixed(0)} MB; before connecting: renderer ${r.idle.renderer.toFixed(0)}, host ${r.hostBase.toFixed(0)}; bench process raw ${r.parts.bench?.toFixed(0)}, ${r.idle.host.toFixed(0)} before connecting) · ` +
         `CPU s relay ${r.cpu.relay.toFixed(1)}, host ${r.cpu.host.toFixed(1)}, renderer ${r.cpu.renderer.toFixed(1)} · ` +
         `${r.updates} updates, ${r.framesPosted} frames posted; drawn grids spanning every step: ${r.gridsCovering} of ${r.gridsChecked} checked (${TAGS} charts)`,
     );
@@ -260,7 +323,7 @@ async function main(): Promise<void> {
   console.log(
     `BENCH open-run all_tags_ms=${a} rss_mb_total=${rss.toFixed(0)} tb_all_tags_ms=${tbMs} tb_rss_mb=${tbRss.toFixed(0)} ratio=${(a / tbMs).toFixed(2)} ` +
       `from_spawn_ms=${median(ours.map((r) => r.fromSpawnMs))} received_ms=${median(ours.map((r) => r.receivedMs))} first_draw_ms=${median(ours.map((r) => r.firstDrawMs))} ` +
-      `rss_relay_mb=${median(ours.map((r) => r.parts.relay ?? NaN)).toFixed(0)} rss_host_mb=${median(ours.map((r) => r.parts.bench ?? NaN)).toFixed(0)} rss_renderer_mb=${median(ours.map((r) => r.parts.renderer ?? NaN)).toFixed(0)}`,
+      `rss_relay_mb=${median(ours.map((r) => r.parts.relay ?? NaN)).toFixed(0)} rss_host_mb=${median(ours.map((r) => r.parts.host ?? NaN)).toFixed(0)} rss_bench_raw_mb=${median(ours.map((r) => r.parts.bench ?? NaN)).toFixed(0)} rss_renderer_mb=${median(ours.map((r) => r.parts.renderer ?? NaN)).toFixed(0)}`,
   );
 }
 

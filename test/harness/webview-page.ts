@@ -1,7 +1,11 @@
 // The metrics webview bundle (media/metrics.js + .css) in real Chromium, outside VS Code,
 // wired to a real ViewController in this process: the page gets the same strict CSP as in
 // VS Code, theme CSS variables and body class as VS Code sets them, and an
-// acquireVsCodeApi() whose postMessage calls back into node. Used by the view bench and by
+// acquireVsCodeApi() whose postMessage calls back into node. Host messages cross as VS Code
+// sends them: JSON text (webview.postMessage serializes with JSON.stringify), parsed in the
+// page and dispatched with window.postMessage — not as Playwright's evaluate arguments, whose
+// per-value protocol costs a 50-chart update hundreds of ms that VS Code does not spend.
+// Used by the view bench and by
 // fast browser tests of the view; the e2e tests use the real workbench instead.
 import * as fs from 'fs';
 import * as path from 'path';
@@ -106,7 +110,7 @@ export async function openWebviewPage(opts: {
   return {
     page,
     browser,
-    post: (msg) => page.evaluate((m) => (globalThis as unknown as { postMessage(m: unknown, o: string): void }).postMessage(m, '*'), msg as object),
+    post: (msg) => page.evaluate((json) => (globalThis as unknown as { postMessage(m: unknown, o: string): void }).postMessage(JSON.parse(json), '*'), JSON.stringify(msg)),
     close: async () => {
       if (!opts.browser) await browser.close();
       else await page.context().close();

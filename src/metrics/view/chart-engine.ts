@@ -3,15 +3,25 @@
 // it appears, is resized or zoomed, when the options change, or when its grid must widen;
 // otherwise appended points update a few buckets and only those travel (a patch). This
 // class decides which; chart-frames.ts builds the frames. Pure.
+//
+// A new chart is assumed on screen until the webview's viewport report says otherwise, when
+// it is among the top ASSUMED_ON_SCREEN charts and the page has not reported yet, or its last
+// report had every chart on screen (the layout fits): its frame then goes out with the layout
+// instead of a round trip later (layout → the page's report → frames).
 import type { ChartFrame, ChartSpec, ViewOptions } from '../../shared/metrics-protocol';
 import type { MetricsStore, SeriesChange } from '../store/store';
-import { ChartState, EngineStats, chartPoints, newChartState, patchFrame, rebuildFrame, xOf } from './chart-frames';
+import { ChartState, EngineStats, chartPoints, newChartState, patchFrame, rebuildFrame, sameGridAt, xOf } from './chart-frames';
 import type { DetailNeed } from './envelope-feed';
+
+/** New charts assumed on screen before the page says (more than a tall window shows). */
+export const ASSUMED_ON_SCREEN = 64;
 
 export class ChartEngine {
   private readonly charts = new Map<string, ChartState>();
   private readonly byKey = new Map<string, string>();
   private revs = 0;
+  /** The page's last viewport report: plot width, and whether every chart was on screen. */
+  private reported: { width: number; allVisible: boolean } | undefined;
   readonly stats: EngineStats = { rebuilds: 0, patches: 0, pointsScanned: 0 };
 
   constructor(
@@ -33,7 +43,8 @@ export class ChartEngine {
     const ids = new Set(specs.map((s) => s.id));
     for (const id of this.charts.keys()) if (!ids.has(id)) this.charts.delete(id);
     this.byKey.clear();
-    for (const spec of specs) {
+    const assume = !this.reported || this.reported.allVisible;
+    for (const [i, spec] of specs.entries()) {
       for (const s of spec.series) this.byKey.set(s.key, spec.id);
       const old = this.charts.get(spec.id);
       if (old) {
@@ -42,26 +53,35 @@ export class ChartEngine {
         if (!same) old.needsRebuild = true;
         continue;
       }
-      this.charts.set(spec.id, newChartState(spec));
+      const c = newChartState(spec);
+      if (assume && i < ASSUMED_ON_SCREEN) c.visible = true;
+      if (this.reported) c.width = this.reported.width; // the grid's columns are equal
+      this.charts.set(spec.id, c);
     }
   }
 
-  /** Plot widths and the charts on screen (the others are rebuilt when they come back). */
+  /** The page's cards with their plot widths, and those on screen (the others are rebuilt when they come back). */
   setViewport(widths: { id: string; width: number }[], visible: string[]): void {
     for (const { id, width } of widths) {
       const c = this.charts.get(id);
       const w = Math.max(16, Math.round(width));
       if (c && c.width !== w) {
+        // The grid is the same at many widths: then the frame sent already fits the plot.
+        if (!sameGridAt(c, w)) c.needsRebuild = true;
         c.width = w;
-        c.needsRebuild = true;
       }
     }
+    // The report speaks for the page's cards only: charts it has not laid out yet keep their state.
     const vis = new Set(visible);
-    for (const [id, c] of this.charts) {
+    for (const { id } of widths) {
+      const c = this.charts.get(id);
+      if (!c) continue;
       const v = vis.has(id);
       if (v && !c.visible) c.needsRebuild = true;
       c.visible = v;
     }
+    const last = widths.at(-1);
+    if (last) this.reported = { width: Math.max(16, Math.round(last.width)), allVisible: vis.size >= widths.length };
   }
 
   setZoom(id: string, range: [number, number] | null): void {

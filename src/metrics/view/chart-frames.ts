@@ -26,6 +26,8 @@ export interface ChartState {
   starts: Map<string, number>;
   dirtyFrom: number;
   touched: Set<string>;
+  /** The x range and grid of the last rebuild (a new width that gives the same grid needs none). */
+  built?: { lo: number; hi: number; origin: number; dx: number; minDx: number };
 }
 
 export interface EngineStats {
@@ -91,6 +93,7 @@ export function rebuildFrame(store: MetricsStore, c: ChartState, opts: ViewOptio
   if (!Number.isFinite(lo)) lo = hi = 0;
   const grid = chooseGrid(lo, hi, c.width, X_AXES[mode].minDx);
   c.cap = c.zoom ? grid.n : Math.max(grid.n, c.width);
+  c.built = { lo, hi, origin: grid.origin, dx: grid.dx, minDx: X_AXES[mode].minDx };
   c.buckets.clear();
   c.versions.clear();
   c.starts.clear();
@@ -129,6 +132,14 @@ export function rebuildFrame(store: MetricsStore, c: ChartState, opts: ViewOptio
     points,
     series: [...c.buckets].map(([key, b]) => b.frame(key, 0, c.n, smoothed)),
   };
+}
+
+/** Whether the chart's last rebuild would give the same grid at plot width `width` (power-of-two grids often do). */
+export function sameGridAt(c: ChartState, width: number): boolean {
+  const b = c.built;
+  if (!b) return false;
+  const g = chooseGrid(b.lo, b.hi, width, b.minDx);
+  return g.origin === b.origin && g.dx === b.dx;
 }
 
 /** The buckets from the first one appended points touched, of the series they touched. */

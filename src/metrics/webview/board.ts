@@ -1,7 +1,8 @@
 // The charts on the page: one card per chart spec, grouped in collapsible sections (the
 // pinned row first, then the host's order), the tag filter, and which cards are on screen
 // (an IntersectionObserver): the host computes frames only for those, at the plot widths
-// reported here.
+// reported here. Cards a layout adds are measured at once (the observer's first answer comes
+// a frame later): frames the host sent with the layout are drawn in the next animation frame.
 import type { ChartData, ChartFrame, ChartSpec } from '../../shared/metrics-protocol';
 import { applyFrame } from '../../shared/metrics-protocol';
 import { CardHost, ChartCard } from './chart';
@@ -16,6 +17,8 @@ export interface BoardHost extends CardHost {
 
 /** Quiet time before the viewport is reported (resizes and scrolls come in bursts). */
 const VIEWPORT_DEBOUNCE_MS = 60;
+/** The observer's margin: cards this close to the window count as on screen. */
+const MARGIN_PX = 300;
 
 export class ChartBoard {
   readonly el: HTMLElement = document.createElement('main');
@@ -26,10 +29,12 @@ export class ChartBoard {
   private readonly collapsed = new Set<string>(savedState()?.collapsed ?? []);
   private readonly observer: IntersectionObserver;
   private viewportTimer: number | undefined;
+  /** Cards a layout added, not yet measured. */
+  private readonly added: ChartCard[] = [];
   private count = 0;
 
   constructor(private readonly host: BoardHost) {
-    this.observer = new IntersectionObserver((entries) => this.onIntersect(entries), { rootMargin: '300px 0px' });
+    this.observer = new IntersectionObserver((entries) => this.onIntersect(entries), { rootMargin: `${MARGIN_PX}px 0px` });
     new ResizeObserver(() => this.reportViewport()).observe(this.el);
   }
 
@@ -58,8 +63,10 @@ export class ChartBoard {
     for (const c of this.cards.values()) c.restyle();
   }
 
+  /** Shows the host's charts (the next viewport report measures the cards it adds). */
   layout(specs: ChartSpec[]): void {
     this.count = specs.length;
+    const added: ChartCard[] = [];
     const ids = new Set(specs.map((s) => s.id));
     for (const [id, c] of this.cards) {
       if (ids.has(id)) continue;
@@ -76,6 +83,7 @@ export class ChartBoard {
       if (!card) {
         card = new ChartCard(spec, this.host);
         this.cards.set(spec.id, card);
+        added.push(card);
         const d = this.data.get(spec.id);
         if (d) card.setData(d);
         this.observer.observe(card.el);
@@ -89,6 +97,16 @@ export class ChartBoard {
     for (const spec of specs) {
       const grid = this.sections.get(spec.pinned ? '' : spec.group)!.querySelector('.grid')!;
       grid.append(this.cards.get(spec.id)!.el);
+    }
+    this.added.push(...added);
+  }
+
+  /** Which new cards are on screen now (one layout pass), as the observer will say later. */
+  private measure(): void {
+    const bottom = window.innerHeight + MARGIN_PX;
+    for (const c of this.added.splice(0)) {
+      const r = c.el.getBoundingClientRect();
+      if (r.height > 0 && r.bottom > -MARGIN_PX && r.top < bottom) this.onScreen.add(c.spec.id);
     }
   }
 
@@ -139,22 +157,33 @@ export class ChartBoard {
     this.reportViewport();
   }
 
-  /** Tells the host plot widths and which charts are on screen (debounced). */
+  /** Tells the host plot widths and which charts are on screen (debounced; at once after a layout added cards). */
   reportViewport(): void {
+    if (this.added.length) {
+      this.measure();
+      if (this.viewportTimer !== undefined) window.clearTimeout(this.viewportTimer);
+      this.viewportTimer = undefined;
+      this.sendViewport();
+      return;
+    }
     if (this.viewportTimer !== undefined) return;
     this.viewportTimer = window.setTimeout(() => {
       this.viewportTimer = undefined;
-      const charts: { id: string; width: number }[] = [];
-      const visible: string[] = [];
-      for (const [id, c] of this.cards) {
-        const shown = this.onScreen.has(id) && !c.el.hidden && !!c.el.closest('details[open]');
-        if (shown && !c.visible) c.dirty = true;
-        c.visible = shown;
-        charts.push({ id, width: c.plotWidth() });
-        if (shown) visible.push(id);
-      }
-      this.host.viewport(charts, visible);
-      this.host.requestRender();
+      this.sendViewport();
     }, VIEWPORT_DEBOUNCE_MS);
+  }
+
+  private sendViewport(): void {
+    const charts: { id: string; width: number }[] = [];
+    const visible: string[] = [];
+    for (const [id, c] of this.cards) {
+      const shown = this.onScreen.has(id) && !c.el.hidden && !!c.el.closest('details[open]');
+      if (shown && !c.visible) c.dirty = true;
+      c.visible = shown;
+      charts.push({ id, width: c.plotWidth() });
+      if (shown) visible.push(id);
+    }
+    this.host.viewport(charts, visible);
+    this.host.requestRender();
   }
 }

@@ -21,7 +21,7 @@ function setup() {
   return { store, ctl, posted, warnings };
 }
 
-test('nothing is posted before `ready`; then init, layout and frames of the visible charts', (t) => {
+test('nothing is posted before `ready`; then init, layout and frames of the charts assumed on screen, then of the visible ones', (t) => {
   t.mock.timers.enable({ apis: ['setTimeout', 'Date'] });
   const { ctl, posted } = setup();
   ctl.addPoints('r', 'explorer', 'rollout/accuracy/mean', [{ step: 1, wallTime: 10, value: 0.5 }]);
@@ -29,14 +29,21 @@ test('nothing is posted before `ready`; then init, layout and frames of the visi
   assert.equal(posted.length, 0);
   ctl.receive({ type: 'ready', protocol: METRICS_PROTOCOL_VERSION });
   assert.deepEqual(posted.map((m) => m.type), ['init', 'layout', 'update']);
-  // No chart is on screen yet: the first update carries the endpoint status only.
-  assert.deepEqual(posted[2].type === 'update' && [posted[2].frames.length, posted[2].status], [0, []]);
-  ctl.receive({ type: 'drawn', seq: posted[2].type === 'update' ? posted[2].seq : -1 }); // as the page does
+  // The page has not said what is on screen yet: the top of the layout is assumed, so the new
+  // chart's frame goes out with the layout (no round trip through the page's viewport report).
+  const upd = posted[2];
+  assert.ok(upd.type === 'update' && upd.frames.length === 1 && upd.frames[0].series[0].y[0] === 0.5 && upd.status?.length === 0);
+  ctl.receive({ type: 'drawn', seq: upd.type === 'update' ? upd.seq : -1 }); // as the page does
   posted.length = 0;
+  ctl.receive({ type: 'viewport', charts: [{ id: 'rollout/accuracy/mean', width: 300 }], visible: [] });
+  ctl.addPoints('r', 'explorer', 'rollout/accuracy/mean', [{ step: 2, wallTime: 11, value: 0.6 }]);
+  t.mock.timers.tick(150);
+  // Off screen now: nothing is computed for it.
+  assert.equal(posted.filter((m) => m.type === 'update' && m.frames.length).length, 0);
   ctl.receive({ type: 'viewport', charts: [{ id: 'rollout/accuracy/mean', width: 300 }], visible: ['rollout/accuracy/mean'] });
   t.mock.timers.tick(150);
-  const upd = posted.find((m) => m.type === 'update');
-  assert.ok(upd && upd.type === 'update' && upd.frames.length === 1 && upd.frames[0].series[0].y[0] === 0.5);
+  const back = posted.find((m) => m.type === 'update');
+  assert.ok(back && back.type === 'update' && back.frames.length === 1 && back.frames[0].points === 2);
   ctl.dispose();
 });
 
