@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import type { Logger } from '../shared/log';
 import type { EndpointStatus } from '../shared/metrics-protocol';
 import { RelayClient } from '../shared/relay-client';
-import { ConnectionTiming, Connections, DEFAULT_TIMING, ENVELOPE_BUCKETS } from './connect/connections';
+import { ConnectionTiming, Connections, DEFAULT_TIMING, ENVELOPE_BUCKETS, ENVELOPE_MIN_BYTES } from './connect/connections';
 import { ENDPOINTS_SETTING, resolveEndpoints } from './endpoints';
 import { exportPng, exportSeriesTo } from './export-files';
 import { relayLauncher } from './connect/local-relay';
@@ -66,7 +66,7 @@ export class MetricsHost implements vscode.Disposable {
       context.workspaceState.get(OPTIONS_KEY),
     );
     this.connections = new Connections(
-      (o) => new RelayClient({ ...o, envelope: { buckets: ENVELOPE_BUCKETS } }),
+      (o) => new RelayClient({ ...o, envelope: { buckets: ENVELOPE_BUCKETS, minBytes: ENVELOPE_MIN_BYTES } }),
       relayLauncher({ cli: context.asAbsolutePath(path.join('dist', 'agentrl.js')), log, extraArgs: opts.relayArgs }),
       {
         points: (ep, b) => this.controller.ingest(ep, b),

@@ -22,6 +22,12 @@ export const MAX_DETAIL_POINTS = 100_000;
 export interface EnvelopeRequest {
   /** Buckets per tag (≈ 2 × the chart width in pixels). */
   buckets: number;
+  /**
+   * Only event files of at least this many bytes open envelope-first (absent: every one).
+   * Smaller files stream every point, so the client keeps them whole (export, smoothing, its
+   * own store on disk) at a cost that is small anyway.
+   */
+  minBytes?: number;
 }
 
 /** A min/max envelope over step buckets, columnar over the non-empty buckets (ascending). */
@@ -150,5 +156,5 @@ export function isDetailRequest(m: Obj): m is Obj & DetailRequestMessage {
 
 /** The `envelope` capability of a subscribe (absent: not asked; false: malformed). */
 export function isEnvelopeRequest(v: unknown): v is EnvelopeRequest | undefined {
-  return v === undefined || (hasFields(v, { buckets: isInt }) && v.buckets >= 2 && v.buckets <= MAX_ENVELOPE_BUCKETS);
+  return v === undefined || (hasFields(v, { buckets: isInt }) && v.buckets >= 2 && v.buckets <= MAX_ENVELOPE_BUCKETS && (v.minBytes === undefined || (isInt(v.minBytes) && v.minBytes >= 0)));
 }

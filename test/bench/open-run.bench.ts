@@ -30,7 +30,7 @@ import { ViewController } from '../../src/metrics/view/view-controller';
 import { silentLogger } from '../../src/shared/log';
 import { UI_STRING_KEYS, UiStrings } from '../../src/shared/metrics-protocol';
 import { RelayClient } from '../../src/shared/relay-client';
-import { ENVELOPE_BUCKETS } from '../../src/metrics/connect/connections';
+import { ENVELOPE_BUCKETS, ENVELOPE_MIN_BYTES } from '../../src/metrics/connect/connections';
 import { repoRoot, venvPython } from '../harness/paths';
 import { startRelay } from '../harness/relay';
 import { launchChromium } from '../harness/browser';
@@ -146,7 +146,7 @@ async function runOurs(job: string, o: { steps: number; timeoutMs: number; fullS
     const cpu0 = cpuOf();
     const tConnect = Date.now();
     t0 = tConnect;
-    client = new RelayClient({ url: relay.url, envelope: o.fullStream ? undefined : { buckets: ENVELOPE_BUCKETS } });
+    client = new RelayClient({ url: relay.url, envelope: o.fullStream ? undefined : { buckets: ENVELOPE_BUCKETS, minBytes: ENVELOPE_MIN_BYTES } });
     const c = client;
     let summarized = 0; // points the envelopes stand for
     c.on('points', (b) => {

@@ -18,6 +18,12 @@ import type { DetailMessage, DetailRequestMessage, EnvelopeMessage } from '../..
  * grid of a plot up to ~1000 px wide (downsample.ts); a wider zoom asks for detail.
  */
 export const ENVELOPE_BUCKETS = 1024;
+/**
+ * Event files below this size stream every point instead (≈ 300 k scalars: under a second
+ * through binary frames), so ordinary runs stay whole in the store; bigger ones open by
+ * their envelope.
+ */
+export const ENVELOPE_MIN_BYTES = 16 * 1024 * 1024;
 type DetailQuery = Omit<DetailRequestMessage, 'type' | 'request'>;
 
 export interface EndpointSpec {

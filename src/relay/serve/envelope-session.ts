@@ -1,6 +1,7 @@
 // A session's part in envelope-first opening (issue 16 §4) kept beside session.ts: which
 // sources get an envelope, and the answer to a client's `detail` request, read from the file
 // regions the shared envelope pass indexed (envelope/detail.ts).
+import * as fs from 'node:fs';
 import type { DetailMessage, DetailRequestMessage } from '../../shared/relay-envelope';
 import type { Cursor, ServerMessage, SubscribeMessage } from '../../shared/relay-protocol';
 import type { ErrorDigest } from './error-digest';
@@ -10,6 +11,14 @@ import { FileSource, Source } from '../sources/source';
 
 /** Buckets of the pass a detail request rebuilds an index with when its pass was dropped. */
 const INDEX_ONLY_BUCKETS = 2;
+
+function sizeOf(file: string): number {
+  try {
+    return fs.statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
 
 /** The event file of a source that can be opened envelope-first; undefined for the others. */
 export function envelopeFile(source: Source): string | undefined {
@@ -59,7 +68,8 @@ export class EnvelopeFirst {
 
   /** Whether `source` waits for its envelope (read from its beginning, the client asked) instead of a reader now. */
   wait(source: Source, sub: SubscribeMessage | undefined, host: DetailHost, hasCursor: boolean): boolean {
-    const file = sub?.envelope && host.envelopes && !hasCursor ? envelopeFile(source) : undefined;
+    const asked = sub?.envelope && host.envelopes && !hasCursor ? envelopeFile(source) : undefined;
+    const file = asked !== undefined && sizeOf(asked) >= (sub?.envelope?.minBytes ?? 0) ? asked : undefined;
     if (file !== undefined) this.waiting.push({ source, file });
     return file !== undefined;
   }

@@ -21,8 +21,8 @@ function relayOn(dir: string): Relay {
   return new Relay({ ...RELAY_DEFAULTS, root: { mode: 'logdir', dir }, port: 0, token: undefined, allowOrigins: [], log: silentLogger, pollMs: 100 });
 }
 
-function envelopeClient(url: string) {
-  const client = new RelayClient({ url, envelope: { buckets: 128 } });
+function envelopeClient(url: string, minBytes?: number) {
+  const client = new RelayClient({ url, envelope: { buckets: 128, minBytes } });
   const envelopes: EnvelopeMessage[] = [];
   const live: string[] = [];
   client.on('envelope', (m) => envelopes.push(m));
@@ -80,5 +80,30 @@ test('relay: envelope first, then live points; detail of a range; an older clien
     await a.client.close();
     await old.client.close();
     await relay.close();
+  }
+});
+
+test('relay: an event file below the client\'s minBytes streams every point, none as an envelope', async () => {
+  const dir = tmpDir('relay-envelope-small-');
+  const file = path.join(dir, 'run1', 'events.out.tfevents.1');
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  writeEvents(file, 7, 4, 500);
+  const all = allPoints(file);
+  const size = fs.statSync(file).size;
+  const relay = relayOn(dir);
+  const url = await relay.start();
+  const small = envelopeClient(url, size + 1);
+  const big = envelopeClient(url, size);
+  try {
+    await until('every point streamed', () => small.live.length >= all.length, 20_000);
+    assert.deepEqual([...small.live].sort(), all.map(keyOf).sort(), 'every point once');
+    assert.equal(small.envelopes.length, 0, 'no envelope for a file under minBytes');
+    await until('an envelope per tag at minBytes = its size', () => big.envelopes.length === 4, 20_000);
+    assert.equal(big.live.length, 0, 'a file at minBytes opens by its envelope');
+  } finally {
+    await small.client.close();
+    await big.client.close();
+    await relay.close();
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 });
