@@ -32,7 +32,28 @@ export async function exportSeriesTo(
   const text = format === 'csv' ? exportCsv(store, keys) : exportJson(store, keys);
   await vscode.workspace.fs.writeFile(uri, Buffer.from(text, 'utf8'));
   log.info(`metrics: exported ${keys.length} series to ${uri.fsPath}`);
+  warnEnvelopeOnly(store, keys);
   return uri;
+}
+
+/**
+ * A series opened by its envelope (a large finished event file) holds only the points that
+ * came live after it, not the file's: say so, with the way to get every point, rather than
+ * hand over a partial file as "full resolution".
+ */
+function warnEnvelopeOnly(store: MetricsStore, keys: string[]): void {
+  const partial = keys.filter((k) => store.envelopes.has(k));
+  if (!partial.length) return;
+  const first = store.get(partial[0]);
+  void vscode.window.showWarningMessage(
+    vscode.l10n.t(
+      '{0} of the exported series (e.g. {1}) were opened from a large event file by their min/max envelope: the export holds only the points that arrived live after it ({2} of {3}). For every point, run `agentrl tail --json --until-idle 5 <relay URL>`.',
+      partial.length,
+      first?.tag ?? partial[0],
+      first?.length ?? 0,
+      (first?.length ?? 0) + store.envelopes.points(partial[0]),
+    ),
+  );
 }
 
 export async function exportPng(chart: string, dataUrl: string, target: vscode.Uri | undefined, log: Logger): Promise<vscode.Uri | undefined> {
