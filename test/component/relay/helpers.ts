@@ -1,6 +1,7 @@
 // Shared pieces of the relay component tests: real Python writers, the bundled CLI as a child
 // process (the relay itself: test/harness/relay.ts), and a client that collects points.
 import { spawn, spawnSync } from 'node:child_process';
+import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { RelayClient, RelayClientOptions } from '../../../src/shared/relay-client';
@@ -33,6 +34,41 @@ export function pythonAsync(args: string[]): Promise<string> {
     p.stderr!.on('data', (b) => (err += b));
     p.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`python ${args.join(' ')} failed (${code}): ${err.slice(-2000)}`))));
   });
+}
+
+/**
+ * A Python SQLite writer script run on `file` for up to `seconds`: it creates `<file>.ready`
+ * once its first rows are committed and stops early when `<file>.stop` appears.
+ */
+export interface SqlWriter {
+  /** What the script printed (resolves when it exits). */
+  output: Promise<string>;
+  finished(): boolean;
+  /** Resolves once `<file>.ready` exists; fails if the writer exits first or takes 30 s. */
+  ready(): Promise<void>;
+  /** Asks the writer to stop and waits for it (never throws). */
+  stop(): Promise<void>;
+}
+
+export function sqlWriter(script: string, file: string, seconds: number): SqlWriter {
+  const output = pythonAsync(['-c', script, file, String(seconds)]);
+  let done = false;
+  void output.finally(() => (done = true)).catch(() => undefined);
+  return {
+    output,
+    finished: () => done,
+    async ready() {
+      const t0 = Date.now();
+      while (!fs.existsSync(`${file}.ready`)) {
+        assert.ok(Date.now() - t0 < 30_000 && !done, 'writer did not start');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    },
+    async stop() {
+      fs.writeFileSync(`${file}.stop`, '');
+      await output.catch(() => undefined);
+    },
+  };
 }
 
 export function python(args: string[], opts: { timeout?: number } = {}): string {

@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import { SqlDatabaseSnapshot, SqlTableSource } from '../../../src/relay/sources/sql-source';
 import type { ExperienceRow } from '../../../src/shared/relay-protocol';
 import { silentLogger } from '../../../src/shared/log';
-import { pythonAsync, tmpDir } from './helpers';
+import { sqlWriter, tmpDir } from './helpers';
 import { sleep } from '../../harness/wait';
 
 // Rollback journal, as Trinity's SQLAlchemy engine; an index on consumed, as Trinity's table.
@@ -44,16 +44,10 @@ print(n)
 test('a row rewarded while the writer keeps adding rows streams as an update before the writer stops', { timeout: 90_000 }, async () => {
   const dir = tmpDir('relay-sqlbusy-');
   const file = path.join(dir, 'buffer.db');
-  const writer = pythonAsync(['-c', WRITER, file, '30']);
-  let done = false;
-  void writer.finally(() => (done = true)).catch(() => undefined);
+  const writer = sqlWriter(WRITER, file, 30);
   const snap = new SqlDatabaseSnapshot(file, silentLogger);
   try {
-    const t0 = Date.now();
-    while (!fs.existsSync(`${file}.ready`)) {
-      assert.ok(Date.now() - t0 < 30_000 && !done, 'writer did not start');
-      await sleep(20);
-    }
+    await writer.ready();
     const src = new SqlTableSource({ id: 'sql:b', kind: 'sql', run: 'r', role: 'experience_buffer', path: 'buffer.db' }, snap, 'experience_buffer');
     const reader = src.open(undefined);
     const fresh: number[] = [];
@@ -61,7 +55,7 @@ test('a row rewarded while the writer keeps adding rows streams as an update bef
     const t1 = Date.now();
     // Woken every 100 ms, as the relay is by its watch while the writer commits.
     while (updates.length < 10) {
-      assert.ok(!done, `the writer finished before 10 updates arrived (${updates.length}; ${fresh.length} new rows)`);
+      assert.ok(!writer.finished(), `the writer finished before 10 updates arrived (${updates.length}; ${fresh.length} new rows)`);
       assert.ok(Date.now() - t1 < 20_000, `${updates.length} updates after 20 s of writing (${fresh.length} new rows)`);
       for (let b = await reader.next(1 << 20); b; b = await reader.next(1 << 20)) {
         if (b.type !== 'experiences') continue;
@@ -72,7 +66,7 @@ test('a row rewarded while the writer keeps adding rows streams as an update bef
       }
       await sleep(100);
     }
-    assert.ok(!done, 'the updates arrived while the writer was still writing');
+    assert.ok(!writer.finished(), 'the updates arrived while the writer was still writing');
     for (const u of updates) {
       assert.equal(u.reward, 1, `row ${u.id} re-sent with its reward`);
       assert.ok((u.consumed ?? 0) >= 1, `row ${u.id} re-sent with consumed`);
@@ -80,8 +74,7 @@ test('a row rewarded while the writer keeps adding rows streams as an update bef
     }
     assert.deepEqual(fresh, Array.from({ length: fresh.length }, (_, i) => i + 1), 'new rows once each, in order');
   } finally {
-    fs.writeFileSync(`${file}.stop`, '');
-    await writer.catch(() => undefined);
+    await writer.stop();
     snap.close();
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import { SqlDatabaseSnapshot, SqlTableSource } from '../../../src/relay/sources/sql-source';
 import { silentLogger } from '../../../src/shared/log';
-import { pythonAsync, tmpDir } from './helpers';
+import { sqlWriter, tmpDir } from './helpers';
 import { sleep } from '../../harness/wait';
 
 const WRITER = `
@@ -37,23 +37,17 @@ print(n)
 test('a catch-up of 4,000 rows (48 MB) finishes while a writer commits every ~10 ms', { timeout: 90_000 }, async (t) => {
   const dir = tmpDir('relay-sqlcatchup-');
   const file = path.join(dir, 'buffer.db');
-  const writer = pythonAsync(['-c', WRITER, file, '40']);
-  let done = false;
-  void writer.finally(() => (done = true)).catch(() => undefined);
+  const writer = sqlWriter(WRITER, file, 40);
   const snap = new SqlDatabaseSnapshot(file, silentLogger);
   try {
-    const t0 = Date.now();
-    while (!fs.existsSync(`${file}.ready`)) {
-      assert.ok(Date.now() - t0 < 30_000 && !done, 'writer did not start');
-      await sleep(20);
-    }
+    await writer.ready();
     const src = new SqlTableSource({ id: 'sql:b', kind: 'sql', run: 'r', role: 'experience_buffer', path: 'buffer.db' }, snap, 'experience_buffer');
     const reader = src.open(undefined);
     const ids: number[] = [];
     const t1 = Date.now();
     // Woken every 50 ms, as the relay is by the directory watch while the writer commits.
     while (ids.length < 4000) {
-      assert.ok(!done, `the writer finished first: ${ids.length} rows read`);
+      assert.ok(!writer.finished(), `the writer finished first: ${ids.length} rows read`);
       assert.ok(Date.now() - t1 < 20_000, `${ids.length} of 4000 rows after 20 s`);
       for (let b = await reader.next(1 << 20); b; b = await reader.next(1 << 20)) if (b.type === 'experiences') ids.push(...b.rows.filter((r) => !r.updated).map((r) => r.id));
       await sleep(50);
@@ -61,15 +55,14 @@ test('a catch-up of 4,000 rows (48 MB) finishes while a writer commits every ~10
     const caughtUp = (Date.now() - t1) / 1000;
     t.diagnostic(`caught up in ${caughtUp.toFixed(1)} s`);
     fs.writeFileSync(`${file}.stop`, '');
-    const written = Number((await writer).trim());
+    const written = Number((await writer.output).trim());
     for (let i = 0; i < 100 && ids.length < written; i++) {
       for (let b = await reader.next(1 << 20); b; b = await reader.next(1 << 20)) if (b.type === 'experiences') ids.push(...b.rows.filter((r) => !r.updated).map((r) => r.id));
       await sleep(100);
     }
     assert.deepEqual(ids, Array.from({ length: written }, (_, i) => i + 1), `every row once, in order (caught up in ${caughtUp.toFixed(1)} s)`);
   } finally {
-    fs.writeFileSync(`${file}.stop`, '');
-    await writer.catch(() => undefined);
+    await writer.stop();
     snap.close();
     fs.rmSync(dir, { recursive: true, force: true });
   }
