@@ -21,6 +21,8 @@ export const EXPERIENCE_COLUMNS = ['id', 'task_id', 'run_id', 'model_version', '
 const RELOAD_MS = 1000;
 /** A refresh that took d ms is not repeated before DUTY × d ms: following a busy buffer costs at most ~1/DUTY of a core. */
 const DUTY = 20;
+/** Views taken in one refresh while commits keep overlapping the change comparison. */
+const OBSERVE_TRIES = 3;
 /** Tries of a detail read while a writer keeps the files moving. */
 const DETAIL_TRIES = 5;
 
@@ -85,23 +87,34 @@ export class SqlDatabaseSnapshot {
     const due = fresh || period || (!valid && since >= DUTY * this.refreshMs);
     if (!due) return valid ? db : undefined;
     const t0 = performance.now();
-    const r = this.pages.refresh();
-    if (r === 'busy') {
-      // A writer was mid-transaction: the previous view serves if the files still hold it.
-      this.log.debug(`sql: ${this.file}: a write was in progress; reading it later`);
-      return this.pages.stillValid() ? db : undefined;
-    }
-    if (r === 'changed') {
-      try {
-        this.changes.observe(this.pages, db, experienceTablesOf(db));
-      } catch (e) {
-        // Changed rows are extra: a failure to find them must not stop new rows.
-        if (!(e instanceof TornRead)) this.log.debug(`sql: ${this.file}: cannot compare with the previous view: ${(e as Error).message}`);
+    // A commit during the comparison (TornRead) loses nothing — the tracker keeps the last
+    // pages it compared — but under a writer that commits several times a second, waiting a
+    // whole reload period each time could starve changes for good: take a new view at once.
+    for (let attempt = 1; ; attempt++) {
+      const r = this.pages.refresh();
+      if (r === 'busy') {
+        // A writer was mid-transaction: the previous view serves if the files still hold it.
+        this.log.debug(`sql: ${this.file}: a write was in progress; reading it later`);
+        return this.pages.stillValid() ? db : undefined;
       }
+      if (r !== 'changed' || this.observe(db) || attempt >= OBSERVE_TRIES) break;
     }
     this.refreshedAt = Date.now();
     this.refreshMs = performance.now() - t0;
     return this.pages.stillValid() ? db : undefined;
+  }
+
+  /** Records the rows changed since the last view; false when a commit overlapped the comparison. */
+  private observe(db: PagedDatabase): boolean {
+    try {
+      this.changes.observe(this.pages, db, experienceTablesOf(db));
+      return true;
+    } catch (e) {
+      if (e instanceof TornRead) return false;
+      // Changed rows are extra: a failure to find them must not stop new rows.
+      this.log.debug(`sql: ${this.file}: cannot compare with the previous view: ${(e as Error).message}`);
+      return true;
+    }
   }
 
   /** Tables with the experience columns. */
