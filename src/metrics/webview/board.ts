@@ -19,6 +19,12 @@ export interface BoardHost extends CardHost {
 const VIEWPORT_DEBOUNCE_MS = 60;
 /** The observer's margin: cards this close to the window count as on screen. */
 const MARGIN_PX = 300;
+/**
+ * Cards farther than this from the window give their plot back (in window heights): the
+ * renderer's memory then follows the window, not the number of tags (a canvas costs several
+ * copies of its pixels). Wider than MARGIN_PX, so scrolling to and fro does not rebuild plots.
+ */
+const KEEP_MARGIN = '100%';
 
 export class ChartBoard {
   readonly el: HTMLElement = document.createElement('main');
@@ -28,6 +34,7 @@ export class ChartBoard {
   private readonly onScreen = new Set<string>();
   private readonly collapsed = new Set<string>(savedState()?.collapsed ?? []);
   private readonly observer: IntersectionObserver;
+  private readonly keeper: IntersectionObserver;
   private viewportTimer: number | undefined;
   /** Cards a layout added, not yet measured. */
   private readonly added: ChartCard[] = [];
@@ -35,6 +42,7 @@ export class ChartBoard {
 
   constructor(private readonly host: BoardHost) {
     this.observer = new IntersectionObserver((entries) => this.onIntersect(entries), { rootMargin: `${MARGIN_PX}px 0px` });
+    this.keeper = new IntersectionObserver((entries) => this.onFar(entries), { rootMargin: `${KEEP_MARGIN} 0px` });
     new ResizeObserver(() => this.reportViewport()).observe(this.el);
   }
 
@@ -71,6 +79,7 @@ export class ChartBoard {
     for (const [id, c] of this.cards) {
       if (ids.has(id)) continue;
       this.observer.unobserve(c.el);
+      this.keeper.unobserve(c.el);
       c.destroyPlot();
       c.el.remove();
       this.cards.delete(id);
@@ -87,6 +96,7 @@ export class ChartBoard {
         const d = this.data.get(spec.id);
         if (d) card.setData(d);
         this.observer.observe(card.el);
+        this.keeper.observe(card.el);
       } else card.setSpec(spec);
       const grid = section.querySelector('.grid')!;
       if (card.el.parentElement !== grid) grid.append(card.el);
@@ -157,7 +167,11 @@ export class ChartBoard {
     this.reportViewport();
   }
 
-  /** Tells the host plot widths and which charts are on screen (debounced; at once after a layout added cards). */
+  private onFar(entries: IntersectionObserverEntry[]): void {
+    for (const e of entries) if (!e.isIntersecting) this.cards.get((e.target as HTMLElement).dataset.chart!)?.release();
+  }
+
+    /** Tells the host plot widths and which charts are on screen (debounced; at once after a layout added cards). */
   reportViewport(): void {
     if (this.added.length) {
       this.measure();

@@ -117,8 +117,18 @@ export class ChartCard {
   }
 
   destroyPlot(): void {
-    this.plot?.destroy();
+    if (!this.plot) return;
+    // A zero-sized canvas gives its pixels back now, not when the element is collected.
+    this.plot.ctx.canvas.width = this.plot.ctx.canvas.height = 0;
+    this.plot.destroy();
     this.plot = undefined;
+  }
+
+  /** Far off screen: the plot goes (its pixels cost the renderer several copies); the data stays, to draw again on return. */
+  release(): void {
+    if (!this.plot) return;
+    this.destroyPlot();
+    this.dirty = true;
   }
 
   /** Draws the current data (called from requestAnimationFrame). */
