@@ -1,4 +1,4 @@
-// `npm run bench -- open-run [--steps N] [--trials N] [--skip-tb] [--full-stream]`
+// `npm run bench -- open-run [--steps N] [--trials N] [--skip-tb] [--full-stream] [--viewport WxH]`
 //
 // Opening a finished run: a Trinity job dir whose one monitor writer (tensorboardX) logged
 // 50 tags × 100 000 steps = 5 M scalars, all tags interleaved per step (generated once,
@@ -18,6 +18,8 @@
 //         raw figure is printed beside it).
 //   peer: TensorBoard 2.21 with its Rust data server (tensorboard-peer.ts), process start until
 //         every tag's full series has been served by its HTTP API; RSS of its process tree.
+// --viewport WxH: a window shorter than the board pages down one screen whenever the cards on
+// screen are complete (all tags drawn = the last screen's). Default: all 50 cards on screen.
 // OPENRUN_TRACE=1 prints a timeline (messages both ways, frame arrivals, draws, RSS every 100 ms);
 // OPENRUN_TRACE=memory adds the renderer's memory by Chromium allocator (memory-infra dump).
 // Ends with: BENCH open-run all_tags_ms=… rss_mb_total=… tb_all_tags_ms=… tb_rss_mb=… ratio=…
@@ -46,6 +48,8 @@ const writers = path.join(repoRoot, 'test', 'fixtures', 'relay', 'writers.py');
 const strings = Object.fromEntries(UI_STRING_KEYS.map((k) => [k, k])) as UiStrings;
 /** Tall enough that all 50 cards (5 groups of 10, 4 columns) are on screen. */
 const VIEWPORT = { width: 1920, height: 4600 };
+/** The ids of the cards that intersect the window (evaluated in the page). */
+const ON_SCREEN = `[...document.querySelectorAll('.card')].filter((c) => { const r = c.getBoundingClientRect(); return r.height > 0 && r.bottom > 0 && r.top < window.innerHeight; }).map((c) => c.dataset.chart)`;
 
 /** The cached job dir: <job>/monitor/tensorboard/trainer/events.out.tfevents.… (Trinity's layout). */
 function jobDir(steps: number): string {
@@ -88,6 +92,8 @@ interface OursResult {
   heapMb: number;
   updates: number;
   framesPosted: number;
+  /** Screens scrolled down (a window shorter than the board). */
+  scrolls: number;
 }
 
 /** RSS (MB) of a fresh node that has loaded the host side's modules, as the extension host would. */
@@ -99,7 +105,7 @@ function hostModulesRssMb(): number {
   return Number(r.stdout.trim()) / 1024 / 1024;
 }
 
-async function runOurs(job: string, o: { steps: number; timeoutMs: number; fullStream: boolean }): Promise<OursResult> {
+async function runOurs(job: string, o: { steps: number; timeoutMs: number; fullStream: boolean; viewport: { width: number; height: number } }): Promise<OursResult> {
   const hostBase = hostModulesRssMb();
   const storeDir = fs.mkdtempSync(path.join(cacheDir, 'store-'));
   // As the extension's host: a persisting store with its default memory bound, flushed every 2 s.
@@ -120,8 +126,8 @@ async function runOurs(job: string, o: { steps: number; timeoutMs: number; fullS
     if (v.type === 'viewport') note(`viewport report (${v.visible?.length} visible)`);
     ctl.receive(m);
   };
-  const wp = await openWebviewPage({ browser, onMessage: fromPage, viewport: VIEWPORT });
-  ctl.tap((m) => note(`post ${m.type}${m.type === 'update' ? ` ${m.frames.length} frames` : ''}`));
+  const wp = await openWebviewPage({ browser, onMessage: fromPage, viewport: o.viewport });
+  if (process.env.OPENRUN_TRACE) ctl.tap((m) => note(`post ${m.type}${m.type === 'update' ? ` ${m.frames.length} frames` : ''} ${(JSON.stringify(m).length / 1e6).toFixed(2)} MB`));
   post = (m) => void wp.post(m).catch(() => undefined);
   let relay: Awaited<ReturnType<typeof startRelay>> | undefined;
   try {
@@ -132,6 +138,7 @@ async function runOurs(job: string, o: { steps: number; timeoutMs: number; fullS
     const candidates = descendantsMatching(process.pid, '--type=renderer').filter((p) => !descendantsMatching(process.pid, '--top-chrome-webui').includes(p));
     const renderers = [await busiest(candidates, () => wp.page.evaluate('(() => { const t = Date.now(); while (Date.now() - t < 400); })()'))];
     const idle = { renderer: renderers.reduce((a, p) => a + rssMbOf(p), 0), host: rssMbOf(process.pid) };
+    if (process.env.OPENRUN_TRACE === 'memory') console.log(`idle: ${await rendererDump(wp.page, renderers[0])}`);
     const tSpawn = Date.now();
     relay = await startRelay(['--job-dir', job]);
     const rss = sampleRss([
@@ -163,8 +170,20 @@ async function runOurs(job: string, o: { steps: number; timeoutMs: number; fullS
     const arrivals: FrameArrival[] = [];
     let firstDraw = 0;
     const deadline = tConnect + o.timeoutMs;
+    // A window shorter than the board: scroll one screen down whenever every card on screen
+    // is complete, as a user paging through the charts as fast as they draw.
+    const scrolling = o.viewport.height < VIEWPORT.height;
+    let scrolls = 0;
     while (complete.size < TAGS && Date.now() < deadline) {
-      await sleep(100);
+      await sleep(scrolling ? 20 : 100);
+      if (scrolling && complete.size > 0) {
+        const shown = (await wp.page.evaluate(ON_SCREEN)) as string[];
+        if (shown.length && shown.every((id) => complete.has(id))) {
+          await wp.page.evaluate('window.scrollBy(0, window.innerHeight)');
+          scrolls++;
+          note(`scrolled one screen (${complete.size} complete)`);
+        }
+      }
       const mu = process.memoryUsage();
       const mb = (n: number) => (n / 1048576).toFixed(0);
       note(`RSS renderer ${renderers.reduce((a, p) => a + rssMbOf(p), 0).toFixed(0)} MB, relay ${rssMbOf(relayPid).toFixed(0)} MB, bench ${mb(mu.rss)} MB (JS heap ${mb(mu.heapUsed)} of ${mb(mu.heapTotal)}, array buffers ${mb(mu.arrayBuffers)})`);
@@ -228,6 +247,7 @@ async function runOurs(job: string, o: { steps: number; timeoutMs: number; fullS
       gridsCovering: covered,
       updates: ctl.sent.updates,
       framesPosted: ctl.sent.frames,
+      scrolls,
     };
   } finally {
     clearInterval(flush);
@@ -269,6 +289,12 @@ function oursInChild(job: string, steps: number): OursResult {
   return JSON.parse(line.slice('RESULT '.length)) as OursResult;
 }
 
+function parseViewport(v: string): { width: number; height: number } {
+  const m = /^(\d+)x(\d+)$/.exec(v);
+  if (!m) throw new Error(`--viewport WIDTHxHEIGHT, not '${v}'`);
+  return { width: Number(m[1]), height: Number(m[2]) };
+}
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function main(): Promise<void> {
@@ -279,13 +305,14 @@ async function main(): Promise<void> {
       'skip-tb': { type: 'boolean', default: false },
       'full-stream': { type: 'boolean', default: false },
       'ours-child': { type: 'string' },
+      viewport: { type: 'string', default: `${VIEWPORT.width}x${VIEWPORT.height}` },
     },
   });
   const steps = Number(values.steps);
   if (values['ours-child']) {
     // One trial of ours in a fresh process: its RSS is the host side's alone, not what the
     // previous trials (or the peer's HTTP bodies) left in this process's heap.
-    process.stdout.write(`RESULT ${JSON.stringify(await runOurs(values['ours-child'], { steps, timeoutMs: 180_000, fullStream: values['full-stream'] }))}\n`);
+    process.stdout.write(`RESULT ${JSON.stringify(await runOurs(values['ours-child'], { steps, timeoutMs: 180_000, fullStream: values['full-stream'], viewport: parseViewport(values.viewport!) }))}\n`);
     return;
   }
   const trials = Number(values.trials);
@@ -303,7 +330,7 @@ async function main(): Promise<void> {
       `ours  all tags drawn ${r.allTagsMs} ms after connect (${r.fromSpawnMs} ms after relay spawn) · first chart drew at ${r.firstDrawMs} ms, first complete at ${r.firstCompleteMs} ms · ` +
         `client held all points at ${r.receivedMs} ms · RSS peak ${r.rssMb.toFixed(0)} MB (relay ${r.parts.relay?.toFixed(0)}, host ${r.parts.host?.toFixed(0)}, renderer ${r.parts.renderer?.toFixed(0)}; page JS heap ${r.heapMb.toFixed(0)} MB; before connecting: renderer ${r.idle.renderer.toFixed(0)}, host ${r.hostBase.toFixed(0)}; bench process raw ${r.parts.bench?.toFixed(0)}, ${r.idle.host.toFixed(0)} before connecting) · ` +
         `CPU s relay ${r.cpu.relay.toFixed(1)}, host ${r.cpu.host.toFixed(1)}, renderer ${r.cpu.renderer.toFixed(1)} · ` +
-        `${r.updates} updates, ${r.framesPosted} frames posted; drawn grids spanning every step: ${r.gridsCovering} of ${r.gridsChecked} checked (${TAGS} charts)`,
+        `${r.updates} updates, ${r.framesPosted} frames posted, ${r.scrolls} screens scrolled; drawn grids spanning every step: ${r.gridsCovering} of ${r.gridsChecked} checked (${TAGS} charts)`,
     );
     if (values['skip-tb']) continue;
     await sleep(1000);

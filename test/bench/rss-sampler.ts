@@ -1,9 +1,9 @@
-// Peak resident memory of a set of processes, sampled every 50 ms from a worker thread: the
+// Peak resident memory of a set of processes, sampled every 50 ms from a process of its own: the
 // bench's own event loop is busy ingesting while it measures, and a sampler on it would miss
 // the peaks. Also CPU time per process. Linux only (/proc). Used by the open-run bench for both
 // sides of the comparison.
 import * as fs from 'node:fs';
-import { Worker } from 'node:worker_threads';
+import { spawn } from 'node:child_process';
 
 export interface RssTargets {
   /** These processes alone. */
@@ -86,10 +86,11 @@ export async function busiest(pids: number[], work: () => Promise<unknown>): Pro
   return best;
 }
 
-const WORKER = `
-const { parentPort, workerData } = require('node:worker_threads');
-const { rssMbOf, descendants } = require(workerData.self);
-const groups = workerData.groups;
+// The sampler is a process of its own (not a worker thread): a thread's isolate would count in
+// the bench process's RSS, which stands for the extension host's.
+const SAMPLER = `
+const { rssMbOf, descendants } = require(process.argv[1]);
+const groups = JSON.parse(process.argv[2]);
 const peak = { total: 0, parts: {}, samples: 0 };
 let treeCache = {}; let treeAt = 0;
 const timer = setInterval(() => {
@@ -106,23 +107,25 @@ const timer = setInterval(() => {
   peak.total = Math.max(peak.total, total);
   peak.samples++;
 }, 50);
-parentPort.on('message', () => { clearInterval(timer); parentPort.postMessage(peak); });
+process.on('message', () => { clearInterval(timer); process.send(peak, () => process.exit(0)); });
+process.on('disconnect', () => process.exit(0));
 `;
 
 /** Starts sampling; `stop()` resolves with the peaks. */
 export function sampleRss(groups: (RssTargets & { label: string })[]): { stop(): Promise<RssPeak> } {
-  const w = new Worker(WORKER, { eval: true, workerData: { self: __filename, groups } });
+  const p = spawn(process.execPath, ['-e', SAMPLER, __filename, JSON.stringify(groups)], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   let result: Promise<RssPeak> | undefined;
   return {
     // Idempotent: a second call gets the same peaks.
     stop: () =>
       (result ??= new Promise((resolve, reject) => {
-        w.once('message', (p: { total: number; parts: Record<string, number>; samples: number }) => {
-          void w.terminate();
-          resolve({ totalMb: p.total, partsMb: p.parts, samples: p.samples });
+        p.once('message', (m) => {
+          const r = m as { total: number; parts: Record<string, number>; samples: number };
+          resolve({ totalMb: r.total, partsMb: r.parts, samples: r.samples });
         });
-        w.once('error', reject);
-        w.postMessage('stop');
+        p.once('error', reject);
+        p.once('exit', (code) => reject(new Error(`the RSS sampler exited (${code}) before it reported`)));
+        p.send('stop');
       })),
   };
 }
