@@ -118,7 +118,7 @@ export function runAgentRules(ctx: RuleContext): void {
       code: 'agent.gpu-budget',
       message: l10n.t('With `--backbone trinity`, rollout takes {0} GPUs (n_vllm_engine × tensor_model_parallel_size) of {1}, leaving none for training.', engines * tp, nodes * gpn),
       path: v.has(`${root}.rollout.n_vllm_engine`) ? `${root}.rollout.n_vllm_engine` : `${root}.rollout.tensor_model_parallel_size`,
-      related: [`${root}.trainer_common.nnodes`, `${root}.trainer_common.n_gpus_per_node`].map((p) => ({ path: p, message: l10n.t('`{0}`', p) })),
+      related: [`${root}.trainer_common.nnodes`, `${root}.trainer_common.n_gpus_per_node`].map((p) => ({ path: p, message: verbatim(`\`${p}\``) })),
     });
   }
   const mml = v.num(`${root}.rollout.max_model_len`);
@@ -130,7 +130,7 @@ export function runAgentRules(ctx: RuleContext): void {
       code: 'agent.length',
       message: l10n.t('`rollout.max_model_len` ({0}) is below `data.max_prompt_length` + `data.max_response_length` ({1} + {2}).', mml, mpl, mrl),
       path: v.has(`${root}.rollout.max_model_len`) ? `${root}.rollout.max_model_len` : `${root}.data.max_response_length`,
-      related: [`${root}.data.max_prompt_length`, `${root}.data.max_response_length`].map((p) => ({ path: p, message: l10n.t('`{0}`', p) })),
+      related: [`${root}.data.max_prompt_length`, `${root}.data.max_response_length`].map((p) => ({ path: p, message: verbatim(`\`${p}\``) })),
     });
   }
   legacyAgentKeys(ctx, root);

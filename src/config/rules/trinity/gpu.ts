@@ -68,7 +68,7 @@ function rolloutKey(v: ConfigView): string {
 }
 
 function relatedOf(v: ConfigView, keys: string[]) {
-  return keys.map((k) => ({ path: k, message: l10n.t('`{0}` = {1}', k, String(v.get(k))) }));
+  return keys.map((k) => ({ path: k, message: verbatim(`\`${k}\` = ${String(v.get(k))}`) }));
 }
 
 function engineFix(ctx: RuleContext, b: Budget, maxExplorer: number) {

@@ -1,6 +1,6 @@
 // ModelConfigValidator._check_model_len: prompt + response must fit in max_model_len, and
 // max_model_len must be set or derivable from both limits.
-import { l10n } from '../../core/l10n-text';
+import { l10n, verbatim } from '../../core/l10n-text';
 import { report, setValueFix, type Rule } from '../context';
 
 export const lengthRule: Rule = {
@@ -19,8 +19,8 @@ export const lengthRule: Rule = {
         message: l10n.t('`max_prompt_tokens` + `max_response_tokens` ({0} + {1}) exceeds `max_model_len` ({2}).', mpt, mrt, mml),
         path: 'model.max_model_len',
         related: [
-          { path: 'model.max_prompt_tokens', message: l10n.t('max_prompt_tokens = {0}', mpt) },
-          { path: 'model.max_response_tokens', message: l10n.t('max_response_tokens = {0}', mrt) },
+          { path: 'model.max_prompt_tokens', message: verbatim(`max_prompt_tokens = ${mpt}`) },
+          { path: 'model.max_response_tokens', message: verbatim(`max_response_tokens = ${mrt}`) },
         ],
         fixes: fix ? [fix] : undefined,
       });

@@ -1,6 +1,6 @@
 // SynchronizerConfigValidator and IntervalConfigValidator: sync_interval > 0, eval_interval
 // rounded to a multiple of it, and NCCL replaced where it cannot work.
-import { l10n } from '../../core/l10n-text';
+import { l10n, verbatim } from '../../core/l10n-text';
 import { enumValue } from '../../schema/coerce';
 import { report, setValueFix, type Rule } from '../context';
 import { algorithmOf, isSftOrDpo, modeOf } from './common';
@@ -35,7 +35,7 @@ export const syncRule: Rule = {
         code: 'trinity.sync.eval-interval-rounded',
         message: l10n.t('`eval_interval` ({0}) is not a multiple of `sync_interval` ({1}); Trinity uses {2}.', evalInterval, sync, rounded),
         path: v.has('explorer.eval_interval') ? 'explorer.eval_interval' : 'synchronizer.sync_interval',
-        related: [{ path: 'synchronizer.sync_interval', message: l10n.t('sync_interval = {0}', sync) }],
+        related: [{ path: 'synchronizer.sync_interval', message: verbatim(`sync_interval = ${sync}`) }],
         fixes: fix ? [fix] : undefined,
       });
     }
@@ -44,7 +44,7 @@ export const syncRule: Rule = {
     if (method === 'nccl' && v.has('synchronizer.sync_method') && mode) {
       const to = mode === 'colocate' ? 'memory' : ['train', 'explore', 'bench', 'serve'].includes(mode) || v.get('model.lora_configs') ? 'checkpoint' : undefined;
       if (to) {
-        const why = mode === 'colocate' ? l10n.t('colocate mode') : v.get('model.lora_configs') && !['train', 'explore', 'bench', 'serve'].includes(mode) ? l10n.t('LoRA') : l10n.t('`{0}` mode', mode);
+        const why = mode === 'colocate' ? l10n.t('colocate mode') : v.get('model.lora_configs') && !['train', 'explore', 'bench', 'serve'].includes(mode) ? verbatim('LoRA') : l10n.t('`{0}` mode', mode);
         const fix = setValueFix(ctx, 'synchronizer.sync_method', to, l10n.t('Set sync_method to {0}', to));
         report(ctx, {
           severity: 'info',
