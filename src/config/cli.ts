@@ -10,6 +10,8 @@ import { EngineChecker, readConfigText, toCheckDiagnostics } from './engine/chec
 import { ConfigIndex } from './engine/crossfile';
 import type { Analysis } from './engine/engine';
 import { KIND_LABEL } from './core/kind-label';
+import { useLanguage } from './core/l10n-bundle';
+import { l10n, render } from './core/l10n-text';
 import { TRINITY_VERSIONS } from './schema/schemas';
 import { CLI_SKIP_DIRS, walkFiles } from './workspace/walk';
 
@@ -36,6 +38,7 @@ Options:
   --env NAME=VALUE           Environment for \${oc.env:…} interpolations (repeatable)
   --no-paths                 Do not check that local paths exist
   --quiet                    Text format: errors only
+  --lang en|zh-cn            Language of the messages (default: en)
   -h, --help                 Show this help
 
 Exit status: 0 no errors, 1 errors found, 2 usage or I/O error.
@@ -158,6 +161,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
         env: { type: 'string', multiple: true },
         'no-paths': { type: 'boolean', default: false },
         quiet: { type: 'boolean', default: false },
+        lang: { type: 'string', default: 'en' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     }));
@@ -179,6 +183,12 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
     io.stderr(`agentrl check: --kind must be auto, trinity, astuner or ajet (got '${kind}')\n`);
     return 2;
   }
+  const locale = String(values.lang).toLowerCase();
+  if (locale !== 'en' && locale !== 'zh-cn') {
+    io.stderr(`agentrl check: --lang must be en or zh-cn (got '${locale}')\n`);
+    return 2;
+  }
+  const lang = useLanguage(locale);
   const tv = values['trinity-version'] as string | undefined;
   if (tv && !/^\d+\.\d+(\.\d+)?/.test(tv)) {
     io.stderr(`agentrl check: --trinity-version must look like 0.5.2 (got '${tv}')\n`);
@@ -225,12 +235,12 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
       continue;
     }
     if ('binary' in r) {
-      results.push({ file: shown, kind: null, diagnostics: [{ severity: kind === 'auto' ? 'warning' : 'error', code: 'input.binary', message: 'Binary content: not a YAML text file.', path: '', range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } } }] });
+      results.push({ file: shown, kind: null, diagnostics: [{ severity: kind === 'auto' ? 'warning' : 'error', code: 'input.binary', message: render(l10n.t('Binary content: not a YAML text file.'), lang), path: '', range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } } }] });
       continue;
     }
     texts.set(f, r.text);
     const a = checker.analyzeText(f, r.text);
-    results.push({ file: shown, kind: a.kind, diagnostics: toCheckDiagnostics(a), analysis: a });
+    results.push({ file: shown, kind: a.kind, diagnostics: toCheckDiagnostics(a, lang), analysis: a });
   }
   // second pass: explorer/trainer halves of one job must agree
   const index = new ConfigIndex();
@@ -243,7 +253,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
     if (!facts || !index.peersOf(facts).length) continue;
     const a = checker.analyzeText(facts.file, texts.get(facts.file)!, { peers: index });
     r.analysis = a;
-    r.diagnostics = toCheckDiagnostics(a);
+    r.diagnostics = toCheckDiagnostics(a, lang);
   }
   if (format === 'json') {
     io.stdout(JSON.stringify(results.map((r) => ({ file: r.file, kind: r.kind, diagnostics: r.diagnostics }))) + '\n');

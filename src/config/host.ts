@@ -65,7 +65,8 @@ export async function startConfigClient(context: vscode.ExtensionContext, log: L
     ],
     // configurationSection only makes changes known; the server pulls per folder
     synchronize: { configurationSection: 'agentrl.config', fileEvents: watcher },
-    initializationOptions: { locale: vscode.env.language },
+    // the server renders diagnostics with VS Code's bundle for the display language (undefined: English)
+    initializationOptions: { locale: vscode.env.language, l10nBundle: vscode.l10n.bundle },
     middleware: {
       workspace: {
         configuration: async (params, token, next) => {

@@ -50,6 +50,14 @@ test('every l10n.t() message in src/ has a zh-cn translation', () => {
   assert.equal(missing.length, 0, `untranslated strings:\n${missing.join('\n')}`);
 });
 
+test('every zh-cn bundle entry has the placeholders of its English key, as many times', () => {
+  const count = (s: string) => (s.match(/\{\d+\}/g) ?? []).sort().join(' ');
+  const bundle = read('l10n/bundle.l10n.zh-cn.json') as Record<string, string>;
+  const wrong = Object.entries(bundle).filter(([en, zh]) => count(en) !== count(zh));
+  assert.deepEqual(wrong, [], 'a translation drops or adds a {n} placeholder');
+  assert.notEqual(count('{1} of {0}'), count('{0} of {0}'), 'the comparison can fail');
+});
+
 test('every zh-cn bundle entry is still an l10n.t() message in src/ (no stale translations)', () => {
   const used = new Set(l10nMessages(readTree(repoRoot, 'src')).map((m) => m.message));
   const stale = Object.keys(read('l10n/bundle.l10n.zh-cn.json')).filter((k) => !used.has(k));

@@ -1,17 +1,10 @@
-// What analysis produces: findings with spans (offsets) in the analysed text, English and
-// Chinese messages, related locations and quick fixes. Converted to LSP diagnostics by the
+// What analysis produces: findings with spans (offsets) in the analysed text, messages as
+// deferred l10n text (./l10n-text.ts), related locations and quick fixes. Converted to LSP diagnostics by the
 // server and to the `agentrl check` JSON shape by engine/checker.ts.
 import type { Range, Severity } from '../../shared/config-api';
+import { render, type Text } from './l10n-text';
 import { remembered } from './remember';
 import type { Span } from '../yaml/tree';
-
-/** A message in both languages we ship. */
-export interface Msg {
-  en: string;
-  zh: string;
-}
-
-export const msg = (en: string, zh: string): Msg => ({ en, zh });
 
 export interface Edit {
   span: Span;
@@ -19,13 +12,13 @@ export interface Edit {
 }
 
 export interface Fix {
-  title: Msg;
+  title: Text;
   edits: Edit[];
   preferred?: boolean;
 }
 
 export interface Related {
-  message: Msg;
+  message: Text;
   /** In this document. */
   span?: Span;
   /** In another file (cross-file findings). */
@@ -37,7 +30,7 @@ export interface Finding {
   severity: Severity;
   /** Stable id, e.g. `schema.unknown-key`, `trinity.batch.divisible`. */
   code: string;
-  message: Msg;
+  message: Text;
   /** Dotted path of the offending key. */
   path: string;
   span: Span;
@@ -51,7 +44,7 @@ export class FindingSink {
   readonly items: Finding[] = [];
   private seen = new Set<string>();
   add(f: Finding): void {
-    const key = `${f.code}|${f.span.start}|${f.span.end}|${f.message.en}`;
+    const key = `${f.code}|${f.span.start}|${f.span.end}|${render(f.message)}`;
     if (this.seen.has(key)) return;
     this.seen.add(key);
     this.items.push(f);

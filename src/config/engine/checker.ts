@@ -7,7 +7,7 @@ import type { CheckDiagnostic, CheckResult, ConfigChecker, ConfigKind } from '..
 import { analyze, type Analysis, type EngineOptions } from './engine';
 import { clearFsCache } from '../core/fscache';
 import { isBinary } from '../yaml/limits';
-import { msg } from '../core/findings';
+import { ENGLISH, l10n, render, type Lang } from '../core/l10n-text';
 import { compareVersions } from '../core/versions';
 import { LATEST_TRINITY, TRINITY_VERSIONS } from '../schema/schemas';
 import type { VersionSource } from '../schema/version-findings';
@@ -29,9 +29,9 @@ export interface CheckerOptions {
   checkPaths?: boolean;
 }
 
-/** Findings in the `agentrl check --format json` / CheckResult shape (English messages). */
-export function toCheckDiagnostics(a: Analysis): CheckDiagnostic[] {
-  return a.findings.map((f) => ({ severity: f.severity, code: f.code, message: f.message.en, path: f.path, range: a.lines.range(f.span) }));
+/** Findings in the `agentrl check --format json` / CheckResult shape (English unless the CLI's --lang says otherwise). */
+export function toCheckDiagnostics(a: Analysis, lang: Lang = ENGLISH): CheckDiagnostic[] {
+  return a.findings.map((f) => ({ severity: f.severity, code: f.code, message: render(f.message, lang), path: f.path, range: a.lines.range(f.span) }));
 }
 
 /** Reads a config file as text, or explains why it cannot be analysed. */
@@ -65,7 +65,7 @@ export class EngineChecker implements ConfigChecker {
     this.roots = (opts.roots?.length ? opts.roots : [process.cwd()]).map((r) => path.resolve(r));
     const t = targetTrinityVersion(opts.trinityVersion, this.roots);
     this.trinityVersion = t.version;
-    this.trinityVersionSource = t.source === 'setting' ? opts.trinityVersionSource : t.source === 'installed' ? msg(`installed: ${t.detail}`, `已安装：${t.detail}`) : undefined;
+    this.trinityVersionSource = t.source === 'setting' ? opts.trinityVersionSource : t.source === 'installed' ? l10n.t('installed: {0}', t.detail) : undefined;
   }
 
   engineOptions(): EngineOptions {

@@ -4,7 +4,8 @@
 // compared here; a disagreement is reported in each file, linking the other.
 import * as path from 'path';
 import type { Range } from '../../shared/config-api';
-import { msg, type Finding } from '../core/findings';
+import { type Finding } from '../core/findings';
+import { l10n, type Text, verbatim } from '../core/l10n-text';
 import type { ConfigView } from '../rules/view';
 import { enumValue } from '../schema/coerce';
 import type { LineIndex } from '../core/text';
@@ -24,16 +25,16 @@ export interface JobFacts {
   facts: Map<string, Fact>;
 }
 
-const LABELS: Record<string, { en: string; zh: string }> = {
-  'model.model_path': { en: 'model path', zh: '模型路径' },
-  'model.max_model_len': { en: 'max_model_len', zh: 'max_model_len' },
-  'model.max_prompt_tokens': { en: 'max_prompt_tokens', zh: 'max_prompt_tokens' },
-  'model.max_response_tokens': { en: 'max_response_tokens', zh: 'max_response_tokens' },
-  checkpoint_root_dir: { en: 'checkpoint root', zh: '检查点根目录' },
-  'buffer.trainer_input.experience_buffer.name': { en: 'experience buffer name', zh: '经验缓冲区名称' },
-  'buffer.trainer_input.experience_buffer.storage_type': { en: 'experience buffer storage', zh: '经验缓冲区存储' },
-  'algorithm.algorithm_type': { en: 'algorithm', zh: '算法' },
-  'synchronizer.sync_method': { en: 'sync method', zh: '同步方式' },
+const LABELS: Record<string, Text> = {
+  'model.model_path': l10n.t('model path'),
+  'model.max_model_len': verbatim('max_model_len'),
+  'model.max_prompt_tokens': verbatim('max_prompt_tokens'),
+  'model.max_response_tokens': verbatim('max_response_tokens'),
+  checkpoint_root_dir: l10n.t('checkpoint root'),
+  'buffer.trainer_input.experience_buffer.name': l10n.t('experience buffer name'),
+  'buffer.trainer_input.experience_buffer.storage_type': l10n.t('experience buffer storage'),
+  'algorithm.algorithm_type': l10n.t('algorithm'),
+  'synchronizer.sync_method': l10n.t('sync method'),
 };
 
 const SYNC = { values: ['nccl', 'checkpoint', 'memory'], aliases: { online: 'nccl', offline: 'checkpoint' }, caseInsensitive: true };
@@ -105,22 +106,19 @@ export class ConfigIndex {
 export function crossFileFindings(self: JobFacts, view: ConfigView, peers: JobFacts[]): Finding[] {
   const out: Finding[] = [];
   for (const peer of peers) {
-    const role = peer.mode === 'train' ? msg('trainer', '训练器') : msg('explorer', '探索器');
+    const role = peer.mode === 'train' ? l10n.t('trainer') : l10n.t('explorer');
     const base = path.basename(peer.file);
     for (const [p, mine] of self.facts) {
       const theirs = peer.facts.get(p);
       if (!theirs || theirs.value === mine.value) continue;
-      const label = LABELS[p] ?? { en: p, zh: p };
+      const label = LABELS[p] ?? verbatim(p);
       out.push({
         severity: 'warning',
         code: 'crossfile.mismatch',
-        message: msg(
-          `The ${label.en} differs from the ${role.en} config \`${base}\` of job '${self.job}': \`${mine.value}\` here, \`${theirs.value}\` there. Both halves of a decoupled job must agree.`,
-          `${label.zh}与作业 '${self.job}' 的${role.zh}配置 \`${base}\` 不一致：此处为 \`${mine.value}\`，那里为 \`${theirs.value}\`。解耦作业的两部分必须一致。`,
-        ),
+        message: l10n.t("The {0} differs from the {1} config `{2}` of job '{3}': `{4}` here, `{5}` there. Both halves of a decoupled job must agree.", label, role, base, self.job, mine.value, theirs.value),
         path: view.where(p),
         span: view.keySpan(p),
-        related: [{ message: msg(`${label.en} in ${base}: ${theirs.value}`, `${base} 中的${label.zh}：${theirs.value}`), file: peer.file, range: theirs.range }],
+        related: [{ message: l10n.t('{0} in {1}: {2}', label, base, theirs.value), file: peer.file, range: theirs.range }],
       });
     }
   }

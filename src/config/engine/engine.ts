@@ -4,7 +4,8 @@
 import type { ConfigKind } from '../../shared/config-api';
 import { ConfigIndex, crossFileFindings, extractFacts, type JobFacts } from './crossfile';
 import { detectKind, type Detection } from '../core/detect-kind';
-import { FindingSink, msg, type Finding } from '../core/findings';
+import { FindingSink, type Finding } from '../core/findings';
+import { l10n, verbatim } from '../core/l10n-text';
 import { resolveInterpolations, type Resolution } from '../interp/resolve';
 import { ConfigView, trinityViews } from '../rules/view';
 import { runAgentRules } from '../rules/agent/rules';
@@ -85,10 +86,10 @@ export interface Analysis {
 }
 
 const LIMIT_MSG = {
-  'input.too-large': msg('File too large to analyse', '文件过大，无法分析'),
-  'input.binary': msg('Binary content: not a YAML text file', '二进制内容：不是 YAML 文本文件'),
-  'input.too-deep': msg('Nested too deeply to analyse safely', '嵌套过深，无法安全分析'),
-  'input.alias-expansion': msg('Aliases expand beyond the safe limit (an alias bomb?)', '别名展开超出安全上限（别名炸弹？）'),
+  'input.too-large': (detail: string) => l10n.t('File too large to analyse: {0}.', detail),
+  'input.binary': (detail: string) => l10n.t('Binary content: not a YAML text file: {0}.', detail),
+  'input.too-deep': (detail: string) => l10n.t('Nested too deeply to analyse safely: {0}.', detail),
+  'input.alias-expansion': (detail: string) => l10n.t('Aliases expand beyond the safe limit (an alias bomb?): {0}.', detail),
 };
 
 export function analyze(text: string, file: string | undefined, opts: EngineOptions = {}): Analysis {
@@ -119,11 +120,10 @@ export function analyze(text: string, file: string | undefined, opts: EngineOpti
 
   if (parse.limit) {
     const forced = detection.by !== 'content' && detection.by !== 'none';
-    const m = LIMIT_MSG[parse.limit.code];
     sink.add({
       severity: forced || kind ? 'error' : 'warning',
       code: parse.limit.code,
-      message: msg(`${m.en}: ${parse.limit.detail}.`, `${m.zh}：${parse.limit.detail}。`),
+      message: LIMIT_MSG[parse.limit.code](parse.limit.detail),
       path: '',
       span: { start: parse.limit.offset, end: Math.min(text.length, parse.limit.offset + 1) },
     });
@@ -136,7 +136,7 @@ export function analyze(text: string, file: string | undefined, opts: EngineOpti
     return result;
   }
 
-  for (const p of parse.problems) sink.add({ severity: p.severity, code: p.code, message: msg(p.message, p.message), path: '', span: p.span });
+  for (const p of parse.problems) sink.add({ severity: p.severity, code: p.code, message: verbatim(p.message), path: '', span: p.span });
   const contentDocs = parse.docs.filter((d) => d.root !== undefined);
   if (contentDocs.length > 1) {
     const second = contentDocs[1];
@@ -144,7 +144,7 @@ export function analyze(text: string, file: string | undefined, opts: EngineOpti
     sink.add({
       severity: 'error',
       code: 'yaml.multiple-documents',
-      message: msg(`This file has ${contentDocs.length} YAML documents; ${kind === 'trinity' ? 'Trinity-RFT (OmegaConf.load)' : 'the launcher'} reads exactly one.`, `此文件包含 ${contentDocs.length} 个 YAML 文档；${kind === 'trinity' ? 'Trinity-RFT（OmegaConf.load）' : '启动器'}只读取一个。`),
+      message: l10n.t('This file has {0} YAML documents; {1} reads exactly one.', contentDocs.length, kind === 'trinity' ? l10n.t('Trinity-RFT (OmegaConf.load)') : l10n.t('the launcher')),
       path: '',
       span: at,
     });
@@ -154,7 +154,7 @@ export function analyze(text: string, file: string | undefined, opts: EngineOpti
     const root = doc.root;
     const d = root ? deref(root, 0).node : undefined;
     if (root && d && d.kind !== 'map') {
-      sink.add({ severity: 'error', code: 'schema.type', message: msg('A config must be a mapping of keys at the top level.', '配置的顶层必须是键值映射。'), path: '', span: root.span });
+      sink.add({ severity: 'error', code: 'schema.type', message: l10n.t('A config must be a mapping of keys at the top level.'), path: '', span: root.span });
       result.docs.push({ root, resolution: { sites: [], values: new Map(), unknown: new Set(), resolved: undefined }, sites: [] });
       continue;
     }
@@ -209,11 +209,11 @@ function versionInForce(detection: Detection, opts: EngineOptions): TrinityVersi
 function sourcePhrase(t: TrinityVersionInForce): VersionSource {
   switch (t.source) {
     case 'pin':
-      return msg(`pinned in ${t.from}`, `固定于 ${t.from}`);
+      return l10n.t('pinned in {0}', t.from);
     case 'installed':
-      return msg(`installed in ${t.from}`, `安装于 ${t.from}`);
+      return l10n.t('installed in {0}', t.from);
     case 'modeline':
-      return msg(`# agentrl: trinity@${t.version}`, `# agentrl: trinity@${t.version}`);
+      return verbatim(`# agentrl: trinity@${t.version}`);
     case 'setting':
       return t.from === 'option' ? undefined : 'agentrl.config.trinityVersion';
     default:
@@ -232,13 +232,13 @@ function placeholderFinding(text: string, parse: ParseResult, sink: FindingSink)
   sink.add({
     severity: broken ? 'error' : 'warning',
     code: 'input.template-placeholder',
-    message: msg(
-      `Template placeholder: render this file first. It has ${found.length} unfilled \`{{…}}\` value${found.length > 1 ? 's' : ''} (${list}); checks run on the rendered config.`,
-      `模板占位符：请先渲染此文件。其中有 ${found.length} 个未填写的 \`{{…}}\` 值（${list}）；检查针对渲染后的配置进行。`,
-    ),
+    message:
+      found.length > 1
+        ? l10n.t('Template placeholder: render this file first. It has {0} unfilled `{{…}}` values ({1}); checks run on the rendered config.', found.length, list)
+        : l10n.t('Template placeholder: render this file first. It has {0} unfilled `{{…}}` value ({1}); checks run on the rendered config.', found.length, list),
     path: '',
     span: { start: found[0].start, end: found[0].end },
-    related: found.slice(1, 50).map((p) => ({ message: msg(`\`{{${p.name}}}\``, `\`{{${p.name}}}\``), span: { start: p.start, end: p.end } })),
+    related: found.slice(1, 50).map((p) => ({ message: verbatim(`\`{{${p.name}}}\``), span: { start: p.start, end: p.end } })),
   });
   return true;
 }
@@ -271,7 +271,7 @@ function internalError(sink: FindingSink, id: string, err: unknown): void {
   sink.add({
     severity: 'info',
     code: 'internal.rule-failed',
-    message: msg(`Rule ${id} failed: ${(err as Error)?.message ?? String(err)}. Please report this.`, `规则 ${id} 执行失败：${(err as Error)?.message ?? String(err)}。请报告此问题。`),
+    message: l10n.t('Rule {0} failed: {1}. Please report this.', id, (err as Error)?.message ?? String(err)),
     path: '',
     span: { start: 0, end: 0 },
   });

@@ -1,6 +1,7 @@
 // Builders for schema nodes in the shape schemas/*.json use (a plain-JSON-schema `anyOf` for
 // other tools, `x-py` for our own OmegaConf-faithful check), so a release's new fields are
 // written as one line each instead of copied JSON.
+import type { Doc } from '../core/l10n-text';
 import type { SchemaNode } from './schema-node';
 
 const INTERP = { type: 'string', pattern: '\\$\\{' };
@@ -8,10 +9,7 @@ const INT = [{ type: 'integer' }, { type: 'string', pattern: '^\\s*[-+]?[0-9][0-
 const FLOAT = [{ type: 'number' }, { type: 'string', pattern: '^\\s*[-+]?(([0-9][0-9_]*)?\\.?[0-9_]*([eE][-+]?[0-9]+)?|inf|nan|infinity)\\s*$' }, INTERP];
 const BOOL = [{ type: 'boolean' }, { type: 'string', pattern: '^(?:[Yy]|[Yy]es|YES|[Nn]|[Nn]o|NO|[Tt]rue|TRUE|[Ff]alse|FALSE|[Oo]n|ON|[Oo]ff|OFF|1|0)$' }, { type: 'integer' }, INTERP];
 
-export interface Doc {
-  en: string;
-  zh: string;
-}
+export type { Doc };
 
 function field(anyOf: object[], py: SchemaNode['x-py'], doc: Doc, dflt: unknown, extra: Partial<SchemaNode> = {}): SchemaNode {
   const nullable = dflt === null;

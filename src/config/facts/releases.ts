@@ -4,7 +4,6 @@
 // published schemas/trinity-rft.schema.json (`npm run gen:schemas`, checked by a unit test) —
 // is the 0.5 line with the deltas applied, every addition marked with the release it needs.
 // Adding 0.7 means writing trinity-0.7.ts with its differences and listing it below.
-import type { Msg } from '../core/findings';
 import type { RootSchema, SchemaNode } from './schema-node';
 import base from './trinity-0.5.schema.json';
 import { enumAnyOf, type Doc } from './nodes';
@@ -19,11 +18,11 @@ export interface ReleaseDelta {
   /** Changed documentation or defaults of existing fields. */
   docs: { cls: string; key: string; doc: Doc; default?: unknown }[];
   /** New names per registry (RegistryId → name → doc). */
-  registries: Record<string, Record<string, Msg>>;
+  registries: Record<string, Record<string, Doc>>;
   /** Changed docs of existing registry names. */
-  registryDocs?: Record<string, Record<string, Msg>>;
+  registryDocs?: Record<string, Record<string, Doc>>;
   /** Environment variables the release reads. */
-  env?: Record<string, Msg>;
+  env?: Record<string, Doc>;
 }
 
 /** Every release after the 0.5 line, oldest first. */
@@ -85,6 +84,6 @@ export function registryNamesSince(reg: string): Record<string, string> {
 }
 
 /** Environment variables Trinity reads, per release. */
-export function trinityEnv(): { name: string; since: string; doc: Msg }[] {
+export function trinityEnv(): { name: string; since: string; doc: Doc }[] {
   return TRINITY_DELTAS.flatMap((d) => Object.entries(d.env ?? {}).map(([name, doc]) => ({ name, since: d.version, doc })));
 }

@@ -4,7 +4,7 @@
 // commits that removed the old names. ASTuner → AgentJet renames are from astuner.md §2.2/§8.
 // schema/version-findings.ts turns them into `version.*` findings.
 import type { ConfigKind } from '../../shared/config-api';
-import { msg, type Msg } from '../core/findings';
+import { l10n, type Text } from '../core/l10n-text';
 
 export interface Rename {
   /** Dataclass (x-class) holding the key. */
@@ -14,25 +14,25 @@ export interface Rename {
   to?: string;
   /** First release where `from` is gone (or never existed: docs). */
   since: string;
-  note: Msg;
+  note: Text;
 }
 
 export const TRINITY_RENAMES: Rename[] = [
-  { cls: 'InferenceModelConfig', from: 'enable_openai_client', to: 'enable_openai_api', since: '0.1.1', note: msg('the name used in early docs; the key has always been `enable_openai_api`', '早期文档中的名字；该键一直是 `enable_openai_api`') },
-  { cls: 'TrainerConfig', from: 'actor_grad_clip', to: 'grad_clip', since: '0.3.2', note: msg('renamed to `grad_clip`', '已更名为 `grad_clip`') },
-  { cls: 'ExplorerConfig', from: 'api_port', to: 'proxy_port', since: '0.4.0', note: msg('renamed to `proxy_port`', '已更名为 `proxy_port`') },
-  { cls: 'ExplorerConfig', from: 'eval_on_latest_checkpoint', to: 'bench_on_latest_checkpoint', since: '0.2.0', note: msg('renamed to `bench_on_latest_checkpoint`', '已更名为 `bench_on_latest_checkpoint`') },
-  { cls: 'OptimizerConfig', from: 'lr_decay_style', to: 'lr_scheduler_type', since: '0.5.0', note: msg('replaced by `lr_scheduler_type`', '已由 `lr_scheduler_type` 取代') },
-  { cls: 'BufferConfig', from: 'read_batch_size', to: 'train_batch_size', since: '0.3.0', note: msg('replaced by `train_batch_size`', '已由 `train_batch_size` 取代') },
-  { cls: 'AlgorithmConfig', from: 'use_token_level_loss', since: '0.4.0', note: msg('replaced by `loss_agg_mode` (`token-mean` for true)', '已由 `loss_agg_mode` 取代（true 对应 `token-mean`）') },
-  { cls: 'ExplorerInput', from: 'system_prompt', since: '0.3.2', note: msg('moved to each taskset\'s `format.system_prompt`', '已移到各任务集的 `format.system_prompt`') },
-  { cls: 'ExplorerInput', from: 'reply_prefix', since: '0.3.2', note: msg('moved to each taskset\'s `format.reply_prefix`', '已移到各任务集的 `format.reply_prefix`') },
-  { cls: 'TrainerInput', from: 'sft_warmup_dataset', since: '0.3.2', note: msg('replaced by `stages` (an SFT stage before RFT)', '已由 `stages`（RFT 前的 SFT 阶段）取代') },
-  { cls: 'TrainerInput', from: 'sft_warmup_steps', since: '0.3.2', note: msg('replaced by `stages` (an SFT stage before RFT)', '已由 `stages`（RFT 前的 SFT 阶段）取代') },
+  { cls: 'InferenceModelConfig', from: 'enable_openai_client', to: 'enable_openai_api', since: '0.1.1', note: l10n.t('the name used in early docs; the key has always been `enable_openai_api`') },
+  { cls: 'TrainerConfig', from: 'actor_grad_clip', to: 'grad_clip', since: '0.3.2', note: l10n.t('renamed to `grad_clip`') },
+  { cls: 'ExplorerConfig', from: 'api_port', to: 'proxy_port', since: '0.4.0', note: l10n.t('renamed to `proxy_port`') },
+  { cls: 'ExplorerConfig', from: 'eval_on_latest_checkpoint', to: 'bench_on_latest_checkpoint', since: '0.2.0', note: l10n.t('renamed to `bench_on_latest_checkpoint`') },
+  { cls: 'OptimizerConfig', from: 'lr_decay_style', to: 'lr_scheduler_type', since: '0.5.0', note: l10n.t('replaced by `lr_scheduler_type`') },
+  { cls: 'BufferConfig', from: 'read_batch_size', to: 'train_batch_size', since: '0.3.0', note: l10n.t('replaced by `train_batch_size`') },
+  { cls: 'AlgorithmConfig', from: 'use_token_level_loss', since: '0.4.0', note: l10n.t('replaced by `loss_agg_mode` (`token-mean` for true)') },
+  { cls: 'ExplorerInput', from: 'system_prompt', since: '0.3.2', note: l10n.t("moved to each taskset's `format.system_prompt`") },
+  { cls: 'ExplorerInput', from: 'reply_prefix', since: '0.3.2', note: l10n.t("moved to each taskset's `format.reply_prefix`") },
+  { cls: 'TrainerInput', from: 'sft_warmup_dataset', since: '0.3.2', note: l10n.t('replaced by `stages` (an SFT stage before RFT)') },
+  { cls: 'TrainerInput', from: 'sft_warmup_steps', since: '0.3.2', note: l10n.t('replaced by `stages` (an SFT stage before RFT)') },
   ...['TasksetConfig', 'ExperienceBufferConfig'].flatMap((cls) => [
-    { cls, from: 'use_priority_queue', since: '0.3.2', note: msg('moved to `replay_buffer.enable`', '已移到 `replay_buffer.enable`') },
-    { cls, from: 'reuse_cooldown_time', since: '0.3.2', note: msg('moved to `replay_buffer.reuse_cooldown_time`', '已移到 `replay_buffer.reuse_cooldown_time`') },
-    { cls, from: 'replay_buffer_kwargs', since: '0.3.2', note: msg('moved to `replay_buffer.priority_fn_args`', '已移到 `replay_buffer.priority_fn_args`') },
+    { cls, from: 'use_priority_queue', since: '0.3.2', note: l10n.t('moved to `replay_buffer.enable`') },
+    { cls, from: 'reuse_cooldown_time', since: '0.3.2', note: l10n.t('moved to `replay_buffer.reuse_cooldown_time`') },
+    { cls, from: 'replay_buffer_kwargs', since: '0.3.2', note: l10n.t('moved to `replay_buffer.priority_fn_args`') },
   ]),
 ];
 
@@ -52,9 +52,9 @@ export const AGENT_RENAMES: AstunerRename[] = [
 ];
 
 /** Legacy ASTuner keys (before commit F) with their replacement. */
-export const AGENT_LEGACY: { path: string; to?: string; note: Msg }[] = [
-  { path: 'trainer_common.trinity_only__n_vllm_engine', to: 'rollout.n_vllm_engine', note: msg('replaced by `rollout.n_vllm_engine` on 2025-12-01', '已于 2025-12-01 由 `rollout.n_vllm_engine` 取代') },
-  { path: 'rollout.use_agentscope_protocol', note: msg('removed on 2025-12-19: set `rollout.agentscope_workflow` / `user_workflow` instead', '已于 2025-12-19 移除：请改用 `rollout.agentscope_workflow` / `user_workflow`') },
-  { path: 'rollout.agentscope_learn_protocol', note: msg('removed on 2025-12-19: set `rollout.agentscope_workflow` / `user_workflow` instead', '已于 2025-12-19 移除：请改用 `rollout.agentscope_workflow` / `user_workflow`') },
-  { path: 'task_reader.dataset_file', to: 'task_reader.jsonl_dataset_file', note: msg('renamed `jsonl_dataset_file` on 2025-12-18', '已于 2025-12-18 更名为 `jsonl_dataset_file`') },
+export const AGENT_LEGACY: { path: string; to?: string; note: Text }[] = [
+  { path: 'trainer_common.trinity_only__n_vllm_engine', to: 'rollout.n_vllm_engine', note: l10n.t('replaced by `rollout.n_vllm_engine` on 2025-12-01') },
+  { path: 'rollout.use_agentscope_protocol', note: l10n.t('removed on 2025-12-19: set `rollout.agentscope_workflow` / `user_workflow` instead') },
+  { path: 'rollout.agentscope_learn_protocol', note: l10n.t('removed on 2025-12-19: set `rollout.agentscope_workflow` / `user_workflow` instead') },
+  { path: 'task_reader.dataset_file', to: 'task_reader.jsonl_dataset_file', note: l10n.t('renamed `jsonl_dataset_file` on 2025-12-18') },
 ];

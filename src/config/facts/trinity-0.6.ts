@@ -14,7 +14,7 @@
 //                        1d7fae4a: we accept them, as the docs tell users to write them).
 // Left out on purpose: fields of config.py 1d7fae4a that no 0.6 note names (megatron, cod,
 // explorer/trainer_sync_interval, router replay…) — they may be post-0.6 main.
-import { msg } from '../core/findings';
+import { doc } from '../core/l10n-text';
 import type { ReleaseDelta } from './releases';
 import { boolField, intField } from './nodes';
 
@@ -63,34 +63,34 @@ export const TRINITY_0_6: ReleaseDelta = {
   ],
   registries: {
     algorithm: {
-      cpt: msg('Continued pre-training on plain text.', '纯文本上的继续预训练。'),
-      m2po: msg('M2PO: second-moment trust-region policy optimisation for stale (off-policy) data.', 'M2PO：面向陈旧（离策略）数据的二阶矩信赖域策略优化。'),
-      dapo: msg('DAPO: decoupled clipping and dynamic sampling.', 'DAPO：解耦裁剪与动态采样。'),
-      gigpo: msg('GiGPO: group-in-group advantages for multi-step agents.', 'GiGPO：面向多步智能体的组中组优势。'),
+      cpt: doc('Continued pre-training on plain text.', '纯文本上的继续预训练。'),
+      m2po: doc('M2PO: second-moment trust-region policy optimisation for stale (off-policy) data.', 'M2PO：面向陈旧（离策略）数据的二阶矩信赖域策略优化。'),
+      dapo: doc('DAPO: decoupled clipping and dynamic sampling.', 'DAPO：解耦裁剪与动态采样。'),
+      gigpo: doc('GiGPO: group-in-group advantages for multi-step agents.', 'GiGPO：面向多步智能体的组中组优势。'),
     },
     // used by upstream's 0.6 example examples/dapo_math/dapo.yaml (agentscope-ai f3a19856)
     experience_operator: {
-      mask_response_truncated: msg('Mask responses cut off at max_response_tokens.', '屏蔽在 max_response_tokens 处被截断的回复。'),
-      dapo_dynamic_sampling: msg('DAPO dynamic sampling: drop groups whose rewards are all equal.', 'DAPO 动态采样：丢弃奖励全部相同的组。'),
+      mask_response_truncated: doc('Mask responses cut off at max_response_tokens.', '屏蔽在 max_response_tokens 处被截断的回复。'),
+      dapo_dynamic_sampling: doc('DAPO dynamic sampling: drop groups whose rewards are all equal.', 'DAPO 动态采样：丢弃奖励全部相同的组。'),
     },
-    policy_loss_fn: { m2po: msg('M2PO loss (second-moment masking).', 'M2PO 损失（二阶矩掩码）。') },
-    advantage_fn: { gigpo: msg('GiGPO step- and episode-level group advantages.', 'GiGPO 步级与回合级组优势。') },
+    policy_loss_fn: { m2po: doc('M2PO loss (second-moment masking).', 'M2PO 损失（二阶矩掩码）。') },
+    advantage_fn: { gigpo: doc('GiGPO step- and episode-level group advantages.', 'GiGPO 步级与回合级组优势。') },
     workflow: {
-      intercode_sql_workflow: msg('InterCode SQL agent.', 'InterCode SQL 智能体。'),
-      thinking_budget_workflow: msg('Math with a thinking-token budget.', '带思考 token 预算的数学题。'),
+      intercode_sql_workflow: doc('InterCode SQL agent.', 'InterCode SQL 智能体。'),
+      thinking_budget_workflow: doc('Math with a thinking-token budget.', '带思考 token 预算的数学题。'),
     },
     reward_fn: {
-      openjudge_reward: msg('Reward from an OpenJudge grader.', '来自 OpenJudge 评分器的奖励。'),
-      openjudge_multi_grader_reward: msg('Reward combining several OpenJudge graders.', '组合多个 OpenJudge 评分器的奖励。'),
-      openjudge_trajectory_accuracy_reward: msg('OpenJudge trajectory accuracy.', 'OpenJudge 轨迹准确率。'),
-      trajectory_accuracy_grader_reward: msg('Trajectory accuracy grader.', '轨迹准确率评分器。'),
-      rlcr_reward: msg('RLCR: correctness plus calibrated confidence (#611).', 'RLCR：正确性加校准置信度（#611）。'),
+      openjudge_reward: doc('Reward from an OpenJudge grader.', '来自 OpenJudge 评分器的奖励。'),
+      openjudge_multi_grader_reward: doc('Reward combining several OpenJudge graders.', '组合多个 OpenJudge 评分器的奖励。'),
+      openjudge_trajectory_accuracy_reward: doc('OpenJudge trajectory accuracy.', 'OpenJudge 轨迹准确率。'),
+      trajectory_accuracy_grader_reward: doc('Trajectory accuracy grader.', '轨迹准确率评分器。'),
+      rlcr_reward: doc('RLCR: correctness plus calibrated confidence (#611).', 'RLCR：正确性加校准置信度（#611）。'),
     },
   },
   registryDocs: {
-    reward_fn: { rm_gallery_reward: msg('Reward from RM-Gallery (0.6: served by OpenJudge).', '来自 RM-Gallery 的奖励（0.6：由 OpenJudge 提供）。') },
+    reward_fn: { rm_gallery_reward: doc('Reward from RM-Gallery (0.6: served by OpenJudge).', '来自 RM-Gallery 的奖励（0.6：由 OpenJudge 提供）。') },
   },
   env: {
-    TRINITY_MAX_EXP_SIZE: msg('Upper bound on the size of one serialized experience (0.6).', '单条序列化经验的大小上限（0.6）。'),
+    TRINITY_MAX_EXP_SIZE: doc('Upper bound on the size of one serialized experience (0.6).', '单条序列化经验的大小上限（0.6）。'),
   },
 };

@@ -4,7 +4,8 @@
 // result is converted to the field's type. Rules then see resolved values; what cannot be
 // resolved here (an unset env var) is "unknown" and rules skip it.
 import type { ConfigKind } from '../../shared/config-api';
-import { FindingSink, msg } from '../core/findings';
+import { FindingSink } from '../core/findings';
+import { l10n } from '../core/l10n-text';
 import { coerce, type EnumSpec, type FieldType } from '../schema/coerce';
 import { schemaAt } from '../schema/schemas';
 import { resolvePlain } from '../yaml/scalars';
@@ -63,7 +64,7 @@ export function resolveInterpolations(opts: { kind: ConfigKind; root: VNode | un
       }
       const span = { start: node.span.start + shift, end: node.span.end + shift };
       if (parsed.error) {
-        sink.add({ severity: 'error', code: 'interp.syntax', message: msg(`Malformed interpolation: ${parsed.error.message}.`, `插值格式错误：${parsed.error.message}。`), path: formatPath(path), span });
+        sink.add({ severity: 'error', code: 'interp.syntax', message: l10n.t('Malformed interpolation: {0}.', parsed.error.message), path: formatPath(path), span });
         return;
       }
       sites.push({ path, span, source: node.value, parts: parsed.parts, value: UNKNOWN });
@@ -115,7 +116,7 @@ class Resolver {
     this.sink.add({
       severity: 'error',
       code: 'interp.missing-key',
-      message: msg(`Interpolation key \`${key}\` does not exist in the config.`, `插值引用的键 \`${key}\` 在配置中不存在。`),
+      message: l10n.t('Interpolation key `{0}` does not exist in the config.', key),
       path: formatPath(site.path),
       span: this.spanOf(site, i),
     });
@@ -165,10 +166,7 @@ class Resolver {
         this.sink.add({
           severity: 'info',
           code: 'interp.env-unset',
-          message: msg(
-            `Environment variable \`${String(name)}\` is not set here and has no default; Trinity fails unless it is set where it runs (or add it to \`agentrl.config.env\`).`,
-            `环境变量 \`${String(name)}\` 在此未设置且没有默认值；除非运行处已设置，否则 Trinity 会失败（也可加入 \`agentrl.config.env\`）。`,
-          ),
+          message: l10n.t('Environment variable `{0}` is not set here and has no default; Trinity fails unless it is set where it runs (or add it to `agentrl.config.env`).', String(name)),
           path: formatPath(site.path),
           span: this.spanOf(site, i),
         });
@@ -193,7 +191,7 @@ class Resolver {
           this.sink.add({
             severity: 'warning',
             code: 'interp.unknown-resolver',
-            message: msg(`Unknown resolver \`${i.name}\`: OmegaConf raises UnsupportedInterpolationType unless the program registers it.`, `未知的解析器 \`${i.name}\`：除非程序注册了它，否则 OmegaConf 会抛出 UnsupportedInterpolationType。`),
+            message: l10n.t('Unknown resolver `{0}`: OmegaConf raises UnsupportedInterpolationType unless the program registers it.', i.name),
             path: formatPath(site.path),
             span: this.spanOf(site, i),
           });
@@ -207,7 +205,7 @@ class Resolver {
     const key = formatPath(site.path);
     if (this.values.has(key)) return this.values.get(key);
     if (this.resolving.has(key)) {
-      this.sink.add({ severity: 'error', code: 'interp.cycle', message: msg(`Interpolation cycle through \`${key}\`.`, `插值在 \`${key}\` 处形成循环。`), path: key, span: site.span });
+      this.sink.add({ severity: 'error', code: 'interp.cycle', message: l10n.t('Interpolation cycle through `{0}`.', key), path: key, span: site.span });
       this.values.set(key, UNKNOWN);
       return UNKNOWN;
     }
@@ -222,7 +220,7 @@ class Resolver {
         this.sink.add({
           severity: soft ? 'warning' : 'error',
           code: 'interp.type',
-          message: msg(`\`${key}\` resolves to ${JSON.stringify(v)}: ${c.reason}.`, `\`${key}\` 解析为 ${JSON.stringify(v)}：${c.reason}。`),
+          message: l10n.t('`{0}` resolves to {1}: {2}.', key, JSON.stringify(v), c.reason),
           path: key,
           span: site.span,
         });

@@ -24,6 +24,8 @@ import { KindNotification, type ServerSettings } from './protocol';
 import { analyze, type Analysis } from '../engine/engine';
 import { complete } from './features/completion';
 import { codeActions, toDiagnostics } from './features/diagnostics';
+import { useLanguage, type Bundle } from '../core/l10n-bundle';
+import { ENGLISH, type Lang } from '../core/l10n-text';
 import { hover } from './features/hover';
 import { definition, documentLinks } from './features/navigate';
 import { documentSymbols } from './features/symbols';
@@ -54,6 +56,8 @@ const states = new Map<string, DocState>();
 const python = new PythonIndex();
 const configIndex = new ConfigIndex();
 let locale = 'en';
+/** How findings are rendered: the client's bundle, else the shipped one for a Chinese locale. */
+let lang: Lang = ENGLISH;
 let roots: string[] = [];
 let hasConfigurationCapability = false;
 
@@ -95,8 +99,9 @@ const describe = (f: Folder) => `${f.trinity.version} → ${f.trinity.release} (
 let settingsReady: Promise<void> = Promise.resolve();
 
 connection.onInitialize((params: InitializeParams): InitializeResult => {
-  const opts = (params.initializationOptions ?? {}) as { locale?: string; settings?: Partial<ServerSettings> };
+  const opts = (params.initializationOptions ?? {}) as { locale?: string; l10nBundle?: Bundle; settings?: Partial<ServerSettings> };
   locale = opts.locale ?? params.locale ?? 'en';
+  lang = useLanguage(locale, opts.l10nBundle);
   roots = (params.workspaceFolders ?? []).map((f) => fileOf(f.uri)).filter((p): p is string => !!p);
   if (!roots.length && params.rootUri) {
     const r = fileOf(params.rootUri);
@@ -264,7 +269,7 @@ function validate(doc: TextDocument): Analysis | undefined {
     void connection.sendNotification(KindNotification, { uri: doc.uri, kind: a.kind, by: a.detection.by, trinityVersion: a.trinityVersion, trinity: a.trinity });
   }
   if (a.kind || a.findings.length) {
-    connection.sendDiagnostics({ uri: doc.uri, version: doc.version, diagnostics: toDiagnostics(a, locale, uriOf) });
+    connection.sendDiagnostics({ uri: doc.uri, version: doc.version, diagnostics: toDiagnostics(a, lang, uriOf) });
     s.published = true;
   } else if (s.published) {
     connection.sendDiagnostics({ uri: doc.uri, diagnostics: [] });
@@ -371,7 +376,7 @@ connection.onDocumentSymbol((p) => {
 connection.onCodeAction((p) => {
   const a = current(p.textDocument.uri);
   if (!a?.kind) return [];
-  return codeActions(a, p.textDocument.uri, p.range, locale, uriOf, p.context.only);
+  return codeActions(a, p.textDocument.uri, p.range, lang, uriOf, p.context.only);
 });
 
 process.on('uncaughtException', (err) => log(`uncaught: ${err.stack ?? err}`));

@@ -2,7 +2,7 @@
 // `default_mapping` of each registry at 9051d637), with a one-line doc each, plus the names
 // later releases add (../facts/trinity-0.6.ts …; `NAME_SINCE` says which release). Plugins and
 // dotted class paths add names, so an unknown name is a warning, never an error.
-import { msg, type Msg } from '../core/findings';
+import { doc, type Doc } from '../core/l10n-text';
 import { TRINITY_DELTAS } from '../facts/releases';
 
 export type RegistryId =
@@ -22,11 +22,11 @@ export type RegistryId =
 export interface RegistryInfo {
   /** The Python registry object (what `@X.register_module` uses). */
   pyName: string;
-  title: Msg;
-  names: Record<string, Msg>;
+  title: Doc;
+  names: Record<string, Doc>;
 }
 
-const m = msg;
+const m = doc;
 
 export const REGISTRIES: Record<RegistryId, RegistryInfo> = {
   algorithm: {

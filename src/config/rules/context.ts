@@ -1,7 +1,8 @@
 // What a rule sees and how it reports. Rules are pure functions of the effective config;
 // each reports with a stable code, at the offending key, linking the other keys involved.
 import type { ConfigKind } from '../../shared/config-api';
-import { type Finding, type FindingSink, type Fix, type Msg, msg, type Related } from '../core/findings';
+import { type Finding, type FindingSink, type Fix, type Related } from '../core/findings';
+import { l10n, type Text } from '../core/l10n-text';
 import type { ConfigView } from './view';
 import type { PythonIndex } from '../workspace/pyindex';
 import { locate, type Segment, type Span, type VNode } from '../yaml/tree';
@@ -39,11 +40,10 @@ export interface Rule {
  *  relatedInformation), so every line that takes part shows it. */
 export function report(
   ctx: RuleContext,
-  f: { severity: Finding['severity']; code: string; message: Msg; path: string | Segment[]; span?: Span; related?: { path: string | Segment[]; message: Msg }[]; fixes?: Fix[]; tags?: Finding['tags'] },
+  f: { severity: Finding['severity']; code: string; message: Text; path: string | Segment[]; span?: Span; related?: { path: string | Segment[]; message: Text }[]; fixes?: Fix[]; tags?: Finding['tags'] },
 ): void {
   const v = ctx.view;
-  const stage = v.stage ? msg(` (stage '${v.stage.name}')`, `（阶段 '${v.stage.name}'）`) : undefined;
-  const message = stage ? msg(f.message.en + stage.en, f.message.zh + stage.zh) : f.message;
+  const message = v.stage ? l10n.t("{0} (stage '{1}')", f.message, v.stage.name) : f.message;
   const span = f.span ?? v.keySpan(f.path);
   const involved = (f.related ?? []).filter((r) => v.has(r.path) || v.loc(r.path)).map((r) => ({ path: r.path, message: r.message, span: v.keySpan(r.path), written: !!v.loc(r.path) }));
   const related: Related[] = involved.map((r) => ({ message: r.message, span: r.span }));
@@ -56,21 +56,21 @@ export function report(
       message,
       path: v.where(r.path),
       span: r.span,
-      related: [{ message: msg(`the rule is reported at \`${v.where(f.path)}\``, `该规则报告于 \`${v.where(f.path)}\``), span }, ...involved.filter((o) => o !== r).map((o) => ({ message: o.message, span: o.span }))],
+      related: [{ message: l10n.t('the rule is reported at `{0}`', v.where(f.path)), span }, ...involved.filter((o) => o !== r).map((o) => ({ message: o.message, span: o.span }))],
       tags: f.tags,
     });
   }
 }
 
 /** A quick fix replacing the value at `path` (or inserting `key: value` under its parent). */
-export function setValueFix(ctx: RuleContext, path: string, newText: string, title: Msg, preferred = true): Fix | undefined {
+export function setValueFix(ctx: RuleContext, path: string, newText: string, title: Text, preferred = true): Fix | undefined {
   const loc = ctx.view.loc(path);
   if (loc && !loc.viaAlias) return { title, edits: [{ span: loc.span, newText }], preferred };
   return insertKeyFix(ctx, path, newText, title, preferred);
 }
 
 /** Inserts `key: value` as the last child of the key's parent mapping (which must be written). */
-export function insertKeyFix(ctx: RuleContext, path: string, value: string, title: Msg, preferred = true): Fix | undefined {
+export function insertKeyFix(ctx: RuleContext, path: string, value: string, title: Text, preferred = true): Fix | undefined {
   const segs = ctx.view.actual(path);
   const key = segs[segs.length - 1];
   const parentPath = segs.slice(0, -1);

@@ -3,7 +3,8 @@
 // do-not-set / dead keys; keys, values and names newer than the targeted Trinity release are
 // reported through schema/version-findings.ts, at this point of the walk.
 import type { ConfigKind } from '../../shared/config-api';
-import { FindingSink, msg, suggest, type Fix } from '../core/findings';
+import { FindingSink, suggest, type Fix } from '../core/findings';
+import { doc, l10n, list } from '../core/l10n-text';
 import { UNKNOWN, type Resolution } from '../interp/resolve';
 import { AGENT_PLUGIN_NAMES, REGISTRIES, type RegistryId } from '../names/registries';
 import { classifyPath, configAncestors, resolveLocalPath } from '../core/paths';
@@ -83,7 +84,7 @@ function checkRegistry(env: KeyRuleEnv, s: Site, reg: RegistryId): void {
       env.sink.add({
         severity: 'warning',
         code: 'names.unresolved-class',
-        message: msg(`Class \`${found.missingClass}\` is not defined in \`${mod}\` (${path.basename(found.file)}).`, `\`${mod}\`（${path.basename(found.file)}）中没有定义类 \`${found.missingClass}\`。`),
+        message: l10n.t('Class `{0}` is not defined in `{1}` ({2}).', found.missingClass, mod, path.basename(found.file)),
         path: s.where,
         span: s.span,
       });
@@ -91,7 +92,7 @@ function checkRegistry(env: KeyRuleEnv, s: Site, reg: RegistryId): void {
       env.sink.add({
         severity: 'warning',
         code: 'names.unresolved-module',
-        message: msg(`Cannot find module \`${mod}\` in the workspace; \`${value}\` will fail to import.`, `在工作区中找不到模块 \`${mod}\`；\`${value}\` 将导入失败。`),
+        message: l10n.t('Cannot find module `{0}` in the workspace; `{1}` will fail to import.', mod, value),
         path: s.where,
         span: s.span,
       });
@@ -99,14 +100,13 @@ function checkRegistry(env: KeyRuleEnv, s: Site, reg: RegistryId): void {
     return;
   }
   const close = suggest(value, names);
-  const fixes: Fix[] = close.map((c, i) => ({ title: msg(`Change to '${c}'`, `改为 '${c}'`), edits: [{ span: s.span, newText: c }], preferred: i === 0 }));
+  const fixes: Fix[] = close.map((c, i) => ({ title: l10n.t("Change to '{0}'", c), edits: [{ span: s.span, newText: c }], preferred: i === 0 }));
   env.sink.add({
     severity: 'warning',
     code: 'names.unknown',
-    message: msg(
-      `'${value}' is not a registered ${title.en} (\`${REGISTRIES[reg].pyName}\`)${close.length ? `; did you mean '${close[0]}'?` : ''} Unless a plugin registers it, Trinity fails with "Invalid module key".`,
-      `'${value}' 不是已注册的${title.zh}（\`${REGISTRIES[reg].pyName}\`）${close.length ? `；是否想写 '${close[0]}'？` : '。'}除非插件注册了它，否则 Trinity 会报 "Invalid module key"。`,
-    ),
+    message: close.length
+      ? l10n.t(`'{0}' is not a registered {1} (\`{2}\`); did you mean '{3}'? Unless a plugin registers it, Trinity fails with "Invalid module key".`, value, title, REGISTRIES[reg].pyName, close[0])
+      : l10n.t(`'{0}' is not a registered {1} (\`{2}\`) Unless a plugin registers it, Trinity fails with "Invalid module key".`, value, title, REGISTRIES[reg].pyName),
     path: s.where,
     span: s.span,
     fixes,
@@ -126,7 +126,7 @@ function checkPath(env: KeyRuleEnv, s: Site): void {
   env.sink.add({
     severity: 'warning',
     code: 'paths.missing',
-    message: msg(`Path \`${value}\` does not exist (looked for ${r.candidates.map((c) => `\`${c}\``).join(', ')}).`, `路径 \`${value}\` 不存在（查找位置：${r.candidates.map((c) => `\`${c}\``).join('、')}）。`),
+    message: l10n.t('Path `{0}` does not exist (looked for {1}).', value, list(r.candidates.map((c) => `\`${c}\``))),
     path: s.where,
     span: s.span,
   });
@@ -141,10 +141,10 @@ function checkChoice(env: KeyRuleEnv, s: Site, choices: string[]): void {
   env.sink.add({
     severity: 'warning',
     code: 'agent.unknown-choice',
-    message: msg(`\`${s.where}\`: '${value}' is not one of ${choices.map((c) => `'${c}'`).join(', ')}.`, `\`${s.where}\`：'${value}' 不是 ${choices.map((c) => `'${c}'`).join('、')} 之一。`),
+    message: l10n.t("`{0}`: '{1}' is not one of {2}.", s.where, value, list(choices.map((c) => `'${c}'`))),
     path: s.where,
     span: s.span,
-    fixes: close.map((c) => ({ title: msg(`Change to '${c}'`, `改为 '${c}'`), edits: [{ span: s.span, newText: c }], preferred: true })),
+    fixes: close.map((c) => ({ title: l10n.t("Change to '{0}'", c), edits: [{ span: s.span, newText: c }], preferred: true })),
   });
 }
 
@@ -158,25 +158,25 @@ export function runKeyRules(env: KeyRuleEnv): void {
       env.sink.add({
         severity: 'warning',
         code: 'trinity.deprecated-key',
-        message: msg(`\`${s.where}\` is deprecated: ${sch['x-deprecated']}.`, `\`${s.where}\` 已弃用：${sch['x-deprecated']}。`),
+        message: l10n.t('`{0}` is deprecated: {1}.', s.where, sch['x-deprecated']),
         path: s.where,
         span,
         tags: ['deprecated'],
-        fixes: to ? [{ title: msg(`Rename to \`${to}\``, `重命名为 \`${to}\``), edits: [{ span, newText: to }], preferred: true }] : undefined,
+        fixes: to ? [{ title: l10n.t('Rename to `{0}`', to), edits: [{ span, newText: to }], preferred: true }] : undefined,
       });
     }
     if (sch['x-doNotSet'] && !(s.node.kind === 'scalar' && s.node.py === 'null')) {
       env.sink.add({
         severity: 'info',
         code: 'trinity.do-not-set',
-        message: msg(`\`${s.where}\` is set by Trinity itself: ${sch.description ?? ''}`, `\`${s.where}\` 由 Trinity 自动设置：${sch['x-zh'] ?? ''}`),
+        message: l10n.t('`{0}` is set by Trinity itself: {1}', s.where, doc(sch.description ?? '', sch['x-zh'] ?? '')),
         path: s.where,
         span,
         tags: ['unnecessary'],
       });
     }
     if (sch['x-dead']) {
-      env.sink.add({ severity: 'info', code: 'agent.dead-key', message: msg(`${sch['x-dead']}`, `${sch['x-zh'] ?? ''}`), path: s.where, span, tags: ['unnecessary'] });
+      env.sink.add({ severity: 'info', code: 'agent.dead-key', message: doc(`${sch['x-dead']}`, sch['x-zh'] ?? ''), path: s.where, span, tags: ['unnecessary'] });
     }
     newerKeyOrValue(env, s, () => valueOf(env, s));
     const reg = sch['x-registry'] as RegistryId | undefined;

@@ -8,7 +8,8 @@
 // errors come from the branch that applies instead of every alternative.
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import type { ConfigKind } from '../../shared/config-api';
-import { FindingSink, msg, suggest, type Finding } from '../core/findings';
+import { FindingSink, suggest, type Finding } from '../core/findings';
+import { l10n, type Text, verbatim } from '../core/l10n-text';
 import { childNode, deref, formatPath, locate, pointerToPath, type Segment, type VNode } from '../yaml/tree';
 import { coerce, type EnumSpec, type FieldType } from './coerce';
 import { SCHEMAS, type SchemaNode } from './schemas';
@@ -118,8 +119,7 @@ export interface SchemaContext {
   sink: FindingSink;
 }
 
-const describeSection = (path: Segment[]) => (path.length ? `\`${formatPath(path)}\`` : 'the top level');
-const describeSectionZh = (path: Segment[]) => (path.length ? `\`${formatPath(path)}\`` : '顶层');
+const describeSection = (path: Segment[]): Text => (path.length ? verbatim(`\`${formatPath(path)}\``) : l10n.t('the top level'));
 
 /** Runs the kind's schema over the document and reports findings. */
 export function validateSchema(ctx: SchemaContext): void {
@@ -150,40 +150,42 @@ export function validateSchema(ctx: SchemaContext): void {
       ctx.sink.add({
         severity: agentSoft ? 'warning' : 'error',
         code: 'schema.type',
-        message: msg(`\`${where}\`: ${reason}.`, `\`${where}\`：${reasonZh(reason)}。`),
+        message: l10n.t('`{0}`: {1}.', where, reasonText(reason)),
         path: key,
         span: loc.span,
         fixes: enumFixes(e, loc.span),
       });
     } else if (e.keyword === 'type') {
       const want = String((e.params as { type: string }).type);
-      const wantEn = want.includes('object') ? 'a mapping' : want.includes('array') ? 'a list' : want;
-      const wantZh = want.includes('object') ? '映射' : want.includes('array') ? '列表' : want;
+      const wanted = want.includes('object') ? l10n.t('a mapping') : want.includes('array') ? l10n.t('a list') : verbatim(want);
       const got = (e.data === null ? 'None' : Array.isArray(e.data) ? 'a list' : typeof e.data === 'object' ? 'a mapping' : typeof e.data === 'string' ? 'a string' : `${typeof e.data}`) as string;
       ctx.sink.add({
         severity: agentSoft ? 'warning' : 'error',
         code: 'schema.type',
-        message: msg(`\`${where}\` must be ${wantEn}, got ${got}.`, `\`${where}\` 必须是${wantZh}，实际为 ${got}。`),
+        message: l10n.t('`{0}` must be {1}, got {2}.', where, wanted, got),
         path: key,
         span: loc.span,
       });
     } else {
-      ctx.sink.add({ severity: agentSoft ? 'warning' : 'error', code: 'schema.invalid', message: msg(`\`${where}\`: ${e.message}.`, `\`${where}\`：${e.message}。`), path: key, span: loc.span });
+      ctx.sink.add({ severity: agentSoft ? 'warning' : 'error', code: 'schema.invalid', message: l10n.t('`{0}`: {1}.', where, e.message), path: key, span: loc.span });
     }
   }
 }
 
-function reasonZh(reason: string): string {
-  return reason
-    .replace(/^expected an? (\w+), got (\w+) (.*)$/, '应为 $1，实际为 $2 $3')
-    .replace(/^None is not allowed here: the field is not Optional$/, '此处不允许 None：该字段不是 Optional')
-    .replace(/^invalid value '(.*)', expected one of (.*)$/, "无效值 '$1'，应为 $2 之一");
+/** coerce.ts's English reasons, as l10n text for the shapes it produces. */
+function reasonText(reason: string): Text {
+  let m = /^expected (an?) (\w+), got (\w+) (.*)$/.exec(reason);
+  if (m) return m[1] === 'a' ? l10n.t('expected a {0}, got {1} {2}', m[2], m[3], m[4]) : l10n.t('expected an {0}, got {1} {2}', m[2], m[3], m[4]);
+  if (reason === 'None is not allowed here: the field is not Optional') return l10n.t('None is not allowed here: the field is not Optional');
+  m = /^invalid value '(.*)', expected one of (.*)$/.exec(reason);
+  if (m) return l10n.t("invalid value '{0}', expected one of {1}", m[1], m[2]);
+  return verbatim(reason);
 }
 
 function enumFixes(e: ErrorObject, span: { start: number; end: number }): Finding['fixes'] {
   const en = (e.params as { enum?: EnumSpec }).enum;
   if (!en || typeof e.data !== 'string') return undefined;
-  return suggest(e.data, en.values, 2).map((v, i) => ({ title: msg(`Change to '${v}'`, `改为 '${v}'`), edits: [{ span, newText: v }], preferred: i === 0 }));
+  return suggest(e.data, en.values, 2).map((v, i) => ({ title: l10n.t("Change to '{0}'", v), edits: [{ span, newText: v }], preferred: i === 0 }));
 }
 
 function unknownKey(ctx: SchemaContext, parentPath: Segment[], key: string, parentSchema: SchemaNode | undefined, soft: boolean): void {
@@ -195,15 +197,14 @@ function unknownKey(ctx: SchemaContext, parentPath: Segment[], key: string, pare
   const where = formatPath(path);
   if (renamedKey(ctx, parentPath, key, cls, soft, span)) return;
   const close = suggest(key, keysOf(parentSchema));
-  const fixes: Finding['fixes'] = close.map((c, i) => ({ title: msg(`Change to \`${c}\``, `改为 \`${c}\``), edits: [{ span, newText: c }], preferred: i === 0 }));
-  const hint = close.length ? ` Did you mean \`${close[0]}\`?` : '';
-  const hintZh = close.length ? `是否想写 \`${close[0]}\`？` : '';
+  const fixes: Finding['fixes'] = close.map((c, i) => ({ title: l10n.t('Change to `{0}`', c), edits: [{ span, newText: c }], preferred: i === 0 }));
+  const hint = close.length ? l10n.t(' Did you mean `{0}`?', close[0]) : verbatim('');
   ctx.sink.add({
     severity: soft ? 'warning' : 'error',
     code: soft ? 'schema.unknown-key-ignored' : 'schema.unknown-key',
     message: soft
-      ? msg(`Unknown key \`${key}\` in ${describeSection(parentPath)}: no ASTuner/AgentJet code reads it.${hint}`, `${describeSectionZh(parentPath)} 中的未知键 \`${key}\`：ASTuner/AgentJet 不会读取它。${hintZh}`)
-      : msg(`Unknown key \`${key}\` in ${describeSection(parentPath)}${cls ? ` (${cls})` : ''}: Trinity-RFT rejects unknown keys.${hint}`, `${describeSectionZh(parentPath)}${cls ? `（${cls}）` : ''} 中的未知键 \`${key}\`：Trinity-RFT 会拒绝未知键。${hintZh}`),
+      ? l10n.t('Unknown key `{0}` in {1}: no ASTuner/AgentJet code reads it.{2}', key, describeSection(parentPath), hint)
+      : l10n.t('Unknown key `{0}` in {1}{2}: Trinity-RFT rejects unknown keys.{3}', key, describeSection(parentPath), cls ? l10n.t(' ({0})', cls) : verbatim(''), hint),
     path: where,
     span,
     fixes,

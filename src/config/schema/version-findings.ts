@@ -4,7 +4,8 @@
 // keys. Schema validation asks here before calling a key unknown; the key rules and the agent
 // rules call the rest at the points they always reported them, so findings keep their order.
 import type { ConfigKind } from '../../shared/config-api';
-import { msg, type FindingSink, type Fix, type Msg } from '../core/findings';
+import { type FindingSink, type Fix } from '../core/findings';
+import { l10n, type Text, verbatim } from '../core/l10n-text';
 import { compareVersions } from '../core/versions';
 import { valueSince } from '../facts/releases';
 import { AGENT_LEGACY, AGENT_RENAMES, TRINITY_RENAMES, type Rename } from '../facts/renames';
@@ -53,13 +54,13 @@ function lineOf(version: string): string {
 }
 
 /** Where the version in force came from, as the engine was told (e.g. "pinned in requirements.txt"). */
-export type VersionSource = string | Msg | undefined;
+export type VersionSource = string | Text | undefined;
 
 /** "`x` needs Trinity-RFT ≥ 0.6; this workspace has 0.5.2 (pinned in requirements.txt)". */
-function needsRelease(what: string, since: string, target: string, source: VersionSource): Msg {
-  const src = typeof source === 'string' ? msg(source, source) : source;
-  const from = src ? msg(` (${src.en})`, `（${src.zh}）`) : msg('', '');
-  return msg(`${what} needs Trinity-RFT ≥ ${lineOf(since)}; this workspace has ${target}${from.en}.`, `${what} 需要 Trinity-RFT ≥ ${lineOf(since)}；此工作区为 ${target}${from.zh}。`);
+function needsRelease(what: string, since: string, target: string, source: VersionSource): Text {
+  if (!source) return l10n.t('{0} needs Trinity-RFT ≥ {1}; this workspace has {2}.', what, lineOf(since), target);
+  const src = typeof source === 'string' ? verbatim(source) : source;
+  return l10n.t('{0} needs Trinity-RFT ≥ {1}; this workspace has {2} ({3}).', what, lineOf(since), target, src);
 }
 
 /** A key the schema does not have: `version.renamed-key` when it belongs to another Trinity-RFT
@@ -73,22 +74,25 @@ export function renamedKey(t: VersionTarget, parentPath: Segment[], key: string,
   if (h) {
     if (validIn(h, t.trinityVersion)) return true;
     const removedIn = h.rename?.since ?? (h.until ? nextRelease(h.until) : undefined) ?? 'a later release';
-    const lived = h.since && h.until ? (h.since === h.until ? ` (it existed in ${h.since})` : ` (it existed in ${h.since}–${h.until})`) : '';
-    const livedZh = h.since && h.until ? (h.since === h.until ? `（仅存在于 ${h.since}）` : `（存在于 ${h.since}–${h.until}）`) : '';
+    const lived = h.since && h.until ? (h.since === h.until ? l10n.t(' (it existed in {0})', h.since) : l10n.t(' (it existed in {0}–{1})', h.since, h.until)) : verbatim('');
     const note = h.rename?.note;
     const isDocsName = h.rename && !h.since;
     t.sink.add({
       severity: 'warning',
       code: 'version.renamed-key',
       message: isDocsName
-        ? msg(`\`${where}\` is not a Trinity-RFT key: ${note!.en}.`, `\`${where}\` 不是 Trinity-RFT 的键：${note!.zh}。`)
-        : msg(
-            `\`${where}\` is from an older Trinity-RFT release${lived}; it was removed in ${removedIn}${note ? `: ${note.en}` : ''}. Target release: ${t.trinityVersion}.`,
-            `\`${where}\` 来自较旧的 Trinity-RFT 版本${livedZh}，已在 ${removedIn} 中移除${note ? `：${note.zh}` : ''}。目标版本：${t.trinityVersion}。`,
+        ? l10n.t('`{0}` is not a Trinity-RFT key: {1}.', where, note!)
+        : l10n.t(
+            '`{0}` is from an older Trinity-RFT release{1}; it was removed in {2}{3}. Target release: {4}.',
+            where,
+            lived,
+            removedIn,
+            note ? l10n.t(': {0}', note) : verbatim(''),
+            t.trinityVersion,
           ),
       path: where,
       span,
-      fixes: h.rename?.to ? [{ title: msg(`Rename to \`${h.rename.to}\``, `重命名为 \`${h.rename.to}\``), edits: [{ span, newText: h.rename.to }], preferred: true }] : undefined,
+      fixes: h.rename?.to ? [{ title: l10n.t('Rename to `{0}`', h.rename.to), edits: [{ span, newText: h.rename.to }], preferred: true }] : undefined,
     });
     return true;
   }
@@ -98,10 +102,10 @@ export function renamedKey(t: VersionTarget, parentPath: Segment[], key: string,
       t.sink.add({
         severity: 'warning',
         code: 'version.renamed-key',
-        message: msg(`${r.en}.`, `${r.zh}。`),
+        message: r.message,
         path: where,
         span,
-        fixes: [{ title: msg(`Rename to \`${r.to}\``, `重命名为 \`${r.to}\``), edits: [{ span, newText: r.to }], preferred: true }],
+        fixes: [{ title: l10n.t('Rename to `{0}`', r.to), edits: [{ span, newText: r.to }], preferred: true }],
       });
       return true;
     }
@@ -110,12 +114,12 @@ export function renamedKey(t: VersionTarget, parentPath: Segment[], key: string,
 }
 
 /** ASTuner ↔ AgentJet renamed keys (reported instead of "unknown key"). */
-function agentRenameFor(kind: 'astuner' | 'ajet', parent: string, key: string): { to: string; en: string; zh: string } | undefined {
+function agentRenameFor(kind: 'astuner' | 'ajet', parent: string, key: string): { to: string; message: Text } | undefined {
   for (const r of AGENT_RENAMES) {
     const [sect, name] = [r.path.split('.').slice(0, -1).join('.'), r.path.split('.').pop()!];
     if (sect !== parent) continue;
-    if (kind === 'ajet' && key === name && r.kind === 'astuner') return { to: r.other, en: `\`${key}\` is the ASTuner name; AgentJet renamed it \`${r.other}\``, zh: `\`${key}\` 是 ASTuner 的名字；AgentJet 已将其更名为 \`${r.other}\`` };
-    if (kind === 'astuner' && key === r.other && r.kind === 'astuner') return { to: name, en: `\`${key}\` is the AgentJet name; ASTuner (astuner:) calls it \`${name}\``, zh: `\`${key}\` 是 AgentJet 的名字；ASTuner（astuner:）中叫 \`${name}\`` };
+    if (kind === 'ajet' && key === name && r.kind === 'astuner') return { to: r.other, message: l10n.t('`{0}` is the ASTuner name; AgentJet renamed it `{1}`.', key, r.other) };
+    if (kind === 'astuner' && key === r.other && r.kind === 'astuner') return { to: name, message: l10n.t('`{0}` is the AgentJet name; ASTuner (astuner:) calls it `{1}`.', key, name) };
   }
   return undefined;
 }
@@ -163,7 +167,7 @@ export function legacyAgentKeys(t: { sink: FindingSink; root: VNode | undefined 
     const loc = locate(t.root, parsePath(p));
     if (!loc?.keySpan) continue;
     if (l.path === 'task_reader.dataset_file') continue; // reported with the reader type
-    const fix: Fix | undefined = l.to && l.to.split('.').slice(0, -1).join('.') === l.path.split('.').slice(0, -1).join('.') ? { title: msg(`Rename to \`${l.to.split('.').pop()}\``, `重命名为 \`${l.to.split('.').pop()}\``), edits: [{ span: loc.keySpan, newText: l.to.split('.').pop()! }], preferred: true } : undefined;
-    t.sink.add({ severity: 'warning', code: 'version.legacy-key', message: msg(`\`${l.path}\` is a legacy ASTuner key: ${l.note.en}.`, `\`${l.path}\` 是旧版 ASTuner 的键：${l.note.zh}。`), path: formatPath(parsePath(p)), span: loc.keySpan, fixes: fix ? [fix] : undefined });
+    const fix: Fix | undefined = l.to && l.to.split('.').slice(0, -1).join('.') === l.path.split('.').slice(0, -1).join('.') ? { title: l10n.t('Rename to `{0}`', l.to.split('.').pop()), edits: [{ span: loc.keySpan, newText: l.to.split('.').pop()! }], preferred: true } : undefined;
+    t.sink.add({ severity: 'warning', code: 'version.legacy-key', message: l10n.t('`{0}` is a legacy ASTuner key: {1}.', l.path, l.note), path: formatPath(parsePath(p)), span: loc.keySpan, fixes: fix ? [fix] : undefined });
   }
 }

@@ -137,3 +137,18 @@ test('the whole upstream corpus through the CLI: only the templates fail', { ski
   const failing = out.filter((f) => f.diagnostics.some((d) => d.severity === 'error')).map((f) => path.basename(f.file)).sort();
   assert.deepEqual(failing, ['countdown-template.yaml', 'frozenlake-template.yaml']);
 });
+
+test('--lang zh-cn prints the messages in Simplified Chinese (the shipped bundle), English by default', () => {
+  const dir = project();
+  const message = (...args: string[]) => {
+    const r = cli(dir, '--format', 'json', ...args, 'configs/nested/bad.yml', 'blob.yaml');
+    const [bad, blob] = JSON.parse(r.stdout) as { diagnostics: { code: string; message: string; path: string }[] }[];
+    return [bad.diagnostics.find((d) => d.code === 'trinity.length.exceeds-max-model-len' && d.path === 'model.max_model_len')!.message, blob.diagnostics[0].message];
+  };
+  fs.writeFileSync(path.join(dir, 'blob.yaml'), Buffer.from([0x00, 0xff, 0x10]));
+  assert.deepEqual(message(), ['`max_prompt_tokens` + `max_response_tokens` (512 + 600) exceeds `max_model_len` (1024).', 'Binary content: not a YAML text file.']);
+  assert.deepEqual(message('--lang', 'zh-cn'), ['`max_prompt_tokens` + `max_response_tokens`（512 + 600）超过了 `max_model_len`（1024）。', '二进制内容：不是 YAML 文本文件。']);
+  const bad = cli(dir, '--lang', 'fr', 'configs');
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /--lang must be en or zh-cn/);
+});

@@ -4,6 +4,7 @@
 // editor features must answer at random positions.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import { ENGLISH } from '../../../src/config/core/l10n-text';
 import { analyze } from '../../../src/config/engine/engine';
 import { complete } from '../../../src/config/lsp/features/completion';
 import { codeActions } from '../../../src/config/lsp/features/diagnostics';
@@ -109,7 +110,7 @@ export function fuzz(seeds: string[], n: number, seed = 20240611): FuzzStats {
         hover(a, off, r() < 0.5 ? 'en' : 'zh-cn');
         complete(text, pos.line, pos.character, { kind: a.kind, locale: 'en' });
         documentSymbols(a);
-        codeActions(a, 'file:///fuzz/config.yaml', { start: pos, end: pos }, 'en', (f) => f);
+        codeActions(a, 'file:///fuzz/config.yaml', { start: pos, end: pos }, ENGLISH, (f) => f);
       }
       const chunked = parseYaml(text, cache);
       if (chunked.path === 'chunks') {

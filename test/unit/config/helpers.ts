@@ -7,8 +7,17 @@ import * as path from 'node:path';
 import { stringify } from 'yaml';
 import { analyze, type Analysis, type EngineOptions } from '../../../src/config/engine/engine';
 import type { Finding } from '../../../src/config/core/findings';
+import { useLanguage } from '../../../src/config/core/l10n-bundle';
+import { render, type Lang, type Text } from '../../../src/config/core/l10n-text';
 
 export type Obj = Record<string, unknown>;
+
+/** A finding's text in English, as `agentrl check` prints it by default. */
+export const en = (t: Text): string => render(t);
+
+/** Simplified Chinese through @vscode/l10n and the shipped zh-cn bundle (as the server renders it). */
+export const ZH: Lang = useLanguage('zh-cn');
+export const zh = (t: Text): string => render(t, ZH);
 
 /** A valid GRPO config: 1 node × 4 GPUs, 2 rollout engines, so the trainer has 2 GPUs. */
 export function baseTrinity(): Obj {
@@ -86,11 +95,11 @@ export function expectNo(a: Analysis, code: string): void {
 
 export function expectClean(a: Analysis): void {
   const bad = a.findings.filter((f) => f.severity !== 'info');
-  assert.deepEqual(bad.map((f) => `${f.code}: ${f.message.en}`), [], describe(a));
+  assert.deepEqual(bad.map((f) => `${f.code}: ${en(f.message)}`), [], describe(a));
 }
 
 export function describe(a: Analysis): string {
-  return a.findings.map((f) => `  ${f.severity} ${a.lines.position(f.span.start).line + 1}:${a.lines.position(f.span.start).character + 1} ${f.code} ${f.message.en}`).join('\n') || '  (no findings)';
+  return a.findings.map((f) => `  ${f.severity} ${a.lines.position(f.span.start).line + 1}:${a.lines.position(f.span.start).character + 1} ${f.code} ${en(f.message)}`).join('\n') || '  (no findings)';
 }
 
 /** Applies a finding's first fix to the text. */

@@ -3,7 +3,7 @@
 // registrations and `module->Class` references.
 import type { CompletionItem, CompletionItemKind, MarkupContent } from 'vscode-languageserver';
 import type { ConfigKind } from '../../../shared/config-api';
-import type { Msg } from '../../core/findings';
+import type { Doc } from '../../core/l10n-text';
 import { REGISTRIES, type RegistryId } from '../../names/registries';
 import { knownNames } from '../../rules/keys';
 import { defaultText, describe, resolve, schemaAt, typeName, type SchemaNode } from '../../schema/schemas';
@@ -31,7 +31,7 @@ function inRelease(since: string | undefined, env: CompletionEnv): boolean {
   return !since || !env.trinityVersion || compareVersions(since, env.trinityVersion) <= 0;
 }
 
-const L = (m: Msg, locale: string) => (locale.toLowerCase().startsWith('zh') ? m.zh : m.en);
+const L = (m: Doc, locale: string) => (locale.toLowerCase().startsWith('zh') ? m.zh : m.en);
 
 function doc(node: SchemaNode | undefined, locale: string, extra = ''): MarkupContent {
   const zh = locale.toLowerCase().startsWith('zh');

@@ -3,7 +3,7 @@
 // workflow runs through the tuner adapter, in a workspace that pins or installs AgentScope 2.x,
 // gets a warning naming the versions it needs.
 import * as path from 'path';
-import { msg } from '../../core/findings';
+import { l10n } from '../../core/l10n-text';
 import { compareVersions } from '../../core/versions';
 import { workspacePin } from '../../workspace/pins';
 import { report, type Rule } from '../context';
@@ -26,16 +26,12 @@ export const agentscopeTunerRule: Rule = {
     if (!sites.length) return;
     const pin = workspacePin([...ctx.roots, ...(ctx.file ? [path.dirname(ctx.file)] : [])], 'agentscope');
     if (!pin || compareVersions(pin.version, '2') < 0) return;
-    const where = pin.spec === 'installed' ? `agentscope ${pin.version} is installed (${pin.file})` : `${path.basename(pin.file)} pins \`${pin.spec}\``;
-    const whereZh = pin.spec === 'installed' ? `已安装 agentscope ${pin.version}（${pin.file}）` : `${path.basename(pin.file)} 固定了 \`${pin.spec}\``;
+    const where = pin.spec === 'installed' ? l10n.t('agentscope {0} is installed ({1})', pin.version, pin.file) : l10n.t('{0} pins `{1}`', path.basename(pin.file), pin.spec);
     for (const p of sites) {
       report(ctx, {
         severity: 'warning',
         code: 'trinity.agentscope.tuner-v2',
-        message: msg(
-          `\`${v.str(p)}\` runs workflows through agentscope.tuner, which needs ${AGENTSCOPE_TUNER_SPEC}; ${where}, and AgentScope 2.x has no agentscope.tuner.`,
-          `\`${v.str(p)}\` 通过 agentscope.tuner 运行工作流，需要 ${AGENTSCOPE_TUNER_SPEC}；${whereZh}，而 AgentScope 2.x 没有 agentscope.tuner。`,
-        ),
+        message: l10n.t('`{0}` runs workflows through agentscope.tuner, which needs {1}; {2}, and AgentScope 2.x has no agentscope.tuner.', v.str(p), AGENTSCOPE_TUNER_SPEC, where),
         path: p,
         span: v.span(p),
       });

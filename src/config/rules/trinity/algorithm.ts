@@ -1,6 +1,6 @@
 // Algorithm-specific checks (AlgorithmType.check_config and the buffer validator's batch
 // requirement): SFT/DPO only in train mode, with a dataset path and a positive save interval.
-import { msg } from '../../core/findings';
+import { l10n } from '../../core/l10n-text';
 import { insertKeyFix, report, setValueFix, type Rule } from '../context';
 import { algorithmOf, CRITIC_ALGORITHMS, isSftOrDpo, modeOf } from './common';
 
@@ -14,13 +14,13 @@ export const algorithmRule: Rule = {
     const ALGO = algo?.toUpperCase();
     if (isSftOrDpo(algo)) {
       if (mode === 'both' || mode === 'explore') {
-        const fix = setValueFix(ctx, 'mode', 'train', msg("Use mode 'train'", "使用 mode 'train'"));
+        const fix = setValueFix(ctx, 'mode', 'train', l10n.t("Use mode 'train'"));
         report(ctx, {
           severity: 'error',
           code: 'trinity.algorithm.mode',
-          message: msg(`${ALGO} does not support \`${mode}\` mode: use \`train\`.`, `${ALGO} 不支持 \`${mode}\` 模式：请使用 \`train\`。`),
+          message: l10n.t('{0} does not support `{1}` mode: use `train`.', ALGO, mode),
           path: v.has('mode') ? 'mode' : 'algorithm.algorithm_type',
-          related: [{ path: 'algorithm.algorithm_type', message: msg(`algorithm_type is '${algo}'`, `algorithm_type 为 '${algo}'`) }],
+          related: [{ path: 'algorithm.algorithm_type', message: l10n.t("algorithm_type is '{0}'", algo) }],
           fixes: fix ? [fix] : undefined,
         });
       }
@@ -29,22 +29,22 @@ export const algorithmRule: Rule = {
         report(ctx, {
           severity: 'error',
           code: 'trinity.algorithm.dataset-path',
-          message: msg(`\`buffer.trainer_input.experience_buffer.path\` is required when \`algorithm.algorithm_type == ${algo}\`.`, `\`algorithm.algorithm_type == ${algo}\` 时必须设置 \`buffer.trainer_input.experience_buffer.path\`。`),
+          message: l10n.t('`buffer.trainer_input.experience_buffer.path` is required when `algorithm.algorithm_type == {0}`.', algo),
           path: 'buffer.trainer_input.experience_buffer.path',
-          related: [{ path: 'algorithm.algorithm_type', message: msg(`algorithm_type is '${algo}'`, `algorithm_type 为 '${algo}'`) }],
+          related: [{ path: 'algorithm.algorithm_type', message: l10n.t("algorithm_type is '{0}'", algo) }],
         });
       }
       const save = v.num('trainer.save_interval');
       if (save !== undefined && save <= 0) {
         const sync = v.num('synchronizer.sync_interval');
         const value = sync && sync > 0 ? sync : 100;
-        const fix = setValueFix(ctx, 'trainer.save_interval', String(value), msg(`Set save_interval to ${value}`, `将 save_interval 设为 ${value}`));
+        const fix = setValueFix(ctx, 'trainer.save_interval', String(value), l10n.t('Set save_interval to {0}', value));
         report(ctx, {
           severity: 'error',
           code: 'trinity.algorithm.save-interval',
-          message: msg(`\`trainer.save_interval\` must be > 0 for ${algo}: it becomes \`synchronizer.sync_interval\`, which must be positive.`, `${algo} 的 \`trainer.save_interval\` 必须 > 0：它会成为 \`synchronizer.sync_interval\`，而后者必须为正。`),
+          message: l10n.t('`trainer.save_interval` must be > 0 for {0}: it becomes `synchronizer.sync_interval`, which must be positive.', algo),
           path: v.has('trainer.save_interval') ? 'trainer.save_interval' : 'trainer.save_interval',
-          related: [{ path: 'algorithm.algorithm_type', message: msg(`algorithm_type is '${algo}'`, `algorithm_type 为 '${algo}'`) }],
+          related: [{ path: 'algorithm.algorithm_type', message: l10n.t("algorithm_type is '{0}'", algo) }],
           fixes: fix ? [fix] : undefined,
         });
       }
@@ -52,13 +52,13 @@ export const algorithmRule: Rule = {
         report(ctx, {
           severity: 'info',
           code: 'trinity.sync.overwritten',
-          message: msg(`For ${algo}, \`sync_interval\` is replaced by \`trainer.save_interval\` (${v.num('trainer.save_interval')}).`, `对于 ${algo}，\`sync_interval\` 会被 \`trainer.save_interval\`（${v.num('trainer.save_interval')}）替换。`),
+          message: l10n.t('For {0}, `sync_interval` is replaced by `trainer.save_interval` ({1}).', algo, v.num('trainer.save_interval')),
           path: 'synchronizer.sync_interval',
           tags: ['unnecessary'],
         });
       }
       if (algo === 'dpo' && v.has('algorithm.repeat_times') && v.num('algorithm.repeat_times') !== 2) {
-        report(ctx, { severity: 'info', code: 'trinity.algorithm.dpo-repeat', message: msg('DPO forces `repeat_times` to 2.', 'DPO 会强制 `repeat_times` 为 2。'), path: 'algorithm.repeat_times' });
+        report(ctx, { severity: 'info', code: 'trinity.algorithm.dpo-repeat', message: l10n.t('DPO forces `repeat_times` to 2.'), path: 'algorithm.repeat_times' });
       }
     }
     // train_batch_size is required in train mode and for SFT/DPO
@@ -66,13 +66,13 @@ export const algorithmRule: Rule = {
       const bs = v.num('buffer.batch_size');
       const rt = algo === 'dpo' ? 2 : v.num('algorithm.repeat_times');
       const value = bs && rt ? bs * rt : undefined;
-      const fix = value ? (v.has('buffer.train_batch_size') ? setValueFix(ctx, 'buffer.train_batch_size', String(value), msg(`Set train_batch_size to ${value}`, `将 train_batch_size 设为 ${value}`)) : insertKeyFix(ctx, 'buffer.train_batch_size', String(value), msg(`Add train_batch_size: ${value}`, `添加 train_batch_size: ${value}`))) : undefined;
+      const fix = value ? (v.has('buffer.train_batch_size') ? setValueFix(ctx, 'buffer.train_batch_size', String(value), l10n.t('Set train_batch_size to {0}', value)) : insertKeyFix(ctx, 'buffer.train_batch_size', String(value), l10n.t('Add train_batch_size: {0}', value))) : undefined;
       report(ctx, {
         severity: 'error',
         code: 'trinity.buffer.train-batch-size-required',
-        message: msg("`buffer.train_batch_size` is required when `mode` is 'train' or `algorithm.algorithm_type` is 'sft' or 'dpo'.", "当 `mode` 为 'train' 或 `algorithm.algorithm_type` 为 'sft'/'dpo' 时必须设置 `buffer.train_batch_size`。"),
+        message: l10n.t("`buffer.train_batch_size` is required when `mode` is 'train' or `algorithm.algorithm_type` is 'sft' or 'dpo'."),
         path: v.has('buffer.train_batch_size') ? 'buffer.train_batch_size' : 'buffer',
-        related: [{ path: v.has('mode') ? 'mode' : 'algorithm.algorithm_type', message: msg(`mode '${mode}', algorithm '${algo}'`, `mode '${mode}'，algorithm '${algo}'`) }],
+        related: [{ path: v.has('mode') ? 'mode' : 'algorithm.algorithm_type', message: l10n.t("mode '{0}', algorithm '{1}'", mode, algo) }],
         fixes: fix ? [fix] : undefined,
       });
     }
@@ -80,9 +80,9 @@ export const algorithmRule: Rule = {
       report(ctx, {
         severity: 'error',
         code: 'trinity.model.tinker-critic',
-        message: msg(`Critic model is not supported when using tinker (\`${algo}\` needs a critic).`, `使用 tinker 时不支持 critic 模型（\`${algo}\` 需要 critic）。`),
+        message: l10n.t('Critic model is not supported when using tinker (`{0}` needs a critic).', algo),
         path: 'model.tinker.enable',
-        related: [{ path: 'algorithm.algorithm_type', message: msg(`algorithm_type is '${algo}'`, `algorithm_type 为 '${algo}'`) }],
+        related: [{ path: 'algorithm.algorithm_type', message: l10n.t("algorithm_type is '{0}'", algo) }],
       });
     }
   },

@@ -1,6 +1,7 @@
 // BufferConfigValidator (explorer input, trainer input, data pipelines) and the storage
 // types the buffer factory accepts at run time.
-import { msg, suggest } from '../../core/findings';
+import { suggest } from '../../core/findings';
+import { l10n, list, verbatim } from '../../core/l10n-text';
 import { AGENT_PLUGIN_NAMES } from '../../names/registries';
 import { report, setValueFix, type Rule, type RuleContext } from '../context';
 import { algorithmOf, isSftOrDpo, items, modeOf } from './common';
@@ -18,11 +19,11 @@ function storageCheck(ctx: RuleContext, path: string, allowed: string[], known?:
   const plugin = ctx.kind === 'trinity' ? [] : AGENT_PLUGIN_NAMES[ctx.kind]?.storage ?? [];
   if (allowed.includes(s) || plugin.includes(s)) return;
   const best = suggest(s, allowed, 1)[0];
-  const fix = best ? setValueFix(ctx, path, best, msg(`Change to '${best}'`, `改为 '${best}'`)) : undefined;
+  const fix = best ? setValueFix(ctx, path, best, l10n.t("Change to '{0}'", best)) : undefined;
   report(ctx, {
     severity: 'error',
     code: 'trinity.buffer.storage-type',
-    message: msg(`Storage type '${s}' is not supported (${allowed.join(', ')}); the buffer fails when it is created.`, `不支持存储类型 '${s}'（${allowed.join('、')}）；创建缓冲区时会失败。`),
+    message: l10n.t("Storage type '{0}' is not supported ({1}); the buffer fails when it is created.", s, list(allowed)),
     path,
     span: v.span(path),
     fixes: fix ? [fix] : undefined,
@@ -43,17 +44,17 @@ export const bufferRule: Rule = {
         report(ctx, {
           severity: 'error',
           code: 'trinity.buffer.taskset-and-tasksets',
-          message: msg('Do not set `taskset` and `tasksets` together: use one of them.', '不要同时设置 `taskset` 和 `tasksets`：二选一。'),
+          message: l10n.t('Do not set `taskset` and `tasksets` together: use one of them.'),
           path: 'buffer.explorer_input.tasksets',
-          related: [{ path: 'buffer.explorer_input.taskset', message: msg('`taskset` is also set', '`taskset` 也已设置') }],
+          related: [{ path: 'buffer.explorer_input.taskset', message: l10n.t('`taskset` is also set') }],
         });
       } else if (!hasTaskset && tasksets === 0 && mode !== 'bench') {
         report(ctx, {
           severity: 'error',
           code: 'trinity.buffer.no-taskset',
-          message: msg(`At least one taskset should be provided in \`buffer.explorer_input\` (mode '${mode}').`, `mode 为 '${mode}' 时，\`buffer.explorer_input\` 中至少需要一个任务集。`),
+          message: l10n.t("At least one taskset should be provided in `buffer.explorer_input` (mode '{0}').", mode),
           path: 'buffer.explorer_input.taskset',
-          related: v.has('mode') ? [{ path: 'mode', message: msg(`mode is '${mode}'`, `mode 为 '${mode}'`) }] : undefined,
+          related: v.has('mode') ? [{ path: 'mode', message: l10n.t("mode is '{0}'", mode) }] : undefined,
         });
       }
       const train: [string, Record<string, unknown>][] = hasTaskset
@@ -75,7 +76,7 @@ export const bufferRule: Rule = {
             report(ctx, {
               severity: 'error',
               code: 'trinity.buffer.aux-buffer-path',
-              message: msg(`\`buffer.trainer_input.auxiliary_buffers[${name}].path\` is required.`, `必须设置 \`buffer.trainer_input.auxiliary_buffers[${name}].path\`。`),
+              message: l10n.t('`buffer.trainer_input.auxiliary_buffers[{0}].path` is required.', name),
               path: p,
             });
           }
@@ -91,7 +92,7 @@ export const bufferRule: Rule = {
         report(ctx, {
           severity: 'error',
           code: 'trinity.data.task-pipeline-output',
-          message: msg('`data_processor.task_pipeline.output` is missing and cannot default to a taskset: set it.', '`data_processor.task_pipeline.output` 缺失且无法默认为某个任务集：请设置它。'),
+          message: l10n.t('`data_processor.task_pipeline.output` is missing and cannot default to a taskset: set it.'),
           path: 'data_processor.task_pipeline',
         });
       }
@@ -109,7 +110,7 @@ function pathRequired(ctx: RuleContext, p: string, isEval: boolean, item: Record
   report(ctx, {
     severity: 'error',
     code: isEval ? 'trinity.buffer.eval-taskset-path' : 'trinity.buffer.taskset-path',
-    message: msg(`${isEval ? 'Eval' : 'Train'} taskset${name ? ` [${name}]` : ''}'s path is not configured.`, `${isEval ? '评测' : '训练'}任务集${name ? ` [${name}]` : ''} 未配置 path。`),
+    message: isEval ? l10n.t("Eval taskset{0}'s path is not configured.", verbatim(name ? ` [${name}]` : '')) : l10n.t("Train taskset{0}'s path is not configured.", verbatim(name ? ` [${name}]` : '')),
     path: `${p}.path`,
     span: v.has(`${p}.path`) ? v.span(`${p}.path`) : v.keySpan(p),
   });

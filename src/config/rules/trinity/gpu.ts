@@ -1,7 +1,7 @@
 // RayClusterConfigValidator's GPU accounting and veRL's parallel checks, statically, when
 // `cluster.node_num` and `cluster.gpu_per_node` are set (0 means "ask the running Ray
 // cluster", which only happens at launch). Auxiliary models take GPUs from the trainer too.
-import { msg } from '../../core/findings';
+import { l10n, type Text, verbatim } from '../../core/l10n-text';
 import type { ConfigView } from '../view';
 import { report, setValueFix, type Rule, type RuleContext } from '../context';
 import { algorithmOf, intOf, items, modeOf, trainBatchSize, trainerValidatorRuns, type Mode } from './common';
@@ -68,13 +68,13 @@ function rolloutKey(v: ConfigView): string {
 }
 
 function relatedOf(v: ConfigView, keys: string[]) {
-  return keys.map((k) => ({ path: k, message: msg(`\`${k}\` = ${String(v.get(k))}`, `\`${k}\` = ${String(v.get(k))}`) }));
+  return keys.map((k) => ({ path: k, message: verbatim(`\`${k}\` = ${String(v.get(k))}`) }));
 }
 
 function engineFix(ctx: RuleContext, b: Budget, maxExplorer: number) {
   const engines = Math.floor((maxExplorer - b.aux) / b.tp);
   if (engines < 1 || engines === b.engines) return undefined;
-  return setValueFix(ctx, 'explorer.rollout_model.engine_num', String(engines), msg(`Set engine_num to ${engines}`, `将 engine_num 设为 ${engines}`));
+  return setValueFix(ctx, 'explorer.rollout_model.engine_num', String(engines), l10n.t('Set engine_num to {0}', engines));
 }
 
 export const gpuRule: Rule = {
@@ -84,7 +84,7 @@ export const gpuRule: Rule = {
     const b = gpuBudget(v, ctx);
     if (!b) return;
     const explorer = b.rollout + b.aux;
-    const auxNote = b.aux ? msg(` + ${b.aux} for auxiliary models`, ` + 辅助模型 ${b.aux}`) : msg('', '');
+    const auxNote = b.aux ? l10n.t(' + {0} for auxiliary models', b.aux) : verbatim('');
     const related = relatedOf(v, [...CLUSTER, ...ROLLOUT, ...(b.aux ? ['explorer.auxiliary_models'] : [])]);
     if (b.mode === 'explore' || b.mode === 'bench' || b.mode === 'serve') {
       if (explorer > b.total) {
@@ -92,10 +92,7 @@ export const gpuRule: Rule = {
         report(ctx, {
           severity: 'error',
           code: 'trinity.gpu.explorer-exceeds-total',
-          message: msg(
-            `Total GPU number (${b.total}) is less than the number of GPUs required for rollout (${explorer} = ${b.engines} engines × tensor_parallel_size ${b.tp}${auxNote.en}).`,
-            `GPU 总数（${b.total}）少于 rollout 所需 GPU 数（${explorer} = ${b.engines} 个引擎 × tensor_parallel_size ${b.tp}${auxNote.zh}）。`,
-          ),
+          message: l10n.t('Total GPU number ({0}) is less than the number of GPUs required for rollout ({1} = {2} engines × tensor_parallel_size {3}{4}).', b.total, explorer, b.engines, b.tp, auxNote),
           path: rolloutKey(v),
           related,
           fixes: fix ? [fix] : undefined,
@@ -110,10 +107,7 @@ export const gpuRule: Rule = {
       report(ctx, {
         severity: 'error',
         code: 'trinity.gpu.no-trainer-gpus',
-        message: msg(
-          `Not enough GPUs for trainer: explorer requires ${explorer} GPUs (${b.engines} engines × tensor_parallel_size ${b.tp}${auxNote.en}), but total available GPUs are ${b.total}.`,
-          `训练器没有足够的 GPU：探索器需要 ${explorer} 个 GPU（${b.engines} 个引擎 × tensor_parallel_size ${b.tp}${auxNote.zh}），而可用 GPU 总数为 ${b.total}。`,
-        ),
+        message: l10n.t('Not enough GPUs for trainer: explorer requires {0} GPUs ({1} engines × tensor_parallel_size {2}{3}), but total available GPUs are {4}.', explorer, b.engines, b.tp, auxNote, b.total),
         path: rolloutKey(v),
         related,
         fixes: fix ? [fix] : undefined,
@@ -124,19 +118,16 @@ export const gpuRule: Rule = {
       const fixes = [];
       for (let e = b.engines - 1; e >= 1 && fixes.length < 1; e--) {
         const t = b.total - e * b.tp - b.aux;
-        if (t > 0 && (t <= b.gpuPerNode || t % b.gpuPerNode === 0)) fixes.push(setValueFix(ctx, 'explorer.rollout_model.engine_num', String(e), msg(`Set engine_num to ${e} (trainer gets ${t} GPUs)`, `将 engine_num 设为 ${e}（训练器得到 ${t} 个 GPU）`)));
+        if (t > 0 && (t <= b.gpuPerNode || t % b.gpuPerNode === 0)) fixes.push(setValueFix(ctx, 'explorer.rollout_model.engine_num', String(e), l10n.t('Set engine_num to {0} (trainer gets {1} GPUs)', e, t)));
       }
       for (let e = b.engines + 1; e * b.tp + b.aux < b.total && fixes.length < 2; e++) {
         const t = b.total - e * b.tp - b.aux;
-        if (t > 0 && (t <= b.gpuPerNode || t % b.gpuPerNode === 0)) fixes.push(setValueFix(ctx, 'explorer.rollout_model.engine_num', String(e), msg(`Set engine_num to ${e} (trainer gets ${t} GPUs)`, `将 engine_num 设为 ${e}（训练器得到 ${t} 个 GPU）`), false));
+        if (t > 0 && (t <= b.gpuPerNode || t % b.gpuPerNode === 0)) fixes.push(setValueFix(ctx, 'explorer.rollout_model.engine_num', String(e), l10n.t('Set engine_num to {0} (trainer gets {1} GPUs)', e, t), false));
       }
       report(ctx, {
         severity: 'error',
         code: 'trinity.gpu.trainer-whole-nodes',
-        message: msg(
-          `Trainer must use an integer number of nodes, but got trainer_gpu_num (${b.trainer}) with gpu_per_node (${b.gpuPerNode}). Change \`engine_num\` or \`tensor_parallel_size\` in the explorer config.`,
-          `训练器必须使用整数个节点，但 trainer_gpu_num 为 ${b.trainer}、gpu_per_node 为 ${b.gpuPerNode}。请修改探索器配置中的 \`engine_num\` 或 \`tensor_parallel_size\`。`,
-        ),
+        message: l10n.t('Trainer must use an integer number of nodes, but got trainer_gpu_num ({0}) with gpu_per_node ({1}). Change `engine_num` or `tensor_parallel_size` in the explorer config.', b.trainer, b.gpuPerNode),
         path: rolloutKey(v),
         related,
         fixes: fixes.filter((f): f is NonNullable<typeof f> => !!f),
@@ -150,31 +141,31 @@ export const gpuRule: Rule = {
 function colocate(ctx: RuleContext, b: Budget): void {
   const v = ctx.view;
   if (b.total !== 1) {
-    const fix = setValueFix(ctx, 'mode', 'both', msg("Use mode 'both'", "使用 mode 'both'"));
+    const fix = setValueFix(ctx, 'mode', 'both', l10n.t("Use mode 'both'"));
     report(ctx, {
       severity: 'error',
       code: 'trinity.gpu.colocate-total',
-      message: msg(`Colocate mode requires exactly 1 GPU, but got ${b.total} GPUs. Use \`both\` mode instead.`, `colocate 模式需要恰好 1 个 GPU，实际为 ${b.total} 个。请改用 \`both\` 模式。`),
+      message: l10n.t('Colocate mode requires exactly 1 GPU, but got {0} GPUs. Use `both` mode instead.', b.total),
       path: 'mode',
       related: relatedOf(v, CLUSTER),
       fixes: fix ? [fix] : undefined,
     });
   }
-  const one = (path: string, code: string, en: string, zh: string) => {
-    const fix = setValueFix(ctx, path, '1', msg('Set to 1', '设为 1'));
-    report(ctx, { severity: 'error', code, message: msg(en, zh), path, related: [{ path: 'mode', message: msg("mode is 'colocate'", "mode 为 'colocate'") }], fixes: fix ? [fix] : undefined });
+  const one = (path: string, code: string, message: Text) => {
+    const fix = setValueFix(ctx, path, '1', l10n.t('Set to 1'));
+    report(ctx, { severity: 'error', code, message, path, related: [{ path: 'mode', message: l10n.t("mode is 'colocate'") }], fixes: fix ? [fix] : undefined });
   };
-  if (b.engines !== 1) one('explorer.rollout_model.engine_num', 'trinity.gpu.colocate-engines', 'In colocate mode, `explorer.rollout_model.engine_num` must be set to 1.', 'colocate 模式下 `explorer.rollout_model.engine_num` 必须为 1。');
+  if (b.engines !== 1) one('explorer.rollout_model.engine_num', 'trinity.gpu.colocate-engines', l10n.t('In colocate mode, `explorer.rollout_model.engine_num` must be set to 1.'));
   if (b.tp !== 1 && atLeast06(ctx)) {
     // 0.6 checks the whole engine: gpu_per_engine = DP × TP × PP
     const key = ['tensor_parallel_size', 'data_parallel_size', 'pipeline_parallel_size'].map((k) => `explorer.rollout_model.${k}`).find((k) => (v.num(k) ?? 1) > 1) ?? 'explorer.rollout_model.tensor_parallel_size';
-    one(key, 'trinity.gpu.colocate-tp', `In colocate mode, \`explorer.rollout_model.gpu_per_engine\` must be set to 1 (it is ${b.tp} = data_parallel_size × tensor_parallel_size × pipeline_parallel_size).`, `colocate 模式下 \`explorer.rollout_model.gpu_per_engine\` 必须为 1（当前为 ${b.tp} = data_parallel_size × tensor_parallel_size × pipeline_parallel_size）。`);
-  } else if (b.tp !== 1) one('explorer.rollout_model.tensor_parallel_size', 'trinity.gpu.colocate-tp', 'In colocate mode, `explorer.rollout_model.tensor_parallel_size` must be set to 1.', 'colocate 模式下 `explorer.rollout_model.tensor_parallel_size` 必须为 1。');
+    one(key, 'trinity.gpu.colocate-tp', l10n.t('In colocate mode, `explorer.rollout_model.gpu_per_engine` must be set to 1 (it is {0} = data_parallel_size × tensor_parallel_size × pipeline_parallel_size).', b.tp));
+  } else if (b.tp !== 1) one('explorer.rollout_model.tensor_parallel_size', 'trinity.gpu.colocate-tp', l10n.t('In colocate mode, `explorer.rollout_model.tensor_parallel_size` must be set to 1.'));
   if (v.len('explorer.auxiliary_models') > 0) {
-    report(ctx, { severity: 'error', code: 'trinity.gpu.colocate-aux', message: msg('In colocate mode, auxiliary models are not supported.', 'colocate 模式不支持辅助模型。'), path: 'explorer.auxiliary_models', related: [{ path: 'mode', message: msg("mode is 'colocate'", "mode 为 'colocate'") }] });
+    report(ctx, { severity: 'error', code: 'trinity.gpu.colocate-aux', message: l10n.t('In colocate mode, auxiliary models are not supported.'), path: 'explorer.auxiliary_models', related: [{ path: 'mode', message: l10n.t("mode is 'colocate'") }] });
   }
   const sp = v.num('trainer.ulysses_sequence_parallel_size');
-  if (sp !== undefined && sp > 1) one('trainer.ulysses_sequence_parallel_size', 'trinity.gpu.colocate-sp', 'In colocate mode, `trainer.ulysses_sequence_parallel_size` must be set to 1.', 'colocate 模式下 `trainer.ulysses_sequence_parallel_size` 必须为 1。');
+  if (sp !== undefined && sp > 1) one('trainer.ulysses_sequence_parallel_size', 'trinity.gpu.colocate-sp', l10n.t('In colocate mode, `trainer.ulysses_sequence_parallel_size` must be set to 1.'));
 }
 
 /** veRL's `_check_parallel_config`: sp divides the trainer GPUs; the batch divides GPUs ÷ sp. */
@@ -194,11 +185,11 @@ function batchRules(ctx: RuleContext, b: Budget): void {
   if (world % sp !== 0) {
     const divisors = [1, 2, 4, 8, 16].filter((d) => world % d === 0 && d < sp);
     const best = divisors[divisors.length - 1];
-    const fix = best ? setValueFix(ctx, spKey, String(best), msg(`Set sequence parallel size to ${best}`, `将序列并行大小设为 ${best}`)) : undefined;
+    const fix = best ? setValueFix(ctx, spKey, String(best), l10n.t('Set sequence parallel size to {0}', best)) : undefined;
     report(ctx, {
       severity: 'error',
       code: 'trinity.batch.sp-divides-gpus',
-      message: msg(`The number of trainer GPUs (${world}) must be divisible by \`${spKey.split('.').slice(-2).join('.')}\` (${sp}).`, `训练器 GPU 数（${world}）必须能被 \`${spKey.split('.').slice(-2).join('.')}\`（${sp}）整除。`),
+      message: l10n.t('The number of trainer GPUs ({0}) must be divisible by `{1}` ({2}).', world, spKey.split('.').slice(-2).join('.'), sp),
       path: spKey,
       related: gpuRelated,
       fixes: fix ? [fix] : undefined,
@@ -215,16 +206,13 @@ function batchRules(ctx: RuleContext, b: Budget): void {
     const key = explicit ? 'buffer.train_batch_size' : v.has('buffer.batch_size') ? 'buffer.batch_size' : 'buffer.train_batch_size';
     const up = Math.ceil(tbs / div) * div;
     const down = Math.floor(tbs / div) * div;
-    const fixes = [setValueFix(ctx, 'buffer.train_batch_size', String(up), msg(`Set train_batch_size to ${up}`, `将 train_batch_size 设为 ${up}`))];
-    if (down > 0) fixes.push(setValueFix(ctx, 'buffer.train_batch_size', String(down), msg(`Set train_batch_size to ${down}`, `将 train_batch_size 设为 ${down}`), false));
-    const derived = explicit ? msg('', '') : msg(` (train_batch_size = batch_size × repeat_times = ${tbs})`, `（train_batch_size = batch_size × repeat_times = ${tbs}）`);
+    const fixes = [setValueFix(ctx, 'buffer.train_batch_size', String(up), l10n.t('Set train_batch_size to {0}', up))];
+    if (down > 0) fixes.push(setValueFix(ctx, 'buffer.train_batch_size', String(down), l10n.t('Set train_batch_size to {0}', down), false));
+    const derived = explicit ? verbatim('') : l10n.t(' (train_batch_size = batch_size × repeat_times = {0})', tbs);
     report(ctx, {
       severity: 'error',
       code: 'trinity.batch.divisible',
-      message: msg(
-        `The batch size (${tbs}) must be divisible by the number of trainer GPUs (${world}) divided by the sequence parallelism size (${sp})${derived.en}.`,
-        `批大小（${tbs}）必须能被训练器 GPU 数（${world}）除以序列并行大小（${sp}）整除${derived.zh}。`,
-      ),
+      message: l10n.t('The batch size ({0}) must be divisible by the number of trainer GPUs ({1}) divided by the sequence parallelism size ({2}){3}.', tbs, world, sp, derived),
       path: key,
       related: [...gpuRelated, ...relatedOf(v, [spKey]), ...(explicit ? [] : relatedOf(v, ['algorithm.repeat_times']))],
       fixes: fixes.filter((f): f is NonNullable<typeof f> => !!f),
@@ -237,7 +225,7 @@ function batchRules(ctx: RuleContext, b: Budget): void {
     report(ctx, {
       severity: 'error',
       code: 'trinity.trainer.fsdp-size',
-      message: msg(`The number of GPUs (${world}) must be divisible by \`actor.fsdp_config.fsdp_size\` (${fsdp}).`, `GPU 数（${world}）必须能被 \`actor.fsdp_config.fsdp_size\`（${fsdp}）整除。`),
+      message: l10n.t('The number of GPUs ({0}) must be divisible by `actor.fsdp_config.fsdp_size` ({1}).', world, fsdp),
       path: fsdpKey,
       related: gpuRelated,
     });

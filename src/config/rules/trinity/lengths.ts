@@ -1,6 +1,6 @@
 // ModelConfigValidator._check_model_len: prompt + response must fit in max_model_len, and
 // max_model_len must be set or derivable from both limits.
-import { msg } from '../../core/findings';
+import { l10n, verbatim } from '../../core/l10n-text';
 import { report, setValueFix, type Rule } from '../context';
 
 export const lengthRule: Rule = {
@@ -12,18 +12,15 @@ export const lengthRule: Rule = {
     const mpt = v.num('model.max_prompt_tokens');
     const mrt = v.num('model.max_response_tokens');
     if (mml !== undefined && mpt !== undefined && mrt !== undefined && mpt + mrt > mml) {
-      const fix = setValueFix(ctx, 'model.max_model_len', String(mpt + mrt), msg(`Set max_model_len to ${mpt + mrt}`, `将 max_model_len 设为 ${mpt + mrt}`));
+      const fix = setValueFix(ctx, 'model.max_model_len', String(mpt + mrt), l10n.t('Set max_model_len to {0}', mpt + mrt));
       report(ctx, {
         severity: 'error',
         code: 'trinity.length.exceeds-max-model-len',
-        message: msg(
-          `\`max_prompt_tokens\` + \`max_response_tokens\` (${mpt} + ${mrt}) exceeds \`max_model_len\` (${mml}).`,
-          `\`max_prompt_tokens\` + \`max_response_tokens\`（${mpt} + ${mrt}）超过了 \`max_model_len\`（${mml}）。`,
-        ),
+        message: l10n.t('`max_prompt_tokens` + `max_response_tokens` ({0} + {1}) exceeds `max_model_len` ({2}).', mpt, mrt, mml),
         path: 'model.max_model_len',
         related: [
-          { path: 'model.max_prompt_tokens', message: msg(`max_prompt_tokens = ${mpt}`, `max_prompt_tokens = ${mpt}`) },
-          { path: 'model.max_response_tokens', message: msg(`max_response_tokens = ${mrt}`, `max_response_tokens = ${mrt}`) },
+          { path: 'model.max_prompt_tokens', message: verbatim(`max_prompt_tokens = ${mpt}`) },
+          { path: 'model.max_response_tokens', message: verbatim(`max_response_tokens = ${mrt}`) },
         ],
         fixes: fix ? [fix] : undefined,
       });
@@ -34,10 +31,7 @@ export const lengthRule: Rule = {
       report(ctx, {
         severity: 'error',
         code: 'trinity.length.no-max-model-len',
-        message: msg(
-          'Unable to determine `max_model_len`: set `model.max_model_len`, or both `max_prompt_tokens` and `max_response_tokens`.',
-          '无法确定 `max_model_len`：请设置 `model.max_model_len`，或同时设置 `max_prompt_tokens` 和 `max_response_tokens`。',
-        ),
+        message: l10n.t('Unable to determine `max_model_len`: set `model.max_model_len`, or both `max_prompt_tokens` and `max_response_tokens`.'),
         path: set ?? 'model',
         span: set ? v.keySpan(set) : v.keySpan('model.max_model_len'),
       });
@@ -49,7 +43,7 @@ export const lengthRule: Rule = {
       report(ctx, {
         severity: 'info',
         code: 'trinity.length.min-response',
-        message: msg(`\`min_response_tokens\` (${min}) ≥ \`max_response_tokens\` (${mrtEff}); Trinity lowers it to ${Math.max(mrtEff - 1, 0)}.`, `\`min_response_tokens\`（${min}）≥ \`max_response_tokens\`（${mrtEff}）；Trinity 会将其降为 ${Math.max(mrtEff - 1, 0)}。`),
+        message: l10n.t('`min_response_tokens` ({0}) ≥ `max_response_tokens` ({1}); Trinity lowers it to {2}.', min, mrtEff, Math.max(mrtEff - 1, 0)),
         path: 'model.min_response_tokens',
       });
     }
@@ -61,7 +55,7 @@ export const lengthRule: Rule = {
       report(ctx, {
         severity: 'info',
         code: 'trinity.length.token-len-per-gpu',
-        message: msg(`\`trainer.max_token_len_per_gpu\` × sp (${perGpu} × ${sp}) < max_model_len (${full}); veRL raises it automatically.`, `\`trainer.max_token_len_per_gpu\` × sp（${perGpu} × ${sp}）< max_model_len（${full}）；veRL 会自动调大。`),
+        message: l10n.t('`trainer.max_token_len_per_gpu` × sp ({0} × {1}) < max_model_len ({2}); veRL raises it automatically.', perGpu, sp, full),
         path: 'trainer.max_token_len_per_gpu',
       });
     }

@@ -1,5 +1,6 @@
 // GlobalConfigValidator: `mode` must be one of six values — case-sensitive, unlike the enums.
-import { msg, suggest } from '../../core/findings';
+import { suggest } from '../../core/findings';
+import { l10n, list } from '../../core/l10n-text';
 import { UNKNOWN } from '../view';
 import { report, setValueFix, type Rule } from '../context';
 import { MODES } from './common';
@@ -13,11 +14,11 @@ export const modeRule: Rule = {
     if (typeof mode === 'string' && (MODES as readonly string[]).includes(mode)) return;
     const text = mode === null ? 'None' : String(mode);
     const best = MODES.find((m) => m === text.toLowerCase()) ?? suggest(text, MODES, 1)[0];
-    const fix = best ? setValueFix(ctx, 'mode', best, msg(`Change to '${best}'`, `改为 '${best}'`)) : undefined;
+    const fix = best ? setValueFix(ctx, 'mode', best, l10n.t("Change to '{0}'", best)) : undefined;
     report(ctx, {
       severity: 'error',
       code: 'trinity.mode.invalid',
-      message: msg(`Invalid mode '${text}': expected one of ${MODES.join(', ')} (case-sensitive).`, `无效的 mode '${text}'：应为 ${MODES.join('、')} 之一（区分大小写）。`),
+      message: l10n.t("Invalid mode '{0}': expected one of {1} (case-sensitive).", text, list(MODES)),
       path: 'mode',
       span: v.span('mode'),
       fixes: fix ? [fix] : undefined,

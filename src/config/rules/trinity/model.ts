@@ -1,7 +1,7 @@
 // ModelConfigValidator: an external API model only in bench mode with its three settings,
 // and a readable chat template file.
 import * as fs from 'fs';
-import { msg } from '../../core/findings';
+import { l10n, list } from '../../core/l10n-text';
 import { resolveLocalPath } from '../../core/paths';
 import { report, setValueFix, type Rule } from '../context';
 import { modeOf } from './common';
@@ -13,13 +13,13 @@ export const modelRule: Rule = {
     const mode = modeOf(v);
     if (v.bool('model.external_model.enable')) {
       if (mode && mode !== 'bench') {
-        const fix = setValueFix(ctx, 'mode', 'bench', msg("Use mode 'bench'", "使用 mode 'bench'"));
+        const fix = setValueFix(ctx, 'mode', 'bench', l10n.t("Use mode 'bench'"));
         report(ctx, {
           severity: 'error',
           code: 'trinity.model.external-not-bench',
-          message: msg('External model is only supported in `bench` mode.', '外部模型仅支持 `bench` 模式。'),
+          message: l10n.t('External model is only supported in `bench` mode.'),
           path: 'model.external_model.enable',
-          related: [{ path: 'mode', message: msg(`mode is '${mode}'`, `mode 为 '${mode}'`) }],
+          related: [{ path: 'mode', message: l10n.t("mode is '{0}'", mode) }],
           fixes: fix ? [fix] : undefined,
         });
       }
@@ -31,7 +31,7 @@ export const modelRule: Rule = {
           report(ctx, {
             severity: 'error',
             code: 'trinity.model.external-required',
-            message: msg(`\`${p}\` is required for the external engine.`, `外部引擎必须设置 \`${p}\`。`),
+            message: l10n.t('`{0}` is required for the external engine.', p),
             path: p,
           });
         }
@@ -52,7 +52,7 @@ export const modelRule: Rule = {
           report(ctx, {
             severity: 'error',
             code: 'trinity.model.chat-template-missing',
-            message: msg(`Failed to read chat template from \`${tpl}\`: no such file (looked in ${r.candidates.join(', ')}).`, `无法从 \`${tpl}\` 读取对话模板：文件不存在（查找位置：${r.candidates.join('、')}）。`),
+            message: l10n.t('Failed to read chat template from `{0}`: no such file (looked in {1}).', tpl, list(r.candidates)),
             path: 'model.chat_template_path',
             span: v.span('model.chat_template_path'),
           });

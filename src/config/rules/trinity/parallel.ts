@@ -5,7 +5,7 @@
 // by DP. Also 0.6's over_rollout.return_partial_tasks, which needs a non-fixed sync style
 // (ExplorerConfigValidator, pan-x-c/Trinity-RFT @ 03782715). One rule per upstream check, so
 // each can be shown to be the one that reports.
-import { msg } from '../../core/findings';
+import { l10n, verbatim } from '../../core/l10n-text';
 import { enumValue } from '../../schema/coerce';
 import { compareVersions } from '../../core/versions';
 import { TRINITY_0_6 } from '../../facts/trinity-0.6';
@@ -49,7 +49,11 @@ export function enginesOf(ctx: RuleContext): Engine[] | undefined {
   return out;
 }
 
-const related = (ctx: RuleContext, keys: string[]) => keys.map((k) => ({ path: k, message: msg(`\`${k}\` = ${String(ctx.view.get(k) ?? '(default)')}`, `\`${k}\` = ${String(ctx.view.get(k) ?? '（默认）')}`) }));
+const related = (ctx: RuleContext, keys: string[]) =>
+  keys.map((k) => {
+    const x = ctx.view.get(k);
+    return { path: k, message: x === undefined || x === null ? l10n.t('`{0}` = (default)', k) : verbatim(`\`${k}\` = ${String(x)}`) };
+  });
 const written = (ctx: RuleContext, e: Engine, key: string) => (ctx.view.has(`${e.path}.${key}`) ? `${e.path}.${key}` : undefined);
 const parallelKeys = (ctx: RuleContext, e: Engine) => ['data_parallel_size', 'tensor_parallel_size', 'pipeline_parallel_size'].map((k) => written(ctx, e, k)).filter((k): k is string => !!k);
 
@@ -71,10 +75,7 @@ export const multiNodeEngineRule: Rule = {
       report(ctx, {
         severity: 'error',
         code: 'trinity.engine.multinode-whole-nodes',
-        message: msg(
-          `Multi-node inference requires gpu_per_engine to be a multiple of cluster.gpu_per_node (${gpn}), but got gpu_per_engine=${e.gpus} (data_parallel_size ${e.dp} × tensor_parallel_size ${e.tp} × pipeline_parallel_size ${e.pp}).`,
-          `跨节点推理要求 gpu_per_engine 是 cluster.gpu_per_node（${gpn}）的整数倍，实际 gpu_per_engine=${e.gpus}（data_parallel_size ${e.dp} × tensor_parallel_size ${e.tp} × pipeline_parallel_size ${e.pp}）。`,
-        ),
+        message: l10n.t('Multi-node inference requires gpu_per_engine to be a multiple of cluster.gpu_per_node ({0}), but got gpu_per_engine={1} (data_parallel_size {2} × tensor_parallel_size {3} × pipeline_parallel_size {4}).', gpn, e.gpus, e.dp, e.tp, e.pp),
         path: keys[0] ?? `${e.path}.tensor_parallel_size`,
         related: related(ctx, [...keys.slice(1), 'cluster.gpu_per_node']),
       });
@@ -87,14 +88,11 @@ export const vllmDataParallelRule: Rule = {
   run(ctx) {
     perEngine(ctx, (e, gpn) => {
       if (!e.type.startsWith('vllm') || e.dp <= 1 || !gpn || e.gpus <= gpn || e.gpus % gpn !== 0) return;
-      const fix = setValueFix(ctx, `${e.path}.data_parallel_size`, '1', msg('Set data_parallel_size to 1', '将 data_parallel_size 设为 1'));
+      const fix = setValueFix(ctx, `${e.path}.data_parallel_size`, '1', l10n.t('Set data_parallel_size to 1'));
       report(ctx, {
         severity: 'error',
         code: 'trinity.engine.vllm-dp-multinode',
-        message: msg(
-          `vLLM does not support data parallelism in multi-node setups: this engine takes ${e.gpus} GPUs (DP ${e.dp} × TP ${e.tp} × PP ${e.pp}), more than one node (${gpn}).`,
-          `vLLM 不支持跨节点的数据并行：此引擎需要 ${e.gpus} 个 GPU（DP ${e.dp} × TP ${e.tp} × PP ${e.pp}），超过一个节点（${gpn}）。`,
-        ),
+        message: l10n.t('vLLM does not support data parallelism in multi-node setups: this engine takes {0} GPUs (DP {1} × TP {2} × PP {3}), more than one node ({4}).', e.gpus, e.dp, e.tp, e.pp, gpn),
         path: written(ctx, e, 'data_parallel_size') ?? `${e.path}.engine_type`,
         related: related(ctx, [...parallelKeys(ctx, e).filter((k) => !k.endsWith('data_parallel_size')), 'cluster.gpu_per_node']),
         fixes: fix ? [fix] : undefined,
@@ -111,10 +109,7 @@ export const sglangTpDpRule: Rule = {
       report(ctx, {
         severity: 'error',
         code: 'trinity.engine.sglang-tp-dp',
-        message: msg(
-          `SGLang inference requires tensor_parallel_size to be a multiple of data_parallel_size, but got tensor_parallel_size=${e.tp} and data_parallel_size=${e.dp}.`,
-          `SGLang 推理要求 tensor_parallel_size 是 data_parallel_size 的整数倍，实际 tensor_parallel_size=${e.tp}、data_parallel_size=${e.dp}。`,
-        ),
+        message: l10n.t('SGLang inference requires tensor_parallel_size to be a multiple of data_parallel_size, but got tensor_parallel_size={0} and data_parallel_size={1}.', e.tp, e.dp),
         path: written(ctx, e, 'data_parallel_size') ?? `${e.path}.tensor_parallel_size`,
         related: related(ctx, [`${e.path}.tensor_parallel_size`, `${e.path}.engine_type`]),
       });
@@ -133,16 +128,13 @@ export const partialTasksRule: Rule = {
     if (!v.bool('explorer.over_rollout.return_partial_tasks') || (v.num('explorer.over_rollout.ratio') ?? 0) > 0) return;
     const style = v.str('synchronizer.sync_style');
     if ((style ? enumValue(style, SYNC_STYLE) : 'fixed') !== 'fixed') return;
-    const fix = setValueFix(ctx, 'synchronizer.sync_style', 'explorer_driven', msg('Set sync_style to explorer_driven', '将 sync_style 设为 explorer_driven'));
+    const fix = setValueFix(ctx, 'synchronizer.sync_style', 'explorer_driven', l10n.t('Set sync_style to explorer_driven'));
     report(ctx, {
       severity: 'error',
       code: 'trinity.explorer.partial-tasks-sync-style',
-      message: msg(
-        'over_rollout is not compatible with fixed sync_style (`return_partial_tasks` is on): set `synchronizer.sync_style` to `explorer_driven` or `trainer_driven`.',
-        'over_rollout 与 fixed 同步方式不兼容（已开启 `return_partial_tasks`）：请将 `synchronizer.sync_style` 设为 `explorer_driven` 或 `trainer_driven`。',
-      ),
+      message: l10n.t('over_rollout is not compatible with fixed sync_style (`return_partial_tasks` is on): set `synchronizer.sync_style` to `explorer_driven` or `trainer_driven`.'),
       path: 'explorer.over_rollout.return_partial_tasks',
-      related: [{ path: 'synchronizer.sync_style', message: msg(`sync_style is '${style ?? 'fixed'}'`, `sync_style 为 '${style ?? 'fixed'}'`) }],
+      related: [{ path: 'synchronizer.sync_style', message: l10n.t("sync_style is '{0}'", style ?? 'fixed') }],
       fixes: fix ? [fix] : undefined,
     });
   },

@@ -3,7 +3,7 @@
 // vLLM, which fail late on the cluster (or, for lr ≤ 0, silently train backwards or not at all).
 // Each bound quotes Trinity-RFT 0.5's own default (reference/trinity.md §1: OptimizerConfig,
 // ModelConfig, InferenceModelConfig) so the fix is a known-good value.
-import { msg } from '../../core/findings';
+import { l10n, type Text } from '../../core/l10n-text';
 import { report, setValueFix, type Rule } from '../context';
 
 interface Bound {
@@ -15,18 +15,18 @@ interface Bound {
   maxOpen?: boolean;
   /** Trinity's default for the field. */
   def: string;
-  why: { en: string; zh: string };
+  why: Text;
 }
 
-const LR = { en: 'a learning rate must be positive (≤ 0 does not train, or trains backwards)', zh: '学习率必须为正数（≤ 0 不会训练，或反向训练）' };
-const PROB = { en: 'it is a probability', zh: '它是一个概率' };
-const RATIO = { en: 'it is a fraction', zh: '它是一个比例' };
-const TEMP = { en: 'a sampling temperature cannot be negative', zh: '采样温度不能为负数' };
+const LR = l10n.t('a learning rate must be positive (≤ 0 does not train, or trains backwards)');
+const PROB = l10n.t('it is a probability');
+const RATIO = l10n.t('it is a fraction');
+const TEMP = l10n.t('a sampling temperature cannot be negative');
 
 export const PHYSICAL_BOUNDS: readonly Bound[] = [
   { path: 'algorithm.optimizer.lr', min: 0, minOpen: true, def: '1e-6', why: LR },
-  { path: 'algorithm.optimizer.weight_decay', min: 0, def: '0.01', why: { en: 'weight decay cannot be negative', zh: '权重衰减不能为负数' } },
-  { path: 'algorithm.optimizer.clip_grad', min: 0, minOpen: true, def: '1.0', why: { en: 'a gradient-norm clip must be positive', zh: '梯度范数裁剪值必须为正数' } },
+  { path: 'algorithm.optimizer.weight_decay', min: 0, def: '0.01', why: l10n.t('weight decay cannot be negative') },
+  { path: 'algorithm.optimizer.clip_grad', min: 0, minOpen: true, def: '1.0', why: l10n.t('a gradient-norm clip must be positive') },
   { path: 'algorithm.optimizer.lr_warmup_steps_ratio', min: 0, max: 1, def: '0.0', why: RATIO },
   { path: 'algorithm.optimizer.min_lr_ratio', min: 0, max: 1, def: '0.01', why: RATIO },
   { path: 'trainer.trainer_config.actor_rollout_ref.actor.optim.lr', min: 0, minOpen: true, def: '1e-6', why: LR },
@@ -34,7 +34,7 @@ export const PHYSICAL_BOUNDS: readonly Bound[] = [
   { path: 'model.top_p', min: 0, max: 1, minOpen: true, def: '1.0', why: PROB },
   { path: 'explorer.rollout_model.temperature', min: 0, def: '1.0', why: TEMP },
   { path: 'explorer.rollout_model.top_p', min: 0, max: 1, minOpen: true, def: '1.0', why: PROB },
-  { path: 'explorer.rollout_model.gpu_memory_utilization', min: 0, max: 1, minOpen: true, def: '0.9', why: { en: 'it is a fraction of GPU memory', zh: '它是 GPU 显存的比例' } },
+  { path: 'explorer.rollout_model.gpu_memory_utilization', min: 0, max: 1, minOpen: true, def: '0.9', why: l10n.t('it is a fraction of GPU memory') },
   { path: 'buffer.explorer_input.taskset.rollout_args.temperature', min: 0, def: '1.0', why: TEMP },
   { path: 'buffer.explorer_input.taskset.rollout_args.top_p', min: 0, max: 1, minOpen: true, def: '1.0', why: PROB },
 ];
@@ -59,14 +59,11 @@ export const physicalRule: Rule = {
       const high = b.max !== undefined && (b.maxOpen ? x >= b.max : x > b.max);
       if (!low && !high) continue;
       const key = b.path.split('.').pop()!;
-      const fix = setValueFix(ctx, b.path, b.def, msg(`Set ${key} to Trinity's default ${b.def}`, `将 ${key} 设为 Trinity 默认值 ${b.def}`));
+      const fix = setValueFix(ctx, b.path, b.def, l10n.t("Set {0} to Trinity's default {1}", key, b.def));
       report(ctx, {
         severity: 'warning',
         code: 'trinity.physical.out-of-range',
-        message: msg(
-          `\`${key}: ${show(x)}\` is outside ${range(b)}: ${b.why.en}. Trinity-RFT's default is ${b.def}.`,
-          `\`${key}: ${show(x)}\` 超出 ${range(b)}：${b.why.zh}。Trinity-RFT 的默认值是 ${b.def}。`,
-        ),
+        message: l10n.t("`{0}: {1}` is outside {2}: {3}. Trinity-RFT's default is {4}.", key, show(x), range(b), b.why, b.def),
         path: b.path,
         fixes: fix ? [fix] : undefined,
       });

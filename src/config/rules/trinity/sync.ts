@@ -1,6 +1,6 @@
 // SynchronizerConfigValidator and IntervalConfigValidator: sync_interval > 0, eval_interval
 // rounded to a multiple of it, and NCCL replaced where it cannot work.
-import { msg } from '../../core/findings';
+import { l10n, verbatim } from '../../core/l10n-text';
 import { enumValue } from '../../schema/coerce';
 import { report, setValueFix, type Rule } from '../context';
 import { algorithmOf, isSftOrDpo, modeOf } from './common';
@@ -16,11 +16,11 @@ export const syncRule: Rule = {
     if (isSftOrDpo(algo)) return; // sync_interval := save_interval (algorithm rule)
     const sync = v.num('synchronizer.sync_interval');
     if (sync !== undefined && sync <= 0) {
-      const fix = setValueFix(ctx, 'synchronizer.sync_interval', '1', msg('Set sync_interval to 1', '将 sync_interval 设为 1'));
+      const fix = setValueFix(ctx, 'synchronizer.sync_interval', '1', l10n.t('Set sync_interval to 1'));
       report(ctx, {
         severity: 'error',
         code: 'trinity.sync.interval',
-        message: msg('`sync_interval` must be positive.', '`sync_interval` 必须为正数。'),
+        message: l10n.t('`sync_interval` must be positive.'),
         path: 'synchronizer.sync_interval',
         fixes: fix ? [fix] : undefined,
       });
@@ -29,13 +29,13 @@ export const syncRule: Rule = {
     const evalInterval = v.num('explorer.eval_interval');
     if (mode && mode !== 'bench' && sync && evalInterval !== undefined && evalInterval % sync !== 0) {
       const rounded = Math.max(Math.floor(evalInterval / sync), 1) * sync;
-      const fix = setValueFix(ctx, 'explorer.eval_interval', String(rounded), msg(`Set eval_interval to ${rounded}`, `将 eval_interval 设为 ${rounded}`));
+      const fix = setValueFix(ctx, 'explorer.eval_interval', String(rounded), l10n.t('Set eval_interval to {0}', rounded));
       report(ctx, {
         severity: 'info',
         code: 'trinity.sync.eval-interval-rounded',
-        message: msg(`\`eval_interval\` (${evalInterval}) is not a multiple of \`sync_interval\` (${sync}); Trinity uses ${rounded}.`, `\`eval_interval\`（${evalInterval}）不是 \`sync_interval\`（${sync}）的倍数；Trinity 会使用 ${rounded}。`),
+        message: l10n.t('`eval_interval` ({0}) is not a multiple of `sync_interval` ({1}); Trinity uses {2}.', evalInterval, sync, rounded),
         path: v.has('explorer.eval_interval') ? 'explorer.eval_interval' : 'synchronizer.sync_interval',
-        related: [{ path: 'synchronizer.sync_interval', message: msg(`sync_interval = ${sync}`, `sync_interval = ${sync}`) }],
+        related: [{ path: 'synchronizer.sync_interval', message: verbatim(`sync_interval = ${sync}`) }],
         fixes: fix ? [fix] : undefined,
       });
     }
@@ -44,12 +44,12 @@ export const syncRule: Rule = {
     if (method === 'nccl' && v.has('synchronizer.sync_method') && mode) {
       const to = mode === 'colocate' ? 'memory' : ['train', 'explore', 'bench', 'serve'].includes(mode) || v.get('model.lora_configs') ? 'checkpoint' : undefined;
       if (to) {
-        const why = mode === 'colocate' ? msg('colocate mode', 'colocate 模式') : v.get('model.lora_configs') && !['train', 'explore', 'bench', 'serve'].includes(mode) ? msg('LoRA', 'LoRA') : msg(`\`${mode}\` mode`, `\`${mode}\` 模式`);
-        const fix = setValueFix(ctx, 'synchronizer.sync_method', to, msg(`Set sync_method to ${to}`, `将 sync_method 设为 ${to}`));
+        const why = mode === 'colocate' ? l10n.t('colocate mode') : v.get('model.lora_configs') && !['train', 'explore', 'bench', 'serve'].includes(mode) ? verbatim('LoRA') : l10n.t('`{0}` mode', mode);
+        const fix = setValueFix(ctx, 'synchronizer.sync_method', to, l10n.t('Set sync_method to {0}', to));
         report(ctx, {
           severity: 'info',
           code: 'trinity.sync.nccl-replaced',
-          message: msg(`NCCL synchronization does not work with ${why.en}; Trinity uses \`${to}\`.`, `NCCL 同步不适用于 ${why.zh}；Trinity 会改用 \`${to}\`。`),
+          message: l10n.t('NCCL synchronization does not work with {0}; Trinity uses `{1}`.', why, to),
           path: 'synchronizer.sync_method',
           fixes: fix ? [fix] : undefined,
         });

@@ -85,6 +85,21 @@ test('completion, hover, definition, links, symbols and a quick fix', async () =
   assert.equal(fix.edit.changes[uri][0].newText, '1');
 });
 
+test('the bundle the client passes (vscode.l10n.bundle) translates diagnostics and quick fixes', async () => {
+  const fr = LspProcess.start(process.execPath, [path.join(repoRoot, 'dist', 'server.js'), '--stdio'], { cwd: root });
+  fr.configuration = (section) => (section === 'agentrl.config' ? { debounceMs: 0, scanWorkspace: false } : null);
+  const l10nBundle = { '`sync_interval` must be positive.': '`sync_interval` doit être positif.', 'Set sync_interval to 1': 'Mettre sync_interval à 1' };
+  await fr.initialize(uriOf(root), { locale: 'fr', l10nBundle, settings: { debounceMs: 0, scanWorkspace: false } });
+  const uri = uriOf(path.join(root, 'fr.yaml'));
+  const got = fr.nextDiagnostics(uri);
+  await fr.open(uri, trinity({ synchronizer: { sync_interval: 0 } }));
+  const bad = (await got).diagnostics.find((x) => x.code === 'trinity.sync.interval')!;
+  assert.equal(bad.message, '`sync_interval` doit être positif.');
+  const actions = await fr.request<{ title: string }[]>('textDocument/codeAction', { textDocument: { uri }, range: bad.range, context: { diagnostics: [bad] } });
+  assert.ok(actions.some((a) => a.title === 'Mettre sync_interval à 1'), JSON.stringify(actions));
+  await fr.stop();
+});
+
 test('stdio: a message with non-ASCII text is framed whole, and the server exits when its client goes away', async () => {
   // one frame per message, with the byte length of the UTF-8 body (Chinese diagnostics)
   const zh = LspProcess.start(process.execPath, [path.join(repoRoot, 'dist', 'server.js'), '--stdio'], { cwd: root });
@@ -94,7 +109,8 @@ test('stdio: a message with non-ASCII text is framed whole, and the server exits
   const got = zh.nextDiagnostics(uri);
   await zh.open(uri, trinity({ model: { max_response_tokens: 600 } }));
   const d = await got;
-  assert.ok(d.diagnostics.some((x) => /[\u4e00-\u9fff]/.test(x.message)), JSON.stringify(d.diagnostics));
+  // no bundle from the client: a Chinese locale reads the shipped l10n/bundle.l10n.zh-cn.json
+  assert.ok(d.diagnostics.some((x) => x.message === '`max_prompt_tokens` + `max_response_tokens`（512 + 600）超过了 `max_model_len`（1024）。'), JSON.stringify(d.diagnostics));
   // no shutdown: closing stdin alone must end the process (no orphan when an editor dies)
   const exited = new Promise<number | null>((resolve) => zh.proc.once('exit', (code) => resolve(code)));
   zh.proc.stdin!.end();

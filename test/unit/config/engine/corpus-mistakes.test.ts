@@ -3,7 +3,7 @@
 // and a rule about several keys marks each of them.
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { codes, expectFinding, expectNo, lineOf, run, trinity } from '../helpers';
+import { codes, en, expectFinding, expectNo, lineOf, run, trinity } from '../helpers';
 
 // the shape of AgentJet's templated tutorial configs: values filled by a script before launch
 const TEMPLATE = [
@@ -24,8 +24,8 @@ test('template placeholders: one diagnostic, not one parse error per line', () =
   assert.equal(a.kind, 'ajet', 'still recognised as an AgentJet config');
   assert.deepEqual(codes(a), ['input.template-placeholder']);
   const f = expectFinding(a, 'input.template-placeholder', { line: 1 });
-  assert.match(f.message.en, /^Template placeholder: render this file first\. It has 4 unfilled/);
-  assert.match(f.message.en, /`\{\{PROJECT\}\}`, `\{\{MODEL_PATH\}\}`/);
+  assert.match(en(f.message), /^Template placeholder: render this file first\. It has 4 unfilled/);
+  assert.match(en(f.message), /`\{\{PROJECT\}\}`, `\{\{MODEL_PATH\}\}`/);
   assert.equal(f.related?.length, 3, 'the other placeholders are linked');
   assert.equal(TEMPLATE.slice(f.span.start, f.span.end), '{{PROJECT}}');
 });

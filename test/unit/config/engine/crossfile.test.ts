@@ -4,7 +4,7 @@ import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { ConfigIndex } from '../../../../src/config/engine/crossfile';
-import { lineOf, run, trinity } from '../helpers';
+import { en, lineOf, run, trinity, zh } from '../helpers';
 
 const explorerPatch = { mode: 'explore', name: 'async-job', synchronizer: { sync_method: 'checkpoint', sync_interval: 10 } };
 const trainerPatch = { mode: 'train', name: 'async-job', buffer: { train_batch_size: 32 }, synchronizer: { sync_method: 'checkpoint', sync_interval: 10 } };
@@ -43,6 +43,10 @@ test('a different model, buffer or length is reported in both files, linking the
     assert.equal(model.severity, 'warning');
     assert.equal(a.lines.position(model.span.start).line, lineOf(text, 'model_path'));
     assert.equal(model.related?.[0].file, other);
+    // the same finding in Chinese, as the language server shows it with the zh-cn bundle
+    assert.match(en(model.message), /^The model path differs from the (trainer|explorer) config `[\w.-]+` of job '[^']+': `[^`]+` here, `[^`]+` there\./);
+    assert.match(zh(model.message), /^模型路径与作业 '[^']+' 的(训练器|探索器)配置 `[\w.-]+` 不一致：此处为 `[^`]+`，那里为 `[^`]+`。解耦作业的两部分必须一致。$/);
+    assert.match(zh(model.related![0].message), /^[\w.-]+ 中的模型路径：/);
   }
 });
 

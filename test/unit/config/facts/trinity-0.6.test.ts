@@ -7,7 +7,7 @@
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { TRINITY_RULES } from '../../../../src/config/engine/engine';
-import { expectClean, expectFinding, expectNo, lineOf, run, trinity, type Obj } from '../helpers';
+import { en, expectClean, expectFinding, expectNo, lineOf, type Obj, run, trinity, zh } from '../helpers';
 
 interface Case {
   rule: string;
@@ -66,8 +66,8 @@ for (const c of CASES) {
   test(`0.6 rule ${c.rule}: error on the offending line with upstream's message; valid twin clean`, () => {
     const text = trinity(c.bad);
     const f = expectFinding(run(text), c.code, { severity: 'error', line: lineOf(text, c.at) });
-    assert.match(f.message.en, c.upstream);
-    assert.ok(f.message.zh.length > 0);
+    assert.match(en(f.message), c.upstream);
+    assert.match(zh(f.message), /\p{Script=Han}/u, 'translated');
     expectClean(run(trinity(c.good)));
   });
 
@@ -86,7 +86,7 @@ test('0.6 GPU arithmetic: an engine takes DP × TP × PP GPUs (0.5 counted TP on
   // 1 node × 8 GPUs, mode both: 2 engines × (DP 2 × TP 2) = 8 → nothing left for the trainer
   const text = trinity({ cluster: { node_num: 1, gpu_per_node: 8 }, explorer: { rollout_model: { engine_num: 2, tensor_parallel_size: 2, data_parallel_size: 2 } } });
   const f = expectFinding(run(text), 'trinity.gpu.no-trainer-gpus', { severity: 'error' });
-  assert.match(f.message.en, /explorer requires 8 GPUs/);
+  assert.match(en(f.message), /explorer requires 8 GPUs/);
   // the twin: one engine of 4 GPUs leaves 4 to the trainer
   expectClean(run(text.replace('engine_num: 2', 'engine_num: 1')));
   // auxiliary models count with their own DP × TP × PP
@@ -105,14 +105,14 @@ test('Trinity 0.6 fields, values and names: clean with 0.6, "needs ≥ 0.6" with
   const old = run(text, { trinityVersion: '0.5.2', trinityVersionSource: 'pinned in requirements.txt' });
   expectNo(old, 'schema.unknown-key');
   const dp = expectFinding(old, 'version.newer-key', { severity: 'error', line: lineOf(text, 'data_parallel_size') });
-  assert.equal(dp.message.en, '`explorer.rollout_model.data_parallel_size` needs Trinity-RFT ≥ 0.6; this workspace has 0.5.2 (pinned in requirements.txt).');
+  assert.equal(en(dp.message), '`explorer.rollout_model.data_parallel_size` needs Trinity-RFT ≥ 0.6; this workspace has 0.5.2 (pinned in requirements.txt).');
   for (const k of ['pipeline_parallel_size', 'shared_run', 'fused', 'foreach', 'runner_prepare_concurrency', 'max_inflight_batches', 'warmup_min_steps']) {
     expectFinding(old, 'version.newer-key', { line: lineOf(text, `${k}:`) });
   }
   expectFinding(old, 'version.newer-value', { severity: 'error', line: lineOf(text, 'sync_style: fully_async') });
   expectFinding(old, 'version.newer-value', { line: lineOf(text, 'engine_type: sglang') });
   const g = expectFinding(old, 'version.newer-name', { severity: 'warning', line: lineOf(text, 'algorithm_type: gigpo') });
-  assert.match(g.message.en, /^'gigpo' \(algorithm type\) needs Trinity-RFT ≥ 0\.6; this workspace has 0\.5\.2/);
+  assert.match(en(g.message), /^'gigpo' \(algorithm type\) needs Trinity-RFT ≥ 0\.6; this workspace has 0\.5\.2/);
   expectFinding(old, 'version.newer-name', { line: lineOf(text, 'policy_loss_fn: m2po') });
   expectNo(old, 'names.unknown');
 });
@@ -129,6 +129,6 @@ test('0.6 enum values sync_method hccl and storage_type task_dir', () => {
 test('0.6 colocate: the whole engine (DP × TP × PP) must be one GPU, upstream\'s gpu_per_engine message', () => {
   const text = trinity({ mode: 'colocate', cluster: { node_num: 1, gpu_per_node: 1 }, explorer: { rollout_model: { engine_num: 1, tensor_parallel_size: 1, data_parallel_size: 2 } } });
   const f = expectFinding(run(text), 'trinity.gpu.colocate-tp', { severity: 'error', line: lineOf(text, 'data_parallel_size: 2') });
-  assert.match(f.message.en, /^In colocate mode, `explorer\.rollout_model\.gpu_per_engine` must be set to 1/);
+  assert.match(en(f.message), /^In colocate mode, `explorer\.rollout_model\.gpu_per_engine` must be set to 1/);
   expectNo(run(text.replace('data_parallel_size: 2', 'data_parallel_size: 1')), 'trinity.gpu.colocate-tp');
 });

@@ -17,7 +17,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import { analyze, type Analysis } from '../../../../src/config/engine/engine';
 import { repoRoot } from '../../../harness/paths';
-import { describe } from '../helpers';
+import { describe, en } from '../helpers';
 
 const dir = path.join(repoRoot, 'test', 'fixtures', 'upstream', 'trinity-0.6');
 const files = fs.readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort();
@@ -55,6 +55,6 @@ test('upstream 0.6 examples with 0.5.2 in force: each 0.6 thing they use is name
       .filter((f) => f.severity !== 'info')
       .map((f) => `${f.code}:${a.text.slice(f.span.start, f.span.end).replace(/^['"]|['"]$/g, '').split('.').pop()}`);
     assert.deepEqual(got, expected[file], `${file}\n${describe(a)}`);
-    for (const f of a.findings) assert.match(f.message.en, /needs Trinity-RFT ≥ 0\.6; this workspace has 0\.5\.2|Environment variable|eval_interval/, f.message.en);
+    for (const f of a.findings) assert.match(en(f.message), /needs Trinity-RFT ≥ 0\.6; this workspace has 0\.5\.2|Environment variable|eval_interval/, en(f.message));
   }
 });

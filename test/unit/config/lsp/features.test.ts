@@ -10,7 +10,8 @@ import { hover } from '../../../../src/config/lsp/features/hover';
 import { definition, documentLinks } from '../../../../src/config/lsp/features/navigate';
 import { documentSymbols } from '../../../../src/config/lsp/features/symbols';
 import { PythonIndex } from '../../../../src/config/workspace/pyindex';
-import { lineOf, run, tempDir, trinity } from '../helpers';
+import { ENGLISH } from '../../../../src/config/core/l10n-text';
+import { lineOf, run, tempDir, trinity, ZH } from '../helpers';
 
 /** Text with `|` marking the cursor → [text, line, character]. */
 function at(src: string): [string, number, number] {
@@ -145,7 +146,7 @@ test('diagnostics carry related information; code actions apply the quick fix', 
   const text = trinity({ model: { max_response_tokens: 600 } });
   const a = run(text);
   const uri = 'file:///ws/c.yaml';
-  const diags = toDiagnostics(a, 'en', () => uri);
+  const diags = toDiagnostics(a, ENGLISH, () => uri);
   const d = diags.find((x) => x.code === 'trinity.length.exceeds-max-model-len' && x.range.start.line === lineOf(text, 'max_model_len'))!;
   assert.equal(d.severity, 1);
   assert.equal(d.relatedInformation?.length, 2);
@@ -157,11 +158,11 @@ test('diagnostics carry related information; code actions apply the quick fix', 
     assert.ok(o.relatedInformation!.some((r) => r.location.range.start.line === d.range.start.line), 'links to the primary');
   }
   assert.ok(d.relatedInformation!.every((r) => others.some((o) => o.range.start.line === r.location.range.start.line)), 'the primary links to each');
-  const actions = codeActions(a, uri, d.range, 'en', () => uri);
+  const actions = codeActions(a, uri, d.range, ENGLISH, () => uri);
   const fix = actions.find((x) => x.title === 'Set max_model_len to 1112')!;
   assert.ok(fix.isPreferred);
   assert.deepEqual(fix.edit!.changes![uri][0].newText, '1112');
-  const zh = codeActions(a, uri, d.range, 'zh-cn', () => uri);
+  const zh = codeActions(a, uri, d.range, ZH, () => uri);
   assert.ok(zh.some((x) => x.title === '将 max_model_len 设为 1112'));
-  assert.deepEqual(codeActions(a, uri, d.range, 'en', () => uri, ['refactor']), []);
+  assert.deepEqual(codeActions(a, uri, d.range, ENGLISH, () => uri, ['refactor']), []);
 });

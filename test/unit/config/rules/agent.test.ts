@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { PythonIndex } from '../../../../src/config/workspace/pyindex';
-import { applyFix, expectClean, expectFinding, expectNo, lineOf, merge, run, tempDir, yaml, type Obj } from '../helpers';
+import { applyFix, en, expectClean, expectFinding, expectNo, lineOf, merge, type Obj, run, tempDir, yaml } from '../helpers';
 
 function agent(kind: 'astuner' | 'ajet', patch: Obj = {}, rootPatch: Obj = {}): string {
   const wf = kind === 'astuner' ? 'agentscope_workflow' : 'user_workflow';
@@ -63,7 +63,7 @@ test('workflow and judge references: format, and resolution in the workspace', (
   const a = run(text, { file: path.join(root, 'math.yaml'), roots: [root], python });
   expectNo(a, 'agent.ref-format');
   const f = expectFinding(a, 'agent.ref-unresolved', { severity: 'warning', line: lineOf(text, 'agents.judge->MathJudge') });
-  assert.match(f.message.en, /MathJudge/);
+  assert.match(en(f.message), /MathJudge/);
   // the file form resolves relative to the repository root
   text = agent('ajet', { rollout: { user_workflow: 'agents/math.py->MathAgent' } });
   expectNo(run(text, { file: path.join(root, 'math.yaml'), roots: [root], python }), 'agent.ref-format');
@@ -114,7 +114,7 @@ test('ASTuner ↔ AgentJet renames and legacy keys get a rename fix, dead keys a
 test('unknown keys under the root warn (ASTuner ignores them); `trinity:` is checked strictly', () => {
   let text = agent('astuner', { rollout: { num_repeats: 4 } });
   const f = expectFinding(run(text, { file: file() }), 'schema.unknown-key-ignored', { severity: 'warning', line: lineOf(text, 'num_repeats') });
-  assert.match(f.message.en, /num_repeat`/);
+  assert.match(en(f.message), /num_repeat`/);
   text = agent('ajet', {}, { trinity: { synchronizer: { sync_offset: 1, sync_methd: 'nccl' } } });
   expectFinding(run(text, { file: file() }), 'schema.unknown-key', { severity: 'error', line: lineOf(text, 'sync_methd') });
   // the plugin storage type of the default layer is fine inside `trinity:`

@@ -8,7 +8,7 @@ import { AGENTSCOPE_TUNER_SPEC } from '../../../../src/config/rules/trinity/agen
 import { pinIn } from '../../../../src/config/workspace/pins';
 import { schemaAt } from '../../../../src/config/schema/schemas';
 import { repoRoot } from '../../../harness/paths';
-import { expectClean, expectFinding, expectNo, lineOf, merge, run, tempDir, trinity, yaml, type Obj } from '../helpers';
+import { en, expectClean, expectFinding, expectNo, lineOf, merge, type Obj, run, tempDir, trinity, yaml } from '../helpers';
 
 function ajet(patch: Obj): string {
   const base: Obj = {
@@ -69,7 +69,7 @@ test('AgentScope 2.x pinned or installed: the tuner workflow gets a warning nami
   const v2 = tempDir();
   fs.writeFileSync(path.join(v2, 'requirements.txt'), 'trinity-rft==0.6.0\nagentscope==2.0.6\n');
   const f = expectFinding(run(text, { roots: [v2], file: path.join(v2, 'c.yaml') }), 'trinity.agentscope.tuner-v2', { severity: 'warning', line: lineOf(text, 'agentscope_workflow_adapter_v1') });
-  assert.match(f.message.en, /needs agentscope>=1\.0\.19,<2; requirements\.txt pins `agentscope==2\.0\.6`, and AgentScope 2\.x has no agentscope\.tuner/);
+  assert.match(en(f.message), /needs agentscope>=1\.0\.19,<2; requirements\.txt pins `agentscope==2\.0\.6`, and AgentScope 2\.x has no agentscope\.tuner/);
   // the valid twin: a 1.x pin
   const v1 = tempDir();
   fs.writeFileSync(path.join(v1, 'requirements.txt'), 'agentscope[tuner]>=1.0.19,<2\n');

@@ -3,7 +3,7 @@
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { TRINITY_RULES } from '../../../../src/config/engine/engine';
-import { expectFinding, lineOf, run, trinity } from '../helpers';
+import { en, expectFinding, lineOf, run, trinity } from '../helpers';
 
 test('lengths: min_response_tokens ≥ max_response_tokens, and a small per-GPU token budget (infos)', () => {
   let text = trinity({ model: { min_response_tokens: 600 } });
@@ -38,7 +38,7 @@ test('a rule that throws is reported as an internal problem; the analysis goes o
   try {
     const a = run(trinity({ mode: 'Both' }));
     const f = expectFinding(a, 'internal.rule-failed', { severity: 'info' });
-    assert.match(f.message.en, /test\.throws failed: boom/);
+    assert.match(en(f.message), /test\.throws failed: boom/);
     expectFinding(a, 'trinity.mode.invalid');
   } finally {
     TRINITY_RULES.pop();

@@ -4,7 +4,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { applyFix, expectClean, expectFinding, expectNo, lineOf, run, tempDir, trinity } from '../helpers';
+import { applyFix, en, expectClean, expectFinding, expectNo, lineOf, run, tempDir, trinity } from '../helpers';
 
 test('the base config is clean', () => {
   expectClean(run(trinity()));
@@ -22,7 +22,7 @@ test('GPU: explore mode with more rollout GPUs than the cluster has', () => {
   const a = run(text);
   const f = expectFinding(a, 'trinity.gpu.explorer-exceeds-total', { severity: 'error', line: lineOf(text, 'engine_num: 5') });
   assert.ok(f.related && f.related.length >= 2, 'links the cluster keys');
-  assert.match(f.message.en, /Total GPU number \(4\).*\(5/);
+  assert.match(en(f.message), /Total GPU number \(4\).*\(5/);
   const fixed = applyFix(text, f);
   assert.match(fixed, /engine_num: 4/);
   expectNo(run(fixed), 'trinity.gpu.explorer-exceeds-total');
@@ -75,7 +75,7 @@ test('batch: train_batch_size divisible by trainer GPUs ÷ sp (derived and expli
   // trainer 3 GPUs: 8 × 4 = 32 is not divisible by 3
   let text = trinity({ explorer: { rollout_model: { engine_num: 1 } } });
   let f = expectFinding(run(text), 'trinity.batch.divisible', { severity: 'error', line: lineOf(text, 'batch_size: 8') });
-  assert.match(f.message.en, /batch size \(32\).*GPUs \(3\).*\(1\)/);
+  assert.match(en(f.message), /batch size \(32\).*GPUs \(3\).*\(1\)/);
   text = trinity({ explorer: { rollout_model: { engine_num: 1 } }, buffer: { train_batch_size: 10 } });
   f = expectFinding(run(text), 'trinity.batch.divisible', { line: lineOf(text, 'train_batch_size: 10') });
   const fixed = applyFix(text, f);
@@ -146,7 +146,7 @@ test('sync_interval must be positive; eval_interval is rounded (info with fix)',
   expectFinding(run(text), 'trinity.sync.interval', { severity: 'error', line: lineOf(text, 'sync_interval: 0') });
   text = trinity({ synchronizer: { sync_interval: 4 }, explorer: { eval_interval: 10 } });
   const f = expectFinding(run(text), 'trinity.sync.eval-interval-rounded', { severity: 'info', line: lineOf(text, 'eval_interval: 10') });
-  assert.match(f.message.en, /uses 8/);
+  assert.match(en(f.message), /uses 8/);
   assert.match(applyFix(text, f), /eval_interval: 8/);
 });
 
@@ -184,13 +184,13 @@ test('explorer: concurrent_mode values, and the runner cap in concurrent modes',
 test('explorer: unknown engine type; sglang is 0.6\'s', () => {
   const text = trinity({ explorer: { rollout_model: { engine_type: 'trtllm' } } });
   const f = expectFinding(run(text), 'trinity.explorer.engine-type', { severity: 'error', line: lineOf(text, 'engine_type: trtllm') });
-  assert.match(f.message.en, /`sglang`/);
+  assert.match(en(f.message), /`sglang`/);
   const sg = trinity({ explorer: { rollout_model: { engine_type: 'sglang' } } });
   expectClean(run(sg));
   const old = run(sg, { trinityVersion: '0.5.2' });
   expectNo(old, 'trinity.explorer.engine-type');
   const g = expectFinding(old, 'version.newer-value', { severity: 'error', line: lineOf(sg, 'engine_type: sglang') });
-  assert.equal(g.message.en, '`explorer.rollout_model.engine_type: sglang` needs Trinity-RFT ≥ 0.6; this workspace has 0.5.2.');
+  assert.equal(en(g.message), '`explorer.rollout_model.engine_type: sglang` needs Trinity-RFT ≥ 0.6; this workspace has 0.5.2.');
 });
 
 test('buffer: taskset xor tasksets, at least one taskset, every taskset has a path', () => {
@@ -277,8 +277,8 @@ test('stages: rules run per stage, sections replace the global ones', () => {
   const text = trinity({ stages: [{ stage_name: 'sft_warmup', mode: 'train', algorithm: { algorithm_type: 'sft' }, buffer: { total_steps: 10 } }, { stage_name: 'rft' }] });
   const a = run(text);
   const f = expectFinding(a, 'trinity.buffer.train-batch-size-required', { severity: 'error' });
-  assert.match(f.message.en, /stage 'sft_warmup'/);
+  assert.match(en(f.message), /stage 'sft_warmup'/);
   expectFinding(a, 'trinity.algorithm.dataset-path');
   // the global config (stage 'rft') stays valid
-  assert.ok(!a.findings.some((x) => /stage 'rft'/.test(x.message.en) && x.severity === 'error'), 'rft stage clean');
+  assert.ok(!a.findings.some((x) => /stage 'rft'/.test(en(x.message)) && x.severity === 'error'), 'rft stage clean');
 });

@@ -4,7 +4,7 @@
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ParseCache } from '../../../../src/config/yaml/parse';
-import { applyFix, expectClean, expectFinding, expectNo, lineOf, run, trinity } from '../helpers';
+import { applyFix, en, expectClean, expectFinding, expectNo, lineOf, run, trinity } from '../helpers';
 
 test('accepted: sync_method in any case, and the aliases offline / online', () => {
   for (const m of ['NCCL', 'Nccl', 'checkpoint', 'CHECKPOINT', 'offline', 'online', 'memory']) {
@@ -27,7 +27,7 @@ test('accepted: unknown keys inside free dicts (policy_loss_fn_args, workflow_ar
 test('rejected: an unknown key in a dataclass section, at the key, with did-you-mean', () => {
   const text = trinity({ explorer: { rollout_model: { engine_nums: 2 } } });
   const f = expectFinding(run(text), 'schema.unknown-key', { severity: 'error', line: lineOf(text, 'engine_nums') });
-  assert.match(f.message.en, /Did you mean `engine_num`/);
+  assert.match(en(f.message), /Did you mean `engine_num`/);
   const a = run(text);
   const pos = a.lines.position(f.span.start);
   assert.equal(pos.character, text.split('\n')[pos.line].indexOf('engine_nums'));
@@ -43,7 +43,7 @@ test('rejected: unknown top-level key', () => {
 test('rejected: unknown sync_style / prompt_type values (enums), with a fix', () => {
   let text = trinity({ synchronizer: { sync_style: 'explorer_drivn' } });
   const f = expectFinding(run(text), 'schema.type', { severity: 'error', line: lineOf(text, 'sync_style') });
-  assert.match(f.message.en, /invalid value 'explorer_drivn'/);
+  assert.match(en(f.message), /invalid value 'explorer_drivn'/);
   expectClean(run(applyFix(text, f)));
   text = trinity({ buffer: { explorer_input: { taskset: { format: { prompt_type: 'chat' } } } } });
   expectFinding(run(text), 'schema.type', { line: lineOf(text, 'prompt_type') });
@@ -53,7 +53,7 @@ test('rejected: 2.0, 1.5 or true for an int; null for a non-Optional field; a wo
   for (const [v, raw] of [[2.0, 'total_epochs: 2.0'], [1.5, 'total_epochs: 1.5'], [true, 'total_epochs: true']] as const) {
     const text = trinity({ buffer: { total_epochs: v } }).replace(/total_epochs: .*/, raw);
     const f = expectFinding(run(text), 'schema.type', { severity: 'error', line: lineOf(text, 'total_epochs') });
-    assert.match(f.message.en, /expected an int/);
+    assert.match(en(f.message), /expected an int/);
   }
   let text = trinity({ buffer: { batch_size: null } });
   expectFinding(run(text), 'schema.type', { line: lineOf(text, 'batch_size') });
@@ -71,7 +71,7 @@ test('rejected: a scalar where a section is expected', () => {
 test('rejected: an unknown key inside trainer.trainer_config (merged strictly into veRL)', () => {
   const text = trinity({ trainer: { trainer_config: { actor_rollout_ref: { actor: { ppo_epoch: 2 } } } } });
   const f = expectFinding(run(text), 'schema.unknown-key', { severity: 'error', line: lineOf(text, 'ppo_epoch:') });
-  assert.match(f.message.en, /ppo_epochs/);
+  assert.match(en(f.message), /ppo_epochs/);
   // veRL-imported sub-configs stay open
   expectNo(run(trinity({ trainer: { trainer_config: { actor_rollout_ref: { actor: { checkpoint: { async_save: true }, policy_loss: { anything: 1 } } } } } })), 'schema.unknown-key');
 });
@@ -79,8 +79,8 @@ test('rejected: an unknown key inside trainer.trainer_config (merged strictly in
 test('versions: a key from an older release names the release and offers the rename', () => {
   const text = trinity({ trainer: { actor_grad_clip: 1.0 } });
   const f = expectFinding(run(text), 'version.renamed-key', { severity: 'warning', line: lineOf(text, 'actor_grad_clip') });
-  assert.match(f.message.en, /removed in 0\.3\.2/);
-  assert.match(f.message.en, /0\.1\.1–0\.3\.1/);
+  assert.match(en(f.message), /removed in 0\.3\.2/);
+  assert.match(en(f.message), /0\.1\.1–0\.3\.1/);
   expectNo(run(text), 'schema.unknown-key');
   assert.match(applyFix(text, f), /grad_clip: 1/);
 });
@@ -100,11 +100,11 @@ test('versions: a key newer than the release in force says which release it need
   const text = trinity({ explorer: { concurrent_mode: 'sequential' } });
   // the older loader rejects the key, so an error — but a version message, not "Unknown key"
   const f = expectFinding(run(text, { trinityVersion: '0.4.0' }), 'version.newer-key', { severity: 'error', line: lineOf(text, 'concurrent_mode') });
-  assert.equal(f.message.en, '`explorer.concurrent_mode` needs Trinity-RFT ≥ 0.5; this workspace has 0.4.0.');
+  assert.equal(en(f.message), '`explorer.concurrent_mode` needs Trinity-RFT ≥ 0.5; this workspace has 0.4.0.');
   expectNo(run(text), 'version.newer-key');
   // with the source of the version when the engine is told it
   const g = expectFinding(run(text, { trinityVersion: '0.4.0', trinityVersionSource: 'pinned in requirements.txt' }), 'version.newer-key');
-  assert.match(g.message.en, /this workspace has 0\.4\.0 \(pinned in requirements\.txt\)\.$/);
+  assert.match(en(g.message), /this workspace has 0\.4\.0 \(pinned in requirements\.txt\)\.$/);
 });
 
 test('YAML syntax errors are errors at their position', () => {
@@ -139,7 +139,7 @@ test('anchors, aliases and merge keys resolve; findings inside aliased content p
   const a = run(t2);
   // reported where the alias is used: that is where the key is unknown (FormatConfig)
   const f = expectFinding(a, 'schema.unknown-key', { line: lineOf(t2, '<<: *fmt') });
-  assert.match(f.message.en, /response_keyy/);
+  assert.match(en(f.message), /response_keyy/);
 });
 
 test('edits re-validate only what changed, with the findings of a fresh analysis', () => {
@@ -154,7 +154,7 @@ test('edits re-validate only what changed, with the findings of a fresh analysis
     (t) => t.replace('repeat_timez: 2', 'repeat_times: 2'),
   ];
   const cache = new ParseCache();
-  const key = (a: ReturnType<typeof run>) => JSON.stringify(a.findings.map((f) => [f.code, f.span, f.message.en]));
+  const key = (a: ReturnType<typeof run>) => JSON.stringify(a.findings.map((f) => [f.code, f.span, en(f.message)]));
   const seen: string[] = [];
   for (const step of [(t: string) => t, ...steps]) {
     text = step(text);

@@ -8,7 +8,7 @@ import { classifyPath, resolveLocalPath } from '../../../../src/config/core/path
 import { targetTrinityVersion } from '../../../../src/config/engine/checker';
 import { detectInstalledTrinity } from '../../../../src/config/workspace/installed-trinity';
 import { PythonIndex, scanPythonSource } from '../../../../src/config/workspace/pyindex';
-import { applyFix, expectFinding, expectNo, lineOf, run, tempDir, trinity } from '../helpers';
+import { applyFix, en, expectFinding, expectNo, lineOf, run, tempDir, trinity } from '../helpers';
 
 function workspace(): string {
   const root = tempDir();
@@ -64,11 +64,11 @@ test('names follow the Python files as they change (registered, renamed, deleted
   const file = path.join(root, 'config.yaml');
   const text = trinity({ buffer: { explorer_input: { default_workflow_type: 'new_flow' } } });
   const unknown = expectFinding(run(text, { file, roots: [root], python }), 'names.unknown');
-  assert.doesNotMatch(unknown.message.en, /did you mean 'new_flow2'/);
+  assert.doesNotMatch(en(unknown.message), /did you mean 'new_flow2'/);
   const added = path.join(root, 'plugins', 'more.py');
   fs.writeFileSync(added, 'from trinity.common.workflows import WORKFLOWS\n\n@WORKFLOWS.register_module("new_flow2")\nclass NewFlow2:\n    pass\n');
   python.updateFile(added);
-  assert.match(expectFinding(run(text, { file, roots: [root], python }), 'names.unknown').message.en, /did you mean 'new_flow2'/);
+  assert.match(en(expectFinding(run(text, { file, roots: [root], python }), 'names.unknown').message), /did you mean 'new_flow2'/);
   fs.writeFileSync(added, fs.readFileSync(added, 'utf8').replace('new_flow2', 'new_flow'));
   python.updateFile(added);
   expectNo(run(text, { file, roots: [root], python }), 'names.unknown');

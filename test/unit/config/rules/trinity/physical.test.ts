@@ -2,14 +2,14 @@
 // (issue 18: `lr: -1e-6` got no warning).
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { applyFix, expectClean, expectFinding, lineOf, run, trinity } from '../../helpers';
+import { applyFix, en, expectClean, expectFinding, lineOf, run, trinity } from '../../helpers';
 
 test('lr ≤ 0 warns with the upstream default, and the fix makes the config clean', () => {
   for (const lr of ['-1e-6', '0', '0.0']) {
     const text = trinity({ algorithm: { optimizer: { lr: Number(lr) } } }).replace(/lr: .*/, `lr: ${lr}`);
     const f = expectFinding(run(text), 'trinity.physical.out-of-range', { severity: 'warning', line: lineOf(text, `lr: ${lr}`) });
-    assert.match(f.message.en, /default is 1e-6/);
-    if (lr === '-1e-6') assert.match(f.message.en, /`lr: -1e-6` is outside \(0, ∞\)/);
+    assert.match(en(f.message), /default is 1e-6/);
+    if (lr === '-1e-6') assert.match(en(f.message), /`lr: -1e-6` is outside \(0, ∞\)/);
     expectClean(run(applyFix(text, f)));
   }
   expectClean(run(trinity({ algorithm: { optimizer: { lr: 5e-7 } } })));
