@@ -31,10 +31,7 @@ export class EnvelopeBuilder {
   }
 
   private static columns(n: number): Record<Field, Float64Array> {
-    const c = Object.fromEntries(FIELDS.map((f) => [f, new Float64Array(n)])) as Record<Field, Float64Array>;
-    c.min.fill(Infinity);
-    c.max.fill(-Infinity);
-    return c;
+    return clear(Object.fromEntries(FIELDS.map((f) => [f, new Float64Array(n)])) as Record<Field, Float64Array>);
   }
 
   add(step: number, wall: number, value: number): void {
@@ -85,18 +82,23 @@ export class EnvelopeBuilder {
     return Math.floor(idx / 2 ** shift) - this.lo;
   }
 
-  /** Moves every bucket to width·2^shift with slot 0 at absolute index `lo`. */
+  /**
+   * Moves every bucket to width·2^shift with slot 0 at absolute index `lo`. Folds into a scratch
+   * set shared by all builders and copies back: a pass over 50 tags relays out each a few times
+   * as the width doubles, and fresh columns each time left ~40 MB of garbage typed arrays (and
+   * the fragmented malloc heap they leave behind) in the relay.
+   */
   private relayout(shift: number, lo: number): void {
     const old = this.c;
     const oldLo = this.lo;
-    const next = EnvelopeBuilder.columns(this.cap);
+    const next = scratch(this.cap);
     const f = 2 ** shift;
     for (let j = 0; j < this.cap; j++) {
       if (old.count[j] === 0) continue;
       const k = Math.floor((oldLo + j) / f) - lo;
       mergeSlot(next, k, old, j);
     }
-    this.c = next;
+    for (const field of FIELDS) old[field].set(next[field]);
     this.lo = lo;
     this.width *= f;
   }
@@ -130,6 +132,25 @@ export class EnvelopeBuilder {
   get bytes(): number {
     return FIELDS.length * 8 * this.cap;
   }
+}
+
+/** Empty buckets: zero counts and sums, min/max at ±Infinity. */
+function clear(c: Record<Field, Float64Array>): Record<Field, Float64Array> {
+  for (const f of FIELDS) c[f].fill(0);
+  c.min.fill(Infinity);
+  c.max.fill(-Infinity);
+  return c;
+}
+
+/** The relayout scratch of one bucket count (relayout is synchronous, so one set serves all). */
+const scratches = new Map<number, Record<Field, Float64Array>>();
+function scratch(cap: number): Record<Field, Float64Array> {
+  const c = scratches.get(cap);
+  if (c) return clear(c);
+  if (scratches.size >= 4) scratches.clear(); // a few bucket counts are in use at once (envelope, detail)
+  const fresh = Object.fromEntries(FIELDS.map((f) => [f, new Float64Array(cap)])) as Record<Field, Float64Array>;
+  scratches.set(cap, clear(fresh));
+  return fresh;
 }
 
 /** Folds slot j of `from` into slot k of `to` (their step ranges are disjoint). */

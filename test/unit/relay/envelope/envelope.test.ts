@@ -43,6 +43,22 @@ test('EnvelopeBuilder: equals the brute-force envelope, at the finest width that
   }
 });
 
+test('EnvelopeBuilder: builders of one bucket count fed in turn (they share the relayout scratch) each equal their brute force', () => {
+  const rand = rng(11);
+  const tags = Array.from({ length: 12 }, (_, t) => ({ b: new EnvelopeBuilder(32), points: [] as P[], stride: 1 + t }));
+  for (let i = 0; i < 4000; i++) {
+    const t = tags[i % tags.length];
+    const p = { tag: 't', step: Math.floor(i / tags.length) * t.stride + Math.floor(rand() * 3), wall: i, value: rand() < 0.05 ? NaN : rand() * 100 - 50 };
+    t.points.push(p);
+    t.b.add(p.step, p.wall, p.value);
+  }
+  for (const [k, t] of tags.entries()) {
+    const got = t.b.columns();
+    assert.ok(got.width > 1, `tag ${k} was laid out again`);
+    assert.equal(sameEnvelope(got, bruteEnvelope(t.points, got.width)), undefined, `tag ${k}`);
+  }
+});
+
 test('EnvelopePass: every tag of several files equals the brute force over all its points', async () => {
   const dir = tmpDir('envelope-');
   for (let f = 0; f < 3; f++) {
