@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { META } from './api/api-types';
 import { normalizeDashboardUrl, RayError } from './api/client';
+import { configTarget, isFileRef } from './submit/config-target';
 import { deriveEntrypoint, runInfo, type RunInfo } from './submit/entrypoint';
 import type { RayHost } from './host';
 import { startLocalCluster, stopLocalCluster } from './cluster/local-cluster';
@@ -131,9 +132,17 @@ export interface SubmitResult {
   relay?: { submissionId?: string; url?: string; dir?: string; tunnel?: string };
 }
 
-export async function submit(host: RayHost, args: SubmitArgs = {}): Promise<SubmitResult | undefined> {
+/** The active tab's file, when it is a text editor (set before its text has loaded). */
+function activeTabUri(): vscode.Uri | undefined {
+  const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+  return input instanceof vscode.TabInputText ? input.uri : undefined;
+}
+
+/** `arg`: SubmitArgs, or the editor's URI when run from the editor title / context menu. */
+export async function submit(host: RayHost, arg: SubmitArgs | vscode.Uri = {}): Promise<SubmitResult | undefined> {
   if (untrusted()) return undefined;
-  const file = args.config ?? vscode.window.activeTextEditor?.document.uri.fsPath;
+  const args: SubmitArgs = isFileRef(arg) ? {} : arg;
+  const file = args.config ?? configTarget(isFileRef(arg) ? arg : undefined, vscode.window.activeTextEditor?.document.uri, activeTabUri());
   if (!file) {
     void vscode.window.showErrorMessage(vscode.l10n.t('Open a training config (YAML) first.'));
     return undefined;

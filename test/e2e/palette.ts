@@ -19,12 +19,17 @@ export async function openQuickInput(page: Page, keys: readonly string[] = ['F1'
   }
 }
 
-/** F1 → ">title" → wait for the row → Enter; retries while contributions are still registering. */
+/**
+ * F1 → ">title" → wait until the command's row is the *focused* one → Enter; retries while
+ * contributions are still registering. The palette filters asynchronously: until it has, it
+ * still shows the unfiltered list, whose focused first row is the most recently used command,
+ * and Enter would run that one (on a loaded machine the title's row can be visible in it).
+ */
 export async function runPaletteCommand(page: Page, title: string, tries = 20): Promise<void> {
   for (let i = 1; ; i++) {
     const input = await openQuickInput(page);
     await input.fill('>' + title);
-    const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+    const row = page.locator('.quick-input-list .monaco-list-row.focused', { hasText: title }).first();
     try {
       await row.waitFor({ timeout: 2000 });
     } catch (e) {
@@ -36,5 +41,38 @@ export async function runPaletteCommand(page: Page, title: string, tries = 20): 
     }
     await page.keyboard.press('Enter');
     return;
+  }
+}
+
+/** What the workbench shows: the quick input (title, message, first rows) and the toasts. */
+export async function describeUi(page: Page): Promise<string> {
+  const texts = async (sel: string, n = 5) =>
+    (await page.locator(sel).allInnerTexts().catch(() => [] as string[])).slice(0, n).map((t) => t.replace(/\s+/g, ' ').trim()).filter(Boolean);
+  const widget = page.locator('.quick-input-widget');
+  const quick = (await widget.isVisible().catch(() => false))
+    ? `quick input "${(await texts('.quick-input-widget .quick-input-title')).join('')}" message "${(await texts('.quick-input-widget .quick-input-message')).join('')}" rows [${(await texts('.quick-input-list .monaco-list-row')).join(' | ')}]`
+    : 'no quick input';
+  return `${quick}; notifications [${(await texts('.notifications-toasts .notification-toast', 10)).join(' | ') || 'none'}]`;
+}
+
+/**
+ * Runs a palette command until `shown` (the UI the command opens) is visible. Only for a
+ * command that has done nothing yet when that UI is missing (it opens its first input first), so
+ * a second run is safe: another quick input in its place is dismissed, and what appeared
+ * instead goes into the error.
+ */
+export async function runPaletteCommandUntil(page: Page, title: string, shown: Locator, opts: { tries?: number; timeoutMs?: number } = {}): Promise<void> {
+  const seen: string[] = [];
+  for (let i = 1; ; i++) {
+    await runPaletteCommand(page, title);
+    try {
+      await shown.waitFor({ state: 'visible', timeout: opts.timeoutMs ?? 10_000 });
+      return;
+    } catch {
+      seen.push(`attempt ${i}: ${await describeUi(page)}`);
+      if (i >= (opts.tries ?? 3)) throw new Error(`"${title}" did not open the expected input:\n${seen.join('\n')}`);
+      await page.keyboard.press('Escape');
+      await sleep(500);
+    }
   }
 }

@@ -3,11 +3,12 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import type { Browser, Page } from 'playwright-core';
+import { pathToFileURL } from 'url';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { launchChromium } from '../harness/browser';
 import { repoRoot, screenshotsDir } from '../harness/paths';
 import { installVsix, startServer, RunningServer } from '../harness/vscode-server';
-import { openQuickInput, runPaletteCommand } from './palette';
+import { openQuickInput, runPaletteCommand, runPaletteCommandUntil } from './palette';
 
 export interface WorkbenchOptions {
   /** Folder to open; default: a fresh temp copy of sample-workspace/. */
@@ -30,7 +31,9 @@ export interface Workbench {
   readonly server: RunningServer;
   /** F1 → type the title → Enter; retries while contributions are still registering. */
   runCommand(title: string, tries?: number): Promise<void>;
-  /** Ctrl+P → path → Enter; resolves when the editor tab is active. */
+  /** runCommand until `shown` is visible (see runPaletteCommandUntil: first-input commands only). */
+  runCommandUntil(title: string, shown: Locator, opts?: { tries?: number; timeoutMs?: number }): Promise<void>;
+  /** Ctrl+P → path → Enter; resolves when the active editor has loaded the file. */
   openFile(relativePath: string): Promise<void>;
   waitForNotification(text: string | RegExp, timeoutMs?: number): Promise<void>;
   /** Saves test-results/screenshots/<name>.png and returns the path. */
@@ -75,12 +78,19 @@ export async function openWorkbench(opts: WorkbenchOptions = {}): Promise<Workbe
       workspace,
       server,
       runCommand: (title, tries = 20) => runPaletteCommand(page, title, tries),
+      runCommandUntil: (title, shown, o) => runPaletteCommandUntil(page, title, shown, o),
       async openFile(relativePath) {
         const input = await openQuickInput(page, ['Control+P']);
         await input.fill(relativePath);
-        await page.locator('.quick-input-list .monaco-list-row').first().waitFor({ timeout: 15000 });
+        // the focused row, once filtered (before, it is the first of the recently opened files)
+        await page.locator('.quick-input-list .monaco-list-row.focused', { hasText: path.basename(relativePath) }).waitFor({ timeout: 15000 });
         await page.keyboard.press('Enter');
         await page.locator('.tab.active', { hasText: path.basename(relativePath) }).waitFor({ timeout: 15000 });
+        // The tab shows before the file is read; the editor (and so the extension host's
+        // activeTextEditor) has it once the editor widget carries its URI.
+        // (data-uri is vscode-remote://<authority><path> in code-server: match the path)
+        const uriPath = pathToFileURL(path.join(workspace, relativePath)).pathname;
+        await page.locator(`.editor-group-container.active .monaco-editor[data-uri$="${uriPath}"]`).waitFor({ timeout: 15000 });
       },
       async waitForNotification(text, timeoutMs = 30000) {
         await page.locator('.notifications-toasts .notification-toast', { hasText: text }).first().waitFor({ timeout: timeoutMs });

@@ -64,29 +64,63 @@ function ancestors(): Set<number> {
 
 /** What a Ray test leaves behind: Ray's daemons and workers (`ray::…` titles), the
  *  stand-in trainer and relay jobs. In the VS Code host the namespace also holds code-server
- *  and Chromium, so teardown kills only these. */
+ *  and Chromium, so teardown kills only these, their children, and whatever carries CLUSTER_MARK. */
 export const RAY_PROCESS = /ray-venv|\/arl-ray-|^ray::|\bray::|raylet|gcs_server|standin_trainer|agentrl\.js relay/;
 
-/** Processes of this network namespace that are not us or our ancestors (matching `only`). */
-export function netnsStrays(only?: RegExp): Array<{ pid: number; cmd: string }> {
+/**
+ * In the environment of every process the cluster starts (Ray passes its environment down to
+ * daemons, workers, job drivers and their children). Names alone miss some: each job's
+ * supervisor starts a watcher in a session of its own, `sh -c 'while kill -s 0 <supervisor>;
+ * do sleep 1; done; kill -9 -<driver pgid>'` (ray/dashboard/modules/job/job_supervisor.py),
+ * and a finished job can leave that watcher's `sleep 1` orphaned — the "2 leftover processes"
+ * scripts/test.mjs reported after the e2e (netns) tier.
+ */
+export const CLUSTER_MARK = 'AGENTRL_RAY_CLUSTER';
+
+interface Proc {
+  pid: number;
+  ppid: number;
+  cmd: string;
+  marked: boolean;
+}
+
+/** Processes of this network namespace that are not us or our ancestors. */
+function netnsProcesses(): Proc[] {
   const mine = netnsOf('self');
   const keep = ancestors();
-  const out: Array<{ pid: number; cmd: string }> = [];
+  const out: Proc[] = [];
   for (const d of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue;
     const pid = Number(d);
     if (keep.has(pid) || netnsOf(pid) !== mine) continue;
-    let cmd = '';
     try {
-      cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').trim();
+      const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').trim();
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const marked = fs.readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').some((e) => e.startsWith(`${CLUSTER_MARK}=`));
+      if (cmd) out.push({ pid, ppid, cmd, marked }); // no cmdline: zombies / kernel threads
     } catch {
-      continue;
+      /* gone */
     }
-    if (!cmd) continue; // zombies / kernel threads
-    if (only && !only.test(cmd)) continue;
-    out.push({ pid, cmd });
   }
   return out;
+}
+
+/** Processes of this network namespace that are not us or our ancestors: all of them, or
+ *  those matching `only`, those the cluster started (CLUSTER_MARK) and their descendants. */
+export function netnsStrays(only?: RegExp): Array<{ pid: number; cmd: string }> {
+  const all = netnsProcesses();
+  const picked = new Set(all.filter((p) => !only || p.marked || only.test(p.cmd)).map((p) => p.pid));
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const p of all) {
+      if (!picked.has(p.pid) && picked.has(p.ppid)) {
+        picked.add(p.pid);
+        grew = true;
+      }
+    }
+  }
+  return all.filter((p) => picked.has(p.pid)).map(({ pid, cmd }) => ({ pid, cmd }));
 }
 
 /** Kills every process of this namespace but our ancestry; waits until they are gone. */
@@ -116,6 +150,7 @@ export async function startRayCluster(opts: { worker?: boolean; dashboardPort?: 
     ...process.env,
     PYTHONPATH: telemetryStandIn,
     RAY_USAGE_STATS_ENABLED: '0',
+    [CLUSTER_MARK]: tempDir, // teardown finds what Ray started by it (see CLUSTER_MARK)
     // node for the relay job (`node .agentrl/agentrl.js relay …`) on the "cluster nodes"
     PATH: `${path.dirname(process.execPath)}:${path.join(rayVenv, 'bin')}:${process.env.PATH}`,
     // notice a killed raylet in ~3 s rather than ~30 s
