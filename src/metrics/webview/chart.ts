@@ -91,6 +91,9 @@ export class ChartCard {
   }
 
   setSpec(spec: ChartSpec): void {
+    // Every layout repeats the specs of the cards already there (a run opening adds tags in
+    // bursts): an unchanged one must not redraw its card.
+    if (JSON.stringify(spec) === JSON.stringify(this.spec)) return;
     const changed = JSON.stringify(spec.series) !== JSON.stringify(this.spec.series);
     this.spec = spec;
     if (changed) this.destroyPlot();
