@@ -281,7 +281,13 @@ async function rendererDump(page: import('playwright-core').Page, pid: number): 
     .map(([name, a]) => [name, parseInt(a.attrs?.size?.value ?? '0', 16) / 1048576] as const)
     .filter(([, mb]) => mb >= 1)
     .sort((a, b) => b[1] - a[1]);
-  return `renderer ${pid} by allocator: ${top.map(([n, mb]) => `${n} ${mb.toFixed(1)}`).join(', ')}`;
+  const sizes: Record<string, number> = {};
+  for (const [name, a] of Object.entries(dump?.args?.dumps?.allocators ?? {})) {
+    if (!name.startsWith('shared_memory/') || name.split('/').length !== 2) continue;
+    const kb = Math.round(parseInt(a.attrs?.size?.value ?? '0', 16) / 1024);
+    sizes[kb] = (sizes[kb] ?? 0) + 1;
+  }
+  return `renderer ${pid} by allocator: ${top.map(([n, mb]) => `${n} ${mb.toFixed(1)}`).join(', ')}\n  shared memory segments (KB × count): ${Object.entries(sizes).sort((a, b) => Number(b[0]) * b[1] - Number(a[0]) * a[1]).slice(0, 12).map(([k, n]) => `${k}×${n}`).join(' ')}`;
 }
 
 function oursInChild(job: string, steps: number): OursResult {
