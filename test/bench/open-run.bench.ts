@@ -3,19 +3,16 @@
 // Opening a finished run: a Trinity job dir whose one monitor writer (tensorboardX) logged
 // 50 tags × 100 000 steps = 5 M scalars, all tags interleaved per step (generated once,
 // cached in .cache/bench/open-run/).
-//   ours: `agentrl relay --job-dir` (dist/agentrl.js, its own process, loopback); in a fresh
-//         bench process per trial, the real RelayClient, MetricsStore (persisting, as the
-//         extension's) and ViewController; the real metrics webview (media/metrics.js) in
-//         Chromium. Time from connect until every tag's chart has drawn data covering all its
-//         points (draw-probe.ts; an envelope covering the range counts). The client asks for
-//         the envelope first (issue 16 §4), as the extension does; --full-stream measures the
-//         path before it (every point streamed, stored and downsampled). RSS: relay + host +
-//         the page's renderer (not headless Chromium's UI or spare renderers). The host is the
-//         bench process, which also runs Playwright's driver (~60 MB the extension host never
-//         loads): its figure is a fresh node's RSS with our host modules loaded (client, store,
-//         view controller) plus everything the bench process grew by from before connecting to
-//         the peak — every cost of the data counts, Playwright's fixed footprint does not (the
-//         raw figure is printed beside it).
+//   ours: `agentrl relay --job-dir` (dist/agentrl.js, its own process, loopback); the extension
+//         host's side in a process of its own (open-run-host.ts: the real RelayClient, a
+//         persisting MetricsStore and the ViewController, talking JSON over IPC as the
+//         extension host does to a webview), fresh per trial; the real metrics webview
+//         (media/metrics.js) in Chromium. Time from connect until every tag's chart has drawn
+//         data covering all its points (draw-probe.ts; an envelope covering the range counts).
+//         The client asks for the envelope first (issue 16 §4), as the extension does;
+//         --full-stream measures the path before it (every point streamed, stored and
+//         downsampled). RSS: relay + host + the page's renderer (not headless Chromium's UI or
+//         spare renderers), peak from connect until a second after the last chart drew.
 //   peer: TensorBoard 2.21 with its Rust data server (tensorboard-peer.ts), process start until
 //         every tag's full series has been served by its HTTP API; RSS of its process tree.
 // --viewport WxH: a window shorter than the board pages down one screen whenever the cards on
@@ -27,12 +24,6 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { MetricsStore } from '../../src/metrics/store/store';
-import { ViewController } from '../../src/metrics/view/view-controller';
-import { silentLogger } from '../../src/shared/log';
-import { UI_STRING_KEYS, UiStrings } from '../../src/shared/metrics-protocol';
-import { RelayClient } from '../../src/shared/relay-client';
-import { ENVELOPE_BUCKETS, ENVELOPE_MIN_BYTES } from '../../src/metrics/connect/connections';
 import { repoRoot, venvPython } from '../harness/paths';
 import { startRelay } from '../harness/relay';
 import { launchChromium } from '../harness/browser';
@@ -41,11 +32,11 @@ import { sleep } from '../harness/wait';
 import { DrawEvent, FrameArrival, instrumentDraws, takeArrivals, takeDraws } from './draw-probe';
 import { busiest, cpuSecondsOf, descendantsMatching, rssMbOf, sampleRss } from './rss-sampler';
 import { runTensorBoard } from './tensorboard-peer';
+import { BenchHost } from './open-run-host';
 
 const TAGS = 50; // writers.py big
 const cacheDir = path.join(repoRoot, '.cache', 'bench', 'open-run');
 const writers = path.join(repoRoot, 'test', 'fixtures', 'relay', 'writers.py');
-const strings = Object.fromEntries(UI_STRING_KEYS.map((k) => [k, k])) as UiStrings;
 /** Tall enough that all 50 cards (5 groups of 10, 4 columns) are on screen. */
 const VIEWPORT = { width: 1920, height: 4600 };
 /** How long RSS is still sampled after every chart has drawn. */
@@ -83,10 +74,8 @@ interface OursResult {
   parts: Record<string, number>;
   /** CPU seconds from connect to all drawn: relay, this process (client + store + controller), renderer. */
   cpu: { relay: number; host: number; renderer: number };
-  /** RSS before connecting: the empty page's renderer and this process (MB). */
+  /** RSS before connecting: the empty page's renderer and the host process (MB). */
   idle: { renderer: number; host: number };
-  /** A fresh node with only our host modules loaded (MB): what the host's figure starts from. */
-  hostBase: number;
   /** Complete charts whose drawn grid was checked to span every step. */
   gridsChecked: number;
   gridsCovering: number;
@@ -98,76 +87,47 @@ interface OursResult {
   scrolls: number;
 }
 
-/** RSS (MB) of a fresh node that has loaded the host side's modules, as the extension host would. */
-function hostModulesRssMb(): number {
-  const mods = ['../../src/shared/relay-client', '../../src/metrics/store/store', '../../src/metrics/view/view-controller'].map((m) => require.resolve(m));
-  const code = `${JSON.stringify(mods)}.forEach((m) => require(m)); global.gc(); console.log(process.memoryUsage().rss)`;
-  const r = spawnSync(process.execPath, ['--expose-gc', '-e', code], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`host modules: ${r.stderr}`);
-  return Number(r.stdout.trim()) / 1024 / 1024;
-}
-
 async function runOurs(job: string, o: { steps: number; timeoutMs: number; fullStream: boolean; viewport: { width: number; height: number } }): Promise<OursResult> {
-  const hostBase = hostModulesRssMb();
   const storeDir = fs.mkdtempSync(path.join(cacheDir, 'store-'));
-  // As the extension's host: a persisting store with its default memory bound, flushed every 2 s.
-  const store = new MetricsStore({ dir: storeDir, memoryLimitBytes: 256 * 1024 * 1024, log: silentLogger });
-  const flush = setInterval(() => store.flush(), 2000);
-  let post: (m: unknown) => void = () => undefined;
-  let client: RelayClient | undefined;
-  // A zoom reads exact points from the relay (not measured here: nothing zooms).
-  const readDetail = (_ep: string, q: Parameters<RelayClient['requestDetail']>[0]) => client!.requestDetail(q);
-  const ctl = new ViewController(store, { post: (m) => post(m), log: silentLogger, strings, readDetail });
   const browser = await launchChromium();
   // OPENRUN_TRACE=1: a timeline of the messages both ways, frame arrivals and draws (ms after connect).
   const trace: string[] = [];
   let t0 = 0;
   const note = (what: string) => t0 && trace.push(`${Date.now() - t0} ${what}`);
+  let post: (m: unknown) => void = () => undefined;
+  const host = new BenchHost(storeDir, (m) => post(m), (what) => trace.push(what));
   const fromPage = (m: unknown) => {
     const v = m as { type?: string; visible?: string[] };
     if (v.type === 'viewport') note(`viewport report (${v.visible?.length} visible)`);
-    ctl.receive(m);
+    host.fromPage(m);
   };
   const wp = await openWebviewPage({ browser, onMessage: fromPage, viewport: o.viewport });
-  if (process.env.OPENRUN_TRACE) ctl.tap((m) => note(`post ${m.type}${m.type === 'update' ? ` ${m.frames.length} frames` : ''} ${(JSON.stringify(m).length / 1e6).toFixed(2)} MB`));
+  if (process.env.OPENRUN_TRACE) host.trace();
   post = (m) => void wp.post(m).catch(() => undefined);
   let relay: Awaited<ReturnType<typeof startRelay>> | undefined;
   try {
-    while (!(await ctl.probe(1000))) await sleep(50); // the page said ready
+    while (!(await host.probe(1000))) await sleep(50); // the page said ready
     await instrumentDraws(wp.page);
     // The page's renderer: not headless Chromium's own UI renderer nor its spare one, but the
     // one that gets busy when the page does.
     const candidates = descendantsMatching(process.pid, '--type=renderer').filter((p) => !descendantsMatching(process.pid, '--top-chrome-webui').includes(p));
     const renderers = [await busiest(candidates, () => wp.page.evaluate('(() => { const t = Date.now(); while (Date.now() - t < 400); })()'))];
-    const idle = { renderer: renderers.reduce((a, p) => a + rssMbOf(p), 0), host: rssMbOf(process.pid) };
+    const idle = { renderer: renderers.reduce((a, p) => a + rssMbOf(p), 0), host: rssMbOf(host.pid) };
     if (process.env.OPENRUN_TRACE === 'memory') console.log(`idle: ${await rendererDump(wp.page, renderers[0])}`);
     const tSpawn = Date.now();
     relay = await startRelay(['--job-dir', job]);
     const rss = sampleRss([
       { label: 'relay', pids: [relay.proc.pid!], trees: [] },
-      { label: 'bench', pids: [process.pid], trees: [] },
+      { label: 'host', pids: [host.pid], trees: [] },
       { label: 'renderer', pids: renderers, trees: [] },
     ]);
     const want = TAGS * o.steps;
-    let receivedAt = 0;
     const relayPid = relay.proc.pid!;
-    const cpuOf = () => ({ relay: cpuSecondsOf(relayPid), host: process.cpuUsage(), renderer: renderers.reduce((a, p) => a + cpuSecondsOf(p), 0) });
+    const cpuOf = () => ({ relay: cpuSecondsOf(relayPid), host: cpuSecondsOf(host.pid), renderer: renderers.reduce((a, p) => a + cpuSecondsOf(p), 0) });
     const cpu0 = cpuOf();
     const tConnect = Date.now();
     t0 = tConnect;
-    client = new RelayClient({ url: relay.url, envelope: o.fullStream ? undefined : { buckets: ENVELOPE_BUCKETS, minBytes: ENVELOPE_MIN_BYTES } });
-    const c = client;
-    let summarized = 0; // points the envelopes stand for
-    c.on('points', (b) => {
-      ctl.ingest('bench', b);
-      if (!receivedAt && c.stats.points + summarized >= want) receivedAt = Date.now();
-    });
-    c.on('envelope', (m) => {
-      ctl.envelopes.ingest('bench', m);
-      summarized += m.points;
-      if (!receivedAt && c.stats.points + summarized >= want) receivedAt = Date.now();
-    });
-    c.start();
+    host.connect(relay.url, o.fullStream, want);
     const complete = new Map<string, number>();
     const arrivals: FrameArrival[] = [];
     let firstDraw = 0;
@@ -186,9 +146,7 @@ async function runOurs(job: string, o: { steps: number; timeoutMs: number; fullS
           note(`scrolled one screen (${complete.size} complete)`);
         }
       }
-      const mu = process.memoryUsage();
-      const mb = (n: number) => (n / 1048576).toFixed(0);
-      note(`RSS renderer ${renderers.reduce((a, p) => a + rssMbOf(p), 0).toFixed(0)} MB, relay ${rssMbOf(relayPid).toFixed(0)} MB, bench ${mb(mu.rss)} MB (JS heap ${mb(mu.heapUsed)} of ${mb(mu.heapTotal)}, array buffers ${mb(mu.arrayBuffers)})`);
+      note(`RSS renderer ${renderers.reduce((a, p) => a + rssMbOf(p), 0).toFixed(0)} MB, relay ${rssMbOf(relayPid).toFixed(0)} MB, host ${rssMbOf(host.pid).toFixed(0)} MB`);
       const ev: DrawEvent[] = await takeDraws(wp.page);
       arrivals.push(...(await takeArrivals(wp.page)));
       for (const e of ev) {
@@ -200,16 +158,17 @@ async function runOurs(job: string, o: { steps: number; timeoutMs: number; fullS
     // second of it too.
     if (complete.size === TAGS) await sleep(SETTLE_MS);
     const cpu1 = cpuOf();
-    const host = process.cpuUsage(cpu0.host);
     const peak = await rss.stop();
     const cdp = await wp.page.context().newCDPSession(wp.page);
     await cdp.send('Performance.enable');
     const { metrics } = (await cdp.send('Performance.getMetrics')) as { metrics: { name: string; value: number }[] };
     const heapMb = (metrics.find((m) => m.name === 'JSHeapUsedSize')?.value ?? 0) / 1024 / 1024;
-    const probe = await ctl.probe(10_000);
+    const probe = await host.probe(10_000);
+    const stats = await host.stats();
+    const receivedAt = host.receivedAt;
     if (complete.size < TAGS) {
       const vis = probe?.charts.filter((x) => x.visible).length;
-      throw new Error(`only ${complete.size} of ${TAGS} charts complete after ${o.timeoutMs} ms (${vis} visible, ${c.stats.points} points received)`);
+      throw new Error(`only ${complete.size} of ${TAGS} charts complete after ${o.timeoutMs} ms (${vis} visible, ${stats.points} points received)`);
     }
     const done = Math.max(...complete.values());
     if (process.env.OPENRUN_TRACE) {
@@ -241,24 +200,20 @@ async function runOurs(job: string, o: { steps: number; timeoutMs: number; fullS
       receivedMs: receivedAt ? receivedAt - tConnect : NaN,
       firstDrawMs: firstDraw - tConnect,
       firstCompleteMs: Math.min(...complete.values()) - tConnect,
-      // The bench process stands for the host from its idle size down to our modules' (see the header).
-      rssMb: peak.totalMb - (idle.host - hostBase),
-      parts: { ...peak.partsMb, host: (peak.partsMb.bench ?? 0) - (idle.host - hostBase) },
-      cpu: { relay: cpu1.relay - cpu0.relay, host: (host.user + host.system) / 1e6, renderer: cpu1.renderer - cpu0.renderer },
+      rssMb: peak.totalMb,
+      parts: peak.partsMb,
+      cpu: { relay: cpu1.relay - cpu0.relay, host: cpu1.host - cpu0.host, renderer: cpu1.renderer - cpu0.renderer },
       heapMb,
       idle,
-      hostBase,
       gridsChecked: checked,
       gridsCovering: covered,
-      updates: ctl.sent.updates,
-      framesPosted: ctl.sent.frames,
+      updates: stats.updates,
+      framesPosted: stats.frames,
       scrolls,
     };
   } finally {
-    clearInterval(flush);
-    await client?.close();
+    await host.close(); // it closes its client and removes the store
     await relay?.stop();
-    ctl.dispose();
     await wp.close();
     await browser.close();
     fs.rmSync(storeDir, { recursive: true, force: true });
@@ -339,7 +294,7 @@ async function main(): Promise<void> {
     ours.push(r);
     console.log(
       `ours  all tags drawn ${r.allTagsMs} ms after connect (${r.fromSpawnMs} ms after relay spawn) · first chart drew at ${r.firstDrawMs} ms, first complete at ${r.firstCompleteMs} ms · ` +
-        `client held all points at ${r.receivedMs} ms · RSS peak ${r.rssMb.toFixed(0)} MB (relay ${r.parts.relay?.toFixed(0)}, host ${r.parts.host?.toFixed(0)}, renderer ${r.parts.renderer?.toFixed(0)}; page JS heap ${r.heapMb.toFixed(0)} MB; before connecting: renderer ${r.idle.renderer.toFixed(0)}, host ${r.hostBase.toFixed(0)}; bench process raw ${r.parts.bench?.toFixed(0)}, ${r.idle.host.toFixed(0)} before connecting) · ` +
+        `client held all points at ${r.receivedMs} ms · RSS peak ${r.rssMb.toFixed(0)} MB (relay ${r.parts.relay?.toFixed(0)}, host ${r.parts.host?.toFixed(0)}, renderer ${r.parts.renderer?.toFixed(0)}; page JS heap ${r.heapMb.toFixed(0)} MB; before connecting: renderer ${r.idle.renderer.toFixed(0)}, host ${r.idle.host.toFixed(0)}) · ` +
         `CPU s relay ${r.cpu.relay.toFixed(1)}, host ${r.cpu.host.toFixed(1)}, renderer ${r.cpu.renderer.toFixed(1)} · ` +
         `${r.updates} updates, ${r.framesPosted} frames posted, ${r.scrolls} screens scrolled; drawn grids spanning every step: ${r.gridsCovering} of ${r.gridsChecked} checked (${TAGS} charts)`,
     );
@@ -361,7 +316,7 @@ async function main(): Promise<void> {
   console.log(
     `BENCH open-run all_tags_ms=${a} rss_mb_total=${rss.toFixed(0)} tb_all_tags_ms=${tbMs} tb_rss_mb=${tbRss.toFixed(0)} ratio=${(a / tbMs).toFixed(2)} ` +
       `from_spawn_ms=${median(ours.map((r) => r.fromSpawnMs))} received_ms=${median(ours.map((r) => r.receivedMs))} first_draw_ms=${median(ours.map((r) => r.firstDrawMs))} ` +
-      `rss_relay_mb=${median(ours.map((r) => r.parts.relay ?? NaN)).toFixed(0)} rss_host_mb=${median(ours.map((r) => r.parts.host ?? NaN)).toFixed(0)} rss_bench_raw_mb=${median(ours.map((r) => r.parts.bench ?? NaN)).toFixed(0)} rss_renderer_mb=${median(ours.map((r) => r.parts.renderer ?? NaN)).toFixed(0)}`,
+      `rss_relay_mb=${median(ours.map((r) => r.parts.relay ?? NaN)).toFixed(0)} rss_host_mb=${median(ours.map((r) => r.parts.host ?? NaN)).toFixed(0)} rss_renderer_mb=${median(ours.map((r) => r.parts.renderer ?? NaN)).toFixed(0)}`,
   );
 }
 
