@@ -46,8 +46,9 @@ test('non-relay jobs, relays of other tools and relays without forRun are never 
   const noFor: RayJob = { ...relay('nofor', 'run1'), metadata: { agentrl: '1', 'agentrl.role': 'relay' } };
   const worker: RayJob = { ...run('worker', 'RUNNING'), metadata: { agentrl: '1', 'agentrl.for': 'run1' } };
   const plain: RayJob = { job_id: '02000000', submission_id: null, status: 'RUNNING', entrypoint: 'python x.py' };
-  assert.deepEqual(r.decide([run('run1', 'FAILED'), foreign, noFor, worker, plain], 100), []);
-  assert.deepEqual(r.decide([foreign, noFor, worker, plain], 200), [], 'not even when the run is gone');
+  // Each list holds one relay of ours too: the only one stopped.
+  assert.deepEqual(r.decide([run('run1', 'FAILED'), foreign, noFor, worker, plain, relay('ours', 'run1')], 100).map((s) => s.relay), ['ours']);
+  assert.deepEqual(r.decide([foreign, noFor, worker, plain, relay('ours2', 'gone')], 200).map((s) => s.relay), ['ours2'], 'not even when the run is gone');
 });
 
 test('the grace restarts if a run id is listed live again, and a failed stop is retried', () => {
