@@ -343,7 +343,7 @@ connection.onCompletion((p) => {
   const kind = a.kind;
   if (!kind) return [];
   try {
-    return complete(doc.getText(), p.position.line, p.position.character, { kind, locale, python, trinityVersion: a.trinityVersion });
+    return complete(doc.getText(), p.position.line, p.position.character, { kind, lang, python, trinityVersion: a.trinityVersion });
   } catch (err) {
     log(`completion failed: ${(err as Error).message}`);
     return [];
@@ -353,7 +353,7 @@ connection.onCompletion((p) => {
 connection.onHover((p) => {
   const a = current(p.textDocument.uri);
   if (!a?.kind) return null;
-  return hover(a, a.lines.offset(p.position), locale, python) ?? null;
+  return hover(a, a.lines.offset(p.position), lang, python) ?? null;
 });
 
 connection.onDefinition((p) => {

@@ -5,6 +5,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { ENGLISH } from '../../../src/config/core/l10n-text';
+import { ZH } from './helpers';
 import { analyze } from '../../../src/config/engine/engine';
 import { complete } from '../../../src/config/lsp/features/completion';
 import { codeActions } from '../../../src/config/lsp/features/diagnostics';
@@ -107,8 +108,8 @@ export function fuzz(seeds: string[], n: number, seed = 20240611): FuzzStats {
       if (a.kind) {
         const off = Math.floor(r() * (text.length + 1));
         const pos = a.lines.position(off);
-        hover(a, off, r() < 0.5 ? 'en' : 'zh-cn');
-        complete(text, pos.line, pos.character, { kind: a.kind, locale: 'en' });
+        hover(a, off, r() < 0.5 ? ENGLISH : ZH);
+        complete(text, pos.line, pos.character, { kind: a.kind, lang: ENGLISH });
         documentSymbols(a);
         codeActions(a, 'file:///fuzz/config.yaml', { start: pos, end: pos }, ENGLISH, (f) => f);
       }

@@ -3,7 +3,7 @@
 // registrations and `module->Class` references.
 import type { CompletionItem, CompletionItemKind, MarkupContent } from 'vscode-languageserver';
 import type { ConfigKind } from '../../../shared/config-api';
-import type { Doc } from '../../core/l10n-text';
+import { l10n, render, type Doc, type Lang } from '../../core/l10n-text';
 import { REGISTRIES, type RegistryId } from '../../names/registries';
 import { knownNames } from '../../rules/keys';
 import { defaultText, describe, resolve, schemaAt, typeName, type SchemaNode } from '../../schema/schemas';
@@ -20,7 +20,8 @@ const Snippet = 2;
 
 export interface CompletionEnv {
   kind: ConfigKind;
-  locale: string;
+  /** The reader's language (labels through l10n, documentation data by its locale). */
+  lang: Lang;
   python?: PythonIndex;
   /** Trinity release in force: keys, values and names of later releases are not offered. */
   trinityVersion?: string;
@@ -31,13 +32,12 @@ function inRelease(since: string | undefined, env: CompletionEnv): boolean {
   return !since || !env.trinityVersion || compareVersions(since, env.trinityVersion) <= 0;
 }
 
-const L = (m: Doc, locale: string) => (locale.toLowerCase().startsWith('zh') ? m.zh : m.en);
+const L = (m: Doc, lang: Lang) => render(m, lang);
 
-function doc(node: SchemaNode | undefined, locale: string, extra = ''): MarkupContent {
-  const zh = locale.toLowerCase().startsWith('zh');
-  const parts = [describe(node, locale)];
-  if (node && node.default !== undefined && typeof node.default !== 'object') parts.push(`${zh ? '默认值' : 'Default'}: \`${defaultText(node.default)}\``);
-  if (node?.['x-since']) parts.push(zh ? `自 Trinity-RFT ${node['x-since']} 起` : `Since Trinity-RFT ${node['x-since']}`);
+function doc(node: SchemaNode | undefined, lang: Lang, extra = ''): MarkupContent {
+  const parts = [describe(node, lang.locale)];
+  if (node && node.default !== undefined && typeof node.default !== 'object') parts.push(render(l10n.t('Default: {0}', `\`${defaultText(node.default)}\``), lang));
+  if (node?.['x-since']) parts.push(render(l10n.t('Since Trinity-RFT {0}', node['x-since']), lang));
   if (extra) parts.push(extra);
   return { kind: 'markdown', value: parts.filter(Boolean).join('\n\n') };
 }
@@ -65,7 +65,7 @@ function keySnippet(key: string, node: SchemaNode, indent: string, env?: Complet
 export function complete(text: string, line: number, character: number, env: CompletionEnv): CompletionItem[] {
   const ctx = cursorContext(text, line, character);
   if (!ctx) return [];
-  const { kind, locale } = env;
+  const { kind, lang } = env;
   const range = { start: { line, character: ctx.startCol }, end: { line, character } };
   if (ctx.mode === 'key') {
     const sch = schemaAt(kind, ctx.parent);
@@ -82,7 +82,7 @@ export function complete(text: string, line: number, character: number, env: Com
         label: key,
         kind: node.properties ? Kind.Module : Kind.Property,
         detail: typeName(node),
-        documentation: doc(node, locale),
+        documentation: doc(node, lang),
         insertText: keySnippet(key, node, indent, env),
         insertTextFormat: Snippet,
         textEdit: { range, newText: keySnippet(key, node, indent, env) },
@@ -102,17 +102,17 @@ export function complete(text: string, line: number, character: number, env: Com
   const reg = node['x-registry'] as RegistryId | undefined;
   if (reg && REGISTRIES[reg]) {
     const info = REGISTRIES[reg];
-    const title = L(info.title, locale);
-    for (const [name, d] of Object.entries(info.names)) if (inRelease(NAME_SINCE[reg]?.[name], env)) add(name, `${title} · ${info.pyName}`, { kind: 'markdown', value: L(d, locale) }, Kind.EnumMember);
+    const title = L(info.title, lang);
+    for (const [name, d] of Object.entries(info.names)) if (inRelease(NAME_SINCE[reg]?.[name], env)) add(name, `${title} · ${info.pyName}`, { kind: 'markdown', value: L(d, lang) }, Kind.EnumMember);
     for (const r of env.python?.registered(reg) ?? []) {
-      add(r.name, `${title} · ${locale.startsWith('zh') ? '工作区' : 'workspace'}`, { kind: 'markdown', value: `\`${r.target ?? r.name}\` — ${r.file}:${r.line + 1}` }, Kind.Class, '0');
+      add(r.name, `${title} · ${render(l10n.t('workspace'), lang)}`, { kind: 'markdown', value: `\`${r.target ?? r.name}\` — ${r.file}:${r.line + 1}` }, Kind.Class, '0');
     }
     for (const n of knownNames(env, reg)) if (!items.some((i) => i.label === n) && inRelease(NAME_SINCE[reg]?.[n], env)) add(n, title, undefined, Kind.EnumMember, '2');
     return items;
   }
   const choices = node['x-choices'] ?? node['x-enum']?.values;
   if (choices) {
-    for (const c of choices) if (inRelease(valueSince(node, c), env)) add(c, typeName(node), doc(node, locale), Kind.EnumMember, c === node.default ? '0' : '1');
+    for (const c of choices) if (inRelease(valueSince(node, c), env)) add(c, typeName(node), doc(node, lang), Kind.EnumMember, c === node.default ? '0' : '1');
     return items;
   }
   if (node['x-py'] === 'bool') {
@@ -124,7 +124,7 @@ export function complete(text: string, line: number, character: number, env: Com
     for (const c of env.python.classes(400)) add(`${c.module}->${c.cls}`, `${c.file}:${c.line + 1}`, undefined, Kind.Class, '0');
   }
   if (node.default !== undefined && node.default !== null && typeof node.default !== 'object') {
-    add(defaultText(node.default), `${locale.startsWith('zh') ? '默认值' : 'default'} · ${typeName(node)}`, doc(node, locale), Kind.Value, '0');
+    add(defaultText(node.default), `${render(l10n.t('default'), lang)} · ${typeName(node)}`, doc(node, lang), Kind.Value, '0');
   }
   if (/\$\{?$/.test(ctx.prefix) || ctx.prefix === '') {
     items.push({ label: '${oc.env:VAR,default}', kind: Kind.Keyword, detail: 'OmegaConf', insertText: '\\${oc.env:${1:VAR},${2:default}}', insertTextFormat: Snippet, textEdit: { range, newText: '\\${oc.env:${1:VAR},${2:default}}' }, sortText: '3' });

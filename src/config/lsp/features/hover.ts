@@ -2,6 +2,7 @@
 // display language is zh-cn); a registry name's doc; an interpolation's resolved value.
 import type { Hover } from 'vscode-languageserver';
 import type { Analysis } from '../../engine/engine';
+import { l10n, render, type Lang, type Text } from '../../core/l10n-text';
 import { UNKNOWN } from '../../interp/resolve';
 import { NAME_SINCE, REGISTRIES, type RegistryId } from '../../names/registries';
 import { trinityEnv, valueSince } from '../../facts/releases';
@@ -10,9 +11,10 @@ import type { PythonIndex } from '../../workspace/pyindex';
 import { formatPath } from '../../yaml/tree';
 import { nodeAt } from './at';
 
-export function hover(a: Analysis, offset: number, locale: string, python?: PythonIndex): Hover | undefined {
+export function hover(a: Analysis, offset: number, lang: Lang, python?: PythonIndex): Hover | undefined {
   if (!a.kind) return undefined;
-  const zh = locale.toLowerCase().startsWith('zh');
+  const locale = lang.locale;
+  const r = (text: Text) => render(text, lang);
   const doc = a.docs.find((d) => d.root && offset >= d.root.span.start && offset <= d.root.span.end + 1) ?? a.docs[0];
   const at = nodeAt(doc?.root, offset);
   if (!at) return undefined;
@@ -22,14 +24,14 @@ export function hover(a: Analysis, offset: number, locale: string, python?: Pyth
   if (at.onKey) {
     const envVar = at.path.length >= 2 && at.path[at.path.length - 2] === 'env_vars' ? trinityEnv().find((e) => e.name === at.path[at.path.length - 1]) : undefined;
     if (envVar) {
-      const doc = zh ? envVar.doc.zh : envVar.doc.en;
-      return { contents: { kind: 'markdown', value: `**${envVar.name}** — ${zh ? 'Trinity-RFT 环境变量' : 'Trinity-RFT environment variable'}\n\n${doc}\n\n${zh ? `自 Trinity-RFT ${envVar.since} 起` : `Since Trinity-RFT ${envVar.since}`}` }, range };
+      const doc = r(envVar.doc);
+      return { contents: { kind: 'markdown', value: `**${envVar.name}** — ${r(l10n.t('Trinity-RFT environment variable'))}\n\n${doc}\n\n${r(l10n.t('Since Trinity-RFT {0}', envVar.since))}` }, range };
     }
     if (!node) return undefined;
     const lines = [`**${where}**: \`${typeName(node)}\``, describe(node, locale)];
-    if (node.default !== undefined && typeof node.default !== 'object') lines.push(`${zh ? '默认值' : 'Default'}: \`${defaultText(node.default)}\``);
-    if (node['x-since']) lines.push(zh ? `自 Trinity-RFT ${node['x-since']} 起` : `Since Trinity-RFT ${node['x-since']}`);
-    if (node['x-deprecated']) lines.push(zh ? `⚠ 已弃用：${node['x-deprecated']}` : `⚠ Deprecated: ${node['x-deprecated']}`);
+    if (node.default !== undefined && typeof node.default !== 'object') lines.push(r(l10n.t('Default: {0}', `\`${defaultText(node.default)}\``)));
+    if (node['x-since']) lines.push(r(l10n.t('Since Trinity-RFT {0}', node['x-since'])));
+    if (node['x-deprecated']) lines.push(`⚠ ${r(l10n.t('Deprecated: {0}', node['x-deprecated']))}`);
     return { contents: { kind: 'markdown', value: lines.filter(Boolean).join('\n\n') }, range };
   }
   // a value
@@ -37,20 +39,20 @@ export function hover(a: Analysis, offset: number, locale: string, python?: Pyth
   const scalar = at.node.kind === 'scalar' ? String(at.node.value ?? '') : undefined;
   const parts: string[] = [];
   if (v !== undefined && scalar?.includes('${')) {
-    parts.push(v === UNKNOWN ? (zh ? '无法在此解析（环境变量未设置）' : 'Cannot be resolved here (environment variable not set)') : `${zh ? '解析为' : 'Resolves to'} \`${JSON.stringify(v)}\``);
+    parts.push(v === UNKNOWN ? r(l10n.t('Cannot be resolved here (environment variable not set)')) : r(l10n.t('Resolves to {0}', `\`${JSON.stringify(v)}\``)));
   }
   const reg = node?.['x-registry'] as RegistryId | undefined;
   if (reg && REGISTRIES[reg] && scalar) {
     const info = REGISTRIES[reg];
     const d = info.names[scalar];
-    if (d) parts.push(`**${scalar}** — ${zh ? info.title.zh : info.title.en} (\`${info.pyName}\`)\n\n${zh ? d.zh : d.en}`);
+    if (d) parts.push(`**${scalar}** — ${r(info.title)} (\`${info.pyName}\`)\n\n${r(d)}`);
     const since = NAME_SINCE[reg]?.[scalar];
-    if (d && since) parts.push(zh ? `自 Trinity-RFT ${since} 起` : `Since Trinity-RFT ${since}`);
+    if (d && since) parts.push(r(l10n.t('Since Trinity-RFT {0}', since)));
     const w = python?.findRegistration(reg, scalar);
     if (w) parts.push(`**${scalar}** — \`${w.target ?? ''}\` (${w.file}:${w.line + 1})`);
   }
   const vs = scalar && node ? valueSince(node, scalar) : undefined;
-  if (vs) parts.push(`**${where}**: \`${typeName(node)}\``, describe(node, locale), zh ? `\`${scalar}\` 自 Trinity-RFT ${vs} 起` : `\`${scalar}\` since Trinity-RFT ${vs}`);
+  if (vs) parts.push(`**${where}**: \`${typeName(node)}\``, describe(node, locale), r(l10n.t('{0} since Trinity-RFT {1}', `\`${scalar}\``, vs)));
   if (!parts.length && node) parts.push(`**${where}**: \`${typeName(node)}\``, describe(node, locale));
   if (!parts.length) return undefined;
   return { contents: { kind: 'markdown', value: parts.filter(Boolean).join('\n\n') }, range };

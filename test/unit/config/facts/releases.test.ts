@@ -9,7 +9,8 @@ import { buildTrinitySchema, TRINITY_DELTAS, valueSince } from '../../../../src/
 import { NAME_SINCE, REGISTRIES } from '../../../../src/config/names/registries';
 import { LATEST_TRINITY, schemaAt, TRINITY_VERSIONS } from '../../../../src/config/schema/schemas';
 import { hover } from '../../../../src/config/lsp/features/hover';
-import { run, trinity } from '../helpers';
+import { run, trinity, ZH } from '../helpers';
+import { ENGLISH } from '../../../../src/config/core/l10n-text';
 import { repoRoot } from '../../../harness/paths';
 
 const published = path.join(repoRoot, 'schemas', 'trinity-rft.schema.json');
@@ -53,10 +54,10 @@ test('every delta key, value and name carries its release', () => {
 test('hover and completion read the same facts: a 0.6 name, a 0.6 value, TRINITY_MAX_EXP_SIZE', () => {
   const text = trinity({ algorithm: { algorithm_type: 'gigpo' }, synchronizer: { sync_style: 'fully_async' }, explorer: { env_vars: { TRINITY_MAX_EXP_SIZE: '64MB' } } });
   const a = run(text);
-  const h = (needle: string) => (hover(a, text.indexOf(needle) + 2, 'en')!.contents as { value: string }).value;
+  const h = (needle: string) => (hover(a, text.indexOf(needle) + 2, ENGLISH)!.contents as { value: string }).value;
   assert.match(h('gigpo'), /GiGPO[\s\S]*Since Trinity-RFT 0\.6\.0/);
   assert.match(h('fully_async'), /`fully_async` since Trinity-RFT 0\.6\.0/);
   assert.match(h('TRINITY_MAX_EXP_SIZE'), /Trinity-RFT environment variable[\s\S]*Since Trinity-RFT 0\.6\.0/);
-  const zh = (hover(a, text.indexOf('TRINITY_MAX_EXP_SIZE') + 2, 'zh-cn')!.contents as { value: string }).value;
+  const zh = (hover(a, text.indexOf('TRINITY_MAX_EXP_SIZE') + 2, ZH)!.contents as { value: string }).value;
   assert.match(zh, /自 Trinity-RFT 0\.6\.0 起/);
 });

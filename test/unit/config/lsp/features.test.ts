@@ -31,7 +31,7 @@ test('cursor paths from indentation, including list items and half-typed documen
 });
 
 test('completion: algorithm_type offers grpo with its doc', () => {
-  const items = complete(...at('algorithm:\n  algorithm_type: |\n'), { kind: 'trinity', locale: 'en' });
+  const items = complete(...at('algorithm:\n  algorithm_type: |\n'), { kind: 'trinity', lang: ENGLISH });
   const grpo = items.find((i) => i.label === 'grpo');
   assert.ok(grpo, items.map((i) => i.label).join(','));
   assert.match(String((grpo!.documentation as { value: string }).value), /GRPO/);
@@ -39,7 +39,7 @@ test('completion: algorithm_type offers grpo with its doc', () => {
 });
 
 test('completion: keys of the section, with default-value snippets, minus keys already there', () => {
-  const items = complete(...at('synchronizer:\n  sync_interval: 2\n  |\n'), { kind: 'trinity', locale: 'en' });
+  const items = complete(...at('synchronizer:\n  sync_interval: 2\n  |\n'), { kind: 'trinity', lang: ENGLISH });
   const labels = items.map((i) => i.label);
   assert.ok(labels.includes('sync_method') && labels.includes('sync_timeout'));
   assert.ok(!labels.includes('sync_interval'), 'already present');
@@ -48,39 +48,39 @@ test('completion: keys of the section, with default-value snippets, minus keys a
   const method = items.find((i) => i.label === 'sync_method')!;
   assert.match(String(method.insertText), /^sync_method: \$\{1\|nccl,checkpoint,memory,hccl\|\}$/);
   // with 0.5.2 in force, 0.6's `hccl` and keys are not offered
-  const old = complete(...at('synchronizer:\n  sync_interval: 2\n  |\n'), { kind: 'trinity', locale: 'en', trinityVersion: '0.5.2' });
+  const old = complete(...at('synchronizer:\n  sync_interval: 2\n  |\n'), { kind: 'trinity', lang: ENGLISH, trinityVersion: '0.5.2' });
   assert.match(String(old.find((i) => i.label === 'sync_method')!.insertText), /^sync_method: \$\{1\|nccl,checkpoint,memory\|\}$/);
-  const model = (v?: string) => complete(...at('explorer:\n  rollout_model:\n    |\n'), { kind: 'trinity', locale: 'en', trinityVersion: v }).map((i) => i.label);
+  const model = (v?: string) => complete(...at('explorer:\n  rollout_model:\n    |\n'), { kind: 'trinity', lang: ENGLISH, trinityVersion: v }).map((i) => i.label);
   assert.ok(model().includes('data_parallel_size') && !model('0.5.2').includes('data_parallel_size'));
-  const sections = complete(...at('|'), { kind: 'trinity', locale: 'en' });
+  const sections = complete(...at('|'), { kind: 'trinity', lang: ENGLISH });
   const buffer = sections.find((i) => i.label === 'buffer')!;
   assert.equal(buffer.insertText, 'buffer:\n  $0');
 });
 
 test('completion: list items, enum values, booleans; workspace-registered names first', () => {
-  let items = complete(...at('buffer:\n  explorer_input:\n    eval_tasksets:\n      - |'), { kind: 'trinity', locale: 'en' });
+  let items = complete(...at('buffer:\n  explorer_input:\n    eval_tasksets:\n      - |'), { kind: 'trinity', lang: ENGLISH });
   assert.ok(items.some((i) => i.label === 'path') && items.some((i) => i.label === 'default_workflow_type'));
-  items = complete(...at('synchronizer:\n  sync_style: |'), { kind: 'trinity', locale: 'en' });
+  items = complete(...at('synchronizer:\n  sync_style: |'), { kind: 'trinity', lang: ENGLISH });
   assert.deepEqual(items.map((i) => i.label).sort(), ['explorer_driven', 'fixed', 'fully_async', 'trainer_driven']);
-  items = complete(...at('synchronizer:\n  sync_style: |'), { kind: 'trinity', locale: 'en', trinityVersion: '0.5.2' });
+  items = complete(...at('synchronizer:\n  sync_style: |'), { kind: 'trinity', lang: ENGLISH, trinityVersion: '0.5.2' });
   assert.deepEqual(items.map((i) => i.label).sort(), ['explorer_driven', 'fixed', 'trainer_driven']);
-  const algos = (v?: string) => complete(...at('algorithm:\n  algorithm_type: |'), { kind: 'trinity', locale: 'en', trinityVersion: v }).map((i) => i.label);
+  const algos = (v?: string) => complete(...at('algorithm:\n  algorithm_type: |'), { kind: 'trinity', lang: ENGLISH, trinityVersion: v }).map((i) => i.label);
   assert.ok(algos().includes('gigpo') && !algos('0.5.2').includes('gigpo'));
-  items = complete(...at('explorer:\n  eval_on_startup: |'), { kind: 'trinity', locale: 'en' });
+  items = complete(...at('explorer:\n  eval_on_startup: |'), { kind: 'trinity', lang: ENGLISH });
   assert.deepEqual(items.map((i) => i.label).sort(), ['false', 'true']);
   const root = tempDir();
   fs.writeFileSync(path.join(root, 'wf.py'), '@WORKFLOWS.register_module("my_flow")\nclass MyFlow:\n    pass\n');
   const python = new PythonIndex().scan([root]);
-  items = complete(...at('buffer:\n  explorer_input:\n    default_workflow_type: |'), { kind: 'trinity', locale: 'en', python });
+  items = complete(...at('buffer:\n  explorer_input:\n    default_workflow_type: |'), { kind: 'trinity', lang: ENGLISH, python });
   const mine = items.find((i) => i.label === 'my_flow')!;
   assert.ok(mine && mine.sortText! < items.find((i) => i.label === 'math_workflow')!.sortText!);
 });
 
 test('completion works for ASTuner and AgentJet roots', () => {
-  const items = complete(...at('ajet:\n  rollout:\n    |'), { kind: 'ajet', locale: 'en' });
+  const items = complete(...at('ajet:\n  rollout:\n    |'), { kind: 'ajet', lang: ENGLISH });
   assert.ok(items.some((i) => i.label === 'user_workflow'));
   assert.ok(!items.some((i) => i.label === 'agentscope_workflow'));
-  const readers = complete(...at('astuner:\n  task_reader:\n    type: |'), { kind: 'astuner', locale: 'en' });
+  const readers = complete(...at('astuner:\n  task_reader:\n    type: |'), { kind: 'astuner', lang: ENGLISH });
   assert.ok(readers.some((i) => i.label === 'jsonl_dataset_file'));
 });
 
@@ -88,20 +88,20 @@ test('hover: description, type and default — in Chinese for zh-cn', () => {
   const text = trinity();
   const a = run(text);
   const off = text.indexOf('sync_interval');
-  const en = hover(a, off + 2, 'en')!;
+  const en = hover(a, off + 2, ENGLISH)!;
   assert.match((en.contents as { value: string }).value, /\*\*synchronizer\.sync_interval\*\*: `int`/);
   assert.match((en.contents as { value: string }).value, /Sync weights every N steps/);
   assert.match((en.contents as { value: string }).value, /Default: `1`/);
-  const zh = hover(a, off + 2, 'zh-cn')!;
+  const zh = hover(a, off + 2, ZH)!;
   assert.match((zh.contents as { value: string }).value, /每 N 步同步一次权重/);
   assert.match((zh.contents as { value: string }).value, /默认值/);
-  const v = hover(a, text.indexOf('grpo') + 1, 'en')!;
+  const v = hover(a, text.indexOf('grpo') + 1, ENGLISH)!;
   assert.match((v.contents as { value: string }).value, /group-relative/);
 });
 
 test('hover: an interpolation shows its resolved value', () => {
   const text = trinity({ model: { model_path: '${oc.env:AGENTRL_HOVER_TEST,Qwen/Qwen2.5-7B}' } });
-  const h = hover(run(text), text.indexOf('AGENTRL_HOVER_TEST'), 'en')!;
+  const h = hover(run(text), text.indexOf('AGENTRL_HOVER_TEST'), ENGLISH)!;
   assert.match((h.contents as { value: string }).value, /Resolves to `"Qwen\/Qwen2\.5-7B"`/);
 });
 
