@@ -6,11 +6,13 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { META } from './api/api-types';
-import { normalizeDashboardUrl, RayError } from './api/client';
+import { normalizeDashboardUrl, RayError, type RayClient } from './api/client';
+import { relaysOf } from './cluster/relay-reaper';
 import { configTarget, isFileRef } from './submit/config-target';
 import { deriveEntrypoint, runInfo, type RunInfo } from './submit/entrypoint';
 import type { RayHost } from './host';
 import { startLocalCluster, stopLocalCluster } from './cluster/local-cluster';
+import { jobDirPlace, waitForDir } from './submit/local-job-dir';
 import { PackageTooLargeError } from './submit/package';
 import { pinResource, reachable, tunnelHint } from './submit/relay-job';
 import { startRelayJob, submitRun } from './submit/submit';
@@ -221,6 +223,17 @@ export interface WatchArgs {
   run?: string;
 }
 
+/** Whether the job dir is on this machine; on shared storage (its parent is here) the trainer
+ *  may not have created it yet, so wait for it a little before concluding it is not. */
+async function localJobDir(jobDir: string): Promise<boolean> {
+  const place = jobDirPlace(jobDir);
+  if (place !== 'maybe-soon') return place === 'here';
+  return vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Waiting for the run to create {0}…', jobDir), cancellable: true },
+    (_progress, token) => waitForDir(jobDir, { timeoutMs: 60_000, cancelled: () => token.isCancellationRequested }),
+  );
+}
+
 /** Metrics without scp: a local job dir (shared storage / Remote-SSH on the head) or a relay job. */
 export async function watchMetrics(host: RayHost, a: WatchArgs): Promise<SubmitResult['relay']> {
   const cluster = await pickCluster(host, a.cluster);
@@ -235,7 +248,7 @@ export async function watchMetrics(host: RayHost, a: WatchArgs): Promise<SubmitR
     return undefined;
   }
   // A relative job dir is relative to the run's working_dir on the node: never a local path.
-  if ((a.relay ?? 'auto') !== 'cluster' && path.isAbsolute(jobDir) && fs.existsSync(jobDir)) {
+  if ((a.relay ?? 'auto') !== 'cluster' && (await localJobDir(jobDir))) {
     await vscode.commands.executeCommand('agentrl.metrics.connect', { dir: jobDir, mode: 'job', name: run, run });
     return { dir: jobDir };
   }
@@ -280,12 +293,26 @@ export async function watchMetrics(host: RayHost, a: WatchArgs): Promise<SubmitR
   return { submissionId: relay.submissionId, url: relay.url };
 }
 
+/** A run the user stopped needs its relay no longer: no grace period, unlike a run that ends. */
+async function stopRelays(host: RayHost, client: RayClient, run: string): Promise<void> {
+  try {
+    for (const relay of relaysOf(await client.jobs(), run)) {
+      await client.stop(relay);
+      host.deps.log.info(`ray: stopped relay ${relay} with its run ${run}`);
+    }
+  } catch (e) {
+    // The run did stop; the poll stops the relay once the grace period is over.
+    host.deps.log.warn(`ray: could not stop the relay of ${run} yet: ${describeError(e)}`);
+  }
+}
+
 async function jobAction(host: RayHost, what: 'stop' | 'delete', a?: { cluster?: string; id?: string }): Promise<boolean> {
   const cluster = await pickCluster(host, a?.cluster);
   const id = a?.id;
   if (!cluster || !id) return false;
   try {
     const ok = what === 'stop' ? await cluster.monitor.client.stop(id) : await cluster.monitor.client.delete(id);
+    if (what === 'stop') await stopRelays(host, cluster.monitor.client, id);
     cluster.poller.now();
     return ok;
   } catch (e) {

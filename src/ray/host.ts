@@ -9,6 +9,7 @@ import type { ClusterSnapshot } from './cluster/cluster-model';
 import { normalizeDashboardUrl, tailLogs, type LogTail } from './api/client';
 import { ClusterMonitor } from './cluster/monitor';
 import { Poller } from './cluster/poller';
+import type { RelayStop } from './cluster/relay-reaper';
 import { RayTree } from './tree';
 
 const SAVED_KEY = 'agentrl.ray.connected';
@@ -93,7 +94,7 @@ export class RayHost implements vscode.Disposable {
     }
     const entry = {} as ClusterEntry;
     entry.requests = 0;
-    entry.monitor = new ClusterMonitor({ url, name, stall: this.stallOptions(), onRequest: () => entry.requests++ });
+    entry.monitor = new ClusterMonitor({ url, name, stall: this.stallOptions(), onRequest: () => entry.requests++, onRelayStopped: (s, err) => this.relayStopped(entry, s, err) });
     const refreshMs = Math.max(1, this.settings().refreshSeconds) * 1000;
     entry.poller = new Poller(async () => {
       try {
@@ -107,6 +108,20 @@ export class RayHost implements vscode.Disposable {
     entry.poller.now();
     return entry;
   }
+
+  /** Each orphaned relay is logged once; a failed stop is retried on the next poll, warned once. */
+  private relayStopped(entry: ClusterEntry, s: RelayStop, err?: Error) {
+    const url = entry.monitor.client.url;
+    if (!err) {
+      this.deps.log.info(`ray: stopped relay ${s.relay} on ${url}: its run ${s.run} ${s.reason === 'run-gone' ? 'is gone' : 'has ended'}`);
+      entry.poller.now(); // the tree shows it stopping without waiting for the next interval
+    } else if (!this.relayStopFailures.has(s.relay)) {
+      this.relayStopFailures.add(s.relay);
+      this.deps.log.warn(`ray: could not stop relay ${s.relay} on ${url} (run ${s.run} ${s.reason === 'run-gone' ? 'is gone' : 'has ended'}): ${err.message}`);
+    }
+  }
+
+  private readonly relayStopFailures = new Set<string>();
 
   async remember(url: string, name?: string): Promise<void> {
     const saved = (this.deps.context.workspaceState.get<Array<{ url: string; name?: string }>>(SAVED_KEY) ?? []).filter((s) => s.url !== url);

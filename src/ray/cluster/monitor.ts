@@ -6,6 +6,7 @@ import type { RayJob } from '../api/api-types';
 import { META, isTerminal } from '../api/api-types';
 import { RayClient, type RayClientOptions } from '../api/client';
 import type { ClusterSnapshot } from './cluster-model';
+import { RelayReaper, type RelayStop } from './relay-reaper';
 import { describeFailure, StallDetector, type Progress, type StallOptions } from './stall';
 
 export interface MonitorOptions extends RayClientOptions {
@@ -14,6 +15,10 @@ export interface MonitorOptions extends RayClientOptions {
   /** Look up actors of running Trinity jobs (namespace from metadata). */
   actors?: boolean;
   now?: () => number;
+  /** How long a relay outlives its run (default 30 s). */
+  relayGraceMs?: number;
+  /** Told of each relay job stopped because its run ended or is gone (once), or of the failure. */
+  onRelayStopped?: (stop: RelayStop, error?: Error) => void;
 }
 
 const lastStep = (log: string): number | undefined => {
@@ -29,10 +34,12 @@ export class ClusterMonitor {
   private readonly logs = new Map<string, string>();
   private readonly extra = new Map<string, Progress>();
   private readonly now: () => number;
+  private readonly reaper: RelayReaper;
 
   constructor(private readonly opts: MonitorOptions) {
     this.client = new RayClient(opts);
     this.now = opts.now ?? Date.now;
+    this.reaper = new RelayReaper(opts.relayGraceMs);
     this.snapshot = { url: this.client.url, name: opts.name ?? this.client.url, nodes: [], jobs: [], actors: {}, usage: {}, stalls: {}, failures: {}, fetchedAt: 0 };
   }
 
@@ -57,6 +64,7 @@ export class ClusterMonitor {
       if (!s.rayVersion) s.rayVersion = (await this.client.version()).ray_version;
       s.nodes = await this.client.nodes();
       s.jobs = (await this.client.jobs()).sort((a, b) => (b.start_time ?? 0) - (a.start_time ?? 0));
+      await this.stopOrphanRelays(s.jobs);
       s.usage = await this.client.clusterUsage().catch(() => ({}));
       const actors: ClusterSnapshot['actors'] = {};
       const stalls: ClusterSnapshot['stalls'] = {};
@@ -77,6 +85,19 @@ export class ClusterMonitor {
       s.fetchedAt = this.now();
     }
     return s;
+  }
+
+  /** Relay jobs whose run ended (or is gone) are stopped: nothing else would ever stop them. */
+  private async stopOrphanRelays(jobs: RayJob[]) {
+    for (const stop of this.reaper.decide(jobs, this.now())) {
+      try {
+        await this.client.stop(stop.relay);
+        this.opts.onRelayStopped?.(stop);
+      } catch (e) {
+        this.reaper.retry(stop.relay);
+        this.opts.onRelayStopped?.(stop, e as Error);
+      }
+    }
   }
 
   private async watchJob(j: RayJob, id: string, actors: ClusterSnapshot['actors'], stalls: ClusterSnapshot['stalls'], failures: ClusterSnapshot['failures']) {
