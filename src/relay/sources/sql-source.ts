@@ -52,6 +52,8 @@ export class SqlDatabaseSnapshot {
   private refreshMs = 0;
   /** Rows changed between consecutive views (a generation per view). */
   readonly changes = new RowChangeTracker();
+  /** How the change comparisons went (tests and debug logs). */
+  readonly stats = { views: 0, observed: 0, torn: 0, failed: 0, lastError: '' };
 
   constructor(
     readonly file: string,
@@ -97,6 +99,7 @@ export class SqlDatabaseSnapshot {
         this.log.debug(`sql: ${this.file}: a write was in progress; reading it later`);
         return this.pages.stillValid() ? db : undefined;
       }
+      if (r === 'changed') this.stats.views++;
       if (r !== 'changed' || this.observe(db) || attempt >= OBSERVE_TRIES) break;
     }
     this.refreshedAt = Date.now();
@@ -104,16 +107,27 @@ export class SqlDatabaseSnapshot {
     return this.pages.stillValid() ? db : undefined;
   }
 
-  /** Records the rows changed since the last view; false when a commit overlapped the comparison. */
+  /**
+   * Records the rows changed since the last view; false when the comparison failed — a commit
+   * overlapped it (TornRead), or SQLite stumbled on pages a commit was rewriting — so that a
+   * new view is taken at once (the tracker keeps the last pages it compared: nothing is lost).
+   */
   private observe(db: PagedDatabase): boolean {
     try {
       this.changes.observe(this.pages, db, experienceTablesOf(db));
+      this.stats.observed++;
       return true;
     } catch (e) {
-      if (e instanceof TornRead) return false;
+      if (e instanceof TornRead) {
+        this.stats.torn++;
+        return false;
+      }
       // Changed rows are extra: a failure to find them must not stop new rows.
-      this.log.debug(`sql: ${this.file}: cannot compare with the previous view: ${(e as Error).message}`);
-      return true;
+      this.stats.failed++;
+      const msg = (e as Error).message;
+      if (msg !== this.stats.lastError) this.log.debug(`sql: ${this.file}: cannot compare with the previous view: ${msg}`);
+      this.stats.lastError = msg;
+      return false;
     }
   }
 
