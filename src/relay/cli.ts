@@ -31,6 +31,7 @@ Tuning:
   --heartbeat S        seconds between heartbeats (default ${RELAY_DEFAULTS.heartbeatMs / 1000})
   --stall-timeout S    disconnect a client that stops reading for S seconds (default ${RELAY_DEFAULTS.stallMs / 1000})
   --decode-cache-mb MB memory for decoded batches shared by all clients (default ${RELAY_DEFAULTS.decodeCacheBytes / 1048576}; 0 = off)
+  --exit-when-idle S   exit (code 0) after S seconds with no client and no new data (default: never)
   --verbose            debug logging
 `;
 
@@ -76,6 +77,7 @@ export async function main(argv: string[]): Promise<number> {
         heartbeat: { type: 'string' },
         'stall-timeout': { type: 'string' },
         'decode-cache-mb': { type: 'string' },
+        'exit-when-idle': { type: 'string' },
         verbose: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -97,6 +99,7 @@ export async function main(argv: string[]): Promise<number> {
   let token: string | undefined;
   let port: number, maxClients: number, pollMs: number, heartbeatMs: number, stallMs: number, decodeCacheBytes: number;
   let tls: { cert: Buffer; key: Buffer } | undefined;
+  let exitWhenIdleMs: number | undefined;
   try {
     if (values['token-file'] !== undefined) token = readToken(values['token-file']);
     else if (process.env.AGENTRL_RELAY_TOKEN) token = process.env.AGENTRL_RELAY_TOKEN.trim() || undefined;
@@ -107,6 +110,7 @@ export async function main(argv: string[]): Promise<number> {
     heartbeatMs = positiveNumber(values.heartbeat, '--heartbeat', RELAY_DEFAULTS.heartbeatMs / 1000, 0.05) * 1000;
     stallMs = positiveNumber(values['stall-timeout'], '--stall-timeout', RELAY_DEFAULTS.stallMs / 1000, 0.05) * 1000;
     decodeCacheBytes = Math.floor(positiveNumber(values['decode-cache-mb'], '--decode-cache-mb', RELAY_DEFAULTS.decodeCacheBytes / 1048576) * 1048576);
+    if (values['exit-when-idle'] !== undefined) exitWhenIdleMs = positiveNumber(values['exit-when-idle'], '--exit-when-idle', 0, 0.05) * 1000;
     if (values['tls-cert'] && values['tls-key']) tls = { cert: fs.readFileSync(values['tls-cert']), key: fs.readFileSync(values['tls-key']) };
   } catch (e) {
     return fail((e as Error).message);
@@ -131,8 +135,17 @@ export async function main(argv: string[]): Promise<number> {
     highWater: RELAY_DEFAULTS.highWater,
     batchBytes: RELAY_DEFAULTS.batchBytes,
     decodeCacheBytes,
+    exitWhenIdleMs,
+    onIdle: () => stop(),
     log,
   });
+  // A signal, or --exit-when-idle (the relay calls onIdle), ends it with code 0.
+  let exit: (code: number) => void = () => undefined;
+  function stop(): void {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+    void relay.close().then(() => exit(0));
+  }
   let url: string;
   try {
     url = await relay.start();
@@ -145,9 +158,7 @@ export async function main(argv: string[]): Promise<number> {
   process.stdout.write(`agentrl relay: listening on ${url} (${n} source${n === 1 ? '' : 's'} under ${dir}${token ? ', token required' : ''})\n`);
   if (!token) log.warn('relay: no token set: any local user can connect (fine behind an SSH tunnel on a single-user node)');
   return new Promise<number>((resolve) => {
-    const stop = () => {
-      void relay.close().then(() => resolve(0));
-    };
+    exit = resolve;
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });

@@ -15,6 +15,7 @@ import { checkUpgrade } from './auth';
 import { DecodeCache } from './decode-cache';
 import { EnvelopeCache } from '../envelope/cache';
 import { ErrorDigest } from './error-digest';
+import { IdleClock, idleCheckPeriodMs } from './idle-clock';
 import { Session } from './session';
 import { SourceCatalog } from '../sources/catalog';
 import type { RelayRoot } from '../sources/discovery';
@@ -35,6 +36,10 @@ export interface RelayOptions {
   batchBytes: number;
   /** Memory bound of the decoded batches shared by all sessions (0 = every session decodes alone). */
   decodeCacheBytes: number;
+  /** End after this long with no client and no new data (undefined = never), calling `onIdle`. */
+  exitWhenIdleMs?: number;
+  /** Called once when the relay has been idle for `exitWhenIdleMs`; the owner closes it. */
+  onIdle?: () => void;
   log: Logger;
 }
 
@@ -63,20 +68,27 @@ export class Relay {
   readonly decodeCache: DecodeCache;
   /** Envelope passes shared by every session (issue 16 §4). */
   readonly envelopes = new EnvelopeCache();
+  private readonly idle: IdleClock | undefined;
 
   constructor(private readonly opts: RelayOptions) {
     this.errors = new ErrorDigest(opts.log);
     this.decodeCache = new DecodeCache(opts.decodeCacheBytes);
+    if (opts.exitWhenIdleMs !== undefined) this.idle = new IdleClock(opts.exitWhenIdleMs);
     this.catalog = new SourceCatalog(
       { root: opts.root, instance: this.instance, pollMs: opts.pollMs, log: opts.log },
       {
         added: (sources) => {
+          this.idle?.touch();
           for (const s of this.sessions) {
             s.announce(sources.map((a) => a.info));
             s.wake();
           }
         },
-        changed: () => this.wakeAll(),
+        // A watch event (or a live source's new sample): new data, so not idle.
+        changed: () => {
+          this.idle?.touch();
+          this.wakeAll();
+        },
       },
     );
   }
@@ -126,6 +138,7 @@ export class Relay {
         this.wakeAll();
       }, this.opts.pollMs),
     );
+    this.watchIdle();
     return this.url();
   }
 
@@ -174,10 +187,12 @@ export class Relay {
     wss.handleUpgrade(req, socket, head, (ws) => {
       const session = new Session(this.nextSession++, ws, { sources: () => this.sourceList(), log: this.log, errors: this.errors, feed: (src, c, binary) => this.decodeCache.feed(src, c, binary), envelopes: this.envelopes }, this.opts);
       this.sessions.add(session);
+      this.idle?.touch();
       this.log.info(`relay: client ${session.id} connected from ${req.socket.remoteAddress}`);
       ws.on('close', (code) => {
         session.close();
         this.sessions.delete(session);
+        this.idle?.touch();
         this.log.info(`relay: client ${session.id} disconnected (${code})`);
       });
       ws.on('error', (e) => this.log.debug(`relay: client ${session.id}: ${e.message}`));
@@ -197,6 +212,22 @@ export class Relay {
       sources: infos,
       heartbeatSeconds: this.opts.heartbeatMs / 1000,
     };
+  }
+
+  /** Checks the idle clock now and then; once expired, says so and hands over to `onIdle`. */
+  private watchIdle(): void {
+    const idle = this.idle;
+    if (!idle) return;
+    idle.touch();
+    const timer = setInterval(() => {
+      if (this.closed || !idle.expired(this.sessions.size)) return;
+      clearInterval(timer);
+      this.log.info(`relay: idle for ${Math.round(idle.idleMs(0) / 1000)} s (no client, no new data): exiting`);
+      this.opts.onIdle?.();
+    }, idleCheckPeriodMs(idle.limitMs));
+    // The relay's other timers keep it running; this one alone must not.
+    timer.unref();
+    this.timers.push(timer);
   }
 
   private wakeAll(): void {
