@@ -26,8 +26,12 @@ export interface RelayJobOptions {
   nodeBin?: string;
 }
 
+/** A relay job ends itself after this long with no viewer and no new data (its run has ended and
+ *  no editor is left to stop it: the reaper only runs while VS Code is connected). */
+export const RELAY_JOB_IDLE_EXIT_S = 1800;
+
 export function relayJobRequest(o: RelayJobOptions): SubmitJobRequest {
-  const args = ['relay', '--job-dir', o.jobDir, '--host', o.host ?? '127.0.0.1', '--port', String(o.port ?? 0)];
+  const args = ['relay', '--job-dir', o.jobDir, '--host', o.host ?? '127.0.0.1', '--port', String(o.port ?? 0), '--exit-when-idle', String(RELAY_JOB_IDLE_EXIT_S)];
   if (o.runName) args.push('--run', o.runName);
   const req: SubmitJobRequest = {
     entrypoint: [o.nodeBin ?? 'node', CLI_IN_PACKAGE, ...args].map(shellQuote).join(' '),
