@@ -2,6 +2,7 @@
 // (sources/catalog.ts) discovers and watches under its root. Read-only: clients can only name
 // sources the relay found itself.
 import * as crypto from 'node:crypto';
+import * as fs from 'node:fs';
 import type { Duplex } from 'node:stream';
 import * as http from 'node:http';
 import * as https from 'node:https';
@@ -219,7 +220,12 @@ export class Relay {
     const idle = this.idle;
     if (!idle) return;
     idle.touch();
+    let files = this.dataSignature();
     const timer = setInterval(() => {
+      // Data files that grew without a watch event (a network filesystem) are new data too.
+      const now = this.dataSignature();
+      if (now !== files) idle.touch();
+      files = now;
       if (this.closed || !idle.expired(this.sessions.size)) return;
       clearInterval(timer);
       this.log.info(`relay: idle for ${Math.round(idle.idleMs(0) / 1000)} s (no client, no new data): exiting`);
@@ -228,6 +234,22 @@ export class Relay {
     // The relay's other timers keep it running; this one alone must not.
     timer.unref();
     this.timers.push(timer);
+  }
+
+  /** Size and mtime of every source's data files (a few stat calls per idle check). */
+  private dataSignature(): string {
+    const parts: string[] = [];
+    for (const s of this.sourceList()) {
+      for (const f of s.dataFiles ?? []) {
+        try {
+          const st = fs.statSync(f);
+          parts.push(`${f}\0${st.size}\0${st.mtimeMs}`);
+        } catch {
+          parts.push(`${f}\0-`);
+        }
+      }
+    }
+    return parts.join('\n');
   }
 
   private wakeAll(): void {

@@ -17,6 +17,11 @@ export interface Source {
   readonly info: SourceInfo;
   /** Absolute paths whose changes may mean new data (watched by the relay). */
   readonly watchPaths: string[];
+  /**
+   * The files the data is read from: their size and mtime tell an idle relay that data is
+   * still coming where no watch event arrives (a network filesystem written from another node).
+   */
+  readonly dataFiles?: string[];
   /** A reader positioned at `cursor` (from the start when undefined or no longer valid). */
   open(cursor: Cursor | undefined): SourceReader;
   /** The content of one row (SQL sources). */
@@ -27,12 +32,14 @@ export interface Source {
 /** A source backed by one file; its directory is watched. */
 export abstract class FileSource implements Source {
   readonly watchPaths: string[];
+  readonly dataFiles: string[];
 
   constructor(
     readonly info: SourceInfo,
     readonly file: string,
   ) {
     this.watchPaths = [path.dirname(file)];
+    this.dataFiles = [file];
   }
 
   abstract open(cursor: Cursor | undefined): SourceReader;

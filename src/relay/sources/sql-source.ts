@@ -186,6 +186,7 @@ function experienceTablesOf(db: SqlExec): string[] {
 
 export class SqlTableSource implements Source {
   readonly watchPaths: string[];
+  readonly dataFiles: string[];
 
   constructor(
     readonly info: SourceInfo,
@@ -193,6 +194,7 @@ export class SqlTableSource implements Source {
     readonly table: string,
   ) {
     this.watchPaths = [path.dirname(snapshot.file)];
+    this.dataFiles = [snapshot.file, `${snapshot.file}-wal`];
   }
 
   async readDetail(id: number): Promise<ExperienceDetail> {

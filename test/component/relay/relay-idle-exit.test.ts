@@ -9,7 +9,9 @@ import WebSocket from 'ws';
 import { RELAY_SUBPROTOCOL } from '../../../src/shared/relay-protocol';
 import { appendSteps } from './appender';
 import { type RelayProc, startRelay, tmpDir } from './helpers';
-import { sleep } from '../../harness/wait';
+import { sleep, until } from '../../harness/wait';
+import { Relay, RELAY_DEFAULTS } from '../../../src/relay/serve/relay';
+import { silentLogger } from '../../../src/shared/log';
 
 const IDLE_LINE = /relay: idle for \d+ s \(no client, no new data\): exiting/;
 
@@ -91,5 +93,36 @@ test('relay idle exit: a trainer appending every second keeps it up', { timeout:
   } finally {
     clearInterval(writer);
     await relay.stop('SIGKILL');
+  }
+});
+
+test('relay idle exit: with no watch events (a network filesystem), a file that keeps growing still keeps it up', { timeout: 30_000 }, async () => {
+  // Stand-in for NFS written from another node: fs.watch refuses, as it does where there is
+  // no inotify, so only the data files' size and mtime can tell that the run goes on.
+  const { dir, events } = jobDir();
+  // The module object itself (an `import *` namespace is read-only): the catalog reads `watch` from it at each call.
+  const nodeFs = require('node:fs') as { watch: unknown };
+  const watch = nodeFs.watch;
+  nodeFs.watch = () => {
+    throw new Error('no inotify here');
+  };
+  let idleAt = 0;
+  const relay = new Relay({ ...RELAY_DEFAULTS, root: { mode: 'job', dir }, port: 0, token: undefined, allowOrigins: [], log: silentLogger, pollMs: 100, exitWhenIdleMs: 1000, onIdle: () => (idleAt = Date.now()) });
+  try {
+    await relay.start();
+    const t0 = Date.now();
+    let step = 5;
+    while (Date.now() - t0 < 3000) {
+      appendSteps(events, step, step + 1);
+      step++;
+      await sleep(200);
+    }
+    assert.equal(idleAt, 0, 'idle while the file kept growing');
+    const stopped = Date.now();
+    await until('idle once the writes stop', async () => idleAt > 0, 8000);
+    assert.ok(idleAt - stopped >= 900, `idle ${idleAt - stopped} ms after the last write`);
+  } finally {
+    nodeFs.watch = watch;
+    await relay.close();
   }
 });
