@@ -1,4 +1,5 @@
-// `npm run bench -- open-run [--steps N] [--trials N] [--skip-tb] [--full-stream] [--viewport WxH]`
+// `npm run bench -- open-run [--steps N] [--trials N] [--skip-tb] [--full-stream] [--viewport WxH]
+//                            [--compositing software|gpu]`
 //
 // Opening a finished run: a Trinity job dir whose one monitor writer (tensorboardX) logged
 // 50 tags × 100 000 steps = 5 M scalars, all tags interleaved per step (generated once,
@@ -15,6 +16,10 @@
 //         spare renderers), peak from connect until a second after the last chart drew.
 //   peer: TensorBoard 2.21 with its Rust data server (tensorboard-peer.ts), process start until
 //         every tag's full series has been served by its HTTP API; RSS of its process tree.
+// --compositing gpu: Chromium composites and rasterizes on a GPU as a desktop VS Code does, with
+// SwiftShader (GL on the CPU) standing in for the graphics card; canvases and tiles then leave the
+// renderer for the GPU process, whose growth is printed apart. Its times are SwiftShader's, not a
+// GPU's. Default: software compositing, what this machine (no GPU) and a VS Code without one do.
 // --viewport WxH: a window shorter than the board pages down one screen whenever the cards on
 // screen are complete (all tags drawn = the last screen's). Default: all 50 cards on screen.
 // OPENRUN_TRACE=1 prints a timeline (messages both ways, frame arrivals, draws, RSS every 100 ms);
@@ -74,8 +79,10 @@ interface OursResult {
   parts: Record<string, number>;
   /** CPU seconds from connect to all drawn: relay, this process (client + store + controller), renderer. */
   cpu: { relay: number; host: number; renderer: number };
-  /** RSS before connecting: the empty page's renderer and the host process (MB). */
-  idle: { renderer: number; host: number };
+  /** RSS before connecting: the empty page's renderer, the host process and the GPU process (MB). */
+  idle: { renderer: number; host: number; gpu: number };
+  /** Peak RSS of Chromium's GPU process minus its RSS before connecting (MB). */
+  gpuGrowthMb: number;
   /** Complete charts whose drawn grid was checked to span every step. */
   gridsChecked: number;
   gridsCovering: number;
@@ -87,9 +94,9 @@ interface OursResult {
   scrolls: number;
 }
 
-async function runOurs(job: string, o: { steps: number; timeoutMs: number; fullStream: boolean; viewport: { width: number; height: number } }): Promise<OursResult> {
+async function runOurs(job: string, o: { steps: number; timeoutMs: number; fullStream: boolean; viewport: { width: number; height: number }; compositing: Compositing }): Promise<OursResult> {
   const storeDir = fs.mkdtempSync(path.join(cacheDir, 'store-'));
-  const browser = await launchChromium();
+  const browser = await launchChromium({ compositing: o.compositing });
   // OPENRUN_TRACE=1: a timeline of the messages both ways, frame arrivals and draws (ms after connect).
   const trace: string[] = [];
   let t0 = 0;
@@ -112,7 +119,11 @@ async function runOurs(job: string, o: { steps: number; timeoutMs: number; fullS
     // one that gets busy when the page does.
     const candidates = descendantsMatching(process.pid, '--type=renderer').filter((p) => !descendantsMatching(process.pid, '--top-chrome-webui').includes(p));
     const renderers = [await busiest(candidates, () => wp.page.evaluate('(() => { const t = Date.now(); while (Date.now() - t < 400); })()'))];
-    const idle = { renderer: renderers.reduce((a, p) => a + rssMbOf(p), 0), host: rssMbOf(host.pid) };
+    // Chromium's GPU process (viz: the compositor; with GPU compositing also the canvases and
+    // raster tiles, which a real graphics card keeps in its own memory). Shared by every page
+    // of the browser, as VS Code's is by the whole window: reported as its growth, not in the total.
+    const gpuPids = descendantsMatching(process.pid, '--type=gpu-process');
+    const idle = { renderer: renderers.reduce((a, p) => a + rssMbOf(p), 0), host: rssMbOf(host.pid), gpu: gpuPids.reduce((a, p) => a + rssMbOf(p), 0) };
     if (process.env.OPENRUN_TRACE === 'memory') console.log(`idle: ${await rendererDump(wp.page, renderers[0])}`);
     const tSpawn = Date.now();
     relay = await startRelay(['--job-dir', job]);
@@ -121,6 +132,7 @@ async function runOurs(job: string, o: { steps: number; timeoutMs: number; fullS
       { label: 'host', pids: [host.pid], trees: [] },
       { label: 'renderer', pids: renderers, trees: [] },
     ]);
+    const gpuRss = sampleRss([{ label: 'gpu', pids: gpuPids, trees: [] }]);
     const want = TAGS * o.steps;
     const relayPid = relay.proc.pid!;
     const cpuOf = () => ({ relay: cpuSecondsOf(relayPid), host: cpuSecondsOf(host.pid), renderer: renderers.reduce((a, p) => a + cpuSecondsOf(p), 0) });
@@ -159,6 +171,7 @@ async function runOurs(job: string, o: { steps: number; timeoutMs: number; fullS
     if (complete.size === TAGS) await sleep(SETTLE_MS);
     const cpu1 = cpuOf();
     const peak = await rss.stop();
+    const gpuPeak = (await gpuRss.stop()).totalMb;
     const cdp = await wp.page.context().newCDPSession(wp.page);
     await cdp.send('Performance.enable');
     const { metrics } = (await cdp.send('Performance.getMetrics')) as { metrics: { name: string; value: number }[] };
@@ -202,6 +215,7 @@ async function runOurs(job: string, o: { steps: number; timeoutMs: number; fullS
       firstCompleteMs: Math.min(...complete.values()) - tConnect,
       rssMb: peak.totalMb,
       parts: peak.partsMb,
+      gpuGrowthMb: gpuPeak - idle.gpu,
       cpu: { relay: cpu1.relay - cpu0.relay, host: cpu1.host - cpu0.host, renderer: cpu1.renderer - cpu0.renderer },
       heapMb,
       idle,
@@ -261,6 +275,8 @@ function parseViewport(v: string): { width: number; height: number } {
   return { width: Number(m[1]), height: Number(m[2]) };
 }
 
+type Compositing = 'software' | 'gpu';
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function main(): Promise<void> {
@@ -272,13 +288,16 @@ async function main(): Promise<void> {
       'full-stream': { type: 'boolean', default: false },
       'ours-child': { type: 'string' },
       viewport: { type: 'string', default: `${VIEWPORT.width}x${VIEWPORT.height}` },
+      compositing: { type: 'string', default: 'software' },
     },
   });
   const steps = Number(values.steps);
+  const compositing = values.compositing as Compositing;
+  if (compositing !== 'software' && compositing !== 'gpu') throw new Error(`--compositing software|gpu, not '${compositing}'`);
   if (values['ours-child']) {
     // One trial of ours in a fresh process: its RSS is the host side's alone, not what the
     // previous trials (or the peer's HTTP bodies) left in this process's heap.
-    process.stdout.write(`RESULT ${JSON.stringify(await runOurs(values['ours-child'], { steps, timeoutMs: 180_000, fullStream: values['full-stream'], viewport: parseViewport(values.viewport!) }))}\n`);
+    process.stdout.write(`RESULT ${JSON.stringify(await runOurs(values['ours-child'], { steps, timeoutMs: 180_000, fullStream: values['full-stream'], viewport: parseViewport(values.viewport!), compositing }))}\n`);
     return;
   }
   const trials = Number(values.trials);
@@ -294,7 +313,7 @@ async function main(): Promise<void> {
     ours.push(r);
     console.log(
       `ours  all tags drawn ${r.allTagsMs} ms after connect (${r.fromSpawnMs} ms after relay spawn) · first chart drew at ${r.firstDrawMs} ms, first complete at ${r.firstCompleteMs} ms · ` +
-        `client held all points at ${r.receivedMs} ms · RSS peak ${r.rssMb.toFixed(0)} MB (relay ${r.parts.relay?.toFixed(0)}, host ${r.parts.host?.toFixed(0)}, renderer ${r.parts.renderer?.toFixed(0)}; page JS heap ${r.heapMb.toFixed(0)} MB; before connecting: renderer ${r.idle.renderer.toFixed(0)}, host ${r.idle.host.toFixed(0)}) · ` +
+        `client held all points at ${r.receivedMs} ms · RSS peak ${r.rssMb.toFixed(0)} MB (relay ${r.parts.relay?.toFixed(0)}, host ${r.parts.host?.toFixed(0)}, renderer ${r.parts.renderer?.toFixed(0)}; page JS heap ${r.heapMb.toFixed(0)} MB; before connecting: renderer ${r.idle.renderer.toFixed(0)}, host ${r.idle.host.toFixed(0)}; GPU process +${r.gpuGrowthMb.toFixed(0)} from ${r.idle.gpu.toFixed(0)}) · ` +
         `CPU s relay ${r.cpu.relay.toFixed(1)}, host ${r.cpu.host.toFixed(1)}, renderer ${r.cpu.renderer.toFixed(1)} · ` +
         `${r.updates} updates, ${r.framesPosted} frames posted, ${r.scrolls} screens scrolled; drawn grids spanning every step: ${r.gridsCovering} of ${r.gridsChecked} checked (${TAGS} charts)`,
     );

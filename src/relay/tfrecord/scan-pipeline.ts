@@ -5,6 +5,9 @@
 // on a slot in place, with its own instance of the module over the same memory.
 //
 // One worker per process, started on first use and unref'd (it never keeps the relay alive).
+// It ends once it has had no job for a while: a relay reads a large backlog when it opens a run,
+// then follows small appends for hours, which it reads in its own thread; the worker's isolate
+// and the ring it reads into (tens of MB once used) go back, and the next backlog starts a new one.
 // It serves one reader at a time (its owner); others read in their own thread meanwhile. The
 // API is synchronous, like the reader's: the main thread waits with Atomics.wait, for at most
 // the scan of a chunk. A worker that stops answering is given up on, and every reader goes on
@@ -25,6 +28,8 @@ const SLOTS = 8;
 export const PIPELINE_CHUNK_MAX = 4 * 1024 * 1024;
 /** How long the main thread waits for one chunk before it gives up on the worker. */
 const STALL_MS = 30_000;
+/** How long the worker may have no job before it ends (setScanPipelineIdleMs: tests). */
+let idleMs = 5_000;
 
 declare const WebAssembly: {
   Module: new (bytes: Uint8Array) => object;
@@ -98,6 +103,8 @@ export class ScanPipeline {
   private chunk = 0;
   /** Set when the worker exited or stopped answering: nobody uses it again. */
   private broken = false;
+  /** Ends the worker once it has had no job for idleMs. */
+  private idleTimer: NodeJS.Timeout | undefined;
 
   constructor() {
     if (SLOTS > CTL.MAX_SLOTS) throw new RangeError('more slots than control words');
@@ -225,10 +232,14 @@ export class ScanPipeline {
     }
     for (let k = 0; k < SLOTS; k++) Atomics.store(ctl, CTL.SLOTS + k * CTL.SLOT_WORDS + CTL.SLOT_STATE, CTL.FREE);
     this.owner = undefined;
+    clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => retire(this), idleMs);
+    this.idleTimer.unref();
   }
 
   /** Ends the worker (tests; the process's exit ends it anyway). */
   async dispose(): Promise<void> {
+    clearTimeout(this.idleTimer);
     Atomics.store(this.ctl, CTL.RUN, -1);
     this.wake();
     this.broken = true;
@@ -270,6 +281,23 @@ export function scanPipeline(): ScanPipeline | undefined {
     }
   }
   return shared;
+}
+
+/** Ends an idle pipeline and forgets it (its memory is freed once collected). */
+function retire(p: ScanPipeline): void {
+  if (shared !== p || !p.available) return;
+  shared = undefined;
+  void p.dispose();
+}
+
+/** True while the process has a pipeline (a worker started and not yet retired). */
+export function scanPipelineRunning(): boolean {
+  return shared !== undefined;
+}
+
+/** Sets how long an idle worker lives (tests; default 5 s). */
+export function setScanPipelineIdleMs(ms: number): void {
+  idleMs = ms;
 }
 
 /** Ends the process's pipeline (tests that check for leftovers). */

@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, test } from 'node:test';
 import { FileReaderOptions, TfRecordFileReader } from '../../../../src/relay/tfrecord/file-reader';
-import { disposeScanPipeline, scanPipeline } from '../../../../src/relay/tfrecord/scan-pipeline';
+import { disposeScanPipeline, scanPipeline, scanPipelineRunning, setScanPipelineIdleMs } from '../../../../src/relay/tfrecord/scan-pipeline';
 import { frameRecord } from '../../../../src/relay/tfrecord/scan';
 import { tmpDir } from '../helpers';
 import { fmtPoint, mixedRecords, referencePoints } from '../tfrecord-streams';
@@ -156,4 +156,39 @@ test('a worker that dies mid-file: the reader finishes alone with exactly the po
   assert.ok(again.piped > 0, 'a new worker was started');
   assert.deepEqual(again.points, expected);
   fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test('an idle worker ends and gives its memory back; a reader that holds it is never cut off; the next backlog starts a new one', async () => {
+  const dir = tmpDir();
+  const { file, expected } = damagedMixedFile(dir, 43, 12000);
+  setScanPipelineIdleMs(100);
+  try {
+    // A reader that pauses longer than the idle time between reads keeps its worker.
+    const slow = new TfRecordFileReader(file, 0, AHEAD);
+    const points: string[] = [];
+    const sink = { add: (t: string, s: number, w: number, v: number) => points.push(fmtPoint(t, s, w, v)) };
+    slow.read(sink, 8192);
+    const first = scanPipeline()!;
+    assert.ok(slow.pipelined);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.ok(slow.pipelined && scanPipelineRunning(), 'a worker with a job is not retired');
+    const rest = readThrough(slow, 8192, points);
+    slow.close();
+    assert.deepEqual(rest.points, expected);
+    // Once nobody has a job, it ends.
+    assert.ok(scanPipelineRunning());
+    await new Promise((r) => setTimeout(r, 400));
+    assert.equal(scanPipelineRunning(), false, 'the idle worker was retired');
+    assert.equal(first.available, false, 'its thread was ended');
+    // The next backlog gets a new worker and the same points.
+    const next = new TfRecordFileReader(file, 0, AHEAD);
+    const again = readThrough(next, 8192);
+    next.close();
+    assert.ok(again.piped > 0, 'a new worker read ahead');
+    assert.notEqual(scanPipeline(), first);
+    assert.deepEqual(again.points, expected);
+  } finally {
+    setScanPipelineIdleMs(5000);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
