@@ -1,6 +1,6 @@
 // Client of `agentrl relay` (no vscode import): used by `agentrl tail` and by the extension's
 // metrics view. Connects (one RelayLink per connection, relay-link.ts), subscribes with its
-// cursors (asking for binary points frames), hands on each points batch as typed columns
+// cursors (asking for binary points and envelope frames), hands on each points batch as typed columns
 // grouped by tag (no per-point objects), and on any disconnect reconnects with exponential
 // backoff + jitter, resuming from the cursor of the last batch it delivered — so its listeners
 // see every point exactly once.
@@ -19,7 +19,8 @@ import { RelayClientError, RelayLink, RelayMessage } from './relay-link';
 import type { Cursor, ExperienceDetail, ExperiencesMessage, HeartbeatMessage, HelloMessage, PointsBatch, SourceInfo } from './relay-protocol';
 import { RELAY_PROTOCOL_VERSION } from './relay-protocol';
 import { pointCount } from './points-frame';
-import type { DetailMessage, DetailRequestMessage, EnvelopeMessage, EnvelopeRequest } from './relay-envelope';
+import type { DetailMessage, DetailRequestMessage, EnvelopeRequest } from './relay-envelope';
+import type { EnvelopeBatch } from './envelope-frame';
 import { PendingRequests } from './pending-requests';
 
 export type { RelayClientError } from './relay-link';
@@ -47,7 +48,7 @@ export interface RelayClientOptions {
   runs?: string[];
   /** Stream SQL experience rows too (default true). */
   experiences?: boolean;
-  /** Ask for binary points frames (default true; false: JSON, as older clients get). */
+  /** Ask for binary points and envelope frames (default true; false: JSON, as older clients get). */
   binary?: boolean;
   /** Where to resume (e.g. cursors saved from a previous session). */
   cursors?: Cursor[];
@@ -75,7 +76,7 @@ export interface RelayClientEvents {
   points: [PointsBatch];
   experiences: [ExperiencesMessage];
   /** The envelope of one tag of a source read from its beginning (its live points follow). */
-  envelope: [EnvelopeMessage];
+  envelope: [EnvelopeBatch];
   /** The relay's heartbeat; `caughtUp` says its backlog has drained. */
   heartbeat: [HeartbeatMessage];
   state: [StateChange];
@@ -219,7 +220,7 @@ export class RelayClient extends EventEmitter<RelayClientEvents> {
           runs: this.opts.runs,
           cursors: this.cursors(),
           experiences: this.opts.experiences ?? true,
-          binary: this.opts.binary === false ? undefined : ['points'],
+          binary: this.opts.binary === false ? undefined : ['points', 'envelope'],
           ...(this.opts.envelope ? { envelope: this.opts.envelope } : {}),
         });
         this.setState({ state: 'open', attempt: 0 });

@@ -1,21 +1,28 @@
 // One WebSocket connection to `agentrl relay` (no vscode import): opens it with the client's
 // credentials, tells a refusal by the relay (bad token, origin: do not retry) from a network
-// failure, hands on every frame as a validated message (a points batch as columns, whether it
-// came as a binary frame or as JSON from an older relay), and ends a connection on which nothing
+// failure, hands on every frame as a validated message (a points batch or an envelope as typed
+// columns, whether it came as a binary frame or as JSON from an older relay), and ends a connection on which nothing
 // arrived for too long. RelayClient (relay-client.ts) opens a new link after each disconnect.
 import WebSocket from 'ws';
 import type { ClientMessage, PointsBatch, PointsMessage, ServerMessage } from './relay-protocol';
-import { RELAY_SUBPROTOCOL, parseServerMessage } from './relay-protocol';
+import { ProtocolError, RELAY_SUBPROTOCOL, parseServerMessage } from './relay-protocol';
 import { decodePointsFrame, pointsFromMessage } from './points-frame';
+import type { EnvelopeMessage } from './relay-envelope';
+import { EnvelopeBatch, binaryFrameType, decodeEnvelopeFrame, envelopeFromMessage } from './envelope-frame';
 
-/** A message from the relay as the client takes it: points as typed columns grouped by tag. */
-export type RelayMessage = Exclude<ServerMessage, PointsMessage> | PointsBatch;
+/** A message from the relay as the client takes it: points and envelopes as typed columns. */
+export type RelayMessage = Exclude<ServerMessage, PointsMessage | EnvelopeMessage> | PointsBatch | EnvelopeBatch;
 
-/** A frame from the relay: a binary points frame, or a JSON message. Throws ProtocolError. */
+/** A frame from the relay: a binary points or envelope frame, or a JSON message. Throws ProtocolError. */
 export function readFrame(data: Buffer, isBinary: boolean): RelayMessage {
-  if (isBinary) return decodePointsFrame(data);
+  if (isBinary) {
+    const kind = binaryFrameType(data);
+    if (kind === 'envelope') return decodeEnvelopeFrame(data);
+    if (kind === 'points') return decodePointsFrame(data);
+    throw new ProtocolError('binary frame: unknown magic');
+  }
   const msg = parseServerMessage(data.toString('utf8'));
-  return msg.type === 'points' ? pointsFromMessage(msg) : msg;
+  return msg.type === 'points' ? pointsFromMessage(msg) : msg.type === 'envelope' ? envelopeFromMessage(msg) : msg;
 }
 
 export interface RelayClientError {

@@ -142,8 +142,9 @@ export interface PointsBatch {
   cursor: Cursor;
 }
 
-/** Messages a client may take as binary frames (SubscribeMessage.binary). */
-export type BinaryMessageType = 'points';
+/** Messages a client may take as binary frames (SubscribeMessage.binary): points batches, and
+ *  the envelopes of a run opened envelope-first (envelope-frame.ts). */
+export type BinaryMessageType = 'points' | 'envelope';
 
 export interface ExperienceRow {
   id: number;
@@ -244,7 +245,8 @@ export interface SubscribeMessage {
   /** Envelope first for event files read from their beginning (relay-envelope.ts). */
   envelope?: EnvelopeRequest;
   /**
-   * Messages this client takes as binary frames ('points': PointsBatch frames). Optional, so
+   * Messages this client takes as binary frames ('points': PointsBatch frames; 'envelope':
+   * EnvelopeBatch frames, envelope-frame.ts). Optional, so
    * protocol 1 stays: an older relay ignores it and sends JSON, and a client that leaves it out
    * (an older client, `agentrl tail` of an older release) gets JSON from this relay.
    */

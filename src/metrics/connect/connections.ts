@@ -10,7 +10,8 @@ import type { Logger } from '../../shared/log';
 import { pointCount } from '../../shared/points-frame';
 import type { EndpointState, EndpointStatus } from '../../shared/metrics-protocol';
 import type { LocalRelay, LocalRelaySpec, RelayLauncher } from './local-relay';
-import type { DetailMessage, DetailRequestMessage, EnvelopeMessage } from '../../shared/relay-envelope';
+import type { DetailMessage, DetailRequestMessage } from '../../shared/relay-envelope';
+import type { EnvelopeBatch } from '../../shared/envelope-frame';
 
 /**
  * Envelope buckets a client asks per tag (RelayClientOptions.envelope, issue 16 §4). The relay
@@ -53,7 +54,7 @@ export interface RelayClientLike {
   start(): void;
   close(): Promise<void>;
   requestExperience(source: string, id: number, timeoutMs?: number): Promise<ExperienceDetail>;
-  on(event: 'envelope', l: (m: EnvelopeMessage) => void): unknown;
+  on(event: 'envelope', l: (m: EnvelopeBatch) => void): unknown;
   requestDetail?(q: DetailQuery): Promise<DetailMessage>;
 }
 export type ClientFactory = (o: RelayClientOptions) => RelayClientLike;
@@ -62,7 +63,7 @@ export interface ConnectionSink {
   points(endpoint: string, b: PointsBatch): void;
   experiences(endpoint: string, m: ExperiencesMessage): void;
   /** A tag's envelope (from clients the factory made with the `envelope` option). */
-  envelope?(endpoint: string, m: EnvelopeMessage): void;
+  envelope?(endpoint: string, m: EnvelopeBatch): void;
   /** Cursors to resume an endpoint from. */
   cursors(endpoint: string): Cursor[];
   /** Some endpoint's status changed. */
@@ -349,7 +350,7 @@ export class Connections {
   }
 
   /** A tag's envelope through endpoint `ep` (a client created with the `envelope` option). */
-  private envelope(ep: Endpoint, m: EnvelopeMessage): void {
+  private envelope(ep: Endpoint, m: EnvelopeBatch): void {
     if (ep.spec.run) m = { ...m, run: ep.spec.run };
     ep.runs.add(m.run);
     ep.points += m.points;

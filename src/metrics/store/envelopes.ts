@@ -4,9 +4,10 @@
 // The series' own columns hold only the live points that followed the envelope's cursor, so
 // envelope + window + live points never count a point twice. Envelopes are not persisted: a
 // reload opens the source envelope-first again (store.ts leaves their cursors out).
-import type { DetailMessage, EnvelopeColumns, EnvelopeMessage } from '../../shared/relay-envelope';
+import type { DetailMessage } from '../../shared/relay-envelope';
 import type { Cursor } from '../../shared/relay-protocol';
 import { fromWireNumber } from '../../shared/relay-protocol';
+import { EnvelopeArrays, EnvelopeBatch, envelopeArrays } from '../../shared/envelope-frame';
 
 /** Envelope buckets as typed columns (min/max ±Infinity where no value was finite). */
 export interface PackedEnvelope {
@@ -26,30 +27,18 @@ export interface PackedEnvelope {
   lastWall: Float64Array;
 }
 
-export function packEnvelope(c: EnvelopeColumns): PackedEnvelope {
+/** The store's form of typed envelope columns: the same arrays (no copy), plus finite counts. */
+export function packEnvelope(c: EnvelopeArrays): PackedEnvelope {
   const n = c.bucket.length;
-  const f = (xs: ArrayLike<number>) => Float64Array.from(xs);
   const finite = new Float64Array(n);
   for (let i = 0; i < n; i++) finite[i] = c.count[i] - c.nan[i] - c.posInf[i] - c.negInf[i];
-  return {
-    width: c.width,
-    length: n,
-    count: f(c.count),
-    finite,
-    min: Float64Array.from(c.min, (v) => (v === null ? Infinity : v)),
-    max: Float64Array.from(c.max, (v) => (v === null ? -Infinity : v)),
-    sum: f(c.sum),
-    firstStep: f(c.firstStep),
-    firstValue: Float64Array.from(c.firstValue, fromWireNumber),
-    firstWall: f(c.firstWall),
-    lastStep: f(c.lastStep),
-    lastValue: Float64Array.from(c.lastValue, fromWireNumber),
-    lastWall: f(c.lastWall),
-  };
+  const { width, count, min, max, sum, firstStep, firstValue, firstWall, lastStep, lastValue, lastWall } = c;
+  return { width, length: n, count, finite, min, max, sum, firstStep, firstValue, firstWall, lastStep, lastValue, lastWall };
 }
 
 /** Bytes of a packed envelope (the store's memory figure). */
-export const envelopeBytes = (e: PackedEnvelope): number => e.length * 12 * 8;
+/** (14 columns as received, which share one buffer when they came as a frame, and the finite counts.) */
+export const envelopeBytes = (e: PackedEnvelope): number => e.length * 15 * 8;
 
 /** The envelope of one source's part of a series. */
 export interface SourceEnvelope {
@@ -76,7 +65,7 @@ export interface DetailWindow {
 export function detailWindow(endpoint: string, m: DetailMessage): DetailWindow {
   const w: DetailWindow = { endpoint, source: m.source, from: m.from, to: m.to };
   if (m.points) w.points = { step: Float64Array.from(m.points.step), wallTime: Float64Array.from(m.points.wallTime), value: Float64Array.from(m.points.value, fromWireNumber) };
-  else if (m.envelope) w.env = packEnvelope(m.envelope);
+  else if (m.envelope) w.env = packEnvelope(envelopeArrays(m.envelope));
   return w;
 }
 
@@ -95,18 +84,18 @@ export class EnvelopeBook {
   bytes = 0;
 
   /** Takes up a tag's envelope of `run` (a newer one of the same source replaces it). */
-  set(key: string, endpoint: string, m: EnvelopeMessage, run: string): void {
+  set(key: string, endpoint: string, m: EnvelopeBatch, run: string): void {
     let m1 = this.bySeries.get(key);
     if (!m1) this.bySeries.set(key, (m1 = new Map()));
     const sk = sourceKey(endpoint, m.source);
     const old = m1.get(sk);
     if (old) this.bytes -= envelopeBytes(old.env);
-    const env = packEnvelope(m);
+    const env = packEnvelope(m.env);
     this.bytes += envelopeBytes(env);
     m1.set(sk, { endpoint, source: m.source, cursor: m.cursor, points: m.points, env });
     this.windows.get(key)?.delete(sk); // it was read against the old envelope's cursor
     this.sources.add(sk);
-    const wall = m.firstWall.reduce((a, b) => Math.min(a, b), Infinity);
+    const wall = env.firstWall.reduce((a, b) => Math.min(a, b), Infinity);
     if (!(this.runStarts.get(run)! <= wall)) this.runStarts.set(run, wall);
   }
 

@@ -3,7 +3,8 @@
 // zoomed chart, asks the relay once per (series, source, range) for the exact points the
 // envelope cannot show, kept as the series' detail window when they arrive. Pure.
 import type { Logger } from '../../shared/log';
-import type { DetailMessage, DetailRequestMessage, EnvelopeMessage } from '../../shared/relay-envelope';
+import type { DetailMessage, DetailRequestMessage } from '../../shared/relay-envelope';
+import type { EnvelopeBatch } from '../../shared/envelope-frame';
 import { detailWindow } from '../store/envelopes';
 import type { MetricsStore } from '../store/store';
 import type { DetailNeed } from './envelope-feed';
@@ -30,7 +31,7 @@ export class EnvelopeView {
   }
 
   /** A tag's envelope from a relay (run: the name its endpoint gives the run). */
-  ingest(endpoint: string, m: EnvelopeMessage, run = m.run): void {
+  ingest(endpoint: string, m: EnvelopeBatch, run = m.run): void {
     const { key } = this.store.add(run, m.role, m.tag, []);
     this.store.envelopes.set(key, endpoint, m, run);
     this.store.setCursor(endpoint, m.cursor);

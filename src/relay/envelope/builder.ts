@@ -5,7 +5,7 @@
 // ⌊k/2⌋ at 2w, so nothing is approximated by the doubling. Columns are typed arrays (about
 // 100 bytes a bucket), whatever the number of points.
 import type { EnvelopeColumns } from '../../shared/relay-envelope';
-import { toWireNumber } from '../../shared/relay-protocol';
+import { EnvelopeArrays, envelopeColumns } from '../../shared/envelope-frame';
 
 /** The per-bucket columns, in one place so that relayout moves them all. */
 const FIELDS = ['count', 'min', 'max', 'sum', 'fStep', 'fVal', 'fWall', 'lStep', 'lVal', 'lWall', 'nan', 'pInf', 'nInf'] as const;
@@ -103,29 +103,37 @@ export class EnvelopeBuilder {
     this.width *= f;
   }
 
-  /** The non-empty buckets as wire columns. */
-  columns(): EnvelopeColumns {
+  /** The non-empty buckets as typed columns (min/max ±Infinity where no value was finite). */
+  arrays(): EnvelopeArrays {
     const c = this.c;
-    const out: EnvelopeColumns = { width: this.width, bucket: [], count: [], min: [], max: [], sum: [], firstStep: [], firstValue: [], firstWall: [], lastStep: [], lastValue: [], lastWall: [], nan: [], posInf: [], negInf: [] };
-    for (let j = 0; j < this.cap; j++) {
+    let n = 0;
+    for (let j = 0; j < this.cap; j++) if (c.count[j] !== 0) n++;
+    const col = () => new Float64Array(n);
+    const out: EnvelopeArrays = { width: this.width, bucket: col(), count: col(), min: col(), max: col(), sum: col(), firstStep: col(), firstValue: col(), firstWall: col(), lastStep: col(), lastValue: col(), lastWall: col(), nan: col(), posInf: col(), negInf: col() };
+    for (let j = 0, i = 0; j < this.cap; j++) {
       if (c.count[j] === 0) continue;
-      out.bucket.push(this.lo + j);
-      out.count.push(c.count[j]);
-      const finite = c.min[j] <= c.max[j];
-      out.min.push(finite ? c.min[j] : null);
-      out.max.push(finite ? c.max[j] : null);
-      out.sum.push(c.sum[j]);
-      out.firstStep.push(c.fStep[j]);
-      out.firstValue.push(toWireNumber(c.fVal[j]));
-      out.firstWall.push(c.fWall[j]);
-      out.lastStep.push(c.lStep[j]);
-      out.lastValue.push(toWireNumber(c.lVal[j]));
-      out.lastWall.push(c.lWall[j]);
-      out.nan.push(c.nan[j]);
-      out.posInf.push(c.pInf[j]);
-      out.negInf.push(c.nInf[j]);
+      out.bucket[i] = this.lo + j;
+      out.count[i] = c.count[j];
+      out.min[i] = c.min[j];
+      out.max[i] = c.max[j];
+      out.sum[i] = c.sum[j];
+      out.firstStep[i] = c.fStep[j];
+      out.firstValue[i] = c.fVal[j];
+      out.firstWall[i] = c.fWall[j];
+      out.lastStep[i] = c.lStep[j];
+      out.lastValue[i] = c.lVal[j];
+      out.lastWall[i] = c.lWall[j];
+      out.nan[i] = c.nan[j];
+      out.posInf[i] = c.pInf[j];
+      out.negInf[i] = c.nInf[j];
+      i++;
     }
     return out;
+  }
+
+  /** The non-empty buckets as JSON wire columns. */
+  columns(): EnvelopeColumns {
+    return envelopeColumns(this.arrays());
   }
 
   /** Bytes of the columns (the relay's memory accounting). */

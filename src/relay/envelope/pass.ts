@@ -5,7 +5,7 @@
 // one pass (cache.ts). Reads in slices and yields to the event loop between them, so that a
 // pass over a large file never starves heartbeats or other clients.
 import * as fs from 'node:fs';
-import type { EnvelopeMessage } from '../../shared/relay-envelope';
+import type { EnvelopeBatch } from '../../shared/envelope-frame';
 import type { Cursor, SourceInfo } from '../../shared/relay-protocol';
 import { fileId } from '../sources/source';
 import { TfRecordFileReader } from '../tfrecord/file-reader';
@@ -110,10 +110,10 @@ export class EnvelopePass implements ScalarSink {
     return { source, fid: this.fid, offset: this.offset };
   }
 
-  /** One `envelope` message per tag, of everything read so far (built one at a time as they are sent). */
-  *messages(info: SourceInfo): Generator<EnvelopeMessage> {
+  /** One envelope per tag, of everything read so far (built one at a time as they are sent). */
+  *messages(info: SourceInfo): Generator<EnvelopeBatch> {
     const cursor = this.cursor(info.id);
-    for (const [tag, b] of [...this.tags]) yield { type: 'envelope', source: info.id, run: info.run, role: info.role, tag, points: b.points, cursor, ...b.columns() };
+    for (const [tag, b] of [...this.tags]) yield { type: 'envelope', source: info.id, run: info.run, role: info.role, tag, points: b.points, cursor, env: b.arrays() };
   }
 
   /** Memory held (builders and index). */

@@ -3,6 +3,7 @@
 // regions the shared envelope pass indexed (envelope/detail.ts).
 import * as fs from 'node:fs';
 import type { DetailMessage, DetailRequestMessage } from '../../shared/relay-envelope';
+import type { EnvelopeBatch } from '../../shared/envelope-frame';
 import type { Cursor, ServerMessage, SubscribeMessage } from '../../shared/relay-protocol';
 import type { ErrorDigest } from './error-digest';
 import { readDetail } from '../envelope/detail';
@@ -52,6 +53,8 @@ export async function answerDetail(host: DetailHost, m: DetailRequestMessage): P
 /** What a session lends its envelope-first sources. */
 export interface EnvelopeSessionHooks {
   send(m: ServerMessage): void;
+  /** Sends one tag's envelope in the form the client asked for (binary frame or JSON). */
+  envelope(b: EnvelopeBatch): void;
   /** False once the session closed or subscribed anew (the result is dropped). */
   current(): boolean;
   /** Streams `source` live from `cursor` (the envelope's end; undefined: its start). */
@@ -85,9 +88,9 @@ export class EnvelopeFirst {
       try {
         const pass = await cache.envelope(id, file, buckets);
         if (!hooks.current()) return;
-        for (const m of pass.messages(source.info)) {
-          hooks.send(m);
-          cursor = m.cursor;
+        for (const b of pass.messages(source.info)) {
+          hooks.envelope(b);
+          cursor = b.cursor;
         }
       } catch (e) {
         const message = (e as Error).message;

@@ -13,6 +13,7 @@ import type { Batch } from '../sources/source';
 import type { Feed, Outgoing } from './decode-cache';
 import { jsonOf } from './decode-cache';
 import { encodePointsFrame } from '../../shared/points-frame';
+import { EnvelopeBatch, encodeEnvelopeFrame, envelopeToMessage } from '../../shared/envelope-frame';
 import type { EnvelopeCache } from '../envelope/cache';
 import { EnvelopeFirst, answerDetail } from './envelope-session';
 
@@ -44,6 +45,18 @@ function serialize(b: Outgoing | Batch, binary: boolean): Outgoing {
   return { data: jsonOf(b), binary: false };
 }
 
+/** Reads one row's content for the client (read-only, on demand). */
+async function answerExperience(host: SessionHost, m: ExperienceRequestMessage): Promise<ServerMessage> {
+  const base = { type: 'experience-detail' as const, request: m.request, source: m.source, id: m.id };
+  const source = host.sources().find((s) => s.info.id === m.source);
+  if (!source?.readDetail) return { ...base, error: `no SQL source '${m.source.slice(0, 200)}'` };
+  try {
+    return { ...base, detail: await source.readDetail(m.id) };
+  } catch (e) {
+    return { ...base, error: (e as Error).message };
+  }
+}
+
 export class Session {
   private readers = new Map<string, { source: Source; reader: Feed }>();
   private subscribed: SubscribeMessage | undefined;
@@ -59,6 +72,8 @@ export class Session {
   private readonly envelopeFirst = new EnvelopeFirst();
   /** The client asked for binary points frames (SubscribeMessage.binary). */
   private binaryPoints = false;
+  /** … and for binary envelope frames. */
+  private binaryEnvelopes = false;
   alive = true;
 
   constructor(
@@ -80,10 +95,7 @@ export class Session {
       this.send({ type: 'error', code: 'bad-message', message: (e as Error).message });
       return;
     }
-    if (msg.type === 'experience') {
-      void this.answerExperience(msg);
-      return;
-    }
+    if (msg.type === 'experience') return void answerExperience(this.host, msg).then((m) => this.send(m));
     if (msg.type === 'detail') return void answerDetail(this.host, msg).then((m) => this.send(m));
     if (msg.protocol !== RELAY_PROTOCOL_VERSION) {
       this.send({ type: 'error', code: 'unsupported-version', message: `this relay speaks protocol ${RELAY_PROTOCOL_VERSION}, not ${msg.protocol}` });
@@ -93,24 +105,10 @@ export class Session {
     this.closeReaders();
     this.subscribed = msg;
     this.binaryPoints = msg.binary?.includes('points') === true;
+    this.binaryEnvelopes = msg.binary?.includes('envelope') === true;
     this.knownSources.clear();
     this.envelopeFirst.clear();
     this.wake();
-  }
-
-  /** Reads one row's content for the client (read-only, on demand). */
-  private async answerExperience(m: ExperienceRequestMessage): Promise<void> {
-    const base = { type: 'experience-detail' as const, request: m.request, source: m.source, id: m.id };
-    const source = this.host.sources().find((s) => s.info.id === m.source);
-    if (!source?.readDetail) {
-      this.send({ ...base, error: `no SQL source '${m.source.slice(0, 200)}'` });
-      return;
-    }
-    try {
-      this.send({ ...base, detail: await source.readDetail(m.id) });
-    } catch (e) {
-      this.send({ ...base, error: (e as Error).message });
-    }
   }
 
   private wants(info: SourceInfo): boolean {
@@ -151,7 +149,8 @@ export class Session {
         this.refreshReaders();
         const sub = this.subscribed;
         const open = (source: Source, cursor: Cursor | undefined) => this.readers.set(source.info.id, { source, reader: this.host.feed(source, cursor, this.binaryPoints) });
-        await this.envelopeFirst.send(this.host, sub, { send: (m) => this.send(m), current: () => !this.closed && this.subscribed === sub, open });
+        const envelope = (b: EnvelopeBatch) => this.send(this.binaryEnvelopes ? { data: encodeEnvelopeFrame(b), binary: true } : envelopeToMessage(b));
+        await this.envelopeFirst.send(this.host, sub, { send: (m) => this.send(m), envelope, current: () => !this.closed && this.subscribed === sub, open });
         let progressed = true;
         // A reader that threw is not retried in this pump: the next wake (a file change, the
         // poll timer) tries again — otherwise busy neighbours make it fail in a tight loop.

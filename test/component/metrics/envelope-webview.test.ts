@@ -60,7 +60,7 @@ test('webview: the envelope band holds every point; a zoom shows exact values; d
     }, 30_000);
   try {
     await until('the page is ready', () => ctl.probe(1000), 30_000);
-    ctl.envelopes.ingest('ep', { type: 'envelope', source: 'run/events', run: 'run', role: 'trainer', tag: TAG, points: b.points, cursor: { source: 'run/events', fid: '1:1', offset: 1 }, ...b.columns() });
+    ctl.envelopes.ingest('ep', { type: 'envelope', source: 'run/events', run: 'run', role: 'trainer', tag: TAG, points: b.points, cursor: { source: 'run/events', fid: '1:1', offset: 1 }, env: b.arrays() });
     const full = await shown((c) => c.buckets > 0, 'the envelope drawn');
     assert.deepEqual([full.hi, full.lo], [1000, -500], 'zoomed out, the band reaches the one-point spikes');
 

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import { RELAY_DEFAULTS, Relay } from '../../../src/relay/serve/relay';
 import { RelayClient } from '../../../src/shared/relay-client';
-import type { EnvelopeMessage } from '../../../src/shared/relay-envelope';
+import { EnvelopeBatch, envelopeColumns } from '../../../src/shared/envelope-frame';
 import { fromWireNumber } from '../../../src/shared/relay-protocol';
 import { silentLogger } from '../../../src/shared/log';
 import { allPoints, bruteEnvelope, sameEnvelope, writeEvents } from '../../unit/relay/envelope/brute';
@@ -21,9 +21,9 @@ function relayOn(dir: string): Relay {
   return new Relay({ ...RELAY_DEFAULTS, root: { mode: 'logdir', dir }, port: 0, token: undefined, allowOrigins: [], log: silentLogger, pollMs: 100 });
 }
 
-function envelopeClient(url: string, minBytes?: number) {
-  const client = new RelayClient({ url, envelope: { buckets: 128, minBytes } });
-  const envelopes: EnvelopeMessage[] = [];
+function envelopeClient(url: string, minBytes?: number, binary?: boolean) {
+  const client = new RelayClient({ url, envelope: { buckets: 128, minBytes }, binary });
+  const envelopes: EnvelopeBatch[] = [];
   const live: string[] = [];
   client.on('envelope', (m) => envelopes.push(m));
   client.on('points', (b) => live.push(...pointsOf(b).map(keyOf)));
@@ -41,15 +41,24 @@ test('relay: envelope first, then live points; detail of a range; an older clien
   const relay = relayOn(dir);
   const url = await relay.start();
   const a = envelopeClient(url);
+  // A client that takes JSON only (as an older one does): the same envelopes, as JSON messages.
+  const json = envelopeClient(url, undefined, false);
   const old = collect({ url });
   try {
-    await until('an envelope per tag', () => a.envelopes.length === tags.length, 20_000);
+    await until('an envelope per tag', () => a.envelopes.length === tags.length && json.envelopes.length === tags.length, 20_000);
     for (const m of a.envelopes) {
       const mine = before.filter((p) => p.tag === m.tag);
+      const c = envelopeColumns(m.env);
       assert.equal(m.points, mine.length);
-      assert.ok(m.bucket.length <= 128);
-      assert.equal(sameEnvelope(m, bruteEnvelope(mine, m.width)), undefined, m.tag);
+      assert.ok(c.bucket.length <= 128);
+      assert.equal(sameEnvelope(c, bruteEnvelope(mine, c.width)), undefined, m.tag);
+      const twin = json.envelopes.find((j) => j.tag === m.tag)!;
+      assert.deepEqual(twin, m, `${m.tag}: JSON and binary envelopes are the same`);
+      // The default client's came as binary frames (one buffer for all columns), the other's as JSON.
+      assert.equal(m.env.min.buffer, m.env.bucket.buffer, `${m.tag}: a binary frame`);
+      assert.notEqual(twin.env.min.buffer, twin.env.bucket.buffer, `${m.tag}: JSON`);
     }
+    await json.client.close();
     await old.until((p) => p.length >= before.length, 20_000);
     assert.equal(old.points.length, before.length, 'a client without the capability gets every point');
 

@@ -14,7 +14,8 @@ import { MetricsStore, seriesKey } from '../../../../src/metrics/store/store';
 import { ViewController } from '../../../../src/metrics/view/view-controller';
 import { silentLogger } from '../../../../src/shared/log';
 import { ChartFrame, METRICS_PROTOCOL_VERSION, UI_STRING_KEYS, UiStrings } from '../../../../src/shared/metrics-protocol';
-import type { DetailMessage, DetailRequestMessage, EnvelopeMessage } from '../../../../src/shared/relay-envelope';
+import type { DetailMessage, DetailRequestMessage } from '../../../../src/shared/relay-envelope';
+import type { EnvelopeBatch } from '../../../../src/shared/envelope-frame';
 import { toWireNumber } from '../../../../src/shared/relay-protocol';
 import { rng } from '../../../harness/rng';
 
@@ -42,10 +43,10 @@ function points(seed: number): Pts {
   return p;
 }
 
-function envelopeOf(p: Pts, buckets: number): EnvelopeMessage {
+function envelopeOf(p: Pts, buckets: number): EnvelopeBatch {
   const b = new EnvelopeBuilder(buckets);
   for (let i = 0; i < p.step.length; i++) b.add(p.step[i], p.wall[i], p.value[i]);
-  return { type: 'envelope', source: 'run/events', run: 'run', role: 'trainer', tag: TAG, points: b.points, cursor: { source: 'run/events', fid: '1:2', offset: 999 }, ...b.columns() };
+  return { type: 'envelope', source: 'run/events', run: 'run', role: 'trainer', tag: TAG, points: b.points, cursor: { source: 'run/events', fid: '1:2', offset: 999 }, env: b.arrays() };
 }
 
 /** The relay's answer: exact points of the range (what envelope/detail.ts reads from the file). */

@@ -3,6 +3,7 @@
 // files, steps that go back), the width is the finest that fits, a detail read returns exactly
 // the points of its range (or the range's envelope past maxPoints) and never what follows the
 // envelope's cursor, and the sparse index stays within its bound.
+import { envelopeColumns } from '../../../../src/shared/envelope-frame';
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { test } from 'node:test';
@@ -73,12 +74,13 @@ test('EnvelopePass: every tag of several files equals the brute force over all i
     const lengths = new Set<number>();
     for (const m of msgs) {
       const mine = all.filter((p) => p.tag === m.tag);
+      const c = envelopeColumns(m.env);
       lengths.add(mine.length);
       assert.equal(m.points, mine.length);
       assert.equal(m.cursor.offset, pass.offset);
-      assert.ok(m.bucket.length <= 64);
-      assert.equal(sameEnvelope(m, bruteEnvelope(mine, m.width)), undefined, `${file} ${m.tag}`);
-      assert.ok(m.nan.some((x) => x > 0) || m.posInf.some((x) => x > 0) || m.negInf.some((x) => x > 0) || mine.length < 50, 'non-finite values are counted');
+      assert.ok(c.bucket.length <= 64);
+      assert.equal(sameEnvelope(c, bruteEnvelope(mine, c.width)), undefined, `${file} ${m.tag}`);
+      assert.ok(c.nan.some((x) => x > 0) || c.posInf.some((x) => x > 0) || c.negInf.some((x) => x > 0) || mine.length < 50, 'non-finite values are counted');
     }
     assert.ok(lengths.size > 1 || tags.length === 1, 'tags of different lengths');
   }
@@ -97,7 +99,7 @@ test('EnvelopePass: a grown file is read on from where the pass stopped, and the
   assert.ok(p2.offset > first);
   const all = allPoints(file);
   for (const m of p2.messages({ id: 's', kind: 'tfevents', run: 'r', role: '', path: file })) {
-    assert.equal(sameEnvelope(m, bruteEnvelope(all.filter((p) => p.tag === m.tag), m.width)), undefined, m.tag);
+    assert.equal(sameEnvelope(envelopeColumns(m.env), bruteEnvelope(all.filter((p) => p.tag === m.tag), m.env.width)), undefined, m.tag);
   }
 });
 
