@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import { detectMode, endpointId, forgetConnection, saveConnection, savedConnections, tokenKey } from './endpoints';
 import { exportSeriesTo } from './export-files';
 import type { MetricsHost } from './host';
+import type { Revive } from './connect/connections';
 
 export interface ConnectArgs {
   url?: string;
@@ -17,7 +18,16 @@ export interface ConnectArgs {
   run?: string;
   /** Open the view (default true). */
   reveal?: boolean;
+  /** A command that brings this relay back when it is gone (saved with the connection). */
+  revive?: Revive;
+  /** The id of a saved connection this one replaces (a relay brought back at a new URL). */
+  replaces?: string;
 }
+
+/** Only one of our own commands may be saved to run later (a connection is saved on request of
+ *  any caller of agentrl.metrics.connect). */
+const isRevive = (v: unknown): v is Revive =>
+  typeof (v as Revive)?.command === 'string' && (v as Revive).command.startsWith('agentrl.') && typeof (v as Revive).args === 'object' && (v as Revive).args !== null;
 
 function untrusted(): boolean {
   if (vscode.workspace.isTrusted) return false;
@@ -39,7 +49,7 @@ export async function connect(host: MetricsHost, args?: ConnectArgs): Promise<st
       if (c.token) await host.context.secrets.store(tokenKey(c.url), c.token);
       else await host.context.secrets.delete(tokenKey(c.url));
     }
-    c = { url: c.url, name: c.name || new URL(c.url).host, run: c.run };
+    c = { url: c.url, name: c.name || new URL(c.url).host, run: c.run, revive: isRevive(c.revive) ? c.revive : undefined };
   } else {
     const dir = path.resolve(c.dir!);
     if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) {
@@ -48,7 +58,12 @@ export async function connect(host: MetricsHost, args?: ConnectArgs): Promise<st
     }
     c = { dir, mode: c.mode ?? detectMode(dir), name: c.name || path.basename(dir), run: c.run };
   }
-  const saved = { name: c.name!, url: c.url, dir: c.dir, mode: c.mode, run: c.run };
+  const saved = { name: c.name!, url: c.url, dir: c.dir, mode: c.mode, run: c.run, revive: c.revive };
+  if (typeof args?.replaces === 'string' && args.replaces !== endpointId(saved)) {
+    await forgetConnection(host.context.workspaceState, args.replaces);
+    // The same job dir behind a new URL: resume where the old relay stopped, no point twice.
+    host.store.cursorBook.move(args.replaces, endpointId(saved));
+  }
   await saveConnection(host.context.workspaceState, saved);
   await host.reconnect();
   if (args?.reveal !== false) host.show();

@@ -4,7 +4,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { EndpointSpec } from './connect/connections';
+import type { EndpointSpec, Revive } from './connect/connections';
 
 export const ENDPOINTS_SETTING = 'agentrl.metrics.endpoints';
 const SAVED_KEY = 'agentrl.metrics.connections';
@@ -17,6 +17,8 @@ export interface SavedConnection {
   run?: string;
   /** PEM file with the CA (or the self-signed certificate) of a wss:// relay. */
   caFile?: string;
+  /** How to bring the relay back when it is gone (a Ray relay job that ended itself). */
+  revive?: Revive;
 }
 
 export const tokenKey = (url: string) => `agentrl.metrics.token:${url}`;
@@ -88,7 +90,7 @@ export async function resolveEndpoints(state: vscode.Memento, secrets: vscode.Se
     const id = endpointId(c);
     if (seen.has(id)) continue;
     seen.add(id);
-    if (c.url) out.push({ id, name: c.name, url: c.url, token: (await secrets.get(tokenKey(c.url))) || undefined, run: c.run, ca: readCa(c, warn) });
+    if (c.url) out.push({ id, name: c.name, url: c.url, token: (await secrets.get(tokenKey(c.url))) || undefined, run: c.run, ca: readCa(c, warn), revive: c.revive });
     else if (c.dir) out.push({ id, name: c.name, local: { dir: c.dir, mode: c.mode ?? detectMode(c.dir), run: c.run }, run: c.run });
   }
   return out;

@@ -74,6 +74,9 @@ export class MetricsHost implements vscode.Disposable {
         envelope: (ep, m) => this.controller.envelopes.ingest(ep, m),
         cursors: (ep) => this.store.cursors(ep),
         changed: () => this.onStatus(),
+        // The feature that made the connection brings its relay back, as a new connection that
+        // replaces this one (commands are how features talk: none imports another).
+        gone: (spec) => void Promise.resolve(vscode.commands.executeCommand(spec.revive!.command, { ...spec.revive!.args, replaces: spec.id })).catch((e: unknown) => log.warn(`metrics: could not bring ${spec.name} back: ${e instanceof Error ? e.message : String(e)}`)),
       },
       log,
       { ...DEFAULT_TIMING, ...opts.timing },

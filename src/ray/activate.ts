@@ -52,7 +52,7 @@ export function activateRay(context: vscode.ExtensionContext, log: Logger, check
       const j = jobArgs(a);
       return j.cluster && j.id ? void h.showLogs(j.cluster, j.id) : undefined;
     }),
-    cmd('agentrl.ray.watchMetrics', (h, a) => load().watchMetrics(h, jobArgs(a))),
+    cmd('agentrl.ray.watchMetrics', (h, a) => load().watchMetrics(h, watchArgs(a))),
     cmd('agentrl.ray.refresh', (h) => {
       for (const c of h.clusters.values()) c.poller.now();
     }),
@@ -68,6 +68,13 @@ export function activateRay(context: vscode.ExtensionContext, log: Logger, check
 }
 
 /** Tree items pass themselves (`{cluster, submissionId}`); commands pass `{cluster, id}`. */
+/** A job's args, plus what the metrics view passes when it brings a relay back (its saved revive). */
+function watchArgs(a: unknown): { cluster?: string; id?: string; relay?: 'cluster'; replaces?: string } {
+  const x = (a ?? {}) as { relay?: unknown; replaces?: unknown };
+  const revive = typeof x.replaces === 'string' ? { replaces: x.replaces, relay: x.relay === 'cluster' ? ('cluster' as const) : undefined } : {};
+  return { ...jobArgs(a), ...revive };
+}
+
 function jobArgs(a: unknown): { cluster?: string; id?: string } {
   const x = (a ?? {}) as { cluster?: string; id?: string; submissionId?: string };
   return { cluster: x.cluster, id: x.submissionId ?? x.id };

@@ -221,6 +221,8 @@ export interface WatchArgs {
   packageUri?: string;
   jobDir?: string;
   run?: string;
+  /** Set when the metrics view brings back a relay that is gone: the connection it replaces. */
+  replaces?: string;
 }
 
 /** Whether the job dir is on this machine; on shared storage (its parent is here) the trainer
@@ -270,6 +272,12 @@ export async function watchMetrics(host: RayHost, a: WatchArgs): Promise<SubmitR
     if (!resource) await new Promise((r) => setTimeout(r, 500));
     nodes = await client.nodes();
   }
+  // Brought back by the metrics view: a relay of this run that still runs is only out of reach
+  // (a closed SSH tunnel); a second one would not help.
+  if (a.replaces && relaysOf(await client.jobs(), a.id).length) {
+    host.deps.log.info(`ray: the relay of ${a.id} still runs but cannot be reached; not starting another`);
+    return undefined;
+  }
   const token = randomBytes(24).toString('base64url');
   let relay;
   try {
@@ -289,7 +297,9 @@ export async function watchMetrics(host: RayHost, a: WatchArgs): Promise<SubmitR
     void vscode.window.showWarningMessage(vscode.l10n.t('The relay runs at {0} on the cluster but is not reachable from here. Open an SSH tunnel: {1}', relay.url, tunnel));
     return { submissionId: relay.submissionId, url: relay.url, tunnel };
   }
-  await vscode.commands.executeCommand('agentrl.metrics.connect', { url: relay.url, token, name: `ray:${run ?? a.id}`, run });
+  // Once the relay ends itself (idle, RELAY_JOB_IDLE_EXIT_S), the metrics view calls this again.
+  const revive = { command: 'agentrl.ray.watchMetrics', args: { cluster: client.url, id: a.id, relay: 'cluster' } };
+  await vscode.commands.executeCommand('agentrl.metrics.connect', { url: relay.url, token, name: `ray:${run ?? a.id}`, run, revive, replaces: a.replaces, reveal: a.replaces ? false : undefined });
   return { submissionId: relay.submissionId, url: relay.url };
 }
 

@@ -20,7 +20,8 @@ import { repoRoot, venvPython } from '../harness/paths';
 import { netnsStrays, RAY_PROCESS, raySkipReason, startRayCluster, type RayCluster } from '../harness/ray-cluster';
 import { startTrinityServe, trinityServeSkipReason } from '../harness/trinity-serve';
 import type { AgentRlApi } from '../../src/extension';
-import { type Probe, until as poll } from '../harness/wait';
+import { type Probe, sleep, until as poll } from '../harness/wait';
+import { META } from '../../src/ray/api/api-types';
 
 /** Ray is slow to answer: a minute by default, polled every 250 ms. */
 const until = <T>(what: string, f: Probe<T>, timeoutMs = 60_000, everyMs = 250): Promise<T> => poll(what, f, timeoutMs, everyMs);
@@ -150,7 +151,26 @@ suite('Ray cluster in VS Code (real Ray, two nodes, loopback-only netns)', funct
     const jobs = rows(rows(root)[1]);
     assert.ok(jobs.some((j) => j.label === 'agentrl-sample/ray-run' && /^SUCCEEDED/.test(j.description)), jobs.map((j) => `${j.label} ${j.description}`).join('\n'));
     assert.ok(jobs.some((j) => j.label === `relay for ${r.submissionId}`));
-    assert.ok(await vscode.commands.executeCommand('agentrl.ray.stopJob', { cluster: url, id: r.relay.submissionId }));
+
+    // The relay job ends (as it does by itself after 30 min without a viewer); opened again, the
+    // metrics view brings it back — a new relay job for the run, the saved connection moved to its URL, the
+    // stream resumed from the old one's cursors (not one point twice).
+    const held = metrics.store.list().filter((s) => s.run === 'ray-run').reduce((n, s) => n + s.length, 0);
+    const client = ray.get(url)!.monitor.client;
+    await metrics.connections.set([]); // the viewer leaves (VS Code closed) …
+    assert.ok(await client.stop(r.relay.submissionId!)); // … the idle relay ends …
+    await until('the relay job stopped', async () => (await client.job(r.relay!.submissionId!)).status === 'STOPPED', 30000, 500);
+    await metrics.reconnect(); // … and the saved connection is opened again
+    const oldUrl = r.relay.url;
+    const revived = await until('a new relay job for the run', async () => {
+      const live = (await client.jobs()).filter((j) => j.metadata?.[META.role] === 'relay' && j.metadata?.[META.forRun] === r.submissionId && j.status === 'RUNNING');
+      return live.find((j) => j.submission_id !== r.relay!.submissionId);
+    }, 90000, 500);
+    const ep = await until('the metrics view on the new relay, live', () => metrics.statuses().find((s) => s.name === 'ray:ray-run' && s.target !== oldUrl && s.state === 'live'), 60000, 200);
+    assert.ok(!metrics.statuses().some((s) => s.target === oldUrl), 'the old connection was replaced');
+    await sleep(1500);
+    assert.strictEqual(metrics.store.list().filter((s) => s.run === 'ray-run').reduce((n, s) => n + s.length, 0), held, `resumed from the old cursors at ${ep.target}: no point twice`);
+    assert.ok(await vscode.commands.executeCommand('agentrl.ray.stopJob', { cluster: url, id: revived.submission_id }));
   });
 
   test('Run the Demo on Ray: the demo trainer (a stand-in for a Trinity run) runs as a job, its log streams, its charts fill', async () => {

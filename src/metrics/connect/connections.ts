@@ -40,7 +40,20 @@ export interface EndpointSpec {
   local?: LocalRelaySpec;
   /** Merge this endpoint's streams into this run name (several nodes of one job). */
   run?: string;
+  /** A command that brings the relay back when it is gone (e.g. starts its Ray relay job
+   *  again, which ended itself once idle): see ConnectionSink.gone. */
+  revive?: Revive;
 }
+
+/** A command (and its arguments) another feature registered to bring a relay back. */
+export interface Revive {
+  command: string;
+  args: Record<string, unknown>;
+}
+
+/** Failed connects in a row, without one success since the endpoint started, after which its
+ *  relay counts as gone (a refused port: a relay that ended, not one still starting). */
+export const GONE_AFTER_FAILURES = 3;
 
 /** What the connections need of a RelayClient (src/shared/relay-client.ts). */
 export interface RelayClientLike {
@@ -68,6 +81,11 @@ export interface ConnectionSink {
   cursors(endpoint: string): Cursor[];
   /** Some endpoint's status changed. */
   changed(): void;
+  /**
+   * An endpoint with `revive` never connected and failed GONE_AFTER_FAILURES times in a row:
+   * its relay is gone. Told once per endpoint (the revived relay comes as a new endpoint).
+   */
+  gone?(spec: EndpointSpec): void;
 }
 
 export interface ConnectionTiming {
@@ -103,6 +121,8 @@ class Endpoint {
   private disposed = false;
   private lastError: string | undefined;
   private authError: string | undefined;
+  /** Failed connects in a row (counted until the first success). */
+  private failures = 0;
 
   constructor(
     readonly spec: EndpointSpec,
@@ -113,16 +133,8 @@ class Endpoint {
   readonly explorers = new Map<string, string>();
 
   status(): EndpointStatus {
-    return {
-      id: this.spec.id,
-      name: this.spec.name,
-      target: this.spec.url ?? this.spec.local?.dir ?? '',
-      kind: this.spec.local ? 'local' : 'url',
-      state: this.state,
-      detail: this.detail,
-      runs: [...this.runs].sort(),
-      points: this.points,
-    };
+    const { id, name, url, local } = this.spec;
+    return { id, name, target: url ?? local?.dir ?? '', kind: local ? 'local' : 'url', state: this.state, detail: this.detail, runs: [...this.runs].sort(), points: this.points };
   }
 
   /** One experience's content through this endpoint's relay. */
@@ -252,6 +264,10 @@ class Endpoint {
         this.busy();
         return;
       case 'backoff':
+        if (!this.connectedOnce && ++this.failures === GONE_AFTER_FAILURES && this.spec.revive) {
+          this.m.log.info(`metrics: ${this.spec.name}: no relay at ${this.spec.url ?? ''} after ${this.failures} attempts; bringing it back (${this.spec.revive.command})`);
+          this.m.sink.gone?.(this.spec);
+        }
         this.set('stale', `${this.lastError ?? s.reason ?? ''}; ${this.m.retryText(s.delayMs ?? 0)}`.replace(/^; /, ''));
         return;
       case 'closed':

@@ -16,6 +16,14 @@ export class CursorBook {
     m.set(c.source, { ...c });
   }
 
+  /** Hands an endpoint's cursors to another (a relay brought back at a new URL resumes there). */
+  move(from: string, to: string): void {
+    const m = this.byEndpoint.get(from);
+    if (!m || from === to) return;
+    this.byEndpoint.delete(from);
+    this.byEndpoint.set(to, m);
+  }
+
   forget(endpoint: string): void {
     this.byEndpoint.delete(endpoint);
   }

@@ -30,7 +30,8 @@ export interface StoreOptions {
 
 export class MetricsStore {
   private readonly map = new Map<string, Series>();
-  private readonly cursorBook = new CursorBook();
+  /** How far each endpoint's sources have been stored (cursors.ts). */
+  readonly cursorBook = new CursorBook();
   private exp = new ExperienceIndex();
   private nextFile = 0;
   private clock = 0;

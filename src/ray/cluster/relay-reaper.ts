@@ -35,9 +35,13 @@ export function relaysOf(jobs: readonly RayJob[], run: string): string[] {
   });
 }
 
-/** Remembers when each run was first seen terminal and which relays it already asked to stop. */
+/** Remembers when each run was first seen terminal, when each relay was first seen live, and
+ *  which relays it already asked to stop. */
 export class RelayReaper {
   private readonly terminalSince = new Map<string, number>();
+  /** A relay started after its run ended (the metrics view brought it back to show a finished
+   *  run) gets a grace period of its own, counted from here. */
+  private readonly liveSince = new Map<string, number>();
   private readonly requested = new Set<string>();
 
   constructor(private readonly graceMs = RELAY_GRACE_MS) {}
@@ -53,13 +57,18 @@ export class RelayReaper {
     for (const id of this.terminalSince.keys()) if (!byId.get(id) || !isTerminal(byId.get(id)!.status)) this.terminalSince.delete(id);
     for (const [id, j] of byId) if (isTerminal(j.status) && !this.terminalSince.has(id)) this.terminalSince.set(id, now);
     const stops: RelayStop[] = [];
+    const live = new Set<string>();
     for (const j of jobs) {
       const r = liveRelay(j);
-      if (!r || this.requested.has(r.relay)) continue;
+      if (!r) continue;
+      live.add(r.relay);
+      if (!this.liveSince.has(r.relay)) this.liveSince.set(r.relay, now);
+      if (this.requested.has(r.relay)) continue;
       const run = byId.get(r.run);
       if (!run) stops.push({ ...r, reason: 'run-gone' });
-      else if (isTerminal(run.status) && now - this.terminalSince.get(r.run)! >= this.graceMs) stops.push({ ...r, reason: 'run-ended' });
+      else if (isTerminal(run.status) && now - Math.max(this.terminalSince.get(r.run)!, this.liveSince.get(r.relay)!) >= this.graceMs) stops.push({ ...r, reason: 'run-ended' });
     }
+    for (const id of this.liveSince.keys()) if (!live.has(id)) this.liveSince.delete(id);
     for (const id of this.requested) if (!byId.get(id) || isTerminal(byId.get(id)!.status)) this.requested.delete(id);
     for (const s of stops) this.requested.add(s.relay);
     return stops;

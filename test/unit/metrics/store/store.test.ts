@@ -148,3 +148,15 @@ test('takes a relay batch\'s columns as they are: views of one array, NaN/±Inf,
   assert.deepEqual([late.added, late.reordered], [1, true]);
   assert.deepEqual(values(s, seriesKey('run', 'trainer', 'a')).step, [0, 1, 1.5, 2]);
 });
+
+test('cursorBook.move: a relay brought back at a new URL takes over the cursors of the one it replaces', () => {
+  const store = new MetricsStore();
+  store.setCursor('url:ws://127.0.0.1:1/', { source: 'a', fid: '1:2', offset: 10 });
+  store.setCursor('url:ws://127.0.0.1:1/', { source: 'b', offset: 20 });
+  store.cursorBook.move('url:ws://127.0.0.1:1/', 'url:ws://127.0.0.1:2/');
+  assert.deepEqual(store.cursors('url:ws://127.0.0.1:1/'), []);
+  assert.deepEqual(store.cursors('url:ws://127.0.0.1:2/'), [{ source: 'a', fid: '1:2', offset: 10 }, { source: 'b', offset: 20 }]);
+  store.cursorBook.move('url:ws://127.0.0.1:2/', 'url:ws://127.0.0.1:2/');
+  store.cursorBook.move('url:none', 'url:ws://127.0.0.1:2/');
+  assert.equal(store.cursors('url:ws://127.0.0.1:2/').length, 2, 'a move to itself or from nothing changes nothing');
+});

@@ -29,6 +29,15 @@ test('a relay is stopped once its run has been terminal for the grace period, no
   }
 });
 
+test('a relay started after its run ended (a finished run opened again) gets its own grace period', () => {
+  const r = new RelayReaper(30_000);
+  assert.deepEqual(r.decide([run('run1', 'SUCCEEDED'), relay('rel1', 'run1')], 0), []);
+  assert.deepEqual(r.decide([run('run1', 'SUCCEEDED'), relay('rel1', 'run1', 'STOPPED')], 30_000), [], 'the first relay ended (idle)');
+  assert.deepEqual(r.decide([run('run1', 'SUCCEEDED'), relay('rel1', 'run1', 'STOPPED'), relay('rel2', 'run1')], 100_000), [], 'a new relay for the ended run: its grace starts now');
+  assert.deepEqual(r.decide([run('run1', 'SUCCEEDED'), relay('rel1', 'run1', 'STOPPED'), relay('rel2', 'run1')], 129_999), []);
+  assert.deepEqual(r.decide([run('run1', 'SUCCEEDED'), relay('rel1', 'run1', 'STOPPED'), relay('rel2', 'run1')], 130_000), [{ relay: 'rel2', run: 'run1', reason: 'run-ended' }]);
+});
+
 test('a pending relay counts too; a relay already stopped or failed is left alone', () => {
   const r = new RelayReaper(0);
   const got = r.decide([run('run1', 'SUCCEEDED'), relay('a', 'run1', 'PENDING'), relay('b', 'run1', 'STOPPED'), relay('c', 'run1', 'FAILED')], 0);
