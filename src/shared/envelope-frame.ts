@@ -15,10 +15,11 @@
 //   then 14 columns of n float64 each, in ENVELOPE_COLUMNS order (bucket, count, min, max, …);
 //   min / max are +Infinity / -Infinity in a bucket without a finite value; values are IEEE
 //   doubles (NaN and ±Infinity as they are).
-import type { Cursor } from './relay-protocol';
 import { ProtocolError, fromWireNumber, isCursor, toWireNumber } from './relay-protocol';
-import { ENVELOPE_COLUMNS, EnvelopeColumns, EnvelopeMessage } from './relay-envelope';
+import { ENVELOPE_COLUMNS, EnvelopeColumns, EnvelopeHeader, EnvelopeMessage } from './relay-envelope';
 import { hasFields, isInt, isStr, oneOf } from './validate';
+import { frameMagic, littleEndianHost, readFrameHead, startFrame } from './binary-frame';
+import { POINTS_MAGIC } from './points-frame';
 
 export type EnvelopeColumnName = (typeof ENVELOPE_COLUMNS)[number];
 
@@ -26,31 +27,16 @@ export type EnvelopeColumnName = (typeof ENVELOPE_COLUMNS)[number];
 export type EnvelopeArrays = { width: number } & Record<EnvelopeColumnName, Float64Array>;
 
 /** One tag's envelope of one source, as both ends hold it. */
-export interface EnvelopeBatch {
-  type: 'envelope';
-  source: string;
-  run: string;
-  role: string;
-  tag: string;
-  /** Points of the tag the envelope summarizes. */
-  points: number;
-  /** Where the source was read up to: its live points follow from here. */
-  cursor: Cursor;
+export interface EnvelopeBatch extends EnvelopeHeader {
   env: EnvelopeArrays;
 }
 
 /** "ARE1" as a little-endian uint32. */
 const MAGIC = 0x31455241;
-/** "ARP1": a points frame (points-frame.ts). */
-const POINTS_MAGIC = 0x31505241;
-const PREFIX = 8;
-const pad8 = (n: number) => (n + 7) & ~7;
-const littleEndianHost = new Uint8Array(new Float64Array([1]).buffer)[7] === 0x3f;
 
 /** Which message a binary frame carries (by its magic); undefined for neither. */
 export function binaryFrameType(data: Uint8Array): 'points' | 'envelope' | undefined {
-  if (data.length < 4) return undefined;
-  const magic = new DataView(data.buffer, data.byteOffset, 4).getUint32(0, true);
+  const magic = frameMagic(data);
   return magic === MAGIC ? 'envelope' : magic === POINTS_MAGIC ? 'points' : undefined;
 }
 
@@ -111,16 +97,8 @@ export function envelopeToMessage(b: EnvelopeBatch): EnvelopeMessage {
 
 export function encodeEnvelopeFrame(b: EnvelopeBatch): Uint8Array {
   const n = b.env.bucket.length;
-  const header = new TextEncoder().encode(
-    JSON.stringify({ type: 'envelope', source: b.source, run: b.run, role: b.role, tag: b.tag, points: b.points, cursor: b.cursor, width: b.env.width, buckets: n }),
-  );
-  const colsAt = pad8(PREFIX + header.length);
-  const ab = new ArrayBuffer(colsAt + ENVELOPE_COLUMNS.length * n * 8); // zero-filled: the padding is 0
-  const bytes = new Uint8Array(ab);
-  const dv = new DataView(ab);
-  dv.setUint32(0, MAGIC, true);
-  dv.setUint32(4, header.length, true);
-  bytes.set(header, PREFIX);
+  const header = { type: 'envelope', source: b.source, run: b.run, role: b.role, tag: b.tag, points: b.points, cursor: b.cursor, width: b.env.width, buckets: n };
+  const { ab, dv, colsAt } = startFrame(MAGIC, header, ENVELOPE_COLUMNS.length * n);
   ENVELOPE_COLUMNS.forEach((name, c) => {
     const col = b.env[name];
     if (col.length !== n) throw new RangeError(`envelope column ${name}: ${col.length} values for ${n} buckets`);
@@ -128,7 +106,7 @@ export function encodeEnvelopeFrame(b: EnvelopeBatch): Uint8Array {
     if (littleEndianHost) new Float64Array(ab, at, n).set(col);
     else for (let i = 0; i < n; i++) dv.setFloat64(at + 8 * i, col[i], true);
   });
-  return bytes;
+  return new Uint8Array(ab);
 }
 
 function need(cond: boolean, what: string): asserts cond {
@@ -143,22 +121,11 @@ const isHeader = (v: unknown) =>
  * views of one copy of the frame's bytes (aligned), with no per-value parse.
  */
 export function decodeEnvelopeFrame(data: Uint8Array): EnvelopeBatch {
-  need(data.length >= PREFIX, 'too short');
-  const dv = new DataView(data.buffer, data.byteOffset, data.byteLength);
-  need(dv.getUint32(0, true) === MAGIC, 'bad magic');
-  const h = dv.getUint32(4, true);
-  need(PREFIX + h <= data.length, 'header past the end');
-  let header: unknown;
-  try {
-    header = JSON.parse(new TextDecoder().decode(data.subarray(PREFIX, PREFIX + h)));
-  } catch {
-    need(false, 'header is not JSON');
-  }
+  const { header, dv, colsAt } = readFrameHead(data, MAGIC, 'envelope');
   need(isHeader(header), 'bad header');
   const n = header.buckets;
   need(n >= 0 && header.points >= 0, 'bad bucket or point count');
   need(header.width >= 1 && 2 ** Math.round(Math.log2(header.width)) === header.width, 'width is not a power of two');
-  const colsAt = pad8(PREFIX + h);
   need(data.length === colsAt + ENVELOPE_COLUMNS.length * n * 8, `${data.length} bytes for ${n} buckets`);
   // One copy: the frame's buffer may be a pooled socket buffer, and the store keeps the columns.
   const all = new Float64Array(ENVELOPE_COLUMNS.length * n);

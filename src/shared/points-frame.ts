@@ -5,14 +5,11 @@
 import type { PointsBatch, PointsMessage, TagPoints, WireNumber } from './relay-protocol';
 import { ProtocolError, fromWireNumber, isCursor, toWireNumber } from './relay-protocol';
 import { arrayOf, hasFields, isInt, isStr, oneOf } from './validate';
+import { littleEndianHost, readFrameHead, startFrame } from './binary-frame';
 
 /** "ARP1" as a little-endian uint32. */
-const MAGIC = 0x31505241;
-/** Magic + header length. */
-const PREFIX = 8;
+export const POINTS_MAGIC = 0x31505241;
 const BYTES_PER_POINT = 24;
-const pad8 = (n: number) => (n + 7) & ~7;
-const littleEndianHost = new Uint8Array(new Float64Array([1]).buffer)[7] === 0x3f;
 
 /** Points in a batch. */
 export function pointCount(b: PointsBatch): number {
@@ -33,17 +30,9 @@ export function seriesViews(tags: readonly string[], counts: readonly number[], 
 }
 
 export function encodePointsFrame(b: PointsBatch): Uint8Array {
-  const header = new TextEncoder().encode(
-    JSON.stringify({ type: 'points', source: b.source, run: b.run, role: b.role, tags: b.series.map((s) => s.tag), counts: b.series.map((s) => s.step.length), cursor: b.cursor }),
-  );
-  const colsAt = pad8(PREFIX + header.length);
+  const header = { type: 'points', source: b.source, run: b.run, role: b.role, tags: b.series.map((s) => s.tag), counts: b.series.map((s) => s.step.length), cursor: b.cursor };
   const n = pointCount(b);
-  const ab = new ArrayBuffer(colsAt + n * BYTES_PER_POINT); // zero-filled: the padding is 0
-  const bytes = new Uint8Array(ab);
-  const dv = new DataView(ab);
-  dv.setUint32(0, MAGIC, true);
-  dv.setUint32(4, header.length, true);
-  bytes.set(header, PREFIX);
+  const { ab, dv, colsAt } = startFrame(POINTS_MAGIC, header, n * 3);
   let at = 0;
   if (littleEndianHost) {
     const f = new Float64Array(ab, colsAt, n * 3);
@@ -56,7 +45,7 @@ export function encodePointsFrame(b: PointsBatch): Uint8Array {
   } else {
     for (const s of b.series) for (const col of [s.step, s.wallTime, s.value]) for (let i = 0; i < col.length; i++) dv.setFloat64(colsAt + 8 * at++, col[i], true);
   }
-  return bytes;
+  return new Uint8Array(ab);
 }
 
 function need(cond: boolean, what: string): asserts cond {
@@ -71,22 +60,11 @@ const isHeader = (v: unknown) =>
  * of the frame's own bytes when they are 8-byte aligned (else one copy): no per-point work.
  */
 export function decodePointsFrame(data: Uint8Array): PointsBatch {
-  need(data.length >= PREFIX, 'too short');
-  const dv = new DataView(data.buffer, data.byteOffset, data.byteLength);
-  need(dv.getUint32(0, true) === MAGIC, 'bad magic');
-  const h = dv.getUint32(4, true);
-  need(PREFIX + h <= data.length, 'header past the end');
-  let header: unknown;
-  try {
-    header = JSON.parse(new TextDecoder().decode(data.subarray(PREFIX, PREFIX + h)));
-  } catch {
-    need(false, 'header is not JSON');
-  }
+  const { header, dv, colsAt } = readFrameHead(data, POINTS_MAGIC, 'points');
   need(isHeader(header), 'bad header');
   const { tags, counts } = header;
   need(counts.length === tags.length && counts.every((c) => c >= 0), 'bad counts');
   const n = counts.reduce((a, c) => a + c, 0);
-  const colsAt = pad8(PREFIX + h);
   need(data.length === colsAt + n * BYTES_PER_POINT, `${data.length} bytes for ${n} points`);
   let f: Float64Array;
   if (littleEndianHost && (data.byteOffset + colsAt) % 8 === 0) f = new Float64Array(data.buffer, data.byteOffset + colsAt, n * 3);

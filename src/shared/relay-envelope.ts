@@ -57,8 +57,8 @@ export interface EnvelopeColumns {
 
 export const ENVELOPE_COLUMNS = ['bucket', 'count', 'min', 'max', 'sum', 'firstStep', 'firstValue', 'firstWall', 'lastStep', 'lastValue', 'lastWall', 'nan', 'posInf', 'negInf'] as const;
 
-/** relay → client: the envelope of one tag of one source, up to `cursor`. */
-export interface EnvelopeMessage extends EnvelopeColumns {
+/** What every form of an envelope says besides its columns (here and envelope-frame.ts). */
+export interface EnvelopeHeader {
   type: 'envelope';
   source: string;
   run: string;
@@ -69,6 +69,9 @@ export interface EnvelopeMessage extends EnvelopeColumns {
   /** Where the source was read up to: the live `points` of this source follow from here. */
   cursor: Cursor;
 }
+
+/** relay → client: the envelope of one tag of one source, up to `cursor`, as JSON. */
+export interface EnvelopeMessage extends EnvelopeHeader, EnvelopeColumns {}
 
 /** client → relay: the points of one tag in steps [from, to] that the envelope summarized. */
 export interface DetailRequestMessage {

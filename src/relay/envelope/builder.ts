@@ -5,11 +5,18 @@
 // ⌊k/2⌋ at 2w, so nothing is approximated by the doubling. Columns are typed arrays (about
 // 100 bytes a bucket), whatever the number of points.
 import type { EnvelopeColumns } from '../../shared/relay-envelope';
-import { EnvelopeArrays, envelopeColumns } from '../../shared/envelope-frame';
+import { EnvelopeArrays, EnvelopeColumnName, envelopeColumns } from '../../shared/envelope-frame';
 
 /** The per-bucket columns, in one place so that relayout moves them all. */
 const FIELDS = ['count', 'min', 'max', 'sum', 'fStep', 'fVal', 'fWall', 'lStep', 'lVal', 'lWall', 'nan', 'pInf', 'nInf'] as const;
 type Field = (typeof FIELDS)[number];
+/** The wire column each field travels as (envelope-frame.ts), besides `bucket`. */
+const WIRE: [Exclude<EnvelopeColumnName, 'bucket'>, Field][] = [
+  ['count', 'count'], ['min', 'min'], ['max', 'max'], ['sum', 'sum'],
+  ['firstStep', 'fStep'], ['firstValue', 'fVal'], ['firstWall', 'fWall'],
+  ['lastStep', 'lStep'], ['lastValue', 'lVal'], ['lastWall', 'lWall'],
+  ['nan', 'nan'], ['posInf', 'pInf'], ['negInf', 'nInf'],
+];
 
 export class EnvelopeBuilder {
   /** Bucket width in steps (a power of two). */
@@ -107,26 +114,15 @@ export class EnvelopeBuilder {
   arrays(): EnvelopeArrays {
     const c = this.c;
     let n = 0;
-    for (let j = 0; j < this.cap; j++) if (c.count[j] !== 0) n++;
-    const col = () => new Float64Array(n);
-    const out: EnvelopeArrays = { width: this.width, bucket: col(), count: col(), min: col(), max: col(), sum: col(), firstStep: col(), firstValue: col(), firstWall: col(), lastStep: col(), lastValue: col(), lastWall: col(), nan: col(), posInf: col(), negInf: col() };
-    for (let j = 0, i = 0; j < this.cap; j++) {
-      if (c.count[j] === 0) continue;
-      out.bucket[i] = this.lo + j;
-      out.count[i] = c.count[j];
-      out.min[i] = c.min[j];
-      out.max[i] = c.max[j];
-      out.sum[i] = c.sum[j];
-      out.firstStep[i] = c.fStep[j];
-      out.firstValue[i] = c.fVal[j];
-      out.firstWall[i] = c.fWall[j];
-      out.lastStep[i] = c.lStep[j];
-      out.lastValue[i] = c.lVal[j];
-      out.lastWall[i] = c.lWall[j];
-      out.nan[i] = c.nan[j];
-      out.posInf[i] = c.pInf[j];
-      out.negInf[i] = c.nInf[j];
-      i++;
+    const slots = new Int32Array(this.cap);
+    for (let j = 0; j < this.cap; j++) if (c.count[j] !== 0) slots[n++] = j;
+    const bucket = new Float64Array(n);
+    for (let i = 0; i < n; i++) bucket[i] = this.lo + slots[i];
+    const out = { width: this.width, bucket } as EnvelopeArrays;
+    for (const [name, field] of WIRE) {
+      const from = c[field];
+      const to = (out[name] = new Float64Array(n));
+      for (let i = 0; i < n; i++) to[i] = from[slots[i]];
     }
     return out;
   }
