@@ -19,19 +19,24 @@ export async function openQuickInput(page: Page, keys: readonly string[] = ['F1'
   }
 }
 
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 /**
- * F1 → ">title" → wait until the command's row is the *focused* one → Enter; retries while
- * contributions are still registering. The palette filters asynchronously: until it has, it
- * still shows the unfiltered list, whose focused first row is the most recently used command,
- * and Enter would run that one (on a loaded machine the title's row can be visible in it).
+ * F1 → ">title" → click the row whose label is exactly `title`; retries while contributions
+ * are still registering. Never Enter on whatever row has focus: the palette filters
+ * asynchronously, so until it has, the focused first row is the most recently used command,
+ * and once it has, a fuzzier match can still come first ("Debug: Select and Start Debugging"
+ * before "Debug: Start Debugging").
  */
 export async function runPaletteCommand(page: Page, title: string, tries = 20): Promise<void> {
+  const exact = new RegExp(`^\\s*${escapeRegExp(title)}\\s*$`);
   for (let i = 1; ; i++) {
     const input = await openQuickInput(page);
     await input.fill('>' + title);
-    const row = page.locator('.quick-input-list .monaco-list-row.focused', { hasText: title }).first();
+    const row = page.locator('.quick-input-list .monaco-list-row').filter({ has: page.locator('.label-name', { hasText: exact }) }).first();
     try {
       await row.waitFor({ timeout: 2000 });
+      await row.click({ timeout: 2000 });
     } catch (e) {
       // Contributions appear only after the extension host has scanned extensions.
       if (i >= tries) throw e;
@@ -39,7 +44,6 @@ export async function runPaletteCommand(page: Page, title: string, tries = 20): 
       await sleep(1000);
       continue;
     }
-    await page.keyboard.press('Enter');
     return;
   }
 }
