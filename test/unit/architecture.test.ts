@@ -1,5 +1,5 @@
 // The house rules of issue 17 as a test: features never import each other, no import cycle
-// between folders, files ≤ 600 lines, classes and functions ≤ 200 lines, vscode only in
+// between folders, files ≤ 600 lines (no cap on classes or functions), vscode only in
 // adapters, user-visible text through l10n. Each rule is first shown to fail on a small
 // in-memory fixture (and to pass on a clean one), then run over the real src/ tree; a failure
 // lists every violation as `file:line: reason`.
@@ -15,7 +15,6 @@ import {
   formatViolation,
   l10nBypasses,
   longFiles,
-  longUnits,
   moduleRefs,
   readTree,
   vscodeImports,
@@ -128,40 +127,6 @@ describe('rule 3: a file is at most 600 lines', () => {
   });
 
   test('src/ has none', () => assertClean(longFiles(tree())));
-});
-
-describe('rule 4: a class or a function is at most 200 lines', () => {
-  const fn = (head: string, body: number, tail = '}'): string[] => [head, ...filler(body), tail];
-  test('fails on long functions, methods, arrow functions, classes (TypeScript) and defs/classes (Python)', () => {
-    const files = fileSet({
-      'src/a/f.ts': lines('// why', 'let x0 = 0;', ...fn('export function big(): void {', 199)),
-      'src/a/arrow.ts': lines(...fn('export const handler = async (): Promise<void> => {', 199, '};')),
-      'src/a/cls.ts': lines('export class Store {', ...fn('  load(): void {', 199, '  }'), '}'),
-      'src/a/obj.ts': lines('export const api = {', ...fn('  go: function () {', 199, '  },'), '};'),
-      'src/a/run.py': lines('import os', '', 'def big(', '    a,', '):', ...filler(197, '    '), '', '    # a comment', '    return a', '', 'x = 1'),
-      'src/a/doc.py': lines('def long():', '    doc = """', 'flush left: still inside the def', '"""', ...filler(196, '    '), '    return doc'),
-    });
-    assert.deepEqual(report(longUnits(files)), [
-      'src/a/arrow.ts:1: arrow function handler has 201 lines (max 200)',
-      'src/a/cls.ts:1: class Store has 203 lines (max 200)',
-      'src/a/cls.ts:2: method Store.load has 201 lines (max 200)',
-      'src/a/doc.py:1: function long has 201 lines (max 200)',
-      'src/a/f.ts:3: function big has 201 lines (max 200)',
-      'src/a/obj.ts:2: function go has 201 lines (max 200)',
-      'src/a/run.py:3: function big has 203 lines (max 200)',
-    ]);
-  });
-
-  test('passes at exactly 200 lines', () => {
-    const files = fileSet({
-      'src/a/f.ts': lines(...fn('function ok(): void {', 198)),
-      'src/a/cls.ts': lines('class Small {', ...fn('  m(): void {', 196, '  }'), '}'),
-      'src/a/run.py': lines('def ok():', '    doc = """', 'flush left', '"""', ...filler(195, '    '), '    return doc', 'x = 1'),
-    });
-    assert.deepEqual(report(longUnits(files)), []);
-  });
-
-  test('src/ has none', () => assertClean(longUnits(tree())));
 });
 
 describe('rule 5: vscode only in adapters (type-only imports count)', () => {

@@ -3,5 +3,5 @@ export { type FileSet, type Violation, fileSet, formatViolation, readTree } from
 export { type ModuleRef, moduleRefs } from './imports';
 export { featureImports, vscodeImports, vscodeBan } from './layers';
 export { folderCycles, folderGraph } from './cycles';
-export { longFiles, longUnits, lineCount, MAX_FILE_LINES, MAX_UNIT_LINES } from './size';
+export { longFiles, lineCount, MAX_FILE_LINES } from './size';
 export { l10nBypasses, l10nMessages, untranslated } from './l10n';
