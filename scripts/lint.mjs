@@ -56,7 +56,7 @@ for (const name of names) {
     console.log(`${name}: FAILED: ${fresh.length} new finding(s) above (${findings.length} in all, ${recorded} recorded in scripts/lint/baseline.json) [${secs} s]`);
   } else {
     passed++;
-    const lower = findings.length < recorded ? `; ${recorded - findings.length} fewer than recorded: npm run lint -- --write-baseline` : '';
+    const lower = findings.length < recorded ? `; ${recorded - findings.length} fewer than recorded: node scripts/lint.mjs --write-baseline` : '';
     console.log(`${name}: ok, ${findings.length} finding(s)${recorded ? ` (recorded, to fix: scripts/lint/baseline.json${lower})` : ''} [${secs} s]`);
   }
 }
