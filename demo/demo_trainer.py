@@ -2,8 +2,8 @@
 """demo: simulated trainer — a stand-in for a Trinity-RFT GRPO run, for the metrics view's demo.
 
 Not a trainer: nothing is learned. It writes a job dir exactly where and how Trinity-RFT 0.5
-writes one (trinity.md §6.2, §6.3, §7), so every part of Agent RL Studio's "watch training"
-path runs on real files:
+writes one (its TensorBoard monitor, its "Step N" log lines, its SQL experience buffer), so
+every part of Agent RL Studio's "watch training" path runs on real files:
 
   <job_dir>/monitor/tensorboard/explorer/events.out.tfevents.*   explorer scalars, per explorer step
   <job_dir>/monitor/tensorboard/trainer/events.out.tfevents.*    trainer scalars, per train step
@@ -49,7 +49,7 @@ import time
 import urllib.error
 import urllib.request
 
-TABLE = "experience_buffer"  # Trinity's default buffer name = table name (trinity.md §7)
+TABLE = "experience_buffer"  # Trinity's default buffer name, which its SQL buffer uses as the table name
 EVAL_EVERY = 10
 ROLLOUTS = 4  # repeat_times: GRPO group size
 
@@ -106,36 +106,34 @@ def event_bytes(wall_time, step, tag=None, value=None, file_version=None):
 
 
 class EventWriter:
-    """Appends records to events.out.tfevents.<time>.<host> under `logdir`, flushed per step."""
+    """Appends records to events.out.tfevents.<time>.<host> under `logdir`, one append per step."""
 
     def __init__(self, logdir):
         os.makedirs(logdir, exist_ok=True)
         now = time.time()
-        name = "events.out.tfevents.%d.%s.demo" % (int(now), socket.gethostname())
-        self.f = open(os.path.join(logdir, name), "ab")
-        self._record(event_bytes(now, 0, file_version="brain.Event:2"))
-        self.f.flush()
+        self.path = os.path.join(logdir, f"events.out.tfevents.{int(now)}.{socket.gethostname()}.demo")
+        self._append([event_bytes(now, 0, file_version="brain.Event:2")])
 
-    def _record(self, data):
-        header = struct.pack("<Q", len(data))
-        self.f.write(header + struct.pack("<I", masked_crc(header)) + data + struct.pack("<I", masked_crc(data)))
+    def _append(self, events):
+        records = b""
+        for data in events:
+            header = struct.pack("<Q", len(data))
+            records += header + struct.pack("<I", masked_crc(header)) + data + struct.pack("<I", masked_crc(data))
+        with open(self.path, "ab") as f:
+            f.write(records)
 
     def scalars(self, step, values, wall_time=None):
         t = wall_time or time.time()
-        for tag, v in values.items():
-            # TensorBoard's writers clean tag names the same way ("mean@4" is stored as "mean_4").
-            self._record(event_bytes(t, step, tag=re.sub(r"[^-/\w.]", "_", tag), value=float(v)))
-        self.f.flush()
-
-    def close(self):
-        self.f.close()
+        # TensorBoard's writers clean tag names the same way ("mean@4" is stored as "mean_4").
+        self._append([event_bytes(t, step, tag=re.sub(r"[^-/\w.]", "_", tag), value=float(v)) for tag, v in values.items()])
 
 
 # ---- actor logs: Trinity's monitor also writes "Step N: {...}" to log/<role>.log ----------
 
 def log_step(path, role, step, values):
     src = {"explorer": "explorer.py:358", "trainer": "trainer.py:207"}[role]
-    line = "INFO %s [%s] Step %d: %s\n" % (time.strftime("%m-%d %H:%M:%S"), src, step, repr({k: float(v) for k, v in values.items()}))
+    scalars = {k: float(v) for k, v in values.items()}
+    line = f"INFO {time.strftime('%m-%d %H:%M:%S')} [{src}] Step {step}: {scalars!r}\n"
     with open(path, "a") as f:
         f.write(line)
 
@@ -154,9 +152,9 @@ def open_buffer(job_dir):
     os.makedirs(os.path.join(job_dir, "buffer"), exist_ok=True)
     db = sqlite3.connect(os.path.join(job_dir, "buffer", TABLE + ".db"))
     db.execute(
-        "CREATE TABLE IF NOT EXISTS %s (id INTEGER PRIMARY KEY AUTOINCREMENT, timestamp DATETIME DEFAULT CURRENT_TIMESTAMP,"
+        f"CREATE TABLE IF NOT EXISTS {TABLE} (id INTEGER PRIMARY KEY AUTOINCREMENT, timestamp DATETIME DEFAULT CURRENT_TIMESTAMP,"
         " task_id VARCHAR(64), run_id INTEGER, msg_id VARCHAR(64), model_version INTEGER, experience_bytes BLOB, reward FLOAT,"
-        " consumed INTEGER DEFAULT 0)" % TABLE
+        " consumed INTEGER DEFAULT 0)"
     )
     db.commit()
     return db
@@ -178,11 +176,11 @@ WEATHER = {"Paris": ("sunny", 21), "Kyoto": ("cloudy", 18), "Tokyo": ("rainy", 9
 def make_task(rng, step):
     if step % 2:
         a, b = rng.randint(0, 49), rng.randint(0, 49)
-        return {"id": "add-%d-%d" % (a, b), "question": "What is %d plus %d?" % (a, b), "answer": "The answer is %d." % (a + b)}
+        return {"id": f"add-{a}-{b}", "question": f"What is {a} plus {b}?", "answer": f"The answer is {a + b}."}
     city = rng.choice(sorted(WEATHER))
     cond, t = WEATHER[city]
-    return {"id": "weather-" + city.lower(), "question": "What is the weather in %s?" % city,
-            "answer": "It is %s and %d degrees C in %s." % (cond, t, city)}
+    return {"id": "weather-" + city.lower(), "question": f"What is the weather in {city}?",
+            "answer": f"It is {cond} and {t} degrees C in {city}."}
 
 
 def call_tool(name, args):
@@ -190,13 +188,13 @@ def call_tool(name, args):
         if name == "get_weather":
             city = args.get("city")
             if city not in WEATHER:
-                return {"error": "unknown city: %s" % city}
+                return {"error": f"unknown city: {city}"}
             return {"city": city, "temp_c": WEATHER[city][1], "condition": WEATHER[city][0]}
         if name == "add":
             return {"result": int(args["a"]) + int(args["b"])}
     except (KeyError, TypeError, ValueError) as e:
-        return {"error": "bad arguments: %s" % e}
-    return {"error": "unknown tool: %s" % name}
+        return {"error": f"bad arguments: {e}"}
+    return {"error": f"unknown tool: {name}"}
 
 
 def chat(base_url, model, messages, temperature, tools, timeout=30):
@@ -265,7 +263,7 @@ def roll(a, state, stop, done, rng):
         try:
             messages, answer, reward = rollout(a.model_url, model, task, 0.7, tools=offered)
         except (OSError, ValueError, KeyError, IndexError) as e:
-            print("demo: rollout failed (%s); going on with simulated rewards" % e, flush=True)
+            print(f"demo: rollout failed ({e}); going on with simulated rewards", flush=True)
             return
         done.put((task, messages, answer, reward, offered, time.time() - t0))
 
@@ -291,7 +289,7 @@ def main(argv=None):
     trainer = EventWriter(os.path.join(job, "monitor", "tensorboard", "trainer"))
     db = open_buffer(job)
     model = model_id(a.model_url) if a.model_url else None
-    print("demo: simulated trainer -> %s (%s)" % (job, "rollouts on %s, model %s" % (a.model_url, model) if model else "no model: simulated rewards, empty buffer"), flush=True)
+    print("demo: simulated trainer -> {} ({})".format(job, f"rollouts on {a.model_url}, model {model}" if model else "no model: simulated rewards, empty buffer"), flush=True)
     began = time.time()
     # Real rollouts run in a thread of their own, so the model's speed (a loaded CPU) never
     # stalls the step cadence: each explorer step takes the rollouts that finished during it.
@@ -318,15 +316,15 @@ def main(argv=None):
             lengths.append(len(answer.split()) + 4)
             run_times.append(took)
             item = {
-                "eid": {"batch": step, "task": task["id"], "run": run, "step": 0, "suffix": "demo-%d-%d" % (step, run)},
+                "eid": {"batch": step, "task": task["id"], "run": run, "step": 0, "suffix": f"demo-{step}-{run}"},
                 "reward": reward, "truncate_status": None,
                 "info": {"model_version": step, "simulated_trainer": True, "tools_offered": offered},
                 "metrics": {"accuracy": reward}, "prompt_length": len(task["question"].split()),
                 "response_text": answer, "prompt_text": task["question"], "messages": messages, "tools": TOOLS,
                 "chosen_messages": None, "rejected_messages": None, "custom_fields": [], "multi_modal_input_keys": [],
             }
-            db.execute("INSERT INTO %s (task_id, run_id, msg_id, model_version, experience_bytes, reward) VALUES (?, ?, ?, ?, ?, ?)" % TABLE,
-                       (task["id"], run, "demo-%d-%d" % (step, run), step, experience_bytes(item), reward))
+            db.execute(f"INSERT INTO {TABLE} (task_id, run_id, msg_id, model_version, experience_bytes, reward) VALUES (?, ?, ?, ?, ?, ?)",
+                       (task["id"], run, f"demo-{step}-{run}", step, experience_bytes(item), reward))
         db.commit()
         if not rewards:  # no rollout finished in this step (or no model): the schedule's rewards
             untrained = untrained_at(step, a.steps)
@@ -365,8 +363,6 @@ def main(argv=None):
                 json.dump({"latest_iteration": step}, f)
         with open(os.path.join(job, "explorer_meta.json"), "w") as f:
             json.dump({"latest_iteration": step, "taskset_states": []}, f)
-    explorer.close()
-    trainer.close()
     db.close()
     print("demo: simulated trainer stopped", flush=True)
     return 0

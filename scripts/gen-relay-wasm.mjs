@@ -26,7 +26,7 @@ export async function assemble() {
     if (validate) mod.validate();
     const { buffer } = mod.toBinary({});
     mod.destroy();
-    // wabt.js does not validate shared memories: V8 does, here.
+    // wabt does not validate shared memories: V8 does, here.
     new WebAssembly.Module(buffer);
     return Buffer.from(buffer).toString('base64');
   };

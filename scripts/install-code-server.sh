@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs code-server (a real VS Code server + web workbench) from the npm registry on a
-# machine that reaches only npm and Debian's apt (recipe: shared/reference/testing.md §A).
+# machine that reaches only npm and Debian's apt: its install scripts, which download from
+# GitHub, are skipped, and the steps below do their work offline.
 # Usage: scripts/install-code-server.sh <prefix-dir> [version]
 #   -> <prefix-dir>/node_modules/.bin/code-server      (idempotent: a marker skips re-installs)
 # Needs (apt, see scripts/setup.sh): build-essential python3 pkg-config libkrb5-dev ripgrep

@@ -84,7 +84,7 @@ if want trinity; then
 fi
 
 if want ray; then
-  # A real Ray (dashboard with Jobs + State APIs) for the cluster tests; see ../shared/reference/ray.md.
+  # A real Ray (dashboard with Jobs + State APIs) for the cluster tests (test/harness/ray-cluster.ts).
   # The telemetry packages Ray's dashboard wants are not installable here: tests put the
   # test-only stand-in ../shared/fixtures/ray on PYTHONPATH, so without ../shared this is skipped.
   if [ -d "$SHARED/fixtures/ray" ]; then

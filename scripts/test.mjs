@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm test` — every tier, time-boxed, one summary line at the end.
-//   node scripts/test.mjs [unit] [component] [integration] [e2e] [--grep REGEX] [--no-setup] [--no-build]
-// Tiers: unit (node:test, in process: no child process, no socket) · component (node:test with
+//   node scripts/test.mjs [lint] [unit] [component] [integration] [e2e] [--grep REGEX] [--no-setup] [--no-build]
+// Tiers: lint (scripts/lint.mjs: ESLint, knip, ruff and the repository checks, one result each;
+//        `npm run lint`) · unit (node:test, in process: no child process, no socket) · component (node:test with
 //        real processes and sockets: Python, the CLI bundle, model servers, Trinity, Ray in a
 //        loopback-only network namespace) · integration (mocha in a real VS Code extension host)
 //        · e2e (playwright-core drives the real workbench in Chromium, with the packaged VSIX).
@@ -22,14 +23,14 @@ const { values: opts, positionals } = parseArgs({
     'no-build': { type: 'boolean', default: false },
   },
 });
-const ALL = ['unit', 'component', 'integration', 'e2e'];
+const ALL = ['lint', 'unit', 'component', 'integration', 'e2e'];
 const tiers = positionals.length ? positionals : ALL;
 for (const t of tiers) if (!ALL.includes(t)) { console.error(`unknown tier '${t}' (expected ${ALL.join(', ')})`); process.exit(2); }
 
 const MIN = 60_000;
 // Hang guards, not targets: a tier that takes this long on a 2-core machine has hung. (The
 // component tier took 15 min on a loaded 2-core machine when it was still part of unit.)
-const LIMITS = { unit: 5 * MIN, component: 25 * MIN, integration: 12 * MIN, e2e: 12 * MIN };
+const LIMITS = { lint: 10 * MIN, unit: 5 * MIN, component: 25 * MIN, integration: 12 * MIN, e2e: 12 * MIN };
 
 fs.mkdirSync(path.join(root, 'test-results'), { recursive: true });
 const t0 = Date.now();
@@ -78,7 +79,7 @@ async function killLeftovers(label, marker, netns) {
     if (!left.length) break;
     for (const p of left) {
       killed.set(p.pid, p.cmd);
-      try { process.kill(p.pid, 'SIGKILL'); } catch {}
+      try { process.kill(p.pid, 'SIGKILL'); } catch { /* exited meanwhile */ }
     }
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -113,11 +114,11 @@ function run(cmd, args, { limit, env = {}, label = cmd }) {
     const timer = setTimeout(() => {
       timedOut = true;
       console.error(`\n!!! time box of ${limit / 1000} s exceeded: killing ${cmd} ${args.join(' ')}`);
-      try { process.kill(-p.pid, 'SIGKILL'); } catch {}
+      try { process.kill(-p.pid, 'SIGKILL'); } catch { /* the group exited meanwhile */ }
     }, limit);
     const stop = () => {
-      try { process.kill(-p.pid, 'SIGKILL'); } catch {}
-      for (const left of leftovers(marker, netns)) try { process.kill(left.pid, 'SIGKILL'); } catch {}
+      try { process.kill(-p.pid, 'SIGKILL'); } catch { /* the group exited meanwhile */ }
+      for (const left of leftovers(marker, netns)) try { process.kill(left.pid, 'SIGKILL'); } catch { /* exited meanwhile */ }
       process.exit(130);
     };
     process.once('SIGINT', stop);
@@ -218,14 +219,19 @@ function add(tier, r, counts) {
 }
 
 const needsHost = tiers.some((t) => t === 'integration' || t === 'e2e');
-// The unit tier needs nothing installed; the component tier the Python venv, the model server,
-// Trinity and Ray; the integration and e2e tiers everything (code-server, apt packages too).
-const setupParts = needsHost ? [] : tiers.includes('component') ? ['python', 'model', 'trinity', 'ray'] : undefined;
+// The unit tier needs nothing installed; the lint tier the Python venv (ruff); the component tier
+// the Python venv, the model server, Trinity and Ray; the integration and e2e tiers everything
+// (code-server, apt packages too).
+const setupParts = needsHost ? [] : tiers.includes('component') ? ['python', 'model', 'trinity', 'ray'] : tiers.includes('lint') ? ['python'] : undefined;
 if (!opts['no-setup'] && setupParts) {
   say('setup (idempotent: apt packages, code-server, python venv, model server, Trinity, Ray)');
   must('bash', ['scripts/setup.sh', ...setupParts]);
 }
-if (!opts['no-build']) {
+const lintOnly = tiers.every((t) => t === 'lint');
+if (!opts['no-build'] && lintOnly) {
+  say('build (esbuild: the CLI renders the templates ruff checks)');
+  must('npm', ['run', '--silent', 'build']);
+} else if (!opts['no-build']) {
   say('build (esbuild) and compile (tsc)');
   must('npm', ['run', '--silent', 'build']);
   // a clean out/: a test file moved or deleted in src must not keep running from a stale copy
@@ -234,8 +240,19 @@ if (!opts['no-build']) {
   must('npx', ['tsc', '-p', 'tsconfig.webview.json']); // browser code: type-checked with the DOM lib, bundled by esbuild
 }
 
+/** The closing `N passed, N failed[, N skipped]` line of a run's output. */
+function closingCounts(out) {
+  const m = [...out.matchAll(/^(\d+) passed, (\d+) failed(?:, (\d+) skipped)?$/gm)].pop();
+  return m ? { passed: Number(m[1]), failed: Number(m[2]), skipped: Number(m[3] ?? 0) } : { passed: NaN, failed: NaN };
+}
+
 for (const tier of tiers) {
-  if (tier === 'unit') {
+  if (tier === 'lint') {
+    say('lint (ESLint, knip, ruff, comment paths, test mirroring, test hygiene)');
+    const grep = opts.grep ? ['--grep', opts.grep] : [];
+    const r = await run(process.execPath, ['scripts/lint.mjs', ...grep], { limit: LIMITS.lint, label: 'lint' });
+    add('lint', r, closingCounts(r.out));
+  } else if (tier === 'unit') {
     // A process or a socket in a unit test throws (test/harness/unit-tripwire.ts).
     await nodeTier('unit', 'unit tests (node:test, in process)', ['--require', path.join(root, 'out', 'test', 'harness', 'unit-tripwire.js')]);
   } else if (tier === 'component') {
@@ -244,13 +261,11 @@ for (const tier of tiers) {
     say('integration tests (real VS Code extension host)');
     const grep = opts.grep ? ['--grep', opts.grep] : [];
     const r = await run(process.execPath, ['out/test/harness/run-ext-tests.js', ...grep, '--timeout', String(LIMITS.integration - MIN)], { limit: LIMITS.integration, label: 'integration' });
-    const m = [...r.out.matchAll(/^(\d+) passed, (\d+) failed(?:, (\d+) skipped)?$/gm)].pop();
-    add('integration', r, m ? { passed: Number(m[1]), failed: Number(m[2]), skipped: Number(m[3] ?? 0) } : { passed: NaN, failed: NaN });
+    add('integration', r, closingCounts(r.out));
     // a second window on a two-folder (multi-root) workspace, for per-folder settings
     if (!opts.grep || /folder/i.test(opts.grep)) {
       const mr = await run(process.execPath, ['out/test/harness/run-ext-tests.js', '--workspace', 'test/fixtures/multi-root/multi-root.code-workspace', '--grep', 'per workspace folder', '--timeout', String(LIMITS.integration - MIN)], { limit: LIMITS.integration, label: 'integration (multi-root)' });
-      const mm = [...mr.out.matchAll(/^(\d+) passed, (\d+) failed(?:, (\d+) skipped)?$/gm)].pop();
-      add('integration (multi-root)', mr, mm ? { passed: Number(mm[1]), failed: Number(mm[2]), skipped: Number(mm[3] ?? 0) } : { passed: NaN, failed: NaN });
+      add('integration (multi-root)', mr, closingCounts(mr.out));
     }
     // Suites against a real Ray cluster: a second host (code-server + Chromium) in a loopback-only namespace.
     if (tierFiles('integration', '.netns.test.js').length) {
@@ -260,8 +275,7 @@ for (const tier of tiers) {
       const rn = why
         ? await run(ext[0], ext.slice(1), { limit: LIMITS.integration, env: { AGENTRL_TEST_NETNS: 'only', AGENTRL_NETNS_SKIP: why }, label: 'integration (netns)' })
         : await run('unshare', ['-n', 'sh', '-c', `ip link set lo up && exec ${ext.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ')}`], { limit: LIMITS.integration, env: { AGENTRL_TEST_NETNS: 'only' }, label: 'integration (netns)' });
-      const mn = [...rn.out.matchAll(/^(\d+) passed, (\d+) failed(?:, (\d+) skipped)?$/gm)].pop();
-      add('integration (netns)', rn, mn ? { passed: Number(mn[1]), failed: Number(mn[2]), skipped: Number(mn[3] ?? 0) } : { passed: NaN, failed: NaN });
+      add('integration (netns)', rn, closingCounts(rn.out));
     }
   } else if (tier === 'e2e') {
     say('e2e tests (workbench UI in Chromium, packaged VSIX)');

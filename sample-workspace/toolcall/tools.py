@@ -20,7 +20,7 @@ TOOLS = [
 
 def get_weather(city):
     if city not in WEATHER:
-        return {"error": "unknown city: %s" % city}
+        return {"error": f"unknown city: {city}"}
     condition, temp_c = WEATHER[city]
     return {"city": city, "temp_c": temp_c, "condition": condition}
 
@@ -34,4 +34,4 @@ def call_tool(name, arguments):
         return get_weather(**arguments)
     if name == "add":
         return add(**arguments)
-    return {"error": "unknown tool: %s" % name}
+    return {"error": f"unknown tool: {name}"}

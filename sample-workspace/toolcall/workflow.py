@@ -45,7 +45,7 @@ class ToolCallWorkflow(Workflow):
             messages.append({"role": "assistant", "content": message.content or "", "tool_calls": calls})
             for call in calls:
                 result = call_tool(call["function"]["name"], json.loads(call["function"]["arguments"]))
-                print("tool %s -> %s" % (call["function"]["name"], result))
+                print("tool {} -> {}".format(call["function"]["name"], result))
                 messages.append({"role": "tool", "tool_call_id": call["id"], "content": json.dumps(result)})
         reward = self.reward_fn(response=answer, truth=self.task.raw_task["answer"]) if self.reward_fn else {}
         experiences = self.model.extract_experience_from_history()

@@ -4,10 +4,10 @@
 import * as vscode from 'vscode';
 import { readSandboxMarker } from '../shared/sandbox';
 
-export const WALKTHROUGH_ID = 'agentrl.agent-rl-studio#getStarted';
+const WALKTHROUGH_ID = 'agentrl.agent-rl-studio#getStarted';
 const SHOWN_KEY = 'agentrl.walkthrough.shownInSandbox';
 /** The context key of the "Fix a config error" step's completion event. */
-export const CONFIG_FIXED_CONTEXT = 'agentrl.walkthrough.configFixed';
+const CONFIG_FIXED_CONTEXT = 'agentrl.walkthrough.configFixed';
 /** Diagnostics of the config language server carry this source. */
 const CONFIG_SOURCE = 'Agent RL';
 

@@ -13,5 +13,5 @@ def calculate(expression: str):
     try:
         text = str(evaluate_arithmetic(expression))
     except ValueError as e:
-        text = "error: %s" % e
+        text = f"error: {e}"
     return ToolResponse(content=[TextBlock(type="text", text=text)])

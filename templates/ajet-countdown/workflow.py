@@ -28,7 +28,8 @@ class CountdownWorkflow(Workflow):
 
         puzzle = workflow_task.task.metadata  # the data row: target, nums
         target, nums = puzzle.get("target"), puzzle.get("nums") or []
-        query = "Target number: %s\nAvailable numbers: %s" % (target, ", ".join(str(n) for n in nums))
+        numbers = ", ".join(str(n) for n in nums)
+        query = f"Target number: {target}\nAvailable numbers: {numbers}"
         agent = ReActAgent(
             name="{{name}}",
             sys_prompt=SYSTEM_PROMPT,

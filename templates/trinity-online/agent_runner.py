@@ -54,9 +54,10 @@ class TrinityServe:
             with urllib.request.urlopen(request, timeout=self.timeout) as response:
                 return json.loads(response.read() or b"{}")
         except urllib.error.HTTPError as e:
-            raise ServeError("POST %s%s: HTTP %d %s" % (self.url, path, e.code, e.read().decode("utf-8", "replace")))
+            body = e.read().decode("utf-8", "replace")
+            raise ServeError(f"POST {self.url}{path}: HTTP {e.code} {body}")
         except urllib.error.URLError as e:
-            raise ServeError("cannot reach %s (%s): is the explorer running in serve mode?" % (self.url, e.reason))
+            raise ServeError(f"cannot reach {self.url} ({e.reason}): is the explorer running in serve mode?")
 
     def feedback(self, msg_ids, reward, task_id, run_id=0):
         return self._post("/feedback", {"msg_ids": list(msg_ids), "reward": float(reward), "task_id": task_id, "run_id": run_id})
@@ -93,14 +94,14 @@ def main(argv=None):
     uncommitted = 0
     try:
         for index, task in enumerate(tasks):
-            task_id = "%s-%d" % (session, index)
+            task_id = f"{session}-{index}"
             rewards = []
             for run_id in range(args.group):
                 result = solve(task, client, args.model)
                 serve.feedback([result["msg_id"]], result["reward"], task_id=task_id, run_id=run_id)
                 rewards.append(result["reward"])
             uncommitted += 1
-            print("task %s: rewards %s" % (task_id, rewards), flush=True)
+            print(f"task {task_id}: rewards {rewards}", flush=True)
             if uncommitted >= args.commit_every:
                 serve.commit()
                 uncommitted = 0
@@ -109,7 +110,7 @@ def main(argv=None):
             serve.commit()
             print("committed", flush=True)
     except (ServeError, APIError) as e:
-        sys.exit("agent_runner.py: %s" % e)
+        sys.exit(f"agent_runner.py: {e}")
     return 0
 
 

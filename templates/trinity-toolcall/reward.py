@@ -12,7 +12,7 @@ import re
 
 {{> safe_calculator.py}}
 
-_ANSWER = re.compile(r"<answer>(.*?)</answer>", re.S)
+_ANSWER = re.compile(r"<answer>(.*?)</answer>", re.DOTALL)
 
 
 @REWARD_FUNCTIONS.register_module("{{name}}_reward")

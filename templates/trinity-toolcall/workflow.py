@@ -40,12 +40,12 @@ TOOLS = [
 def run_tool(name, arguments):
     """Runs one tool call of the model; mistakes come back as text the model can read."""
     if name != "calculate":
-        return "error: unknown tool %r" % name
+        return f"error: unknown tool {name!r}"
     try:
         expression = json.loads(arguments or "{}")["expression"]
         return str(evaluate_arithmetic(expression))
     except (ValueError, KeyError, TypeError) as e:
-        return "error: %s" % e
+        return f"error: {e}"
 
 
 def puzzle(task):
@@ -68,7 +68,7 @@ class CountdownToolWorkflow(Workflow):
         client = self.model.get_openai_client()
         messages = [
             {"role": "system", "content": SYSTEM_PROMPT},
-            {"role": "user", "content": "Numbers: %s. Target: %s." % (self.numbers, self.target)},
+            {"role": "user", "content": f"Numbers: {self.numbers}. Target: {self.target}."},
         ]
         answer, tool_calls = "", 0
         for _ in range(self.max_turns):

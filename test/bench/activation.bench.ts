@@ -81,9 +81,9 @@ async function main() {
     const self: number[] = [];
     for (let i = 0; i < runs; i++) {
       const r = await once(ext, extensionsDir, probe, tmp, i);
-      for (const id of Object.keys(samples)) if (r[id]?.ms != null) samples[id].push(r[id].ms!);
+      for (const id of Object.keys(samples)) if (r[id]?.ms != null) samples[id].push(r[id].ms);
       if (r[OURS]?.alreadyActive) throw new Error('our extension was already active before the probe: an activation event fired at startup');
-      if (r[OURS]?.selfReportedMs != null) self.push(r[OURS].selfReportedMs!);
+      if (r[OURS]?.selfReportedMs != null) self.push(r[OURS].selfReportedMs);
       console.log(`run ${i + 1}/${runs}: ours ${r[OURS]?.ms?.toFixed(1)} ms · empty ${r[EMPTY]?.ms?.toFixed(1)} ms · ${BUILTIN} ${r[BUILTIN]?.ms?.toFixed(1) ?? 'already active'} ms`);
     }
     const ours = median(samples[OURS]);

@@ -62,7 +62,7 @@ async function main(): Promise<void> {
     ];
     peer = fork(path.join(__dirname, 'gateway-peer.js'), [model.url], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     const peerUrl = await new Promise<string>((resolve, reject) => {
-      peer!.once('message', (m) => resolve(String(m)));
+      peer!.once('message', (m) => resolve(typeof m === 'string' ? m : JSON.stringify(m)));
       peer!.once('exit', (code) => reject(new Error(`peer proxy exited (${code})`)));
     });
     const plan: ClientPlan = {

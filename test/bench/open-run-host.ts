@@ -91,7 +91,7 @@ export class BenchHost {
     const id = ++this.next;
     return new Promise((resolve) => {
       this.waiting.set(id, resolve);
-      this.send({ ...q, id } as ToHost);
+      this.send({ ...q, id });
     });
   }
 
@@ -132,7 +132,10 @@ function runHost(storeDir: string): void {
         let summarized = 0; // points the envelopes stand for
         let told = false;
         const check = () => {
-          if (!told && c.stats.points + summarized >= msg.want) (told = true), send({ type: 'received' });
+          if (!told && c.stats.points + summarized >= msg.want) {
+            told = true;
+            send({ type: 'received' });
+          }
         };
         c.on('points', (b) => {
           ctl.ingest('bench', b);

@@ -10,7 +10,7 @@
 //         extension host does to a webview), fresh per trial; the real metrics webview
 //         (media/metrics.js) in Chromium. Time from connect until every tag's chart has drawn
 //         data covering all its points (draw-probe.ts; an envelope covering the range counts).
-//         The client asks for the envelope first (issue 16 §4), as the extension does;
+//         The client asks for the envelope first (src/shared/relay-envelope.ts), as the extension does;
 //         --full-stream measures the path before it (every point streamed, stored and
 //         downsampled). RSS: relay + host + the page's renderer (not headless Chromium's UI or
 //         spare renderers), peak from connect until a second after the last chart drew.
@@ -151,7 +151,7 @@ async function runOurs(job: string, o: { steps: number; timeoutMs: number; fullS
     while (complete.size < TAGS && Date.now() < deadline) {
       await sleep(scrolling ? 20 : 100);
       if (scrolling && complete.size > 0) {
-        const shown = (await wp.page.evaluate(ON_SCREEN)) as string[];
+        const shown = await wp.page.evaluate<string[]>(ON_SCREEN);
         if (shown.length && shown.every((id) => complete.has(id))) {
           await wp.page.evaluate('window.scrollBy(0, window.innerHeight)');
           scrolls++;
@@ -174,7 +174,7 @@ async function runOurs(job: string, o: { steps: number; timeoutMs: number; fullS
     const gpuPeak = (await gpuRss.stop()).totalMb;
     const cdp = await wp.page.context().newCDPSession(wp.page);
     await cdp.send('Performance.enable');
-    const { metrics } = (await cdp.send('Performance.getMetrics')) as { metrics: { name: string; value: number }[] };
+    const { metrics } = await cdp.send('Performance.getMetrics');
     const heapMb = (metrics.find((m) => m.name === 'JSHeapUsedSize')?.value ?? 0) / 1024 / 1024;
     const probe = await host.probe(10_000);
     const stats = await host.stats();
@@ -293,11 +293,11 @@ async function main(): Promise<void> {
   });
   const steps = Number(values.steps);
   const compositing = values.compositing as Compositing;
-  if (compositing !== 'software' && compositing !== 'gpu') throw new Error(`--compositing software|gpu, not '${compositing}'`);
+  if (compositing !== 'software' && compositing !== 'gpu') throw new Error(`--compositing software|gpu, not '${String(values.compositing)}'`);
   if (values['ours-child']) {
     // One trial of ours in a fresh process: its RSS is the host side's alone, not what the
     // previous trials (or the peer's HTTP bodies) left in this process's heap.
-    process.stdout.write(`RESULT ${JSON.stringify(await runOurs(values['ours-child'], { steps, timeoutMs: 180_000, fullStream: values['full-stream'], viewport: parseViewport(values.viewport!), compositing }))}\n`);
+    process.stdout.write(`RESULT ${JSON.stringify(await runOurs(values['ours-child'], { steps, timeoutMs: 180_000, fullStream: values['full-stream'], viewport: parseViewport(values.viewport), compositing }))}\n`);
     return;
   }
   const trials = Number(values.trials);

@@ -1,5 +1,6 @@
 // `npm run bench -- relay-ingest`: the client side of the metrics path, from the bytes a relay
-// sent to the points in the store (issue 16 §3), three ways in one run on the same batches:
+// sent to the points in the store (binary points frames, src/shared/points-frame.ts), three
+// ways in one run on the same batches:
 //   old     the JSON points message → one object per point (the former decodePoints) → regrouped
 //           per series into {step, wallTime, value} objects → store (the path before binary frames)
 //   json    the JSON message → tag-grouped columns → store (this client talking to an older relay)
@@ -69,7 +70,7 @@ interface OldPoint {
 /** The former client path: parse, one object per point, regroup per series, store. */
 function oldIngest(store: MetricsStore, text: Buffer): void {
   const msg = parseServerMessage(text.toString('utf8')) as PointsMessage;
-  const points: OldPoint[] = new Array(msg.tag.length);
+  const points = new Array<OldPoint>(msg.tag.length);
   for (let i = 0; i < msg.tag.length; i++) points[i] = { run: msg.run, role: msg.role, tag: msg.tags[msg.tag[i]], step: msg.step[i], wallTime: msg.wallTime[i], value: fromWireNumber(msg.value[i]) };
   const groups = new Map<string, { tag: string; role: string; points: Point[] }>();
   for (const p of points) {

@@ -5,6 +5,7 @@
 // Ends with: BENCH relay scalars_per_s=… raw_ratio=… latency_p99_ms=… rss_mb=… viewers_4_cpu_ratio=…
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { PointBatch } from '../../src/relay/sources/source';
 import { FileReaderOptions, TfRecordFileReader } from '../../src/relay/tfrecord/file-reader';
@@ -79,15 +80,15 @@ async function rustboard(dir: string, extra: string[]): Promise<{ seconds: numbe
   const seconds = await new Promise<number | undefined>((resolve) => {
     const timer = setTimeout(() => resolve(undefined), 180_000);
     const onData = (b: Buffer) => {
-      log += b;
+      log += b.toString();
       const m = /Finished load cycle \(([\d.]+)(ms|s)\)/.exec(log);
       if (m) {
         clearTimeout(timer);
         resolve(Number(m[1]) / (m[2] === 'ms' ? 1000 : 1));
       }
     };
-    proc.stdout!.on('data', onData);
-    proc.stderr!.on('data', onData);
+    proc.stdout.on('data', onData);
+    proc.stderr.on('data', onData);
     proc.once('exit', () => resolve(undefined));
   });
   try {
@@ -97,7 +98,7 @@ async function rustboard(dir: string, extra: string[]): Promise<{ seconds: numbe
   }
   clearInterval(sampler);
   const exited = new Promise((r) => proc.once('exit', r));
-  proc.stdin!.end();
+  proc.stdin.end();
   proc.kill('SIGTERM');
   await exited; // it must not compete with the next measurement
   if (seconds === undefined) console.log(`  rustboard did not report a load cycle: ${log.slice(-300)}`);
@@ -127,11 +128,11 @@ async function latency(): Promise<{ p50: number; p99: number; received: number; 
   });
   client.start();
   const others = spawn(process.execPath, [path.join(__dirname, 'relay-clients.js'), relay.url, '9'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  others.stdout!.on('data', (b: Buffer) => (othersReceived = Number(String(b).trim().split('\n').pop())));
+  others.stdout.on('data', (b: Buffer) => (othersReceived = Number(String(b).trim().split('\n').pop())));
   await sleep(1000);
   const writer = spawn(process.execPath, [path.join(__dirname, 'relay-writer.js'), file, '10000', '10'], { stdio: ['ignore', 'pipe', 'inherit'] });
   let written = 0;
-  writer.stdout!.on('data', (b) => (written = Number(String(b).trim())));
+  writer.stdout.on('data', (b) => (written = Number(String(b).trim())));
   let peak = { rss: 0, hwm: 0 };
   const sampler = setInterval(() => {
     const r = rssMb(relay.proc.pid!);
@@ -291,7 +292,7 @@ async function main(): Promise<void> {
   console.log(`  the same reader in one thread ${one.toFixed(3)} s  (read-ahead speed-up ${(one / ing).toFixed(2)}x; raw_ratio alone ${(raw / one).toFixed(3)})`);
   console.log(`  raw_ratio (relay / raw throughput) = ${(raw / ing).toFixed(3)}   trials: relay ${ours.map((x) => x.toFixed(3)).join(', ')} s; raw ${raws.map((x) => x.toFixed(3)).join(', ')} s`);
   console.log(`  cold first ingest of the process (worker start, JIT): ${cold.toFixed(3)} s`);
-  console.log(`  CPU time of the relay reader: median ${median(cpus).toFixed(3)} s = ${fmt(scalars / median(cpus))} scalars per CPU-second (load average now ${fs.readFileSync('/proc/loadavg', 'utf8').split(' ')[0]} on ${require('node:os').cpus().length} cores)`);
+  console.log(`  CPU time of the relay reader: median ${median(cpus).toFixed(3)} s = ${fmt(scalars / median(cpus))} scalars per CPU-second (load average now ${fs.readFileSync('/proc/loadavg', 'utf8').split(' ')[0]} on ${os.cpus().length} cores)`);
   if (process.env.RELAY_BENCH_ONLY === 'ingest') return;
   const rbDir = path.dirname(file);
   const rbDefault = await rustboard(rbDir, []);

@@ -58,7 +58,12 @@ export function descendants(root: number): number[] {
   }
   const out: number[] = [];
   const todo = [root];
-  while (todo.length) for (const c of children.get(todo.pop()!) ?? []) out.push(c), todo.push(c);
+  while (todo.length) {
+    for (const c of children.get(todo.pop()!) ?? []) {
+      out.push(c);
+      todo.push(c);
+    }
+  }
   return out;
 }
 
@@ -81,7 +86,10 @@ export async function busiest(pids: number[], work: () => Promise<unknown>): Pro
   let most = -1;
   pids.forEach((p, i) => {
     const d = cpuSecondsOf(p) - before[i];
-    if (d > most) (most = d), (best = p);
+    if (d > most) {
+      most = d;
+      best = p;
+    }
   });
   return best;
 }

@@ -47,15 +47,15 @@ export async function runTensorBoard(logdir: string, o: { tags: number; steps: n
     const base = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`tensorboard did not start: ${log.slice(-500)}`)), o.timeoutMs);
       const onData = (b: Buffer) => {
-        log += b;
+        log += b.toString();
         const m = /(http:\/\/[^\s]+:\d+\/)/.exec(log);
         if (m) {
           clearTimeout(timer);
           resolve(m[1]);
         }
       };
-      proc.stdout!.on('data', onData);
-      proc.stderr!.on('data', onData);
+      proc.stdout.on('data', onData);
+      proc.stderr.on('data', onData);
       proc.once('exit', (c) => reject(new Error(`tensorboard exited ${c}: ${log.slice(-500)}`)));
     });
     let serveMs = 0;

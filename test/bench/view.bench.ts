@@ -16,7 +16,7 @@ import { parseArgs } from 'util';
 import type { CDPSession, Page } from 'playwright-core';
 import { launchChromium } from '../harness/browser';
 import { openWebviewPage, WebviewPage } from '../harness/webview-page';
-import { MetricsStore } from '../../src/metrics/store/store';
+import { MetricsStore, type Point } from '../../src/metrics/store/store';
 import { ViewController } from '../../src/metrics/view/view-controller';
 import { silentLogger } from '../../src/shared/log';
 import { ChartFrame, UI_STRING_KEYS, UiStrings } from '../../src/shared/metrics-protocol';
@@ -74,7 +74,7 @@ async function collect(page: Page): Promise<PageStats> {
 }
 
 async function heapMb(cdp: CDPSession): Promise<number> {
-  const { metrics } = (await cdp.send('Performance.getMetrics')) as { metrics: { name: string; value: number }[] };
+  const { metrics } = await cdp.send('Performance.getMetrics');
   return (metrics.find((m) => m.name === 'JSHeapUsedSize')?.value ?? 0) / 1024 / 1024;
 }
 
@@ -152,7 +152,7 @@ async function run(mode: 'ours' | 'naive', o: { series: number; perSeries: numbe
     const tickStart = Date.now();
     const to = Math.min(o.perSeries, step + perTick);
     for (let i = 0; i < names.length; i++) {
-      const pts = new Array(to - step);
+      const pts = new Array<Point>(to - step);
       for (let s = step; s < to; s++) pts[s - step] = { step: s, wallTime: 1.7e9 + s * 0.01, value: valueAt(i, s) };
       ctl.addPoints('bench', i < 3 ? 'explorer' : 'trainer', names[i], pts);
     }

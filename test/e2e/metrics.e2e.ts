@@ -13,7 +13,7 @@ import type { FrameLocator } from 'playwright-core';
 import { repoRoot, venvPython } from '../harness/paths';
 import { emaSmooth } from '../../src/metrics/store/smoothing';
 import { STATUS_SMOOTHING } from '../../src/metrics/view/status-model';
-import { openWorkbench, Workbench } from './workbench';
+import { attributesOf, openWorkbench, Workbench } from './workbench';
 
 const FIXTURE = path.join(repoRoot, 'test', 'fixtures', 'metrics', 'trinity_job.py');
 // More steps than the plot has pixels: buckets hold several steps, so the envelope matters.
@@ -106,7 +106,7 @@ for (const [theme, name, via] of [
     try {
       // The expected charts: pinned row first (reward, eval score, losses, response length).
       const pinned = view.locator('details.section.pinned .card');
-      assert.deepEqual(await pinned.evaluateAll((els) => els.map((e) => e.getAttribute("data-chart"))), [
+      assert.deepEqual(await attributesOf(pinned, 'data-chart'), [
         'rollout/accuracy/mean',
         'critic/rewards/mean',
         'eval/gsm8k-eval/accuracy/mean_4',
@@ -115,11 +115,11 @@ for (const [theme, name, via] of [
         'response_length/mean',
       ]);
       // …then sections in Trinity's order.
-      assert.deepEqual(await view.locator('details.section').evaluateAll((els) => els.map((e) => e.getAttribute('data-group'))), ['', 'rollout', 'actor', 'critic', 'time', 'perf']);
+      assert.deepEqual(await attributesOf(view.locator('details.section'), 'data-group'), ['', 'rollout', 'actor', 'critic', 'time', 'perf']);
       for (const group of ['rollout', 'critic']) assert.equal(await view.locator(`details.section[data-group="${group}"]`).count(), 1);
       // The planted one-point spike is inside the envelope of its bucket (hover legend).
       const spike = await pointAtStep(view, 'rollout/accuracy/mean', SPIKE_STEP);
-      assert.ok(spike.range[1] > spike.range[0], `bucket ${spike.range} holds one step: the chart is not downsampled`);
+      assert.ok(spike.range[1] > spike.range[0], `bucket ${spike.range.join('–')} holds one step: the chart is not downsampled`);
       const legend = view.locator('.card[data-chart="rollout/accuracy/mean"] .legend');
       assert.match((await legend.locator('.envelope').innerText()).replace(/\s+/g, ' '), /max 5\b/);
       // Status bar: the latest reward mean and a trend arrow.
@@ -175,7 +175,7 @@ for (const [theme, name, via] of [
       await filter.fill('^actor/');
       await view.locator('.card[data-chart="rollout/accuracy/mean"]').waitFor({ state: 'hidden' });
       assert.deepEqual(
-        (await view.locator('.card:visible').evaluateAll((els) => els.map((e) => e.getAttribute('data-chart')))).sort(),
+        (await attributesOf(view.locator('.card:visible'), 'data-chart')).sort(),
         ['actor/entropy', 'actor/kl_loss', 'actor/pg_loss'],
       );
       await filter.fill('actor/(');

@@ -7,7 +7,7 @@
 import * as assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { startTrinityServe, TrinityServe, trinityServeSkipReason } from '../harness/trinity-serve';
-import { openWorkbench, Workbench } from './workbench';
+import { attributesOf, openWorkbench, Workbench } from './workbench';
 
 const skip = trinityServeSkipReason();
 let serve: TrinityServe | undefined;
@@ -42,7 +42,7 @@ test('online playground: chat round trip, A/B choice sent, commit, counters move
   await view.locator('#send').click();
   await view.locator('.alt[data-msg-id]').nth(1).waitFor({ timeout: 90_000 });
   await view.locator('#m-total b', { hasText: '2' }).waitFor({ timeout: 20_000 });
-  const ids = await view.locator('.alt[data-msg-id]').evaluateAll((els) => els.map((e) => e.getAttribute('data-msg-id')));
+  const ids = await attributesOf(view.locator('.alt[data-msg-id]'), 'data-msg-id');
   assert.equal(new Set(ids).size, 2);
 
   await view.locator('.alt .choose').nth(1).click();

@@ -109,3 +109,9 @@ export async function openWorkbench(opts: WorkbenchOptions = {}): Promise<Workbe
     throw e;
   }
 }
+
+/** The `name` attribute of every element `loc` matches, in order (read in the page: the node
+ *  tsconfig has no DOM types, so the element's one method used is typed here). */
+export function attributesOf(loc: Locator, name: string): Promise<(string | null)[]> {
+  return loc.evaluateAll((els: { getAttribute(n: string): string | null }[], n: string) => els.map((e) => e.getAttribute(n)), name);
+}
