@@ -29,7 +29,9 @@ Checks Trinity-RFT, ASTuner and AgentJet configs (the same engine as the editor)
 Options:
   --format text|json|sarif   Output format (default: text)
   --kind auto|trinity|astuner|ajet
-                             Check every file as this kind (default: auto-detect)
+                             Check every file as this kind, whatever its content or
+                             \`# agentrl:\` line says (default: auto-detect; a file named
+                             here that matches no kind is checked as the likeliest one)
   --root DIR                 Project root: relative paths and Python names resolve here
                              (default: the current directory; repeatable)
   --trinity-version V        Trinity-RFT release in force (${TRINITY_VERSIONS.join(', ')}; default:
@@ -46,10 +48,12 @@ Exit status: 0 no errors, 1 errors found, 2 usage or I/O error.
 
 const GLOB_CHARS = /[*?[\]{}]/;
 
-/** Expands files, directories (their *.yaml / *.yml) and globs, in a stable order. */
-export function expandInputs(inputs: string[], cwd = process.cwd()): { files: string[]; missing: string[] } {
+/** Expands files, directories (their *.yaml / *.yml) and globs, in a stable order. `named` are
+ *  the files given by their own name: those are never skipped as "not a config". */
+export function expandInputs(inputs: string[], cwd = process.cwd()): { files: string[]; missing: string[]; named: Set<string> } {
   const files: string[] = [];
   const missing: string[] = [];
+  const named = new Set<string>();
   for (const input of inputs) {
     const abs = path.resolve(cwd, input);
     let st: fs.Stats | undefined;
@@ -58,7 +62,10 @@ export function expandInputs(inputs: string[], cwd = process.cwd()): { files: st
     } catch {
       st = undefined;
     }
-    if (st?.isFile()) files.push(abs);
+    if (st?.isFile()) {
+      files.push(abs);
+      named.add(abs);
+    }
     else if (st?.isDirectory()) files.push(...walkFiles(abs, { accept: (rel) => /\.ya?ml$/.test(rel), maxDepth: 20, skipHidden: false, skipDirs: CLI_SKIP_DIRS }).files);
     else if (GLOB_CHARS.test(input)) {
       const parts = input.split(/[/\\]/);
@@ -75,7 +82,7 @@ export function expandInputs(inputs: string[], cwd = process.cwd()): { files: st
       if (files.length === before) missing.push(input);
     } else missing.push(input);
   }
-  return { files: [...new Set(files)], missing };
+  return { files: [...new Set(files)], missing, named };
 }
 
 interface FileResult {
@@ -215,7 +222,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
       return 2;
     }
   }
-  const { files, missing } = expandInputs(positionals, cwd);
+  const { files, missing, named } = expandInputs(positionals, cwd);
   if (missing.length) {
     io.stderr(`agentrl check: no such file or no match: ${missing.join(', ')}\n`);
     return 2;
@@ -235,11 +242,11 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
       continue;
     }
     if ('binary' in r) {
-      results.push({ file: shown, kind: null, diagnostics: [{ severity: kind === 'auto' ? 'warning' : 'error', code: 'input.binary', message: render(l10n.t('Binary content: not a YAML text file.'), lang), path: '', range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } } }] });
+      results.push({ file: shown, kind: null, diagnostics: [{ severity: kind === 'auto' && !named.has(f) ? 'warning' : 'error', code: 'input.binary', message: render(l10n.t('Binary content: not a YAML text file.'), lang), path: '', range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } } }] });
       continue;
     }
     texts.set(f, r.text);
-    const a = checker.analyzeText(f, r.text);
+    const a = checker.analyzeText(f, r.text, { guessKind: named.has(f) });
     results.push({ file: shown, kind: a.kind, diagnostics: toCheckDiagnostics(a, lang), analysis: a });
   }
   // second pass: explorer/trainer halves of one job must agree
@@ -251,7 +258,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
   for (const r of results) {
     const facts = r.analysis?.docs[0]?.facts;
     if (!facts || !index.peersOf(facts).length) continue;
-    const a = checker.analyzeText(facts.file, texts.get(facts.file)!, { peers: index });
+    const a = checker.analyzeText(facts.file, texts.get(facts.file)!, { peers: index, guessKind: named.has(facts.file) });
     r.analysis = a;
     r.diagnostics = toCheckDiagnostics(a, lang);
   }
