@@ -13,12 +13,12 @@
 // trinity_configs.md; they carry `x-upstream-elsewhere`.
 import { doc } from '../core/l10n-text';
 import type { ReleaseDelta } from './releases';
+import { TRINITY_LINES } from './field-at';
 import { boolField, classDef, classRef, enumField, intField, mapField, strField } from './nodes';
 
 const dnsNote = { en: 'Do not set: Trinity computes it', zh: '请勿设置：由 Trinity 计算' };
 const dns = (en: string, zh: string) => ({ en: `${dnsNote.en}: ${en}`, zh: `${dnsNote.zh}：${zh}` });
-const LINE_A = 'pan-x-c@0ccf77cf';
-const LINE_B = 'agentscope-ai@1d7fae4a';
+const [LINE_A, LINE_B] = TRINITY_LINES['0.6.0'].map((l) => l.id); // pan-x-c@0ccf77cf, agentscope-ai@1d7fae4a
 const monitorPy = 'read by trinity/utils/monitor.py (pan-x-c/Trinity-RFT) and documented in trinity_configs.md; in neither stored config.py line';
 
 export const TRINITY_0_6: ReleaseDelta = {
