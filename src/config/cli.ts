@@ -35,8 +35,13 @@ Options:
   --root DIR                 Project root: relative paths and Python names resolve here
                              (default: the current directory; repeatable)
   --trinity-version V        Trinity-RFT release in force (${TRINITY_VERSIONS.join(', ')}; default:
-                             the installed package under the root, else the newest). Fields,
-                             values and names of later releases are reported as needing them
+                             the installed package under the root, else its pin in
+                             requirements*.txt, pyproject.toml, setup.cfg, environment.yml or
+                             uv.lock, else the newest). Fields, values and names of
+                             later releases are reported as needing them
+  --verl-version V           verl release under the trainer (default: installed or pinned under
+                             the root). With verl ≥ 0.8, Trinity-RFT 0.6 ignores
+                             trainer.trainer_config and M2PO can run
   --env NAME=VALUE           Environment for \${oc.env:…} interpolations (repeatable)
   --no-paths                 Do not check that local paths exist
   --quiet                    Text format: errors only
@@ -165,6 +170,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
         kind: { type: 'string', default: 'auto' },
         root: { type: 'string', multiple: true },
         'trinity-version': { type: 'string' },
+        'verl-version': { type: 'string' },
         env: { type: 'string', multiple: true },
         'no-paths': { type: 'boolean', default: false },
         quiet: { type: 'boolean', default: false },
@@ -201,6 +207,11 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
     io.stderr(`agentrl check: --trinity-version must look like 0.5.2 (got '${tv}')\n`);
     return 2;
   }
+  const vv = values['verl-version'] as string | undefined;
+  if (vv && !/^\d+\.\d+(\.\d+)?/.test(vv)) {
+    io.stderr(`agentrl check: --verl-version must look like 0.8.0 (got '${vv}')\n`);
+    return 2;
+  }
   const env: Record<string, string> = {};
   for (const e of (values.env as string[] | undefined) ?? []) {
     const i = e.indexOf('=');
@@ -227,7 +238,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
     io.stderr(`agentrl check: no such file or no match: ${missing.join(', ')}\n`);
     return 2;
   }
-  const checker = new EngineChecker({ roots, env, kind: kind as ConfigKind | 'auto', trinityVersion: tv, trinityVersionSource: tv ? '--trinity-version' : undefined, checkPaths: !values['no-paths'] });
+  const checker = new EngineChecker({ roots, env, kind: kind as ConfigKind | 'auto', trinityVersion: tv, trinityVersionSource: tv ? '--trinity-version' : undefined, verlVersion: vv, checkPaths: !values['no-paths'] });
   const results: FileResult[] = [];
   const texts = new Map<string, string>();
   let ioError = false;

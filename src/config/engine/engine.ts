@@ -24,18 +24,20 @@ import { PARALLEL_RULES } from '../rules/trinity/parallel';
 import { agentscopeTunerRule } from '../rules/trinity/agentscope';
 import { syncRule } from '../rules/trinity/sync';
 import { trainerRule } from '../rules/trinity/trainer';
+import { m2poRule } from '../rules/trinity/m2po';
+import { verlEngineRule } from '../rules/trinity/verl';
 import { LATEST_TRINITY, TRINITY_VERSIONS } from '../schema/schemas';
 import { validateSchema } from '../schema/validate';
 import { collectSites, type Site } from '../schema/sites';
 import { LineIndex } from '../core/text';
 import { findPlaceholders, renderPlaceholders } from '../core/placeholders';
 import type { PythonIndex } from '../workspace/pyindex';
-import { modelineVersion, resolveTrinityVersion, type TrinityVersionInForce } from '../workspace/trinity-version';
+import { modelineVersion, resolveTrinityVersion, type PackageInForce, type TrinityVersionInForce } from '../workspace/trinity-version';
 import { parseYaml, type ParseCache, type ParseResult } from '../yaml/parse';
 import { deref, type VNode } from '../yaml/tree';
 import type { VersionSource } from '../schema/version-findings';
 
-export const TRINITY_RULES: Rule[] = [modeRule, modelRule, lengthRule, algorithmRule, gpuRule, ...PARALLEL_RULES, syncRule, explorerRule, bufferRule, trainerRule, agentscopeTunerRule, physicalRule];
+export const TRINITY_RULES: Rule[] = [modeRule, modelRule, lengthRule, algorithmRule, m2poRule, gpuRule, ...PARALLEL_RULES, syncRule, explorerRule, bufferRule, trainerRule, verlEngineRule, agentscopeTunerRule, physicalRule];
 
 export interface EngineOptions {
   /** Workspace folders (CLI: --root, default cwd). */
@@ -55,6 +57,8 @@ export interface EngineOptions {
   trinity?: TrinityVersionInForce;
   /** Where `trinityVersion` came from ("pinned in requirements.txt"), for version messages. */
   trinityVersionSource?: VersionSource;
+  /** The verl the workspace installs or pins (the trainer backend of Trinity-RFT ≥ 0.6). */
+  verl?: PackageInForce;
   /** Rule ids to skip (tests remove one rule to show that its findings come from it). */
   disabledRules?: ReadonlySet<string>;
   python?: PythonIndex;
@@ -173,7 +177,7 @@ export function analyze(text: string, file: string | undefined, opts: EngineOpti
     const env = (name: string) => (Object.prototype.hasOwnProperty.call(extra, name) ? extra[name] : process.env[name]);
     const resolution = resolveInterpolations({ kind, root, text, env, sink });
     const sites = collectSites(kind, root);
-    const ruleEnv: RuleEnv = { kind, file, text, root, roots, python: opts.python, trinityVersion, trinityVersionSource, sink, checkPaths: opts.checkPaths !== false };
+    const ruleEnv: RuleEnv = { kind, file, text, root, roots, python: opts.python, trinityVersion, trinityVersionSource, sink, checkPaths: opts.checkPaths !== false, verl: opts.verl };
     runKeyRules({ kind, sites, resolution, sink, python: opts.python, roots, file, trinityVersion, trinityVersionSource, checkPaths: opts.checkPaths !== false });
     const da: DocAnalysis = { root, resolution, sites };
     if (kind === 'trinity') {

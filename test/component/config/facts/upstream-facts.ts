@@ -40,7 +40,16 @@ export interface UpRegistry {
   names: { name: string; line: number }[];
 }
 
+export interface UpFunction {
+  file: string;
+  line: number;
+  /** Each raise, assert and logger.warning with its message (f-string values as `{…}`). */
+  checks: { kind: 'raise' | 'assert' | 'warning'; line: number; message: string }[];
+}
+
 export interface UpFacts {
+  /** Methods of every class, as `Class.method`. */
+  functions: Record<string, UpFunction>;
   classes: Record<string, UpClass>;
   enums: Record<string, UpEnum>;
   registries: Record<string, UpRegistry>;

@@ -121,6 +121,35 @@ def _fields(node: ast.ClassDef, constants: Json) -> list[Json]:
     return out
 
 
+def _message(node: ast.expr | None) -> str:
+    """The text of a raise / assert / log message: f-string parts joined, `{…}` for values."""
+    if node is None:
+        return ""
+    if isinstance(node, ast.Call) and node.args:
+        return _message(node.args[0])
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return "".join(v.value if isinstance(v, ast.Constant) else "{…}" for v in node.values)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _message(node.left) + _message(node.right)
+    return ast.unparse(node)
+
+
+def _function(module: _Module, fn: ast.FunctionDef) -> Json:
+    """A method with what it checks: each raise, assert and logger.warning, with its message."""
+    checks = []
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Raise) and node.exc is not None:
+            checks.append({"kind": "raise", "line": node.lineno, "message": _message(node.exc)})
+        elif isinstance(node, ast.Assert):
+            checks.append({"kind": "assert", "line": node.lineno, "message": _message(node.msg)})
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "warning":
+            checks.append({"kind": "warning", "line": node.lineno, "message": _message(node.args[0] if node.args else None)})
+    checks.sort(key=lambda c: c["line"])
+    return {"file": str(module.path), "line": fn.lineno, "checks": checks}
+
+
 def _registries(module: _Module) -> list[Json]:
     out = []
     for node in module.tree.body:
@@ -212,7 +241,8 @@ def extract(paths: list[Path]) -> Json:
     for name, (module, node) in raw.items():
         classes[name] = {"file": str(module.path), "line": node.lineno, "bases": _base_names(node), "fields": fields_of(name)}
     registries = {r["var"]: {**r, "file": str(m.path)} for m in modules for r in _registries(m)}
-    return {"classes": classes, "enums": enums, "registries": registries, "constants": constants}
+    functions = {f"{c.name}.{fn.name}": _function(m, fn) for m in modules for c in ast.walk(m.tree) if isinstance(c, ast.ClassDef) for fn in c.body if isinstance(fn, ast.FunctionDef)}
+    return {"classes": classes, "enums": enums, "registries": registries, "constants": constants, "functions": functions}
 
 
 def main(argv: list[str]) -> int:
