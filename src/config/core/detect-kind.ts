@@ -114,7 +114,7 @@ export function detectKind(opts: {
 
 /** Top-level keys read off the text line by line (column 0 `key:`), for documents the parser
  *  could not give a root for (a tab in the indentation, a limit hit before parsing). */
-export function textTopKeys(text: string, maxLines = 5000): string[] {
+function textTopKeys(text: string, maxLines = 5000): string[] {
   const keys: string[] = [];
   let offset = 0;
   for (let i = 0; i < maxLines && offset < text.length; i++) {

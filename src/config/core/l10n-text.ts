@@ -56,7 +56,7 @@ export const ENGLISH: Lang = { l10n: english, locale: 'en' };
 const MAX_VALUE_CHARS = 200;
 
 /** `s`, or its start and how much was left out. */
-export function clip(s: string, max = MAX_VALUE_CHARS): string {
+function clip(s: string, max = MAX_VALUE_CHARS): string {
   return s.length <= max ? s : `${s.slice(0, max - 40)}…(+${s.length - (max - 40)})`;
 }
 

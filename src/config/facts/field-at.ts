@@ -56,13 +56,7 @@ export function linesWithout(node: SchemaNode, release: string): StoredLine[] {
   return (TRINITY_LINES[release] ?? []).filter((l) => !only.includes(l.id));
 }
 
-/** True when the key is older than `release` but some of its stored lines removed it. */
-export function removedInSomeLine(node: SchemaNode, release: string): boolean {
-  const since = node['x-since'];
-  return linesWithout(node, release).length > 0 && (!since || compareVersions(since, release) < 0);
-}
-
-export interface FieldState {
+interface FieldState {
   default?: unknown;
   nullable?: boolean;
   /** The nested dataclass (`$ref`) the field held. */

@@ -8,7 +8,7 @@ import { UNKNOWN, type ConfigView } from '../view';
 export const MODES = ['both', 'explore', 'train', 'bench', 'serve', 'colocate'] as const;
 
 /** The release the 0.6 rules belong to (from its facts, not a second copy of the number). */
-export const SINCE_0_6 = TRINITY_0_6.version;
+const SINCE_0_6 = TRINITY_0_6.version;
 export const atLeast06 = (ctx: { trinityVersion: string }) => compareVersions(ctx.trinityVersion, SINCE_0_6) >= 0;
 export type Mode = (typeof MODES)[number];
 

@@ -8,7 +8,7 @@
 import type { Rule } from '../context';
 
 /** Upstream checks made outside the Trinity rules, and where. */
-export const CHECKED_ELSEWHERE: Readonly<Record<string, string>> = {
+const CHECKED_ELSEWHERE: Readonly<Record<string, string>> = {
   'DeprecatedConfigValidator.validate': 'x-deprecated on explorer.runner_num (trinity.deprecated-key)',
   'AlgorithmConfigValidator.validate': 'the registry names of algorithm_type, sample_strategy, policy_loss_fn, advantage_fn, kl_loss_fn, kl_penalty_fn and entropy_loss_fn (names.unknown); warmup_style: x-deprecated (trinity.deprecated-key); check_config: the algorithm rules',
   'MonitorConfigValidator.validate': 'the registry name of monitor_type (names.unknown)',
@@ -18,7 +18,7 @@ export const CHECKED_ELSEWHERE: Readonly<Record<string, string>> = {
 
 /** Upstream checks no rule of ours transcribes, with the reason (`Class.method` or
  *  `Class.method: start of the message` for one check of a method). */
-export const NOT_TRANSCRIBED: Readonly<Record<string, string>> = {
+const NOT_TRANSCRIBED: Readonly<Record<string, string>> = {
   'ConfigValidator.__init__': 'sets up the logger',
   'ConfigValidator.validate': 'abstract',
   'RayClusterConfigValidator.validate': 'sets ray_namespace and calls the helpers (checked there)',
