@@ -199,3 +199,23 @@ test('an explicit --kind beats a `# agentrl: none` modeline; without it the mode
   assert.equal(r.kind, 'trinity');
   assert.ok(r.diagnostics.some((d) => d.code === 'trinity.length.exceeds-max-model-len'));
 });
+
+test('the Trinity-RFT and verl versions come from the project\'s pins (no flag, no venv)', () => {
+  const dir = tempDir('agentrl-cli-');
+  fs.writeFileSync(path.join(dir, 'c.yaml'), trinity({ explorer: { rollout_model: { data_parallel_size: 1 } }, trainer: { trainer_config: { actor_rollout_ref: { actor: { use_dynamic_bsz: true } } } } }));
+  fs.writeFileSync(path.join(dir, 'pyproject.toml'), '[project]\nname = "rl"\ndependencies = ["trinity-rft==0.5.2"]\n');
+  const old = JSON.parse(cli(dir, '--format', 'json', 'c.yaml').stdout)[0] as { diagnostics: { code: string; message: string }[] };
+  const newer = old.diagnostics.find((d) => d.code === 'version.newer-key');
+  assert.match(newer?.message ?? '', /this workspace has 0\.5\.2 \(pinned: 0\.5\.2 \(pyproject\.toml\)\)/);
+  // Trinity-RFT 0.6 with verl 0.8 pinned in the conda environment: trainer_config is ignored
+  fs.writeFileSync(path.join(dir, 'pyproject.toml'), '[project]\nname = "rl"\ndependencies = ["trinity-rft==0.6.0"]\n');
+  fs.writeFileSync(path.join(dir, 'environment.yml'), 'dependencies:\n  - pip:\n    - verl==0.8.0\n');
+  const r = JSON.parse(cli(dir, '--format', 'json', 'c.yaml').stdout)[0] as { diagnostics: { code: string; message: string }[] };
+  const ignored = r.diagnostics.find((d) => d.code === 'trinity.trainer.verl-config-ignored');
+  assert.match(ignored?.message ?? '', /^verl ≥ 0\.8 \(verl 0\.8\.0, pinned in environment\.yml\)/);
+  assert.match(ignored?.message ?? '', /`trainer\.use_dynamic_bsz` for `actor_rollout_ref\.actor\.use_dynamic_bsz`/);
+  // --verl-version names the verl outright; 0.7.1 (0.6's own pin): no warning
+  const legacy = JSON.parse(cli(dir, '--format', 'json', '--verl-version', '0.7.1', 'c.yaml').stdout)[0] as { diagnostics: { code: string }[] };
+  assert.ok(!legacy.diagnostics.some((d) => d.code === 'trinity.trainer.verl-config-ignored'));
+  assert.equal(cli(dir, '--verl-version', 'new', 'c.yaml').code, 2);
+});
