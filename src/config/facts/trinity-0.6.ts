@@ -120,6 +120,9 @@ export const TRINITY_0_6: ReleaseDelta = {
   changes: [
     { cls: 'Config', key: 'ray_namespace', doc: { en: 'Ray namespace; empty means `<project>/<group>/<name>` (empty parts left out; 0.5 used `<project>/<name>`), which lets the explorer and trainer processes of one job find each other.', zh: 'Ray 命名空间；为空时为 `<project>/<group>/<name>`（省略空段；0.5 为 `<project>/<name>`），同一作业的探索器与训练器进程借此互相发现。' } },
     { cls: 'ExplorerConfig', key: 'db_url', onlyIn: [LINE_B] },
+    // pan-x-c@0ccf77cf's ExplorerConfigValidator forces both ("not user-settable")
+    { cls: 'InferenceModelConfig', key: 'enable_history', doc: doc('Record every chat/generate call (and OpenAI-client call) as an Experience. 0.6 (pan-x-c@0ccf77cf): forced on for the rollout model and off for auxiliary models, whatever is written.', '将每次 chat/generate 调用（及 OpenAI 客户端调用）记录为 Experience。0.6（pan-x-c@0ccf77cf）：rollout 模型强制开启、辅助模型强制关闭，写什么都会被覆盖。') },
+    { cls: 'InferenceModelConfig', key: 'enable_openai_api', doc: doc('Start an OpenAI-compatible server per engine (`model.get_openai_client()`); forced on in serve mode and for auxiliary models. 0.6 (pan-x-c@0ccf77cf): always on, a no-op kept for old configs.', '为每个引擎启动 OpenAI 兼容服务（`model.get_openai_client()`）；serve 模式和辅助模型强制开启。0.6（pan-x-c@0ccf77cf）：始终开启，仅为兼容旧配置而保留。') },
     { cls: 'TrainerConfig', key: 'trainer_strategy', default: 'fsdp2' },
     { cls: 'TrainerConfig', key: 'enable_preview', defaultBy: { [LINE_A]: false, [LINE_B]: true } },
     { cls: 'TrainerConfig', key: 'max_checkpoints_to_keep', default: 0, nullable: false, doc: doc('Keep at most N checkpoints; 0 keeps all (0.6: no longer Optional, null is refused).', '最多保留 N 个检查点；0 表示全部保留（0.6：不再是 Optional，不接受 null）。') },
