@@ -2,13 +2,13 @@
 // _validate_multinode_inference_models, agentscope-ai/Trinity-RFT @ 1c35a79b): an engine takes
 // data_parallel_size × tensor_parallel_size × pipeline_parallel_size GPUs; one larger than a
 // node spans whole nodes; vLLM keeps data parallelism on one node; SGLang needs TP divisible
-// by DP. Also 0.6's over_rollout.return_partial_tasks, which needs a non-fixed sync style
-// (ExplorerConfigValidator, pan-x-c/Trinity-RFT @ 03782715). One rule per upstream check, so
-// each can be shown to be the one that reports.
+// by DP; each parallel size at least 1 (_validate_inference_parallel_config). Also 0.6's
+// over_rollout.return_partial_tasks, which needs a non-fixed sync style (ExplorerConfigValidator,
+// pan-x-c/Trinity-RFT @ 03782715). One rule per upstream check, so each can be shown to be the
+// one that reports.
 import { l10n, verbatim } from '../../core/l10n-text';
 import { report, setValueFix, type Rule, type RuleContext } from '../context';
 import { atLeast06, intOf, items, syncStyleOf } from './common';
-
 
 export interface Engine {
   /** Dotted path of the model section. */
