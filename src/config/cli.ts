@@ -29,12 +29,19 @@ Checks Trinity-RFT, ASTuner and AgentJet configs (the same engine as the editor)
 Options:
   --format text|json|sarif   Output format (default: text)
   --kind auto|trinity|astuner|ajet
-                             Check every file as this kind (default: auto-detect)
+                             Check every file as this kind, whatever its content or
+                             \`# agentrl:\` line says (default: auto-detect; a file named
+                             here that matches no kind is checked as the likeliest one)
   --root DIR                 Project root: relative paths and Python names resolve here
                              (default: the current directory; repeatable)
   --trinity-version V        Trinity-RFT release in force (${TRINITY_VERSIONS.join(', ')}; default:
-                             the installed package under the root, else the newest). Fields,
-                             values and names of later releases are reported as needing them
+                             the installed package under the root, else its pin in
+                             requirements*.txt, pyproject.toml, setup.cfg, environment.yml or
+                             uv.lock, else the newest). Fields, values and names of
+                             later releases are reported as needing them
+  --verl-version V           verl release under the trainer (default: installed or pinned under
+                             the root). With verl ≥ 0.8, Trinity-RFT 0.6 ignores
+                             trainer.trainer_config and M2PO can run
   --env NAME=VALUE           Environment for \${oc.env:…} interpolations (repeatable)
   --no-paths                 Do not check that local paths exist
   --quiet                    Text format: errors only
@@ -46,10 +53,12 @@ Exit status: 0 no errors, 1 errors found, 2 usage or I/O error.
 
 const GLOB_CHARS = /[*?[\]{}]/;
 
-/** Expands files, directories (their *.yaml / *.yml) and globs, in a stable order. */
-export function expandInputs(inputs: string[], cwd = process.cwd()): { files: string[]; missing: string[] } {
+/** Expands files, directories (their *.yaml / *.yml) and globs, in a stable order. `named` are
+ *  the files given by their own name: those are never skipped as "not a config". */
+export function expandInputs(inputs: string[], cwd = process.cwd()): { files: string[]; missing: string[]; named: Set<string> } {
   const files: string[] = [];
   const missing: string[] = [];
+  const named = new Set<string>();
   for (const input of inputs) {
     const abs = path.resolve(cwd, input);
     let st: fs.Stats | undefined;
@@ -58,7 +67,10 @@ export function expandInputs(inputs: string[], cwd = process.cwd()): { files: st
     } catch {
       st = undefined;
     }
-    if (st?.isFile()) files.push(abs);
+    if (st?.isFile()) {
+      files.push(abs);
+      named.add(abs);
+    }
     else if (st?.isDirectory()) files.push(...walkFiles(abs, { accept: (rel) => /\.ya?ml$/.test(rel), maxDepth: 20, skipHidden: false, skipDirs: CLI_SKIP_DIRS }).files);
     else if (GLOB_CHARS.test(input)) {
       const parts = input.split(/[/\\]/);
@@ -75,7 +87,7 @@ export function expandInputs(inputs: string[], cwd = process.cwd()): { files: st
       if (files.length === before) missing.push(input);
     } else missing.push(input);
   }
-  return { files: [...new Set(files)], missing };
+  return { files: [...new Set(files)], missing, named };
 }
 
 interface FileResult {
@@ -158,6 +170,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
         kind: { type: 'string', default: 'auto' },
         root: { type: 'string', multiple: true },
         'trinity-version': { type: 'string' },
+        'verl-version': { type: 'string' },
         env: { type: 'string', multiple: true },
         'no-paths': { type: 'boolean', default: false },
         quiet: { type: 'boolean', default: false },
@@ -194,6 +207,11 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
     io.stderr(`agentrl check: --trinity-version must look like 0.5.2 (got '${tv}')\n`);
     return 2;
   }
+  const vv = values['verl-version'] as string | undefined;
+  if (vv && !/^\d+\.\d+(\.\d+)?/.test(vv)) {
+    io.stderr(`agentrl check: --verl-version must look like 0.8.0 (got '${vv}')\n`);
+    return 2;
+  }
   const env: Record<string, string> = {};
   for (const e of (values.env as string[] | undefined) ?? []) {
     const i = e.indexOf('=');
@@ -215,12 +233,12 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
       return 2;
     }
   }
-  const { files, missing } = expandInputs(positionals, cwd);
+  const { files, missing, named } = expandInputs(positionals, cwd);
   if (missing.length) {
     io.stderr(`agentrl check: no such file or no match: ${missing.join(', ')}\n`);
     return 2;
   }
-  const checker = new EngineChecker({ roots, env, kind: kind as ConfigKind | 'auto', trinityVersion: tv, trinityVersionSource: tv ? '--trinity-version' : undefined, checkPaths: !values['no-paths'] });
+  const checker = new EngineChecker({ roots, env, kind: kind as ConfigKind | 'auto', trinityVersion: tv, trinityVersionSource: tv ? '--trinity-version' : undefined, verlVersion: vv, checkPaths: !values['no-paths'] });
   const results: FileResult[] = [];
   const texts = new Map<string, string>();
   let ioError = false;
@@ -235,11 +253,11 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
       continue;
     }
     if ('binary' in r) {
-      results.push({ file: shown, kind: null, diagnostics: [{ severity: kind === 'auto' ? 'warning' : 'error', code: 'input.binary', message: render(l10n.t('Binary content: not a YAML text file.'), lang), path: '', range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } } }] });
+      results.push({ file: shown, kind: null, diagnostics: [{ severity: kind === 'auto' && !named.has(f) ? 'warning' : 'error', code: 'input.binary', message: render(l10n.t('Binary content: not a YAML text file.'), lang), path: '', range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } } }] });
       continue;
     }
     texts.set(f, r.text);
-    const a = checker.analyzeText(f, r.text);
+    const a = checker.analyzeText(f, r.text, { guessKind: named.has(f) });
     results.push({ file: shown, kind: a.kind, diagnostics: toCheckDiagnostics(a, lang), analysis: a });
   }
   // second pass: explorer/trainer halves of one job must agree
@@ -251,7 +269,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
   for (const r of results) {
     const facts = r.analysis?.docs[0]?.facts;
     if (!facts || !index.peersOf(facts).length) continue;
-    const a = checker.analyzeText(facts.file, texts.get(facts.file)!, { peers: index });
+    const a = checker.analyzeText(facts.file, texts.get(facts.file)!, { peers: index, guessKind: named.has(facts.file) });
     r.analysis = a;
     r.diagnostics = toCheckDiagnostics(a, lang);
   }

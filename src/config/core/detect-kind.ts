@@ -11,8 +11,9 @@ export type KindSetting = ConfigKind | 'none';
 
 export interface Detection {
   kind: ConfigKind | null;
-  /** How it was decided. */
-  by: 'modeline' | 'glob' | 'option' | 'content' | 'none';
+  /** How it was decided (`guess`: a file named on `agentrl check`'s command line that matched
+   *  no kind, checked as the likeliest one rather than skipped). */
+  by: 'modeline' | 'glob' | 'option' | 'content' | 'guess' | 'none';
   /** Span of the modeline, when one decided; `version` from `trinity@0.5`. */
   modeline?: { start: number; end: number; value: string; version?: string };
 }
@@ -99,13 +100,47 @@ export function detectKind(opts: {
   forced?: ConfigKind | 'auto';
 }): Detection {
   const modeline = findModeline(opts.text);
+  // an explicit `--kind` beats the file's own modeline (whose `trinity@X` still names the release)
+  if (opts.forced && opts.forced !== 'auto') return { kind: opts.forced, by: 'option', ...(modeline ? { modeline } : {}) };
   if (modeline) {
     const v = modeline.value === 'off' ? 'none' : modeline.value;
     return { kind: v === 'none' ? null : (v as ConfigKind), by: 'modeline', modeline };
   }
-  if (opts.forced && opts.forced !== 'auto') return { kind: opts.forced, by: 'option' };
   const g = kindFromGlobs(opts.file, opts.globs, opts.roots);
   if (g) return { kind: g === 'none' ? null : g, by: 'glob' };
   const k = kindFromContent(topKeys(opts.root), opts.file, opts.text);
   return { kind: k, by: k ? 'content' : 'none' };
 }
+
+/** Top-level keys read off the text line by line (column 0 `key:`), for documents the parser
+ *  could not give a root for (a tab in the indentation, a limit hit before parsing). */
+function textTopKeys(text: string, maxLines = 5000): string[] {
+  const keys: string[] = [];
+  let offset = 0;
+  for (let i = 0; i < maxLines && offset < text.length; i++) {
+    const nl = text.indexOf('\n', offset);
+    const end = nl < 0 ? text.length : nl;
+    const m = /^["']?([A-Za-z_][\w.-]*)["']?\s*:(?:\s|$)/.exec(text.slice(offset, Math.min(end, offset + 200)));
+    if (m) keys.push(m[1]);
+    offset = end + 1;
+  }
+  return keys;
+}
+
+export interface KindGuess {
+  kind: ConfigKind;
+  /** Trinity-RFT top-level sections among the keys (0 for the agent kinds). */
+  sections: number;
+  keys: number;
+}
+
+/** The kind a file most likely is when its content decides nothing: an `ajet:` / `astuner:`
+ *  key, else Trinity-RFT (a standalone config without an agent framework's root). */
+export function likeliestKind(text: string, root: VNode | undefined): KindGuess {
+  const parsed = topKeys(root);
+  const keys = parsed.length ? parsed : textTopKeys(text);
+  if (keys.includes('ajet')) return { kind: 'ajet', sections: 0, keys: keys.length };
+  if (keys.includes('astuner')) return { kind: 'astuner', sections: 0, keys: keys.length };
+  return { kind: 'trinity', sections: keys.filter((k) => TRINITY_SECTIONS.has(k)).length, keys: keys.length };
+}
+

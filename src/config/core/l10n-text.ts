@@ -51,11 +51,20 @@ export interface Lang {
 
 export const ENGLISH: Lang = { l10n: english, locale: 'en' };
 
+/** Longest value shown whole in a message: a config may hold megabyte scalars (a pasted file,
+ *  a generator gone wrong), and a finding that repeats one is unreadable in an editor or a log. */
+const MAX_VALUE_CHARS = 200;
+
+/** `s`, or its start and how much was left out. */
+function clip(s: string, max = MAX_VALUE_CHARS): string {
+  return s.length <= max ? s : `${s.slice(0, max - 40)}…(+${s.length - (max - 40)})`;
+}
+
 /** The text in the reader's language. */
 export function render(text: Text, lang: Lang = ENGLISH): string {
-  if ('verbatim' in text) return text.verbatim;
+  if ('verbatim' in text) return clip(text.verbatim, 2000);
   if ('en' in text) return lang.locale.toLowerCase().startsWith('zh') ? text.zh : text.en;
-  const arg = (a: TextArg): string => (typeof a !== 'object' ? String(a) : render(a, lang));
+  const arg = (a: TextArg): string => (typeof a !== 'object' ? clip(String(a)) : render(a, lang));
   if ('list' in text) return text.list.map(arg).join(lang.l10n.t(', '));
   return lang.l10n.t(text.message, ...text.args.map(arg));
 }

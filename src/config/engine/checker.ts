@@ -11,7 +11,8 @@ import { ENGLISH, l10n, render, type Lang } from '../core/l10n-text';
 import { compareVersions } from '../core/versions';
 import { LATEST_TRINITY, TRINITY_VERSIONS } from '../schema/schemas';
 import type { VersionSource } from '../schema/version-findings';
-import { detectInstalledTrinity } from '../workspace/installed-trinity';
+import { detectInstalledPackage, detectInstalledTrinity } from '../workspace/installed-trinity';
+import { findPin, type PackageInForce } from '../workspace/trinity-version';
 import { PythonIndex } from '../workspace/pyindex';
 
 export interface CheckerOptions {
@@ -24,6 +25,8 @@ export interface CheckerOptions {
   trinityVersion?: string;
   /** Where an explicit `trinityVersion` came from ("--trinity-version"), for version messages. */
   trinityVersionSource?: VersionSource;
+  /** The verl release in force ('0.8.0'); default: installed or pinned under the roots. */
+  verlVersion?: string;
   /** Scan the roots' Python files for registered names (default true). */
   scanPython?: boolean;
   checkPaths?: boolean;
@@ -48,12 +51,46 @@ function knownRelease(v: string): string | undefined {
   return best;
 }
 
-/** The target release: an explicit setting, else an installed package, else the newest. */
-export function targetTrinityVersion(setting: string | undefined, roots: readonly string[]): { version: string; source: 'setting' | 'installed' | 'default'; detail?: string } {
+const readText = (f: string) => {
+  try {
+    return fs.readFileSync(f, 'utf8');
+  } catch {
+    return undefined;
+  }
+};
+const listDir = (d: string) => {
+  try {
+    return fs.readdirSync(d);
+  } catch {
+    return [];
+  }
+};
+
+/** The target release: an explicit setting, else an installed package, else a pin in the
+ *  project's files (requirements*.txt, pyproject.toml, setup.cfg, environment.yml, uv.lock),
+ *  else the newest. */
+export function targetTrinityVersion(setting: string | undefined, roots: readonly string[]): { version: string; source: 'setting' | 'installed' | 'pin' | 'default'; detail?: string } {
   if (setting && setting !== 'auto') return { version: knownRelease(setting) ?? setting, source: 'setting' };
   const found = detectInstalledTrinity(roots);
   if (found) return { version: knownRelease(found.version) ?? LATEST_TRINITY, source: 'installed', detail: `${found.version} (${found.where})` };
+  for (const root of roots) {
+    const pin = findPin(root, readText, listDir);
+    if (pin) return { version: knownRelease(pin.version) ?? LATEST_TRINITY, source: 'pin', detail: `${pin.version} (${pin.from})` };
+  }
   return { version: LATEST_TRINITY, source: 'default' };
+}
+
+/** The verl under the trainer: an explicit setting, else installed in a workspace venv, else
+ *  pinned in the project's files; undefined when the workspace does not say. */
+export function verlInForce(setting: string | undefined, roots: readonly string[]): PackageInForce | undefined {
+  if (setting) return { version: setting, source: 'setting', from: '--verl-version' };
+  const found = detectInstalledPackage(roots, 'verl');
+  if (found) return { version: found.version, source: 'installed', from: found.where };
+  for (const root of roots) {
+    const pin = findPin(root, readText, listDir, 'verl');
+    if (pin) return { version: pin.version, source: 'pin', from: pin.from };
+  }
+  return undefined;
 }
 
 export class EngineChecker implements ConfigChecker {
@@ -61,11 +98,13 @@ export class EngineChecker implements ConfigChecker {
   readonly roots: string[];
   readonly trinityVersion: string;
   readonly trinityVersionSource: VersionSource;
+  readonly verl?: PackageInForce;
   constructor(private readonly opts: CheckerOptions = {}) {
     this.roots = (opts.roots?.length ? opts.roots : [process.cwd()]).map((r) => path.resolve(r));
     const t = targetTrinityVersion(opts.trinityVersion, this.roots);
     this.trinityVersion = t.version;
-    this.trinityVersionSource = t.source === 'setting' ? opts.trinityVersionSource : t.source === 'installed' ? l10n.t('installed: {0}', t.detail) : undefined;
+    this.trinityVersionSource = t.source === 'setting' ? opts.trinityVersionSource : t.source === 'installed' ? l10n.t('installed: {0}', t.detail) : t.source === 'pin' ? l10n.t('pinned: {0}', t.detail) : undefined;
+    this.verl = verlInForce(opts.verlVersion, this.roots);
   }
 
   engineOptions(): EngineOptions {
@@ -77,6 +116,7 @@ export class EngineChecker implements ConfigChecker {
       forcedKind: this.opts.kind,
       trinityVersion: this.trinityVersion,
       trinityVersionSource: this.trinityVersionSource,
+      verl: this.verl,
       python: this.python,
       checkPaths: this.opts.checkPaths,
     };

@@ -3,7 +3,8 @@
 // (per stage) → cross-file agreement. Pure apart from reading files the config points at.
 import type { ConfigKind } from '../../shared/config-api';
 import { ConfigIndex, crossFileFindings, extractFacts, type JobFacts } from './crossfile';
-import { detectKind, type Detection } from '../core/detect-kind';
+import { detectKind, likeliestKind, type Detection, type KindGuess } from '../core/detect-kind';
+import { KIND_LABEL } from '../core/kind-label';
 import { FindingSink, type Finding } from '../core/findings';
 import { l10n, verbatim } from '../core/l10n-text';
 import { resolveInterpolations, type Resolution } from '../interp/resolve';
@@ -23,18 +24,20 @@ import { PARALLEL_RULES } from '../rules/trinity/parallel';
 import { agentscopeTunerRule } from '../rules/trinity/agentscope';
 import { syncRule } from '../rules/trinity/sync';
 import { trainerRule } from '../rules/trinity/trainer';
+import { m2poRule } from '../rules/trinity/m2po';
+import { verlEngineRule } from '../rules/trinity/verl';
 import { LATEST_TRINITY, TRINITY_VERSIONS } from '../schema/schemas';
 import { validateSchema } from '../schema/validate';
 import { collectSites, type Site } from '../schema/sites';
 import { LineIndex } from '../core/text';
 import { findPlaceholders, renderPlaceholders } from '../core/placeholders';
 import type { PythonIndex } from '../workspace/pyindex';
-import { modelineVersion, resolveTrinityVersion, type TrinityVersionInForce } from '../workspace/trinity-version';
+import { modelineVersion, resolveTrinityVersion, type PackageInForce, type TrinityVersionInForce } from '../workspace/trinity-version';
 import { parseYaml, type ParseCache, type ParseResult } from '../yaml/parse';
 import { deref, type VNode } from '../yaml/tree';
 import type { VersionSource } from '../schema/version-findings';
 
-export const TRINITY_RULES: Rule[] = [modeRule, modelRule, lengthRule, algorithmRule, gpuRule, ...PARALLEL_RULES, syncRule, explorerRule, bufferRule, trainerRule, agentscopeTunerRule, physicalRule];
+export const TRINITY_RULES: Rule[] = [modeRule, modelRule, lengthRule, algorithmRule, m2poRule, gpuRule, ...PARALLEL_RULES, syncRule, explorerRule, bufferRule, trainerRule, verlEngineRule, agentscopeTunerRule, physicalRule];
 
 export interface EngineOptions {
   /** Workspace folders (CLI: --root, default cwd). */
@@ -44,6 +47,9 @@ export interface EngineOptions {
   /** `{ glob: kind }` overrides (agentrl.config.files). */
   globs?: Record<string, string>;
   forcedKind?: ConfigKind | 'auto';
+  /** A file the user named (on `agentrl check`'s command line): when its content matches no
+   *  kind it is checked as the likeliest one, with a finding saying so, instead of skipped. */
+  guessKind?: boolean;
   /** A kind previously detected for this document: kept while its YAML is broken. */
   stickyKind?: ConfigKind | null;
   trinityVersion?: string;
@@ -51,6 +57,8 @@ export interface EngineOptions {
   trinity?: TrinityVersionInForce;
   /** Where `trinityVersion` came from ("pinned in requirements.txt"), for version messages. */
   trinityVersionSource?: VersionSource;
+  /** The verl the workspace installs or pins (the trainer backend of Trinity-RFT ≥ 0.6). */
+  verl?: PackageInForce;
   /** Rule ids to skip (tests remove one rule to show that its findings come from it). */
   disabledRules?: ReadonlySet<string>;
   python?: PythonIndex;
@@ -110,6 +118,11 @@ export function analyze(text: string, file: string | undefined, opts: EngineOpti
   if (!detection.kind && opts.stickyKind && parse.problems.some((p) => p.severity === 'error') && detection.by !== 'modeline') {
     detection = { kind: opts.stickyKind, by: 'content' };
   }
+  let guess: KindGuess | undefined;
+  if (!detection.kind && opts.guessKind && detection.by !== 'modeline') {
+    guess = likeliestKind(text, parse.limit ? undefined : firstRoot);
+    detection = { kind: guess.kind, by: 'guess' };
+  }
   const kind = detection.kind;
   const trinity = versionInForce(detection, opts);
   const trinityVersion = trinity.release;
@@ -117,6 +130,7 @@ export function analyze(text: string, file: string | undefined, opts: EngineOpti
   const trinityVersionSource = detection.modeline?.version || !opts.trinityVersionSource ? sourcePhrase(trinity) : opts.trinityVersionSource;
   const lines = new LineIndex(text);
   const result: Analysis = { file, text, kind, detection, parse, docs: [], findings: [], lines, trinityVersion, trinity };
+  if (guess) guessedKindFinding(text, guess, !firstRoot || !!parse.limit, sink);
 
   if (parse.limit) {
     const forced = detection.by !== 'content' && detection.by !== 'none';
@@ -163,7 +177,7 @@ export function analyze(text: string, file: string | undefined, opts: EngineOpti
     const env = (name: string) => (Object.prototype.hasOwnProperty.call(extra, name) ? extra[name] : process.env[name]);
     const resolution = resolveInterpolations({ kind, root, text, env, sink });
     const sites = collectSites(kind, root);
-    const ruleEnv: RuleEnv = { kind, file, text, root, roots, python: opts.python, trinityVersion, trinityVersionSource, sink, checkPaths: opts.checkPaths !== false };
+    const ruleEnv: RuleEnv = { kind, file, text, root, roots, python: opts.python, trinityVersion, trinityVersionSource, sink, checkPaths: opts.checkPaths !== false, verl: opts.verl };
     runKeyRules({ kind, sites, resolution, sink, python: opts.python, roots, file, trinityVersion, trinityVersionSource, checkPaths: opts.checkPaths !== false });
     const da: DocAnalysis = { root, resolution, sites };
     if (kind === 'trinity') {
@@ -219,6 +233,19 @@ function sourcePhrase(t: TrinityVersionInForce): VersionSource {
     default:
       return undefined;
   }
+}
+
+/** Says that a named file was checked as the likeliest kind because its content decided none. */
+function guessedKindFinding(text: string, g: KindGuess, unreadable: boolean, sink: FindingSink): void {
+  const nl = text.indexOf('\n');
+  const reason = unreadable ? l10n.t('its YAML could not be read as a mapping') : l10n.t('{0} of its {1} top-level keys are Trinity-RFT sections', g.sections, g.keys);
+  sink.add({
+    severity: 'warning',
+    code: 'input.kind-guessed',
+    message: l10n.t('Not recognised as a config by its content ({0}); checked as a {1} config because it was named on the command line. Add `# agentrl: {2}` to its first lines to say so, or `# agentrl: none` to skip it.', reason, KIND_LABEL[g.kind], g.kind),
+    path: '',
+    span: { start: 0, end: nl < 0 ? text.length : nl },
+  });
 }
 
 /** One finding for a file with unrendered `{{PLACEHOLDER}}`s (instead of one parse error per

@@ -26,3 +26,25 @@ export function enumAnyOf(values: readonly string[], aliases: Record<string, str
   const words = [...values, ...Object.keys(aliases)].map(ci).join('|');
   return [{ enum: [...values] }, { type: 'string', pattern: `^(?:${words})$` }, INTERP];
 }
+
+const STR = [{ type: ['string', 'number', 'boolean'] }];
+
+export const strField = (doc: Doc, dflt: string | null, extra?: Partial<SchemaNode>) => field(STR, 'str', doc, dflt, extra);
+
+/** A free mapping (`dict` / `Dict[str, Any]`; `Optional[dict]` when the default is null). */
+export function mapField(doc: Doc, dflt: Record<string, unknown> | null, extra: Partial<SchemaNode> = {}): SchemaNode {
+  const map = { type: 'object', additionalProperties: true };
+  const shape = dflt === null ? { anyOf: [{ type: 'null' }, map], 'x-nullable': true } : map;
+  return { ...shape, 'x-free': true, description: doc.en, 'x-zh': doc.zh, default: dflt, ...extra } as SchemaNode;
+}
+
+/** A case-insensitive enum field (`values` and `aliases` as the enum's metaclass has them). */
+export function enumField(doc: Doc, values: readonly string[], aliases: Record<string, string>, dflt: string | null, extra?: Partial<SchemaNode>): SchemaNode {
+  return field(enumAnyOf(values, aliases), 'enum', doc, dflt, { 'x-enum': { values: [...values], aliases: { ...aliases }, caseInsensitive: true }, ...extra });
+}
+
+/** A nested dataclass. */
+export const classRef = (cls: string, extra: Partial<SchemaNode> = {}): SchemaNode => ({ $ref: `#/definitions/${cls}`, ...extra });
+
+/** A dataclass definition: its fields, no others (OmegaConf rejects unknown keys). */
+export const classDef = (cls: string, doc: Doc, properties: Record<string, SchemaNode>): SchemaNode => ({ type: 'object', 'x-class': cls, description: doc.en, 'x-zh': doc.zh, properties, additionalProperties: false });

@@ -6,17 +6,39 @@
 // Adding 0.7 means writing trinity-0.7.ts with its differences and listing it below.
 import type { RootSchema, SchemaNode } from './schema-node';
 import base from './trinity-0.5.schema.json';
+import { acceptsNull } from './field-at';
 import { enumAnyOf, type Doc } from './nodes';
 import { TRINITY_0_6 } from './trinity-0.6';
 
+/** A change to a field the release before already had. */
+export interface FieldChange {
+  cls: string;
+  key: string;
+  doc?: Doc;
+  /** The new default (the old one is kept in `x-until`). */
+  default?: unknown;
+  /** Whether the field now takes null (the old state is kept in `x-until`). */
+  nullable?: boolean;
+  /** Defaults where this release's stored lines disagree (line id → default). */
+  defaultBy?: Record<string, unknown>;
+  /** Only these stored lines still have the key (the others removed it). */
+  onlyIn?: string[];
+  /** The field, a nested dataclass before, is now a free mapping (`dict`). */
+  free?: true;
+  /** More annotations for the field (see schema-node.ts). */
+  extra?: Partial<SchemaNode>;
+}
+
 export interface ReleaseDelta {
   version: string;
+  /** New dataclasses (definitions), referenced by new keys. */
+  classes?: Record<string, SchemaNode>;
   /** New fields per dataclass (x-class). */
   keys: Record<string, Record<string, SchemaNode>>;
   /** New values of an enum (`x-enum`) or of a checked string field (`x-choices`). */
   values: { cls: string; key: string; add: string[]; doc?: Doc }[];
-  /** Changed documentation or defaults of existing fields. */
-  docs: { cls: string; key: string; doc: Doc; default?: unknown }[];
+  /** Changed documentation, defaults, nullability or presence of existing fields. */
+  changes: FieldChange[];
   /** New names per registry (RegistryId → name → doc). */
   registries: Record<string, Record<string, Doc>>;
   /** Changed docs of existing registry names. */
@@ -35,6 +57,11 @@ export function buildTrinitySchema(): RootSchema {
   const s = clone(base) as unknown as RootSchema;
   const defs = s.definitions ?? {};
   for (const d of TRINITY_DELTAS) {
+    const previous = s['x-trinity-versions']?.[s['x-trinity-versions'].length - 1];
+    for (const [cls, def] of Object.entries(d.classes ?? {})) {
+      if (defs[cls]) throw new Error(`release ${d.version}: class ${cls} exists`);
+      defs[cls] = clone(def);
+    }
     for (const [cls, keys] of Object.entries(d.keys)) {
       const props = defs[cls]?.properties;
       if (!props) throw new Error(`release ${d.version}: no class ${cls}`);
@@ -57,15 +84,46 @@ export function buildTrinitySchema(): RootSchema {
       } else throw new Error(`release ${d.version}: ${v.cls}.${v.key} has no values to extend`);
       if (v.doc) Object.assign(node, { description: v.doc.en, 'x-zh': v.doc.zh });
     }
-    for (const c of d.docs) {
+    for (const c of d.changes) {
       const node = defs[c.cls]?.properties?.[c.key];
       if (!node) throw new Error(`release ${d.version}: no field ${c.cls}.${c.key}`);
-      Object.assign(node, { description: c.doc.en, 'x-zh': c.doc.zh }, c.default !== undefined ? { default: c.default } : {});
+      applyChange(node, c, previous);
     }
     s['x-trinity-versions'] = [...(s['x-trinity-versions'] ?? []), d.version];
     s['x-trinity-version'] = d.version;
   }
   return s;
+}
+
+/** Applies one field change; what the field was up to `previous` is kept in `x-until`. */
+function applyChange(node: SchemaNode, c: FieldChange, previous: string | undefined): void {
+  const was: { default?: unknown; nullable?: boolean; ref?: string } = {};
+  if (c.free) {
+    if (!node.$ref) throw new Error(`${c.cls}.${c.key}: only a nested dataclass becomes a free mapping`);
+    was.ref = node.$ref;
+    const { $ref: _ref, ...rest } = node;
+    for (const k of Object.keys(node)) delete node[k];
+    Object.assign(node, rest, { type: 'object', additionalProperties: true, 'x-free': true, default: {} });
+  }
+  if (c.default !== undefined && JSON.stringify(c.default) !== JSON.stringify(node.default)) {
+    was.default = node.default;
+    node.default = c.default;
+  }
+  if (c.nullable !== undefined && c.nullable !== acceptsNull(node)) {
+    was.nullable = acceptsNull(node);
+    // the schema accepts null whenever some release does; x-null says what this one does
+    if (c.nullable && node.anyOf) node.anyOf = [...node.anyOf, { type: 'null' }];
+    else if (c.nullable) throw new Error(`${c.cls}.${c.key}: cannot make a field without anyOf nullable`);
+    node['x-null'] = c.nullable;
+  }
+  if (Object.keys(was).length) {
+    if (!previous) throw new Error(`${c.cls}.${c.key}: a change needs an older release`);
+    node['x-until'] = { ...((node['x-until'] as object | undefined) ?? {}), [previous]: was };
+  }
+  if (c.defaultBy) node['x-default-by'] = { ...c.defaultBy };
+  if (c.onlyIn) node['x-only-in'] = [...c.onlyIn];
+  if (c.doc) Object.assign(node, { description: c.doc.en, 'x-zh': c.doc.zh });
+  if (c.extra) Object.assign(node, clone(c.extra));
 }
 
 /** The release that introduced `value` of an enum / choice field (undefined: always there). */

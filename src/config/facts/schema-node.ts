@@ -30,6 +30,9 @@ export interface SchemaNode {
   /** Only the `x-choices` values are accepted (ASTuner / AgentJet fields compared with `==`). */
   'x-strictChoices'?: boolean;
   'x-nullable'?: boolean;
+  /** From this release, unknown keys below this field are dropped by one stored validator and
+   *  rejected by another (`x-unknown-ignored-by` / `x-unknown-rejected-by` name them). */
+  'x-unknown-ignored-since'?: string;
   'x-free'?: boolean;
   'x-warnUnknown'?: boolean;
   [k: string]: unknown;

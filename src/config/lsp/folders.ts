@@ -6,15 +6,17 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { DEFAULT_SETTINGS, type ServerSettings } from './protocol';
 import { TRINITY_VERSIONS } from '../schema/schemas';
-import { detectInstalledTrinity } from '../workspace/installed-trinity';
+import { detectInstalledPackage, detectInstalledTrinity } from '../workspace/installed-trinity';
 import type { TrinityProbe } from '../workspace/python-probe';
-import { findPin, resolveTrinityVersion, type TrinityVersionInForce } from '../workspace/trinity-version';
+import { findPin, resolveTrinityVersion, type PackageInForce, type TrinityVersionInForce } from '../workspace/trinity-version';
 
 export interface Folder {
   /** Absolute path of the workspace folder ('' for files outside every folder). */
   root: string;
   settings: ServerSettings;
   trinity: TrinityVersionInForce;
+  /** The verl the folder installs or pins (undefined: it does not say). */
+  verl?: PackageInForce;
   /** Whether settings have been pulled for it yet. */
   loaded: boolean;
 }
@@ -119,9 +121,9 @@ export class Folders {
       this.installed.clear();
     }
     for (const f of this.all()) {
-      const before = key(f.trinity);
+      const before = stateKey(f);
       this.resolve(f);
-      if (key(f.trinity) !== before) this.deps.changed(f);
+      if (stateKey(f) !== before) this.deps.changed(f);
       if (reprobe) this.startProbe(f);
     }
   }
@@ -142,6 +144,7 @@ export class Folders {
     }
     const pin = f.root ? findPin(f.root, read, list) : undefined;
     f.trinity = resolveTrinityVersion({ installed, pin, setting: f.settings.trinityVersion, known: TRINITY_VERSIONS });
+    f.verl = f.root ? verlOf(f.root) : undefined;
   }
 
   private probeKey(f: Folder): string {
@@ -167,6 +170,16 @@ export class Folders {
 }
 
 const key = (t: TrinityVersionInForce) => `${t.version}|${t.source}|${t.from}`;
+/** What analyses depend on: the Trinity release and the verl in force. */
+const stateKey = (f: Folder) => `${key(f.trinity)}|${f.verl ? `${f.verl.version}|${f.verl.from}` : ''}`;
+
+/** The verl of a folder: installed in one of its venvs, else pinned in its project files. */
+function verlOf(root: string): PackageInForce | undefined {
+  const disk = detectInstalledPackage([root], 'verl');
+  if (disk) return { version: disk.version, source: 'installed', from: path.relative(root, disk.where) || disk.where };
+  const pin = findPin(root, read, list, 'verl');
+  return pin ? { version: pin.version, source: 'pin', from: pin.from } : undefined;
+}
 
 function shortPath(p: string, root: string): string {
   const rel = path.relative(root, p);

@@ -190,7 +190,7 @@ function indexConfigFile(file: string): void {
     const text = fs.readFileSync(file, 'utf8');
     if (!/^(mode|project|name)\s*:/m.test(text)) return; // only mode/name-bearing Trinity configs pair up
     const f = folders.of(file);
-    const a = analyze(text, file, { roots, env: f.settings.env, globs: f.settings.files, trinity: f.trinity, checkPaths: false });
+    const a = analyze(text, file, { roots, env: f.settings.env, globs: f.settings.files, trinity: f.trinity, verl: f.verl, checkPaths: false });
     configIndex.set(file, a.docs[0]?.facts);
   } catch {
     configIndex.delete(file);
@@ -204,7 +204,7 @@ connection.onDidChangeWatchedFiles((params) => {
   for (const c of params.changes) {
     const file = fileOf(c.uri);
     if (!file) continue;
-    if (/(^|[\\/])(requirements[\w.-]*\.txt|pyproject\.toml|setup\.cfg|uv\.lock)$/i.test(file)) {
+    if (/(^|[\\/])(requirements[\w.-]*\.txt|pyproject\.toml|setup\.cfg|uv\.lock|environment\.ya?ml)$/i.test(file)) {
       pins = true;
       continue;
     }
@@ -249,6 +249,7 @@ function validate(doc: TextDocument): Analysis | undefined {
       globs: settings.files,
       stickyKind: s.kind,
       trinity: folder.trinity,
+      verl: folder.verl,
       python,
       peers: configIndex,
       checkPaths: settings.checkPaths,

@@ -7,6 +7,7 @@ import type { ConfigView } from './view';
 import type { PythonIndex } from '../workspace/pyindex';
 import { locate, type Segment, type Span, type VNode } from '../yaml/tree';
 import type { VersionSource } from '../schema/version-findings';
+import type { PackageInForce } from '../workspace/trinity-version';
 
 export interface RuleEnv {
   kind: ConfigKind;
@@ -23,6 +24,8 @@ export interface RuleEnv {
   sink: FindingSink;
   /** Whether to check that local paths exist. */
   checkPaths: boolean;
+  /** The verl under the trainer, when the workspace says (installed or pinned). */
+  verl?: PackageInForce;
 }
 
 export interface RuleContext extends RuleEnv {
@@ -32,6 +35,10 @@ export interface RuleContext extends RuleEnv {
 export interface Rule {
   /** Stable code prefix, for docs and tests. */
   id: string;
+  /** The upstream checks it transcribes, as `Class.method` of trinity/common/config_validator.py
+   *  or trinity/algorithm/algorithm.py (the coverage list in schemas/trinity-rft.validators.json
+   *  is generated from these). */
+  upstream?: readonly string[];
   run(ctx: RuleContext): void;
 }
 

@@ -44,7 +44,7 @@ interface RelSite {
   text?: string;
 }
 
-const INTERESTING = ['x-registry', 'x-path', 'x-ref', 'x-doNotSet', 'x-deprecated', 'x-dead', 'x-since', 'x-value-since', 'x-strictChoices'] as const;
+const INTERESTING = ['x-registry', 'x-path', 'x-ref', 'x-doNotSet', 'x-deprecated', 'x-dead', 'x-since', 'x-value-since', 'x-strictChoices', 'x-only-in', 'x-until', 'x-null'] as const;
 const interesting = (s: SchemaNode) => INTERESTING.some((k) => s[k] !== undefined);
 const refersToTrinity = (n: SchemaNode): boolean => !!n.$ref?.includes('trinity-rft') || !!n.anyOf?.some((a) => a.$ref?.includes('trinity-rft'));
 

@@ -12,7 +12,8 @@ import { FindingSink, suggest, type Finding } from '../core/findings';
 import { l10n, type Text, verbatim } from '../core/l10n-text';
 import { childNode, deref, formatPath, locate, pointerToPath, type Segment, type VNode } from '../yaml/tree';
 import { coerce, type EnumSpec, type FieldType } from './coerce';
-import { SCHEMAS, type SchemaNode } from './schemas';
+import { schemaAt, SCHEMAS, type SchemaNode } from './schemas';
+import { compareVersions } from '../core/versions';
 import { addMemoKeyword, MEMO_KEYWORD, validateMemo } from './memo';
 import { renamedKey } from './version-findings';
 
@@ -196,6 +197,18 @@ function unknownKey(ctx: SchemaContext, parentPath: Segment[], key: string, pare
   const cls = parentSchema?.['x-class'];
   const where = formatPath(path);
   if (renamedKey(ctx, parentPath, key, cls, soft, span)) return;
+  const lenient = !soft ? lenientAncestor(ctx, parentPath) : undefined;
+  if (lenient) {
+    ctx.sink.add({
+      severity: 'warning',
+      code: 'schema.unknown-key-dropped',
+      message: l10n.t('Unknown key `{0}` in {1}{2}: veRL does not read it. In Trinity-RFT {3} the validator of {4} drops it silently and that of {5} rejects it.', key, describeSection(parentPath), cls ? l10n.t(' ({0})', cls) : verbatim(''), lenient.since, lenient.ignoredBy, lenient.rejectedBy),
+      path: where,
+      span,
+      fixes: suggest(key, keysOf(parentSchema)).map((c, i) => ({ title: l10n.t('Change to `{0}`', c), edits: [{ span, newText: c }], preferred: i === 0 })),
+    });
+    return;
+  }
   const close = suggest(key, keysOf(parentSchema));
   const fixes: Finding['fixes'] = close.map((c, i) => ({ title: l10n.t('Change to `{0}`', c), edits: [{ span, newText: c }], preferred: i === 0 }));
   const hint = close.length ? l10n.t(' Did you mean `{0}`?', close[0]) : verbatim('');
@@ -209,6 +222,18 @@ function unknownKey(ctx: SchemaContext, parentPath: Segment[], key: string, pare
     span,
     fixes,
   });
+}
+
+/** A section above `path` whose unknown keys the release in force may drop instead of rejecting
+ *  (`x-unknown-ignored-since`: stored validators of that release disagree). */
+function lenientAncestor(ctx: SchemaContext, path: Segment[]): { since: string; ignoredBy: string; rejectedBy: string } | undefined {
+  if (ctx.kind !== 'trinity') return undefined;
+  for (let i = 1; i <= path.length; i++) {
+    const node = schemaAt(ctx.kind, path.slice(0, i));
+    const since = node?.['x-unknown-ignored-since'];
+    if (since && compareVersions(ctx.trinityVersion, since) >= 0) return { since, ignoredBy: String(node['x-unknown-ignored-by']), rejectedBy: String(node['x-unknown-rejected-by']) };
+  }
+  return undefined;
 }
 
 const propertyNames = new WeakMap<object, string[]>();

@@ -5,9 +5,10 @@
 // rules call the rest at the points they always reported them, so findings keep their order.
 import type { ConfigKind } from '../../shared/config-api';
 import { type FindingSink, type Fix } from '../core/findings';
-import { l10n, type Text, verbatim } from '../core/l10n-text';
+import { l10n, list, type Text, verbatim } from '../core/l10n-text';
 import { compareVersions } from '../core/versions';
 import { valueSince } from '../facts/releases';
+import { acceptsNull, linesWithout, nullableAt, releaseOfLine } from '../facts/field-at';
 import { AGENT_LEGACY, AGENT_RENAMES, TRINITY_RENAMES, type Rename } from '../facts/renames';
 import { NAME_SINCE, REGISTRIES, type RegistryId } from '../names/registries';
 import { formatPath, locate, parsePath, type Segment, type Span, type VNode } from '../yaml/tree';
@@ -142,12 +143,36 @@ export function newerKeyOrValue(t: VersionTarget, s: Site, value: () => string |
       span: s.keySpan ?? s.span,
     });
   }
+  if (inTrinity && (sch['x-only-in'] || sch['x-until'] || sch['x-null'] !== undefined)) storedLineFindings(t, s);
   if (sch['x-value-since'] && inTrinity && target !== LATEST_TRINITY) {
     const v = value();
     const vs = v === undefined ? undefined : valueSince(sch, v);
     if (vs && compareVersions(vs, target) > 0) {
       t.sink.add({ severity: t.kind === 'trinity' ? 'error' : 'warning', code: 'version.newer-value', message: needsRelease(`\`${s.where}: ${v}\``, vs, target, t.trinityVersionSource), path: s.where, span: s.span });
     }
+  }
+}
+
+/** Where the stored versions of a release disagree about a written key (`x-only-in`), and a
+ *  null the release in force does not take (`x-until` / `x-null`). */
+function storedLineFindings(t: VersionTarget, s: Site): void {
+  const sch = s.schema;
+  const target = t.trinityVersion;
+  const only = sch['x-only-in'] as string[] | undefined;
+  const lineRelease = only ? releaseOfLine(only[0]) : undefined;
+  if (only && lineRelease && compareVersions(target, lineRelease) >= 0) {
+    const without = linesWithout(sch, lineRelease).map((l) => l.id);
+    const since = sch['x-since'];
+    const isNew = since && compareVersions(since, lineRelease) >= 0;
+    t.sink.add(
+      isNew
+        ? { severity: 'info', code: 'version.line-only', message: l10n.t('`{0}` is only in {1} of the stored Trinity-RFT {2} versions; {3} rejects it as an unknown key.', s.where, list(only), lineOf(lineRelease), list(without)), path: s.where, span: s.keySpan ?? s.span }
+        : { severity: 'warning', code: 'version.removed-in-line', message: l10n.t('`{0}` is deprecated in Trinity-RFT {1}: {2} removed it and rejects it as an unknown key ({3} still reads it).', s.where, lineOf(lineRelease), list(without), list(only)), path: s.where, span: s.keySpan ?? s.span, tags: ['deprecated'] },
+    );
+  }
+  if (s.node.kind === 'scalar' && s.node.py === 'null' && acceptsNull(sch) && !nullableAt(sch, target)) {
+    const src = t.trinityVersionSource ? l10n.t(' ({0})', typeof t.trinityVersionSource === 'string' ? verbatim(t.trinityVersionSource) : t.trinityVersionSource) : verbatim('');
+    t.sink.add({ severity: t.kind === 'trinity' ? 'error' : 'warning', code: 'version.not-optional', message: l10n.t('`{0}` cannot be null in Trinity-RFT {1}{2}: the field is not Optional there.', s.where, target, src), path: s.where, span: s.span });
   }
 }
 

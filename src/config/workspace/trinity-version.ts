@@ -17,6 +17,14 @@ export interface TrinityVersionInForce {
   from: string;
 }
 
+/** A Python package's version as the workspace states it (verl beside trinity-rft). */
+export interface PackageInForce {
+  version: string;
+  source: 'installed' | 'pin' | 'setting';
+  /** `requirements.txt`, `.venv/lib/python3.11/site-packages/verl-0.8.0.dist-info`, `--verl-version`… */
+  from: string;
+}
+
 export interface VersionInputs {
   /** `trinity@0.5` of the `# agentrl:` modeline, when present. */
   modeline?: string;
@@ -91,39 +99,79 @@ export function versionFromSpec(spec: string): string | undefined {
   return lower;
 }
 
-const NAME = 'trinity[-_.]?rft';
-const REQ_LINE = new RegExp(`^\\s*${NAME}\\s*(?:\\[[^\\]]*\\])?\\s*([=~<>!^][^#;]*)`, 'i');
-const QUOTED_REQ = new RegExp(`["'][ \\t]*${NAME}[ \\t]*(?:\\[[^\\]]*\\])?[ \\t]*([=~<>!][^"';\\n]*)["']`, 'i');
-const POETRY_REQ = new RegExp(`^\\s*["']?${NAME}["']?\\s*=\\s*(?:["']([^"']+)["']|\\{[^}]*version\\s*=\\s*["']([^"']+)["'])`, 'im');
+/** A package name as pip compares them: `trinity-rft` = `trinity_rft` = `Trinity.RFT`. */
+const nameRe = (pkg: string) => pkg.replace(/[-_.]/g, '[-_.]?');
+
+interface PinPatterns {
+  req: RegExp;
+  quoted: RegExp;
+  poetry: RegExp;
+  conda: RegExp;
+  uv: RegExp;
+}
+
+const patterns = new Map<string, PinPatterns>();
+function patternsFor(pkg: string): PinPatterns {
+  let p = patterns.get(pkg);
+  if (!p) {
+    const n = nameRe(pkg);
+    p = {
+      req: new RegExp(`^\\s*${n}\\s*(?:\\[[^\\]]*\\])?\\s*([=~<>!^][^#;]*)`, 'i'),
+      quoted: new RegExp(`["'][ \\t]*${n}[ \\t]*(?:\\[[^\\]]*\\])?[ \\t]*([=~<>!][^"';\\n]*)["']`, 'i'),
+      poetry: new RegExp(`^\\s*["']?${n}["']?\\s*=\\s*(?:["']([^"']+)["']|\\{[^}]*version\\s*=\\s*["']([^"']+)["'])`, 'im'),
+      // conda environment.yml: `- verl=0.8.0`, `- verl==0.8.0`, or a pip entry `- trinity-rft>=0.6`
+      conda: new RegExp(`^\\s*-\\s*["']?${n}\\s*(?:\\[[^\\]]*\\])?\\s*(==?|>=|~=)\\s*([0-9][\\w.*+-]*)`, 'i'),
+      uv: new RegExp(`^name\\s*=\\s*"${n}"\\s*$`, 'im'),
+    };
+    patterns.set(pkg, p);
+  }
+  return p;
+}
 
 /** A pin in a requirements file (one requirement a line; `-r`, comments, options skipped). */
-export function pinInRequirements(text: string): string | undefined {
+export function pinInRequirements(text: string, pkg = 'trinity-rft'): string | undefined {
+  const re = patternsFor(pkg).req;
   for (const line of text.split(/\r?\n/)) {
-    const m = REQ_LINE.exec(line.replace(/\s+#.*$/, ''));
+    const m = re.exec(line.replace(/\s+#.*$/, ''));
     if (m) return versionFromSpec(m[1]);
   }
   return undefined;
 }
 
 /** A pin in pyproject.toml: PEP 621 / dependency-groups strings, or a Poetry table entry. */
-export function pinInPyproject(text: string): string | undefined {
-  const q = QUOTED_REQ.exec(text);
+export function pinInPyproject(text: string, pkg = 'trinity-rft'): string | undefined {
+  const { quoted, poetry } = patternsFor(pkg);
+  const q = quoted.exec(text);
   const fromString = q ? versionFromSpec(q[1]) : undefined;
   if (fromString) return fromString;
-  const p = POETRY_REQ.exec(text);
+  const p = poetry.exec(text);
   const spec = p?.[1] ?? p?.[2];
   return spec ? versionFromSpec(spec) : undefined;
 }
 
 /** A pin in setup.cfg's `install_requires` (a requirement per line). */
-export function pinInSetupCfg(text: string): string | undefined {
-  return pinInRequirements(text.replace(/^\s*install_requires\s*=/m, ''));
+export function pinInSetupCfg(text: string, pkg = 'trinity-rft'): string | undefined {
+  return pinInRequirements(text.replace(/^\s*install_requires\s*=/m, ''), pkg);
+}
+
+/** A pin in a conda environment file: a conda dependency (`verl=0.8.0`) or a pip one below `- pip:`. */
+export function pinInCondaEnv(text: string, pkg = 'trinity-rft'): string | undefined {
+  const re = patternsFor(pkg).conda;
+  for (const line of text.split(/\r?\n/)) {
+    const m = re.exec(line.replace(/\s+#.*$/, ''));
+    if (!m) continue;
+    // conda's single `=` matches a version prefix: `=0.8` is any 0.8.x
+    const v = m[1] === '=' ? m[2].replace(/\.\*$/, '') : versionFromSpec(`${m[1]}${m[2]}`);
+    if (isVersion(v)) return v;
+  }
+  return undefined;
 }
 
 /** The locked version in uv.lock (`[[package]] name = "trinity-rft" version = "…"`). */
-export function pinInUvLock(text: string): string | undefined {
+export function pinInUvLock(text: string, pkg = 'trinity-rft'): string | undefined {
+  const name = patternsFor(pkg).uv;
   for (const block of text.split(/^\[\[package\]\]\s*$/m).slice(1)) {
-    if (!new RegExp(`^name\\s*=\\s*"${NAME}"\\s*$`, 'im').test(block)) continue;
+    if (!name.test(block)) continue;
     const v = /^version\s*=\s*"([^"]+)"\s*$/m.exec(block)?.[1];
     return isVersion(v) ? v : undefined;
   }
@@ -135,18 +183,23 @@ export type ReadText = (file: string) => string | undefined;
 /** Lists a folder's file names, or [] when it cannot. */
 export type ListDir = (dir: string) => string[];
 
+type PinParser = (text: string, pkg: string) => string | undefined;
+
 /**
- * The first pin found under a workspace folder: uv.lock (exact), then requirements*.txt,
- * pyproject.toml, setup.cfg. `from` is the file name relative to the folder.
+ * The first pin of `pkg` found under a workspace folder: uv.lock (exact), then
+ * requirements*.txt, pyproject.toml, setup.cfg, environment.yml / .yaml. `from` is the file
+ * name relative to the folder.
  */
-export function findPin(root: string, read: ReadText, list: ListDir): { version: string; from: string } | undefined {
+export function findPin(root: string, read: ReadText, list: ListDir, pkg = 'trinity-rft'): { version: string; from: string } | undefined {
   const names = list(root);
   const reqs = names.filter((n) => /^requirements[\w.-]*\.txt$/i.test(n)).sort((a, b) => a.length - b.length || a.localeCompare(b));
-  const order: [string, (t: string) => string | undefined][] = [
+  const order: [string, PinParser][] = [
     ['uv.lock', pinInUvLock],
-    ...reqs.map((n) => [n, pinInRequirements] as [string, (t: string) => string | undefined]),
+    ...reqs.map((n): [string, PinParser] => [n, pinInRequirements]),
     ['pyproject.toml', pinInPyproject],
     ['setup.cfg', pinInSetupCfg],
+    ['environment.yml', pinInCondaEnv],
+    ['environment.yaml', pinInCondaEnv],
   ];
   for (const [name, parse] of order) {
     if (!names.includes(name)) continue;
@@ -154,7 +207,7 @@ export function findPin(root: string, read: ReadText, list: ListDir): { version:
     if (text === undefined) continue;
     let v: string | undefined;
     try {
-      v = parse(text.slice(0, 2_000_000));
+      v = parse(text.slice(0, 2_000_000), pkg);
     } catch {
       v = undefined;
     }

@@ -135,7 +135,7 @@ export function planProject(req: GenerateRequest, l10n: L10n): GeneratePlan {
     const root = path.resolve(req.launchRoot);
     const rel = path.relative(root, projectDir);
     if (rel === '..' || rel.startsWith('..' + path.sep) || path.isAbsolute(rel)) throw new ScaffoldError(l10n.t('{0} is not inside {1}, whose launch.json would debug it.', projectDir, root));
-    const file = path.join(root, '.vscode', 'launch.json');
+    const file = launchJsonPath(path.join(root, '.vscode', 'launch.json'), l10n);
     const st = fs.statSync(file, { throwIfNoEntry: false });
     if (st && !st.isFile()) throw new ScaffoldError(l10n.t('{0} is not a file.', file));
     const before = st ? fs.readFileSync(file, 'utf8') : undefined;
@@ -146,3 +146,17 @@ export function planProject(req: GenerateRequest, l10n: L10n): GeneratePlan {
   }
   return plan;
 }
+
+/** The file a `.vscode/launch.json` path stands for: a symbolic link is followed (the merge is
+ *  written to its target, so the link and whatever shares the target keep working); a link
+ *  whose target is missing is refused rather than replaced by a regular file. */
+function launchJsonPath(file: string, l10n: L10n): string {
+  if (!fs.lstatSync(file, { throwIfNoEntry: false })?.isSymbolicLink()) return file;
+  try {
+    return fs.realpathSync(file);
+  } catch {
+    const to = path.resolve(path.dirname(file), fs.readlinkSync(file));
+    throw new ScaffoldError(l10n.t('{0} is a symbolic link to {1}, which does not exist: create the file or remove the link.', file, to));
+  }
+}
+

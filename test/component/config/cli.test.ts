@@ -59,7 +59,10 @@ test('--format json prints exactly the documented shape, 0-based lines', () => {
   const range = d.range as { start: { line: number; character: number }; end: { line: number; character: number } };
   assert.match(text[range.start.line], /max_model_len: 1024/);
   assert.equal(text[range.start.line].slice(range.start.character, range.end.character), 'max_model_len');
-  assert.deepEqual(k8s, { file: 'configs/k8s.yaml', kind: null, diagnostics: [] });
+  // named on the command line, a YAML file that is no config is not skipped silently
+  assert.equal(k8s.file, 'configs/k8s.yaml');
+  assert.equal(k8s.kind, 'trinity');
+  assert.ok(k8s.diagnostics.some((d) => d.code === 'input.kind-guessed'));
 });
 
 test('exit codes: 0 clean (warnings allowed), 1 on any error, 2 on usage or I/O problems', () => {
@@ -93,7 +96,9 @@ test('globs and directories expand to YAML files; text output summarises', () =>
 test('--kind forces a kind; --env feeds interpolations; --trinity-version targets a release', () => {
   const dir = project();
   fs.writeFileSync(path.join(dir, 'partial.yaml'), 'algorithm:\n  algorithm_type: grpo\n');
-  assert.deepEqual(JSON.parse(cli(dir, '--format', 'json', 'partial.yaml').stdout)[0].kind, null);
+  const guessed = JSON.parse(cli(dir, '--format', 'json', 'partial.yaml').stdout)[0];
+  assert.equal(guessed.kind, 'trinity');
+  assert.ok(guessed.diagnostics.some((d: { code: string }) => d.code === 'input.kind-guessed'));
   const forced = JSON.parse(cli(dir, '--format', 'json', '--kind', 'trinity', 'partial.yaml').stdout)[0];
   assert.equal(forced.kind, 'trinity');
   assert.ok(forced.diagnostics.some((x: { code: string }) => x.code === 'trinity.buffer.no-taskset'));
@@ -151,4 +156,66 @@ test('--lang zh-cn prints the messages in Simplified Chinese (the shipped bundle
   const bad = cli(dir, '--lang', 'fr', 'configs');
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /--lang must be en or zh-cn/);
+});
+
+// A file named on the command line is never silently skipped: when its content matches no kind
+// (too many foreign keys, YAML broken by a tab, a value too deep to parse) it is checked as the
+// most likely kind, with a finding that says so; before, each of these printed "✔ 0 problems …
+// in 0 configs" and exited 0 — a CI false pass.
+test('a named file that matches no kind is checked as the likeliest kind, never skipped', () => {
+  const dir = tempDir('agentrl-cli-');
+  const base = trinity();
+  const cases: Record<string, { text: string; code: string }> = {
+    'many-unknown.yaml': { text: base + Array.from({ length: 15 }, (_, i) => `extra_key_${i}: ${i}\n`).join(''), code: 'schema.unknown-key' },
+    'tab.yaml': { text: base.replace(/\n {2}(\w)/, '\n\t$1'), code: 'yaml.syntax' },
+    'deep-interpolation.yaml': { text: base.replace(/^name: .*$/m, `name: ${'${oc.env:V,'.repeat(300)}x${'}'.repeat(300)}`), code: 'input.too-deep' },
+  };
+  for (const [file, c] of Object.entries(cases)) fs.writeFileSync(path.join(dir, file), c.text);
+  for (const [file, c] of Object.entries(cases)) {
+    const text = cli(dir, file);
+    assert.equal(text.code, 1, `${file}\n${text.stdout}${text.stderr}`);
+    assert.doesNotMatch(text.stdout, /in 0 configs/, file);
+    const [r] = JSON.parse(cli(dir, '--format', 'json', file).stdout) as { kind: string | null; diagnostics: { code: string; severity: string; message: string }[] }[];
+    assert.equal(r.kind, 'trinity', file);
+    const guessed = r.diagnostics.find((d) => d.code === 'input.kind-guessed');
+    assert.ok(guessed && guessed.severity === 'warning', `${file}: ${JSON.stringify(r.diagnostics.map((d) => d.code))}`);
+    assert.match(guessed.message, /checked as a Trinity-RFT config/);
+    assert.ok(r.diagnostics.some((d) => d.code.startsWith(c.code) && d.severity === 'error'), `${file}: ${JSON.stringify(r.diagnostics.map((d) => d.code))}`);
+  }
+  // the same files found through a directory are plain YAML of the project: skipped as before
+  fs.writeFileSync(path.join(dir, 'k8s.yaml'), 'apiVersion: v1\nkind: Pod\n');
+  const walked = JSON.parse(cli(dir, '--format', 'json', '.').stdout) as { file: string; kind: string | null }[];
+  assert.equal(walked.find((f) => f.file === 'k8s.yaml')?.kind, null);
+});
+
+test('an explicit --kind beats a `# agentrl: none` modeline; without it the modeline is respected', () => {
+  const dir = tempDir('agentrl-cli-');
+  fs.writeFileSync(path.join(dir, 'off.yaml'), `# agentrl: none\n${trinity({ model: { max_response_tokens: 600 } })}`);
+  const auto = JSON.parse(cli(dir, '--format', 'json', 'off.yaml').stdout)[0];
+  assert.deepEqual([auto.kind, auto.diagnostics], [null, []]);
+  const forced = cli(dir, '--format', 'json', '--kind', 'trinity', 'off.yaml');
+  assert.equal(forced.code, 1);
+  const r = JSON.parse(forced.stdout)[0] as { kind: string; diagnostics: { code: string }[] };
+  assert.equal(r.kind, 'trinity');
+  assert.ok(r.diagnostics.some((d) => d.code === 'trinity.length.exceeds-max-model-len'));
+});
+
+test('the Trinity-RFT and verl versions come from the project\'s pins (no flag, no venv)', () => {
+  const dir = tempDir('agentrl-cli-');
+  fs.writeFileSync(path.join(dir, 'c.yaml'), trinity({ explorer: { rollout_model: { data_parallel_size: 1 } }, trainer: { trainer_config: { actor_rollout_ref: { actor: { use_dynamic_bsz: true } } } } }));
+  fs.writeFileSync(path.join(dir, 'pyproject.toml'), '[project]\nname = "rl"\ndependencies = ["trinity-rft==0.5.2"]\n');
+  const old = JSON.parse(cli(dir, '--format', 'json', 'c.yaml').stdout)[0] as { diagnostics: { code: string; message: string }[] };
+  const newer = old.diagnostics.find((d) => d.code === 'version.newer-key');
+  assert.match(newer?.message ?? '', /this workspace has 0\.5\.2 \(pinned: 0\.5\.2 \(pyproject\.toml\)\)/);
+  // Trinity-RFT 0.6 with verl 0.8 pinned in the conda environment: trainer_config is ignored
+  fs.writeFileSync(path.join(dir, 'pyproject.toml'), '[project]\nname = "rl"\ndependencies = ["trinity-rft==0.6.0"]\n');
+  fs.writeFileSync(path.join(dir, 'environment.yml'), 'dependencies:\n  - pip:\n    - verl==0.8.0\n');
+  const r = JSON.parse(cli(dir, '--format', 'json', 'c.yaml').stdout)[0] as { diagnostics: { code: string; message: string }[] };
+  const ignored = r.diagnostics.find((d) => d.code === 'trinity.trainer.verl-config-ignored');
+  assert.match(ignored?.message ?? '', /^verl ≥ 0\.8 \(verl 0\.8\.0, pinned in environment\.yml\)/);
+  assert.match(ignored?.message ?? '', /`trainer\.use_dynamic_bsz` for `actor_rollout_ref\.actor\.use_dynamic_bsz`/);
+  // --verl-version names the verl outright; 0.7.1 (0.6's own pin): no warning
+  const legacy = JSON.parse(cli(dir, '--format', 'json', '--verl-version', '0.7.1', 'c.yaml').stdout)[0] as { diagnostics: { code: string }[] };
+  assert.ok(!legacy.diagnostics.some((d) => d.code === 'trinity.trainer.verl-config-ignored'));
+  assert.equal(cli(dir, '--verl-version', 'new', 'c.yaml').code, 2);
 });

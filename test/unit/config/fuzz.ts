@@ -138,6 +138,58 @@ export function fuzz(seeds: string[], n: number, seed = 20240611): FuzzStats {
   return stats;
 }
 
+const BAD_INTERPOLATIONS = ['${', '${oc.env:', '${oc.env:X,${oc.env:Y,', '${a.${b}}', '${..}', '${oc.select:model.max_model_len,${}', '${oc.decode:"[1,2"}', '${model.max_model_len}${model.max_model_len}', '\\${escaped}', '${not a key}'];
+
+/** One hostile edit of a real config (tabs, deep nesting, huge scalars, alias bombs, bad
+ *  interpolations): what a broken generator, a bad merge or an attacker writes. Sizes stay
+ *  around the engine's limits so both sides of each limit are hit. */
+export function hostileMutate(text: string, r: () => number): string {
+  const lines = text.split('\n');
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(r() * xs.length)];
+  const j = Math.floor(r() * Math.max(1, lines.length));
+  const valueLine = (v: string) => {
+    const k = lines.findIndex((l, i) => i >= j && /^\s*[\w.-]+:\s+\S/.test(l));
+    const at = k < 0 ? j : k;
+    lines[at] = (lines[at] ?? 'name: x').replace(/:\s+.*$/, `: ${v}`);
+  };
+  switch (Math.floor(r() * 8)) {
+    case 0: // a tab where YAML wants spaces, early or anywhere
+      lines[r() < 0.5 ? Math.min(j, 3) : j] = (lines[j] ?? '').replace(/^( *)/, (sp: string) => (r() < 0.5 ? '\t' : `${sp}\t`));
+      break;
+    case 1: {
+      // deep flow nesting around the engine's limit (200)
+      const n = 150 + Math.floor(r() * 120);
+      valueLine(`${'['.repeat(n)}1${']'.repeat(r() < 0.8 ? n : Math.floor(n / 2))}`);
+      break;
+    }
+    case 2: {
+      // deep block nesting
+      const n = 50 + Math.floor(r() * 300);
+      lines.splice(j, 0, ...Array.from({ length: n }, (_, i) => `${'  '.repeat(i)}k${i}:`), `${'  '.repeat(n)}leaf: 1`);
+      break;
+    }
+    case 3: // a huge scalar: sometimes past the 5 MB limit
+      valueLine(`'${'x'.repeat(r() < 0.2 ? 5_300_000 : 200_000 + Math.floor(r() * 800_000))}'`);
+      break;
+    case 4: {
+      // an alias bomb (9 levels of 9) or a self-merge
+      const bomb = ['bomb0: &b0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]', ...Array.from({ length: 8 }, (_, i) => `bomb${i + 1}: &b${i + 1} [${Array(9).fill(`*b${i}`).join(', ')}]`)];
+      lines.splice(j, 0, ...(r() < 0.7 ? bomb : ['base: &base {a: 1}', 'loop: &loop', '  <<: *base', '  self: *loop']));
+      break;
+    }
+    case 5: // a bad interpolation, or one nested past the grammar's depth
+      valueLine(r() < 0.3 ? `${'${oc.env:V,'.repeat(100 + Math.floor(r() * 250))}x${'}'.repeat(100 + Math.floor(r() * 250))}` : `'${pick(BAD_INTERPOLATIONS)}'`);
+      break;
+    case 6: // many unknown top-level keys
+      lines.push(...Array.from({ length: 10 + Math.floor(r() * 30) }, (_, i) => `unknown_${i}: ${i}`));
+      break;
+    default: // control characters, a BOM, CRLF line ends, a stray document marker
+      lines[j] = `${pick(['\uFEFF', '\u0007', '\u001b[31m', '---', '...', '%YAML 1.1'])}${lines[j] ?? ''}`;
+      if (r() < 0.5) return lines.join('\r\n');
+  }
+  return lines.join('\n');
+}
+
 /** Hostile inputs: each must give a diagnostic (or nothing) quickly, never a crash or hang. */
 export function hostileInputs(): { name: string; text: string }[] {
   const bomb = ['# agentrl: trinity', 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]', ...'bcdefghi'.split('').map((c, i) => `${c}: &${c} [${Array(9).fill(`*${'abcdefghi'[i]}`).join(',')}]`)].join('\n');

@@ -88,3 +88,32 @@ test('the launch root must contain the project; launch.json that is a folder is 
   assert.throws(() => planProject(request(root), english), /launch\.json is not a file/);
   assert.throws(() => planProject(request(root, { target: path.join(root, 'missing') }), english), /does not exist/);
 });
+
+test('a symlinked launch.json is followed: the target gets the entries (comments kept), the link stays a link', () => {
+  const root = ws();
+  const shared = ws();
+  const target = path.join(shared, 'launch.json');
+  fs.writeFileSync(target, '{\n  // team-wide debug entries\n  "version": "0.2.0",\n  "configurations": []\n}\n');
+  fs.mkdirSync(path.join(root, '.vscode'));
+  const link = path.join(root, '.vscode', 'launch.json');
+  fs.symlinkSync(target, link);
+  const result = writePlan(planProject(request(root), english), english);
+  assert.ok(fs.lstatSync(link).isSymbolicLink(), 'the link is not replaced');
+  assert.equal(fs.readlinkSync(link), target);
+  const text = fs.readFileSync(target, 'utf8');
+  assert.match(text, /\/\/ team-wide debug entries/);
+  assert.match(text, /"type": "agentrl"/);
+  assert.ok(result.written.includes(target), 'reports the file it wrote');
+  assert.deepEqual(fs.readdirSync(path.join(root, '.vscode')), ['launch.json'], 'no temporary file left beside the link');
+});
+
+test('a dangling launch.json symlink is refused with a clear error; nothing is created', () => {
+  const root = ws();
+  fs.mkdirSync(path.join(root, '.vscode'));
+  const link = path.join(root, '.vscode', 'launch.json');
+  fs.symlinkSync(path.join(root, 'nowhere', 'launch.json'), link);
+  const before = listFiles(root);
+  assert.throws(() => planProject(request(root), english), (e: Error) => e instanceof ScaffoldError && /launch\.json is a symbolic link to .*nowhere.*which does not exist/.test(e.message));
+  assert.deepEqual(listFiles(root), before);
+  assert.ok(fs.lstatSync(link).isSymbolicLink());
+});

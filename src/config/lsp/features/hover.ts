@@ -2,7 +2,9 @@
 // display language is zh-cn); a registry name's doc; an interpolation's resolved value.
 import type { Hover } from 'vscode-languageserver';
 import type { Analysis } from '../../engine/engine';
-import { l10n, render, type Lang, type Text } from '../../core/l10n-text';
+import { l10n, list, render, verbatim, type Lang, type Text } from '../../core/l10n-text';
+import { defaultAt, defaultsDiffer, linesWithout, releaseOfLine, TRINITY_LINES } from '../../facts/field-at';
+import type { SchemaNode } from '../../facts/schema-node';
 import { UNKNOWN } from '../../interp/resolve';
 import { NAME_SINCE, REGISTRIES, type RegistryId } from '../../names/registries';
 import { trinityEnv, valueSince } from '../../facts/releases';
@@ -29,7 +31,10 @@ export function hover(a: Analysis, offset: number, lang: Lang, python?: PythonIn
     }
     if (!node) return undefined;
     const lines = [`**${where}**: \`${typeName(node)}\``, describe(node, locale)];
-    if (node.default !== undefined && typeof node.default !== 'object') lines.push(r(l10n.t('Default: {0}', `\`${defaultText(node.default)}\``)));
+    const inTrinity = a.kind === 'trinity' || at.path[0] === 'trinity';
+    const dflt = inTrinity ? defaultAt(node, a.trinityVersion) : node.default;
+    if (dflt !== undefined && typeof dflt !== 'object') lines.push(r(l10n.t('Default: {0}', `\`${defaultText(dflt)}\``)));
+    if (inTrinity) lines.push(...upstreamNotes(node).map(r));
     if (node['x-since']) lines.push(r(l10n.t('Since Trinity-RFT {0}', node['x-since'])));
     if (node['x-deprecated']) lines.push(`⚠ ${r(l10n.t('Deprecated: {0}', node['x-deprecated']))}`);
     return { contents: { kind: 'markdown', value: lines.filter(Boolean).join('\n\n') }, range };
@@ -57,3 +62,23 @@ export function hover(a: Analysis, offset: number, lang: Lang, python?: PythonIn
   if (!parts.length) return undefined;
   return { contents: { kind: 'markdown', value: parts.filter(Boolean).join('\n\n') }, range };
 }
+
+/** A stored line as hover names it: `pan-x-c/Trinity-RFT@0ccf77cf0f7b`; a release as itself. */
+function sourceLabel(label: string): Text {
+  const line = Object.values(TRINITY_LINES)
+    .flat()
+    .find((l) => l.id === label);
+  return line ? verbatim(`${line.repo}@${line.commit.slice(0, 12)}`) : l10n.t('Trinity-RFT {0} and before', label);
+}
+
+/** Where upstream's stored versions disagree about a key: its defaults, the lines that have it. */
+function upstreamNotes(node: SchemaNode): Text[] {
+  const notes: Text[] = [];
+  const differ = defaultsDiffer(node);
+  if (differ.length) notes.push(l10n.t('Defaults differ: {0}', list(differ.map((d) => l10n.t('{0} in {1}', `\`${defaultText(d.value)}\``, sourceLabel(d.label))))));
+  const only = node['x-only-in'] as string[] | undefined;
+  const release = only ? releaseOfLine(only[0]) : undefined;
+  if (only && release) notes.push(l10n.t('Only in {0} of the stored Trinity-RFT {1} versions; not in {2}.', list(only.map(sourceLabel)), release, list(linesWithout(node, release).map((l) => sourceLabel(l.id)))));
+  return notes;
+}
+

@@ -1,24 +1,27 @@
 // Algorithm-specific checks (AlgorithmType.check_config and the buffer validator's batch
-// requirement): SFT/DPO only in train mode, with a dataset path and a positive save interval.
+// requirement): SFT/DPO (and 0.6's CPT, an SFTAlgorithm) only in train mode, with a dataset
+// path and a positive save interval.
 import { l10n } from '../../core/l10n-text';
 import { insertKeyFix, report, setValueFix, type Rule } from '../context';
-import { algorithmOf, CRITIC_ALGORITHMS, isSftOrDpo, modeOf } from './common';
+import { algorithmOf, CRITIC_ALGORITHMS, isSftLike, isSftOrDpo, modeOf } from './common';
 
 export const algorithmRule: Rule = {
   id: 'trinity.algorithm',
+  upstream: ['SFTAlgorithm.check_config', 'DPOAlgorithm.check_config', 'BufferConfigValidator.validate', 'ModelConfigValidator._check_tinker'],
   run(ctx) {
     const v = ctx.view;
     const mode = modeOf(v);
     const algo = algorithmOf(v);
     if (!mode) return;
     const ALGO = algo?.toUpperCase();
-    if (isSftOrDpo(algo)) {
+    if (isSftLike(algo)) {
       if (mode === 'both' || mode === 'explore') {
         const fix = setValueFix(ctx, 'mode', 'train', l10n.t("Use mode 'train'"));
         report(ctx, {
           severity: 'error',
           code: 'trinity.algorithm.mode',
-          message: l10n.t('{0} does not support `{1}` mode: use `train`.', ALGO, mode),
+          // CPT runs SFT's check_config, whose message says SFT
+          message: algo === 'dpo' ? l10n.t('DPO does not support `{0}` mode: use `train`.', mode) : l10n.t('SFT does not support `{0}` mode: use `train`.', mode),
           path: v.has('mode') ? 'mode' : 'algorithm.algorithm_type',
           related: [{ path: 'algorithm.algorithm_type', message: l10n.t("algorithm_type is '{0}'", algo) }],
           fixes: fix ? [fix] : undefined,

@@ -4,7 +4,8 @@ import { suggest } from '../../core/findings';
 import { l10n, list, verbatim } from '../../core/l10n-text';
 import { AGENT_PLUGIN_NAMES } from '../../names/registries';
 import { report, setValueFix, type Rule, type RuleContext } from '../context';
-import { algorithmOf, isSftOrDpo, items, modeOf } from './common';
+import { algorithmOf, atLeast06, isSftOrDpo, items, modeOf, syncStyleOf } from './common';
+import { classifyPath, resolveLocalPath } from '../../core/paths';
 
 // `task_dir` is 0.6's (with an older release in force the key rules say so: version.newer-value)
 const TASKSET_STORAGE = ['file', 'sql', 'queue', 'task_dir'];
@@ -32,6 +33,7 @@ function storageCheck(ctx: RuleContext, path: string, allowed: string[], known?:
 
 export const bufferRule: Rule = {
   id: 'trinity.buffer',
+  upstream: ['BufferConfigValidator.validate', 'BufferConfigValidator._fill_taskset_config', 'BufferConfigValidator._check_explorer_input', 'BufferConfigValidator._check_trainer_input', 'BufferConfigValidator._check_data_processor'],
   run(ctx) {
     const v = ctx.view;
     const mode = modeOf(v);
@@ -44,7 +46,7 @@ export const bufferRule: Rule = {
         report(ctx, {
           severity: 'error',
           code: 'trinity.buffer.taskset-and-tasksets',
-          message: l10n.t('Do not set `taskset` and `tasksets` together: use one of them.'),
+          message: l10n.t('Do not support setting `taskset` and `tasksets` simultaneously: use one of them.'),
           path: 'buffer.explorer_input.tasksets',
           related: [{ path: 'buffer.explorer_input.taskset', message: l10n.t('`taskset` is also set') }],
         });
@@ -64,9 +66,30 @@ export const bufferRule: Rule = {
       for (const [p, t] of train) pathRequired(ctx, p, false, t);
       for (const [p, t] of evals) pathRequired(ctx, p, true, t);
       for (const [p, t] of [...train, ...evals]) storageCheck(ctx, `${p}.storage_type`, TASKSET_STORAGE, t.storage_type ?? 'file');
+      if (evals.length && atLeast06(ctx) && syncStyleOf(v) === 'fully_async') {
+        // in pan-x-c@0ccf77cf's _check_explorer_input only: agentscope-ai@1c35a79b runs the config
+        report(ctx, {
+          severity: 'warning',
+          code: 'trinity.buffer.fully-async-eval',
+          message: l10n.t('Eval tasksets are not supported in fully asynchronous synchronization style: the validator of {0} rejects this config ({1} runs it).', 'pan-x-c@0ccf77cf', 'agentscope-ai@1c35a79b'),
+          path: 'buffer.explorer_input.eval_tasksets',
+          related: [{ path: 'synchronizer.sync_style', message: l10n.t("sync_style is '{0}'", 'fully_async') }],
+        });
+      }
     }
     if (mode !== 'bench') {
       if (v.has('buffer.trainer_input.experience_buffer')) storageCheck(ctx, 'buffer.trainer_input.experience_buffer.storage_type', BUFFER_STORAGE);
+      if ((mode === 'both' || mode === 'colocate') && v.has('buffer.trainer_input.experience_buffer') && v.str('buffer.trainer_input.experience_buffer.storage_type') === 'file') {
+        const fix = setValueFix(ctx, 'buffer.trainer_input.experience_buffer.storage_type', 'queue', l10n.t("Change to '{0}'", 'queue'));
+        report(ctx, {
+          severity: 'info',
+          code: 'trinity.buffer.file-experience-buffer',
+          message: l10n.t('`FILE` storage is not supported to use as experience_buffer in `{0}` mode; Trinity uses `QUEUE` instead.', mode),
+          path: 'buffer.trainer_input.experience_buffer.storage_type',
+          related: v.has('mode') ? [{ path: 'mode', message: l10n.t("mode is '{0}'", mode) }] : undefined,
+          fixes: fix ? [fix] : undefined,
+        });
+      }
       const aux = v.get('buffer.trainer_input.auxiliary_buffers');
       if (aux && typeof aux === 'object' && !Array.isArray(aux)) {
         for (const [name, cfg] of Object.entries(aux as Record<string, unknown>)) {
@@ -76,13 +99,23 @@ export const bufferRule: Rule = {
             report(ctx, {
               severity: 'error',
               code: 'trinity.buffer.aux-buffer-path',
-              message: l10n.t('`buffer.trainer_input.auxiliary_buffers[{0}].path` is required.', name),
+              message: l10n.t('`buffer.trainer_input.auxiliary_buffers[{0}].path` is required, please set it to the path of the auxiliary buffer.', name),
               path: p,
             });
           }
           storageCheck(ctx, `${p}.storage_type`, BUFFER_STORAGE);
         }
       }
+    }
+    // the task pipeline writes a new dataset: it refuses one that is already there
+    const out = v.str('data_processor.task_pipeline.output.path');
+    if (out && ctx.checkPaths && v.has('data_processor.task_pipeline') && ['explore', 'train', 'both', 'colocate'].includes(mode) && classifyPath(out) === 'local' && resolveLocalPath(out, ctx.roots, ctx.file).found) {
+      report(ctx, {
+        severity: 'error',
+        code: 'trinity.data.task-pipeline-output-exists',
+        message: l10n.t('Task pipeline output path {0} already exists. Please choose a different output path to avoid overwriting.', out),
+        path: 'data_processor.task_pipeline.output.path',
+      });
     }
     // the task pipeline needs somewhere to write
     if (v.has('data_processor.task_pipeline') && ['explore', 'train', 'both', 'colocate'].includes(mode) && !v.has('data_processor.task_pipeline.output')) {

@@ -1,8 +1,15 @@
 // Helpers shared by the Trinity-RFT rules: the effective mode and algorithm, and facts
 // Trinity derives (train batch size, whether the trainer validator runs).
+import { compareVersions } from '../../core/versions';
+import { TRINITY_0_6 } from '../../facts/trinity-0.6';
+import { enumValue } from '../../schema/coerce';
 import { UNKNOWN, type ConfigView } from '../view';
 
 export const MODES = ['both', 'explore', 'train', 'bench', 'serve', 'colocate'] as const;
+
+/** The release the 0.6 rules belong to (from its facts, not a second copy of the number). */
+const SINCE_0_6 = TRINITY_0_6.version;
+export const atLeast06 = (ctx: { trinityVersion: string }) => compareVersions(ctx.trinityVersion, SINCE_0_6) >= 0;
 export type Mode = (typeof MODES)[number];
 
 /** The mode when it is valid and resolved, else undefined (mode rules report it). */
@@ -18,6 +25,10 @@ export function algorithmOf(v: ConfigView): string | undefined {
 
 export const isSftOrDpo = (a: string | undefined) => a === 'sft' || a === 'dpo';
 
+/** Algorithms whose check_config is SFT's or DPO's (0.6's CPT subclasses SFTAlgorithm): train
+ *  mode only, an experience_buffer path, sync_interval := save_interval. */
+export const isSftLike = (a: string | undefined) => isSftOrDpo(a) || a === 'cpt';
+
 /** Algorithms whose trainer needs a critic (tinker cannot serve them). */
 export const CRITIC_ALGORITHMS = new Set(['ppo']);
 
@@ -31,11 +42,14 @@ export function trainBatchSize(v: ConfigView): number | undefined {
   return bs !== undefined && rt !== undefined ? bs * rt : undefined;
 }
 
-/** Whether `TrainerConfigValidator` runs for this config (and so the veRL checks). */
-export function trainerValidatorRuns(v: ConfigView): boolean {
+/** Whether `TrainerConfigValidator` runs for this config (and so the veRL checks): 0.5.2 in
+ *  train / both / bench / colocate mode or with Megatron; 0.6 (both stored lines) in train / both
+ *  / colocate mode only — one line also with Megatron, so its errors are not certain there. */
+export function trainerValidatorRuns(v: ConfigView, release: string): boolean {
   const mode = modeOf(v);
   if (!mode) return false;
   if (v.bool('model.external_model.enable')) return false;
+  if (compareVersions(release, SINCE_0_6) >= 0) return ['train', 'both', 'colocate'].includes(mode);
   return ['train', 'both', 'bench', 'colocate'].includes(mode) || v.str('trainer.trainer_strategy') === 'megatron';
 }
 
@@ -54,4 +68,12 @@ export function intOf(o: Record<string, unknown>, key: string, dflt: number): nu
   if (typeof x === 'number') return x;
   if (typeof x === 'string' && /^\s*[-+]?\d+\s*$/.test(x)) return Number(x);
   return undefined;
+}
+
+const SYNC_STYLE = { values: ['fixed', 'trainer_driven', 'explorer_driven', 'fully_async'], aliases: { dynamic_by_explorer: 'explorer_driven', dynamic_by_trainer: 'trainer_driven' }, caseInsensitive: true };
+
+/** `synchronizer.sync_style` as SyncStyle reads it (any case, the dynamic_by_* aliases), `fixed` when unset. */
+export function syncStyleOf(v: ConfigView): string | undefined {
+  const s = v.str('synchronizer.sync_style');
+  return s ? enumValue(s, SYNC_STYLE) : 'fixed';
 }

@@ -4,14 +4,14 @@ import { suggest } from '../../core/findings';
 import { l10n, list } from '../../core/l10n-text';
 import { enumValue } from '../../schema/coerce';
 import { report, setValueFix, type Rule } from '../context';
-import { items } from './common';
-import { atLeast06 } from './parallel';
+import { atLeast06, items } from './common';
 
 const CONCURRENT = ['sequential', 'asynchronous', 'multi-threading'];
 const SYNC_STYLE = { values: ['fixed', 'trainer_driven', 'explorer_driven'], aliases: { dynamic_by_explorer: 'explorer_driven', dynamic_by_trainer: 'trainer_driven' }, caseInsensitive: true };
 
 export const explorerRule: Rule = {
   id: 'trinity.explorer',
+  upstream: ['ExplorerConfigValidator.validate', 'ExplorerConfigValidator._validate_lora'],
   run(ctx) {
     const v = ctx.view;
     items(v, 'explorer.auxiliary_models').forEach((m, i) => {
@@ -30,7 +30,7 @@ export const explorerRule: Rule = {
     if (ratio !== undefined && ratio > 0) {
       if (ratio >= 1) {
         const fix = setValueFix(ctx, 'explorer.over_rollout.ratio', '0.5', l10n.t('Set ratio to 0.5'));
-        report(ctx, { severity: 'error', code: 'trinity.explorer.over-rollout-ratio', message: l10n.t('over_rollout ratio ({0}) should be in [0.0, 1.0).', ratio), path: 'explorer.over_rollout.ratio', fixes: fix ? [fix] : undefined });
+        report(ctx, { severity: 'error', code: 'trinity.explorer.over-rollout-ratio', message: l10n.t('over_rollout_ratio should be in [0.0, 1.0) (got {0}).', ratio), path: 'explorer.over_rollout.ratio', fixes: fix ? [fix] : undefined });
       } else {
         const style = v.str('synchronizer.sync_style');
         if ((style ? enumValue(style, SYNC_STYLE) : 'fixed') === 'fixed') {
@@ -38,7 +38,7 @@ export const explorerRule: Rule = {
           report(ctx, {
             severity: 'error',
             code: 'trinity.explorer.over-rollout-sync-style',
-            message: l10n.t('over_rollout ratio is not compatible with the fixed sync_style: set `synchronizer.sync_style` to `explorer_driven` or `trainer_driven`.'),
+            message: l10n.t('over_rollout is not compatible with fixed sync_style, please set `synchronizer.sync_style` to `explorer_driven` or `trainer_driven`.'),
             path: 'explorer.over_rollout.ratio',
             related: [{ path: 'synchronizer.sync_style', message: l10n.t("sync_style is '{0}'", style ?? 'fixed') }],
             fixes: fix ? [fix] : undefined,

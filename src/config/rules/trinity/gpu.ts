@@ -4,8 +4,8 @@
 import { l10n, type Text, verbatim } from '../../core/l10n-text';
 import type { ConfigView } from '../view';
 import { report, setValueFix, type Rule, type RuleContext } from '../context';
-import { algorithmOf, intOf, items, modeOf, trainBatchSize, trainerValidatorRuns, type Mode } from './common';
-import { atLeast06, enginesOf } from './parallel';
+import { algorithmOf, atLeast06, intOf, items, modeOf, trainBatchSize, trainerValidatorRuns, type Mode } from './common';
+import { enginesOf } from './parallel';
 
 interface Budget {
   mode: Mode;
@@ -79,6 +79,7 @@ function engineFix(ctx: RuleContext, b: Budget, maxExplorer: number) {
 
 export const gpuRule: Rule = {
   id: 'trinity.gpu',
+  upstream: ['RayClusterConfigValidator._set_gpu_allocation_info'],
   run(ctx) {
     const v = ctx.view;
     const b = gpuBudget(v, ctx);
@@ -172,7 +173,7 @@ function colocate(ctx: RuleContext, b: Budget): void {
 function batchRules(ctx: RuleContext, b: Budget): void {
   const v = ctx.view;
   if (b.trainer === undefined || b.trainer <= 0) return;
-  if (!trainerValidatorRuns(v)) return;
+  if (!trainerValidatorRuns(v, ctx.trinityVersion)) return;
   if ((v.str('trainer.trainer_type') ?? 'verl') !== 'verl') return;
   if (!(v.str('trainer.trainer_strategy') ?? 'fsdp').startsWith('fsdp')) return;
   const actorSp = v.num('trainer.trainer_config.actor_rollout_ref.actor.ulysses_sequence_parallel_size');

@@ -5,6 +5,7 @@ import { report, setValueFix, type Rule } from '../context';
 
 export const lengthRule: Rule = {
   id: 'trinity.length',
+  upstream: ['ModelConfigValidator._check_model_len', 'TrainerConfigValidator.validate'],
   run(ctx) {
     const v = ctx.view;
     if (['model.max_model_len', 'model.max_prompt_tokens', 'model.max_response_tokens'].some((k) => v.unknown(k))) return;

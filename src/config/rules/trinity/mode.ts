@@ -7,6 +7,7 @@ import { MODES } from './common';
 
 export const modeRule: Rule = {
   id: 'trinity.mode',
+  upstream: ['GlobalConfigValidator.validate'],
   run(ctx) {
     const v = ctx.view;
     const mode = v.get('mode');

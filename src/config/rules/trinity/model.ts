@@ -8,6 +8,7 @@ import { modeOf } from './common';
 
 export const modelRule: Rule = {
   id: 'trinity.model',
+  upstream: ['ModelConfigValidator.validate', 'ModelConfigValidator._check_external_model'],
   run(ctx) {
     const v = ctx.view;
     const mode = modeOf(v);
@@ -31,7 +32,7 @@ export const modelRule: Rule = {
           report(ctx, {
             severity: 'error',
             code: 'trinity.model.external-required',
-            message: l10n.t('`{0}` is required for the external engine.', p),
+            message: l10n.t('`{0}` is required for external engine.', p),
             path: p,
           });
         }

@@ -2,19 +2,13 @@
 // _validate_multinode_inference_models, agentscope-ai/Trinity-RFT @ 1c35a79b): an engine takes
 // data_parallel_size × tensor_parallel_size × pipeline_parallel_size GPUs; one larger than a
 // node spans whole nodes; vLLM keeps data parallelism on one node; SGLang needs TP divisible
-// by DP. Also 0.6's over_rollout.return_partial_tasks, which needs a non-fixed sync style
-// (ExplorerConfigValidator, pan-x-c/Trinity-RFT @ 03782715). One rule per upstream check, so
-// each can be shown to be the one that reports.
+// by DP; each parallel size at least 1 (_validate_inference_parallel_config). Also 0.6's
+// over_rollout.return_partial_tasks, which needs a non-fixed sync style (ExplorerConfigValidator,
+// pan-x-c/Trinity-RFT @ 03782715). One rule per upstream check, so each can be shown to be the
+// one that reports.
 import { l10n, verbatim } from '../../core/l10n-text';
-import { enumValue } from '../../schema/coerce';
-import { compareVersions } from '../../core/versions';
-import { TRINITY_0_6 } from '../../facts/trinity-0.6';
 import { report, setValueFix, type Rule, type RuleContext } from '../context';
-import { intOf, items } from './common';
-
-/** The release these rules belong to (from its facts, not a second copy of the number). */
-export const SINCE_0_6 = TRINITY_0_6.version;
-export const atLeast06 = (ctx: Pick<RuleContext, 'trinityVersion'>) => compareVersions(ctx.trinityVersion, SINCE_0_6) >= 0;
+import { atLeast06, intOf, items, syncStyleOf } from './common';
 
 export interface Engine {
   /** Dotted path of the model section. */
@@ -68,6 +62,7 @@ function perEngine(ctx: RuleContext, check: (e: Engine, gpn: number | undefined)
 
 export const multiNodeEngineRule: Rule = {
   id: 'trinity.engine.multinode',
+  upstream: ['RayClusterConfigValidator._validate_multinode_inference_models'],
   run(ctx) {
     perEngine(ctx, (e, gpn) => {
       if (!gpn || e.gpus <= gpn || e.gpus % gpn === 0) return;
@@ -85,6 +80,7 @@ export const multiNodeEngineRule: Rule = {
 
 export const vllmDataParallelRule: Rule = {
   id: 'trinity.engine.vllm-dp',
+  upstream: ['RayClusterConfigValidator._validate_multinode_inference_models'],
   run(ctx) {
     perEngine(ctx, (e, gpn) => {
       if (!e.type.startsWith('vllm') || e.dp <= 1 || !gpn || e.gpus <= gpn || e.gpus % gpn !== 0) return;
@@ -103,6 +99,7 @@ export const vllmDataParallelRule: Rule = {
 
 export const sglangTpDpRule: Rule = {
   id: 'trinity.engine.sglang-tp-dp',
+  upstream: ['RayClusterConfigValidator._validate_multinode_inference_models'],
   run(ctx) {
     perEngine(ctx, (e) => {
       if (e.type !== 'sglang' || e.dp <= 0 || e.tp % e.dp === 0) return;
@@ -117,17 +114,16 @@ export const sglangTpDpRule: Rule = {
   },
 };
 
-const SYNC_STYLE = { values: ['fixed', 'trainer_driven', 'explorer_driven', 'fully_async'], aliases: { dynamic_by_explorer: 'explorer_driven', dynamic_by_trainer: 'trainer_driven' }, caseInsensitive: true };
-
 export const partialTasksRule: Rule = {
   id: 'trinity.explorer.partial-tasks',
+  upstream: ['ExplorerConfigValidator.validate'],
   run(ctx) {
     if (!atLeast06(ctx)) return;
     const v = ctx.view;
     // the ratio > 0 case is explorerRule's (0.5 already had it)
     if (!v.bool('explorer.over_rollout.return_partial_tasks') || (v.num('explorer.over_rollout.ratio') ?? 0) > 0) return;
     const style = v.str('synchronizer.sync_style');
-    if ((style ? enumValue(style, SYNC_STYLE) : 'fixed') !== 'fixed') return;
+    if (syncStyleOf(v) !== 'fixed') return;
     const fix = setValueFix(ctx, 'synchronizer.sync_style', 'explorer_driven', l10n.t('Set sync_style to explorer_driven'));
     report(ctx, {
       severity: 'error',
@@ -140,5 +136,26 @@ export const partialTasksRule: Rule = {
   },
 };
 
+/** ExplorerConfigValidator._validate_inference_parallel_config (both stored 0.6 lines): each
+ *  parallel size of a vLLM / SGLang engine, rollout or auxiliary, at least 1. */
+export const parallelMinRule: Rule = {
+  id: 'trinity.engine.parallel-min',
+  upstream: ['ExplorerConfigValidator._validate_inference_parallel_config'],
+  run(ctx) {
+    if (!atLeast06(ctx)) return;
+    const engines = enginesOf(ctx);
+    if (!engines) return;
+    for (const e of engines) {
+      if (e.type === 'tinker' || e.type === 'external') continue;
+      const name = e.path === 'explorer.rollout_model' ? 'rollout_model' : 'auxiliary_model';
+      for (const [key, value] of [['tensor_parallel_size', e.tp], ['data_parallel_size', e.dp], ['pipeline_parallel_size', e.pp]] as const) {
+        if (value >= 1) continue;
+        const fix = setValueFix(ctx, `${e.path}.${key}`, '1', l10n.t('Set {0} to 1', key));
+        report(ctx, { severity: 'error', code: 'trinity.engine.parallel-min', message: l10n.t('`{0}.{1}` must be >= 1, but got {2}.', name, key, value), path: `${e.path}.${key}`, fixes: fix ? [fix] : undefined });
+      }
+    }
+  },
+};
+
 /** The 0.6 rules, in the engine's order. */
-export const PARALLEL_RULES: Rule[] = [multiNodeEngineRule, vllmDataParallelRule, sglangTpDpRule, partialTasksRule];
+export const PARALLEL_RULES: Rule[] = [parallelMinRule, multiNodeEngineRule, vllmDataParallelRule, sglangTpDpRule, partialTasksRule];

@@ -3,17 +3,18 @@
 import { l10n, verbatim } from '../../core/l10n-text';
 import { enumValue } from '../../schema/coerce';
 import { report, setValueFix, type Rule } from '../context';
-import { algorithmOf, isSftOrDpo, modeOf } from './common';
+import { algorithmOf, atLeast06, isSftLike, modeOf } from './common';
 
 const SYNC_METHOD = { values: ['nccl', 'checkpoint', 'memory'], aliases: { online: 'nccl', offline: 'checkpoint' }, caseInsensitive: true };
 
 export const syncRule: Rule = {
   id: 'trinity.sync',
+  upstream: ['SynchronizerConfigValidator.validate', 'IntervalConfigValidator.validate'],
   run(ctx) {
     const v = ctx.view;
     const mode = modeOf(v);
     const algo = algorithmOf(v);
-    if (isSftOrDpo(algo)) return; // sync_interval := save_interval (algorithm rule)
+    if (isSftLike(algo)) return; // sync_interval := save_interval (algorithm rule)
     const sync = v.num('synchronizer.sync_interval');
     if (sync !== undefined && sync <= 0) {
       const fix = setValueFix(ctx, 'synchronizer.sync_interval', '1', l10n.t('Set sync_interval to 1'));
@@ -27,15 +28,21 @@ export const syncRule: Rule = {
       return;
     }
     const evalInterval = v.num('explorer.eval_interval');
-    if (mode && mode !== 'bench' && sync && evalInterval !== undefined && evalInterval % sync !== 0) {
-      const rounded = Math.max(Math.floor(evalInterval / sync), 1) * sync;
+    // 0.6 rounds to explorer_sync_interval (null: sync_interval)
+    const own = atLeast06(ctx) ? v.num('synchronizer.explorer_sync_interval') : undefined;
+    const every = own && own > 0 ? own : sync;
+    const by = own && own > 0 ? 'synchronizer.explorer_sync_interval' : 'synchronizer.sync_interval';
+    if (mode && mode !== 'bench' && every && evalInterval !== undefined && evalInterval % every !== 0) {
+      const rounded = Math.max(Math.floor(evalInterval / every), 1) * every;
       const fix = setValueFix(ctx, 'explorer.eval_interval', String(rounded), l10n.t('Set eval_interval to {0}', rounded));
       report(ctx, {
         severity: 'info',
         code: 'trinity.sync.eval-interval-rounded',
-        message: l10n.t('`eval_interval` ({0}) is not a multiple of `sync_interval` ({1}); Trinity uses {2}.', evalInterval, sync, rounded),
-        path: v.has('explorer.eval_interval') ? 'explorer.eval_interval' : 'synchronizer.sync_interval',
-        related: [{ path: 'synchronizer.sync_interval', message: verbatim(`sync_interval = ${sync}`) }],
+        message: atLeast06(ctx)
+          ? l10n.t('`eval_interval` ({0}) is not a multiple of `explorer_sync_interval` ({1}); Trinity uses {2}.', evalInterval, every, rounded)
+          : l10n.t('`eval_interval` ({0}) is not a multiple of `sync_interval` ({1}); Trinity uses {2}.', evalInterval, every, rounded),
+        path: v.has('explorer.eval_interval') ? 'explorer.eval_interval' : by,
+        related: [{ path: by, message: verbatim(`${by.split('.').pop()} = ${every}`) }],
         fixes: fix ? [fix] : undefined,
       });
     }

@@ -4,6 +4,7 @@ import { suggest } from '../../core/findings';
 import { l10n, type Text } from '../../core/l10n-text';
 import { report, setValueFix, type Rule, type RuleContext } from '../context';
 import { trainerValidatorRuns } from './common';
+import { verlEngine } from './verl';
 
 function choice(ctx: RuleContext, path: string, allowed: string[], code: string, severity: 'error' | 'warning', message: (value: string) => Text) {
   const v = ctx.view;
@@ -16,9 +17,10 @@ function choice(ctx: RuleContext, path: string, allowed: string[], code: string,
 
 export const trainerRule: Rule = {
   id: 'trinity.trainer',
+  upstream: ['TrainerConfigValidator.validate'],
   run(ctx) {
     const v = ctx.view;
-    const runs = trainerValidatorRuns(v);
+    const runs = trainerValidatorRuns(v, ctx.trinityVersion);
     if (runs) {
       choice(ctx, 'trainer.trainer_type', ['verl', 'tinker'], 'trinity.trainer.type', 'error', (x) => l10n.t('Invalid trainer type: {0} (expected verl or tinker).', x));
       if ((v.str('trainer.trainer_type') ?? 'verl') === 'verl') {
@@ -32,7 +34,8 @@ export const trainerRule: Rule = {
     if (cfgPath) {
       const tc = v.get('trainer.trainer_config');
       const empty = !tc || (typeof tc === 'object' && Object.keys(tc as object).length === 0);
-      const fatal = runs && empty && (v.str('trainer.trainer_type') ?? 'verl') === 'verl';
+      // only the legacy backend (verl < 0.8) raises; with verl ≥ 0.8 the key is never read
+      const fatal = runs && empty && (v.str('trainer.trainer_type') ?? 'verl') === 'verl' && !verlEngine(ctx);
       report(ctx, {
         severity: fatal ? 'error' : 'warning',
         code: fatal ? 'trinity.trainer.config-path' : 'trinity.deprecated-key',

@@ -3,7 +3,7 @@ import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { kindFromContent, kindFromGlobs } from '../../../../src/config/core/detect-kind';
 import { looksLikeRlConfig } from '../../../../src/config/core/looks-like-config';
-import { run, trinity } from '../helpers';
+import { describe, en, run, trinity } from '../helpers';
 
 test('content: Trinity by its sections, astuner:/ajet: roots, trinity:-only layers', () => {
   assert.equal(kindFromContent(['mode', 'algorithm', 'buffer', 'explorer']), 'trinity');
@@ -47,4 +47,37 @@ test('the activation sniffer agrees on typical files', () => {
   assert.ok(looksLikeRlConfig('astuner:\n  model:\n    path: x\n'));
   assert.ok(looksLikeRlConfig('# agentrl: trinity\nfoo: 1\n'));
   assert.ok(!looksLikeRlConfig('apiVersion: v1\nkind: Pod\n'));
+});
+
+test('an explicit kind beats the modeline; the modeline still names the release', () => {
+  const a = run(`# agentrl: none\n${trinity()}`, { forcedKind: 'trinity' });
+  assert.equal(a.kind, 'trinity');
+  assert.equal(a.detection.by, 'option');
+  assert.equal(run(`# agentrl: trinity@0.5.2\n${trinity()}`, { forcedKind: 'trinity' }).trinityVersion, '0.5.2');
+  assert.equal(run(`# agentrl: astuner\n${trinity()}`, { forcedKind: 'trinity' }).kind, 'trinity');
+});
+
+test('a named file that matches no kind: the likeliest kind, with input.kind-guessed; found by a walk: skipped', () => {
+  const base = trinity();
+  const many = base + Array.from({ length: 15 }, (_, i) => `extra_${i}: ${i}\n`).join('');
+  assert.equal(run(many).kind, null, 'content alone decides nothing');
+  const a = run(many, { guessKind: true });
+  assert.equal(a.kind, 'trinity');
+  assert.equal(a.detection.by, 'guess');
+  const f = a.findings.find((x) => x.code === 'input.kind-guessed');
+  assert.equal(f?.severity, 'warning');
+  assert.match(en(f!.message), /\(\d+ of its 2\d top-level keys are Trinity-RFT sections\); checked as a Trinity-RFT config/);
+  assert.ok(a.findings.some((x) => x.code === 'schema.unknown-key' && x.severity === 'error'));
+  // YAML broken by a tab: keys read off the text, the syntax error is reported
+  const tab = run(base.replace(/\n {2}(\w)/, '\n\t$1'), { guessKind: true });
+  assert.equal(tab.kind, 'trinity');
+  assert.ok(tab.findings.some((x) => x.code === 'yaml.syntax' && x.severity === 'error'), describe(tab));
+  // a value too deep to parse: the limit is an error once the file is a config
+  const deep = run(base.replace(/^name: .*$/m, `name: ${'${oc.env:V,'.repeat(300)}x${'}'.repeat(300)}`), { guessKind: true });
+  assert.equal(deep.findings.find((x) => x.code === 'input.too-deep')?.severity, 'error');
+  assert.match(en(deep.findings.find((x) => x.code === 'input.kind-guessed')!.message), /its YAML could not be read as a mapping/);
+  // an `ajet:` root read off a broken text
+  assert.equal(run('ajet:\n\tproject_name: x\n', { guessKind: true }).kind, 'ajet');
+  // the user's own `# agentrl: none` is respected
+  assert.equal(run(`# agentrl: none\n${many}`, { guessKind: true }).kind, null);
 });

@@ -46,3 +46,12 @@ test('every config l10n.t template has a zh-cn translation with the same placeho
   const { [templates[0].message]: _dropped, ...less } = bundle;
   assert.equal(untranslated(files, less).length, templates.filter((m) => m.message === templates[0].message).length);
 });
+
+test('a huge value is shown clipped in a message, with how much was left out', () => {
+  const big = 'x'.repeat(1_000_000);
+  const shown = render(l10n.t('`{0}`: expected an int, got {1}.', 'explorer.eval_interval', `str '${big}'`));
+  assert.ok(shown.length < 300, `${shown.length} characters`);
+  assert.match(shown, /^`explorer\.eval_interval`: expected an int, got str 'x+…\(\+999\d{3}\)\.$/);
+  assert.equal(render(l10n.t('`{0}`', 'short')), '`short`');
+  assert.ok(render(verbatim(big)).length <= 2000);
+});

@@ -1,7 +1,8 @@
 // Every real config in ../shared/corpus gets what ../shared/corpus/EXPECTED.md says
 // Trinity-RFT's own loader and validators say about it: 0 errors for the accepted ones, the
 // named error for the few it rejects, warnings only where upstream is wrong at run time.
-// The corpus is 0.5-era, and EXPECTED.md is 0.5.2's verdict: checked with 0.5.2 in force.
+// Each config is checked under its own release: trinity-rft-0.6/ holds 0.6's examples (checked
+// with 0.6.0 in force), everything else is 0.5-era (EXPECTED.md is 0.5.2's verdict).
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -47,12 +48,15 @@ const ALLOWED_WARNINGS: Record<string, string[]> = {
   'astuner/tutorial/example_feedback_tracing/example_feedback_tracing.yaml': ['agent.gpu-budget'],
 };
 
+/** The Trinity-RFT release a corpus file belongs to. */
+const releaseOf = (rel: string): string => (rel.startsWith('trinity-rft-0.6/') ? '0.6.0' : '0.5.2');
+
 const results = new Map<string, Analysis>();
 function analysed(rel: string): Analysis {
   let a = results.get(rel);
   if (!a) {
     const file = path.join(corpus, rel);
-    a = analyze(fs.readFileSync(file, 'utf8'), file, { roots: [repoRoot], trinityVersion: '0.5.2' });
+    a = analyze(fs.readFileSync(file, 'utf8'), file, { roots: [repoRoot], trinityVersion: releaseOf(rel), checkPaths: !rel.startsWith('trinity-rft-0.6/') });
     results.set(rel, a);
   }
   return a;
@@ -72,6 +76,17 @@ test('accepted Trinity-RFT configs: 0 errors, detected as trinity', { skip }, ()
     const a = analysed(rel);
     assert.equal(a.kind, 'trinity', rel);
     assert.deepEqual(a.findings.filter((f) => f.severity === 'error').map((f) => f.code), [], `${rel}\n${describe(a)}`);
+  }
+});
+
+test('Trinity-RFT 0.6 example configs: 0 errors and no warnings under 0.6, detected as trinity', { skip }, () => {
+  const files = yamlFiles(path.join(corpus, 'trinity-rft-0.6')).map((f) => path.relative(corpus, f));
+  assert.ok(files.length >= 6, `${files.length} files`);
+  for (const rel of files) {
+    const a = analysed(rel);
+    assert.equal(a.trinityVersion, '0.6.0', rel);
+    assert.equal(a.kind, 'trinity', rel);
+    assert.deepEqual(a.findings.filter((f) => f.severity !== 'info').map((f) => f.code), [], `${rel}\n${describe(a)}`);
   }
 });
 

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import { analyze } from '../../../../src/config/engine/engine';
 import { hasShared, repoRoot, sharedDir } from '../../../harness/paths';
-import { fuzz, hostileInputs } from '../fuzz';
+import { fuzz, hostileInputs, hostileMutate, rng } from '../fuzz';
 import { trinity } from '../helpers';
 
 function seeds(): string[] {
@@ -44,3 +44,29 @@ test('hostile inputs: a diagnostic (or nothing) within bounded time and memory',
     if (name === 'empty, forced trinity') assert.ok(a.findings.some((f) => f.code === 'trinity.buffer.no-taskset'));
   }
 });
+
+test('hostile mutations of real configs (tabs, deep nesting, huge scalars, alias bombs, bad interpolations): no crash, a kind for every named file', { timeout: 60_000 }, () => {
+  const s = seeds();
+  const r = rng(27);
+  const codes = new Set<string>();
+  for (let c = 0; c < 240; c++) {
+    const seed = s[c % s.length];
+    let text = hostileMutate(seed, r);
+    if (r() < 0.3) text = hostileMutate(text, r);
+    let a;
+    try {
+      a = analyze(text, '/fuzz/named.yaml', { checkPaths: false, guessKind: true });
+    } catch (err) {
+      throw new Error(`case ${c} (seed 27) threw ${(err as Error).stack}\n--- input ---\n${text.slice(0, 2000)}`);
+    }
+    // a file the user named is never "not a config" (unless its own modeline says so)
+    assert.ok(a.kind !== null || a.detection.by === 'modeline', `case ${c}: no kind\n${text.slice(0, 500)}`);
+    for (const f of a.findings) {
+      assert.ok(f.span.start >= 0 && f.span.end <= text.length && f.span.start <= f.span.end, `case ${c}: ${f.code} span outside the text`);
+      codes.add(f.code);
+    }
+  }
+  // the mutations reach each defence
+  for (const code of ['yaml.syntax', 'input.too-deep', 'input.alias-expansion', 'input.too-large', 'interp.syntax', 'input.kind-guessed']) assert.ok(codes.has(code), `no case reached ${code}: ${[...codes].sort().join(' ')}`);
+});
+

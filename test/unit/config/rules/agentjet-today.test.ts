@@ -111,3 +111,27 @@ test('schemas/ajet.schema.json has every field of upstream\'s dataclass schema',
   assert.deepEqual(schemaAt('ajet', ['ajet', 'task_reader', 'type'])?.['x-choices']?.filter((c) => ['random_dummy', 'data_generation'].includes(c)), ['data_generation', 'random_dummy']);
   assert.deepEqual(schemaAt('ajet', ['ajet', 'task_judge', 'judge_type'])?.['x-choices'], ['customized_protocol', 'rubrics_auto_grader']);
 });
+
+test('AgentJet keys of ajet_default.yaml @ 01a9a0df: top_k, val_only, validation clipping, loss scale, optim.*, cached episodes — accepted, typed, documented', () => {
+  const text = ajet({
+    rollout: { top_k: 20 },
+    trainer_common: {
+      val_only: true,
+      val_max_num_task_each_validation: 64,
+      val_max_num_task_clip_method: 'first_n',
+      loss_extra_scale_ratio: 0.5,
+      use_kl_in_reward: false,
+      optim: { optimizer: 'AdamW', optimizer_impl: 'torch.optim', lr: 2e-6, lr_warmup_steps_ratio: 0.1, total_training_steps: -1, weight_decay: 0.0, lr_warmup_steps: -1, betas: [0.9, 0.95], min_lr_ratio: 0.1, num_cycles: 0.5, lr_scheduler_type: 'cosine', zero_indexed_step: true, grad_clip: 1.0 },
+    },
+    swarm_mode_sample_collection_max_cached_episodes: 512,
+  });
+  const a = run(text, { file: path.join(tempDir(), 'today.yaml') });
+  expectNo(a, 'schema.unknown-key-ignored');
+  expectClean(a);
+  const bad = ajet({ trainer_common: { val_only: 'sometimes', optim: { grad_clip: 'big' } } });
+  const b = run(bad, { file: path.join(tempDir(), 'bad.yaml') });
+  expectFinding(b, 'schema.type', { line: lineOf(bad, 'val_only') });
+  expectFinding(b, 'schema.type', { line: lineOf(bad, 'grad_clip') });
+  assert.equal(schemaAt('ajet', ['ajet', 'trainer_common', 'optim', 'lr_scheduler_type'])?.default, 'constant');
+  assert.match(schemaAt('ajet', ['ajet', 'rollout', 'top_k'])?.['x-zh'] ?? '', /\p{Script=Han}/u);
+});

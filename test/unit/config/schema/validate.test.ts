@@ -68,9 +68,9 @@ test('rejected: a scalar where a section is expected', () => {
   expectFinding(run(text), 'schema.type', { severity: 'error', line: lineOf(text, 'rollout_model: vllm') });
 });
 
-test('rejected: an unknown key inside trainer.trainer_config (merged strictly into veRL)', () => {
+test('rejected with 0.5.2: an unknown key inside trainer.trainer_config (merged strictly into veRL)', () => {
   const text = trinity({ trainer: { trainer_config: { actor_rollout_ref: { actor: { ppo_epoch: 2 } } } } });
-  const f = expectFinding(run(text), 'schema.unknown-key', { severity: 'error', line: lineOf(text, 'ppo_epoch:') });
+  const f = expectFinding(run(text, { trinityVersion: '0.5.2' }), 'schema.unknown-key', { severity: 'error', line: lineOf(text, 'ppo_epoch:') });
   assert.match(en(f.message), /ppo_epochs/);
   // veRL-imported sub-configs stay open
   expectNo(run(trinity({ trainer: { trainer_config: { actor_rollout_ref: { actor: { checkpoint: { async_save: true }, policy_loss: { anything: 1 } } } } } })), 'schema.unknown-key');
@@ -166,4 +166,15 @@ test('edits re-validate only what changed, with the findings of a fresh analysis
   expectNo(run(text, { cache }), 'schema.unknown-key');
   const moved = run(text.replace('repeat_times: 2', 'repeat_timez: 2'), { cache });
   expectFinding(moved, 'schema.unknown-key', { line: lineOf(text, 'repeat_times: 2') });
+});
+
+test('an unknown key in trainer.trainer_config: an error with 0.5.2 (merged strictly), a warning with 0.6 (one stored validator drops it)', () => {
+  const text = trinity({ trainer: { trainer_config: { actor_rollout_ref: { actor: { ppo_epoch: 2 } } } } });
+  const f = expectFinding(run(text), 'schema.unknown-key-dropped', { severity: 'warning', line: lineOf(text, 'ppo_epoch:') });
+  assert.equal(en(f.message), 'Unknown key `ppo_epoch` in `trainer.trainer_config.actor_rollout_ref.actor` (Actor): veRL does not read it. In Trinity-RFT 0.6.0 the validator of pan-x-c@0ccf77cf drops it silently and that of agentscope-ai@1c35a79b rejects it.');
+  assert.equal(f.fixes?.[0].edits[0].newText, 'ppo_epochs');
+  expectNo(run(text), 'schema.unknown-key');
+  expectFinding(run(text, { trinityVersion: '0.5.2' }), 'schema.unknown-key', { severity: 'error' });
+  // elsewhere an unknown key stays an error with 0.6
+  expectFinding(run(trinity({ trainer: { ppo_epochs: 2 } })), 'schema.unknown-key', { severity: 'error' });
 });

@@ -11,6 +11,7 @@ import { analyze } from '../../../../src/config/engine/engine';
 import {
   findPin,
   modelineVersion,
+  pinInCondaEnv,
   pinInPyproject,
   pinInRequirements,
   pinInSetupCfg,
@@ -135,3 +136,21 @@ test('the `# agentrl: trinity@0.5` modeline names the version and still decides 
   assert.deepEqual([b.trinity.from, b.trinityVersion], ['requirements.txt', '0.5.2'], 'without a version the workspace answer stays');
   assert.ok(!b.findings.some((f) => f.code === 'version.newer-key'));
 });
+
+test('pins of any package (verl beside trinity-rft) and in conda environment files', () => {
+  const env = 'name: rl\nchannels: [conda-forge]\ndependencies:\n  - python=3.11\n  - verl=0.8\n  - pip:\n    - trinity-rft==0.6.0  # the trainer\n    - verl-tools==9.9\n';
+  assert.equal(pinInCondaEnv(env), '0.6.0');
+  assert.equal(pinInCondaEnv(env, 'verl'), '0.8', 'conda `=0.8`: the 0.8 series; verl-tools is another package');
+  assert.equal(pinInCondaEnv('dependencies:\n  - pip:\n    - verl>=0.8.1,<0.9\n', 'verl'), '0.8.1');
+  assert.equal(pinInCondaEnv('dependencies:\n  - verl\n', 'verl'), undefined, 'unpinned');
+  assert.equal(pinInRequirements('trinity-rft==0.6.0\nverl==0.7.1\n', 'verl'), '0.7.1');
+  assert.equal(pinInPyproject('[project]\ndependencies = ["verl>=0.8.0", "trinity-rft==0.6.0"]\n', 'verl'), '0.8.0');
+  const dir = tmp();
+  fs.writeFileSync(path.join(dir, 'environment.yml'), env);
+  assert.deepEqual(findPin(dir, read, list, 'verl'), { version: '0.8', from: 'environment.yml' });
+  assert.deepEqual(findPin(dir, read, list), { version: '0.6.0', from: 'environment.yml' });
+  // a requirements file wins over the environment file
+  fs.writeFileSync(path.join(dir, 'requirements.txt'), 'verl==0.7.1\n');
+  assert.deepEqual(findPin(dir, read, list, 'verl'), { version: '0.7.1', from: 'requirements.txt' });
+});
+
