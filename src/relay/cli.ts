@@ -134,6 +134,7 @@ export async function main(argv: string[]): Promise<number> {
     stallMs,
     highWater: RELAY_DEFAULTS.highWater,
     batchBytes: RELAY_DEFAULTS.batchBytes,
+    maxClientBytes: RELAY_DEFAULTS.maxClientBytes,
     decodeCacheBytes,
     exitWhenIdleMs,
     onIdle: () => stop(),

@@ -1,7 +1,8 @@
 // One decode per source, shared by every client session of a relay: N viewers of one event
-// file must not cost N decodes (issue 16 §2). A decoded batch is kept serialized (the binary
-// frame, and the JSON text once a JSON client asked: each form encoded once, whatever the number
-// of sessions that send it as is), keyed by the cursor it starts at, under one memory bound for the
+// file must not cost N decodes. A decoded batch is kept as its binary frame, whose columns the
+// batch's series are views of (no second copy), and the JSON text is made from those columns once a
+// JSON client asks (each form encoded once, whatever the number of sessions that send it as is,
+// and never a frame decoded back); keyed by the cursor it starts at, under one memory bound for the
 // whole relay (oldest evicted first). Sessions keep only cursors: the batch starting at a
 // session's cursor comes from the cache when some session decoded it already; otherwise the
 // session decodes it — with the source's reader parked at that position if there is one (so
@@ -10,8 +11,9 @@
 // the cache for the others. Decodes of one position are single-flight. Correctness first: a
 // session only ever gets the batch that starts exactly at its cursor, so every point arrives
 // once, in order.
-import type { Cursor } from '../../shared/relay-protocol';
-import { decodePointsFrame, encodePointsFrame, pointsToMessage } from '../../shared/points-frame';
+import type { Cursor, PointsBatch } from '../../shared/relay-protocol';
+import { littleEndianHost } from '../../shared/binary-frame';
+import { encodePointsFrame, pointsToMessage, seriesViews } from '../../shared/points-frame';
 import type { Batch, Source, SourceReader } from '../sources/source';
 
 /** A batch as it goes on the socket: its bytes, and whether they are a binary frame. */
@@ -51,6 +53,8 @@ interface Entry {
   readonly end: Cursor;
   /** The binary frame (points batches). */
   readonly frame: Uint8Array | undefined;
+  /** A points batch whose columns are views of the frame's (the JSON form is made from it). */
+  readonly batch: Batch | undefined;
   /** The JSON text: at decode for other batches; for points, once a JSON session asks. */
   json: Uint8Array | undefined;
   /** Bytes counted against the bound. */
@@ -115,8 +119,10 @@ class SourceCache {
       return undefined;
     }
     const frame = batch.type === 'points' ? encodePointsFrame(batch) : undefined;
+    // The reader reuses its columns for its next batch: keep views of the frame's instead.
+    const kept = batch.type === 'points' ? framedBatch(batch, frame!) : undefined;
     const json = frame && binary ? undefined : jsonOf(batch);
-    const entry: Entry = { cache: this, start: key, end: batch.cursor, frame, json, bytes: (frame?.length ?? 0) + (json?.length ?? 0) };
+    const entry: Entry = { cache: this, start: key, end: batch.cursor, frame, batch: kept, json, bytes: (frame?.length ?? 0) + (json?.length ?? 0) };
     this.owner.admit(entry);
     this.park(cursorKey(batch.cursor), reader);
     return entry;
@@ -201,11 +207,11 @@ export class DecodeCache {
     }
   }
 
-  /** An entry in the form a session sends: the frame, or the JSON text (made once, from the frame). */
+  /** An entry in the form a session sends: the frame, or the JSON text (made once, from the batch's columns). */
   form(e: Entry, binary: boolean): Outgoing {
     if (binary && e.frame) return { data: e.frame, binary: true };
     if (!e.json) {
-      e.json = jsonOf(decodePointsFrame(e.frame!));
+      e.json = jsonOf(e.batch!);
       if (e.cache.byStart.get(e.start) === e) {
         e.bytes += e.json.length;
         this.s.bytes += e.json.length;
@@ -235,6 +241,24 @@ export class DecodeCache {
     this.s.bytes = 0;
   }
 
+}
+
+/**
+ * `batch` with its columns as views of `frame`'s, which end the frame in the batch's tag order
+ * (the points frame layout, relay-protocol.ts).
+ */
+function framedBatch(batch: PointsBatch, frame: Uint8Array): PointsBatch {
+  const counts = batch.series.map((s) => s.step.length);
+  const n = counts.reduce((a, c) => a + c, 0);
+  let cols: Float64Array;
+  if (littleEndianHost) cols = new Float64Array(frame.buffer, frame.byteOffset + frame.length - n * 24, n * 3);
+  else {
+    // The frame's doubles are little-endian: a big-endian host keeps a copy of the columns.
+    cols = new Float64Array(n * 3);
+    let at = 0;
+    for (const s of batch.series) for (const col of [s.step, s.wallTime, s.value]) (cols.set(col, at), (at += col.length));
+  }
+  return { ...batch, series: seriesViews(batch.series.map((s) => s.tag), counts, cols) };
 }
 
 /** One session's view of a shared source: nothing but its cursor. */
