@@ -164,6 +164,8 @@ export interface ExperienceRow {
   advantage?: WireNumber | null;
   /** A row sent before whose reward or consumed state changed: it replaces that row. */
   updated?: boolean;
+  /** Why the row's content could not be summarized (malformed, or over the relay's decode budget): the row is listed without it. */
+  error?: string;
 }
 
 export interface ExperiencesMessage {
@@ -306,6 +308,7 @@ const isExperienceRow = (v: unknown): v is ExperienceRow =>
     metrics: optional((m): m is Record<string, WireNumber> => isObj(m) && Object.values(m).every(isWireNum)),
     advantage: optional(nullable(isWireNum)),
     updated: optional(isBool),
+    error: optional(isStr),
   });
 
 function parseJson(text: string): Obj & { type: string } {

@@ -124,7 +124,7 @@ export class Session {
     // A client that connects and never subscribes holds a connection slot for nothing.
     this.subscribeTimer = setTimeout(() => {
       if (this.subscribed || this.closed) return;
-      this.cut('no-subscription', `no subscription within ${opts.stallMs} ms`);
+      this.cut('no-subscription', `sent no subscription within ${opts.stallMs} ms`);
     }, opts.stallMs);
   }
 
@@ -299,8 +299,8 @@ export class Session {
   private cut(code: 'slow-client' | 'no-subscription', why: string): void {
     if (this.closed || this.cutting) return;
     this.cutting = true;
-    this.host.log.warn(`relay: client ${this.id}: ${why}: disconnecting it${this.dropped ? ` (${this.dropped} error replies dropped)` : ''}`);
-    this.send({ type: 'error', code, message: `disconnected: ${why}` });
+    this.host.log.warn(`relay: client ${this.id} ${why}: disconnecting it${this.dropped ? ` (${this.dropped} error replies dropped)` : ''}`);
+    this.send({ type: 'error', code, message: `disconnected: this client ${why}` });
     this.ws.terminate();
     this.close();
   }

@@ -9,12 +9,13 @@ import * as path from 'node:path';
 import type { Cursor, ExperienceDetail, SourceInfo } from '../../shared/relay-protocol';
 import { toWireNumber } from '../../shared/relay-protocol';
 import type { Logger } from '../../shared/log';
-import { decodeExperienceBytes } from './experience-bytes';
+import { TRXP_HEAD_BYTES, decodeExperienceBytes, detailBytes } from './trxp';
 import { RowChangeTracker, SqlExec, quoteIdent } from './row-changes';
 import type { Source, SourceReader } from './source';
 import { SqlTableReader } from './sql-table-reader';
 import { PagedDatabase, TornRead } from './sqlite-db';
 import { DbPages } from './sqlite-pages';
+import type { JobRoot } from './job-root';
 
 /** Columns a table must have to be streamed as experiences (Trinity's ExperienceModel). */
 export const EXPERIENCE_COLUMNS = ['id', 'task_id', 'run_id', 'model_version', 'reward', 'timestamp'];
@@ -27,6 +28,7 @@ const OBSERVE_TRIES = 3;
 const DETAIL_TRIES = 5;
 
 const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
+
 
 export function isSqliteFile(file: string): boolean {
   try {
@@ -59,8 +61,9 @@ export class SqlDatabaseSnapshot {
     readonly file: string,
     private readonly log: Logger,
     private readonly reloadMs = RELOAD_MS,
+    root?: JobRoot,
   ) {
-    this.pages = new DbPages(file);
+    this.pages = new DbPages(file, root);
   }
 
   /**
@@ -198,21 +201,29 @@ export class SqlTableSource implements Source {
   }
 
   async readDetail(id: number): Promise<ExperienceDetail> {
-    return this.snapshot.withRetry((db) => this.detailOf(db, id));
-  }
-
-  private detailOf(db: SqlExec, id: number): ExperienceDetail {
-    const cols = db.exec(`PRAGMA table_info(${quoteIdent(this.table)})`)[0]?.values.map((r) => String(r[1])) ?? [];
-    if (!cols.includes('experience_bytes')) throw new Error(`table ${this.table} has no experience_bytes column`);
-    const res = db.exec(`SELECT experience_bytes, reward FROM ${quoteIdent(this.table)} WHERE id = ?`, [id])[0];
-    if (!res || !res.values.length) throw new Error(`no row ${id} in ${this.table}`);
-    const [bytes, reward] = res.values[0];
-    if (!(bytes instanceof Uint8Array)) throw new Error(`row ${id} of ${this.table} has no experience bytes`);
-    const d = decodeExperienceBytes(bytes);
+    // The bytes are read on a consistent view; decoding them (bounded, in slices) needs none.
+    const { bytes, reward } = await this.snapshot.withRetry((db) => this.rowBytes(db, id));
+    const d = await decodeExperienceBytes(bytes);
     // The column wins, as in Trinity's ExperienceModel.to_experience: serve mode writes the
     // bytes before /feedback sets the reward, which only updates the column.
     if (typeof reward === 'number') d.reward = toWireNumber(reward);
     return d;
+  }
+
+  /** The part of a row's experience_bytes its detail needs: TRXP's header and metadata (never its tensors), or a legacy pickle whole. */
+  private rowBytes(db: SqlExec, id: number): { bytes: Uint8Array; reward: unknown } {
+    const cols = db.exec(`PRAGMA table_info(${quoteIdent(this.table)})`)[0]?.values.map((r) => String(r[1])) ?? [];
+    if (!cols.includes('experience_bytes')) throw new Error(`table ${this.table} has no experience_bytes column`);
+    const t = quoteIdent(this.table);
+    const res = db.exec(`SELECT length(experience_bytes), substr(experience_bytes, 1, ${TRXP_HEAD_BYTES}), reward FROM ${t} WHERE id = ?`, [id])[0];
+    if (!res || !res.values.length) throw new Error(`no row ${id} in ${this.table}`);
+    const [length, head, reward] = res.values[0];
+    if (!(head instanceof Uint8Array) || typeof length !== 'number') throw new Error(`row ${id} of ${this.table} has no experience bytes`);
+    const need = detailBytes(head, length);
+    if (typeof need === 'string') throw new Error(`row ${id} of ${this.table}: ${need}`);
+    const bytes = db.exec(`SELECT substr(experience_bytes, 1, ?) FROM ${t} WHERE id = ?`, [need, id])[0]?.values[0]?.[0];
+    if (!(bytes instanceof Uint8Array)) throw new Error(`row ${id} of ${this.table} has no experience bytes`);
+    return { bytes, reward };
   }
 
   open(cursor: Cursor | undefined): SourceReader {

@@ -7,7 +7,7 @@
 // (relay-protocol.ts, Cursor), so a client that reconnects gets exactly what it missed.
 import type { Cursor, ExperienceRow, ExperiencesMessage, SourceInfo } from '../../shared/relay-protocol';
 import { toWireNumber } from '../../shared/relay-protocol';
-import { summarizeExperience } from './experience-summary';
+import { summarizeExperience } from './trxp';
 import { SqlExec, quoteIdent } from './row-changes';
 import type { Batch, SourceReader } from './source';
 import { TornRead } from './sqlite-db';
@@ -28,6 +28,11 @@ export const RESUME_ROWS = 1000;
 export const ROW_SCALE = 2 ** 21;
 /** Changed rows waiting to be re-sent, at most (more: the oldest are dropped). */
 const MAX_PENDING = 200_000;
+/** Bytes of pickled metadata a batch decodes at most: past it the batch ends early (the rest is the next batch). */
+const BATCH_DECODE_BYTES = 16 * 1024 * 1024;
+
+/** Thrown from a row callback to end a query early (its rows so far are kept). */
+const ENOUGH = new Error('enough rows for one batch');
 
 export interface SqlTableHost {
   readonly info: SourceInfo;
@@ -74,6 +79,10 @@ export class SqlTableReader implements SourceReader {
   private behind = false;
   /** Changed rows go next (a batch of new rows went out while changes were waiting). */
   private changesTurn = false;
+  /** Metadata bytes decoded for the batch being read. */
+  private decoded = 0;
+  /** The last select stopped early (the batch's decode budget). */
+  private cut = false;
 
   constructor(
     private readonly host: SqlTableHost,
@@ -119,7 +128,7 @@ export class SqlTableReader implements SourceReader {
       if (changed) return changed;
     }
     const fresh = this.select(db, `id > ? ORDER BY id LIMIT ${limit}`, [this.last]);
-    this.behind = fresh.length === limit;
+    this.behind = fresh.length === limit || this.cut;
     if (fresh.length) {
       this.last = fresh[fresh.length - 1].id;
       this.count = 0;
@@ -191,9 +200,24 @@ export class SqlTableReader implements SourceReader {
     const t = quoteIdent(this.host.table);
     const sql = `SELECT id, task_id, run_id, model_version, reward, timestamp, ${extra.join(', ')} FROM ${t} WHERE ${where}`;
     const out: ExperienceRow[] = [];
-    // Row by row where the database can: each blob is summarized and dropped before the next.
-    if (db.each) db.each(sql, params, (v) => out.push(this.rowOf(db, v)));
-    else for (const v of db.exec(sql, params)[0]?.values ?? []) out.push(this.rowOf(db, v));
+    this.decoded = 0;
+    this.cut = false;
+    // Row by row where the database can: each blob is summarized and dropped before the next, and
+    // the query ends early once the batch decoded enough (a table of huge or crafted rows is read
+    // in bounded slices, the event loop free in between).
+    const take = (v: unknown[]): void => {
+      out.push(this.rowOf(db, v));
+      if (this.decoded > BATCH_DECODE_BYTES) {
+        this.cut = true;
+        throw ENOUGH;
+      }
+    };
+    try {
+      if (db.each) db.each(sql, params, take);
+      else for (const v of db.exec(sql, params)[0]?.values ?? []) take(v);
+    } catch (e) {
+      if (e !== ENOUGH) throw e;
+    }
     return out;
   }
 
@@ -218,8 +242,10 @@ export class SqlTableReader implements SourceReader {
         return r instanceof Uint8Array ? r : undefined;
       };
       const s = summarizeExperience(v[9], Number(v[8]), read);
+      this.decoded += s.metaBytes;
       if (s.metrics) row.metrics = s.metrics;
       if (s.advantage !== undefined) row.advantage = s.advantage;
+      if (s.error) row.error = s.error.slice(0, 500);
     }
     return row;
   }

@@ -3,7 +3,7 @@
 // over DbPages (sqlite-pages.ts): SQLite asks for the pages a query needs and keeps at most
 // CACHE_KB of them, so a 2 GB buffer costs what its queries touch, not its size.
 // Queries run synchronously (the sync build, no Asyncify): a row's summary reads more of its
-// blob from inside a row callback (experience-summary.ts). Each query checks that the view it
+// blob from inside a row callback (trxp.ts). Each query checks that the view it
 // read is still what the files hold; if a writer moved them meanwhile it throws TornRead.
 import * as path from 'node:path';
 import type { SqlExec } from './row-changes';

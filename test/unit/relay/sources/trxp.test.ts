@@ -4,7 +4,7 @@
 // test/component/relay/sql-row-changes.test.ts.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { summarizeExperience } from '../../../../src/relay/sources/experience-summary';
+import { summarizeExperience } from '../../../../src/relay/sources/trxp';
 
 type Tensor = { dtype: string; data: Buffer };
 

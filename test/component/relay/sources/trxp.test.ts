@@ -6,11 +6,11 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { decodeExperienceBytes } from '../../../src/relay/sources/experience-bytes';
-import { RelayClient } from '../../../src/shared/relay-client';
-import type { ExperiencesMessage } from '../../../src/shared/relay-protocol';
-import { repoRoot } from '../../harness/paths';
-import { noTbx, python, startRelay, tmpDir } from './helpers';
+import { decodeExperienceBytes } from '../../../../src/relay/sources/trxp';
+import { RelayClient } from '../../../../src/shared/relay-client';
+import type { ExperiencesMessage } from '../../../../src/shared/relay-protocol';
+import { repoRoot } from '../../../harness/paths';
+import { noTbx, python, startRelay, tmpDir } from '../helpers';
 
 /** Python's own pickle (protocol 2..5), as Trinity writes it. */
 function pickled(expr: string, protocol = 4): Buffer {
@@ -30,10 +30,10 @@ function trxp(meta: Buffer, tensors = Buffer.alloc(0)): Buffer {
 
 const ITEM = `{'eid': {'task': 't1', 'run': 2}, 'reward': float('nan'), 'messages': [{'role': 'user', 'content': 'hi'}, {'role': 'assistant', 'content': 'ok', 'tool_calls': None}], 'info': {'model_version': 3}, 'raw': b'xyz', 'pair': (1, 2)}`;
 
-test('TRXP rows: the first item, JSON-safe (NaN as "NaN", bytes as a size, tuples as lists)', () => {
+test('TRXP rows: the first item, JSON-safe (NaN as "NaN", bytes as a size, tuples as lists)', async () => {
   // Protocol 2 has no bytes opcode (bytes are a call to _codecs.encode: inert here), so 3..5.
   for (const protocol of [3, 4, 5]) {
-    const d = decodeExperienceBytes(trxp(pickled(`{'version': 1, 'num_items': 1, 'items': [${ITEM}]}`, protocol), Buffer.from('safetensors')));
+    const d = await decodeExperienceBytes(trxp(pickled(`{'version': 1, 'num_items': 1, 'items': [${ITEM}]}`, protocol), Buffer.from('safetensors')));
     assert.deepEqual(d, {
       eid: { task: 't1', run: 2 },
       reward: 'NaN',
@@ -46,31 +46,31 @@ test('TRXP rows: the first item, JSON-safe (NaN as "NaN", bytes as a size, tuple
       pair: [1, 2],
     }, `protocol ${protocol}`);
   }
-  const p2 = decodeExperienceBytes(trxp(pickled(`{'items': [${ITEM}]}`, 2)));
+  const p2 = await decodeExperienceBytes(trxp(pickled(`{'items': [${ITEM}]}`, 2)));
   assert.equal((p2.messages as unknown[]).length, 2);
 });
 
-test('legacy rows (a plain pickle of an item or a list of items) decode too', () => {
-  assert.equal((decodeExperienceBytes(pickled(`[${ITEM}]`)).messages as unknown[]).length, 2);
-  assert.deepEqual(decodeExperienceBytes(pickled(`{'reward': 1.0}`)), { reward: 1 });
+test('legacy rows (a plain pickle of an item or a list of items) decode too', async () => {
+  assert.equal(((await decodeExperienceBytes(pickled(`[${ITEM}]`))).messages as unknown[]).length, 2);
+  assert.deepEqual({ ...(await decodeExperienceBytes(pickled(`{'reward': 1.0}`))) }, { reward: 1 });
 });
 
-test('a class reference in the pickle is never executed', () => {
+test('a class reference in the pickle is never executed', async () => {
   // os.system would run on a real unpickle; here it must stay inert data.
   const evil = Buffer.from("cos\nsystem\n(S'touch /tmp/agentrl-pwned'\ntR.", 'latin1');
   fs.rmSync('/tmp/agentrl-pwned', { force: true });
   try {
-    decodeExperienceBytes(evil);
+    await decodeExperienceBytes(evil);
   } catch {
     /* an error is fine too */
   }
   assert.equal(fs.existsSync('/tmp/agentrl-pwned'), false);
 });
 
-test('truncated or garbage bytes: a clear error, no crash', () => {
+test('truncated or garbage bytes: a clear error, no crash', async () => {
   const good = trxp(pickled(`{'items': [${ITEM}]}`));
-  assert.throws(() => decodeExperienceBytes(good.subarray(0, 40)), /truncated/);
-  assert.throws(() => decodeExperienceBytes(Buffer.from('not a pickle at all')), /cannot unpickle/);
+  await assert.rejects(decodeExperienceBytes(good.subarray(0, 40)), /truncated/);
+  await assert.rejects(decodeExperienceBytes(Buffer.from('not a pickle at all')), /cannot unpickle/);
 });
 
 test('round trip: a real relay on a Trinity job dir answers `experience` with the messages', { skip: noTbx, timeout: 120_000 }, async () => {
