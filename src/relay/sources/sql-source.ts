@@ -10,6 +10,7 @@ import type { Cursor, ExperienceDetail, SourceInfo } from '../../shared/relay-pr
 import { toWireNumber } from '../../shared/relay-protocol';
 import type { Logger } from '../../shared/log';
 import { TRXP_HEAD_BYTES, decodeExperienceBytes, detailBytes } from './trxp';
+import { tableTreeProblem } from './btree-index';
 import { RowChangeTracker, SqlExec, quoteIdent } from './row-changes';
 import type { Source, SourceReader } from './source';
 import { SqlTableReader } from './sql-table-reader';
@@ -54,6 +55,8 @@ export class SqlDatabaseSnapshot {
   private refreshMs = 0;
   /** Rows changed between consecutive views (a generation per view). */
   readonly changes = new RowChangeTracker();
+  /** The database file the changes are of (device:inode). */
+  private identity = '';
   /** How the change comparisons went (tests and debug logs). */
   readonly stats = { views: 0, observed: 0, torn: 0, failed: 0, lastError: '' };
 
@@ -103,6 +106,11 @@ export class SqlDatabaseSnapshot {
         return this.pages.stillValid() ? db : undefined;
       }
       if (r === 'changed') this.stats.views++;
+      if (r === 'changed' && this.pages.identity !== this.identity) {
+        // Another database under the same name (the job dir recreated): its changes start afresh.
+        if (this.identity !== '') this.changes.reset();
+        this.identity = this.pages.identity;
+      }
       if (r !== 'changed' || this.observe(db) || attempt >= OBSERVE_TRIES) break;
     }
     this.refreshedAt = Date.now();
@@ -162,6 +170,16 @@ export class SqlDatabaseSnapshot {
       }
     }
     throw last instanceof Error ? last : new Error(`cannot read ${path.basename(this.file)}: a writer kept it busy`);
+  }
+
+  /** What is wrong with `table`'s b-tree (a cycle, a page out of range), read from the pages; undefined when it holds. */
+  treeProblem(table: string): string | undefined {
+    try {
+      const root = this.db?.exec("SELECT rootpage FROM sqlite_master WHERE type = 'table' AND name = ?", [table])[0]?.values[0]?.[0];
+      return typeof root === 'number' ? tableTreeProblem(this.pages, root) : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   /** The connection, once opened (tests and benchmarks look at its heap). */
@@ -227,14 +245,19 @@ export class SqlTableSource implements Source {
   }
 
   open(cursor: Cursor | undefined): SourceReader {
+    const changes = this.snapshot.changes;
     return new SqlTableReader(
       {
         info: this.info,
         table: this.table,
         database: (behind) => this.snapshot.get(false, behind),
         generation: () => this.snapshot.changes.generation,
-        tracker: this.snapshot.changes.id,
+        get tracker(): string {
+          return changes.id; // a new one once the database file was replaced
+        },
         changedSince: (gen) => this.snapshot.changes.since(this.table, gen),
+        databaseId: () => this.snapshot.pages.identity,
+        diagnose: () => this.snapshot.treeProblem(this.table),
       },
       cursor,
     );

@@ -65,6 +65,8 @@ export class DbPages implements PageSource {
   usable = 4096;
   private mainFd: number | undefined;
   private mainIno: bigint | undefined;
+  /** device:inode of the main file open now ('' when none): a database replaced under its name is another one. */
+  identity = '';
   private walFd: number | undefined;
   private walIno: bigint | undefined;
   private mainBytes = 0;
@@ -145,7 +147,10 @@ export class DbPages implements PageSource {
     if (this.mainFd !== undefined) fs.closeSync(this.mainFd);
     this.mainFd = undefined;
     this.mainIno = ino;
-    if (ino !== undefined) this.mainFd = this.open(this.file);
+    if (ino === undefined) return;
+    this.mainFd = this.open(this.file);
+    const st = fs.fstatSync(this.mainFd, { bigint: true });
+    this.identity = `${st.dev}:${st.ino}`;
   }
 
   private openWal(): void {
