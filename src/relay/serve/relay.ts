@@ -70,7 +70,7 @@ export class Relay {
   private closed = false;
   private readonly errors: ErrorDigest;
   readonly decodeCache: DecodeCache;
-  /** Envelope passes shared by every session (issue 16 §4). */
+  /** Envelope passes shared by every session (envelope/cache.ts). */
   readonly envelopes = new EnvelopeCache();
   private readonly idle: IdleClock | undefined;
 

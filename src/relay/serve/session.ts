@@ -50,7 +50,7 @@ export interface SessionHost {
   /** What this session reads `source` from, starting at `cursor` (shared decode or its own reader);
    *  `binary`: the session takes binary points frames. */
   feed(source: Source, cursor: Cursor | undefined, binary: boolean): Feed;
-  /** The relay's shared envelope passes (issue 16 §4); without it, `envelope` is ignored. */
+  /** The relay's shared envelope passes (envelope/cache.ts); without it, `envelope` is ignored. */
   envelopes?: EnvelopeCache;
 }
 

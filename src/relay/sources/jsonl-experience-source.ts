@@ -109,6 +109,7 @@ export class JsonlExperienceSource extends FileSource {
           if (!at) return undefined;
           const start = file.offset;
           const got = lines.read(at.fd, start, READ_BYTES);
+          if (got.skipped) this.notes.say(`long:${file.fid}:${got.next}`, `relay: ${this.info.path}: ${got.skipped} line(s) longer than ${READ_BYTES} bytes not listed (before byte ${got.next})`, this.log);
           const rows: ExperienceRow[] = [];
           for (let i = got.from; i < got.to; ) {
             const nl = got.buf.indexOf(10, i);

@@ -13,7 +13,7 @@ import { loadSharedStepBindings, sharedRunSeries, type StepBindings } from './sh
 import { parseStepLine } from './step-log';
 
 /** A longer line is skipped and reported (a Step line is a dict of metrics: a few KiB). */
-export const MAX_LOG_LINE = 4 * 1024 * 1024;
+const MAX_LOG_LINE = 4 * 1024 * 1024;
 
 export class StepLogSource extends FileSource {
   constructor(

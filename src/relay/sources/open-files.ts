@@ -9,7 +9,7 @@ import type { JobRoot } from './job-root';
 import { fileId } from './source';
 
 /** Open source files a relay keeps at most (its sockets, databases and watches come on top). */
-export const DEFAULT_MAX_OPEN_FILES = 256;
+const DEFAULT_MAX_OPEN_FILES = 256;
 
 export class OpenFiles {
   /** Leases holding a descriptor, least recently used first. */

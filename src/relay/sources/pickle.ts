@@ -63,7 +63,7 @@ export interface PickleBudget {
   maxMarks: number;
 }
 
-export const DEFAULT_PICKLE_BUDGET: PickleBudget = { maxObjects: 1_000_000, maxMarks: 10_000 };
+const DEFAULT_PICKLE_BUDGET: PickleBudget = { maxObjects: 1_000_000, maxMarks: 10_000 };
 
 const utf8 = new TextDecoder('utf-8');
 const latin1 = new TextDecoder('latin1');

@@ -1,6 +1,6 @@
 // What a client holds of an experience table's most recent rows, carried in its cursor so that a
 // relay that did not send them (restarted, killed) re-sends only the rows that changed since:
-// the last WINDOW_ROWS row ids up to the cursor's, in buckets of BUCKET_ROWS ids, each bucket
+// the last BUCKET_ROWS × WINDOW_BUCKETS (1024) row ids up to the cursor's, in buckets of BUCKET_ROWS ids, each bucket
 // summed up by a digest of (id, reward, consumed) of its rows as they were sent. A resumed
 // reader compares each bucket's digest with the database's rows now and re-sends the buckets
 // that differ; unchanged rows do not come again. The digest is FNV-1a (32 bit) over, for each
@@ -10,7 +10,6 @@
 
 export const BUCKET_ROWS = 4;
 export const WINDOW_BUCKETS = 256;
-export const WINDOW_ROWS = BUCKET_ROWS * WINDOW_BUCKETS;
 const DIRTY = 'xxxxxxxx';
 
 /** A row's state as the change tracking sees it (Trinity changes a row together with `consumed`). */

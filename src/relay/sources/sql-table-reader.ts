@@ -77,7 +77,7 @@ export function resumePoint(cursor: Cursor | undefined, table: string): ResumePo
 }
 
 /** A table whose rows came out of id order: its b-tree is damaged. */
-export class CorruptTable extends Error {}
+class CorruptTable extends Error {}
 
 function intOrNull(v: unknown): number | null {
   if (v === null || v === undefined) return null;

@@ -15,13 +15,13 @@ export const CACHE_KB = 4096;
 
 /** VM instructions one statement may run (thousands of times what the relay's queries need): a
  *  corrupt b-tree that sends SQLite round in circles ends in an error, not a held event loop. */
-export const MAX_STATEMENT_STEPS = 20_000_000;
+const MAX_STATEMENT_STEPS = 20_000_000;
 /** How often (VM instructions) SQLite asks whether to go on. */
 const PROGRESS_PERIOD = 10_000;
 const INTERRUPT = 9;
 
 /** A statement ran past MAX_STATEMENT_STEPS (a corrupt database, most likely). */
-export class QueryBudgetExceeded extends Error {}
+class QueryBudgetExceeded extends Error {}
 
 /** A writer changed the files while a query read them: its rows are not to be trusted. */
 export class TornRead extends Error {

@@ -11,7 +11,7 @@ import type { OpenFiles } from './open-files';
 import { Batch, FileSource, Notes, PointBatch, SourceReader } from './source';
 
 /** Damage one read met (a delta of the reader's statistics). */
-export interface Damage {
+interface Damage {
   crc: number;
   badHeaders: number;
   oversized: number;

@@ -41,7 +41,7 @@ export interface JsonBudget {
   maxItems: number;
 }
 
-export const DETAIL_BUDGET: JsonBudget = { maxValues: 200_000, maxBytes: 8 * 1024 * 1024, maxDepth: 16, maxString: 64 * 1024, maxItems: 2000 };
+const DETAIL_BUDGET: JsonBudget = { maxValues: 200_000, maxBytes: 8 * 1024 * 1024, maxDepth: 16, maxString: 64 * 1024, maxItems: 2000 };
 const PICKLE_BUDGET: PickleBudget = { maxObjects: 1_000_000, maxMarks: 10_000 };
 
 /** A row whose content is over a budget, or not readable: its message names the row's problem. */
