@@ -1,8 +1,8 @@
 // One decode per source, shared by every client session of a relay: N viewers of one event
-// file must not cost N decodes. A decoded batch is kept as its binary frame, whose columns the
-// batch's series are views of (no second copy), and the JSON text is made from those columns once a
-// JSON client asks (each form encoded once, whatever the number of sessions that send it as is,
-// and never a frame decoded back); keyed by the cursor it starts at, under one memory bound for the
+// file must not cost N decodes. A decoded batch is kept as its binary frame (with its tags and
+// their counts), and the JSON text is made from the frame's columns, viewed in place, once a JSON
+// client asks (each form encoded once, whatever the number of sessions that send it as is, and
+// never a frame decoded back); keyed by the cursor it starts at, under one memory bound for the
 // whole relay (oldest evicted first). Sessions keep only cursors: the batch starting at a
 // session's cursor comes from the cache when some session decoded it already; otherwise the
 // session decodes it — with the source's reader parked at that position if there is one (so
@@ -53,8 +53,8 @@ interface Entry {
   readonly end: Cursor;
   /** The binary frame (points batches). */
   readonly frame: Uint8Array | undefined;
-  /** A points batch whose columns are views of the frame's (the JSON form is made from it). */
-  readonly batch: Batch | undefined;
+  /** The points batch's header and its tags' point counts: with the frame's columns, the JSON form. */
+  readonly head: { batch: Omit<PointsBatch, 'series'>; tags: string[]; counts: number[] } | undefined;
   /** The JSON text: at decode for other batches; for points, once a JSON session asks. */
   json: Uint8Array | undefined;
   /** Bytes counted against the bound. */
@@ -119,10 +119,9 @@ class SourceCache {
       return undefined;
     }
     const frame = batch.type === 'points' ? encodePointsFrame(batch) : undefined;
-    // The reader reuses its columns for its next batch: keep views of the frame's instead.
-    const kept = batch.type === 'points' ? framedBatch(batch, frame!) : undefined;
+    const head = batch.type === 'points' ? { batch: { ...batch, series: undefined }, tags: batch.series.map((s) => s.tag), counts: batch.series.map((s) => s.step.length) } : undefined;
     const json = frame && binary ? undefined : jsonOf(batch);
-    const entry: Entry = { cache: this, start: key, end: batch.cursor, frame, batch: kept, json, bytes: (frame?.length ?? 0) + (json?.length ?? 0) };
+    const entry: Entry = { cache: this, start: key, end: batch.cursor, frame, head, json, bytes: (frame?.length ?? 0) + (json?.length ?? 0) };
     this.owner.admit(entry);
     this.park(cursorKey(batch.cursor), reader);
     return entry;
@@ -211,7 +210,7 @@ export class DecodeCache {
   form(e: Entry, binary: boolean): Outgoing {
     if (binary && e.frame) return { data: e.frame, binary: true };
     if (!e.json) {
-      e.json = jsonOf(e.batch!);
+      e.json = jsonOf(framedBatch(e.frame!, e.head!));
       if (e.cache.byStart.get(e.start) === e) {
         e.bytes += e.json.length;
         this.s.bytes += e.json.length;
@@ -244,21 +243,20 @@ export class DecodeCache {
 }
 
 /**
- * `batch` with its columns as views of `frame`'s, which end the frame in the batch's tag order
- * (the points frame layout, relay-protocol.ts).
+ * The batch of a points frame, its columns viewed in place: they end the frame, tag after tag
+ * (the points frame layout, relay-protocol.ts), so no header is parsed and nothing is copied.
  */
-function framedBatch(batch: PointsBatch, frame: Uint8Array): PointsBatch {
-  const counts = batch.series.map((s) => s.step.length);
-  const n = counts.reduce((a, c) => a + c, 0);
+function framedBatch(frame: Uint8Array, head: NonNullable<Entry['head']>): PointsBatch {
+  const n = head.counts.reduce((a, c) => a + c, 0);
+  const at = frame.byteOffset + frame.length - n * 24;
   let cols: Float64Array;
-  if (littleEndianHost) cols = new Float64Array(frame.buffer, frame.byteOffset + frame.length - n * 24, n * 3);
+  if (littleEndianHost) cols = new Float64Array(frame.buffer, at, n * 3);
   else {
-    // The frame's doubles are little-endian: a big-endian host keeps a copy of the columns.
-    cols = new Float64Array(n * 3);
-    let at = 0;
-    for (const s of batch.series) for (const col of [s.step, s.wallTime, s.value]) (cols.set(col, at), (at += col.length));
+    // The frame's doubles are little-endian: a big-endian host reads them one by one.
+    const dv = new DataView(frame.buffer, at, n * 24);
+    cols = Float64Array.from({ length: n * 3 }, (_, i) => dv.getFloat64(8 * i, true));
   }
-  return { ...batch, series: seriesViews(batch.series.map((s) => s.tag), counts, cols) };
+  return { ...head.batch, series: seriesViews(head.tags, head.counts, cols) } as PointsBatch;
 }
 
 /** One session's view of a shared source: nothing but its cursor. */
