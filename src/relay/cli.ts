@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { stderrLogger } from '../shared/log';
-import { isLoopbackHost } from './serve/auth';
+import { isLoopbackHost, tokenProblem } from './serve/auth';
 import { RELAY_DEFAULTS, Relay } from './serve/relay';
 
 export const RELAY_USAGE = `Usage: agentrl relay (--job-dir DIR | --logdir DIR) [options]
@@ -40,12 +40,21 @@ function fail(msg: string): number {
   return 2;
 }
 
-/** Reads a token file: the first non-empty line, trimmed. */
+/** Reads a token file: exactly one token (surrounding blank space and line breaks allowed). */
 export function readToken(file: string): string {
-  const text = fs.readFileSync(file, 'utf8');
-  const line = text.split(/\r?\n/).map((l) => l.trim()).find((l) => l !== '');
-  if (!line) throw new Error(`token file ${file} is empty`);
-  return line;
+  const token = fs.readFileSync(file, 'utf8').trim();
+  const problem = tokenProblem(token);
+  if (problem) throw new Error(`token file ${file} must hold exactly one token: ${problem}`);
+  return token;
+}
+
+/** AGENTRL_RELAY_TOKEN, held to the same rule as a token file; undefined when unset or blank. */
+export function envToken(): string | undefined {
+  const token = process.env.AGENTRL_RELAY_TOKEN?.trim();
+  if (!token) return undefined;
+  const problem = tokenProblem(token);
+  if (problem) throw new Error(`AGENTRL_RELAY_TOKEN must hold exactly one token: ${problem}`);
+  return token;
 }
 
 function positiveNumber(v: string | undefined, name: string, dflt: number, min = 0): number {
@@ -101,8 +110,7 @@ export async function main(argv: string[]): Promise<number> {
   let tls: { cert: Buffer; key: Buffer } | undefined;
   let exitWhenIdleMs: number | undefined;
   try {
-    if (values['token-file'] !== undefined) token = readToken(values['token-file']);
-    else if (process.env.AGENTRL_RELAY_TOKEN) token = process.env.AGENTRL_RELAY_TOKEN.trim() || undefined;
+    token = values['token-file'] !== undefined ? readToken(values['token-file']) : envToken();
     port = positiveNumber(values.port, '--port', RELAY_DEFAULTS.port);
     if (!Number.isInteger(port) || port > 65535) throw new Error(`--port must be 0..65535, got '${values.port}'`);
     maxClients = positiveNumber(values['max-clients'], '--max-clients', RELAY_DEFAULTS.maxClients, 1);
@@ -134,6 +142,7 @@ export async function main(argv: string[]): Promise<number> {
     stallMs,
     highWater: RELAY_DEFAULTS.highWater,
     batchBytes: RELAY_DEFAULTS.batchBytes,
+    maxClientBytes: RELAY_DEFAULTS.maxClientBytes,
     decodeCacheBytes,
     exitWhenIdleMs,
     onIdle: () => stop(),

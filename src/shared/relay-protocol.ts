@@ -43,11 +43,15 @@ export interface SourceInfo {
  * A stable position in one source.
  * - tfevents / log: `offset` = byte offset of the next unread record / line, `fid` = file
  *   identity (device:inode); a different fid means the file was replaced: read from 0.
- * - sql: `fid` = `<table>@<tracker>.<generation>`, `offset` = last row id × 2^21 + the batches
- *   sent since that row (re-sent changed rows, ExperienceRow.updated, do not move the row id):
- *   the relay resumes at that row and, when it is the same relay process (tracker), after the
- *   changes of that snapshot generation. Relays before row updates: `fid` = table name,
- *   `offset` = last row id.
+ * - sql: `fid` = `<table>@<tracker>.<generation>/<db>~<window>`, `offset` = last row id × 2^21 +
+ *   the batches sent since that row (re-sent changed rows, ExperienceRow.updated, do not move the
+ *   row id): the relay resumes at that row and, when it is the same relay process (tracker),
+ *   after the changes of that snapshot generation. `<db>` is the database file's device:inode
+ *   (another file: read from its first row). `<window>` describes the client's last 1024 rows
+ *   (`<first group, base 36>:<8 hex digits per group of 4 row ids>`, FNV-1a of each row's id,
+ *   reward and consumed, src/relay/sources/row-window.ts): another relay process re-sends only
+ *   the groups that differ now. Relays before row updates: `fid` = table name, `offset` = last
+ *   row id.
  * - serve: `offset` = sequence number of the last /metrics sample, `fid` = relay instance
  *   (a live gauge: after a relay restart only new samples are sent).
  */
@@ -164,6 +168,8 @@ export interface ExperienceRow {
   advantage?: WireNumber | null;
   /** A row sent before whose reward or consumed state changed: it replaces that row. */
   updated?: boolean;
+  /** Why the row's content could not be summarized (malformed, or over the relay's decode budget): the row is listed without it. */
+  error?: string;
 }
 
 export interface ExperiencesMessage {
@@ -209,7 +215,10 @@ export type ErrorCode =
   | 'bad-message'
   | 'unsupported-version'
   | 'source-error'
+  /** The client stopped reading, or holds more than the relay's cap: it is cut off. */
   | 'slow-client'
+  /** The client did not subscribe within the relay's --stall-timeout: it is cut off. */
+  | 'no-subscription'
   | 'shutting-down';
 
 export interface ErrorMessage {
@@ -306,6 +315,7 @@ const isExperienceRow = (v: unknown): v is ExperienceRow =>
     metrics: optional((m): m is Record<string, WireNumber> => isObj(m) && Object.values(m).every(isWireNum)),
     advantage: optional(nullable(isWireNum)),
     updated: optional(isBool),
+    error: optional(isStr),
   });
 
 function parseJson(text: string): Obj & { type: string } {

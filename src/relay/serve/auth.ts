@@ -1,7 +1,8 @@
 // Who may open a relay WebSocket. Checked on the HTTP upgrade, before any WebSocket exists:
-// the token travels only in the `Authorization: Bearer` header (a token-like query parameter
-// is refused so it cannot end up in proxy or shell history), is compared in constant time and
-// is never logged; browsers are kept out by the Origin check.
+// the token travels only in the `Authorization: Bearer` header (a URL that looks like it carries
+// a credential anywhere — query or path, escaped or not — is refused, so that none ends up in
+// proxy or shell history), is compared in constant time and is never logged; browsers are kept
+// out by the Origin check. A token is one word of printable ASCII, as an HTTP header carries it.
 import * as crypto from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 
@@ -14,7 +15,46 @@ export interface AuthPolicy {
 
 export type AuthResult = { ok: true } | { ok: false; status: number; reason: string };
 
-const TOKEN_PARAMS = /(^|[?&])(token|access_token|auth|authorization|key|api_key|apikey|password)=/i;
+/** Words a credential's name contains (token, access_token, api_key, passwd, x-auth, …). */
+const CREDENTIAL_NAME = /(token|bearer|auth|key|pass|secret|credential|session|signature|jwt)/;
+
+/** `s` with its percent-escapes decoded until none is left (a double escape hides a name once). */
+function unescapeFully(s: string): string {
+  for (let i = 0; i < 4; i++) {
+    const next = s.replace(/%([0-9a-f]{2})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
+    if (next === s) return s;
+    s = next;
+  }
+  return s;
+}
+
+/**
+ * Why a relay URL (or a request path with its query) looks like it carries a credential, or
+ * undefined. One rule for the whole URL: after unescaping, no `name=` or `name:` whose name
+ * contains a credential word, in any query parameter (whatever its separator: `&`, `;`) or path
+ * segment (`/token=…`), and no `bearer` anywhere.
+ */
+export function credentialInUrl(url: string): string | undefined {
+  const origin = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(url);
+  if (origin?.[1].includes('@')) return URL_CREDENTIALS; // user:password@host
+  const text = unescapeFully(origin ? url.slice(origin[0].length) : url).toLowerCase();
+  if (text.includes('bearer')) return URL_CREDENTIALS;
+  for (const part of text.split(/[/?&;#]/)) {
+    const name = /^\s*([^=:]*)[=:]/.exec(part)?.[1];
+    if (name !== undefined && CREDENTIAL_NAME.test(name)) return URL_CREDENTIALS;
+  }
+  return undefined;
+}
+
+const URL_CREDENTIALS = 'credentials in the URL are refused: send them in the Authorization header';
+
+/** Why `token` cannot be a bearer token (empty, several words, a character a header cannot carry), or undefined. */
+export function tokenProblem(token: string): string | undefined {
+  if (token === '') return 'it is empty';
+  if (/\s/.test(token)) return 'it holds more than one word (a token is one word, no spaces or line breaks)';
+  if (!/^[\x21-\x7e]+$/.test(token)) return 'it holds characters other than printable ASCII';
+  return undefined;
+}
 
 /** Constant-time equality of two secrets (both hashed first, so lengths do not leak). */
 export function secretEquals(a: string, b: string): boolean {
@@ -24,11 +64,8 @@ export function secretEquals(a: string, b: string): boolean {
 }
 
 export function checkUpgrade(req: IncomingMessage, policy: AuthPolicy): AuthResult {
-  const url = req.url ?? '/';
-  const q = url.indexOf('?');
-  if (q >= 0 && TOKEN_PARAMS.test(url.slice(q))) {
-    return { ok: false, status: 400, reason: 'credentials in the URL are refused: send them in the Authorization header' };
-  }
+  const inUrl = credentialInUrl(req.url ?? '/');
+  if (inUrl) return { ok: false, status: 400, reason: inUrl };
   const origin = req.headers.origin;
   if (origin !== undefined && !policy.allowOrigins.includes(origin)) {
     return { ok: false, status: 403, reason: 'origin not allowed' };

@@ -1,7 +1,8 @@
 // One decode per source, shared by every client session of a relay: N viewers of one event
-// file must not cost N decodes (issue 16 §2). A decoded batch is kept serialized (the binary
-// frame, and the JSON text once a JSON client asked: each form encoded once, whatever the number
-// of sessions that send it as is), keyed by the cursor it starts at, under one memory bound for the
+// file must not cost N decodes. A decoded batch is kept as its binary frame (with its tags and
+// their counts), and the JSON text is made from the frame's columns, viewed in place, once a JSON
+// client asks (each form encoded once, whatever the number of sessions that send it as is, and
+// never a frame decoded back); keyed by the cursor it starts at, under one memory bound for the
 // whole relay (oldest evicted first). Sessions keep only cursors: the batch starting at a
 // session's cursor comes from the cache when some session decoded it already; otherwise the
 // session decodes it — with the source's reader parked at that position if there is one (so
@@ -10,8 +11,9 @@
 // the cache for the others. Decodes of one position are single-flight. Correctness first: a
 // session only ever gets the batch that starts exactly at its cursor, so every point arrives
 // once, in order.
-import type { Cursor } from '../../shared/relay-protocol';
-import { decodePointsFrame, encodePointsFrame, pointsToMessage } from '../../shared/points-frame';
+import type { Cursor, PointsBatch } from '../../shared/relay-protocol';
+import { littleEndianHost } from '../../shared/binary-frame';
+import { encodePointsFrame, pointsToMessage, seriesViews } from '../../shared/points-frame';
 import type { Batch, Source, SourceReader } from '../sources/source';
 
 /** A batch as it goes on the socket: its bytes, and whether they are a binary frame. */
@@ -51,6 +53,8 @@ interface Entry {
   readonly end: Cursor;
   /** The binary frame (points batches). */
   readonly frame: Uint8Array | undefined;
+  /** The points batch's header and its tags' point counts: with the frame's columns, the JSON form. */
+  readonly head: { batch: Omit<PointsBatch, 'series'>; tags: string[]; counts: number[] } | undefined;
   /** The JSON text: at decode for other batches; for points, once a JSON session asks. */
   json: Uint8Array | undefined;
   /** Bytes counted against the bound. */
@@ -115,8 +119,9 @@ class SourceCache {
       return undefined;
     }
     const frame = batch.type === 'points' ? encodePointsFrame(batch) : undefined;
+    const head = batch.type === 'points' ? { batch: { ...batch, series: undefined }, tags: batch.series.map((s) => s.tag), counts: batch.series.map((s) => s.step.length) } : undefined;
     const json = frame && binary ? undefined : jsonOf(batch);
-    const entry: Entry = { cache: this, start: key, end: batch.cursor, frame, json, bytes: (frame?.length ?? 0) + (json?.length ?? 0) };
+    const entry: Entry = { cache: this, start: key, end: batch.cursor, frame, head, json, bytes: (frame?.length ?? 0) + (json?.length ?? 0) };
     this.owner.admit(entry);
     this.park(cursorKey(batch.cursor), reader);
     return entry;
@@ -201,11 +206,11 @@ export class DecodeCache {
     }
   }
 
-  /** An entry in the form a session sends: the frame, or the JSON text (made once, from the frame). */
+  /** An entry in the form a session sends: the frame, or the JSON text (made once, from the batch's columns). */
   form(e: Entry, binary: boolean): Outgoing {
     if (binary && e.frame) return { data: e.frame, binary: true };
     if (!e.json) {
-      e.json = jsonOf(decodePointsFrame(e.frame!));
+      e.json = jsonOf(framedBatch(e.frame!, e.head!));
       if (e.cache.byStart.get(e.start) === e) {
         e.bytes += e.json.length;
         this.s.bytes += e.json.length;
@@ -235,6 +240,23 @@ export class DecodeCache {
     this.s.bytes = 0;
   }
 
+}
+
+/**
+ * The batch of a points frame, its columns viewed in place: they end the frame, tag after tag
+ * (the points frame layout, relay-protocol.ts), so no header is parsed and nothing is copied.
+ */
+function framedBatch(frame: Uint8Array, head: NonNullable<Entry['head']>): PointsBatch {
+  const n = head.counts.reduce((a, c) => a + c, 0);
+  const at = frame.byteOffset + frame.length - n * 24;
+  let cols: Float64Array;
+  if (littleEndianHost) cols = new Float64Array(frame.buffer, at, n * 3);
+  else {
+    // The frame's doubles are little-endian: a big-endian host reads them one by one.
+    const dv = new DataView(frame.buffer, at, n * 24);
+    cols = Float64Array.from({ length: n * 3 }, (_, i) => dv.getFloat64(8 * i, true));
+  }
+  return { ...head.batch, series: seriesViews(head.tags, head.counts, cols) } as PointsBatch;
 }
 
 /** One session's view of a shared source: nothing but its cursor. */

@@ -35,6 +35,8 @@ export interface RelayOptions {
   stallMs: number;
   highWater: number;
   batchBytes: number;
+  /** What one client may hold in the relay at most (replies queued, requests waiting, the read under way). */
+  maxClientBytes: number;
   /** Memory bound of the decoded batches shared by all sessions (0 = every session decodes alone). */
   decodeCacheBytes: number;
   /** End after this long with no client and no new data (undefined = never), calling `onIdle`. */
@@ -53,6 +55,7 @@ export const RELAY_DEFAULTS = {
   stallMs: 30_000,
   highWater: 1024 * 1024,
   batchBytes: 256 * 1024,
+  maxClientBytes: 32 * 1024 * 1024,
   decodeCacheBytes: 64 * 1024 * 1024,
 };
 
@@ -67,7 +70,7 @@ export class Relay {
   private closed = false;
   private readonly errors: ErrorDigest;
   readonly decodeCache: DecodeCache;
-  /** Envelope passes shared by every session (issue 16 §4). */
+  /** Envelope passes shared by every session (envelope/cache.ts). */
   readonly envelopes = new EnvelopeCache();
   private readonly idle: IdleClock | undefined;
 

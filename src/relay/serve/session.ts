@@ -1,10 +1,15 @@
 // One connected client: after its `subscribe`, streams every matching source from the
-// client's cursors. Reading is pulled by the socket: a batch is read from disk only when the
-// bytes in flight to this client are below the high-water mark, so a slow client costs at
-// most ~2 batches of memory; a client that stops reading for `stallMs` is cut off (it
-// resumes from its cursor when it reconnects).
+// client's cursors, and answers its requests (`experience`, `detail`) one at a time. All work
+// for a client is pulled by its socket: a batch is read from disk, or a request answered, only
+// while the bytes queued for it are below the high-water mark, so a client that stops reading
+// costs at most about a batch or a reply beyond it, whatever it keeps asking for. What it holds
+// (replies queued, requests waiting, the read under way) is counted against a hard cap; a client
+// that has not drained for `stallMs`, or never subscribed within it, is cut off (it resumes from
+// its cursors when it reconnects). The pump yields to the event loop every few milliseconds so
+// that one client's costly batches never hold up the others.
 import type { WebSocket } from 'ws';
 import type { Logger } from '../../shared/log';
+import type { DetailRequestMessage } from '../../shared/relay-envelope';
 import type { ClientMessage, Cursor, ExperienceRequestMessage, ServerMessage, SourceInfo, SubscribeMessage } from '../../shared/relay-protocol';
 import { ProtocolError, RELAY_PROTOCOL_VERSION, parseClientMessage } from '../../shared/relay-protocol';
 import type { ErrorDigest } from './error-digest';
@@ -22,9 +27,20 @@ export interface SessionOptions {
   highWater: number;
   /** Source bytes per batch (≈ the JSON size of a batch). */
   batchBytes: number;
-  /** Cut the client off when it has not drained its backlog for this long. */
+  /** Cut the client off when it has not drained its backlog for this long (or not subscribed within it). */
   stallMs: number;
+  /** What one client may hold in the relay at most (replies queued, requests waiting, the read under way). */
+  maxClientBytes: number;
 }
+
+/** Requests a client may have waiting (in bytes of their frames) before the relay stops reading its socket. */
+const MAX_QUEUED_REQUEST_BYTES = 256 * 1024;
+/** What a pending read may add to a client's memory until its reply is queued (its bound). */
+const DETAIL_BYTES_PER_POINT = 64;
+/** Work of one pump between two yields to the event loop (ms). */
+const SLICE_MS = 10;
+
+type ClientRequest = ExperienceRequestMessage | DetailRequestMessage;
 
 export interface SessionHost {
   sources(): Source[];
@@ -34,7 +50,7 @@ export interface SessionHost {
   /** What this session reads `source` from, starting at `cursor` (shared decode or its own reader);
    *  `binary`: the session takes binary points frames. */
   feed(source: Source, cursor: Cursor | undefined, binary: boolean): Feed;
-  /** The relay's shared envelope passes (issue 16 §4); without it, `envelope` is ignored. */
+  /** The relay's shared envelope passes (envelope/cache.ts); without it, `envelope` is ignored. */
   envelopes?: EnvelopeCache;
 }
 
@@ -57,10 +73,31 @@ async function answerExperience(host: SessionHost, m: ExperienceRequestMessage):
   }
 }
 
+/** The most a request's reply may weigh (its part of a client's memory while it is read). */
+function replyBound(m: ClientRequest): number {
+  return m.type === 'detail' ? m.maxPoints * DETAIL_BYTES_PER_POINT : EXPERIENCE_REPLY_BYTES;
+}
+
+/** The bytes-out bound of an experience detail (trxp.ts keeps a decoded row within it). */
+const EXPERIENCE_REPLY_BYTES = 8 * 1024 * 1024;
+
 export class Session {
   private readers = new Map<string, { source: Source; reader: Feed }>();
   private subscribed: SubscribeMessage | undefined;
+  /** Bytes handed to the socket and not yet written out (replies queued for this client). */
   private inflight = 0;
+  /** Requests waiting for their turn, and the bytes of their frames. */
+  private readonly requests: { msg: ClientRequest; bytes: number }[] = [];
+  private requestBytes = 0;
+  /** The bound of the reply being read now (0: none). */
+  private reading = 0;
+  /** The socket's reading is paused: too many requests wait. */
+  private paused = false;
+  /** Error replies dropped because the client was not reading. */
+  private dropped = 0;
+  private subscribeTimer: NodeJS.Timeout | undefined;
+  /** Being cut off (its last message is on its way). */
+  private cutting = false;
   private pumping = false;
   private again = false;
   /** The subscription's backlog has drained once (see HeartbeatMessage.caughtUp). */
@@ -84,19 +121,36 @@ export class Session {
   ) {
     ws.on('message', (data, isBinary) => this.onMessage(data as Buffer, isBinary));
     ws.on('pong', () => (this.alive = true));
+    // A client that connects and never subscribes holds a connection slot for nothing.
+    this.subscribeTimer = setTimeout(() => {
+      if (this.subscribed || this.closed) return;
+      this.cut('no-subscription', `sent no subscription within ${opts.stallMs} ms`);
+    }, opts.stallMs);
+  }
+
+  /** What this client holds in the relay now (bytes). */
+  held(): number {
+    return Math.max(this.inflight, this.ws.bufferedAmount) + this.requestBytes + this.reading;
+  }
+
+  /** Whether more work may be done for this client now (its queued replies are under the high-water mark). */
+  private canWork(): boolean {
+    return !this.closed && Math.max(this.inflight, this.ws.bufferedAmount) < this.opts.highWater;
   }
 
   private onMessage(data: Buffer, isBinary: boolean): void {
+    if (this.closed) return;
     let msg: ClientMessage;
     try {
       if (isBinary) throw new ProtocolError('binary frames are not part of the protocol');
       msg = parseClientMessage(data.toString('utf8'));
     } catch (e) {
-      this.send({ type: 'error', code: 'bad-message', message: (e as Error).message });
+      // A client that sends garbage and does not read is not owed an answer to each frame.
+      if (this.canWork()) this.send({ type: 'error', code: 'bad-message', message: (e as Error).message.slice(0, 300) });
+      else this.dropped++;
       return;
     }
-    if (msg.type === 'experience') return void answerExperience(this.host, msg).then((m) => this.send(m));
-    if (msg.type === 'detail') return void answerDetail(this.host, msg).then((m) => this.send(m));
+    if (msg.type === 'experience' || msg.type === 'detail') return this.enqueue(msg, data.length);
     if (msg.protocol !== RELAY_PROTOCOL_VERSION) {
       this.send({ type: 'error', code: 'unsupported-version', message: `this relay speaks protocol ${RELAY_PROTOCOL_VERSION}, not ${msg.protocol}` });
       this.ws.close(4000, 'unsupported protocol version');
@@ -104,6 +158,8 @@ export class Session {
     }
     this.closeReaders();
     this.subscribed = msg;
+    if (this.subscribeTimer) clearTimeout(this.subscribeTimer);
+    this.subscribeTimer = undefined;
     this.binaryPoints = msg.binary?.includes('points') === true;
     this.binaryEnvelopes = msg.binary?.includes('envelope') === true;
     this.knownSources.clear();
@@ -155,14 +211,20 @@ export class Session {
         // A reader that threw is not retried in this pump: the next wake (a file change, the
         // poll timer) tries again — otherwise busy neighbours make it fail in a tight loop.
         const failed = new Set<string>();
+        let slice = performance.now();
         while (progressed && !this.closed) {
           progressed = false;
           for (const [id, { reader }] of this.readers) {
-            if (this.closed) return;
+            if (this.closed || this.subscribed !== sub) return;
             if (failed.has(id)) continue;
-            if (this.inflight >= this.opts.highWater) {
+            if (!this.canWork()) {
               this.armStall();
               return; // resumed by the send callback once the socket drains
+            }
+            if (performance.now() - slice > SLICE_MS) {
+              await new Promise((resolve) => setImmediate(resolve));
+              slice = performance.now();
+              if (this.closed || this.subscribed !== sub || !this.readers.has(id)) return;
             }
             let batch;
             try {
@@ -191,11 +253,64 @@ export class Session {
     }
   }
 
+  /** Queues a request; answered in turn while the client reads (its frames stop being read when too many wait). */
+  private enqueue(msg: ClientRequest, bytes: number): void {
+    this.requests.push({ msg, bytes });
+    this.requestBytes += bytes;
+    if (this.requestBytes > MAX_QUEUED_REQUEST_BYTES && !this.paused) {
+      this.paused = true;
+      this.ws.pause();
+    }
+    this.answerNext();
+  }
+
+  /** Answers the next waiting request, when none is under way and the client reads its replies. */
+  private answerNext(): void {
+    if (this.reading > 0 || this.requests.length === 0 || this.closed) return;
+    if (!this.canWork()) {
+      this.armStall();
+      return; // the send callback calls again once the socket drains
+    }
+    const { msg, bytes } = this.requests.shift()!;
+    this.requestBytes -= bytes;
+    if (this.paused && this.requestBytes <= MAX_QUEUED_REQUEST_BYTES / 2) {
+      this.paused = false;
+      this.ws.resume();
+    }
+    this.reading = replyBound(msg);
+    if (!this.withinCap()) return;
+    const answer = msg.type === 'experience' ? answerExperience(this.host, msg) : answerDetail(this.host, msg);
+    void answer.then((reply) => {
+      this.reading = 0;
+      this.send(reply);
+      this.answerNext();
+    });
+  }
+
+  /** Cuts the client off when what it holds passed the hard cap; false then. */
+  private withinCap(): boolean {
+    const held = this.held();
+    if (held <= this.opts.maxClientBytes) return true;
+    this.cut('slow-client', `holds ${held} bytes in the relay (cap ${this.opts.maxClientBytes})`);
+    return false;
+  }
+
+  /** Ends the connection: says why (if the client still reads), logs it, and drops everything it held. */
+  private cut(code: 'slow-client' | 'no-subscription', why: string): void {
+    if (this.closed || this.cutting) return;
+    this.cutting = true;
+    this.host.log.warn(`relay: client ${this.id} ${why}: disconnecting it${this.dropped ? ` (${this.dropped} error replies dropped)` : ''}`);
+    this.send({ type: 'error', code, message: `disconnected: this client ${why}` });
+    this.ws.terminate();
+    this.close();
+  }
+
   private armStall(): void {
     if (this.stallTimer) return;
     this.stallTimer = setTimeout(() => {
-      this.host.log.warn(`relay: client ${this.id} stopped reading (${this.inflight} bytes pending for ${this.opts.stallMs} ms): disconnecting it`);
-      this.ws.terminate();
+      this.stallTimer = undefined;
+      if (this.canWork()) return;
+      this.cut('slow-client', `stopped reading (${this.held()} bytes held for ${this.opts.stallMs} ms)`);
     }, this.opts.stallMs);
   }
 
@@ -208,20 +323,23 @@ export class Session {
     this.ws.send(out.data, { binary: out.binary }, (err) => {
       this.inflight -= size;
       if (err) return;
-      if (this.inflight < this.opts.highWater) {
+      if (this.canWork()) {
         if (this.stallTimer) clearTimeout(this.stallTimer);
         this.stallTimer = undefined;
+        this.answerNext();
         this.wake();
       }
     });
+    if (!this.cutting) this.withinCap();
   }
 
   /** Announces sources that appeared after hello. */
   announce(sources: SourceInfo[]): void {
-    if (this.inflight < this.opts.highWater * 2) this.send({ type: 'sources', sources });
+    if (this.canWork()) this.send({ type: 'sources', sources });
   }
 
   heartbeat(): void {
+    if (this.closed) return;
     if (!this.alive) {
       this.host.log.info(`relay: client ${this.id} missed a heartbeat: disconnecting it`);
       this.ws.terminate();
@@ -229,7 +347,7 @@ export class Session {
     }
     this.alive = false;
     this.ws.ping();
-    if (this.inflight < this.opts.highWater) this.send({ type: 'heartbeat', time: Date.now(), caughtUp: this.caughtUp });
+    if (this.canWork()) this.send({ type: 'heartbeat', time: Date.now(), caughtUp: this.caughtUp });
   }
 
   private closeReaders(): void {
@@ -240,6 +358,9 @@ export class Session {
   close(): void {
     this.closed = true;
     if (this.stallTimer) clearTimeout(this.stallTimer);
+    if (this.subscribeTimer) clearTimeout(this.subscribeTimer);
+    this.requests.length = 0;
+    this.requestBytes = 0;
     this.closeReaders();
   }
 }

@@ -6,6 +6,8 @@ import type { PageSource } from './sqlite-pages';
 
 const INDEX_INTERIOR = 2;
 const INDEX_LEAF = 10;
+const TABLE_INTERIOR = 5;
+const TABLE_LEAF = 13;
 
 /** A whole database image as pages (tests build images in memory; the relay reads pages, sqlite-pages.ts). */
 export function imagePages(image: Buffer): PageSource | undefined {
@@ -49,6 +51,35 @@ export function indexTreePages(src: PageSource, root: number, maxPages: number):
     }
   }
   return out;
+}
+
+/**
+ * What is wrong with the structure of the table b-tree rooted at `root` — a page reached twice
+ * (a cycle: SQLite would walk it again and again), a child past the end, a page of another kind —
+ * or undefined when it holds. Each page is read once, at most `maxPages`.
+ */
+export function tableTreeProblem(src: PageSource, root: number, maxPages = 1_000_000): string | undefined {
+  const seen = new Set<number>();
+  const stack = [root];
+  while (stack.length) {
+    const pgno = stack.pop()!;
+    if (seen.has(pgno)) return `page ${pgno} of its b-tree is reached twice (a cycle)`;
+    seen.add(pgno);
+    if (seen.size > maxPages) return undefined;
+    const p = src.page(pgno);
+    if (!p) return `page ${pgno} of its b-tree is past the end of the database`;
+    const h = headerOffset(pgno);
+    if (p[h] === TABLE_LEAF) continue;
+    if (p[h] !== TABLE_INTERIOR) return `page ${pgno} of its b-tree is not a table page`;
+    const n = p.readUInt16BE(h + 3);
+    for (let i = 0; i < n; i++) {
+      const at = p.readUInt16BE(h + 12 + 2 * i);
+      if (at + 4 > p.length) return `page ${pgno} of its b-tree has a cell past its end`;
+      stack.push(p.readUInt32BE(at));
+    }
+    stack.push(p.readUInt32BE(h + 8));
+  }
+  return undefined;
 }
 
 /** SQLite's varint at `off`: [value, bytes]. */

@@ -5,12 +5,14 @@ import * as fs from 'node:fs';
 import type { Logger } from '../../shared/log';
 import type { SourceInfo } from '../../shared/relay-protocol';
 import { RelayRoot, SourceSpec, discover } from './discovery';
+import { JobRoot } from './job-root';
 import { JsonlExperienceSource } from './jsonl-experience-source';
 import { StepLogSource } from './log-source';
 import { ServeMetricsSource } from './serve-source';
-import type { Source } from './source';
+import { fileId, readSmallText, type Source } from './source';
 import { SqlDatabaseSnapshot, SqlTableSource, isSqliteFile } from './sql-source';
 import { TfEventsSource } from './tfevents-source';
+import { OpenFiles } from './open-files';
 
 export interface CatalogOptions {
   root: RelayRoot;
@@ -18,6 +20,8 @@ export interface CatalogOptions {
   instance: string;
   pollMs: number;
   log: Logger;
+  /** Open source files the relay keeps at most (open-files.ts). */
+  maxOpenFiles?: number;
 }
 
 export interface CatalogListener {
@@ -30,7 +34,11 @@ export interface CatalogListener {
 export class SourceCatalog {
   private readonly sources = new Map<string, Source>();
   private readonly sqlFiles = new Map<string, SqlDatabaseSnapshot>();
-  private readonly watchers = new Map<string, fs.FSWatcher>();
+  /** Watched directories, and the identity each had when its watch began (a recreated one is watched anew). */
+  private readonly watchers = new Map<string, { w: fs.FSWatcher; id: string }>();
+  /** The boundary of every path, and the open files of every reader. */
+  readonly root: JobRoot;
+  readonly files: OpenFiles;
   private rescanTimer: NodeJS.Timeout | undefined;
   private rescanning: Promise<void> | undefined;
   private closed = false;
@@ -38,7 +46,10 @@ export class SourceCatalog {
   constructor(
     private readonly opts: CatalogOptions,
     private readonly listener: CatalogListener,
-  ) {}
+  ) {
+    this.root = new JobRoot(opts.root.dir);
+    this.files = new OpenFiles(this.root, opts.maxOpenFiles);
+  }
 
   list(): Source[] {
     return [...this.sources.values()];
@@ -62,14 +73,14 @@ export class SourceCatalog {
   close(): void {
     this.closed = true;
     if (this.rescanTimer) clearTimeout(this.rescanTimer);
-    for (const w of this.watchers.values()) w.close();
+    for (const { w } of this.watchers.values()) w.close();
     this.watchers.clear();
     for (const s of this.sources.values()) s.close?.();
     for (const s of this.sqlFiles.values()) s.close();
   }
 
   private async doRescan(): Promise<void> {
-    const found = discover(this.opts.root);
+    const found = discover(this.opts.root, { root: this.root, report: (m) => this.opts.log.warn(m) });
     const added: Source[] = [];
     for (const spec of found.specs) {
       if (spec.kind === 'sql') {
@@ -92,19 +103,19 @@ export class SourceCatalog {
   private makeSource(spec: SourceSpec): Source {
     const info: SourceInfo = { id: spec.id, kind: spec.kind, run: spec.run, role: spec.role, path: spec.rel };
     if (spec.kind === 'serve') {
-      const url = explorerUrlIn(spec.abs);
+      const url = explorerUrlIn(spec.abs, this.root);
       if (url) info.endpoint = url;
     }
     const { log } = this.opts;
     switch (spec.kind) {
       case 'tfevents':
-        return new TfEventsSource(info, spec.abs, log);
+        return new TfEventsSource(info, spec.abs, this.files, log);
       case 'log':
-        return new StepLogSource(info, spec.abs);
+        return new StepLogSource(info, spec.abs, this.files, log);
       case 'jsonl':
-        return new JsonlExperienceSource(info, spec.abs);
+        return new JsonlExperienceSource(info, spec.abs, this.files, log);
       default:
-        return new ServeMetricsSource(info, spec.abs, this.opts.instance, Math.max(this.opts.pollMs, 1000), () => this.listener.changed(), log);
+        return new ServeMetricsSource(info, spec.abs, this.opts.instance, Math.max(this.opts.pollMs, 1000), () => this.listener.changed(), log, this.root);
     }
   }
 
@@ -112,7 +123,7 @@ export class SourceCatalog {
     if (!isSqliteFile(spec.abs)) return [];
     let snap = this.sqlFiles.get(spec.abs);
     if (!snap) {
-      snap = new SqlDatabaseSnapshot(spec.abs, this.opts.log);
+      snap = new SqlDatabaseSnapshot(spec.abs, this.opts.log, undefined, this.root);
       this.sqlFiles.set(spec.abs, snap);
     }
     const out: Source[] = [];
@@ -127,7 +138,18 @@ export class SourceCatalog {
   }
 
   private watch(dir: string): void {
-    if (this.watchers.has(dir) || this.closed) return;
+    if (this.closed) return;
+    let id: string;
+    try {
+      id = fileId(fs.statSync(dir));
+    } catch {
+      return; // gone: the poll timer covers it until it comes back
+    }
+    const had = this.watchers.get(dir);
+    if (had?.id === id) return;
+    // A directory deleted and created again under the same name is another one: watch that.
+    had?.w.close();
+    this.watchers.delete(dir);
     try {
       const w = fs.watch(dir, { persistent: false }, () => {
         this.listener.changed();
@@ -135,9 +157,9 @@ export class SourceCatalog {
       });
       w.on('error', () => {
         w.close();
-        this.watchers.delete(dir);
+        if (this.watchers.get(dir)?.w === w) this.watchers.delete(dir);
       });
-      this.watchers.set(dir, w);
+      this.watchers.set(dir, { w, id });
     } catch {
       // No inotify (or the dir vanished): the poll timer still covers it.
     }
@@ -145,9 +167,9 @@ export class SourceCatalog {
 }
 
 /** The explorer URL Trinity wrote into `<explorer>_server_url.txt`, if it is one yet. */
-function explorerUrlIn(file: string): string | undefined {
+function explorerUrlIn(file: string, root: JobRoot): string | undefined {
   try {
-    const text = fs.readFileSync(file, 'utf8').trim().split(/\s+/)[0] ?? '';
+    const text = readSmallText(root, file).trim().split(/\s+/)[0] ?? '';
     return /^https?:\/\/\S+$/.test(text) ? text.replace(/\/+$/, '') : undefined;
   } catch {
     return undefined;

@@ -1,9 +1,12 @@
 // Finds the sources under the relay's root: a Trinity job dir (`--job-dir`) or any
-// TensorBoard logdir (`--logdir`). Only regular files inside the root are considered (symbolic
-// links are not followed), so nothing outside the configured directory is ever read.
+// TensorBoard logdir (`--logdir`). Only regular files inside the root are considered: symbolic
+// links met while walking are not followed, and the directories and files the layout names
+// (`log/`, `buffer/`, `monitor/tensorboard/`, `*_server_url.txt`) are used only when they
+// resolve inside the root (job-root.ts); one that leads outside is refused and reported.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { SourceKind } from '../../shared/relay-protocol';
+import type { JobRoot } from './job-root';
 
 export interface RelayRoot {
   mode: 'job' | 'logdir';
@@ -29,6 +32,15 @@ export interface Discovery {
   dirs: string[];
 }
 
+/** What discovery checks paths against: the root's boundary, and where a refusal is reported. */
+export interface Boundary {
+  root: JobRoot;
+  report(message: string): void;
+}
+
+/** Whether `p` may be used (inside the root, or no boundary given). */
+const allowed = (b: Boundary | undefined, p: string): boolean => !b || b.root.allows(p, b.report);
+
 const MAX_ENTRIES = 20000;
 const MAX_DEPTH = 12;
 
@@ -39,8 +51,9 @@ interface Walked {
   dirs: string[];
 }
 
-/** Regular files and directories under dir (no symlinks, no dot-dirs), bounded. */
-function walk(dir: string, depth = MAX_DEPTH, out: Walked = { files: [], dirs: [] }): Walked {
+/** Regular files and directories under dir (no symlinks, no dot-dirs), bounded; nothing when dir leads outside the root. */
+function walk(dir: string, depth = MAX_DEPTH, out: Walked = { files: [], dirs: [] }, b?: Boundary): Walked {
+  if (!allowed(b, dir)) return out;
   let entries: fs.Dirent[];
   try {
     entries = fs.readdirSync(dir, { withFileTypes: true });
@@ -60,8 +73,8 @@ function walk(dir: string, depth = MAX_DEPTH, out: Walked = { files: [], dirs: [
 const rel = (root: string, p: string) => path.relative(root, p).split(path.sep).join('/');
 const exists = (p: string) => fs.existsSync(p);
 
-function discoverLogdir(root: RelayRoot): Discovery {
-  const w = walk(root.dir);
+function discoverLogdir(root: RelayRoot, b?: Boundary): Discovery {
+  const w = walk(root.dir, MAX_DEPTH, undefined, b);
   const specs: SourceSpec[] = [];
   for (const f of w.files.filter((f) => isEventFile(path.basename(f))).sort()) {
     const r = rel(root.dir, f);
@@ -93,13 +106,13 @@ function jobDirs(root: RelayRoot): [string, string][] {
 }
 
 /** SQLite files of a job dir; their tables are found later (that needs the database). */
-export function discoverJob(root: RelayRoot): Discovery {
+export function discoverJob(root: RelayRoot, b?: Boundary): Discovery {
   const specs: SourceSpec[] = [];
   const dirs: string[] = [];
   for (const [dir, run] of jobDirs(root)) {
     dirs.push(dir);
     const tb = path.join(dir, 'monitor', 'tensorboard');
-    const w = walk(tb, 4);
+    const w = walk(tb, 4, undefined, b);
     dirs.push(...w.dirs);
     const rolesWithEvents = new Set<string>();
     for (const f of w.files.filter((f) => isEventFile(path.basename(f))).sort()) {
@@ -110,7 +123,7 @@ export function discoverJob(root: RelayRoot): Discovery {
       specs.push({ id: `tfevents:${r}`, kind: 'tfevents', run, role, rel: r, abs: f });
     }
     // Step lines of a role that writes no event files (other monitors: wandb, mlflow, ...).
-    const logs = walk(path.join(dir, 'log'), 1);
+    const logs = walk(path.join(dir, 'log'), 1, undefined, b);
     dirs.push(...logs.dirs);
     for (const f of logs.files.filter((f) => f.endsWith('.log')).sort()) {
       const role = path.basename(f, '.log');
@@ -118,7 +131,7 @@ export function discoverJob(root: RelayRoot): Discovery {
       const r = rel(root.dir, f);
       specs.push({ id: `log:${r}`, kind: 'log', run, role, rel: r, abs: f });
     }
-    const buffer = walk(path.join(dir, 'buffer'), 0);
+    const buffer = walk(path.join(dir, 'buffer'), 0, undefined, b);
     dirs.push(...buffer.dirs);
     for (const f of buffer.files.filter((f) => f.endsWith('.db')).sort()) {
       const r = rel(root.dir, f);
@@ -137,6 +150,7 @@ export function discoverJob(root: RelayRoot): Discovery {
     }
     for (const n of top.filter((n) => n.endsWith('_server_url.txt')).sort()) {
       const f = path.join(dir, n);
+      if (!allowed(b, f)) continue;
       const r = rel(root.dir, f);
       specs.push({ id: `serve:${r}`, kind: 'serve', run, role: n.slice(0, -'_server_url.txt'.length), rel: r, abs: f });
     }
@@ -144,6 +158,6 @@ export function discoverJob(root: RelayRoot): Discovery {
   return { specs, dirs };
 }
 
-export function discover(root: RelayRoot): Discovery {
-  return root.mode === 'job' ? discoverJob(root) : discoverLogdir(root);
+export function discover(root: RelayRoot, boundary?: Boundary): Discovery {
+  return root.mode === 'job' ? discoverJob(root, boundary) : discoverLogdir(root, boundary);
 }

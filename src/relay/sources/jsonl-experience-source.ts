@@ -7,13 +7,17 @@
 import * as fs from 'node:fs';
 import type { Cursor, ExperienceDetail, ExperienceRow, SourceInfo } from '../../shared/relay-protocol';
 import { toWireNumber } from '../../shared/relay-protocol';
-import { numericMetrics } from './experience-summary';
-import { Batch, FileSource, SourceReader, fileId, resumeOffset } from './source';
+import type { Logger } from '../../shared/log';
+import { boundedJsonOf, numericMetrics } from './trxp';
+import { FileChange, FollowedFile } from './followed-file';
+import { LineReader } from './line-reader';
+import type { OpenFiles } from './open-files';
+import { Batch, FileSource, Notes, SourceReader } from './source';
 
 /** Source bytes read per batch (a batch ends at a line end). */
 const READ_BYTES = 1024 * 1024;
-/** A longer line (a huge multimodal experience) is skipped in the list, read only on request. */
-const MAX_LINE = 64 * 1024 * 1024;
+/** A longer line is not read even on request. */
+const MAX_LINE = 16 * 1024 * 1024;
 
 interface Eid {
   batch?: unknown;
@@ -55,15 +59,21 @@ export function rowOfLine(line: string, id: number, table: string): ExperienceRo
 export class JsonlExperienceSource extends FileSource {
   /** The table name rows carry (the buffer's name). */
   readonly table: string;
+  private readonly notes = new Notes();
 
-  constructor(info: SourceInfo, file: string) {
+  constructor(
+    info: SourceInfo,
+    file: string,
+    readonly files: OpenFiles,
+    private readonly log: Logger,
+  ) {
     super(info, file);
     this.table = info.role;
   }
 
   async readDetail(id: number): Promise<ExperienceDetail> {
     const offset = id - 1;
-    const fd = fs.openSync(this.file, 'r');
+    const fd = this.files.openFd(this.file);
     try {
       const chunks: Buffer[] = [];
       let pos = offset;
@@ -79,7 +89,8 @@ export class JsonlExperienceSource extends FileSource {
       }
       const o = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
       if (typeof o !== 'object' || o === null || Array.isArray(o)) throw new Error(`no experience at ${id}`);
-      return o as ExperienceDetail;
+      // Held to the same bounds as a decoded SQL row (long strings cut, a size limit).
+      return boundedJsonOf(o) as ExperienceDetail;
     } catch (e) {
       throw new Error(`${this.info.path}: row ${id}: ${(e as Error).message}`);
     } finally {
@@ -88,65 +99,35 @@ export class JsonlExperienceSource extends FileSource {
   }
 
   open(cursor: Cursor | undefined): SourceReader {
-    let fid: string | undefined;
-    let offset = 0;
+    const file = new FollowedFile(this.files, this.file, cursor, (c) => this.changed(file.fid, c));
+    // A line longer than a read (a huge multimodal experience) is skipped in the list, read only on request.
+    const lines = new LineReader(READ_BYTES);
     return {
       next: async (): Promise<Batch | undefined> => {
-        let st: fs.Stats;
-        try {
-          st = fs.statSync(this.file);
-        } catch {
-          return undefined;
-        }
-        if (fid === undefined) offset = resumeOffset(cursor, st);
-        else if (fid !== fileId(st) || st.size < offset) offset = 0; // replaced or truncated
-        fid = fileId(st);
-        if (st.size <= offset) return undefined;
-        const want = Math.min(READ_BYTES, st.size - offset);
-        const buf = Buffer.alloc(want);
-        const fd = fs.openSync(this.file, 'r');
-        let got: number;
-        try {
-          got = fs.readSync(fd, buf, 0, want, offset);
-        } finally {
-          fs.closeSync(fd);
-        }
-        const rows: ExperienceRow[] = [];
-        let start = 0;
         for (;;) {
-          const nl = buf.indexOf(10, start);
-          if (nl < 0 || nl >= got) break;
-          const row = rowOfLine(buf.toString('utf8', start, nl), offset + start + 1, this.table);
-          if (row) rows.push(row);
-          start = nl + 1;
+          const at = file.where();
+          if (!at) return undefined;
+          const start = file.offset;
+          const got = lines.read(at.fd, start, READ_BYTES);
+          if (got.skipped) this.notes.say(`long:${file.fid}:${got.next}`, `relay: ${this.info.path}: ${got.skipped} line(s) longer than ${READ_BYTES} bytes not listed (before byte ${got.next})`, this.log);
+          const rows: ExperienceRow[] = [];
+          for (let i = got.from; i < got.to; ) {
+            const nl = got.buf.indexOf(10, i);
+            const row = rowOfLine(got.buf.toString('utf8', i, nl), got.at + i + 1, this.table);
+            if (row) rows.push(row);
+            i = nl + 1;
+          }
+          file.moveTo(got.next, at.fd);
+          if (got.next > start) return { type: 'experiences', source: this.info.id, run: this.info.run, rows, cursor: file.at(this.info.id) };
+          if (!file.drained(at.size)) return undefined;
         }
-        if (start === 0) {
-          if (got < READ_BYTES) return undefined; // the last line is still being written
-          // One line longer than a read: skip to its end without keeping it.
-          const end = skipLine(this.file, offset + got);
-          if (end === undefined) return undefined;
-          start = end - offset;
-        }
-        offset += start;
-        return { type: 'experiences', source: this.info.id, run: this.info.run, rows, cursor: { source: this.info.id, fid, offset } };
       },
-      close: () => undefined,
+      close: () => file.close(),
     };
   }
-}
 
-/** The offset just past the next newline at or after `from` (undefined: none yet). */
-function skipLine(file: string, from: number): number | undefined {
-  const fd = fs.openSync(file, 'r');
-  try {
-    const buf = Buffer.alloc(64 * 1024);
-    for (let pos = from; ; pos += buf.length) {
-      const n = fs.readSync(fd, buf, 0, buf.length, pos);
-      if (n === 0) return undefined;
-      const nl = buf.subarray(0, n).indexOf(10);
-      if (nl >= 0) return pos + nl + 1;
-    }
-  } finally {
-    fs.closeSync(fd);
+  private changed(fid: string, c: FileChange): void {
+    if (c.kind === 'truncated') this.notes.say(`t:${fid}:${c.size}`, `relay: ${this.info.path} was truncated (${c.from} → ${c.size} bytes): reading it again from its start`, this.log);
+    else this.notes.say(`r:${fid}`, `relay: ${this.info.path} was replaced: reading the new file from its start`, this.log);
   }
 }

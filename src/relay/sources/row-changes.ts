@@ -105,9 +105,15 @@ interface TableLog {
 export class RowChangeTracker {
   /** Bumped by every snapshot observed. */
   generation = 0;
-  /** Random: generations of another tracker (another relay process) mean nothing here. */
-  readonly id = randomBytes(4).toString('hex');
+  /** Random: generations of another tracker (another relay process, another database file) mean nothing here. */
+  id = randomBytes(4).toString('hex');
   private readonly tables = new Map<string, TableLog>();
+
+  /** Forgets every change: the database file was replaced (its rows are other rows). */
+  reset(): void {
+    this.id = randomBytes(4).toString('hex');
+    this.tables.clear();
+  }
 
   /** Records what changed in `tables` between the previous view and this one. */
   observe(src: PageSource, db: SqlExec, tables: string[]): void {

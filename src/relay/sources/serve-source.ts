@@ -11,7 +11,8 @@ import * as https from 'node:https';
 import * as path from 'node:path';
 import type { Cursor, SourceInfo } from '../../shared/relay-protocol';
 import type { Logger } from '../../shared/log';
-import { Batch, PointBatch, Source, SourceReader, fileId } from './source';
+import { OutsideRoot, type JobRoot } from './job-root';
+import { Batch, PointBatch, Source, SourceReader, fileId, readSmallText } from './source';
 
 interface Sample {
   seq: number;
@@ -59,6 +60,18 @@ export function getJson(url: string, timeoutMs: number): Promise<unknown> {
 export function serveSamplesFile(urlFile: string): string {
   const role = path.basename(urlFile).replace(/_server_url\.txt$/, '');
   return path.join(path.dirname(urlFile), 'monitor', 'agentrl', `${role}_metrics.jsonl`);
+}
+
+/** Throws when `p` exists and resolves outside the root (a symbolic link pointing out, even a dangling one). */
+function insideOrAbsent(root: JobRoot, p: string): void {
+  let link = false;
+  try {
+    link = fs.lstatSync(p).isSymbolicLink();
+  } catch {
+    return; // absent: created inside
+  }
+  if (link && !fs.existsSync(p)) throw new OutsideRoot(p, fs.readlinkSync(p));
+  root.resolve(p);
 }
 
 function pidAlive(pid: number): boolean {
@@ -111,11 +124,15 @@ export class ServeMetricsSource implements Source {
     private readonly pollMs: number,
     private readonly onChange: () => void,
     private readonly log: Logger,
+    private readonly root?: JobRoot,
   ) {
     const file = serveSamplesFile(urlFile);
     let polls = true;
     try {
+      // Written to only inside the relay's directory: a symlinked monitor/ (or file) leads elsewhere.
+      if (root) for (const p of [path.dirname(path.dirname(file)), path.dirname(file)]) insideOrAbsent(root, p);
       fs.mkdirSync(path.dirname(file), { recursive: true });
+      if (root) for (const p of [path.dirname(file), file, `${file}.lock`]) insideOrAbsent(root, p);
       fs.closeSync(fs.openSync(file, 'a'));
       const mine = takeLock(`${file}.lock`);
       polls = mine !== undefined;
@@ -138,7 +155,7 @@ export class ServeMetricsSource implements Source {
   private async poll(): Promise<void> {
     let url: string;
     try {
-      url = fs.readFileSync(this.urlFile, 'utf8').trim().replace(/\/+$/, '');
+      url = (this.root ? readSmallText(this.root, this.urlFile) : fs.readFileSync(this.urlFile, 'utf8')).trim().replace(/\/+$/, '');
       if (!/^https?:\/\//.test(url)) throw new Error(`not an http(s) URL: ${url.slice(0, 80)}`);
     } catch (e) {
       return this.fail(`serve: ${this.urlFile}: ${(e as Error).message}`);

@@ -7,6 +7,7 @@
 // (role + unprefixed tag), so both layouts name the same series.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import type { JobRoot } from './job-root';
 
 /** `metric key → step axis` of a shared run. */
 export type StepBindings = Record<string, string>;
@@ -14,19 +15,34 @@ export type StepBindings = Record<string, string>;
 /** Default role names (Trinity's `explorer.name` / `trainer.name`). */
 export const DEFAULT_ROLES = ['explorer', 'trainer'];
 
-/** Merges every `shared_step_bindings/*.json` under a monitor cache dir; bad files are skipped. */
-export function loadSharedStepBindings(monitorDir: string): StepBindings {
+/** Bindings files larger than this are not read (a map of metric names: a few KiB). */
+const MAX_BINDINGS_BYTES = 1024 * 1024;
+
+/**
+ * Merges every `shared_step_bindings/*.json` under a monitor cache dir; bad files are skipped,
+ * and so are files that resolve outside `root` (the relay's directory) when it is given.
+ */
+export function loadSharedStepBindings(monitorDir: string, root?: JobRoot): StepBindings {
   const out: StepBindings = {};
   const dir = path.join(monitorDir, 'shared_step_bindings');
   let names: string[];
   try {
+    if (root && !root.contains(dir)) return out;
     names = fs.readdirSync(dir).filter((n) => n.endsWith('.json')).sort();
   } catch {
     return out;
   }
   for (const n of names) {
     try {
-      const j = JSON.parse(fs.readFileSync(path.join(dir, n), 'utf8')) as unknown;
+      const fd = root ? root.open(path.join(dir, n)) : fs.openSync(path.join(dir, n), 'r');
+      let text: string;
+      try {
+        if (fs.fstatSync(fd).size > MAX_BINDINGS_BYTES) continue;
+        text = fs.readFileSync(fd, 'utf8');
+      } finally {
+        fs.closeSync(fd);
+      }
+      const j = JSON.parse(text) as unknown;
       if (!j || typeof j !== 'object' || Array.isArray(j)) continue;
       for (const [k, v] of Object.entries(j as Record<string, unknown>)) if (typeof v === 'string') out[k] = v;
     } catch {

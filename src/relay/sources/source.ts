@@ -2,6 +2,8 @@
 // /metrics endpoint) opened at a client's cursor yields batches until it has nothing new.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import type { Logger } from '../../shared/log';
+import type { JobRoot } from './job-root';
 import type { Cursor, ExperienceDetail, ExperiencesMessage, PointsBatch, SourceInfo } from '../../shared/relay-protocol';
 import { seriesViews } from '../../shared/points-frame';
 
@@ -43,6 +45,29 @@ export abstract class FileSource implements Source {
   }
 
   abstract open(cursor: Cursor | undefined): SourceReader;
+}
+
+/** Says each event once per source: every reader of a source meets the same damage or change. */
+export class Notes {
+  private readonly seen = new Set<string>();
+
+  say(key: string, message: string, log: Pick<Logger, 'warn'>): void {
+    if (this.seen.has(key)) return;
+    if (this.seen.size >= 1000) this.seen.clear();
+    this.seen.add(key);
+    log.warn(message);
+  }
+}
+
+/** The start of a small text file inside the relay's root (at most `max` bytes: a URL, a lock). */
+export function readSmallText(root: JobRoot, file: string, max = 64 * 1024): string {
+  const fd = root.open(file);
+  try {
+    const buf = Buffer.alloc(max);
+    return buf.toString('utf8', 0, fs.readSync(fd, buf, 0, max, 0));
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 /** device:inode, the identity of a file across renames and relay restarts. */

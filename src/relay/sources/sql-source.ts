@@ -9,12 +9,14 @@ import * as path from 'node:path';
 import type { Cursor, ExperienceDetail, SourceInfo } from '../../shared/relay-protocol';
 import { toWireNumber } from '../../shared/relay-protocol';
 import type { Logger } from '../../shared/log';
-import { decodeExperienceBytes } from './experience-bytes';
+import { TRXP_HEAD_BYTES, decodeExperienceBytes, detailBytes } from './trxp';
+import { tableTreeProblem } from './btree-index';
 import { RowChangeTracker, SqlExec, quoteIdent } from './row-changes';
 import type { Source, SourceReader } from './source';
 import { SqlTableReader } from './sql-table-reader';
 import { PagedDatabase, TornRead } from './sqlite-db';
 import { DbPages } from './sqlite-pages';
+import type { JobRoot } from './job-root';
 
 /** Columns a table must have to be streamed as experiences (Trinity's ExperienceModel). */
 export const EXPERIENCE_COLUMNS = ['id', 'task_id', 'run_id', 'model_version', 'reward', 'timestamp'];
@@ -27,6 +29,7 @@ const OBSERVE_TRIES = 3;
 const DETAIL_TRIES = 5;
 
 const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
+
 
 export function isSqliteFile(file: string): boolean {
   try {
@@ -52,6 +55,8 @@ export class SqlDatabaseSnapshot {
   private refreshMs = 0;
   /** Rows changed between consecutive views (a generation per view). */
   readonly changes = new RowChangeTracker();
+  /** The database file the changes are of (device:inode). */
+  private identity = '';
   /** How the change comparisons went (tests and debug logs). */
   readonly stats = { views: 0, observed: 0, torn: 0, failed: 0, lastError: '' };
 
@@ -59,8 +64,9 @@ export class SqlDatabaseSnapshot {
     readonly file: string,
     private readonly log: Logger,
     private readonly reloadMs = RELOAD_MS,
+    root?: JobRoot,
   ) {
-    this.pages = new DbPages(file);
+    this.pages = new DbPages(file, root);
   }
 
   /**
@@ -100,6 +106,11 @@ export class SqlDatabaseSnapshot {
         return this.pages.stillValid() ? db : undefined;
       }
       if (r === 'changed') this.stats.views++;
+      if (r === 'changed' && this.pages.identity !== this.identity) {
+        // Another database under the same name (the job dir recreated): its changes start afresh.
+        if (this.identity !== '') this.changes.reset();
+        this.identity = this.pages.identity;
+      }
       if (r !== 'changed' || this.observe(db) || attempt >= OBSERVE_TRIES) break;
     }
     this.refreshedAt = Date.now();
@@ -161,6 +172,16 @@ export class SqlDatabaseSnapshot {
     throw last instanceof Error ? last : new Error(`cannot read ${path.basename(this.file)}: a writer kept it busy`);
   }
 
+  /** What is wrong with `table`'s b-tree (a cycle, a page out of range), read from the pages; undefined when it holds. */
+  treeProblem(table: string): string | undefined {
+    try {
+      const root = this.db?.exec("SELECT rootpage FROM sqlite_master WHERE type = 'table' AND name = ?", [table])[0]?.values[0]?.[0];
+      return typeof root === 'number' ? tableTreeProblem(this.pages, root) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
   /** The connection, once opened (tests and benchmarks look at its heap). */
   get connection(): PagedDatabase | undefined {
     return this.db;
@@ -198,32 +219,45 @@ export class SqlTableSource implements Source {
   }
 
   async readDetail(id: number): Promise<ExperienceDetail> {
-    return this.snapshot.withRetry((db) => this.detailOf(db, id));
-  }
-
-  private detailOf(db: SqlExec, id: number): ExperienceDetail {
-    const cols = db.exec(`PRAGMA table_info(${quoteIdent(this.table)})`)[0]?.values.map((r) => String(r[1])) ?? [];
-    if (!cols.includes('experience_bytes')) throw new Error(`table ${this.table} has no experience_bytes column`);
-    const res = db.exec(`SELECT experience_bytes, reward FROM ${quoteIdent(this.table)} WHERE id = ?`, [id])[0];
-    if (!res || !res.values.length) throw new Error(`no row ${id} in ${this.table}`);
-    const [bytes, reward] = res.values[0];
-    if (!(bytes instanceof Uint8Array)) throw new Error(`row ${id} of ${this.table} has no experience bytes`);
-    const d = decodeExperienceBytes(bytes);
+    // The bytes are read on a consistent view; decoding them (bounded, in slices) needs none.
+    const { bytes, reward } = await this.snapshot.withRetry((db) => this.rowBytes(db, id));
+    const d = await decodeExperienceBytes(bytes);
     // The column wins, as in Trinity's ExperienceModel.to_experience: serve mode writes the
     // bytes before /feedback sets the reward, which only updates the column.
     if (typeof reward === 'number') d.reward = toWireNumber(reward);
     return d;
   }
 
+  /** The part of a row's experience_bytes its detail needs: TRXP's header and metadata (never its tensors), or a legacy pickle whole. */
+  private rowBytes(db: SqlExec, id: number): { bytes: Uint8Array; reward: unknown } {
+    const cols = db.exec(`PRAGMA table_info(${quoteIdent(this.table)})`)[0]?.values.map((r) => String(r[1])) ?? [];
+    if (!cols.includes('experience_bytes')) throw new Error(`table ${this.table} has no experience_bytes column`);
+    const t = quoteIdent(this.table);
+    const res = db.exec(`SELECT length(experience_bytes), substr(experience_bytes, 1, ${TRXP_HEAD_BYTES}), reward FROM ${t} WHERE id = ?`, [id])[0];
+    if (!res || !res.values.length) throw new Error(`no row ${id} in ${this.table}`);
+    const [length, head, reward] = res.values[0];
+    if (!(head instanceof Uint8Array) || typeof length !== 'number') throw new Error(`row ${id} of ${this.table} has no experience bytes`);
+    const need = detailBytes(head, length);
+    if (typeof need === 'string') throw new Error(`row ${id} of ${this.table}: ${need}`);
+    const bytes = db.exec(`SELECT substr(experience_bytes, 1, ?) FROM ${t} WHERE id = ?`, [need, id])[0]?.values[0]?.[0];
+    if (!(bytes instanceof Uint8Array)) throw new Error(`row ${id} of ${this.table} has no experience bytes`);
+    return { bytes, reward };
+  }
+
   open(cursor: Cursor | undefined): SourceReader {
+    const changes = this.snapshot.changes;
     return new SqlTableReader(
       {
         info: this.info,
         table: this.table,
         database: (behind) => this.snapshot.get(false, behind),
         generation: () => this.snapshot.changes.generation,
-        tracker: this.snapshot.changes.id,
+        get tracker(): string {
+          return changes.id; // a new one once the database file was replaced
+        },
         changedSince: (gen) => this.snapshot.changes.since(this.table, gen),
+        databaseId: () => this.snapshot.pages.identity,
+        diagnose: () => this.snapshot.treeProblem(this.table),
       },
       cursor,
     );

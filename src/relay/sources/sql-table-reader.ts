@@ -4,11 +4,17 @@
 // `consumed`). Changes come from the database's RowChangeTracker, so each costs a read of the
 // changed rows only. A query that a writer tore (TornRead) is dropped and read again later. Changed rows go out with `updated: true` and a cursor that is past the
 // previous batch and resumes at both the last new row and the last change delivered
-// (relay-protocol.ts, Cursor), so a client that reconnects gets exactly what it missed.
+// (relay-protocol.ts, Cursor), so a client that reconnects gets exactly what it missed. The
+// cursor also names the database file (a database replaced under the same name is read from its
+// first row) and carries the window of the client's recent rows (row-window.ts): a relay that did
+// not send them re-sends only those that changed meanwhile. Rows come in strictly increasing
+// id order or not at all: a corrupt b-tree that walks in circles ends the read with an error
+// naming the damage, never a row twice or a cursor moving backwards.
 import type { Cursor, ExperienceRow, ExperiencesMessage, SourceInfo } from '../../shared/relay-protocol';
-import { toWireNumber } from '../../shared/relay-protocol';
-import { summarizeExperience } from './experience-summary';
+import { fromWireNumber, toWireNumber } from '../../shared/relay-protocol';
+import { summarizeExperience } from './trxp';
 import { SqlExec, quoteIdent } from './row-changes';
+import { EncodedWindow, RowState, RowWindow, changedBuckets, parseWindow, windowBuckets, BUCKET_ROWS } from './row-window';
 import type { Batch, SourceReader } from './source';
 import { TornRead } from './sqlite-db';
 
@@ -28,6 +34,11 @@ export const RESUME_ROWS = 1000;
 export const ROW_SCALE = 2 ** 21;
 /** Changed rows waiting to be re-sent, at most (more: the oldest are dropped). */
 const MAX_PENDING = 200_000;
+/** Bytes of pickled metadata a batch decodes at most: past it the batch ends early (the rest is the next batch). */
+const BATCH_DECODE_BYTES = 16 * 1024 * 1024;
+
+/** Thrown from a row callback to end a query early (its rows so far are kept). */
+const ENOUGH = new Error('enough rows for one batch');
 
 export interface SqlTableHost {
   readonly info: SourceInfo;
@@ -40,16 +51,33 @@ export interface SqlTableHost {
   tracker: string;
   /** Row ids changed after a generation; undefined when they are no longer known. */
   changedSince(gen: number): number[] | undefined;
+  /** Identity (device:inode) of the database file as of the view `database()` returned last. */
+  databaseId(): string;
+  /** What is wrong with the table's b-tree, when its rows came out of order (a diagnosis for the error). */
+  diagnose?(): string | undefined;
 }
 
-/** Where a cursor resumes: after row `last`, and after the changes of generation `gen` of `tracker`. */
-export function resumePoint(cursor: Cursor | undefined, table: string): { last: number; tracker?: string; gen?: number } {
+/** A resume point: after row `last`, and after the changes of generation `gen` of `tracker`, in database `db`, the client holding `window`. */
+export interface ResumePoint {
+  last: number;
+  tracker?: string;
+  gen?: number;
+  db?: string;
+  window?: EncodedWindow;
+}
+
+/** Where a cursor resumes (fid `<table>@<tracker>.<gen>[/<db id>][~<window>]`). */
+export function resumePoint(cursor: Cursor | undefined, table: string): ResumePoint {
   if (!cursor) return { last: 0 };
   if (cursor.fid === table) return { last: cursor.offset }; // a relay before row updates
-  const m = cursor.fid?.startsWith(`${table}@`) ? /^([0-9a-f]+)\.(\d+)$/.exec(cursor.fid.slice(table.length + 1)) : null;
+  const m = cursor.fid?.startsWith(`${table}@`) ? /^([0-9a-f]+)\.(\d+)(?:\/(\d+:\d+))?(?:~(.*))?$/.exec(cursor.fid.slice(table.length + 1)) : null;
   if (!m) return { last: 0 };
-  return { last: Math.floor(cursor.offset / ROW_SCALE), tracker: m[1], gen: Number(m[2]) };
+  const window = m[4] === undefined ? undefined : parseWindow(m[4]);
+  return { last: Math.floor(cursor.offset / ROW_SCALE), tracker: m[1], gen: Number(m[2]), ...(m[3] ? { db: m[3] } : {}), ...(window ? { window } : {}) };
 }
+
+/** A table whose rows came out of id order: its b-tree is damaged. */
+class CorruptTable extends Error {}
 
 function intOrNull(v: unknown): number | null {
   if (v === null || v === undefined) return null;
@@ -63,7 +91,14 @@ export class SqlTableReader implements SourceReader {
   private seenGen: number | undefined;
   /** The generation whose changes have all been sent (what a resuming cursor names). */
   private deliveredGen: number;
-  private readonly resumeGen: number | undefined;
+  private resumeGen: number | undefined;
+  /** The database file the cursor's rows came from (undefined: not named), then the one read. */
+  private db: string | undefined;
+  /** The client's recent rows as the cursor described them (a relay that did not send them). */
+  private resumeWindow: EncodedWindow | undefined;
+  /** The client's recent rows as sent (loaded from the database at the first read). */
+  private window = new RowWindow();
+  private windowLoaded = false;
   private readonly pending = new Set<number>();
   /** Batches sent since `last` last moved. */
   private count = 0;
@@ -74,6 +109,10 @@ export class SqlTableReader implements SourceReader {
   private behind = false;
   /** Changed rows go next (a batch of new rows went out while changes were waiting). */
   private changesTurn = false;
+  /** Metadata bytes decoded for the batch being read. */
+  private decoded = 0;
+  /** The last select stopped early (the batch's decode budget). */
+  private cut = false;
 
   constructor(
     private readonly host: SqlTableHost,
@@ -83,6 +122,21 @@ export class SqlTableReader implements SourceReader {
     this.last = at.last;
     this.resumeGen = at.tracker === host.tracker ? at.gen : undefined;
     this.deliveredGen = this.resumeGen ?? 0;
+    this.db = at.db;
+    this.resumeWindow = at.window;
+  }
+
+  /** Starts over at the first row: the database file is another one than the cursor's rows came from. */
+  private restart(): void {
+    this.last = 0;
+    this.count = 0;
+    this.resumeGen = undefined;
+    this.seenGen = undefined;
+    this.deliveredGen = 0;
+    this.resumeWindow = undefined;
+    this.pending.clear();
+    this.window = new RowWindow();
+    this.windowLoaded = false;
   }
 
   async next(): Promise<Batch | undefined> {
@@ -108,8 +162,16 @@ export class SqlTableReader implements SourceReader {
   }
 
   private read(db: SqlExec): Batch | undefined {
+    const file = this.host.databaseId();
+    if (this.db !== undefined && this.db !== file) this.restart();
+    this.db = file;
     this.cols ??= this.columns(db);
     this.collectChanges(db);
+    if (!this.windowLoaded) {
+      // What the client holds of its recent rows: as they are now, but for the changes queued (sent again).
+      this.windowLoaded = true;
+      this.window.hold(this.states(db, windowBuckets(this.last)[0] * BUCKET_ROWS, this.last), this.last);
+    }
     const limit = this.limit ?? this.maxLimit();
     // New rows and changed rows take turns: under a writer that never pauses there are always
     // new rows, and a change (serve mode's reward) must not wait for the writer to stop.
@@ -118,8 +180,8 @@ export class SqlTableReader implements SourceReader {
       const changed = this.changedBatch(db, limit);
       if (changed) return changed;
     }
-    const fresh = this.select(db, `id > ? ORDER BY id LIMIT ${limit}`, [this.last]);
-    this.behind = fresh.length === limit;
+    const fresh = this.select(db, `id > ? ORDER BY id LIMIT ${limit}`, [this.last], this.last);
+    this.behind = fresh.length === limit || this.cut;
     if (fresh.length) {
       this.last = fresh[fresh.length - 1].id;
       this.count = 0;
@@ -160,12 +222,32 @@ export class SqlTableReader implements SourceReader {
       if (ids === undefined) this.queueRecent(db);
       else for (const id of ids) if (id <= this.last) this.queue(id);
     } else if (since === undefined && this.last > 0) {
-      // Resumed from another relay process (or an older one): which rows changed while the
-      // client was away is not known here, so its most recent rows are sent again.
-      this.queueRecent(db);
+      // Resumed from another relay process: which rows changed while the client was away is not
+      // known here; its window says what it holds of its recent rows, so those that differ now
+      // are sent again (without a window — an older relay's cursor — its most recent rows are).
+      const w = this.resumeWindow;
+      if (w) {
+        const states = this.states(db, w.first * BUCKET_ROWS, this.last);
+        const changed = new Set(changedBuckets(w, states));
+        for (const r of states) if (changed.has(Math.floor(r.id / BUCKET_ROWS))) this.queue(r.id);
+      } else this.queueRecent(db);
     }
     this.seenGen = gen;
     if (!this.pending.size) this.deliveredGen = gen;
+  }
+
+  /** (id, reward, consumed) of the rows with ids in [from, to], in id order. */
+  private states(db: SqlExec, from: number, to: number): RowState[] {
+    if (to < from) return [];
+    const consumed = this.cols?.consumed ? 'consumed' : 'NULL';
+    const res = db.exec(`SELECT id, reward, ${consumed} FROM ${quoteIdent(this.host.table)} WHERE id >= ? AND id <= ? ORDER BY id`, [from, to])[0];
+    const out: RowState[] = [];
+    for (const [id, reward, c] of res?.values ?? []) {
+      const row = { id: Number(id), reward: reward === null ? null : Number(reward), consumed: c === null ? null : Number(c) };
+      if (out.length && row.id <= out[out.length - 1].id) break; // out of order: a damaged b-tree (the rows say so)
+      out.push(row);
+    }
+    return out;
   }
 
   private queueRecent(db: SqlExec): void {
@@ -184,16 +266,45 @@ export class SqlTableReader implements SourceReader {
     return { msgId: cols.includes('msg_id'), consumed: cols.includes('consumed'), bytes: cols.includes('experience_bytes') };
   }
 
-  private select(db: SqlExec, where: string, params: unknown[]): ExperienceRow[] {
+  /** Rows of `where` (ordered by id), strictly increasing: rows out of order end the read (CorruptTable when none came before them). */
+  private select(db: SqlExec, where: string, params: unknown[], after = -Infinity): ExperienceRow[] {
     const c = this.cols!;
     const bytes = `length(experience_bytes), CASE WHEN length(experience_bytes) <= ${WHOLE_BYTES} THEN experience_bytes ELSE substr(experience_bytes, 1, ${HEAD_BYTES}) END`;
     const extra = [c.msgId ? 'msg_id' : 'NULL', c.consumed ? 'consumed' : 'NULL', c.bytes ? bytes : 'NULL, NULL'];
     const t = quoteIdent(this.host.table);
     const sql = `SELECT id, task_id, run_id, model_version, reward, timestamp, ${extra.join(', ')} FROM ${t} WHERE ${where}`;
     const out: ExperienceRow[] = [];
-    // Row by row where the database can: each blob is summarized and dropped before the next.
-    if (db.each) db.each(sql, params, (v) => out.push(this.rowOf(db, v)));
-    else for (const v of db.exec(sql, params)[0]?.values ?? []) out.push(this.rowOf(db, v));
+    this.decoded = 0;
+    this.cut = false;
+    // Row by row where the database can: each blob is summarized and dropped before the next, and
+    // the query ends early once the batch decoded enough (a table of huge or crafted rows is read
+    // in bounded slices, the event loop free in between).
+    let prev = after;
+    let disorder: string | undefined;
+    const take = (v: unknown[]): void => {
+      const id = Number(v[0]);
+      if (!(id > prev)) {
+        // A b-tree that leads back to pages already walked (a cycle) gives rows again: stop.
+        disorder = `row ${id} came after row ${prev}`;
+        throw ENOUGH;
+      }
+      prev = id;
+      out.push(this.rowOf(db, v));
+      if (this.decoded > BATCH_DECODE_BYTES) {
+        this.cut = true;
+        throw ENOUGH;
+      }
+    };
+    try {
+      if (db.each) db.each(sql, params, take);
+      else for (const v of db.exec(sql, params)[0]?.values ?? []) take(v);
+    } catch (e) {
+      if (e !== ENOUGH) throw e;
+    }
+    if (disorder !== undefined && out.length === 0) {
+      const why = this.host.diagnose?.();
+      throw new CorruptTable(`table ${this.host.table} is damaged: ${disorder}${why ? `; ${why}` : ''}: no rows are read past row ${this.last}`);
+    }
     return out;
   }
 
@@ -218,15 +329,22 @@ export class SqlTableReader implements SourceReader {
         return r instanceof Uint8Array ? r : undefined;
       };
       const s = summarizeExperience(v[9], Number(v[8]), read);
+      this.decoded += s.metaBytes;
       if (s.metrics) row.metrics = s.metrics;
       if (s.advantage !== undefined) row.advantage = s.advantage;
+      if (s.error) row.error = s.error.slice(0, 500);
     }
     return row;
   }
 
   private batch(rows: ExperienceRow[]): ExperiencesMessage {
+    this.window.hold(
+      rows.map((r) => ({ id: r.id, reward: r.reward === null ? null : fromWireNumber(r.reward), consumed: r.consumed ?? null })),
+      this.last,
+    );
     // The generation is in the fid: a batch of another generation is new to the client whatever its offset.
-    const cursor: Cursor = { source: this.host.info.id, fid: `${this.host.table}@${this.host.tracker}.${this.deliveredGen}`, offset: this.last * ROW_SCALE + this.count };
+    const fid = `${this.host.table}@${this.host.tracker}.${this.deliveredGen}/${this.db}~${this.window.encode(this.last, this.pending)}`;
+    const cursor: Cursor = { source: this.host.info.id, fid, offset: this.last * ROW_SCALE + this.count };
     return { type: 'experiences', source: this.host.info.id, run: this.host.info.run, rows, cursor };
   }
 }

@@ -3,7 +3,7 @@
 // over DbPages (sqlite-pages.ts): SQLite asks for the pages a query needs and keeps at most
 // CACHE_KB of them, so a 2 GB buffer costs what its queries touch, not its size.
 // Queries run synchronously (the sync build, no Asyncify): a row's summary reads more of its
-// blob from inside a row callback (experience-summary.ts). Each query checks that the view it
+// blob from inside a row callback (trxp.ts). Each query checks that the view it
 // read is still what the files hold; if a writer moved them meanwhile it throws TornRead.
 import * as path from 'node:path';
 import type { SqlExec } from './row-changes';
@@ -12,6 +12,16 @@ import { sqliteWasm } from './sqlite-wasm';
 
 /** SQLite's page cache per connection (KiB): the bound on what a reader holds of a database. */
 export const CACHE_KB = 4096;
+
+/** VM instructions one statement may run (thousands of times what the relay's queries need): a
+ *  corrupt b-tree that sends SQLite round in circles ends in an error, not a held event loop. */
+const MAX_STATEMENT_STEPS = 20_000_000;
+/** How often (VM instructions) SQLite asks whether to go on. */
+const PROGRESS_PERIOD = 10_000;
+const INTERRUPT = 9;
+
+/** A statement ran past MAX_STATEMENT_STEPS (a corrupt database, most likely). */
+class QueryBudgetExceeded extends Error {}
 
 /** A writer changed the files while a query read them: its rows are not to be trusted. */
 export class TornRead extends Error {
@@ -46,6 +56,7 @@ interface WasmModule {
 }
 interface SqliteApi {
   open_v2(name: string, flags: number, vfs: string): Promise<number>;
+  progress_handler(db: number, period: number, handler: ((userData: unknown) => number) | null, userData: unknown): void;
   close(db: number): Promise<number>;
   vfs_register(vfs: object, makeDefault: boolean): number;
 }
@@ -175,6 +186,10 @@ let aliases = 0;
 /** A read-only connection to one database file through its DbPages. */
 export class PagedDatabase implements SqlExec {
   private closed = false;
+  /** Progress callbacks of the statement running now (each PROGRESS_PERIOD instructions), nested ones included. */
+  private progress = 0;
+  /** Statements running (a row callback may run another: they share the outer one's budget). */
+  private depth = 0;
 
   private constructor(
     readonly pages: DbPages,
@@ -189,6 +204,7 @@ export class PagedDatabase implements SqlExec {
     e.vfs.byName.set(alias, pages);
     const db = await e.api.open_v2(alias, OPEN_READONLY, e.vfs.name);
     const conn = new PagedDatabase(pages, e, db, alias);
+    e.api.progress_handler(db, PROGRESS_PERIOD, () => (++conn.progress * PROGRESS_PERIOD > MAX_STATEMENT_STEPS ? 1 : 0), null);
     // Settings only (no page is read): no view needed yet.
     conn.run(`PRAGMA cache_size = -${CACHE_KB}`, []);
     conn.run('PRAGMA temp_store = MEMORY', []);
@@ -231,6 +247,7 @@ export class PagedDatabase implements SqlExec {
     const zSql = mod._malloc(bytes.length);
     mod.HEAPU8.set(bytes, zSql);
     let stmt = 0;
+    if (this.depth++ === 0) this.progress = 0;
     try {
       this.check(c.prepare(this.db, zSql, -1, pp, 0));
       stmt = mod.getValue(pp, 'i32');
@@ -241,11 +258,13 @@ export class PagedDatabase implements SqlExec {
       for (;;) {
         const rc = c.step(stmt);
         if (rc === DONE) break;
+        if (rc === INTERRUPT) throw new QueryBudgetExceeded(`a query on ${path.basename(this.pages.file)} ran past ${MAX_STATEMENT_STEPS} steps: the database may be corrupt`);
         if (rc !== ROW) this.check(rc);
         row(Array.from({ length: n }, (_, i) => this.column(stmt, i)));
       }
       return columns;
     } finally {
+      this.depth--;
       if (stmt) c.finalize(stmt);
       mod._free(zSql);
       mod._free(pp);

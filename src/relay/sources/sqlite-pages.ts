@@ -6,6 +6,7 @@
 // after each read (sqlite-db.ts): a hot rollback journal, or a main file / WAL header that
 // changed under the read, means a writer was busy and the read is retried later.
 import * as fs from 'node:fs';
+import type { JobRoot } from './job-root';
 import { WalIndex } from './sqlite-wal';
 
 /** Pages of a database by number (what btree-index.ts reads). */
@@ -22,10 +23,10 @@ export interface PageSource {
  * commit, so the main file may hold half a transaction. (DELETE mode removes the journal at
  * commit, TRUNCATE empties it, PERSIST zeroes its header.)
  */
-export function hasHotJournal(file: string): boolean {
+export function hasHotJournal(file: string, open: (p: string) => number = (p) => fs.openSync(p, 'r')): boolean {
   let fd: number;
   try {
-    fd = fs.openSync(`${file}-journal`, 'r');
+    fd = open(`${file}-journal`);
   } catch {
     return false;
   }
@@ -64,6 +65,8 @@ export class DbPages implements PageSource {
   usable = 4096;
   private mainFd: number | undefined;
   private mainIno: bigint | undefined;
+  /** device:inode of the main file open now ('' when none): a database replaced under its name is another one. */
+  identity = '';
   private walFd: number | undefined;
   private walIno: bigint | undefined;
   private mainBytes = 0;
@@ -72,8 +75,15 @@ export class DbPages implements PageSource {
   /** Main file and WAL as a whole (an append to the WAL is new content, not a torn view). */
   private content = '';
 
-  constructor(readonly file: string) {
-    this.wal = new WalIndex(`${file}-wal`);
+  /** Opens a file of the database read-only (inside the relay's root, job-root.ts). */
+  private readonly open: (p: string) => number;
+
+  constructor(
+    readonly file: string,
+    root?: JobRoot,
+  ) {
+    this.open = root ? (p) => root.open(p) : (p) => fs.openSync(p, 'r');
+    this.wal = new WalIndex(`${file}-wal`, this.open);
   }
 
   /**
@@ -83,7 +93,7 @@ export class DbPages implements PageSource {
    * salts) — not its size: appended frames are not part of the view, so they do not tear it.
    */
   private validity(): string | undefined {
-    if (hasHotJournal(this.file)) return undefined;
+    if (hasHotJournal(this.file, this.open)) return undefined;
     const counter = this.mainFd === undefined ? '' : headHex(this.mainFd, 24, 4);
     let wal = '-';
     try {
@@ -137,7 +147,10 @@ export class DbPages implements PageSource {
     if (this.mainFd !== undefined) fs.closeSync(this.mainFd);
     this.mainFd = undefined;
     this.mainIno = ino;
-    if (ino !== undefined) this.mainFd = fs.openSync(this.file, 'r');
+    if (ino === undefined) return;
+    this.mainFd = this.open(this.file);
+    const st = fs.fstatSync(this.mainFd, { bigint: true });
+    this.identity = `${st.dev}:${st.ino}`;
   }
 
   private openWal(): void {
@@ -152,7 +165,7 @@ export class DbPages implements PageSource {
     this.walFd = undefined;
     this.walIno = ino;
     try {
-      if (ino !== undefined) this.walFd = fs.openSync(this.wal.file, 'r');
+      if (ino !== undefined) this.walFd = this.open(this.wal.file);
     } catch {
       this.walIno = undefined; // removed meanwhile
     }

@@ -39,7 +39,10 @@ export class WalIndex {
   /** Where the next frame starts (past the last valid frame scanned). */
   private next = WAL_HEADER;
 
-  constructor(readonly file: string) {}
+  constructor(
+    readonly file: string,
+    private readonly open: (p: string) => number = (p) => fs.openSync(p, 'r'),
+  ) {}
 
   /** Committed frames (distinct pages) visible now. */
   get frames(): number {
@@ -63,7 +66,7 @@ export class WalIndex {
   refresh(): void {
     let fd: number;
     try {
-      fd = fs.openSync(this.file, 'r');
+      fd = this.open(this.file);
     } catch {
       this.reset(); // no log: a rollback-journal database, or checkpointed and removed
       return;

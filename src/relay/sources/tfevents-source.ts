@@ -1,29 +1,53 @@
 // One TensorBoard event file as a source: cursor = (file identity, byte offset of the next record).
-import * as fs from 'node:fs';
+// The file is followed by name (followed-file.ts): a replaced file is finished, then the new one
+// read from its start; a truncated one is read again from its start. Damage (CRC mismatches,
+// corrupt headers, records over the size limit) is skipped and reported once per source.
 import type { Logger } from '../../shared/log';
 import type { Cursor, SourceInfo } from '../../shared/relay-protocol';
-import { TfRecordFileReader } from '../tfrecord/file-reader';
-import { Batch, FileSource, PointBatch, SourceReader, fileId, resumeOffset } from './source';
+import { FileGone, TfRecordFileReader } from '../tfrecord/file-reader';
+import { MAX_RECORD_BYTES } from '../tfrecord/scan';
+import { FileChange, FollowedFile } from './followed-file';
+import type { OpenFiles } from './open-files';
+import { Batch, FileSource, Notes, PointBatch, SourceReader } from './source';
+
+/** Damage one read met (a delta of the reader's statistics). */
+interface Damage {
+  crc: number;
+  badHeaders: number;
+  oversized: number;
+  decode: number;
+}
 
 export class TfEventsSource extends FileSource {
   /** Totals over every reader (for the relay's log and `--verbose`). */
-  readonly errors = { crc: 0, badHeaders: 0, decode: 0 };
+  readonly errors: Damage = { crc: 0, badHeaders: 0, oversized: 0, decode: 0 };
   private warned = false;
+  private readonly notes = new Notes();
 
-  constructor(info: SourceInfo, file: string, private readonly log: Logger) {
+  constructor(
+    info: SourceInfo,
+    file: string,
+    readonly files: OpenFiles,
+    private readonly log: Logger,
+  ) {
     super(info, file);
   }
 
   /** Counts damage one reader met; warns once per source (every reader meets the same damage). */
-  report(crc: number, badHeaders: number, decode: number): void {
-    if (crc + badHeaders + decode === 0) return;
-    this.errors.crc += crc;
-    this.errors.badHeaders += badHeaders;
-    this.errors.decode += decode;
-    const msg = `relay: ${this.file}: skipped ${crc} record(s) with a CRC mismatch, ${badHeaders} corrupt header region(s), ${decode} undecodable event(s)`;
-    if (this.warned) this.log.debug(msg);
+  report(d: Damage): void {
+    if (d.crc + d.badHeaders + d.oversized + d.decode === 0) return;
+    for (const k of ['crc', 'badHeaders', 'oversized', 'decode'] as const) this.errors[k] += d[k];
+    const over = d.oversized ? `, ${d.oversized} record(s) claiming more than the ${MAX_RECORD_BYTES / 1048576} MiB limit` : '';
+    const msg = `relay: ${this.file}: skipped ${d.crc} record(s) with a CRC mismatch, ${d.badHeaders} corrupt header region(s)${over}, ${d.decode} undecodable event(s)`;
+    if (this.warned && !d.oversized) this.log.debug(msg);
     else this.log.warn(msg);
     this.warned = true;
+  }
+
+  /** Says what happened to the file (once per change, whoever's reader met it). */
+  changed(fid: string, c: FileChange): void {
+    if (c.kind === 'truncated') this.notes.say(`t:${fid}:${c.size}`, `relay: ${this.info.path} was truncated (${c.from} → ${c.size} bytes): reading it again from its start`, this.log);
+    else this.notes.say(`r:${fid}`, `relay: ${this.info.path} was replaced: ${c.lostBytes ? `${c.lostBytes} byte(s) of an unfinished record at the end of the old file skipped; ` : ''}reading the new file from its start`, this.log);
   }
 
   /** Logs what a reader's read-ahead did (scan-pipeline.ts). */
@@ -38,42 +62,56 @@ export class TfEventsSource extends FileSource {
 }
 
 class TfEventsReader implements SourceReader {
+  private readonly file: FollowedFile;
+  /** The record reader of the file followed now (a new one for a new file, or after a truncation). */
   private reader: TfRecordFileReader | undefined;
-  private fid = '';
+  private readerFid = '';
   /** One batch for every read: its columns grow once, toBatch() copies them out by tag. */
   private readonly batch = new PointBatch();
 
   constructor(
     private readonly src: TfEventsSource,
-    private readonly cursor: Cursor | undefined,
-  ) {}
+    cursor: Cursor | undefined,
+  ) {
+    this.file = new FollowedFile(src.files, src.file, cursor, (c) => src.changed(this.file.fid, c));
+  }
 
   async next(budget: number): Promise<Batch | undefined> {
-    if (!this.reader) {
-      let st: fs.Stats;
-      try {
-        st = fs.statSync(this.src.file);
-      } catch {
-        return undefined;
-      }
-      this.fid = fileId(st);
-      this.reader = new TfRecordFileReader(this.src.file, resumeOffset(this.cursor, st), { onPipeline: (e, backlog) => this.src.pipelineEvent(e, backlog) });
-    }
     const batch = this.batch;
     batch.clear();
-    const before = { ...this.reader.stats };
-    // Loop so that records without scalars (file_version, graphs) never end a read early.
     for (;;) {
-      const r = this.reader.read(batch, budget);
-      if (batch.size > 0 || !r.more || r.consumed === 0) break;
+      const at = this.file.where();
+      if (!at) return undefined;
+      if (!this.reader || this.readerFid !== this.file.fid || this.reader.offset !== this.file.offset) {
+        this.reader?.close();
+        this.readerFid = this.file.fid;
+        this.reader = new TfRecordFileReader(this.src.file, this.file.offset, { fds: this.file, onPipeline: (e, backlog) => this.src.pipelineEvent(e, backlog) });
+      }
+      const reader = this.reader;
+      const before = { ...reader.stats };
+      try {
+        // Loop so that records without scalars (file_version, graphs) never end a read early.
+        for (;;) {
+          const r = reader.read(batch, budget);
+          if (batch.size > 0 || !r.more || r.consumed === 0) break;
+        }
+      } catch (e) {
+        if (!(e instanceof FileGone)) throw e;
+      }
+      const s = reader.stats;
+      this.src.report({ crc: s.crcErrors - before.crcErrors, badHeaders: s.badHeaders - before.badHeaders, oversized: s.oversized - before.oversized, decode: s.decodeErrors - before.decodeErrors });
+      this.file.moveTo(reader.offset, at.fd);
+      if (batch.size > 0) break;
+      // Nothing more here: a replaced file is finished now, and the new one read from its start.
+      if (!this.file.drained(at.size)) return undefined;
+      reader.close();
+      this.reader = undefined;
     }
-    const s = this.reader.stats;
-    this.src.report(s.crcErrors - before.crcErrors, s.badHeaders - before.badHeaders, s.decodeErrors - before.decodeErrors);
-    if (batch.size === 0) return undefined;
-    return batch.toBatch(this.src.info, { source: this.src.info.id, fid: this.fid, offset: this.reader.offset });
+    return batch.toBatch(this.src.info, this.file.at(this.src.info.id));
   }
 
   close(): void {
     this.reader?.close();
+    this.file.close();
   }
 }

@@ -3,7 +3,8 @@
 import * as fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { PointsBatch, RelayClient } from '../../shared/relay-client';
-import { readToken } from '../cli';
+import { envToken, readToken } from '../cli';
+import { credentialInUrl } from '../serve/auth';
 
 export const TAIL_USAGE = `Usage: agentrl tail <url> [options]
 
@@ -91,13 +92,13 @@ export async function main(argv: string[]): Promise<number> {
   if (positionals.length !== 1) return fail(`expected one relay URL\n\n${TAIL_USAGE}`);
   const url = positionals[0];
   if (!/^wss?:\/\//.test(url)) return fail(`'${url}' is not a ws:// or wss:// URL`);
-  if (/[?&](token|access_token|auth|key)=/i.test(url)) return fail('do not put the token in the URL: use --token-file or AGENTRL_RELAY_TOKEN');
+  if (credentialInUrl(url)) return fail('do not put the token in the URL: use --token-file or AGENTRL_RELAY_TOKEN');
   let token: string | undefined;
   let tagRe: RegExp | undefined;
   let idleMs: number | undefined;
   let ca: Buffer | undefined;
   try {
-    token = values['token-file'] !== undefined ? readToken(values['token-file']) : process.env.AGENTRL_RELAY_TOKEN?.trim() || undefined;
+    token = values['token-file'] !== undefined ? readToken(values['token-file']) : envToken();
     if (values.tag !== undefined) tagRe = new RegExp(values.tag);
     if (values['until-idle'] !== undefined) {
       idleMs = Number(values['until-idle']) * 1000;

@@ -30,10 +30,23 @@ export interface FileReaderOptions {
   onPipeline?(event: 'start' | 'worker-failed', backlog: number): void;
   /** Read nothing at or past this byte offset (a region of the file: a detail read, envelope/detail.ts). */
   end?: number;
+  /** The descriptor to read from, lent by its owner (the relay's bounded open files); else the reader opens `path`. */
+  fds?: FdSource;
 }
 
+/** A descriptor lent to a reader; its owner may close it between reads and open it again. */
+export interface FdSource {
+  /** The descriptor now; undefined when the file is out of reach (the path names another file). */
+  fd(): number | undefined;
+  /** Kept open while set (the scan worker reads from it). */
+  pinned: boolean;
+}
+
+/** The file a reader was lent is out of reach (replaced under it). */
+export class FileGone extends Error {}
+
 export class TfRecordFileReader {
-  readonly stats: ReaderStats = { records: 0, shaped: 0, scalars: 0, crcErrors: 0, badHeaders: 0, skippedBytes: 0, decodeErrors: 0 };
+  readonly stats: ReaderStats = { records: 0, shaped: 0, scalars: 0, crcErrors: 0, badHeaders: 0, oversized: 0, skippedBytes: 0, decodeErrors: 0 };
   private fd: number | undefined;
   /** Smallest read that can hold the next record (grows for records above the chunk size). */
   private minRead = 64 * 1024;
@@ -56,7 +69,7 @@ export class TfRecordFileReader {
    * Throws only for I/O errors (e.g. the file vanished).
    */
   read(sink: ScalarSink, budget = Infinity): ReadResult {
-    if (this.fd === undefined) this.fd = fs.openSync(this.path, 'r');
+    const fd = this.descriptor();
     let consumed = 0;
     let scalars = 0;
     for (;;) {
@@ -64,7 +77,7 @@ export class TfRecordFileReader {
       const room = (this.opts.end ?? Infinity) - this.offset;
       const want = Math.min(Math.max(this.minRead, Math.min(DEFAULT_CHUNK, budget - consumed)), room);
       if (want <= 0) return { consumed, scalars, more: false };
-      if (this.piped !== undefined || this.startPipeline(want)) {
+      if (this.piped !== undefined || this.startPipeline(fd, want)) {
         // The worker's chunks have one size: take none that would overshoot the budget by half.
         if (consumed > 0 && budget - consumed < this.piped!.chunkSize / 2) return { consumed, scalars, more: true };
         const step = this.readPiped(sink);
@@ -76,7 +89,7 @@ export class TfRecordFileReader {
         }
       }
       const region = inputRegion(want);
-      const got = fs.readSync(this.fd, region, 0, want, this.offset);
+      const got = fs.readSync(fd, region, 0, want, this.offset);
       if (got === 0) return { consumed, scalars, more: false };
       const table = this.decoder.shapesForScan();
       const res = scanChunk(got, table?.words);
@@ -107,14 +120,24 @@ export class TfRecordFileReader {
     this.fd = undefined;
   }
 
+  /** The descriptor to read from: lent, or opened once by the reader. */
+  private descriptor(): number {
+    const lent = this.opts.fds;
+    if (!lent) return (this.fd ??= fs.openSync(this.path, 'r'));
+    const fd = lent.fd();
+    if (fd === undefined) throw new FileGone(`${this.path} was replaced while it was read`);
+    return fd;
+  }
+
   /** Hands the rest of a large backlog to the scan worker, if it is free. */
-  private startPipeline(chunk: number): boolean {
+  private startPipeline(fd: number, chunk: number): boolean {
     if (chunk > PIPELINE_CHUNK_MAX || this.pipelineMinBytes === Infinity) return false;
-    const backlog = fs.fstatSync(this.fd!).size - this.offset;
+    const backlog = fs.fstatSync(fd).size - this.offset;
     if (backlog < this.pipelineMinBytes) return false;
     const pipeline = scanPipeline();
-    if (pipeline === undefined || !pipeline.start(this, this.fd!, this.offset, chunk)) return false;
+    if (pipeline === undefined || !pipeline.start(this, fd, this.offset, chunk)) return false;
     this.piped = pipeline;
+    if (this.opts.fds) this.opts.fds.pinned = true;
     this.opts.onPipeline?.('start', backlog);
     return true;
   }
@@ -122,6 +145,7 @@ export class TfRecordFileReader {
   private stopPipeline(): void {
     this.piped?.stop(this);
     this.piped = undefined;
+    if (this.opts.fds) this.opts.fds.pinned = false;
   }
 
   /**

@@ -16,6 +16,8 @@ export interface ChunkStats {
   scalars: number;
   crcErrors: number;
   badHeaders: number;
+  /** Records whose valid header claimed more than MAX_RECORD_BYTES. */
+  oversized: number;
   skippedBytes: number;
   decodeErrors: number;
 }
@@ -83,13 +85,10 @@ export class ScalarDecoder {
     for (let i = 0, k = 0, n = count * ENTRY_INTS; i < n; i += ENTRY_INTS, k += ENTRY_VALUES) {
       const status = entries[i + 2];
       if (status !== RecordStatus.Ok) {
-        if (status === RecordStatus.DataCrcMismatch) {
-          stats.crcErrors++;
-          stats.skippedBytes += entries[i + 1] + 16;
-        } else {
-          stats.badHeaders++;
-          stats.skippedBytes += entries[i + 1];
-        }
+        if (status === RecordStatus.DataCrcMismatch) stats.crcErrors++;
+        else if (status === RecordStatus.Oversized) stats.oversized++;
+        else stats.badHeaders++;
+        stats.skippedBytes += entries[i + 1];
         continue;
       }
       records++;

@@ -25,12 +25,18 @@ interface ScanExports {
 
 export const enum RecordStatus {
   Ok = 0,
+  /** Skipped up to the next valid header (a torn record's length is not trusted). */
   DataCrcMismatch = 1,
   BadHeader = 2,
+  /** A valid header claiming more than MAX_RECORD_BYTES: skipped up to the next valid header. */
+  Oversized = 3,
 }
 
-/** Largest record we accept (a length above this is treated as a corrupt header). */
-export const MAX_RECORD_BYTES = 256 * 1024 * 1024;
+/**
+ * Largest record we read (a scalar event is ~100 bytes; an image a few MB). A header claiming more
+ * is skipped and reported, never waited for: the reader's memory and its progress stay bounded.
+ */
+export const MAX_RECORD_BYTES = 16 * 1024 * 1024;
 // Memory layout (scan.wat): CRC tables and header memo below 10240, then these.
 export const SHAPES_BASE = 16384;
 /** Room for a packed shape table (event-shapes.ts keeps its tables within it). */

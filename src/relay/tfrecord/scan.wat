@@ -139,6 +139,19 @@
         (i32.store (local.get $slot) (local.get $len))))
     (i32.eq (i32.load offset=4 (local.get $slot)) (i32.load offset=8 (local.get $p))))
 
+  ;; The first offset after $p whose 12 bytes form a valid header (or where too few bytes are
+  ;; left before $end to tell: the next scan goes on from there).
+  (func $resync (param $p i32) (param $end i32) (param $maxLen i32) (result i32)
+    (local $q i32)
+    (local.set $q (i32.add (local.get $p) (i32.const 1)))
+    (block $found
+      (loop $seek
+        (br_if $found (i32.gt_u (i32.add (local.get $q) (i32.const 12)) (local.get $end)))
+        (br_if $found (call $header_ok (local.get $q) (local.get $maxLen)))
+        (local.set $q (i32.add (local.get $q) (i32.const 1)))
+        (br $seek)))
+    (local.get $q))
+
   ;; Address of shape i of the table at $tab.
   (func $shape (param $tab i32) (param $i i32) (result i32)
     (i32.add (local.get $tab)
@@ -347,9 +360,11 @@
   ;; step varint's raw bytes (bytes + 2^32 * length; -1: no step; NaN: over 4 bytes). Equal raw
   ;; bytes are an equal step, so the decoder can reuse the step it decoded last time.
   ;;   0 = ok (length = data length; data at offset+12)
-  ;;   1 = data CRC mismatch (record skipped; length = data length)
+  ;;   1 = data CRC mismatch: length = bytes skipped up to the next valid header after the record's
+  ;;       start (a torn record's length is not to be trusted: what was appended after it is kept)
   ;;   2 = bad header (length CRC mismatch or absurd length): length = bytes skipped while
   ;;       re-synchronising on the next valid header
+  ;;   3 = oversized: a valid header claiming more than maxLen bytes; skipped the same way
   ;; Stops at the first incomplete record (writer still appending), after maxRecs entries, or
   ;; at end; stopPos() then tells where the next scan must start. Returns the entry count.
   ;; $tab = 0: no shape table. $nextTab: one i32 per shape, the prediction (-1: none).
@@ -371,17 +386,13 @@
                               (i32.ne (i32.load offset=4 (local.get $s)) (i32.load offset=8 (local.get $p)))))
               (i32.eqz (call $header_ok (local.get $p) (local.get $maxLen))))
           (then
-            ;; re-synchronise: the next offset whose 12 bytes form a valid header
-            (local.set $q (i32.add (local.get $p) (i32.const 1)))
-            (block $found
-              (loop $seek
-                (br_if $found (i32.gt_u (i32.add (local.get $q) (i32.const 12)) (local.get $end)))
-                (br_if $found (call $header_ok (local.get $q) (local.get $maxLen)))
-                (local.set $q (i32.add (local.get $q) (i32.const 1)))
-                (br $seek)))
+            ;; a length CRC that matches is a real header claiming more than maxLen: oversized
+            (local.set $q (call $resync (local.get $p) (local.get $end) (local.get $maxLen)))
             (i32.store (local.get $out) (i32.sub (local.get $p) (local.get $base)))
             (i32.store offset=4 (local.get $out) (i32.sub (local.get $q) (local.get $p)))
-            (i32.store offset=8 (local.get $out) (i32.const 2))
+            (i32.store offset=8 (local.get $out)
+              (select (i32.const 3) (i32.const 2)
+                (i32.eq (call $masked (local.get $p) (i32.const 8)) (i32.load offset=8 (local.get $p)))))
             (i32.store offset=12 (local.get $out) (i32.const -1))
             (local.set $out (i32.add (local.get $out) (i32.const 16)))
             (local.set $n (i32.add (local.get $n) (i32.const 1)))
@@ -408,6 +419,12 @@
             (if (i32.ge_s (i32.load offset=12 (local.get $s)) (i32.const 0))
               (then (call $extract (i32.add (local.get $p) (i32.const 12)) (local.get $s)
                                    (i32.add (local.get $vals) (i32.mul (local.get $n) (i32.const 24))))))))
+        ;; a data CRC mismatch may be a record torn by a writer that died, then appended to: its
+        ;; length is not to be trusted, so the next record is the next valid header after it
+        (if (local.get $status)
+          (then
+            (local.set $next (call $resync (local.get $p) (local.get $end) (local.get $maxLen)))
+            (local.set $len (i32.sub (local.get $next) (local.get $p)))))
         (i32.store (local.get $out) (i32.sub (local.get $p) (local.get $base)))
         (i32.store offset=4 (local.get $out) (local.get $len))
         (i32.store offset=8 (local.get $out) (local.get $status))

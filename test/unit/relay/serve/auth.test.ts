@@ -3,8 +3,8 @@
 // test/component/relay/relay-auth.test.ts.
 import * as assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
-import { test } from 'node:test';
-import { checkUpgrade, isLoopbackHost, secretEquals } from '../../../../src/relay/serve/auth';
+import { describe, test } from 'node:test';
+import { checkUpgrade, credentialInUrl, isLoopbackHost, secretEquals, tokenProblem } from '../../../../src/relay/serve/auth';
 
 const TOKEN = 's3cret-token-value-42';
 
@@ -26,4 +26,39 @@ test('checkUpgrade: header token required and checked; URL credentials and forei
   }
   assert.ok(secretEquals('a', 'a') && !secretEquals('a', 'b') && !secretEquals('a', 'aa'));
   assert.ok(isLoopbackHost('127.0.0.1') && isLoopbackHost('::1') && isLoopbackHost('localhost') && !isLoopbackHost('0.0.0.0') && !isLoopbackHost('10.1.2.3'));
+});
+
+describe('adversarial: one URL rule, one token', () => {
+  test('credentialInUrl: a credential-looking name anywhere in the URL, escaped or not, whatever the separator', () => {
+    const refused = [
+      '/?token=x',
+      '/?a=1;token=x',
+      '/?a=1&TOKEN=x',
+      '/?%74oken=x',
+      '/?%2574oken=x',
+      '/?bearer=x',
+      '/?Bearer%20x',
+      '/token=x',
+      '/a/token:x/b',
+      '/?access_token=x',
+      '/?api-key=x',
+      '/?X-Auth=x',
+      '/?passwd=x',
+      '/?client_secret=x',
+      '/?session_id=x',
+      'ws://user:pw@127.0.0.1:8765/',
+      'wss://127.0.0.1:8765/?jwt=x',
+    ];
+    for (const u of refused) assert.ok(credentialInUrl(u), u);
+    for (const u of ['/', '/?run=a', '/relay/', 'ws://127.0.0.1:8765/', 'wss://[::1]:8765/?run=token', 'ws://host:1/tokenizer/']) assert.equal(credentialInUrl(u), undefined, u);
+    const policy = { token: TOKEN, allowOrigins: [] };
+    for (const u of refused.filter((x) => x.startsWith('/'))) {
+      assert.equal((checkUpgrade(req(u, { authorization: `Bearer ${TOKEN}` }), policy) as { status: number }).status, 400, u);
+    }
+  });
+
+  test('tokenProblem: exactly one word of printable ASCII', () => {
+    assert.equal(tokenProblem(TOKEN), undefined);
+    for (const t of ['', 'abc def', 'abc\ndef', 'abc\tdef', 'tökén']) assert.ok(tokenProblem(t), JSON.stringify(t));
+  });
 });

@@ -36,6 +36,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { StepLogSource } from '../../../../src/relay/sources/log-source';
+import { JobRoot } from '../../../../src/relay/sources/job-root';
+import { OpenFiles } from '../../../../src/relay/sources/open-files';
+import { silentLogger } from '../../../../src/shared/log';
 import { loadSharedStepBindings, sharedRunSeries } from '../../../../src/relay/sources/shared-run';
 
 // Printed by Trinity-RFT 0.5.2's own TensorboardMonitor.log (../shared/upstream, run in
@@ -63,7 +66,7 @@ async function pointsOf(lines: string[], role = 'explorer', jobDir = fs.mkdtempS
   fs.mkdirSync(path.join(jobDir, 'log'), { recursive: true });
   const file = path.join(jobDir, 'log', `${role}.log`);
   fs.writeFileSync(file, lines.join('\n') + '\n');
-  const src = new StepLogSource({ id: `log:log/${role}.log`, kind: 'log', run: '.', role, path: `log/${role}.log` }, file);
+  const src = new StepLogSource({ id: `log:log/${role}.log`, kind: 'log', run: '.', role, path: `log/${role}.log` }, file, new OpenFiles(new JobRoot(jobDir)), silentLogger);
   const reader = src.open(undefined);
   const out: [string, string, number, number][] = [];
   for (let b = await reader.next(1 << 20); b; b = await reader.next(1 << 20)) {

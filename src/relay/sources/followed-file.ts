@@ -1,0 +1,195 @@
+// A source file as one reader follows it by name while it changes identity: log rotation (the
+// file renamed, a new one created: the old one is read to its end first, then the new one from
+// its start), `copytruncate` (the same file cut back under the reader: read again from its
+// start), a job dir deleted and recreated (a new file under the old name). A reader asks where to
+// read before each read; its cursor is (fid, offset) of the file it reads. A cursor naming a file
+// the path no longer names is looked for among its siblings (`role.log.1`), so a client that
+// reconnects mid-rotation still gets the rest of the old file.
+import * as fs from 'node:fs';
+import type { Cursor } from '../../shared/relay-protocol';
+import type { FdSource } from '../tfrecord/file-reader';
+import type { FileLease, OpenFiles } from './open-files';
+import { fileId } from './source';
+
+export type FileChange =
+  /** The path names another file now; `lostBytes`: what could not be read of the old one. */
+  | { kind: 'replaced'; lostBytes?: number }
+  /** The file was cut back below the reader's offset (copytruncate): read again from its start. */
+  | { kind: 'truncated'; from: number; size: number };
+
+/** What to read: a descriptor of the followed file and its size now. */
+export interface ReadAt {
+  fd: number;
+  size: number;
+}
+
+function statOf(file: string): { fid: string; size: number } | undefined {
+  try {
+    const st = fs.statSync(file);
+    return st.isFile() ? { fid: fileId(st), size: st.size } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Bytes before the offset remembered to tell a file rewritten in place (copytruncate, then written past the offset). */
+const TAIL = 32;
+
+export class FollowedFile implements FdSource {
+  /** Identity of the file read now ('' before the first open). */
+  fid = '';
+  /** Where the next read starts in it (readers move it with moveTo()). */
+  offset = 0;
+  /** The bytes just before `offset` as they were read. */
+  private tail: Buffer | undefined;
+  private lease: FileLease | undefined;
+  /** The path names another file than the one read (which is finished before moving on). */
+  private replaced = false;
+  private started = false;
+
+  constructor(
+    private readonly files: OpenFiles,
+    readonly path: string,
+    private readonly cursor: Cursor | undefined,
+    private readonly onChange: (change: FileChange) => void = () => undefined,
+  ) {}
+
+  /** The followed file's descriptor, for a reader that reads on its own (FdSource, tfrecord/file-reader.ts). */
+  fd(): number | undefined {
+    return this.lease?.fd();
+  }
+
+  /** Kept open while set (the scan worker reads from it). */
+  get pinned(): boolean {
+    return this.lease?.pinned ?? false;
+  }
+
+  set pinned(v: boolean) {
+    if (this.lease) this.lease.pinned = v;
+  }
+
+  /** The cursor of the position reached. */
+  at(source: string): Cursor {
+    return { source, fid: this.fid, offset: this.offset };
+  }
+
+  /**
+   * Where to read now: the followed file (its rest, when the path already names another one),
+   * or undefined when there is no file to read.
+   */
+  where(): ReadAt | undefined {
+    const now = statOf(this.path);
+    if (!this.started) return this.first(now);
+    if (this.lease === undefined) return this.take(now);
+    if (now?.fid === this.fid) {
+      this.replaced = false;
+      const fd = this.lease.fd();
+      if (fd === undefined) return undefined;
+      // Cut back below the offset — or cut back and written past it again since the last look.
+      if (now.size < this.offset || !this.tailHolds(fd)) {
+        this.onChange({ kind: 'truncated', from: this.offset, size: now.size });
+        this.offset = 0;
+        this.tail = undefined;
+      }
+      return { fd, size: now.size };
+    }
+    // Renamed away, deleted, or replaced: what is left of the file read goes first.
+    this.replaced = true;
+    const fd = this.lease.fd() ?? this.relocate();
+    if (fd === undefined) {
+      this.onChange({ kind: 'replaced' });
+      return this.take(now);
+    }
+    return { fd, size: fs.fstatSync(fd).size };
+  }
+
+  /** Moves the offset past what the reader consumed (read from `fd`, the descriptor where() gave). */
+  moveTo(offset: number, fd: number): void {
+    this.offset = offset;
+    const n = Math.min(TAIL, offset);
+    const b = Buffer.alloc(n);
+    this.tail = fs.readSync(fd, b, 0, n, offset - n) === n ? b : undefined;
+  }
+
+  /** Whether the bytes before the offset are still those read (true when none were remembered). */
+  private tailHolds(fd: number): boolean {
+    const t = this.tail;
+    if (!t || t.length === 0) return true;
+    const b = Buffer.alloc(t.length);
+    return fs.readSync(fd, b, 0, t.length, this.offset - t.length) === t.length && b.equals(t);
+  }
+
+  /**
+   * The reader has read what there was: when the path names another file now, the one read is
+   * finished and the next where() starts the new one (true: read again at once).
+   */
+  drained(size: number): boolean {
+    if (!this.replaced) return false;
+    const rest = size - this.offset;
+    this.onChange({ kind: 'replaced', ...(rest > 0 ? { lostBytes: rest } : {}) });
+    this.drop();
+    return true;
+  }
+
+  close(): void {
+    this.drop();
+  }
+
+  private first(now: { fid: string; size: number } | undefined): ReadAt | undefined {
+    const c = this.cursor;
+    if (c?.fid && c.fid !== now?.fid) {
+      // The client read a file this name no longer holds: finish it if it is still next door.
+      const old = this.files.leaseSibling(this.path, c.fid);
+      if (old) {
+        this.started = true;
+        this.lease = old;
+        this.fid = c.fid;
+        this.replaced = true;
+        const fd = old.fd();
+        const size = fd === undefined ? 0 : fs.fstatSync(fd).size;
+        this.offset = c.offset <= size ? c.offset : 0;
+        this.tail = undefined;
+        return fd === undefined ? undefined : { fd, size };
+      }
+    }
+    const at = this.take(now);
+    if (at && c?.fid === this.fid && c.offset <= at.size) this.offset = c.offset;
+    return at;
+  }
+
+  /** Opens the file the path names now, from its start (the same file where it was, if it came back). */
+  private take(now: { fid: string; size: number } | undefined): ReadAt | undefined {
+    if (!now) return undefined;
+    let lease: FileLease;
+    try {
+      lease = this.files.lease(this.path);
+    } catch {
+      return undefined;
+    }
+    this.started = true;
+    this.lease = lease;
+    this.replaced = false;
+    if (lease.fid !== this.fid) {
+      this.fid = lease.fid;
+      this.offset = 0;
+      this.tail = undefined;
+    }
+    const fd = lease.fd();
+    return fd === undefined ? undefined : { fd, size: fs.fstatSync(fd).size };
+  }
+
+  /** The file read, found by its identity beside the path (the pool closed its descriptor meanwhile). */
+  private relocate(): number | undefined {
+    const lease = this.files.leaseSibling(this.path, this.fid);
+    if (!lease) return undefined;
+    this.lease?.close();
+    this.lease = lease;
+    return lease.fd();
+  }
+
+  private drop(): void {
+    this.lease?.close();
+    this.lease = undefined;
+    this.replaced = false;
+  }
+}

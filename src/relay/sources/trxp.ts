@@ -1,0 +1,374 @@
+// Trinity-RFT's experience_bytes (its SQL buffer's row payload), the one place the relay reads
+// it: b"TRXP" + version byte + uint64 LE metadata length + uint64 LE tensor length + metadata (a
+// pickle of {version, num_items, items: [...]}) + tensors (safetensors); legacy rows are a
+// plain pickle of an Experience or a list of them (trinity/common/experience.py,
+// Experience.serialize_many / deserialize_many). Two readings:
+// - the summary a row of the experience list carries: the numeric `metrics` (a workflow puts
+//   its reward function's parts there — accuracy, format_score…) and the advantage, the mean of
+//   the `advantages` tensor over the action tokens (only the pickled metadata and two small
+//   tensors are read, never the tokens);
+// - the detail of one row on request: its first item as JSON (messages, prompt and response
+//   text, reward, info, metrics…), tensors left out.
+// The bytes are untrusted (anyone who can write the job dir can craft a row): the pickle is read
+// as inert data within a budget (pickle.ts), and its conversion to JSON counts every value it
+// writes — a value shared by reference counts each time it is expanded — against a budget of
+// values and bytes out, so a crafted 1.5 KB row costs bounded time and memory and gives a clear
+// error for that row alone.
+import type { ExperienceDetail, WireNumber } from '../../shared/relay-protocol';
+import { toWireNumber } from '../../shared/relay-protocol';
+import { PickleBudget, PickleError, PyDict, PyGlobal, PyObject, PyOpaque, PyValue, unpickle, unpickleSliced } from './pickle';
+
+const MAGIC = 'TRXP';
+const HEADER = 4 + 1 + 8 + 8;
+/** The fixed header: what tells how much of a row its detail needs (detailBytes). */
+export const TRXP_HEAD_BYTES = HEADER;
+
+/** Larger metadata or tensors are not read for the list (the detail still shows them). */
+const MAX_SUMMARY_PART = 4 * 1024 * 1024;
+/** Larger metadata is not decoded even on request. */
+const MAX_DETAIL_META = 16 * 1024 * 1024;
+const MAX_METRICS = 64;
+
+/** What converting a decoded row to JSON may cost: values written (shared ones each time), bytes out, depth. */
+export interface JsonBudget {
+  maxValues: number;
+  maxBytes: number;
+  /** Deeper values are written as '…'. */
+  maxDepth: number;
+  /** Longer strings are cut, with their length. */
+  maxString: number;
+  /** Longer lists and dicts are cut, with their length. */
+  maxItems: number;
+}
+
+const DETAIL_BUDGET: JsonBudget = { maxValues: 200_000, maxBytes: 8 * 1024 * 1024, maxDepth: 16, maxString: 64 * 1024, maxItems: 2000 };
+const PICKLE_BUDGET: PickleBudget = { maxObjects: 1_000_000, maxMarks: 10_000 };
+
+/** A row whose content is over a budget, or not readable: its message names the row's problem. */
+export class RowDecodeError extends Error {}
+
+export interface ExperienceSummary {
+  metrics?: Record<string, WireNumber>;
+  advantage?: WireNumber;
+}
+
+/** Reads `len` bytes of the same blob from `start` (0-based); undefined when it cannot. */
+export type ReadRange = (start: number, len: number) => Uint8Array | undefined;
+
+interface Layout {
+  metaLen: number;
+  tensorLen: number;
+}
+
+/** The TRXP header of `head`, or undefined when the bytes are not that format. */
+function layoutOf(head: Buffer): Layout | undefined {
+  if (head.length < HEADER || head.toString('latin1', 0, 4) !== MAGIC) return undefined;
+  return { metaLen: Number(head.readBigUInt64LE(5)), tensorLen: Number(head.readBigUInt64LE(13)) };
+}
+
+const asBuffer = (b: Uint8Array): Buffer => Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+
+// ---- the list: metrics and advantage ---------------------------------------------------
+
+function bytesAt(head: Buffer, read: ReadRange, start: number, len: number): Buffer | undefined {
+  if (len < 0 || len > MAX_SUMMARY_PART) return undefined;
+  if (start + len <= head.length) return head.subarray(start, start + len);
+  const b = read(start, len);
+  return b && b.length === len ? asBuffer(b) : undefined;
+}
+
+/** A number a pickle holds: a float or int, a bool (0/1), or a numpy scalar. */
+function numberOf(v: unknown): number | undefined {
+  if (typeof v === 'number') return v;
+  if (typeof v === 'boolean') return v ? 1 : 0;
+  if (v instanceof PyObject) return numpyScalar(v);
+  return undefined;
+}
+
+/** Numeric entries of an experience's `metrics` (a JSON object, or a pickled dict); booleans count as 0/1. */
+export function numericMetrics(m: unknown): Record<string, WireNumber> | undefined {
+  if (typeof m !== 'object' || m === null) return undefined;
+  const entries: [unknown, unknown][] = m instanceof PyDict ? m.entries : m instanceof Map ? [...m] : Object.entries(m as Record<string, unknown>);
+  const out: Record<string, WireNumber> = {};
+  let n = 0;
+  for (const [k, v] of entries) {
+    if (n >= MAX_METRICS) break;
+    const x = numberOf(v);
+    if (x === undefined || typeof k !== 'string') continue;
+    out[k] = toWireNumber(x);
+    n++;
+  }
+  return n ? out : undefined;
+}
+
+interface TensorInfo {
+  dtype: string;
+  data_offsets: [number, number];
+}
+
+/** BF16 → float through one shared word: a bfloat16 is the top half of a float32. */
+const bf16Word = new Uint32Array(1);
+const bf16Float = new Float32Array(bf16Word.buffer);
+
+/**
+ * The elements of a safetensors tensor (little-endian, as every platform we run on), as one
+ * typed array copied in a single memcpy: the relay summarizes up to 100 rows a second and a
+ * float-by-float Buffer read was a third of its CPU.
+ */
+function readFloats(b: Buffer, dtype: string): ArrayLike<number> | undefined {
+  const copy = <T extends Float32Array | Float64Array | Uint16Array>(make: (n: number) => T, size: number): T => {
+    const out = make(Math.floor(b.length / size));
+    new Uint8Array(out.buffer).set(b.subarray(0, out.length * size));
+    return out;
+  };
+  if (dtype === 'F32') return copy((n) => new Float32Array(n), 4);
+  if (dtype === 'F64') return copy((n) => new Float64Array(n), 8);
+  if (dtype === 'BF16') {
+    const raw = copy((n) => new Uint16Array(n), 2);
+    const out = new Float32Array(raw.length);
+    for (let i = 0; i < raw.length; i++) {
+      bf16Word[0] = raw[i] << 16;
+      out[i] = bf16Float[0];
+    }
+    return out;
+  }
+  if (dtype === 'BOOL' || dtype === 'U8') return b;
+  return undefined;
+}
+
+/** The advantage of item 0 from the safetensors part starting at `at`. */
+function advantageAt(head: Buffer, read: ReadRange, at: number): WireNumber | undefined {
+  const lenBytes = bytesAt(head, read, at, 8);
+  if (!lenBytes) return undefined;
+  const n = Number(lenBytes.readBigUInt64LE(0));
+  const json = bytesAt(head, read, at + 8, n);
+  if (!json) return undefined;
+  let header: Record<string, TensorInfo>;
+  try {
+    header = JSON.parse(json.toString('utf8')) as Record<string, TensorInfo>;
+  } catch {
+    return undefined;
+  }
+  const base = at + 8 + n;
+  const tensor = (name: string): ArrayLike<number> | undefined => {
+    const t = header[name];
+    if (!t || !Array.isArray(t.data_offsets)) return undefined;
+    const b = bytesAt(head, read, base + t.data_offsets[0], t.data_offsets[1] - t.data_offsets[0]);
+    return b && readFloats(b, t.dtype);
+  };
+  const adv = tensor('0:advantages');
+  if (!adv?.length) return undefined;
+  const mask = tensor('0:action_mask');
+  let sum = 0;
+  let count = 0;
+  const masked = mask && mask.length === adv.length ? mask : undefined;
+  for (let i = 0; i < adv.length; i++) {
+    if (masked && !masked[i]) continue;
+    sum += adv[i];
+    count++;
+  }
+  return count ? toWireNumber(sum / count) : undefined;
+}
+
+/** Item 0 of TRXP metadata ({version, num_items, items}). */
+function firstItem(meta: PyValue): PyValue | undefined {
+  const items = meta instanceof PyDict ? meta.get('items') : undefined;
+  return Array.isArray(items) ? items[0] : undefined;
+}
+
+/** The value of attribute/key `name` of a pickled item (a dict, or an object's state). */
+function field(item: PyValue | undefined, name: string): PyValue | undefined {
+  if (item instanceof PyDict) return item.get(name);
+  if (item instanceof PyObject && item.state instanceof PyDict) return item.state.get(name);
+  return undefined;
+}
+
+/**
+ * The summary of one experience_bytes value from its first bytes (`head`); `total` is its
+ * length, `read` fetches further ranges. Empty when the bytes are not Trinity's TRXP format;
+ * `error` says why the metadata was not read (over the budget, malformed) — the row is listed without it.
+ */
+export function summarizeExperience(headBytes: Uint8Array, total: number, read: ReadRange): ExperienceSummary & { error?: string; metaBytes: number } {
+  const head = asBuffer(headBytes);
+  const layout = layoutOf(head);
+  if (!layout || HEADER + layout.metaLen > total) return { metaBytes: 0 };
+  const out: ExperienceSummary & { error?: string; metaBytes: number } = { metaBytes: 0 };
+  const meta = bytesAt(head, read, HEADER, layout.metaLen);
+  if (meta) {
+    out.metaBytes = meta.length;
+    try {
+      const metrics = numericMetrics(field(firstItem(unpickle(meta, PICKLE_BUDGET)), 'metrics'));
+      if (metrics) out.metrics = metrics;
+    } catch (e) {
+      out.error = (e as Error).message;
+    }
+  }
+  if (HEADER + layout.metaLen + 8 <= total) {
+    const adv = advantageAt(head, read, HEADER + layout.metaLen);
+    if (adv !== undefined) out.advantage = adv;
+  }
+  return out;
+}
+
+// ---- the detail: one row as JSON -------------------------------------------------------
+
+/**
+ * How many leading bytes of a row's experience_bytes (`head`: its first TRXP_HEAD_BYTES,
+ * `total`: its length) its detail needs — TRXP's header and metadata, never its tensors; a legacy
+ * pickle whole — or why it is not read (over the limit).
+ */
+export function detailBytes(head: Uint8Array, total: number): number | string {
+  const layout = layoutOf(asBuffer(head));
+  const need = layout ? HEADER + layout.metaLen : total;
+  if (need - (layout ? HEADER : 0) > MAX_DETAIL_META) return `${need} bytes of experience metadata, over the ${MAX_DETAIL_META}-byte limit`;
+  return Math.min(need, total);
+}
+
+/** Decodes one row's experience_bytes into the JSON of its first item (pickle read in slices). */
+export async function decodeExperienceBytes(bytes: Uint8Array): Promise<ExperienceDetail> {
+  const buf = asBuffer(bytes);
+  const layout = layoutOf(buf);
+  let value: PyValue | undefined;
+  try {
+    if (layout) {
+      if (layout.metaLen > buf.length - HEADER) throw new RowDecodeError(`experience bytes truncated (${buf.length} bytes, metadata ${layout.metaLen})`);
+      if (layout.metaLen > MAX_DETAIL_META) throw new RowDecodeError(`experience metadata of ${layout.metaLen} bytes is over the ${MAX_DETAIL_META}-byte limit`);
+      const meta = await unpickleSliced(buf.subarray(HEADER, HEADER + layout.metaLen), PICKLE_BUDGET);
+      value = firstItem(meta) ?? meta;
+    } else {
+      if (buf.length > MAX_DETAIL_META) throw new RowDecodeError(`a legacy experience of ${buf.length} bytes is over the ${MAX_DETAIL_META}-byte limit`);
+      value = await unpickleSliced(buf, PICKLE_BUDGET);
+      if (Array.isArray(value)) value = value[0];
+    }
+  } catch (e) {
+    if (e instanceof PickleError) throw new RowDecodeError(`cannot unpickle the experience: ${e.message}`);
+    throw e;
+  }
+  const out = boundedJson(value ?? null, DETAIL_BUDGET);
+  return typeof out === 'object' && out !== null && !Array.isArray(out) ? (out as ExperienceDetail) : { value: out };
+}
+
+/** A JSON value (already parsed, e.g. a JSON-lines row) held to the same budget as a decoded row. */
+export function boundedJsonOf(v: unknown, budget: JsonBudget = DETAIL_BUDGET): unknown {
+  return boundedJson(v, budget);
+}
+
+/** The number a numpy scalar pickle holds (`numpy.core.multiarray.scalar(dtype, raw bytes)`), if it is one. */
+function numpyScalar(o: PyObject): number | undefined {
+  if (!(o.cls instanceof PyGlobal) || o.cls.name !== 'scalar' || !o.cls.module.startsWith('numpy')) return undefined;
+  const [dtype, raw] = o.args;
+  if (!(dtype instanceof PyObject) || !(raw instanceof Uint8Array)) return undefined;
+  const code = dtype.args[0];
+  if (typeof code !== 'string') return undefined;
+  const order = Array.isArray(dtype.state) && dtype.state[1] === '>' ? false : true;
+  const v = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
+  const kind = code.replace(/^[<>=|]/, '');
+  try {
+    switch (kind) {
+      case 'f8':
+        return v.getFloat64(0, order);
+      case 'f4':
+        return v.getFloat32(0, order);
+      case 'i8':
+      case 'u8': {
+        const n = kind === 'i8' ? v.getBigInt64(0, order) : v.getBigUint64(0, order);
+        return Number(n);
+      }
+      case 'i4':
+        return v.getInt32(0, order);
+      case 'u4':
+        return v.getUint32(0, order);
+      case 'i2':
+        return v.getInt16(0, order);
+      case 'u2':
+        return v.getUint16(0, order);
+      case 'i1':
+        return v.getInt8(0);
+      case 'u1':
+      case 'b1':
+        return v.getUint8(0);
+      default:
+        return undefined;
+    }
+  } catch {
+    return undefined; // fewer bytes than the dtype needs
+  }
+}
+
+/** A short name for a dict key that is not a string (keys of JSON objects are strings). */
+function keyName(k: unknown): string {
+  if (typeof k === 'string') return k;
+  if (typeof k === 'number' || typeof k === 'bigint' || typeof k === 'boolean' || k === null) return String(k);
+  if (k instanceof PyGlobal) return k.qualified;
+  return Array.isArray(k) ? `<tuple of ${k.length}>` : '<object>';
+}
+
+/**
+ * `v` as JSON within `budget`: every value written counts (a shared one each time it is
+ * expanded), strings count their length in bytes out; over either bound it throws
+ * RowDecodeError. Non-finite numbers are WireNumber strings, bytes are "<N bytes>", objects
+ * their state (or items), a value that contains itself "<cycle>".
+ */
+function boundedJson(v: unknown, budget: JsonBudget): unknown {
+  let values = 0;
+  let bytes = 0;
+  const onPath = new Set<object>();
+  const over = (what: string): never => {
+    throw new RowDecodeError(`the experience expands to more than ${what} (shared references are counted each time they are used): not shown`);
+  };
+  const count = (n: number): void => {
+    if (++values > budget.maxValues) over(`${budget.maxValues} values`);
+    bytes += n;
+    if (bytes > budget.maxBytes) over(`${budget.maxBytes} bytes`);
+  };
+  /** A leaf's JSON, counted. */
+  const leaf = <T>(value: T, size: number): T => {
+    count(size);
+    return value;
+  };
+  const visit = (x: unknown, depth: number): unknown => {
+    if (x === null || x === undefined) return leaf(null, 4);
+    if (typeof x === 'number') return leaf(Number.isFinite(x) ? x : toWireNumber(x), 8);
+    if (typeof x === 'boolean') return leaf(x, 5);
+    if (typeof x === 'bigint') return leaf(x.toString(), 20);
+    if (typeof x === 'string') {
+      const s = x.length > budget.maxString ? `${x.slice(0, budget.maxString)}… (${x.length} chars)` : x;
+      return leaf(s, s.length + 2);
+    }
+    if (x instanceof Uint8Array) return leaf(`<${x.length} bytes>`, 16);
+    if (x instanceof PyGlobal) return leaf(`<${x.qualified}>`, x.qualified.length);
+    if (x instanceof PyOpaque) return leaf(`<${x.what}>`, 16);
+    if (depth > budget.maxDepth) return leaf('…', 3);
+    if (typeof x !== 'object') return leaf(String(x), 8);
+    if (onPath.has(x)) return leaf('<cycle>', 8);
+    onPath.add(x);
+    try {
+      count(2);
+      if (x instanceof PyObject) {
+        const n = numpyScalar(x);
+        if (n !== undefined) return Number.isFinite(n) ? n : toWireNumber(n);
+        const inner = x.dict ?? x.list ?? x.state;
+        if (inner !== undefined) return visit(inner, depth);
+        return x.cls instanceof PyGlobal ? `<${x.cls.qualified}>` : '<object>';
+      }
+      if (Array.isArray(x)) {
+        const out = x.slice(0, budget.maxItems).map((y) => visit(y, depth + 1));
+        if (x.length > budget.maxItems) out.push(`… (${x.length} items)`);
+        return out;
+      }
+      const entries: [unknown, unknown][] = x instanceof PyDict ? x.entries : x instanceof Map ? [...x] : Object.entries(x as Record<string, unknown>);
+      const out: Record<string, unknown> = {};
+      for (const [k, y] of entries.slice(0, budget.maxItems)) {
+        const name = keyName(k);
+        count(name.length);
+        // A key named __proto__ is a key like any other, never the object's prototype.
+        Object.defineProperty(out, name, { value: visit(y, depth + 1), enumerable: true, writable: true, configurable: true });
+      }
+      if (entries.length > budget.maxItems) out['…'] = `${entries.length} entries`;
+      return out;
+    } finally {
+      onPath.delete(x);
+    }
+  };
+  return visit(v, 0);
+}
