@@ -2,12 +2,12 @@
 // loads the real implementation (dist/metrics-host.js: ws, the store, the relay client) only
 // on first use — or right away, off the activation path, when endpoints are configured.
 import * as vscode from 'vscode';
-import { lazyBundle } from '../shared/lazy';
-import type { Logger } from '../shared/log';
-import { METRICS_VIEW_TYPE } from '../shared/metrics-protocol';
+import { lazyBundle } from '../base/lazy';
+import type { Logger } from '../base/log';
+import { METRICS_VIEW_TYPE } from './protocol/view-protocol';
 import type * as Host from './host';
-import { DEMO_NAME, readSandboxMarker } from '../shared/sandbox';
-import { MARK_RUN_EVENT_COMMAND, RELAY_EXPLORERS_COMMAND, type RelayExplorer, type RunEventMark } from '../shared/online-protocol';
+import { DEMO_NAME, readSandboxMarker } from '../workspace-files/sandbox';
+import { MARK_RUN_EVENT_COMMAND, RELAY_EXPLORERS_COMMAND, type RelayExplorer, type RunEventMark } from '../online/protocol/playground-protocol';
 
 /** What the extension API exposes of the metrics feature (integration tests use it). */
 export interface MetricsApi {

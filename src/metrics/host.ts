@@ -3,9 +3,9 @@
 // (in the activation bundle) only registers the commands that load this.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { Logger } from '../shared/log';
-import type { EndpointStatus } from '../shared/metrics-protocol';
-import { RelayClient } from '../shared/relay-client';
+import type { Logger } from '../base/log';
+import type { EndpointStatus } from './protocol/view-protocol';
+import { RelayClient } from '../relay-protocol/client';
 import { ConnectionTiming, Connections, DEFAULT_TIMING, ENVELOPE_BUCKETS, ENVELOPE_MIN_BYTES } from './connect/connections';
 import { ENDPOINTS_SETTING, resolveEndpoints } from './endpoints';
 import { exportPng, exportSeriesTo } from './export-files';

@@ -3,8 +3,8 @@
 // ViewController. The webview is not retained when hidden (memory): it sends `ready` again
 // when shown and the controller replays the state, so a hidden panel loses nothing.
 import * as vscode from 'vscode';
-import { METRICS_VIEW_TYPE } from '../shared/metrics-protocol';
-import { webviewHtml } from '../shared/webview-html';
+import { METRICS_VIEW_TYPE } from './protocol/view-protocol';
+import { webviewHtml } from '../webview-shell/webview-html';
 import type { ViewController } from './view/view-controller';
 
 export function createPanel(): vscode.WebviewPanel {

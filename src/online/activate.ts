@@ -2,9 +2,9 @@
 // serializer; the implementation (dist/online-host.js: openai SDK, outbox, playground) loads
 // on first use.
 import * as vscode from 'vscode';
-import { lazyBundle } from '../shared/lazy';
-import type { Logger } from '../shared/log';
-import { ONLINE_VIEW_TYPE } from '../shared/online-protocol';
+import { lazyBundle } from '../base/lazy';
+import type { Logger } from '../base/log';
+import { ONLINE_VIEW_TYPE } from './protocol/playground-protocol';
 import type * as Host from './host';
 
 export interface OnlineApi {

@@ -4,8 +4,8 @@
 import * as path from 'node:path';
 import type OpenAI from 'openai';
 import * as vscode from 'vscode';
-import type { Logger } from '../shared/log';
-import { MARK_RUN_EVENT_COMMAND, ONLINE_VIEW_TYPE, parseWebviewMessage, RELAY_EXPLORERS_COMMAND, RelayExplorer, RunEventMark } from '../shared/online-protocol';
+import type { Logger } from '../base/log';
+import { MARK_RUN_EVENT_COMMAND, ONLINE_VIEW_TYPE, parseWebviewMessage, RELAY_EXPLORERS_COMMAND, RelayExplorer, RunEventMark } from './protocol/playground-protocol';
 import { ConversationStore } from './playground/conversations';
 import { assessUrl } from './explorer/discover';
 import { ExplorerClient, ExplorerGeneration, normalizeExplorerUrl } from './explorer/explorer-client';

@@ -2,7 +2,7 @@
 // (src/shared/webview-html.ts: a nonce for our one script, no connect-src: no network from
 // the webview), with the playground's bundle from media/.
 import * as vscode from 'vscode';
-import { webviewHtml } from '../shared/webview-html';
+import { webviewHtml } from '../webview-shell/webview-html';
 
 export function playgroundHtml(webview: vscode.Webview, media: vscode.Uri, lang: string, title: string): string {
   return webviewHtml(webview, {

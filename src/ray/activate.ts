@@ -3,9 +3,9 @@
 // a command runs or the view is first shown — or right away, off the activation path, when
 // clusters are configured or were connected before.
 import * as vscode from 'vscode';
-import type { ConfigChecker } from '../shared/config-api';
-import { lazyBundle } from '../shared/lazy';
-import type { Logger } from '../shared/log';
+import type { ConfigChecker } from '../feature-api/config-checker';
+import { lazyBundle } from '../base/lazy';
+import type { Logger } from '../base/log';
 import type * as Host from './host';
 
 export interface RayApi {

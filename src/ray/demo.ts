@@ -4,7 +4,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { SANDBOX_FALLBACK_URL, firstAnswering, readSandboxMarker } from '../shared/sandbox';
+import { SANDBOX_FALLBACK_URL, firstAnswering, readSandboxMarker } from '../workspace-files/sandbox';
 import { describeError, startLocal, watchMetrics, type SubmitResult } from './commands';
 import type { RayHost } from './host';
 import { prepareDemoRun } from './submit/demo-run';

@@ -3,8 +3,8 @@
 // fast while the view is visible, slow when hidden, backoff on errors), the Ray tree view, the
 // stall warning in the status bar, and per-job log output channels.
 import * as vscode from 'vscode';
-import type { Logger } from '../shared/log';
-import type { ConfigChecker } from '../shared/config-api';
+import type { Logger } from '../base/log';
+import type { ConfigChecker } from '../feature-api/config-checker';
 import type { ClusterSnapshot } from './cluster/cluster-model';
 import { normalizeDashboardUrl, tailLogs, type LogTail } from './api/client';
 import { ClusterMonitor } from './cluster/monitor';

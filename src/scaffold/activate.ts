@@ -1,8 +1,8 @@
 // Registers "Agent RL: New Workflow…" and the Explorer's "New RL Workflow Here". The wizard
 // itself (templates, ajv, jsonc-parser) lives in dist/scaffold-host.js, loaded on first use.
 import * as vscode from 'vscode';
-import { lazyBundle } from '../shared/lazy';
-import type { Logger } from '../shared/log';
+import { lazyBundle } from '../base/lazy';
+import type { Logger } from '../base/log';
 import type * as Wizard from './host';
 
 export const NEW_WORKFLOW = 'agentrl.newWorkflow';

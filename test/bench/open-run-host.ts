@@ -8,9 +8,9 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { ENVELOPE_BUCKETS, ENVELOPE_MIN_BYTES } from '../../src/metrics/connect/connections';
 import { MetricsStore } from '../../src/metrics/store/store';
 import { ViewController } from '../../src/metrics/view/view-controller';
-import { silentLogger } from '../../src/shared/log';
-import { UI_STRING_KEYS, UiStrings, type RenderedMessage } from '../../src/shared/metrics-protocol';
-import { RelayClient } from '../../src/shared/relay-client';
+import { silentLogger } from '../../src/base/log';
+import { UI_STRING_KEYS, UiStrings, type RenderedMessage } from '../../src/metrics/protocol/view-protocol';
+import { RelayClient } from '../../src/relay-protocol/client';
 
 /** bench → host */
 type ToHost =

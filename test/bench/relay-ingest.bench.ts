@@ -11,9 +11,9 @@
 import { PerformanceObserver } from 'node:perf_hooks';
 import { MetricsStore, Point } from '../../src/metrics/store/store';
 import { PointBatch } from '../../src/relay/sources/source';
-import { encodePointsFrame } from '../../src/shared/points-frame';
-import { readFrame } from '../../src/shared/relay-link';
-import { PointsMessage, SourceInfo, fromWireNumber, parseServerMessage, toWireNumber } from '../../src/shared/relay-protocol';
+import { encodePointsFrame } from '../../src/relay-protocol/points-frame';
+import { readFrame } from '../../src/relay-protocol/link';
+import { PointsMessage, SourceInfo, fromWireNumber, parseServerMessage, toWireNumber } from '../../src/relay-protocol/messages';
 
 const TAGS = 50;
 const STEPS = 20_000;

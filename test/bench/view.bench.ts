@@ -18,8 +18,8 @@ import { launchChromium } from '../harness/browser';
 import { openWebviewPage, WebviewPage } from '../harness/webview-page';
 import { MetricsStore } from '../../src/metrics/store/store';
 import { ViewController } from '../../src/metrics/view/view-controller';
-import { silentLogger } from '../../src/shared/log';
-import { ChartFrame, UI_STRING_KEYS, UiStrings } from '../../src/shared/metrics-protocol';
+import { silentLogger } from '../../src/base/log';
+import { ChartFrame, UI_STRING_KEYS, UiStrings } from '../../src/metrics/protocol/view-protocol';
 import { sleep } from '../harness/wait';
 import { writeToScreen } from './write-to-screen';
 

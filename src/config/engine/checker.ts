@@ -3,7 +3,7 @@
 // create one with `createConfigChecker` and hand it over.
 import * as fs from 'fs';
 import * as path from 'path';
-import type { CheckDiagnostic, CheckResult, ConfigChecker, ConfigKind } from '../../shared/config-api';
+import type { CheckDiagnostic, CheckResult, ConfigChecker, ConfigKind } from '../../feature-api/config-checker';
 import { analyze, type Analysis, type EngineOptions } from './engine';
 import { clearFsCache } from '../core/fscache';
 import { isBinary } from '../yaml/limits';

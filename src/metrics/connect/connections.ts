@@ -4,14 +4,14 @@
 // logdir the relay is started here (local-relay.ts) and restarted with backoff + jitter if
 // it dies. Each endpoint's state (connecting / backfilling / live / stale / error) is what
 // the view and the status bar show. Pure (no vscode import).
-import type { Cursor, ExperienceDetail, ExperiencesMessage, HeartbeatMessage, HelloMessage, SourceInfo } from '../../shared/relay-protocol';
-import type { PointsBatch, RelayClientError, RelayClientOptions, StateChange } from '../../shared/relay-client';
-import type { Logger } from '../../shared/log';
-import { pointCount } from '../../shared/points-frame';
-import type { EndpointState, EndpointStatus } from '../../shared/metrics-protocol';
+import type { Cursor, ExperienceDetail, ExperiencesMessage, HeartbeatMessage, HelloMessage, SourceInfo } from '../../relay-protocol/messages';
+import type { PointsBatch, RelayClientError, RelayClientOptions, StateChange } from '../../relay-protocol/client';
+import type { Logger } from '../../base/log';
+import { pointCount } from '../../relay-protocol/points-frame';
+import type { EndpointState, EndpointStatus } from '../protocol/view-protocol';
 import type { LocalRelay, LocalRelaySpec, RelayLauncher } from './local-relay';
-import type { DetailMessage, DetailRequestMessage } from '../../shared/relay-envelope';
-import type { EnvelopeBatch } from '../../shared/envelope-frame';
+import type { DetailMessage, DetailRequestMessage } from '../../relay-protocol/envelope';
+import type { EnvelopeBatch } from '../../relay-protocol/envelope-frame';
 
 /**
  * Envelope buckets a client asks per tag (RelayClientOptions.envelope, issue 16 §4). The relay

@@ -3,7 +3,7 @@
 // environment, never on the command line). Resolves with the URL once the relay prints it.
 import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import type { Logger } from '../../shared/log';
+import type { Logger } from '../../base/log';
 
 export interface LocalRelaySpec {
   dir: string;

@@ -2,7 +2,7 @@
 // matched rows once, the webview reads single rows back when it lists or opens them. Packing
 // dictionary-codes the repeated strings (origins, task ids) so 10⁶ rows stay a few arrays.
 // Pure: used by the host's drill (src/metrics/view) and by the webview.
-import type { RolloutColumns, RolloutRow } from '../../shared/metrics-protocol';
+import type { RolloutColumns, RolloutRow } from '../protocol/view-protocol';
 
 const finite = (v: number | null | undefined): number | null => (v === null || v === undefined || !Number.isFinite(v) ? null : v);
 

@@ -2,9 +2,9 @@
 // store (its series appears; its chart then shows every point's min and max), and, for a
 // zoomed chart, asks the relay once per (series, source, range) for the exact points the
 // envelope cannot show, kept as the series' detail window when they arrive. Pure.
-import type { Logger } from '../../shared/log';
-import type { DetailMessage, DetailRequestMessage } from '../../shared/relay-envelope';
-import type { EnvelopeBatch } from '../../shared/envelope-frame';
+import type { Logger } from '../../base/log';
+import type { DetailMessage, DetailRequestMessage } from '../../relay-protocol/envelope';
+import type { EnvelopeBatch } from '../../relay-protocol/envelope-frame';
 import { detailWindow } from '../store/envelopes';
 import type { MetricsStore } from '../store/store';
 import type { DetailNeed } from './envelope-feed';

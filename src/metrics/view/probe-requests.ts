@@ -1,7 +1,7 @@
 // Requests for what the webview shows (`probe` → `rendered`), matched by request number:
 // tests and diagnostics await the answer; a webview that goes away answers every pending
 // request with an empty picture, and an unanswered one resolves undefined after a timeout.
-import type { ProbeMessage, RenderedMessage } from '../../shared/metrics-protocol';
+import type { ProbeMessage, RenderedMessage } from '../protocol/view-protocol';
 
 export class ProbeRequests {
   private readonly pending = new Map<number, (r: RenderedMessage) => void>();

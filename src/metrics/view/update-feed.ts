@@ -4,7 +4,7 @@
 // the page has drawn the previous one (its `drawn` ack), never closer than
 // MIN_UPDATE_INTERVAL_MS, and after DRAWN_TIMEOUT_MS without an ack anyway. A slow page thus
 // gets fewer, bigger updates instead of a queue, and a point waits for no fixed timer.
-import { DRAWN_TIMEOUT_MS, EndpointStatus, HostMessage, MIN_UPDATE_INTERVAL_MS } from '../../shared/metrics-protocol';
+import { DRAWN_TIMEOUT_MS, EndpointStatus, HostMessage, MIN_UPDATE_INTERVAL_MS } from '../protocol/view-protocol';
 import type { MetricsStore } from '../store/store';
 import type { ChartEngine } from './chart-engine';
 import { layoutCharts } from './layout';

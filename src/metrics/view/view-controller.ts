@@ -3,10 +3,10 @@
 // updates (layout when charts appear, frames of the visible charts, endpoint status) paced
 // by the page's `drawn` acks. The vscode adapter (panel.ts) only moves
 // messages; the bench drives this class directly against the real webview bundle in Chromium.
-import type { ExperiencesMessage } from '../../shared/relay-protocol';
+import type { ExperiencesMessage } from '../../relay-protocol/messages';
 import { EnvelopeView, ReadDetail } from './envelope-view';
-import type { PointsBatch } from '../../shared/relay-client';
-import type { Logger } from '../../shared/log';
+import type { PointsBatch } from '../../relay-protocol/client';
+import type { Logger } from '../../base/log';
 import {
   DEFAULT_VIEW_OPTIONS,
   EndpointStatus,
@@ -23,7 +23,7 @@ import {
   optionsAffect,
   parseWebviewMessage,
   sanitizeOptions,
-} from '../../shared/metrics-protocol';
+} from '../protocol/view-protocol';
 import type { MetricsStore } from '../store/store';
 import { Point, PointColumns, columnsOf, seriesKey } from '../store/series';
 import { ChartEngine } from './chart-engine';

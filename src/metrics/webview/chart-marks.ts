@@ -2,7 +2,7 @@
 // line per mark at its x (its step, or its wall time on the time axes), labelled once at the
 // top. Drawn in uPlot's draw hook, over the series, so a mark is visible at any zoom.
 import type uPlot from 'uplot';
-import type { RunMark, XAxisMode } from '../../shared/metrics-protocol';
+import type { RunMark, XAxisMode } from '../protocol/view-protocol';
 
 export interface MarksSource {
   /** The marks of the runs plotted on this chart, with each run's first wall time. */

@@ -5,7 +5,7 @@
 // legends (chart-legend.ts), the pointer (chart-pointer.ts) and the PNG (chart-png.ts) live
 // beside it.
 import uPlot from 'uplot';
-import type { ChartData, ChartSpec, SeriesInfo, UiStrings, ViewOptions } from '../../shared/metrics-protocol';
+import type { ChartData, ChartSpec, SeriesInfo, UiStrings, ViewOptions } from '../protocol/view-protocol';
 import { ChartLegend } from './chart-legend';
 import { chartPng } from './chart-png';
 import { PointerAt, attachPointer, pointerHooks } from './chart-pointer';

@@ -3,7 +3,7 @@
 // rollout's GRPO group side by side, and its messages. The host sends the drill again while
 // its rows change (rewards arriving): the open pane then refreshes in place, keeping the
 // filters, the scroll position and the open rollout.
-import type { RolloutDetail, RolloutRow, RolloutsMessage, UiStrings } from '../../shared/metrics-protocol';
+import type { RolloutDetail, RolloutRow, RolloutsMessage, UiStrings } from '../protocol/view-protocol';
 import { rowAt } from '../rollouts/columns';
 import { RolloutFilter, RolloutTable } from '../rollouts/table';
 import { fmtBucket } from './format';

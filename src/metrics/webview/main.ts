@@ -18,7 +18,7 @@ import {
   UiStrings,
   ViewOptions,
   optionsAffect,
-} from '../../shared/metrics-protocol';
+} from '../protocol/view-protocol';
 import { ChartBoard } from './board';
 import { DrillPane } from './drilldown';
 import { RenderLoop } from './render-loop';

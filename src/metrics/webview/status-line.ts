@@ -1,6 +1,6 @@
 // The line above the charts with one chip per relay endpoint (its state and why), and the
 // empty state shown while there are no charts: what to do next (connect, or start the demo).
-import type { EndpointStatus, UiStrings } from '../../shared/metrics-protocol';
+import type { EndpointStatus, UiStrings } from '../protocol/view-protocol';
 
 export interface StatusActions {
   connect(): void;

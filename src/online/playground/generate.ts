@@ -4,7 +4,7 @@
 import type { ChatRequest, ChatResult, ExplorerClient } from '../explorer/explorer-client';
 import type { OnlineMetrics } from '../explorer/serve-metrics';
 import { servingVersion } from '../explorer/serve-metrics';
-import type { Alternative, Turn } from '../../shared/online-protocol';
+import type { Alternative, Turn } from '../protocol/playground-protocol';
 
 export interface GenerateHooks {
   delta(alt: number, text: string): void;

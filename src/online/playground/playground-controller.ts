@@ -11,7 +11,7 @@ import { ConversationStore, newConversationId } from './conversations';
 import { PlaygroundViewState, type StatusFields } from './view-state';
 import { Rewards } from './rewards';
 import { collectAlternatives } from './generate';
-import type { Conversation, HostToWebview, PlaygroundState, SamplingParams, Turn, WebviewToHost } from '../../shared/online-protocol';
+import type { Conversation, HostToWebview, PlaygroundState, SamplingParams, Turn, WebviewToHost } from '../protocol/playground-protocol';
 
 export interface PlaygroundMessages {
   strings: Record<string, string>;

@@ -5,7 +5,7 @@
 import type { ExplorerClient } from '../explorer/explorer-client';
 import type { OnlineMetrics } from '../explorer/serve-metrics';
 import { AlreadyRewardedError, type FeedbackOutbox } from '../explorer/outbox';
-import type { Turn } from '../../shared/online-protocol';
+import type { Turn } from '../protocol/playground-protocol';
 import type { PlaygroundMessages } from './playground-controller';
 import type { PlaygroundViewState } from './view-state';
 

@@ -3,7 +3,7 @@
 // apart from the controller's actions (chat, rewards, commit) so each stays small.
 import type { OnlineMetrics } from '../explorer/serve-metrics';
 import { AlreadyRewardedError } from '../explorer/outbox';
-import type { HostToWebview, PlaygroundState } from '../../shared/online-protocol';
+import type { HostToWebview, PlaygroundState } from '../protocol/playground-protocol';
 import type { PlaygroundMessages } from './playground-controller';
 
 export type StatusFields = 'busy' | 'error' | 'notice' | 'metrics';

@@ -3,7 +3,7 @@
 // touches the network (the CSP forbids it): typed messages from src/shared/online-protocol.ts,
 // a `ready` handshake, a full `state` after each change and `delta`s while a reply streams.
 import './online.css';
-import type { HostToWebview, PlaygroundState, SamplingParams, Turn, WebviewToHost } from '../../shared/online-protocol';
+import type { HostToWebview, PlaygroundState, SamplingParams, Turn, WebviewToHost } from '../protocol/playground-protocol';
 
 const vscode = acquireVsCodeApi<{ draft?: string }>();
 const post = (m: WebviewToHost) => vscode.postMessage(m);

@@ -4,8 +4,8 @@
 // the steps seen span more than `cap` buckets: bucket k at width w falls wholly into bucket
 // ⌊k/2⌋ at 2w, so nothing is approximated by the doubling. Columns are typed arrays (about
 // 100 bytes a bucket), whatever the number of points.
-import type { EnvelopeColumns } from '../../shared/relay-envelope';
-import { EnvelopeArrays, EnvelopeColumnName, envelopeColumns } from '../../shared/envelope-frame';
+import type { EnvelopeColumns } from '../../relay-protocol/envelope';
+import { EnvelopeArrays, EnvelopeColumnName, envelopeColumns } from '../../relay-protocol/envelope-frame';
 
 /** The per-bucket columns, in one place so that relayout moves them all. */
 const FIELDS = ['count', 'min', 'max', 'sum', 'fStep', 'fVal', 'fWall', 'lStep', 'lVal', 'lWall', 'nan', 'pInf', 'nInf'] as const;

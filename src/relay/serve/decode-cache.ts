@@ -10,8 +10,8 @@
 // the cache for the others. Decodes of one position are single-flight. Correctness first: a
 // session only ever gets the batch that starts exactly at its cursor, so every point arrives
 // once, in order.
-import type { Cursor } from '../../shared/relay-protocol';
-import { decodePointsFrame, encodePointsFrame, pointsToMessage } from '../../shared/points-frame';
+import type { Cursor } from '../../relay-protocol/messages';
+import { decodePointsFrame, encodePointsFrame, pointsToMessage } from '../../relay-protocol/points-frame';
 import type { Batch, Source, SourceReader } from '../sources/source';
 
 /** A batch as it goes on the socket: its bytes, and whether they are a binary frame. */

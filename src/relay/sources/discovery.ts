@@ -3,7 +3,7 @@
 // links are not followed), so nothing outside the configured directory is ever read.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { SourceKind } from '../../shared/relay-protocol';
+import type { SourceKind } from '../../relay-protocol/messages';
 
 export interface RelayRoot {
   mode: 'job' | 'logdir';

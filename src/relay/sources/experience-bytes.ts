@@ -4,8 +4,8 @@
 // are a plain pickle of an Experience or a list of them. The pickle is read by pickleparser,
 // which builds plain data and never runs code (class references become inert objects).
 import { Parser } from 'pickleparser';
-import type { ExperienceDetail } from '../../shared/relay-protocol';
-import { toWireNumber } from '../../shared/relay-protocol';
+import type { ExperienceDetail } from '../../relay-protocol/messages';
+import { toWireNumber } from '../../relay-protocol/messages';
 
 const MAGIC = 'TRXP';
 const HEADER = 4 + 1 + 8 + 8;

@@ -5,8 +5,8 @@
 // the mean of the `advantages` tensor over the action tokens, i.e. the group-normalized score
 // for GRPO. Only the pickled metadata and the two small tensors are read, never the tokens.
 import { Parser } from 'pickleparser';
-import type { WireNumber } from '../../shared/relay-protocol';
-import { toWireNumber } from '../../shared/relay-protocol';
+import type { WireNumber } from '../../relay-protocol/messages';
+import { toWireNumber } from '../../relay-protocol/messages';
 
 export interface ExperienceSummary {
   metrics?: Record<string, WireNumber>;

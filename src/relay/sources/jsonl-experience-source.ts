@@ -5,8 +5,8 @@
 // (fid = file identity) and a row's id is its line's offset + 1: reading a row's content back
 // is one bounded read at that offset, however large the file grows.
 import * as fs from 'node:fs';
-import type { Cursor, ExperienceDetail, ExperienceRow, SourceInfo } from '../../shared/relay-protocol';
-import { toWireNumber } from '../../shared/relay-protocol';
+import type { Cursor, ExperienceDetail, ExperienceRow, SourceInfo } from '../../relay-protocol/messages';
+import { toWireNumber } from '../../relay-protocol/messages';
 import { numericMetrics } from './experience-summary';
 import { Batch, FileSource, SourceReader, fileId, resumeOffset } from './source';
 

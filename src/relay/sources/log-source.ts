@@ -3,7 +3,7 @@
 // wandb shared run (`<role>/…`, hidden `<role>/step` axes) name the per-role series.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Cursor } from '../../shared/relay-protocol';
+import type { Cursor } from '../../relay-protocol/messages';
 import { Batch, FileSource, PointBatch, SourceReader, fileId, resumeOffset } from './source';
 import { loadSharedStepBindings, sharedRunSeries, type StepBindings } from './shared-run';
 import { parseStepLine } from './step-log';

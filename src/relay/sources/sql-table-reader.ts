@@ -5,8 +5,8 @@
 // changed rows only. A query that a writer tore (TornRead) is dropped and read again later. Changed rows go out with `updated: true` and a cursor that is past the
 // previous batch and resumes at both the last new row and the last change delivered
 // (relay-protocol.ts, Cursor), so a client that reconnects gets exactly what it missed.
-import type { Cursor, ExperienceRow, ExperiencesMessage, SourceInfo } from '../../shared/relay-protocol';
-import { toWireNumber } from '../../shared/relay-protocol';
+import type { Cursor, ExperienceRow, ExperiencesMessage, SourceInfo } from '../../relay-protocol/messages';
+import { toWireNumber } from '../../relay-protocol/messages';
 import { summarizeExperience } from './experience-summary';
 import { SqlExec, quoteIdent } from './row-changes';
 import type { Batch, SourceReader } from './source';

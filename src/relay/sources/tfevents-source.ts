@@ -1,7 +1,7 @@
 // One TensorBoard event file as a source: cursor = (file identity, byte offset of the next record).
 import * as fs from 'node:fs';
-import type { Logger } from '../../shared/log';
-import type { Cursor, SourceInfo } from '../../shared/relay-protocol';
+import type { Logger } from '../../base/log';
+import type { Cursor, SourceInfo } from '../../relay-protocol/messages';
 import { TfRecordFileReader } from '../tfrecord/file-reader';
 import { Batch, FileSource, PointBatch, SourceReader, fileId, resumeOffset } from './source';
 

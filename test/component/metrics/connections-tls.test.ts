@@ -7,11 +7,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { Connections, EndpointSpec } from '../../../src/metrics/connect/connections';
-import { RelayClient } from '../../../src/shared/relay-client';
-import { silentLogger } from '../../../src/shared/log';
+import { RelayClient } from '../../../src/relay-protocol/client';
+import { silentLogger } from '../../../src/base/log';
 import { appendSteps } from '../relay/appender';
 import { startRelay, tmpDir } from '../relay/helpers';
-import { pointCount } from '../../../src/shared/points-frame';
+import { pointCount } from '../../../src/relay-protocol/points-frame';
 
 test('Connections: a wss:// endpoint with a self-signed certificate streams with its CA, and says why without it', { timeout: 60_000 }, async (t) => {
   const dir = tmpDir('conn-tls-');

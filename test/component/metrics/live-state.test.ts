@@ -6,12 +6,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { Connections } from '../../../src/metrics/connect/connections';
-import { RelayClient } from '../../../src/shared/relay-client';
-import type { EndpointState } from '../../../src/shared/metrics-protocol';
+import { RelayClient } from '../../../src/relay-protocol/client';
+import type { EndpointState } from '../../../src/metrics/protocol/view-protocol';
 import { appendSteps } from '../relay/appender';
 import { startRelay, tmpDir } from '../relay/helpers';
 import { sleep } from '../../harness/wait';
-import { pointCount } from '../../../src/shared/points-frame';
+import { pointCount } from '../../../src/relay-protocol/points-frame';
 
 test('a relay streaming without pause reads "live" once its backlog is sent', { timeout: 60_000 }, async () => {
   const dir = tmpDir('live-state-');

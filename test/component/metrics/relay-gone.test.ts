@@ -10,7 +10,7 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { Connections, EndpointSpec, GONE_AFTER_FAILURES } from '../../../src/metrics/connect/connections';
-import { RelayClient } from '../../../src/shared/relay-client';
+import { RelayClient } from '../../../src/relay-protocol/client';
 import { appendSteps } from '../relay/appender';
 import { startRelay, tmpDir } from '../relay/helpers';
 import { sleep } from '../../harness/wait';

@@ -14,7 +14,7 @@ import { ExplorerError } from '../../../src/online/explorer/errors';
 import { FeedbackOutbox } from '../../../src/online/explorer/outbox';
 import { ConversationStore } from '../../../src/online/playground/conversations';
 import { PlaygroundController } from '../../../src/online/playground/playground-controller';
-import type { HostToWebview } from '../../../src/shared/online-protocol';
+import type { HostToWebview } from '../../../src/online/protocol/playground-protocol';
 import { snippet } from '../../../src/online/playground/snippets';
 import { cli } from '../scaffold/helpers';
 import { startTrinityServe, TrinityServe, trinityPython, trinityServeSkipReason } from '../../harness/trinity-serve';

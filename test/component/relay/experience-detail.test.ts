@@ -7,8 +7,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { decodeExperienceBytes } from '../../../src/relay/sources/experience-bytes';
-import { RelayClient } from '../../../src/shared/relay-client';
-import type { ExperiencesMessage } from '../../../src/shared/relay-protocol';
+import { RelayClient } from '../../../src/relay-protocol/client';
+import type { ExperiencesMessage } from '../../../src/relay-protocol/messages';
 import { repoRoot } from '../../harness/paths';
 import { noTbx, python, startRelay, tmpDir } from './helpers';
 

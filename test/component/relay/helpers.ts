@@ -4,7 +4,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { RelayClient, RelayClientOptions } from '../../../src/shared/relay-client';
+import { RelayClient, RelayClientOptions } from '../../../src/relay-protocol/client';
 import { RelayPoint, pointsOf } from '../../harness/relay-points';
 import { repoRoot, venvPython } from '../../harness/paths';
 import { cliBundle } from '../../harness/relay';

@@ -10,8 +10,8 @@ import WebSocket from 'ws';
 import { RELAY_DEFAULTS, Relay } from '../../../src/relay/serve/relay';
 import { EventType } from '../../../src/relay/tfrecord/event-proto';
 import { frameRecord } from '../../../src/relay/tfrecord/scan';
-import { RELAY_PROTOCOL_VERSION, RELAY_SUBPROTOCOL } from '../../../src/shared/relay-protocol';
-import { silentLogger } from '../../../src/shared/log';
+import { RELAY_PROTOCOL_VERSION, RELAY_SUBPROTOCOL } from '../../../src/relay-protocol/messages';
+import { silentLogger } from '../../../src/base/log';
 import { collect, tmpDir } from './helpers';
 import type { RelayPoint } from '../../harness/relay-points';
 

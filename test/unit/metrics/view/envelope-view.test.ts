@@ -12,11 +12,11 @@ import { EnvelopeBuilder } from '../../../../src/relay/envelope/builder';
 import { downsample } from '../../../../src/metrics/store/downsample';
 import { MetricsStore, seriesKey } from '../../../../src/metrics/store/store';
 import { ViewController } from '../../../../src/metrics/view/view-controller';
-import { silentLogger } from '../../../../src/shared/log';
-import { ChartFrame, METRICS_PROTOCOL_VERSION, UI_STRING_KEYS, UiStrings } from '../../../../src/shared/metrics-protocol';
-import type { DetailMessage, DetailRequestMessage } from '../../../../src/shared/relay-envelope';
-import type { EnvelopeBatch } from '../../../../src/shared/envelope-frame';
-import { toWireNumber } from '../../../../src/shared/relay-protocol';
+import { silentLogger } from '../../../../src/base/log';
+import { ChartFrame, METRICS_PROTOCOL_VERSION, UI_STRING_KEYS, UiStrings } from '../../../../src/metrics/protocol/view-protocol';
+import type { DetailMessage, DetailRequestMessage } from '../../../../src/relay-protocol/envelope';
+import type { EnvelopeBatch } from '../../../../src/relay-protocol/envelope-frame';
+import { toWireNumber } from '../../../../src/relay-protocol/messages';
 import { rng } from '../../../harness/rng';
 
 const strings = Object.fromEntries(UI_STRING_KEYS.map((k) => [k, k])) as UiStrings;

@@ -4,8 +4,8 @@ import * as fs from 'node:fs';
 import { EventType } from '../../../../src/relay/tfrecord/event-proto';
 import { ScalarDecoder } from '../../../../src/relay/tfrecord/scalars';
 import { frameRecord } from '../../../../src/relay/tfrecord/scan';
-import type { EnvelopeColumns } from '../../../../src/shared/relay-envelope';
-import { toWireNumber } from '../../../../src/shared/relay-protocol';
+import type { EnvelopeColumns } from '../../../../src/relay-protocol/envelope';
+import { toWireNumber } from '../../../../src/relay-protocol/messages';
 import { rng } from '../helpers';
 
 export interface P {

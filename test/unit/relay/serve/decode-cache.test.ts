@@ -6,8 +6,8 @@ import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DecodeCache, Feed } from '../../../../src/relay/serve/decode-cache';
 import type { Batch, Source, SourceReader } from '../../../../src/relay/sources/source';
-import type { Cursor, PointsMessage, SourceInfo } from '../../../../src/shared/relay-protocol';
-import { decodePointsFrame, pointsFromMessage } from '../../../../src/shared/points-frame';
+import type { Cursor, PointsMessage, SourceInfo } from '../../../../src/relay-protocol/messages';
+import { decodePointsFrame, pointsFromMessage } from '../../../../src/relay-protocol/points-frame';
 
 const info: SourceInfo = { id: 'run/events', kind: 'tfevents', run: 'run', role: '', path: 'events' };
 

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { pointsFromMessage } from '../../../src/shared/points-frame';
+import { pointsFromMessage } from '../../../src/relay-protocol/points-frame';
 import {
   ProtocolError,
   fromWireNumber,
@@ -9,7 +9,7 @@ import {
   toWireNumber,
   type PointsMessage,
   type SubscribeMessage,
-} from '../../../src/shared/relay-protocol';
+} from '../../../src/relay-protocol/messages';
 
 const points: PointsMessage = {
   type: 'points',

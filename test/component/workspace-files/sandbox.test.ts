@@ -4,7 +4,7 @@ import * as assert from 'node:assert/strict';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { firstAnswering, modelAnswers } from '../../../src/shared/sandbox';
+import { firstAnswering, modelAnswers } from '../../../src/workspace-files/sandbox';
 
 test('the first endpoint that answers /models wins; dead ones are skipped quickly', async () => {
   const srv = http.createServer((req, res) => res.end(req.url === '/v1/models' ? '{"data":[]}' : 'no'));

@@ -2,7 +2,7 @@
 // "0.025", and exponents / long ticks lost their first characters).
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { AXIS_PAD, yAxisSize } from '../../../src/shared/axis-size';
+import { AXIS_PAD, yAxisSize } from '../../../../src/metrics/webview/axis-size';
 
 /** A monospace stand-in for canvas measureText: 7 px per character (12 px editor font). */
 const mono = (s: string) => 7 * s.length;

@@ -2,7 +2,7 @@
 // nonce on the one script, the bundle's URIs as the webview maps them, escaped text.
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { webviewCsp, webviewHtml } from '../../../src/shared/webview-html';
+import { webviewCsp, webviewHtml } from '../../../src/webview-shell/webview-html';
 
 const webview = { cspSource: 'https://file+.vscode-resource.test', asWebviewUri: (p: string) => `https://file+.vscode-resource.test/ext/${p}` };
 

@@ -11,7 +11,7 @@
 // the line value (mean, or the smoothed value at the bucket's last point), and the min and
 // max of the bucket (the envelope), so a one-point spike is never sampled away. A frame
 // either replaces a chart (`start` = 0 with a new `rev`) or patches its tail from `start`.
-import { arrayOf, hasFields, isBool, isInt, isNum, isObj, isRange, isStr, nullable, oneOf } from './validate';
+import { arrayOf, hasFields, isBool, isInt, isNum, isObj, isRange, isStr, nullable, oneOf } from '../../base/validate';
 
 export const METRICS_PROTOCOL_VERSION = 1;
 /** WebviewPanel view type (also the serializer's key). */

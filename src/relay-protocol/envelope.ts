@@ -10,8 +10,8 @@
 // the host's chart grid (store/downsample.ts) has the same shape, so the envelope folds into
 // chart buckets exactly. Nothing is hidden: per bucket the count, the finite min/max/sum,
 // the first and last point (by step) and the NaN / ±Inf counts travel.
-import type { Cursor, WireNumber } from './relay-protocol';
-import { arrayOf, hasFields, isInt, isNum, isStr, nullable, oneOf, optional, type Obj } from './validate';
+import type { Cursor, WireNumber } from './messages';
+import { arrayOf, hasFields, isInt, isNum, isStr, nullable, oneOf, optional, type Obj } from '../base/validate';
 
 /** Most buckets a client may ask for per tag (bounds the relay's memory and the message). */
 export const MAX_ENVELOPE_BUCKETS = 8192;

@@ -4,10 +4,10 @@
 // columns, whether it came as a binary frame or as JSON from an older relay), and ends a connection on which nothing
 // arrived for too long. RelayClient (relay-client.ts) opens a new link after each disconnect.
 import WebSocket from 'ws';
-import type { ClientMessage, PointsBatch, PointsMessage, ServerMessage } from './relay-protocol';
-import { ProtocolError, RELAY_SUBPROTOCOL, parseServerMessage } from './relay-protocol';
+import type { ClientMessage, PointsBatch, PointsMessage, ServerMessage } from './messages';
+import { ProtocolError, RELAY_SUBPROTOCOL, parseServerMessage } from './messages';
 import { decodePointsFrame, pointsFromMessage } from './points-frame';
-import type { EnvelopeMessage } from './relay-envelope';
+import type { EnvelopeMessage } from './envelope';
 import { EnvelopeBatch, binaryFrameType, decodeEnvelopeFrame, envelopeFromMessage } from './envelope-frame';
 
 /** A message from the relay as the client takes it: points and envelopes as typed columns. */

@@ -15,9 +15,9 @@
 //   then 14 columns of n float64 each, in ENVELOPE_COLUMNS order (bucket, count, min, max, …);
 //   min / max are +Infinity / -Infinity in a bucket without a finite value; values are IEEE
 //   doubles (NaN and ±Infinity as they are).
-import { ProtocolError, fromWireNumber, isCursor, toWireNumber } from './relay-protocol';
-import { ENVELOPE_COLUMNS, EnvelopeColumns, EnvelopeHeader, EnvelopeMessage } from './relay-envelope';
-import { hasFields, isInt, isStr, oneOf } from './validate';
+import { ProtocolError, fromWireNumber, isCursor, toWireNumber } from './messages';
+import { ENVELOPE_COLUMNS, EnvelopeColumns, EnvelopeHeader, EnvelopeMessage } from './envelope';
+import { hasFields, isInt, isStr, oneOf } from '../base/validate';
 import { frameMagic, littleEndianHost, readFrameHead, startFrame } from './binary-frame';
 import { POINTS_MAGIC } from './points-frame';
 

@@ -2,9 +2,9 @@
 // in: the binary points frame (layout in relay-protocol.ts), which a client turns into columns
 // without a per-point object or a parse of each number, and the JSON PointsMessage that older
 // clients and relays speak. Pure (no node modules): the relay and the client both use it.
-import type { PointsBatch, PointsMessage, TagPoints, WireNumber } from './relay-protocol';
-import { ProtocolError, fromWireNumber, isCursor, toWireNumber } from './relay-protocol';
-import { arrayOf, hasFields, isInt, isStr, oneOf } from './validate';
+import type { PointsBatch, PointsMessage, TagPoints, WireNumber } from './messages';
+import { ProtocolError, fromWireNumber, isCursor, toWireNumber } from './messages';
+import { arrayOf, hasFields, isInt, isStr, oneOf } from '../base/validate';
 import { littleEndianHost, readFrameHead, startFrame } from './binary-frame';
 
 /** "ARP1" as a little-endian uint32. */

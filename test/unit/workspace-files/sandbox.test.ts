@@ -5,8 +5,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { isLoopbackUrl } from '../../../src/shared/loopback';
-import { readSandboxMarker } from '../../../src/shared/sandbox';
+import { isLoopbackUrl } from '../../../src/base/loopback';
+import { readSandboxMarker } from '../../../src/workspace-files/sandbox';
 
 test('loopback endpoints', () => {
   for (const u of ['http://127.0.0.1:8089/v1', 'http://localhost:8000/v1', 'http://[::1]:1/v1', 'http://127.1.2.3/v1']) assert.ok(isLoopbackUrl(u), u);

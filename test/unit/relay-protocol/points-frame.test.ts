@@ -3,8 +3,8 @@
 // included, however the frame's bytes are aligned; a malformed frame is a ProtocolError.
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { decodePointsFrame, encodePointsFrame, pointCount, pointsFromMessage, pointsToMessage } from '../../../src/shared/points-frame';
-import { ProtocolError, type PointsBatch } from '../../../src/shared/relay-protocol';
+import { decodePointsFrame, encodePointsFrame, pointCount, pointsFromMessage, pointsToMessage } from '../../../src/relay-protocol/points-frame';
+import { ProtocolError, type PointsBatch } from '../../../src/relay-protocol/messages';
 
 const f = (xs: number[]) => Float64Array.from(xs);
 const batch: PointsBatch = {

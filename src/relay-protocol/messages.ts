@@ -12,9 +12,9 @@
 //
 // Every incoming message is validated at run time (`parseServerMessage`,
 // `parseClientMessage`): a malformed frame is an error, never a crash.
-import { Obj, arrayOf, hasFields, isBool, isInt, isNum, isObj, isStr, nullable, oneOf, optional } from './validate';
-import type { DetailMessage, DetailRequestMessage, EnvelopeMessage, EnvelopeRequest } from './relay-envelope';
-import { isDetailMessage, isDetailRequest, isEnvelopeMessage, isEnvelopeRequest } from './relay-envelope';
+import { Obj, arrayOf, hasFields, isBool, isInt, isNum, isObj, isStr, nullable, oneOf, optional } from '../base/validate';
+import type { DetailMessage, DetailRequestMessage, EnvelopeMessage, EnvelopeRequest } from './envelope';
+import { isDetailMessage, isDetailRequest, isEnvelopeMessage, isEnvelopeRequest } from './envelope';
 
 export const RELAY_PROTOCOL_VERSION = 1;
 /** The WebSocket subprotocol both sides offer. */

@@ -1,7 +1,7 @@
 // The envelope both binary relay frames share (points-frame.ts, envelope-frame.ts): a 4-byte
 // magic, the byte length H of a UTF-8 JSON header, the header, zero padding to a multiple of 8,
 // then float64 columns (little-endian). Pure (no node modules).
-import { ProtocolError } from './relay-protocol';
+import { ProtocolError } from './messages';
 
 /** Magic + header length. */
 const PREFIX = 8;

@@ -14,7 +14,7 @@ import {
   optionsAffect,
   parseWebviewMessage,
   sanitizeOptions,
-} from '../../../src/shared/metrics-protocol';
+} from '../../../../src/metrics/protocol/view-protocol';
 
 test('view options: the defaults come from the one definition', () => {
   assert.deepEqual(DEFAULT_VIEW_OPTIONS, { smoothing: 0.6, xAxis: 'step', logScale: false, filter: '', band: true });

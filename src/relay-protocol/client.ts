@@ -15,17 +15,17 @@
 // Persisting `client.cursors()` and passing them back as `cursors` resumes across restarts
 // of the client too.
 import { EventEmitter } from 'node:events';
-import { RelayClientError, RelayLink, RelayMessage } from './relay-link';
-import type { Cursor, ExperienceDetail, ExperiencesMessage, HeartbeatMessage, HelloMessage, PointsBatch, SourceInfo } from './relay-protocol';
-import { RELAY_PROTOCOL_VERSION } from './relay-protocol';
+import { RelayClientError, RelayLink, RelayMessage } from './link';
+import type { Cursor, ExperienceDetail, ExperiencesMessage, HeartbeatMessage, HelloMessage, PointsBatch, SourceInfo } from './messages';
+import { RELAY_PROTOCOL_VERSION } from './messages';
 import { pointCount } from './points-frame';
-import type { DetailMessage, DetailRequestMessage, EnvelopeRequest } from './relay-envelope';
+import type { DetailMessage, DetailRequestMessage, EnvelopeRequest } from './envelope';
 import type { EnvelopeBatch } from './envelope-frame';
-import { PendingRequests } from './pending-requests';
+import { PendingRequests } from '../base/pending-requests';
 
-export type { RelayClientError } from './relay-link';
+export type { RelayClientError } from './link';
 /** A points batch as the client hands it on (its cursor already recorded by the client). */
-export type { PointsBatch, TagPoints } from './relay-protocol';
+export type { PointsBatch, TagPoints } from './messages';
 
 export type RelayClientState = 'idle' | 'connecting' | 'open' | 'backoff' | 'closed';
 

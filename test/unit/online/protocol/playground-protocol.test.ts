@@ -1,7 +1,7 @@
 // The online playground's webview → host messages: the host acts only on shapes it knows.
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseWebviewMessage } from '../../../src/shared/online-protocol';
+import { parseWebviewMessage } from '../../../../src/online/protocol/playground-protocol';
 
 const params = { n: 2, maxTokens: 256, stream: true };
 

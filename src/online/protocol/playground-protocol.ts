@@ -3,7 +3,7 @@
 // `state` and then sends `state` after every change plus `delta`s while a reply streams.
 // The webview never talks to the network: every HTTP call happens in the host. What the host
 // receives is checked with the guards of ./validate before it acts on it.
-import { hasFields, isBool, isInt, isNum, isObj, isStr, oneOf, optional } from './validate';
+import { hasFields, isBool, isInt, isNum, isObj, isStr, oneOf, optional } from '../../base/validate';
 
 export const ONLINE_VIEW_TYPE = 'agentrl.online.playground';
 

@@ -5,9 +5,9 @@
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { EnvelopeBuilder } from '../../../src/relay/envelope/builder';
-import { EnvelopeBatch, binaryFrameType, decodeEnvelopeFrame, encodeEnvelopeFrame, envelopeFromMessage, envelopeToMessage } from '../../../src/shared/envelope-frame';
-import { encodePointsFrame } from '../../../src/shared/points-frame';
-import { parseServerMessage, ProtocolError } from '../../../src/shared/relay-protocol';
+import { EnvelopeBatch, binaryFrameType, decodeEnvelopeFrame, encodeEnvelopeFrame, envelopeFromMessage, envelopeToMessage } from '../../../src/relay-protocol/envelope-frame';
+import { encodePointsFrame } from '../../../src/relay-protocol/points-frame';
+import { parseServerMessage, ProtocolError } from '../../../src/relay-protocol/messages';
 
 function batch(): EnvelopeBatch {
   const b = new EnvelopeBuilder(16);
