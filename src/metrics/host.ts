@@ -3,6 +3,7 @@
 // (in the activation bundle) only registers the commands that load this.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { RAY_WATCH_METRICS } from '../feature-api/commands';
 import type { Logger } from '../base/log';
 import type { EndpointStatus } from './protocol/view-protocol';
 import { RelayClient } from '../relay-protocol/client';
@@ -76,7 +77,7 @@ export class MetricsHost implements vscode.Disposable {
         changed: () => this.onStatus(),
         // The feature that made the connection brings its relay back, as a new connection that
         // replaces this one (commands are how features talk: none imports another).
-        gone: (spec) => void Promise.resolve(vscode.commands.executeCommand(spec.revive!.command, { ...spec.revive!.args, replaces: spec.id })).catch((e: unknown) => log.warn(`metrics: could not bring ${spec.name} back: ${e instanceof Error ? e.message : String(e)}`)),
+        gone: (spec) => void RAY_WATCH_METRICS.run(vscode.commands, { ...spec.revive!.args, replaces: spec.id }).catch((e: unknown) => log.warn(`metrics: could not bring ${spec.name} back: ${e instanceof Error ? e.message : String(e)}`)),
       },
       log,
       { ...DEFAULT_TIMING, ...opts.timing },

@@ -4,6 +4,7 @@
 import * as vscode from 'vscode';
 import { lazyBundle } from '../base/lazy';
 import type { Logger } from '../base/log';
+import { ONLINE_CONNECT } from '../feature-api/commands';
 import { ONLINE_VIEW_TYPE } from './protocol/playground-protocol';
 import type * as Host from './host';
 
@@ -23,7 +24,7 @@ export function activateOnline(context: vscode.ExtensionContext, log: Logger): O
     return host;
   };
   context.subscriptions.push(
-    vscode.commands.registerCommand('agentrl.online.connect', (arg?: string | { url?: string; skipWarning?: boolean }) => get().connect(arg).then((c) => !!c)),
+    ONLINE_CONNECT.register(vscode.commands, (arg) => get().connect(arg).then((c) => !!c)),
     vscode.commands.registerCommand('agentrl.online.playground', () => get().show().then(() => true)),
     vscode.commands.registerCommand('agentrl.online.insertClient', (kind?: Host.SnippetKindArg) => get().insertClient(kind)),
     vscode.window.registerWebviewPanelSerializer(ONLINE_VIEW_TYPE, {

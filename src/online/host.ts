@@ -5,7 +5,8 @@ import * as path from 'node:path';
 import type OpenAI from 'openai';
 import * as vscode from 'vscode';
 import type { Logger } from '../base/log';
-import { MARK_RUN_EVENT_COMMAND, ONLINE_VIEW_TYPE, parseWebviewMessage, RELAY_EXPLORERS_COMMAND, RelayExplorer, RunEventMark } from './protocol/playground-protocol';
+import { METRICS_EXPLORERS, METRICS_MARK_EVENT, type RunEventMark } from '../feature-api/commands';
+import { ONLINE_VIEW_TYPE, parseWebviewMessage } from './protocol/playground-protocol';
 import { ConversationStore } from './playground/conversations';
 import { assessUrl } from './explorer/discover';
 import { ExplorerClient, ExplorerGeneration, normalizeExplorerUrl } from './explorer/explorer-client';
@@ -167,7 +168,7 @@ export class OnlineHost implements vscode.Disposable {
 
   private async askUrl(): Promise<string | undefined> {
     // Explorers the metrics view's relays poll (a run watched on a GPU node): offered by URL.
-    const viaRelays = await Promise.resolve(vscode.commands.executeCommand<RelayExplorer[]>(RELAY_EXPLORERS_COMMAND)).catch(() => undefined);
+    const viaRelays = await METRICS_EXPLORERS.run(vscode.commands).catch(() => undefined);
     return askExplorerUrl(this.context.workspaceState.get<string>(LAST_URL_KEY), viaRelays ?? []);
   }
 
@@ -180,7 +181,7 @@ export class OnlineHost implements vscode.Disposable {
 /** Tells the metrics view (when it offers the command) to mark a commit; never fails the commit. */
 async function markOnMetrics(mark: RunEventMark): Promise<void> {
   const commands = await vscode.commands.getCommands(true);
-  if (commands.includes(MARK_RUN_EVENT_COMMAND)) await Promise.resolve(vscode.commands.executeCommand(MARK_RUN_EVENT_COMMAND, mark)).catch(() => undefined);
+  if (commands.includes(METRICS_MARK_EVENT.id)) await METRICS_MARK_EVENT.run(vscode.commands, mark).catch(() => undefined);
 }
 
 function onlineDir(context: vscode.ExtensionContext): string {

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { METRICS_CONNECT, RAY_WATCH_METRICS, type Revive } from '../feature-api/commands';
 import { META } from './api/api-types';
 import { normalizeDashboardUrl, RayError, type RayClient } from './api/client';
 import { relaysOf } from './cluster/relay-reaper';
@@ -251,7 +252,7 @@ export async function watchMetrics(host: RayHost, a: WatchArgs): Promise<SubmitR
   }
   // A relative job dir is relative to the run's working_dir on the node: never a local path.
   if ((a.relay ?? 'auto') !== 'cluster' && (await localJobDir(jobDir))) {
-    await vscode.commands.executeCommand('agentrl.metrics.connect', { dir: jobDir, mode: 'job', name: run, run });
+    await METRICS_CONNECT.run(vscode.commands, { dir: jobDir, mode: 'job', name: run, run });
     return { dir: jobDir };
   }
   if (a.relay === 'local') {
@@ -298,8 +299,8 @@ export async function watchMetrics(host: RayHost, a: WatchArgs): Promise<SubmitR
     return { submissionId: relay.submissionId, url: relay.url, tunnel };
   }
   // Once the relay ends itself (idle, RELAY_JOB_IDLE_EXIT_S), the metrics view calls this again.
-  const revive = { command: 'agentrl.ray.watchMetrics', args: { cluster: client.url, id: a.id, relay: 'cluster' } };
-  await vscode.commands.executeCommand('agentrl.metrics.connect', { url: relay.url, token, name: `ray:${run ?? a.id}`, run, revive, replaces: a.replaces, reveal: a.replaces ? false : undefined });
+  const revive: Revive = { command: RAY_WATCH_METRICS.id, args: { cluster: client.url, id: a.id, relay: 'cluster' } };
+  await METRICS_CONNECT.run(vscode.commands, { url: relay.url, token, name: `ray:${run ?? a.id}`, run, revive, replaces: a.replaces, reveal: a.replaces ? false : undefined });
   return { submissionId: relay.submissionId, url: relay.url };
 }
 

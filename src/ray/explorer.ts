@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { META } from './api/api-types';
 import { explorerUrlFromLog } from './cluster/explorer-url';
+import { ONLINE_CONNECT } from '../feature-api/commands';
 import { describeError } from './commands';
 import type { RayHost } from './host';
 
@@ -27,7 +28,7 @@ export async function connectExplorer(host: RayHost, a: { cluster?: string; id?:
       return undefined;
     }
     host.deps.log.info(`ray: job ${a.id}: explorer at ${target}`);
-    const ok = await vscode.commands.executeCommand<boolean>('agentrl.online.connect', target);
+    const ok = await ONLINE_CONNECT.run(vscode.commands, target);
     return ok ? target : undefined;
   } catch (e) {
     void vscode.window.showErrorMessage(describeError(e));

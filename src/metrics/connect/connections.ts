@@ -12,6 +12,7 @@ import type { EndpointState, EndpointStatus } from '../protocol/view-protocol';
 import type { LocalRelay, LocalRelaySpec, RelayLauncher } from './local-relay';
 import type { DetailMessage, DetailRequestMessage } from '../../relay-protocol/envelope';
 import type { EnvelopeBatch } from '../../relay-protocol/envelope-frame';
+import type { Revive } from '../../feature-api/commands';
 
 /**
  * Envelope buckets a client asks per tag (RelayClientOptions.envelope, issue 16 §4). The relay
@@ -43,12 +44,6 @@ export interface EndpointSpec {
   /** A command that brings the relay back when it is gone (e.g. starts its Ray relay job
    *  again, which ended itself once idle): see ConnectionSink.gone. */
   revive?: Revive;
-}
-
-/** A command (and its arguments) another feature registered to bring a relay back. */
-export interface Revive {
-  command: string;
-  args: Record<string, unknown>;
 }
 
 /** Failed connects in a row, without one success since the endpoint started, after which its

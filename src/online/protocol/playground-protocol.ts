@@ -138,29 +138,3 @@ export function parseWebviewMessage(m: unknown): WebviewToHost | undefined {
       return hasFields(m, { type: oneOf(BARE_TYPES) }) ? m : undefined;
   }
 }
-
-/**
- * After each /commit the online feature runs this command, when some feature registers it, so
- * the metrics view of the same run can mark the commit on its charts (x = the explore step).
- * Features never import each other: this name and payload are the whole contract.
- */
-export const MARK_RUN_EVENT_COMMAND = 'agentrl.metrics.markEvent';
-
-/** The metrics view answers with the serve-mode explorers its relays poll (their URL files). */
-export const RELAY_EXPLORERS_COMMAND = 'agentrl.metrics.explorers';
-export interface RelayExplorer {
-  url: string;
-  run: string;
-  /** the metrics connection (relay) that found it */
-  endpoint: string;
-}
-
-export interface RunEventMark {
-  kind: 'online-commit';
-  /** the explorer's URL (which run) */
-  explorerUrl: string;
-  /** explore_step_num after the commit: the step the monitor logs this commit at */
-  step: number;
-  /** wall time, ms since the epoch */
-  at: number;
-}

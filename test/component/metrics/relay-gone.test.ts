@@ -14,9 +14,10 @@ import { RelayClient } from '../../../src/relay-protocol/client';
 import { appendSteps } from '../relay/appender';
 import { startRelay, tmpDir } from '../relay/helpers';
 import { sleep } from '../../harness/wait';
+import type { Revive } from '../../../src/feature-api/commands';
 
 const quiet = { trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
-const REVIVE = { command: 'agentrl.ray.watchMetrics', args: { cluster: 'http://127.0.0.1:8265', id: 'raysubmit_1', relay: 'cluster' } };
+const REVIVE: Revive = { command: 'agentrl.ray.watchMetrics', args: { cluster: 'http://127.0.0.1:8265', id: 'raysubmit_1', relay: 'cluster' } };
 
 /** A loopback port nobody listens on (taken, then released). */
 async function deadPort(): Promise<number> {
