@@ -1,6 +1,6 @@
 // Run-time checks of JSON that crossed a boundary (a relay WebSocket frame, a webview message),
-// written as type guards so that what passes is typed without a cast. Shared by the protocol
-// modules of src/shared; pure, since the metrics webview bundles it too.
+// written as type guards so that what passes is typed without a cast. Used by the protocol
+// modules (the relay's, the webviews'); pure, since the webviews bundle it too.
 
 /** A check that narrows `unknown` to T. */
 export type Guard<T> = (v: unknown) => v is T;

@@ -8,7 +8,7 @@ declare const AGENTRL_VERSION: string | undefined;
 function readVersion(): string {
   if (typeof AGENTRL_VERSION === 'string') return AGENTRL_VERSION;
   try {
-    // out/src/shared/version.js -> <repo>/package.json
+    // out/src/base/version.js -> <repo>/package.json
     const manifest = path.join(__dirname, '..', '..', '..', 'package.json');
     return (JSON.parse(fs.readFileSync(manifest, 'utf8')) as { version: string }).version;
   } catch {

@@ -1,4 +1,4 @@
-// The webview panel: strict CSP (src/shared/webview-html.ts: a nonce for our one script, no
+// The webview panel: strict CSP (src/webview-shell/webview-html.ts: a nonce for our one script, no
 // connect-src: no network), local resources from media/ only, and a message pipe to the
 // ViewController. The webview is not retained when hidden (memory): it sends `ready` again
 // when shown and the controller replays the state, so a hidden panel loses nothing.

@@ -1,4 +1,4 @@
-// An envelope (relay-envelope.ts) as both ends hold it — typed columns — and the binary frame it
+// An envelope (envelope.ts) as both ends hold it — typed columns — and the binary frame it
 // travels in to a client that lists 'envelope' in SubscribeMessage.binary. A finished run opens
 // with one envelope per tag (50 tags × ~800 buckets × 14 columns): as JSON that is ~6 MB the
 // relay stringifies and the client parses number by number; as frames the columns are copied

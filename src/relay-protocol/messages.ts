@@ -242,7 +242,7 @@ export interface SubscribeMessage {
   cursors: Cursor[];
   /** Also stream SQL experience rows (default true). */
   experiences?: boolean;
-  /** Envelope first for event files read from their beginning (relay-envelope.ts). */
+  /** Envelope first for event files read from their beginning (envelope.ts). */
   envelope?: EnvelopeRequest;
   /**
    * Messages this client takes as binary frames ('points': PointsBatch frames; 'envelope':

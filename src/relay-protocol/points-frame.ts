@@ -1,5 +1,5 @@
 // A points batch (PointsBatch: grouped by tag, typed columns) to and from the forms it travels
-// in: the binary points frame (layout in relay-protocol.ts), which a client turns into columns
+// in: the binary points frame (layout in messages.ts), which a client turns into columns
 // without a per-point object or a parse of each number, and the JSON PointsMessage that older
 // clients and relays speak. Pure (no node modules): the relay and the client both use it.
 import type { PointsBatch, PointsMessage, TagPoints, WireNumber } from './messages';

@@ -1,4 +1,4 @@
-// The config engine behind the `ConfigChecker` interface (src/shared/config-api.ts) that
+// The config engine behind the `ConfigChecker` interface (src/feature-api/config-checker.ts) that
 // other features get injected: bundled as dist/config-engine.js; extension.ts / cli.ts
 // create one with `createConfigChecker` and hand it over.
 import * as fs from 'fs';
@@ -105,7 +105,7 @@ export class EngineChecker implements ConfigChecker {
   }
 }
 
-/** Factory the lead wires into other features (see src/shared/config-api.ts). */
+/** Factory the lead wires into other features (see src/feature-api/config-checker.ts). */
 export function createConfigChecker(opts: CheckerOptions = {}): ConfigChecker {
   return new EngineChecker(opts);
 }

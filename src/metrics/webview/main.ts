@@ -1,6 +1,6 @@
 // The metrics view in the webview (bundled by esbuild into media/metrics.js). It draws what
 // the extension host sends and never touches the network (the CSP forbids it): typed
-// messages from src/shared/metrics-protocol.ts, a `ready` handshake, frames applied as they
+// messages from src/metrics/protocol/view-protocol.ts, a `ready` handshake, frames applied as they
 // arrive and drawn in the next animation frame, only for charts on screen. This module handles
 // the messages both ways, and answers each `update` with `drawn` once its charts are drawn
 // (render-loop.ts), which paces the host's updates; the page's parts live in board.ts

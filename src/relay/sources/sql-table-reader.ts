@@ -4,7 +4,7 @@
 // `consumed`). Changes come from the database's RowChangeTracker, so each costs a read of the
 // changed rows only. A query that a writer tore (TornRead) is dropped and read again later. Changed rows go out with `updated: true` and a cursor that is past the
 // previous batch and resumes at both the last new row and the last change delivered
-// (relay-protocol.ts, Cursor), so a client that reconnects gets exactly what it missed.
+// (src/relay-protocol/messages.ts, Cursor), so a client that reconnects gets exactly what it missed.
 import type { Cursor, ExperienceRow, ExperiencesMessage, SourceInfo } from '../../relay-protocol/messages';
 import { toWireNumber } from '../../relay-protocol/messages';
 import { summarizeExperience } from './experience-summary';

@@ -1,4 +1,4 @@
-// The binary envelope frame (src/shared/envelope-frame.ts): an envelope built by the relay's
+// The binary envelope frame (src/relay-protocol/envelope-frame.ts): an envelope built by the relay's
 // builder survives the frame and the JSON form exactly — a bucket without a finite value,
 // NaN/±Inf first and last values included — however the frame's bytes are aligned; the two
 // binary frames are told apart by their magic; a malformed frame is a ProtocolError.

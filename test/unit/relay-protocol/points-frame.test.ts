@@ -1,4 +1,4 @@
-// The binary points frame (src/shared/points-frame.ts, layout in relay-protocol.ts): a batch
+// The binary points frame (src/relay-protocol/points-frame.ts, layout in messages.ts): a batch
 // grouped by tag survives the frame and the JSON form exactly, NaN/±Inf and empty tags
 // included, however the frame's bytes are aligned; a malformed frame is a ProtocolError.
 import * as assert from 'node:assert/strict';

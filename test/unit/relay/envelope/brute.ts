@@ -56,7 +56,7 @@ export function allPoints(file: string, end = Infinity): P[] {
   return out;
 }
 
-/** The envelope of `points` at bucket width `width`, by the definition in relay-envelope.ts. */
+/** The envelope of `points` at bucket width `width`, by the definition in src/relay-protocol/envelope.ts. */
 export function bruteEnvelope(points: P[], width: number): EnvelopeColumns {
   const by = new Map<number, P[]>();
   for (const p of points) {
