@@ -1,37 +1,33 @@
-// Requests a client sent and waits for, by their number: each settles once, with the answer,
-// on its timeout, or when the connection ends. (relay-client.ts's `detail` requests.)
+// Requests sent to a peer and awaited by their number: each settles once — with its answer,
+// when its time is up, or when the peer goes away. The relay client's `experience` and `detail`
+// requests and the metrics view's `probe` of its webview use it. An outcome is a value or an
+// Error (the request then rejects with it); T itself is never an Error.
 export class PendingRequests<T> {
   private next = 1;
   private readonly map = new Map<number, { resolve: (v: T) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
 
-  /** Sends request `n` (through `send`) and waits for its answer. */
-  ask(send: (n: number) => void, timeoutMs: number, timeoutText: string): Promise<T> {
+  /** Sends request `n` (through `send`) and waits for its answer; `late` is the outcome when none comes within `timeoutMs`. */
+  ask(send: (n: number) => void, timeoutMs: number, late: T | Error): Promise<T> {
     const n = this.next++;
     return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.map.delete(n);
-        reject(new Error(timeoutText));
-      }, timeoutMs);
+      const timer = setTimeout(() => this.settle(n, late), timeoutMs);
       this.map.set(n, { resolve, reject, timer });
       send(n);
     });
   }
 
   /** Settles request `n` (an unknown or settled one is ignored). */
-  settle(n: number, error: string | undefined, value: T): void {
+  settle(n: number, outcome: T | Error): void {
     const p = this.map.get(n);
     if (!p) return;
     this.map.delete(n);
     clearTimeout(p.timer);
-    if (error !== undefined) p.reject(new Error(error));
-    else p.resolve(value);
+    if (outcome instanceof Error) p.reject(outcome);
+    else p.resolve(outcome);
   }
 
-  failAll(why: string): void {
-    for (const [n, p] of this.map) {
-      clearTimeout(p.timer);
-      p.reject(new Error(why));
-      this.map.delete(n);
-    }
+  /** Settles every pending request with `outcome` (the connection or the page went away). */
+  settleAll(outcome: T | Error): void {
+    for (const n of [...this.map.keys()]) this.settle(n, outcome);
   }
 }

@@ -2,8 +2,9 @@
 // travels in to a client that lists 'envelope' in SubscribeMessage.binary. A finished run opens
 // with one envelope per tag (50 tags × ~800 buckets × 14 columns): as JSON that is ~6 MB the
 // relay stringifies and the client parses number by number; as frames the columns are copied
-// once on each side. The JSON `envelope` message stays for older clients and relays. Pure (no
-// node modules): the relay and the client both use it.
+// once on each side. The relay still sends the JSON `envelope` message to a client that does not
+// ask for frames (RelayClient always does). Pure (no node modules): the relay and the client both
+// use it.
 //
 // Binary envelope frame (a WebSocket binary message; all numbers little-endian):
 //
@@ -83,11 +84,6 @@ export function envelopeColumns(a: EnvelopeArrays): EnvelopeColumns {
     posInf: n(a.posInf),
     negInf: n(a.negInf),
   };
-}
-
-/** A JSON `envelope` message as a batch. */
-export function envelopeFromMessage(m: EnvelopeMessage): EnvelopeBatch {
-  return { type: 'envelope', source: m.source, run: m.run, role: m.role, tag: m.tag, points: m.points, cursor: m.cursor, env: envelopeArrays(m) };
 }
 
 /** A batch as a JSON `envelope` message. */

@@ -1,9 +1,10 @@
-// A points batch (PointsBatch: grouped by tag, typed columns) to and from the forms it travels
-// in: the binary points frame (layout in messages.ts), which a client turns into columns
-// without a per-point object or a parse of each number, and the JSON PointsMessage that older
-// clients and relays speak. Pure (no node modules): the relay and the client both use it.
+// A points batch (PointsBatch: grouped by tag, typed columns) to and from the binary points
+// frame (layout in messages.ts), which a client turns into columns without a per-point object
+// or a parse of each number; and to the JSON PointsMessage the relay still sends a client that
+// does not ask for frames (RelayClient always does). Pure (no node modules): the relay and the
+// client both use it.
 import type { PointsBatch, PointsMessage, TagPoints, WireNumber } from './messages';
-import { ProtocolError, fromWireNumber, isCursor, toWireNumber } from './messages';
+import { ProtocolError, isCursor, toWireNumber } from './messages';
 import { arrayOf, hasFields, isInt, isStr, oneOf } from '../base/validate';
 import { littleEndianHost, readFrameHead, startFrame } from './binary-frame';
 
@@ -97,21 +98,4 @@ export function pointsToMessage(b: PointsBatch): PointsMessage {
     }
   });
   return { type: 'points', source: b.source, run: b.run, role: b.role, tags: b.series.map((s) => s.tag), tag, step, wallTime, value, cursor: b.cursor };
-}
-
-/** A JSON points message (an older relay) grouped by tag into columns. */
-export function pointsFromMessage(m: PointsMessage): PointsBatch {
-  const counts = new Array<number>(m.tags.length).fill(0);
-  for (const t of m.tag) counts[t]++;
-  const series = seriesViews(m.tags, counts, new Float64Array(m.tag.length * 3));
-  const fill = new Array<number>(m.tags.length).fill(0);
-  for (let i = 0; i < m.tag.length; i++) {
-    const t = m.tag[i];
-    const s = series[t];
-    const k = fill[t]++;
-    s.step[k] = m.step[i];
-    s.wallTime[k] = m.wallTime[i];
-    s.value[k] = fromWireNumber(m.value[i]);
-  }
-  return { type: 'points', source: m.source, run: m.run, role: m.role, series, cursor: m.cursor };
 }
