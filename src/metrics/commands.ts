@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import { detectMode, endpointId, forgetConnection, saveConnection, savedConnections, tokenKey } from './endpoints';
 import { exportSeriesTo } from './export-files';
 import { isRevive, type MetricsConnectArgs } from '../feature-api/commands';
-import type { MetricsHost } from './host';
+import type { MetricsHost } from './metrics-host';
 
 function untrusted(): boolean {
   if (vscode.workspace.isTrusted) return false;

@@ -109,7 +109,7 @@ function runHost(storeDir: string): void {
   let client: RelayClient | undefined;
   // A zoom reads exact points from the relay (not measured here: nothing zooms).
   const readDetail = (_ep: string, q: Parameters<RelayClient['requestDetail']>[0]) => client!.requestDetail(q);
-  const ctl = new ViewController(store, { post: (m) => send({ type: 'post', m }), log: silentLogger, strings, readDetail });
+  const ctl = new ViewController(store, { post: (m) => send({ type: 'post', m }), readDetail }, silentLogger, strings);
   let t0 = 0;
   const note = (what: string) => t0 && send({ type: 'note', what: `${Date.now() - t0} ${what}` });
   process.on('message', (raw) => {
@@ -139,7 +139,7 @@ function runHost(storeDir: string): void {
           check();
         });
         c.on('envelope', (m) => {
-          ctl.envelopes.ingest('bench', m);
+          ctl.ingestEnvelope('bench', m);
           summarized += m.points;
           check();
         });

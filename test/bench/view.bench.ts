@@ -124,7 +124,7 @@ async function run(mode: 'ours' | 'naive', o: { series: number; perSeries: numbe
     bytes += JSON.stringify(m).length;
     void wp.post(m).catch(() => undefined);
   };
-  const ctl = new ViewController(store, { post: mode === 'ours' ? post : (m) => (m as { type: string }).type !== 'update' && post(m), log: silentLogger, strings }, { smoothing: 0 });
+  const ctl = new ViewController(store, { post: mode === 'ours' ? post : (m) => (m as { type: string }).type !== 'update' && post(m) }, silentLogger, strings, { smoothing: 0 });
   const names = tags(o.series);
   // Seed one point per series so the layout exists before streaming starts.
   for (let i = 0; i < names.length; i++) ctl.addPoints('bench', i < 3 ? 'explorer' : 'trainer', names[i], [{ step: 0, wallTime: 1.7e9, value: valueAt(i, 0) }]);

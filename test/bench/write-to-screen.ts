@@ -66,7 +66,7 @@ export async function writeToScreen(o: { rate: number; seconds: number; warmupSe
   fs.writeFileSync(file, '');
   const store = new MetricsStore();
   let post: (m: unknown) => void = () => undefined;
-  const ctl = new ViewController(store, { post: (m) => post(m), log: silentLogger, strings }, { smoothing: 0 });
+  const ctl = new ViewController(store, { post: (m) => post(m) }, silentLogger, strings, { smoothing: 0 });
   // Chart id → its series key (from the layouts posted).
   const keyOf = new Map<string, string>();
   // Chart id → (time, points) of each frame posted for it (to split host from page time).

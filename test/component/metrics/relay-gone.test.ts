@@ -1,5 +1,5 @@
 // A saved connection whose relay is gone (a Ray relay job that ended itself once idle) is
-// brought back by the feature that made it: Connections tells its sink `gone` once the endpoint
+// brought back by the feature that made it: Connections tells `gone` once the endpoint
 // has failed GONE_AFTER_FAILURES connects in a row without ever connecting — never for an
 // endpoint without `revive`, and never for one that did connect (a relay that dies under a
 // viewer was reaped with its run, or restarts on its own). Real RelayClients against a port
@@ -29,16 +29,14 @@ async function deadPort(): Promise<number> {
 }
 
 function connections(gone: EndpointSpec[], attempts: Map<string, number>) {
-  const conns: Connections = new Connections(
-    (o) => {
+  const conns: Connections = new Connections(() => Promise.reject(new Error('no local relays here')), () => [], quiet, {
+    client: (o) => {
       const c = new RelayClient({ ...o, backoff: { initialMs: 50, maxMs: 100, jitter: 0 } });
       c.on('state', (s) => s.state === 'connecting' && attempts.set(o.url, (attempts.get(o.url) ?? 0) + 1));
       return c;
     },
-    () => Promise.reject(new Error('no local relays here')),
-    { points: () => undefined, experiences: () => undefined, cursors: () => [], changed: () => undefined, gone: (spec) => gone.push(spec) },
-    quiet,
-  );
+  });
+  conns.on('gone', (spec) => gone.push(spec));
   return conns;
 }
 

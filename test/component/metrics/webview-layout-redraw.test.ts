@@ -30,7 +30,7 @@ const COUNT_DRAWS = `(() => {
 test('a layout that adds a card does not redraw the cards whose spec is unchanged', { timeout: 90_000 }, async () => {
   const store = new MetricsStore();
   let toPage: (m: HostMessage) => void = () => undefined;
-  const ctl = new ViewController(store, { post: (m) => toPage(m as HostMessage), log: silentLogger, strings }, { smoothing: 0 });
+  const ctl = new ViewController(store, { post: (m) => toPage(m as HostMessage) }, silentLogger, strings, { smoothing: 0 });
   const wp = await openWebviewPage({ onMessage: (m) => ctl.receive(m) });
   toPage = (m) => void wp.post(m).catch(() => undefined);
   const points = Array.from({ length: 100 }, (_, i) => ({ step: i, wallTime: i, value: Math.cos(i) }));

@@ -19,7 +19,7 @@ type Probe = { charts: { id: string; visible: boolean; drawn: boolean }[] };
 test('cards far off screen release their canvas; scrolled back, they draw again from their data', { timeout: 90_000 }, async () => {
   const store = new MetricsStore();
   let toPage: (m: HostMessage) => void = () => undefined;
-  const ctl = new ViewController(store, { post: (m) => toPage(m as HostMessage), log: silentLogger, strings }, { smoothing: 0 });
+  const ctl = new ViewController(store, { post: (m) => toPage(m as HostMessage) }, silentLogger, strings, { smoothing: 0 });
   const wp = await openWebviewPage({ onMessage: (m) => ctl.receive(m), viewport: { width: 1280, height: 700 } });
   toPage = (m) => void wp.post(m).catch(() => undefined);
   const canvases = () => wp.page.evaluate('document.querySelectorAll(".card canvas").length') as Promise<number>;

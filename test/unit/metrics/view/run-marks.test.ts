@@ -30,7 +30,7 @@ test('the view controller marks the serve-mode run and re-sends the layout with 
   {
     const store = new MetricsStore();
     const posted: HostMessage[] = [];
-    const ctl = new ViewController(store, { post: (m) => posted.push(m as HostMessage), log: silentLogger, strings });
+    const ctl = new ViewController(store, { post: (m) => posted.push(m as HostMessage) }, silentLogger, strings);
     ctl.addPoints('online', 'explorer', SERVE_TAG, [{ step: 0, wallTime: 100, value: 0 }]);
     ctl.addPoints('train', 'trainer', 'actor/pg_loss', [{ step: 0, wallTime: 100, value: 1 }]);
     ctl.receive({ type: 'ready', protocol: METRICS_PROTOCOL_VERSION });

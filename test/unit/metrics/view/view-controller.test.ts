@@ -17,7 +17,7 @@ function setup() {
   const store = new MetricsStore();
   const posted: HostMessage[] = [];
   const warnings: string[] = [];
-  const ctl = new ViewController(store, { post: (m) => posted.push(m as HostMessage), log: { ...silentLogger, warn: (m) => warnings.push(m) }, strings });
+  const ctl = new ViewController(store, { post: (m) => posted.push(m as HostMessage) }, { ...silentLogger, warn: (m) => warnings.push(m) }, strings);
   return { store, ctl, posted, warnings };
 }
 
