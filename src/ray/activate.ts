@@ -19,7 +19,7 @@ export function activateRay(context: vscode.ExtensionContext, log: Logger, check
   let host: Host.RayHost | undefined;
   const get = (): Host.RayHost => {
     if (!host) {
-      host = new (load().RayHost)({ context, log, checker, view: () => view });
+      host = new (load().RayHost)(context, log, checker, view);
       context.subscriptions.push(host);
     }
     return host;

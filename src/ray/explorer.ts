@@ -9,7 +9,7 @@ import { META } from './api/api-types';
 import { explorerUrlFromLog } from './cluster/explorer-url';
 import { ONLINE_CONNECT } from '../feature-api/commands';
 import { describeError } from './commands';
-import type { RayHost } from './host';
+import type { RayHost } from './ray-host';
 
 export async function connectExplorer(host: RayHost, a: { cluster?: string; id?: string }): Promise<string | undefined> {
   const cluster = host.get(a.cluster);
@@ -27,7 +27,7 @@ export async function connectExplorer(host: RayHost, a: { cluster?: string; id?:
       );
       return undefined;
     }
-    host.deps.log.info(`ray: job ${a.id}: explorer at ${target}`);
+    host.log.info(`ray: job ${a.id}: explorer at ${target}`);
     const ok = await ONLINE_CONNECT.run(vscode.commands, target);
     return ok ? target : undefined;
   } catch (e) {
