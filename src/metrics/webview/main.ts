@@ -19,7 +19,7 @@ import {
   ViewOptions,
   optionsAffect,
 } from '../protocol/view-protocol';
-import { ChartBoard } from './board';
+import { BoardEvent, ChartBoard } from './board';
 import { DrillPane } from './drilldown';
 import { RenderLoop } from './render-loop';
 import { StatusLine } from './status-line';
@@ -59,7 +59,7 @@ class MetricsView {
     return this.th;
   }
 
-  // ---- host → view --------------------------------------------------------------------
+  // ---- extension → view ----------------------------------------------------------------
 
   receive(m: HostMessage | ProbeMessage): void {
     switch (m.type) {
@@ -121,36 +121,26 @@ class MetricsView {
     document.title = strings.title;
     const toolbar = new Toolbar(strings, this.opts, (o) => this.setOptions({ ...this.opts, ...o }, true));
     const view = this;
-    const board = new ChartBoard({
-      // Read when used: a later `init` may bring other strings.
-      get strings() {
-        return view.strings;
-      },
-      options: () => this.opts,
-      theme: () => this.th,
-      zoom: (chart, range) => post({ type: 'zoom', chart, range }),
-      drill: (chart, series, x) => this.drill(chart, series, x),
-      exportData: (chart, format) => this.exportData(chart, format),
-      exportPng: (chart, dataUrl) => post({ type: 'exportPng', chart, dataUrl }),
-      viewport: (charts, visible) => post({ type: 'viewport', charts, visible }),
-      invalidFilter: (bad) => toolbar.invalidFilter(bad),
-      requestRender: () => this.requestRender(),
-      marks: {
-        marks: (runs) => runs.flatMap((r) => (this.runMarks.get(r)?.marks ?? []).map((mark) => ({ mark, start: this.runMarks.get(r)!.start }))),
-        get label() {
-          return view.strings.commitMark;
+    const board = new ChartBoard(
+      {
+        // Read when used: a later `init` may bring other strings.
+        get strings() {
+          return view.strings;
         },
-        color: () => this.th.muted,
+        options: () => this.opts,
+        theme: () => this.th,
+        marks: {
+          marks: (runs) => runs.flatMap((r) => (this.runMarks.get(r)?.marks ?? []).map((mark) => ({ mark, start: this.runMarks.get(r)!.start }))),
+          get label() {
+            return view.strings.commitMark;
+          },
+          color: () => this.th.muted,
+        },
       },
-    });
-    const statusLine = new StatusLine(() => this.strings, {
-      connect: () => post({ type: 'command', command: 'connect' }),
-      startDemo: () => post({ type: 'command', command: 'demo' }),
-    });
-    const drillPane = new DrillPane({
-      strings,
-      open: (row) => post({ type: 'openRollout', request: this.nextRequest++, ref: row }),
-    });
+      (e) => this.boardEvent(e, toolbar),
+    );
+    const statusLine = new StatusLine(() => this.strings, (command) => post({ type: 'command', command }));
+    const drillPane = new DrillPane(strings, (row) => post({ type: 'openRollout', request: this.nextRequest++, ref: row }));
     this.parts = { board, toolbar, statusLine, drillPane };
     this.root.replaceChildren(statusLine.el, toolbar.el, statusLine.emptyEl, board.el, drillPane.el);
     onThemeChange(() => {
@@ -178,7 +168,26 @@ class MetricsView {
     this.parts?.statusLine.render(this.status, this.parts.board.size > 0);
   }
 
-  // ---- view → host --------------------------------------------------------------------
+  // ---- view → extension ----------------------------------------------------------------
+
+  private boardEvent(e: BoardEvent, toolbar: Toolbar): void {
+    switch (e.type) {
+      case 'zoom':
+        return post({ type: 'zoom', chart: e.chart, range: e.range });
+      case 'drill':
+        return this.drill(e.chart, e.series, e.x);
+      case 'export':
+        return this.exportData(e.chart, e.format);
+      case 'exportPng':
+        return post({ type: 'exportPng', chart: e.chart, dataUrl: e.dataUrl });
+      case 'viewport':
+        return post({ type: 'viewport', charts: e.charts, visible: e.visible });
+      case 'invalidFilter':
+        return toolbar.invalidFilter(e.bad);
+      case 'render':
+        return this.requestRender();
+    }
+  }
 
   private drill(chart: string, series: SeriesInfo, x: [number, number]): void {
     this.drillRequest = this.nextRequest++;

@@ -2,18 +2,14 @@
 // empty state shown while there are no charts: what to do next (connect, or start the demo).
 import type { EndpointStatus, UiStrings } from '../protocol/view-protocol';
 
-export interface StatusActions {
-  connect(): void;
-  startDemo(): void;
-}
-
 export class StatusLine {
   readonly el: HTMLElement;
   readonly emptyEl: HTMLElement;
 
   constructor(
     private readonly strings: () => UiStrings,
-    private readonly actions: StatusActions,
+    /** The empty state's buttons: connect to a training run, or start the demo. */
+    private readonly command: (c: 'connect' | 'demo') => void,
   ) {
     this.el = document.createElement('div');
     this.el.className = 'status';
@@ -52,12 +48,12 @@ export class StatusLine {
     p.textContent = connected ? s.noData : s.noEndpoints;
     const b = document.createElement('button');
     b.textContent = s.connect;
-    b.addEventListener('click', () => this.actions.connect());
+    b.addEventListener('click', () => this.command('connect'));
     // Nothing to connect to yet? The demo run shows what the view does, one click away.
     const demo = document.createElement('button');
     demo.className = 'demo';
     demo.textContent = s.startDemo;
-    demo.addEventListener('click', () => this.actions.startDemo());
+    demo.addEventListener('click', () => this.command('demo'));
     this.emptyEl.replaceChildren(p, b, demo);
   }
 }
