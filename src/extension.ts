@@ -3,9 +3,9 @@
 import * as vscode from 'vscode';
 import { VERSION } from './base/version';
 import type { Logger } from './base/log';
-import { registerScaffold } from './scaffold/activate';
+import { activateScaffold } from './scaffold/activate';
 import { activateMetrics, MetricsApi } from './metrics/activate';
-import { registerConfig, type ConfigFeature } from './config/activate';
+import { activateConfig, type ConfigFeature } from './config/activate';
 import type { ConfigChecker } from './feature-api/config-checker';
 import { lazyBundle } from './base/lazy';
 import { registerRolloutDebugger, type RolloutDebugger } from './debug/activate';
@@ -48,8 +48,8 @@ export function activate(context: vscode.ExtensionContext): AgentRlApi {
       return true;
     }),
   );
-  registerScaffold(context, log);
-  const config = registerConfig(context, log);
+  activateScaffold(context, log);
+  const config = activateConfig(context, log);
   const metrics = activateMetrics(context, log);
   const engine = configEngine();
   const debug = registerRolloutDebugger(context, log, engine);

@@ -16,7 +16,7 @@ export interface ConfigFeature {
 
 const KINDS = ['trinity', 'astuner', 'ajet', 'none'] as const;
 
-export function registerConfig(context: vscode.ExtensionContext, log: Logger): ConfigFeature {
+export function activateConfig(context: vscode.ExtensionContext, log: Logger): ConfigFeature {
   const load = lazyBundle<typeof HostModule>('config-host');
   let client: Promise<HostModule.ConfigClient> | undefined;
   const start = () => {

@@ -8,7 +8,7 @@ import type * as Wizard from './host';
 export const NEW_WORKFLOW = 'agentrl.newWorkflow';
 export const NEW_WORKFLOW_HERE = 'agentrl.newWorkflowHere';
 
-export function registerScaffold(context: vscode.ExtensionContext, log: Logger): void {
+export function activateScaffold(context: vscode.ExtensionContext, log: Logger): void {
   const wizard = lazyBundle<typeof Wizard>('scaffold-host');
   const host = { extensionPath: context.extensionPath, log };
   context.subscriptions.push(

@@ -35,7 +35,7 @@ export interface LauncherOptions {
 
 export type RelayLauncher = (spec: LocalRelaySpec, port?: number) => Promise<LocalRelay>;
 
-/** Every relay this module started and has not seen exit (killed when the host exits). */
+/** Every relay this module started and has not seen exit (killed when the extension host exits). */
 const live = new Set<ChildProcess>();
 let exitHook = false;
 

@@ -1,6 +1,6 @@
-// The metrics view's host ↔ webview protocol: the ONE module both sides import (the
+// The metrics view's extension ↔ webview protocol: the ONE module both sides import (the
 // extension host in src/metrics, the browser code in src/metrics/webview). Plain JSON messages
-// through webview.postMessage. The webview starts with `ready`; the host posts nothing
+// through webview.postMessage. The webview starts with `ready`; the extension posts nothing
 // before it (vscode-pull-request-github's handshake), then sends `init`, `layout`, the
 // full frames and the endpoint status, and after that batched `update`s paced by the page:
 // the next one goes out when the page says it drew the last (`drawn`), at most every
@@ -16,15 +16,15 @@ import { arrayOf, hasFields, isBool, isInt, isNum, isObj, isRange, isStr, nullab
 export const METRICS_PROTOCOL_VERSION = 1;
 /** WebviewPanel view type (also the serializer's key). */
 export const METRICS_VIEW_TYPE = 'agentrl.metrics';
-/** Shortest time between two `update`s (≤ 30 Hz): a fast page does not keep the host busy. */
+/** Shortest time between two `update`s (≤ 30 Hz): a fast page does not keep the extension busy. */
 export const MIN_UPDATE_INTERVAL_MS = 33;
-/** How long the host waits for `drawn` before it posts anyway (a lost ack, a page without rAF). */
+/** How long the extension waits for `drawn` before it posts anyway (a lost ack, a page without rAF). */
 export const DRAWN_TIMEOUT_MS = 1000;
 
 export const X_AXIS_MODES = ['step', 'wall', 'relative'] as const;
 export type XAxisMode = (typeof X_AXIS_MODES)[number];
 
-/** Each x axis mode, once: its toolbar label, the finest bucket width the host downsamples
+/** Each x axis mode, once: its toolbar label, the finest bucket width the extension downsamples
  *  to (a step is an integer; times go down to ~1 ms), and whether uPlot shows it as a date. */
 export const X_AXES: Readonly<Record<XAxisMode, { label: UiStringKey; minDx: number; time: boolean }>> = {
   step: { label: 'xStep', minDx: 1, time: false },
@@ -63,7 +63,7 @@ export interface ViewOptions {
 // Run-time checks (options here, the webview's messages below).
 
 /**
- * What changing an option redraws: `frames` the host rebuilds every chart's frames (the
+ * What changing an option redraws: `frames` the extension rebuilds every chart's frames (the
  * data change), `zoom` zooms reset (x values mean something else), `plot` the webview
  * rebuilds its uPlot instances (scales, series, axes), `filter` the webview re-filters charts.
  */
@@ -246,7 +246,7 @@ export interface RolloutDetail {
   fields: Record<string, string>;
 }
 
-/** Keys of the webview's user-visible strings, localized by the host (vscode.l10n). */
+/** Keys of the webview's user-visible strings, localized by the extension (vscode.l10n). */
 export const UI_STRING_KEYS = [
   'title',
   'filterPlaceholder',
@@ -300,7 +300,7 @@ export const UI_STRING_KEYS = [
 export type UiStringKey = (typeof UI_STRING_KEYS)[number];
 export type UiStrings = Record<UiStringKey, string>;
 
-// ---- host → webview -------------------------------------------------------------------
+// ---- extension → webview -------------------------------------------------------------------
 
 export interface InitMessage {
   type: 'init';
@@ -345,13 +345,13 @@ export interface OptionsMessage {
 }
 export type HostMessage = InitMessage | LayoutMessage | UpdateMessage | RolloutsMessage | RolloutMessageReply | OptionsMessage;
 
-// ---- webview → host -------------------------------------------------------------------
+// ---- webview → extension -------------------------------------------------------------------
 
 export interface ReadyMessage {
   type: 'ready';
   protocol: number;
 }
-/** The page drew update `seq` (and every one before it): the host may post the next. */
+/** The page drew update `seq` (and every one before it): the extension may post the next. */
 export interface DrawnMessage {
   type: 'drawn';
   seq: number;
@@ -511,7 +511,7 @@ export interface ChartData {
 
 /**
  * Applies a frame to a chart's data. Returns the new data, or undefined when the frame is a
- * patch for another rev (the host then sends a full frame: it never relies on a patch landing).
+ * patch for another rev (the extension then sends a full frame: it never relies on a patch landing).
  */
 export function applyFrame(prev: ChartData | undefined, f: ChartFrame): ChartData | undefined {
   let d: ChartData;

@@ -1,4 +1,4 @@
-// What the host posts to the webview after the handshake: the layout when charts appear,
+// What the extension posts to the webview after the handshake: the layout when charts appear,
 // frames of the visible charts, the endpoint status — batched, only while the webview is
 // ready, and paced by the page: an update goes out as soon as there is something new and
 // the page has drawn the previous one (its `drawn` ack), never closer than

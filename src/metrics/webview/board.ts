@@ -1,8 +1,8 @@
 // The charts on the page: one card per chart spec, grouped in collapsible sections (the
-// pinned row first, then the host's order), the tag filter, and which cards are on screen
-// (an IntersectionObserver): the host computes frames only for those, at the plot widths
+// pinned row first, then the extension's order), the tag filter, and which cards are on screen
+// (an IntersectionObserver): the extension computes frames only for those, at the plot widths
 // reported here. Cards a layout adds are measured at once (the observer's first answer comes
-// a frame later): frames the host sent with the layout are drawn in the next animation frame.
+// a frame later): frames the extension sent with the layout are drawn in the next animation frame.
 import type { ChartData, ChartFrame, ChartSpec } from '../protocol/view-protocol';
 import { applyFrame } from '../protocol/view-protocol';
 import { CardEvent, CardPort, ChartCard } from './chart';
@@ -77,7 +77,7 @@ export class ChartBoard {
     for (const c of this.cards.values()) c.restyle();
   }
 
-  /** Shows the host's charts (the next viewport report measures the cards it adds). */
+  /** Shows the extension's charts (the next viewport report measures the cards it adds). */
   layout(specs: ChartSpec[]): void {
     this.count = specs.length;
     const added: ChartCard[] = [];
@@ -107,7 +107,7 @@ export class ChartBoard {
       const grid = section.querySelector('.grid')!;
       if (card.el.parentElement !== grid) grid.append(card.el);
     }
-    // Keep the host's order: pinned first, then sections in Trinity's order.
+    // Keep the extension's order: pinned first, then sections in Trinity's order.
     const order = [...new Set(specs.map((s) => (s.pinned ? '' : s.group)))];
     this.el.replaceChildren(...order.map((k) => this.sections.get(k)!));
     for (const spec of specs) {
@@ -177,7 +177,7 @@ export class ChartBoard {
     for (const e of entries) if (!e.isIntersecting) this.cards.get((e.target as HTMLElement).dataset.chart!)?.release();
   }
 
-    /** Tells the host plot widths and which charts are on screen (debounced; at once after a layout added cards). */
+    /** Tells the extension plot widths and which charts are on screen (debounced; at once after a layout added cards). */
   reportViewport(): void {
     if (this.added.length) {
       this.measure();

@@ -1,5 +1,5 @@
 // What the pointer does on a chart, apart from drawing it: hovering shows the legend, a
-// drag along x zooms (the host rebuilds the grid for the range), a double-click resets the
+// drag along x zooms (the extension rebuilds the grid for the range), a double-click resets the
 // zoom, a click (not a drag) on a step drills down to its rollouts.
 import type uPlot from 'uplot';
 

@@ -14,7 +14,7 @@ import { PLOT_HEIGHT, plotOptions } from './plot-options';
 import { marksHook, type MarksPort } from './chart-marks';
 import type { Theme } from './theme';
 
-/** Space uPlot's y axis takes (the plot width the host downsamples to is the rest). */
+/** Space uPlot's y axis takes (the plot width the extension downsamples to is the rest). */
 const Y_AXIS = 56;
 
 /** What a card reads from its page (read when drawn: a later `init` may bring other strings). */
@@ -89,7 +89,7 @@ export class ChartCard {
     return tools;
   }
 
-  /** Plot width in CSS px (what the host downsamples to). */
+  /** Plot width in CSS px (what the extension downsamples to). */
   plotWidth(): number {
     const w = this.plot ? this.plot.bbox.width / devicePixelRatio : this.plotEl.clientWidth - Y_AXIS;
     return Math.max(16, Math.round(w || 300));

@@ -1,6 +1,6 @@
 // The drill-down pane: the rollouts behind a clicked step — histograms of the reward and of
 // its parts whose bins filter the list, a task filter, the (virtual) list of rollouts, the open
-// rollout's GRPO group side by side, and its messages. The host sends the drill again while
+// rollout's GRPO group side by side, and its messages. The extension sends the drill again while
 // its rows change (rewards arriving): the open pane then refreshes in place, keeping the
 // filters, the scroll position and the open rollout.
 import type { RolloutDetail, RolloutRow, RolloutsMessage, UiStrings } from '../protocol/view-protocol';

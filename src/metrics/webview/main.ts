@@ -1,9 +1,9 @@
 // The metrics view in the webview (bundled by esbuild into media/metrics.js). It draws what
-// the extension host sends and never touches the network (the CSP forbids it): typed
+// the extension sends and never touches the network (the CSP forbids it): typed
 // messages from src/metrics/protocol/view-protocol.ts, a `ready` handshake, frames applied as they
 // arrive and drawn in the next animation frame, only for charts on screen. This module handles
 // the messages both ways, and answers each `update` with `drawn` once its charts are drawn
-// (render-loop.ts), which paces the host's updates; the page's parts live in board.ts
+// (render-loop.ts), which paces the extension's updates; the page's parts live in board.ts
 // (charts), status-line.ts, toolbar.ts and drilldown.ts.
 import 'uplot/dist/uPlot.min.css';
 import './metrics.css';
@@ -27,7 +27,7 @@ import { Theme, onThemeChange, readTheme } from './theme';
 import { Toolbar } from './toolbar';
 import { post, saveState, savedState } from './webview-api';
 
-/** The page's parts, built when the host's `init` brings the strings. */
+/** The page's parts, built when the extension's `init` brings the strings. */
 interface Parts {
   board: ChartBoard;
   toolbar: Toolbar;
@@ -82,7 +82,7 @@ class MetricsView {
           this.status = m.status;
           this.renderStatus();
         }
-        // Its charts are drawn first, next frame; then `drawn` lets the host post the next update.
+        // Its charts are drawn first, next frame; then `drawn` lets the extension post the next update.
         this.renderLoop.update(m.seq, m.frames.map((f) => this.parts?.board.card(f.chart)));
         return;
       case 'rollouts':
@@ -149,7 +149,7 @@ class MetricsView {
       this.requestRender();
     });
     this.renderStatus();
-    // Options the webview kept across a reload win over the host's defaults.
+    // Options the webview kept across a reload win over the extension's defaults.
     post({ type: 'setOptions', options: this.opts });
   }
 

@@ -1,7 +1,7 @@
-// The wire protocol between the online-training playground webview and the extension host
-// (imported by both ends). The webview says `ready` first; the host answers with the whole
+// The wire protocol between the online-training playground webview and the extension
+// (imported by both ends). The webview says `ready` first; the extension answers with the whole
 // `state` and then sends `state` after every change plus `delta`s while a reply streams.
-// The webview never talks to the network: every HTTP call happens in the host. What the host
+// The webview never talks to the network: every HTTP call happens in the extension. What the extension
 // receives is checked with the guards of ./validate before it acts on it.
 import { hasFields, isBool, isInt, isNum, isObj, isStr, oneOf, optional } from '../../base/validate';
 
@@ -116,7 +116,7 @@ const isNumber = (v: unknown): v is number => typeof v === 'number';
 const isSamplingParams = (v: unknown): v is SamplingParams =>
   hasFields(v, { n: isNumber, maxTokens: isNumber, stream: isBool, topP: optional(isNumber), temperature: optional(isNumber) });
 
-/** The host trusts nothing from the webview: unknown shapes are dropped. */
+/** The extension trusts nothing from the webview: unknown shapes are dropped. */
 export function parseWebviewMessage(m: unknown): WebviewToHost | undefined {
   if (!isObj(m) || !isStr(m.type)) return undefined;
   switch (m.type) {
