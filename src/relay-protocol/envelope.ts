@@ -10,7 +10,7 @@
 // the host's chart grid (store/downsample.ts) has the same shape, so the envelope folds into
 // chart buckets exactly. Nothing is hidden: per bucket the count, the finite min/max/sum,
 // the first and last point (by step) and the NaN / ±Inf counts travel.
-import type { Cursor, WireNumber } from './messages';
+import { type Cursor, type WireNumber, isCursor, isWireNumber } from './wire-values';
 import { arrayOf, hasFields, isInt, isNum, isStr, nullable, oneOf, optional, type Obj } from '../base/validate';
 
 /** Most buckets a client may ask for per tag (bounds the relay's memory and the message). */
@@ -103,7 +103,6 @@ export interface DetailMessage {
   error?: string;
 }
 
-const isWireNum = (v: unknown): v is WireNumber => isNum(v) || v === 'NaN' || v === 'Infinity' || v === '-Infinity';
 
 const COLUMN_GUARDS = {
   bucket: arrayOf(isInt),
@@ -112,10 +111,10 @@ const COLUMN_GUARDS = {
   max: arrayOf(nullable(isNum)),
   sum: arrayOf(isNum),
   firstStep: arrayOf(isInt),
-  firstValue: arrayOf(isWireNum),
+  firstValue: arrayOf(isWireNumber),
   firstWall: arrayOf(isNum),
   lastStep: arrayOf(isInt),
-  lastValue: arrayOf(isWireNum),
+  lastValue: arrayOf(isWireNumber),
   lastWall: arrayOf(isNum),
   nan: arrayOf(isInt),
   posInf: arrayOf(isInt),
@@ -130,11 +129,10 @@ export function isEnvelopeColumns(v: unknown): v is EnvelopeColumns {
   return ENVELOPE_COLUMNS.every((k) => (v as unknown as Record<string, unknown[]>)[k].length === n);
 }
 
-const isCursorLike = (v: unknown): v is Cursor => hasFields(v, { source: isStr, offset: isInt, fid: optional(isStr) }) && v.offset >= 0;
 
 /** An `envelope` frame from the relay (already JSON-parsed); false when malformed. */
 export function isEnvelopeMessage(m: Obj): m is Obj & EnvelopeMessage {
-  return hasFields(m, { type: oneOf(['envelope']), source: isStr, run: isStr, role: isStr, tag: isStr, points: isInt, cursor: isCursorLike }) && isEnvelopeColumns(m);
+  return hasFields(m, { type: oneOf(['envelope']), source: isStr, run: isStr, role: isStr, tag: isStr, points: isInt, cursor: isCursor }) && isEnvelopeColumns(m);
 }
 
 /** A `detail` answer from the relay; false when malformed. */
@@ -143,14 +141,14 @@ export function isDetailMessage(m: Obj): m is Obj & DetailMessage {
   if (m.envelope !== undefined && !isEnvelopeColumns(m.envelope)) return false;
   if (m.points === undefined) return true;
   const p = m.points;
-  if (!hasFields(p, { step: arrayOf(isInt), wallTime: arrayOf(isNum), value: arrayOf(isWireNum) })) return false;
+  if (!hasFields(p, { step: arrayOf(isInt), wallTime: arrayOf(isNum), value: arrayOf(isWireNumber) })) return false;
   return p.wallTime.length === p.step.length && p.value.length === p.step.length;
 }
 
 /** A `detail` request from a client; false when malformed. */
 export function isDetailRequest(m: Obj): m is Obj & DetailRequestMessage {
   return (
-    hasFields(m, { type: oneOf(['detail']), request: isInt, source: isStr, tag: isStr, from: isNum, to: isNum, maxPoints: isInt, cursor: isCursorLike }) &&
+    hasFields(m, { type: oneOf(['detail']), request: isInt, source: isStr, tag: isStr, from: isNum, to: isNum, maxPoints: isInt, cursor: isCursor }) &&
     m.from <= m.to &&
     m.maxPoints >= 1 &&
     m.maxPoints <= MAX_DETAIL_POINTS

@@ -14,6 +14,9 @@
 // `parseClientMessage`): a malformed frame is an error, never a crash.
 import { Obj, arrayOf, hasFields, isBool, isInt, isNum, isObj, isStr, nullable, oneOf, optional } from '../base/validate';
 import type { DetailMessage, DetailRequestMessage, EnvelopeMessage, EnvelopeRequest } from './envelope';
+import { type Cursor, type WireNumber, isCursor, isWireNumber } from './wire-values';
+
+export { type Cursor, type WireNumber, fromWireNumber, isCursor, toWireNumber } from './wire-values';
 import { isDetailMessage, isDetailRequest, isEnvelopeMessage, isEnvelopeRequest } from './envelope';
 
 export const RELAY_PROTOCOL_VERSION = 1;
@@ -38,27 +41,6 @@ export interface SourceInfo {
    *  address of the relay's node). Lets the editor offer "Connect to Online Explorer". */
   endpoint?: string;
 }
-
-/**
- * A stable position in one source.
- * - tfevents / log: `offset` = byte offset of the next unread record / line, `fid` = file
- *   identity (device:inode); a different fid means the file was replaced: read from 0.
- * - sql: `fid` = `<table>@<tracker>.<generation>`, `offset` = last row id × 2^21 + the batches
- *   sent since that row (re-sent changed rows, ExperienceRow.updated, do not move the row id):
- *   the relay resumes at that row and, when it is the same relay process (tracker), after the
- *   changes of that snapshot generation. Relays before row updates: `fid` = table name,
- *   `offset` = last row id.
- * - serve: `offset` = sequence number of the last /metrics sample, `fid` = relay instance
- *   (a live gauge: after a relay restart only new samples are sent).
- */
-export interface Cursor {
-  source: string;
-  offset: number;
-  fid?: string;
-}
-
-/** A JSON-safe float: non-finite values travel as strings. */
-export type WireNumber = number | 'NaN' | 'Infinity' | '-Infinity';
 
 // ---- relay → client ------------------------------------------------------------------
 
@@ -266,28 +248,15 @@ export type ClientMessage = SubscribeMessage | ExperienceRequestMessage | Detail
 
 // ---- numbers -------------------------------------------------------------------------
 
-export function toWireNumber(v: number): WireNumber {
-  if (Number.isFinite(v)) return v;
-  return Number.isNaN(v) ? 'NaN' : v > 0 ? 'Infinity' : '-Infinity';
-}
-
-export function fromWireNumber(v: WireNumber): number {
-  return typeof v === 'number' ? v : v === 'NaN' ? NaN : v === 'Infinity' ? Infinity : -Infinity;
-}
-
 // ---- run-time validation -------------------------------------------------------------
 
 export class ProtocolError extends Error {}
 
-const isWireNum = (v: unknown): v is WireNumber => isNum(v) || v === 'NaN' || v === 'Infinity' || v === '-Infinity';
 
 function need(cond: boolean, what: string): asserts cond {
   if (!cond) throw new ProtocolError(what);
 }
 
-export function isCursor(v: unknown): v is Cursor {
-  return hasFields(v, { source: isStr, offset: isInt, fid: optional(isStr) }) && v.offset >= 0;
-}
 
 const isSourceKind = oneOf<SourceKind>(['tfevents', 'log', 'sql', 'serve', 'jsonl']);
 const isSourceInfo = (v: unknown): v is SourceInfo => hasFields(v, { id: isStr, kind: isSourceKind, run: isStr, role: isStr, path: isStr, endpoint: optional(isStr) });
@@ -299,12 +268,12 @@ const isExperienceRow = (v: unknown): v is ExperienceRow =>
     task_id: nullable(isStr),
     run_id: nullable(isInt),
     model_version: nullable(isInt),
-    reward: nullable(isWireNum),
+    reward: nullable(isWireNumber),
     timestamp: nullable(isStr),
     msg_id: optional(nullable(isStr)),
     consumed: optional(nullable(isInt)),
-    metrics: optional((m): m is Record<string, WireNumber> => isObj(m) && Object.values(m).every(isWireNum)),
-    advantage: optional(nullable(isWireNum)),
+    metrics: optional((m): m is Record<string, WireNumber> => isObj(m) && Object.values(m).every(isWireNumber)),
+    advantage: optional(nullable(isWireNumber)),
     updated: optional(isBool),
   });
 
@@ -338,7 +307,7 @@ export function parseServerMessage(text: string): ServerMessage {
       need(hasFields(m, { tag: arrayOf(isInt) }) && m.tag.every((i) => i >= 0 && i < m.tags.length), 'points: bad tag index');
       need(hasFields(m, { step: arrayOf(isInt) }) && m.step.length === n, 'points: bad steps');
       need(hasFields(m, { wallTime: arrayOf(isNum) }) && m.wallTime.length === n, 'points: bad wall times');
-      need(hasFields(m, { value: arrayOf(isWireNum) }) && m.value.length === n, 'points: bad values');
+      need(hasFields(m, { value: arrayOf(isWireNumber) }) && m.value.length === n, 'points: bad values');
       return m;
     }
     case 'experiences':
