@@ -18,7 +18,7 @@ import type { EnvelopeBatch } from '../../relay-protocol/envelope-frame';
 import type { Revive } from '../../feature-api/commands';
 
 /**
- * Envelope buckets a client asks per tag (RelayClientOptions.envelope, issue 16 §4). The relay
+ * Envelope buckets a client asks per tag (RelayClientOptions.envelope). The relay
  * fills between half and all of them (power-of-two widths), so 1024 is at least as fine as the
  * grid of a plot up to ~1000 px wide (downsample.ts); a wider zoom asks for detail.
  */

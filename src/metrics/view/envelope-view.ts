@@ -1,4 +1,4 @@
-// The view's side of envelope-first sources (issue 16 §4): takes a tag's envelope into the
+// The view's side of envelope-first sources: takes a tag's envelope into the
 // store (its series appears; its chart then shows every point's min and max), and, for a
 // zoomed chart, asks the relay once per (series, source, range) for the exact points the
 // envelope cannot show, kept as the series' detail window when they arrive. Pure.
