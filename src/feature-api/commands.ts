@@ -82,7 +82,7 @@ export const METRICS_EXPLORERS = new FeatureCommand<undefined, RelayExplorer[]>(
 // ---- online --------------------------------------------------------------------------------
 
 /** A serve-mode explorer's URL, a job dir or a `*_server_url.txt`; or the URL with options. */
-export type OnlineConnectArgs = string | { url?: string; skipWarning?: boolean };
+type OnlineConnectArgs = string | { url?: string; skipWarning?: boolean };
 
 /** Connects the online playground to an explorer; resolves whether it connected. */
 export const ONLINE_CONNECT = new FeatureCommand<OnlineConnectArgs | undefined, boolean>('agentrl.online.connect');
@@ -90,7 +90,7 @@ export const ONLINE_CONNECT = new FeatureCommand<OnlineConnectArgs | undefined, 
 // ---- ray -----------------------------------------------------------------------------------
 
 /** A Ray job whose metrics to watch; `replaces` when the metrics view brings a relay back. */
-export interface RayWatchMetricsArgs {
+interface RayWatchMetricsArgs {
   cluster?: string;
   id?: string;
   /** Only through a relay job on the cluster (not the job dir on this machine). */

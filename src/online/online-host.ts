@@ -32,7 +32,6 @@ export class OnlineHost implements vscode.Disposable {
   readonly outbox: FeedbackOutbox;
   panel: vscode.WebviewPanel | undefined;
   private poll: NodeJS.Timeout | undefined;
-  private readonly commitListeners = new Set<(step: number, url: string) => void>();
 
   constructor(
     readonly context: vscode.ExtensionContext,
@@ -46,7 +45,6 @@ export class OnlineHost implements vscode.Disposable {
     this.controller
       .on('commit', (step, url) => {
         log.info(`online: committed at ${url}, explore step ${step}`);
-        for (const l of this.commitListeners) l(step, url);
         void markOnMetrics({ kind: 'online-commit', explorerUrl: url, step, at: Date.now() });
       })
       .on('pickTools', () => void this.pickTools())
@@ -55,8 +53,8 @@ export class OnlineHost implements vscode.Disposable {
 
   /** Tests and other features: told after each commit. */
   onCommit(l: (step: number, url: string) => void): vscode.Disposable {
-    this.commitListeners.add(l);
-    return { dispose: () => this.commitListeners.delete(l) };
+    this.controller.on('commit', l);
+    return { dispose: () => this.controller.off('commit', l) };
   }
 
   /** Connects to `arg` (a URL, a job dir, a *_server_url.txt), or asks. Returns the connection. */

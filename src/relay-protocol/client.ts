@@ -28,7 +28,7 @@ import { EnvelopeBatch, binaryFrameType, decodeEnvelopeFrame } from './envelope-
 export type { PointsBatch, TagPoints } from './messages';
 
 /** A message from the relay as the client takes it: points and envelopes as typed columns (binary frames). */
-export type RelayMessage = Exclude<ServerMessage, PointsMessage | EnvelopeMessage> | PointsBatch | EnvelopeBatch;
+type RelayMessage = Exclude<ServerMessage, PointsMessage | EnvelopeMessage> | PointsBatch | EnvelopeBatch;
 
 /**
  * One frame from the relay: a binary points or envelope frame, or a JSON message. Points and

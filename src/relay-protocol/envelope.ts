@@ -1,4 +1,4 @@
-// Envelope-first opening of a finished run (issue 16 §4), the relay-protocol messages beside
+// Envelope-first opening of a finished run, the relay-protocol messages beside
 // `points`: a client that says `envelope` in `subscribe` gets, for each event-file source it
 // reads from its beginning, one `envelope` message per tag (a min/max summary of ALL its
 // points in step buckets) instead of every point, then the live stream from the end cursor.

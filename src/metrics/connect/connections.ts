@@ -54,10 +54,10 @@ export interface EndpointSpec {
 export const GONE_AFTER_FAILURES = 3;
 
 /** Makes the client of an endpoint (tests: other backoff, or a listener of their own). */
-export type ClientFactory = (o: RelayClientOptions) => RelayClient;
+type ClientFactory = (o: RelayClientOptions) => RelayClient;
 
 /** What the connections tell: an endpoint's data, in the order it came, and its state changes. */
-export interface ConnectionsEvents {
+interface ConnectionsEvents {
   points: [endpoint: string, batch: PointsBatch];
   experiences: [endpoint: string, message: ExperiencesMessage];
   /** A tag's envelope (clients ask for them with ConnectionsOptions.envelope). */
@@ -82,7 +82,7 @@ export interface ConnectionTiming {
 
 export const DEFAULT_TIMING: ConnectionTiming = { restartInitialMs: 500, restartMaxMs: 15_000 };
 
-export interface ConnectionsOptions {
+interface ConnectionsOptions {
   timing?: ConnectionTiming;
   /** Localized "retrying in N s". */
   retryText?: (ms: number) => string;

@@ -6,7 +6,7 @@
 // the next one goes out when the page says it drew the last (`drawn`), at most every
 // MIN_UPDATE_INTERVAL_MS, so the update rate follows what the page can draw.
 //
-// Chart data travel as downsampled frames on a bucket grid (see src/metrics/frames.ts):
+// Chart data travel as downsampled frames on a bucket grid (see src/metrics/view/chart-frames.ts):
 // bucket k covers x ∈ [origin + k·dx, origin + (k+1)·dx); each series carries, per bucket,
 // the line value (mean, or the smoothed value at the bucket's last point), and the min and
 // max of the bucket (the envelope), so a one-point spike is never sampled away. A frame

@@ -39,7 +39,7 @@ import { runSummaries } from './run-summaries';
 import { UpdateFeed } from './update-feed';
 
 /** What the view controller needs from its owner: the webview, and the relay reads behind a zoom and a rollout. */
-export interface ViewPort {
+interface ViewPort {
   post(msg: HostMessage | ProbeMessage): void;
   /** Exact points of an envelope-first source for a zoom (connections → relay `detail`); without it a zoom shows the envelope. */
   readDetail?: ReadDetail;
@@ -48,7 +48,7 @@ export interface ViewPort {
 }
 
 /** What the webview asks of the extension that the controller does not do itself, and new data. */
-export interface ViewEvents {
+interface ViewEvents {
   /** The options changed (to persist). */
   options: [options: ViewOptions];
   exportSeries: [format: 'csv' | 'json', keys: string[]];

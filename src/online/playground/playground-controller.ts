@@ -26,7 +26,7 @@ export interface PlaygroundTexts {
 }
 
 /** The explorer the playground talks to. */
-export interface PlaygroundConnection {
+interface PlaygroundConnection {
   client: ExplorerClient;
   models: string[];
   /** /feedback and /commit exist (false: an explorer older than Trinity-RFT 0.4). */
@@ -34,7 +34,7 @@ export interface PlaygroundConnection {
 }
 
 /** What the playground tells its owner, and what the webview asked of VS Code. */
-export interface PlaygroundEvents {
+interface PlaygroundEvents {
   /** A commit went through: the explorer is at explore step `step` (the metrics view marks it). */
   commit: [step: number, explorerUrl: string];
   /** The webview asks to choose the tools offered to the model (answer with setTools). */
