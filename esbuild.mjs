@@ -41,7 +41,7 @@ const nodeEntries = [
   // The CLI must run on a bare GPU node: plain node >= 18, no node_modules.
   { in: 'src/cli.ts', out: 'dist/agentrl.js', banner: '#!/usr/bin/env node' },
 ];
-/** Extension-host code loaded on first use (src/shared/lazy.ts `lazyBundle('<name>')`):
+/** Extension-host code loaded on first use (src/base/lazy.ts `lazyBundle('<name>')`):
  *  keeps heavy libraries (languageclient, openai, debugadapter, ws) out of activation. */
 const hostBundles = [
   { in: 'src/config/host.ts', out: 'dist/config-host.js' },

@@ -1,7 +1,7 @@
 // `agentrl`: the one command-line tool. Bundled by esbuild into dist/agentrl.js, a single
 // file that runs on plain node >= 18 without node_modules (so it can be copied to a GPU
 // node). Each subcommand lives with its feature and is loaded only when invoked.
-import { VERSION } from './shared/version';
+import { VERSION } from './base/version';
 
 export interface Subcommand {
   /** One line for `agentrl --help`. */

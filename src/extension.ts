@@ -1,13 +1,13 @@
 // activate(): creates the shared output channel and wires each feature. Nothing expensive
 // happens here: features register commands/providers whose work is deferred to first use.
 import * as vscode from 'vscode';
-import { VERSION } from './shared/version';
-import type { Logger } from './shared/log';
-import { registerScaffold } from './scaffold/activate';
+import { VERSION } from './base/version';
+import type { Logger } from './base/log';
+import { activateScaffold } from './scaffold/activate';
 import { activateMetrics, MetricsApi } from './metrics/activate';
-import { registerConfig, type ConfigFeature } from './config/activate';
-import type { ConfigChecker } from './shared/config-api';
-import { lazyBundle } from './shared/lazy';
+import { activateConfig, type ConfigFeature } from './config/activate';
+import type { ConfigChecker } from './feature-api/config-checker';
+import { lazyBundle } from './base/lazy';
 import { registerRolloutDebugger, type RolloutDebugger } from './debug/activate';
 import { activateWelcome } from './welcome/activate';
 import { activateRay, type RayApi } from './ray/activate';
@@ -48,8 +48,8 @@ export function activate(context: vscode.ExtensionContext): AgentRlApi {
       return true;
     }),
   );
-  registerScaffold(context, log);
-  const config = registerConfig(context, log);
+  activateScaffold(context, log);
+  const config = activateConfig(context, log);
   const metrics = activateMetrics(context, log);
   const engine = configEngine();
   const debug = registerRolloutDebugger(context, log, engine);

@@ -2,8 +2,8 @@
 // for a YAML document that looks like an RL config and only then loads the client bundle
 // (dist/config-host.js, with vscode-languageclient) and starts the language server.
 import * as vscode from 'vscode';
-import { lazyBundle } from '../shared/lazy';
-import type { Logger } from '../shared/log';
+import { lazyBundle } from '../base/lazy';
+import type { Logger } from '../base/log';
 import type * as HostModule from './host';
 import { looksLikeRlConfig } from './core/looks-like-config';
 
@@ -16,7 +16,7 @@ export interface ConfigFeature {
 
 const KINDS = ['trinity', 'astuner', 'ajet', 'none'] as const;
 
-export function registerConfig(context: vscode.ExtensionContext, log: Logger): ConfigFeature {
+export function activateConfig(context: vscode.ExtensionContext, log: Logger): ConfigFeature {
   const load = lazyBundle<typeof HostModule>('config-host');
   let client: Promise<HostModule.ConfigClient> | undefined;
   const start = () => {

@@ -5,7 +5,7 @@
 // Trinity-RFT version in the status bar.
 import * as vscode from 'vscode';
 import { DidChangeConfigurationNotification, LanguageClient, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
-import type { Logger } from '../shared/log';
+import type { Logger } from '../base/log';
 import { KIND_LABEL } from './core/kind-label';
 import { KindNotification, type KindParams, type ServerSettings } from './lsp/protocol';
 import { interpreterFor, onInterpreterChange } from './python-env';

@@ -3,9 +3,9 @@
 // first time a rollout is debugged or the view is shown.
 import * as path from 'path';
 import * as vscode from 'vscode';
-import type { ConfigChecker } from '../shared/config-api';
-import type { Logger } from '../shared/log';
-import { lazyBundle } from '../shared/lazy';
+import type { ConfigChecker } from '../feature-api/config-checker';
+import type { Logger } from '../base/log';
+import { lazyBundle } from '../base/lazy';
 import type * as Host from './host';
 
 export interface RolloutDebugger {

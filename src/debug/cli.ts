@@ -4,8 +4,8 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { parseArgs } from 'util';
-import type { ConfigChecker } from '../shared/config-api';
-import { silentLogger } from '../shared/log';
+import type { ConfigChecker } from '../feature-api/config-checker';
+import { silentLogger } from '../base/log';
 import { prepareLaunch } from './protocol/launch';
 import type { RolloutLaunchArgs } from './runtime/plan';
 

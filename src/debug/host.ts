@@ -4,8 +4,8 @@
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { FORK_EDITED_TRANSCRIPT, FORK_ORIGINAL_TRANSCRIPT } from './model/trajectory';
-import type { ConfigChecker } from '../shared/config-api';
-import type { Logger } from '../shared/log';
+import type { ConfigChecker } from '../feature-api/config-checker';
+import type { Logger } from '../base/log';
 import { RolloutDebugSession } from './protocol/session';
 import { RolloutConfigurationProvider } from './vscode/configurations';
 import { attachPythonDebugger } from './vscode/python';

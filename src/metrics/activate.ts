@@ -2,12 +2,12 @@
 // loads the real implementation (dist/metrics-host.js: ws, the store, the relay client) only
 // on first use — or right away, off the activation path, when endpoints are configured.
 import * as vscode from 'vscode';
-import { lazyBundle } from '../shared/lazy';
-import type { Logger } from '../shared/log';
-import { METRICS_VIEW_TYPE } from '../shared/metrics-protocol';
+import { lazyBundle } from '../base/lazy';
+import type { Logger } from '../base/log';
+import { METRICS_VIEW_TYPE } from './protocol/view-protocol';
 import type * as Host from './host';
-import { DEMO_NAME, readSandboxMarker } from '../shared/sandbox';
-import { MARK_RUN_EVENT_COMMAND, RELAY_EXPLORERS_COMMAND, type RelayExplorer, type RunEventMark } from '../shared/online-protocol';
+import { DEMO_NAME, readSandboxMarker } from '../workspace-files/sandbox';
+import { METRICS_CONNECT, METRICS_EXPLORERS, METRICS_MARK_EVENT } from '../feature-api/commands';
 
 /** What the extension API exposes of the metrics feature (integration tests use it). */
 export interface MetricsApi {
@@ -29,17 +29,17 @@ export function activateMetrics(context: vscode.ExtensionContext, log: Logger): 
     vscode.commands.registerCommand(id, (args?: never) => f(get(), args));
   context.subscriptions.push(
     cmd('agentrl.metrics.show', (h) => void h.show()),
-    cmd('agentrl.metrics.connect', (h, a) => load().connect(h, a)),
+    METRICS_CONNECT.register(vscode.commands, (a) => load().connect(get(), a)),
     cmd('agentrl.metrics.disconnect', (h, a) => load().disconnect(h, a)),
     cmd('agentrl.metrics.export', (h, a) => load().exportCommand(h, a)),
     cmd('agentrl.metrics.clear', (h, a) => load().clearStored(h, a)),
     cmd('agentrl.metrics.startDemo', (h, a) => load().startDemo(h, a)),
     // An online-training commit (src/online): marked on the serve-mode run's charts. Without a
     // loaded view there is nothing to mark, and a commit never loads it.
-    vscode.commands.registerCommand(MARK_RUN_EVENT_COMMAND, (m?: Partial<RunEventMark>) =>
+    METRICS_MARK_EVENT.register(vscode.commands, (m) =>
       host && m?.kind === 'online-commit' && Number.isFinite(m.step) ? host.controller.markCommit(Number(m.step), Number(m.at ?? Date.now()) / 1000) : [],
     ),
-    vscode.commands.registerCommand(RELAY_EXPLORERS_COMMAND, (): RelayExplorer[] => (host ? host.connections.explorers() : [])),
+    METRICS_EXPLORERS.register(vscode.commands, () => (host ? host.connections.explorers() : [])),
     vscode.window.registerWebviewPanelSerializer(METRICS_VIEW_TYPE, {
       deserializeWebviewPanel: async (panel) => void get().adopt(panel),
     }),

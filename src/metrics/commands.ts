@@ -6,28 +6,8 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { detectMode, endpointId, forgetConnection, saveConnection, savedConnections, tokenKey } from './endpoints';
 import { exportSeriesTo } from './export-files';
-import type { MetricsHost } from './host';
-import type { Revive } from './connect/connections';
-
-export interface ConnectArgs {
-  url?: string;
-  token?: string;
-  dir?: string;
-  mode?: 'job' | 'logdir';
-  name?: string;
-  run?: string;
-  /** Open the view (default true). */
-  reveal?: boolean;
-  /** A command that brings this relay back when it is gone (saved with the connection). */
-  revive?: Revive;
-  /** The id of a saved connection this one replaces (a relay brought back at a new URL). */
-  replaces?: string;
-}
-
-/** Only one of our own commands may be saved to run later (a connection is saved on request of
- *  any caller of agentrl.metrics.connect). */
-const isRevive = (v: unknown): v is Revive =>
-  typeof (v as Revive)?.command === 'string' && (v as Revive).command.startsWith('agentrl.') && typeof (v as Revive).args === 'object' && (v as Revive).args !== null;
+import { isRevive, type MetricsConnectArgs } from '../feature-api/commands';
+import type { MetricsHost } from './metrics-host';
 
 function untrusted(): boolean {
   if (vscode.workspace.isTrusted) return false;
@@ -36,7 +16,7 @@ function untrusted(): boolean {
 }
 
 /** "Connect to Training Run…": a relay URL (+ token in SecretStorage) or a local directory. */
-export async function connect(host: MetricsHost, args?: ConnectArgs): Promise<string | undefined> {
+export async function connect(host: MetricsHost, args?: MetricsConnectArgs): Promise<string | undefined> {
   if (untrusted()) return undefined;
   let c = args && (args.url || args.dir) ? args : await ask();
   if (!c) return undefined;
@@ -70,7 +50,7 @@ export async function connect(host: MetricsHost, args?: ConnectArgs): Promise<st
   return endpointId(saved);
 }
 
-async function ask(): Promise<ConnectArgs | undefined> {
+async function ask(): Promise<MetricsConnectArgs | undefined> {
   type Item = vscode.QuickPickItem & { kind2: 'url' | 'job' | 'logdir' };
   const items: Item[] = [
     { kind2: 'url', label: '$(plug) ' + vscode.l10n.t('Relay URL…'), detail: vscode.l10n.t('A running `agentrl relay` (ws://host:port/), e.g. through an SSH tunnel') },

@@ -5,9 +5,9 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { DEMO_NAME, SANDBOX_FALLBACK_URL, firstAnswering, readSandboxMarker } from '../shared/sandbox';
+import { DEMO_NAME, SANDBOX_FALLBACK_URL, firstAnswering, readSandboxMarker } from '../workspace-files/sandbox';
 import { connect } from './commands';
-import type { MetricsHost } from './host';
+import type { MetricsHost } from './metrics-host';
 
 /** A job dir written to this recently is a demo still running. */
 const RUNNING_MS = 30_000;

@@ -4,7 +4,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { EndpointSpec, Revive } from './connect/connections';
+import type { Revive } from '../feature-api/commands';
+import type { EndpointSpec } from './connect/connections';
 
 export const ENDPOINTS_SETTING = 'agentrl.metrics.endpoints';
 const SAVED_KEY = 'agentrl.metrics.connections';

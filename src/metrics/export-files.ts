@@ -1,6 +1,6 @@
 // Writing exports to files the user picks (vscode glue over export.ts).
 import * as vscode from 'vscode';
-import type { Logger } from '../shared/log';
+import type { Logger } from '../base/log';
 import { exportCsv, exportJson } from './view/export';
 import type { MetricsStore } from './store/store';
 

@@ -1,10 +1,10 @@
-// The webview panel: strict CSP (src/shared/webview-html.ts: a nonce for our one script, no
+// The webview panel: strict CSP (src/webview-shell/webview-html.ts: a nonce for our one script, no
 // connect-src: no network), local resources from media/ only, and a message pipe to the
 // ViewController. The webview is not retained when hidden (memory): it sends `ready` again
 // when shown and the controller replays the state, so a hidden panel loses nothing.
 import * as vscode from 'vscode';
-import { METRICS_VIEW_TYPE } from '../shared/metrics-protocol';
-import { webviewHtml } from '../shared/webview-html';
+import { METRICS_VIEW_TYPE } from './protocol/view-protocol';
+import { webviewHtml } from '../webview-shell/webview-html';
 import type { ViewController } from './view/view-controller';
 
 export function createPanel(): vscode.WebviewPanel {

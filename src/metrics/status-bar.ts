@@ -1,7 +1,7 @@
 // The status bar item: "$(pulse) reward 0.734 $(arrow-up)" — the active run's reward mean,
 // smoothed, and its trend; a warning icon when an endpoint is stale or failing; click opens the view.
 import * as vscode from 'vscode';
-import type { EndpointState } from '../shared/metrics-protocol';
+import type { EndpointState } from './protocol/view-protocol';
 import { STATUS_SMOOTHING, type StatusSummary } from './view/status-model';
 
 const ARROW = { up: '$(arrow-up)', down: '$(arrow-down)', flat: '$(arrow-right)' };

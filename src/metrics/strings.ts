@@ -1,6 +1,6 @@
 // The webview's user-visible strings, localized here (the webview has no vscode.l10n).
 import * as vscode from 'vscode';
-import type { UiStrings } from '../shared/metrics-protocol';
+import type { UiStrings } from './protocol/view-protocol';
 import { stateText } from './status-bar';
 
 export function uiStrings(): UiStrings {

@@ -2,9 +2,10 @@
 // serializer; the implementation (dist/online-host.js: openai SDK, outbox, playground) loads
 // on first use.
 import * as vscode from 'vscode';
-import { lazyBundle } from '../shared/lazy';
-import type { Logger } from '../shared/log';
-import { ONLINE_VIEW_TYPE } from '../shared/online-protocol';
+import { lazyBundle } from '../base/lazy';
+import type { Logger } from '../base/log';
+import { ONLINE_CONNECT } from '../feature-api/commands';
+import { ONLINE_VIEW_TYPE } from './protocol/playground-protocol';
 import type * as Host from './host';
 
 export interface OnlineApi {
@@ -23,7 +24,7 @@ export function activateOnline(context: vscode.ExtensionContext, log: Logger): O
     return host;
   };
   context.subscriptions.push(
-    vscode.commands.registerCommand('agentrl.online.connect', (arg?: string | { url?: string; skipWarning?: boolean }) => get().connect(arg).then((c) => !!c)),
+    ONLINE_CONNECT.register(vscode.commands, (arg) => get().connect(arg).then((c) => !!c)),
     vscode.commands.registerCommand('agentrl.online.playground', () => get().show().then(() => true)),
     vscode.commands.registerCommand('agentrl.online.insertClient', (kind?: Host.SnippetKindArg) => get().insertClient(kind)),
     vscode.window.registerWebviewPanelSerializer(ONLINE_VIEW_TYPE, {

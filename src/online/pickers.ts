@@ -4,7 +4,7 @@
 import * as fs from 'node:fs';
 import type OpenAI from 'openai';
 import * as vscode from 'vscode';
-import type { RelayExplorer } from '../shared/online-protocol';
+import type { RelayExplorer } from '../feature-api/commands';
 import { findServerUrlFiles, readServerUrlFile } from './explorer/discover';
 import { kindsFor, snippet, SnippetKind } from './playground/snippets';
 import { workflowToolsFromRuns } from './playground/workflow-tools';

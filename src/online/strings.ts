@@ -2,7 +2,7 @@
 // have no vscode.l10n): the playground's strings and a sentence for every ExplorerError kind.
 import * as vscode from 'vscode';
 import { ExplorerError } from './explorer/errors';
-import type { PlaygroundMessages } from './playground/playground-controller';
+import type { PlaygroundTexts } from './playground/playground-controller';
 
 export function describeError(e: unknown): string {
   if (!(e instanceof ExplorerError)) return e instanceof Error ? e.message : String(e);
@@ -24,7 +24,7 @@ export function describeError(e: unknown): string {
   }
 }
 
-export function playgroundMessages(): PlaygroundMessages {
+export function playgroundTexts(): PlaygroundTexts {
   return {
     strings: {
       title: vscode.l10n.t('Online Training Playground'),
@@ -70,12 +70,7 @@ export function playgroundMessages(): PlaygroundMessages {
       you: vscode.l10n.t('You'),
       assistant: vscode.l10n.t('Model'),
     },
-    error: describeError,
-    committed: (step) => vscode.l10n.t('Committed: the explorer is at explore step {0}.', step),
-    alreadyRewarded: (state) =>
-      state === 'sent' ? vscode.l10n.t('These answers were already rewarded (already sent).') : vscode.l10n.t('These answers already have a reward waiting to be sent: use Retry unsent.'),
-    noExplorer: () => vscode.l10n.t('Not connected to an explorer.'),
-    preV04: () => vscode.l10n.t('This explorer is older than Trinity-RFT 0.4: rewards and commits are not available.'),
-    retried: (n) => vscode.l10n.t('{0} reward(s) sent.', n),
+    l10n: vscode.l10n,
+    describeError,
   };
 }

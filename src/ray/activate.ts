@@ -3,9 +3,10 @@
 // a command runs or the view is first shown — or right away, off the activation path, when
 // clusters are configured or were connected before.
 import * as vscode from 'vscode';
-import type { ConfigChecker } from '../shared/config-api';
-import { lazyBundle } from '../shared/lazy';
-import type { Logger } from '../shared/log';
+import { RAY_WATCH_METRICS } from '../feature-api/commands';
+import type { ConfigChecker } from '../feature-api/config-checker';
+import { lazyBundle } from '../base/lazy';
+import type { Logger } from '../base/log';
 import type * as Host from './host';
 
 export interface RayApi {
@@ -18,7 +19,7 @@ export function activateRay(context: vscode.ExtensionContext, log: Logger, check
   let host: Host.RayHost | undefined;
   const get = (): Host.RayHost => {
     if (!host) {
-      host = new (load().RayHost)({ context, log, checker, view: () => view });
+      host = new (load().RayHost)(context, log, checker, view);
       context.subscriptions.push(host);
     }
     return host;
@@ -52,7 +53,7 @@ export function activateRay(context: vscode.ExtensionContext, log: Logger, check
       const j = jobArgs(a);
       return j.cluster && j.id ? void h.showLogs(j.cluster, j.id) : undefined;
     }),
-    cmd('agentrl.ray.watchMetrics', (h, a) => load().watchMetrics(h, watchArgs(a))),
+    RAY_WATCH_METRICS.register(vscode.commands, (a) => load().watchMetrics(get(), watchArgs(a))),
     cmd('agentrl.ray.refresh', (h) => {
       for (const c of h.clusters.values()) c.poller.now();
     }),

@@ -5,12 +5,13 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { METRICS_CONNECT, RAY_WATCH_METRICS, type Revive } from '../feature-api/commands';
 import { META } from './api/api-types';
 import { normalizeDashboardUrl, RayError, type RayClient } from './api/client';
 import { relaysOf } from './cluster/relay-reaper';
 import { configTarget, isFileRef } from './submit/config-target';
 import { deriveEntrypoint, runInfo, type RunInfo } from './submit/entrypoint';
-import type { RayHost } from './host';
+import type { RayHost } from './ray-host';
 import { startLocalCluster, stopLocalCluster } from './cluster/local-cluster';
 import { jobDirPlace, waitForDir } from './submit/local-job-dir';
 import { PackageTooLargeError } from './submit/package';
@@ -85,12 +86,12 @@ export async function connect(host: RayHost, args?: { url?: string; name?: strin
   try {
     const v = await entry.monitor.client.version();
     await host.remember(entry.monitor.client.url, name);
-    host.deps.log.info(`ray: connected to ${normalized} (Ray ${v.ray_version})`);
+    host.log.info(`ray: connected to ${normalized} (Ray ${v.ray_version})`);
     void vscode.commands.executeCommand('agentrl.ray.focus');
     return entry.monitor.client.url;
   } catch (e) {
     const msg = describeError(e);
-    host.deps.log.warn(`ray: ${msg}`);
+    host.log.warn(`ray: ${msg}`);
     void vscode.window.showErrorMessage(msg);
     await host.remove(entry.monitor.client.url);
     return undefined;
@@ -152,7 +153,7 @@ export async function submit(host: RayHost, arg: SubmitArgs | vscode.Uri = {}): 
   const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(file))?.uri.fsPath ?? path.dirname(file);
   // The config is checked first: errors stop the submission, as for debugging.
   const doc = vscode.workspace.textDocuments.find((d) => d.uri.fsPath === file);
-  const checked = await host.deps.checker().check(file, doc?.getText());
+  const checked = await host.checker().check(file, doc?.getText());
   if (!checked.kind) {
     void vscode.window.showErrorMessage(vscode.l10n.t('{0} is not a Trinity-RFT, ASTuner or AgentJet config.', path.basename(file)));
     return undefined;
@@ -174,7 +175,7 @@ export async function submit(host: RayHost, arg: SubmitArgs | vscode.Uri = {}): 
   if (!cluster) return undefined;
   const client = cluster.monitor.client;
   const limitBytes = host.settingsSnapshot().packageLimitMB * 2 ** 20;
-  const cliBundle = path.join(host.deps.context.extensionPath, 'dist', 'agentrl.js');
+  const cliBundle = path.join(host.context.extensionPath, 'dist', 'agentrl.js');
   let submitted;
   try {
     submitted = await vscode.window.withProgress(
@@ -198,11 +199,11 @@ export async function submit(host: RayHost, arg: SubmitArgs | vscode.Uri = {}): 
     );
   } catch (e) {
     const msg = describeError(e);
-    host.deps.log.warn(`ray: submit failed: ${msg}`);
+    host.log.warn(`ray: submit failed: ${msg}`);
     void vscode.window.showErrorMessage(msg);
     return undefined;
   }
-  host.deps.log.info(`ray: submitted ${submitted.submissionId} to ${client.url} (${submitted.pkg.name}, ${submitted.uploaded ? 'uploaded' : 'reused'})`);
+  host.log.info(`ray: submitted ${submitted.submissionId} to ${client.url} (${submitted.pkg.name}, ${submitted.uploaded ? 'uploaded' : 'reused'})`);
   host.showLogs(client.url, submitted.submissionId);
   cluster.poller.now();
   const result: SubmitResult = { submissionId: submitted.submissionId, cluster: client.url, entrypoint };
@@ -251,7 +252,7 @@ export async function watchMetrics(host: RayHost, a: WatchArgs): Promise<SubmitR
   }
   // A relative job dir is relative to the run's working_dir on the node: never a local path.
   if ((a.relay ?? 'auto') !== 'cluster' && (await localJobDir(jobDir))) {
-    await vscode.commands.executeCommand('agentrl.metrics.connect', { dir: jobDir, mode: 'job', name: run, run });
+    await METRICS_CONNECT.run(vscode.commands, { dir: jobDir, mode: 'job', name: run, run });
     return { dir: jobDir };
   }
   if (a.relay === 'local') {
@@ -275,7 +276,7 @@ export async function watchMetrics(host: RayHost, a: WatchArgs): Promise<SubmitR
   // Brought back by the metrics view: a relay of this run that still runs is only out of reach
   // (a closed SSH tunnel); a second one would not help.
   if (a.replaces && relaysOf(await client.jobs(), a.id).length) {
-    host.deps.log.info(`ray: the relay of ${a.id} still runs but cannot be reached; not starting another`);
+    host.log.info(`ray: the relay of ${a.id} still runs but cannot be reached; not starting another`);
     return undefined;
   }
   const token = randomBytes(24).toString('base64url');
@@ -287,7 +288,7 @@ export async function watchMetrics(host: RayHost, a: WatchArgs): Promise<SubmitR
     void vscode.window.showErrorMessage(vscode.l10n.t('Could not start the relay on the cluster: {0}', msg));
     return undefined;
   }
-  await host.deps.context.secrets.store(`agentrl.ray.relayToken:${relay.submissionId}`, token);
+  await host.context.secrets.store(`agentrl.ray.relayToken:${relay.submissionId}`, token);
   cluster.poller.now();
   if (!(await reachable(relay.url))) {
     // The node the relay job landed on (its driver), else the one the pin names.
@@ -298,8 +299,8 @@ export async function watchMetrics(host: RayHost, a: WatchArgs): Promise<SubmitR
     return { submissionId: relay.submissionId, url: relay.url, tunnel };
   }
   // Once the relay ends itself (idle, RELAY_JOB_IDLE_EXIT_S), the metrics view calls this again.
-  const revive = { command: 'agentrl.ray.watchMetrics', args: { cluster: client.url, id: a.id, relay: 'cluster' } };
-  await vscode.commands.executeCommand('agentrl.metrics.connect', { url: relay.url, token, name: `ray:${run ?? a.id}`, run, revive, replaces: a.replaces, reveal: a.replaces ? false : undefined });
+  const revive: Revive = { command: RAY_WATCH_METRICS.id, args: { cluster: client.url, id: a.id, relay: 'cluster' } };
+  await METRICS_CONNECT.run(vscode.commands, { url: relay.url, token, name: `ray:${run ?? a.id}`, run, revive, replaces: a.replaces, reveal: a.replaces ? false : undefined });
   return { submissionId: relay.submissionId, url: relay.url };
 }
 
@@ -308,11 +309,11 @@ async function stopRelays(host: RayHost, client: RayClient, run: string): Promis
   try {
     for (const relay of relaysOf(await client.jobs(), run)) {
       await client.stop(relay);
-      host.deps.log.info(`ray: stopped relay ${relay} with its run ${run}`);
+      host.log.info(`ray: stopped relay ${relay} with its run ${run}`);
     }
   } catch (e) {
     // The run did stop; the poll stops the relay once the grace period is over.
-    host.deps.log.warn(`ray: could not stop the relay of ${run} yet: ${describeError(e)}`);
+    host.log.warn(`ray: could not stop the relay of ${run} yet: ${describeError(e)}`);
   }
 }
 
@@ -349,7 +350,7 @@ export async function startLocal(host: RayHost, a?: { port?: number; resources?:
     const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Starting a local Ray cluster…') }, () =>
       startLocalCluster({ ray, dashboardPort: a?.port ?? 8265, resources: a?.resources }),
     );
-    host.deps.log.info(`ray: local cluster started: ${r.dashboardUrl}`);
+    host.log.info(`ray: local cluster started: ${r.dashboardUrl}`);
     return await connect(host, { url: r.dashboardUrl, name: vscode.l10n.t('local cluster') });
   } catch (e) {
     void vscode.window.showErrorMessage(vscode.l10n.t('Could not start a local Ray cluster with {0}: {1}', ray, (e as Error).message));

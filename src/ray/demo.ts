@@ -4,9 +4,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { SANDBOX_FALLBACK_URL, firstAnswering, readSandboxMarker } from '../shared/sandbox';
+import { SANDBOX_FALLBACK_URL, firstAnswering, readSandboxMarker } from '../workspace-files/sandbox';
 import { describeError, startLocal, watchMetrics, type SubmitResult } from './commands';
-import type { RayHost } from './host';
+import type { RayHost } from './ray-host';
 import { prepareDemoRun } from './submit/demo-run';
 import { submitRun } from './submit/submit';
 
@@ -59,7 +59,7 @@ export async function runDemo(host: RayHost, args: DemoArgs = {}): Promise<DemoR
   try {
     const demo = prepareDemoRun({
       baseDir: path.join(workspace, '.agentrl', 'ray-demo'),
-      script: host.deps.context.asAbsolutePath(path.join('demo', 'demo_trainer.py')),
+      script: host.context.asAbsolutePath(path.join('demo', 'demo_trainer.py')),
       name,
       steps: args.steps ?? 300,
       stepSeconds: args.stepSeconds ?? 1,
@@ -69,11 +69,11 @@ export async function runDemo(host: RayHost, args: DemoArgs = {}): Promise<DemoR
     // The job dir exists before the job starts, so the metrics view can watch it from the first
     // step when the cluster shares this disk (a local cluster); elsewhere a relay job reads it.
     fs.mkdirSync(demo.info.jobDir, { recursive: true });
-    const cliBundle = host.deps.context.asAbsolutePath(path.join('dist', 'agentrl.js'));
+    const cliBundle = host.context.asAbsolutePath(path.join('dist', 'agentrl.js'));
     const submitted = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Run the Demo on Ray') }, () =>
       submitRun(client, { folder: demo.folder, config: demo.config, info: demo.info, entrypoint: demo.entrypoint, limitBytes: 16 * 2 ** 20, cliBundle: fs.existsSync(cliBundle) ? cliBundle : undefined }),
     );
-    host.deps.log.info(`ray: demo run ${name} submitted as ${submitted.submissionId} to ${client.url}${modelUrl ? `, rollouts on ${modelUrl}` : ', no model: simulated rewards'}`);
+    host.log.info(`ray: demo run ${name} submitted as ${submitted.submissionId} to ${client.url}${modelUrl ? `, rollouts on ${modelUrl}` : ', no model: simulated rewards'}`);
     host.showLogs(client.url, submitted.submissionId);
     cluster.poller.now();
     result = { submissionId: submitted.submissionId, cluster: client.url, entrypoint: demo.entrypoint, jobDir: demo.info.jobDir };
@@ -81,7 +81,7 @@ export async function runDemo(host: RayHost, args: DemoArgs = {}): Promise<DemoR
     result.relay = await watchMetrics(host, { cluster: client.url, id: submitted.submissionId, relay: 'auto', packageUri: submitted.pkg.uri, jobDir: demo.info.jobDir, run: name });
   } catch (e) {
     const msg = describeError(e);
-    host.deps.log.warn(`ray: demo run failed: ${msg}`);
+    host.log.warn(`ray: demo run failed: ${msg}`);
     void vscode.window.showErrorMessage(vscode.l10n.t('Could not run the demo on Ray: {0}', msg));
     return undefined;
   }

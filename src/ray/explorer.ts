@@ -7,8 +7,9 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { META } from './api/api-types';
 import { explorerUrlFromLog } from './cluster/explorer-url';
+import { ONLINE_CONNECT } from '../feature-api/commands';
 import { describeError } from './commands';
-import type { RayHost } from './host';
+import type { RayHost } from './ray-host';
 
 export async function connectExplorer(host: RayHost, a: { cluster?: string; id?: string }): Promise<string | undefined> {
   const cluster = host.get(a.cluster);
@@ -26,8 +27,8 @@ export async function connectExplorer(host: RayHost, a: { cluster?: string; id?:
       );
       return undefined;
     }
-    host.deps.log.info(`ray: job ${a.id}: explorer at ${target}`);
-    const ok = await vscode.commands.executeCommand<boolean>('agentrl.online.connect', target);
+    host.log.info(`ray: job ${a.id}: explorer at ${target}`);
+    const ok = await ONLINE_CONNECT.run(vscode.commands, target);
     return ok ? target : undefined;
   } catch (e) {
     void vscode.window.showErrorMessage(describeError(e));

@@ -2,7 +2,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { stderrLogger } from '../shared/log';
+import { stderrLogger } from '../base/log';
 import { isLoopbackHost, tokenProblem } from './serve/auth';
 import { RELAY_DEFAULTS, Relay } from './serve/relay';
 

@@ -1,14 +1,14 @@
 // Registers "Agent RL: New Workflow…" and the Explorer's "New RL Workflow Here". The wizard
 // itself (templates, ajv, jsonc-parser) lives in dist/scaffold-host.js, loaded on first use.
 import * as vscode from 'vscode';
-import { lazyBundle } from '../shared/lazy';
-import type { Logger } from '../shared/log';
+import { lazyBundle } from '../base/lazy';
+import type { Logger } from '../base/log';
 import type * as Wizard from './host';
 
 export const NEW_WORKFLOW = 'agentrl.newWorkflow';
 export const NEW_WORKFLOW_HERE = 'agentrl.newWorkflowHere';
 
-export function registerScaffold(context: vscode.ExtensionContext, log: Logger): void {
+export function activateScaffold(context: vscode.ExtensionContext, log: Logger): void {
   const wizard = lazyBundle<typeof Wizard>('scaffold-host');
   const host = { extensionPath: context.extensionPath, log };
   context.subscriptions.push(

@@ -4,7 +4,7 @@ import * as path from 'path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_MODEL } from './plan/flow';
 import { DEFAULT_BASE_URL } from './plan/launch';
-import { english } from '../shared/l10n';
+import { english } from '../base/l10n';
 import { ScaffoldError, ScaffoldWriteError } from './plan/errors';
 import { planProject } from './plan/plan';
 import { TemplateSetError, parseTemplateSet, type TemplateFiles } from './templates/template-set';

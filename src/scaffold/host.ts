@@ -8,7 +8,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import type { Logger } from '../shared/log';
+import type { Logger } from '../base/log';
 import { answer, check, checkPresets, isBrowse, isSkipped, move, normalizePresets, wizardSteps, type ChoiceValue, type Step, type WizardAnswers, type WizardContext } from './plan/flow';
 import { ScaffoldError } from './plan/errors';
 import { planProject } from './plan/plan';
@@ -18,7 +18,7 @@ import { langOf, type DataChoice, type TemplateSet } from './templates/types';
 import { MAX_DATA_BYTES, checkDataFile } from './plan/validate';
 import { writePlan } from './plan/write';
 import { DEFAULT_BASE_URL } from './plan/launch';
-import { SANDBOX_FALLBACK_URL, firstAnswering, readSandboxMarker } from '../shared/sandbox';
+import { SANDBOX_FALLBACK_URL, firstAnswering, readSandboxMarker } from '../workspace-files/sandbox';
 
 export interface WizardHost {
   extensionPath: string;

@@ -2,7 +2,7 @@
 // "Get started with Agent RL" walkthrough opens once, and its "Fix a config error" step ticks
 // when a config that had Agent RL errors has none left (context key for the completion event).
 import * as vscode from 'vscode';
-import { readSandboxMarker } from '../shared/sandbox';
+import { readSandboxMarker } from '../workspace-files/sandbox';
 
 const WALKTHROUGH_ID = 'agentrl.agent-rl-studio#getStarted';
 const SHOWN_KEY = 'agentrl.walkthrough.shownInSandbox';

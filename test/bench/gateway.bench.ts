@@ -14,7 +14,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { parseArgs } from 'util';
-import { silentLogger } from '../../src/shared/log';
+import { silentLogger } from '../../src/base/log';
 import { HEADER_EPISODE, HEADER_STACK } from '../../src/debug/model/rollout-protocol';
 import { OpenAIUpstream } from '../../src/debug/gateway/model-endpoint';
 import { RolloutRuntime } from '../../src/debug/runtime/rollout-runtime';

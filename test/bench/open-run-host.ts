@@ -8,9 +8,9 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { ENVELOPE_BUCKETS, ENVELOPE_MIN_BYTES } from '../../src/metrics/connect/connections';
 import { MetricsStore } from '../../src/metrics/store/store';
 import { ViewController } from '../../src/metrics/view/view-controller';
-import { silentLogger } from '../../src/shared/log';
-import { UI_STRING_KEYS, UiStrings, type RenderedMessage } from '../../src/shared/metrics-protocol';
-import { RelayClient } from '../../src/shared/relay-client';
+import { silentLogger } from '../../src/base/log';
+import { UI_STRING_KEYS, UiStrings, type RenderedMessage } from '../../src/metrics/protocol/view-protocol';
+import { RelayClient } from '../../src/relay-protocol/client';
 
 /** bench → host */
 type ToHost =
@@ -109,7 +109,7 @@ function runHost(storeDir: string): void {
   let client: RelayClient | undefined;
   // A zoom reads exact points from the relay (not measured here: nothing zooms).
   const readDetail = (_ep: string, q: Parameters<RelayClient['requestDetail']>[0]) => client!.requestDetail(q);
-  const ctl = new ViewController(store, { post: (m) => send({ type: 'post', m }), log: silentLogger, strings, readDetail });
+  const ctl = new ViewController(store, { post: (m) => send({ type: 'post', m }), readDetail }, silentLogger, strings);
   let t0 = 0;
   const note = (what: string) => t0 && send({ type: 'note', what: `${Date.now() - t0} ${what}` });
   process.on('message', (raw) => {
@@ -142,7 +142,7 @@ function runHost(storeDir: string): void {
           check();
         });
         c.on('envelope', (m) => {
-          ctl.envelopes.ingest('bench', m);
+          ctl.ingestEnvelope('bench', m);
           summarized += m.points;
           check();
         });

@@ -17,10 +17,10 @@ import { runInfo } from '../../src/ray/submit/entrypoint';
 import { ClusterMonitor } from '../../src/ray/cluster/monitor';
 import { Poller } from '../../src/ray/cluster/poller';
 import { startRelayJob, submitRun } from '../../src/ray/submit/submit';
-import { RelayClient } from '../../src/shared/relay-client';
+import { RelayClient } from '../../src/relay-protocol/client';
 import { repoRoot, venvPython } from '../harness/paths';
 import { raySkipReason, startRayCluster } from '../harness/ray-cluster';
-import { pointCount } from '../../src/shared/points-frame';
+import { pointCount } from '../../src/relay-protocol/points-frame';
 
 const WATCH_S = Number(process.env.RAY_BENCH_WATCH_S ?? 30);
 

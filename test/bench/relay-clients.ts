@@ -1,8 +1,8 @@
 // Child process of the relay bench: N extra clients that stream from a relay until killed,
 // so the measuring client's process is not also decoding their batches.
 //   node relay-clients.js URL N
-import { RelayClient } from '../../src/shared/relay-client';
-import { pointCount } from '../../src/shared/points-frame';
+import { RelayClient } from '../../src/relay-protocol/client';
+import { pointCount } from '../../src/relay-protocol/points-frame';
 
 const [url, n] = process.argv.slice(2);
 let points = 0;

@@ -3,7 +3,7 @@
 // ways in one run on the same batches:
 //   old     the JSON points message → one object per point (the former decodePoints) → regrouped
 //           per series into {step, wallTime, value} objects → store (the path before binary frames)
-//   json    the JSON message → tag-grouped columns → store (this client talking to an older relay)
+//   json    the JSON message → tag-grouped columns → store (the client before it took frames only)
 //   binary  the binary points frame → typed-array views → store (this client and relay)
 // Trials alternate the three (this machine is shared); medians. Garbage: the GC time during a
 // run (the store's columns are off-heap: what is collected is what a path allocated per point),
@@ -12,9 +12,9 @@
 import { PerformanceObserver } from 'node:perf_hooks';
 import { MetricsStore, Point } from '../../src/metrics/store/store';
 import { PointBatch } from '../../src/relay/sources/source';
-import { encodePointsFrame } from '../../src/shared/points-frame';
-import { readFrame } from '../../src/shared/relay-link';
-import { PointsMessage, SourceInfo, fromWireNumber, parseServerMessage, toWireNumber } from '../../src/shared/relay-protocol';
+import { encodePointsFrame } from '../../src/relay-protocol/points-frame';
+import { readFrame } from '../../src/relay-protocol/client';
+import { PointsMessage, SourceInfo, fromWireNumber, parseServerMessage, toWireNumber } from '../../src/relay-protocol/messages';
 
 const TAGS = 50;
 const STEPS = 20_000;
@@ -83,9 +83,27 @@ function oldIngest(store: MetricsStore, text: Buffer): void {
   store.setCursor('ep', msg.cursor);
 }
 
-/** This client: a frame (binary or JSON) to columns, each tag's columns into the store (as ViewController.ingest). */
-function newIngest(store: MetricsStore, data: Buffer, binary: boolean): void {
-  const b = readFrame(data, binary);
+/** The JSON message grouped by tag into columns, each tag's columns into the store. */
+function jsonIngest(store: MetricsStore, text: Buffer): void {
+  const m = parseServerMessage(text.toString('utf8')) as PointsMessage;
+  const counts = new Array<number>(m.tags.length).fill(0);
+  for (const t of m.tag) counts[t]++;
+  const cols = m.tags.map((tag, t) => ({ tag, step: new Float64Array(counts[t]), wallTime: new Float64Array(counts[t]), value: new Float64Array(counts[t]) }));
+  const fill = new Array<number>(m.tags.length).fill(0);
+  for (let i = 0; i < m.tag.length; i++) {
+    const s = cols[m.tag[i]];
+    const k = fill[m.tag[i]]++;
+    s.step[k] = m.step[i];
+    s.wallTime[k] = m.wallTime[i];
+    s.value[k] = fromWireNumber(m.value[i]);
+  }
+  for (const s of cols) if (s.step.length) store.addColumns(m.run, m.role, s.tag, s);
+  store.setCursor('ep', m.cursor);
+}
+
+/** This client: a binary frame to columns, each tag's columns into the store (as ViewController.ingest). */
+function newIngest(store: MetricsStore, data: Buffer): void {
+  const b = readFrame(data, true);
   if (b.type !== 'points') throw new Error('not points');
   for (const s of b.series) if (s.step.length) store.addColumns(b.run, b.role, s.tag, s);
   store.setCursor('ep', b.cursor);
@@ -132,8 +150,8 @@ async function main(): Promise<void> {
   console.log(`  on the wire: JSON ${fmt(jsonBytes)} bytes (${(jsonBytes / points).toFixed(1)} B/point), binary frames ${fmt(frameBytes)} bytes (${(frameBytes / points).toFixed(1)} B/point)`);
   const paths = {
     old: (s: MetricsStore, d: Buffer) => oldIngest(s, d),
-    json: (s: MetricsStore, d: Buffer) => newIngest(s, d, false),
-    binary: (s: MetricsStore, d: Buffer) => newIngest(s, d, true),
+    json: (s: MetricsStore, d: Buffer) => jsonIngest(s, d),
+    binary: (s: MetricsStore, d: Buffer) => newIngest(s, d),
   };
   const input = { old: json, json, binary: frames };
   const runs: Record<keyof typeof paths, Run[]> = { old: [], json: [], binary: [] };

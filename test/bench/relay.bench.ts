@@ -9,11 +9,11 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { PointBatch } from '../../src/relay/sources/source';
 import { FileReaderOptions, TfRecordFileReader } from '../../src/relay/tfrecord/file-reader';
-import { RelayClient } from '../../src/shared/relay-client';
+import { RelayClient } from '../../src/relay-protocol/client';
 import { repoRoot, venvPython } from '../harness/paths';
 import { startRelay } from '../harness/relay';
 import { sleep } from '../harness/wait';
-import { pointCount } from '../../src/shared/points-frame';
+import { pointCount } from '../../src/relay-protocol/points-frame';
 
 const cacheDir = path.join(repoRoot, '.cache', 'bench', 'relay');
 const writers = path.join(repoRoot, 'test', 'fixtures', 'relay', 'writers.py');

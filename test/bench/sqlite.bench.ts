@@ -9,7 +9,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { RelayClient } from '../../src/shared/relay-client';
+import { RelayClient } from '../../src/relay-protocol/client';
 import { repoRoot } from '../harness/paths';
 import { startRelay } from '../harness/relay';
 import { sleep } from '../harness/wait';

@@ -18,8 +18,8 @@ import { launchChromium } from '../harness/browser';
 import { openWebviewPage, WebviewPage } from '../harness/webview-page';
 import { MetricsStore, type Point } from '../../src/metrics/store/store';
 import { ViewController } from '../../src/metrics/view/view-controller';
-import { silentLogger } from '../../src/shared/log';
-import { ChartFrame, UI_STRING_KEYS, UiStrings } from '../../src/shared/metrics-protocol';
+import { silentLogger } from '../../src/base/log';
+import { ChartFrame, UI_STRING_KEYS, UiStrings } from '../../src/metrics/protocol/view-protocol';
 import { sleep } from '../harness/wait';
 import { writeToScreen } from './write-to-screen';
 
@@ -124,7 +124,7 @@ async function run(mode: 'ours' | 'naive', o: { series: number; perSeries: numbe
     bytes += JSON.stringify(m).length;
     void wp.post(m).catch(() => undefined);
   };
-  const ctl = new ViewController(store, { post: mode === 'ours' ? post : (m) => (m as { type: string }).type !== 'update' && post(m), log: silentLogger, strings }, { smoothing: 0 });
+  const ctl = new ViewController(store, { post: mode === 'ours' ? post : (m) => (m as { type: string }).type !== 'update' && post(m) }, silentLogger, strings, { smoothing: 0 });
   const names = tags(o.series);
   // Seed one point per series so the layout exists before streaming starts.
   for (let i = 0; i < names.length; i++) ctl.addPoints('bench', i < 3 ? 'explorer' : 'trainer', names[i], [{ step: 0, wallTime: 1.7e9, value: valueAt(i, 0) }]);

@@ -10,9 +10,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { MetricsStore } from '../../src/metrics/store/store';
 import { ViewController } from '../../src/metrics/view/view-controller';
-import { silentLogger } from '../../src/shared/log';
-import { UI_STRING_KEYS, UiStrings } from '../../src/shared/metrics-protocol';
-import { RelayClient } from '../../src/shared/relay-client';
+import { silentLogger } from '../../src/base/log';
+import { UI_STRING_KEYS, UiStrings } from '../../src/metrics/protocol/view-protocol';
+import { RelayClient } from '../../src/relay-protocol/client';
 import { repoRoot } from '../harness/paths';
 import { startRelay } from '../harness/relay';
 import { openWebviewPage } from '../harness/webview-page';
@@ -66,7 +66,7 @@ export async function writeToScreen(o: { rate: number; seconds: number; warmupSe
   fs.writeFileSync(file, '');
   const store = new MetricsStore();
   let post: (m: unknown) => void = () => undefined;
-  const ctl = new ViewController(store, { post: (m) => post(m), log: silentLogger, strings }, { smoothing: 0 });
+  const ctl = new ViewController(store, { post: (m) => post(m) }, silentLogger, strings, { smoothing: 0 });
   // Chart id → its series key (from the layouts posted).
   const keyOf = new Map<string, string>();
   // Chart id → (time, points) of each frame posted for it (to split host from page time).

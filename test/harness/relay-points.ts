@@ -1,6 +1,6 @@
 // Tests compare relay batches point by point: a batch's columns (PointsBatch, grouped by tag)
 // flattened into one object per point, in the order the batch holds them. Pure.
-import type { PointsBatch } from '../../src/shared/relay-protocol';
+import type { PointsBatch } from '../../src/relay-protocol/messages';
 
 export interface RelayPoint {
   run: string;

@@ -5,8 +5,8 @@
 // reading, flood requests, send garbage.
 import * as fs from 'node:fs';
 import WebSocket from 'ws';
-import type { Cursor, ExperienceRow } from '../../src/shared/relay-protocol';
-import { RELAY_PROTOCOL_VERSION, RELAY_SUBPROTOCOL } from '../../src/shared/relay-protocol';
+import type { Cursor, ExperienceRow } from '../../src/relay-protocol/messages';
+import { RELAY_PROTOCOL_VERSION, RELAY_SUBPROTOCOL } from '../../src/relay-protocol/messages';
 
 /** A message as the relay sent it (JSON), with its type. */
 export type WireMessage = { type: string } & Record<string, unknown>;

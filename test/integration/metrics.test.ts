@@ -10,7 +10,7 @@ import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { MetricsHost } from '../../src/metrics/host';
-import type { HostMessage } from '../../src/shared/metrics-protocol';
+import type { HostMessage } from '../../src/metrics/protocol/view-protocol';
 import { seriesKey } from '../../src/metrics/store/store';
 import { rowAt } from '../../src/metrics/rollouts/columns';
 import { emaSmooth } from '../../src/metrics/store/smoothing';

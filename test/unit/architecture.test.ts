@@ -1,4 +1,4 @@
-// The house rules of issue 17 as a test: features never import each other, no import cycle
+// The house rules as a test: features never import each other (they import library folders), no import cycle
 // between folders, files ≤ 600 lines (no cap on classes or functions), vscode only in
 // adapters, user-visible text through l10n. Each rule is first shown to fail on a small
 // in-memory fixture (and to pass on a clean one), then run over the real src/ tree; a failure
@@ -22,6 +22,7 @@ import {
 import { repoRoot } from '../harness/paths';
 
 const lines = (...ls: string[]): string => `${ls.join('\n')}\n`;
+const LIBRARIES_ONLY = 'features import library folders only (src/base, src/relay-protocol, src/feature-api, src/webview-shell, src/workspace-files, src/types); move what both need into one';
 const report = (vs: Violation[]): string[] => vs.map(formatViolation);
 /** n lines of filler statements. */
 const filler = (n: number, indent = '  '): string[] => Array.from({ length: n }, (_, i) => `${indent}x${i % 10} = ${i};`);
@@ -43,32 +44,54 @@ test('the real tree is read and parsed (so the tree checks below cannot pass vac
 });
 
 describe('rule 1: features never import each other', () => {
-  test('fails on a feature importing another, src/shared importing a feature, a feature importing the wiring', () => {
+  test('fails on a feature importing another, a library importing a feature, a feature importing the wiring', () => {
     const files = fileSet({
-      'src/metrics/panel.ts': lines('// why', "import { RayClient } from '../ray/api/client';", "import { log } from '../shared/log';"),
+      'src/metrics/panel.ts': lines('// why', "import { RayClient } from '../ray/api/client';", "import { log } from '../base/log';"),
       'src/ray/api/client.ts': lines('export class RayClient {}'),
-      'src/shared/log.ts': lines("import type { Model } from '../config/model';", 'export const log = 1;'),
+      'src/base/log.ts': lines("import type { Model } from '../config/model';", 'export const log = 1;'),
       'src/config/model.ts': lines('export interface Model {}'),
       'src/debug/host.ts': lines("import type { AgentRlApi } from '../extension';"),
       'src/extension.ts': lines("import './metrics/panel';", 'export interface AgentRlApi {}'),
     });
     assert.deepEqual(report(featureImports(files)), [
+      'src/base/log.ts:1: library src/base imports types from feature config (src/config/model.ts): a library imports no feature',
       'src/debug/host.ts:1: src/debug imports types from the wiring src/extension.ts: only the wiring imports features, never the reverse',
-      'src/metrics/panel.ts:2: feature metrics imports feature ray (src/ray/api/client.ts): move what both need to src/shared',
-      'src/shared/log.ts:1: src/shared imports types from feature config (src/config/model.ts): src/shared imports no feature',
+      `src/metrics/panel.ts:2: feature metrics imports the internals of feature ray (src/ray/api/client.ts): ${LIBRARIES_ONLY}`,
     ]);
   });
 
-  test('passes on wiring importing features and features importing src/shared, their own folders and packages', () => {
+  test("fails on a feature importing another feature's internals instead of a library folder, and on a folder that is neither", () => {
+    const files = fileSet({
+      // online reaching into metrics for the relay's explorers: the wrong way …
+      'src/online/host.ts': lines("import type { RelayExplorer } from '../metrics/protocol/view-protocol';", "import { RelayClient } from '../relay-protocol/client';"),
+      'src/metrics/protocol/view-protocol.ts': lines('export interface RelayExplorer {}'),
+      // … and the right way: the shape both need in a library folder
+      'src/ray/explorer.ts': lines("import type { RelayExplorer } from '../feature-api/commands';"),
+      'src/feature-api/commands.ts': lines('export interface RelayExplorer {}'),
+      'src/relay-protocol/client.ts': lines("import { isObj } from '../base/validate';", 'export class RelayClient {}'),
+      'src/base/validate.ts': lines('export const isObj = 1;'),
+      // a drawer nobody named
+      'src/shared/misc.ts': lines('export const misc = 1;'),
+      'src/shared/more.ts': lines("import { misc } from './misc';"),
+    });
+    assert.deepEqual(report(featureImports(files)), [
+      `src/online/host.ts:1: feature online imports types from the internals of feature metrics (src/metrics/protocol/view-protocol.ts): ${LIBRARIES_ONLY}`,
+      'src/shared/misc.ts:1: src/shared is neither a feature nor a library folder: name it in FEATURES or LIBRARIES (test/harness/architecture/layers.ts) and in CONTRIBUTING',
+    ]);
+  });
+
+  test('passes on wiring importing features and features importing library folders, their own folders and packages', () => {
     const files = fileSet({
       'src/extension.ts': lines("import { a } from './metrics/activate';", "import type { C } from './config/checker';"),
       'src/cli.ts': lines("export const run = () => import('./relay/cli');"),
-      'src/metrics/activate.ts': lines("import { b } from './store/store';", "import { s } from '../shared/s';", "import * as fs from 'node:fs';", 'export const a = 1;'),
-      'src/metrics/store/store.ts': lines("import { s } from '../../shared/s';", "import type { T } from '../../types/t';", 'export const b = 1;'),
-      'src/config/checker.ts': lines('export interface C {}'),
-      'src/relay/cli.ts': lines("import { s } from '../shared/s';"),
-      'src/shared/s.ts': lines("import { v } from './v';", 'export const s = 1;'),
-      'src/shared/v.ts': lines('export const v = 1;'),
+      'src/metrics/activate.ts': lines("import { b } from './store/store';", "import { s } from '../base/s';", "import * as fs from 'node:fs';", 'export const a = 1;'),
+      'src/metrics/store/store.ts': lines("import { s } from '../../base/s';", "import type { T } from '../../types/t';", "import { c } from '../../relay-protocol/client';", 'export const b = 1;'),
+      'src/config/checker.ts': lines("import type { ConfigChecker } from '../feature-api/config-checker';"),
+      'src/relay/cli.ts': lines("import { s } from '../base/s';"),
+      'src/relay-protocol/client.ts': lines("import { s } from '../base/s';", 'export const c = 1;'),
+      'src/feature-api/config-checker.ts': lines('export interface ConfigChecker {}'),
+      'src/base/s.ts': lines("import { v } from './v';", 'export const s = 1;'),
+      'src/base/v.ts': lines('export const v = 1;'),
       'src/types/t.d.ts': lines('export interface T {}'),
     });
     assert.deepEqual(report(featureImports(files)), []);
@@ -97,10 +120,10 @@ describe('rule 2: no import cycle between folders', () => {
   test('passes on a folder tree that only imports downward and sideways without coming back', () => {
     const files = fileSet({
       'src/extension.ts': lines("import { a } from './config/activate';"),
-      'src/config/activate.ts': lines("import { p } from './yaml/parse';", "import { s } from '../shared/s';", 'export const a = 1;'),
-      'src/config/yaml/parse.ts': lines("import { m } from '../model/model';", "import { s } from '../../shared/s';", 'export const p = 1;'),
+      'src/config/activate.ts': lines("import { p } from './yaml/parse';", "import { s } from '../base/s';", 'export const a = 1;'),
+      'src/config/yaml/parse.ts': lines("import { m } from '../model/model';", "import { s } from '../../base/s';", 'export const p = 1;'),
       'src/config/model/model.ts': lines('export const m = 1;'),
-      'src/shared/s.ts': lines('export const s = 1;'),
+      'src/base/s.ts': lines('export const s = 1;'),
     });
     assert.deepEqual(report(folderCycles(files)), []);
   });
@@ -130,9 +153,9 @@ describe('rule 3: a file is at most 600 lines', () => {
 });
 
 describe('rule 5: vscode only in adapters (type-only imports count)', () => {
-  test('fails in src/shared, src/relay, src/cli.ts, any cli.ts and a feature subfolder other than vscode/', () => {
+  test('fails in a library folder, src/relay, src/cli.ts, any cli.ts and a feature subfolder other than vscode/', () => {
     const files = fileSet({
-      'src/shared/log.ts': lines("import * as vscode from 'vscode';"),
+      'src/base/log.ts': lines("import * as vscode from 'vscode';"),
       'src/relay/serve/relay.ts': lines('// why', "const vscode = require('vscode');"),
       'src/cli.ts': lines("import type { Uri } from 'vscode';"),
       'src/debug/cli.ts': lines("import type * as vscode from 'vscode';"),
@@ -140,12 +163,12 @@ describe('rule 5: vscode only in adapters (type-only imports count)', () => {
       'src/metrics/view/lazy.ts': lines("export type V = typeof import('vscode');"),
     });
     assert.deepEqual(report(vscodeImports(files)), [
+      'src/base/log.ts:1: vscode import: library src/base is shared with the CLI and the webviews',
       'src/cli.ts:1: type-only vscode import: src/cli.ts runs outside VS Code',
       'src/debug/cli.ts:1: type-only vscode import: a cli.ts runs outside VS Code',
       'src/metrics/store/store.ts:1: type-only vscode import: src/metrics/store/ is pure logic (only src/metrics/*.ts and src/metrics/vscode/ may import vscode)',
       'src/metrics/view/lazy.ts:1: type-only vscode import: src/metrics/view/ is pure logic (only src/metrics/*.ts and src/metrics/vscode/ may import vscode)',
       'src/relay/serve/relay.ts:2: vscode import: src/relay runs outside VS Code (the relay CLI)',
-      'src/shared/log.ts:1: vscode import: src/shared is shared with the CLI and the webviews',
     ]);
   });
 

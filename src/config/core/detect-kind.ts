@@ -3,7 +3,7 @@
 // `astuner:` root, a lone `trinity:` root (an ASTuner/AgentJet default layer), or enough of
 // Trinity-RFT's top-level sections with few foreign keys.
 import picomatch from 'picomatch';
-import type { ConfigKind } from '../../shared/config-api';
+import type { ConfigKind } from '../../feature-api/config-checker';
 import { remembered } from './remember';
 import { deref, type VNode } from '../yaml/tree';
 

@@ -1,7 +1,7 @@
 // What analysis produces: findings with spans (offsets) in the analysed text, messages as
 // deferred l10n text (./l10n-text.ts), related locations and quick fixes. Converted to LSP diagnostics by the
 // server and to the `agentrl check` JSON shape by engine/checker.ts.
-import type { Range, Severity } from '../../shared/config-api';
+import type { Range, Severity } from '../../feature-api/config-checker';
 import { render, type Text } from './l10n-text';
 import { remembered } from './remember';
 import type { Span } from '../yaml/tree';

@@ -4,7 +4,7 @@
 // the same spelling as vscode.l10n.t, so the l10n test finds every literal template and checks
 // its zh-cn entry in l10n/bundle.l10n.zh-cn.json — and `render` fills it in with an L10n
 // (@vscode/l10n in the server and CLI, plain English elsewhere).
-import { english, type L10n } from '../../shared/l10n';
+import { english, type L10n } from '../../base/l10n';
 
 /** Bilingual documentation data (schema `x-zh`, registry names): too much to key in the bundle. */
 export interface Doc {

@@ -1,5 +1,5 @@
 // Offsets ↔ LSP positions (0-based line, UTF-16 character: JS string indices are UTF-16).
-import type { Position, Range } from '../../shared/config-api';
+import type { Position, Range } from '../../feature-api/config-checker';
 import type { Span } from '../yaml/tree';
 
 export class LineIndex {

@@ -1,9 +1,9 @@
-// The config engine behind the `ConfigChecker` interface (src/shared/config-api.ts) that
+// The config engine behind the `ConfigChecker` interface (src/feature-api/config-checker.ts) that
 // other features get injected: bundled as dist/config-engine.js; extension.ts / cli.ts
 // create one with `createConfigChecker` and hand it over.
 import * as fs from 'fs';
 import * as path from 'path';
-import type { CheckDiagnostic, CheckResult, ConfigChecker, ConfigKind } from '../../shared/config-api';
+import type { CheckDiagnostic, CheckResult, ConfigChecker, ConfigKind } from '../../feature-api/config-checker';
 import { analyze, type Analysis, type EngineOptions } from './engine';
 import { clearFsCache } from '../core/fscache';
 import { isBinary } from '../yaml/limits';
@@ -145,7 +145,7 @@ export class EngineChecker implements ConfigChecker {
   }
 }
 
-/** Factory the lead wires into other features (see src/shared/config-api.ts). */
+/** Factory the lead wires into other features (see src/feature-api/config-checker.ts). */
 export function createConfigChecker(opts: CheckerOptions = {}): ConfigChecker {
   return new EngineChecker(opts);
 }

@@ -3,7 +3,7 @@
 // job directory, the Ray namespace and the experience buffer. What they must agree on is
 // compared here; a disagreement is reported in each file, linking the other.
 import * as path from 'path';
-import type { Range } from '../../shared/config-api';
+import type { Range } from '../../feature-api/config-checker';
 import { type Finding } from '../core/findings';
 import { l10n, type Text, verbatim } from '../core/l10n-text';
 import type { ConfigView } from '../rules/view';

@@ -1,7 +1,7 @@
 // One analysis of one YAML text: preflight limits → parse (chunked and cached for large
 // documents) → kind detection → schema → interpolations → per-key rules → semantic rules
 // (per stage) → cross-file agreement. Pure apart from reading files the config points at.
-import type { ConfigKind } from '../../shared/config-api';
+import type { ConfigKind } from '../../feature-api/config-checker';
 import { ConfigIndex, crossFileFindings, extractFacts, type JobFacts } from './crossfile';
 import { detectKind, likeliestKind, type Detection, type KindGuess } from '../core/detect-kind';
 import { KIND_LABEL } from '../core/kind-label';

@@ -3,7 +3,7 @@
 // from trinity/common/config.py at each release tag); the renames below were read off the
 // commits that removed the old names. ASTuner → AgentJet renames are from astuner.md §2.2/§8.
 // schema/version-findings.ts turns them into `version.*` findings.
-import type { ConfigKind } from '../../shared/config-api';
+import type { ConfigKind } from '../../feature-api/config-checker';
 import { l10n, type Text } from '../core/l10n-text';
 
 export interface Rename {

@@ -3,7 +3,7 @@
 // defaults), `oc.env` reads the environment (process env plus `agentrl.config.env`), and the
 // result is converted to the field's type. Rules then see resolved values; what cannot be
 // resolved here (an unset env var) is "unknown" and rules skip it.
-import type { ConfigKind } from '../../shared/config-api';
+import type { ConfigKind } from '../../feature-api/config-checker';
 import { FindingSink } from '../core/findings';
 import { l10n } from '../core/l10n-text';
 import { coerce, type EnumSpec, type FieldType } from '../schema/coerce';

@@ -4,7 +4,7 @@
 // of its own): the client checks a message type's parameter structure by identity against its
 // copy, while the server library sends a typed notification by its method name.
 import { NotificationType } from 'vscode-jsonrpc';
-import type { ConfigKind } from '../../shared/config-api';
+import type { ConfigKind } from '../../feature-api/config-checker';
 import type { TrinityVersionInForce } from '../workspace/trinity-version';
 
 export interface KindParams {

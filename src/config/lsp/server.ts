@@ -16,7 +16,7 @@ import {
   type InitializeParams,
   type InitializeResult,
 } from 'vscode-languageserver/node';
-import type { ConfigKind } from '../../shared/config-api';
+import type { ConfigKind } from '../../feature-api/config-checker';
 import { ConfigIndex } from '../engine/crossfile';
 import { clearFsCache } from '../core/fscache';
 import { Folders, type Folder } from './folders';

@@ -1,6 +1,6 @@
 // What a rule sees and how it reports. Rules are pure functions of the effective config;
 // each reports with a stable code, at the offending key, linking the other keys involved.
-import type { ConfigKind } from '../../shared/config-api';
+import type { ConfigKind } from '../../feature-api/config-checker';
 import { type Finding, type FindingSink, type Fix, type Related } from '../core/findings';
 import { l10n, type Text } from '../core/l10n-text';
 import type { ConfigView } from './view';

@@ -2,7 +2,7 @@
 // class paths found (or not) in the workspace, local paths that do not exist, deprecated /
 // do-not-set / dead keys; keys, values and names newer than the targeted Trinity release are
 // reported through schema/version-findings.ts, at this point of the walk.
-import type { ConfigKind } from '../../shared/config-api';
+import type { ConfigKind } from '../../feature-api/config-checker';
 import { FindingSink, suggest, type Fix } from '../core/findings';
 import { doc, l10n, list } from '../core/l10n-text';
 import { UNKNOWN, type Resolution } from '../interp/resolve';

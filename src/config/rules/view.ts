@@ -3,7 +3,7 @@
 // applies one `stages[i]` entry: its non-null sections replace the global ones wholesale,
 // as Trinity's `Config.__iter__` does, and locations point into the stage when they come
 // from it.
-import type { ConfigKind } from '../../shared/config-api';
+import type { ConfigKind } from '../../feature-api/config-checker';
 import { UNKNOWN, type Resolution, type Value } from '../interp/resolve';
 import { schemaAt } from '../schema/schemas';
 import { formatPath, locate, locateDeepest, parsePath, type Located, type Segment, type Span, type VNode } from '../yaml/tree';

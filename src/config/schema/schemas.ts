@@ -2,7 +2,7 @@
 // navigator over them: which schema applies at a path, its properties, default and docs.
 // Hover, completion, defaults for the effective config and the version table all read here.
 // The Trinity schema is built from the release lines in ../facts (0.5 + deltas).
-import type { ConfigKind } from '../../shared/config-api';
+import type { ConfigKind } from '../../feature-api/config-checker';
 import astunerSchema from '../../../schemas/astuner.schema.json';
 import ajetSchema from '../../../schemas/ajet.schema.json';
 import type { Segment } from '../yaml/tree';

@@ -3,7 +3,7 @@
 // dead keys and the release a key appeared in. Rules, document links and go-to-definition
 // all work from this list. Results are memoised per subtree (relative to it), so the cached
 // chunks of a large document are not walked again on every keystroke.
-import type { ConfigKind } from '../../shared/config-api';
+import type { ConfigKind } from '../../feature-api/config-checker';
 import { resolve, SCHEMAS, TRINITY, type RootSchema, type SchemaNode } from './schemas';
 import { deref, formatPath, type Segment, type Span, type VNode } from '../yaml/tree';
 

@@ -7,7 +7,7 @@
 // even though JSON sees the number 2). Nullable sections become `if null / else $ref`, so
 // errors come from the branch that applies instead of every alternative.
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
-import type { ConfigKind } from '../../shared/config-api';
+import type { ConfigKind } from '../../feature-api/config-checker';
 import { FindingSink, suggest, type Finding } from '../core/findings';
 import { l10n, type Text, verbatim } from '../core/l10n-text';
 import { childNode, deref, formatPath, locate, pointerToPath, type Segment, type VNode } from '../yaml/tree';

@@ -3,7 +3,7 @@
 // of the other ASTuner/AgentJet line (`x-removed-keys`, facts/renames.ts), and legacy ASTuner
 // keys. Schema validation asks here before calling a key unknown; the key rules and the agent
 // rules call the rest at the points they always reported them, so findings keep their order.
-import type { ConfigKind } from '../../shared/config-api';
+import type { ConfigKind } from '../../feature-api/config-checker';
 import { type FindingSink, type Fix } from '../core/findings';
 import { l10n, list, type Text, verbatim } from '../core/l10n-text';
 import { compareVersions } from '../core/versions';

@@ -8,7 +8,7 @@
 //                       folder of its own, plus fork.json and both branches' transcripts)
 import type { SourceFrame } from './rollout-protocol';
 
-export { RUNS_DIR, RECORDING_FILE, TRAJECTORIES_FILE, SUMMARY_FILE } from '../../shared/run-files';
+export { RUNS_DIR, RECORDING_FILE, TRAJECTORIES_FILE, SUMMARY_FILE } from '../../workspace-files/run-files';
 export const FORKS_DIR = 'forks';
 export const FORK_FILE = 'fork.json';
 /** Readable transcripts of the two branches of a fork (for a side-by-side diff). */

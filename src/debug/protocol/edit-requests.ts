@@ -3,7 +3,7 @@
 // pending request. Only what the stop holds can change (the request not yet sent, or the
 // reply whose tool calls are held); anything else is refused with a message that says so.
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import type { L10n } from '../../shared/l10n';
+import type { L10n } from '../../base/l10n';
 import type { Episode, Turn } from '../runtime/episode';
 import { RolloutRuntime } from '../runtime/rollout-runtime';
 import { fail, type Answer } from './answer';

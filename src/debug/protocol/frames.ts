@@ -3,7 +3,7 @@
 // (Request / Response / Tool call / Exception / Episode), editable where the run is held.
 import * as path from 'path';
 import { Source, StackFrame } from '@vscode/debugadapter';
-import { english, type L10n } from '../../shared/l10n';
+import { english, type L10n } from '../../base/l10n';
 import type { SourceFrame } from '../model/rollout-protocol';
 import type { ChatRequest } from '../model/trajectory';
 import { deliveredOf, type Episode, type LlmTurn, type Turn } from '../runtime/episode';

@@ -3,7 +3,7 @@
 // only; what they hand out (frame and variable handles) lives until the run goes on.
 import { Handles, Scope, Thread } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import type { L10n } from '../../shared/l10n';
+import type { L10n } from '../../base/l10n';
 import type { Episode, Turn } from '../runtime/episode';
 import { RolloutRuntime } from '../runtime/rollout-runtime';
 import { fail, type Answer } from './answer';

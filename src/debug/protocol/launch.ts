@@ -3,15 +3,15 @@
 // builds the runner plan and picks the upstream (live endpoint or a recorded run).
 import * as fs from 'fs';
 import * as path from 'path';
-import type { CheckResult, ConfigChecker } from '../../shared/config-api';
-import type { L10n } from '../../shared/l10n';
-import type { Logger } from '../../shared/log';
+import type { CheckResult, ConfigChecker } from '../../feature-api/config-checker';
+import type { L10n } from '../../base/l10n';
+import type { Logger } from '../../base/log';
 import { ReplayUpstream } from '../gateway/replay';
 import { OpenAIUpstream, type ChatUpstream } from '../gateway/model-endpoint';
 import { buildPlan, validateLaunchArgs, type RolloutLaunchArgs } from '../runtime/plan';
 import { RolloutRuntime } from '../runtime/rollout-runtime';
 import { BACKBONE_CLI, findCli, missingCliMessage, UpstreamRun } from '../backbones/upstream-backbones';
-import { isLoopbackUrl } from '../../shared/loopback';
+import { isLoopbackUrl } from '../../base/loopback';
 
 /** A native run (stepping, editing, replay) or an upstream backbone's run (output + results). */
 export type RunHandle = RolloutRuntime | UpstreamRun;

@@ -4,7 +4,7 @@
 import { OutputEvent, ProgressEndEvent, ProgressStartEvent, ProgressUpdateEvent, Source, StoppedEvent, ThreadEvent } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import * as path from 'path';
-import type { L10n } from '../../shared/l10n';
+import type { L10n } from '../../base/l10n';
 import { RolloutRuntime, type StopInfo } from '../runtime/rollout-runtime';
 import { RUNNER_THREAD } from './inspect-requests';
 import type { RunHandle } from './launch';

@@ -7,7 +7,7 @@
 // (runtime-events.ts).
 import { DebugSession, ExitedEvent, Handles, InitializedEvent, InvalidatedEvent, OutputEvent, TerminatedEvent } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import { english, type L10n } from '../../shared/l10n';
+import { english, type L10n } from '../../base/l10n';
 import type { Episode, Turn } from '../runtime/episode';
 import { exceptionFilters } from '../runtime/breakpoints';
 import type { RolloutLaunchArgs } from '../runtime/plan';

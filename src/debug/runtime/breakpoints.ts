@@ -1,7 +1,7 @@
 // Event breakpoints of the rollout debugger, written as DAP function breakpoints (or in
 // launch.json "breakOn"):  llm · tool · tool:<name> · error · reward<x · reward>x · turn>N
 // and the exception filters the Breakpoints view offers.
-import { english, type L10n } from '../../shared/l10n';
+import { english, type L10n } from '../../base/l10n';
 
 export type EventBreakpoint =
   | { kind: 'llm' }

@@ -7,7 +7,7 @@
 // (recording, trajectories, summary: replayable) under <run>/forks/<episode>/.
 import * as fs from 'fs';
 import * as path from 'path';
-import type { L10n } from '../../shared/l10n';
+import type { L10n } from '../../base/l10n';
 import { FORK_EDITED_TRANSCRIPT, FORK_FILE, FORK_ORIGINAL_TRANSCRIPT, FORKS_DIR, type ChatRequest, type ForkInfo } from '../model/trajectory';
 import { sameRequest } from '../gateway/chat';
 import type { CallContext, ChatUpstream, UpstreamResult } from '../gateway/model-endpoint';

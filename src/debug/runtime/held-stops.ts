@@ -2,7 +2,7 @@
 // stop), each keeping its episode's call or runner message waiting until it is resumed.
 // StopPolicy decides where to stop; this holds and releases. Apart from the runtime so the
 // waiting logic is in one place, whoever asks (gateway calls or runner messages).
-import type { L10n } from '../../shared/l10n';
+import type { L10n } from '../../base/l10n';
 import type { EventBreakpoint, ExceptionFilter } from './breakpoints';
 import type { Episode } from './episode';
 import { StopPolicy, type CheckEvent, type ResumeMode, type StopInfo } from './stop-policy';

@@ -2,7 +2,7 @@
 // needs (RunnerPlan) and where the model is. Pure: no vscode, no processes.
 import * as fs from 'fs';
 import * as path from 'path';
-import type { ConfigKind } from '../../shared/config-api';
+import type { ConfigKind } from '../../feature-api/config-checker';
 import type { RunnerPlan, TaskSource } from '../model/rollout-protocol';
 
 export type Backbone = 'native' | 'trinity' | 'astuner' | 'ajet';

@@ -7,7 +7,7 @@
 // base (steppable-run.ts), and it delegates the gateway's calls (llm-calls.ts), the runner's
 // messages (runner-messages.ts) and forks (fork.ts).
 import { randomBytes } from 'crypto';
-import { english, type L10n } from '../../shared/l10n';
+import { english, type L10n } from '../../base/l10n';
 import { auxIndex, type RunnerPlan } from '../model/rollout-protocol';
 import type { ForkInfo, RunSummary } from '../model/trajectory';
 import { startGateway, type GatewayServer } from '../gateway/server';

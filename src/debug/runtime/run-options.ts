@@ -1,8 +1,8 @@
 // What a rollout run is given (RuntimeOptions) and what it reports (RuntimeEvents): the
 // runtime's boundary types, in a file of their own so the modules the runtime delegates to
 // (call handling, runner messages, forks) use them without importing the runtime itself.
-import type { L10n } from '../../shared/l10n';
-import type { Logger } from '../../shared/log';
+import type { L10n } from '../../base/l10n';
+import type { Logger } from '../../base/log';
 import type { RunnerPlan, SourceFrame } from '../model/rollout-protocol';
 import type { RunSummary } from '../model/trajectory';
 import type { ReplayUpstream } from '../gateway/replay';

@@ -2,7 +2,7 @@
 // and edits at a stop. The base of RolloutRuntime, apart from the run's lifecycle (runner,
 // gateway, recording) so each reads on its own; HeldStops does the holding.
 import { EventEmitter } from 'events';
-import type { L10n } from '../../shared/l10n';
+import type { L10n } from '../../base/l10n';
 import type { ChatCompletion, ChatRequest } from '../model/trajectory';
 import type { EventBreakpoint, ExceptionFilter } from './breakpoints';
 import { editableRequest, editableResponse, syncToolTurns } from './edit-copies';

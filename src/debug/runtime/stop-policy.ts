@@ -1,7 +1,7 @@
 // Where the rollout debugger stops: event breakpoints, exception filters, stepping and
 // pause, per episode (concurrent episodes step and pause on their own). Pure decisions:
 // the runtime holds the stops and the calls they keep waiting.
-import { english, type L10n } from '../../shared/l10n';
+import { english, type L10n } from '../../base/l10n';
 import type { ErrorInfo } from '../model/rollout-protocol';
 import { matches, type BreakEvent, type EventBreakpoint, type ExceptionFilter } from './breakpoints';
 import type { Episode, LlmTurn, ToolTurn, Turn } from './episode';

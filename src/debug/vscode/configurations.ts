@@ -3,8 +3,8 @@
 // interpreter and refuses to start on config errors, pointing at them.
 import * as path from 'path';
 import * as vscode from 'vscode';
-import type { ConfigChecker } from '../../shared/config-api';
-import type { Logger } from '../../shared/log';
+import type { ConfigChecker } from '../../feature-api/config-checker';
+import type { Logger } from '../../base/log';
 import { formatConfigErrors } from '../protocol/launch';
 import { pythonDebuggerAvailable, resolveInterpreter } from './python';
 

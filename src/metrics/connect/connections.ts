@@ -1,20 +1,24 @@
-// The extension's connections to relays (never from the webview): one RelayClient per
-// endpoint, resumed from the cursors the store saved with its points, so a reconnect, a
-// relay restart or a window reload delivers every point exactly once. For a local job dir /
-// logdir the relay is started here (local-relay.ts) and restarted with backoff + jitter if
-// it dies. Each endpoint's state (connecting / backfilling / live / stale / error) is what
-// the view and the status bar show. Pure (no vscode import).
-import type { Cursor, ExperienceDetail, ExperiencesMessage, HeartbeatMessage, HelloMessage, SourceInfo } from '../../shared/relay-protocol';
-import type { PointsBatch, RelayClientError, RelayClientOptions, StateChange } from '../../shared/relay-client';
-import type { Logger } from '../../shared/log';
-import { pointCount } from '../../shared/points-frame';
-import type { EndpointState, EndpointStatus } from '../../shared/metrics-protocol';
+// The extension's connections to relays (never from the webview): the endpoint-state layer
+// between the relay client (socket + protocol, src/relay-protocol/client.ts) and the store.
+// One RelayClient per endpoint, resumed from the cursors the store saved with its points, so a
+// reconnect, a relay restart or a window reload delivers every point exactly once. For a local
+// job dir / logdir the relay is started here (local-relay.ts) and restarted with backoff +
+// jitter if it dies. Each endpoint's state (connecting / backfilling / live / stale / error) is
+// what the view and the status bar show; its data and state changes are events
+// (ConnectionsEvents) the metrics host hands to the view controller. Pure (no vscode import).
+import { EventEmitter } from 'node:events';
+import type { Cursor, ExperienceDetail, ExperiencesMessage, SourceInfo } from '../../relay-protocol/messages';
+import { RelayClient, type PointsBatch, type RelayClientOptions, type StateChange } from '../../relay-protocol/client';
+import type { Logger } from '../../base/log';
+import { pointCount } from '../../relay-protocol/points-frame';
+import type { EndpointState, EndpointStatus } from '../protocol/view-protocol';
 import type { LocalRelay, LocalRelaySpec, RelayLauncher } from './local-relay';
-import type { DetailMessage, DetailRequestMessage } from '../../shared/relay-envelope';
-import type { EnvelopeBatch } from '../../shared/envelope-frame';
+import type { DetailMessage, DetailRequestMessage, EnvelopeRequest } from '../../relay-protocol/envelope';
+import type { EnvelopeBatch } from '../../relay-protocol/envelope-frame';
+import type { Revive } from '../../feature-api/commands';
 
 /**
- * Envelope buckets a client asks per tag (RelayClientOptions.envelope, issue 16 §4). The relay
+ * Envelope buckets a client asks per tag (RelayClientOptions.envelope). The relay
  * fills between half and all of them (power-of-two widths), so 1024 is at least as fine as the
  * grid of a plot up to ~1000 px wide (downsample.ts); a wider zoom asks for detail.
  */
@@ -40,57 +44,34 @@ export interface EndpointSpec {
   local?: LocalRelaySpec;
   /** Merge this endpoint's streams into this run name (several nodes of one job). */
   run?: string;
-  /** A command that brings the relay back when it is gone (e.g. starts its Ray relay job
-   *  again, which ended itself once idle): see ConnectionSink.gone. */
+  /** How the relay is brought back when it is gone (its Ray relay job started again, once it
+   *  ended itself idle): see ConnectionsEvents.gone. */
   revive?: Revive;
-}
-
-/** A command (and its arguments) another feature registered to bring a relay back. */
-export interface Revive {
-  command: string;
-  args: Record<string, unknown>;
 }
 
 /** Failed connects in a row, without one success since the endpoint started, after which its
  *  relay counts as gone (a refused port: a relay that ended, not one still starting). */
 export const GONE_AFTER_FAILURES = 3;
 
-/** What the connections need of a RelayClient (src/shared/relay-client.ts). */
-export interface RelayClientLike {
-  on(event: 'hello', l: (h: HelloMessage) => void): unknown;
-  on(event: 'sources', l: (s: SourceInfo[]) => void): unknown;
-  on(event: 'points', l: (b: PointsBatch) => void): unknown;
-  on(event: 'experiences', l: (m: ExperiencesMessage) => void): unknown;
-  on(event: 'heartbeat', l: (m: HeartbeatMessage) => void): unknown;
-  on(event: 'state', l: (s: StateChange) => void): unknown;
-  on(event: 'error', l: (e: RelayClientError) => void): unknown;
-  start(): void;
-  close(): Promise<void>;
-  requestExperience(source: string, id: number, timeoutMs?: number): Promise<ExperienceDetail>;
-  on(event: 'envelope', l: (m: EnvelopeBatch) => void): unknown;
-  requestDetail?(q: DetailQuery): Promise<DetailMessage>;
-}
-export type ClientFactory = (o: RelayClientOptions) => RelayClientLike;
+/** Makes the client of an endpoint (tests: other backoff, or a listener of their own). */
+type ClientFactory = (o: RelayClientOptions) => RelayClient;
 
-export interface ConnectionSink {
-  points(endpoint: string, b: PointsBatch): void;
-  experiences(endpoint: string, m: ExperiencesMessage): void;
-  /** A tag's envelope (from clients the factory made with the `envelope` option). */
-  envelope?(endpoint: string, m: EnvelopeBatch): void;
-  /** Cursors to resume an endpoint from. */
-  cursors(endpoint: string): Cursor[];
+/** What the connections tell: an endpoint's data, in the order it came, and its state changes. */
+interface ConnectionsEvents {
+  points: [endpoint: string, batch: PointsBatch];
+  experiences: [endpoint: string, message: ExperiencesMessage];
+  /** A tag's envelope (clients ask for them with ConnectionsOptions.envelope). */
+  envelope: [endpoint: string, batch: EnvelopeBatch];
   /** Some endpoint's status changed. */
-  changed(): void;
+  changed: [];
   /**
    * An endpoint with `revive` never connected and failed GONE_AFTER_FAILURES times in a row:
    * its relay is gone. Told once per endpoint (the revived relay comes as a new endpoint).
    */
-  gone?(spec: EndpointSpec): void;
+  gone: [spec: EndpointSpec];
 }
 
 export interface ConnectionTiming {
-  /** No batch for this long after a (re)connect: the backfill is over (live). */
-  quietMs: number;
   /** Local relay restart backoff. */
   restartInitialMs: number;
   restartMaxMs: number;
@@ -99,24 +80,31 @@ export interface ConnectionTiming {
   missedHeartbeats?: number;
 }
 
-export const DEFAULT_TIMING: ConnectionTiming = { quietMs: 750, restartInitialMs: 500, restartMaxMs: 15_000 };
+export const DEFAULT_TIMING: ConnectionTiming = { restartInitialMs: 500, restartMaxMs: 15_000 };
+
+interface ConnectionsOptions {
+  timing?: ConnectionTiming;
+  /** Localized "retrying in N s". */
+  retryText?: (ms: number) => string;
+  /** Envelope-first opening of big event files (asked of every relay). */
+  envelope?: EnvelopeRequest;
+  client?: ClientFactory;
+}
 
 function noteExplorers(into: Map<string, string>, sources: SourceInfo[], run: string | undefined): void {
   for (const src of sources) if (src.kind === 'serve' && src.endpoint) into.set(src.endpoint, run ?? src.run);
 }
 
+/** One endpoint: its client (and local relay), its state, and what it has delivered. */
 class Endpoint {
   state: EndpointState = 'connecting';
   detail: string | undefined;
   runs = new Set<string>();
   points = 0;
-  client: RelayClientLike | undefined;
+  client: RelayClient | undefined;
   private relay: LocalRelay | undefined;
-  private quiet: NodeJS.Timeout | undefined;
   private restartTimer: NodeJS.Timeout | undefined;
   private restarts = 0;
-  /** This relay reports caughtUp (so silence is not needed to call it live). */
-  private caughtUpSeen = false;
   private connectedOnce = false;
   private disposed = false;
   private lastError: string | undefined;
@@ -137,12 +125,6 @@ class Endpoint {
     return { id, name, target: url ?? local?.dir ?? '', kind: local ? 'local' : 'url', state: this.state, detail: this.detail, runs: [...this.runs].sort(), points: this.points };
   }
 
-  /** One experience's content through this endpoint's relay. */
-  requestExperience(source: string, id: number): Promise<ExperienceDetail> {
-    if (!this.client) return Promise.reject(new Error(`${this.spec.name} is not connected`));
-    return this.client.requestExperience(source, id);
-  }
-
   /** The local relay's process id (tests kill it to check recovery). */
   get relayPid(): number | undefined {
     return this.relay?.pid;
@@ -158,7 +140,7 @@ class Endpoint {
     if (state === this.state && detail === this.detail) return;
     this.state = state;
     this.detail = detail;
-    this.m.sink.changed();
+    this.m.emit('changed');
   }
 
   private async startLocal(): Promise<void> {
@@ -202,21 +184,24 @@ class Endpoint {
   }
 
   private connect(url: string, token: string | undefined): void {
-    const client = this.m.open(this, {
+    const { id, run } = this.spec;
+    const client = this.m.client({
       url,
       token,
       ca: this.spec.local ? undefined : this.spec.ca,
-      cursors: this.m.sink.cursors(this.spec.id),
+      cursors: this.m.cursors(id),
       backoff: this.m.timing.backoff,
       missedHeartbeats: this.m.timing.missedHeartbeats,
+      envelope: this.m.envelope,
     });
     this.client = client;
+    const current = () => this.client === client;
     client.on('hello', (h) => {
-      for (const r of h.runs) this.runs.add(this.spec.run ?? r);
-      noteExplorers(this.explorers, h.sources, this.spec.run);
+      for (const r of h.runs) this.runs.add(run ?? r);
+      noteExplorers(this.explorers, h.sources, run);
     });
-    client.on('sources', (list) => noteExplorers(this.explorers, list, this.spec.run));
-    client.on('state', (s) => this.client === client && this.onState(s));
+    client.on('sources', (list) => noteExplorers(this.explorers, list, run));
+    client.on('state', (s) => current() && this.onState(s));
     client.on('error', (e) => {
       // An auth refusal is the reason; the socket errors that follow it are noise.
       if (e.kind === 'auth') this.authError = e.message;
@@ -226,28 +211,25 @@ class Endpoint {
       if (e.kind === 'protocol') this.m.log.warn(`metrics: ${this.spec.name}: ${e.message}`);
     });
     client.on('points', (b) => {
-      if (this.client !== client) return;
-      if (this.spec.run) b = { ...b, run: this.spec.run }; // once per batch: the columns are shared
+      if (!current()) return;
+      if (run) b = { ...b, run }; // once per batch: the columns are shared
       this.runs.add(b.run);
       this.points += pointCount(b);
-      this.m.sink.points(this.spec.id, b);
-      this.busy();
+      this.m.emit('points', id, b);
     });
     client.on('experiences', (msg) => {
-      if (this.client !== client) return;
-      this.m.sink.experiences(this.spec.id, this.spec.run ? { ...msg, run: this.spec.run } : msg);
-      this.busy();
+      if (!current()) return;
+      this.m.emit('experiences', id, run ? { ...msg, run } : msg);
     });
-    client.on('heartbeat', (msg) => {
-      if (this.client !== client) return;
-      // The relay says its backlog is gone: live, however busy the stream stays.
-      if (msg.caughtUp === true) {
-        this.caughtUpSeen = true;
-        if (this.quiet) clearTimeout(this.quiet);
-        this.quiet = undefined;
-        if (this.state === 'backfilling') this.set('live');
-      }
+    client.on('envelope', (m) => {
+      if (!current()) return;
+      if (run) m = { ...m, run };
+      this.runs.add(m.run);
+      this.points += m.points;
+      this.m.emit('envelope', id, m);
     });
+    // The relay says its backlog is gone: live, however busy the stream stays.
+    client.on('heartbeat', (msg) => current() && msg.caughtUp === true && this.state === 'backfilling' && this.set('live'));
     client.start();
   }
 
@@ -261,12 +243,11 @@ class Endpoint {
         this.restarts = 0;
         this.lastError = undefined;
         this.set('backfilling');
-        this.busy();
         return;
       case 'backoff':
         if (!this.connectedOnce && ++this.failures === GONE_AFTER_FAILURES && this.spec.revive) {
           this.m.log.info(`metrics: ${this.spec.name}: no relay at ${this.spec.url ?? ''} after ${this.failures} attempts; bringing it back (${this.spec.revive.command})`);
-          this.m.sink.gone?.(this.spec);
+          this.m.emit('gone', this.spec);
         }
         this.set('stale', `${this.lastError ?? s.reason ?? ''}; ${this.m.retryText(s.delayMs ?? 0)}`.replace(/^; /, ''));
         return;
@@ -279,22 +260,8 @@ class Endpoint {
     }
   }
 
-  /**
-   * A batch arrived. A relay that reports its backlog (HeartbeatMessage.caughtUp) decides
-   * live vs catching up; for an older relay, backfilling lasts until the stream is quiet.
-   */
-  busy(): void {
-    if (this.state !== 'backfilling' || this.caughtUpSeen) return;
-    if (this.quiet) clearTimeout(this.quiet);
-    this.quiet = setTimeout(() => {
-      this.quiet = undefined;
-      if (this.state === 'backfilling') this.set('live');
-    }, this.m.timing.quietMs);
-  }
-
   async dispose(): Promise<void> {
     this.disposed = true;
-    if (this.quiet) clearTimeout(this.quiet);
     if (this.restartTimer) clearTimeout(this.restartTimer);
     const c = this.client;
     this.client = undefined;
@@ -304,18 +271,27 @@ class Endpoint {
   }
 }
 
-export class Connections {
+export class Connections extends EventEmitter<ConnectionsEvents> {
   private readonly endpoints = new Map<string, Endpoint>();
+  readonly timing: ConnectionTiming;
+  readonly retryText: (ms: number) => string;
+  readonly envelope: EnvelopeRequest | undefined;
+  readonly client: ClientFactory;
 
   constructor(
-    readonly factory: ClientFactory,
+    /** Starts the relay of a local job dir or logdir. */
     readonly launcher: RelayLauncher,
-    readonly sink: ConnectionSink,
+    /** Where each endpoint resumes: the cursors the store saved with its points. */
+    readonly cursors: (endpoint: string) => Cursor[],
     readonly log: Logger,
-    readonly timing: ConnectionTiming = DEFAULT_TIMING,
-    /** Localized "retrying in N s". */
-    readonly retryText: (ms: number) => string = (ms) => `retrying in ${(ms / 1000).toFixed(1)} s`,
-  ) {}
+    o: ConnectionsOptions = {},
+  ) {
+    super();
+    this.timing = o.timing ?? DEFAULT_TIMING;
+    this.retryText = o.retryText ?? ((ms) => `retrying in ${(ms / 1000).toFixed(1)} s`);
+    this.envelope = o.envelope;
+    this.client = o.client ?? ((opts) => new RelayClient(opts));
+  }
 
   /** Reconciles the running endpoints with `specs` (same id and spec: left running). */
   async set(specs: EndpointSpec[]): Promise<void> {
@@ -335,7 +311,7 @@ export class Connections {
       this.endpoints.set(s.id, ep);
       ep.start();
     }
-    this.sink.changed();
+    this.emit('changed');
   }
 
   /** The serve-mode explorers the connected relays poll, with the run and connection. */
@@ -347,31 +323,18 @@ export class Connections {
     return [...this.endpoints.values()].map((e) => e.status());
   }
 
+  /** One experience's content through an endpoint's relay. */
   requestExperience(endpoint: string, source: string, id: number): Promise<ExperienceDetail> {
-    const ep = this.endpoints.get(endpoint);
-    return ep ? ep.requestExperience(source, id) : Promise.reject(new Error(`endpoint ${endpoint} is not connected`));
+    return this.connected(endpoint)?.requestExperience(source, id) ?? Promise.reject(new Error(`endpoint ${endpoint} is not connected`));
   }
 
   /** Exact points of an envelope-first source through an endpoint's relay. */
   requestDetail(endpoint: string, q: DetailQuery): Promise<DetailMessage> {
-    const c = this.endpoints.get(endpoint)?.client;
-    return c?.requestDetail ? c.requestDetail(q) : Promise.reject(new Error(`endpoint ${endpoint} is not connected`));
+    return this.connected(endpoint)?.requestDetail(q) ?? Promise.reject(new Error(`endpoint ${endpoint} is not connected`));
   }
 
-  /** A client for endpoint `ep`; the tag envelopes it may get go to the sink. */
-  open(ep: Endpoint, o: RelayClientOptions): RelayClientLike {
-    const client = this.factory(o);
-    client.on('envelope', (m) => ep.client === client && this.envelope(ep, m));
-    return client;
-  }
-
-  /** A tag's envelope through endpoint `ep` (a client created with the `envelope` option). */
-  private envelope(ep: Endpoint, m: EnvelopeBatch): void {
-    if (ep.spec.run) m = { ...m, run: ep.spec.run };
-    ep.runs.add(m.run);
-    ep.points += m.points;
-    this.sink.envelope?.(ep.spec.id, m);
-    ep.busy();
+  private connected(endpoint: string): RelayClient | undefined {
+    return this.endpoints.get(endpoint)?.client;
   }
 
   relayPid(id: string): number | undefined {

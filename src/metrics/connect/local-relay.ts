@@ -3,7 +3,7 @@
 // environment, never on the command line). Resolves with the URL once the relay prints it.
 import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import type { Logger } from '../../shared/log';
+import type { Logger } from '../../base/log';
 
 export interface LocalRelaySpec {
   dir: string;
@@ -35,7 +35,7 @@ export interface LauncherOptions {
 
 export type RelayLauncher = (spec: LocalRelaySpec, port?: number) => Promise<LocalRelay>;
 
-/** Every relay this module started and has not seen exit (killed when the host exits). */
+/** Every relay this module started and has not seen exit (killed when the extension host exits). */
 const live = new Set<ChildProcess>();
 let exitHook = false;
 

@@ -1,8 +1,8 @@
-// Rollout rows ↔ the columnar form the drill-down sends (RolloutColumns): the host packs the
+// Rollout rows ↔ the columnar form the drill-down sends (RolloutColumns): the extension packs the
 // matched rows once, the webview reads single rows back when it lists or opens them. Packing
 // dictionary-codes the repeated strings (origins, task ids) so 10⁶ rows stay a few arrays.
-// Pure: used by the host's drill (src/metrics/view) and by the webview.
-import type { RolloutColumns, RolloutRow } from '../../shared/metrics-protocol';
+// Pure: used by the extension's drill (src/metrics/view) and by the webview.
+import type { RolloutColumns, RolloutRow } from '../protocol/view-protocol';
 
 const finite = (v: number | null | undefined): number | null => (v === null || v === undefined || !Number.isFinite(v) ? null : v);
 

@@ -1,6 +1,6 @@
 // How far each relay endpoint's sources have been stored: saved with the points, so a
 // relay resumes exactly where the store stopped.
-import type { Cursor } from '../../shared/relay-protocol';
+import type { Cursor } from '../../relay-protocol/messages';
 
 export class CursorBook {
   private readonly byEndpoint = new Map<string, Map<string, Cursor>>();

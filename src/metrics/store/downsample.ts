@@ -10,7 +10,7 @@
 // Gaps: a bucket that holds only non-finite values (NaN / ±Inf logged), or an empty bucket
 // between two consecutive points further apart than GAP_FACTOR × the series' typical spacing,
 // breaks the line instead of bridging it.
-import type { SeriesFrame } from '../../shared/metrics-protocol';
+import type { SeriesFrame } from '../protocol/view-protocol';
 import { EmaState } from './smoothing';
 
 export const GAP_FACTOR = 8;

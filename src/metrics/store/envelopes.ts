@@ -4,10 +4,10 @@
 // The series' own columns hold only the live points that followed the envelope's cursor, so
 // envelope + window + live points never count a point twice. Envelopes are not persisted: a
 // reload opens the source envelope-first again (store.ts leaves their cursors out).
-import type { DetailMessage } from '../../shared/relay-envelope';
-import type { Cursor } from '../../shared/relay-protocol';
-import { fromWireNumber } from '../../shared/relay-protocol';
-import { EnvelopeArrays, EnvelopeBatch, envelopeArrays } from '../../shared/envelope-frame';
+import type { DetailMessage } from '../../relay-protocol/envelope';
+import type { Cursor } from '../../relay-protocol/messages';
+import { fromWireNumber } from '../../relay-protocol/messages';
+import { EnvelopeArrays, EnvelopeBatch, envelopeArrays } from '../../relay-protocol/envelope-frame';
 
 /** Envelope buckets as typed columns (min/max ±Infinity where no value was finite). */
 export interface PackedEnvelope {

@@ -2,9 +2,9 @@
 // version for the drill-down (click a step → its rollouts). Rows are small (no messages:
 // those are read on demand), keyed by (endpoint, source, id): a row sent again (its reward
 // arrived, the trainer consumed it) replaces the one held, and is written again to disk.
-import type { ExperienceRow, WireNumber } from '../../shared/relay-protocol';
-import { fromWireNumber, toWireNumber } from '../../shared/relay-protocol';
-import type { RolloutRow } from '../../shared/metrics-protocol';
+import type { ExperienceRow, WireNumber } from '../../relay-protocol/messages';
+import { fromWireNumber, toWireNumber } from '../../relay-protocol/messages';
+import type { RolloutRow } from '../protocol/view-protocol';
 
 /** What a stored line holds: a RolloutRow with non-finite numbers as wire strings. */
 type StoredRow = Omit<RolloutRow, 'reward' | 'advantage' | 'metrics'> & {

@@ -9,8 +9,8 @@
 // claims more than is on disk; extra bytes after a crash are ignored and overwritten.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Cursor } from '../../shared/relay-protocol';
-import type { Logger } from '../../shared/log';
+import type { Cursor } from '../../relay-protocol/messages';
+import type { Logger } from '../../base/log';
 import { Columns, RECORD_BYTES } from './columns';
 import type { ExperienceIndex } from './experiences';
 import { Series } from './series';

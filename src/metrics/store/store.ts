@@ -7,9 +7,9 @@
 // pass `memoryLimitBytes`, the least recently used series are spilled: flushed to their file
 // and dropped from memory; they are read back (one sequential read) when a chart or an
 // export needs them. Appends to a spilled series go to a small in-memory tail.
-import type { Cursor, ExperienceRow } from '../../shared/relay-protocol';
-import type { Logger } from '../../shared/log';
-import { silentLogger } from '../../shared/log';
+import type { Cursor, ExperienceRow } from '../../relay-protocol/messages';
+import type { Logger } from '../../base/log';
+import { silentLogger } from '../../base/log';
 import { Columns } from './columns';
 import { ExperienceIndex } from './experiences';
 import { Point, PointColumns, Series, SeriesChange, columnsOf, seriesKey } from './series';

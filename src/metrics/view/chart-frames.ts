@@ -1,12 +1,12 @@
 // Building one chart's frames from the store: a full rebuild (one pass over every point of
 // its series onto a grid the width of the plot) or a patch (the buckets appended points
 // touched). The per-chart state they share with the engine lives here too. Pure.
-import { ChartFrame, ChartSpec, ViewOptions, X_AXES, XAxisMode } from '../../shared/metrics-protocol';
+import { ChartFrame, ChartSpec, ViewOptions, X_AXES, XAxisMode } from '../protocol/view-protocol';
 import type { Columns } from '../store/columns';
 import { SeriesBuckets, chooseGrid, typicalSpacing } from '../store/downsample';
 import type { MetricsStore } from '../store/store';
 import { DetailNeed, detailNeeds, envelopeItems } from './envelope-feed';
-import { MAX_DETAIL_POINTS } from '../../shared/relay-envelope';
+import { MAX_DETAIL_POINTS } from '../../relay-protocol/envelope';
 
 /** Plot width (CSS px) assumed until the webview reports one. */
 const DEFAULT_WIDTH = 600;

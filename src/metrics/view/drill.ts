@@ -3,7 +3,7 @@
 // through the run's own `rollout/model_version` metric (Trinity-RFT logs it every explorer
 // step), else the step itself; then the SQL buffer rows of those versions, all of them, as
 // columns (the webview lists only the visible ones). Pure.
-import type { RolloutsMessage, RolloutRow, XAxisMode } from '../../shared/metrics-protocol';
+import type { RolloutsMessage, RolloutRow, XAxisMode } from '../protocol/view-protocol';
 import { toColumns } from '../rollouts/columns';
 import { xOf } from './chart-frames';
 import { MetricsStore, seriesKey } from '../store/store';

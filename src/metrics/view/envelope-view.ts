@@ -1,10 +1,10 @@
-// The view's side of envelope-first sources (issue 16 §4): takes a tag's envelope into the
+// The view's side of envelope-first sources: takes a tag's envelope into the
 // store (its series appears; its chart then shows every point's min and max), and, for a
 // zoomed chart, asks the relay once per (series, source, range) for the exact points the
 // envelope cannot show, kept as the series' detail window when they arrive. Pure.
-import type { Logger } from '../../shared/log';
-import type { DetailMessage, DetailRequestMessage } from '../../shared/relay-envelope';
-import type { EnvelopeBatch } from '../../shared/envelope-frame';
+import type { Logger } from '../../base/log';
+import type { DetailMessage, DetailRequestMessage } from '../../relay-protocol/envelope';
+import type { EnvelopeBatch } from '../../relay-protocol/envelope-frame';
 import { detailWindow } from '../store/envelopes';
 import type { MetricsStore } from '../store/store';
 import type { DetailNeed } from './envelope-feed';
@@ -17,18 +17,12 @@ export class EnvelopeView {
 
   constructor(
     private readonly store: MetricsStore,
-    private readonly hooks: { readDetail?: ReadDetail; log: Logger; onData?(): void },
-    private readonly engine: { seriesChanged(key: string): void },
-    private readonly feed: { layoutChanged(): void; schedule(): void },
+    /** Without it, a zoom shows the envelope (no exact points). */
+    private readonly readDetail: ReadDetail | undefined,
+    private readonly log: Logger,
+    /** Series `key` changed wholesale (`layout`: it may be new): its chart is to be rebuilt and posted. */
+    private readonly changed: (key: string, layout: boolean) => void,
   ) {}
-
-  /** Series `key` changed wholesale (`layout`: it may be new): its chart is rebuilt and posted. */
-  private changed(key: string, layout: boolean): void {
-    if (layout) this.feed.layoutChanged();
-    this.engine.seriesChanged(key);
-    this.feed.schedule();
-    this.hooks.onData?.();
-  }
 
   /** A tag's envelope from a relay (run: the name its endpoint gives the run). */
   ingest(endpoint: string, m: EnvelopeBatch, run = m.run): void {
@@ -40,7 +34,7 @@ export class EnvelopeView {
 
   need(n: DetailNeed): void {
     const id = JSON.stringify([n.key, n.endpoint, n.source, n.from, n.to]);
-    const read = this.hooks.readDetail;
+    const read = this.readDetail;
     if (!read || this.pending.has(id)) return;
     this.pending.add(id);
     const { endpoint, source, tag, from, to, maxPoints, cursor } = n;
@@ -52,7 +46,7 @@ export class EnvelopeView {
       },
       (e: unknown) => {
         this.pending.delete(id);
-        this.hooks.log.debug(`metrics view: detail of ${tag} [${from}, ${to}]: ${e instanceof Error ? e.message : String(e)}`);
+        this.log.debug(`metrics view: detail of ${tag} [${from}, ${to}]: ${e instanceof Error ? e.message : String(e)}`);
       },
     );
   }

@@ -2,7 +2,7 @@
 // replaced (serve mode rewards a rollout when /feedback arrives; the trainer consumes it), the
 // drill is computed again and sent under the same request, at most once per `minMs` — the
 // webview refreshes the open pane in place. Pure.
-import type { DrillMessage, RolloutsMessage, XAxisMode } from '../../shared/metrics-protocol';
+import type { DrillMessage, RolloutsMessage, XAxisMode } from '../protocol/view-protocol';
 
 type DrillResult = Omit<RolloutsMessage, 'type' | 'request'>;
 

@@ -1,8 +1,8 @@
 // One rollout as the drill-down shows it, from the relay's decoded experience: its messages
 // (chat format; content parts joined; tool calls shown as JSON), or the prompt and response
 // texts of single-turn experiences, plus the other fields. Pure.
-import type { RolloutDetail, RolloutMessage, RolloutRef } from '../../shared/metrics-protocol';
-import type { ExperienceDetail } from '../../shared/relay-protocol';
+import type { RolloutDetail, RolloutMessage, RolloutRef } from '../protocol/view-protocol';
+import type { ExperienceDetail } from '../../relay-protocol/messages';
 
 const SHOWN_ELSEWHERE = new Set(['messages', 'prompt_text', 'response_text']);
 

@@ -1,6 +1,6 @@
 // What the status bar says: the latest reward mean of the active run (the run that received
 // a point last) with a trend arrow, and the worst endpoint state. Pure.
-import type { EndpointState, EndpointStatus } from '../../shared/metrics-protocol';
+import type { EndpointState, EndpointStatus } from '../protocol/view-protocol';
 import { rewardTagRank } from './layout';
 import { emaSmooth } from '../store/smoothing';
 import type { MetricsStore } from '../store/store';

@@ -1,10 +1,10 @@
-// What the host posts to the webview after the handshake: the layout when charts appear,
+// What the extension posts to the webview after the handshake: the layout when charts appear,
 // frames of the visible charts, the endpoint status — batched, only while the webview is
 // ready, and paced by the page: an update goes out as soon as there is something new and
 // the page has drawn the previous one (its `drawn` ack), never closer than
 // MIN_UPDATE_INTERVAL_MS, and after DRAWN_TIMEOUT_MS without an ack anyway. A slow page thus
 // gets fewer, bigger updates instead of a queue, and a point waits for no fixed timer.
-import { DRAWN_TIMEOUT_MS, EndpointStatus, HostMessage, MIN_UPDATE_INTERVAL_MS } from '../../shared/metrics-protocol';
+import { DRAWN_TIMEOUT_MS, EndpointStatus, HostMessage, MIN_UPDATE_INTERVAL_MS } from '../protocol/view-protocol';
 import type { MetricsStore } from '../store/store';
 import type { ChartEngine } from './chart-engine';
 import { layoutCharts } from './layout';

@@ -1,12 +1,17 @@
-// The host side of the metrics view, without vscode: takes relay batches into the store,
-// answers the webview's messages, and has the update feed (update-feed.ts) post batched
-// updates (layout when charts appear, frames of the visible charts, endpoint status) paced
-// by the page's `drawn` acks. The vscode adapter (panel.ts) only moves
-// messages; the bench drives this class directly against the real webview bundle in Chromium.
-import type { ExperiencesMessage } from '../../shared/relay-protocol';
+// The extension side of the metrics view, without vscode: the store sink of the relay
+// connections (points, experiences and envelopes into the store), the answers to the
+// webview's messages, and the update feed (update-feed.ts) that posts batched updates (layout
+// when charts appear, frames of the visible charts, endpoint status) paced by the page's
+// `drawn` acks. What the webview asks of the extension beyond that (persist options, export,
+// connect) are ViewEvents. The vscode adapter (panel.ts) only moves messages; the bench drives
+// this class directly against the real webview bundle in Chromium.
+import { EventEmitter } from 'node:events';
+import type { ExperiencesMessage } from '../../relay-protocol/messages';
+import type { EnvelopeBatch } from '../../relay-protocol/envelope-frame';
+import { PendingRequests } from '../../base/pending-requests';
 import { EnvelopeView, ReadDetail } from './envelope-view';
-import type { PointsBatch } from '../../shared/relay-client';
-import type { Logger } from '../../shared/log';
+import type { PointsBatch } from '../../relay-protocol/client';
+import type { Logger } from '../../base/log';
 import {
   DEFAULT_VIEW_OPTIONS,
   EndpointStatus,
@@ -23,53 +28,62 @@ import {
   optionsAffect,
   parseWebviewMessage,
   sanitizeOptions,
-} from '../../shared/metrics-protocol';
+} from '../protocol/view-protocol';
 import type { MetricsStore } from '../store/store';
 import { Point, PointColumns, columnsOf, seriesKey } from '../store/series';
 import { ChartEngine } from './chart-engine';
 import { drillDown } from './drill';
 import { LiveDrill } from './live-drill';
-import { ProbeRequests } from './probe-requests';
 import { RunMarks, runsForCommit } from './run-marks';
 import { runSummaries } from './run-summaries';
 import { UpdateFeed } from './update-feed';
 
-export interface ViewHooks {
+/** What the view controller needs from its owner: the webview, and the relay reads behind a zoom and a rollout. */
+interface ViewPort {
   post(msg: HostMessage | ProbeMessage): void;
-  log: Logger;
-  strings: UiStrings;
-  /** Options changed (persist them). */
-  saveOptions?(o: ViewOptions): void;
-  exportSeries?(format: 'csv' | 'json', keys: string[]): void;
-  exportPng?(chart: string, dataUrl: string): void;
-  connect?(): void;
-  startDemo?(): void;
-  readRollout?(ref: RolloutRef): Promise<RolloutDetail>;
-  /** Called after every ingest with what changed (status bar). */
-  onData?(): void;
-  /** Reads exact points of an envelope-first source for a zoom (connections → relay `detail`). */
+  /** Exact points of an envelope-first source for a zoom (connections → relay `detail`); without it a zoom shows the envelope. */
   readDetail?: ReadDetail;
+  /** One rollout's messages (connections → relay `experience`); without it the view says "not available". */
+  readRollout?(ref: RolloutRef): Promise<RolloutDetail>;
 }
 
-export class ViewController {
+/** What the webview asks of the extension that the controller does not do itself, and new data. */
+interface ViewEvents {
+  /** The options changed (to persist). */
+  options: [options: ViewOptions];
+  exportSeries: [format: 'csv' | 'json', keys: string[]];
+  exportPng: [chart: string, dataUrl: string];
+  /** A button of the empty view: connect to a training run, or start the demo. */
+  command: [command: 'connect' | 'demo'];
+  /** Data went into the store (the status bar follows it). */
+  data: [];
+}
+
+/** The answer to a probe of a webview that went away meanwhile: nothing on screen. */
+const NOTHING_SHOWN: RenderedMessage = { type: 'rendered', request: 0, charts: [], status: '' };
+
+export class ViewController extends EventEmitter<ViewEvents> {
   readonly engine: ChartEngine;
   private options: ViewOptions;
   private readonly feed: UpdateFeed;
   /** Events marked on runs (online-training commits). */
   readonly marks = new RunMarks();
-  private readonly probes = new ProbeRequests();
+  private readonly probes = new PendingRequests<RenderedMessage | undefined>();
   private readonly liveDrill: LiveDrill;
-  readonly envelopes: EnvelopeView; // envelope-first sources: envelopes in, detail reads out
+  private readonly envelopes: EnvelopeView; // envelope-first sources: envelopes in, detail reads out
 
   constructor(
     readonly store: MetricsStore,
-    private readonly hooks: ViewHooks,
+    private readonly port: ViewPort,
+    private readonly log: Logger,
+    private readonly strings: UiStrings,
     options?: Partial<ViewOptions>,
   ) {
+    super();
     this.options = { ...DEFAULT_VIEW_OPTIONS, ...sanitizeOptions(options) };
     this.engine = new ChartEngine(store, () => this.options, (need) => this.envelopes.need(need));
-    this.feed = new UpdateFeed(store, this.engine, (m) => hooks.post(m), this.marks);
-    this.envelopes = new EnvelopeView(store, hooks, this.engine, this.feed);
+    this.feed = new UpdateFeed(store, this.engine, (m) => port.post(m), this.marks);
+    this.envelopes = new EnvelopeView(store, port.readDetail, log, (key, layout) => this.seriesChanged(key, layout));
     this.liveDrill = new LiveDrill(
       (m, mode) => drillDown(this.store, m.run, m.role, m.chart, m.x, mode),
       (m) => this.feed.post(m),
@@ -92,7 +106,20 @@ export class ViewController {
   ingest(endpoint: string, b: PointsBatch): void {
     for (const s of b.series) if (s.step.length) this.addColumns(b.run, b.role, s.tag, s);
     this.store.setCursor(endpoint, b.cursor);
-    this.hooks.onData?.();
+    this.emit('data');
+  }
+
+  /** A tag's envelope from a relay: its series appears, drawn from the envelope. */
+  ingestEnvelope(endpoint: string, m: EnvelopeBatch): void {
+    this.envelopes.ingest(endpoint, m);
+  }
+
+  /** Series `key` changed wholesale (`layout`: it may be new): its chart is rebuilt and posted. */
+  private seriesChanged(key: string, layout: boolean): void {
+    if (layout) this.feed.layoutChanged();
+    this.engine.seriesChanged(key);
+    this.feed.schedule();
+    this.emit('data');
   }
 
   /** Adds points of one series given as objects (the bench's and tests' entry point). */
@@ -127,16 +154,16 @@ export class ViewController {
   receive(raw: unknown): void {
     const msg = parseWebviewMessage(raw);
     if (msg) this.handle(msg);
-    else this.hooks.log.warn(`metrics view: ignored a malformed message from the webview`);
+    else this.log.warn(`metrics view: ignored a malformed message from the webview`);
   }
 
   private handle(msg: WebviewMessage): void {
     switch (msg.type) {
       case 'ready':
-        if (msg.protocol !== METRICS_PROTOCOL_VERSION) this.hooks.log.warn(`metrics view: webview speaks protocol ${msg.protocol}`);
+        if (msg.protocol !== METRICS_PROTOCOL_VERSION) this.log.warn(`metrics view: webview speaks protocol ${msg.protocol}`);
         this.feed.start();
         this.engine.invalidateAll(false);
-        this.feed.post({ type: 'init', protocol: METRICS_PROTOCOL_VERSION, strings: this.hooks.strings, options: this.viewOptions });
+        this.feed.post({ type: 'init', protocol: METRICS_PROTOCOL_VERSION, strings: this.strings, options: this.viewOptions });
         this.feed.flush();
         return;
       case 'drawn':
@@ -160,20 +187,19 @@ export class ViewController {
         this.openRollout(msg.request, msg.ref);
         return;
       case 'export':
-        this.hooks.exportSeries?.(msg.format, msg.series);
+        this.emit('exportSeries', msg.format, msg.series);
         return;
       case 'exportPng':
-        this.hooks.exportPng?.(msg.chart, msg.dataUrl);
+        this.emit('exportPng', msg.chart, msg.dataUrl);
         return;
       case 'command':
-        if (msg.command === 'demo') this.hooks.startDemo?.();
-        else this.hooks.connect?.();
+        this.emit('command', msg.command === 'demo' ? 'demo' : 'connect');
         return;
       case 'log':
-        this.hooks.log[msg.level](`metrics webview: ${msg.message}`);
+        this.log[msg.level](`metrics webview: ${msg.message}`);
         return;
       case 'rendered':
-        this.probes.answer(msg);
+        this.probes.settle(msg.request, msg);
         return;
     }
   }
@@ -185,16 +211,15 @@ export class ViewController {
       this.engine.invalidateAll(optionsAffect(before, this.options, 'zoom'));
       this.feed.schedule();
     }
-    this.hooks.saveOptions?.(this.viewOptions);
+    this.emit('options', this.viewOptions);
   }
 
   private openRollout(request: number, ref: RolloutRef): void {
-    const read = this.hooks.readRollout;
-    if (!read) {
+    if (!this.port.readRollout) {
       this.feed.post({ type: 'rollout', request, error: 'not available' });
       return;
     }
-    read(ref).then(
+    this.port.readRollout(ref).then(
       (detail) => this.feed.post({ type: 'rollout', request, detail }),
       (e: unknown) => this.feed.post({ type: 'rollout', request, error: e instanceof Error ? e.message : String(e) }),
     );
@@ -211,13 +236,13 @@ export class ViewController {
   detach(): void {
     this.liveDrill.dispose(); // its pane is gone with the webview
     this.feed.stop();
-    this.probes.cancelAll();
+    this.probes.settleAll(NOTHING_SHOWN);
   }
 
   /** Asks the webview what it shows. */
   probe(timeoutMs = 5000): Promise<RenderedMessage | undefined> {
     if (!this.feed.isReady) return Promise.resolve(undefined);
-    return this.probes.ask((m) => this.hooks.post(m), timeoutMs);
+    return this.probes.ask((request) => this.port.post({ type: 'probe', request }), timeoutMs, undefined);
   }
 
   // ---- out -------------------------------------------------------------------------------

@@ -1,19 +1,22 @@
 // The charts on the page: one card per chart spec, grouped in collapsible sections (the
-// pinned row first, then the host's order), the tag filter, and which cards are on screen
-// (an IntersectionObserver): the host computes frames only for those, at the plot widths
+// pinned row first, then the extension's order), the tag filter, and which cards are on screen
+// (an IntersectionObserver): the extension computes frames only for those, at the plot widths
 // reported here. Cards a layout adds are measured at once (the observer's first answer comes
-// a frame later): frames the host sent with the layout are drawn in the next animation frame.
-import type { ChartData, ChartFrame, ChartSpec } from '../../shared/metrics-protocol';
-import { applyFrame } from '../../shared/metrics-protocol';
-import { CardHost, ChartCard } from './chart';
+// a frame later): frames the extension sent with the layout are drawn in the next animation frame.
+import type { ChartData, ChartFrame, ChartSpec } from '../protocol/view-protocol';
+import { applyFrame } from '../protocol/view-protocol';
+import { CardEvent, CardPort, ChartCard } from './chart';
 import { saveState, savedState } from './webview-api';
 
-export interface BoardHost extends CardHost {
+/** What the board tells the page: its cards' events, and its own. */
+export type BoardEvent =
+  | CardEvent
   /** Plot widths and the charts on screen (debounced). */
-  viewport(charts: { id: string; width: number }[], visible: string[]): void;
-  invalidFilter(bad: boolean): void;
-  requestRender(): void;
-}
+  | { type: 'viewport'; charts: { id: string; width: number }[]; visible: string[] }
+  /** The tag filter is not a valid regular expression (it filters nothing). */
+  | { type: 'invalidFilter'; bad: boolean }
+  /** Cards changed: draw them in the next animation frame. */
+  | { type: 'render' };
 
 /** Quiet time before the viewport is reported (resizes and scrolls come in bursts). */
 const VIEWPORT_DEBOUNCE_MS = 60;
@@ -40,7 +43,10 @@ export class ChartBoard {
   private readonly added: ChartCard[] = [];
   private count = 0;
 
-  constructor(private readonly host: BoardHost) {
+  constructor(
+    private readonly port: CardPort,
+    private readonly tell: (e: BoardEvent) => void,
+  ) {
     this.observer = new IntersectionObserver((entries) => this.onIntersect(entries), { rootMargin: `${MARGIN_PX}px 0px` });
     this.keeper = new IntersectionObserver((entries) => this.onFar(entries), { rootMargin: `${KEEP_MARGIN} 0px` });
     new ResizeObserver(() => this.reportViewport()).observe(this.el);
@@ -71,7 +77,7 @@ export class ChartBoard {
     for (const c of this.cards.values()) c.restyle();
   }
 
-  /** Shows the host's charts (the next viewport report measures the cards it adds). */
+  /** Shows the extension's charts (the next viewport report measures the cards it adds). */
   layout(specs: ChartSpec[]): void {
     this.count = specs.length;
     const added: ChartCard[] = [];
@@ -87,10 +93,10 @@ export class ChartBoard {
     }
     for (const spec of specs) {
       const key = spec.pinned ? '' : spec.group;
-      const section = this.section(key, spec.pinned ? this.host.strings.pinned : spec.group || '…');
+      const section = this.section(key, spec.pinned ? this.port.strings.pinned : spec.group || '…');
       let card = this.cards.get(spec.id);
       if (!card) {
-        card = new ChartCard(spec, this.host);
+        card = new ChartCard(spec, this.port, this.tell);
         this.cards.set(spec.id, card);
         added.push(card);
         const d = this.data.get(spec.id);
@@ -101,7 +107,7 @@ export class ChartBoard {
       const grid = section.querySelector('.grid')!;
       if (card.el.parentElement !== grid) grid.append(card.el);
     }
-    // Keep the host's order: pinned first, then sections in Trinity's order.
+    // Keep the extension's order: pinned first, then sections in Trinity's order.
     const order = [...new Set(specs.map((s) => (s.pinned ? '' : s.group)))];
     this.el.replaceChildren(...order.map((k) => this.sections.get(k)!));
     for (const spec of specs) {
@@ -152,7 +158,7 @@ export class ChartBoard {
     } catch {
       bad = true;
     }
-    this.host.invalidFilter(bad);
+    this.tell({ type: 'invalidFilter', bad });
     for (const c of this.cards.values()) c.el.hidden = !!re && !re.test(c.spec.tag);
     for (const [, s] of this.sections) s.hidden = ![...s.querySelectorAll('.card')].some((c) => !(c as HTMLElement).hidden);
     this.reportViewport();
@@ -171,7 +177,7 @@ export class ChartBoard {
     for (const e of entries) if (!e.isIntersecting) this.cards.get((e.target as HTMLElement).dataset.chart!)?.release();
   }
 
-    /** Tells the host plot widths and which charts are on screen (debounced; at once after a layout added cards). */
+    /** Tells the extension plot widths and which charts are on screen (debounced; at once after a layout added cards). */
   reportViewport(): void {
     if (this.added.length) {
       this.measure();
@@ -197,7 +203,7 @@ export class ChartBoard {
       charts.push({ id, width: c.plotWidth() });
       if (shown) visible.push(id);
     }
-    this.host.viewport(charts, visible);
-    this.host.requestRender();
+    this.tell({ type: 'viewport', charts, visible });
+    this.tell({ type: 'render' });
   }
 }

@@ -2,9 +2,10 @@
 // line per mark at its x (its step, or its wall time on the time axes), labelled once at the
 // top. Drawn in uPlot's draw hook, over the series, so a mark is visible at any zoom.
 import type uPlot from 'uplot';
-import type { RunMark, XAxisMode } from '../../shared/metrics-protocol';
+import type { RunMark, XAxisMode } from '../protocol/view-protocol';
 
-export interface MarksSource {
+/** What the marks hook reads from the page. */
+export interface MarksPort {
   /** The marks of the runs plotted on this chart, with each run's first wall time. */
   marks(runs: readonly string[]): { mark: RunMark; start: number }[];
   label: string;
@@ -16,7 +17,7 @@ export function markX(mark: RunMark, mode: XAxisMode, start: number): number {
   return mode === 'step' ? mark.step : mode === 'wall' ? mark.wallTime : mark.wallTime - start;
 }
 
-export function marksHook(src: MarksSource, runs: readonly string[], mode: () => XAxisMode): uPlot.Hooks.Arrays {
+export function marksHook(src: MarksPort, runs: readonly string[], mode: () => XAxisMode): uPlot.Hooks.Arrays {
   return {
     draw: [
       (u) => {

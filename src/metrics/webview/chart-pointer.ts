@@ -1,5 +1,5 @@
 // What the pointer does on a chart, apart from drawing it: hovering shows the legend, a
-// drag along x zooms (the host rebuilds the grid for the range), a double-click resets the
+// drag along x zooms (the extension rebuilds the grid for the range), a double-click resets the
 // zoom, a click (not a drag) on a step drills down to its rollouts.
 import type uPlot from 'uplot';
 
@@ -11,7 +11,8 @@ export interface PointerAt {
   toPos(v: number): number;
 }
 
-export interface PointerHandlers {
+/** What the pointer tells its card. */
+export interface PointerEvents {
   hover(idx: number): void;
   leave(): void;
   zoom(range: [number, number] | null): void;
@@ -22,7 +23,7 @@ export interface PointerHandlers {
 const MIN_DRAG_PX = 3;
 
 /** uPlot hooks for hover and drag-to-zoom. */
-export function pointerHooks(h: PointerHandlers): uPlot.Hooks.Arrays {
+export function pointerHooks(h: PointerEvents): uPlot.Hooks.Arrays {
   return {
     setCursor: [
       (u) => {
@@ -43,7 +44,7 @@ export function pointerHooks(h: PointerHandlers): uPlot.Hooks.Arrays {
 }
 
 /** Click, double-click and leave on the plot's overlay. */
-export function attachPointer(u: uPlot, h: PointerHandlers): void {
+export function attachPointer(u: uPlot, h: PointerEvents): void {
   let downX = NaN;
   u.over.addEventListener('mousedown', (e) => (downX = e.clientX));
   u.over.addEventListener('click', (e) => {

@@ -5,29 +5,33 @@
 // legends (chart-legend.ts), the pointer (chart-pointer.ts) and the PNG (chart-png.ts) live
 // beside it.
 import uPlot from 'uplot';
-import type { ChartData, ChartSpec, SeriesInfo, UiStrings, ViewOptions } from '../../shared/metrics-protocol';
+import type { ChartData, ChartSpec, SeriesInfo, UiStrings, ViewOptions } from '../protocol/view-protocol';
 import { ChartLegend } from './chart-legend';
 import { chartPng } from './chart-png';
-import { PointerAt, attachPointer, pointerHooks } from './chart-pointer';
+import { PointerAt, PointerEvents, attachPointer, pointerHooks } from './chart-pointer';
 import { EMPTY_PLOT_DATA, PlotData, alignData, envelopeExtent, nearestSeries } from './plot-data';
 import { PLOT_HEIGHT, plotOptions } from './plot-options';
-import { marksHook, type MarksSource } from './chart-marks';
+import { marksHook, type MarksPort } from './chart-marks';
 import type { Theme } from './theme';
 
-/** Space uPlot's y axis takes (the plot width the host downsamples to is the rest). */
+/** Space uPlot's y axis takes (the plot width the extension downsamples to is the rest). */
 const Y_AXIS = 56;
 
-export interface CardHost {
-  strings: UiStrings;
+/** What a card reads from its page (read when drawn: a later `init` may bring other strings). */
+export interface CardPort {
+  readonly strings: UiStrings;
   options(): ViewOptions;
   theme(): Theme;
-  zoom(chart: string, range: [number, number] | null): void;
-  drill(chart: string, series: SeriesInfo, x: [number, number]): void;
-  exportData(chart: string, format: 'csv' | 'json'): void;
-  exportPng(chart: string, dataUrl: string): void;
   /** Marked events of runs (online-training commits), drawn as vertical lines. */
-  marks: MarksSource;
+  readonly marks: MarksPort;
 }
+
+/** What a card tells its page: the user zoomed, clicked a step, or asked for an export. */
+export type CardEvent =
+  | { type: 'zoom'; chart: string; range: [number, number] | null }
+  | { type: 'drill'; chart: string; series: SeriesInfo; x: [number, number] }
+  | { type: 'export'; chart: string; format: 'csv' | 'json' }
+  | { type: 'exportPng'; chart: string; dataUrl: string };
 
 export class ChartCard {
   readonly el: HTMLElement;
@@ -42,7 +46,8 @@ export class ChartCard {
 
   constructor(
     public spec: ChartSpec,
-    private readonly host: CardHost,
+    private readonly port: CardPort,
+    private readonly tell: (e: CardEvent) => void,
   ) {
     const el = document.createElement('section');
     el.className = 'card';
@@ -58,7 +63,7 @@ export class ChartCard {
     this.plotEl = document.createElement('div');
     this.plotEl.className = 'plot';
     this.plotEl.style.height = `${PLOT_HEIGHT}px`;
-    this.legend = new ChartLegend(host.strings);
+    this.legend = new ChartLegend(port.strings);
     el.append(head, this.plotEl, this.legend.keyEl, this.legend.el);
     this.el = el;
   }
@@ -67,11 +72,11 @@ export class ChartCard {
   private tools(): HTMLElement {
     const tools = document.createElement('span');
     tools.className = 'tools';
-    const s = this.host.strings;
+    const s = this.port.strings;
     for (const [label, icon, act] of [
-      [s.resetZoom, '⤢', () => this.host.zoom(this.spec.id, null)],
-      [s.exportCsv, 'CSV', () => this.host.exportData(this.spec.id, 'csv')],
-      [s.exportJson, 'JSON', () => this.host.exportData(this.spec.id, 'json')],
+      [s.resetZoom, '⤢', () => this.tell({ type: 'zoom', chart: this.spec.id, range: null })],
+      [s.exportCsv, 'CSV', () => this.tell({ type: 'export', chart: this.spec.id, format: 'csv' })],
+      [s.exportJson, 'JSON', () => this.tell({ type: 'export', chart: this.spec.id, format: 'json' })],
       [s.exportPng, 'PNG', () => this.exportPng()],
     ] as [string, string, () => void][]) {
       const b = document.createElement('button');
@@ -84,7 +89,7 @@ export class ChartCard {
     return tools;
   }
 
-  /** Plot width in CSS px (what the host downsamples to). */
+  /** Plot width in CSS px (what the extension downsamples to). */
   plotWidth(): number {
     const w = this.plot ? this.plot.bbox.width / devicePixelRatio : this.plotEl.clientWidth - Y_AXIS;
     return Math.max(16, Math.round(w || 300));
@@ -139,12 +144,12 @@ export class ChartCard {
     this.dirty = false;
     const d = this.data;
     if (!d || !this.visible) return;
-    this.metaEl.textContent = `${d.points.toLocaleString()} ${this.host.strings.points}`;
-    this.view = alignData(this.spec.series, d, this.host.options().logScale);
+    this.metaEl.textContent = `${d.points.toLocaleString()} ${this.port.strings.points}`;
+    this.view = alignData(this.spec.series, d, this.port.options().logScale);
     const width = Math.max(120, this.plotEl.clientWidth);
     if (!this.plot) {
       this.plot = this.create(width);
-      this.legend.showKey(this.spec.series, this.host.theme());
+      this.legend.showKey(this.spec.series, this.port.theme());
       return;
     }
     // batch(): draw now rather than in a microtask, so the caller can budget its frame.
@@ -156,15 +161,15 @@ export class ChartCard {
   }
 
   private create(width: number): uPlot {
-    const o = this.host.options();
-    const handlers = {
-      hover: (idx: number) => this.hover(idx),
+    const o = this.port.options();
+    const handlers: PointerEvents = {
+      hover: (idx) => this.hover(idx),
       leave: () => this.legend.clear(),
-      zoom: (range: [number, number] | null) => this.host.zoom(this.spec.id, range),
-      click: (at: PointerAt) => this.drill(at),
+      zoom: (range) => this.tell({ type: 'zoom', chart: this.spec.id, range }),
+      click: (at) => this.drill(at),
     };
-    const opts = plotOptions(this.spec, this.host.theme(), o, this.host.strings, this.data?.xAxis ?? o.xAxis, width);
-    const marks = marksHook(this.host.marks, [...new Set(this.spec.series.map((x) => x.run))], () => this.data?.xAxis ?? this.host.options().xAxis);
+    const opts = plotOptions(this.spec, this.port.theme(), o, this.port.strings, this.data?.xAxis ?? o.xAxis, width);
+    const marks = marksHook(this.port.marks, [...new Set(this.spec.series.map((x) => x.run))], () => this.data?.xAxis ?? this.port.options().xAxis);
     opts.hooks = { ...pointerHooks(handlers), ...marks };
     const u = new uPlot(opts, this.view.aligned as uPlot.AlignedData, this.plotEl);
     attachPointer(u, handlers);
@@ -175,8 +180,8 @@ export class ChartCard {
     const d = this.data;
     const bucket = this.view.kept[idx];
     if (!d || bucket === undefined) return;
-    const smoothing = this.host.options().smoothing > 0;
-    this.legend.show(this.spec.series, this.host.theme(), { data: d, aligned: this.view.aligned, idx, bucket, smoothing });
+    const smoothing = this.port.options().smoothing > 0;
+    this.legend.show(this.spec.series, this.port.theme(), { data: d, aligned: this.view.aligned, idx, bucket, smoothing });
   }
 
   /** A click on a step: the rollouts of the run whose line is nearest the pointer. */
@@ -186,7 +191,7 @@ export class ChartCard {
     const s = nearestSeries(this.spec.series, this.view.aligned, at.idx, at.top, at.toPos);
     const k = this.view.kept[at.idx];
     if (!s || k === undefined) return;
-    this.host.drill(this.spec.id, s, [d.origin + k * d.dx, d.origin + (k + 1) * d.dx]);
+    this.tell({ type: 'drill', chart: this.spec.id, series: s, x: [d.origin + k * d.dx, d.origin + (k + 1) * d.dx] });
   }
 
   /** Largest and smallest envelope value on screen (probe). */
@@ -199,6 +204,6 @@ export class ChartCard {
   }
 
   private exportPng(): void {
-    if (this.plot) this.host.exportPng(this.spec.id, chartPng(this.plot, this.spec, this.host.theme()));
+    if (this.plot) this.tell({ type: 'exportPng', chart: this.spec.id, dataUrl: chartPng(this.plot, this.spec, this.port.theme()) });
   }
 }

@@ -1,20 +1,15 @@
 // The drill-down pane: the rollouts behind a clicked step — histograms of the reward and of
 // its parts whose bins filter the list, a task filter, the (virtual) list of rollouts, the open
-// rollout's GRPO group side by side, and its messages. The host sends the drill again while
+// rollout's GRPO group side by side, and its messages. The extension sends the drill again while
 // its rows change (rewards arriving): the open pane then refreshes in place, keeping the
 // filters, the scroll position and the open rollout.
-import type { RolloutDetail, RolloutRow, RolloutsMessage, UiStrings } from '../../shared/metrics-protocol';
+import type { RolloutDetail, RolloutRow, RolloutsMessage, UiStrings } from '../protocol/view-protocol';
 import { rowAt } from '../rollouts/columns';
 import { RolloutFilter, RolloutTable } from '../rollouts/table';
 import { fmtBucket } from './format';
 import { groupView } from './group-view';
 import { partsHistogram, rewardHistogram } from './histograms';
 import { RolloutList } from './rollout-list';
-
-export interface DrillHost {
-  strings: UiStrings;
-  open(row: RolloutRow): void;
-}
 
 export class DrillPane {
   readonly el: HTMLElement;
@@ -32,8 +27,12 @@ export class DrillPane {
   /** The open rollout, by identity (its index moves when the drill refreshes). */
   private opened: { endpoint: string; source: string; id: number } | undefined;
 
-  constructor(private readonly host: DrillHost) {
-    const s = host.strings;
+  constructor(
+    private readonly strings: UiStrings,
+    /** The user opened a rollout of the list (its messages are asked for). */
+    private readonly open: (row: RolloutRow) => void,
+  ) {
+    const s = strings;
     this.el = document.createElement('aside');
     this.el.className = 'drill';
     this.el.hidden = true;
@@ -65,8 +64,8 @@ export class DrillPane {
 
   loading(run: string): void {
     this.el.hidden = false;
-    this.titleEl.textContent = `${this.host.strings.rolloutsTitle} · ${run}`;
-    this.body.textContent = this.host.strings.rolloutsLoading;
+    this.titleEl.textContent = `${this.strings.rolloutsTitle} · ${run}`;
+    this.body.textContent = this.strings.rolloutsLoading;
   }
 
   show(m: RolloutsMessage): void {
@@ -74,7 +73,7 @@ export class DrillPane {
     if (refresh && this.el.hidden) return; // closed by the user: a live refresh does not reopen it
     this.msg = m;
     this.table = new RolloutTable(m.rows);
-    const s = this.host.strings;
+    const s = this.strings;
     const where = fmtBucket(m.xAxis, m.x[0], m.x[1] - m.x[0], s.step);
     this.titleEl.textContent = `${s.rolloutsTitle} · ${m.run} · ${where} · ${s.modelVersion} ${m.modelVersions.join(', ') || '–'}`;
     if (!refresh) {
@@ -104,7 +103,7 @@ export class DrillPane {
   /** Re-filters the list and redraws the histograms and the count. */
   private update(top: boolean): void {
     const t = this.table!;
-    const s = this.host.strings;
+    const s = this.strings;
     const view = t.filter(this.filter);
     const charts: HTMLElement[] = [];
     const rh = t.rewardHistogram();
@@ -131,7 +130,7 @@ export class DrillPane {
     const o = t.cols.origins[t.cols.origin[i]];
     this.opened = { endpoint: o.endpoint, source: o.source, id: t.cols.id[i] };
     this.renderGroup();
-    this.host.open(rowAt(t.cols, this.msg!.run, i));
+    this.open(rowAt(t.cols, this.msg!.run, i));
   }
 
   /** The open rollout's group (and its mark in the list), from the current rows. */
@@ -139,12 +138,12 @@ export class DrillPane {
     const t = this.table;
     const i = t && this.opened ? t.indexOf(this.opened, this.opened.id) : -1;
     this.list.open(i);
-    this.groupBox.replaceChildren(...(i >= 0 ? [groupView(t!, t!.group(i), i, this.host.strings, (j) => this.openRow(j))] : []));
+    this.groupBox.replaceChildren(...(i >= 0 ? [groupView(t!, t!.group(i), i, this.strings, (j) => this.openRow(j))] : []));
   }
 
   /** One rollout's messages (or the error reading them). */
   detail(d: RolloutDetail | undefined, error: string | undefined): void {
-    const s = this.host.strings;
+    const s = this.strings;
     const out: HTMLElement[] = [];
     const h = document.createElement('h3');
     h.textContent = d ? `${s.messages} · ${d.ref.table} #${d.ref.id}` : s.messages;

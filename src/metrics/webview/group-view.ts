@@ -1,7 +1,7 @@
 // A rollout's GRPO group side by side: the rollouts of its task at its model version, one
 // column each (ordered by run), with reward, advantage (when the buffer has it) and every
 // reward part — what GRPO normalized this rollout against. A column opens that rollout.
-import type { UiStrings } from '../../shared/metrics-protocol';
+import type { UiStrings } from '../protocol/view-protocol';
 import type { RolloutGroup, RolloutTable } from '../rollouts/table';
 import { fmtNum } from './format';
 

@@ -1,9 +1,9 @@
 // The metrics view in the webview (bundled by esbuild into media/metrics.js). It draws what
-// the extension host sends and never touches the network (the CSP forbids it): typed
-// messages from src/shared/metrics-protocol.ts, a `ready` handshake, frames applied as they
+// the extension sends and never touches the network (the CSP forbids it): typed
+// messages from src/metrics/protocol/view-protocol.ts, a `ready` handshake, frames applied as they
 // arrive and drawn in the next animation frame, only for charts on screen. This module handles
 // the messages both ways, and answers each `update` with `drawn` once its charts are drawn
-// (render-loop.ts), which paces the host's updates; the page's parts live in board.ts
+// (render-loop.ts), which paces the extension's updates; the page's parts live in board.ts
 // (charts), status-line.ts, toolbar.ts and drilldown.ts.
 import 'uplot/dist/uPlot.min.css';
 import './metrics.css';
@@ -18,8 +18,8 @@ import {
   UiStrings,
   ViewOptions,
   optionsAffect,
-} from '../../shared/metrics-protocol';
-import { ChartBoard } from './board';
+} from '../protocol/view-protocol';
+import { BoardEvent, ChartBoard } from './board';
 import { DrillPane } from './drilldown';
 import { RenderLoop } from './render-loop';
 import { StatusLine } from './status-line';
@@ -27,7 +27,7 @@ import { Theme, onThemeChange, readTheme } from './theme';
 import { Toolbar } from './toolbar';
 import { post, saveState, savedState } from './webview-api';
 
-/** The page's parts, built when the host's `init` brings the strings. */
+/** The page's parts, built when the extension's `init` brings the strings. */
 interface Parts {
   board: ChartBoard;
   toolbar: Toolbar;
@@ -59,7 +59,7 @@ class MetricsView {
     return this.th;
   }
 
-  // ---- host → view --------------------------------------------------------------------
+  // ---- extension → view ----------------------------------------------------------------
 
   receive(m: HostMessage | ProbeMessage): void {
     switch (m.type) {
@@ -82,7 +82,7 @@ class MetricsView {
           this.status = m.status;
           this.renderStatus();
         }
-        // Its charts are drawn first, next frame; then `drawn` lets the host post the next update.
+        // Its charts are drawn first, next frame; then `drawn` lets the extension post the next update.
         this.renderLoop.update(m.seq, m.frames.map((f) => this.parts?.board.card(f.chart)));
         return;
       case 'rollouts':
@@ -121,36 +121,26 @@ class MetricsView {
     document.title = strings.title;
     const toolbar = new Toolbar(strings, this.opts, (o) => this.setOptions({ ...this.opts, ...o }, true));
     const view = this;
-    const board = new ChartBoard({
-      // Read when used: a later `init` may bring other strings.
-      get strings() {
-        return view.strings;
-      },
-      options: () => this.opts,
-      theme: () => this.th,
-      zoom: (chart, range) => post({ type: 'zoom', chart, range }),
-      drill: (chart, series, x) => this.drill(chart, series, x),
-      exportData: (chart, format) => this.exportData(chart, format),
-      exportPng: (chart, dataUrl) => post({ type: 'exportPng', chart, dataUrl }),
-      viewport: (charts, visible) => post({ type: 'viewport', charts, visible }),
-      invalidFilter: (bad) => toolbar.invalidFilter(bad),
-      requestRender: () => this.requestRender(),
-      marks: {
-        marks: (runs) => runs.flatMap((r) => (this.runMarks.get(r)?.marks ?? []).map((mark) => ({ mark, start: this.runMarks.get(r)!.start }))),
-        get label() {
-          return view.strings.commitMark;
+    const board = new ChartBoard(
+      {
+        // Read when used: a later `init` may bring other strings.
+        get strings() {
+          return view.strings;
         },
-        color: () => this.th.muted,
+        options: () => this.opts,
+        theme: () => this.th,
+        marks: {
+          marks: (runs) => runs.flatMap((r) => (this.runMarks.get(r)?.marks ?? []).map((mark) => ({ mark, start: this.runMarks.get(r)!.start }))),
+          get label() {
+            return view.strings.commitMark;
+          },
+          color: () => this.th.muted,
+        },
       },
-    });
-    const statusLine = new StatusLine(() => this.strings, {
-      connect: () => post({ type: 'command', command: 'connect' }),
-      startDemo: () => post({ type: 'command', command: 'demo' }),
-    });
-    const drillPane = new DrillPane({
-      strings,
-      open: (row) => post({ type: 'openRollout', request: this.nextRequest++, ref: row }),
-    });
+      (e) => this.boardEvent(e, toolbar),
+    );
+    const statusLine = new StatusLine(() => this.strings, (command) => post({ type: 'command', command }));
+    const drillPane = new DrillPane(strings, (row) => post({ type: 'openRollout', request: this.nextRequest++, ref: row }));
     this.parts = { board, toolbar, statusLine, drillPane };
     this.root.replaceChildren(statusLine.el, toolbar.el, statusLine.emptyEl, board.el, drillPane.el);
     onThemeChange(() => {
@@ -159,7 +149,7 @@ class MetricsView {
       this.requestRender();
     });
     this.renderStatus();
-    // Options the webview kept across a reload win over the host's defaults.
+    // Options the webview kept across a reload win over the extension's defaults.
     post({ type: 'setOptions', options: this.opts });
   }
 
@@ -178,7 +168,26 @@ class MetricsView {
     this.parts?.statusLine.render(this.status, this.parts.board.size > 0);
   }
 
-  // ---- view → host --------------------------------------------------------------------
+  // ---- view → extension ----------------------------------------------------------------
+
+  private boardEvent(e: BoardEvent, toolbar: Toolbar): void {
+    switch (e.type) {
+      case 'zoom':
+        return post({ type: 'zoom', chart: e.chart, range: e.range });
+      case 'drill':
+        return this.drill(e.chart, e.series, e.x);
+      case 'export':
+        return this.exportData(e.chart, e.format);
+      case 'exportPng':
+        return post({ type: 'exportPng', chart: e.chart, dataUrl: e.dataUrl });
+      case 'viewport':
+        return post({ type: 'viewport', charts: e.charts, visible: e.visible });
+      case 'invalidFilter':
+        return toolbar.invalidFilter(e.bad);
+      case 'render':
+        return this.requestRender();
+    }
+  }
 
   private drill(chart: string, series: SeriesInfo, x: [number, number]): void {
     this.drillRequest = this.nextRequest++;

@@ -2,8 +2,8 @@
 // the theme and the view options: the look of a chart, kept apart from the card's DOM and
 // its pointer handling.
 import type uPlot from 'uplot';
-import { ChartSpec, UiStrings, ViewOptions, X_AXES, XAxisMode } from '../../shared/metrics-protocol';
-import { yAxisSize } from '../../shared/axis-size';
+import { ChartSpec, UiStrings, ViewOptions, X_AXES, XAxisMode } from '../protocol/view-protocol';
+import { yAxisSize } from './axis-size';
 import { fmtDuration, fmtNum } from './format';
 import { Theme, seriesColor, withAlpha } from './theme';
 import { hiCol, loCol } from './plot-data';

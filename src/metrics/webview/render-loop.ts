@@ -1,6 +1,6 @@
-// Draws dirty charts in animation frames and tells the host when an update is on screen.
+// Draws dirty charts in animation frames and tells the extension when an update is on screen.
 // The cards an update brought new data for (the live tail) are drawn first, in the next
-// animation frame, within LIVE_BUDGET_MS; then the `drawn` ack goes out, and the host posts
+// animation frame, within LIVE_BUDGET_MS; then the `drawn` ack goes out, and the extension posts
 // the next update (update-feed.ts: the page paces the updates). Other dirty cards (a restyle,
 // cards scrolled into view, a big layout) are drawn round robin within FRAME_BUDGET_MS per
 // frame, so many cards at once are spread over frames instead of stalling one.

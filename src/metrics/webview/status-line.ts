@@ -1,11 +1,6 @@
 // The line above the charts with one chip per relay endpoint (its state and why), and the
 // empty state shown while there are no charts: what to do next (connect, or start the demo).
-import type { EndpointStatus, UiStrings } from '../../shared/metrics-protocol';
-
-export interface StatusActions {
-  connect(): void;
-  startDemo(): void;
-}
+import type { EndpointStatus, UiStrings } from '../protocol/view-protocol';
 
 export class StatusLine {
   readonly el: HTMLElement;
@@ -13,7 +8,8 @@ export class StatusLine {
 
   constructor(
     private readonly strings: () => UiStrings,
-    private readonly actions: StatusActions,
+    /** The empty state's buttons: connect to a training run, or start the demo. */
+    private readonly command: (c: 'connect' | 'demo') => void,
   ) {
     this.el = document.createElement('div');
     this.el.className = 'status';
@@ -52,12 +48,12 @@ export class StatusLine {
     p.textContent = connected ? s.noData : s.noEndpoints;
     const b = document.createElement('button');
     b.textContent = s.connect;
-    b.addEventListener('click', () => this.actions.connect());
+    b.addEventListener('click', () => this.command('connect'));
     // Nothing to connect to yet? The demo run shows what the view does, one click away.
     const demo = document.createElement('button');
     demo.className = 'demo';
     demo.textContent = s.startDemo;
-    demo.addEventListener('click', () => this.actions.startDemo());
+    demo.addEventListener('click', () => this.command('demo'));
     this.emptyEl.replaceChildren(p, b, demo);
   }
 }

@@ -1,6 +1,6 @@
 // The controls above the charts: tag filter (regex), smoothing slider, x axis, log scale,
 // min/max band.
-import { SMOOTHING_RANGE, UiStrings, VIEW_OPTIONS, ViewOptions, X_AXES, X_AXIS_MODES, XAxisMode } from '../../shared/metrics-protocol';
+import { SMOOTHING_RANGE, UiStrings, VIEW_OPTIONS, ViewOptions, X_AXES, X_AXIS_MODES, XAxisMode } from '../protocol/view-protocol';
 
 export class Toolbar {
   readonly el: HTMLElement;

@@ -1,7 +1,7 @@
-// The metrics webview's one handle on VS Code: posting typed messages to the host and the
+// The metrics webview's one handle on VS Code: posting typed messages to the extension and the
 // state VS Code keeps across a reload of the webview (options, collapsed sections).
 // acquireVsCodeApi may be called only once per webview, hence this module.
-import type { ViewOptions, WebviewMessage } from '../../shared/metrics-protocol';
+import type { ViewOptions, WebviewMessage } from '../protocol/view-protocol';
 
 export interface SavedState {
   options?: ViewOptions;

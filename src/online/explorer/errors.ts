@@ -1,6 +1,6 @@
 // Why an explorer call failed, as a kind the UI can explain (dead explorer, 502 / 504 from its
 // proxy, our own timeout, an explorer too old for /feedback and /commit). Pure: the adapter turns
-// a kind into a localized sentence (describe.ts).
+// a kind into a localized sentence (describeError in src/online/strings.ts).
 
 export type ExplorerErrorKind =
   /** nothing listens at the URL, DNS failed, connection reset */

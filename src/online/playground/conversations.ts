@@ -2,7 +2,7 @@
 // so a session can be reopened, its rewards reviewed and its msg_ids found again.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Conversation } from '../../shared/online-protocol';
+import type { Conversation } from '../protocol/playground-protocol';
 
 export class ConversationStore {
   constructor(private readonly dir: string) {}

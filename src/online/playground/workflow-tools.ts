@@ -4,7 +4,7 @@
 // that drifts. Pure: files only. Newest runs first; one entry per distinct tool set.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { LAUNCH_FILE, RECORDING_FILE, RUNS_DIR } from '../../shared/run-files';
+import { LAUNCH_FILE, RECORDING_FILE, RUNS_DIR } from '../../workspace-files/run-files';
 
 /** An OpenAI function tool, as sent in a chat-completions request. */
 export interface FunctionTool {

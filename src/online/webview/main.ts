@@ -1,9 +1,9 @@
 // The online-training playground in the webview (bundled by esbuild into media/online.js).
 // It draws the state the extension host sends and posts the developer's actions back; it never
-// touches the network (the CSP forbids it): typed messages from src/shared/online-protocol.ts,
+// touches the network (the CSP forbids it): typed messages from src/online/protocol/playground-protocol.ts,
 // a `ready` handshake, a full `state` after each change and `delta`s while a reply streams.
 import './online.css';
-import type { HostToWebview, PlaygroundState, SamplingParams, Turn, WebviewToHost } from '../../shared/online-protocol';
+import type { HostToWebview, PlaygroundState, SamplingParams, Turn, WebviewToHost } from '../protocol/playground-protocol';
 
 const vscode = acquireVsCodeApi<{ draft?: string }>();
 const post = (m: WebviewToHost) => vscode.postMessage(m);

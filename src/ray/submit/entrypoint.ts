@@ -1,7 +1,7 @@
 // What to run on the cluster for a config: the entrypoint derived from the config's kind
 // (and version), and the run's identity — project, name, Ray namespace, job dir — read from
 // the resolved config the way Trinity-RFT does (`<checkpoint_root_dir>/<project>/<name>`).
-import type { ConfigKind } from '../../shared/config-api';
+import type { ConfigKind } from '../../feature-api/config-checker';
 
 export interface RunInfo {
   kind: ConfigKind;

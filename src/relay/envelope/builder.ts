@@ -1,11 +1,11 @@
 // The min/max envelope of one tag, built in one pass over its points in any order, in at most
-// `cap` step buckets (relay-envelope.ts says what a bucket holds). The step range is not known
+// `cap` step buckets (src/relay-protocol/envelope.ts says what a bucket holds). The step range is not known
 // before the end of the pass, so the width starts at the caller's guess and doubles whenever
 // the steps seen span more than `cap` buckets: bucket k at width w falls wholly into bucket
 // ⌊k/2⌋ at 2w, so nothing is approximated by the doubling. Columns are typed arrays (about
 // 100 bytes a bucket), whatever the number of points.
-import type { EnvelopeColumns } from '../../shared/relay-envelope';
-import { EnvelopeArrays, EnvelopeColumnName, envelopeColumns } from '../../shared/envelope-frame';
+import type { EnvelopeColumns } from '../../relay-protocol/envelope';
+import { EnvelopeArrays, EnvelopeColumnName, envelopeColumns } from '../../relay-protocol/envelope-frame';
 
 /** The per-bucket columns, in one place so that relayout moves them all. */
 const FIELDS = ['count', 'min', 'max', 'sum', 'fStep', 'fVal', 'fWall', 'lStep', 'lVal', 'lWall', 'nan', 'pInf', 'nInf'] as const;

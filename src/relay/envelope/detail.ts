@@ -2,8 +2,8 @@
 // the envelope pass indexed (file-index.ts) — the relay never keeps the points themselves.
 // When the range holds more than `maxPoints`, the answer is a finer envelope of it instead
 // (at most maxPoints buckets), so one answer is bounded whatever the range.
-import type { DetailMessage, EnvelopeColumns } from '../../shared/relay-envelope';
-import { toWireNumber } from '../../shared/relay-protocol';
+import type { DetailMessage, EnvelopeColumns } from '../../relay-protocol/envelope';
+import { toWireNumber } from '../../relay-protocol/messages';
 import { TfRecordFileReader } from '../tfrecord/file-reader';
 import type { ScalarSink } from '../tfrecord/scalar-sink';
 import { EnvelopeBuilder } from './builder';

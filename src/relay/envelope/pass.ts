@@ -5,8 +5,8 @@
 // one pass (cache.ts). Reads in slices and yields to the event loop between them, so that a
 // pass over a large file never starves heartbeats or other clients.
 import * as fs from 'node:fs';
-import type { EnvelopeBatch } from '../../shared/envelope-frame';
-import type { Cursor, SourceInfo } from '../../shared/relay-protocol';
+import type { EnvelopeBatch } from '../../relay-protocol/envelope-frame';
+import type { Cursor, SourceInfo } from '../../relay-protocol/messages';
 import { fileId } from '../sources/source';
 import { TfRecordFileReader } from '../tfrecord/file-reader';
 import type { ScalarSink } from '../tfrecord/scalar-sink';

@@ -11,9 +11,9 @@
 // the cache for the others. Decodes of one position are single-flight. Correctness first: a
 // session only ever gets the batch that starts exactly at its cursor, so every point arrives
 // once, in order.
-import type { Cursor, PointsBatch } from '../../shared/relay-protocol';
-import { littleEndianHost } from '../../shared/binary-frame';
-import { encodePointsFrame, pointsToMessage, seriesViews } from '../../shared/points-frame';
+import type { Cursor, PointsBatch } from '../../relay-protocol/messages';
+import { littleEndianHost } from '../../relay-protocol/binary-frame';
+import { encodePointsFrame, pointsToMessage, seriesViews } from '../../relay-protocol/points-frame';
 import type { Batch, Source, SourceReader } from '../sources/source';
 
 /** A batch as it goes on the socket: its bytes, and whether they are a binary frame. */

@@ -2,9 +2,9 @@
 // sources get an envelope, and the answer to a client's `detail` request, read from the file
 // regions the shared envelope pass indexed (envelope/detail.ts).
 import * as fs from 'node:fs';
-import type { DetailMessage, DetailRequestMessage } from '../../shared/relay-envelope';
-import type { EnvelopeBatch } from '../../shared/envelope-frame';
-import type { Cursor, ServerMessage, SubscribeMessage } from '../../shared/relay-protocol';
+import type { DetailMessage, DetailRequestMessage } from '../../relay-protocol/envelope';
+import type { EnvelopeBatch } from '../../relay-protocol/envelope-frame';
+import type { Cursor, ServerMessage, SubscribeMessage } from '../../relay-protocol/messages';
 import type { ErrorDigest } from './error-digest';
 import { readDetail } from '../envelope/detail';
 import type { EnvelopeCache } from '../envelope/cache';

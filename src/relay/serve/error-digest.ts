@@ -1,7 +1,7 @@
 // A source that fails on every read (a torn database, a dead endpoint) must not flood the log:
 // the first failure is reported, repeats are only counted (a summary line at most once per
 // period), and the first success after failures says it recovered and how many it absorbed.
-import type { Logger } from '../../shared/log';
+import type { Logger } from '../../base/log';
 
 interface Failing {
   message: string;

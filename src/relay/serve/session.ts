@@ -8,17 +8,17 @@
 // its cursors when it reconnects). The pump yields to the event loop every few milliseconds so
 // that one client's costly batches never hold up the others.
 import type { WebSocket } from 'ws';
-import type { Logger } from '../../shared/log';
-import type { DetailRequestMessage } from '../../shared/relay-envelope';
-import type { ClientMessage, Cursor, ExperienceRequestMessage, ServerMessage, SourceInfo, SubscribeMessage } from '../../shared/relay-protocol';
-import { ProtocolError, RELAY_PROTOCOL_VERSION, parseClientMessage } from '../../shared/relay-protocol';
+import type { Logger } from '../../base/log';
+import type { DetailRequestMessage } from '../../relay-protocol/envelope';
+import type { ClientMessage, Cursor, ExperienceRequestMessage, ServerMessage, SourceInfo, SubscribeMessage } from '../../relay-protocol/messages';
+import { ProtocolError, RELAY_PROTOCOL_VERSION, parseClientMessage } from '../../relay-protocol/messages';
 import type { ErrorDigest } from './error-digest';
 import type { Source } from '../sources/source';
 import type { Batch } from '../sources/source';
 import type { Feed, Outgoing } from './decode-cache';
 import { jsonOf } from './decode-cache';
-import { encodePointsFrame } from '../../shared/points-frame';
-import { EnvelopeBatch, encodeEnvelopeFrame, envelopeToMessage } from '../../shared/envelope-frame';
+import { encodePointsFrame } from '../../relay-protocol/points-frame';
+import { EnvelopeBatch, encodeEnvelopeFrame, envelopeToMessage } from '../../relay-protocol/envelope-frame';
 import type { EnvelopeCache } from '../envelope/cache';
 import { EnvelopeFirst, answerDetail } from './envelope-session';
 

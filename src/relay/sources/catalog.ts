@@ -2,8 +2,8 @@
 // the directories it watches (fs.watch, with the relay's poll timer as the fallback for network
 // filesystems) so that new event files, logs and databases appear while it runs.
 import * as fs from 'node:fs';
-import type { Logger } from '../../shared/log';
-import type { SourceInfo } from '../../shared/relay-protocol';
+import type { Logger } from '../../base/log';
+import type { SourceInfo } from '../../relay-protocol/messages';
 import { RelayRoot, SourceSpec, discover } from './discovery';
 import { JobRoot } from './job-root';
 import { JsonlExperienceSource } from './jsonl-experience-source';

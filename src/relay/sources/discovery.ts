@@ -5,7 +5,7 @@
 // resolve inside the root (job-root.ts); one that leads outside is refused and reported.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { SourceKind } from '../../shared/relay-protocol';
+import type { SourceKind } from '../../relay-protocol/messages';
 import type { JobRoot } from './job-root';
 
 export interface RelayRoot {

@@ -6,7 +6,7 @@
 // the path no longer names is looked for among its siblings (`role.log.1`), so a client that
 // reconnects mid-rotation still gets the rest of the old file.
 import * as fs from 'node:fs';
-import type { Cursor } from '../../shared/relay-protocol';
+import type { Cursor } from '../../relay-protocol/messages';
 import type { FdSource } from '../tfrecord/file-reader';
 import type { FileLease, OpenFiles } from './open-files';
 import { fileId } from './source';

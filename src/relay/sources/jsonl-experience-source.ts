@@ -5,9 +5,9 @@
 // (fid = file identity) and a row's id is its line's offset + 1: reading a row's content back
 // is one bounded read at that offset, however large the file grows.
 import * as fs from 'node:fs';
-import type { Cursor, ExperienceDetail, ExperienceRow, SourceInfo } from '../../shared/relay-protocol';
-import { toWireNumber } from '../../shared/relay-protocol';
-import type { Logger } from '../../shared/log';
+import type { Cursor, ExperienceDetail, ExperienceRow, SourceInfo } from '../../relay-protocol/messages';
+import { toWireNumber } from '../../relay-protocol/messages';
+import type { Logger } from '../../base/log';
 import { boundedJsonOf, numericMetrics } from './trxp';
 import { FileChange, FollowedFile } from './followed-file';
 import { LineReader } from './line-reader';

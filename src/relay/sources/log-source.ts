@@ -3,8 +3,8 @@
 // wandb shared run (`<role>/…`, hidden `<role>/step` axes) name the per-role series.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Logger } from '../../shared/log';
-import type { Cursor, SourceInfo } from '../../shared/relay-protocol';
+import type { Logger } from '../../base/log';
+import type { Cursor, SourceInfo } from '../../relay-protocol/messages';
 import { FileChange, FollowedFile } from './followed-file';
 import { LineReader } from './line-reader';
 import type { OpenFiles } from './open-files';

@@ -9,8 +9,8 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as https from 'node:https';
 import * as path from 'node:path';
-import type { Cursor, SourceInfo } from '../../shared/relay-protocol';
-import type { Logger } from '../../shared/log';
+import type { Cursor, SourceInfo } from '../../relay-protocol/messages';
+import type { Logger } from '../../base/log';
 import { OutsideRoot, type JobRoot } from './job-root';
 import { Batch, PointBatch, Source, SourceReader, fileId, readSmallText } from './source';
 

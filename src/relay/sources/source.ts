@@ -2,10 +2,10 @@
 // /metrics endpoint) opened at a client's cursor yields batches until it has nothing new.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Logger } from '../../shared/log';
+import type { Logger } from '../../base/log';
 import type { JobRoot } from './job-root';
-import type { Cursor, ExperienceDetail, ExperiencesMessage, PointsBatch, SourceInfo } from '../../shared/relay-protocol';
-import { seriesViews } from '../../shared/points-frame';
+import type { Cursor, ExperienceDetail, ExperiencesMessage, PointsBatch, SourceInfo } from '../../relay-protocol/messages';
+import { seriesViews } from '../../relay-protocol/points-frame';
 
 export type Batch = PointsBatch | ExperiencesMessage;
 

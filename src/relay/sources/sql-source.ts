@@ -6,9 +6,9 @@
 // it touches and memory stays bounded whatever the buffer's size.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Cursor, ExperienceDetail, SourceInfo } from '../../shared/relay-protocol';
-import { toWireNumber } from '../../shared/relay-protocol';
-import type { Logger } from '../../shared/log';
+import type { Cursor, ExperienceDetail, SourceInfo } from '../../relay-protocol/messages';
+import { toWireNumber } from '../../relay-protocol/messages';
+import type { Logger } from '../../base/log';
 import { TRXP_HEAD_BYTES, decodeExperienceBytes, detailBytes } from './trxp';
 import { tableTreeProblem } from './btree-index';
 import { RowChangeTracker, SqlExec, quoteIdent } from './row-changes';

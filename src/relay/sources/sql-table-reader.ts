@@ -4,14 +4,14 @@
 // `consumed`). Changes come from the database's RowChangeTracker, so each costs a read of the
 // changed rows only. A query that a writer tore (TornRead) is dropped and read again later. Changed rows go out with `updated: true` and a cursor that is past the
 // previous batch and resumes at both the last new row and the last change delivered
-// (relay-protocol.ts, Cursor), so a client that reconnects gets exactly what it missed. The
+// (src/relay-protocol/wire-values.ts, Cursor), so a client that reconnects gets exactly what it missed. The
 // cursor also names the database file (a database replaced under the same name is read from its
 // first row) and carries the window of the client's recent rows (row-window.ts): a relay that did
 // not send them re-sends only those that changed meanwhile. Rows come in strictly increasing
 // id order or not at all: a corrupt b-tree that walks in circles ends the read with an error
 // naming the damage, never a row twice or a cursor moving backwards.
-import type { Cursor, ExperienceRow, ExperiencesMessage, SourceInfo } from '../../shared/relay-protocol';
-import { fromWireNumber, toWireNumber } from '../../shared/relay-protocol';
+import type { Cursor, ExperienceRow, ExperiencesMessage, SourceInfo } from '../../relay-protocol/messages';
+import { fromWireNumber, toWireNumber } from '../../relay-protocol/messages';
 import { summarizeExperience } from './trxp';
 import { SqlExec, quoteIdent } from './row-changes';
 import { EncodedWindow, RowState, RowWindow, changedBuckets, parseWindow, windowBuckets, BUCKET_ROWS } from './row-window';

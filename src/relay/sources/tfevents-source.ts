@@ -2,8 +2,8 @@
 // The file is followed by name (followed-file.ts): a replaced file is finished, then the new one
 // read from its start; a truncated one is read again from its start. Damage (CRC mismatches,
 // corrupt headers, records over the size limit) is skipped and reported once per source.
-import type { Logger } from '../../shared/log';
-import type { Cursor, SourceInfo } from '../../shared/relay-protocol';
+import type { Logger } from '../../base/log';
+import type { Cursor, SourceInfo } from '../../relay-protocol/messages';
 import { FileGone, TfRecordFileReader } from '../tfrecord/file-reader';
 import { MAX_RECORD_BYTES } from '../tfrecord/scan';
 import { FileChange, FollowedFile } from './followed-file';

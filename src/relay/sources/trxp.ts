@@ -14,8 +14,8 @@
 // writes — a value shared by reference counts each time it is expanded — against a budget of
 // values and bytes out, so a crafted 1.5 KB row costs bounded time and memory and gives a clear
 // error for that row alone.
-import type { ExperienceDetail, WireNumber } from '../../shared/relay-protocol';
-import { toWireNumber } from '../../shared/relay-protocol';
+import type { ExperienceDetail, WireNumber } from '../../relay-protocol/messages';
+import { toWireNumber } from '../../relay-protocol/messages';
 import { PickleBudget, PickleError, PyDict, PyGlobal, PyObject, PyOpaque, PyValue, unpickle, unpickleSliced } from './pickle';
 
 const MAGIC = 'TRXP';

@@ -2,7 +2,7 @@
 // extension (reconnects and resumes from its cursors). Prints points as they arrive.
 import * as fs from 'node:fs';
 import { parseArgs } from 'node:util';
-import { PointsBatch, RelayClient } from '../../shared/relay-client';
+import { PointsBatch, RelayClient } from '../../relay-protocol/client';
 import { envToken, readToken } from '../cli';
 import { credentialInUrl } from '../serve/auth';
 

@@ -2,7 +2,7 @@
 // checked, and which steps are skipped. Pure (no vscode): wizard.ts shows these steps with
 // QuickPick / InputBox and a Back button, and tests drive it with preset answers.
 import * as path from 'path';
-import type { L10n } from '../../shared/l10n';
+import type { L10n } from '../../base/l10n';
 import type { DataChoice, Lang, TemplateSet } from '../templates/types';
 import { localized } from '../templates/types';
 import { checkModel, checkName } from './validate';

@@ -3,10 +3,10 @@
 // and every existing entry stay as they are; the new entries are appended.
 import { applyEdits, findNodeAtLocation, modify, parseTree, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import * as path from 'path';
-import type { L10n } from '../../shared/l10n';
+import type { L10n } from '../../base/l10n';
 import { ScaffoldError } from './errors';
 import type { LaunchSpec } from '../templates/types';
-import { isLoopbackUrl } from '../../shared/loopback';
+import { isLoopbackUrl } from '../../base/loopback';
 
 /** The debug type contributed by the rollout debugger (package.json contributes.debuggers). */
 export const DEBUG_TYPE = 'agentrl';

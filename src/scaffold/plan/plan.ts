@@ -4,7 +4,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { launchEntries, mergeLaunchJson } from './launch';
-import type { L10n } from '../../shared/l10n';
+import type { L10n } from '../../base/l10n';
 import { ScaffoldError } from './errors';
 import { renderTemplateFiles, renderText } from '../templates/render';
 import { TemplateSetError, findTemplate } from '../templates/template-set';

@@ -1,5 +1,5 @@
 // Checks of what the user types or picks, each returning a localized message or undefined.
-import type { L10n } from '../../shared/l10n';
+import type { L10n } from '../../base/l10n';
 import { FRAMEWORK_PACKAGES, PROJECT_FILE_NAMES, PYTHON_KEYWORDS, PYTHON_STDLIB, WINDOWS_DEVICES, YAML_SPECIAL } from './reserved';
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;

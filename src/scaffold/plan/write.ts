@@ -4,7 +4,7 @@
 // retry starts clean and nothing of the user's is lost.
 import * as fs from 'fs';
 import * as path from 'path';
-import type { L10n } from '../../shared/l10n';
+import type { L10n } from '../../base/l10n';
 import { ScaffoldError, ScaffoldWriteError } from './errors';
 import type { GeneratePlan } from './plan';
 

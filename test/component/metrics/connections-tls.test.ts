@@ -7,11 +7,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { Connections, EndpointSpec } from '../../../src/metrics/connect/connections';
-import { RelayClient } from '../../../src/shared/relay-client';
-import { silentLogger } from '../../../src/shared/log';
+import { silentLogger } from '../../../src/base/log';
 import { appendSteps } from '../relay/appender';
 import { startRelay, tmpDir } from '../relay/helpers';
-import { pointCount } from '../../../src/shared/points-frame';
+import { pointCount } from '../../../src/relay-protocol/points-frame';
 
 test('Connections: a wss:// endpoint with a self-signed certificate streams with its CA, and says why without it', { timeout: 60_000 }, async (t) => {
   const dir = tmpDir('conn-tls-');
@@ -24,13 +23,10 @@ test('Connections: a wss:// endpoint with a self-signed certificate streams with
   appendSteps(path.join(logdir, 'events.out.tfevents.1.node'), 0, 50);
   const relay = await startRelay(['--logdir', logdir, '--tls-cert', cert, '--tls-key', key]);
   const got = new Map<string, number>();
-  const conns = new Connections(
-    (o) => new RelayClient(o),
-    () => Promise.reject(new Error('no local relays here')),
-    { points: (ep, b) => got.set(ep, (got.get(ep) ?? 0) + pointCount(b)), experiences: () => undefined, cursors: () => [], changed: () => undefined },
-    silentLogger,
-    { quietMs: 100, restartInitialMs: 50, restartMaxMs: 100, backoff: { initialMs: 50, maxMs: 200 } },
-  );
+  const conns = new Connections(() => Promise.reject(new Error('no local relays here')), () => [], silentLogger, {
+    timing: { restartInitialMs: 50, restartMaxMs: 100, backoff: { initialMs: 50, maxMs: 200 } },
+  });
+  conns.on('points', (ep, b) => got.set(ep, (got.get(ep) ?? 0) + pointCount(b)));
   const specs: EndpointSpec[] = [
     { id: 'trusted', name: 'trusted', url: relay.url, ca: fs.readFileSync(cert, 'utf8') },
     { id: 'untrusted', name: 'untrusted', url: relay.url },

@@ -9,10 +9,10 @@ import { EnvelopeBuilder } from '../../../src/relay/envelope/builder';
 import { downsample } from '../../../src/metrics/store/downsample';
 import { MetricsStore } from '../../../src/metrics/store/store';
 import { ViewController } from '../../../src/metrics/view/view-controller';
-import { silentLogger } from '../../../src/shared/log';
-import { RenderedMessage, UI_STRING_KEYS, UiStrings } from '../../../src/shared/metrics-protocol';
-import type { DetailRequestMessage } from '../../../src/shared/relay-envelope';
-import { toWireNumber } from '../../../src/shared/relay-protocol';
+import { silentLogger } from '../../../src/base/log';
+import { RenderedMessage, UI_STRING_KEYS, UiStrings } from '../../../src/metrics/protocol/view-protocol';
+import type { DetailRequestMessage } from '../../../src/relay-protocol/envelope';
+import { toWireNumber } from '../../../src/relay-protocol/messages';
 import { openWebviewPage } from '../../harness/webview-page';
 import { rng } from '../../harness/rng';
 import { sleep, until } from '../../harness/wait';
@@ -37,14 +37,12 @@ test('webview: the envelope band holds every point; a zoom shows exact values; d
   let post: (m: unknown) => void = () => undefined;
   const ctl = new ViewController(store, {
     post: (m) => post(m),
-    log: silentLogger,
-    strings,
     readDetail: async (_ep, q) => {
       asked.push(q);
       const idx = step.map((_, i) => i).filter((i) => step[i] >= q.from && step[i] <= q.to);
       return { type: 'detail', request: 0, source: q.source, tag: q.tag, from: q.from, to: q.to, points: { step: idx.map((i) => step[i]), wallTime: idx.map((i) => 1.7e9 + step[i]), value: idx.map((i) => toWireNumber(value[i])) } };
     },
-  }, { smoothing: 0 });
+  }, silentLogger, strings, { smoothing: 0 });
   const wp = await openWebviewPage({
     onMessage: (m) => {
       const z = m as { type: string; range?: [number, number] | null };
@@ -60,7 +58,7 @@ test('webview: the envelope band holds every point; a zoom shows exact values; d
     }, 30_000);
   try {
     await until('the page is ready', () => ctl.probe(1000), 30_000);
-    ctl.envelopes.ingest('ep', { type: 'envelope', source: 'run/events', run: 'run', role: 'trainer', tag: TAG, points: b.points, cursor: { source: 'run/events', fid: '1:1', offset: 1 }, env: b.arrays() });
+    ctl.ingestEnvelope('ep', { type: 'envelope', source: 'run/events', run: 'run', role: 'trainer', tag: TAG, points: b.points, cursor: { source: 'run/events', fid: '1:1', offset: 1 }, env: b.arrays() });
     const full = await shown((c) => c.buckets > 0, 'the envelope drawn');
     assert.deepEqual([full.hi, full.lo], [1000, -500], 'zoomed out, the band reaches the one-point spikes');
 

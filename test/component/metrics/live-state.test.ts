@@ -6,12 +6,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { Connections } from '../../../src/metrics/connect/connections';
-import { RelayClient } from '../../../src/shared/relay-client';
-import type { EndpointState } from '../../../src/shared/metrics-protocol';
+import type { EndpointState } from '../../../src/metrics/protocol/view-protocol';
 import { appendSteps } from '../relay/appender';
 import { startRelay, tmpDir } from '../relay/helpers';
 import { sleep } from '../../harness/wait';
-import { pointCount } from '../../../src/shared/points-frame';
+import { pointCount } from '../../../src/relay-protocol/points-frame';
 
 test('a relay streaming without pause reads "live" once its backlog is sent', { timeout: 60_000 }, async () => {
   const dir = tmpDir('live-state-');
@@ -22,20 +21,12 @@ test('a relay streaming without pause reads "live" once its backlog is sent', { 
   const writer = setInterval(() => appendSteps(file, step, (step += 5)), 100); // never quiet for 750 ms
   const states: EndpointState[] = [];
   let points = 0;
-  const conns = new Connections(
-    (o) => new RelayClient(o),
-    () => Promise.reject(new Error('no local relays here')),
-    {
-      points: (_e, b) => (points += pointCount(b)),
-      experiences: () => undefined,
-      cursors: () => [],
-      changed: () => {
-        const s = conns.statuses()[0]?.state;
-        if (s && states[states.length - 1] !== s) states.push(s);
-      },
-    },
-    { trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
-  );
+  const conns = new Connections(() => Promise.reject(new Error('no local relays here')), () => [], { trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined });
+  conns.on('points', (_e, b) => (points += pointCount(b)));
+  conns.on('changed', () => {
+    const s = conns.statuses()[0]?.state;
+    if (s && states[states.length - 1] !== s) states.push(s);
+  });
   try {
     await conns.set([{ id: 'e', name: 'demo', url: relay.url }]);
     const deadline = Date.now() + 20_000;

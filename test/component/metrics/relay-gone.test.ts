@@ -1,5 +1,5 @@
 // A saved connection whose relay is gone (a Ray relay job that ended itself once idle) is
-// brought back by the feature that made it: Connections tells its sink `gone` once the endpoint
+// brought back by the feature that made it: Connections tells `gone` once the endpoint
 // has failed GONE_AFTER_FAILURES connects in a row without ever connecting — never for an
 // endpoint without `revive`, and never for one that did connect (a relay that dies under a
 // viewer was reaped with its run, or restarts on its own). Real RelayClients against a port
@@ -10,13 +10,14 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { Connections, EndpointSpec, GONE_AFTER_FAILURES } from '../../../src/metrics/connect/connections';
-import { RelayClient } from '../../../src/shared/relay-client';
+import { RelayClient } from '../../../src/relay-protocol/client';
 import { appendSteps } from '../relay/appender';
 import { startRelay, tmpDir } from '../relay/helpers';
 import { sleep } from '../../harness/wait';
+import type { Revive } from '../../../src/feature-api/commands';
 
 const quiet = { trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
-const REVIVE = { command: 'agentrl.ray.watchMetrics', args: { cluster: 'http://127.0.0.1:8265', id: 'raysubmit_1', relay: 'cluster' } };
+const REVIVE: Revive = { command: 'agentrl.ray.watchMetrics', args: { cluster: 'http://127.0.0.1:8265', id: 'raysubmit_1', relay: 'cluster' } };
 
 /** A loopback port nobody listens on (taken, then released). */
 async function deadPort(): Promise<number> {
@@ -28,16 +29,14 @@ async function deadPort(): Promise<number> {
 }
 
 function connections(gone: EndpointSpec[], attempts: Map<string, number>) {
-  const conns: Connections = new Connections(
-    (o) => {
+  const conns: Connections = new Connections(() => Promise.reject(new Error('no local relays here')), () => [], quiet, {
+    client: (o) => {
       const c = new RelayClient({ ...o, backoff: { initialMs: 50, maxMs: 100, jitter: 0 } });
       c.on('state', (s) => s.state === 'connecting' && attempts.set(o.url, (attempts.get(o.url) ?? 0) + 1));
       return c;
     },
-    () => Promise.reject(new Error('no local relays here')),
-    { points: () => undefined, experiences: () => undefined, cursors: () => [], changed: () => undefined, gone: (spec) => gone.push(spec) },
-    quiet,
-  );
+  });
+  conns.on('gone', (spec) => gone.push(spec));
   return conns;
 }
 

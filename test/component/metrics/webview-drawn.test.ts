@@ -7,8 +7,8 @@ import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { MetricsStore } from '../../../src/metrics/store/store';
 import { ViewController } from '../../../src/metrics/view/view-controller';
-import { silentLogger } from '../../../src/shared/log';
-import { DRAWN_TIMEOUT_MS, HostMessage, UI_STRING_KEYS, UiStrings } from '../../../src/shared/metrics-protocol';
+import { silentLogger } from '../../../src/base/log';
+import { DRAWN_TIMEOUT_MS, HostMessage, UI_STRING_KEYS, UiStrings } from '../../../src/metrics/protocol/view-protocol';
 import { openWebviewPage } from '../../harness/webview-page';
 import { sleep, until } from '../../harness/wait';
 
@@ -20,7 +20,7 @@ type Drawn = { type: 'drawn'; seq: number; shown: Record<string, number> };
 test('the webview acks an update with `drawn` after drawing it; the host waits for the ack', { timeout: 90_000 }, async () => {
   const store = new MetricsStore();
   let toPage: (m: HostMessage) => void = () => undefined;
-  const ctl = new ViewController(store, { post: (m) => toPage(m as HostMessage), log: silentLogger, strings }, { smoothing: 0 });
+  const ctl = new ViewController(store, { post: (m) => toPage(m as HostMessage) }, silentLogger, strings, { smoothing: 0 });
   const events: ({ kind: 'post'; t: number; seq: number; points: Record<string, number> } | { kind: 'ack'; seq: number; shown: Record<string, number> })[] = [];
   ctl.tap((m) => {
     if (m.type === 'update') events.push({ kind: 'post', t: Date.now(), seq: m.seq, points: Object.fromEntries(m.frames.map((f) => [f.chart, f.points])) });

@@ -5,8 +5,8 @@ import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { MetricsStore } from '../../../src/metrics/store/store';
 import { ViewController } from '../../../src/metrics/view/view-controller';
-import { silentLogger } from '../../../src/shared/log';
-import { HostMessage, UI_STRING_KEYS, UiStrings } from '../../../src/shared/metrics-protocol';
+import { silentLogger } from '../../../src/base/log';
+import { HostMessage, UI_STRING_KEYS, UiStrings } from '../../../src/metrics/protocol/view-protocol';
 import { openWebviewPage } from '../../harness/webview-page';
 import { sleep, until } from '../../harness/wait';
 
@@ -30,7 +30,7 @@ const COUNT_DRAWS = `(() => {
 test('a layout that adds a card does not redraw the cards whose spec is unchanged', { timeout: 90_000 }, async () => {
   const store = new MetricsStore();
   let toPage: (m: HostMessage) => void = () => undefined;
-  const ctl = new ViewController(store, { post: (m) => toPage(m as HostMessage), log: silentLogger, strings }, { smoothing: 0 });
+  const ctl = new ViewController(store, { post: (m) => toPage(m as HostMessage) }, silentLogger, strings, { smoothing: 0 });
   const wp = await openWebviewPage({ onMessage: (m) => ctl.receive(m) });
   toPage = (m) => void wp.post(m).catch(() => undefined);
   const points = Array.from({ length: 100 }, (_, i) => ({ step: i, wallTime: i, value: Math.cos(i) }));

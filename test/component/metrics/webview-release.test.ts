@@ -6,8 +6,8 @@ import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { MetricsStore } from '../../../src/metrics/store/store';
 import { ViewController } from '../../../src/metrics/view/view-controller';
-import { silentLogger } from '../../../src/shared/log';
-import { HostMessage, UI_STRING_KEYS, UiStrings } from '../../../src/shared/metrics-protocol';
+import { silentLogger } from '../../../src/base/log';
+import { HostMessage, UI_STRING_KEYS, UiStrings } from '../../../src/metrics/protocol/view-protocol';
 import { openWebviewPage } from '../../harness/webview-page';
 import { until } from '../../harness/wait';
 
@@ -19,7 +19,7 @@ type Probe = { charts: { id: string; visible: boolean; drawn: boolean }[] };
 test('cards far off screen release their canvas; scrolled back, they draw again from their data', { timeout: 90_000 }, async () => {
   const store = new MetricsStore();
   let toPage: (m: HostMessage) => void = () => undefined;
-  const ctl = new ViewController(store, { post: (m) => toPage(m as HostMessage), log: silentLogger, strings }, { smoothing: 0 });
+  const ctl = new ViewController(store, { post: (m) => toPage(m as HostMessage) }, silentLogger, strings, { smoothing: 0 });
   const wp = await openWebviewPage({ onMessage: (m) => ctl.receive(m), viewport: { width: 1280, height: 700 } });
   toPage = (m) => void wp.post(m).catch(() => undefined);
   const canvases = () => wp.page.evaluate('document.querySelectorAll(".card canvas").length') as Promise<number>;

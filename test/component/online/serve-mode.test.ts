@@ -14,7 +14,8 @@ import { ExplorerError } from '../../../src/online/explorer/errors';
 import { FeedbackOutbox } from '../../../src/online/explorer/outbox';
 import { ConversationStore } from '../../../src/online/playground/conversations';
 import { PlaygroundController } from '../../../src/online/playground/playground-controller';
-import type { HostToWebview } from '../../../src/shared/online-protocol';
+import { english } from '../../../src/base/l10n';
+import type { HostToWebview } from '../../../src/online/protocol/playground-protocol';
 import { snippet } from '../../../src/online/playground/snippets';
 import { cli } from '../scaffold/helpers';
 import { startTrinityServe, TrinityServe, trinityPython, trinityServeSkipReason } from '../../harness/trinity-serve';
@@ -96,19 +97,9 @@ describe("online training against Trinity's serve-mode proxy (engine stand-in: l
     const outbox = new FeedbackOutbox(path.join(ws, '.agentrl/online/feedback.json'), (e) => new ExplorerClient(e.explorerUrl).feedback(e));
     const store = new ConversationStore(path.join(ws, '.agentrl/online/conversations'));
     const commits: number[] = [];
-    const ctl = new PlaygroundController({
-      client: () => client,
-      canReward: () => true,
-      outbox,
-      store,
-      post: (m) => posted.push(m),
-      messages: { strings: {}, error: (e) => String((e as Error).message), committed: (s) => `step ${s}`, alreadyRewarded: (s) => `already ${s}`, noExplorer: () => 'none', preV04: () => 'old', retried: (n) => `${n}` },
-      tools: () => [],
-      pickTools: async () => {},
-      connect: async () => {},
-      onCommit: (s) => commits.push(s),
-    });
-    ctl.setConnection(await client.models());
+    const ctl = new PlaygroundController((m) => posted.push(m), outbox, store, { strings: {}, l10n: english, describeError: (e) => String((e as Error).message) });
+    ctl.on('commit', (s) => commits.push(s));
+    ctl.setConnection({ client, models: await client.models(), canReward: true });
     await ctl.receive({ type: 'ready' });
     await ctl.receive({ type: 'send', text: 'Say hello.', params: { n: 2, maxTokens: 12, stream: true } });
     const turn = ctl.current.turns[1];
@@ -139,7 +130,7 @@ describe("online training against Trinity's serve-mode proxy (engine stand-in: l
     m = await client.metrics();
     assert.equal(m.exploreStep, 1);
     assert.deepEqual(commits, [1]);
-    assert.equal(ctl.state().notice, 'step 1');
+    assert.equal(ctl.state().notice, 'Committed: the explorer is at explore step 1.');
     const committed = serve.committed();
     assert.deepEqual(committed.map((c) => [c.msg_id, c.task, c.reward]).sort(), [[a.msgId, turn.taskId, 0], [b.msgId, turn.taskId, 1]].sort());
 

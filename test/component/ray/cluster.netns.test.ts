@@ -14,7 +14,7 @@ import { RayClient, tailLogs } from '../../../src/ray/api/client';
 import { runInfo } from '../../../src/ray/submit/entrypoint';
 import { ClusterMonitor } from '../../../src/ray/cluster/monitor';
 import { submitRun, startRelayJob } from '../../../src/ray/submit/submit';
-import { RelayClient } from '../../../src/shared/relay-client';
+import { RelayClient } from '../../../src/relay-protocol/client';
 import { repoRoot, venvPython } from '../../harness/paths';
 import { killNetnsStrays, netnsStrays, RAY_PROCESS, raySkipReason, startRayCluster, type RayCluster } from '../../harness/ray-cluster';
 import { type Probe, until as poll } from '../../harness/wait';

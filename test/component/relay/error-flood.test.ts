@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { RELAY_DEFAULTS, Relay } from '../../../src/relay/serve/relay';
-import type { Logger } from '../../../src/shared/log';
+import type { Logger } from '../../../src/base/log';
 import { appendSteps } from './appender';
 import { collect, tmpDir } from './helpers';
 import { sleep } from '../../harness/wait';

@@ -8,12 +8,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { RELAY_DEFAULTS, Relay } from '../../../src/relay/serve/relay';
-import { RelayClient } from '../../../src/shared/relay-client';
-import { EnvelopeBatch, envelopeColumns } from '../../../src/shared/envelope-frame';
-import { fromWireNumber } from '../../../src/shared/relay-protocol';
-import { silentLogger } from '../../../src/shared/log';
+import { RelayClient } from '../../../src/relay-protocol/client';
+import { EnvelopeBatch, envelopeColumns } from '../../../src/relay-protocol/envelope-frame';
+import { fromWireNumber } from '../../../src/relay-protocol/messages';
+import { silentLogger } from '../../../src/base/log';
 import { allPoints, bruteEnvelope, sameEnvelope, writeEvents } from '../../unit/relay/envelope/brute';
-import { collect, keyOf, tmpDir } from './helpers';
+import { collect, jsonSubscriber, keyOf, tmpDir } from './helpers';
 import { pointsOf } from '../../harness/relay-points';
 import { until } from '../../harness/wait';
 
@@ -21,8 +21,8 @@ function relayOn(dir: string): Relay {
   return new Relay({ ...RELAY_DEFAULTS, root: { mode: 'logdir', dir }, port: 0, token: undefined, allowOrigins: [], log: silentLogger, pollMs: 100 });
 }
 
-function envelopeClient(url: string, minBytes?: number, binary?: boolean) {
-  const client = new RelayClient({ url, envelope: { buckets: 128, minBytes }, binary });
+function envelopeClient(url: string, minBytes?: number) {
+  const client = new RelayClient({ url, envelope: { buckets: 128, minBytes } });
   const envelopes: EnvelopeBatch[] = [];
   const live: string[] = [];
   client.on('envelope', (m) => envelopes.push(m));
@@ -42,7 +42,7 @@ test('relay: envelope first, then live points; detail of a range; an older clien
   const url = await relay.start();
   const a = envelopeClient(url);
   // A client that takes JSON only (as an older one does): the same envelopes, as JSON messages.
-  const json = envelopeClient(url, undefined, false);
+  const json = jsonSubscriber(url, { buckets: 128 });
   const old = collect({ url });
   try {
     await until('an envelope per tag', () => a.envelopes.length === tags.length && json.envelopes.length === tags.length, 20_000);
@@ -58,7 +58,7 @@ test('relay: envelope first, then live points; detail of a range; an older clien
       assert.equal(m.env.min.buffer, m.env.bucket.buffer, `${m.tag}: a binary frame`);
       assert.notEqual(twin.env.min.buffer, twin.env.bucket.buffer, `${m.tag}: JSON`);
     }
-    await json.client.close();
+    json.close();
     await old.until((p) => p.length >= before.length, 20_000);
     assert.equal(old.points.length, before.length, 'a client without the capability gets every point');
 
@@ -86,6 +86,7 @@ test('relay: envelope first, then live points; detail of a range; an older clien
     assert.equal(b.envelopes.reduce((n, m) => n + m.points, 0), before.length + after.length, 'the second envelope covers what was written since');
     await b.client.close();
   } finally {
+    json.close();
     await a.client.close();
     await old.client.close();
     await relay.close();

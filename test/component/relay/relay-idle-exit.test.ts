@@ -6,12 +6,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import WebSocket from 'ws';
-import { RELAY_SUBPROTOCOL } from '../../../src/shared/relay-protocol';
+import { RELAY_SUBPROTOCOL } from '../../../src/relay-protocol/messages';
 import { appendSteps } from './appender';
 import { type RelayProc, startRelay, tmpDir } from './helpers';
 import { sleep, until } from '../../harness/wait';
 import { Relay, RELAY_DEFAULTS } from '../../../src/relay/serve/relay';
-import { silentLogger } from '../../../src/shared/log';
+import { silentLogger } from '../../../src/base/log';
 
 const IDLE_LINE = /relay: idle for \d+ s \(no client, no new data\): exiting/;
 

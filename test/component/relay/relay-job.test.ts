@@ -8,12 +8,12 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import type { ExperienceRow, HelloMessage } from '../../../src/shared/relay-protocol';
-import { RelayClient } from '../../../src/shared/relay-client';
+import type { ExperienceRow, HelloMessage } from '../../../src/relay-protocol/messages';
+import { RelayClient } from '../../../src/relay-protocol/client';
 import { appendSteps, valueAt } from './appender';
 import { bundle, collect, startRelay, tmpDir } from './helpers';
 import { sleep } from '../../harness/wait';
-import { pointCount } from '../../../src/shared/points-frame';
+import { pointCount } from '../../../src/relay-protocol/points-frame';
 import { byTag } from '../../harness/relay-points';
 
 const SCHEMA = `CREATE TABLE experience_buffer (

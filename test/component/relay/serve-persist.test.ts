@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import { RELAY_DEFAULTS, Relay } from '../../../src/relay/serve/relay';
 import { serveSamplesFile } from '../../../src/relay/sources/serve-source';
-import { Logger, silentLogger } from '../../../src/shared/log';
+import { Logger, silentLogger } from '../../../src/base/log';
 import { collect, tmpDir } from './helpers';
 
 function memoryLog(): Logger & { lines: string[] } {

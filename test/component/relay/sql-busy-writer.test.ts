@@ -8,8 +8,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { SqlDatabaseSnapshot, SqlTableSource } from '../../../src/relay/sources/sql-source';
-import type { ExperienceRow } from '../../../src/shared/relay-protocol';
-import { silentLogger } from '../../../src/shared/log';
+import type { ExperienceRow } from '../../../src/relay-protocol/messages';
+import { silentLogger } from '../../../src/base/log';
 import { sqlWriter, tmpDir } from './helpers';
 import { sleep } from '../../harness/wait';
 

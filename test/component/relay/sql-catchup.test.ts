@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { SqlDatabaseSnapshot, SqlTableSource } from '../../../src/relay/sources/sql-source';
-import { silentLogger } from '../../../src/shared/log';
+import { silentLogger } from '../../../src/base/log';
 import { sqlWriter, tmpDir } from './helpers';
 import { sleep } from '../../harness/wait';
 

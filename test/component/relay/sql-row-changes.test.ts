@@ -8,9 +8,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { RELAY_DEFAULTS, Relay } from '../../../src/relay/serve/relay';
-import { RelayClient } from '../../../src/shared/relay-client';
-import type { Cursor, ExperienceRow } from '../../../src/shared/relay-protocol';
-import { silentLogger } from '../../../src/shared/log';
+import { RelayClient } from '../../../src/relay-protocol/client';
+import type { Cursor, ExperienceRow } from '../../../src/relay-protocol/messages';
+import { silentLogger } from '../../../src/base/log';
 import { tmpDir } from '../../unit/relay/helpers';
 import { TrinitySqlWriter, WrittenRow, noTrinity } from './trinity-sql-writer';
 

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import { SqlDatabaseSnapshot } from '../../../src/relay/sources/sql-source';
 import { TornRead } from '../../../src/relay/sources/sqlite-db';
-import { silentLogger } from '../../../src/shared/log';
+import { silentLogger } from '../../../src/base/log';
 import { venvPython } from '../../harness/paths';
 import { pythonAsync, tmpDir } from './helpers';
 import { sleep } from '../../harness/wait';

@@ -1,22 +1,34 @@
-// Rules 1 and 5 of issue 17: who may import whom. Features (top-level folders of src/ other
-// than shared and types) never import each other — src/extension.ts and src/cli.ts wire them —
-// and only VS Code adapters import `vscode`, so the pure logic runs in plain node (CLI, tests,
-// bench) and the webviews.
-import { type FileSet, type Violation, sortViolations } from './files';
+// Rules 1 and 5: who may import whom. Every folder of src/ is a feature or a library. Features
+// never import each other — not even a type: src/extension.ts and src/cli.ts wire them — and
+// import library folders instead (each named for what it holds: the relay protocol, the config
+// checker other features are handed, …); a library imports no feature. Only VS Code adapters
+// import `vscode`, so the pure logic runs in plain node (CLI, tests, bench) and the webviews.
+import { type FileSet, type Violation, isTypeScript, sortViolations } from './files';
 import { type ModuleRef, moduleRefs } from './imports';
 
-/** Folders of src/ that are not features: what features share, and ambient declarations. */
-const COMMON = new Set(['shared', 'types']);
+/** The features: one folder each, in the shape CONTRIBUTING gives (activate.ts, host.ts, cli.ts…). */
+export const FEATURES: ReadonlySet<string> = new Set(['config', 'scaffold', 'debug', 'metrics', 'relay', 'ray', 'online', 'welcome']);
 
-type Layer = { kind: 'wiring' } | { kind: 'common'; name: string } | { kind: 'feature'; name: string } | { kind: 'outside' };
+/** Library folders: what features may import. Each holds one kind of thing and imports no feature. */
+export const LIBRARIES: ReadonlySet<string> = new Set(['base', 'relay-protocol', 'feature-api', 'webview-shell', 'workspace-files', 'types']);
 
-/** Where a repo path sits: a file directly in src/ wires features; src/<f>/… belongs to a feature or to the common folders. */
+type Layer =
+  | { kind: 'wiring' }
+  | { kind: 'library'; name: string }
+  | { kind: 'feature'; name: string }
+  | { kind: 'unknown'; name: string }
+  | { kind: 'outside' };
+
+/** Where a repo path sits: a file directly in src/ wires features; src/<f>/… is in a feature or a library. */
 export function layerOf(file: string): Layer {
   const parts = file.split('/');
   if (parts[0] !== 'src') return { kind: 'outside' };
   if (parts.length === 2) return { kind: 'wiring' };
-  return COMMON.has(parts[1]) ? { kind: 'common', name: parts[1] } : { kind: 'feature', name: parts[1] };
+  const name = parts[1];
+  return LIBRARIES.has(name) ? { kind: 'library', name } : FEATURES.has(name) ? { kind: 'feature', name } : { kind: 'unknown', name };
 }
+
+const libraryList = (): string => [...LIBRARIES].map((l) => `src/${l}`).join(', ');
 
 function layeringReason(ref: ModuleRef & { target: string }): string | undefined {
   const from = layerOf(ref.file);
@@ -24,18 +36,29 @@ function layeringReason(ref: ModuleRef & { target: string }): string | undefined
   if (from.kind === 'wiring' || from.kind === 'outside') return undefined;
   const what = ref.typeOnly ? 'imports types from' : 'imports';
   if (to.kind === 'wiring') return `src/${from.name} ${what} the wiring ${ref.target}: only the wiring imports features, never the reverse`;
-  if (to.kind !== 'feature' || (from.kind === 'feature' && from.name === to.name)) return undefined;
-  if (from.kind === 'common') return `src/${from.name} ${what} feature ${to.name} (${ref.target}): src/${from.name} imports no feature`;
-  return `feature ${from.name} ${what} feature ${to.name} (${ref.target}): move what both need to src/shared`;
+  if (to.kind !== 'feature' || from.name === to.name) return undefined;
+  if (from.kind === 'library') return `library src/${from.name} ${what} feature ${to.name} (${ref.target}): a library imports no feature`;
+  return `feature ${from.name} ${what} the internals of feature ${to.name} (${ref.target}): features import library folders only (${libraryList()}); move what both need into one`;
 }
 
-/** Rule 1: a feature importing another feature, src/shared or src/types importing a feature, anything importing the wiring. */
+/**
+ * Rule 1: a feature importing another feature, a library importing a feature, anything importing
+ * the wiring — and a folder of src/ that is neither a feature nor a library (once, at its first file).
+ */
 export function featureImports(files: FileSet): Violation[] {
   const out: Violation[] = [];
   for (const ref of moduleRefs(files)) {
     if (ref.target === undefined) continue;
     const reason = layeringReason({ ...ref, target: ref.target });
     if (reason) out.push({ file: ref.file, line: ref.line, reason });
+  }
+  const unknown = new Map<string, string>();
+  for (const file of [...files.keys()].sort()) {
+    const layer = layerOf(file);
+    if (layer.kind === 'unknown' && isTypeScript(file) && !unknown.has(layer.name)) unknown.set(layer.name, file);
+  }
+  for (const [name, file] of unknown) {
+    out.push({ file, line: 1, reason: `src/${name} is neither a feature nor a library folder: name it in FEATURES or LIBRARIES (test/harness/architecture/layers.ts) and in CONTRIBUTING` });
   }
   return sortViolations(out);
 }
@@ -51,7 +74,7 @@ export function vscodeBan(file: string): string | undefined {
   const layer = layerOf(file);
   if (layer.kind === 'outside' || file === 'src/extension.ts') return undefined;
   if (layer.kind === 'wiring') return `${file} runs outside VS Code`;
-  if (layer.kind === 'common') return `src/${layer.name} is shared with the CLI and the webviews`;
+  if (layer.kind === 'library') return `library src/${layer.name} is shared with the CLI and the webviews`;
   if (layer.name === 'relay') return 'src/relay runs outside VS Code (the relay CLI)';
   if (parts[parts.length - 1] === 'cli.ts') return 'a cli.ts runs outside VS Code';
   if (parts.length === 3 || parts[2] === 'vscode') return undefined;

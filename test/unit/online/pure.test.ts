@@ -1,6 +1,6 @@
 // The online feature's pure pieces: the outbox on disk (nothing lost across reloads or a damaged
 // file), /metrics parsing and URL files. The webview message guard is tested in
-// test/unit/shared/online-protocol.test.ts.
+// test/unit/online/protocol/playground-protocol.test.ts.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';

@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, test } from 'node:test';
 import { ScaffoldError } from '../../../src/scaffold/plan/errors';
-import { english } from '../../../src/shared/l10n';
+import { english } from '../../../src/base/l10n';
 import { planProject, type GenerateRequest } from '../../../src/scaffold/plan/plan';
 import { readTemplateDir } from '../../../src/scaffold/templates/template-dir';
 import { parseTemplateSet } from '../../../src/scaffold/templates/template-set';

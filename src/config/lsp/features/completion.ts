@@ -2,7 +2,7 @@
 // values — registry names with their docs, enum and choice values, booleans, workspace
 // registrations and `module->Class` references.
 import type { CompletionItem, CompletionItemKind, MarkupContent } from 'vscode-languageserver';
-import type { ConfigKind } from '../../../shared/config-api';
+import type { ConfigKind } from '../../../feature-api/config-checker';
 import { l10n, render, type Doc, type Lang } from '../../core/l10n-text';
 import { REGISTRIES, type RegistryId } from '../../names/registries';
 import { knownNames } from '../../rules/keys';

@@ -3,7 +3,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { silentLogger } from '../../../../src/shared/log';
+import { silentLogger } from '../../../../src/base/log';
 import { HEADER_EPISODE } from '../../../../src/debug/model/rollout-protocol';
 import type { ChatCompletion, ChatRequest } from '../../../../src/debug/model/trajectory';
 import type { CallContext, ChatUpstream, UpstreamResult } from '../../../../src/debug/gateway/model-endpoint';

@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, describe, test } from 'node:test';
-import type { Cursor } from '../../../../src/shared/relay-protocol';
+import type { Cursor } from '../../../../src/relay-protocol/messages';
 import { launchRelay, relayUnderTest, type RelayProc } from '../../../harness/relay';
 import { WireClient, helloFrom } from '../../../harness/relay-wire';
 import { sleep } from '../../../harness/wait';

@@ -4,7 +4,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import type { ConfigChecker } from '../../../../src/shared/config-api';
+import type { ConfigChecker } from '../../../../src/feature-api/config-checker';
 import { createConfigChecker } from '../../../../src/config/engine/checker';
 import { repoRoot } from '../../../harness/paths';
 import { tempDir, trinity } from '../helpers';

@@ -3,7 +3,7 @@
 // is scrolled; the reward parts histogram stacks the parts; a rollout's GRPO group.
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { RolloutColumns, RolloutRow } from '../../../../src/shared/metrics-protocol';
+import type { RolloutColumns, RolloutRow } from '../../../../src/metrics/protocol/view-protocol';
 import { rowAt, toColumns } from '../../../../src/metrics/rollouts/columns';
 import { BINS, RolloutTable, binOf } from '../../../../src/metrics/rollouts/table';
 import { planWindow } from '../../../../src/metrics/rollouts/virtual-window';

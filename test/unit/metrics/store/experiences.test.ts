@@ -3,7 +3,7 @@
 // the drill of 10⁶ rows packs into columns in bounded time.
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { ExperienceRow } from '../../../../src/shared/relay-protocol';
+import type { ExperienceRow } from '../../../../src/relay-protocol/messages';
 import { ExperienceIndex } from '../../../../src/metrics/store/experiences';
 import { byTaskThenRun } from '../../../../src/metrics/view/drill';
 import { toColumns } from '../../../../src/metrics/rollouts/columns';

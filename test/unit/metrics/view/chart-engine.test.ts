@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { ASSUMED_ON_SCREEN, ChartEngine } from '../../../../src/metrics/view/chart-engine';
 import { layoutCharts } from '../../../../src/metrics/view/layout';
 import { MetricsStore } from '../../../../src/metrics/store/store';
-import { ChartData, DEFAULT_VIEW_OPTIONS, ViewOptions, applyFrame } from '../../../../src/shared/metrics-protocol';
+import { ChartData, DEFAULT_VIEW_OPTIONS, ViewOptions, applyFrame } from '../../../../src/metrics/protocol/view-protocol';
 
 function setup(opts: Partial<ViewOptions> = {}) {
   const store = new MetricsStore();

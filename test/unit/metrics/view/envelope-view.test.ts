@@ -12,11 +12,11 @@ import { EnvelopeBuilder } from '../../../../src/relay/envelope/builder';
 import { downsample } from '../../../../src/metrics/store/downsample';
 import { MetricsStore, seriesKey } from '../../../../src/metrics/store/store';
 import { ViewController } from '../../../../src/metrics/view/view-controller';
-import { silentLogger } from '../../../../src/shared/log';
-import { ChartFrame, METRICS_PROTOCOL_VERSION, UI_STRING_KEYS, UiStrings } from '../../../../src/shared/metrics-protocol';
-import type { DetailMessage, DetailRequestMessage } from '../../../../src/shared/relay-envelope';
-import type { EnvelopeBatch } from '../../../../src/shared/envelope-frame';
-import { toWireNumber } from '../../../../src/shared/relay-protocol';
+import { silentLogger } from '../../../../src/base/log';
+import { ChartFrame, METRICS_PROTOCOL_VERSION, UI_STRING_KEYS, UiStrings } from '../../../../src/metrics/protocol/view-protocol';
+import type { DetailMessage, DetailRequestMessage } from '../../../../src/relay-protocol/envelope';
+import type { EnvelopeBatch } from '../../../../src/relay-protocol/envelope-frame';
+import { toWireNumber } from '../../../../src/relay-protocol/messages';
 import { rng } from '../../../harness/rng';
 
 const strings = Object.fromEntries(UI_STRING_KEYS.map((k) => [k, k])) as UiStrings;
@@ -58,12 +58,7 @@ function answer(p: Pts, q: Omit<DetailRequestMessage, 'type' | 'request'>): Deta
 function setup(p: Pts, dir?: string) {
   const store = new MetricsStore({ dir });
   const asked: Omit<DetailRequestMessage, 'type' | 'request'>[] = [];
-  const ctl = new ViewController(store, {
-    post: () => undefined,
-    log: silentLogger,
-    strings,
-    readDetail: async (_ep, q) => (asked.push(q), answer(p, q)),
-  }, { smoothing: 0 });
+  const ctl = new ViewController(store, { post: () => undefined, readDetail: async (_ep, q) => (asked.push(q), answer(p, q)) }, silentLogger, strings, { smoothing: 0 });
   ctl.receive({ type: 'ready', protocol: METRICS_PROTOCOL_VERSION });
   return { store, ctl, asked };
 }
@@ -80,7 +75,7 @@ const band = (f: { lo: (number | null)[]; hi: (number | null)[] }) => ({ lo: f.l
 test('an envelope draws the band of every point: equal to the downsample of all points', () => {
   const p = points(1);
   const { ctl } = setup(p);
-  ctl.envelopes.ingest('ep', envelopeOf(p, 1024));
+  ctl.ingestEnvelope('ep', envelopeOf(p, 1024));
   const frame = show(ctl);
   const want = downsample(p.step, p.value, WIDTH);
   assert.equal(frame.dx, want.grid.dx);
@@ -93,7 +88,7 @@ test('an envelope draws the band of every point: equal to the downsample of all 
 test('a zoom reads the exact points of the range; zooming out goes back to the envelope', async () => {
   const p = points(2);
   const { ctl, asked } = setup(p);
-  ctl.envelopes.ingest('ep', envelopeOf(p, 256)); // width 128: coarser than a zoomed chart's grid
+  ctl.ingestEnvelope('ep', envelopeOf(p, 256)); // width 128: coarser than a zoomed chart's grid
   const full = show(ctl);
   ctl.receive({ type: 'zoom', chart: TAG, range: [5000, 5200] });
   const placeholder = ctl.engine.fullFrame(TAG)!;
@@ -118,7 +113,7 @@ test('live points after the envelope join it; envelope-first sources are not per
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'envelope-store-'));
   const p = points(3);
   const { store, ctl } = setup(p, dir);
-  ctl.envelopes.ingest('ep', envelopeOf(p, 1024));
+  ctl.ingestEnvelope('ep', envelopeOf(p, 1024));
   const one = (tag: string, step: number, wallTime: number, value: number) => [{ tag, step: Float64Array.of(step), wallTime: Float64Array.of(wallTime), value: Float64Array.of(value) }];
   ctl.ingest('ep', { type: 'points', source: 'run/events', run: 'run', role: 'trainer', cursor: { source: 'run/events', fid: '1:2', offset: 1500 }, series: one(TAG, 20_000, 1.7e9 + 20_000, 5) });
   ctl.ingest('ep', { type: 'points', source: 'run/other', run: 'run', role: 'trainer', cursor: { source: 'run/other', fid: '1:3', offset: 10 }, series: one('other', 1, 1, 1) });

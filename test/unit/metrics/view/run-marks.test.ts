@@ -2,8 +2,8 @@
 // duplicates, and the layout message carrying the marks to the webview.
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { HostMessage, LayoutMessage, METRICS_PROTOCOL_VERSION, UI_STRING_KEYS, UiStrings } from '../../../../src/shared/metrics-protocol';
-import { silentLogger } from '../../../../src/shared/log';
+import { HostMessage, LayoutMessage, METRICS_PROTOCOL_VERSION, UI_STRING_KEYS, UiStrings } from '../../../../src/metrics/protocol/view-protocol';
+import { silentLogger } from '../../../../src/base/log';
 import { MetricsStore } from '../../../../src/metrics/store/store';
 import { RunMarks, runsForCommit, SERVE_TAG } from '../../../../src/metrics/view/run-marks';
 import { ViewController } from '../../../../src/metrics/view/view-controller';
@@ -30,7 +30,7 @@ test('the view controller marks the serve-mode run and re-sends the layout with 
   {
     const store = new MetricsStore();
     const posted: HostMessage[] = [];
-    const ctl = new ViewController(store, { post: (m) => posted.push(m as HostMessage), log: silentLogger, strings });
+    const ctl = new ViewController(store, { post: (m) => posted.push(m as HostMessage) }, silentLogger, strings);
     ctl.addPoints('online', 'explorer', SERVE_TAG, [{ step: 0, wallTime: 100, value: 0 }]);
     ctl.addPoints('train', 'trainer', 'actor/pg_loss', [{ step: 0, wallTime: 100, value: 1 }]);
     ctl.receive({ type: 'ready', protocol: METRICS_PROTOCOL_VERSION });

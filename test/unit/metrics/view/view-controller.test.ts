@@ -7,9 +7,9 @@ import { exportCsv, exportJson } from '../../../../src/metrics/view/export';
 import { summarize, trendOf } from '../../../../src/metrics/view/status-model';
 import { MetricsStore, seriesKey } from '../../../../src/metrics/store/store';
 import { ViewController } from '../../../../src/metrics/view/view-controller';
-import { decodePointsFrame, encodePointsFrame } from '../../../../src/shared/points-frame';
-import { silentLogger } from '../../../../src/shared/log';
-import { HostMessage, METRICS_PROTOCOL_VERSION, UI_STRING_KEYS, UiStrings, parseWebviewMessage } from '../../../../src/shared/metrics-protocol';
+import { decodePointsFrame, encodePointsFrame } from '../../../../src/relay-protocol/points-frame';
+import { silentLogger } from '../../../../src/base/log';
+import { HostMessage, METRICS_PROTOCOL_VERSION, UI_STRING_KEYS, UiStrings, parseWebviewMessage } from '../../../../src/metrics/protocol/view-protocol';
 
 const strings = Object.fromEntries(UI_STRING_KEYS.map((k) => [k, k])) as UiStrings;
 
@@ -17,7 +17,7 @@ function setup() {
   const store = new MetricsStore();
   const posted: HostMessage[] = [];
   const warnings: string[] = [];
-  const ctl = new ViewController(store, { post: (m) => posted.push(m as HostMessage), log: { ...silentLogger, warn: (m) => warnings.push(m) }, strings });
+  const ctl = new ViewController(store, { post: (m) => posted.push(m as HostMessage) }, { ...silentLogger, warn: (m) => warnings.push(m) }, strings);
   return { store, ctl, posted, warnings };
 }
 

@@ -1,5 +1,5 @@
 // "Tools: from the workflow": the playground reads the tool lists the rollout debugger recorded,
-// through the debugger's own RunWriter (the file contract in src/shared/run-files.ts).
+// through the debugger's own RunWriter (the file contract in src/workspace-files/run-files.ts).
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';

@@ -4,8 +4,8 @@ import * as fs from 'node:fs';
 import { EventType } from '../../../../src/relay/tfrecord/event-proto';
 import { ScalarDecoder } from '../../../../src/relay/tfrecord/scalars';
 import { frameRecord } from '../../../../src/relay/tfrecord/scan';
-import type { EnvelopeColumns } from '../../../../src/shared/relay-envelope';
-import { toWireNumber } from '../../../../src/shared/relay-protocol';
+import type { EnvelopeColumns } from '../../../../src/relay-protocol/envelope';
+import { toWireNumber } from '../../../../src/relay-protocol/messages';
 import { rng } from '../helpers';
 
 export interface P {
@@ -56,7 +56,7 @@ export function allPoints(file: string, end = Infinity): P[] {
   return out;
 }
 
-/** The envelope of `points` at bucket width `width`, by the definition in relay-envelope.ts. */
+/** The envelope of `points` at bucket width `width`, by the definition in src/relay-protocol/envelope.ts. */
 export function bruteEnvelope(points: P[], width: number): EnvelopeColumns {
   const by = new Map<number, P[]>();
   for (const p of points) {

@@ -3,7 +3,7 @@
 // files, steps that go back), the width is the finest that fits, a detail read returns exactly
 // the points of its range (or the range's envelope past maxPoints) and never what follows the
 // envelope's cursor, and the sparse index stays within its bound.
-import { envelopeColumns } from '../../../../src/shared/envelope-frame';
+import { envelopeColumns } from '../../../../src/relay-protocol/envelope-frame';
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { test } from 'node:test';
@@ -12,7 +12,7 @@ import { EnvelopeCache } from '../../../../src/relay/envelope/cache';
 import { readDetail } from '../../../../src/relay/envelope/detail';
 import { FileIndex } from '../../../../src/relay/envelope/file-index';
 import { EnvelopePass } from '../../../../src/relay/envelope/pass';
-import { fromWireNumber } from '../../../../src/shared/relay-protocol';
+import { fromWireNumber } from '../../../../src/relay-protocol/messages';
 import { rng, tmpDir } from '../helpers';
 import { P, allPoints, bruteEnvelope, sameEnvelope, writeEvents } from './brute';
 

@@ -6,8 +6,8 @@ import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DecodeCache, Feed } from '../../../../src/relay/serve/decode-cache';
 import type { Batch, Source, SourceReader } from '../../../../src/relay/sources/source';
-import type { Cursor, PointsMessage, SourceInfo } from '../../../../src/shared/relay-protocol';
-import { decodePointsFrame, pointsFromMessage } from '../../../../src/shared/points-frame';
+import type { Cursor, PointsMessage, SourceInfo } from '../../../../src/relay-protocol/messages';
+import { decodePointsFrame } from '../../../../src/relay-protocol/points-frame';
 
 const info: SourceInfo = { id: 'run/events', kind: 'tfevents', run: 'run', role: '', path: 'events' };
 
@@ -45,8 +45,8 @@ async function drain(feed: Feed, binary = true): Promise<number[]> {
     if (!b) return out;
     assert.ok('data' in b, 'a shared batch comes serialized');
     assert.equal(b.binary, binary);
-    const batch = b.binary ? decodePointsFrame(b.data) : pointsFromMessage(JSON.parse(Buffer.from(b.data).toString('utf8')) as PointsMessage);
-    for (const s of batch.series) out.push(...s.step);
+    if (b.binary) for (const s of decodePointsFrame(b.data).series) out.push(...s.step);
+    else out.push(...(JSON.parse(Buffer.from(b.data).toString('utf8')) as PointsMessage).step); // grouped by tag like the frame
   }
 }
 

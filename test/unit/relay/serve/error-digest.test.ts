@@ -3,7 +3,7 @@
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ErrorDigest } from '../../../../src/relay/serve/error-digest';
-import type { Logger } from '../../../../src/shared/log';
+import type { Logger } from '../../../../src/base/log';
 
 function memoryLog(): Logger & { lines: string[] } {
   const lines: string[] = [];

@@ -11,8 +11,8 @@ import { JobRoot, OutsideRoot } from '../../../../src/relay/sources/job-root';
 import { StepLogSource } from '../../../../src/relay/sources/log-source';
 import { OpenFiles } from '../../../../src/relay/sources/open-files';
 import type { SourceReader } from '../../../../src/relay/sources/source';
-import type { Cursor } from '../../../../src/shared/relay-protocol';
-import { silentLogger } from '../../../../src/shared/log';
+import type { Cursor } from '../../../../src/relay-protocol/messages';
+import { silentLogger } from '../../../../src/base/log';
 import { tmpDir } from '../helpers';
 
 const lines = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => `INFO 11-24 10:42:55 [monitor.py:210] Step ${from + i}: {'x': ${from + i}}\n`).join('');

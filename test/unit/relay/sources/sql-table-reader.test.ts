@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { describe, test } from 'node:test';
 import { tableTreeProblem, imagePages } from '../../../../src/relay/sources/btree-index';
 import { SqlDatabaseSnapshot, SqlTableSource } from '../../../../src/relay/sources/sql-source';
-import { silentLogger } from '../../../../src/shared/log';
+import { silentLogger } from '../../../../src/base/log';
 import { rng, tmpDir } from '../helpers';
 
 interface Db {

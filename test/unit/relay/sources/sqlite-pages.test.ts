@@ -10,8 +10,8 @@ import { test } from 'node:test';
 import { SqlDatabaseSnapshot, SqlTableSource } from '../../../../src/relay/sources/sql-source';
 import { CACHE_KB, TornRead } from '../../../../src/relay/sources/sqlite-db';
 import type { SourceReader } from '../../../../src/relay/sources/source';
-import type { ExperienceRow } from '../../../../src/shared/relay-protocol';
-import { silentLogger } from '../../../../src/shared/log';
+import type { ExperienceRow } from '../../../../src/relay-protocol/messages';
+import { silentLogger } from '../../../../src/base/log';
 import { tmpDir } from '../helpers';
 
 interface Db {

@@ -38,7 +38,7 @@ import * as path from 'node:path';
 import { StepLogSource } from '../../../../src/relay/sources/log-source';
 import { JobRoot } from '../../../../src/relay/sources/job-root';
 import { OpenFiles } from '../../../../src/relay/sources/open-files';
-import { silentLogger } from '../../../../src/shared/log';
+import { silentLogger } from '../../../../src/base/log';
 import { loadSharedStepBindings, sharedRunSeries } from '../../../../src/relay/sources/shared-run';
 
 // Printed by Trinity-RFT 0.5.2's own TensorboardMonitor.log (../shared/upstream, run in

@@ -4,8 +4,8 @@
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { batchLines } from '../../../../src/relay/tail/tail';
-import { decodePointsFrame, encodePointsFrame } from '../../../../src/shared/points-frame';
-import type { PointsBatch } from '../../../../src/shared/relay-protocol';
+import { decodePointsFrame, encodePointsFrame } from '../../../../src/relay-protocol/points-frame';
+import type { PointsBatch } from '../../../../src/relay-protocol/messages';
 
 const f = (xs: number[]) => Float64Array.from(xs);
 const batch: PointsBatch = {

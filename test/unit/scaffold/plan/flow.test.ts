@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, test } from 'node:test';
 import { DEFAULT_MODEL, answer, check, checkPresets, isBrowse, move, normalizePresets, wizardSteps, type WizardContext } from '../../../../src/scaffold/plan/flow';
-import { english } from '../../../../src/shared/l10n';
+import { english } from '../../../../src/base/l10n';
 import { readTemplateDir } from '../../../../src/scaffold/templates/template-dir';
 import { parseTemplateSet } from '../../../../src/scaffold/templates/template-set';
 import { checkDataFile } from '../../../../src/scaffold/plan/validate';

@@ -2,7 +2,7 @@
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parse } from 'jsonc-parser';
-import { english } from '../../../../src/shared/l10n';
+import { english } from '../../../../src/base/l10n';
 import { launchEntries, mergeLaunchJson } from '../../../../src/scaffold/plan/launch';
 
 const entry = launchEntries([{ name: 'Debug a rollout', config: 'config.yaml', cwd: '.', tasks: 2 }], 'sub/a', 'Qwen/Q')[0];

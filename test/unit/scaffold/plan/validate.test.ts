@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { english } from '../../../../src/shared/l10n';
+import { english } from '../../../../src/base/l10n';
 import { checkDataFile, checkModel, checkName } from '../../../../src/scaffold/plan/validate';
 
 test('valid project names pass', () => {

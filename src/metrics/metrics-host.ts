@@ -1,0 +1,190 @@
+// The metrics feature's state in the window, created by the host bundle (host.ts,
+// dist/metrics-host.js) on first use: the store, the relay connections feeding the view
+// controller, the panel and the status bar. src/metrics/activate.ts (in the activation bundle)
+// only registers the commands that load it.
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { RAY_WATCH_METRICS } from '../feature-api/commands';
+import type { Logger } from '../base/log';
+import type { EndpointStatus } from './protocol/view-protocol';
+import { ConnectionTiming, Connections, DEFAULT_TIMING, ENVELOPE_BUCKETS, ENVELOPE_MIN_BYTES } from './connect/connections';
+import { ENDPOINTS_SETTING, resolveEndpoints } from './endpoints';
+import { exportPng, exportSeriesTo } from './export-files';
+import { relayLauncher } from './connect/local-relay';
+import { toRolloutDetail } from './view/rollout-detail';
+import { attachPanel, createPanel } from './panel';
+import { MetricsStatusBar } from './status-bar';
+import { summarize } from './view/status-model';
+import { MetricsStore } from './store/store';
+import { uiStrings } from './strings';
+import { ViewController } from './view/view-controller';
+
+const SHOW_COMMAND = 'agentrl.metrics.show';
+const OPTIONS_KEY = 'agentrl.metrics.viewOptions';
+const FLUSH_MS = 2000;
+
+export interface MetricsHostOptions {
+  /** Connection timing (tests shorten it). */
+  timing?: Partial<ConnectionTiming>;
+  relayArgs?: string[];
+}
+
+export class MetricsHost implements vscode.Disposable {
+  readonly store: MetricsStore;
+  readonly controller: ViewController;
+  readonly connections: Connections;
+  readonly statusBar: MetricsStatusBar;
+  private panel: vscode.WebviewPanel | undefined;
+  private panelSubs: vscode.Disposable | undefined;
+  private readonly subs: vscode.Disposable[] = [];
+  private readonly flushTimer: NodeJS.Timeout;
+  private statusTimer: NodeJS.Timeout | undefined;
+  private disposed = false;
+
+  constructor(
+    readonly context: vscode.ExtensionContext,
+    readonly log: Logger,
+    opts: MetricsHostOptions = {},
+  ) {
+    const dir = path.join((context.storageUri ?? context.globalStorageUri).fsPath, 'metrics');
+    const mb = vscode.workspace.getConfiguration('agentrl.metrics').get<number>('memoryLimitMB', 256);
+    this.store = new MetricsStore({ dir, memoryLimitBytes: Math.max(16, mb) * 1024 * 1024, log });
+    this.connections = new Connections(
+      relayLauncher({ cli: context.asAbsolutePath(path.join('dist', 'agentrl.js')), log, extraArgs: opts.relayArgs }),
+      (endpoint) => this.store.cursors(endpoint),
+      log,
+      {
+        timing: { ...DEFAULT_TIMING, ...opts.timing },
+        retryText: (ms) => vscode.l10n.t('retrying in {0} s', (ms / 1000).toFixed(1)),
+        envelope: { buckets: ENVELOPE_BUCKETS, minBytes: ENVELOPE_MIN_BYTES },
+      },
+    );
+    const connections = this.connections;
+    this.controller = new ViewController(
+      this.store,
+      {
+        post: (m) => void this.panel?.webview.postMessage(m),
+        readDetail: (endpoint, q) => connections.requestDetail(endpoint, q),
+        readRollout: async (ref) => toRolloutDetail(ref, await connections.requestExperience(ref.endpoint, ref.source, ref.id)),
+      },
+      log,
+      uiStrings(),
+      context.workspaceState.get(OPTIONS_KEY),
+    );
+    const controller = this.controller;
+    // The connections' data goes straight into the view controller, the store's one writer.
+    connections
+      .on('points', (endpoint, b) => controller.ingest(endpoint, b))
+      .on('experiences', (endpoint, m) => controller.ingestExperiences(endpoint, m))
+      .on('envelope', (endpoint, m) => controller.ingestEnvelope(endpoint, m))
+      .on('changed', () => this.onStatus())
+      // The feature that made the connection brings its relay back, as a new connection that
+      // replaces this one (commands are how features talk: none imports another).
+      .on('gone', (spec) => void RAY_WATCH_METRICS.run(vscode.commands, { ...spec.revive!.args, replaces: spec.id }).catch((e: unknown) => log.warn(`metrics: could not bring ${spec.name} back: ${e instanceof Error ? e.message : String(e)}`)));
+    controller
+      .on('options', (o) => void context.workspaceState.update(OPTIONS_KEY, o))
+      .on('exportSeries', (format, keys) => void exportSeriesTo(this.store, keys, format, undefined, log))
+      .on('exportPng', (chart, dataUrl) => void exportPng(chart, dataUrl, undefined, log))
+      .on('command', (c) => void vscode.commands.executeCommand(c === 'demo' ? 'agentrl.metrics.startDemo' : 'agentrl.metrics.connect'))
+      .on('data', () => this.scheduleStatus());
+    this.statusBar = new MetricsStatusBar(SHOW_COMMAND);
+    this.flushTimer = setInterval(() => this.store.flush(), FLUSH_MS);
+    this.subs.push(
+      this.statusBar,
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration(ENDPOINTS_SETTING)) void this.reconnect();
+      }),
+      vscode.workspace.onDidGrantWorkspaceTrust(() => void this.reconnect()),
+    );
+    void this.reconnect();
+    this.scheduleStatus();
+  }
+
+  /** Applies the endpoint list (settings + saved connections); none in an untrusted workspace. */
+  async reconnect(): Promise<void> {
+    if (this.disposed) return;
+    const specs = await resolveEndpoints(this.context.workspaceState, this.context.secrets, (m) => this.log.warn(m));
+    if (!vscode.workspace.isTrusted) {
+      await this.connections.set([]);
+      this.untrusted = specs.map((s) => ({
+        id: s.id,
+        name: s.name,
+        target: s.url ?? s.local?.dir ?? '',
+        kind: s.local ? 'local' : 'url',
+        state: 'stopped',
+        detail: vscode.l10n.t('Workspace is not trusted: no connections'),
+        runs: [],
+        points: 0,
+      }));
+      this.onStatus();
+      return;
+    }
+    this.untrusted = [];
+    await this.connections.set(specs);
+  }
+  private untrusted: EndpointStatus[] = [];
+
+  statuses(): EndpointStatus[] {
+    return [...this.untrusted, ...this.connections.statuses()];
+  }
+
+  private onStatus(): void {
+    this.controller.setStatus(this.statuses());
+    this.scheduleStatus();
+  }
+
+  private scheduleStatus(): void {
+    if (this.statusTimer || this.disposed) return;
+    this.statusTimer = setTimeout(() => {
+      this.statusTimer = undefined;
+      this.statusBar.update(summarize(this.store, this.statuses()));
+    }, 250);
+  }
+
+  /** Status bar now (tests). */
+  refreshStatusBar(): string {
+    this.statusBar.update(summarize(this.store, this.statuses()));
+    return this.statusBar.text;
+  }
+
+  /** Opens (or reveals) the view. */
+  show(): vscode.WebviewPanel {
+    if (this.panel) {
+      this.panel.reveal();
+      return this.panel;
+    }
+    return this.adopt(createPanel());
+  }
+
+  /** A panel VS Code restored after a window reload. */
+  adopt(panel: vscode.WebviewPanel): vscode.WebviewPanel {
+    this.panelSubs?.dispose();
+    this.panel = panel;
+    this.panelSubs = attachPanel(panel, this.context.extensionUri, this.controller, () => {
+      if (this.panel === panel) this.panel = undefined;
+    });
+    return panel;
+  }
+
+  get panelOpen(): boolean {
+    return this.panel !== undefined;
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    clearInterval(this.flushTimer);
+    if (this.statusTimer) clearTimeout(this.statusTimer);
+    this.controller.dispose();
+    this.store.flush();
+    void this.connections.dispose();
+    this.panel?.dispose();
+    for (const s of this.subs) s.dispose();
+  }
+
+  /** Stops every connection and relay (awaitable; deactivate). */
+  async shutdown(): Promise<void> {
+    this.dispose();
+    await this.connections.dispose();
+  }
+}
+

@@ -1,0 +1,212 @@
+// The Ray feature's state in the window, created by its host bundle (host.ts, dist/ray-host.js)
+// on first use: the clusters the user connected, one ClusterMonitor + Poller each (one request
+// in flight, fast while the view is visible, slow when hidden, backoff on errors), the Ray tree
+// view, the stall warning in the status bar, and per-job log output channels.
+import * as vscode from 'vscode';
+import type { Logger } from '../base/log';
+import type { ConfigChecker } from '../feature-api/config-checker';
+import type { ClusterSnapshot } from './cluster/cluster-model';
+import { normalizeDashboardUrl, tailLogs, type LogTail } from './api/client';
+import { ClusterMonitor } from './cluster/monitor';
+import { Poller } from './cluster/poller';
+import type { RelayStop } from './cluster/relay-reaper';
+import { RayTree } from './tree';
+
+const SAVED_KEY = 'agentrl.ray.connected';
+
+export interface ClusterEntry {
+  monitor: ClusterMonitor;
+  poller: Poller;
+  requests: number;
+}
+
+export class RayHost implements vscode.Disposable {
+  readonly clusters = new Map<string, ClusterEntry>();
+  readonly tree: RayTree;
+  readonly view: vscode.TreeView<unknown>;
+  private readonly status: vscode.StatusBarItem;
+  private readonly tails = new Map<string, { tail: LogTail; channel: vscode.OutputChannel; text: string }>();
+  private readonly disposables: vscode.Disposable[] = [];
+  private visible = false;
+  /** Fired after every refresh of any cluster (tests and the bench wait on it). */
+  readonly onDidRefresh = new vscode.EventEmitter<ClusterSnapshot>();
+
+  constructor(
+    readonly context: vscode.ExtensionContext,
+    readonly log: Logger,
+    /** The config engine (a config to submit is checked first). */
+    readonly checker: () => ConfigChecker,
+    /** The Ray view, created by activate.ts with a provider that delegates to `tree`. */
+    view: vscode.TreeView<unknown>,
+  ) {
+    this.tree = new RayTree(() => [...this.clusters.values()].map((c) => c.monitor.snapshot));
+    this.view = view;
+    this.status = vscode.window.createStatusBarItem('agentrl.ray.stall', vscode.StatusBarAlignment.Left, 50);
+    this.status.command = 'agentrl.ray.focus';
+    this.visible = this.view.visible;
+    this.disposables.push(
+      this.status,
+      this.onDidRefresh,
+      this.view.onDidChangeVisibility((e) => {
+        this.visible = e.visible;
+        for (const c of this.clusters.values()) c.poller.setVisible(e.visible);
+      }),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration('agentrl.ray')) this.syncConfigured();
+      }),
+    );
+    this.syncConfigured();
+    for (const s of context.workspaceState.get<Array<{ url: string; name?: string }>>(SAVED_KEY) ?? []) this.add(s.url, s.name);
+  }
+
+  private settings() {
+    const c = vscode.workspace.getConfiguration('agentrl.ray');
+    return {
+      clusters: c.get<Array<{ name?: string; url: string }>>('clusters') ?? [],
+      stallMinutes: c.get<number>('stallMinutes') ?? 0,
+      refreshSeconds: c.get<number>('refreshSeconds') ?? 3,
+      packageLimitMB: c.get<number>('packageLimitMB') ?? 100,
+      rayPath: c.get<string>('rayPath') || 'ray',
+    };
+  }
+
+  settingsSnapshot() {
+    return this.settings();
+  }
+
+  private stallOptions() {
+    const m = this.settings().stallMinutes;
+    return m > 0 ? { thresholdMs: m * 60_000 } : {};
+  }
+
+  private syncConfigured() {
+    for (const c of this.settings().clusters) if (c?.url) this.add(c.url, c.name);
+    for (const c of this.clusters.values()) c.monitor.setStallOptions(this.stallOptions());
+  }
+
+  /** Adds (or returns) a cluster; starts polling it. */
+  add(url: string, name?: string): ClusterEntry {
+    const existing = this.clusters.get(normalizeDashboardUrl(url));
+    if (existing) {
+      if (name) existing.monitor.snapshot.name = name;
+      return existing;
+    }
+    const entry = {} as ClusterEntry;
+    entry.requests = 0;
+    entry.monitor = new ClusterMonitor({ url, name, stall: this.stallOptions(), onRequest: () => entry.requests++, onRelayStopped: (s, err) => this.relayStopped(entry, s, err) });
+    const refreshMs = Math.max(1, this.settings().refreshSeconds) * 1000;
+    entry.poller = new Poller(async () => {
+      try {
+        await entry.monitor.refresh();
+      } finally {
+        this.afterRefresh(entry.monitor.snapshot);
+      }
+    }, { visibleMs: refreshMs, hiddenMs: Math.max(60_000, refreshMs * 20) });
+    this.clusters.set(entry.monitor.client.url, entry);
+    entry.poller.setVisible(this.visible);
+    entry.poller.now();
+    return entry;
+  }
+
+  /** Each orphaned relay is logged once; a failed stop is retried on the next poll, warned once. */
+  private relayStopped(entry: ClusterEntry, s: RelayStop, err?: Error) {
+    const url = entry.monitor.client.url;
+    if (!err) {
+      this.log.info(`ray: stopped relay ${s.relay} on ${url}: its run ${s.run} ${s.reason === 'run-gone' ? 'is gone' : 'has ended'}`);
+      entry.poller.now(); // the tree shows it stopping without waiting for the next interval
+    } else if (!this.relayStopFailures.has(s.relay)) {
+      this.relayStopFailures.add(s.relay);
+      this.log.warn(`ray: could not stop relay ${s.relay} on ${url} (run ${s.run} ${s.reason === 'run-gone' ? 'is gone' : 'has ended'}): ${err.message}`);
+    }
+  }
+
+  private readonly relayStopFailures = new Set<string>();
+
+  async remember(url: string, name?: string): Promise<void> {
+    const saved = (this.context.workspaceState.get<Array<{ url: string; name?: string }>>(SAVED_KEY) ?? []).filter((s) => s.url !== url);
+    saved.push({ url, name });
+    await this.context.workspaceState.update(SAVED_KEY, saved);
+  }
+
+  async remove(url: string): Promise<void> {
+    const c = this.clusters.get(url);
+    c?.poller.stop();
+    this.clusters.delete(url);
+    const saved = (this.context.workspaceState.get<Array<{ url: string }>>(SAVED_KEY) ?? []).filter((s) => s.url !== url);
+    await this.context.workspaceState.update(SAVED_KEY, saved);
+    this.tree.refresh();
+  }
+
+  get(url?: string): ClusterEntry | undefined {
+    if (url) return this.clusters.get(url) ?? [...this.clusters.values()].find((c) => c.monitor.snapshot.name === url);
+    return this.clusters.size === 1 ? [...this.clusters.values()][0] : undefined;
+  }
+
+  /** Refreshes one cluster now and resolves with its snapshot (errors resolve too: see .error). */
+  refreshNow(url: string): Promise<ClusterSnapshot> {
+    const c = this.clusters.get(url);
+    if (!c) return Promise.reject(new Error(`not connected: ${url}`));
+    return new Promise((resolve) => {
+      const sub = this.onDidRefresh.event((s) => {
+        if (s.url === url) {
+          sub.dispose();
+          resolve(s);
+        }
+      });
+      c.poller.now();
+    });
+  }
+
+  private afterRefresh(s: ClusterSnapshot) {
+    this.tree.refresh();
+    const stalled = [...this.clusters.values()].flatMap((c) => Object.keys(c.monitor.snapshot.stalls).map((id) => ({ id, c: c.monitor.snapshot })));
+    if (stalled.length) {
+      const first = stalled[0];
+      const r = first.c.stalls[first.id];
+      this.status.text = `$(warning) ${vscode.l10n.t('Ray run stalled: {0}', first.id)}`;
+      this.status.tooltip = vscode.l10n.t('No metrics, log lines or rollouts for {0} min (threshold {1} min)', (r.stalledForMs / 60_000).toFixed(1), (r.thresholdMs / 60_000).toFixed(1));
+      this.status.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
+      this.status.show();
+    } else this.status.hide();
+    this.onDidRefresh.fire(s);
+  }
+
+  /** Streams a job's log into its own output channel. */
+  showLogs(cluster: string, id: string): vscode.OutputChannel {
+    const c = this.clusters.get(cluster);
+    if (!c) throw new Error(`not connected: ${cluster}`);
+    const key = `${cluster}|${id}`;
+    const open = this.tails.get(key);
+    if (open) {
+      open.channel.show(true);
+      return open.channel;
+    }
+    const channel = vscode.window.createOutputChannel(`Ray job ${id}`);
+    const entry = { channel, text: '' } as { tail: LogTail; channel: vscode.OutputChannel; text: string };
+    const tail = tailLogs(c.monitor.client, id, (t) => {
+      channel.append(t);
+      entry.text = (entry.text + t).slice(-65536);
+    }, (err) => {
+      if (err) channel.appendLine(`\n[agentrl] ${vscode.l10n.t('log stream ended: {0}', err.message)}`);
+      else channel.appendLine(`\n[agentrl] ${vscode.l10n.t('the job has ended')}`);
+    });
+    entry.tail = tail;
+    this.tails.set(key, entry);
+    channel.show(true);
+    return channel;
+  }
+
+  /** The last 64 KiB streamed into a job's output channel (tests; the channel itself is write-only). */
+  streamedLog(cluster: string, id: string): string | undefined {
+    return this.tails.get(`${cluster}|${id}`)?.text;
+  }
+
+  dispose(): void {
+    for (const c of this.clusters.values()) c.poller.stop();
+    for (const t of this.tails.values()) {
+      t.tail.close();
+      t.channel.dispose();
+    }
+    for (const d of this.disposables) d.dispose();
+  }
+}
