@@ -97,7 +97,7 @@ def parse_args(argv: list[str]) -> dict:
 
 def _number(v: str | None, name: str, default: float, low: float = 0) -> float:
     if v is None:
-        return default
+        return float(default)
     try:
         n = float(v.strip()) if v.strip() else 0.0
     except ValueError:

@@ -208,9 +208,21 @@ def wire_number(v: float) -> Any:
     return v
 
 
+def _no_negative_zero(v: Any) -> Any:
+    if isinstance(v, float):
+        return 0.0 if v == 0 else v
+    if isinstance(v, list):
+        return [_no_negative_zero(x) for x in v]
+    if isinstance(v, dict):
+        return {k: _no_negative_zero(x) for k, x in v.items()}
+    return v
+
+
 def dumps(msg: Any) -> bytes:
-    """JSON.stringify of a message, as UTF-8 (lone surrogates escaped rather than failing)."""
+    """JSON.stringify of a message, as UTF-8 (-0 written as 0, lone surrogates escaped rather than failing)."""
     text = json.dumps(msg, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    if "-0.0" in text:
+        text = json.dumps(_no_negative_zero(msg), separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:
