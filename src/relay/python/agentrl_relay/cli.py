@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import math
 import os
+import platform
 import signal
 import sys
 
@@ -186,6 +187,7 @@ async def _run(opts: Options) -> int:
     n = len(relay.sources())
     sys.stdout.write(f"agentrl relay: listening on {url} ({n} source{'' if n == 1 else 's'} under {opts.dir}{', token required' if opts.token else ''})\n")
     sys.stdout.flush()
+    relay.log("info", f"relay: the Python relay on Python {platform.python_version()} ({sys.executable})")
     if not opts.token:
         relay.log("warn", "relay: no token set: any local user can connect (fine behind an SSH tunnel on a single-user node)")
     loop = asyncio.get_event_loop()
