@@ -234,6 +234,10 @@ class EnvelopePass:
         if step > self._hi:  # noqa: PLR1730
             self._hi = step
 
+    def extend(self, tag: str, steps, walls, values) -> None:
+        for s, w, v in zip(steps, walls, values):
+            self.add(tag, s, w, v)
+
     def advance(self, yield_every: callable | None = None) -> Iterator[None]:
         """Reads on to the file's end; a generator that yields between slices (the caller may
         let other clients run)."""

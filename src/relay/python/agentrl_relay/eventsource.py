@@ -28,7 +28,7 @@ class RecordReader:
         self.end = end
         self.decoder = ChunkDecoder()
         self.min_read = MIN_READ
-        self.stats = {"records": 0, "crc": 0, "bad_headers": 0, "decode": 0}
+        self.stats = {"records": 0, "crc": 0, "bad_headers": 0, "decode": 0, "stretched": 0}
 
     @property
     def offset(self) -> int:

@@ -31,33 +31,34 @@ class ExperiencesBatch:
 
 
 class PointCollector:
-    """Collects points tag by tag (a sink for the decoders); `series()` hands out the columns."""
+    """Collects points tag by tag in float64 columns (a sink for the decoders); `series()` hands
+    them out, in the order the tags first came."""
 
     def __init__(self) -> None:
-        self._cols: dict[str, tuple[list[float], list[float], list[float]]] = {}
+        self._cols: dict[str, tuple[array, array, array]] = {}
         self.size = 0
 
     def add(self, tag: str, step: float, wall: float, value: float) -> None:
         c = self._cols.get(tag)
         if c is None:
-            c = self._cols[tag] = ([], [], [])
+            c = self._cols[tag] = (array("d"), array("d"), array("d"))
         c[0].append(step)
         c[1].append(wall)
         c[2].append(value)
         self.size += 1
 
-    def extend(self, tag: str, steps, walls, values) -> None:
-        """A column run of one tag at once (the vectorised decoder)."""
+    def extend(self, tag: str, steps: array, walls: array, values: array) -> None:
+        """A column run of one tag at once (float64 arrays, from the vectorised decoder)."""
         c = self._cols.get(tag)
         if c is None:
-            c = self._cols[tag] = ([], [], [])
+            c = self._cols[tag] = (array("d"), array("d"), array("d"))
         c[0].extend(steps)
         c[1].extend(walls)
         c[2].extend(values)
         self.size += len(values)
 
     def series(self) -> list[Series]:
-        return [(tag, array("d", s), array("d", w), array("d", v)) for tag, (s, w, v) in self._cols.items()]
+        return [(tag, s, w, v) for tag, (s, w, v) in self._cols.items()]
 
     def clear(self) -> None:
         self._cols = {}

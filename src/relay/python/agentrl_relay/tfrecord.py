@@ -192,27 +192,35 @@ def bfloat16_to_float(bits: int) -> float:
 class Tensor:
     """The fields of a TensorProto a scalar needs."""
 
-    __slots__ = ("content", "dims", "dtype", "vals")
+    __slots__ = ("content", "content_pos", "dims", "dtype", "first_pos", "vals")
 
     def __init__(self) -> None:
         self.dtype = 0
         self.dims: list[int] = []
         self.content: bytes | None = None
         self.vals: dict[int, list[float]] = {}
+        # Where the value lies in the record (the vectorised path reads it there): the last
+        # tensor_content, and the first float_val / double_val.
+        self.content_pos = -1
+        self.first_pos: dict[int, int] = {}
 
 
-def _packed(buf, p: int, end: int, key: int, field: int, out: dict[int, list[float]]) -> int:
+def _packed(buf, p: int, end: int, key: int, field: int, t: Tensor) -> int:
     """One repeated numeric field, packed or not (as protobufjs reads either)."""
-    vals = out.setdefault(field, [])
+    vals = t.vals.setdefault(field, [])
     fmt = {5: _F32, 6: _F64}.get(field)
     if key & 7 == 2:
         n, p = varint(buf, p, end)
         stop = p + n
         if stop > end:
             raise DecodeError("index out of range")
+        if n and field not in t.first_pos:
+            t.first_pos[field] = p
         while p < stop:
             p = _one(buf, p, stop, field, fmt, vals)
         return p
+    if field not in t.first_pos:
+        t.first_pos[field] = p
     return _one(buf, p, end, field, fmt, vals)
 
 
@@ -254,9 +262,10 @@ def decode_tensor(buf, p: int, end: int) -> Tensor:
             if p + n > end:
                 raise DecodeError("index out of range")
             t.content = bytes(buf[p : p + n])
+            t.content_pos = p
             p += n
         elif field in (5, 6, 7, 10, 11, 13, 16, 17):
-            p = _packed(buf, p, end, key, field, t.vals)
+            p = _packed(buf, p, end, key, field, t)
         else:
             p = skip_field(buf, key, p, end)
     if p != end:
@@ -286,6 +295,16 @@ def _decode_shape(buf, p: int, end: int) -> list[int]:
     if p != end:
         raise DecodeError("index out of range")
     return dims
+
+
+def value_position(t: Tensor) -> tuple[int, int]:
+    """(position, width) of a float or double tensor's value in the record; (-1, 0) otherwise."""
+    if t.dtype not in (1, 2):
+        return -1, 0
+    width = 4 if t.dtype == 1 else 8
+    if t.content:
+        return (t.content_pos, width) if len(t.content) == width else (-1, 0)
+    return t.first_pos.get(5 if t.dtype == 1 else 6, -1), width
 
 
 def tensor_scalar(t: Tensor) -> float | None:
@@ -357,6 +376,13 @@ class EventDecoder:
     def __init__(self) -> None:
         self.plugins: dict[str, str] = {}
         self.tags: dict[bytes, str] = {}
+        # Where the last decode found the variable fields (-1: absent), and its one value as
+        # (tag, position, width) when the record is learnable: fastscan.py learns its layout.
+        self.wall_pos = -1
+        self.step_pos = -1
+        self.step_end = -1
+        self.single: tuple[str, int, int] | None = None
+        self.epoch = 0  # bumped when a tag gets its plugin (layouts learned before may no longer hold)
 
     def tag_of(self, raw: bytes) -> str:
         t = self.tags.get(raw)
@@ -373,15 +399,20 @@ class EventDecoder:
         wall = 0.0
         step = 0
         s_start = s_end = -1
+        self.wall_pos = self.step_pos = self.step_end = -1
+        self.single = None
         while p < end:
             key, p = varint(buf, p, end)
             if key == 9:
                 if p + 8 > end:
                     raise DecodeError("index out of range")
+                self.wall_pos = p
                 wall = _F64.unpack_from(buf, p)[0]
                 p += 8
             elif key == 16:
+                self.step_pos = p
                 v, p = varint(buf, p, end)
+                self.step_end = p
                 step = signed64(v)
             elif key == 42:
                 n, p = varint(buf, p, end)
@@ -399,6 +430,7 @@ class EventDecoder:
 
     def _summary(self, buf, p: int, end: int, step: int, wall: float, add: Sink) -> int:
         count = 0
+        learnable = True
         while p < end:
             key, p = varint(buf, p, end)
             if key != 10:
@@ -412,6 +444,8 @@ class EventDecoder:
             value: float | None = None
             tensor: Tensor | None = None
             plugin = ""
+            fields = 0
+            at = -1
             while p < v_end:
                 vk, p = varint(buf, p, v_end)
                 if vk == 10:
@@ -425,6 +459,8 @@ class EventDecoder:
                         raise DecodeError("index out of range")
                     value = _F32.unpack_from(buf, p)[0]
                     tensor = None
+                    fields += 1
+                    at = p
                     p += 4
                 elif vk == 66:
                     m, p = varint(buf, p, v_end)
@@ -432,6 +468,7 @@ class EventDecoder:
                         raise DecodeError("index out of range")
                     tensor = decode_tensor(buf, p, p + m)
                     value = None
+                    fields += 1
                     p += m
                 elif vk == 74:
                     m, p = varint(buf, p, v_end)
@@ -445,6 +482,7 @@ class EventDecoder:
                 continue
             if plugin and tag not in self.plugins:
                 self.plugins[tag] = plugin
+                self.epoch += 1
             if tensor is not None:
                 known = self.plugins.get(tag)
                 if known is not None and known != "scalars":
@@ -454,4 +492,9 @@ class EventDecoder:
                 continue
             add(tag, step, wall, value)
             count += 1
+            width = 4
+            if tensor is not None:
+                at, width = value_position(tensor)
+            learnable = learnable and fields == 1 and at >= 0
+            self.single = (tag, at, width) if count == 1 and learnable else None
         return count
