@@ -10,30 +10,15 @@ from __future__ import annotations
 import math
 import os
 from array import array
+from bisect import bisect_left, bisect_right
+from functools import reduce
+from operator import add
 from typing import Any, Iterator
 
 from .eventsource import RecordReader
 from .files import file_id
 
 INF = math.inf
-
-# count, min, max, sum, first (step, value, wall), last (step, value, wall), nan, +inf, -inf
-_C, _MIN, _MAX, _SUM, _FS, _FV, _FW, _LS, _LV, _LW, _NAN, _PI, _NI = range(13)
-_WIRE = [
-    (_C, "count"),
-    (_MIN, "min"),
-    (_MAX, "max"),
-    (_SUM, "sum"),
-    (_FS, "firstStep"),
-    (_FV, "firstValue"),
-    (_FW, "firstWall"),
-    (_LS, "lastStep"),
-    (_LV, "lastValue"),
-    (_LW, "lastWall"),
-    (_NAN, "nan"),
-    (_PI, "posInf"),
-    (_NI, "negInf"),
-]
 
 
 def pow2_at_least(x: float) -> int:
@@ -43,25 +28,28 @@ def pow2_at_least(x: float) -> int:
     return w
 
 
-def js_min(a: float, b: float) -> float:
-    """Math.min: -0 below +0."""
-    if a < b:
-        return a
-    if b < a:
-        return b
+def _zero_min(a: float, b: float) -> float:
+    """Math.min of two equal values: -0 below +0."""
     return -0.0 if a == 0 and (math.copysign(1, a) < 0 or math.copysign(1, b) < 0) else a
 
 
-def js_max(a: float, b: float) -> float:
-    if a > b:
-        return a
-    if b > a:
-        return b
+def _zero_max(a: float, b: float) -> float:
     return 0.0 if a == 0 and (math.copysign(1, a) > 0 or math.copysign(1, b) > 0) else a
 
 
-def _empty_slot() -> list[float]:
-    return [0, INF, -INF, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0, 0, 0]
+def js_min(a: float, b: float) -> float:
+    """Math.min: -0 below +0."""
+    return a if a < b else b if b < a else _zero_min(a, b)
+
+
+def js_max(a: float, b: float) -> float:
+    return a if a > b else b if b > a else _zero_max(a, b)
+
+
+# The per-bucket columns. An empty bucket holds count 0, min +Inf, max -Inf, sum 0, and first /
+# last steps of +Inf / -Inf, so that merging it changes nothing.
+FIELDS = ("count", "min", "max", "sum", "firstStep", "firstValue", "firstWall", "lastStep", "lastValue", "lastWall", "nan", "posInf", "negInf")
+_EMPTY = (0, INF, -INF, 0.0, INF, 0.0, 0.0, -INF, 0.0, 0.0, 0, 0, 0)
 
 
 class EnvelopeBuilder:
@@ -74,7 +62,7 @@ class EnvelopeBuilder:
         self.first = INF
         self.last = -INF
         self.points = 0
-        self.slots: dict[int, list[float]] = {}
+        self.cols = [[v] * cap for v in _EMPTY]
 
     def add(self, step: float, wall: float, value: float) -> None:
         k = math.floor(step / self.width) - self.lo
@@ -85,28 +73,71 @@ class EnvelopeBuilder:
             self.first = a
         if a > self.last:  # noqa: PLR1730
             self.last = a
-        c = self.slots.get(k)
-        if c is None:
-            c = self.slots[k] = _empty_slot()
-        n = c[_C]
-        c[_C] = n + 1
-        if n == 0 or step < c[_FS]:
-            c[_FS], c[_FV], c[_FW] = step, value, wall
-        if n == 0 or step >= c[_LS]:
-            c[_LS], c[_LV], c[_LW] = step, value, wall
+        cnt, mn, mx, sm, fs, fv, fw, ls, lv, lw, nan, pi, ni = self.cols
+        n = cnt[k]
+        cnt[k] = n + 1
+        if n == 0 or step < fs[k]:
+            fs[k], fv[k], fw[k] = step, value, wall
+        if n == 0 or step >= ls[k]:
+            ls[k], lv[k], lw[k] = step, value, wall
         if value - value == 0:
-            if value < c[_MIN]:  # noqa: PLR1730 (per point: a call to min() costs)
-                c[_MIN] = value
-            if value > c[_MAX]:  # noqa: PLR1730
-                c[_MAX] = value
-            c[_SUM] += value
+            if value < mn[k]:  # noqa: PLR1730
+                mn[k] = value
+            if value > mx[k]:  # noqa: PLR1730
+                mx[k] = value
+            sm[k] += value
         elif value == INF:
-            c[_PI] += 1
+            pi[k] += 1
         elif value == -INF:
-            c[_NI] += 1
+            ni[k] += 1
         else:
-            c[_NAN] += 1
+            nan[k] += 1
         self.points += 1
+
+    def add_many(self, steps: array, walls: array, values: array, ascending: bool) -> None:
+        """add() of each point in order, a bucket's run of points at a time where the steps ascend
+        (the same result bit for bit: sums are added in order, ties keep the first min / max)."""
+        n = len(steps)
+        i = 0
+        while i < n:
+            s = steps[i]
+            k = math.floor(s / self.width) - self.lo
+            if not ascending or k < 0 or k >= self.cap:
+                self.add(s, walls[i], values[i])  # may double the width (_fit)
+                i += 1
+                continue
+            j = bisect_left(steps, (self.lo + k + 1) * self.width, i + 1, n)
+            if j - i < 4 or not self._run(k, steps, walls, values, i, j):
+                for m in range(i, j):
+                    self.add(steps[m], walls[m], values[m])
+            i = j
+
+    def _run(self, k: int, steps: array, walls: array, values: array, i: int, j: int) -> bool:
+        """Folds the ascending points [i, j) of bucket k at once; False when a value is not finite."""
+        cnt, mn, mx, sm, fs, fv, fw, ls, lv, lw = self.cols[:10]
+        vals = values[i:j]
+        total = reduce(add, vals, sm[k])
+        if not math.isfinite(total):
+            return False  # NaN / ±Infinity among them (or an overflow): point by point
+        n = cnt[k]
+        if n == 0 or steps[i] < fs[k]:
+            fs[k], fv[k], fw[k] = steps[i], values[i], walls[i]
+        if n == 0 or steps[j - 1] >= ls[k]:
+            ls[k], lv[k], lw[k] = steps[j - 1], values[j - 1], walls[j - 1]
+        lo, hi = min(vals), max(vals)
+        if lo < mn[k]:  # noqa: PLR1730 (ties keep the first, as add() does)
+            mn[k] = lo
+        if hi > mx[k]:  # noqa: PLR1730
+            mx[k] = hi
+        sm[k] = total
+        cnt[k] = n + (j - i)
+        a = self.lo + k
+        if a < self.first:  # noqa: PLR1730
+            self.first = a
+        if a > self.last:  # noqa: PLR1730
+            self.last = a
+        self.points += j - i
+        return True
 
     def _fit(self, step: float) -> int:
         """Makes room for `step` (doubling the width as needed); returns its slot."""
@@ -122,45 +153,83 @@ class EnvelopeBuilder:
             shift += 1
         lowest = math.floor(lowest / 2**shift)
         highest = math.floor(highest / 2**shift)
-        self._relayout(shift, lowest)
+        if shift == 1:
+            self._halve(lowest)
+        else:
+            self._relayout(shift, lowest)
         self.first = lowest
         self.last = highest
         return math.floor(idx / 2**shift) - self.lo
 
+    def _halve(self, lo: int) -> None:
+        """The width doubles: buckets merge pairwise, every column at once (merging the pair's
+        first bucket into an empty one is a copy; the second is folded in as add() would)."""
+        pad = (self.lo - 2 * lo) & 1  # an odd old start: its first bucket pairs with an empty one
+        cols = [([e] * pad + c + [e] * ((pad + self.cap) & 1)) for e, c in zip(_EMPTY, self.cols)]
+        cnt, mn, mx, sm, fs, fv, fw, ls, lv, lw, nan, pi, ni = ([c[0::2], c[1::2]] for c in cols)
+        first = [b < a for a, b in zip(fs[0], fs[1])]
+        last = [b >= a and n > 0 for a, b, n in zip(ls[0], ls[1], cnt[1])]
+        merged = [
+            [a + b for a, b in zip(*cnt)],
+            [a if a < b else b if b < a else _zero_min(a, b) for a, b in zip(*mn)],
+            [a if a > b else b if b > a else _zero_max(a, b) for a, b in zip(*mx)],
+            [a + b for a, b in zip(*sm)],
+            [b if t else a for a, b, t in zip(fs[0], fs[1], first)],
+            [b if t else a for a, b, t in zip(fv[0], fv[1], first)],
+            [b if t else a for a, b, t in zip(fw[0], fw[1], first)],
+            [b if t else a for a, b, t in zip(ls[0], ls[1], last)],
+            [b if t else a for a, b, t in zip(lv[0], lv[1], last)],
+            [b if t else a for a, b, t in zip(lw[0], lw[1], last)],
+            [a + b for a, b in zip(*nan)],
+            [a + b for a, b in zip(*pi)],
+            [a + b for a, b in zip(*ni)],
+        ]
+        at = (self.lo - pad) // 2 - lo  # the new slot of the first pair (< 0: pairs below lo are empty)
+        cap = self.cap
+        cols = []
+        for e, m in zip(_EMPTY, merged):
+            c = [e] * at + m[: cap - at] if at >= 0 else m[-at : cap - at]
+            cols.append(c + [e] * (cap - len(c)))
+        self.cols = cols
+        self.lo = lo
+        self.width *= 2
+
     def _relayout(self, shift: int, lo: int) -> None:
+        """Moves every bucket to width·2^shift with slot 0 at absolute index `lo`, folding the
+        buckets of each new one in order."""
         f = 2**shift
-        nxt: dict[int, list[float]] = {}
-        for j in sorted(self.slots):
-            src = self.slots[j]
-            if src[_C] == 0:
+        old = self.cols
+        cnt = old[0]
+        new = [[e] * self.cap for e in _EMPTY]
+        for j in range(self.cap):
+            if cnt[j] == 0:
                 continue
             k = math.floor((self.lo + j) / f) - lo
-            to = nxt.get(k)
-            if to is None:
-                to = nxt[k] = _empty_slot()
-            empty = to[_C] == 0
-            if empty or src[_FS] < to[_FS]:
-                to[_FS], to[_FV], to[_FW] = src[_FS], src[_FV], src[_FW]
-            if empty or src[_LS] >= to[_LS]:
-                to[_LS], to[_LV], to[_LW] = src[_LS], src[_LV], src[_LW]
-            to[_C] += src[_C]
-            to[_MIN] = js_min(to[_MIN], src[_MIN])
-            to[_MAX] = js_max(to[_MAX], src[_MAX])
-            to[_SUM] += src[_SUM]
-            to[_NAN] += src[_NAN]
-            to[_PI] += src[_PI]
-            to[_NI] += src[_NI]
-        self.slots = nxt
+            if new[0][k] == 0:
+                for c, o in zip(new, old):
+                    c[k] = o[j]
+                continue
+            if old[4][j] < new[4][k]:
+                new[4][k], new[5][k], new[6][k] = old[4][j], old[5][j], old[6][j]
+            if old[7][j] >= new[7][k]:
+                new[7][k], new[8][k], new[9][k] = old[7][j], old[8][j], old[9][j]
+            new[0][k] += cnt[j]
+            new[1][k] = js_min(new[1][k], old[1][j])
+            new[2][k] = js_max(new[2][k], old[2][j])
+            new[3][k] += old[3][j]
+            for c in (10, 11, 12):
+                new[c][k] += old[c][j]
+        self.cols = new
         self.lo = lo
         self.width *= f
 
     def arrays(self) -> tuple[int, dict[str, array]]:
         """(width, the non-empty buckets as float64 columns by wire name, ascending)."""
-        keys = [k for k in sorted(self.slots) if self.slots[k][_C] != 0]
-        cols = {"bucket": array("d", [float(self.lo + k) for k in keys])}
-        for i, name in _WIRE:
-            cols[name] = array("d", [float(self.slots[k][i]) for k in keys])
-        return self.width, cols
+        keys = [k for k, n in enumerate(self.cols[0]) if n]
+        out = {"bucket": array("d", [float(self.lo + k) for k in keys])}
+        for name, col in zip(FIELDS, self.cols):
+            out[name] = array("d", [float(col[k]) for k in keys])
+        return self.width, out
 
     @property
     def bytes(self) -> int:
@@ -213,7 +282,7 @@ class EnvelopePass:
     """Reads one event file from its start to its current end, folding every scalar into its
     tag's envelope; a later call reads on from where it stopped (sessions share one pass)."""
 
-    def __init__(self, path: str, buckets: int, slice_bytes: int = 1024 * 1024):
+    def __init__(self, path: str, buckets: int, slice_bytes: int = 4 * 1024 * 1024):
         self.path = path
         self.buckets = buckets
         self.slice_bytes = slice_bytes
@@ -223,6 +292,7 @@ class EnvelopePass:
         self.fid = ""
         self._lo = INF
         self._hi = -INF
+        self._sorted: dict[int, tuple[array, bool]] = {}
 
     def add(self, tag: str, step: float, wall: float, value: float) -> None:
         b = self.tags.get(tag)
@@ -234,9 +304,16 @@ class EnvelopePass:
         if step > self._hi:  # noqa: PLR1730
             self._hi = step
 
-    def extend(self, tag: str, steps, walls, values) -> None:
-        for s, w, v in zip(steps, walls, values):
-            self.add(tag, s, w, v)
+    def extend(self, tag: str, steps: array, walls: array, values: array) -> None:
+        b = self.tags.get(tag)
+        if b is None:
+            b = self.tags[tag] = EnvelopeBuilder(self.buckets)
+        b.add_many(steps, walls, values, _ascending(steps, self._sorted))
+        lo, hi = min(steps), max(steps)
+        if lo < self._lo:  # noqa: PLR1730
+            self._lo = lo
+        if hi > self._hi:  # noqa: PLR1730
+            self._hi = hi
 
     def advance(self, yield_every: callable | None = None) -> Iterator[None]:
         """Reads on to the file's end; a generator that yields between slices (the caller may
@@ -272,6 +349,18 @@ class EnvelopePass:
     @property
     def bytes(self) -> int:
         return len(self.index.start) * 32 + sum(b.bytes for b in self.tags.values())
+
+
+def _ascending(steps: array, seen: dict[int, tuple[array, bool]]) -> bool:
+    """Whether the steps never go down (remembered per column: the tags of a stretch share it)."""
+    got = seen.get(id(steps))
+    if got is not None and got[0] is steps:
+        return got[1]
+    if len(seen) > 256:
+        seen.clear()
+    flag = steps.tolist() == sorted(steps)
+    seen[id(steps)] = (steps, flag)
+    return flag
 
 
 class EnvelopeCache:
@@ -326,7 +415,13 @@ class DetailSink:
         if len(self.step) > self.max_points:
             self._spill()
 
-    def extend(self, tag: str, steps, walls, values) -> None:
+    def extend(self, tag: str, steps: array, walls: array, values: array) -> None:
+        if tag != self.tag:
+            return
+        if self.envelope is None and _ascending(steps, {}):
+            # Only the points in [lo, hi]: where the ascending steps enter and leave the range.
+            i, j = bisect_left(steps, self.lo), bisect_right(steps, self.hi)
+            steps, walls, values = steps[i:j], walls[i:j], values[i:j]
         for s, w, v in zip(steps, walls, values):
             self.add(tag, s, w, v)
 

@@ -94,13 +94,14 @@ for (const runtime of PYTHON_RUNTIMES) {
 
 // ---- the min/max envelope ------------------------------------------------------------------
 
-function envelopeCase(r: () => number): { cap: number; width: number; points: [number, number, number][] } {
+function envelopeCase(r: () => number, ascending: boolean): { cap: number; width: number; points: [number, number, number][] } {
   const cap = [2, 3, 8, 64, 100][Math.floor(r() * 5)];
   const n = Math.floor(r() * 3000);
   const points: [number, number, number][] = [];
   let step = Math.floor((r() - 0.3) * 1000);
   for (let i = 0; i < n; i++) {
-    step += r() < 0.1 ? Math.floor((r() - 0.5) * 400) : r() < 0.02 ? Math.floor(r() * 1e6) : Math.floor(r() * 3);
+    if (ascending) step += r() < 0.02 ? Math.floor(r() * 1e5) : Math.floor(r() * 2);
+    else step += r() < 0.1 ? Math.floor((r() - 0.5) * 400) : r() < 0.02 ? Math.floor(r() * 1e6) : Math.floor(r() * 3);
     const x = r();
     const value = x < 0.03 ? NaN : x < 0.05 ? Infinity : x < 0.07 ? -Infinity : x < 0.1 ? -0 : x < 0.12 ? 0 : x < 0.13 ? 1e300 : Math.fround((r() - 0.5) * 100);
     points.push([step, 1.7e9 + i, value]);
@@ -109,17 +110,18 @@ function envelopeCase(r: () => number): { cap: number; width: number; points: [n
 }
 
 for (const runtime of PYTHON_RUNTIMES) {
-  test(`envelopes: 300 seeded point sequences fold to the same buckets, bit for bit [${runtime}]`, { skip: relaySkipReason(runtime), timeout: 120_000 }, async () => {
+  test(`envelopes: 300 seeded point sequences fold to the same buckets, bit for bit, point by point and by runs [${runtime}]`, { skip: relaySkipReason(runtime), timeout: 120_000 }, async () => {
     const r = rng(77);
     for (let c = 0; c < 300; c++) {
-      const k = envelopeCase(r);
+      const k = envelopeCase(r, c % 2 === 1);
       const b = new EnvelopeBuilder(k.cap, k.width);
       for (const [s, w, v] of k.points) b.add(s, w, v);
       const a = b.arrays();
       const want: Record<string, unknown> = { width: a.width, points: b.points };
       for (const [name, col] of Object.entries(a)) if (name !== 'width') want[name] = Array.from(col as Float64Array, num);
-      const got = await probe(runtime).ask<Record<string, unknown>>({ op: 'envelope', cap: k.cap, width: k.width, points: k.points.map(([s, w, v]) => [s, w, num(v)]) });
-      assert.deepEqual(got, want, `case ${c} (cap ${k.cap}, ${k.points.length} points)`);
+      const cmd = { op: 'envelope', cap: k.cap, width: k.width, points: k.points.map(([s, w, v]) => [s, w, num(v)]) };
+      assert.deepEqual(await probe(runtime).ask<Record<string, unknown>>(cmd), want, `case ${c} (cap ${k.cap}, ${k.points.length} points)`);
+      assert.deepEqual(await probe(runtime).ask<Record<string, unknown>>({ ...cmd, many: true }), want, `case ${c} by runs`);
     }
   });
 }
