@@ -13,6 +13,9 @@ from .tfrecord import MAX_RECORD_BYTES
 
 MIN_READ = 64 * 1024
 DEFAULT_CHUNK = 4 * 1024 * 1024
+# Source bytes per batch of a client's stream: larger than the Node relay's, because the
+# vectorised decode (fastscan.py) pays per stretch of records, not per record.
+STREAM_BATCH = 4 * 1024 * 1024
 
 
 class RecordReader:
@@ -115,6 +118,7 @@ class TfEventsReader:
         f.events.clear()
         batch = self.batch
         batch.clear()
+        budget = max(budget, STREAM_BATCH)
         before = dict(self.reader.stats)
         while True:
             consumed, more = self.reader.read(batch, budget)

@@ -16,6 +16,7 @@ from typing import Any, Callable
 from . import __version__
 from .auth import check_upgrade
 from .catalog import Catalog
+from .decodecache import DecodeCache
 from .envelope import EnvelopeCache, EnvelopePass
 from .protocol import MAX_CLIENT_FRAME_BYTES, PROTOCOL_VERSION, SUBPROTOCOL
 from .session import ErrorDigest, Session
@@ -66,20 +67,6 @@ def stderr_log(verbose: bool) -> Callable[[str, str], None]:
     return log
 
 
-class Feed:
-    """What a session reads one source from (its own reader)."""
-
-    def __init__(self, src: Any, cursor: dict[str, Any] | None):
-        self.info = src.info
-        self.reader = src.open(cursor)
-
-    def next(self, budget: int) -> Any:
-        return self.reader.next(budget)
-
-    def close(self) -> None:
-        self.reader.close()
-
-
 class Relay:
     def __init__(self, opts: Options, log: Callable[[str, str], None] | None = None):
         self.opts = opts
@@ -87,6 +74,7 @@ class Relay:
         self.instance = secrets.token_hex(8)
         self.errors = ErrorDigest(self.log)
         self.envelopes = EnvelopeCache()
+        self.decode_cache = DecodeCache(opts.decode_cache_bytes)
         self._passes: dict[int, asyncio.Future[None]] = {}
         self.sessions: dict[int, Session] = {}
         self.next_id = 1
@@ -106,8 +94,9 @@ class Relay:
     def source(self, sid: str) -> Any:
         return self.catalog.sources.get(sid)
 
-    def feed(self, src: Any, cursor: dict[str, Any] | None) -> Feed:
-        return Feed(src, cursor)
+    def feed(self, src: Any, cursor: dict[str, Any] | None) -> Any:
+        """What a session reads `src` from, starting at `cursor` (shared decode or its own reader)."""
+        return self.decode_cache.feed(src, cursor)
 
     async def envelope(self, sid: str, path: str, buckets: int) -> EnvelopePass:
         """The shared pass of an event file at `buckets`, read on to the file's end (one run at a time)."""
@@ -319,6 +308,7 @@ class Relay:
         if self.server is not None:
             self.server.close()
             await self.server.wait_closed()
+        self.decode_cache.close()
         self.catalog.close()
 
 

@@ -14,7 +14,9 @@ from __future__ import annotations
 import struct
 from typing import Callable
 
-MAX_RECORD_BYTES = 256 * 1024 * 1024
+# Longer records (a header claiming more) are taken for damage: an event with an image is a few
+# MB; a header claiming hundreds of MB would otherwise hold up every record after it.
+MAX_RECORD_BYTES = 64 * 1024 * 1024
 MASK_DELTA = 0xA282EAD8
 
 OK, CRC_MISMATCH, BAD_HEADER = 0, 1, 2
@@ -83,7 +85,9 @@ class HeaderCheck:
 def scan(buf, start: int, end: int, headers: HeaderCheck, max_records: int = 1 << 30) -> tuple[list[tuple[int, int, int]], int]:
     """The records of buf[start:end]: (offset, length, status) each, and where the next scan
     starts. OK: data at offset+12, `length` bytes; CRC_MISMATCH: skipped; BAD_HEADER: `length`
-    bytes skipped while re-synchronising on the next valid header. Stops at a partial record."""
+    bytes skipped while re-synchronising on the next valid header. Stops at a partial record.
+    A record whose data CRC fails is not trusted for its length either: where a valid header
+    starts inside it (a record torn mid-write, then others appended), the scan goes on there."""
     out: list[tuple[int, int, int]] = []
     p = start
     unpack = _U32.unpack_from
@@ -101,6 +105,13 @@ def scan(buf, start: int, end: int, headers: HeaderCheck, max_records: int = 1 <
             break
         ok = mask_crc(crc32c(buf[p + 12 : p + 12 + n])) == unpack(buf, nxt - 4)[0]
         out.append((p, n, OK if ok else CRC_MISMATCH))
+        if not ok:
+            q = _next_candidate(buf, p + 1, end)
+            while q + 12 <= end and q < nxt and not headers.ok(buf, q):
+                q = _next_candidate(buf, q + 1, end)
+            if q < nxt and q + 12 <= end:
+                p = q
+                continue
         p = nxt
     return out, p
 
