@@ -171,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
             f"refusing to listen on {opts.host} without a token: pass --token-file FILE or set AGENTRL_RELAY_TOKEN (or bind 127.0.0.1 and use an SSH tunnel)"
         )
     try:
-        return asyncio.get_event_loop().run_until_complete(_run(opts))
+        return asyncio.run(_run(opts))
     except KeyboardInterrupt:
         return 0
 

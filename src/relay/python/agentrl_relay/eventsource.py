@@ -133,7 +133,12 @@ class TfEventsReader:
             if batch.size > 0 or not more or consumed == 0:
                 break
         self.src.report(before, self.reader.stats)
-        return points_batch(batch, cursor_dict(self.src.info["id"], f.offset, f.fid))
+        out = points_batch(batch, cursor_dict(self.src.info["id"], f.offset, f.fid))
+        if not more and not f.reading_old:
+            # At the end of the file: give back its descriptor until it grows (thousands of
+            # event files times every client must not hold a descriptor each).
+            f.rest()
+        return out
 
     def close(self) -> None:
         self.file.close()

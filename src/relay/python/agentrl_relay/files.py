@@ -93,6 +93,15 @@ class FollowedFile:
         self._cursor = None
         return True
 
+    def rest(self) -> None:
+        """Closes the file, keeping the position: the next open() resumes there if the file is the
+        same one (else from its start)."""
+        if self.fd is None or self._old is not None:
+            return
+        self._cursor = {"fid": self.fid, "offset": self.offset}
+        os.close(self.fd)
+        self.fd = None
+
     def check(self) -> None:
         """Before a read: follow a rotation, a replacement or a truncation."""
         if self.fd is None:
