@@ -98,12 +98,15 @@ function envelopeCase(r: () => number, ascending: boolean): { cap: number; width
   const cap = [2, 3, 8, 64, 100][Math.floor(r() * 5)];
   const n = Math.floor(r() * 3000);
   const points: [number, number, number][] = [];
+  const zeros = r() < 1 / 3;
   let step = Math.floor((r() - 0.3) * 1000);
   for (let i = 0; i < n; i++) {
     if (ascending) step += r() < 0.02 ? Math.floor(r() * 1e5) : Math.floor(r() * 2);
     else step += r() < 0.1 ? Math.floor((r() - 0.5) * 400) : r() < 0.02 ? Math.floor(r() * 1e6) : Math.floor(r() * 3);
     const x = r();
-    const value = x < 0.03 ? NaN : x < 0.05 ? Infinity : x < 0.07 ? -Infinity : x < 0.1 ? -0 : x < 0.12 ? 0 : x < 0.13 ? 1e300 : Math.fround((r() - 0.5) * 100);
+    // Every third case: zeros of both signs and non-negative values only, so buckets' minima tie
+    // at 0 / -0 when they merge (Math.min takes -0).
+    const value = zeros ? [0, -0, -0, 0.5, 1][Math.floor(r() * 5)] : x < 0.03 ? NaN : x < 0.05 ? Infinity : x < 0.07 ? -Infinity : x < 0.2 ? -0 : x < 0.35 ? 0 : x < 0.36 ? 1e300 : Math.fround((r() - 0.5) * 100);
     points.push([step, 1.7e9 + i, value]);
   }
   return { cap, width: [1, 1, 4, 3][Math.floor(r() * 4)], points };
