@@ -23,6 +23,7 @@ from .protocol import (
     dumps,
     envelope_frame,
     envelope_json_columns,
+    js_number,
     js_slice,
     parse_client_message,
     points_frame,
@@ -31,8 +32,8 @@ from .protocol import (
 from .websocket import WebSocket
 
 MAX_QUEUED = 64
-# A client's buffered bytes above which it is cut off at once (a request flood while not reading).
-HARD_CAP_FACTOR = 16
+# What a client may hold in the relay (bytes buffered for it) before it is cut off at once.
+MAX_CLIENT_BYTES = 32 * 1024 * 1024
 INDEX_ONLY_BUCKETS = 2
 
 
@@ -96,8 +97,15 @@ class Session:
 
     def _never_subscribed(self) -> None:
         if self.subscribed is None and not self.closed:
-            self.relay.log("warn", f"relay: client {self.id} did not subscribe within {self.opts.stall_s:g} s: disconnecting it")
-            self.ws.terminate()
+            self._cut("no-subscription", f"sent no subscription within {js_number(self.opts.stall_s * 1000)} ms")
+
+    def _cut(self, code: str, why: str) -> None:
+        """Ends the connection: says why (if the client still reads), logs it."""
+        if self.closed or self.ws.closed:
+            return
+        self.relay.log("warn", f"relay: client {self.id} {why}: disconnecting it")
+        self.ws.send(dumps({"type": "error", "code": code, "message": f"disconnected: this client {why}"}), False)
+        self.ws.terminate()
 
     # ---- sending -----------------------------------------------------------------------
 
@@ -110,9 +118,8 @@ class Session:
         self.ws.send(data, binary)
         self.sent += len(data)
         buffered = self.ws.buffered
-        if buffered > self.opts.high_water * HARD_CAP_FACTOR:
-            self.relay.log("warn", f"relay: client {self.id} holds {buffered} unread bytes: disconnecting it")
-            self.ws.terminate()
+        if buffered > MAX_CLIENT_BYTES:
+            self._cut("slow-client", f"holds {buffered} bytes in the relay (cap {MAX_CLIENT_BYTES})")
         elif buffered >= self.opts.high_water:
             self._arm_stall()
 
@@ -131,8 +138,7 @@ class Session:
         if self.sent - buffered > mark:
             self._arm_stall()  # it read meanwhile: a slow client, not a stopped one
             return
-        self.relay.log("warn", f"relay: client {self.id} stopped reading ({buffered} bytes pending for {self.opts.stall_s * 1000:g} ms): disconnecting it")
-        self.ws.terminate()
+        self._cut("slow-client", f"stopped reading ({buffered} bytes held for {js_number(self.opts.stall_s * 1000)} ms)")
 
     async def _writable(self) -> bool:
         """Waits until the client has read its backlog below the high-water mark."""
@@ -156,8 +162,7 @@ class Session:
             return
         if msg["type"] in ("experience", "detail"):
             if self.requests.qsize() >= MAX_QUEUED:
-                self.relay.log("warn", f"relay: client {self.id} sent more than {MAX_QUEUED} requests it does not read the answers of: disconnecting it")
-                self.ws.terminate()
+                self._cut("slow-client", f"sent more than {MAX_QUEUED} requests it does not read the answers of")
                 return
             self.requests.put_nowait(msg)
             return

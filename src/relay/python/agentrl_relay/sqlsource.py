@@ -16,14 +16,16 @@ from __future__ import annotations
 import math
 import os
 import random
+import re
 import sqlite3
 import time
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 from urllib.parse import quote
 
 from .pickles import decode_experience_bytes, summarize_experience
 from .points import ExperiencesBatch
 from .protocol import cursor_dict, js_string, wire_number
+from .rowwindow import BUCKET_ROWS, EncodedWindow, RowState, RowWindow, changed_buckets, parse_window, window_buckets
 from .steplog import js_to_number
 
 EXPERIENCE_COLUMNS = ["id", "task_id", "run_id", "model_version", "reward", "timestamp"]
@@ -173,7 +175,7 @@ class SqlDatabase:
         return [i for g, ids in t["log"] if g > gen for i in ids]
 
     def experience_tables(self) -> list[str]:
-        conn = self.get(True, fresh=True)
+        conn = self.get(True)
         if conn is None:
             return []
         try:
@@ -182,6 +184,14 @@ class SqlDatabase:
             if not _busy(e):
                 self.log("debug", f"sql: {self.path}: {e}")
             return []
+
+    def identity(self) -> str:
+        """device:inode of the database file (a file replaced under the same name is another database)."""
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return "0:0"
+        return f"{st.st_dev}:{st.st_ino}"
 
     def close(self) -> None:
         if self.conn is not None:
@@ -211,6 +221,12 @@ def _js_number(v: Any) -> float:
     return float("nan")
 
 
+def _from_wire(v: Any) -> float | None:
+    if v is None:
+        return None
+    return {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}.get(v, v) if isinstance(v, str) else float(v)
+
+
 def int_or_null(v: Any) -> int | None:
     if v is None:
         return None
@@ -228,19 +244,30 @@ def _text(v: Any) -> str | None:
     return js_string(v)
 
 
-def resume_point(cursor: dict[str, Any] | None, table: str) -> tuple[int, str | None, int | None]:
-    """(last row id, tracker, generation) a cursor resumes after."""
+_RESUME = re.compile(r"^([0-9a-f]+)\.([0-9]+)(?:/([0-9]+:[0-9]+))?(?:~(.*))?\Z", re.DOTALL)
+
+
+class ResumePoint(NamedTuple):
+    last: int
+    tracker: str | None = None
+    gen: int | None = None
+    db: str | None = None
+    window: EncodedWindow | None = None
+
+
+def resume_point(cursor: dict[str, Any] | None, table: str) -> ResumePoint:
+    """Where a cursor resumes (fid `<table>@<tracker>.<gen>[/<db id>][~<window>]`)."""
     if not cursor:
-        return 0, None, None
+        return ResumePoint(0)
     fid = cursor.get("fid")
     offset = int(cursor["offset"])
     if fid == table:
-        return offset, None, None  # a relay before row updates
-    if isinstance(fid, str) and fid.startswith(f"{table}@"):
-        tracker, dot, gen = fid[len(table) + 1 :].partition(".")
-        if dot and tracker and all(c in "0123456789abcdef" for c in tracker) and gen.isdigit() and gen.isascii():
-            return offset // ROW_SCALE, tracker, int(gen)
-    return 0, None, None
+        return ResumePoint(offset)  # a relay before row updates
+    m = _RESUME.match(fid[len(table) + 1 :]) if isinstance(fid, str) and fid.startswith(f"{table}@") else None
+    if not m:
+        return ResumePoint(0)
+    window = parse_window(m.group(4)) if m.group(4) is not None else None
+    return ResumePoint(offset // ROW_SCALE, m.group(1), int(m.group(2)), m.group(3), window)
 
 
 class SqlTableSource:
@@ -299,10 +326,16 @@ class SqlTableReader:
         self.src = src
         self.db = src.db
         self.table = src.table
-        last, tracker, gen = resume_point(cursor, src.table)
-        self.last = last
-        self.resume_gen = gen if tracker == self.db.tracker else None
+        at = resume_point(cursor, src.table)
+        self.last = at.last
+        self.resume_gen = at.gen if at.tracker == self.db.tracker else None
         self.delivered_gen = self.resume_gen if self.resume_gen is not None else 0
+        # The database file the cursor's rows came from, then the one read; the client's recent rows
+        # as the cursor described them (a relay that did not send them), then as sent.
+        self.db_id: str | None = at.db
+        self.resume_window = at.window
+        self.window = RowWindow()
+        self.window_loaded = False
         self.seen_gen: int | None = None
         self.pending: dict[int, None] = {}
         self.count = 0
@@ -315,7 +348,8 @@ class SqlTableReader:
         return ROWS_PER_BATCH if self.cols is not None and not self.cols["bytes"] else SUMMARY_ROWS_PER_BATCH
 
     def next(self, budget: int) -> ExperiencesBatch | None:
-        conn = self.db.get(self.behind or self.seen_gen != self.db.generation)
+        # Behind: a batch was cut short, changed rows wait, or the database has a view not read yet.
+        conn = self.db.get(self.behind or bool(self.pending) or self.seen_gen != self.db.generation)
         if conn is None:
             return None
         try:
@@ -335,11 +369,29 @@ class SqlTableReader:
             self.limit = min(self.limit * 2, self._max_limit())
         return b
 
+    def _restart(self) -> None:
+        """Another database file than the cursor's rows came from: from its first row."""
+        self.last = self.count = 0
+        self.resume_gen = self.seen_gen = None
+        self.delivered_gen = 0
+        self.resume_window = None
+        self.pending.clear()
+        self.window = RowWindow()
+        self.window_loaded = False
+
     def _read(self, conn: sqlite3.Connection) -> ExperiencesBatch | None:
+        file = self.db.identity()
+        if self.db_id is not None and self.db_id != file:
+            self._restart()
+        self.db_id = file
         if self.cols is None:
             cols = table_columns(conn, self.table)
             self.cols = {"msg_id": "msg_id" in cols, "consumed": "consumed" in cols, "bytes": "experience_bytes" in cols}
         self._collect_changes(conn)
+        if not self.window_loaded:
+            # What the client holds of its recent rows: as they are now, but for the changes queued (sent again).
+            self.window_loaded = True
+            self.window.hold(self._states(conn, window_buckets(self.last)[0] * BUCKET_ROWS, self.last), self.last)
         limit = self.limit or self._max_limit()
         # New rows and changed rows take turns: under a writer that never pauses, a change
         # (serve mode's reward) must not wait for the writer to stop.
@@ -391,12 +443,34 @@ class SqlTableReader:
                     if i <= self.last:
                         self._queue(i)
         elif since is None and self.last > 0:
-            # Resumed from another relay process: which rows changed while the client was away is
-            # not known here, so its most recent rows are sent again.
-            self._queue_recent(conn)
+            # Resumed from another relay process: which rows changed while the client was away is not
+            # known here; its window says what it holds of its recent rows, so those that differ now
+            # are sent again (without a window — an older relay's cursor — its most recent rows are).
+            w = self.resume_window
+            if w is not None:
+                states = self._states(conn, w.first * BUCKET_ROWS, self.last)
+                changed = set(changed_buckets(w, states))
+                for r in states:
+                    if r.id // BUCKET_ROWS in changed:
+                        self._queue(r.id)
+            else:
+                self._queue_recent(conn)
         self.seen_gen = gen
         if not self.pending:
             self.delivered_gen = gen
+
+    def _states(self, conn: sqlite3.Connection, lo: int, hi: int) -> list[RowState]:
+        """(id, reward, consumed) of the rows with ids in [lo, hi], in id order."""
+        if hi < lo:
+            return []
+        consumed = "consumed" if self.cols and self.cols["consumed"] else "NULL"
+        out: list[RowState] = []
+        for i, reward, c in conn.execute(f"SELECT id, reward, {consumed} FROM {quote_ident(self.table)} WHERE id >= ? AND id <= ? ORDER BY id", (lo, hi)):
+            row = RowState(int(i), None if reward is None else _js_number(reward), None if c is None else _js_number(c))
+            if out and row.id <= out[-1].id:
+                break  # out of order: a damaged b-tree
+            out.append(row)
+        return out
 
     def _queue_recent(self, conn: sqlite3.Connection) -> None:
         q = quote_ident(self.table)
@@ -454,8 +528,9 @@ class SqlTableReader:
         return row
 
     def _batch(self, rows: list[dict[str, Any]]) -> ExperiencesBatch:
+        self.window.hold((RowState(r["id"], _from_wire(r["reward"]), r.get("consumed")) for r in rows), self.last)
         # The generation is in the fid: a batch of another generation is new to the client whatever its offset.
-        fid = f"{self.table}@{self.db.tracker}.{self.delivered_gen}"
+        fid = f"{self.table}@{self.db.tracker}.{self.delivered_gen}/{self.db_id}~{self.window.encode(self.last, self.pending)}"
         return ExperiencesBatch(rows, cursor_dict(self.src.info["id"], self.last * ROW_SCALE + self.count, fid))
 
     def close(self) -> None:

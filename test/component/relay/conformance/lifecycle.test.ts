@@ -9,7 +9,8 @@ import WebSocket from 'ws';
 import { RELAY_SUBPROTOCOL } from '../../../../src/shared/relay-protocol';
 import { appendSteps } from '../appender';
 import { tmpDir } from '../helpers';
-import { eachRuntime, startRelay, streamOf, tail } from './helpers';
+import { test } from 'node:test';
+import { PYTHON_RUNTIMES, eachRuntime, relaySkipReason, startRelay, streamOf, tail } from './helpers';
 
 eachRuntime('wss:// with a self-signed certificate: tail --ca streams every point, tail without it is told why', {}, async (runtime) => {
   const dir = tmpDir('conf-tls-');
@@ -69,3 +70,24 @@ eachRuntime('--exit-when-idle: no client and no new data, and the relay ends wit
   assert.equal(code, 0);
   assert.match(relay.stderr(), /idle for \d+ s \(no client, no new data\): exiting/);
 });
+
+// A client that never subscribes is cut after --stall-timeout with a `no-subscription` error
+// (the relay hardening's rule; the Node relay of this tree predates it, hence Python only here —
+// the hardening's own tests hold the Node relay to it).
+for (const runtime of PYTHON_RUNTIMES) {
+  test(`a client that never subscribes is cut after --stall-timeout, told why [${runtime}]`, { skip: relaySkipReason(runtime), timeout: 60_000 }, async () => {
+    const relay = await startRelay(['--logdir', tmpDir('conf-nosub-'), '--stall-timeout', '0.5', '--heartbeat', '0.2'], { runtime });
+    try {
+      const ws = new WebSocket(relay.url, RELAY_SUBPROTOCOL);
+      const errors: { code: string; message: string }[] = [];
+      ws.on('message', (d, binary) => {
+        const m = binary ? undefined : (JSON.parse(String(d)) as { type: string; code: string; message: string });
+        if (m?.type === 'error') errors.push(m);
+      });
+      await new Promise((resolve) => ws.on('close', resolve)); // the client answers pings, but never subscribes
+      assert.deepEqual(errors, [{ type: 'error', code: 'no-subscription', message: 'disconnected: this client sent no subscription within 500 ms' }]);
+    } finally {
+      await relay.stop();
+    }
+  });
+}
