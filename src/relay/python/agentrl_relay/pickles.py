@@ -449,8 +449,8 @@ def summarize_experience(head: bytes, total: int, read) -> dict[str, Any]:
             metrics = numeric_metrics_of(_field(first, "metrics"))
             if metrics:
                 out["metrics"] = metrics
-        except PickleError:
-            pass  # not a pickle we can read: no metrics in the list (the detail reports the error)
+        except PickleError as e:
+            out["error"] = f"cannot unpickle the experience: {e}"[:500]  # the row is listed without its metrics
     if HEADER + meta_len + 8 <= total:
         adv = _advantage_at(head, read, HEADER + meta_len)
         if adv is not None:

@@ -525,6 +525,8 @@ class SqlTableReader:
                 row["metrics"] = s["metrics"]
             if "advantage" in s:
                 row["advantage"] = s["advantage"]
+            if "error" in s:
+                row["error"] = s["error"]
         return row
 
     def _batch(self, rows: list[dict[str, Any]]) -> ExperiencesBatch:
