@@ -6,6 +6,7 @@
 import * as esbuild from 'esbuild';
 import fs from 'node:fs';
 import path from 'node:path';
+import { writePythonRelay } from './scripts/bundle-python-relay.mjs';
 
 const root = path.dirname(new URL(import.meta.url).pathname);
 const production = process.argv.includes('--production');
@@ -173,6 +174,8 @@ function copyAssets() {
       if (a.filter(f)) fs.copyFileSync(path.join(src, f), path.join(root, a.to, f));
     }
   }
+  // The relay for nodes with Python and no Node: one file beside dist/agentrl.js.
+  writePythonRelay(root, pkg.version);
 }
 
 const t0 = Date.now();

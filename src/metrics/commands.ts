@@ -8,6 +8,7 @@ import { detectMode, endpointId, forgetConnection, saveConnection, savedConnecti
 import { exportSeriesTo } from './export-files';
 import { isRevive, type MetricsConnectArgs } from '../feature-api/commands';
 import type { MetricsHost } from './metrics-host';
+import { showRemoteRelayInstructions } from './remote-relay';
 
 function untrusted(): boolean {
   if (vscode.workspace.isTrusted) return false;
@@ -18,7 +19,7 @@ function untrusted(): boolean {
 /** "Connect to Training Run…": a relay URL (+ token in SecretStorage) or a local directory. */
 export async function connect(host: MetricsHost, args?: MetricsConnectArgs): Promise<string | undefined> {
   if (untrusted()) return undefined;
-  let c = args && (args.url || args.dir) ? args : await ask();
+  let c = args && (args.url || args.dir) ? args : await ask(host.context.extensionPath);
   if (!c) return undefined;
   if (c.url) {
     if (!/^wss?:\/\/./.test(c.url)) {
@@ -50,16 +51,18 @@ export async function connect(host: MetricsHost, args?: MetricsConnectArgs): Pro
   return endpointId(saved);
 }
 
-async function ask(): Promise<MetricsConnectArgs | undefined> {
-  type Item = vscode.QuickPickItem & { kind2: 'url' | 'job' | 'logdir' };
+async function ask(extensionPath: string): Promise<MetricsConnectArgs | undefined> {
+  type Item = vscode.QuickPickItem & { kind2: 'url' | 'remote' | 'job' | 'logdir' };
   const items: Item[] = [
     { kind2: 'url', label: '$(plug) ' + vscode.l10n.t('Relay URL…'), detail: vscode.l10n.t('A running `agentrl relay` (ws://host:port/), e.g. through an SSH tunnel') },
+    { kind2: 'remote', label: '$(remote) ' + vscode.l10n.t('Start a relay on a remote node…'), detail: vscode.l10n.t('The commands for a GPU node (Python only, or Node), then its URL') },
     { kind2: 'job', label: '$(folder) ' + vscode.l10n.t('Local job directory…'), detail: vscode.l10n.t('A Trinity-RFT job dir on this machine; the extension starts a relay for it') },
     { kind2: 'logdir', label: '$(folder-library) ' + vscode.l10n.t('TensorBoard log directory…'), detail: vscode.l10n.t('Any TensorBoard logdir on this machine') },
   ];
   const pick = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Connect to Training Run'), placeHolder: vscode.l10n.t('Where are the metrics?') });
   if (!pick) return undefined;
-  if (pick.kind2 === 'url') {
+  if (pick.kind2 === 'remote') await showRemoteRelayInstructions(extensionPath);
+  if (pick.kind2 === 'url' || pick.kind2 === 'remote') {
     const url = await vscode.window.showInputBox({
       title: vscode.l10n.t('Relay URL'),
       prompt: vscode.l10n.t('The URL `agentrl relay` printed'),

@@ -1,5 +1,5 @@
 // `npm run bench -- open-run [--steps N] [--trials N] [--skip-tb] [--full-stream] [--viewport WxH]
-//                            [--compositing software|gpu]`
+//                            [--compositing software|gpu] [--runtime node|python3|python3.8]`
 //
 // Opening a finished run: a Trinity job dir whose one monitor writer (tensorboardX) logged
 // 50 tags × 100 000 steps = 5 M scalars, all tags interleaved per step (generated once,
@@ -20,6 +20,8 @@
 // SwiftShader (GL on the CPU) standing in for the graphics card; canvases and tiles then leave the
 // renderer for the GPU process, whose growth is printed apart. Its times are SwiftShader's, not a
 // GPU's. Default: software compositing, what this machine (no GPU) and a VS Code without one do.
+// --runtime: the relay that serves the run, the Node CLI (default) or the Python relay
+// (dist/agentrl_relay.py) on that Python; `npm run bench -- relay` reports the latter.
 // --viewport WxH: a window shorter than the board pages down one screen whenever the cards on
 // screen are complete (all tags drawn = the last screen's). Default: all 50 cards on screen.
 // OPENRUN_TRACE=1 prints a timeline (messages both ways, frame arrivals, draws, RSS every 100 ms);
@@ -30,7 +32,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { repoRoot, venvPython } from '../harness/paths';
-import { startRelay } from '../harness/relay';
+import { RelayRuntime, startRelay } from '../harness/relay';
 import { launchChromium } from '../harness/browser';
 import { openWebviewPage } from '../harness/webview-page';
 import { sleep } from '../harness/wait';
@@ -40,7 +42,7 @@ import { runTensorBoard } from './tensorboard-peer';
 import { BenchHost } from './open-run-host';
 
 const TAGS = 50; // writers.py big
-const cacheDir = path.join(repoRoot, '.cache', 'bench', 'open-run');
+const cacheDir = path.join(process.env.AGENTRL_BENCH_CACHE ?? path.join(repoRoot, '.cache', 'bench'), 'open-run');
 const writers = path.join(repoRoot, 'test', 'fixtures', 'relay', 'writers.py');
 /** Tall enough that all 50 cards (5 groups of 10, 4 columns) are on screen. */
 const VIEWPORT = { width: 1920, height: 4600 };
@@ -94,7 +96,7 @@ interface OursResult {
   scrolls: number;
 }
 
-async function runOurs(job: string, o: { steps: number; timeoutMs: number; fullStream: boolean; viewport: { width: number; height: number }; compositing: Compositing }): Promise<OursResult> {
+async function runOurs(job: string, o: { steps: number; timeoutMs: number; fullStream: boolean; viewport: { width: number; height: number }; compositing: Compositing; runtime: RelayRuntime }): Promise<OursResult> {
   const storeDir = fs.mkdtempSync(path.join(cacheDir, 'store-'));
   const browser = await launchChromium({ compositing: o.compositing });
   // OPENRUN_TRACE=1: a timeline of the messages both ways, frame arrivals and draws (ms after connect).
@@ -126,7 +128,7 @@ async function runOurs(job: string, o: { steps: number; timeoutMs: number; fullS
     const idle = { renderer: renderers.reduce((a, p) => a + rssMbOf(p), 0), host: rssMbOf(host.pid), gpu: gpuPids.reduce((a, p) => a + rssMbOf(p), 0) };
     if (process.env.OPENRUN_TRACE === 'memory') console.log(`idle: ${await rendererDump(wp.page, renderers[0])}`);
     const tSpawn = Date.now();
-    relay = await startRelay(['--job-dir', job]);
+    relay = await startRelay(['--job-dir', job], { runtime: o.runtime });
     const rss = sampleRss([
       { label: 'relay', pids: [relay.proc.pid!], trees: [] },
       { label: 'host', pids: [host.pid], trees: [] },
@@ -289,6 +291,8 @@ async function main(): Promise<void> {
       'ours-child': { type: 'string' },
       viewport: { type: 'string', default: `${VIEWPORT.width}x${VIEWPORT.height}` },
       compositing: { type: 'string', default: 'software' },
+      // the relay: node (dist/agentrl.js) or the Python relay on python3 / python3.8
+      runtime: { type: 'string', default: 'node' },
     },
   });
   const steps = Number(values.steps);
@@ -297,14 +301,14 @@ async function main(): Promise<void> {
   if (values['ours-child']) {
     // One trial of ours in a fresh process: its RSS is the host side's alone, not what the
     // previous trials (or the peer's HTTP bodies) left in this process's heap.
-    process.stdout.write(`RESULT ${JSON.stringify(await runOurs(values['ours-child'], { steps, timeoutMs: 180_000, fullStream: values['full-stream'], viewport: parseViewport(values.viewport), compositing }))}\n`);
+    process.stdout.write(`RESULT ${JSON.stringify(await runOurs(values['ours-child'], { steps, timeoutMs: 180_000, fullStream: values['full-stream'], viewport: parseViewport(values.viewport), compositing, runtime: values.runtime as RelayRuntime }))}\n`);
     return;
   }
   const trials = Number(values.trials);
   fs.mkdirSync(cacheDir, { recursive: true });
   const job = jobDir(steps);
   const bytes = fs.statSync(path.join(job, 'monitor', 'tensorboard', 'trainer', 'events.out.tfevents.1700000000.bench')).size;
-  console.log(`open-run: ${TAGS} tags × ${steps.toLocaleString()} steps = ${(TAGS * steps).toLocaleString()} scalars (${(bytes / 1e6).toFixed(0)} MB of event file), ${trials} trial(s)`);
+  console.log(`open-run (relay: ${values.runtime}): ${TAGS} tags × ${steps.toLocaleString()} steps = ${(TAGS * steps).toLocaleString()} scalars (${(bytes / 1e6).toFixed(0)} MB of event file), ${trials} trial(s)`);
   await (await launchChromium()).close(); // warm the browser binary (not measured)
   const ours: OursResult[] = [];
   const tbs: Awaited<ReturnType<typeof runTensorBoard>>[] = [];

@@ -1,8 +1,14 @@
 // `npm run bench -- relay`: ingest of a 5 M-scalar tensorboardX event file vs a raw read of
 // the same bytes and vs TensorBoard's rustboard data server; append→receipt latency at
 // 10 000 scalars/s with 10 clients; relay RSS; relay CPU with 4 viewers vs 1 (the shared
-// decode, serve/decode-cache.ts); 10 000-case parser fuzz.
+// decode, serve/decode-cache.ts); 10 000-case parser fuzz. Then the Python relay
+// (dist/agentrl_relay.py, for nodes without Node) on the current python3: its ingest of the same
+// file as a client's stream (batches, binary frames) against the Node reader's, its append→receipt
+// latency under the same load, and the open-run bench through it (5 M scalars, all tags drawn in
+// the real webview).
 // Ends with: BENCH relay scalars_per_s=… raw_ratio=… latency_p99_ms=… rss_mb=… viewers_4_cpu_ratio=…
+//   py_scalars_per_s=… py_scalars_per_cpu_s=… py_node_ratio=… py_latency_p99_ms=… py_open_run_ms=…
+// AGENTRL_BENCH_CACHE=DIR keeps the generated files there instead of .cache/bench.
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -11,11 +17,12 @@ import { PointBatch } from '../../src/relay/sources/source';
 import { FileReaderOptions, TfRecordFileReader } from '../../src/relay/tfrecord/file-reader';
 import { RelayClient } from '../../src/relay-protocol/client';
 import { repoRoot, venvPython } from '../harness/paths';
-import { startRelay } from '../harness/relay';
+import { RelayRuntime, pythonRelayBundle, relayInterpreter, relaySkipReason, startRelay } from '../harness/relay';
 import { sleep } from '../harness/wait';
 import { pointCount } from '../../src/relay-protocol/points-frame';
 
-const cacheDir = path.join(repoRoot, '.cache', 'bench', 'relay');
+const benchCache = process.env.AGENTRL_BENCH_CACHE ?? path.join(repoRoot, '.cache', 'bench');
+const cacheDir = path.join(benchCache, 'relay');
 const writers = path.join(repoRoot, 'test', 'fixtures', 'relay', 'writers.py');
 const STEPS = Number(process.env.RELAY_BENCH_STEPS ?? 100_000); // × 50 tags
 const TRIALS = 7; // this shared 2-core machine is noisy: medians of 7 pairs
@@ -111,11 +118,11 @@ function rssMb(pid: number): { rss: number; hwm: number } {
   return { rss: kb('VmRSS'), hwm: kb('VmHWM') };
 }
 
-async function latency(): Promise<{ p50: number; p99: number; received: number; written: number; rss: number; hwm: number }> {
+async function latency(runtime: RelayRuntime = 'node'): Promise<{ p50: number; p99: number; received: number; written: number; rss: number; hwm: number }> {
   const dir = fs.mkdtempSync(path.join(cacheDir, 'live-'));
   const file = path.join(dir, 'events.out.tfevents.2.live');
   fs.writeFileSync(file, '');
-  const relay = await startRelay(['--logdir', dir, '--poll-interval', '1000'], { env: process.env });
+  const relay = await startRelay(['--logdir', dir, '--poll-interval', '1000'], { env: process.env, runtime });
   // The measuring client here; the 9 others in a child process (their decoding is not our latency).
   const client = new RelayClient({ url: relay.url });
   const lat: number[] = [];
@@ -240,8 +247,56 @@ function fuzz(cases: number): { cases: number; seconds: number; throws: number; 
   return { cases, seconds: Number(process.hrtime.bigint() - t0) / 1e9, throws, maxMs };
 }
 
+/** The Python relay's stream of the file (its reader and frames, in a process of its own), `trials` times. */
+function pythonIngest(file: string, trials: number): { scalars: number; seconds: number[]; cpu: number[] } {
+  const probe = path.join(repoRoot, 'test', 'fixtures', 'relay', 'python_relay_probe.py');
+  const input = Array.from({ length: trials + 1 }, () => JSON.stringify({ op: 'ingest', file })).join('\n') + '\n';
+  const r = spawnSync(relayInterpreter('python3')!, [probe, pythonRelayBundle], { input, encoding: 'utf8', maxBuffer: 1 << 20 });
+  if (r.status !== 0) throw new Error(`python ingest failed: ${r.stderr.slice(-1000)}`);
+  // The first run is a warm-up (page cache, the interpreter's first allocations).
+  const runs = r.stdout.trim().split('\n').slice(1).map((l) => JSON.parse(l) as { scalars: number; seconds: number; cpu: number });
+  return { scalars: runs[0].scalars, seconds: runs.map((x) => x.seconds), cpu: runs.map((x) => x.cpu) };
+}
+
+/** The open-run bench with the Python relay (its own process; Chromium and the real webview). */
+function pythonOpenRun(): number {
+  const r = spawnSync(process.execPath, ['--expose-gc', path.join(__dirname, 'open-run.bench.js'), '--runtime', 'python3', '--skip-tb', '--trials', '1'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 24 });
+  process.stdout.write(r.stdout.split('\n').filter((l) => !l.startsWith('BENCH ')).map((l) => `  ${l}`).join('\n'));
+  const m = /BENCH open-run all_tags_ms=(\d+)/.exec(r.stdout);
+  if (r.status !== 0 || !m) throw new Error(`the open-run bench with the Python relay failed (exit ${r.status})`);
+  return Number(m[1]);
+}
+
+async function python(file: string, nodeScalarsPerS: number): Promise<string> {
+  const why = relaySkipReason('python3');
+  if (why) {
+    console.log(`\n== the Python relay: skipped (${why})`);
+    return '';
+  }
+  console.log(`\n== the Python relay (${relayInterpreter('python3')}): a client's stream of the same file, ${TRIALS} trials`);
+  const ing = pythonIngest(file, TRIALS);
+  const sps = ing.scalars / median(ing.seconds);
+  const cps = ing.scalars / median(ing.cpu);
+  console.log(`  ${fmt(ing.scalars)} scalars: median ${median(ing.seconds).toFixed(3)} s = ${fmt(sps)} scalars/s (${fmt(cps)} per CPU-second; trials ${ing.seconds.map((x) => x.toFixed(2)).join(', ')} s) → ${(sps / nodeScalarsPerS).toFixed(3)} of the Node reader (target ≥ 1 M/s)`);
+  (global as { gc?: () => void }).gc?.();
+  await sleep(1000);
+  console.log('\n== the Python relay: append → receipt latency, a writer at 10 000 scalars/s for 10 s, 10 clients');
+  const lat = await latency('python3');
+  console.log(`  p50 ${lat.p50.toFixed(1)} ms, p99 ${lat.p99.toFixed(1)} ms (${fmt(lat.written)} written; ${fmt(lat.received)} received over 10 clients); relay RSS peak ${lat.rss.toFixed(0)} MB (target p99 ≤ 100 ms)`);
+  console.log('\n== the Python relay: opening the 5 M-scalar run, all tags drawn in the real webview (open-run bench)');
+  const open = pythonOpenRun();
+  console.log(`\n  all tags drawn ${open} ms after connect (target ≤ 5 000 ms)`);
+  return ` py_scalars_per_s=${Math.round(sps)} py_scalars_per_cpu_s=${Math.round(cps)} py_node_ratio=${(sps / nodeScalarsPerS).toFixed(3)} py_latency_p99_ms=${lat.p99.toFixed(1)} py_open_run_ms=${open}`;
+}
+
 async function main(): Promise<void> {
   fs.mkdirSync(cacheDir, { recursive: true });
+  if (process.env.RELAY_BENCH_ONLY === 'python') {
+    const file = bigFile();
+    const node = ingest(file);
+    console.log(`BENCH relay${await python(file, node.scalars / node.seconds)}`);
+    return;
+  }
   if (process.env.RELAY_BENCH_ONLY === 'viewers') {
     await viewers(path.join(cacheDir, 'small', 'events.out.tfevents.1.small'));
     return;
@@ -322,13 +377,14 @@ async function main(): Promise<void> {
   console.log(`  ${fmt(cu.points)} points delivered in ${cu.seconds.toFixed(2)} s (${fmt(cu.points / cu.seconds)} points/s); relay VmHWM ${cu.hwm.toFixed(0)} MB`);
 
   const viewersRatio = await viewers(small);
+  const py = await python(file, sps);
 
   console.log('\n== parser fuzz: truncated / bit-flipped / random 64 KiB files');
   const fz = fuzz(10_000);
   console.log(`  ${fz.cases} cases in ${fz.seconds.toFixed(1)} s: ${fz.throws} crashes, slowest case ${fz.maxMs.toFixed(1)} ms (no hang)`);
 
   console.log(
-    `\nBENCH relay scalars_per_s=${Math.round(sps)} raw_ratio=${(raw / ing).toFixed(3)} latency_p99_ms=${lat.p99.toFixed(1)} rss_mb=${Math.max(lat.rss, cu.hwm).toFixed(0)} viewers_4_cpu_ratio=${viewersRatio.toFixed(2)}`,
+    `\nBENCH relay scalars_per_s=${Math.round(sps)} raw_ratio=${(raw / ing).toFixed(3)} latency_p99_ms=${lat.p99.toFixed(1)} rss_mb=${Math.max(lat.rss, cu.hwm).toFixed(0)} viewers_4_cpu_ratio=${viewersRatio.toFixed(2)}${py}`,
   );
 }
 

@@ -65,7 +65,7 @@ function ancestors(): Set<number> {
 /** What a Ray test leaves behind: Ray's daemons and workers (`ray::…` titles), the
  *  stand-in trainer and relay jobs. In the VS Code host the namespace also holds code-server
  *  and Chromium, so teardown kills only these, their children, and whatever carries CLUSTER_MARK. */
-export const RAY_PROCESS = /ray-venv|\/arl-ray-|^ray::|\bray::|raylet|gcs_server|standin_trainer|agentrl\.js relay/;
+export const RAY_PROCESS = /ray-venv|\/arl-ray-|^ray::|\bray::|raylet|gcs_server|standin_trainer|agentrl\.js relay|agentrl_relay\.py/;
 
 /**
  * In the environment of every process the cluster starts (Ray passes its environment down to
@@ -141,18 +141,46 @@ export async function killNetnsStrays(only: RegExp = RAY_PROCESS, timeoutMs = 15
   }
 }
 
-/** Starts a head (1 CPU, `head_node`) and optionally a worker (1 CPU, `gpu_node`). */
-export async function startRayCluster(opts: { worker?: boolean; dashboardPort?: number } = {}): Promise<RayCluster> {
+/**
+ * A directory of links to every command on `PATH` but `hidden` (the first of each name wins, as
+ * PATH lookup does): the PATH of a node that lacks those programs, e.g. a GPU image without Node.
+ */
+export function pathWithout(hidden: string[], into: string): string {
+  fs.mkdirSync(into, { recursive: true });
+  for (const dir of (process.env.PATH ?? '').split(':').filter(Boolean)) {
+    let names: string[];
+    try {
+      names = fs.readdirSync(dir);
+    } catch {
+      continue;
+    }
+    for (const n of names) {
+      if (hidden.includes(n) || fs.existsSync(path.join(into, n))) continue;
+      try {
+        fs.symlinkSync(fs.realpathSync(path.join(dir, n)), path.join(into, n));
+      } catch {
+        /* a dangling link or a race: skip it */
+      }
+    }
+  }
+  return into;
+}
+
+/** Starts a head (1 CPU, `head_node`) and optionally a worker (1 CPU, `gpu_node`); `noNode`:
+ *  the cluster's processes (so its jobs) find no `node` on PATH, as on a CUDA/Python image. */
+export async function startRayCluster(opts: { worker?: boolean; dashboardPort?: number; noNode?: boolean } = {}): Promise<RayCluster> {
   // short and fixed: Ray's unix socket paths live under it (108-byte limit)
   const tempDir = fs.mkdtempSync('/tmp/arl-ray-');
+  const nodeless = opts.noNode ? pathWithout(['node', 'nodejs', 'npm', 'npx', 'corepack'], path.join(tempDir, 'bin')) : undefined;
   const port = opts.dashboardPort ?? 8266;
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     PYTHONPATH: telemetryStandIn,
     RAY_USAGE_STATS_ENABLED: '0',
     [CLUSTER_MARK]: tempDir, // teardown finds what Ray started by it (see CLUSTER_MARK)
-    // node for the relay job (`node .agentrl/agentrl.js relay …`) on the "cluster nodes"
-    PATH: `${path.dirname(process.execPath)}:${path.join(rayVenv, 'bin')}:${process.env.PATH}`,
+    // node for the relay job (`node .agentrl/agentrl.js relay …`) on the "cluster nodes" — or, with
+    // noNode, none at all: the relay job then runs the Python relay
+    PATH: nodeless ? `${path.join(rayVenv, 'bin')}:${nodeless}` : `${path.dirname(process.execPath)}:${path.join(rayVenv, 'bin')}:${process.env.PATH}`,
     // notice a killed raylet in ~3 s rather than ~30 s
     RAY_health_check_period_ms: '500',
     RAY_health_check_failure_threshold: '4',

@@ -1,6 +1,11 @@
-// The relay as a Ray job of its own: `node .agentrl/agentrl.js relay --job-dir …` from the same
-// package as the run, pinned to the node that writes the job dir, bound to that node's loopback
-// unless asked otherwise; its URL is read back from the job's log ("listening on ws://…").
+// The relay as a Ray job of its own, from the same package as the run, pinned to the node that
+// writes the job dir, bound to that node's loopback unless asked otherwise; its URL is read back
+// from the job's log ("listening on ws://…"). Which relay runs is decided on that node, by the
+// job itself: `node .agentrl/agentrl.js relay …` where Node ≥ 18 is installed, else the Python
+// relay beside it, `python3 .agentrl/agentrl_relay.py …` (GPU nodes always have Python). Probing
+// inside the relay's own job rather than in a probe job first: one job instead of two, no
+// second round trip through Ray's job queue, and the answer comes from the very node and
+// environment the relay runs in.
 import * as net from 'node:net';
 import type { RayJob, RayNode, SubmitJobRequest } from '../api/api-types';
 import { META } from '../api/api-types';
@@ -8,6 +13,8 @@ import { shellQuote } from './entrypoint';
 
 /** Where the CLI goes inside the package. */
 export const CLI_IN_PACKAGE = '.agentrl/agentrl.js';
+/** The Python relay (dist/agentrl_relay.py) beside it, for nodes without Node. */
+export const PY_RELAY_IN_PACKAGE = '.agentrl/agentrl_relay.py';
 
 export interface RelayJobOptions {
   packageUri: string;
@@ -26,15 +33,29 @@ export interface RelayJobOptions {
   nodeBin?: string;
 }
 
+/**
+ * The relay's command line for `sh -c` on the node: the Node relay where `node` ≥ 18 runs, else
+ * the Python relay on `python3` (or `python`) ≥ 3.8, else a clear error in the job's log.
+ */
+export function relayEntrypoint(args: string[], nodeBin = 'node'): string {
+  const rest = args.map(shellQuote).join(' ');
+  const node = shellQuote(nodeBin);
+  return [
+    `if ${node} -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 18 ? 0 : 1)' 2>/dev/null; then exec ${node} ${CLI_IN_PACKAGE} relay ${rest}; fi`,
+    `for py in python3 python; do if "$py" -c 'import sys; sys.exit(sys.version_info < (3, 8))' 2>/dev/null; then exec "$py" ${PY_RELAY_IN_PACKAGE} ${rest}; fi; done`,
+    `echo 'agentrl relay: this node has neither node >= 18 nor python >= 3.8' >&2; exit 127`,
+  ].join('; ');
+}
+
 /** A relay job ends itself after this long with no viewer and no new data (its run has ended and
  *  no editor is left to stop it: the reaper only runs while VS Code is connected). */
 export const RELAY_JOB_IDLE_EXIT_S = 1800;
 
 export function relayJobRequest(o: RelayJobOptions): SubmitJobRequest {
-  const args = ['relay', '--job-dir', o.jobDir, '--host', o.host ?? '127.0.0.1', '--port', String(o.port ?? 0), '--exit-when-idle', String(RELAY_JOB_IDLE_EXIT_S)];
+  const args = ['--job-dir', o.jobDir, '--host', o.host ?? '127.0.0.1', '--port', String(o.port ?? 0), '--exit-when-idle', String(RELAY_JOB_IDLE_EXIT_S)];
   if (o.runName) args.push('--run', o.runName);
   const req: SubmitJobRequest = {
-    entrypoint: [o.nodeBin ?? 'node', CLI_IN_PACKAGE, ...args].map(shellQuote).join(' '),
+    entrypoint: relayEntrypoint(args, o.nodeBin),
     runtime_env: { working_dir: o.packageUri, ...(o.token ? { env_vars: { AGENTRL_RELAY_TOKEN: o.token } } : {}) },
     metadata: { [META.tool]: '1', [META.role]: 'relay', [META.forRun]: o.forRun, [META.jobDir]: o.jobDir },
     entrypoint_num_cpus: 0,

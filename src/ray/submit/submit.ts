@@ -1,13 +1,14 @@
 // Submitting a run: pack the folder, upload the package unless Ray already has that hash,
 // POST the job with metadata naming the config, project and run; and starting the run's relay
 // job next to it. Pure orchestration over RayClient (the host adds prompts and progress).
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { SubmitJobRequest } from '../api/api-types';
 import { META } from '../api/api-types';
 import { RayClient } from '../api/client';
 import type { RunInfo } from './entrypoint';
 import { packWorkspace, type PackedPackage } from './package';
-import { CLI_IN_PACKAGE, relayJobRequest, relayUrlFromLog, type RelayJobOptions } from './relay-job';
+import { CLI_IN_PACKAGE, PY_RELAY_IN_PACKAGE, relayJobRequest, relayUrlFromLog, type RelayJobOptions } from './relay-job';
 
 export interface SubmitOptions {
   folder: string;
@@ -16,7 +17,7 @@ export interface SubmitOptions {
   info?: RunInfo;
   entrypoint: string;
   limitBytes: number;
-  /** dist/agentrl.js, shipped in the package for the relay job. */
+  /** dist/agentrl.js, shipped in the package for the relay job (with dist/agentrl_relay.py beside it, when built). */
   cliBundle?: string;
   envVars?: Record<string, string>;
   numGpus?: number;
@@ -34,12 +35,19 @@ export interface Submitted {
   request: SubmitJobRequest;
 }
 
+/** The relays the package carries: the CLI, and the Python relay built beside it. */
+function relayFiles(cliBundle: string | undefined): Array<{ name: string; file: string; mode: number }> {
+  if (!cliBundle) return [];
+  const py = path.join(path.dirname(cliBundle), 'agentrl_relay.py');
+  return [{ name: CLI_IN_PACKAGE, file: cliBundle, mode: 0o755 }, ...(fs.existsSync(py) ? [{ name: PY_RELAY_IN_PACKAGE, file: py, mode: 0o755 }] : [])];
+}
+
 export async function packAndUpload(client: RayClient, o: Pick<SubmitOptions, 'folder' | 'limitBytes' | 'cliBundle' | 'onProgress' | 'cancelled'>): Promise<{ pkg: PackedPackage; uploaded: boolean }> {
   o.onProgress?.('pack', o.folder);
   const pkg = packWorkspace({
     root: o.folder,
     limitBytes: o.limitBytes,
-    extra: o.cliBundle ? [{ name: CLI_IN_PACKAGE, file: o.cliBundle, mode: 0o755 }] : [],
+    extra: relayFiles(o.cliBundle),
     onProgress: (files, bytes) => o.onProgress?.('pack', `${files} files, ${(bytes / 2 ** 20).toFixed(1)} MB`),
     cancelled: o.cancelled,
   });

@@ -109,7 +109,9 @@ test('poller: one refresh in flight, fast when visible, slow when hidden, backof
 
 test('relay job: request pinned by a sliver of the resource, URL from the log, tunnel hint', () => {
   const r = relayJobRequest({ packageUri: 'gcs://_ray_pkg_ab.zip', jobDir: '/ckpt/p/my run', forRun: 'raysubmit_1', resource: 'gpu_node', token: 't0k' });
-  assert.equal(r.entrypoint, "node .agentrl/agentrl.js relay --job-dir '/ckpt/p/my run' --host 127.0.0.1 --port 0 --exit-when-idle 1800");
+  const args = "--job-dir '/ckpt/p/my run' --host 127.0.0.1 --port 0 --exit-when-idle 1800";
+  assert.ok(r.entrypoint.includes(`then exec node .agentrl/agentrl.js relay ${args}; fi`), r.entrypoint);
+  assert.ok(r.entrypoint.includes(`exec "$py" .agentrl/agentrl_relay.py ${args}; fi; done`), r.entrypoint);
   assert.deepEqual(r.entrypoint_resources, { gpu_node: 0.001 });
   assert.equal(r.runtime_env?.env_vars?.AGENTRL_RELAY_TOKEN, 't0k');
   assert.equal(relayUrlFromLog('x\nagentrl relay: listening on ws://127.0.0.1:40123/ (2 sources under /x)\n'), 'ws://127.0.0.1:40123/');

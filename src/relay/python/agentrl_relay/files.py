@@ -1,0 +1,157 @@
+"""Files under the relay's root: confinement (every path must resolve inside the root; symbolic
+links are not followed), identity (device:inode, the cursor's fid), and a followed file that
+notices when it is rotated (renamed and recreated), replaced, or truncated in place.
+
+A cursor's fid names the file it counts bytes of. After an in-place truncation the same file
+starts over: its fid gains a `~N` suffix, so a client never takes the new bytes for ones it has.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from typing import Any
+
+
+def file_id(st: os.stat_result) -> str:
+    return f"{st.st_dev}:{st.st_ino}"
+
+
+def inside(root: str, path: str) -> bool:
+    """Whether `path` resolves (symbolic links followed) to a place inside `root` (a realpath)."""
+    try:
+        real = os.path.realpath(path)
+    except OSError:
+        return False
+    return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def open_regular(path: str) -> int:
+    """Opens a regular file for reading without following a symbolic link at its last component."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(path, flags)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(f"{path} is not a regular file")
+    return fd
+
+
+def lstat_regular(path: str) -> os.stat_result | None:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    return st if stat.S_ISREG(st.st_mode) else None
+
+
+def resume_from(cursor: dict[str, Any] | None, st: os.stat_result) -> tuple[int, str]:
+    """(offset, fid) a file cursor resumes at: its own when it names this file and fits, else 0."""
+    base = file_id(st)
+    if not cursor:
+        return 0, base
+    fid = cursor.get("fid")
+    if not isinstance(fid, str) or not (fid == base or fid.startswith(base + "~")):
+        return 0, base
+    if cursor["offset"] > st.st_size:
+        return 0, _next_generation(fid)
+    return int(cursor["offset"]), fid
+
+
+def _next_generation(fid: str) -> str:
+    base, _, gen = fid.partition("~")
+    return f"{base}~{int(gen) + 1 if gen.isdigit() else 1}"
+
+
+class FollowedFile:
+    """The file at `path`, read by offset. `check()` notices a rotation or replacement (the old
+    file's remainder is still read to its end, then the new one from 0) and an in-place truncation
+    (read again from 0 under a new fid)."""
+
+    def __init__(self, path: str, cursor: dict[str, Any] | None):
+        self.path = path
+        self.fd: int | None = None
+        self.offset = 0
+        self.fid = ""
+        self._cursor = cursor
+        self._old: int | None = None  # a rotated file still being read to its end
+        self.events: list = []
+
+    def open(self) -> bool:
+        """Opens the file at the cursor; False while it does not exist."""
+        if self.fd is not None:
+            return True
+        st = lstat_regular(self.path)
+        if st is None:
+            return False
+        try:
+            fd = open_regular(self.path)
+        except OSError:
+            return False
+        fst = os.fstat(fd)
+        self.fd = fd
+        self.offset, self.fid = resume_from(self._cursor, fst)
+        self._cursor = None
+        return True
+
+    def rest(self) -> None:
+        """Closes the file, keeping the position: the next open() resumes there if the file is the
+        same one (else from its start)."""
+        if self.fd is None or self._old is not None:
+            return
+        self._cursor = {"fid": self.fid, "offset": self.offset}
+        os.close(self.fd)
+        self.fd = None
+
+    def check(self) -> None:
+        """Before a read: follow a rotation, a replacement or a truncation."""
+        if self.fd is None:
+            return
+        fst = os.fstat(self.fd)
+        st = lstat_regular(self.path)
+        if st is not None and (st.st_dev, st.st_ino) != (fst.st_dev, fst.st_ino) and self._old is None:
+            # Rotated (renamed, recreated) or replaced: what the old file still holds comes first.
+            try:
+                new_fd = open_regular(self.path)
+            except OSError:
+                return
+            self._old = self.fd
+            self.fd = new_fd
+            self.events.append("rotated")
+            return
+        if fst.st_size < self.offset and self._old is None:
+            self.offset = 0
+            self.fid = _next_generation(self.fid)
+            self.events.append("truncated")
+
+    @property
+    def reading_old(self) -> bool:
+        return self._old is not None
+
+    def pread(self, n: int, offset: int) -> bytes:
+        fd = self._old if self._old is not None else self.fd
+        assert fd is not None
+        return os.pread(fd, n, offset)
+
+    def size(self) -> int:
+        fd = self._old if self._old is not None else self.fd
+        assert fd is not None
+        return os.fstat(fd).st_size
+
+    def finish_old(self) -> None:
+        """The rotated file is read to its end: go on with the new one from its start."""
+        if self._old is None:
+            return
+        os.close(self._old)
+        self._old = None
+        assert self.fd is not None
+        self.offset = 0
+        self.fid = file_id(os.fstat(self.fd))
+
+    def close(self) -> None:
+        for fd in (self.fd, self._old):
+            if fd is not None:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        self.fd = self._old = None

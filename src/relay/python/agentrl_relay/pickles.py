@@ -1,0 +1,458 @@
+"""Untrusted pickles (Trinity's experience metadata) read as plain data, never run.
+
+`pickle.loads` would import and call whatever a buffer row names; this is a small pickle
+machine of its own over `pickletools.genops` that builds only dicts, lists, strings, numbers
+and bytes. A class reference becomes an inert object (its BUILD state is its fields, as the
+Node relay's pickleparser gives). Every decode has a budget: opcodes, objects, memo size,
+container nesting, and the nodes and string bytes of the JSON it turns into, so a crafted
+pickle whose levels share references cannot make the relay expand it without bound.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import pickletools
+import struct
+from array import array
+from functools import reduce
+from operator import add
+from typing import Any
+
+from .protocol import BIG_ENDIAN, js_entries, js_slice, js_string, parse_json, to_float, wire_number
+
+MAX_OPS = 2_000_000
+MAX_MEMO = 1_000_000
+MAX_STACK = 100_000
+# The JSON a decode may produce: nodes visited (shared references count each time) and string bytes.
+MAX_NODES = 200_000
+MAX_OUT_CHARS = 16 * 1024 * 1024
+MAX_STRING = 64 * 1024
+MAX_ITEMS = 2000
+JSON_MAX_DEPTH = 12
+
+
+class PickleError(Exception):
+    pass
+
+
+class PyObject:
+    """An instance of a class the pickle names (never imported): its state's fields."""
+
+    __slots__ = ("fields", "module", "name")
+
+    def __init__(self, module: str, name: str):
+        self.module = module
+        self.name = name
+        self.fields: dict[str, Any] = {}
+
+
+class PyClass:
+    __slots__ = ("module", "name")
+
+    def __init__(self, module: str, name: str):
+        self.module = module
+        self.name = name
+
+
+_MARK = object()
+
+
+def unpickle(data: bytes) -> Any:
+    """The value of a pickle (protocols 0-5) as plain data; raises PickleError."""
+    stack: list[Any] = []
+    metastack: list[list[Any]] = []
+    memo: dict[int, Any] = {}
+    ops = 0
+    try:
+        for op, arg, _pos in pickletools.genops(io.BytesIO(data)):
+            ops += 1
+            if ops > MAX_OPS or len(stack) > MAX_STACK or len(metastack) > MAX_STACK:
+                raise PickleError("pickle exceeds the decode budget")
+            name = op.name
+            if name == "STOP":
+                if not stack:
+                    raise PickleError("empty stack at STOP")
+                return stack.pop()
+            _step(name, arg, stack, metastack, memo)
+            if len(memo) > MAX_MEMO:
+                raise PickleError("pickle exceeds the decode budget")
+    except PickleError:
+        raise
+    except (ValueError, IndexError, KeyError, TypeError, AttributeError, struct.error, RecursionError, MemoryError) as e:
+        raise PickleError(str(e) or type(e).__name__) from None
+    raise PickleError("Unexpected end of file.")
+
+
+def _pop_mark(stack: list[Any], metastack: list[list[Any]]) -> list[Any]:
+    items = list(stack)
+    stack[:] = metastack.pop()
+    return items
+
+
+def _step(name: str, arg: Any, stack: list[Any], metastack: list[list[Any]], memo: dict[int, Any]) -> None:
+    if name in ("PROTO", "FRAME"):
+        if name == "PROTO" and arg > 5:
+            raise PickleError(f"Unsupported protocol version '{arg}'.")
+        return
+    if name == "MARK":
+        metastack.append(list(stack))
+        stack.clear()
+    elif name == "POP_MARK":
+        stack[:] = metastack.pop()
+    elif name == "POP":
+        stack.pop()
+    elif name == "DUP":
+        stack.append(stack[-1])
+    elif name in ("PUT", "BINPUT", "LONG_BINPUT"):
+        memo[int(arg)] = stack[-1]
+    elif name == "MEMOIZE":
+        memo[len(memo)] = stack[-1]
+    elif name in ("GET", "BINGET", "LONG_BINGET"):
+        stack.append(memo[int(arg)])
+    elif name == "NONE":
+        stack.append(None)
+    elif name == "NEWTRUE":
+        stack.append(True)
+    elif name == "NEWFALSE":
+        stack.append(False)
+    elif name in ("INT", "LONG", "BININT", "BININT1", "BININT2", "LONG1", "LONG4"):
+        stack.append(arg)
+    elif name in ("FLOAT", "BINFLOAT"):
+        stack.append(float(arg))
+    elif name in ("STRING", "BINSTRING", "SHORT_BINSTRING"):
+        stack.append(arg if isinstance(arg, str) else arg.decode("latin-1"))
+    elif name in ("UNICODE", "BINUNICODE", "SHORT_BINUNICODE", "BINUNICODE8"):
+        stack.append(arg.encode("utf-8", "surrogatepass").decode("utf-8", "replace") if isinstance(arg, str) else arg)
+    elif name in ("BINBYTES", "SHORT_BINBYTES", "BINBYTES8", "BYTEARRAY8"):
+        stack.append(bytes(arg))
+    elif name in ("EMPTY_LIST", "EMPTY_TUPLE"):
+        stack.append([])
+    elif name in ("LIST", "TUPLE"):
+        stack.append(_pop_mark(stack, metastack))
+    elif name == "TUPLE1":
+        stack.append([stack.pop()])
+    elif name == "TUPLE2":
+        b = stack.pop()
+        stack.append([stack.pop(), b])
+    elif name == "TUPLE3":
+        c = stack.pop()
+        b = stack.pop()
+        stack.append([stack.pop(), b, c])
+    elif name == "APPEND":
+        v = stack.pop()
+        _append(stack[-1], [v])
+    elif name == "APPENDS":
+        items = _pop_mark(stack, metastack)
+        _append(stack[-1], items)
+    elif name == "EMPTY_DICT":
+        stack.append({})
+    elif name == "DICT":
+        items = _pop_mark(stack, metastack)
+        d: dict[Any, Any] = {}
+        for i in range(0, len(items) - 1, 2):
+            _set(d, items[i], items[i + 1])
+        stack.append(d)
+    elif name == "SETITEM":
+        v = stack.pop()
+        k = stack.pop()
+        _set(stack[-1], k, v)
+    elif name == "SETITEMS":
+        items = _pop_mark(stack, metastack)
+        for i in range(0, len(items) - 1, 2):
+            _set(stack[-1], items[i], items[i + 1])
+    elif name == "EMPTY_SET":
+        stack.append([])
+    elif name == "FROZENSET":
+        stack.append(_pop_mark(stack, metastack))
+    elif name == "ADDITEMS":
+        items = _pop_mark(stack, metastack)
+        _append(stack[-1], items)
+    elif name in ("GLOBAL", "STACK_GLOBAL"):
+        if name == "GLOBAL":
+            module, _, qual = str(arg).partition(" ")
+        else:
+            qual = stack.pop()
+            module = stack.pop()
+        stack.append(PyClass(str(module), str(qual)))
+    elif name in ("REDUCE", "NEWOBJ", "NEWOBJ_EX", "OBJ", "INST"):
+        stack.append(_construct(name, arg, stack, metastack))
+    elif name == "BUILD":
+        state = stack.pop()
+        _build(stack[-1], state)
+    elif name in ("PERSID", "BINPERSID"):
+        raise PickleError("Unregistered persistent id.")
+    elif name in ("EXT1", "EXT2", "EXT4"):
+        raise PickleError(f"Unregistered extension code: `{int(arg):x}`.")
+    elif name in ("NEXT_BUFFER", "READONLY_BUFFER"):
+        if name == "NEXT_BUFFER":
+            raise PickleError("pickle stream refers to out-of-band data but no *buffers* argument was given")
+    else:
+        raise PickleError(f"Unsupported opcode '{name}'.")
+
+
+def _construct(name: str, arg: Any, stack: list[Any], metastack: list[list[Any]]) -> PyObject:
+    if name in ("REDUCE", "NEWOBJ"):
+        stack.pop()
+        cls = stack.pop()
+    elif name == "NEWOBJ_EX":
+        stack.pop()
+        stack.pop()
+        cls = stack.pop()
+    elif name == "OBJ":
+        items = _pop_mark(stack, metastack)
+        cls = items[0] if items else None
+    else:  # INST: module and name in the argument
+        _pop_mark(stack, metastack)
+        module, _, qual = str(arg).partition(" ")
+        cls = PyClass(module, qual)
+    if not isinstance(cls, PyClass):
+        raise PickleError("not a class")
+    return PyObject(cls.module, cls.name)
+
+
+def _append(target: Any, items: list[Any]) -> None:
+    if not isinstance(target, list):
+        raise PickleError("append to a non-list")
+    target.extend(items)
+
+
+def _set(target: Any, k: Any, v: Any) -> None:
+    if isinstance(target, dict):
+        target[_dict_key(k)] = v
+    elif isinstance(target, PyObject):
+        target.fields[_dict_key(k)] = v
+    else:
+        raise PickleError("setitem on a non-dict")
+
+
+def _build(obj: Any, state: Any) -> None:
+    if isinstance(obj, PyObject):
+        if isinstance(state, dict):
+            obj.fields.update(state)
+        elif isinstance(state, list):
+            obj.fields.update((str(i), v) for i, v in enumerate(state))
+    elif isinstance(obj, dict) and isinstance(state, dict):
+        obj.update(state)
+
+
+def _dict_key(k: Any) -> str:
+    """A dict key as a JavaScript object holds it (String(key))."""
+    if isinstance(k, (bytes, bytearray)):
+        return ",".join(str(b) for b in k)
+    if isinstance(k, (PyObject, dict)):
+        return "[object Object]"
+    if isinstance(k, PyClass):
+        return f"{k.module}.{k.name}"
+    return js_string(k)
+
+
+# ---- plain data as JSON ---------------------------------------------------------------------
+
+
+class _Budget:
+    def __init__(self) -> None:
+        self.nodes = 0
+        self.chars = 0
+
+
+def _utf16_len(s: str) -> int:
+    return len(s) + sum(1 for c in s if ord(c) > 0xFFFF)
+
+
+def json_safe(v: Any, depth: int = 0, budget: _Budget | None = None) -> Any:
+    """JSON of decoded pickle data: long strings cut, ≤ 2000 items a container, 12 levels,
+    bytes as '<N bytes>', non-finite numbers as wire strings; past the budget, '…'."""
+    b = budget or _Budget()
+    b.nodes += 1
+    if b.nodes > MAX_NODES or b.chars > MAX_OUT_CHARS:
+        return "…"
+    if v is None:
+        return None
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, int):
+        return v if abs(v) <= 2**53 - 1 else str(v)
+    if isinstance(v, float):
+        return v if math.isfinite(v) else wire_number(v)
+    if isinstance(v, str):
+        n = _utf16_len(v)
+        if n > MAX_STRING:
+            v = f"{js_slice(v, MAX_STRING)}… ({n} chars)"
+        b.chars += len(v)
+        return v
+    if depth > JSON_MAX_DEPTH:
+        return "…"
+    if isinstance(v, (bytes, bytearray)):
+        return f"<{len(v)} bytes>"
+    if isinstance(v, list):
+        out = [json_safe(x, depth + 1, b) for x in v[:MAX_ITEMS]]
+        if len(v) > MAX_ITEMS:
+            out.append(f"… ({len(v)} items)")
+        return out
+    if isinstance(v, (dict, PyObject)):
+        fields = v.fields if isinstance(v, PyObject) else v
+        return {k: json_safe(x, depth + 1, b) for k, x in js_entries(fields)[:MAX_ITEMS]}
+    if isinstance(v, PyClass):
+        return f"<class {v.module}.{v.name}>"
+    return str(v)
+
+
+# ---- Trinity's experience_bytes --------------------------------------------------------------
+
+MAGIC = b"TRXP"
+HEADER = 4 + 1 + 8 + 8
+
+
+def decode_experience_bytes(data: bytes) -> dict[str, Any]:
+    """The first item of an experience_bytes value as JSON: TRXP (a pickle of {version,
+    num_items, items} + safetensors, not sent) or a legacy pickle of an Experience or a list."""
+    if len(data) >= HEADER and data[:4] == MAGIC:
+        (meta_len,) = struct.unpack_from("<Q", data, 5)
+        if meta_len > len(data) - HEADER:
+            raise ValueError(f"experience bytes truncated ({len(data)} bytes, metadata {meta_len})")
+        meta = _unpickle(data[HEADER : HEADER + meta_len])
+        items = _field(meta, "items")
+        value = items[0] if isinstance(items, list) and items else (None if isinstance(items, list) else meta)
+    else:
+        value = _unpickle(data)
+        if isinstance(value, list):
+            value = value[0] if value else None
+    out = json_safe(value)
+    return out if isinstance(out, dict) else {"value": out}
+
+
+def _unpickle(data: bytes) -> Any:
+    try:
+        return unpickle(data)
+    except PickleError as e:
+        raise ValueError(f"cannot unpickle the experience: {e}") from None
+
+
+def _field(o: Any, name: str) -> Any:
+    if isinstance(o, dict):
+        return o.get(name)
+    if isinstance(o, PyObject):
+        return o.fields.get(name)
+    return None
+
+
+# ---- what a row of the list carries from inside its experience_bytes --------------------------
+
+MAX_PART = 4 * 1024 * 1024
+MAX_METRICS = 64
+
+
+def numeric_metrics_of(m: Any) -> dict[str, Any] | None:
+    """Numeric entries of decoded `metrics` (booleans count as 0/1), at most 64."""
+    if isinstance(m, PyObject):
+        m = m.fields
+    if isinstance(m, list):
+        m = {str(i): v for i, v in enumerate(m)}
+    if not isinstance(m, dict):
+        return None
+    out: dict[str, Any] = {}
+    for k, v in js_entries(m):
+        if len(out) >= MAX_METRICS:
+            break
+        if isinstance(v, bool):
+            out[k] = 1 if v else 0
+        elif isinstance(v, (int, float)):
+            out[k] = wire_number(v) if isinstance(v, float) else (v if abs(v) <= 2**53 - 1 else wire_number(to_float(v)))
+    return out or None
+
+
+def _bytes_at(head: bytes, read, start: int, n: int) -> bytes | None:
+    if n < 0 or n > MAX_PART:
+        return None
+    if start + n <= len(head):
+        return head[start : start + n]
+    b = read(start, n)
+    return b if b is not None and len(b) == n else None
+
+
+def _floats(b: bytes, dtype: Any) -> list[float] | None:
+    if dtype == "F32":
+        a = array("f")
+        a.frombytes(b[: len(b) // 4 * 4])
+    elif dtype == "F64":
+        a = array("d")
+        a.frombytes(b[: len(b) // 8 * 8])
+    elif dtype == "BF16":
+        a = array("f")
+        raw = b[: len(b) // 2 * 2]
+        wide = bytearray(len(raw) * 2)
+        wide[2::4] = raw[0::2]
+        wide[3::4] = raw[1::2]
+        a.frombytes(bytes(wide))
+    elif dtype in ("BOOL", "U8"):
+        return list(b)
+    else:
+        return None
+    if BIG_ENDIAN:
+        a.byteswap()
+    return a.tolist()
+
+
+def _advantage_at(head: bytes, read, at: int) -> Any:
+    """The advantage of item 0 (mean over its action tokens) from the safetensors part at `at`."""
+    len_bytes = _bytes_at(head, read, at, 8)
+    if len_bytes is None:
+        return None
+    (n,) = struct.unpack("<Q", len_bytes)
+    text = _bytes_at(head, read, at + 8, n)
+    if text is None:
+        return None
+    try:
+        header = parse_json(text.decode("utf-8", "replace"))
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(header, dict):
+        return None
+    base = at + 8 + n
+
+    def tensor(name: str) -> list[float] | None:
+        t = header.get(name)
+        offs = t.get("data_offsets") if isinstance(t, dict) else None
+        if not isinstance(offs, list) or len(offs) < 2 or not all(isinstance(x, int) and not isinstance(x, bool) for x in offs[:2]):
+            return None
+        b = _bytes_at(head, read, base + offs[0], offs[1] - offs[0])
+        return None if b is None else _floats(b, t.get("dtype"))
+
+    adv = tensor("0:advantages")
+    if not adv:
+        return None
+    mask = tensor("0:action_mask")
+    if mask is not None and len(mask) == len(adv):
+        picked = [a for a, m in zip(adv, mask) if m and not math.isnan(m)]
+    else:
+        picked = adv
+    if not picked:
+        return None
+    return wire_number(reduce(add, picked, 0.0) / len(picked))
+
+
+def summarize_experience(head: bytes, total: int, read) -> dict[str, Any]:
+    """metrics and advantage of one experience_bytes value from its first bytes (`head`; `total`
+    is its length, `read(start, n)` fetches further ranges); empty when it is not TRXP."""
+    if len(head) < HEADER or head[:4] != MAGIC:
+        return {}
+    (meta_len,) = struct.unpack_from("<Q", head, 5)
+    if HEADER + meta_len > total:
+        return {}
+    out: dict[str, Any] = {}
+    meta = _bytes_at(head, read, HEADER, meta_len)
+    if meta is not None:
+        try:
+            items = _field(unpickle(meta), "items")
+            first = items[0] if isinstance(items, list) and items else None
+            metrics = numeric_metrics_of(_field(first, "metrics"))
+            if metrics:
+                out["metrics"] = metrics
+        except PickleError as e:
+            out["error"] = f"cannot unpickle the experience: {e}"[:500]  # the row is listed without its metrics
+    if HEADER + meta_len + 8 <= total:
+        adv = _advantage_at(head, read, HEADER + meta_len)
+        if adv is not None:
+            out["advantage"] = adv
+    return out
