@@ -5,8 +5,11 @@
 import { type FileSet, type Violation, sortViolations } from './files';
 import { type ModuleRef, moduleRefs } from './imports';
 
-/** Folders of src/ that are not features: what features share, and ambient declarations. */
-const COMMON = new Set(['shared', 'types']);
+/**
+ * Folders of src/ that are not features: what features share, ambient declarations, and the
+ * libraries several features use (the token model, the browser components of their webviews).
+ */
+const COMMON = new Set(['shared', 'types', 'tokens', 'webview-ui']);
 
 type Layer = { kind: 'wiring' } | { kind: 'common'; name: string } | { kind: 'feature'; name: string } | { kind: 'outside' };
 
