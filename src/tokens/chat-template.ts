@@ -58,7 +58,9 @@ function templateOf(tok: RunTokenizer): Template {
   return t;
 }
 
-export const usesGenerationBlocks = (template: string): boolean => /\{%-?\s*generation\s*-?%\}/.test(template);
+function usesGenerationBlocks(template: string): boolean {
+  return /\{%-?\s*generation\s*-?%\}/.test(template);
+}
 
 /** The template's text for `messages` (the empty conversation renders as ''). */
 export function renderChat(tok: RunTokenizer, messages: readonly ChatMessage[], opts: { tools?: readonly unknown[]; addGenerationPrompt?: boolean } = {}): string {

@@ -13,13 +13,13 @@ export interface TokenL10n {
 }
 
 /** A reward as people write it: 1.0, 0.5, 0.3333. */
-export function formatReward(r: number | null): string {
+function formatReward(r: number | null): string {
   if (r === null || !Number.isFinite(r)) return String(r);
   return Number.isInteger(r) ? r.toFixed(1) : String(Number(r.toPrecision(4)));
 }
 
 /** Text shown inline: at most `max` characters, newlines as ↵. */
-export function snippet(text: string, max = 40): string {
+function snippet(text: string, max = 40): string {
   const flat = text.replace(/\r?\n/g, '↵');
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }

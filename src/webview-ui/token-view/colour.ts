@@ -19,7 +19,7 @@ export function advantageClass(a: number, maxAbs: number): string {
 }
 
 /** Prompt, trained, or a response token not trained (a tool result, a masked turn). */
-export function maskClass(e: TokenExperience, i: number): string {
+function maskClass(e: TokenExperience, i: number): string {
   if (e.trained[i]) return 'tv-trained';
   return i < e.promptLength ? 'tv-prompt' : 'tv-untrained';
 }

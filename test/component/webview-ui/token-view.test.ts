@@ -59,6 +59,11 @@ after(async () => {
 });
 
 const page = () => (wp as TokenViewPage).page;
+/** Scrolls the token area (to the end with -1). */
+const scrollTo = (y: number) => page().locator('.tv-scroll').evaluate((el, to) => {
+  const box = el as unknown as { scrollTop: number; scrollHeight: number };
+  box.scrollTop = to < 0 ? box.scrollHeight : to;
+}, y);
 const count = () => page().locator('.tv-count').textContent();
 const shot = async (name: string) => {
   fs.mkdirSync(screenshotsDir, { recursive: true });
@@ -74,10 +79,10 @@ test('32 k tokens: a window of lines in the DOM, a summary line that counts what
   assert.equal(summary, `${s.tokens} tokens · ${s.trainedTokens} trained · mean logprob ${Number(s.meanLogprob.toFixed(3))}`);
   assert.equal(await page().locator('.tv-notes').textContent(), 'from the experience buffer');
   // the sizer is as tall as every line: scrolling to the end draws the last token, still a window
-  await page().locator('.tv-scroll').evaluate((el) => (el.scrollTop = el.scrollHeight));
+  await scrollTo(-1);
   await until('the last token drawn', async () => (await page().locator(`.tv-tok[data-i="${exp.tokens.length - 1}"]`).count()) === 1, 10_000);
   assert.ok((await page().locator('.tv-tok').count()) < 3000);
-  await page().locator('.tv-scroll').evaluate((el) => (el.scrollTop = 0));
+  await scrollTo(0);
   await until('the first token drawn again', async () => (await page().locator('.tv-tok[data-i="0"]').count()) === 1, 10_000);
   await shot('top');
   assert.deepEqual(wp?.cspViolations, []);
@@ -127,7 +132,7 @@ test('colour modes: logprob, mask (prompt / trained / tool output) and advantage
   const e = fromTensors(exp);
   const trained = exp.prompt_length + exp.action_mask.indexOf(1);
   const tool = exp.prompt_length + exp.action_mask.indexOf(0, trained - exp.prompt_length);
-  await page().locator('.tv-scroll').evaluate((el) => (el.scrollTop = 0));
+  await scrollTo(0);
   await page().locator('.tv-mode-select').selectOption('mask');
   const cls = async (i: number) => (await page().locator(`.tv-tok[data-i="${i}"]`).getAttribute('class')) ?? '';
   await until('mask colours', async () => (await cls(trained)).includes('tv-trained'), 10_000);
