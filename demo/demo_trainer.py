@@ -143,7 +143,7 @@ def log_step(path, role, step, values):
 
 # ---- the SQL experience buffer (ExperienceModel; experience_bytes = TRXP) ---------------
 
-_ST_DTYPES = {"I64": ("q", 8), "I32": ("i", 4), "F32": ("f", 4)}
+_ST_DTYPES = {"I64": "q", "I32": "i", "F32": "f"}  # struct codes of the safetensors dtypes written
 
 
 def safetensors_bytes(tensors):
@@ -151,7 +151,7 @@ def safetensors_bytes(tensors):
     {name: {dtype, shape, data_offsets}} padded with spaces to 8 bytes, then the raw LE data."""
     header, data = {}, b""
     for name, (dtype, values) in tensors.items():
-        code, size = _ST_DTYPES[dtype]
+        code = _ST_DTYPES[dtype]
         raw = struct.pack(f"<{len(values)}{code}", *values)
         header[name] = {"dtype": dtype, "shape": [len(values)], "data_offsets": [len(data), len(data) + len(raw)]}
         data += raw
