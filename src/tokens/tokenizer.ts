@@ -7,6 +7,7 @@
 // it; token i's text is the difference once it no longer ends in an incomplete character; the
 // tokens held until then get no text and are marked partial, with their raw bytes for the view.
 import { ByteFallbackDecoder, ByteLevelDecoder, Tokenizer } from '@huggingface/tokenizers';
+import { byteLevelTexts } from './byte-texts';
 import { FLAG_PARTIAL, FLAG_SPECIAL, type TokenTexts } from './experience';
 
 export interface RunTokenizer {
@@ -57,6 +58,39 @@ function byteReader(tok: Tokenizer): ByteOf {
   };
 }
 
+/**
+ * The bytes of each token when the decoder is byte-level alone (then the decoded text is exactly
+ * the UTF-8 of the tokens' bytes, added tokens as their text), cached per id; undefined otherwise.
+ */
+function byteLevelBytes(tok: Tokenizer): ((id: number) => Uint8Array | undefined) | undefined {
+  if (!(tok.decoder instanceof ByteLevelDecoder)) return undefined;
+  const table = tok.decoder.byte_decoder as Record<string, number | string>;
+  const added = new Map<number, string>();
+  for (const [id, t] of tok.get_added_tokens_decoder()) added.set(id, t.content);
+  const utf8 = new TextEncoder();
+  const cache = new Map<number, Uint8Array | undefined>();
+  return (id) => {
+    if (cache.has(id)) return cache.get(id);
+    let out: Uint8Array | undefined;
+    const content = added.get(id);
+    if (content !== undefined) out = utf8.encode(content);
+    else {
+      const piece = tok.id_to_token(id);
+      if (piece !== undefined) {
+        const chars = [...piece];
+        out = new Uint8Array(chars.length);
+        for (let k = 0; k < chars.length && out; k++) {
+          const b = table[chars[k]];
+          if (b === undefined) out = undefined;
+          else out[k] = Number(b);
+        }
+      }
+    }
+    cache.set(id, out);
+    return out;
+  };
+}
+
 function templateOf(config: Record<string, unknown>, file: string | undefined): string | undefined {
   if (file !== undefined) return file;
   const t = config.chat_template;
@@ -95,6 +129,7 @@ export function createTokenizer(tokenizerJson: unknown, config: unknown, opts: {
   const special = new Set<number>();
   for (const [id, t] of tok.get_added_tokens_decoder()) if (t.special) special.add(id);
   const bytesOf = byteReader(tok);
+  const rawBytes = byteLevelBytes(tok);
   const decode = (ids: ArrayLike<number>): string => (ids.length ? tok.decode(Array.from(ids), { skip_special_tokens: false, clean_up_tokenization_spaces: false }) : '');
   return {
     name: opts.name,
@@ -103,7 +138,11 @@ export function createTokenizer(tokenizerJson: unknown, config: unknown, opts: {
     encode: (text) => Int32Array.from(tok.encode(text, { add_special_tokens: false }).ids),
     decode,
     isSpecial: (id) => special.has(id),
-    tokenTexts: (ids) => cutTexts(ids, decode, (id) => special.has(id), bytesOf),
+    tokenTexts: (ids) => {
+      const isSpecial = (id: number): boolean => special.has(id);
+      const fast = rawBytes ? byteLevelTexts(ids, rawBytes, isSpecial) : undefined;
+      return fast && fast.joined === decode(ids) ? fast : cutTexts(ids, decode, isSpecial, bytesOf);
+    },
   };
 }
 
