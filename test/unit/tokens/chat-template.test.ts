@@ -1,7 +1,7 @@
 // A conversation through the fixture model's chat template and tokenizer, and the action mask
 // Trinity-RFT 0.5.2 derives (tokenize_and_mask_messages_default): each assistant turn's content and
 // the template's end of turn trained; system, user, tool results and turn headers not. (The same
-// conversation through Trinity's own function: test/component/tokens/trinity-mask.test.ts.)
+// conversation through Trinity's own function: test/component/tokens/chat-template.test.ts.)
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type ChatMessage, ChatTemplateError, messageSpans, renderChat, tokenizeAndMask } from '../../../src/tokens/chat-template';
