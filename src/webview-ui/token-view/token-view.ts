@@ -217,6 +217,7 @@ export class TokenView {
       frag.append(line);
     }
     this.win.replaceChildren(frag);
+    this.tip.hidden = true; // its token may be gone or recoloured
     this.win.style.transform = `translateY(${first * this.lineHeight}px)`;
     this.drawn = [first, last];
   }
