@@ -52,6 +52,9 @@ import urllib.request
 TABLE = "experience_buffer"  # Trinity's default buffer name, which its SQL buffer uses as the table name
 EVAL_EVERY = 10
 ROLLOUTS = 4  # repeat_times: GRPO group size
+TASKS_PER_BATCH = 2  # tasks rolled out together, each ROLLOUTS times
+MAX_TURN_TOKENS = 32  # max_tokens of one model call: a rambling reply is cut (finish_reason "length")
+IM_END = 2  # the fixture model's <|im_end|>
 
 # ---- TensorBoard event files (TFRecord framing, masked CRC32C, Event protobuf) -----------
 
@@ -140,12 +143,29 @@ def log_step(path, role, step, values):
 
 # ---- the SQL experience buffer (ExperienceModel; experience_bytes = TRXP) ---------------
 
-def experience_bytes(item):
-    meta = pickle.dumps({"version": 1, "num_items": 1, "items": [item]}, protocol=4)
-    # No tensors worth keeping here: a valid, tiny safetensors blob (one int64 token id).
-    header = json.dumps({"0:tokens": {"dtype": "I64", "shape": [1], "data_offsets": [0, 8]}}).encode()
-    tensors = struct.pack("<Q", len(header)) + header + struct.pack("<q", 0)
-    return b"TRXP" + bytes([1]) + struct.pack("<QQ", len(meta), len(tensors)) + meta + tensors
+_ST_DTYPES = {"I64": "q", "I32": "i", "F32": "f"}  # struct codes of the safetensors dtypes written
+
+
+def safetensors_bytes(tensors):
+    """safetensors as torch's `save` writes it: an 8-byte LE header length, a JSON header of
+    {name: {dtype, shape, data_offsets}} padded with spaces to 8 bytes, then the raw LE data."""
+    header, data = {}, b""
+    for name, (dtype, values) in tensors.items():
+        code = _ST_DTYPES[dtype]
+        raw = struct.pack(f"<{len(values)}{code}", *values)
+        header[name] = {"dtype": dtype, "shape": [len(values)], "data_offsets": [len(data), len(data) + len(raw)]}
+        data += raw
+    head = json.dumps(header, separators=(",", ":")).encode()
+    head += b" " * (-len(head) % 8)
+    return struct.pack("<Q", len(head)) + head + data
+
+
+def experience_bytes(item, tensors):
+    """Experience.serialize (Trinity 0.5.2): b"TRXP", version 1, uint64 LE metadata and tensor
+    lengths, the pickled metadata {version, num_items, items}, the tensors as "0:<field>"."""
+    meta = pickle.dumps({"version": 1, "num_items": 1, "items": [item]}, protocol=pickle.HIGHEST_PROTOCOL)
+    blob = safetensors_bytes({f"0:{k}": v for k, v in tensors.items()})
+    return b"TRXP" + bytes([1]) + struct.pack("<QQ", len(meta), len(blob)) + meta + blob
 
 
 def open_buffer(job_dir):
@@ -197,8 +217,11 @@ def call_tool(name, args):
     return {"error": f"unknown tool: {name}"}
 
 
-def chat(base_url, model, messages, temperature, tools, timeout=30):
-    req = {"model": model, "messages": messages, "temperature": temperature, "max_tokens": 40}
+def chat(base_url, model, messages, temperature, tools, seed=None, timeout=120):
+    req = {"model": model, "messages": messages, "temperature": temperature, "max_tokens": MAX_TURN_TOKENS,
+           "logprobs": True, "return_token_ids": True}
+    if seed is not None:  # a sampling seed per call, as an engine draws one: the members of a group differ
+        req["seed"] = seed
     if tools:
         req["tools"] = TOOLS
     body = json.dumps(req).encode()
@@ -207,19 +230,27 @@ def chat(base_url, model, messages, temperature, tools, timeout=30):
         return json.loads(r.read().decode())
 
 
-def rollout(base_url, model, task, temperature, tools=True, max_turns=3):
-    """One episode; returns (messages, final answer, reward). Without tools the model can only guess."""
+def rollout(base_url, model, task, temperature, tools=True, max_turns=3, seed=None):
+    """One episode; returns (messages, final answer, reward, calls). Without tools the model can
+    only guess. `calls` are the engine's own records of each model call: prompt ids, completion
+    ids, completion logprobs, finish_reason."""
     messages = [{"role": "user", "content": task["question"]}]
     answer = ""
+    calls = []
     for _ in range(max_turns):
-        msg = chat(base_url, model, messages, temperature, tools)["choices"][0]["message"]
-        calls = msg.get("tool_calls") or []
-        if not calls:
+        resp = chat(base_url, model, messages, temperature, tools, None if seed is None else seed + len(calls))
+        choice = resp["choices"][0]
+        msg = choice["message"]
+        lps = [t["logprob"] for t in (choice.get("logprobs") or {}).get("content") or []]
+        calls.append({"prompt": resp.get("prompt_token_ids") or [], "completion": choice.get("token_ids") or [],
+                      "logprobs": lps, "finish": choice.get("finish_reason")})
+        tool_calls = msg.get("tool_calls") or []
+        if not tool_calls:
             answer = msg.get("content") or ""
             messages.append({"role": "assistant", "content": answer})
             break
-        messages.append({"role": "assistant", "content": msg.get("content") or "", "tool_calls": calls})
-        for c in calls:
+        messages.append({"role": "assistant", "content": msg.get("content") or "", "tool_calls": tool_calls})
+        for c in tool_calls:
             try:
                 args = json.loads(c["function"].get("arguments") or "{}")
             except ValueError:
@@ -227,7 +258,59 @@ def rollout(base_url, model, task, temperature, tools=True, max_turns=3):
             result = call_tool(c["function"]["name"], args if isinstance(args, dict) else {})
             messages.append({"role": "tool", "tool_call_id": c.get("id", ""), "content": json.dumps(result)})
     reward = 1.0 if answer.strip() == task["answer"] else 0.0
-    return messages, answer, reward
+    return messages, answer, reward, calls
+
+
+# ---- the experience's tensors, as Trinity's convert_messages_to_experience builds them ----
+
+def episode_tensors(calls, messages):
+    """tokens / prompt_length / action_mask / logprobs of one episode, from the engine's ids.
+
+    Trinity re-tokenizes the conversation through the chat template and trains each assistant
+    turn from the end of its generation prompt to the end of its rendered turn (its content,
+    <|im_end|> and the newline after it); tool results and the next turn's header are not
+    trained. The engine's prompt for turn k+1 is that rendering of the conversation so far, so
+    turn k's span is read off it; the last turn is its completion plus <|im_end|> and newline.
+    Logprobs are the engine's for the tokens it sampled (where its ids match the rendering),
+    0.0 for tokens it did not sample. Returns None when the engine gave no ids (another server).
+    """
+    if not calls or not all(c["prompt"] for c in calls):
+        return None
+    first = calls[0]["prompt"]
+    if IM_END not in first[:-1]:
+        return None
+    newline = first[first.index(IM_END) + 1]
+    last = calls[-1]
+    tokens = list(last["prompt"]) + list(last["completion"]) + [IM_END, newline]
+    mask = [0] * len(tokens)
+    logprobs = [0.0] * len(tokens)
+    for k, call in enumerate(calls):
+        start = len(call["prompt"])
+        if k + 1 < len(calls):
+            nxt = calls[k + 1]["prompt"]
+            end = nxt.index(IM_END, start) + 2 if IM_END in nxt[start:] else start
+        else:
+            end = len(tokens)
+        for i in range(start, min(end, len(tokens))):
+            mask[i] = 1
+        done = call["completion"]
+        if tokens[start:start + len(done)] == list(done):
+            for i, lp in enumerate(call["logprobs"][:len(done)]):
+                logprobs[start + i] = float(lp)
+    prompt_length = len(first)
+    truncated = any(c["finish"] == "length" for c in calls)
+    return {"tokens": tokens, "prompt_length": prompt_length, "action_mask": mask[prompt_length:],
+            "logprobs": logprobs[prompt_length:], "truncate_status": "response_truncated" if truncated else None}
+
+
+def grpo_advantages(rewards, eps=1e-6):
+    """Trinity's GRPOGroupedAdvantage: (r - mean) / (std + eps), torch.std unbiased; one member: r."""
+    n = len(rewards)
+    if n < 2:
+        return [float(r) for r in rewards]
+    mean = sum(rewards) / n
+    std = math.sqrt(sum((r - mean) ** 2 for r in rewards) / (n - 1))
+    return [(r - mean) / (std + eps) for r in rewards]
 
 
 def model_id(base_url):
@@ -253,19 +336,57 @@ def curve(step, steps, start, end, noise, rng):
 
 
 def roll(a, state, stop, done, rng):
-    """The rollout thread: episodes of the sample's task, one after the other, until stopped."""
+    """The rollout thread: batches of GRPO groups (TASKS_PER_BATCH tasks x ROLLOUTS episodes
+    each, sampled at temperature 0.7 so members differ), one batch after the other, until stopped."""
     model = state["model"]
     while not stop["now"]:
         step = state["step"]
-        task = make_task(rng, step)
-        offered = rng.random() >= untrained_at(step, a.steps)
-        t0 = time.time()
-        try:
-            messages, answer, reward = rollout(a.model_url, model, task, 0.7, tools=offered)
-        except (OSError, ValueError, KeyError, IndexError) as e:
-            print(f"demo: rollout failed ({e}); going on with simulated rewards", flush=True)
-            return
-        done.put((task, messages, answer, reward, offered, time.time() - t0))
+        batch = []
+        for _ in range(a.tasks_per_batch):
+            task = make_task(rng, step + len(batch))
+            group = []
+            for _ in range(a.group_size):
+                offered = rng.random() >= untrained_at(step, a.steps)
+                t0 = time.time()
+                try:
+                    messages, answer, reward, calls = rollout(a.model_url, model, task, 0.7, tools=offered, seed=rng.getrandbits(30))
+                except (OSError, ValueError, KeyError, IndexError) as e:
+                    print(f"demo: rollout failed ({e}); going on with simulated rewards", flush=True)
+                    return
+                if stop["now"]:
+                    return
+                group.append((task, messages, answer, reward, offered, time.time() - t0, calls))
+            batch.append(group)
+        done.put(batch)
+
+
+def write_groups(db, step, batch):
+    """The rows of a finished batch: one per episode, advantages normalized within each group."""
+    finished = []
+    for group in batch:
+        advantages = grpo_advantages([g[3] for g in group])
+        for run, ((task, messages, answer, reward, offered, took, calls), score) in enumerate(zip(group, advantages)):
+            finished.append((task, messages, answer, reward, offered, took))
+            msg_id = f"demo-{step}-{task['id']}-{run}"
+            t = episode_tensors(calls, messages)
+            item = {
+                "eid": {"batch": step, "task": task["id"], "run": run, "step": 0, "suffix": msg_id},
+                "reward": reward, "truncate_status": t["truncate_status"] if t else None,
+                "info": {"model_version": step, "simulated_trainer": True, "tools_offered": offered},
+                "metrics": {"accuracy": reward, "tool_called": float(any(m.get("tool_calls") for m in messages))},
+                "prompt_length": t["prompt_length"] if t else 1,
+                "response_text": answer, "prompt_text": task["question"], "messages": messages, "tools": TOOLS if offered else None,
+                "chosen_messages": None, "rejected_messages": None, "custom_fields": [], "multi_modal_input_keys": [],
+            }
+            tensors = {"tokens": ("I64", [0])}
+            if t:
+                adv = [score * m for m in t["action_mask"]]
+                tensors = {"tokens": ("I64", t["tokens"]), "logprobs": ("F32", t["logprobs"]), "advantages": ("F32", adv),
+                           "returns": ("F32", adv), "action_mask": ("I32", t["action_mask"])}
+            db.execute(f"INSERT INTO {TABLE} (task_id, run_id, msg_id, model_version, experience_bytes, reward) VALUES (?, ?, ?, ?, ?, ?)",
+                       (task["id"], run, msg_id, step, experience_bytes(item, tensors), reward))
+    db.commit()
+    return finished
 
 
 def main(argv=None):
@@ -277,6 +398,9 @@ def main(argv=None):
     p.add_argument("--model-url", default=os.environ.get("AGENTRL_DEMO_MODEL_URL", "http://127.0.0.1:8089/v1"),
                    help="OpenAI-compatible endpoint for the real rollouts ('' for none)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--group-size", type=int, default=ROLLOUTS, help=f"rollouts per task: the GRPO group (default {ROLLOUTS})")
+    p.add_argument("--tasks-per-batch", type=int, default=TASKS_PER_BATCH,
+                   help=f"tasks rolled out together and written in one step (default {TASKS_PER_BATCH})")
     a = p.parse_args(argv)
 
     stop = {"now": False}
@@ -309,23 +433,12 @@ def main(argv=None):
             rest = a.step_seconds - (time.time() - t0)
         finished = []
         while not done.empty():
-            finished.append(done.get())
+            finished += write_groups(db, step, done.get())
         rewards, lengths, run_times = [], [], []
-        for run, (task, messages, answer, reward, offered, took) in enumerate(finished):
+        for task, messages, answer, reward, offered, took in finished:
             rewards.append(reward)
             lengths.append(len(answer.split()) + 4)
             run_times.append(took)
-            item = {
-                "eid": {"batch": step, "task": task["id"], "run": run, "step": 0, "suffix": f"demo-{step}-{run}"},
-                "reward": reward, "truncate_status": None,
-                "info": {"model_version": step, "simulated_trainer": True, "tools_offered": offered},
-                "metrics": {"accuracy": reward}, "prompt_length": len(task["question"].split()),
-                "response_text": answer, "prompt_text": task["question"], "messages": messages, "tools": TOOLS,
-                "chosen_messages": None, "rejected_messages": None, "custom_fields": [], "multi_modal_input_keys": [],
-            }
-            db.execute(f"INSERT INTO {TABLE} (task_id, run_id, msg_id, model_version, experience_bytes, reward) VALUES (?, ?, ?, ?, ?, ?)",
-                       (task["id"], run, f"demo-{step}-{run}", step, experience_bytes(item), reward))
-        db.commit()
         if not rewards:  # no rollout finished in this step (or no model): the schedule's rewards
             untrained = untrained_at(step, a.steps)
             rewards = [0.0 if rng.random() < untrained else 1.0 for _ in range(ROLLOUTS)]

@@ -10,7 +10,7 @@
 //         extension host does to a webview), fresh per trial; the real metrics webview
 //         (media/metrics.js) in Chromium. Time from connect until every tag's chart has drawn
 //         data covering all its points (draw-probe.ts; an envelope covering the range counts).
-//         The client asks for the envelope first (src/shared/relay-envelope.ts), as the extension does;
+//         The client asks for the envelope first (src/relay-protocol/envelope.ts), as the extension does;
 //         --full-stream measures the path before it (every point streamed, stored and
 //         downsampled). RSS: relay + host + the page's renderer (not headless Chromium's UI or
 //         spare renderers), peak from connect until a second after the last chart drew.

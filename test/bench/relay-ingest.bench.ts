@@ -1,5 +1,5 @@
 // `npm run bench -- relay-ingest`: the client side of the metrics path, from the bytes a relay
-// sent to the points in the store (binary points frames, src/shared/points-frame.ts), three
+// sent to the points in the store (binary points frames, src/relay-protocol/points-frame.ts), three
 // ways in one run on the same batches:
 //   old     the JSON points message → one object per point (the former decodePoints) → regrouped
 //           per series into {step, wallTime, value} objects → store (the path before binary frames)

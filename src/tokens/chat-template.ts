@@ -1,0 +1,137 @@
+// A conversation through the model's chat template (@huggingface/jinja, which renders Qwen2.5's
+// tool-aware template byte-identical to transformers' apply_chat_template), then through the
+// tokenizer: the tokens the trainer rebuilds from the messages, and the action mask Trinity-RFT
+// 0.5.2 derives for them. Trinity's rule (trinity/common/models/utils.py,
+// tokenize_and_mask_messages_default — used unless the template has a {% generation %} block):
+// for each assistant message k, render messages[:k] with the generation prompt and messages[:k+1]
+// without; the tokens between the two lengths are trained. So the assistant's content and what
+// the template closes its turn with (<|im_end|> and the newline after it) are trained, and
+// the system and user turns, tool results and the next turn's header are not. For templates
+// that think (a "<think>" in the template) only the turns after the last user message count.
+import { Template } from '@huggingface/jinja';
+import type { RunTokenizer } from './tokenizer';
+
+export interface ToolCall {
+  id?: string;
+  type?: string;
+  function: { name: string; arguments: unknown };
+}
+
+/** An OpenAI-style chat message (extra keys pass through to the template). */
+export interface ChatMessage {
+  role: string;
+  content?: unknown;
+  tool_calls?: ToolCall[];
+  [key: string]: unknown;
+}
+
+export class ChatTemplateError extends Error {}
+
+/** transformers renders with the special tokens of tokenizer_config.json (raise_exception is jinja's own). */
+function context(tok: RunTokenizer, messages: readonly ChatMessage[], tools: readonly unknown[] | undefined, addGenerationPrompt: boolean): Record<string, unknown> {
+  return {
+    ...tok.specialTokens,
+    messages,
+    tools: tools && tools.length ? tools : undefined,
+    add_generation_prompt: addGenerationPrompt,
+  };
+}
+
+const compiled = new WeakMap<RunTokenizer, Template>();
+
+function templateOf(tok: RunTokenizer): Template {
+  const cached = compiled.get(tok);
+  if (cached) return cached;
+  if (!tok.chatTemplate) throw new ChatTemplateError(`${tok.name} has no chat template`);
+  if (usesGenerationBlocks(tok.chatTemplate)) {
+    // Trinity then asks transformers for return_assistant_tokens_mask, which needs the
+    // tokenizer's character offsets; not mirrored here, said so rather than guessed.
+    throw new ChatTemplateError(`${tok.name}'s chat template marks assistant turns with {% generation %}: its mask is not derived here`);
+  }
+  let t: Template;
+  try {
+    t = new Template(tok.chatTemplate);
+  } catch (e) {
+    throw new ChatTemplateError(`${tok.name}'s chat template does not parse: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  compiled.set(tok, t);
+  return t;
+}
+
+function usesGenerationBlocks(template: string): boolean {
+  return /\{%-?\s*generation\s*-?%\}/.test(template);
+}
+
+/** The template's text for `messages` (the empty conversation renders as ''). */
+export function renderChat(tok: RunTokenizer, messages: readonly ChatMessage[], opts: { tools?: readonly unknown[]; addGenerationPrompt?: boolean } = {}): string {
+  if (messages.length === 0 && !opts.addGenerationPrompt) return '';
+  const t = templateOf(tok);
+  try {
+    return t.render(context(tok, messages, opts.tools, opts.addGenerationPrompt ?? false));
+  } catch (e) {
+    if (e instanceof ChatTemplateError) throw e;
+    throw new ChatTemplateError(`${tok.name}'s chat template failed: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+/** One message's tokens in the rendered conversation: [start, end). */
+export interface MessageSpan {
+  index: number;
+  role: string;
+  start: number;
+  end: number;
+}
+
+/** The tokens the trainer rebuilds from a conversation, and the mask Trinity would train on. */
+export interface TemplateTokens {
+  ids: Int32Array;
+  /** Per token of `ids`: 1 trained (an assistant turn), 0 not. */
+  mask: Uint8Array;
+  /** Trinity's prompt_length: the first trained token (0 when none is trained). */
+  promptLength: number;
+  /** Per assistant turn: the template's prompt for it (its length) and the end of its trained span. */
+  turns: { message: number; promptEnd: number; end: number }[];
+  /** Every message's tokens, for saying where a difference or a wrongly trained token is. */
+  spans: MessageSpan[];
+}
+
+/** Trinity-RFT 0.5.2's messages → (tokens, action mask, prompt_length), mirrored (see the module comment). */
+export function tokenizeAndMask(tok: RunTokenizer, messages: readonly ChatMessage[], tools?: readonly unknown[]): TemplateTokens {
+  if (messages.length === 0) throw new ChatTemplateError('no messages');
+  const encode = (msgs: readonly ChatMessage[], gen: boolean): Int32Array => tok.encode(renderChat(tok, msgs, { tools, addGenerationPrompt: gen }));
+  let start = 0;
+  if (tok.chatTemplate?.includes('<think>')) {
+    for (let i = messages.length - 1; i >= 0; i--) {
+      if (messages[i].role === 'user') {
+        start = i;
+        break;
+      }
+    }
+  }
+  const generation: number[] = []; // assistant message indices
+  for (let i = start; i < messages.length; i++) if (messages[i].role === 'assistant') generation.push(i);
+  const ids = encode(messages, false);
+  const mask = new Uint8Array(ids.length);
+  const turns: TemplateTokens['turns'] = [];
+  for (const k of generation) {
+    // Trinity renders the first turn's prompt from the conversation itself when it opens with the assistant.
+    const promptEnd = k === 0 ? 0 : encode(messages.slice(0, k), true).length;
+    const end = encode(messages.slice(0, k + 1), false).length;
+    mask.fill(1, Math.min(promptEnd, ids.length), Math.min(end, ids.length));
+    turns.push({ message: k, promptEnd, end });
+  }
+  const first = mask.indexOf(1);
+  return { ids, mask, promptLength: first < 0 ? 0 : first, turns, spans: messageSpans(tok, messages, tools) };
+}
+
+/** Each message's tokens: the growth of the rendered conversation's tokens as messages are added. */
+export function messageSpans(tok: RunTokenizer, messages: readonly ChatMessage[], tools?: readonly unknown[]): MessageSpan[] {
+  const spans: MessageSpan[] = [];
+  let prev = 0;
+  for (let i = 0; i < messages.length; i++) {
+    const end = tok.encode(renderChat(tok, messages.slice(0, i + 1), { tools })).length;
+    spans.push({ index: i, role: messages[i].role, start: prev, end });
+    prev = end;
+  }
+  return spans;
+}

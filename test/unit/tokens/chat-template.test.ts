@@ -1,0 +1,93 @@
+// A conversation through the fixture model's chat template and tokenizer, and the action mask
+// Trinity-RFT 0.5.2 derives (tokenize_and_mask_messages_default): each assistant turn's content and
+// the template's end of turn trained; system, user, tool results and turn headers not. (The same
+// conversation through Trinity's own function: test/component/tokens/chat-template.test.ts.)
+import * as assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { type ChatMessage, ChatTemplateError, messageSpans, renderChat, tokenizeAndMask } from '../../../src/tokens/chat-template';
+import { createTokenizer } from '../../../src/tokens/tokenizer';
+import { skipNoTokenizer, tinyTokenizer, tinyTokenizerDir, TOOLS, WEATHER_EPISODE } from '../../harness/tiny-tokenizer';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+/** The trained runs of a mask as text. */
+function trainedRuns(ids: Int32Array, mask: Uint8Array): string[] {
+  const tok = tinyTokenizer();
+  const runs: string[] = [];
+  let i = 0;
+  while (i < ids.length) {
+    if (!mask[i]) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < ids.length && mask[j]) j++;
+    runs.push(tok.decode(ids.subarray(i, j)));
+    i = j;
+  }
+  return runs;
+}
+
+test('the template renders the tools and a tool-calling conversation the way the model was trained on', { skip: skipNoTokenizer }, () => {
+  const text = renderChat(tinyTokenizer(), WEATHER_EPISODE, { tools: TOOLS });
+  assert.ok(text.startsWith('<|im_start|>system\nYou are a helpful assistant.\n\n# Tools\n'));
+  assert.ok(text.includes('\n{"type": "function", "function": {"name": "get_weather", "description": "Get the current weather for a city.", "parameters": {"type": "object", "properties": {"city": {"type": "string", "description": "City name"}}, "required": ["city"]}}}\n'));
+  assert.ok(text.includes('<|im_start|>assistant\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call><|im_end|>\n<|im_start|>user\n<tool_response>\n{"city": "Paris", "temp_c": 21, "condition": "sunny"}\n</tool_response><|im_end|>\n'));
+  assert.ok(text.endsWith('<|im_start|>assistant\nIt is sunny and 21 degrees C in Paris.<|im_end|>\n'));
+  assert.ok(renderChat(tinyTokenizer(), WEATHER_EPISODE.slice(0, 1), { addGenerationPrompt: true }).endsWith('What is the weather in Paris?<|im_end|>\n<|im_start|>assistant\n'));
+});
+
+test('Trinity\'s mask: the assistant turns (content, <|im_end|> and its newline) trained; system, user, tool result and headers not', { skip: skipNoTokenizer }, () => {
+  const tok = tinyTokenizer();
+  const r = tokenizeAndMask(tok, WEATHER_EPISODE, TOOLS);
+  assert.deepEqual(trainedRuns(r.ids, r.mask), [
+    '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call><|im_end|>\n',
+    'It is sunny and 21 degrees C in Paris.<|im_end|>\n',
+  ]);
+  assert.equal(r.promptLength, r.mask.indexOf(1));
+  assert.equal(tok.decode(r.ids.subarray(0, r.promptLength)), renderChat(tok, WEATHER_EPISODE.slice(0, 1), { tools: TOOLS, addGenerationPrompt: true }));
+  assert.deepEqual(r.turns.map((t) => t.message), [1, 3]);
+  assert.deepEqual(r.spans.map((s) => s.role), ['user', 'assistant', 'tool', 'assistant']);
+  assert.equal(r.spans[3].end, r.ids.length);
+  assert.ok(tok.decode(r.ids.subarray(r.spans[2].start, r.spans[2].end)).includes('<tool_response>'));
+  assert.deepEqual(messageSpans(tok, WEATHER_EPISODE, TOOLS), r.spans);
+});
+
+test('no assistant message: nothing trained, prompt_length 0 (Trinity returns the same)', { skip: skipNoTokenizer }, () => {
+  const r = tokenizeAndMask(tinyTokenizer(), [{ role: 'user', content: 'hi' }]);
+  assert.equal(r.mask.indexOf(1), -1);
+  assert.equal(r.promptLength, 0);
+  assert.ok(r.ids.length > 0);
+});
+
+test('a conversation that opens with the assistant: its first turn is trained from the first token', { skip: skipNoTokenizer }, () => {
+  const msgs: ChatMessage[] = [{ role: 'assistant', content: 'Hello!' }, { role: 'user', content: 'hi' }, { role: 'assistant', content: 'Hi.' }];
+  const r = tokenizeAndMask(tinyTokenizer(), msgs);
+  assert.equal(r.mask[0], 1);
+  assert.equal(r.promptLength, 0);
+  assert.equal(trainedRuns(r.ids, r.mask).length, 2);
+  assert.ok(trainedRuns(r.ids, r.mask)[0].startsWith('<|im_start|>system'), 'Trinity trains the whole first render when the assistant opens');
+});
+
+test('a thinking template counts only the turns after the last user message', { skip: skipNoTokenizer }, () => {
+  const base = tinyTokenizer();
+  const json: unknown = JSON.parse(fs.readFileSync(path.join(tinyTokenizerDir, 'tokenizer.json'), 'utf8'));
+  const tpl = `{#- <think> -#}\n${base.chatTemplate ?? ''}`;
+  const tok = createTokenizer(json, {}, { name: 'think', chatTemplate: tpl });
+  const msgs: ChatMessage[] = [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }, { role: 'user', content: 'c' }, { role: 'assistant', content: 'd' }];
+  assert.deepEqual(trainedRuns(tokenizeAndMask(tok, msgs).ids, tokenizeAndMask(tok, msgs).mask), ['d<|im_end|>\n']);
+  assert.deepEqual(trainedRuns(tokenizeAndMask(base, msgs).ids, tokenizeAndMask(base, msgs).mask), ['b<|im_end|>\n', 'd<|im_end|>\n']);
+});
+
+test('no template, a {% generation %} template, a template that fails: a ChatTemplateError that says which', { skip: skipNoTokenizer }, () => {
+  const json: unknown = JSON.parse(fs.readFileSync(path.join(tinyTokenizerDir, 'tokenizer.json'), 'utf8'));
+  const none = createTokenizer(json, {}, { name: 'bare' });
+  assert.throws(() => renderChat(none, WEATHER_EPISODE), (e: unknown) => e instanceof ChatTemplateError && e.message === 'bare has no chat template');
+  const gen = createTokenizer(json, {}, { name: 'gen', chatTemplate: '{% for m in messages %}{% generation %}{{ m.content }}{% endgeneration %}{% endfor %}' });
+  assert.throws(() => tokenizeAndMask(gen, WEATHER_EPISODE), /marks assistant turns with \{% generation %\}/);
+  const bad = createTokenizer(json, {}, { name: 'bad', chatTemplate: '{{ raise_exception("only user turns") }}' });
+  assert.throws(() => renderChat(bad, WEATHER_EPISODE), (e: unknown) => e instanceof ChatTemplateError && /bad's chat template failed: .*only user turns/.test(e.message));
+  const broken = createTokenizer(json, {}, { name: 'broken', chatTemplate: '{% for %}' });
+  assert.throws(() => renderChat(broken, WEATHER_EPISODE), /broken's chat template does not parse/);
+  assert.throws(() => tokenizeAndMask(tinyTokenizer(), []), /no messages/);
+});

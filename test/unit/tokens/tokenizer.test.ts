@@ -1,0 +1,90 @@
+// The run's tokenizer through @huggingface/tokenizers on the fixture model's real tokenizer: the
+// texts of the tokens, joined, are exactly the decoded text — for characters that byte-level BPE
+// splits across tokens too (those tokens are marked partial, with their bytes) — and specials are flagged.
+import * as assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { FLAG_PARTIAL, FLAG_SPECIAL } from '../../../src/tokens/experience';
+import { createTokenizer, TokenizerError } from '../../../src/tokens/tokenizer';
+import { rng } from '../../harness/rng';
+import { skipNoTokenizer, tinyTokenizer, tinyTokenizerDir } from '../../harness/tiny-tokenizer';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+const piecesOf = (s: string): string[] => {
+  const tok = tinyTokenizer();
+  const t = tok.tokenTexts(tok.encode(s));
+  return Array.from({ length: t.offsets.length - 1 }, (_, i) => t.joined.slice(t.offsets[i], t.offsets[i + 1]));
+};
+
+test('token texts of plain text are the tokens\' own text, joined exactly', { skip: skipNoTokenizer }, () => {
+  assert.deepEqual(piecesOf('It is sunny and 21 degrees C in Paris.'), ['It', ' is', ' sunny', ' and', ' ', '2', '1', ' degrees', ' C', ' in', ' Paris', '.']);
+});
+
+test('a character split across byte-level tokens goes to the token that completes it; the others are partial, with their bytes', { skip: skipNoTokenizer }, () => {
+  const tok = tinyTokenizer();
+  const ids = tok.encode('é中🙂');
+  const t = tok.tokenTexts(ids);
+  assert.equal(t.joined, 'é中🙂');
+  // é = c3 a9, 中 = e4 b8 ad, 🙂 = f0 9f 99 82: one byte per token in this 799-token vocabulary
+  assert.equal(ids.length, 9);
+  const pieces = Array.from({ length: 9 }, (_, i) => t.joined.slice(t.offsets[i], t.offsets[i + 1]));
+  assert.deepEqual(pieces, ['', 'é', '', '', '中', '', '', '', '🙂']);
+  assert.deepEqual([...t.flags].map((f) => (f & FLAG_PARTIAL ? 'p' : '.')).join(''), 'p.pp.ppp.');
+  assert.deepEqual(t.partialBytes, { 0: 'c3', 2: 'e4', 3: 'b8', 5: 'f0', 6: '9f', 7: '99' });
+});
+
+test('special tokens are flagged and keep their text; whitespace and newlines are their own text', { skip: skipNoTokenizer }, () => {
+  const tok = tinyTokenizer();
+  const ids = tok.encode('<|im_start|>user\n  hi\n\n<|im_end|>');
+  const t = tok.tokenTexts(ids);
+  assert.equal(t.joined, '<|im_start|>user\n  hi\n\n<|im_end|>');
+  assert.equal(t.flags[0] & FLAG_SPECIAL, FLAG_SPECIAL);
+  assert.equal(t.flags[ids.length - 1] & FLAG_SPECIAL, FLAG_SPECIAL);
+  assert.equal(t.flags[1] & FLAG_SPECIAL, 0);
+  assert.equal(ids[0], 1);
+  assert.equal(ids[ids.length - 1], 2);
+});
+
+test('fuzz: 300 random strings (ASCII, whitespace, accents, CJK, emoji, specials) — encode/decode round-trips and the texts join exactly', { skip: skipNoTokenizer }, () => {
+  const tok = tinyTokenizer();
+  const r = rng(25);
+  const pool = ['a', 'Z', ' ', '  ', '\n', '\t', '\r\n', '7', '42', '.', '{"', '"}', 'é', 'ñ', 'ü', '中', '文', '字', '🙂', '👍🏽', 'Ж', 'ا', '<|im_end|>', '<|im_start|>', 'tool_call', ' Paris', '\u00a0', '\ufffd'];
+  for (let k = 0; k < 300; k++) {
+    let s = '';
+    const len = Math.floor(r() * 40);
+    for (let i = 0; i < len; i++) s += pool[Math.floor(r() * pool.length)];
+    const ids = tok.encode(s);
+    assert.equal(tok.decode(ids), s, `round trip of ${JSON.stringify(s)}`);
+    const t = tok.tokenTexts(ids);
+    assert.equal(t.joined, s, `join of ${JSON.stringify(s)}`);
+    assert.equal(t.offsets.length, ids.length + 1);
+    for (let i = 0; i < ids.length; i++) {
+      const partial = (t.flags[i] & FLAG_PARTIAL) !== 0;
+      assert.equal(partial, t.offsets[i] === t.offsets[i + 1] && i in t.partialBytes, `token ${i} of ${JSON.stringify(s)}`);
+    }
+  }
+});
+
+test('a token list that ends inside a character keeps the replacement character the decode gives, so the join still equals the decode', { skip: skipNoTokenizer }, () => {
+  const tok = tinyTokenizer();
+  const ids = tok.encode('a中');
+  const cut = ids.subarray(0, ids.length - 1);
+  assert.equal(tok.tokenTexts(cut).joined, tok.decode(cut));
+  assert.ok(tok.decode(cut).endsWith('\ufffd'));
+});
+
+test('a tokenizer.json that is not one gives a TokenizerError naming it', () => {
+  assert.throws(() => createTokenizer({ hello: 1 }, {}, { name: 'junk' }), (e: unknown) => e instanceof TokenizerError && /junk: tokenizer\.json has no "model"/.test(e.message));
+  assert.throws(() => createTokenizer(null, {}, { name: 'nil' }), TokenizerError);
+  assert.throws(() => createTokenizer({ model: { type: 'Nope' } }, {}, { name: 'odd' }), (e: unknown) => e instanceof TokenizerError && /odd: the tokenizer could not be built/.test(e.message));
+});
+
+test('the chat template comes from tokenizer_config.json (a string, or the "default" of a list) unless a chat_template.jinja is given', { skip: skipNoTokenizer }, () => {
+  const json: unknown = JSON.parse(fs.readFileSync(path.join(tinyTokenizerDir, 'tokenizer.json'), 'utf8'));
+  assert.equal(createTokenizer(json, { chat_template: 'T1' }, { name: 'x' }).chatTemplate, 'T1');
+  assert.equal(createTokenizer(json, { chat_template: [{ name: 'tool_use', template: 'T2' }, { name: 'default', template: 'T3' }] }, { name: 'x' }).chatTemplate, 'T3');
+  assert.equal(createTokenizer(json, { chat_template: 'T1' }, { name: 'x', chatTemplate: 'J' }).chatTemplate, 'J');
+  assert.equal(createTokenizer(json, {}, { name: 'x' }).chatTemplate, undefined);
+  assert.deepEqual(createTokenizer(json, { eos_token: '<e>', bos_token: { content: '<b>' }, model_max_length: 5 }, { name: 'x' }).specialTokens, { eos_token: '<e>', bos_token: '<b>' });
+  assert.ok(tinyTokenizer().chatTemplate?.includes('<tool_call>'));
+});
