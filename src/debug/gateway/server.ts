@@ -5,12 +5,12 @@
 // the CallHandler's business (the rollout runtime).
 import * as http from 'http';
 import type { AddressInfo } from 'net';
-import { HEADER_EPISODE, HEADER_ROLE, HEADER_STACK, auxIndex, auxRole, decodeStackHeader, type SourceFrame } from '../model/rollout-protocol';
-import type { CallError, ChatCompletion, ChatRequest } from '../model/trajectory';
+import { HEADER_EPISODE, HEADER_ROLE, HEADER_STACK, auxIndex, auxRole, decodeStackHeader, type SourceFrame } from '../trajectory/runner-protocol';
+import type { CallError, ChatCompletion, ChatCompletionRequest } from '../trajectory/trajectory';
 import { completionToChunks, SSE_DONE, sseFrame } from './chat';
 
 export interface IncomingCall {
-  request: ChatRequest;
+  request: ChatCompletionRequest;
   /** Episode named by the runner's client (absent for clients the workflow built itself). */
   episode?: string;
   stack: SourceFrame[];
@@ -73,9 +73,9 @@ export async function startGateway(handler: CallHandler, token: string, port = 0
     }
     const raw = await readBody(req);
     if (raw === undefined) return sendJson(res, 413, errorBody(413, 'request body too large'));
-    let request: ChatRequest;
+    let request: ChatCompletionRequest;
     try {
-      request = JSON.parse(raw) as ChatRequest;
+      request = JSON.parse(raw) as ChatCompletionRequest;
     } catch {
       return sendJson(res, 400, errorBody(400, 'request body is not valid JSON'));
     }

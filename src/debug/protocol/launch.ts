@@ -19,8 +19,8 @@ export type RunHandle = RolloutRuntime | UpstreamRun;
 export interface LaunchDeps {
   checker: ConfigChecker;
   logger: Logger;
-  /** dist/runner/agentrl_runner.py */
-  runnerScript: string;
+  /** The folder holding the `agentrl_runner` package (dist/runner). */
+  runnerDir: string;
   /** Attaches a child debugpy session (extension only); resolves false when it could not. */
   startPythonDebugger?(endpoint: { host: string; port: number }): Promise<boolean>;
   env?: NodeJS.ProcessEnv;
@@ -30,7 +30,7 @@ export interface LaunchDeps {
   onTiming?: (what: string, at: number) => void;
 }
 
-export type Prepared = { ok: true; runtime: RunHandle; notes: string[] } | { ok: false; message: string };
+export type Prepared = { ok: true; run: RunHandle; notes: string[] } | { ok: false; message: string };
 
 export function formatConfigErrors(file: string, result: CheckResult): string | undefined {
   const errors = result.diagnostics.filter((d) => d.severity === 'error');
@@ -62,8 +62,8 @@ export async function prepareLaunch(args: RolloutLaunchArgs & { __pythonDebugger
   if (backbone !== 'native') {
     const cli = findCli(BACKBONE_CLI[backbone], python, env);
     if (!cli) return { ok: false, message: missingCliMessage(backbone, python) };
-    const runtime = new UpstreamRun({ backbone, cli, config: configPath, python, runnerScript: deps.runnerScript, cwd, env: { ...env, ...(args.env ?? {}) }, runRoot: args.record === false ? undefined : root, launcherArgs: args.launcherArgs, meta: { ...args, config: configPath, env: undefined } });
-    return { ok: true, runtime, notes: [`The ${backbone} backbone runs the upstream debug mode: no stepping; its results are imported when it ends.`] };
+    const run = new UpstreamRun({ backbone, cli, config: configPath, python, runnerDir: deps.runnerDir, cwd, env: { ...env, ...(args.env ?? {}) }, runRoot: args.record === false ? undefined : root, launcherArgs: args.launcherArgs, meta: { ...args, config: configPath, env: undefined } });
+    return { ok: true, run, notes: [`The ${backbone} backbone runs the upstream debug mode: no stepping; its results are imported when it ends.`] };
   }
   const planned = buildPlan({ ...args, cwd }, result.kind, result.resolved, configPath);
   if (!planned.plan) return { ok: false, message: `Cannot run ${path.basename(configPath)}:\n  ${planned.errors.join('\n  ')}` };
@@ -106,7 +106,7 @@ export async function prepareLaunch(args: RolloutLaunchArgs & { __pythonDebugger
   const notes: string[] = [];
   if (args.__pythonDebuggerNote) notes.push(args.__pythonDebuggerNote);
   const { model, env: userEnv, auxiliaryModels, ...rest } = args;
-  const runtime = new RolloutRuntime({
+  const run = new RolloutRuntime({
     plan: planned.plan,
     upstream,
     replay,
@@ -116,7 +116,7 @@ export async function prepareLaunch(args: RolloutLaunchArgs & { __pythonDebugger
     modelName: model?.name,
     configModelName: planned.modelName,
     python,
-    runnerScript: deps.runnerScript,
+    runnerDir: deps.runnerDir,
     env: { ...env, ...(userEnv ?? {}) },
     pythonDebugger: args.pythonDebugger === true && !!deps.startPythonDebugger,
     runRoot: args.record === false ? undefined : root,
@@ -125,7 +125,7 @@ export async function prepareLaunch(args: RolloutLaunchArgs & { __pythonDebugger
     backbone: 'native',
     logger: deps.logger,
   });
-  return { ok: true, runtime, notes };
+  return { ok: true, run, notes };
 }
 
 function apiKeyOf(args: RolloutLaunchArgs, env: NodeJS.ProcessEnv): string | undefined {
