@@ -31,10 +31,10 @@ export function registerRolloutDebugger(context: vscode.ExtensionContext, log: L
     resolveDebugConfigurationWithSubstitutedVariables: (folder, config) => configs().resolveDebugConfigurationWithSubstitutedVariables(folder, config),
   };
   const changed = new vscode.EventEmitter<Host.RolloutNode | undefined>();
-  let tree: Host.RolloutsTreeProvider | undefined;
+  let tree: Host.RolloutsTree | undefined;
   const rollouts = () => {
     if (!tree) {
-      tree = new (host().RolloutsTreeProvider)();
+      tree = new (host().RolloutsTree)();
       context.subscriptions.push(tree.onDidChangeTreeData(() => changed.fire(undefined)));
     }
     return tree;

@@ -9,7 +9,8 @@ import { silentLogger } from '../shared/log';
 import { prepareLaunch } from './protocol/launch';
 import type { RolloutLaunchArgs } from './runtime/plan';
 
-export interface RolloutCliDeps {
+/** What `agentrl rollout` is given by the CLI it belongs to (src/cli.ts). */
+export interface RolloutCliContext {
   /** The config engine (cli.ts injects createConfigChecker from src/config). */
   checker: ConfigChecker;
   io?: { stdout(s: string): void; stderr(s: string): void };
@@ -42,8 +43,8 @@ Options:
   -h, --help              this help
 `;
 
-export async function main(argv: string[], deps: RolloutCliDeps): Promise<number> {
-  const io = deps.io ?? { stdout: (s: string) => process.stdout.write(s), stderr: (s: string) => process.stderr.write(s) };
+export async function main(argv: string[], context: RolloutCliContext): Promise<number> {
+  const io = context.io ?? { stdout: (s: string) => process.stdout.write(s), stderr: (s: string) => process.stderr.write(s) };
   let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({
@@ -102,11 +103,11 @@ export async function main(argv: string[], deps: RolloutCliDeps): Promise<number
     io.stderr('agentrl rollout: the Python runner (runner/agentrl_runner/) is missing next to the CLI\n');
     return 1;
   }
-  if (!deps.checker) io.stderr('agentrl rollout: note: config engine not available; the config is read but not checked\n');
+  if (!context.checker) io.stderr('agentrl rollout: note: config engine not available; the config is read but not checked\n');
   // --timings: from the last episode's end to main() returning, step by step.
   const marks: [string, number][] = [];
   const mark = (what: string, at = performance.now()) => marks.push([what, at]);
-  const prepared = await prepareLaunch(args, { checker: deps.checker, logger: silentLogger, runnerDir, ...(values.timings ? { onTiming: mark } : {}) });
+  const prepared = await prepareLaunch(args, { checker: context.checker, logger: silentLogger, runnerDir, ...(values.timings ? { onTiming: mark } : {}) });
   if (!prepared.ok) {
     io.stderr(`agentrl rollout: ${prepared.message}\n`);
     return 1;

@@ -9,11 +9,11 @@ import type { Logger } from '../shared/log';
 import { RolloutDebugSession } from './protocol/session';
 import { RolloutConfigurationProvider } from './vscode/configurations';
 import { attachPythonDebugger } from './vscode/python';
-import { RolloutsTreeProvider, runTranscriptFile, transcriptFile } from './vscode/rollouts-tree';
+import { RolloutsTree, runTranscriptFile, transcriptFile } from './vscode/rollouts-tree';
 import type { RunInfo } from './results/run-store';
 import type { EpisodeTrajectory } from './trajectory/trajectory';
 
-export { RolloutConfigurationProvider, RolloutsTreeProvider };
+export { RolloutConfigurationProvider, RolloutsTree };
 
 export function createAdapter(session: vscode.DebugSession, checker: ConfigChecker, log: Logger, runnerDir: string): vscode.DebugAdapterInlineImplementation {
   const dap = new RolloutDebugSession({

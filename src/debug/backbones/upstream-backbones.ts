@@ -165,7 +165,7 @@ export class UpstreamRun extends EventEmitter<RunEvents> implements RunHandle {
   private readExperiencesDb(db: string): EpisodeTrajectory[] {
     if (!fs.existsSync(db)) throw new Error(`${db} was not written`);
     const env = { ...this.o.env, PYTHONPATH: [this.o.runnerDir, this.o.env.PYTHONPATH].filter(Boolean).join(path.delimiter) };
-    const r = spawnSync(this.o.python, ['-m', 'agentrl_runner', '--read-experiences', db], { encoding: 'utf8', timeout: 60_000, env });
+    const r = spawnSync(this.o.python, ['-B', '-m', 'agentrl_runner', '--read-experiences', db], { encoding: 'utf8', timeout: 60_000, env });
     if (r.status !== 0) throw new Error(r.stderr || `exit ${r.status}`);
     return JSON.parse(r.stdout) as EpisodeTrajectory[];
   }

@@ -2,7 +2,7 @@
 // (/v1/chat/completions, streaming too, and /v1/models) guarded by a per-session token.
 // `/aux/<i>/v1/...` is the same for auxiliary model i (explorer.auxiliary_models[i]).
 // It parses and answers; what happens to a call (hold, edit, forward, record, replay) is
-// the CallHandler's business (the rollout runtime).
+// the GatewayPort's business (the rollout runtime).
 import * as http from 'http';
 import type { AddressInfo } from 'net';
 import { HEADER_EPISODE, HEADER_ROLE, HEADER_STACK, auxIndex, auxRole, decodeStackHeader, type SourceFrame } from '../trajectory/runner-protocol';
@@ -25,7 +25,8 @@ export type CallOutcome =
   | { ok: true; response: ChatCompletion; chunks?: unknown[] }
   | { ok: false; error: CallError; body?: unknown };
 
-export interface CallHandler {
+/** What the gateway needs from the run it serves. */
+export interface GatewayPort {
   handleCall(call: IncomingCall): Promise<CallOutcome>;
   /** The models of the rollout model's endpoint, or of auxiliary model `aux`. */
   listModels(aux?: number): Promise<unknown>;
@@ -42,7 +43,7 @@ export interface GatewayServer {
 
 const MAX_BODY = 64 * 1024 * 1024;
 
-export async function startGateway(handler: CallHandler, token: string, port = 0): Promise<GatewayServer> {
+export async function startGateway(handler: GatewayPort, token: string, port = 0): Promise<GatewayServer> {
   const server = http.createServer((req, res) => {
     void route(req, res).catch((e: unknown) => sendJson(res, 500, errorBody(500, `gateway error: ${(e as Error)?.message ?? e}`)));
   });

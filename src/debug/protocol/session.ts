@@ -31,7 +31,7 @@ import type { RolloutLaunchArgs } from '../runtime/plan';
 import type { RunHandle, RunOutput } from '../runtime/run-handle';
 import type { ResumeMode, StopInfo } from '../runtime/stop-policy';
 import { evaluationRoot, scopesFor, stackFrame } from './frames';
-import { prepareLaunch, type LaunchDeps } from './launch';
+import { prepareLaunch, type LaunchContext } from './launch';
 import { absolutePath, getPath, parseEditedValue, parsePath, PathError, setPath, splitAssignment, type PathSegment } from './paths';
 import { preview, VariableStore, type EditTarget } from './variables';
 
@@ -65,13 +65,15 @@ export class RolloutDebugSession extends DebugSession {
   private reportProgress = false;
   /** The progress notification shown for each episode that is running (by thread id). */
   private readonly progress = new Map<number, string>();
+  /** Episodes whose progress ended at a stop: it comes back when they go on. */
+  private readonly halted = new Set<Episode>();
   private progressSeq = 0;
   private ended = false;
   private readonly l10n: L10n;
 
-  constructor(private readonly deps: LaunchDeps) {
+  constructor(private readonly context: LaunchContext) {
     super();
-    this.l10n = deps.l10n ?? english;
+    this.l10n = context.l10n ?? english;
     this.setDebuggerLinesStartAt1(true);
     this.setDebuggerColumnsStartAt1(true);
   }
@@ -94,13 +96,18 @@ export class RolloutDebugSession extends DebugSession {
     });
     run.on('stopped', (s) => this.onStopped(s));
     run.on('continued', () => {
+      for (const ep of this.halted) {
+        if (run.stopOf(ep)) continue;
+        this.halted.delete(ep);
+        if (ep.status === 'running') this.showProgress(ep, this.l10n.t('resumed'));
+      }
       // Other episodes may still be stopped: their frames stay valid until none is.
       if (run.stop) return;
       this.vars.reset();
       this.frames.reset();
     });
     run.on('pythonDebugger', (endpoint) => {
-      void this.deps.startPythonDebugger?.(endpoint).then((ok) => {
+      void this.context.startPythonDebugger?.(endpoint).then((ok) => {
         if (!ok) this.console(this.l10n.t('The Python debugger session could not attach; Python breakpoints are off for this run.') + '\n', 'important');
       });
     });
@@ -119,7 +126,10 @@ export class RolloutDebugSession extends DebugSession {
   private onStopped(s: StopInfo): void {
     // A notification saying "LLM call #1" while the episode waits at a breakpoint misleads:
     // the episode's progress ends here, and starts again with its next step.
-    if (s.episode) this.endProgress(s.episode, this.l10n.t('stopped: {0}', s.description));
+    if (s.episode) {
+      this.endProgress(s.episode, this.l10n.t('stopped: {0}', s.description));
+      this.halted.add(s.episode);
+    }
     const ev = new StoppedEvent(s.reason, s.episode?.threadId ?? RUNNER_THREAD, s.text) as DebugProtocol.StoppedEvent;
     ev.body.description = s.description;
     // Only this episode waits; the others keep running (and recording).
@@ -194,7 +204,7 @@ export class RolloutDebugSession extends DebugSession {
   }
 
   protected override async launchRequest(response: DebugProtocol.LaunchResponse, args: LaunchRequestArgs): Promise<void> {
-    const prepared = await prepareLaunch(args, this.deps);
+    const prepared = await prepareLaunch(args, this.context);
     if (!prepared.ok) {
       return this.sendErrorResponse(response, { id: 1001, format: prepared.message, showUser: true });
     }

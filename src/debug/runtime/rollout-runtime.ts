@@ -9,7 +9,7 @@
 import { randomBytes } from 'crypto';
 import { EventEmitter } from 'events';
 import { english, type L10n } from '../../shared/l10n';
-import { auxIndex, type ErrorInfo, type RunnerPlan, type RunnerToHost } from '../trajectory/runner-protocol';
+import { auxIndex, type ErrorInfo, type RunnerPlan, type RunnerMessage } from '../trajectory/runner-protocol';
 import type { ForkInfo, RolloutSummary } from '../trajectory/trajectory';
 import { startGateway, type GatewayServer } from '../gateway/server';
 import type { ChatUpstream } from '../gateway/model-endpoint';
@@ -200,7 +200,7 @@ export class RolloutRuntime extends EventEmitter<RunEvents> implements RunHandle
 
   /** Episode scheduling: what the runner reports (tasks, episodes starting and ending,
    *  rewards, exceptions, done) becomes the run's episodes. */
-  private onRunnerMessage(m: RunnerToHost): void {
+  private onRunnerMessage(m: RunnerMessage): void {
     switch (m.type) {
       case 'tasks':
         this.say('console', `Loaded ${m.count} task(s): ${m.ids.slice(0, 20).join(', ')}${m.ids.length > 20 ? ', …' : ''}\n`);

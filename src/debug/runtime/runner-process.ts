@@ -16,8 +16,8 @@ import {
   RUNNER_TOKEN_ENV,
   encodeLine,
   type HelloMsg,
-  type HostToRunner,
-  type RunnerToHost,
+  type ExtensionMessage,
+  type RunnerMessage,
 } from '../trajectory/runner-protocol';
 import { killTree } from './process-tree';
 
@@ -40,7 +40,7 @@ export interface RunnerStartOptions {
 }
 
 export interface RunnerEvents {
-  message: [RunnerToHost];
+  message: [RunnerMessage];
   /** Raw stdout / stderr of the process (what the runner did not capture itself). */
   output: ['stdout' | 'stderr', string];
   /** The runner exited and everything it wrote has been read (its `done` was delivered first). */
@@ -91,7 +91,8 @@ export class RunnerProcess extends EventEmitter<RunnerEvents> {
       server.listen(0, '127.0.0.1', () => resolve());
     });
     const port = (server.address() as net.AddressInfo).port;
-    const args = ['-u', '-m', 'agentrl_runner', '--connect', `127.0.0.1:${port}`, ...(o.debugpy ? ['--debugpy'] : [])];
+    // -B: no __pycache__ written into the extension's folder.
+    const args = ['-B', '-u', '-m', 'agentrl_runner', '--connect', `127.0.0.1:${port}`, ...(o.debugpy ? ['--debugpy'] : [])];
     // The token, this run's marker, and the runner package first on PYTHONPATH (the runner
     // gives the workflow the user's PYTHONPATH back).
     const [name, value] = this.marker.split('=');
@@ -133,7 +134,7 @@ export class RunnerProcess extends EventEmitter<RunnerEvents> {
         server.close();
         this.socket = socket;
         socket.setNoDelay(true);
-        const decoder = new JsonLineDecoder<RunnerToHost>(
+        const decoder = new JsonLineDecoder<RunnerMessage>(
           (msg) => {
             if (this.hello) return void this.emit('message', msg);
             if (msg.type !== 'hello' || msg.token !== o.token) return fail('the runner sent an unexpected first message (token mismatch)');
@@ -174,7 +175,7 @@ export class RunnerProcess extends EventEmitter<RunnerEvents> {
     });
   }
 
-  send(msg: HostToRunner): void {
+  send(msg: ExtensionMessage): void {
     if (this.socket && !this.socket.destroyed) this.socket.write(encodeLine(msg));
   }
 

@@ -151,7 +151,7 @@ export interface SymbolsMsg {
 export interface DoneMsg {
   type: 'done';
 }
-export type RunnerToHost =
+export type RunnerMessage =
   | HelloMsg
   | TasksMsg
   | EpisodeStartMsg
@@ -175,7 +175,7 @@ export interface ResumeMsg {
 export interface StopMsg {
   type: 'stop';
 }
-export type HostToRunner = StartMsg | ResumeMsg | StopMsg;
+export type ExtensionMessage = StartMsg | ResumeMsg | StopMsg;
 
 /** Splits a byte stream into JSON-line messages; bad lines go to `onBad`. Bytes are kept
  *  until their line is complete (a chunk may end inside a multi-byte character) and only a
@@ -211,7 +211,7 @@ export class JsonLineDecoder<T> {
   }
 }
 
-export function encodeLine(m: HostToRunner | RunnerToHost): string {
+export function encodeLine(m: ExtensionMessage | RunnerMessage): string {
   return JSON.stringify(m) + '\n';
 }
 

@@ -47,7 +47,7 @@ export function turnLabel(t: TrajectoryTurn): string {
   return `llm #${t.index + 1} ${what}${t.edited ? ' (edited)' : ''}`;
 }
 
-export class RolloutsTreeProvider implements vscode.TreeDataProvider<RolloutNode> {
+export class RolloutsTree implements vscode.TreeDataProvider<RolloutNode> {
   private readonly changed = new vscode.EventEmitter<RolloutNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
 

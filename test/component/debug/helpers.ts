@@ -11,7 +11,7 @@ import { parse } from 'yaml';
 import type { CheckResult, ConfigChecker } from '../../../src/shared/config-api';
 import { silentLogger } from '../../../src/shared/log';
 import { RolloutDebugSession } from '../../../src/debug/protocol/session';
-import type { LaunchDeps } from '../../../src/debug/protocol/launch';
+import type { LaunchContext } from '../../../src/debug/protocol/launch';
 import { repoRoot, venvPython } from '../../harness/paths';
 import { modelRuntimeInstalled, startModelServer, type ModelServer } from '../../harness/model-server';
 
@@ -52,8 +52,8 @@ export interface Adapter {
 }
 
 /** The debug adapter in this process, spoken to over a real DAP socket. */
-export async function startAdapter(extra: Partial<LaunchDeps> = {}): Promise<Adapter> {
-  const deps: LaunchDeps = { checker: new ConfigCheckerTestDouble(), logger: silentLogger, runnerDir, ...extra };
+export async function startAdapter(extra: Partial<LaunchContext> = {}): Promise<Adapter> {
+  const deps: LaunchContext = { checker: new ConfigCheckerTestDouble(), logger: silentLogger, runnerDir, ...extra };
   const sessions: RolloutDebugSession[] = [];
   const server = net.createServer((socket) => {
     const session = new RolloutDebugSession(deps);

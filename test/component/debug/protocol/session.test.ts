@@ -187,6 +187,7 @@ describe('rollout debug adapter (real model, real runner)', { skip: skipWithoutM
       const again = after.filter((e) => e.event === 'progressStart');
       assert.ok(again.length >= 1, 'the episode shows its progress again once it goes on');
       for (const p of again) assert.ok(after.some((e) => e.event === 'progressEnd' && e.id === p.id), `progress ${p.id} never ended`);
+      assert.ok(after.some((e) => e.event === 'progressEnd' && /^reward /.test(e.message ?? '')), `the episode's end shows its reward: ${JSON.stringify(after)}`);
     } finally {
       await close();
     }
