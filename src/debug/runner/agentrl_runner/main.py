@@ -55,7 +55,7 @@ def start_debugpy() -> tuple[Debugpy | None, str | None]:
         return None, f"debugpy is not installed in {sys.executable} (pip install debugpy) - Python breakpoints are off"
     try:
         host, port = debugpy.listen(("127.0.0.1", 0))
-    except Exception as e:
+    except Exception as e:  # any failure only turns Python breakpoints off, and says why
         return None, f"debugpy could not listen: {e}"
     dbg = Debugpy({"host": host, "port": port})
 
@@ -124,13 +124,13 @@ def run(channel: Channel, plan: RunnerPlan, cwd: str) -> None:
     """Runs the plan: its tasks x repeat episodes, up to ``concurrency`` at once."""
     try:
         picked = select(load_rows(plan["tasks"]["source"], cwd), plan["tasks"])
-    except Exception as e:
+    except Exception as e:  # whatever loading raised is the run's error, shown with its traceback
         return fatal(channel, e, "tasks")
     channel.send({"type": "tasks", "count": len(picked), "ids": [tid for _, tid, _ in picked]})
     try:
         workflow = resolve(plan["workflow"], cwd, "workflow")
         reward = resolve(plan["reward"], cwd, "reward") if plan.get("reward") else None
-    except Exception as e:
+    except Exception as e:  # whatever the user's module raised on import, likewise
         return fatal(channel, e, "import")
     channel.send({"type": "symbols", "functions": module_functions(workflow)})
     work = Workload(plan, workflow, reward)

@@ -110,7 +110,7 @@ def _load_hf(source: Json) -> list[Any]:
     )
     try:
         ds = datasets.load_dataset(source["path"], source.get("name"), split=source.get("split") or "train")
-    except Exception as e:
+    except Exception as e:  # the datasets library's own errors, of whatever type, said as a task error
         raise TaskError(f"datasets.load_dataset({source['path']!r}, split={source.get('split')!r}) failed: {e}") from e
     return [dict(r) for r in ds]
 

@@ -124,7 +124,7 @@ def _auto_tokenizer() -> Any:
             raise TokenizerUnavailable(f"importing transformers failed: {e}") from None
         missing = "transformers is not installed in this interpreter (pip install transformers)"
         raise TokenizerUnavailable(missing) from None
-    except Exception as e:
+    except Exception as e:  # a broken transformers install: no tokenizer, and why
         raise TokenizerUnavailable(f"importing transformers failed ({type(e).__name__}: {e})") from None
 
 
@@ -144,7 +144,7 @@ def _load(model_path: str | None, chat_template: str | None, enable_thinking: bo
             hf = auto.from_pretrained(path, **kw)
         else:
             hf = auto.from_pretrained(path, local_files_only=True, **kw)
-    except Exception as e:
+    except Exception as e:  # whatever transformers raises for a model it cannot load offline
         first = str(e).splitlines()[0] if str(e) else ""
         raise TokenizerUnavailable(
             f"could not load the tokenizer of {model_path!r} offline ({type(e).__name__}: "
