@@ -1,7 +1,7 @@
-// The debugger runner's own tests are pytest files (test/component/debug/runner/agentrl_runner/);
-// this runs them once with the machine's python3, as the runner ships: standard library only
-// (PYTHONPATH cleared so nothing from a venv leaks in; pytest is the one package the tests need),
-// and gives each test's outcome from pytest's JUnit XML.
+// The debugger runner's own tests are pytest files (test/component/debug/runner/agentrl_runner/,
+// configured by pytest.ini there); this runs them once with the machine's python3, as the runner
+// ships: standard library only (PYTHONPATH cleared so nothing from a venv leaks in; pytest is the
+// one package the tests need), and gives each test's outcome from pytest's JUnit XML.
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -30,7 +30,7 @@ export function pytestMissing(python = 'python3'): string | undefined {
 
 const unescape = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&#10;/g, '\n').replace(/&amp;/g, '&');
 
-/** Runs the runner's pytest suite (config: pyproject.toml) and reads each test's outcome. */
+/** Runs the runner's pytest suite and reads each test's outcome. */
 export function runPytest(python = 'python3'): PytestRun {
   const report = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'agentrl-pytest-')), 'junit.xml');
   const r = spawnSync(python, ['-m', 'pytest', '-q', '--junit-xml', report, '-o', 'junit_family=xunit1', runnerTestDir], {
@@ -47,7 +47,8 @@ export function runPytest(python = 'python3'): PytestRun {
   const cases: PytestCase[] = [];
   for (const m of xml.matchAll(/<testcase ([^>]*?)(?:\/>|>([\s\S]*?)<\/testcase>)/g)) {
     const attr = (name: string) => unescape(new RegExp(`\\b${name}="([^"]*)"`).exec(m[1])?.[1] ?? '');
-    const file = path.relative(runnerTestDir, path.join(repoRoot, attr('file')));
+    // `file` is relative to pytest's rootdir: the folder of pytest.ini, runnerTestDir.
+    const file = attr('file');
     const body = m[2] ?? '';
     const failure = /<(failure|error)[^>]*?(?:message="([^"]*)")?[^>]*>([\s\S]*?)<\/\1>/.exec(body);
     const skipped = /<skipped[^>]*?message="([^"]*)"/.exec(body);
