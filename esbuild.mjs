@@ -163,12 +163,15 @@ for (const e of webEntries) {
   });
 }
 
-/** Files shipped as-is next to the bundles (e.g. the Python runner). */
+/** Files shipped as-is next to the bundles: the Python runner package, run by the user's
+ *  interpreter as `python -m agentrl_runner` with dist/runner on its path. */
 function copyAssets() {
-  const assets = [{ from: 'src/debug/runner', to: 'dist/runner', filter: (f) => f.endsWith('.py') }];
+  const assets = [{ from: 'src/debug/runner/agentrl_runner', to: 'dist/runner/agentrl_runner', clean: 'dist/runner', filter: (f) => f.endsWith('.py') }];
   for (const a of assets) {
     const src = path.join(root, a.from);
     if (!fs.existsSync(src)) continue;
+    // A file removed or renamed in src must not ship from an earlier build.
+    fs.rmSync(path.join(root, a.clean), { recursive: true, force: true });
     fs.mkdirSync(path.join(root, a.to), { recursive: true });
     for (const f of fs.readdirSync(src)) {
       if (a.filter(f)) fs.copyFileSync(path.join(src, f), path.join(root, a.to, f));

@@ -22,7 +22,7 @@ export interface RolloutDebugger {
 /** `checker` gives the config engine (wired by extension.ts, loaded on first use). */
 export function registerRolloutDebugger(context: vscode.ExtensionContext, log: Logger, checker: () => ConfigChecker): RolloutDebugger {
   const host = lazyBundle<typeof Host>('debug-host');
-  const runnerScript = path.join(context.extensionPath, 'dist', 'runner', 'agentrl_runner.py');
+  const runnerDir = path.join(context.extensionPath, 'dist', 'runner');
   let provider: Host.RolloutConfigurationProvider | undefined;
   const configs = () => (provider ??= new (host().RolloutConfigurationProvider)(checker, log));
   const delegate: vscode.DebugConfigurationProvider = {
@@ -31,10 +31,10 @@ export function registerRolloutDebugger(context: vscode.ExtensionContext, log: L
     resolveDebugConfigurationWithSubstitutedVariables: (folder, config) => configs().resolveDebugConfigurationWithSubstitutedVariables(folder, config),
   };
   const changed = new vscode.EventEmitter<Host.RolloutNode | undefined>();
-  let tree: Host.RolloutsTreeProvider | undefined;
+  let tree: Host.RolloutsTree | undefined;
   const rollouts = () => {
     if (!tree) {
-      tree = new (host().RolloutsTreeProvider)();
+      tree = new (host().RolloutsTree)();
       context.subscriptions.push(tree.onDidChangeTreeData(() => changed.fire(undefined)));
     }
     return tree;
@@ -45,7 +45,7 @@ export function registerRolloutDebugger(context: vscode.ExtensionContext, log: L
     vscode.debug.registerDebugConfigurationProvider('agentrl', delegate, vscode.DebugConfigurationProviderTriggerKind.Initial),
     vscode.debug.registerDebugConfigurationProvider('agentrl', { provideDebugConfigurations: (f) => configs().provideDebugConfigurations(f) }, vscode.DebugConfigurationProviderTriggerKind.Dynamic),
     vscode.debug.registerDebugAdapterDescriptorFactory('agentrl', {
-      createDebugAdapterDescriptor: (session) => host().createAdapter(session, checker(), log, runnerScript),
+      createDebugAdapterDescriptor: (session) => host().createAdapter(session, checker(), log, runnerDir),
     }),
     vscode.window.registerTreeDataProvider<Host.RolloutNode>('agentrl.rollouts', {
       onDidChangeTreeData: changed.event,

@@ -9,7 +9,8 @@ import { silentLogger } from '../base/log';
 import { prepareLaunch } from './protocol/launch';
 import type { RolloutLaunchArgs } from './runtime/plan';
 
-export interface RolloutCliDeps {
+/** What `agentrl rollout` is given by the CLI it belongs to (src/cli.ts). */
+export interface RolloutCliContext {
   /** The config engine (cli.ts injects createConfigChecker from src/config). */
   checker: ConfigChecker;
   io?: { stdout(s: string): void; stderr(s: string): void };
@@ -42,8 +43,8 @@ Options:
   -h, --help              this help
 `;
 
-export async function main(argv: string[], deps: RolloutCliDeps): Promise<number> {
-  const io = deps.io ?? { stdout: (s: string) => process.stdout.write(s), stderr: (s: string) => process.stderr.write(s) };
+export async function main(argv: string[], context: RolloutCliContext): Promise<number> {
+  const io = context.io ?? { stdout: (s: string) => process.stdout.write(s), stderr: (s: string) => process.stderr.write(s) };
   let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({
@@ -96,21 +97,22 @@ export async function main(argv: string[], deps: RolloutCliDeps): Promise<number
     io.stderr(`agentrl rollout: ${(e as Error).message}\n\n${USAGE}`);
     return 2;
   }
-  const runnerScript = [path.join(__dirname, 'runner', 'agentrl_runner.py'), path.join(__dirname, '..', '..', '..', 'src', 'debug', 'runner', 'agentrl_runner.py')].find((p) => fs.existsSync(p));
-  if (!runnerScript) {
-    io.stderr('agentrl rollout: the Python runner (runner/agentrl_runner.py) is missing next to the CLI\n');
+  // dist/runner next to the bundle; src/debug/runner when run from the compiled sources (out/).
+  const runnerDir = [path.join(__dirname, 'runner'), path.join(__dirname, '..', '..', '..', 'src', 'debug', 'runner')].find((d) => fs.existsSync(path.join(d, 'agentrl_runner', '__main__.py')));
+  if (!runnerDir) {
+    io.stderr('agentrl rollout: the Python runner (runner/agentrl_runner/) is missing next to the CLI\n');
     return 1;
   }
-  if (!deps.checker) io.stderr('agentrl rollout: note: config engine not available; the config is read but not checked\n');
+  if (!context.checker) io.stderr('agentrl rollout: note: config engine not available; the config is read but not checked\n');
   // --timings: from the last episode's end to main() returning, step by step.
   const marks: [string, number][] = [];
   const mark = (what: string, at = performance.now()) => marks.push([what, at]);
-  const prepared = await prepareLaunch(args, { checker: deps.checker, logger: silentLogger, runnerScript, ...(values.timings ? { onTiming: mark } : {}) });
+  const prepared = await prepareLaunch(args, { checker: context.checker, logger: silentLogger, runnerDir, ...(values.timings ? { onTiming: mark } : {}) });
   if (!prepared.ok) {
     io.stderr(`agentrl rollout: ${prepared.message}\n`);
     return 1;
   }
-  const rt = prepared.runtime;
+  const rt = prepared.run;
   rt.disableStops(); // headless: record errors, never stop
   rt.on('output', (o) => (o.category === 'stdout' && !values.json ? io.stdout(o.text) : io.stderr(o.text)));
   rt.on('episodeEnded', (ep) => {

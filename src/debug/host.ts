@@ -3,23 +3,23 @@
 // the configuration provider and the Rollouts view.
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { FORK_EDITED_TRANSCRIPT, FORK_ORIGINAL_TRANSCRIPT } from './model/trajectory';
+import { FORK_EDITED_TRANSCRIPT, FORK_ORIGINAL_TRANSCRIPT } from './trajectory/trajectory';
 import type { ConfigChecker } from '../feature-api/config-checker';
 import type { Logger } from '../base/log';
 import { RolloutDebugSession } from './protocol/session';
 import { RolloutConfigurationProvider } from './vscode/configurations';
 import { attachPythonDebugger } from './vscode/python';
-import { RolloutsTreeProvider, runTranscriptFile, transcriptFile } from './vscode/rollouts-tree';
+import { RolloutsTree, runTranscriptFile, transcriptFile } from './vscode/rollouts-tree';
 import type { RunInfo } from './results/run-store';
-import type { EpisodeTrajectory } from './model/trajectory';
+import type { EpisodeTrajectory } from './trajectory/trajectory';
 
-export { RolloutConfigurationProvider, RolloutsTreeProvider };
+export { RolloutConfigurationProvider, RolloutsTree };
 
-export function createAdapter(session: vscode.DebugSession, checker: ConfigChecker, log: Logger, runnerScript: string): vscode.DebugAdapterInlineImplementation {
+export function createAdapter(session: vscode.DebugSession, checker: ConfigChecker, log: Logger, runnerDir: string): vscode.DebugAdapterInlineImplementation {
   const dap = new RolloutDebugSession({
     checker,
     logger: log,
-    runnerScript,
+    runnerDir,
     l10n: vscode.l10n,
     startPythonDebugger: (endpoint) => attachPythonDebugger(session, endpoint),
   });

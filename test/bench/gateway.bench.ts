@@ -15,7 +15,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { parseArgs } from 'util';
 import { silentLogger } from '../../src/base/log';
-import { HEADER_EPISODE, HEADER_STACK } from '../../src/debug/model/rollout-protocol';
+import { HEADER_EPISODE, HEADER_STACK } from '../../src/debug/trajectory/runner-protocol';
 import { OpenAIUpstream } from '../../src/debug/gateway/model-endpoint';
 import { RolloutRuntime } from '../../src/debug/runtime/rollout-runtime';
 import type { LlmTurn } from '../../src/debug/runtime/episode';
@@ -38,7 +38,7 @@ async function main(): Promise<void> {
   const rt = new RolloutRuntime({
     plan: { kind: 'trinity', cwd: tmp, tasks: { source: { type: 'inline', rows: [] } }, repeat: 1, workflow: 'bench', workflowArgs: {}, rewardArgs: {}, format: {}, rolloutArgs: {}, config: {} },
     upstream: new OpenAIUpstream({ baseUrl: model.url }),
-    python: 'python3', runnerScript: '', env: {}, pythonDebugger: false, runRoot: tmp, meta: {}, backbone: 'bench', logger: silentLogger,
+    python: 'python3', runnerDir: '', env: {}, pythonDebugger: false, runRoot: tmp, meta: {}, backbone: 'bench', logger: silentLogger,
   });
   // Time each call spends in the gateway process: request headers parsed -> reply written.
   const arrived = new WeakMap<object, number>();

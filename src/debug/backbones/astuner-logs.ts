@@ -5,7 +5,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import * as zlib from 'zlib';
-import type { EpisodeTrajectory } from '../model/trajectory';
+import type { EpisodeTrajectory } from '../trajectory/trajectory';
 
 function walk(dir: string, depth: number, out: string[] = []): string[] {
   if (depth < 0) return out;

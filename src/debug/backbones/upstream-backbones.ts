@@ -3,15 +3,16 @@
 // they only run when their CLI is installed; otherwise a clear message. The run's console
 // output streams into the Debug Console; when it ends, its results (Trinity's
 // experiences.db, ASTuner/AgentJet rollout logs) become episodes under .agentrl/runs/.
-import { spawn, type ChildProcess } from 'child_process';
+import { spawn, spawnSync, type ChildProcess } from 'child_process';
 import { EventEmitter } from 'events';
 import * as fs from 'fs';
 import * as path from 'path';
-import type { EpisodeTrajectory, RunSummary } from '../model/trajectory';
+import type { EpisodeTrajectory, RolloutSummary } from '../trajectory/trajectory';
 import type { Backbone } from '../runtime/plan';
 import { newEpisode, type Episode } from '../runtime/episode';
 import { killTree } from '../runtime/process-tree';
-import type { RuntimeEvents, StopInfo } from '../runtime/rollout-runtime';
+import type { RunEvents, RunHandle } from '../runtime/run-handle';
+import type { StopInfo } from '../runtime/stop-policy';
 import { formatSummary, RunWriter, summarize } from '../runtime/run-writer';
 import { readRolloutLog } from './astuner-logs';
 
@@ -44,7 +45,8 @@ export interface UpstreamRunOptions {
   cli: string;
   config: string;
   python: string;
-  runnerScript: string;
+  /** The folder holding the `agentrl_runner` package, which reads Trinity's experiences.db. */
+  runnerDir: string;
   cwd: string;
   env: NodeJS.ProcessEnv;
   runRoot?: string;
@@ -53,11 +55,12 @@ export interface UpstreamRunOptions {
   meta: Record<string, unknown>;
 }
 
-/** A run of an upstream debug mode: no stepping (the upstream runs it), results imported after. */
-export class UpstreamRun extends EventEmitter<RuntimeEvents> {
+/** A run of an upstream debug mode: no stepping (the upstream runs it), results imported
+ *  after. It never stops, so breakpoints, stepping and pause have nothing to act on. */
+export class UpstreamRun extends EventEmitter<RunEvents> implements RunHandle {
   readonly episodes: Episode[] = [];
-  stop?: StopInfo;
-  summary?: RunSummary;
+  readonly stop: StopInfo | undefined = undefined;
+  summary?: RolloutSummary;
   runDir?: string;
   private children: ChildProcess[] = [];
   private writer?: RunWriter;
@@ -73,6 +76,9 @@ export class UpstreamRun extends EventEmitter<RuntimeEvents> {
   setExceptionFilters(): void {}
   resume(): void {}
   pause(): void {}
+  stopOf(): StopInfo | undefined {
+    return undefined;
+  }
   episodeByThread(threadId: number): Episode | undefined {
     return this.episodes.find((e) => e.threadId === threadId);
   }
@@ -100,7 +106,7 @@ export class UpstreamRun extends EventEmitter<RuntimeEvents> {
     if (this.terminated) return;
     const imported = this.importResults(out);
     for (const c of this.children) if (c.pid && c.exitCode === null) await killTree(c.pid);
-    const status: RunSummary['status'] = code === 0 ? 'completed' : 'failed';
+    const status: RolloutSummary['status'] = code === 0 ? 'completed' : 'failed';
     this.finish(status, code === 0 ? `${imported} episode(s) imported from the ${this.o.backbone} debug output` : `${BACKBONE_CLI[this.o.backbone]} exited with code ${code}`);
   }
 
@@ -158,8 +164,8 @@ export class UpstreamRun extends EventEmitter<RuntimeEvents> {
   /** experiences.db (table debug_buffer) read by the user's Python: sqlite3 + pickle are stdlib. */
   private readExperiencesDb(db: string): EpisodeTrajectory[] {
     if (!fs.existsSync(db)) throw new Error(`${db} was not written`);
-    const { spawnSync } = require('child_process') as typeof import('child_process');
-    const r = spawnSync(this.o.python, [this.o.runnerScript, '--read-experiences', db], { encoding: 'utf8', timeout: 60_000 });
+    const env = { ...this.o.env, PYTHONPATH: [this.o.runnerDir, this.o.env.PYTHONPATH].filter(Boolean).join(path.delimiter) };
+    const r = spawnSync(this.o.python, ['-B', '-m', 'agentrl_runner', '--read-experiences', db], { encoding: 'utf8', timeout: 60_000, env });
     if (r.status !== 0) throw new Error(r.stderr || `exit ${r.status}`);
     return JSON.parse(r.stdout) as EpisodeTrajectory[];
   }
@@ -171,7 +177,7 @@ export class UpstreamRun extends EventEmitter<RuntimeEvents> {
     this.finish('terminated', 'stopped by the user');
   }
 
-  private finish(status: RunSummary['status'], message: string): void {
+  private finish(status: RolloutSummary['status'], message: string): void {
     if (this.summary) return;
     const finishedAt = new Date();
     this.summary = summarize(

@@ -1,6 +1,6 @@
 // Pure helpers over OpenAI chat-completion shapes: stream chunks <-> completions, SSE
 // framing, request comparison for replay, and a readable diff when a replay diverges.
-import type { ChatCompletion, ChatRequest, ToolCall } from '../model/trajectory';
+import type { ChatCompletion, ChatCompletionRequest, ToolCall } from '../trajectory/trajectory';
 
 interface Delta {
   role?: string;
@@ -99,12 +99,12 @@ export function canonicalJson(value: unknown, indent?: number): string {
   return JSON.stringify(sort(value), null, indent);
 }
 
-export function sameRequest(a: ChatRequest, b: ChatRequest): boolean {
+export function sameRequest(a: ChatCompletionRequest, b: ChatCompletionRequest): boolean {
   return canonicalJson(a) === canonicalJson(b);
 }
 
 /** A line diff (recorded vs received) of two requests, with a little context. */
-export function requestDiff(recorded: ChatRequest, received: ChatRequest, context = 2): string {
+export function requestDiff(recorded: ChatCompletionRequest, received: ChatCompletionRequest, context = 2): string {
   const a = canonicalJson(recorded, 2).split('\n');
   const b = canonicalJson(received, 2).split('\n');
   // LCS table: requests are small (tens to a few thousand lines), so O(n*m) is fine here.

@@ -6,7 +6,7 @@ import * as http from 'http';
 import { Readable } from 'stream';
 import { APIError } from 'openai';
 import { Stream } from 'openai/core/streaming';
-import type { CallError, ChatCompletion, ChatRequest } from '../model/trajectory';
+import type { CallError, ChatCompletion, ChatCompletionRequest } from '../trajectory/trajectory';
 import { assembleChunks } from './chat';
 import { abortError, createPooledHttp, readText, type HttpCall, type PooledHttp } from './http-client';
 
@@ -22,13 +22,13 @@ export interface CallContext {
   /** `auxiliary/<i>` for an auxiliary model's call. */
   role?: string;
   /** The request as the workflow sent it (replay compares against this one). */
-  original: ChatRequest;
+  original: ChatCompletionRequest;
   signal: AbortSignal;
 }
 
 export interface ChatUpstream {
   readonly label: string;
-  complete(body: ChatRequest, ctx: CallContext): Promise<UpstreamResult>;
+  complete(body: ChatCompletionRequest, ctx: CallContext): Promise<UpstreamResult>;
   models(): Promise<unknown>;
   /** Releases pooled connections (the run has ended). */
   close?(): void;
@@ -64,7 +64,7 @@ export class OpenAIUpstream implements ChatUpstream {
     this.http.close();
   }
 
-  async complete(body: ChatRequest, ctx: CallContext): Promise<UpstreamResult> {
+  async complete(body: ChatCompletionRequest, ctx: CallContext): Promise<UpstreamResult> {
     return this.withDeadline(ctx.signal, async (signal): Promise<UpstreamResult> => {
       const json = JSON.stringify(body);
       if (body.stream) return this.streamed({ method: 'POST', url: this.chatUrl, headers: this.headers.stream, body: json, signal });

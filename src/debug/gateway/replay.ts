@@ -5,7 +5,7 @@
 // recorded one (the workflow changed) is a divergence, reported with a diff.
 import * as fs from 'fs';
 import * as path from 'path';
-import { RECORDING_FILE, type ChatRequest, type RecordedCall } from '../model/trajectory';
+import { RECORDING_FILE, type ChatCompletionRequest, type RecordedCall } from '../trajectory/trajectory';
 import { requestDiff, sameRequest } from './chat';
 import type { CallContext, ChatUpstream, UpstreamResult } from './model-endpoint';
 
@@ -41,7 +41,7 @@ export class ReplayUpstream implements ChatUpstream {
   }
 
   /** Compares what the workflow sent with the recorded request of the same call. */
-  verify(episode: string, index: number, request: ChatRequest, role?: string): ReplayCheck {
+  verify(episode: string, index: number, request: ChatCompletionRequest, role?: string): ReplayCheck {
     const rec = this.calls.get(key(episode, index, role));
     if (!rec) {
       const n = [...this.calls.values()].filter((c) => c.episode === episode && c.role === role).length;
@@ -59,7 +59,7 @@ export class ReplayUpstream implements ChatUpstream {
     };
   }
 
-  async complete(_body: ChatRequest, ctx: CallContext): Promise<UpstreamResult> {
+  async complete(_body: ChatCompletionRequest, ctx: CallContext): Promise<UpstreamResult> {
     const rec = this.calls.get(key(ctx.episode, ctx.index, ctx.role));
     if (!rec) return { ok: false, error: { kind: 'divergence', status: 409, message: `no recorded call #${ctx.index + 1} for ${ctx.episode}` } };
     if (rec.error) return { ok: false, error: rec.error };

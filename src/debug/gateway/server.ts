@@ -2,15 +2,15 @@
 // (/v1/chat/completions, streaming too, and /v1/models) guarded by a per-session token.
 // `/aux/<i>/v1/...` is the same for auxiliary model i (explorer.auxiliary_models[i]).
 // It parses and answers; what happens to a call (hold, edit, forward, record, replay) is
-// the CallHandler's business (the rollout runtime).
+// the GatewayPort's business (the rollout runtime).
 import * as http from 'http';
 import type { AddressInfo } from 'net';
-import { HEADER_EPISODE, HEADER_ROLE, HEADER_STACK, auxIndex, auxRole, decodeStackHeader, type SourceFrame } from '../model/rollout-protocol';
-import type { CallError, ChatCompletion, ChatRequest } from '../model/trajectory';
+import { HEADER_EPISODE, HEADER_ROLE, HEADER_STACK, auxIndex, auxRole, decodeStackHeader, type SourceFrame } from '../trajectory/runner-protocol';
+import type { CallError, ChatCompletion, ChatCompletionRequest } from '../trajectory/trajectory';
 import { completionToChunks, SSE_DONE, sseFrame } from './chat';
 
 export interface IncomingCall {
-  request: ChatRequest;
+  request: ChatCompletionRequest;
   /** Episode named by the runner's client (absent for clients the workflow built itself). */
   episode?: string;
   stack: SourceFrame[];
@@ -25,7 +25,8 @@ export type CallOutcome =
   | { ok: true; response: ChatCompletion; chunks?: unknown[] }
   | { ok: false; error: CallError; body?: unknown };
 
-export interface CallHandler {
+/** What the gateway needs from the run it serves. */
+export interface GatewayPort {
   handleCall(call: IncomingCall): Promise<CallOutcome>;
   /** The models of the rollout model's endpoint, or of auxiliary model `aux`. */
   listModels(aux?: number): Promise<unknown>;
@@ -42,7 +43,7 @@ export interface GatewayServer {
 
 const MAX_BODY = 64 * 1024 * 1024;
 
-export async function startGateway(handler: CallHandler, token: string, port = 0): Promise<GatewayServer> {
+export async function startGateway(handler: GatewayPort, token: string, port = 0): Promise<GatewayServer> {
   const server = http.createServer((req, res) => {
     void route(req, res).catch((e: unknown) => sendJson(res, 500, errorBody(500, `gateway error: ${(e as Error)?.message ?? e}`)));
   });
@@ -73,9 +74,9 @@ export async function startGateway(handler: CallHandler, token: string, port = 0
     }
     const raw = await readBody(req);
     if (raw === undefined) return sendJson(res, 413, errorBody(413, 'request body too large'));
-    let request: ChatRequest;
+    let request: ChatCompletionRequest;
     try {
-      request = JSON.parse(raw) as ChatRequest;
+      request = JSON.parse(raw) as ChatCompletionRequest;
     } catch {
       return sendJson(res, 400, errorBody(400, 'request body is not valid JSON'));
     }

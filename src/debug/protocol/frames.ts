@@ -4,15 +4,16 @@
 import * as path from 'path';
 import { Source, StackFrame } from '@vscode/debugadapter';
 import { english, type L10n } from '../../base/l10n';
-import type { SourceFrame } from '../model/rollout-protocol';
-import type { ChatRequest } from '../model/trajectory';
-import { deliveredOf, type Episode, type LlmTurn, type Turn } from '../runtime/episode';
-import type { RolloutRuntime } from '../runtime/rollout-runtime';
+import type { SourceFrame } from '../trajectory/runner-protocol';
+import type { ChatCompletionRequest } from '../trajectory/trajectory';
+import { deliveredOf, type Episode, type LlmTurn, type EpisodeTurn } from '../runtime/episode';
+import { editableRequest, editableResponse, syncToolTurns } from '../runtime/edit-copies';
+import type { RunHandle } from '../runtime/run-handle';
 import { logprobSummary, preview, type EditTarget, type Node } from './variables';
 
 const short = (s: string, n = 60) => (s.length > n ? `${s.slice(0, n)}…` : s);
 
-export function frameName(ep: Episode, t: Turn): string {
+export function frameName(ep: Episode, t: EpisodeTurn): string {
   switch (t.kind) {
     case 'llm': {
       const head = t.role ? `${t.role} #${t.index + 1}` : `llm #${t.index + 1}`;
@@ -32,7 +33,7 @@ export function frameName(ep: Episode, t: Turn): string {
   }
 }
 
-function sourceOf(ep: Episode, t: Turn): SourceFrame | undefined {
+function sourceOf(ep: Episode, t: EpisodeTurn): SourceFrame | undefined {
   switch (t.kind) {
     case 'llm':
       return t.stack[0];
@@ -49,7 +50,7 @@ function sourceOf(ep: Episode, t: Turn): SourceFrame | undefined {
   }
 }
 
-export function stackFrame(id: number, ep: Episode, t: Turn): StackFrame {
+export function stackFrame(id: number, ep: Episode, t: EpisodeTurn): StackFrame {
   const src = sourceOf(ep, t);
   const frame = src ? new StackFrame(id, frameName(ep, t), new Source(path.basename(src.path), src.path), src.line, 1) : new StackFrame(id, frameName(ep, t));
   if (!src) frame.presentationHint = 'label';
@@ -63,23 +64,26 @@ export interface ScopeSpec {
   presentationHint?: 'arguments' | 'locals' | 'registers';
 }
 
+/** What the scopes need of the run: where it is held (only what a stop holds may be edited). */
+type HeldRun = Pick<RunHandle, 'stopOf'>;
+
 /** Edit targets for the pending request / held reply of `turn`. */
-function requestEdit(rt: RolloutRuntime, ep: Episode, t: LlmTurn): EditTarget {
+function requestEdit(rt: HeldRun, ep: Episode, t: LlmTurn): EditTarget {
   return {
     allowed: () => rt.stopOf(ep)?.turn === t && rt.stopOf(ep)?.editable === 'request' && t.state === 'pending',
-    edit: () => rt.editableRequest(t),
+    edit: () => editableRequest(t),
   };
 }
-function responseEdit(rt: RolloutRuntime, ep: Episode, t: LlmTurn, holder: Turn): EditTarget {
+function responseEdit(rt: HeldRun, ep: Episode, t: LlmTurn, holder: EpisodeTurn): EditTarget {
   return {
     allowed: () => rt.stopOf(ep)?.turn === holder && rt.stopOf(ep)?.editable === 'response',
-    edit: () => rt.editableResponse(t),
-    changed: () => rt.syncToolTurns(ep, t),
+    edit: () => editableResponse(t),
+    changed: () => syncToolTurns(ep, t),
   };
 }
 
-function llmScopes(rt: RolloutRuntime, ep: Episode, t: LlmTurn, l10n: L10n): ScopeSpec[] {
-  const req = () => (t.sent ?? t.request) as ChatRequest;
+function llmScopes(rt: HeldRun, ep: Episode, t: LlmTurn, l10n: L10n): ScopeSpec[] {
+  const req = () => (t.sent ?? t.request) as ChatCompletionRequest;
   const edit = requestEdit(rt, ep, t);
   const requestNodes: Node[] = [
     { name: 'messages', root: req, path: ['messages'], edit },
@@ -151,7 +155,7 @@ const parseMaybe = (s: unknown) => {
   }
 };
 
-export function scopesFor(rt: RolloutRuntime, ep: Episode, t: Turn, l10n: L10n = english): ScopeSpec[] {
+export function scopesFor(rt: HeldRun, ep: Episode, t: EpisodeTurn, l10n: L10n = english): ScopeSpec[] {
   const scopes: ScopeSpec[] = [];
   if (t.kind === 'llm') scopes.push(...llmScopes(rt, ep, t, l10n));
   if (t.kind === 'tool') {
@@ -188,7 +192,7 @@ export function scopesFor(rt: RolloutRuntime, ep: Episode, t: Turn, l10n: L10n =
 }
 
 /** The object Debug Console expressions are evaluated against, for a frame. */
-export function evaluationRoot(ep: Episode, t: Turn | undefined): Record<string, unknown> {
+export function evaluationRoot(ep: Episode, t: EpisodeTurn | undefined): Record<string, unknown> {
   const root: Record<string, unknown> = { episode: ep.id, task: ep.task, reward: ep.reward, metrics: ep.metrics, metadata: ep.metadata, turns: ep.turns.length };
   const llm = t?.kind === 'llm' ? t : t?.kind === 'tool' ? ep.turns.find((x): x is LlmTurn => x.kind === 'llm' && x.index === t.llmIndex && x.role === t.role) : undefined;
   if (llm) {

@@ -16,11 +16,13 @@ import { isLoopbackUrl } from '../../base/loopback';
 /** A native run (stepping, editing, replay) or an upstream backbone's run (output + results). */
 export type RunHandle = RolloutRuntime | UpstreamRun;
 
-export interface LaunchDeps {
+/** Where a launch happens: the config engine, the logger, the runner's folder, the environment
+ *  and language, and (in VS Code) how to attach a Python debugger. */
+export interface LaunchContext {
   checker: ConfigChecker;
   logger: Logger;
-  /** dist/runner/agentrl_runner.py */
-  runnerScript: string;
+  /** The folder holding the `agentrl_runner` package (dist/runner). */
+  runnerDir: string;
   /** Attaches a child debugpy session (extension only); resolves false when it could not. */
   startPythonDebugger?(endpoint: { host: string; port: number }): Promise<boolean>;
   env?: NodeJS.ProcessEnv;
@@ -30,7 +32,7 @@ export interface LaunchDeps {
   onTiming?: (what: string, at: number) => void;
 }
 
-export type Prepared = { ok: true; runtime: RunHandle; notes: string[] } | { ok: false; message: string };
+export type Prepared = { ok: true; run: RunHandle; notes: string[] } | { ok: false; message: string };
 
 export function formatConfigErrors(file: string, result: CheckResult): string | undefined {
   const errors = result.diagnostics.filter((d) => d.severity === 'error');
@@ -40,8 +42,8 @@ export function formatConfigErrors(file: string, result: CheckResult): string | 
   return `${file} has ${errors.length} config error(s); fix them before debugging:\n${[...shown, ...more].join('\n')}`;
 }
 
-export async function prepareLaunch(args: RolloutLaunchArgs & { __pythonDebuggerNote?: string }, deps: LaunchDeps): Promise<Prepared> {
-  const env = deps.env ?? process.env;
+export async function prepareLaunch(args: RolloutLaunchArgs & { __pythonDebuggerNote?: string }, context: LaunchContext): Promise<Prepared> {
+  const env = context.env ?? process.env;
   const problems = validateLaunchArgs(args);
   if (problems.length) return { ok: false, message: `Invalid agentrl launch configuration:\n  ${problems.join('\n  ')}` };
   const root = args.workspaceRoot ?? args.cwd ?? process.cwd();
@@ -52,7 +54,7 @@ export async function prepareLaunch(args: RolloutLaunchArgs & { __pythonDebugger
 
   let result: CheckResult;
   try {
-    result = await deps.checker.check(configPath);
+    result = await context.checker.check(configPath);
   } catch (e) {
     return { ok: false, message: `Could not check ${configPath}: ${(e as Error).message}` };
   }
@@ -62,8 +64,8 @@ export async function prepareLaunch(args: RolloutLaunchArgs & { __pythonDebugger
   if (backbone !== 'native') {
     const cli = findCli(BACKBONE_CLI[backbone], python, env);
     if (!cli) return { ok: false, message: missingCliMessage(backbone, python) };
-    const runtime = new UpstreamRun({ backbone, cli, config: configPath, python, runnerScript: deps.runnerScript, cwd, env: { ...env, ...(args.env ?? {}) }, runRoot: args.record === false ? undefined : root, launcherArgs: args.launcherArgs, meta: { ...args, config: configPath, env: undefined } });
-    return { ok: true, runtime, notes: [`The ${backbone} backbone runs the upstream debug mode: no stepping; its results are imported when it ends.`] };
+    const run = new UpstreamRun({ backbone, cli, config: configPath, python, runnerDir: context.runnerDir, cwd, env: { ...env, ...(args.env ?? {}) }, runRoot: args.record === false ? undefined : root, launcherArgs: args.launcherArgs, meta: { ...args, config: configPath, env: undefined } });
+    return { ok: true, run, notes: [`The ${backbone} backbone runs the upstream debug mode: no stepping; its results are imported when it ends.`] };
   }
   const planned = buildPlan({ ...args, cwd }, result.kind, result.resolved, configPath);
   if (!planned.plan) return { ok: false, message: `Cannot run ${path.basename(configPath)}:\n  ${planned.errors.join('\n  ')}` };
@@ -106,26 +108,26 @@ export async function prepareLaunch(args: RolloutLaunchArgs & { __pythonDebugger
   const notes: string[] = [];
   if (args.__pythonDebuggerNote) notes.push(args.__pythonDebuggerNote);
   const { model, env: userEnv, auxiliaryModels, ...rest } = args;
-  const runtime = new RolloutRuntime({
+  const run = new RolloutRuntime({
     plan: planned.plan,
     upstream,
     replay,
     auxiliary,
-    l10n: deps.l10n,
-    onTiming: deps.onTiming,
+    l10n: context.l10n,
+    onTiming: context.onTiming,
     modelName: model?.name,
     configModelName: planned.modelName,
     python,
-    runnerScript: deps.runnerScript,
+    runnerDir: context.runnerDir,
     env: { ...env, ...(userEnv ?? {}) },
-    pythonDebugger: args.pythonDebugger === true && !!deps.startPythonDebugger,
+    pythonDebugger: args.pythonDebugger === true && !!context.startPythonDebugger,
     runRoot: args.record === false ? undefined : root,
     // No secrets here: env values and the API key stay out of the saved run.
     meta: { ...rest, config: configPath, model: model ? { ...model } : undefined, ...(auxiliaryModels ? { auxiliaryModels } : {}), envKeys: Object.keys(userEnv ?? {}) },
     backbone: 'native',
-    logger: deps.logger,
+    logger: context.logger,
   });
-  return { ok: true, runtime, notes };
+  return { ok: true, run, notes };
 }
 
 function apiKeyOf(args: RolloutLaunchArgs, env: NodeJS.ProcessEnv): string | undefined {

@@ -1,49 +1,187 @@
-// The rollout debugger's Debug Adapter Protocol layer (@vscode/debugadapter), run inline
-// in the extension host or over a socket in tests. Threads are episodes (T<task>#R<k>),
-// stack frames are turns, scopes show request / response / episode; it maps DAP requests
-// onto the RolloutRuntime and its events back onto DAP events. The session is the launch
-// and execution control; it delegates breakpoints (breakpoint-requests.ts), inspection
-// (inspect-requests.ts), edits and evaluation (edit-requests.ts) and the runtime's events
-// (runtime-events.ts).
-import { DebugSession, ExitedEvent, Handles, InitializedEvent, InvalidatedEvent, OutputEvent, TerminatedEvent } from '@vscode/debugadapter';
+// The rollout debugger's Debug Adapter Protocol layer (@vscode/debugadapter), run inline in the
+// extension host or over a socket in tests. Threads are episodes (T<task>#R<k>), stack frames
+// are turns, scopes show request / response / episode. As in vscode-mock-debug, the session
+// maps DAP requests onto its run (a RunHandle: the native runtime or an upstream backbone's
+// run, told apart by nothing but what they do) and reacts to the run's events with DAP events.
+// How turns look (frames, scopes) is frames.ts; variables and paths are variables.ts / paths.ts.
+import {
+  DebugSession,
+  ExitedEvent,
+  Handles,
+  InitializedEvent,
+  InvalidatedEvent,
+  OutputEvent,
+  ProgressEndEvent,
+  ProgressStartEvent,
+  ProgressUpdateEvent,
+  Scope,
+  Source,
+  StoppedEvent,
+  TerminatedEvent,
+  Thread,
+  ThreadEvent,
+} from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
+import * as path from 'path';
 import { english, type L10n } from '../../base/l10n';
-import type { Episode, Turn } from '../runtime/episode';
-import { exceptionFilters } from '../runtime/breakpoints';
+import { EXCEPTION_FILTERS, exceptionFilters, parseBreakpoint, type EventBreakpoint, type ExceptionFilter } from '../runtime/breakpoints';
+import { editableRequest } from '../runtime/edit-copies';
+import type { Episode, EpisodeTurn } from '../runtime/episode';
 import type { RolloutLaunchArgs } from '../runtime/plan';
-import type { Answer } from './answer';
-import { BreakpointSettings } from './breakpoint-requests';
-import { evaluate, setVariable } from './edit-requests';
-import { exceptionInfo, scopesBody, stackTraceBody, threadsBody, variablesBody } from './inspect-requests';
-import { prepareLaunch, type LaunchDeps, type RunHandle } from './launch';
-import { wireRuntime, type EventSink } from './runtime-events';
-import { VariableStore } from './variables';
+import type { RunHandle, RunOutput } from '../runtime/run-handle';
+import type { ResumeMode, StopInfo } from '../runtime/stop-policy';
+import { evaluationRoot, scopesFor, stackFrame } from './frames';
+import { prepareLaunch, type LaunchContext } from './launch';
+import { absolutePath, getPath, parseEditedValue, parsePath, PathError, setPath, splitAssignment, type PathSegment } from './paths';
+import { preview, VariableStore, type EditTarget } from './variables';
 
-export { RUNNER_THREAD } from './inspect-requests';
+/** The thread shown for runner-level stops (import / task-loading errors). */
+export const RUNNER_THREAD = 1_000_000;
 
 type LaunchRequestArgs = DebugProtocol.LaunchRequestArguments & RolloutLaunchArgs & { __pythonDebuggerNote?: string };
 
+/** A DAP error response: its id, text, and whether VS Code shows it to the user. */
+class DapError extends Error {
+  constructor(
+    readonly id: number,
+    message: string,
+    readonly showUser: boolean,
+  ) {
+    super(message);
+  }
+}
+
 export class RolloutDebugSession extends DebugSession {
-  private runtime?: RunHandle;
+  private run?: RunHandle;
   private readonly vars = new VariableStore();
-  private readonly frames = new Handles<{ ep: Episode; turn: Turn }>();
-  private readonly breakpoints = new BreakpointSettings();
+  /** Stack frame ids: one per turn shown, valid until the run goes on. */
+  private readonly frames = new Handles<{ ep: Episode; turn: EpisodeTurn }>();
+  private launchBreakpoints: EventBreakpoint[] = [];
+  private functionBreakpoints: EventBreakpoint[] = [];
+  private exceptionFilters: ExceptionFilter[] = EXCEPTION_FILTERS.filter((f) => f.default).map((f) => f.filter);
   private configurationDone!: () => void;
   private readonly configured = new Promise<void>((r) => (this.configurationDone = r));
-  private progress = false;
+  /** The client shows progress (initialize's supportsProgressReporting). */
+  private reportProgress = false;
+  /** The progress notification shown for each episode that is running (by thread id). */
+  private readonly progress = new Map<number, string>();
+  /** Episodes whose progress ended at a stop: it comes back when they go on. */
+  private readonly halted = new Set<Episode>();
+  private progressSeq = 0;
   private ended = false;
-
   private readonly l10n: L10n;
 
-  constructor(private readonly deps: LaunchDeps) {
+  constructor(private readonly context: LaunchContext) {
     super();
-    this.l10n = deps.l10n ?? english;
+    this.l10n = context.l10n ?? english;
     this.setDebuggerLinesStartAt1(true);
     this.setDebuggerColumnsStartAt1(true);
   }
 
+  // ------------------------------------------------------------------ the run's events
+
+  /** Reacts to the run as mock-debug's session reacts to its runtime: each event as DAP. */
+  private attach(run: RunHandle): void {
+    this.run = run;
+    run.on('output', (o) => this.onOutput(o));
+    run.on('episodeStarted', (ep) => {
+      this.sendEvent(new ThreadEvent('started', ep.threadId));
+      this.showProgress(ep, 'starting');
+    });
+    run.on('episodeProgress', (ep, message) => this.showProgress(ep, message));
+    run.on('episodeEnded', (ep) => {
+      this.endProgress(ep, ep.error ? this.l10n.t('error: {0}', ep.error.message) : this.l10n.t('reward {0}', String(ep.reward ?? 'none')));
+      const l10n = this.l10n;
+      this.console(ep.error ? l10n.t('{0}: {1} error {2}: {3}', ep.id, ep.error.phase, ep.error.type, ep.error.message) + '\n' : l10n.t('{0}: reward {1}', ep.id, String(ep.reward ?? 'none')) + '\n');
+    });
+    run.on('stopped', (s) => this.onStopped(s));
+    run.on('continued', () => {
+      for (const ep of this.halted) {
+        if (run.stopOf(ep)) continue;
+        this.halted.delete(ep);
+        if (ep.status === 'running') this.showProgress(ep, this.l10n.t('resumed'));
+      }
+      // Other episodes may still be stopped: their frames stay valid until none is.
+      if (run.stop) return;
+      this.vars.reset();
+      this.frames.reset();
+    });
+    run.on('pythonDebugger', (endpoint) => {
+      void this.context.startPythonDebugger?.(endpoint).then((ok) => {
+        if (!ok) this.console(this.l10n.t('The Python debugger session could not attach; Python breakpoints are off for this run.') + '\n', 'important');
+      });
+    });
+    run.on('ended', () => this.end());
+  }
+
+  private onOutput(o: RunOutput): void {
+    const e = new OutputEvent(o.text, o.category) as DebugProtocol.OutputEvent;
+    if (o.source) {
+      e.body.source = new Source(path.basename(o.source.path), o.source.path);
+      e.body.line = this.convertDebuggerLineToClient(o.source.line);
+    }
+    this.sendEvent(e);
+  }
+
+  private onStopped(s: StopInfo): void {
+    // A notification saying "LLM call #1" while the episode waits at a breakpoint misleads:
+    // the episode's progress ends here, and starts again with its next step.
+    if (s.episode) {
+      this.endProgress(s.episode, this.l10n.t('stopped: {0}', s.description));
+      this.halted.add(s.episode);
+    }
+    const ev = new StoppedEvent(s.reason, s.episode?.threadId ?? RUNNER_THREAD, s.text) as DebugProtocol.StoppedEvent;
+    ev.body.description = s.description;
+    // Only this episode waits; the others keep running (and recording).
+    ev.body.allThreadsStopped = false;
+    this.sendEvent(ev);
+  }
+
+  /** The episode's progress notification with `message`, started when it has none. */
+  private showProgress(ep: Episode, message: string): void {
+    if (!this.reportProgress) return;
+    const id = this.progress.get(ep.threadId);
+    if (id) return this.sendEvent(new ProgressUpdateEvent(id, message));
+    const fresh = `episode-${ep.threadId}-${++this.progressSeq}`;
+    this.progress.set(ep.threadId, fresh);
+    this.sendEvent(new ProgressStartEvent(fresh, `Rollout ${ep.id}`, message));
+  }
+
+  private endProgress(ep: Episode, message: string): void {
+    const id = this.progress.get(ep.threadId);
+    if (!id) return;
+    this.progress.delete(ep.threadId);
+    this.sendEvent(new ProgressEndEvent(id, message));
+  }
+
+  private end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    const failed = this.run?.summary?.status === 'failed';
+    this.sendEvent(new ExitedEvent(failed ? 1 : 0));
+    this.sendEvent(new TerminatedEvent());
+  }
+
+  private console(text: string, category = 'console'): void {
+    this.sendEvent(new OutputEvent(text, category));
+  }
+
+  /** Answers `response` with what `body()` gives, or with the DapError it throws. */
+  private answer<R extends DebugProtocol.Response>(response: R, body: () => R['body'], invalidate = false): void {
+    try {
+      response.body = body();
+    } catch (e) {
+      if (!(e instanceof DapError)) throw e;
+      return this.sendErrorResponse(response, { id: e.id, format: e.message, showUser: e.showUser });
+    }
+    this.sendResponse(response);
+    if (invalidate) this.sendEvent(new InvalidatedEvent(['variables']));
+  }
+
+  // ------------------------------------------------------------------ launch
+
   protected override initializeRequest(response: DebugProtocol.InitializeResponse, args: DebugProtocol.InitializeRequestArguments): void {
-    this.progress = args.supportsProgressReporting === true;
+    this.reportProgress = args.supportsProgressReporting === true;
     response.body = {
       ...response.body,
       supportsConfigurationDoneRequest: true,
@@ -66,20 +204,19 @@ export class RolloutDebugSession extends DebugSession {
   }
 
   protected override async launchRequest(response: DebugProtocol.LaunchResponse, args: LaunchRequestArgs): Promise<void> {
-    const prepared = await prepareLaunch(args, this.deps);
+    const prepared = await prepareLaunch(args, this.context);
     if (!prepared.ok) {
       return this.sendErrorResponse(response, { id: 1001, format: prepared.message, showUser: true });
     }
     for (const line of prepared.notes) this.console(`${line}\n`);
-    for (const problem of this.breakpoints.setLaunch(args.breakOn ?? [])) this.console(`breakOn: ${problem}\n`, 'important');
+    this.launchBreakpoints = this.parseBreakOn(args.breakOn ?? []);
     // Breakpoints and exception filters arrive before configurationDone (up to 5 s).
     await Promise.race([this.configured, new Promise((r) => setTimeout(r, 5000))]);
-    const rt = prepared.runtime;
-    this.runtime = rt;
-    this.breakpoints.applyAll(rt);
-    wireRuntime(rt, this.eventSink());
+    const run = prepared.run;
+    this.attach(run);
+    this.applyBreakpoints();
     try {
-      await rt.start();
+      await run.start();
     } catch (e) {
       this.sendErrorResponse(response, { id: 1002, format: this.l10n.t('Agent RL: {0}', (e as Error).message), showUser: true });
       this.end();
@@ -88,131 +225,223 @@ export class RolloutDebugSession extends DebugSession {
     this.sendResponse(response);
   }
 
-  /** The session as the runtime's events see it (runtime-events.ts). */
-  private eventSink(): EventSink {
-    const session = this;
-    return {
-      l10n: this.l10n,
-      get progress() {
-        return session.progress;
-      },
-      send: (e) => this.sendEvent(e),
-      clientLine: (line) => this.convertDebuggerLineToClient(line),
-      console: (text, category) => this.console(text, category),
-      resetHandles: () => {
-        this.vars.reset();
-        this.frames.reset();
-      },
-      ended: () => this.end(),
-      startPythonDebugger: (endpoint) => this.deps.startPythonDebugger?.(endpoint),
-    };
-  }
-
-  private end(): void {
-    if (this.ended) return;
-    this.ended = true;
-    const failed = this.runtime?.summary?.status === 'failed';
-    this.sendEvent(new ExitedEvent(failed ? 1 : 0));
-    this.sendEvent(new TerminatedEvent());
-  }
-
-  private console(text: string, category = 'console'): void {
-    this.sendEvent(new OutputEvent(text, category));
-  }
-
-  /** Sends a delegated handler's answer: its body, or its error. */
-  private answer<R extends DebugProtocol.Response>(response: R, a: Answer<R['body']>): void {
-    if (!a.ok) return this.sendErrorResponse(response, a.error);
-    response.body = a.body;
-    this.sendResponse(response);
-    if (a.invalidate) this.sendEvent(new InvalidatedEvent(['variables']));
-  }
-
   // ------------------------------------------------------------------ breakpoints
 
+  /** launch.json `breakOn`, each an event breakpoint; the ones that do not parse are said. */
+  private parseBreakOn(breakOn: readonly unknown[]): EventBreakpoint[] {
+    const out: EventBreakpoint[] = [];
+    for (const b of breakOn) {
+      const p = parseBreakpoint(String(b));
+      if (p.ok) out.push(p.bp);
+      else this.console(`breakOn: ${p.message}\n`, 'important');
+    }
+    return out;
+  }
+
+  /** launch.json's and the Breakpoints view's, merged: both kinds arrive at any time. */
+  private applyBreakpoints(): void {
+    this.run?.setBreakpoints([...this.launchBreakpoints, ...this.functionBreakpoints]);
+    this.run?.setExceptionFilters(this.exceptionFilters);
+  }
+
+  /** The Breakpoints view's function breakpoints, each an event breakpoint (llm, tool:<name>…). */
   protected override setFunctionBreakPointsRequest(response: DebugProtocol.SetFunctionBreakpointsResponse, args: DebugProtocol.SetFunctionBreakpointsArguments): void {
-    response.body = this.breakpoints.setFunction(args);
-    this.breakpoints.applyAll(this.runtime);
+    this.functionBreakpoints = [];
+    response.body = {
+      breakpoints: args.breakpoints.map((b) => {
+        const p = parseBreakpoint(b.name);
+        if (p.ok) this.functionBreakpoints.push(p.bp);
+        return p.ok ? { verified: true } : { verified: false, message: p.message };
+      }),
+    };
+    this.applyBreakpoints();
     this.sendResponse(response);
   }
 
   protected override setExceptionBreakPointsRequest(response: DebugProtocol.SetExceptionBreakpointsResponse, args: DebugProtocol.SetExceptionBreakpointsArguments): void {
-    const body = this.breakpoints.setExceptions(args);
-    this.breakpoints.applyFilters(this.runtime);
-    response.body = body;
+    const known = new Set(EXCEPTION_FILTERS.map((f) => f.filter));
+    this.exceptionFilters = args.filters.filter((f): f is ExceptionFilter => known.has(f as ExceptionFilter));
+    // Function breakpoints wait for the launch (or their own request): only the filters here.
+    this.run?.setExceptionFilters(this.exceptionFilters);
+    response.body = { breakpoints: args.filters.map((f) => ({ verified: known.has(f as ExceptionFilter) })) };
     this.sendResponse(response);
   }
 
-  // ------------------------------------------------------------------ threads, frames, variables, edits
+  // ------------------------------------------------------------------ threads, frames, variables
 
   protected override threadsRequest(response: DebugProtocol.ThreadsResponse): void {
-    response.body = threadsBody(this.runtime, this.l10n);
+    const run = this.run;
+    const threads = (run?.episodes ?? []).map((ep) => new Thread(ep.threadId, this.threadName(ep)));
+    if (!threads.length || run?.stopOf(undefined)) threads.push(new Thread(RUNNER_THREAD, this.l10n.t('runner')));
+    response.body = { threads };
     this.sendResponse(response);
   }
 
+  private threadName(ep: Episode): string {
+    if (ep.status === 'running') return ep.id;
+    if (ep.error) return `${ep.id} ✗ ${ep.error.type}`;
+    return `${ep.id} ✓ ${this.l10n.t('reward {0}', String(ep.reward ?? 'none'))}`;
+  }
+
+  /** The episode's turns, newest first. */
   protected override stackTraceRequest(response: DebugProtocol.StackTraceResponse, args: DebugProtocol.StackTraceArguments): void {
-    response.body = stackTraceBody(this.runtime, this.frames, args);
+    const ep = this.run?.episodeByThread(args.threadId);
+    const turns = ep ? [...ep.turns].reverse() : [];
+    const start = args.startFrame ?? 0;
+    const end = args.levels ? start + args.levels : turns.length;
+    response.body = {
+      stackFrames: ep ? turns.slice(start, end).map((turn) => stackFrame(this.frames.create({ ep, turn }), ep, turn)) : [],
+      totalFrames: turns.length,
+    };
     this.sendResponse(response);
   }
 
   protected override scopesRequest(response: DebugProtocol.ScopesResponse, args: DebugProtocol.ScopesArguments): void {
-    response.body = scopesBody(this.runtime, this.frames, this.vars, args, this.l10n);
+    const f = this.frames.get(args.frameId);
+    const run = this.run;
+    response.body = {
+      scopes: !f || !run ? [] : scopesFor(run, f.ep, f.turn, this.l10n).map((s) => {
+        const scope = new Scope(s.name, this.vars.nodes(s.nodes), s.expensive ?? false) as DebugProtocol.Scope;
+        if (s.presentationHint) scope.presentationHint = s.presentationHint;
+        return scope;
+      }),
+    };
     this.sendResponse(response);
   }
 
   protected override variablesRequest(response: DebugProtocol.VariablesResponse, args: DebugProtocol.VariablesArguments): void {
-    response.body = variablesBody(this.vars, args);
+    response.body = { variables: this.vars.variables(args.variablesReference, args.start ?? 0, args.count ?? 0) };
     this.sendResponse(response);
   }
 
-  protected override setVariableRequest(response: DebugProtocol.SetVariableResponse, args: DebugProtocol.SetVariableArguments): void {
-    this.answer(response, setVariable(this.vars, args, this.l10n));
-  }
-
-  protected override evaluateRequest(response: DebugProtocol.EvaluateResponse, args: DebugProtocol.EvaluateArguments): void {
-    this.answer(response, evaluate(this.runtime, this.frames, this.vars, args, this.l10n));
-  }
-
   protected override exceptionInfoRequest(response: DebugProtocol.ExceptionInfoResponse, args: DebugProtocol.ExceptionInfoArguments): void {
-    this.answer(response, exceptionInfo(this.runtime, args, this.l10n));
+    this.answer(response, () => {
+      const s = this.run?.stopOf(this.run.episodeByThread(args.threadId));
+      if (!s?.exception) throw new DapError(4001, this.l10n.t('no exception on this thread'), false);
+      const { id, description, details } = s.exception;
+      return { exceptionId: id, description, breakMode: 'always' as const, details: { message: description, typeName: id, stackTrace: details } };
+    });
+  }
+
+  // ------------------------------------------------------------------ edits and evaluation
+  // Only what a stop holds can change (the request not yet sent, or the reply whose tool
+  // calls are held); anything else is refused with a message that says so.
+
+  protected override setVariableRequest(response: DebugProtocol.SetVariableResponse, args: DebugProtocol.SetVariableArguments): void {
+    this.answer(response, () => this.setVariable(args), true);
+  }
+
+  private setVariable(args: DebugProtocol.SetVariableArguments): DebugProtocol.SetVariableResponse['body'] {
+    const c = this.vars.get(args.variablesReference);
+    let root: (() => unknown) | undefined;
+    let p: PathSegment[] = [];
+    let edit: EditTarget | undefined;
+    if (c?.kind === 'nodes') {
+      const n = c.nodes.find((x) => x.name === args.name);
+      if (n) ({ root, path: p, edit } = n);
+    } else if (c) {
+      const m = /^\[(\d+)\]$/.exec(args.name);
+      root = c.root;
+      p = [...c.path, m ? Number(m[1]) : args.name];
+      edit = c.edit;
+    }
+    if (!root || !edit || !edit.allowed()) {
+      throw new DapError(2001, this.l10n.t('Only the pending request (stopped before an LLM call is sent) or the held reply of a tool-call stop can be edited.'), true);
+    }
+    try {
+      const value = parseEditedValue(args.value, getPath(root(), p));
+      setPath(edit.edit(), p, value);
+      edit.changed?.();
+    } catch (e) {
+      throw new DapError(2002, this.l10n.t('Cannot set {0}: {1}', args.name, (e as Error).message), true);
+    }
+    const v = this.vars.variable(args.name, root, p, edit);
+    return { value: v.value, variablesReference: v.variablesReference, indexedVariables: v.indexedVariables, namedVariables: v.namedVariables };
+  }
+
+  /** The Debug Console: a path of the selected turn (`messages[-1].content`), or, as
+   *  `lhs = rhs`, an edit of the pending request. */
+  protected override evaluateRequest(response: DebugProtocol.EvaluateResponse, args: DebugProtocol.EvaluateArguments): void {
+    const assignment = splitAssignment(args.expression.trim());
+    this.answer(response, () => this.evaluate(args), !!assignment);
+  }
+
+  private evaluate(args: DebugProtocol.EvaluateArguments): DebugProtocol.EvaluateResponse['body'] {
+    const run = this.run;
+    const f = args.frameId !== undefined ? this.frames.get(args.frameId) : undefined;
+    const ep = f?.ep ?? run?.stop?.episode;
+    const turn = f?.turn ?? run?.stopOf(ep)?.turn;
+    if (!run || !ep) throw new DapError(3001, this.l10n.t('Evaluate needs a stopped episode (select a frame).'), false);
+    const expr = args.expression.trim();
+    try {
+      const assignment = splitAssignment(expr);
+      if (assignment) return this.assign(run.stopOf(ep), turn, assignment.lhs, assignment.rhs);
+      const root = evaluationRoot(ep, turn);
+      const p = parsePath(expr);
+      getPath(root, p); // throws a readable error when missing
+      const v = this.vars.variable(expr, () => root, p);
+      return { result: v.value, variablesReference: v.variablesReference, indexedVariables: v.indexedVariables, namedVariables: v.namedVariables, type: v.type };
+    } catch (e) {
+      throw new DapError(3002, e instanceof PathError ? e.message : String((e as Error).message ?? e), false);
+    }
+  }
+
+  /** `messages[-1].content = "..."` in the Debug Console edits the pending request. */
+  private assign(held: StopInfo | undefined, turn: EpisodeTurn | undefined, lhs: string, rhs: string): DebugProtocol.EvaluateResponse['body'] {
+    if (!turn || turn.kind !== 'llm' || !held || held.turn !== turn || held.editable !== 'request') {
+      throw new PathError(this.l10n.t('assignments edit the pending request: stop before an LLM call (breakpoint "llm") and select its frame'));
+    }
+    let p = parsePath(lhs);
+    if (p[0] === 'request') p = p.slice(1);
+    else if (p[0] !== 'messages' && p[0] !== 'tools') throw new PathError(this.l10n.t('assign to messages[...], tools[...] or request.<field>'));
+    const req = turn.sent ?? turn.request;
+    p = absolutePath(req, p);
+    const value = parseEditedValue(rhs, getPath(req, p));
+    setPath(editableRequest(turn), p, value);
+    return { result: preview(value), variablesReference: 0 };
   }
 
   // ------------------------------------------------------------------ execution control
 
+  /** Resumes the thread's episode (a runner-level stop: the run's latest stop). */
+  private resume(mode: ResumeMode, threadId: number): void {
+    this.run?.resume(mode, this.run.episodeByThread(threadId));
+  }
+
   protected override continueRequest(response: DebugProtocol.ContinueResponse, args: DebugProtocol.ContinueArguments): void {
-    this.runtime?.resume('continue', this.runtime.episodeByThread(args.threadId));
+    this.resume('continue', args.threadId);
     response.body = { allThreadsContinued: false };
     this.sendResponse(response);
   }
 
   protected override nextRequest(response: DebugProtocol.NextResponse, args: DebugProtocol.NextArguments): void {
-    this.runtime?.resume('next', this.runtime.episodeByThread(args.threadId));
+    this.resume('next', args.threadId);
     this.sendResponse(response);
   }
 
   protected override stepInRequest(response: DebugProtocol.StepInResponse, args: DebugProtocol.StepInArguments): void {
-    this.runtime?.resume('stepIn', this.runtime.episodeByThread(args.threadId));
+    this.resume('stepIn', args.threadId);
     this.sendResponse(response);
   }
 
   protected override stepOutRequest(response: DebugProtocol.StepOutResponse, args: DebugProtocol.StepOutArguments): void {
-    this.runtime?.resume('stepOut', this.runtime.episodeByThread(args.threadId));
+    this.resume('stepOut', args.threadId);
     this.sendResponse(response);
   }
 
   protected override pauseRequest(response: DebugProtocol.PauseResponse, args: DebugProtocol.PauseArguments): void {
-    this.runtime?.pause(this.runtime.episodeByThread(args.threadId));
+    this.run?.pause(this.run.episodeByThread(args.threadId));
     this.sendResponse(response);
   }
 
   protected override async terminateRequest(response: DebugProtocol.TerminateResponse): Promise<void> {
-    await this.runtime?.terminate();
+    await this.run?.terminate();
     this.sendResponse(response);
     this.end();
   }
 
   protected override async disconnectRequest(response: DebugProtocol.DisconnectResponse): Promise<void> {
-    await this.runtime?.terminate();
+    await this.run?.terminate();
     this.sendResponse(response);
   }
 }

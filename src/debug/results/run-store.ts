@@ -2,12 +2,12 @@
 // Pure: no vscode. Tolerates runs cut short (torn last line, missing summary).
 import * as fs from 'fs';
 import * as path from 'path';
-import { FORK_FILE, FORKS_DIR, RUNS_DIR, SUMMARY_FILE, TRAJECTORIES_FILE, type EpisodeTrajectory, type ForkInfo, type RunSummary } from '../model/trajectory';
+import { FORK_FILE, FORKS_DIR, RUNS_DIR, SUMMARY_FILE, TRAJECTORIES_FILE, type EpisodeTrajectory, type ForkInfo, type RolloutSummary } from '../trajectory/trajectory';
 
 export interface RunInfo {
   id: string;
   dir: string;
-  summary?: RunSummary;
+  summary?: RolloutSummary;
   /** The launch configuration the run was started with (launch.json in the run folder). */
   launch?: Record<string, unknown>;
 }
@@ -35,7 +35,7 @@ export function listRuns(root: string): RunInfo[] {
     .reverse()
     .map((id) => {
       const dir = path.join(base, id);
-      return { id, dir, summary: readJson<RunSummary>(path.join(dir, SUMMARY_FILE)), launch: readJson<Record<string, unknown>>(path.join(dir, 'launch.json')) };
+      return { id, dir, summary: readJson<RolloutSummary>(path.join(dir, SUMMARY_FILE)), launch: readJson<Record<string, unknown>>(path.join(dir, 'launch.json')) };
     });
 }
 

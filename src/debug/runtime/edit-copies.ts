@@ -1,13 +1,13 @@
 // Edit = fork, the copy half: what the user edits while stopped is a copy of the pending
 // request or of the held reply, so the originals stay recorded beside what was sent or
 // delivered (and the turn is marked as edited, which makes its episode a fork).
-import type { ChatCompletion, ChatRequest } from '../model/trajectory';
+import type { ChatCompletion, ChatCompletionRequest } from '../trajectory/trajectory';
 import { deliveredOf, toolCallsOf, type Episode, type LlmTurn } from './episode';
 
 const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
 
 /** The pending request, copied on first edit so the original stays recorded. */
-export function editableRequest(turn: LlmTurn): ChatRequest {
+export function editableRequest(turn: LlmTurn): ChatCompletionRequest {
   turn.sent ??= clone(turn.request);
   turn.userEdited = true;
   return turn.sent;

@@ -3,7 +3,7 @@
 // original, so every later request of the episode that carries the original message gets
 // the edited one instead (rollout and auxiliary calls alike; other episodes never).
 import { canonicalJson } from '../gateway/chat';
-import type { ChatMessage, ChatRequest } from '../model/trajectory';
+import type { ChatMessage, ChatCompletionRequest } from '../trajectory/trajectory';
 
 export interface MessageEdit {
   /** canonicalJson(original): what a later request's message is matched against. */
@@ -13,7 +13,7 @@ export interface MessageEdit {
 }
 
 /** The messages changed in `sent` against `request`, position by position. */
-export function messageEdits(request: ChatRequest, sent: ChatRequest): MessageEdit[] {
+export function messageEdits(request: ChatCompletionRequest, sent: ChatCompletionRequest): MessageEdit[] {
   const out: MessageEdit[] = [];
   const a = request.messages ?? [];
   const b = sent.messages ?? [];
@@ -35,7 +35,7 @@ export function mergeEdits(edits: MessageEdit[], fresh: MessageEdit[]): void {
 
 /** `request` with every message that equals an edited original replaced by its edit, or
  *  undefined when it carries none of them. */
-export function applyEdits(request: ChatRequest, edits: MessageEdit[]): ChatRequest | undefined {
+export function applyEdits(request: ChatCompletionRequest, edits: MessageEdit[]): ChatCompletionRequest | undefined {
   if (!edits.length || !Array.isArray(request.messages)) return undefined;
   const byKey = new Map(edits.map((e) => [e.key, e]));
   let changed = false;

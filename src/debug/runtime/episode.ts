@@ -1,8 +1,9 @@
 // The live model of a rollout: episodes (one per task x repeat) and their turns. The DAP
 // layer shows it; the trajectory written to disk is derived from it.
-import type { EpisodeEndMsg, EpisodeStartMsg, ErrorInfo, SourceFrame } from '../model/rollout-protocol';
+import { setTimeout as sleep } from 'timers/promises';
+import type { EpisodeEndMsg, EpisodeStartMsg, ErrorInfo, SourceFrame } from '../trajectory/runner-protocol';
 import type { MessageEdit } from './edits';
-import type { ChatCompletion, EpisodeTrajectory, RecordedCall, TrajectoryToolTurn, TrajectoryTurn } from '../model/trajectory';
+import type { ChatCompletion, EpisodeTrajectory, RecordedCall, TrajectoryToolTurn, TrajectoryTurn } from '../trajectory/trajectory';
 
 /** An LLM call as the debugger holds it: the recorded fields plus its live state. */
 export interface LlmTurn extends Omit<RecordedCall, 'episode' | 'latencyMs'> {
@@ -34,14 +35,14 @@ export interface RewardTurn {
   reward: number | null;
 }
 
-export type Turn = LlmTurn | ToolTurn | ExceptionTurn | RewardTurn;
+export type EpisodeTurn = LlmTurn | ToolTurn | ExceptionTurn | RewardTurn;
 
 export interface Episode
   extends Pick<EpisodeStartMsg, 'taskIndex' | 'taskId' | 'repeat' | 'task'>,
     Pick<EpisodeEndMsg, 'reward' | 'success' | 'metrics' | 'metadata' | 'experiences' | 'error'> {
   id: string;
   threadId: number;
-  turns: Turn[];
+  turns: EpisodeTurn[];
   llmCalls: number;
   /** Calls so far per role ('' = the rollout model, `auxiliary/<i>`): the next call's index. */
   callCounts: Record<string, number>;
@@ -58,6 +59,53 @@ export interface Episode
 
 export function newEpisode(init: Pick<Episode, 'id' | 'threadId' | 'taskIndex' | 'taskId' | 'repeat' | 'task'>): Episode {
   return { ...init, turns: [], llmCalls: 0, callCounts: {}, edits: [], status: 'running', reward: null, metrics: {}, metadata: {}, experiences: [], startedAt: Date.now(), tokens: { prompt: 0, completion: 0 }, llmMs: 0 };
+}
+
+/** The episodes of a run as the runner reports them, and what the gateway's calls are
+ *  matched against: the episode a call names, else the one running. */
+export class Episodes {
+  readonly list: Episode[] = [];
+  /** The episode last started and not yet ended: calls without an episode header go to it. */
+  current?: Episode;
+  /** Where the workflow's tools are defined (tool turns link to them). */
+  symbols: Record<string, SourceFrame> = {};
+
+  start(m: Omit<EpisodeStartMsg, 'type'>): Episode {
+    const ep = newEpisode({ id: m.episode, threadId: this.list.length + 1, taskIndex: m.taskIndex, taskId: m.taskId, repeat: m.repeat, task: m.task });
+    this.list.push(ep);
+    this.current = ep;
+    return ep;
+  }
+
+  /** Ends the episode `m` names with what the runner reported; undefined when none has that name. */
+  end(m: Omit<EpisodeEndMsg, 'type'>): Episode | undefined {
+    const ep = this.find(m.episode);
+    if (!ep) return undefined;
+    Object.assign(ep, { reward: m.reward, success: m.success, metrics: m.metrics ?? {}, metadata: m.metadata ?? {}, experiences: m.experiences ?? [], error: m.error, endedAt: Date.now() });
+    ep.status = m.error ? 'error' : 'done';
+    if (this.current === ep) this.current = undefined;
+    return ep;
+  }
+
+  find(id: string | undefined): Episode | undefined {
+    return id === undefined ? undefined : this.list.find((e) => e.id === id);
+  }
+
+  byThread(threadId: number): Episode | undefined {
+    return this.list.find((e) => e.threadId === threadId);
+  }
+
+  /** The episode a gateway call belongs to. The runner's episodeStart travels on another
+   *  socket and may arrive after the call, so a named episode is waited for briefly. */
+  async forCall(name: string | undefined): Promise<Episode | undefined> {
+    if (!name) return this.current;
+    for (let waited = 0; waited < 3000; waited += 10) {
+      const ep = this.find(name);
+      if (ep) return ep;
+      await sleep(10);
+    }
+    return this.current;
+  }
 }
 
 /** The reply the workflow actually got (edited or not). */

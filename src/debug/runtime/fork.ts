@@ -8,13 +8,14 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import type { L10n } from '../../base/l10n';
-import { FORK_EDITED_TRANSCRIPT, FORK_FILE, FORK_ORIGINAL_TRANSCRIPT, FORKS_DIR, type ChatRequest, type ForkInfo } from '../model/trajectory';
+import { FORK_EDITED_TRANSCRIPT, FORK_FILE, FORK_ORIGINAL_TRANSCRIPT, FORKS_DIR, type ChatCompletionRequest, type ForkInfo } from '../trajectory/trajectory';
 import { sameRequest } from '../gateway/chat';
 import type { CallContext, ChatUpstream, UpstreamResult } from '../gateway/model-endpoint';
-import { episodeTranscript } from '../results/fork-transcript';
+import { episodeMarkdown } from '../results/transcript';
 import { toTrajectory, type Episode, type LlmTurn } from './episode';
 import type { RolloutRuntime } from './rollout-runtime';
-import type { RuntimeOptions, RuntimeOutput } from './run-options';
+import type { RuntimeOptions } from './run-options';
+import type { RunOutput } from './run-handle';
 
 /** Answers the branch's calls: recorded before the fork point, live from there. */
 export class ForkUpstream implements ChatUpstream {
@@ -33,7 +34,7 @@ export class ForkUpstream implements ChatUpstream {
     this.label = `original branch of ${parent.id} (${live(undefined).label})`;
   }
 
-  async complete(body: ChatRequest, ctx: CallContext): Promise<UpstreamResult> {
+  async complete(body: ChatCompletionRequest, ctx: CallContext): Promise<UpstreamResult> {
     const rec = this.byKey.get(key(ctx.index, ctx.role));
     if (rec && rec.order <= this.forkOrder && sameRequest(rec.turn.request, ctx.original)) {
       const t = rec.turn;
@@ -83,7 +84,7 @@ export function originalBranchOptions(parent: RuntimeOptions, ep: Episode, dir: 
 
 /** Runs the original branch of `ep` (a runtime built on a ForkUpstream, saving into `dir`)
  *  headless, then saves fork.json and both branches' transcripts beside it. */
-export async function runOriginalBranch(branch: RolloutRuntime, ep: Episode, dir: string, l10n: L10n, onOutput: (o: RuntimeOutput) => void): Promise<ForkInfo> {
+export async function runOriginalBranch(branch: RolloutRuntime, ep: Episode, dir: string, l10n: L10n, onOutput: (o: RunOutput) => void): Promise<ForkInfo> {
   const info: ForkInfo = { episode: ep.id, at: ep.forkAt!, status: 'failed', rewardOriginal: null, rewardEdited: ep.reward };
   branch.disableStops();
   try {
@@ -93,12 +94,12 @@ export async function runOriginalBranch(branch: RolloutRuntime, ep: Episode, dir
     await ended;
     const other = branch.episodes[0];
     Object.assign(info, { status: branch.summary?.status ?? 'failed', message: branch.summary?.message, branchEpisode: other?.id, rewardOriginal: other?.reward ?? null });
-    if (other) fs.writeFileSync(path.join(dir, FORK_ORIGINAL_TRANSCRIPT), episodeTranscript(toTrajectory(other), l10n.t('Original branch of {0} (without the edit)', ep.id)));
+    if (other) fs.writeFileSync(path.join(dir, FORK_ORIGINAL_TRANSCRIPT), episodeMarkdown(toTrajectory(other), dir, l10n.t('Original branch of {0} (without the edit)', ep.id)));
   } catch (e) {
     info.message = (e as Error).message;
   }
   fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(path.join(dir, FORK_EDITED_TRANSCRIPT), episodeTranscript(toTrajectory(ep), l10n.t('Edited branch of {0} (as debugged)', ep.id)));
+  fs.writeFileSync(path.join(dir, FORK_EDITED_TRANSCRIPT), episodeMarkdown(toTrajectory(ep), dir, l10n.t('Edited branch of {0} (as debugged)', ep.id)));
   fs.writeFileSync(path.join(dir, FORK_FILE), JSON.stringify(info, null, 2) + '\n');
   return info;
 }

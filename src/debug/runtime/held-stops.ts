@@ -11,15 +11,25 @@ export class HeldStops {
   private readonly policy: StopPolicy;
   private readonly stops = new Map<Episode | undefined, StopInfo>();
   private disabled = false;
+  private over = false;
   private waiters: (() => void)[] = [];
 
-  /** `ended()`: the run is over (nothing stops, every held stop lets go); `onStop`: a new stop is held. */
+  /** `onStop`: a new stop is held. */
   constructor(
     l10n: L10n | undefined,
-    private readonly ended: () => boolean,
     private readonly onStop: (s: StopInfo) => void,
   ) {
     this.policy = new StopPolicy(l10n);
+  }
+
+  /** The session ended: nothing stops any more, every held stop lets go (and calls are cancelled). */
+  get ended(): boolean {
+    return this.over;
+  }
+
+  end(): void {
+    this.over = true;
+    this.release();
   }
 
   /** The most recent stop still held (the one the UI focuses). */
@@ -69,16 +79,16 @@ export class HeldStops {
   /** Stops here if the event calls for it, holding only this episode (its call or the
    *  runner's message) until it is resumed; other episodes go on. */
   async checkpoint(ev: CheckEvent): Promise<void> {
-    if (this.ended() || this.disabled) return;
+    if (this.over || this.disabled) return;
     const key = ev.ep;
     // One stop per episode at a time (an episode's auxiliary call may run beside its own).
-    while (this.stops.has(key) && !this.ended()) await this.changed();
-    if (this.ended()) return;
+    while (this.stops.has(key) && !this.over) await this.changed();
+    if (this.over) return;
     const stop = this.policy.decide(ev);
     if (!stop) return;
     this.stops.set(key, stop);
     this.onStop(stop);
-    while (this.stops.get(key) === stop && !this.ended()) await this.changed();
+    while (this.stops.get(key) === stop && !this.over) await this.changed();
   }
 
   private changed(): Promise<void> {

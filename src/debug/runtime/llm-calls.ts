@@ -1,41 +1,50 @@
 // The gateway's side of the rollout debugger: each LLM call the workflow makes becomes a turn
 // of its episode, checked for stops (before it is sent, on errors, on the tool calls of its
 // reply), forwarded to its model (or checked against a replayed run), recorded, and answered.
-// Apart from runner messages (runner-messages.ts), which create the episodes these calls join.
-import type { SourceFrame } from '../model/rollout-protocol';
-import type { ChatRequest } from '../model/trajectory';
+// The episodes it joins come from the runner's messages (rollout-runtime.ts): the two arrive
+// on different sockets, in any order.
+import { EventEmitter } from 'events';
+import type { ChatCompletionRequest } from '../trajectory/trajectory';
 import type { CallOutcome, IncomingCall } from '../gateway/server';
 import type { ReplayUpstream } from '../gateway/replay';
 import type { ChatUpstream } from '../gateway/model-endpoint';
 import { applyEdits, mergeEdits, messageEdits } from './edits';
 import { isToolError } from './breakpoints';
-import { deliveredOf, toolCallsOf, type Episode, type LlmTurn, type ToolTurn } from './episode';
+import { deliveredOf, toolCallsOf, type Episode, type Episodes, type LlmTurn, type ToolTurn } from './episode';
+import type { HeldStops } from './held-stops';
+import type { RunOutput } from './run-handle';
 import type { RunWriter } from './run-writer';
-import type { CheckEvent } from './stop-policy';
 
 /** What call handling needs from the run it belongs to. */
-export interface CallHost {
-  readonly episodes: readonly Episode[];
-  readonly replay?: ReplayUpstream;
-  /** The episode calls without an episode header belong to. */
-  current(): Episode | undefined;
-  /** Where the workflow's tools are defined (tool turns link to them). */
-  symbols(): Record<string, SourceFrame>;
-  /** The session has ended: calls are cancelled. */
-  ended(): boolean;
+export interface CallPort {
+  /** The run's episodes, which calls join. */
+  readonly episodes: Episodes;
+  /** Where a call may be held; once ended, calls are cancelled. */
+  readonly stops: HeldStops;
+  /** The run's recording (undefined: the run is not saved). */
+  readonly recorder: RunWriter | undefined;
+  /** Where a call of `role` goes: auxiliary model i's endpoint, else the rollout model's. */
   upstreamFor(role: string | undefined): ChatUpstream;
-  checkpoint(ev: CheckEvent): Promise<void>;
-  progress(ep: Episode, what: string): void;
-  say(category: 'important' | 'stderr', text: string): void;
-  writer(): RunWriter | undefined;
 }
 
-export class LlmCalls {
+export interface CallEvents {
+  /** What the call's episode is doing now. */
+  progress: [Episode, string];
+  output: [RunOutput];
+}
+
+export class LlmCalls extends EventEmitter<CallEvents> {
   /** Calls answered and tokens used, for the run's summary. */
   readonly totals = { calls: 0, prompt: 0, completion: 0 };
   private readonly inflight = new Set<AbortController>();
 
-  constructor(private readonly host: CallHost) {}
+  /** `replay`: the recorded run every call is checked against (a replay run). */
+  constructor(
+    private readonly run: CallPort,
+    private readonly replay?: ReplayUpstream,
+  ) {
+    super();
+  }
 
   /** Cancels the calls on their way to a model (the session ended). */
   abortAll(): void {
@@ -43,10 +52,10 @@ export class LlmCalls {
   }
 
   async handle(call: IncomingCall): Promise<CallOutcome> {
-    const h = this.host;
-    const ep = await this.episodeFor(call);
+    const { stops } = this.run;
+    const ep = await this.run.episodes.forCall(call.episode);
     if (!ep) return { ok: false, error: { kind: 'upstream', status: 400, message: 'LLM call outside of any episode' } };
-    if (h.ended()) return { ok: false, error: { kind: 'cancelled', status: 499, message: 'the debug session has ended' } };
+    if (stops.ended) return { ok: false, error: { kind: 'cancelled', status: 499, message: 'the debug session has ended' } };
     const role = call.role;
     const roleKey = role ?? '';
     ep.llmCalls++;
@@ -60,21 +69,21 @@ export class LlmCalls {
     if (carried) Object.assign(turn, { sent: carried, carried: true });
     await this.collectToolResults(ep, call.request);
     ep.turns.push(turn);
-    h.progress(ep, `LLM call #${turn.index + 1}`);
-    const replay = h.replay;
+    this.emit('progress', ep, `LLM call #${turn.index + 1}`);
+    const replay = this.replay;
     if (replay) {
       const check = replay.verify(ep.id, turn.index, call.request, role);
       if (!check.ok) {
         turn.divergence = { message: check.message, diff: check.diff };
         turn.error = { kind: 'divergence', status: 409, message: `${check.message}\n${check.diff}` };
         turn.state = 'error';
-        h.say('important', `${check.message}\n${check.diff}\n`);
-        await h.checkpoint({ type: 'divergence', ep, turn });
+        this.emit('output', { category: 'important', text: `${check.message}\n${check.diff}\n` });
+        await stops.checkpoint({ type: 'divergence', ep, turn });
         return this.complete(ep, turn);
       }
     }
-    await h.checkpoint({ type: 'llm', ep, turn });
-    if (h.ended()) return this.cancelled(ep, turn);
+    await stops.checkpoint({ type: 'llm', ep, turn });
+    if (stops.ended) return this.cancelled(ep, turn);
     if (turn.sent) mergeEdits(ep.edits, messageEdits(turn.request, turn.sent));
     turn.state = 'inflight';
     // Cancelled by the workflow hanging up from here on, or by terminate(). (A hang-up while
@@ -82,16 +91,16 @@ export class LlmCalls {
     const abort = call.abort.signal.aborted ? new AbortController() : call.abort;
     this.inflight.add(abort);
     const t0 = performance.now();
-    const result = await h.upstreamFor(role).complete(turn.sent ?? turn.request, { episode: ep.id, index: turn.index, ...(role ? { role } : {}), original: turn.request, signal: abort.signal });
+    const result = await this.run.upstreamFor(role).complete(turn.sent ?? turn.request, { episode: ep.id, index: turn.index, ...(role ? { role } : {}), original: turn.request, signal: abort.signal });
     turn.latencyMs = performance.now() - t0;
     ep.llmMs += turn.latencyMs;
     this.inflight.delete(abort);
     if (!result.ok) {
       turn.error = result.error;
       turn.state = 'error';
-      if (h.ended()) return this.complete(ep, turn);
-      h.say('stderr', `${ep.id} LLM call #${turn.index + 1} failed: ${result.error.message}\n`);
-      await h.checkpoint({ type: 'upstreamError', ep, turn });
+      if (stops.ended) return this.complete(ep, turn);
+      this.emit('output', { category: 'stderr', text: `${ep.id} LLM call #${turn.index + 1} failed: ${result.error.message}\n` });
+      await stops.checkpoint({ type: 'upstreamError', ep, turn });
       return this.complete(ep, turn, result.body);
     }
     turn.response = result.response;
@@ -104,37 +113,25 @@ export class LlmCalls {
       this.totals.completion += usage.completion_tokens ?? 0;
     }
     const fallback = turn.stack[0];
-    const symbols = h.symbols();
+    const symbols = this.run.episodes.symbols;
     const tools: ToolTurn[] = toolCallsOf(result.response).map((c, callIndex) => ({
       kind: 'tool', llmIndex: turn.index, callIndex, ...(turn.role ? { role: turn.role } : {}), id: c.id, name: c.function?.name ?? '?', arguments: c.function?.arguments ?? '', source: symbols[c.function?.name] ?? fallback,
     }));
     ep.turns.push(...tools);
     for (const t of tools) {
-      if (h.ended()) break;
-      h.progress(ep, `tool ${t.name}`);
-      await h.checkpoint({ type: 'tool', ep, turn: t });
+      if (stops.ended) break;
+      this.emit('progress', ep, `tool ${t.name}`);
+      await stops.checkpoint({ type: 'tool', ep, turn: t });
     }
     turn.state = 'done';
     return this.complete(ep, turn);
-  }
-
-  /** The call's episode. The runner's episodeStart travels on another socket and may
-   *  arrive after the call, so a named episode is waited for briefly. */
-  private async episodeFor(call: IncomingCall): Promise<Episode | undefined> {
-    if (!call.episode) return this.host.current();
-    for (let waited = 0; waited < 3000; waited += 10) {
-      const ep = this.host.episodes.find((e) => e.id === call.episode);
-      if (ep) return ep;
-      await new Promise((r) => setTimeout(r, 10));
-    }
-    return this.host.current();
   }
 
   /** Records the call and gives the workflow its answer. */
   private complete(ep: Episode, turn: LlmTurn, body?: unknown): CallOutcome {
     this.totals.calls++;
     if (turn.userEdited && !ep.forkAt) ep.forkAt = { index: turn.index, ...(turn.role ? { role: turn.role } : {}) };
-    this.host.writer()?.recordCall({
+    this.run.recorder?.recordCall({
       episode: ep.id, index: turn.index, ...(turn.role ? { role: turn.role } : {}), request: turn.request,
       ...(turn.sent ? { sent: turn.sent } : {}),
       ...(turn.response ? { response: turn.response } : {}),
@@ -155,7 +152,7 @@ export class LlmCalls {
   }
 
   /** Tool results arrive with the next request (role "tool" messages). */
-  private async collectToolResults(ep: Episode, request: ChatRequest): Promise<void> {
+  private async collectToolResults(ep: Episode, request: ChatCompletionRequest): Promise<void> {
     if (!request.messages?.some((m) => m?.role === 'tool' && m.tool_call_id)) return;
     const open = new Map<string, ToolTurn>();
     for (const t of ep.turns) if (t.kind === 'tool' && t.result === undefined) open.set(t.id, t);
@@ -165,7 +162,7 @@ export class LlmCalls {
       if (!t) continue;
       t.result = m.content;
       t.error = isToolError(m.content);
-      if (t.error) await this.host.checkpoint({ type: 'toolError', ep, turn: t });
+      if (t.error) await this.run.stops.checkpoint({ type: 'toolError', ep, turn: t });
     }
   }
 }

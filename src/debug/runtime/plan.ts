@@ -3,7 +3,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import type { ConfigKind } from '../../feature-api/config-checker';
-import type { RunnerPlan, TaskSource } from '../model/rollout-protocol';
+import type { RunnerPlan, TaskSource } from '../trajectory/runner-protocol';
 
 export type Backbone = 'native' | 'trinity' | 'astuner' | 'ajet';
 

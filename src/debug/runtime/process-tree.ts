@@ -1,40 +1,50 @@
-// Ending a process and everything it started. The runner is spawned as the leader of its
-// own process group; its descendants are also collected from the process table, so a
-// workflow child that left the group is ended too.
+// Ending a process and everything it started. The runner is spawned as the leader of its own
+// session (and process group); what it started is found three ways, because a process can
+// leave each: its descendants in the process table (lost once their parent exits), the
+// members of its session (left by setsid(), as a daemon does), and the processes carrying
+// the run's marker in their environment (kept across both, unless a process clears it).
 import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 
-/** Descendant pids of `root` (Linux /proc, else `ps`), deepest last. */
-export function descendants(root: number): number[] {
-  const children = new Map<number, number[]>();
-  const add = (pid: number, ppid: number) => {
-    const list = children.get(ppid) ?? [];
-    list.push(pid);
-    children.set(ppid, list);
-  };
+interface ProcEntry {
+  pid: number;
+  ppid: number;
+  sid: number;
+}
+
+/** pid, parent and session of each process (Linux /proc, else `ps`). */
+function processTable(): ProcEntry[] {
+  const out: ProcEntry[] = [];
   try {
     if (process.platform === 'linux') {
       for (const name of fs.readdirSync('/proc')) {
         if (!/^\d+$/.test(name)) continue;
         try {
           const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
-          // pid (comm) state ppid ... — comm may contain spaces and parentheses
-          const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-          add(Number(name), ppid);
+          // pid (comm) state ppid pgrp session ... — comm may contain spaces and parentheses
+          const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+          out.push({ pid: Number(name), ppid: Number(f[1]), sid: Number(f[3]) });
         } catch {
           /* exited meanwhile */
         }
       }
     } else if (process.platform !== 'win32') {
-      const out = execFileSync('ps', ['-A', '-o', 'pid=,ppid='], { encoding: 'utf8' });
-      for (const line of out.split('\n')) {
-        const [pid, ppid] = line.trim().split(/\s+/).map(Number);
-        if (pid && ppid) add(pid, ppid);
+      const text = execFileSync('ps', ['-A', '-o', 'pid=,ppid=,sess='], { encoding: 'utf8' });
+      for (const line of text.split('\n')) {
+        const [pid, ppid, sid] = line.trim().split(/\s+/).map(Number);
+        if (pid && ppid) out.push({ pid, ppid, sid: sid || 0 });
       }
     }
   } catch {
     /* best effort */
   }
+  return out;
+}
+
+/** Descendant pids of `root` (Linux /proc, else `ps`), deepest last. */
+export function descendants(root: number, table = processTable()): number[] {
+  const children = new Map<number, number[]>();
+  for (const p of table) children.set(p.ppid, [...(children.get(p.ppid) ?? []), p.pid]);
   const out: number[] = [];
   const walk = (pid: number) => {
     for (const c of children.get(pid) ?? []) {
@@ -44,6 +54,32 @@ export function descendants(root: number): number[] {
   };
   walk(root);
   return out;
+}
+
+/** Linux: processes whose environment holds `marker` (`NAME=value`); only the user's own
+ *  processes can be read, which are the only ones a run can start. */
+function carrying(marker: string): number[] {
+  if (process.platform !== 'linux') return [];
+  const out: number[] = [];
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    try {
+      if (fs.readFileSync(`/proc/${name}/environ`, 'latin1').split('\0').includes(marker)) out.push(Number(name));
+    } catch {
+      /* gone, or another user's */
+    }
+  }
+  return out;
+}
+
+/** `root`, its descendants, the members of the session it leads and, with a `marker`, every
+ *  process carrying it. */
+export function treeOf(root: number, marker?: string): number[] {
+  const table = processTable();
+  const all = new Set([root, ...descendants(root, table), ...table.filter((p) => p.sid === root).map((p) => p.pid)]);
+  if (marker) for (const p of carrying(marker)) all.add(p);
+  all.delete(process.pid);
+  return [...all];
 }
 
 /** Running (a zombie is not: it has exited and only waits to be reaped, which may never
@@ -69,8 +105,16 @@ export function isAlive(pid: number): boolean {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** TERM the group and every descendant, then KILL whatever is left after `graceMs`. */
-export async function killTree(pid: number, graceMs = 1500): Promise<void> {
+export interface KillOptions {
+  /** How long TERM has before KILL (default 1.5 s). */
+  graceMs?: number;
+  /** `NAME=value` in the environment of every process of the run (see treeOf). */
+  marker?: string;
+}
+
+/** TERM the group and every process of the tree (treeOf), then KILL whatever is left after
+ *  the grace. Works when `pid` itself has exited already: its session and marker remain. */
+export async function killTree(pid: number, opts: KillOptions = {}): Promise<void> {
   if (process.platform === 'win32') {
     try {
       execFileSync('taskkill', ['/pid', String(pid), '/T', '/F'], { stdio: 'ignore' });
@@ -79,7 +123,7 @@ export async function killTree(pid: number, graceMs = 1500): Promise<void> {
     }
     return;
   }
-  const all = [pid, ...descendants(pid)];
+  const all = treeOf(pid, opts.marker);
   const signal = (sig: NodeJS.Signals) => {
     try {
       process.kill(-pid, sig);
@@ -96,7 +140,8 @@ export async function killTree(pid: number, graceMs = 1500): Promise<void> {
   };
   signal('SIGCONT'); // a stopped (SIGSTOP) process cannot act on TERM
   signal('SIGTERM');
-  for (let waited = 0; waited < graceMs && all.some(isAlive); waited += 50) await sleep(50);
+  const grace = opts.graceMs ?? 1500;
+  for (let waited = 0; waited < grace && all.some(isAlive); waited += 50) await sleep(50);
   if (all.some(isAlive)) signal('SIGKILL');
   for (let waited = 0; waited < 2000 && all.some(isAlive); waited += 50) await sleep(50);
 }

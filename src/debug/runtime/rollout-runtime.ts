@@ -2,40 +2,46 @@
 // recording gateway, and decides where to stop (event breakpoints, stepping, pause,
 // exceptions). A held stop keeps the workflow waiting on its HTTP call (or on the runner
 // socket) until resume(). Stops are per episode: episodes run concurrently (as Trinity's
-// runners do) and a stopped one holds only its own call. No DAP here: session.ts maps this
-// onto the protocol. This class is the run's lifecycle; stops, stepping and edits are its
-// base (steppable-run.ts), and it delegates the gateway's calls (llm-calls.ts), the runner's
-// messages (runner-messages.ts) and forks (fork.ts).
+// runners do) and a stopped one holds only its own call. No DAP here: the debug session
+// (protocol/session.ts) reacts to this run's events (RunEvents) and calls its RunHandle methods.
+// The run's lifecycle and its runner's messages are here; the gateway's calls are LlmCalls',
+// holding stops is HeldStops', forks are fork.ts'.
 import { randomBytes } from 'crypto';
+import { EventEmitter } from 'events';
 import { english, type L10n } from '../../base/l10n';
-import { auxIndex, type RunnerPlan } from '../model/rollout-protocol';
-import type { ForkInfo, RunSummary } from '../model/trajectory';
+import { auxIndex, type ErrorInfo, type RunnerPlan, type RunnerMessage } from '../trajectory/runner-protocol';
+import type { ForkInfo, RolloutSummary } from '../trajectory/trajectory';
 import { startGateway, type GatewayServer } from '../gateway/server';
 import type { ChatUpstream } from '../gateway/model-endpoint';
+import type { EventBreakpoint, ExceptionFilter } from './breakpoints';
+import { Episodes, toTrajectory, type Episode } from './episode';
 import { forkDir, originalBranchOptions, runOriginalBranch } from './fork';
-import { toTrajectory, type Episode } from './episode';
+import { HeldStops } from './held-stops';
 import { LlmCalls } from './llm-calls';
 import { discoverModelName } from './model-name';
 import type { RuntimeOptions } from './run-options';
-import { RunnerMessages } from './runner-messages';
+import type { RunEvents, RunHandle, RunOutput } from './run-handle';
 import { RunnerProcess, runnerEnv } from './runner-process';
 import { closeRun, formatSummary, RunWriter } from './run-writer';
-import { SteppableRun } from './steppable-run';
+import type { ResumeMode, StopInfo } from './stop-policy';
 
 export type { ResumeMode, StopInfo, StopReason } from './stop-policy';
-export type { RuntimeEvents, RuntimeOptions } from './run-options';
+export type { RuntimeOptions } from './run-options';
 
-export class RolloutRuntime extends SteppableRun {
+export class RolloutRuntime extends EventEmitter<RunEvents> implements RunHandle {
   runDir?: string;
-  summary?: RunSummary;
+  summary?: RolloutSummary;
   /** The original branches run for edited episodes (fork.json of each). */
   readonly forks: ForkInfo[] = [];
-  private readonly calls: LlmCalls;
-  private readonly messages: RunnerMessages;
+  private readonly live = new Episodes();
+  private readonly stops: HeldStops;
+  private calls?: LlmCalls;
   private gateway?: GatewayServer;
   private runner?: RunnerProcess;
   private writer?: RunWriter;
   private readonly token = randomBytes(20).toString('hex');
+  /** An error outside any episode (import / task loading): the run failed. */
+  private runnerError?: string;
   private finished = false;
   private startedAt = new Date();
   private modelName?: string;
@@ -43,29 +49,16 @@ export class RolloutRuntime extends SteppableRun {
   private branch?: RolloutRuntime;
 
   constructor(private readonly opts: RuntimeOptions) {
-    super(opts.l10n);
-    const checkpoint = this.stops.checkpoint.bind(this.stops);
-    this.messages = new RunnerMessages({
-      episodes: this.episodes, events: this, checkpoint,
-      resumeRunner: (id) => this.runner?.send({ type: 'resume', id }),
-      writeEpisode: (ep) => this.writer?.writeEpisode(toTrajectory(ep)),
-      finish: (status, message) => this.finish(status, message),
-      say: (category, text) => this.say(category, text),
-    });
-    this.calls = new LlmCalls({
-      episodes: this.episodes, replay: opts.replay, checkpoint,
-      current: () => this.messages.current,
-      symbols: () => this.messages.symbols,
-      ended: () => this.terminated,
-      upstreamFor: (role) => this.upstreamFor(role),
-      progress: (ep, what) => this.emit('episodeProgress', ep, what),
-      say: (category, text) => this.say(category, text),
-      writer: () => this.writer,
-    });
+    super();
+    this.stops = new HeldStops(opts.l10n, (s) => this.emit('stopped', s));
   }
 
   private get l10n(): L10n {
     return this.opts.l10n ?? english;
+  }
+
+  get episodes(): readonly Episode[] {
+    return this.live.list;
   }
 
   // ------------------------------------------------------------------ lifecycle
@@ -73,32 +66,26 @@ export class RolloutRuntime extends SteppableRun {
   async start(): Promise<void> {
     const o = this.opts;
     this.startedAt = new Date();
-    await this.openGateway();
-    const gateway = this.gateway!;
+    const gateway = await this.openGateway();
     const modelName = o.modelName ?? (await this.discoverModel());
     this.modelName = modelName;
     const plan = this.runnerPlan(modelName);
     this.say('console', `Rollout: ${o.plan.kind} workflow ${o.plan.workflow} · model ${modelName} via ${o.upstream.label} · python ${o.python}\n`);
+    const runner = new RunnerProcess({ python: o.python, runnerDir: o.runnerDir, cwd: o.plan.cwd, env: runnerEnv(o.env, gateway.url, this.token), token: this.token, debugpy: o.pythonDebugger });
+    this.runner = runner;
+    runner.on('message', (m) => this.onRunnerMessage(m));
+    runner.on('output', (category, text) => this.emit('output', { category, text }));
+    runner.on('exit', (code, signal) => this.onRunnerExit(code, signal));
+    let hello;
     try {
-      this.runner = await RunnerProcess.start({
-        python: o.python,
-        script: o.runnerScript,
-        cwd: o.plan.cwd,
-        env: runnerEnv(o.env, gateway.url, this.token),
-        token: this.token,
-        debugpy: o.pythonDebugger,
-        onMessage: (m) => this.messages.handle(m),
-        onRawOutput: (category, text) => this.emit('output', { category, text }),
-        onExit: (code, signal) => this.onRunnerExit(code, signal),
-      });
+      hello = await runner.start();
     } catch (e) {
       await this.finish('failed', (e as Error).message);
       throw e;
     }
-    const hello = this.runner.hello;
     if (hello.debugpy) this.emit('pythonDebugger', hello.debugpy);
     if (hello.debugpyNote) this.say('console', `${hello.debugpyNote}\n`);
-    this.runner.send({ type: 'start', plan });
+    runner.send({ type: 'start', plan });
   }
 
   /** What the runner is told (after openGateway()): the gateway as the rollout model and,
@@ -122,7 +109,11 @@ export class RolloutRuntime extends SteppableRun {
         this.writer.onError = (e) => this.say('important', `Could not write the recording in ${this.runDir}: ${e.message}\n`);
         this.runDir = this.writer.dir;
       }
-      this.gateway = await startGateway({ handleCall: (c) => this.calls.handle(c), listModels: (aux) => this.upstreamFor(aux === undefined ? undefined : `auxiliary/${aux}`).models() }, this.token);
+      const calls = new LlmCalls({ episodes: this.live, stops: this.stops, recorder: this.writer, upstreamFor: (role) => this.upstreamFor(role) }, this.opts.replay);
+      calls.on('progress', (ep, what) => this.emit('episodeProgress', ep, what));
+      calls.on('output', (o) => this.say(o.category, o.text));
+      this.calls = calls;
+      this.gateway = await startGateway({ handleCall: (c) => calls.handle(c), listModels: (aux) => this.upstreamFor(aux === undefined ? undefined : `auxiliary/${aux}`).models() }, this.token);
     }
     return { url: this.gateway.url, apiKey: this.token };
   }
@@ -135,13 +126,13 @@ export class RolloutRuntime extends SteppableRun {
 
   /** Starts an episode for calls made by a process other than the runner (attach use, benches). */
   beginEpisode(id: string, task: unknown = null): Episode {
-    this.messages.handle({ type: 'episodeStart', episode: id, taskIndex: this.episodes.length, taskId: id, repeat: 0, task });
-    return this.episodes[this.episodes.length - 1];
+    this.onRunnerMessage({ type: 'episodeStart', episode: id, taskIndex: this.live.list.length, taskId: id, repeat: 0, task });
+    return this.live.list[this.live.list.length - 1];
   }
 
   /** Ends an episode started with beginEpisode(). */
   endEpisode(id: string, reward: number | null = null): void {
-    this.messages.handle({ type: 'episodeEnd', episode: id, reward, metrics: {}, metadata: {}, experiences: [] });
+    this.onRunnerMessage({ type: 'episodeEnd', episode: id, reward, metrics: {}, metadata: {}, experiences: [] });
   }
 
   private async discoverModel(): Promise<string> {
@@ -152,27 +143,28 @@ export class RolloutRuntime extends SteppableRun {
 
   /** Ends the run: releases held calls, stops the runner tree, closes the gateway. */
   async terminate(): Promise<void> {
-    if (this.terminated) return;
-    this.terminated = true;
+    if (this.stops.ended) return;
+    this.stops.end();
     await this.branch?.terminate(); // stopped while an original branch runs (edit = fork)
-    this.calls.abortAll();
-    this.stops.release();
-    await this.runner?.kill();
+    this.calls?.abortAll();
+    await this.runner?.end();
     await this.finish('terminated', 'stopped by the user');
   }
 
-  private async finish(status: RunSummary['status'], message?: string): Promise<void> {
+  private async finish(status: RolloutSummary['status'], message?: string): Promise<void> {
     if (this.finished) return;
     this.finished = true;
     this.timing('run ended');
     this.stops.release();
     const o = this.opts;
-    const summary = closeRun(this.writer, this.episodes, { id: this.writer?.id ?? '', backbone: o.backbone, config: o.meta.config as string | undefined, replayOf: o.replay?.runDir, status, message, startedAt: this.startedAt }, this.calls.totals, (o.plan.concurrency ?? 1) > 1);
+    const totals = this.calls?.totals ?? { calls: 0, prompt: 0, completion: 0 };
+    const summary = closeRun(this.writer, this.live.list, { id: this.writer?.id ?? '', backbone: o.backbone, config: o.meta.config as string | undefined, replayOf: o.replay?.runDir, status, message, startedAt: this.startedAt }, totals, (o.plan.concurrency ?? 1) > 1);
     this.summary = summary;
     this.timing('summary written');
     this.say('console', formatSummary(summary, this.runDir ?? '(not saved: "record": false)'));
-    // The runner sends `done` and exits by itself: the gateway need not wait for it.
-    const runnerGone = this.runner?.alive ? this.runner.kill() : Promise.resolve();
+    // The runner sends `done` and exits by itself; what it started must not outlive the run,
+    // so its whole tree is ended either way (the gateway need not wait for it).
+    const runnerGone = this.runner?.end() ?? Promise.resolve();
     await this.gateway?.close();
     this.timing('gateway closed');
     if (status !== 'terminated') await this.runForks();
@@ -191,11 +183,11 @@ export class RolloutRuntime extends SteppableRun {
   private async runForks(): Promise<void> {
     const runDir = this.runDir;
     if (this.opts.fork === false || this.opts.replay || !runDir) return;
-    for (const ep of this.episodes.filter((e) => e.forkAt)) {
+    for (const ep of this.live.list.filter((e) => e.forkAt)) {
       const dir = forkDir(runDir, ep.id);
       this.say('console', this.l10n.t('{0} was edited: running its original branch (without the edit) for comparison…', ep.id) + '\n');
       const branch = new RolloutRuntime(originalBranchOptions(this.opts, ep, dir, runDir, (role) => this.upstreamFor(role), this.modelName));
-      if (this.terminated) break;
+      if (this.stops.ended) break;
       this.branch = branch;
       const info = await runOriginalBranch(branch, ep, dir, this.l10n, (o) => this.emit('output', o));
       this.branch = undefined;
@@ -204,21 +196,116 @@ export class RolloutRuntime extends SteppableRun {
     }
   }
 
-  // ------------------------------------------------------------------ the runner process
+  // ------------------------------------------------------------------ the runner's messages
 
-  private onRunnerExit(code: number | null, signal: NodeJS.Signals | null): void {
-    if (this.terminated || this.finished) return;
-    // Give the socket a moment to deliver a final `done` that raced the exit.
-    setTimeout(() => {
-      if (this.finished) return;
-      const msg = `The Python runner exited unexpectedly (${signal ?? `exit code ${code}`}); the recorded part of the run is kept.`;
-      this.say('important', msg + '\n');
-      void this.finish('failed', msg);
-    }, 200);
+  /** Episode scheduling: what the runner reports (tasks, episodes starting and ending,
+   *  rewards, exceptions, done) becomes the run's episodes. */
+  private onRunnerMessage(m: RunnerMessage): void {
+    switch (m.type) {
+      case 'tasks':
+        this.say('console', `Loaded ${m.count} task(s): ${m.ids.slice(0, 20).join(', ')}${m.ids.length > 20 ? ', …' : ''}\n`);
+        return;
+      case 'symbols':
+        this.live.symbols = m.functions;
+        return;
+      case 'episodeStart':
+        this.emit('episodeStarted', this.live.start(m));
+        return;
+      case 'output':
+        this.emit('output', { category: m.category, text: m.text, source: m.source });
+        return;
+      case 'exception': {
+        const ep = this.live.find(m.episode);
+        ep?.turns.push({ kind: 'exception', error: m.error });
+        if (!ep) this.runnerError = `${m.error.type}: ${m.error.message}`;
+        this.reportTraceback(m.error);
+        void this.stops.checkpoint({ type: 'exception', ep, error: m.error }).then(() => this.resumeRunner(m.id));
+        return;
+      }
+      case 'reward': {
+        const ep = this.live.find(m.episode);
+        if (!ep) return this.resumeRunner(m.id);
+        ep.reward = m.reward;
+        ep.turns.push({ kind: 'reward', reward: m.reward });
+        void this.stops.checkpoint({ type: 'reward', ep, reward: m.reward }).then(() => this.resumeRunner(m.id));
+        return;
+      }
+      case 'episodeEnd': {
+        const ep = this.live.end(m);
+        if (!ep) return;
+        this.writer?.writeEpisode(toTrajectory(ep));
+        this.emit('episodeEnded', ep);
+        return;
+      }
+      case 'done':
+        void this.finish(this.runnerError ? 'failed' : 'completed', this.runnerError);
+        return;
+      case 'hello':
+        return;
+    }
   }
 
-  private say(category: 'console' | 'important' | 'stderr', text: string): void {
+  /** Lets the runner go on past message `id` (a held exception or reward). */
+  private resumeRunner(id: number): void {
+    this.runner?.send({ type: 'resume', id });
+  }
+
+  /** A Python traceback as output lines that link to their source. */
+  private reportTraceback(e: ErrorInfo): void {
+    this.emit('output', { category: 'stderr', text: `Traceback (most recent call last), ${e.phase} error:\n` });
+    for (const f of [...e.traceback].reverse()) {
+      this.emit('output', { category: 'stderr', text: `  File "${f.path}", line ${f.line}, in ${f.name ?? '?'}\n`, source: f });
+    }
+    this.emit('output', { category: 'stderr', text: `${e.type}: ${e.message}\n` });
+  }
+
+  /** Reported once everything the runner wrote was read: a run without `done` failed. */
+  private onRunnerExit(code: number | null, signal: NodeJS.Signals | null): void {
+    if (this.stops.ended || this.finished) return;
+    const msg = `The Python runner exited unexpectedly (${signal ?? `exit code ${code}`}); the recorded part of the run is kept.`;
+    this.say('important', msg + '\n');
+    void this.finish('failed', msg);
+  }
+
+  private say(category: RunOutput['category'], text: string): void {
     this.emit('output', { category, text });
     if (category !== 'console') this.opts.logger.info(text.trimEnd());
+  }
+
+  // ------------------------------------------------------------------ what the debugger's UI does to the run
+
+  /** The most recent stop still held (the one the UI focuses). */
+  get stop(): StopInfo | undefined {
+    return this.stops.latest;
+  }
+
+  stopOf(ep: Episode | undefined): StopInfo | undefined {
+    return this.stops.of(ep);
+  }
+
+  setBreakpoints(bps: EventBreakpoint[]): void {
+    this.stops.setBreakpoints(bps);
+  }
+
+  setExceptionFilters(filters: ExceptionFilter[]): void {
+    this.stops.setExceptionFilters(filters);
+  }
+
+  disableStops(): void {
+    this.stops.disable();
+  }
+
+  episodeByThread(threadId: number): Episode | undefined {
+    return this.live.byThread(threadId);
+  }
+
+  resume(mode: ResumeMode, episode?: Episode): void {
+    this.stops.resume(mode, episode);
+    this.emit('continued');
+    this.stops.release();
+  }
+
+  pause(episode?: Episode): void {
+    this.stops.pause(episode);
   }
 }

@@ -1,14 +1,10 @@
-// What a rollout run is given (RuntimeOptions) and what it reports (RuntimeEvents): the
-// runtime's boundary types, in a file of their own so the modules the runtime delegates to
-// (call handling, runner messages, forks) use them without importing the runtime itself.
+// What a native rollout run is given (RuntimeOptions), in a file of its own so what builds a
+// run (launch, forks) uses it without importing the runtime itself.
 import type { L10n } from '../../base/l10n';
 import type { Logger } from '../../base/log';
-import type { RunnerPlan, SourceFrame } from '../model/rollout-protocol';
-import type { RunSummary } from '../model/trajectory';
+import type { RunnerPlan } from '../trajectory/runner-protocol';
 import type { ReplayUpstream } from '../gateway/replay';
 import type { ChatUpstream } from '../gateway/model-endpoint';
-import type { Episode } from './episode';
-import type { StopInfo } from './stop-policy';
 
 export interface RuntimeOptions {
   plan: Omit<RunnerPlan, 'model' | 'clientTimeout' | 'auxiliaryModels'>;
@@ -22,7 +18,8 @@ export interface RuntimeOptions {
   /** The config's model (model_path / model.path): preferred when the endpoint serves it. */
   configModelName?: string;
   python: string;
-  runnerScript: string;
+  /** The folder holding the `agentrl_runner` package (dist/runner). */
+  runnerDir: string;
   env: NodeJS.ProcessEnv;
   pythonDebugger: boolean;
   /** Folder holding .agentrl/runs; undefined: do not save the run. */
@@ -39,18 +36,4 @@ export interface RuntimeOptions {
   runDir?: string;
   /** Called with timestamps (performance.now()) of the run's last steps (`agentrl rollout --timings`). */
   onTiming?: (what: string, at: number) => void;
-}
-
-/** One line of output: the Debug Console's categories, linked to its source when known. */
-export type RuntimeOutput = { category: 'stdout' | 'stderr' | 'console' | 'important'; text: string; source?: SourceFrame };
-
-export interface RuntimeEvents {
-  stopped: [StopInfo];
-  continued: [];
-  output: [RuntimeOutput];
-  episodeStarted: [Episode];
-  episodeProgress: [Episode, string];
-  episodeEnded: [Episode];
-  pythonDebugger: [{ host: string; port: number }];
-  ended: [RunSummary | undefined];
 }

@@ -9,8 +9,8 @@ import {
   TRAJECTORIES_FILE,
   type EpisodeTrajectory,
   type RecordedCall,
-  type RunSummary,
-} from '../model/trajectory';
+  type RolloutSummary,
+} from '../trajectory/trajectory';
 import { toTrajectory, type Episode } from './episode';
 
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
@@ -87,7 +87,7 @@ export class RunWriter {
     fs.renameSync(file + '.tmp', file);
   }
 
-  writeSummary(s: RunSummary): void {
+  writeSummary(s: RolloutSummary): void {
     this.flush();
     const file = path.join(this.dir, SUMMARY_FILE);
     fs.writeFileSync(file + '.tmp', JSON.stringify(s, null, 2) + '\n');
@@ -103,7 +103,7 @@ export class RunWriter {
   }
 }
 
-type SummaryBase = Pick<RunSummary, 'id' | 'backbone' | 'config' | 'replayOf' | 'status' | 'message'> & { startedAt: Date; finishedAt: Date };
+type SummaryBase = Pick<RolloutSummary, 'id' | 'backbone' | 'config' | 'replayOf' | 'status' | 'message'> & { startedAt: Date; finishedAt: Date };
 
 /** Ends the run's record: episodes cut short end as errors (keeping what they recorded), and
  *  the summary is computed and, when the run is recorded, written with the trajectories in
@@ -114,7 +114,7 @@ export function closeRun(
   base: Omit<SummaryBase, 'finishedAt'>,
   llm: { calls: number; prompt: number; completion: number },
   concurrent: boolean,
-): RunSummary {
+): RolloutSummary {
   for (const ep of episodes) {
     if (ep.status === 'running') {
       ep.status = 'error';
@@ -136,7 +136,7 @@ export function summarize(
   episodes: EpisodeTrajectory[],
   base: SummaryBase,
   llm: { calls: number; prompt: number; completion: number },
-): RunSummary {
+): RolloutSummary {
   const byTask = new Map<string, number[]>();
   const scored: number[] = [];
   for (const e of episodes) {
@@ -167,7 +167,7 @@ export function summarize(
   };
 }
 
-export function formatSummary(s: RunSummary, dir: string): string {
+export function formatSummary(s: RolloutSummary, dir: string): string {
   const reward = s.rewardMean === null ? 'n/a' : s.rewardMean.toFixed(3);
   const perTask = Object.entries(s.rewardByTask)
     .map(([k, v]) => `${k}=${v === null ? 'n/a' : v.toFixed(3)}`)

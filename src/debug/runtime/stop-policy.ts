@@ -2,9 +2,9 @@
 // pause, per episode (concurrent episodes step and pause on their own). Pure decisions:
 // the runtime holds the stops and the calls they keep waiting.
 import { english, type L10n } from '../../base/l10n';
-import type { ErrorInfo } from '../model/rollout-protocol';
+import type { ErrorInfo } from '../trajectory/runner-protocol';
 import { matches, type BreakEvent, type EventBreakpoint, type ExceptionFilter } from './breakpoints';
-import type { Episode, LlmTurn, ToolTurn, Turn } from './episode';
+import type { Episode, LlmTurn, ToolTurn, EpisodeTurn } from './episode';
 
 export type StopReason = 'breakpoint' | 'step' | 'pause' | 'exception' | 'entry';
 export type ResumeMode = 'continue' | 'next' | 'stepIn' | 'stepOut';
@@ -12,7 +12,7 @@ export type ResumeMode = 'continue' | 'next' | 'stepIn' | 'stepOut';
 export interface StopInfo {
   reason: StopReason;
   episode?: Episode;
-  turn?: Turn;
+  turn?: EpisodeTurn;
   description: string;
   text?: string;
   /** What setVariable may change while stopped here. */
@@ -90,7 +90,7 @@ export class StopPolicy {
         };
     }
     const editable = ev.type === 'llm' ? 'request' : ev.type === 'tool' ? 'response' : undefined;
-    const turn: Turn | undefined = ev.type === 'reward' ? ev.ep.turns[ev.ep.turns.length - 1] : ev.turn;
+    const turn: EpisodeTurn | undefined = ev.type === 'reward' ? ev.ep.turns[ev.ep.turns.length - 1] : ev.turn;
     const what = this.describe(ev);
     if (this.pauseAll || (ep && this.pauseOne.delete(ep))) return { reason: 'pause', episode: ep, turn, editable, description: this.l10n.t('Paused at {0}', what) };
     const stepKey = this.steps.has(ep) ? ep : undefined; // a step from a runner-level stop: any episode

@@ -5,10 +5,10 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import type { EpisodeTrajectory, ForkInfo, TrajectoryTurn } from '../model/trajectory';
+import type { EpisodeTrajectory, ForkInfo, TrajectoryTurn } from '../trajectory/trajectory';
 import { listForks, listRuns, readEpisodes, type RunInfo } from '../results/run-store';
-import { runRow } from '../views/run-label';
-import { episodeMarkdown, mdText, runMarkdown } from '../views/markdown-transcript';
+import { runRow } from '../results/run-label';
+import { episodeMarkdown, mdText, runMarkdown } from '../results/transcript';
 
 /** The episode's transcript file (written on demand; the run folder is git-ignored .agentrl/). */
 export function transcriptFile(run: RunInfo, episode: EpisodeTrajectory): string {
@@ -47,7 +47,7 @@ export function turnLabel(t: TrajectoryTurn): string {
   return `llm #${t.index + 1} ${what}${t.edited ? ' (edited)' : ''}`;
 }
 
-export class RolloutsTreeProvider implements vscode.TreeDataProvider<RolloutNode> {
+export class RolloutsTree implements vscode.TreeDataProvider<RolloutNode> {
   private readonly changed = new vscode.EventEmitter<RolloutNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
 

@@ -1,12 +1,14 @@
 // `agentrl rollout` from the single-file CLI bundle (dist/agentrl.js): the native backbone
-// headless against the real model server, then a replay of that run with no model.
+// headless against the real model server, then a replay of that run with no model; and a
+// workflow that forks leaves nothing behind when the run ends.
 import { describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { spawnSync } from 'child_process';
+import { spawn, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
+import { isAlive } from '../../../src/debug/runtime/process-tree';
 import { repoRoot } from '../../harness/paths';
-import { modelAndWorkspace, skipWithoutModel } from './helpers';
+import { modelAndWorkspace, skipWithoutModel, toolcallWorkspace } from './helpers';
 
 const cli = path.join(repoRoot, 'dist', 'agentrl.js');
 const skip = skipWithoutModel || (!fs.existsSync(cli) && 'dist/agentrl.js not built');
@@ -43,5 +45,61 @@ describe('agentrl rollout', { skip }, () => {
     assert.match(r.stderr, /- {7}"content": "What is the weather in Paris\?",\n\+ {7}"content": "Weather in Paris, please\.",/);
     assert.equal(run(['--tasks', '2']).status, 2);
     assert.equal(run(['--config', 'x.yaml', '--repeat', 'many']).status, 2);
+  });
+});
+
+// The forked copy of the runner starts a child of its own in a new session (as a daemon
+// would), and both sleep on: neither is the runner's child once the runner exits.
+const FORKING = `
+import os, subprocess, time
+
+
+def workflow(task, client):
+    pids = os.path.join(os.getcwd(), "pids.txt")
+    if os.fork() == 0:
+        child = subprocess.Popen(["sleep", "300"], start_new_session=True)
+        with open(pids + ".tmp", "w") as f:
+            f.write("%d %d" % (os.getpid(), child.pid))
+        os.rename(pids + ".tmp", pids)
+        time.sleep(300)
+        os._exit(0)
+    while not os.path.exists(pids):
+        time.sleep(0.02)
+    return 1.0
+`;
+
+describe('agentrl rollout with a workflow that forks', { skip: (!fs.existsSync(cli) && 'dist/agentrl.js not built') || (process.platform !== 'linux' && 'reads /proc') }, () => {
+  test('the run ends its whole process tree, the forked copy and its daemon child too, and the CLI exits', async () => {
+    const ws = toolcallWorkspace();
+    fs.writeFileSync(path.join(ws, 'forking.py'), FORKING);
+    const cfg = fs.readFileSync(path.join(ws, 'toolcall.yaml'), 'utf8').replace('workflow.ToolCallWorkflow', 'forking.workflow').replace(/^ *default_reward_fn_type: .*\n/m, '');
+    fs.writeFileSync(path.join(ws, 'forking.yaml'), cfg);
+    const child = spawn(process.execPath, [cli, 'rollout', '--config', path.join(ws, 'forking.yaml'), '--cwd', ws, '--tasks', 'paris', '--model-base-url', 'http://127.0.0.1:9/v1', '--model', 'm', '--no-record'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (b: Buffer) => (out += b.toString()));
+    child.stderr.on('data', (b: Buffer) => (out += b.toString()));
+    // A hang guard, not a timing check: on failure the CLI never exits by itself.
+    const exit = await new Promise<number | string | null>((resolve) => {
+      const guard = setTimeout(() => resolve('still running after 90 s'), 90_000);
+      child.once('exit', (code) => {
+        clearTimeout(guard);
+        resolve(code);
+      });
+    });
+    const pids = fs.existsSync(path.join(ws, 'pids.txt')) ? fs.readFileSync(path.join(ws, 'pids.txt'), 'utf8').split(' ').map(Number) : [];
+    const alive = pids.filter(isAlive);
+    // Whatever the outcome, leave nothing behind.
+    for (const p of [...alive, ...(child.exitCode === null ? [child.pid!] : [])]) {
+      try {
+        process.kill(p, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    }
+    fs.rmSync(ws, { recursive: true, force: true });
+    assert.match(out, /Rollout completed: 1 episode\(s\)/);
+    assert.equal(pids.length, 2, `the workflow's processes were not seen: ${out}`);
+    assert.deepEqual(alive, [], 'processes the workflow started outlived the run');
+    assert.equal(exit, 0, out);
   });
 });

@@ -44,7 +44,7 @@ class BrokenReward:
 function leftoverRunners(): number[] {
   return descendants(process.pid).filter((pid) => {
     try {
-      return /agentrl_runner\.py|debugpy/.test(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
+      return /agentrl_runner|debugpy/.test(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
     } catch {
       return false;
     }

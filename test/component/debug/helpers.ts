@@ -11,11 +11,12 @@ import { parse } from 'yaml';
 import type { CheckResult, ConfigChecker } from '../../../src/feature-api/config-checker';
 import { silentLogger } from '../../../src/base/log';
 import { RolloutDebugSession } from '../../../src/debug/protocol/session';
-import type { LaunchDeps } from '../../../src/debug/protocol/launch';
+import type { LaunchContext } from '../../../src/debug/protocol/launch';
 import { repoRoot, venvPython } from '../../harness/paths';
 import { modelRuntimeInstalled, startModelServer, type ModelServer } from '../../harness/model-server';
 
-export const runnerScript = path.join(repoRoot, 'src', 'debug', 'runner', 'agentrl_runner.py');
+/** The folder holding the runner package (src/debug/runner/agentrl_runner), as dist/runner does. */
+export const runnerDir = path.join(repoRoot, 'src', 'debug', 'runner');
 /** The venv has the openai SDK (and debugpy); plain python3 exercises the stdlib client. */
 export const sdkPython = fs.existsSync(venvPython) ? venvPython : 'python3';
 
@@ -51,8 +52,8 @@ export interface Adapter {
 }
 
 /** The debug adapter in this process, spoken to over a real DAP socket. */
-export async function startAdapter(extra: Partial<LaunchDeps> = {}): Promise<Adapter> {
-  const deps: LaunchDeps = { checker: new ConfigCheckerTestDouble(), logger: silentLogger, runnerScript, ...extra };
+export async function startAdapter(extra: Partial<LaunchContext> = {}): Promise<Adapter> {
+  const deps: LaunchContext = { checker: new ConfigCheckerTestDouble(), logger: silentLogger, runnerDir, ...extra };
   const sessions: RolloutDebugSession[] = [];
   const server = net.createServer((socket) => {
     const session = new RolloutDebugSession(deps);

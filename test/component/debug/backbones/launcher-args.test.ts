@@ -17,7 +17,7 @@ test('launcherArgs are appended to `ajet --conf X --backbone debug`', async () =
     fs.writeFileSync(cli, `#!/usr/bin/env python3\n# FAKE ajet CLI (test stand-in)\nimport json, sys\njson.dump(sys.argv[1:], open(${JSON.stringify(argsFile)}, "w"))\n`, { mode: 0o755 });
     const config = path.join(dir, 'ajet.yaml');
     fs.writeFileSync(config, 'ajet:\n  project_name: x\n');
-    const run = new UpstreamRun({ backbone: 'ajet', cli, config, python: 'python3', runnerScript: '', cwd: dir, env: process.env,
+    const run = new UpstreamRun({ backbone: 'ajet', cli, config, python: 'python3', runnerDir: '', cwd: dir, env: process.env,
       launcherArgs: ['--exp-dir', 'saved_experiments', '--autokill'], meta: {} });
     const ended = new Promise<void>((resolve) => run.once('ended', () => resolve()));
     await run.start();

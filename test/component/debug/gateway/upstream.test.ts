@@ -5,11 +5,11 @@ import * as assert from 'node:assert/strict';
 import * as http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { OpenAIUpstream } from '../../../../src/debug/gateway/model-endpoint';
-import type { ChatRequest } from '../../../../src/debug/model/trajectory';
+import type { ChatCompletionRequest } from '../../../../src/debug/trajectory/trajectory';
 import { startModelServer, type ModelServer } from '../../../harness/model-server';
 import { skipWithoutModel } from '../helpers';
 
-const ctx = (request: ChatRequest, signal = new AbortController().signal) => ({ episode: 'e', index: 0, original: request, signal });
+const ctx = (request: ChatCompletionRequest, signal = new AbortController().signal) => ({ episode: 'e', index: 0, original: request, signal });
 
 describe('live upstream against the real model server', { skip: skipWithoutModel }, () => {
   let model: ModelServer;
@@ -23,7 +23,7 @@ describe('live upstream against the real model server', { skip: skipWithoutModel
   test('a JSON call and a streamed call of the same request get the same answer (temperature 0)', async () => {
     const up = new OpenAIUpstream({ baseUrl: model.url + '/' }); // a trailing slash is fine
     try {
-      const request: ChatRequest = { model: 'tiny-toolcall', messages: [{ role: 'user', content: 'What is 2 plus 3?' }], temperature: 0, max_tokens: 24 };
+      const request: ChatCompletionRequest = { model: 'tiny-toolcall', messages: [{ role: 'user', content: 'What is 2 plus 3?' }], temperature: 0, max_tokens: 24 };
       const plain = await up.complete(request, ctx(request));
       const streamed = await up.complete({ ...request, stream: true }, ctx(request));
       assert.ok(plain.ok && streamed.ok, JSON.stringify([plain, streamed]).slice(0, 400));
@@ -54,7 +54,7 @@ describe('live upstream error shapes (MOCK upstream: a real model server cannot 
     server.closeAllConnections();
     server.close();
   });
-  const request: ChatRequest = { model: 'm', messages: [{ role: 'user', content: 'hi' }] };
+  const request: ChatCompletionRequest = { model: 'm', messages: [{ role: 'user', content: 'hi' }] };
 
   test('the key goes as a bearer token; an error object and a plain-text error both reach the message', async () => {
     const up = new OpenAIUpstream({ baseUrl: url, apiKey: 'sk-test' });
@@ -123,7 +123,7 @@ describe('live upstream error shapes (MOCK upstream: a real model server cannot 
 
   test('a streamed reply is assembled from its events; its error statuses read as a JSON call\'s do', async () => {
     const up = new OpenAIUpstream({ baseUrl: url, apiKey: 'sk-test' });
-    const streamed: ChatRequest = { ...request, stream: true };
+    const streamed: ChatCompletionRequest = { ...request, stream: true };
     try {
       reply = (res) => sse(res, [chunk('Hel'), chunk('lo')]);
       const ok = await up.complete(streamed, ctx(streamed));
@@ -149,7 +149,7 @@ describe('live upstream error shapes (MOCK upstream: a real model server cannot 
 
   test('a stream cut mid-way is a connection error; one stalled past model.timeout is a timeout, not a short reply', async () => {
     const up = new OpenAIUpstream({ baseUrl: url, timeoutSec: 0.3 });
-    const streamed: ChatRequest = { ...request, stream: true };
+    const streamed: ChatCompletionRequest = { ...request, stream: true };
     try {
       reply = (res) => {
         sse(res, [chunk('Hel')], false);

@@ -151,6 +151,47 @@ describe('rollout debug adapter (real model, real runner)', { skip: skipWithoutM
       await close();
     }
   });
+
+  test('the progress notification of an episode ends when it stops and comes back when it goes on', async () => {
+    const { dc, close } = await startAdapter();
+    const seen: { event: string; id?: string; title?: string; message?: string; thread?: number }[] = [];
+    for (const name of ['progressStart', 'progressUpdate', 'progressEnd', 'stopped']) {
+      dc.on(name, (e: DebugProtocol.Event) => {
+        const b = (e.body ?? {}) as { progressId?: string; title?: string; message?: string; threadId?: number };
+        seen.push({ event: name, id: b.progressId, title: b.title, message: b.message, thread: b.threadId });
+      });
+    }
+    try {
+      // As VS Code does: the client reports progress.
+      const configured = dc.waitForEvent('initialized', 10000).then(async () => {
+        await dc.setFunctionBreakpointsRequest({ breakpoints: [{ name: 'llm' }] });
+        await dc.configurationDoneRequest();
+      });
+      await dc.initializeRequest({ adapterID: 'agentrl', linesStartAt1: true, columnsStartAt1: true, pathFormat: 'path', supportsProgressReporting: true });
+      const stopped = dc.waitForEvent('stopped', 30000);
+      await Promise.all([configured, dc.launchRequest({ ...base(), tasks: 1 } as DebugProtocol.LaunchRequestArguments)]);
+      const s = (await stopped) as DebugProtocol.StoppedEvent;
+      const atStop = seen.findIndex((e) => e.event === 'stopped');
+      const started = seen.slice(0, atStop).filter((e) => e.event === 'progressStart');
+      assert.equal(started.length, 1);
+      assert.equal(started[0].title, 'Rollout Tparis#R0');
+      // Stopped before LLM call #1: its notification is not left saying "LLM call #1".
+      const ended = seen.slice(0, atStop).filter((e) => e.event === 'progressEnd' && e.id === started[0].id);
+      assert.equal(ended.length, 1, `the progress was not ended at the stop: ${JSON.stringify(seen)}`);
+      assert.match(ended[0].message ?? '', /^stopped: Tparis#R0 LLM call #1/);
+      await dc.setFunctionBreakpointsRequest({ breakpoints: [] });
+      const terminated = dc.waitForEvent('terminated', 30000);
+      await dc.continueRequest({ threadId: s.body.threadId! });
+      await terminated;
+      const after = seen.slice(atStop + 1);
+      const again = after.filter((e) => e.event === 'progressStart');
+      assert.ok(again.length >= 1, 'the episode shows its progress again once it goes on');
+      for (const p of again) assert.ok(after.some((e) => e.event === 'progressEnd' && e.id === p.id), `progress ${p.id} never ended`);
+      assert.ok(after.some((e) => e.event === 'progressEnd' && /^reward /.test(e.message ?? '')), `the episode's end shows its reward: ${JSON.stringify(after)}`);
+    } finally {
+      await close();
+    }
+  });
 });
 
 /** One episode stepped through: llm stop, its request, stepIn to the tool call, next to the

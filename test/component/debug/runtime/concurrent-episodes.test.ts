@@ -9,8 +9,9 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { ReplayUpstream } from '../../../../src/debug/gateway/replay';
 import type { RolloutRuntime, StopInfo } from '../../../../src/debug/runtime/rollout-runtime';
+import { editableRequest } from '../../../../src/debug/runtime/edit-copies';
 import type { LlmTurn } from '../../../../src/debug/runtime/episode';
-import { RECORDING_FILE, type RecordedCall } from '../../../../src/debug/model/trajectory';
+import { RECORDING_FILE, type RecordedCall } from '../../../../src/debug/trajectory/trajectory';
 import { chat, EchoModelDouble, runtime, settledWithin, tempDir, user } from './doubles';
 import { sleep } from '../../../harness/wait';
 
@@ -180,7 +181,7 @@ describe('an edited message stays edited', () => {
     const stopped = nextStop(rt);
     const first = chat(gw.url, gw.apiKey, 'A', [user('What is 2+2?')]);
     const stop = await stopped;
-    rt.editableRequest(stop.turn as LlmTurn).messages[0].content = 'What is 3+3?';
+    editableRequest(stop.turn as LlmTurn).messages[0].content = 'What is 3+3?';
     rt.resume('continue', a);
     assert.equal((await first).content, 'main: What is 3+3?');
     // The workflow's own list still holds the original: call #2 carries it.

@@ -4,8 +4,8 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { silentLogger } from '../../../../src/base/log';
-import { HEADER_EPISODE } from '../../../../src/debug/model/rollout-protocol';
-import type { ChatCompletion, ChatRequest } from '../../../../src/debug/model/trajectory';
+import { HEADER_EPISODE } from '../../../../src/debug/trajectory/runner-protocol';
+import type { ChatCompletion, ChatCompletionRequest } from '../../../../src/debug/trajectory/trajectory';
 import type { CallContext, ChatUpstream, UpstreamResult } from '../../../../src/debug/gateway/model-endpoint';
 import { RolloutRuntime, type RuntimeOptions } from '../../../../src/debug/runtime/rollout-runtime';
 
@@ -16,10 +16,10 @@ import { RolloutRuntime, type RuntimeOptions } from '../../../../src/debug/runti
  * seconds a real model takes per call. The real model is used in the integration tests.
  */
 export class EchoModelDouble implements ChatUpstream {
-  readonly seen: { body: ChatRequest; ctx: CallContext }[] = [];
+  readonly seen: { body: ChatCompletionRequest; ctx: CallContext }[] = [];
   constructor(readonly label: string) {}
-  async complete(body: ChatRequest, ctx: CallContext): Promise<UpstreamResult> {
-    this.seen.push({ body: JSON.parse(JSON.stringify(body)) as ChatRequest, ctx });
+  async complete(body: ChatCompletionRequest, ctx: CallContext): Promise<UpstreamResult> {
+    this.seen.push({ body: JSON.parse(JSON.stringify(body)) as ChatCompletionRequest, ctx });
     const users = body.messages.filter((m) => m.role === 'user');
     const content = `${this.label}: ${String(users[users.length - 1]?.content ?? '')}`;
     const response: ChatCompletion = { id: `c${this.seen.length}`, object: 'chat.completion', model: this.label, choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } };
@@ -38,13 +38,13 @@ export function runtime(dir: string, opts: Partial<RuntimeOptions>): RolloutRunt
   return new RolloutRuntime({
     plan: { kind: 'trinity', cwd: dir, tasks: { source: { type: 'inline', rows: [] } }, repeat: 1, workflow: 'test', workflowArgs: {}, rewardArgs: {}, format: {}, rolloutArgs: {}, config: {} },
     upstream: new EchoModelDouble('main'),
-    python: 'python3', runnerScript: '', env: {}, pythonDebugger: false, runRoot: dir, meta: {}, backbone: 'test', logger: silentLogger,
+    python: 'python3', runnerDir: '', env: {}, pythonDebugger: false, runRoot: dir, meta: {}, backbone: 'test', logger: silentLogger,
     ...opts,
   });
 }
 
 /** One chat call through the gateway as the runner's client makes it. */
-export async function chat(base: string, apiKey: string, episode: string, messages: ChatRequest['messages'], extra: Record<string, string> = {}): Promise<{ status: number; content: string }> {
+export async function chat(base: string, apiKey: string, episode: string, messages: ChatCompletionRequest['messages'], extra: Record<string, string> = {}): Promise<{ status: number; content: string }> {
   const r = await fetch(`${base}/chat/completions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', [HEADER_EPISODE]: episode, ...extra },

@@ -9,13 +9,14 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { parse } from 'yaml';
 import { buildPlan } from '../../../../src/debug/runtime/plan';
+import { editableRequest } from '../../../../src/debug/runtime/edit-copies';
 import type { LlmTurn } from '../../../../src/debug/runtime/episode';
 import type { StopInfo } from '../../../../src/debug/runtime/rollout-runtime';
 import { listForks, readEpisodes } from '../../../../src/debug/results/run-store';
 import { ReplayUpstream } from '../../../../src/debug/gateway/replay';
-import { FORK_EDITED_TRANSCRIPT, FORK_ORIGINAL_TRANSCRIPT, RECORDING_FILE, type RecordedCall } from '../../../../src/debug/model/trajectory';
+import { FORK_EDITED_TRANSCRIPT, FORK_ORIGINAL_TRANSCRIPT, RECORDING_FILE, type RecordedCall } from '../../../../src/debug/trajectory/trajectory';
 import { repoRoot } from '../../../harness/paths';
-import { runnerScript } from '../helpers';
+import { runnerDir } from '../helpers';
 import { EchoModelDouble, runtime, tempDir } from './doubles';
 
 const ws = tempDir();
@@ -29,13 +30,13 @@ test('an edited episode forks: both branches are saved, with the judge\'s calls,
   assert.equal(planned.plan!.concurrency, 1, 'runner_per_model 1 x engine_num 1');
   const main = new EchoModelDouble('main');
   const judge = new EchoModelDouble('judge');
-  const rt = runtime(ws, { plan: planned.plan!, upstream: main, auxiliary: [{ upstream: judge, name: 'tiny-judge' }], python: 'python3', runnerScript, env: { ...process.env }, modelName: 'tiny' });
+  const rt = runtime(ws, { plan: planned.plan!, upstream: main, auxiliary: [{ upstream: judge, name: 'tiny-judge' }], python: 'python3', runnerDir, env: { ...process.env }, modelName: 'tiny' });
   rt.setBreakpoints([{ kind: 'llm' }]);
   const stops: string[] = [];
   rt.on('stopped', (s: StopInfo) => {
     const t = s.turn as LlmTurn;
     stops.push(`${t.role ?? 'model'}#${t.index}`);
-    if (!t.role && t.index === 0) rt.editableRequest(t).messages[1].content = 'What is 4?';
+    if (!t.role && t.index === 0) editableRequest(t).messages[1].content = 'What is 4?';
     if (!t.role && t.index === 1) assert.equal(t.sent?.messages[1].content, 'What is 4?', 'call #2 carries the edit');
     rt.resume('continue', s.episode);
   });
@@ -63,10 +64,10 @@ test('an edited episode forks: both branches are saved, with the judge\'s calls,
   const right = fs.readFileSync(path.join(f.dir, FORK_EDITED_TRANSCRIPT), 'utf8');
   assert.match(left, /What is 2\+2\?/);
   assert.doesNotMatch(left, /What is 4\?/);
-  assert.match(right, /LLM call #1 \(edited\)\n\n### system\nAnswer in one short sentence\.\n\n### user\nWhat is 4\?/);
+  assert.match(right, /LLM call #1 \(edited\)[^\n]*\n\n\*\*⚙️ system\*\*\n\n> Answer in one short sentence\\\.\n\n\*\*🧑 user\*\*\n\n> What is 4\?/);
   assert.match(right, /auxiliary\/0 LLM call #1/);
-  assert.match(left, /## reward: 0/);
-  assert.match(right, /## reward: 1/);
+  assert.match(left, /### Reward: 0/);
+  assert.match(right, /### Reward: 1/);
   // The branch is a run of its own: replayable.
   assert.equal(new ReplayUpstream(f.dir).size, 3);
 });

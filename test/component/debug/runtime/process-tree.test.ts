@@ -26,7 +26,7 @@ test('an exited, unreaped child is not alive, and killTree() ends its parent wit
   // With a grace long enough that waiting for the zombie would show: the call returns as
   // soon as the parent is gone (TERM ends a sleeping Python at once).
   let returned = false;
-  const killed = killTree(parent.pid!, 60_000).then(() => (returned = true));
+  const killed = killTree(parent.pid!, { graceMs: 60_000 }).then(() => (returned = true));
   await exited;
   await Promise.race([killed, new Promise((r) => setTimeout(r, 5000).unref())]);
   assert.ok(returned, 'killTree() kept waiting for an exited child');

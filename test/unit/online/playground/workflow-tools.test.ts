@@ -6,7 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { RunWriter } from '../../../../src/debug/runtime/run-writer';
-import type { RecordedCall } from '../../../../src/debug/model/trajectory';
+import type { RecordedCall } from '../../../../src/debug/trajectory/trajectory';
 import { workflowToolsFromRuns } from '../../../../src/online/playground/workflow-tools';
 
 const calc = { type: 'function', function: { name: 'calculate', description: 'evaluate', parameters: { type: 'object', properties: { expr: { type: 'string' } } } } };
