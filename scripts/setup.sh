@@ -45,6 +45,15 @@ if want python; then
     "$VENV/bin/pip" install -q --retries 0 --timeout 2 -r "$REQ"
     cp "$REQ" "$stamp"
   fi
+  # The debugger runner's pytest suite runs in a venv of pytest alone, so that the runner under
+  # test sees the standard library and nothing else it could come to rely on.
+  PV="$ROOT/.cache/pytest-venv"
+  if [ ! -f "$PV/.agentrl-ok" ]; then
+    echo "setup: pytest venv at $PV"
+    [ -x "$PV/bin/python" ] || python3 -m venv "$PV"
+    "$PV/bin/pip" install -q --retries 0 --timeout 2 pytest
+    touch "$PV/.agentrl-ok"
+  fi
 fi
 
 if want model; then

@@ -1,7 +1,8 @@
 // The debugger runner's own tests are pytest files (test/component/debug/runner/agentrl_runner/,
-// configured by pytest.ini there); this runs them once with the machine's python3, as the runner
-// ships: standard library only (PYTHONPATH cleared so nothing from a venv leaks in; pytest is the
-// one package the tests need), and gives each test's outcome from pytest's JUnit XML.
+// configured by pytest.ini there); this runs them once, as the runner ships: standard library only,
+// with pytest the one package beside it (.cache/pytest-venv from scripts/setup.sh python, else
+// the machine's python3; PYTHONPATH cleared so nothing from another venv leaks in), and gives
+// each test's outcome from pytest's JUnit XML.
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -22,8 +23,13 @@ export interface PytestCase {
 
 export type PytestRun = { ok: true; cases: PytestCase[]; output: string } | { ok: false; why: string };
 
-/** Why the suite cannot run here (python3 without pytest), or undefined. */
-export function pytestMissing(python = 'python3'): string | undefined {
+/** The interpreter the suite runs on: the pytest-only venv when setup made it, else python3. */
+export const pytestPython = fs.existsSync(path.join(repoRoot, '.cache', 'pytest-venv', '.agentrl-ok'))
+  ? path.join(repoRoot, '.cache', 'pytest-venv', 'bin', 'python')
+  : 'python3';
+
+/** Why the suite cannot run here (an interpreter without pytest), or undefined. */
+export function pytestMissing(python = pytestPython): string | undefined {
   const r = spawnSync(python, ['-c', 'import pytest'], { encoding: 'utf8', env: { ...process.env, PYTHONPATH: '' } });
   return r.status === 0 ? undefined : `${python} has no pytest (pip install pytest): ${(r.stderr || r.error?.message || '').trim().split('\n').pop()}`;
 }
@@ -31,7 +37,7 @@ export function pytestMissing(python = 'python3'): string | undefined {
 const unescape = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&#10;/g, '\n').replace(/&amp;/g, '&');
 
 /** Runs the runner's pytest suite and reads each test's outcome. */
-export function runPytest(python = 'python3'): PytestRun {
+export function runPytest(python = pytestPython): PytestRun {
   const report = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'agentrl-pytest-')), 'junit.xml');
   const r = spawnSync(python, ['-m', 'pytest', '-q', '--junit-xml', report, '-o', 'junit_family=xunit1', runnerTestDir], {
     cwd: repoRoot,
