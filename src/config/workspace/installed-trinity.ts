@@ -9,32 +9,15 @@ const VENVS = ['.venv', 'venv', 'env', '.env', '.cache/venv'];
 
 /** Reads the version of an installed `trinity` package under the given roots, if any. */
 export function detectInstalledTrinity(roots: readonly string[]): { version: string; where: string } | undefined {
-  const venvs = VENVS;
   for (const root of roots) {
     // a source checkout of Trinity-RFT itself
     const own = readInitVersion(path.join(root, 'trinity', '__init__.py'));
     if (own) return { version: own, where: path.join(root, 'trinity') };
-    for (const v of venvs) {
-      const lib = path.join(root, v, 'lib');
-      let pys: string[];
-      try {
-        pys = fs.readdirSync(lib).filter((d) => d.startsWith('python'));
-      } catch {
-        continue;
-      }
-      for (const py of pys) {
-        const site = path.join(lib, py, 'site-packages');
-        let entries: string[] = [];
-        try {
-          entries = fs.readdirSync(site);
-        } catch {
-          continue;
-        }
-        const dist = entries.find((e) => /^trinity_rft-[\w.]+\.dist-info$/.test(e));
-        if (dist) return { version: dist.replace(/^trinity_rft-/, '').replace(/\.dist-info$/, ''), where: path.join(site, dist) };
-        const init = readInitVersion(path.join(site, 'trinity', '__init__.py'));
-        if (init) return { version: init, where: path.join(site, 'trinity') };
-      }
+    for (const { site, entries } of sitePackages(root)) {
+      const dist = entries.find((e) => /^trinity_rft-[\w.]+\.dist-info$/.test(e));
+      if (dist) return { version: dist.replace(/^trinity_rft-/, '').replace(/\.dist-info$/, ''), where: path.join(site, dist) };
+      const init = readInitVersion(path.join(site, 'trinity', '__init__.py'));
+      if (init) return { version: init, where: path.join(site, 'trinity') };
     }
   }
   return undefined;
@@ -44,30 +27,35 @@ export function detectInstalledTrinity(roots: readonly string[]): { version: str
 export function detectInstalledPackage(roots: readonly string[], dist: string): { version: string; where: string } | undefined {
   const re = new RegExp(`^${dist.replace(/[-_.]/g, '[-_.]')}-([\\w.+]+)\\.dist-info$`, 'i');
   for (const root of roots) {
-    for (const v of VENVS) {
-      const lib = path.join(root, v, 'lib');
-      let pys: string[];
-      try {
-        pys = fs.readdirSync(lib).filter((d) => d.startsWith('python'));
-      } catch {
-        continue;
-      }
-      for (const py of pys) {
-        const site = path.join(lib, py, 'site-packages');
-        let entries: string[] = [];
-        try {
-          entries = fs.readdirSync(site);
-        } catch {
-          continue;
-        }
-        for (const e of entries) {
-          const m = re.exec(e);
-          if (m) return { version: m[1], where: path.join(site, e) };
-        }
+    for (const { site, entries } of sitePackages(root)) {
+      for (const e of entries) {
+        const m = re.exec(e);
+        if (m) return { version: m[1], where: path.join(site, e) };
       }
     }
   }
   return undefined;
+}
+
+/** Each readable `site-packages` of the workspace venvs under one root, with its entries. */
+function* sitePackages(root: string): Generator<{ site: string; entries: string[] }> {
+  for (const v of VENVS) {
+    const lib = path.join(root, v, 'lib');
+    let pys: string[];
+    try {
+      pys = fs.readdirSync(lib).filter((d) => d.startsWith('python'));
+    } catch {
+      continue;
+    }
+    for (const py of pys) {
+      const site = path.join(lib, py, 'site-packages');
+      try {
+        yield { site, entries: fs.readdirSync(site) };
+      } catch {
+        continue;
+      }
+    }
+  }
 }
 
 function readInitVersion(file: string): string | undefined {
