@@ -52,6 +52,8 @@ export interface UpstreamRunOptions {
   runRoot?: string;
   /** The launch's `launcherArgs`, appended to the upstream command (AgentJet launcher flags...). */
   launcherArgs?: string[];
+  /** The launch's `debugTags`: AgentJet's `--debug=TAG1|TAG2`, so `bp("TAG1")` stops there. */
+  debugTags?: string[];
   meta: Record<string, unknown>;
 }
 
@@ -101,7 +103,8 @@ export class UpstreamRun extends EventEmitter<RunEvents> implements RunHandle {
       await this.waitForOutput(engine, /ready|started|running|ctrl\+c|listening/i, 180_000);
       code = await this.exit(this.spawn(['debug', '--config', this.o.config, '--module', 'workflow', '--output-dir', out, ...(this.o.launcherArgs ?? [])]));
     } else {
-      code = await this.exit(this.spawn(['--conf', this.o.config, '--backbone', 'debug', ...(this.o.launcherArgs ?? [])]));
+      const tags = this.o.debugTags?.length ? [`--debug=${this.o.debugTags.join('|')}`] : [];
+      code = await this.exit(this.spawn(['--conf', this.o.config, '--backbone', 'debug', ...tags, ...(this.o.launcherArgs ?? [])]));
     }
     if (this.terminated) return;
     const imported = this.importResults(out);

@@ -22,6 +22,9 @@ export interface RolloutLaunchArgs {
   /** Extra arguments for an upstream backbone's command, after ours: e.g. AgentJet's launcher
    *  flags (`--exp-dir DIR`, `--with-ray-cluster`, `--autokill`; ajet/launcher.py). */
   launcherArgs?: string[];
+  /** AgentJet breakpoint tags: `bp("TAG")` in the workflow stops only for the tags named here
+   *  (passed as the launcher's `--debug=TAG1|TAG2`, which AgentJet splits on `|`). */
+  debugTags?: string[];
   backbone?: Backbone;
   python?: string;
   cwd?: string;
@@ -192,6 +195,13 @@ export function validateLaunchArgs(args: Partial<RolloutLaunchArgs>): string[] {
     errors.push('"launcherArgs" must be a list of strings such as ["--exp-dir", "saved_experiments", "--autokill"]');
   }
   if (args.launcherArgs?.length && (args.backbone ?? 'native') === 'native') errors.push('"launcherArgs" go to an upstream CLI: set "backbone" to "ajet", "astuner" or "trinity"');
+  if (args.debugTags !== undefined) {
+    if (!Array.isArray(args.debugTags) || args.debugTags.some((t) => typeof t !== 'string' || !/^[^|\s]+$/.test(t))) {
+      errors.push('"debugTags" must be a list of tags such as ["TAG_1"], each without spaces or "|", the names your code passes to `bp("TAG_1")`');
+    } else if (args.debugTags.length && !['ajet', 'astuner'].includes(args.backbone ?? 'native')) {
+      errors.push('"debugTags" go to the AgentJet launcher\'s --debug flag: set "backbone" to "ajet" or "astuner"');
+    }
+  }
   if (args.auxiliaryModels !== undefined) {
     if (!Array.isArray(args.auxiliaryModels)) errors.push('"auxiliaryModels" must be a list like [{ "baseUrl": "http://127.0.0.1:8001/v1" }], one entry per explorer.auxiliary_models');
     else args.auxiliaryModels.forEach((a, i) => {
