@@ -10,7 +10,7 @@ import { RELAY_DEFAULTS, Relay } from '../../../../src/relay/serve/relay';
 import type { Logger } from '../../../../src/base/log';
 import { appendSteps } from '../appender';
 import { collect, tmpDir } from '../helpers';
-import { sleep } from '../../../harness/wait';
+import { until } from '../../../harness/wait';
 
 function memoryLog(): Logger & { lines: string[] } {
   const lines: string[] = [];
@@ -62,11 +62,8 @@ test('a corrupt SQLite buffer next to a busy event file: one warning, not one pe
     // The writer repairs the file (a new inode): the next poll reads it and says so.
     fs.writeFileSync(`${db}.tmp`, good);
     fs.renameSync(`${db}.tmp`, db);
-    const t0 = Date.now();
-    while (rows < 200 || !log.lines.some((l) => /recovered after \d+ failed attempt/.test(l))) {
-      assert.ok(Date.now() - t0 < 15_000, `no recovery: rows=${rows}\n${log.lines.slice(-10).join('\n')}`);
-      await sleep(100);
-    }
+    await until('the recovery', () => rows >= 200 && log.lines.some((l) => /recovered after \d+ failed attempt/.test(l)), 15_000)
+      .catch((e: Error) => assert.fail(`${e.message}: rows=${rows}\n${log.lines.slice(-10).join('\n')}`));
     assert.equal(rows, 200);
   } finally {
     await c.client.close();

@@ -12,7 +12,7 @@ import type { ExperienceRow } from '../../../../src/relay-protocol/messages';
 import { silentLogger } from '../../../../src/base/log';
 import { hasShared, repoRoot, sharedDir } from '../../../harness/paths';
 import { tmpDir } from '../helpers';
-import { sleep } from '../../../harness/wait';
+import { until } from '../../../harness/wait';
 
 const trinityPython = path.join(repoRoot, '.cache', 'trinity-venv', 'bin', 'python');
 const canRun = hasShared && fs.existsSync(path.join(repoRoot, '.cache', 'trinity-venv', '.agentrl-ok'));
@@ -38,17 +38,12 @@ test('queue buffer .jsonl backup (Trinity FileStorage): rows stream, appends fol
   const rows: ExperienceRow[] = [];
   client.on('experiences', (m) => rows.push(...m.rows));
   client.start();
-  const until = async (n: number) => {
-    const t0 = Date.now();
-    while (rows.length < n) {
-      assert.ok(Date.now() - t0 < 20_000, `${rows.length} of ${n} rows`);
-      await sleep(50);
-    }
-  };
+  const rowsArrived = (n: number) => until(`${n} rows`, () => rows.length >= n, 20_000, 50)
+    .catch((e: Error) => assert.fail(`${e.message}: ${rows.length} of ${n} rows`));
   try {
-    await until(100);
+    await rowsArrived(100);
     trinityWrite(file, 100, 60); // appended while connected
-    await until(160);
+    await rowsArrived(160);
     assert.equal(rows.length, 160);
     assert.equal(client.sources().find((s) => s.kind === 'jsonl')?.role, 'experience_buffer');
     for (const [i, r] of rows.entries()) {

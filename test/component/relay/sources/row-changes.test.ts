@@ -11,6 +11,7 @@ import { RELAY_DEFAULTS, Relay } from '../../../../src/relay/serve/relay';
 import { RelayClient } from '../../../../src/relay-protocol/client';
 import type { Cursor, ExperienceRow } from '../../../../src/relay-protocol/messages';
 import { silentLogger } from '../../../../src/base/log';
+import { until as waitUntil } from '../../../harness/wait';
 import { tmpDir } from '../../../unit/relay/helpers';
 import { TrinitySqlWriter, WrittenRow, noTrinity } from '../trinity-sql-writer';
 
@@ -32,13 +33,7 @@ async function watch(on: string | Relay, cursors?: Cursor[]) {
     }
   });
   client.start();
-  const until = async (what: string, ok: () => boolean) => {
-    const t0 = Date.now();
-    while (!ok()) {
-      assert.ok(Date.now() - t0 < 30_000, `timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  };
+  const until = (what: string, ok: () => boolean) => waitUntil(what, ok, 30_000, 50);
   const close = async () => {
     await client.close();
     await relay.close();

@@ -45,10 +45,10 @@ test('a catch-up of 4,000 rows (48 MB) finishes while a writer commits every ~10
     const reader = src.open(undefined);
     const ids: number[] = [];
     const t1 = Date.now();
-    // Woken every 50 ms, as the relay is by the directory watch while the writer commits.
+    // Woken every 50 ms, as the relay is by the directory watch while the writer commits; the
+    // writer commits for 40 s, so "while it writes" is the bound (no clock of this process is asserted).
     while (ids.length < 4000) {
-      assert.ok(!writer.finished(), `the writer finished first: ${ids.length} rows read`);
-      assert.ok(Date.now() - t1 < 20_000, `${ids.length} of 4000 rows after 20 s`);
+      assert.ok(!writer.finished(), `the writer finished first: ${ids.length} of 4000 rows read`);
       for (let b = await reader.next(1 << 20); b; b = await reader.next(1 << 20)) if (b.type === 'experiences') ids.push(...b.rows.filter((r) => !r.updated).map((r) => r.id));
       await sleep(50);
     }

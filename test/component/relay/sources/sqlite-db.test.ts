@@ -11,7 +11,7 @@ import { TornRead } from '../../../../src/relay/sources/sqlite-db';
 import { silentLogger } from '../../../../src/base/log';
 import { venvPython } from '../../../harness/paths';
 import { pythonAsync, tmpDir } from '../helpers';
-import { sleep } from '../../../harness/wait';
+import { sleep, until } from '../../../harness/wait';
 
 // Big transactions that rewrite many pages (inserts with blobs, updates across the table,
 // deletes that free pages), committed back to back for `seconds`.
@@ -40,11 +40,10 @@ test('SQLite snapshots taken while a writer commits are never torn', { skip: !fs
   const writer = pythonAsync(['-c', WRITER, file, '6']);
   let done = false;
   void writer.finally(() => (done = true)).catch(() => undefined);
-  const t0 = Date.now();
-  while (!fs.existsSync(`${file}.ready`)) {
-    assert.ok(Date.now() - t0 < 20_000, 'writer did not start');
-    await sleep(20);
-  }
+  await until('the writer to start', () => {
+    if (done) throw new Error('the writer exited before it started');
+    return fs.existsSync(`${file}.ready`);
+  }, 20_000, 20);
   const failures: string[] = [];
   let reads = 0;
   let refused = 0;
