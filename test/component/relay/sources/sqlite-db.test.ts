@@ -11,7 +11,7 @@ import { TornRead } from '../../../../src/relay/sources/sqlite-db';
 import { silentLogger } from '../../../../src/base/log';
 import { venvPython } from '../../../harness/paths';
 import { pythonAsync, tmpDir } from '../helpers';
-import { sleep, until } from '../../../harness/wait';
+import { until } from '../../../harness/wait';
 
 // Big transactions that rewrite many pages (inserts with blobs, updates across the table,
 // deletes that free pages), committed back to back for `seconds`.
