@@ -8,7 +8,7 @@ import { activateMetrics, MetricsApi } from './metrics/activate';
 import { activateConfig, type ConfigFeature } from './config/activate';
 import type { ConfigChecker } from './feature-api/config-checker';
 import { lazyBundle } from './base/lazy';
-import { registerRolloutDebugger, type RolloutDebugger } from './debug/activate';
+import { activateDebug, type RolloutDebugger } from './debug/activate';
 import { activateWelcome } from './welcome/activate';
 import { activateRay, type RayApi } from './ray/activate';
 import { activateOnline, type OnlineApi } from './online/activate';
@@ -52,7 +52,7 @@ export function activate(context: vscode.ExtensionContext): AgentRlApi {
   const config = activateConfig(context, log);
   const metrics = activateMetrics(context, log);
   const engine = configEngine();
-  const debug = registerRolloutDebugger(context, log, engine);
+  const debug = activateDebug(context, log, engine);
   const ray = activateRay(context, log, engine);
   activateWelcome(context);
   const online = activateOnline(context, log);

@@ -5,7 +5,7 @@
 // or a folder of src/. The few suites about the whole tree are listed below with the reason.
 import path from 'node:path';
 
-/** Test files that test no one module or folder of src/, each with why. */
+/** Test files (or a folder of them, ending in `/`) that test no one module or folder of src/, each with why. */
 export const CROSS_CUTTING = {
   'test/unit/architecture.test.ts': 'the house rules of CONTRIBUTING.md over every file of src/',
   'test/unit/l10n.test.ts': 'the English and Chinese l10n bundles of every feature',
@@ -13,7 +13,9 @@ export const CROSS_CUTTING = {
   'test/e2e/shell.e2e.ts': 'the packaged VSIX installed into the real workbench',
   'test/e2e/start.e2e.ts': 'a newcomer\'s session from `npm start` (scripts/start.mjs) across features',
   'test/e2e/trust.e2e.ts': 'Workspace Trust across every feature',
+  'test/component/relay/conformance/': 'the one protocol of two relays (src/relay and src/relay/python/agentrl_relay/), each case run against both',
 };
+const crossCutting = (file) => Object.hasOwn(CROSS_CUTTING, file) || Object.keys(CROSS_CUTTING).some((k) => k.endsWith('/') && file.startsWith(k));
 
 const TIERS = ['unit', 'component', 'integration', 'e2e'];
 const TEST_RE = /^test\/(unit|component|integration|e2e)\/(.+?)(?:\.netns)?\.(?:test\.ts|e2e\.ts)$/;
@@ -33,7 +35,7 @@ export function testMirror(files) {
     const m = TEST_RE.exec(file);
     if (!m || !TIERS.includes(m[1])) continue;
     const subject = `src/${m[2]}`;
-    if (CROSS_CUTTING[file] || modules.has(subject) || folders.has(subject)) continue;
+    if (crossCutting(file) || modules.has(subject) || folders.has(subject)) continue;
     const dir = path.posix.dirname(subject);
     const hint = folders.has(dir) || dir === 'src'
       ? `no ${subject}.ts or ${subject}/ (name it for the module or folder it tests)`

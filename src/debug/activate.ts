@@ -20,7 +20,7 @@ export interface RolloutDebugger {
 }
 
 /** `checker` gives the config engine (wired by extension.ts, loaded on first use). */
-export function registerRolloutDebugger(context: vscode.ExtensionContext, log: Logger, checker: () => ConfigChecker): RolloutDebugger {
+export function activateDebug(context: vscode.ExtensionContext, log: Logger, checker: () => ConfigChecker): RolloutDebugger {
   const host = lazyBundle<typeof Host>('debug-host');
   const runnerDir = path.join(context.extensionPath, 'dist', 'runner');
   let provider: Host.RolloutConfigurationProvider | undefined;

@@ -4,7 +4,7 @@
 // pan-x-c/Trinity-RFT @ 0ccf77cf and agentscope-ai/Trinity-RFT @ 1d7fae4a), with
 // trinity/common/constants.py @ ea070931 and trinity/trainer/verl_legacy/verl_config.py
 // @ f3c8dec6; a key one line lacks carries `x-only-in`, a default the lines disagree on
-// `x-default-by`. A component test (test/component/config/facts/upstream-fields.test.ts)
+// `x-default-by`. A component test (test/component/config/facts.test.ts)
 // reads those files from ../shared with Python's `ast` and fails on any field, type, default,
 // nested class or registry name that differs — so this file is checked, not trusted.
 // Registry names: the union of the stored versions of each registry file (the test names the

@@ -133,19 +133,23 @@ describe('Ray cluster (real Ray 2.58, two nodes, loopback-only netns)', { skip }
     const info = runInfo('trinity', parse(fs.readFileSync(config, 'utf8')));
     const sub = await submitRun(client, { folder, config, info, entrypoint: `${venvPython} standin_trainer.py --config gsm8k.yaml --steps 3 --interval 0.3 --then stall`, limitBytes: 50 * 2 ** 20, resources: { head_node: 0.5 } });
     const thresholdMs = 4000;
-    const monitor = new ClusterMonitor({ url: cluster.url, stall: { thresholdMs } });
-    let lastProgress = 0;
+    // The monitor's clock: the run's start by Ray's clock, then 500 ms a poll (the polls' own
+    // pace), so "within the configured time" is counted in polls whatever the machine's load.
+    let clock = (await client.job(sub.submissionId)).start_time ?? 0;
+    const monitor = new ClusterMonitor({ url: cluster.url, stall: { thresholdMs }, now: () => clock });
+    let lastProgress = clock;
     let seenLen = 0;
     const report = await until('the stall report', async () => {
+      clock += 500;
       const s = await monitor.refresh();
       const log = monitor.log(sub.submissionId);
       if (log.length > seenLen) {
         seenLen = log.length;
-        lastProgress = Date.now();
+        lastProgress = clock;
       }
       return s.stalls[sub.submissionId];
     }, 60_000, 500);
-    const flaggedAfter = Date.now() - lastProgress;
+    const flaggedAfter = clock - lastProgress;
     assert.ok(report.stalledForMs >= thresholdMs);
     assert.ok(flaggedAfter < thresholdMs + 3000, `flagged ${flaggedAfter} ms after the last progress (threshold ${thresholdMs} ms)`);
     assert.ok(report.explorerWaitsOnSynchronizer, 'the log says it waits on the synchronizer');

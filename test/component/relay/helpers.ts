@@ -12,6 +12,7 @@ import { EnvelopeBatch, envelopeArrays } from '../../../src/relay-protocol/envel
 import { RelayPoint, pointsOf } from '../../harness/relay-points';
 import { repoRoot, venvPython } from '../../harness/paths';
 import { cliBundle } from '../../harness/relay';
+import { until } from '../../harness/wait';
 
 export { startRelay, type RelayProc } from '../../harness/relay';
 export { rng, tmpDir } from '../../unit/relay/helpers';
@@ -62,11 +63,10 @@ export function sqlWriter(script: string, file: string, seconds: number): SqlWri
     output,
     finished: () => done,
     async ready() {
-      const t0 = Date.now();
-      while (!fs.existsSync(`${file}.ready`)) {
-        assert.ok(Date.now() - t0 < 30_000 && !done, 'writer did not start');
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      await until('the writer to start', () => {
+        if (done) throw new Error('the writer exited before it started');
+        return fs.existsSync(`${file}.ready`);
+      }, 30_000, 20);
     },
     async stop() {
       fs.writeFileSync(`${file}.stop`, '');

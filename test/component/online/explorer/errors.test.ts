@@ -1,7 +1,7 @@
 // Each way an explorer can fail gives its own kind (the UI explains each in words).
 // STAND-INS: small node:http servers answering exactly what Trinity's proxy answers on a 504
 // (its upstream_timeout body), what a pre-0.4 explorer answers on /feedback (FastAPI's 404),
-// and one that never answers (our own timeout). The real proxy's 502 is in serve-mode.test.ts.
+// and one that never answers (our own timeout). The real proxy's 502 is in test/component/online.test.ts.
 import * as assert from 'node:assert/strict';
 import * as http from 'node:http';
 import * as net from 'node:net';

@@ -54,15 +54,18 @@ describe('relay jobs end with their run (real Ray 2.58 head, loopback-only netns
     const orphan = await startRelayJob(client, { packageUri: sub.pkg.uri, jobDir: info.jobDir!, forRun: 'raysubmit_deleted_long_ago', resource: 'head_node' }, 60_000);
 
     const graceMs = 3000;
+    // The monitor's clock: the run's start by Ray's clock, then 500 ms a poll (the polls' own
+    // pace), so the grace period is counted in polls whatever the machine's load.
+    let clock = (await client.job(sub.submissionId)).start_time ?? 0;
     const reported: Array<RelayStop & { at: number }> = [];
-    const monitor = new ClusterMonitor({ url: cluster!.url, relayGraceMs: graceMs, actors: false, onRelayStopped: (s, e) => {
+    const monitor = new ClusterMonitor({ url: cluster!.url, relayGraceMs: graceMs, actors: false, now: () => clock, onRelayStopped: (s, e) => {
       assert.equal(e, undefined, `stopping ${s.relay}`);
-      reported.push({ ...s, at: Date.now() });
+      reported.push({ ...s, at: clock });
     } });
     let runEndedSeenAt: number | undefined;
     const statusOf = (id: string) => monitor.snapshot.jobs.find((j) => j.submission_id === id)?.status;
     await until('both relays STOPPED', async () => {
-      const polledAt = Date.now(); // the reaper's first-seen-terminal time is at least this
+      const polledAt = (clock += 500); // the reaper's first-seen-terminal time is at least this
       await monitor.refresh();
       const run = statusOf(sub.submissionId);
       if (run && isTerminal(run)) runEndedSeenAt ??= polledAt;

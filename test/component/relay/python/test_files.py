@@ -1,6 +1,6 @@
 """The Python relay's sources under hostile files: rotated and truncated logs, symbolic links out
-of the job dir, lines too long to keep. (Run by python.test.ts on Python 3.8 and the current
-python3; plain unittest, so pytest runs them too.)"""
+of the job dir, lines too long to keep. (Run by test/component/relay/python.test.ts on Python
+3.8 and the current python3; plain unittest, so pytest runs them too.)"""
 
 import os
 import shutil

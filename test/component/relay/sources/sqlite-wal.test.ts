@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import { PagedDatabase } from '../../../../src/relay/sources/sqlite-db';
 import { DbPages } from '../../../../src/relay/sources/sqlite-pages';
+import { until } from '../../../harness/wait';
 import { tmpDir } from '../helpers';
 
 const WRITER = `
@@ -58,13 +59,10 @@ test('committed WAL frames are laid over the main file; a damaged frame ends the
   const writer = spawn('python3', ['-c', WRITER, db], { stdio: ['pipe', 'pipe', 'inherit'] });
   let ready = 0;
   writer.stdout.on('data', (b) => (ready += String(b).split('ready').length - 1));
-  const commits = async (n: number) => {
-    const t0 = Date.now();
-    while (ready < n) {
-      assert.ok(Date.now() - t0 < 20_000 && writer.exitCode === null, 'writer did not commit');
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  };
+  const commits = (n: number) => until(`${n} commits`, () => {
+    if (writer.exitCode !== null) throw new Error(`the writer exited (${writer.exitCode}) after ${ready} of ${n} commits`);
+    return ready >= n;
+  }, 20_000, 20);
   try {
     await commits(1);
     assert.ok(fs.statSync(`${db}-wal`).size > 100_000, 'the rows are in the WAL');

@@ -1,5 +1,5 @@
 // The Ray client's pure parsing: the dashboard URL a user types and `ray status` output. Its
-// requests against a fake dashboard over real HTTP are in test/component/ray/client-errors.test.ts.
+// requests against a fake dashboard over real HTTP are in test/component/ray/api/client.test.ts.
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { normalizeDashboardUrl, parseClusterStatus } from '../../../../src/ray/api/client';

@@ -1,6 +1,6 @@
 // The relay's upgrade policy in process: the token only in the Authorization header, compared in
 // constant time, never echoed; foreign origins refused. The relay over real sockets is in
-// test/component/relay/relay-auth.test.ts.
+// test/component/relay/serve/relay.test.ts.
 import * as assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import { describe, test } from 'node:test';

@@ -1,7 +1,7 @@
 // The shared decode (serve/decode-cache.ts) against a fake source whose batches are numbered
 // points: concurrent readers at one position cause one decode, one reader travels on between
 // sessions, the memory bound evicts the oldest, and an evicted cursor is read again exactly.
-// The same cache behind real sockets: test/component/relay/relay-shared-decode.test.ts.
+// The same cache behind real sockets: test/component/relay/serve/decode-cache.test.ts.
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DecodeCache, Feed } from '../../../../src/relay/serve/decode-cache';
