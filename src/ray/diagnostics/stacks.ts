@@ -5,7 +5,7 @@
 // whom comes from the State API's task table (a running task's parent is the caller waiting for
 // it), which also covers async actors whose awaiting coroutines never show on a thread's stack;
 // a frame named `wait_for_<role>` is the fallback. Pure: fed by the collector.
-import type { RayActor } from '../api/api-types';
+import type { RayActor, RayTask } from '../api/api-types';
 
 export interface Frame {
   func: string;
@@ -132,17 +132,6 @@ export function roleOf(a: Pick<RayActor, 'name' | 'class_name'>): Role {
   if (name === 'trainer' || /^Trainer$/.test(cls)) return 'trainer';
   if (name === 'synchronizer' || /^Synchronizer$/.test(cls)) return 'synchronizer';
   return 'other';
-}
-
-/** A row of the State API's task table (`/api/v0/tasks?detail=1`), the fields we read. */
-export interface RayTask {
-  task_id: string;
-  name?: string;
-  state?: string;
-  type?: string;
-  actor_id?: string | null;
-  parent_task_id?: string | null;
-  worker_pid?: number | null;
 }
 
 const DONE = new Set(['FINISHED', 'FAILED']);

@@ -7,7 +7,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import type { RayActor } from '../../../../src/ray/api/api-types';
+import type { RayActor, RayTask } from '../../../../src/ray/api/api-types';
 import {
   actorLabel,
   classifyTracebackError,
@@ -18,7 +18,6 @@ import {
   waitCycle,
   waitEdges,
   waitingFrame,
-  type RayTask,
 } from '../../../../src/ray/diagnostics/stacks';
 import { repoRoot } from '../../../harness/paths';
 
