@@ -100,3 +100,9 @@ export const META = {
   /** For a relay job: the submission id of the run it serves. */
   forRun: 'agentrl.for',
 } as const;
+
+/** The Ray namespace of a Trinity run we submitted (`<project>/<name>`), from its metadata. */
+export function runNamespace(j: Pick<RayJob, 'metadata'>): string | undefined {
+  const meta = j.metadata ?? {};
+  return meta[META.project] && meta[META.name] && meta[META.kind] === 'trinity' ? `${meta[META.project]}/${meta[META.name]}` : undefined;
+}
