@@ -50,15 +50,16 @@ export interface CollectedStacks {
   skipped: number;
 }
 
-/** The stacks of every live actor of the run and of its driver. Throws only when the dashboard is unreachable. */
-export async function collectStacks(client: RayClient, job: RayJob, actors?: RayActor[]): Promise<CollectedStacks> {
-  const list = actors ?? (await runActors(client, job));
-  const live = list.filter((a) => a.state === 'ALIVE' && a.pid && a.node_id);
-  const driver = driverActor(job);
+/** The stacks of every live actor of the run and of its driver (`only`: of that actor alone).
+ *  Throws only when the dashboard is unreachable. */
+export async function collectStacks(client: RayClient, job: RayJob, opts: { actors?: RayActor[]; only?: string } = {}): Promise<CollectedStacks> {
+  const list = opts.actors ?? (await runActors(client, job));
+  const live = list.filter((a) => a.state === 'ALIVE' && a.pid && a.node_id && (!opts.only || a.actor_id === opts.only));
+  const driver = opts.only ? undefined : driverActor(job);
   const targets = [...(driver && job.status === 'RUNNING' ? [driver] : []), ...live].slice(0, MAX_STACKS);
   const tasks = job.job_id ? await client.tasks(job.job_id).catch((): RayTask[] => []) : [];
   const taken: TakenStack[] = await pool(targets, CONCURRENCY, async (actor) => ({ actor, ...(await client.traceback(actor.pid!, actor.node_id!)) }));
-  return { actors: list, tasks, report: stacksReport(taken, tasks), skipped: Math.max(0, live.length + (driver ? 1 : 0) - targets.length) };
+  return { actors: list, tasks, report: stacksReport(taken, tasks, list), skipped: Math.max(0, live.length + (driver ? 1 : 0) - targets.length) };
 }
 
 export interface RoleLog {

@@ -234,8 +234,9 @@ export interface TakenStack {
   body: string;
 }
 
-/** Puts the dumps, the actors and the task table together. */
-export function stacksReport(taken: TakenStack[], tasks: RayTask[]): StacksReport {
+/** Puts the dumps, the actors and the task table together; `others`: actors of the run whose
+ *  stacks were not taken (a single actor's view), still named as the ones it waits on. */
+export function stacksReport(taken: TakenStack[], tasks: RayTask[], others: RayActor[] = []): StacksReport {
   const list: ActorStacks[] = taken.map(({ actor, status, body }) => {
     const running = tasks.filter((t) => t.actor_id === actor.actor_id && t.state === 'RUNNING').map((t) => t.name ?? t.task_id);
     const role = actor.actor_id === 'driver' ? 'driver' : roleOf(actor);
@@ -244,8 +245,9 @@ export function stacksReport(taken: TakenStack[], tasks: RayTask[]): StacksRepor
     if (!stack.threads.length) return { actor, role, running, raw: body, error: { kind: 'other', detail: body.trim().slice(0, 500) || 'empty answer' } };
     return { actor, role, running, raw: body, stack, wait: waitingFrame(stack) };
   });
+  const ids = new Set(taken.map((t) => t.actor.actor_id));
   const waits = waitEdges(
-    taken.map((t) => t.actor),
+    [...taken.map((t) => t.actor), ...others.filter((a) => !ids.has(a.actor_id))],
     tasks,
     new Map(list.map((a) => [a.actor.actor_id, a.wait])),
   );
