@@ -40,8 +40,9 @@ export class RayHost implements vscode.Disposable {
   readonly onDidRefresh = new vscode.EventEmitter<ClusterSnapshot>();
   /** Per `<cluster>|<job>`: the last stacks taken. */
   readonly stacks = new Map<string, StacksTaken>();
-  /** Jobs whose stall already had its stacks taken (again once the stall clears and returns). */
-  private readonly stallStacks = new Set<string>();
+  /** Stalled jobs → when their stacks were last taken: again after each threshold the stall lasts
+   *  (a stall flagged while the run was still starting up shows its later state too). */
+  private readonly stallStacks = new Map<string, number>();
   /** Fired when stacks of a job were taken (the tree shows them; tests wait on it). */
   readonly onDidTakeStacks = new vscode.EventEmitter<{ cluster: string; id: string; taken: StacksTaken }>();
 
@@ -150,6 +151,12 @@ export class RayHost implements vscode.Disposable {
     const c = this.clusters.get(url);
     c?.poller.stop();
     this.clusters.delete(url);
+    for (const k of [...this.stacks.keys(), ...this.stallStacks.keys()]) {
+      if (k.startsWith(`${url}|`)) {
+        this.stacks.delete(k);
+        this.stallStacks.delete(k);
+      }
+    }
     const saved = (this.context.workspaceState.get<Array<{ url: string }>>(SAVED_KEY) ?? []).filter((s) => s.url !== url);
     await this.context.workspaceState.update(SAVED_KEY, saved);
     this.tree.refresh();
@@ -192,13 +199,16 @@ export class RayHost implements vscode.Disposable {
     return taken;
   }
 
-  /** A run newly flagged stalled gets its stacks taken once, shown under it in the view. */
+  /** A run flagged stalled gets its stacks taken, shown under it in the view; again after each
+   *  threshold it stays stalled. */
   private stacksOnStall(s: ClusterSnapshot) {
-    for (const key of [...this.stallStacks]) if (key.startsWith(`${s.url}|`) && !s.stalls[key.slice(s.url.length + 1)]) this.stallStacks.delete(key);
-    for (const id of Object.keys(s.stalls)) {
+    for (const key of [...this.stallStacks.keys()]) if (key.startsWith(`${s.url}|`) && !s.stalls[key.slice(s.url.length + 1)]) this.stallStacks.delete(key);
+    const now = Date.now();
+    for (const [id, stall] of Object.entries(s.stalls)) {
       const key = `${s.url}|${id}`;
-      if (this.stallStacks.has(key)) continue;
-      this.stallStacks.add(key);
+      const last = this.stallStacks.get(key);
+      if (last !== undefined && now - last < stall.thresholdMs) continue;
+      this.stallStacks.set(key, now);
       this.log.info(`ray: ${id} on ${s.url} is stalled: taking the stacks of its processes`);
       void this.takeStacks(s.url, id).then((t) => {
         if (t.error) this.log.warn(`ray: could not take the stacks of ${id}: ${t.error}`);

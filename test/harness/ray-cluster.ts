@@ -167,8 +167,9 @@ export function pathWithout(hidden: string[], into: string): string {
 }
 
 /** Starts a head (1 CPU, `head_node`) and optionally a worker (1 CPU, `gpu_node`); `noNode`:
- *  the cluster's processes (so its jobs) find no `node` on PATH, as on a CUDA/Python image. */
-export async function startRayCluster(opts: { worker?: boolean; dashboardPort?: number; noNode?: boolean } = {}): Promise<RayCluster> {
+ *  the cluster's processes (so its jobs) find no `node` on PATH, as on a CUDA/Python image;
+ *  `profiling`: the dashboard takes stacks (py-spy, from the venv's bin on PATH). */
+export async function startRayCluster(opts: { worker?: boolean; dashboardPort?: number; noNode?: boolean; profiling?: boolean } = {}): Promise<RayCluster> {
   // short and fixed: Ray's unix socket paths live under it (108-byte limit)
   const tempDir = fs.mkdtempSync('/tmp/arl-ray-');
   const nodeless = opts.noNode ? pathWithout(['node', 'nodejs', 'npm', 'npx', 'corepack'], path.join(tempDir, 'bin')) : undefined;
@@ -186,6 +187,8 @@ export async function startRayCluster(opts: { worker?: boolean; dashboardPort?: 
     RAY_health_check_failure_threshold: '4',
     RAY_health_check_timeout_ms: '500',
     RAY_health_check_initial_delay_ms: '500',
+    // the dashboard's stack dumps (`/worker/traceback`, py-spy) answer 403 unless the head has this
+    ...(opts.profiling ? { RAY_DASHBOARD_ENABLE_PROFILING: '1' } : {}),
   };
   try {
     run(['start', '--head', '--node-ip-address=127.0.0.1', '--port=6390', '--dashboard-host=127.0.0.1', `--dashboard-port=${port}`, '--num-cpus=1', '--resources={"head_node": 1}', '--disable-usage-stats', `--temp-dir=${tempDir}`], env);
