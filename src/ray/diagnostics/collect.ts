@@ -13,7 +13,7 @@ const RAY_INTERNAL = (a: RayActor) => (a.name ?? '').startsWith('_ray_internal')
 /** Dumps taken at once: py-spy pauses each process for a moment, nodes answer in parallel. */
 const CONCURRENCY = 4;
 /** A run with hundreds of workflow runners: the first this many are dumped. */
-export const MAX_STACKS = 64;
+const MAX_STACKS = 64;
 
 /** The run's actors: its Trinity namespace when it has one, else those of its job id. */
 export async function runActors(client: RayClient, job: RayJob): Promise<RayActor[]> {
@@ -23,7 +23,7 @@ export async function runActors(client: RayClient, job: RayJob): Promise<RayActo
 }
 
 /** The driver as a pseudo-actor, so its stack and log sit with the actors'. */
-export function driverActor(job: RayJob): RayActor | undefined {
+function driverActor(job: RayJob): RayActor | undefined {
   const pid = Number(job.driver_info?.pid);
   if (!Number.isInteger(pid) || pid <= 0 || !job.driver_node_id) return undefined;
   return { actor_id: 'driver', name: 'driver', class_name: 'job driver', state: job.status === 'RUNNING' ? 'ALIVE' : job.status, pid, node_id: job.driver_node_id };
@@ -68,7 +68,7 @@ export interface RoleLog {
   lines: string[];
 }
 
-export const LOG_LINES = 50;
+const LOG_LINES = 50;
 
 const lastLines = (text: string, n: number): string[] => {
   const lines = text.split(/\r?\n/);

@@ -54,7 +54,7 @@ const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\r?\n/g, ' 
 export function deathCause(c: unknown): string {
   if (c === null || c === undefined) return '';
   if (typeof c === 'string') return c;
-  if (typeof c !== 'object') return String(c);
+  if (typeof c !== 'object') return JSON.stringify(c) ?? '';
   const found: string[] = [];
   const walk = (o: unknown) => {
     if (!o || typeof o !== 'object') return;

@@ -120,7 +120,7 @@ export function waitingFrame(p: ProcessStack): WaitPoint | undefined {
 
 export type Role = 'explorer' | 'trainer' | 'synchronizer' | 'rollout' | 'workflow' | 'driver' | 'other';
 
-export const ROLE_ORDER: readonly Role[] = ['explorer', 'trainer', 'synchronizer', 'rollout', 'workflow', 'driver', 'other'];
+const ROLE_ORDER: readonly Role[] = ['explorer', 'trainer', 'synchronizer', 'rollout', 'workflow', 'driver', 'other'];
 
 /** Trinity's actors by name (explorer, trainer, synchronizer, `<explorer>_rollout_model_<i>`) or class. */
 export function roleOf(a: Pick<RayActor, 'name' | 'class_name'>): Role {

@@ -9,13 +9,13 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import type { RayHost } from '../../src/ray/host';
-import type { Element } from '../../src/ray/tree';
-import type { StacksReport } from '../../src/ray/diagnostics/stacks';
-import type { AgentRlApi } from '../../src/extension';
-import { repoRoot } from '../harness/paths';
-import { netnsStrays, RAY_PROCESS, rayVenv, raySkipReason, startRayCluster, type RayCluster } from '../harness/ray-cluster';
-import { type Probe, until as poll } from '../harness/wait';
+import type { RayHost } from '../../../src/ray/host';
+import type { Element } from '../../../src/ray/tree';
+import type { StacksReport } from '../../../src/ray/diagnostics/stacks';
+import type { AgentRlApi } from '../../../src/extension';
+import { repoRoot } from '../../harness/paths';
+import { netnsStrays, RAY_PROCESS, rayVenv, raySkipReason, startRayCluster, type RayCluster } from '../../harness/ray-cluster';
+import { type Probe, until as poll } from '../../harness/wait';
 
 const until = <T>(what: string, f: Probe<T>, timeoutMs = 60_000, everyMs = 250): Promise<T> => poll(what, f, timeoutMs, everyMs);
 const KEY = 'sk-diagnostics-test-0123456789abcdef';
@@ -67,14 +67,15 @@ suite('Stalls explained: the stacks of a deadlocked run (real Ray, two nodes, lo
       .replace(/^explorer:\n/m, `explorer:\n  env_vars:\n    OPENAI_API_KEY: ${KEY}\n`);
     assert.ok(text.includes(KEY), 'the key is in the config');
     fs.writeFileSync(config, text);
-    const r = await vscode.commands.executeCommand<{ submissionId: string }>('agentrl.ray.submit', {
+    const r = await vscode.commands.executeCommand<{ submissionId: string } | undefined>('agentrl.ray.submit', {
       config,
       cluster: url,
       entrypoint: `${path.join(rayVenv, 'bin', 'python')} ray-demo/deadlock_job.py --namespace agentrl-sample/ray-deadlock`,
       resources: { head_node: 0.5 },
       metrics: 'none',
     });
-    const id = r!.submissionId;
+    assert.ok(r?.submissionId, 'submitted');
+    const id = r.submissionId;
     try {
       // flagged stalled, and its stacks taken by themselves (again while it stays stalled: the
       // first may come while the driver still waits for its actors to start)
@@ -92,7 +93,8 @@ suite('Stalls explained: the stacks of a deadlocked run (real Ray, two nodes, lo
       assert.strictEqual(explorer?.frame?.func, 'explore_step');
       assert.strictEqual(synchronizer?.call, 'ray.get');
       assert.strictEqual(synchronizer?.frame?.func, 'wait_for_explorer_state');
-      const ids = Object.fromEntries(auto.result.actors.map((a) => [a.name, a.actor_id]));
+      const ids: Record<string, string> = {};
+      for (const a of auto.result.actors) if (a.name) ids[a.name] = a.actor_id;
       assert.ok(report.waits.some((w) => w.from === ids.explorer && w.to === ids.synchronizer), 'the explorer waits on the synchronizer');
       assert.ok(report.waits.some((w) => w.from === ids.synchronizer && w.to === ids.explorer), 'the synchronizer waits on the explorer');
       assert.deepStrictEqual(new Set(report.cycle), new Set([ids.explorer, ids.synchronizer]), 'a deadlock');
