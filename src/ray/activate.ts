@@ -61,6 +61,8 @@ export function activateRay(context: vscode.ExtensionContext, log: Logger, check
     cmd('agentrl.ray.stopLocalCluster', (h) => load().stopLocal(h)),
     cmd('agentrl.ray.runDemo', (h, a) => load().runDemo(h, a)),
     cmd('agentrl.ray.connectExplorer', (h, a) => load().connectExplorer(h, jobArgs(a))),
+    cmd('agentrl.ray.showStacks', (h, a) => load().showStacks(h, diagnoseArgs(a))),
+    cmd('agentrl.ray.copyDiagnostics', (h, a) => load().copyDiagnostics(h, diagnoseArgs(a))),
   );
   const configured = (vscode.workspace.getConfiguration('agentrl.ray').get<unknown[]>('clusters') ?? []).length > 0;
   const saved = (context.workspaceState.get<unknown[]>('agentrl.ray.connected') ?? []).length > 0;
@@ -74,6 +76,14 @@ function watchArgs(a: unknown): { cluster?: string; id?: string; relay?: 'cluste
   const x = (a ?? {}) as { relay?: unknown; replaces?: unknown };
   const revive = typeof x.replaces === 'string' ? { replaces: x.replaces, relay: x.relay === 'cluster' ? ('cluster' as const) : undefined } : {};
   return { ...jobArgs(a), ...revive };
+}
+
+/** A job's args; an actor row (`{type: 'actor', id: <actor>, job}`) names its job and itself. */
+function diagnoseArgs(a: unknown): { cluster?: string; id?: string; actor?: string; config?: string } {
+  const x = (a ?? {}) as { type?: string; id?: string; job?: string; actor?: string; config?: unknown };
+  const config = typeof x.config === 'string' ? x.config : undefined;
+  if (x.type === 'actor') return { ...jobArgs({ ...x, id: x.job }), actor: x.id, config };
+  return { ...jobArgs(a), actor: typeof x.actor === 'string' ? x.actor : undefined, config };
 }
 
 function jobArgs(a: unknown): { cluster?: string; id?: string } {

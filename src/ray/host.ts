@@ -4,3 +4,4 @@ export { RayHost } from './ray-host';
 export { connect, submit, stopJob, deleteJob, watchMetrics, startLocal, stopLocal } from './commands';
 export { runDemo } from './demo';
 export { connectExplorer } from './explorer';
+export { showStacks, copyDiagnostics } from './diagnose';

@@ -10,7 +10,15 @@ import { normalizeDashboardUrl, tailLogs, type LogTail } from './api/client';
 import { ClusterMonitor } from './cluster/monitor';
 import { Poller } from './cluster/poller';
 import type { RelayStop } from './cluster/relay-reaper';
+import { collectStacks, type CollectedStacks } from './diagnostics/collect';
 import { RayTree } from './tree';
+
+/** Stacks taken of a job (on demand or when it was flagged stalled), or why they could not be. */
+export interface StacksTaken {
+  at: number;
+  result?: CollectedStacks;
+  error?: string;
+}
 
 const SAVED_KEY = 'agentrl.ray.connected';
 
@@ -30,6 +38,13 @@ export class RayHost implements vscode.Disposable {
   private visible = false;
   /** Fired after every refresh of any cluster (tests and the bench wait on it). */
   readonly onDidRefresh = new vscode.EventEmitter<ClusterSnapshot>();
+  /** Per `<cluster>|<job>`: the last stacks taken. */
+  readonly stacks = new Map<string, StacksTaken>();
+  /** Stalled jobs → when their stacks were last taken: again after each threshold the stall lasts
+   *  (a stall flagged while the run was still starting up shows its later state too). */
+  private readonly stallStacks = new Map<string, number>();
+  /** Fired when stacks of a job were taken (the tree shows them; tests wait on it). */
+  readonly onDidTakeStacks = new vscode.EventEmitter<{ cluster: string; id: string; taken: StacksTaken }>();
 
   constructor(
     readonly context: vscode.ExtensionContext,
@@ -39,7 +54,10 @@ export class RayHost implements vscode.Disposable {
     /** The Ray view, created by activate.ts with a provider that delegates to `tree`. */
     view: vscode.TreeView<unknown>,
   ) {
-    this.tree = new RayTree(() => [...this.clusters.values()].map((c) => c.monitor.snapshot));
+    this.tree = new RayTree(
+      () => [...this.clusters.values()].map((c) => c.monitor.snapshot),
+      (cluster, id) => this.stacks.get(`${cluster}|${id}`),
+    );
     this.view = view;
     this.status = vscode.window.createStatusBarItem('agentrl.ray.stall', vscode.StatusBarAlignment.Left, 50);
     this.status.command = 'agentrl.ray.focus';
@@ -47,6 +65,7 @@ export class RayHost implements vscode.Disposable {
     this.disposables.push(
       this.status,
       this.onDidRefresh,
+      this.onDidTakeStacks,
       this.view.onDidChangeVisibility((e) => {
         this.visible = e.visible;
         for (const c of this.clusters.values()) c.poller.setVisible(e.visible);
@@ -132,6 +151,12 @@ export class RayHost implements vscode.Disposable {
     const c = this.clusters.get(url);
     c?.poller.stop();
     this.clusters.delete(url);
+    for (const k of [...this.stacks.keys(), ...this.stallStacks.keys()]) {
+      if (k.startsWith(`${url}|`)) {
+        this.stacks.delete(k);
+        this.stallStacks.delete(k);
+      }
+    }
     const saved = (this.context.workspaceState.get<Array<{ url: string }>>(SAVED_KEY) ?? []).filter((s) => s.url !== url);
     await this.context.workspaceState.update(SAVED_KEY, saved);
     this.tree.refresh();
@@ -157,8 +182,43 @@ export class RayHost implements vscode.Disposable {
     });
   }
 
+  /** Takes the stacks of a job's processes (all its actors and driver, or one actor) through the dashboard. */
+  async takeStacks(cluster: string, id: string, only?: string): Promise<StacksTaken> {
+    const c = this.clusters.get(cluster);
+    if (!c) throw new Error(`not connected: ${cluster}`);
+    let taken: StacksTaken;
+    try {
+      const job = await c.monitor.client.job(id);
+      taken = { at: Date.now(), result: await collectStacks(c.monitor.client, job, { only }) };
+    } catch (e) {
+      taken = { at: Date.now(), error: (e as Error).message };
+    }
+    if (!only) this.stacks.set(`${cluster}|${id}`, taken);
+    this.tree.refresh();
+    this.onDidTakeStacks.fire({ cluster, id, taken });
+    return taken;
+  }
+
+  /** A run flagged stalled gets its stacks taken, shown under it in the view; again after each
+   *  threshold it stays stalled. */
+  private stacksOnStall(s: ClusterSnapshot) {
+    for (const key of [...this.stallStacks.keys()]) if (key.startsWith(`${s.url}|`) && !s.stalls[key.slice(s.url.length + 1)]) this.stallStacks.delete(key);
+    const now = Date.now();
+    for (const [id, stall] of Object.entries(s.stalls)) {
+      const key = `${s.url}|${id}`;
+      const last = this.stallStacks.get(key);
+      if (last !== undefined && now - last < stall.thresholdMs) continue;
+      this.stallStacks.set(key, now);
+      this.log.info(`ray: ${id} on ${s.url} is stalled: taking the stacks of its processes`);
+      void this.takeStacks(s.url, id).then((t) => {
+        if (t.error) this.log.warn(`ray: could not take the stacks of ${id}: ${t.error}`);
+      });
+    }
+  }
+
   private afterRefresh(s: ClusterSnapshot) {
     this.tree.refresh();
+    if (this.clusters.has(s.url)) this.stacksOnStall(s);
     const stalled = [...this.clusters.values()].flatMap((c) => Object.keys(c.monitor.snapshot.stalls).map((id) => ({ id, c: c.monitor.snapshot })));
     if (stalled.length) {
       const first = stalled[0];

@@ -1,6 +1,8 @@
 // The Ray view's TreeDataProvider: maps the pure rows of cluster-model.ts to TreeItems.
 import * as vscode from 'vscode';
 import { jobDetails, jobRow, nodeRow, type ClusterSnapshot, type Row } from './cluster/cluster-model';
+import type { CollectedStacks } from './diagnostics/collect';
+import { actorLabel, frameText, type StackFailureKind } from './diagnostics/stacks';
 
 export type Element = Row & { cluster: string };
 
@@ -8,7 +10,11 @@ export class RayTree implements vscode.TreeDataProvider<Element> {
   private readonly changed = new vscode.EventEmitter<Element | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
 
-  constructor(private readonly snapshots: () => ClusterSnapshot[]) {}
+  constructor(
+    private readonly snapshots: () => ClusterSnapshot[],
+    /** The stacks last taken of a job, if any. */
+    private readonly stacks: (cluster: string, id: string) => { result?: CollectedStacks; error?: string } | undefined = () => undefined,
+  ) {}
 
   refresh(): void {
     this.changed.fire(undefined);
@@ -40,7 +46,7 @@ export class RayTree implements vscode.TreeDataProvider<Element> {
     }
     if (e.type === 'group' && e.group === 'nodes') return s.nodes.map((n) => at(nodeRow(n, s.usage, s.nodes.length)));
     if (e.type === 'group' && e.group === 'jobs') return s.jobs.map((j) => at(jobRow(j, Date.now(), !!s.stalls[j.submission_id ?? j.job_id ?? ''])));
-    if (e.type === 'job') return jobDetails(s, e.submissionId).map(at);
+    if (e.type === 'job') return [...jobDetails(s, e.submissionId), ...this.stackRows(s.url, e.submissionId)].map(at);
     return [];
   }
 
@@ -72,6 +78,7 @@ export class RayTree implements vscode.TreeDataProvider<Element> {
         break;
       case 'actor':
         item.iconPath = new vscode.ThemeIcon(e.alive ? 'symbol-class' : 'error');
+        item.contextValue = `agentrl.ray.actor.${e.alive ? 'alive' : 'dead'}`;
         break;
       case 'info':
         item.iconPath = new vscode.ThemeIcon(e.severity === 'error' ? 'error' : e.severity === 'warning' ? 'warning' : 'output');
@@ -82,6 +89,43 @@ export class RayTree implements vscode.TreeDataProvider<Element> {
 
   private hasDetails(e: Element & { type: 'job' }): boolean {
     const s = this.snapshots().find((x) => x.url === e.cluster);
-    return !!s && jobDetails(s, e.submissionId).length > 0;
+    return !!s && (jobDetails(s, e.submissionId).length > 0 || this.stackRows(s.url, e.submissionId).length > 0);
+  }
+
+  /** Rows of the stacks last taken: the deadlock, who waits on whom, where each process waits. */
+  private stackRows(cluster: string, id: string): Row[] {
+    const taken = this.stacks(cluster, id);
+    if (!taken) return [];
+    const row = (key: string, label: string, severity: 'warning' | 'error' | 'info', description = ''): Row => ({ type: 'info', id: `${id}:stacks:${key}`, label, description, severity });
+    if (!taken.result) return [row('error', vscode.l10n.t('Stacks could not be taken: {0}', taken.error ?? ''), 'error')];
+    const { report, actors } = taken.result;
+    const all = [...actors, ...report.groups.flatMap((g) => g.actors.map((a) => a.actor))];
+    const name = (actorId: string) => (actorId === 'driver' ? vscode.l10n.t('the driver') : actorLabel(all.find((a) => a.actor_id === actorId) ?? { actor_id: actorId }));
+    const rows: Row[] = [];
+    if (report.cycle) rows.push(row('cycle', vscode.l10n.t('Deadlock: {0}', [...report.cycle, report.cycle[0]].map(name).join(' → ')), 'error'));
+    for (const w of report.waits) rows.push(row(`wait:${w.from}:${w.to}`, vscode.l10n.t('{0} waits on {1}', name(w.from), name(w.to)), 'warning', w.task));
+    for (const a of report.groups.flatMap((g) => g.actors)) {
+      const who = name(a.actor.actor_id);
+      if (a.error) rows.push(row(`actor:${a.actor.actor_id}`, vscode.l10n.t('{0}: no stack', who), 'warning', stackFailureText(a.error.kind)));
+      else if (a.wait) rows.push(row(`actor:${a.actor.actor_id}`, vscode.l10n.t('{0} waits in {1}', who, a.wait.call), 'info', a.wait.frame ? frameText(a.wait.frame) : ''));
+      else rows.push(row(`actor:${a.actor.actor_id}`, vscode.l10n.t('{0} is idle', who), 'info'));
+    }
+    return rows;
+  }
+}
+
+/** Why a stack is missing and how to fix it, for the user. */
+export function stackFailureText(kind: StackFailureKind): string {
+  switch (kind) {
+    case 'profiling-disabled':
+      return vscode.l10n.t('The Ray dashboard refuses to take stacks: profiling is off. Start the head node with RAY_DASHBOARD_ENABLE_PROFILING=1.');
+    case 'py-spy-missing':
+      return vscode.l10n.t('py-spy is not installed on the node: run "pip install py-spy" in the Python environment Ray runs from.');
+    case 'not-permitted':
+      return vscode.l10n.t('py-spy may not attach to the process (ptrace). Allow ptrace (sysctl kernel.yama.ptrace_scope=0), or give the container CAP_SYS_PTRACE (docker run --cap-add SYS_PTRACE).');
+    case 'process-gone':
+      return vscode.l10n.t('The process exited before its stack was taken.');
+    default:
+      return vscode.l10n.t('The Ray dashboard could not take the stack.');
   }
 }

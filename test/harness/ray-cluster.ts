@@ -166,9 +166,20 @@ export function pathWithout(hidden: string[], into: string): string {
   return into;
 }
 
+async function dashboardAnswers(url: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const ok = await fetch(`${url}/api/version`).then((r) => r.ok, () => false);
+    if (ok) return;
+    if (Date.now() > deadline) throw new Error(`the Ray dashboard at ${url} did not answer within ${timeoutMs} ms`);
+    await sleep(500);
+  }
+}
+
 /** Starts a head (1 CPU, `head_node`) and optionally a worker (1 CPU, `gpu_node`); `noNode`:
- *  the cluster's processes (so its jobs) find no `node` on PATH, as on a CUDA/Python image. */
-export async function startRayCluster(opts: { worker?: boolean; dashboardPort?: number; noNode?: boolean } = {}): Promise<RayCluster> {
+ *  the cluster's processes (so its jobs) find no `node` on PATH, as on a CUDA/Python image;
+ *  `profiling`: the dashboard takes stacks (py-spy, from the venv's bin on PATH). */
+export async function startRayCluster(opts: { worker?: boolean; dashboardPort?: number; noNode?: boolean; profiling?: boolean } = {}): Promise<RayCluster> {
   // short and fixed: Ray's unix socket paths live under it (108-byte limit)
   const tempDir = fs.mkdtempSync('/tmp/arl-ray-');
   const nodeless = opts.noNode ? pathWithout(['node', 'nodejs', 'npm', 'npx', 'corepack'], path.join(tempDir, 'bin')) : undefined;
@@ -186,6 +197,8 @@ export async function startRayCluster(opts: { worker?: boolean; dashboardPort?: 
     RAY_health_check_failure_threshold: '4',
     RAY_health_check_timeout_ms: '500',
     RAY_health_check_initial_delay_ms: '500',
+    // the dashboard's stack dumps (`/worker/traceback`, py-spy) answer 403 unless the head has this
+    ...(opts.profiling ? { RAY_DASHBOARD_ENABLE_PROFILING: '1' } : {}),
   };
   try {
     run(['start', '--head', '--node-ip-address=127.0.0.1', '--port=6390', '--dashboard-host=127.0.0.1', `--dashboard-port=${port}`, '--num-cpus=1', '--resources={"head_node": 1}', '--disable-usage-stats', `--temp-dir=${tempDir}`], env);
@@ -193,6 +206,9 @@ export async function startRayCluster(opts: { worker?: boolean; dashboardPort?: 
       // two raylets on one host: the second dashboard agent needs its own HTTP port, or Ray
       // reports its address as 127.0.0.1:-1 and the Jobs API cannot read the logs of its jobs
       '--dashboard-agent-listen-port=52366'], env);
+    // `ray start` returns before the dashboard's HTTP server listens on a loaded machine: a
+    // connect right away is refused
+    await dashboardAnswers(`http://127.0.0.1:${port}`, 60_000);
   } catch (e) {
     await killNetnsStrays().catch(() => undefined);
     fs.rmSync(tempDir, { recursive: true, force: true });

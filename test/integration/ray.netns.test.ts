@@ -58,6 +58,7 @@ suite('Ray cluster in VS Code (real Ray, two nodes, loopback-only netns)', funct
 
   suiteTeardown(async () => {
     if (!cluster) return;
+    if (url) await vscode.commands.executeCommand('agentrl.ray.disconnect', { cluster: url });
     await cluster.stop();
     assert.deepStrictEqual(netnsStrays(RAY_PROCESS), [], 'no Ray process left');
     fs.rmSync(ckpt, { recursive: true, force: true });
@@ -94,9 +95,12 @@ suite('Ray cluster in VS Code (real Ray, two nodes, loopback-only netns)', funct
   }
 
   test('a dead dashboard URL gives a clear error and adds nothing', async () => {
+    // (other suites of this extension host may have left clusters connected: count only ours)
+    const before = [...ray.clusters.keys()];
     const r = await vscode.commands.executeCommand<string | undefined>('agentrl.ray.connect', { url: 'http://127.0.0.1:9' });
     assert.strictEqual(r, undefined);
-    assert.strictEqual(ray.clusters.size, 0);
+    assert.deepStrictEqual([...ray.clusters.keys()], before);
+    assert.ok(!ray.clusters.has('http://127.0.0.1:9'));
   });
 
   test('connect: the Ray view lists both nodes (head, gpu_node worker) and the jobs', async () => {

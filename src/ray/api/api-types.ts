@@ -37,6 +37,8 @@ export interface RayJob {
   runtime_env?: Record<string, unknown> | null;
   driver_node_id?: string | null;
   driver_exit_code?: number | null;
+  /** The driver process (Ray gives the pid as a string). */
+  driver_info?: { id?: string; node_ip_address?: string; pid?: string } | null;
 }
 
 export interface RayActor {
@@ -47,7 +49,19 @@ export interface RayActor {
   state: 'ALIVE' | 'DEAD' | 'PENDING_CREATION' | 'RESTARTING' | 'DEPENDENCIES_UNREADY' | string;
   node_id?: string | null;
   pid?: number;
+  job_id?: string;
   death_cause?: unknown;
+}
+
+/** A row of the State API's task table (`/api/v0/tasks?detail=1`), the fields we read. */
+export interface RayTask {
+  task_id: string;
+  name?: string;
+  state?: string;
+  type?: string;
+  actor_id?: string | null;
+  parent_task_id?: string | null;
+  worker_pid?: number | null;
 }
 
 /** `/api/cluster_status?format=1`: the autoscaler's resource usage, as text plus numbers. */
@@ -86,3 +100,9 @@ export const META = {
   /** For a relay job: the submission id of the run it serves. */
   forRun: 'agentrl.for',
 } as const;
+
+/** The Ray namespace of a Trinity run we submitted (`<project>/<name>`), from its metadata. */
+export function runNamespace(j: Pick<RayJob, 'metadata'>): string | undefined {
+  const meta = j.metadata ?? {};
+  return meta[META.project] && meta[META.name] && meta[META.kind] === 'trinity' ? `${meta[META.project]}/${meta[META.name]}` : undefined;
+}

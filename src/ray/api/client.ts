@@ -5,7 +5,7 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
 import WebSocket from 'ws';
-import type { RayActor, RayJob, RayNode, RayVersion, SubmitJobRequest, SubmitJobResponse } from './api-types';
+import type { RayActor, RayJob, RayNode, RayTask, RayVersion, SubmitJobRequest, SubmitJobResponse } from './api-types';
 
 export type RayErrorKind =
   /** nothing answers (connection refused, DNS, timeout) */
@@ -201,8 +201,36 @@ export class RayClient {
 
   /** `/api/cluster_status?format=1`: used / total per resource, parsed from the autoscaler report. */
   async clusterUsage(): Promise<Record<string, [number, number]>> {
+    return parseClusterStatus(await this.clusterStatus());
+  }
+
+  /** The autoscaler's report as `ray status` prints it. */
+  async clusterStatus(): Promise<string> {
     const r = await this.json<{ data?: { clusterStatus?: string } }>('GET', '/api/cluster_status?format=1');
-    return parseClusterStatus(r.data?.clusterStatus ?? '');
+    return r.data?.clusterStatus ?? '';
+  }
+
+  /** Tasks of a job that have not finished (State API): who runs what, and who called it. */
+  tasks(jobId: string): Promise<RayTask[]> {
+    const f = `&filter_keys=job_id&filter_predicates=%3D&filter_values=${encodeURIComponent(jobId)}&filter_keys=state&filter_predicates=!%3D&filter_values=FINISHED`;
+    return this.state<RayTask>(`/api/v0/tasks?detail=1&limit=1000${f}`);
+  }
+
+  /**
+   * `py-spy dump` of a process on a node, taken by that node's dashboard agent. The answer is
+   * returned as is, refusals included (403: profiling is off on the head; 500: py-spy missing,
+   * not permitted, process gone): the caller explains them. Only an unreachable dashboard throws.
+   */
+  async traceback(pid: number, nodeId: string): Promise<{ status: number; body: string }> {
+    const res = await this.request('GET', `/worker/traceback?pid=${encodeURIComponent(String(pid))}&node_id=${encodeURIComponent(nodeId)}`);
+    return { status: res.status, body: res.text() };
+  }
+
+  /** The last `lines` lines of an actor's stdout or stderr (State API log files). */
+  async actorLog(actorId: string, suffix: 'out' | 'err', lines = 50): Promise<string> {
+    const res = await this.request('GET', `/api/v0/logs/file?actor_id=${encodeURIComponent(actorId)}&suffix=${suffix}&lines=${lines}&filter_ansi_code=true`);
+    if (!res.ok) throw new RayError('http', this.url, `Ray dashboard error: GET /api/v0/logs/file (actor ${actorId}) → HTTP ${res.status}`, res.status, bodyDetail(res.text()));
+    return res.text();
   }
 
   /** The logs WebSocket URL of a job. */

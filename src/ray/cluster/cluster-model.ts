@@ -26,7 +26,7 @@ export type Row =
   | { type: 'group'; id: string; label: string; description: string; group: 'nodes' | 'jobs' }
   | { type: 'node'; id: string; label: string; description: string; tooltip: string; alive: boolean; head: boolean }
   | { type: 'job'; id: string; label: string; description: string; tooltip: string; status: string; submissionId: string; stalled: boolean; relay: boolean }
-  | { type: 'actor'; id: string; label: string; description: string; alive: boolean }
+  | { type: 'actor'; id: string; label: string; description: string; alive: boolean; job: string }
   | { type: 'info'; id: string; label: string; description: string; severity: 'warning' | 'error' | 'info' };
 
 const GB = 2 ** 30;
@@ -88,8 +88,8 @@ export function jobRow(j: RayJob, now: number, stalled: boolean): Row {
   };
 }
 
-export function actorRow(a: RayActor): Row {
-  return { type: 'actor', id: a.actor_id, label: a.name || a.class_name || a.actor_id.slice(0, 8), description: `${a.state}${a.class_name ? ` · ${a.class_name}` : ''}`, alive: a.state === 'ALIVE' };
+export function actorRow(a: RayActor, job: string): Row {
+  return { type: 'actor', id: a.actor_id, label: a.name || a.class_name || a.actor_id.slice(0, 8), description: `${a.state}${a.class_name ? ` · ${a.class_name}` : ''}`, alive: a.state === 'ALIVE', job };
 }
 
 /** Info rows under a job: the stall report or the failure. */
@@ -108,6 +108,6 @@ export function jobDetails(s: ClusterSnapshot, id: string): Row[] {
     for (const n of f.deadNodes) rows.push({ type: 'info', id: `${id}:fdead:${n.id}`, label: `node ${n.ip} ${n.id.slice(0, 8)} is DEAD`, description: n.message ?? '', severity: 'error' });
     f.lastLogLines.slice(-5).forEach((l, i) => rows.push({ type: 'info', id: `${id}:log:${i}`, label: l.slice(0, 200), description: '', severity: 'info' }));
   }
-  for (const a of s.actors[id] ?? []) rows.push(actorRow(a));
+  for (const a of s.actors[id] ?? []) rows.push(actorRow(a, id));
   return rows;
 }

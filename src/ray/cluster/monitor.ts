@@ -3,7 +3,7 @@
 // each running job's stall detector from its log (bytes, `Step N` lines) and from progress the
 // host reports (metric points). Failed jobs get their message and log tail. No vscode.
 import type { RayJob } from '../api/api-types';
-import { META, isTerminal } from '../api/api-types';
+import { META, isTerminal, runNamespace } from '../api/api-types';
 import { RayClient, type RayClientOptions } from '../api/client';
 import type { ClusterSnapshot } from './cluster-model';
 import { RelayReaper, type RelayStop } from './relay-reaper';
@@ -102,7 +102,7 @@ export class ClusterMonitor {
 
   private async watchJob(j: RayJob, id: string, actors: ClusterSnapshot['actors'], stalls: ClusterSnapshot['stalls'], failures: ClusterSnapshot['failures']) {
     const meta = j.metadata ?? {};
-    const namespace = meta[META.project] && meta[META.name] && meta[META.kind] === 'trinity' ? `${meta[META.project]}/${meta[META.name]}` : undefined;
+    const namespace = runNamespace(j);
     if (j.status === 'RUNNING') {
       const log = await this.client.logs(id).catch(() => this.logs.get(id) ?? '');
       this.logs.set(id, log);
