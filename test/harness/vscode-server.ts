@@ -9,7 +9,7 @@ import { codeServerBin, serverMainOf } from './paths';
 import { sleep } from './wait';
 
 export interface ServerOptions {
-  /** 'vscode' runs server-main.js with the smoke-test driver (test payloads honoured);
+  /** 'vscode' runs code-server's server-main.js with the smoke-test driver (test payloads honoured);
    *  'code-server' runs code-server's own CLI (what users run; `npm start`). */
   mode?: 'vscode' | 'code-server';
   /** Folder holding installed extensions (e.g. a VSIX installed with installVsix()). */

@@ -3,7 +3,7 @@
 // (new keys, enum values, docs, registry names). The schema every feature reads — and the
 // published schemas/trinity-rft.schema.json (`npm run gen:schemas`, checked by a unit test) —
 // is the 0.5 line with the deltas applied, every addition marked with the release it needs.
-// Adding 0.7 means writing trinity-0.7.ts with its differences and listing it below.
+// Adding 0.7 means a module like trinity-0.6.ts with 0.7's differences, listed below.
 import type { RootSchema, SchemaNode } from './schema-node';
 import base from './trinity-0.5.schema.json';
 import { acceptsNull } from './field-at';

@@ -1,4 +1,5 @@
-// Names Trinity-RFT 0.5.2 registers out of the box (trinity.md §2; checked against the
+// Names Trinity-RFT 0.5.2 registers out of the box (its registries'
+// `__init__.py` files; checked against the
 // `default_mapping` of each registry at 9051d637), with a one-line doc each, plus the names
 // later releases add (../facts/trinity-0.6.ts …; `NAME_SINCE` says which release). Plugins and
 // dotted class paths add names, so an unknown name is a warning, never an error.

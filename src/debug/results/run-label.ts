@@ -1,5 +1,5 @@
 // How a saved run reads in the Rollouts view: the launch entry's name, its age and its mean
-// reward up front (issue 18: runs were labelled by timestamp only, the reward cut off). Pure.
+// reward up front (runs labelled by timestamp only, the reward cut off, told users nothing). Pure.
 import * as path from 'path';
 import type { RunInfo } from '../results/run-store';
 

@@ -1,4 +1,4 @@
-// What the store holds of a run opened envelope-first (issue 16 §4): per series, the relay's
+// What the store holds of a run opened envelope-first: per series, the relay's
 // envelope of each source it came from (every point summarized in step buckets, as typed
 // columns), and the detail window last read for a zoom (exact points, or a finer envelope).
 // The series' own columns hold only the live points that followed the envelope's cursor, so

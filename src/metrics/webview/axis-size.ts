@@ -1,5 +1,5 @@
 // Width of a chart's y axis from the labels it draws: a fixed width clipped long labels
-// (issue 18: "−0.025" drew as "0.025"; exponents and long ticks lost their first characters).
+// ("−0.025" drew as "0.025"; exponents and long ticks lost their first characters).
 // Pure, shared by the webview (uPlot's axis `size` callback) and its tests.
 
 /** Tick length + gap between tick and label + a margin at the left edge (CSS px). */

@@ -1,5 +1,5 @@
 // The shapes of Ray's dashboard HTTP APIs (Jobs, State, packages) as we use them, checked
-// against Ray 2.58 (../shared/reference/ray.md). Only the fields we read are typed.
+// against Ray 2.58's dashboard code and docs. Only the fields we read are typed.
 
 export type JobStatus = 'PENDING' | 'RUNNING' | 'STOPPED' | 'SUCCEEDED' | 'FAILED';
 

@@ -244,7 +244,7 @@ export class DecodeCache {
 
 /**
  * The batch of a points frame, its columns viewed in place: they end the frame, tag after tag
- * (the points frame layout, relay-protocol.ts), so no header is parsed and nothing is copied.
+ * (the points frame layout, src/relay-protocol/messages.ts), so no header is parsed and nothing is copied.
  */
 function framedBatch(frame: Uint8Array, head: NonNullable<Entry['head']>): PointsBatch {
   const n = head.counts.reduce((a, c) => a + c, 0);

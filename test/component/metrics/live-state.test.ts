@@ -1,4 +1,4 @@
-// "live" vs "catching up" is decided by the relay's backlog, not by silence (issue 18: a
+// "live" vs "catching up" is decided by the relay's backlog, not by silence (a
 // connection streaming live data showed "catching up" for the whole run, because it needed
 // 750 ms without a batch). A real relay over a logdir that a writer appends to every 100 ms.
 import * as assert from 'node:assert/strict';

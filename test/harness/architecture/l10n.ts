@@ -1,4 +1,4 @@
-// Rule 6 of issue 17: user-visible text goes through vscode.l10n.t (or an injected `l10n.t`, or
+// An architecture rule: user-visible text goes through vscode.l10n.t (or an injected `l10n.t`, or
 // a strings module that calls it), so every message has a zh-cn translation. The rule looks at
 // the places VS Code shows text — notification messages and their buttons, quick pick / input
 // box / progress options, webview panel titles, tree items, status bar items, markdown; in UI

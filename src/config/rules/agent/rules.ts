@@ -1,4 +1,4 @@
-// ASTuner (`astuner:`) and AgentJet (`ajet:`) rules, from astuner.md §2.5: the Hydra
+// ASTuner (`astuner:`) and AgentJet (`ajet:`) rules, from ASTuner's launcher code: the Hydra
 // skeleton the launcher edits, `.yaml` only, `module->Class` references, reader types,
 // launcher asserts; legacy keys are reported through schema/version-findings.ts.
 import * as path from 'path';

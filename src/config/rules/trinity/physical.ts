@@ -1,7 +1,7 @@
 // Physically impossible values: a learning rate of zero or below, a probability outside [0, 1],
 // a negative temperature… The schema only knows "a float"; Trinity passes these on to torch /
 // vLLM, which fail late on the cluster (or, for lr ≤ 0, silently train backwards or not at all).
-// Each bound quotes Trinity-RFT 0.5's own default (reference/trinity.md §1: OptimizerConfig,
+// Each bound quotes Trinity-RFT 0.5's own default (its config.py: OptimizerConfig,
 // ModelConfig, InferenceModelConfig) so the fix is a known-good value.
 import { l10n, type Text } from '../../core/l10n-text';
 import { report, setValueFix, type Rule } from '../context';

@@ -1,5 +1,4 @@
-// Concurrent episodes (issue 13, item 4), auxiliary models (item 2) and edits that stay
-// edited (item 5) in the rollout runtime, over the real gateway HTTP server: calls of
+// Concurrent episodes, auxiliary models and edits that stay edited in the rollout runtime, over the real gateway HTTP server: calls of
 // several episodes interleave as Trinity's runners make them, each episode stops alone,
 // auxiliary calls go to their own endpoint and are recorded under their role, and a
 // replay matches calls by episode and role whatever order they arrive in.

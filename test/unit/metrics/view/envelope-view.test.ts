@@ -1,4 +1,4 @@
-// A run opened envelope-first, host side (issue 16 §4): the chart of an envelope shows the
+// A run opened envelope-first, host side: the chart of an envelope shows the
 // same min/max band as a downsample of all its points; a zoom asks the relay for the exact
 // points of the visible range and the chart then shows them; zooming out goes back to the
 // envelope; live points after the envelope add to it; envelope-first sources are not

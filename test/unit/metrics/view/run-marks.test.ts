@@ -1,4 +1,4 @@
-// Online-training commits marked on the run they belong to (issue 15 §4): which run, no
+// Online-training commits marked on the run they belong to: which run, no
 // duplicates, and the layout message carrying the marks to the webview.
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
