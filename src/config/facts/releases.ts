@@ -134,13 +134,6 @@ export function valueSince(node: SchemaNode | undefined, value: string): string 
   return key ? since[key] : undefined;
 }
 
-/** Registry names a release added, with that release. */
-export function registryNamesSince(reg: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const d of TRINITY_DELTAS) for (const n of Object.keys(d.registries[reg] ?? {})) out[n] = d.version;
-  return out;
-}
-
 /** Environment variables Trinity reads, per release. */
 export function trinityEnv(): { name: string; since: string; doc: Doc }[] {
   return TRINITY_DELTAS.flatMap((d) => Object.entries(d.env ?? {}).map(([name, doc]) => ({ name, since: d.version, doc })));

@@ -25,7 +25,7 @@ interface PySpec {
 
 /** Derived schema for ajv (see file comment). `$ref`s become absolute (wrapped sections are
  *  compiled on their own, see memo.ts); `base` is the `$id` they are relative to. */
-export function derive(node: unknown, base = ''): unknown {
+function derive(node: unknown, base = ''): unknown {
   if (Array.isArray(node)) return node.map((x) => derive(x, base));
   if (!node || typeof node !== 'object') return node;
   const n = node as SchemaNode;
@@ -102,7 +102,7 @@ function instance(): Ajv {
   return a;
 }
 
-export function validatorFor(kind: ConfigKind): ValidateFunction {
+function validatorFor(kind: ConfigKind): ValidateFunction {
   let v = compiled.get(kind);
   if (!v) {
     const a = instance();

@@ -30,7 +30,7 @@ export interface PyFileInfo {
   registrations: PyRegistration[];
 }
 
-export const SCAN_LIMITS = { maxFiles: 5000, maxDirs: 20000, maxDepth: 12, maxFileBytes: 1024 * 1024 };
+const SCAN_LIMITS = { maxFiles: 5000, maxDirs: 20000, maxDepth: 12, maxFileBytes: 1024 * 1024 };
 
 const CLASS_RE = /^([ \t]*)(?:class|def|async[ \t]+def)[ \t]+([A-Za-z_]\w*)/gm;
 const REG_RE = /@[ \t]*((?:[A-Za-z_]\w*\.)*)([A-Za-z_]\w*)\.register_module\(\s*(?:(?:module_name|name)\s*=\s*)?(["'])([^"'\n]+)\3/g;
@@ -81,7 +81,7 @@ export function scanPythonSource(file: string, text: string): PyFileInfo {
 }
 
 /** Module name of a file under a root (`a/b/c.py` → `a.b.c`, `a/b/__init__.py` → `a.b`). */
-export function moduleOf(root: string, file: string): string | undefined {
+function moduleOf(root: string, file: string): string | undefined {
   const rel = path.relative(root, file);
   if (rel.startsWith('..') || path.isAbsolute(rel) || !rel.endsWith('.py')) return undefined;
   const parts = rel.slice(0, -3).split(path.sep);

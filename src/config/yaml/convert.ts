@@ -4,7 +4,7 @@
 // ("billion laughs") is reported instead of being walked.
 import { isAlias, isMap, isPair, isScalar, isSeq, Scalar, type Document, type Node as YNode } from 'yaml';
 import { resolvePlain, resolveTagged } from './scalars';
-import { addEntry, addItem, makeMap, makeSeq, valueOf, type Span, type VMap, type VNode, type VSeq } from './tree';
+import { addEntry, addItem, makeMap, makeSeq, valueOf, type Span, type VMap, type VNode } from './tree';
 
 export interface ConvertProblem {
   code: 'yaml.recursive-alias' | 'yaml.unknown-alias' | 'yaml.duplicate-key' | 'yaml.bad-merge' | 'yaml.complex-key';
@@ -159,9 +159,3 @@ function scalarNode(n: Scalar, s: Span): VNode {
   return { kind: 'scalar', span: s, py: r.py, value: r.value, src: text, quoted: false };
 }
 
-/** Makes an empty document tree for a file with no content. */
-export function emptyMap(at: Span): VMap {
-  return makeMap(at);
-}
-
-export type { VSeq };

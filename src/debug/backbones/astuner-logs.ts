@@ -29,7 +29,7 @@ interface LogEntry {
   nested_json?: Record<string, unknown>;
 }
 
-export function parseBeastLog(text: string): LogEntry[] {
+function parseBeastLog(text: string): LogEntry[] {
   const out: LogEntry[] = [];
   for (const line of text.split('\n')) {
     const t = line.trim();

@@ -36,7 +36,7 @@ import { absolutePath, getPath, parseEditedValue, parsePath, PathError, setPath,
 import { preview, VariableStore, type EditTarget } from './variables';
 
 /** The thread shown for runner-level stops (import / task-loading errors). */
-export const RUNNER_THREAD = 1_000_000;
+const RUNNER_THREAD = 1_000_000;
 
 type LaunchRequestArgs = DebugProtocol.LaunchRequestArguments & RolloutLaunchArgs & { __pythonDebuggerNote?: string };
 

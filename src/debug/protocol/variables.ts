@@ -25,7 +25,7 @@ export interface Node {
 
 type Container = { kind: 'json'; root: () => unknown; path: PathSegment[]; edit?: EditTarget } | { kind: 'nodes'; nodes: Node[] };
 
-export const MAX_STRING_PREVIEW = 4000;
+const MAX_STRING_PREVIEW = 4000;
 
 export class VariableStore {
   private handles = new Handles<Container>();
@@ -89,7 +89,7 @@ function safeGet(root: () => unknown, path: PathSegment[]): unknown {
   }
 }
 
-export function pathToExpression(path: PathSegment[]): string {
+function pathToExpression(path: PathSegment[]): string {
   return path.map((s, i) => (typeof s === 'number' ? `[${s}]` : /^[A-Za-z_$][\w$]*$/.test(s) ? (i ? `.${s}` : s) : `[${JSON.stringify(s)}]`)).join('');
 }
 

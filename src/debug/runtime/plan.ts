@@ -111,7 +111,7 @@ function trinityPlan(args: RolloutLaunchArgs, doc: Obj, cwd: string, configDir: 
 
 /** Trinity's workflow runners: explorer.runner_num (deprecated, 0.5) when set, else
  *  runner_per_model x rollout_model.engine_num (defaults 8 x 1). */
-export function trinityConcurrency(explorer: Obj): number {
+function trinityConcurrency(explorer: Obj): number {
   const pos = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : undefined);
   const legacy = pos(explorer.runner_num);
   if (legacy) return legacy;

@@ -25,7 +25,7 @@ import { killTree } from './process-tree';
 const SOCKET_IDLE_MS = 2000;
 
 /** The environment variable marking every process of a run (its value is the run's own). */
-export const RUN_MARKER_ENV = 'AGENTRL_RUN_MARKER';
+const RUN_MARKER_ENV = 'AGENTRL_RUN_MARKER';
 
 export interface RunnerStartOptions {
   python: string;

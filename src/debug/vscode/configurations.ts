@@ -88,7 +88,7 @@ export class RolloutConfigurationProvider implements vscode.DebugConfigurationPr
   }
 }
 
-export function configFor(uri: vscode.Uri, folder: vscode.WorkspaceFolder | undefined): vscode.DebugConfiguration {
+function configFor(uri: vscode.Uri, folder: vscode.WorkspaceFolder | undefined): vscode.DebugConfiguration {
   const rel = folder ? path.relative(folder.uri.fsPath, uri.fsPath).split(path.sep).join('/') : uri.fsPath;
   return {
     type: 'agentrl',

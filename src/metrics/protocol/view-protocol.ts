@@ -555,8 +555,3 @@ export function applyFrame(prev: ChartData | undefined, f: ChartFrame): ChartDat
   }
   return d;
 }
-
-/** Bucket k's x position. */
-export function bucketX(d: Pick<ChartData, 'origin' | 'dx'>, k: number): number {
-  return d.origin + k * d.dx;
-}

@@ -13,7 +13,7 @@
 import type { SeriesFrame } from '../protocol/view-protocol';
 import { EmaState } from './smoothing';
 
-export const GAP_FACTOR = 8;
+const GAP_FACTOR = 8;
 
 export interface Grid {
   origin: number;

@@ -28,7 +28,7 @@ export interface PackedEnvelope {
 }
 
 /** The store's form of typed envelope columns: the same arrays (no copy), plus finite counts. */
-export function packEnvelope(c: EnvelopeArrays): PackedEnvelope {
+function packEnvelope(c: EnvelopeArrays): PackedEnvelope {
   const n = c.bucket.length;
   const finite = new Float64Array(n);
   for (let i = 0; i < n; i++) finite[i] = c.count[i] - c.nan[i] - c.posInf[i] - c.negInf[i];
@@ -38,7 +38,7 @@ export function packEnvelope(c: EnvelopeArrays): PackedEnvelope {
 
 /** Bytes of a packed envelope (the store's memory figure). */
 /** (14 columns as received, which share one buffer when they came as a frame, and the finite counts.) */
-export const envelopeBytes = (e: PackedEnvelope): number => e.length * 15 * 8;
+const envelopeBytes = (e: PackedEnvelope): number => e.length * 15 * 8;
 
 /** The envelope of one source's part of a series. */
 export interface SourceEnvelope {

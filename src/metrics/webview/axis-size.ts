@@ -4,7 +4,7 @@
 
 /** Tick length + gap between tick and label + a margin at the left edge (CSS px). */
 export const AXIS_PAD = 14;
-export const AXIS_MIN = 32;
+const AXIS_MIN = 32;
 
 /**
  * The axis width that fits the widest label. `measure` returns a label's width in CSS px

@@ -8,7 +8,7 @@ import { planWindow } from '../rollouts/virtual-window';
 import { fmtNum } from './format';
 
 /** Fixed row height (px), also set in metrics.css (table.rollouts tr). */
-export const ROW_HEIGHT = 22;
+const ROW_HEIGHT = 22;
 const OVERSCAN = 40;
 
 type Cell = (i: number) => string;

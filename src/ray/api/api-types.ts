@@ -50,12 +50,6 @@ export interface RayActor {
   death_cause?: unknown;
 }
 
-/** `/api/cluster_status?format=1`: the autoscaler's resource usage, as text plus numbers. */
-export interface ClusterUsage {
-  /** resource name → [used, total] */
-  usage: Record<string, [number, number]>;
-}
-
 export interface SubmitJobRequest {
   entrypoint: string;
   submission_id?: string;
@@ -71,7 +65,7 @@ export interface SubmitJobResponse {
   submission_id: string;
 }
 
-export const TERMINAL_STATUSES: readonly JobStatus[] = ['STOPPED', 'SUCCEEDED', 'FAILED'];
+const TERMINAL_STATUSES: readonly JobStatus[] = ['STOPPED', 'SUCCEEDED', 'FAILED'];
 export const isTerminal = (s: JobStatus): boolean => TERMINAL_STATUSES.includes(s);
 
 /** Metadata keys we put on jobs we submit (Ray metadata values are strings). */

@@ -30,7 +30,7 @@ export interface CommandResult {
   output: string;
 }
 
-export function runRay(ray: string, args: string[], env?: NodeJS.ProcessEnv, timeoutMs = 120_000): Promise<CommandResult> {
+function runRay(ray: string, args: string[], env?: NodeJS.ProcessEnv, timeoutMs = 120_000): Promise<CommandResult> {
   return new Promise((resolve) => {
     let output = '';
     let p;

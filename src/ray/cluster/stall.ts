@@ -96,7 +96,7 @@ export class StallDetector {
 const TRINITY_ACTOR = /^(explorer|trainer|synchronizer|.*_rollout_model_\d+|.*explorer.*|.*trainer.*)$/;
 const WAIT_SYNC = /wait(?:ing)?\b.*\bsynchroni[sz]er|synchroni[sz]er.*\bwait/i;
 
-export function explain(ctx: StallContext): Omit<StallReport, 'stalledForMs' | 'thresholdMs'> {
+function explain(ctx: StallContext): Omit<StallReport, 'stalledForMs' | 'thresholdMs'> {
   const actorsNotAlive = (ctx.actors ?? [])
     .filter((a) => a.state !== 'ALIVE' && (!a.name || TRINITY_ACTOR.test(a.name)))
     .map((a) => ({ name: a.name || a.class_name || a.actor_id, state: a.state }));

@@ -22,7 +22,7 @@ function sizeOf(file: string): number {
 }
 
 /** The event file of a source that can be opened envelope-first; undefined for the others. */
-export function envelopeFile(source: Source): string | undefined {
+function envelopeFile(source: Source): string | undefined {
   return source.info.kind === 'tfevents' && source instanceof FileSource ? source.file : undefined;
 }
 

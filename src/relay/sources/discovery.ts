@@ -44,7 +44,7 @@ const allowed = (b: Boundary | undefined, p: string): boolean => !b || b.root.al
 const MAX_ENTRIES = 20000;
 const MAX_DEPTH = 12;
 
-export const isEventFile = (name: string) => name.includes('tfevents');
+const isEventFile = (name: string) => name.includes('tfevents');
 
 interface Walked {
   files: string[];

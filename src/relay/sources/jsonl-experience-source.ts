@@ -32,7 +32,7 @@ function int(v: unknown): number | null {
 }
 
 /** One line of Experience.to_dict() as a row (undefined when it is not one). */
-export function rowOfLine(line: string, id: number, table: string): ExperienceRow | undefined {
+function rowOfLine(line: string, id: number, table: string): ExperienceRow | undefined {
   let o: { eid?: Eid; reward?: unknown; info?: Record<string, unknown>; metrics?: unknown };
   try {
     o = JSON.parse(line) as typeof o;

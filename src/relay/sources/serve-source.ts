@@ -26,7 +26,7 @@ const RING = 1000;
 const READ_BYTES = 256 * 1024;
 
 /** GETs a small JSON document (≤ 1 MiB) with a timeout. */
-export function getJson(url: string, timeoutMs: number): Promise<unknown> {
+function getJson(url: string, timeoutMs: number): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const mod = url.startsWith('https:') ? https : http;
     const req = mod.get(url, { timeout: timeoutMs }, (res) => {

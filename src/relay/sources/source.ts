@@ -75,12 +75,6 @@ export function fileId(st: fs.Stats): string {
   return `${st.dev}:${st.ino}`;
 }
 
-/** Where a file cursor resumes: its offset if it names the same, not truncated, file; else 0. */
-export function resumeOffset(cursor: Cursor | undefined, st: fs.Stats): number {
-  if (!cursor || cursor.fid !== fileId(st) || cursor.offset > st.size) return 0;
-  return cursor.offset;
-}
-
 /** Collects points into a `points` batch (typed columns: no boxing, no per-point growth). */
 export class PointBatch {
   private tagIndex = new Map<string, number>();

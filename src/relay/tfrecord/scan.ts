@@ -27,7 +27,6 @@ export const enum RecordStatus {
   Ok = 0,
   /** Skipped up to the next valid header (a torn record's length is not trusted). */
   DataCrcMismatch = 1,
-  BadHeader = 2,
   /** A valid header claiming more than MAX_RECORD_BYTES: skipped up to the next valid header. */
   Oversized = 3,
 }

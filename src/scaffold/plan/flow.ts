@@ -10,7 +10,7 @@ import { checkModel, checkName } from './validate';
 export const DEFAULT_MODEL = 'Qwen/Qwen2.5-0.5B-Instruct';
 
 export type StepId = 'framework' | 'template' | 'name' | 'target' | 'model' | 'data';
-export const STEP_IDS: readonly StepId[] = ['framework', 'template', 'name', 'target', 'model', 'data'];
+const STEP_IDS: readonly StepId[] = ['framework', 'template', 'name', 'target', 'model', 'data'];
 
 export interface WizardAnswers {
   framework?: string;

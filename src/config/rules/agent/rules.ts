@@ -16,7 +16,7 @@ const REF_RE = /^[\w.]+->\w+$/;
 const FILE_REF_RE = /^.+\.py->\w+$/;
 
 /** A default layer (astune_default.yaml, trinity_default.yaml…) is merged into real configs, not launched. */
-export function isLayer(ctx: RuleContext): boolean {
+function isLayer(ctx: RuleContext): boolean {
   const v = ctx.view;
   if (v.has('hydra') || v.has('defaults')) return false;
   const f = ctx.file ? path.basename(ctx.file) : '';

@@ -23,7 +23,7 @@ const PROB = l10n.t('it is a probability');
 const RATIO = l10n.t('it is a fraction');
 const TEMP = l10n.t('a sampling temperature cannot be negative');
 
-export const PHYSICAL_BOUNDS: readonly Bound[] = [
+const PHYSICAL_BOUNDS: readonly Bound[] = [
   { path: 'algorithm.optimizer.lr', min: 0, minOpen: true, def: '1e-6', why: LR },
   { path: 'algorithm.optimizer.weight_decay', min: 0, def: '0.01', why: l10n.t('weight decay cannot be negative') },
   { path: 'algorithm.optimizer.clip_grad', min: 0, minOpen: true, def: '1.0', why: l10n.t('a gradient-norm clip must be positive') },
