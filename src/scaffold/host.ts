@@ -59,7 +59,7 @@ function readArgument(arg: unknown): { presets?: WizardAnswers; folder?: string 
   }
   if (!arg || typeof arg !== 'object') return {};
   const a = arg as Record<string, unknown>;
-  const str = (k: string) => (typeof a[k] === 'string' ? (a[k] as string) : undefined);
+  const str = (k: string) => (typeof a[k] === 'string' ? (a[k]) : undefined);
   const presets: WizardAnswers = {
     framework: str('framework'),
     template: str('template'),
@@ -85,7 +85,7 @@ function showPick(step: Extract<Step, { kind: 'pick' }>, a: WizardAnswers, count
     qp.ignoreFocusOut = true;
     qp.matchOnDetail = true;
     qp.items = step.choices(a).map((c) => ({ label: c.label, description: c.description, detail: c.detail, value: c.value }));
-    const current = step.id === 'data' ? (a.data?.kind === 'sample' ? 'sample' : undefined) : (a[step.id] as string | undefined);
+    const current = step.id === 'data' ? (a.data?.kind === 'sample' ? 'sample' : undefined) : (a[step.id]);
     const active = qp.items.find((i) => i.value === current);
     if (active) qp.activeItems = [active];
     qp.buttons = canBack ? [vscode.QuickInputButtons.Back] : [];

@@ -215,8 +215,8 @@ export async function installVsix(vsix: string, extensionsDir: string): Promise<
         { env: { ...process.env, XDG_CONFIG_HOME: tmp, XDG_DATA_HOME: tmp }, stdio: ['ignore', 'pipe', 'pipe'] },
       );
       let text = '';
-      p.stdout!.on('data', (b) => (text += b));
-      p.stderr!.on('data', (b) => (text += b));
+      p.stdout.on('data', (b) => (text += b));
+      p.stderr.on('data', (b) => (text += b));
       p.on('error', reject);
       p.on('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`install-extension failed (${code}): ${text}`))));
     });

@@ -218,7 +218,7 @@ suite('rollout debugger (real VS Code, real model server)', function () {
     await vscode.commands.executeCommand(forkItem.command!.command, ...(forkItem.command!.arguments ?? []));
     const tab = vscode.window.tabGroups.activeTabGroup.activeTab;
     assert.ok(tab?.input instanceof vscode.TabInputTextDiff, 'a diff editor opened');
-    const diff = tab.input as vscode.TabInputTextDiff;
+    const diff = tab.input;
     assert.ok(diff.original.fsPath.endsWith('original.transcript.md') && diff.modified.fsPath.endsWith('edited.transcript.md'));
     const left = fs.readFileSync(diff.original.fsPath, 'utf8');
     const right = fs.readFileSync(diff.modified.fsPath, 'utf8');

@@ -33,7 +33,7 @@ export const strField = (doc: Doc, dflt: string | null, extra?: Partial<SchemaNo
 export function mapField(doc: Doc, dflt: Record<string, unknown> | null, extra: Partial<SchemaNode> = {}): SchemaNode {
   const map = { type: 'object', additionalProperties: true };
   const shape = dflt === null ? { anyOf: [{ type: 'null' }, map], 'x-nullable': true } : map;
-  return { ...shape, 'x-free': true, description: doc.en, 'x-zh': doc.zh, default: dflt, ...extra } as SchemaNode;
+  return { ...shape, 'x-free': true, description: doc.en, 'x-zh': doc.zh, default: dflt, ...extra };
 }
 
 /** A case-insensitive enum field (`values` and `aliases` as the enum's metaclass has them). */

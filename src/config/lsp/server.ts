@@ -3,7 +3,6 @@
 // `agentrl.config.debounceMs`, 0 = at once), diagnostics published for RL configs only, and
 // each document's kind is sent to the client for the status bar.
 import * as fs from 'fs';
-import * as path from 'path';
 import { fileURLToPath, pathToFileURL } from 'url';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import {

@@ -248,7 +248,7 @@ for (const d of TRINITY_DELTAS) {
 /** Registry objects → id, for scanning `@WORKFLOWS.register_module("x")` in user code. */
 export const REGISTRY_BY_PY: Record<string, RegistryId> = Object.fromEntries(
   Object.entries(REGISTRIES).map(([id, r]) => [r.pyName, id as RegistryId]),
-) as Record<string, RegistryId>;
+);
 
 /** Names that plugins of the agent frameworks register inside Trinity. */
 export const AGENT_PLUGIN_NAMES: Partial<Record<'astuner' | 'ajet', { workflow: string[]; storage: string[]; monitor: string[] }>> = {

@@ -88,7 +88,7 @@ export function canonicalJson(value: unknown, indent?: number): string {
     if (Array.isArray(v)) return v.map(sort);
     if (v && typeof v === 'object') {
       return Object.fromEntries(
-        Object.keys(v as object)
+        Object.keys(v)
           .sort()
           .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
           .map((k) => [k, sort((v as Record<string, unknown>)[k])]),

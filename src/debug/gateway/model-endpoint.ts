@@ -119,7 +119,7 @@ export class OpenAIUpstream implements ChatUpstream {
     } catch {
       parsed = undefined;
     }
-    const body = parsed && typeof parsed === 'object' && 'error' in parsed ? (parsed as { error: unknown }).error : parsed;
+    const body = parsed && typeof parsed === 'object' && 'error' in parsed ? (parsed).error : parsed;
     const fromBody = (body as { message?: unknown } | undefined)?.message;
     const msg = typeof fromBody === 'string' ? fromBody : text.trim().slice(0, 300) || http.STATUS_CODES[status] || 'no details';
     return { ok: false, error: { kind: 'upstream', status, message: `${this.label} answered ${status}: ${msg}` }, body };

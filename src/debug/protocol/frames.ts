@@ -5,7 +5,6 @@ import * as path from 'path';
 import { Source, StackFrame } from '@vscode/debugadapter';
 import { english, type L10n } from '../../base/l10n';
 import type { SourceFrame } from '../trajectory/runner-protocol';
-import type { ChatCompletionRequest } from '../trajectory/trajectory';
 import { deliveredOf, type Episode, type LlmTurn, type EpisodeTurn } from '../runtime/episode';
 import { editableRequest, editableResponse, syncToolTurns } from '../runtime/edit-copies';
 import type { RunHandle } from '../runtime/run-handle';
@@ -83,7 +82,7 @@ function responseEdit(rt: HeldRun, ep: Episode, t: LlmTurn, holder: EpisodeTurn)
 }
 
 function llmScopes(rt: HeldRun, ep: Episode, t: LlmTurn, l10n: L10n): ScopeSpec[] {
-  const req = () => (t.sent ?? t.request) as ChatCompletionRequest;
+  const req = () => (t.sent ?? t.request);
   const edit = requestEdit(rt, ep, t);
   const requestNodes: Node[] = [
     { name: 'messages', root: req, path: ['messages'], edit },

@@ -130,7 +130,7 @@ export class RolloutDebugSession extends DebugSession {
       this.endProgress(s.episode, this.l10n.t('stopped: {0}', s.description));
       this.halted.add(s.episode);
     }
-    const ev = new StoppedEvent(s.reason, s.episode?.threadId ?? RUNNER_THREAD, s.text) as DebugProtocol.StoppedEvent;
+    const ev: DebugProtocol.StoppedEvent = new StoppedEvent(s.reason, s.episode?.threadId ?? RUNNER_THREAD, s.text);
     ev.body.description = s.description;
     // Only this episode waits; the others keep running (and recording).
     ev.body.allThreadsStopped = false;

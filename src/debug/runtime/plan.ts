@@ -53,7 +53,7 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim
 export function taskSource(p: string, split: string, cwd: string, configDir: string, subset?: string): TaskSource {
   for (const base of [cwd, configDir]) {
     const abs = path.isAbsolute(p) ? p : path.join(base, p);
-    if (fs.existsSync(abs)) return { type: 'file', path: abs, ...(split ? { split } : {}) } as TaskSource;
+    if (fs.existsSync(abs)) return { type: 'file', path: abs, ...(split ? { split } : {}) };
   }
   const looksLocal = path.isAbsolute(p) || p.startsWith('.') || /\.(jsonl|json|csv|parquet)$/i.test(p);
   if (looksLocal) return { type: 'file', path: path.isAbsolute(p) ? p : path.join(cwd, p) };

@@ -445,7 +445,7 @@ export function sanitizeOptions(v: unknown): Partial<ViewOptions> {
     const value = VIEW_OPTIONS[k].parse(v[k]);
     if (value !== undefined) out[k] = value;
   }
-  return out as Partial<ViewOptions>;
+  return out;
 }
 
 const isRolloutRef = (v: unknown): v is RolloutRef => hasFields(v, { run: isStr, endpoint: isStr, source: isStr, table: isStr, id: isInt });

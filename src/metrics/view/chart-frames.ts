@@ -150,7 +150,7 @@ export function patchFrame(store: MetricsStore, c: ChartState, opts: ViewOptions
   const start = Math.min(c.dirtyFrom, n);
   const smoothed = opts.smoothing > 0;
   stats.patches++;
-  const any = c.buckets.values().next().value as SeriesBuckets | undefined;
+  const any = c.buckets.values().next().value;
   return {
     chart: c.spec.id,
     rev: c.rev,

@@ -60,8 +60,8 @@ export class StallDetector {
 
   /** Records the counters at time `t`; any counter going up counts as progress. */
   observe(p: Progress, t = Date.now()): boolean {
-    const advanced = KEYS.some((k) => p[k] !== undefined && (this.last[k] === undefined ? p[k]! > 0 : p[k]! > this.last[k]!));
-    for (const k of KEYS) if (p[k] !== undefined) this.last[k] = Math.max(p[k]!, this.last[k] ?? -Infinity);
+    const advanced = KEYS.some((k) => p[k] !== undefined && (this.last[k] === undefined ? p[k] > 0 : p[k] > this.last[k]));
+    for (const k of KEYS) if (p[k] !== undefined) this.last[k] = Math.max(p[k], this.last[k] ?? -Infinity);
     if (advanced) {
       const gap = t - this.lastProgressAt;
       if (gap > 0) {

@@ -256,7 +256,7 @@ function framedBatch(frame: Uint8Array, head: NonNullable<Entry['head']>): Point
     const dv = new DataView(frame.buffer, at, n * 24);
     cols = Float64Array.from({ length: n * 3 }, (_, i) => dv.getFloat64(8 * i, true));
   }
-  return { ...head.batch, series: seriesViews(head.tags, head.counts, cols) } as PointsBatch;
+  return { ...head.batch, series: seriesViews(head.tags, head.counts, cols) };
 }
 
 /** One session's view of a shared source: nothing but its cursor. */

@@ -80,7 +80,7 @@ let loadedTable: Int32Array | undefined;
 function exportsOf(): ScanExports {
   if (!instance) {
     const mod = new WebAssembly.Module(Buffer.from(SCAN_WASM_BASE64, 'base64'));
-    instance = new WebAssembly.Instance(mod, {}).exports as unknown as ScanExports;
+    instance = new WebAssembly.Instance(mod, {}).exports as ScanExports;
     instance.init();
     const have = instance.memory.buffer.byteLength;
     if (INPUT_BASE > have) instance.memory.grow((INPUT_BASE - have) / PAGE);

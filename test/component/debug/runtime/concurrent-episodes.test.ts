@@ -149,7 +149,7 @@ describe('replay under concurrency', () => {
     for (const c of calls) recorded.set(`${c.e}|${c.msgs[0].content}`, (await chat(c.url, gw.apiKey, c.e, c.msgs)).content);
     const replay = new ReplayUpstream(rt.runDir = rt.runDir!);
     (rt as unknown as { writer?: { flush(): void } }).writer?.flush();
-    const { rt: again } = setup({ upstream: new ReplayUpstream(rt.runDir!), replay, auxiliary: [{ name: 'j' }] });
+    const { rt: again } = setup({ upstream: new ReplayUpstream(rt.runDir), replay, auxiliary: [{ name: 'j' }] });
     const gw2 = await again.openGateway();
     const root2 = gw2.url.replace(/\/v1$/, '');
     for (const e of eps) again.beginEpisode(e);

@@ -38,8 +38,8 @@ function runEntrypoint(entrypoint: string, cwd: string, bin: string): Promise<{ 
       log += b;
       if (relayUrlFromLog(log) && /\[(info|warn)\]/.test(log)) p.kill('SIGTERM');
     };
-    p.stdout!.on('data', onData);
-    p.stderr!.on('data', onData);
+    p.stdout.on('data', onData);
+    p.stderr.on('data', onData);
     p.on('exit', (code) => {
       clearTimeout(timer);
       resolve({ url: relayUrlFromLog(log), log, code });

@@ -193,7 +193,7 @@ const envelopeDir = once(async () => {
   return dir;
 });
 
-const arrays = (b: EnvelopeBatch) => Object.fromEntries(Object.entries(b.env).map(([k, v]) => [k, typeof v === 'number' ? v : Array.from(v as Float64Array)]));
+const arrays = (b: EnvelopeBatch) => Object.fromEntries(Object.entries(b.env).map(([k, v]) => [k, typeof v === 'number' ? v : Array.from(v)]));
 
 sameAsNode('envelope-first: the same envelope of every tag, then the same detail answers (points, and finer envelopes)', async (runtime) => {
   const relay = await startRelay(['--logdir', await envelopeDir()], { runtime });
