@@ -252,7 +252,7 @@ export async function newWorkflow(host: WizardHost, arg?: unknown): Promise<NewW
     return { ok: true, projectDir: result.projectDir, files: result.written, opened: plan.open, launch: result.launchNames };
   } catch (e) {
     if (e instanceof ScaffoldError) return fail(host, e.message);
-    host.log.error(`New Workflow: ${(e as Error).stack ?? e}`);
+    host.log.error(`New Workflow: ${e instanceof Error ? (e.stack ?? e.message) : JSON.stringify(e)}`);
     return fail(host, vscode.l10n.t('Could not create the project: {0}. Nothing was kept.', (e as Error).message));
   }
 }

@@ -139,7 +139,10 @@ export class UpstreamRun extends EventEmitter<RunEvents> implements RunHandle {
       };
       child.stdout!.on('data', on);
       child.stderr!.on('data', on);
-      child.once('exit', () => (clearTimeout(t), resolve()));
+      child.once('exit', () => {
+        clearTimeout(t);
+        resolve();
+      });
     });
   }
 

@@ -117,7 +117,10 @@ export function requestDiff(recorded: ChatCompletionRequest, received: ChatCompl
   let i = 0;
   let j = 0;
   while (i < n || j < m) {
-    if (i < n && j < m && a[i] === b[j]) ops.push({ t: ' ', s: a[i++] }), j++;
+    if (i < n && j < m && a[i] === b[j]) {
+      ops.push({ t: ' ', s: a[i++] });
+      j++;
+    }
     else if (i < n && (j >= m || dp[i + 1][j] >= dp[i][j + 1])) ops.push({ t: '-', s: a[i++] });
     else ops.push({ t: '+', s: b[j++] });
   }

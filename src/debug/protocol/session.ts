@@ -203,7 +203,13 @@ export class RolloutDebugSession extends DebugSession {
     this.sendResponse(response);
   }
 
-  protected override async launchRequest(response: DebugProtocol.LaunchResponse, args: LaunchRequestArgs): Promise<void> {
+  // DebugSession drops what a request handler returns: each async handler runs on its own
+  // and answers its request itself.
+  protected override launchRequest(response: DebugProtocol.LaunchResponse, args: LaunchRequestArgs): void {
+    void this.launch(response, args);
+  }
+
+  private async launch(response: DebugProtocol.LaunchResponse, args: LaunchRequestArgs): Promise<void> {
     const prepared = await prepareLaunch(args, this.context);
     if (!prepared.ok) {
       return this.sendErrorResponse(response, { id: 1001, format: prepared.message, showUser: true });
@@ -434,14 +440,18 @@ export class RolloutDebugSession extends DebugSession {
     this.sendResponse(response);
   }
 
-  protected override async terminateRequest(response: DebugProtocol.TerminateResponse): Promise<void> {
-    await this.run?.terminate();
-    this.sendResponse(response);
-    this.end();
+  protected override terminateRequest(response: DebugProtocol.TerminateResponse): void {
+    void (async () => {
+      await this.run?.terminate();
+      this.sendResponse(response);
+      this.end();
+    })();
   }
 
-  protected override async disconnectRequest(response: DebugProtocol.DisconnectResponse): Promise<void> {
-    await this.run?.terminate();
-    this.sendResponse(response);
+  protected override disconnectRequest(response: DebugProtocol.DisconnectResponse): void {
+    void (async () => {
+      await this.run?.terminate();
+      this.sendResponse(response);
+    })();
   }
 }

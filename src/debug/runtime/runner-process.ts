@@ -102,7 +102,7 @@ export class RunnerProcess extends EventEmitter<RunnerEvents> {
       child = spawn(o.python, args, { cwd: o.cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: process.platform !== 'win32' });
     } catch (e) {
       server.close();
-      throw new Error(`cannot start the Python runner with '${o.python}': ${(e as Error).message}`);
+      throw new Error(`cannot start the Python runner with '${o.python}': ${(e as Error).message}`, { cause: e });
     }
     this.child = child;
     let stderrTail = '';

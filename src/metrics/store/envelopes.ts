@@ -86,7 +86,7 @@ export class EnvelopeBook {
   /** Takes up a tag's envelope of `run` (a newer one of the same source replaces it). */
   set(key: string, endpoint: string, m: EnvelopeBatch, run: string): void {
     let m1 = this.bySeries.get(key);
-    if (!m1) this.bySeries.set(key, (m1 = new Map()));
+    if (!m1) this.bySeries.set(key, (m1 = new Map<string, SourceEnvelope>()));
     const sk = sourceKey(endpoint, m.source);
     const old = m1.get(sk);
     if (old) this.bytes -= envelopeBytes(old.env);
@@ -133,7 +133,7 @@ export class EnvelopeBook {
   /** Keeps the detail window of one source of a series (the latest replaces the previous: bounded). */
   setWindow(key: string, w: DetailWindow): void {
     let m = this.windows.get(key);
-    if (!m) this.windows.set(key, (m = new Map()));
+    if (!m) this.windows.set(key, (m = new Map<string, DetailWindow>()));
     m.set(sourceKey(w.endpoint, w.source), w);
   }
 

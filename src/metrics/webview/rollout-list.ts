@@ -34,7 +34,12 @@ export class RolloutList {
     this.body = this.table.createTBody();
     this.el.append(this.table);
     this.el.addEventListener('scroll', () => {
-      if (!this.frame) this.frame = requestAnimationFrame(() => ((this.frame = 0), this.render()));
+      if (!this.frame) {
+      this.frame = requestAnimationFrame(() => {
+        this.frame = 0;
+        this.render();
+      });
+    }
     });
   }
 

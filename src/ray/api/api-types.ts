@@ -14,7 +14,8 @@ export interface RayNode {
   node_id: string;
   node_ip: string;
   is_head_node: boolean;
-  state: 'ALIVE' | 'DEAD' | string;
+  /** 'ALIVE' or 'DEAD' (Ray may add states) */
+  state: string;
   state_message?: string | null;
   node_name?: string;
   resources_total: Record<string, number>;
@@ -44,7 +45,8 @@ export interface RayActor {
   class_name?: string;
   name?: string;
   ray_namespace?: string;
-  state: 'ALIVE' | 'DEAD' | 'PENDING_CREATION' | 'RESTARTING' | 'DEPENDENCIES_UNREADY' | string;
+  /** 'ALIVE', 'DEAD', 'PENDING_CREATION', 'RESTARTING', 'DEPENDENCIES_UNREADY' (Ray may add states) */
+  state: string;
   node_id?: string | null;
   pid?: number;
   death_cause?: unknown;

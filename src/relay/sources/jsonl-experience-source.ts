@@ -92,7 +92,7 @@ export class JsonlExperienceSource extends FileSource {
       // Held to the same bounds as a decoded SQL row (long strings cut, a size limit).
       return boundedJsonOf(o) as ExperienceDetail;
     } catch (e) {
-      throw new Error(`${this.info.path}: row ${id}: ${(e as Error).message}`);
+      throw new Error(`${this.info.path}: row ${id}: ${(e as Error).message}`, { cause: e });
     } finally {
       fs.closeSync(fd);
     }
