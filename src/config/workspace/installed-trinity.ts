@@ -24,7 +24,7 @@ export function detectInstalledTrinity(roots: readonly string[]): { version: str
       }
       for (const py of pys) {
         const site = path.join(lib, py, 'site-packages');
-        let entries: string[] = [];
+        let entries: string[];
         try {
           entries = fs.readdirSync(site);
         } catch {
@@ -54,7 +54,7 @@ export function detectInstalledPackage(roots: readonly string[], dist: string): 
       }
       for (const py of pys) {
         const site = path.join(lib, py, 'site-packages');
-        let entries: string[] = [];
+        let entries: string[];
         try {
           entries = fs.readdirSync(site);
         } catch {

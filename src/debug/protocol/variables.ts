@@ -111,7 +111,7 @@ export function preview(value: unknown, width = MAX_STRING_PREVIEW): string {
     const calls = Array.isArray(o.tool_calls) ? o.tool_calls.map((c) => preview(c, 80)).join(', ') : '';
     const content = typeof o.content === 'string' && o.content ? clip(JSON.stringify(o.content), 160) : '';
     if (o.role === 'tool' && typeof o.tool_call_id === 'string') return `tool ${o.tool_call_id}: ${content || '""'}`;
-    return `${o.role}: ${[content, calls].filter(Boolean).join(' ') || (o.tool_call_id ? `(result of ${o.tool_call_id})` : '""')}`;
+    return `${o.role}: ${[content, calls].filter(Boolean).join(' ') || (typeof o.tool_call_id === 'string' && o.tool_call_id ? `(result of ${o.tool_call_id})` : '""')}`;
   }
   const fn = o.function as { name?: string; arguments?: string } | undefined;
   if (fn && typeof fn.name === 'string' && typeof fn.arguments !== 'string') return `tool ${fn.name}`;

@@ -76,7 +76,7 @@ export class RolloutConfigurationProvider implements vscode.DebugConfigurationPr
       }
       return undefined;
     }
-    const resolved: vscode.DebugConfiguration = { ...config, workspaceRoot: config.workspaceRoot ?? root };
+    const resolved: vscode.DebugConfiguration = { ...config, workspaceRoot: (config.workspaceRoot as string | undefined) ?? root };
     if (!resolved.python) resolved.python = await resolveInterpreter(folder);
     if (resolved.pythonDebugger === undefined) {
       resolved.pythonDebugger = pythonDebuggerAvailable();

@@ -35,7 +35,7 @@ export interface Discovery {
 /** What discovery checks paths against: the root's boundary, and where a refusal is reported. */
 export interface Boundary {
   root: JobRoot;
-  report(message: string): void;
+  report: (message: string) => void;
 }
 
 /** Whether `p` may be used (inside the root, or no boundary given). */
@@ -90,7 +90,7 @@ function discoverLogdir(root: RelayRoot, b?: Boundary): Discovery {
 function jobDirs(root: RelayRoot): [string, string][] {
   const name = root.run ?? path.basename(root.dir);
   const out: [string, string][] = [[root.dir, name]];
-  let entries: fs.Dirent[] = [];
+  let entries: fs.Dirent[];
   try {
     entries = fs.readdirSync(root.dir, { withFileTypes: true });
   } catch {
