@@ -26,7 +26,10 @@ class DapWatch implements vscode.DebugAdapterTracker {
   next(event: string, timeoutMs = 60000): Promise<DebugProtocol.Event> {
     return new Promise((resolve, reject) => {
       const t = setTimeout(() => reject(new Error(`no ${event} event within ${timeoutMs} ms`)), timeoutMs);
-      this.waiters.push({ pred: (e) => e.event === event, resolve: (e) => (clearTimeout(t), resolve(e)) });
+      this.waiters.push({ pred: (e) => e.event === event, resolve: (e) => {
+        clearTimeout(t);
+        resolve(e);
+      } });
     });
   }
 }

@@ -43,7 +43,7 @@ eachRuntime('the connection limit: the client past --max-clients gets 503 and th
       ws.once('message', () => resolve(ws));
       ws.on('unexpected-response', (_req, res) => {
         let body = '';
-        res.on('data', (b: Buffer) => (body += b));
+        res.on('data', (b: Buffer) => (body += b.toString()));
         res.on('end', () => resolve(`${res.statusCode} ${body.trim()}`));
       });
       ws.on('error', () => undefined);

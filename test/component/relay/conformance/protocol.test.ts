@@ -76,7 +76,7 @@ function upgrade(url: string, opts: WebSocket.ClientOptions): Promise<string> {
     const ws = new WebSocket(url, RELAY_SUBPROTOCOL, opts);
     ws.on('unexpected-response', (_req, res) => {
       let body = '';
-      res.on('data', (b: Buffer) => (body += b));
+      res.on('data', (b: Buffer) => (body += b.toString()));
       res.on('end', () => resolve(`${res.statusCode} ${body.trim()}`));
     });
     ws.on('open', () => {

@@ -58,7 +58,10 @@ function answer(p: Pts, q: Omit<DetailRequestMessage, 'type' | 'request'>): Deta
 function setup(p: Pts, dir?: string) {
   const store = new MetricsStore({ dir });
   const asked: Omit<DetailRequestMessage, 'type' | 'request'>[] = [];
-  const ctl = new ViewController(store, { post: () => undefined, readDetail: async (_ep, q) => (asked.push(q), answer(p, q)) }, silentLogger, strings, { smoothing: 0 });
+  const ctl = new ViewController(store, { post: () => undefined, readDetail: async (_ep, q) => {
+    asked.push(q);
+    return answer(p, q);
+  } }, silentLogger, strings, { smoothing: 0 });
   ctl.receive({ type: 'ready', protocol: METRICS_PROTOCOL_VERSION });
   return { store, ctl, asked };
 }
