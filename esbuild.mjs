@@ -178,7 +178,7 @@ function copyAssets() {
     }
   }
   // The relay for nodes with Python and no Node: one file beside dist/agentrl.js.
-  writePythonRelay(root, pkg.version);
+  writePythonRelay(root, pkg.version, 'dist/agentrl_relay.py');
 }
 
 const t0 = Date.now();

@@ -81,9 +81,9 @@ export function bundlePythonRelay(root, version) {
   return parts.join('\n');
 }
 
-/** Writes dist/agentrl_relay.py (executable). */
-export function writePythonRelay(root, version) {
-  const out = path.join(root, 'dist', 'agentrl_relay.py');
+/** Writes the bundle, executable, to `file` (relative to `root`). */
+export function writePythonRelay(root, version, file) {
+  const out = path.join(root, file);
   fs.mkdirSync(path.dirname(out), { recursive: true });
   fs.writeFileSync(out, bundlePythonRelay(root, version));
   fs.chmodSync(out, 0o755);

@@ -19,15 +19,15 @@ export interface AgentRlApi {
   readonly log: Logger;
   /** Milliseconds spent in activate(), measured by the extension itself. */
   readonly activationMs: number;
-  /** Live training metrics view (issue 7). */
+  /** Live training metrics view. */
   readonly metrics: MetricsApi;
   /** Config intelligence (the language server starts on the first RL config opened). */
   readonly config: ConfigFeature;
   /** The rollout debugger (`agentrl` debug type, Rollouts view). */
   readonly debug: RolloutDebugger;
-  /** Ray clusters: the Ray view, submit / watch / stop runs (issue 14). */
+  /** Ray clusters: the Ray view, submit / watch / stop runs. */
   readonly ray: RayApi;
-  /** Online training: serve-mode explorer connection and playground (issue 15). */
+  /** Online training: serve-mode explorer connection and playground. */
   readonly online: OnlineApi;
 }
 

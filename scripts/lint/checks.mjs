@@ -82,8 +82,10 @@ function ruffBin(root) {
 function ruff(root) {
   const bin = ruffBin(root);
   const config = path.join(root, 'ruff.toml');
+  // `--config` would govern every file by the root ruff.toml; the repository's own run leaves
+  // ruff to find the closest configuration (the runner's and the Python relay's are their own)
   const run = (cwd, target, ...args) => {
-    const r = spawnSync(bin, ['check', '--no-cache', '--config', config, '--output-format', 'json', ...args, target], { cwd, encoding: 'utf8', maxBuffer: 64 << 20 });
+    const r = spawnSync(bin, ['check', '--no-cache', '--output-format', 'json', ...args, target], { cwd, encoding: 'utf8', maxBuffer: 64 << 20 });
     if (r.status !== 0 && r.status !== 1) throw new Error(`ruff check ${target} failed (exit ${r.status}): ${r.stderr.trim()}`);
     return /** @type {Array<{ filename: string, code: string | null, message: string, location: { row: number } }>} */ (JSON.parse(r.stdout));
   };
@@ -93,7 +95,7 @@ function ruff(root) {
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'agentrl-lint-'));
   try {
     for (const { id, dir } of renderTemplates(root, out)) {
-      for (const d of run(out, dir, '--target-version', 'py310')) {
+      for (const d of run(out, dir, '--config', config, '--target-version', 'py310')) {
         const rel = path.relative(dir, d.filename).split(path.sep).slice(1).join('/');
         findings.push({ file: `templates/${id}/${rel}`, line: d.location.row, rule: d.code ?? 'syntax', message: `${d.message} (line of the rendered file)` });
       }

@@ -86,6 +86,7 @@ export function commentRefs(root, files) {
       if (runner && all.has(`src/debug/runner/${runner[1]}`)) return undefined;
       return { rule: 'missing-path', message: `names ${ref}, which no build writes (esbuild.mjs)` };
     }
+    if (!clean.includes('/') && esbuild.includes(`'dist/${clean}'`)) return undefined; // a file the build writes, by its name
     const out = /^out\/(.+)\.js$/.exec(clean);
     if (out) return all.has(`${out[1]}.ts`) ? undefined : { rule: 'missing-path', message: `names ${ref}, compiled from ${out[1]}.ts, which does not exist` };
     if (/^node_modules\//.test(clean)) return fs.existsSync(path.join(root, clean)) ? undefined : { rule: 'missing-path', message: `names ${ref}, which is not installed` };

@@ -73,7 +73,7 @@ export async function startConfigClient(context: vscode.ExtensionContext, log: L
           const answers = await next(params, token);
           if (!Array.isArray(answers)) return answers;
           return Promise.all(
-            answers.map((a, i) => (params.items[i]?.section === 'agentrl.config' ? folderSettings(params.items[i].scopeUri ? vscode.Uri.parse(params.items[i].scopeUri!) : undefined, a) : a)),
+            answers.map((a: unknown, i) => (params.items[i]?.section === 'agentrl.config' ? folderSettings(params.items[i].scopeUri ? vscode.Uri.parse(params.items[i].scopeUri) : undefined, a) : a)),
           );
         },
       },
@@ -158,7 +158,7 @@ export async function startConfigClient(context: vscode.ExtensionContext, log: L
       await client.restart();
     },
     dispose: async () => {
-      subs.forEach((d) => d.dispose());
+      for (const d of subs) d.dispose();
       await client.stop();
     },
   };

@@ -142,7 +142,7 @@ export async function main(argv: string[], context: RolloutCliContext): Promise<
 }
 
 /** `timings: last episode ended +0.0 ms · run ended +1.2 ms · … · returned +5.3 ms (total 5.3 ms)`. */
-export function formatTimings(marks: [string, number][], end: number): string {
+function formatTimings(marks: [string, number][], end: number): string {
   const lastEp = marks.filter(([w]) => w === 'last episode ended').pop();
   const t0 = lastEp?.[1] ?? marks[0]?.[1] ?? end;
   const steps = marks.filter(([w, t]) => w !== 'last episode ended' && t >= t0);

@@ -15,7 +15,7 @@ export interface CommandRegistry {
 }
 
 /** A command one feature offers the others: its id, the argument it takes (A) and what it returns (R). */
-export class FeatureCommand<A, R> {
+class FeatureCommand<A, R> {
   constructor(readonly id: string) {}
 
   /** Runs the command (the calling feature). */

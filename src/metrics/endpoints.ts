@@ -29,7 +29,7 @@ export function endpointId(c: SavedConnection): string {
 }
 
 /** Endpoints from the setting, ignoring malformed entries (reported through `warn`). */
-export function settingEndpoints(warn: (m: string) => void): SavedConnection[] {
+function settingEndpoints(warn: (m: string) => void): SavedConnection[] {
   const raw = vscode.workspace.getConfiguration().get<unknown>(ENDPOINTS_SETTING);
   if (!Array.isArray(raw)) return [];
   const out: SavedConnection[] = [];

@@ -32,7 +32,11 @@ export function attachPanel(panel: vscode.WebviewPanel, extensionUri: vscode.Uri
       onDispose();
     }),
   ];
-  return { dispose: () => panel.dispose() };
+  return {
+    dispose: () => {
+      panel.dispose();
+    },
+  };
 }
 
 function html(webview: vscode.Webview, media: vscode.Uri): string {

@@ -2,7 +2,6 @@
 // dist/online-host.js) on first use: the connection to one serve-mode explorer, the playground
 // panel, and "Insert Online-Training Client". Thin glue: the logic lives in the pure modules.
 import * as path from 'node:path';
-import type OpenAI from 'openai';
 import * as vscode from 'vscode';
 import type { Logger } from '../base/log';
 import { METRICS_EXPLORERS, METRICS_MARK_EVENT, type RunEventMark } from '../feature-api/commands';

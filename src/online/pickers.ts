@@ -45,7 +45,7 @@ export async function pickTools(): Promise<OpenAI.Chat.ChatCompletionTool[] | un
       label: w.names.join(', '),
       description: w.source ? vscode.l10n.t('from {0}', w.source) : undefined,
       detail: vscode.l10n.t('sent by the workflow in debug run {0}', w.run),
-      tools: w.tools as OpenAI.Chat.ChatCompletionTool[],
+      tools: w.tools,
     })),
     { label: vscode.l10n.t('From a JSON file…'), file: true },
     { label: vscode.l10n.t('No tools'), tools: [] },

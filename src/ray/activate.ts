@@ -32,7 +32,7 @@ export function activateRay(context: vscode.ExtensionContext, log: Logger, check
   let tree: vscode.TreeDataProvider<unknown> | undefined;
   const real = () => {
     if (!tree) {
-      tree = get().tree as vscode.TreeDataProvider<unknown>;
+      tree = get().tree;
       tree.onDidChangeTreeData?.((e) => changed.fire(e));
     }
     return tree;

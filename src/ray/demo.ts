@@ -1,4 +1,4 @@
-// "Agent RL: Run the Demo on Ray": the newcomer's whole cluster flow without a GPU (issue 14 §5)
+// "Agent RL: Run the Demo on Ray": the newcomer's whole cluster flow without a GPU
 // — a cluster (a local single-node one, started only when the user agrees), the demo trainer as
 // a Ray job, its logs streaming, its nodes and job in the Ray view, and its live charts.
 import * as fs from 'node:fs';

@@ -1,4 +1,4 @@
-// "Connect to Online Explorer" on a Ray job (issue 15 §1): the explorer URL of a serve-mode run
+// "Connect to Online Explorer" on a Ray job: the explorer URL of a serve-mode run
 // from its job — the URL file in the job dir when that dir is on this machine, else the line the
 // explorer logged — handed to the online feature through its command (features never import
 // each other); that command warns about plain http off loopback and offers the SSH tunnel.

@@ -25,7 +25,7 @@ import type { DetailMessage, DetailRequestMessage, EnvelopeMessage, EnvelopeRequ
 import { EnvelopeBatch, binaryFrameType, decodeEnvelopeFrame } from './envelope-frame';
 
 /** A points batch as the client hands it on (its cursor already recorded by the client). */
-export type { PointsBatch, TagPoints } from './messages';
+export type { PointsBatch } from './messages';
 
 /** A message from the relay as the client takes it: points and envelopes as typed columns (binary frames). */
 type RelayMessage = Exclude<ServerMessage, PointsMessage | EnvelopeMessage> | PointsBatch | EnvelopeBatch;

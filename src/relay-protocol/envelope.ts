@@ -14,7 +14,7 @@ import { type Cursor, type WireNumber, isCursor, isWireNumber } from './wire-val
 import { arrayOf, hasFields, isInt, isNum, isStr, nullable, oneOf, optional, type Obj } from '../base/validate';
 
 /** Most buckets a client may ask for per tag (bounds the relay's memory and the message). */
-export const MAX_ENVELOPE_BUCKETS = 8192;
+const MAX_ENVELOPE_BUCKETS = 8192;
 /** Most exact points a detail answer carries. */
 export const MAX_DETAIL_POINTS = 100_000;
 
@@ -122,7 +122,7 @@ const COLUMN_GUARDS = {
 };
 
 /** Envelope columns of equal lengths and a power-of-two width. */
-export function isEnvelopeColumns(v: unknown): v is EnvelopeColumns {
+function isEnvelopeColumns(v: unknown): v is EnvelopeColumns {
   if (!hasFields(v, { width: isNum, ...COLUMN_GUARDS })) return false;
   if (!(v.width >= 1) || 2 ** Math.round(Math.log2(v.width)) !== v.width) return false;
   const n = v.bucket.length;

@@ -124,10 +124,6 @@ export interface PointsBatch {
   cursor: Cursor;
 }
 
-/** Messages a client may take as binary frames (SubscribeMessage.binary): points batches, and
- *  the envelopes of a run opened envelope-first (envelope-frame.ts). */
-export type BinaryMessageType = 'points' | 'envelope';
-
 export interface ExperienceRow {
   id: number;
   table: string;

@@ -123,19 +123,19 @@ export async function main(argv: string[]): Promise<number> {
   } catch (e) {
     return fail((e as Error).message);
   }
-  const host = values.host as string;
+  const host = values.host;
   if (!isLoopbackHost(host) && token === undefined) {
     return fail(`refusing to listen on ${host} without a token: pass --token-file FILE or set AGENTRL_RELAY_TOKEN (or bind 127.0.0.1 and use an SSH tunnel)`);
   }
 
-  const log = stderrLogger(values.verbose as boolean);
+  const log = stderrLogger(values.verbose);
   const relay = new Relay({
     root: jobDir !== undefined ? { mode: 'job', dir, run: values.run } : { mode: 'logdir', dir },
     host,
     port,
     token,
     tls,
-    allowOrigins: (values['allow-origin'] as string[] | undefined) ?? [],
+    allowOrigins: (values['allow-origin']) ?? [],
     maxClients,
     heartbeatMs,
     pollMs,

@@ -5,8 +5,8 @@ import { lazyBundle } from '../base/lazy';
 import type { Logger } from '../base/log';
 import type * as Wizard from './host';
 
-export const NEW_WORKFLOW = 'agentrl.newWorkflow';
-export const NEW_WORKFLOW_HERE = 'agentrl.newWorkflowHere';
+const NEW_WORKFLOW = 'agentrl.newWorkflow';
+const NEW_WORKFLOW_HERE = 'agentrl.newWorkflowHere';
 
 export function activateScaffold(context: vscode.ExtensionContext, log: Logger): void {
   const wizard = lazyBundle<typeof Wizard>('scaffold-host');

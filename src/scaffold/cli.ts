@@ -18,7 +18,7 @@ interface Io {
 
 const processIo: Io = { stdout: (s) => process.stdout.write(s), stderr: (s) => process.stderr.write(s) };
 
-export const HELP = `Usage: agentrl new <template> <dir> [options]
+const HELP = `Usage: agentrl new <template> <dir> [options]
        agentrl new --list [--json]
 
 Creates <dir>/<name>: a runnable RL workflow project (Python workflow + reward or judge, YAML

@@ -59,7 +59,7 @@ function readArgument(arg: unknown): { presets?: WizardAnswers; folder?: string 
   }
   if (!arg || typeof arg !== 'object') return {};
   const a = arg as Record<string, unknown>;
-  const str = (k: string) => (typeof a[k] === 'string' ? (a[k] as string) : undefined);
+  const str = (k: string) => (typeof a[k] === 'string' ? (a[k]) : undefined);
   const presets: WizardAnswers = {
     framework: str('framework'),
     template: str('template'),
@@ -85,7 +85,7 @@ function showPick(step: Extract<Step, { kind: 'pick' }>, a: WizardAnswers, count
     qp.ignoreFocusOut = true;
     qp.matchOnDetail = true;
     qp.items = step.choices(a).map((c) => ({ label: c.label, description: c.description, detail: c.detail, value: c.value }));
-    const current = step.id === 'data' ? (a.data?.kind === 'sample' ? 'sample' : undefined) : (a[step.id] as string | undefined);
+    const current = step.id === 'data' ? (a.data?.kind === 'sample' ? 'sample' : undefined) : (a[step.id]);
     const active = qp.items.find((i) => i.value === current);
     if (active) qp.activeItems = [active];
     qp.buttons = canBack ? [vscode.QuickInputButtons.Back] : [];
@@ -252,7 +252,7 @@ export async function newWorkflow(host: WizardHost, arg?: unknown): Promise<NewW
     return { ok: true, projectDir: result.projectDir, files: result.written, opened: plan.open, launch: result.launchNames };
   } catch (e) {
     if (e instanceof ScaffoldError) return fail(host, e.message);
-    host.log.error(`New Workflow: ${(e as Error).stack ?? e}`);
+    host.log.error(`New Workflow: ${e instanceof Error ? (e.stack ?? e.message) : JSON.stringify(e)}`);
     return fail(host, vscode.l10n.t('Could not create the project: {0}. Nothing was kept.', (e as Error).message));
   }
 }

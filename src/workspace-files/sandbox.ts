@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-export const SANDBOX_MARKER = '.agentrl/sandbox.json';
+const SANDBOX_MARKER = '.agentrl/sandbox.json';
 /** The demo run's endpoint name, in every UI that shows it. */
 export const DEMO_NAME = 'demo: simulated trainer';
 

@@ -41,7 +41,7 @@ async function phase(relay: RelayProc, good: WireClient, dir: string, live: stri
     const backlog = (good.of('hello')[0].sources as { id: string; path: string }[]).find((s) => s.path.includes('backlog'))!.id;
     const st = fs.statSync(path.join(dir, 'events.out.tfevents.1.backlog'));
     child = spawn(process.execPath, [path.join(__dirname, 'relay-hostile-client.js'), relay.url, backlog, `${st.dev}:${st.ino}`, String(st.size), TAGS[0]], { stdio: ['ignore', 'pipe', 'inherit'] });
-    child.stdout!.on('data', (b: Buffer) => {
+    child.stdout.on('data', (b: Buffer) => {
       const [r, c] = String(b).trim().split('\n').pop()!.split(' ').map(Number);
       requests = r;
       cuts = c;
@@ -50,7 +50,7 @@ async function phase(relay: RelayProc, good: WireClient, dir: string, live: stri
   }
   const writer = spawn(process.execPath, [path.join(__dirname, 'relay-writer.js'), live, String(RATE), String(seconds)], { stdio: ['ignore', 'pipe', 'inherit'] });
   let written = 0;
-  writer.stdout!.on('data', (b) => (written = Number(String(b).trim())));
+  writer.stdout.on('data', (b) => (written = Number(String(b).trim())));
   let rssMax = 0;
   // In MB (10^6 bytes), as the target is.
   const sampler = setInterval(() => (rssMax = Math.max(rssMax, rssMiB(relay.proc.pid!) * 1.048576)), 200);

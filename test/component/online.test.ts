@@ -46,7 +46,10 @@ async function cuttableRelay(target: string): Promise<{ url: string; up: boolean
     const u = net.connect(Number(t.port), t.hostname);
     socks.add(c).add(u);
     c.pipe(u).pipe(c);
-    const end = () => (c.destroy(), u.destroy());
+    const end = () => {
+    c.destroy();
+    u.destroy();
+  };
     c.on('error', end).on('close', end);
     u.on('error', end).on('close', end);
   });
@@ -156,7 +159,10 @@ describe("online training against Trinity's serve-mode proxy (engine stand-in: l
       const r = await client.chat({ model: 'tiny-toolcall', messages: [{ role: 'user', content: 'Hi.' }], maxTokens: 6 });
       const file = path.join(ws, '.agentrl/online/outbox-retry.json');
       let sends = 0;
-      const sender = (e: { explorerUrl: string; msgIds: string[]; reward: number; taskId?: string; runId: number }) => (sends++, new ExplorerClient(e.explorerUrl, { timeoutMs: 5000 }).feedback(e));
+      const sender = (e: { explorerUrl: string; msgIds: string[]; reward: number; taskId?: string; runId: number }) => {
+    sends++;
+    return new ExplorerClient(e.explorerUrl, { timeoutMs: 5000 }).feedback(e);
+  };
       const outbox = new FeedbackOutbox(file, sender);
       const readyBefore = (await client.metrics()).readyExperiences;
       relay.up = false;

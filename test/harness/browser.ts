@@ -1,4 +1,4 @@
-// Debian's Chromium driven by playwright-core (no browser download; testing.md §B).
+// Debian's Chromium driven by playwright-core (no browser download: scripts/setup.sh installs it with apt).
 import { chromium, Browser } from 'playwright-core';
 import { chromiumBin } from './paths';
 

@@ -107,7 +107,7 @@ export class LspProcess {
   }
 
   request<R>(method: string, params: unknown): Promise<R> {
-    return this.connection.sendRequest(method, params) as Promise<R>;
+    return this.connection.sendRequest<R>(method, params);
   }
 
   /** shutdown + exit, then kill if it lingers; never leaves the process behind. */

@@ -1,5 +1,5 @@
 // Synthetic Trinity-RFT-shaped metrics for the view's browser tests and bench: the tags an
-// explorer and a trainer log (trinity.md §6.3), with a planted one-point spike.
+// explorer and a trainer log (Trinity's monitor keys), with a planted one-point spike.
 import type { Point } from '../../src/metrics/store/store';
 
 export const EXPLORER_TAGS = [

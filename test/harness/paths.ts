@@ -18,7 +18,7 @@ export const venvPython = path.join(repoRoot, '.cache', 'venv', 'bin', 'python')
 export const resultsDir = path.join(repoRoot, 'test-results');
 export const screenshotsDir = path.join(resultsDir, 'screenshots');
 
-/** The server bundled inside code-server (lib/vscode/out/server-main.js). */
+/** The server bundled inside code-server (code-server's lib/vscode/out/server-main.js). */
 export function serverMainOf(bin: string = codeServerBin): string {
   const pkgDir = path.resolve(path.dirname(fs.realpathSync(bin)), '..', '..');
   return path.join(pkgDir, 'lib', 'vscode', 'out', 'server-main.js');

@@ -1,4 +1,4 @@
-// A real Ray cluster for tests (../shared/reference/ray.md): head + worker raylets on this
+// A real Ray cluster for tests: head + worker raylets on this
 // machine, inside the loopback-only network namespace the test process runs in (scripts/test.mjs
 // starts `*.netns.test.js` files under `unshare -n`). The telemetry packages Ray's dashboard
 // needs are STOOD IN by ../shared/fixtures/ray/sitecustomize.py (on PYTHONPATH); everything else

@@ -123,7 +123,7 @@ export function launchRelay(command: string[], args: string[], opts: Omit<StartR
   const proc = spawn(command[0], full, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
-  proc.stderr!.on('data', (b) => (err += b));
+  proc.stderr.on('data', (b) => (err += b));
   const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
@@ -135,7 +135,7 @@ export function launchRelay(command: string[], args: string[], opts: Omit<StartR
       reject(new Error(`relay exited ${code}: ${err}`));
     };
     proc.once('exit', onEarlyExit);
-    proc.stdout!.on('data', (b) => {
+    proc.stdout.on('data', (b) => {
       out += b;
       const m = /listening on (wss?:\/\/\S+)/.exec(out);
       if (!m) return;

@@ -63,8 +63,8 @@ async function main(): Promise<number> {
       'results-file': { type: 'string' },
     },
   });
-  const extDir = path.resolve(args.ext!);
-  const testsPath = path.resolve(args.tests!);
+  const extDir = path.resolve(args.ext);
+  const testsPath = path.resolve(args.tests);
   for (const [what, p] of [['extension dir', extDir], ['tests entry', testsPath]] as const) {
     if (!fs.existsSync(p)) throw new Error(`${what} not found: ${p}`);
   }

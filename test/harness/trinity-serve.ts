@@ -43,8 +43,8 @@ export async function startTrinityServe(opts: { syncTimeoutSec?: number } = {}):
   const args = [path.join(repoRoot, 'test', 'fixtures', 'online', 'serve_proxy.py'), '--engine-url', model.url, '--job-dir', jobDir, '--sync-timeout', String(opts.syncTimeoutSec ?? 60)];
   const child = spawn(trinityPython, args, { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let out = '';
-  child.stdout!.on('data', (b) => (out += b));
-  child.stderr!.on('data', (b) => (out += b));
+  child.stdout.on('data', (b) => (out += b));
+  child.stderr.on('data', (b) => (out += b));
   const stop = async () => {
     await killGroup(child);
     await model.stop();
@@ -53,7 +53,7 @@ export async function startTrinityServe(opts: { syncTimeoutSec?: number } = {}):
   try {
     const url = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`Trinity serve proxy did not start in 90 s:\n${out}`)), 90_000);
-      child.stdout!.on('data', () => {
+      child.stdout.on('data', () => {
         const m = /^READY (\S+)$/m.exec(out);
         if (m) {
           clearTimeout(timer);

@@ -14,5 +14,5 @@ if (process.env.NODE_TEST_CONTEXT) {
   const cp = childProcess as unknown as Record<string, unknown>;
   for (const fn of ['spawn', 'spawnSync', 'exec', 'execSync', 'execFile', 'execFileSync', 'fork']) cp[fn] = refuse(`child_process.${fn}`);
   net.Server.prototype.listen = refuse('a server listening') as never;
-  net.Socket.prototype.connect = refuse('a socket connecting') as never;
+  net.Socket.prototype.connect = refuse('a socket connecting');
 }

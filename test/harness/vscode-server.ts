@@ -9,7 +9,7 @@ import { codeServerBin, serverMainOf } from './paths';
 import { sleep } from './wait';
 
 export interface ServerOptions {
-  /** 'vscode' runs server-main.js with the smoke-test driver (test payloads honoured);
+  /** 'vscode' runs code-server's server-main.js with the smoke-test driver (test payloads honoured);
    *  'code-server' runs code-server's own CLI (what users run; `npm start`). */
   mode?: 'vscode' | 'code-server';
   /** Folder holding installed extensions (e.g. a VSIX installed with installVsix()). */
@@ -215,8 +215,8 @@ export async function installVsix(vsix: string, extensionsDir: string): Promise<
         { env: { ...process.env, XDG_CONFIG_HOME: tmp, XDG_DATA_HOME: tmp }, stdio: ['ignore', 'pipe', 'pipe'] },
       );
       let text = '';
-      p.stdout!.on('data', (b) => (text += b));
-      p.stderr!.on('data', (b) => (text += b));
+      p.stdout.on('data', (b) => (text += b));
+      p.stderr.on('data', (b) => (text += b));
       p.on('error', reject);
       p.on('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`install-extension failed (${code}): ${text}`))));
     });

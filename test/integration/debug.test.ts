@@ -26,7 +26,10 @@ class DapWatch implements vscode.DebugAdapterTracker {
   next(event: string, timeoutMs = 60000): Promise<DebugProtocol.Event> {
     return new Promise((resolve, reject) => {
       const t = setTimeout(() => reject(new Error(`no ${event} event within ${timeoutMs} ms`)), timeoutMs);
-      this.waiters.push({ pred: (e) => e.event === event, resolve: (e) => (clearTimeout(t), resolve(e)) });
+      this.waiters.push({ pred: (e) => e.event === event, resolve: (e) => {
+        clearTimeout(t);
+        resolve(e);
+      } });
     });
   }
 }
@@ -218,7 +221,7 @@ suite('rollout debugger (real VS Code, real model server)', function () {
     await vscode.commands.executeCommand(forkItem.command!.command, ...(forkItem.command!.arguments ?? []));
     const tab = vscode.window.tabGroups.activeTabGroup.activeTab;
     assert.ok(tab?.input instanceof vscode.TabInputTextDiff, 'a diff editor opened');
-    const diff = tab.input as vscode.TabInputTextDiff;
+    const diff = tab.input;
     assert.ok(diff.original.fsPath.endsWith('original.transcript.md') && diff.modified.fsPath.endsWith('edited.transcript.md'));
     const left = fs.readFileSync(diff.original.fsPath, 'utf8');
     const right = fs.readFileSync(diff.modified.fsPath, 'utf8');

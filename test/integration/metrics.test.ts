@@ -206,7 +206,7 @@ suite('metrics view (real relay, real event files)', function () {
   test('a wrong token: the endpoint says error and stops; the right one (secret storage) connects', async () => {
     const guarded = await jobRelay(job, 0, 's3cret-token');
     try {
-      const id = (await vscode.commands.executeCommand<string>('agentrl.metrics.connect', { url: guarded.url, token: 'wrong', name: 'guarded' }))!;
+      const id = (await vscode.commands.executeCommand<string>('agentrl.metrics.connect', { url: guarded.url, token: 'wrong', name: 'guarded' }));
       await until('error', () => stateOf(host, id) === 'error', 20000);
       assert.match(host.statuses().find((s) => s.id === id)!.detail ?? '', /401/);
       await vscode.commands.executeCommand('agentrl.metrics.connect', { url: guarded.url, token: 's3cret-token', name: 'guarded' });
@@ -229,9 +229,9 @@ suite('metrics view (real relay, real event files)', function () {
     const ra = await jobRelay(a);
     const rb = await jobRelay(b);
     try {
-      const ia = (await vscode.commands.executeCommand<string>('agentrl.metrics.connect', { url: ra.url, name: 'explorer node' }))!;
+      const ia = (await vscode.commands.executeCommand<string>('agentrl.metrics.connect', { url: ra.url, name: 'explorer node' }));
       // The trainer node's job dir has another name: the endpoint's `run` merges it.
-      const ib = (await vscode.commands.executeCommand<string>('agentrl.metrics.connect', { url: rb.url, name: 'trainer node', run: 'multi-job' }))!;
+      const ib = (await vscode.commands.executeCommand<string>('agentrl.metrics.connect', { url: rb.url, name: 'trainer node', run: 'multi-job' }));
       await until('both live', () => stateOf(host, ia) === 'live' && stateOf(host, ib) === 'live', 30000);
       const run = await until('one run with both roles', () => {
         const r = host.controller.runSummaries().find((x) => x.run === 'multi-job');
@@ -254,7 +254,7 @@ suite('metrics view (real relay, real event files)', function () {
     let want = writeJob(localJob, 0, 50);
     assert.strictEqual(await vscode.commands.executeCommand('agentrl.metrics.clear', { confirm: false }), true);
     assert.strictEqual(host.store.list().length, 0);
-    const id = (await vscode.commands.executeCommand<string>('agentrl.metrics.connect', { dir: localJob }))!;
+    const id = (await vscode.commands.executeCommand<string>('agentrl.metrics.connect', { dir: localJob }));
     assert.strictEqual(id, `local:${localJob}`);
     await until('local relay live', () => stateOf(host, id) === 'live', 60000);
     const pid = host.connections.relayPid(id)!;

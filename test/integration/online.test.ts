@@ -47,8 +47,14 @@ suite('online training (Trinity serve-mode proxy; engine stand-in: llama.cpp fix
     // the webview loaded media/online.js and said `ready`: the host now posts state to it
     const posted: string[] = [];
     const orig = panel.webview.postMessage.bind(panel.webview);
-    panel.webview.postMessage = (m: { type: string }) => (posted.push(m.type), orig(m));
-    await until('the webview handshake', () => (host.controller.pushState(), posted.includes('state')), 30_000);
+    panel.webview.postMessage = (m: { type: string }) => {
+    posted.push(m.type);
+    return orig(m);
+  };
+    await until('the webview handshake', () => {
+    host.controller.pushState();
+    return posted.includes('state');
+  }, 30_000);
 
     const ctl = host.controller;
     await ctl.receive({ type: 'send', text: 'Say hi.', params: { n: 2, maxTokens: 10, stream: true } });

@@ -162,7 +162,7 @@ suite('Ray cluster in VS Code (real Ray, two nodes, loopback-only netns)', funct
     const held = metrics.store.list().filter((s) => s.run === 'ray-run').reduce((n, s) => n + s.length, 0);
     const client = ray.get(url)!.monitor.client;
     await metrics.connections.set([]); // the viewer leaves (VS Code closed) …
-    assert.ok(await client.stop(r.relay.submissionId!)); // … the idle relay ends …
+    assert.ok(await client.stop(r.relay.submissionId)); // … the idle relay ends …
     await until('the relay job stopped', async () => (await client.job(r.relay!.submissionId!)).status === 'STOPPED', 30000, 500);
     await metrics.reconnect(); // … and the saved connection is opened again
     const oldUrl = r.relay.url;
@@ -242,7 +242,7 @@ suite('Ray cluster in VS Code (real Ray, two nodes, loopback-only netns)', funct
         resources: { head_node: 0.5 },
         metrics: 'none',
       });
-      const id = r!.submissionId;
+      const id = r.submissionId;
       await until('RUNNING', async () => (await ray.refreshNow(url)).jobs.find((j) => j.submission_id === id)?.status === 'RUNNING', 60000);
       const s = await until('the stall flag', async () => {
         const snap = await ray.refreshNow(url);
@@ -272,13 +272,13 @@ suite('Ray cluster in VS Code (real Ray, two nodes, loopback-only netns)', funct
       resources: { gpu_node: 0.5 },
       metrics: 'none',
     });
-    const id = r!.submissionId;
+    const id = r.submissionId;
     await until('a Step line seen by the view', async () => {
       await ray.refreshNow(url);
       return /Step 1:/.test(ray.get(url)!.monitor.log(id));
     }, 60000, 500);
     process.kill(cluster.workerRayletPid()!, 'SIGKILL');
-    const s = await until('FAILED + DEAD', async () => {
+    await until('FAILED + DEAD', async () => {
       const snap = await ray.refreshNow(url);
       return snap.failures[id] && snap.nodes.some((n) => n.node_id === workerId && n.state === 'DEAD') ? snap : undefined;
     }, 90000, 1000);

@@ -1,4 +1,4 @@
-// The unit tier runs no process and opens no socket (issue 17): anything that spawns Python,
+// The unit tier runs no process and opens no socket: anything that spawns Python,
 // a model server, the CLI bundle, Ray or Trinity, or listens / connects, is a component test
 // (test/component). This reads every file of test/unit and fails on what would break that.
 import * as assert from 'node:assert/strict';

@@ -1,6 +1,6 @@
 // The "Get started with Agent RL" walkthrough: four steps in order, each with a completion event
 // and markdown media that ships (walkthroughs/** is in the VSIX), one page per display language
-// (issue 18: every page ended in a Chinese section, boxes where no CJK font exists).
+// (every page once ended in a Chinese section, boxes where no CJK font exists).
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';

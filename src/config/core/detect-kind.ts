@@ -63,7 +63,7 @@ const matchers = new Map<string, (p: string) => boolean>();
 const matcher = (glob: string) => remembered(matchers, glob, () => picomatch(glob, { dot: true, matchBase: !glob.includes('/') }), 1000);
 
 /** Top-level keys of a document root (empty for non-mappings). */
-export function topKeys(root: VNode | undefined): string[] {
+function topKeys(root: VNode | undefined): string[] {
   if (!root) return [];
   const d = deref(root, 0).node;
   return d.kind === 'map' ? d.entries.map((e) => e.key) : [];

@@ -81,7 +81,7 @@ function suggestUncached(name: string, candidates: Iterable<string>, max: number
 }
 
 /** Optimal-string-alignment distance (transpositions count as one edit). */
-export function distance(a: string, b: string): number {
+function distance(a: string, b: string): number {
   if (Math.abs(a.length - b.length) > 8) return Math.abs(a.length - b.length);
   const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...new Array<number>(b.length).fill(0)]);
   for (let j = 1; j <= b.length; j++) d[0][j] = j;

@@ -11,7 +11,7 @@ export function statKind(p: string): 'file' | 'dir' | 'none' {
   const now = Date.now();
   const hit = stats.get(p);
   if (hit && now - hit.at < TTL_MS) return hit.kind;
-  let kind: 'file' | 'dir' | 'none' = 'none';
+  let kind: 'file' | 'dir' | 'none';
   try {
     const st = fs.statSync(p);
     kind = st.isDirectory() ? 'dir' : 'file';

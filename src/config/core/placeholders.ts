@@ -20,8 +20,8 @@ export function findPlaceholders(text: string): Placeholder[] {
   for (const line of text.split('\n')) {
     const hash = commentStart(line);
     for (const m of line.matchAll(PLACEHOLDER)) {
-      if (hash >= 0 && m.index! >= hash) break;
-      out.push({ name: m[1], start: lineStart + m.index!, end: lineStart + m.index! + m[0].length });
+      if (hash >= 0 && m.index >= hash) break;
+      out.push({ name: m[1], start: lineStart + m.index, end: lineStart + m.index + m[0].length });
     }
     lineStart += line.length + 1;
   }

@@ -6,7 +6,6 @@ import type { SchemaNode } from './schema-node';
 
 const INTERP = { type: 'string', pattern: '\\$\\{' };
 const INT = [{ type: 'integer' }, { type: 'string', pattern: '^\\s*[-+]?[0-9][0-9_]*\\s*$' }, INTERP];
-const FLOAT = [{ type: 'number' }, { type: 'string', pattern: '^\\s*[-+]?(([0-9][0-9_]*)?\\.?[0-9_]*([eE][-+]?[0-9]+)?|inf|nan|infinity)\\s*$' }, INTERP];
 const BOOL = [{ type: 'boolean' }, { type: 'string', pattern: '^(?:[Yy]|[Yy]es|YES|[Nn]|[Nn]o|NO|[Tt]rue|TRUE|[Ff]alse|FALSE|[Oo]n|ON|[Oo]ff|OFF|1|0)$' }, { type: 'integer' }, INTERP];
 
 export type { Doc };
@@ -17,7 +16,6 @@ function field(anyOf: object[], py: SchemaNode['x-py'], doc: Doc, dflt: unknown,
 }
 
 export const intField = (doc: Doc, dflt: number | null, extra?: Partial<SchemaNode>) => field(INT, 'int', doc, dflt, extra);
-export const floatField = (doc: Doc, dflt: number | null, extra?: Partial<SchemaNode>) => field(FLOAT, 'float', doc, dflt, extra);
 export const boolField = (doc: Doc, dflt: boolean | null, extra?: Partial<SchemaNode>) => field(BOOL, 'bool', doc, dflt, extra);
 
 /** A case-insensitive enum's published form: its values, and a pattern for any casing or alias. */
@@ -35,7 +33,7 @@ export const strField = (doc: Doc, dflt: string | null, extra?: Partial<SchemaNo
 export function mapField(doc: Doc, dflt: Record<string, unknown> | null, extra: Partial<SchemaNode> = {}): SchemaNode {
   const map = { type: 'object', additionalProperties: true };
   const shape = dflt === null ? { anyOf: [{ type: 'null' }, map], 'x-nullable': true } : map;
-  return { ...shape, 'x-free': true, description: doc.en, 'x-zh': doc.zh, default: dflt, ...extra } as SchemaNode;
+  return { ...shape, 'x-free': true, description: doc.en, 'x-zh': doc.zh, default: dflt, ...extra };
 }
 
 /** A case-insensitive enum field (`values` and `aliases` as the enum's metaclass has them). */

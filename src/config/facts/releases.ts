@@ -3,7 +3,7 @@
 // (new keys, enum values, docs, registry names). The schema every feature reads — and the
 // published schemas/trinity-rft.schema.json (`npm run gen:schemas`, checked by a unit test) —
 // is the 0.5 line with the deltas applied, every addition marked with the release it needs.
-// Adding 0.7 means writing trinity-0.7.ts with its differences and listing it below.
+// Adding 0.7 means a module like trinity-0.6.ts with 0.7's differences, listed below.
 import type { RootSchema, SchemaNode } from './schema-node';
 import base from './trinity-0.5.schema.json';
 import { acceptsNull } from './field-at';
@@ -70,7 +70,7 @@ export function buildTrinitySchema(): RootSchema {
     for (const v of d.values) {
       const node = defs[v.cls]?.properties?.[v.key];
       if (!node) throw new Error(`release ${d.version}: no field ${v.cls}.${v.key}`);
-      const since = { ...((node['x-value-since'] as Record<string, string> | undefined) ?? {}) };
+      const since = { ...((node['x-value-since']) ?? {}) };
       for (const value of v.add) since[value] = d.version;
       node['x-value-since'] = since;
       if (node['x-enum']) {
@@ -118,7 +118,7 @@ function applyChange(node: SchemaNode, c: FieldChange, previous: string | undefi
   }
   if (Object.keys(was).length) {
     if (!previous) throw new Error(`${c.cls}.${c.key}: a change needs an older release`);
-    node['x-until'] = { ...((node['x-until'] as object | undefined) ?? {}), [previous]: was };
+    node['x-until'] = { ...((node['x-until']) ?? {}), [previous]: was };
   }
   if (c.defaultBy) node['x-default-by'] = { ...c.defaultBy };
   if (c.onlyIn) node['x-only-in'] = [...c.onlyIn];
@@ -128,17 +128,10 @@ function applyChange(node: SchemaNode, c: FieldChange, previous: string | undefi
 
 /** The release that introduced `value` of an enum / choice field (undefined: always there). */
 export function valueSince(node: SchemaNode | undefined, value: string): string | undefined {
-  const since = node?.['x-value-since'] as Record<string, string> | undefined;
+  const since = node?.['x-value-since'];
   if (!since) return undefined;
   const key = Object.keys(since).find((k) => k.toLowerCase() === value.toLowerCase());
   return key ? since[key] : undefined;
-}
-
-/** Registry names a release added, with that release. */
-export function registryNamesSince(reg: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const d of TRINITY_DELTAS) for (const n of Object.keys(d.registries[reg] ?? {})) out[n] = d.version;
-  return out;
 }
 
 /** Environment variables Trinity reads, per release. */

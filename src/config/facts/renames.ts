@@ -1,7 +1,8 @@
 // Keys that moved between releases, as data. Trinity-RFT's per-release key sets come from the
 // schema (`x-since` on current keys, `x-removed-keys` for keys later removed — both derived
 // from trinity/common/config.py at each release tag); the renames below were read off the
-// commits that removed the old names. ASTuner → AgentJet renames are from astuner.md §2.2/§8.
+// commits that removed the old names. ASTuner → AgentJet renames are from
+// AgentJet's default config (ajet_default.yaml) against ASTuner's (astune_default.yaml).
 // schema/version-findings.ts turns them into `version.*` findings.
 import type { ConfigKind } from '../../feature-api/config-checker';
 import { l10n, type Text } from '../core/l10n-text';

@@ -10,7 +10,7 @@
 // Registry names: the union of the stored versions of each registry file (the test names the
 // ones outside ../shared). `monitor.shared_run` and `optimizer.fused` / `foreach` are in no
 // stored config.py but are read by the stored trinity/utils/monitor.py and documented in
-// trinity_configs.md; they carry `x-upstream-elsewhere`.
+// Trinity's configuration guide; they carry `x-upstream-elsewhere`.
 import { doc } from '../core/l10n-text';
 import type { ReleaseDelta } from './releases';
 import { TRINITY_LINES } from './field-at';

@@ -202,5 +202,3 @@ export function interpolationsOf(parts: Part[]): Interp[] {
   visit(parts);
   return out;
 }
-
-export const hasInterpolation = (s: string) => s.includes('${');

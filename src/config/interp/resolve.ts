@@ -13,7 +13,8 @@ import { formatPath, hasInterpolation, locate, walk, type Segment, type Span, ty
 import { parseInterpolations, type Interp, type Part } from './grammar';
 
 export const UNKNOWN: unique symbol = Symbol('unknown');
-export type Value = unknown | typeof UNKNOWN;
+/** Any value, UNKNOWN included (a value the checker cannot know). */
+export type Value = unknown;
 
 export interface InterpSite {
   path: Segment[];
@@ -251,7 +252,7 @@ function substitute(root: VNode, sites: InterpSite[]): unknown {
   const out = clone(top);
   function clone(o: unknown): unknown {
     if (copies.has(o)) return copies.get(o);
-    const c = Array.isArray(o) ? [...o] : { ...(o as object) };
+    const c: unknown = Array.isArray(o) ? [...(o as unknown[])] : { ...(o as Record<string, unknown>) };
     copies.set(o, c);
     return c;
   }

@@ -45,7 +45,7 @@ const list = (d: string) => {
   }
 };
 
-export function normalizeSettings(s: Partial<ServerSettings> | null | undefined): ServerSettings {
+function normalizeSettings(s: Partial<ServerSettings> | null | undefined): ServerSettings {
   const merged = { ...DEFAULT_SETTINGS, ...(s ?? {}) };
   merged.debounceMs = Math.max(0, Number(merged.debounceMs) || 0);
   if (!merged.files || typeof merged.files !== 'object') merged.files = {};

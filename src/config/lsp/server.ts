@@ -3,7 +3,6 @@
 // `agentrl.config.debounceMs`, 0 = at once), diagnostics published for RL configs only, and
 // each document's kind is sent to the client for the status bar.
 import * as fs from 'fs';
-import * as path from 'path';
 import { fileURLToPath, pathToFileURL } from 'url';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import {
@@ -236,7 +235,8 @@ function validate(doc: TextDocument): Analysis | undefined {
   const folder = folderOf(doc.uri);
   const settings = folder.settings;
   if (!settings.enable) {
-    if (s.published) connection.sendDiagnostics({ uri: doc.uri, diagnostics: [] });
+    // notifications: sent in order, nothing to wait for (a closed connection ends the server)
+    if (s.published) void connection.sendDiagnostics({ uri: doc.uri, diagnostics: [] });
     s.published = false;
     return undefined;
   }
@@ -256,7 +256,7 @@ function validate(doc: TextDocument): Analysis | undefined {
       cache: s.cache,
     });
   } catch (err) {
-    log(`analysis failed for ${doc.uri}: ${(err as Error).stack ?? err}`);
+    log(`analysis failed for ${doc.uri}: ${err instanceof Error ? (err.stack ?? err.message) : JSON.stringify(err)}`);
     return undefined;
   }
   const kindChanged = s.kind !== a.kind;
@@ -270,10 +270,10 @@ function validate(doc: TextDocument): Analysis | undefined {
     void connection.sendNotification(KindNotification, { uri: doc.uri, kind: a.kind, by: a.detection.by, trinityVersion: a.trinityVersion, trinity: a.trinity });
   }
   if (a.kind || a.findings.length) {
-    connection.sendDiagnostics({ uri: doc.uri, version: doc.version, diagnostics: toDiagnostics(a, lang, uriOf) });
+    void connection.sendDiagnostics({ uri: doc.uri, version: doc.version, diagnostics: toDiagnostics(a, lang, uriOf) });
     s.published = true;
   } else if (s.published) {
-    connection.sendDiagnostics({ uri: doc.uri, diagnostics: [] });
+    void connection.sendDiagnostics({ uri: doc.uri, diagnostics: [] });
     s.published = false;
   }
   // peers of a decoupled job see this file's facts: re-check them when they are open
@@ -324,7 +324,7 @@ documents.onDidChangeContent((e) => schedule(e.document));
 documents.onDidClose((e) => {
   const s = states.get(e.document.uri);
   if (s?.timer) clearTimeout(s.timer);
-  if (s?.published) connection.sendDiagnostics({ uri: e.document.uri, diagnostics: [] });
+  if (s?.published) void connection.sendDiagnostics({ uri: e.document.uri, diagnostics: [] });
   states.delete(e.document.uri);
 });
 

@@ -1,4 +1,5 @@
-// Names Trinity-RFT 0.5.2 registers out of the box (trinity.md §2; checked against the
+// Names Trinity-RFT 0.5.2 registers out of the box (its registries'
+// `__init__.py` files; checked against the
 // `default_mapping` of each registry at 9051d637), with a one-line doc each, plus the names
 // later releases add (../facts/trinity-0.6.ts …; `NAME_SINCE` says which release). Plugins and
 // dotted class paths add names, so an unknown name is a warning, never an error.
@@ -247,7 +248,7 @@ for (const d of TRINITY_DELTAS) {
 /** Registry objects → id, for scanning `@WORKFLOWS.register_module("x")` in user code. */
 export const REGISTRY_BY_PY: Record<string, RegistryId> = Object.fromEntries(
   Object.entries(REGISTRIES).map(([id, r]) => [r.pyName, id as RegistryId]),
-) as Record<string, RegistryId>;
+);
 
 /** Names that plugins of the agent frameworks register inside Trinity. */
 export const AGENT_PLUGIN_NAMES: Partial<Record<'astuner' | 'ajet', { workflow: string[]; storage: string[]; monitor: string[] }>> = {

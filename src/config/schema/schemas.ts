@@ -105,11 +105,6 @@ function schemaAtUncached(kind: ConfigKind, path: readonly Segment[]): SchemaNod
   return cur;
 }
 
-/** The class name of the dataclass at `path` (x-class), for the version table. */
-export function classAt(kind: ConfigKind, path: readonly Segment[]): string | undefined {
-  return schemaAt(kind, path)?.['x-class'];
-}
-
 export function describe(node: SchemaNode | undefined, locale: string): string {
   if (!node) return '';
   return (locale.toLowerCase().startsWith('zh') && node['x-zh']) || node.description || '';

@@ -25,7 +25,7 @@ interface PySpec {
 
 /** Derived schema for ajv (see file comment). `$ref`s become absolute (wrapped sections are
  *  compiled on their own, see memo.ts); `base` is the `$id` they are relative to. */
-export function derive(node: unknown, base = ''): unknown {
+function derive(node: unknown, base = ''): unknown {
   if (Array.isArray(node)) return node.map((x) => derive(x, base));
   if (!node || typeof node !== 'object') return node;
   const n = node as SchemaNode;
@@ -59,7 +59,7 @@ const compiled = new Map<ConfigKind, ValidateFunction>();
 
 function pyOf(data: unknown, parent: unknown, prop: string | number | undefined) {
   if (parent && typeof parent === 'object' && prop !== undefined) {
-    const n = childNode(parent as object, prop);
+    const n = childNode(parent, prop);
     if (n) {
       const d = deref(n, 0).node;
       if (d.kind === 'scalar') return d.py;
@@ -102,7 +102,7 @@ function instance(): Ajv {
   return a;
 }
 
-export function validatorFor(kind: ConfigKind): ValidateFunction {
+function validatorFor(kind: ConfigKind): ValidateFunction {
   let v = compiled.get(kind);
   if (!v) {
     const a = instance();
@@ -136,7 +136,7 @@ export function validateSchema(ctx: SchemaContext): void {
     const agentSoft = ctx.kind !== 'trinity' && path[0] !== 'trinity';
     if (e.keyword === 'additionalProperties' || e.keyword === 'x-warnUnknown') {
       const p = e.params as { additionalProperty: string; known?: string[] };
-      const parent = (e.parentSchema as SchemaNode | undefined) ?? (p.known ? { properties: Object.fromEntries(p.known.map((k) => [k, {}])) } : undefined);
+      const parent = (e.parentSchema) ?? (p.known ? { properties: Object.fromEntries(p.known.map((k) => [k, {}])) } : undefined);
       unknownKey(ctx, path, String(p.additionalProperty), parent, e.keyword === 'x-warnUnknown');
       continue;
     }
@@ -159,7 +159,7 @@ export function validateSchema(ctx: SchemaContext): void {
     } else if (e.keyword === 'type') {
       const want = String((e.params as { type: string }).type);
       const wanted = want.includes('object') ? l10n.t('a mapping') : want.includes('array') ? l10n.t('a list') : verbatim(want);
-      const got = (e.data === null ? 'None' : Array.isArray(e.data) ? 'a list' : typeof e.data === 'object' ? 'a mapping' : typeof e.data === 'string' ? 'a string' : `${typeof e.data}`) as string;
+      const got = (e.data === null ? 'None' : Array.isArray(e.data) ? 'a list' : typeof e.data === 'object' ? 'a mapping' : typeof e.data === 'string' ? 'a string' : `${typeof e.data}`);
       ctx.sink.add({
         severity: agentSoft ? 'warning' : 'error',
         code: 'schema.type',

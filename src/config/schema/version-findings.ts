@@ -82,7 +82,7 @@ export function renamedKey(t: VersionTarget, parentPath: Segment[], key: string,
       severity: 'warning',
       code: 'version.renamed-key',
       message: isDocsName
-        ? l10n.t('`{0}` is not a Trinity-RFT key: {1}.', where, note!)
+        ? l10n.t('`{0}` is not a Trinity-RFT key: {1}.', where, note)
         : l10n.t(
             '`{0}` is from an older Trinity-RFT release{1}; it was removed in {2}{3}. Target release: {4}.',
             where,

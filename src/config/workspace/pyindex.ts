@@ -30,7 +30,7 @@ export interface PyFileInfo {
   registrations: PyRegistration[];
 }
 
-export const SCAN_LIMITS = { maxFiles: 5000, maxDirs: 20000, maxDepth: 12, maxFileBytes: 1024 * 1024 };
+const SCAN_LIMITS = { maxFiles: 5000, maxDirs: 20000, maxDepth: 12, maxFileBytes: 1024 * 1024 };
 
 const CLASS_RE = /^([ \t]*)(?:class|def|async[ \t]+def)[ \t]+([A-Za-z_]\w*)/gm;
 const REG_RE = /@[ \t]*((?:[A-Za-z_]\w*\.)*)([A-Za-z_]\w*)\.register_module\(\s*(?:(?:module_name|name)\s*=\s*)?(["'])([^"'\n]+)\3/g;
@@ -53,7 +53,7 @@ export function scanPythonSource(file: string, text: string): PyFileInfo {
   const classes = new Map<string, PyLocation>();
   const defs: { name: string; offset: number; loc: PyLocation }[] = [];
   for (const m of text.matchAll(CLASS_RE)) {
-    const nameOffset = m.index! + m[0].length - m[2].length;
+    const nameOffset = m.index + m[0].length - m[2].length;
     const p = pos(nameOffset);
     const loc = { file, line: p.line, character: p.character, endCharacter: p.character + m[2].length };
     defs.push({ name: m[2], offset: nameOffset, loc });
@@ -72,8 +72,8 @@ export function scanPythonSource(file: string, text: string): PyFileInfo {
     const obj = aliases.get(m[2]) ?? m[2];
     const registry = REGISTRY_BY_PY[obj];
     if (!registry) continue;
-    const nameOffset = m.index! + m[0].length - 1 - m[4].length;
-    const target = defs.find((d) => d.offset > m.index!);
+    const nameOffset = m.index + m[0].length - 1 - m[4].length;
+    const target = defs.find((d) => d.offset > m.index);
     const at = target?.loc ?? { file, ...pos(nameOffset), endCharacter: pos(nameOffset).character + m[4].length };
     registrations.push({ registry, name: m[4], target: target?.name, file, line: at.line, character: at.character, endCharacter: at.endCharacter });
   }
@@ -81,7 +81,7 @@ export function scanPythonSource(file: string, text: string): PyFileInfo {
 }
 
 /** Module name of a file under a root (`a/b/c.py` → `a.b.c`, `a/b/__init__.py` → `a.b`). */
-export function moduleOf(root: string, file: string): string | undefined {
+function moduleOf(root: string, file: string): string | undefined {
   const rel = path.relative(root, file);
   if (rel.startsWith('..') || path.isAbsolute(rel) || !rel.endsWith('.py')) return undefined;
   const parts = rel.slice(0, -3).split(path.sep);

@@ -40,7 +40,7 @@ export interface VersionInputs {
 
 const VERSION_RE = /^\d+(?:\.\d+){0,3}(?:[.+-]?[A-Za-z0-9.]+)?$/;
 
-export function isVersion(v: string | undefined): v is string {
+function isVersion(v: string | undefined): v is string {
   return !!v && VERSION_RE.test(v.trim());
 }
 

@@ -4,7 +4,7 @@
 // ("billion laughs") is reported instead of being walked.
 import { isAlias, isMap, isPair, isScalar, isSeq, Scalar, type Document, type Node as YNode } from 'yaml';
 import { resolvePlain, resolveTagged } from './scalars';
-import { addEntry, addItem, makeMap, makeSeq, valueOf, type Span, type VMap, type VNode, type VSeq } from './tree';
+import { addEntry, addItem, makeMap, makeSeq, valueOf, type Span, type VMap, type VNode } from './tree';
 
 export interface ConvertProblem {
   code: 'yaml.recursive-alias' | 'yaml.unknown-alias' | 'yaml.duplicate-key' | 'yaml.bad-merge' | 'yaml.complex-key';
@@ -30,7 +30,7 @@ export function convertDocument(doc: Document.Parsed, offset = 0): Converted {
   const inProgress = new Set<YNode>();
   const docSpan: Span = { start: (doc.range?.[0] ?? 0) + offset, end: (doc.range?.[1] ?? 0) + offset };
   const S = (n: YNode | null | undefined): Span => {
-    const s = span(n as { range?: [number, number, number] }, docSpan);
+    const s = span(n, docSpan);
     return { start: s.start + (n?.range ? offset : 0), end: s.end + (n?.range ? offset : 0) };
   };
   const sizeOf = (n: VNode | undefined): number => (n ? sizes.get(n) ?? 1 : 0);
@@ -50,13 +50,13 @@ export function convertDocument(doc: Document.Parsed, offset = 0): Converted {
         sizes.set(v, 1);
         return v;
       }
-      if (inProgress.has(target as YNode)) {
+      if (inProgress.has(target)) {
         problems.push({ code: 'yaml.recursive-alias', span: s, message: `Alias '*${n.source}' refers to a node that contains it` });
         const v: VNode = { kind: 'alias', span: s, name: n.source, target: undefined, targetShift: 0 };
         sizes.set(v, 1);
         return v;
       }
-      const t = done.get(target as YNode) ?? convert(target as YNode, S(target as YNode));
+      const t = done.get(target) ?? convert(target, S(target));
       const v: VNode = { kind: 'alias', span: s, name: n.source, target: t, targetShift: 0 };
       sizes.set(v, sizeOf(t));
       return v;
@@ -66,7 +66,7 @@ export function convertDocument(doc: Document.Parsed, offset = 0): Converted {
     inProgress.add(n);
     let out: VNode;
     if (isScalar(n)) {
-      out = scalarNode(n as Scalar, S(n));
+      out = scalarNode(n, S(n));
       sizes.set(out, 1);
     } else if (isMap(n)) {
       const m = makeMap(S(n));
@@ -78,12 +78,12 @@ export function convertDocument(doc: Document.Parsed, offset = 0): Converted {
         const keySpan = k ? S(k) : { start: S(pair.value as YNode).start, end: S(pair.value as YNode).start };
         let key: string;
         if (k == null) key = '';
-        else if (isScalar(k)) key = String((k as Scalar).source ?? (k as Scalar).value ?? '');
+        else if (isScalar(k)) key = String((k).source ?? (k).value ?? '');
         else {
           key = JSON.stringify(valueOf(convert(k, keySpan)));
           problems.push({ code: 'yaml.complex-key', span: keySpan, message: 'A mapping key must be a plain scalar here' });
         }
-        if (key === '<<' && k && isScalar(k) && (k as Scalar).type === 'PLAIN') {
+        if (key === '<<' && k && isScalar(k) && (k).type === 'PLAIN') {
           merges.push({ value: pair.value as YNode, keySpan });
           continue;
         }
@@ -128,7 +128,7 @@ export function convertDocument(doc: Document.Parsed, offset = 0): Converted {
         problems.push({ code: 'yaml.bad-merge', span: S(src) ?? keySpan, message: 'A `<<` merge needs a mapping (or a list of mappings)' });
         continue;
       }
-      for (const e of (resolved as VMap).entries) {
+      for (const e of (resolved).entries) {
         // merged entries point at the merge site for positions
         const viaAlias: VNode = { kind: 'alias', span: S(src), name: node.kind === 'alias' ? node.name : '<<', target: e.node, targetShift: e.shift };
         sizes.set(viaAlias, sizeOf(e.node));
@@ -138,7 +138,7 @@ export function convertDocument(doc: Document.Parsed, offset = 0): Converted {
     return added;
   }
 
-  const root = doc.contents == null ? undefined : convert(doc.contents as YNode, docSpan);
+  const root = doc.contents == null ? undefined : convert(doc.contents, docSpan);
   return { root, problems, expandedSize: root ? sizeOf(root) : 0 };
 }
 
@@ -159,9 +159,3 @@ function scalarNode(n: Scalar, s: Span): VNode {
   return { kind: 'scalar', span: s, py: r.py, value: r.value, src: text, quoted: false };
 }
 
-/** Makes an empty document tree for a file with no content. */
-export function emptyMap(at: Span): VMap {
-  return makeMap(at);
-}
-
-export type { VSeq };

@@ -139,8 +139,8 @@ export function parseWhole(text: string): ParseResult {
   const problems: SyntaxProblem[] = [];
   let parsed: Document.Parsed[];
   try {
-    parsed = parseAllDocuments(text, YAML_OPTIONS) as unknown as Document.Parsed[];
-    if (!Array.isArray(parsed)) parsed = [parsed as unknown as Document.Parsed];
+    parsed = parseAllDocuments(text, YAML_OPTIONS);
+    if (!Array.isArray(parsed)) parsed = [parsed];
   } catch (err) {
     problems.push({ code: 'yaml.syntax', span: { start: 0, end: Math.min(1, text.length) }, message: String((err as Error).message ?? err), severity: 'error' });
     return { docs: [{ root: undefined, span: { start: 0, end: text.length }, expandedSize: 0 }], problems, path: 'whole' };

@@ -1,4 +1,4 @@
-// ASTuner / AgentJet debug output as episodes (astuner.md §7): beast-logger rollout logs
+// ASTuner / AgentJet debug output as episodes: beast-logger rollout logs
 // (`saved_experiments/<exp>/<time>/<host>/rollout/rollout.json.log`, two lines per entry:
 // a loguru header, then JSON or `base64:` + zlib JSON) and AgentJet trajectory dumps
 // (`.../trajectory/<split>/step_<n>/<task_id>.json`).
@@ -29,7 +29,7 @@ interface LogEntry {
   nested_json?: Record<string, unknown>;
 }
 
-export function parseBeastLog(text: string): LogEntry[] {
+function parseBeastLog(text: string): LogEntry[] {
   const out: LogEntry[] = [];
   for (const line of text.split('\n')) {
     const t = line.trim();

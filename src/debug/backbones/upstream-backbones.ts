@@ -117,8 +117,8 @@ export class UpstreamRun extends EventEmitter<RunEvents> implements RunHandle {
     this.say(`$ ${path.basename(this.o.cli)} ${args.join(' ')}\n`);
     const child = spawn(this.o.cli, args, { cwd: this.o.cwd, env: this.o.env, stdio: ['ignore', 'pipe', 'pipe'], detached: process.platform !== 'win32' });
     this.children.push(child);
-    child.stdout!.on('data', (b: Buffer) => this.emit('output', { category: 'stdout', text: b.toString('utf8') }));
-    child.stderr!.on('data', (b: Buffer) => this.emit('output', { category: 'stderr', text: b.toString('utf8') }));
+    child.stdout.on('data', (b: Buffer) => this.emit('output', { category: 'stdout', text: b.toString('utf8') }));
+    child.stderr.on('data', (b: Buffer) => this.emit('output', { category: 'stderr', text: b.toString('utf8') }));
     child.on('error', (e) => this.say(`${this.o.cli}: ${e.message}\n`));
     return child;
   }
@@ -142,7 +142,10 @@ export class UpstreamRun extends EventEmitter<RunEvents> implements RunHandle {
       };
       child.stdout!.on('data', on);
       child.stderr!.on('data', on);
-      child.once('exit', () => (clearTimeout(t), resolve()));
+      child.once('exit', () => {
+        clearTimeout(t);
+        resolve();
+      });
     });
   }
 

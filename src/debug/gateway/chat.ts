@@ -88,7 +88,7 @@ export function canonicalJson(value: unknown, indent?: number): string {
     if (Array.isArray(v)) return v.map(sort);
     if (v && typeof v === 'object') {
       return Object.fromEntries(
-        Object.keys(v as object)
+        Object.keys(v)
           .sort()
           .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
           .map((k) => [k, sort((v as Record<string, unknown>)[k])]),
@@ -117,7 +117,10 @@ export function requestDiff(recorded: ChatCompletionRequest, received: ChatCompl
   let i = 0;
   let j = 0;
   while (i < n || j < m) {
-    if (i < n && j < m && a[i] === b[j]) ops.push({ t: ' ', s: a[i++] }), j++;
+    if (i < n && j < m && a[i] === b[j]) {
+      ops.push({ t: ' ', s: a[i++] });
+      j++;
+    }
     else if (i < n && (j >= m || dp[i + 1][j] >= dp[i][j + 1])) ops.push({ t: '-', s: a[i++] });
     else ops.push({ t: '+', s: b[j++] });
   }

@@ -119,7 +119,7 @@ export class OpenAIUpstream implements ChatUpstream {
     } catch {
       parsed = undefined;
     }
-    const body = parsed && typeof parsed === 'object' && 'error' in parsed ? (parsed as { error: unknown }).error : parsed;
+    const body = parsed && typeof parsed === 'object' && 'error' in parsed ? (parsed).error : parsed;
     const fromBody = (body as { message?: unknown } | undefined)?.message;
     const msg = typeof fromBody === 'string' ? fromBody : text.trim().slice(0, 300) || http.STATUS_CODES[status] || 'no details';
     return { ok: false, error: { kind: 'upstream', status, message: `${this.label} answered ${status}: ${msg}` }, body };
@@ -134,7 +134,7 @@ export class OpenAIUpstream implements ChatUpstream {
     }
     if (e instanceof APIError) {
       // An error event inside a stream that had started with 200.
-      return { error: { kind: 'upstream', status: e.status ?? 502, message: `${this.label} sent an error in its stream: ${e.message}` }, body: e.error };
+      return { error: { kind: 'upstream', status: e.status ?? 502, message: `${this.label} sent an error in its stream: ${e.message}` }, body: e.error as unknown };
     }
     if (e instanceof SyntaxError) {
       return { error: { kind: 'malformed', status: 502, message: `${this.label} returned malformed JSON: ${e.message}` } };

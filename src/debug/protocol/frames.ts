@@ -5,15 +5,14 @@ import * as path from 'path';
 import { Source, StackFrame } from '@vscode/debugadapter';
 import { english, type L10n } from '../../base/l10n';
 import type { SourceFrame } from '../trajectory/runner-protocol';
-import type { ChatCompletionRequest } from '../trajectory/trajectory';
 import { deliveredOf, type Episode, type LlmTurn, type EpisodeTurn } from '../runtime/episode';
 import { editableRequest, editableResponse, syncToolTurns } from '../runtime/edit-copies';
 import type { RunHandle } from '../runtime/run-handle';
-import { logprobSummary, preview, type EditTarget, type Node } from './variables';
+import { logprobSummary, type EditTarget, type Node } from './variables';
 
 const short = (s: string, n = 60) => (s.length > n ? `${s.slice(0, n)}…` : s);
 
-export function frameName(ep: Episode, t: EpisodeTurn): string {
+function frameName(ep: Episode, t: EpisodeTurn): string {
   switch (t.kind) {
     case 'llm': {
       const head = t.role ? `${t.role} #${t.index + 1}` : `llm #${t.index + 1}`;
@@ -83,7 +82,7 @@ function responseEdit(rt: HeldRun, ep: Episode, t: LlmTurn, holder: EpisodeTurn)
 }
 
 function llmScopes(rt: HeldRun, ep: Episode, t: LlmTurn, l10n: L10n): ScopeSpec[] {
-  const req = () => (t.sent ?? t.request) as ChatCompletionRequest;
+  const req = () => (t.sent ?? t.request);
   const edit = requestEdit(rt, ep, t);
   const requestNodes: Node[] = [
     { name: 'messages', root: req, path: ['messages'], edit },
@@ -121,7 +120,7 @@ function llmScopes(rt: HeldRun, ep: Episode, t: LlmTurn, l10n: L10n): ScopeSpec[
   return scopes;
 }
 
-export function episodeScope(ep: Episode, l10n: L10n = english): ScopeSpec {
+function episodeScope(ep: Episode, l10n: L10n = english): ScopeSpec {
   const tokens = () => ({ prompt: ep.tokens.prompt, completion: ep.tokens.completion, total: ep.tokens.prompt + ep.tokens.completion });
   const timings = () => ({
     wall_ms: (ep.endedAt ?? Date.now()) - ep.startedAt,
@@ -207,4 +206,3 @@ export function evaluationRoot(ep: Episode, t: EpisodeTurn | undefined): Record<
   return root;
 }
 
-export { preview };

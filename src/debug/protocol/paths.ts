@@ -7,12 +7,11 @@ export class PathError extends Error {}
 export function parsePath(expr: string): PathSegment[] {
   const s = expr.trim();
   const out: PathSegment[] = [];
-  let i = 0;
   const ident = /^[A-Za-z_$][\w$]*/;
   const first = ident.exec(s);
   if (!first) throw new PathError(`expected a name such as messages, request, response, task or reward, not '${s}'`);
   out.push(first[0]);
-  i = first[0].length;
+  let i = first[0].length;
   while (i < s.length) {
     const rest = s.slice(i);
     let m: RegExpExecArray | null;
@@ -43,7 +42,7 @@ export function getPath(root: unknown, path: PathSegment[]): unknown {
       v = v[i];
     } else {
       if (typeof v !== 'object') throw new PathError(`cannot read '${seg}' of a ${typeof v}`);
-      if (!(seg in (v as object))) throw new PathError(`no '${seg}'`);
+      if (!(seg in (v))) throw new PathError(`no '${seg}'`);
       v = (v as Record<string, unknown>)[seg];
     }
   }
@@ -83,7 +82,7 @@ export function setPath(root: unknown, path: PathSegment[], value: unknown): voi
 export function parseEditedValue(input: string, previous: unknown): unknown {
   const t = input.trim();
   let parsed: unknown;
-  let ok = false;
+  let ok: boolean;
   try {
     parsed = JSON.parse(t);
     ok = true;

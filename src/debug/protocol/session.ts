@@ -36,7 +36,7 @@ import { absolutePath, getPath, parseEditedValue, parsePath, PathError, setPath,
 import { preview, VariableStore, type EditTarget } from './variables';
 
 /** The thread shown for runner-level stops (import / task-loading errors). */
-export const RUNNER_THREAD = 1_000_000;
+const RUNNER_THREAD = 1_000_000;
 
 type LaunchRequestArgs = DebugProtocol.LaunchRequestArguments & RolloutLaunchArgs & { __pythonDebuggerNote?: string };
 
@@ -130,7 +130,7 @@ export class RolloutDebugSession extends DebugSession {
       this.endProgress(s.episode, this.l10n.t('stopped: {0}', s.description));
       this.halted.add(s.episode);
     }
-    const ev = new StoppedEvent(s.reason, s.episode?.threadId ?? RUNNER_THREAD, s.text) as DebugProtocol.StoppedEvent;
+    const ev: DebugProtocol.StoppedEvent = new StoppedEvent(s.reason, s.episode?.threadId ?? RUNNER_THREAD, s.text);
     ev.body.description = s.description;
     // Only this episode waits; the others keep running (and recording).
     ev.body.allThreadsStopped = false;
@@ -203,7 +203,13 @@ export class RolloutDebugSession extends DebugSession {
     this.sendResponse(response);
   }
 
-  protected override async launchRequest(response: DebugProtocol.LaunchResponse, args: LaunchRequestArgs): Promise<void> {
+  // DebugSession drops what a request handler returns: each async handler runs on its own
+  // and answers its request itself.
+  protected override launchRequest(response: DebugProtocol.LaunchResponse, args: LaunchRequestArgs): void {
+    void this.launch(response, args);
+  }
+
+  private async launch(response: DebugProtocol.LaunchResponse, args: LaunchRequestArgs): Promise<void> {
     const prepared = await prepareLaunch(args, this.context);
     if (!prepared.ok) {
       return this.sendErrorResponse(response, { id: 1001, format: prepared.message, showUser: true });
@@ -434,14 +440,18 @@ export class RolloutDebugSession extends DebugSession {
     this.sendResponse(response);
   }
 
-  protected override async terminateRequest(response: DebugProtocol.TerminateResponse): Promise<void> {
-    await this.run?.terminate();
-    this.sendResponse(response);
-    this.end();
+  protected override terminateRequest(response: DebugProtocol.TerminateResponse): void {
+    void (async () => {
+      await this.run?.terminate();
+      this.sendResponse(response);
+      this.end();
+    })();
   }
 
-  protected override async disconnectRequest(response: DebugProtocol.DisconnectResponse): Promise<void> {
-    await this.run?.terminate();
-    this.sendResponse(response);
+  protected override disconnectRequest(response: DebugProtocol.DisconnectResponse): void {
+    void (async () => {
+      await this.run?.terminate();
+      this.sendResponse(response);
+    })();
   }
 }

@@ -25,7 +25,7 @@ export interface Node {
 
 type Container = { kind: 'json'; root: () => unknown; path: PathSegment[]; edit?: EditTarget } | { kind: 'nodes'; nodes: Node[] };
 
-export const MAX_STRING_PREVIEW = 4000;
+const MAX_STRING_PREVIEW = 4000;
 
 export class VariableStore {
   private handles = new Handles<Container>();
@@ -89,7 +89,7 @@ function safeGet(root: () => unknown, path: PathSegment[]): unknown {
   }
 }
 
-export function pathToExpression(path: PathSegment[]): string {
+function pathToExpression(path: PathSegment[]): string {
   return path.map((s, i) => (typeof s === 'number' ? `[${s}]` : /^[A-Za-z_$][\w$]*$/.test(s) ? (i ? `.${s}` : s) : `[${JSON.stringify(s)}]`)).join('');
 }
 
@@ -111,7 +111,7 @@ export function preview(value: unknown, width = MAX_STRING_PREVIEW): string {
     const calls = Array.isArray(o.tool_calls) ? o.tool_calls.map((c) => preview(c, 80)).join(', ') : '';
     const content = typeof o.content === 'string' && o.content ? clip(JSON.stringify(o.content), 160) : '';
     if (o.role === 'tool' && typeof o.tool_call_id === 'string') return `tool ${o.tool_call_id}: ${content || '""'}`;
-    return `${o.role}: ${[content, calls].filter(Boolean).join(' ') || (o.tool_call_id ? `(result of ${o.tool_call_id})` : '""')}`;
+    return `${o.role}: ${[content, calls].filter(Boolean).join(' ') || (typeof o.tool_call_id === 'string' && o.tool_call_id ? `(result of ${o.tool_call_id})` : '""')}`;
   }
   const fn = o.function as { name?: string; arguments?: string } | undefined;
   if (fn && typeof fn.name === 'string' && typeof fn.arguments !== 'string') return `tool ${fn.name}`;

@@ -1,10 +1,10 @@
 // How a saved run reads in the Rollouts view: the launch entry's name, its age and its mean
-// reward up front (issue 18: runs were labelled by timestamp only, the reward cut off). Pure.
+// reward up front (runs labelled by timestamp only, the reward cut off, told users nothing). Pure.
 import * as path from 'path';
 import type { RunInfo } from '../results/run-store';
 
 /** "Debug toolcall rollouts" (the launch name), else the config file, else the run id. */
-export function runName(r: RunInfo): string {
+function runName(r: RunInfo): string {
   const name = typeof r.launch?.name === 'string' ? r.launch.name.trim() : '';
   if (name) return name;
   const config = typeof r.launch?.config === 'string' ? r.launch.config : r.summary?.config;
@@ -12,7 +12,7 @@ export function runName(r: RunInfo): string {
 }
 
 /** When the run started: its summary, else the id (run-writer's local `YYYYMMDD-HHMMSS-mmm`). */
-export function runStart(r: RunInfo): Date | undefined {
+function runStart(r: RunInfo): Date | undefined {
   const s = r.summary?.startedAt;
   if (s && !Number.isNaN(Date.parse(s))) return new Date(s);
   const m = /^(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(\d{2})/.exec(r.id);
@@ -21,7 +21,7 @@ export function runStart(r: RunInfo): Date | undefined {
   return new Date(y, mo - 1, d, h, mi, se);
 }
 
-export function age(from: Date, now: Date): string {
+function age(from: Date, now: Date): string {
   const s = Math.max(0, Math.round((now.getTime() - from.getTime()) / 1000));
   if (s < 60) return 'just now';
   const m = Math.floor(s / 60);

@@ -58,13 +58,6 @@ export function readEpisodes(runDir: string): EpisodeTrajectory[] {
   return out;
 }
 
-export function describeRun(r: RunInfo): string {
-  const s = r.summary;
-  if (!s) return 'in progress or interrupted';
-  const reward = s.rewardMean === null ? 'no reward' : `reward ${s.rewardMean.toFixed(2)}`;
-  return `${reward} · ${s.episodes} episode(s)${s.errors ? ` · ${s.errors} error(s)` : ''} · ${s.status}${s.replayOf ? ' · replay' : ''}`;
-}
-
 /** The forks of a run (the original branches of its edited episodes), with their folders. */
 export function listForks(runDir: string): { dir: string; info: ForkInfo }[] {
   const base = path.join(runDir, FORKS_DIR);

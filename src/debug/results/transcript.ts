@@ -80,7 +80,7 @@ function sourceLink(s: SourceFrame | undefined, linkBase: string | undefined): s
 }
 
 /** Anchor id of a turn (headings carry it so a turn can be linked). */
-export const turnAnchor = (episode: string, i: number) => `${episode}-turn-${i + 1}`.toLowerCase().replace(/[^a-z0-9-]/g, '-');
+const turnAnchor = (episode: string, i: number) => `${episode}-turn-${i + 1}`.toLowerCase().replace(/[^a-z0-9-]/g, '-');
 
 /** How many messages of each model's conversation are shown so far ('' = the rollout model). */
 type Shown = Map<string, number>;

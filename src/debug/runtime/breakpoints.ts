@@ -12,7 +12,7 @@ export type EventBreakpoint =
 
 export type ParsedBreakpoint = { ok: true; bp: EventBreakpoint; text: string } | { ok: false; text: string; message: string };
 
-export const BREAKPOINT_HELP = 'llm, tool, tool:<name>, error, reward<x, reward>x, turn>N';
+const BREAKPOINT_HELP = 'llm, tool, tool:<name>, error, reward<x, reward>x, turn>N';
 
 export function parseBreakpoint(raw: string): ParsedBreakpoint {
   const text = raw.trim();

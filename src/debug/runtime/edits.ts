@@ -45,5 +45,5 @@ export function applyEdits(request: ChatCompletionRequest, edits: MessageEdit[])
     changed = true;
     return JSON.parse(JSON.stringify(e.edited)) as ChatMessage;
   });
-  return changed ? { ...JSON.parse(JSON.stringify(request)), messages } : undefined;
+  return changed ? { ...(JSON.parse(JSON.stringify(request)) as ChatCompletionRequest), messages } : undefined;
 }

@@ -18,7 +18,7 @@ import type { RuntimeOptions } from './run-options';
 import type { RunOutput } from './run-handle';
 
 /** Answers the branch's calls: recorded before the fork point, live from there. */
-export class ForkUpstream implements ChatUpstream {
+class ForkUpstream implements ChatUpstream {
   readonly label: string;
   private readonly byKey = new Map<string, { turn: LlmTurn; order: number }>();
   private readonly forkOrder: number;

@@ -56,7 +56,7 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim
 export function taskSource(p: string, split: string, cwd: string, configDir: string, subset?: string): TaskSource {
   for (const base of [cwd, configDir]) {
     const abs = path.isAbsolute(p) ? p : path.join(base, p);
-    if (fs.existsSync(abs)) return { type: 'file', path: abs, ...(split ? { split } : {}) } as TaskSource;
+    if (fs.existsSync(abs)) return { type: 'file', path: abs, ...(split ? { split } : {}) };
   }
   const looksLocal = path.isAbsolute(p) || p.startsWith('.') || /\.(jsonl|json|csv|parquet)$/i.test(p);
   if (looksLocal) return { type: 'file', path: path.isAbsolute(p) ? p : path.join(cwd, p) };
@@ -114,7 +114,7 @@ function trinityPlan(args: RolloutLaunchArgs, doc: Obj, cwd: string, configDir: 
 
 /** Trinity's workflow runners: explorer.runner_num (deprecated, 0.5) when set, else
  *  runner_per_model x rollout_model.engine_num (defaults 8 x 1). */
-export function trinityConcurrency(explorer: Obj): number {
+function trinityConcurrency(explorer: Obj): number {
   const pos = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : undefined);
   const legacy = pos(explorer.runner_num);
   if (legacy) return legacy;

@@ -74,7 +74,7 @@ function carrying(marker: string): number[] {
 
 /** `root`, its descendants, the members of the session it leads and, with a `marker`, every
  *  process carrying it. */
-export function treeOf(root: number, marker?: string): number[] {
+function treeOf(root: number, marker?: string): number[] {
   const table = processTable();
   const all = new Set([root, ...descendants(root, table), ...table.filter((p) => p.sid === root).map((p) => p.pid)]);
   if (marker) for (const p of carrying(marker)) all.add(p);

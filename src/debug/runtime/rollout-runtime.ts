@@ -25,7 +25,7 @@ import { RunnerProcess, runnerEnv } from './runner-process';
 import { closeRun, formatSummary, RunWriter } from './run-writer';
 import type { ResumeMode, StopInfo } from './stop-policy';
 
-export type { ResumeMode, StopInfo, StopReason } from './stop-policy';
+export type { ResumeMode, StopInfo } from './stop-policy';
 export type { RuntimeOptions } from './run-options';
 
 export class RolloutRuntime extends EventEmitter<RunEvents> implements RunHandle {

@@ -15,7 +15,7 @@ import { toTrajectory, type Episode } from './episode';
 
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
 
-export function runId(d = new Date()): string {
+function runId(d = new Date()): string {
   return `${d.getFullYear()}${pad(d.getMonth() + 1)}${pad(d.getDate())}-${pad(d.getHours())}${pad(d.getMinutes())}${pad(d.getSeconds())}-${pad(d.getMilliseconds(), 3)}`;
 }
 

@@ -25,7 +25,7 @@ import { killTree } from './process-tree';
 const SOCKET_IDLE_MS = 2000;
 
 /** The environment variable marking every process of a run (its value is the run's own). */
-export const RUN_MARKER_ENV = 'AGENTRL_RUN_MARKER';
+const RUN_MARKER_ENV = 'AGENTRL_RUN_MARKER';
 
 export interface RunnerStartOptions {
   python: string;
@@ -102,7 +102,7 @@ export class RunnerProcess extends EventEmitter<RunnerEvents> {
       child = spawn(o.python, args, { cwd: o.cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: process.platform !== 'win32' });
     } catch (e) {
       server.close();
-      throw new Error(`cannot start the Python runner with '${o.python}': ${(e as Error).message}`);
+      throw new Error(`cannot start the Python runner with '${o.python}': ${(e as Error).message}`, { cause: e });
     }
     this.child = child;
     let stderrTail = '';

@@ -221,7 +221,7 @@ export function decodeStackHeader(value: string | string[] | undefined): SourceF
   try {
     const frames = JSON.parse(Buffer.from(v, 'base64').toString('utf8')) as unknown;
     return Array.isArray(frames)
-      ? frames.filter((f): f is SourceFrame => !!f && typeof f.path === 'string' && typeof f.line === 'number')
+      ? (frames as unknown[]).filter((f): f is SourceFrame => !!f && typeof (f as SourceFrame).path === 'string' && typeof (f as SourceFrame).line === 'number')
       : [];
   } catch {
     return [];

@@ -76,7 +76,7 @@ export class RolloutConfigurationProvider implements vscode.DebugConfigurationPr
       }
       return undefined;
     }
-    const resolved: vscode.DebugConfiguration = { ...config, workspaceRoot: config.workspaceRoot ?? root };
+    const resolved: vscode.DebugConfiguration = { ...config, workspaceRoot: (config.workspaceRoot as string | undefined) ?? root };
     if (!resolved.python) resolved.python = await resolveInterpreter(folder);
     if (resolved.pythonDebugger === undefined) {
       resolved.pythonDebugger = pythonDebuggerAvailable();
@@ -88,7 +88,7 @@ export class RolloutConfigurationProvider implements vscode.DebugConfigurationPr
   }
 }
 
-export function configFor(uri: vscode.Uri, folder: vscode.WorkspaceFolder | undefined): vscode.DebugConfiguration {
+function configFor(uri: vscode.Uri, folder: vscode.WorkspaceFolder | undefined): vscode.DebugConfiguration {
   const rel = folder ? path.relative(folder.uri.fsPath, uri.fsPath).split(path.sep).join('/') : uri.fsPath;
   return {
     type: 'agentrl',

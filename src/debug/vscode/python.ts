@@ -34,7 +34,8 @@ export async function resolveInterpreter(folder: vscode.WorkspaceFolder | undefi
 /** True when an installed extension contributes the `debugpy` debug type. */
 export function pythonDebuggerAvailable(): boolean {
   return vscode.extensions.all.some((e) => {
-    const debuggers = (e.packageJSON?.contributes?.debuggers ?? []) as { type?: string }[];
+    const pkg = e.packageJSON as { contributes?: { debuggers?: { type?: string }[] } } | undefined;
+    const debuggers = pkg?.contributes?.debuggers ?? [];
     return debuggers.some((d) => d.type === 'debugpy');
   });
 }

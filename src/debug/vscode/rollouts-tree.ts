@@ -40,7 +40,7 @@ export type RolloutNode =
 
 const short = (s: string, n = 60) => (s.length > n ? `${s.slice(0, n)}…` : s);
 
-export function turnLabel(t: TrajectoryTurn): string {
+function turnLabel(t: TrajectoryTurn): string {
   if (t.type === 'tool') return `tool ${t.name}(${short(t.arguments, 40)})`;
   const msg = t.response?.choices?.[0]?.message;
   const what = t.error ? `✗ ${t.error.kind}` : msg?.tool_calls?.length ? `→ ${msg.tool_calls.map((c) => c.function.name).join(', ')}` : `→ ${short(JSON.stringify(msg?.content ?? ''))}`;

@@ -70,7 +70,7 @@ export function relayLauncher(o: LauncherOptions): RelayLauncher {
         child.kill('SIGKILL');
         reject(new Error(`agentrl relay did not start within ${(o.startTimeoutMs ?? 20000) / 1000} s: ${tail(stderr)}`));
       }, o.startTimeoutMs ?? 20000);
-      child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      child.stdout.setEncoding('utf8').on('data', (d: string) => {
         stdout += d;
         const m = stdout.match(/listening on (wss?:\/\/\S+)/);
         if (m && !settled) {
@@ -89,7 +89,7 @@ export function relayLauncher(o: LauncherOptions): RelayLauncher {
           });
         }
       });
-      child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+      child.stderr.setEncoding('utf8').on('data', (d: string) => {
         stderr = (stderr + d).slice(-8192);
         for (const line of d.split('\n')) if (line.trim()) o.log.debug(`relay[${child.pid}]: ${line}`);
       });

@@ -445,7 +445,7 @@ export function sanitizeOptions(v: unknown): Partial<ViewOptions> {
     const value = VIEW_OPTIONS[k].parse(v[k]);
     if (value !== undefined) out[k] = value;
   }
-  return out as Partial<ViewOptions>;
+  return out;
 }
 
 const isRolloutRef = (v: unknown): v is RolloutRef => hasFields(v, { run: isStr, endpoint: isStr, source: isStr, table: isStr, id: isInt });
@@ -554,9 +554,4 @@ export function applyFrame(prev: ChartData | undefined, f: ChartFrame): ChartDat
     for (const g of s.gaps) cur.gaps.add(g);
   }
   return d;
-}
-
-/** Bucket k's x position. */
-export function bucketX(d: Pick<ChartData, 'origin' | 'dx'>, k: number): number {
-  return d.origin + k * d.dx;
 }

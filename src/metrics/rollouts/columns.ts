@@ -70,10 +70,6 @@ export function toColumns(rows: readonly RolloutRow[]): RolloutColumns {
   return c;
 }
 
-export function columnCount(c: RolloutColumns): number {
-  return c.id.length;
-}
-
 /** Row i as a row object (what opening it needs). */
 export function rowAt(c: RolloutColumns, run: string, i: number): RolloutRow {
   const o = c.origins[c.origin[i]];

@@ -12,7 +12,7 @@ export class CursorBook {
 
   set(endpoint: string, c: Cursor): void {
     let m = this.byEndpoint.get(endpoint);
-    if (!m) this.byEndpoint.set(endpoint, (m = new Map()));
+    if (!m) this.byEndpoint.set(endpoint, (m = new Map<string, Cursor>()));
     m.set(c.source, { ...c });
   }
 

@@ -13,7 +13,7 @@
 import type { SeriesFrame } from '../protocol/view-protocol';
 import { EmaState } from './smoothing';
 
-export const GAP_FACTOR = 8;
+const GAP_FACTOR = 8;
 
 export interface Grid {
   origin: number;
@@ -154,11 +154,11 @@ export class SeriesBuckets {
   /** The frame of buckets [start, n). */
   frame(key: string, start: number, n: number, smoothed: boolean): SeriesFrame {
     const len = Math.max(0, n - start);
-    const y: (number | null)[] = new Array(len);
-    const lo: (number | null)[] = new Array(len);
-    const hi: (number | null)[] = new Array(len);
-    const mean: (number | null)[] = new Array(len);
-    const wallTime: (number | null)[] = new Array(len);
+    const y = new Array<number | null>(len);
+    const lo = new Array<number | null>(len);
+    const hi = new Array<number | null>(len);
+    const mean = new Array<number | null>(len);
+    const wallTime = new Array<number | null>(len);
     const gaps: number[] = [];
     for (let i = 0; i < len; i++) {
       const b = start + i;
@@ -200,7 +200,12 @@ export function downsample(
   let lo = Infinity;
   let hi = -Infinity;
   if (opts.range) [lo, hi] = opts.range;
-  else for (let i = 0; i < xs.length; i++) (lo = Math.min(lo, xs[i])), (hi = Math.max(hi, xs[i]));
+  else {
+    for (let i = 0; i < xs.length; i++) {
+      lo = Math.min(lo, xs[i]);
+      hi = Math.max(hi, xs[i]);
+    }
+  }
   if (!Number.isFinite(lo)) lo = hi = 0;
   const grid = chooseGrid(lo, hi, width, opts.minDx ?? 1);
   const b = new SeriesBuckets({ origin: grid.origin, dx: grid.dx, cap: grid.n }, opts.smoothing ?? 0, typicalSpacing((i) => xs[i], xs.length));

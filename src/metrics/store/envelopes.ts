@@ -1,4 +1,4 @@
-// What the store holds of a run opened envelope-first (issue 16 §4): per series, the relay's
+// What the store holds of a run opened envelope-first: per series, the relay's
 // envelope of each source it came from (every point summarized in step buckets, as typed
 // columns), and the detail window last read for a zoom (exact points, or a finer envelope).
 // The series' own columns hold only the live points that followed the envelope's cursor, so
@@ -28,7 +28,7 @@ export interface PackedEnvelope {
 }
 
 /** The store's form of typed envelope columns: the same arrays (no copy), plus finite counts. */
-export function packEnvelope(c: EnvelopeArrays): PackedEnvelope {
+function packEnvelope(c: EnvelopeArrays): PackedEnvelope {
   const n = c.bucket.length;
   const finite = new Float64Array(n);
   for (let i = 0; i < n; i++) finite[i] = c.count[i] - c.nan[i] - c.posInf[i] - c.negInf[i];
@@ -38,7 +38,7 @@ export function packEnvelope(c: EnvelopeArrays): PackedEnvelope {
 
 /** Bytes of a packed envelope (the store's memory figure). */
 /** (14 columns as received, which share one buffer when they came as a frame, and the finite counts.) */
-export const envelopeBytes = (e: PackedEnvelope): number => e.length * 15 * 8;
+const envelopeBytes = (e: PackedEnvelope): number => e.length * 15 * 8;
 
 /** The envelope of one source's part of a series. */
 export interface SourceEnvelope {
@@ -86,7 +86,7 @@ export class EnvelopeBook {
   /** Takes up a tag's envelope of `run` (a newer one of the same source replaces it). */
   set(key: string, endpoint: string, m: EnvelopeBatch, run: string): void {
     let m1 = this.bySeries.get(key);
-    if (!m1) this.bySeries.set(key, (m1 = new Map()));
+    if (!m1) this.bySeries.set(key, (m1 = new Map<string, SourceEnvelope>()));
     const sk = sourceKey(endpoint, m.source);
     const old = m1.get(sk);
     if (old) this.bytes -= envelopeBytes(old.env);
@@ -133,7 +133,7 @@ export class EnvelopeBook {
   /** Keeps the detail window of one source of a series (the latest replaces the previous: bounded). */
   setWindow(key: string, w: DetailWindow): void {
     let m = this.windows.get(key);
-    if (!m) this.windows.set(key, (m = new Map()));
+    if (!m) this.windows.set(key, (m = new Map<string, DetailWindow>()));
     m.set(sourceKey(w.endpoint, w.source), w);
   }
 

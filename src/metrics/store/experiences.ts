@@ -91,7 +91,7 @@ export class ExperienceIndex {
   private indexAt(i: number, sorted = false): void {
     const row = this.rows[i];
     let versions = this.byRunVersion.get(row.run);
-    if (!versions) this.byRunVersion.set(row.run, (versions = new Map()));
+    if (!versions) this.byRunVersion.set(row.run, (versions = new Map<number | null, number[]>()));
     const list = versions.get(row.modelVersion);
     if (!list) versions.set(row.modelVersion, [i]);
     else if (!sorted || !list.length || list[list.length - 1] < i) list.push(i);

@@ -81,7 +81,10 @@ export function rebuildFrame(store: MetricsStore, c: ChartState, opts: ViewOptio
   if (c.zoom) [lo, hi] = c.zoom;
   else {
     for (const { cols, xs, env } of series) {
-      if (env) (lo = Math.min(lo, env.lo)), (hi = Math.max(hi, env.hi));
+      if (env) {
+      lo = Math.min(lo, env.lo);
+      hi = Math.max(hi, env.hi);
+    }
       if (!cols || !xs) continue;
       for (let i = 0; i < cols.length; i++) {
         const x = xs(i);
@@ -150,7 +153,7 @@ export function patchFrame(store: MetricsStore, c: ChartState, opts: ViewOptions
   const start = Math.min(c.dirtyFrom, n);
   const smoothed = opts.smoothing > 0;
   stats.patches++;
-  const any = c.buckets.values().next().value as SeriesBuckets | undefined;
+  const any = c.buckets.values().next().value;
   return {
     chart: c.spec.id,
     rev: c.rev,

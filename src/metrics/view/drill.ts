@@ -8,7 +8,7 @@ import { toColumns } from '../rollouts/columns';
 import { xOf } from './chart-frames';
 import { MetricsStore, seriesKey } from '../store/store';
 
-export const MODEL_VERSION_TAG = 'rollout/model_version';
+const MODEL_VERSION_TAG = 'rollout/model_version';
 
 export function drillDown(
   store: MetricsStore,

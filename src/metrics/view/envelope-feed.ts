@@ -24,7 +24,7 @@ export interface EnvelopeItems {
 type Item = { x: number; env: PackedEnvelope; i: number } | { x: number; pts: NonNullable<DetailWindow['points']>; i: number };
 
 /** Whether a window answers a zoom (step axis only: windows are step ranges). */
-export function windowCovers(w: DetailWindow | undefined, mode: XAxisMode, zoom: [number, number] | undefined): w is DetailWindow {
+function windowCovers(w: DetailWindow | undefined, mode: XAxisMode, zoom: [number, number] | undefined): w is DetailWindow {
   return !!w && mode === 'step' && !!zoom && w.from <= zoom[0] && w.to >= zoom[1];
 }
 

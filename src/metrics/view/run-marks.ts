@@ -1,4 +1,4 @@
-// Events marked on a run's charts: each online-training commit (issue 15 §4) becomes a vertical
+// Events marked on a run's charts: each online-training commit (the explorer's /commit) becomes a vertical
 // line at the explore step it was committed at. The online feature reports a commit with its
 // explorer URL only, so the run is the one whose series come from that explorer's /metrics
 // (a serve-mode run: its relay streams `explore_step_num`), or the only run shown. Pure.

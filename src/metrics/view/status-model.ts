@@ -23,7 +23,7 @@ export interface StatusSummary {
 
 const URGENCY: EndpointState[] = ['live', 'stopped', 'backfilling', 'connecting', 'stale', 'error'];
 /** Points compared on each side for the trend (the last N against the N before). */
-export const TREND_WINDOW = 5;
+const TREND_WINDOW = 5;
 /** EMA weight of the status-bar reward (TensorBoard's default smoothing) and points it spans. */
 export const STATUS_SMOOTHING = 0.6;
 const SMOOTH_SPAN = 200;

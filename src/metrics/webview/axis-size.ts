@@ -1,10 +1,10 @@
 // Width of a chart's y axis from the labels it draws: a fixed width clipped long labels
-// (issue 18: "−0.025" drew as "0.025"; exponents and long ticks lost their first characters).
+// ("−0.025" drew as "0.025"; exponents and long ticks lost their first characters).
 // Pure, shared by the webview (uPlot's axis `size` callback) and its tests.
 
 /** Tick length + gap between tick and label + a margin at the left edge (CSS px). */
 export const AXIS_PAD = 14;
-export const AXIS_MIN = 32;
+const AXIS_MIN = 32;
 
 /**
  * The axis width that fits the widest label. `measure` returns a label's width in CSS px

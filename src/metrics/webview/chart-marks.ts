@@ -13,7 +13,7 @@ export interface MarksPort {
 }
 
 /** Where a mark goes on an axis of this mode. */
-export function markX(mark: RunMark, mode: XAxisMode, start: number): number {
+function markX(mark: RunMark, mode: XAxisMode, start: number): number {
   return mode === 'step' ? mark.step : mode === 'wall' ? mark.wallTime : mark.wallTime - start;
 }
 

@@ -8,7 +8,7 @@ export interface PointerAt {
   idx: number;
   top: number;
   /** A y value's position (CSS px), to find the line nearest the pointer. */
-  toPos(v: number): number;
+  toPos: (v: number) => number;
 }
 
 /** What the pointer tells its card. */

@@ -8,7 +8,7 @@ import { fmtNum } from './format';
 /** Colours of the parts, in order (theme variables). */
 const PART_COLOURS = ['--vscode-charts-blue', '--vscode-charts-orange', '--vscode-charts-green', '--vscode-charts-purple', '--vscode-charts-red', '--vscode-charts-yellow'];
 
-export function partColour(k: number): string {
+function partColour(k: number): string {
   return `var(${PART_COLOURS[k % PART_COLOURS.length]})`;
 }
 

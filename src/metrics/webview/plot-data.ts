@@ -42,9 +42,9 @@ export function alignData(series: readonly SeriesInfo[], d: ChartData, log: bool
     return log && v <= 0 ? undefined : v;
   };
   for (const s of specs) {
-    const line: Cell[] = new Array(kept.length);
-    const hi: Cell[] = new Array(kept.length);
-    const lo: Cell[] = new Array(kept.length);
+    const line = new Array<Cell>(kept.length);
+    const hi = new Array<Cell>(kept.length);
+    const lo = new Array<Cell>(kept.length);
     for (let i = 0; i < kept.length; i++) {
       const k = kept[i];
       const gap = !!s && s.gaps.has(k) && (s.y[k] ?? null) === null;
@@ -82,7 +82,10 @@ export function nearestSeries(
     const v = aligned[lineCol(i)]?.[idx];
     if (v === null || v === undefined) return;
     const d = Math.abs(toPos(v) - pointerY);
-    if (d < dist) (dist = d), (best = s);
+    if (d < dist) {
+      dist = d;
+      best = s;
+    }
   });
   return best;
 }

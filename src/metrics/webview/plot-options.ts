@@ -53,7 +53,7 @@ function plotAxes(t: Theme, mode: XAxisMode): uPlot.Axis[] {
   };
   const yAxis: uPlot.Axis = {
     ...axis(),
-    size: (_u, values) => yAxisSize(values as (string | null)[], measure),
+    size: (_u, values) => yAxisSize(values, measure),
     values: (_u, vals) => vals.map((v) => fmtNum(v)),
   };
   return [xAxis, yAxis];

@@ -8,7 +8,7 @@ import { planWindow } from '../rollouts/virtual-window';
 import { fmtNum } from './format';
 
 /** Fixed row height (px), also set in metrics.css (table.rollouts tr). */
-export const ROW_HEIGHT = 22;
+const ROW_HEIGHT = 22;
 const OVERSCAN = 40;
 
 type Cell = (i: number) => string;
@@ -34,7 +34,12 @@ export class RolloutList {
     this.body = this.table.createTBody();
     this.el.append(this.table);
     this.el.addEventListener('scroll', () => {
-      if (!this.frame) this.frame = requestAnimationFrame(() => ((this.frame = 0), this.render()));
+      if (!this.frame) {
+      this.frame = requestAnimationFrame(() => {
+        this.frame = 0;
+        this.render();
+      });
+    }
     });
   }
 

@@ -33,7 +33,7 @@ export class ExplorerError extends Error {
 }
 
 /** The message inside Trinity's proxy error bodies ({"error": {"message"}} or {"error": "…"} or {"detail"}). */
-export function errorBodyMessage(body: unknown): string | undefined {
+function errorBodyMessage(body: unknown): string | undefined {
   if (!body || typeof body !== 'object') return undefined;
   const b = body as Record<string, unknown>;
   const e = b.error;

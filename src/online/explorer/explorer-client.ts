@@ -1,4 +1,4 @@
-// Talks to a Trinity-RFT explorer in serve mode (trinity.md §5) from the extension host:
+// Talks to a Trinity-RFT explorer in serve mode (its explorer HTTP API) from the extension host:
 // chat through the `openai` SDK (the proxy is OpenAI-compatible), and plain fetch for the
 // explorer's own endpoints /health, /metrics, /feedback and /commit. No authentication exists
 // upstream, so nothing secret is sent. Every failure becomes an ExplorerError with a kind.

@@ -8,7 +8,6 @@
 // adapter is OnlineHost (src/online/online-host.ts).
 import { EventEmitter } from 'node:events';
 import type OpenAI from 'openai';
-import { ExplorerError } from '../explorer/errors';
 import type { ChatRequest, ChatResult, ExplorerClient } from '../explorer/explorer-client';
 import { servingVersion, type OnlineMetrics } from '../explorer/serve-metrics';
 import { AlreadyRewardedError, type FeedbackOutbox } from '../explorer/outbox';
@@ -43,7 +42,7 @@ interface PlaygroundEvents {
   connect: [];
 }
 
-export const DEFAULT_PARAMS: SamplingParams = { n: 1, maxTokens: 256, stream: true };
+const DEFAULT_PARAMS: SamplingParams = { n: 1, maxTokens: 256, stream: true };
 
 type AssistantTurn = Turn & { kind: 'assistant' };
 
@@ -364,4 +363,3 @@ function sanitize(p: SamplingParams): SamplingParams {
   return out;
 }
 
-export { ExplorerError };

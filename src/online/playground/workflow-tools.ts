@@ -24,7 +24,7 @@ export interface WorkflowTools {
 /** Reads at most this much of a recording: the first request with tools is near the start. */
 const HEAD_BYTES = 4 * 2 ** 20;
 
-export function isFunctionTool(t: unknown): t is FunctionTool {
+function isFunctionTool(t: unknown): t is FunctionTool {
   const f = (t as { function?: { name?: unknown } } | null)?.function;
   return !!t && typeof t === 'object' && (t as { type?: unknown }).type === 'function' && !!f && typeof f.name === 'string';
 }
@@ -44,7 +44,7 @@ function readHead(file: string): string {
 }
 
 /** The first tool list in a recording (a torn or foreign line is skipped, never fatal). */
-export function toolsInRecording(file: string): FunctionTool[] | undefined {
+function toolsInRecording(file: string): FunctionTool[] | undefined {
   for (const line of readHead(file).split('\n')) {
     if (!line.includes('"tools"')) continue;
     try {

@@ -160,7 +160,10 @@ function render(): void {
   const side = el('aside', { class: 'side' }, el('h3', {}, t.conversations), button(t.newConversation, 'ghost', () => post({ type: 'newConversation' })));
   for (const c of s.conversations) {
     const a = el('a', { href: '#', class: c.id === s.conversation.id ? 'current' : '' }, c.title || c.id);
-    a.addEventListener('click', (ev) => (ev.preventDefault(), post({ type: 'openConversation', id: c.id })));
+    a.addEventListener('click', (ev) => {
+      ev.preventDefault();
+      post({ type: 'openConversation', id: c.id });
+    });
     side.append(a);
   }
   const chat = el('section', { class: 'chat' });

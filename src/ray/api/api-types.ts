@@ -1,5 +1,5 @@
 // The shapes of Ray's dashboard HTTP APIs (Jobs, State, packages) as we use them, checked
-// against Ray 2.58 (../shared/reference/ray.md). Only the fields we read are typed.
+// against Ray 2.58's dashboard code and docs. Only the fields we read are typed.
 
 export type JobStatus = 'PENDING' | 'RUNNING' | 'STOPPED' | 'SUCCEEDED' | 'FAILED';
 
@@ -14,7 +14,8 @@ export interface RayNode {
   node_id: string;
   node_ip: string;
   is_head_node: boolean;
-  state: 'ALIVE' | 'DEAD' | string;
+  /** 'ALIVE' or 'DEAD' (Ray may add states) */
+  state: string;
   state_message?: string | null;
   node_name?: string;
   resources_total: Record<string, number>;
@@ -46,7 +47,8 @@ export interface RayActor {
   class_name?: string;
   name?: string;
   ray_namespace?: string;
-  state: 'ALIVE' | 'DEAD' | 'PENDING_CREATION' | 'RESTARTING' | 'DEPENDENCIES_UNREADY' | string;
+  /** 'ALIVE', 'DEAD', 'PENDING_CREATION', 'RESTARTING', 'DEPENDENCIES_UNREADY' (Ray may add states) */
+  state: string;
   node_id?: string | null;
   pid?: number;
   job_id?: string;
@@ -64,12 +66,6 @@ export interface RayTask {
   worker_pid?: number | null;
 }
 
-/** `/api/cluster_status?format=1`: the autoscaler's resource usage, as text plus numbers. */
-export interface ClusterUsage {
-  /** resource name → [used, total] */
-  usage: Record<string, [number, number]>;
-}
-
 export interface SubmitJobRequest {
   entrypoint: string;
   submission_id?: string;
@@ -85,7 +81,7 @@ export interface SubmitJobResponse {
   submission_id: string;
 }
 
-export const TERMINAL_STATUSES: readonly JobStatus[] = ['STOPPED', 'SUCCEEDED', 'FAILED'];
+const TERMINAL_STATUSES: readonly JobStatus[] = ['STOPPED', 'SUCCEEDED', 'FAILED'];
 export const isTerminal = (s: JobStatus): boolean => TERMINAL_STATUSES.includes(s);
 
 /** Metadata keys we put on jobs we submit (Ray metadata values are strings). */

@@ -32,7 +32,7 @@ export type Row =
 const GB = 2 ** 30;
 const fmt = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(1));
 
-export function age(ms: number): string {
+function age(ms: number): string {
   const s = Math.max(0, Math.floor(ms / 1000));
   if (s < 60) return `${s}s`;
   if (s < 3600) return `${Math.floor(s / 60)}m`;
@@ -41,7 +41,7 @@ export function age(ms: number): string {
 }
 
 const STANDARD = new Set(['CPU', 'GPU', 'memory', 'object_store_memory']);
-export function customResources(n: RayNode): string[] {
+function customResources(n: RayNode): string[] {
   return Object.entries(n.resources_total)
     .filter(([k]) => !STANDARD.has(k) && !k.startsWith('node:') && !k.startsWith('accelerator_type:'))
     .map(([k, v]) => `${k}=${fmt(v)}`);
@@ -88,7 +88,7 @@ export function jobRow(j: RayJob, now: number, stalled: boolean): Row {
   };
 }
 
-export function actorRow(a: RayActor, job: string): Row {
+function actorRow(a: RayActor, job: string): Row {
   return { type: 'actor', id: a.actor_id, label: a.name || a.class_name || a.actor_id.slice(0, 8), description: `${a.state}${a.class_name ? ` · ${a.class_name}` : ''}`, alive: a.state === 'ALIVE', job };
 }
 

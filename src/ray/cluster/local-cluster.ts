@@ -30,7 +30,7 @@ export interface CommandResult {
   output: string;
 }
 
-export function runRay(ray: string, args: string[], env?: NodeJS.ProcessEnv, timeoutMs = 120_000): Promise<CommandResult> {
+function runRay(ray: string, args: string[], env?: NodeJS.ProcessEnv, timeoutMs = 120_000): Promise<CommandResult> {
   return new Promise((resolve) => {
     let output = '';
     let p;
@@ -40,8 +40,8 @@ export function runRay(ray: string, args: string[], env?: NodeJS.ProcessEnv, tim
       return resolve({ code: null, output: (e as Error).message });
     }
     const timer = setTimeout(() => p.kill('SIGKILL'), timeoutMs);
-    p.stdout.on('data', (b: Buffer) => (output += b));
-    p.stderr.on('data', (b: Buffer) => (output += b));
+    p.stdout.on('data', (b: Buffer) => (output += b.toString()));
+    p.stderr.on('data', (b: Buffer) => (output += b.toString()));
     p.on('error', (e) => {
       clearTimeout(timer);
       resolve({ code: null, output: output + e.message });

@@ -6,7 +6,7 @@ import type { RayJob } from '../api/api-types';
 import { META, isTerminal } from '../api/api-types';
 
 /** Long enough for the relay to push the run's last metric points to the viewer. */
-export const RELAY_GRACE_MS = 30_000;
+const RELAY_GRACE_MS = 30_000;
 
 export interface RelayStop {
   /** The relay job's submission id. */

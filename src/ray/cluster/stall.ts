@@ -60,8 +60,8 @@ export class StallDetector {
 
   /** Records the counters at time `t`; any counter going up counts as progress. */
   observe(p: Progress, t = Date.now()): boolean {
-    const advanced = KEYS.some((k) => p[k] !== undefined && (this.last[k] === undefined ? p[k]! > 0 : p[k]! > this.last[k]!));
-    for (const k of KEYS) if (p[k] !== undefined) this.last[k] = Math.max(p[k]!, this.last[k] ?? -Infinity);
+    const advanced = KEYS.some((k) => p[k] !== undefined && (this.last[k] === undefined ? p[k] > 0 : p[k] > this.last[k]));
+    for (const k of KEYS) if (p[k] !== undefined) this.last[k] = Math.max(p[k], this.last[k] ?? -Infinity);
     if (advanced) {
       const gap = t - this.lastProgressAt;
       if (gap > 0) {
@@ -96,7 +96,7 @@ export class StallDetector {
 const TRINITY_ACTOR = /^(explorer|trainer|synchronizer|.*_rollout_model_\d+|.*explorer.*|.*trainer.*)$/;
 const WAIT_SYNC = /wait(?:ing)?\b.*\bsynchroni[sz]er|synchroni[sz]er.*\bwait/i;
 
-export function explain(ctx: StallContext): Omit<StallReport, 'stalledForMs' | 'thresholdMs'> {
+function explain(ctx: StallContext): Omit<StallReport, 'stalledForMs' | 'thresholdMs'> {
   const actorsNotAlive = (ctx.actors ?? [])
     .filter((a) => a.state !== 'ALIVE' && (!a.name || TRINITY_ACTOR.test(a.name)))
     .map((a) => ({ name: a.name || a.class_name || a.actor_id, state: a.state }));

@@ -1,4 +1,4 @@
-// The sandbox's demo training run as a Ray job (issue 14 §5): a small package folder holding the
+// The sandbox's demo training run as a Ray job: a small package folder holding the
 // demo's stand-in trainer (demo/demo_trainer.py, "demo: simulated trainer": Python standard
 // library only, so any node's python3 runs it) and a Trinity-style config naming the run, so the
 // job carries the same metadata (project, name, job dir) as a real Trinity run and the Ray view,

@@ -8,7 +8,6 @@ import * as path from 'node:path';
 import { IgnoreMatcher, parseGitignore } from './gitignore';
 import { zip, type ZipEntry } from './zip';
 
-export const DEFAULT_PACKAGE_LIMIT_MB = 100;
 /** Always left out, whatever .gitignore says. */
 const ALWAYS_SKIP = new Set(['.git', '.hg', '.svn']);
 

@@ -37,7 +37,7 @@ export interface RelayJobOptions {
  * The relay's command line for `sh -c` on the node: the Node relay where `node` ≥ 18 runs, else
  * the Python relay on `python3` (or `python`) ≥ 3.8, else a clear error in the job's log.
  */
-export function relayEntrypoint(args: string[], nodeBin = 'node'): string {
+function relayEntrypoint(args: string[], nodeBin = 'node'): string {
   const rest = args.map(shellQuote).join(' ');
   const node = shellQuote(nodeBin);
   return [
@@ -49,7 +49,7 @@ export function relayEntrypoint(args: string[], nodeBin = 'node'): string {
 
 /** A relay job ends itself after this long with no viewer and no new data (its run has ended and
  *  no editor is left to stop it: the reaper only runs while VS Code is connected). */
-export const RELAY_JOB_IDLE_EXIT_S = 1800;
+const RELAY_JOB_IDLE_EXIT_S = 1800;
 
 export function relayJobRequest(o: RelayJobOptions): SubmitJobRequest {
   const args = ['--job-dir', o.jobDir, '--host', o.host ?? '127.0.0.1', '--port', String(o.port ?? 0), '--exit-when-idle', String(RELAY_JOB_IDLE_EXIT_S)];

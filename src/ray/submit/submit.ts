@@ -42,7 +42,7 @@ function relayFiles(cliBundle: string | undefined): Array<{ name: string; file: 
   return [{ name: CLI_IN_PACKAGE, file: cliBundle, mode: 0o755 }, ...(fs.existsSync(py) ? [{ name: PY_RELAY_IN_PACKAGE, file: py, mode: 0o755 }] : [])];
 }
 
-export async function packAndUpload(client: RayClient, o: Pick<SubmitOptions, 'folder' | 'limitBytes' | 'cliBundle' | 'onProgress' | 'cancelled'>): Promise<{ pkg: PackedPackage; uploaded: boolean }> {
+async function packAndUpload(client: RayClient, o: Pick<SubmitOptions, 'folder' | 'limitBytes' | 'cliBundle' | 'onProgress' | 'cancelled'>): Promise<{ pkg: PackedPackage; uploaded: boolean }> {
   o.onProgress?.('pack', o.folder);
   const pkg = packWorkspace({
     root: o.folder,
@@ -60,7 +60,7 @@ export async function packAndUpload(client: RayClient, o: Pick<SubmitOptions, 'f
   return { pkg, uploaded };
 }
 
-export function runRequest(o: SubmitOptions, packageUri: string): SubmitJobRequest {
+function runRequest(o: SubmitOptions, packageUri: string): SubmitJobRequest {
   const metadata: Record<string, string> = { [META.tool]: '1', [META.role]: 'run' };
   if (o.config) metadata[META.config] = path.relative(o.folder, o.config).split(path.sep).join('/');
   if (o.info?.kind) metadata[META.kind] = o.info.kind;

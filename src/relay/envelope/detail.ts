@@ -2,7 +2,7 @@
 // the envelope pass indexed (file-index.ts) — the relay never keeps the points themselves.
 // When the range holds more than `maxPoints`, the answer is a finer envelope of it instead
 // (at most maxPoints buckets), so one answer is bounded whatever the range.
-import type { DetailMessage, EnvelopeColumns } from '../../relay-protocol/envelope';
+import type { DetailMessage } from '../../relay-protocol/envelope';
 import { toWireNumber } from '../../relay-protocol/messages';
 import { TfRecordFileReader } from '../tfrecord/file-reader';
 import type { ScalarSink } from '../tfrecord/scalar-sink';
@@ -75,6 +75,6 @@ export async function readDetail(file: string, regions: Region[], q: DetailQuery
     }
     await new Promise((resolve) => setImmediate(resolve));
   }
-  if (sink.envelope) return { envelope: sink.envelope.columns() as EnvelopeColumns };
+  if (sink.envelope) return { envelope: sink.envelope.columns() };
   return { points: { step: sink.step, wallTime: sink.wall, value: sink.value.map(toWireNumber) } };
 }

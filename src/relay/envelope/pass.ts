@@ -1,4 +1,4 @@
-// The envelope pass over one event file (issue 16 §4): reads the file once from its beginning
+// The envelope pass over one event file (envelope-first opening): reads the file once from its beginning
 // to its current end, folding every scalar into its tag's envelope (builder.ts) and noting
 // the sparse index (file-index.ts) a detail request re-reads from. Incremental: a later call
 // reads on from where the pass stopped (the file grew), so sessions opening the same run share

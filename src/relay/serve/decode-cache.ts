@@ -244,7 +244,7 @@ export class DecodeCache {
 
 /**
  * The batch of a points frame, its columns viewed in place: they end the frame, tag after tag
- * (the points frame layout, relay-protocol.ts), so no header is parsed and nothing is copied.
+ * (the points frame layout, src/relay-protocol/messages.ts), so no header is parsed and nothing is copied.
  */
 function framedBatch(frame: Uint8Array, head: NonNullable<Entry['head']>): PointsBatch {
   const n = head.counts.reduce((a, c) => a + c, 0);
@@ -256,7 +256,7 @@ function framedBatch(frame: Uint8Array, head: NonNullable<Entry['head']>): Point
     const dv = new DataView(frame.buffer, at, n * 24);
     cols = Float64Array.from({ length: n * 3 }, (_, i) => dv.getFloat64(8 * i, true));
   }
-  return { ...head.batch, series: seriesViews(head.tags, head.counts, cols) } as PointsBatch;
+  return { ...head.batch, series: seriesViews(head.tags, head.counts, cols) };
 }
 
 /** One session's view of a shared source: nothing but its cursor. */

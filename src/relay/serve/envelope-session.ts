@@ -1,4 +1,4 @@
-// A session's part in envelope-first opening (issue 16 §4) kept beside session.ts: which
+// A session's part in envelope-first opening, kept beside session.ts: which
 // sources get an envelope, and the answer to a client's `detail` request, read from the file
 // regions the shared envelope pass indexed (envelope/detail.ts).
 import * as fs from 'node:fs';
@@ -22,7 +22,7 @@ function sizeOf(file: string): number {
 }
 
 /** The event file of a source that can be opened envelope-first; undefined for the others. */
-export function envelopeFile(source: Source): string | undefined {
+function envelopeFile(source: Source): string | undefined {
   return source.info.kind === 'tfevents' && source instanceof FileSource ? source.file : undefined;
 }
 

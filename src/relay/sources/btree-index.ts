@@ -83,7 +83,7 @@ export function tableTreeProblem(src: PageSource, root: number, maxPages = 1_000
 }
 
 /** SQLite's varint at `off`: [value, bytes]. */
-export function varint(b: Buffer, off: number): [number, number] {
+function varint(b: Buffer, off: number): [number, number] {
   let v = 0;
   for (let i = 0; i < 8; i++) {
     const c = b[off + i];

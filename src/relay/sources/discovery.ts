@@ -35,7 +35,7 @@ export interface Discovery {
 /** What discovery checks paths against: the root's boundary, and where a refusal is reported. */
 export interface Boundary {
   root: JobRoot;
-  report(message: string): void;
+  report: (message: string) => void;
 }
 
 /** Whether `p` may be used (inside the root, or no boundary given). */
@@ -44,7 +44,7 @@ const allowed = (b: Boundary | undefined, p: string): boolean => !b || b.root.al
 const MAX_ENTRIES = 20000;
 const MAX_DEPTH = 12;
 
-export const isEventFile = (name: string) => name.includes('tfevents');
+const isEventFile = (name: string) => name.includes('tfevents');
 
 interface Walked {
   files: string[];
@@ -90,7 +90,7 @@ function discoverLogdir(root: RelayRoot, b?: Boundary): Discovery {
 function jobDirs(root: RelayRoot): [string, string][] {
   const name = root.run ?? path.basename(root.dir);
   const out: [string, string][] = [[root.dir, name]];
-  let entries: fs.Dirent[] = [];
+  let entries: fs.Dirent[];
   try {
     entries = fs.readdirSync(root.dir, { withFileTypes: true });
   } catch {

@@ -32,7 +32,7 @@ function int(v: unknown): number | null {
 }
 
 /** One line of Experience.to_dict() as a row (undefined when it is not one). */
-export function rowOfLine(line: string, id: number, table: string): ExperienceRow | undefined {
+function rowOfLine(line: string, id: number, table: string): ExperienceRow | undefined {
   let o: { eid?: Eid; reward?: unknown; info?: Record<string, unknown>; metrics?: unknown };
   try {
     o = JSON.parse(line) as typeof o;
@@ -92,7 +92,7 @@ export class JsonlExperienceSource extends FileSource {
       // Held to the same bounds as a decoded SQL row (long strings cut, a size limit).
       return boundedJsonOf(o) as ExperienceDetail;
     } catch (e) {
-      throw new Error(`${this.info.path}: row ${id}: ${(e as Error).message}`);
+      throw new Error(`${this.info.path}: row ${id}: ${(e as Error).message}`, { cause: e });
     } finally {
       fs.closeSync(fd);
     }

@@ -18,7 +18,7 @@ export interface SqlExec {
 
 /** Index pages held for comparison (the consumed index of 10⁶ rows is ~3,000 pages); a larger
  *  index falls back to the window, so what a tracker holds stays bounded. */
-export const MAX_INDEX_PAGES = 8_192;
+const MAX_INDEX_PAGES = 8_192;
 /** Rows compared when a table has no consumed index. */
 export const WINDOW_ROWS = 500;
 /** Changed row ids remembered per table for readers that have not caught up. */

@@ -9,7 +9,7 @@
 // (a change waiting to be re-sent) is written as DIRTY, which never matches.
 
 export const BUCKET_ROWS = 4;
-export const WINDOW_BUCKETS = 256;
+const WINDOW_BUCKETS = 256;
 const DIRTY = 'xxxxxxxx';
 
 /** A row's state as the change tracking sees it (Trinity changes a row together with `consumed`). */

@@ -26,7 +26,7 @@ const RING = 1000;
 const READ_BYTES = 256 * 1024;
 
 /** GETs a small JSON document (≤ 1 MiB) with a timeout. */
-export function getJson(url: string, timeoutMs: number): Promise<unknown> {
+function getJson(url: string, timeoutMs: number): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const mod = url.startsWith('https:') ? https : http;
     const req = mod.get(url, { timeout: timeoutMs }, (res) => {
@@ -46,7 +46,7 @@ export function getJson(url: string, timeoutMs: number): Promise<unknown> {
         try {
           resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
         } catch (e) {
-          reject(e);
+          reject(e instanceof Error ? e : new Error(String(e)));
         }
       });
       res.on('error', reject);
@@ -64,7 +64,7 @@ export function serveSamplesFile(urlFile: string): string {
 
 /** Throws when `p` exists and resolves outside the root (a symbolic link pointing out, even a dangling one). */
 function insideOrAbsent(root: JobRoot, p: string): void {
-  let link = false;
+  let link: boolean;
   try {
     link = fs.lstatSync(p).isSymbolicLink();
   } catch {

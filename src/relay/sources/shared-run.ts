@@ -13,7 +13,7 @@ import type { JobRoot } from './job-root';
 export type StepBindings = Record<string, string>;
 
 /** Default role names (Trinity's `explorer.name` / `trainer.name`). */
-export const DEFAULT_ROLES = ['explorer', 'trainer'];
+const DEFAULT_ROLES = ['explorer', 'trainer'];
 
 /** Bindings files larger than this are not read (a map of metric names: a few KiB). */
 const MAX_BINDINGS_BYTES = 1024 * 1024;
@@ -53,7 +53,7 @@ export function loadSharedStepBindings(monitorDir: string, root?: JobRoot): Step
 }
 
 /** The roles a shared run has: the axes named in its bindings, else the defaults. */
-export function sharedRoles(bindings: StepBindings | undefined): string[] {
+function sharedRoles(bindings: StepBindings | undefined): string[] {
   const roles = new Set<string>();
   for (const axis of Object.values(bindings ?? {})) if (axis.endsWith('/step')) roles.add(axis.slice(0, -'/step'.length));
   return roles.size ? [...roles] : DEFAULT_ROLES;

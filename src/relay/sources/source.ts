@@ -75,12 +75,6 @@ export function fileId(st: fs.Stats): string {
   return `${st.dev}:${st.ino}`;
 }
 
-/** Where a file cursor resumes: its offset if it names the same, not truncated, file; else 0. */
-export function resumeOffset(cursor: Cursor | undefined, st: fs.Stats): number {
-  if (!cursor || cursor.fid !== fileId(st) || cursor.offset > st.size) return 0;
-  return cursor.offset;
-}
-
 /** Collects points into a `points` batch (typed columns: no boxing, no per-point growth). */
 export class PointBatch {
   private tagIndex = new Map<string, number>();
@@ -133,7 +127,10 @@ export class PointBatch {
   }
 
   private grow(): void {
-    const more = <T extends Uint32Array | Float64Array>(a: T, b: T): T => (b.set(a), b);
+    const more = <T extends Uint32Array | Float64Array>(a: T, b: T): T => {
+  b.set(a);
+  return b;
+};
     const cap = this.tag.length * 4; // few, large steps: allocating typed arrays is not cheap
     this.tag = more(this.tag, new Uint32Array(cap));
     this.step = more(this.step, new Float64Array(cap));

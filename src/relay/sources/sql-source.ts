@@ -19,7 +19,7 @@ import { DbPages } from './sqlite-pages';
 import type { JobRoot } from './job-root';
 
 /** Columns a table must have to be streamed as experiences (Trinity's ExperienceModel). */
-export const EXPERIENCE_COLUMNS = ['id', 'task_id', 'run_id', 'model_version', 'reward', 'timestamp'];
+const EXPERIENCE_COLUMNS = ['id', 'task_id', 'run_id', 'model_version', 'reward', 'timestamp'];
 const RELOAD_MS = 1000;
 /** A refresh that took d ms is not repeated before DUTY × d ms: following a busy buffer costs at most ~1/DUTY of a core. */
 const DUTY = 20;

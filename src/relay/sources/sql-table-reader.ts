@@ -24,12 +24,12 @@ const SUMMARY_ROWS_PER_BATCH = 500;
 /** The fewest rows a batch shrinks to after torn reads (a busy writer commits every ~100 ms). */
 const MIN_ROWS_PER_BATCH = 25;
 /** First bytes of experience_bytes read with a row (Trinity's pickled metadata mostly fits). */
-export const HEAD_BYTES = 16 * 1024;
+const HEAD_BYTES = 16 * 1024;
 /** A blob up to this size is read whole with its row (SQLite loads all of it for substr anyway),
  *  so its summary needs no second query for the tensors at its end. */
-export const WHOLE_BYTES = 1024 * 1024;
+const WHOLE_BYTES = 1024 * 1024;
 /** Rows re-sent when a client resumes from another relay process (its changes are unknown here). */
-export const RESUME_ROWS = 1000;
+const RESUME_ROWS = 1000;
 /** A cursor offset is last row id × ROW_SCALE + a batch count (update batches do not move the row id). */
 export const ROW_SCALE = 2 ** 21;
 /** Changed rows waiting to be re-sent, at most (more: the oldest are dropped). */

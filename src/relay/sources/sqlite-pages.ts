@@ -23,7 +23,7 @@ export interface PageSource {
  * commit, so the main file may hold half a transaction. (DELETE mode removes the journal at
  * commit, TRUNCATE empties it, PERSIST zeroes its header.)
  */
-export function hasHotJournal(file: string, open: (p: string) => number = (p) => fs.openSync(p, 'r')): boolean {
+function hasHotJournal(file: string, open: (p: string) => number = (p) => fs.openSync(p, 'r')): boolean {
   let fd: number;
   try {
     fd = open(`${file}-journal`);

@@ -108,9 +108,9 @@ export async function main(argv: string[]): Promise<number> {
   } catch (e) {
     return fail((e as Error).message);
   }
-  const json = values.json as boolean;
+  const json = values.json;
   const out = (line: string) => process.stdout.write(`${line}\n`);
-  const client = new RelayClient({ url, token, ca, runs: values.run as string[] | undefined, experiences: values.experiences as boolean });
+  const client = new RelayClient({ url, token, ca, runs: values.run, experiences: values.experiences });
 
   return new Promise<number>((resolve) => {
     let idleTimer: NodeJS.Timeout | undefined;
@@ -132,7 +132,7 @@ export async function main(argv: string[]): Promise<number> {
       if (idleTimer) clearTimeout(idleTimer);
       idleTimer = setTimeout(() => {
         if (!gotHello) {
-          process.stderr.write(`agentrl tail: could not reach the relay at ${url} within ${idleMs! / 1000} s\n`);
+          process.stderr.write(`agentrl tail: could not reach the relay at ${url} within ${idleMs / 1000} s\n`);
           finish(1);
         } else finish(0);
       }, idleMs);

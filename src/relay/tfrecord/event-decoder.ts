@@ -153,8 +153,3 @@ export class EventDecoder {
     r.skipType(wire);
   }
 }
-
-/** Reference decoding through the full generated decoder (tests compare the hot path to it). */
-export function decodeEventFully(data: Uint8Array): protobuf.Message {
-  return EventType.decode(data);
-}

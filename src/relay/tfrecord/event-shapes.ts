@@ -105,7 +105,7 @@ export class EventShape {
    */
   emit(r: protobuf.Reader, dv: DataView, start: number, sink: ScalarSink): number {
     const step = this.readStep(r, start);
-    if (step !== step) return -1;
+    if (Number.isNaN(step)) return -1;
     return this.emitValues(dv, start, step, this.readWall(dv, start), sink);
   }
 

@@ -83,7 +83,8 @@ export class ScalarDecoder {
     let lastRaw = NaN;
     let lastStep = 0;
     for (let i = 0, k = 0, n = count * ENTRY_INTS; i < n; i += ENTRY_INTS, k += ENTRY_VALUES) {
-      const status = entries[i + 2];
+      // the scanner writes a RecordStatus into each entry's status slot
+      const status = entries[i + 2] as RecordStatus;
       if (status !== RecordStatus.Ok) {
         if (status === RecordStatus.DataCrcMismatch) stats.crcErrors++;
         else if (status === RecordStatus.Oversized) stats.oversized++;
@@ -102,10 +103,10 @@ export class ScalarDecoder {
           let step = lastStep;
           if (raw !== lastRaw) {
             step = readStepAt(r, entries[i] + 12, entries[i + 1], steps[2 * index], steps[2 * index + 1]);
-            lastRaw = step === step ? raw : NaN;
+            lastRaw = Number.isNaN(step) ? NaN : raw;
             lastStep = step;
           }
-          if (step === step) {
+          if (!Number.isNaN(step)) {
             sink.add(tag.tag, step, values[k], values[k + 1], tag.id);
             hits[index] = 1;
             scalars++;
@@ -118,7 +119,7 @@ export class ScalarDecoder {
         if (shape !== undefined) {
           const start = entries[i] + 12;
           const step = shape.readStep(r, start);
-          if (step === step) {
+          if (!Number.isNaN(step)) {
             scalars += shape.emitValues(dv, start, step, shape.readWall(dv, start), sink);
             hits[index] = 1;
             shaped++;

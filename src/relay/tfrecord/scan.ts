@@ -27,7 +27,6 @@ export const enum RecordStatus {
   Ok = 0,
   /** Skipped up to the next valid header (a torn record's length is not trusted). */
   DataCrcMismatch = 1,
-  BadHeader = 2,
   /** A valid header claiming more than MAX_RECORD_BYTES: skipped up to the next valid header. */
   Oversized = 3,
 }
@@ -81,7 +80,7 @@ let loadedTable: Int32Array | undefined;
 function exportsOf(): ScanExports {
   if (!instance) {
     const mod = new WebAssembly.Module(Buffer.from(SCAN_WASM_BASE64, 'base64'));
-    instance = new WebAssembly.Instance(mod, {}).exports as unknown as ScanExports;
+    instance = new WebAssembly.Instance(mod, {}).exports as ScanExports;
     instance.init();
     const have = instance.memory.buffer.byteLength;
     if (INPUT_BASE > have) instance.memory.grow((INPUT_BASE - have) / PAGE);

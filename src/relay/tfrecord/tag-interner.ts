@@ -10,7 +10,7 @@ export interface TagEntry {
 /** Interns tag strings by their UTF-8 bytes, so the hot path rarely decodes a string. */
 export class TagInterner {
   /** Direct-mapped cache on (length, first, middle, last byte): hits without hashing. */
-  private readonly slots: (TagEntry | undefined)[] = new Array(1024);
+  private readonly slots = new Array<TagEntry | undefined>(1024);
   private readonly table = new Map<number, TagEntry[]>();
   private count = 0;
 

@@ -1,5 +1,5 @@
 // The "New Workflow" wizard as data: its steps, their choices, how an answer is recorded and
-// checked, and which steps are skipped. Pure (no vscode): wizard.ts shows these steps with
+// checked, and which steps are skipped. Pure (no vscode): the scaffold host shows these steps with
 // QuickPick / InputBox and a Back button, and tests drive it with preset answers.
 import * as path from 'path';
 import type { L10n } from '../../base/l10n';
@@ -10,7 +10,7 @@ import { checkModel, checkName } from './validate';
 export const DEFAULT_MODEL = 'Qwen/Qwen2.5-0.5B-Instruct';
 
 export type StepId = 'framework' | 'template' | 'name' | 'target' | 'model' | 'data';
-export const STEP_IDS: readonly StepId[] = ['framework', 'template', 'name', 'target', 'model', 'data'];
+const STEP_IDS: readonly StepId[] = ['framework', 'template', 'name', 'target', 'model', 'data'];
 
 export interface WizardAnswers {
   framework?: string;

@@ -11,7 +11,7 @@ import { isLoopbackUrl } from '../../base/loopback';
 /** The debug type contributed by the rollout debugger (package.json contributes.debuggers). */
 export const DEBUG_TYPE = 'agentrl';
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:8000/v1';
-export const DEFAULT_API_KEY_ENV = 'OPENAI_API_KEY';
+const DEFAULT_API_KEY_ENV = 'OPENAI_API_KEY';
 
 export interface AgentRlLaunch {
   type: typeof DEBUG_TYPE;

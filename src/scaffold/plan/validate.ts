@@ -56,7 +56,7 @@ export function checkDataFile(fileName: string, text: string, keys: readonly str
       return l10n.t('{0}, line {1}: not valid JSON.', fileName, i + 1);
     }
     if (!row || typeof row !== 'object' || Array.isArray(row)) return l10n.t('{0}, line {1}: a task must be a JSON object.', fileName, i + 1);
-    const missing = keys.filter((k) => !(k in (row as object)));
+    const missing = keys.filter((k) => !(k in (row)));
     if (missing.length) return l10n.t('{0}, line {1}: missing {2} (this template reads {3}).', fileName, i + 1, missing.join(', '), keys.join(', '));
     rows++;
   }

@@ -1,7 +1,8 @@
 // Upstream backbones: a clear message when the CLI is missing; with a CLI, its output is
 // streamed and its results become episodes. trinity-rft / ASTuner / AgentJet need Ray, vLLM
 // and a GPU and cannot be installed here, so their CLIs are FAKE stand-ins (boundary mocks)
-// that write the documented output formats (trinity.md §4/§7, astuner.md §7).
+// that write the output formats their upstream code writes (Trinity's CLI and experience
+// buffer, ASTuner's beast-logger files).
 import { describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import * as fs from 'fs';

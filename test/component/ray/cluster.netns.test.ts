@@ -96,7 +96,7 @@ describe('Ray cluster (real Ray 2.58, two nodes, loopback-only netns)', { skip }
     let streamed = '';
     let ended = false;
     const tail = tailLogs(client, sub.submissionId, (t) => (streamed += t), () => (ended = true));
-    const relay = await startRelayJob(client, { packageUri: sub.pkg.uri, jobDir: info.jobDir!, forRun: sub.submissionId, runName: 'run1', resource: 'gpu_node' }, 60_000);
+    const relay = await startRelayJob(client, { packageUri: sub.pkg.uri, jobDir: info.jobDir, forRun: sub.submissionId, runName: 'run1', resource: 'gpu_node' }, 60_000);
     const relayJob = await client.job(relay.submissionId);
     assert.equal(relayJob.driver_node_id, workerNodeId, 'the relay job runs on the node holding gpu_node');
     const run = await until('the run to succeed', async () => {
@@ -109,7 +109,7 @@ describe('Ray cluster (real Ray 2.58, two nodes, loopback-only netns)', { skip }
     tail.close();
     for (let s = 0; s < 6; s++) assert.match(streamed, new RegExp(`Step ${s}: wrote`), `log line of step ${s} streamed`);
 
-    const expected = fs.readFileSync(path.join(info.jobDir!, 'expected.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { role: string; tag: string; step: number; value: number });
+    const expected = fs.readFileSync(path.join(info.jobDir, 'expected.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { role: string; tag: string; step: number; value: number });
     const got = new Map<string, number>();
     const rc = new RelayClient({ url: relay.url, experiences: false });
     rc.on('points', (b) => {
@@ -177,7 +177,7 @@ describe('Ray cluster (real Ray 2.58, two nodes, loopback-only netns)', { skip }
     assert.match(monitor.log(sub.submissionId), /Step 1:/);
     const pid = cluster.workerRayletPid();
     assert.ok(pid, 'the worker raylet is found');
-    process.kill(pid!, 'SIGKILL');
+    process.kill(pid, 'SIGKILL');
     const snap = await until('FAILED + DEAD node', async () => {
       const s = await monitor.refresh();
       return s.failures[sub.submissionId] && s.nodes.some((n) => n.node_id === workerNodeId && n.state === 'DEAD') ? s : undefined;

@@ -1,4 +1,4 @@
-// Binary points frames beside JSON (issue 16 §3): one relay serving a client that asked for
+// Binary points frames beside JSON: one relay serving a client that asked for
 // binary frames and one that did not (an older client, `agentrl tail` of an older release)
 // delivers the same points to both — NaN/±Inf included, backlog and live appends — in the
 // frame kind each asked for, from one shared decode. A real in-process relay and real sockets.

@@ -35,8 +35,8 @@ export function pythonAsync(args: string[]): Promise<string> {
     const p = spawn(venvPython, args, { env: { ...process.env, TF_CPP_MIN_LOG_LEVEL: '3' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
-    p.stdout!.on('data', (b) => (out += b));
-    p.stderr!.on('data', (b) => (err += b));
+    p.stdout.on('data', (b) => (out += b));
+    p.stderr.on('data', (b) => (err += b));
     p.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`python ${args.join(' ')} failed (${code}): ${err.slice(-2000)}`))));
   });
 }
@@ -93,8 +93,8 @@ export function cliAsync(args: string[], env: Record<string, string> = {}, timeo
     const p = spawn(process.execPath, [bundle, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    p.stdout!.on('data', (b) => (stdout += b));
-    p.stderr!.on('data', (b) => (stderr += b));
+    p.stdout.on('data', (b) => (stdout += b));
+    p.stderr.on('data', (b) => (stderr += b));
     const timer = setTimeout(() => p.kill('SIGKILL'), timeout);
     p.on('exit', (code) => {
       clearTimeout(timer);

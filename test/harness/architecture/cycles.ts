@@ -1,4 +1,4 @@
-// Rule 2 of issue 17: no import cycle between folders. The graph has one node per folder of
+// An architecture rule: no import cycle between folders. The graph has one node per folder of
 // src/ and an edge a → b when a file directly in a imports (relative, type-only included: the
 // folders still depend on each other) a file directly in b; parent ↔ child edges count like any
 // other. Every edge inside a strongly connected set is reported on at least one shortest cycle,

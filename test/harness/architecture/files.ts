@@ -1,4 +1,4 @@
-// The architecture rules (issue 17) run on a virtual file set — repo-relative path → text — so
+// The architecture rules (CONTRIBUTING.md) run on a virtual file set — repo-relative path → text — so
 // each rule can be proved to fail on a small in-memory fixture as well as checked on the real
 // src/ tree. This module holds that file set, the violation every rule returns, and the parser
 // cache the rules share.
@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import ts from 'typescript';
 
-/** Repo-relative POSIX path (`src/config/engine.ts`) → file text. */
+/** Repo-relative POSIX path (`src/config/engine/engine.ts`) → file text. */
 export type FileSet = ReadonlyMap<string, string>;
 
 /** One broken rule at one place: printed `file:line: reason`. */

@@ -53,7 +53,7 @@ function refsOfFile(files: FileSet, file: string, text: string): ModuleRef[] {
       const callee = node.expression;
       if (callee.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(callee) && callee.text === 'require')) add(node, node.arguments[0], false);
     } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) {
-      add(node, node.argument.literal as ts.Expression, true);
+      add(node, node.argument.literal, true);
     }
     ts.forEachChild(node, visit);
   };

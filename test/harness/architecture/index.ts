@@ -1,4 +1,4 @@
-// The architecture rules of issue 17, each a function from a file set to its violations.
+// The architecture rules of CONTRIBUTING.md, each a function from a file set to its violations.
 export { type FileSet, type Violation, fileSet, formatViolation, readTree } from './files';
 export { type ModuleRef, moduleRefs } from './imports';
 export { featureImports, vscodeImports, vscodeBan } from './layers';

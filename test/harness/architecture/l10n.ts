@@ -1,4 +1,4 @@
-// Rule 6 of issue 17: user-visible text goes through vscode.l10n.t (or an injected `l10n.t`, or
+// An architecture rule: user-visible text goes through vscode.l10n.t (or an injected `l10n.t`, or
 // a strings module that calls it), so every message has a zh-cn translation. The rule looks at
 // the places VS Code shows text — notification messages and their buttons, quick pick / input
 // box / progress options, webview panel titles, tree items, status bar items, markdown; in UI
@@ -117,7 +117,10 @@ function fileViolations(file: string, text: string, ui: boolean): Violation[] {
         if (name && OPTION_CALLS.has(name) && ts.isObjectLiteralExpression(a)) checkObject(a, `${name} option`);
         if (ui && name === 'setAttribute' && i === 1 && ts.isStringLiteralLike(args[0]) && TEXT_ATTRIBUTES.has(args[0].text)) check(a, `${args[0].text} attribute`);
         if (name === 'showQuickPick' && ts.isArrayLiteralExpression(a)) {
-          for (const el of a.elements) ts.isObjectLiteralExpression(el) ? checkObject(el, 'quick pick item') : check(el, 'quick pick item');
+          for (const el of a.elements) {
+            if (ts.isObjectLiteralExpression(el)) checkObject(el, 'quick pick item');
+            else check(el, 'quick pick item');
+          }
         }
       });
     } else if (ui && ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isPropertyAccessExpression(node.left) && TEXT_PROPERTIES.has(node.left.name.text)) {

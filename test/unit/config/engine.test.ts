@@ -111,8 +111,8 @@ test('rejected Trinity-RFT configs: the named error, or not a config at all', { 
       const f = a.findings.find((x) => x.code === 'trinity.buffer.taskset-path');
       assert.ok(f && f.severity === 'error', `${rel}\n${describe(a)}`);
       // on the train taskset
-      assert.match(f!.path, /^buffer\.explorer_input\.(taskset|tasksets\[0\])\.path$/);
-      const line = a.text.split('\n')[a.lines.position(f!.span.start).line];
+      assert.match(f.path, /^buffer\.explorer_input\.(taskset|tasksets\[0\])\.path$/);
+      const line = a.text.split('\n')[a.lines.position(f.span.start).line];
       assert.match(line, /^\s*taskset:|^\s*path:/, rel);
     }
   }
@@ -122,8 +122,8 @@ test('toolace.yaml: a warning with did-you-mean for toolcall_workflow', { skip }
   const a = analysed('trinity-rft/examples/grpo_toolcall/toolace.yaml');
   const f = a.findings.find((x) => x.code === 'names.unknown');
   assert.ok(f && f.severity === 'warning', describe(a));
-  assert.equal(a.text.slice(f!.span.start, f!.span.end), "'toolcall_workflow'");
-  assert.equal(f!.fixes?.[0].edits[0].newText, "'tool_call_workflow'", 'the fix keeps the quotes');
+  assert.equal(a.text.slice(f.span.start, f.span.end), "'toolcall_workflow'");
+  assert.equal(f.fixes?.[0].edits[0].newText, "'tool_call_workflow'", 'the fix keeps the quotes');
 });
 
 test('ASTuner and AgentJet configs (tutorials, benches, default layers): 0 errors', { skip }, () => {

@@ -1,5 +1,5 @@
-// Upstream's own Trinity-RFT 0.6 example configs (../shared/corpus/trinity-rft-0.6, see its
-// PROVENANCE.md; skipped without ../shared) validate clean with 0.6 in force; with 0.5.2 in force the 0.6 things they use
+// Upstream's own Trinity-RFT 0.6 example configs (../shared/corpus/trinity-rft-0.6/, with
+// its provenance; skipped without ../shared) validate clean with 0.6 in force; with 0.5.2 in force the 0.6 things they use
 // are named as such, never "Unknown key" or "unregistered". Reasoning per 0.6 validator for
 // each file: none of them is rejected by 0.6's own validators —
 //   RayClusterConfigValidator (GPU budget, DP × TP × PP): gigpo 2×2 of 8 GPUs (trainer 4,

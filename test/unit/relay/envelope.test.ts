@@ -1,4 +1,4 @@
-// Envelope-first opening (issue 16 §4), relay side: the envelope of a tag equals a brute-force
+// Envelope-first opening, relay side: the envelope of a tag equals a brute-force
 // min/max over all its points (random data with NaN/±Inf, tags of different lengths, several
 // files, steps that go back), the width is the finest that fits, a detail read returns exactly
 // the points of its range (or the range's envelope past maxPoints) and never what follows the

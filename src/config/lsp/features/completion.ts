@@ -4,14 +4,13 @@
 import type { CompletionItem, CompletionItemKind, MarkupContent } from 'vscode-languageserver';
 import type { ConfigKind } from '../../../feature-api/config-checker';
 import { l10n, render, type Doc, type Lang } from '../../core/l10n-text';
-import { REGISTRIES, type RegistryId } from '../../names/registries';
+import { NAME_SINCE, REGISTRIES, type RegistryId } from '../../names/registries';
 import { knownNames } from '../../rules/keys';
 import { defaultText, describe, resolve, schemaAt, typeName, type SchemaNode } from '../../schema/schemas';
 import type { PythonIndex } from '../../workspace/pyindex';
 import { formatPath } from '../../yaml/tree';
 import { cursorContext } from './cursor';
 import { valueSince } from '../../facts/releases';
-import { NAME_SINCE } from '../../names/registries';
 import { compareVersions } from '../../core/versions';
 
 // LSP enum values (numbers, so this module stays free of runtime LSP imports)

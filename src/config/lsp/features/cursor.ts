@@ -56,7 +56,7 @@ export interface CursorContext {
 }
 
 /** Path of the container holding a key at `col` on `lineNo` (0-based), from the lines above. */
-export function pathAt(lines: string[], lineNo: number, col: number, selfDash?: number): Segment[] {
+function pathAt(lines: string[], lineNo: number, col: number, selfDash?: number): Segment[] {
   const path: Segment[] = [];
   let target = col;
   // after a list item, its key may sit at the dash's column (`key:\n- item`)
@@ -175,4 +175,3 @@ export function cursorContext(text: string, line: number, character: number): Cu
   return { parent, mode: 'key', prefix: km[2], startCol: keyCol, siblings, keyCol };
 }
 
-export { shape as lineShape };

@@ -5,13 +5,13 @@ import type { Finding } from '../../core/findings';
 import { render, type Lang } from '../../core/l10n-text';
 
 const SEVERITY = { error: 1, warning: 2, info: 3 } as const;
-export const SOURCE = 'Agent RL';
+const SOURCE = 'Agent RL';
 
 export function toDiagnostics(a: Analysis, lang: Lang, uriOf: (file: string) => string): Diagnostic[] {
   return a.findings.map((f) => toDiagnostic(a, f, lang, uriOf));
 }
 
-export function toDiagnostic(a: Analysis, f: Finding, lang: Lang, uriOf: (file: string) => string): Diagnostic {
+function toDiagnostic(a: Analysis, f: Finding, lang: Lang, uriOf: (file: string) => string): Diagnostic {
   // only related locations in this document need its URI (not computed per finding)
   const here = () => (a.file ? uriOf(a.file) : '');
   return {

@@ -9,7 +9,6 @@ import { parseInterpolations, interpolationsOf } from '../../interp/grammar';
 import { REGISTRIES, type RegistryId } from '../../names/registries';
 import { configAncestors, resolveLocalPath } from '../../core/paths';
 import { schemaAt } from '../../schema/schemas';
-import type { Site } from '../../schema/sites';
 import { isLocation, type PyLocation, type PythonIndex } from '../../workspace/pyindex';
 import { formatPath, locate, parsePath, type Segment } from '../../yaml/tree';
 import { nodeAt } from './at';
@@ -81,7 +80,7 @@ export function documentLinks(a: Analysis, env: NavEnv): DocumentLink[] {
   const out: DocumentLink[] = [];
   const doc = a.docs[0];
   if (!doc || !a.kind) return out;
-  for (const s of doc.sites as Site[]) {
+  for (const s of doc.sites) {
     if (s.node.kind !== 'scalar' || s.text === undefined || s.text === '') continue;
     if (!s.schema['x-path'] && !s.schema['x-ref'] && !s.schema['x-registry']) continue;
     const resolved = doc.resolution.values.get(s.where);

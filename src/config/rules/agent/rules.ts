@@ -1,4 +1,4 @@
-// ASTuner (`astuner:`) and AgentJet (`ajet:`) rules, from astuner.md §2.5: the Hydra
+// ASTuner (`astuner:`) and AgentJet (`ajet:`) rules, from ASTuner's launcher code: the Hydra
 // skeleton the launcher edits, `.yaml` only, `module->Class` references, reader types,
 // launcher asserts; legacy keys are reported through schema/version-findings.ts.
 import * as path from 'path';
@@ -16,7 +16,7 @@ const REF_RE = /^[\w.]+->\w+$/;
 const FILE_REF_RE = /^.+\.py->\w+$/;
 
 /** A default layer (astune_default.yaml, trinity_default.yaml…) is merged into real configs, not launched. */
-export function isLayer(ctx: RuleContext): boolean {
+function isLayer(ctx: RuleContext): boolean {
   const v = ctx.view;
   if (v.has('hydra') || v.has('defaults')) return false;
   const f = ctx.file ? path.basename(ctx.file) : '';

@@ -1,5 +1,5 @@
 // AgentScope 2.x has no `agentscope.tuner` (it lives on the v1 branch, 1.0.18–1.0.21; Trinity's
-// `agent` extra requires agentscope[tuner]>=1.0.19 — upstream-2026-11.md). A Trinity config whose
+// `agent` extra requires agentscope[tuner]>=1.0.19 in its pyproject.toml). A Trinity config whose
 // workflow runs through the tuner adapter, in a workspace that pins or installs AgentScope 2.x,
 // gets a warning naming the versions it needs.
 import * as path from 'path';

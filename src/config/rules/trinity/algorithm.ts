@@ -13,7 +13,6 @@ export const algorithmRule: Rule = {
     const mode = modeOf(v);
     const algo = algorithmOf(v);
     if (!mode) return;
-    const ALGO = algo?.toUpperCase();
     if (isSftLike(algo)) {
       if (mode === 'both' || mode === 'explore') {
         const fix = setValueFix(ctx, 'mode', 'train', l10n.t("Use mode 'train'"));

@@ -3,7 +3,7 @@
 import { compareVersions } from '../../core/versions';
 import { TRINITY_0_6 } from '../../facts/trinity-0.6';
 import { enumValue } from '../../schema/coerce';
-import { UNKNOWN, type ConfigView } from '../view';
+import type { ConfigView } from '../view';
 
 export const MODES = ['both', 'explore', 'train', 'bench', 'serve', 'colocate'] as const;
 
@@ -52,8 +52,6 @@ export function trainerValidatorRuns(v: ConfigView, release: string): boolean {
   if (compareVersions(release, SINCE_0_6) >= 0) return ['train', 'both', 'colocate'].includes(mode);
   return ['train', 'both', 'bench', 'colocate'].includes(mode) || v.str('trainer.trainer_strategy') === 'megatron';
 }
-
-export const known = (x: unknown) => x !== UNKNOWN && x !== undefined;
 
 /** Items of a list-valued key as objects (non-objects become {}). */
 export function items(v: ConfigView, path: string): Record<string, unknown>[] {

@@ -21,7 +21,7 @@ interface Budget {
 }
 
 /** Computes the GPU budget as `_set_gpu_allocation_info` does; undefined when it cannot be known here. */
-export function gpuBudget(v: ConfigView, ctx?: RuleContext): Budget | undefined {
+function gpuBudget(v: ConfigView, ctx?: RuleContext): Budget | undefined {
   const mode = modeOf(v);
   if (!mode) return undefined;
   if (v.bool('model.tinker.enable') || v.bool('model.external_model.enable')) return undefined;

@@ -42,7 +42,7 @@ export const modelRule: Rule = {
     if (tpl && !v.has('model.custom_chat_template') && ctx.checkPaths) {
       const r = resolveLocalPath(tpl, ctx.roots, ctx.file);
       if (r.checkable && !r.found) {
-        let readable = false;
+        let readable: boolean;
         try {
           fs.accessSync(r.candidates[0], fs.constants.R_OK);
           readable = true;

@@ -60,7 +60,7 @@ function perEngine(ctx: RuleContext, check: (e: Engine, gpn: number | undefined)
   for (const e of engines) check(e, gpn && gpn > 0 ? gpn : undefined);
 }
 
-export const multiNodeEngineRule: Rule = {
+const multiNodeEngineRule: Rule = {
   id: 'trinity.engine.multinode',
   upstream: ['RayClusterConfigValidator._validate_multinode_inference_models'],
   run(ctx) {
@@ -78,7 +78,7 @@ export const multiNodeEngineRule: Rule = {
   },
 };
 
-export const vllmDataParallelRule: Rule = {
+const vllmDataParallelRule: Rule = {
   id: 'trinity.engine.vllm-dp',
   upstream: ['RayClusterConfigValidator._validate_multinode_inference_models'],
   run(ctx) {
@@ -97,7 +97,7 @@ export const vllmDataParallelRule: Rule = {
   },
 };
 
-export const sglangTpDpRule: Rule = {
+const sglangTpDpRule: Rule = {
   id: 'trinity.engine.sglang-tp-dp',
   upstream: ['RayClusterConfigValidator._validate_multinode_inference_models'],
   run(ctx) {
@@ -114,7 +114,7 @@ export const sglangTpDpRule: Rule = {
   },
 };
 
-export const partialTasksRule: Rule = {
+const partialTasksRule: Rule = {
   id: 'trinity.explorer.partial-tasks',
   upstream: ['ExplorerConfigValidator.validate'],
   run(ctx) {
@@ -138,7 +138,7 @@ export const partialTasksRule: Rule = {
 
 /** ExplorerConfigValidator._validate_inference_parallel_config (both stored 0.6 lines): each
  *  parallel size of a vLLM / SGLang engine, rollout or auxiliary, at least 1. */
-export const parallelMinRule: Rule = {
+const parallelMinRule: Rule = {
   id: 'trinity.engine.parallel-min',
   upstream: ['ExplorerConfigValidator._validate_inference_parallel_config'],
   run(ctx) {

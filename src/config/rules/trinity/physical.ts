@@ -1,7 +1,7 @@
 // Physically impossible values: a learning rate of zero or below, a probability outside [0, 1],
 // a negative temperature… The schema only knows "a float"; Trinity passes these on to torch /
 // vLLM, which fail late on the cluster (or, for lr ≤ 0, silently train backwards or not at all).
-// Each bound quotes Trinity-RFT 0.5's own default (reference/trinity.md §1: OptimizerConfig,
+// Each bound quotes Trinity-RFT 0.5's own default (its config.py: OptimizerConfig,
 // ModelConfig, InferenceModelConfig) so the fix is a known-good value.
 import { l10n, type Text } from '../../core/l10n-text';
 import { report, setValueFix, type Rule } from '../context';
@@ -23,7 +23,7 @@ const PROB = l10n.t('it is a probability');
 const RATIO = l10n.t('it is a fraction');
 const TEMP = l10n.t('a sampling temperature cannot be negative');
 
-export const PHYSICAL_BOUNDS: readonly Bound[] = [
+const PHYSICAL_BOUNDS: readonly Bound[] = [
   { path: 'algorithm.optimizer.lr', min: 0, minOpen: true, def: '1e-6', why: LR },
   { path: 'algorithm.optimizer.weight_decay', min: 0, def: '0.01', why: l10n.t('weight decay cannot be negative') },
   { path: 'algorithm.optimizer.clip_grad', min: 0, minOpen: true, def: '1.0', why: l10n.t('a gradient-norm clip must be positive') },

@@ -33,7 +33,7 @@ export const trainerRule: Rule = {
     const cfgPath = v.str('trainer.trainer_config_path');
     if (cfgPath) {
       const tc = v.get('trainer.trainer_config');
-      const empty = !tc || (typeof tc === 'object' && Object.keys(tc as object).length === 0);
+      const empty = !tc || (typeof tc === 'object' && Object.keys(tc).length === 0);
       // only the legacy backend (verl < 0.8) raises; with verl ≥ 0.8 the key is never read
       const fatal = runs && empty && (v.str('trainer.trainer_type') ?? 'verl') === 'verl' && !verlEngine(ctx);
       report(ctx, {

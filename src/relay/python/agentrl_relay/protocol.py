@@ -1,10 +1,10 @@
 """The relay <-> client wire protocol, as the TypeScript relay speaks it.
 
-Mirrors src/shared/relay-protocol.ts (messages and their run-time validation),
-relay-envelope.ts (the envelope capability and `detail`), and the two binary frames of
+Mirrors src/relay-protocol/: messages.ts (messages and their run-time validation),
+envelope.ts (the envelope capability and `detail`), and the two binary frames of
 points-frame.ts / envelope-frame.ts. A client cannot tell this relay from the Node one: the
 same messages, the same error texts, the same frames. The conformance suite
-(test/component/relay/conformance.test.ts) holds the two together.
+(test/component/relay/conformance/) holds the two together.
 """
 
 from __future__ import annotations

@@ -60,9 +60,13 @@ def _enum_member(node: ast.expr) -> Json | None:
     """``Enum.MEMBER`` or ``Enum.MEMBER.value``."""
     if isinstance(node, ast.Attribute) and node.attr == "value":
         node = node.value
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-        if node.value.id[:1].isupper() and node.attr.isupper():
-            return {"enum": node.value.id, "member": node.attr}
+    if (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id[:1].isupper()
+        and node.attr.isupper()
+    ):
+        return {"enum": node.value.id, "member": node.attr}
     return None
 
 

@@ -15,7 +15,7 @@ import { AGENT_LEGACY } from '../../../../src/config/facts/renames';
 import type { SchemaNode } from '../../../../src/config/facts/schema-node';
 import { resolve, SCHEMAS } from '../../../../src/config/schema/schemas';
 import { hasShared, sharedDir } from '../../../harness/paths';
-import { defaultValue, describeShape, sameValue, shapeOf, type Shape, type UpFacts, upstreamFacts, where } from '../facts/upstream-facts';
+import { describeShape, sameValue, shapeOf, type Shape, type UpFacts, upstreamFacts, where } from '../facts/upstream-facts';
 
 const skip = !hasShared && 'needs ../shared/upstream';
 const dir = path.join(sharedDir, 'upstream', 'trinity-rft-0.6-files');

@@ -1,4 +1,4 @@
-// Edit = fork (issue 13, item 5) with the real Python runner and a workflow that calls an
+// Edit = fork with the real Python runner and a workflow that calls an
 // auxiliary judge model (test/fixtures/judge): the run stops on the workflow's calls and
 // on the judge's, an edit stays in force for the episode's later calls, and when the run
 // ends the original branch (the episode without the edit) is run and saved beside it,

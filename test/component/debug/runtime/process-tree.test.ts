@@ -11,7 +11,7 @@ import { sleep } from '../../../harness/wait';
 test('an exited, unreaped child is not alive, and killTree() ends its parent without waiting for it', { skip: process.platform !== 'linux' && 'reads /proc' }, async () => {
   // A real Python that starts a short child and never waits for it: the child turns zombie.
   const parent = spawn('python3', ['-c', 'import subprocess,sys,time\np=subprocess.Popen(["true"])\nprint(p.pid,flush=True)\ntime.sleep(60)'], { stdio: ['ignore', 'pipe', 'inherit'], detached: true });
-  const childPid = Number(await new Promise<string>((r) => parent.stdout!.once('data', (b: Buffer) => r(b.toString()))));
+  const childPid = Number(await new Promise<string>((r) => parent.stdout.once('data', (b: Buffer) => r(b.toString()))));
   let state = '';
   for (let i = 0; i < 100 && state !== 'Z'; i++) {
     const stat = fs.readFileSync(`/proc/${childPid}/stat`, 'utf8');

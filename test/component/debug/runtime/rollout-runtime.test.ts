@@ -1,5 +1,4 @@
-// Concurrent episodes (issue 13, item 4), auxiliary models (item 2) and edits that stay
-// edited (item 5) in the rollout runtime, over the real gateway HTTP server: calls of
+// Concurrent episodes, auxiliary models and edits that stay edited in the rollout runtime, over the real gateway HTTP server: calls of
 // several episodes interleave as Trinity's runners make them, each episode stops alone,
 // auxiliary calls go to their own endpoint and are recorded under their role, and a
 // replay matches calls by episode and role whatever order they arrive in.
@@ -150,7 +149,7 @@ describe('replay under concurrency', () => {
     for (const c of calls) recorded.set(`${c.e}|${c.msgs[0].content}`, (await chat(c.url, gw.apiKey, c.e, c.msgs)).content);
     const replay = new ReplayUpstream(rt.runDir = rt.runDir!);
     (rt as unknown as { writer?: { flush(): void } }).writer?.flush();
-    const { rt: again } = setup({ upstream: new ReplayUpstream(rt.runDir!), replay, auxiliary: [{ name: 'j' }] });
+    const { rt: again } = setup({ upstream: new ReplayUpstream(rt.runDir), replay, auxiliary: [{ name: 'j' }] });
     const gw2 = await again.openGateway();
     const root2 = gw2.url.replace(/\/v1$/, '');
     for (const e of eps) again.beginEpisode(e);

@@ -95,7 +95,10 @@ test('the runner\'s exit is reported after everything it wrote, however late tha
   workflow(dir, BIG_REPLY.replace('30 * 1024 * 1024', '6 * 1024 * 1024'));
   const runner = new RunnerProcess({ python: 'python3', runnerDir, cwd: dir, env: { ...process.env }, token: 'secret-token', debugpy: false });
   const seen: string[] = [];
-  const exited = new Promise<void>((r) => runner.once('exit', () => (seen.push('exit'), r())));
+  const exited = new Promise<void>((r) => runner.once('exit', () => {
+      seen.push('exit');
+      r();
+    }));
   runner.on('message', (m) => {
     seen.push(m.type);
     if (m.type !== 'reward') return;

@@ -94,7 +94,7 @@ test('a relay that dies under a viewer that had connected is not revived (it was
   }
 });
 
-// "live" vs "catching up" is decided by the relay's backlog, not by silence (issue 18: a
+// "live" vs "catching up" is decided by the relay's backlog, not by silence (a
 // connection streaming live data showed "catching up" for the whole run, because it needed
 // 750 ms without a batch). A real relay over a logdir that a writer appends to every 100 ms.
 test('a relay streaming without pause reads "live" once its backlog is sent', { timeout: 60_000 }, async () => {

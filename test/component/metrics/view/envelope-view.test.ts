@@ -1,4 +1,4 @@
-// A run opened envelope-first, drawn by the real metrics webview in Chromium (issue 16 §4):
+// A run opened envelope-first, drawn by the real metrics webview in Chromium:
 // zoomed out, the chart's band reaches every point's min and max (a one-point spike among
 // 20 000 stays visible); a drag-zoom on the plot makes the host read the exact points of the
 // range from the relay (a fake here, answering from the same points) and the chart then shows

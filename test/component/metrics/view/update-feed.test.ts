@@ -1,4 +1,4 @@
-// The page paces the host's updates (issue 16): the real metrics webview in Chromium answers
+// The page paces the host's updates: the real metrics webview in Chromium answers
 // each `update` with `drawn` only once that update's charts are drawn, and the host's feed
 // posts the next update only after that ack. The page's `drawn` messages carry, for this test,
 // what each card header showed at the moment of the ack (the header is written in the same

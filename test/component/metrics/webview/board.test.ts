@@ -22,7 +22,7 @@ test('cards far off screen release their canvas; scrolled back, they draw again 
   const ctl = new ViewController(store, { post: (m) => toPage(m as HostMessage) }, silentLogger, strings, { smoothing: 0 });
   const wp = await openWebviewPage({ onMessage: (m) => ctl.receive(m), viewport: { width: 1280, height: 700 } });
   toPage = (m) => void wp.post(m).catch(() => undefined);
-  const canvases = () => wp.page.evaluate('document.querySelectorAll(".card canvas").length') as Promise<number>;
+  const canvases = () => wp.page.evaluate<number>('document.querySelectorAll(".card canvas").length');
   const scroll = (to: 'top' | 'bottom') => wp.page.evaluate(to === 'top' ? 'window.scrollTo(0, 0)' : 'window.scrollTo(0, document.body.scrollHeight)');
   const probe = async () => ((await ctl.probe(5000)) as Probe | undefined)?.charts ?? [];
   try {
@@ -42,7 +42,7 @@ test('cards far off screen release their canvas; scrolled back, they draw again 
     await scroll('top');
     await until('the first card drawn again', async () => (await first())?.drawn === true, 30_000);
     await until('the last card released its plot', async () => (await last())?.drawn === false, 10_000);
-    const shown = (await wp.page.evaluate(`document.querySelector('.card[data-chart*="${TAGS[0]}"] .meta')?.textContent ?? ''`)) as string;
+    const shown = await wp.page.evaluate<string>(`document.querySelector('.card[data-chart*="${TAGS[0]}"] .meta')?.textContent ?? ''`);
     assert.match(shown, /200/, `the first card shows its 200 points again (${shown})`);
   } finally {
     ctl.dispose();

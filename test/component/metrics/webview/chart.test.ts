@@ -47,7 +47,7 @@ test('a layout that adds a card does not redraw the cards whose spec is unchange
     await until('the new card drawn', async () => (await drawn()) === FIRST.length + 1, 30_000);
     await sleep(300);
     assert.ok(layouts.length > before && layouts[layouts.length - 1] === FIRST.length + 1, `a new layout with every card went out (${layouts.join(', ')})`);
-    const draws = (await wp.page.evaluate('window.__draws')) as Record<string, number>;
+    const draws = await wp.page.evaluate<Record<string, number>>('window.__draws');
     const redrawn = Object.keys(draws).filter((id) => !id.includes(LATER));
     assert.deepEqual(redrawn, [], `cards drawn again after the layout: ${JSON.stringify(draws)}`);
     assert.ok(Object.keys(draws).some((id) => id.includes(LATER)), `the new card drew (${JSON.stringify(draws)})`);

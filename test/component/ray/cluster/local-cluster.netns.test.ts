@@ -14,7 +14,7 @@ import { RayClient } from '../../../../src/ray/api/client';
 import { prepareDemoRun } from '../../../../src/ray/submit/demo-run';
 import { localHeadArgs, startLocalCluster } from '../../../../src/ray/cluster/local-cluster';
 import { submitRun } from '../../../../src/ray/submit/submit';
-import { repoRoot, venvPython } from '../../../harness/paths';
+import { repoRoot } from '../../../harness/paths';
 import { killNetnsStrays, netnsStrays, rayBin, raySkipReason, telemetryStandIn } from '../../../harness/ray-cluster';
 
 const skip = raySkipReason();

@@ -35,11 +35,11 @@ function runEntrypoint(entrypoint: string, cwd: string, bin: string): Promise<{ 
     let log = '';
     const timer = setTimeout(() => p.kill('SIGKILL'), 30_000);
     const onData = (b: Buffer) => {
-      log += b;
+      log += b.toString();
       if (relayUrlFromLog(log) && /\[(info|warn)\]/.test(log)) p.kill('SIGTERM');
     };
-    p.stdout!.on('data', onData);
-    p.stderr!.on('data', onData);
+    p.stdout.on('data', onData);
+    p.stderr.on('data', onData);
     p.on('exit', (code) => {
       clearTimeout(timer);
       resolve({ url: relayUrlFromLog(log), log, code });

@@ -34,8 +34,8 @@ export function tail(url: string, args: string[], env: Record<string, string> = 
     const p = spawn(process.execPath, [cliBundle, 'tail', url, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    p.stdout!.on('data', (b) => (stdout += b));
-    p.stderr!.on('data', (b) => (stderr += b));
+    p.stdout.on('data', (b) => (stdout += b));
+    p.stderr.on('data', (b) => (stderr += b));
     const timer = setTimeout(() => p.kill('SIGKILL'), timeoutMs);
     p.on('exit', (code) => {
       clearTimeout(timer);

@@ -43,7 +43,7 @@ eachRuntime('the connection limit: the client past --max-clients gets 503 and th
       ws.once('message', () => resolve(ws));
       ws.on('unexpected-response', (_req, res) => {
         let body = '';
-        res.on('data', (b: Buffer) => (body += b));
+        res.on('data', (b: Buffer) => (body += b.toString()));
         res.on('end', () => resolve(`${res.statusCode} ${body.trim()}`));
       });
       ws.on('error', () => undefined);
@@ -58,7 +58,7 @@ eachRuntime('the connection limit: the client past --max-clients gets 503 and th
     const c = await open();
     assert.ok(c instanceof WebSocket, 'a place freed is taken');
     b.terminate();
-    (c as WebSocket).terminate();
+    (c).terminate();
   } finally {
     await relay.stop();
   }

@@ -76,7 +76,7 @@ function upgrade(url: string, opts: WebSocket.ClientOptions): Promise<string> {
     const ws = new WebSocket(url, RELAY_SUBPROTOCOL, opts);
     ws.on('unexpected-response', (_req, res) => {
       let body = '';
-      res.on('data', (b: Buffer) => (body += b));
+      res.on('data', (b: Buffer) => (body += b.toString()));
       res.on('end', () => resolve(`${res.statusCode} ${body.trim()}`));
     });
     ws.on('open', () => {
@@ -193,7 +193,7 @@ const envelopeDir = once(async () => {
   return dir;
 });
 
-const arrays = (b: EnvelopeBatch) => Object.fromEntries(Object.entries(b.env).map(([k, v]) => [k, typeof v === 'number' ? v : Array.from(v as Float64Array)]));
+const arrays = (b: EnvelopeBatch) => Object.fromEntries(Object.entries(b.env).map(([k, v]) => [k, typeof v === 'number' ? v : Array.from(v)]));
 
 sameAsNode('envelope-first: the same envelope of every tag, then the same detail answers (points, and finer envelopes)', async (runtime) => {
   const relay = await startRelay(['--logdir', await envelopeDir()], { runtime });

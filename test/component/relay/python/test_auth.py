@@ -5,7 +5,12 @@ import os
 import tempfile
 import unittest
 
-from agentrl_relay.auth import TokenFileError, check_upgrade, is_loopback_host, read_token
+from agentrl_relay.auth import (
+    TokenFileError,
+    check_upgrade,
+    is_loopback_host,
+    read_token,
+)
 from agentrl_relay.websocket import HttpRequest
 
 TOKEN = "t0k3n-0123456789"

@@ -10,6 +10,7 @@ import unittest
 from agentrl_relay import catalog, textsources
 from agentrl_relay.textsources import StepLogSource
 
+
 def line(step: int) -> str:
     return f"INFO 11-24 10:00:0{step % 10} [monitor.py:135] Step {step}: {{'actor/pg_loss': {step / 4}}}\n"
 
@@ -46,9 +47,9 @@ class RotationTest(Tmp):
 
     def test_a_rotated_log_is_read_to_its_end_then_the_new_one_from_its_start(self):
         p = self.path("trainer.log")
-        self.write(p, range(0, 5))
+        self.write(p, range(5))
         r = self.source(p).open(None)
-        self.assertEqual([s for _, s, _ in steps_of(r)], list(range(0, 5)))
+        self.assertEqual([s for _, s, _ in steps_of(r)], list(range(5)))
         self.write(p, range(5, 8))  # written before the rotation: still in the old file
         os.rename(p, p + ".1")
         self.write(p, range(8, 12), mode="w")
@@ -57,7 +58,7 @@ class RotationTest(Tmp):
 
     def test_a_log_truncated_in_place_starts_over_under_a_new_fid(self):
         p = self.path("trainer.log")
-        self.write(p, range(0, 6))
+        self.write(p, range(6))
         r = self.source(p).open(None)
         steps_of(r)
         before = r.lines.file.fid

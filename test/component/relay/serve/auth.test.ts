@@ -28,7 +28,9 @@ describe('adversarial: auth edges', () => {
       const paths = [`/?token=${TOKEN}`, `/?a=1;token=${TOKEN}`, `/?%74oken=${TOKEN}`, `/?%2574oken=${TOKEN}`, `/?bearer=${TOKEN}`, `/token=${TOKEN}`, `/?access_token=${TOKEN}`, `/?X-Api-Key=${TOKEN}`, `/?password=${TOKEN}`, `/relay/auth=${TOKEN}/`];
       for (const p of paths) {
         const refused = await WireClient.connect(relay.url, { token: TOKEN, path: p }).then(
-          (c) => (c.close(), undefined),
+          (c) => {
+      c.close();
+    },
           (e: unknown) => e,
         );
         assert.ok(refused instanceof WireRefused, `${p} was accepted`);
@@ -49,7 +51,9 @@ describe('adversarial: auth edges', () => {
       const file = path.join(dir, name);
       fs.writeFileSync(file, text, { mode: 0o600 });
       const err = await launchRelay(relayUnderTest(), ['--logdir', dir, '--token-file', file]).then(
-        async (r) => (await r.stop(), undefined),
+        async (r) => {
+      await r.stop();
+    },
         (e: Error) => e,
       );
       assert.ok(err, `the relay started with a token file holding ${JSON.stringify(text)}`);

@@ -1,5 +1,5 @@
-// One decode per source, shared by every client of a relay (serve/decode-cache.ts, issue 16
-// §2): clients at any cursor still get every point exactly once, in order, and the relay
+// One decode per source, shared by every client of a relay (serve/decode-cache.ts):
+// clients at any cursor still get every point exactly once, in order, and the relay
 // decodes each batch once (its cache counters say so), within its memory bound. A real
 // in-process relay and real WebSocket clients; small batches so that a file is many batches.
 import * as assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Envelope-first opening through a real relay and real WebSocket clients (issue 16 §4): a
+// Envelope-first opening through a real relay and real WebSocket clients: a
 // client that asks for it gets one envelope per tag (equal to the brute force over the file)
 // and then only the points written after; `detail` answers exactly the points of a range,
 // never those that came live; a second client shares the relay's pass; a client that does

@@ -1,5 +1,5 @@
 // A source that fails on every read is reported once, then as a count, then as recovered —
-// issue 18 saw 27 313 identical "database disk image is malformed" warnings in two minutes,
+// a user saw 27 313 identical "database disk image is malformed" warnings in two minutes,
 // one per pump round while a busy event file kept the session's loop turning. Here a real relay
 // and client; the digest alone (with its clock injected) is test/unit/relay/serve/error-digest.test.ts.
 import * as assert from 'node:assert/strict';

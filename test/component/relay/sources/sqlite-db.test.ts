@@ -1,6 +1,6 @@
 // Reading a SQLite buffer while a real SQLite writer (Python's sqlite3, rollback-journal mode
 // as Trinity's SQLAlchemy engine leaves it) commits: a read must never see a half-written
-// transaction ("database disk image is malformed", issue 18) — a query that a commit overlaps
+// transaction ("database disk image is malformed", as users saw) — a query that a commit overlaps
 // is refused (TornRead) and tried again — and rows only ever grow.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';

@@ -54,7 +54,7 @@ suite('Ray cluster without Node: the relay job runs the Python relay (real Ray, 
   });
 
   test('Run on Ray Cluster on nodes without Node: the Python relay job streams every point to the metrics view, live', async () => {
-    url = (await vscode.commands.executeCommand<string>('agentrl.ray.connect', { url: cluster.url, name: 'python-only cluster' }))!;
+    url = (await vscode.commands.executeCommand<string>('agentrl.ray.connect', { url: cluster.url, name: 'python-only cluster' }));
     await until('two alive nodes', async () => (await ray.refreshNow(url)).nodes.filter((n) => n.state === 'ALIVE').length === 2);
     const file = path.join(ws, 'ray-demo', 'py-relay.yaml');
     fs.writeFileSync(

@@ -66,7 +66,7 @@ test('a named file that matches no kind: the likeliest kind, with input.kind-gue
   assert.equal(a.detection.by, 'guess');
   const f = a.findings.find((x) => x.code === 'input.kind-guessed');
   assert.equal(f?.severity, 'warning');
-  assert.match(en(f!.message), /\(\d+ of its 2\d top-level keys are Trinity-RFT sections\); checked as a Trinity-RFT config/);
+  assert.match(en(f.message), /\(\d+ of its 2\d top-level keys are Trinity-RFT sections\); checked as a Trinity-RFT config/);
   assert.ok(a.findings.some((x) => x.code === 'schema.unknown-key' && x.severity === 'error'));
   // YAML broken by a tab: keys read off the text, the syntax error is reported
   const tab = run(base.replace(/\n {2}(\w)/, '\n\t$1'), { guessKind: true });

@@ -1,4 +1,4 @@
-// Mistakes seen on the upstream corpus (issue 12, item 6): an unrendered template gets one
+// Mistakes seen on the upstream corpus: an unrendered template gets one
 // clear diagnostic, a value set through an unset `${oc.env:X}` is unknown (never "missing"),
 // and a rule about several keys marks each of them.
 import * as assert from 'node:assert/strict';

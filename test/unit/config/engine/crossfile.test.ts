@@ -46,7 +46,7 @@ test('a different model, buffer or length is reported in both files, linking the
     // the same finding in Chinese, as the language server shows it with the zh-cn bundle
     assert.match(en(model.message), /^The model path differs from the (trainer|explorer) config `[\w.-]+` of job '[^']+': `[^`]+` here, `[^`]+` there\./);
     assert.match(zh(model.message), /^模型路径与作业 '[^']+' 的(训练器|探索器)配置 `[\w.-]+` 不一致：此处为 `[^`]+`，那里为 `[^`]+`。解耦作业的两部分必须一致。$/);
-    assert.match(zh(model.related![0].message), /^[\w.-]+ 中的模型路径：/);
+    assert.match(zh(model.related[0].message), /^[\w.-]+ 中的模型路径：/);
   }
 });
 

@@ -34,7 +34,7 @@ test('completion: algorithm_type offers grpo with its doc', () => {
   const items = complete(...at('algorithm:\n  algorithm_type: |\n'), { kind: 'trinity', lang: ENGLISH });
   const grpo = items.find((i) => i.label === 'grpo');
   assert.ok(grpo, items.map((i) => i.label).join(','));
-  assert.match(String((grpo!.documentation as { value: string }).value), /GRPO/);
+  assert.match(String((grpo.documentation as { value: string }).value), /GRPO/);
   assert.ok(items.some((i) => i.label === 'ppo') && items.some((i) => i.label === 'dpo'));
 });
 
@@ -157,7 +157,7 @@ test('diagnostics carry related information; code actions apply the quick fix', 
     assert.equal(o.severity, 1);
     assert.ok(o.relatedInformation!.some((r) => r.location.range.start.line === d.range.start.line), 'links to the primary');
   }
-  assert.ok(d.relatedInformation!.every((r) => others.some((o) => o.range.start.line === r.location.range.start.line)), 'the primary links to each');
+  assert.ok(d.relatedInformation.every((r) => others.some((o) => o.range.start.line === r.location.range.start.line)), 'the primary links to each');
   const actions = codeActions(a, uri, d.range, ENGLISH, () => uri);
   const fix = actions.find((x) => x.title === 'Set max_model_len to 1112')!;
   assert.ok(fix.isPreferred);

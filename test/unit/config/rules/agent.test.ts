@@ -1,4 +1,4 @@
-// ASTuner (`astuner:`) and AgentJet (`ajet:`) rules (astuner.md §2.5 and §8).
+// ASTuner (`astuner:`) and AgentJet (`ajet:`) rules, from ASTuner's launcher and AgentJet's renames.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';

@@ -1,5 +1,5 @@
-// Structure, per EXPECTED.md's single-change edge cases (Trinity 0.5.2's loader run on
-// each): OmegaConf coercion accepted, unknown keys and wrong types rejected at the exact
+// Structure, per the single-change edge cases of ../shared/corpus/EXPECTED.md (Trinity 0.5.2's
+// loader run on each): OmegaConf coercion accepted, unknown keys and wrong types rejected at the exact
 // key or value; versioned keys get a release-naming warning with a rename fix.
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';

@@ -61,7 +61,7 @@ test('hostile mutations of real configs (tabs, deep nesting, huge scalars, alias
     try {
       a = analyze(text, '/fuzz/named.yaml', { checkPaths: false, guessKind: true });
     } catch (err) {
-      throw new Error(`case ${c} (seed 27) threw ${(err as Error).stack}\n--- input ---\n${text.slice(0, 2000)}`);
+      throw new Error(`case ${c} (seed 27) threw ${(err as Error).stack}\n--- input ---\n${text.slice(0, 2000)}`, { cause: err });
     }
     // a file the user named is never "not a config" (unless its own modeline says so)
     assert.ok(a.kind !== null || a.detection.by === 'modeline', `case ${c}: no kind\n${text.slice(0, 500)}`);

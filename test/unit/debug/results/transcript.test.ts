@@ -1,4 +1,4 @@
-// Rollouts you can read (issue 18): a run row says its launch name, reward and age; an episode
+// Rollouts you can read: a run row says its launch name, reward and age; an episode
 // reads as a chat transcript with tool calls, tool results and the reward, user text escaped.
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';

@@ -103,9 +103,9 @@ test('10⁶ rollouts: every filter is one fast pass, and the list renders a boun
 });
 
 test('the reward parts histogram stacks each part over one shared x range', () => {
-  const rows: RolloutRow[] = [1, 0, 1, 0.5].map((acc, i) => ({
+  const rows = [1, 0, 1, 0.5].map((acc, i): RolloutRow => ({
     run: 'r', endpoint: 'e', source: 's', table: 't', id: i + 1, taskId: 'a', runId: i, modelVersion: 3, reward: acc - 0.1, timestamp: null,
-    metrics: (i === 3 ? { accuracy: acc } : { accuracy: acc, format_score: -0.1 }) as Record<string, number>,
+    metrics: i === 3 ? { accuracy: acc } : { accuracy: acc, format_score: -0.1 },
   }));
   const t = new RolloutTable(toColumns(rows));
   const ph = t.partsHistogram()!;

@@ -82,8 +82,14 @@ test('the line is the bucket mean (or the smoothed value at the bucket end)', ()
 test('gaps: NaN-only buckets and holes in the steps break the line; sparse regular data does not', () => {
   const xs: number[] = [];
   const ys: number[] = [];
-  for (let s = 0; s <= 100; s++) (xs.push(s), ys.push(s === 40 ? NaN : 1));
-  for (let s = 300; s <= 400; s++) (xs.push(s), ys.push(1));
+  for (let s = 0; s <= 100; s++) {
+    xs.push(s);
+    ys.push(s === 40 ? NaN : 1);
+  }
+  for (let s = 300; s <= 400; s++) {
+    xs.push(s);
+    ys.push(1);
+  }
   const r = downsample(xs, ys, 1000);
   assert.equal(r.grid.dx, 1);
   assert.ok(r.gaps.includes(40), 'NaN bucket is a gap');

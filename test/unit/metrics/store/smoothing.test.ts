@@ -53,7 +53,10 @@ test('a constant series is returned unchanged (TensorBoard #786)', () => {
   assert.deepEqual([...out], v);
   // …while the plain EMA would wobble in the last bits:
   let last = 0;
-  const raw = v.map((x, i) => ((last = last * 0.99 + 0.01 * x), last / (1 - 0.99 ** (i + 1))));
+  const raw = v.map((x, i) => {
+    last = last * 0.99 + 0.01 * x;
+    return last / (1 - 0.99 ** (i + 1));
+  });
   assert.ok(raw.some((x) => x !== 0.1), 'the reference EMA is exact here; pick another constant');
 });
 

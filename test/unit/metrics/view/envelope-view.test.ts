@@ -1,4 +1,4 @@
-// A run opened envelope-first, host side (issue 16 §4): the chart of an envelope shows the
+// A run opened envelope-first, host side: the chart of an envelope shows the
 // same min/max band as a downsample of all its points; a zoom asks the relay for the exact
 // points of the visible range and the chart then shows them; zooming out goes back to the
 // envelope; live points after the envelope add to it; envelope-first sources are not
@@ -58,7 +58,10 @@ function answer(p: Pts, q: Omit<DetailRequestMessage, 'type' | 'request'>): Deta
 function setup(p: Pts, dir?: string) {
   const store = new MetricsStore({ dir });
   const asked: Omit<DetailRequestMessage, 'type' | 'request'>[] = [];
-  const ctl = new ViewController(store, { post: () => undefined, readDetail: async (_ep, q) => (asked.push(q), answer(p, q)) }, silentLogger, strings, { smoothing: 0 });
+  const ctl = new ViewController(store, { post: () => undefined, readDetail: async (_ep, q) => {
+    asked.push(q);
+    return answer(p, q);
+  } }, silentLogger, strings, { smoothing: 0 });
   ctl.receive({ type: 'ready', protocol: METRICS_PROTOCOL_VERSION });
   return { store, ctl, asked };
 }

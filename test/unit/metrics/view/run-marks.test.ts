@@ -1,4 +1,4 @@
-// Online-training commits marked on the run they belong to (issue 15 §4): which run, no
+// Online-training commits marked on the run they belong to: which run, no
 // duplicates, and the layout message carrying the marks to the webview.
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -27,22 +27,20 @@ test('marks are kept in step order, once per step', () => {
 });
 
 test('the view controller marks the serve-mode run and re-sends the layout with the marks', () => {
-  {
-    const store = new MetricsStore();
-    const posted: HostMessage[] = [];
-    const ctl = new ViewController(store, { post: (m) => posted.push(m as HostMessage) }, silentLogger, strings);
-    ctl.addPoints('online', 'explorer', SERVE_TAG, [{ step: 0, wallTime: 100, value: 0 }]);
-    ctl.addPoints('train', 'trainer', 'actor/pg_loss', [{ step: 0, wallTime: 100, value: 1 }]);
-    ctl.receive({ type: 'ready', protocol: METRICS_PROTOCOL_VERSION });
-    ctl.flush();
-    posted.length = 0;
-    assert.deepEqual(ctl.markCommit(1, 101), ['online']);
-    assert.deepEqual(ctl.markCommit(1, 102), ['online'], 'the same commit again: same run');
-    ctl.flush();
-    const layout = posted.find((m): m is LayoutMessage => m.type === 'layout');
-    assert.ok(layout, 'a layout message went out');
-    assert.deepEqual(layout.runs.find((r) => r.run === 'online')?.marks, [{ kind: 'commit', step: 1, wallTime: 101 }]);
-    assert.equal(layout.runs.find((r) => r.run === 'train')?.marks, undefined);
-    ctl.dispose();
-  }
+  const store = new MetricsStore();
+  const posted: HostMessage[] = [];
+  const ctl = new ViewController(store, { post: (m) => posted.push(m as HostMessage) }, silentLogger, strings);
+  ctl.addPoints('online', 'explorer', SERVE_TAG, [{ step: 0, wallTime: 100, value: 0 }]);
+  ctl.addPoints('train', 'trainer', 'actor/pg_loss', [{ step: 0, wallTime: 100, value: 1 }]);
+  ctl.receive({ type: 'ready', protocol: METRICS_PROTOCOL_VERSION });
+  ctl.flush();
+  posted.length = 0;
+  assert.deepEqual(ctl.markCommit(1, 101), ['online']);
+  assert.deepEqual(ctl.markCommit(1, 102), ['online'], 'the same commit again: same run');
+  ctl.flush();
+  const layout = posted.find((m): m is LayoutMessage => m.type === 'layout');
+  assert.ok(layout, 'a layout message went out');
+  assert.deepEqual(layout.runs.find((r) => r.run === 'online')?.marks, [{ kind: 'commit', step: 1, wallTime: 101 }]);
+  assert.equal(layout.runs.find((r) => r.run === 'train')?.marks, undefined);
+  ctl.dispose();
 });

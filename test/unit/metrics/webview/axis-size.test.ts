@@ -1,4 +1,4 @@
-// The y axis is as wide as its widest label (issue 18: a fixed 56 px clipped "−0.025" to
+// The y axis is as wide as its widest label (a fixed 56 px clipped "−0.025" to
 // "0.025", and exponents / long ticks lost their first characters).
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';

@@ -89,7 +89,10 @@ test('the monitor stops orphaned relays through the client on its poll, once eac
     jobs: async () => jobs,
     clusterUsage: async () => ({}),
     logs: async () => '',
-    stop: async (id: string) => (stopped.push(id), true),
+    stop: async (id: string) => {
+      stopped.push(id);
+      return true;
+    },
   });
   await m.refresh();
   assert.deepEqual(stopped, ['rel2'], 'the relay of a run that is gone');

@@ -1,4 +1,4 @@
-// The demo run as a Ray job: its package folder, config identity and entrypoint (issue 14 §5).
+// The demo run as a Ray job: its package folder, config identity and entrypoint.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';

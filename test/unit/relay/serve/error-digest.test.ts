@@ -1,5 +1,5 @@
 // A source that fails on every read is reported once, then as a count per period, then as
-// recovered (issue 18: 27 313 identical warnings in two minutes). The clock is injected.
+// recovered (a user once got 27 313 identical warnings in two minutes). The clock is injected.
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ErrorDigest } from '../../../../src/relay/serve/error-digest';

@@ -1,5 +1,5 @@
 // Run names of discovered sources: event files at a logdir's top level are named after the
-// folder (issue 18: they made a run called ".").
+// folder (they once made a run called ".").
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';

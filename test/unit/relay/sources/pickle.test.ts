@@ -107,7 +107,7 @@ describe('adversarial: untrusted pickles', () => {
     const evil = Buffer.from("cos\nsystem\n(S'touch /tmp/agentrl-pickle-test'\ntR.", 'latin1');
     const v = unpickle(evil) as PyObject;
     assert.ok(v instanceof PyObject && v.cls instanceof PyGlobal);
-    assert.equal((v.cls as PyGlobal).qualified, 'os.system');
+    assert.equal((v.cls).qualified, 'os.system');
     assert.deepEqual(v.args, ['touch /tmp/agentrl-pickle-test']);
   });
 

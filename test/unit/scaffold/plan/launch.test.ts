@@ -15,7 +15,7 @@ test('entries: agentrl/launch, paths under ${workspaceFolder}, model block', () 
     config: '${workspaceFolder}/sub/a/config.yaml',
     cwd: '${workspaceFolder}/sub/a',
     tasks: 2,
-    // A local endpoint never needs an API key (issue 18: the first F5 stopped on a modal for it).
+    // A local endpoint never needs an API key (the first F5 once stopped on a modal for it).
     model: { baseUrl: 'http://127.0.0.1:8000/v1', name: 'Qwen/Q' },
   });
   const remote = launchEntries([{ name: 'n', config: 'c.yaml', cwd: '.' }], 'a', 'm', 'https://api.example.com/v1')[0];

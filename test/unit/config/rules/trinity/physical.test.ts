@@ -1,5 +1,5 @@
 // Physically impossible values warn, quoting Trinity's default, and the fix sets it
-// (issue 18: `lr: -1e-6` got no warning).
+// (`lr: -1e-6` once got no warning).
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { applyFix, en, expectClean, expectFinding, lineOf, run, trinity } from '../../helpers';
