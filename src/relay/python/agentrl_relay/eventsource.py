@@ -135,6 +135,7 @@ class TfEventsReader:
             if batch.size > 0 or not more or consumed == 0:
                 break
         self.src.report(before, self.reader.stats)
+        f.mark()
         out = points_batch(batch, cursor_dict(self.src.info["id"], f.offset, f.fid))
         if not more and not f.reading_old:
             # At the end of the file: give back its descriptor until it grows (thousands of
