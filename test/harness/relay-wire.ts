@@ -1,6 +1,6 @@
 // A relay client at the wire: a bare WebSocket that sends protocol messages as JSON and keeps
-// every message the relay sent, parsed but not interpreted (a binary points frame is kept as its
-// decoded batch). The adversarial tests use it so that
+// every message the relay sent, parsed but not interpreted (a binary points or envelope frame is
+// kept as its decoded batch). The adversarial tests use it so that
 // they hold any relay to the protocol (the bundled one, or another runtime, relay.ts) without
 // the extension's client stack in between, and so that a test can misbehave on purpose: stop
 // reading, flood requests, send garbage.
@@ -8,10 +8,10 @@ import * as fs from 'node:fs';
 import WebSocket from 'ws';
 import type { Cursor, ExperienceRow, TagPoints } from '../../src/relay-protocol/messages';
 import { RELAY_PROTOCOL_VERSION, RELAY_SUBPROTOCOL } from '../../src/relay-protocol/messages';
-import { binaryFrameType } from '../../src/relay-protocol/envelope-frame';
+import { binaryFrameType, decodeEnvelopeFrame } from '../../src/relay-protocol/envelope-frame';
 import { decodePointsFrame } from '../../src/relay-protocol/points-frame';
 
-/** A message as the relay sent it (JSON, or a binary points frame's batch), with its type. */
+/** A message as the relay sent it (JSON, or a binary frame's batch), with its type. */
 export type WireMessage = { type: string } & Record<string, unknown>;
 
 export interface WireOptions {
@@ -36,7 +36,7 @@ export interface Closed {
 
 export class WireClient {
   readonly messages: WireMessage[] = [];
-  /** Binary frames received (points batches: this client asks for no other). */
+  /** Binary frames received (points batches, envelopes). */
   binaryFrames = 0;
   /** Bytes of every frame received. */
   bytes = 0;
@@ -51,7 +51,9 @@ export class WireClient {
       if (!isBinary) this.messages.push(JSON.parse(b.toString('utf8')) as WireMessage);
       else {
         this.binaryFrames++;
-        if (binaryFrameType(b) === 'points') this.messages.push({ ...decodePointsFrame(b) });
+        const kind = binaryFrameType(b);
+        if (kind === 'points') this.messages.push({ ...decodePointsFrame(b) });
+        else if (kind === 'envelope') this.messages.push({ ...decodeEnvelopeFrame(b) });
       }
       this.notify();
     });

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import re
+
 from .websocket import HttpRequest
 
 # Words a credential's name contains (token, access_token, api_key, passwd, x-auth, ...).

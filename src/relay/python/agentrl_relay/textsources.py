@@ -28,7 +28,7 @@ Log = Callable[[str, str], None]
 class LineFile:
     """Complete lines of a followed file, read from its cursor; long lines skipped."""
 
-    def __init__(self, path: str, cursor: dict[str, Any] | None, log: Log, max_line: int = MAX_LOG_LINE, report: bool = True):
+    def __init__(self, path: str, cursor: dict[str, Any] | None, log: Log, max_line: int = MAX_LOG_LINE, report: str | None = "skipped 1 line(s) longer than {max} bytes (at byte {at})"):
         self.file = FollowedFile(path, cursor)
         self.path = path
         self.log = log
@@ -37,7 +37,8 @@ class LineFile:
         self.skipping = False
 
     def lines(self, size: int) -> list[tuple] | None:
-        """(offset, bytes) of the complete lines of the next read (≤ size bytes); None when nothing new."""
+        """(offset, bytes) of the complete lines of the next read (≤ size bytes); None when nothing new.
+        A line longer than max_line is skipped, reported as `report` says ({max}, {at}) unless None."""
         f = self.file
         if not f.open():
             return None
@@ -68,7 +69,7 @@ class LineFile:
                     size = min(size * 2, self.max_line)
                     continue
                 if self.report:
-                    self.log("warn", f"relay: {self.path}: skipped a line longer than {self.max_line} bytes at byte {f.offset}")
+                    self.log("warn", f"relay: {self.path}: " + self.report.format(max=self.max_line, at=f.offset))
                 self.skipping = True
                 f.offset += len(buf)
                 continue
@@ -239,7 +240,7 @@ class JsonlReader:
     def __init__(self, src: JsonlExperienceSource, cursor: dict[str, Any] | None):
         self.src = src
         # A longer line (a huge multimodal experience) is left out of the list, read only on request.
-        self.lines = LineFile(src.path, cursor, src.log, max_line=JSONL_READ)
+        self.lines = LineFile(src.path, cursor, src.log, max_line=JSONL_READ, report="1 line(s) longer than {max} bytes not listed (at byte {at})")
 
     def next(self, budget: int) -> ExperiencesBatch | None:
         got = self.lines.lines(JSONL_READ)
