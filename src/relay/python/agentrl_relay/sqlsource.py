@@ -221,10 +221,9 @@ class StepBudget:
         self.calls += 1
         return 1 if self.calls * _STEPS_PER_CALL > STATEMENT_STEPS else 0
 
-    def __enter__(self) -> StepBudget:
+    def __enter__(self) -> None:
         self.calls = 0
         self.armed = True
-        return self
 
     def __exit__(self, *exc: object) -> None:
         self.armed = False
