@@ -8,8 +8,11 @@ import * as path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { launchRelay, relaysUnderTest, type RelayProc } from '../../../harness/relay';
 import { WireClient, helloFrom } from '../../../harness/relay-wire';
+import { sleep } from '../../../harness/wait';
 import { TAGS, appendSteps } from '../appender';
 import { tmpDir } from '../helpers';
+
+const POLL_MS = 100;
 
 /** Trinity's monitor line for `step` (one metric). */
 const stepLine = (step: number) => `INFO 11-24 10:42:55 [monitor.py:210] Step ${step}: {'rollout/reward/mean': ${step / 100}}\n`;
@@ -36,7 +39,7 @@ for (const subject of relaysUnderTest())
       fs.mkdirSync(path.join(job, 'log'), { recursive: true });
       const log = path.join(job, 'log', 'trainer.log');
       fs.writeFileSync(log, stepLines(0, steps));
-      const relay = await launchRelay(subject.command(), ['--job-dir', job, '--poll-interval', '100']);
+      const relay = await launchRelay(subject.command(), ['--job-dir', job, '--poll-interval', String(POLL_MS)]);
       relays.push(relay);
       const client = await helloFrom(relay.url);
       clients.push(client);
@@ -66,7 +69,7 @@ for (const subject of relaysUnderTest())
       assert.deepEqual(logSteps(client), range(0, 80));
     });
 
-    test('a job dir deleted and created again under the same name: the new files stream from their start', { timeout: 60_000 }, async () => {
+    test('a job dir deleted and created again under the same name: the new files stream from their start', { timeout: 120_000 }, async () => {
       const job = path.join(tmpDir(), 'run1');
       dirs.push(path.dirname(job));
       const events = (j: string) => path.join(j, 'monitor', 'tensorboard', 'explorer', 'events.out.tfevents.1.node');
@@ -74,15 +77,18 @@ for (const subject of relaysUnderTest())
       fs.mkdirSync(path.join(job, 'log'), { recursive: true });
       appendSteps(events(job), 0, 20);
       fs.writeFileSync(path.join(job, 'log', 'trainer.log'), stepLines(0, 20));
-      const relay = await launchRelay(subject.command(), ['--job-dir', job, '--poll-interval', '100']);
+      const relay = await launchRelay(subject.command(), ['--job-dir', job, '--poll-interval', String(POLL_MS)]);
       relays.push(relay);
       const client = await helloFrom(relay.url);
       clients.push(client);
       client.subscribe();
       const eventSteps = () => client.points().filter((p) => p.source.startsWith('tfevents:') && p.tag === TAGS[0]).map((p) => p.step);
       await client.waitFor('the first run', () => eventSteps().length === 20 && logSteps(client).length === 20);
-      // The run is started again from scratch under the same name.
+      // The run is started again from scratch under the same name, after a few polls without it:
+      // the relay finishes the deleted files and closes them, so the new ones may get their inode
+      // numbers (the same identity, the same size: only their content tells them apart).
       fs.rmSync(job, { recursive: true, force: true });
+      await sleep(POLL_MS * 5);
       fs.mkdirSync(path.dirname(events(job)), { recursive: true });
       fs.mkdirSync(path.join(job, 'log'), { recursive: true });
       appendSteps(events(job), 100, 120);
