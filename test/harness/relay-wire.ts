@@ -1,14 +1,17 @@
 // A relay client at the wire: a bare WebSocket that sends protocol messages as JSON and keeps
-// every message the relay sent, parsed but not interpreted. The adversarial tests use it so that
+// every message the relay sent, parsed but not interpreted (a binary points or envelope frame is
+// kept as its decoded batch). The adversarial tests use it so that
 // they hold any relay to the protocol (the bundled one, or another runtime, relay.ts) without
 // the extension's client stack in between, and so that a test can misbehave on purpose: stop
 // reading, flood requests, send garbage.
 import * as fs from 'node:fs';
 import WebSocket from 'ws';
-import type { Cursor, ExperienceRow } from '../../src/relay-protocol/messages';
+import type { Cursor, ExperienceRow, TagPoints } from '../../src/relay-protocol/messages';
 import { RELAY_PROTOCOL_VERSION, RELAY_SUBPROTOCOL } from '../../src/relay-protocol/messages';
+import { binaryFrameType, decodeEnvelopeFrame } from '../../src/relay-protocol/envelope-frame';
+import { decodePointsFrame } from '../../src/relay-protocol/points-frame';
 
-/** A message as the relay sent it (JSON), with its type. */
+/** A message as the relay sent it (JSON, or a binary frame's batch), with its type. */
 export type WireMessage = { type: string } & Record<string, unknown>;
 
 export interface WireOptions {
@@ -23,7 +26,7 @@ export interface WirePoint {
   source: string;
   tag: string;
   step: number;
-  value: number | string;
+  value: number;
 }
 
 export interface Closed {
@@ -33,7 +36,7 @@ export interface Closed {
 
 export class WireClient {
   readonly messages: WireMessage[] = [];
-  /** Binary frames received (this client never asks for them). */
+  /** Binary frames received (points batches, envelopes). */
   binaryFrames = 0;
   /** Bytes of every frame received. */
   bytes = 0;
@@ -45,8 +48,13 @@ export class WireClient {
     ws.on('message', (data, isBinary) => {
       const b = data as Buffer;
       this.bytes += b.length;
-      if (isBinary) this.binaryFrames++;
-      else this.messages.push(JSON.parse(b.toString('utf8')) as WireMessage);
+      if (!isBinary) this.messages.push(JSON.parse(b.toString('utf8')) as WireMessage);
+      else {
+        this.binaryFrames++;
+        const kind = binaryFrameType(b);
+        if (kind === 'points') this.messages.push({ ...decodePointsFrame(b) });
+        else if (kind === 'envelope') this.messages.push({ ...decodeEnvelopeFrame(b) });
+      }
       this.notify();
     });
     ws.on('close', (code, reason) => {
@@ -83,7 +91,7 @@ export class WireClient {
   }
 
   subscribe(opts: { cursors?: Cursor[]; runs?: string[]; experiences?: boolean } = {}): void {
-    this.send({ type: 'subscribe', protocol: RELAY_PROTOCOL_VERSION, cursors: opts.cursors ?? [], ...(opts.runs ? { runs: opts.runs } : {}), ...(opts.experiences === undefined ? {} : { experiences: opts.experiences }) });
+    this.send({ type: 'subscribe', protocol: RELAY_PROTOCOL_VERSION, binary: ['points'], cursors: opts.cursors ?? [], ...(opts.runs ? { runs: opts.runs } : {}), ...(opts.experiences === undefined ? {} : { experiences: opts.experiences }) });
   }
 
   /** Stops reading from the socket: the relay's replies pile up in its buffers and the kernel's. */
@@ -95,15 +103,11 @@ export class WireClient {
     return this.messages.filter((m) => m.type === type);
   }
 
-  /** Every point of the JSON points messages, in arrival order. */
+  /** Every point of the points batches, in arrival order (tag by tag within a batch). */
   points(): WirePoint[] {
     const out: WirePoint[] = [];
     for (const m of this.of('points')) {
-      const tags = m.tags as string[];
-      const tag = m.tag as number[];
-      const step = m.step as number[];
-      const value = m.value as (number | string)[];
-      for (let i = 0; i < tag.length; i++) out.push({ source: m.source as string, tag: tags[tag[i]], step: step[i], value: value[i] });
+      for (const s of m.series as TagPoints[]) for (let i = 0; i < s.step.length; i++) out.push({ source: m.source as string, tag: s.tag, step: s.step[i], value: s.value[i] });
     }
     return out;
   }

@@ -1,9 +1,10 @@
 // `agentrl relay` as a child process, started the way a user starts it next to a trainer: the
 // bundled CLI (dist/agentrl.js) on node, or its Python twin (dist/agentrl_relay.py) on Python 3.8
 // or the machine's current python3 — one launcher for all, so a test runs against each runtime
-// (RELAY_RUNTIMES). `launchRelay` takes any relay's command line; the adversarial tests run the
-// one `relayUnderTest()` names (AGENTRL_RELAY_CMD, split on spaces, else the bundled CLI). The one
-// copy shared by the component, integration and bench tiers.
+// (RELAY_RUNTIMES). `launchRelay` takes any relay's command line; the adversarial tests run each
+// relay `relaysUnderTest()` names (every runtime, or AGENTRL_RELAY_CMD alone, split on spaces),
+// the hostile-client bench the one `relayUnderTest()` names. The one copy shared by the
+// component, integration and bench tiers.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -102,6 +103,30 @@ export function bundledRelay(cli: string = cliBundle): string[] {
 export function relayUnderTest(): string[] {
   const cmd = process.env.AGENTRL_RELAY_CMD?.trim();
   return cmd ? cmd.split(/\s+/) : bundledRelay();
+}
+
+/** A relay the adversarial tests run: a name for test titles, its command line, why it cannot run here. */
+export interface RelayUnderTest {
+  name: string;
+  skip: string | undefined;
+  command(): string[];
+}
+
+/**
+ * The relays the adversarial tests run, each in its own suite: AGENTRL_RELAY_CMD alone when set
+ * (another build of a relay), else every runtime (the Node relay, the Python relay on 3.8 and on
+ * the current python3), skipped with the reason where one is not installed.
+ */
+export function relaysUnderTest(): RelayUnderTest[] {
+  if (process.env.AGENTRL_RELAY_CMD?.trim()) return [{ name: 'AGENTRL_RELAY_CMD', skip: undefined, command: relayUnderTest }];
+  return RELAY_RUNTIMES.map((runtime) => ({
+    name: runtime,
+    skip: relaySkipReason(runtime),
+    command: () => {
+      const cmd = relayCommand([], runtime);
+      return [cmd.file, ...cmd.args];
+    },
+  }));
 }
 
 /** Starts `node dist/agentrl.js relay …args` (or the Python relay with the same args; adds

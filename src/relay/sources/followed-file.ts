@@ -128,6 +128,12 @@ export class FollowedFile implements FdSource {
     const rest = size - this.offset;
     this.onChange({ kind: 'replaced', ...(rest > 0 ? { lostBytes: rest } : {}) });
     this.drop();
+    // The file read is finished: whatever the path names next is new, even when it reuses the
+    // old one's inode number (freed once its descriptor closed: a job dir deleted, seen gone, then
+    // created again) — read it from its start.
+    this.fid = '';
+    this.offset = 0;
+    this.tail = undefined;
     return true;
   }
 

@@ -381,7 +381,8 @@
         (local.set $len (i32.load (local.get $p)))
         (local.set $s (i32.add (i32.const 8192) (i32.shl (i32.and (local.get $len) (i32.const 255)) (i32.const 3))))
         (if (i32.and
-              (i32.or (i32.or (i32.load offset=4 (local.get $p)) (i32.gt_u (local.get $len) (local.get $maxLen)))
+              ;; (each term a boolean: a non-zero high length word ANDed as it is could be even)
+              (i32.or (i32.or (i32.ne (i32.load offset=4 (local.get $p)) (i32.const 0)) (i32.gt_u (local.get $len) (local.get $maxLen)))
                       (i32.or (i32.ne (i32.load (local.get $s)) (local.get $len))
                               (i32.ne (i32.load offset=4 (local.get $s)) (i32.load offset=8 (local.get $p)))))
               (i32.eqz (call $header_ok (local.get $p) (local.get $maxLen))))

@@ -10,15 +10,15 @@ from __future__ import annotations
 import hashlib
 import hmac
 import re
-from urllib.parse import unquote
 
 from .websocket import HttpRequest
 
-# A credential-looking name followed by '=' or ':' anywhere in the path or the query, after
-# percent-decoding: `?token=`, `?a=1;token=`, `?%74oken=`, `?bearer=`, `/token=…`.
-_CREDENTIAL_IN_URL = re.compile(
-    r"(?:^|[^a-z0-9])(token|access[_-]?token|auth|authorization|bearer|key|api[_-]?key|apikey|password|passwd|secret|credentials?)\s*[=:]",
-)
+# Words a credential's name contains (token, access_token, api_key, passwd, x-auth, ...).
+_CREDENTIAL_NAME = re.compile(r"(token|bearer|auth|key|pass|secret|credential|session|signature|jwt)")
+_ORIGIN = re.compile(r"^[a-z][a-z0-9+.-]*://([^/?#]*)", re.IGNORECASE)
+_ESCAPE = re.compile(r"%([0-9a-fA-F]{2})")
+_NAME = re.compile(r"^\s*([^=:]*)[=:]")
+URL_CREDENTIALS = "credentials in the URL are refused: send them in the Authorization header"
 _BEARER = re.compile(r"^Bearer\s+(\S+)\s*$", re.IGNORECASE)
 
 
@@ -33,41 +33,72 @@ def secret_equals(a: str, b: str) -> bool:
     return hmac.compare_digest(ha, hb)
 
 
-def check_token_text(token: str, where: str) -> str:
-    """A token is one word: a value no `Authorization: Bearer` header could ever match is refused."""
-    if any(c.isspace() for c in token):
-        raise TokenFileError(f"{where} holds more than one word: a token is a single word (e.g. openssl rand -hex 32)")
-    return token
+def token_problem(token: str) -> str | None:
+    """Why `token` cannot be a bearer token (empty, several words, a character a header cannot
+    carry), or None."""
+    if token == "":
+        return "it is empty"
+    if re.search(r"\s", token):
+        return "it holds more than one word (a token is one word, no spaces or line breaks)"
+    if not re.fullmatch(r"[\x21-\x7e]+", token):
+        return "it holds characters other than printable ASCII"
+    return None
 
 
 def read_token(path: str) -> str:
-    """The token of a token file: its one non-empty line, trimmed."""
-    with open(path, "r", encoding="utf-8") as f:
-        text = f.read(64 * 1024 + 1)
-    if len(text) > 64 * 1024:
-        raise TokenFileError(f"token file {path} is too large")
-    lines = [ln.strip() for ln in re.split(r"\r?\n", text) if ln.strip()]
-    if not lines:
-        raise TokenFileError(f"token file {path} is empty")
-    if len(lines) > 1:
-        raise TokenFileError(f"token file {path} holds {len(lines)} lines: a token file holds one token")
-    return check_token_text(lines[0], f"token file {path}")
+    """The token of a token file: exactly one token (surrounding blank space and line breaks allowed)."""
+    with open(path, "r", encoding="utf-8", errors="replace") as f:
+        token = f.read().strip()
+    problem = token_problem(token)
+    if problem:
+        raise TokenFileError(f"token file {path} must hold exactly one token: {problem}")
+    return token
 
 
-def credential_in_url(target: str) -> bool:
-    text = target
-    for _ in range(3):  # %2574oken decodes twice
-        decoded = unquote(text)
-        if decoded == text:
-            break
-        text = decoded
-    return bool(_CREDENTIAL_IN_URL.search(text.lower()))
+def env_token(value: str | None) -> str | None:
+    """AGENTRL_RELAY_TOKEN's value, held to the same rule as a token file; None when unset or blank."""
+    token = (value or "").strip()
+    if not token:
+        return None
+    problem = token_problem(token)
+    if problem:
+        raise TokenFileError(f"AGENTRL_RELAY_TOKEN must hold exactly one token: {problem}")
+    return token
+
+
+def _unescape_fully(s: str) -> str:
+    """s with its percent-escapes decoded until none is left (a double escape hides a name once)."""
+    for _ in range(4):
+        nxt = _ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), s)
+        if nxt == s:
+            return s
+        s = nxt
+    return s
+
+
+def credential_in_url(url: str) -> str | None:
+    """Why a relay URL (or a request path with its query) looks like it carries a credential, or
+    None. One rule for the whole URL: after unescaping, no `name=` or `name:` whose name contains a
+    credential word, in any query parameter (whatever its separator) or path segment, no `bearer`
+    anywhere, and no user in the authority."""
+    origin = _ORIGIN.match(url)
+    if origin and "@" in origin.group(1):
+        return URL_CREDENTIALS
+    text = _unescape_fully(url[origin.end() :] if origin else url).lower()
+    if "bearer" in text:
+        return URL_CREDENTIALS
+    for part in re.split(r"[/?&;#]", text):
+        name = _NAME.match(part)
+        if name and _CREDENTIAL_NAME.search(name.group(1)):
+            return URL_CREDENTIALS
+    return None
 
 
 def check_upgrade(req: HttpRequest, token: str | None, allow_origins: list[str]) -> tuple[bool, int, str]:
     """(ok, status, reason) of an upgrade request; the reason never contains a credential."""
-    if credential_in_url(req.target):
-        return False, 400, "credentials in the URL are refused: send them in the Authorization header"
+    in_url = credential_in_url(req.target)
+    if in_url:
+        return False, 400, in_url
     origin = req.headers.get("origin")
     if origin is not None and origin not in allow_origins:
         return False, 403, "origin not allowed"

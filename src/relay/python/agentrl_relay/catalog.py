@@ -49,12 +49,33 @@ def _is_file(e: os.DirEntry) -> bool:
 
 
 def _real_dir(path: str, real: str) -> bool:
-    """A directory (not a symbolic link to one) inside the root (`real`: the root's real path)."""
+    """A directory whose real path lies inside the root (`real`: the root's real path). The walk
+    below it takes no symbolic link; the place a job dir names (log/, buffer/, ...) may be one."""
     try:
-        st = os.lstat(path)
+        st = os.stat(path)
     except OSError:
         return False
     return stat.S_ISDIR(st.st_mode) and inside(real, path)
+
+
+class Refusals:
+    """Paths that resolve outside the root, each reported once:
+    `relay: refusing <rel>: it resolves to <target>, outside <root>`."""
+
+    def __init__(self, root: str, real: str, report: Callable[[str], None]):
+        self.root = root
+        self.real = real
+        self.report = report
+        self.said: set[str] = set()
+
+    def allows(self, p: str) -> bool:
+        """True inside the root (or while p does not exist); False, reported once, outside it."""
+        if not os.path.lexists(p) or inside(self.real, p):
+            return True
+        if p not in self.said:
+            self.said.add(p)
+            self.report(f"relay: refusing {os.path.relpath(p, self.root)}: it resolves to {os.path.realpath(p)}, outside {self.root}")
+        return False
 
 
 class Walked:
@@ -116,13 +137,15 @@ def _job_dirs(root: str, real: str, run_name: str | None) -> list[tuple[str, str
     return out
 
 
-def discover_job(root: str, real: str, run_name: str | None) -> tuple[list[Spec], list[str]]:
+def discover_job(root: str, real: str, run_name: str | None, refusals: Refusals | None = None) -> tuple[list[Spec], list[str]]:
+    refusals = refusals or Refusals(root, real, lambda _: None)
+    allows = refusals.allows
     specs: list[Spec] = []
     dirs: list[str] = []
     for d, run in _job_dirs(root, real, run_name):
         dirs.append(d)
         tb = os.path.join(d, "monitor", "tensorboard")
-        w = walk(tb, real, 4)
+        w = walk(tb, real, 4) if allows(tb) else Walked()
         dirs.extend(w.dirs)
         with_events = set()
         for f in sorted(x for x in w.files if is_event_file(os.path.basename(x))):
@@ -132,13 +155,13 @@ def discover_job(root: str, real: str, run_name: str | None) -> tuple[list[Spec]
             with_events.add(role)
             specs.append(_spec("tfevents", _rel(root, f), run, role, f))
         # Step lines of a role that writes no event files (other monitors: wandb, mlflow, ...).
-        logs = walk(os.path.join(d, "log"), real, 1)
+        logs = walk(os.path.join(d, "log"), real, 1) if allows(os.path.join(d, "log")) else Walked()
         dirs.extend(logs.dirs)
         for f in sorted(x for x in logs.files if x.endswith(".log")):
             role = os.path.basename(f)[:-4]
             if role not in with_events:
                 specs.append(_spec("log", _rel(root, f), run, role, f))
-        buf = walk(os.path.join(d, "buffer"), real, 0)
+        buf = walk(os.path.join(d, "buffer"), real, 0) if allows(os.path.join(d, "buffer")) else Walked()
         dirs.extend(buf.dirs)
         for f in sorted(x for x in buf.files if x.endswith(".db")):
             specs.append(_spec("sql", _rel(root, f), run, "", f))
@@ -146,7 +169,7 @@ def discover_job(root: str, real: str, run_name: str | None) -> tuple[list[Spec]
         for f in sorted(x for x in buf.files if x.endswith(".jsonl")):
             specs.append(_spec("jsonl", _rel(root, f), run, os.path.basename(f)[:-6], f))
         for e in _entries(d):
-            if e.name.endswith("_server_url.txt") and _is_file(e) and inside(real, os.path.join(d, e.name)):
+            if e.name.endswith("_server_url.txt") and allows(os.path.join(d, e.name)) and os.path.isfile(os.path.join(d, e.name)):
                 f = os.path.join(d, e.name)
                 specs.append(_spec("serve", _rel(root, f), run, e.name[: -len("_server_url.txt")], f))
     return specs, dirs
@@ -167,13 +190,17 @@ class Catalog:
         self.sources: dict[str, Any] = {}
         self.databases: dict[str, SqlDatabase] = {}
         self.dirs: list[str] = []
+        self.refusals = Refusals(root, self.real, lambda msg: log("warn", msg))
 
     def list(self) -> builtins.list[Any]:
         return list(self.sources.values())
 
     def rescan(self) -> builtins.list[Any]:
         """Runs discovery; returns the sources that are new."""
-        specs, dirs = (discover_job if self.mode == "job" else discover_logdir)(self.root, self.real, self.run)
+        if self.mode == "job":
+            specs, dirs = discover_job(self.root, self.real, self.run, self.refusals)
+        else:
+            specs, dirs = discover_logdir(self.root, self.real, self.run)
         self.dirs = dirs
         added: list[Any] = []
         for spec in specs:

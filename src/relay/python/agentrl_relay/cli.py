@@ -10,7 +10,7 @@ import platform
 import signal
 import sys
 
-from .auth import TokenFileError, check_token_text, is_loopback_host, read_token
+from .auth import TokenFileError, env_token, is_loopback_host, read_token
 from .server import Options, Relay
 
 DEFAULTS = {"host": "127.0.0.1", "port": 8765, "max_clients": 32, "heartbeat_s": 10, "poll_ms": 1000, "stall_s": 30, "decode_cache_mb": 64}
@@ -136,8 +136,8 @@ def main(argv: list[str] | None = None) -> int:
         token = None
         if "token-file" in a:
             token = read_token(a["token-file"])
-        elif os.environ.get("AGENTRL_RELAY_TOKEN", "").strip():
-            token = check_token_text(os.environ["AGENTRL_RELAY_TOKEN"].strip(), "AGENTRL_RELAY_TOKEN")
+        else:
+            token = env_token(os.environ.get("AGENTRL_RELAY_TOKEN"))
         port = _number(a.get("port"), "--port", DEFAULTS["port"])
         if not port.is_integer() or port > 65535:
             raise ValueError(f"--port must be 0..65535, got '{a.get('port')}'")

@@ -31,7 +31,7 @@ class RecordReader:
         self.end = end
         self.decoder = ChunkDecoder()
         self.min_read = MIN_READ
-        self.stats = {"records": 0, "crc": 0, "bad_headers": 0, "decode": 0, "stretched": 0}
+        self.stats = {"records": 0, "crc": 0, "bad_headers": 0, "oversized": 0, "decode": 0, "stretched": 0}
 
     @property
     def offset(self) -> int:
@@ -79,20 +79,22 @@ class TfEventsSource:
         self.path = path
         self.data_files = [path]
         self.log = log
-        self.errors = {"crc": 0, "bad_headers": 0, "decode": 0}
+        self.errors = {"crc": 0, "bad_headers": 0, "oversized": 0, "decode": 0}
         self._warned = False
 
     def report(self, before: dict[str, int], after: dict[str, int]) -> None:
-        d = {k: after[k] - before[k] for k in ("crc", "bad_headers", "decode")}
+        d = {k: after[k] - before[k] for k in self.errors}
         if not any(d.values()):
             return
         for k, v in d.items():
             self.errors[k] += v
+        over = f", {d['oversized']} record(s) claiming more than the {MAX_RECORD_BYTES >> 20} MiB limit" if d["oversized"] else ""
         msg = (
             f"relay: {self.path}: skipped {d['crc']} record(s) with a CRC mismatch, "
-            f"{d['bad_headers']} corrupt header region(s), {d['decode']} undecodable event(s)"
+            f"{d['bad_headers']} corrupt header region(s){over}, {d['decode']} undecodable event(s)"
         )
-        self.log("debug" if self._warned else "warn", msg)
+        # Every damage is said once per source; an oversized record every time (data is lost).
+        self.log("debug" if self._warned and not d["oversized"] else "warn", msg)
         self._warned = True
 
     def open(self, cursor: dict[str, Any] | None) -> TfEventsReader:
@@ -133,6 +135,7 @@ class TfEventsReader:
             if batch.size > 0 or not more or consumed == 0:
                 break
         self.src.report(before, self.reader.stats)
+        f.mark()
         out = points_batch(batch, cursor_dict(self.src.info["id"], f.offset, f.fid))
         if not more and not f.reading_old:
             # At the end of the file: give back its descriptor until it grows (thousands of

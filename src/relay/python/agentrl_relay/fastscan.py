@@ -20,7 +20,7 @@ from array import array
 
 from .points import PointCollector
 from .protocol import BIG_ENDIAN
-from .tfrecord import BAD_HEADER, CRC_MISMATCH, CRC_TABLE, MASK_DELTA, DecodeError, EventDecoder, HeaderCheck, crc32c, scan
+from .tfrecord import BAD_HEADER, CRC_MISMATCH, CRC_TABLE, MASK_DELTA, OK, OVERSIZED, DecodeError, EventDecoder, HeaderCheck, crc32c, scan
 
 MAX_TEMPLATES = 4096
 # Bytes of a wall time that vary from record to record: the low 4 of the double (the high 4
@@ -30,6 +30,8 @@ MAX_CYCLE = 2048
 _MSB = bytes(b & 0x80 for b in range(256))
 _LOW7 = bytes(b & 0x7F for b in range(256))
 _CONTRIB: dict[int, tuple[bytes, bytes, bytes, bytes]] = {}
+# The reader's statistic each kind of damage counts in.
+_DAMAGE = {CRC_MISMATCH: "crc", BAD_HEADER: "bad_headers", OVERSIZED: "oversized"}
 
 
 def _rotr15(c: int) -> int:
@@ -141,8 +143,8 @@ class ChunkDecoder:
         return p
 
     def _record(self, buf: bytes, off: int, size: int, status: int, sink: PointCollector, stats: dict[str, int]) -> None:
-        if status == BAD_HEADER or status == CRC_MISMATCH:
-            stats["bad_headers" if status == BAD_HEADER else "crc"] += 1
+        if status != OK:
+            stats[_DAMAGE[status]] += 1
             self._forget_sequence()
             self.cycle = None
             return

@@ -62,10 +62,16 @@ def _next_generation(fid: str) -> str:
     return f"{base}~{int(gen) + 1 if gen.isdigit() else 1}"
 
 
+# Bytes before the offset remembered to tell a file rewritten in place (copytruncate, then
+# written past the offset before the relay looked again: the size alone cannot tell).
+TAIL = 32
+
+
 class FollowedFile:
     """The file at `path`, read by offset. `check()` notices a rotation or replacement (the old
     file's remainder is still read to its end, then the new one from 0) and an in-place truncation
-    (read again from 0 under a new fid)."""
+    (read again from 0 under a new fid): the file is shorter than the offset, or the bytes just
+    before the offset are no longer those read (readers call `mark()` after they moved on)."""
 
     def __init__(self, path: str, cursor: dict[str, Any] | None):
         self.path = path
@@ -74,6 +80,7 @@ class FollowedFile:
         self.fid = ""
         self._cursor = cursor
         self._old: int | None = None  # a rotated file still being read to its end
+        self._tail: bytes | None = None  # the TAIL bytes before `offset` as they were read
         self.events: list = []
 
     def open(self) -> bool:
@@ -89,8 +96,11 @@ class FollowedFile:
             return False
         fst = os.fstat(fd)
         self.fd = fd
+        was = (self.fid, self.offset)
         self.offset, self.fid = resume_from(self._cursor, fst)
         self._cursor = None
+        if (self.fid, self.offset) != was:
+            self._tail = None  # another file, or another place: nothing read there yet
         return True
 
     def rest(self) -> None:
@@ -118,10 +128,26 @@ class FollowedFile:
             self.fd = new_fd
             self.events.append("rotated")
             return
-        if fst.st_size < self.offset and self._old is None:
+        if self._old is None and (fst.st_size < self.offset or not self._tail_holds()):
             self.offset = 0
+            self._tail = None
             self.fid = _next_generation(self.fid)
             self.events.append("truncated")
+
+    def mark(self) -> None:
+        """Remembers the bytes before the offset (after a read moved it), to tell a rewrite."""
+        if self._old is not None or self.fd is None:
+            self._tail = None
+            return
+        n = min(TAIL, self.offset)
+        b = os.pread(self.fd, n, self.offset - n)
+        self._tail = b if len(b) == n else None
+
+    def _tail_holds(self) -> bool:
+        t = self._tail
+        if not t or self.fd is None:
+            return True
+        return os.pread(self.fd, len(t), self.offset - len(t)) == t
 
     @property
     def reading_old(self) -> bool:
@@ -145,6 +171,7 @@ class FollowedFile:
         self._old = None
         assert self.fd is not None
         self.offset = 0
+        self._tail = None
         self.fid = file_id(os.fstat(self.fd))
 
     def close(self) -> None:

@@ -25,11 +25,6 @@ MAX_OPS = 2_000_000
 MAX_MEMO = 1_000_000
 MAX_STACK = 100_000
 # The JSON a decode may produce: nodes visited (shared references count each time) and string bytes.
-MAX_NODES = 200_000
-MAX_OUT_CHARS = 16 * 1024 * 1024
-MAX_STRING = 64 * 1024
-MAX_ITEMS = 2000
-JSON_MAX_DEPTH = 12
 
 
 class PickleError(Exception):
@@ -250,58 +245,103 @@ def _dict_key(k: Any) -> str:
 # ---- plain data as JSON ---------------------------------------------------------------------
 
 
-class _Budget:
-    def __init__(self) -> None:
-        self.nodes = 0
-        self.chars = 0
+class RowDecodeError(ValueError):
+    """A row whose content is over a budget, or not readable: the message names its problem."""
+
+
+# What converting a decoded row to JSON may cost: values written (a value shared by reference
+# counts each time it is expanded), bytes out, depth; longer strings and containers are cut.
+DETAIL_MAX_VALUES = 200_000
+DETAIL_MAX_BYTES = 8 * 1024 * 1024
+DETAIL_MAX_DEPTH = 16
+MAX_STRING = 64 * 1024
+MAX_ITEMS = 2000
 
 
 def _utf16_len(s: str) -> int:
     return len(s) + sum(1 for c in s if ord(c) > 0xFFFF)
 
 
-def json_safe(v: Any, depth: int = 0, budget: _Budget | None = None) -> Any:
-    """JSON of decoded pickle data: long strings cut, ≤ 2000 items a container, 12 levels,
-    bytes as '<N bytes>', non-finite numbers as wire strings; past the budget, '…'."""
-    b = budget or _Budget()
-    b.nodes += 1
-    if b.nodes > MAX_NODES or b.chars > MAX_OUT_CHARS:
-        return "…"
-    if v is None:
-        return None
-    if isinstance(v, bool):
-        return v
-    if isinstance(v, int):
-        return v if abs(v) <= 2**53 - 1 else str(v)
-    if isinstance(v, float):
-        return v if math.isfinite(v) else wire_number(v)
-    if isinstance(v, str):
-        n = _utf16_len(v)
-        if n > MAX_STRING:
-            v = f"{js_slice(v, MAX_STRING)}… ({n} chars)"
-        b.chars += len(v)
-        return v
-    if depth > JSON_MAX_DEPTH:
-        return "…"
-    if isinstance(v, (bytes, bytearray)):
-        return f"<{len(v)} bytes>"
-    if isinstance(v, list):
-        out = [json_safe(x, depth + 1, b) for x in v[:MAX_ITEMS]]
-        if len(v) > MAX_ITEMS:
-            out.append(f"… ({len(v)} items)")
-        return out
-    if isinstance(v, (dict, PyObject)):
-        fields = v.fields if isinstance(v, PyObject) else v
-        return {k: json_safe(x, depth + 1, b) for k, x in js_entries(fields)[:MAX_ITEMS]}
-    if isinstance(v, PyClass):
-        return f"<class {v.module}.{v.name}>"
-    return str(v)
+class _BoundedJson:
+    """`v` as JSON within the detail budget; over it, RowDecodeError. Non-finite numbers are wire
+    strings, bytes '<N bytes>', objects their fields, a value that contains itself '<cycle>'."""
+
+    def __init__(self) -> None:
+        self.values = 0
+        self.bytes = 0
+        self.on_path: set[int] = set()
+
+    def count(self, n: int) -> None:
+        self.values += 1
+        if self.values > DETAIL_MAX_VALUES:
+            self.over(f"{DETAIL_MAX_VALUES} values")
+        self.bytes += n
+        if self.bytes > DETAIL_MAX_BYTES:
+            self.over(f"{DETAIL_MAX_BYTES} bytes")
+
+    @staticmethod
+    def over(what: str) -> None:
+        raise RowDecodeError(f"the experience expands to more than {what} (shared references are counted each time they are used): not shown")
+
+    def leaf(self, value: Any, size: int) -> Any:
+        self.count(size)
+        return value
+
+    def visit(self, v: Any, depth: int) -> Any:
+        if v is None:
+            return self.leaf(None, 4)
+        if isinstance(v, bool):
+            return self.leaf(v, 5)
+        if isinstance(v, int):
+            return self.leaf(v if abs(v) <= 2**53 - 1 else str(v), 8 if abs(v) <= 2**53 - 1 else 20)
+        if isinstance(v, float):
+            return self.leaf(v if math.isfinite(v) else wire_number(v), 8)
+        if isinstance(v, str):
+            n = _utf16_len(v)
+            if n > MAX_STRING:
+                v = f"{js_slice(v, MAX_STRING)}… ({n} chars)"
+            return self.leaf(v, len(v) + 2)
+        if isinstance(v, (bytes, bytearray)):
+            return self.leaf(f"<{len(v)} bytes>", 16)
+        if isinstance(v, PyClass):
+            return self.leaf(f"<class {v.module}.{v.name}>", len(v.module) + len(v.name))
+        if depth > DETAIL_MAX_DEPTH:
+            return self.leaf("…", 3)
+        if not isinstance(v, (list, dict, PyObject)):
+            return self.leaf(str(v), 8)
+        if id(v) in self.on_path:
+            return self.leaf("<cycle>", 8)
+        self.on_path.add(id(v))
+        try:
+            self.count(2)
+            if isinstance(v, list):
+                out = [self.visit(x, depth + 1) for x in v[:MAX_ITEMS]]
+                if len(v) > MAX_ITEMS:
+                    out.append(f"… ({len(v)} items)")
+                return out
+            entries = js_entries(v.fields if isinstance(v, PyObject) else v)
+            obj: dict[str, Any] = {}
+            for k, x in entries[:MAX_ITEMS]:
+                self.count(len(k))
+                obj[k] = self.visit(x, depth + 1)
+            if len(entries) > MAX_ITEMS:
+                obj["…"] = f"{len(entries)} entries"
+            return obj
+        finally:
+            self.on_path.discard(id(v))
+
+
+def bounded_json(v: Any) -> Any:
+    """Decoded pickle data (or parsed JSON) as JSON within the detail budget (RowDecodeError over it)."""
+    return _BoundedJson().visit(v, 0)
 
 
 # ---- Trinity's experience_bytes --------------------------------------------------------------
 
 MAGIC = b"TRXP"
 HEADER = 4 + 1 + 8 + 8
+# Larger metadata is not decoded even on request.
+MAX_DETAIL_META = 16 * 1024 * 1024
 
 
 def decode_experience_bytes(data: bytes) -> dict[str, Any]:
@@ -310,15 +350,19 @@ def decode_experience_bytes(data: bytes) -> dict[str, Any]:
     if len(data) >= HEADER and data[:4] == MAGIC:
         (meta_len,) = struct.unpack_from("<Q", data, 5)
         if meta_len > len(data) - HEADER:
-            raise ValueError(f"experience bytes truncated ({len(data)} bytes, metadata {meta_len})")
+            raise RowDecodeError(f"experience bytes truncated ({len(data)} bytes, metadata {meta_len})")
+        if meta_len > MAX_DETAIL_META:
+            raise RowDecodeError(f"experience metadata of {meta_len} bytes is over the {MAX_DETAIL_META}-byte limit")
         meta = _unpickle(data[HEADER : HEADER + meta_len])
         items = _field(meta, "items")
         value = items[0] if isinstance(items, list) and items else (None if isinstance(items, list) else meta)
     else:
+        if len(data) > MAX_DETAIL_META:
+            raise RowDecodeError(f"a legacy experience of {len(data)} bytes is over the {MAX_DETAIL_META}-byte limit")
         value = _unpickle(data)
         if isinstance(value, list):
             value = value[0] if value else None
-    out = json_safe(value)
+    out = bounded_json(value)
     return out if isinstance(out, dict) else {"value": out}
 
 
@@ -326,7 +370,7 @@ def _unpickle(data: bytes) -> Any:
     try:
         return unpickle(data)
     except PickleError as e:
-        raise ValueError(f"cannot unpickle the experience: {e}") from None
+        raise RowDecodeError(f"cannot unpickle the experience: {e}") from None
 
 
 def _field(o: Any, name: str) -> Any:

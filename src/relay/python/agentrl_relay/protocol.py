@@ -139,8 +139,12 @@ def _reject_constant(name: str) -> Any:
 
 
 def parse_json(text: str) -> Any:
-    """JSON.parse: NaN / Infinity literals are not JSON."""
-    return json.loads(text, parse_constant=_reject_constant)
+    """JSON.parse: NaN / Infinity literals are not JSON. Raises ValueError for text that is not
+    JSON, nesting too deep for Python's parser included (the text is untrusted)."""
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
 
 
 def _need(cond: bool, what: str) -> None:

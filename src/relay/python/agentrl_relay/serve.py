@@ -238,7 +238,7 @@ class ServeMetricsSource:
 class ServeFileReader:
     def __init__(self, src: ServeMetricsSource, path: str, cursor: dict[str, Any] | None):
         self.src = src
-        self.lines = LineFile(path, cursor, src.log, max_line=READ_BYTES, report=False)
+        self.lines = LineFile(path, cursor, src.log, max_line=READ_BYTES, report=None)
 
     def next(self, budget: int) -> PointsBatch | None:
         got = self.lines.lines(READ_BYTES)

@@ -265,6 +265,9 @@ class Relay:
             await self._serve(reader, writer, addr)
         except (ConnectionError, OSError, asyncio.IncompleteReadError):
             writer.transport.abort()
+        except Exception as e:  # noqa: BLE001 - a fault costs that one connection, said in one line, never a traceback
+            self.log("error", f"relay: connection from {addr} ended by an internal error: {type(e).__name__}: {str(e)[:300]}")
+            writer.transport.abort()
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, addr: str) -> None:
         ws = WebSocket(reader, writer, MAX_CLIENT_FRAME_BYTES)

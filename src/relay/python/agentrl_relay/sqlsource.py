@@ -86,6 +86,7 @@ class SqlDatabase:
             conn = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=0, check_same_thread=False)
             conn.execute("ATTACH ':memory:' AS agentrl_seen")
             self.conn = conn
+            self.steps = StepBudget(conn)
         return self.conn
 
     def get(self, behind: bool, fresh: bool = False) -> sqlite3.Connection | None:
@@ -197,6 +198,39 @@ class SqlDatabase:
         if self.conn is not None:
             self.conn.close()
         self.conn = None
+
+
+# What one statement may cost, in SQLite VM instructions: a damaged b-tree (a page pointer that
+# leads back) can make a query walk without end; past the budget it is interrupted.
+STATEMENT_STEPS = 20_000_000
+_STEPS_PER_CALL = 100_000
+
+
+class StepBudget:
+    """The row reads of a connection, each held to STATEMENT_STEPS (sqlite3's progress handler):
+    past it, SQLite interrupts the statement ("interrupted")."""
+
+    def __init__(self, conn: sqlite3.Connection):
+        self.calls = 0
+        self.armed = False
+        conn.set_progress_handler(self._tick, _STEPS_PER_CALL)
+
+    def _tick(self) -> int:
+        if not self.armed:
+            return 0
+        self.calls += 1
+        return 1 if self.calls * _STEPS_PER_CALL > STATEMENT_STEPS else 0
+
+    def __enter__(self) -> None:
+        self.calls = 0
+        self.armed = True
+
+    def __exit__(self, *exc: object) -> None:
+        self.armed = False
+
+
+class CorruptTable(RuntimeError):
+    """A table whose rows came out of id order: its b-tree is damaged."""
 
 
 def table_columns(conn: sqlite3.Connection, table: str) -> list[str]:
@@ -342,6 +376,7 @@ class SqlTableReader:
         self.cols: dict[str, bool] | None = None
         self.limit: int | None = None
         self.behind = False
+        self.disordered = False  # the last row read stopped at rows out of id order
         self.changes_turn = False
 
     def _max_limit(self) -> int:
@@ -400,16 +435,10 @@ class SqlTableReader:
             changed = self._changed_batch(conn, limit)
             if changed:
                 return changed
-        fresh = self._select(conn, f"id > ? ORDER BY id LIMIT {limit}", [self.last])
-        self.behind = len(fresh) == limit
-        # A damaged database may answer rows twice or out of order: never go back.
-        rows, top = [], self.last
-        for r in fresh:
-            if r["id"] > top:
-                rows.append(r)
-                top = r["id"]
+        rows = self._select(conn, f"id > ? ORDER BY id LIMIT {limit}", [self.last], self.last)
+        self.behind = len(rows) == limit or self.disordered
         if rows:
-            self.last = top
+            self.last = rows[-1]["id"]
             self.count = 0
             self.changes_turn = bool(self.pending)
             return self._batch(rows)
@@ -484,7 +513,7 @@ class SqlTableReader:
         if len(self.pending) > MAX_PENDING:
             self.pending.pop(next(iter(self.pending)))
 
-    def _select(self, conn: sqlite3.Connection, where: str, params: list[Any]) -> list[dict[str, Any]]:
+    def _select(self, conn: sqlite3.Connection, where: str, params: list[Any], after: float = -math.inf) -> list[dict[str, Any]]:
         c = self.cols
         assert c is not None
         blob = (
@@ -494,7 +523,21 @@ class SqlTableReader:
         extra = ["msg_id" if c["msg_id"] else "NULL", "consumed" if c["consumed"] else "NULL", blob if c["bytes"] else "NULL, NULL"]
         q = quote_ident(self.table)
         sql = f"SELECT id, task_id, run_id, model_version, reward, timestamp, {', '.join(extra)} FROM {q} WHERE {where}"
-        return [self._row_of(conn, v) for v in conn.execute(sql, params).fetchall()]
+        # Strictly increasing ids, or the read stops: a b-tree that leads back to pages already
+        # walked (a cycle) gives rows again. With no row before the disorder, the table is damaged.
+        out: list[dict[str, Any]] = []
+        prev = after
+        self.disordered = False
+        with self.db.steps:
+            for v in conn.execute(sql, params):
+                if not v[0] > prev:
+                    if not out:
+                        raise CorruptTable(f"table {self.table} is damaged: row {v[0]} came after row {prev}: no rows are read past row {self.last}")
+                    self.disordered = True  # the next read starts at the disorder, and says so
+                    break
+                prev = v[0]
+                out.append(self._row_of(conn, v))
+        return out
 
     def _row_of(self, conn: sqlite3.Connection, v: tuple[Any, ...]) -> dict[str, Any]:
         c = self.cols

@@ -1,7 +1,8 @@
 """Line-based sources: a Trinity actor log's `Step N: {...}` lines as points, and the queue
 buffer's `.jsonl` backup (Experience.to_dict() per line) as experience rows. Cursor = (file
-identity, byte offset just after the last complete line read). A line longer than MAX_LINE is
-skipped and reported, never a reason to stop reading."""
+identity, byte offset just after the last complete line read). A log line longer than
+MAX_LOG_LINE, or a `.jsonl` row longer than JSONL_READ, is skipped and reported, never a reason
+to stop reading (a row is still read whole on request, up to MAX_ROW)."""
 
 from __future__ import annotations
 
@@ -16,8 +17,10 @@ from .points import ExperiencesBatch, PointCollector, PointsBatch, points_batch
 from .protocol import cursor_dict, is_number, js_string, parse_json, to_float, wire_number
 from .steplog import load_shared_step_bindings, parse_step_line, shared_run_series
 
-MAX_LINE = 64 * 1024 * 1024
+# A Step line is a dict of metrics: a few KiB.
+MAX_LOG_LINE = 4 * 1024 * 1024
 JSONL_READ = 1024 * 1024
+MAX_ROW = 16 * 1024 * 1024
 
 Log = Callable[[str, str], None]
 
@@ -25,7 +28,7 @@ Log = Callable[[str, str], None]
 class LineFile:
     """Complete lines of a followed file, read from its cursor; long lines skipped."""
 
-    def __init__(self, path: str, cursor: dict[str, Any] | None, log: Log, max_line: int = MAX_LINE, report: bool = True):
+    def __init__(self, path: str, cursor: dict[str, Any] | None, log: Log, max_line: int = MAX_LOG_LINE, report: str | None = "skipped 1 line(s) longer than {max} bytes (at byte {at})"):
         self.file = FollowedFile(path, cursor)
         self.path = path
         self.log = log
@@ -34,7 +37,8 @@ class LineFile:
         self.skipping = False
 
     def lines(self, size: int) -> list[tuple] | None:
-        """(offset, bytes) of the complete lines of the next read (≤ size bytes); None when nothing new."""
+        """(offset, bytes) of the complete lines of the next read (≤ size bytes); None when nothing new.
+        A line longer than max_line is skipped, reported as `report` says ({max}, {at}) unless None."""
         f = self.file
         if not f.open():
             return None
@@ -65,7 +69,7 @@ class LineFile:
                     size = min(size * 2, self.max_line)
                     continue
                 if self.report:
-                    self.log("warn", f"relay: {self.path}: skipped a line longer than {self.max_line >> 20} MiB at byte {f.offset}")
+                    self.log("warn", f"relay: {self.path}: " + self.report.format(max=self.max_line, at=f.offset))
                 self.skipping = True
                 f.offset += len(buf)
                 continue
@@ -77,6 +81,7 @@ class LineFile:
                 out.append((base + start, buf[start:nl]))
                 start = nl + 1
             f.offset = base + last + 1
+            f.mark()
             return out
 
     def close(self) -> None:
@@ -215,8 +220,8 @@ class JsonlExperienceSource:
                 if nl >= 0:
                     break
                 pos += len(b)
-                if pos - offset > MAX_LINE:
-                    raise RuntimeError(f"{self.info['path']}: row {row_id}: row {row_id} is longer than {MAX_LINE} bytes")
+                if pos - offset > MAX_ROW:
+                    raise RuntimeError(f"{self.info['path']}: row {row_id}: row {row_id} is longer than {MAX_ROW} bytes")
             try:
                 o = parse_json(b"".join(chunks).decode("utf-8", "replace"))
             except (ValueError, RecursionError) as e:
@@ -235,7 +240,7 @@ class JsonlReader:
     def __init__(self, src: JsonlExperienceSource, cursor: dict[str, Any] | None):
         self.src = src
         # A longer line (a huge multimodal experience) is left out of the list, read only on request.
-        self.lines = LineFile(src.path, cursor, src.log, max_line=JSONL_READ, report=False)
+        self.lines = LineFile(src.path, cursor, src.log, max_line=JSONL_READ, report="1 line(s) longer than {max} bytes not listed (at byte {at})")
 
     def next(self, budget: int) -> ExperiencesBatch | None:
         got = self.lines.lines(JSONL_READ)

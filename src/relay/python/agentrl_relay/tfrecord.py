@@ -3,8 +3,10 @@ serialized tensorboard.Event records (Event -> Summary -> Value, simple_value or
 numeric tensor), read at the wire level.
 
 The rules are the Node relay's (src/relay/tfrecord): a record with a CRC mismatch is skipped
-and counted; a corrupt header is skipped up to the next valid one; a partial record at the end
-waits for the writer; a tensor of a tag whose first metadata names another plugin than
+and counted, and the scan goes on at the next valid header after its start (a torn record's
+length is not trusted); a corrupt header is skipped up to the next valid one, and so is a valid
+header claiming more than MAX_RECORD_BYTES (counted apart); a partial record at the end waits
+for the writer; a tensor of a tag whose first metadata names another plugin than
 `scalars` is not a scalar. Records that repeat a learned layout take the vectorised path of
 fastscan.py, which yields exactly what this module would.
 """
@@ -14,12 +16,12 @@ from __future__ import annotations
 import struct
 from typing import Callable
 
-# Longer records (a header claiming more) are taken for damage: an event with an image is a few
-# MB; a header claiming hundreds of MB would otherwise hold up every record after it.
-MAX_RECORD_BYTES = 64 * 1024 * 1024
+# Largest record read (a scalar event is ~100 bytes, an image a few MB): a header claiming more is
+# skipped and reported, never waited for, so memory and progress stay bounded.
+MAX_RECORD_BYTES = 16 * 1024 * 1024
 MASK_DELTA = 0xA282EAD8
 
-OK, CRC_MISMATCH, BAD_HEADER = 0, 1, 2
+OK, CRC_MISMATCH, BAD_HEADER, OVERSIZED = 0, 1, 2, 3
 
 
 def _table() -> list[int]:
@@ -84,42 +86,48 @@ class HeaderCheck:
 
 def scan(buf, start: int, end: int, headers: HeaderCheck, max_records: int = 1 << 30) -> tuple[list[tuple[int, int, int]], int]:
     """The records of buf[start:end]: (offset, length, status) each, and where the next scan
-    starts. OK: data at offset+12, `length` bytes; CRC_MISMATCH: skipped; BAD_HEADER: `length`
-    bytes skipped while re-synchronising on the next valid header. Stops at a partial record.
-    A record whose data CRC fails is not trusted for its length either: where a valid header
-    starts inside it (a record torn mid-write, then others appended), the scan goes on there."""
+    starts. OK: data at offset+12, `length` bytes. The other statuses skip `length` bytes up to
+    the next valid header: BAD_HEADER (length CRC mismatch), OVERSIZED (a valid header claiming
+    more than MAX_RECORD_BYTES), CRC_MISMATCH (the data CRC fails: a record torn mid-write, then
+    others appended, so the next valid header after its start is where the scan goes on).
+    Stops at a partial record, or where too few bytes are left to tell a header."""
     out: list[tuple[int, int, int]] = []
     p = start
     unpack = _U32.unpack_from
     while len(out) < max_records and p + 12 <= end:
         if not headers.ok(buf, p):
-            q = p + 1
-            while q + 12 <= end and not headers.ok(buf, q):
-                q = _next_candidate(buf, q + 1, end)
-            out.append((p, q - p, BAD_HEADER))
+            q = _resync(buf, p, end, headers)
+            out.append((p, q - p, OVERSIZED if mask_crc(crc32c(bytes(buf[p : p + 8]))) == unpack(buf, p + 8)[0] else BAD_HEADER))
             p = q
             continue
         n = unpack(buf, p)[0]
         nxt = p + 16 + n
         if nxt > end:
             break
-        ok = mask_crc(crc32c(buf[p + 12 : p + 12 + n])) == unpack(buf, nxt - 4)[0]
-        out.append((p, n, OK if ok else CRC_MISMATCH))
-        if not ok:
-            q = _next_candidate(buf, p + 1, end)
-            while q + 12 <= end and q < nxt and not headers.ok(buf, q):
-                q = _next_candidate(buf, q + 1, end)
-            if q < nxt and q + 12 <= end:
-                p = q
-                continue
-        p = nxt
+        if mask_crc(crc32c(buf[p + 12 : p + 12 + n])) == unpack(buf, nxt - 4)[0]:
+            out.append((p, n, OK))
+            p = nxt
+            continue
+        q = _resync(buf, p, end, headers)
+        out.append((p, q - p, CRC_MISMATCH))
+        p = q
     return out, p
 
 
+def _resync(buf, p: int, end: int, headers: HeaderCheck) -> int:
+    """The first offset after p whose 12 bytes form a valid header, or the first one too close to
+    end to tell (the next scan goes on from there)."""
+    q = _next_candidate(buf, p + 1, end)
+    while q + 12 <= end and not headers.ok(buf, q):
+        q = _next_candidate(buf, q + 1, end)
+    return q
+
+
 def _next_candidate(buf, q: int, end: int) -> int:
-    """The next offset whose high length word is zero (every valid header has one)."""
+    """The next offset whose high length word is zero (every valid header has one), or the first
+    one too close to end to tell."""
     i = buf.find(b"\0\0\0\0", q + 4, end)
-    return end - 11 if i < 0 else max(q, i - 4)
+    return max(q, end - 11) if i < 0 or i + 8 > end else max(q, i - 4)
 
 
 # ---- protobuf wire decoding -------------------------------------------------------------

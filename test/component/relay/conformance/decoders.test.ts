@@ -169,17 +169,6 @@ function recordOffsets(good: Buffer): number[] {
   return out;
 }
 
-/**
- * Whether a damaged copy has a record header whose length's high word is no longer 0. The Node
- * relay's scan (scan.wat, the inline memo check) ANDs a non-boolean there: such a header is
- * taken as valid when its low word's CRC is memoised, although its length CRC does not match.
- * The Python relay refuses the header and re-synchronises, as the format says. Those files are
- * left out of the comparison until the Node scan is fixed; the last test here pins the Python side.
- */
-function highWordFlipped(good: Buffer, bad: Buffer, offsets: number[]): boolean {
-  return bad.length === good.length && offsets.some((p) => p + 8 <= bad.length && bad.readUInt32LE(p + 4) !== 0);
-}
-
 function nodeRead(file: string) {
   const byTag = new Map<string, unknown[]>();
   const reader = new TfRecordFileReader(file, 0, { pipelineMinBytes: Infinity });
@@ -196,22 +185,17 @@ for (const runtime of PYTHON_RUNTIMES) {
     const r = rng(4242);
     const dir = tmpDir('conf-records-');
     const good = eventStream(r);
-    const offsets = recordOffsets(good);
-    let compared = 0;
     try {
       for (let i = -1; i < 400; i++) {
         const file = path.join(dir, `events.out.tfevents.${i}`);
         const bytes = i < 0 ? good : damaged(good, r, i);
-        if (highWordFlipped(good, bytes, offsets)) continue;
         fs.writeFileSync(file, bytes);
-        compared++;
         const want = nodeRead(file);
         if (i < 0) assert.ok(want.points.length > 500 && want.crc === 0, 'the intact stream reads whole');
         const got = await probe(runtime).ask<typeof want>({ op: 'records', file });
         assert.deepEqual(got, want, `file ${i}`);
         fs.rmSync(file);
       }
-      assert.ok(compared > 350, `${compared} files compared`);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -232,6 +216,7 @@ for (const runtime of PYTHON_RUNTIMES) {
       const got = await probe(runtime).ask<ReturnType<typeof nodeRead>>({ op: 'records', file });
       assert.equal(got.consumed, good.length);
       assert.equal(got.points.length, intact.points.length - 1, 'the one point of record 2 is lost, nothing else');
+      assert.deepEqual(got, nodeRead(file), 'the Node relay refuses the header too');
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -267,15 +252,11 @@ for (const runtime of PYTHON_RUNTIMES) {
     const r = rng(31337);
     const dir = tmpDir('conf-periodic-');
     const good = periodicStream(r);
-    const offsets = recordOffsets(good);
-    let compared = 0;
     try {
       for (let i = -1; i < 40; i++) {
         const bytes = i < 0 ? good : damaged(good, r, i % 4 === 3 ? 1 : i);
-        if (highWordFlipped(good, bytes, offsets)) continue;
         const file = path.join(dir, `events.out.tfevents.${i}`);
         fs.writeFileSync(file, bytes);
-        compared++;
         const want = nodeRead(file);
         if (i < 0) {
           assert.equal(want.points.length, 410 * 43, 'the intact stream reads whole');
@@ -285,7 +266,6 @@ for (const runtime of PYTHON_RUNTIMES) {
         assert.deepEqual(await probe(runtime).ask<typeof want>({ op: 'records', file }), want, `file ${i}`);
         fs.rmSync(file);
       }
-      assert.ok(compared > 30, `${compared} files compared`);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -8,8 +8,10 @@ import unittest
 from agentrl_relay.auth import (
     TokenFileError,
     check_upgrade,
+    credential_in_url,
     is_loopback_host,
     read_token,
+    token_problem,
 )
 from agentrl_relay.websocket import HttpRequest
 
@@ -22,14 +24,23 @@ def request(target: str, **headers: str) -> HttpRequest:
 
 class UrlTest(unittest.TestCase):
     def test_credential_looking_urls_are_refused_with_the_right_header_too(self):
-        for target in ["/?token=x", "/?a=1;token=x", "/?%74oken=x", "/?%2574oken=x", "/?bearer=x", "/token=x", "/?API_KEY=x", "/?x=1&access-token=y", "/p/secret=1"]:
+        # The Node relay's vectors (test/unit/relay/serve/auth.test.ts), and a few more.
+        for target in ["/?token=x", "/?a=1;token=x", "/?a=1&TOKEN=x", "/?%74oken=x", "/?%2574oken=x", "/?bearer=x", "/?Bearer%20x", "/token=x", "/a/token:x/b",
+                       "/?access_token=x", "/?api-key=x", "/?X-Auth=x", "/?passwd=x", "/?client_secret=x", "/?session_id=x", "/?API_KEY=x", "/?x=1&access-token=y",
+                       "/p/secret=1", "/?monkey=1"]:
             ok, status, reason = check_upgrade(request(target, authorization=f"Bearer {TOKEN}"), TOKEN, [])
             self.assertEqual((ok, status), (False, 400), target)
             self.assertNotIn("x", reason.replace("text", "").split(":")[0][-3:])
 
     def test_ordinary_urls_pass(self):
-        for target in ["/", "/?monkey=1", "/relay/?run=a", "/?stoken"]:
+        for target in ["/", "/?run=a", "/relay/", "/relay/?run=a", "/?stoken", "/?run=token", "/tokenizer/"]:
             self.assertEqual(check_upgrade(request(target, authorization=f"Bearer {TOKEN}"), TOKEN, [])[:2], (True, 0), target)
+
+    def test_whole_urls_a_client_would_use(self):
+        for url in ["ws://user:pw@127.0.0.1:8765/", "wss://127.0.0.1:8765/?jwt=x"]:
+            self.assertIsNotNone(credential_in_url(url), url)
+        for url in ["ws://127.0.0.1:8765/", "wss://[::1]:8765/?run=token", "ws://host:1/tokenizer/"]:
+            self.assertIsNone(credential_in_url(url), url)
 
     def test_bearer_origin_and_loopback(self):
         self.assertEqual(check_upgrade(request("/"), TOKEN, [])[1:], (401, "missing bearer token"))
@@ -51,9 +62,10 @@ class TokenFileTest(unittest.TestCase):
         self.assertEqual(read_token(self.file(f"\n  {TOKEN}  \n\n")), TOKEN)
 
     def test_a_token_no_header_could_match_is_refused(self):
-        for text in ["abc def\n", "", "\n \n", "one\ntwo\n"]:
+        for text in ["abc def\n", "", "\n \n", "one\ntwo\n", "abc\tdef", "t\u00f6k\u00e9n"]:
             with self.assertRaises(TokenFileError, msg=repr(text)):
                 read_token(self.file(text))
+        self.assertIsNone(token_problem(TOKEN))
 
 
 if __name__ == "__main__":

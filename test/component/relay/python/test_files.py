@@ -71,8 +71,8 @@ class RotationTest(Tmp):
 
     def test_a_line_too_long_is_skipped_and_reading_goes_on(self):
         p = self.path("trainer.log")
-        saved = textsources.MAX_LINE
-        textsources.MAX_LINE = 4096
+        saved = textsources.MAX_LOG_LINE
+        textsources.MAX_LOG_LINE = 4096
         try:
             self.write(p, [1])
             with open(p, "a") as f:
@@ -83,7 +83,7 @@ class RotationTest(Tmp):
             r.lines.max_line = 4096
             self.assertEqual([s for _, s, _ in steps_of(r, 1024)], [1, 2, 3])
         finally:
-            textsources.MAX_LINE = saved
+            textsources.MAX_LOG_LINE = saved
 
 
 class ConfinementTest(Tmp):

@@ -18,7 +18,7 @@ import { after, describe, test } from 'node:test';
 import { silentLogger } from '../../../../src/base/log';
 import type { Cursor, ExperienceRow } from '../../../../src/relay-protocol/messages';
 import { SqlDatabaseSnapshot, SqlTableSource } from '../../../../src/relay/sources/sql-source';
-import { launchRelay, relayUnderTest, type RelayProc } from '../../../harness/relay';
+import { launchRelay, relaysUnderTest, type RelayProc } from '../../../harness/relay';
 import { WireClient, helloFrom } from '../../../harness/relay-wire';
 import { sleep } from '../../../harness/wait';
 import { sqlWriter, tmpDir } from '../helpers';
@@ -35,70 +35,71 @@ async function resume(url: string, cursors: Cursor[]): Promise<WireClient> {
   return c;
 }
 
-describe('adversarial: SQL buffers', () => {
-  const dirs: string[] = [];
-  const relays: RelayProc[] = [];
-  after(async () => {
-    for (const r of relays) await r.stop('SIGKILL');
-    for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
-  });
+for (const subject of relaysUnderTest())
+  describe(`adversarial: SQL buffers [${subject.name}]`, { skip: subject.skip }, () => {
+    const dirs: string[] = [];
+    const relays: RelayProc[] = [];
+    after(async () => {
+      for (const r of relays) await r.stop('SIGKILL');
+      for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+    });
 
-  test('after kill -9 and a restart, no unchanged row comes again; a row changed meanwhile does', { skip: noTrinity, timeout: 240_000 }, async () => {
-    const job = tmpDir('relay-restart-');
-    dirs.push(job);
-    fs.mkdirSync(path.join(job, 'buffer'));
-    const py = new TrinitySqlWriter();
-    try {
-      await py.call({ op: 'history', db: path.join(job, 'buffer', 'proxy_history.db') });
-      await py.call({ op: 'record', msg_ids: Array.from({ length: 3000 }, (_, i) => `chatcmpl-${i}`), version: 1 });
-      const start = async () => {
-        const r = await launchRelay(relayUnderTest(), ['--job-dir', job, '--poll-interval', '200']);
-        relays.push(r);
-        return r;
-      };
-      let relay = await start();
-      const first = await resume(relay.url, []);
-      assert.equal(first.rows().length, 3000);
-      let cursors = first.cursors();
-      first.close();
+    test('after kill -9 and a restart, no unchanged row comes again; a row changed meanwhile does', { skip: noTrinity, timeout: 240_000 }, async () => {
+      const job = tmpDir('relay-restart-');
+      dirs.push(job);
+      fs.mkdirSync(path.join(job, 'buffer'));
+      const py = new TrinitySqlWriter();
+      try {
+        await py.call({ op: 'history', db: path.join(job, 'buffer', 'proxy_history.db') });
+        await py.call({ op: 'record', msg_ids: Array.from({ length: 3000 }, (_, i) => `chatcmpl-${i}`), version: 1 });
+        const start = async () => {
+          const r = await launchRelay(subject.command(), ['--job-dir', job, '--poll-interval', '200']);
+          relays.push(r);
+          return r;
+        };
+        let relay = await start();
+        const first = await resume(relay.url, []);
+        assert.equal(first.rows().length, 3000);
+        let cursors = first.cursors();
+        first.close();
 
-      await relay.stop('SIGKILL');
-      relay = await start();
-      const again = await resume(relay.url, cursors);
-      await sleep(1000); // any late re-send would come now
-      const resent = again.rows();
-      assert.equal(resent.length, 0, `${resent.length} unchanged row(s) came again, ${resent.filter((r) => r.updated).length} flagged updated`);
-      cursors = again.cursors().length ? again.cursors() : cursors;
-      again.close();
+        await relay.stop('SIGKILL');
+        relay = await start();
+        const again = await resume(relay.url, cursors);
+        await sleep(1000); // any late re-send would come now
+        const resent = again.rows();
+        assert.equal(resent.length, 0, `${resent.length} unchanged row(s) came again, ${resent.filter((r) => r.updated).length} flagged updated`);
+        cursors = again.cursors().length ? again.cursors() : cursors;
+        again.close();
 
-      await relay.stop('SIGKILL');
-      await py.call({ op: 'feedback', msg_ids: ['chatcmpl-2900'], reward: 0.5, task_id: 't1', run_id: 0 });
-      relay = await start();
-      const back = await resume(relay.url, cursors);
-      await back.waitFor('the changed row', () => back.rows().some((r) => r.msg_id === 'chatcmpl-2900' && r.reward === 0.5));
-      const rows = back.rows();
-      assert.ok(rows.every((r) => r.updated === true), 'only rows sent before come, as updates');
-      assert.ok(rows.length <= GROUP_ROWS, `${rows.length} rows came again for one change`);
-      back.close();
-      await relay.stop();
-    } finally {
-      await py.close();
-    }
-  });
+        await relay.stop('SIGKILL');
+        await py.call({ op: 'feedback', msg_ids: ['chatcmpl-2900'], reward: 0.5, task_id: 't1', run_id: 0 });
+        relay = await start();
+        const back = await resume(relay.url, cursors);
+        await back.waitFor('the changed row', () => back.rows().some((r) => r.msg_id === 'chatcmpl-2900' && r.reward === 0.5));
+        const rows = back.rows();
+        assert.ok(rows.every((r) => r.updated === true), 'only rows sent before come, as updates');
+        assert.ok(rows.length <= GROUP_ROWS, `${rows.length} rows came again for one change`);
+        back.close();
+        await relay.stop();
+      } finally {
+        await py.close();
+      }
+    });
 
-  test('a table b-tree with a cyclic interior page pointer: no row twice, the cursor never backwards, an error, other clients served', { timeout: 120_000 }, async () => {
-    const job = tmpDir('relay-cycle-');
-    dirs.push(job);
-    fs.mkdirSync(path.join(job, 'buffer'));
-    const db = path.join(job, 'buffer', 'experience_buffer.db');
-    // 300 rows in 512-byte pages: a three-level b-tree. The first cell of the root's last child
-    // (an interior page) is pointed back at the root: SQLite walks the first subtree again and
-    // again (until its depth limit), so a query of 500 rows gets 144 distinct ones.
-    const made = spawnSync(
-      'python3',
-      [
-        '-c',
-        `import sqlite3, struct, sys
+    test('a table b-tree with a cyclic interior page pointer: no row twice, the cursor never backwards, an error, other clients served', { timeout: 120_000 }, async () => {
+      const job = tmpDir('relay-cycle-');
+      dirs.push(job);
+      fs.mkdirSync(path.join(job, 'buffer'));
+      const db = path.join(job, 'buffer', 'experience_buffer.db');
+      // 300 rows in 512-byte pages: a three-level b-tree. The first cell of the root's last child
+      // (an interior page) is pointed back at the root: SQLite walks the first subtree again and
+      // again (until its depth limit), so a query of 500 rows gets 144 distinct ones.
+      const made = spawnSync(
+        'python3',
+        [
+          '-c',
+          `import sqlite3, struct, sys
 db = sys.argv[1]
 c = sqlite3.connect(db)
 c.execute("PRAGMA page_size=512")
@@ -117,34 +118,34 @@ img[at(last) + cell:at(last) + cell + 4] = struct.pack('>I', root)
 open(db, 'wb').write(img)
 ids = [r[0] for r in sqlite3.connect(db).execute("SELECT id FROM experience_buffer WHERE id > 0 ORDER BY id LIMIT 500")]
 print(len(ids), len(set(ids)))`,
-        db,
-      ],
-      { encoding: 'utf8' },
-    );
-    assert.equal(made.status, 0, made.stderr);
-    const [got, distinct] = made.stdout.trim().split(' ').map(Number);
-    assert.ok(got > distinct, `SQLite itself walks the cycle (${got} rows, ${distinct} distinct)`);
+          db,
+        ],
+        { encoding: 'utf8' },
+      );
+      assert.equal(made.status, 0, made.stderr);
+      const [got, distinct] = made.stdout.trim().split(' ').map(Number);
+      assert.ok(got > distinct, `SQLite itself walks the cycle (${got} rows, ${distinct} distinct)`);
 
-    const relay = await launchRelay(relayUnderTest(), ['--job-dir', job, '--poll-interval', '100']);
-    relays.push(relay);
-    const client = await helloFrom(relay.url);
-    client.subscribe();
-    await client.waitFor('an error naming the damage', () => client.of('error').some((e) => e.code === 'source-error'), 60_000);
-    // Keep reading a while: the relay's retries must not stream the table again.
-    await sleep(2000);
-    const other = await helloFrom(relay.url, {}, 10_000);
-    other.close();
-    const ids = client.rows().map((r) => r.id);
-    assert.equal(new Set(ids).size, ids.length, `a row came twice (${ids.length} rows, ${new Set(ids).size} distinct)`);
-    assert.ok(ids.length <= 300);
-    const offsets = client.cursorTrail().map((c) => c.offset);
-    for (let i = 1; i < offsets.length; i++) assert.ok(offsets[i] >= offsets[i - 1], `the cursor moved backwards: ${offsets[i - 1]} → ${offsets[i]}`);
-    const error = client.of('error').find((e) => e.code === 'source-error')!;
-    assert.match(String(error.message), /damaged|corrupt|cycle/i);
-    assert.doesNotMatch(String(error.message), /\n\s+at /, 'no stack trace');
-    client.close();
+      const relay = await launchRelay(subject.command(), ['--job-dir', job, '--poll-interval', '100']);
+      relays.push(relay);
+      const client = await helloFrom(relay.url);
+      client.subscribe();
+      await client.waitFor('an error naming the damage', () => client.of('error').some((e) => e.code === 'source-error'), 60_000);
+      // Keep reading a while: the relay's retries must not stream the table again.
+      await sleep(2000);
+      const other = await helloFrom(relay.url, {}, 10_000);
+      other.close();
+      const ids = client.rows().map((r) => r.id);
+      assert.equal(new Set(ids).size, ids.length, `a row came twice (${ids.length} rows, ${new Set(ids).size} distinct)`);
+      assert.ok(ids.length <= 300);
+      const offsets = client.cursorTrail().map((c) => c.offset);
+      for (let i = 1; i < offsets.length; i++) assert.ok(offsets[i] >= offsets[i - 1], `the cursor moved backwards: ${offsets[i - 1]} → ${offsets[i]}`);
+      const error = client.of('error').find((e) => e.code === 'source-error')!;
+      assert.match(String(error.message), /damaged|corrupt|cycle/i);
+      assert.doesNotMatch(String(error.message), /\n\s+at /, 'no stack trace');
+      client.close();
+    });
   });
-});
 
 // Rollback journal, as Trinity's SQLAlchemy engine; an index on consumed, as Trinity's table.
 const WRITER = `

@@ -7,69 +7,70 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { frameRecord, maskCrc, crc32c } from '../../../../src/relay/tfrecord/scan';
-import { launchRelay, relayUnderTest, type RelayProc } from '../../../harness/relay';
+import { launchRelay, relaysUnderTest, type RelayProc } from '../../../harness/relay';
 import { WireClient, helloFrom } from '../../../harness/relay-wire';
 import { TAGS, appendSteps } from '../appender';
 import { tmpDir } from '../helpers';
 
 const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
 
-describe('adversarial: damaged event records', () => {
-  const dirs: string[] = [];
-  const relays: RelayProc[] = [];
-  const clients: WireClient[] = [];
-  after(async () => {
-    for (const c of clients) c.close();
-    for (const r of relays) await r.stop();
-    for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
-  });
+for (const subject of relaysUnderTest())
+  describe(`adversarial: damaged event records [${subject.name}]`, { skip: subject.skip }, () => {
+    const dirs: string[] = [];
+    const relays: RelayProc[] = [];
+    const clients: WireClient[] = [];
+    after(async () => {
+      for (const c of clients) c.close();
+      for (const r of relays) await r.stop();
+      for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+    });
 
-  async function watch(file: string): Promise<{ relay: RelayProc; client: WireClient; steps: () => number[] }> {
-    const relay = await launchRelay(relayUnderTest(), ['--logdir', path.dirname(file), '--poll-interval', '100']);
-    relays.push(relay);
-    const client = await helloFrom(relay.url);
-    clients.push(client);
-    client.subscribe();
-    return { relay, client, steps: () => client.points().filter((p) => p.tag === TAGS[0]).map((p) => p.step) };
-  }
+    async function watch(file: string): Promise<{ relay: RelayProc; client: WireClient; steps: () => number[] }> {
+      const relay = await launchRelay(subject.command(), ['--logdir', path.dirname(file), '--poll-interval', '100']);
+      relays.push(relay);
+      const client = await helloFrom(relay.url);
+      clients.push(client);
+      client.subscribe();
+      return { relay, client, steps: () => client.points().filter((p) => p.tag === TAGS[0]).map((p) => p.step) };
+    }
 
-  test('a record torn mid-way, then appended to by a new writer: only the torn record is lost', { timeout: 60_000 }, async () => {
-    const dir = tmpDir();
-    dirs.push(dir);
-    const file = path.join(dir, 'events.out.tfevents.1.node');
-    appendSteps(file, 0, 10);
-    const whole = fs.readFileSync(file).length;
-    appendSteps(file, 10, 11);
-    // The writer dies half-way through step 10's second record (TAGS[1]).
-    const full = fs.readFileSync(file);
-    const second = full.readUInt32LE(whole) + 16 + whole;
-    fs.truncateSync(file, second + 20);
-    const { client, steps } = await watch(file);
-    await client.waitFor('steps 0..10', () => steps().length === 11);
-    appendSteps(file, 11, 20);
-    await client.waitFor('steps 11..19', () => steps().length >= 20);
-    assert.deepEqual(steps(), range(0, 20));
-    const other = client.points().filter((p) => p.tag === TAGS[1]).map((p) => p.step);
-    assert.deepEqual(other, range(0, 20).filter((s) => s !== 10), 'only the torn record is missing');
-  });
+    test('a record torn mid-way, then appended to by a new writer: only the torn record is lost', { timeout: 60_000 }, async () => {
+      const dir = tmpDir();
+      dirs.push(dir);
+      const file = path.join(dir, 'events.out.tfevents.1.node');
+      appendSteps(file, 0, 10);
+      const whole = fs.readFileSync(file).length;
+      appendSteps(file, 10, 11);
+      // The writer dies half-way through step 10's second record (TAGS[1]).
+      const full = fs.readFileSync(file);
+      const second = full.readUInt32LE(whole) + 16 + whole;
+      fs.truncateSync(file, second + 20);
+      const { client, steps } = await watch(file);
+      await client.waitFor('steps 0..10', () => steps().length === 11);
+      appendSteps(file, 11, 20);
+      await client.waitFor('steps 11..19', () => steps().length >= 20);
+      assert.deepEqual(steps(), range(0, 20));
+      const other = client.points().filter((p) => p.tag === TAGS[1]).map((p) => p.step);
+      assert.deepEqual(other, range(0, 20).filter((s) => s !== 10), 'only the torn record is missing');
+    });
 
-  test('a header with a valid CRC claiming 200 MB is skipped with a report; the records after it stream', { timeout: 60_000 }, async () => {
-    const dir = tmpDir();
-    dirs.push(dir);
-    const file = path.join(dir, 'events.out.tfevents.1.node');
-    appendSteps(file, 0, 10);
-    const head = Buffer.alloc(12);
-    head.writeUInt32LE(200 * 1024 * 1024, 0);
-    head.writeUInt32LE(0, 4);
-    head.writeUInt32LE(maskCrc(crc32c(head.subarray(0, 8))), 8);
-    fs.appendFileSync(file, Buffer.concat([head, frameRecord(Buffer.from('not an event at all'))]));
-    appendSteps(file, 10, 20);
-    const { relay, client, steps } = await watch(file);
-    await client.waitFor('steps 0..19', () => steps().length >= 20);
-    assert.deepEqual(steps(), range(0, 20));
-    appendSteps(file, 20, 30);
-    await client.waitFor('steps 20..29, appended later', () => steps().length >= 30);
-    assert.deepEqual(steps(), range(0, 30));
-    assert.match(relay.stderr(), /limit|oversized|too large/i, 'the skipped header is reported');
+    test('a header with a valid CRC claiming 200 MB is skipped with a report; the records after it stream', { timeout: 60_000 }, async () => {
+      const dir = tmpDir();
+      dirs.push(dir);
+      const file = path.join(dir, 'events.out.tfevents.1.node');
+      appendSteps(file, 0, 10);
+      const head = Buffer.alloc(12);
+      head.writeUInt32LE(200 * 1024 * 1024, 0);
+      head.writeUInt32LE(0, 4);
+      head.writeUInt32LE(maskCrc(crc32c(head.subarray(0, 8))), 8);
+      fs.appendFileSync(file, Buffer.concat([head, frameRecord(Buffer.from('not an event at all'))]));
+      appendSteps(file, 10, 20);
+      const { relay, client, steps } = await watch(file);
+      await client.waitFor('steps 0..19', () => steps().length >= 20);
+      assert.deepEqual(steps(), range(0, 20));
+      appendSteps(file, 20, 30);
+      await client.waitFor('steps 20..29, appended later', () => steps().length >= 30);
+      assert.deepEqual(steps(), range(0, 30));
+      assert.match(relay.stderr(), /limit|oversized|too large/i, 'the skipped header is reported');
+    });
   });
-});

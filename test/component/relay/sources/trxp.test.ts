@@ -10,7 +10,7 @@ import { decodeExperienceBytes } from '../../../../src/relay/sources/trxp';
 import { RelayClient } from '../../../../src/relay-protocol/client';
 import type { ExperiencesMessage } from '../../../../src/relay-protocol/messages';
 import { repoRoot } from '../../../harness/paths';
-import { launchRelay, relayUnderTest } from '../../../harness/relay';
+import { launchRelay, relaysUnderTest } from '../../../harness/relay';
 import { helloFrom, rssMiB } from '../../../harness/relay-wire';
 import { noTbx, python, startRelay, tmpDir } from '../helpers';
 
@@ -105,55 +105,56 @@ test('round trip: a real relay on a Trinity job dir answers `experience` with th
 /** A TRXP row whose metadata pickle nests a list that refers to the level below it 4 times, 30 levels deep (4^30 values once expanded). */
 const BOMB = `(lambda a: [a := [a, a, a, a] for _ in range(30)][-1])(['x' * 10])`;
 
-describe('adversarial: untrusted pickles', () => {
-  test('a 1.5 KB row whose pickle shares references: a clear error for that row, bounded work, the relay answers meanwhile', { timeout: 120_000 }, async () => {
-    const meta = pickled(`{'version': 1, 'num_items': 1, 'items': [{'eid': {'task': 'bomb'}, 'reward': 1.0, 'metrics': {'accuracy': 1.0}, 'info': ${BOMB}, 'messages': ${BOMB}}]}`);
-    const row = trxp(meta);
-    assert.ok(row.length < 1536, `the crafted row is ${row.length} bytes`);
-    const good = trxp(pickled(`{'version': 1, 'num_items': 1, 'items': [${ITEM}]}`));
-    const dir = tmpDir();
-    const job = path.join(dir, 'job');
-    fs.mkdirSync(path.join(job, 'buffer'), { recursive: true });
-    const made = spawnSync(
-      'python3',
-      [
-        '-c',
-        `import sqlite3, sys
+for (const subject of relaysUnderTest())
+  describe(`adversarial: untrusted pickles [${subject.name}]`, { skip: subject.skip }, () => {
+    test('a 1.5 KB row whose pickle shares references: a clear error for that row, bounded work, the relay answers meanwhile', { timeout: 120_000 }, async () => {
+      const meta = pickled(`{'version': 1, 'num_items': 1, 'items': [{'eid': {'task': 'bomb'}, 'reward': 1.0, 'metrics': {'accuracy': 1.0}, 'info': ${BOMB}, 'messages': ${BOMB}}]}`);
+      const row = trxp(meta);
+      assert.ok(row.length < 1536, `the crafted row is ${row.length} bytes`);
+      const good = trxp(pickled(`{'version': 1, 'num_items': 1, 'items': [${ITEM}]}`));
+      const dir = tmpDir();
+      const job = path.join(dir, 'job');
+      fs.mkdirSync(path.join(job, 'buffer'), { recursive: true });
+      const made = spawnSync(
+        'python3',
+        [
+          '-c',
+          `import sqlite3, sys
 c = sqlite3.connect(sys.argv[1])
 c.execute("CREATE TABLE experience_buffer (id INTEGER PRIMARY KEY, task_id TEXT, run_id INTEGER, model_version INTEGER, reward REAL, timestamp TEXT, consumed INTEGER, experience_bytes BLOB)")
 good, bomb = bytes.fromhex(sys.argv[2]), bytes.fromhex(sys.argv[3])
 c.executemany("INSERT INTO experience_buffer VALUES (?, 't', 0, 1, 1.0, '2026-01-01 00:00:00', 0, ?)", [(1, good), (2, bomb), (3, good)])
 c.commit()`,
-        path.join(job, 'buffer', 'experience_buffer.db'),
-        good.toString('hex'),
-        row.toString('hex'),
-      ],
-      { encoding: 'utf8' },
-    );
-    assert.equal(made.status, 0, made.stderr);
-    const relay = await launchRelay(relayUnderTest(), ['--job-dir', job]);
-    try {
-      const client = await helloFrom(relay.url);
-      client.subscribe();
-      await client.waitFor('3 rows', () => client.rows().length === 3);
-      const [r1, r2] = client.rows();
-      assert.deepEqual(r2.metrics, { accuracy: 1 }, 'the list needs no expansion: the crafted row is listed like the others');
-      const source = (client.of('experiences')[0].source as string);
-      client.send({ type: 'experience', request: 1, source, id: r2.id });
-      client.send({ type: 'experience', request: 2, source, id: r1.id });
-      // The relay keeps answering other clients while it works on that row.
-      (await helloFrom(relay.url, {}, 15_000)).close();
-      await client.waitFor('both answers', () => client.of('experience-detail').length === 2, 60_000);
-      const [bomb, fine] = [1, 2].map((n) => client.of('experience-detail').find((m) => m.request === n)!);
-      assert.equal(bomb.detail, undefined);
-      assert.match(String(bomb.error), /expands to more than/);
-      assert.doesNotMatch(String(bomb.error), /\n\s+at /, 'no stack trace');
-      assert.equal((fine.detail as { reward: unknown }).reward, 1);
-      assert.ok(rssMiB(relay.proc.pid!) < 200, `relay RSS ${rssMiB(relay.proc.pid!).toFixed(0)} MiB`);
-      client.close();
-    } finally {
-      await relay.stop();
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+          path.join(job, 'buffer', 'experience_buffer.db'),
+          good.toString('hex'),
+          row.toString('hex'),
+        ],
+        { encoding: 'utf8' },
+      );
+      assert.equal(made.status, 0, made.stderr);
+      const relay = await launchRelay(subject.command(), ['--job-dir', job]);
+      try {
+        const client = await helloFrom(relay.url);
+        client.subscribe();
+        await client.waitFor('3 rows', () => client.rows().length === 3);
+        const [r1, r2] = client.rows();
+        assert.deepEqual(r2.metrics, { accuracy: 1 }, 'the list needs no expansion: the crafted row is listed like the others');
+        const source = (client.of('experiences')[0].source as string);
+        client.send({ type: 'experience', request: 1, source, id: r2.id });
+        client.send({ type: 'experience', request: 2, source, id: r1.id });
+        // The relay keeps answering other clients while it works on that row.
+        (await helloFrom(relay.url, {}, 15_000)).close();
+        await client.waitFor('both answers', () => client.of('experience-detail').length === 2, 60_000);
+        const [bomb, fine] = [1, 2].map((n) => client.of('experience-detail').find((m) => m.request === n)!);
+        assert.equal(bomb.detail, undefined);
+        assert.match(String(bomb.error), /expands to more than/);
+        assert.doesNotMatch(String(bomb.error), /\n\s+at /, 'no stack trace');
+        assert.equal((fine.detail as { reward: unknown }).reward, 1);
+        assert.ok(rssMiB(relay.proc.pid!) < 200, `relay RSS ${rssMiB(relay.proc.pid!).toFixed(0)} MiB`);
+        client.close();
+      } finally {
+        await relay.stop();
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
   });
-});
