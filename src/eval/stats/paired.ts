@@ -176,6 +176,9 @@ export function verdict(c: Comparison, names: { a: string; b: string }, minEffec
     const kind = lo > 0 ? 'better' : 'worse';
     return { kind, text: `${names.b} is ${kind} than ${names.a} by ${fmt(Math.abs(c.meanDiff))} ± ${fmt(half)} on ${shape}` };
   }
+  if (half === 0 && c.meanDiff === 0) {
+    return { kind: 'noise', text: `no difference: ${names.a} and ${names.b} scored the same on every one of ${shape}` };
+  }
   const effect = Math.max(Math.abs(c.meanDiff), minEffect);
   // The half width shrinks as 1/sqrt(n): n' = n * (half / effect)^2 tasks make it as small as the effect.
   const needed = half > 0 ? Math.ceil(c.paired * (half / effect) ** 2) : c.paired;
