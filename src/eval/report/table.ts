@@ -34,7 +34,7 @@ const num = (x: number | null, digits = 2): string => (x === null ? '—' : x.to
 const signed = (x: number | null): string => (x === null ? '—' : `${x > 0 ? '+' : x < 0 ? '−' : ' '}${Math.abs(x).toFixed(2)}`);
 
 /** What a verdict rests on: tasks both scored, failures per model. */
-export function restsOn(c: ModelComparison): string {
+function restsOn(c: ModelComparison): string {
   const f = c.comparison.failures;
   const fail = (name: string, x: { episodes: number; tasks: number }) => `${name} ${x.episodes} failed episode${x.episodes === 1 ? '' : 's'}${x.tasks ? ` (${x.tasks} task${x.tasks === 1 ? '' : 's'} left out)` : ''}`;
   return `rests on ${c.comparison.paired} of ${c.comparison.tasks.length} tasks · ${fail(c.base, f.a)} · ${fail(c.other, f.b)}`;

@@ -8,7 +8,7 @@ import type { EpisodeOutcome } from '../../feature-api/rollouts';
 import type { TaskRewards } from '../stats/paired';
 
 export const EVAL_DIR = '.agentrl/eval';
-export const EVAL_FILE = 'eval.json';
+const EVAL_FILE = 'eval.json';
 
 export interface ModelRun {
   name: string;
@@ -57,7 +57,7 @@ export function loadEval(dir: string): EvalRecord {
   try {
     data = JSON.parse(fs.readFileSync(file, 'utf8'));
   } catch (e) {
-    throw new Error(`Cannot read the comparison ${file}: ${(e as Error).message}`);
+    throw new Error(`Cannot read the comparison ${file}: ${(e as Error).message}`, { cause: e });
   }
   const r = data as Partial<EvalRecord>;
   if (!r || r.version !== 1 || !Array.isArray(r.models) || r.models.some((m) => !m || typeof m.name !== 'string' || !Array.isArray(m.episodes))) {
@@ -75,9 +75,4 @@ export function rewardsByTask(episodes: readonly EpisodeOutcome[]): Map<string, 
     out.set(e.taskId, list);
   }
   return out;
-}
-
-/** A model's run folder as an absolute path. */
-export function runDirOf(evalDir: string, m: ModelRun): string {
-  return path.resolve(evalDir, m.runDir);
 }

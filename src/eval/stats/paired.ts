@@ -22,7 +22,7 @@ export interface TaskStats {
 }
 
 /** Reward at or above this counts as a pass (rewards are usually 0/1 or in [0, 1]). */
-export const DEFAULT_PASS_THRESHOLD = 1;
+const DEFAULT_PASS_THRESHOLD = 1;
 
 /** pass@k: the chance that at least one of k of the n samples passes, c of n passed
  *  (1 - C(n-c, k) / C(n, k), computed as a product to stay exact for large n). */
