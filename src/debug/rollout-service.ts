@@ -7,13 +7,14 @@ import { spawn } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import type { ConfigChecker } from '../feature-api/config-checker';
-import type { EpisodeOutcome, RescoreOutcome, RescoreRequest, RolloutOutcome, RolloutRequest, RolloutService } from '../feature-api/rollouts';
+import type { EpisodeOutcome, RescoreOutcome, RescoreRequest, RolloutOutcome, RolloutRequest, RolloutService, TranscriptTurn } from '../feature-api/rollouts';
 import { silentLogger } from '../base/log';
 import { prepareLaunch } from './protocol/launch';
 import { readEpisodes } from './results/run-store';
 import { buildPlan } from './runtime/plan';
 import type { Episode } from './runtime/episode';
-import type { EpisodeTrajectory } from './trajectory/trajectory';
+import type { ChatMessage, EpisodeTrajectory } from './trajectory/trajectory';
+import { toolCallText } from './results/transcript';
 
 /** The folder holding the runner package: dist/runner next to the bundle, src/debug/runner
  *  when run from the compiled sources (out/). */
@@ -48,6 +49,40 @@ export function finalResponse(ep: EpisodeTrajectory): string {
   return '';
 }
 
+function messageText(m: ChatMessage): string {
+  const c = m.content;
+  const text = typeof c === 'string' ? c : Array.isArray(c) ? c.map((p) => (p && typeof p === 'object' && 'text' in p ? String((p as { text: unknown }).text) : '')).join('\n') : '';
+  const calls = (m.tool_calls ?? []).map((t) => toolCallText(t.function.name, t.function.arguments));
+  return [text, ...calls].filter(Boolean).join('\n');
+}
+
+const turnKind = (role: string): TranscriptTurn['kind'] => (role === 'system' || role === 'user' || role === 'assistant' || role === 'tool' ? role : 'user');
+
+/** An episode as the turns a reader compares: the messages each call added, each reply, each
+ *  tool result, then the reward (with its parts) or the error. */
+export function transcriptTurns(ep: EpisodeTrajectory): TranscriptTurn[] {
+  const out: TranscriptTurn[] = [];
+  let seen = 0;
+  for (const t of ep.turns) {
+    if (t.type === 'tool') {
+      out.push({ kind: 'tool', text: `${toolCallText(t.name, t.arguments)} → ${typeof t.result === 'string' ? t.result : JSON.stringify(t.result)}` });
+      continue;
+    }
+    if ((t.role ?? '') !== '') continue;
+    const msgs = t.request.messages ?? [];
+    // Tool results arrive as tool turns already; the request repeats the history.
+    for (const m of msgs.slice(seen)) if (m.role !== 'tool' && m.role !== 'assistant') out.push({ kind: turnKind(m.role), text: messageText(m) });
+    seen = msgs.length + 1;
+    const reply = t.response?.choices[0]?.message;
+    if (reply) out.push({ kind: 'assistant', text: messageText(reply) });
+    else if (t.error) out.push({ kind: 'error', text: `${t.error.kind}: ${t.error.message}` });
+  }
+  if (ep.error) out.push({ kind: 'error', text: `${ep.error.phase} error ${ep.error.type}: ${ep.error.message}` });
+  const parts = Object.entries(numericParts(ep.metrics)).map(([k, v]) => `${k} ${v}`);
+  out.push({ kind: 'reward', text: `${ep.reward ?? '—'}${parts.length ? ` (${parts.join(', ')})` : ''}` });
+  return out;
+}
+
 export class DebugRolloutService implements RolloutService {
   constructor(private readonly checker: ConfigChecker, private readonly runnerDir: string) {}
 
@@ -74,6 +109,11 @@ export class DebugRolloutService implements RolloutService {
     await ended;
     const s = rt.summary;
     return { ok: true, runDir: rt.runDir ?? req.runDir, status: s?.status ?? 'failed', ...(s?.message ? { message: s.message } : {}), episodes, llmCalls: s?.llmCalls ?? 0 };
+  }
+
+  transcript(runDir: string, episode: string): TranscriptTurn[] | undefined {
+    const ep = readEpisodes(runDir).find((e) => e.episode === episode);
+    return ep ? transcriptTurns(ep) : undefined;
   }
 
   recorded(runDir: string): EpisodeOutcome[] {

@@ -30,7 +30,7 @@ export interface RolloutRequest {
   model: ModelEndpoint;
   /** Where the run is saved (a run folder like .agentrl/runs/<id>/). */
   runDir: string;
-  env?: NodeJS.ProcessEnv;
+  env?: Record<string, string | undefined>;
 }
 
 /** One finished episode, as the comparison needs it. */
@@ -57,10 +57,16 @@ export interface RescoreRequest {
   runDir: string;
   /** Reward spec overriding the config's (module->Class, dotted path, registry name). */
   reward?: string;
-  env?: NodeJS.ProcessEnv;
+  env?: Record<string, string | undefined>;
 }
 
 export type RescoreOutcome = { ok: true; episodes: EpisodeOutcome[] } | { ok: false; message: string };
+
+/** One step of a recorded episode as text, for a side-by-side view. */
+export interface TranscriptTurn {
+  kind: 'system' | 'user' | 'assistant' | 'tool' | 'reward' | 'error';
+  text: string;
+}
 
 export interface RolloutService {
   /** Runs the tasks against one model, recording every call; resolves when the run has ended. */
@@ -70,4 +76,6 @@ export interface RolloutService {
   /** The episodes of a recorded run re-scored with the workspace's current reward function:
    *  no model, no gateway; only the reward runs. */
   rescore(request: RescoreRequest): Promise<RescoreOutcome>;
+  /** A recorded episode turn by turn (undefined: no such episode in the run). */
+  transcript(runDir: string, episode: string): TranscriptTurn[] | undefined;
 }

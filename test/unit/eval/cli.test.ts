@@ -14,6 +14,9 @@ const untouchable: RolloutService = {
     throw new Error('read a run');
   },
   rescore: () => Promise.reject(new Error('re-scored')),
+  transcript: () => {
+    throw new Error('read a transcript');
+  },
 };
 
 function cli(argv: string[]) {
