@@ -11,6 +11,7 @@ import { compareModels, formatComparison } from './report/table';
 import { EvalSetupError, parseModels, runEval } from './run/run-eval';
 import { compareRecorded, parseRuns } from './run/offline';
 import { loadEval, type EvalRecord } from './run/eval-record';
+import { listCheckpoints, serveCommands } from './checkpoints/checkpoints';
 
 export interface EvalCliContext {
   /** The rollout debugger's headless runs (cli.ts hands the debugger's implementation over). */
@@ -21,6 +22,7 @@ export interface EvalCliContext {
 const USAGE = `Usage: agentrl eval --config FILE --models NAME=URL NAME=URL [options]
        agentrl eval --config FILE --runs NAME=DIR NAME=DIR [--rescore] [options]
        agentrl eval --open DIR
+       agentrl eval --checkpoints JOB_DIR [--base-model PATH] [--port N]
 
 Runs a workflow's tasks with its own reward against each model at once (every LLM call
 recorded as in a debug run, under .agentrl/eval/<id>/) and compares them per task: mean@k,
@@ -35,6 +37,10 @@ Options:
   --rescore               re-score recorded runs with the current reward function
   --reward SPEC           reward function for --rescore (default: the config's)
   --open DIR              print a saved comparison (.agentrl/eval/<id>)
+  --checkpoints DIR       a Trinity job's global_step_N checkpoints and how to serve each
+                          (trinity convert where needed, then vllm serve)
+  --base-model PATH       the job's model_path, for trinity convert
+  --port N                port of the served checkpoint (default 8001)
   --tasks N               first N tasks of the taskset (default 10)
   --repeat K              rollouts per task and model (default 4)
   --concurrency N         episodes at once per model (default: the config's runner count)
@@ -64,6 +70,16 @@ export async function main(argv: string[], context: EvalCliContext): Promise<num
   }
   if (values.help) {
     io.stdout(USAGE);
+    return 0;
+  }
+  if (values.checkpoints) {
+    const list = listCheckpoints(path.resolve(values.checkpoints));
+    if (!list.length) return fail(`no global_step_N checkpoint in ${path.resolve(values.checkpoints)}`);
+    const port = values.port === undefined ? undefined : Number(values.port);
+    if (port !== undefined && !(Number.isInteger(port) && port > 0 && port < 65536)) return fail(`--port must be a port number, not '${values.port}'`);
+    const out = list.map((c) => ({ ...c, ...serveCommands(c, { baseModel: values['base-model'], port }) }));
+    if (values.json) io.stdout(JSON.stringify(out, null, 2) + '\n');
+    else for (const c of out) io.stdout(`step ${c.step}${c.servable ? '' : ' (needs trinity convert)'}: ${c.dir}\n${c.commands.map((s) => `  $ ${s}`).join('\n')}\n  then: --models ${c.name}=${c.url}\n`);
     return 0;
   }
   const num = (name: keyof typeof values, dflt: number | undefined, check: (n: number) => boolean, what: string): number | undefined => {
@@ -139,6 +155,7 @@ function parse(argv: string[]) {
     options: {
       config: { type: 'string' }, models: { type: 'string', multiple: true }, runs: { type: 'string', multiple: true },
       rescore: { type: 'boolean' }, reward: { type: 'string' }, open: { type: 'string' },
+      checkpoints: { type: 'string' }, 'base-model': { type: 'string' }, port: { type: 'string' },
       tasks: { type: 'string' }, repeat: { type: 'string' }, concurrency: { type: 'string' }, split: { type: 'string' },
       timeout: { type: 'string' }, python: { type: 'string' }, cwd: { type: 'string' }, 'pass-threshold': { type: 'string' },
       seed: { type: 'string' }, 'fail-if-worse': { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },

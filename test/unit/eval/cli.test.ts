@@ -39,6 +39,19 @@ describe('agentrl eval arguments', () => {
     assert.equal((await cli(['--help'])).code, 0);
   });
 
+  test('--checkpoints lists a job\'s checkpoints with the commands that serve them', async () => {
+    const job = fs.mkdtempSync(path.join(os.tmpdir(), 'agentrl-evalcli-'));
+    try {
+      fs.mkdirSync(path.join(job, 'global_step_200', 'actor'), { recursive: true });
+      const r = await cli(['--checkpoints', job, '--port', '8010']);
+      assert.equal(r.code, 0, r.err);
+      assert.match(r.out, /^step 200 \(needs trinity convert\): .*global_step_200\n  \$ trinity convert --checkpoint-dir .*\n  \$ vllm serve .*--port 8010\n  then: --models global_step_200=http:\/\/127\.0\.0\.1:8010\/v1\n$/);
+      assert.equal((await cli(['--checkpoints', path.join(job, 'nothing')])).code, 2);
+    } finally {
+      fs.rmSync(job, { recursive: true, force: true });
+    }
+  });
+
   test('a saved comparison: the gate exits 1 only for a regression beyond the threshold', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentrl-evalcli-'));
     try {
