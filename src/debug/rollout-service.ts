@@ -60,7 +60,7 @@ const turnKind = (role: string): TranscriptTurn['kind'] => (role === 'system' ||
 
 /** An episode as the turns a reader compares: the messages each call added, each reply, each
  *  tool result, then the reward (with its parts) or the error. */
-export function transcriptTurns(ep: EpisodeTrajectory): TranscriptTurn[] {
+function transcriptTurns(ep: EpisodeTrajectory): TranscriptTurn[] {
   const out: TranscriptTurn[] = [];
   let seen = 0;
   for (const t of ep.turns) {

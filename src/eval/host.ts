@@ -17,7 +17,7 @@ function savedComparisons(): SavedItem[] {
   const out: SavedItem[] = [];
   for (const folder of vscode.workspace.workspaceFolders ?? []) {
     const base = path.join(folder.uri.fsPath, EVAL_DIR);
-    let names: string[] = [];
+    let names: string[];
     try {
       names = fs.readdirSync(base).sort().reverse();
     } catch {

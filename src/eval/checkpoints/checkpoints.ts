@@ -27,7 +27,7 @@ export function listCheckpoints(jobDir: string): Checkpoint[] {
   return dirs.map((dir) => ({ step: Number(STEP_DIR.exec(path.basename(dir))![1]), dir, servable: isServable(dir) })).sort((a, b) => a.step - b.step);
 }
 
-export function huggingfaceDir(checkpointDir: string): string {
+function huggingfaceDir(checkpointDir: string): string {
   return path.join(checkpointDir, 'actor', 'huggingface');
 }
 
