@@ -56,6 +56,8 @@ const hostBundles = [
   { in: 'src/online/host.ts', out: 'dist/online-host.js' },
   // Ray clusters: dashboard client, packaging (zip), log WebSocket, the Ray view
   { in: 'src/ray/host.ts', out: 'dist/ray-host.js' },
+  // the model comparison: its command flow and panel
+  { in: 'src/eval/host.ts', out: 'dist/eval-host.js' },
 ];
 for (const h of hostBundles) nodeEntries.push({ ...h, external: ['vscode'] });
 
@@ -63,6 +65,7 @@ for (const h of hostBundles) nodeEntries.push({ ...h, external: ['vscode'] });
 const webEntries = [
   { in: 'src/metrics/webview/main.ts', out: 'media/metrics.js' },
   { in: 'src/online/webview/main.ts', out: 'media/online.js' },
+  { in: 'src/eval/webview/main.ts', out: 'media/eval.js' },
 ];
 
 /** `import files from 'agentrl:templates'`: every file under templates/ by relative path, so the

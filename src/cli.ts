@@ -30,6 +30,18 @@ export const SUBCOMMANDS: Record<string, Subcommand> = {
       return rolloutMain(argv, { checker: createConfigChecker({ roots: [process.cwd()] }) });
     },
   },
+  eval: {
+    summary: "Compare models on a workflow's tasks with its own reward (per task, with a confidence interval; a CI gate)",
+    run: async (argv) => {
+      const [{ main: evalMain }, { DebugRolloutService, findRunnerDir }, { createConfigChecker }] = await Promise.all([import('./eval/cli'), import('./debug/rollout-service'), import('./config/engine/checker')]);
+      const runnerDir = findRunnerDir();
+      if (!runnerDir) {
+        process.stderr.write('agentrl eval: the Python runner (runner/agentrl_runner/) is missing next to the CLI\n');
+        return 2;
+      }
+      return evalMain(argv, { rollouts: new DebugRolloutService(createConfigChecker({ roots: [process.cwd()] }), runnerDir) });
+    },
+  },
   relay: {
     summary: 'Stream training metrics and experiences from this node over a WebSocket',
     run: async (argv) => (await import('./relay/cli')).main(argv),

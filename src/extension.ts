@@ -12,6 +12,7 @@ import { activateDebug, type RolloutDebugger } from './debug/activate';
 import { activateWelcome } from './welcome/activate';
 import { activateRay, type RayApi } from './ray/activate';
 import { activateOnline, type OnlineApi } from './online/activate';
+import { activateEval } from './eval/activate';
 
 /** What the extension returns from activate(); integration tests use it. */
 export interface AgentRlApi {
@@ -56,6 +57,7 @@ export function activate(context: vscode.ExtensionContext): AgentRlApi {
   const ray = activateRay(context, log, engine);
   activateWelcome(context);
   const online = activateOnline(context, log);
+  activateEval(context, () => debug.rollouts());
   const activationMs = performance.now() - t0;
   log.info(`Agent RL Studio ${VERSION} activated in ${activationMs.toFixed(1)} ms`);
   return { version: VERSION, log, activationMs, config, metrics, debug, ray, online };

@@ -4,6 +4,7 @@
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { ConfigChecker } from '../feature-api/config-checker';
+import type { RolloutService } from '../feature-api/rollouts';
 import type { Logger } from '../base/log';
 import { lazyBundle } from '../base/lazy';
 import type * as Host from './host';
@@ -17,6 +18,8 @@ export interface RolloutDebugger {
   rolloutRuns(): Promise<vscode.TreeItem[]>;
   /** Children of the run `runId` in the Rollouts view (episodes, then forks). */
   rolloutChildren(runId: string): Promise<vscode.TreeItem[]>;
+  /** Headless and recorded runs for other features (loads the debugger's bundle). */
+  rollouts(): RolloutService;
 }
 
 /** `checker` gives the config engine (wired by extension.ts, loaded on first use). */
@@ -63,7 +66,9 @@ export function activateDebug(context: vscode.ExtensionContext, log: Logger, che
     vscode.commands.registerCommand('agentrl.rollouts.compareFork', (node?: Host.RolloutNode) => node?.kind === 'fork' && host().compareFork(node)),
     vscode.commands.registerCommand('agentrl.rollouts.transcript', (arg?: Host.TranscriptArg) => arg && host().openEpisodeTranscript(arg)),
   );
+  let service: RolloutService | undefined;
   return {
+    rollouts: () => (service ??= host().createRolloutService(checker(), runnerDir)),
     refreshRollouts,
     provideConfigurations: (folder) => configs().provideDebugConfigurations(folder),
     rolloutRuns: async () => rollouts().getChildren().map((n) => rollouts().getTreeItem(n)),

@@ -5,6 +5,8 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import { FORK_EDITED_TRANSCRIPT, FORK_ORIGINAL_TRANSCRIPT } from './trajectory/trajectory';
 import type { ConfigChecker } from '../feature-api/config-checker';
+import type { RolloutService } from '../feature-api/rollouts';
+import { DebugRolloutService } from './rollout-service';
 import type { Logger } from '../base/log';
 import { RolloutDebugSession } from './protocol/session';
 import { RolloutConfigurationProvider } from './vscode/configurations';
@@ -58,4 +60,9 @@ export interface TranscriptArg {
 /** Clicking an episode or a turn in the Rollouts view: its transcript beside the editor. */
 export async function openEpisodeTranscript(arg: TranscriptArg): Promise<void> {
   await vscode.commands.executeCommand('markdown.showPreviewToSide', vscode.Uri.file(transcriptFile(arg.run, arg.episode)));
+}
+
+/** The debugger's headless runs and recorded runs for other features (the model comparison). */
+export function createRolloutService(checker: ConfigChecker, runnerDir: string): RolloutService {
+  return new DebugRolloutService(checker, runnerDir);
 }

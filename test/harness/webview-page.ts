@@ -72,9 +72,11 @@ export async function openWebviewPage(opts: {
   theme?: keyof typeof THEMES;
   viewport?: { width: number; height: number };
   browser?: Browser;
+  /** Which webview bundle (media/<bundle>.js + .css; default the metrics view). */
+  bundle?: string;
 }): Promise<WebviewPage> {
-  const js = fs.readFileSync(path.join(repoRoot, 'media', 'metrics.js'));
-  const css = fs.readFileSync(path.join(repoRoot, 'media', 'metrics.css'));
+  const js = fs.readFileSync(path.join(repoRoot, 'media', `${opts.bundle ?? 'metrics'}.js`));
+  const css = fs.readFileSync(path.join(repoRoot, 'media', `${opts.bundle ?? 'metrics'}.css`));
   const theme = THEMES[opts.theme ?? 'dark'];
   const nonce = 'bench' + Math.random().toString(36).slice(2);
   const style = Object.entries(theme.vars)

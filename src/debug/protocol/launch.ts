@@ -30,6 +30,8 @@ export interface LaunchContext {
   l10n?: L10n;
   /** `agentrl rollout --timings`: the run's last steps, timestamped. */
   onTiming?: (what: string, at: number) => void;
+  /** Save the run exactly here instead of a new folder under .agentrl/runs (a comparison's runs). */
+  runDir?: string;
 }
 
 export type Prepared = { ok: true; run: RunHandle; notes: string[] } | { ok: false; message: string };
@@ -122,6 +124,7 @@ export async function prepareLaunch(args: RolloutLaunchArgs & { __pythonDebugger
     env: { ...env, ...(userEnv ?? {}) },
     pythonDebugger: args.pythonDebugger === true && !!context.startPythonDebugger,
     runRoot: args.record === false ? undefined : root,
+    runDir: args.record === false ? undefined : context.runDir,
     // No secrets here: env values and the API key stay out of the saved run.
     meta: { ...rest, config: configPath, model: model ? { ...model } : undefined, ...(auxiliaryModels ? { auxiliaryModels } : {}), envKeys: Object.keys(userEnv ?? {}) },
     backbone: 'native',

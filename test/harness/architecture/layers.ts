@@ -7,7 +7,7 @@ import { type FileSet, type Violation, isTypeScript, sortViolations } from './fi
 import { type ModuleRef, moduleRefs } from './imports';
 
 /** The features: one folder each, in the shape CONTRIBUTING gives (activate.ts, host.ts, cli.ts…). */
-export const FEATURES: ReadonlySet<string> = new Set(['config', 'scaffold', 'debug', 'metrics', 'relay', 'ray', 'online', 'welcome']);
+export const FEATURES: ReadonlySet<string> = new Set(['config', 'scaffold', 'debug', 'eval', 'metrics', 'relay', 'ray', 'online', 'welcome']);
 
 /** Library folders: what features may import. Each holds one kind of thing and imports no feature. */
 export const LIBRARIES: ReadonlySet<string> = new Set(['base', 'relay-protocol', 'feature-api', 'webview-shell', 'webview-ui', 'tokens', 'workspace-files', 'types']);

@@ -4,7 +4,8 @@ tasks, imports the workflow and runs tasks x repeat episodes (up to the plan's
 
 ``python -m agentrl_runner --connect HOST:PORT [--debugpy]`` with the session token in the
 environment (``AGENTRL_RUNNER_TOKEN``); ``python -m agentrl_runner --read-experiences DB``
-prints the episodes of a ``trinity debug`` experiences.db as JSON.
+prints the episodes of a ``trinity debug`` experiences.db as JSON; ``python -m agentrl_runner
+--rescore`` re-scores recorded episodes with the current reward function (rescore.py).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from agentrl_runner.channel import Channel
 from agentrl_runner.episodes import EpisodeJob, Phase, Reporter, Workload, error_info, run_episode
 from agentrl_runner.imports import module_functions, resolve
 from agentrl_runner.optional import optional_module
+from agentrl_runner.rescore import main as rescore_main
 from agentrl_runner.protocol import (
     PROTOCOL_VERSION,
     TOKEN_ENV,
@@ -163,6 +165,9 @@ def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--read-experiences"] and len(argv) == 2:
         sys.stdout.write(json.dumps(read_experiences(argv[1])))
+        return
+    if argv[:1] == ["--rescore"]:
+        rescore_main()
         return
     args = _args(argv)
     token = os.environ.pop(TOKEN_ENV, "")

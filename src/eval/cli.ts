@@ -1,0 +1,164 @@
+// `agentrl eval`: a workflow's tasks run with its own reward against two or more models at once,
+// each call recorded like a debug run; prints the per-task table and the verdict. As a CI gate
+// (`--fail-if-worse T`) it exits 1 when a model is worse than the first beyond T with the
+// interval excluding zero, 0 otherwise, 2 on usage or I/O errors (a dead endpoint included).
+// `--runs` compares recorded runs offline, `--rescore` with the workspace's current reward.
+import * as fs from 'fs';
+import * as path from 'path';
+import { parseArgs } from 'util';
+import type { RolloutService } from '../feature-api/rollouts';
+import { compareModels, formatComparison } from './report/table';
+import { EvalSetupError, parseModels, runEval } from './run/run-eval';
+import { compareRecorded, parseRuns } from './run/offline';
+import { loadEval, type EvalRecord } from './run/eval-record';
+import { listCheckpoints, serveCommands } from './checkpoints/checkpoints';
+
+export interface EvalCliContext {
+  /** The rollout debugger's headless runs (cli.ts hands the debugger's implementation over). */
+  rollouts: RolloutService;
+  io?: { stdout(s: string): void; stderr(s: string): void };
+}
+
+const USAGE = `Usage: agentrl eval --config FILE --models NAME=URL NAME=URL [options]
+       agentrl eval --config FILE --runs NAME=DIR NAME=DIR [--rescore] [options]
+       agentrl eval --open DIR
+       agentrl eval --checkpoints JOB_DIR [--base-model PATH] [--port N]
+
+Runs a workflow's tasks with its own reward against each model at once (every LLM call
+recorded as in a debug run, under .agentrl/eval/<id>/) and compares them per task: mean@k,
+pass@k, the difference, a paired bootstrap interval and a verdict. The first model is the
+baseline. --runs compares recorded runs (debug or eval run folders) without a model;
+--rescore re-scores them first with the workspace's current reward function.
+
+Options:
+  --config FILE           Trinity-RFT / ASTuner / AgentJet YAML (required to run or re-score)
+  --models NAME=URL ...   OpenAI-compatible endpoints, the baseline first
+  --runs NAME=DIR ...     recorded run folders to compare offline
+  --rescore               re-score recorded runs with the current reward function
+  --reward SPEC           reward function for --rescore (default: the config's)
+  --open DIR              print a saved comparison (.agentrl/eval/<id>)
+  --checkpoints DIR       a Trinity job's global_step_N checkpoints and how to serve each
+                          (trinity convert where needed, then vllm serve)
+  --base-model PATH       the job's model_path, for trinity convert
+  --port N                port of the served checkpoint (default 8001)
+  --tasks N               first N tasks of the taskset (default 10)
+  --repeat K              rollouts per task and model (default 4)
+  --concurrency N         episodes at once per model (default: the config's runner count)
+  --split NAME            dataset split
+  --timeout SEC           seconds before an LLM call counts as failed (default 60)
+  --python PATH           Python interpreter (default: python3)
+  --cwd DIR               working directory of the workflow (default: .)
+  --pass-threshold R      reward counted as a pass for pass@k (default 1)
+  --seed N                bootstrap seed (default 1)
+  --fail-if-worse T       exit 1 when a model is worse than the baseline by more than T
+                          with the interval excluding zero
+  --json                  print the comparison as JSON on stdout
+  -h, --help              this help
+`;
+
+export async function main(argv: string[], context: EvalCliContext): Promise<number> {
+  const io = context.io ?? { stdout: (s: string) => process.stdout.write(s), stderr: (s: string) => process.stderr.write(s) };
+  const fail = (msg: string): number => {
+    io.stderr(`agentrl eval: ${msg}\n`);
+    return 2;
+  };
+  let values: ReturnType<typeof parse>['values'];
+  try {
+    ({ values } = parse(argv));
+  } catch (e) {
+    return fail(`${(e as Error).message}\n\n${USAGE}`);
+  }
+  if (values.help) {
+    io.stdout(USAGE);
+    return 0;
+  }
+  if (values.checkpoints) {
+    const list = listCheckpoints(path.resolve(values.checkpoints));
+    if (!list.length) return fail(`no global_step_N checkpoint in ${path.resolve(values.checkpoints)}`);
+    const port = values.port === undefined ? undefined : Number(values.port);
+    if (port !== undefined && !(Number.isInteger(port) && port > 0 && port < 65536)) return fail(`--port must be a port number, not '${values.port}'`);
+    const out = list.map((c) => ({ ...c, ...serveCommands(c, { baseModel: values['base-model'], port }) }));
+    if (values.json) io.stdout(JSON.stringify(out, null, 2) + '\n');
+    else for (const c of out) io.stdout(`step ${c.step}${c.servable ? '' : ' (needs trinity convert)'}: ${c.dir}\n${c.commands.map((s) => `  $ ${s}`).join('\n')}\n  then: --models ${c.name}=${c.url}\n`);
+    return 0;
+  }
+  const num = (name: keyof typeof values, dflt: number | undefined, check: (n: number) => boolean, what: string): number | undefined => {
+    const v = values[name];
+    if (v === undefined) return dflt;
+    const n = Number(v);
+    if (!Number.isFinite(n) || !check(n)) throw new EvalSetupError(`--${name} must be ${what}, not '${String(v)}'`);
+    return n;
+  };
+  let record: EvalRecord;
+  let dir: string | undefined;
+  let opts: { seed: number; passThreshold?: number; failIfWorse?: number };
+  try {
+    const positiveInt = (n: number) => Number.isInteger(n) && n > 0;
+    opts = { seed: num('seed', 1, Number.isInteger, 'an integer')!, passThreshold: num('pass-threshold', undefined, () => true, 'a number'), failIfWorse: num('fail-if-worse', undefined, (n) => n >= 0, 'a number ≥ 0') };
+    const cwd = path.resolve(values.cwd ?? '.');
+    if (values.open) {
+      dir = path.resolve(values.open);
+      record = loadEval(dir);
+    } else if (values.runs?.length) {
+      if (values.rescore && !values.config) throw new EvalSetupError('--rescore needs --config (the workflow whose reward re-scores the runs)');
+      record = await compareRecorded(context.rollouts, { runs: parseRuns(values.runs, cwd), rescore: !!values.rescore, reward: values.reward, config: values.config ? path.resolve(values.config) : undefined, cwd, python: values.python });
+    } else {
+      if (!values.config) throw new EvalSetupError('--config is required');
+      if (!fs.existsSync(values.config)) throw new EvalSetupError(`the config file does not exist: ${path.resolve(values.config)}`);
+      const models = parseModels(values.models ?? []);
+      const timeout = num('timeout', undefined, (n) => n > 0, 'a positive number of seconds');
+      if (timeout !== undefined) for (const m of models) m.timeout = timeout;
+      const done = await runEval(context.rollouts, {
+        config: path.resolve(values.config), cwd, models,
+        tasks: num('tasks', 10, positiveInt, 'a positive integer')!, repeat: num('repeat', 4, positiveInt, 'a positive integer')!,
+        concurrency: num('concurrency', undefined, positiveInt, 'a positive integer'), split: values.split, python: values.python,
+        progress: (line) => io.stderr(`${line}\n`),
+      });
+      ({ record, dir } = done);
+    }
+  } catch (e) {
+    if (e instanceof EvalSetupError) return fail(e.message);
+    return fail((e as Error).message);
+  }
+  const comparisons = compareModels(record, opts);
+  if (values.json) {
+    io.stdout(JSON.stringify({ dir, id: record.id, models: record.models.map(({ episodes, ...m }) => ({ ...m, episodes: episodes.length, failed: episodes.filter((e) => e.reward === null).length })), comparisons }, null, 2) + '\n');
+  } else {
+    for (const c of comparisons) io.stdout(formatComparison(c));
+    if (dir) io.stdout(`saved: ${dir}\n`);
+  }
+  const gateFailed = comparisons.filter((c) => c.gateFailed);
+  for (const c of gateFailed) io.stderr(`agentrl eval: ${c.other} is worse than ${c.base} beyond ${opts.failIfWorse}: ${c.verdict.text}\n`);
+  return gateFailed.length ? 1 : 0;
+}
+
+/** `--models a=URL b=URL` as the repeated `--models a=URL --models b=URL` parseArgs reads. */
+export function expandLists(argv: readonly string[], lists: readonly string[] = ['--models', '--runs']): string[] {
+  const out: string[] = [];
+  let list: string | undefined;
+  for (const a of argv) {
+    if (lists.includes(a)) {
+      list = a;
+      continue;
+    }
+    if (a.startsWith('-')) list = undefined;
+    if (list) out.push(list, a);
+    else out.push(a);
+  }
+  return out;
+}
+
+function parse(argv: string[]) {
+  return parseArgs({
+    args: expandLists(argv),
+    allowPositionals: false,
+    options: {
+      config: { type: 'string' }, models: { type: 'string', multiple: true }, runs: { type: 'string', multiple: true },
+      rescore: { type: 'boolean' }, reward: { type: 'string' }, open: { type: 'string' },
+      checkpoints: { type: 'string' }, 'base-model': { type: 'string' }, port: { type: 'string' },
+      tasks: { type: 'string' }, repeat: { type: 'string' }, concurrency: { type: 'string' }, split: { type: 'string' },
+      timeout: { type: 'string' }, python: { type: 'string' }, cwd: { type: 'string' }, 'pass-threshold': { type: 'string' },
+      seed: { type: 'string' }, 'fail-if-worse': { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+    },
+  });
+}

@@ -1,0 +1,50 @@
+// The comparison as text (`agentrl eval`) and as JSON (`--json`): per task each model's
+// mean@k / pass@k and the difference, largest change first, then the verdict and what it rests
+// on (failed episodes and tasks left out, per model). Pure.
+import { byLargestChange, compare, failsGate, verdict, type Comparison, type Verdict } from '../stats/paired';
+import { rewardsByTask, type EvalRecord } from '../run/eval-record';
+
+export interface ModelComparison {
+  base: string;
+  other: string;
+  comparison: Comparison;
+  verdict: Verdict;
+  /** Set when a gate threshold was given: whether `other` fails it against `base`. */
+  gateFailed?: boolean;
+}
+
+/** Every model against the first (the baseline). */
+export function compareModels(record: EvalRecord, opts: { seed?: number; passThreshold?: number; failIfWorse?: number } = {}): ModelComparison[] {
+  const [base, ...others] = record.models;
+  if (!base) return [];
+  const a = rewardsByTask(base.episodes);
+  return others.map((m) => {
+    const comparison = compare(a, rewardsByTask(m.episodes), { seed: opts.seed ?? 1, passThreshold: opts.passThreshold });
+    return {
+      base: base.name,
+      other: m.name,
+      comparison,
+      verdict: verdict(comparison, { a: base.name, b: m.name }, opts.failIfWorse ?? 0.02),
+      ...(opts.failIfWorse !== undefined ? { gateFailed: failsGate(comparison, opts.failIfWorse) } : {}),
+    };
+  });
+}
+
+const num = (x: number | null, digits = 2): string => (x === null ? '—' : x.toFixed(digits));
+const signed = (x: number | null): string => (x === null ? '—' : `${x > 0 ? '+' : x < 0 ? '−' : ' '}${Math.abs(x).toFixed(2)}`);
+
+/** What a verdict rests on: tasks both scored, failures per model. */
+function restsOn(c: ModelComparison): string {
+  const f = c.comparison.failures;
+  const fail = (name: string, x: { episodes: number; tasks: number }) => `${name} ${x.episodes} failed episode${x.episodes === 1 ? '' : 's'}${x.tasks ? ` (${x.tasks} task${x.tasks === 1 ? '' : 's'} left out)` : ''}`;
+  return `rests on ${c.comparison.paired} of ${c.comparison.tasks.length} tasks · ${fail(c.base, f.a)} · ${fail(c.other, f.b)}`;
+}
+
+export function formatComparison(c: ModelComparison, maxRows = 50): string {
+  const rows = byLargestChange(c.comparison.tasks);
+  const w = Math.max(4, ...rows.map((r) => r.task.length));
+  const head = `${'task'.padEnd(w)}  ${`${c.base} mean`.padStart(10)} ${'pass'.padStart(5)}  ${`${c.other} mean`.padStart(10)} ${'pass'.padStart(5)}  ${'diff'.padStart(6)}`;
+  const lines = rows.slice(0, maxRows).map((r) => `${r.task.padEnd(w)}  ${num(r.a.mean).padStart(10)} ${num(r.a.pass).padStart(5)}  ${num(r.b.mean).padStart(10)} ${num(r.b.pass).padStart(5)}  ${signed(r.diff).padStart(6)}${r.a.failed || r.b.failed ? `  (failed: ${r.a.failed}/${r.b.failed})` : ''}`);
+  const more = rows.length > maxRows ? [`… ${rows.length - maxRows} more task(s)`] : [];
+  return [head, ...lines, ...more, '', `${c.verdict.text}`, `  ${restsOn(c)}`, ''].join('\n');
+}

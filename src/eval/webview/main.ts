@@ -1,0 +1,143 @@
+// The comparison view's page: the verdict with its interval, the per-task table (largest change
+// first, a filter to regressions), and a task's two transcripts side by side, turn by turn,
+// the turns that differ marked. DOM only, no network: the extension sends everything.
+import type { ComparisonData, ComparisonRow, EvalStrings, FromView, PairRow, ToView, TranscriptTurn } from '../protocol/messages';
+import './eval.css';
+
+declare function acquireVsCodeApi(): { postMessage(m: FromView): void };
+const vscode = acquireVsCodeApi();
+
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, cls?: string, text?: string): HTMLElementTagNameMap[K] {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+const num = (x: number | null): string => (x === null ? '—' : x.toFixed(2));
+const signed = (x: number | null): string => (x === null ? '—' : `${x > 0 ? '+' : x < 0 ? '−' : ''}${Math.abs(x).toFixed(2)}`);
+const partsText = (p: Record<string, number>): string => Object.entries(p).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(' · ');
+
+let data: ComparisonData | undefined;
+let strings: EvalStrings | undefined;
+let regressionsOnly = false;
+let selected: string | undefined;
+const root = document.getElementById('root')!;
+const pane = el('section', 'pair');
+
+function header(d: ComparisonData, s: EvalStrings): HTMLElement {
+  const h = el('header');
+  h.append(el('h1', undefined, d.title));
+  const v = el('p', `verdict ${d.kind}`, d.verdict);
+  v.id = 'verdict';
+  h.append(v);
+  h.append(el('p', 'rests', s.restsOn.replace('{0}', String(d.paired)).replace('{1}', String(d.tasks)).replace('{2}', d.a).replace('{3}', String(d.failures.a)).replace('{4}', d.b).replace('{5}', String(d.failures.b))));
+  if (d.interval) h.append(intervalBar(d));
+  const label = el('label', 'filter');
+  const box = el('input');
+  box.type = 'checkbox';
+  box.id = 'regressions';
+  box.checked = regressionsOnly;
+  box.addEventListener('change', () => {
+    regressionsOnly = box.checked;
+    render();
+  });
+  label.append(box, document.createTextNode(` ${s.regressionsOnly}`));
+  h.append(label);
+  return h;
+}
+
+/** The interval on a −1…1 axis, zero marked: whether it excludes zero is what the eye checks. */
+function intervalBar(d: ComparisonData): HTMLElement {
+  const bar = el('div', 'interval');
+  const pos = (x: number) => `${((Math.max(-1, Math.min(1, x)) + 1) / 2) * 100}%`;
+  const span = el('div', 'span');
+  span.style.left = pos(d.interval!.lo);
+  span.style.width = `calc(${pos(d.interval!.hi)} - ${pos(d.interval!.lo)})`;
+  const zero = el('div', 'zero');
+  zero.style.left = pos(0);
+  const mean = el('div', 'mean');
+  mean.style.left = pos(d.meanDiff ?? 0);
+  bar.append(span, zero, mean);
+  bar.title = `${d.b} − ${d.a}: ${signed(d.meanDiff)} [${num(d.interval!.lo)}, ${num(d.interval!.hi)}]`;
+  return bar;
+}
+
+function table(d: ComparisonData, s: EvalStrings): HTMLElement {
+  const t = el('table', 'tasks');
+  const head = el('tr');
+  for (const c of [s.task, `${d.a} ${s.mean}`, `${d.a} ${s.pass}`, `${d.b} ${s.mean}`, `${d.b} ${s.pass}`, s.diff]) head.append(el('th', undefined, c));
+  t.append(head);
+  const rows = d.rows.filter((r) => !regressionsOnly || r.regression);
+  for (const r of rows) t.append(row(r, s));
+  return t;
+}
+
+function row(r: ComparisonRow, s: EvalStrings): HTMLElement {
+  const tr = el('tr', `${r.regression ? 'regression' : r.diff !== null && r.diff > 0 ? 'improvement' : ''}${r.task === selected ? ' selected' : ''}`);
+  tr.dataset.task = r.task;
+  tr.tabIndex = 0;
+  const cell = (text: string, title?: string) => {
+    const td = el('td', undefined, text);
+    if (title) td.title = title;
+    return td;
+  };
+  const failed = (n: number) => (n ? ` (${s.failed.replace('{0}', String(n))})` : '');
+  tr.append(cell(r.task), cell(num(r.a.mean) + failed(r.a.failed), partsText(r.partsA)), cell(num(r.a.pass)), cell(num(r.b.mean) + failed(r.b.failed), partsText(r.partsB)), cell(num(r.b.pass)), cell(signed(r.diff)));
+  const open = () => {
+    selected = r.task;
+    vscode.postMessage({ type: 'openTask', task: r.task });
+    render();
+  };
+  tr.addEventListener('click', open);
+  tr.addEventListener('keydown', (e) => e.key === 'Enter' && open());
+  return tr;
+}
+
+function turnCell(t: TranscriptTurn | undefined): HTMLElement {
+  const td = el('td', t ? `turn ${t.kind}` : 'turn none');
+  if (t) {
+    td.append(el('span', 'kind', t.kind));
+    td.append(el('pre', undefined, t.text));
+  }
+  return td;
+}
+
+function showPair(task: string, a: string, b: string, rows: PairRow[]): void {
+  const s = strings!;
+  pane.replaceChildren();
+  pane.append(el('h2', undefined, task));
+  if (!rows.length) {
+    pane.append(el('p', undefined, s.noTranscript));
+    return;
+  }
+  const t = el('table', 'side-by-side');
+  const head = el('tr');
+  head.append(el('th', undefined, s.turn), el('th', undefined, a), el('th', undefined, b));
+  t.append(head);
+  rows.forEach((r, i) => {
+    const tr = el('tr', r.differs ? 'differs' : 'same');
+    const n = el('td', 'index', String(i + 1));
+    if (r.differs) n.title = s.differs;
+    tr.append(n, turnCell(r.a), turnCell(r.b));
+    t.append(tr);
+  });
+  pane.append(t);
+}
+
+function render(): void {
+  if (!data || !strings) return;
+  root.replaceChildren(header(data, strings), table(data, strings), pane);
+}
+
+window.addEventListener('message', (e: MessageEvent<ToView>) => {
+  const m = e.data;
+  if (m.type === 'comparison') {
+    data = m.data;
+    strings = m.strings;
+    render();
+  } else if (m.type === 'pair') {
+    showPair(m.task, m.a, m.b, m.rows);
+  }
+});
+vscode.postMessage({ type: 'ready' });

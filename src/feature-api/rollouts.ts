@@ -1,0 +1,81 @@
+// The rollout debugger's headless runs as other features see them: the model comparison
+// (src/eval) runs a workflow's tasks against each model and re-scores recorded runs through
+// this interface. src/cli.ts (and the extension) hand it the debugger's implementation, so the
+// comparison never imports the debugger's internals and every call is recorded as in a debug run.
+
+/** One model endpoint (any OpenAI-compatible server). */
+export interface ModelEndpoint {
+  baseUrl: string;
+  /** Model name to request (default: the endpoint's own). */
+  name?: string;
+  /** Environment variable holding the API key. */
+  apiKeyEnv?: string;
+  /** Seconds before a call counts as stalled. */
+  timeout?: number;
+}
+
+export interface RolloutRequest {
+  /** Trinity-RFT / ASTuner / AgentJet YAML. */
+  config: string;
+  /** The workflow's working directory (and the workspace). */
+  cwd: string;
+  /** First N tasks of the config's taskset. */
+  tasks: number;
+  repeat: number;
+  /** Episodes at once (default: the config's runner count). */
+  concurrency?: number;
+  split?: string;
+  workflow?: string;
+  python?: string;
+  model: ModelEndpoint;
+  /** Where the run is saved (a run folder like .agentrl/runs/<id>/). */
+  runDir: string;
+  env?: Record<string, string | undefined>;
+}
+
+/** One finished episode, as the comparison needs it. */
+export interface EpisodeOutcome {
+  episode: string;
+  taskId: string;
+  repeat: number;
+  /** null: the episode failed or gave no reward. */
+  reward: number | null;
+  /** The reward's named parts (Trinity's metrics: accuracy, format…). */
+  parts: Record<string, number>;
+  error?: { phase: string; type: string; message: string };
+}
+
+export type RolloutOutcome =
+  | { ok: true; runDir: string; status: 'completed' | 'terminated' | 'failed'; message?: string; episodes: EpisodeOutcome[]; llmCalls: number }
+  | { ok: false; message: string };
+
+export interface RescoreRequest {
+  config: string;
+  cwd: string;
+  python?: string;
+  /** A recorded run folder (a debug run or one model's run of a comparison). */
+  runDir: string;
+  /** Reward spec overriding the config's (module->Class, dotted path, registry name). */
+  reward?: string;
+  env?: Record<string, string | undefined>;
+}
+
+export type RescoreOutcome = { ok: true; episodes: EpisodeOutcome[] } | { ok: false; message: string };
+
+/** One step of a recorded episode as text, for a side-by-side view. */
+export interface TranscriptTurn {
+  kind: 'system' | 'user' | 'assistant' | 'tool' | 'reward' | 'error';
+  text: string;
+}
+
+export interface RolloutService {
+  /** Runs the tasks against one model, recording every call; resolves when the run has ended. */
+  run(request: RolloutRequest, onEpisode?: (e: EpisodeOutcome) => void): Promise<RolloutOutcome>;
+  /** The episodes of a recorded run, as they were scored then. */
+  recorded(runDir: string): EpisodeOutcome[];
+  /** The episodes of a recorded run re-scored with the workspace's current reward function:
+   *  no model, no gateway; only the reward runs. */
+  rescore(request: RescoreRequest): Promise<RescoreOutcome>;
+  /** A recorded episode turn by turn (undefined: no such episode in the run). */
+  transcript(runDir: string, episode: string): TranscriptTurn[] | undefined;
+}

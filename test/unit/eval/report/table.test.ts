@@ -1,0 +1,33 @@
+import { describe, test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { compareModels, formatComparison } from '../../../../src/eval/report/table';
+import type { EvalRecord } from '../../../../src/eval/run/eval-record';
+import type { EpisodeOutcome } from '../../../../src/feature-api/rollouts';
+
+const eps = (rewards: Record<string, (number | null)[]>): EpisodeOutcome[] =>
+  Object.entries(rewards).flatMap(([task, rs]) => rs.map((reward, repeat) => ({ episode: `T${task}#R${repeat}`, taskId: task, repeat, reward, parts: {} })));
+
+const record = (a: Record<string, (number | null)[]>, b: Record<string, (number | null)[]>): EvalRecord => ({
+  version: 1, id: 'x', createdAt: '', config: '', tasks: 0, repeat: 2,
+  models: [{ name: 'base', runDir: 'a', status: 'completed', llmCalls: 0, episodes: eps(a) }, { name: 'new', runDir: 'b', status: 'completed', llmCalls: 0, episodes: eps(b) }],
+});
+
+describe('the comparison report', () => {
+  test('per task, largest change first, with the verdict and what it rests on', () => {
+    const [c] = compareModels(record({ easy: [1, 1], hard: [0, 1], gone: [1, 1] }, { easy: [1, 1], hard: [0, 0], gone: [null, null] }), { failIfWorse: 0.02 });
+    const text = formatComparison(c);
+    const rows = text.split('\n');
+    assert.match(rows[0], /^task +base mean +pass +new mean +pass +diff$/);
+    assert.match(rows[1], /^hard +0\.50 +1\.00 +0\.00 +0\.00 +−0\.50$/);
+    assert.match(rows[2], /^easy +1\.00 +1\.00 +1\.00 +1\.00 +0\.00$/);
+    assert.match(rows[3], /^gone +1\.00 +1\.00 +— +— +— +\(failed: 0\/2\)$/);
+    assert.match(text, /rests on 2 of 3 tasks · base 0 failed episodes · new 2 failed episodes \(1 task left out\)/);
+    assert.equal(c.gateFailed, false, 'two tasks cannot exclude zero');
+  });
+
+  test('every model against the first', () => {
+    const r = record({ a: [1] }, { a: [0] });
+    r.models.push({ ...r.models[1], name: 'third' });
+    assert.deepEqual(compareModels(r).map((c) => [c.base, c.other]), [['base', 'new'], ['base', 'third']]);
+  });
+});
