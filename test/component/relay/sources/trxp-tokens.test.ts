@@ -9,55 +9,14 @@
 // each get a clear error from both, and the relay answers the next request. The Python relays'
 // replies equal the Node relay's.
 import * as assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import * as path from 'node:path';
 import { RelayClient } from '../../../../src/relay-protocol/client';
 import type { TokensReply } from '../../../../src/relay-protocol/tokens-frame';
-import { repoRoot, sharedDir } from '../../../harness/paths';
 import { until } from '../../../harness/wait';
 import { noTrinity } from '../trinity-sql-writer';
+import { writeTokenRows } from '../../../harness/trinity-token-rows';
 import { tmpDir } from '../helpers';
 import { RELAY_RUNTIMES, type RelayRuntime, once, relaySkipReason, startRelay } from '../conformance/helpers';
 import { test } from 'node:test';
-
-interface TrinityRow {
-  id: number;
-  crafted?: string;
-  tokens: number[];
-  prompt_length: number;
-  /** Floats as float32 values, non-finite ones as "NaN" / "Infinity" / "-Infinity". */
-  logprobs: (number | string)[] | null;
-  action_mask: (number | boolean)[] | null;
-  advantages: (number | string)[] | null;
-  returns: (number | string)[] | null;
-  token_level_reward: (number | string)[] | null;
-  truncate_status: string | null;
-  reward: number;
-  response_text: string | null;
-  messages: unknown[] | null;
-}
-interface TrinityLine {
-  line: number;
-  id: number;
-  messages: unknown[];
-  response_text: string | null;
-  prompt_length: number;
-  truncate_status: string | null;
-}
-
-/** The job dir Trinity wrote, and what Trinity read back (once for all runtimes). */
-const written = once(() => {
-  const job = tmpDir('conf-tokens-');
-  const pp = spawnSync('bash', [path.join(sharedDir, 'upstream', 'make-trinity-venv.sh'), '--pythonpath'], { encoding: 'utf8' }).stdout.trim();
-  const r = spawnSync(path.join(repoRoot, '.cache', 'trinity-venv', 'bin', 'python'), [path.join(repoRoot, 'test', 'fixtures', 'tokens', 'trinity_token_rows.py'), job], {
-    encoding: 'utf8',
-    timeout: 180_000,
-    env: { ...process.env, PYTHONPATH: pp, HF_HUB_OFFLINE: '1', TRANSFORMERS_OFFLINE: '1', RAY_USAGE_STATS_ENABLED: '0' },
-  });
-  assert.equal(r.status, 0, r.stderr.slice(-2000));
-  const out = r.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as TrinityRow | TrinityLine);
-  return Promise.resolve({ job, rows: out.filter((o): o is TrinityRow => 'tokens' in o || 'crafted' in o), lines: out.filter((o): o is TrinityLine => 'line' in o) });
-});
 
 const plain = (a: ArrayLike<number> | undefined) => (a ? Array.from(a) : null);
 /** A reply in comparable form (its request number is the client's, not the relay's). */
@@ -90,6 +49,7 @@ async function repliesOf(runtime: RelayRuntime): Promise<Record<string, unknown>
   }
 }
 
+const written = once(() => Promise.resolve(writeTokenRows(tmpDir('conf-tokens-'))));
 const reference = once(() => repliesOf('node'));
 const skip = noTrinity || relaySkipReason('node');
 
