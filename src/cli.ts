@@ -50,6 +50,10 @@ export const SUBCOMMANDS: Record<string, Subcommand> = {
     summary: 'Print the points streamed by an agentrl relay',
     run: async (argv) => (await import('./relay/tail/tail')).main(argv),
   },
+  tokens: {
+    summary: "Print one experience's tokens: ids, texts, logprobs, mask, advantages (--json for scripts)",
+    run: async (argv) => (await import('./relay/tokens/tokens')).main(argv),
+  },
 };
 
 export const EXIT_OK = 0;

@@ -23,12 +23,13 @@ import { ProtocolError, RELAY_PROTOCOL_VERSION, RELAY_SUBPROTOCOL, parseServerMe
 import { decodePointsFrame, pointCount } from './points-frame';
 import type { DetailMessage, DetailRequestMessage, EnvelopeMessage, EnvelopeRequest } from './envelope';
 import { EnvelopeBatch, binaryFrameType, decodeEnvelopeFrame } from './envelope-frame';
+import { type TokensReply, decodeTokensFrame, isTokensFrame } from './tokens-frame';
 
 /** A points batch as the client hands it on (its cursor already recorded by the client). */
 export type { PointsBatch } from './messages';
 
 /** A message from the relay as the client takes it: points and envelopes as typed columns (binary frames). */
-type RelayMessage = Exclude<ServerMessage, PointsMessage | EnvelopeMessage> | PointsBatch | EnvelopeBatch;
+type RelayMessage = Exclude<ServerMessage, PointsMessage | EnvelopeMessage> | PointsBatch | EnvelopeBatch | TokensReply;
 
 /**
  * One frame from the relay: a binary points or envelope frame, or a JSON message. Points and
@@ -39,6 +40,7 @@ export function readFrame(data: Buffer, isBinary: boolean): RelayMessage {
     const kind = binaryFrameType(data);
     if (kind === 'envelope') return decodeEnvelopeFrame(data);
     if (kind === 'points') return decodePointsFrame(data);
+    if (isTokensFrame(data)) return decodeTokensFrame(data);
     throw new ProtocolError('binary frame: unknown magic');
   }
   const msg = parseServerMessage(data.toString('utf8'));
@@ -124,6 +126,7 @@ export class RelayClient extends EventEmitter<RelayClientEvents> {
   private stopped = false;
   private readonly experienceReads = new PendingRequests<ExperienceDetail>();
   private readonly detailReads = new PendingRequests<DetailMessage>();
+  private readonly tokenReads = new PendingRequests<TokensReply>();
   readonly stats: RelayClientStats = { connects: 0, points: 0, experiences: 0, staleBatches: 0 };
 
   constructor(private readonly opts: RelayClientOptions) {
@@ -155,6 +158,11 @@ export class RelayClient extends EventEmitter<RelayClientEvents> {
     return this.ask(this.experienceReads, (request) => ({ type: 'experience', request, source, id }), timeoutMs);
   }
 
+  /** One experience's tokens (typed arrays) from an SQL or JSON-lines experience source of the relay. */
+  requestTokens(source: string, id: number, timeoutMs = 30_000): Promise<TokensReply> {
+    return this.ask(this.tokenReads, (request) => ({ type: 'tokens', request, source, id }), timeoutMs);
+  }
+
   /** The points of one tag in steps [from, to] that an envelope summarized (or a finer envelope of them). */
   requestDetail(q: Omit<DetailRequestMessage, 'type' | 'request'>, timeoutMs = 30_000): Promise<DetailMessage> {
     return this.ask(this.detailReads, (request) => ({ type: 'detail', request, ...q }), timeoutMs);
@@ -169,6 +177,7 @@ export class RelayClient extends EventEmitter<RelayClientEvents> {
   private failReads(why: string): void {
     this.detailReads.settleAll(new Error(why));
     this.experienceReads.settleAll(new Error(why));
+    this.tokenReads.settleAll(new Error(why));
   }
 
   /** Closes the connection and stops reconnecting; resolves when the socket is closed. */
@@ -338,6 +347,8 @@ export class RelayClient extends EventEmitter<RelayClientEvents> {
         this.cursorMap.set(msg.source, { ...msg.cursor });
         return void this.emit('envelope', msg);
       }
+      case 'tokens':
+        return this.tokenReads.settle(msg.request, 'error' in msg ? new Error(msg.error) : msg);
       case 'detail':
         return this.detailReads.settle(msg.request, msg.error !== undefined ? new Error(msg.error) : msg);
       case 'heartbeat':

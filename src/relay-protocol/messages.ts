@@ -203,8 +203,19 @@ export interface ErrorMessage {
   source?: string;
 }
 
+/** A `tokens` request that could not be answered (no such row, over the budget, not decodable);
+ *  a request that could is answered by a binary tokens frame (tokens-frame.ts). */
+export interface TokensErrorMessage {
+  type: 'tokens';
+  request: number;
+  source: string;
+  id: number;
+  error: string;
+}
+
 export type ServerMessage =
   | HelloMessage
+  | TokensErrorMessage
   | SourcesMessage
   | PointsMessage
   | ExperiencesMessage
@@ -245,7 +256,20 @@ export interface ExperienceRequestMessage {
   id: number;
 }
 
-export type ClientMessage = SubscribeMessage | ExperienceRequestMessage | DetailRequestMessage;
+/**
+ * Asks for one experience's tokens (read-only): an SQL row's tensors, or the texts of a file-buffer /
+ * queue-backup line (its id as in ExperienceRow.id). Answered by a binary tokens frame
+ * (tokens-frame.ts) or a TokensErrorMessage; the client need not list 'tokens' in
+ * SubscribeMessage.binary (only a client that sends this request gets the frame).
+ */
+export interface TokensRequestMessage {
+  type: 'tokens';
+  request: number;
+  source: string;
+  id: number;
+}
+
+export type ClientMessage = SubscribeMessage | ExperienceRequestMessage | DetailRequestMessage | TokensRequestMessage;
 
 // ---- numbers -------------------------------------------------------------------------
 
@@ -319,6 +343,9 @@ export function parseServerMessage(text: string): ServerMessage {
       need(hasFields(m, { type: oneOf(['experience-detail']), request: isInt, source: isStr, id: isInt }), 'experience-detail: bad header');
       need(hasFields(m, { detail: optional(isObj), error: optional(isStr) }), 'experience-detail: bad detail');
       return m;
+    case 'tokens':
+      need(hasFields(m, { type: oneOf(['tokens']), request: isInt, source: isStr, id: isInt, error: isStr }), 'tokens: a JSON tokens message is an error with request, source and id');
+      return m;
     case 'heartbeat':
       need(hasFields(m, { type: oneOf(['heartbeat']), time: isNum }), 'heartbeat: bad time');
       return m;
@@ -341,6 +368,10 @@ export function parseClientMessage(text: string): ClientMessage {
   const m = parseJson(text);
   if (m.type === 'experience') {
     need(hasFields(m, { type: oneOf(['experience']), request: isInt, source: isStr, id: isInt }), 'experience: needs request, source and id');
+    return m;
+  }
+  if (m.type === 'tokens') {
+    need(hasFields(m, { type: oneOf(['tokens']), request: isInt, source: isStr, id: isInt }), 'tokens: needs request, source and id');
     return m;
   }
   if (m.type === 'detail') {

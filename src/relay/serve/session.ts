@@ -1,5 +1,5 @@
 // One connected client: after its `subscribe`, streams every matching source from the
-// client's cursors, and answers its requests (`experience`, `detail`) one at a time. All work
+// client's cursors, and answers its requests (`experience`, `detail`, `tokens`) one at a time. All work
 // for a client is pulled by its socket: a batch is read from disk, or a request answered, only
 // while the bytes queued for it are below the high-water mark, so a client that stops reading
 // costs at most about a batch or a reply beyond it, whatever it keeps asking for. What it holds
@@ -10,7 +10,8 @@
 import type { WebSocket } from 'ws';
 import type { Logger } from '../../base/log';
 import type { DetailRequestMessage } from '../../relay-protocol/envelope';
-import type { ClientMessage, Cursor, ExperienceRequestMessage, ServerMessage, SourceInfo, SubscribeMessage } from '../../relay-protocol/messages';
+import type { ClientMessage, Cursor, ExperienceRequestMessage, ServerMessage, SourceInfo, SubscribeMessage, TokensRequestMessage } from '../../relay-protocol/messages';
+import { MAX_FRAME_TOKENS, encodeTokensFrame } from '../../relay-protocol/tokens-frame';
 import { ProtocolError, RELAY_PROTOCOL_VERSION, parseClientMessage } from '../../relay-protocol/messages';
 import type { ErrorDigest } from './error-digest';
 import type { Batch, Source } from '../sources/source';
@@ -39,7 +40,7 @@ const DETAIL_BYTES_PER_POINT = 64;
 /** Work of one pump between two yields to the event loop (ms). */
 const SLICE_MS = 10;
 
-type ClientRequest = ExperienceRequestMessage | DetailRequestMessage;
+type ClientRequest = ExperienceRequestMessage | DetailRequestMessage | TokensRequestMessage;
 
 export interface SessionHost {
   sources(): Source[];
@@ -72,10 +73,27 @@ async function answerExperience(host: SessionHost, m: ExperienceRequestMessage):
   }
 }
 
+/** One row's tokens for the client: a binary tokens frame, or an error message. */
+async function answerTokens(host: SessionHost, m: TokensRequestMessage): Promise<ServerMessage | Outgoing> {
+  const fail = (error: string): ServerMessage => ({ type: 'tokens', request: m.request, source: m.source, id: m.id, error: error.slice(0, 1000) });
+  const source = host.sources().find((s) => s.info.id === m.source);
+  if (!source?.readTokens) return fail(`no experience source '${m.source.slice(0, 200)}'`);
+  try {
+    const t = await source.readTokens(m.id);
+    return { data: Buffer.from(encodeTokensFrame({ ...t, type: 'tokens', request: m.request, source: m.source, id: m.id })), binary: true };
+  } catch (e) {
+    return fail((e as Error).message);
+  }
+}
+
 /** The most a request's reply may weigh (its part of a client's memory while it is read). */
 function replyBound(m: ClientRequest): number {
+  if (m.type === 'tokens') return TOKENS_REPLY_BYTES;
   return m.type === 'detail' ? m.maxPoints * DETAIL_BYTES_PER_POINT : EXPERIENCE_REPLY_BYTES;
 }
+
+/** The bound of a tokens frame: six arrays of at most MAX_FRAME_TOKENS (21 bytes a token) and texts within the detail's budget. */
+const TOKENS_REPLY_BYTES = MAX_FRAME_TOKENS * 21 + 8 * 1024 * 1024;
 
 /** The bytes-out bound of an experience detail (trxp.ts keeps a decoded row within it). */
 const EXPERIENCE_REPLY_BYTES = 8 * 1024 * 1024;
@@ -149,7 +167,7 @@ export class Session {
       else this.dropped++;
       return;
     }
-    if (msg.type === 'experience' || msg.type === 'detail') return this.enqueue(msg, data.length);
+    if (msg.type === 'experience' || msg.type === 'detail' || msg.type === 'tokens') return this.enqueue(msg, data.length);
     if (msg.protocol !== RELAY_PROTOCOL_VERSION) {
       this.send({ type: 'error', code: 'unsupported-version', message: `this relay speaks protocol ${RELAY_PROTOCOL_VERSION}, not ${msg.protocol}` });
       this.ws.close(4000, 'unsupported protocol version');
@@ -278,7 +296,7 @@ export class Session {
     }
     this.reading = replyBound(msg);
     if (!this.withinCap()) return;
-    const answer = msg.type === 'experience' ? answerExperience(this.host, msg) : answerDetail(this.host, msg);
+    const answer = msg.type === 'experience' ? answerExperience(this.host, msg) : msg.type === 'tokens' ? answerTokens(this.host, msg) : answerDetail(this.host, msg);
     void answer.then((reply) => {
       this.reading = 0;
       this.send(reply);

@@ -12,7 +12,7 @@ import { boundedJsonOf, numericMetrics } from './trxp';
 import { FileChange, FollowedFile } from './followed-file';
 import { LineReader } from './line-reader';
 import type { OpenFiles } from './open-files';
-import { Batch, FileSource, Notes, SourceReader } from './source';
+import { Batch, FileSource, Notes, RowTokens, SourceReader } from './source';
 
 /** Source bytes read per batch (a batch ends at a line end). */
 const READ_BYTES = 1024 * 1024;
@@ -72,6 +72,36 @@ export class JsonlExperienceSource extends FileSource {
   }
 
   async readDetail(id: number): Promise<ExperienceDetail> {
+    // Held to the same bounds as a decoded SQL row (long strings cut, a size limit).
+    return this.withLine(id, (o) => boundedJsonOf(o) as ExperienceDetail);
+  }
+
+  /** A line keeps no token ids (Experience.to_dict): its texts, for the editor to re-tokenize. */
+  async readTokens(id: number): Promise<RowTokens> {
+    return this.withLine(id, (o) => {
+      const text = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+      const count = (v: unknown): number | null => (typeof v === 'number' && Number.isSafeInteger(v) ? v : null);
+      const texts = boundedJsonOf({
+        response_text: text(o.response_text),
+        prompt_text: text(o.prompt_text),
+        messages: Array.isArray(o.messages) ? o.messages : null,
+        tools: Array.isArray(o.tools) ? o.tools : null,
+      }) as Pick<RowTokens, 'response_text' | 'prompt_text' | 'messages' | 'tools'>;
+      return {
+        kind: 'texts',
+        prompt_length: count(o.prompt_length),
+        response_length: count(o.response_length),
+        truncate_status: text(o.truncate_status),
+        reward: typeof o.reward === 'number' ? toWireNumber(o.reward) : null,
+        ...texts,
+        arrays: {},
+      };
+    });
+  }
+
+  /** The JSON object of the line at row `id` (its offset + 1), read within MAX_LINE. */
+  private async withLine<T>(id: number, use: (o: Record<string, unknown>) => T): Promise<T> {
+    if (id < 1) throw new Error(`${this.info.path}: no row ${id}`);
     const offset = id - 1;
     const fd = this.files.openFd(this.file);
     try {
@@ -89,8 +119,7 @@ export class JsonlExperienceSource extends FileSource {
       }
       const o = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
       if (typeof o !== 'object' || o === null || Array.isArray(o)) throw new Error(`no experience at ${id}`);
-      // Held to the same bounds as a decoded SQL row (long strings cut, a size limit).
-      return boundedJsonOf(o) as ExperienceDetail;
+      return await Promise.resolve(use(o as Record<string, unknown>));
     } catch (e) {
       throw new Error(`${this.info.path}: row ${id}: ${(e as Error).message}`, { cause: e });
     } finally {

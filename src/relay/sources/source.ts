@@ -5,9 +5,13 @@ import * as path from 'node:path';
 import type { Logger } from '../../base/log';
 import type { JobRoot } from './job-root';
 import type { Cursor, ExperienceDetail, ExperiencesMessage, PointsBatch, SourceInfo } from '../../relay-protocol/messages';
+import type { TokensReply } from '../../relay-protocol/tokens-frame';
 import { seriesViews } from '../../relay-protocol/points-frame';
 
 export type Batch = PointsBatch | ExperiencesMessage;
+
+/** A tokens reply without the request's own fields (the session adds them). */
+export type RowTokens = Omit<TokensReply, 'type' | 'request' | 'source' | 'id'>;
 
 export interface SourceReader {
   /** The next batch after the reader's cursor (at most ~budget source bytes), or undefined. */
@@ -28,6 +32,8 @@ export interface Source {
   open(cursor: Cursor | undefined): SourceReader;
   /** The content of one row (SQL sources). */
   readDetail?(id: number): Promise<ExperienceDetail>;
+  /** One row's tokens: an SQL row's tensors, or the texts a JSON-lines row keeps (experience sources). */
+  readTokens?(id: number): Promise<RowTokens>;
   close?(): void;
 }
 

@@ -9,10 +9,11 @@ import * as path from 'node:path';
 import type { Cursor, ExperienceDetail, SourceInfo } from '../../relay-protocol/messages';
 import { toWireNumber } from '../../relay-protocol/messages';
 import type { Logger } from '../../base/log';
-import { TRXP_HEAD_BYTES, decodeExperienceBytes, detailBytes } from './trxp';
+import { RowDecodeError, TRXP_HEAD_BYTES, decodeExperienceBytes, detailBytes } from './trxp';
+import { decodeTokenParts, readTokenParts } from './trxp-tokens';
 import { tableTreeProblem } from './btree-index';
 import { RowChangeTracker, SqlExec, quoteIdent } from './row-changes';
-import type { Source, SourceReader } from './source';
+import type { RowTokens, Source, SourceReader } from './source';
 import { SqlTableReader } from './sql-table-reader';
 import { PagedDatabase, TornRead } from './sqlite-db';
 import { DbPages } from './sqlite-pages';
@@ -226,6 +227,39 @@ export class SqlTableSource implements Source {
     // bytes before /feedback sets the reward, which only updates the column.
     if (typeof reward === 'number') d.reward = toWireNumber(reward);
     return d;
+  }
+
+  async readTokens(id: number): Promise<RowTokens> {
+    // The ranges are read on one consistent view; decoding them needs none.
+    const { parts, reward } = await this.snapshot.withRetry((db) => {
+      const cols = db.exec(`PRAGMA table_info(${quoteIdent(this.table)})`)[0]?.values.map((r) => String(r[1])) ?? [];
+      if (!cols.includes('experience_bytes')) throw new Error(`table ${this.table} has no experience_bytes column`);
+      const t = quoteIdent(this.table);
+      const res = db.exec(`SELECT length(experience_bytes), reward FROM ${t} WHERE id = ?`, [id])[0];
+      if (!res || !res.values.length) throw new Error(`no row ${id} in ${this.table}`);
+      const [length, reward] = res.values[0];
+      if (typeof length !== 'number') throw new Error(`row ${id} of ${this.table} has no experience bytes`);
+      const read = (start: number, len: number): Uint8Array | undefined => {
+        if (len === 0) return new Uint8Array(0);
+        const b = db.exec(`SELECT substr(experience_bytes, ?, ?) FROM ${t} WHERE id = ?`, [start + 1, len, id])[0]?.values[0]?.[0];
+        return b instanceof Uint8Array ? b : undefined;
+      };
+      try {
+        return { parts: readTokenParts(read, length), reward };
+      } catch (e) {
+        if (e instanceof RowDecodeError) throw new Error(`row ${id} of ${this.table}: ${e.message}`, { cause: e });
+        throw e;
+      }
+    });
+    let out: RowTokens;
+    try {
+      out = await decodeTokenParts(parts);
+    } catch (e) {
+      throw new Error(`row ${id} of ${this.table}: ${(e as Error).message}`, { cause: e });
+    }
+    // The column wins, as for the detail.
+    if (typeof reward === 'number') out.reward = toWireNumber(reward);
+    return out;
   }
 
   /** The part of a row's experience_bytes its detail needs: TRXP's header and metadata (never its tensors), or a legacy pickle whole. */

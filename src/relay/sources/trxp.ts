@@ -16,6 +16,7 @@
 // error for that row alone.
 import type { ExperienceDetail, WireNumber } from '../../relay-protocol/messages';
 import { toWireNumber } from '../../relay-protocol/messages';
+import { asFloat32 } from './safetensors';
 import { PickleBudget, PickleError, PyDict, PyGlobal, PyObject, PyOpaque, PyValue, unpickle, unpickleSliced } from './pickle';
 
 const MAGIC = 'TRXP';
@@ -78,7 +79,7 @@ function bytesAt(head: Buffer, read: ReadRange, start: number, len: number): Buf
 }
 
 /** A number a pickle holds: a float or int, a bool (0/1), or a numpy scalar. */
-function numberOf(v: unknown): number | undefined {
+export function numberOf(v: unknown): number | undefined {
   if (typeof v === 'number') return v;
   if (typeof v === 'boolean') return v ? 1 : 0;
   if (v instanceof PyObject) return numpyScalar(v);
@@ -106,34 +107,13 @@ interface TensorInfo {
   data_offsets: [number, number];
 }
 
-/** BF16 → float through one shared word: a bfloat16 is the top half of a float32. */
-const bf16Word = new Uint32Array(1);
-const bf16Float = new Float32Array(bf16Word.buffer);
-
-/**
- * The elements of a safetensors tensor (little-endian, as every platform we run on), as one
- * typed array copied in a single memcpy: the relay summarizes up to 100 rows a second and a
- * float-by-float Buffer read was a third of its CPU.
- */
+/** The elements of a safetensors tensor as numbers (every dtype torch writes for Trinity's fields: int masks too). */
 function readFloats(b: Buffer, dtype: string): ArrayLike<number> | undefined {
-  const copy = <T extends Float32Array | Float64Array | Uint16Array>(make: (n: number) => T, size: number): T => {
-    const out = make(Math.floor(b.length / size));
-    new Uint8Array(out.buffer).set(b.subarray(0, out.length * size));
-    return out;
-  };
-  if (dtype === 'F32') return copy((n) => new Float32Array(n), 4);
-  if (dtype === 'F64') return copy((n) => new Float64Array(n), 8);
-  if (dtype === 'BF16') {
-    const raw = copy((n) => new Uint16Array(n), 2);
-    const out = new Float32Array(raw.length);
-    for (let i = 0; i < raw.length; i++) {
-      bf16Word[0] = raw[i] << 16;
-      out[i] = bf16Float[0];
-    }
-    return out;
+  try {
+    return asFloat32(b, dtype);
+  } catch {
+    return undefined; // a dtype not read, or bytes that are not whole elements
   }
-  if (dtype === 'BOOL' || dtype === 'U8') return b;
-  return undefined;
 }
 
 /** The advantage of item 0 from the safetensors part starting at `at`. */
@@ -171,13 +151,13 @@ function advantageAt(head: Buffer, read: ReadRange, at: number): WireNumber | un
 }
 
 /** Item 0 of TRXP metadata ({version, num_items, items}). */
-function firstItem(meta: PyValue): PyValue | undefined {
+export function firstItem(meta: PyValue): PyValue | undefined {
   const items = meta instanceof PyDict ? meta.get('items') : undefined;
   return Array.isArray(items) ? items[0] : undefined;
 }
 
 /** The value of attribute/key `name` of a pickled item (a dict, or an object's state). */
-function field(item: PyValue | undefined, name: string): PyValue | undefined {
+export function field(item: PyValue | undefined, name: string): PyValue | undefined {
   if (item instanceof PyDict) return item.get(name);
   if (item instanceof PyObject && item.state instanceof PyDict) return item.state.get(name);
   return undefined;

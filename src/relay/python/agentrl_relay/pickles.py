@@ -415,6 +415,9 @@ def _bytes_at(head: bytes, read, start: int, n: int) -> bytes | None:
     return b if b is not None and len(b) == n else None
 
 
+_INT_CODES = {"I8": ("b", 1), "I16": ("h", 2), "U16": ("H", 2), "I32": ("i", 4), "U32": ("I", 4), "I64": ("q", 8), "U64": ("Q", 8)}
+
+
 def _floats(b: bytes, dtype: Any) -> list[float] | None:
     if dtype == "F32":
         a = array("f")
@@ -431,6 +434,15 @@ def _floats(b: bytes, dtype: Any) -> list[float] | None:
         a.frombytes(bytes(wide))
     elif dtype in ("BOOL", "U8"):
         return list(b)
+    elif dtype in _INT_CODES:
+        # Integer tensors (an int32 / int64 action mask, as Trinity's multi-turn conversion leaves it).
+        code, size = _INT_CODES[dtype]
+        a = array(code)
+        if a.itemsize != size:
+            return None
+        a.frombytes(b[: len(b) // size * size])
+    elif dtype == "F16":
+        return list(struct.unpack(f"<{len(b) // 2}e", b[: len(b) // 2 * 2]))
     else:
         return None
     if BIG_ENDIAN:

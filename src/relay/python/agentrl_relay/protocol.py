@@ -180,6 +180,9 @@ def parse_client_message(text: str) -> dict[str, Any]:
     if t == "experience":
         _need(_has(m, request=is_int, source=is_str, id=is_int), "experience: needs request, source and id")
         return m
+    if t == "tokens":
+        _need(_has(m, request=is_int, source=is_str, id=is_int), "tokens: needs request, source and id")
+        return m
     if t == "detail":
         _need(is_detail_request(m), "detail: needs request, source, tag, from ≤ to, maxPoints and cursor")
         return m

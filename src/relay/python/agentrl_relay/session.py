@@ -29,6 +29,7 @@ from .protocol import (
     points_frame,
     wire_number,
 )
+from .tokens import tokens_frame
 from .websocket import WebSocket
 
 MAX_QUEUED = 64
@@ -160,7 +161,7 @@ class Session:
         except ProtocolError as e:
             self.send({"type": "error", "code": "bad-message", "message": str(e)})
             return
-        if msg["type"] in ("experience", "detail"):
+        if msg["type"] in ("experience", "detail", "tokens"):
             if self.requests.qsize() >= MAX_QUEUED:
                 self._cut("slow-client", f"sent more than {MAX_QUEUED} requests it does not read the answers of")
                 return
@@ -299,6 +300,9 @@ class Session:
             m = await self.requests.get()
             if not await self._writable():
                 return
+            if m["type"] == "tokens":
+                self._tokens(m)
+                continue
             try:
                 answer = await (self._experience(m) if m["type"] == "experience" else self._detail(m))
             except Exception as e:  # noqa: BLE001 (any failure is the answer)
@@ -314,6 +318,21 @@ class Session:
             return {**base, "detail": src.read_detail(as_int(m["id"]))}
         except Exception as e:  # noqa: BLE001 (any failure is the answer)
             return {**base, "error": str(e) or type(e).__name__}
+
+    def _tokens(self, m: dict[str, Any]) -> None:
+        """One row's tokens: a binary tokens frame, or a JSON `tokens` error."""
+        base = {"type": "tokens", "request": as_int(m["request"]), "source": m["source"], "id": as_int(m["id"])}
+        src = self.relay.source(m["source"])
+        if src is None or not hasattr(src, "read_tokens"):
+            self.send({**base, "error": f"no experience source '{js_slice(m['source'], 200)}'"})
+            return
+        try:
+            header, arrays = src.read_tokens(as_int(m["id"]))
+            frame = tokens_frame({**base, **header}, arrays)
+        except Exception as e:  # noqa: BLE001 (any failure is the answer)
+            self.send({**base, "error": js_slice(str(e) or type(e).__name__, 1000)})
+            return
+        self.send_bytes(frame, True)
 
     async def _detail(self, m: dict[str, Any]) -> dict[str, Any]:
         base = {"type": "detail", "request": as_int(m["request"]), "source": m["source"], "tag": m["tag"], "from": m["from"], "to": m["to"]}

@@ -25,6 +25,7 @@ from urllib.parse import quote
 from .pickles import decode_experience_bytes, summarize_experience
 from .points import ExperiencesBatch
 from .protocol import cursor_dict, js_string, wire_number
+from .tokens import RowDecodeError, decode_token_parts, read_token_parts
 from .rowwindow import BUCKET_ROWS, EncodedWindow, RowState, RowWindow, changed_buckets, parse_window, window_buckets
 from .steplog import js_to_number
 
@@ -328,6 +329,59 @@ class SqlTableSource:
                     raise RuntimeError(str(e)) from None
                 last = e
         raise RuntimeError(str(last) if last else f"cannot read {os.path.basename(self.db.path)}: a writer kept it busy")
+
+    def read_tokens(self, row_id: int) -> tuple[dict[str, Any], dict[str, Any]]:
+        """(header fields, arrays) of one row's tokens (tokens.py); the ranges read on one view."""
+        last: Exception | None = None
+        for attempt in range(5):
+            if attempt:
+                time.sleep(0.025 * attempt)
+            conn = self.db.get(True, fresh=attempt > 0)
+            if conn is None:
+                continue
+            try:
+                parts, reward = self._token_parts(conn, row_id)
+                break
+            except sqlite3.Error as e:
+                if not _busy(e):
+                    raise RuntimeError(str(e)) from None
+                last = e
+        else:
+            raise RuntimeError(str(last) if last else f"cannot read {os.path.basename(self.db.path)}: a writer kept it busy")
+        try:
+            header, arrays = decode_token_parts(*parts)
+        except RowDecodeError as e:
+            raise RuntimeError(f"row {row_id} of {self.table}: {e}") from None
+        # The column wins, as for the detail.
+        if isinstance(reward, (int, float)) and not isinstance(reward, bool):
+            header["reward"] = wire_number(float(reward))
+        return header, arrays
+
+    def _token_parts(self, conn: sqlite3.Connection, row_id: int) -> tuple[Any, Any]:
+        t = quote_ident(self.table)
+        if "experience_bytes" not in table_columns(conn, self.table):
+            raise RuntimeError(f"table {self.table} has no experience_bytes column")
+        conn.execute("BEGIN")
+        try:
+            row = conn.execute(f"SELECT length(experience_bytes), reward FROM {t} WHERE id = ?", (row_id,)).fetchone()
+            if row is None:
+                raise RuntimeError(f"no row {row_id} in {self.table}")
+            length, reward = row
+            if not isinstance(length, int):
+                raise RuntimeError(f"row {row_id} of {self.table} has no experience bytes")  # noqa: TRY004 (bad data, not a bad call)
+
+            def read(start: int, n: int) -> bytes | None:
+                if n == 0:
+                    return b""
+                r = conn.execute(f"SELECT substr(experience_bytes, ?, ?) FROM {t} WHERE id = ?", (start + 1, n, row_id)).fetchone()
+                return r[0] if r is not None and isinstance(r[0], bytes) else None
+
+            try:
+                return read_token_parts(read, length), reward
+            except RowDecodeError as e:
+                raise RuntimeError(f"row {row_id} of {self.table}: {e}") from None
+        finally:
+            conn.execute("COMMIT")
 
     def _detail(self, conn: sqlite3.Connection, row_id: int) -> dict[str, Any]:
         t = quote_ident(self.table)

@@ -15,6 +15,7 @@ from .files import FollowedFile, open_regular
 from .pickles import numeric_metrics_of
 from .points import ExperiencesBatch, PointCollector, PointsBatch, points_batch
 from .protocol import cursor_dict, is_number, js_string, parse_json, to_float, wire_number
+from .tokens import line_tokens
 from .steplog import load_shared_step_bindings, parse_step_line, shared_run_series
 
 # A Step line is a dict of metrics: a few KiB.
@@ -203,6 +204,16 @@ class JsonlExperienceSource:
         self.log = log
 
     def read_detail(self, row_id: int) -> dict[str, Any]:
+        return self._line(row_id)
+
+    def read_tokens(self, row_id: int) -> tuple[dict[str, Any], dict[str, Any]]:
+        """A line keeps no token ids (Experience.to_dict): its texts, for the editor to re-tokenize."""
+        return line_tokens(self._line(row_id)), {}
+
+    def _line(self, row_id: int) -> dict[str, Any]:
+        """The JSON object of the line at row `row_id` (its offset + 1), read within MAX_LINE."""
+        if row_id < 1:
+            raise RuntimeError(f"{self.info['path']}: no row {row_id}")
         offset = row_id - 1
         try:
             fd = open_regular(self.path)

@@ -57,6 +57,13 @@ test('advantage: tensors at odd offsets and beyond the head are read through the
 
 test('advantage: absent when every token is masked, the dtype is unknown or the tensor is missing', () => {
   assert.equal(advantage(blob({ '0:advantages': f32([1, 2]), '0:action_mask': bool([0, 0]) })), undefined);
-  assert.equal(advantage(blob({ '0:advantages': { dtype: 'I64', data: Buffer.alloc(16) } })), undefined);
+  assert.equal(advantage(blob({ '0:advantages': { dtype: 'C64', data: Buffer.alloc(16) } })), undefined);
   assert.equal(advantage(blob({ '0:returns': f32([1]) })), undefined);
+});
+
+test('advantage: an int32 or int64 action mask (as the multi-turn conversion of Trinity leaves it) masks like a bool one', () => {
+  const i32 = (xs: number[]): Tensor => ({ dtype: 'I32', data: Buffer.from(new Int32Array(xs).buffer) });
+  const i64 = (xs: number[]): Tensor => ({ dtype: 'I64', data: Buffer.from(new BigInt64Array(xs.map(BigInt)).buffer) });
+  assert.equal(advantage(blob({ '0:advantages': f32([1, 2, 4]), '0:action_mask': i32([1, 0, 1]) })), 2.5);
+  assert.equal(advantage(blob({ '0:advantages': f32([1, 2, 4]), '0:action_mask': i64([0, 1, 0]) })), 2);
 });
