@@ -28,6 +28,8 @@ export interface CallContext {
 
 export interface ChatUpstream {
   readonly label: string;
+  /** A live endpoint's address and key (its tokenizer routes are beside /v1); none for a recording. */
+  readonly endpoint?: { baseUrl: string; apiKey?: string };
   complete(body: ChatCompletionRequest, ctx: CallContext): Promise<UpstreamResult>;
   models(): Promise<unknown>;
   /** Releases pooled connections (the run has ended). */
@@ -43,6 +45,7 @@ export interface OpenAIUpstreamOptions {
 
 export class OpenAIUpstream implements ChatUpstream {
   readonly label: string;
+  readonly endpoint: { baseUrl: string; apiKey?: string };
   private readonly timeoutMs: number;
   private readonly http: PooledHttp = createPooledHttp();
   private readonly chatUrl: URL;
@@ -52,6 +55,7 @@ export class OpenAIUpstream implements ChatUpstream {
 
   constructor(opts: OpenAIUpstreamOptions) {
     this.label = opts.baseUrl;
+    this.endpoint = { baseUrl: opts.baseUrl, ...(opts.apiKey ? { apiKey: opts.apiKey } : {}) };
     this.timeoutMs = Math.max(0.05, opts.timeoutSec ?? 60) * 1000;
     const base = opts.baseUrl.replace(/\/+$/, '');
     this.chatUrl = new URL(base + '/chat/completions');

@@ -24,6 +24,7 @@ import type { RunEvents, RunHandle, RunOutput } from './run-handle';
 import { RunnerProcess, runnerEnv } from './runner-process';
 import { closeRun, formatSummary, RunWriter } from './run-writer';
 import type { ResumeMode, StopInfo } from './stop-policy';
+import { RunTokenizers } from '../tokens/run-tokenizer';
 
 export type { ResumeMode, StopInfo, StopReason } from './stop-policy';
 export type { RuntimeOptions } from './run-options';
@@ -45,6 +46,7 @@ export class RolloutRuntime extends EventEmitter<RunEvents> implements RunHandle
   private finished = false;
   private startedAt = new Date();
   private modelName?: string;
+  private runTokenizers?: RunTokenizers;
   /** The original branch being run (edit = fork), ended with this run. */
   private branch?: RolloutRuntime;
 
@@ -59,6 +61,11 @@ export class RolloutRuntime extends EventEmitter<RunEvents> implements RunHandle
 
   get episodes(): readonly Episode[] {
     return this.live.list;
+  }
+
+  get tokenizers(): RunTokenizers {
+    const o = this.opts;
+    return (this.runTokenizers ??= new RunTokenizers({ modelPath: o.configModelName, modelName: this.modelName ?? o.modelName, endpoint: o.upstream.endpoint }, o.env));
   }
 
   // ------------------------------------------------------------------ lifecycle
