@@ -83,7 +83,7 @@ function pyJson(x) {
 
 const contentText = (c) => (Array.isArray(c) ? c.map((p) => (typeof p === 'string' ? p : p?.text ?? '')).join('') : c ?? '');
 
-export function render(messages, tools) {
+export function render(messages, tools, addGenerationPrompt = true) {
   const msgs = [...messages];
   let system = msgs[0]?.role === 'system' ? contentText(msgs.shift().content) : 'You are a helpful assistant.';
   if (tools?.length) {
@@ -113,7 +113,7 @@ export function render(messages, tools) {
       out += s + '<|im_end|>\n';
     }
   }
-  return out + '<|im_start|>assistant\n';
+  return addGenerationPrompt ? out + '<|im_start|>assistant\n' : out;
 }
 
 let callSeq = 0;
@@ -272,7 +272,7 @@ async function serve({ port, host, modelPath, modelId, threads, contextSize = 20
       if (req.method === 'POST' && url === '/apply-template') {
         const body = await readBody(req);
         if (!Array.isArray(body.messages)) throw new HttpError(400, '`messages` must be an array');
-        return send(200, { prompt: render(body.messages, body.tools) });
+        return send(200, { prompt: render(body.messages, body.tools, body.add_generation_prompt !== false) });
       }
       send(404, { error: { message: `no route ${req.method} ${url}`, type: 'invalid_request_error' } });
     } catch (e) {

@@ -32,6 +32,8 @@ export interface ChatUpstream {
   readonly endpoint?: { baseUrl: string; apiKey?: string };
   complete(body: ChatCompletionRequest, ctx: CallContext): Promise<UpstreamResult>;
   models(): Promise<unknown>;
+  /** POSTs `body` to a tokenizer route at the endpoint's root (/tokenize, /detokenize…). */
+  tokenizer?(route: string, body: string): Promise<{ status: number; text: string }>;
   /** Releases pooled connections (the run has ended). */
   close?(): void;
 }
@@ -66,6 +68,13 @@ export class OpenAIUpstream implements ChatUpstream {
 
   close(): void {
     this.http.close();
+  }
+
+  async tokenizer(route: string, body: string): Promise<{ status: number; text: string }> {
+    const url = new URL(this.chatUrl.href.replace(/\/v1\/chat\/completions$/, '').replace(/\/chat\/completions$/, '') + route);
+    const r = await this.withDeadline(new AbortController().signal, (signal) => this.http.fetchText({ method: 'POST', url, headers: { ...this.headers.json, 'content-type': 'application/json' }, body, signal }));
+    if ('ok' in r) return { status: r.error.status, text: JSON.stringify({ error: { message: r.error.message, type: 'server_error' } }) };
+    return r;
   }
 
   async complete(body: ChatCompletionRequest, ctx: CallContext): Promise<UpstreamResult> {
