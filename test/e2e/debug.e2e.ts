@@ -1,6 +1,8 @@
 // The rollout debugger in the real workbench, with the packaged VSIX: F5 on the sample
 // tool-calling workspace (its launch.json entry) against the real llama.cpp model server;
-// the Debug view stops on the first LLM turn. Screenshot: test-results/screenshots/debug-stopped-on-turn.png
+// the Debug view stops on the first LLM turn; stepped on to its tool call, "Show Tokens" on the
+// call's Response opens the token view of that call. Screenshots:
+// test-results/screenshots/debug-stopped-on-turn.png, debug-call-tokens.png
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -60,8 +62,31 @@ async function stopsOnTurn(): Promise<void> {
   await page.locator('.tab.active', { hasText: 'workflow.py' }).waitFor({ timeout: 30_000 });
   const shot = await wb!.screenshot('debug-stopped-on-turn');
   assert.ok(fs.statSync(shot).size > 10_000);
+  await showsTokens();
   await page.locator('.debug-toolbar .codicon-debug-stop').first().click();
   await turn.waitFor({ state: 'detached', timeout: 60_000 });
   const runs = path.join(workspace, '.agentrl', 'runs');
   assert.equal(fs.readdirSync(runs).length, 1, 'the stopped run was saved');
+}
+
+/** Step over to the reply's tool call, then "Show Tokens" on the first call's Response. */
+async function showsTokens(): Promise<void> {
+  const page = wb!.page;
+  await wb!.runCommand('Debug: Step Over');
+  const done = page.locator('.debug-call-stack .monaco-list-row', { hasText: /llm #1 → get_weather/ }).first();
+  await done.waitFor({ timeout: 120_000 });
+  await done.click();
+  const variables = page.locator('.debug-variables');
+  const tokens = variables.locator('.monaco-list-row', { hasText: /tokens\s*=\s*\d+ \+ \d+ tokens/ }).first();
+  await tokens.waitFor({ timeout: 30_000 });
+  await tokens.click({ button: 'right' });
+  await page.locator('.context-view .action-label', { hasText: 'Show Tokens' }).first().click();
+  await page.locator('.tab', { hasText: /Tokens: T\w+#R0 llm #1/ }).first().waitFor({ timeout: 30_000 });
+  // The token view draws inside the webview's iframes.
+  const view = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+  await view.locator('.tv-summary').first().waitFor({ timeout: 30_000 });
+  const summary = await view.locator('.tv-summary').first().innerText();
+  assert.match(summary, /\d+/, summary);
+  const shot = await wb!.screenshot('debug-call-tokens');
+  assert.ok(fs.statSync(shot).size > 10_000);
 }
