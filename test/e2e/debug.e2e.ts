@@ -1,6 +1,6 @@
 // The rollout debugger in the real workbench, with the packaged VSIX: F5 on the sample
 // tool-calling workspace (its launch.json entry) against the real llama.cpp model server;
-// the Debug view stops on the first LLM turn; stepped on to its tool call, "Show Tokens" on the
+// the Debug view stops on the first LLM turn; stepped over to the next call, "Show Tokens" on the
 // call's Response opens the token view of that call. Screenshots:
 // test-results/screenshots/debug-stopped-on-turn.png, debug-call-tokens.png
 import * as assert from 'node:assert/strict';
@@ -69,14 +69,16 @@ async function stopsOnTurn(): Promise<void> {
   assert.equal(fs.readdirSync(runs).length, 1, 'the stopped run was saved');
 }
 
-/** Step over to the reply's tool call, then "Show Tokens" on the first call's Response. */
+/** Step over to the next call, then "Show Tokens" on the first call's Response. */
 async function showsTokens(): Promise<void> {
   const page = wb!.page;
   await wb!.runCommand('Debug: Step Over');
+  // Stepping over stops at the next LLM call; the first call is a frame below it.
   const done = page.locator('.debug-call-stack .monaco-list-row', { hasText: /llm #1 → get_weather/ }).first();
   await done.waitFor({ timeout: 120_000 });
   await done.click();
   const variables = page.locator('.debug-variables');
+  await variables.locator('.monaco-list-row', { hasText: /^Response$/ }).first().click();
   const tokens = variables.locator('.monaco-list-row', { hasText: /tokens\s*=\s*\d+ \+ \d+ tokens/ }).first();
   await tokens.waitFor({ timeout: 30_000 });
   await tokens.click({ button: 'right' });
