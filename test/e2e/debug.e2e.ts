@@ -78,6 +78,8 @@ async function showsTokens(): Promise<void> {
   await done.waitFor({ timeout: 120_000 });
   await done.click();
   const variables = page.locator('.debug-variables');
+  // The Variables view is short: fold the request so the reply's variables are on screen.
+  await variables.locator('.monaco-list-row', { hasText: /^Request$/ }).first().click();
   await variables.locator('.monaco-list-row', { hasText: /^Response$/ }).first().click();
   const tokens = variables.locator('.monaco-list-row', { hasText: /tokens\s*=\s*\d+ \+ \d+ tokens/ }).first();
   await tokens.waitFor({ timeout: 30_000 });

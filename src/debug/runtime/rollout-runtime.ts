@@ -15,7 +15,7 @@ import { startGateway, type GatewayServer } from '../gateway/server';
 import type { ChatUpstream } from '../gateway/model-endpoint';
 import type { EventBreakpoint, ExceptionFilter } from './breakpoints';
 import { Episodes, toTrajectory, type Episode, type LlmTurn } from './episode';
-import { driftOfCall } from '../tokens/drift-check';
+import { driftOfCall } from './drift-check';
 import { describeDrift } from '../../tokens/strings';
 import { forkDir, originalBranchOptions, runOriginalBranch } from './fork';
 import { HeldStops } from './held-stops';

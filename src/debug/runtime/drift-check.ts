@@ -5,7 +5,7 @@
 import type { ChatMessage, TemplateTokens } from '../../tokens/chat-template';
 import { findDrift, type DriftFinding, type EngineCall } from '../../tokens/drift';
 import type { RunTokenizer } from '../../tokens/tokenizer';
-import type { Episode, LlmTurn } from '../runtime/episode';
+import type { Episode, LlmTurn } from './episode';
 
 /** The engine's ids of a call, when the endpoint returned both parts. */
 function engineCall(t: LlmTurn): EngineCall | undefined {
