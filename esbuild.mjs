@@ -66,6 +66,8 @@ const webEntries = [
   { in: 'src/metrics/webview/main.ts', out: 'media/metrics.js' },
   { in: 'src/online/webview/main.ts', out: 'media/online.js' },
   { in: 'src/eval/webview/main.ts', out: 'media/eval.js' },
+  // the debugger's token panel ("Show tokens" on an LLM call)
+  { in: 'src/debug/webview/tokens-main.ts', out: 'media/debug-tokens.js' },
 ];
 
 /** `import files from 'agentrl:templates'`: every file under templates/ by relative path, so the

@@ -5,7 +5,9 @@
 //                                 [--model-id tiny-toolcall] [--threads 2] [--context 2048] [--max-tokens N]
 // Loopback only. Implements GET /v1/models and POST /v1/chat/completions with tools
 // (Qwen2.5 / Hermes `<tool_call>` format), tool_calls, finish_reason, usage, streaming SSE
-// (token by token without tools), `logprobs` and vLLM-style `return_token_ids`.
+// (token by token without tools), `logprobs` and vLLM-style `return_token_ids`; and llama.cpp
+// server's POST /tokenize ({content, add_special, with_pieces}), /detokenize ({tokens}) and
+// /apply-template ({messages, tools}) for clients that tokenize through the endpoint.
 // Prints `READY http://127.0.0.1:<port>/v1` once it serves. node-llama-cpp is installed by
 // `scripts/setup.sh model` into .cache/model-server (kept out of `npm ci` and the VSIX).
 //
@@ -81,7 +83,7 @@ function pyJson(x) {
 
 const contentText = (c) => (Array.isArray(c) ? c.map((p) => (typeof p === 'string' ? p : p?.text ?? '')).join('') : c ?? '');
 
-export function render(messages, tools) {
+export function render(messages, tools, addGenerationPrompt = true) {
   const msgs = [...messages];
   let system = msgs[0]?.role === 'system' ? contentText(msgs.shift().content) : 'You are a helpful assistant.';
   if (tools?.length) {
@@ -111,7 +113,7 @@ export function render(messages, tools) {
       out += s + '<|im_end|>\n';
     }
   }
-  return out + '<|im_start|>assistant\n';
+  return addGenerationPrompt ? out + '<|im_start|>assistant\n' : out;
 }
 
 let callSeq = 0;
@@ -147,6 +149,7 @@ async function serve({ port, host, modelPath, modelId, threads, contextSize = 20
   const llama = await getLlama({ gpu: false, build: 'never', logLevel: 'error' });
   const model = await llama.loadModel({ modelPath });
   const context = await model.createContext({ contextSize, threads });
+  const vocabSize = model.fileInfo.metadata?.tokenizer?.ggml?.tokens?.length ?? 0;
   let queue = Promise.resolve(); // one sequence: requests are served one at a time
 
   const isStop = (tok) => model.isSpecialToken(tok) || tok === model.tokens.eos || tok === model.tokens.eot;
@@ -187,6 +190,25 @@ async function serve({ port, host, modelPath, modelId, threads, contextSize = 20
     for await (const c of req) raw += c;
     try { return JSON.parse(raw); } catch { throw new HttpError(400, 'request body is not valid JSON'); }
   };
+
+  // llama.cpp server's shapes: special tokens in the text are matched (parse_special), BOS only with add_special.
+  function tokenizeBody(body) {
+    if (typeof body.content !== 'string') throw new HttpError(400, '`content` must be a string');
+    const ids = model.tokenize(body.content, true);
+    if (body.add_special === true && model.tokens.bos !== null && model.tokens.bos !== undefined && ids[0] !== model.tokens.bos) ids.unshift(model.tokens.bos);
+    const tokens = body.with_pieces === true ? ids.map((id) => ({ id, piece: model.detokenize([id], true) })) : [...ids];
+    return { tokens };
+  }
+  function detokenizeBody(body) {
+    const ids = body.tokens;
+    // An id outside the vocabulary aborts llama.cpp natively: refused here.
+    if (!Array.isArray(ids) || !ids.every((t) => Number.isInteger(t) && t >= 0 && t < vocabSize)) throw new HttpError(400, `\`tokens\` must be a list of token ids below ${vocabSize}`);
+    try {
+      return { content: model.detokenize(ids, true) };
+    } catch (e) {
+      throw new HttpError(400, `cannot detokenize: ${e?.message ?? e}`);
+    }
+  }
 
   async function chat(req, res) {
     const body = await readBody(req);
@@ -245,6 +267,13 @@ async function serve({ port, host, modelPath, modelId, threads, contextSize = 20
         return send(200, { object: 'list', data: [{ id: modelId, object: 'model', created: 0, owned_by: 'local' }] });
       }
       if (req.method === 'POST' && url === '/v1/chat/completions') return await chat(req, res);
+      if (req.method === 'POST' && url === '/tokenize') return send(200, tokenizeBody(await readBody(req)));
+      if (req.method === 'POST' && url === '/detokenize') return send(200, detokenizeBody(await readBody(req)));
+      if (req.method === 'POST' && url === '/apply-template') {
+        const body = await readBody(req);
+        if (!Array.isArray(body.messages)) throw new HttpError(400, '`messages` must be an array');
+        return send(200, { prompt: render(body.messages, body.tools, body.add_generation_prompt !== false) });
+      }
       send(404, { error: { message: `no route ${req.method} ${url}`, type: 'invalid_request_error' } });
     } catch (e) {
       send(e instanceof HttpError ? e.status : 500, { error: { message: String(e?.message ?? e), type: e instanceof HttpError ? 'invalid_request_error' : 'server_error' } });

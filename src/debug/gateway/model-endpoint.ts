@@ -28,8 +28,12 @@ export interface CallContext {
 
 export interface ChatUpstream {
   readonly label: string;
+  /** A live endpoint's address and key (its tokenizer routes are beside /v1); none for a recording. */
+  readonly endpoint?: { baseUrl: string; apiKey?: string };
   complete(body: ChatCompletionRequest, ctx: CallContext): Promise<UpstreamResult>;
   models(): Promise<unknown>;
+  /** POSTs `body` to a tokenizer route at the endpoint's root (/tokenize, /detokenize…). */
+  tokenizer?(route: string, body: string): Promise<{ status: number; text: string }>;
   /** Releases pooled connections (the run has ended). */
   close?(): void;
 }
@@ -43,6 +47,7 @@ export interface OpenAIUpstreamOptions {
 
 export class OpenAIUpstream implements ChatUpstream {
   readonly label: string;
+  readonly endpoint: { baseUrl: string; apiKey?: string };
   private readonly timeoutMs: number;
   private readonly http: PooledHttp = createPooledHttp();
   private readonly chatUrl: URL;
@@ -52,6 +57,7 @@ export class OpenAIUpstream implements ChatUpstream {
 
   constructor(opts: OpenAIUpstreamOptions) {
     this.label = opts.baseUrl;
+    this.endpoint = { baseUrl: opts.baseUrl, ...(opts.apiKey ? { apiKey: opts.apiKey } : {}) };
     this.timeoutMs = Math.max(0.05, opts.timeoutSec ?? 60) * 1000;
     const base = opts.baseUrl.replace(/\/+$/, '');
     this.chatUrl = new URL(base + '/chat/completions');
@@ -62,6 +68,13 @@ export class OpenAIUpstream implements ChatUpstream {
 
   close(): void {
     this.http.close();
+  }
+
+  async tokenizer(route: string, body: string): Promise<{ status: number; text: string }> {
+    const url = new URL(this.chatUrl.href.replace(/\/v1\/chat\/completions$/, '').replace(/\/chat\/completions$/, '') + route);
+    const r = await this.withDeadline(new AbortController().signal, (signal) => this.http.fetchText({ method: 'POST', url, headers: { ...this.headers.json, 'content-type': 'application/json' }, body, signal }));
+    if ('ok' in r) return { status: r.error.status, text: JSON.stringify({ error: { message: r.error.message, type: 'server_error' } }) };
+    return r;
   }
 
   async complete(body: ChatCompletionRequest, ctx: CallContext): Promise<UpstreamResult> {

@@ -30,7 +30,13 @@ export interface GatewayPort {
   handleCall(call: IncomingCall): Promise<CallOutcome>;
   /** The models of the rollout model's endpoint, or of auxiliary model `aux`. */
   listModels(aux?: number): Promise<unknown>;
+  /** A tokenizer route (TOKENIZER_ROUTES) of the model's endpoint, passed through: the runner
+   *  tokenizes there when the model's files are not on this machine. */
+  tokenizer?(route: string, body: string, role: string | undefined): Promise<{ status: number; text: string }>;
 }
+
+/** The tokenizer routes of vLLM, SGLang and llama.cpp servers (at their root, beside /v1). */
+const TOKENIZER_ROUTES: ReadonlySet<string> = new Set(['/tokenize', '/detokenize', '/apply-template']);
 
 export interface GatewayServer {
   /** The rollout model's base URL (`<root>/v1`). */
@@ -69,6 +75,14 @@ export async function startGateway(handler: GatewayPort, token: string, port = 0
       return sendJson(res, 401, errorBody(401, 'invalid API key for the Agent RL gateway (use the key the debugger gave the workflow)'));
     }
     if (req.method === 'GET' && url === '/v1/models') return sendJson(res, 200, await handler.listModels(auxIndex(role)));
+    if (req.method === 'POST' && TOKENIZER_ROUTES.has(url) && handler.tokenizer) {
+      const body = await readBody(req);
+      if (body === undefined) return sendJson(res, 413, errorBody(413, 'request body too large'));
+      const r = await handler.tokenizer(url, body, role);
+      res.writeHead(r.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(r.text) });
+      res.end(r.text);
+      return;
+    }
     if (req.method !== 'POST' || url !== '/v1/chat/completions') {
       return sendJson(res, 404, errorBody(404, `the Agent RL gateway serves POST /v1/chat/completions and GET /v1/models, not ${req.method} ${url}`));
     }

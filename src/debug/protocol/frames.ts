@@ -61,7 +61,12 @@ export interface ScopeSpec {
   nodes: Node[];
   expensive?: boolean;
   presentationHint?: 'arguments' | 'locals' | 'registers';
+  /** The LLM call a Response scope shows ("Show tokens" asks for it by the scope). */
+  call?: LlmTurn;
 }
+
+/** The context-menu key of the Response scope's `tokens` variable ("Show tokens"). */
+const TOKENS_MENU_CONTEXT = 'agentrlCallTokens';
 
 /** What the scopes need of the run: where it is held (only what a stop holds may be edited). */
 type HeldRun = Pick<RunHandle, 'stopOf'>;
@@ -113,10 +118,17 @@ function llmScopes(rt: HeldRun, ep: Episode, t: LlmTurn, l10n: L10n): ScopeSpec[
     if (lp?.length) responseNodes.push({ name: 'logprobs', root: resp, path: [...choice, 'logprobs', 'content'], preview: logprobSummary(lp) });
     if (r.prompt_token_ids) responseNodes.push({ name: 'prompt_token_ids', root: resp, path: ['prompt_token_ids'] });
     if (r.choices?.[0]?.token_ids) responseNodes.push({ name: 'token_ids', root: resp, path: [...choice, 'token_ids'] });
+    const ids = t.response?.choices?.[0]?.token_ids;
+    if (ids?.length || lp?.length) {
+      const count = t.response?.prompt_token_ids ? `${t.response.prompt_token_ids.length} + ${ids?.length ?? lp?.length}` : String(ids?.length ?? lp?.length);
+      responseNodes.push({ name: 'tokens', root: () => count, path: [], preview: l10n.t('{0} tokens (right-click: Show tokens)', count), menuContext: TOKENS_MENU_CONTEXT });
+    }
     if (t.latencyMs !== undefined) responseNodes.push({ name: 'latency_ms', root: () => Math.round(t.latencyMs! * 10) / 10, path: [] });
     responseNodes.push({ name: 'raw', root: resp, path: [], preview: t.delivered ? l10n.t('edited reply') : l10n.t('full reply') });
   }
-  if (responseNodes.length) scopes.push({ name: l10n.t('Response'), nodes: responseNodes });
+  // Every variable of a reply's scope offers "Show tokens" (VS Code has no context menu on a scope).
+  if (t.response) for (const n of responseNodes) n.menuContext = TOKENS_MENU_CONTEXT;
+  if (responseNodes.length) scopes.push({ name: l10n.t('Response'), nodes: responseNodes, call: t });
   return scopes;
 }
 

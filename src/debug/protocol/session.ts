@@ -26,7 +26,9 @@ import * as path from 'path';
 import { english, type L10n } from '../../base/l10n';
 import { EXCEPTION_FILTERS, exceptionFilters, parseBreakpoint, type EventBreakpoint, type ExceptionFilter } from '../runtime/breakpoints';
 import { editableRequest } from '../runtime/edit-copies';
-import type { Episode, EpisodeTurn } from '../runtime/episode';
+import type { Episode, EpisodeTurn, LlmTurn } from '../runtime/episode';
+import { callTokens, NoCallTokens } from '../tokens/call-tokens';
+import { toWire } from '../../tokens/experience-wire';
 import type { RolloutLaunchArgs } from '../runtime/plan';
 import type { RunHandle, RunOutput } from '../runtime/run-handle';
 import type { ResumeMode, StopInfo } from '../runtime/stop-policy';
@@ -34,6 +36,9 @@ import { evaluationRoot, scopesFor, stackFrame } from './frames';
 import { prepareLaunch, type LaunchContext } from './launch';
 import { absolutePath, getPath, parseEditedValue, parsePath, PathError, setPath, splitAssignment, type PathSegment } from './paths';
 import { preview, VariableStore, type EditTarget } from './variables';
+
+/** The custom DAP request of "Show tokens". */
+export const CALL_TOKENS_REQUEST = 'agentrl.callTokens';
 
 /** The thread shown for runner-level stops (import / task-loading errors). */
 const RUNNER_THREAD = 1_000_000;
@@ -56,6 +61,8 @@ export class RolloutDebugSession extends DebugSession {
   private readonly vars = new VariableStore();
   /** Stack frame ids: one per turn shown, valid until the run goes on. */
   private readonly frames = new Handles<{ ep: Episode; turn: EpisodeTurn }>();
+  /** The LLM call each Response scope shows, by the scope's variables reference. */
+  private readonly callScopes = new Map<number, { ep: Episode; turn: LlmTurn }>();
   private launchBreakpoints: EventBreakpoint[] = [];
   private functionBreakpoints: EventBreakpoint[] = [];
   private exceptionFilters: ExceptionFilter[] = EXCEPTION_FILTERS.filter((f) => f.default).map((f) => f.filter);
@@ -104,6 +111,7 @@ export class RolloutDebugSession extends DebugSession {
       // Other episodes may still be stopped: their frames stay valid until none is.
       if (run.stop) return;
       this.vars.reset();
+      this.callScopes.clear();
       this.frames.reset();
     });
     run.on('pythonDebugger', (endpoint) => {
@@ -308,6 +316,7 @@ export class RolloutDebugSession extends DebugSession {
     response.body = {
       scopes: !f || !run ? [] : scopesFor(run, f.ep, f.turn, this.l10n).map((s) => {
         const scope = new Scope(s.name, this.vars.nodes(s.nodes), s.expensive ?? false) as DebugProtocol.Scope;
+        if (s.call) this.callScopes.set(scope.variablesReference, { ep: f.ep, turn: s.call });
         if (s.presentationHint) scope.presentationHint = s.presentationHint;
         return scope;
       }),
@@ -318,6 +327,36 @@ export class RolloutDebugSession extends DebugSession {
   protected override variablesRequest(response: DebugProtocol.VariablesResponse, args: DebugProtocol.VariablesArguments): void {
     response.body = { variables: this.vars.variables(args.variablesReference, args.start ?? 0, args.count ?? 0) };
     this.sendResponse(response);
+  }
+
+  /** `agentrl.callTokens` {variablesReference of a Response scope}: that call as tokens
+   *  ({experience: ExperienceWire, notes, title}), for the token view. */
+  protected override customRequest(command: string, response: DebugProtocol.Response, args: unknown): void {
+    if (command !== CALL_TOKENS_REQUEST) return super.customRequest(command, response, args);
+    const ref = (args as { variablesReference?: unknown } | undefined)?.variablesReference;
+    const found = typeof ref === 'number' ? this.callScopes.get(ref) : undefined;
+    const tokenizers = this.run?.tokenizers;
+    void (async () => {
+      if (!found) throw new DapError(5001, this.l10n.t('Select a variable of an LLM call\'s Response to show its tokens.'), true);
+      if (!tokenizers) throw new DapError(5002, this.l10n.t('This run has no tokenizer to show tokens with.'), true);
+      const { ep, turn } = found;
+      try {
+        const t = await callTokens(turn, await tokenizers.get(), this.l10n);
+        const title = turn.role ? `${ep.id} ${turn.role} #${turn.index + 1}` : `${ep.id} llm #${turn.index + 1}`;
+        return { experience: toWire(t.experience), notes: t.notes, title };
+      } catch (e) {
+        throw new DapError(5003, e instanceof NoCallTokens ? e.message : this.l10n.t('Could not show the tokens: {0}', (e as Error).message), true);
+      }
+    })().then(
+      (body) => {
+        response.body = body;
+        this.sendResponse(response);
+      },
+      (e: unknown) => {
+        const err = e instanceof DapError ? e : new DapError(5003, String(e), true);
+        this.sendErrorResponse(response, { id: err.id, format: err.message, showUser: err.showUser });
+      },
+    );
   }
 
   protected override exceptionInfoRequest(response: DebugProtocol.ExceptionInfoResponse, args: DebugProtocol.ExceptionInfoArguments): void {

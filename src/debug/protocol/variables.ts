@@ -21,6 +21,8 @@ export interface Node {
   edit?: EditTarget;
   /** Overrides the computed one-line preview. */
   preview?: string;
+  /** The variable's context-menu key (`debugProtocolVariableMenuContext` in package.json menus). */
+  menuContext?: string;
 }
 
 type Container = { kind: 'json'; root: () => unknown; path: PathSegment[]; edit?: EditTarget } | { kind: 'nodes'; nodes: Node[] };
@@ -46,7 +48,14 @@ export class VariableStore {
   variables(ref: number, start = 0, count = 0): DebugProtocol.Variable[] {
     const c = this.handles.get(ref);
     if (!c) return [];
-    if (c.kind === 'nodes') return c.nodes.map((n) => this.variable(n.name, n.root, n.path, n.edit, n.preview));
+    if (c.kind === 'nodes') {
+      return c.nodes.map((n) => {
+        const v = this.variable(n.name, n.root, n.path, n.edit, n.preview);
+        // VS Code's extension of DAP: the key its variable context menu is chosen by.
+        if (n.menuContext) Object.assign(v, { __vscodeVariableMenuContext: n.menuContext });
+        return v;
+      });
+    }
     const value = safeGet(c.root, c.path);
     if (Array.isArray(value)) {
       const end = count > 0 ? Math.min(value.length, start + count) : value.length;

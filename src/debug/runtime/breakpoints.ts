@@ -29,7 +29,7 @@ export function parseBreakpoint(raw: string): ParsedBreakpoint {
   return { ok: false, text, message: `unknown rollout breakpoint '${text}': use ${BREAKPOINT_HELP}` };
 }
 
-export type ExceptionFilter = 'workflow' | 'judge' | 'upstream';
+export type ExceptionFilter = 'workflow' | 'judge' | 'upstream' | 'drift';
 
 /** The exception filters with their labels in the user's language. */
 export function exceptionFilters(l10n: L10n = english): { filter: ExceptionFilter; label: string; description: string; default: boolean }[] {
@@ -37,6 +37,7 @@ export function exceptionFilters(l10n: L10n = english): { filter: ExceptionFilte
     { filter: 'workflow', label: l10n.t('Workflow exceptions'), description: l10n.t('Stop when the workflow raises (also import and task-loading errors)'), default: true },
     { filter: 'judge', label: l10n.t('Judge / reward errors'), description: l10n.t('Stop when the reward function or judge raises'), default: true },
     { filter: 'upstream', label: l10n.t('Upstream model errors'), description: l10n.t('Stop when the model endpoint fails, times out or answers malformed JSON'), default: true },
+    { filter: 'drift', label: l10n.t('Retokenization drift'), description: l10n.t('Stop when the chat template gives other tokens than the engine saw or generated for a call (what a re-tokenizing trainer would train on)'), default: false },
   ];
 }
 

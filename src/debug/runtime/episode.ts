@@ -13,6 +13,8 @@ export interface LlmTurn extends Omit<RecordedCall, 'episode' | 'latencyMs'> {
   /** Earlier edits of this episode were applied to this request (it carried the original). */
   carried?: boolean;
   divergence?: { message: string; diff: string };
+  /** Retokenization drift found on this call (described, one line each). */
+  drift?: string[];
   state: 'pending' | 'inflight' | 'done' | 'error';
   latencyMs?: number;
 }

@@ -25,6 +25,8 @@ export interface CallPort {
   readonly recorder: RunWriter | undefined;
   /** Where a call of `role` goes: auxiliary model i's endpoint, else the rollout model's. */
   upstreamFor(role: string | undefined): ChatUpstream;
+  /** The retokenization drift of the episode's newest call (described), when it can be checked. */
+  checkDrift?(ep: Episode, turn: LlmTurn): Promise<string[]>;
 }
 
 export interface CallEvents {
@@ -111,6 +113,12 @@ export class LlmCalls extends EventEmitter<CallEvents> {
       ep.tokens.completion += usage.completion_tokens ?? 0;
       this.totals.prompt += usage.prompt_tokens ?? 0;
       this.totals.completion += usage.completion_tokens ?? 0;
+    }
+    const drift = await this.run.checkDrift?.(ep, turn);
+    if (drift?.length) {
+      turn.drift = drift;
+      this.emit('output', { category: 'important', text: drift.map((d) => `${ep.id}: ${d}\n`).join(''), source: turn.stack[0] });
+      await stops.checkpoint({ type: 'drift', ep, turn });
     }
     const fallback = turn.stack[0];
     const symbols = this.run.episodes.symbols;

@@ -14,7 +14,9 @@ import type { ForkInfo, RolloutSummary } from '../trajectory/trajectory';
 import { startGateway, type GatewayServer } from '../gateway/server';
 import type { ChatUpstream } from '../gateway/model-endpoint';
 import type { EventBreakpoint, ExceptionFilter } from './breakpoints';
-import { Episodes, toTrajectory, type Episode } from './episode';
+import { Episodes, toTrajectory, type Episode, type LlmTurn } from './episode';
+import { driftOfCall } from './drift-check';
+import { describeDrift } from '../../tokens/strings';
 import { forkDir, originalBranchOptions, runOriginalBranch } from './fork';
 import { HeldStops } from './held-stops';
 import { LlmCalls } from './llm-calls';
@@ -24,6 +26,7 @@ import type { RunEvents, RunHandle, RunOutput } from './run-handle';
 import { RunnerProcess, runnerEnv } from './runner-process';
 import { closeRun, formatSummary, RunWriter } from './run-writer';
 import type { ResumeMode, StopInfo } from './stop-policy';
+import { RunTokenizers } from '../tokens/run-tokenizer';
 
 export type { ResumeMode, StopInfo } from './stop-policy';
 export type { RuntimeOptions } from './run-options';
@@ -45,6 +48,7 @@ export class RolloutRuntime extends EventEmitter<RunEvents> implements RunHandle
   private finished = false;
   private startedAt = new Date();
   private modelName?: string;
+  private runTokenizers?: RunTokenizers;
   /** The original branch being run (edit = fork), ended with this run. */
   private branch?: RolloutRuntime;
 
@@ -59,6 +63,11 @@ export class RolloutRuntime extends EventEmitter<RunEvents> implements RunHandle
 
   get episodes(): readonly Episode[] {
     return this.live.list;
+  }
+
+  get tokenizers(): RunTokenizers {
+    const o = this.opts;
+    return (this.runTokenizers ??= new RunTokenizers({ modelPath: o.configModelName, modelName: this.modelName ?? o.modelName, endpoint: o.upstream.endpoint }, o.env));
   }
 
   // ------------------------------------------------------------------ lifecycle
@@ -109,13 +118,28 @@ export class RolloutRuntime extends EventEmitter<RunEvents> implements RunHandle
         this.writer.onError = (e) => this.say('important', `Could not write the recording in ${this.runDir}: ${e.message}\n`);
         this.runDir = this.writer.dir;
       }
-      const calls = new LlmCalls({ episodes: this.live, stops: this.stops, recorder: this.writer, upstreamFor: (role) => this.upstreamFor(role) }, this.opts.replay);
+      const calls = new LlmCalls({ episodes: this.live, stops: this.stops, recorder: this.writer, upstreamFor: (role) => this.upstreamFor(role), checkDrift: (ep, turn) => this.checkDrift(ep, turn) }, this.opts.replay);
       calls.on('progress', (ep, what) => this.emit('episodeProgress', ep, what));
       calls.on('output', (o) => this.say(o.category, o.text));
       this.calls = calls;
-      this.gateway = await startGateway({ handleCall: (c) => calls.handle(c), listModels: (aux) => this.upstreamFor(aux === undefined ? undefined : `auxiliary/${aux}`).models() }, this.token);
+      this.gateway = await startGateway({
+        handleCall: (c) => calls.handle(c),
+        listModels: (aux) => this.upstreamFor(aux === undefined ? undefined : `auxiliary/${aux}`).models(),
+        tokenizer: async (route, body, role) => {
+          const up = this.upstreamFor(role);
+          if (up.tokenizer) return up.tokenizer(route, body);
+          return { status: 404, text: JSON.stringify({ error: { message: `${up.label} has no tokenizer routes (a replayed run asks no endpoint)`, type: 'invalid_request_error' } }) };
+        },
+      }, this.token);
     }
     return { url: this.gateway.url, apiKey: this.token };
+  }
+
+  /** A call's retokenization drift, with the run's own tokenizer and chat template (none from an endpoint). */
+  private async checkDrift(ep: Episode, turn: LlmTurn): Promise<string[]> {
+    const choice = await this.tokenizers.get();
+    if (choice.kind !== 'local') return [];
+    return driftOfCall(choice.tokenizer, ep, turn).map((f) => describeDrift(f, this.l10n));
   }
 
   /** Where a call of `role` goes: auxiliary model i's endpoint, else the rollout model's. */

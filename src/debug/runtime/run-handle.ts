@@ -6,6 +6,7 @@ import type { EventEmitter } from 'events';
 import type { SourceFrame } from '../trajectory/runner-protocol';
 import type { RolloutSummary } from '../trajectory/trajectory';
 import type { EventBreakpoint, ExceptionFilter } from './breakpoints';
+import type { RunTokenizers } from '../tokens/run-tokenizer';
 import type { Episode } from './episode';
 import type { ResumeMode, StopInfo } from './stop-policy';
 
@@ -49,4 +50,6 @@ export interface RunHandle extends EventEmitter<RunEvents> {
   /** Stops `episode` (default: every running episode) at its next event. */
   pause(episode?: Episode): void;
   episodeByThread(threadId: number): Episode | undefined;
+  /** The tokenizer of the run's model (a native run; upstream backbones have none). */
+  readonly tokenizers?: RunTokenizers;
 }

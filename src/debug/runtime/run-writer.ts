@@ -115,6 +115,13 @@ export function closeRun(
   llm: { calls: number; prompt: number; completion: number },
   concurrent: boolean,
 ): RolloutSummary {
+  let driftCalls = 0;
+  let driftEpisodes = 0;
+  for (const ep of episodes) {
+    const n = ep.turns.filter((t) => t.kind === 'llm' && t.drift?.length).length;
+    driftCalls += n;
+    if (n) driftEpisodes++;
+  }
   for (const ep of episodes) {
     if (ep.status === 'running') {
       ep.status = 'error';
@@ -125,6 +132,7 @@ export function closeRun(
     }
   }
   const summary = summarize(episodes.map(toTrajectory), { ...base, finishedAt: new Date() }, llm);
+  if (driftCalls) summary.drift = { calls: driftCalls, episodes: driftEpisodes };
   if (concurrent) writer?.writeEpisodesInOrder(episodes.map(toTrajectory));
   writer?.writeSummary(summary);
   writer?.close();
@@ -176,6 +184,7 @@ export function formatSummary(s: RolloutSummary, dir: string): string {
     `Rollout ${s.status}: ${s.episodes} episode(s), mean reward ${reward}, ${s.errors} error(s), ` +
     `${s.llmCalls} LLM call(s), ${s.tokens.total} tokens, ${(s.wallMs / 1000).toFixed(1)} s\n` +
     (perTask ? `  reward per task: ${perTask}\n` : '') +
+    (s.drift ? `  retokenization drift: ${s.drift.calls} LLM call(s) in ${s.drift.episodes} episode(s) get other tokens from the chat template than the engine's\n` : '') +
     (s.message ? `  ${s.message}\n` : '') +
     `  results: ${dir}\n`
   );

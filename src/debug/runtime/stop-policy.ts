@@ -27,6 +27,7 @@ export type CheckEvent =
   | { type: 'toolError'; ep: Episode; turn: ToolTurn }
   | { type: 'upstreamError'; ep: Episode; turn: LlmTurn }
   | { type: 'divergence'; ep: Episode; turn: LlmTurn }
+  | { type: 'drift'; ep: Episode; turn: LlmTurn }
   | { type: 'exception'; ep?: Episode; error: ErrorInfo }
   | { type: 'reward'; ep: Episode; reward: number | null };
 
@@ -82,6 +83,12 @@ export class StopPolicy {
         return {
           reason: 'exception', episode: ep, turn: ev.turn, description: this.l10n.t('Upstream {0} error: {1}', ev.turn.error!.kind, ev.turn.error!.message),
           exception: { id: `upstream.${ev.turn.error!.kind}`, description: ev.turn.error!.message },
+        };
+      case 'drift':
+        if (!this.filters.has('drift')) return undefined;
+        return {
+          reason: 'exception', episode: ep, turn: ev.turn, description: ev.turn.drift!.join('\n'),
+          exception: { id: 'tokens.drift', description: ev.turn.drift!.join('\n') },
         };
       case 'divergence':
         return {

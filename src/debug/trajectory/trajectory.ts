@@ -163,5 +163,7 @@ export interface RolloutSummary {
   rewardByTask: Record<string, number | null>;
   tokens: { prompt: number; completion: number; total: number };
   llmCalls: number;
+  /** LLM calls whose tokens drift from the chat template's (retokenization drift), when any. */
+  drift?: { calls: number; episodes: number };
   message?: string;
 }

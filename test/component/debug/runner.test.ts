@@ -134,6 +134,28 @@ describe('Trinity-RFT 0.5.2 built-in workflows under agentrl rollout', { skip },
     }
   });
 
+  test('frozen_lake_workflow with model_path a hub id not on this machine: token lengths from the endpoint\'s /tokenize', async () => {
+    // No TRINITY_MODEL_PATH: the config's own default (a Qwen id), not in an (empty) HF cache.
+    // Before, the run stopped with "could not load the tokenizer of 'Qwen/…'".
+    const long = await startModelServer({ context: 6144, maxTokens: 16 });
+    try {
+      const dataDir = path.join(ws, 'frozen-hosted');
+      fs.mkdirSync(dataDir);
+      fs.writeFileSync(path.join(dataDir, 'train.jsonl'), '{"size": 3, "p": 0.8, "seed": 11}\n');
+      const runEnv: NodeJS.ProcessEnv = { ...env, TRINITY_TASKSET_PATH: dataDir, HF_HUB_CACHE: path.join(ws, 'empty-hf-cache') };
+      delete runEnv.TRINITY_MODEL_PATH;
+      const r = rollout(['--config', path.join(examples, 'grpo_frozen_lake', 'frozen_lake.yaml'), '--model-base-url', long.url, '--tasks', '1', '--timeout', '300'], runEnv, 400_000);
+      assert.equal(r.status, 0, r.stderr);
+      const summary = JSON.parse(r.stdout) as Summary;
+      assert.equal(summary.episodes, 1, r.stderr);
+      assert.equal(summary.errors, 0, r.stderr);
+      assert.ok(summary.llmCalls >= 2, `multi-turn: ${summary.llmCalls} LLM calls`);
+      assert.doesNotMatch(r.stderr, /could not load the tokenizer/);
+    } finally {
+      await long.stop();
+    }
+  });
+
   test('every run replays byte-identically with the model server stopped', async () => {
     // Run alone (--grep), nothing was recorded yet: record the first case here.
     if (!runs.length) record(cases[0]);

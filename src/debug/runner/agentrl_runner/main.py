@@ -24,7 +24,6 @@ from agentrl_runner.channel import Channel
 from agentrl_runner.episodes import EpisodeJob, Phase, Reporter, Workload, error_info, run_episode
 from agentrl_runner.imports import module_functions, resolve
 from agentrl_runner.optional import optional_module
-from agentrl_runner.rescore import main as rescore_main
 from agentrl_runner.protocol import (
     PROTOCOL_VERSION,
     TOKEN_ENV,
@@ -34,6 +33,7 @@ from agentrl_runner.protocol import (
     HelloMsg,
     RunnerPlan,
 )
+from agentrl_runner.rescore import main as rescore_main
 from agentrl_runner.stack import OutputCapture, set_episode
 from agentrl_runner.tasks import load_rows, select
 from agentrl_runner.trxp import read_experiences

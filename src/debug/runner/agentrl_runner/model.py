@@ -13,6 +13,7 @@ import threading
 from typing import Any, Dict, List
 
 from agentrl_runner.clients import make_client, record_history
+from agentrl_runner.endpoint_tokenizer import EndpointTokenizer, EndpointTokenizerError, endpoint_tokenizer
 from agentrl_runner.protocol import ModelEndpoint, RunnerPlan
 from agentrl_runner.sampling import Sample, experiences_from_completion, make_experience, sampling_request
 from agentrl_runner.tokenizer import Tokenizer, TokenizerUnavailable, load_tokenizer
@@ -146,6 +147,7 @@ class DebugModelWrapper:
         self._raw: Any = None
         self._araw: Any = None
         self._tokenizer: Tokenizer | None = None
+        self._endpoint_tokenizer: EndpointTokenizer | None = None
         self._tokenizer_error: str | None = None
         self._generate_kwargs: Json = {
             "temperature": self.config.get("temperature"),
@@ -170,9 +172,11 @@ class DebugModelWrapper:
             out["extra_body"] = {"chat_template_kwargs": {"enable_thinking": self.config.get("enable_thinking")}}
         return out
 
-    def tokenizer(self, required: str | None = None) -> Tokenizer | None:
+    def tokenizer(self, required: str | None = None) -> Tokenizer | EndpointTokenizer | None:
         """The model's tokenizer, None when it cannot be loaded (unless ``required`` says what
-        needs it: then a RuntimeError saying why it could not be loaded)."""
+        needs it: then, without the model's files here, the endpoint's own /tokenize through the
+        gateway, else a RuntimeError saying why neither works). Only what needs token ids asks
+        the endpoint: a call's prompt_text does not cost a request."""
         if self._tokenizer is None and self._tokenizer_error is None:
             try:
                 self._tokenizer = load_tokenizer(
@@ -180,14 +184,21 @@ class DebugModelWrapper:
                 )
             except TokenizerUnavailable as e:
                 self._tokenizer_error = str(e)
-        if self._tokenizer is None and required:
-            raise RuntimeError(
-                f"{required} needs the model's tokenizer, which the Agent RL debugger could not load: "
-                f"{self._tokenizer_error}"
-            )
-        return self._tokenizer
+        if self._tokenizer is not None or not required:
+            return self._tokenizer
+        if self._endpoint_tokenizer is None:
+            try:
+                self._endpoint_tokenizer = endpoint_tokenizer(
+                    self._model["baseUrl"], self._model["apiKey"], self._model.get("name")
+                )
+            except EndpointTokenizerError as why:
+                raise RuntimeError(
+                    f"{required} needs the model's tokenizer, which the Agent RL debugger could not load: "
+                    f"{self._tokenizer_error}; the endpoint does not tokenize either ({why})"
+                ) from None
+        return self._endpoint_tokenizer
 
-    def _required_tokenizer(self, what: str) -> Tokenizer:
+    def _required_tokenizer(self, what: str) -> Tokenizer | EndpointTokenizer:
         tok = self.tokenizer(required=what)
         assert tok is not None  # tokenizer(required=...) raises instead of returning None
         return tok

@@ -47,9 +47,11 @@ def score(reward_obj: Any, args: dict[str, Any], fmt: dict[str, Any], item: Resc
             value = _await(_call_with_accepted(reward_obj(**args).__call__, kwargs))
         else:
             value = _await(_call_with_accepted(reward_obj, dict(args, **kwargs)))
-    except Exception as e:  # noqa: BLE001 -- the reward's own failure, whatever it is, reported per item
+    except Exception as e:
         return {"reward": None, "parts": {}, "error": f"{type(e).__name__}: {e}"}
-    parts = {k: float(v) for k, v in value.items() if isinstance(v, (int, float)) and not isinstance(v, bool)} if isinstance(value, dict) else {}
+    parts = {}
+    if isinstance(value, dict):
+        parts = {k: float(v) for k, v in value.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
     return {"reward": reward_total(value), "parts": parts, "value": jsonable(value)}
 
 
@@ -66,7 +68,7 @@ def main() -> None:
     request: RescoreRequest = json.load(sys.stdin)
     try:
         results = rescore(request)
-    except Exception as e:  # noqa: BLE001 -- whatever importing the user's reward raised: one clear line, exit 1
+    except Exception as e:
         sys.stderr.write(f"cannot load the reward function {request.get('reward')!r}: {type(e).__name__}: {e}\n")
         sys.exit(1)
     sys.stdout.write(json.dumps(results))

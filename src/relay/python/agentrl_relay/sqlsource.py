@@ -22,12 +22,12 @@ import time
 from typing import Any, Callable, NamedTuple
 from urllib.parse import quote
 
-from .pickles import decode_experience_bytes, summarize_experience
+from .pickles import RowDecodeError, decode_experience_bytes, summarize_experience
 from .points import ExperiencesBatch
 from .protocol import cursor_dict, js_string, wire_number
-from .tokens import RowDecodeError, decode_token_parts, read_token_parts
 from .rowwindow import BUCKET_ROWS, EncodedWindow, RowState, RowWindow, changed_buckets, parse_window, window_buckets
 from .steplog import js_to_number
+from .tokens import decode_token_parts, read_token_parts
 
 EXPERIENCE_COLUMNS = ["id", "task_id", "run_id", "model_version", "reward", "timestamp"]
 RELOAD_S = 1.0

@@ -15,8 +15,8 @@ from .files import FollowedFile, open_regular
 from .pickles import numeric_metrics_of
 from .points import ExperiencesBatch, PointCollector, PointsBatch, points_batch
 from .protocol import cursor_dict, is_number, js_string, parse_json, to_float, wire_number
-from .tokens import line_tokens
 from .steplog import load_shared_step_bindings, parse_step_line, shared_run_series
+from .tokens import line_tokens
 
 # A Step line is a dict of metrics: a few KiB.
 MAX_LOG_LINE = 4 * 1024 * 1024

@@ -14,7 +14,7 @@ import struct
 from array import array
 from typing import Any, Callable, Optional
 
-from .pickles import PickleError, PyObject, json_safe, unpickle
+from .pickles import PickleError, PyObject, RowDecodeError, bounded_json, unpickle
 from .protocol import BIG_ENDIAN, dumps, parse_json, wire_number
 
 # "ART1" as a little-endian uint32.
@@ -38,10 +38,6 @@ _DTYPE_SIZE = {"BOOL": 1, "U8": 1, "I8": 1, "I16": 2, "U16": 2, "I32": 4, "U32":
 _DTYPE_CODE = {"BOOL": "B", "U8": "B", "I8": "b", "I16": "h", "U16": "H", "I32": "i", "U32": "I", "I64": "q", "U64": "Q", "F32": "f", "F64": "d"}
 
 RangeRead = Callable[[int, int], Optional[bytes]]
-
-
-class RowDecodeError(Exception):
-    pass
 
 
 def _require(cond: Any, why: str) -> None:
@@ -186,7 +182,7 @@ def _str_or_none(v: Any) -> str | None:
 
 def _view_texts(response: Any, prompt: Any, messages: Any, tools: Any) -> dict[str, Any]:
     """The texts a view needs, through the detail's JSON budget."""
-    return json_safe(
+    return bounded_json(
         {
             "response_text": _str_or_none(response),
             "prompt_text": _str_or_none(prompt),
