@@ -17,7 +17,8 @@ from typing import Any, Callable, Dict
 from .eventsource import TfEventsSource
 from .files import inside
 from .serve import ServeMetricsSource, explorer_url_in
-from .sqlsource import SqlDatabase, SqlTableSource, is_sqlite_file
+from .sqldb import SqlDatabase, is_sqlite_file
+from .sqlsource import SqlTableSource
 from .textsources import JsonlExperienceSource, StepLogSource
 
 MAX_ENTRIES = 20000
