@@ -260,7 +260,12 @@ suite('rollout debugger (real VS Code, real model server)', function () {
       assert.ok(top.source?.path?.endsWith(path.join('toolcall', 'workflow.py')));
       const answer = (await child.session.customRequest('evaluate', { expression: 'answer', frameId: top.id, context: 'repl' })) as DebugProtocol.EvaluateResponse['body'];
       assert.strictEqual(answer.result, "'It is sunny and 21 degrees C in Paris.'");
-      await child.session.customRequest('continue', { threadId: child.threadId });
+      // The child session may end (the episode finishes) before its answer to `continue` is
+      // delivered; VS Code then rejects the request as Canceled. The run ending with its reward
+      // below is what proves the continue took effect.
+      await child.session.customRequest('continue', { threadId: child.threadId }).then(undefined, (e: unknown) => {
+        if (!(e instanceof Error && e.message === 'Canceled')) throw e;
+      });
       await ended;
       const summary = JSON.parse(fs.readFileSync(path.join(latestRun(), 'summary.json'), 'utf8'));
       assert.deepStrictEqual(summary.rewardByTask, { paris: 1 });
