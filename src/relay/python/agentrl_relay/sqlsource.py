@@ -19,7 +19,7 @@ import os
 import re
 import sqlite3
 import time
-from typing import Any, NamedTuple
+from typing import Any, Callable, NamedTuple, TypeVar
 
 from .pickles import RowDecodeError, decode_experience_bytes, summarize_experience
 from .points import ExperiencesBatch
@@ -28,6 +28,8 @@ from .rowwindow import BUCKET_ROWS, EncodedWindow, RowState, RowWindow, changed_
 from .sqldb import CorruptTable, SqlDatabase, is_busy, quote_ident, table_columns
 from .steplog import js_to_number
 from .tokens import decode_token_parts, read_token_parts
+
+_Read = TypeVar("_Read")
 
 ROWS_PER_BATCH = 2000
 SUMMARY_ROWS_PER_BATCH = 500
@@ -110,7 +112,8 @@ class SqlTableSource:
         self.table = table
         self.data_files = [db.path, f"{db.path}-wal"]
 
-    def read_detail(self, row_id: int) -> dict[str, Any]:
+    def _on_fresh_view(self, read: Callable[[sqlite3.Connection], _Read]) -> _Read:
+        """`read` on a view of the database, again on a fresh one while a writer keeps it busy."""
         last: Exception | None = None
         for attempt in range(5):
             if attempt:
@@ -119,31 +122,19 @@ class SqlTableSource:
             if conn is None:
                 continue
             try:
-                return self._detail(conn, row_id)
+                return read(conn)
             except sqlite3.Error as e:
                 if not is_busy(e):
                     raise RuntimeError(str(e)) from None
                 last = e
         raise RuntimeError(str(last) if last else f"cannot read {os.path.basename(self.db.path)}: a writer kept it busy")
 
+    def read_detail(self, row_id: int) -> dict[str, Any]:
+        return self._on_fresh_view(lambda conn: self._detail(conn, row_id))
+
     def read_tokens(self, row_id: int) -> tuple[dict[str, Any], dict[str, Any]]:
         """(header fields, arrays) of one row's tokens (tokens.py); the ranges read on one view."""
-        last: Exception | None = None
-        for attempt in range(5):
-            if attempt:
-                time.sleep(0.025 * attempt)
-            conn = self.db.get(True, fresh=attempt > 0)
-            if conn is None:
-                continue
-            try:
-                parts, reward = self._token_parts(conn, row_id)
-                break
-            except sqlite3.Error as e:
-                if not is_busy(e):
-                    raise RuntimeError(str(e)) from None
-                last = e
-        else:
-            raise RuntimeError(str(last) if last else f"cannot read {os.path.basename(self.db.path)}: a writer kept it busy")
+        parts, reward = self._on_fresh_view(lambda conn: self._token_parts(conn, row_id))
         try:
             header, arrays = decode_token_parts(*parts)
         except RowDecodeError as e:

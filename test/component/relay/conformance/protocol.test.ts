@@ -128,11 +128,17 @@ const BAD_FRAMES: (string | Buffer)[] = [
   '{"type": "experience", "request": 1.5, "source": "x", "id": 1}',
   '{"type": "detail", "request": 1, "source": "x", "tag": "t", "from": 5, "to": 1, "maxPoints": 10, "cursor": {"source": "x", "offset": 0}}',
   '{"type": "detail", "request": 1, "source": "x", "tag": "t", "from": 0, "to": 1, "maxPoints": 100001, "cursor": {"source": "x", "offset": 0}}',
-  '{"type": "experience", "request": 2, "source": "no such source", "id": 1}',
-  '{"type": "detail", "request": 3, "source": "no such source", "tag": "t", "from": 0, "to": 1, "maxPoints": 10, "cursor": {"source": "x", "offset": 0}}',
   '{"type": "subscribe", "protocol": 1.0, "cursors": [{"source": "s", "offset": 5.0}], "extra": true}',
   Buffer.from('binary'),
   '{"type": "subscribe", "protocol": 2, "cursors": []}',
+];
+
+// Well-formed requests for a source that does not exist: answered with an error each. Sent on a
+// connection of their own: their answers are read asynchronously, and the version error above
+// closes its connection without waiting for answers still being read.
+const UNKNOWN_SOURCE_REQUESTS = [
+  '{"type": "experience", "request": 2, "source": "no such source", "id": 1}',
+  '{"type": "detail", "request": 3, "source": "no such source", "tag": "t", "from": 0, "to": 1, "maxPoints": 10, "cursor": {"source": "x", "offset": 0}}',
 ];
 
 sameAsNode('malformed frames: the same errors in the same order, an unsupported version closes with 4000', async (runtime) => {
@@ -150,13 +156,30 @@ sameAsNode('malformed frames: the same errors in the same order, an unsupported 
     await new Promise((r) => ws.once('open', r));
     for (const f of BAD_FRAMES) ws.send(f);
     const code = await closed;
+    const unknown = await answers(relay.url, UNKNOWN_SOURCE_REQUESTS);
     const oversize = await closeCode(relay.url, 'x'.repeat(70 * 1024));
     const badUtf8 = await closeCode(relay.url, Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), false);
-    return { got, code, oversize, badUtf8 };
+    return { got, code, unknown, oversize, badUtf8 };
   } finally {
     await relay.stop();
   }
 });
+
+/** The JSON replies (hello and heartbeats aside) to `frames`, one per frame, in order. */
+async function answers(url: string, frames: string[]): Promise<unknown[]> {
+  const ws = new WebSocket(url, RELAY_SUBPROTOCOL);
+  const got: unknown[] = [];
+  ws.on('message', (data, binary) => {
+    if (binary) return;
+    const m = JSON.parse(String(data)) as Record<string, unknown>;
+    if (m.type !== 'hello' && m.type !== 'heartbeat') got.push(m);
+  });
+  await new Promise((r) => ws.once('open', r));
+  for (const f of frames) ws.send(f);
+  await until(`${frames.length} answers`, () => got.length >= frames.length, 30_000);
+  ws.close();
+  return got;
+}
 
 /** The close code a frame makes the relay send. */
 function closeCode(url: string, frame: string | Buffer, binary?: boolean): Promise<number> {
