@@ -171,7 +171,8 @@ async function answers(url: string, frames: string[]): Promise<unknown[]> {
   const got: unknown[] = [];
   ws.on('message', (data, binary) => {
     if (binary) return;
-    const m = JSON.parse(String(data)) as Record<string, unknown>;
+    const text = Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.isBuffer(data) ? data.toString('utf8') : new TextDecoder().decode(data);
+    const m = JSON.parse(text) as Record<string, unknown>;
     if (m.type !== 'hello' && m.type !== 'heartbeat') got.push(m);
   });
   await new Promise((r) => ws.once('open', r));
