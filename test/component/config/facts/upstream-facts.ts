@@ -67,8 +67,9 @@ export function upstreamFacts(files: readonly string[]): UpFacts {
 
 /** `../shared/upstream/…/config.py:837`, as a failing test names it. */
 export function where(file: string, line: number): string {
-  const rel = path.relative(path.dirname(sharedDir), file);
-  return `${rel.startsWith('..') ? file : rel}:${line}`;
+  // Only files inside ../shared are named relative to it (a temporary copy may sit beside it).
+  const inShared = !path.relative(sharedDir, file).startsWith('..');
+  return `${inShared ? path.relative(path.dirname(sharedDir), file) : file}:${line}`;
 }
 
 /** A field's shape as both sides can state it. */
