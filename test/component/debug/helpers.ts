@@ -92,8 +92,9 @@ export async function launch(dc: DebugClient, args: Record<string, unknown>, opt
     await dc.configurationDoneRequest();
   });
   const launched = dc.launch({ type: 'agentrl', request: 'launch', ...args });
-  await configured;
-  return launched;
+  // Both awaited at once: a launch refused before the configuration is done is no unhandled rejection
+  const [, response] = await Promise.all([configured, launched]);
+  return response;
 }
 
 export async function topFrame(dc: DebugClient, threadId: number): Promise<DebugProtocol.StackFrame> {
