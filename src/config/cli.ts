@@ -6,6 +6,7 @@ import { parseArgs } from 'util';
 import picomatch from 'picomatch';
 import type { CheckDiagnostic, ConfigKind } from '../feature-api/config-checker';
 import { VERSION } from '../base/version';
+import { asPromise } from '../base/promise';
 import { EngineChecker, readConfigText, toCheckDiagnostics } from './engine/checker';
 import { ConfigIndex } from './engine/crossfile';
 import type { Analysis } from './engine/engine';
@@ -158,7 +159,11 @@ function formatSarif(results: FileResult[], cwd: string): string {
   return JSON.stringify(log, null, 2) + '\n';
 }
 
-export async function main(argv: string[], io: Io = processIo): Promise<number> {
+export function main(argv: string[], io: Io = processIo): Promise<number> {
+  return asPromise(() => runCheck(argv, io));
+}
+
+function runCheck(argv: string[], io: Io): number {
   let values: Record<string, unknown>;
   let positionals: string[];
   try {

@@ -7,6 +7,7 @@ import type { ConfigChecker } from '../feature-api/config-checker';
 import type { RolloutService } from '../feature-api/rollouts';
 import type { Logger } from '../base/log';
 import { lazyBundle } from '../base/lazy';
+import { asPromise } from '../base/promise';
 import type * as Host from './host';
 
 export interface RolloutDebugger {
@@ -72,10 +73,10 @@ export function activateDebug(context: vscode.ExtensionContext, log: Logger, che
     rollouts: () => (service ??= host().createRolloutService(checker(), runnerDir)),
     refreshRollouts,
     provideConfigurations: (folder) => configs().provideDebugConfigurations(folder),
-    rolloutRuns: async () => rollouts().getChildren().map((n) => rollouts().getTreeItem(n)),
-    rolloutChildren: async (runId) => {
+    rolloutRuns: () => asPromise(() => rollouts().getChildren().map((n) => rollouts().getTreeItem(n))),
+    rolloutChildren: (runId) => asPromise(() => {
       const run = rollouts().getChildren().find((n) => n.kind === 'run' && n.run.id === runId);
       return run ? rollouts().getChildren(run).map((n) => rollouts().getTreeItem(n)) : [];
-    },
+    }),
   };
 }

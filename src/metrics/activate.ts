@@ -3,6 +3,7 @@
 // on first use — or right away, off the activation path, when endpoints are configured.
 import * as vscode from 'vscode';
 import { lazyBundle } from '../base/lazy';
+import { asPromise } from '../base/promise';
 import type { Logger } from '../base/log';
 import { METRICS_VIEW_TYPE } from './protocol/view-protocol';
 import type * as Host from './host';
@@ -41,7 +42,7 @@ export function activateMetrics(context: vscode.ExtensionContext, log: Logger): 
     ),
     METRICS_EXPLORERS.register(vscode.commands, () => (host ? host.connections.explorers() : [])),
     vscode.window.registerWebviewPanelSerializer(METRICS_VIEW_TYPE, {
-      deserializeWebviewPanel: async (panel) => void get().adopt(panel),
+      deserializeWebviewPanel: (panel) => asPromise(() => void get().adopt(panel)),
     }),
   );
   // Configured endpoints or saved connections: connect now, but not inside activate().

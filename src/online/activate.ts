@@ -3,6 +3,7 @@
 // on first use.
 import * as vscode from 'vscode';
 import { lazyBundle } from '../base/lazy';
+import { asPromise } from '../base/promise';
 import type { Logger } from '../base/log';
 import { ONLINE_CONNECT } from '../feature-api/commands';
 import { ONLINE_VIEW_TYPE } from './protocol/playground-protocol';
@@ -28,7 +29,7 @@ export function activateOnline(context: vscode.ExtensionContext, log: Logger): O
     vscode.commands.registerCommand('agentrl.online.playground', () => get().show().then(() => true)),
     vscode.commands.registerCommand('agentrl.online.insertClient', (kind?: Host.SnippetKindArg) => get().insertClient(kind)),
     vscode.window.registerWebviewPanelSerializer(ONLINE_VIEW_TYPE, {
-      deserializeWebviewPanel: async (panel) => void get().adopt(panel),
+      deserializeWebviewPanel: (panel) => asPromise(() => void get().adopt(panel)),
     }),
   );
   return { host: get };

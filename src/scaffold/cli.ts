@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_MODEL } from './plan/flow';
 import { DEFAULT_BASE_URL } from './plan/launch';
 import { english } from '../base/l10n';
+import { asPromise } from '../base/promise';
 import { ScaffoldError, ScaffoldWriteError } from './plan/errors';
 import { planProject } from './plan/plan';
 import { TemplateSetError, parseTemplateSet, type TemplateFiles } from './templates/template-set';
@@ -42,7 +43,11 @@ function usageError(io: Io, message: string): number {
   return 2;
 }
 
-export async function main(argv: string[], templates: TemplateFiles, io: Io = processIo): Promise<number> {
+export function main(argv: string[], templates: TemplateFiles, io: Io = processIo): Promise<number> {
+  return asPromise(() => runNew(argv, templates, io));
+}
+
+function runNew(argv: string[], templates: TemplateFiles, io: Io): number {
   let parsed;
   try {
     parsed = parseArgs({

@@ -8,6 +8,8 @@ import * as http from 'http';
 import * as path from 'path';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { descendants } from '../../src/debug/runtime/process-tree';
+import type { RolloutSummary } from '../../src/debug/trajectory/trajectory';
+import { readJson } from '../harness/json';
 import { startModelServer } from '../harness/model-server';
 import { collectOutput, latestRun, launch, modelAndWorkspace, readJsonl, skipWithoutModel, startAdapter, topFrame } from './debug/helpers';
 import { sleep } from '../harness/wait';
@@ -85,7 +87,7 @@ describe('rollout debugger failure cases', { skip: skipWithoutModel }, () => {
       assert.deepEqual(trajs[0].error, { phase: 'workflow', type: 'ValueError', message: 'the agent got lost in What is the weather in Paris?' });
       assert.equal(trajs[0].turns.length, 3, 'the recorded turns of the failed episode are kept');
       assert.equal(trajs[1].reward, 1);
-      const summary = JSON.parse(fs.readFileSync(path.join(run, 'summary.json'), 'utf8'));
+      const summary = readJson<RolloutSummary>(path.join(run, 'summary.json'));
       assert.equal(summary.errors, 1);
     } finally {
       await close();
@@ -128,9 +130,9 @@ describe('rollout debugger failure cases', { skip: skipWithoutModel }, () => {
       const ended = dc.waitForEvent('terminated', 30000);
       await dc.continueRequest({ threadId: s.body.threadId! });
       await ended;
-      const summary = JSON.parse(fs.readFileSync(path.join(latestRun(env.ws), 'summary.json'), 'utf8'));
+      const summary = readJson<RolloutSummary>(path.join(latestRun(env.ws), 'summary.json'));
       assert.equal(summary.status, 'failed');
-      assert.match(summary.message, /ModuleNotFoundError: No module named 'no_such_package_xyz'/);
+      assert.match(summary.message ?? '', /ModuleNotFoundError: No module named 'no_such_package_xyz'/);
     } finally {
       await close();
     }
@@ -182,7 +184,7 @@ describe('rollout debugger failure cases', { skip: skipWithoutModel }, () => {
       await ended;
       const [rec] = readJsonl<{ error: { kind: string; status: number } }>(path.join(latestRun(env.ws), 'recording.jsonl'));
       assert.deepEqual([rec.error.kind, rec.error.status], ['timeout', 504]);
-      const summary = JSON.parse(fs.readFileSync(path.join(latestRun(env.ws), 'summary.json'), 'utf8'));
+      const summary = readJson<RolloutSummary>(path.join(latestRun(env.ws), 'summary.json'));
       assert.equal(summary.status, 'terminated');
     } finally {
       await close();
@@ -204,7 +206,7 @@ describe('rollout debugger failure cases', { skip: skipWithoutModel }, () => {
       assert.equal(readJsonl(path.join(run, 'recording.jsonl')).length, 1);
       const [traj] = readJsonl<{ error: { phase: string } }>(path.join(run, 'trajectories.jsonl'));
       assert.equal(traj.error.phase, 'runner');
-      assert.equal(JSON.parse(fs.readFileSync(path.join(run, 'summary.json'), 'utf8')).status, 'failed');
+      assert.equal(readJson<RolloutSummary>(path.join(run, 'summary.json')).status, 'failed');
     } finally {
       await close();
     }
@@ -273,7 +275,7 @@ async function upstreamErrorStops(ws: string, base: (url: string) => Record<stri
     await ended;
     const recs = readJsonl<{ error: { kind: string; status: number } }>(path.join(latestRun(ws), 'recording.jsonl'));
     assert.deepEqual(recs.map((r) => [r.error.kind, r.error.status]), [['upstream', 503], ['malformed', 502]]);
-    assert.equal(JSON.parse(fs.readFileSync(path.join(latestRun(ws), 'summary.json'), 'utf8')).errors, 2);
+    assert.equal(readJson<RolloutSummary>(path.join(latestRun(ws), 'summary.json')).errors, 2);
   } finally {
     await close();
     mock.close();

@@ -17,6 +17,7 @@ import { PlaygroundController } from '../../src/online/playground/playground-con
 import { english } from '../../src/base/l10n';
 import type { HostToWebview } from '../../src/online/protocol/playground-protocol';
 import { snippet } from '../../src/online/playground/snippets';
+import initSqlJs from 'sql.js/dist/sql-wasm-inline.js';
 import { cli } from './scaffold/helpers';
 import { startTrinityServe, TrinityServe, trinityPython, trinityServeSkipReason } from '../harness/trinity-serve';
 
@@ -24,7 +25,7 @@ interface SqlJs {
   Database: new (data: Uint8Array) => { exec(sql: string): { values: unknown[][] }[]; close(): void };
 }
 async function historyRows(db: string): Promise<Map<string, { reward: number | null; task: string | null; consumed: number }>> {
-  const SQL = await (require('sql.js/dist/sql-wasm-inline.js') as () => Promise<SqlJs>)();
+  const SQL = (await initSqlJs()) as SqlJs;
   const d = new SQL.Database(fs.readFileSync(db));
   try {
     const res = d.exec('SELECT msg_id, reward, task_id, consumed FROM proxy_history');

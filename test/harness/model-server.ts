@@ -16,6 +16,7 @@ const script = path.join(repoRoot, 'scripts', 'model-server.mjs');
 export const modelRuntimeInstalled = fs.existsSync(path.join(repoRoot, '.cache', 'model-server', 'node_modules', 'node-llama-cpp'));
 
 // tsc (module commonjs) would turn import() into require(); the server is an ES module.
+// eslint-disable-next-line @typescript-eslint/no-implied-eval -- require() of an ES module needs Node 20.19 (package.json says 18)
 const importEsm = new Function('u', 'return import(u)') as (u: string) => Promise<{ spawnModelServer(o: object): Promise<ModelServer> }>;
 
 export async function startModelServer(opts: { port?: number; context?: number; maxTokens?: number } = {}): Promise<ModelServer> {

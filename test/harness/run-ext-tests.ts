@@ -106,7 +106,7 @@ async function main(): Promise<number> {
     let resolveExit!: (code: number) => void;
     const exited = new Promise<number>((r) => (resolveExit = r));
     await page.exposeFunction('codeAutomationLog', (type: string, logArgs: unknown) => {
-      const text = Array.isArray(logArgs) ? util.format(...logArgs) : String(logArgs);
+      const text = Array.isArray(logArgs) ? util.format(...(logArgs as unknown[])) : String(logArgs);
       const pm = text.match(/^\s*(\d+) passing/);
       if (pm) mochaSummary = { ...(mochaSummary ?? { failures: 0, pending: 0 }), passes: Number(pm[1]) };
       const fm = text.match(/^\s*(\d+) failing/);

@@ -8,6 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { hasShared, repoRoot, sharedDir } from './paths';
 import { modelRuntimeInstalled, ModelServer, startModelServer } from './model-server';
+import { parseJson } from './json';
 
 export const trinityPython = path.join(repoRoot, '.cache', 'trinity-venv', 'bin', 'python');
 const venvScript = path.join(sharedDir, 'upstream', 'make-trinity-venv.sh');
@@ -74,7 +75,7 @@ export async function startTrinityServe(opts: { syncTimeoutSec?: number } = {}):
       pythonpath,
       committed: () => {
         const f = path.join(jobDir, 'committed.jsonl');
-        return fs.existsSync(f) ? fs.readFileSync(f, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
+        return fs.existsSync(f) ? fs.readFileSync(f, 'utf8').trim().split('\n').filter(Boolean).map((l) => parseJson<{ msg_id: string; task: string; reward: number }>(l)) : [];
       },
       log: () => out,
       stop,

@@ -2,9 +2,9 @@
 // process or opening a socket throws there, so a unit test that reaches one through src/ fails
 // with the reason instead of quietly becoming a component test. test/unit/test-tiers.test.ts
 // checks the imports statically; this catches what the imports do not show.
-// `import … = require`: the module objects themselves (an `import * as` copy has getters only)
-import childProcess = require('node:child_process');
-import net = require('node:net');
+// Default imports: the module objects themselves (an `import * as` copy has getters only)
+import childProcess from 'node:child_process';
+import net from 'node:net';
 
 // The test runner's own process starts one child per file: only those children are guarded.
 if (process.env.NODE_TEST_CONTEXT) {

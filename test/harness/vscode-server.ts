@@ -155,7 +155,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
   const logStream = fs.createWriteStream(logFile);
   const onOut = (b: Buffer) => {
     logStream.write(b);
-    if (opts.verbose) process.stdout.write(`[server] ${b}`);
+    if (opts.verbose) process.stdout.write(`[server] ${b.toString()}`);
   };
   proc.stdout!.on('data', onOut);
   proc.stderr!.on('data', onOut);

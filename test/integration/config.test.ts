@@ -37,6 +37,7 @@ function diagnosticsOf(uri: vscode.Uri, predicate: (d: vscode.Diagnostic[]) => b
 }
 
 const codeOf = (d: vscode.Diagnostic) => (typeof d.code === 'object' ? d.code.value : d.code);
+const tooltipText = (t: string | vscode.MarkdownString | undefined): string => (typeof t === 'object' ? t.value : t ?? '');
 
 async function open(file: string): Promise<vscode.TextDocument> {
   const doc = await vscode.workspace.openTextDocument(file);
@@ -229,13 +230,13 @@ suite('config: version and settings per workspace folder', () => {
       await client.waitForKind(doc.uri);
       const release = TRINITY_VERSIONS.filter((v) => v <= pin).pop() ?? pin;
       // the status bar names the version in force and, on hover, where it came from
-      await until(`status bar for ${name}`, () => [client.statusBar.text, String(client.statusBar.tooltip)], ([, tip]) => tip.includes(`Version ${pin}`));
+      await until(`status bar for ${name}`, () => [client.statusBar.text, tooltipText(client.statusBar.tooltip)], ([, tip]) => tip.includes(`Version ${pin}`));
       assert.strictEqual(client.statusBar.text, `$(beaker) Trinity-RFT ${shortVersion(release)}`);
-      assert.match(String(client.statusBar.tooltip), /pinned in requirements\.txt/);
+      assert.match(tooltipText(client.statusBar.tooltip), /pinned in requirements\.txt/);
       // diagnostics of that version (the first publish may predate the folder's settings)
       const want = name === 'old' ? (d: vscode.Diagnostic[]) => d.length > 0 : (d: vscode.Diagnostic[]) => d.length === 0;
       await diagnosticsOf(doc.uri, () => want(onKey(doc.uri, line)));
-      seen[name] = { onKey: onKey(doc.uri, line), text: client.statusBar.text, tooltip: String(client.statusBar.tooltip) };
+      seen[name] = { onKey: onKey(doc.uri, line), text: client.statusBar.text, tooltip: tooltipText(client.statusBar.tooltip) };
     }
     assert.ok(seen.old.onKey.length > 0, `with ${oldPin} in force the key is flagged`);
     // the message says which release the key needs and where the workspace's version came from

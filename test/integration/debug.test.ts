@@ -9,6 +9,8 @@ import type { DebugProtocol } from '@vscode/debugprotocol';
 import { activated } from './extension.test';
 import { modelRuntimeInstalled, startModelServer, type ModelServer } from '../harness/model-server';
 import { repoRoot, venvPython } from '../harness/paths';
+import type { ForkInfo, RecordedCall, RolloutSummary } from '../../src/debug/trajectory/trajectory';
+import { parseJson, readJson } from '../harness/json';
 
 const python = fs.existsSync(venvPython) ? venvPython : 'python3';
 
@@ -83,6 +85,7 @@ async function scope(session: vscode.DebugSession, frameId: number, name: string
   return vars(session, scopes.find((s) => s.name === name)!.variablesReference);
 }
 const named = (vs: DebugProtocol.Variable[], n: string) => vs.find((v) => v.name === n)!;
+const treeLabel = (item: vscode.TreeItem): string => (typeof item.label === 'object' ? item.label.label : item.label ?? '');
 
 suite('rollout debugger (real VS Code, real model server)', function () {
   this.timeout(180_000);
@@ -142,7 +145,7 @@ suite('rollout debugger (real VS Code, real model server)', function () {
     await ended;
     await drain;
     assert.strictEqual(stops, 2, 'task 2 stops on its two LLM calls');
-    const summary = JSON.parse(fs.readFileSync(path.join(latestRun(), 'summary.json'), 'utf8'));
+    const summary = readJson<RolloutSummary>(path.join(latestRun(), 'summary.json'));
     assert.deepStrictEqual(summary.rewardByTask, { paris: 1, sum: 1 });
     const out = dap.events.filter((e) => e.event === 'output').map((e) => (e as DebugProtocol.OutputEvent).body.output).join('');
     assert.match(out, /Rollout completed: 2 episode\(s\), mean reward 1\.000/);
@@ -166,9 +169,9 @@ suite('rollout debugger (real VS Code, real model server)', function () {
     await session.customRequest('continue', { threadId: s.body.threadId });
     await ended;
     await drain;
-    const traj = JSON.parse(fs.readFileSync(path.join(latestRun(), 'trajectories.jsonl'), 'utf8').split('\n')[0]);
+    const traj = parseJson<{ turns: { type: string; response: { choices: { message: { content: string } }[] } }[]; reward: number | null }>(fs.readFileSync(path.join(latestRun(), 'trajectories.jsonl'), 'utf8').split('\n')[0]);
     const last = traj.turns.filter((t: { type: string }) => t.type === 'llm').pop();
-    assert.strictEqual(last.response.choices[0].message.content, 'It is rainy and 9 degrees C in Tokyo.');
+    assert.strictEqual(last?.response.choices[0].message.content, 'It is rainy and 9 degrees C in Tokyo.');
     assert.strictEqual(traj.reward, 0);
   });
 
@@ -207,18 +210,18 @@ suite('rollout debugger (real VS Code, real model server)', function () {
     await ended;
 
     const run = latestRun();
-    const fork = JSON.parse(fs.readFileSync(path.join(run, 'forks', 'Ttwo_R0', 'fork.json'), 'utf8'));
+    const fork = readJson<ForkInfo>(path.join(run, 'forks', 'Ttwo_R0', 'fork.json'));
     assert.deepStrictEqual([fork.episode, fork.status, fork.at], ['Ttwo#R0', 'completed', { index: 0 }]);
-    const recorded = fs.readFileSync(path.join(run, 'recording.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const recorded = fs.readFileSync(path.join(run, 'recording.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => parseJson<RecordedCall>(l));
     assert.deepStrictEqual(recorded.map((c: { role?: string; index: number }) => `${c.role ?? 'model'}#${c.index}`), ['model#0', 'model#1', 'auxiliary/0#0']);
     // The Rollouts view: the fork sits under its run; its command shows both branches side by side.
     const api = await activated();
     const children = await api.debug.rolloutChildren(path.basename(run));
     const forkItem = children.find((c) => c.contextValue === 'agentrl.fork');
-    assert.ok(forkItem, `children: ${children.map((c) => c.label).join(', ')}`);
-    assert.match(String(forkItem.label), /fork of Ttwo#R0/);
+    assert.ok(forkItem, `children: ${children.map(treeLabel).join(', ')}`);
+    assert.match(treeLabel(forkItem), /fork of Ttwo#R0/);
     assert.match(String(forkItem.description), /without the edit .* with it/);
-    await vscode.commands.executeCommand(forkItem.command!.command, ...(forkItem.command!.arguments ?? []));
+    await vscode.commands.executeCommand(forkItem.command!.command, ...((forkItem.command!.arguments ?? []) as unknown[]));
     const tab = vscode.window.tabGroups.activeTabGroup.activeTab;
     assert.ok(tab?.input instanceof vscode.TabInputTextDiff, 'a diff editor opened');
     const diff = tab.input;
@@ -267,7 +270,7 @@ suite('rollout debugger (real VS Code, real model server)', function () {
         if (!(e instanceof Error && e.message === 'Canceled')) throw e;
       });
       await ended;
-      const summary = JSON.parse(fs.readFileSync(path.join(latestRun(), 'summary.json'), 'utf8'));
+      const summary = readJson<RolloutSummary>(path.join(latestRun(), 'summary.json'));
       assert.deepStrictEqual(summary.rewardByTask, { paris: 1 });
     } finally {
       vscode.debug.removeBreakpoints([bp]);
@@ -297,7 +300,7 @@ suite('rollout debugger (real VS Code, real model server)', function () {
     fs.mkdirSync(path.dirname(plain), { recursive: true });
     fs.writeFileSync(plain, 'title: not an RL config\nitems: [1, 2]\n');
     const configs = await api.debug.provideConfigurations(ws());
-    const names = configs.map((c) => c.config);
+    const names = configs.map((c) => c.config as string | undefined);
     for (const f of ['gsm8k/gsm8k.yaml', 'toolcall/toolcall.yaml', 'math_agent/config.yaml']) {
       assert.strictEqual(names.filter((n) => n === `\${workspaceFolder}/${f}`).length, 1, `${f} in ${names.join(', ')}`);
     }

@@ -22,7 +22,7 @@ suite('extension shell', () => {
     const api = await activated();
     const ext = vscode.extensions.getExtension(EXTENSION_ID)!;
     assert.strictEqual(ext.isActive, true);
-    assert.strictEqual(api.version, ext.packageJSON.version);
+    assert.strictEqual(api.version, (ext.packageJSON as { version: string }).version);
     assert.ok(api.activationMs >= 0 && api.activationMs < 1000, `activationMs=${api.activationMs}`);
   });
 
@@ -35,7 +35,7 @@ suite('extension shell', () => {
 
   test('the contributed command has a localized title and the Agent RL category', () => {
     const ext = vscode.extensions.getExtension(EXTENSION_ID)!;
-    const cmd = (ext.packageJSON.contributes.commands as { command: string; title: string; category: string }[]).find(
+    const cmd = (ext.packageJSON as { contributes: { commands: { command: string; title: string; category: string }[] } }).contributes.commands.find(
       (c) => c.command === 'agentrl.showOutput',
     );
     assert.ok(cmd);

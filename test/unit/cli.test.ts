@@ -2,6 +2,7 @@
 // the bundle as a child process is in test/component/cli.test.ts.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import { builtinModules } from 'node:module';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { main } from '../../src/cli';
@@ -20,7 +21,7 @@ test('the bundle is self-contained (requires only node built-ins)', () => {
   // ajv keeps `require("ajv/dist/runtime/…")` inside string literals for its standalone
   // code generator; those are text, not calls, so a quote or backtick before `require` is skipped
   const required = [...src.matchAll(/(?<![`'])require\("([^"]+)"\)/g)].map((m) => m[1]);
-  const builtins = new Set(require('node:module').builtinModules as string[]);
+  const builtins = new Set(builtinModules);
   const foreign = required.filter((r) => !builtins.has(r.replace(/^node:/, '')));
   assert.deepEqual(foreign, [], `non-builtin requires in dist/agentrl.js: ${foreign.join(', ')}`);
 });

@@ -14,6 +14,7 @@ import type { VersionSource } from '../schema/version-findings';
 import { detectInstalledPackage, detectInstalledTrinity } from '../workspace/installed-trinity';
 import { findPin, type PackageInForce } from '../workspace/trinity-version';
 import { PythonIndex } from '../workspace/pyindex';
+import { asPromise } from '../../base/promise';
 
 export interface CheckerOptions {
   /** Workspace folders; relative paths in configs resolve here (default: cwd). */
@@ -127,7 +128,11 @@ export class EngineChecker implements ConfigChecker {
     return analyze(text, path.resolve(file), { ...this.engineOptions(), ...extra });
   }
 
-  async check(file: string, text?: string): Promise<CheckResult> {
+  check(file: string, text?: string): Promise<CheckResult> {
+    return asPromise(() => this.checkNow(file, text));
+  }
+
+  private checkNow(file: string, text?: string): CheckResult {
     let content = text;
     if (content === undefined) {
       const r = readConfigText(file);

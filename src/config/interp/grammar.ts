@@ -38,13 +38,16 @@ export interface ParsedText {
 
 const MAX_DEPTH = 32;
 
+/** Thrown by the reader at a syntax error; `parseInterpolations` reports the first one. */
+class InterpolationSyntaxError extends Error {}
+
 class Reader {
   pos = 0;
   error?: { offset: number; message: string };
   constructor(readonly s: string) {}
   fail(message: string): never {
     this.error ??= { offset: this.pos, message };
-    throw this.error;
+    throw new InterpolationSyntaxError(this.error.message);
   }
   ws(): void {
     while (this.pos < this.s.length && /\s/.test(this.s[this.pos])) this.pos++;

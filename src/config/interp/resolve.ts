@@ -11,6 +11,7 @@ import { schemaAt } from '../schema/schemas';
 import { resolvePlain } from '../yaml/scalars';
 import { formatPath, hasInterpolation, locate, walk, type Segment, type Span, type VNode } from '../yaml/tree';
 import { parseInterpolations, type Interp, type Part } from './grammar';
+import { valueText } from '../../base/value-text';
 
 export const UNKNOWN: unique symbol = Symbol('unknown');
 /** Any value, UNKNOWN included (a value the checker cannot know). */
@@ -133,7 +134,7 @@ class Resolver {
       else {
         const v = this.evalInterp(p, site);
         if (v === UNKNOWN) return UNKNOWN;
-        out += v === null ? 'None' : typeof v === 'boolean' ? (v ? 'True' : 'False') : typeof v === 'object' ? JSON.stringify(v) : String(v);
+        out += v === null ? 'None' : typeof v === 'boolean' ? (v ? 'True' : 'False') : valueText(v);
       }
     }
     return out;

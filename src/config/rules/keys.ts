@@ -13,6 +13,7 @@ import type { Site } from '../schema/sites';
 import { newerKeyOrValue, newerName, type VersionSource } from '../schema/version-findings';
 import { codeVisible, isLocation, type PyRegistration, type PythonIndex } from '../workspace/pyindex';
 import * as path from 'path';
+import { valueText } from '../../base/value-text';
 
 export interface KeyRuleEnv {
   kind: ConfigKind;
@@ -37,7 +38,7 @@ function valueOf(env: KeyRuleEnv, s: Site): string | undefined {
   const v = r !== undefined ? r : s.node.kind === 'scalar' ? s.node.value : undefined;
   if (v === null || v === undefined || typeof v === 'object') return undefined;
   if (isInterpolation(v)) return undefined;
-  return String(v);
+  return valueText(v);
 }
 
 const NO_REGISTRATIONS: readonly PyRegistration[] = [];

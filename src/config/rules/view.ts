@@ -7,6 +7,7 @@ import type { ConfigKind } from '../../feature-api/config-checker';
 import { UNKNOWN, type Resolution, type Value } from '../interp/resolve';
 import { schemaAt } from '../schema/schemas';
 import { formatPath, locate, locateDeepest, parsePath, type Located, type Segment, type Span, type VNode } from '../yaml/tree';
+import { valueText } from '../../base/value-text';
 
 export { UNKNOWN };
 
@@ -78,7 +79,7 @@ export class ConfigView {
     const v = this.get(path);
     if (v === UNKNOWN || v === undefined) return undefined;
     if (v === null) return undefined;
-    return typeof v === 'object' ? undefined : String(v);
+    return typeof v === 'object' ? undefined : valueText(v);
   }
 
   bool(path: string | Segment[]): boolean | undefined {

@@ -3,6 +3,7 @@
 // int, `'yes'` for a bool, `NCCL` for sync_method; and reject `2.0` or `true` for an int.
 import type { PyType } from '../yaml/scalars';
 import { pyRepr } from '../yaml/scalars';
+import { valueText } from '../../base/value-text';
 
 export type FieldType = 'int' | 'float' | 'bool' | 'str' | 'enum' | 'any';
 
@@ -41,15 +42,16 @@ export function coerce(type: FieldType, nullable: boolean, value: unknown, py: P
   }
   if (isInterpolation(value)) return { ok: true, value };
   const got = `${py} ${pyRepr(value, py)}`;
+  const text = valueText(value);
   switch (type) {
     case 'int':
       if (py === 'int') return { ok: true, value };
-      if (py === 'str' && INT_STR.test(String(value)) && String(value).trim() !== '') return { ok: true, value: Number(String(value).replace(/_/g, '')) };
+      if (py === 'str' && INT_STR.test(text) && text.trim() !== '') return { ok: true, value: Number(text.replace(/_/g, '')) };
       return { ok: false, reason: `expected an int, got ${got}` };
     case 'float':
       if (py === 'int' || py === 'float') return { ok: true, value };
-      if (py === 'str' && FLOAT_STR.test(String(value)) && /[0-9]|inf|nan/i.test(String(value))) {
-        const s = String(value).trim().toLowerCase().replace(/_/g, '');
+      if (py === 'str' && FLOAT_STR.test(text) && /[0-9]|inf|nan/i.test(text)) {
+        const s = text.trim().toLowerCase().replace(/_/g, '');
         return { ok: true, value: s.endsWith('inf') || s.endsWith('infinity') ? (s.startsWith('-') ? -Infinity : Infinity) : s === 'nan' ? NaN : Number(s) };
       }
       return { ok: false, reason: `expected a float, got ${got}` };
@@ -57,7 +59,7 @@ export function coerce(type: FieldType, nullable: boolean, value: unknown, py: P
       if (py === 'bool') return { ok: true, value };
       if (py === 'int') return { ok: true, value: value !== 0 };
       if (py === 'str') {
-        const s = String(value);
+        const s = text;
         if (INT_STR.test(s)) return { ok: true, value: Number(s.replace(/_/g, '')) !== 0 };
         const l = s.toLowerCase();
         if (['yes', 'y', 'on', 'true'].includes(l)) return { ok: true, value: true };
@@ -68,11 +70,11 @@ export function coerce(type: FieldType, nullable: boolean, value: unknown, py: P
     case 'str':
       if (py === 'float' && typeof value === 'number' && Number.isInteger(value)) return { ok: true, value: `${value}.0` };
       if (py === 'bool') return { ok: true, value: value ? 'True' : 'False' };
-      return { ok: true, value: String(value) };
+      return { ok: true, value: text };
     case 'enum': {
       if (py !== 'str' || !en) return { ok: false, reason: `expected one of ${(en?.values ?? []).join(', ')}, got ${got}` };
-      const canon = enumValue(String(value), en);
-      return canon ? { ok: true, value: canon } : { ok: false, reason: `invalid value '${String(value)}', expected one of [${en.values.map((v) => v.toUpperCase()).join(', ')}]` };
+      const canon = enumValue(text, en);
+      return canon ? { ok: true, value: canon } : { ok: false, reason: `invalid value '${text}', expected one of [${en.values.map((v) => v.toUpperCase()).join(', ')}]` };
     }
   }
 }

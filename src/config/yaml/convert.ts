@@ -5,6 +5,7 @@
 import { isAlias, isMap, isPair, isScalar, isSeq, Scalar, type Document, type Node as YNode } from 'yaml';
 import { resolvePlain, resolveTagged } from './scalars';
 import { addEntry, addItem, makeMap, makeSeq, valueOf, type Span, type VMap, type VNode } from './tree';
+import { valueText } from '../../base/value-text';
 
 export interface ConvertProblem {
   code: 'yaml.recursive-alias' | 'yaml.unknown-alias' | 'yaml.duplicate-key' | 'yaml.bad-merge' | 'yaml.complex-key';
@@ -78,7 +79,7 @@ export function convertDocument(doc: Document.Parsed, offset = 0): Converted {
         const keySpan = k ? S(k) : { start: S(pair.value as YNode).start, end: S(pair.value as YNode).start };
         let key: string;
         if (k == null) key = '';
-        else if (isScalar(k)) key = String((k).source ?? (k).value ?? '');
+        else if (isScalar(k)) key = valueText((k).source ?? (k).value ?? '');
         else {
           key = JSON.stringify(valueOf(convert(k, keySpan)));
           problems.push({ code: 'yaml.complex-key', span: keySpan, message: 'A mapping key must be a plain scalar here' });
@@ -145,7 +146,7 @@ export function convertDocument(doc: Document.Parsed, offset = 0): Converted {
 function scalarNode(n: Scalar, s: Span): VNode {
   const quoted = n.type === 'QUOTE_DOUBLE' || n.type === 'QUOTE_SINGLE';
   const block = n.type === 'BLOCK_LITERAL' || n.type === 'BLOCK_FOLDED';
-  const text = typeof n.source === 'string' ? n.source : n.value == null ? '' : String(n.value);
+  const text = typeof n.source === 'string' ? n.source : n.value == null ? '' : valueText(n.value);
   const explicitTag = n.tag; // the yaml package sets `tag` only for explicit tags
   if (quoted || block) {
     const value = typeof n.source === 'string' ? n.source : typeof n.value === 'string' ? n.value : text;

@@ -6,10 +6,13 @@
 
 export type PyType = 'int' | 'float' | 'bool' | 'str' | 'null';
 
+/** The JS value of a YAML scalar. */
+export type ScalarValue = string | number | boolean | null;
+
 export interface PyScalar {
   py: PyType;
   /** JS value handed to JSON-schema validation (floats/ints as numbers). */
-  value: unknown;
+  value: ScalarValue;
 }
 
 const BOOL = /^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$/;

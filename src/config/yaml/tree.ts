@@ -2,7 +2,7 @@
 // Python type, and every container its plain JS value (what JSON-schema validation sees).
 // Spans are relative to the chunk a node was parsed in; a parent's reference to a child
 // carries `shift`, the offset to add, so cached chunks can be reused wherever they move to.
-import type { PyType } from './scalars';
+import type { PyType, ScalarValue } from './scalars';
 
 export interface Span {
   start: number;
@@ -13,7 +13,7 @@ export interface VScalar {
   kind: 'scalar';
   span: Span;
   py: PyType;
-  value: unknown;
+  value: ScalarValue;
   /** Source text of the scalar as written (without quotes for quoted scalars). */
   src: string;
   quoted: boolean;

@@ -7,6 +7,7 @@ import { spawn, spawnSync, type ChildProcess } from 'child_process';
 import { EventEmitter } from 'events';
 import * as fs from 'fs';
 import * as path from 'path';
+import { asPromise } from '../../base/promise';
 import type { EpisodeTrajectory, RolloutSummary } from '../trajectory/trajectory';
 import type { Backbone } from '../runtime/plan';
 import { newEpisode, type Episode } from '../runtime/episode';
@@ -85,7 +86,11 @@ export class UpstreamRun extends EventEmitter<RunEvents> implements RunHandle {
     return this.episodes.find((e) => e.threadId === threadId);
   }
 
-  async start(): Promise<void> {
+  start(): Promise<void> {
+    return asPromise(() => this.begin());
+  }
+
+  private begin(): void {
     if (this.o.runRoot) {
       this.writer = new RunWriter(this.o.runRoot, this.o.meta);
       this.runDir = this.writer.dir;

@@ -147,7 +147,7 @@ export class OpenAIUpstream implements ChatUpstream {
     }
     if (e instanceof APIError) {
       // An error event inside a stream that had started with 200.
-      return { error: { kind: 'upstream', status: e.status ?? 502, message: `${this.label} sent an error in its stream: ${e.message}` }, body: e.error as unknown };
+      return { error: { kind: 'upstream', status: typeof e.status === 'number' ? e.status : 502, message: `${this.label} sent an error in its stream: ${e.message}` }, body: e.error as unknown };
     }
     if (e instanceof SyntaxError) {
       return { error: { kind: 'malformed', status: 502, message: `${this.label} returned malformed JSON: ${e.message}` } };

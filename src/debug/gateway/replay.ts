@@ -5,6 +5,7 @@
 // recorded one (the workflow changed) is a divergence, reported with a diff.
 import * as fs from 'fs';
 import * as path from 'path';
+import { asPromise } from '../../base/promise';
 import { RECORDING_FILE, type ChatCompletionRequest, type RecordedCall } from '../trajectory/trajectory';
 import { requestDiff, sameRequest } from './chat';
 import type { CallContext, ChatUpstream, UpstreamResult } from './model-endpoint';
@@ -59,7 +60,11 @@ export class ReplayUpstream implements ChatUpstream {
     };
   }
 
-  async complete(_body: ChatCompletionRequest, ctx: CallContext): Promise<UpstreamResult> {
+  complete(_body: ChatCompletionRequest, ctx: CallContext): Promise<UpstreamResult> {
+    return asPromise(() => this.recorded(ctx));
+  }
+
+  private recorded(ctx: CallContext): UpstreamResult {
     const rec = this.calls.get(key(ctx.episode, ctx.index, ctx.role));
     if (!rec) return { ok: false, error: { kind: 'divergence', status: 409, message: `no recorded call #${ctx.index + 1} for ${ctx.episode}` } };
     if (rec.error) return { ok: false, error: rec.error };
@@ -68,8 +73,8 @@ export class ReplayUpstream implements ChatUpstream {
     return { ok: true, response, chunks: rec.delivered ? undefined : rec.chunks };
   }
 
-  async models(): Promise<unknown> {
-    return { object: 'list', data: [...this.modelNames].map((id) => ({ id, object: 'model', owned_by: 'replay' })) };
+  models(): Promise<unknown> {
+    return Promise.resolve({ object: 'list', data: [...this.modelNames].map((id) => ({ id, object: 'model', owned_by: 'replay' })) });
   }
 }
 

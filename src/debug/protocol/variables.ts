@@ -4,6 +4,7 @@
 import { Handles } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { getPath, type PathSegment } from './paths';
+import { valueText } from '../../base/value-text';
 
 /** Where an editable value lives: `root()` re-reads it, `edit()` gives the writable copy. */
 export interface EditTarget {
@@ -110,7 +111,7 @@ function clip(s: string, n: number): string {
 export function preview(value: unknown, width = MAX_STRING_PREVIEW): string {
   if (value === undefined) return 'undefined';
   if (typeof value === 'string') return clip(JSON.stringify(value), width);
-  if (value === null || typeof value !== 'object') return String(value);
+  if (value === null || typeof value !== 'object') return valueText(value);
   if (Array.isArray(value)) {
     if (value.length && value.every((x) => typeof x === 'number')) return `[${value.length} numbers] ${clip(JSON.stringify(value.slice(0, 12)), 120)}`;
     return `list[${value.length}]`;

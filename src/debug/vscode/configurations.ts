@@ -35,7 +35,7 @@ export class RolloutConfigurationProvider implements vscode.DebugConfigurationPr
   }
 
   /** F5 with no launch.json: debug the RL config in the active editor. */
-  async resolveDebugConfiguration(folder: vscode.WorkspaceFolder | undefined, config: vscode.DebugConfiguration): Promise<vscode.DebugConfiguration | undefined | null> {
+  resolveDebugConfiguration(folder: vscode.WorkspaceFolder | undefined, config: vscode.DebugConfiguration): vscode.DebugConfiguration | undefined {
     if (!config.type && !config.request && !config.name) {
       const doc = vscode.window.activeTextEditor?.document;
       if (doc && /\.ya?ml$/i.test(doc.fileName) && LOOKS_RL.test(doc.getText())) return configFor(doc.uri, vscode.workspace.getWorkspaceFolder(doc.uri) ?? folder);

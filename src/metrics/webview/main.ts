@@ -120,19 +120,19 @@ class MetricsView {
     if (!first) return;
     document.title = strings.title;
     const toolbar = new Toolbar(strings, this.opts, (o) => this.setOptions({ ...this.opts, ...o }, true));
-    const view = this;
+    const current = (): UiStrings => this.strings;
     const board = new ChartBoard(
       {
         // Read when used: a later `init` may bring other strings.
         get strings() {
-          return view.strings;
+          return current();
         },
         options: () => this.opts,
         theme: () => this.th,
         marks: {
           marks: (runs) => runs.flatMap((r) => (this.runMarks.get(r)?.marks ?? []).map((mark) => ({ mark, start: this.runMarks.get(r)!.start }))),
           get label() {
-            return view.strings.commitMark;
+            return current().commitMark;
           },
           color: () => this.th.muted,
         },

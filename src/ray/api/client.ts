@@ -294,7 +294,7 @@ export function tailLogs(client: RayClient, id: string, onChunk: (text: string) 
   };
   ws.on('open', () => (opened = true));
   ws.on('message', (data) => {
-    const text = data.toString();
+    const text = (Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data)).toString();
     seen += text.length;
     onChunk(text);
   });

@@ -8,6 +8,8 @@ import * as fs from 'node:fs';
 import type { Cursor, ExperienceDetail, ExperienceRow, SourceInfo } from '../../relay-protocol/messages';
 import { toWireNumber } from '../../relay-protocol/messages';
 import type { Logger } from '../../base/log';
+import { asPromise } from '../../base/promise';
+import { valueText } from '../../base/value-text';
 import { boundedJsonOf, numericMetrics } from './trxp';
 import { FileChange, FollowedFile } from './followed-file';
 import { LineReader } from './line-reader';
@@ -46,12 +48,12 @@ function rowOfLine(line: string, id: number, table: string): ExperienceRow | und
     id,
     table,
     // As Trinity's SQL buffer stores it (ExperienceModel.from_experience: str(eid.task)).
-    task_id: e.task === undefined || e.task === null ? null : String(e.task),
+    task_id: e.task === undefined || e.task === null ? null : valueText(e.task),
     run_id: int(e.run),
     model_version: int(o.info?.model_version) ?? int(e.step),
     reward: typeof o.reward === 'number' ? toWireNumber(o.reward) : null,
     timestamp: null,
-    msg_id: e.suffix === undefined || e.suffix === null ? null : String(e.suffix),
+    msg_id: e.suffix === undefined || e.suffix === null ? null : valueText(e.suffix),
     ...(metrics ? { metrics } : {}),
   };
 }
@@ -132,7 +134,7 @@ export class JsonlExperienceSource extends FileSource {
     // A line longer than a read (a huge multimodal experience) is skipped in the list, read only on request.
     const lines = new LineReader(READ_BYTES);
     return {
-      next: async (): Promise<Batch | undefined> => {
+      next: () => asPromise((): Batch | undefined => {
         for (;;) {
           const at = file.where();
           if (!at) return undefined;
@@ -150,7 +152,7 @@ export class JsonlExperienceSource extends FileSource {
           if (got.next > start) return { type: 'experiences', source: this.info.id, run: this.info.run, rows, cursor: file.at(this.info.id) };
           if (!file.drained(at.size)) return undefined;
         }
-      },
+      }),
       close: () => file.close(),
     };
   }

@@ -4,6 +4,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Logger } from '../../base/log';
+import { asPromise } from '../../base/promise';
 import type { Cursor, SourceInfo } from '../../relay-protocol/messages';
 import { FileChange, FollowedFile } from './followed-file';
 import { LineReader } from './line-reader';
@@ -58,7 +59,11 @@ class StepLogReader implements SourceReader {
     else this.src.report(`replaced:${this.file.fid}`, `relay: ${f} was replaced (rotated, or its directory recreated): ${c.lostBytes ? `${c.lostBytes} unterminated byte(s) at the end of the old file skipped; ` : ''}reading the new file from its start`);
   }
 
-  async next(budget: number): Promise<Batch | undefined> {
+  next(budget: number): Promise<Batch | undefined> {
+    return asPromise(() => this.read(budget));
+  }
+
+  private read(budget: number): Batch | undefined {
     const batch = new PointBatch();
     for (;;) {
       const at = this.file.where();

@@ -11,6 +11,7 @@ import * as https from 'node:https';
 import * as path from 'node:path';
 import type { Cursor, SourceInfo } from '../../relay-protocol/messages';
 import type { Logger } from '../../base/log';
+import { asPromise } from '../../base/promise';
 import { OutsideRoot, type JobRoot } from './job-root';
 import { Batch, PointBatch, Source, SourceReader, fileId, readSmallText } from './source';
 
@@ -201,7 +202,7 @@ export class ServeMetricsSource implements Source {
     let fid: string | undefined;
     let offset = 0;
     return {
-      next: async (): Promise<Batch | undefined> => {
+      next: () => asPromise((): Batch | undefined => {
         let st: fs.Stats;
         try {
           st = fs.statSync(file);
@@ -234,7 +235,7 @@ export class ServeMetricsSource implements Source {
         for (const line of buf.toString('utf8', 0, end).split('\n')) addLine(batch, line);
         offset += end + 1;
         return batch.toBatch(this.info, { source: this.info.id, fid, offset });
-      },
+      }),
       close: () => undefined,
     };
   }
@@ -242,14 +243,14 @@ export class ServeMetricsSource implements Source {
   private openRing(cursor: Cursor | undefined): SourceReader {
     let after = cursor && cursor.fid === this.instance ? cursor.offset : 0;
     return {
-      next: async (): Promise<Batch | undefined> => {
+      next: () => asPromise((): Batch | undefined => {
         const fresh = this.samples.filter((s) => s.seq > after);
         if (fresh.length === 0) return undefined;
         const batch = new PointBatch();
         for (const s of fresh) for (const [k, v] of s.values) batch.add(k, s.step, s.wallTime, v);
         after = fresh[fresh.length - 1].seq;
         return batch.toBatch(this.info, { source: this.info.id, fid: this.instance, offset: after });
-      },
+      }),
       close: () => undefined,
     };
   }

@@ -12,6 +12,7 @@
 // naming the damage, never a row twice or a cursor moving backwards.
 import type { Cursor, ExperienceRow, ExperiencesMessage, SourceInfo } from '../../relay-protocol/messages';
 import { fromWireNumber, toWireNumber } from '../../relay-protocol/messages';
+import { valueText } from '../../base/value-text';
 import { summarizeExperience } from './trxp';
 import { SqlExec, quoteIdent } from './row-changes';
 import { EncodedWindow, RowState, RowWindow, changedBuckets, parseWindow, windowBuckets, BUCKET_ROWS } from './row-window';
@@ -315,13 +316,13 @@ export class SqlTableReader implements SourceReader {
     const row: ExperienceRow = {
       id,
       table: this.host.table,
-      task_id: v[1] === null ? null : String(v[1]),
+      task_id: v[1] === null ? null : valueText(v[1]),
       run_id: intOrNull(v[2]),
       model_version: intOrNull(v[3]),
       reward: v[4] === null || v[4] === undefined ? null : toWireNumber(Number(v[4])),
-      timestamp: v[5] === null ? null : String(v[5]),
+      timestamp: v[5] === null ? null : valueText(v[5]),
     };
-    if (c.msgId) row.msg_id = v[6] === null ? null : String(v[6]);
+    if (c.msgId) row.msg_id = v[6] === null ? null : valueText(v[6]);
     if (c.consumed) row.consumed = intOrNull(v[7]);
     if (v[9] instanceof Uint8Array) {
       const read = (start: number, len: number): Uint8Array | undefined => {

@@ -7,6 +7,7 @@
 // read is still what the files hold; if a writer moved them meanwhile it throws TornRead.
 import * as path from 'node:path';
 import type { SqlExec } from './row-changes';
+import { valueText } from '../../base/value-text';
 import { DbPages } from './sqlite-pages';
 import { sqliteWasm } from './sqlite-wasm';
 
@@ -276,7 +277,7 @@ export class PagedDatabase implements SqlExec {
     if (v === null || v === undefined) this.check(c.bindNull(stmt, i));
     else if (typeof v === 'number' && Number.isSafeInteger(v)) this.check(c.bindInt64(stmt, i, v >>> 0, Math.floor(v / 2 ** 32)));
     else if (typeof v === 'number') this.check(c.bindDouble(stmt, i, v));
-    else this.check(c.bindText(stmt, i, String(v), -1, TRANSIENT));
+    else this.check(c.bindText(stmt, i, valueText(v), -1, TRANSIENT));
   }
 
   private column(stmt: number, i: number): unknown {

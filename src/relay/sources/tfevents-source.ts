@@ -3,6 +3,7 @@
 // read from its start; a truncated one is read again from its start. Damage (CRC mismatches,
 // corrupt headers, records over the size limit) is skipped and reported once per source.
 import type { Logger } from '../../base/log';
+import { asPromise } from '../../base/promise';
 import type { Cursor, SourceInfo } from '../../relay-protocol/messages';
 import { FileGone, TfRecordFileReader } from '../tfrecord/file-reader';
 import { MAX_RECORD_BYTES } from '../tfrecord/scan';
@@ -76,7 +77,11 @@ class TfEventsReader implements SourceReader {
     this.file = new FollowedFile(src.files, src.file, cursor, (c) => src.changed(this.file.fid, c));
   }
 
-  async next(budget: number): Promise<Batch | undefined> {
+  next(budget: number): Promise<Batch | undefined> {
+    return asPromise(() => this.read(budget));
+  }
+
+  private read(budget: number): Batch | undefined {
     const batch = this.batch;
     batch.clear();
     for (;;) {

@@ -16,6 +16,7 @@
 // error for that row alone.
 import type { ExperienceDetail, WireNumber } from '../../relay-protocol/messages';
 import { toWireNumber } from '../../relay-protocol/messages';
+import { valueText } from '../../base/value-text';
 import { asFloat32 } from './safetensors';
 import { PickleBudget, PickleError, PyDict, PyGlobal, PyObject, PyOpaque, PyValue, unpickle, unpickleSliced } from './pickle';
 
@@ -319,7 +320,7 @@ function boundedJson(v: unknown, budget: JsonBudget): unknown {
     if (x instanceof PyGlobal) return leaf(`<${x.qualified}>`, x.qualified.length);
     if (x instanceof PyOpaque) return leaf(`<${x.what}>`, 16);
     if (depth > budget.maxDepth) return leaf('…', 3);
-    if (typeof x !== 'object') return leaf(String(x), 8);
+    if (typeof x !== 'object') return leaf(valueText(x), 8);
     if (onPath.has(x)) return leaf('<cycle>', 8);
     onPath.add(x);
     try {

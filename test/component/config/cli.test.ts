@@ -5,6 +5,8 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
+import type { CheckResult } from '../../../src/feature-api/config-checker';
+import { parseJson } from '../../harness/json';
 import { hasShared, repoRoot, sharedDir } from '../../harness/paths';
 import { tempDir, trinity } from '../../unit/config/helpers';
 
@@ -96,10 +98,10 @@ test('globs and directories expand to YAML files; text output summarises', () =>
 test('--kind forces a kind; --env feeds interpolations; --trinity-version targets a release', () => {
   const dir = project();
   fs.writeFileSync(path.join(dir, 'partial.yaml'), 'algorithm:\n  algorithm_type: grpo\n');
-  const guessed = JSON.parse(cli(dir, '--format', 'json', 'partial.yaml').stdout)[0];
+  const guessed = parseJson<CheckResult[]>(cli(dir, '--format', 'json', 'partial.yaml').stdout)[0];
   assert.equal(guessed.kind, 'trinity');
   assert.ok(guessed.diagnostics.some((d: { code: string }) => d.code === 'input.kind-guessed'));
-  const forced = JSON.parse(cli(dir, '--format', 'json', '--kind', 'trinity', 'partial.yaml').stdout)[0];
+  const forced = parseJson<CheckResult[]>(cli(dir, '--format', 'json', '--kind', 'trinity', 'partial.yaml').stdout)[0];
   assert.equal(forced.kind, 'trinity');
   assert.ok(forced.diagnostics.some((x: { code: string }) => x.code === 'trinity.buffer.no-taskset'));
   fs.writeFileSync(path.join(dir, 'env.yaml'), trinity({ model: { max_response_tokens: '${oc.env:RESP_LEN,512}' } }));
@@ -113,7 +115,7 @@ test('SARIF 2.1.0 output', () => {
   const dir = project();
   const r = cli(dir, '--format', 'sarif', 'configs/nested/bad.yml', 'configs/warn.yaml');
   assert.equal(r.code, 1);
-  const log = JSON.parse(r.stdout);
+  const log = parseJson<{ version: string; runs: { results: unknown; tool: { driver: { rules: { id: string }[] } } }[] }>(r.stdout);
   assert.equal(log.version, '2.1.0');
   const results = log.runs[0].results as { ruleId: string; level: string; locations: { physicalLocation: { artifactLocation: { uri: string }; region: { startLine: number } } }[] }[];
   const err = results.find((x) => x.ruleId === 'trinity.length.exceeds-max-model-len' && x.locations[0].physicalLocation.region.startLine === 12)!;
@@ -127,7 +129,7 @@ test('SARIF 2.1.0 output', () => {
 test('binary files and decoupled jobs on the command line', () => {
   const dir = project();
   fs.writeFileSync(path.join(dir, 'blob.yaml'), Buffer.from([0x00, 0xff, 0x10]));
-  const b = JSON.parse(cli(dir, '--format', 'json', 'blob.yaml').stdout)[0];
+  const b = parseJson<CheckResult[]>(cli(dir, '--format', 'json', 'blob.yaml').stdout)[0];
   assert.equal(b.diagnostics[0].code, 'input.binary');
   fs.writeFileSync(path.join(dir, 'explorer.yaml'), trinity({ mode: 'explore', name: 'job', model: { model_path: 'a/b' } }));
   fs.writeFileSync(path.join(dir, 'trainer.yaml'), trinity({ mode: 'train', name: 'job', buffer: { train_batch_size: 32 } }));
@@ -191,11 +193,11 @@ test('a named file that matches no kind is checked as the likeliest kind, never 
 test('an explicit --kind beats a `# agentrl: none` modeline; without it the modeline is respected', () => {
   const dir = tempDir('agentrl-cli-');
   fs.writeFileSync(path.join(dir, 'off.yaml'), `# agentrl: none\n${trinity({ model: { max_response_tokens: 600 } })}`);
-  const auto = JSON.parse(cli(dir, '--format', 'json', 'off.yaml').stdout)[0];
+  const auto = parseJson<CheckResult[]>(cli(dir, '--format', 'json', 'off.yaml').stdout)[0];
   assert.deepEqual([auto.kind, auto.diagnostics], [null, []]);
   const forced = cli(dir, '--format', 'json', '--kind', 'trinity', 'off.yaml');
   assert.equal(forced.code, 1);
-  const r = JSON.parse(forced.stdout)[0] as { kind: string; diagnostics: { code: string }[] };
+  const r = parseJson<{ kind: string; diagnostics: { code: string }[] }[]>(forced.stdout)[0];
   assert.equal(r.kind, 'trinity');
   assert.ok(r.diagnostics.some((d) => d.code === 'trinity.length.exceeds-max-model-len'));
 });
@@ -204,18 +206,18 @@ test('the Trinity-RFT and verl versions come from the project\'s pins (no flag, 
   const dir = tempDir('agentrl-cli-');
   fs.writeFileSync(path.join(dir, 'c.yaml'), trinity({ explorer: { rollout_model: { data_parallel_size: 1 } }, trainer: { trainer_config: { actor_rollout_ref: { actor: { use_dynamic_bsz: true } } } } }));
   fs.writeFileSync(path.join(dir, 'pyproject.toml'), '[project]\nname = "rl"\ndependencies = ["trinity-rft==0.5.2"]\n');
-  const old = JSON.parse(cli(dir, '--format', 'json', 'c.yaml').stdout)[0] as { diagnostics: { code: string; message: string }[] };
+  const old = parseJson<{ diagnostics: { code: string; message: string }[] }[]>(cli(dir, '--format', 'json', 'c.yaml').stdout)[0];
   const newer = old.diagnostics.find((d) => d.code === 'version.newer-key');
   assert.match(newer?.message ?? '', /this workspace has 0\.5\.2 \(pinned: 0\.5\.2 \(pyproject\.toml\)\)/);
   // Trinity-RFT 0.6 with verl 0.8 pinned in the conda environment: trainer_config is ignored
   fs.writeFileSync(path.join(dir, 'pyproject.toml'), '[project]\nname = "rl"\ndependencies = ["trinity-rft==0.6.0"]\n');
   fs.writeFileSync(path.join(dir, 'environment.yml'), 'dependencies:\n  - pip:\n    - verl==0.8.0\n');
-  const r = JSON.parse(cli(dir, '--format', 'json', 'c.yaml').stdout)[0] as { diagnostics: { code: string; message: string }[] };
+  const r = parseJson<{ diagnostics: { code: string; message: string }[] }[]>(cli(dir, '--format', 'json', 'c.yaml').stdout)[0];
   const ignored = r.diagnostics.find((d) => d.code === 'trinity.trainer.verl-config-ignored');
   assert.match(ignored?.message ?? '', /^verl ≥ 0\.8 \(verl 0\.8\.0, pinned in environment\.yml\)/);
   assert.match(ignored?.message ?? '', /`trainer\.use_dynamic_bsz` for `actor_rollout_ref\.actor\.use_dynamic_bsz`/);
   // --verl-version names the verl outright; 0.7.1 (0.6's own pin): no warning
-  const legacy = JSON.parse(cli(dir, '--format', 'json', '--verl-version', '0.7.1', 'c.yaml').stdout)[0] as { diagnostics: { code: string }[] };
+  const legacy = parseJson<{ diagnostics: { code: string }[] }[]>(cli(dir, '--format', 'json', '--verl-version', '0.7.1', 'c.yaml').stdout)[0];
   assert.ok(!legacy.diagnostics.some((d) => d.code === 'trinity.trainer.verl-config-ignored'));
   assert.equal(cli(dir, '--verl-version', 'new', 'c.yaml').code, 2);
 });

@@ -5,12 +5,15 @@
 // buffer, ASTuner's beast-logger files).
 import { describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
+import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as zlib from 'zlib';
 import { readRolloutLog } from '../../../src/debug/backbones/astuner-logs';
 import { descendants } from '../../../src/debug/runtime/process-tree';
+import type { RolloutSummary } from '../../../src/debug/trajectory/trajectory';
+import { readJson } from '../../harness/json';
 import { collectOutput, latestRun, launch, readJsonl, startAdapter, toolcallWorkspace } from './helpers';
 
 const FAKE_TRINITY = `#!/usr/bin/env python3
@@ -35,7 +38,7 @@ print("workflow finished: reward 1.0", flush=True)
 
 function binWithPython(fake?: string): string {
   const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'agentrl-bin-'));
-  const real = require('child_process').execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).trim();
+  const real = execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).trim();
   fs.symlinkSync(real, path.join(bin, 'python3'));
   if (fake) fs.writeFileSync(path.join(bin, 'trinity'), fake, { mode: 0o755 });
   return bin;
@@ -70,7 +73,7 @@ describe('upstream debug backbones', () => {
       assert.match(out.text(), /\$ trinity debug --config .*toolcall\.yaml --module inference_model/);
       assert.match(out.text(), /workflow finished: reward 1\.0/);
       const run = latestRun(ws);
-      const summary = JSON.parse(fs.readFileSync(path.join(run, 'summary.json'), 'utf8'));
+      const summary = readJson<RolloutSummary>(path.join(run, 'summary.json'));
       assert.equal(summary.status, 'completed');
       assert.deepEqual(summary.rewardByTask, { paris: 1 });
       const [traj] = readJsonl<{ episode: string; metadata: { response_text: string } }>(path.join(run, 'trajectories.jsonl'));

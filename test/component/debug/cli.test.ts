@@ -9,6 +9,11 @@ import * as path from 'path';
 import { isAlive } from '../../../src/debug/runtime/process-tree';
 import { repoRoot } from '../../harness/paths';
 import { modelAndWorkspace, skipWithoutModel, toolcallWorkspace } from './helpers';
+import type { RolloutSummary } from '../../../src/debug/trajectory/trajectory';
+import { parseJson } from '../../harness/json';
+
+/** What `--json` prints: the run's summary and its folder. */
+type RunJson = RolloutSummary & { dir: string };
 
 const cli = path.join(repoRoot, 'dist', 'agentrl.js');
 const skip = skipWithoutModel || (!fs.existsSync(cli) && 'dist/agentrl.js not built');
@@ -23,20 +28,20 @@ describe('agentrl rollout', { skip }, () => {
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stderr, /Tparis#R0: reward 1\n/);
     assert.match(r.stderr, /Tsum#R0: reward 1\n/);
-    const summary = JSON.parse(r.stdout);
+    const summary = parseJson<RunJson>(r.stdout);
     assert.deepEqual(summary.rewardByTask, { paris: 1, sum: 1 });
     assert.equal(summary.llmCalls, 4);
     const replay = run(['--config', path.join(env.ws, 'toolcall.yaml'), '--cwd', env.ws, '--tasks', 'paris,sum', '--replay', summary.dir, '--json', '--timings']);
     assert.equal(replay.status, 0, replay.stderr);
     // --timings: the end of the run step by step, from the last episode to main() returning.
     assert.match(replay.stderr, /\ntimings: last episode ended \+0\.0 ms · run ended \+[\d.]+ ms · summary written \+[\d.]+ ms · gateway closed \+[\d.]+ ms · runner exited \+[\d.]+ ms · returned \+[\d.]+ ms \(total [\d.]+ ms\)\n/);
-    const again = JSON.parse(replay.stdout);
+    const again = parseJson<RunJson>(replay.stdout);
     assert.ok(fs.readFileSync(path.join(summary.dir, 'trajectories.jsonl')).equals(fs.readFileSync(path.join(again.dir, 'trajectories.jsonl'))));
   });
 
   test('a replay that diverges fails with a diff, and usage errors exit 2', () => {
     const first = run(['--config', path.join(env.ws, 'toolcall.yaml'), '--cwd', env.ws, '--tasks', 'paris', '--model-base-url', env.model.url, '--json']);
-    const dir = JSON.parse(first.stdout).dir as string;
+    const dir = parseJson<RunJson>(first.stdout).dir;
     const tasks = path.join(env.ws, 'data', 'train.jsonl');
     fs.writeFileSync(tasks, fs.readFileSync(tasks, 'utf8').replace('What is the weather in Paris?', 'Weather in Paris, please.'));
     const r = run(['--config', path.join(env.ws, 'toolcall.yaml'), '--cwd', env.ws, '--tasks', 'paris', '--replay', dir]);

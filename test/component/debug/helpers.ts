@@ -10,6 +10,7 @@ import type { DebugProtocol } from '@vscode/debugprotocol';
 import { parse } from 'yaml';
 import type { CheckResult, ConfigChecker } from '../../../src/feature-api/config-checker';
 import { silentLogger } from '../../../src/base/log';
+import { asPromise } from '../../../src/base/promise';
 import { RolloutDebugSession } from '../../../src/debug/protocol/session';
 import type { LaunchContext } from '../../../src/debug/protocol/launch';
 import { repoRoot, venvPython } from '../../harness/paths';
@@ -26,7 +27,11 @@ export const sdkPython = fs.existsSync(venvPython) ? venvPython : 'python3';
  * file contains the marker `# test-double: error`.
  */
 export class ConfigCheckerTestDouble implements ConfigChecker {
-  async check(file: string, text?: string): Promise<CheckResult> {
+  check(file: string, text?: string): Promise<CheckResult> {
+    return asPromise(() => this.checkNow(file, text));
+  }
+
+  private checkNow(file: string, text?: string): CheckResult {
     const src = text ?? fs.readFileSync(file, 'utf8');
     const doc = parse(src) as Record<string, unknown> | null;
     const kind = doc && 'astuner' in doc ? 'astuner' : doc && 'ajet' in doc ? 'ajet' : doc && 'buffer' in doc ? 'trinity' : null;
@@ -48,7 +53,7 @@ export function toolcallWorkspace(): string {
 
 export interface Adapter {
   dc: DebugClient;
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 /** The debug adapter in this process, spoken to over a real DAP socket. */
@@ -87,8 +92,9 @@ export async function launch(dc: DebugClient, args: Record<string, unknown>, opt
     await dc.configurationDoneRequest();
   });
   const launched = dc.launch({ type: 'agentrl', request: 'launch', ...args });
-  await configured;
-  return launched;
+  // Both awaited at once: a launch refused before the configuration is done is no unhandled rejection
+  const [, response] = await Promise.all([configured, launched]);
+  return response;
 }
 
 export async function topFrame(dc: DebugClient, threadId: number): Promise<DebugProtocol.StackFrame> {

@@ -105,7 +105,7 @@ describe('Ray cluster (real Ray 2.58, two nodes, loopback-only netns)', { skip }
     }, 90_000);
     assert.equal(run.status, 'SUCCEEDED', run.message ?? '');
     assert.equal(run.metadata?.['agentrl.name'], 'run1');
-    await until('the log stream to end', async () => ended || undefined, 20_000);
+    await until('the log stream to end', () => ended || undefined, 20_000);
     tail.close();
     for (let s = 0; s < 6; s++) assert.match(streamed, new RegExp(`Step ${s}: wrote`), `log line of step ${s} streamed`);
 
@@ -120,7 +120,7 @@ describe('Ray cluster (real Ray 2.58, two nodes, loopback-only netns)', { skip }
       }
     });
     rc.start();
-    await until(`${expected.length} points`, async () => got.size >= expected.length || undefined, 30_000);
+    await until(`${expected.length} points`, () => got.size >= expected.length || undefined, 30_000);
     await rc.close();
     assert.equal(got.size, expected.length);
     for (const e of expected) assert.equal(got.get(`${e.role}|${e.tag}|${e.step}`), e.value, `${e.role} ${e.tag} @${e.step}`);

@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import WebSocket from 'ws';
+import { wsText } from '../../harness/ws-text';
 import { RELAY_DEFAULTS, Relay } from '../../../src/relay/serve/relay';
 import { EventType } from '../../../src/relay/tfrecord/event-proto';
 import { frameRecord } from '../../../src/relay/tfrecord/scan';
@@ -44,7 +45,7 @@ function frameCounter(url: string, binary: boolean): { kinds: { binary: number; 
     if (isBinary) kinds.binary++;
     else {
       kinds.text++;
-      const m = JSON.parse(String(data)) as { type: string };
+      const m = JSON.parse(wsText(data)) as { type: string };
       if (m.type === 'hello') ws.send(JSON.stringify({ type: 'subscribe', protocol: RELAY_PROTOCOL_VERSION, cursors: [], ...(binary ? { binary: ['points'] } : {}) }));
     }
   });

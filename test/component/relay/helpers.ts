@@ -13,6 +13,7 @@ import { RelayPoint, pointsOf } from '../../harness/relay-points';
 import { repoRoot, venvPython } from '../../harness/paths';
 import { cliBundle } from '../../harness/relay';
 import { until } from '../../harness/wait';
+import { wsText } from '../../harness/ws-text';
 
 export { startRelay, type RelayProc } from '../../harness/relay';
 export { rng, tmpDir } from '../../unit/relay/helpers';
@@ -148,7 +149,7 @@ export function jsonSubscriber(url: string, envelope?: EnvelopeRequest): { point
   const ws = new WebSocket(url, RELAY_SUBPROTOCOL);
   ws.on('message', (data, isBinary) => {
     assert.ok(!isBinary, 'a binary frame to a client that did not ask for one');
-    const m = parseServerMessage(String(data));
+    const m = parseServerMessage(wsText(data));
     if (m.type === 'hello') ws.send(JSON.stringify({ type: 'subscribe', protocol: RELAY_PROTOCOL_VERSION, cursors: [], ...(envelope ? { envelope } : {}) }));
     else if (m.type === 'points') m.tag.forEach((t, i) => points.push({ run: m.run, role: m.role, tag: m.tags[t], step: m.step[i], wallTime: m.wallTime[i], value: fromWireNumber(m.value[i]) }));
     else if (m.type === 'envelope') envelopes.push({ type: 'envelope', source: m.source, run: m.run, role: m.role, tag: m.tag, points: m.points, cursor: m.cursor, env: envelopeArrays(m) });

@@ -221,7 +221,7 @@ describe('launch.json and data', () => {
     assert.equal(r.code, 0, r.stderr);
     assert.equal(fs.readFileSync(path.join(ws, 'math_agent', 'data', 'train.jsonl'), 'utf8'), fs.readFileSync(good, 'utf8'));
     assert.ok(!fs.existsSync(path.join(ws, 'math_agent', 'data', 'test.jsonl')));
-    const config = YAML.parse(fs.readFileSync(path.join(ws, 'math_agent', 'config.yaml'), 'utf8'));
+    const config = YAML.parse(fs.readFileSync(path.join(ws, 'math_agent', 'config.yaml'), 'utf8')) as { buffer: { explorer_input: { eval_tasksets: { split: string }[] } } };
     assert.equal(config.buffer.explorer_input.eval_tasksets[0].split, 'train', 'evaluates on the only split there is');
     assert.match(fs.readFileSync(path.join(ws, 'math_agent', 'README.md'), 'utf8'), /2 rows copied from mine\.jsonl/);
 

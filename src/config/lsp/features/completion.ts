@@ -12,6 +12,7 @@ import { formatPath } from '../../yaml/tree';
 import { cursorContext } from './cursor';
 import { valueSince } from '../../facts/releases';
 import { compareVersions } from '../../core/versions';
+import { valueText } from '../../../base/value-text';
 
 // LSP enum values (numbers, so this module stays free of runtime LSP imports)
 const Kind = { Property: 10, Value: 12, Enum: 13, EnumMember: 20, Class: 7, Module: 9, Keyword: 14 } as const satisfies Record<string, CompletionItemKind>;
@@ -53,7 +54,7 @@ function keySnippet(key: string, node: SchemaNode, indent: string, env?: Complet
   const d = t?.default;
   const choices = (t?.['x-choices'] ?? t?.['x-enum']?.values)?.filter((c) => !env || inRelease(valueSince(t, c), env));
   if (choices?.length) {
-    const first = d !== undefined && d !== null ? String(d) : choices[0];
+    const first = d !== undefined && d !== null ? valueText(d) : choices[0];
     const ordered = [first, ...choices.filter((c) => c !== first)];
     return `${key}: \${1|${ordered.map((c) => c.replace(/[|,]/g, '')).join(',')}|}`;
   }

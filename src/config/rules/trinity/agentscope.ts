@@ -8,6 +8,7 @@ import { compareVersions } from '../../core/versions';
 import { workspacePin } from '../../workspace/pins';
 import { report, type Rule } from '../context';
 import { items } from './common';
+import { valueText } from '../../../base/value-text';
 
 /** The AgentScope releases that have `agentscope.tuner`. */
 export const AGENTSCOPE_TUNER_SPEC = 'agentscope>=1.0.19,<2';
@@ -21,7 +22,7 @@ export const agentscopeTunerRule: Rule = {
     if (TUNER_WORKFLOWS.has(v.str('buffer.explorer_input.default_workflow_type') ?? '')) sites.push('buffer.explorer_input.default_workflow_type');
     if (TUNER_WORKFLOWS.has(v.str('buffer.explorer_input.taskset.default_workflow_type') ?? '')) sites.push('buffer.explorer_input.taskset.default_workflow_type');
     items(v, 'buffer.explorer_input.tasksets').forEach((t, i) => {
-      if (TUNER_WORKFLOWS.has(String(t.default_workflow_type ?? ''))) sites.push(`buffer.explorer_input.tasksets[${i}].default_workflow_type`);
+      if (TUNER_WORKFLOWS.has(valueText(t.default_workflow_type ?? ''))) sites.push(`buffer.explorer_input.tasksets[${i}].default_workflow_type`);
     });
     if (!sites.length) return;
     const pin = workspacePin([...ctx.roots, ...(ctx.file ? [path.dirname(ctx.file)] : [])], 'agentscope');

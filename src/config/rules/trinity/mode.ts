@@ -4,6 +4,7 @@ import { l10n, list } from '../../core/l10n-text';
 import { UNKNOWN } from '../view';
 import { report, setValueFix, type Rule } from '../context';
 import { MODES } from './common';
+import { valueText } from '../../../base/value-text';
 
 export const modeRule: Rule = {
   id: 'trinity.mode',
@@ -13,7 +14,7 @@ export const modeRule: Rule = {
     const mode = v.get('mode');
     if (mode === UNKNOWN || mode === undefined) return;
     if (typeof mode === 'string' && (MODES as readonly string[]).includes(mode)) return;
-    const text = mode === null ? 'None' : String(mode);
+    const text = mode === null ? 'None' : valueText(mode);
     const best = MODES.find((m) => m === text.toLowerCase()) ?? suggest(text, MODES, 1)[0];
     const fix = best ? setValueFix(ctx, 'mode', best, l10n.t("Change to '{0}'", best)) : undefined;
     report(ctx, {

@@ -9,6 +9,7 @@
 import { l10n, verbatim } from '../../core/l10n-text';
 import { report, setValueFix, type Rule, type RuleContext } from '../context';
 import { atLeast06, intOf, items, syncStyleOf } from './common';
+import { valueText } from '../../../base/value-text';
 
 export interface Engine {
   /** Dotted path of the model section. */
@@ -46,7 +47,7 @@ export function enginesOf(ctx: RuleContext): Engine[] | undefined {
 const related = (ctx: RuleContext, keys: string[]) =>
   keys.map((k) => {
     const x = ctx.view.get(k);
-    return { path: k, message: x === undefined || x === null ? l10n.t('`{0}` = (default)', k) : verbatim(`\`${k}\` = ${String(x)}`) };
+    return { path: k, message: x === undefined || x === null ? l10n.t('`{0}` = (default)', k) : verbatim(`\`${k}\` = ${valueText(x)}`) };
   });
 const written = (ctx: RuleContext, e: Engine, key: string) => (ctx.view.has(`${e.path}.${key}`) ? `${e.path}.${key}` : undefined);
 const parallelKeys = (ctx: RuleContext, e: Engine) => ['data_parallel_size', 'tensor_parallel_size', 'pipeline_parallel_size'].map((k) => written(ctx, e, k)).filter((k): k is string => !!k);

@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, test } from 'node:test';
 import { ConfigIndex } from '../../../../src/config/engine/crossfile';
+import { render } from '../../../../src/config/core/l10n-text';
 import { run } from '../../../unit/config/helpers';
 import { cli, tempDir } from '../../scaffold/helpers';
 
@@ -32,7 +33,7 @@ test('trinity-online: the generated serve + train pair agrees; a planted mismatc
   const ok = check(explorer, trainer, dir);
   for (const a of [ok.explorer, ok.trainer]) {
     assert.ok(a.docs[0].facts, 'the cross-file check sees the file as half of a job');
-    assert.deepEqual(a.findings.filter((f) => f.code.startsWith('crossfile') || f.severity === 'error').map((f) => `${f.code} ${f.message}`), []);
+    assert.deepEqual(a.findings.filter((f) => f.code.startsWith('crossfile') || f.severity === 'error').map((f) => `${f.code} ${render(f.message)}`), []);
   }
   const bad = trainer.replace(/name: (\S+)_experiences/, 'name: $1_other_experiences');
   assert.notEqual(bad, trainer, 'the trainer names the shared experience buffer');

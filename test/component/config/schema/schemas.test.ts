@@ -122,7 +122,7 @@ function compare(facts: UpFacts, defaults: string): string[] {
       continue;
     }
     if (isScalar(k.value) || isSeq(k.value)) {
-      const value = k.value.toJSON();
+      const value: unknown = k.value.toJSON();
       if (!sameValue(value, o.node.default)) problems.push(`${where(defaults, k.line)}: ajet.${k.path.join('.')} default: upstream ${JSON.stringify(value)}, ours ${JSON.stringify(o.node.default)}`);
     }
   }

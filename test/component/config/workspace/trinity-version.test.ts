@@ -8,6 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { Folders } from '../../../../src/config/lsp/folders';
+import { asPromise } from '../../../../src/base/promise';
 import { TrinityProbe } from '../../../../src/config/workspace/python-probe';
 import { hasShared, repoRoot, sharedDir } from '../../../harness/paths';
 import { sleep } from '../../../harness/wait';
@@ -65,11 +66,11 @@ test('Folders: per-folder settings and versions; the probe refreshes a folder, a
   const fakePy = path.join(b, 'py.sh');
   fs.writeFileSync(fakePy, `#!/bin/sh\nPYTHONPATH=${site} exec python3 "$@"\n`, { mode: 0o755 });
   const folders = new Folders({
-    pull: async (root) => {
+    pull: (root) => asPromise(() => {
       if (root === a) return { files: { 'x/*.yaml': 'trinity' }, trinityVersion: '0.3.2', probePython: true };
       if (root === b) return { pythonPath: fakePy, probePython: true, trinityVersion: 'auto' };
       throw new Error('no settings for the window');
-    },
+    }),
     probe: new TrinityProbe(20_000),
     log: () => undefined,
     changed: (f) => changed.push(f.root),

@@ -6,6 +6,8 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'fs';
 import * as path from 'path';
 import type { DebugProtocol } from '@vscode/debugprotocol';
+import type { RolloutSummary } from '../../../../src/debug/trajectory/trajectory';
+import { parseJson, readJson } from '../../../harness/json';
 import {
   byName, children, collectOutput, latestRun, launch, modelAndWorkspace, readJsonl, scopeVars, sdkPython, skipWithoutModel, startAdapter, topFrame,
 } from '../helpers';
@@ -69,7 +71,7 @@ describe('rollout debug adapter (real model, real runner)', { skip: skipWithoutM
       const b = fs.readFileSync(path.join(replayed, 'trajectories.jsonl'));
       assert.ok(a.length > 1000);
       assert.ok(a.equals(b), 'replayed trajectories.jsonl differs from the recorded one');
-      const summary = JSON.parse(fs.readFileSync(path.join(replayed, 'summary.json'), 'utf8'));
+      const summary = readJson<RolloutSummary>(path.join(replayed, 'summary.json'));
       assert.equal(summary.replayOf, recorded);
       assert.deepEqual(summary.rewardByTask, { paris: 1, sum: 1, kyoto: 1 });
     } finally {
@@ -241,7 +243,7 @@ async function stepThroughOneEpisode(ws: string, base: () => Record<string, unkn
     assert.equal(msgs3.length, 3);
     assert.match(msgs3[2].value, /^tool call_\w+: "\{\\"city\\": \\"Paris\\"/);
     const result = await dc.evaluateRequest({ expression: 'messages[2].content', frameId: stack[0].id, context: 'repl' });
-    assert.equal(JSON.parse(JSON.parse(result.body.result)).city, 'Paris');
+    assert.equal(parseJson<{ city: string }>(parseJson<string>(result.body.result)).city, 'Paris');
     // the finished call shows its response, usage and logprob-free summary
     const resp = await scopeVars(dc, stack[2].id, 'Response');
     assert.equal(byName(resp, 'finish_reason').value, '"tool_calls"');
@@ -252,7 +254,7 @@ async function stepThroughOneEpisode(ws: string, base: () => Record<string, unkn
     const ended = dc.waitForEvent('terminated', 30000);
     await dc.continueRequest({ threadId: s3.body.threadId! });
     await ended;
-    const summary = JSON.parse(fs.readFileSync(path.join(latestRun(ws), 'summary.json'), 'utf8'));
+    const summary = readJson<RolloutSummary>(path.join(latestRun(ws), 'summary.json'));
     assert.deepEqual(summary.rewardByTask, { paris: 1 });
     assert.equal(summary.status, 'completed');
     assert.match(out.text(), /Rollout completed: 1 episode\(s\), mean reward 1\.000/);

@@ -4,6 +4,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { silentLogger } from '../../../../src/base/log';
+import { valueText } from '../../../../src/base/value-text';
 import { HEADER_EPISODE } from '../../../../src/debug/trajectory/runner-protocol';
 import type { ChatCompletion, ChatCompletionRequest } from '../../../../src/debug/trajectory/trajectory';
 import type { CallContext, ChatUpstream, UpstreamResult } from '../../../../src/debug/gateway/model-endpoint';
@@ -18,15 +19,15 @@ import { RolloutRuntime, type RuntimeOptions } from '../../../../src/debug/runti
 export class EchoModelDouble implements ChatUpstream {
   readonly seen: { body: ChatCompletionRequest; ctx: CallContext }[] = [];
   constructor(readonly label: string) {}
-  async complete(body: ChatCompletionRequest, ctx: CallContext): Promise<UpstreamResult> {
+  complete(body: ChatCompletionRequest, ctx: CallContext): Promise<UpstreamResult> {
     this.seen.push({ body: JSON.parse(JSON.stringify(body)) as ChatCompletionRequest, ctx });
     const users = body.messages.filter((m) => m.role === 'user');
-    const content = `${this.label}: ${String(users[users.length - 1]?.content ?? '')}`;
+    const content = `${this.label}: ${valueText(users[users.length - 1]?.content ?? '')}`;
     const response: ChatCompletion = { id: `c${this.seen.length}`, object: 'chat.completion', model: this.label, choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } };
-    return { ok: true, response };
+    return Promise.resolve({ ok: true, response });
   }
-  async models(): Promise<unknown> {
-    return { object: 'list', data: [{ id: this.label, object: 'model' }] };
+  models(): Promise<unknown> {
+    return Promise.resolve({ object: 'list', data: [{ id: this.label, object: 'model' }] });
   }
 }
 
@@ -51,7 +52,7 @@ export async function chat(base: string, apiKey: string, episode: string, messag
     body: JSON.stringify({ model: 'm', messages }),
   });
   const body = (await r.json()) as ChatCompletion;
-  return { status: r.status, content: String(body.choices?.[0]?.message?.content ?? JSON.stringify(body)) };
+  return { status: r.status, content: valueText(body.choices?.[0]?.message?.content ?? JSON.stringify(body)) };
 }
 
 export const user = (content: string) => ({ role: 'user', content });

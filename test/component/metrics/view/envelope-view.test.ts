@@ -37,10 +37,10 @@ test('webview: the envelope band holds every point; a zoom shows exact values; d
   let post: (m: unknown) => void = () => undefined;
   const ctl = new ViewController(store, {
     post: (m) => post(m),
-    readDetail: async (_ep, q) => {
+    readDetail: (_ep, q) => {
       asked.push(q);
       const idx = step.map((_, i) => i).filter((i) => step[i] >= q.from && step[i] <= q.to);
-      return { type: 'detail', request: 0, source: q.source, tag: q.tag, from: q.from, to: q.to, points: { step: idx.map((i) => step[i]), wallTime: idx.map((i) => 1.7e9 + step[i]), value: idx.map((i) => toWireNumber(value[i])) } };
+      return Promise.resolve({ type: 'detail', request: 0, source: q.source, tag: q.tag, from: q.from, to: q.to, points: { step: idx.map((i) => step[i]), wallTime: idx.map((i) => 1.7e9 + step[i]), value: idx.map((i) => toWireNumber(value[i])) } });
     },
   }, silentLogger, strings, { smoothing: 0 });
   const wp = await openWebviewPage({

@@ -35,7 +35,7 @@ test('the webview acks an update with `drawn` after drawing it; the host waits f
   try {
     // Each `drawn` leaving the page carries the point counts the card headers show right then.
     await wp.page.evaluate(() => {
-      const w = globalThis as unknown as { __toHost(m: unknown): void; document: { querySelectorAll(s: string): { dataset: { chart: string }; querySelector(s: string): { textContent: string } | null }[] } };
+      const w = globalThis as unknown as { __toHost: (m: unknown) => void; document: { querySelectorAll(s: string): { dataset: { chart: string }; querySelector(s: string): { textContent: string } | null }[] } };
       const toHost = w.__toHost;
       w.__toHost = (m: unknown) => {
         const msg = m as { type?: string };

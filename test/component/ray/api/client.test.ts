@@ -42,7 +42,7 @@ async function rejects(p: Promise<unknown>, kind: string, re: RegExp): Promise<R
   try {
     await p;
   } catch (e) {
-    assert.ok(e instanceof RayError, `a RayError, got ${e}`);
+    assert.ok(e instanceof RayError, `a RayError, got ${String(e)}`);
     assert.equal(e.kind, kind, e.message);
     assert.match(e.message, re);
     return e;
@@ -122,7 +122,7 @@ test('State API wrapper, package reuse and the request count', async () => {
       assert.equal(body.slice(0, 2), 'PK');
       return json(res, 200, {});
     }
-    if (req.method === 'POST' && req.url === '/api/jobs/') return json(res, 200, { submission_id: JSON.parse(body).submission_id ?? 'raysubmit_x' });
+    if (req.method === 'POST' && req.url === '/api/jobs/') return json(res, 200, { submission_id: (JSON.parse(body) as { submission_id?: string }).submission_id ?? 'raysubmit_x' });
     json(res, 404, {});
   };
   let n = 0;

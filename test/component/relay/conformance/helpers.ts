@@ -17,9 +17,9 @@ export function eachRuntime(name: string, opts: { timeout?: number; skip?: strin
 }
 
 /** A value computed once, on first use (the reference stream of a scenario). */
-export function once<T>(f: () => Promise<T>): () => Promise<T> {
+export function once<T>(f: () => T | Promise<T>): () => Promise<T> {
   let p: Promise<T> | undefined;
-  return () => (p ??= f());
+  return () => (p ??= new Promise<T>((resolve) => resolve(f())));
 }
 
 export interface TailRun {

@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import WebSocket from 'ws';
+import { wsText } from '../../../harness/ws-text';
 import { RELAY_SUBPROTOCOL } from '../../../../src/relay-protocol/messages';
 import { appendSteps } from '../appender';
 import { tmpDir } from '../helpers';
@@ -81,7 +82,7 @@ for (const runtime of PYTHON_RUNTIMES) {
       const ws = new WebSocket(relay.url, RELAY_SUBPROTOCOL);
       const errors: { code: string; message: string }[] = [];
       ws.on('message', (d, binary) => {
-        const m = binary ? undefined : (JSON.parse(String(d)) as { type: string; code: string; message: string });
+        const m = binary ? undefined : (JSON.parse(wsText(d)) as { type: string; code: string; message: string });
         if (m?.type === 'error') errors.push(m);
       });
       await new Promise((resolve) => ws.on('close', resolve)); // the client answers pings, but never subscribes

@@ -16,13 +16,14 @@ import { frameRecord } from '../../../../src/relay/tfrecord/scan';
 import { repoRoot } from '../../../harness/paths';
 import { relayCommand } from '../../../harness/relay';
 import { until } from '../../../harness/wait';
+import { wsText } from '../../../harness/ws-text';
 import { hasTbx, pythonAsync, tmpDir } from '../helpers';
 import { PYTHON_RUNTIMES, RelayRuntime, once, relaySkipReason, startRelay, tail } from './helpers';
 
 const TOKEN = 'conformance-token-0123456789abcdef';
 
 /** One test per Python runtime comparing `probe` on it with `probe` on the Node relay. */
-function sameAsNode<T>(name: string, probe: (runtime: RelayRuntime) => Promise<T>, opts: { skip?: string | false; timeout?: number } = {}): void {
+function sameAsNode<T>(name: string, probe: (runtime: RelayRuntime) => T | Promise<T>, opts: { skip?: string | false; timeout?: number } = {}): void {
   const ref = once(() => probe('node'));
   for (const runtime of PYTHON_RUNTIMES) {
     test(`${name} [${runtime}]`, { skip: opts.skip || relaySkipReason(runtime), timeout: opts.timeout ?? 120_000 }, async () => {
@@ -33,7 +34,7 @@ function sameAsNode<T>(name: string, probe: (runtime: RelayRuntime) => Promise<T
 
 // ---- refusals ---------------------------------------------------------------------------------
 
-sameAsNode('command-line refusals: no token off loopback, both roots, an unknown flag, a bad port', async (runtime) => {
+sameAsNode('command-line refusals: no token off loopback, both roots, an unknown flag, a bad port', (runtime) => {
   const dir = tmpDir('conf-cli-');
   const run = (args: string[]) => {
     const cmd = relayCommand(args, runtime);
@@ -149,7 +150,7 @@ sameAsNode('malformed frames: the same errors in the same order, an unsupported 
     const closed = new Promise<number>((resolve) => ws.on('close', (code) => resolve(code)));
     ws.on('message', (data, binary) => {
       if (binary) return;
-      const m = JSON.parse(String(data)) as Record<string, unknown>;
+      const m = JSON.parse(wsText(data)) as Record<string, unknown>;
       if (m.type === 'hello' || m.type === 'heartbeat') return;
       got.push(m);
     });
@@ -210,7 +211,7 @@ function envelopeFile(file: string): void {
   fs.writeFileSync(file, Buffer.concat(parts));
 }
 
-const envelopeDir = once(async () => {
+const envelopeDir = once(() => {
   const dir = tmpDir('conf-env-');
   fs.mkdirSync(path.join(dir, 'run'));
   envelopeFile(path.join(dir, 'run', 'events.out.tfevents.1.env'));

@@ -64,7 +64,7 @@ eachRuntime('a Trinity job dir (tensorboardX event files of explorer and trainer
 
 // ---- the demo trainer (stdlib writer), one role read from its Step lines ------------------
 
-const demoJob = once(async () => {
+const demoJob = once(() => {
   const job = path.join(tmpDir('conf-demo-'), 'demo-run');
   const r = spawnSync('python3', [path.join(repoRoot, 'demo', 'demo_trainer.py'), '--job-dir', job, '--steps', '30', '--step-seconds', '0', '--model-url', ''], { encoding: 'utf8', timeout: 60_000 });
   assert.equal(r.status, 0, r.stderr);
@@ -87,7 +87,7 @@ eachRuntime('the demo trainer\'s job dir, the trainer read from its Step log lin
 
 // ---- Trinity's FileStorage: the queue buffer's .jsonl backup --------------------------------
 
-const jsonlJob = once(async () => {
+const jsonlJob = once(() => {
   const job = path.join(tmpDir('conf-jsonl-'), 'run');
   fs.mkdirSync(path.join(job, 'buffer'), { recursive: true });
   const r = spawnSync(trinityPython, [path.join(repoRoot, 'test', 'fixtures', 'relay', 'trinity_file_buffer.py'), path.join(job, 'buffer', 'exp.jsonl'), '0', '48'], {

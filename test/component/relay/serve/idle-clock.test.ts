@@ -2,7 +2,7 @@
 // itself (code 0, one log line); a connected client or a trainer still writing keeps it up.
 // This is what ends a Ray relay job whose run has finished once no editor is left to stop it.
 import * as assert from 'node:assert/strict';
-import * as fs from 'node:fs';
+import fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import WebSocket from 'ws';
@@ -109,7 +109,7 @@ test('relay idle exit: with no watch events (a network filesystem), a file that 
   // no inotify, so only the data files' size and mtime can tell that the run goes on.
   const { dir, events } = jobDir();
   // The module object itself (an `import *` namespace is read-only): the catalog reads `watch` from it at each call.
-  const nodeFs = require('node:fs') as { watch: unknown };
+  const nodeFs = fs as { watch: unknown };
   const watch = nodeFs.watch;
   nodeFs.watch = () => {
     throw new Error('no inotify here');

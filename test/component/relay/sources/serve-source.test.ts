@@ -36,7 +36,6 @@ test('serve /metrics samples survive the relay and the explorer', { timeout: 60_
   const first = relayOn(job);
   const secondLog = memoryLog();
   const second = relayOn(job, secondLog);
-  let live: string[] = [];
   try {
     const c1 = collect({ url: await first.start() });
     const c2 = collect({ url: await second.start() });
@@ -55,7 +54,7 @@ test('serve /metrics samples survive the relay and the explorer', { timeout: 60_
     const lines = fs.readFileSync(serveSamplesFile(urlFile), 'utf8').trim().split('\n');
     const steps = lines.map((l) => (JSON.parse(l) as { step: number }).step);
     assert.deepEqual(steps, [...new Set(steps)].sort((a, b) => a - b), 'one relay polled: each sample once, in order');
-    live = c1.points.filter((p) => p.tag === 'explore_step_num').map((p) => `${p.step}`);
+    const live = c1.points.filter((p) => p.tag === 'explore_step_num').map((p) => `${p.step}`);
     assert.ok(live.length >= 5);
 
     // The explorer is gone; a new relay and a new viewer still see every sample.

@@ -11,6 +11,7 @@ import { LATEST_TRINITY, schemaAt, TRINITY_VERSIONS } from '../../../../src/conf
 import { hover } from '../../../../src/config/lsp/features/hover';
 import { run, trinity, ZH } from '../helpers';
 import { ENGLISH } from '../../../../src/config/core/l10n-text';
+import { readJson } from '../../../harness/json';
 import { repoRoot } from '../../../harness/paths';
 
 const published = path.join(repoRoot, 'schemas', 'trinity-rft.schema.json');
@@ -24,9 +25,10 @@ test('schemas/trinity-rft.schema.json is generated from the release lines', () =
 test('0.6 is the newest release we know, after 0.5.2', () => {
   assert.equal(LATEST_TRINITY, '0.6.0');
   assert.deepEqual(TRINITY_VERSIONS.slice(-2), ['0.5.2', '0.6.0']);
-  const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8'));
-  const setting = pkg.contributes.configuration.properties?.['agentrl.config.trinityVersion'] ?? pkg.contributes.configuration.find?.((c: { properties: Record<string, unknown> }) => c.properties['agentrl.config.trinityVersion'])?.properties['agentrl.config.trinityVersion'];
-  assert.ok(setting.enum.includes('0.6.0'), 'package.json setting lists 0.6.0');
+  type Section = { properties: Record<string, { enum: string[] } | undefined> };
+  const pkg = readJson<{ contributes: { configuration: Section | Section[] } }>(path.join(repoRoot, 'package.json'));
+  const setting = [pkg.contributes.configuration].flat().find((c) => c.properties['agentrl.config.trinityVersion'])?.properties['agentrl.config.trinityVersion'];
+  assert.ok(setting?.enum.includes('0.6.0'), 'package.json setting lists 0.6.0');
 });
 
 test('every delta key, value and name carries its release', () => {

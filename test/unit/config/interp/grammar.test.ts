@@ -2,20 +2,26 @@
 // `${...}` interpolations and `module->Class` references. Its patterns are checked here with
 // JavaScript regexes (they use no Oniguruma-only syntax).
 import * as assert from 'node:assert/strict';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
+import { readJson } from '../../../harness/json';
 import { repoRoot } from '../../../harness/paths';
 
 const grammarPath = path.join(repoRoot, 'syntaxes', 'agentrl-yaml.injection.tmLanguage.json');
-const grammar = JSON.parse(fs.readFileSync(grammarPath, 'utf8'));
+/** The parts of a TextMate grammar these tests read. */
+interface Pattern {
+  match: string;
+  include?: string;
+  captures?: Record<string, { name: string }>;
+}
+const grammar = readJson<{ scopeName: string; injectionSelector: string; repository: Record<string, { match: string; begin: string; patterns: Pattern[] }> }>(grammarPath);
 
 test('package.json injects the grammar into YAML', () => {
-  const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8'));
-  const g = pkg.contributes.grammars.find((x: { scopeName: string }) => x.scopeName === grammar.scopeName);
+  const pkg = readJson<{ contributes: { grammars: { scopeName: string; injectTo: string[]; path: string }[] } }>(path.join(repoRoot, 'package.json'));
+  const g = pkg.contributes.grammars.find((x) => x.scopeName === grammar.scopeName);
   assert.ok(g, 'contributed');
-  assert.deepEqual(g.injectTo, ['source.yaml']);
-  assert.equal(path.resolve(repoRoot, g.path), grammarPath);
+  assert.deepEqual(g?.injectTo, ['source.yaml']);
+  assert.equal(path.resolve(repoRoot, g?.path ?? ''), grammarPath);
   assert.match(grammar.injectionSelector, /source\.yaml/);
 });
 
@@ -33,7 +39,7 @@ test('interpolations: begin/end, resolver names, nesting', () => {
   const begin = new RegExp(interp.begin, 'g');
   assert.deepEqual([...'${oc.env:A,${b.c}} and \\${not}'.matchAll(begin)].map((m) => m.index), [0, 11]);
   const resolverPattern = interp.patterns.find((p: { captures?: Record<string, { name: string }> }) => p.captures?.['1']?.name.includes('resolver'));
-  const resolver = new RegExp(String(resolverPattern.match).replace('\\G', '^'));
+  const resolver = new RegExp(String(resolverPattern?.match).replace('\\G', '^'));
   assert.equal(resolver.exec('oc.env:TRINITY_MODEL_PATH,x')?.[1], 'oc.env');
   assert.ok(interp.patterns.some((p: { include?: string }) => p.include === '#interpolation'), 'nested interpolations');
 });

@@ -32,15 +32,15 @@ function synthetic(): RolloutColumns {
   const format = new Array<number | null>(N);
   const c: RolloutColumns = {
     origins: [{ endpoint: 'e', source: 'sql:buffer/experience_buffer.db', table: 'experience_buffer' }],
-    origin: new Array(N).fill(0),
+    origin: new Array<number>(N).fill(0),
     id: Array.from({ length: N }, (_, i) => i + 1),
     tasks: Array.from({ length: N / GROUP }, (_, t) => `task-${t}`),
     task: Array.from({ length: N }, (_, i) => Math.floor(i / GROUP)),
     runId: Array.from({ length: N }, (_, i) => i % GROUP),
     modelVersion: Array.from({ length: N }, (_, i) => Math.floor(i / 4096)),
-    reward: new Array(N),
-    consumed: new Array(N).fill(0),
-    advantage: new Array(N).fill(null),
+    reward: new Array<number | null>(N),
+    consumed: new Array<number | null>(N).fill(0),
+    advantage: new Array<number | null>(N).fill(null),
     parts: [
       { name: 'accuracy', values: accuracy },
       { name: 'format_score', values: format },

@@ -58,9 +58,9 @@ test('a planted one-point spike survives at any zoom and width', () => {
     for (const range of [undefined, [0, n - 1], [600_000, 620_000], [612_000, 612_400], [612_345, 612_345], [399_000, 700_000]] as ([number, number] | undefined)[]) {
       const r = downsample(xs, ys, w, { range });
       const b = Math.floor((at - r.grid.origin) / r.grid.dx);
-      if (b >= 0 && b < r.grid.n) assert.equal(r.hi[b], 25, `spike lost at width ${w}, range ${range}`);
+      if (b >= 0 && b < r.grid.n) assert.equal(r.hi[b], 25, `spike lost at width ${w}, range ${JSON.stringify(range)}`);
       const d = Math.floor((dip - r.grid.origin) / r.grid.dx);
-      if (d >= 0 && d < r.grid.n) assert.equal(r.lo[d], -25, `dip lost at width ${w}, range ${range}`);
+      if (d >= 0 && d < r.grid.n) assert.equal(r.lo[d], -25, `dip lost at width ${w}, range ${JSON.stringify(range)}`);
       // …and nowhere else: the envelope is not inflated.
       for (let k = 0; k < r.grid.n; k++) if (k !== b && r.hi[k] !== null) assert.ok(r.hi[k]! < 1, `bucket ${k} inflated`);
     }

@@ -22,9 +22,9 @@ const plain = (d: ChartData | undefined) =>
     n: d.n,
     series: [...d.series].sort(([a], [b]) => a.localeCompare(b)).map(([k, s]) => ({
       k,
-      y: [...s.y, ...Array(Math.max(0, d.n - s.y.length)).fill(null)],
-      lo: [...s.lo, ...Array(Math.max(0, d.n - s.lo.length)).fill(null)],
-      hi: [...s.hi, ...Array(Math.max(0, d.n - s.hi.length)).fill(null)],
+      y: [...s.y, ...Array<null>(Math.max(0, d.n - s.y.length)).fill(null)],
+      lo: [...s.lo, ...Array<null>(Math.max(0, d.n - s.lo.length)).fill(null)],
+      hi: [...s.hi, ...Array<null>(Math.max(0, d.n - s.hi.length)).fill(null)],
       gaps: [...s.gaps].sort((a, b) => a - b),
     })),
   };

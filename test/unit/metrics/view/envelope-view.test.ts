@@ -58,9 +58,9 @@ function answer(p: Pts, q: Omit<DetailRequestMessage, 'type' | 'request'>): Deta
 function setup(p: Pts, dir?: string) {
   const store = new MetricsStore({ dir });
   const asked: Omit<DetailRequestMessage, 'type' | 'request'>[] = [];
-  const ctl = new ViewController(store, { post: () => undefined, readDetail: async (_ep, q) => {
+  const ctl = new ViewController(store, { post: () => undefined, readDetail: (_ep, q) => {
     asked.push(q);
-    return answer(p, q);
+    return Promise.resolve(answer(p, q));
   } }, silentLogger, strings, { smoothing: 0 });
   ctl.receive({ type: 'ready', protocol: METRICS_PROTOCOL_VERSION });
   return { store, ctl, asked };

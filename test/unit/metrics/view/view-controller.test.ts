@@ -9,6 +9,7 @@ import { MetricsStore, seriesKey } from '../../../../src/metrics/store/store';
 import { ViewController } from '../../../../src/metrics/view/view-controller';
 import { decodePointsFrame, encodePointsFrame } from '../../../../src/relay-protocol/points-frame';
 import { silentLogger } from '../../../../src/base/log';
+import { parseJson } from '../../../harness/json';
 import { HostMessage, METRICS_PROTOCOL_VERSION, UI_STRING_KEYS, UiStrings, parseWebviewMessage } from '../../../../src/metrics/protocol/view-protocol';
 
 const strings = Object.fromEntries(UI_STRING_KEYS.map((k) => [k, k])) as UiStrings;
@@ -157,7 +158,7 @@ test('export: every point at full resolution, non-finite values spelled out', ()
   ]);
   const key = seriesKey('r,1', 'explorer', 'a/b');
   assert.equal(exportCsv(store, [key]), 'run,role,tag,step,wall_time,value\n"r,1",explorer,a/b,1,10.5,0.25\n"r,1",explorer,a/b,2,11,NaN\n');
-  assert.deepEqual(JSON.parse(exportJson(store, [key])).series[0], { run: 'r,1', role: 'explorer', tag: 'a/b', step: [1, 2], wall_time: [10.5, 11], value: [0.25, 'NaN'] });
+  assert.deepEqual(parseJson<{ series: unknown[] }>(exportJson(store, [key])).series[0], { run: 'r,1', role: 'explorer', tag: 'a/b', step: [1, 2], wall_time: [10.5, 11], value: [0.25, 'NaN'] });
 });
 
 test('ingest: a decoded points frame goes into the store tag by tag, columns as they are, cursor saved', () => {

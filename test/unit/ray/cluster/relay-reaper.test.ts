@@ -81,17 +81,20 @@ test('the monitor stops orphaned relays through the client on its poll, once eac
   let jobs: RayJob[] = [run('run1', 'RUNNING'), relay('rel1', 'run1'), relay('rel2', 'gone')];
   const stopped: string[] = [];
   const reported: RelayStop[] = [];
-  const m = new ClusterMonitor({ url: 'http://127.0.0.1:1', relayGraceMs: 30_000, now: () => now, actors: false, onRelayStopped: (s, e) => (assert.equal(e, undefined), reported.push(s)) });
+  const m = new ClusterMonitor({ url: 'http://127.0.0.1:1', relayGraceMs: 30_000, now: () => now, actors: false, onRelayStopped: (s, e) => {
+    assert.equal(e, undefined);
+    reported.push(s);
+  } });
   // The client stubbed in place: the unit tier opens no socket.
   Object.assign(m.client, {
-    version: async () => ({ version: '1', ray_version: '2.58.0' }),
-    nodes: async () => [],
-    jobs: async () => jobs,
-    clusterUsage: async () => ({}),
-    logs: async () => '',
-    stop: async (id: string) => {
+    version: () => Promise.resolve({ version: '1', ray_version: '2.58.0' }),
+    nodes: () => Promise.resolve([]),
+    jobs: () => Promise.resolve(jobs),
+    clusterUsage: () => Promise.resolve({}),
+    logs: () => Promise.resolve(''),
+    stop: (id: string) => {
       stopped.push(id);
-      return true;
+      return Promise.resolve(true);
     },
   });
   await m.refresh();

@@ -22,7 +22,10 @@ test('jobDirPlace: here, maybe soon (parent here), elsewhere (relative, or paren
 
 test('waitForDir: true when the dir appears in time, false after the timeout or when cancelled', async () => {
   let t = 0;
-  const sleep = async (ms: number) => void (t += ms);
+  const sleep = (ms: number) => {
+    t += ms;
+    return Promise.resolve();
+  };
   assert.equal(await waitForDir('/d', { exists: () => t >= 3000, sleep, intervalMs: 500, timeoutMs: 60_000 }), true);
   assert.equal(t, 3000, 'found on the poll after it appeared');
   t = 0;

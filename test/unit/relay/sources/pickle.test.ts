@@ -96,9 +96,9 @@ describe('adversarial: untrusted pickles', () => {
     const v = unpickle(cyc) as unknown[][];
     assert.equal(v[0][0], v[0]);
     assert.deepEqual(await decodeExperienceBytes(cyc), { value: ['<cycle>'] });
-    const marks = Buffer.from([op.PROTO, 4, ...Array(20_000).fill(op.MARK), op.NONE, op.STOP]);
+    const marks = Buffer.from([op.PROTO, 4, ...Array<number>(20_000).fill(op.MARK), op.NONE, op.STOP]);
     assert.throws(() => unpickle(marks), (e: unknown) => e instanceof PickleError && /MARKs nested deeper/.test(e.message));
-    const lists = Buffer.from([op.PROTO, 4, ...Array(5000).fill(op.EMPTY_LIST), op.STOP]);
+    const lists = Buffer.from([op.PROTO, 4, ...Array<number>(5000).fill(op.EMPTY_LIST), op.STOP]);
     assert.throws(() => unpickle(lists, { maxObjects: 1000, maxMarks: 10 }), /more than 1000 objects/);
   });
 
