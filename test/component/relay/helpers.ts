@@ -1,14 +1,9 @@
 // Shared pieces of the relay component tests: real Python writers, the bundled CLI as a child
 // process (the relay itself: test/harness/relay.ts), and a client that collects points.
 import { spawn, spawnSync } from 'node:child_process';
-import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import WebSocket from 'ws';
 import { RelayClient, RelayClientOptions } from '../../../src/relay-protocol/client';
-import { RELAY_PROTOCOL_VERSION, RELAY_SUBPROTOCOL, fromWireNumber, parseServerMessage } from '../../../src/relay-protocol/messages';
-import type { EnvelopeRequest } from '../../../src/relay-protocol/envelope';
-import { EnvelopeBatch, envelopeArrays } from '../../../src/relay-protocol/envelope-frame';
 import { RelayPoint, pointsOf } from '../../harness/relay-points';
 import { repoRoot, venvPython } from '../../harness/paths';
 import { cliBundle } from '../../harness/relay';

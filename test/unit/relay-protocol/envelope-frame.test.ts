@@ -8,7 +8,7 @@ import { EnvelopeBuilder } from '../../../src/relay/envelope/builder';
 import { EnvelopeBatch, binaryFrameType, decodeEnvelopeFrame, encodeEnvelopeFrame, envelopeArrays, envelopeColumns } from '../../../src/relay-protocol/envelope-frame';
 import type { EnvelopeColumns } from '../../../src/relay-protocol/envelope';
 import { encodePointsFrame } from '../../../src/relay-protocol/points-frame';
-import { parseServerMessage, ProtocolError } from '../../../src/relay-protocol/messages';
+import { ProtocolError } from '../../../src/relay-protocol/messages';
 
 function batch(): EnvelopeBatch {
   const b = new EnvelopeBuilder(16);
