@@ -1,7 +1,7 @@
 // Client of `agentrl relay` (no vscode import): used by `agentrl tail` and by the extension's
 // metrics view. It owns the WebSocket: connects with the client's credentials, tells a refusal
 // by the relay (bad token, origin: do not retry) from a network failure, subscribes with its
-// cursors (points and envelopes as binary frames), hands on each points batch as typed columns
+// cursors, takes points and envelopes as binary frames, hands on each points batch as typed columns
 // grouped by tag (no per-point objects), ends a connection on which nothing arrived for too
 // long, and on any disconnect reconnects with exponential backoff + jitter, resuming from the
 // cursor of the last batch it delivered — so its listeners see every point exactly once.
@@ -18,10 +18,10 @@
 import { EventEmitter } from 'node:events';
 import WebSocket from 'ws';
 import { PendingRequests } from '../base/pending-requests';
-import type { ClientMessage, Cursor, ExperienceDetail, ExperiencesMessage, HeartbeatMessage, HelloMessage, PointsBatch, PointsMessage, ServerMessage, SourceInfo } from './messages';
+import type { ClientMessage, Cursor, ExperienceDetail, ExperiencesMessage, HeartbeatMessage, HelloMessage, PointsBatch, ServerMessage, SourceInfo } from './messages';
 import { ProtocolError, RELAY_PROTOCOL_VERSION, RELAY_SUBPROTOCOL, parseServerMessage } from './messages';
 import { decodePointsFrame, pointCount } from './points-frame';
-import type { DetailMessage, DetailRequestMessage, EnvelopeMessage, EnvelopeRequest } from './envelope';
+import type { DetailMessage, DetailRequestMessage, EnvelopeRequest } from './envelope';
 import { EnvelopeBatch, binaryFrameType, decodeEnvelopeFrame } from './envelope-frame';
 import { type TokensReply, decodeTokensFrame, isTokensFrame } from './tokens-frame';
 
@@ -29,12 +29,9 @@ import { type TokensReply, decodeTokensFrame, isTokensFrame } from './tokens-fra
 export type { PointsBatch } from './messages';
 
 /** A message from the relay as the client takes it: points and envelopes as typed columns (binary frames). */
-type RelayMessage = Exclude<ServerMessage, PointsMessage | EnvelopeMessage> | PointsBatch | EnvelopeBatch | TokensReply;
+type RelayMessage = ServerMessage | PointsBatch | EnvelopeBatch | TokensReply;
 
-/**
- * One frame from the relay: a binary points or envelope frame, or a JSON message. Points and
- * envelopes come as binary frames only (the client asks for them so). Throws ProtocolError.
- */
+/** One frame from the relay: a binary points, envelope or tokens frame, or a JSON message. Throws ProtocolError. */
 export function readFrame(data: Buffer, isBinary: boolean): RelayMessage {
   if (isBinary) {
     const kind = binaryFrameType(data);
@@ -43,9 +40,7 @@ export function readFrame(data: Buffer, isBinary: boolean): RelayMessage {
     if (isTokensFrame(data)) return decodeTokensFrame(data);
     throw new ProtocolError('binary frame: unknown magic');
   }
-  const msg = parseServerMessage(data.toString('utf8'));
-  if (msg.type === 'points' || msg.type === 'envelope') throw new ProtocolError(`${msg.type} as JSON: this client takes them as binary frames only`);
-  return msg;
+  return parseServerMessage(data.toString('utf8'));
 }
 
 export interface RelayClientError {
@@ -315,7 +310,6 @@ export class RelayClient extends EventEmitter<RelayClientEvents> {
           runs: this.opts.runs,
           cursors: this.cursors(),
           experiences: this.opts.experiences ?? true,
-          binary: ['points', 'envelope'],
           ...(this.opts.envelope ? { envelope: this.opts.envelope } : {}),
         };
         ws.send(JSON.stringify(subscribe));

@@ -1,10 +1,8 @@
 // An envelope (envelope.ts) as both ends hold it — typed columns — and the binary frame it
-// travels in to a client that lists 'envelope' in SubscribeMessage.binary. A finished run opens
-// with one envelope per tag (50 tags × ~800 buckets × 14 columns): as JSON that is ~6 MB the
-// relay stringifies and the client parses number by number; as frames the columns are copied
-// once on each side. The relay still sends the JSON `envelope` message to a client that does not
-// ask for frames (RelayClient always does). Pure (no node modules): the relay and the client both
-// use it.
+// travels in. A finished run opens with one envelope per tag (50 tags × ~800 buckets × 14
+// columns): as JSON that would be ~6 MB to stringify and parse number by number; as frames the
+// columns are copied once on each side. A `detail` answer's finer envelope is small and travels
+// as JSON columns (envelopeColumns). Pure (no node modules): the relay and the client both use it.
 //
 // Binary envelope frame (a WebSocket binary message; all numbers little-endian):
 //
@@ -17,7 +15,7 @@
 //   min / max are +Infinity / -Infinity in a bucket without a finite value; values are IEEE
 //   doubles (NaN and ±Infinity as they are).
 import { ProtocolError, fromWireNumber, isCursor, toWireNumber } from './messages';
-import { ENVELOPE_COLUMNS, EnvelopeColumns, EnvelopeHeader, EnvelopeMessage } from './envelope';
+import { ENVELOPE_COLUMNS, EnvelopeColumns, EnvelopeHeader } from './envelope';
 import { hasFields, isInt, isStr, oneOf } from '../base/validate';
 import { frameMagic, littleEndianHost, readFrameHead, startFrame } from './binary-frame';
 import { POINTS_MAGIC } from './points-frame';
@@ -63,7 +61,7 @@ export function envelopeArrays(c: EnvelopeColumns): EnvelopeArrays {
   };
 }
 
-/** The JSON columns of typed ones (for a client that did not ask for binary envelopes). */
+/** The JSON columns of typed ones (a `detail` answer's envelope). */
 export function envelopeColumns(a: EnvelopeArrays): EnvelopeColumns {
   const n = (xs: Float64Array) => Array.from(xs);
   const finite = a.min.map((lo, i) => (lo <= a.max[i] ? 1 : 0));
@@ -84,11 +82,6 @@ export function envelopeColumns(a: EnvelopeArrays): EnvelopeColumns {
     posInf: n(a.posInf),
     negInf: n(a.negInf),
   };
-}
-
-/** A batch as a JSON `envelope` message. */
-export function envelopeToMessage(b: EnvelopeBatch): EnvelopeMessage {
-  return { type: 'envelope', source: b.source, run: b.run, role: b.role, tag: b.tag, points: b.points, cursor: b.cursor, ...envelopeColumns(b.env) };
 }
 
 export function encodeEnvelopeFrame(b: EnvelopeBatch): Uint8Array {

@@ -70,9 +70,6 @@ export interface EnvelopeHeader {
   cursor: Cursor;
 }
 
-/** relay → client: the envelope of one tag of one source, up to `cursor`, as JSON. */
-export interface EnvelopeMessage extends EnvelopeHeader, EnvelopeColumns {}
-
 /** client → relay: the points of one tag in steps [from, to] that the envelope summarized. */
 export interface DetailRequestMessage {
   type: 'detail';
@@ -129,11 +126,6 @@ function isEnvelopeColumns(v: unknown): v is EnvelopeColumns {
   return ENVELOPE_COLUMNS.every((k) => (v as unknown as Record<string, unknown[]>)[k].length === n);
 }
 
-
-/** An `envelope` frame from the relay (already JSON-parsed); false when malformed. */
-export function isEnvelopeMessage(m: Obj): m is Obj & EnvelopeMessage {
-  return hasFields(m, { type: oneOf(['envelope']), source: isStr, run: isStr, role: isStr, tag: isStr, points: isInt, cursor: isCursor }) && isEnvelopeColumns(m);
-}
 
 /** A `detail` answer from the relay; false when malformed. */
 export function isDetailMessage(m: Obj): m is Obj & DetailMessage {

@@ -1,6 +1,6 @@
 // The relay ↔ client wire protocol (`agentrl relay` on a GPU node ↔ `agentrl tail` / the
 // extension's metrics view). JSON text frames over a WebSocket, and binary frames for points
-// batches when the client asks for them (see "Binary points frame" below). Versioned: a client sends
+// batches and envelopes (see "Binary points frame" below, envelope-frame.ts). Versioned: a client sends
 // the protocol version it speaks in `subscribe`; the relay answers `error` code
 // `unsupported-version` when it cannot serve it.
 //
@@ -13,11 +13,11 @@
 // Every incoming message is validated at run time (`parseServerMessage`,
 // `parseClientMessage`): a malformed frame is an error, never a crash.
 import { Obj, arrayOf, hasFields, isBool, isInt, isNum, isObj, isStr, nullable, oneOf, optional } from '../base/validate';
-import type { DetailMessage, DetailRequestMessage, EnvelopeMessage, EnvelopeRequest } from './envelope';
+import type { DetailMessage, DetailRequestMessage, EnvelopeRequest } from './envelope';
 import { type Cursor, type WireNumber, isCursor, isWireNumber } from './wire-values';
 
 export { type Cursor, type WireNumber, fromWireNumber, isCursor, toWireNumber } from './wire-values';
-import { isDetailMessage, isDetailRequest, isEnvelopeMessage, isEnvelopeRequest } from './envelope';
+import { isDetailMessage, isDetailRequest, isEnvelopeRequest } from './envelope';
 
 export const RELAY_PROTOCOL_VERSION = 1;
 /** The WebSocket subprotocol both sides offer. */
@@ -64,24 +64,6 @@ export interface SourcesMessage {
 }
 
 /**
- * A batch of scalar points of one source, columnar: point i is
- * (tags[tag[i]], step[i], wallTime[i], value[i]). The JSON form, sent to clients that did not
- * ask for binary points frames; a relay sends a batch's points grouped by tag (tag[] ascends).
- */
-export interface PointsMessage {
-  type: 'points';
-  source: string;
-  run: string;
-  role: string;
-  tags: string[];
-  tag: number[];
-  step: number[];
-  wallTime: number[];
-  value: WireNumber[];
-  cursor: Cursor;
-}
-
-/**
  * A row of the SQL experience buffer (experience_bytes is not sent).
  *
  * The fields after msg_id were added within protocol 1 (older relays leave them out): a client
@@ -98,9 +80,8 @@ export interface TagPoints {
 }
 
 /**
- * A batch of points as both ends hold it: grouped by tag, in typed columns. It travels as a
- * binary points frame (points-frame.ts) or, to a client that did not ask for those, as a
- * PointsMessage.
+ * A batch of scalar points of one source as both ends hold it: grouped by tag, in typed
+ * columns. It travels as a binary points frame (points-frame.ts).
  *
  * Binary points frame (a WebSocket binary message; all numbers little-endian):
  *
@@ -180,9 +161,9 @@ export interface HeartbeatMessage {
   /**
    * True once the relay has sent everything its sources held (no backlog left): the client is
    * live from then on. Sent at once when a subscription's backlog drains, then with every
-   * heartbeat. Absent from older relays.
+   * heartbeat.
    */
-  caughtUp?: boolean;
+  caughtUp: boolean;
 }
 
 export type ErrorCode =
@@ -217,12 +198,10 @@ export type ServerMessage =
   | HelloMessage
   | TokensErrorMessage
   | SourcesMessage
-  | PointsMessage
   | ExperiencesMessage
   | ExperienceDetailMessage
   | HeartbeatMessage
   | ErrorMessage
-  | EnvelopeMessage
   | DetailMessage;
 
 // ---- client → relay ------------------------------------------------------------------
@@ -238,13 +217,6 @@ export interface SubscribeMessage {
   experiences?: boolean;
   /** Envelope first for event files read from their beginning (envelope.ts). */
   envelope?: EnvelopeRequest;
-  /**
-   * Messages this client takes as binary frames ('points': PointsBatch frames; 'envelope':
-   * EnvelopeBatch frames, envelope-frame.ts). Optional, so
-   * protocol 1 stays: an older relay ignores it and sends JSON, and a client that leaves it out
-   * (an older client, `agentrl tail` of an older release) gets JSON from this relay.
-   */
-  binary?: string[];
 }
 
 /** Asks for the content of one row of an SQL source (read-only; answered by `experience-detail`). */
@@ -259,8 +231,7 @@ export interface ExperienceRequestMessage {
 /**
  * Asks for one experience's tokens (read-only): an SQL row's tensors, or the texts of a file-buffer /
  * queue-backup line (its id as in ExperienceRow.id). Answered by a binary tokens frame
- * (tokens-frame.ts) or a TokensErrorMessage; the client need not list 'tokens' in
- * SubscribeMessage.binary (only a client that sends this request gets the frame).
+ * (tokens-frame.ts) or a TokensErrorMessage.
  */
 export interface TokensRequestMessage {
   type: 'tokens';
@@ -326,16 +297,6 @@ export function parseServerMessage(text: string): ServerMessage {
     case 'sources':
       need(hasFields(m, { type: oneOf(['sources']), sources: arrayOf(isSourceInfo) }), 'sources: bad list');
       return m;
-    case 'points': {
-      need(hasFields(m, { type: oneOf(['points']), source: isStr, run: isStr, role: isStr, cursor: isCursor }), 'points: bad header');
-      need(hasFields(m, { tags: arrayOf(isStr) }), 'points: bad tags');
-      const n = Array.isArray(m.tag) ? m.tag.length : -1;
-      need(hasFields(m, { tag: arrayOf(isInt) }) && m.tag.every((i) => i >= 0 && i < m.tags.length), 'points: bad tag index');
-      need(hasFields(m, { step: arrayOf(isInt) }) && m.step.length === n, 'points: bad steps');
-      need(hasFields(m, { wallTime: arrayOf(isNum) }) && m.wallTime.length === n, 'points: bad wall times');
-      need(hasFields(m, { value: arrayOf(isWireNumber) }) && m.value.length === n, 'points: bad values');
-      return m;
-    }
     case 'experiences':
       need(hasFields(m, { type: oneOf(['experiences']), source: isStr, run: isStr, cursor: isCursor, rows: arrayOf(isExperienceRow) }), 'experiences: bad message');
       return m;
@@ -347,13 +308,10 @@ export function parseServerMessage(text: string): ServerMessage {
       need(hasFields(m, { type: oneOf(['tokens']), request: isInt, source: isStr, id: isInt, error: isStr }), 'tokens: a JSON tokens message is an error with request, source and id');
       return m;
     case 'heartbeat':
-      need(hasFields(m, { type: oneOf(['heartbeat']), time: isNum }), 'heartbeat: bad time');
+      need(hasFields(m, { type: oneOf(['heartbeat']), time: isNum, caughtUp: isBool }), 'heartbeat: bad time or caughtUp');
       return m;
     case 'error':
       need(hasFields(m, { type: oneOf(['error']), code: isStr, message: isStr, source: optional(isStr) }), 'error: bad message');
-      return m;
-    case 'envelope':
-      need(isEnvelopeMessage(m), 'envelope: bad message');
       return m;
     case 'detail':
       need(isDetailMessage(m), 'detail: bad message');
@@ -384,6 +342,5 @@ export function parseClientMessage(text: string): ClientMessage {
   need(hasFields(m, { cursors: arrayOf(isCursor) }), 'subscribe: cursors must be a list of {source, offset, fid?}');
   need(hasFields(m, { experiences: optional(isBool) }), 'subscribe: experiences must be a boolean');
   need(isEnvelopeRequest(m.envelope), 'subscribe: envelope must be {buckets}');
-  need(hasFields(m, { binary: optional(arrayOf(isStr)) }), 'subscribe: binary must be a list of message types');
   return m;
 }

@@ -1,10 +1,8 @@
 // A points batch (PointsBatch: grouped by tag, typed columns) to and from the binary points
 // frame (layout in messages.ts), which a client turns into columns without a per-point object
-// or a parse of each number; and to the JSON PointsMessage the relay still sends a client that
-// does not ask for frames (RelayClient always does). Pure (no node modules): the relay and the
-// client both use it.
-import type { PointsBatch, PointsMessage, TagPoints, WireNumber } from './messages';
-import { ProtocolError, isCursor, toWireNumber } from './messages';
+// or a parse of each number. Pure (no node modules): the relay and the client both use it.
+import type { PointsBatch, TagPoints } from './messages';
+import { ProtocolError, isCursor } from './messages';
 import { arrayOf, hasFields, isInt, isStr, oneOf } from '../base/validate';
 import { littleEndianHost, readFrameHead, startFrame } from './binary-frame';
 
@@ -79,23 +77,4 @@ export function decodePointsFrame(data: Uint8Array): PointsBatch {
     for (let i = 0; i < f.length; i++) f[i] = dv.getFloat64(colsAt + 8 * i, true);
   }
   return { type: 'points', source: header.source, run: header.run, role: header.role, series: seriesViews(tags, counts, f), cursor: header.cursor };
-}
-
-/** The JSON form of a batch, for a client that did not ask for binary frames. */
-export function pointsToMessage(b: PointsBatch): PointsMessage {
-  const n = pointCount(b);
-  const tag = new Array<number>(n);
-  const step = new Array<number>(n);
-  const wallTime = new Array<number>(n);
-  const value = new Array<WireNumber>(n);
-  let i = 0;
-  b.series.forEach((s, t) => {
-    for (let k = 0; k < s.step.length; k++, i++) {
-      tag[i] = t;
-      step[i] = s.step[k];
-      wallTime[i] = s.wallTime[k];
-      value[i] = toWireNumber(s.value[k]);
-    }
-  });
-  return { type: 'points', source: b.source, run: b.run, role: b.role, tags: b.series.map((s) => s.tag), tag, step, wallTime, value, cursor: b.cursor };
 }

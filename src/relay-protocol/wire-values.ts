@@ -14,8 +14,7 @@ import { hasFields, isInt, isNum, isStr, optional } from '../base/validate';
  *   (another file: read from its first row). `<window>` describes the client's last 1024 rows
  *   (`<first group, base 36>:<8 hex digits per group of 4 row ids>`, FNV-1a of each row's id,
  *   reward and consumed, src/relay/sources/row-window.ts): another relay process re-sends only
- *   the groups that differ now. Relays before row updates: `fid` = table name, `offset` = last
- *   row id.
+ *   the groups that differ now.
  * - serve: `offset` = sequence number of the last /metrics sample, `fid` = relay instance
  *   (a live gauge: after a relay restart only new samples are sent).
  */

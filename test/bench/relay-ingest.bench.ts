@@ -1,20 +1,33 @@
 // `npm run bench -- relay-ingest`: the client side of the metrics path, from the bytes a relay
-// sent to the points in the store (binary points frames, src/relay-protocol/points-frame.ts), three
+// sent to the points in the store (binary points frames, src/relay-protocol/points-frame.ts), two
 // ways in one run on the same batches:
-//   old     the JSON points message → one object per point (the former decodePoints) → regrouped
-//           per series into {step, wallTime, value} objects → store (the path before binary frames)
-//   json    the JSON message → tag-grouped columns → store (the client before it took frames only)
+//   old     a JSON points message → one object per point → regrouped per series into
+//           {step, wallTime, value} objects → store (the path before binary frames, kept here
+//           as the peer: the protocol has no JSON points any more)
 //   binary  the binary points frame → typed-array views → store (this client and relay)
-// Trials alternate the three (this machine is shared); medians. Garbage: the GC time during a
+// Trials alternate the two (this machine is shared); medians. Garbage: the GC time during a
 // run (the store's columns are off-heap: what is collected is what a path allocated per point),
 // and the peak of heapUsed above the heap before it (capped by the young generation's size).
-// Ends with: BENCH relay-ingest old_points_per_s=… json_points_per_s=… binary_points_per_s=… binary_vs_old=… old_gc_ms=… binary_gc_ms=… old_heap_mb=… binary_heap_mb=…
+// Ends with: BENCH relay-ingest old_points_per_s=… binary_points_per_s=… binary_vs_old=… old_gc_ms=… binary_gc_ms=… old_heap_mb=… binary_heap_mb=…
 import { PerformanceObserver } from 'node:perf_hooks';
 import { MetricsStore, Point } from '../../src/metrics/store/store';
 import { PointBatch } from '../../src/relay/sources/source';
 import { encodePointsFrame } from '../../src/relay-protocol/points-frame';
 import { readFrame } from '../../src/relay-protocol/client';
-import { PointsMessage, SourceInfo, fromWireNumber, parseServerMessage, toWireNumber } from '../../src/relay-protocol/messages';
+import { type Cursor, type SourceInfo, type WireNumber, fromWireNumber, toWireNumber } from '../../src/relay-protocol/messages';
+
+/** The former JSON points message: point i is (tags[tag[i]], step[i], wallTime[i], value[i]). */
+interface JsonPoints {
+  type: 'points';
+  run: string;
+  role: string;
+  tags: string[];
+  tag: number[];
+  step: number[];
+  wallTime: number[];
+  value: WireNumber[];
+  cursor: Cursor;
+}
 
 const TAGS = 50;
 const STEPS = 20_000;
@@ -42,7 +55,7 @@ function wire(): { json: Buffer[]; frames: Buffer[]; points: number } {
     const tag: number[] = [];
     const step: number[] = [];
     const wallTime: number[] = [];
-    const value: PointsMessage['value'] = [];
+    const value: WireNumber[] = [];
     const batch = b.toBatch(info, cursor);
     for (let i = 0; i < n; i++) {
       const t = i % TAGS;
@@ -69,7 +82,7 @@ interface OldPoint {
 
 /** The former client path: parse, one object per point, regroup per series, store. */
 function oldIngest(store: MetricsStore, text: Buffer): void {
-  const msg = parseServerMessage(text.toString('utf8')) as PointsMessage;
+  const msg = JSON.parse(text.toString('utf8')) as JsonPoints;
   const points = new Array<OldPoint>(msg.tag.length);
   for (let i = 0; i < msg.tag.length; i++) points[i] = { run: msg.run, role: msg.role, tag: msg.tags[msg.tag[i]], step: msg.step[i], wallTime: msg.wallTime[i], value: fromWireNumber(msg.value[i]) };
   const groups = new Map<string, { tag: string; role: string; points: Point[] }>();
@@ -81,24 +94,6 @@ function oldIngest(store: MetricsStore, text: Buffer): void {
   }
   for (const g of groups.values()) store.add(msg.run, g.role, g.tag, g.points);
   store.setCursor('ep', msg.cursor);
-}
-
-/** The JSON message grouped by tag into columns, each tag's columns into the store. */
-function jsonIngest(store: MetricsStore, text: Buffer): void {
-  const m = parseServerMessage(text.toString('utf8')) as PointsMessage;
-  const counts = new Array<number>(m.tags.length).fill(0);
-  for (const t of m.tag) counts[t]++;
-  const cols = m.tags.map((tag, t) => ({ tag, step: new Float64Array(counts[t]), wallTime: new Float64Array(counts[t]), value: new Float64Array(counts[t]) }));
-  const fill = new Array<number>(m.tags.length).fill(0);
-  for (let i = 0; i < m.tag.length; i++) {
-    const s = cols[m.tag[i]];
-    const k = fill[m.tag[i]]++;
-    s.step[k] = m.step[i];
-    s.wallTime[k] = m.wallTime[i];
-    s.value[k] = fromWireNumber(m.value[i]);
-  }
-  for (const s of cols) if (s.step.length) store.addColumns(m.run, m.role, s.tag, s);
-  store.setCursor('ep', m.cursor);
 }
 
 /** This client: a binary frame to columns, each tag's columns into the store (as ViewController.ingest). */
@@ -150,26 +145,25 @@ async function main(): Promise<void> {
   console.log(`  on the wire: JSON ${fmt(jsonBytes)} bytes (${(jsonBytes / points).toFixed(1)} B/point), binary frames ${fmt(frameBytes)} bytes (${(frameBytes / points).toFixed(1)} B/point)`);
   const paths = {
     old: (s: MetricsStore, d: Buffer) => oldIngest(s, d),
-    json: (s: MetricsStore, d: Buffer) => jsonIngest(s, d),
     binary: (s: MetricsStore, d: Buffer) => newIngest(s, d),
   };
-  const input = { old: json, json, binary: frames };
-  const runs: Record<keyof typeof paths, Run[]> = { old: [], json: [], binary: [] };
-  for (const k of ['old', 'json', 'binary'] as const) await trial(input[k], paths[k], points); // warm-up (JIT)
+  const input = { old: json, binary: frames };
+  const runs: Record<keyof typeof paths, Run[]> = { old: [], binary: [] };
+  for (const k of ['old', 'binary'] as const) await trial(input[k], paths[k], points); // warm-up (JIT)
   for (let t = 0; t < TRIALS; t++) {
-    const order = (['old', 'json', 'binary'] as const).slice();
+    const order = (['old', 'binary'] as const).slice();
     if (t % 2) order.reverse();
     for (const k of order) runs[k].push(await trial(input[k], paths[k], points));
   }
   const pps = (k: keyof typeof paths) => median(runs[k].map((r) => r.pps));
   const heap = (k: keyof typeof paths) => median(runs[k].map((r) => r.heapMb));
   const gcOf = (k: keyof typeof paths) => median(runs[k].map((r) => r.gcMs));
-  for (const k of ['old', 'json', 'binary'] as const) {
+  for (const k of ['old', 'binary'] as const) {
     console.log(`  ${k.padEnd(7)} ${fmt(pps(k)).padStart(12)} points/s  GC ${gcOf(k).toFixed(0).padStart(4)} ms  heap +${heap(k).toFixed(1)} MB   trials ${runs[k].map((r) => fmt(r.pps)).join(', ')}`);
   }
-  console.log(`  binary / old: ${(pps('binary') / pps('old')).toFixed(2)}× points/s; json / old: ${(pps('json') / pps('old')).toFixed(2)}×`);
+  console.log(`  binary / old: ${(pps('binary') / pps('old')).toFixed(2)}× points/s`);
   console.log(
-    `\nBENCH relay-ingest old_points_per_s=${Math.round(pps('old'))} json_points_per_s=${Math.round(pps('json'))} binary_points_per_s=${Math.round(pps('binary'))} binary_vs_old=${(pps('binary') / pps('old')).toFixed(2)} old_gc_ms=${gcOf('old').toFixed(0)} binary_gc_ms=${gcOf('binary').toFixed(0)} old_heap_mb=${heap('old').toFixed(1)} binary_heap_mb=${heap('binary').toFixed(1)}`,
+    `\nBENCH relay-ingest old_points_per_s=${Math.round(pps('old'))} binary_points_per_s=${Math.round(pps('binary'))} binary_vs_old=${(pps('binary') / pps('old')).toFixed(2)} old_gc_ms=${gcOf('old').toFixed(0)} binary_gc_ms=${gcOf('binary').toFixed(0)} old_heap_mb=${heap('old').toFixed(1)} binary_heap_mb=${heap('binary').toFixed(1)}`,
   );
 }
 

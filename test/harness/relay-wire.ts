@@ -91,7 +91,7 @@ export class WireClient {
   }
 
   subscribe(opts: { cursors?: Cursor[]; runs?: string[]; experiences?: boolean } = {}): void {
-    this.send({ type: 'subscribe', protocol: RELAY_PROTOCOL_VERSION, binary: ['points'], cursors: opts.cursors ?? [], ...(opts.runs ? { runs: opts.runs } : {}), ...(opts.experiences === undefined ? {} : { experiences: opts.experiences }) });
+    this.send({ type: 'subscribe', protocol: RELAY_PROTOCOL_VERSION, cursors: opts.cursors ?? [], ...(opts.runs ? { runs: opts.runs } : {}), ...(opts.experiences === undefined ? {} : { experiences: opts.experiences }) });
   }
 
   /** Stops reading from the socket: the relay's replies pile up in its buffers and the kernel's. */

@@ -229,7 +229,7 @@ class Endpoint {
       this.m.emit('envelope', id, m);
     });
     // The relay says its backlog is gone: live, however busy the stream stays.
-    client.on('heartbeat', (msg) => current() && msg.caughtUp === true && this.state === 'backfilling' && this.set('live'));
+    client.on('heartbeat', (msg) => current() && msg.caughtUp && this.state === 'backfilling' && this.set('live'));
     client.start();
   }
 

@@ -1,19 +1,16 @@
 // One decode per source, shared by every client session of a relay: N viewers of one event
-// file must not cost N decodes. A decoded batch is kept as its binary frame (with its tags and
-// their counts), and the JSON text is made from the frame's columns, viewed in place, once a JSON
-// client asks (each form encoded once, whatever the number of sessions that send it as is, and
-// never a frame decoded back); keyed by the cursor it starts at, under one memory bound for the
-// whole relay (oldest evicted first). Sessions keep only cursors: the batch starting at a
-// session's cursor comes from the cache when some session decoded it already; otherwise the
-// session decodes it — with the source's reader parked at that position if there is one (so
-// viewers reading together drive one reader between them), else a reader of its own at its
-// cursor (a cursor before the cache, or resuming from an old cursor) — and the result joins
-// the cache for the others. Decodes of one position are single-flight. Correctness first: a
-// session only ever gets the batch that starts exactly at its cursor, so every point arrives
-// once, in order.
-import type { Cursor, PointsBatch } from '../../relay-protocol/messages';
-import { littleEndianHost } from '../../relay-protocol/binary-frame';
-import { encodePointsFrame, pointsToMessage, seriesViews } from '../../relay-protocol/points-frame';
+// file must not cost N decodes. A decoded batch is kept as the bytes it goes on the socket as
+// (a points batch's binary frame), encoded once whatever the number of sessions that send it;
+// keyed by the cursor it starts at, under one memory bound for the whole relay (oldest evicted
+// first). Sessions keep only cursors: the batch starting at a session's cursor comes from the
+// cache when some session decoded it already; otherwise the session decodes it — with the
+// source's reader parked at that position if there is one (so viewers reading together drive
+// one reader between them), else a reader of its own at its cursor (a cursor before the cache,
+// or resuming from an old cursor) — and the result joins the cache for the others. Decodes of
+// one position are single-flight. Correctness first: a session only ever gets the batch that
+// starts exactly at its cursor, so every point arrives once, in order.
+import type { Cursor } from '../../relay-protocol/messages';
+import { encodePointsFrame } from '../../relay-protocol/points-frame';
 import type { Batch, Source, SourceReader } from '../sources/source';
 
 /** A batch as it goes on the socket: its bytes, and whether they are a binary frame. */
@@ -28,9 +25,10 @@ export interface Feed {
   close(): void;
 }
 
-/** The JSON text of a batch. */
-export function jsonOf(batch: Batch): Uint8Array {
-  return Buffer.from(JSON.stringify(batch.type === 'points' ? pointsToMessage(batch) : batch));
+/** A batch as it goes on the socket: points as a binary frame, experience rows as JSON. */
+export function serialize(batch: Batch): Outgoing {
+  if (batch.type === 'points') return { data: encodePointsFrame(batch), binary: true };
+  return { data: Buffer.from(JSON.stringify(batch)), binary: false };
 }
 
 export interface DecodeCacheStats {
@@ -51,14 +49,8 @@ interface Entry {
   readonly cache: SourceCache;
   readonly start: string;
   readonly end: Cursor;
-  /** The binary frame (points batches). */
-  readonly frame: Uint8Array | undefined;
-  /** The points batch's header and its tags' point counts: with the frame's columns, the JSON form. */
-  readonly head: { batch: Omit<PointsBatch, 'series'>; tags: string[]; counts: number[] } | undefined;
-  /** The JSON text: at decode for other batches; for points, once a JSON session asks. */
-  json: Uint8Array | undefined;
-  /** Bytes counted against the bound. */
-  bytes: number;
+  /** The batch as it goes on the socket. */
+  readonly out: Outgoing;
 }
 
 /** Where a cursor points, as a map key ('' = the start of the source). */
@@ -82,7 +74,7 @@ class SourceCache {
   ) {}
 
   /** The batch starting at `cursor` (decoded once, whoever asks), or undefined when there is nothing new. */
-  async at(cursor: Cursor | undefined, budget: number, binary: boolean): Promise<Entry | undefined> {
+  async at(cursor: Cursor | undefined, budget: number): Promise<Entry | undefined> {
     const key = cursorKey(cursor);
     for (;;) {
       const hit = this.byStart.get(key);
@@ -95,12 +87,12 @@ class SourceCache {
       // Another session is decoding this very batch: wait for it, then look again.
       if (!(await pending)) return undefined;
     }
-    const p = this.decode(key, cursor, budget, binary).finally(() => this.inflight.delete(key));
+    const p = this.decode(key, cursor, budget).finally(() => this.inflight.delete(key));
     this.inflight.set(key, p);
     return p;
   }
 
-  private async decode(key: string, cursor: Cursor | undefined, budget: number, binary: boolean): Promise<Entry | undefined> {
+  private async decode(key: string, cursor: Cursor | undefined, budget: number): Promise<Entry | undefined> {
     let reader = this.parked.get(key);
     if (reader) this.parked.delete(key);
     else {
@@ -118,10 +110,7 @@ class SourceCache {
       this.park(key, reader, true); // at the live edge: the next poll reads on with it
       return undefined;
     }
-    const frame = batch.type === 'points' ? encodePointsFrame(batch) : undefined;
-    const head = batch.type === 'points' ? { batch: { ...batch, series: undefined }, tags: batch.series.map((s) => s.tag), counts: batch.series.map((s) => s.step.length) } : undefined;
-    const json = frame && binary ? undefined : jsonOf(batch);
-    const entry: Entry = { cache: this, start: key, end: batch.cursor, frame, head, json, bytes: (frame?.length ?? 0) + (json?.length ?? 0) };
+    const entry: Entry = { cache: this, start: key, end: batch.cursor, out: serialize(batch) };
     this.owner.admit(entry);
     this.park(cursorKey(batch.cursor), reader);
     return entry;
@@ -169,21 +158,21 @@ export class DecodeCache {
     return source.info.kind === 'tfevents' && this.s.boundBytes > 0;
   }
 
-  /** A session's feed of `source` from `cursor`; `binary`: the session takes binary points frames. */
-  feed(source: Source, cursor: Cursor | undefined, binary: boolean): Feed {
+  /** A session's feed of `source` from `cursor`. */
+  feed(source: Source, cursor: Cursor | undefined): Feed {
     if (!this.shares(source)) return source.open(cursor);
     let cache = this.caches.get(source.info.id);
     if (!cache) {
       cache = new SourceCache(this, source);
       this.caches.set(source.info.id, cache);
     }
-    return new SharedFeed(this, cache, cursor, binary);
+    return new SharedFeed(this, cache, cursor);
   }
 
   /** Stores a freshly decoded entry, evicting the oldest to stay within the bound. */
   admit(e: Entry): void {
     this.s.decoded++;
-    const size = e.bytes;
+    const size = e.out.data.length;
     if (size > this.s.boundBytes) return;
     this.trim(this.s.boundBytes - size);
     e.cache.byStart.set(e.start, e);
@@ -197,28 +186,13 @@ export class DecodeCache {
     while (this.s.bytes > bytes && this.qHead < this.queue.length) {
       const old = this.queue[this.qHead++];
       if (old.cache.byStart.get(old.start) === old) old.cache.byStart.delete(old.start);
-      this.s.bytes -= old.bytes;
+      this.s.bytes -= old.out.data.length;
       this.s.evicted++;
     }
     if (this.qHead > 1024 && this.qHead * 2 > this.queue.length) {
       this.queue.splice(0, this.qHead); // compact now and then: shift() per eviction is O(n)
       this.qHead = 0;
     }
-  }
-
-  /** An entry in the form a session sends: the frame, or the JSON text (made once, from the batch's columns). */
-  form(e: Entry, binary: boolean): Outgoing {
-    if (binary && e.frame) return { data: e.frame, binary: true };
-    if (!e.json) {
-      e.json = jsonOf(framedBatch(e.frame!, e.head!));
-      if (e.cache.byStart.get(e.start) === e) {
-        e.bytes += e.json.length;
-        this.s.bytes += e.json.length;
-        this.trim(this.s.boundBytes);
-        this.s.peakBytes = Math.max(this.s.peakBytes, this.s.bytes);
-      }
-    }
-    return { data: e.json, binary: false };
   }
 
   count(what: 'served' | 'opened'): void {
@@ -242,37 +216,19 @@ export class DecodeCache {
 
 }
 
-/**
- * The batch of a points frame, its columns viewed in place: they end the frame, tag after tag
- * (the points frame layout, src/relay-protocol/messages.ts), so no header is parsed and nothing is copied.
- */
-function framedBatch(frame: Uint8Array, head: NonNullable<Entry['head']>): PointsBatch {
-  const n = head.counts.reduce((a, c) => a + c, 0);
-  const at = frame.byteOffset + frame.length - n * 24;
-  let cols: Float64Array;
-  if (littleEndianHost) cols = new Float64Array(frame.buffer, at, n * 3);
-  else {
-    // The frame's doubles are little-endian: a big-endian host reads them one by one.
-    const dv = new DataView(frame.buffer, at, n * 24);
-    cols = Float64Array.from({ length: n * 3 }, (_, i) => dv.getFloat64(8 * i, true));
-  }
-  return { ...head.batch, series: seriesViews(head.tags, head.counts, cols) };
-}
-
 /** One session's view of a shared source: nothing but its cursor. */
 class SharedFeed implements Feed {
   constructor(
     private readonly owner: DecodeCache,
     private readonly cache: SourceCache,
     private cursor: Cursor | undefined,
-    private readonly binary: boolean,
   ) {}
 
   async next(budget: number): Promise<Outgoing | undefined> {
-    const entry = await this.cache.at(this.cursor, budget, this.binary);
+    const entry = await this.cache.at(this.cursor, budget);
     if (!entry) return undefined;
     this.cursor = entry.end;
-    return this.owner.form(entry, this.binary);
+    return entry.out;
   }
 
   close(): void {

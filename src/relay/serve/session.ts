@@ -14,11 +14,10 @@ import type { ClientMessage, Cursor, ExperienceRequestMessage, ServerMessage, So
 import { MAX_FRAME_TOKENS, encodeTokensFrame } from '../../relay-protocol/tokens-frame';
 import { ProtocolError, RELAY_PROTOCOL_VERSION, parseClientMessage } from '../../relay-protocol/messages';
 import type { ErrorDigest } from './error-digest';
-import type { Batch, Source } from '../sources/source';
+import type { Source } from '../sources/source';
 import type { Feed, Outgoing } from './decode-cache';
-import { jsonOf } from './decode-cache';
-import { encodePointsFrame } from '../../relay-protocol/points-frame';
-import { EnvelopeBatch, encodeEnvelopeFrame, envelopeToMessage } from '../../relay-protocol/envelope-frame';
+import { serialize } from './decode-cache';
+import { EnvelopeBatch, encodeEnvelopeFrame } from '../../relay-protocol/envelope-frame';
 import type { EnvelopeCache } from '../envelope/cache';
 import { EnvelopeFirst, answerDetail } from './envelope-session';
 
@@ -47,18 +46,10 @@ export interface SessionHost {
   log: Logger;
   /** Shared by all sessions: a source failing on every read is reported once, then counted. */
   errors: ErrorDigest;
-  /** What this session reads `source` from, starting at `cursor` (shared decode or its own reader);
-   *  `binary`: the session takes binary points frames. */
-  feed(source: Source, cursor: Cursor | undefined, binary: boolean): Feed;
+  /** What this session reads `source` from, starting at `cursor` (shared decode or its own reader). */
+  feed(source: Source, cursor: Cursor | undefined): Feed;
   /** The relay's shared envelope passes (envelope/cache.ts); without it, `envelope` is ignored. */
   envelopes?: EnvelopeCache;
-}
-
-/** A batch in the form the client asked for (a shared one comes serialized already, decode-cache.ts). */
-function serialize(b: Outgoing | Batch, binary: boolean): Outgoing {
-  if ('data' in b) return b;
-  if (b.type === 'points' && binary) return { data: encodePointsFrame(b), binary: true };
-  return { data: jsonOf(b), binary: false };
 }
 
 /** Reads one row's content for the client (read-only, on demand). */
@@ -124,10 +115,6 @@ export class Session {
   private knownSources = new Set<string>();
   /** Event files to send the envelope of before their live stream (subscribe.envelope). */
   private readonly envelopeFirst = new EnvelopeFirst();
-  /** The client asked for binary points frames (SubscribeMessage.binary). */
-  private binaryPoints = false;
-  /** … and for binary envelope frames. */
-  private binaryEnvelopes = false;
   alive = true;
 
   constructor(
@@ -177,8 +164,6 @@ export class Session {
     this.subscribed = msg;
     if (this.subscribeTimer) clearTimeout(this.subscribeTimer);
     this.subscribeTimer = undefined;
-    this.binaryPoints = msg.binary?.includes('points') === true;
-    this.binaryEnvelopes = msg.binary?.includes('envelope') === true;
     this.knownSources.clear();
     this.envelopeFirst.clear();
     this.wake();
@@ -200,7 +185,7 @@ export class Session {
       if (this.knownSources.has(id)) continue;
       this.knownSources.add(id);
       if (!this.wants(source.info)) continue;
-      if (!this.envelopeFirst.wait(source, this.subscribed, this.host, cursors.has(id))) this.readers.set(id, { source, reader: this.host.feed(source, cursors.get(id), this.binaryPoints) });
+      if (!this.envelopeFirst.wait(source, this.subscribed, this.host, cursors.has(id))) this.readers.set(id, { source, reader: this.host.feed(source, cursors.get(id)) });
     }
   }
 
@@ -221,8 +206,8 @@ export class Session {
         this.again = false;
         this.refreshReaders();
         const sub = this.subscribed;
-        const open = (source: Source, cursor: Cursor | undefined) => this.readers.set(source.info.id, { source, reader: this.host.feed(source, cursor, this.binaryPoints) });
-        const envelope = (b: EnvelopeBatch) => this.send(this.binaryEnvelopes ? { data: encodeEnvelopeFrame(b), binary: true } : envelopeToMessage(b));
+        const open = (source: Source, cursor: Cursor | undefined) => this.readers.set(source.info.id, { source, reader: this.host.feed(source, cursor) });
+        const envelope = (b: EnvelopeBatch) => this.send({ data: encodeEnvelopeFrame(b), binary: true });
         await this.envelopeFirst.send(this.host, sub, { send: (m) => this.send(m), envelope, current: () => !this.closed && this.subscribed === sub, open });
         let progressed = true;
         // A reader that threw is not retried in this pump: the next wake (a file change, the
@@ -254,7 +239,7 @@ export class Session {
             }
             this.host.errors.ok(`relay: source ${id}`);
             if (batch && !this.closed) {
-              this.send(serialize(batch, this.binaryPoints));
+              this.send('data' in batch ? batch : serialize(batch));
               progressed = true;
             }
           }

@@ -70,7 +70,6 @@ export interface ResumePoint {
 /** Where a cursor resumes (fid `<table>@<tracker>.<gen>[/<db id>][~<window>]`). */
 export function resumePoint(cursor: Cursor | undefined, table: string): ResumePoint {
   if (!cursor) return { last: 0 };
-  if (cursor.fid === table) return { last: cursor.offset }; // a relay before row updates
   const m = cursor.fid?.startsWith(`${table}@`) ? /^([0-9a-f]+)\.(\d+)(?:\/(\d+:\d+))?(?:~(.*))?$/.exec(cursor.fid.slice(table.length + 1)) : null;
   if (!m) return { last: 0 };
   const window = m[4] === undefined ? undefined : parseWindow(m[4]);

@@ -9,7 +9,7 @@ import { MAX_FRAME_TOKENS, TOKEN_ARRAYS, type TokenArrayName } from '../../relay
 import { toWireNumber } from '../../relay-protocol/wire-values';
 import { PickleError, type PyValue, unpickleSliced } from './pickle';
 import { MAX_TENSOR_HEADER, TensorError, asFloat32, asInt32, asMask, tensorEntries } from './safetensors';
-import { RowDecodeError, TRXP_HEAD_BYTES, boundedJsonOf, field, firstItem, numberOf } from './trxp';
+import { RowDecodeError, TRXP_HEAD_BYTES, boundedJsonOf, field, firstItem, numberOf, trxpLayout } from './trxp';
 
 /** Larger metadata is not read for tokens (as for the detail). */
 const MAX_META = 16 * 1024 * 1024;
@@ -38,9 +38,9 @@ function le64(b: Uint8Array, at: number): number {
  */
 export function readTokenParts(read: RowRange, total: number): RowTokenParts {
   const head = read(0, Math.min(TRXP_HEAD_BYTES, total));
-  need(head && head.length === TRXP_HEAD_BYTES && String.fromCharCode(...head.subarray(0, 4)) === 'TRXP', 'not a TRXP experience (a legacy pickle keeps no tensors to read)');
-  const metaLen = le64(head, 5);
-  const tensorLen = le64(head, 13);
+  const layout = head && trxpLayout(head);
+  need(layout, 'not a TRXP experience (a legacy pickle keeps no tensors to read)');
+  const { metaLen, tensorLen } = layout;
   need(metaLen <= MAX_META, `experience metadata of ${metaLen} bytes is over the ${MAX_META}-byte limit`);
   need(TRXP_HEAD_BYTES + metaLen + tensorLen <= total, `experience bytes truncated (${total} bytes, metadata ${metaLen}, tensors ${tensorLen})`);
   const meta = read(TRXP_HEAD_BYTES, metaLen);

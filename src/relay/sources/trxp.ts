@@ -57,18 +57,21 @@ export interface ExperienceSummary {
 /** Reads `len` bytes of the same blob from `start` (0-based); undefined when it cannot. */
 export type ReadRange = (start: number, len: number) => Uint8Array | undefined;
 
+const asBuffer = (b: Uint8Array): Buffer => Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+
+/** The lengths a row's TRXP header gives. */
 interface Layout {
   metaLen: number;
   tensorLen: number;
 }
 
-/** The TRXP header of `head`, or undefined when the bytes are not that format. */
-function layoutOf(head: Buffer): Layout | undefined {
-  if (head.length < HEADER || head.toString('latin1', 0, 4) !== MAGIC) return undefined;
-  return { metaLen: Number(head.readBigUInt64LE(5)), tensorLen: Number(head.readBigUInt64LE(13)) };
+/** The TRXP header of `head` (a row's first bytes), or undefined when the bytes are not that format. */
+export function trxpLayout(head: Uint8Array): Layout | undefined {
+  const b = asBuffer(head);
+  if (b.length < HEADER || b.toString('latin1', 0, 4) !== MAGIC) return undefined;
+  return { metaLen: Number(b.readBigUInt64LE(5)), tensorLen: Number(b.readBigUInt64LE(13)) };
 }
 
-const asBuffer = (b: Uint8Array): Buffer => Buffer.from(b.buffer, b.byteOffset, b.byteLength);
 
 // ---- the list: metrics and advantage ---------------------------------------------------
 
@@ -171,7 +174,7 @@ export function field(item: PyValue | undefined, name: string): PyValue | undefi
  */
 export function summarizeExperience(headBytes: Uint8Array, total: number, read: ReadRange): ExperienceSummary & { error?: string; metaBytes: number } {
   const head = asBuffer(headBytes);
-  const layout = layoutOf(head);
+  const layout = trxpLayout(head);
   if (!layout || HEADER + layout.metaLen > total) return { metaBytes: 0 };
   const out: ExperienceSummary & { error?: string; metaBytes: number } = { metaBytes: 0 };
   const meta = bytesAt(head, read, HEADER, layout.metaLen);
@@ -199,7 +202,7 @@ export function summarizeExperience(headBytes: Uint8Array, total: number, read: 
  * pickle whole — or why it is not read (over the limit).
  */
 export function detailBytes(head: Uint8Array, total: number): number | string {
-  const layout = layoutOf(asBuffer(head));
+  const layout = trxpLayout(head);
   const need = layout ? HEADER + layout.metaLen : total;
   if (need - (layout ? HEADER : 0) > MAX_DETAIL_META) return `${need} bytes of experience metadata, over the ${MAX_DETAIL_META}-byte limit`;
   return Math.min(need, total);
@@ -208,7 +211,7 @@ export function detailBytes(head: Uint8Array, total: number): number | string {
 /** Decodes one row's experience_bytes into the JSON of its first item (pickle read in slices). */
 export async function decodeExperienceBytes(bytes: Uint8Array): Promise<ExperienceDetail> {
   const buf = asBuffer(bytes);
-  const layout = layoutOf(buf);
+  const layout = trxpLayout(buf);
   let value: PyValue | undefined;
   try {
     if (layout) {

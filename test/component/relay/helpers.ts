@@ -1,19 +1,13 @@
 // Shared pieces of the relay component tests: real Python writers, the bundled CLI as a child
 // process (the relay itself: test/harness/relay.ts), and a client that collects points.
 import { spawn, spawnSync } from 'node:child_process';
-import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import WebSocket from 'ws';
 import { RelayClient, RelayClientOptions } from '../../../src/relay-protocol/client';
-import { RELAY_PROTOCOL_VERSION, RELAY_SUBPROTOCOL, fromWireNumber, parseServerMessage } from '../../../src/relay-protocol/messages';
-import type { EnvelopeRequest } from '../../../src/relay-protocol/envelope';
-import { EnvelopeBatch, envelopeArrays } from '../../../src/relay-protocol/envelope-frame';
 import { RelayPoint, pointsOf } from '../../harness/relay-points';
 import { repoRoot, venvPython } from '../../harness/paths';
 import { cliBundle } from '../../harness/relay';
 import { until } from '../../harness/wait';
-import { wsText } from '../../harness/ws-text';
 
 export { startRelay, type RelayProc } from '../../harness/relay';
 export { rng, tmpDir } from '../../unit/relay/helpers';
@@ -135,36 +129,6 @@ export function collect(opts: RelayClientOptions): Collector {
         check();
       });
     },
-  };
-}
-
-/**
- * A client that does not ask for binary frames (RelayClient always does): a bare socket that
- * subscribes without `binary` and reads the relay's JSON points and envelope messages, to check
- * the relay's JSON path against its frames.
- */
-export function jsonSubscriber(url: string, envelope?: EnvelopeRequest): { points: RelayPoint[]; envelopes: EnvelopeBatch[]; until(pred: (pts: RelayPoint[]) => boolean, timeoutMs?: number): Promise<void>; close(): void } {
-  const points: RelayPoint[] = [];
-  const envelopes: EnvelopeBatch[] = [];
-  const ws = new WebSocket(url, RELAY_SUBPROTOCOL);
-  ws.on('message', (data, isBinary) => {
-    assert.ok(!isBinary, 'a binary frame to a client that did not ask for one');
-    const m = parseServerMessage(wsText(data));
-    if (m.type === 'hello') ws.send(JSON.stringify({ type: 'subscribe', protocol: RELAY_PROTOCOL_VERSION, cursors: [], ...(envelope ? { envelope } : {}) }));
-    else if (m.type === 'points') m.tag.forEach((t, i) => points.push({ run: m.run, role: m.role, tag: m.tags[t], step: m.step[i], wallTime: m.wallTime[i], value: fromWireNumber(m.value[i]) }));
-    else if (m.type === 'envelope') envelopes.push({ type: 'envelope', source: m.source, run: m.run, role: m.role, tag: m.tag, points: m.points, cursor: m.cursor, env: envelopeArrays(m) });
-  });
-  return {
-    points,
-    envelopes,
-    async until(pred, timeoutMs = 20_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (!pred(points)) {
-        if (Date.now() > deadline) throw new Error(`timed out with ${points.length} points`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
-    },
-    close: () => ws.terminate(),
   };
 }
 

@@ -1,14 +1,14 @@
 // The binary envelope frame (src/relay-protocol/envelope-frame.ts): an envelope built by the relay's
-// builder survives the frame and the JSON form exactly — a bucket without a finite value,
+// builder survives the frame and the JSON columns of a detail answer exactly — a bucket without a finite value,
 // NaN/±Inf first and last values included — however the frame's bytes are aligned; the two
 // binary frames are told apart by their magic; a malformed frame is a ProtocolError.
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { EnvelopeBuilder } from '../../../src/relay/envelope/builder';
-import { EnvelopeBatch, binaryFrameType, decodeEnvelopeFrame, encodeEnvelopeFrame, envelopeArrays, envelopeToMessage } from '../../../src/relay-protocol/envelope-frame';
-import type { EnvelopeMessage } from '../../../src/relay-protocol/envelope';
+import { EnvelopeBatch, binaryFrameType, decodeEnvelopeFrame, encodeEnvelopeFrame, envelopeArrays, envelopeColumns } from '../../../src/relay-protocol/envelope-frame';
+import type { EnvelopeColumns } from '../../../src/relay-protocol/envelope';
 import { encodePointsFrame } from '../../../src/relay-protocol/points-frame';
-import { parseServerMessage, ProtocolError } from '../../../src/relay-protocol/messages';
+import { ProtocolError } from '../../../src/relay-protocol/messages';
 
 function batch(): EnvelopeBatch {
   const b = new EnvelopeBuilder(16);
@@ -39,15 +39,12 @@ test('envelope frame: a frame at an odd offset of a larger buffer (a socket chun
   assert.deepEqual(plain(decodeEnvelopeFrame(big.subarray(3))), plain(batch()));
 });
 
-test('envelope: the JSON message (older peers) carries the same envelope, null min/max and wire numbers included', () => {
+test('envelope: the JSON columns of a detail answer carry the same envelope, null min/max and wire numbers included', () => {
   const b = batch();
-  const json = JSON.stringify(envelopeToMessage(b));
+  const json = JSON.stringify(envelopeColumns(b.env));
   assert.match(json, /"min":\[[^\]]*null/);
   assert.match(json, /"NaN"/);
-  const m = parseServerMessage(json) as EnvelopeMessage;
-  assert.equal(m.type, 'envelope');
-  const { type, source, run, role, tag, points, cursor } = m;
-  assert.deepEqual(plain({ type, source, run, role, tag, points, cursor, env: envelopeArrays(m) }), plain(b));
+  assert.deepEqual(plain({ ...b, env: envelopeArrays(JSON.parse(json) as EnvelopeColumns) }), plain(b));
 });
 
 test('envelope frame: points and envelope frames are told apart; malformed frames are protocol errors', () => {

@@ -6,28 +6,16 @@ import {
   parseClientMessage,
   parseServerMessage,
   toWireNumber,
-  type PointsMessage,
   type SubscribeMessage,
 } from '../../../src/relay-protocol/messages';
 
-const points: PointsMessage = {
-  type: 'points',
-  source: 'tfevents:a',
-  run: 'r',
-  role: 'explorer',
-  tags: ['x', 'y'],
-  tag: [0, 1, 0],
-  step: [1, 1, 2],
-  wallTime: [1.5, 1.5, 2.5],
-  value: [0.5, 'NaN', '-Infinity'],
-  cursor: { source: 'tfevents:a', fid: '1:2', offset: 99 },
-};
-
-test('points round-trip through JSON, non-finite values included', () => {
-  const m = parseServerMessage(JSON.stringify(points)) as PointsMessage;
-  assert.deepEqual(m, points);
-  assert.deepEqual(m.value.map(fromWireNumber), [0.5, NaN, -Infinity]);
+test('wire numbers: non-finite values travel as strings and come back as themselves', () => {
+  assert.deepEqual(['NaN', '-Infinity', 0.5].map((v) => fromWireNumber(v as 'NaN' | '-Infinity' | number)), [NaN, -Infinity, 0.5]);
   for (const v of [0, -1.5, NaN, Infinity, -Infinity]) assert.ok(Object.is(fromWireNumber(toWireNumber(v)), v));
+});
+
+test('heartbeats say whether the backlog has drained', () => {
+  assert.deepEqual(parseServerMessage('{"type":"heartbeat","time":5,"caughtUp":false}'), { type: 'heartbeat', time: 5, caughtUp: false });
 });
 
 test('malformed relay frames are rejected with a ProtocolError', () => {
@@ -35,10 +23,12 @@ test('malformed relay frames are rejected with a ProtocolError', () => {
     'not json',
     '[]',
     { type: 'nope' },
-    { ...points, tag: [0, 5, 0] },
-    { ...points, step: [1, 2] },
-    { ...points, value: [0.5, 'nan', 1] },
-    { ...points, cursor: { source: 's', offset: -1 } },
+    // Points and envelopes travel as binary frames only.
+    { type: 'points', source: 's', run: 'r', role: '', tags: ['x'], tag: [0], step: [1], wallTime: [1.5], value: [0.5], cursor: { source: 's', offset: 1 } },
+    { type: 'envelope', source: 's', run: 'r', role: '', tag: 'x', points: 0, cursor: { source: 's', offset: 1 }, width: 1, bucket: [] },
+    { type: 'heartbeat', time: 5 },
+    { type: 'heartbeat', time: 5, caughtUp: 1 },
+    { type: 'experiences', source: 's', run: 'r', cursor: { source: 's', offset: -1 }, rows: [] },
     { type: 'hello', protocol: 1, relayVersion: 'x', instance: 'i', runs: [], roles: [], sources: [{ id: 1 }], heartbeatSeconds: 10 },
     { type: 'experiences', source: 's', run: 'r', cursor: { source: 's', offset: 1 }, rows: [{ id: 'x' }] },
   ];
@@ -47,14 +37,12 @@ test('malformed relay frames are rejected with a ProtocolError', () => {
 
 test('client messages: only a well-formed subscribe or experience request passes', () => {
   assert.deepEqual((parseClientMessage('{"type":"subscribe","protocol":1,"cursors":[{"source":"a","offset":3,"fid":"x"}]}') as SubscribeMessage).cursors, [{ source: 'a', offset: 3, fid: 'x' }]);
-  assert.deepEqual((parseClientMessage('{"type":"subscribe","protocol":1,"cursors":[],"binary":["points","later"]}') as SubscribeMessage).binary, ['points', 'later']);
   assert.deepEqual(parseClientMessage('{"type":"experience","request":2,"source":"sql:b.db#t","id":7}'), { type: 'experience', request: 2, source: 'sql:b.db#t', id: 7 });
   for (const b of [
     '{"type":"subscribe","cursors":[]}',
     '{"type":"subscribe","protocol":1}',
     '{"type":"subscribe","protocol":1,"cursors":[{"source":"a","offset":1.5}]}',
     '{"type":"subscribe","protocol":1,"cursors":[],"runs":"r"}',
-    '{"type":"subscribe","protocol":1,"cursors":[],"binary":"points"}',
     '{"type":"read","path":"/etc/passwd"}',
     '{"type":"experience","request":1,"source":"s"}',
     '{"type":"experience","request":1,"source":"s","id":"1 OR 1=1"}',

@@ -22,6 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from agentrl_runner.channel import Channel
 from agentrl_runner.episodes import EpisodeJob, Phase, Reporter, Workload, error_info, run_episode
+from agentrl_runner.experiences import read_experiences
 from agentrl_runner.imports import module_functions, resolve
 from agentrl_runner.optional import optional_module
 from agentrl_runner.protocol import (
@@ -36,7 +37,6 @@ from agentrl_runner.protocol import (
 from agentrl_runner.rescore import main as rescore_main
 from agentrl_runner.stack import OutputCapture, set_episode
 from agentrl_runner.tasks import load_rows, select
-from agentrl_runner.trxp import read_experiences
 from agentrl_runner.values import jsonable
 
 RUNNER_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

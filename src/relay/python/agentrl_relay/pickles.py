@@ -20,6 +20,7 @@ from operator import add
 from typing import Any
 
 from .protocol import BIG_ENDIAN, js_entries, js_slice, js_string, parse_json, to_float, wire_number
+from .trxp import TRXP_HEADER, TrxpError, trxp_first_item, trxp_layout, trxp_metadata
 
 MAX_OPS = 2_000_000
 MAX_MEMO = 1_000_000
@@ -338,8 +339,6 @@ def bounded_json(v: Any) -> Any:
 
 # ---- Trinity's experience_bytes --------------------------------------------------------------
 
-MAGIC = b"TRXP"
-HEADER = 4 + 1 + 8 + 8
 # Larger metadata is not decoded even on request.
 MAX_DETAIL_META = 16 * 1024 * 1024
 
@@ -347,15 +346,13 @@ MAX_DETAIL_META = 16 * 1024 * 1024
 def decode_experience_bytes(data: bytes) -> dict[str, Any]:
     """The first item of an experience_bytes value as JSON: TRXP (a pickle of {version,
     num_items, items} + safetensors, not sent) or a legacy pickle of an Experience or a list."""
-    if len(data) >= HEADER and data[:4] == MAGIC:
-        (meta_len,) = struct.unpack_from("<Q", data, 5)
-        if meta_len > len(data) - HEADER:
-            raise RowDecodeError(f"experience bytes truncated ({len(data)} bytes, metadata {meta_len})")
-        if meta_len > MAX_DETAIL_META:
-            raise RowDecodeError(f"experience metadata of {meta_len} bytes is over the {MAX_DETAIL_META}-byte limit")
-        meta = _unpickle(data[HEADER : HEADER + meta_len])
-        items = _field(meta, "items")
-        value = items[0] if isinstance(items, list) and items else (None if isinstance(items, list) else meta)
+    if trxp_layout(data) is not None:
+        try:
+            meta = _unpickle(trxp_metadata(data, MAX_DETAIL_META))
+        except TrxpError as e:
+            raise RowDecodeError(str(e)) from None
+        # Metadata without an item list is shown whole.
+        value = trxp_first_item(meta, _field) if isinstance(_field(meta, "items"), list) else meta
     else:
         if len(data) > MAX_DETAIL_META:
             raise RowDecodeError(f"a legacy experience of {len(data)} bytes is over the {MAX_DETAIL_META}-byte limit")
@@ -491,24 +488,20 @@ def _advantage_at(head: bytes, read, at: int) -> Any:
 def summarize_experience(head: bytes, total: int, read) -> dict[str, Any]:
     """metrics and advantage of one experience_bytes value from its first bytes (`head`; `total`
     is its length, `read(start, n)` fetches further ranges); empty when it is not TRXP."""
-    if len(head) < HEADER or head[:4] != MAGIC:
-        return {}
-    (meta_len,) = struct.unpack_from("<Q", head, 5)
-    if HEADER + meta_len > total:
+    layout = trxp_layout(head)
+    if layout is None or layout.tensors_at > total:
         return {}
     out: dict[str, Any] = {}
-    meta = _bytes_at(head, read, HEADER, meta_len)
+    meta = _bytes_at(head, read, TRXP_HEADER, layout.meta_len)
     if meta is not None:
         try:
-            items = _field(unpickle(meta), "items")
-            first = items[0] if isinstance(items, list) and items else None
-            metrics = numeric_metrics_of(_field(first, "metrics"))
+            metrics = numeric_metrics_of(_field(trxp_first_item(unpickle(meta), _field), "metrics"))
             if metrics:
                 out["metrics"] = metrics
         except PickleError as e:
             out["error"] = f"cannot unpickle the experience: {e}"[:500]  # the row is listed without its metrics
-    if HEADER + meta_len + 8 <= total:
-        adv = _advantage_at(head, read, HEADER + meta_len)
+    if layout.tensors_at + 8 <= total:
+        adv = _advantage_at(head, read, layout.tensors_at)
         if adv is not None:
             out["advantage"] = adv
     return out

@@ -192,7 +192,6 @@ def parse_client_message(text: str) -> dict[str, Any]:
     _need(_array_of(is_cursor)(m.get("cursors", _MISSING)), "subscribe: cursors must be a list of {source, offset, fid?}")
     _need(_optional(is_bool)(m.get("experiences", _MISSING)), "subscribe: experiences must be a boolean")
     _need(is_envelope_request(m.get("envelope", _MISSING)), "subscribe: envelope must be {buckets}")
-    _need(_optional(_array_of(is_str))(m.get("binary", _MISSING)), "subscribe: binary must be a list of message types")
     return m
 
 

@@ -94,8 +94,6 @@ def resume_point(cursor: dict[str, Any] | None, table: str) -> ResumePoint:
         return ResumePoint(0)
     fid = cursor.get("fid")
     offset = int(cursor["offset"])
-    if fid == table:
-        return ResumePoint(offset)  # a relay before row updates
     m = _RESUME.match(fid[len(table) + 1 :]) if isinstance(fid, str) and fid.startswith(f"{table}@") else None
     if not m:
         return ResumePoint(0)

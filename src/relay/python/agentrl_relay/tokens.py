@@ -16,13 +16,13 @@ from typing import Any, Callable, Optional
 
 from .pickles import PickleError, PyObject, RowDecodeError, bounded_json, unpickle
 from .protocol import BIG_ENDIAN, dumps, parse_json, wire_number
+from .trxp import TRXP_HEADER, trxp_first_item, trxp_layout
 
 # "ART1" as a little-endian uint32.
 TOKENS_MAGIC = 0x31545241
 MAX_FRAME_TOKENS = 1 << 19
 MAX_TENSOR_HEADER = 1024 * 1024
 MAX_META = 16 * 1024 * 1024
-TRXP_HEAD = 4 + 1 + 8 + 8
 
 # name -> wire dtype, in frame order
 TOKEN_ARRAYS = (
@@ -127,14 +127,15 @@ def as_mask(b: bytes, dtype: str) -> array:
 
 def read_token_parts(read: RangeRead, total: int) -> tuple[bytes, dict[str, tuple[str, bytes]], int]:
     """(metadata bytes, name -> (dtype, bytes), stored tensor bytes) of item 0 of a row."""
-    head = read(0, min(TRXP_HEAD, total))
-    _require(head is not None and len(head) == TRXP_HEAD and head[:4] == b"TRXP", "not a TRXP experience (a legacy pickle keeps no tensors to read)")
-    meta_len, tensor_len = struct.unpack_from("<QQ", head, 5)
+    head = read(0, min(TRXP_HEADER, total))
+    layout = trxp_layout(head) if head is not None else None
+    _require(layout is not None, "not a TRXP experience (a legacy pickle keeps no tensors to read)")
+    meta_len, tensor_len = layout
     _require(meta_len <= MAX_META, f"experience metadata of {meta_len} bytes is over the {MAX_META}-byte limit")
-    _require(TRXP_HEAD + meta_len + tensor_len <= total, f"experience bytes truncated ({total} bytes, metadata {meta_len}, tensors {tensor_len})")
-    meta = read(TRXP_HEAD, meta_len)
+    _require(TRXP_HEADER + meta_len + tensor_len <= total, f"experience bytes truncated ({total} bytes, metadata {meta_len}, tensors {tensor_len})")
+    meta = read(TRXP_HEADER, meta_len)
     _require(meta is not None and len(meta) == meta_len, "cannot read the experience metadata")
-    at = TRXP_HEAD + meta_len
+    at = layout.tensors_at
     _require(tensor_len >= 8, "the experience has no tensors")
     len_bytes = read(at, 8)
     _require(len_bytes is not None and len(len_bytes) == 8, "cannot read the tensors header")
@@ -198,8 +199,7 @@ def decode_token_parts(meta: bytes, tensors: dict[str, tuple[str, bytes]], store
         m = unpickle(meta)
     except PickleError as e:
         raise RowDecodeError(f"cannot unpickle the experience: {e}") from None
-    items = _item_field(m, "items")
-    item = items[0] if isinstance(items, list) and items else None
+    item = trxp_first_item(m, _item_field)
     arrays: dict[str, array] = {}
     for name, (dtype, b) in tensors.items():
         if name == "tokens":

@@ -124,7 +124,6 @@ const BAD_FRAMES: (string | Buffer)[] = [
   '{"type": "subscribe", "protocol": 1, "cursors": [], "runs": "all"}',
   '{"type": "subscribe", "protocol": 1, "cursors": [], "experiences": "yes"}',
   '{"type": "subscribe", "protocol": 1, "cursors": [], "envelope": {"buckets": 1}}',
-  '{"type": "subscribe", "protocol": 1, "cursors": [], "binary": [1]}',
   '{"type": "experience", "request": 1, "source": "x"}',
   '{"type": "experience", "request": 1.5, "source": "x", "id": 1}',
   '{"type": "detail", "request": 1, "source": "x", "tag": "t", "from": 5, "to": 1, "maxPoints": 10, "cursor": {"source": "x", "offset": 0}}',

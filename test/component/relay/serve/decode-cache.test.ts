@@ -150,13 +150,13 @@ test('the memory bound holds, and a cursor evicted from the cache is read on alo
   const bound = 256 * 1024; // ~4 batches of ~55 KB
   const relay = relayOn(dir, bound);
   // Measure what the cache really holds (its entries, not its own byte counter) after every admission.
-  const cache = relay.decodeCache as unknown as { caches: Map<string, { byStart: Map<string, { frame?: Uint8Array; json?: Uint8Array }> }>; admit(e: unknown): void };
+  const cache = relay.decodeCache as unknown as { caches: Map<string, { byStart: Map<string, { out: { data: Uint8Array } }> }>; admit(e: unknown): void };
   const admit = cache.admit.bind(cache);
   let peak = 0;
   cache.admit = (e) => {
     admit(e);
     let held = 0;
-    for (const c of cache.caches.values()) for (const x of c.byStart.values()) held += (x.frame?.length ?? 0) + (x.json?.length ?? 0);
+    for (const c of cache.caches.values()) for (const x of c.byStart.values()) held += x.out.data.length;
     peak = Math.max(peak, held);
   };
   const url = await relay.start();

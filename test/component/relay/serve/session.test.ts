@@ -23,7 +23,7 @@ function frame(rand: () => number, source: string): string | Buffer {
   const weird = (): unknown => pick([null, -1, 1e308, -0, 2 ** 53 + 1, 'NaN', '', 'x'.repeat(Math.floor(rand() * 5000)), [], {}, [1, 'a'], { __proto__: { a: 1 } }, true, '\u0000\uffff', 1.5]);
   const base = [
     { type: 'subscribe', protocol: 1, cursors: [] },
-    { type: 'subscribe', protocol: 1, cursors: [{ source, offset: 0, fid: 'x' }], runs: ['r'], experiences: false, binary: ['points'] },
+    { type: 'subscribe', protocol: 1, cursors: [{ source, offset: 0, fid: 'x' }], runs: ['r'], experiences: false },
     { type: 'subscribe', protocol: 1, cursors: [], envelope: { buckets: 64 } },
     { type: 'experience', request: 1, source, id: 1 },
     { type: 'detail', request: 2, source, tag: TAGS[0], from: 0, to: 100, maxPoints: 10, cursor: { source, offset: 0 } },

@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DecodeCache, Feed } from '../../../../src/relay/serve/decode-cache';
 import type { Batch, Source, SourceReader } from '../../../../src/relay/sources/source';
-import type { Cursor, PointsMessage, SourceInfo } from '../../../../src/relay-protocol/messages';
+import type { Cursor, SourceInfo } from '../../../../src/relay-protocol/messages';
 import { decodePointsFrame } from '../../../../src/relay-protocol/points-frame';
 
 const info: SourceInfo = { id: 'run/events', kind: 'tfevents', run: 'run', role: '', path: 'events' };
@@ -37,16 +37,15 @@ function fakeSource(total: number, per: number) {
   return { source, counts };
 }
 
-/** Reads a feed to its end: the steps, in order (each batch in the form the feed was asked for). */
-async function drain(feed: Feed, binary = true): Promise<number[]> {
+/** Reads a feed to its end: the steps, in order (each batch a binary points frame). */
+async function drain(feed: Feed): Promise<number[]> {
   const out: number[] = [];
   for (;;) {
     const b = await feed.next(1000);
     if (!b) return out;
     assert.ok('data' in b, 'a shared batch comes serialized');
-    assert.equal(b.binary, binary);
-    if (b.binary) for (const s of decodePointsFrame(b.data).series) out.push(...s.step);
-    else out.push(...(JSON.parse(Buffer.from(b.data).toString('utf8')) as PointsMessage).step); // grouped by tag like the frame
+    assert.equal(b.binary, true);
+    for (const s of decodePointsFrame(b.data).series) out.push(...s.step);
   }
 }
 
@@ -55,7 +54,7 @@ const range = (from: number, to: number) => Array.from({ length: to - from }, (_
 test('DecodeCache: 4 feeds reading together decode each batch once, with one reader', async () => {
   const { source, counts } = fakeSource(1000, 10);
   const cache = new DecodeCache(1 << 20);
-  const got = await Promise.all([0, 1, 2, 3].map(() => drain(cache.feed(source, undefined, true))));
+  const got = await Promise.all([0, 1, 2, 3].map(() => drain(cache.feed(source, undefined))));
   for (const g of got) assert.deepEqual(g, range(0, 1000));
   assert.equal(counts.decoded, 100, 'each batch decoded once');
   assert.equal(counts.opened, 1, 'one reader traveled on for all four');
@@ -64,18 +63,18 @@ test('DecodeCache: 4 feeds reading together decode each batch once, with one rea
 
 test('DecodeCache: the bound evicts the oldest; an evicted cursor is read on exactly, by a reader of its own', async () => {
   const { source, counts } = fakeSource(1000, 10);
-  const one = (await drain(new DecodeCache(1 << 20).feed(source, undefined, true))).length;
+  const one = (await drain(new DecodeCache(1 << 20).feed(source, undefined))).length;
   assert.equal(one, 1000);
   const probe = new DecodeCache(1 << 20);
-  await drain(probe.feed(source, { source: info.id, fid: 'f', offset: 990 }, true));
+  await drain(probe.feed(source, { source: info.id, fid: 'f', offset: 990 }));
   const size = probe.stats.bytes; // one batch, serialized
   const bound = size * 5 + 1;
   const cache = new DecodeCache(bound);
   counts.opened = 0;
-  assert.deepEqual(await drain(cache.feed(source, undefined, true)), range(0, 1000));
+  assert.deepEqual(await drain(cache.feed(source, undefined)), range(0, 1000));
   assert.ok(cache.stats.peakBytes <= bound, `${cache.stats.peakBytes} ≤ ${bound}`);
   assert.ok(cache.stats.evicted >= 90, `evicted ${cache.stats.evicted}`);
-  assert.deepEqual(await drain(cache.feed(source, { source: info.id, fid: 'f', offset: 100 }, true)), range(100, 1000));
+  assert.deepEqual(await drain(cache.feed(source, { source: info.id, fid: 'f', offset: 100 })), range(100, 1000));
   assert.equal(counts.opened, 2, 'the old cursor opened its own reader');
   assert.ok(cache.stats.peakBytes <= bound);
   cache.close();
@@ -87,17 +86,4 @@ test('DecodeCache: only event files are shared; a bound of 0 turns it off', () =
   assert.equal(new DecodeCache(1 << 20).shares(source), true);
   assert.equal(new DecodeCache(1 << 20).shares(log), false);
   assert.equal(new DecodeCache(0).shares(source), false);
-});
-
-test('DecodeCache: a binary and a JSON session share one decode; each form is encoded once and counted', async () => {
-  const { source, counts } = fakeSource(100, 10);
-  const cache = new DecodeCache(1 << 20);
-  const [bin, json, json2] = await Promise.all([drain(cache.feed(source, undefined, true)), drain(cache.feed(source, undefined, false), false), drain(cache.feed(source, undefined, false), false)]);
-  assert.deepEqual(bin, range(0, 100));
-  assert.deepEqual(json, range(0, 100));
-  assert.deepEqual(json2, range(0, 100));
-  assert.equal(counts.decoded, 10, 'each batch decoded once for both forms');
-  const binOnly = new DecodeCache(1 << 20);
-  await drain(binOnly.feed(fakeSource(100, 10).source, undefined, true));
-  assert.ok(cache.stats.bytes > binOnly.stats.bytes, `the JSON text is counted too: ${cache.stats.bytes} > ${binOnly.stats.bytes}`);
 });

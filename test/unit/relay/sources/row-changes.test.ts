@@ -104,7 +104,7 @@ test('without a consumed index, reward changes in the last WINDOW_ROWS rows are 
 
 test('a cursor resumes at its row id and, from the same relay process, after the changes it was sent', () => {
   assert.deepEqual(resumePoint(undefined, 't'), { last: 0 });
-  assert.deepEqual(resumePoint({ source: 's', fid: 't', offset: 42 }, 't'), { last: 42 }, 'a cursor of a relay before row updates');
+  assert.deepEqual(resumePoint({ source: 's', fid: 't', offset: 42 }, 't'), { last: 0 }, 'a fid without the tracker is no cursor of this table');
   assert.deepEqual(resumePoint({ source: 's', fid: 't@0a1b2c3d.17', offset: 42 * ROW_SCALE + 3 }, 't'), { last: 42, tracker: '0a1b2c3d', gen: 17 });
   assert.deepEqual(resumePoint({ source: 's', fid: 'other@0a1b2c3d.17', offset: 42 }, 't'), { last: 0 });
   assert.deepEqual(resumePoint({ source: 's', fid: 't@x', offset: 42 }, 't'), { last: 0 });

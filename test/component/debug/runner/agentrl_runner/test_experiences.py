@@ -1,4 +1,4 @@
-"""Trinity's experience rows in a `trinity debug` experiences.db (agentrl_runner/trxp.py)."""
+"""Trinity's experience rows in a `trinity debug` experiences.db (agentrl_runner/experiences.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from agentrl_runner.trxp import TrxpError, decode_metadata, read_experiences
+from agentrl_runner.experiences import decode_metadata, read_experiences
+from agentrl_runner.trxp import TrxpError
 
 
 def trxp(meta: object, tensors: bytes = b"") -> bytes:

@@ -1,0 +1,65 @@
+"""Trinity-RFT's TRXP experience row, the `experience_bytes` of its SQL buffers
+(Experience.serialize_many): b"TRXP", a version byte, the metadata length and the tensor length
+(uint64 little-endian each), the metadata (a pickle of {version, num_items, items: [...]}) and
+the tensors (safetensors). Rows of older Trinity versions are a plain pickle instead.
+
+The one Python reader of this layout, for the relay (this package; the Node relay's is
+src/relay/sources/trxp.ts) and for the debug runner, whose agentrl_runner/trxp.py is this very
+file: standard library only, Python 3.8, and importing nothing of either package, so that both
+ship it as it is. The metadata pickle is the caller's to read: the relay runs its bounded
+interpreter of inert data (pickles.py), the runner a builtins-only Unpickler.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Any, Callable, NamedTuple
+
+TRXP_MAGIC = b"TRXP"
+_TRXP_LENGTHS = struct.Struct("<QQ")
+# The fixed header: the magic, the version byte and the two lengths.
+TRXP_HEADER = len(TRXP_MAGIC) + 1 + _TRXP_LENGTHS.size
+
+
+class TrxpError(ValueError):
+    """Bytes that are no TRXP row, or a row whose lengths do not fit it."""
+
+
+class TrxpLayout(NamedTuple):
+    """The lengths a row's header gives."""
+
+    meta_len: int
+    tensor_len: int
+
+    @property
+    def tensors_at(self) -> int:
+        """Where the safetensors part starts (after the header and the metadata)."""
+        return TRXP_HEADER + self.meta_len
+
+
+def trxp_layout(head: bytes) -> TrxpLayout | None:
+    """The lengths in a row's first TRXP_HEADER bytes; None when they are not a TRXP row."""
+    if len(head) < TRXP_HEADER or head[: len(TRXP_MAGIC)] != TRXP_MAGIC:
+        return None
+    meta_len, tensor_len = _TRXP_LENGTHS.unpack_from(head, len(TRXP_MAGIC) + 1)
+    return TrxpLayout(meta_len, tensor_len)
+
+
+def trxp_metadata(row: bytes, max_meta: int) -> bytes:
+    """The metadata pickle of a whole row; TrxpError when the row is no TRXP, ends before its
+    metadata does, or the metadata is over `max_meta` bytes."""
+    layout = trxp_layout(row)
+    if layout is None:
+        raise TrxpError("not a TRXP experience row")
+    if layout.meta_len > len(row) - TRXP_HEADER:
+        raise TrxpError(f"experience bytes truncated ({len(row)} bytes, metadata {layout.meta_len})")
+    if layout.meta_len > max_meta:
+        raise TrxpError(f"experience metadata of {layout.meta_len} bytes is over the {max_meta}-byte limit")
+    return row[TRXP_HEADER : layout.tensors_at]
+
+
+def trxp_first_item(meta: Any, field: Callable[[Any, str], Any]) -> Any:
+    """Item 0 of the unpickled metadata, None when it has no items; `field(value, name)` reads
+    a field of the caller's unpickled values."""
+    items = field(meta, "items")
+    return items[0] if isinstance(items, list) and items else None
