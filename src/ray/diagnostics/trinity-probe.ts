@@ -2,7 +2,7 @@
 // reserved, so it starts beside a busy run) in the run's Python environment prints the version
 // of the installed trinity-rft distribution, or that there is none. Used when the run neither
 // pins the version in its runtime env nor prints it in its log. No vscode.
-import type { JobStatus, RayJob, SubmitJobRequest } from '../api/api-types';
+import type { RayJob, SubmitJobRequest } from '../api/api-types';
 import { isTerminal, META } from '../api/api-types';
 import type { RayClient } from '../api/client';
 
@@ -51,24 +51,21 @@ export async function probeTrinityVersion(client: Pick<RayClient, 'submit' | 'jo
   const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const pollMs = o.pollMs ?? 1000;
   const { submission_id: id } = await client.submit(trinityProbeRequest(run));
-  let status: JobStatus = 'PENDING';
-  let message = '';
+  let last: RayJob | undefined;
   try {
     for (let waited = 0; ; waited += pollMs) {
-      const j = await client.job(id);
-      status = j.status;
-      message = j.message ?? '';
-      if (isTerminal(status)) break;
+      last = await client.job(id);
+      if (isTerminal(last.status)) break;
       if (waited >= (o.timeoutMs ?? 60_000)) {
         await client.stop(id).catch(() => false);
-        return { error: `the probe job ${id} did not finish in ${Math.round((o.timeoutMs ?? 60_000) / 1000)} s (${status})` };
+        return { error: `the probe job ${id} did not finish in ${Math.round((o.timeoutMs ?? 60_000) / 1000)} s (${last.status})` };
       }
       await sleep(pollMs);
     }
     const answer = parseTrinityProbe(await client.logs(id));
-    if (answer === undefined) return { error: `the probe job ${id} ended ${status} without an answer${message ? `: ${message}` : ''}` };
+    if (answer === undefined) return { error: `the probe job ${id} ended ${last.status} without an answer${last.message ? `: ${last.message}` : ''}` };
     return answer === null ? { installed: false } : { installed: true, version: answer };
   } finally {
-    if (isTerminal(status)) await client.delete(id).catch(() => false);
+    if (last && isTerminal(last.status)) await client.delete(id).catch(() => false);
   }
 }

@@ -53,11 +53,20 @@ function fakeDashboard(statuses: JobStatus[], log: string) {
   return {
     calls,
     client: {
-      submit: (req: SubmitJobRequest) => (calls.push(`submit ${req.entrypoint.slice(0, 10)}`), Promise.resolve({ submission_id: 'probe_1' })),
+      submit: (req: SubmitJobRequest) => {
+        calls.push(`submit ${req.entrypoint.slice(0, 10)}`);
+        return Promise.resolve({ submission_id: 'probe_1' });
+      },
       job: (id: string) => Promise.resolve({ submission_id: id, status: statuses[Math.min(polls++, statuses.length - 1)], entrypoint: '', message: 'exited' } as RayJob),
       logs: () => Promise.resolve(log),
-      stop: (id: string) => (calls.push(`stop ${id}`), Promise.resolve(true)),
-      delete: (id: string) => (calls.push(`delete ${id}`), Promise.resolve(true)),
+      stop: (id: string) => {
+        calls.push(`stop ${id}`);
+        return Promise.resolve(true);
+      },
+      delete: (id: string) => {
+        calls.push(`delete ${id}`);
+        return Promise.resolve(true);
+      },
     },
   };
 }
