@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import { META } from './api/api-types';
 import { describeError } from './commands';
 import { collectCluster, collectLogs, runActors, trinityVersion } from './diagnostics/collect';
+import { probeTrinityVersion } from './diagnostics/trinity-probe';
 import { renderDiagnostics, renderStacks } from './diagnostics/report';
 import type { StackFailureKind, StacksReport } from './diagnostics/stacks';
 import type { RayHost } from './ray-host';
@@ -96,11 +97,15 @@ export async function copyDiagnostics(host: RayHost, a: DiagnoseArgs = {}): Prom
       const taken = await host.takeStacks(client.url, id);
       const logs = await collectLogs(client, job, actors);
       const driverLog = logs[0]?.lines.join('\n') ?? '';
+      const said = trinityVersion(job, driverLog);
+      // Not pinned and not logged: ask the cluster (a tiny job in the run's Python).
+      const trinityProbe = said ? undefined : await probeTrinityVersion(client, job).catch((e: Error) => ({ error: e.message }));
       return renderDiagnostics({
         takenAt: new Date().toISOString(),
         job,
         rayVersion: facts.rayVersion,
-        trinityVersion: trinityVersion(job, driverLog),
+        trinityVersion: said,
+        trinityProbe,
         clusterStatus: facts.status,
         nodes: facts.nodes,
         actors,

@@ -46,7 +46,7 @@ export class RayTree implements vscode.TreeDataProvider<Element> {
     }
     if (e.type === 'group' && e.group === 'nodes') return s.nodes.map((n) => at(nodeRow(n, s.usage, s.nodes.length)));
     if (e.type === 'group' && e.group === 'jobs') return s.jobs.map((j) => at(jobRow(j, Date.now(), !!s.stalls[j.submission_id ?? j.job_id ?? ''])));
-    if (e.type === 'job') return [...jobDetails(s, e.submissionId), ...this.stackRows(s.url, e.submissionId)].map(at);
+    if (e.type === 'job') return [...jobDetails(s, e.submissionId, vscode.l10n), ...this.stackRows(s.url, e.submissionId)].map(at);
     return [];
   }
 
@@ -89,7 +89,7 @@ export class RayTree implements vscode.TreeDataProvider<Element> {
 
   private hasDetails(e: Element & { type: 'job' }): boolean {
     const s = this.snapshots().find((x) => x.url === e.cluster);
-    return !!s && (jobDetails(s, e.submissionId).length > 0 || this.stackRows(s.url, e.submissionId).length > 0);
+    return !!s && (jobDetails(s, e.submissionId, vscode.l10n).length > 0 || this.stackRows(s.url, e.submissionId).length > 0);
   }
 
   /** Rows of the stacks last taken: the deadlock, who waits on whom, where each process waits. */

@@ -4,6 +4,7 @@
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { RayJob, RayNode } from '../../src/ray/api/api-types';
+import { english } from '../../src/base/l10n';
 import { jobDetails, jobRow, nodeRow, type ClusterSnapshot } from '../../src/ray/cluster/cluster-model';
 import { deriveEntrypoint, runInfo } from '../../src/ray/submit/entrypoint';
 import { Poller } from '../../src/ray/cluster/poller';
@@ -134,5 +135,5 @@ test('view rows: nodes with resources, jobs with status/age/metadata, stall and 
     failures: {},
     actors: {},
   } as unknown as ClusterSnapshot;
-  assert.deepEqual(jobDetails(snap, 's1').map((r) => r.label), ['no progress for 10m (threshold 5m)', 'actor trainer is DEAD', 'the explorer waits on the synchronizer']);
+  assert.deepEqual(jobDetails(snap, 's1', english).map((r) => r.label), ['no progress for 10m (threshold 5m)', 'actor trainer is DEAD', 'the explorer waits on the synchronizer']);
 });

@@ -1,6 +1,7 @@
 // What the Ray view shows, computed from API data without vscode: one snapshot per cluster
 // (nodes with usage, jobs with their age and our metadata, a Trinity job's actors) and the
 // labels/descriptions of its rows, so the tree adapter only maps rows to TreeItems.
+import type { L10n } from '../../base/l10n';
 import type { RayActor, RayJob, RayNode } from '../api/api-types';
 import { META } from '../api/api-types';
 import type { FailureReport, StallReport } from './stall';
@@ -92,20 +93,21 @@ function actorRow(a: RayActor, job: string): Row {
   return { type: 'actor', id: a.actor_id, label: a.name || a.class_name || a.actor_id.slice(0, 8), description: `${a.state}${a.class_name ? ` · ${a.class_name}` : ''}`, alive: a.state === 'ALIVE', job };
 }
 
-/** Info rows under a job: the stall report or the failure. */
-export function jobDetails(s: ClusterSnapshot, id: string): Row[] {
+/** Info rows under a job: the stall report or the failure (their text through `l10n`). */
+export function jobDetails(s: ClusterSnapshot, id: string, l10n: L10n): Row[] {
   const rows: Row[] = [];
+  const dead = (n: { ip: string; id: string }) => l10n.t('node {0} {1} is DEAD', n.ip, n.id.slice(0, 8));
   const st = s.stalls[id];
   if (st) {
-    rows.push({ type: 'info', id: `${id}:stall`, label: `no progress for ${age(st.stalledForMs)} (threshold ${age(st.thresholdMs)})`, description: '', severity: 'warning' });
-    for (const a of st.actorsNotAlive) rows.push({ type: 'info', id: `${id}:actor:${a.name}`, label: `actor ${a.name} is ${a.state}`, description: '', severity: 'warning' });
-    for (const n of st.deadNodes) rows.push({ type: 'info', id: `${id}:dead:${n.id}`, label: `node ${n.ip} ${n.id.slice(0, 8)} is DEAD`, description: n.message ?? '', severity: 'error' });
-    if (st.explorerWaitsOnSynchronizer) rows.push({ type: 'info', id: `${id}:sync`, label: 'the explorer waits on the synchronizer', description: '', severity: 'warning' });
+    rows.push({ type: 'info', id: `${id}:stall`, label: l10n.t('no progress for {0} (threshold {1})', age(st.stalledForMs), age(st.thresholdMs)), description: '', severity: 'warning' });
+    for (const a of st.actorsNotAlive) rows.push({ type: 'info', id: `${id}:actor:${a.name}`, label: l10n.t('actor {0} is {1}', a.name, a.state), description: '', severity: 'warning' });
+    for (const n of st.deadNodes) rows.push({ type: 'info', id: `${id}:dead:${n.id}`, label: dead(n), description: n.message ?? '', severity: 'error' });
+    if (st.explorerWaitsOnSynchronizer) rows.push({ type: 'info', id: `${id}:sync`, label: l10n.t('the explorer waits on the synchronizer'), description: '', severity: 'warning' });
   }
   const f = s.failures[id];
   if (f) {
-    rows.push({ type: 'info', id: `${id}:failed`, label: `FAILED: ${f.message.split('\n')[0]}`, description: f.errorType ?? '', severity: 'error' });
-    for (const n of f.deadNodes) rows.push({ type: 'info', id: `${id}:fdead:${n.id}`, label: `node ${n.ip} ${n.id.slice(0, 8)} is DEAD`, description: n.message ?? '', severity: 'error' });
+    rows.push({ type: 'info', id: `${id}:failed`, label: l10n.t('FAILED: {0}', f.message.split('\n')[0]), description: f.errorType ?? '', severity: 'error' });
+    for (const n of f.deadNodes) rows.push({ type: 'info', id: `${id}:fdead:${n.id}`, label: dead(n), description: n.message ?? '', severity: 'error' });
     f.lastLogLines.slice(-5).forEach((l, i) => rows.push({ type: 'info', id: `${id}:log:${i}`, label: l.slice(0, 200), description: '', severity: 'info' }));
   }
   for (const a of s.actors[id] ?? []) rows.push(actorRow(a, id));

@@ -7,6 +7,7 @@ import type { StallReport } from '../cluster/stall';
 import type { RoleLog } from './collect';
 import { maskConfigSecrets, maskSecretsInText } from './mask-secrets';
 import { actorLabel, frameText, type ActorStacks, type StackFailure, type StacksReport } from './stacks';
+import type { TrinityProbe } from './trinity-probe';
 
 export interface DiagnosticsInput {
   /** ISO time the report was taken. */
@@ -14,6 +15,8 @@ export interface DiagnosticsInput {
   job: RayJob;
   rayVersion?: string;
   trinityVersion?: string;
+  /** What the probe job found when the run did not say (see trinity-probe.ts). */
+  trinityProbe?: TrinityProbe;
   /** The autoscaler report (`ray status`). */
   clusterStatus?: string;
   nodes: RayNode[];
@@ -26,6 +29,13 @@ export interface DiagnosticsInput {
   stall?: StallReport;
   /** Parts of the cluster that could not be read. */
   errors?: string[];
+}
+
+function trinityLine(version: string | undefined, probe: TrinityProbe | undefined): string {
+  if (version) return version;
+  if (probe && 'installed' in probe) return probe.installed ? `${probe.version} (installed in the job's Python, asked by a probe job)` : "not installed (no trinity-rft in the job's Python, asked by a probe job)";
+  const why = probe ? `; the probe job: ${probe.error}` : '';
+  return `unknown (not pinned in the job and not in its log${why}: \`pip show trinity-rft\` on a node)`;
 }
 
 /** How to fix a refused stack, in the words of an issue comment. */
@@ -131,7 +141,7 @@ export function renderDiagnostics(d: DiagnosticsInput): string {
     '## Versions',
     '',
     `- Ray: ${d.rayVersion ?? 'unknown'}`,
-    `- Trinity-RFT: ${d.trinityVersion ?? 'unknown (not pinned in the job and not in its log: `pip show trinity-rft` on a node)'}`,
+    `- Trinity-RFT: ${trinityLine(d.trinityVersion, d.trinityProbe)}`,
     ...(python ? [`- Python (workers): ${python}`] : []),
     '',
     ...stallSection(d.stall, d.stacks, d.actors),

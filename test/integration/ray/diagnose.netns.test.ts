@@ -125,6 +125,8 @@ suite('Stalls explained: the stacks of a deadlocked run (real Ray, two nodes, lo
       assert.ok(!md.includes(KEY), 'the API key is masked');
       assert.match(md, /OPENAI_API_KEY: "\*\*\*"/);
       assert.match(md, /- Ray: 2\.\d+\.\d+/);
+      // The run neither pins nor logs Trinity: the probe job asked the cluster, whose Python has none.
+      assert.match(md, /- Trinity-RFT: not installed/);
       assert.match(md, /## Stall finding\n\nNo metrics, log lines or rollouts/);
       assert.match(md, /\*\*Deadlock:\*\*/);
       assert.match(md, /explore_step \(deadlock_job\.py:32\)/);

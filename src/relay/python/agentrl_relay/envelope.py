@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 from array import array
 from bisect import bisect_left, bisect_right
 from functools import reduce
-from operator import add
+from itertools import compress, repeat
+from operator import add, lt
 from typing import Any, Iterator
 
 from .eventsource import RecordReader
 from .files import file_id
+from .points import Floats
 
 INF = math.inf
 
@@ -44,6 +47,17 @@ def js_min(a: float, b: float) -> float:
 
 def js_max(a: float, b: float) -> float:
     return a if a > b else b if b > a else _zero_max(a, b)
+
+
+def _sum_in_order(values: list[float], start: float) -> float:
+    """start + values[0] + values[1] + … added left to right, as JavaScript adds them."""
+    return reduce(add, values, start)
+
+
+if sys.version_info < (3, 12):
+    # Before 3.12, sum() of floats is that same left-to-right addition in C (from 3.12 on it
+    # compensates rounding, which would make the sums differ from the Node relay's).
+    _sum_in_order = sum  # type: ignore[assignment]
 
 
 # The per-bucket columns. An empty bucket holds count 0, min +Inf, max -Inf, sum 0, and first /
@@ -94,50 +108,77 @@ class EnvelopeBuilder:
             nan[k] += 1
         self.points += 1
 
-    def add_many(self, steps: array, walls: array, values: array, ascending: bool) -> None:
-        """add() of each point in order, a bucket's run of points at a time where the steps ascend
-        (the same result bit for bit: sums are added in order, ties keep the first min / max)."""
+    def add_many(self, steps: array, walls: array, values: Floats, ascending: bool) -> None:
+        """add() of each point in order; where the steps ascend, every bucket's run of points is
+        folded at once (the same result bit for bit: sums are added in order, ties keep the first
+        min / max), and the runs of all buckets the width holds go through C-level maps together."""
         n = len(steps)
+        if not ascending:
+            for m in range(n):
+                self.add(steps[m], walls[m], values[m])
+            return
         i = 0
         while i < n:
             s = steps[i]
             k = math.floor(s / self.width) - self.lo
-            if not ascending or k < 0 or k >= self.cap:
+            if k < 0 or k >= self.cap:
                 self.add(s, walls[i], values[i])  # may double the width (_fit)
                 i += 1
                 continue
-            j = bisect_left(steps, (self.lo + k + 1) * self.width, i + 1, n)
-            if j - i < 4 or not self._run(k, steps, walls, values, i, j):
-                for m in range(i, j):
-                    self.add(steps[m], walls[m], values[m])
+            # The points from i that the buckets hold as they are (the next one makes room).
+            j = bisect_left(steps, (self.lo + self.cap) * self.width, i + 1, n)
+            self._runs(k, steps, walls, values, i, j)
             i = j
 
-    def _run(self, k: int, steps: array, walls: array, values: array, i: int, j: int) -> bool:
-        """Folds the ascending points [i, j) of bucket k at once; False when a value is not finite."""
+    def _runs(self, k0: int, steps: array, walls: array, values: Floats, i: int, j: int) -> None:
+        """Folds the ascending points [i, j), all inside the current buckets, from bucket k0 on."""
+        w, lo = self.width, self.lo
+        k1 = math.floor(steps[j - 1] / w) - lo
+        if k1 == k0:
+            ks: Any = (k0,)
+            starts: Any = (i,)
+            ends: Any = (j,)
+        else:
+            edges = [(lo + k + 1) * w for k in range(k0, k1)]
+            ends = list(map(bisect_left, repeat(steps), edges, repeat(i), repeat(j)))
+            ends.append(j)
+            starts = [i, *ends[:-1]]
+            ks = range(k0, k1 + 1)
+            if not all(map(lt, starts, ends)):  # buckets no point falls in
+                held = list(map(lt, starts, ends))
+                ks, starts, ends = list(compress(ks, held)), list(compress(starts, held)), list(compress(ends, held))
         cnt, mn, mx, sm, fs, fv, fw, ls, lv, lw = self.cols[:10]
-        vals = values[i:j]
-        total = reduce(add, vals, sm[k])
-        if not math.isfinite(total):
-            return False  # NaN / ±Infinity among them (or an overflow): point by point
-        n = cnt[k]
-        if n == 0 or steps[i] < fs[k]:
-            fs[k], fv[k], fw[k] = steps[i], values[i], walls[i]
-        if n == 0 or steps[j - 1] >= ls[k]:
-            ls[k], lv[k], lw[k] = steps[j - 1], values[j - 1], walls[j - 1]
-        lo, hi = min(vals), max(vals)
-        if lo < mn[k]:  # noqa: PLR1730 (ties keep the first, as add() does)
-            mn[k] = lo
-        if hi > mx[k]:  # noqa: PLR1730
-            mx[k] = hi
-        sm[k] = total
-        cnt[k] = n + (j - i)
-        a = self.lo + k
-        if a < self.first:  # noqa: PLR1730
-            self.first = a
-        if a > self.last:  # noqa: PLR1730
-            self.last = a
-        self.points += j - i
-        return True
+        # Lists of floats: min, max and the sum then walk them without boxing each value anew.
+        runs = list(map((values if isinstance(values, list) else values.tolist()).__getitem__, map(slice, starts, ends)))
+        totals = list(map(_sum_in_order, runs, map(sm.__getitem__, ks)))
+        lows = list(map(min, runs))
+        highs = list(map(max, runs))
+        folded = 0
+        for k, a, b, total, low, high in zip(ks, starts, ends, totals, lows, highs):
+            if total - total != 0:  # NaN / ±Infinity among them (or an overflow): point by point
+                for m in range(a, b):
+                    self.add(steps[m], walls[m], values[m])
+                continue
+            c = cnt[k]
+            if c == 0 or steps[a] < fs[k]:
+                fs[k], fv[k], fw[k] = steps[a], values[a], walls[a]
+            if c == 0 or steps[b - 1] >= ls[k]:
+                ls[k], lv[k], lw[k] = steps[b - 1], values[b - 1], walls[b - 1]
+            if low < mn[k]:  # noqa: PLR1730 (ties keep the first, as add() does)
+                mn[k] = low
+            if high > mx[k]:  # noqa: PLR1730
+                mx[k] = high
+            sm[k] = total
+            cnt[k] = c + (b - a)
+            folded += b - a
+        if folded:
+            # Every bucket from the first to the last run holds points now (add() noted its own).
+            a, b = lo + ks[0], lo + ks[-1]
+            if a < self.first:  # noqa: PLR1730
+                self.first = a
+            if b > self.last:  # noqa: PLR1730
+                self.last = b
+            self.points += folded
 
     def _fit(self, step: float) -> int:
         """Makes room for `step` (doubling the width as needed); returns its slot."""
@@ -292,7 +333,7 @@ class EnvelopePass:
         self.fid = ""
         self._lo = INF
         self._hi = -INF
-        self._sorted: dict[int, tuple[array, bool]] = {}
+        self._sorted: dict[int, tuple[array, bool, float, float]] = {}
 
     def add(self, tag: str, step: float, wall: float, value: float) -> None:
         b = self.tags.get(tag)
@@ -304,12 +345,12 @@ class EnvelopePass:
         if step > self._hi:  # noqa: PLR1730
             self._hi = step
 
-    def extend(self, tag: str, steps: array, walls: array, values: array) -> None:
+    def extend(self, tag: str, steps: array, walls: array, values: Floats) -> None:
         b = self.tags.get(tag)
         if b is None:
             b = self.tags[tag] = EnvelopeBuilder(self.buckets)
-        b.add_many(steps, walls, values, _ascending(steps, self._sorted))
-        lo, hi = min(steps), max(steps)
+        ascending, lo, hi = _column_facts(steps, self._sorted)
+        b.add_many(steps, walls, values, ascending)
         if lo < self._lo:  # noqa: PLR1730
             self._lo = lo
         if hi > self._hi:  # noqa: PLR1730
@@ -351,16 +392,19 @@ class EnvelopePass:
         return len(self.index.start) * 32 + sum(b.bytes for b in self.tags.values())
 
 
-def _ascending(steps: array, seen: dict[int, tuple[array, bool]]) -> bool:
-    """Whether the steps never go down (remembered per column: the tags of a stretch share it)."""
+def _column_facts(steps: array, seen: dict[int, tuple[array, bool, float, float]]) -> tuple[bool, float, float]:
+    """Whether the steps never go down, and their lowest and highest (remembered per column: the
+    tags of a stretch share one, so it is walked once, not once per tag)."""
     got = seen.get(id(steps))
     if got is not None and got[0] is steps:
-        return got[1]
+        return got[1], got[2], got[3]
     if len(seen) > 256:
         seen.clear()
-    flag = steps.tolist() == sorted(steps)
-    seen[id(steps)] = (steps, flag)
-    return flag
+    ordered = sorted(steps)
+    flag = steps.tolist() == ordered
+    lo, hi = (ordered[0], ordered[-1]) if ordered else (INF, -INF)
+    seen[id(steps)] = (steps, flag, lo, hi)
+    return flag, lo, hi
 
 
 class EnvelopeCache:
@@ -415,10 +459,10 @@ class DetailSink:
         if len(self.step) > self.max_points:
             self._spill()
 
-    def extend(self, tag: str, steps: array, walls: array, values: array) -> None:
+    def extend(self, tag: str, steps: array, walls: array, values: Floats) -> None:
         if tag != self.tag:
             return
-        if self.envelope is None and _ascending(steps, {}):
+        if self.envelope is None and _column_facts(steps, {})[0]:
             # Only the points in [lo, hi]: where the ascending steps enter and leave the range.
             i, j = bisect_left(steps, self.lo), bisect_right(steps, self.hi)
             steps, walls, values = steps[i:j], walls[i:j], values[i:j]

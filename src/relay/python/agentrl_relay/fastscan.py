@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from array import array
 
-from .points import PointCollector
+from .points import Floats, PointCollector
 from .protocol import BIG_ENDIAN
 from .tfrecord import BAD_HEADER, CRC_MISMATCH, CRC_TABLE, MASK_DELTA, OK, OVERSIZED, DecodeError, EventDecoder, HeaderCheck, crc32c, scan
 
@@ -344,13 +344,14 @@ def _CYCLE_LANES(k: int) -> tuple[int, int]:
     return got
 
 
-def _column_floats(code: str, raw: bytearray) -> array:
-    """Little-endian float32 or float64 values as float64 columns."""
+def _column_floats(code: str, raw: bytearray) -> Floats:
+    """Little-endian float32 or float64 values as float64 values: an array, or for float32 the
+    list of floats its widening makes anyway (sinks take either; the envelope folds lists)."""
     a = array(code)
     a.frombytes(raw)
     if BIG_ENDIAN:
         a.byteswap()
-    return a if code == "d" else array("d", a.tolist())
+    return a if code == "d" else a.tolist()
 
 
 def _column_ints(raw: bytes) -> array:

@@ -5,9 +5,12 @@ and experience rows."""
 from __future__ import annotations
 
 from array import array
-from typing import Any, Tuple
+from typing import Any, List, Tuple, Union
 
 Series = Tuple[str, array, array, array]
+# A column of float64 values as the decoders hand it to a sink: an array('d'), or the list of
+# floats a float32 column widened to.
+Floats = Union[array, List[float]]
 
 
 class PointsBatch:
@@ -47,8 +50,8 @@ class PointCollector:
         c[2].append(value)
         self.size += 1
 
-    def extend(self, tag: str, steps: array, walls: array, values: array) -> None:
-        """A column run of one tag at once (float64 arrays, from the vectorised decoder)."""
+    def extend(self, tag: str, steps: array, walls: array, values: Floats) -> None:
+        """A column run of one tag at once (float64 columns, from the vectorised decoder)."""
         c = self._cols.get(tag)
         if c is None:
             c = self._cols[tag] = (array("d"), array("d"), array("d"))

@@ -1,0 +1,71 @@
+// Which Trinity-RFT the cluster runs, asked of the cluster itself: a tiny Ray job (no CPUs
+// reserved, so it starts beside a busy run) in the run's Python environment prints the version
+// of the installed trinity-rft distribution, or that there is none. Used when the run neither
+// pins the version in its runtime env nor prints it in its log. No vscode.
+import type { RayJob, SubmitJobRequest } from '../api/api-types';
+import { isTerminal, META } from '../api/api-types';
+import type { RayClient } from '../api/client';
+
+const MARK = 'AGENTRL_TRINITY_VERSION=';
+
+/** The probe's command: python3 with the package metadata (importlib.metadata, Python >= 3.8). */
+export const TRINITY_PROBE_ENTRYPOINT =
+  `python3 -c "import importlib.metadata as m; ` +
+  `v = [d.version for d in m.distributions() if (d.metadata['Name'] or '').lower().replace('_', '-') == 'trinity-rft']; ` +
+  `print('${MARK}' + (v[0] if v else ''))"`;
+
+/** The runtime-env keys that choose the Python a job runs in (not its files or environment variables). */
+const PYTHON_ENV_KEYS = ['pip', 'uv', 'conda', 'py_executable'];
+
+export function trinityProbeRequest(run: RayJob): SubmitJobRequest {
+  const env: Record<string, unknown> = {};
+  for (const k of PYTHON_ENV_KEYS) if (run.runtime_env?.[k] !== undefined) env[k] = run.runtime_env[k];
+  return {
+    entrypoint: TRINITY_PROBE_ENTRYPOINT,
+    entrypoint_num_cpus: 0,
+    ...(Object.keys(env).length ? { runtime_env: env } : {}),
+    metadata: { [META.tool]: '1', [META.role]: 'probe', [META.forRun]: run.submission_id ?? run.job_id ?? '' },
+  };
+}
+
+/** What the probe printed: the version, `null` when trinity-rft is not installed, undefined when it printed no answer. */
+export function parseTrinityProbe(log: string): string | null | undefined {
+  const lines = log.split(/\r?\n/).filter((l) => l.startsWith(MARK));
+  if (!lines.length) return undefined;
+  const v = lines[lines.length - 1].slice(MARK.length).trim();
+  return v ? v : null;
+}
+
+export type TrinityProbe = { installed: true; version: string } | { installed: false } | { error: string };
+
+export interface ProbeOptions {
+  /** How long the probe job may take (queued included). */
+  timeoutMs?: number;
+  pollMs?: number;
+  /** Waits `ms` (tests pass one that advances a fake clock). */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** Runs the probe job on the run's cluster, waits for it, reads its answer and deletes the job. */
+export async function probeTrinityVersion(client: Pick<RayClient, 'submit' | 'job' | 'logs' | 'stop' | 'delete'>, run: RayJob, o: ProbeOptions = {}): Promise<TrinityProbe> {
+  const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const pollMs = o.pollMs ?? 1000;
+  const { submission_id: id } = await client.submit(trinityProbeRequest(run));
+  let last: RayJob | undefined;
+  try {
+    for (let waited = 0; ; waited += pollMs) {
+      last = await client.job(id);
+      if (isTerminal(last.status)) break;
+      if (waited >= (o.timeoutMs ?? 60_000)) {
+        await client.stop(id).catch(() => false);
+        return { error: `the probe job ${id} did not finish in ${Math.round((o.timeoutMs ?? 60_000) / 1000)} s (${last.status})` };
+      }
+      await sleep(pollMs);
+    }
+    const answer = parseTrinityProbe(await client.logs(id));
+    if (answer === undefined) return { error: `the probe job ${id} ended ${last.status} without an answer${last.message ? `: ${last.message}` : ''}` };
+    return answer === null ? { installed: false } : { installed: true, version: answer };
+  } finally {
+    if (last && isTerminal(last.status)) await client.delete(id).catch(() => false);
+  }
+}
