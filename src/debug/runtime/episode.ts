@@ -57,6 +57,8 @@ export interface Episode
   endedAt?: number;
   tokens: { prompt: number; completion: number };
   llmMs: number;
+  /** Action-mask warnings of the experiences it returned (described, one line each). */
+  maskWarnings?: string[];
 }
 
 export function newEpisode(init: Pick<Episode, 'id' | 'threadId' | 'taskIndex' | 'taskId' | 'repeat' | 'task'>): Episode {
