@@ -59,6 +59,8 @@ export interface Episode
   llmMs: number;
   /** Action-mask warnings of the experiences it returned (described, one line each). */
   maskWarnings?: string[];
+  /** LLM calls checked for drift and experiences whose mask was checked (a verdict each). */
+  tokenChecks?: { calls: number; experiences: number };
 }
 
 export function newEpisode(init: Pick<Episode, 'id' | 'threadId' | 'taskIndex' | 'taskId' | 'repeat' | 'task'>): Episode {

@@ -14,7 +14,7 @@ export interface ExperienceMaskWarning {
 }
 
 /** The whole sequence's mask (1 = trained): Trinity keeps it for the response only. */
-export function sequenceMask(e: ExperienceTokens): Uint8Array | undefined {
+function sequenceMask(e: ExperienceTokens): Uint8Array | undefined {
   const mask = e.actionMask;
   if (!mask) return undefined;
   if (mask.length === e.tokens.length) return Uint8Array.from(mask, (x) => (x ? 1 : 0));
@@ -25,19 +25,23 @@ export function sequenceMask(e: ExperienceTokens): Uint8Array | undefined {
   return out;
 }
 
-/** Warnings for each experience whose mask trains tokens no assistant generated. */
-export function maskWarnings(tok: RunTokenizer, exps: readonly ExperienceTokens[]): ExperienceMaskWarning[] {
-  if (!tok.chatTemplate) return [];
+/** Warnings for each experience whose mask trains tokens no assistant generated, and how many
+ *  experiences got a verdict (a mask, messages, a template that renders them). */
+export function maskWarnings(tok: RunTokenizer, exps: readonly ExperienceTokens[]): { checked: number; warnings: ExperienceMaskWarning[] } {
   const out: ExperienceMaskWarning[] = [];
+  let checked = 0;
+  if (!tok.chatTemplate) return { checked, warnings: out };
   for (const e of exps) {
     const trained = sequenceMask(e);
     if (!trained || !Array.isArray(e.messages) || !e.messages.length) continue;
     try {
       const tools = Array.isArray(e.tools) && e.tools.length ? e.tools : undefined;
-      for (const warning of checkMask(tok, e.tokens, trained, e.messages as ChatMessage[], tools).warnings) out.push({ experience: e.index, warning });
+      const check = checkMask(tok, e.tokens, trained, e.messages as ChatMessage[], tools);
+      for (const warning of check.warnings) out.push({ experience: e.index, warning });
+      checked++;
     } catch {
       // a template that cannot render these messages: no verdict, not a finding
     }
   }
-  return out;
+  return { checked, warnings: out };
 }

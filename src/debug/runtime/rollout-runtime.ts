@@ -142,14 +142,18 @@ export class RolloutRuntime extends EventEmitter<RunEvents> implements RunHandle
   private async checkDrift(ep: Episode, turn: LlmTurn): Promise<string[]> {
     const choice = await this.tokenizers.get();
     if (choice.kind !== 'local') return [];
-    return driftOfCall(choice.tokenizer, ep, turn).map((f) => describeDrift(f, this.l10n));
+    const found = driftOfCall(choice.tokenizer, ep, turn);
+    if (!found) return [];
+    ep.tokenChecks = { calls: (ep.tokenChecks?.calls ?? 0) + 1, experiences: ep.tokenChecks?.experiences ?? 0 };
+    return found.map((f) => describeDrift(f, this.l10n));
   }
 
   /** The action masks of the experiences an episode returned, checked against their messages. */
   private async checkMasks(ep: Episode, exps: ExperienceTokens[]): Promise<void> {
     const choice = await this.tokenizers.get();
     if (choice.kind !== 'local') return;
-    const found = maskWarnings(choice.tokenizer, exps);
+    const { checked, warnings: found } = maskWarnings(choice.tokenizer, exps);
+    ep.tokenChecks = { calls: ep.tokenChecks?.calls ?? 0, experiences: (ep.tokenChecks?.experiences ?? 0) + checked };
     if (!found.length) return;
     ep.maskWarnings = found.map((f) => this.l10n.t('experience {0}: {1}', f.experience, describeMaskWarning(f.warning, this.l10n)));
     this.say('important', ep.maskWarnings.map((w) => `${ep.id}: ${w}\n`).join(''));

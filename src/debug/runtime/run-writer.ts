@@ -119,11 +119,15 @@ export function closeRun(
   let driftEpisodes = 0;
   let maskWarnings = 0;
   let maskEpisodes = 0;
+  let checkedCalls = 0;
+  let checkedExperiences = 0;
   for (const ep of episodes) {
     const n = ep.turns.filter((t) => t.kind === 'llm' && t.drift?.length).length;
     driftCalls += n;
     if (n) driftEpisodes++;
     maskWarnings += ep.maskWarnings?.length ?? 0;
+    checkedCalls += ep.tokenChecks?.calls ?? 0;
+    checkedExperiences += ep.tokenChecks?.experiences ?? 0;
     if (ep.maskWarnings?.length) maskEpisodes++;
   }
   for (const ep of episodes) {
@@ -138,6 +142,7 @@ export function closeRun(
   const summary = summarize(episodes.map(toTrajectory), { ...base, finishedAt: new Date() }, llm);
   if (driftCalls) summary.drift = { calls: driftCalls, episodes: driftEpisodes };
   if (maskWarnings) summary.maskWarnings = { spans: maskWarnings, episodes: maskEpisodes };
+  if (checkedCalls || checkedExperiences) summary.tokenChecks = { calls: checkedCalls, experiences: checkedExperiences };
   if (concurrent) writer?.writeEpisodesInOrder(episodes.map(toTrajectory));
   writer?.writeSummary(summary);
   writer?.close();

@@ -167,5 +167,7 @@ export interface RolloutSummary {
   drift?: { calls: number; episodes: number };
   /** Spans of the returned experiences' action masks that train tokens no assistant generated. */
   maskWarnings?: { spans: number; episodes: number };
+  /** LLM calls checked for drift and experiences whose mask was checked, when any. */
+  tokenChecks?: { calls: number; experiences: number };
   message?: string;
 }

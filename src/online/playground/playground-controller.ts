@@ -120,7 +120,10 @@ export class PlaygroundController extends EventEmitter<PlaygroundEvents> {
       case 'choose':
         return this.guard(() => this.choose(raw.turn, raw.alt));
       case 'tokens':
-        return this.guard(async () => this.showTokens(raw.turn, raw.alt));
+        return this.guard(() => {
+          this.showTokens(raw.turn, raw.alt);
+          return Promise.resolve();
+        });
       case 'retry':
         return this.guard(async () => {
           const n = raw.feedbackId ? ((await this.outbox.retry(raw.feedbackId))?.state === 'sent' ? 1 : 0) : await this.outbox.retryAll();
