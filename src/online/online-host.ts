@@ -12,6 +12,7 @@ import { ExplorerClient, ExplorerGeneration, normalizeExplorerUrl } from './expl
 import { FeedbackOutbox } from './explorer/outbox';
 import { playgroundHtml } from './playground-html';
 import { PlaygroundController } from './playground/playground-controller';
+import { servedModelTokenizer } from './playground/served-tokenizer';
 import type { SnippetKind } from './playground/snippets';
 import { askExplorerUrl, fromPathOrUrl, insertClient, pickTools } from './pickers';
 import { describeError, playgroundTexts } from './strings';
@@ -40,7 +41,9 @@ export class OnlineHost implements vscode.Disposable {
     this.outbox = new FeedbackOutbox(path.join(dir, 'feedback.json'), (e) => new ExplorerClient(e.explorerUrl, { timeoutMs: 15_000 }).feedback(e), () =>
       this.controller?.pushState(),
     );
-    this.controller = new PlaygroundController((m) => void this.panel?.webview.postMessage(m), this.outbox, new ConversationStore(path.join(dir, 'conversations')), playgroundTexts());
+    this.controller = new PlaygroundController((m) => void this.panel?.webview.postMessage(m), this.outbox, new ConversationStore(path.join(dir, 'conversations')), playgroundTexts(), {}, (model) =>
+      servedModelTokenizer(model, vscode.workspace.getConfiguration('agentrl.online').get<string>('tokenizer', '')),
+    );
     this.controller
       .on('commit', (step, url) => {
         log.info(`online: committed at ${url}, explore step ${step}`);

@@ -49,6 +49,10 @@ function roleWhere(role: string | undefined, l10n: TokenL10n): string {
 
 export function describeDrift(f: DriftFinding, l10n: TokenL10n): string {
   const where = f.part === 'completion' ? l10n.t('in the completion') : roleWhere(f.afterRole, l10n);
+  // The same text split otherwise: the engine sampled a split the tokenizer never produces.
+  if (f.engineText === f.templateText) {
+    return l10n.t('Turn {0}: `{1}` {2} is {3} engine tokens where re-tokenizing gives {4} (same text, another split)', f.turn, snippet(f.engineText), where, f.engineIds.length, f.templateIds.length);
+  }
   return l10n.t('Turn {0}: {1} tokens differ {2}: engine `{3}` vs template `{4}`', f.turn, f.count, where, snippet(f.engineText), snippet(f.templateText));
 }
 

@@ -1,6 +1,8 @@
 // The rollout debugger in the real workbench, with the packaged VSIX: F5 on the sample
 // tool-calling workspace (its launch.json entry) against the real llama.cpp model server;
-// the Debug view stops on the first LLM turn. Screenshot: test-results/screenshots/debug-stopped-on-turn.png
+// the Debug view stops on the first LLM turn; stepped over to the next call, "Show Tokens" on the
+// first call's Response opens the token view of that call (prompt + completion, completion trained). Screenshots:
+// test-results/screenshots/debug-stopped-on-turn.png, debug-call-tokens.png
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -8,6 +10,8 @@ import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import { modelRuntimeInstalled, startModelServer, type ModelServer } from '../harness/model-server';
 import { repoRoot } from '../harness/paths';
+import type { Locator } from 'playwright-core';
+import { until } from '../harness/wait';
 import { openWorkbench, type Workbench } from './workbench';
 
 const skip = !modelRuntimeInstalled && 'node-llama-cpp not installed (bash scripts/setup.sh model)';
@@ -60,8 +64,67 @@ async function stopsOnTurn(): Promise<void> {
   await page.locator('.tab.active', { hasText: 'workflow.py' }).waitFor({ timeout: 30_000 });
   const shot = await wb!.screenshot('debug-stopped-on-turn');
   assert.ok(fs.statSync(shot).size > 10_000);
+  await showsTokens();
   await page.locator('.debug-toolbar .codicon-debug-stop').first().click();
   await turn.waitFor({ state: 'detached', timeout: 60_000 });
   const runs = path.join(workspace, '.agentrl', 'runs');
   assert.equal(fs.readdirSync(runs).length, 1, 'the stopped run was saved');
+}
+
+/** Step over to the next call, then "Show Tokens" on the first call's Response. */
+async function showsTokens(): Promise<void> {
+  const page = wb!.page;
+  await wb!.runCommand('Debug: Step Over');
+  // Stepping over stops at the next LLM call; the first call is a frame below it.
+  const done = page.locator('.debug-call-stack .monaco-list-row', { hasText: /llm #1 → get_weather/ }).first();
+  await done.waitFor({ timeout: 120_000 });
+  await done.click();
+  await page.locator('.debug-call-stack .monaco-list-row.selected', { hasText: /llm #1 → get_weather/ }).waitFor({ timeout: 30_000 });
+  const variables = page.locator('.debug-variables');
+  // The Variables view is short and opens the first scope: fold the request, unfold the
+  // reply, so the reply's rows are on screen (each click only when the scope is not so yet).
+  await setExpanded(variables.locator('.monaco-list-row[aria-level="1"]', { hasText: /^Request$/ }).first(), false);
+  await setExpanded(variables.locator('.monaco-list-row[aria-level="1"]', { hasText: /^Response$/ }).first(), true);
+  // The row reads `tokens = <prompt> + <completion> tokens (right-click: Show tokens)`.
+  const tokens = variables.locator('.monaco-list-row', { hasText: /tokens\s*=\s*\d+ \+ \d+ tokens/ }).first();
+  await tokens.waitFor({ timeout: 30_000 });
+  const [, prompt, completion] = /(\d+) \+ (\d+) tokens/.exec(await tokens.innerText())!;
+  const tab = page.locator('.tab', { hasText: /Tokens: T\w+#R0 llm #1/ }).first();
+  // A context-menu item clicked while the menu is still settling can be lost: pick it with
+  // the keyboard (hover focuses it), and open the menu again until the panel's tab shows.
+  await until('the Tokens panel after "Show Tokens"', async () => {
+    await tokens.click({ button: 'right' });
+    const item = page.locator('.context-view .action-item', { hasText: 'Show Tokens' }).first();
+    await item.waitFor({ timeout: 10_000 });
+    await item.hover();
+    await page.keyboard.press('Enter');
+    return tab.waitFor({ timeout: 10_000 }).then(() => true, () => false);
+  }, 60_000, 0);
+  // The token view draws inside the webview's iframes.
+  const view = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+  const summary = view.locator('.tv-summary').first();
+  await summary.waitFor({ timeout: 30_000 });
+  // the summary counts the call's prompt and completion; the completion is what is trained
+  const total = Number(prompt) + Number(completion);
+  const text = await summary.innerText();
+  assert.ok(text.includes(`${total} tokens`), text);
+  assert.ok(text.includes(`${completion} trained`), text);
+  assert.ok(await view.locator('.tv-tok').count() > 20, 'tokens are drawn');
+  // the reply's least likely token, scrolled to and marked: the completion is on screen
+  await view.locator('button', { hasText: 'Lowest logprob' }).click();
+  const lowest = view.locator('.tv-tok.tv-focus');
+  await lowest.waitFor({ timeout: 10_000 });
+  assert.doesNotMatch((await lowest.getAttribute('class')) ?? '', /tv-in-prompt/, 'the lowest logprob is in the completion');
+  const shot = await wb!.screenshot('debug-call-tokens');
+  assert.ok(fs.statSync(shot).size > 10_000);
+}
+
+/** Clicks a tree row until its aria-expanded is `open`. */
+async function setExpanded(row: Locator, open: boolean): Promise<void> {
+  await row.waitFor({ timeout: 30_000 });
+  await until(`${open ? 'unfolded' : 'folded'} scope`, async () => {
+    if ((await row.getAttribute('aria-expanded')) === String(open)) return true;
+    await row.click();
+    return false;
+  }, 30_000, 300);
 }

@@ -2,10 +2,12 @@
 // Trinity-RFT's own serve-mode proxy (FastAPI app, ExplorerService, HistoryRecorder from
 // ../shared/upstream). STAND-IN: the explorer's inference engine is the tiny fixture model on
 // llama.cpp (test/fixtures/online/serve_proxy.py). Connect through the palette, chat with two
-// alternatives, prefer one (A/B), commit, and see the counters move; screenshot
-// test-results/screenshots/online-playground.png.
+// alternatives, prefer one (A/B), commit, and see the counters move; "Tokens" on a reply shows
+// its prompt and completion in the token view, with the logprobs the engine returned.
+// Screenshots: test-results/screenshots/online-playground.png, online-reply-tokens.png.
 import * as assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { tinyTokenizerDir } from '../harness/tiny-tokenizer';
 import { startTrinityServe, TrinityServe, trinityServeSkipReason } from '../harness/trinity-serve';
 import { attributesOf, openWorkbench, Workbench } from './workbench';
 
@@ -22,7 +24,8 @@ after(async () => {
 });
 
 test('online playground: chat round trip, A/B choice sent, commit, counters move', { skip, timeout: 240_000 }, async () => {
-  wb = await openWorkbench({ colorTheme: 'Default Dark Modern', viewport: { width: 1400, height: 900 } });
+  // the served model is named `tiny-toolcall`, not a folder: its tokenizer named in the settings
+  wb = await openWorkbench({ colorTheme: 'Default Dark Modern', viewport: { width: 1400, height: 900 }, settings: { 'agentrl.online.tokenizer': tinyTokenizerDir } });
   await wb.runCommand('Agent RL: Connect to Online Explorer…');
   await wb.page.locator('.quick-input-list .monaco-list-row', { hasText: 'Enter the explorer URL…' }).click();
   const input = wb.page.locator('.quick-input-widget input');
@@ -55,4 +58,24 @@ test('online playground: chat round trip, A/B choice sent, commit, counters move
   await view.locator('.notice', { hasText: 'explore step 1' }).waitFor();
   assert.deepEqual(serve!.committed().map((c) => c.reward).sort(), [0, 1]);
   await wb.screenshot('online-playground');
+
+  // "Tokens" on the second reply: the token view counts what usage counted, and the engine's logprobs are there.
+  const meta = await view.locator('.alt .meta').nth(1).innerText();
+  const [, prompt, completion] = /(\d+)\+(\d+)/.exec(meta) ?? [];
+  assert.ok(prompt && completion, meta);
+  await view.locator('.alt .show-tokens').nth(1).click();
+  const summary = view.locator('.tokens-panel .tv-summary');
+  await summary.waitFor({ timeout: 20_000 });
+  const text = await summary.innerText();
+  assert.ok(text.includes(`${Number(prompt) + Number(completion)} tokens`), `${text} vs ${meta}`);
+  assert.ok(text.includes(`${completion} trained`), text);
+  assert.match(text, /mean logprob -?\d/, text);
+  const notes = await view.locator('.tokens-panel .tv-notes').innerText();
+  assert.match(notes, /tokenizer of \S*tiny-toolcall/, notes);
+  assert.match(notes, /as the explorer returned them/, notes);
+  await view.locator('.tokens-panel button', { hasText: 'Lowest logprob' }).click();
+  const lowest = view.locator('.tokens-panel .tv-tok.tv-focus');
+  await lowest.waitFor({ timeout: 10_000 });
+  assert.doesNotMatch((await lowest.getAttribute('class')) ?? '', /tv-in-prompt/);
+  await wb.screenshot('online-reply-tokens');
 });

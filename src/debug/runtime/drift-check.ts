@@ -15,26 +15,26 @@ function engineCall(t: LlmTurn): EngineCall | undefined {
 }
 
 /**
- * The drift of `turn` (the episode's newest call of its role): its messages and reply through the
+ * The drift of `turn` (the episode's newest call of its role), undefined when there is no verdict: its messages and reply through the
  * template, every earlier call of the role as the earlier assistant turns. Nothing when the
  * endpoint returned no ids, when the workflow did not keep the whole conversation (the calls do
  * not line up with its assistant messages), or when the template cannot render the messages.
  */
-export function driftOfCall(tok: RunTokenizer, ep: Episode, turn: LlmTurn): DriftFinding[] {
-  if (!tok.chatTemplate) return [];
+export function driftOfCall(tok: RunTokenizer, ep: Episode, turn: LlmTurn): DriftFinding[] | undefined {
+  if (!tok.chatTemplate) return undefined;
   const calls: EngineCall[] = [];
   for (const t of ep.turns) {
     if (t.kind !== 'llm' || t.role !== turn.role || t.error) continue;
     const c = engineCall(t);
-    if (!c) return [];
+    if (!c) return undefined;
     calls.push(c);
     if (t === turn) break;
   }
   const reply = turn.response?.choices?.[0]?.message;
   const request = turn.sent ?? turn.request;
-  if (!reply || !calls.length) return [];
+  if (!reply || !calls.length) return undefined;
   const messages = [...(request.messages as ChatMessage[]), reply as ChatMessage];
-  if (messages.filter((m) => m.role === 'assistant').length !== calls.length) return [];
+  if (messages.filter((m) => m.role === 'assistant').length !== calls.length) return undefined;
   try {
     const report = findDrift(tok, messages, calls, request.tools);
     const k = calls.length;
@@ -51,7 +51,7 @@ export function driftOfCall(tok: RunTokenizer, ep: Episode, turn: LlmTurn): Drif
     }
     return out;
   } catch {
-    return []; // a template that cannot render these messages: no verdict, not a finding
+    return undefined; // a template that cannot render these messages: no verdict, not a finding
   }
 }
 

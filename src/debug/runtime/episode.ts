@@ -57,6 +57,10 @@ export interface Episode
   endedAt?: number;
   tokens: { prompt: number; completion: number };
   llmMs: number;
+  /** Action-mask warnings of the experiences it returned (described, one line each). */
+  maskWarnings?: string[];
+  /** LLM calls checked for drift and experiences whose mask was checked (a verdict each). */
+  tokenChecks?: { calls: number; experiences: number };
 }
 
 export function newEpisode(init: Pick<Episode, 'id' | 'threadId' | 'taskIndex' | 'taskId' | 'repeat' | 'task'>): Episode {

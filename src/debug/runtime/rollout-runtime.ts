@@ -9,14 +9,15 @@
 import { randomBytes } from 'crypto';
 import { EventEmitter } from 'events';
 import { english, type L10n } from '../../base/l10n';
-import { auxIndex, type ErrorInfo, type RunnerPlan, type RunnerMessage } from '../trajectory/runner-protocol';
+import { auxIndex, type ErrorInfo, type ExperienceTokens, type RunnerPlan, type RunnerMessage } from '../trajectory/runner-protocol';
 import type { ForkInfo, RolloutSummary } from '../trajectory/trajectory';
 import { startGateway, type GatewayServer } from '../gateway/server';
 import type { ChatUpstream } from '../gateway/model-endpoint';
 import type { EventBreakpoint, ExceptionFilter } from './breakpoints';
 import { Episodes, toTrajectory, type Episode, type LlmTurn } from './episode';
 import { driftOfCall } from './drift-check';
-import { describeDrift } from '../../tokens/strings';
+import { maskWarnings } from './mask-findings';
+import { describeDrift, describeMaskWarning } from '../../tokens/strings';
 import { forkDir, originalBranchOptions, runOriginalBranch } from './fork';
 import { HeldStops } from './held-stops';
 import { LlmCalls } from './llm-calls';
@@ -46,6 +47,8 @@ export class RolloutRuntime extends EventEmitter<RunEvents> implements RunHandle
   /** An error outside any episode (import / task loading): the run failed. */
   private runnerError?: string;
   private finished = false;
+  /** Mask checks of ended episodes, awaited before the summary. */
+  private readonly maskChecks: Promise<void>[] = [];
   private startedAt = new Date();
   private modelName?: string;
   private runTokenizers?: RunTokenizers;
@@ -139,7 +142,21 @@ export class RolloutRuntime extends EventEmitter<RunEvents> implements RunHandle
   private async checkDrift(ep: Episode, turn: LlmTurn): Promise<string[]> {
     const choice = await this.tokenizers.get();
     if (choice.kind !== 'local') return [];
-    return driftOfCall(choice.tokenizer, ep, turn).map((f) => describeDrift(f, this.l10n));
+    const found = driftOfCall(choice.tokenizer, ep, turn);
+    if (!found) return [];
+    ep.tokenChecks = { calls: (ep.tokenChecks?.calls ?? 0) + 1, experiences: ep.tokenChecks?.experiences ?? 0 };
+    return found.map((f) => describeDrift(f, this.l10n));
+  }
+
+  /** The action masks of the experiences an episode returned, checked against their messages. */
+  private async checkMasks(ep: Episode, exps: ExperienceTokens[]): Promise<void> {
+    const choice = await this.tokenizers.get();
+    if (choice.kind !== 'local') return;
+    const { checked, warnings: found } = maskWarnings(choice.tokenizer, exps);
+    ep.tokenChecks = { calls: ep.tokenChecks?.calls ?? 0, experiences: (ep.tokenChecks?.experiences ?? 0) + checked };
+    if (!found.length) return;
+    ep.maskWarnings = found.map((f) => this.l10n.t('experience {0}: {1}', f.experience, describeMaskWarning(f.warning, this.l10n)));
+    this.say('important', ep.maskWarnings.map((w) => `${ep.id}: ${w}\n`).join(''));
   }
 
   /** Where a call of `role` goes: auxiliary model i's endpoint, else the rollout model's. */
@@ -182,6 +199,7 @@ export class RolloutRuntime extends EventEmitter<RunEvents> implements RunHandle
     this.stops.release();
     const o = this.opts;
     const totals = this.calls?.totals ?? { calls: 0, prompt: 0, completion: 0 };
+    await Promise.all(this.maskChecks);
     const summary = closeRun(this.writer, this.live.list, { id: this.writer?.id ?? '', backbone: o.backbone, config: o.meta.config as string | undefined, replayOf: o.replay?.runDir, status, message, startedAt: this.startedAt }, totals, (o.plan.concurrency ?? 1) > 1);
     this.summary = summary;
     this.timing('summary written');
@@ -257,6 +275,7 @@ export class RolloutRuntime extends EventEmitter<RunEvents> implements RunHandle
       case 'episodeEnd': {
         const ep = this.live.end(m);
         if (!ep) return;
+        if (m.experienceTokens?.length) this.maskChecks.push(this.checkMasks(ep, m.experienceTokens).catch(() => undefined));
         this.writer?.writeEpisode(toTrajectory(ep));
         this.emit('episodeEnded', ep);
         return;

@@ -117,10 +117,18 @@ export function closeRun(
 ): RolloutSummary {
   let driftCalls = 0;
   let driftEpisodes = 0;
+  let maskWarnings = 0;
+  let maskEpisodes = 0;
+  let checkedCalls = 0;
+  let checkedExperiences = 0;
   for (const ep of episodes) {
     const n = ep.turns.filter((t) => t.kind === 'llm' && t.drift?.length).length;
     driftCalls += n;
     if (n) driftEpisodes++;
+    maskWarnings += ep.maskWarnings?.length ?? 0;
+    checkedCalls += ep.tokenChecks?.calls ?? 0;
+    checkedExperiences += ep.tokenChecks?.experiences ?? 0;
+    if (ep.maskWarnings?.length) maskEpisodes++;
   }
   for (const ep of episodes) {
     if (ep.status === 'running') {
@@ -133,6 +141,8 @@ export function closeRun(
   }
   const summary = summarize(episodes.map(toTrajectory), { ...base, finishedAt: new Date() }, llm);
   if (driftCalls) summary.drift = { calls: driftCalls, episodes: driftEpisodes };
+  if (maskWarnings) summary.maskWarnings = { spans: maskWarnings, episodes: maskEpisodes };
+  if (checkedCalls || checkedExperiences) summary.tokenChecks = { calls: checkedCalls, experiences: checkedExperiences };
   if (concurrent) writer?.writeEpisodesInOrder(episodes.map(toTrajectory));
   writer?.writeSummary(summary);
   writer?.close();
@@ -185,6 +195,7 @@ export function formatSummary(s: RolloutSummary, dir: string): string {
     `${s.llmCalls} LLM call(s), ${s.tokens.total} tokens, ${(s.wallMs / 1000).toFixed(1)} s\n` +
     (perTask ? `  reward per task: ${perTask}\n` : '') +
     (s.drift ? `  retokenization drift: ${s.drift.calls} LLM call(s) in ${s.drift.episodes} episode(s) get other tokens from the chat template than the engine's\n` : '') +
+    (s.maskWarnings ? `  action mask: ${s.maskWarnings.spans} span(s) of tool output, user or system tokens marked trained in ${s.maskWarnings.episodes} episode(s)\n` : '') +
     (s.message ? `  ${s.message}\n` : '') +
     `  results: ${dir}\n`
   );

@@ -112,7 +112,20 @@ export interface EpisodeEndMsg {
   metadata: Record<string, unknown>;
   /** Experiences the workflow returned (reward, metrics, info, response text). */
   experiences: unknown[];
+  /** The token ids and action masks of those experiences that have ids. */
+  experienceTokens?: ExperienceTokens[];
   error?: ErrorInfo;
+}
+/** One experience's tokens as the workflow built them (Trinity's field meanings). */
+export interface ExperienceTokens {
+  /** Its index among the experiences the workflow returned. */
+  index: number;
+  tokens: number[];
+  promptLength: number | null;
+  /** 1 = trained; Trinity keeps it for the response tokens only. */
+  actionMask: number[] | null;
+  messages?: unknown;
+  tools?: unknown;
 }
 export interface ErrorInfo {
   phase: 'workflow' | 'judge' | 'import' | 'tasks' | 'runner';

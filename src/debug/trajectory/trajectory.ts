@@ -165,5 +165,9 @@ export interface RolloutSummary {
   llmCalls: number;
   /** LLM calls whose tokens drift from the chat template's (retokenization drift), when any. */
   drift?: { calls: number; episodes: number };
+  /** Spans of the returned experiences' action masks that train tokens no assistant generated. */
+  maskWarnings?: { spans: number; episodes: number };
+  /** LLM calls checked for drift and experiences whose mask was checked, when any. */
+  tokenChecks?: { calls: number; experiences: number };
   message?: string;
 }

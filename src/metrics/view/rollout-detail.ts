@@ -1,5 +1,6 @@
 // One rollout as the drill-down shows it, from the relay's decoded experience: its messages
-// (chat format; content parts joined; tool calls shown as JSON), or the prompt and response
+// (chat format; content parts joined; a tool call as a call, `get_weather(city="Oslo")`, its
+// result the tool message under it), or the prompt and response
 // texts of single-turn experiences, plus the other fields. Pure.
 import type { RolloutDetail, RolloutMessage, RolloutRef } from '../protocol/view-protocol';
 import type { ExperienceDetail } from '../../relay-protocol/messages';
@@ -17,14 +18,39 @@ function text(content: unknown): string {
   return JSON.stringify(content, null, 1);
 }
 
+/** `name(k="v", n=1)` from a call's name and its arguments (a JSON string or an object). */
+function toolCallText(name: string, args: unknown): string {
+  let v = args;
+  if (typeof args === 'string') {
+    try {
+      v = JSON.parse(args);
+    } catch {
+      return `${name}(${args})`;
+    }
+  }
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return `${name}(${typeof args === 'string' ? args : JSON.stringify(args)})`;
+  return `${name}(${Object.entries(v).map(([k, x]) => `${k}=${JSON.stringify(x)}`).join(', ')})`;
+}
+
+/** The calls of an assistant message as text, one per line; undefined when it has none. */
+function callsText(calls: unknown): string | undefined {
+  if (!Array.isArray(calls) || !calls.length) return undefined;
+  return calls
+    .map((c: { function?: { name?: unknown; arguments?: unknown } } | null) => `→ ${toolCallText(typeof c?.function?.name === 'string' ? c.function.name : '?', c?.function?.arguments ?? {})}`)
+    .join('\n');
+}
+
 export function toRolloutDetail(ref: RolloutRef, d: ExperienceDetail): RolloutDetail {
   const messages: RolloutMessage[] = [];
   if (Array.isArray(d.messages)) {
     for (const m of d.messages) {
       if (!m || typeof m !== 'object') continue;
-      const { role, content, ...rest } = m as Record<string, unknown>;
+      const { role, content, tool_calls: calls, ...rest } = m as Record<string, unknown>;
       const extra = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== null && v !== undefined));
-      messages.push({ role: typeof role === 'string' ? role : '?', content: text(content), extra: Object.keys(extra).length ? JSON.stringify(extra, null, 1) : undefined });
+      const shownCalls = callsText(calls);
+      if (calls !== undefined && calls !== null && shownCalls === undefined) extra.tool_calls = calls;
+      const body = [text(content), shownCalls].filter((x) => x).join('\n');
+      messages.push({ role: typeof role === 'string' ? role : '?', content: body, extra: Object.keys(extra).length ? JSON.stringify(extra, null, 1) : undefined });
     }
   } else {
     if (typeof d.prompt_text === 'string') messages.push({ role: 'user', content: d.prompt_text });

@@ -4,6 +4,7 @@
 // upstream, so nothing secret is sent. Every failure becomes an ExplorerError with a kind.
 import OpenAI from 'openai';
 import { ExplorerError, fromStatus, fromThrown } from './errors';
+import { ReplyTokenCollector, type ReplyTokenIds } from './reply-token-ids';
 import { OnlineMetrics, parseMetrics } from './serve-metrics';
 
 export interface ChatRequest {
@@ -27,6 +28,8 @@ export interface ChatResult {
   latencyMs: number;
   promptTokens?: number;
   completionTokens?: number;
+  /** The token ids and logprobs the explorer passed through, when its engine returned them. */
+  tokens?: ReplyTokenIds;
 }
 
 /** What /feedback and /commit support, found without side effects. */
@@ -116,6 +119,9 @@ export class ExplorerClient {
         const r = await this.openai.chat.completions.create({ ...base, stream: false }, { signal: deadline.signal });
         const c = r.choices[0];
         const calls = c?.message?.tool_calls?.flatMap((t) => (t.type === 'function' ? [{ name: t.function.name, arguments: t.function.arguments }] : []));
+        const ids = new ReplyTokenCollector();
+        ids.add(r);
+        const tokens = ids.result();
         return {
           msgId: r.id,
           content: c?.message?.content ?? '',
@@ -124,6 +130,7 @@ export class ExplorerClient {
           latencyMs: performance.now() - t0,
           promptTokens: r.usage?.prompt_tokens,
           completionTokens: r.usage?.completion_tokens,
+          ...(tokens ? { tokens } : {}),
         };
       }
       const stream = await this.openai.chat.completions.create({ ...base, stream: true, stream_options: { include_usage: true } }, { signal: deadline.signal });
@@ -132,7 +139,9 @@ export class ExplorerClient {
       let finish: string | null = null;
       let usage: OpenAI.CompletionUsage | undefined;
       const calls = new Map<number, { name: string; arguments: string }>();
+      const ids = new ReplyTokenCollector();
       for await (const chunk of stream) {
+        ids.add(chunk);
         if (chunk.id) id = chunk.id;
         if (chunk.usage) usage = chunk.usage;
         const c = chunk.choices?.[0];
@@ -150,6 +159,7 @@ export class ExplorerClient {
         if (c.finish_reason) finish = c.finish_reason;
       }
       if (!id) throw new ExplorerError('protocol', this.url, 'chat stream: no completion id');
+      const tokens = ids.result();
       return {
         msgId: id,
         content,
@@ -158,6 +168,7 @@ export class ExplorerClient {
         latencyMs: performance.now() - t0,
         promptTokens: usage?.prompt_tokens,
         completionTokens: usage?.completion_tokens,
+        ...(tokens ? { tokens } : {}),
       };
     } catch (e) {
       if (deadline.signal.aborted && !signal?.aborted) throw new ExplorerError('timeout', this.url, `POST /v1/chat/completions: no answer within ${Math.round(this.timeoutMs / 1000)} s`);

@@ -12,7 +12,12 @@ import type { ChatRequest, ChatResult, ExplorerClient } from '../explorer/explor
 import { servingVersion, type OnlineMetrics } from '../explorer/serve-metrics';
 import { AlreadyRewardedError, type FeedbackOutbox } from '../explorer/outbox';
 import { ConversationStore, newConversationId } from './conversations';
+import { replyTokens, type ReplyRecord } from './reply-tokens';
 import type { L10n } from '../../base/l10n';
+import type { TokenizerOrReason } from '../../tokens/build';
+import type { ChatMessage } from '../../tokens/chat-template';
+import { toWire } from '../../tokens/experience-wire';
+import { tokenViewStrings } from '../../tokens/view-strings';
 import type { Alternative, Conversation, HostToWebview, PlaygroundState, SamplingParams, Turn, WebviewToHost } from '../protocol/playground-protocol';
 
 /** The playground's texts in the reader's language (src/online/strings.ts; plain English in tests). */
@@ -60,6 +65,9 @@ export class PlaygroundController extends EventEmitter<PlaygroundEvents> {
   private metrics: (OnlineMetrics & { at: number }) | undefined;
   /** The webview said `ready`: states can be posted. */
   private attached = false;
+  /** Each reply of this session by msg_id: what its tokens are built from (kept in memory only). */
+  private readonly replies = new Map<string, Omit<ReplyRecord, 'content' | 'toolCalls'>>();
+  private readonly tokenizers = new Map<string, TokenizerOrReason>();
 
   constructor(
     private readonly post: (m: HostToWebview) => void,
@@ -68,6 +76,8 @@ export class PlaygroundController extends EventEmitter<PlaygroundEvents> {
     private readonly texts: PlaygroundTexts,
     /** Test seams: the clock and the task ids. */
     private readonly seams: { now?: () => number; taskId?: () => string } = {},
+    /** The tokenizer of a served model (for "Tokens" on a reply). */
+    private readonly findTokenizer: (model: string) => TokenizerOrReason = (model) => ({ reason: model }),
   ) {
     super();
     this.conversation = this.fresh();
@@ -109,6 +119,11 @@ export class PlaygroundController extends EventEmitter<PlaygroundEvents> {
         return this.guard(() => this.reward(raw.turn, raw.alt, raw.reward, raw.source));
       case 'choose':
         return this.guard(() => this.choose(raw.turn, raw.alt));
+      case 'tokens':
+        return this.guard(() => {
+          this.showTokens(raw.turn, raw.alt);
+          return Promise.resolve();
+        });
       case 'retry':
         return this.guard(async () => {
           const n = raw.feedbackId ? ((await this.outbox.retry(raw.feedbackId))?.state === 'sent' ? 1 : 0) : await this.outbox.retryAll();
@@ -190,6 +205,7 @@ export class PlaygroundController extends EventEmitter<PlaygroundEvents> {
       delete t.error;
       const a: Alternative = { msgId: r.msgId, content: r.content, latencyMs: Math.round(r.latencyMs), promptTokens: r.promptTokens, completionTokens: r.completionTokens };
       if (r.toolCalls) a.toolCalls = r.toolCalls;
+      this.replies.set(r.msgId, { prompt: req.messages as ChatMessage[], tools: req.tools, finishReason: r.finishReason, ids: r.tokens });
       t.alternatives.push(a);
       this.save();
       const v = servingVersion(await this.refreshMetrics());
@@ -198,6 +214,19 @@ export class PlaygroundController extends EventEmitter<PlaygroundEvents> {
         this.save();
       }
     }
+  }
+
+  /** One reply as tokens: the ids the explorer returned, else re-tokenized from the messages. */
+  showTokens(turnIndex: number, alt: number): void {
+    const t = this.assistantTurn(turnIndex);
+    const a = t.alternatives[alt];
+    if (!a) return;
+    const kept = this.replies.get(a.msgId) ?? { prompt: toOpenAiMessages(this.conversation.turns.slice(0, turnIndex)) as ChatMessage[], tools: this.tools };
+    const model = this.model ?? this.conversation.model;
+    let tk = this.tokenizers.get(model);
+    if (!tk) this.tokenizers.set(model, (tk = this.findTokenizer(model)));
+    const { experience, notes } = replyTokens({ ...kept, content: a.content, toolCalls: a.toolCalls }, tk, this.texts.l10n);
+    this.post({ type: 'tokens', turn: turnIndex, alt, experience: toWire(experience), notes, strings: tokenViewStrings(this.texts.l10n) });
   }
 
   // ---- rewards and commits ---------------------------------------------------------------------

@@ -4,6 +4,8 @@
 // The webview never talks to the network: every HTTP call happens in the extension. What the extension
 // receives is checked with the guards of ./validate before it acts on it.
 import { hasFields, isBool, isInt, isNum, isObj, isStr, oneOf, optional } from '../../base/validate';
+import type { ExperienceWire } from '../../tokens/experience-wire';
+import type { TokenViewStrings } from '../../tokens/view-strings';
 
 export const ONLINE_VIEW_TYPE = 'agentrl.online.playground';
 
@@ -89,7 +91,9 @@ export interface PlaygroundState {
 
 export type HostToWebview =
   | { type: 'state'; state: PlaygroundState }
-  | { type: 'delta'; turn: number; alt: number; text: string };
+  | { type: 'delta'; turn: number; alt: number; text: string }
+  /** One reply as tokens, for the token view ("Tokens" on a reply). */
+  | { type: 'tokens'; turn: number; alt: number; experience: ExperienceWire; notes: string[]; strings: TokenViewStrings };
 
 export type WebviewToHost =
   | { type: 'ready' }
@@ -97,6 +101,7 @@ export type WebviewToHost =
   | { type: 'regenerate'; turn: number }
   | { type: 'reward'; turn: number; alt?: number; reward: number; source: 'thumb' | 'score' }
   | { type: 'choose'; turn: number; alt: number }
+  | { type: 'tokens'; turn: number; alt: number }
   | { type: 'retry'; feedbackId?: string }
   | { type: 'commit' }
   | { type: 'refreshMetrics' }
@@ -128,6 +133,8 @@ export function parseWebviewMessage(m: unknown): WebviewToHost | undefined {
       return hasFields(m, { type: oneOf(['reward']), turn: isIndex, alt: optional(isIndex), reward: isNum, source: oneOf(['thumb', 'score']) }) ? m : undefined;
     case 'choose':
       return hasFields(m, { type: oneOf(['choose']), turn: isIndex, alt: isIndex }) ? m : undefined;
+    case 'tokens':
+      return hasFields(m, { type: oneOf(['tokens']), turn: isIndex, alt: isIndex }) ? m : undefined;
     case 'retry':
       return hasFields(m, { type: oneOf(['retry']), feedbackId: optional(isStr) }) ? m : undefined;
     case 'openConversation':

@@ -3,6 +3,8 @@
 // touches the network (the CSP forbids it): typed messages from src/online/protocol/playground-protocol.ts,
 // a `ready` handshake, a full `state` after each change and `delta`s while a reply streams.
 import './online.css';
+import { fromWire } from '../../tokens/experience-wire';
+import { TokenView } from '../../webview-ui/token-view/token-view';
 import type { HostToWebview, PlaygroundState, SamplingParams, Turn, WebviewToHost } from '../protocol/playground-protocol';
 
 const vscode = acquireVsCodeApi<{ draft?: string }>();
@@ -90,6 +92,7 @@ function assistantTurn(s: PlaygroundState, t: Record<string, string>, turn: Turn
       if (turn.alternatives.length > 1 && turn.chosen === undefined) acts.append(button(t.choose, 'choose', () => post({ type: 'choose', turn: ti, alt: ai })));
     }
     if (turn.chosen === ai) acts.append(el('span', { class: 'badge' }, t.chosen));
+    acts.append(button(t.showTokens, 'ghost show-tokens', () => post({ type: 'tokens', turn: ti, alt: ai }), t.showTokensTitle));
     card.append(acts);
     alts.append(card);
   });
@@ -182,6 +185,25 @@ function render(): void {
   if (focusId) document.getElementById(focusId)?.focus();
 }
 
+/** One reply's tokens in a panel over the chat (outside #root: a state redraw keeps it). */
+let tokens: { box: HTMLElement; title: HTMLElement; view: TokenView } | undefined;
+function showTokens(m: HostToWebview & { type: 'tokens' }): void {
+  if (!tokens) {
+    const view = new TokenView({ strings: m.strings });
+    const title = el('span', { class: 'tokens-title' });
+    const close = el('button', { class: 'ghost tokens-close', type: 'button' }, state?.strings.close ?? '×');
+    const box = el('div', { class: 'tokens-panel', role: 'dialog' }, el('div', { class: 'tokens-head' }, title, close), view.element);
+    close.addEventListener('click', () => (box.hidden = true));
+    document.body.append(box);
+    tokens = { box, title, view };
+  }
+  const turn = state?.conversation.turns[m.turn];
+  const msgId = turn?.kind === 'assistant' ? turn.alternatives[m.alt]?.msgId : undefined;
+  tokens.title.textContent = `${state?.strings.showTokens ?? ''} · ${msgId ?? ''}`;
+  tokens.box.hidden = false;
+  tokens.view.show(fromWire(m.experience), m.notes);
+}
+
 window.addEventListener('message', (ev: MessageEvent<HostToWebview>) => {
   const m = ev.data;
   if (m.type === 'state') {
@@ -193,6 +215,8 @@ window.addEventListener('message', (ev: MessageEvent<HostToWebview>) => {
       if (!state.busy || (turn?.kind === 'assistant' && turn.alternatives.length > ai)) streaming.delete(k);
     }
     render();
+  } else if (m.type === 'tokens') {
+    showTokens(m);
   } else if (m.type === 'delta') {
     const k = `${m.turn}:${m.alt}`;
     streaming.set(k, (streaming.get(k) ?? '') + m.text);

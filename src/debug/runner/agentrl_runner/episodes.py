@@ -25,7 +25,7 @@ from agentrl_runner.model import DebugModelWrapper, auxiliary_wrappers, engine_c
 from agentrl_runner.optional import optional_module
 from agentrl_runner.protocol import EpisodeResult, ErrorInfo, RunnerPlan
 from agentrl_runner.stack import traceback_frames
-from agentrl_runner.values import jsonable, to_attr
+from agentrl_runner.values import jsonable, to_attr, to_builtin
 
 NAMESPACE = uuid.UUID("6f1d3a5e-8c0b-4e59-9a3c-1b2d3e4f5a6b")
 Phase = Literal["workflow", "judge", "import", "tasks", "runner"]
@@ -266,6 +266,40 @@ def _experience_summary(exps: Any) -> list[Any]:
     return [jsonable({k: _field(e, k) for k in keys if not isinstance(e, dict) or k in e}) for e in exps or []]
 
 
+MAX_EXPERIENCE_TOKENS = 65536
+
+
+def _int_list(v: Any) -> list[int] | None:
+    """A tensor, array or list of numbers as ints; None when it is none of them."""
+    v = to_builtin(v) if v is not None and not isinstance(v, list) else v
+    if not isinstance(v, list) or not all(isinstance(x, (int, float, bool)) for x in v):
+        return None
+    return [int(x) for x in v]
+
+
+def _experience_tokens(exps: Any) -> list[Json]:
+    """Per experience with token ids: the ids, prompt length and action mask as Trinity keeps them
+    (the mask covers the response), with the messages and tools it was built from."""
+    out: list[Json] = []
+    for i, e in enumerate(exps or []):
+        tokens = _int_list(_field(e, "tokens"))
+        if not tokens or len(tokens) > MAX_EXPERIENCE_TOKENS:
+            continue
+        mask = _int_list(_field(e, "action_mask"))
+        prompt_length = _field(e, "prompt_length")
+        out.append(
+            {
+                "index": i,
+                "tokens": tokens,
+                "promptLength": int(prompt_length) if isinstance(prompt_length, int) else None,
+                "actionMask": mask,
+                "messages": jsonable(_field(e, "messages")),
+                "tools": jsonable(_field(e, "tools")),
+            }
+        )
+    return out
+
+
 def _reward_of_experiences(exps: Any) -> float | None:
     vals = []
     for e in exps or []:
@@ -314,6 +348,7 @@ def run_trinity(work: Workload, job: EpisodeJob, reporter: Reporter) -> EpisodeR
         "metrics": _metrics_of_experiences(exps),
         "metadata": metadata,
         "experiences": _experience_summary(exps),
+        "experienceTokens": _experience_tokens(exps),
     }
 
 

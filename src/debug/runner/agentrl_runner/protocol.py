@@ -7,7 +7,7 @@ recording gateway, tagged with the headers below so the gateway can attribute th
 
 from __future__ import annotations
 
-from typing import Any, Dict, Literal, TypedDict, Union
+from typing import Any, Dict, Literal, NotRequired, TypedDict, Union
 
 PROTOCOL_VERSION = 1
 
@@ -132,6 +132,9 @@ class EpisodeResult(TypedDict):
     metrics: dict[str, float]
     metadata: Json
     experiences: list[Any]
+    # The token ids and action mask of each experience the workflow returned (what training
+    # sees), with its messages when it has them: the extension checks the mask against them.
+    experienceTokens: NotRequired[list[Json]]
 
 
 class _EpisodeEndBase(EpisodeResult):

@@ -3,13 +3,27 @@
 // result). With the model's own chat template the engine's ids and the template's agree on every
 // call; with a template that renders tool results with one more newline (a trainer whose template
 // differs from the server's), the second call — after the tool result — drifts, and only it.
+//
+// Then: no template drift on Trinity-RFT 0.5.2's own multi-turn workflow: frozen_lake_workflow
+// (Trinity's source from ../shared/upstream in .cache/trinity-venv, its example config from
+// ../shared/corpus, unmodified) under `agentrl rollout` against the real llama.cpp fixture model,
+// with the model folder holding the fixture's tokenizer and chat template. Every LLM call is
+// checked against the template (the count proves the check ran): no drift from the template, and
+// no mask warning. What the check
+// does find on this run is real: the fixture model samples a word (` The`) as two tokens
+// where its tokenizer gives one, so a trainer that re-tokenizes the messages trains on other ids
+// than the engine generated. Those findings, and only those, are allowed: same text, other split.
 import { describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
+import { spawnSync } from 'child_process';
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { collectOutput, launch, modelAndWorkspace, sdkPython, skipWithoutModel, startAdapter } from '../helpers';
 import { skipNoTokenizer, tinyTokenizerDir } from '../../../harness/tiny-tokenizer';
+import { hasShared, repoRoot, sharedDir } from '../../../harness/paths';
+import { modelRuntimeInstalled, startModelServer } from '../../../harness/model-server';
 
 describe('retokenization drift in a debug run (real model server, real runner)', { skip: skipWithoutModel || skipNoTokenizer }, () => {
   const env = modelAndWorkspace((ws) => {
@@ -68,5 +82,49 @@ describe('retokenization drift in a debug run (real model server, real runner)',
     assert.match(findings[1], /^T\w+#R0: Turn 2: 1 tokens differ after the tool result: engine `.*` vs template `.*`$/);
     assert.deepEqual(r.stops.map((s) => /^exception: Turn (\d)/.exec(s)?.[1]), ['1', '2']);
     assert.match(r.output, /retokenization drift: 2 LLM call\(s\) in 1 episode\(s\)/);
+  });
+});
+
+const cli = path.join(repoRoot, 'dist', 'agentrl.js');
+const venvPython = path.join(repoRoot, '.cache', 'trinity-venv', 'bin', 'python');
+const examples = path.join(sharedDir, 'corpus', 'trinity-rft', 'examples');
+const skip = !hasShared ? 'needs ../shared (Trinity corpus and upstream source)'
+  : !fs.existsSync(path.join(sharedDir, 'upstream', 'trinity-rft-0.5.2')) ? 'needs ../shared/upstream/trinity-rft-0.5.2'
+    : !fs.existsSync(venvPython) ? 'needs .cache/trinity-venv (bash scripts/setup.sh trinity)'
+      : !modelRuntimeInstalled ? 'needs llama.cpp (bash scripts/setup.sh model)'
+        : !fs.existsSync(cli) ? 'dist/agentrl.js not built' : false;
+
+interface Summary { episodes: number; errors: number; llmCalls: number; drift?: unknown; maskWarnings?: unknown; tokenChecks?: { calls: number; experiences: number } }
+
+describe("Trinity's own multi-turn workflow under the debugger: no template drift, a correct mask", { skip }, () => {
+  test('frozen_lake_workflow: every call checked, no template drift (only sampled splits), no mask warning', async () => {
+    // Ten turns of ~300 tokens outgrow the fixture's context: a longer one, 16 tokens per reply.
+    const model = await startModelServer({ context: 6144, maxTokens: 16 });
+    const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'agentrl-drift-upstream-'));
+    try {
+      const modelDir = path.join(ws, 'model');
+      fs.mkdirSync(modelDir);
+      for (const f of ['tokenizer.json', 'tokenizer_config.json', 'chat_template.jinja']) fs.copyFileSync(path.join(tinyTokenizerDir, f), path.join(modelDir, f));
+      const dataDir = path.join(ws, 'frozen');
+      fs.mkdirSync(dataDir);
+      fs.writeFileSync(path.join(dataDir, 'train.jsonl'), '{"size": 3, "p": 0.8, "seed": 11}\n');
+      const pythonpath = spawnSync('bash', [path.join(sharedDir, 'upstream', 'make-trinity-venv.sh'), '--pythonpath'], { encoding: 'utf8' }).stdout.trim();
+      const env = { ...process.env, PYTHONPATH: pythonpath, HF_HUB_OFFLINE: '1', TRANSFORMERS_OFFLINE: '1', HF_DATASETS_OFFLINE: '1', TRINITY_MODEL_PATH: modelDir, TRINITY_TASKSET_PATH: dataDir };
+      const args = [cli, 'rollout', '--tasks', '1', '--python', venvPython, '--cwd', ws, '--json', '--timeout', '300', '--config', path.join(examples, 'grpo_frozen_lake', 'frozen_lake.yaml'), '--model-base-url', model.url];
+      const r = spawnSync(process.execPath, args, { encoding: 'utf8', env, cwd: ws, timeout: 400_000 });
+      assert.equal(r.status, 0, r.stderr);
+      const summary = JSON.parse(r.stdout) as Summary;
+      assert.equal(summary.episodes, 1, r.stderr);
+      assert.equal(summary.errors, 0, r.stderr);
+      assert.ok(summary.llmCalls >= 2, `multi-turn: ${summary.llmCalls} LLM calls`);
+      assert.equal(summary.tokenChecks?.calls, summary.llmCalls, `every call checked for drift: ${JSON.stringify(summary.tokenChecks)}\n${r.stderr}`);
+      assert.equal(summary.maskWarnings, undefined, r.stderr);
+      assert.doesNotMatch(r.stderr, /tokens differ|are trained:/, 'no template drift, no mask warning');
+      const splits = r.stderr.split('\n').filter((l) => /^T\w+#R0: Turn \d+: /.test(l));
+      for (const l of splits) assert.match(l, /: Turn \d+: `.*` in the completion is \d+ engine tokens where re-tokenizing gives \d+ \(same text, another split\)$/);
+    } finally {
+      await model.stop();
+      fs.rmSync(ws, { recursive: true, force: true });
+    }
   });
 });
