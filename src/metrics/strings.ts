@@ -53,5 +53,11 @@ export function uiStrings(): UiStrings {
     groupTitle: vscode.l10n.t('Group of task {0} at model version {1}: {2} rollouts, reward mean {3}, std {4}'),
     partsHistogram: vscode.l10n.t('reward parts histogram'),
     filterTasks: vscode.l10n.t('Filter by task'),
+    tokens: vscode.l10n.t('Tokens'),
+    tokensTitle: vscode.l10n.t('Tokens: {0}'),
+    healthLine: vscode.l10n.t('{0} of {1} groups give no gradient · {2} of {3} responses truncated · {4} empty'),
+    flagNoGradient: vscode.l10n.t('All {0} rewards are {1}: this group contributes nothing'),
+    length: vscode.l10n.t('Length'),
+    truncatedShort: vscode.l10n.t('truncated'),
   };
 }
