@@ -20,7 +20,6 @@ import { uiStrings } from './strings';
 import { ViewController } from './view/view-controller';
 import { RunTokenizers } from './tokens/run-tokenizer';
 import { rolloutTokens } from './tokens/rollout-tokens';
-import { tokenViewStrings } from '../tokens/view-strings';
 
 const SHOW_COMMAND = 'agentrl.metrics.show';
 const OPTIONS_KEY = 'agentrl.metrics.viewOptions';
@@ -75,7 +74,7 @@ export class MetricsHost implements vscode.Disposable {
       log,
       uiStrings(),
       context.workspaceState.get(OPTIONS_KEY),
-      tokenViewStrings(vscode.l10n),
+      vscode.l10n,
     );
     const controller = this.controller;
     // The connections' data goes straight into the view controller, the store's one writer.

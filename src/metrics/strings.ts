@@ -55,9 +55,8 @@ export function uiStrings(): UiStrings {
     filterTasks: vscode.l10n.t('Filter by task'),
     tokens: vscode.l10n.t('Tokens'),
     tokensTitle: vscode.l10n.t('Tokens: {0}'),
-    healthLine: vscode.l10n.t('{0} of {1} groups give no gradient · {2} of {3} responses truncated · {4} empty'),
-    flagNoGradient: vscode.l10n.t('All {0} rewards are {1}: this group contributes nothing'),
     length: vscode.l10n.t('Length'),
+    trainedShort: vscode.l10n.t('Trained'),
     truncatedShort: vscode.l10n.t('truncated'),
   };
 }

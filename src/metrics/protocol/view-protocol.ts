@@ -211,6 +211,11 @@ export interface RolloutRow extends RolloutRef {
   /** The parts of the reward (experience.metrics: accuracy, format_score, …). */
   metrics?: Record<string, number>;
   advantage?: number | null;
+  /** What the buffer row says of its tensors (TRXP rows): response length, trained tokens, truncation, empty response. */
+  responseTokens?: number;
+  trainedTokens?: number;
+  truncated?: boolean;
+  emptyResponse?: boolean;
 }
 
 /**
@@ -230,6 +235,11 @@ export interface RolloutColumns {
   reward: (number | null)[];
   consumed: (number | null)[];
   advantage: (number | null)[];
+  /** Response tokens, trained tokens (null: the row does not say). */
+  responseTokens: (number | null)[];
+  trainedTokens: (number | null)[];
+  /** 1 truncated, 0 not, null: the row does not say. */
+  truncated: (number | null)[];
   /** One column per reward part, named in first-seen order. */
   parts: { name: string; values: (number | null)[] }[];
 }
@@ -300,9 +310,8 @@ export const UI_STRING_KEYS = [
   'filterTasks',
   'tokens',
   'tokensTitle',
-  'healthLine',
-  'flagNoGradient',
   'length',
+  'trainedShort',
   'truncatedShort',
 ] as const;
 export type UiStringKey = (typeof UI_STRING_KEYS)[number];
@@ -342,6 +351,14 @@ export interface RolloutsMessage {
   modelVersions: number[];
   /** Every matched row, ordered by task, then run; the webview lists the visible ones. */
   rows: RolloutColumns;
+  /** The GRPO groups' health, worded by the extension: the step's line, and each flagged group's flags. */
+  health?: DrillHealth;
+}
+
+export interface DrillHealth {
+  /** "3 of 5 groups give no gradient · …" (shown above the rollout list). */
+  line: string;
+  groups: { task: string | null; modelVersion: number | null; flags: string[] }[];
 }
 export interface RolloutMessageReply {
   type: 'rollout';

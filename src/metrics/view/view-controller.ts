@@ -9,7 +9,7 @@ import { EventEmitter } from 'node:events';
 import type { ExperiencesMessage } from '../../relay-protocol/messages';
 import type { EnvelopeBatch } from '../../relay-protocol/envelope-frame';
 import { PendingRequests } from '../../base/pending-requests';
-import { english } from '../../base/l10n';
+import { type L10n, english } from '../../base/l10n';
 import { EnvelopeView, ReadDetail } from './envelope-view';
 import type { PointsBatch } from '../../relay-protocol/client';
 import type { Logger } from '../../base/log';
@@ -39,7 +39,8 @@ import { RunMarks, runsForCommit } from './run-marks';
 import { runSummaries } from './run-summaries';
 import { UpdateFeed } from './update-feed';
 import type { RolloutTokens } from '../tokens/rollout-tokens';
-import { type TokenViewStrings, tokenViewStrings } from '../../tokens/view-strings';
+import { tokenViewStrings } from '../../tokens/view-strings';
+import { drillHealth } from './drill-health';
 
 /** What the view controller needs from its owner: the webview, and the relay reads behind a zoom and a rollout. */
 interface ViewPort {
@@ -83,7 +84,8 @@ export class ViewController extends EventEmitter<ViewEvents> {
     private readonly log: Logger,
     private readonly strings: UiStrings,
     options?: Partial<ViewOptions>,
-    private readonly tokenStrings: TokenViewStrings = tokenViewStrings(english),
+    /** The extension's l10n (plain English in tests and the bench): group flags, the token view's words. */
+    private readonly l10n: L10n = english,
   ) {
     super();
     this.options = { ...DEFAULT_VIEW_OPTIONS, ...sanitizeOptions(options) };
@@ -91,7 +93,11 @@ export class ViewController extends EventEmitter<ViewEvents> {
     this.feed = new UpdateFeed(store, this.engine, (m) => port.post(m), this.marks);
     this.envelopes = new EnvelopeView(store, port.readDetail, log, (key, layout) => this.seriesChanged(key, layout));
     this.liveDrill = new LiveDrill(
-      (m, mode) => drillDown(this.store, m.run, m.role, m.chart, m.x, mode),
+      (m, mode) => {
+        const d = drillDown(this.store, m.run, m.role, m.chart, m.x, mode);
+        const health = drillHealth(d.rowList, this.l10n);
+        return { run: d.run, x: d.x, xAxis: d.xAxis, modelVersions: d.modelVersions, rows: d.rows, ...(health ? { health } : {}) };
+      },
       (m) => this.feed.post(m),
     );
     store.experiences.onChange = (run, versions) => this.liveDrill.changed(run, versions);
@@ -169,7 +175,7 @@ export class ViewController extends EventEmitter<ViewEvents> {
         if (msg.protocol !== METRICS_PROTOCOL_VERSION) this.log.warn(`metrics view: webview speaks protocol ${msg.protocol}`);
         this.feed.start();
         this.engine.invalidateAll(false);
-        this.feed.post({ type: 'init', protocol: METRICS_PROTOCOL_VERSION, strings: this.strings, tokenStrings: this.tokenStrings, options: this.viewOptions });
+        this.feed.post({ type: 'init', protocol: METRICS_PROTOCOL_VERSION, strings: this.strings, tokenStrings: tokenViewStrings(this.l10n), options: this.viewOptions });
         this.feed.flush();
         return;
       case 'drawn':

@@ -20,6 +20,7 @@ export class DrillPane {
   private readonly titleEl: HTMLElement;
   private readonly charts: HTMLElement;
   private readonly info: HTMLElement;
+  private readonly healthEl: HTMLElement;
   private readonly filterInput: HTMLInputElement;
   private readonly list: RolloutList;
   private readonly groupBox: HTMLElement;
@@ -58,6 +59,8 @@ export class DrillPane {
     this.charts = document.createElement('div');
     this.info = document.createElement('div');
     this.info.className = 'shown';
+    this.healthEl = document.createElement('div');
+    this.healthEl.className = 'health';
     this.filterInput = document.createElement('input');
     this.filterInput.className = 'task-filter';
     this.filterInput.placeholder = s.filterTasks;
@@ -101,7 +104,9 @@ export class DrillPane {
       this.body.replaceChildren(p);
       return;
     }
-    if (!this.body.contains(this.list.el)) this.body.replaceChildren(this.charts, this.filterInput, this.info, this.list.el, this.groupBox, this.detailBox, this.tokensBox);
+    if (!this.body.contains(this.list.el)) this.body.replaceChildren(this.charts, this.filterInput, this.healthEl, this.info, this.list.el, this.groupBox, this.detailBox, this.tokensBox);
+    this.healthEl.textContent = m.health?.line ?? '';
+    this.healthEl.hidden = !m.health;
     this.update(!refresh);
     this.renderGroup();
   }
@@ -149,7 +154,13 @@ export class DrillPane {
     const t = this.table;
     const i = t && this.opened ? t.indexOf(this.opened, this.opened.id) : -1;
     this.list.open(i);
-    this.groupBox.replaceChildren(...(i >= 0 ? [groupView(t!, t!.group(i), i, this.strings, (j) => this.openRow(j))] : []));
+    if (i < 0) {
+      this.groupBox.replaceChildren();
+      return;
+    }
+    const g = t!.group(i);
+    const flags = this.msg?.health?.groups.find((h) => h.task === g.task && h.modelVersion === g.modelVersion)?.flags;
+    this.groupBox.replaceChildren(groupView(t!, g, i, this.strings, (j) => this.openRow(j), flags));
   }
 
   /** One rollout's messages (or the error reading them). */
