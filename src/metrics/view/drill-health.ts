@@ -9,7 +9,7 @@ import { describeGroupFlag } from '../../tokens/strings';
 import type { DrillHealth, RolloutRow } from '../protocol/view-protocol';
 
 /** A group member as much as a row tells (NaN: unknown). */
-function memberOfRow(r: RolloutRow): GroupMember {
+export function memberOfRow(r: RolloutRow): GroupMember {
   return {
     taskId: r.taskId ?? '',
     runId: r.runId ?? undefined,

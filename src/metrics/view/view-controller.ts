@@ -41,6 +41,7 @@ import { UpdateFeed } from './update-feed';
 import type { RolloutTokens } from '../tokens/rollout-tokens';
 import { tokenViewStrings } from '../../tokens/view-strings';
 import { drillHealth } from './drill-health';
+import { HEALTH_ROLE, HealthSeries } from './health-series';
 
 /** What the view controller needs from its owner: the webview, and the relay reads behind a zoom and a rollout. */
 interface ViewPort {
@@ -100,7 +101,11 @@ export class ViewController extends EventEmitter<ViewEvents> {
       },
       (m) => this.feed.post(m),
     );
-    store.experiences.onChange = (run, versions) => this.liveDrill.changed(run, versions);
+    const health = new HealthSeries(store.experiences);
+    store.experiences.onChange = (run, versions) => {
+      this.liveDrill.changed(run, versions);
+      for (const s of health.changed(run)) this.addColumns(run, HEALTH_ROLE, s.tag, s.points);
+    };
   }
 
   get viewOptions(): ViewOptions {
