@@ -95,8 +95,8 @@ export function rowAt(c: RolloutColumns, run: string, i: number): RolloutRow {
     consumed: c.consumed[i],
     metrics,
     advantage: c.advantage[i],
-    ...(c.responseTokens[i] !== null ? { responseTokens: c.responseTokens[i]! } : {}),
-    ...(c.trainedTokens[i] !== null ? { trainedTokens: c.trainedTokens[i]! } : {}),
+    ...(c.responseTokens[i] !== null ? { responseTokens: c.responseTokens[i] } : {}),
+    ...(c.trainedTokens[i] !== null ? { trainedTokens: c.trainedTokens[i] } : {}),
     ...(c.truncated[i] !== null ? { truncated: c.truncated[i] === 1 } : {}),
   };
 }

@@ -12,22 +12,26 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { FrameLocator } from 'playwright-core';
-import { tokenizeAndMask } from '../../src/tokens/chat-template';
-import { repoRoot, venvPython } from '../harness/paths';
-import { skipNoTokenizer, tinyTokenizer, tinyTokenizerDir } from '../harness/tiny-tokenizer';
-import { openWorkbench } from './workbench';
+import { tokenizeAndMask } from '../../../src/tokens/chat-template';
+import { repoRoot, venvPython } from '../../harness/paths';
+import { skipNoTokenizer, tinyTokenizer, tinyTokenizerDir } from '../../harness/tiny-tokenizer';
+import { openWorkbench } from '../workbench';
 
 const FIXTURE = path.join(repoRoot, 'test', 'fixtures', 'metrics', 'trinity_job.py');
 const STEPS = 40;
 const CLICKED = 20;
 let tmp: string;
 let job: string;
+let workspace: string;
 const lengths = new Map<string, { tokens: number; promptLength: number }>();
 
 before(() => {
   if (skipNoTokenizer) return;
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'agentrl-metrics-tokens-e2e-'));
-  job = path.join(tmp, 'qwen-grpo');
+  // The job dir sits in the workspace, as a local run's would.
+  workspace = path.join(tmp, 'workspace');
+  fs.cpSync(path.join(repoRoot, 'sample-workspace'), workspace, { recursive: true });
+  job = path.join(workspace, 'runs', 'qwen-grpo');
   // The rollouts' messages as the fixture writes them, tokenized as the model's chat template does.
   const tok = tinyTokenizer();
   const tokens: Record<string, { tokens: number[]; prompt_length: number; action_mask: number[] }> = {};
@@ -76,9 +80,19 @@ for (const [theme, name] of [
   ['Default Light Modern', 'light'],
 ] as const) {
   test(`metrics drill-down (${name} theme): step → rollout → its GRPO group with flags → Tokens draws the token view`, { skip: skipNoTokenizer, timeout: 300_000 }, async () => {
-    const wb = await openWorkbench({ colorTheme: theme, settings: { 'agentrl.metrics.endpoints': [{ name: 'qwen-grpo', dir: job }] } });
+    const wb = await openWorkbench({ colorTheme: theme, workspace });
     try {
-      await wb.runCommand('Agent RL: Show Training Metrics');
+      // "Connect to Training Run…" → "Local job directory…" → the folder, as a user picks it.
+      await wb.runCommand('Agent RL: Connect to Training Run…');
+      await wb.page.locator('.quick-input-list .monaco-list-row', { hasText: 'Local job directory…' }).click();
+      const input = wb.page.locator('.quick-input-widget input');
+      await input.waitFor({ state: 'visible', timeout: 15000 });
+      await input.fill(job + '/');
+      // The simple folder dialog goes into the folder on the first Enter and takes it on the next.
+      for (let i = 0; i < 4 && (await input.isVisible()); i++) {
+        await wb.page.keyboard.press('Enter');
+        await wb.page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 3000 }).catch(() => undefined);
+      }
       const view = wb.page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
       await view.locator('.card[data-chart="rollout/accuracy/mean"] canvas').first().waitFor({ timeout: 90000 });
       await view.locator('.chip.state-live').waitFor({ timeout: 90000 });
@@ -97,6 +111,8 @@ for (const [theme, name] of [
       const len = lengths.get(`${CLICKED}:0`)!;
       assert.equal((await rowOf('Length'))[0], String(len.tokens - len.promptLength));
       assert.deepEqual(await rowOf('truncated'), ['', '', '', '✂']);
+      await group.scrollIntoViewIfNeeded();
+      await wb.screenshot(`metrics-tokens-group-${name}`);
       // Tokens: asked of the relay, drawn by the token view with the run's tokenizer's texts.
       await drill.locator('.detail button.open-tokens').click();
       const tv = drill.locator('.tokens .tv');
@@ -104,10 +120,14 @@ for (const [theme, name] of [
       assert.match(await tv.locator('.tv-summary').innerText(), new RegExp(`\\b${len.tokens} tokens\\b`));
       assert.match(await tv.locator('.tv-notes').innerText(), /tokenizer of .*tiny-toolcall/);
       const text = (await tv.locator('.tv-window').innerText()).replace(/\s+/g, ' ');
-      assert.match(text, new RegExp(`The answer is ${CLICKED}\\.`));
+      // Whitespace is drawn visible (· for a space).
+      assert.match(text, new RegExp(`The·answer·is·${CLICKED}\\.`));
       assert.match(text, /im_start/);
       await tv.scrollIntoViewIfNeeded();
       await wb.screenshot(`metrics-tokens-${name}`);
+    } catch (e) {
+      await wb.screenshot(`metrics-tokens-failed-${name}`);
+      throw e;
     } finally {
       await wb.close();
     }
