@@ -235,10 +235,9 @@ export interface RolloutColumns {
   reward: (number | null)[];
   consumed: (number | null)[];
   advantage: (number | null)[];
-  /** Response tokens, trained tokens (null: the row does not say). */
+  /** Response tokens, trained tokens, truncated (1 or 0); null: the row does not say. */
   responseTokens: (number | null)[];
   trainedTokens: (number | null)[];
-  /** 1 truncated, 0 not, null: the row does not say. */
   truncated: (number | null)[];
   /** One column per reward part, named in first-seen order. */
   parts: { name: string; values: (number | null)[] }[];
@@ -351,14 +350,8 @@ export interface RolloutsMessage {
   modelVersions: number[];
   /** Every matched row, ordered by task, then run; the webview lists the visible ones. */
   rows: RolloutColumns;
-  /** The GRPO groups' health, worded by the extension: the step's line, and each flagged group's flags. */
-  health?: DrillHealth;
-}
-
-export interface DrillHealth {
-  /** "3 of 5 groups give no gradient · …" (shown above the rollout list). */
-  line: string;
-  groups: { task: string | null; modelVersion: number | null; flags: string[] }[];
+  /** The GRPO groups' health, worded by the extension: the step's line ("3 of 5 groups give no gradient · …"), each flagged group's flags. */
+  health?: { line: string; groups: { task: string | null; modelVersion: number | null; flags: string[] }[] };
 }
 export interface RolloutMessageReply {
   type: 'rollout';

@@ -6,7 +6,9 @@
 import type { L10n } from '../../base/l10n';
 import { type GroupMember, groupHealth, stepHealth } from '../../tokens/group-health';
 import { describeGroupFlag } from '../../tokens/strings';
-import type { DrillHealth, RolloutRow } from '../protocol/view-protocol';
+import type { RolloutRow, RolloutsMessage } from '../protocol/view-protocol';
+
+type DrillHealth = NonNullable<RolloutsMessage['health']>;
 
 /** A group member as much as a row tells (NaN: unknown). */
 export function memberOfRow(r: RolloutRow): GroupMember {
