@@ -18,6 +18,8 @@ import { summarize } from './view/status-model';
 import { MetricsStore } from './store/store';
 import { uiStrings } from './strings';
 import { ViewController } from './view/view-controller';
+import { RunTokenizers } from './tokens/run-tokenizer';
+import { rolloutTokens } from './tokens/rollout-tokens';
 
 const SHOW_COMMAND = 'agentrl.metrics.show';
 const OPTIONS_KEY = 'agentrl.metrics.viewOptions';
@@ -60,16 +62,19 @@ export class MetricsHost implements vscode.Disposable {
       },
     );
     const connections = this.connections;
+    const tokenizers = new RunTokenizers();
     this.controller = new ViewController(
       this.store,
       {
         post: (m) => void this.panel?.webview.postMessage(m),
         readDetail: (endpoint, q) => connections.requestDetail(endpoint, q),
         readRollout: async (ref) => toRolloutDetail(ref, await connections.requestExperience(ref.endpoint, ref.source, ref.id)),
+        readTokens: async (ref) => rolloutTokens(await connections.requestTokens(ref.endpoint, ref.source, ref.id), tokenizers.get(connections.localDir(ref.endpoint)), vscode.l10n),
       },
       log,
       uiStrings(),
       context.workspaceState.get(OPTIONS_KEY),
+      vscode.l10n,
     );
     const controller = this.controller;
     // The connections' data goes straight into the view controller, the store's one writer.

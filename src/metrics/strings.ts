@@ -53,5 +53,10 @@ export function uiStrings(): UiStrings {
     groupTitle: vscode.l10n.t('Group of task {0} at model version {1}: {2} rollouts, reward mean {3}, std {4}'),
     partsHistogram: vscode.l10n.t('reward parts histogram'),
     filterTasks: vscode.l10n.t('Filter by task'),
+    tokens: vscode.l10n.t('Tokens'),
+    tokensTitle: vscode.l10n.t('Tokens: {0}'),
+    length: vscode.l10n.t('Length'),
+    trainedShort: vscode.l10n.t('Trained'),
+    truncatedShort: vscode.l10n.t('truncated'),
   };
 }

@@ -121,6 +121,14 @@ export interface ExperienceRow {
   metrics?: Record<string, WireNumber>;
   /** The row's advantage (mean over its action tokens) when the buffer stores advantages. */
   advantage?: WireNumber | null;
+  /** Tokens of the response (TRXP rows: the action mask's length, else the ids past the prompt). */
+  response_tokens?: number;
+  /** Response tokens trained on (nonzero in the action mask). */
+  trained_tokens?: number;
+  /** The experience has a truncate_status (the response, or the prompt, was cut). */
+  truncated?: boolean;
+  /** No response token, or a response text of whitespace only. */
+  empty_response?: boolean;
   /** A row sent before whose reward or consumed state changed: it replaces that row. */
   updated?: boolean;
   /** Why the row's content could not be summarized (malformed, or over the relay's decode budget): the row is listed without it. */
@@ -270,6 +278,10 @@ const isExperienceRow = (v: unknown): v is ExperienceRow =>
     consumed: optional(nullable(isInt)),
     metrics: optional((m): m is Record<string, WireNumber> => isObj(m) && Object.values(m).every(isWireNumber)),
     advantage: optional(nullable(isWireNumber)),
+    response_tokens: optional(isInt),
+    trained_tokens: optional(isInt),
+    truncated: optional(isBool),
+    empty_response: optional(isBool),
     updated: optional(isBool),
     error: optional(isStr),
   });

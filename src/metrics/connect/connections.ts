@@ -15,6 +15,7 @@ import type { EndpointState, EndpointStatus } from '../protocol/view-protocol';
 import type { LocalRelay, LocalRelaySpec, RelayLauncher } from './local-relay';
 import type { DetailMessage, DetailRequestMessage, EnvelopeRequest } from '../../relay-protocol/envelope';
 import type { EnvelopeBatch } from '../../relay-protocol/envelope-frame';
+import type { TokensReply } from '../../relay-protocol/tokens-frame';
 import type { Revive } from '../../feature-api/commands';
 
 /**
@@ -326,6 +327,16 @@ export class Connections extends EventEmitter<ConnectionsEvents> {
   /** One experience's content through an endpoint's relay. */
   requestExperience(endpoint: string, source: string, id: number): Promise<ExperienceDetail> {
     return this.connected(endpoint)?.requestExperience(source, id) ?? Promise.reject(new Error(`endpoint ${endpoint} is not connected`));
+  }
+
+  /** One experience's tokens (typed arrays) through an endpoint's relay. */
+  requestTokens(endpoint: string, source: string, id: number): Promise<TokensReply> {
+    return this.connected(endpoint)?.requestTokens(source, id) ?? Promise.reject(new Error(`endpoint ${endpoint} is not connected`));
+  }
+
+  /** The directory an endpoint's relay reads when the extension started it (undefined for a relay URL). */
+  localDir(endpoint: string): string | undefined {
+    return this.endpoints.get(endpoint)?.spec.local?.dir;
   }
 
   /** Exact points of an envelope-first source through an endpoint's relay. */

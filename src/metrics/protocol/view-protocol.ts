@@ -12,6 +12,8 @@
 // max of the bucket (the envelope), so a one-point spike is never sampled away. A frame
 // either replaces a chart (`start` = 0 with a new `rev`) or patches its tail from `start`.
 import { arrayOf, hasFields, isBool, isInt, isNum, isObj, isRange, isStr, nullable, oneOf } from '../../base/validate';
+import type { ExperienceWire } from '../../tokens/experience-wire';
+import type { TokenViewStrings } from '../../tokens/view-strings';
 
 export const METRICS_PROTOCOL_VERSION = 1;
 /** WebviewPanel view type (also the serializer's key). */
@@ -209,6 +211,11 @@ export interface RolloutRow extends RolloutRef {
   /** The parts of the reward (experience.metrics: accuracy, format_score, …). */
   metrics?: Record<string, number>;
   advantage?: number | null;
+  /** What the buffer row says of its tensors (TRXP rows): response length, trained tokens, truncation, empty response. */
+  responseTokens?: number;
+  trainedTokens?: number;
+  truncated?: boolean;
+  emptyResponse?: boolean;
 }
 
 /**
@@ -228,6 +235,10 @@ export interface RolloutColumns {
   reward: (number | null)[];
   consumed: (number | null)[];
   advantage: (number | null)[];
+  /** Response tokens, trained tokens, truncated (1 or 0); null: the row does not say. */
+  responseTokens: (number | null)[];
+  trainedTokens: (number | null)[];
+  truncated: (number | null)[];
   /** One column per reward part, named in first-seen order. */
   parts: { name: string; values: (number | null)[] }[];
 }
@@ -296,6 +307,11 @@ export const UI_STRING_KEYS = [
   'groupTitle',
   'partsHistogram',
   'filterTasks',
+  'tokens',
+  'tokensTitle',
+  'length',
+  'trainedShort',
+  'truncatedShort',
 ] as const;
 export type UiStringKey = (typeof UI_STRING_KEYS)[number];
 export type UiStrings = Record<UiStringKey, string>;
@@ -306,6 +322,8 @@ export interface InitMessage {
   type: 'init';
   protocol: number;
   strings: UiStrings;
+  /** The token view's words (the drill-down's "Tokens"). */
+  tokenStrings: TokenViewStrings;
   options: ViewOptions;
 }
 export interface LayoutMessage {
@@ -332,6 +350,8 @@ export interface RolloutsMessage {
   modelVersions: number[];
   /** Every matched row, ordered by task, then run; the webview lists the visible ones. */
   rows: RolloutColumns;
+  /** The GRPO groups' health, worded by the extension: the step's line ("3 of 5 groups give no gradient · …"), each flagged group's flags. */
+  health?: { line: string; groups: { task: string | null; modelVersion: number | null; flags: string[] }[] };
 }
 export interface RolloutMessageReply {
   type: 'rollout';
@@ -339,11 +359,21 @@ export interface RolloutMessageReply {
   detail?: RolloutDetail;
   error?: string;
 }
+/** One rollout's tokens (answer to `openTokens`): the token model, and what the view must say about it. */
+export interface TokensMessage {
+  type: 'tokens';
+  request: number;
+  ref: RolloutRef;
+  experience?: ExperienceWire;
+  /** Where the tokens and texts came from, what is missing and why (worded by the host). */
+  notes?: string[];
+  error?: string;
+}
 export interface OptionsMessage {
   type: 'options';
   options: ViewOptions;
 }
-export type HostMessage = InitMessage | LayoutMessage | UpdateMessage | RolloutsMessage | RolloutMessageReply | OptionsMessage;
+export type HostMessage = InitMessage | LayoutMessage | UpdateMessage | RolloutsMessage | RolloutMessageReply | TokensMessage | OptionsMessage;
 
 // ---- webview → extension -------------------------------------------------------------------
 
@@ -386,6 +416,12 @@ export interface OpenRolloutMessage {
   request: number;
   ref: RolloutRef;
 }
+/** The rollout's "Tokens": its tokens, masks and logprobs from the relay. */
+export interface OpenTokensMessage {
+  type: 'openTokens';
+  request: number;
+  ref: RolloutRef;
+}
 export interface ExportMessage {
   type: 'export';
   format: 'csv' | 'json';
@@ -423,6 +459,7 @@ export type WebviewMessage =
   | ZoomMessage
   | DrillMessage
   | OpenRolloutMessage
+  | OpenTokensMessage
   | ExportMessage
   | ExportPngMessage
   | CommandMessage
@@ -471,6 +508,8 @@ export function parseWebviewMessage(v: unknown): WebviewMessage | undefined {
       return hasFields(v, { type: oneOf(['drill']), request: isInt, chart: isStr, run: isStr, role: isStr, x: isRange }) ? v : undefined;
     case 'openRollout':
       return hasFields(v, { type: oneOf(['openRollout']), request: isInt, ref: isRolloutRef }) ? v : undefined;
+    case 'openTokens':
+      return hasFields(v, { type: oneOf(['openTokens']), request: isInt, ref: isRolloutRef }) ? v : undefined;
     case 'export':
       return hasFields(v, { type: oneOf(['export']), format: oneOf(['csv', 'json']), series: arrayOf(isStr) }) ? v : undefined;
     case 'exportPng':

@@ -22,6 +22,9 @@ export function toColumns(rows: readonly RolloutRow[]): RolloutColumns {
     reward: col<number | null>(null),
     consumed: col<number | null>(null),
     advantage: col<number | null>(null),
+    responseTokens: col<number | null>(null),
+    trainedTokens: col<number | null>(null),
+    truncated: col<number | null>(null),
     parts: [],
   };
   const origins = new Map<string, number>();
@@ -56,6 +59,9 @@ export function toColumns(rows: readonly RolloutRow[]): RolloutColumns {
     c.reward[i] = finite(r.reward);
     if (r.consumed !== undefined) c.consumed[i] = r.consumed;
     c.advantage[i] = finite(r.advantage);
+    c.responseTokens[i] = finite(r.responseTokens);
+    c.trainedTokens[i] = finite(r.trainedTokens);
+    if (r.truncated !== undefined) c.truncated[i] = r.truncated ? 1 : 0;
     const m = r.metrics;
     if (m)
       for (const name in m) {
@@ -89,5 +95,8 @@ export function rowAt(c: RolloutColumns, run: string, i: number): RolloutRow {
     consumed: c.consumed[i],
     metrics,
     advantage: c.advantage[i],
+    ...(c.responseTokens[i] !== null ? { responseTokens: c.responseTokens[i] } : {}),
+    ...(c.trainedTokens[i] !== null ? { trainedTokens: c.trainedTokens[i] } : {}),
+    ...(c.truncated[i] !== null ? { truncated: c.truncated[i] === 1 } : {}),
   };
 }

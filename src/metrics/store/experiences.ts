@@ -57,6 +57,10 @@ export class ExperienceIndex {
       if (r.consumed !== undefined) row.consumed = r.consumed;
       if (r.metrics) row.metrics = mapValues(r.metrics, fromWireNumber);
       if (r.advantage !== undefined) row.advantage = numOrNull(r.advantage);
+      if (r.response_tokens !== undefined) row.responseTokens = r.response_tokens;
+      if (r.trained_tokens !== undefined) row.trainedTokens = r.trained_tokens;
+      if (r.truncated !== undefined) row.truncated = r.truncated;
+      if (r.empty_response !== undefined) row.emptyResponse = r.empty_response;
       const was = this.put(row);
       if (was === 'added') added++;
       if (was !== 'same') versions.add(row.modelVersion);

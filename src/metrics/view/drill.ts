@@ -17,7 +17,7 @@ export function drillDown(
   tag: string,
   x: [number, number],
   mode: XAxisMode,
-): Omit<RolloutsMessage, 'type' | 'request'> {
+): Omit<RolloutsMessage, 'type' | 'request' | 'health'> & { rowList: RolloutRow[] } {
   const steps = stepsIn(store, seriesKey(run, role, tag), x, mode);
   // No point of that series in the bucket (a gap): take the x range as steps.
   if (!steps.size && mode === 'step') for (let s = Math.ceil(x[0]); s < x[1]; s++) steps.add(s);
@@ -47,7 +47,8 @@ export function drillDown(
       rows = store.experiences.select(run, versions);
     }
   }
-  return { run, x, xAxis: mode, modelVersions: versions, rows: toColumns(byTaskThenRun(rows)) };
+  const ordered = byTaskThenRun(rows);
+  return { run, x, xAxis: mode, modelVersions: versions, rows: toColumns(ordered), rowList: ordered };
 }
 
 function stepsIn(store: MetricsStore, key: string, [x0, x1]: [number, number], mode: XAxisMode): Set<number> {

@@ -9,6 +9,7 @@ import { EventEmitter } from 'node:events';
 import type { ExperiencesMessage } from '../../relay-protocol/messages';
 import type { EnvelopeBatch } from '../../relay-protocol/envelope-frame';
 import { PendingRequests } from '../../base/pending-requests';
+import { type L10n, english } from '../../base/l10n';
 import { EnvelopeView, ReadDetail } from './envelope-view';
 import type { PointsBatch } from '../../relay-protocol/client';
 import type { Logger } from '../../base/log';
@@ -37,6 +38,10 @@ import { LiveDrill } from './live-drill';
 import { RunMarks, runsForCommit } from './run-marks';
 import { runSummaries } from './run-summaries';
 import { UpdateFeed } from './update-feed';
+import type { RolloutTokens } from '../tokens/rollout-tokens';
+import { tokenViewStrings } from '../../tokens/view-strings';
+import { drillHealth } from './drill-health';
+import { HEALTH_ROLE, HealthSeries } from './health-series';
 
 /** What the view controller needs from its owner: the webview, and the relay reads behind a zoom and a rollout. */
 interface ViewPort {
@@ -45,6 +50,8 @@ interface ViewPort {
   readDetail?: ReadDetail;
   /** One rollout's messages (connections → relay `experience`); without it the view says "not available". */
   readRollout?(ref: RolloutRef): Promise<RolloutDetail>;
+  /** One rollout's tokens (connections → relay `tokens`, texts from the run's tokenizer). */
+  readTokens?(ref: RolloutRef): Promise<RolloutTokens>;
 }
 
 /** What the webview asks of the extension that the controller does not do itself, and new data. */
@@ -78,6 +85,8 @@ export class ViewController extends EventEmitter<ViewEvents> {
     private readonly log: Logger,
     private readonly strings: UiStrings,
     options?: Partial<ViewOptions>,
+    /** The extension's l10n (plain English in tests and the bench): group flags, the token view's words. */
+    private readonly l10n: L10n = english,
   ) {
     super();
     this.options = { ...DEFAULT_VIEW_OPTIONS, ...sanitizeOptions(options) };
@@ -85,10 +94,18 @@ export class ViewController extends EventEmitter<ViewEvents> {
     this.feed = new UpdateFeed(store, this.engine, (m) => port.post(m), this.marks);
     this.envelopes = new EnvelopeView(store, port.readDetail, log, (key, layout) => this.seriesChanged(key, layout));
     this.liveDrill = new LiveDrill(
-      (m, mode) => drillDown(this.store, m.run, m.role, m.chart, m.x, mode),
+      (m, mode) => {
+        const d = drillDown(this.store, m.run, m.role, m.chart, m.x, mode);
+        const health = drillHealth(d.rowList, this.l10n);
+        return { run: d.run, x: d.x, xAxis: d.xAxis, modelVersions: d.modelVersions, rows: d.rows, ...(health ? { health } : {}) };
+      },
       (m) => this.feed.post(m),
     );
-    store.experiences.onChange = (run, versions) => this.liveDrill.changed(run, versions);
+    const health = new HealthSeries(store.experiences);
+    store.experiences.onChange = (run, versions) => {
+      this.liveDrill.changed(run, versions);
+      for (const s of health.changed(run)) this.addColumns(run, HEALTH_ROLE, s.tag, s.points);
+    };
   }
 
   get viewOptions(): ViewOptions {
@@ -163,7 +180,7 @@ export class ViewController extends EventEmitter<ViewEvents> {
         if (msg.protocol !== METRICS_PROTOCOL_VERSION) this.log.warn(`metrics view: webview speaks protocol ${msg.protocol}`);
         this.feed.start();
         this.engine.invalidateAll(false);
-        this.feed.post({ type: 'init', protocol: METRICS_PROTOCOL_VERSION, strings: this.strings, options: this.viewOptions });
+        this.feed.post({ type: 'init', protocol: METRICS_PROTOCOL_VERSION, strings: this.strings, tokenStrings: tokenViewStrings(this.l10n), options: this.viewOptions });
         this.feed.flush();
         return;
       case 'drawn':
@@ -185,6 +202,9 @@ export class ViewController extends EventEmitter<ViewEvents> {
         return;
       case 'openRollout':
         this.openRollout(msg.request, msg.ref);
+        return;
+      case 'openTokens':
+        this.openTokens(msg.request, msg.ref);
         return;
       case 'export':
         this.emit('exportSeries', msg.format, msg.series);
@@ -222,6 +242,17 @@ export class ViewController extends EventEmitter<ViewEvents> {
     this.port.readRollout(ref).then(
       (detail) => this.feed.post({ type: 'rollout', request, detail }),
       (e: unknown) => this.feed.post({ type: 'rollout', request, error: e instanceof Error ? e.message : String(e) }),
+    );
+  }
+
+  private openTokens(request: number, ref: RolloutRef): void {
+    if (!this.port.readTokens) {
+      this.feed.post({ type: 'tokens', request, ref, error: 'not available' });
+      return;
+    }
+    this.port.readTokens(ref).then(
+      (t) => this.feed.post({ type: 'tokens', request, ref, experience: t.experience, notes: t.notes }),
+      (e: unknown) => this.feed.post({ type: 'tokens', request, ref, error: e instanceof Error ? e.message : String(e) }),
     );
   }
 

@@ -3,7 +3,10 @@
 // rollout's GRPO group side by side, and its messages. The extension sends the drill again while
 // its rows change (rewards arriving): the open pane then refreshes in place, keeping the
 // filters, the scroll position and the open rollout.
-import type { RolloutDetail, RolloutRow, RolloutsMessage, UiStrings } from '../protocol/view-protocol';
+import type { RolloutDetail, RolloutRef, RolloutRow, RolloutsMessage, TokensMessage, UiStrings } from '../protocol/view-protocol';
+import { fromWire } from '../../tokens/experience-wire';
+import type { TokenViewStrings } from '../../tokens/view-strings';
+import { TokenView } from '../../webview-ui/token-view/token-view';
 import { rowAt } from '../rollouts/columns';
 import { RolloutFilter, RolloutTable } from '../rollouts/table';
 import { fmtBucket } from './format';
@@ -17,10 +20,13 @@ export class DrillPane {
   private readonly titleEl: HTMLElement;
   private readonly charts: HTMLElement;
   private readonly info: HTMLElement;
+  private readonly healthEl: HTMLElement;
   private readonly filterInput: HTMLInputElement;
   private readonly list: RolloutList;
   private readonly groupBox: HTMLElement;
   private readonly detailBox: HTMLElement;
+  private readonly tokensBox: HTMLElement;
+  private tokenView: TokenView | undefined;
   private msg: RolloutsMessage | undefined;
   private table: RolloutTable | undefined;
   private filter: RolloutFilter = {};
@@ -31,6 +37,9 @@ export class DrillPane {
     private readonly strings: UiStrings,
     /** The user opened a rollout of the list (its messages are asked for). */
     private readonly open: (row: RolloutRow) => void,
+    private readonly tokenStrings: TokenViewStrings,
+    /** The user asked for a rollout's tokens. */
+    private readonly openTokens: (ref: RolloutRef) => void,
   ) {
     const s = strings;
     this.el = document.createElement('aside');
@@ -50,6 +59,8 @@ export class DrillPane {
     this.charts = document.createElement('div');
     this.info = document.createElement('div');
     this.info.className = 'shown';
+    this.healthEl = document.createElement('div');
+    this.healthEl.className = 'health';
     this.filterInput = document.createElement('input');
     this.filterInput.className = 'task-filter';
     this.filterInput.placeholder = s.filterTasks;
@@ -59,6 +70,8 @@ export class DrillPane {
     this.groupBox = document.createElement('div');
     this.detailBox = document.createElement('div');
     this.detailBox.className = 'detail';
+    this.tokensBox = document.createElement('div');
+    this.tokensBox.className = 'tokens';
     this.el.append(head, this.body);
   }
 
@@ -81,6 +94,7 @@ export class DrillPane {
       this.opened = undefined;
       this.filterInput.value = '';
       this.detailBox.replaceChildren();
+      this.tokensBox.replaceChildren();
     }
     this.el.hidden = false;
     if (!this.table.size) {
@@ -90,7 +104,9 @@ export class DrillPane {
       this.body.replaceChildren(p);
       return;
     }
-    if (!this.body.contains(this.list.el)) this.body.replaceChildren(this.charts, this.filterInput, this.info, this.list.el, this.groupBox, this.detailBox);
+    if (!this.body.contains(this.list.el)) this.body.replaceChildren(this.charts, this.filterInput, this.healthEl, this.info, this.list.el, this.groupBox, this.detailBox, this.tokensBox);
+    this.healthEl.textContent = m.health?.line ?? '';
+    this.healthEl.hidden = !m.health;
     this.update(!refresh);
     this.renderGroup();
   }
@@ -138,7 +154,13 @@ export class DrillPane {
     const t = this.table;
     const i = t && this.opened ? t.indexOf(this.opened, this.opened.id) : -1;
     this.list.open(i);
-    this.groupBox.replaceChildren(...(i >= 0 ? [groupView(t!, t!.group(i), i, this.strings, (j) => this.openRow(j))] : []));
+    if (i < 0) {
+      this.groupBox.replaceChildren();
+      return;
+    }
+    const g = t!.group(i);
+    const flags = this.msg?.health?.groups.find((h) => h.task === g.task && h.modelVersion === g.modelVersion)?.flags;
+    this.groupBox.replaceChildren(groupView(t!, g, i, this.strings, (j) => this.openRow(j), flags));
   }
 
   /** One rollout's messages (or the error reading them). */
@@ -147,6 +169,17 @@ export class DrillPane {
     const out: HTMLElement[] = [];
     const h = document.createElement('h3');
     h.textContent = d ? `${s.messages} · ${d.ref.table} #${d.ref.id}` : s.messages;
+    if (d) {
+      const ref = d.ref;
+      const tokens = document.createElement('button');
+      tokens.className = 'open-tokens';
+      tokens.textContent = s.tokens;
+      tokens.addEventListener('click', () => {
+        this.tokensBox.replaceChildren(this.tokensHeading(ref), Object.assign(document.createElement('p'), { className: 'loading', textContent: s.rolloutsLoading }));
+        this.openTokens(ref);
+      });
+      h.append(' ', tokens);
+    }
     out.push(h);
     if (error || !d) {
       const p = document.createElement('p');
@@ -182,5 +215,38 @@ export class DrillPane {
       out.push(dl);
     }
     this.detailBox.replaceChildren(...out);
+    this.tokensBox.replaceChildren();
+  }
+
+  private tokensHeading(ref: RolloutRef): HTMLElement {
+    const h = document.createElement('h3');
+    h.textContent = this.strings.tokensTitle.replace('{0}', `${ref.table} #${ref.id}`);
+    return h;
+  }
+
+  /** One rollout's tokens in the token view (or why not). */
+  tokens(m: TokensMessage): void {
+    const out: HTMLElement[] = [this.tokensHeading(m.ref)];
+    if (!m.experience) {
+      const p = document.createElement('p');
+      p.className = 'error';
+      p.textContent = m.error ?? '';
+      out.push(p);
+      this.tokensBox.replaceChildren(...out);
+      return;
+    }
+    this.tokenView ??= new TokenView({ strings: this.tokenStrings });
+    out.push(this.tokenView.element);
+    const e = fromWire(m.experience);
+    if (!e.texts && e.responseText !== undefined) {
+      // No tokenizer: the ids above, and the experience's own response text.
+      const pre = document.createElement('pre');
+      pre.className = 'response-text';
+      pre.textContent = e.responseText;
+      out.push(pre);
+    }
+    this.tokensBox.replaceChildren(...out);
+    this.tokenView.show(e, m.notes);
+    this.tokensBox.scrollIntoView({ block: 'nearest' });
   }
 }

@@ -1,11 +1,13 @@
 // A rollout's GRPO group side by side: the rollouts of its task at its model version, one
 // column each (ordered by run), with reward, advantage (when the buffer has it) and every
-// reward part — what GRPO normalized this rollout against. A column opens that rollout.
+// reward part — what GRPO normalized this rollout against — the response length, the trained
+// tokens and truncation when the buffer row says them, and the group's flags (no gradient,
+// truncated, empty, nothing trained) as the extension worded them. A column opens that rollout.
 import type { UiStrings } from '../protocol/view-protocol';
 import type { RolloutGroup, RolloutTable } from '../rollouts/table';
 import { fmtNum } from './format';
 
-export function groupView(t: RolloutTable, g: RolloutGroup, opened: number, s: UiStrings, onOpen: (i: number) => void): HTMLElement {
+export function groupView(t: RolloutTable, g: RolloutGroup, opened: number, s: UiStrings, onOpen: (i: number) => void, flags: readonly string[] = []): HTMLElement {
   const c = t.cols;
   const el = document.createElement('div');
   el.className = 'group';
@@ -16,6 +18,13 @@ export function groupView(t: RolloutTable, g: RolloutGroup, opened: number, s: U
     .replace('{2}', String(g.members.length))
     .replace('{3}', fmtNum(g.mean))
     .replace('{4}', fmtNum(g.std));
+  const flagList = document.createElement('ul');
+  flagList.className = 'group-flags';
+  for (const f of flags) {
+    const li = document.createElement('li');
+    li.textContent = f;
+    flagList.append(li);
+  }
   const table = document.createElement('table');
   table.className = 'group-members';
   const lines: [string, (i: number) => number | null | string][] = [
@@ -23,6 +32,9 @@ export function groupView(t: RolloutTable, g: RolloutGroup, opened: number, s: U
     [s.reward, (i) => c.reward[i]],
   ];
   if (g.members.some((i) => c.advantage[i] !== null)) lines.push([s.advantage, (i) => c.advantage[i]]);
+  if (g.members.some((i) => c.responseTokens[i] !== null)) lines.push([s.length, (i) => c.responseTokens[i]]);
+  if (g.members.some((i) => c.trainedTokens[i] !== null)) lines.push([s.trainedShort, (i) => c.trainedTokens[i]]);
+  if (g.members.some((i) => c.truncated[i] === 1)) lines.push([s.truncatedShort, (i) => (c.truncated[i] === 1 ? '✂' : '')]);
   for (const p of c.parts) if (g.members.some((i) => p.values[i] !== null)) lines.push([p.name, (i) => p.values[i]]);
   const [lo, hi] = rewardRange(g.members.map((i) => c.reward[i]));
   for (const [name, value] of lines) {
@@ -48,7 +60,7 @@ export function groupView(t: RolloutTable, g: RolloutGroup, opened: number, s: U
   const scroll = document.createElement('div');
   scroll.className = 'group-scroll';
   scroll.append(table);
-  el.append(title, scroll);
+  el.append(title, ...(flags.length ? [flagList] : []), scroll);
   return el;
 }
 

@@ -19,6 +19,7 @@ import {
   ViewOptions,
   optionsAffect,
 } from '../protocol/view-protocol';
+import type { TokenViewStrings } from '../../tokens/view-strings';
 import { BoardEvent, ChartBoard } from './board';
 import { DrillPane } from './drilldown';
 import { RenderLoop } from './render-loop';
@@ -51,6 +52,7 @@ class MetricsView {
   );
   private nextRequest = 1;
   private drillRequest = 0;
+  private tokensRequest = 0;
 
   options(): ViewOptions {
     return this.opts;
@@ -64,7 +66,7 @@ class MetricsView {
   receive(m: HostMessage | ProbeMessage): void {
     switch (m.type) {
       case 'init':
-        this.init(m.strings, m.options);
+        this.init(m.strings, m.tokenStrings, m.options);
         return;
       case 'options':
         this.setOptions(m.options, false);
@@ -91,6 +93,9 @@ class MetricsView {
       case 'rollout':
         this.parts.drillPane.detail(m.detail, m.error);
         return;
+      case 'tokens':
+        if (m.request === this.tokensRequest) this.parts.drillPane.tokens(m);
+        return;
       case 'probe':
         post({
           type: 'rendered',
@@ -113,7 +118,7 @@ class MetricsView {
     this.requestRender();
   }
 
-  private init(strings: UiStrings, options: ViewOptions): void {
+  private init(strings: UiStrings, tokenStrings: TokenViewStrings, options: ViewOptions): void {
     const first = !this.strings;
     this.strings = strings;
     this.opts = { ...options, ...(savedState()?.options ?? {}) };
@@ -140,7 +145,15 @@ class MetricsView {
       (e) => this.boardEvent(e, toolbar),
     );
     const statusLine = new StatusLine(() => this.strings, (command) => post({ type: 'command', command }));
-    const drillPane = new DrillPane(strings, (row) => post({ type: 'openRollout', request: this.nextRequest++, ref: row }));
+    const drillPane = new DrillPane(
+      strings,
+      (row) => post({ type: 'openRollout', request: this.nextRequest++, ref: row }),
+      tokenStrings,
+      (ref) => {
+        this.tokensRequest = this.nextRequest++;
+        post({ type: 'openTokens', request: this.tokensRequest, ref });
+      },
+    );
     this.parts = { board, toolbar, statusLine, drillPane };
     this.root.replaceChildren(statusLine.el, toolbar.el, statusLine.emptyEl, board.el, drillPane.el);
     onThemeChange(() => {

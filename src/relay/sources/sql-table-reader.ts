@@ -332,6 +332,10 @@ export class SqlTableReader implements SourceReader {
       this.decoded += s.metaBytes;
       if (s.metrics) row.metrics = s.metrics;
       if (s.advantage !== undefined) row.advantage = s.advantage;
+      if (s.response_tokens !== undefined) row.response_tokens = s.response_tokens;
+      if (s.trained_tokens !== undefined) row.trained_tokens = s.trained_tokens;
+      if (s.truncated !== undefined) row.truncated = s.truncated;
+      if (s.empty_response !== undefined) row.empty_response = s.empty_response;
       if (s.error) row.error = s.error.slice(0, 500);
     }
     return row;

@@ -52,6 +52,14 @@ export class RowDecodeError extends Error {}
 export interface ExperienceSummary {
   metrics?: Record<string, WireNumber>;
   advantage?: WireNumber;
+  /** Tokens of the response (the action mask's length, else the ids past the prompt). */
+  response_tokens?: number;
+  /** Response tokens trained on (nonzero in the action mask). */
+  trained_tokens?: number;
+  /** The experience has a truncate_status. */
+  truncated?: boolean;
+  /** No response token, or a response text of whitespace only. */
+  empty_response?: boolean;
 }
 
 /** Reads `len` bytes of the same blob from `start` (0-based); undefined when it cannot. */
@@ -120,19 +128,28 @@ function readFloats(b: Buffer, dtype: string): ArrayLike<number> | undefined {
   }
 }
 
-/** The advantage of item 0 from the safetensors part starting at `at`. */
-function advantageAt(head: Buffer, read: ReadRange, at: number): WireNumber | undefined {
+/** What item 0's tensors say for the list: the advantage (mean over the action tokens), the response length and the trained tokens. */
+interface TensorFacts {
+  advantage?: WireNumber;
+  responseTokens?: number;
+  trainedTokens?: number;
+}
+
+/** Item 0's tensor facts from the safetensors part starting at `at` (only the header, the mask and the advantages are read). */
+function tensorFactsAt(head: Buffer, read: ReadRange, at: number, promptLength: number | undefined): TensorFacts {
+  const out: TensorFacts = {};
   const lenBytes = bytesAt(head, read, at, 8);
-  if (!lenBytes) return undefined;
+  if (!lenBytes) return out;
   const n = Number(lenBytes.readBigUInt64LE(0));
   const json = bytesAt(head, read, at + 8, n);
-  if (!json) return undefined;
-  let header: Record<string, TensorInfo>;
+  if (!json) return out;
+  let header: Record<string, TensorInfo & { shape?: unknown }>;
   try {
-    header = JSON.parse(json.toString('utf8')) as Record<string, TensorInfo>;
+    header = JSON.parse(json.toString('utf8')) as Record<string, TensorInfo & { shape?: unknown }>;
   } catch {
-    return undefined;
+    return out;
   }
+  if (!header || typeof header !== 'object') return out;
   const base = at + 8 + n;
   const tensor = (name: string): ArrayLike<number> | undefined => {
     const t = header[name];
@@ -140,18 +157,29 @@ function advantageAt(head: Buffer, read: ReadRange, at: number): WireNumber | un
     const b = bytesAt(head, read, base + t.data_offsets[0], t.data_offsets[1] - t.data_offsets[0]);
     return b && readFloats(b, t.dtype);
   };
-  const adv = tensor('0:advantages');
-  if (!adv?.length) return undefined;
   const mask = tensor('0:action_mask');
+  const tokensShape = header['0:tokens']?.shape;
+  if (mask) {
+    out.responseTokens = mask.length;
+    let trained = 0;
+    for (let i = 0; i < mask.length; i++) if (mask[i] && !Number.isNaN(mask[i])) trained++;
+    out.trainedTokens = trained;
+  } else if (Array.isArray(tokensShape) && typeof tokensShape[0] === 'number' && promptLength !== undefined) {
+    // No mask stored: Trinity trains on the whole response.
+    out.responseTokens = out.trainedTokens = Math.max(0, tokensShape[0] - promptLength);
+  }
+  const adv = tensor('0:advantages');
+  if (!adv?.length) return out;
   let sum = 0;
   let count = 0;
   const masked = mask && mask.length === adv.length ? mask : undefined;
   for (let i = 0; i < adv.length; i++) {
-    if (masked && !masked[i]) continue;
+    if (masked && (!masked[i] || Number.isNaN(masked[i]))) continue;
     sum += adv[i];
     count++;
   }
-  return count ? toWireNumber(sum / count) : undefined;
+  if (count) out.advantage = toWireNumber(sum / count);
+  return out;
 }
 
 /** Item 0 of TRXP metadata ({version, num_items, items}). */
@@ -178,18 +206,29 @@ export function summarizeExperience(headBytes: Uint8Array, total: number, read: 
   if (!layout || HEADER + layout.metaLen > total) return { metaBytes: 0 };
   const out: ExperienceSummary & { error?: string; metaBytes: number } = { metaBytes: 0 };
   const meta = bytesAt(head, read, HEADER, layout.metaLen);
+  let item: PyValue | undefined;
   if (meta) {
     out.metaBytes = meta.length;
     try {
-      const metrics = numericMetrics(field(firstItem(unpickle(meta, PICKLE_BUDGET)), 'metrics'));
+      item = firstItem(unpickle(meta, PICKLE_BUDGET));
+      const metrics = numericMetrics(field(item, 'metrics'));
       if (metrics) out.metrics = metrics;
     } catch (e) {
       out.error = (e as Error).message;
     }
   }
+  const promptLength = numberOf(field(item, 'prompt_length'));
   if (HEADER + layout.metaLen + 8 <= total) {
-    const adv = advantageAt(head, read, HEADER + layout.metaLen);
-    if (adv !== undefined) out.advantage = adv;
+    const f = tensorFactsAt(head, read, HEADER + layout.metaLen, promptLength);
+    if (f.advantage !== undefined) out.advantage = f.advantage;
+    if (f.responseTokens !== undefined) out.response_tokens = f.responseTokens;
+    if (f.trainedTokens !== undefined) out.trained_tokens = f.trainedTokens;
+  }
+  if (item !== undefined && item !== null) {
+    const status = field(item, 'truncate_status');
+    out.truncated = typeof status === 'string' && status !== '';
+    const text = field(item, 'response_text');
+    out.empty_response = out.response_tokens === 0 || (typeof text === 'string' && text.trim() === '');
   }
   return out;
 }

@@ -6,7 +6,8 @@
 // recomputed from the rows' rewards and masks, equals the stored advantages. The tool results
 // are outside the mask (our mask check, over the chat template, finds no trained tool token),
 // and the group flags our library computes from the rows equal the count the Python side makes
-// on its own.
+// on its own. The Node relay lists the same buffer: its rows' group facts equal Trinity's, and the
+// metrics view's step health and series from those rows equal the counts made here.
 import * as assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -22,6 +23,12 @@ import { repoRoot, sharedDir } from '../../harness/paths';
 import { skipNoTokenizer, tinyTokenizer } from '../../harness/tiny-tokenizer';
 import { trinityPython, trinityServeSkipReason } from '../../harness/trinity-serve';
 import { until } from '../../harness/wait';
+import { startRelay } from '../../harness/relay';
+import { RelayClient } from '../../../src/relay-protocol/client';
+import { ExperienceIndex } from '../../../src/metrics/store/experiences';
+import { drillHealth } from '../../../src/metrics/view/drill-health';
+import { HealthSeries } from '../../../src/metrics/view/health-series';
+import { english } from '../../../src/base/l10n';
 
 interface Row {
   id: number;
@@ -83,7 +90,40 @@ test('demo GRPO groups: Trinity deserializes every row, its GRPO advantages equa
   const rows = lines.filter((l): l is Row => 'id' in l);
   const count = (lines.find((l) => 'count' in l) as { count: Count }).count;
   assert.ok(rows.length >= 12, `${rows.length} rows`);
+  // The same buffer through the Node relay: the rows it lists (their group facts read from the
+  // mask and metadata), the drill-down's health and the step series derived from them.
+  const relay = await startRelay(['--job-dir', job]);
+  const listed = new ExperienceIndex();
+  const client = new RelayClient({ url: relay.url });
+  client.on('experiences', (m) => listed.add('e', m.source, 'demo', m.rows));
+  client.start();
+  try {
+    await until('the relay lists every row', () => listed.size >= rows.length, 120_000);
+  } finally {
+    await client.close();
+    await relay.stop();
+  }
   fs.rmSync(job, { recursive: true, force: true });
+  const versions = listed.versions('demo');
+  const listedRows = listed.select('demo', versions);
+  for (const r of rows) {
+    const l = listedRows.find((x) => x.id === r.id)!;
+    const n = r.tokens.length - r.prompt_length;
+    const trained = (r.action_mask ?? []).filter((x) => x !== 0).length;
+    assert.deepEqual([l.responseTokens, l.trainedTokens, l.truncated, l.emptyResponse], [n, trained, r.truncate_status !== null, !(r.response_text ?? '').trim()], `row ${r.id}: the relay's group facts`);
+  }
+  assert.equal(drillHealth(listedRows, english)!.line, `${count.no_gradient} of ${count.groups} groups give no gradient · ${count.truncated} of ${rows.length} responses truncated · ${count.empty} empty · ${count.nothing_trained} with nothing trained`);
+  // Per step, counted here from Trinity's deserialized rows; the series leave out the newest step (it may still be written).
+  const series = Object.fromEntries(new HealthSeries(listed).changed('demo').map((x) => [x.tag, new Map(Array.from(x.points.step, (st, i) => [st, x.points.value[i]]))]));
+  for (const v of versions.slice(0, -1)) {
+    const at = rows.filter((r) => r.model_version === v);
+    const tasks = new Map<string, number[]>();
+    for (const r of at) tasks.set(r.task_id, [...(tasks.get(r.task_id) ?? []), r.reward]);
+    const noGradient = [...tasks.values()].filter((rs) => rs.length >= 2 && rs.every((x) => x === rs[0])).length;
+    assert.equal(series['rollout/no_gradient_groups'].get(v), noGradient / tasks.size, `step ${v}: no-gradient share`);
+    assert.equal(series['rollout/truncated'].get(v), at.filter((r) => r.truncate_status !== null).length / at.length, `step ${v}: truncated share`);
+    assert.equal(series['rollout/empty'].get(v), at.filter((r) => !(r.response_text ?? '').trim()).length / at.length, `step ${v}: empty share`);
+  }
 
   const tok = tinyTokenizer();
   for (const r of rows) {

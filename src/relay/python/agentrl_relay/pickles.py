@@ -447,21 +447,23 @@ def _floats(b: bytes, dtype: Any) -> list[float] | None:
     return a.tolist()
 
 
-def _advantage_at(head: bytes, read, at: int) -> Any:
-    """The advantage of item 0 (mean over its action tokens) from the safetensors part at `at`."""
+def _tensor_facts_at(head: bytes, read, at: int, prompt_length: Any) -> dict[str, Any]:
+    """Item 0's advantage (mean over its action tokens), response length and trained tokens from
+    the safetensors part at `at` (only the header, the mask and the advantages are read)."""
+    out: dict[str, Any] = {}
     len_bytes = _bytes_at(head, read, at, 8)
     if len_bytes is None:
-        return None
+        return out
     (n,) = struct.unpack("<Q", len_bytes)
     text = _bytes_at(head, read, at + 8, n)
     if text is None:
-        return None
+        return out
     try:
         header = parse_json(text.decode("utf-8", "replace"))
     except (ValueError, RecursionError):
-        return None
+        return out
     if not isinstance(header, dict):
-        return None
+        return out
     base = at + 8 + n
 
     def tensor(name: str) -> list[float] | None:
@@ -472,17 +474,32 @@ def _advantage_at(head: bytes, read, at: int) -> Any:
         b = _bytes_at(head, read, base + offs[0], offs[1] - offs[0])
         return None if b is None else _floats(b, t.get("dtype"))
 
+    mask = tensor("0:action_mask")
+    tokens = header.get("0:tokens")
+    shape = tokens.get("shape") if isinstance(tokens, dict) else None
+    if mask is not None:
+        out["response_tokens"] = len(mask)
+        out["trained_tokens"] = sum(1 for m in mask if m and not math.isnan(m))
+    elif isinstance(shape, list) and shape and isinstance(shape[0], (int, float)) and not isinstance(shape[0], bool) and prompt_length is not None:
+        # No mask stored: Trinity trains on the whole response.
+        out["response_tokens"] = out["trained_tokens"] = max(0, shape[0] - prompt_length)
     adv = tensor("0:advantages")
     if not adv:
-        return None
-    mask = tensor("0:action_mask")
+        return out
     if mask is not None and len(mask) == len(adv):
         picked = [a for a, m in zip(adv, mask) if m and not math.isnan(m)]
     else:
         picked = adv
-    if not picked:
-        return None
-    return wire_number(reduce(add, picked, 0.0) / len(picked))
+    if picked:
+        out["advantage"] = wire_number(reduce(add, picked, 0.0) / len(picked))
+    return out
+
+
+def _prompt_length(v: Any) -> Any:
+    """A number as the Node relay reads one from a pickle (booleans as 0/1); None otherwise."""
+    if isinstance(v, bool):
+        return 1 if v else 0
+    return v if isinstance(v, (int, float)) else None
 
 
 def summarize_experience(head: bytes, total: int, read) -> dict[str, Any]:
@@ -493,15 +510,20 @@ def summarize_experience(head: bytes, total: int, read) -> dict[str, Any]:
         return {}
     out: dict[str, Any] = {}
     meta = _bytes_at(head, read, TRXP_HEADER, layout.meta_len)
+    first: Any = None
     if meta is not None:
         try:
-            metrics = numeric_metrics_of(_field(trxp_first_item(unpickle(meta), _field), "metrics"))
+            first = trxp_first_item(unpickle(meta), _field)
+            metrics = numeric_metrics_of(_field(first, "metrics"))
             if metrics:
                 out["metrics"] = metrics
         except PickleError as e:
             out["error"] = f"cannot unpickle the experience: {e}"[:500]  # the row is listed without its metrics
     if layout.tensors_at + 8 <= total:
-        adv = _advantage_at(head, read, layout.tensors_at)
-        if adv is not None:
-            out["advantage"] = adv
+        out.update(_tensor_facts_at(head, read, layout.tensors_at, _prompt_length(_field(first, "prompt_length"))))
+    if first is not None:
+        status = _field(first, "truncate_status")
+        out["truncated"] = isinstance(status, str) and status != ""
+        text = _field(first, "response_text")
+        out["empty_response"] = out.get("response_tokens") == 0 or (isinstance(text, str) and text.strip() == "")
     return out

@@ -405,8 +405,9 @@ class SqlTableReader:
             s = summarize_experience(v[9], int(v[8]), read)
             if "metrics" in s:
                 row["metrics"] = s["metrics"]
-            if "advantage" in s:
-                row["advantage"] = s["advantage"]
+            for key in ("advantage", "response_tokens", "trained_tokens", "truncated", "empty_response"):
+                if key in s:
+                    row[key] = s[key]
             if "error" in s:
                 row["error"] = s["error"]
         return row

@@ -162,6 +162,8 @@ for (const runtime of PYTHON_RUNTIMES) {
       assert.equal(ref.updates.size, 24, 'the reference re-sent exactly the rows the trainer read');
       assert.deepEqual([...got.updates].sort((a, b) => a - b), [...ref.updates].sort((a, b) => a - b), 'the same rows came again');
       assert.ok([...ref.rows.values()].some((r) => r.metrics && typeof r.advantage === 'number'), 'rows carry reward parts and advantages');
+      // Trinity gives a single-turn experience an all-ones mask over its 4 response tokens; no truncation.
+      for (const r of ref.rows.values()) assert.deepEqual([r.response_tokens, r.trained_tokens, r.truncated, r.empty_response], [4, 4, false, false], `row ${r.id}: group facts`);
       for (const [id, r] of ref.rows) assert.deepEqual({ ...got.rows.get(id), updated: undefined }, { ...r, updated: undefined }, `row ${id}`);
     } finally {
       for (const w of watchers) await w.close();

@@ -41,6 +41,9 @@ function synthetic(): RolloutColumns {
     reward: new Array<number | null>(N),
     consumed: new Array<number | null>(N).fill(0),
     advantage: new Array<number | null>(N).fill(null),
+    responseTokens: new Array<number | null>(N).fill(null),
+    trainedTokens: new Array<number | null>(N).fill(null),
+    truncated: new Array<number | null>(N).fill(null),
     parts: [
       { name: 'accuracy', values: accuracy },
       { name: 'format_score', values: format },

@@ -185,3 +185,37 @@ test('ingest: a decoded points frame goes into the store tag by tag, columns as 
   assert.deepEqual(store.cursors('ep'), [{ source: 'tfevents:a', fid: '1:2', offset: 77 }]);
   ctl.dispose();
 });
+
+test('openTokens: the rollout\'s tokens from the port under the same request, its error as the answer, malformed asks ignored', async () => {
+  const store = new MetricsStore();
+  const posted: HostMessage[] = [];
+  const asked: unknown[] = [];
+  const ref = { run: 'r', endpoint: 'e', source: 'sql:buffer', table: 'experience_buffer', id: 7 };
+  const experience = { ids: [1, 2, 3], promptLength: 1, trained: [0, 1, 1], truncateStatus: null, truncated: false, source: { kind: 'buffer' as const }, missing: [] };
+  const ctl = new ViewController(
+    store,
+    {
+      post: (m) => posted.push(m as HostMessage),
+      readTokens: (r) => {
+        asked.push(r);
+        return r.id === 7 ? Promise.resolve({ experience, notes: ['from the experience buffer'] }) : Promise.reject(new Error('row 8 is not a TRXP experience'));
+      },
+    },
+    silentLogger,
+    strings,
+  );
+  ctl.receive({ type: 'ready', protocol: METRICS_PROTOCOL_VERSION });
+  const init = posted.find((m) => m.type === 'init');
+  assert.ok(init?.type === 'init' && init.tokenStrings.copyJson === 'Copy as JSON', 'the token view\'s words go with init');
+  posted.length = 0;
+  ctl.receive({ type: 'openTokens', request: 4, ref });
+  ctl.receive({ type: 'openTokens', request: 5, ref: { ...ref, id: 8 } });
+  ctl.receive({ type: 'openTokens', request: 6, ref: { ...ref, id: 'x' } });
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(asked, [ref, { ...ref, id: 8 }]);
+  assert.deepEqual(posted.filter((m) => m.type === 'tokens'), [
+    { type: 'tokens', request: 4, ref, experience, notes: ['from the experience buffer'] },
+    { type: 'tokens', request: 5, ref: { ...ref, id: 8 }, error: 'row 8 is not a TRXP experience' },
+  ]);
+  ctl.dispose();
+});

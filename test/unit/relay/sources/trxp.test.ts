@@ -67,3 +67,13 @@ test('advantage: an int32 or int64 action mask (as the multi-turn conversion of 
   assert.equal(advantage(blob({ '0:advantages': f32([1, 2, 4]), '0:action_mask': i32([1, 0, 1]) })), 2.5);
   assert.equal(advantage(blob({ '0:advantages': f32([1, 2, 4]), '0:action_mask': i64([0, 1, 0]) })), 2);
 });
+
+test('group facts: the response length is the mask\'s, the trained tokens its nonzero entries; no metadata, no truncation said', () => {
+  const i32 = (xs: number[]): Tensor => ({ dtype: 'I32', data: Buffer.from(new Int32Array(xs).buffer) });
+  const b = blob({ '0:advantages': f32([1, 2, 4, 0, 0]), '0:action_mask': i32([1, 0, 1, 0, 0]) });
+  const s = summarizeExperience(b, b.length, (st, n) => b.subarray(st, st + n));
+  assert.deepEqual([s.response_tokens, s.trained_tokens, s.truncated, s.empty_response], [5, 2, undefined, undefined]);
+  const none = blob({ '0:action_mask': bool([0, 0, 0]) });
+  const n = summarizeExperience(none, none.length, (st, k) => none.subarray(st, st + k));
+  assert.deepEqual([n.response_tokens, n.trained_tokens, n.advantage], [3, 0, undefined]);
+});
