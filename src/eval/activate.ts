@@ -7,8 +7,13 @@ import type { RolloutService } from '../feature-api/rollouts';
 import { EVAL_VIEW_TYPE } from './protocol/messages';
 import type * as Host from './host';
 
+export interface ModelComparisons {
+  /** The items of the Model Comparisons view (saved comparisons, newest first). */
+  savedComparisons(): vscode.TreeItem[];
+}
+
 /** `rollouts` gives the debugger's recorded runs (wired by extension.ts, loaded on first use). */
-export function activateEval(context: vscode.ExtensionContext, rollouts: () => RolloutService): void {
+export function activateEval(context: vscode.ExtensionContext, rollouts: () => RolloutService): ModelComparisons {
   const host = lazyBundle<typeof Host>('eval-host');
   const changed = new vscode.EventEmitter<undefined>();
   let tree: Host.ComparisonsTree | undefined;
@@ -44,4 +49,5 @@ export function activateEval(context: vscode.ExtensionContext, rollouts: () => R
     watcher.onDidChange(refresh),
     watcher.onDidDelete(refresh),
   );
+  return { savedComparisons: () => comparisons().getChildren().map((n) => comparisons().getTreeItem(n)) };
 }
