@@ -30,6 +30,7 @@ export function activateEval(context: vscode.ExtensionContext, rollouts: () => R
   context.subscriptions.push(
     vscode.commands.registerCommand('agentrl.eval.compare', (arg?: unknown) => host().compareModelsCommand(port, arg)),
     vscode.commands.registerCommand('agentrl.eval.refresh', refresh),
+    vscode.commands.registerCommand('agentrl.eval.serveCheckpoint', (jobDir?: unknown) => host().serveCheckpoint(typeof jobDir === 'string' ? jobDir : undefined)),
     // Runs after the debugger's resolver (registered first): Workspace Trust, the config check
     // and the interpreter are settled by then.
     vscode.debug.registerDebugConfigurationProvider('agentrl', {

@@ -13,6 +13,7 @@ import { runComparison } from './run-comparison';
 import type { ViewState } from './protocol/messages';
 
 export { ComparisonsTree, type ComparisonNode } from './comparisons-tree';
+export { serveCheckpoint } from './checkpoints-flow';
 
 /** What the bundle needs from activate.ts. */
 export interface EvalPort {
