@@ -1,10 +1,12 @@
 // "Serve a Checkpoint…": a Trinity job folder's global_step_N checkpoints in a quick pick (by
-// step, whether each serves as is or needs `trinity convert` first), then for the one picked the
+// step, with the eval metrics the job logged by that step, whether each serves as is or needs
+// `trinity convert` first), then for the one picked the
 // commands that serve it (`trinity convert` where needed, then `vllm serve …`): copied, or run
 // in a terminal the user watches, plus the `name=URL` a comparison targets it with. Running
 // them needs a trusted workspace (they run code); copying does not.
 import * as vscode from 'vscode';
 import { listCheckpoints, serveCommands, type Checkpoint } from './checkpoints/checkpoints';
+import { metricsAt, readEvalSeries } from './checkpoints/step-metrics';
 
 interface CheckpointItem extends vscode.QuickPickItem {
   checkpoint: Checkpoint;
@@ -24,12 +26,17 @@ export async function serveCheckpoint(jobDir?: string): Promise<string[] | undef
     void vscode.window.showErrorMessage(vscode.l10n.t('No global_step_N checkpoint in {0}.', dir));
     return undefined;
   }
-  const items: CheckpointItem[] = list.map((c) => ({
-    label: vscode.l10n.t('Step {0}', c.step),
-    description: c.servable ? vscode.l10n.t('serves as is') : vscode.l10n.t('needs trinity convert first'),
-    detail: c.dir,
-    checkpoint: c,
-  }));
+  const { series } = readEvalSeries(dir);
+  const items: CheckpointItem[] = list.map((c) => {
+    const m = metricsAt(series, c.step);
+    const evals = m ? vscode.l10n.t('eval at step {0}: {1}', m.step, Object.entries(m.values).map(([k, v]) => `${k} ${v.toFixed(3)}`).join(' · ')) : vscode.l10n.t('no evaluation logged by this step');
+    return {
+      label: vscode.l10n.t('Step {0}', c.step),
+      description: c.servable ? vscode.l10n.t('serves as is') : vscode.l10n.t('needs trinity convert first'),
+      detail: `${evals} — ${c.dir}`,
+      checkpoint: c,
+    };
+  });
   const picked = await vscode.window.showQuickPick(items.reverse(), { title: vscode.l10n.t('Serve a Checkpoint'), placeHolder: vscode.l10n.t('The checkpoint to serve (newest first)') });
   if (!picked) return undefined;
   const serve = serveCommands(picked.checkpoint);

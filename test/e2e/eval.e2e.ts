@@ -75,7 +75,8 @@ async function compare(): Promise<void> {
   const saved = fs.readdirSync(path.join(workspace, '.agentrl', 'eval'));
   assert.equal(saved.length, 1, 'the comparison is saved under .agentrl/eval/');
   // A reload of the window brings the view back with the same comparison (the panel serializer).
-  await page.reload();
+  // (Reload Window, not a page reload: the workbench saves its editors on the way.)
+  await wb!.runCommand('Developer: Reload Window');
   await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
   const back = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
   await back.locator('table.tasks tr.regression').nth(2).waitFor({ timeout: 60_000 });

@@ -6,10 +6,10 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { EventType, MetadataType, TensorType, ValueType, root } from '../../../src/relay/tfrecord/event-proto';
-import { TfRecordFileReader } from '../../../src/relay/tfrecord/file-reader';
-import { repoRoot } from '../../harness/paths';
-import { noTbx, python, tmpDir, writers } from './helpers';
+import { EventType, MetadataType, TensorType, ValueType, root } from '../../src/tfrecord/event-proto';
+import { TfRecordFileReader } from '../../src/tfrecord/file-reader';
+import { repoRoot } from '../harness/paths';
+import { noTbx, python, tmpDir, writers } from './relay/helpers';
 
 function readAll(file: string) {
   const r = new TfRecordFileReader(file, 0);
