@@ -42,7 +42,7 @@ export function activateEval(context: vscode.ExtensionContext, rollouts: () => R
       getTreeItem: (n) => comparisons().getTreeItem(n),
     }),
     vscode.window.registerWebviewPanelSerializer(EVAL_VIEW_TYPE, {
-      deserializeWebviewPanel: async (panel, state) => host().revivePanel(port, panel, state),
+      deserializeWebviewPanel: (panel, state) => Promise.resolve(host().revivePanel(port, panel, state)),
     }),
     changed,
     watcher,

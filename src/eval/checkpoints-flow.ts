@@ -13,7 +13,7 @@ interface CheckpointItem extends vscode.QuickPickItem {
 }
 
 interface ActionItem extends vscode.QuickPickItem {
-  act: () => Thenable<unknown>;
+  act: () => Thenable<unknown> | void;
 }
 
 /** The quick pick of `jobDir`'s checkpoints (asked for when not given), then what to do with
@@ -52,7 +52,7 @@ export async function serveCheckpoint(jobDir?: string): Promise<string[] | undef
   return serve.commands;
 }
 
-async function runInTerminal(name: string, commands: string[]): Promise<void> {
+function runInTerminal(name: string, commands: string[]): void {
   if (!vscode.workspace.isTrusted) {
     void vscode.window.showErrorMessage(vscode.l10n.t('Serving a checkpoint runs commands: trust this workspace first.'));
     return;

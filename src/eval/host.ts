@@ -40,7 +40,7 @@ export function launchComparison(port: EvalPort, folder: vscode.WorkspaceFolder 
     port.changed();
     openComparison(port, dir);
   } }, folder, config);
-  const key = config[RUN_KEY];
+  const key: unknown = config[RUN_KEY];
   if (typeof key === 'string') pendingRuns.set(key, run);
   return undefined;
 }
@@ -86,7 +86,7 @@ function savedItems(port: EvalPort): Item[] {
   const out: Item[] = [];
   for (const folder of vscode.workspace.workspaceFolders ?? []) {
     for (const s of listSaved(folder.uri.fsPath)) {
-      out.push({ label: `$(git-compare) ${s.id}`, description: s.record.models.map((m) => m.name).join(' ↔ '), detail: `${path.basename(s.record.config)} · ${s.record.tasks} × ${s.record.repeat}`, run: async () => openComparison(port, s.dir).dir });
+      out.push({ label: `$(git-compare) ${s.id}`, description: s.record.models.map((m) => m.name).join(' ↔ '), detail: `${path.basename(s.record.config)} · ${s.record.tasks} × ${s.record.repeat}`, run: () => Promise.resolve(openComparison(port, s.dir).dir) });
     }
   }
   return out;

@@ -67,7 +67,7 @@ suite('Compare Models on Tasks (real VS Code, two real models)', function () {
     const item = (await activated()).eval.savedComparisons().find((i) => i.id === dir);
     assert.ok(item, `the Model Comparisons view lists ${dir}`);
     assert.strictEqual(item.label, 'base ↔ weakened');
-    assert.match(String(item.tooltip), /weakened is worse than base by 1\.00/);
+    assert.match(typeof item.tooltip === 'string' ? item.tooltip : '', /weakened is worse than base by 1\.00/);
     assert.deepStrictEqual(item.command?.arguments, [dir]);
     // Opening a saved comparison by its folder (the tree item's command) shows it again.
     for (const t of comparisonTabs()) await vscode.window.tabGroups.close(t);

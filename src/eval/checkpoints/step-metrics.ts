@@ -43,8 +43,8 @@ export function readEvalSeries(jobDir: string): { series: EvalSeries; files: num
   const sink: ScalarSink = {
     add(tag, step, _wall, value) {
       if (!EVAL_TAG.test(tag) || !Number.isFinite(value)) return;
-      let s = series.get(tag);
-      if (!s) series.set(tag, (s = new Map()));
+      const s = series.get(tag) ?? new Map<number, number>();
+      series.set(tag, s);
       s.set(step, value);
     },
   };
