@@ -21,7 +21,7 @@ function readAll(file: string) {
 
 test('scan-wasm.ts is the assembly of scan.wat (run scripts/gen-relay-wasm.mjs after editing)', () => {
   const text = execFileSync(process.execPath, [path.join(repoRoot, 'scripts', 'gen-relay-wasm.mjs'), '--print'], { encoding: 'utf8' });
-  const committed = fs.readFileSync(path.join(repoRoot, 'src', 'relay', 'tfrecord', 'scan-wasm.ts'), 'utf8');
+  const committed = fs.readFileSync(path.join(repoRoot, 'src', 'tfrecord', 'scan-wasm.ts'), 'utf8');
   assert.equal(committed, text, 'scan-wasm.ts is stale');
 });
 
