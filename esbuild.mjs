@@ -94,15 +94,15 @@ const templatesPlugin = {
   },
 };
 
-/** scan-worker-code.ts as the text of the scan worker (src/relay/tfrecord/scan-worker.ts) bundled
+/** scan-worker-code.ts as the text of the scan worker (src/tfrecord/scan-worker.ts) bundled
  *  on its own: the CLI starts it with `new Worker(code, { eval: true })`, so dist/agentrl.js
  *  stays one file (tsc's out/ starts the worker from its own file instead). */
 const scanWorkerPlugin = {
   name: 'agentrl-scan-worker',
   setup(build) {
-    build.onLoad({ filter: /[\\/]src[\\/]relay[\\/]tfrecord[\\/]scan-worker-code\.ts$/ }, async () => {
+    build.onLoad({ filter: /[\\/]src[\\/]tfrecord[\\/]scan-worker-code\.ts$/ }, async () => {
       const worker = await esbuild.build({
-        entryPoints: [path.join(root, 'src/relay/tfrecord/scan-worker.ts')],
+        entryPoints: [path.join(root, 'src/tfrecord/scan-worker.ts')],
         absWorkingDir: root,
         bundle: true,
         write: false,

@@ -1,17 +1,17 @@
 #!/usr/bin/env node
-// Assembles src/relay/tfrecord/scan.wat (with wabt) into src/relay/tfrecord/scan-wasm.ts, twice:
+// Assembles src/tfrecord/scan.wat (with wabt) into src/tfrecord/scan-wasm.ts, twice:
 // as written (its own memory), and with the memory imported as shared (the scan worker's, which
 // the main thread reads: scan-pipeline.ts).
 //   node scripts/gen-relay-wasm.mjs          write the file
-//   node scripts/gen-relay-wasm.mjs --print  print the base64 only (test/component/relay/tfrecord.test.ts compares it)
+//   node scripts/gen-relay-wasm.mjs --print  print the base64 only (test/component/tfrecord.test.ts compares it)
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const require = createRequire(import.meta.url);
-const wat = path.join(root, 'src/relay/tfrecord/scan.wat');
-const out = path.join(root, 'src/relay/tfrecord/scan-wasm.ts');
+const wat = path.join(root, 'src/tfrecord/scan.wat');
+const out = path.join(root, 'src/tfrecord/scan-wasm.ts');
 
 const OWN_MEMORY = '(memory (export "memory") 1)';
 const SHARED_MEMORY = '(import "env" "memory" (memory 1 65536 shared))';

@@ -12,7 +12,7 @@ import { activateDebug, type RolloutDebugger } from './debug/activate';
 import { activateWelcome } from './welcome/activate';
 import { activateRay, type RayApi } from './ray/activate';
 import { activateOnline, type OnlineApi } from './online/activate';
-import { activateEval } from './eval/activate';
+import { activateEval, type ModelComparisons } from './eval/activate';
 
 /** What the extension returns from activate(); integration tests use it. */
 export interface AgentRlApi {
@@ -30,6 +30,8 @@ export interface AgentRlApi {
   readonly ray: RayApi;
   /** Online training: serve-mode explorer connection and playground. */
   readonly online: OnlineApi;
+  /** Models compared on a workflow's tasks: the Model Comparisons view. */
+  readonly eval: ModelComparisons;
 }
 
 /** The config engine (dist/config-engine.js), created on first use, for features that need it. */
@@ -57,10 +59,10 @@ export function activate(context: vscode.ExtensionContext): AgentRlApi {
   const ray = activateRay(context, log, engine);
   activateWelcome(context);
   const online = activateOnline(context, log);
-  activateEval(context, () => debug.rollouts());
+  const evalApi = activateEval(context, () => debug.rollouts());
   const activationMs = performance.now() - t0;
   log.info(`Agent RL Studio ${VERSION} activated in ${activationMs.toFixed(1)} ms`);
-  return { version: VERSION, log, activationMs, config, metrics, debug, ray, online };
+  return { version: VERSION, log, activationMs, config, metrics, debug, ray, online, eval: evalApi };
 }
 
 export function deactivate(): void {

@@ -1,6 +1,6 @@
 // Tests mirror src/: the test of `src/<path>.ts` is `test/<tier>/<path>.test.ts`, and a test of
 // a folder's behaviour as a whole (a feature, a subsystem) is named for that folder
-// (`test/component/relay/tfrecord.test.ts` for `src/relay/tfrecord/`). So a test file's path
+// (`test/component/tfrecord.test.ts` for `src/tfrecord/`). So a test file's path
 // under its tier, without `.test.ts` / `.e2e.ts` (and a `.netns` before it), must be a module
 // or a folder of src/. The few suites about the whole tree are listed below with the reason.
 import path from 'node:path';

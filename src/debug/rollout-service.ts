@@ -106,7 +106,12 @@ export class DebugRolloutService implements RolloutService {
     } catch (e) {
       return { ok: false, message: (e as Error).message };
     }
+    // Listened to once started: a runtime ends cleanly only after start() has set it up.
+    const stop = () => void rt.terminate();
+    if (req.signal?.aborted) stop();
+    else req.signal?.addEventListener('abort', stop, { once: true });
     await ended;
+    req.signal?.removeEventListener('abort', stop);
     const s = rt.summary;
     return { ok: true, runDir: rt.runDir ?? req.runDir, status: s?.status ?? 'failed', ...(s?.message ? { message: s.message } : {}), episodes, llmCalls: s?.llmCalls ?? 0 };
   }

@@ -12,6 +12,7 @@ import { EvalSetupError, parseModels, runEval } from './run/run-eval';
 import { compareRecorded, parseRuns } from './run/offline';
 import { loadEval, type EvalRecord } from './run/eval-record';
 import { listCheckpoints, serveCommands } from './checkpoints/checkpoints';
+import { metricsAt, readEvalSeries } from './checkpoints/step-metrics';
 
 export interface EvalCliContext {
   /** The rollout debugger's headless runs (cli.ts hands the debugger's implementation over). */
@@ -37,7 +38,8 @@ Options:
   --rescore               re-score recorded runs with the current reward function
   --reward SPEC           reward function for --rescore (default: the config's)
   --open DIR              print a saved comparison (.agentrl/eval/<id>)
-  --checkpoints DIR       a Trinity job's global_step_N checkpoints and how to serve each
+  --checkpoints DIR       a Trinity job's global_step_N checkpoints, the eval metrics its
+                          event files logged by each step, and how to serve each
                           (trinity convert where needed, then vllm serve)
   --base-model PATH       the job's model_path, for trinity convert
   --port N                port of the served checkpoint (default 8001)
@@ -77,9 +79,16 @@ export async function main(argv: string[], context: EvalCliContext): Promise<num
     if (!list.length) return fail(`no global_step_N checkpoint in ${path.resolve(values.checkpoints)}`);
     const port = values.port === undefined ? undefined : Number(values.port);
     if (port !== undefined && !(Number.isInteger(port) && port > 0 && port < 65536)) return fail(`--port must be a port number, not '${values.port}'`);
-    const out = list.map((c) => ({ ...c, ...serveCommands(c, { baseModel: values['base-model'], port }) }));
+    const { series, problems } = readEvalSeries(path.resolve(values.checkpoints));
+    for (const p of problems) io.stderr(`agentrl eval: cannot read ${p}\n`);
+    const out = list.map((c) => ({ ...c, metrics: metricsAt(series, c.step) ?? null, ...serveCommands(c, { baseModel: values['base-model'], port }) }));
     if (values.json) io.stdout(JSON.stringify(out, null, 2) + '\n');
-    else for (const c of out) io.stdout(`step ${c.step}${c.servable ? '' : ' (needs trinity convert)'}: ${c.dir}\n${c.commands.map((s) => `  $ ${s}`).join('\n')}\n  then: --models ${c.name}=${c.url}\n`);
+    else {
+      for (const c of out) {
+        const evals = c.metrics ? `  eval at step ${c.metrics.step}: ${Object.entries(c.metrics.values).map(([k, v]) => `${k} ${v.toFixed(3)}`).join(' · ')}\n` : '  no evaluation logged by this step\n';
+        io.stdout(`step ${c.step}${c.servable ? '' : ' (needs trinity convert)'}: ${c.dir}\n${evals}${c.commands.map((s) => `  $ ${s}`).join('\n')}\n  then: --models ${c.name}=${c.url}\n`);
+      }
+    }
     return 0;
   }
   const num = (name: keyof typeof values, dflt: number | undefined, check: (n: number) => boolean, what: string): number | undefined => {

@@ -15,5 +15,8 @@ export function evalStrings(): EvalStrings {
     turn: vscode.l10n.t('Turn'),
     differs: vscode.l10n.t('The two models differ at this turn'),
     noTranscript: vscode.l10n.t('No recorded episode of this task.'),
+    baseline: vscode.l10n.t('Baseline'),
+    compared: vscode.l10n.t('Compared'),
+    eachAgainst: vscode.l10n.t('Each model against {0}'),
   };
 }

@@ -31,6 +31,9 @@ export interface RolloutRequest {
   /** Where the run is saved (a run folder like .agentrl/runs/<id>/). */
   runDir: string;
   env?: Record<string, string | undefined>;
+  /** Aborting ends the run as a debug session's Stop does: the episodes so far are kept and
+   *  saved, the outcome's status is 'terminated'. */
+  signal?: AbortSignal;
 }
 
 /** One finished episode, as the comparison needs it. */

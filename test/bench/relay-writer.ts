@@ -5,8 +5,8 @@
 // so whoever draws the value knows when it was written (the view bench's write→screen).
 //   node relay-writer.js FILE RATE SECONDS [TAGS=20] [STAMP_BASE]
 import * as fs from 'node:fs';
-import { EventType } from '../../src/relay/tfrecord/event-proto';
-import { frameRecord } from '../../src/relay/tfrecord/scan';
+import { EventType } from '../../src/tfrecord/event-proto';
+import { frameRecord } from '../../src/tfrecord/scan';
 
 const [file, rateArg, secondsArg, tagsArg, stampArg] = process.argv.slice(2);
 const rate = Number(rateArg);

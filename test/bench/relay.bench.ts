@@ -14,7 +14,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { PointBatch } from '../../src/relay/sources/source';
-import { FileReaderOptions, TfRecordFileReader } from '../../src/relay/tfrecord/file-reader';
+import { FileReaderOptions, TfRecordFileReader } from '../../src/tfrecord/file-reader';
 import { RelayClient } from '../../src/relay-protocol/client';
 import { repoRoot, venvPython } from '../harness/paths';
 import { RelayRuntime, pythonRelayBundle, relayInterpreter, relaySkipReason, startRelay } from '../harness/relay';

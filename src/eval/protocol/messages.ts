@@ -15,10 +15,26 @@ export interface ComparisonRow {
   partsB: Record<string, number>;
 }
 
+/** One model against the baseline, for the overview of a comparison of more than two. */
+export interface OverviewRow {
+  model: string;
+  verdict: string;
+  kind: string;
+  meanDiff: number | null;
+}
+
 export interface ComparisonData {
   title: string;
+  /** The saved comparison's folder: the page keeps it as its state, so the panel comes back
+   *  after a reload. */
+  dir: string;
+  /** Every model of the comparison, the recorded baseline first. */
+  models: string[];
+  /** The pair shown: baseline `a`, compared model `b`. */
   a: string;
   b: string;
+  /** Every other model against `a`. */
+  overview: OverviewRow[];
   verdict: string;
   kind: string;
   interval: { lo: number; hi: number; level: number } | null;
@@ -51,12 +67,22 @@ export interface EvalStrings {
   turn: string;
   differs: string;
   noTranscript: string;
+  baseline: string;
+  compared: string;
+  eachAgainst: string;
 }
 
 export type ToView =
   | { type: 'comparison'; data: ComparisonData; strings: EvalStrings }
   | { type: 'pair'; task: string; a: string; b: string; rows: PairRow[] };
 
-export type FromView = { type: 'ready' } | { type: 'openTask'; task: string };
+export type FromView = { type: 'ready' } | { type: 'openTask'; task: string } | { type: 'pick'; a: string; b: string };
+
+/** What the page keeps with vscode.setState (and the panel serializer reads back). */
+export interface ViewState {
+  dir: string;
+  a?: string;
+  b?: string;
+}
 
 export type { TranscriptTurn };

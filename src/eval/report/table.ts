@@ -13,21 +13,28 @@ export interface ModelComparison {
   gateFailed?: boolean;
 }
 
+type CompareOpts = { seed?: number; passThreshold?: number; failIfWorse?: number };
+
 /** Every model against the first (the baseline). */
-export function compareModels(record: EvalRecord, opts: { seed?: number; passThreshold?: number; failIfWorse?: number } = {}): ModelComparison[] {
+export function compareModels(record: EvalRecord, opts: CompareOpts = {}): ModelComparison[] {
   const [base, ...others] = record.models;
   if (!base) return [];
-  const a = rewardsByTask(base.episodes);
-  return others.map((m) => {
-    const comparison = compare(a, rewardsByTask(m.episodes), { seed: opts.seed ?? 1, passThreshold: opts.passThreshold });
-    return {
-      base: base.name,
-      other: m.name,
-      comparison,
-      verdict: verdict(comparison, { a: base.name, b: m.name }, opts.failIfWorse ?? 0.02),
-      ...(opts.failIfWorse !== undefined ? { gateFailed: failsGate(comparison, opts.failIfWorse) } : {}),
-    };
-  });
+  return others.map((m) => comparePair(record, base.name, m.name, opts)!);
+}
+
+/** Model `other` against model `base` (by name); undefined when either is not in the record. */
+export function comparePair(record: EvalRecord, base: string, other: string, opts: CompareOpts = {}): ModelComparison | undefined {
+  const a = record.models.find((m) => m.name === base);
+  const b = record.models.find((m) => m.name === other);
+  if (!a || !b) return undefined;
+  const comparison = compare(rewardsByTask(a.episodes), rewardsByTask(b.episodes), { seed: opts.seed ?? 1, passThreshold: opts.passThreshold });
+  return {
+    base,
+    other,
+    comparison,
+    verdict: verdict(comparison, { a: base, b: other }, opts.failIfWorse ?? 0.02),
+    ...(opts.failIfWorse !== undefined ? { gateFailed: failsGate(comparison, opts.failIfWorse) } : {}),
+  };
 }
 
 const num = (x: number | null, digits = 2): string => (x === null ? '—' : x.toFixed(digits));

@@ -66,6 +66,33 @@ export function loadEval(dir: string): EvalRecord {
   return r as EvalRecord;
 }
 
+export interface SavedComparison {
+  id: string;
+  dir: string;
+  record: EvalRecord;
+}
+
+/** The saved comparisons under <root>/.agentrl/eval/, newest first; a folder without a readable
+ *  eval.json (a comparison still running, or interrupted) is left out. */
+export function listSaved(root: string): SavedComparison[] {
+  const base = path.join(root, EVAL_DIR);
+  let names: string[];
+  try {
+    names = fs.readdirSync(base).sort().reverse();
+  } catch {
+    return [];
+  }
+  const out: SavedComparison[] = [];
+  for (const id of names) {
+    try {
+      out.push({ id, dir: path.join(base, id), record: loadEval(path.join(base, id)) });
+    } catch {
+      // not (yet) a comparison
+    }
+  }
+  return out;
+}
+
 /** A model's rewards per task id, one entry per repeat (null: failed), in first-seen task order. */
 export function rewardsByTask(episodes: readonly EpisodeOutcome[]): Map<string, TaskRewards> {
   const out = new Map<string, (number | null)[]>();

@@ -3,7 +3,7 @@
 // service), and saves the record. A model that errors or times out on some tasks gets those
 // episodes counted as failed; only a run that could not start at all is an error. Pure: no vscode.
 import * as path from 'path';
-import type { ModelEndpoint, RolloutService } from '../../feature-api/rollouts';
+import type { EpisodeOutcome, ModelEndpoint, RolloutService } from '../../feature-api/rollouts';
 import { EVAL_DIR, newEvalId, saveEval, type EvalRecord, type ModelRun } from './eval-record';
 
 export interface NamedModel extends ModelEndpoint {
@@ -12,7 +12,10 @@ export interface NamedModel extends ModelEndpoint {
 
 export interface EvalOptions {
   config: string;
+  /** The workflow's working directory. */
   cwd: string;
+  /** The workspace whose .agentrl/eval/ keeps the comparison (default: cwd). */
+  root?: string;
   models: NamedModel[];
   tasks: number;
   repeat: number;
@@ -24,6 +27,10 @@ export interface EvalOptions {
   probeTimeoutSec?: number;
   /** Progress lines (episode ends). */
   progress?: (line: string) => void;
+  /** Each episode's end, by model (the window's progress counts them). */
+  onEpisode?: (model: string, e: EpisodeOutcome) => void;
+  /** Aborting stops every model's run; what ran so far is saved (status 'terminated'). */
+  signal?: AbortSignal;
 }
 
 /** Why the comparison could not run (exit 2 in the CLI): nothing was run. */
@@ -61,21 +68,31 @@ async function probeEndpoint(m: NamedModel, timeoutSec: number): Promise<void> {
   }
 }
 
-/** Runs the comparison and saves it under <cwd>/.agentrl/eval/<id>/; returns the record and its folder. */
+/** Runs the comparison and saves it under <root>/.agentrl/eval/<id>/; returns the record and its folder. */
 export async function runEval(service: RolloutService, o: EvalOptions): Promise<{ record: EvalRecord; dir: string }> {
   await Promise.all(o.models.map((m) => probeEndpoint(m, o.probeTimeoutSec ?? 10)));
-  const id = newEvalId(o.cwd);
-  const dir = path.join(o.cwd, EVAL_DIR, id);
-  // allSettled: a model whose run cannot start must not leave the others running unseen.
+  const root = o.root ?? o.cwd;
+  const id = newEvalId(root);
+  const dir = path.join(root, EVAL_DIR, id);
+  // allSettled: a model whose run cannot start must not leave the others running unseen; it
+  // stops them (their partial runs stay on disk), as the caller's abort does.
+  const stopAll = new AbortController();
+  const signal = o.signal ? AbortSignal.any([o.signal, stopAll.signal]) : stopAll.signal;
   const settled = await Promise.allSettled(
     o.models.map(async (m): Promise<ModelRun> => {
       const runDir = path.join(dir, 'runs', m.name);
       const { name, ...endpoint } = m;
       const outcome = await service.run(
-        { config: o.config, cwd: o.cwd, tasks: o.tasks, repeat: o.repeat, concurrency: o.concurrency, split: o.split, python: o.python, model: endpoint, runDir, env: o.env },
-        (e) => o.progress?.(`${name} ${e.episode}: ${e.error ? `${e.error.phase} error ${e.error.type}: ${e.error.message}` : `reward ${e.reward ?? 'none'}`}`),
+        { config: o.config, cwd: o.cwd, tasks: o.tasks, repeat: o.repeat, concurrency: o.concurrency, split: o.split, python: o.python, model: endpoint, runDir, env: o.env, signal },
+        (e) => {
+          o.onEpisode?.(name, e);
+          o.progress?.(`${name} ${e.episode}: ${e.error ? `${e.error.phase} error ${e.error.type}: ${e.error.message}` : `reward ${e.reward ?? 'none'}`}`);
+        },
       );
-      if (!outcome.ok) throw new EvalSetupError(`model ${name}: ${outcome.message}`);
+      if (!outcome.ok) {
+        stopAll.abort();
+        throw new EvalSetupError(`model ${name}: ${outcome.message}`);
+      }
       return { name, baseUrl: m.baseUrl, runDir: path.relative(dir, outcome.runDir), status: outcome.status, ...(outcome.message ? { message: outcome.message } : {}), llmCalls: outcome.llmCalls, episodes: outcome.episodes };
     }),
   );

@@ -5,11 +5,23 @@
 import type { TranscriptTurn } from '../../feature-api/rollouts';
 import { byLargestChange } from '../stats/paired';
 import type { ModelComparison } from '../report/table';
-import type { ComparisonData, PairRow } from '../protocol/messages';
+import type { ComparisonData, OverviewRow, PairRow } from '../protocol/messages';
 
-export function comparisonData(title: string, c: ModelComparison, parts: { a: Map<string, Record<string, number>>; b: Map<string, Record<string, number>> }): ComparisonData {
+export interface ComparisonContext {
+  title: string;
+  dir: string;
+  models: string[];
+  /** Every other model against the shown baseline. */
+  overview: readonly ModelComparison[];
+}
+
+export function comparisonData(ctx: ComparisonContext, c: ModelComparison, parts: { a: Map<string, Record<string, number>>; b: Map<string, Record<string, number>> }): ComparisonData {
+  const overview: OverviewRow[] = ctx.overview.map((o) => ({ model: o.other, verdict: o.verdict.text, kind: o.verdict.kind, meanDiff: o.comparison.meanDiff }));
   return {
-    title,
+    title: ctx.title,
+    dir: ctx.dir,
+    models: ctx.models,
+    overview,
     a: c.base,
     b: c.other,
     verdict: c.verdict.text,

@@ -1,10 +1,10 @@
 // The comparison view's page: the verdict with its interval, the per-task table (largest change
 // first, a filter to regressions), and a task's two transcripts side by side, turn by turn,
 // the turns that differ marked. DOM only, no network: the extension sends everything.
-import type { ComparisonData, ComparisonRow, EvalStrings, FromView, PairRow, ToView, TranscriptTurn } from '../protocol/messages';
+import type { ComparisonData, ComparisonRow, EvalStrings, FromView, PairRow, ToView, TranscriptTurn, ViewState } from '../protocol/messages';
 import './eval.css';
 
-declare function acquireVsCodeApi(): { postMessage(m: FromView): void };
+declare function acquireVsCodeApi(): { postMessage(m: FromView): void; setState(s: ViewState): void };
 const vscode = acquireVsCodeApi();
 
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, cls?: string, text?: string): HTMLElementTagNameMap[K] {
@@ -33,6 +33,7 @@ function header(d: ComparisonData, s: EvalStrings): HTMLElement {
   h.append(v);
   h.append(el('p', 'rests', s.restsOn.replace('{0}', String(d.paired)).replace('{1}', String(d.tasks)).replace('{2}', d.a).replace('{3}', String(d.failures.a)).replace('{4}', d.b).replace('{5}', String(d.failures.b))));
   if (d.interval) h.append(intervalBar(d));
+  if (d.models.length > 2) h.append(pickers(d, s), overview(d, s));
   const label = el('label', 'filter');
   const box = el('input');
   box.type = 'checkbox';
@@ -45,6 +46,52 @@ function header(d: ComparisonData, s: EvalStrings): HTMLElement {
   label.append(box, document.createTextNode(` ${s.regressionsOnly}`));
   h.append(label);
   return h;
+}
+
+const pick = (a: string, b: string): void => vscode.postMessage({ type: 'pick', a, b });
+
+/** Baseline and compared model, each a select of the comparison's models. */
+function pickers(d: ComparisonData, s: EvalStrings): HTMLElement {
+  const box = el('div', 'pickers');
+  const select = (id: string, label: string, value: string, others: (v: string) => [string, string]) => {
+    const l = el('label', undefined, `${label} `);
+    const sel = el('select');
+    sel.id = id;
+    for (const m of d.models) {
+      const o = el('option', undefined, m);
+      o.value = m;
+      sel.append(o);
+    }
+    sel.value = value;
+    sel.addEventListener('change', () => pick(...others(sel.value)));
+    l.append(sel);
+    return l;
+  };
+  // Picking the other side's model swaps the two.
+  box.append(
+    select('pick-a', s.baseline, d.a, (v) => [v, v === d.b ? d.a : d.b]),
+    select('pick-b', s.compared, d.b, (v) => [v === d.a ? d.b : d.a, v]),
+  );
+  return box;
+}
+
+/** Every model against the baseline, one line each; a line shows that model's table. */
+function overview(d: ComparisonData, s: EvalStrings): HTMLElement {
+  const box = el('section', 'overview');
+  box.append(el('h2', undefined, s.eachAgainst.replace('{0}', d.a)));
+  const list = el('ul');
+  for (const o of d.overview) {
+    const li = el('li', `${o.kind}${o.model === d.b ? ' selected' : ''}`);
+    li.dataset.model = o.model;
+    li.tabIndex = 0;
+    li.append(el('span', 'diff', signed(o.meanDiff)), el('span', 'text', ` ${o.verdict}`));
+    const open = () => pick(d.a, o.model);
+    li.addEventListener('click', open);
+    li.addEventListener('keydown', (e) => e.key === 'Enter' && open());
+    list.append(li);
+  }
+  box.append(list);
+  return box;
 }
 
 /** The interval on a −1…1 axis, zero marked: whether it excludes zero is what the eye checks. */
@@ -133,8 +180,13 @@ function render(): void {
 window.addEventListener('message', (e: MessageEvent<ToView>) => {
   const m = e.data;
   if (m.type === 'comparison') {
+    if (data && (data.a !== m.data.a || data.b !== m.data.b)) {
+      selected = undefined;
+      pane.replaceChildren();
+    }
     data = m.data;
     strings = m.strings;
+    vscode.setState({ dir: data.dir, a: data.a, b: data.b });
     render();
   } else if (m.type === 'pair') {
     showPair(m.task, m.a, m.b, m.rows);

@@ -4,8 +4,8 @@
 // (at most maxPoints buckets), so one answer is bounded whatever the range.
 import type { DetailMessage } from '../../relay-protocol/envelope';
 import { toWireNumber } from '../../relay-protocol/messages';
-import { TfRecordFileReader } from '../tfrecord/file-reader';
-import type { ScalarSink } from '../tfrecord/scalar-sink';
+import { TfRecordFileReader } from '../../tfrecord/file-reader';
+import type { ScalarSink } from '../../tfrecord/scalar-sink';
 import { EnvelopeBuilder } from './builder';
 import type { Region } from './file-index';
 

@@ -8,8 +8,8 @@ import * as fs from 'node:fs';
 import type { EnvelopeBatch } from '../../relay-protocol/envelope-frame';
 import type { Cursor, SourceInfo } from '../../relay-protocol/messages';
 import { fileId } from '../sources/source';
-import { TfRecordFileReader } from '../tfrecord/file-reader';
-import type { ScalarSink } from '../tfrecord/scalar-sink';
+import { TfRecordFileReader } from '../../tfrecord/file-reader';
+import type { ScalarSink } from '../../tfrecord/scalar-sink';
 import { EnvelopeBuilder } from './builder';
 import { FileIndex } from './file-index';
 

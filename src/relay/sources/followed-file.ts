@@ -7,7 +7,7 @@
 // reconnects mid-rotation still gets the rest of the old file.
 import * as fs from 'node:fs';
 import type { Cursor } from '../../relay-protocol/messages';
-import type { FdSource } from '../tfrecord/file-reader';
+import type { FdSource } from '../../tfrecord/file-reader';
 import type { FileLease, OpenFiles } from './open-files';
 import { fileId } from './source';
 

@@ -5,8 +5,8 @@
 import type { Logger } from '../../base/log';
 import { asPromise } from '../../base/promise';
 import type { Cursor, SourceInfo } from '../../relay-protocol/messages';
-import { FileGone, TfRecordFileReader } from '../tfrecord/file-reader';
-import { MAX_RECORD_BYTES } from '../tfrecord/scan';
+import { FileGone, TfRecordFileReader } from '../../tfrecord/file-reader';
+import { MAX_RECORD_BYTES } from '../../tfrecord/scan';
 import { FileChange, FollowedFile } from './followed-file';
 import type { OpenFiles } from './open-files';
 import { Batch, FileSource, Notes, PointBatch, SourceReader } from './source';

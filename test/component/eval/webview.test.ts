@@ -1,7 +1,8 @@
 // The comparison view's page (media/eval.js + eval.css) in real Chromium under the webview
-// CSP, fed as the panel feeds it: a saved comparison (eval.json and two recorded model runs,
-// written here) read by the real record loader, statistics and rollout service. A regression
-// is opened side by side; the screenshot is saved to test-results/screenshots/eval-regression.png.
+// CSP, answered as the panel answers it (the real ComparisonSession): a saved comparison
+// (eval.json and three recorded model runs, written here) read by the real record loader,
+// statistics and rollout service. A regression is opened side by side (the screenshot is saved
+// to test-results/screenshots/eval-regression.png); another model is picked as the compared one.
 import { after, before, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import * as fs from 'fs';
@@ -9,9 +10,8 @@ import * as os from 'os';
 import * as path from 'path';
 import { DebugRolloutService } from '../../../src/debug/rollout-service';
 import type { EpisodeTrajectory } from '../../../src/debug/trajectory/trajectory';
-import { compareModels } from '../../../src/eval/report/table';
 import { loadEval, saveEval, type EvalRecord } from '../../../src/eval/run/eval-record';
-import { comparisonData, pairTurns } from '../../../src/eval/view/comparison-view';
+import { ComparisonSession } from '../../../src/eval/view/comparison-session';
 import type { EvalStrings, FromView } from '../../../src/eval/protocol/messages';
 import { repoRoot, screenshotsDir } from '../../harness/paths';
 import { openWebviewPage, type WebviewPage } from '../../harness/webview-page';
@@ -25,6 +25,7 @@ const strings: EvalStrings = {
   task: 'Task', mean: 'mean@k', pass: 'pass@k', diff: 'Difference', regressionsOnly: 'Regressions only',
   restsOn: 'Rests on {0} of {1} tasks · {2}: {3} failed episodes · {4}: {5} failed episodes', failed: '{0} failed',
   pickTask: 'Click a task', turn: 'Turn', differs: 'The two models differ at this turn', noTranscript: 'No recorded episode of this task.',
+  baseline: 'Baseline', compared: 'Compared', eachAgainst: 'Each model against {0}',
 };
 
 function episode(model: string, task: string, repeat: number, reply: string, reward: number): EpisodeTrajectory {
@@ -52,6 +53,8 @@ describe('the comparison view in Chromium', { skip: built ? false : 'media/eval.
       base: tasks.flatMap((t) => [0, 1].map((r) => episode('base', t, r, `It is sunny in ${t}.`, 1))),
       // The new model regresses on Kyoto (a wrong answer), the rest unchanged.
       step400: tasks.flatMap((t) => [0, 1].map((r) => (t === 'Kyoto' ? episode('step400', t, r, 'It is raining.', 0) : episode('step400', t, r, `It is sunny in ${t}.`, 1)))),
+      // A third model, wrong on Oslo and Lima: the view compares any pair, and each against the baseline.
+      step200: tasks.flatMap((t) => [0, 1].map((r) => (t === 'Oslo' || t === 'Lima' ? episode('step200', t, r, 'No idea.', 0) : episode('step200', t, r, `It is sunny in ${t}.`, 1)))),
     };
     const record: EvalRecord = { version: 1, id: 'view-test', createdAt: '', config: 'toolcall.yaml', tasks: tasks.length, repeat: 2, models: [] };
     for (const [name, eps] of Object.entries(runs)) {
@@ -61,17 +64,10 @@ describe('the comparison view in Chromium', { skip: built ? false : 'media/eval.
       record.models.push({ name, runDir: `runs/${name}`, status: 'completed', llmCalls: eps.length * 2, episodes: service.recorded(runDir) });
     }
     saveEval(dir, record);
-    const saved = loadEval(dir);
-    const [a, b] = saved.models;
-    const parts = (m: typeof a) => new Map(m.episodes.map((e) => [e.taskId, e.parts]));
-    const [c] = compareModels(saved);
+    const session = new ComparisonSession(loadEval(dir), dir, (runDir, ep) => service.transcript(runDir, ep), () => strings, { a: 'base', b: 'step400' });
     const onMessage = (raw: unknown) => {
-      const m = raw as FromView;
-      if (m.type === 'ready') void view.post({ type: 'comparison', data: comparisonData('step400 ↔ base · toolcall.yaml', c, { a: parts(a), b: parts(b) }), strings });
-      if (m.type === 'openTask') {
-        const side = (run: typeof a) => service.transcript(path.join(dir, run.runDir), run.episodes.find((e) => e.taskId === m.task)!.episode) ?? [];
-        void view.post({ type: 'pair', task: m.task, a: a.name, b: b.name, rows: pairTurns(side(a), side(b)) });
-      }
+      const answer = session.answer(raw as FromView);
+      if (answer) void view.post(answer);
     };
     view = await openWebviewPage({ bundle: 'eval', onMessage, viewport: { width: 1100, height: 800 } });
   });
@@ -103,5 +99,23 @@ describe('the comparison view in Chromium', { skip: built ? false : 'media/eval.
     assert.equal(await page.locator('table.side-by-side tr.same').count(), 3);
     fs.mkdirSync(screenshotsDir, { recursive: true });
     await page.screenshot({ path: path.join(screenshotsDir, 'eval-regression.png'), fullPage: true });
+  });
+
+  test('with three models: each against the baseline, and another model picked as the compared one', async () => {
+    const page = view.page;
+    const overview = page.locator('.overview li');
+    assert.deepEqual(await overview.evaluateAll((els) => els.map((e) => (e as { dataset: Record<string, string> }).dataset.model)), ['step400', 'step200']);
+    assert.match((await overview.nth(1).textContent()) ?? '', /−0\.50/);
+    await overview.nth(1).click();
+    await until('step200 compared', async () => (await page.locator('h1').textContent()) === 'step200 ↔ base · toolcall.yaml');
+    assert.equal(await page.locator('#pick-b').inputValue(), 'step200');
+    assert.equal(await page.locator('table.tasks tr.regression').count(), 2, 'Oslo and Lima');
+    assert.equal(await page.locator('table.side-by-side').count(), 0, 'the other pair\'s transcripts are cleared');
+    // Picking the compared model as the baseline swaps the two (all tasks shown again).
+    await page.locator('#regressions').uncheck();
+    await page.locator('#pick-a').selectOption('step200');
+    await until('base compared with step200', async () => (await page.locator('h1').textContent()) === 'base ↔ step200 · toolcall.yaml');
+    assert.equal(await page.locator('table.tasks tr.improvement').count(), 2);
+    assert.equal(await page.locator('#pick-b').inputValue(), 'base');
   });
 });

@@ -1,8 +1,8 @@
 // A Node-side event-file appender for the fault tests: deterministic points, framed with the
 // same TFRecord format TensorBoard writers use (test-only; the value tests use real writers).
 import * as fs from 'node:fs';
-import { EventType } from '../../../src/relay/tfrecord/event-proto';
-import { frameRecord } from '../../../src/relay/tfrecord/scan';
+import { EventType } from '../../../src/tfrecord/event-proto';
+import { frameRecord } from '../../../src/tfrecord/scan';
 
 export const TAGS = ['train/loss', 'rollout/reward/mean'];
 export const valueAt = (tag: number, step: number) => Math.fround(Math.sin(step * 0.37 + tag) * 100);

@@ -45,7 +45,7 @@ describe('agentrl eval arguments', () => {
       fs.mkdirSync(path.join(job, 'global_step_200', 'actor'), { recursive: true });
       const r = await cli(['--checkpoints', job, '--port', '8010']);
       assert.equal(r.code, 0, r.err);
-      assert.match(r.out, /^step 200 \(needs trinity convert\): .*global_step_200\n {2}\$ trinity convert --checkpoint-dir .*\n {2}\$ vllm serve .*--port 8010\n {2}then: --models global_step_200=http:\/\/127\.0\.0\.1:8010\/v1\n$/);
+      assert.match(r.out, /^step 200 \(needs trinity convert\): .*global_step_200\n {2}no evaluation logged by this step\n {2}\$ trinity convert --checkpoint-dir .*\n {2}\$ vllm serve .*--port 8010\n {2}then: --models global_step_200=http:\/\/127\.0\.0\.1:8010\/v1\n$/);
       assert.equal((await cli(['--checkpoints', path.join(job, 'nothing')])).code, 2);
     } finally {
       fs.rmSync(job, { recursive: true, force: true });

@@ -2,7 +2,7 @@
 serialized tensorboard.Event records (Event -> Summary -> Value, simple_value or a one-element
 numeric tensor), read at the wire level.
 
-The rules are the Node relay's (src/relay/tfrecord): a record with a CRC mismatch is skipped
+The rules are the Node relay's (src/tfrecord): a record with a CRC mismatch is skipped
 and counted, and the scan goes on at the next valid header after its start (a torn record's
 length is not trusted); a corrupt header is skipped up to the next valid one, and so is a valid
 header claiming more than MAX_RECORD_BYTES (counted apart); a partial record at the end waits

@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, describe, test } from 'node:test';
-import { frameRecord, maskCrc, crc32c } from '../../../../src/relay/tfrecord/scan';
+import { frameRecord, maskCrc, crc32c } from '../../../../src/tfrecord/scan';
 import { launchRelay, relaysUnderTest, type RelayProc } from '../../../harness/relay';
 import { WireClient, helloFrom } from '../../../harness/relay-wire';
 import { TAGS, appendSteps } from '../appender';

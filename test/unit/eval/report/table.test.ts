@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { compareModels, formatComparison } from '../../../../src/eval/report/table';
+import { comparePair, compareModels, formatComparison } from '../../../../src/eval/report/table';
 import type { EvalRecord } from '../../../../src/eval/run/eval-record';
 import type { EpisodeOutcome } from '../../../../src/feature-api/rollouts';
 
@@ -29,5 +29,12 @@ describe('the comparison report', () => {
     const r = record({ a: [1] }, { a: [0] });
     r.models.push({ ...r.models[1], name: 'third' });
     assert.deepEqual(compareModels(r).map((c) => [c.base, c.other]), [['base', 'new'], ['base', 'third']]);
+  });
+
+  test('any pair by name, either way round; an unknown model gives nothing', () => {
+    const r = record({ a: [1], b: [1] }, { a: [0], b: [1] });
+    assert.equal(comparePair(r, 'base', 'new')?.comparison.meanDiff, -0.5);
+    assert.equal(comparePair(r, 'new', 'base')?.comparison.meanDiff, 0.5);
+    assert.equal(comparePair(r, 'base', 'nope'), undefined);
   });
 });

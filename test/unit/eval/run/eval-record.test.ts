@@ -3,7 +3,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { EVAL_DIR, loadEval, newEvalId, rewardsByTask, saveEval, type EvalRecord } from '../../../../src/eval/run/eval-record';
+import { EVAL_DIR, listSaved, loadEval, newEvalId, rewardsByTask, saveEval, type EvalRecord } from '../../../../src/eval/run/eval-record';
 
 const record: EvalRecord = {
   version: 1, id: 'x', createdAt: '2026-01-01T00:00:00Z', config: 'c.yaml', tasks: 2, repeat: 2,
@@ -47,6 +47,23 @@ describe('saved comparisons', () => {
       assert.equal(id, '20261127-101530Z');
       fs.mkdirSync(path.join(root, EVAL_DIR, id), { recursive: true });
       assert.equal(newEvalId(root, at), '20261127-101530Z-2');
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  test('the saved comparisons of a workspace, newest first; one still running or broken is left out', () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'agentrl-evalrec-'));
+    try {
+      assert.deepEqual(listSaved(root), [], 'no .agentrl/eval yet');
+      for (const id of ['20261127-101530Z', '20261127-111530Z']) saveEval(path.join(root, EVAL_DIR, id), { ...record, id });
+      fs.mkdirSync(path.join(root, EVAL_DIR, '20261127-121530Z', 'runs'), { recursive: true }); // running: no eval.json yet
+      fs.mkdirSync(path.join(root, EVAL_DIR, '20261127-131530Z'));
+      fs.writeFileSync(path.join(root, EVAL_DIR, '20261127-131530Z', 'eval.json'), '{"version": 1, "mod');
+      assert.deepEqual(listSaved(root).map((s) => [s.id, s.record.id, s.dir]), [
+        ['20261127-111530Z', '20261127-111530Z', path.join(root, EVAL_DIR, '20261127-111530Z')],
+        ['20261127-101530Z', '20261127-101530Z', path.join(root, EVAL_DIR, '20261127-101530Z')],
+      ]);
     } finally {
       fs.rmSync(root, { recursive: true, force: true });
     }

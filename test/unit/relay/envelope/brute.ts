@@ -1,9 +1,9 @@
 // The references the envelope tests compare with: every point of an event file by the full
 // protobuf decode, and the envelope of a list of points computed the obvious way.
 import * as fs from 'node:fs';
-import { EventType } from '../../../../src/relay/tfrecord/event-proto';
-import { ScalarDecoder } from '../../../../src/relay/tfrecord/scalars';
-import { frameRecord } from '../../../../src/relay/tfrecord/scan';
+import { EventType } from '../../../../src/tfrecord/event-proto';
+import { ScalarDecoder } from '../../../../src/tfrecord/scalars';
+import { frameRecord } from '../../../../src/tfrecord/scan';
 import type { EnvelopeColumns } from '../../../../src/relay-protocol/envelope';
 import { toWireNumber } from '../../../../src/relay-protocol/messages';
 import { rng } from '../helpers';

@@ -1,23 +1,23 @@
 // The scan worker as the single-file CLI runs it: bundled and minified by esbuild (a child
 // process), run by node, and dist/agentrl.js copied alone serving a relay. The worker itself,
-// in process, is test/unit/relay/tfrecord/scan-pipeline.test.ts.
+// in process, is test/unit/tfrecord/scan-pipeline.test.ts.
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import * as esbuild from 'esbuild';
-import { PIPELINE_MIN_BYTES } from '../../../../src/relay/tfrecord/file-reader';
-import { frameRecord } from '../../../../src/relay/tfrecord/scan';
-import { repoRoot } from '../../../harness/paths';
-import { mixedRecords, referencePoints } from '../../../unit/relay/tfrecord-streams';
-import { bundle, collect, startRelay, tmpDir } from '../helpers';
+import { PIPELINE_MIN_BYTES } from '../../../src/tfrecord/file-reader';
+import { frameRecord } from '../../../src/tfrecord/scan';
+import { repoRoot } from '../../harness/paths';
+import { mixedRecords, referencePoints } from '../../unit/tfrecord-streams';
+import { bundle, collect, startRelay, tmpDir } from '../relay/helpers';
 /** What esbuild.mjs does for the CLI: scan-worker-code.ts becomes the worker bundled on its own. */
 const embedWorker = (minify: boolean): esbuild.Plugin => ({
   name: 'test-scan-worker',
   setup(build) {
     build.onLoad({ filter: /scan-worker-code\.ts$/ }, async () => {
-      const worker = await esbuild.build({ entryPoints: [path.join(repoRoot, 'src/relay/tfrecord/scan-worker.ts')], bundle: true, write: false, minify, platform: 'node', format: 'cjs', logLevel: 'silent' });
+      const worker = await esbuild.build({ entryPoints: [path.join(repoRoot, 'src/tfrecord/scan-worker.ts')], bundle: true, write: false, minify, platform: 'node', format: 'cjs', logLevel: 'silent' });
       return { contents: `export const SCAN_WORKER_CODE = ${JSON.stringify(worker.outputFiles[0].text)};`, loader: 'ts' };
     });
   },
@@ -32,7 +32,7 @@ test('the worker runs from its bundled text, minified, as the single-file CLI em
   const entry = path.join(dir, 'entry.ts');
   fs.writeFileSync(
     entry,
-    `import { TfRecordFileReader } from ${JSON.stringify(path.join(repoRoot, 'src/relay/tfrecord/file-reader'))};\n` +
+    `import { TfRecordFileReader } from ${JSON.stringify(path.join(repoRoot, 'src/tfrecord/file-reader'))};\n` +
       `let n = 0, piped = false, failed = false;\n` +
       `const r = new TfRecordFileReader(${JSON.stringify(file)}, 0, { pipelineMinBytes: 0, onPipeline: (e) => { failed ||= e === 'worker-failed'; } });\n` +
       `while (r.read({ add: () => n++ }, 4096).consumed > 0) piped ||= r.pipelined;\n` +

@@ -1,7 +1,7 @@
 // Event streams for the reader's tests: fixed-seed mixes of every scalar encoding.
-import { EventType } from '../../../src/relay/tfrecord/event-proto';
-import { ScalarDecoder } from '../../../src/relay/tfrecord/scalars';
-import { rng } from './helpers';
+import { EventType } from '../../src/tfrecord/event-proto';
+import { ScalarDecoder } from '../../src/tfrecord/scalars';
+import { rng } from './relay/helpers';
 
 /** One point as a string that tells NaN, -0 and the infinities apart. */
 export const fmtPoint = (t: string, s: number, w: number, v: number): string => `${t}|${s}|${w}|${Object.is(v, -0) ? '-0' : String(v)}`;

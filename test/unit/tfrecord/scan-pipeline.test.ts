@@ -1,14 +1,14 @@
-// Reading ahead in the scan worker (src/relay/tfrecord/scan-pipeline.ts): a real worker thread
+// Reading ahead in the scan worker (src/tfrecord/scan-pipeline.ts): a real worker thread
 // over real files. Every test compares with the reader's own one-thread path or the full decode.
-// The minified bundle run as a child process is in test/component/relay/tfrecord.
+// The minified bundle run as a child process is in test/component/tfrecord.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, test } from 'node:test';
-import { FileReaderOptions, TfRecordFileReader } from '../../../../src/relay/tfrecord/file-reader';
-import { disposeScanPipeline, scanPipeline, scanPipelineRunning, setScanPipelineIdleMs } from '../../../../src/relay/tfrecord/scan-pipeline';
-import { frameRecord } from '../../../../src/relay/tfrecord/scan';
-import { tmpDir } from '../helpers';
+import { FileReaderOptions, TfRecordFileReader } from '../../../src/tfrecord/file-reader';
+import { disposeScanPipeline, scanPipeline, scanPipelineRunning, setScanPipelineIdleMs } from '../../../src/tfrecord/scan-pipeline';
+import { frameRecord } from '../../../src/tfrecord/scan';
+import { tmpDir } from '../relay/helpers';
 import { fmtPoint, mixedRecords, referencePoints } from '../tfrecord-streams';
 
 const AHEAD: FileReaderOptions = { pipelineMinBytes: 0 };

@@ -7,10 +7,10 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, test } from 'node:test';
-import { EventType } from '../../../../src/relay/tfrecord/event-proto';
-import { TfRecordFileReader } from '../../../../src/relay/tfrecord/file-reader';
-import { MAX_RECORD_BYTES, crc32c, frameRecord, maskCrc } from '../../../../src/relay/tfrecord/scan';
-import { rng, tmpDir } from '../helpers';
+import { EventType } from '../../../src/tfrecord/event-proto';
+import { TfRecordFileReader } from '../../../src/tfrecord/file-reader';
+import { MAX_RECORD_BYTES, crc32c, frameRecord, maskCrc } from '../../../src/tfrecord/scan';
+import { rng, tmpDir } from '../relay/helpers';
 
 const record = (step: number): Buffer => frameRecord(EventType.encode(EventType.fromObject({ wall_time: 1000 + step, step, summary: { value: [{ tag: 't', simple_value: step }] } })).finish());
 

@@ -6,10 +6,10 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { EventType, MetadataType, TensorType, ValueType, root } from '../../../src/relay/tfrecord/event-proto';
-import { TfRecordFileReader } from '../../../src/relay/tfrecord/file-reader';
-import { repoRoot } from '../../harness/paths';
-import { noTbx, python, tmpDir, writers } from './helpers';
+import { EventType, MetadataType, TensorType, ValueType, root } from '../../src/tfrecord/event-proto';
+import { TfRecordFileReader } from '../../src/tfrecord/file-reader';
+import { repoRoot } from '../harness/paths';
+import { noTbx, python, tmpDir, writers } from './relay/helpers';
 
 function readAll(file: string) {
   const r = new TfRecordFileReader(file, 0);
@@ -21,7 +21,7 @@ function readAll(file: string) {
 
 test('scan-wasm.ts is the assembly of scan.wat (run scripts/gen-relay-wasm.mjs after editing)', () => {
   const text = execFileSync(process.execPath, [path.join(repoRoot, 'scripts', 'gen-relay-wasm.mjs'), '--print'], { encoding: 'utf8' });
-  const committed = fs.readFileSync(path.join(repoRoot, 'src', 'relay', 'tfrecord', 'scan-wasm.ts'), 'utf8');
+  const committed = fs.readFileSync(path.join(repoRoot, 'src', 'tfrecord', 'scan-wasm.ts'), 'utf8');
   assert.equal(committed, text, 'scan-wasm.ts is stale');
 });
 

@@ -1,14 +1,14 @@
 // The event-file reader on synthetic and damaged files, in process. Files written by real
-// TensorBoard writers (Python) are read in test/component/relay/tfrecord.test.ts.
+// TensorBoard writers (Python) are read in test/component/tfrecord.test.ts.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { EventType } from '../../../src/relay/tfrecord/event-proto';
-import { TfRecordFileReader } from '../../../src/relay/tfrecord/file-reader';
-import { ScalarDecoder } from '../../../src/relay/tfrecord/scalars';
-import { crc32c, frameRecord } from '../../../src/relay/tfrecord/scan';
-import { rng, tmpDir } from './helpers';
+import { EventType } from '../../src/tfrecord/event-proto';
+import { TfRecordFileReader } from '../../src/tfrecord/file-reader';
+import { ScalarDecoder } from '../../src/tfrecord/scalars';
+import { crc32c, frameRecord } from '../../src/tfrecord/scan';
+import { rng, tmpDir } from './relay/helpers';
 import { fmtPoint, mixedRecords, referencePoints } from './tfrecord-streams';
 
 interface Pt {
