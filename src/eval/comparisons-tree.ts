@@ -26,7 +26,7 @@ export class ComparisonsTree implements vscode.TreeDataProvider<ComparisonNode> 
     item.id = node.dir;
     item.description = `${path.basename(r.config)} · ${r.tasks} × ${r.repeat} · ${node.id}`;
     // The verdicts against the baseline: what the comparison concluded, without opening it.
-    item.tooltip = [node.dir, ...compareModels(r).map((c) => c.verdict.text)].join('\n');
+    item.tooltip = [node.dir, ...compareModels(r, { l10n: vscode.l10n }).map((c) => c.verdict.text)].join('\n');
     item.iconPath = new vscode.ThemeIcon('git-compare');
     item.contextValue = 'agentrl.comparison';
     item.command = { command: 'agentrl.eval.compare', title: vscode.l10n.t('Open'), arguments: [node.dir] };

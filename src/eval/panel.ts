@@ -18,7 +18,7 @@ export class ComparePanel implements vscode.Disposable {
   /** `panel`: one VS Code restored after a reload, with the pair its page showed; else a new one. */
   constructor(extensionUri: vscode.Uri, readonly dir: string, record: EvalRecord, rollouts: () => RolloutService, panel?: vscode.WebviewPanel, pair?: { a?: string; b?: string }) {
     const media = vscode.Uri.joinPath(extensionUri, 'media');
-    this.session = new ComparisonSession(record, dir, (runDir, episode) => rollouts().transcript(runDir, episode), evalStrings, pair);
+    this.session = new ComparisonSession(record, dir, (runDir, episode) => rollouts().transcript(runDir, episode), evalStrings, pair, vscode.l10n);
     this.panel = panel ?? vscode.window.createWebviewPanel(EVAL_VIEW_TYPE, '', vscode.ViewColumn.Active, { enableScripts: true, localResourceRoots: [media], retainContextWhenHidden: true });
     this.panel.title = vscode.l10n.t('Model comparison {0}', record.id);
     this.panel.webview.options = { enableScripts: true, localResourceRoots: [media] };

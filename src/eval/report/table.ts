@@ -3,6 +3,7 @@
 // on (failed episodes and tasks left out, per model). Pure.
 import { byLargestChange, compare, failsGate, verdict, type Comparison, type Verdict } from '../stats/paired';
 import { rewardsByTask, type EvalRecord } from '../run/eval-record';
+import type { L10n } from '../../base/l10n';
 
 export interface ModelComparison {
   base: string;
@@ -13,7 +14,8 @@ export interface ModelComparison {
   gateFailed?: boolean;
 }
 
-type CompareOpts = { seed?: number; passThreshold?: number; failIfWorse?: number };
+/** `l10n`: the language of the verdicts (English without it, as the CLI prints them). */
+type CompareOpts = { seed?: number; passThreshold?: number; failIfWorse?: number; l10n?: L10n };
 
 /** Every model against the first (the baseline). */
 export function compareModels(record: EvalRecord, opts: CompareOpts = {}): ModelComparison[] {
@@ -32,7 +34,7 @@ export function comparePair(record: EvalRecord, base: string, other: string, opt
     base,
     other,
     comparison,
-    verdict: verdict(comparison, { a: base, b: other }, opts.failIfWorse ?? 0.02),
+    verdict: verdict(comparison, { a: base, b: other }, opts.failIfWorse ?? 0.02, opts.l10n),
     ...(opts.failIfWorse !== undefined ? { gateFailed: failsGate(comparison, opts.failIfWorse) } : {}),
   };
 }

@@ -5,6 +5,7 @@
 // Why paired and over tasks: tasks differ in difficulty far more than repeats differ from each
 // other, so comparing per-task means and resampling tasks (not episodes) is what tells a model
 // difference from "we happened to draw easier tasks".
+import { english, type L10n } from '../../base/l10n';
 
 /** One model's rewards on one task: one entry per repeat; null = that episode failed (error,
  *  timeout, no reward) and is counted, not scored. */
@@ -165,19 +166,21 @@ const fmt = (x: number): string => (Math.abs(x) < 0.005 ? '0.00' : x.toFixed(2))
  * difference ± the interval's half width. Otherwise: noise, with how many more tasks would
  * shrink the interval (∝ 1/√n) below the effect size.
  */
-export function verdict(c: Comparison, names: { a: string; b: string }, minEffect = 0.02): Verdict {
-  const shape = `${c.paired} task${c.paired === 1 ? '' : 's'} × ${c.repeats}`;
+export function verdict(c: Comparison, names: { a: string; b: string }, minEffect = 0.02, l10n: L10n = english): Verdict {
+  const shape = c.paired === 1 ? l10n.t('{0} task × {1}', c.paired, c.repeats) : l10n.t('{0} tasks × {1}', c.paired, c.repeats);
   if (c.meanDiff === null || !c.interval) {
-    return { kind: 'insufficient', text: `not enough tasks to compare: ${c.paired} task${c.paired === 1 ? '' : 's'} scored by both models (at least 2 needed)` };
+    return { kind: 'insufficient', text: l10n.t('not enough tasks to compare: {0} scored by both models (at least 2 needed)', c.paired === 1 ? l10n.t('1 task') : l10n.t('{0} tasks', c.paired)) };
   }
   const { lo, hi } = c.interval;
   const half = (hi - lo) / 2;
   if (lo > 0 || hi < 0) {
-    const kind = lo > 0 ? 'better' : 'worse';
-    return { kind, text: `${names.b} is ${kind} than ${names.a} by ${fmt(Math.abs(c.meanDiff))} ± ${fmt(half)} on ${shape}` };
+    const by = [fmt(Math.abs(c.meanDiff)), fmt(half), shape] as const;
+    return lo > 0
+      ? { kind: 'better', text: l10n.t('{0} is better than {1} by {2} ± {3} on {4}', names.b, names.a, ...by) }
+      : { kind: 'worse', text: l10n.t('{0} is worse than {1} by {2} ± {3} on {4}', names.b, names.a, ...by) };
   }
   if (half === 0 && c.meanDiff === 0) {
-    return { kind: 'noise', text: `no difference: ${names.a} and ${names.b} scored the same on every one of ${shape}` };
+    return { kind: 'noise', text: l10n.t('no difference: {0} and {1} scored the same on every one of {2}', names.a, names.b, shape) };
   }
   const effect = Math.max(Math.abs(c.meanDiff), minEffect);
   // The half width shrinks as 1/sqrt(n): n' = n * (half / effect)^2 tasks make it as small as the effect.
@@ -185,7 +188,10 @@ export function verdict(c: Comparison, names: { a: string; b: string }, minEffec
   const more = Math.max(1, needed - c.paired);
   return {
     kind: 'noise',
-    text: `no difference distinguishable from noise at this sample size (${names.b} − ${names.a} = ${fmt(c.meanDiff)}, ${Math.round(c.interval.level * 100)}% interval ${fmt(lo)} … ${fmt(hi)}, on ${shape}) — about ${more} more tasks would tell`,
+    text: l10n.t(
+      'no difference distinguishable from noise at this sample size ({0} − {1} = {2}, {3}% interval {4} … {5}, on {6}) — about {7} more tasks would tell',
+      names.b, names.a, fmt(c.meanDiff), Math.round(c.interval.level * 100), fmt(lo), fmt(hi), shape, more,
+    ),
     moreTasks: more,
   };
 }

@@ -5,6 +5,7 @@
 import * as path from 'path';
 import type { TranscriptTurn } from '../../feature-api/rollouts';
 import { comparePair } from '../report/table';
+import { english, type L10n } from '../../base/l10n';
 import type { EvalRecord, ModelRun } from '../run/eval-record';
 import type { EvalStrings, FromView, ToView } from '../protocol/messages';
 import { comparisonData, pairTurns } from './comparison-view';
@@ -28,8 +29,8 @@ function episodeOf(m: ModelRun, task: string): string | undefined {
 export class ComparisonSession {
   private shown: { a: string; b: string };
 
-  /** `pair`: the pair a restored page showed (ignored when not in the record). */
-  constructor(private readonly record: EvalRecord, private readonly dir: string, private readonly transcript: TranscriptReader, private readonly strings: () => EvalStrings, pair?: { a?: string; b?: string }) {
+  /** `pair`: the pair a restored page showed (ignored when not in the record); `l10n`: the verdicts' language. */
+  constructor(private readonly record: EvalRecord, private readonly dir: string, private readonly transcript: TranscriptReader, private readonly strings: () => EvalStrings, pair?: { a?: string; b?: string }, private readonly l10n: L10n = english) {
     const names = record.models.map((m) => m.name);
     const a = pair?.a && names.includes(pair.a) ? pair.a : names[0];
     const b = pair?.b && names.includes(pair.b) && pair.b !== a ? pair.b : names.find((n) => n !== a) ?? a;
@@ -65,9 +66,9 @@ export class ComparisonSession {
   private comparison(): ToView | undefined {
     const a = this.run(this.shown.a);
     const b = this.run(this.shown.b);
-    const c = comparePair(this.record, this.shown.a, this.shown.b);
+    const c = comparePair(this.record, this.shown.a, this.shown.b, { l10n: this.l10n });
     if (!a || !b || !c) return undefined;
-    const overview = this.record.models.filter((m) => m.name !== a.name).map((m) => comparePair(this.record, a.name, m.name)!);
+    const overview = this.record.models.filter((m) => m.name !== a.name).map((m) => comparePair(this.record, a.name, m.name, { l10n: this.l10n })!);
     const ctx = { title: `${b.name} ↔ ${a.name} · ${path.basename(this.record.config)}`, dir: this.dir, models: this.record.models.map((m) => m.name), overview };
     return { type: 'comparison', data: comparisonData(ctx, c, { a: partsByTask(a), b: partsByTask(b) }), strings: this.strings() };
   }

@@ -1,5 +1,9 @@
 import { describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { english, type L10n } from '../../../../src/base/l10n';
+import { repoRoot } from '../../../harness/paths';
 import { bootstrapMeanInterval, byLargestChange, compare, failsGate, passAtK, seededRandom, taskStats, verdict, type TaskRewards } from '../../../../src/eval/stats/paired';
 
 /** Synthetic paired scores: per task a difficulty p ~ U(0.1, 0.8) for model a and p + delta for
@@ -57,6 +61,20 @@ describe('eval statistics', () => {
     assert.match(v.text, /^new is better than base by 0\.\d\d ± 0\.\d\d on 50 tasks × 4$/);
     const w = verdict(compare(b, a, { seed: 1 }), { a: 'new', b: 'base' });
     assert.equal(w.kind, 'worse');
+  });
+
+  test('verdict: the sentence is in the language it is given (the zh-cn bundle here), numbers unchanged', () => {
+    const zh = JSON.parse(fs.readFileSync(path.join(repoRoot, 'l10n', 'bundle.l10n.zh-cn.json'), 'utf8')) as Record<string, string>;
+    const chinese: L10n = { t: (message, ...args) => english.t(zh[message] ?? `UNTRANSLATED ${message}`, ...args) };
+    const { a, b } = synthetic(1, 50, 4, 0.3);
+    const c = compare(a, b, { seed: 1 });
+    const en = verdict(c, { a: 'base', b: 'new' });
+    const v = verdict(c, { a: 'base', b: 'new' }, 0.02, chinese);
+    assert.equal(v.kind, en.kind);
+    assert.match(v.text, /^new 优于 base：高 0\.\d\d ± 0\.\d\d（50 个任务 × 4）$/);
+    assert.equal(v.text.match(/\d\.\d\d/g)?.join(), en.text.match(/\d\.\d\d/g)?.join());
+    const noise = verdict(compare(synthetic(2, 10, 2, 0).a, synthetic(2, 10, 2, 0).b, { seed: 1 }), { a: 'base', b: 'new' }, 0.02, chinese);
+    assert.doesNotMatch(noise.text, /UNTRANSLATED|no difference/);
   });
 
   test('verdict: no difference says so and estimates how many more tasks would tell', () => {
