@@ -60,30 +60,29 @@ function byteReader(tok: Tokenizer): ByteOf {
 
 /**
  * The bytes of each token when the decoder is byte-level alone (then the decoded text is exactly
- * the UTF-8 of the tokens' bytes, added tokens as their text), cached per id; undefined otherwise.
+ * the UTF-8 of the tokens' bytes, a piece that is an added token's text as that text — the
+ * decoder matches added tokens by their text), cached per id; undefined otherwise. A model with an
+ * end-of-word suffix has it replaced by spaces after decoding: not byte-level alone.
  */
 function byteLevelBytes(tok: Tokenizer): ((id: number) => Uint8Array | undefined) | undefined {
-  if (!(tok.decoder instanceof ByteLevelDecoder)) return undefined;
+  if (!(tok.decoder instanceof ByteLevelDecoder) || tok.decoder.end_of_word_suffix) return undefined;
   const table = tok.decoder.byte_decoder as Record<string, number | string>;
-  const added = new Map<number, string>();
-  for (const [id, t] of tok.get_added_tokens_decoder()) added.set(id, t.content);
+  const added = new Set<string>();
+  for (const t of tok.get_added_tokens_decoder().values()) added.add(t.content);
   const utf8 = new TextEncoder();
   const cache = new Map<number, Uint8Array | undefined>();
   return (id) => {
     if (cache.has(id)) return cache.get(id);
     let out: Uint8Array | undefined;
-    const content = added.get(id);
-    if (content !== undefined) out = utf8.encode(content);
-    else {
-      const piece = tok.id_to_token(id);
-      if (piece !== undefined) {
-        const chars = [...piece];
-        out = new Uint8Array(chars.length);
-        for (let k = 0; k < chars.length && out; k++) {
-          const b = table[chars[k]];
-          if (b === undefined) out = undefined;
-          else out[k] = Number(b);
-        }
+    const piece = tok.id_to_token(id);
+    if (piece !== undefined && added.has(piece)) out = utf8.encode(piece);
+    else if (piece !== undefined) {
+      const chars = [...piece];
+      out = new Uint8Array(chars.length);
+      for (let k = 0; k < chars.length && out; k++) {
+        const b = table[chars[k]];
+        if (b === undefined) out = undefined;
+        else out[k] = Number(b);
       }
     }
     cache.set(id, out);
@@ -130,6 +129,7 @@ export function createTokenizer(tokenizerJson: unknown, config: unknown, opts: {
   for (const [id, t] of tok.get_added_tokens_decoder()) if (t.special) special.add(id);
   const bytesOf = byteReader(tok);
   const rawBytes = byteLevelBytes(tok);
+  const wholeText = new Map<number, string>();
   const decode = (ids: ArrayLike<number>): string => (ids.length ? tok.decode(Array.from(ids), { skip_special_tokens: false, clean_up_tokenization_spaces: false }) : '');
   return {
     name: opts.name,
@@ -140,8 +140,11 @@ export function createTokenizer(tokenizerJson: unknown, config: unknown, opts: {
     isSpecial: (id) => special.has(id),
     tokenTexts: (ids) => {
       const isSpecial = (id: number): boolean => special.has(id);
-      const fast = rawBytes ? byteLevelTexts(ids, rawBytes, isSpecial) : undefined;
-      return fast && fast.joined === decode(ids) ? fast : cutTexts(ids, decode, isSpecial, bytesOf);
+      const fast = rawBytes ? byteLevelTexts(ids, rawBytes, isSpecial, wholeText) : undefined;
+      // Exact by construction (byte-texts.ts says why); decoding the whole again is needed only
+      // after a cut forced inside a character — a 32 k-token decode costs more than the texts.
+      if (fast && (fast.exact || fast.texts.joined === decode(ids))) return fast.texts;
+      return cutTexts(ids, decode, isSpecial, bytesOf);
     },
   };
 }
