@@ -14,7 +14,7 @@ export interface ExperienceMaskWarning {
 }
 
 /** The whole sequence's mask (1 = trained): Trinity keeps it for the response only. */
-function sequenceMask(e: ExperienceTokens): Uint8Array | undefined {
+export function sequenceMask(e: ExperienceTokens): Uint8Array | undefined {
   const mask = e.actionMask;
   if (!mask) return undefined;
   if (mask.length === e.tokens.length) return Uint8Array.from(mask, (x) => (x ? 1 : 0));
