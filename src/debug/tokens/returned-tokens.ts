@@ -8,7 +8,6 @@ import { fromTensors, type TokenExperience } from '../../tokens/experience';
 import { checkMask, type MaskWarning } from '../../tokens/mask-check';
 import { describeMaskWarning, describeMissing, type TokenL10n } from '../../tokens/strings';
 import type { RunTokenizer } from '../../tokens/tokenizer';
-import { sequenceMask } from '../runtime/mask-findings';
 import type { ExperienceTokens } from '../trajectory/runner-protocol';
 
 /** The tokens [start, end) of one message of the experience. */
@@ -32,10 +31,10 @@ export interface ReturnedTokens {
 /** One returned experience with its turns and mask warnings; `tok` undefined: ids and mask only. */
 export function returnedTokens(e: ExperienceTokens, tok: RunTokenizer | undefined, l10n: TokenL10n): ReturnedTokens {
   const n = e.tokens.length;
-  const mask = sequenceMask(e);
   const promptLength = e.promptLength ?? (e.actionMask ? n - e.actionMask.length : n);
-  // Without a mask Trinity trains the whole response, as fromTensors() marks it.
-  const base = fromTensors({ tokens: e.tokens, prompt_length: promptLength, ...(e.actionMask ? { action_mask: mask ?? e.actionMask } : {}) });
+  // A response-length or whole-sequence mask, spread by fromTensors(); without one Trinity trains
+  // the whole response, as fromTensors() marks it.
+  const base = fromTensors({ tokens: e.tokens, prompt_length: promptLength, ...(e.actionMask ? { action_mask: e.actionMask } : {}) });
   const experience: TokenExperience = tok ? { ...base, texts: tok.tokenTexts(base.ids), missing: base.missing.filter((m) => m.part !== 'text') } : base;
   const notes = [l10n.t('The tokens and action mask the workflow returned (experience {0}): what training learns from', e.index)];
   if (!e.actionMask) notes.push(l10n.t('The experience has no action mask: training learns from its whole response.'));
