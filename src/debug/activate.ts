@@ -67,6 +67,7 @@ export function activateDebug(context: vscode.ExtensionContext, log: Logger, che
     vscode.commands.registerCommand('agentrl.rollouts.compareFork', (node?: Host.RolloutNode) => node?.kind === 'fork' && host().compareFork(node)),
     vscode.commands.registerCommand('agentrl.rollouts.transcript', (arg?: Host.TranscriptArg) => arg && host().openEpisodeTranscript(arg)),
     vscode.commands.registerCommand('agentrl.debug.showTokens', (arg?: Host.VariableMenuArg) => host().showCallTokens(arg, context.extensionUri)),
+    vscode.commands.registerCommand('agentrl.debug.showExperienceTokens', (arg?: Host.VariableMenuArg) => host().showExperienceTokens(arg, context.extensionUri)),
   );
   let service: RolloutService | undefined;
   return {

@@ -16,7 +16,7 @@ import type { RunInfo } from './results/run-store';
 import type { EpisodeTrajectory } from './trajectory/trajectory';
 
 export { RolloutConfigurationProvider, RolloutsTree };
-export { showCallTokens, type VariableMenuArg } from './vscode/tokens-panel';
+export { showCallTokens, showExperienceTokens, type VariableMenuArg } from './vscode/tokens-panel';
 
 export function createAdapter(session: vscode.DebugSession, checker: ConfigChecker, log: Logger, runnerDir: string): vscode.DebugAdapterInlineImplementation {
   const dap = new RolloutDebugSession({

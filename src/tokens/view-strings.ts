@@ -34,6 +34,10 @@ export interface TokenViewStrings {
   special: string;
   partial: string;
   noText: string;
+  turn: string;
+  /** `{0}` the message's index, `{1}` its role. */
+  turnValue: string;
+  maskWarning: string;
 }
 
 export function tokenViewStrings(l10n: TokenL10n): TokenViewStrings {
@@ -68,6 +72,9 @@ export function tokenViewStrings(l10n: TokenL10n): TokenViewStrings {
     special: l10n.t('special token'),
     partial: l10n.t('part of a character: bytes {0}'),
     noText: l10n.t('no tokenizer: ids only'),
+    turn: l10n.t('message'),
+    turnValue: l10n.t('{0} ({1})'),
+    maskWarning: l10n.t('trained, but the model did not generate it'),
   };
 }
 

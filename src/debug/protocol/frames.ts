@@ -63,10 +63,14 @@ export interface ScopeSpec {
   presentationHint?: 'arguments' | 'locals' | 'registers';
   /** The LLM call a Response scope shows ("Show tokens" asks for it by the scope). */
   call?: LlmTurn;
+  /** The episode whose returned experiences an Episode scope shows ("Show tokens" asks for them by the scope). */
+  returned?: Episode;
 }
 
 /** The context-menu key of the Response scope's `tokens` variable ("Show tokens"). */
 const TOKENS_MENU_CONTEXT = 'agentrlCallTokens';
+/** The context-menu key of the Episode scope's `experiences` ("Show tokens" of what training sees). */
+const RETURNED_MENU_CONTEXT = 'agentrlExperienceTokens';
 
 /** What the scopes need of the run: where it is held (only what a stop holds may be edited). */
 type HeldRun = Pick<RunHandle, 'stopOf'>;
@@ -141,6 +145,7 @@ function episodeScope(ep: Episode, l10n: L10n = english): ScopeSpec {
   });
   return {
     name: l10n.t('Episode'),
+    ...(ep.experienceTokens?.length ? { returned: ep } : {}),
     nodes: [
       { name: 'id', root: () => ep.id, path: [] },
       { name: 'task', root: () => ep.task, path: [] },
@@ -149,7 +154,9 @@ function episodeScope(ep: Episode, l10n: L10n = english): ScopeSpec {
       ...(ep.success !== undefined && ep.success !== null ? [{ name: 'success', root: () => ep.success, path: [] }] : []),
       { name: 'metrics', root: () => ep.metrics, path: [] },
       { name: 'metadata', root: () => ep.metadata, path: [] },
-      { name: 'experiences', root: () => ep.experiences, path: [] },
+      ep.experienceTokens?.length
+        ? { name: 'experiences', root: () => ep.experiences, path: [], preview: l10n.t('{0} experiences with tokens (right-click: Show tokens)', ep.experienceTokens.length), menuContext: RETURNED_MENU_CONTEXT }
+        : { name: 'experiences', root: () => ep.experiences, path: [] },
       { name: 'tokens', root: tokens, path: [] },
       { name: 'timings', root: timings, path: [] },
       ...(ep.error ? [{ name: 'error', root: () => ({ phase: ep.error!.phase, type: ep.error!.type, message: ep.error!.message }), path: [] }] : []),

@@ -28,6 +28,7 @@ import { EXCEPTION_FILTERS, exceptionFilters, parseBreakpoint, type EventBreakpo
 import { editableRequest } from '../runtime/edit-copies';
 import type { Episode, EpisodeTurn, LlmTurn } from '../runtime/episode';
 import { callTokens, NoCallTokens } from '../tokens/call-tokens';
+import { returnedTokens } from '../tokens/returned-tokens';
 import { toWire } from '../../tokens/experience-wire';
 import type { RolloutLaunchArgs } from '../runtime/plan';
 import type { RunHandle, RunOutput } from '../runtime/run-handle';
@@ -39,6 +40,7 @@ import { preview, VariableStore, type EditTarget } from './variables';
 
 /** The custom DAP request of "Show tokens". */
 export const CALL_TOKENS_REQUEST = 'agentrl.callTokens';
+export const EXPERIENCE_TOKENS_REQUEST = 'agentrl.experienceTokens';
 
 /** The thread shown for runner-level stops (import / task-loading errors). */
 const RUNNER_THREAD = 1_000_000;
@@ -63,6 +65,7 @@ export class RolloutDebugSession extends DebugSession {
   private readonly frames = new Handles<{ ep: Episode; turn: EpisodeTurn }>();
   /** The LLM call each Response scope shows, by the scope's variables reference. */
   private readonly callScopes = new Map<number, { ep: Episode; turn: LlmTurn }>();
+  private readonly returnedScopes = new Map<number, Episode>();
   private launchBreakpoints: EventBreakpoint[] = [];
   private functionBreakpoints: EventBreakpoint[] = [];
   private exceptionFilters: ExceptionFilter[] = EXCEPTION_FILTERS.filter((f) => f.default).map((f) => f.filter);
@@ -112,6 +115,7 @@ export class RolloutDebugSession extends DebugSession {
       if (run.stop) return;
       this.vars.reset();
       this.callScopes.clear();
+      this.returnedScopes.clear();
       this.frames.reset();
     });
     run.on('pythonDebugger', (endpoint) => {
@@ -317,6 +321,7 @@ export class RolloutDebugSession extends DebugSession {
       scopes: !f || !run ? [] : scopesFor(run, f.ep, f.turn, this.l10n).map((s) => {
         const scope = new Scope(s.name, this.vars.nodes(s.nodes), s.expensive ?? false) as DebugProtocol.Scope;
         if (s.call) this.callScopes.set(scope.variablesReference, { ep: f.ep, turn: s.call });
+        if (s.returned) this.returnedScopes.set(scope.variablesReference, s.returned);
         if (s.presentationHint) scope.presentationHint = s.presentationHint;
         return scope;
       }),
@@ -330,24 +335,14 @@ export class RolloutDebugSession extends DebugSession {
   }
 
   /** `agentrl.callTokens` {variablesReference of a Response scope}: that call as tokens
-   *  ({experience: ExperienceWire, notes, title}), for the token view. */
+   *  ({experience: ExperienceWire, notes, title}), for the token view. `agentrl.experienceTokens`
+   *  {variablesReference of an Episode scope}: the experiences the episode returned
+   *  ({experiences: [{index, experience, turns, warnings, notes}], title}). */
   protected override customRequest(command: string, response: DebugProtocol.Response, args: unknown): void {
-    if (command !== CALL_TOKENS_REQUEST) return super.customRequest(command, response, args);
+    if (command !== CALL_TOKENS_REQUEST && command !== EXPERIENCE_TOKENS_REQUEST) return super.customRequest(command, response, args);
     const ref = (args as { variablesReference?: unknown } | undefined)?.variablesReference;
-    const found = typeof ref === 'number' ? this.callScopes.get(ref) : undefined;
-    const tokenizers = this.run?.tokenizers;
-    void (async () => {
-      if (!found) throw new DapError(5001, this.l10n.t('Select a variable of an LLM call\'s Response to show its tokens.'), true);
-      if (!tokenizers) throw new DapError(5002, this.l10n.t('This run has no tokenizer to show tokens with.'), true);
-      const { ep, turn } = found;
-      try {
-        const t = await callTokens(turn, await tokenizers.get(), this.l10n);
-        const title = turn.role ? `${ep.id} ${turn.role} #${turn.index + 1}` : `${ep.id} llm #${turn.index + 1}`;
-        return { experience: toWire(t.experience), notes: t.notes, title };
-      } catch (e) {
-        throw new DapError(5003, e instanceof NoCallTokens ? e.message : this.l10n.t('Could not show the tokens: {0}', (e as Error).message), true);
-      }
-    })().then(
+    const answer = command === CALL_TOKENS_REQUEST ? this.callTokensOf(ref) : this.returnedTokensOf(ref);
+    answer.then(
       (body) => {
         response.body = body;
         this.sendResponse(response);
@@ -357,6 +352,39 @@ export class RolloutDebugSession extends DebugSession {
         this.sendErrorResponse(response, { id: err.id, format: err.message, showUser: err.showUser });
       },
     );
+  }
+
+  private async callTokensOf(ref: unknown): Promise<unknown> {
+    const found = typeof ref === 'number' ? this.callScopes.get(ref) : undefined;
+    const tokenizers = this.run?.tokenizers;
+    if (!found) throw new DapError(5001, this.l10n.t('Select a variable of an LLM call\'s Response to show its tokens.'), true);
+    if (!tokenizers) throw new DapError(5002, this.l10n.t('This run has no tokenizer to show tokens with.'), true);
+    const { ep, turn } = found;
+    try {
+      const t = await callTokens(turn, await tokenizers.get(), this.l10n);
+      const title = turn.role ? `${ep.id} ${turn.role} #${turn.index + 1}` : `${ep.id} llm #${turn.index + 1}`;
+      return { experience: toWire(t.experience), notes: t.notes, title };
+    } catch (e) {
+      throw new DapError(5003, e instanceof NoCallTokens ? e.message : this.l10n.t('Could not show the tokens: {0}', (e as Error).message), true);
+    }
+  }
+
+  private async returnedTokensOf(ref: unknown): Promise<unknown> {
+    const ep = typeof ref === 'number' ? this.returnedScopes.get(ref) : undefined;
+    if (!ep?.experienceTokens?.length) throw new DapError(5004, this.l10n.t('Select the experiences of an ended episode (Episode scope) to show the tokens training learns from.'), true);
+    const choice = await this.run?.tokenizers?.get();
+    const tok = choice?.kind === 'local' ? choice.tokenizer : undefined;
+    try {
+      const experiences = ep.experienceTokens.map((e) => {
+        const r = returnedTokens(e, tok, this.l10n);
+        if (choice?.kind === 'none') r.notes.push(this.l10n.t('No tokenizer: {0}', choice.reason));
+        else if (choice?.kind === 'endpoint') r.notes.push(this.l10n.t('No tokenizer on this machine: {0}', choice.localReason));
+        return { index: r.index, experience: toWire(r.experience), turns: r.turns, warnings: r.warnings, notes: r.notes };
+      });
+      return { experiences, title: ep.id };
+    } catch (e) {
+      throw new DapError(5003, this.l10n.t('Could not show the tokens: {0}', (e as Error).message), true);
+    }
   }
 
   protected override exceptionInfoRequest(response: DebugProtocol.ExceptionInfoResponse, args: DebugProtocol.ExceptionInfoArguments): void {

@@ -1,7 +1,7 @@
 // The live model of a rollout: episodes (one per task x repeat) and their turns. The DAP
 // layer shows it; the trajectory written to disk is derived from it.
 import { setTimeout as sleep } from 'timers/promises';
-import type { EpisodeEndMsg, EpisodeStartMsg, ErrorInfo, SourceFrame } from '../trajectory/runner-protocol';
+import type { EpisodeEndMsg, EpisodeStartMsg, ErrorInfo, ExperienceTokens, SourceFrame } from '../trajectory/runner-protocol';
 import type { MessageEdit } from './edits';
 import type { ChatCompletion, EpisodeTrajectory, RecordedCall, TrajectoryToolTurn, TrajectoryTurn } from '../trajectory/trajectory';
 
@@ -57,6 +57,8 @@ export interface Episode
   endedAt?: number;
   tokens: { prompt: number; completion: number };
   llmMs: number;
+  /** The token ids and action masks of the experiences it returned (what training will see). */
+  experienceTokens?: ExperienceTokens[];
   /** Action-mask warnings of the experiences it returned (described, one line each). */
   maskWarnings?: string[];
   /** LLM calls checked for drift and experiences whose mask was checked (a verdict each). */
@@ -87,7 +89,7 @@ export class Episodes {
   end(m: Omit<EpisodeEndMsg, 'type'>): Episode | undefined {
     const ep = this.find(m.episode);
     if (!ep) return undefined;
-    Object.assign(ep, { reward: m.reward, success: m.success, metrics: m.metrics ?? {}, metadata: m.metadata ?? {}, experiences: m.experiences ?? [], error: m.error, endedAt: Date.now() });
+    Object.assign(ep, { reward: m.reward, success: m.success, metrics: m.metrics ?? {}, metadata: m.metadata ?? {}, experiences: m.experiences ?? [], experienceTokens: m.experienceTokens, error: m.error, endedAt: Date.now() });
     ep.status = m.error ? 'error' : 'done';
     if (this.current === ep) this.current = undefined;
     return ep;

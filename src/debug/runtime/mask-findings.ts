@@ -25,23 +25,32 @@ function sequenceMask(e: ExperienceTokens): Uint8Array | undefined {
   return out;
 }
 
-/** Warnings for each experience whose mask trains tokens no assistant generated, and how many
- *  experiences got a verdict (a mask, messages, a template that renders them). */
-export function maskWarnings(tok: RunTokenizer, exps: readonly ExperienceTokens[]): { checked: number; warnings: ExperienceMaskWarning[] } {
+/** Why an experience got no verdict: no mask that fits its tokens, no messages to locate the
+ *  turns with (Trinity's own Workflow.process_messages_to_experience drops them), no chat
+ *  template, or a template that cannot render the messages. */
+export type UncheckedReason = 'no-mask' | 'no-messages' | 'no-template' | 'template-error';
+
+/** Warnings for each experience whose mask trains tokens no assistant generated, how many
+ *  experiences got a verdict, and why the others did not (a note, not silence). */
+export function maskWarnings(tok: RunTokenizer, exps: readonly ExperienceTokens[]): { checked: number; warnings: ExperienceMaskWarning[]; unchecked: { experience: number; reason: UncheckedReason }[] } {
   const out: ExperienceMaskWarning[] = [];
+  const unchecked: { experience: number; reason: UncheckedReason }[] = [];
   let checked = 0;
-  if (!tok.chatTemplate) return { checked, warnings: out };
   for (const e of exps) {
     const trained = sequenceMask(e);
-    if (!trained || !Array.isArray(e.messages) || !e.messages.length) continue;
+    const reason: UncheckedReason | undefined = !tok.chatTemplate ? 'no-template' : !trained ? 'no-mask' : !Array.isArray(e.messages) || !e.messages.length ? 'no-messages' : undefined;
+    if (reason || !trained) {
+      unchecked.push({ experience: e.index, reason: reason ?? 'no-mask' });
+      continue;
+    }
     try {
       const tools = Array.isArray(e.tools) && e.tools.length ? e.tools : undefined;
       const check = checkMask(tok, e.tokens, trained, e.messages as ChatMessage[], tools);
       for (const warning of check.warnings) out.push({ experience: e.index, warning });
       checked++;
     } catch {
-      // a template that cannot render these messages: no verdict, not a finding
+      unchecked.push({ experience: e.index, reason: 'template-error' });
     }
   }
-  return { checked, warnings: out };
+  return { checked, warnings: out, unchecked };
 }

@@ -16,7 +16,7 @@ import type { ChatUpstream } from '../gateway/model-endpoint';
 import type { EventBreakpoint, ExceptionFilter } from './breakpoints';
 import { Episodes, toTrajectory, type Episode, type LlmTurn } from './episode';
 import { driftOfCall } from './drift-check';
-import { maskWarnings } from './mask-findings';
+import { maskWarnings, type UncheckedReason } from './mask-findings';
 import { describeDrift, describeMaskWarning } from '../../tokens/strings';
 import { forkDir, originalBranchOptions, runOriginalBranch } from './fork';
 import { HeldStops } from './held-stops';
@@ -152,8 +152,15 @@ export class RolloutRuntime extends EventEmitter<RunEvents> implements RunHandle
   private async checkMasks(ep: Episode, exps: ExperienceTokens[]): Promise<void> {
     const choice = await this.tokenizers.get();
     if (choice.kind !== 'local') return;
-    const { checked, warnings: found } = maskWarnings(choice.tokenizer, exps);
+    const { checked, warnings: found, unchecked } = maskWarnings(choice.tokenizer, exps);
     ep.tokenChecks = { calls: ep.tokenChecks?.calls ?? 0, experiences: (ep.tokenChecks?.experiences ?? 0) + checked };
+    const why: Record<UncheckedReason, string> = {
+      'no-mask': this.l10n.t('it has no action mask that fits its tokens'),
+      'no-messages': this.l10n.t('it carries no messages to locate the turns with (Trinity\'s Workflow.process_messages_to_experience does not keep them)'),
+      'no-template': this.l10n.t('the run\'s tokenizer has no chat template'),
+      'template-error': this.l10n.t('the chat template cannot render its messages'),
+    };
+    if (unchecked.length) this.say('console', unchecked.map((u) => `${ep.id}: ${this.l10n.t('experience {0}: action mask not checked: {1}', u.experience, why[u.reason])}\n`).join(''));
     if (!found.length) return;
     ep.maskWarnings = found.map((f) => this.l10n.t('experience {0}: {1}', f.experience, describeMaskWarning(f.warning, this.l10n)));
     this.say('important', ep.maskWarnings.map((w) => `${ep.id}: ${w}\n`).join(''));

@@ -12,6 +12,7 @@ import { columns, endsLine, visibleToken } from '../../tokens/visible';
 import { type ColourMode, colourClass, maxAbs } from './colour';
 import { layoutTokens, type TokenLayout } from './layout';
 import { findMatches, type Match } from './search';
+import { MarkIndex, type TokenMarks } from './marks';
 import { tooltipLines } from './tooltip';
 import './token-view.css';
 
@@ -52,6 +53,7 @@ export class TokenView {
   private display: string[] = [];
   private widths = new Uint16Array(0);
   private breaks = new Uint8Array(0);
+  private marks = new MarkIndex(0);
   private layout: TokenLayout | undefined;
   private cols = 0;
   private lineHeight = 18;
@@ -124,10 +126,12 @@ export class TokenView {
     return b;
   }
 
-  /** Shows `e` (notes: the host's words for where the tokens came from and what is missing). */
-  show(e: TokenExperience, notes: readonly string[] = []): void {
+  /** Shows `e` (notes: the host's words for where the tokens came from and what is missing;
+   *  marks: its turns and warned spans, when the host knows them). */
+  show(e: TokenExperience, notes: readonly string[] = [], marks?: TokenMarks): void {
     this.e = e;
     const n = e.ids.length;
+    this.marks = new MarkIndex(n, marks);
     this.summary = summarize(e);
     this.maxAdv = maxAbs(e.advantages);
     this.display = new Array<string>(n);
@@ -137,7 +141,7 @@ export class TokenView {
       const d = visibleToken(e.texts, e.ids, i);
       this.display[i] = d;
       this.widths[i] = Math.min(65535, columns(d));
-      this.breaks[i] = endsLine(e.texts, i) ? 1 : 0;
+      this.breaks[i] = endsLine(e.texts, i) || this.marks.startsTurn(i + 1) ? 1 : 0;
     }
     this.matches = [];
     this.matchOf.clear();
@@ -229,6 +233,7 @@ export class TokenView {
     if (flags & FLAG_SPECIAL) cls += ' tv-special';
     if (flags & FLAG_PARTIAL) cls += ' tv-partial';
     if (i < e.promptLength) cls += ' tv-in-prompt';
+    cls += this.marks.classes(i);
     const m = this.matchOf.get(i);
     if (m !== undefined) cls += m === this.current ? ' tv-match tv-current' : ' tv-match';
     if (i === this.focus) cls += ' tv-focus';
@@ -242,7 +247,7 @@ export class TokenView {
     const e = this.e;
     if (!el || !e || el.dataset.i === undefined) return;
     const i = Number(el.dataset.i);
-    this.tip.replaceChildren(...tooltipLines(e, i, this.s).map(([k, v]) => {
+    this.tip.replaceChildren(...[...tooltipLines(e, i, this.s), ...this.marks.tooltip(i, this.s)].map(([k, v]) => {
       const row = h('div', 'tv-tip-row');
       row.append(h('span', 'tv-tip-key', k), h('span', 'tv-tip-value', v));
       return row;

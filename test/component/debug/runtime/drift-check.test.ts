@@ -9,7 +9,8 @@
 // ../shared/corpus, unmodified) under `agentrl rollout` against the real llama.cpp fixture model,
 // with the model folder holding the fixture's tokenizer and chat template. Every LLM call is
 // checked against the template (the count proves the check ran): no drift from the template, and
-// no mask warning. What the check
+// no mask warning (and a note that the returned experience, which Trinity builds without its
+// messages, could not be mask-checked). What the check
 // does find on this run is real: the fixture model samples a word (` The`) as two tokens
 // where its tokenizer gives one, so a trainer that re-tokenizes the messages trains on other ids
 // than the engine generated. Those findings, and only those, are allowed: same text, other split.
@@ -119,6 +120,10 @@ describe("Trinity's own multi-turn workflow under the debugger: no template drif
       assert.ok(summary.llmCalls >= 2, `multi-turn: ${summary.llmCalls} LLM calls`);
       assert.equal(summary.tokenChecks?.calls, summary.llmCalls, `every call checked for drift: ${JSON.stringify(summary.tokenChecks)}\n${r.stderr}`);
       assert.equal(summary.maskWarnings, undefined, r.stderr);
+      // Trinity's Workflow.process_messages_to_experience builds the Experience without its
+      // messages: the mask cannot be located on turns, and the run says so instead of staying silent.
+      assert.equal(summary.tokenChecks?.experiences, 0);
+      assert.match(r.stderr, /T\w+#R0: experience 0: action mask not checked: it carries no messages/, r.stderr);
       assert.doesNotMatch(r.stderr, /tokens differ|are trained:/, 'no template drift, no mask warning');
       const splits = r.stderr.split('\n').filter((l) => /^T\w+#R0: Turn \d+: /.test(l));
       for (const l of splits) assert.match(l, /: Turn \d+: `.*` in the completion is \d+ engine tokens where re-tokenizing gives \d+ \(same text, another split\)$/);
