@@ -87,13 +87,22 @@ for (const [theme, name] of [
       await wb.page.locator('.quick-input-list .monaco-list-row', { hasText: 'Local job directory…' }).click();
       const input = wb.page.locator('.quick-input-widget input');
       await input.waitFor({ state: 'visible', timeout: 15000 });
-      await input.fill(job + '/');
+      // The dialog lists the job dir's entries once it has taken the typed path. Its listing of
+      // the folder it opened on can land later and put that folder back in the input: then the
+      // path is typed again, so Enter never accepts the workspace instead of the job dir.
+      const jobEntry = wb.page.locator('.quick-input-list .monaco-list-row', { hasText: 'monitor' }).first();
+      const typed = async () => (await input.inputValue()).replace(/[\\/]+$/, '') === job;
       // The simple folder dialog goes into the folder on the first Enter and takes it on the next.
       for (let i = 0; i < 4 && (await input.isVisible()); i++) {
+        if (!(await typed())) {
+          await input.fill(job + '/');
+          await jobEntry.waitFor({ timeout: 15000 });
+        }
         await wb.page.keyboard.press('Enter');
         await wb.page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 3000 }).catch(() => undefined);
       }
       const view = wb.page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+      await view.locator('.chip', { hasText: 'qwen-grpo' }).first().waitFor({ timeout: 30000 });
       await view.locator('.card[data-chart="rollout/accuracy/mean"] canvas').first().waitFor({ timeout: 90000 });
       await view.locator('.chip.state-live').waitFor({ timeout: 90000 });
       const at = await pointAtStep(view, 'rollout/accuracy/mean', CLICKED);
