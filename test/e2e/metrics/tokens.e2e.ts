@@ -94,9 +94,12 @@ for (const [theme, name] of [
       const typed = async () => (await input.inputValue()).replace(/[\\/]+$/, '') === job;
       // The simple folder dialog goes into the folder on the first Enter and takes it on the next.
       for (let i = 0; i < 4 && (await input.isVisible()); i++) {
-        if (!(await typed())) {
-          await input.fill(job + '/');
-          await jobEntry.waitFor({ timeout: 15000 });
+        // Until the dialog lists the job dir: under load a late listing can replace the typed
+        // path more than once, so the path is typed again each time that happened.
+        for (let tries = 0; !(await typed()) || !(await jobEntry.isVisible()); tries++) {
+          if (tries === 30) throw new Error(`the folder dialog never listed ${job}: its input shows "${await input.inputValue()}"`);
+          if (!(await typed())) await input.fill(job + '/');
+          await jobEntry.waitFor({ timeout: 2000 }).catch(() => undefined);
         }
         await wb.page.keyboard.press('Enter');
         await wb.page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 3000 }).catch(() => undefined);
