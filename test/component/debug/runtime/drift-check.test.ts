@@ -126,6 +126,7 @@ describe("Trinity's own multi-turn workflow under the debugger: no template drif
       assert.ok((summary.tokenChecks?.experiences ?? 0) >= 1, `the returned experience's mask checked: ${JSON.stringify(summary.tokenChecks)}\n${r.stderr}`);
       assert.equal(summary.maskWarnings, undefined, r.stderr);
       assert.doesNotMatch(r.stderr, /action mask not checked/, r.stderr);
+      assert.match(r.stderr, /checked against the chat template: \d+ LLM call\(s\) for retokenization drift, [1-9]\d* returned experience\(s\) for their action mask/, r.stderr);
       assert.doesNotMatch(r.stderr, /tokens differ|are trained:/, 'no template drift, no mask warning');
       const splits = r.stderr.split('\n').filter((l) => /^T\w+#R0: Turn \d+: /.test(l));
       for (const l of splits) assert.match(l, /: Turn \d+: `.*` in the completion is \d+ engine tokens where re-tokenizing gives \d+ \(same text, another split\)$/);
