@@ -7,6 +7,7 @@ import { spawn, spawnSync, type ChildProcess } from 'child_process';
 import { EventEmitter } from 'events';
 import * as fs from 'fs';
 import * as path from 'path';
+import type { L10n } from '../../base/l10n';
 import { asPromise } from '../../base/promise';
 import type { EpisodeTrajectory, RolloutSummary } from '../trajectory/trajectory';
 import type { Backbone } from '../runtime/plan';
@@ -56,6 +57,8 @@ export interface UpstreamRunOptions {
   /** The launch's `debugTags`: AgentJet's `--debug=TAG1|TAG2`, so `bp("TAG1")` stops there. */
   debugTags?: string[];
   meta: Record<string, unknown>;
+  /** The run's closing lines: vscode.l10n in the extension, English elsewhere. */
+  l10n?: L10n;
 }
 
 /** A run of an upstream debug mode: no stepping (the upstream runs it), results imported
@@ -197,7 +200,7 @@ export class UpstreamRun extends EventEmitter<RunEvents> implements RunHandle {
       { calls: 0, prompt: 0, completion: 0 },
     );
     this.writer?.writeSummary(this.summary);
-    this.say(formatSummary(this.summary, this.runDir ?? '(not saved)'));
+    this.say(formatSummary(this.summary, this.runDir, this.o.l10n));
     this.emit('ended', this.summary);
   }
 

@@ -66,7 +66,7 @@ export async function prepareLaunch(args: RolloutLaunchArgs & { __pythonDebugger
   if (backbone !== 'native') {
     const cli = findCli(BACKBONE_CLI[backbone], python, env);
     if (!cli) return { ok: false, message: missingCliMessage(backbone, python) };
-    const run = new UpstreamRun({ backbone, cli, config: configPath, python, runnerDir: context.runnerDir, cwd, env: { ...env, ...(args.env ?? {}) }, runRoot: args.record === false ? undefined : root, launcherArgs: args.launcherArgs, debugTags: args.debugTags, meta: { ...args, config: configPath, env: undefined } });
+    const run = new UpstreamRun({ backbone, cli, config: configPath, python, runnerDir: context.runnerDir, cwd, env: { ...env, ...(args.env ?? {}) }, runRoot: args.record === false ? undefined : root, launcherArgs: args.launcherArgs, debugTags: args.debugTags, meta: { ...args, config: configPath, env: undefined }, l10n: context.l10n });
     return { ok: true, run, notes: [`The ${backbone} backbone runs the upstream debug mode: no stepping; its results are imported when it ends.`] };
   }
   const planned = buildPlan({ ...args, cwd }, result.kind, result.resolved, configPath);

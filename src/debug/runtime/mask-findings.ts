@@ -26,8 +26,9 @@ function sequenceMask(e: ExperienceTokens): Uint8Array | undefined {
 }
 
 /** Why an experience got no verdict: no mask that fits its tokens, no messages to locate the
- *  turns with (Trinity's own Workflow.process_messages_to_experience drops them), no chat
- *  template, or a template that cannot render the messages. */
+ *  turns with (neither its own nor, for one Trinity's Workflow.process_messages_to_experience
+ *  rebuilt without them, those the runner found by its ids among the model's conversions), no
+ *  chat template, or a template that cannot render the messages. */
 export type UncheckedReason = 'no-mask' | 'no-messages' | 'no-template' | 'template-error';
 
 /** Warnings for each experience whose mask trains tokens no assistant generated, how many

@@ -82,7 +82,7 @@ export class RolloutRuntime extends EventEmitter<RunEvents> implements RunHandle
     const modelName = o.modelName ?? (await this.discoverModel());
     this.modelName = modelName;
     const plan = this.runnerPlan(modelName);
-    this.say('console', `Rollout: ${o.plan.kind} workflow ${o.plan.workflow} · model ${modelName} via ${o.upstream.label} · python ${o.python}\n`);
+    this.say('console', this.l10n.t('Rollout: {0} workflow {1} · model {2} via {3} · python {4}', o.plan.kind, o.plan.workflow, modelName, o.upstream.label, o.python) + '\n');
     const runner = new RunnerProcess({ python: o.python, runnerDir: o.runnerDir, cwd: o.plan.cwd, env: runnerEnv(o.env, gateway.url, this.token), token: this.token, debugpy: o.pythonDebugger });
     this.runner = runner;
     runner.on('message', (m) => this.onRunnerMessage(m));
@@ -118,7 +118,7 @@ export class RolloutRuntime extends EventEmitter<RunEvents> implements RunHandle
     if (!this.gateway) {
       if (this.opts.runRoot || this.opts.runDir) {
         this.writer = new RunWriter(this.opts.runRoot ?? '', this.opts.meta, this.opts.runDir);
-        this.writer.onError = (e) => this.say('important', `Could not write the recording in ${this.runDir}: ${e.message}\n`);
+        this.writer.onError = (e) => this.say('important', this.l10n.t('Could not write the recording in {0}: {1}', this.runDir ?? '', e.message) + '\n');
         this.runDir = this.writer.dir;
       }
       const calls = new LlmCalls({ episodes: this.live, stops: this.stops, recorder: this.writer, upstreamFor: (role) => this.upstreamFor(role), checkDrift: (ep, turn) => this.checkDrift(ep, turn) }, this.opts.replay);
@@ -156,7 +156,7 @@ export class RolloutRuntime extends EventEmitter<RunEvents> implements RunHandle
     ep.tokenChecks = { calls: ep.tokenChecks?.calls ?? 0, experiences: (ep.tokenChecks?.experiences ?? 0) + checked };
     const why: Record<UncheckedReason, string> = {
       'no-mask': this.l10n.t('it has no action mask that fits its tokens'),
-      'no-messages': this.l10n.t('it carries no messages to locate the turns with (Trinity\'s Workflow.process_messages_to_experience does not keep them)'),
+      'no-messages': this.l10n.t('it carries no messages to locate the turns with, and no convert_messages_to_experience call of the model returned its tokens'),
       'no-template': this.l10n.t('the run\'s tokenizer has no chat template'),
       'template-error': this.l10n.t('the chat template cannot render its messages'),
     };
@@ -210,7 +210,7 @@ export class RolloutRuntime extends EventEmitter<RunEvents> implements RunHandle
     const summary = closeRun(this.writer, this.live.list, { id: this.writer?.id ?? '', backbone: o.backbone, config: o.meta.config as string | undefined, replayOf: o.replay?.runDir, status, message, startedAt: this.startedAt }, totals, (o.plan.concurrency ?? 1) > 1);
     this.summary = summary;
     this.timing('summary written');
-    this.say('console', formatSummary(summary, this.runDir ?? '(not saved: "record": false)'));
+    this.say('console', formatSummary(summary, this.runDir, this.l10n));
     // The runner sends `done` and exits by itself; what it started must not outlive the run,
     // so its whole tree is ended either way (the gateway need not wait for it).
     const runnerGone = this.runner?.end() ?? Promise.resolve();
@@ -252,7 +252,7 @@ export class RolloutRuntime extends EventEmitter<RunEvents> implements RunHandle
   private onRunnerMessage(m: RunnerMessage): void {
     switch (m.type) {
       case 'tasks':
-        this.say('console', `Loaded ${m.count} task(s): ${m.ids.slice(0, 20).join(', ')}${m.ids.length > 20 ? ', …' : ''}\n`);
+        this.say('console', this.l10n.t('Loaded {0} task(s): {1}', m.count, `${m.ids.slice(0, 20).join(', ')}${m.ids.length > 20 ? ', …' : ''}`) + '\n');
         return;
       case 'symbols':
         this.live.symbols = m.functions;

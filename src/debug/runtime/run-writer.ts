@@ -2,6 +2,7 @@
 // that is stopped or crashes keeps everything recorded up to that point.
 import * as fs from 'fs';
 import * as path from 'path';
+import { english, type L10n } from '../../base/l10n';
 import {
   RECORDING_FILE,
   RUNS_DIR,
@@ -185,18 +186,27 @@ export function summarize(
   };
 }
 
-export function formatSummary(s: RolloutSummary, dir: string): string {
+/** The run's closing lines for the debug console (and `agentrl rollout`'s terminal, in English):
+ *  episodes, reward, tokens, what the token checks found, where the results are. `dir` is the
+ *  run folder, undefined when the run was not saved. */
+export function formatSummary(s: RolloutSummary, dir: string | undefined, l10n: L10n = english): string {
   const reward = s.rewardMean === null ? 'n/a' : s.rewardMean.toFixed(3);
   const perTask = Object.entries(s.rewardByTask)
     .map(([k, v]) => `${k}=${v === null ? 'n/a' : v.toFixed(3)}`)
     .join(' ');
-  return (
-    `Rollout ${s.status}: ${s.episodes} episode(s), mean reward ${reward}, ${s.errors} error(s), ` +
-    `${s.llmCalls} LLM call(s), ${s.tokens.total} tokens, ${(s.wallMs / 1000).toFixed(1)} s\n` +
-    (perTask ? `  reward per task: ${perTask}\n` : '') +
-    (s.drift ? `  retokenization drift: ${s.drift.calls} LLM call(s) in ${s.drift.episodes} episode(s) get other tokens from the chat template than the engine's\n` : '') +
-    (s.maskWarnings ? `  action mask: ${s.maskWarnings.spans} span(s) of tool output, user or system tokens marked trained in ${s.maskWarnings.episodes} episode(s)\n` : '') +
-    (s.message ? `  ${s.message}\n` : '') +
-    `  results: ${dir}\n`
-  );
+  const counts = [s.episodes, reward, s.errors, s.llmCalls, s.tokens.total, (s.wallMs / 1000).toFixed(1)] as const;
+  const head = {
+    completed: l10n.t('Rollout completed: {0} episode(s), mean reward {1}, {2} error(s), {3} LLM call(s), {4} tokens, {5} s', ...counts),
+    terminated: l10n.t('Rollout terminated: {0} episode(s), mean reward {1}, {2} error(s), {3} LLM call(s), {4} tokens, {5} s', ...counts),
+    failed: l10n.t('Rollout failed: {0} episode(s), mean reward {1}, {2} error(s), {3} LLM call(s), {4} tokens, {5} s', ...counts),
+  }[s.status];
+  const lines = [head];
+  if (perTask) lines.push('  ' + l10n.t('reward per task: {0}', perTask));
+  if (s.drift) lines.push('  ' + l10n.t("retokenization drift: {0} LLM call(s) in {1} episode(s) get other tokens from the chat template than the engine's", s.drift.calls, s.drift.episodes));
+  if (s.maskWarnings) lines.push('  ' + l10n.t('action mask: {0} span(s) of tool output, user or system tokens marked trained in {1} episode(s)', s.maskWarnings.spans, s.maskWarnings.episodes));
+  // Silence about drift and masks means "checked, fine" only when the checks ran: say how many.
+  if (s.tokenChecks) lines.push('  ' + l10n.t('checked against the chat template: {0} LLM call(s) for retokenization drift, {1} returned experience(s) for their action mask', s.tokenChecks.calls, s.tokenChecks.experiences));
+  if (s.message) lines.push(`  ${s.message}`);
+  lines.push('  ' + (dir === undefined ? l10n.t('results: not saved ("record": false)') : l10n.t('results: {0}', dir)));
+  return lines.join('\n') + '\n';
 }

@@ -21,6 +21,7 @@ from typing import Any, Awaitable, Callable, Dict, Literal
 
 from agentrl_runner.channel import Channel
 from agentrl_runner.clients import make_client, make_tuner
+from agentrl_runner.conversions import Conversions
 from agentrl_runner.model import DebugModelWrapper, auxiliary_wrappers, engine_config
 from agentrl_runner.optional import optional_module
 from agentrl_runner.protocol import EpisodeResult, ErrorInfo, RunnerPlan
@@ -277,9 +278,11 @@ def _int_list(v: Any) -> list[int] | None:
     return [int(x) for x in v]
 
 
-def _experience_tokens(exps: Any) -> list[Json]:
+def _experience_tokens(exps: Any, conversions: Conversions | None = None) -> list[Json]:
     """Per experience with token ids: the ids, prompt length and action mask as Trinity keeps them
-    (the mask covers the response), with the messages and tools it was built from."""
+    (the mask covers the response), with the messages and tools it was built from: its own, else
+    those of the model's conversion that returned the same ids (Trinity's
+    Workflow.process_messages_to_experience drops them)."""
     out: list[Json] = []
     for i, e in enumerate(exps or []):
         tokens = _int_list(_field(e, "tokens"))
@@ -287,14 +290,18 @@ def _experience_tokens(exps: Any) -> list[Json]:
             continue
         mask = _int_list(_field(e, "action_mask"))
         prompt_length = _field(e, "prompt_length")
+        messages, tools = jsonable(_field(e, "messages")), jsonable(_field(e, "tools"))
+        converted = conversions.find(tokens) if conversions is not None and not messages else None
+        if converted is not None:
+            messages, tools = converted.messages, tools or converted.tools
         out.append(
             {
                 "index": i,
                 "tokens": tokens,
                 "promptLength": int(prompt_length) if isinstance(prompt_length, int) else None,
                 "actionMask": mask,
-                "messages": jsonable(_field(e, "messages")),
-                "tools": jsonable(_field(e, "tools")),
+                "messages": messages,
+                "tools": tools,
             }
         )
     return out
@@ -324,32 +331,38 @@ def run_trinity(work: Workload, job: EpisodeJob, reporter: Reporter) -> EpisodeR
     task = trinity_task(work, job, wrap_reward(work.reward, reporter))
     cfg = work.config
     rollout_model = _obj(_obj(_obj(cfg).get("explorer")).get("rollout_model"))
+    conversions = Conversions()  # the episode's: its wrappers share it, its end clears it
     model = DebugModelWrapper(
         work.plan["model"],
         work.plan.get("rolloutArgs"),
         work.timeout,
         config=engine_config(cfg),
         enable_history=bool(rollout_model.get("enable_history", False)),
+        conversions=conversions,
     )
-    wf = work.workflow(task=task, model=model, auxiliary_models=auxiliary_wrappers(work.plan, work.timeout))
-    if getattr(wf, "can_repeat", False) and hasattr(wf, "set_repeat_times"):
-        wf.set_repeat_times(1, job.repeat)
-    if getattr(wf, "is_async", False) or (not hasattr(wf, "run") and hasattr(wf, "run_async")):
-        exps = asyncio.run(wf.run_async())
-    else:
-        exps = wf.run()
-    reward = _reward_of_experiences(exps)
-    if reward is None and reporter.judged:
-        reward = reward_total(reporter.judged[-1])
-    metadata = {"judge": jsonable(reporter.judged[-1])} if reporter.judged else {}
-    return {
-        "reward": reward,
-        "success": None,
-        "metrics": _metrics_of_experiences(exps),
-        "metadata": metadata,
-        "experiences": _experience_summary(exps),
-        "experienceTokens": _experience_tokens(exps),
-    }
+    auxiliary = auxiliary_wrappers(work.plan, work.timeout, conversions)
+    try:
+        wf = work.workflow(task=task, model=model, auxiliary_models=auxiliary)
+        if getattr(wf, "can_repeat", False) and hasattr(wf, "set_repeat_times"):
+            wf.set_repeat_times(1, job.repeat)
+        if getattr(wf, "is_async", False) or (not hasattr(wf, "run") and hasattr(wf, "run_async")):
+            exps = asyncio.run(wf.run_async())
+        else:
+            exps = wf.run()
+        reward = _reward_of_experiences(exps)
+        if reward is None and reporter.judged:
+            reward = reward_total(reporter.judged[-1])
+        metadata = {"judge": jsonable(reporter.judged[-1])} if reporter.judged else {}
+        return {
+            "reward": reward,
+            "success": None,
+            "metrics": _metrics_of_experiences(exps),
+            "metadata": metadata,
+            "experiences": _experience_summary(exps),
+            "experienceTokens": _experience_tokens(exps, conversions),
+        }
+    finally:
+        conversions.clear()
 
 
 def _obj(v: Any) -> Json:

@@ -13,6 +13,7 @@ import threading
 from typing import Any, Dict, List
 
 from agentrl_runner.clients import make_client, record_history
+from agentrl_runner.conversions import Conversions
 from agentrl_runner.endpoint_tokenizer import EndpointTokenizer, EndpointTokenizerError, endpoint_tokenizer
 from agentrl_runner.protocol import ModelEndpoint, RunnerPlan
 from agentrl_runner.sampling import Sample, experiences_from_completion, make_experience, sampling_request
@@ -121,7 +122,8 @@ class WorkflowState:
 
 class DebugModelWrapper:
     """The ModelWrapper a workflow gets: ``model`` is the gateway endpoint; ``config`` the
-    engine's InferenceModelConfig fields (engine_config())."""
+    engine's InferenceModelConfig fields (engine_config()); ``conversions`` keeps what
+    convert_messages_to_experience was given (the episode's store, shared by its wrappers)."""
 
     def __init__(
         self,
@@ -131,8 +133,10 @@ class DebugModelWrapper:
         config: Json | None = None,
         role: str | None = None,
         enable_history: bool | None = None,
+        conversions: Conversions | None = None,
     ) -> None:
         self._model = model
+        self.conversions = conversions if conversions is not None else Conversions()
         self._timeout = timeout
         self._role = role
         self._rollout_args = dict(rollout_args or {})
@@ -277,6 +281,7 @@ class DebugModelWrapper:
     ) -> Any:
         tok = self._required_tokenizer("convert_messages_to_experience")
         ids, mask, prompt_length = tok.tokens_and_mask(messages, tools)
+        self.conversions.record(ids, messages, tools)
         # Logprobs of a given conversation need the engine (prompt_logprobs): zeros here.
         zeros = [0.0] * (len(ids) - prompt_length)
         return make_experience(
@@ -404,7 +409,9 @@ class DebugModelWrapper:
         return None
 
 
-def auxiliary_wrappers(plan: RunnerPlan, timeout: float) -> list[DebugModelWrapper]:
+def auxiliary_wrappers(
+    plan: RunnerPlan, timeout: float, conversions: Conversions | None = None
+) -> list[DebugModelWrapper]:
     """One wrapper per explorer.auxiliary_models entry. Each talks to its own gateway URL
     from plan.auxiliaryModels (recorded like the rollout model's calls), else to the main
     endpoint under the main model's name; every call is tagged auxiliary/<i>."""
@@ -422,7 +429,13 @@ def auxiliary_wrappers(plan: RunnerPlan, timeout: float) -> list[DebugModelWrapp
         }
         out.append(
             DebugModelWrapper(
-                model, {}, timeout, config=engine_config(cfg, i), role=f"auxiliary/{i}", enable_history=True
+                model,
+                {},
+                timeout,
+                config=engine_config(cfg, i),
+                role=f"auxiliary/{i}",
+                enable_history=True,
+                conversions=conversions,
             )
         )
     return out

@@ -1,0 +1,62 @@
+// The run's closing lines (formatSummary): the debug console shows them in the window's language
+// through the injected l10n (vscode.l10n in the extension), here with the real zh-cn bundle;
+// `agentrl rollout` prints them in English. The token checks' line says what was checked, so no
+// drift and no mask line means "checked, fine" and not "never checked".
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import { english, type L10n } from '../../../../src/base/l10n';
+import { formatSummary } from '../../../../src/debug/runtime/run-writer';
+import type { RolloutSummary } from '../../../../src/debug/trajectory/trajectory';
+import { repoRoot } from '../../../harness/paths';
+
+const zh = JSON.parse(fs.readFileSync(path.join(repoRoot, 'l10n', 'bundle.l10n.zh-cn.json'), 'utf8')) as Record<string, string>;
+/** vscode.l10n.t with the zh-cn bundle: the translation of the message, placeholders filled. */
+const chinese: L10n = { t: (message, ...args) => english.t(zh[message] ?? `UNTRANSLATED ${message}`, ...args) };
+
+const summary: RolloutSummary = {
+  id: 'r1',
+  status: 'completed',
+  backbone: 'native',
+  startedAt: '2026-01-01T00:00:00.000Z',
+  finishedAt: '2026-01-01T00:00:12.500Z',
+  wallMs: 12500,
+  episodes: 2,
+  errors: 0,
+  rewardMean: 0.5,
+  rewardByTask: { a: 1, b: 0 },
+  tokens: { prompt: 90, completion: 10, total: 100 },
+  llmCalls: 10,
+  drift: { calls: 4, episodes: 1 },
+  maskWarnings: { spans: 1, episodes: 1 },
+  tokenChecks: { calls: 10, experiences: 2 },
+};
+
+test('English: the counts, the token checks (what they found and what they checked), where the results are', () => {
+  assert.deepEqual(formatSummary(summary, '/ws/.agentrl/runs/r1').split('\n'), [
+    'Rollout completed: 2 episode(s), mean reward 0.500, 0 error(s), 10 LLM call(s), 100 tokens, 12.5 s',
+    '  reward per task: a=1.000 b=0.000',
+    "  retokenization drift: 4 LLM call(s) in 1 episode(s) get other tokens from the chat template than the engine's",
+    '  action mask: 1 span(s) of tool output, user or system tokens marked trained in 1 episode(s)',
+    '  checked against the chat template: 10 LLM call(s) for retokenization drift, 2 returned experience(s) for their action mask',
+    '  results: /ws/.agentrl/runs/r1',
+    '',
+  ]);
+  const clean = formatSummary({ ...summary, status: 'terminated', drift: undefined, maskWarnings: undefined, tokenChecks: undefined, rewardByTask: {} }, undefined);
+  assert.deepEqual(clean.split('\n'), ['Rollout terminated: 2 episode(s), mean reward 0.500, 0 error(s), 10 LLM call(s), 100 tokens, 12.5 s', '  results: not saved ("record": false)', '']);
+});
+
+test('zh-cn: every line of the summary in Chinese, numbers in place', () => {
+  const lines = formatSummary({ ...summary, status: 'failed' }, '/ws/.agentrl/runs/r1', chinese).split('\n');
+  assert.deepEqual(lines, [
+    'Rollout 失败：2 个回合，平均奖励 0.500，0 个错误，10 次 LLM 调用，100 个 token，12.5 秒',
+    '  每个任务的奖励：a=1.000 b=0.000',
+    '  重新分词偏差：1 个回合中有 4 次 LLM 调用，其对话模板给出的 token 与推理引擎的不同',
+    '  action mask：1 个回合中有 1 段工具输出、用户或系统 token 被标记为参与训练',
+    '  已对照对话模板检查：10 次 LLM 调用的重新分词偏差，2 个返回的 experience 的 action mask',
+    '  结果：/ws/.agentrl/runs/r1',
+    '',
+  ]);
+  for (const status of ['completed', 'terminated'] as const) assert.doesNotMatch(formatSummary({ ...summary, status }, undefined, chinese), /UNTRANSLATED/);
+});
