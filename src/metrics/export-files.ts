@@ -9,6 +9,20 @@ function defaultUri(name: string): vscode.Uri | undefined {
   return ws ? vscode.Uri.joinPath(ws, name) : undefined;
 }
 
+/** Writes the file; a failure (a read-only folder, a full disk) is told to the user, not thrown:
+ *  the view's export buttons do not wait for the result. */
+async function write(uri: vscode.Uri, bytes: Uint8Array, log: Logger): Promise<boolean> {
+  try {
+    await vscode.workspace.fs.writeFile(uri, bytes);
+    return true;
+  } catch (e) {
+    const why = e instanceof Error ? e.message : String(e);
+    log.warn(`metrics: could not write ${uri.fsPath}: ${why}`);
+    void vscode.window.showErrorMessage(vscode.l10n.t('Could not write {0}: {1}', uri.fsPath, why));
+    return false;
+  }
+}
+
 const safe = (s: string) => s.replace(/[^\w.-]+/g, '_').replace(/^_+|_+$/g, '') || 'metrics';
 
 /** Writes full-resolution series to `target` (asks for a file when undefined); returns the file. */
@@ -30,7 +44,7 @@ export async function exportSeriesTo(
     }));
   if (!uri) return undefined;
   const text = format === 'csv' ? exportCsv(store, keys) : exportJson(store, keys);
-  await vscode.workspace.fs.writeFile(uri, Buffer.from(text, 'utf8'));
+  if (!(await write(uri, Buffer.from(text, 'utf8'), log))) return undefined;
   log.info(`metrics: exported ${keys.length} series to ${uri.fsPath}`);
   warnEnvelopeOnly(store, keys);
   return uri;
@@ -62,7 +76,7 @@ export async function exportPng(chart: string, dataUrl: string, target: vscode.U
     (await vscode.window.showSaveDialog({ defaultUri: defaultUri(`${safe(chart)}.png`), filters: { PNG: ['png'] }, title: vscode.l10n.t('Export chart as PNG') }));
   if (!uri) return undefined;
   const bytes = Buffer.from(dataUrl.slice(dataUrl.indexOf(',') + 1), 'base64');
-  await vscode.workspace.fs.writeFile(uri, bytes);
+  if (!(await write(uri, bytes, log))) return undefined;
   log.info(`metrics: saved ${chart} as ${uri.fsPath}`);
   return uri;
 }

@@ -99,7 +99,7 @@ export async function copyDiagnostics(host: RayHost, a: DiagnoseArgs = {}): Prom
       const driverLog = logs[0]?.lines.join('\n') ?? '';
       const said = trinityVersion(job, driverLog);
       // Not pinned and not logged: ask the cluster (a tiny job in the run's Python).
-      const trinityProbe = said ? undefined : await probeTrinityVersion(client, job).catch((e: Error) => ({ error: e.message }));
+      const trinityProbe = said ? undefined : await probeTrinityVersion(client, job, { log: host.log }).catch((e: Error) => ({ error: e.message }));
       return renderDiagnostics({
         takenAt: new Date().toISOString(),
         job,

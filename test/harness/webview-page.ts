@@ -62,8 +62,13 @@ export const THEMES = {
 export interface WebviewPage {
   page: Page;
   browser: Browser;
-  /** Sends a host message into the page (what webview.postMessage does in VS Code). */
-  post(msg: unknown): Promise<void>;
+  /**
+   * Sends a host message into the page (what webview.postMessage does in VS Code): true once
+   * the page has it; false, never a rejection, once the page is closed or closing — as VS Code
+   * answers a post to a disposed webview — since a host answers page messages without awaiting.
+   */
+  post(msg: unknown): Promise<boolean>;
+  /** Closes the page; messages it sends from then on no longer reach `onMessage`. */
   close(): Promise<void>;
 }
 
@@ -94,8 +99,13 @@ export async function openWebviewPage(opts: {
   const page = await (await browser.newContext({ viewport: opts.viewport ?? { width: 1280, height: 900 } })).newPage();
   // Messages sent while the page loads (the `ready`) wait until this function has returned.
   let started = false;
+  let closed = false;
   const early: unknown[] = [];
-  await page.exposeFunction('__toHost', (m: unknown) => (started ? opts.onMessage(m) : early.push(m)));
+  await page.exposeFunction('__toHost', (m: unknown) => {
+    if (closed) return;
+    if (started) opts.onMessage(m);
+    else early.push(m);
+  });
   await page.route(`${ORIGIN}/**`, (route) => {
     const p = new URL(route.request().url()).pathname;
     if (p === '/') return route.fulfill({ contentType: 'text/html', body: html });
@@ -107,13 +117,26 @@ export async function openWebviewPage(opts: {
   await page.goto(`${ORIGIN}/`);
   setTimeout(() => {
     started = true;
-    for (const m of early.splice(0)) opts.onMessage(m);
+    for (const m of early.splice(0)) if (!closed) opts.onMessage(m);
   }, 0);
+  const post = async (msg: unknown): Promise<boolean> => {
+    const json = JSON.stringify(msg); // one that cannot be serialized rejects, as in VS Code
+    if (closed) return false;
+    try {
+      await page.evaluate((text) => (globalThis as unknown as { postMessage(m: unknown, o: string): void }).postMessage(JSON.parse(text), '*'), json);
+      return true;
+    } catch (e) {
+      // Closed while the message crossed: dropped, as VS Code drops it. Any other error is real.
+      if (closed || page.isClosed()) return false;
+      throw e;
+    }
+  };
   return {
     page,
     browser,
-    post: (msg) => page.evaluate((json) => (globalThis as unknown as { postMessage(m: unknown, o: string): void }).postMessage(JSON.parse(json), '*'), JSON.stringify(msg)),
+    post,
     close: async () => {
+      closed = true;
       if (!opts.browser) await browser.close();
       else await page.context().close();
     },

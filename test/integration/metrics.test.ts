@@ -203,6 +203,15 @@ suite('metrics view (real relay, real event files)', function () {
     assert.ok(lines.some((l) => /,123,[\d.]+,5$/.test(l)), 'the spike is not in the export');
   });
 
+  test('an export that cannot be written (no such folder) gives no file and no rejected command', async () => {
+    const file = path.join(tmp, 'no-such-folder', 'deeper', 'reward.csv');
+    fs.writeFileSync(path.join(tmp, 'no-such-folder'), 'a file where the folder would be');
+    const key = seriesKey(RUN, 'explorer', 'rollout/accuracy/mean');
+    const out = await vscode.commands.executeCommand<string | undefined>('agentrl.metrics.export', { keys: [key], format: 'csv', file });
+    assert.strictEqual(out, undefined);
+    assert.ok(!fs.existsSync(file));
+  });
+
   test('a wrong token: the endpoint says error and stops; the right one (secret storage) connects', async () => {
     const guarded = await jobRelay(job, 0, 's3cret-token');
     try {

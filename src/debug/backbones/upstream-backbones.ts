@@ -7,7 +7,7 @@ import { spawn, spawnSync, type ChildProcess } from 'child_process';
 import { EventEmitter } from 'events';
 import * as fs from 'fs';
 import * as path from 'path';
-import type { L10n } from '../../base/l10n';
+import { english, type L10n } from '../../base/l10n';
 import { asPromise } from '../../base/promise';
 import type { EpisodeTrajectory, RolloutSummary } from '../trajectory/trajectory';
 import type { Backbone } from '../runtime/plan';
@@ -71,6 +71,8 @@ export class UpstreamRun extends EventEmitter<RunEvents> implements RunHandle {
   private children: ChildProcess[] = [];
   private writer?: RunWriter;
   private terminated = false;
+  /** A write to the run's record failed (said once). */
+  private saveFailed = false;
   private readonly startedAt = new Date();
 
   constructor(private readonly o: UpstreamRunOptions) {
@@ -100,7 +102,8 @@ export class UpstreamRun extends EventEmitter<RunEvents> implements RunHandle {
     }
     const out = path.join(this.runDir ?? this.o.cwd, `${this.o.backbone}-debug`);
     this.say(`Backbone ${this.o.backbone}: ${this.o.cli}\n`);
-    void this.run(out);
+    // Whatever goes wrong, the run ends: the debug session waits for `ended`.
+    this.run(out).catch((e: unknown) => this.finish('failed', `the ${this.o.backbone} run failed: ${e instanceof Error ? e.message : String(e)}`));
   }
 
   private async run(out: string): Promise<void> {
@@ -169,7 +172,7 @@ export class UpstreamRun extends EventEmitter<RunEvents> implements RunHandle {
       const ep = newEpisode({ id: t.episode, threadId: this.episodes.length + 1, taskIndex: t.taskIndex, taskId: t.taskId, repeat: t.repeat, task: t.task });
       Object.assign(ep, { reward: t.reward, metadata: t.metadata, experiences: t.experiences, status: 'done', endedAt: Date.now() });
       this.episodes.push(ep);
-      this.writer?.writeEpisode(t);
+      this.save(() => this.writer?.writeEpisode(t));
       this.emit('episodeEnded', ep);
     }
     return trajectories.length;
@@ -199,9 +202,20 @@ export class UpstreamRun extends EventEmitter<RunEvents> implements RunHandle {
       { id: this.writer?.id ?? '', backbone: this.o.backbone, config: this.o.config, status, message, startedAt: this.startedAt, finishedAt },
       { calls: 0, prompt: 0, completion: 0 },
     );
-    this.writer?.writeSummary(this.summary);
+    const summary = this.summary;
+    this.save(() => this.writer?.writeSummary(summary));
     this.say(formatSummary(this.summary, this.runDir, this.o.l10n));
     this.emit('ended', this.summary);
+  }
+
+  /** Writes to the run's record; a failure (run dir deleted, disk full) is said once and the run goes on. */
+  private save(write: () => void): void {
+    try {
+      write();
+    } catch (e) {
+      if (!this.saveFailed) this.say((this.o.l10n ?? english).t("Could not save the run's record in {0}: {1}", this.runDir ?? '', (e as Error).message) + '\n');
+      this.saveFailed = true;
+    }
   }
 
   private say(text: string): void {

@@ -218,7 +218,11 @@ export class RolloutDebugSession extends DebugSession {
   // DebugSession drops what a request handler returns: each async handler runs on its own
   // and answers its request itself.
   protected override launchRequest(response: DebugProtocol.LaunchResponse, args: LaunchRequestArgs): void {
-    void this.launch(response, args);
+    // An error nobody foresaw still answers the launch: unanswered, VS Code waits on it for good.
+    this.launch(response, args).catch((e: unknown) => {
+      this.sendErrorResponse(response, { id: 1003, format: this.l10n.t('Agent RL: {0}', e instanceof Error ? e.message : String(e)), showUser: true });
+      if (this.run) this.end();
+    });
   }
 
   private async launch(response: DebugProtocol.LaunchResponse, args: LaunchRequestArgs): Promise<void> {

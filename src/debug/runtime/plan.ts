@@ -209,6 +209,7 @@ export function validateLaunchArgs(args: Partial<RolloutLaunchArgs>): string[] {
       else if (a.timeout !== undefined && !(a.timeout > 0)) errors.push(`"auxiliaryModels[${i}].timeout" must be a positive number of seconds`);
     });
   }
+  for (const k of ['cwd', 'workspaceRoot', 'python'] as const) if (args[k] !== undefined && typeof args[k] !== 'string') errors.push(`"${k}" must be a path`);
   if (args.breakOn !== undefined && !Array.isArray(args.breakOn)) errors.push('"breakOn" must be a list such as ["llm", "tool:get_weather", "reward<1"]');
   return errors;
 }

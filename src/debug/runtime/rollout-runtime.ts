@@ -207,7 +207,21 @@ export class RolloutRuntime extends EventEmitter<RunEvents> implements RunHandle
     const o = this.opts;
     const totals = this.calls?.totals ?? { calls: 0, prompt: 0, completion: 0 };
     await Promise.all(this.maskChecks);
-    const summary = closeRun(this.writer, this.live.list, { id: this.writer?.id ?? '', backbone: o.backbone, config: o.meta.config as string | undefined, replayOf: o.replay?.runDir, status, message, startedAt: this.startedAt }, totals, (o.plan.concurrency ?? 1) > 1);
+    const base = { id: this.writer?.id ?? '', backbone: o.backbone, config: o.meta.config as string | undefined, replayOf: o.replay?.runDir, status, message, startedAt: this.startedAt };
+    let summary: RolloutSummary;
+    try {
+      summary = closeRun(this.writer, this.live.list, base, totals, (o.plan.concurrency ?? 1) > 1);
+    } catch (e) {
+      // The run dir deleted or the disk full: the run still ends (else the session waits on it
+      // for good), with its summary shown, just not saved.
+      this.say('important', this.l10n.t("Could not save the run's record in {0}: {1}", this.runDir ?? '', (e as Error).message) + '\n');
+      summary = closeRun(undefined, this.live.list, base, totals, false);
+      try {
+        this.writer?.close();
+      } catch {
+        /* its recording is as lost as the rest */
+      }
+    }
     this.summary = summary;
     this.timing('summary written');
     this.say('console', formatSummary(summary, this.runDir, this.l10n));

@@ -2,6 +2,7 @@
 // reserved, so it starts beside a busy run) in the run's Python environment prints the version
 // of the installed trinity-rft distribution, or that there is none. Used when the run neither
 // pins the version in its runtime env nor prints it in its log. No vscode.
+import { silentLogger, type Logger } from '../../base/log';
 import type { RayJob, SubmitJobRequest } from '../api/api-types';
 import { isTerminal, META } from '../api/api-types';
 import type { RayClient } from '../api/client';
@@ -42,14 +43,24 @@ export interface ProbeOptions {
   /** How long the probe job may take (queued included). */
   timeoutMs?: number;
   pollMs?: number;
+  /** How long a stopped probe job may take to end before its record is left (and logged). */
+  stopGraceMs?: number;
   /** Waits `ms` (tests pass one that advances a fake clock). */
   sleep?: (ms: number) => Promise<void>;
+  /** Where a job record that could not be deleted is reported. */
+  log?: Logger;
 }
 
-/** Runs the probe job on the run's cluster, waits for it, reads its answer and deletes the job. */
+/**
+ * Runs the probe job on the run's cluster, waits for it, reads its answer and deletes the job;
+ * one that does not finish in time is stopped, then deleted once it has ended, so probes do not
+ * pile up in the user's job list. A failed delete is logged, never thrown: the answer (or the
+ * timeout) is what the caller asked for.
+ */
 export async function probeTrinityVersion(client: Pick<RayClient, 'submit' | 'job' | 'logs' | 'stop' | 'delete'>, run: RayJob, o: ProbeOptions = {}): Promise<TrinityProbe> {
   const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const pollMs = o.pollMs ?? 1000;
+  const log = o.log ?? silentLogger;
   const { submission_id: id } = await client.submit(trinityProbeRequest(run));
   let last: RayJob | undefined;
   try {
@@ -57,8 +68,9 @@ export async function probeTrinityVersion(client: Pick<RayClient, 'submit' | 'jo
       last = await client.job(id);
       if (isTerminal(last.status)) break;
       if (waited >= (o.timeoutMs ?? 60_000)) {
-        await client.stop(id).catch(() => false);
-        return { error: `the probe job ${id} did not finish in ${Math.round((o.timeoutMs ?? 60_000) / 1000)} s (${last.status})` };
+        const status = last.status;
+        last = await stopAndWait(client, id, pollMs, o.stopGraceMs ?? 30_000, sleep, log);
+        return { error: `the probe job ${id} did not finish in ${Math.round((o.timeoutMs ?? 60_000) / 1000)} s (${status})` };
       }
       await sleep(pollMs);
     }
@@ -66,6 +78,23 @@ export async function probeTrinityVersion(client: Pick<RayClient, 'submit' | 'jo
     if (answer === undefined) return { error: `the probe job ${id} ended ${last.status} without an answer${last.message ? `: ${last.message}` : ''}` };
     return answer === null ? { installed: false } : { installed: true, version: answer };
   } finally {
-    if (last && isTerminal(last.status)) await client.delete(id).catch(() => false);
+    // Ray deletes only an ended job's record; one still running after the grace is left to the user.
+    if (last && isTerminal(last.status)) await client.delete(id).catch((e: Error) => log.warn(`ray: could not delete the probe job ${id}: ${e.message}`));
+    else if (last) log.warn(`ray: the probe job ${id} was stopped but is still ${last.status}: its record is left in the job list`);
+  }
+}
+
+/** Stops the job and polls it until it has ended or `graceMs` passed; its last status (undefined when it could not be read). */
+async function stopAndWait(client: Pick<RayClient, 'job' | 'stop'>, id: string, pollMs: number, graceMs: number, sleep: (ms: number) => Promise<void>, log: Logger): Promise<RayJob | undefined> {
+  try {
+    await client.stop(id);
+    for (let waited = 0; ; waited += pollMs) {
+      const job = await client.job(id);
+      if (isTerminal(job.status) || waited >= graceMs) return job;
+      await sleep(pollMs);
+    }
+  } catch (e) {
+    log.warn(`ray: could not stop the probe job ${id}: ${(e as Error).message}`);
+    return undefined;
   }
 }

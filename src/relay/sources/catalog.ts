@@ -34,6 +34,8 @@ export interface CatalogListener {
 export class SourceCatalog {
   private readonly sources = new Map<string, Source>();
   private readonly sqlFiles = new Map<string, SqlDatabaseSnapshot>();
+  /** Databases whose tables could not be listed (damaged): said once each. */
+  private readonly unreadable = new Set<string>();
   /** Watched directories, and the identity each had when its watch began (a recreated one is watched anew). */
   private readonly watchers = new Map<string, { w: fs.FSWatcher; id: string }>();
   /** The boundary of every path, and the open files of every reader. */
@@ -126,8 +128,19 @@ export class SourceCatalog {
       snap = new SqlDatabaseSnapshot(spec.abs, this.opts.log, undefined, this.root);
       this.sqlFiles.set(spec.abs, snap);
     }
+    let tables: string[];
+    try {
+      tables = await snap.experienceTables();
+    } catch (e) {
+      // A damaged database costs its own experiences, not the relay: the next rescan asks again
+      // (said once until it reads again).
+      if (!this.unreadable.has(spec.abs)) this.opts.log.warn(`relay: ${spec.rel}: cannot list its tables (${(e as Error).message}); its experiences are not served`);
+      this.unreadable.add(spec.abs);
+      return [];
+    }
+    this.unreadable.delete(spec.abs);
     const out: Source[] = [];
-    for (const table of await snap.experienceTables()) {
+    for (const table of tables) {
       const id = `${spec.id}#${table}`;
       if (this.sources.has(id)) continue;
       const src = new SqlTableSource({ id, kind: 'sql', run: spec.run, role: table, path: spec.rel }, snap, table);

@@ -3,6 +3,8 @@
 // (eval.json and three recorded model runs, written here) read by the real record loader,
 // statistics and rollout service. A regression is opened side by side (the screenshot is saved
 // to test-results/screenshots/eval-regression.png); another model is picked as the compared one.
+// The panel answers without awaiting its post: an answer to a page that closed meanwhile is
+// dropped (VS Code resolves a post to a disposed webview to false), never an unhandled rejection.
 import { after, before, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import * as fs from 'fs';
@@ -44,6 +46,7 @@ function episode(model: string, task: string, repeat: number, reply: string, rew
 describe('the comparison view in Chromium', { skip: built ? false : 'media/eval.js not built (npm run build)' }, () => {
   let dir: string;
   let view: WebviewPage;
+  let session: ComparisonSession;
   const service = new DebugRolloutService(new ConfigCheckerTestDouble(), path.join(repoRoot, 'src', 'debug', 'runner'));
 
   before(async () => {
@@ -64,12 +67,15 @@ describe('the comparison view in Chromium', { skip: built ? false : 'media/eval.
       record.models.push({ name, runDir: `runs/${name}`, status: 'completed', llmCalls: eps.length * 2, episodes: service.recorded(runDir) });
     }
     saveEval(dir, record);
-    const session = new ComparisonSession(loadEval(dir), dir, (runDir, ep) => service.transcript(runDir, ep), () => strings, { a: 'base', b: 'step400' });
+    session = new ComparisonSession(loadEval(dir), dir, (runDir, ep) => service.transcript(runDir, ep), () => strings, { a: 'base', b: 'step400' });
+    // As the panel answers: without awaiting the post (one to a closed page resolves false).
     const onMessage = (raw: unknown) => {
       const answer = session.answer(raw as FromView);
       if (answer) void view.post(answer);
     };
     view = await openWebviewPage({ bundle: 'eval', onMessage, viewport: { width: 1100, height: 800 } });
+    // Every test starts from the page showing the comparison (each can run alone).
+    await until('the comparison shown', async () => (await view.page.locator('table.tasks tr[data-task]').count()) === 4);
   });
   after(async () => {
     await view?.close();
@@ -117,5 +123,18 @@ describe('the comparison view in Chromium', { skip: built ? false : 'media/eval.
     await until('base compared with step200', async () => (await page.locator('h1').textContent()) === 'base ↔ step200 · toolcall.yaml');
     assert.equal(await page.locator('table.tasks tr.improvement').count(), 2);
     assert.equal(await page.locator('#pick-b').inputValue(), 'base');
+  });
+
+  test('an answer to a page that closed meanwhile is dropped, never a rejection', async () => {
+    const heard: FromView[] = [];
+    const other = await openWebviewPage({ bundle: 'eval', onMessage: (m) => heard.push(m as FromView), browser: view.browser });
+    await until('the page says it is ready', () => heard.some((m) => m.type === 'ready'));
+    const answer = session.answer({ type: 'ready' })!;
+    assert.equal(await other.post(answer), true, 'the open page takes it');
+    // An answer crossing as the page closes, then one after: neither rejects.
+    const crossing = other.post(answer);
+    await other.close();
+    assert.equal(typeof (await crossing), 'boolean');
+    assert.equal(await other.post(answer), false);
   });
 });

@@ -4,9 +4,11 @@
 import { describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import type { RolloutSummary } from '../../../../src/debug/trajectory/trajectory';
+import type { CheckResult } from '../../../../src/feature-api/config-checker';
 import { parseJson, readJson } from '../../../harness/json';
 import {
   byName, children, collectOutput, latestRun, launch, modelAndWorkspace, readJsonl, scopeVars, sdkPython, skipWithoutModel, startAdapter, topFrame,
@@ -264,3 +266,29 @@ async function stepThroughOneEpisode(ws: string, base: () => Record<string, unkn
     await close();
   }
 }
+
+describe('a launch that cannot start is answered, never left waiting (no model needed)', { timeout: 60_000 }, () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentrl-launch-'));
+  const config = path.join(dir, 'toolcall.yaml');
+  fs.writeFileSync(config, 'buffer: {}\n');
+
+  test('a launch.json path that is not a string is refused by name', async () => {
+    const { dc, close } = await startAdapter();
+    try {
+      await assert.rejects(launch(dc, { config, cwd: 5, python: ['python3'] }), /Invalid agentrl launch configuration:\n {2}"cwd" must be a path\n {2}"python" must be a path/);
+    } finally {
+      await close();
+    }
+  });
+
+  test('an error nobody foresaw (a config checker that answers nothing usable) refuses the launch with its message', async () => {
+    // A broken checker: its result has no diagnostics.
+    const { dc, close } = await startAdapter({ checker: { check: () => Promise.resolve({} as CheckResult) } });
+    try {
+      await assert.rejects(launch(dc, { config, cwd: dir, model: { baseUrl: 'http://127.0.0.1:9/v1' } }), /^Error: Agent RL: Cannot read properties of undefined \(reading 'filter'\)$/);
+    } finally {
+      await close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

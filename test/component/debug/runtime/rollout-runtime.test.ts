@@ -10,7 +10,7 @@ import { ReplayUpstream } from '../../../../src/debug/gateway/replay';
 import type { RolloutRuntime, StopInfo } from '../../../../src/debug/runtime/rollout-runtime';
 import { editableRequest } from '../../../../src/debug/runtime/edit-copies';
 import type { LlmTurn } from '../../../../src/debug/runtime/episode';
-import { RECORDING_FILE, type RecordedCall } from '../../../../src/debug/trajectory/trajectory';
+import { RECORDING_FILE, type RecordedCall, type RolloutSummary } from '../../../../src/debug/trajectory/trajectory';
 import { chat, EchoModelDouble, runtime, settledWithin, tempDir, user } from './doubles';
 import { sleep } from '../../../harness/wait';
 
@@ -197,5 +197,22 @@ describe('an edited message stays edited', () => {
     assert.equal(rec[1].sent?.messages[0].content, 'What is 3+3?');
     assert.equal(rec[3].sent, undefined);
     assert.deepEqual(a.forkAt, { index: 0 });
+  });
+});
+
+describe('a run whose record cannot be saved', () => {
+  test('its run dir deleted mid-run: stopping still ends the run, with its summary, and says the record is lost', async () => {
+    const { rt } = setup();
+    await rt.openGateway();
+    rt.beginEpisode('A');
+    const said: string[] = [];
+    rt.on('output', (o: { category: string; text: string }) => said.push(`${o.category}: ${o.text}`));
+    const ended = new Promise<RolloutSummary | undefined>((r) => rt.once('ended', r));
+    fs.rmSync(rt.runDir!, { recursive: true, force: true });
+    await rt.terminate();
+    const summary = await ended;
+    assert.equal(summary?.status, 'terminated');
+    assert.equal(summary?.episodes, 1, 'the episode cut short is counted');
+    assert.ok(said.some((l) => /^important: Could not save the run's record in .*ENOENT/.test(l)), said.join(''));
   });
 });

@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import type { JobStatus, RayJob, SubmitJobRequest } from '../../../../src/ray/api/api-types';
 import { META } from '../../../../src/ray/api/api-types';
+import { silentLogger, type Logger } from '../../../../src/base/log';
 import { renderDiagnostics } from '../../../../src/ray/diagnostics/report';
 import { TRINITY_PROBE_ENTRYPOINT, parseTrinityProbe, probeTrinityVersion, trinityProbeRequest, type TrinityProbe } from '../../../../src/ray/diagnostics/trinity-probe';
 
@@ -46,10 +47,15 @@ test("the probe job runs in the run's Python (pip, conda, uv, py_executable), re
   assert.equal(trinityProbeRequest({ ...run, runtime_env: null }).runtime_env, undefined);
 });
 
-/** A stand-in of the dashboard's job API: the job goes through `statuses`, then prints `log`. */
-function fakeDashboard(statuses: JobStatus[], log: string) {
+/**
+ * A stand-in of the dashboard's job API: the job goes through `statuses`, then prints `log`; once
+ * stopped it reports STOPPED (or, with `o.stopIgnored`, keeps its status); with `o.deleteFails`
+ * the delete is refused as Ray refuses it.
+ */
+function fakeDashboard(statuses: JobStatus[], log: string, o: { stopIgnored?: boolean; deleteFails?: boolean } = {}) {
   const calls: string[] = [];
   let polls = 0;
+  let stopped = false;
   return {
     calls,
     client: {
@@ -57,21 +63,31 @@ function fakeDashboard(statuses: JobStatus[], log: string) {
         calls.push(`submit ${req.entrypoint.slice(0, 10)}`);
         return Promise.resolve({ submission_id: 'probe_1' });
       },
-      job: (id: string) => Promise.resolve({ submission_id: id, status: statuses[Math.min(polls++, statuses.length - 1)], entrypoint: '', message: 'exited' } as RayJob),
+      job: (id: string) => {
+        const status = stopped && !o.stopIgnored ? 'STOPPED' : statuses[Math.min(polls++, statuses.length - 1)];
+        return Promise.resolve({ submission_id: id, status, entrypoint: '', message: 'exited' } as RayJob);
+      },
       logs: () => Promise.resolve(log),
       stop: (id: string) => {
         calls.push(`stop ${id}`);
+        stopped = true;
         return Promise.resolve(true);
       },
       delete: (id: string) => {
         calls.push(`delete ${id}`);
-        return Promise.resolve(true);
+        return o.deleteFails ? Promise.reject(new Error('Ray dashboard error: DELETE /api/jobs/probe_1 → HTTP 500')) : Promise.resolve(true);
       },
     },
   };
 }
 const run = { submission_id: 'raysubmit_1', status: 'RUNNING', entrypoint: 'trinity run' } as RayJob;
 const noWait = () => Promise.resolve();
+
+/** A logger that keeps its warnings. */
+function memoryLog(): Logger & { warnings: string[] } {
+  const warnings: string[] = [];
+  return { ...silentLogger, warnings, warn: (m: string) => warnings.push(m) };
+}
 
 test('the probe job: its answer read once it ended, then the job deleted', async () => {
   const d = fakeDashboard(['PENDING', 'RUNNING', 'SUCCEEDED'], 'AGENTRL_TRINITY_VERSION=0.6.0\n');
@@ -81,14 +97,28 @@ test('the probe job: its answer read once it ended, then the job deleted', async
   assert.deepEqual(await probeTrinityVersion(none.client, run, { sleep: noWait }), { installed: false });
 });
 
-test('a probe job that never starts is stopped after its timeout; one that fails without an answer says so', async () => {
+test('a probe job that never starts is stopped after its timeout, then deleted once it ended; one that fails without an answer says so', async () => {
   const stuck = fakeDashboard(['PENDING'], '');
   const r = await probeTrinityVersion(stuck.client, run, { sleep: noWait, timeoutMs: 5000, pollMs: 1000 });
   assert.ok('error' in r && /did not finish in 5 s \(PENDING\)/.test(r.error), JSON.stringify(r));
-  assert.deepEqual(stuck.calls, ['submit python3 -c', 'stop probe_1']);
+  assert.deepEqual(stuck.calls, ['submit python3 -c', 'stop probe_1', 'delete probe_1']);
   const broken = fakeDashboard(['FAILED'], 'sh: 1: python3: not found\n');
   const b = await probeTrinityVersion(broken.client, run, { sleep: noWait });
   assert.ok('error' in b && /ended FAILED without an answer: exited/.test(b.error), JSON.stringify(b));
+});
+
+test('a probe job whose record cannot be deleted: the answer all the same, the failure logged', async () => {
+  const refused = fakeDashboard(['SUCCEEDED'], 'AGENTRL_TRINITY_VERSION=0.6.0\n', { deleteFails: true });
+  const log = memoryLog();
+  assert.deepEqual(await probeTrinityVersion(refused.client, run, { sleep: noWait, log }), { installed: true, version: '0.6.0' });
+  assert.deepEqual(log.warnings, ['ray: could not delete the probe job probe_1: Ray dashboard error: DELETE /api/jobs/probe_1 → HTTP 500']);
+  // Stopped but still running after the grace: Ray would refuse the delete, so none is sent.
+  const lingering = fakeDashboard(['RUNNING'], '', { stopIgnored: true });
+  const log2 = memoryLog();
+  const r = await probeTrinityVersion(lingering.client, run, { sleep: noWait, timeoutMs: 2000, pollMs: 1000, stopGraceMs: 3000, log: log2 });
+  assert.ok('error' in r && /did not finish in 2 s \(RUNNING\)/.test(r.error), JSON.stringify(r));
+  assert.deepEqual(lingering.calls, ['submit python3 -c', 'stop probe_1']);
+  assert.deepEqual(log2.warnings, ['ray: the probe job probe_1 was stopped but is still RUNNING: its record is left in the job list']);
 });
 
 test('the report names the probed version, "not installed", or why it is unknown', () => {
