@@ -1,71 +1,19 @@
 // The action mask of an Experience a workflow builds itself, checked in a debug run: a workspace
-// workflow (Trinity's Workflow style) asks the real llama.cpp fixture model for a tool call, runs
-// the tool, and builds Experience(tokens=…, action_mask=…) from Trinity's messages→experience
-// conversion, then marks every response token trained — the tool's output included, on purpose.
+// workflow (Trinity's Workflow style, test/fixtures/debug/hand_built.py) asks the real llama.cpp
+// fixture model for a tool call, runs the tool, and builds Experience(tokens=…, action_mask=…)
+// from Trinity's messages→experience conversion, then marks every response token trained — the
+// tool's output included, on purpose.
 // The debugger warns on that episode with the tool output's span, and the run summary counts it;
 // the same workflow with the conversion's own mask gets no warning.
 import { describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import * as fs from 'fs';
 import * as path from 'path';
 import { collectOutput, launch, modelAndWorkspace, sdkPython, skipWithoutModel, startAdapter } from '../helpers';
-import { skipNoTokenizer, tinyTokenizerDir } from '../../../harness/tiny-tokenizer';
-
-const WORKFLOW = `"""Builds its Experience itself; TRAIN_ALL marks every response token trained (tool output too)."""
-import json
-import types
-
-from tools import TOOLS, call_tool
-
-try:
-    from trinity.common.workflows import Workflow
-    from trinity.common.experience import Experience
-except ImportError:
-    Workflow = object
-    Experience = None
-
-TRAIN_ALL = {train_all}
-
-
-class HandBuiltExperience(Workflow):
-    def __init__(self, *, task, model, auxiliary_models=None):
-        self.task = task
-        self.model = model
-        self.client = model.get_openai_client()
-
-    def run(self):
-        messages = [{"role": "user", "content": self.task.raw_task["question"]}]
-        reply = self.client.chat.completions.create(
-            model=self.client.model_path, messages=messages, tools=TOOLS, temperature=0.0, max_tokens=64)
-        message = reply.choices[0].message
-        calls = [{"id": c.id, "type": "function",
-                  "function": {"name": c.function.name, "arguments": json.loads(c.function.arguments)}}
-                 for c in message.tool_calls or []]
-        messages.append({"role": "assistant", "content": message.content or "", "tool_calls": calls})
-        for c in calls:
-            result = call_tool(c["function"]["name"], c["function"]["arguments"])
-            messages.append({"role": "tool", "tool_call_id": c["id"], "content": json.dumps(result)})
-        base = self.model.convert_messages_to_experience(messages, tools=TOOLS)
-        tokens = [int(t) for t in base.tokens]
-        prompt_length = int(base.prompt_length)
-        mask = [1] * (len(tokens) - prompt_length) if TRAIN_ALL else [int(x) for x in base.action_mask]
-        fields = dict(tokens=tokens, prompt_length=prompt_length, action_mask=mask, messages=messages, tools=TOOLS, reward=0.0)
-        if Experience is not None:
-            return [Experience(**fields)]
-        return [types.SimpleNamespace(metrics={{}}, info={{}}, response_text="", **fields)]
-`;
+import { addHandBuiltWorkflows } from '../../../harness/hand-built-workflow';
+import { skipNoTokenizer } from '../../../harness/tiny-tokenizer';
 
 describe('action-mask check of a hand-built Experience in a debug run (real model server, real runner)', { skip: skipWithoutModel || skipNoTokenizer }, () => {
-  const env = modelAndWorkspace((ws) => {
-    const dir = path.join(ws, 'model');
-    fs.mkdirSync(dir);
-    for (const f of ['tokenizer.json', 'tokenizer_config.json', 'chat_template.jinja']) fs.copyFileSync(path.join(tinyTokenizerDir, f), path.join(dir, f));
-    const yaml = fs.readFileSync(path.join(ws, 'toolcall.yaml'), 'utf8').replace(/model_path: tiny-toolcall/, `model_path: ${JSON.stringify(dir)}`);
-    for (const [name, trainAll] of [['wrong', 'True'], ['right', 'False']] as const) {
-      fs.writeFileSync(path.join(ws, `hand_${name}.py`), WORKFLOW.replace('{train_all}', trainAll).replace('{{}}', '{}').replace('{{}}', '{}'));
-      fs.writeFileSync(path.join(ws, `${name}.yaml`), yaml.replace('workflow.ToolCallWorkflow', `hand_${name}.HandBuiltExperience`));
-    }
-  });
+  const env = modelAndWorkspace((ws) => addHandBuiltWorkflows(ws, { wrong: 'TrainsOnToolOutput', right: 'ConversionMask' }));
 
   async function run(config: string): Promise<string> {
     const adapter = await startAdapter();
