@@ -3,7 +3,8 @@
 // workspace workflow (test/fixtures/debug/hand_built.py) builds Experience(tokens=…, action_mask=…)
 // from Trinity's messages→experience conversion and marks every response token trained — the
 // tool's output included, on purpose.
-// Asked on the ended episode's Episode scope while the next episode is stopped, the debugger
+// Asked on the ended episode's Episode scope while the next episode is stopped (and, stopped on
+// its reward after a Step Out, before the episode has ended), the debugger
 // answers with those very ids and mask, the turns (user, assistant, tool) located by the fixture's
 // chat template, and the mask warning on the tool output's span.
 import { describe, test } from 'node:test';
@@ -75,6 +76,32 @@ describe('Show tokens on what an episode returned (real model server, real runne
       assert.ok(Array.from(e.trained.slice(w.start, w.end)).every((x) => x === 1));
       assert.ok(r.notes.some((n) => /tokens of tool output \(message 2, tokens \d+–\d+\) are trained/.test(n)), r.notes.join('\n'));
       assert.match(body.title, /^T\w+#R0$/);
+    } finally {
+      await adapter.close();
+    }
+  });
+
+  test('stopped where the episode returned (Step Out of it): its experiences answer before it ends', async () => {
+    const adapter = await startAdapter();
+    const dc = adapter.dc;
+    try {
+      const first = dc.waitForEvent('stopped', 60000);
+      await launch(dc, { config: path.join(env.ws, 'hand.yaml'), cwd: env.ws, workspaceRoot: env.ws, python: sdkPython, model: { baseUrl: env.model.url }, tasks: 1, record: false }, { functionBreakpoints: ['llm'] });
+      const s1 = (await first) as DebugProtocol.StoppedEvent;
+      const returned = dc.waitForEvent('stopped', 60000);
+      await dc.stepOutRequest({ threadId: s1.body.threadId! });
+      const s2 = (await returned) as DebugProtocol.StoppedEvent;
+      assert.equal(s2.body.threadId, s1.body.threadId, 'the same episode, stopped on its reward');
+      const frames = (await dc.stackTraceRequest({ threadId: s2.body.threadId! })).body.stackFrames;
+      assert.match(frames[0].name, /reward/);
+      const episode = (await dc.scopesRequest({ frameId: frames[0].id })).body.scopes.find((x) => x.name === 'Episode')!;
+      const exps = byName((await dc.variablesRequest({ variablesReference: episode.variablesReference })).body.variables, 'experiences') as DebugProtocol.Variable & { __vscodeVariableMenuContext?: string };
+      assert.equal(exps.__vscodeVariableMenuContext, 'agentrlExperienceTokens');
+      const body = (await dc.customRequest(EXPERIENCE_TOKENS_REQUEST, { variablesReference: episode.variablesReference })).body as Body;
+      await dc.terminateRequest().catch(() => undefined);
+      assert.equal(body.experiences.length, 1);
+      assert.deepEqual(body.experiences[0].turns.map((t) => t.role).filter((r) => r !== 'system'), ['user', 'assistant', 'tool']);
+      assert.equal(body.experiences[0].warnings.length, 1);
     } finally {
       await adapter.close();
     }
