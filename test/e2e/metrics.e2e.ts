@@ -13,6 +13,7 @@ import type { FrameLocator } from 'playwright-core';
 import { repoRoot, venvPython } from '../harness/paths';
 import { emaSmooth } from '../../src/metrics/store/smoothing';
 import { STATUS_SMOOTHING } from '../../src/metrics/view/status-model';
+import { pointAtStep } from './charts';
 import { attributesOf, openWorkbench, Workbench } from './workbench';
 
 const FIXTURE = path.join(repoRoot, 'test', 'fixtures', 'metrics', 'trinity_job.py');
@@ -73,30 +74,6 @@ async function openView(theme: string, via: 'setting' | 'command'): Promise<{ wb
   return { wb, view };
 }
 
-/**
- * Points at the bucket holding `step` on a chart: from the x position the step would have,
- * corrected a pixel at a time by the bucket range the hover legend reports.
- */
-async function pointAtStep(view: FrameLocator, chart: string, step: number): Promise<{ x: number; y: number; range: [number, number] }> {
-  const over = view.locator(`.card[data-chart="${chart}"] .u-over`);
-  const head = view.locator(`.card[data-chart="${chart}"] .legend .x`);
-  const box = (await over.boundingBox())!;
-  const page = over.page();
-  let x = box.x + (box.width * step) / (STEPS - 1);
-  const y = box.y + box.height / 2;
-  for (let i = 0; i < 60; i++) {
-    await page.mouse.move(x, y);
-    const text = await head.innerText({ timeout: 5000 });
-    const m = text.match(/step (\d+)(?:–(\d+))?/);
-    assert.ok(m, `legend says "${text}"`);
-    const range: [number, number] = [Number(m[1]), Number(m[2] ?? m[1])];
-    if (step < range[0]) x -= 1;
-    else if (step > range[1]) x += 1;
-    else return { x, y, range };
-  }
-  throw new Error(`could not point at step ${step}`);
-}
-
 for (const [theme, name, via] of [
   ['Default Dark Modern', 'dark', 'setting'],
   ['Default Light Modern', 'light', 'command'],
@@ -118,7 +95,7 @@ for (const [theme, name, via] of [
       assert.deepEqual(await attributesOf(view.locator('details.section'), 'data-group'), ['', 'rollout', 'actor', 'critic', 'time', 'perf']);
       for (const group of ['rollout', 'critic']) assert.equal(await view.locator(`details.section[data-group="${group}"]`).count(), 1);
       // The planted one-point spike is inside the envelope of its bucket (hover legend).
-      const spike = await pointAtStep(view, 'rollout/accuracy/mean', SPIKE_STEP);
+      const spike = await pointAtStep(view, 'rollout/accuracy/mean', SPIKE_STEP, STEPS);
       assert.ok(spike.range[1] > spike.range[0], `bucket ${spike.range.join('–')} holds one step: the chart is not downsampled`);
       const legend = view.locator('.card[data-chart="rollout/accuracy/mean"] .legend');
       assert.match((await legend.locator('.envelope').innerText()).replace(/\s+/g, ' '), /max 5\b/);
@@ -128,7 +105,7 @@ for (const [theme, name, via] of [
       assert.equal(await item.locator('.codicon[class*="codicon-arrow-"]').count(), 1);
       await wb.screenshot(`metrics-${name}`);
       // Click a step on the reward chart: the rollouts of its bucket's steps (4 a step).
-      const at = await pointAtStep(view, 'rollout/accuracy/mean', 1500);
+      const at = await pointAtStep(view, 'rollout/accuracy/mean', 1500, STEPS);
       await wb.page.mouse.click(at.x, at.y);
       const drill = view.locator('aside.drill');
       await drill.locator('tr.rollout').first().waitFor({ timeout: 15000 });

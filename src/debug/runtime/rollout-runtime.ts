@@ -289,6 +289,9 @@ export class RolloutRuntime extends EventEmitter<RunEvents> implements RunHandle
         const ep = this.live.find(m.episode);
         if (!ep) return this.resumeRunner(m.id);
         ep.reward = m.reward;
+        // A stop on the reward shows what the episode returned (its Episode scope's experiences).
+        if (m.experiences) ep.experiences = m.experiences;
+        if (m.experienceTokens?.length) ep.experienceTokens = m.experienceTokens;
         ep.turns.push({ kind: 'reward', reward: m.reward });
         void this.stops.checkpoint({ type: 'reward', ep, reward: m.reward }).then(() => this.resumeRunner(m.id));
         return;

@@ -148,6 +148,9 @@ export interface RewardMsg {
   id: number;
   episode: string;
   reward: number | null;
+  /** What the episode returned, as in episodeEnd: shown while stopped on the reward. */
+  experiences?: unknown[];
+  experienceTokens?: ExperienceTokens[];
 }
 export interface OutputMsg {
   type: 'output';

@@ -1,6 +1,7 @@
 // What a token view can mark on top of the tokens: which message (turn) each token belongs to,
 // and the spans a check warns about (a trained tool output). A turn starts on a new line with a
-// rule above it; a warned token is underlined. Indexed once per experience, looked up per token.
+// rule above it and its label in the gutter right of the tokens; a warned token has a bar under
+// it. Indexed once per experience, looked up per token.
 import { fillString, type TokenViewStrings } from '../../tokens/view-strings';
 
 export interface TokenTurn {
@@ -39,6 +40,17 @@ export class MarkIndex {
   startsTurn(i: number): boolean {
     const t = this.turn(i);
     return i > 0 && t !== undefined && clamp(t.start, this.n) === i;
+  }
+
+  /** Whether any turn is marked (the view keeps a gutter for the turns' labels). */
+  get hasTurns(): boolean {
+    return !!this.marks?.turns.length;
+  }
+
+  /** The label drawn beside token i when it opens a turn ("message 2 (tool)"), else undefined. */
+  label(i: number, s: TokenViewStrings): string | undefined {
+    const t = this.turn(i);
+    return t && clamp(t.start, this.n) === i ? `${s.turn} ${fillString(s.turnValue, t.message, t.role)}` : undefined;
   }
 
   /** Extra classes of token i's span (leading space included), '' when unmarked. */

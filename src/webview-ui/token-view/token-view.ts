@@ -32,6 +32,9 @@ const h = <K extends keyof HTMLElementTagNameMap>(tag: K, cls: string, text?: st
   return el;
 };
 
+/** Columns kept free right of the tokens for the turns' labels (token-view.css draws them there). */
+const TURN_LABEL_COLUMNS = 20;
+
 const fmt = (x: number, digits = 3): string => (Number.isFinite(x) ? String(Number(x.toFixed(digits))) : '–');
 
 export class TokenView {
@@ -183,7 +186,9 @@ export class TokenView {
   private relayout(): void {
     const e = this.e;
     if (!e) return;
-    const cols = Math.max(8, Math.floor((this.scroller.clientWidth - 16) / this.charWidth));
+    // The turns' labels sit right of the tokens, in columns no token is laid into.
+    const gutter = this.marks.hasTurns ? TURN_LABEL_COLUMNS : 0;
+    const cols = Math.max(8, Math.floor((this.scroller.clientWidth - 16) / this.charWidth) - gutter);
     if (cols === this.cols && this.layout) return;
     const anchor = this.layout ? this.layout.lineStart[Math.min(this.layout.lines, Math.floor(this.scroller.scrollTop / this.lineHeight))] : 0;
     this.cols = cols;
@@ -239,6 +244,8 @@ export class TokenView {
     if (i === this.focus) cls += ' tv-focus';
     const span = h('span', cls, this.display[i]);
     span.dataset.i = String(i);
+    const label = this.marks.label(i, this.s);
+    if (label !== undefined) span.dataset.turn = label;
     return span;
   }
 

@@ -11,10 +11,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import type { FrameLocator } from 'playwright-core';
 import { tokenizeAndMask } from '../../../src/tokens/chat-template';
 import { repoRoot, venvPython } from '../../harness/paths';
 import { skipNoTokenizer, tinyTokenizer, tinyTokenizerDir } from '../../harness/tiny-tokenizer';
+import { pointAtStep } from '../charts';
 import { openWorkbench } from '../workbench';
 
 const FIXTURE = path.join(repoRoot, 'test', 'fixtures', 'metrics', 'trinity_job.py');
@@ -55,26 +55,6 @@ after(() => {
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-/** Points at the bucket holding `step`, corrected a pixel at a time by the hover legend's range. */
-async function pointAtStep(view: FrameLocator, chart: string, step: number): Promise<{ x: number; y: number }> {
-  const over = view.locator(`.card[data-chart="${chart}"] .u-over`);
-  const head = view.locator(`.card[data-chart="${chart}"] .legend .x`);
-  const box = (await over.boundingBox())!;
-  const page = over.page();
-  let x = box.x + (box.width * step) / (STEPS - 1);
-  const y = box.y + box.height / 2;
-  for (let i = 0; i < 60; i++) {
-    await page.mouse.move(x, y);
-    const m = (await head.innerText({ timeout: 5000 })).match(/step (\d+)(?:–(\d+))?/);
-    assert.ok(m);
-    const [lo, hi] = [Number(m[1]), Number(m[2] ?? m[1])];
-    if (step < lo) x -= 1;
-    else if (step > hi) x += 1;
-    else return { x, y };
-  }
-  throw new Error(`could not point at step ${step}`);
-}
-
 for (const [theme, name] of [
   ['Default Dark Modern', 'dark'],
   ['Default Light Modern', 'light'],
@@ -108,7 +88,7 @@ for (const [theme, name] of [
       await view.locator('.chip', { hasText: 'qwen-grpo' }).first().waitFor({ timeout: 30000 });
       await view.locator('.card[data-chart="rollout/accuracy/mean"] canvas').first().waitFor({ timeout: 90000 });
       await view.locator('.chip.state-live').waitFor({ timeout: 90000 });
-      const at = await pointAtStep(view, 'rollout/accuracy/mean', CLICKED);
+      const at = await pointAtStep(view, 'rollout/accuracy/mean', CLICKED, STEPS);
       await wb.page.mouse.click(at.x, at.y);
       const drill = view.locator('aside.drill');
       await drill.locator('tr.rollout').first().waitFor({ timeout: 30000 });

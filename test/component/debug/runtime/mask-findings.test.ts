@@ -1,7 +1,8 @@
 // The action mask of an Experience a workflow builds itself, checked in a debug run: a workspace
-// workflow (Trinity's Workflow style) asks the real llama.cpp fixture model for a tool call, runs
-// the tool, and builds Experience(tokens=…, action_mask=…) from Trinity's messages→experience
-// conversion, then marks every response token trained — the tool's output included, on purpose.
+// workflow (Trinity's Workflow style, test/fixtures/debug/hand_built.py) asks the real llama.cpp
+// fixture model for a tool call, runs the tool, and builds Experience(tokens=…, action_mask=…)
+// from Trinity's messages→experience conversion, then marks every response token trained — the
+// tool's output included, on purpose.
 // The debugger warns on that episode with the tool output's span, and the run summary counts it;
 // the same workflow with the conversion's own mask gets no warning. Built without its messages
 // (as Trinity's Workflow.process_messages_to_experience rebuilds the converted Experience), the
@@ -17,56 +18,9 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import { collectOutput, launch, modelAndWorkspace, sdkPython, skipWithoutModel, startAdapter } from '../helpers';
-import { skipNoTokenizer, tinyTokenizerDir } from '../../../harness/tiny-tokenizer';
+import { addHandBuiltWorkflows } from '../../../harness/hand-built-workflow';
+import { skipNoTokenizer } from '../../../harness/tiny-tokenizer';
 import { hasShared, repoRoot, sharedDir } from '../../../harness/paths';
-
-const WORKFLOW = `"""Builds its Experience itself; TRAIN_ALL marks every response token trained (tool output too);
-KEEP_MESSAGES False leaves the messages out, as Trinity's own builder does."""
-import json
-import types
-
-from tools import TOOLS, call_tool
-
-try:
-    from trinity.common.workflows import Workflow
-    from trinity.common.experience import Experience
-except ImportError:
-    Workflow = object
-    Experience = None
-
-TRAIN_ALL = {train_all}
-KEEP_MESSAGES = {keep_messages}
-
-
-class HandBuiltExperience(Workflow):
-    def __init__(self, *, task, model, auxiliary_models=None):
-        self.task = task
-        self.model = model
-        self.client = model.get_openai_client()
-
-    def run(self):
-        messages = [{"role": "user", "content": self.task.raw_task["question"]}]
-        reply = self.client.chat.completions.create(
-            model=self.client.model_path, messages=messages, tools=TOOLS, temperature=0.0, max_tokens=64)
-        message = reply.choices[0].message
-        calls = [{"id": c.id, "type": "function",
-                  "function": {"name": c.function.name, "arguments": json.loads(c.function.arguments)}}
-                 for c in message.tool_calls or []]
-        messages.append({"role": "assistant", "content": message.content or "", "tool_calls": calls})
-        for c in calls:
-            result = call_tool(c["function"]["name"], c["function"]["arguments"])
-            messages.append({"role": "tool", "tool_call_id": c["id"], "content": json.dumps(result)})
-        base = self.model.convert_messages_to_experience(messages, tools=TOOLS)
-        tokens = [int(t) for t in base.tokens]
-        prompt_length = int(base.prompt_length)
-        mask = [1] * (len(tokens) - prompt_length) if TRAIN_ALL else [int(x) for x in base.action_mask]
-        fields = dict(tokens=tokens, prompt_length=prompt_length, action_mask=mask, reward=0.0)
-        if KEEP_MESSAGES:
-            fields.update(messages=messages, tools=TOOLS)
-        if Experience is not None:
-            return [Experience(**fields)]
-        return [types.SimpleNamespace(metrics={{}}, info={{}}, response_text="", **fields)]
-`;
 
 /** Trinity's own builder on a multi-turn conversation; {train_all} marks every response token trained. */
 const TRINITY_BUILT = `"""Trinity's MultiTurnWorkflow rebuilds what the model converted, as frozen_lake_workflow does."""
@@ -96,17 +50,11 @@ const skipTrinity = !hasShared || !fs.existsSync(path.join(sharedDir, 'upstream'
 
 describe('action-mask check of a hand-built Experience in a debug run (real model server, real runner)', { skip: skipWithoutModel || skipNoTokenizer }, () => {
   const env = modelAndWorkspace((ws) => {
-    const dir = path.join(ws, 'model');
-    fs.mkdirSync(dir);
-    for (const f of ['tokenizer.json', 'tokenizer_config.json', 'chat_template.jinja']) fs.copyFileSync(path.join(tinyTokenizerDir, f), path.join(dir, f));
-    const yaml = fs.readFileSync(path.join(ws, 'toolcall.yaml'), 'utf8').replace(/model_path: tiny-toolcall/, `model_path: ${JSON.stringify(dir)}`);
-    for (const [name, trainAll, keepMessages] of [['wrong', 'True', 'True'], ['right', 'False', 'True'], ['rebuilt', 'True', 'False']] as const) {
-      fs.writeFileSync(path.join(ws, `hand_${name}.py`), WORKFLOW.replace('{train_all}', trainAll).replace('{keep_messages}', keepMessages).replace('{{}}', '{}').replace('{{}}', '{}'));
-      fs.writeFileSync(path.join(ws, `${name}.yaml`), yaml.replace('workflow.ToolCallWorkflow', `hand_${name}.HandBuiltExperience`));
-    }
+    addHandBuiltWorkflows(ws, { wrong: 'TrainsOnToolOutput', right: 'ConversionMask', rebuilt: 'WithoutMessages' });
+    const yaml = fs.readFileSync(path.join(ws, 'wrong.yaml'), 'utf8');
     for (const [name, trainAll] of [['trinity_wrong', 'True'], ['trinity_right', 'False']] as const) {
       fs.writeFileSync(path.join(ws, `${name}.py`), TRINITY_BUILT.replace('{train_all}', trainAll));
-      fs.writeFileSync(path.join(ws, `${name}.yaml`), yaml.replace('workflow.ToolCallWorkflow', `${name}.RebuiltByTrinity`));
+      fs.writeFileSync(path.join(ws, `${name}.yaml`), yaml.replace('hand_built.TrainsOnToolOutput', `${name}.RebuiltByTrinity`));
     }
   });
 

@@ -1,13 +1,14 @@
 // "Show tokens" on what an episode returned, over real DAP (the custom request
 // agentrl.experienceTokens) against the real llama.cpp fixture server and a real runner: a
-// workspace workflow builds Experience(tokens=…, action_mask=…) from Trinity's messages→experience
-// conversion and marks every response token trained — the tool's output included, on purpose.
-// Asked on the ended episode's Episode scope while the next episode is stopped, the debugger
+// workspace workflow (test/fixtures/debug/hand_built.py) builds Experience(tokens=…, action_mask=…)
+// from Trinity's messages→experience conversion and marks every response token trained — the
+// tool's output included, on purpose.
+// Asked on the ended episode's Episode scope while the next episode is stopped (and, stopped on
+// its reward after a Step Out, before the episode has ended), the debugger
 // answers with those very ids and mask, the turns (user, assistant, tool) located by the fixture's
 // chat template, and the mask warning on the tool output's span.
 import { describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import * as fs from 'fs';
 import * as path from 'path';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { EXPERIENCE_TOKENS_REQUEST } from '../../../../src/debug/protocol/session';
@@ -15,62 +16,14 @@ import type { TurnSpan } from '../../../../src/debug/tokens/returned-tokens';
 import { fromWire, type ExperienceWire } from '../../../../src/tokens/experience-wire';
 import type { MaskWarning } from '../../../../src/tokens/mask-check';
 import { byName, launch, modelAndWorkspace, sdkPython, skipWithoutModel, startAdapter } from '../helpers';
-import { skipNoTokenizer, tinyTokenizer, tinyTokenizerDir } from '../../../harness/tiny-tokenizer';
-
-const WORKFLOW = `"""Builds its Experience itself and marks every response token trained (tool output too)."""
-import json
-import types
-
-from tools import TOOLS, call_tool
-
-try:
-    from trinity.common.workflows import Workflow
-    from trinity.common.experience import Experience
-except ImportError:
-    Workflow = object
-    Experience = None
-
-
-class TrainsOnToolOutput(Workflow):
-    def __init__(self, *, task, model, auxiliary_models=None):
-        self.task = task
-        self.model = model
-        self.client = model.get_openai_client()
-
-    def run(self):
-        messages = [{"role": "user", "content": self.task.raw_task["question"]}]
-        reply = self.client.chat.completions.create(
-            model=self.client.model_path, messages=messages, tools=TOOLS, temperature=0.0, max_tokens=64)
-        message = reply.choices[0].message
-        calls = [{"id": c.id, "type": "function",
-                  "function": {"name": c.function.name, "arguments": json.loads(c.function.arguments)}}
-                 for c in message.tool_calls or []]
-        messages.append({"role": "assistant", "content": message.content or "", "tool_calls": calls})
-        for c in calls:
-            result = call_tool(c["function"]["name"], c["function"]["arguments"])
-            messages.append({"role": "tool", "tool_call_id": c["id"], "content": json.dumps(result)})
-        base = self.model.convert_messages_to_experience(messages, tools=TOOLS)
-        tokens = [int(t) for t in base.tokens]
-        prompt_length = int(base.prompt_length)
-        fields = dict(tokens=tokens, prompt_length=prompt_length, action_mask=[1] * (len(tokens) - prompt_length),
-                      messages=messages, tools=TOOLS, reward=0.0)
-        if Experience is not None:
-            return [Experience(**fields)]
-        return [types.SimpleNamespace(metrics={}, info={}, response_text="", **fields)]
-`;
+import { addHandBuiltWorkflows } from '../../../harness/hand-built-workflow';
+import { skipNoTokenizer, tinyTokenizer } from '../../../harness/tiny-tokenizer';
 
 type Returned = { index: number; experience: ExperienceWire; turns: TurnSpan[]; warnings: MaskWarning[]; notes: string[] };
 type Body = { experiences: Returned[]; title: string };
 
 describe('Show tokens on what an episode returned (real model server, real runner)', { skip: skipWithoutModel || skipNoTokenizer }, () => {
-  const env = modelAndWorkspace((ws) => {
-    const dir = path.join(ws, 'model');
-    fs.mkdirSync(dir);
-    for (const f of ['tokenizer.json', 'tokenizer_config.json', 'chat_template.jinja']) fs.copyFileSync(path.join(tinyTokenizerDir, f), path.join(dir, f));
-    const yaml = fs.readFileSync(path.join(ws, 'toolcall.yaml'), 'utf8').replace(/model_path: tiny-toolcall/, `model_path: ${JSON.stringify(dir)}`);
-    fs.writeFileSync(path.join(ws, 'hand_built.py'), WORKFLOW);
-    fs.writeFileSync(path.join(ws, 'hand.yaml'), yaml.replace('workflow.ToolCallWorkflow', 'hand_built.TrainsOnToolOutput'));
-  });
+  const env = modelAndWorkspace((ws) => addHandBuiltWorkflows(ws, { hand: 'TrainsOnToolOutput' }));
 
   test('the returned ids and mask, the turns, and the warning on the tool output', async () => {
     const adapter = await startAdapter();
@@ -123,6 +76,32 @@ describe('Show tokens on what an episode returned (real model server, real runne
       assert.ok(Array.from(e.trained.slice(w.start, w.end)).every((x) => x === 1));
       assert.ok(r.notes.some((n) => /tokens of tool output \(message 2, tokens \d+–\d+\) are trained/.test(n)), r.notes.join('\n'));
       assert.match(body.title, /^T\w+#R0$/);
+    } finally {
+      await adapter.close();
+    }
+  });
+
+  test('stopped where the episode returned (Step Out of it): its experiences answer before it ends', async () => {
+    const adapter = await startAdapter();
+    const dc = adapter.dc;
+    try {
+      const first = dc.waitForEvent('stopped', 60000);
+      await launch(dc, { config: path.join(env.ws, 'hand.yaml'), cwd: env.ws, workspaceRoot: env.ws, python: sdkPython, model: { baseUrl: env.model.url }, tasks: 1, record: false }, { functionBreakpoints: ['llm'] });
+      const s1 = (await first) as DebugProtocol.StoppedEvent;
+      const returned = dc.waitForEvent('stopped', 60000);
+      await dc.stepOutRequest({ threadId: s1.body.threadId! });
+      const s2 = (await returned) as DebugProtocol.StoppedEvent;
+      assert.equal(s2.body.threadId, s1.body.threadId, 'the same episode, stopped on its reward');
+      const frames = (await dc.stackTraceRequest({ threadId: s2.body.threadId! })).body.stackFrames;
+      assert.match(frames[0].name, /reward/);
+      const episode = (await dc.scopesRequest({ frameId: frames[0].id })).body.scopes.find((x) => x.name === 'Episode')!;
+      const exps = byName((await dc.variablesRequest({ variablesReference: episode.variablesReference })).body.variables, 'experiences') as DebugProtocol.Variable & { __vscodeVariableMenuContext?: string };
+      assert.equal(exps.__vscodeVariableMenuContext, 'agentrlExperienceTokens');
+      const body = (await dc.customRequest(EXPERIENCE_TOKENS_REQUEST, { variablesReference: episode.variablesReference })).body as Body;
+      await dc.terminateRequest().catch(() => undefined);
+      assert.equal(body.experiences.length, 1);
+      assert.deepEqual(body.experiences[0].turns.map((t) => t.role).filter((r) => r !== 'system'), ['user', 'assistant', 'tool']);
+      assert.equal(body.experiences[0].warnings.length, 1);
     } finally {
       await adapter.close();
     }

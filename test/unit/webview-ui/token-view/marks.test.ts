@@ -26,6 +26,18 @@ test('turn starts, role classes and the warned span', () => {
   assert.deepEqual(m.tooltip(8, s), [['message', '2 (tool)'], ['', s.maskWarning]]);
 });
 
+test('a label on the first token of each turn, the first one included', () => {
+  const s = tokenViewStrings(english);
+  const m = new MarkIndex(12, marks);
+  assert.equal(m.hasTurns, true);
+  assert.deepEqual([...Array(12).keys()].map((i) => m.label(i, s)).filter((x) => x !== undefined), ['message 0 (user)', 'message 1 (assistant)', 'message 2 (tool)']);
+  assert.equal(m.label(7, s), 'message 2 (tool)');
+  assert.equal(m.label(8, s), undefined);
+  const none = new MarkIndex(5);
+  assert.equal(none.hasTurns, false);
+  assert.equal(none.label(0, s), undefined);
+});
+
 test('no marks, or spans beyond the tokens: nothing marked, nothing thrown', () => {
   const none = new MarkIndex(5);
   assert.equal(none.classes(2), '');

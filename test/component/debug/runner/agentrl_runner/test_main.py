@@ -96,3 +96,29 @@ def test_a_workflow_error_ends_its_episode_with_the_error_after_the_reward(
     )
     assert end["error"]["traceback"][0]["path"].endswith("boom.py")
     assert end["reward"] is None
+
+
+RETURNS_TOKENS = textwrap.dedent("""
+    import types
+    class Returns:
+        def __init__(self, *, task, model, auxiliary_models=None):
+            self.task = task
+        def run(self):
+            return [types.SimpleNamespace(tokens=[5, 6, 7, 8], prompt_length=2, action_mask=[1, 0], reward=0.5,
+                                          messages=[{"role": "user", "content": "hi"}], metrics={}, info={})]
+""")
+
+
+def test_the_reward_carries_what_the_episode_returned(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """The reward (where a step out of the episode stops) carries its experiences and tokens, as episodeEnd does."""
+    (tmp_path / "ret.py").write_text(RETURNS_TOKENS)
+    monkeypatch.chdir(tmp_path)
+    channel = FakeChannel()
+    runner.run(channel, _plan([{"id": "a"}], "ret.Returns"), ".")
+    reward = next(m for m in channel.sent if m["type"] == "reward")
+    end = channel.sent[-1]
+    assert reward["reward"] == 0.5
+    assert reward["experienceTokens"] == end["experienceTokens"]
+    assert reward["experiences"] == end["experiences"]
+    tokens = reward["experienceTokens"][0]
+    assert (tokens["tokens"], tokens["promptLength"], tokens["actionMask"]) == ([5, 6, 7, 8], 2, [1, 0])
