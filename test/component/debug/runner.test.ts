@@ -117,11 +117,13 @@ describe('Trinity-RFT 0.5.2 built-in workflows under agentrl rollout', { skip },
     runs.push({ name: c.name, args, summary, env: runEnv });
   }
 
-  cases.forEach((c, i) => test(c.name, async () => {
-    const own = start(i)!;
-    void start(i + 1); // the next case runs while this one finishes
-    record(c, await own);
-  }));
+  for (const [i, c] of cases.entries()) {
+    test(c.name, async () => {
+      const own = start(i)!;
+      void start(i + 1); // the next case runs while this one finishes
+      record(c, await own);
+    });
+  }
 
   test('an upstream workflow file copied unchanged runs by dotted path', () => {
     const dir = path.join(ws, 'copied');
