@@ -6,8 +6,8 @@
 # trinity and ray need ../shared (upstream code, test-only stand-ins); without it they are skipped.
 #
 # What takes minutes to build (the venvs, llama.cpp, code-server) is built once per machine in a
-# folder outside the clone, one subfolder per recipe (a hash of this script, the inputs named and
-# the Python/Node versions), and each clone's .cache/<name> (.vscode-test/code-server) is a link
+# folder outside the clone, one subfolder per recipe (a hash of the part's code in this script,
+# the inputs it names and the Python/Node versions), and each clone's .cache/<name> (.vscode-test/code-server) is a link
 # to it: a fresh clone of an unchanged recipe sets up in seconds, a changed recipe builds anew.
 #   AGENTRL_SETUP_CACHE=DIR   that folder (default ${XDG_CACHE_HOME:-~/.cache}/agentrl-studio);
 #   AGENTRL_SETUP_CACHE=      (empty) builds inside the clone, as a folder of its own.
@@ -22,7 +22,6 @@ CACHE="${AGENTRL_SETUP_CACHE-${XDG_CACHE_HOME:-$HOME/.cache}/agentrl-studio}"
 SHARED="${AGENTRL_SHARED_DIR:-$ROOT/../shared}"
 PY_VERSION=$(python3 --version 2>&1)
 NODE_VERSION=$(node --version)
-SELF_HASH=$(sha256sum "$ROOT/scripts/setup.sh" | cut -c1-64)
 
 want() { local p; for p in "${parts[@]}"; do [ "$p" = "$1" ] && return 0; done; return 1; }
 
@@ -39,14 +38,19 @@ place() {
     case "$(readlink "$link" || true)" in "$CACHE"/*) ;; *) return 0 ;; esac
   fi
   local key item
-  key=$(for item in "$SELF_HASH" "$@"; do
+  # the recipe: the calling part's own code (an edit elsewhere in this script rebuilds nothing)
+  key=$(for item in "$(declare -f "${FUNCNAME[1]}")" "$@"; do
     if [ -f "$item" ]; then sha256sum "$item" | cut -c1-64; else printf '%s\n' "$item"; fi
   done | sha256sum | cut -c1-16)
   DIR="$CACHE/$(basename "$link")-$key"
   mkdir -p "$DIR"
   ln -sfn "$DIR" "$link"
 }
-lock_dir() { exec {LOCK_FD}>"$DIR.lock"; flock "$LOCK_FD"; }
+# Only the machine's builds are shared between clones; a clone's own folder needs no lock.
+lock_dir() {
+  case "$DIR" in "$CACHE"/*) [ -n "$CACHE" ] && { exec {LOCK_FD}>"$DIR.lock"; flock "$LOCK_FD"; } ;; esac
+  return 0
+}
 
 if want apt; then
   need=()
@@ -110,6 +114,7 @@ part_model() {
   lock_dir
   if [ "$(cat "$stamp" 2>/dev/null)" != "$PKGS" ]; then
     echo "setup: node-llama-cpp (CPU) into $DIR"
+    mkdir -p "$DIR"
     [ -f "$DIR/package.json" ] || echo '{"name":"agentrl-model-server","private":true}' > "$DIR/package.json"
     # --omit=optional: only the linux-x64 CPU binary named here, not every platform's (and CUDA) build.
     # shellcheck disable=SC2086 # PKGS is a list
