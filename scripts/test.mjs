@@ -6,6 +6,7 @@
 //        real processes and sockets: Python, the CLI bundle, model servers, Trinity, Ray in a
 //        loopback-only network namespace) · integration (mocha in a real VS Code extension host)
 //        · e2e (playwright-core drives the real workbench in Chromium, with the packaged VSIX).
+// With unit, lint runs beside the compile and the unit tier (two single-process jobs, two cores).
 // Last line: `N passed, N failed[, N skipped]`; exit 1 on any failure, hang or crash.
 // After each run, processes it left behind (Ray daemons outlive a killed run) are killed and named.
 import { spawn, spawnSync } from 'node:child_process';
@@ -38,7 +39,22 @@ const say = (m) => console.log(`\n=== [${((Date.now() - t0) / 1000).toFixed(0)}s
 
 function must(cmd, args, env = {}) {
   const r = spawnSync(cmd, args, { stdio: 'inherit', env: { ...process.env, ...env } });
-  if (r.status !== 0) { console.error(`\n${cmd} ${args.join(' ')} failed (${r.status ?? r.signal})`); console.log('0 passed, 1 failed'); process.exit(1); }
+  if (r.status !== 0) mustFailed(cmd, args, r.status ?? r.signal);
+}
+
+/** `must` without blocking the event loop: a run in the background keeps being read and timed. */
+function mustAsync(cmd, args) {
+  return new Promise((resolve) => {
+    const p = spawn(cmd, args, { stdio: 'inherit' });
+    p.on('close', (code, signal) => (code === 0 ? resolve() : mustFailed(cmd, args, code ?? signal)));
+  });
+}
+
+function mustFailed(cmd, args, why) {
+  console.error(`\n${cmd} ${args.join(' ')} failed (${why})`);
+  for (const stop of running) stop();
+  console.log('0 passed, 1 failed');
+  process.exit(1);
 }
 
 const netnsOf = (pid) => {
@@ -92,9 +108,15 @@ async function killLeftovers(label, marker, netns) {
 }
 
 let runs = 0;
-/** Runs a command in its own process group, tees output, kills the group after `limit` ms,
- *  then kills whatever of the run is left (see killLeftovers). */
-function run(cmd, args, { limit, env = {}, label = cmd }) {
+/** Kills of the runs under way (two at once when lint runs beside the unit tier). */
+const running = new Set();
+process.on('SIGINT', () => {
+  for (const stop of running) stop();
+  process.exit(130);
+});
+/** Runs a command in its own process group, tees output (keeps it only, when `quiet`), kills the
+ *  group after `limit` ms, then kills whatever of the run is left (see killLeftovers). */
+function run(cmd, args, { limit, env = {}, label = cmd, quiet = false }) {
   const marker = `${process.pid}.${++runs}`;
   const ownNetns = netnsOf('self');
   let netns;
@@ -108,8 +130,8 @@ function run(cmd, args, { limit, env = {}, label = cmd }) {
     }, 10);
     setTimeout(() => clearInterval(watchNetns), 5000).unref();
     let out = '';
-    p.stdout.on('data', (b) => { out += b; process.stdout.write(b); });
-    p.stderr.on('data', (b) => { out += b; process.stderr.write(b); });
+    p.stdout.on('data', (b) => { out += b; if (!quiet) process.stdout.write(b); });
+    p.stderr.on('data', (b) => { out += b; if (!quiet) process.stderr.write(b); });
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
@@ -119,13 +141,12 @@ function run(cmd, args, { limit, env = {}, label = cmd }) {
     const stop = () => {
       try { process.kill(-p.pid, 'SIGKILL'); } catch { /* the group exited meanwhile */ }
       for (const left of leftovers(marker, netns)) try { process.kill(left.pid, 'SIGKILL'); } catch { /* exited meanwhile */ }
-      process.exit(130);
     };
-    process.once('SIGINT', stop);
+    running.add(stop);
     p.on('close', async (code, signal) => {
       clearTimeout(timer);
       clearInterval(watchNetns);
-      process.off('SIGINT', stop);
+      running.delete(stop);
       await killLeftovers(label, marker, netns);
       resolve({ code: timedOut ? 'timeout' : code ?? signal, out });
     });
@@ -227,6 +248,28 @@ if (!opts['no-setup'] && setupParts) {
   say('setup (idempotent: apt packages, code-server, python venv, model server, Trinity, Ray)');
   must('bash', ['scripts/setup.sh', ...setupParts]);
 }
+const LINT_TITLE = 'lint (ESLint, knip, ruff, comment paths, test mirroring, test hygiene)';
+/** Lint and the unit tier are one process each, and lint needs only dist/ (ruff checks the
+ *  templates as the CLI renders them): with both asked for, lint runs beside the compile and the
+ *  unit tier, on the other core, its output held and printed whole after the unit tier. */
+const lintBeside = tiers.includes('lint') && tiers.includes('unit');
+let lintJob;
+function startLint() {
+  const grep = opts.grep ? ['--grep', opts.grep] : [];
+  const started = Date.now();
+  say(`${LINT_TITLE}: started beside the compile and the unit tier; its output follows the unit tier`);
+  lintJob = run(process.execPath, ['scripts/lint.mjs', ...grep], { limit: LIMITS.lint, label: 'lint', quiet: true })
+    .then((r) => ({ ...r, secs: (Date.now() - started) / 1000 }));
+}
+async function finishLint() {
+  if (!lintJob) return;
+  const r = await lintJob;
+  lintJob = undefined;
+  say(`${LINT_TITLE}: ran ${r.secs.toFixed(0)} s beside the compile and the unit tier`);
+  process.stdout.write(r.out);
+  add('lint', r, closingCounts(r.out));
+}
+
 const lintOnly = tiers.every((t) => t === 'lint');
 if (!opts['no-build'] && lintOnly) {
   say('build (esbuild: the CLI renders the templates ruff checks)');
@@ -234,10 +277,13 @@ if (!opts['no-build'] && lintOnly) {
 } else if (!opts['no-build']) {
   say('build (esbuild) and compile (tsc)');
   must('npm', ['run', '--silent', 'build']);
+  if (lintBeside) startLint();
   // a clean out/: a test file moved or deleted in src must not keep running from a stale copy
   fs.rmSync(path.join(root, 'out'), { recursive: true, force: true });
-  must('npx', ['tsc', '-p', '.']);
-  must('npx', ['tsc', '-p', 'tsconfig.webview.json']); // browser code: type-checked with the DOM lib, bundled by esbuild
+  await mustAsync('npx', ['tsc', '-p', '.']);
+  await mustAsync('npx', ['tsc', '-p', 'tsconfig.webview.json']); // browser code: type-checked with the DOM lib, bundled by esbuild
+} else if (lintBeside) {
+  startLint();
 }
 
 /** The closing `N passed, N failed[, N skipped]` line of a run's output. */
@@ -247,14 +293,17 @@ function closingCounts(out) {
 }
 
 for (const tier of tiers) {
-  if (tier === 'lint') {
-    say('lint (ESLint, knip, ruff, comment paths, test mirroring, test hygiene)');
+  if (tier === 'lint' && lintBeside) {
+    continue; // under way since the build; reported after the unit tier
+  } else if (tier === 'lint') {
+    say(LINT_TITLE);
     const grep = opts.grep ? ['--grep', opts.grep] : [];
     const r = await run(process.execPath, ['scripts/lint.mjs', ...grep], { limit: LIMITS.lint, label: 'lint' });
     add('lint', r, closingCounts(r.out));
   } else if (tier === 'unit') {
     // A process or a socket in a unit test throws (test/harness/unit-tripwire.ts).
     await nodeTier('unit', 'unit tests (node:test, in process)', ['--require', path.join(root, 'out', 'test', 'harness', 'unit-tripwire.js')]);
+    await finishLint();
   } else if (tier === 'component') {
     await nodeTier('component', 'component tests (node:test; real processes and sockets)');
   } else if (tier === 'integration') {

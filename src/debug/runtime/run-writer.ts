@@ -20,6 +20,17 @@ function runId(d = new Date()): string {
   return `${d.getFullYear()}${pad(d.getMonth() + 1)}${pad(d.getDate())}-${pad(d.getHours())}${pad(d.getMinutes())}${pad(d.getSeconds())}-${pad(d.getMilliseconds(), 3)}`;
 }
 
+/** Creates `dir`; false when it exists already. */
+function claimDir(dir: string): boolean {
+  try {
+    fs.mkdirSync(dir);
+    return true;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw e;
+  }
+}
+
 export class RunWriter {
   readonly dir: string;
   readonly id: string;
@@ -39,11 +50,12 @@ export class RunWriter {
     } else {
       const base = path.join(root, RUNS_DIR);
       fs.mkdirSync(base, { recursive: true });
+      // mkdir is the claim: two runs started in one millisecond (two rollouts in one folder)
+      // must not both take the folder a check-then-create would have given them
       let id = runId();
-      for (let n = 2; fs.existsSync(path.join(base, id)); n++) id = `${runId()}-${n}`;
+      for (let n = 2; !claimDir(path.join(base, id)); n++) id = `${runId()}-${n}`;
       this.id = id;
       this.dir = path.join(base, id);
-      fs.mkdirSync(this.dir);
     }
     this.recording = path.join(this.dir, RECORDING_FILE);
     fs.writeFileSync(path.join(this.dir, 'launch.json'), JSON.stringify(meta, null, 2) + '\n');

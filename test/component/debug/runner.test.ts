@@ -6,7 +6,7 @@
 // model server stopped. Skipped, never failed, without ../shared, the venv or llama.cpp.
 import { after, before, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { spawnSync } from 'child_process';
+import { spawn, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -54,6 +54,7 @@ describe('Trinity-RFT 0.5.2 built-in workflows under agentrl rollout', { skip },
     env = { ...process.env, PYTHONPATH: pythonpath, HF_HUB_OFFLINE: '1', TRANSFORMERS_OFFLINE: '1', HF_DATASETS_OFFLINE: '1', TRINITY_MODEL_PATH: modelDir };
   });
   after(async () => {
+    await Promise.allSettled(started.values()); // a case started ahead whose test was filtered out (--grep)
     await model?.stop();
     if (ws) fs.rmSync(ws, { recursive: true, force: true });
   });
@@ -61,6 +62,23 @@ describe('Trinity-RFT 0.5.2 built-in workflows under agentrl rollout', { skip },
   function rollout(args: string[], runEnv: NodeJS.ProcessEnv, timeout = 180_000) {
     return spawnSync(process.execPath, [cli, 'rollout', '--tasks', '2', '--python', venvPython, '--cwd', ws, '--json', ...args],
       { encoding: 'utf8', env: runEnv, cwd: ws, timeout });
+  }
+
+  interface Rollout { status: number | null; stdout: string; stderr: string }
+  /** `rollout` without blocking: two run at once (below), each run's Python spends seconds
+   *  importing Trinity (torch, transformers) on one core while the model server answers the
+   *  other's calls. Each run has its own folder under .agentrl/runs and its own output. */
+  function rolloutAsync(args: string[], runEnv: NodeJS.ProcessEnv, timeout = 180_000): Promise<Rollout> {
+    return new Promise((resolve) => {
+      const p = spawn(process.execPath, [cli, 'rollout', '--tasks', '2', '--python', venvPython, '--cwd', ws, '--json', ...args],
+        { env: runEnv, cwd: ws, stdio: ['ignore', 'pipe', 'pipe'], timeout, killSignal: 'SIGKILL' });
+      let stdout = '';
+      let stderr = '';
+      p.stdout.setEncoding('utf8').on('data', (b: string) => (stdout += b));
+      p.stderr.setEncoding('utf8').on('data', (b: string) => (stderr += b));
+      p.on('error', (e) => (stderr += String(e)));
+      p.on('close', (status) => resolve({ status, stdout, stderr }));
+    });
   }
 
   const cases: { name: string; config: string; data?: string; args?: string[]; minCalls: number }[] = [
@@ -72,11 +90,24 @@ describe('Trinity-RFT 0.5.2 built-in workflows under agentrl rollout', { skip },
     { name: 'math_ruler_workflow: an LLM judge through explorer.auxiliary_models', config: 'grpo_gsm8k_ruler/gsm8k_ruler.yaml', data: 'gsm8k', minCalls: 4 },
   ];
 
-  /** Runs one case against the model server, checks it, and keeps its recording for the replay test. */
-  function record(c: (typeof cases)[number]): void {
-    const runEnv = { ...env, ...(c.data ? { TRINITY_TASKSET_PATH: path.join(datasets, c.data) } : {}) };
-    const args = ['--config', path.join(examples, c.config), '--model-base-url', model.url, ...(c.args ?? [])];
-    const r = rollout(args, runEnv);
+  const caseArgs = (c: (typeof cases)[number]) => ({
+    runEnv: { ...env, ...(c.data ? { TRINITY_TASKSET_PATH: path.join(datasets, c.data) } : {}) },
+    args: ['--config', path.join(examples, c.config), '--model-base-url', model.url, ...(c.args ?? [])],
+  });
+  /** Each case's run, started by its own test or by the test before it (one ahead). */
+  const started = new Map<number, Promise<Rollout>>();
+  function start(i: number): Promise<Rollout> | undefined {
+    if (i >= cases.length) return undefined;
+    if (!started.has(i)) {
+      const { args, runEnv } = caseArgs(cases[i]);
+      started.set(i, rolloutAsync(args, runEnv));
+    }
+    return started.get(i);
+  }
+
+  /** Checks one case's run against the model server and keeps its recording for the replay test. */
+  function record(c: (typeof cases)[number], r: Rollout = rollout(caseArgs(c).args, caseArgs(c).runEnv)): void {
+    const { args, runEnv } = caseArgs(c);
     assert.equal(r.status, 0, `${r.stderr}\n${r.stdout}`);
     const summary = JSON.parse(r.stdout) as Summary;
     assert.equal(summary.episodes, 2, r.stderr);
@@ -86,7 +117,13 @@ describe('Trinity-RFT 0.5.2 built-in workflows under agentrl rollout', { skip },
     runs.push({ name: c.name, args, summary, env: runEnv });
   }
 
-  for (const c of cases) test(c.name, () => record(c));
+  for (const [i, c] of cases.entries()) {
+    test(c.name, async () => {
+      const own = start(i)!;
+      void start(i + 1); // the next case runs while this one finishes
+      record(c, await own);
+    });
+  }
 
   test('an upstream workflow file copied unchanged runs by dotted path', () => {
     const dir = path.join(ws, 'copied');
@@ -160,14 +197,25 @@ describe('Trinity-RFT 0.5.2 built-in workflows under agentrl rollout', { skip },
     // Run alone (--grep), nothing was recorded yet: record the first case here.
     if (!runs.length) record(cases[0]);
     await model.stop();
-    for (const run of runs) {
-      const args = run.args.filter((a, i, all) => a !== '--model-base-url' && all[i - 1] !== '--model-base-url');
-      const r = rollout([...args, '--replay', run.summary.dir], run.env);
+    // two replays at a time (each is a Python process importing Trinity, then reading a recording)
+    const replays: Rollout[] = new Array<Rollout>(runs.length);
+    let next = 0;
+    const worker = async () => {
+      for (let i = next++; i < runs.length; i = next++) {
+        const run = runs[i];
+        const args = run.args.filter((a, j, all) => a !== '--model-base-url' && all[j - 1] !== '--model-base-url');
+        replays[i] = await rolloutAsync([...args, '--replay', run.summary.dir], run.env);
+      }
+    };
+    await Promise.all([worker(), worker()]);
+    runs.forEach((run, i) => {
+      const r = replays[i];
       assert.equal(r.status, 0, `${run.name}: ${r.stderr}`);
       const again = JSON.parse(r.stdout) as Summary;
+      assert.notEqual(again.dir, run.summary.dir);
       const a = fs.readFileSync(path.join(run.summary.dir, 'trajectories.jsonl'));
       const b = fs.readFileSync(path.join(again.dir, 'trajectories.jsonl'));
       assert.ok(a.equals(b), `${run.name}: the replay's trajectories differ from the recorded run's`);
-    }
+    });
   });
 });

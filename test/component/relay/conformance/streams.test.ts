@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import { RelayClient } from '../../../../src/relay-protocol/client';
 import type { ExperienceRow } from '../../../../src/relay-protocol/messages';
-import { repoRoot } from '../../../harness/paths';
+import { repoRoot, sharedDir } from '../../../harness/paths';
 import { until } from '../../../harness/wait';
 import { hasTbx, pythonAsync, tmpDir, writers } from '../helpers';
 import { TrinitySqlWriter, noTrinity } from '../trinity-sql-writer';
@@ -99,7 +99,7 @@ const jsonlJob = once(() => {
 const jsonlRef = once(async () => streamFrom('node', ['--job-dir', await jsonlJob()]));
 
 function trinityPythonPath(): string {
-  return spawnSync('bash', [path.join(repoRoot, '..', 'shared', 'upstream', 'make-trinity-venv.sh'), '--pythonpath'], { encoding: 'utf8' }).stdout.trim();
+  return spawnSync('bash', [path.join(sharedDir, 'upstream', 'make-trinity-venv.sh'), '--pythonpath'], { encoding: 'utf8' }).stdout.trim();
 }
 
 eachRuntime("the queue buffer's .jsonl backup written by Trinity's FileStorage: the same rows", { skip: noTrinity }, async (runtime) => {

@@ -1,14 +1,16 @@
 // The run's closing lines (formatSummary): the debug console shows them in the window's language
 // through the injected l10n (vscode.l10n in the extension), here with the real zh-cn bundle;
 // `agentrl rollout` prints them in English. The token checks' line says what was checked, so no
-// drift and no mask line means "checked, fine" and not "never checked".
+// drift and no mask line means "checked, fine" and not "never checked". And a run's folder: two
+// runs started in one millisecond never share one.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { english, type L10n } from '../../../../src/base/l10n';
-import { formatSummary } from '../../../../src/debug/runtime/run-writer';
-import type { RolloutSummary } from '../../../../src/debug/trajectory/trajectory';
+import { formatSummary, RunWriter } from '../../../../src/debug/runtime/run-writer';
+import { RUNS_DIR, type RolloutSummary } from '../../../../src/debug/trajectory/trajectory';
 import { repoRoot } from '../../../harness/paths';
 
 const zh = JSON.parse(fs.readFileSync(path.join(repoRoot, 'l10n', 'bundle.l10n.zh-cn.json'), 'utf8')) as Record<string, string>;
@@ -59,4 +61,24 @@ test('zh-cn: every line of the summary in Chinese, numbers in place', () => {
     '',
   ]);
   for (const status of ['completed', 'terminated'] as const) assert.doesNotMatch(formatSummary({ ...summary, status }, undefined, chinese), /UNTRANSLATED/);
+});
+
+test('runs started in the same millisecond each get a folder of their own, never one another\'s', (t) => {
+  t.mock.timers.enable({ apis: ['Date'], now: new Date(2026, 10, 27, 16, 20, 5, 7).getTime() });
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'agentrl-run-writer-'));
+  try {
+    // a folder another run (another process) took at this very millisecond
+    fs.mkdirSync(path.join(root, RUNS_DIR, '20261127-162005-007'), { recursive: true });
+    fs.writeFileSync(path.join(root, RUNS_DIR, '20261127-162005-007', 'launch.json'), '{"other":true}\n');
+    const a = new RunWriter(root, { run: 'a' });
+    const b = new RunWriter(root, { run: 'b' });
+    assert.deepEqual([a.id, b.id], ['20261127-162005-007-2', '20261127-162005-007-3']);
+    assert.equal(fs.readFileSync(path.join(root, RUNS_DIR, '20261127-162005-007', 'launch.json'), 'utf8'), '{"other":true}\n', 'the other run\'s folder is left alone');
+    assert.deepEqual(JSON.parse(fs.readFileSync(path.join(a.dir, 'launch.json'), 'utf8')), { run: 'a' });
+    assert.deepEqual(JSON.parse(fs.readFileSync(path.join(b.dir, 'launch.json'), 'utf8')), { run: 'b' });
+    a.close();
+    b.close();
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
 });
