@@ -375,7 +375,7 @@ export class RolloutDebugSession extends DebugSession {
 
   private async returnedTokensOf(ref: unknown): Promise<unknown> {
     const ep = typeof ref === 'number' ? this.returnedScopes.get(ref) : undefined;
-    if (!ep?.experienceTokens?.length) throw new DapError(5004, this.l10n.t('Select the experiences of an ended episode (Episode scope) to show the tokens training learns from.'), true);
+    if (!ep?.experienceTokens?.length) throw new DapError(5004, this.l10n.t('Stop where an episode returns (Step Out of it, or a reward breakpoint), then select its experiences (Episode scope) to show the tokens training learns from.'), true);
     const choice = await this.run?.tokenizers?.get();
     const tok = choice?.kind === 'local' ? choice.tokenizer : undefined;
     try {

@@ -84,7 +84,7 @@ interface ReturnedBody {
 
 /** "Show tokens training learns from" on an ended episode's experiences: one of them (picked when several) with its turns. */
 export async function showExperienceTokens(arg: VariableMenuArg | undefined, extensionUri: vscode.Uri): Promise<void> {
-  const t = target(arg, vscode.l10n.t('Right-click the experiences of an ended episode (Episode scope in the Variables view) to show the tokens training learns from.'));
+  const t = target(arg, vscode.l10n.t('Stop where an episode returns (Step Out of it, or a reward breakpoint), then right-click its experiences (Episode scope in the Variables view) to show the tokens training learns from.'));
   const body = t && (await ask<ReturnedBody>(t.session, EXPERIENCE_TOKENS_REQUEST, t.ref));
   if (!body?.experiences.length) return;
   const items = body.experiences.map((x) => ({

@@ -49,7 +49,7 @@ describe('Show tokens on what an episode returned (real model server, real runne
       const body = (await dc.customRequest(EXPERIENCE_TOKENS_REQUEST, { variablesReference: episode.variablesReference })).body as Body;
       const running = (await dc.scopesRequest({ frameId: (await dc.stackTraceRequest({ threadId: s2.body.threadId! })).body.stackFrames[0].id })).body.scopes.find((x) => x.name === 'Episode')!;
       const refused = await dc.customRequest(EXPERIENCE_TOKENS_REQUEST, { variablesReference: running.variablesReference }).then(() => undefined, (e: Error) => e.message);
-      assert.match(refused ?? '', /ended episode/, 'a running episode has returned nothing yet: a clear error');
+      assert.match(refused ?? '', /Stop where an episode returns/, 'a running episode has returned nothing yet: a clear error');
       await dc.terminateRequest().catch(() => undefined);
 
       assert.equal(body.experiences.length, 1);
