@@ -10,8 +10,7 @@ import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import { modelRuntimeInstalled, startModelServer, type ModelServer } from '../harness/model-server';
 import { repoRoot } from '../harness/paths';
-import type { Locator } from 'playwright-core';
-import { until } from '../harness/wait';
+import { pickFromContextMenu, setExpanded } from './variables';
 import { openWorkbench, type Workbench } from './workbench';
 
 const skip = !modelRuntimeInstalled && 'node-llama-cpp not installed (bash scripts/setup.sh model)';
@@ -90,16 +89,7 @@ async function showsTokens(): Promise<void> {
   await tokens.waitFor({ timeout: 30_000 });
   const [, prompt, completion] = /(\d+) \+ (\d+) tokens/.exec(await tokens.innerText())!;
   const tab = page.locator('.tab', { hasText: /Tokens: T\w+#R0 llm #1/ }).first();
-  // A context-menu item clicked while the menu is still settling can be lost: pick it with
-  // the keyboard (hover focuses it), and open the menu again until the panel's tab shows.
-  await until('the Tokens panel after "Show Tokens"', async () => {
-    await tokens.click({ button: 'right' });
-    const item = page.locator('.context-view .action-item', { hasText: 'Show Tokens' }).first();
-    await item.waitFor({ timeout: 10_000 });
-    await item.hover();
-    await page.keyboard.press('Enter');
-    return tab.waitFor({ timeout: 10_000 }).then(() => true, () => false);
-  }, 60_000, 0);
+  await pickFromContextMenu(tokens, 'Show Tokens', tab);
   // The token view draws inside the webview's iframes.
   const view = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
   const summary = view.locator('.tv-summary').first();
@@ -117,14 +107,4 @@ async function showsTokens(): Promise<void> {
   assert.doesNotMatch((await lowest.getAttribute('class')) ?? '', /tv-in-prompt/, 'the lowest logprob is in the completion');
   const shot = await wb!.screenshot('debug-call-tokens');
   assert.ok(fs.statSync(shot).size > 10_000);
-}
-
-/** Clicks a tree row until its aria-expanded is `open`. */
-async function setExpanded(row: Locator, open: boolean): Promise<void> {
-  await row.waitFor({ timeout: 30_000 });
-  await until(`${open ? 'unfolded' : 'folded'} scope`, async () => {
-    if ((await row.getAttribute('aria-expanded')) === String(open)) return true;
-    await row.click();
-    return false;
-  }, 30_000, 300);
 }

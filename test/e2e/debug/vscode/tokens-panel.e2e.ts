@@ -12,12 +12,12 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import type { FrameLocator, Locator } from 'playwright-core';
+import type { FrameLocator } from 'playwright-core';
 import { addHandBuiltWorkflows } from '../../../harness/hand-built-workflow';
 import { modelRuntimeInstalled, startModelServer, type ModelServer } from '../../../harness/model-server';
 import { repoRoot } from '../../../harness/paths';
 import { skipNoTokenizer } from '../../../harness/tiny-tokenizer';
-import { until } from '../../../harness/wait';
+import { pickFromContextMenu, setExpanded } from '../../variables';
 import { openWorkbench, type Workbench } from '../../workbench';
 
 const skip = (!modelRuntimeInstalled && 'node-llama-cpp not installed (bash scripts/setup.sh model)') || skipNoTokenizer;
@@ -86,21 +86,12 @@ async function showReturnedTokens(wb: Workbench): Promise<FrameLocator> {
   await stack.locator('.monaco-list-row', { hasText: /T\w+#R0 reward 0/ }).first().waitFor({ timeout: 120_000 });
   const variables = page.locator('.debug-variables');
   const episode = variables.locator('.monaco-list-row[aria-level="1"]', { hasText: /^Episode$/ }).first();
-  for (const scope of ['Request', 'Response']) await setExpanded(variables.locator('.monaco-list-row[aria-level="1"]', { hasText: new RegExp(`^${scope}$`) }).first(), false);
+  for (const scope of ['Request', 'Response']) await setExpanded(variables.locator('.monaco-list-row[aria-level="1"]', { hasText: new RegExp(`^${scope}$`) }).first(), false, true);
   await setExpanded(episode, true);
   const experiences = variables.locator('.monaco-list-row', { hasText: /experiences\s*=\s*1 experiences with tokens/ }).first();
   await experiences.waitFor({ timeout: 30_000 });
   const tab = page.locator('.tab', { hasText: /Tokens: T\w+#R0 #0/ }).first();
-  // As in the Response's "Show Tokens": the menu item picked with the keyboard, the menu opened
-  // again until the panel's tab shows.
-  await until('the Tokens panel after "Show Tokens Training Learns From"', async () => {
-    await experiences.click({ button: 'right' });
-    const item = page.locator('.context-view .action-item', { hasText: 'Show Tokens Training Learns From' }).first();
-    await item.waitFor({ timeout: 10_000 });
-    await item.hover();
-    await page.keyboard.press('Enter');
-    return tab.waitFor({ timeout: 10_000 }).then(() => true, () => false);
-  }, 60_000, 0);
+  await pickFromContextMenu(experiences, 'Show Tokens Training Learns From', tab);
   const view = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
   await view.locator('.tv-tok').first().waitFor({ timeout: 30_000 });
   return view;
@@ -214,14 +205,4 @@ function readTokens(els: PageElement[]): DrawnToken[] {
     }
     return { i: Number(el.dataset.i), cls: el.className, turn, label: label.content, room, shadow: getComputedStyle(el, '').boxShadow };
   });
-}
-
-/** Clicks a tree row until its aria-expanded is `open` (a missing row is left alone). */
-async function setExpanded(row: Locator, open: boolean): Promise<void> {
-  if (!(await row.waitFor({ timeout: 5_000 }).then(() => true, () => false))) return;
-  await until(`${open ? 'unfolded' : 'folded'} scope`, async () => {
-    if ((await row.getAttribute('aria-expanded')) === String(open)) return true;
-    await row.click();
-    return false;
-  }, 30_000, 300);
 }
