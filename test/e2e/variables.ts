@@ -3,8 +3,9 @@
 import type { Locator } from 'playwright-core';
 import { until } from '../harness/wait';
 
-/** Folds or unfolds a scope row (a click only when it is not so yet). An `optional` row that does
- *  not show within 5 s is left alone (a scope the stop does not have). */
+/** Folds or unfolds a scope row (a click only when it is not so yet). An `optional` row — a scope
+ *  the stop may not have — that does not show within 5 s, or goes while the tree is redrawn for a
+ *  new stop, is left alone. */
 export async function setExpanded(row: Locator, open: boolean, optional = false): Promise<void> {
   const shown = await row.waitFor({ timeout: optional ? 5_000 : 30_000 }).then(() => true, (e: unknown) => {
     if (optional) return false;
@@ -12,8 +13,11 @@ export async function setExpanded(row: Locator, open: boolean, optional = false)
   });
   if (!shown) return;
   await until(`${open ? 'unfolded' : 'folded'} scope`, async () => {
-    if ((await row.getAttribute('aria-expanded')) === String(open)) return true;
-    await row.click();
+    if (optional && (await row.count()) === 0) return true;
+    // The tree redraws rows on each stop: a row read or clicked as it is replaced is tried again.
+    const state = await row.getAttribute('aria-expanded', { timeout: 2_000 }).catch(() => undefined);
+    if (state === String(open)) return true;
+    if (state !== undefined) await row.click({ timeout: 2_000 }).catch(() => undefined);
     return false;
   }, 30_000, 300);
 }
