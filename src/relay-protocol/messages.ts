@@ -129,6 +129,10 @@ export interface ExperienceRow {
   truncated?: boolean;
   /** No response token, or a response text of whitespace only. */
   empty_response?: boolean;
+  /** The taskset row of the experience's task (Trinity's `info["task_index"]`): stable across steps, unlike `task_id`. */
+  task_index?: number;
+  /** Which taskset `task_index` is a row of, when the run reads several. */
+  taskset_id?: number;
   /** A row sent before whose reward or consumed state changed: it replaces that row. */
   updated?: boolean;
   /** Why the row's content could not be summarized (malformed, or over the relay's decode budget): the row is listed without it. */
@@ -282,6 +286,8 @@ const isExperienceRow = (v: unknown): v is ExperienceRow =>
     trained_tokens: optional(isInt),
     truncated: optional(isBool),
     empty_response: optional(isBool),
+    task_index: optional(isInt),
+    taskset_id: optional(isInt),
     updated: optional(isBool),
     error: optional(isStr),
   });

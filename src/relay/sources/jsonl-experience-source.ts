@@ -10,7 +10,7 @@ import { toWireNumber } from '../../relay-protocol/messages';
 import type { Logger } from '../../base/log';
 import { asPromise } from '../../base/promise';
 import { valueText } from '../../base/value-text';
-import { boundedJsonOf, numericMetrics } from './trxp';
+import { boundedJsonOf, numericMetrics, taskIndexOf } from './trxp';
 import { FileChange, FollowedFile } from './followed-file';
 import { LineReader } from './line-reader';
 import type { OpenFiles } from './open-files';
@@ -55,6 +55,7 @@ function rowOfLine(line: string, id: number, table: string): ExperienceRow | und
     timestamp: null,
     msg_id: e.suffix === undefined || e.suffix === null ? null : valueText(e.suffix),
     ...(metrics ? { metrics } : {}),
+    ...taskIndexOf(o.info),
   };
 }
 

@@ -336,6 +336,8 @@ export class SqlTableReader implements SourceReader {
       if (s.trained_tokens !== undefined) row.trained_tokens = s.trained_tokens;
       if (s.truncated !== undefined) row.truncated = s.truncated;
       if (s.empty_response !== undefined) row.empty_response = s.empty_response;
+      if (s.task_index !== undefined) row.task_index = s.task_index;
+      if (s.taskset_id !== undefined) row.taskset_id = s.taskset_id;
       if (s.error) row.error = s.error.slice(0, 500);
     }
     return row;

@@ -60,6 +60,10 @@ export interface ExperienceSummary {
   truncated?: boolean;
   /** No response token, or a response text of whitespace only. */
   empty_response?: boolean;
+  /** The taskset row of the experience's task (Trinity's `info["task_index"]["index"]`). */
+  task_index?: number;
+  /** Which taskset that row is in (`info["task_index"]["taskset_id"]`), when several are read. */
+  taskset_id?: number;
 }
 
 /** Reads `len` bytes of the same blob from `start` (0-based); undefined when it cannot. */
@@ -96,6 +100,24 @@ export function numberOf(v: unknown): number | undefined {
   if (typeof v === 'boolean') return v ? 1 : 0;
   if (v instanceof PyObject) return numpyScalar(v);
   return undefined;
+}
+
+/**
+ * The stable identity of an experience's task: Trinity's workflow runner sets
+ * `info["task_index"] = task.index`, a dict {"index": row of the taskset, "taskset_id": …}
+ * (file_reader.py, task_scheduler.py); a bare integer is read as the index. `eid.task` is not
+ * stable: the scheduler sets it to the task's position in its batch.
+ */
+export function taskIndexOf(info: unknown): { task_index: number; taskset_id?: number } | undefined {
+  const get = (o: unknown, k: string): unknown => (o instanceof PyDict ? o.get(k) : o instanceof Map ? o.get(k) : typeof o === 'object' && o !== null && !Array.isArray(o) ? (o as Record<string, unknown>)[k] : undefined);
+  const int = (v: unknown): number | undefined => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : undefined);
+  const ti = get(info, 'task_index');
+  const direct = int(ti);
+  if (direct !== undefined) return { task_index: direct };
+  const index = int(get(ti, 'index'));
+  if (index === undefined) return undefined;
+  const taskset = int(get(ti, 'taskset_id'));
+  return taskset === undefined ? { task_index: index } : { task_index: index, taskset_id: taskset };
 }
 
 /** Numeric entries of an experience's `metrics` (a JSON object, or a pickled dict); booleans count as 0/1. */
@@ -213,6 +235,7 @@ export function summarizeExperience(headBytes: Uint8Array, total: number, read: 
       item = firstItem(unpickle(meta, PICKLE_BUDGET));
       const metrics = numericMetrics(field(item, 'metrics'));
       if (metrics) out.metrics = metrics;
+      Object.assign(out, taskIndexOf(field(item, 'info')));
     } catch (e) {
       out.error = (e as Error).message;
     }

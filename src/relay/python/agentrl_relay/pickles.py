@@ -384,6 +384,31 @@ MAX_PART = 4 * 1024 * 1024
 MAX_METRICS = 64
 
 
+def task_index_of(info: Any) -> dict[str, int]:
+    """The stable identity of an experience's task: Trinity's workflow runner sets
+    info["task_index"] = task.index, a dict {"index": row of the taskset, "taskset_id": ...}; a bare
+    integer is read as the index. eid.task is not stable (the task's position in its batch)."""
+
+    def get(o: Any, k: str) -> Any:
+        if isinstance(o, PyObject):
+            o = o.fields
+        return o.get(k) if isinstance(o, dict) else None
+
+    def index(v: Any) -> int | None:
+        ok = isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and float(v).is_integer()
+        return int(v) if ok and 0 <= v <= 2**53 - 1 else None
+
+    ti = get(info, "task_index")
+    direct = index(ti)
+    if direct is not None:
+        return {"task_index": direct}
+    i = index(get(ti, "index"))
+    if i is None:
+        return {}
+    taskset = index(get(ti, "taskset_id"))
+    return {"task_index": i} if taskset is None else {"task_index": i, "taskset_id": taskset}
+
+
 def numeric_metrics_of(m: Any) -> dict[str, Any] | None:
     """Numeric entries of decoded `metrics` (booleans count as 0/1), at most 64."""
     if isinstance(m, PyObject):
@@ -517,6 +542,7 @@ def summarize_experience(head: bytes, total: int, read) -> dict[str, Any]:
             metrics = numeric_metrics_of(_field(first, "metrics"))
             if metrics:
                 out["metrics"] = metrics
+            out.update(task_index_of(_field(first, "info")))
         except PickleError as e:
             out["error"] = f"cannot unpickle the experience: {e}"[:500]  # the row is listed without its metrics
     if layout.tensors_at + 8 <= total:

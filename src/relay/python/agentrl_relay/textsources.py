@@ -12,7 +12,7 @@ import time
 from typing import Any, Callable
 
 from .files import FollowedFile, open_regular
-from .pickles import numeric_metrics_of
+from .pickles import numeric_metrics_of, task_index_of
 from .points import ExperiencesBatch, PointCollector, PointsBatch, points_batch
 from .protocol import cursor_dict, is_number, js_string, parse_json, to_float, wire_number
 from .steplog import load_shared_step_bindings, parse_step_line, shared_run_series
@@ -190,6 +190,7 @@ def row_of_line(line: bytes, row_id: int, table: str) -> dict[str, Any] | None:
     metrics = numeric_metrics_of(o.get("metrics"))
     if metrics:
         row["metrics"] = metrics
+    row.update(task_index_of(info))
     return row
 
 

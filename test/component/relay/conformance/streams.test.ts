@@ -106,6 +106,9 @@ eachRuntime("the queue buffer's .jsonl backup written by Trinity's FileStorage: 
   const ref = await jsonlRef();
   if (runtime === 'node') {
     assert.equal(Object.keys(ref.rows).length, 48);
+    // each line's info["task_index"] (as Trinity's workflow runner sets it) is its row's task_index
+    const indices = Object.values(ref.rows).map((r) => [r.task_index, r.taskset_id]);
+    assert.deepEqual(indices, Array.from({ length: 48 }, (_, i) => [Math.floor(i / 4), 0]));
     return;
   }
   assertSameStream(await streamFrom(runtime, ['--job-dir', await jsonlJob()]), ref, runtime);
@@ -164,6 +167,8 @@ for (const runtime of PYTHON_RUNTIMES) {
       assert.ok([...ref.rows.values()].some((r) => r.metrics && typeof r.advantage === 'number'), 'rows carry reward parts and advantages');
       // Trinity gives a single-turn experience an all-ones mask over its 4 response tokens; no truncation.
       for (const r of ref.rows.values()) assert.deepEqual([r.response_tokens, r.trained_tokens, r.truncated, r.empty_response], [4, 4, false, false], `row ${r.id}: group facts`);
+      // The task's stable identity, from the pickled info["task_index"] the workflow runner sets (rows of a group share it).
+      for (const r of ref.rows.values()) assert.deepEqual([r.task_index, r.taskset_id], [Math.floor((r.id - 1) / 8), 0], `row ${r.id}: task_index`);
       for (const [id, r] of ref.rows) assert.deepEqual({ ...got.rows.get(id), updated: undefined }, { ...r, updated: undefined }, `row ${id}`);
     } finally {
       for (const w of watchers) await w.close();
