@@ -50,6 +50,10 @@ export const SUBCOMMANDS: Record<string, Subcommand> = {
     summary: 'Print the points streamed by an agentrl relay',
     run: async (argv) => (await import('./relay/tail/tail')).main(argv),
   },
+  tasks: {
+    summary: 'Which tasks of a run learn: each task by model version, its class, and evidence of reward hacking',
+    run: async (argv) => (await import('./relay/tasks/tasks')).main(argv),
+  },
   tokens: {
     summary: "Print one experience's tokens: ids, texts, logprobs, mask, advantages (--json for scripts)",
     run: async (argv) => (await import('./relay/tokens/tokens')).main(argv),

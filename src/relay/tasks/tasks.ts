@@ -1,0 +1,234 @@
+// `agentrl tasks`: which tasks of a run learn — every task's mean reward by model version, its
+// class (learned, never, always, forgotten, flaky) and the evidence of reward hacking, from the
+// run's experience buffer. From a job directory (read here by an in-process relay on loopback, the
+// same code that serves the editor) or a running relay's URL; --json for scripts and CI.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import { silentLogger } from '../../base/log';
+import { RelayClient } from '../../relay-protocol/client';
+import type { SourceInfo } from '../../relay-protocol/messages';
+import { envToken, readToken } from '../cli';
+import { credentialInUrl } from '../serve/auth';
+import { RELAY_DEFAULTS, Relay } from '../serve/relay';
+import { CLASS_DEFAULTS, type ClassOptions, TASK_CLASSES, type TaskReport, type TaskSort, classifyTasks, sortTasks } from './task-classes';
+import { type Finding, type NotChecked, findEvidence } from './task-findings';
+import { type Identity, type Skipped, TaskTable } from './task-table';
+
+export const TASKS_USAGE = `Usage: agentrl tasks (--job-dir DIR | <url>) [options]
+
+Which tasks of a run learn: each task's mean reward by model version, its class, and the
+evidence of reward hacking (evidence, not proof), from the run's experience buffer.
+
+A task is identified by its taskset row (Trinity's info["task_index"]); rows without it fall
+back to eid.task, the task's position in its batch, which is not stable across steps.
+Classes (a task is solved at a version when its mean reward >= the threshold):
+  learned    not solved at first, solved at each of the last --window versions
+  never      never solved
+  always     solved at every version (no signal to learn from)
+  forgotten  solved once, unsolved at each of the last --window versions
+  flaky      solved and unsolved in turn
+
+Options:
+  --job-dir DIR       a Trinity job directory (read here, nothing is started elsewhere)
+  <url>               a running 'agentrl relay' (ws:// or wss://)
+  --source ID         the buffer (default: the SQL experience buffer, else the first JSON-lines one)
+  --solved F          solved at mean reward >= lowest + F x (highest - lowest) of the run (default ${CLASS_DEFAULTS.solved})
+  --window N          the last N versions decide learned / forgotten (default ${CLASS_DEFAULTS.window})
+  --sort KEY          task (default), gain (reward gain), flip (version it last flipped), length
+  --json              print {"versions", "identity", "threshold", "tasks": [{"task", "class",
+                      "first_solved", "rewards": {version: mean}, …}], "counts", "findings":
+                      [{"kind", "detail", "examples": [row ids]}], "not_checked", "skipped"}
+  --token-file FILE   bearer token for <url> (or env AGENTRL_RELAY_TOKEN)
+  --ca FILE           CA certificate (PEM) for a wss:// relay with its own certificate
+
+Exit codes: 0 printed, 1 nothing to read (no buffer, relay unreachable), 2 bad usage.
+`;
+
+const WAIT_MS = 15_000;
+
+function usageError(msg: string): number {
+  process.stderr.write(`agentrl tasks: ${msg}\n\n${TASKS_USAGE}`);
+  return 2;
+}
+
+function failure(msg: string): number {
+  process.stderr.write(`agentrl tasks: ${msg}\n`);
+  return 1;
+}
+
+export interface TasksJson {
+  versions: [number, number] | null;
+  identity: Identity;
+  threshold: number | null;
+  tasks: TaskReport['tasks'];
+  counts: TaskReport['counts'];
+  findings: Finding[];
+  not_checked: NotChecked[];
+  skipped: { no_task: number; no_version: number; no_reward: number };
+  experiences: number;
+}
+
+/** The whole answer for one table. */
+export function tasksJson(table: TaskTable, opts: ClassOptions, sort: TaskSort): TasksJson {
+  const report = classifyTasks(table, opts);
+  const { findings, notChecked } = findEvidence(table);
+  const s: Skipped = table.skipped;
+  return {
+    versions: report.versions,
+    identity: table.identity,
+    threshold: report.threshold,
+    tasks: sortTasks(report.tasks, sort),
+    counts: report.counts,
+    findings,
+    not_checked: notChecked,
+    skipped: { no_task: s.noTask, no_version: s.noVersion, no_reward: s.noReward },
+    experiences: table.rows,
+  };
+}
+
+const num = (x: number | null | undefined, d = 2) => (x === null || x === undefined || !Number.isFinite(x) ? '–' : x.toFixed(d));
+const SPARK = '▁▂▃▄▅▆▇█';
+
+/** A task's mean reward per version as a sparkline scaled to the run's range. */
+function spark(rewards: Record<number, number>, lo: number, hi: number): string {
+  const vs = Object.keys(rewards).map(Number).sort((a, b) => a - b);
+  const pick = vs.length > 24 ? Array.from({ length: 24 }, (_, i) => vs[Math.round((i * (vs.length - 1)) / 23)]) : vs;
+  return pick.map((v) => SPARK[hi > lo ? Math.min(7, Math.max(0, Math.round(((rewards[v] - lo) / (hi - lo)) * 7))) : 0]).join('');
+}
+
+/** What a terminal shows. */
+export function tasksText(j: TasksJson, table: TaskTable): string {
+  const lines: string[] = [];
+  if (!j.versions) {
+    lines.push(`no experience with a task, a model version and a reward (${j.experiences} rows read)`);
+  } else {
+    lines.push(`${j.tasks.length} tasks over model versions ${j.versions[0]}–${j.versions[1]} · solved at mean reward ≥ ${num(j.threshold)} · ${TASK_CLASSES.map((c) => `${j.counts[c]} ${c}`).join(' · ')}`);
+  }
+  if (j.identity === 'eid.task') lines.push("tasks are eid.task (the task's position in its batch): not stable across steps unless the workflow sets it");
+  if (j.identity === 'mixed') lines.push('some rows have no task_index: those are grouped by eid.task ("eid N"), apart');
+  const sk = j.skipped;
+  const left = [sk.no_task && `${sk.no_task} without a task`, sk.no_version && `${sk.no_version} without a model version`, sk.no_reward && `${sk.no_reward} without a finite reward`].filter(Boolean);
+  if (left.length) lines.push(`not counted: ${left.join(', ')}`);
+  if (j.tasks.length) {
+    const w = Math.max(4, ...j.tasks.map((t) => t.task.length));
+    lines.push('', `${'task'.padEnd(w)}  ${'class'.padEnd(9)}  ${'solved@'.padStart(7)}  ${'first'.padStart(5)}  ${'last'.padStart(5)}  ${'gain'.padStart(6)}  reward by version`);
+    for (const t of j.tasks) {
+      const first = t.rewards[t.first_seen];
+      const last = t.rewards[t.last_seen];
+      lines.push(`${t.task.padEnd(w)}  ${t.class.padEnd(9)}  ${(t.first_solved === null ? '–' : String(t.first_solved)).padStart(7)}  ${num(first).padStart(5)}  ${num(last).padStart(5)}  ${num(t.gain).padStart(6)}  ${spark(t.rewards, table.lo, table.hi)}`);
+    }
+  }
+  lines.push('', j.findings.length ? 'Evidence, not proof:' : 'No evidence of reward hacking found in what was checked.');
+  for (const f of j.findings) lines.push(`  ${f.kind}: ${f.detail}`, `    read rows ${f.examples.join(', ')}`);
+  for (const n of j.not_checked) lines.push(`  not checked: ${n.kind.replace(/_/g, ' ')} (${n.why})`);
+  return lines.join('\n') + '\n';
+}
+
+/** The source to read: the one named, else the SQL experience buffer, else the first JSON-lines one. */
+function pickSource(sources: SourceInfo[], wanted: string | undefined): SourceInfo | undefined {
+  if (wanted !== undefined) return sources.find((s) => s.id === wanted);
+  return sources.find((s) => s.kind === 'sql') ?? sources.find((s) => s.kind === 'jsonl');
+}
+
+const SORTS: readonly TaskSort[] = ['task', 'gain', 'flip', 'length'];
+
+export async function main(argv: string[]): Promise<number> {
+  let values, positionals;
+  try {
+    ({ values, positionals } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: true,
+      options: {
+        'job-dir': { type: 'string' },
+        source: { type: 'string' },
+        solved: { type: 'string' },
+        window: { type: 'string' },
+        sort: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        'token-file': { type: 'string' },
+        ca: { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    }));
+  } catch (e) {
+    return usageError((e as Error).message);
+  }
+  if (values.help) {
+    process.stdout.write(TASKS_USAGE);
+    return 0;
+  }
+  const jobDir = values['job-dir'];
+  if ((jobDir === undefined) === (positionals.length === 0) || positionals.length > 1) return usageError('give either --job-dir DIR or one relay URL');
+  const opts: ClassOptions = { ...CLASS_DEFAULTS };
+  if (values.solved !== undefined) {
+    const f = /^(0|1|0?\.\d+|1\.0*)$/.test(values.solved) ? Number(values.solved) : NaN;
+    if (!(f > 0 && f <= 1)) return usageError(`--solved must be a number in (0, 1], got '${values.solved}'`);
+    opts.solved = f;
+  }
+  if (values.window !== undefined) {
+    const n = /^\d+$/.test(values.window) ? Number(values.window) : NaN;
+    if (!(n >= 1 && n <= 1000)) return usageError(`--window must be a whole number from 1 to 1000, got '${values.window}'`);
+    opts.window = n;
+  }
+  const sort = (values.sort ?? 'task') as TaskSort;
+  if (!SORTS.includes(sort)) return usageError(`--sort must be one of ${SORTS.join(', ')}, got '${values.sort}'`);
+  const url = positionals[0];
+  if (url !== undefined && !/^wss?:\/\//.test(url)) return usageError(`'${url}' is not a ws:// or wss:// URL`);
+  if (url !== undefined && credentialInUrl(url)) return usageError('do not put the token in the URL: use --token-file or AGENTRL_RELAY_TOKEN');
+  if (jobDir !== undefined && !fs.statSync(jobDir, { throwIfNoEntry: false })?.isDirectory()) return failure(`${jobDir} is not a directory`);
+  let token: string | undefined;
+  let ca: Buffer | undefined;
+  try {
+    token = values['token-file'] !== undefined ? readToken(values['token-file']) : envToken();
+    if (values.ca !== undefined) ca = fs.readFileSync(values.ca);
+  } catch (e) {
+    return usageError((e as Error).message);
+  }
+
+  const relay = jobDir !== undefined ? new Relay({ ...RELAY_DEFAULTS, root: { mode: 'job', dir: path.resolve(jobDir) }, port: 0, token: undefined, allowOrigins: [], log: silentLogger, maxClients: 1 }) : undefined;
+  let client: RelayClient | undefined;
+  try {
+    const target = relay ? await relay.start() : url;
+    const table = new TaskTable();
+    client = new RelayClient({ url: target, token, ca, experiences: true, backoff: { initialMs: 100, maxMs: 1000 } });
+    const c = client;
+    let source: SourceInfo | undefined;
+    const done = await new Promise<string | undefined>((resolve) => {
+      let timer = setTimeout(() => resolve(`the relay at ${target} did not answer within ${WAIT_MS / 1000} s`), WAIT_MS);
+      c.on('error', (e) => {
+        if (e.kind !== 'auth') return;
+        clearTimeout(timer);
+        resolve(e.message);
+      });
+      c.on('hello', (h) => {
+        clearTimeout(timer);
+        source = pickSource(h.sources, values.source);
+        if (!source) resolve(values.source !== undefined ? `no source '${values.source}' (${h.sources.map((x) => x.id).join(', ') || 'none'})` : 'no experience buffer (SQL or JSON lines) there');
+        // a relay mid-way through a big buffer sends heartbeats; none for this long means it is gone
+        else timer = setTimeout(() => resolve(`the relay at ${target} went silent before it had sent the whole buffer`), 6 * WAIT_MS);
+      });
+      c.on('experiences', (m) => {
+        if (m.source === source?.id) table.add(m.rows);
+      });
+      c.on('heartbeat', (h) => {
+        timer.refresh();
+        if (h.caughtUp && source) {
+          clearTimeout(timer);
+          resolve(undefined);
+        }
+      });
+      c.start();
+    });
+    if (done !== undefined) return failure(done);
+    const j = tasksJson(table, opts, sort);
+    process.stdout.write(values.json ? `${JSON.stringify(j)}\n` : tasksText(j, table));
+    return 0;
+  } catch (e) {
+    return failure((e as Error).message);
+  } finally {
+    await client?.close();
+    await relay?.close();
+  }
+}
