@@ -10,6 +10,7 @@ import type { Cursor, ExperienceRow, TagPoints } from '../../src/relay-protocol/
 import { RELAY_PROTOCOL_VERSION, RELAY_SUBPROTOCOL } from '../../src/relay-protocol/messages';
 import { binaryFrameType, decodeEnvelopeFrame } from '../../src/relay-protocol/envelope-frame';
 import { decodePointsFrame } from '../../src/relay-protocol/points-frame';
+import { decodeTokensFrame, isTokensFrame } from '../../src/relay-protocol/tokens-frame';
 
 /** A message as the relay sent it (JSON, or a binary frame's batch), with its type. */
 export type WireMessage = { type: string } & Record<string, unknown>;
@@ -54,6 +55,7 @@ export class WireClient {
         const kind = binaryFrameType(b);
         if (kind === 'points') this.messages.push({ ...decodePointsFrame(b) });
         else if (kind === 'envelope') this.messages.push({ ...decodeEnvelopeFrame(b) });
+        else if (isTokensFrame(b)) this.messages.push({ ...decodeTokensFrame(b) });
       }
       this.notify();
     });

@@ -4,7 +4,9 @@
 // start), a job dir deleted and recreated (a new file under the old name). A reader asks where to
 // read before each read; its cursor is (fid, offset) of the file it reads. A cursor naming a file
 // the path no longer names is looked for among its siblings (`role.log.1`), so a client that
-// reconnects mid-rotation still gets the rest of the old file.
+// reconnects mid-rotation still gets the rest of the old file. After a truncation in place the
+// same file starts over: the cursor's fid gains a `~N` suffix (as the Python relay's), so a client
+// never takes the new bytes for ones it has (same fid, lower offset: a stale batch to it).
 import * as fs from 'node:fs';
 import type { Cursor } from '../../relay-protocol/messages';
 import type { FdSource } from '../../tfrecord/file-reader';
@@ -21,6 +23,14 @@ export type FileChange =
 export interface ReadAt {
   fd: number;
   size: number;
+}
+
+/** The file identity a cursor's fid names, and its truncation generation (`dev:ino~N`). */
+export function splitFid(fid: string): { base: string; gen: number } {
+  const i = fid.indexOf('~');
+  if (i < 0) return { base: fid, gen: 0 };
+  const gen = Number(fid.slice(i + 1));
+  return { base: fid.slice(0, i), gen: Number.isSafeInteger(gen) && gen > 0 ? gen : 0 };
 }
 
 function statOf(file: string): { fid: string; size: number } | undefined {
@@ -40,6 +50,8 @@ export class FollowedFile implements FdSource {
   fid = '';
   /** Where the next read starts in it (readers move it with moveTo()). */
   offset = 0;
+  /** Truncations in place of the file read seen so far (its cursor's `~N`). */
+  private gen = 0;
   /** The bytes just before `offset` as they were read. */
   private tail: Buffer | undefined;
   private lease: FileLease | undefined;
@@ -70,7 +82,7 @@ export class FollowedFile implements FdSource {
 
   /** The cursor of the position reached. */
   at(source: string): Cursor {
-    return { source, fid: this.fid, offset: this.offset };
+    return { source, fid: this.gen > 0 ? `${this.fid}~${this.gen}` : this.fid, offset: this.offset };
   }
 
   /**
@@ -90,6 +102,7 @@ export class FollowedFile implements FdSource {
         this.onChange({ kind: 'truncated', from: this.offset, size: now.size });
         this.offset = 0;
         this.tail = undefined;
+        this.gen++;
       }
       return { fd, size: now.size };
     }
@@ -134,6 +147,7 @@ export class FollowedFile implements FdSource {
     this.fid = '';
     this.offset = 0;
     this.tail = undefined;
+    this.gen = 0;
     return true;
   }
 
@@ -143,24 +157,36 @@ export class FollowedFile implements FdSource {
 
   private first(now: { fid: string; size: number } | undefined): ReadAt | undefined {
     const c = this.cursor;
-    if (c?.fid && c.fid !== now?.fid) {
+    const { base, gen } = splitFid(c?.fid ?? '');
+    if (c && base && base !== now?.fid) {
       // The client read a file this name no longer holds: finish it if it is still next door.
-      const old = this.files.leaseSibling(this.path, c.fid);
+      const old = this.files.leaseSibling(this.path, base);
       if (old) {
         this.started = true;
         this.lease = old;
-        this.fid = c.fid;
+        this.fid = base;
         this.replaced = true;
         const fd = old.fd();
         const size = fd === undefined ? 0 : fs.fstatSync(fd).size;
-        this.offset = c.offset <= size ? c.offset : 0;
-        this.tail = undefined;
+        this.resumeAt(c.offset, size, gen);
         return fd === undefined ? undefined : { fd, size };
       }
     }
     const at = this.take(now);
-    if (at && c?.fid === this.fid && c.offset <= at.size) this.offset = c.offset;
+    if (at && c && base === this.fid) this.resumeAt(c.offset, at.size, gen);
     return at;
+  }
+
+  /** The cursor's place in the file it names; past its end, the file was cut back since: its start, a generation on. */
+  private resumeAt(offset: number, size: number, gen: number): void {
+    this.tail = undefined;
+    if (offset <= size) {
+      this.offset = offset;
+      this.gen = gen;
+    } else {
+      this.offset = 0;
+      this.gen = gen + 1;
+    }
   }
 
   /** Opens the file the path names now, from its start (the same file where it was, if it came back). */
@@ -179,6 +205,7 @@ export class FollowedFile implements FdSource {
       this.fid = lease.fid;
       this.offset = 0;
       this.tail = undefined;
+      this.gen = 0;
     }
     const fd = lease.fd();
     return fd === undefined ? undefined : { fd, size: fs.fstatSync(fd).size };

@@ -18,7 +18,7 @@ import type { ExperienceDetail, WireNumber } from '../../relay-protocol/messages
 import { toWireNumber } from '../../relay-protocol/messages';
 import { valueText } from '../../base/value-text';
 import { asFloat32 } from './safetensors';
-import { PickleBudget, PickleError, PyDict, PyGlobal, PyObject, PyOpaque, PyValue, unpickle, unpickleSliced } from './pickle';
+import { MAX_INT_BYTES, PickleBudget, PickleError, PyDict, PyGlobal, PyObject, PyOpaque, PyValue, unpickle, unpickleSliced } from './pickle';
 
 const MAGIC = 'TRXP';
 const HEADER = 4 + 1 + 8 + 8;
@@ -44,7 +44,7 @@ export interface JsonBudget {
 }
 
 const DETAIL_BUDGET: JsonBudget = { maxValues: 200_000, maxBytes: 8 * 1024 * 1024, maxDepth: 16, maxString: 64 * 1024, maxItems: 2000 };
-const PICKLE_BUDGET: PickleBudget = { maxObjects: 1_000_000, maxMarks: 10_000 };
+const PICKLE_BUDGET: PickleBudget = { maxObjects: 1_000_000, maxMarks: 10_000, maxIntBytes: MAX_INT_BYTES };
 
 /** A row whose content is over a budget, or not readable: its message names the row's problem. */
 export class RowDecodeError extends Error {}

@@ -25,6 +25,10 @@ from .trxp import TRXP_HEADER, TrxpError, trxp_first_item, trxp_layout, trxp_met
 MAX_OPS = 2_000_000
 MAX_MEMO = 1_000_000
 MAX_STACK = 100_000
+# Bytes of one binary integer (LONG1, LONG4) kept as a number: ~2 470 digits, inside Python's own
+# int<->str limit (4 300); a longer one is `<int of more than 1024 bytes>` (as the Node relay). A text integer
+# (INT, LONG) past 4 300 digits is refused by int() itself (Python 3.8.14+).
+MAX_INT_BYTES = 1024
 # The JSON a decode may produce: nodes visited (shared references count each time) and string bytes.
 
 
@@ -49,6 +53,18 @@ class PyClass:
     def __init__(self, module: str, name: str):
         self.module = module
         self.name = name
+
+
+class Opaque:
+    """What a pickle holds but is not read as data (an integer too long to write out)."""
+
+    __slots__ = ("what",)
+
+    def __init__(self, what: str):
+        self.what = what
+
+    def __str__(self) -> str:
+        return f"<{self.what}>"
 
 
 _MARK = object()
@@ -112,6 +128,8 @@ def _step(name: str, arg: Any, stack: list[Any], metastack: list[list[Any]], mem
         stack.append(True)
     elif name == "NEWFALSE":
         stack.append(False)
+    elif name in ("LONG1", "LONG4") and (arg.bit_length() >> 3) + 1 > MAX_INT_BYTES:  # its length as pickle writes it
+        stack.append(Opaque(f"int of more than {MAX_INT_BYTES} bytes"))
     elif name in ("INT", "LONG", "BININT", "BININT1", "BININT2", "LONG1", "LONG4"):
         stack.append(arg)
     elif name in ("FLOAT", "BINFLOAT"):

@@ -44,6 +44,30 @@ export function tail(url: string, args: string[], env: Record<string, string> = 
   });
 }
 
+/** `agentrl tail URL …` left running: what it printed so far, and a way to stop it. */
+export interface LiveTail {
+  stdout(): string;
+  stderr(): string;
+  stop(): Promise<void>;
+}
+
+export function liveTail(url: string, args: string[]): LiveTail {
+  const p = spawn(process.execPath, [cliBundle, 'tail', url, ...args], { env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  p.stdout.on('data', (b) => (stdout += b));
+  p.stderr.on('data', (b) => (stderr += b));
+  const exited = new Promise<void>((resolve) => p.on('exit', () => resolve()));
+  return {
+    stdout: () => stdout,
+    stderr: () => stderr,
+    stop: async () => {
+      if (p.exitCode === null && p.signalCode === null) p.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
 export interface Stream {
   /** Points per series (`run/role/tag`), each series in the order it arrived: [step, wall_time, value]. */
   series: Record<string, [number, number, number | string][]>;

@@ -16,7 +16,7 @@ import { repoRoot, sharedDir } from '../../../harness/paths';
 import { until } from '../../../harness/wait';
 import { hasTbx, pythonAsync, tmpDir, writers } from '../helpers';
 import { TrinitySqlWriter, noTrinity } from '../trinity-sql-writer';
-import { PYTHON_RUNTIMES, RelayRuntime, assertSameStream, eachRuntime, once, pointCount, relaySkipReason, startRelay, streamFrom } from './helpers';
+import { PYTHON_RUNTIMES, RelayRuntime, assertSameStream, eachRuntime, liveTail, once, pointCount, relaySkipReason, startRelay, streamFrom, streamOf } from './helpers';
 
 const trinityPython = path.join(repoRoot, '.cache', 'trinity-venv', 'bin', 'python');
 const noWriters = !hasTbx && 'needs tensorboardX, torch and tensorflow in .cache/venv (scripts/setup.sh python)';
@@ -176,3 +176,38 @@ for (const runtime of PYTHON_RUNTIMES) {
     }
   });
 }
+
+// ---- a live client across a copytruncate noticed before the writer goes on -----------------
+
+/** A Trinity monitor line; the first lines carry more metrics, so the new content stays below the old offset. */
+const monitorLine = (step: number, long: boolean) =>
+  `INFO 12-07 01:00:00 [monitor.py:210] Step ${step}: {'actor/loss': ${step / 4}${long ? `, 'actor/entropy': ${step / 8}, 'critic/score/mean': ${step / 16}` : ''}}\n`;
+
+eachRuntime('a live client across a copytruncate the relay noticed first: every step written after it, once', {}, async (runtime) => {
+  const job = path.join(tmpDir('conf-ct-'), 'ct-run');
+  const log = path.join(job, 'log', 'explorer.log');
+  fs.mkdirSync(path.dirname(log), { recursive: true });
+  for (let s = 1; s <= 40; s++) fs.appendFileSync(log, monitorLine(s, true));
+  const relay = await startRelay(['--job-dir', job, '--poll-interval', '100'], { runtime });
+  const client = liveTail(relay.url, ['--json']);
+  const steps = () => streamOf(client.stdout()).series['ct-run/explorer/actor/loss']?.map(([step]) => step) ?? [];
+  try {
+    await until('steps 1..40 at the live client', () => steps().length >= 40);
+    fs.truncateSync(log, 0); // what logrotate's copytruncate does
+    // The relay notices the truncation before anything new is written (an idle trainer).
+    await until('the relay noticing the truncation', () => /truncated/.test(relay.stderr()));
+    for (let s = 41; s <= 80; s++) fs.appendFileSync(log, monitorLine(s, false));
+    const upTo = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
+    await until('steps 41..80 at the live client', () => steps().length >= 80, 30_000).catch(() => undefined);
+    assert.deepEqual(steps(), upTo(80), `${runtime}: the live client got the steps written after the truncation`);
+    // Then the trainer goes on slowly: each step on its own.
+    for (let s = 81; s <= 85; s++) {
+      fs.appendFileSync(log, monitorLine(s, false));
+      await until(`step ${s} at the live client`, () => steps().includes(s), 30_000);
+    }
+    assert.deepEqual(steps(), upTo(85), `${runtime}: every step once, in order`);
+  } finally {
+    await client.stop();
+    await relay.stop();
+  }
+});

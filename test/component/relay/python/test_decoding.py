@@ -15,6 +15,7 @@ from copy import deepcopy
 from agentrl_relay.envelope import EnvelopeBuilder
 from agentrl_relay.fastscan import ChunkDecoder
 from agentrl_relay.pickles import (
+    PickleError,
     RowDecodeError,
     bounded_json,
     decode_experience_bytes,
@@ -169,6 +170,26 @@ class PickleTest(unittest.TestCase):
         self.assertEqual(out, {"reward": 1.5, "metrics": {"accuracy": 1.0}})
         evil = b"cos\nsystem\n(S'echo pwned > /tmp/agentrl-pwned'\ntR."
         self.assertEqual(bounded_json(unpickle(evil)), {})
+
+    def test_pickled_integers_of_every_width_and_mutated_ones_give_a_value_or_a_clear_error(self):
+        # As the Node relay: a binary integer over 1 KiB is not kept, a text one past 4300 digits refused.
+        self.assertEqual(bounded_json(unpickle(pickle.dumps([-256, 1234567890123456789012345], protocol=4))), [-256, "1234567890123456789012345"])
+        huge = pickle.dumps({"n": 1 << (8 * 1024 * 1024 - 9)}, protocol=4)
+        self.assertEqual(bounded_json(unpickle(huge)), {"n": "<int of more than 1024 bytes>"})
+        with self.assertRaises(PickleError):
+            unpickle(b"L" + b"9" * 1_000_000 + b"L\n.")
+        rnd = random.Random(20261207)
+        seeds = [pickle.dumps([(1 << (8 * n)) - 3 * n], protocol=p) for n in (0, 1, 8, 255, 1023, 1024, 4096) for p in (0, 2, 4) if p or n < 1024]
+        for i in range(2000):
+            b = bytearray(seeds[i % len(seeds)])
+            for _ in range(1 + rnd.randrange(4)):
+                b[rnd.randrange(len(b))] = rnd.randrange(256)
+            if rnd.random() < 0.2:
+                b = b[: rnd.randrange(len(b))]
+            try:
+                bounded_json(unpickle(bytes(b)))
+            except (PickleError, RowDecodeError) as e:
+                self.assertNotIn("Traceback", str(e))
 
 
 if __name__ == "__main__":

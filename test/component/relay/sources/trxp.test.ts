@@ -158,3 +158,77 @@ c.commit()`,
       }
     });
   });
+
+/** A job dir whose SQL buffer holds a good row (id 1), a row with a 1 MiB pickled integer (LONG4) and a 20-digit one (id 2), and a row whose protocol-0 pickle writes a million-digit integer as text (id 3); every row has 3 token ids. */
+function hugeIntJob(): string {
+  const job = path.join(tmpDir(), 'job');
+  fs.mkdirSync(path.join(job, 'buffer'), { recursive: true });
+  const made = spawnSync(
+    'python3',
+    [
+      '-c',
+      `import json, pickle, sqlite3, struct, sys
+def trxp(meta):
+    h = json.dumps({"0:tokens": {"dtype": "I32", "shape": [3], "data_offsets": [0, 12]}}).encode()
+    tensors = struct.pack("<Q", len(h)) + h + struct.pack("<3i", 5, 6, 7)
+    return b"TRXP" + struct.pack("<BQQ", 1, len(meta), len(tensors)) + meta + tensors
+def item(info):
+    return {"version": 1, "num_items": 1, "items": [{"eid": {"task": "t"}, "reward": 1.0, "prompt_length": 1, "metrics": {"accuracy": 1.0}, "info": info}]}
+rows = [trxp(pickle.dumps(item({"n": 5}), protocol=4)),
+        trxp(pickle.dumps(item({"n": 1 << (8 * 1024 * 1024 - 9), "m": 12345678901234567890}), protocol=4)),
+        trxp(b"(dp0\\nVversion\\np1\\nL" + b"9" * 1000000 + b"L\\ns.")]
+c = sqlite3.connect(sys.argv[1])
+c.execute("CREATE TABLE experience_buffer (id INTEGER PRIMARY KEY, task_id TEXT, run_id INTEGER, model_version INTEGER, reward REAL, timestamp TEXT, consumed INTEGER, experience_bytes BLOB)")
+c.executemany("INSERT INTO experience_buffer VALUES (?, 't', 0, 1, 1.0, '2026-01-01 00:00:00', 0, ?)", list(enumerate(rows, 1)))
+c.commit()`,
+      path.join(job, 'buffer', 'experience_buffer.db'),
+    ],
+    { encoding: 'utf8' },
+  );
+  assert.equal(made.status, 0, made.stderr);
+  return job;
+}
+
+for (const subject of relaysUnderTest())
+  describe(`adversarial: huge pickled integers [${subject.name}]`, { skip: subject.skip }, () => {
+    test('a 1 MiB LONG4 integer: read in linear time, shown as <int of more than 1024 bytes>, its tokens answered; a million-digit text integer: a clear error', { timeout: 120_000 }, async () => {
+      const job = hugeIntJob();
+      const relay = await launchRelay(subject.command(), ['--job-dir', job]);
+      try {
+        const client = await helloFrom(relay.url);
+        client.subscribe();
+        await client.waitFor('3 rows', () => client.rows().length === 3, 60_000);
+        const source = client.of('experiences')[0].source as string;
+        client.send({ type: 'experience', request: 1, source, id: 2 });
+        client.send({ type: 'tokens', request: 2, source, id: 2 });
+        client.send({ type: 'experience', request: 3, source, id: 3 });
+        // The relay keeps answering other clients while it works on those rows.
+        (await helloFrom(relay.url, {}, 15_000)).close();
+        await client.waitFor('the answers', () => client.of('experience-detail').length === 2 && client.of('tokens').length === 1, 60_000);
+        const detail = (n: number) => client.of('experience-detail').find((m) => m.request === n)!;
+        const info = (detail(1).detail as { info: Record<string, unknown> }).info;
+        assert.deepEqual(info, { n: '<int of more than 1024 bytes>', m: '12345678901234567890' });
+        const tokens = client.of('tokens')[0] as unknown as { error?: string; arrays: { tokens: Int32Array } };
+        assert.equal(tokens.error, undefined);
+        assert.deepEqual([...tokens.arrays.tokens], [5, 6, 7]);
+        assert.equal(detail(3).detail, undefined);
+        assert.match(String(detail(3).error), /4300/);
+        assert.doesNotMatch(String(detail(3).error), /\n\s+at /, 'no stack trace');
+        client.close();
+      } finally {
+        await relay.stop();
+        fs.rmSync(path.dirname(job), { recursive: true, force: true });
+      }
+    });
+  });
+
+test('agentrl tokens --job-dir on a row with a 1 MiB pickled integer: its tokens, at once', { timeout: 120_000 }, () => {
+  const job = hugeIntJob();
+  try {
+    const r = spawnSync(process.execPath, [path.join(repoRoot, 'dist', 'agentrl.js'), 'tokens', '--job-dir', job, '--id', '2', '--json'], { encoding: 'utf8', timeout: 60_000, env: { PATH: process.env.PATH ?? '' } });
+    assert.equal(r.status, 0, `${r.error?.message ?? ''} ${r.stderr}`);
+    assert.deepEqual((JSON.parse(r.stdout) as { tokens: { id: number }[] }).tokens.map((t) => t.id), [5, 6, 7]);
+  } finally {
+    fs.rmSync(path.dirname(job), { recursive: true, force: true });
+  }
+});

@@ -87,6 +87,32 @@ describe('adversarial: followed files', () => {
     fs.rmSync(job, { recursive: true, force: true });
   });
 
+  test('copytruncate: the cursor names a new generation of the file (`~N`), and a client resumes from it', async () => {
+    const { job, file, src } = setUp(4);
+    fs.writeFileSync(file, lines(0, 10));
+    const reader = src.open(undefined);
+    const before = (await drain(reader)).cursor!;
+    fs.truncateSync(file, 0);
+    assert.equal((await drain(reader)).steps.length, 0);
+    fs.appendFileSync(file, lines(10, 12));
+    const after = (await drain(reader)).cursor!;
+    // A lower offset under the same fid is a batch the client already has: the fid must differ.
+    assert.equal(after.fid, `${before.fid}~1`);
+    assert.ok(after.offset < before.offset);
+    reader.close();
+    fs.appendFileSync(file, lines(12, 14));
+    const again = src.open(after);
+    assert.deepEqual((await drain(again)).steps, range(12, 14));
+    again.close();
+    // A cursor past the end of the file it names: the file was cut back since, its start under the next generation.
+    const late = src.open(before);
+    const got = await drain(late);
+    assert.deepEqual(got.steps, range(10, 14));
+    assert.equal(got.cursor?.fid, `${before.fid}~1`);
+    late.close();
+    fs.rmSync(job, { recursive: true, force: true });
+  });
+
   test('the root refuses a path that resolves outside it, even through a link made after discovery', () => {
     const job = tmpDir();
     const outside = tmpDir();

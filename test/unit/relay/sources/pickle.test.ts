@@ -5,7 +5,7 @@
 // test/component/relay/sources/trxp.test.ts.
 import * as assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { PickleError, PyDict, PyGlobal, PyObject, Unpickler, unpickle } from '../../../../src/relay/sources/pickle';
+import { PickleError, PyDict, PyGlobal, PyObject, PyOpaque, Unpickler, unpickle } from '../../../../src/relay/sources/pickle';
 import { RowDecodeError, decodeExperienceBytes, summarizeExperience } from '../../../../src/relay/sources/trxp';
 import { rng } from '../helpers';
 
@@ -111,9 +111,43 @@ describe('adversarial: untrusted pickles', () => {
     assert.deepEqual(v.args, ['touch /tmp/agentrl-pickle-test']);
   });
 
+  test('pickled integers: LONG1/LONG4 read in linear time, one over 1 KiB not built; a text integer past 4300 digits refused', () => {
+    const long4 = (bytes: Buffer) => {
+      const n = Buffer.alloc(4);
+      n.writeInt32LE(bytes.length);
+      return Buffer.concat([Buffer.from([op.PROTO, 4, 0x8b]), n, bytes, Buffer.from([op.STOP])]);
+    };
+    assert.equal(unpickle(Buffer.from([op.PROTO, 2, 0x8a, 2, 0x00, 0xff, op.STOP])), -256);
+    // pickle.dumps(1234567890123456789012345, protocol=4), from Python
+    assert.equal(unpickle(Buffer.from([128, 4, 149, 14, 0, 0, 0, 0, 0, 0, 0, 138, 11, 121, 223, 226, 61, 68, 166, 54, 15, 110, 5, 1, 46])), 1234567890123456789012345n);
+    assert.equal(unpickle(long4(Buffer.from([121, 223, 226, 61, 68, 166, 54, 15, 110, 5, 1]))), 1234567890123456789012345n);
+    const kib = Buffer.alloc(1024, 0xff);
+    assert.equal(unpickle(long4(kib)), -1);
+    // 8 MiB of integer: was a shift per byte (quadratic, minutes); now not built at all.
+    const huge = unpickle(long4(Buffer.alloc(8 << 20, 0x7f)));
+    assert.ok(huge instanceof PyOpaque && huge.what === 'int of more than 1024 bytes');
+    assert.equal(unpickle(Buffer.from(`L${'9'.repeat(4300)}L\n.`, 'latin1')), BigInt('9'.repeat(4300)));
+    assert.throws(() => unpickle(Buffer.from(`L${'9'.repeat(1_000_000)}L\n.`, 'latin1')), (e: unknown) => e instanceof PickleError && /more than 4300/.test(e.message));
+    assert.throws(() => unpickle(Buffer.from(`I-${'1'.repeat(5000)}\n.`, 'latin1')), PickleError);
+  });
+
   test('fuzz (fixed seed): mutated and random pickles give a value or a clear error, nothing else', async () => {
     const rand = rng(20261127);
-    const seeds = [bomb(6, 3), bomb(30, 4), Buffer.from("cos\nsystem\n(S'x'\ntR.", 'latin1'), Buffer.from([op.PROTO, 4, op.EMPTY_DICT, ...str('a'), op.NONE, 0x73, op.STOP])];
+    // Integers of every width (LONG1, LONG4 from 0 bytes to past the 1 KiB cap, text INT/LONG): mutations hit their length fields.
+    const longs = [0, 1, 8, 9, 255, 1024, 1025, 4096].map((n) => {
+      const len = Buffer.alloc(4);
+      len.writeInt32LE(n);
+      const body = Buffer.from(Array.from({ length: n }, (_, i) => (i * 37) & 255));
+      return n < 256 && n % 2 ? Buffer.concat([Buffer.from([op.PROTO, 4, op.EMPTY_LIST, 0x8a, n]), body, Buffer.from([op.APPEND, op.STOP])]) : Buffer.concat([Buffer.from([op.PROTO, 4, op.EMPTY_LIST, 0x8b]), len, body, Buffer.from([op.APPEND, op.STOP])]);
+    });
+    const seeds = [
+      bomb(6, 3),
+      bomb(30, 4),
+      Buffer.from("cos\nsystem\n(S'x'\ntR.", 'latin1'),
+      Buffer.from([op.PROTO, 4, op.EMPTY_DICT, ...str('a'), op.NONE, 0x73, op.STOP]),
+      ...longs,
+      Buffer.from(`(lp0\nL${'7'.repeat(4299)}L\naI-12345678901234567890\na.`, 'latin1'),
+    ];
     let values = 0;
     let errors = 0;
     for (let i = 0; i < 3000; i++) {
