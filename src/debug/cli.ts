@@ -31,7 +31,8 @@ Options:
   --model-base-url URL    OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)
   --model NAME            model name to request (default: the endpoint's)
   --api-key-env VAR       environment variable holding the endpoint's API key
-  --timeout SEC           seconds before an LLM call counts as stalled (default 60)
+  --timeout SEC           seconds before an LLM call counts as stalled (default 60), a stream included
+  --max-reply-mb MB       a model reply larger than this fails its call (default 32)
   --replay DIR            replay a recorded run exactly, with no model
   --python PATH           Python interpreter (default: python3)
   --backbone NAME         native (default), trinity, astuner or ajet (upstream debug modes)
@@ -52,7 +53,7 @@ export async function main(argv: string[], context: RolloutCliContext): Promise<
       options: {
         config: { type: 'string' }, tasks: { type: 'string' }, repeat: { type: 'string' }, split: { type: 'string' },
         workflow: { type: 'string' }, 'model-base-url': { type: 'string' }, model: { type: 'string' }, 'api-key-env': { type: 'string' },
-        timeout: { type: 'string' }, replay: { type: 'string' }, backbone: { type: 'string' }, python: { type: 'string' }, cwd: { type: 'string' },
+        timeout: { type: 'string' }, 'max-reply-mb': { type: 'string' }, replay: { type: 'string' }, backbone: { type: 'string' }, python: { type: 'string' }, cwd: { type: 'string' },
         'no-record': { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
         concurrency: { type: 'string' }, timings: { type: 'boolean' },
       },
@@ -87,7 +88,7 @@ export async function main(argv: string[], context: RolloutCliContext): Promise<
       concurrency: num('concurrency'),
       split: values.split as string | undefined,
       workflow: values.workflow as string | undefined,
-      model: { baseUrl: values['model-base-url'] as string | undefined, name: values.model as string | undefined, apiKeyEnv: values['api-key-env'] as string | undefined, timeout: num('timeout') },
+      model: { baseUrl: values['model-base-url'] as string | undefined, name: values.model as string | undefined, apiKeyEnv: values['api-key-env'] as string | undefined, timeout: num('timeout'), maxReplyMB: num('max-reply-mb') },
       replay: values.replay ? path.resolve(String(values.replay)) : undefined,
       python: values.python as string | undefined,
       backbone: values.backbone as RolloutLaunchArgs['backbone'],

@@ -48,6 +48,7 @@ Options:
   --concurrency N         episodes at once per model (default: the config's runner count)
   --split NAME            dataset split
   --timeout SEC           seconds before an LLM call counts as failed (default 60)
+  --max-reply-mb MB       a model reply larger than this fails its call (default 32)
   --python PATH           Python interpreter (default: python3)
   --cwd DIR               working directory of the workflow (default: .)
   --pass-threshold R      reward counted as a pass for pass@k (default 1)
@@ -117,6 +118,8 @@ export async function main(argv: string[], context: EvalCliContext): Promise<num
       const models = parseModels(values.models ?? []);
       const timeout = num('timeout', undefined, (n) => n > 0, 'a positive number of seconds');
       if (timeout !== undefined) for (const m of models) m.timeout = timeout;
+      const maxReplyMB = num('max-reply-mb', undefined, (n) => n > 0, 'a positive number of megabytes');
+      if (maxReplyMB !== undefined) for (const m of models) m.maxReplyMB = maxReplyMB;
       const done = await runEval(context.rollouts, {
         config: path.resolve(values.config), cwd, models,
         tasks: num('tasks', 10, positiveInt, 'a positive integer')!, repeat: num('repeat', 4, positiveInt, 'a positive integer')!,
@@ -166,7 +169,7 @@ function parse(argv: string[]) {
       rescore: { type: 'boolean' }, reward: { type: 'string' }, open: { type: 'string' },
       checkpoints: { type: 'string' }, 'base-model': { type: 'string' }, port: { type: 'string' },
       tasks: { type: 'string' }, repeat: { type: 'string' }, concurrency: { type: 'string' }, split: { type: 'string' },
-      timeout: { type: 'string' }, python: { type: 'string' }, cwd: { type: 'string' }, 'pass-threshold': { type: 'string' },
+      timeout: { type: 'string' }, 'max-reply-mb': { type: 'string' }, python: { type: 'string' }, cwd: { type: 'string' }, 'pass-threshold': { type: 'string' },
       seed: { type: 'string' }, 'fail-if-worse': { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
     },
   });

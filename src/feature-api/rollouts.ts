@@ -12,6 +12,8 @@ export interface ModelEndpoint {
   apiKeyEnv?: string;
   /** Seconds before a call counts as stalled. */
   timeout?: number;
+  /** MB of one reply's body before its call fails (default 32). */
+  maxReplyMB?: number;
 }
 
 export interface RolloutRequest {

@@ -13,13 +13,16 @@ export interface HttpCall {
   /** A JSON body (POST). */
   body?: string;
   signal: AbortSignal;
+  /** The most reply-body bytes read before the call fails with ReplyTooLargeError (default: no cap). */
+  maxBytes?: number;
 }
 
 export interface PooledHttp {
   /** Resolves once the reply's headers are in (read its body with readText() or as a stream).
    *  Rejects with the socket's error (with its `code`) or, once `signal` aborts, an AbortError. */
   request(call: HttpCall): Promise<http.IncomingMessage>;
-  /** request() and the whole reply body as UTF-8 text in one go, rejecting alike. */
+  /** request() and the whole reply body as UTF-8 text in one go, rejecting alike (and with
+   *  ReplyTooLargeError past `call.maxBytes`). */
   fetchText(call: HttpCall): Promise<{ status: number; text: string }>;
   /** Closes the pooled connections (idle ones also close on their own after 4 s). */
   close(): void;
@@ -46,7 +49,7 @@ export function createPooledHttp(): PooledHttp {
     },
     fetchText(call) {
       // One promise for the whole reply: this is the gateway's hot path (every non-streamed call).
-      return new Promise((resolve, reject) => send(call, (res, fail) => collect(res, fail, (text) => resolve({ status: res.statusCode ?? 502, text })), reject));
+      return new Promise((resolve, reject) => send(call, (res, fail) => collect(res, fail, call.maxBytes, (text) => resolve({ status: res.statusCode ?? 502, text })), reject));
     },
     close() {
       agents.http.destroy();
@@ -56,13 +59,31 @@ export function createPooledHttp(): PooledHttp {
 }
 
 /** The whole body of a reply from request(), as UTF-8 text. */
-export function readText(res: http.IncomingMessage, signal: AbortSignal): Promise<string> {
-  return new Promise((resolve, reject) => collect(res, failWith(reject, signal), resolve));
+export function readText(res: http.IncomingMessage, signal: AbortSignal, maxBytes?: number): Promise<string> {
+  return new Promise((resolve, reject) => collect(res, failWith(reject, signal), maxBytes, resolve));
 }
 
-function collect(res: http.IncomingMessage, fail: (e: unknown) => void, done: (text: string) => void): void {
+/** A reply body past the call's byte cap: the connection was dropped, nothing more is read. */
+export class ReplyTooLargeError extends Error {
+  constructor(readonly maxBytes: number) {
+    super(`the reply exceeded ${maxBytes} bytes`);
+  }
+}
+
+function collect(res: http.IncomingMessage, fail: (e: unknown) => void, maxBytes: number | undefined, done: (text: string) => void): void {
   const parts: Buffer[] = [];
-  res.on('data', (b: Buffer) => parts.push(b));
+  let size = 0;
+  res.on('data', (b: Buffer) => {
+    size += b.length;
+    // An endless or huge body is cut here, before it is held (a string over ~512 MB cannot even be made).
+    if (maxBytes !== undefined && size > maxBytes) {
+      parts.length = 0;
+      fail(new ReplyTooLargeError(maxBytes));
+      res.destroy();
+      return;
+    }
+    parts.push(b);
+  });
   res.on('end', () => done((parts.length === 1 ? parts[0] : Buffer.concat(parts)).toString('utf8')));
   res.on('error', fail);
   res.on('aborted', () => fail(Object.assign(new Error('the connection closed before the reply was complete'), { code: 'ECONNRESET' })));

@@ -3,12 +3,16 @@
 // come back as values, never thrown, so the runtime can record them and stop on them. The
 // `openai` SDK only parses streamed replies (server-sent events); it sends nothing.
 import * as http from 'http';
-import { Readable } from 'stream';
+import { Readable, Transform } from 'stream';
 import { APIError } from 'openai';
 import { Stream } from 'openai/core/streaming';
 import type { CallError, ChatCompletion, ChatCompletionRequest } from '../trajectory/trajectory';
 import { assembleChunks } from './chat';
-import { abortError, createPooledHttp, readText, type HttpCall, type PooledHttp } from './http-client';
+import { abortError, createPooledHttp, readText, ReplyTooLargeError, type HttpCall, type PooledHttp } from './http-client';
+
+/** Default cap on one reply's body (model.maxReplyMB): far above a real completion with
+ *  logprobs, far below what an endless or runaway reply would cost the gateway and the runner. */
+export const DEFAULT_MAX_REPLY_MB = 32;
 
 /** A call that failed: why, and the endpoint's error object when it sent one. */
 export type UpstreamFailure = { ok: false; error: CallError; body?: unknown };
@@ -41,14 +45,17 @@ export interface ChatUpstream {
 export interface OpenAIUpstreamOptions {
   baseUrl: string;
   apiKey?: string;
-  /** Seconds before a call counts as stalled (default 60). */
+  /** Seconds before a call counts as stalled (default 60): the whole call, a stream included. */
   timeoutSec?: number;
+  /** MB of reply body read before the call fails (default DEFAULT_MAX_REPLY_MB). */
+  maxReplyMB?: number;
 }
 
 export class OpenAIUpstream implements ChatUpstream {
   readonly label: string;
   readonly endpoint: { baseUrl: string; apiKey?: string };
   private readonly timeoutMs: number;
+  private readonly maxBytes: number;
   private readonly http: PooledHttp = createPooledHttp();
   private readonly chatUrl: URL;
   private readonly modelsUrl: URL;
@@ -59,6 +66,7 @@ export class OpenAIUpstream implements ChatUpstream {
     this.label = opts.baseUrl;
     this.endpoint = { baseUrl: opts.baseUrl, ...(opts.apiKey ? { apiKey: opts.apiKey } : {}) };
     this.timeoutMs = Math.max(0.05, opts.timeoutSec ?? 60) * 1000;
+    this.maxBytes = Math.max(1024, Math.round((opts.maxReplyMB ?? DEFAULT_MAX_REPLY_MB) * 1024 * 1024));
     const base = opts.baseUrl.replace(/\/+$/, '');
     this.chatUrl = new URL(base + '/chat/completions');
     this.modelsUrl = new URL(base + '/models');
@@ -72,7 +80,7 @@ export class OpenAIUpstream implements ChatUpstream {
 
   async tokenizer(route: string, body: string): Promise<{ status: number; text: string }> {
     const url = new URL(this.chatUrl.href.replace(/\/v1\/chat\/completions$/, '').replace(/\/chat\/completions$/, '') + route);
-    const r = await this.withDeadline(new AbortController().signal, (signal) => this.http.fetchText({ method: 'POST', url, headers: { ...this.headers.json, 'content-type': 'application/json' }, body, signal }));
+    const r = await this.withDeadline(new AbortController().signal, (signal) => this.http.fetchText({ method: 'POST', url, headers: { ...this.headers.json, 'content-type': 'application/json' }, body, signal, maxBytes: this.maxBytes }));
     if ('ok' in r) return { status: r.error.status, text: JSON.stringify({ error: { message: r.error.message, type: 'server_error' } }) };
     return r;
   }
@@ -80,8 +88,8 @@ export class OpenAIUpstream implements ChatUpstream {
   async complete(body: ChatCompletionRequest, ctx: CallContext): Promise<UpstreamResult> {
     return this.withDeadline(ctx.signal, async (signal): Promise<UpstreamResult> => {
       const json = JSON.stringify(body);
-      if (body.stream) return this.streamed({ method: 'POST', url: this.chatUrl, headers: this.headers.stream, body: json, signal });
-      const reply = await this.http.fetchText({ method: 'POST', url: this.chatUrl, headers: this.headers.json, body: json, signal });
+      if (body.stream) return this.streamed({ method: 'POST', url: this.chatUrl, headers: this.headers.stream, body: json, signal, maxBytes: this.maxBytes });
+      const reply = await this.http.fetchText({ method: 'POST', url: this.chatUrl, headers: this.headers.json, body: json, signal, maxBytes: this.maxBytes });
       if (reply.status < 200 || reply.status > 299) return this.statusError(reply.status, reply.text);
       const response = JSON.parse(reply.text) as ChatCompletion;
       if (!response || typeof response !== 'object' || !Array.isArray(response.choices)) {
@@ -95,13 +103,35 @@ export class OpenAIUpstream implements ChatUpstream {
   private async streamed(call: HttpCall): Promise<UpstreamResult> {
     const res = await this.http.request(call);
     const status = res.statusCode ?? 502;
-    if (status < 200 || status > 299) return this.statusError(status, await readText(res, call.signal));
+    if (status < 200 || status > 299) return this.statusError(status, await readText(res, call.signal, call.maxBytes));
     // The SDK aborts this when it stops reading early (an error event): the rest of the reply is dropped.
     const stop = new AbortController();
     stop.signal.addEventListener('abort', () => res.destroy());
-    const events = Stream.fromSSEResponse<unknown>(new Response(Readable.toWeb(res) as ReadableStream), stop);
+    // Bytes are counted before the SDK parses them: an endless stream is cut at the cap.
+    let size = 0;
+    let tooLarge = false;
+    const counted = new Transform({
+      transform(b: Buffer, _enc, next) {
+        size += b.length;
+        if (call.maxBytes !== undefined && size > call.maxBytes) {
+          tooLarge = true;
+          res.destroy();
+          return next(new ReplyTooLargeError(call.maxBytes));
+        }
+        next(null, b);
+      },
+    });
+    res.on('error', (e) => counted.destroy(e));
+    res.on('aborted', () => counted.destroy(Object.assign(new Error('the connection closed before the reply was complete'), { code: 'ECONNRESET' })));
+    const events = Stream.fromSSEResponse<unknown>(new Response(Readable.toWeb(res.pipe(counted)) as ReadableStream), stop);
     const chunks: unknown[] = [];
-    for await (const chunk of events) chunks.push(chunk);
+    try {
+      for await (const chunk of events) chunks.push(chunk);
+    } catch (e) {
+      if (tooLarge) throw new ReplyTooLargeError(call.maxBytes!);
+      throw e;
+    }
+    if (tooLarge) throw new ReplyTooLargeError(call.maxBytes!);
     // The SDK ends a stream quietly when it is aborted: a stream cut by the deadline is no reply.
     if (call.signal.aborted) throw abortError();
     return { ok: true, response: assembleChunks(chunks), chunks };
@@ -140,6 +170,9 @@ export class OpenAIUpstream implements ChatUpstream {
 
   private toError(e: unknown, cancelled: boolean, timedOut: boolean): { error: CallError; body?: unknown } {
     if (cancelled) return { error: { kind: 'cancelled', status: 499, message: 'the call was cancelled (session stopped)' } };
+    if (e instanceof ReplyTooLargeError) {
+      return { error: { kind: 'malformed', status: 502, message: `${this.label} sent a reply over ${formatMB(e.maxBytes)} MB (model.maxReplyMB): the call was cut off there` } };
+    }
     if (timedOut) return { error: { kind: 'timeout', status: 504, message: `${this.label} did not answer within ${this.timeoutMs / 1000} s (model.timeout)` } };
     const code = (e as { code?: unknown } | undefined)?.code;
     if (typeof code === 'string' && /^E[A-Z_]+$/.test(code)) {
@@ -159,7 +192,7 @@ export class OpenAIUpstream implements ChatUpstream {
   /** GET /models under the same deadline; throws the same messages a chat call would report. */
   async models(): Promise<unknown> {
     const result = await this.withDeadline(new AbortController().signal, async (signal): Promise<{ ok: true; list: unknown } | UpstreamFailure> => {
-      const reply = await this.http.fetchText({ method: 'GET', url: this.modelsUrl, headers: this.headers.json, signal });
+      const reply = await this.http.fetchText({ method: 'GET', url: this.modelsUrl, headers: this.headers.json, signal, maxBytes: this.maxBytes });
       if (reply.status < 200 || reply.status > 299) return this.statusError(reply.status, reply.text);
       const page = JSON.parse(reply.text) as { data?: unknown };
       return { ok: true, list: { object: 'list', data: Array.isArray(page?.data) ? page.data : [] } };
@@ -168,3 +201,5 @@ export class OpenAIUpstream implements ChatUpstream {
     return result.list;
   }
 }
+
+const formatMB = (bytes: number): string => String(Math.round((bytes / 1024 / 1024) * 100) / 100);

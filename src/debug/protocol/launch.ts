@@ -90,7 +90,7 @@ export async function prepareLaunch(args: RolloutLaunchArgs & { __pythonDebugger
       // A local server needs no key: go on without one rather than stop the run.
       if (!apiKey && !isLoopbackUrl(baseUrl)) return { ok: false, message: `The environment variable ${args.model.apiKeyEnv} (model.apiKeyEnv) is not set.` };
     }
-    upstream = new OpenAIUpstream({ baseUrl, apiKey, timeoutSec: args.model?.timeout });
+    upstream = new OpenAIUpstream({ baseUrl, apiKey, timeoutSec: args.model?.timeout, maxReplyMB: args.model?.maxReplyMB });
   }
   // explorer.auxiliary_models (a judge, a teacher): each its own endpoint, default the main one.
   const auxCount = Math.max(planned.auxiliaryNames?.length ?? 0, args.auxiliaryModels?.length ?? 0);
@@ -102,7 +102,7 @@ export async function prepareLaunch(args: RolloutLaunchArgs & { __pythonDebugger
       const key = a.apiKeyEnv ? env[a.apiKeyEnv] : undefined;
       if (a.apiKeyEnv && !key) return { ok: false, message: `The environment variable ${a.apiKeyEnv} (auxiliaryModels[${i}].apiKeyEnv) is not set.` };
       const base = a.baseUrl ?? args.model?.baseUrl ?? env.OPENAI_BASE_URL!;
-      aux = new OpenAIUpstream({ baseUrl: base, apiKey: key ?? (a.baseUrl ? undefined : apiKeyOf(args, env)), timeoutSec: a.timeout ?? args.model?.timeout });
+      aux = new OpenAIUpstream({ baseUrl: base, apiKey: key ?? (a.baseUrl ? undefined : apiKeyOf(args, env)), timeoutSec: a.timeout ?? args.model?.timeout, maxReplyMB: args.model?.maxReplyMB });
     }
     auxiliary.push({ upstream: aux, name: a.name ?? planned.auxiliaryNames?.[i] ?? '' });
   }

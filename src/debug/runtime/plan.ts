@@ -14,7 +14,7 @@ export interface RolloutLaunchArgs {
   tasks?: number | (string | number)[];
   split?: string;
   repeat?: number;
-  model?: { baseUrl?: string; name?: string; apiKeyEnv?: string; timeout?: number };
+  model?: { baseUrl?: string; name?: string; apiKeyEnv?: string; timeout?: number; maxReplyMB?: number };
   /** Index-aligned with explorer.auxiliary_models: each one's endpoint (default: the main one). */
   auxiliaryModels?: { baseUrl?: string; name?: string; apiKeyEnv?: string; timeout?: number }[];
   /** Episodes run at once (default: the config's runner count, as Trinity's explorer). */
@@ -189,6 +189,7 @@ export function validateLaunchArgs(args: Partial<RolloutLaunchArgs>): string[] {
   if (args.repeat !== undefined && (!Number.isInteger(args.repeat) || args.repeat < 1)) errors.push('"repeat" must be a positive integer');
   if (args.backbone && !['native', 'trinity', 'astuner', 'ajet'].includes(args.backbone)) errors.push(`"backbone" must be native, trinity, astuner or ajet (got '${args.backbone}')`);
   if (args.model?.timeout !== undefined && !(args.model.timeout > 0)) errors.push('"model.timeout" must be a positive number of seconds');
+  if (args.model?.maxReplyMB !== undefined && !(args.model.maxReplyMB > 0)) errors.push('"model.maxReplyMB" must be a positive number of megabytes');
   if (args.replay !== undefined && typeof args.replay !== 'string') errors.push('"replay" must be the folder of a recorded run');
   if (args.concurrency !== undefined && (!Number.isInteger(args.concurrency) || args.concurrency < 1)) errors.push('"concurrency" must be a positive integer');
   if (args.launcherArgs !== undefined && (!Array.isArray(args.launcherArgs) || args.launcherArgs.some((a) => typeof a !== 'string'))) {

@@ -5,6 +5,7 @@ import { describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'child_process';
 import * as fs from 'fs';
+import * as http from 'http';
 import * as path from 'path';
 import { isAlive } from '../../../src/debug/runtime/process-tree';
 import { repoRoot } from '../../harness/paths';
@@ -106,5 +107,56 @@ describe('agentrl rollout with a workflow that forks', { skip: (!fs.existsSync(c
     assert.equal(pids.length, 2, `the workflow's processes were not seen: ${out}`);
     assert.deepEqual(alive, [], 'processes the workflow started outlived the run');
     assert.equal(exit, 0, out);
+  });
+});
+
+// MOCK model endpoint (a real server cannot be made to send an endless or huge reply on cue).
+describe('agentrl rollout against a model that sends an endless or oversized reply', { skip: !fs.existsSync(cli) && 'dist/agentrl.js not built' }, () => {
+  test('each call ends with the reply-size error, the run folder gets its summary, and the CLI exits by itself', async () => {
+    const ws = toolcallWorkspace();
+    const big = JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: 'z'.repeat(3 * 1024 * 1024) }, finish_reason: 'stop' }] });
+    let calls = 0;
+    const server = http.createServer((req, res) => {
+      req.resume();
+      if (req.url?.endsWith('/models')) return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"object":"list","data":[{"id":"m"}]}');
+      calls++;
+      if (calls % 2) return void res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(big) }).end(big);
+      // An endless chunked body for as long as the client reads.
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const pump = () => {
+        while (!res.destroyed && res.write('x'.repeat(64 * 1024)));
+        if (!res.destroyed) res.once('drain', pump);
+      };
+      pump();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/v1`;
+    try {
+      const child = spawn(process.execPath, [cli, 'rollout', '--config', path.join(ws, 'toolcall.yaml'), '--cwd', ws, '--tasks', 'paris,sum', '--python', 'python3', '--model-base-url', url, '--model', 'm', '--max-reply-mb', '1', '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (b: Buffer) => (out += b.toString()));
+      child.stderr.on('data', (b: Buffer) => (err += b.toString()));
+      // A hang guard, not a timing check: on failure the CLI never exits by itself.
+      const exit = await new Promise<number | string | null>((resolve) => {
+        const guard = setTimeout(() => resolve('still running after 90 s'), 90_000);
+        child.once('exit', (code, signal) => {
+          clearTimeout(guard);
+          resolve(code ?? signal);
+        });
+      });
+      if (child.exitCode === null) child.kill('SIGKILL');
+      assert.ok(typeof exit === 'number', `${exit}\n${err}`);
+      assert.doesNotMatch(err, /RangeError|Invalid string length|\n\s+at /);
+      assert.match(err, /sent a reply over 1 MB \(model\.maxReplyMB\): the call was cut off there/);
+      assert.ok(calls >= 2, `both hostile replies were sent (${calls} calls)`);
+      const summary = parseJson<RunJson>(out);
+      assert.ok(fs.existsSync(path.join(summary.dir, 'summary.json')), 'the run folder has its summary');
+      assert.equal(summary.episodes, 2);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+      fs.rmSync(ws, { recursive: true, force: true });
+    }
   });
 });

@@ -168,6 +168,53 @@ describe('live upstream error shapes (MOCK upstream: a real model server cannot 
     }
   });
 
+  /** Writes `piece` for as long as the client reads (an endless body), then stops when it hangs up. */
+  const endless = (res: http.ServerResponse, piece: string) => {
+    const pump = () => {
+      while (!res.destroyed && res.write(piece));
+      if (!res.destroyed) res.once('drain', pump);
+    };
+    res.on('close', () => res.removeAllListeners('drain'));
+    pump();
+  };
+
+  test('an endless chunked body, an endless stream and an oversized reply each end their call at model.maxReplyMB', async () => {
+    const up = new OpenAIUpstream({ baseUrl: url, maxReplyMB: 1 });
+    const streamed: ChatCompletionRequest = { ...request, stream: true };
+    const tooLarge = (r: Awaited<ReturnType<typeof up.complete>>) => {
+      assert.ok(!r.ok, JSON.stringify(r).slice(0, 300));
+      assert.deepEqual([r.error.kind, r.error.status], ['malformed', 502]);
+      assert.match(r.error.message, /sent a reply over 1 MB \(model\.maxReplyMB\): the call was cut off there/);
+    };
+    try {
+      reply = (res) => {
+        res.writeHead(200, { 'content-type': 'application/json' }); // chunked: no length
+        res.write('{"choices": [{"message": {"role": "assistant", "content": "');
+        endless(res, 'x'.repeat(64 * 1024));
+      };
+      tooLarge(await up.complete(request, ctx(request)));
+      reply = (res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        endless(res, `data: ${JSON.stringify(chunk('y'.repeat(4000)))}\n\n`);
+      };
+      tooLarge(await up.complete(streamed, ctx(streamed)));
+      const big = JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: 'z'.repeat(3 * 1024 * 1024) }, finish_reason: 'stop' }] });
+      reply = (res) => res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(big) }).end(big);
+      tooLarge(await up.complete(request, ctx(request)));
+      // An error reply and /models are capped alike; under the cap a reply is whole.
+      reply = (res) => {
+        res.writeHead(500, { 'content-type': 'text/plain' });
+        endless(res, 'e'.repeat(64 * 1024));
+      };
+      tooLarge(await up.complete(streamed, ctx(streamed)));
+      reply = (res) => sse(res, [chunk('Hel'), chunk('lo')]);
+      const ok = await up.complete(streamed, ctx(streamed));
+      assert.ok(ok.ok && ok.response.choices[0].message?.content === 'Hello', JSON.stringify(ok));
+    } finally {
+      up.close();
+    }
+  });
+
   test('/models goes the same way: the list, or an error that says what the endpoint did', async () => {
     const up = new OpenAIUpstream({ baseUrl: url, apiKey: 'sk-test' });
     try {
