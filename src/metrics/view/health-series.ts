@@ -14,31 +14,45 @@ import { memberOfRow } from './drill-health';
 export const HEALTH_ROLE = 'explorer';
 
 export class HealthSeries {
-  /** Per run: the versions derived already. */
-  private readonly done = new Map<string, Set<number>>();
+  /** Per run: the versions derived, the ones seen and not yet derived, the newest seen. */
+  private readonly runs = new Map<string, { done: Set<number>; waiting: Set<number>; newest: number }>();
 
   constructor(private readonly experiences: ExperienceIndex) {}
 
-  /** Rows of `run` were added or replaced: the series points of the steps now complete. */
-  changed(run: string): { tag: string; points: PointColumns }[] {
-    const versions = this.experiences.versions(run);
-    if (versions.length < 2) return [];
-    let done = this.done.get(run);
-    if (!done) this.done.set(run, (done = new Set()));
+  /**
+   * Rows of `run` with these model versions were added or replaced: the series points of the
+   * steps now complete. The work is that of the versions named and the steps derived (each
+   * step's rows read once), not of every version of the run: rows arrive all through a run.
+   */
+  changed(run: string, versions: Iterable<number | null>): { tag: string; points: PointColumns }[] {
+    let r = this.runs.get(run);
+    if (!r) {
+      // The first change of a run (or the first after a window reload): the versions held already.
+      r = { done: new Set(), waiting: new Set(), newest: -Infinity };
+      this.runs.set(run, r);
+      versions = [...this.experiences.versions(run), ...versions];
+    }
+    for (const v of versions) {
+      if (v === null || r.done.has(v)) continue;
+      r.waiting.add(v);
+      if (v > r.newest) r.newest = v;
+    }
+    // The newest version may still be written: only the ones before it are whole.
+    const whole = [...r.waiting].filter((v) => v < r.newest).sort((a, b) => a - b);
+    if (!whole.length) return [];
     const steps: number[] = [];
     const values: number[][] = STEP_SERIES.map(() => []);
     const walls: number[] = [];
-    // The newest version may still be written: only the ones before it are whole.
-    for (const v of versions.slice(0, -1)) {
-      if (done.has(v)) continue;
-      done.add(v);
+    for (const v of whole) {
+      r.waiting.delete(v);
+      r.done.add(v);
       const rows = this.experiences.select(run, [v]);
       if (!rows.length) continue;
       const h = stepHealth(groupHealth(rows.map(memberOfRow)));
       steps.push(v);
       STEP_SERIES.forEach((tag, k) => values[k].push(h.series[tag]));
       let wall = 0;
-      for (const r of rows) wall = Math.max(wall, wallOf(r.timestamp));
+      for (const row of rows) wall = Math.max(wall, wallOf(row.timestamp));
       walls.push(wall);
     }
     if (!steps.length) return [];

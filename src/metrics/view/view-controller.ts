@@ -104,7 +104,7 @@ export class ViewController extends EventEmitter<ViewEvents> {
     const health = new HealthSeries(store.experiences);
     store.experiences.onChange = (run, versions) => {
       this.liveDrill.changed(run, versions);
-      for (const s of health.changed(run)) this.addColumns(run, HEALTH_ROLE, s.tag, s.points);
+      for (const s of health.changed(run, versions)) this.addColumns(run, HEALTH_ROLE, s.tag, s.points);
     };
   }
 

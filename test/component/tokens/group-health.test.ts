@@ -114,7 +114,7 @@ test('demo GRPO groups: Trinity deserializes every row, its GRPO advantages equa
   }
   assert.equal(drillHealth(listedRows, english)!.line, `${count.no_gradient} of ${count.groups} groups give no gradient · ${count.truncated} of ${rows.length} responses truncated · ${count.empty} empty · ${count.nothing_trained} with nothing trained`);
   // Per step, counted here from Trinity's deserialized rows; the series leave out the newest step (it may still be written).
-  const series = Object.fromEntries(new HealthSeries(listed).changed('demo').map((x) => [x.tag, new Map(Array.from(x.points.step, (st, i) => [st, x.points.value[i]]))]));
+  const series = Object.fromEntries(new HealthSeries(listed).changed('demo', []).map((x) => [x.tag, new Map(Array.from(x.points.step, (st, i) => [st, x.points.value[i]]))]));
   for (const v of versions.slice(0, -1)) {
     const at = rows.filter((r) => r.model_version === v);
     const tasks = new Map<string, number[]>();
