@@ -243,11 +243,16 @@ export async function newWorkflow(host: WizardHost, arg?: unknown): Promise<NewW
     host.log.info(`New Workflow: created ${result.projectDir} from ${template} (${result.written.length} files)`);
     await vscode.window.showTextDocument(vscode.Uri.file(plan.open), { preview: false });
     const readme = path.join(result.projectDir, 'README.md');
-    const message = result.launchNames.length
-      ? vscode.l10n.t('Created {0}. Debug a rollout with F5 ("{1}"); the README says how to train.', name, result.launchNames[0])
+    const entry = result.launchNames[0];
+    const message = entry
+      ? vscode.l10n.t('Created {0}. Its debug entry is "{1}": select it for F5 (Run and Debug keeps the entry selected before); the README says how to train.', name, entry)
       : vscode.l10n.t('Created {0}; the README says how to debug and train.', name);
-    void vscode.window.showInformationMessage(message, vscode.l10n.t('Open README')).then((choice) => {
-      if (choice) void vscode.commands.executeCommand('markdown.showPreview', vscode.Uri.file(readme));
+    const select = vscode.l10n.t('Select and Debug "{0}"', entry ?? '');
+    const open = vscode.l10n.t('Open README');
+    void vscode.window.showInformationMessage(message, ...(entry ? [select] : []), open).then((choice) => {
+      // VS Code has no API to select a launch entry: its "debug " quick access selects the one picked (F5 runs it from then on) and starts it
+      if (choice === select) void vscode.commands.executeCommand('workbench.action.quickOpen', `debug ${entry}`);
+      else if (choice === open) void vscode.commands.executeCommand('markdown.showPreview', vscode.Uri.file(readme));
     });
     return { ok: true, projectDir: result.projectDir, files: result.written, opened: plan.open, launch: result.launchNames };
   } catch (e) {

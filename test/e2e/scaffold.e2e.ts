@@ -93,7 +93,7 @@ test('the "Get started with Agent RL" walkthrough: four steps; its button runs N
 
   await step('Fix a config error').click();
   // Every feature has landed: the step describes the live checker, not a placeholder.
-  await gettingStarted.getByText('Try setting mode: Both', { exact: false }).first().waitFor({ timeout: 10000 });
+  await gettingStarted.getByText('Try setting mode: Explore', { exact: false }).first().waitFor({ timeout: 10000 });
   assert.equal(await gettingStarted.getByText('Not in this build yet', { exact: false }).count(), 0);
   await wb.screenshot('scaffold-walkthrough');
 });

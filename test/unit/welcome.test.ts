@@ -57,3 +57,25 @@ test('every command link in a step description names a command that exists (ours
     }
   }
 });
+
+test("the config step's exercise on the sandbox's toolcall.yaml ends clean after the one quick fix it asks for", async () => {
+  const { analyze } = await import('../../src/config/engine/engine');
+  const { render } = await import('../../src/config/core/l10n-text');
+  const page = fs.readFileSync(path.join(repoRoot, 'walkthroughs', 'check-config.md'), 'utf8');
+  const file = path.join(repoRoot, 'sample-workspace', 'toolcall', 'toolcall.yaml');
+  const original = fs.readFileSync(file, 'utf8');
+  // "change `mode: explore` to `mode: Explore`": what the page asks the reader to type there
+  const asked = /toolcall\.yaml`?[^.]*?`(mode: \w+)` to `(mode: \w+)`|toolcall\.yaml[^]*?set\s+`(mode: \w+)`/.exec(page);
+  assert.ok(asked, 'the page names an edit of toolcall.yaml');
+  const [from, to] = asked[3] ? ['mode: explore', asked[3]] : [asked[1], asked[2]];
+  assert.ok(original.includes(from), `toolcall.yaml has ${from}`);
+  const typo = original.replace(from, to);
+  const check = (text: string) => analyze(text, file, { checkPaths: false }).findings.filter((f) => f.severity === 'error');
+  const before = check(typo);
+  assert.equal(before.length, 1, before.map((f) => render(f.message)).join('\n'));
+  const fix = before[0].fixes?.find((x) => x.preferred) ?? before[0].fixes?.[0];
+  assert.ok(fix, 'the error offers a quick fix');
+  let fixed = typo;
+  for (const e of [...fix.edits].sort((a, b) => b.span.start - a.span.start)) fixed = fixed.slice(0, e.span.start) + e.newText + fixed.slice(e.span.end);
+  assert.deepEqual(check(fixed).map((f) => `${f.code}: ${render(f.message)}`), []);
+});

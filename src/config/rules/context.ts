@@ -44,10 +44,11 @@ export interface Rule {
 
 /** Report helper: the stage a finding comes from is added to the message. A rule about several
  *  keys marks each written key involved (the same finding there, linked both ways by
- *  relatedInformation), so every line that takes part shows it. */
+ *  relatedInformation), so every line that takes part shows it — unless `once`: a finding whose
+ *  message names the key to change is said there only (the others stay related locations). */
 export function report(
   ctx: RuleContext,
-  f: { severity: Finding['severity']; code: string; message: Text; path: string | Segment[]; span?: Span; related?: { path: string | Segment[]; message: Text }[]; fixes?: Fix[]; tags?: Finding['tags'] },
+  f: { severity: Finding['severity']; code: string; message: Text; path: string | Segment[]; span?: Span; related?: { path: string | Segment[]; message: Text }[]; fixes?: Fix[]; tags?: Finding['tags']; once?: boolean },
 ): void {
   const v = ctx.view;
   const message = v.stage ? l10n.t("{0} (stage '{1}')", f.message, v.stage.name) : f.message;
@@ -55,6 +56,7 @@ export function report(
   const involved = (f.related ?? []).filter((r) => v.has(r.path) || v.loc(r.path)).map((r) => ({ path: r.path, message: r.message, span: v.keySpan(r.path), written: !!v.loc(r.path) }));
   const related: Related[] = involved.map((r) => ({ message: r.message, span: r.span }));
   ctx.sink.add({ severity: f.severity, code: f.code, message, path: v.where(f.path), span, related: related.length ? related : undefined, fixes: f.fixes, tags: f.tags });
+  if (f.once) return;
   for (const r of involved) {
     if (!r.written || (r.span.start === span.start && r.span.end === span.end)) continue;
     ctx.sink.add({

@@ -5,6 +5,7 @@
 import type { ConfigKind } from '../../feature-api/config-checker';
 import { FindingSink, suggest, type Fix } from '../core/findings';
 import { doc, l10n, list } from '../core/l10n-text';
+import { KIND_LABEL } from '../core/kind-label';
 import { UNKNOWN, type Resolution } from '../interp/resolve';
 import { AGENT_PLUGIN_NAMES, REGISTRIES, type RegistryId } from '../names/registries';
 import { classifyPath, configAncestors, resolveLocalPath } from '../core/paths';
@@ -170,7 +171,8 @@ export function runKeyRules(env: KeyRuleEnv): void {
       env.sink.add({
         severity: 'info',
         code: 'trinity.do-not-set',
-        message: l10n.t('`{0}` is set by Trinity itself: {1}', s.where, doc(sch.description ?? '', sch['x-zh'] ?? '')),
+        // each framework's own keys: an AgentJet key is not set by Trinity
+        message: l10n.t('`{0}` is set by {1} itself: {2}', s.where, KIND_LABEL[env.kind], doc(sch.description ?? '', sch['x-zh'] ?? '')),
         path: s.where,
         span,
         tags: ['unnecessary'],

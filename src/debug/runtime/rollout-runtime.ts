@@ -224,7 +224,7 @@ export class RolloutRuntime extends EventEmitter<RunEvents> implements RunHandle
     }
     this.summary = summary;
     this.timing('summary written');
-    this.say('console', formatSummary(summary, this.runDir, this.l10n));
+    this.say('console', formatSummary(summary, this.runDir, this.l10n, this.modelName ?? this.opts.modelName));
     // The runner sends `done` and exits by itself; what it started must not outlive the run,
     // so its whole tree is ended either way (the gateway need not wait for it).
     const runnerGone = this.runner?.end() ?? Promise.resolve();

@@ -201,7 +201,7 @@ export function summarize(
 /** The run's closing lines for the debug console (and `agentrl rollout`'s terminal, in English):
  *  episodes, reward, tokens, what the token checks found, where the results are. `dir` is the
  *  run folder, undefined when the run was not saved. */
-export function formatSummary(s: RolloutSummary, dir: string | undefined, l10n: L10n = english): string {
+export function formatSummary(s: RolloutSummary, dir: string | undefined, l10n: L10n = english, model?: string): string {
   const reward = s.rewardMean === null ? 'n/a' : s.rewardMean.toFixed(3);
   const perTask = Object.entries(s.rewardByTask)
     .map(([k, v]) => `${k}=${v === null ? 'n/a' : v.toFixed(3)}`)
@@ -219,6 +219,18 @@ export function formatSummary(s: RolloutSummary, dir: string | undefined, l10n: 
   // Silence about drift and masks means "checked, fine" only when the checks ran: say how many.
   if (s.tokenChecks) lines.push('  ' + l10n.t('checked against the chat template: {0} LLM call(s) for retokenization drift, {1} returned experience(s) for their action mask', s.tokenChecks.calls, s.tokenChecks.experiences));
   if (s.message) lines.push(`  ${s.message}`);
+  // A first run on the sandbox's tiny model scores 0: say that this is expected, not a bug.
+  if (model && s.episodes > 0 && s.rewardMean !== null && s.rewardMean <= 0 && isSmallModel(model)) {
+    lines.push('  ' + l10n.t('reward {0} from {1}: a model this small is not expected to solve the task. This run shows that the loop works (LLM calls, tools, reward); a larger model gives a real signal.', reward, model));
+  }
   lines.push('  ' + (dir === undefined ? l10n.t('results: not saved ("record": false)') : l10n.t('results: {0}', dir)));
   return lines.join('\n') + '\n';
+}
+
+/** A model too small to be expected to solve an agent task: "tiny" in its name (the sandbox's
+ *  fixtures) or 3B parameters or fewer by its name ("Qwen2.5-0.5B-Instruct", "llama-3.2-1b"). */
+export function isSmallModel(name: string): boolean {
+  if (/(^|[/_.-])tiny([/_.-]|$)/i.test(name)) return true;
+  const size = /(?:^|[^\d.])(\d+(?:\.\d+)?)[bB](?![a-zA-Z])/.exec(name);
+  return !!size && Number(size[1]) <= 3;
 }

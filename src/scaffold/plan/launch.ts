@@ -22,6 +22,7 @@ export interface AgentRlLaunch {
   workflow?: string;
   tasks?: number;
   model: { baseUrl: string; name: string; apiKeyEnv?: string };
+  breakOn: string[];
 }
 
 /** `${workspaceFolder}/<rel>` for a path relative to the launch root; refuses to leave the root. */
@@ -46,6 +47,8 @@ export function launchEntries(specs: readonly LaunchSpec[], projectRel: string, 
     ...(s.tasks ? { tasks: s.tasks } : {}),
     // A local server needs no key: asking for one only stops the first F5 with a modal.
     model: isLoopbackUrl(baseUrl) ? { baseUrl, name: model } : { baseUrl, name: model, apiKeyEnv: DEFAULT_API_KEY_ENV },
+    // Like the sandbox's sample: the first F5 stops before the first LLM call, so the run is seen, not just its end.
+    breakOn: ['llm'],
   }));
 }
 

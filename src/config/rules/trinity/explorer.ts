@@ -73,7 +73,18 @@ export const explorerRule: Rule = {
       const bs = v.num('buffer.batch_size');
       const engines = v.num('explorer.rollout_model.engine_num');
       const runners = v.num('explorer.runner_per_model');
-      if (bs && engines && runners !== undefined) {
+      if (engines !== undefined && engines < 1 && v.has('explorer.rollout_model.engine_num')) {
+        // `math.ceil(batch_size / engine_num)` (0: ZeroDivisionError)
+        const fix = setValueFix(ctx, 'explorer.rollout_model.engine_num', '1', l10n.t('Set engine_num to {0}', 1));
+        report(ctx, {
+          severity: 'error',
+          code: 'trinity.explorer.engine-num',
+          message: l10n.t("`explorer.rollout_model.engine_num` must be >= 1 with concurrent_mode '{0}', but got {1}: Trinity divides `buffer.batch_size` by it (0 stops the run with ZeroDivisionError).", mode, engines),
+          path: 'explorer.rollout_model.engine_num',
+          related: [{ path: 'explorer.concurrent_mode', message: l10n.t("concurrent_mode is '{0}'", mode) }],
+          fixes: fix ? [fix] : undefined,
+        });
+      } else if (bs && engines && runners !== undefined) {
         const cap = Math.ceil(bs / engines);
         if (runners > cap) {
           report(ctx, {

@@ -15,6 +15,8 @@ interface Budget {
   aux: number;
   /** GPUs per rollout engine: tensor_parallel_size (0.5), DP × TP × PP (0.6). */
   tp: number;
+  /** The parallel sizes that make up `tp` (each with its key), so a message names each factor. */
+  factors: { key: string; value: number }[];
   engines: number;
   /** GPUs left for the trainer (undefined where Trinity does not compute it). */
   trainer?: number;
@@ -34,11 +36,18 @@ function gpuBudget(v: ConfigView, ctx?: RuleContext): Budget | undefined {
   if (tp === undefined || engines === undefined) return undefined;
   let aux = 0;
   let perEngine = tp;
+  let factors = [{ key: 'explorer.rollout_model.tensor_parallel_size', value: tp }];
   if (ctx && atLeast06(ctx)) {
     // 0.6: an engine takes DP × TP × PP GPUs (tinker / external none)
     const all = enginesOf(ctx);
     if (!all) return undefined;
     perEngine = all[0].gpus;
+    const r = all[0];
+    factors = [
+      { key: 'explorer.rollout_model.data_parallel_size', value: r.dp },
+      { key: 'explorer.rollout_model.tensor_parallel_size', value: r.tp },
+      { key: 'explorer.rollout_model.pipeline_parallel_size', value: r.pp },
+    ].filter((f) => f.value !== 1 || v.has(f.key));
     aux = all.slice(1).reduce((n, e) => n + e.gpus * e.engines, 0);
   } else {
     for (const m of items(v, 'explorer.auxiliary_models')) {
@@ -51,7 +60,7 @@ function gpuBudget(v: ConfigView, ctx?: RuleContext): Budget | undefined {
   const rollout = mode === 'train' ? 0 : perEngine * engines;
   if (mode === 'train') aux = 0;
   const total = nodes * gpn;
-  const b: Budget = { mode, total, gpuPerNode: gpn, rollout, aux, tp: perEngine, engines };
+  const b: Budget = { mode, total, gpuPerNode: gpn, rollout, aux, tp: perEngine, factors, engines };
   if (mode === 'colocate') b.trainer = 1;
   else if (mode === 'both' || mode === 'train') b.trainer = total - rollout - aux;
   return b;
@@ -59,6 +68,8 @@ function gpuBudget(v: ConfigView, ctx?: RuleContext): Budget | undefined {
 
 const CLUSTER = ['cluster.node_num', 'cluster.gpu_per_node'];
 const ROLLOUT = ['explorer.rollout_model.engine_num', 'explorer.rollout_model.tensor_parallel_size'];
+/** The rollout keys a budget message names: engine_num and each parallel factor. */
+const rolloutKeys = (b: Budget) => [...new Set([ROLLOUT[0], ...b.factors.map((f) => f.key), ROLLOUT[1]])];
 
 /** The key to mark for a rollout-size problem: engine_num if written, else tp, else the cluster. */
 function rolloutKey(v: ConfigView): string {
@@ -71,10 +82,56 @@ function relatedOf(v: ConfigView, keys: string[]) {
   return keys.map((k) => ({ path: k, message: verbatim(`\`${k}\` = ${String(v.get(k))}`) }));
 }
 
-function engineFix(ctx: RuleContext, b: Budget, maxExplorer: number) {
+const gpuCount = (n: number): Text => (n === 1 ? l10n.t('1 GPU') : l10n.t('{0} GPUs', n));
+const engineCount = (n: number): Text => (n === 1 ? l10n.t('1 engine') : l10n.t('{0} engines', n));
+
+/** What the explorer takes, each factor named: "2 engines × 4 GPUs (tensor_parallel_size 2 × pipeline_parallel_size 2)". */
+function explorerShare(b: Budget): Text {
+  const named = b.factors.filter((f) => f.value !== 1);
+  const factors = named.length ? verbatim(` (${named.map((f) => `${f.key.split('.').pop()!} ${f.value}`).join(' × ')})`) : verbatim('');
+  const aux = b.aux ? l10n.t(' + {0} for auxiliary models', b.aux) : verbatim('');
+  return l10n.t('{0} × {1}{2}{3}', engineCount(b.engines), gpuCount(b.tp), factors, aux);
+}
+
+/** The most engines that fit in `maxExplorer` GPUs, when that is fewer (and at least 1). */
+function fittingEngines(b: Budget, maxExplorer: number): number | undefined {
   const engines = Math.floor((maxExplorer - b.aux) / b.tp);
-  if (engines < 1 || engines === b.engines) return undefined;
+  return engines < 1 || engines >= b.engines ? undefined : engines;
+}
+
+function engineFix(ctx: RuleContext, b: Budget, maxExplorer: number) {
+  const engines = fittingEngines(b, maxExplorer);
+  if (engines === undefined) return undefined;
   return setValueFix(ctx, 'explorer.rollout_model.engine_num', String(engines), l10n.t('Set engine_num to {0}', engines));
+}
+
+/** mode both/train with no GPU left for the trainer: said once, at the key to change, with the ways out. */
+function noTrainerGpus(ctx: RuleContext, b: Budget, explorer: number, related: { path: string; message: Text }[]): void {
+  const v = ctx.view;
+  const nodes = b.total / b.gpuPerNode;
+  const engines = fittingEngines(b, b.total - 1);
+  const gpn = Math.ceil((explorer + 1) / nodes);
+  const ways: Text[] = [];
+  if (engines !== undefined) ways.push(verbatim(`\`explorer.rollout_model.engine_num: ${engines}\``));
+  ways.push(verbatim(`\`cluster.gpu_per_node: ${gpn}\``));
+  const gpnFix = setValueFix(ctx, 'cluster.gpu_per_node', String(gpn), l10n.t('Set cluster.gpu_per_node to {0}', gpn), engines === undefined);
+  const modeFix = v.loc('mode') ? setValueFix(ctx, 'mode', 'explore', l10n.t("Use mode 'explore' (the explorer alone)"), false) : undefined;
+  const path = engines !== undefined ? 'explorer.rollout_model.engine_num' : v.has('cluster.gpu_per_node') ? 'cluster.gpu_per_node' : rolloutKey(v);
+  report(ctx, {
+    severity: 'error',
+    code: 'trinity.gpu.no-trainer-gpus',
+    message: l10n.t(
+      "Not enough GPUs for the trainer: the explorer needs {0} ({1}) of the cluster's {2}, and the trainer needs at least 1. Set {3}, or use `mode: explore` to run the explorer alone.",
+      gpuCount(explorer),
+      explorerShare(b),
+      b.total,
+      ways.length === 1 ? ways[0] : l10n.t('{0} or {1}', ways[0], ways[1]),
+    ),
+    path,
+    related: [...related, ...relatedOf(v, ['mode'])],
+    fixes: [engineFix(ctx, b, b.total - 1), gpnFix, modeFix].filter((f): f is NonNullable<typeof f> => !!f),
+    once: true,
+  });
 }
 
 export const gpuRule: Rule = {
@@ -85,18 +142,18 @@ export const gpuRule: Rule = {
     const b = gpuBudget(v, ctx);
     if (!b) return;
     const explorer = b.rollout + b.aux;
-    const auxNote = b.aux ? l10n.t(' + {0} for auxiliary models', b.aux) : verbatim('');
-    const related = relatedOf(v, [...CLUSTER, ...ROLLOUT, ...(b.aux ? ['explorer.auxiliary_models'] : [])]);
+    const related = relatedOf(v, [...CLUSTER, ...rolloutKeys(b), ...(b.aux ? ['explorer.auxiliary_models'] : [])]);
     if (b.mode === 'explore' || b.mode === 'bench' || b.mode === 'serve') {
       if (explorer > b.total) {
         const fix = engineFix(ctx, b, b.total);
         report(ctx, {
           severity: 'error',
           code: 'trinity.gpu.explorer-exceeds-total',
-          message: l10n.t('Total GPU number ({0}) is less than the number of GPUs required for rollout ({1} = {2} engines × tensor_parallel_size {3}{4}).', b.total, explorer, b.engines, b.tp, auxNote),
+          message: l10n.t('Total GPU number ({0}) is less than the number of GPUs required for rollout ({1} = {2}).', b.total, explorer, explorerShare(b)),
           path: rolloutKey(v),
           related,
           fixes: fix ? [fix] : undefined,
+          once: true,
         });
       }
       return;
@@ -104,15 +161,7 @@ export const gpuRule: Rule = {
     if (b.mode === 'colocate') {
       colocate(ctx, b);
     } else if (explorer >= b.total) {
-      const fix = engineFix(ctx, b, b.total - 1);
-      report(ctx, {
-        severity: 'error',
-        code: 'trinity.gpu.no-trainer-gpus',
-        message: l10n.t('Not enough GPUs for trainer: explorer requires {0} GPUs ({1} engines × tensor_parallel_size {2}{3}), but total available GPUs are {4}.', explorer, b.engines, b.tp, auxNote, b.total),
-        path: rolloutKey(v),
-        related,
-        fixes: fix ? [fix] : undefined,
-      });
+      noTrainerGpus(ctx, b, explorer, related);
       return;
     } else if (b.trainer! > b.gpuPerNode && b.trainer! % b.gpuPerNode !== 0) {
       // engines such that the trainer keeps whole nodes
@@ -132,6 +181,7 @@ export const gpuRule: Rule = {
         path: rolloutKey(v),
         related,
         fixes: fixes.filter((f): f is NonNullable<typeof f> => !!f),
+        once: true,
       });
       return;
     }

@@ -30,6 +30,17 @@ export const syncRule: Rule = {
     const evalInterval = v.num('explorer.eval_interval');
     // 0.6 rounds to explorer_sync_interval (null: sync_interval)
     const own = atLeast06(ctx) ? v.num('synchronizer.explorer_sync_interval') : undefined;
+    if (own !== undefined && own < 1 && mode && mode !== 'bench' && algo !== 'dpo' && algo !== 'sft') {
+      // IntervalConfigValidator: `eval_interval % explorer_sync_interval` (0: ZeroDivisionError)
+      const fix = setValueFix(ctx, 'synchronizer.explorer_sync_interval', '1', l10n.t('Set explorer_sync_interval to 1'));
+      report(ctx, {
+        severity: 'error',
+        code: 'trinity.sync.explorer-interval',
+        message: l10n.t('`synchronizer.explorer_sync_interval` must be >= 1, but got {0}: Trinity divides `explorer.eval_interval` by it (0 stops the run with ZeroDivisionError). Leave it out to use `sync_interval`.', own),
+        path: 'synchronizer.explorer_sync_interval',
+        fixes: fix ? [fix] : undefined,
+      });
+    }
     const every = own && own > 0 ? own : sync;
     const by = own && own > 0 ? 'synchronizer.explorer_sync_interval' : 'synchronizer.sync_interval';
     if (mode && mode !== 'bench' && every && evalInterval !== undefined && evalInterval % every !== 0) {

@@ -121,3 +121,10 @@ test('unknown keys under the root warn (ASTuner ignores them); `trinity:` is che
   text = agent('ajet', {}, { trinity: { buffer: { explorer_input: { taskset: { storage_type: 'ajet' } } } } });
   expectNo(run(text, { file: file() }), 'trinity.buffer.storage-type');
 });
+
+test("a do-not-set key names its own framework (an AgentJet key is not 'set by Trinity')", () => {
+  const text = agent('ajet', { interchange_server: { already_started: true } });
+  const f = expectFinding(run(text, { file: file() }), 'trinity.do-not-set', { severity: 'info', line: lineOf(text, 'already_started') });
+  assert.match(en(f.message), /^`ajet\.interchange_server\.already_started` is set by AgentJet itself: /);
+  assert.doesNotMatch(en(f.message), /Trinity/);
+});

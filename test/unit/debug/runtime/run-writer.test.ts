@@ -63,6 +63,18 @@ test('zh-cn: every line of the summary in Chinese, numbers in place', () => {
   for (const status of ['completed', 'terminated'] as const) assert.doesNotMatch(formatSummary({ ...summary, status }, undefined, chinese), /UNTRANSLATED/);
 });
 
+test('reward 0 from a tiny local model: the summary says it is not expected to solve the task (en, zh-cn); a large model or a reward gets no such line', () => {
+  const zero = { ...summary, rewardMean: 0, rewardByTask: { a: 0, b: 0 } };
+  const line = formatSummary(zero, undefined, english, 'Qwen/Qwen2.5-0.5B-Instruct').split('\n').find((l) => l.includes('not expected'));
+  assert.equal(line, '  reward 0.000 from Qwen/Qwen2.5-0.5B-Instruct: a model this small is not expected to solve the task. This run shows that the loop works (LLM calls, tools, reward); a larger model gives a real signal.');
+  assert.match(formatSummary(zero, undefined, chinese, 'tiny-toolcall'), /tiny-toolcall.*不/);
+  assert.doesNotMatch(formatSummary(zero, undefined, chinese, 'tiny-toolcall'), /UNTRANSLATED/);
+  for (const [s, model] of [[zero, 'Qwen/Qwen3-8B'], [zero, 'gpt-4o'], [summary, 'Qwen/Qwen2.5-0.5B-Instruct'], [zero, undefined]] as const) {
+    assert.doesNotMatch(formatSummary(s, undefined, english, model), /not expected/, String(model));
+  }
+  assert.match(formatSummary(zero, undefined, english, 'llama-3.2-1b-instruct-q4_k_m.gguf'), /not expected/);
+});
+
 test('runs started in the same millisecond each get a folder of their own, never one another\'s', (t) => {
   t.mock.timers.enable({ apis: ['Date'], now: new Date(2026, 10, 27, 16, 20, 5, 7).getTime() });
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'agentrl-run-writer-'));

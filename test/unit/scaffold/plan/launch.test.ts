@@ -17,6 +17,8 @@ test('entries: agentrl/launch, paths under ${workspaceFolder}, model block', () 
     tasks: 2,
     // A local endpoint never needs an API key (the first F5 once stopped on a modal for it).
     model: { baseUrl: 'http://127.0.0.1:8000/v1', name: 'Qwen/Q' },
+    // the first F5 stops on the first LLM call, like the sample's entry (it once ran to the end unseen)
+    breakOn: ['llm'],
   });
   const remote = launchEntries([{ name: 'n', config: 'c.yaml', cwd: '.' }], 'a', 'm', 'https://api.example.com/v1')[0];
   assert.deepEqual(remote.model, { baseUrl: 'https://api.example.com/v1', name: 'm', apiKeyEnv: 'OPENAI_API_KEY' });

@@ -117,3 +117,15 @@ test('a dangling launch.json symlink is refused with a clear error; nothing is c
   assert.deepEqual(listFiles(root), before);
   assert.ok(fs.lstatSync(link).isSymbolicLink());
 });
+
+test("every template's README says a tiny local model is not expected to solve the task, and its launch entry stops on the first LLM call", () => {
+  for (const t of set.templates) {
+    const root = ws();
+    const plan = planProject(request(root, { template: t.id }), english);
+    const readme = plan.files.find((f) => path.basename(f.path) === 'README.md');
+    assert.ok(readme, t.id);
+    assert.match(readme.content.replace(/\s+/g, ' '), /tiny local model .* is not expected to solve them/, t.id);
+    const launch = JSON.parse(plan.launch?.text ?? "{}") as { configurations: { breakOn?: string[] }[] };
+    for (const c of launch.configurations) assert.deepEqual(c.breakOn, ['llm'], t.id);
+  }
+});
