@@ -50,6 +50,10 @@ export const SUBCOMMANDS: Record<string, Subcommand> = {
     summary: 'Print the points streamed by an agentrl relay',
     run: async (argv) => (await import('./relay/tail/tail')).main(argv),
   },
+  pipeline: {
+    summary: "Where a run's time goes: the bottleneck (explorer, trainer, sync, stragglers, checkpoint, eval), each role's shares and the config keys to change",
+    run: async (argv) => (await import('./relay/pipeline/pipeline')).main(argv),
+  },
   tasks: {
     summary: 'Which tasks of a run learn: each task by model version, its class, and evidence of reward hacking',
     run: async (argv) => (await import('./relay/tasks/tasks')).main(argv),
