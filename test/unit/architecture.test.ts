@@ -9,6 +9,7 @@ import {
   type FileSet,
   type Violation,
   featureImports,
+  fileCycles,
   fileSet,
   folderCycles,
   folderGraph,
@@ -129,6 +130,21 @@ describe('rule 2: no import cycle between folders', () => {
   });
 
   test('src/ has none', () => assertClean(folderCycles(tree())));
+});
+
+describe('rule 2b: no import cycle between files', () => {
+  test('fails on two files of one folder that import each other, type-only or not', () => {
+    const files = fileSet({
+      'src/d/runtime.ts': lines("import { fork } from './fork';", 'export class Runtime {}'),
+      'src/d/fork.ts': lines("import type { Runtime } from './runtime';", 'export const fork = 1;'),
+      'src/d/other.ts': lines("import { fork } from './fork';"),
+    });
+    assert.deepEqual(report(fileCycles(files)), [
+      'src/d/fork.ts:1: import cycle between files src/d/fork.ts → src/d/runtime.ts → src/d/fork.ts: src/d/fork.ts → src/d/runtime.ts (src/d/fork.ts:1); src/d/runtime.ts → src/d/fork.ts (src/d/runtime.ts:1)',
+    ]);
+  });
+
+  test('src/ has none', () => assertClean(fileCycles(tree())));
 });
 
 describe('rule 3: a file is at most 600 lines', () => {
