@@ -198,19 +198,15 @@ function tapCounts(tapFile) {
   return { passed: n('pass'), failed: n('fail') + (n('cancelled') || 0), skipped: (n('skipped') || 0) + (n('todo') || 0) };
 }
 
-/** The per-file times of a node:test run, into `<tap>.times` (read by tapFileTimes). */
-function timesReporter(tapFile) {
-  fs.rmSync(`${tapFile}.times`, { force: true });
-  return [`--test-reporter=${path.join(root, 'scripts', 'test-times-reporter.mjs')}`, `--test-reporter-destination=${tapFile}.times`];
-}
+/** node:test's TAP into `tapFile`, with each file's time (scripts/test-times-reporter.mjs; read by tapFileTimes). */
+const tapReporter = (tapFile) => [`--test-reporter=${path.join(root, 'scripts', 'test-times-reporter.mjs')}`, `--test-reporter-destination=${tapFile}`];
 
-function nodeTest(files, tapFile, limit, env = {}, label, nodeArgs = []) {
+function nodeTest(files, tapFile, limit, env = {}, label, nodeArgs = [], concurrency = 1) {
   const grep = opts.grep ? ['--test-name-pattern', opts.grep] : [];
   return run(process.execPath, [
-    ...nodeArgs, '--test', '--test-concurrency=1', ...grep,
+    ...nodeArgs, '--test', `--test-concurrency=${concurrency}`, ...grep,
     '--test-reporter=spec', '--test-reporter-destination=stdout',
-    '--test-reporter=tap', `--test-reporter-destination=${tapFile}`,
-    ...timesReporter(tapFile),
+    ...tapReporter(tapFile),
     ...files,
   ], { limit, env, label });
 }
@@ -231,8 +227,30 @@ function netnsNodeTest(files, tapFile, limit, env = {}, label) {
   }
   const grep = opts.grep ? ['--test-name-pattern', opts.grep] : [];
   const q = (a) => `'${a.replace(/'/g, `'\\''`)}'`;
-  const inner = [process.execPath, '--test', '--test-concurrency=1', ...grep, '--test-reporter=spec', '--test-reporter-destination=stdout', '--test-reporter=tap', `--test-reporter-destination=${tapFile}`, ...timesReporter(tapFile), ...files].map(q).join(' ');
+  const inner = [process.execPath, '--test', '--test-concurrency=1', ...grep, '--test-reporter=spec', '--test-reporter-destination=stdout', ...tapReporter(tapFile), ...files].map(q).join(' ');
   return run('unshare', ['-n', 'sh', '-c', `ip link set lo up && exec ${inner}`], { limit, env, label });
+}
+
+/** Component files run this many at a time (AGENTRL_COMPONENT_CONCURRENCY=1: one by one, as before). */
+const COMPONENT_CONCURRENCY = Math.max(1, Number(process.env.AGENTRL_COMPONENT_CONCURRENCY ?? 2) || 1);
+/** Harness modules that start what takes every core: llama.cpp (the model server), Chromium, Ray. */
+const EVERY_CORE = /\/harness\/(model-server|browser|webview-page|token-view-page|ray-cluster|vscode-server)$/;
+
+/** Whether a compiled test file imports, through the test/ files it imports, one of EVERY_CORE. */
+function usesEveryCore(jsFile) {
+  const seen = new Set();
+  const visit = (ts) => {
+    if (seen.has(ts) || !fs.existsSync(ts)) return false;
+    seen.add(ts);
+    const text = fs.readFileSync(ts, 'utf8');
+    for (const m of text.matchAll(/(?:from|import|require\()\s*['"](\.[^'"]+)['"]/g)) {
+      const target = path.resolve(path.dirname(ts), m[1]);
+      if (EVERY_CORE.test(target)) return true;
+      if (target.startsWith(path.join(root, 'test') + path.sep) && visit(`${target.replace(/\.js$/, '')}.ts`)) return true;
+    }
+    return false;
+  };
+  return visit(path.join(root, path.relative(path.join(root, 'out'), jsFile)).replace(/\.js$/, '.ts'));
 }
 
 /** A node:test tier: its files, then its `*.netns.test.js` files in a loopback-only namespace. */
@@ -242,8 +260,23 @@ async function nodeTier(tier, title, nodeArgs = []) {
   fs.rmSync(tap, { force: true });
   const all = tierFiles(tier, '.test.js');
   const files = all.filter((f) => !f.endsWith('.netns.test.js'));
-  const r = await nodeTest(files, tap, LIMITS[tier], {}, tier, nodeArgs);
-  add(tier, r, tapCounts(tap), tap);
+  if (tier === 'component' && COMPONENT_CONCURRENCY > 1) {
+    // Two files at a time where a file holds one core at most (Python, the relay, Trinity's
+    // code): their ports are ephemeral and their folders temporary. A file that starts
+    // llama.cpp (threads on every core) or Chromium runs alone afterwards.
+    const alone = files.filter(usesEveryCore);
+    const together = files.filter((f) => !alone.includes(f));
+    say(`${tier}: ${together.length} files ${COMPONENT_CONCURRENCY} at a time, then ${alone.length} alone (llama.cpp, Chromium)`);
+    const ptap = path.join(root, 'test-results', `${tier}-parallel.tap`);
+    fs.rmSync(ptap, { force: true });
+    const rp = await nodeTest(together, ptap, LIMITS[tier], {}, `${tier} (${COMPONENT_CONCURRENCY} at a time)`, nodeArgs, COMPONENT_CONCURRENCY);
+    add(`${tier} (${COMPONENT_CONCURRENCY} at a time)`, rp, tapCounts(ptap), ptap);
+    const r = await nodeTest(alone, tap, LIMITS[tier], {}, `${tier} (alone)`, nodeArgs);
+    add(`${tier} (alone)`, r, tapCounts(tap), tap);
+  } else {
+    const r = await nodeTest(files, tap, LIMITS[tier], {}, tier, nodeArgs);
+    add(tier, r, tapCounts(tap), tap);
+  }
   // Tests against a real Ray cluster run in a loopback-only network namespace of their own.
   const netnsFiles = all.filter((f) => f.endsWith('.netns.test.js'));
   if (netnsFiles.length) {
@@ -259,12 +292,12 @@ const totals = { passed: 0, failed: 0, skipped: 0 };
 /** [tier, seconds] in the order run; { file, secs } of every node:test file (from its TAP). */
 const tierTimes = [];
 const fileTimes = [];
-/** `<tap>.times`, written beside a TAP file by scripts/test-times-reporter.mjs: `<seconds>\t<file>` lines. */
+/** The `# time <seconds> <file>` comments of a TAP file (scripts/test-times-reporter.mjs), summed per file. */
 function tapFileTimes(tapFile) {
-  const text = fs.existsSync(`${tapFile}.times`) ? fs.readFileSync(`${tapFile}.times`, 'utf8') : '';
-  for (const m of text.matchAll(/^([\d.]+)\t(.+)$/gm)) {
-    fileTimes.push({ file: path.relative(path.join(root, 'out'), m[2]).replace(/\.js$/, '.ts'), secs: Number(m[1]) });
-  }
+  const text = fs.existsSync(tapFile) ? fs.readFileSync(tapFile, 'utf8') : '';
+  const secs = new Map();
+  for (const m of text.matchAll(/^# time ([\d.]+) (.+)$/gm)) secs.set(m[2], (secs.get(m[2]) ?? 0) + Number(m[1]));
+  for (const [file, s] of secs) fileTimes.push({ file: path.relative(path.join(root, 'out'), file).replace(/\.js$/, '.ts'), secs: s });
 }
 function add(tier, r, counts, tapFile) {
   if (Number.isFinite(r.secs)) tierTimes.push([tier, r.secs]);
