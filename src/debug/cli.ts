@@ -6,7 +6,7 @@ import * as path from 'path';
 import { parseArgs } from 'util';
 import type { ConfigChecker } from '../feature-api/config-checker';
 import { silentLogger } from '../base/log';
-import { prepareLaunch } from './protocol/launch';
+import { prepareLaunch } from './dap/launch';
 import type { RolloutLaunchArgs } from './runtime/plan';
 
 /** What `agentrl rollout` is given by the CLI it belongs to (src/cli.ts). */

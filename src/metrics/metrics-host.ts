@@ -11,7 +11,7 @@ import { ConnectionTiming, Connections, DEFAULT_TIMING, ENVELOPE_BUCKETS, ENVELO
 import { ENDPOINTS_SETTING, resolveEndpoints } from './endpoints';
 import { exportPng, exportSeriesTo } from './export-files';
 import { relayLauncher } from './connect/local-relay';
-import { toExperienceViewDetail } from './view/rollout-detail';
+import { toExperienceViewDetail } from './view/experience-detail';
 import { attachPanel, createPanel } from './panel';
 import { MetricsStatusBar } from './status-bar';
 import { summarize } from './view/status-model';
@@ -19,7 +19,7 @@ import { MetricsStore } from './store/store';
 import { uiStrings } from './strings';
 import { ViewController } from './view/view-controller';
 import { TrainingRunTokenizers } from './tokens/run-tokenizer';
-import { experienceTokenView } from './tokens/rollout-tokens';
+import { experienceTokenView } from './tokens/experience-tokens';
 
 const SHOW_COMMAND = 'agentrl.metrics.show';
 const OPTIONS_KEY = 'agentrl.metrics.viewOptions';

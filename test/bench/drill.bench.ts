@@ -1,13 +1,13 @@
 // npm run bench -- drill
 //
 // The rollout drill-down of 10⁶ rows, timed (the unit tests count its work instead:
-// test/unit/metrics/store/experiences.test.ts, test/unit/metrics/rollouts/table.test.ts):
+// test/unit/metrics/store/experiences.test.ts, test/unit/metrics/experiences/table.test.ts):
 // - sort by task then run and pack into columns (byTaskThenRun + toColumns), against the plain
 //   way, `Array.prototype.sort` comparing the rows' fields;
 // - a filter by reward bin and by task text (ExperienceTable.filter), against
 //   `Array.prototype.filter` over the same rows.
-import { toColumns } from '../../src/metrics/rollouts/columns';
-import { BINS, ExperienceTable, binOf } from '../../src/metrics/rollouts/table';
+import { toColumns } from '../../src/metrics/experiences/columns';
+import { BINS, ExperienceTable, binOf } from '../../src/metrics/experiences/table';
 import type { ExperienceViewRow } from '../../src/metrics/protocol/view-protocol';
 import { byTaskThenRun } from '../../src/metrics/view/drill';
 

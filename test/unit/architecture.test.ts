@@ -196,7 +196,7 @@ describe('rule 5: vscode only in adapters (type-only imports count)', () => {
       'src/debug/vscode/tree.ts': lines("import * as vscode from 'vscode';"),
       'src/debug/vscode/deep/more.ts': lines("import * as vscode from 'vscode';"),
       'src/config/features/hover.ts': lines("import type { Hover } from 'vscode-languageserver';"),
-      'src/debug/protocol/frames.ts': lines("import { Source } from '@vscode/debugadapter';"),
+      'src/debug/dap/frames.ts': lines("import { Source } from '@vscode/debugadapter';"),
     });
     assert.deepEqual(report(vscodeImports(files)), []);
   });

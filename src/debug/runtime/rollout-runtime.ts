@@ -3,7 +3,7 @@
 // exceptions). A held stop keeps the workflow waiting on its HTTP call (or on the runner
 // socket) until resume(). Stops are per episode: episodes run concurrently (as Trinity's
 // runners do) and a stopped one holds only its own call. No DAP here: the debug session
-// (protocol/session.ts) reacts to this run's events (RunEvents) and calls its RunHandle methods.
+// (dap/session.ts) reacts to this run's events (RunEvents) and calls its RunHandle methods.
 // The run's lifecycle and its runner's messages are here; the gateway's calls are LlmCalls',
 // holding stops is HeldStops', forks are fork.ts'.
 import { randomBytes } from 'crypto';

@@ -4,7 +4,7 @@
 // step), else the step itself; then the SQL buffer rows of those versions, all of them, as
 // columns (the webview lists only the visible ones). Pure.
 import type { RolloutsMessage, ExperienceViewRow, XAxisMode } from '../protocol/view-protocol';
-import { toColumns } from '../rollouts/columns';
+import { toColumns } from '../experiences/columns';
 import { xOf } from './chart-frames';
 import { MetricsStore, seriesKey } from '../store/store';
 

@@ -38,7 +38,7 @@ import { LiveDrill } from './live-drill';
 import { RunMarks, runsForCommit } from './run-marks';
 import { runSummaries } from './run-summaries';
 import { UpdateFeed } from './update-feed';
-import type { ExperienceTokenView } from '../tokens/rollout-tokens';
+import type { ExperienceTokenView } from '../tokens/experience-tokens';
 import { tokenViewStrings } from '../../tokens/view-strings';
 import { drillHealth } from './drill-health';
 import { HEALTH_ROLE, HealthSeries } from './health-series';

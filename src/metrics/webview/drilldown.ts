@@ -7,12 +7,12 @@ import type { ExperienceViewDetail, ExperienceRef, ExperienceViewRow, RolloutsMe
 import { fromWire } from '../../tokens/experience-wire';
 import type { TokenViewStrings } from '../../tokens/view-strings';
 import { TokenView } from '../../webview-ui/token-view/token-view';
-import { rowAt } from '../rollouts/columns';
-import { ExperienceFilter, ExperienceTable } from '../rollouts/table';
+import { rowAt } from '../experiences/columns';
+import { ExperienceFilter, ExperienceTable } from '../experiences/table';
 import { fmtBucket } from './format';
 import { groupView } from './group-view';
 import { partsHistogram, rewardHistogram } from './histograms';
-import { ExperienceList } from './rollout-list';
+import { ExperienceList } from './experience-list';
 
 export class DrillPane {
   readonly el: HTMLElement;

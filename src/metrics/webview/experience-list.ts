@@ -3,8 +3,8 @@
 // like forty. Columns: task, run, reward, one per reward part, advantage and consumed when the
 // buffer has them, model version, id.
 import type { UiStrings } from '../protocol/view-protocol';
-import type { ExperienceTable } from '../rollouts/table';
-import { planWindow } from '../rollouts/virtual-window';
+import type { ExperienceTable } from '../experiences/table';
+import { planWindow } from '../experiences/virtual-window';
 import { fmtNum } from './format';
 
 /** Fixed row height (px), also set in metrics.css (table.rollouts tr). */

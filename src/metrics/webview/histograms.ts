@@ -2,7 +2,7 @@
 // parts stacked (one colour per part — accuracy, format_score… — in each bin; a segment filters
 // the list to that part's bin). Counts come from ExperienceTable.
 import type { UiStrings } from '../protocol/view-protocol';
-import type { Histogram, StackedHistogram } from '../rollouts/table';
+import type { Histogram, StackedHistogram } from '../experiences/table';
 import { fmtNum } from './format';
 
 /** Colours of the parts, in order (theme variables). */

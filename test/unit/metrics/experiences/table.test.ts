@@ -5,9 +5,9 @@
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ExperienceColumns, ExperienceViewRow } from '../../../../src/metrics/protocol/view-protocol';
-import { rowAt, toColumns } from '../../../../src/metrics/rollouts/columns';
-import { BINS, ExperienceTable, binOf } from '../../../../src/metrics/rollouts/table';
-import { planWindow } from '../../../../src/metrics/rollouts/virtual-window';
+import { rowAt, toColumns } from '../../../../src/metrics/experiences/columns';
+import { BINS, ExperienceTable, binOf } from '../../../../src/metrics/experiences/table';
+import { planWindow } from '../../../../src/metrics/experiences/virtual-window';
 import { byTaskThenRun } from '../../../../src/metrics/view/drill';
 
 const N = 1_000_000;

@@ -9,7 +9,7 @@ import type { ExperienceRow } from '../../../../src/relay-protocol/messages';
 import type { ExperienceViewRow } from '../../../../src/metrics/protocol/view-protocol';
 import { ExperienceIndex } from '../../../../src/metrics/store/experiences';
 import { byTaskThenRun } from '../../../../src/metrics/view/drill';
-import { toColumns } from '../../../../src/metrics/rollouts/columns';
+import { toColumns } from '../../../../src/metrics/experiences/columns';
 
 const row = (id: number, extra: Partial<ExperienceRow> = {}): ExperienceRow => ({ id, table: 'proxy_history', task_id: '', run_id: 0, model_version: 2, reward: null, timestamp: null, consumed: 0, ...extra });
 

@@ -4,7 +4,7 @@
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { english } from '../../../../src/base/l10n';
-import { experienceTokenView } from '../../../../src/metrics/tokens/rollout-tokens';
+import { experienceTokenView } from '../../../../src/metrics/tokens/experience-tokens';
 import type { TokensReply } from '../../../../src/relay-protocol/tokens-frame';
 import { fromWire } from '../../../../src/tokens/experience-wire';
 import { skipNoTokenizer, tinyTokenizer } from '../../../harness/tiny-tokenizer';

@@ -2,7 +2,7 @@
 // calls kept), or prompt/response texts for single-turn rows, plus the other fields.
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { toExperienceViewDetail } from '../../../../src/metrics/view/rollout-detail';
+import { toExperienceViewDetail } from '../../../../src/metrics/view/experience-detail';
 
 const ref = { run: 'r', endpoint: 'e', source: 's', table: 't', id: 1 };
 
