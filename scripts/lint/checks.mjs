@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { commentRefs } from './comment-refs.mjs';
+import { glossary } from './glossary.mjs';
 import { repoFiles } from './repo-files.mjs';
 import { testHygiene } from './test-hygiene.mjs';
 import { testMirror } from './test-mirror.mjs';
@@ -19,6 +20,7 @@ export const CHECKS = {
   'comment-refs': (root) => commentRefs(root, repoFiles(root)),
   'test-mirror': (root) => testMirror(repoFiles(root)),
   'test-hygiene': (root) => testHygiene(root, repoFiles(root)),
+  glossary: (root) => glossary(root, repoFiles(root)),
 };
 
 async function eslint(root) {
