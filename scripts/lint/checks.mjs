@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { commentRefs } from './comment-refs.mjs';
+import { formatCheck } from './format.mjs';
 import { glossary } from './glossary.mjs';
 import { repoFiles } from './repo-files.mjs';
 import { testHygiene } from './test-hygiene.mjs';
@@ -21,6 +22,7 @@ export const CHECKS = {
   'test-mirror': (root) => testMirror(repoFiles(root)),
   'test-hygiene': (root) => testHygiene(root, repoFiles(root)),
   glossary: (root) => glossary(root, repoFiles(root)),
+  format: (root) => formatCheck(root, repoFiles(root)),
 };
 
 async function eslint(root) {
