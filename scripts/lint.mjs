@@ -7,6 +7,8 @@
 //   comment-refs  paths and files comments name exist; no citation of documents kept elsewhere
 //   test-mirror   test files mirror src/
 //   test-hygiene  no assertion on the wall clock, no test that passes when its subject is missing
+//   glossary      no name in src/ contradicts the glossary of CONTRIBUTING.md (scripts/lint/glossary.mjs)
+//   format        Prettier's formatting (.prettierrc.json; `npm run format`), once switched on (scripts/lint/format.mjs)
 //   node scripts/lint.mjs [check…] [--grep REGEX]
 // Findings print as `file:line: rule: message`; a check fails on any finding (fix it, or where a
 // rule is wrong for one line, disable it there with the reason: CONTRIBUTING.md, Linting).

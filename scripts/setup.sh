@@ -2,7 +2,7 @@
 # Installs what the tests, benchmarks and `npm start` need, idempotently, from npm, Debian's
 # apt and the machine's local Python package index only. Safe to run again: each part checks
 # a marker first and returns at once when already done.
-#   scripts/setup.sh [apt] [code-server] [python] [model] [trinity] [ray]   (no argument = all)
+#   scripts/setup.sh [apt] [code-server] [python] [ruff] [model] [trinity] [ray]   (no argument = all)
 # trinity and ray need ../shared (upstream code, test-only stand-ins); without it they are skipped.
 #
 # What takes minutes to build (the venvs, llama.cpp, code-server) is built once per machine in a
@@ -16,7 +16,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
-parts=("$@"); [ ${#parts[@]} -eq 0 ] && parts=(apt code-server python model trinity ray)
+parts=("$@"); [ ${#parts[@]} -eq 0 ] && parts=(apt code-server python ruff model trinity ray)
 export DEBIAN_FRONTEND=noninteractive
 CACHE="${AGENTRL_SETUP_CACHE-${XDG_CACHE_HOME:-$HOME/.cache}/agentrl-studio}"
 SHARED="${AGENTRL_SHARED_DIR:-$ROOT/../shared}"
@@ -105,6 +105,22 @@ part_python() {
   fi
 }
 
+part_ruff() {
+  # The lint tier's ruff alone, at the pin of python-requirements.txt, in a venv of its own: a
+  # machine that only lints installs a few MB, not the test venv (torch, TensorFlow).
+  local PIN
+  PIN=$(grep -E '^ruff==' "$ROOT/scripts/python-requirements.txt")
+  place "$ROOT/.cache/ruff-venv" "$PY_VERSION" "$PIN"
+  local V=$DIR
+  lock_dir
+  if [ "$(cat "$V/.agentrl-ok" 2>/dev/null)" != "$PIN" ]; then
+    echo "setup: $PIN at $V"
+    [ -x "$V/bin/python" ] || python3 -m venv "$V"
+    "$V/bin/pip" install -q --retries 0 --timeout 2 "$PIN"
+    echo "$PIN" > "$V/.agentrl-ok"
+  fi
+}
+
 part_model() {
   # llama.cpp for the tiny fixture model server (scripts/model-server.mjs): CPU build only,
   # in a git-ignored folder of its own so `npm ci` stays light and nothing reaches the VSIX.
@@ -176,7 +192,7 @@ logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 pids=()
 names=()
-for p in code-server python model trinity ray; do
+for p in code-server python ruff model trinity ray; do
   want "$p" || continue
   ( set -euo pipefail; "part_${p//-/_}" ) >"$logs/$p" 2>&1 &
   pids+=($!); names+=("$p")

@@ -1,13 +1,17 @@
 #!/usr/bin/env node
 // `npm test` — every tier, time-boxed, one summary line at the end.
 //   node scripts/test.mjs [lint] [unit] [component] [integration] [e2e] [--grep REGEX] [--no-setup] [--no-build]
+//   node scripts/test.mjs --file test/<tier>/<path>.test.ts   one test file of any tier (`npm run test:file -- PATH`)
 // Tiers: lint (scripts/lint.mjs: ESLint, knip, ruff and the repository checks, one result each;
 //        `npm run lint`) · unit (node:test, in process: no child process, no socket) · component (node:test with
 //        real processes and sockets: Python, the CLI bundle, model servers, Trinity, Ray in a
 //        loopback-only network namespace) · integration (mocha in a real VS Code extension host)
 //        · e2e (playwright-core drives the real workbench in Chromium, with the packaged VSIX).
 // With unit, lint runs beside the compile and the unit tier (two single-process jobs, two cores).
-// Last line: `N passed, N failed[, N skipped]`; exit 1 on any failure, hang or crash.
+// The unit tier alone (`npm run test:unit`) and a unit file need only tsc (incremental: out/*.tsbuildinfo),
+// no esbuild: the tests that read dist/ are component tests.
+// At the end: each tier's time and the slowest test files, then the last line
+// `N passed, N failed[, N skipped]`; exit 1 on any failure, hang or crash.
 // After each run, processes it left behind (Ray daemons outlive a killed run) are killed and named.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -22,11 +26,24 @@ const { values: opts, positionals } = parseArgs({
     grep: { type: 'string' },
     'no-setup': { type: 'boolean', default: false },
     'no-build': { type: 'boolean', default: false },
+    file: { type: 'string' },
   },
 });
 const ALL = ['lint', 'unit', 'component', 'integration', 'e2e'];
-const tiers = positionals.length ? positionals : ALL;
+/** `--file test/<tier>/…`: that file's tier, and the file. */
+const one = opts.file ? fileOfTier(opts.file) : undefined;
+const tiers = one ? [one.tier] : positionals.length ? positionals : ALL;
 for (const t of tiers) if (!ALL.includes(t)) { console.error(`unknown tier '${t}' (expected ${ALL.join(', ')})`); process.exit(2); }
+
+function fileOfTier(file) {
+  const rel = path.relative(root, path.resolve(file)).split(path.sep).join('/');
+  const m = /^test\/(unit|component|integration|e2e)\/.+\.(test|e2e)\.ts$/.exec(rel);
+  if (!m || !fs.existsSync(path.join(root, rel))) {
+    console.error(`--file ${file}: expected an existing test/<unit|component|integration|e2e>/….test.ts (or ….e2e.ts)`);
+    process.exit(2);
+  }
+  return { tier: m[1], rel, js: path.join(root, 'out', rel.replace(/\.ts$/, '.js')), netns: /\.netns\.(test|e2e)\.ts$/.test(rel) };
+}
 
 const MIN = 60_000;
 // Hang guards, not targets: a tier that takes this long on a 2-core machine has hung. (The
@@ -118,6 +135,7 @@ process.on('SIGINT', () => {
  *  group after `limit` ms, then kills whatever of the run is left (see killLeftovers). */
 function run(cmd, args, { limit, env = {}, label = cmd, quiet = false }) {
   const marker = `${process.pid}.${++runs}`;
+  const started = Date.now();
   const ownNetns = netnsOf('self');
   let netns;
   return new Promise((resolve) => {
@@ -148,7 +166,7 @@ function run(cmd, args, { limit, env = {}, label = cmd, quiet = false }) {
       clearInterval(watchNetns);
       running.delete(stop);
       await killLeftovers(label, marker, netns);
-      resolve({ code: timedOut ? 'timeout' : code ?? signal, out });
+      resolve({ code: timedOut ? 'timeout' : code ?? signal, out, secs: (Date.now() - started) / 1000 });
     });
   });
 }
@@ -180,12 +198,15 @@ function tapCounts(tapFile) {
   return { passed: n('pass'), failed: n('fail') + (n('cancelled') || 0), skipped: (n('skipped') || 0) + (n('todo') || 0) };
 }
 
-function nodeTest(files, tapFile, limit, env = {}, label, nodeArgs = []) {
+/** node:test's TAP into `tapFile`, with each file's time (scripts/test-times-reporter.mjs; read by tapFileTimes). */
+const tapReporter = (tapFile) => [`--test-reporter=${path.join(root, 'scripts', 'test-times-reporter.mjs')}`, `--test-reporter-destination=${tapFile}`];
+
+function nodeTest(files, tapFile, limit, env = {}, label, nodeArgs = [], concurrency = 1) {
   const grep = opts.grep ? ['--test-name-pattern', opts.grep] : [];
   return run(process.execPath, [
-    ...nodeArgs, '--test', '--test-concurrency=1', ...grep,
+    ...nodeArgs, '--test', `--test-concurrency=${concurrency}`, ...grep,
     '--test-reporter=spec', '--test-reporter-destination=stdout',
-    '--test-reporter=tap', `--test-reporter-destination=${tapFile}`,
+    ...tapReporter(tapFile),
     ...files,
   ], { limit, env, label });
 }
@@ -206,8 +227,30 @@ function netnsNodeTest(files, tapFile, limit, env = {}, label) {
   }
   const grep = opts.grep ? ['--test-name-pattern', opts.grep] : [];
   const q = (a) => `'${a.replace(/'/g, `'\\''`)}'`;
-  const inner = [process.execPath, '--test', '--test-concurrency=1', ...grep, '--test-reporter=spec', '--test-reporter-destination=stdout', '--test-reporter=tap', `--test-reporter-destination=${tapFile}`, ...files].map(q).join(' ');
+  const inner = [process.execPath, '--test', '--test-concurrency=1', ...grep, '--test-reporter=spec', '--test-reporter-destination=stdout', ...tapReporter(tapFile), ...files].map(q).join(' ');
   return run('unshare', ['-n', 'sh', '-c', `ip link set lo up && exec ${inner}`], { limit, env, label });
+}
+
+/** Component files run this many at a time (AGENTRL_COMPONENT_CONCURRENCY=1: one by one, as before). */
+const COMPONENT_CONCURRENCY = Math.max(1, Number(process.env.AGENTRL_COMPONENT_CONCURRENCY ?? 2) || 1);
+/** Harness modules that start what takes every core: llama.cpp (the model server), Chromium, Ray. */
+const EVERY_CORE = /\/harness\/(model-server|browser|webview-page|token-view-page|ray-cluster|vscode-server)$/;
+
+/** Whether a compiled test file imports, through the test/ files it imports, one of EVERY_CORE. */
+function usesEveryCore(jsFile) {
+  const seen = new Set();
+  const visit = (ts) => {
+    if (seen.has(ts) || !fs.existsSync(ts)) return false;
+    seen.add(ts);
+    const text = fs.readFileSync(ts, 'utf8');
+    for (const m of text.matchAll(/(?:from|import|require\()\s*['"](\.[^'"]+)['"]/g)) {
+      const target = path.resolve(path.dirname(ts), m[1]);
+      if (EVERY_CORE.test(target)) return true;
+      if (target.startsWith(path.join(root, 'test') + path.sep) && visit(`${target.replace(/\.js$/, '')}.ts`)) return true;
+    }
+    return false;
+  };
+  return visit(path.join(root, path.relative(path.join(root, 'out'), jsFile)).replace(/\.js$/, '.ts'));
 }
 
 /** A node:test tier: its files, then its `*.netns.test.js` files in a loopback-only namespace. */
@@ -217,8 +260,23 @@ async function nodeTier(tier, title, nodeArgs = []) {
   fs.rmSync(tap, { force: true });
   const all = tierFiles(tier, '.test.js');
   const files = all.filter((f) => !f.endsWith('.netns.test.js'));
-  const r = await nodeTest(files, tap, LIMITS[tier], {}, tier, nodeArgs);
-  add(tier, r, tapCounts(tap));
+  if (tier === 'component' && COMPONENT_CONCURRENCY > 1) {
+    // Two files at a time where a file holds one core at most (Python, the relay, Trinity's
+    // code): their ports are ephemeral and their folders temporary. A file that starts
+    // llama.cpp (threads on every core) or Chromium runs alone afterwards.
+    const alone = files.filter(usesEveryCore);
+    const together = files.filter((f) => !alone.includes(f));
+    say(`${tier}: ${together.length} files ${COMPONENT_CONCURRENCY} at a time, then ${alone.length} alone (llama.cpp, Chromium)`);
+    const ptap = path.join(root, 'test-results', `${tier}-parallel.tap`);
+    fs.rmSync(ptap, { force: true });
+    const rp = await nodeTest(together, ptap, LIMITS[tier], {}, `${tier} (${COMPONENT_CONCURRENCY} at a time)`, nodeArgs, COMPONENT_CONCURRENCY);
+    add(`${tier} (${COMPONENT_CONCURRENCY} at a time)`, rp, tapCounts(ptap), ptap);
+    const r = await nodeTest(alone, tap, LIMITS[tier], {}, `${tier} (alone)`, nodeArgs);
+    add(`${tier} (alone)`, r, tapCounts(tap), tap);
+  } else {
+    const r = await nodeTest(files, tap, LIMITS[tier], {}, tier, nodeArgs);
+    add(tier, r, tapCounts(tap), tap);
+  }
   // Tests against a real Ray cluster run in a loopback-only network namespace of their own.
   const netnsFiles = all.filter((f) => f.endsWith('.netns.test.js'));
   if (netnsFiles.length) {
@@ -226,12 +284,24 @@ async function nodeTier(tier, title, nodeArgs = []) {
     const ntap = path.join(root, 'test-results', `${tier}-netns.tap`);
     fs.rmSync(ntap, { force: true });
     const rn = await netnsNodeTest(netnsFiles, ntap, LIMITS[tier], {}, `${tier} (netns)`);
-    add(`${tier} (netns)`, rn, tapCounts(ntap));
+    add(`${tier} (netns)`, rn, tapCounts(ntap), ntap);
   }
 }
 
 const totals = { passed: 0, failed: 0, skipped: 0 };
-function add(tier, r, counts) {
+/** [tier, seconds] in the order run; { file, secs } of every node:test file (from its TAP). */
+const tierTimes = [];
+const fileTimes = [];
+/** The `# time <seconds> <file>` comments of a TAP file (scripts/test-times-reporter.mjs), summed per file. */
+function tapFileTimes(tapFile) {
+  const text = fs.existsSync(tapFile) ? fs.readFileSync(tapFile, 'utf8') : '';
+  const secs = new Map();
+  for (const m of text.matchAll(/^# time ([\d.]+) (.+)$/gm)) secs.set(m[2], (secs.get(m[2]) ?? 0) + Number(m[1]));
+  for (const [file, s] of secs) fileTimes.push({ file: path.relative(path.join(root, 'out'), file).replace(/\.js$/, '.ts'), secs: s });
+}
+function add(tier, r, counts, tapFile) {
+  if (Number.isFinite(r.secs)) tierTimes.push([tier, r.secs]);
+  if (tapFile) tapFileTimes(tapFile);
   const ok = Number.isFinite(counts.passed) && Number.isFinite(counts.failed);
   if (!ok) { console.error(`!!! ${tier}: no result counts (exit ${r.code}); counted as 1 failure`); totals.failed += 1; return; }
   totals.passed += counts.passed; totals.failed += counts.failed; totals.skipped += counts.skipped || 0;
@@ -240,12 +310,12 @@ function add(tier, r, counts) {
 }
 
 const needsHost = tiers.some((t) => t === 'integration' || t === 'e2e');
-// The unit tier needs nothing installed; the lint tier the Python venv (ruff); the component tier
-// the Python venv, the model server, Trinity and Ray; the integration and e2e tiers everything
-// (code-server, apt packages too).
-const setupParts = needsHost ? [] : tiers.includes('component') ? ['python', 'model', 'trinity', 'ray'] : tiers.includes('lint') ? ['python'] : undefined;
+// The unit tier needs nothing installed; the lint tier the pinned ruff alone (a venv of its own,
+// not the test venv with torch and TensorFlow); the component tier the Python venv, the model
+// server, Trinity and Ray; the integration and e2e tiers everything (code-server, apt packages too).
+const setupParts = needsHost ? [] : tiers.includes('component') ? ['python', 'model', 'trinity', 'ray'] : tiers.includes('lint') ? ['ruff'] : undefined;
 if (!opts['no-setup'] && setupParts) {
-  say('setup (idempotent: apt packages, code-server, python venv, model server, Trinity, Ray)');
+  say(`setup (idempotent): ${setupParts.length ? setupParts.join(', ') : 'apt packages, code-server, python venv, ruff, model server, Trinity, Ray'}`);
   must('bash', ['scripts/setup.sh', ...setupParts]);
 }
 const LINT_TITLE = 'lint (ESLint, knip, ruff, comment paths, test mirroring, test hygiene)';
@@ -270,21 +340,41 @@ async function finishLint() {
   add('lint', r, closingCounts(r.out));
 }
 
+/** tsc, incremental: its build info lives in out/, so a removed out/ compiles everything again. */
+async function compile() {
+  await mustAsync('npx', ['tsc', '-p', '.', '--incremental', '--tsBuildInfoFile', 'out/.tsbuildinfo']);
+  // browser code: type-checked with the DOM lib, bundled by esbuild
+  await mustAsync('npx', ['tsc', '-p', 'tsconfig.webview.json', '--incremental', '--tsBuildInfoFile', 'out/webview.tsbuildinfo']);
+}
+
+const built = Date.now();
 const lintOnly = tiers.every((t) => t === 'lint');
+// The unit tier reads no dist/ (test/unit/test-tiers.test.ts keeps it so): tsc alone.
+const unitOnly = tiers.every((t) => t === 'unit');
 if (!opts['no-build'] && lintOnly) {
   say('build (esbuild: the CLI renders the templates ruff checks)');
   must('npm', ['run', '--silent', 'build']);
+} else if (!opts['no-build'] && (unitOnly || one)) {
+  // out/ kept: tierFiles() skips the JavaScript of tests whose source is gone
+  if (!unitOnly) {
+    say('build (esbuild)');
+    must('npm', ['run', '--silent', 'build']);
+  }
+  say('compile (tsc, incremental)');
+  await compile();
 } else if (!opts['no-build']) {
   say('build (esbuild) and compile (tsc)');
   must('npm', ['run', '--silent', 'build']);
   if (lintBeside) startLint();
   // a clean out/: a test file moved or deleted in src must not keep running from a stale copy
   fs.rmSync(path.join(root, 'out'), { recursive: true, force: true });
-  await mustAsync('npx', ['tsc', '-p', '.']);
-  await mustAsync('npx', ['tsc', '-p', 'tsconfig.webview.json']); // browser code: type-checked with the DOM lib, bundled by esbuild
+  await compile();
 } else if (lintBeside) {
   startLint();
 }
+if (!opts['no-build']) tierTimes.push(['build and compile', (Date.now() - built) / 1000]);
+
+if (one) await runOneFile();
 
 /** The closing `N passed, N failed[, N skipped]` line of a run's output. */
 function closingCounts(out) {
@@ -335,18 +425,63 @@ for (const tier of tiers) {
     const files = all.filter((f) => !f.endsWith('.netns.e2e.js'));
     const vsixEnv = { AGENTRL_E2E_VSIX: path.join(root, '.vscode-test', 'agent-rl-studio-test.vsix') };
     const r = await nodeTest(files, tap, LIMITS.e2e, vsixEnv, 'e2e');
-    add('e2e', r, tapCounts(tap));
+    add('e2e', r, tapCounts(tap), tap);
     const netnsFiles = all.filter((f) => f.endsWith('.netns.e2e.js'));
     if (netnsFiles.length) {
       say('e2e tests in a loopback-only network namespace (real Ray cluster)');
       const ntap = path.join(root, 'test-results', 'e2e-netns.tap');
       fs.rmSync(ntap, { force: true });
       const rn = await netnsNodeTest(netnsFiles, ntap, LIMITS.e2e, vsixEnv, 'e2e (netns)');
-      add('e2e (netns)', rn, tapCounts(ntap));
+      add('e2e (netns)', rn, tapCounts(ntap), ntap);
     }
   }
 }
 
-say(`done in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
-console.log(`${totals.passed} passed, ${totals.failed} failed${totals.skipped ? `, ${totals.skipped} skipped` : ''}`);
-process.exit(totals.failed > 0 ? 1 : 0);
+finish();
+
+/** `--file`: the one file, run as its tier runs its files. */
+async function runOneFile() {
+  const { tier, rel, js, netns } = one;
+  say(`${rel} (${tier} tier)`);
+  const tap = path.join(root, 'test-results', 'file.tap');
+  fs.rmSync(tap, { force: true });
+  const label = `${tier}: ${rel}`;
+  let r;
+  let counts;
+  if (tier === 'unit') {
+    r = await nodeTest([js], tap, LIMITS.unit, {}, label, ['--require', path.join(root, 'out', 'test', 'harness', 'unit-tripwire.js')]);
+  } else if (tier === 'component') {
+    r = await (netns ? netnsNodeTest : nodeTest)([js], tap, LIMITS.component, {}, label);
+  } else if (tier === 'e2e') {
+    if (!opts['no-build']) must('node', ['scripts/package.mjs', '--out', '.vscode-test/agent-rl-studio-test.vsix']);
+    const vsixEnv = { AGENTRL_E2E_VSIX: path.join(root, '.vscode-test', 'agent-rl-studio-test.vsix') };
+    r = await (netns ? netnsNodeTest : nodeTest)([js], tap, LIMITS.e2e, vsixEnv, label);
+  } else {
+    const grep = opts.grep ? ['--grep', opts.grep] : [];
+    const ext = [process.execPath, 'out/test/harness/run-ext-tests.js', ...grep, '--timeout', String(LIMITS.integration - MIN)];
+    const env = { AGENTRL_TEST_FILE: js, ...(netns ? { AGENTRL_TEST_NETNS: 'only' } : {}) };
+    const why = netns ? netnsProbe() : 'not a netns file';
+    r = netns && !why
+      ? await run('unshare', ['-n', 'sh', '-c', `ip link set lo up && exec ${ext.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ')}`], { limit: LIMITS.integration, env, label })
+      : await run(ext[0], ext.slice(1), { limit: LIMITS.integration, env: netns ? { ...env, AGENTRL_NETNS_SKIP: why } : env, label });
+    counts = closingCounts(r.out);
+  }
+  add(tier, r, counts ?? tapCounts(tap), counts ? undefined : tap);
+  finish();
+}
+
+/** Each tier's time and the slowest test files, then the last line (nothing may print after it). */
+function finish() {
+  if (tierTimes.length) {
+    console.log('\n=== time per tier');
+    for (const [tier, secs] of tierTimes) console.log(`    ${tier.padEnd(26)} ${secs.toFixed(0).padStart(5)} s`);
+  }
+  const slow = fileTimes.sort((a, b) => b.secs - a.secs).slice(0, 15);
+  if (slow.length) {
+    console.log('=== slowest test files');
+    for (const f of slow) console.log(`    ${f.secs.toFixed(1).padStart(7)} s  ${f.file}`);
+  }
+  say(`done in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+  console.log(`${totals.passed} passed, ${totals.failed} failed${totals.skipped ? `, ${totals.skipped} skipped` : ''}`);
+  process.exit(totals.failed > 0 ? 1 : 0);
+}

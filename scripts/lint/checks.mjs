@@ -5,6 +5,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { commentRefs } from './comment-refs.mjs';
+import { formatCheck } from './format.mjs';
+import { glossary } from './glossary.mjs';
 import { repoFiles } from './repo-files.mjs';
 import { testHygiene } from './test-hygiene.mjs';
 import { testMirror } from './test-mirror.mjs';
@@ -19,6 +21,8 @@ export const CHECKS = {
   'comment-refs': (root) => commentRefs(root, repoFiles(root)),
   'test-mirror': (root) => testMirror(repoFiles(root)),
   'test-hygiene': (root) => testHygiene(root, repoFiles(root)),
+  glossary: (root) => glossary(root, repoFiles(root)),
+  format: (root) => formatCheck(root, repoFiles(root)),
 };
 
 async function eslint(root) {
@@ -65,18 +69,18 @@ const KNIP_WHAT = {
   duplicates: 'exported twice',
 };
 
-/** The ruff of scripts/python-requirements.txt: $AGENTRL_RUFF, the test venv's, or the PATH's. */
+/** The ruff of scripts/python-requirements.txt: $AGENTRL_RUFF, setup's ruff venv (`bash scripts/setup.sh ruff`), the test venv's, or the PATH's. */
 function ruffBin(root) {
   const pinned = /^ruff==(\S+)/m.exec(fs.readFileSync(path.join(root, 'scripts', 'python-requirements.txt'), 'utf8'))?.[1];
-  const candidates = [process.env.AGENTRL_RUFF, path.join(root, '.cache', 'venv', 'bin', 'ruff'), 'ruff'].filter(Boolean);
+  const candidates = [process.env.AGENTRL_RUFF, path.join(root, '.cache', 'ruff-venv', 'bin', 'ruff'), path.join(root, '.cache', 'venv', 'bin', 'ruff'), 'ruff'].filter(Boolean);
   for (const bin of candidates) {
     const v = spawnSync(bin, ['--version'], { encoding: 'utf8' });
     if (v.status !== 0) continue;
     const version = v.stdout.trim().split(/\s+/)[1];
-    if (pinned && version !== pinned) throw new Error(`${bin} is ruff ${version}; scripts/python-requirements.txt pins ${pinned} (bash scripts/setup.sh python)`);
+    if (pinned && version !== pinned) throw new Error(`${bin} is ruff ${version}; scripts/python-requirements.txt pins ${pinned} (bash scripts/setup.sh ruff)`);
     return bin;
   }
-  throw new Error('ruff is not installed: bash scripts/setup.sh python (scripts/python-requirements.txt pins it)');
+  throw new Error('ruff is not installed: bash scripts/setup.sh ruff (scripts/python-requirements.txt pins it)');
 }
 
 function ruff(root) {

@@ -6,7 +6,7 @@ import * as path from 'path';
 import { parseArgs } from 'util';
 import type { ConfigChecker } from '../feature-api/config-checker';
 import { silentLogger } from '../base/log';
-import { prepareLaunch } from './protocol/launch';
+import { prepareLaunch } from './dap/launch';
 import type { RolloutLaunchArgs } from './runtime/plan';
 
 /** What `agentrl rollout` is given by the CLI it belongs to (src/cli.ts). */
@@ -25,7 +25,7 @@ from a recorded run). Results go to .agentrl/runs/<timestamp>/.
 Options:
   --config FILE           Trinity-RFT / ASTuner / AgentJet YAML (required)
   --tasks N|ID,ID         first N tasks (0 = all; default 1) or a list of task ids
-  --repeat N              rollouts per task (default 1)
+  --repeat N              episodes per task (default 1)
   --split NAME            dataset split
   --workflow SPEC         override the workflow (module->Class, dotted path, registry name)
   --model-base-url URL    OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)

@@ -8,7 +8,7 @@ import type { ConfigChecker } from '../feature-api/config-checker';
 import type { RolloutService } from '../feature-api/rollouts';
 import { DebugRolloutService } from './rollout-service';
 import type { Logger } from '../base/log';
-import { RolloutDebugSession } from './protocol/session';
+import { RolloutDebugSession } from './dap/session';
 import { RolloutConfigurationProvider } from './vscode/configurations';
 import { attachPythonDebugger } from './vscode/python';
 import { RolloutsTree, runTranscriptFile, transcriptFile } from './vscode/rollouts-tree';

@@ -9,7 +9,7 @@ import * as path from 'path';
 import type { ConfigChecker } from '../feature-api/config-checker';
 import type { EpisodeOutcome, RescoreOutcome, RescoreRequest, RolloutOutcome, RolloutRequest, RolloutService, TranscriptTurn } from '../feature-api/rollouts';
 import { silentLogger } from '../base/log';
-import { prepareLaunch } from './protocol/launch';
+import { prepareLaunch } from './dap/launch';
 import { readEpisodes } from './results/run-store';
 import { buildPlan } from './runtime/plan';
 import type { Episode } from './runtime/episode';

@@ -44,7 +44,7 @@ Options:
   --base-model PATH       the job's model_path, for trinity convert
   --port N                port of the served checkpoint (default 8001)
   --tasks N               first N tasks of the taskset (default 10)
-  --repeat K              rollouts per task and model (default 4)
+  --repeat K              episodes per task and model (default 4)
   --concurrency N         episodes at once per model (default: the config's runner count)
   --split NAME            dataset split
   --timeout SEC           seconds before an LLM call counts as failed (default 60)

@@ -11,15 +11,15 @@ import { ConnectionTiming, Connections, DEFAULT_TIMING, ENVELOPE_BUCKETS, ENVELO
 import { ENDPOINTS_SETTING, resolveEndpoints } from './endpoints';
 import { exportPng, exportSeriesTo } from './export-files';
 import { relayLauncher } from './connect/local-relay';
-import { toRolloutDetail } from './view/rollout-detail';
+import { toExperienceViewDetail } from './view/experience-detail';
 import { attachPanel, createPanel } from './panel';
 import { MetricsStatusBar } from './status-bar';
 import { summarize } from './view/status-model';
 import { MetricsStore } from './store/store';
 import { uiStrings } from './strings';
 import { ViewController } from './view/view-controller';
-import { RunTokenizers } from './tokens/run-tokenizer';
-import { rolloutTokens } from './tokens/rollout-tokens';
+import { TrainingRunTokenizers } from './tokens/run-tokenizer';
+import { experienceTokenView } from './tokens/experience-tokens';
 
 const SHOW_COMMAND = 'agentrl.metrics.show';
 const OPTIONS_KEY = 'agentrl.metrics.viewOptions';
@@ -62,14 +62,14 @@ export class MetricsHost implements vscode.Disposable {
       },
     );
     const connections = this.connections;
-    const tokenizers = new RunTokenizers();
+    const tokenizers = new TrainingRunTokenizers();
     this.controller = new ViewController(
       this.store,
       {
         post: (m) => void this.panel?.webview.postMessage(m),
         readDetail: (endpoint, q) => connections.requestDetail(endpoint, q),
-        readRollout: async (ref) => toRolloutDetail(ref, await connections.requestExperience(ref.endpoint, ref.source, ref.id)),
-        readTokens: async (ref) => rolloutTokens(await connections.requestTokens(ref.endpoint, ref.source, ref.id), tokenizers.get(connections.localDir(ref.endpoint)), vscode.l10n),
+        readRollout: async (ref) => toExperienceViewDetail(ref, await connections.requestExperience(ref.endpoint, ref.source, ref.id)),
+        readTokens: async (ref) => experienceTokenView(await connections.requestTokens(ref.endpoint, ref.source, ref.id), tokenizers.get(connections.localDir(ref.endpoint)), vscode.l10n),
       },
       log,
       uiStrings(),

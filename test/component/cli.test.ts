@@ -1,14 +1,31 @@
 // The bundled CLI (dist/agentrl.js) run as a child process the way a GPU node runs it: plain
-// node, no node_modules on the path. The in-process checks of the bundle are in test/unit/cli.test.ts.
+// node, no node_modules on the path; and the bundle's shape (its shebang, its requires). main()
+// called in process is in test/unit/cli.test.ts.
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { builtinModules } from 'node:module';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { cliBundle as bundle } from '../harness/relay';
 import { repoRoot } from '../harness/paths';
 
-const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { version: string };
+const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { version: string; bin: Record<string, string> };
+
+test('package.json bin points at the bundle', () => {
+  assert.equal(pkg.bin.agentrl, './dist/agentrl.js');
+  assert.match(fs.readFileSync(bundle, 'utf8').slice(0, 40), /^#!\/usr\/bin\/env node/);
+});
+
+test('the bundle is self-contained (requires only node built-ins)', () => {
+  const src = fs.readFileSync(bundle, 'utf8');
+  // ajv keeps `require("ajv/dist/runtime/…")` inside string literals for its standalone
+  // code generator; those are text, not calls, so a quote or backtick before `require` is skipped
+  const required = [...src.matchAll(/(?<![`'])require\("([^"]+)"\)/g)].map((m) => m[1]);
+  const builtins = new Set(builtinModules);
+  const foreign = required.filter((r) => !builtins.has(r.replace(/^node:/, '')));
+  assert.deepEqual(foreign, [], `non-builtin requires in dist/agentrl.js: ${foreign.join(', ')}`);
+});
 
 /** Runs the bundled CLI the way a GPU node would: plain node, no node_modules on the path. */
 function cli(...args: string[]) {

@@ -1,7 +1,8 @@
 // Entry point loaded by the extension host (extensionTestsPath). Runs every
 // out/test/integration/**/*.test.js with mocha (tdd UI) and writes mocha's stats to
 // $VSCODE_EXT_TEST_RESULTS so the harness can print `N passed, N failed, N skipped`.
-// $AGENTRL_TEST_GREP narrows the run; $AGENTRL_TEST_NETNS=only|all picks the *.netns.test.js files (e.g. `npm run test:integration -- --grep config`).
+// $AGENTRL_TEST_GREP narrows the run; $AGENTRL_TEST_NETNS=only|all picks the *.netns.test.js files (e.g. `npm run test:integration -- --grep config`);
+// $AGENTRL_TEST_FILE runs that one compiled file (`npm run test:file -- test/integration/….test.ts`).
 import * as fs from 'fs';
 import * as path from 'path';
 import Mocha from 'mocha';
@@ -22,7 +23,9 @@ export function run(): Promise<void> {
   // *.netns.test.js need a loopback-only network namespace (a real Ray cluster): scripts/test.mjs
   // runs them in a second host started under `unshare -n` (AGENTRL_TEST_NETNS=only).
   const netns = process.env.AGENTRL_TEST_NETNS;
+  const only = process.env.AGENTRL_TEST_FILE;
   for (const f of findTests(__dirname)) {
+    if (only && path.resolve(f) !== path.resolve(only)) continue;
     const isNetns = f.endsWith('.netns.test.js');
     if ((netns === 'only' && !isNetns) || (netns !== 'only' && netns !== 'all' && isNetns)) continue;
     mocha.addFile(f);

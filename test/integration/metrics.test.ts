@@ -12,7 +12,7 @@ import * as vscode from 'vscode';
 import type { MetricsHost } from '../../src/metrics/host';
 import type { HostMessage } from '../../src/metrics/protocol/view-protocol';
 import { seriesKey } from '../../src/metrics/store/store';
-import { rowAt } from '../../src/metrics/rollouts/columns';
+import { rowAt } from '../../src/metrics/experiences/columns';
 import { emaSmooth } from '../../src/metrics/store/smoothing';
 import { STATUS_SMOOTHING } from '../../src/metrics/view/status-model';
 import { repoRoot, venvPython } from '../harness/paths';

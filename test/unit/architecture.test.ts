@@ -9,6 +9,7 @@ import {
   type FileSet,
   type Violation,
   featureImports,
+  fileCycles,
   fileSet,
   folderCycles,
   folderGraph,
@@ -131,6 +132,21 @@ describe('rule 2: no import cycle between folders', () => {
   test('src/ has none', () => assertClean(folderCycles(tree())));
 });
 
+describe('rule 2b: no import cycle between files', () => {
+  test('fails on two files of one folder that import each other, type-only or not', () => {
+    const files = fileSet({
+      'src/d/runtime.ts': lines("import { fork } from './fork';", 'export class Runtime {}'),
+      'src/d/fork.ts': lines("import type { Runtime } from './runtime';", 'export const fork = 1;'),
+      'src/d/other.ts': lines("import { fork } from './fork';"),
+    });
+    assert.deepEqual(report(fileCycles(files)), [
+      'src/d/fork.ts:1: import cycle between files src/d/fork.ts → src/d/runtime.ts → src/d/fork.ts: src/d/fork.ts → src/d/runtime.ts (src/d/fork.ts:1); src/d/runtime.ts → src/d/fork.ts (src/d/runtime.ts:1)',
+    ]);
+  });
+
+  test('src/ has none', () => assertClean(fileCycles(tree())));
+});
+
 describe('rule 3: a file is at most 600 lines', () => {
   test('fails on 601-line .ts and .py files, ignores other kinds', () => {
     const files = fileSet({
@@ -180,7 +196,7 @@ describe('rule 5: vscode only in adapters (type-only imports count)', () => {
       'src/debug/vscode/tree.ts': lines("import * as vscode from 'vscode';"),
       'src/debug/vscode/deep/more.ts': lines("import * as vscode from 'vscode';"),
       'src/config/features/hover.ts': lines("import type { Hover } from 'vscode-languageserver';"),
-      'src/debug/protocol/frames.ts': lines("import { Source } from '@vscode/debugadapter';"),
+      'src/debug/dap/frames.ts': lines("import { Source } from '@vscode/debugadapter';"),
     });
     assert.deepEqual(report(vscodeImports(files)), []);
   });

@@ -19,6 +19,8 @@ const FORBIDDEN_CALLS: [RegExp, string][] = [
   [/\.listen\(/, '.listen() (a server socket)'],
   [/\bnew (?:Relay|RelayClient|WebSocket|WebSocketServer)\(/, 'a relay server or client (WebSocket)'],
   [/\b(?:openGateway|startGateway|startAdapter)\(/, 'the debug gateway / adapter (an HTTP or DAP socket)'],
+  // `npm run test:unit` compiles with tsc alone (no esbuild): a test of a bundle is a component test
+  [/['"`]dist['"`/]/, 'dist/ (the esbuild bundles, which the unit tier does not build)'],
 ];
 
 function tsFiles(dir: string): string[] {
@@ -75,6 +77,7 @@ test('the rule catches what it is meant to catch (and not prose or type-only imp
     "await fetch('http://127.0.0.1:1/');",
     'server.listen(0);',
     'const r = new Relay(opts);',
+    "const bundle = path.join(repoRoot, 'dist', 'agentrl.js');",
   ];
   for (const line of bad) assert.ok(violations(f, line).length > 0, `not caught: ${line}`);
   const fine = [
@@ -83,6 +86,7 @@ test('the rule catches what it is meant to catch (and not prose or type-only imp
     "import { tmpDir } from '../helpers';",
     "import { repoRoot } from '../../harness/paths';",
     "const s = 'import os\\nprint(1)';",
+    "const SQL = require('sql.js/dist/sql-wasm-inline.js');",
   ];
   for (const line of fine) assert.deepEqual(violations(f, line), [], line);
 });

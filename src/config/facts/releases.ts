@@ -3,49 +3,14 @@
 // (new keys, enum values, docs, registry names). The schema every feature reads — and the
 // published schemas/trinity-rft.schema.json (`npm run gen:schemas`, checked by a unit test) —
 // is the 0.5 line with the deltas applied, every addition marked with the release it needs.
-// Adding 0.7 means a module like trinity-0.6.ts with 0.7's differences, listed below.
+// Adding 0.7 means a module like trinity-0.6.ts with 0.7's differences (a ReleaseDelta,
+// release-delta.ts), listed below.
 import type { RootSchema, SchemaNode } from './schema-node';
 import base from './trinity-0.5.schema.json';
 import { acceptsNull } from './field-at';
 import { enumAnyOf, type Doc } from './nodes';
+import type { FieldChange, ReleaseDelta } from './release-delta';
 import { TRINITY_0_6 } from './trinity-0.6';
-
-/** A change to a field the release before already had. */
-export interface FieldChange {
-  cls: string;
-  key: string;
-  doc?: Doc;
-  /** The new default (the old one is kept in `x-until`). */
-  default?: unknown;
-  /** Whether the field now takes null (the old state is kept in `x-until`). */
-  nullable?: boolean;
-  /** Defaults where this release's stored lines disagree (line id → default). */
-  defaultBy?: Record<string, unknown>;
-  /** Only these stored lines still have the key (the others removed it). */
-  onlyIn?: string[];
-  /** The field, a nested dataclass before, is now a free mapping (`dict`). */
-  free?: true;
-  /** More annotations for the field (see schema-node.ts). */
-  extra?: Partial<SchemaNode>;
-}
-
-export interface ReleaseDelta {
-  version: string;
-  /** New dataclasses (definitions), referenced by new keys. */
-  classes?: Record<string, SchemaNode>;
-  /** New fields per dataclass (x-class). */
-  keys: Record<string, Record<string, SchemaNode>>;
-  /** New values of an enum (`x-enum`) or of a checked string field (`x-choices`). */
-  values: { cls: string; key: string; add: string[]; doc?: Doc }[];
-  /** Changed documentation, defaults, nullability or presence of existing fields. */
-  changes: FieldChange[];
-  /** New names per registry (RegistryId → name → doc). */
-  registries: Record<string, Record<string, Doc>>;
-  /** Changed docs of existing registry names. */
-  registryDocs?: Record<string, Record<string, Doc>>;
-  /** Environment variables the release reads. */
-  env?: Record<string, Doc>;
-}
 
 /** Every release after the 0.5 line, oldest first. */
 export const TRINITY_DELTAS: readonly ReleaseDelta[] = [TRINITY_0_6];

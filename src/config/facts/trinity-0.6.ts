@@ -12,7 +12,7 @@
 // stored config.py but are read by the stored trinity/utils/monitor.py and documented in
 // Trinity's configuration guide; they carry `x-upstream-elsewhere`.
 import { doc } from '../core/l10n-text';
-import type { ReleaseDelta } from './releases';
+import type { ReleaseDelta } from './release-delta';
 import { TRINITY_LINES } from './field-at';
 import { boolField, classDef, classRef, enumField, intField, mapField, strField } from './nodes';
 

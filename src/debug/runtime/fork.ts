@@ -13,9 +13,8 @@ import { sameRequest } from '../gateway/chat';
 import type { CallContext, ChatUpstream, UpstreamResult } from '../gateway/model-endpoint';
 import { episodeMarkdown } from '../results/transcript';
 import { toTrajectory, type Episode, type LlmTurn } from './episode';
-import type { RolloutRuntime } from './rollout-runtime';
+import type { RunHandle, RunOutput } from './run-handle';
 import type { RuntimeOptions } from './run-options';
-import type { RunOutput } from './run-handle';
 
 /** Answers the branch's calls: recorded before the fork point, live from there. */
 class ForkUpstream implements ChatUpstream {
@@ -83,8 +82,10 @@ export function originalBranchOptions(parent: RuntimeOptions, ep: Episode, dir: 
 }
 
 /** Runs the original branch of `ep` (a runtime built on a ForkUpstream, saving into `dir`)
- *  headless, then saves fork.json and both branches' transcripts beside it. */
-export async function runOriginalBranch(branch: RolloutRuntime, ep: Episode, dir: string, l10n: L10n, onOutput: (o: RunOutput) => void): Promise<ForkInfo> {
+ *  headless, then saves fork.json and both branches' transcripts beside it. The branch is a
+ *  RunHandle (what rollout-runtime.ts implements), so this module does not import the runtime
+ *  that imports it. */
+export async function runOriginalBranch(branch: RunHandle, ep: Episode, dir: string, l10n: L10n, onOutput: (o: RunOutput) => void): Promise<ForkInfo> {
   const info: ForkInfo = { episode: ep.id, at: ep.forkAt!, status: 'failed', rewardOriginal: null, rewardEdited: ep.reward };
   branch.disableStops();
   try {

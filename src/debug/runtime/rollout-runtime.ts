@@ -3,7 +3,7 @@
 // exceptions). A held stop keeps the workflow waiting on its HTTP call (or on the runner
 // socket) until resume(). Stops are per episode: episodes run concurrently (as Trinity's
 // runners do) and a stopped one holds only its own call. No DAP here: the debug session
-// (protocol/session.ts) reacts to this run's events (RunEvents) and calls its RunHandle methods.
+// (dap/session.ts) reacts to this run's events (RunEvents) and calls its RunHandle methods.
 // The run's lifecycle and its runner's messages are here; the gateway's calls are LlmCalls',
 // holding stops is HeldStops', forks are fork.ts'.
 import { randomBytes } from 'crypto';
@@ -27,7 +27,7 @@ import type { RunEvents, RunHandle, RunOutput } from './run-handle';
 import { RunnerProcess, runnerEnv } from './runner-process';
 import { closeRun, formatSummary, RunWriter } from './run-writer';
 import type { ResumeMode, StopInfo } from './stop-policy';
-import { RunTokenizers } from '../tokens/run-tokenizer';
+import { DebugRunTokenizers } from '../tokens/run-tokenizer';
 
 export type { ResumeMode, StopInfo } from './stop-policy';
 export type { RuntimeOptions } from './run-options';
@@ -51,7 +51,7 @@ export class RolloutRuntime extends EventEmitter<RunEvents> implements RunHandle
   private readonly maskChecks: Promise<void>[] = [];
   private startedAt = new Date();
   private modelName?: string;
-  private runTokenizers?: RunTokenizers;
+  private runTokenizers?: DebugRunTokenizers;
   /** The original branch being run (edit = fork), ended with this run. */
   private branch?: RolloutRuntime;
 
@@ -68,9 +68,9 @@ export class RolloutRuntime extends EventEmitter<RunEvents> implements RunHandle
     return this.live.list;
   }
 
-  get tokenizers(): RunTokenizers {
+  get tokenizers(): DebugRunTokenizers {
     const o = this.opts;
-    return (this.runTokenizers ??= new RunTokenizers({ modelPath: o.configModelName, modelName: this.modelName ?? o.modelName, endpoint: o.upstream.endpoint }, o.env));
+    return (this.runTokenizers ??= new DebugRunTokenizers({ modelPath: o.configModelName, modelName: this.modelName ?? o.modelName, endpoint: o.upstream.endpoint }, o.env));
   }
 
   // ------------------------------------------------------------------ lifecycle

@@ -6,7 +6,7 @@ import type { EventEmitter } from 'events';
 import type { SourceFrame } from '../trajectory/runner-protocol';
 import type { RolloutSummary } from '../trajectory/trajectory';
 import type { EventBreakpoint, ExceptionFilter } from './breakpoints';
-import type { RunTokenizers } from '../tokens/run-tokenizer';
+import type { DebugRunTokenizers } from '../tokens/run-tokenizer';
 import type { Episode } from './episode';
 import type { ResumeMode, StopInfo } from './stop-policy';
 
@@ -51,5 +51,5 @@ export interface RunHandle extends EventEmitter<RunEvents> {
   pause(episode?: Episode): void;
   episodeByThread(threadId: number): Episode | undefined;
   /** The tokenizer of the run's model (a native run; upstream backbones have none). */
-  readonly tokenizers?: RunTokenizers;
+  readonly tokenizers?: DebugRunTokenizers;
 }

@@ -22,7 +22,7 @@ export type TokenizerChoice =
   | { kind: 'endpoint'; endpoint: TokenizeEndpoint; localReason: string }
   | { kind: 'none'; reason: string };
 
-export class RunTokenizers {
+export class DebugRunTokenizers {
   private found?: Promise<TokenizerChoice>;
 
   constructor(

@@ -5,7 +5,7 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import type { ConfigChecker } from '../../feature-api/config-checker';
 import type { Logger } from '../../base/log';
-import { formatConfigErrors } from '../protocol/launch';
+import { formatConfigErrors } from '../dap/launch';
 import { pythonDebuggerAvailable, resolveInterpreter } from './python';
 
 const EXCLUDE = '**/{node_modules,.git,.venv,venv,.agentrl,checkpoints,saved_experiments,.cache,dist,out}/**';

@@ -1,11 +1,11 @@
 // "Show tokens" on an LLM call in the Variables view: asks the debug session for that call as
-// tokens (the custom request agentrl.callTokens, answered by protocol/session.ts) and shows them
+// tokens (the custom request agentrl.callTokens, answered by dap/session.ts) and shows them
 // in one token view panel beside the editor, reused for the next call.
 import * as vscode from 'vscode';
 import type { ExperienceWire } from '../../tokens/experience-wire';
 import { tokenViewStrings } from '../../tokens/view-strings';
 import { webviewHtml } from '../../webview-shell/webview-html';
-import { CALL_TOKENS_REQUEST, EXPERIENCE_TOKENS_REQUEST } from '../protocol/session';
+import { CALL_TOKENS_REQUEST, EXPERIENCE_TOKENS_REQUEST } from '../dap/session';
 import type { TokensHostMessage, TokensWebviewMessage } from '../protocol/token-panel-protocol';
 import type { TokenMarks } from '../../webview-ui/token-view/marks';
 

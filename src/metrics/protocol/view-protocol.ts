@@ -192,7 +192,7 @@ export interface ChartFrame {
   points: number;
 }
 
-export interface RolloutRef {
+export interface ExperienceRef {
   run: string;
   endpoint: string;
   source: string;
@@ -200,7 +200,7 @@ export interface RolloutRef {
   id: number;
 }
 
-export interface RolloutRow extends RolloutRef {
+export interface ExperienceViewRow extends ExperienceRef {
   taskId: string | null;
   runId: number | null;
   modelVersion: number | null;
@@ -222,7 +222,7 @@ export interface RolloutRow extends RolloutRef {
  * Drilled rollouts as columns (row i is index i of every array): compact enough to send and
  * hold 10⁶ of them. Non-finite numbers are null.
  */
-export interface RolloutColumns {
+export interface ExperienceColumns {
   /** Distinct (endpoint, source, table) of the rows; `origin[i]` indexes it. */
   origins: { endpoint: string; source: string; table: string }[];
   origin: number[];
@@ -243,16 +243,16 @@ export interface RolloutColumns {
   parts: { name: string; values: (number | null)[] }[];
 }
 
-export interface RolloutMessage {
+export interface ExperienceMessage {
   role: string;
   content: string;
   /** Tool calls, names… as pretty JSON (display only). */
   extra?: string;
 }
 
-export interface RolloutDetail {
-  ref: RolloutRef;
-  messages: RolloutMessage[];
+export interface ExperienceViewDetail {
+  ref: ExperienceRef;
+  messages: ExperienceMessage[];
   /** Other fields of the experience (reward, info, metrics, response text…). */
   fields: Record<string, string>;
 }
@@ -349,21 +349,21 @@ export interface RolloutsMessage {
   xAxis: XAxisMode;
   modelVersions: number[];
   /** Every matched row, ordered by task, then run; the webview lists the visible ones. */
-  rows: RolloutColumns;
+  rows: ExperienceColumns;
   /** The GRPO groups' health, worded by the extension: the step's line ("3 of 5 groups give no gradient · …"), each flagged group's flags. */
   health?: { line: string; groups: { task: string | null; modelVersion: number | null; flags: string[] }[] };
 }
-export interface RolloutMessageReply {
+export interface ExperienceMessageReply {
   type: 'rollout';
   request: number;
-  detail?: RolloutDetail;
+  detail?: ExperienceViewDetail;
   error?: string;
 }
 /** One rollout's tokens (answer to `openTokens`): the token model, and what the view must say about it. */
 export interface TokensMessage {
   type: 'tokens';
   request: number;
-  ref: RolloutRef;
+  ref: ExperienceRef;
   experience?: ExperienceWire;
   /** Where the tokens and texts came from, what is missing and why (worded by the host). */
   notes?: string[];
@@ -373,7 +373,7 @@ export interface OptionsMessage {
   type: 'options';
   options: ViewOptions;
 }
-export type HostMessage = InitMessage | LayoutMessage | UpdateMessage | RolloutsMessage | RolloutMessageReply | TokensMessage | OptionsMessage;
+export type HostMessage = InitMessage | LayoutMessage | UpdateMessage | RolloutsMessage | ExperienceMessageReply | TokensMessage | OptionsMessage;
 
 // ---- webview → extension -------------------------------------------------------------------
 
@@ -414,13 +414,13 @@ export interface DrillMessage {
 export interface OpenRolloutMessage {
   type: 'openRollout';
   request: number;
-  ref: RolloutRef;
+  ref: ExperienceRef;
 }
 /** The rollout's "Tokens": its tokens, masks and logprobs from the relay. */
 export interface OpenTokensMessage {
   type: 'openTokens';
   request: number;
-  ref: RolloutRef;
+  ref: ExperienceRef;
 }
 export interface ExportMessage {
   type: 'export';
@@ -485,7 +485,7 @@ export function sanitizeOptions(v: unknown): Partial<ViewOptions> {
   return out;
 }
 
-const isRolloutRef = (v: unknown): v is RolloutRef => hasFields(v, { run: isStr, endpoint: isStr, source: isStr, table: isStr, id: isInt });
+const isRolloutRef = (v: unknown): v is ExperienceRef => hasFields(v, { run: isStr, endpoint: isStr, source: isStr, table: isStr, id: isInt });
 const isChartWidth = (c: unknown): c is { id: string; width: number } => hasFields(c, { id: isStr, width: isNum }) && c.width >= 0;
 const isRenderedChart = (c: unknown): c is RenderedMessage['charts'][number] =>
   hasFields(c, { id: isStr, visible: isBool, drawn: isBool, buckets: isInt, hi: nullable(isNum), lo: nullable(isNum) });

@@ -4,10 +4,10 @@
 // arrived, the trainer consumed it) replaces the one held, and is written again to disk.
 import type { ExperienceRow, WireNumber } from '../../relay-protocol/messages';
 import { fromWireNumber, toWireNumber } from '../../relay-protocol/messages';
-import type { RolloutRow } from '../protocol/view-protocol';
+import type { ExperienceViewRow } from '../protocol/view-protocol';
 
-/** What a stored line holds: a RolloutRow with non-finite numbers as wire strings. */
-type StoredRow = Omit<RolloutRow, 'reward' | 'advantage' | 'metrics'> & {
+/** What a stored line holds: a ExperienceViewRow with non-finite numbers as wire strings. */
+type StoredRow = Omit<ExperienceViewRow, 'reward' | 'advantage' | 'metrics'> & {
   reward: WireNumber | null;
   advantage?: WireNumber | null;
   metrics?: Record<string, WireNumber>;
@@ -22,7 +22,7 @@ function mapValues<A, B>(o: Record<string, A>, f: (v: A) => B): Record<string, B
 }
 
 export class ExperienceIndex {
-  private readonly rows: RolloutRow[] = [];
+  private readonly rows: ExperienceViewRow[] = [];
   private readonly byKey = new Map<string, number>();
   private readonly byRunVersion = new Map<string, Map<number | null, number[]>>();
   /** Rows [0, written) have been written once; replaced ones among them wait in `dirty`. */
@@ -42,7 +42,7 @@ export class ExperienceIndex {
     let added = 0;
     const versions = new Set<number | null>();
     for (const r of rows) {
-      const row: RolloutRow = {
+      const row: ExperienceViewRow = {
         run,
         endpoint,
         source,
@@ -69,7 +69,7 @@ export class ExperienceIndex {
     return added;
   }
 
-  private put(row: RolloutRow): 'added' | 'replaced' | 'same' {
+  private put(row: ExperienceViewRow): 'added' | 'replaced' | 'same' {
     const key = `${row.endpoint}\u0000${row.source}\u0000${row.id}`;
     const at = this.byKey.get(key);
     if (at === undefined) {
@@ -114,7 +114,7 @@ export class ExperienceIndex {
   }
 
   /** Rows of a run with one of these model versions, in arrival order. */
-  select(run: string, versions: Iterable<number>): RolloutRow[] {
+  select(run: string, versions: Iterable<number>): ExperienceViewRow[] {
     const m = this.byRunVersion.get(run);
     if (!m) return [];
     const idx: number[] = [];
@@ -127,7 +127,7 @@ export class ExperienceIndex {
   takeUnpersisted(): string {
     // Rewards may be NaN / ±Inf: written as wire numbers ("NaN"), as the relay sends them.
     const out: string[] = [];
-    const line = (r: RolloutRow) => {
+    const line = (r: ExperienceViewRow) => {
       const s: StoredRow = { ...r, reward: wireOrNull(r.reward) };
       if (r.advantage !== undefined) s.advantage = wireOrNull(r.advantage);
       if (r.metrics) s.metrics = mapValues(r.metrics, toWireNumber);
@@ -151,7 +151,7 @@ export class ExperienceIndex {
       try {
         const r = JSON.parse(line) as StoredRow;
         if (typeof r.run !== 'string' || !Number.isSafeInteger(r.id)) continue;
-        const row: RolloutRow = { ...r, reward: numOrNull(r.reward), advantage: undefined, metrics: undefined };
+        const row: ExperienceViewRow = { ...r, reward: numOrNull(r.reward), advantage: undefined, metrics: undefined };
         if (r.advantage !== undefined) row.advantage = numOrNull(r.advantage);
         else delete row.advantage;
         if (r.metrics) row.metrics = mapValues(r.metrics, fromWireNumber);

@@ -39,7 +39,7 @@ export function modelPathOf(jobDir: string): { modelPath: string } | { reason: s
 }
 
 /** Tokenizers by job dir, each looked up once (a missing one is looked up again: the run may write its config later). */
-export class RunTokenizers {
+export class TrainingRunTokenizers {
   private readonly found = new Map<string, TokenizerOrReason>();
 
   constructor(private readonly env: NodeJS.ProcessEnv = process.env) {}

@@ -6,12 +6,12 @@
 import type { L10n } from '../../base/l10n';
 import { type GroupMember, groupHealth, stepHealth } from '../../tokens/group-health';
 import { describeGroupFlag } from '../../tokens/strings';
-import type { RolloutRow, RolloutsMessage } from '../protocol/view-protocol';
+import type { ExperienceViewRow, RolloutsMessage } from '../protocol/view-protocol';
 
 type DrillHealth = NonNullable<RolloutsMessage['health']>;
 
 /** A group member as much as a row tells (NaN: unknown). */
-export function memberOfRow(r: RolloutRow): GroupMember {
+export function memberOfRow(r: ExperienceViewRow): GroupMember {
   return {
     taskId: r.taskId ?? '',
     runId: r.runId ?? undefined,
@@ -26,7 +26,7 @@ export function memberOfRow(r: RolloutRow): GroupMember {
   };
 }
 
-export function drillHealth(rows: readonly RolloutRow[], l10n: L10n): DrillHealth | undefined {
+export function drillHealth(rows: readonly ExperienceViewRow[], l10n: L10n): DrillHealth | undefined {
   if (!rows.length) return undefined;
   const groups = groupHealth(rows.map(memberOfRow));
   const h = stepHealth(groups);

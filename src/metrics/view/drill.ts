@@ -3,8 +3,8 @@
 // through the run's own `rollout/model_version` metric (Trinity-RFT logs it every explorer
 // step), else the step itself; then the SQL buffer rows of those versions, all of them, as
 // columns (the webview lists only the visible ones). Pure.
-import type { RolloutsMessage, RolloutRow, XAxisMode } from '../protocol/view-protocol';
-import { toColumns } from '../rollouts/columns';
+import type { RolloutsMessage, ExperienceViewRow, XAxisMode } from '../protocol/view-protocol';
+import { toColumns } from '../experiences/columns';
 import { xOf } from './chart-frames';
 import { MetricsStore, seriesKey } from '../store/store';
 
@@ -17,7 +17,7 @@ export function drillDown(
   tag: string,
   x: [number, number],
   mode: XAxisMode,
-): Omit<RolloutsMessage, 'type' | 'request' | 'health'> & { rowList: RolloutRow[] } {
+): Omit<RolloutsMessage, 'type' | 'request' | 'health'> & { rowList: ExperienceViewRow[] } {
   const steps = stepsIn(store, seriesKey(run, role, tag), x, mode);
   // No point of that series in the bucket (a gap): take the x range as steps.
   if (!steps.size && mode === 'step') for (let s = Math.ceil(x[0]); s < x[1]; s++) steps.add(s);
@@ -70,7 +70,7 @@ function stepsIn(store: MetricsStore, key: string, [x0, x1]: [number, number], m
 
 const collator = new Intl.Collator('en', { numeric: true });
 /** Rows by task (natural order: task 2 before task 10), then run, then id. */
-export function byTaskThenRun(rows: readonly RolloutRow[]): RolloutRow[] {
+export function byTaskThenRun(rows: readonly ExperienceViewRow[]): ExperienceViewRow[] {
   // The collator ranks the distinct tasks once; the rows then sort on typed numeric keys.
   const tasks = [...new Set(rows.map((r) => r.taskId ?? ''))].sort(collator.compare);
   const rank = new Map(tasks.map((t, i) => [t, i]));

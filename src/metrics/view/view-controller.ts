@@ -20,8 +20,8 @@ import {
   METRICS_PROTOCOL_VERSION,
   ProbeMessage,
   RenderedMessage,
-  RolloutDetail,
-  RolloutRef,
+  ExperienceViewDetail,
+  ExperienceRef,
   RunSummary,
   UiStrings,
   ViewOptions,
@@ -38,7 +38,7 @@ import { LiveDrill } from './live-drill';
 import { RunMarks, runsForCommit } from './run-marks';
 import { runSummaries } from './run-summaries';
 import { UpdateFeed } from './update-feed';
-import type { RolloutTokens } from '../tokens/rollout-tokens';
+import type { ExperienceTokenView } from '../tokens/experience-tokens';
 import { tokenViewStrings } from '../../tokens/view-strings';
 import { drillHealth } from './drill-health';
 import { HEALTH_ROLE, HealthSeries } from './health-series';
@@ -49,9 +49,9 @@ interface ViewPort {
   /** Exact points of an envelope-first source for a zoom (connections → relay `detail`); without it a zoom shows the envelope. */
   readDetail?: ReadDetail;
   /** One rollout's messages (connections → relay `experience`); without it the view says "not available". */
-  readRollout?(ref: RolloutRef): Promise<RolloutDetail>;
+  readRollout?(ref: ExperienceRef): Promise<ExperienceViewDetail>;
   /** One rollout's tokens (connections → relay `tokens`, texts from the run's tokenizer). */
-  readTokens?(ref: RolloutRef): Promise<RolloutTokens>;
+  readTokens?(ref: ExperienceRef): Promise<ExperienceTokenView>;
 }
 
 /** What the webview asks of the extension that the controller does not do itself, and new data. */
@@ -234,7 +234,7 @@ export class ViewController extends EventEmitter<ViewEvents> {
     this.emit('options', this.viewOptions);
   }
 
-  private openRollout(request: number, ref: RolloutRef): void {
+  private openRollout(request: number, ref: ExperienceRef): void {
     if (!this.port.readRollout) {
       this.feed.post({ type: 'rollout', request, error: 'not available' });
       return;
@@ -245,7 +245,7 @@ export class ViewController extends EventEmitter<ViewEvents> {
     );
   }
 
-  private openTokens(request: number, ref: RolloutRef): void {
+  private openTokens(request: number, ref: ExperienceRef): void {
     if (!this.port.readTokens) {
       this.feed.post({ type: 'tokens', request, ref, error: 'not available' });
       return;

@@ -3,16 +3,16 @@
 // rollout's GRPO group side by side, and its messages. The extension sends the drill again while
 // its rows change (rewards arriving): the open pane then refreshes in place, keeping the
 // filters, the scroll position and the open rollout.
-import type { RolloutDetail, RolloutRef, RolloutRow, RolloutsMessage, TokensMessage, UiStrings } from '../protocol/view-protocol';
+import type { ExperienceViewDetail, ExperienceRef, ExperienceViewRow, RolloutsMessage, TokensMessage, UiStrings } from '../protocol/view-protocol';
 import { fromWire } from '../../tokens/experience-wire';
 import type { TokenViewStrings } from '../../tokens/view-strings';
 import { TokenView } from '../../webview-ui/token-view/token-view';
-import { rowAt } from '../rollouts/columns';
-import { RolloutFilter, RolloutTable } from '../rollouts/table';
+import { rowAt } from '../experiences/columns';
+import { ExperienceFilter, ExperienceTable } from '../experiences/table';
 import { fmtBucket } from './format';
 import { groupView } from './group-view';
 import { partsHistogram, rewardHistogram } from './histograms';
-import { RolloutList } from './rollout-list';
+import { ExperienceList } from './experience-list';
 
 export class DrillPane {
   readonly el: HTMLElement;
@@ -22,24 +22,24 @@ export class DrillPane {
   private readonly info: HTMLElement;
   private readonly healthEl: HTMLElement;
   private readonly filterInput: HTMLInputElement;
-  private readonly list: RolloutList;
+  private readonly list: ExperienceList;
   private readonly groupBox: HTMLElement;
   private readonly detailBox: HTMLElement;
   private readonly tokensBox: HTMLElement;
   private tokenView: TokenView | undefined;
   private msg: RolloutsMessage | undefined;
-  private table: RolloutTable | undefined;
-  private filter: RolloutFilter = {};
+  private table: ExperienceTable | undefined;
+  private filter: ExperienceFilter = {};
   /** The open rollout, by identity (its index moves when the drill refreshes). */
   private opened: { endpoint: string; source: string; id: number } | undefined;
 
   constructor(
     private readonly strings: UiStrings,
     /** The user opened a rollout of the list (its messages are asked for). */
-    private readonly open: (row: RolloutRow) => void,
+    private readonly open: (row: ExperienceViewRow) => void,
     private readonly tokenStrings: TokenViewStrings,
     /** The user asked for a rollout's tokens. */
-    private readonly openTokens: (ref: RolloutRef) => void,
+    private readonly openTokens: (ref: ExperienceRef) => void,
   ) {
     const s = strings;
     this.el = document.createElement('aside');
@@ -66,7 +66,7 @@ export class DrillPane {
     this.filterInput.placeholder = s.filterTasks;
     this.filterInput.setAttribute('aria-label', s.filterTasks);
     this.filterInput.addEventListener('input', () => this.setFilter({ ...this.filter, text: this.filterInput.value }));
-    this.list = new RolloutList(s, (i) => this.openRow(i));
+    this.list = new ExperienceList(s, (i) => this.openRow(i));
     this.groupBox = document.createElement('div');
     this.detailBox = document.createElement('div');
     this.detailBox.className = 'detail';
@@ -85,7 +85,7 @@ export class DrillPane {
     const refresh = this.msg?.request === m.request && this.table !== undefined;
     if (refresh && this.el.hidden) return; // closed by the user: a live refresh does not reopen it
     this.msg = m;
-    this.table = new RolloutTable(m.rows);
+    this.table = new ExperienceTable(m.rows);
     const s = this.strings;
     const where = fmtBucket(m.xAxis, m.x[0], m.x[1] - m.x[0], s.step);
     this.titleEl.textContent = `${s.rolloutsTitle} · ${m.run} · ${where} · ${s.modelVersion} ${m.modelVersions.join(', ') || '–'}`;
@@ -111,7 +111,7 @@ export class DrillPane {
     this.renderGroup();
   }
 
-  private setFilter(f: RolloutFilter): void {
+  private setFilter(f: ExperienceFilter): void {
     this.filter = f;
     this.update(true);
   }
@@ -164,7 +164,7 @@ export class DrillPane {
   }
 
   /** One rollout's messages (or the error reading them). */
-  detail(d: RolloutDetail | undefined, error: string | undefined): void {
+  detail(d: ExperienceViewDetail | undefined, error: string | undefined): void {
     const s = this.strings;
     const out: HTMLElement[] = [];
     const h = document.createElement('h3');
@@ -218,7 +218,7 @@ export class DrillPane {
     this.tokensBox.replaceChildren();
   }
 
-  private tokensHeading(ref: RolloutRef): HTMLElement {
+  private tokensHeading(ref: ExperienceRef): HTMLElement {
     const h = document.createElement('h3');
     h.textContent = this.strings.tokensTitle.replace('{0}', `${ref.table} #${ref.id}`);
     return h;

@@ -4,10 +4,10 @@
 // tokens and truncation when the buffer row says them, and the group's flags (no gradient,
 // truncated, empty, nothing trained) as the extension worded them. A column opens that rollout.
 import type { UiStrings } from '../protocol/view-protocol';
-import type { RolloutGroup, RolloutTable } from '../rollouts/table';
+import type { ExperienceGroup, ExperienceTable } from '../experiences/table';
 import { fmtNum } from './format';
 
-export function groupView(t: RolloutTable, g: RolloutGroup, opened: number, s: UiStrings, onOpen: (i: number) => void, flags: readonly string[] = []): HTMLElement {
+export function groupView(t: ExperienceTable, g: ExperienceGroup, opened: number, s: UiStrings, onOpen: (i: number) => void, flags: readonly string[] = []): HTMLElement {
   const c = t.cols;
   const el = document.createElement('div');
   el.className = 'group';

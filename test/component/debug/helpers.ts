@@ -11,8 +11,8 @@ import { parse } from 'yaml';
 import type { CheckResult, ConfigChecker } from '../../../src/feature-api/config-checker';
 import { silentLogger } from '../../../src/base/log';
 import { asPromise } from '../../../src/base/promise';
-import { RolloutDebugSession } from '../../../src/debug/protocol/session';
-import type { LaunchContext } from '../../../src/debug/protocol/launch';
+import { RolloutDebugSession } from '../../../src/debug/dap/session';
+import type { LaunchContext } from '../../../src/debug/dap/launch';
 import { repoRoot, venvPython } from '../../harness/paths';
 import { modelRuntimeInstalled, startModelServer, type ModelServer } from '../../harness/model-server';
 

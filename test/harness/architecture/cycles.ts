@@ -3,6 +3,8 @@
 // folders still depend on each other) a file directly in b; parent ↔ child edges count like any
 // other. Every edge inside a strongly connected set is reported on at least one shortest cycle,
 // each edge with the import sites that make it, so the list says exactly which imports to cut.
+// Rule 2b reads the same way one level down: no import cycle between files (type-only included:
+// two files that import each other are one unit to read, whichever way the compiler erases it).
 import * as path from 'node:path';
 import { type FileSet, type Violation, sortViolations } from './files';
 import { moduleRefs } from './imports';
@@ -26,6 +28,19 @@ export function folderGraph(files: FileSet): FolderGraph {
     const edges = g.get(a)!;
     if (!edges.has(b)) edges.set(b, []);
     edges.get(b)!.push({ file: ref.file, line: ref.line });
+  }
+  return g;
+}
+
+/** file → file → the imports making that edge (src/ only). */
+export function fileGraph(files: FileSet): FolderGraph {
+  const g: FolderGraph = new Map();
+  for (const ref of moduleRefs(files)) {
+    if (!ref.target?.startsWith('src/') || !ref.file.startsWith('src/') || ref.target === ref.file) continue;
+    if (!g.has(ref.file)) g.set(ref.file, new Map());
+    const edges = g.get(ref.file)!;
+    if (!edges.has(ref.target)) edges.set(ref.target, []);
+    edges.get(ref.target)!.push({ file: ref.file, line: ref.line });
   }
   return g;
 }
@@ -92,7 +107,15 @@ function describeEdge(g: FolderGraph, a: string, b: string): string {
 
 /** Rule 2: import cycles between folders of src/. */
 export function folderCycles(files: FileSet): Violation[] {
-  const g = folderGraph(files);
+  return cycles(folderGraph(files), 'folders');
+}
+
+/** Rule 2b: import cycles between files of src/ (inside a folder too). */
+export function fileCycles(files: FileSet): Violation[] {
+  return cycles(fileGraph(files), 'files');
+}
+
+function cycles(g: FolderGraph, what: string): Violation[] {
   const out: Violation[] = [];
   for (const component of cyclicComponents(g)) {
     const within = new Set(component);
@@ -107,7 +130,7 @@ export function folderCycles(files: FileSet): Violation[] {
         out.push({
           file: first.file,
           line: first.line,
-          reason: `import cycle between folders ${cycle.join(' → ')}: ${edges.map(([x, y]) => describeEdge(g, x, y)).join('; ')}`,
+          reason: `import cycle between ${what} ${cycle.join(' → ')}: ${edges.map(([x, y]) => describeEdge(g, x, y)).join('; ')}`,
         });
       }
     }

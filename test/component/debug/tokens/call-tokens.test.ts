@@ -7,7 +7,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'fs';
 import * as path from 'path';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import { CALL_TOKENS_REQUEST } from '../../../../src/debug/protocol/session';
+import { CALL_TOKENS_REQUEST } from '../../../../src/debug/dap/session';
 import { fromWire, type ExperienceWire } from '../../../../src/tokens/experience-wire';
 import { byName, launch, modelAndWorkspace, sdkPython, skipWithoutModel, startAdapter } from '../helpers';
 import { skipNoTokenizer, tinyTokenizer, tinyTokenizerDir } from '../../../harness/tiny-tokenizer';

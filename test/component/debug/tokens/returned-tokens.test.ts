@@ -11,7 +11,7 @@ import { describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import * as path from 'path';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import { EXPERIENCE_TOKENS_REQUEST } from '../../../../src/debug/protocol/session';
+import { EXPERIENCE_TOKENS_REQUEST } from '../../../../src/debug/dap/session';
 import type { TurnSpan } from '../../../../src/debug/tokens/returned-tokens';
 import { fromWire, type ExperienceWire } from '../../../../src/tokens/experience-wire';
 import type { MaskWarning } from '../../../../src/tokens/mask-check';

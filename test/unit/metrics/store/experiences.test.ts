@@ -6,10 +6,10 @@
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ExperienceRow } from '../../../../src/relay-protocol/messages';
-import type { RolloutRow } from '../../../../src/metrics/protocol/view-protocol';
+import type { ExperienceViewRow } from '../../../../src/metrics/protocol/view-protocol';
 import { ExperienceIndex } from '../../../../src/metrics/store/experiences';
 import { byTaskThenRun } from '../../../../src/metrics/view/drill';
-import { toColumns } from '../../../../src/metrics/rollouts/columns';
+import { toColumns } from '../../../../src/metrics/experiences/columns';
 
 const row = (id: number, extra: Partial<ExperienceRow> = {}): ExperienceRow => ({ id, table: 'proxy_history', task_id: '', run_id: 0, model_version: 2, reward: null, timestamp: null, consumed: 0, ...extra });
 
@@ -64,7 +64,7 @@ test('the drill of 10⁶ rows sorts and packs into columns in bounded time', () 
       return (this as unknown as { task: string | null }).task;
     },
   };
-  const selected = x.select('r', [1]).map(({ taskId, ...rest }): RolloutRow => Object.assign(Object.create(counting) as RolloutRow, rest, { task: taskId }));
+  const selected = x.select('r', [1]).map(({ taskId, ...rest }): ExperienceViewRow => Object.assign(Object.create(counting) as ExperienceViewRow, rest, { task: taskId }));
   const cols = toColumns(byTaskThenRun(selected));
   assert.equal(cols.id.length, 1_000_000);
   assert.equal(cols.tasks.length, 125_000);

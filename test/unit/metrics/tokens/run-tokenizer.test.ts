@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { RunTokenizers, modelPathOf } from '../../../../src/metrics/tokens/run-tokenizer';
+import { TrainingRunTokenizers, modelPathOf } from '../../../../src/metrics/tokens/run-tokenizer';
 import { skipNoTokenizer, tinyTokenizerDir } from '../../../harness/tiny-tokenizer';
 
 function jobDir(files: Record<string, string>): string {
@@ -31,7 +31,7 @@ test('model.model_path from the job dir\'s config copy, or why there is none', (
 
 test('RunTokenizers: the fixture tokenizer for a job dir naming its folder; a reason for a relay URL or a missing model', { skip: skipNoTokenizer }, () => {
   const dir = jobDir({ 'config.json': `model:\n  model_path: ${JSON.stringify(tinyTokenizerDir)}\n` });
-  const tokenizers = new RunTokenizers({ HF_HUB_CACHE: path.join(dir, 'no-cache') });
+  const tokenizers = new TrainingRunTokenizers({ HF_HUB_CACHE: path.join(dir, 'no-cache') });
   const t = tokenizers.get(dir);
   assert.ok('tokenizer' in t, JSON.stringify(t));
   assert.equal(t.tokenizer.decode(t.tokenizer.encode('The answer is 42.')), 'The answer is 42.');

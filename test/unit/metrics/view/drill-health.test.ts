@@ -4,11 +4,11 @@
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { english } from '../../../../src/base/l10n';
-import type { RolloutRow } from '../../../../src/metrics/protocol/view-protocol';
+import type { ExperienceViewRow } from '../../../../src/metrics/protocol/view-protocol';
 import { drillHealth } from '../../../../src/metrics/view/drill-health';
 
 let id = 0;
-function row(task: string, reward: number, facts: Partial<RolloutRow> = {}): RolloutRow {
+function row(task: string, reward: number, facts: Partial<ExperienceViewRow> = {}): ExperienceViewRow {
   return { run: 'r', endpoint: 'e', source: 's', table: 't', id: ++id, taskId: task, runId: id, modelVersion: 3, reward, timestamp: null, responseTokens: 20, trainedTokens: 12, truncated: false, emptyResponse: false, ...facts };
 }
 
@@ -30,7 +30,7 @@ test('a step of three groups: one gives no gradient, one has a truncated, an emp
 });
 
 test('rows without tensor facts: only the rewards count (equal rewards still give no gradient); no rows, no health', () => {
-  const bare = (task: string, reward: number): RolloutRow => ({ run: 'r', endpoint: 'e', source: 's', table: 't', id: ++id, taskId: task, runId: null, modelVersion: 1, reward, timestamp: null });
+  const bare = (task: string, reward: number): ExperienceViewRow => ({ run: 'r', endpoint: 'e', source: 's', table: 't', id: ++id, taskId: task, runId: null, modelVersion: 1, reward, timestamp: null });
   const h = drillHealth([bare('a', 0), bare('a', 0), bare('b', 0), bare('b', 1)], english)!;
   assert.equal(h.line, '1 of 2 groups give no gradient · 0 of 4 responses truncated · 0 empty · 0 with nothing trained');
   assert.deepEqual(h.groups, [{ task: 'a', modelVersion: 1, flags: ['All 2 rewards are 0.0: this group contributes nothing'] }]);

@@ -2,7 +2,7 @@
 // (chat format; content parts joined; a tool call as a call, `get_weather(city="Oslo")`, its
 // result the tool message under it), or the prompt and response
 // texts of single-turn experiences, plus the other fields. Pure.
-import type { RolloutDetail, RolloutMessage, RolloutRef } from '../protocol/view-protocol';
+import type { ExperienceViewDetail, ExperienceMessage, ExperienceRef } from '../protocol/view-protocol';
 import type { ExperienceDetail } from '../../relay-protocol/messages';
 
 const SHOWN_ELSEWHERE = new Set(['messages', 'prompt_text', 'response_text']);
@@ -40,8 +40,8 @@ function callsText(calls: unknown): string | undefined {
     .join('\n');
 }
 
-export function toRolloutDetail(ref: RolloutRef, d: ExperienceDetail): RolloutDetail {
-  const messages: RolloutMessage[] = [];
+export function toExperienceViewDetail(ref: ExperienceRef, d: ExperienceDetail): ExperienceViewDetail {
+  const messages: ExperienceMessage[] = [];
   if (Array.isArray(d.messages)) {
     for (const m of d.messages) {
       if (!m || typeof m !== 'object') continue;

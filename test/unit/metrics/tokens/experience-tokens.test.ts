@@ -4,7 +4,7 @@
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { english } from '../../../../src/base/l10n';
-import { rolloutTokens } from '../../../../src/metrics/tokens/rollout-tokens';
+import { experienceTokenView } from '../../../../src/metrics/tokens/experience-tokens';
 import type { TokensReply } from '../../../../src/relay-protocol/tokens-frame';
 import { fromWire } from '../../../../src/tokens/experience-wire';
 import { skipNoTokenizer, tinyTokenizer } from '../../../harness/tiny-tokenizer';
@@ -33,7 +33,7 @@ test('an SQL row: ids, logprobs, mask and advantages as stored, texts from the r
   const tok = tinyTokenizer();
   const prompt = Array.from(tok.encode('What is 40 + 2?'));
   const response = Array.from(tok.encode('The answer is 42.'));
-  const r = rolloutTokens(tensorsReply([...prompt, ...response], prompt.length), { tokenizer: tok }, english);
+  const r = experienceTokenView(tensorsReply([...prompt, ...response], prompt.length), { tokenizer: tok }, english);
   const e = fromWire(r.experience);
   assert.deepEqual(Array.from(e.ids), [...prompt, ...response]);
   assert.equal(e.promptLength, prompt.length);
@@ -45,7 +45,7 @@ test('an SQL row: ids, logprobs, mask and advantages as stored, texts from the r
 });
 
 test('no tokenizer: the ids and the response text, and a note saying why', () => {
-  const r = rolloutTokens(tensorsReply([1, 2, 3, 4, 5], 2), { reason: 'no run config (config.json, config.yaml) in /job' }, english);
+  const r = experienceTokenView(tensorsReply([1, 2, 3, 4, 5], 2), { reason: 'no run config (config.json, config.yaml) in /job' }, english);
   const e = fromWire(r.experience);
   assert.equal(e.texts, undefined);
   assert.equal(e.responseText, 'The answer is 42.');
@@ -54,10 +54,10 @@ test('no tokenizer: the ids and the response text, and a note saying why', () =>
 
 test('a texts-only row (file buffer, queue backup): re-tokenized and marked so; without a tokenizer a clear error', { skip: skipNoTokenizer }, () => {
   const reply = { type: 'tokens', request: 1, source: 's', id: 3, kind: 'texts', prompt_length: null, truncate_status: null, prompt_text: 'What is 40 + 2?', response_text: 'The answer is 42.', messages: null, tools: null, arrays: {} } as unknown as TokensReply;
-  const r = rolloutTokens(reply, { tokenizer: tinyTokenizer() }, english);
+  const r = experienceTokenView(reply, { tokenizer: tinyTokenizer() }, english);
   const e = fromWire(r.experience);
   assert.equal(e.source.kind, 'retokenized');
   assert.ok(e.texts?.joined.includes('The answer is 42.'));
   assert.ok(r.notes.some((n) => n.startsWith('re-tokenized')), r.notes.join(' | '));
-  assert.throws(() => rolloutTokens(reply, { reason: 'no tokenizer here' }, english), /keeps only texts.*no tokenizer here/);
+  assert.throws(() => experienceTokenView(reply, { reason: 'no tokenizer here' }, english), /keeps only texts.*no tokenizer here/);
 });

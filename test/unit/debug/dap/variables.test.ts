@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { logprobSummary, preview, VariableStore } from '../../../../src/debug/protocol/variables';
+import { logprobSummary, preview, VariableStore } from '../../../../src/debug/dap/variables';
 
 test('a 30k-token array is paged, never sent whole', () => {
   const ids = Array.from({ length: 30000 }, (_, i) => i);

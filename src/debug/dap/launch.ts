@@ -13,8 +13,9 @@ import { RolloutRuntime } from '../runtime/rollout-runtime';
 import { BACKBONE_CLI, findCli, missingCliMessage, UpstreamRun } from '../backbones/upstream-backbones';
 import { isLoopbackUrl } from '../../base/loopback';
 
-/** A native run (stepping, editing, replay) or an upstream backbone's run (output + results). */
-export type RunHandle = RolloutRuntime | UpstreamRun;
+/** A native run (stepping, editing, replay) or an upstream backbone's run (output + results):
+ *  each a RunHandle (runtime/run-handle.ts); the union lets a caller tell them apart. */
+export type LaunchedRun = RolloutRuntime | UpstreamRun;
 
 /** Where a launch happens: the config engine, the logger, the runner's folder, the environment
  *  and language, and (in VS Code) how to attach a Python debugger. */
@@ -34,7 +35,7 @@ export interface LaunchContext {
   runDir?: string;
 }
 
-export type Prepared = { ok: true; run: RunHandle; notes: string[] } | { ok: false; message: string };
+export type Prepared = { ok: true; run: LaunchedRun; notes: string[] } | { ok: false; message: string };
 
 export function formatConfigErrors(file: string, result: CheckResult): string | undefined {
   const errors = result.diagnostics.filter((d) => d.severity === 'error');

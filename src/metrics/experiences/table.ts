@@ -3,7 +3,7 @@
 // parts, and a row's GRPO group. Every operation is one pass over typed columns, so 10⁶ rows
 // filter in milliseconds; the list then renders only the rows in view (virtual-window.ts).
 // Pure: no DOM.
-import type { RolloutColumns } from '../protocol/view-protocol';
+import type { ExperienceColumns } from '../protocol/view-protocol';
 
 export const BINS = 12;
 
@@ -20,7 +20,7 @@ export interface StackedHistogram {
   series: { name: string; counts: number[] }[];
 }
 
-export interface RolloutFilter {
+export interface ExperienceFilter {
   /** A bin of the reward histogram. */
   rewardBin?: number;
   /** A bin of one part in the parts histogram. */
@@ -30,7 +30,7 @@ export interface RolloutFilter {
 }
 
 /** The rollouts of one task at one model version: GRPO normalizes rewards within it. */
-export interface RolloutGroup {
+export interface ExperienceGroup {
   task: string | null;
   modelVersion: number | null;
   members: number[];
@@ -63,12 +63,12 @@ function count(values: readonly (number | null)[], lo: number, hi: number, bins:
   return out;
 }
 
-export class RolloutTable {
+export class ExperienceTable {
   private rewardHist: Histogram | undefined | null = null;
   private partsHist: StackedHistogram | undefined | null = null;
 
   constructor(
-    readonly cols: RolloutColumns,
+    readonly cols: ExperienceColumns,
     readonly bins = BINS,
   ) {}
 
@@ -93,7 +93,7 @@ export class RolloutTable {
   }
 
   /** Indices of the rows that pass `f`, in list order. */
-  filter(f: RolloutFilter): Uint32Array {
+  filter(f: ExperienceFilter): Uint32Array {
     const n = this.size;
     const c = this.cols;
     const rh = f.rewardBin !== undefined ? this.rewardHistogram() : undefined;
@@ -117,7 +117,7 @@ export class RolloutTable {
   }
 
   /** Row i's group: the rows with its task and model version (ordered by run). */
-  group(i: number): RolloutGroup {
+  group(i: number): ExperienceGroup {
     const c = this.cols;
     const task = c.task[i];
     const mv = c.modelVersion[i];

@@ -1,17 +1,17 @@
-// Rollout rows ↔ the columnar form the drill-down sends (RolloutColumns): the extension packs the
+// Rollout rows ↔ the columnar form the drill-down sends (ExperienceColumns): the extension packs the
 // matched rows once, the webview reads single rows back when it lists or opens them. Packing
 // dictionary-codes the repeated strings (origins, task ids) so 10⁶ rows stay a few arrays.
 // Pure: used by the extension's drill (src/metrics/view) and by the webview.
-import type { RolloutColumns, RolloutRow } from '../protocol/view-protocol';
+import type { ExperienceColumns, ExperienceViewRow } from '../protocol/view-protocol';
 
 const finite = (v: number | null | undefined): number | null => (v === null || v === undefined || !Number.isFinite(v) ? null : v);
 
 /** Packs rows (in their order) into columns. */
-export function toColumns(rows: readonly RolloutRow[]): RolloutColumns {
+export function toColumns(rows: readonly ExperienceViewRow[]): ExperienceColumns {
   const n = rows.length;
   // Sized up front and filled by index: 10⁶ pushes of mixed numbers and nulls cost seconds.
   const col = <T>(fill: T): T[] => new Array<T>(n).fill(fill);
-  const c: RolloutColumns = {
+  const c: ExperienceColumns = {
     origins: [],
     origin: col(0),
     id: col(0),
@@ -30,7 +30,7 @@ export function toColumns(rows: readonly RolloutRow[]): RolloutColumns {
   const origins = new Map<string, number>();
   const tasks = new Map<string, number>();
   const parts = new Map<string, (number | null)[]>();
-  let prev: RolloutRow | undefined;
+  let prev: ExperienceViewRow | undefined;
   let o = -1;
   for (let i = 0; i < n; i++) {
     const r = rows[i];
@@ -77,7 +77,7 @@ export function toColumns(rows: readonly RolloutRow[]): RolloutColumns {
 }
 
 /** Row i as a row object (what opening it needs). */
-export function rowAt(c: RolloutColumns, run: string, i: number): RolloutRow {
+export function rowAt(c: ExperienceColumns, run: string, i: number): ExperienceViewRow {
   const o = c.origins[c.origin[i]];
   const metrics: Record<string, number> = {};
   for (const p of c.parts) if (p.values[i] !== null) metrics[p.name] = p.values[i]!;

@@ -8,13 +8,13 @@ import { type ExperienceWire, toWire } from '../../tokens/experience-wire';
 import { ReplyError, experienceOfReply } from '../../tokens/relay-reply';
 import { describeMissing, describeSource, type TokenL10n } from '../../tokens/strings';
 
-export interface RolloutTokens {
+export interface ExperienceTokenView {
   experience: ExperienceWire;
   notes: string[];
 }
 
 /** The token view of a reply; throws an Error with a message for the user when it cannot be built. */
-export function rolloutTokens(reply: TokensReply, tk: TokenizerOrReason, l10n: TokenL10n): RolloutTokens {
+export function experienceTokenView(reply: TokensReply, tk: TokenizerOrReason, l10n: TokenL10n): ExperienceTokenView {
   let e;
   try {
     e = experienceOfReply(reply, tk);

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import type { ConfigChecker } from '../../../../src/feature-api/config-checker';
 import { createConfigChecker } from '../../../../src/config/engine/checker';
 import { repoRoot } from '../../../harness/paths';
-import { tempDir, trinity } from '../helpers';
+import { tempDir, trinity } from '../../../unit/config/helpers';
 
 async function exercise(checker: ConfigChecker, dir: string) {
   const file = path.join(dir, 'c.yaml');

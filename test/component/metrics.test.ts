@@ -19,7 +19,7 @@ test('the webview and the shared protocol never import vscode or node modules', 
 
 test('the activation bundle does not contain the metrics host (loaded lazily)', () => {
   const ext = path.join(repoRoot, 'dist', 'extension.js');
-  assert.ok(fs.existsSync(ext), 'dist/extension.js is built (npm run build; scripts/test.mjs builds before the unit tier)');
+  assert.ok(fs.existsSync(ext), 'dist/extension.js is built (npm run build; scripts/test.mjs builds before the component tier)');
   const text = fs.readFileSync(ext, 'utf8');
   assert.doesNotMatch(text, /class MetricsStore|class RelayClient|perMessageDeflate/);
   assert.match(text, /metrics-host/);

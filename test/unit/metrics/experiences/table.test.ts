@@ -4,10 +4,10 @@
 // histogram stacks the parts; a rollout's GRPO group.
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { RolloutColumns, RolloutRow } from '../../../../src/metrics/protocol/view-protocol';
-import { rowAt, toColumns } from '../../../../src/metrics/rollouts/columns';
-import { BINS, RolloutTable, binOf } from '../../../../src/metrics/rollouts/table';
-import { planWindow } from '../../../../src/metrics/rollouts/virtual-window';
+import type { ExperienceColumns, ExperienceViewRow } from '../../../../src/metrics/protocol/view-protocol';
+import { rowAt, toColumns } from '../../../../src/metrics/experiences/columns';
+import { BINS, ExperienceTable, binOf } from '../../../../src/metrics/experiences/table';
+import { planWindow } from '../../../../src/metrics/experiences/virtual-window';
 import { byTaskThenRun } from '../../../../src/metrics/view/drill';
 
 const N = 1_000_000;
@@ -27,10 +27,10 @@ function counted<T extends object>(col: T, reads: { n: number }): T {
 }
 
 /** 10⁶ rows: 125,000 tasks × 8 runs, reward = accuracy + format_score as a math workflow's. */
-function synthetic(): RolloutColumns {
+function synthetic(): ExperienceColumns {
   const accuracy = new Array<number | null>(N);
   const format = new Array<number | null>(N);
-  const c: RolloutColumns = {
+  const c: ExperienceColumns = {
     origins: [{ endpoint: 'e', source: 'sql:buffer/experience_buffer.db', table: 'experience_buffer' }],
     origin: new Array<number>(N).fill(0),
     id: Array.from({ length: N }, (_, i) => i + 1),
@@ -60,7 +60,7 @@ function synthetic(): RolloutColumns {
 test('10⁶ rollouts: every filter is one fast pass, and the list renders a bounded window anywhere', () => {
   const cols = synthetic();
   const reads = { n: 0 };
-  const t = new RolloutTable({
+  const t = new ExperienceTable({
     ...cols,
     task: counted(cols.task, reads),
     reward: counted(cols.reward, reads),
@@ -106,11 +106,11 @@ test('10⁶ rollouts: every filter is one fast pass, and the list renders a boun
 });
 
 test('the reward parts histogram stacks each part over one shared x range', () => {
-  const rows = [1, 0, 1, 0.5].map((acc, i): RolloutRow => ({
+  const rows = [1, 0, 1, 0.5].map((acc, i): ExperienceViewRow => ({
     run: 'r', endpoint: 'e', source: 's', table: 't', id: i + 1, taskId: 'a', runId: i, modelVersion: 3, reward: acc - 0.1, timestamp: null,
     metrics: i === 3 ? { accuracy: acc } : { accuracy: acc, format_score: -0.1 },
   }));
-  const t = new RolloutTable(toColumns(rows));
+  const t = new ExperienceTable(toColumns(rows));
   const ph = t.partsHistogram()!;
   assert.deepEqual([ph.lo, ph.hi], [-0.1, 1]);
   assert.deepEqual(ph.series.map((s) => s.name), ['accuracy', 'format_score']);
@@ -121,13 +121,13 @@ test('the reward parts histogram stacks each part over one shared x range', () =
 });
 
 test("a rollout's GRPO group: its task at its model version, by run, with the group's mean and (sample) std", () => {
-  const rows: RolloutRow[] = [];
+  const rows: ExperienceViewRow[] = [];
   let id = 1;
   for (const mv of [4, 5]) for (const task of ['t2', 't10']) for (const run of [2, 0, 1, 3]) rows.push({ run: 'r', endpoint: 'e', source: 's', table: 't', id: id++, taskId: task, runId: run, modelVersion: mv, reward: run === 0 ? 1 : 0, timestamp: null, advantage: run === 0 ? 1.5 : -0.5 });
   const sorted = byTaskThenRun(rows);
   assert.deepEqual(sorted.slice(0, 3).map((r) => [r.taskId, r.runId]), [['t2', 0], ['t2', 0], ['t2', 1]], 'task t2 before t10 (natural order), then run');
   const c = toColumns(sorted);
-  const t = new RolloutTable(c);
+  const t = new ExperienceTable(c);
   const i = sorted.findIndex((r) => r.taskId === 't10' && r.modelVersion === 5 && r.runId === 2);
   const g = t.group(i);
   assert.deepEqual([g.task, g.modelVersion], ['t10', 5]);

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { absolutePath, getPath, parseEditedValue, parsePath, PathError, setPath, splitAssignment } from '../../../../src/debug/protocol/paths';
+import { absolutePath, getPath, parseEditedValue, parsePath, PathError, setPath, splitAssignment } from '../../../../src/debug/dap/paths';
 
 test('Debug Console paths: names, dots, indexes (negative from the end), quoted keys', () => {
   assert.deepEqual(parsePath('messages[-1].content'), ['messages', -1, 'content']);

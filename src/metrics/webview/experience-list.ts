@@ -3,8 +3,8 @@
 // like forty. Columns: task, run, reward, one per reward part, advantage and consumed when the
 // buffer has them, model version, id.
 import type { UiStrings } from '../protocol/view-protocol';
-import type { RolloutTable } from '../rollouts/table';
-import { planWindow } from '../rollouts/virtual-window';
+import type { ExperienceTable } from '../experiences/table';
+import { planWindow } from '../experiences/virtual-window';
 import { fmtNum } from './format';
 
 /** Fixed row height (px), also set in metrics.css (table.rollouts tr). */
@@ -13,11 +13,11 @@ const OVERSCAN = 40;
 
 type Cell = (i: number) => string;
 
-export class RolloutList {
+export class ExperienceList {
   readonly el: HTMLElement;
   private readonly table: HTMLTableElement;
   private readonly body: HTMLTableSectionElement;
-  private t: RolloutTable | undefined;
+  private t: ExperienceTable | undefined;
   private view: Uint32Array = new Uint32Array(0);
   private cells: Cell[] = [];
   private opened = -1;
@@ -44,7 +44,7 @@ export class RolloutList {
   }
 
   /** Shows `view` (row indices of `t`); keeps the scroll position unless `top`. */
-  set(t: RolloutTable, view: Uint32Array, top: boolean): void {
+  set(t: ExperienceTable, view: Uint32Array, top: boolean): void {
     const columnsChanged = t.cols.parts.map((p) => p.name).join('\u0000') !== this.t?.cols.parts.map((p) => p.name).join('\u0000');
     this.t = t;
     this.view = view;
@@ -59,7 +59,7 @@ export class RolloutList {
     for (const tr of this.body.querySelectorAll<HTMLElement>('tr.rollout')) tr.classList.toggle('open', Number(tr.dataset.index) === i);
   }
 
-  private header(t: RolloutTable): void {
+  private header(t: ExperienceTable): void {
     const c = t.cols;
     const num = (col: readonly (number | null)[]): Cell => (i) => fmtNum(col[i]);
     const cols: [string, Cell][] = [

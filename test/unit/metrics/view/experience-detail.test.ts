@@ -2,12 +2,12 @@
 // calls kept), or prompt/response texts for single-turn rows, plus the other fields.
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { toRolloutDetail } from '../../../../src/metrics/view/rollout-detail';
+import { toExperienceViewDetail } from '../../../../src/metrics/view/experience-detail';
 
 const ref = { run: 'r', endpoint: 'e', source: 's', table: 't', id: 1 };
 
 test('chat messages: string content, content parts, a tool call as a call with its result under it', () => {
-  const d = toRolloutDetail(ref, {
+  const d = toExperienceViewDetail(ref, {
     messages: [
       { role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] },
       { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get_weather', arguments: '{"city": "Oslo"}' } }] },
@@ -24,13 +24,13 @@ test('chat messages: string content, content parts, a tool call as a call with i
 });
 
 test('single-turn rows: prompt and response texts become a user and an assistant message', () => {
-  const d = toRolloutDetail(ref, { prompt_text: 'Q?', response_text: 'A.', reward: 'NaN' });
+  const d = toExperienceViewDetail(ref, { prompt_text: 'Q?', response_text: 'A.', reward: 'NaN' });
   assert.deepEqual(d.messages, [{ role: 'user', content: 'Q?' }, { role: 'assistant', content: 'A.' }]);
   assert.equal(d.fields.reward, 'NaN');
 });
 
 test('tool call arguments: an object, a JSON string, text that is not JSON; calls after content', () => {
-  const d = toRolloutDetail(ref, {
+  const d = toExperienceViewDetail(ref, {
     messages: [
       { role: 'assistant', content: 'Let me check.', tool_calls: [{ function: { name: 'add', arguments: { a: 1, b: 2 } } }, { function: { name: 'echo', arguments: 'not json' } }] },
       { role: 'assistant', content: 'x', tool_calls: 'odd' },

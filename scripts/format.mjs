@@ -1,0 +1,25 @@
+#!/usr/bin/env node
+// `npm run format`: Prettier over our code (.prettierrc.json, .prettierignore), in place. The
+// first run also switches on the lint tier's `format` check (ENFORCED in scripts/lint/format.mjs):
+// commit the two together, as a commit of its own.
+import fs from 'node:fs';
+import path from 'node:path';
+import { formatOne, formattedFiles } from './lint/format.mjs';
+import { repoFiles } from './lint/repo-files.mjs';
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+let changed = 0;
+const files = await formattedFiles(root, repoFiles(root));
+for (const file of files) {
+  const { text, formatted } = await formatOne(root, file);
+  if (text === formatted) continue;
+  fs.writeFileSync(path.join(root, file), formatted);
+  changed++;
+}
+const switchFile = path.join(root, 'scripts', 'lint', 'format.mjs');
+const src = fs.readFileSync(switchFile, 'utf8');
+if (/^export const ENFORCED = false;$/m.test(src)) {
+  fs.writeFileSync(switchFile, src.replace(/^export const ENFORCED = false;$/m, 'export const ENFORCED = true;'));
+  console.log('format: the lint check is now enforced (scripts/lint/format.mjs: ENFORCED = true)');
+}
+console.log(`format: ${changed} of ${files.length} files reformatted`);
