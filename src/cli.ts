@@ -50,6 +50,10 @@ export const SUBCOMMANDS: Record<string, Subcommand> = {
     summary: 'Print the points streamed by an agentrl relay',
     run: async (argv) => (await import('./relay/tail/tail')).main(argv),
   },
+  ray: {
+    summary: 'Ray clusters from a terminal: "ray paused" lists tasks paused at a breakpoint or post-mortem, with the address to attach to',
+    run: async (argv) => (await import('./ray/cli')).main(argv),
+  },
   tokens: {
     summary: "Print one experience's tokens: ids, texts, logprobs, mask, advantages (--json for scripts)",
     run: async (argv) => (await import('./relay/tokens/tokens')).main(argv),
