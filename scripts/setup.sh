@@ -172,7 +172,7 @@ part_ray() {
     echo "setup: ray venv at $RV"
     [ -x "$RV/bin/python" ] || python3 -m venv "$RV"
     "$RV/bin/pip" install -q --retries 0 --timeout 5 ray aiohttp prometheus_client \
-      smart_open virtualenv grpcio requests pydantic py-spy opentelemetry-api opentelemetry-proto
+      smart_open virtualenv grpcio requests pydantic py-spy opentelemetry-api opentelemetry-proto debugpy
     local SP
     SP=$("$RV/bin/python" -c 'import site; print(site.getsitepackages()[0])')
     if [ ! -d "$SP/aiohttp_cors" ]; then

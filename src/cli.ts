@@ -58,6 +58,10 @@ export const SUBCOMMANDS: Record<string, Subcommand> = {
     summary: 'Which tasks of a run learn: each task by model version, its class, and evidence of reward hacking',
     run: async (argv) => (await import('./relay/tasks/tasks')).main(argv),
   },
+  ray: {
+    summary: 'Ray clusters from a terminal: "ray paused" lists tasks paused at a breakpoint or post-mortem, with the address to attach to',
+    run: async (argv) => (await import('./ray/cli')).main(argv),
+  },
   tokens: {
     summary: "Print one experience's tokens: ids, texts, logprobs, mask, advantages (--json for scripts)",
     run: async (argv) => (await import('./relay/tokens/tokens')).main(argv),

@@ -64,6 +64,29 @@ export interface RayTask {
   actor_id?: string | null;
   parent_task_id?: string | null;
   worker_pid?: number | null;
+  worker_id?: string | null;
+  job_id?: string | null;
+  node_id?: string | null;
+  func_or_class_name?: string | null;
+  start_time_ms?: number | null;
+}
+
+/**
+ * A row of the State API's worker table (`/api/v0/workers?detail=1`), the fields we read. With
+ * `RAY_DEBUG=1` (the default since Ray 2.39) a `breakpoint()` in a task or actor — or, with
+ * `RAY_DEBUG_POST_MORTEM=1`, an exception — makes the worker `debugpy.listen((node_ip, 0))`,
+ * record that port and count the paused thread (`ray/util/debugpy.py`); older Rays have neither field.
+ */
+export interface RayWorker {
+  worker_id: string;
+  is_alive?: boolean;
+  worker_type?: string;
+  node_id?: string;
+  ip?: string;
+  pid?: number;
+  debugger_port?: number | null;
+  num_paused_threads?: number | null;
+  start_time_ms?: number;
 }
 
 export interface SubmitJobRequest {

@@ -5,7 +5,7 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
 import WebSocket from 'ws';
-import type { RayActor, RayJob, RayNode, RayTask, RayVersion, SubmitJobRequest, SubmitJobResponse } from './api-types';
+import type { RayActor, RayJob, RayNode, RayTask, RayVersion, RayWorker, SubmitJobRequest, SubmitJobResponse } from './api-types';
 
 export type RayErrorKind =
   /** nothing answers (connection refused, DNS, timeout) */
@@ -214,6 +214,16 @@ export class RayClient {
   tasks(jobId: string): Promise<RayTask[]> {
     const f = `&filter_keys=job_id&filter_predicates=%3D&filter_values=${encodeURIComponent(jobId)}&filter_keys=state&filter_predicates=!%3D&filter_values=FINISHED`;
     return this.state<RayTask>(`/api/v0/tasks?detail=1&limit=1000${f}`);
+  }
+
+  /** Live workers (State API), with their debugger port and paused threads where Ray has those fields. */
+  workers(): Promise<RayWorker[]> {
+    return this.state<RayWorker>('/api/v0/workers?detail=1&limit=1000&filter_keys=is_alive&filter_predicates=%3D&filter_values=true');
+  }
+
+  /** The tasks a worker ran or runs (State API): which job, task or actor method it is paused in. */
+  tasksOfWorker(workerId: string): Promise<RayTask[]> {
+    return this.state<RayTask>(`/api/v0/tasks?detail=1&limit=100&filter_keys=worker_id&filter_predicates=%3D&filter_values=${encodeURIComponent(workerId)}`);
   }
 
   /**
