@@ -68,12 +68,12 @@ export interface PickleBudget {
 }
 
 /** As the Python relay's MAX_STACK: it refuses such a pickle the same way. */
-export const MAX_STACK = 100_000;
+const MAX_STACK = 100_000;
 
 /** 1 KiB: ~2 470 decimal digits, within Python's default limit for int↔str (4 300 digits). */
 export const MAX_INT_BYTES = 1024;
 /** Digits of a text integer (INT, LONG) at most: Python's own int↔str limit; more is an error there too. */
-export const MAX_INT_DIGITS = 4300;
+const MAX_INT_DIGITS = 4300;
 
 const DEFAULT_PICKLE_BUDGET: PickleBudget = { maxObjects: 1_000_000, maxMarks: 10_000 };
 
