@@ -26,7 +26,7 @@ export interface ReadAt {
 }
 
 /** The file identity a cursor's fid names, and its truncation generation (`dev:ino~N`). */
-export function splitFid(fid: string): { base: string; gen: number } {
+function splitFid(fid: string): { base: string; gen: number } {
   const i = fid.indexOf('~');
   if (i < 0) return { base: fid, gen: 0 };
   const gen = Number(fid.slice(i + 1));

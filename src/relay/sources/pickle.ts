@@ -63,12 +63,17 @@ export interface PickleBudget {
   maxMarks: number;
   /** Bytes of one binary integer (LONG1, LONG4) read as a number; a longer one is PyOpaque `int of more than N bytes`. */
   maxIntBytes?: number;
+  /** Values on the stack at most (a list nested 500 000 deep is 500 000 of them: 413 MB per read without it). */
+  maxStack?: number;
 }
+
+/** As the Python relay's MAX_STACK: it refuses such a pickle the same way. */
+const MAX_STACK = 100_000;
 
 /** 1 KiB: ~2 470 decimal digits, within Python's default limit for int↔str (4 300 digits). */
 export const MAX_INT_BYTES = 1024;
 /** Digits of a text integer (INT, LONG) at most: Python's own int↔str limit; more is an error there too. */
-export const MAX_INT_DIGITS = 4300;
+const MAX_INT_DIGITS = 4300;
 
 const DEFAULT_PICKLE_BUDGET: PickleBudget = { maxObjects: 1_000_000, maxMarks: 10_000 };
 
@@ -170,6 +175,7 @@ export class Unpickler {
   }
 
   private push(v: PyValue): void {
+    if (this.stack.length >= (this.budget.maxStack ?? MAX_STACK)) this.fail(`more than ${this.budget.maxStack ?? MAX_STACK} values on the stack`);
     this.stack.push(v);
   }
 

@@ -4,13 +4,14 @@
 // Read by pages (sqlite-pages.ts, with the committed frames of `<db>-wal` laid over, so rows
 // show up before SQLite checkpoints) through wa-sqlite (sqlite-db.ts): a query costs the pages
 // it touches and memory stays bounded whatever the buffer's size.
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Cursor, ExperienceDetail, SourceInfo } from '../../relay-protocol/messages';
 import { toWireNumber } from '../../relay-protocol/messages';
 import type { Logger } from '../../base/log';
 import { RowDecodeError, TRXP_HEAD_BYTES, decodeExperienceBytes, detailBytes } from './trxp';
-import { decodeTokenParts, readTokenParts } from './trxp-tokens';
+import { type RowTokenParts, decodeTokenParts, readTokenParts } from './trxp-tokens';
 import { tableTreeProblem } from './btree-index';
 import { RowChangeTracker, SqlExec, quoteIdent } from './row-changes';
 import type { RowTokens, Source, SourceReader } from './source';
@@ -206,9 +207,22 @@ function experienceTablesOf(db: SqlExec): string[] {
   return out;
 }
 
+/** What a row's tokens decode from, as a digest: the same bytes decode to the same reply. */
+function partsDigest(id: number, parts: RowTokenParts): string {
+  const h = createHash('sha1').update(`${id}\0`).update(parts.meta);
+  for (const [name, t] of Object.entries(parts.tensors)) if (t) h.update(`\0${name}\0${t.dtype}\0${t.bytes.length}\0`).update(t.bytes);
+  return h.digest('hex');
+}
+
 export class SqlTableSource implements Source {
   readonly watchPaths: string[];
   readonly dataFiles: string[];
+  /**
+   * The last row's tokens as decoded (or its error), by the digest of its bytes: a client asking
+   * for the same row again — or flooding requests for it — costs a read and a hash, not another
+   * decode (unpickling a 200 000-message row makes ~100 MB of short-lived objects each time).
+   */
+  private lastTokens: { key: string; out?: RowTokens; error?: string } | undefined;
 
   constructor(
     readonly info: SourceInfo,
@@ -251,15 +265,19 @@ export class SqlTableSource implements Source {
         throw e;
       }
     });
-    let out: RowTokens;
-    try {
-      out = await decodeTokenParts(parts);
-    } catch (e) {
-      throw new Error(`row ${id} of ${this.table}: ${(e as Error).message}`, { cause: e });
+    const key = partsDigest(id, parts);
+    let last = this.lastTokens?.key === key ? this.lastTokens : undefined;
+    if (!last) {
+      try {
+        last = { key, out: await decodeTokenParts(parts) };
+      } catch (e) {
+        last = { key, error: `row ${id} of ${this.table}: ${(e as Error).message}` };
+      }
+      this.lastTokens = last;
     }
+    if (last.error !== undefined) throw new Error(last.error);
     // The column wins, as for the detail.
-    if (typeof reward === 'number') out.reward = toWireNumber(reward);
-    return out;
+    return typeof reward === 'number' ? { ...last.out!, reward: toWireNumber(reward) } : last.out!;
   }
 
   /** The part of a row's experience_bytes its detail needs: TRXP's header and metadata (never its tensors), or a legacy pickle whole. */

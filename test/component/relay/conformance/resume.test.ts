@@ -162,3 +162,53 @@ for (const runtime of PYTHON_RUNTIMES) {
     await sqlHandover('node', runtime, 'node');
   });
 }
+
+// The SQL buffer while Trinity's writer keeps writing, the relay killed (kill -9) and started
+// again several times at moments the writer picks: the rows it wrote are never changed, so none
+// may come again — not as new, not as `updated`.
+eachRuntime('the SQL buffer under a writer, across 5 kill -9 restarts: every row once as new, none re-sent', { skip: noTrinity, timeout: 300_000 }, async (runtime) => {
+  const job = path.join(tmpDir('conf-sqlrestart-'), 'run');
+  fs.mkdirSync(path.join(job, 'buffer'), { recursive: true });
+  const py = new TrinitySqlWriter();
+  const port = String(await freePort());
+  const args = ['--job-dir', job, '--port', port, '--poll-interval', '200'];
+  await py.call({ op: 'buffer', db: path.join(job, 'buffer', 'exp.db'), table: 'experience_buffer' });
+  await py.call({ op: 'write', first: 0, count: 16, group: 8, version: 1 });
+  let relay = await startRelay(args, { runtime });
+  const c = collect({ url: relay.url, backoff: { initialMs: 50, maxMs: 200 } });
+  const fresh = new Set<number>();
+  const updated: number[] = [];
+  let repeated = 0;
+  c.client.on('experiences', (m) => {
+    for (const r of m.rows) {
+      if (r.updated) updated.push(r.id);
+      else if (fresh.has(r.id)) repeated++;
+      else fresh.add(r.id);
+    }
+  });
+  let written = 16;
+  try {
+    for (let round = 0; round < 5; round++) {
+      // The writer goes on while the client catches up; the relay dies somewhere in between.
+      for (let k = 0; k < 3; k++) {
+        const n = round < 2 ? 24 : 400;
+        await py.call({ op: 'write', first: written, count: n, group: 8, version: 2 + round });
+        written += n;
+        if (k === round % 3) await until(`some rows of round ${round}`, () => fresh.size > written - 2 * n, 60_000);
+      }
+      await relay.stop('SIGKILL');
+      await py.call({ op: 'write', first: written, count: 8, group: 8, version: 2 + round });
+      written += 8;
+      relay = await startRelay(args, { runtime });
+      await until(`${written} rows`, () => fresh.size >= written, 60_000);
+    }
+    await sleep(1000);
+    assert.equal(repeated, 0, 'no row came twice as new');
+    assert.equal(fresh.size, written);
+    assert.deepEqual(updated, [], 'no unchanged row came again as updated');
+  } finally {
+    await c.client.close();
+    await relay.stop('SIGKILL');
+    await py.close();
+  }
+});

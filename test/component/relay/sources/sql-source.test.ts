@@ -67,3 +67,37 @@ test('a catch-up of 4,000 rows (48 MB) finishes while a writer commits every ~10
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a row\'s tokens asked for again (a client flooding requests) are decoded once: the same bytes, the same reply', { timeout: 60_000 }, async () => {
+  const dir = tmpDir();
+  const file = path.join(dir, 'buffer.db');
+  const { spawnSync } = await import('node:child_process');
+  const made = spawnSync('python3', ['-c', `import json, pickle, sqlite3, struct, sys
+def trxp(meta):
+    h = json.dumps({"0:tokens": {"dtype": "I32", "shape": [3], "data_offsets": [0, 12]}}).encode()
+    tensors = struct.pack("<Q", len(h)) + h + struct.pack("<3i", 5, 6, 7)
+    return b"TRXP" + struct.pack("<BQQ", 1, len(meta), len(tensors)) + meta + tensors
+msgs = [{"role": "user", "content": "m%d" % i} for i in range(20000)]
+meta = pickle.dumps({"version": 1, "num_items": 1, "items": [{"reward": 1.0, "prompt_length": 1, "messages": msgs}]}, protocol=4)
+c = sqlite3.connect(sys.argv[1])
+c.execute("CREATE TABLE experience_buffer (id INTEGER PRIMARY KEY, task_id TEXT, run_id INTEGER, model_version INTEGER, reward REAL, timestamp TEXT, consumed INTEGER, experience_bytes BLOB)")
+c.executemany("INSERT INTO experience_buffer VALUES (?, 't', 0, 1, ?, '2026-01-01 00:00:00', 0, ?)", [(1, 0.5, trxp(meta)), (2, 0.25, trxp(meta))])
+c.commit()`, file], { encoding: 'utf8' });
+  assert.equal(made.status, 0, made.stderr);
+  const snap = new SqlDatabaseSnapshot(file, silentLogger);
+  try {
+    const src = new SqlTableSource({ id: 'sql:b', kind: 'sql', run: 'r', role: 'experience_buffer', path: 'buffer.db' }, snap, 'experience_buffer');
+    const first = await src.readTokens(1);
+    const again = await src.readTokens(1);
+    assert.deepEqual([...first.arrays.tokens!], [5, 6, 7]);
+    assert.equal(again.arrays.tokens, first.arrays.tokens, 'the second answer is the first decode, not another');
+    assert.equal(again.reward, 0.5);
+    // Another row (its own reward column) is its own answer, even with the same bytes.
+    const other = await src.readTokens(2);
+    assert.equal(other.reward, 0.25);
+    assert.equal(other.messages?.length, first.messages?.length);
+  } finally {
+    snap.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -189,8 +189,61 @@ c.commit()`,
   return job;
 }
 
+/** A job dir whose SQL buffer holds a 1 MB row: its item's `info` a list nested 500 000 deep (row 1), and a good row (row 2). */
+function deepListJob(): string {
+  const job = path.join(tmpDir(), 'job');
+  fs.mkdirSync(path.join(job, 'buffer'), { recursive: true });
+  const made = spawnSync(
+    'python3',
+    [
+      '-c',
+      `import pickle, sqlite3, struct, sys
+def trxp(meta):
+    return b"TRXP" + struct.pack("<BQQ", 1, len(meta), 0) + meta
+s = lambda t: b"\\x8c" + bytes([len(t)]) + t.encode()
+n = 500000
+deep = b"]" * n + b"a" * (n - 1)
+meta = b"\\x80\\x04}" + s("items") + b"]}" + s("reward") + b"G" + struct.pack(">d", 1.0) + b"s" + s("info") + deep + b"sas."
+good = pickle.dumps({"version": 1, "num_items": 1, "items": [{"reward": 1.0, "info": [[1]]}]}, protocol=4)
+c = sqlite3.connect(sys.argv[1])
+c.execute("CREATE TABLE experience_buffer (id INTEGER PRIMARY KEY, task_id TEXT, run_id INTEGER, model_version INTEGER, reward REAL, timestamp TEXT, consumed INTEGER, experience_bytes BLOB)")
+c.executemany("INSERT INTO experience_buffer VALUES (?, 't', 0, 1, 1.0, '2026-01-01 00:00:00', 0, ?)", [(1, trxp(meta)), (2, trxp(good))])
+c.commit()`,
+      path.join(job, 'buffer', 'experience_buffer.db'),
+    ],
+    { encoding: 'utf8' },
+  );
+  assert.equal(made.status, 0, made.stderr);
+  return job;
+}
+
 for (const subject of relaysUnderTest())
-  describe(`adversarial: huge pickled integers [${subject.name}]`, { skip: subject.skip }, () => {
+  describe(`adversarial: huge pickled values [${subject.name}]`, { skip: subject.skip }, () => {
+    test('a 1 MB row of a list nested 500 000 deep: refused with a clear error (the decode stack is bounded), the relay small', { timeout: 120_000 }, async () => {
+      const job = deepListJob();
+      const relay = await launchRelay(subject.command(), ['--job-dir', job]);
+      try {
+        const client = await helloFrom(relay.url);
+        client.subscribe();
+        await client.waitFor('2 rows', () => client.rows().length === 2, 60_000);
+        const source = client.of('experiences')[0].source as string;
+        for (let i = 1; i <= 3; i++) client.send({ type: 'experience', request: i, source, id: 1 });
+        client.send({ type: 'experience', request: 4, source, id: 2 });
+        await client.waitFor('the answers', () => client.of('experience-detail').length === 4, 60_000);
+        for (const m of client.of('experience-detail').filter((m) => m.request !== 4)) {
+          assert.equal(m.detail, undefined);
+          assert.match(String(m.error), /stack|budget/);
+          assert.doesNotMatch(String(m.error), /\n\s+at /, 'no stack trace');
+        }
+        assert.deepEqual((client.of('experience-detail').find((m) => m.request === 4)!.detail as { info: unknown }).info, [[1]]);
+        assert.ok(rssMiB(relay.proc.pid!) < 200, `relay RSS ${rssMiB(relay.proc.pid!).toFixed(0)} MiB`);
+        client.close();
+      } finally {
+        await relay.stop();
+        fs.rmSync(path.dirname(job), { recursive: true, force: true });
+      }
+    });
+
     test('a 1 MiB LONG4 integer: read in linear time, shown as <int of more than 1024 bytes>, its tokens answered; a million-digit text integer: a clear error', { timeout: 120_000 }, async () => {
       const job = hugeIntJob();
       const relay = await launchRelay(subject.command(), ['--job-dir', job]);

@@ -131,6 +131,12 @@ describe('adversarial: untrusted pickles', () => {
     assert.throws(() => unpickle(Buffer.from(`I-${'1'.repeat(5000)}\n.`, 'latin1')), PickleError);
   });
 
+  test('a list nested 500 000 deep is refused at 100 000 values on the stack (as the Python relay), not built', () => {
+    const n = 500_000;
+    const deep = Buffer.concat([Buffer.from([op.PROTO, 4]), Buffer.alloc(n, op.EMPTY_LIST), Buffer.alloc(n - 1, op.APPEND), Buffer.from([op.STOP])]);
+    assert.throws(() => unpickle(deep), (e: unknown) => e instanceof PickleError && /more than 100000 values on the stack/.test(e.message));
+  });
+
   test('fuzz (fixed seed): mutated and random pickles give a value or a clear error, nothing else', async () => {
     const rand = rng(20261127);
     // Integers of every width (LONG1, LONG4 from 0 bytes to past the 1 KiB cap, text INT/LONG): mutations hit their length fields.
