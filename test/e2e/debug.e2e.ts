@@ -103,7 +103,7 @@ async function showsTokens(): Promise<void> {
   // the reply's least likely token, scrolled to and marked: the completion is on screen
   await view.locator('button', { hasText: 'Lowest logprob' }).click();
   const lowest = view.locator('.tv-tok.tv-focus');
-  await lowest.waitFor({ timeout: 10_000 });
+  await lowest.waitFor({ timeout: 30_000 });
   assert.doesNotMatch((await lowest.getAttribute('class')) ?? '', /tv-in-prompt/, 'the lowest logprob is in the completion');
   const shot = await wb!.screenshot('debug-call-tokens');
   assert.ok(fs.statSync(shot).size > 10_000);

@@ -108,7 +108,7 @@ for (const [theme, name, via] of [
       const at = await pointAtStep(view, 'rollout/accuracy/mean', 1500, STEPS);
       await wb.page.mouse.click(at.x, at.y);
       const drill = view.locator('aside.drill');
-      await drill.locator('tr.rollout').first().waitFor({ timeout: 15000 });
+      await drill.locator('tr.rollout').first().waitFor({ timeout: 30000 });
       const steps = at.range[1] - at.range[0] + 1;
       assert.match(await drill.locator('header .title').innerText(), new RegExp(`step ${at.range[0]}.*model version ${at.range[0]}\\b`));
       assert.equal(await drill.locator('tr.rollout').count(), 4 * steps);
@@ -124,7 +124,7 @@ for (const [theme, name, via] of [
       assert.ok(shown >= 1 && shown < 4 * steps, `a bin should filter the ${4 * steps} rollouts, ${shown} shown`);
       await drill.locator('tr.rollout').first().click();
       // …and open one: its messages, read from the SQL buffer through the relay.
-      await drill.locator('.detail .message.role-assistant', { hasText: /The answer is \d+\./ }).waitFor({ timeout: 15000 });
+      await drill.locator('.detail .message.role-assistant', { hasText: /The answer is \d+\./ }).waitFor({ timeout: 30000 });
       assert.match(await drill.locator('.detail .message.role-user').innerText(), /Task \d+: what is \d+ \+ \d+\?/);
       await wb.screenshot(`metrics-drill-${name}`);
       await drill.locator('header button').click();
@@ -135,7 +135,7 @@ for (const [theme, name, via] of [
       ] as const) {
         await view.locator(`.card[data-chart="rollout/accuracy/mean"] .tools button`, { hasText: button }).click();
         const input = wb.page.locator('.quick-input-widget input');
-        await input.waitFor({ state: 'visible', timeout: 15000 });
+        await input.waitFor({ state: 'visible', timeout: 30000 });
         // The simple save dialog fills in the folder first, then our default file name.
         let value = '';
         for (let i = 0; i < 50 && !value.endsWith(file); i++, await new Promise((r) => setTimeout(r, 100))) value = await input.inputValue();

@@ -44,17 +44,17 @@ test('online playground: chat round trip, A/B choice sent, commit, counters move
   await view.locator('#input').fill('Say hello.');
   await view.locator('#send').click();
   await view.locator('.alt[data-msg-id]').nth(1).waitFor({ timeout: 90_000 });
-  await view.locator('#m-total b', { hasText: '2' }).waitFor({ timeout: 20_000 });
+  await view.locator('#m-total b', { hasText: '2' }).waitFor({ timeout: 30_000 });
   const ids = await attributesOf(view.locator('.alt[data-msg-id]'), 'data-msg-id');
   assert.equal(new Set(ids).size, 2);
 
   await view.locator('.alt .choose').nth(1).click();
-  await view.locator('.fb.sent').nth(1).waitFor({ timeout: 20_000 });
-  await view.locator('#m-ready b', { hasText: '2' }).waitFor({ timeout: 20_000 });
+  await view.locator('.fb.sent').nth(1).waitFor({ timeout: 30_000 });
+  await view.locator('#m-ready b', { hasText: '2' }).waitFor({ timeout: 30_000 });
   assert.equal(await view.locator('.alt.chosen').count(), 1);
 
   await view.locator('header button.primary', { hasText: 'Commit' }).click();
-  await view.locator('#m-step b', { hasText: '1' }).waitFor({ timeout: 20_000 });
+  await view.locator('#m-step b', { hasText: '1' }).waitFor({ timeout: 30_000 });
   await view.locator('.notice', { hasText: 'explore step 1' }).waitFor();
   assert.deepEqual(serve!.committed().map((c) => c.reward).sort(), [0, 1]);
   await wb.screenshot('online-playground');
@@ -65,7 +65,7 @@ test('online playground: chat round trip, A/B choice sent, commit, counters move
   assert.ok(prompt && completion, meta);
   await view.locator('.alt .show-tokens').nth(1).click();
   const summary = view.locator('.tokens-panel .tv-summary');
-  await summary.waitFor({ timeout: 20_000 });
+  await summary.waitFor({ timeout: 30_000 });
   const text = await summary.innerText();
   assert.ok(text.includes(`${Number(prompt) + Number(completion)} tokens`), `${text} vs ${meta}`);
   assert.ok(text.includes(`${completion} trained`), text);
@@ -75,7 +75,7 @@ test('online playground: chat round trip, A/B choice sent, commit, counters move
   assert.match(notes, /as the explorer returned them/, notes);
   await view.locator('.tokens-panel button', { hasText: 'Lowest logprob' }).click();
   const lowest = view.locator('.tokens-panel .tv-tok.tv-focus');
-  await lowest.waitFor({ timeout: 10_000 });
+  await lowest.waitFor({ timeout: 30_000 });
   assert.doesNotMatch((await lowest.getAttribute('class')) ?? '', /tv-in-prompt/);
   await wb.screenshot('online-reply-tokens');
 });

@@ -40,7 +40,7 @@ test('New Workflow: QuickPick steps with Back and validation create the project 
 
   await title('Name');
   await input.fill('class');
-  await widget.locator('.quick-input-message', { hasText: "'class' is a Python keyword" }).waitFor({ timeout: 10000 });
+  await widget.locator('.quick-input-message', { hasText: "'class' is a Python keyword" }).waitFor({ timeout: 30000 });
   await input.fill('e2e_agent');
   await page.keyboard.press('Enter');
 
@@ -89,11 +89,11 @@ test('the "Get started with Agent RL" walkthrough: four steps; its button runs N
   await step('Scaffold a workflow').getByRole('button', { name: 'New Workflow…' }).click();
   await page.locator('.quick-input-widget .quick-input-title', { hasText: 'New RL Workflow: Framework' }).waitFor({ timeout: 30000 });
   await page.keyboard.press('Escape');
-  await page.locator('.getting-started-step[aria-checked="true"]', { hasText: 'Scaffold a workflow' }).waitFor({ timeout: 10000 });
+  await page.locator('.getting-started-step[aria-checked="true"]', { hasText: 'Scaffold a workflow' }).waitFor({ timeout: 30000 });
 
   await step('Fix a config error').click();
   // Every feature has landed: the step describes the live checker, not a placeholder.
-  await gettingStarted.getByText('Try setting mode: Explore', { exact: false }).first().waitFor({ timeout: 10000 });
+  await gettingStarted.getByText('Try setting mode: Explore', { exact: false }).first().waitFor({ timeout: 30000 });
   assert.equal(await gettingStarted.getByText('Not in this build yet', { exact: false }).count(), 0);
   await wb.screenshot('scaffold-walkthrough');
 });

@@ -83,14 +83,14 @@ export async function openWorkbench(opts: WorkbenchOptions = {}): Promise<Workbe
         const input = await openQuickInput(page, ['Control+P']);
         await input.fill(relativePath);
         // the focused row, once filtered (before, it is the first of the recently opened files)
-        await page.locator('.quick-input-list .monaco-list-row.focused', { hasText: path.basename(relativePath) }).waitFor({ timeout: 15000 });
+        await page.locator('.quick-input-list .monaco-list-row.focused', { hasText: path.basename(relativePath) }).waitFor({ timeout: 30000 });
         await page.keyboard.press('Enter');
-        await page.locator('.tab.active', { hasText: path.basename(relativePath) }).waitFor({ timeout: 15000 });
+        await page.locator('.tab.active', { hasText: path.basename(relativePath) }).waitFor({ timeout: 30000 });
         // The tab shows before the file is read; the editor (and so the extension host's
         // activeTextEditor) has it once the editor widget carries its URI.
         // (data-uri is vscode-remote://<authority><path> in code-server: match the path)
         const uriPath = pathToFileURL(path.join(workspace, relativePath)).pathname;
-        await page.locator(`.editor-group-container.active .monaco-editor[data-uri$="${uriPath}"]`).waitFor({ timeout: 15000 });
+        await page.locator(`.editor-group-container.active .monaco-editor[data-uri$="${uriPath}"]`).waitFor({ timeout: 30000 });
       },
       async waitForNotification(text, timeoutMs = 30000) {
         await page.locator('.notifications-toasts .notification-toast', { hasText: text }).first().waitFor({ timeout: timeoutMs });

@@ -149,7 +149,7 @@ suite('metrics view (real relay, real event files)', function () {
   test('kill the relay → the view says so → restart → every point exactly once', async () => {
     const port = relay!.port;
     relay!.proc.kill('SIGKILL');
-    await until('stale', () => stateOf(host, endpoint) === 'stale', 20000);
+    await until('stale', () => stateOf(host, endpoint) === 'stale');
     const shown = await until('the view showing the lost connection', async () => {
       const p = await host.controller.probe();
       return p && /connection lost/.test(p.status) ? p : undefined;
@@ -216,7 +216,7 @@ suite('metrics view (real relay, real event files)', function () {
     const guarded = await jobRelay(job, 0, 's3cret-token');
     try {
       const id = (await vscode.commands.executeCommand<string>('agentrl.metrics.connect', { url: guarded.url, token: 'wrong', name: 'guarded' }));
-      await until('error', () => stateOf(host, id) === 'error', 20000);
+      await until('error', () => stateOf(host, id) === 'error');
       assert.match(host.statuses().find((s) => s.id === id)!.detail ?? '', /401/);
       await vscode.commands.executeCommand('agentrl.metrics.connect', { url: guarded.url, token: 's3cret-token', name: 'guarded' });
       await until('live with the right token', () => stateOf(host, id) === 'live', 30000);
@@ -270,7 +270,7 @@ suite('metrics view (real relay, real event files)', function () {
     assert.ok(pid > 0);
     await until('all local points', () => host.store.list().reduce((n, s) => n + s.length, 0) >= want.length);
     process.kill(pid, 'SIGKILL');
-    await until('stale after the relay died', () => stateOf(host, id) === 'stale', 20000);
+    await until('stale after the relay died', () => stateOf(host, id) === 'stale');
     want = want.concat(writeJob(localJob, 50, 80));
     await until('restarted by the extension', () => stateOf(host, id) === 'live' && host.connections.relayPid(id) !== pid, 60000);
     await until('all local points again', () => host.store.list().reduce((n, s) => n + s.length, 0) >= want.length);

@@ -80,10 +80,10 @@ test('32 k tokens: a window of lines in the DOM, a summary line that counts what
   assert.equal(await page().locator('.tv-notes').textContent(), 'from the experience buffer');
   // the sizer is as tall as every line: scrolling to the end draws the last token, still a window
   await scrollTo(-1);
-  await until('the last token drawn', async () => (await page().locator(`.tv-tok[data-i="${exp.tokens.length - 1}"]`).count()) === 1, 10_000);
+  await until('the last token drawn', async () => (await page().locator(`.tv-tok[data-i="${exp.tokens.length - 1}"]`).count()) === 1);
   assert.ok((await page().locator('.tv-tok').count()) < 3000);
   await scrollTo(0);
-  await until('the first token drawn again', async () => (await page().locator('.tv-tok[data-i="0"]').count()) === 1, 10_000);
+  await until('the first token drawn again', async () => (await page().locator('.tv-tok[data-i="0"]').count()) === 1);
   await shot('top');
   assert.deepEqual(wp?.cspViolations, []);
 });
@@ -94,25 +94,25 @@ test('search: text across tokens and #id, counted as an independent count counts
   for (let at = joined.indexOf('kyoto'); at >= 0; at = joined.indexOf('kyoto', at + 5)) n++;
   assert.ok(n > 10);
   await page().locator('.tv-search').fill('Kyoto');
-  await until('the count shown', async () => (await count()) === `1 of ${n}`, 10_000);
+  await until('the count shown', async () => (await count()) === `1 of ${n}`);
   const current = page().locator('.tv-current');
   assert.ok((await current.count()) >= 1);
   assert.ok('kyoto'.includes((await current.first().textContent())?.replace(/·/g, ' ').trim().toLowerCase() ?? '∅'));
   await page().locator('.tv-search').press('Enter');
-  await until('the next match', async () => (await count()) === `2 of ${n}`, 10_000);
+  await until('the next match', async () => (await count()) === `2 of ${n}`);
   const id = tinyTokenizer().encode('<|im_end|>')[0];
   const ids = exp.tokens.filter((x) => x === id).length;
   await page().locator('.tv-search').fill(`#${id}`);
-  await until('the id count shown', async () => (await count()) === `1 of ${ids}`, 10_000);
+  await until('the id count shown', async () => (await count()) === `1 of ${ids}`);
   await page().locator('.tv-search').fill('no such text anywhere');
-  await until('no match', async () => (await count()) === 'No match', 10_000);
+  await until('no match', async () => (await count()) === 'No match');
   await page().locator('.tv-search').fill('');
 });
 
 test('Lowest logprob brings the planted token on screen, outlined; the hover card shows its numbers', { skip: skipNoTokenizer, timeout: 60_000 }, async () => {
   await page().locator('.tv-lowest').click();
   const tok = page().locator(`.tv-tok[data-i="${exp.lowest}"]`);
-  await until('the lowest token drawn', async () => (await tok.count()) === 1, 10_000);
+  await until('the lowest token drawn', async () => (await tok.count()) === 1);
   assert.match((await tok.getAttribute('class')) ?? '', /tv-focus/);
   assert.match((await tok.getAttribute('class')) ?? '', /tv-lp0/);
   const box = await tok.boundingBox();
@@ -120,7 +120,7 @@ test('Lowest logprob brings the planted token on screen, outlined; the hover car
   assert.ok(box && view && box.y >= view.y && box.y + box.height <= view.y + view.height, 'on screen');
   await tok.hover();
   const tip = page().locator('.tv-tip');
-  await until('the hover card', async () => await tip.isVisible(), 10_000);
+  await until('the hover card', async () => await tip.isVisible());
   const text = (await tip.innerText()).replace(/\s+/g, ' ');
   assert.ok(text.includes(`token ${exp.lowest}`) && text.includes(`id ${exp.tokens[exp.lowest]}`), text);
   assert.ok(text.includes('logprob -12.5') && text.includes(`probability ${Number(Math.exp(-12.5).toPrecision(5))}`), text);
@@ -135,7 +135,7 @@ test('colour modes: logprob, mask (prompt / trained / tool output) and advantage
   await scrollTo(0);
   await page().locator('.tv-mode-select').selectOption('mask');
   const cls = async (i: number) => (await page().locator(`.tv-tok[data-i="${i}"]`).getAttribute('class')) ?? '';
-  await until('mask colours', async () => (await cls(trained)).includes('tv-trained'), 10_000);
+  await until('mask colours', async () => (await cls(trained)).includes('tv-trained'));
   assert.match(await cls(0), /tv-prompt/);
   assert.match(await cls(tool), /tv-untrained/);
   assert.equal(e.trained[tool], 0);
@@ -143,16 +143,16 @@ test('colour modes: logprob, mask (prompt / trained / tool output) and advantage
   assert.notEqual(await bg(trained), await bg(tool));
   await shot('mask');
   await page().locator('.tv-mode-select').selectOption('advantage');
-  await until('advantage colours', async () => (await cls(trained)).includes('tv-adv-pos5'), 10_000);
+  await until('advantage colours', async () => (await cls(trained)).includes('tv-adv-pos5'));
   assert.match(await cls(tool), /tv-none/);
   await shot('advantage');
   await page().locator('.tv-mode-select').selectOption('logprob');
-  await until('logprob colours', async () => /tv-lp\d/.test(await cls(trained)), 10_000);
+  await until('logprob colours', async () => /tv-lp\d/.test(await cls(trained)));
 });
 
 test('Copy as JSON gives exactly the model agentrl tokens --json prints: ids, texts, logprobs, trained, advantages, nulls', { skip: skipNoTokenizer, timeout: 60_000 }, async () => {
   await page().locator('.tv-copy').click();
-  await until('copied', async () => (await count()) === 'Copied', 10_000);
+  await until('copied', async () => (await count()) === 'Copied');
   const copied = await page().evaluate(() => (globalThis as unknown as Win).__copied ?? '');
   const got = JSON.parse(copied) as ReturnType<typeof toTokensJson>;
   const want = toTokensJson(fromTensors(exp, exp.texts));

@@ -66,7 +66,7 @@ for (const [theme, name] of [
       await wb.runCommand('Agent RL: Connect to Training Run…');
       await wb.page.locator('.quick-input-list .monaco-list-row', { hasText: 'Local job directory…' }).click();
       const input = wb.page.locator('.quick-input-widget input');
-      await input.waitFor({ state: 'visible', timeout: 15000 });
+      await input.waitFor({ state: 'visible', timeout: 30000 });
       // The dialog lists the job dir's entries once it has taken the typed path. Its listing of
       // the folder it opened on can land later and put that folder back in the input: then the
       // path is typed again, so Enter never accepts the workspace instead of the job dir.

@@ -9,6 +9,7 @@ import { FileReaderOptions, TfRecordFileReader } from '../../../src/tfrecord/fil
 import { disposeScanPipeline, scanPipeline, scanPipelineRunning, setScanPipelineIdleMs } from '../../../src/tfrecord/scan-pipeline';
 import { frameRecord } from '../../../src/tfrecord/scan';
 import { tmpDir } from '../relay/helpers';
+import { until } from '../../harness/wait';
 import { fmtPoint, mixedRecords, referencePoints } from '../tfrecord-streams';
 
 const AHEAD: FileReaderOptions = { pipelineMinBytes: 0 };
@@ -177,8 +178,8 @@ test('an idle worker ends and gives its memory back; a reader that holds it is n
     assert.deepEqual(rest.points, expected);
     // Once nobody has a job, it ends.
     assert.ok(scanPipelineRunning());
-    await new Promise((r) => setTimeout(r, 400));
-    assert.equal(scanPipelineRunning(), false, 'the idle worker was retired');
+    // Retired after its idle time (100 ms): waited for, not assumed done after a fixed sleep.
+    await until('the idle worker retired', () => !scanPipelineRunning());
     assert.equal(first.available, false, 'its thread was ended');
     // The next backlog gets a new worker and the same points.
     const next = new TfRecordFileReader(file, 0, AHEAD);

@@ -62,7 +62,7 @@ test('a corrupt SQLite buffer next to a busy event file: one warning, not one pe
     // The writer repairs the file (a new inode): the next poll reads it and says so.
     fs.writeFileSync(`${db}.tmp`, good);
     fs.renameSync(`${db}.tmp`, db);
-    await until('the recovery', () => rows >= 200 && log.lines.some((l) => /recovered after \d+ failed attempt/.test(l)), 15_000)
+    await until('the recovery', () => rows >= 200 && log.lines.some((l) => /recovered after \d+ failed attempt/.test(l)))
       .catch((e: Error) => assert.fail(`${e.message}: rows=${rows}\n${log.lines.slice(-10).join('\n')}`));
     assert.equal(rows, 200);
   } finally {
