@@ -37,6 +37,7 @@ test('agentrl pipeline --job-dir: the JSON shape, a window of steps, text in Eng
   assert.deepEqual(j.changes, [{ step: 31, from: 'explorer', to: 'stragglers' }]);
   assert.deepEqual(j.advice, [
     { key: 'explorer.over_rollout.ratio', now: 0, suggest: 0.25 },
+    { key: 'synchronizer.sync_style', now: 'fixed', suggest: 'explorer_driven' },
     { key: 'explorer.dynamic_timeout.enable', now: false, suggest: true },
   ]);
   assert.deepEqual(j.missing, []);
