@@ -31,7 +31,8 @@ Options:
                       {"generate", "wait_stragglers", "wait_sync", "eval"}}, "advice": [{"key",
                       "now", "suggest"}], "missing": [tags], "since", "changes", "evidence",
                       "enable", "other", "problems", "throughput"} (absent shares null)
-  --run NAME          with <url>: only this run (default: all the relay streams)
+  --run NAME          with <url>: the run to read (default: the relay's first; a job dir's stages
+                      are runs of their own)
   --token-file FILE   bearer token for <url> (or env AGENTRL_RELAY_TOKEN)
   --ca FILE           CA certificate (PEM) for a wss:// relay with its own certificate
   --lang en|zh-cn     language of the text (default en)
@@ -83,7 +84,7 @@ export async function main(argv: string[]): Promise<number> {
         from: { type: 'string' },
         to: { type: 'string' },
         json: { type: 'boolean', default: false },
-        run: { type: 'string', multiple: true },
+        run: { type: 'string' },
         'token-file': { type: 'string' },
         ca: { type: 'string' },
         lang: { type: 'string', default: 'en' },
@@ -135,7 +136,7 @@ export async function main(argv: string[]): Promise<number> {
     } catch (e) {
       return usageError((e as Error).message);
     }
-    const problem = await readRelay(url, { token, ca, runs: values.run }, add);
+    const problem = await readRelay(url, { token, ca, run: values.run }, add);
     if (problem) return failure(problem);
     config = { reason: 'the run is read through a relay URL: its config is not on this machine' };
   }
@@ -145,8 +146,8 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 /** Streams the relay's backlog into `add` until it says it has caught up; a problem, or undefined. */
-async function readRelay(url: string, opts: { token?: string; ca?: Buffer; runs?: string[] }, add: (role: string, tag: string, step: number, wall: number | undefined, value: number) => void): Promise<string | undefined> {
-  const client = new RelayClient({ url, token: opts.token, ca: opts.ca, runs: opts.runs, experiences: false, backoff: { initialMs: 100, maxMs: 1000 } });
+async function readRelay(url: string, opts: { token?: string; ca?: Buffer; run?: string }, add: (role: string, tag: string, step: number, wall: number | undefined, value: number) => void): Promise<string | undefined> {
+  const client = new RelayClient({ url, token: opts.token, ca: opts.ca, ...(opts.run !== undefined ? { runs: [opts.run] } : {}), experiences: false, backoff: { initialMs: 100, maxMs: 1000 } });
   try {
     return await new Promise<string | undefined>((resolve) => {
       const timer = setTimeout(() => resolve(`the relay at ${url} did not send its backlog within ${WAIT_MS / 1000} s`), WAIT_MS);
@@ -154,7 +155,14 @@ async function readRelay(url: string, opts: { token?: string; ca?: Buffer; runs?
         clearTimeout(timer);
         resolve(problem);
       };
+      // One run: the steps of two runs (a job's stages) are not the same steps.
+      let run = opts.run;
+      client.on('hello', (h) => {
+        run ??= h.runs[0];
+        if (h.runs.length > 1 && opts.run === undefined) process.stderr.write(`agentrl pipeline: reading run ${run} (the relay has ${h.runs.join(', ')}; --run picks another)\n`);
+      });
       client.on('points', (b) => {
+        if (b.run !== run) return;
         for (const s of b.series) for (let i = 0; i < s.step.length; i++) add(b.role, s.tag, s.step[i], s.wallTime[i], s.value[i]);
       });
       client.on('heartbeat', (h) => {

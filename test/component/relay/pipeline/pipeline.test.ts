@@ -3,6 +3,7 @@
 // shows (English and Chinese), a window of steps, a relay's URL instead of a job dir, exit codes.
 import * as assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
+import * as path from 'node:path';
 import { test } from 'node:test';
 import { cliBundle, startRelay } from '../../../harness/relay';
 import { repeat, simulate, writeJob } from '../../../harness/pipeline-run';
@@ -78,7 +79,9 @@ test('agentrl pipeline --job-dir: a run without trainer timings says which metri
 });
 
 test('agentrl pipeline <url>: the same report from a running relay', { timeout: 120_000 }, async () => {
-  const job = writeJob(tmpDir('cli-pipeline-'), simulate(repeat(20, STRAGGLERS)));
+  const job = writeJob(path.join(tmpDir('cli-pipeline-'), 'run'), simulate(repeat(20, STRAGGLERS)));
+  // A second stage of the job (its own run, its own steps): read only when asked for.
+  writeJob(path.join(job, 'stage2'), simulate(repeat(10, { runs: [2, 2.1, 1.9, 2], train: 10, sync: 0.5 })));
   const relay = await startRelay(['--job-dir', job]);
   try {
     const r = await runAsync([relay.url, '--json']);
@@ -89,6 +92,11 @@ test('agentrl pipeline <url>: the same report from a running relay', { timeout: 
     assert.match(String(j.config_problem), /relay URL/);
     const local = JSON.parse(run(['--job-dir', job, '--json']).stdout) as Record<string, unknown>;
     assert.deepEqual(j.shares, local.shares, 'through the relay or from the files: the same shares');
+    assert.match(r.stderr, /reading run run \(the relay has run, run\/stage2; --run picks another\)/);
+    const stage = await runAsync([relay.url, '--json', '--run', 'run/stage2']);
+    assert.equal(stage.status, 0, stage.stderr);
+    const s2 = JSON.parse(stage.stdout) as Record<string, unknown>;
+    assert.deepEqual([s2.steps, s2.bottleneck], [[1, 10], 'trainer']);
   } finally {
     await relay.stop();
   }
