@@ -30,7 +30,8 @@ Options:
                       {"wait_experience", "compute", "sync_weight", "checkpoint"}, "explorer":
                       {"generate", "wait_stragglers", "wait_sync", "eval"}}, "advice": [{"key",
                       "now", "suggest"}], "missing": [tags], "since", "changes", "evidence",
-                      "enable", "other", "problems", "throughput"} (absent shares null)
+                      "enable", "other", "problems", "throughput", "timeline": {"path", "bytes"}
+                      or null (a job dir without Ray's timeline.json)} (absent shares null)
   --run NAME          with <url>: the run to read (default: the relay's first; a job dir's stages
                       are runs of their own)
   --token-file FILE   bearer token for <url> (or env AGENTRL_RELAY_TOKEN)
@@ -141,8 +142,27 @@ export async function main(argv: string[]): Promise<number> {
     config = { reason: 'the run is read through a relay URL: its config is not on this machine' };
   }
   const report = pipelineReport(table, { from, to, config });
-  process.stdout.write(values.json ? `${JSON.stringify(reportJson(report))}\n` : reportText(languageOf(locale), report));
+  const l10n = languageOf(locale);
+  const timeline = jobDir !== undefined ? rayTimeline(jobDir) : undefined;
+  if (values.json) process.stdout.write(`${JSON.stringify({ ...reportJson(report), ...(timeline !== undefined ? { timeline } : {}) })}\n`);
+  else {
+    let text = reportText(l10n, report);
+    if (timeline === null) text += `${l10n.t('No Ray timeline (monitor/timeline.json): monitor.enable_ray_timeline: true makes Trinity write one.')}\n`;
+    else if (timeline) text += `${l10n.t('Ray timeline: {0} ({1} MB)', timeline.path, (timeline.bytes / 1048576).toFixed(1))}\n`;
+    process.stdout.write(text);
+  }
   return 0;
+}
+
+/** Trinity's Ray timeline (`monitor.enable_ray_timeline`) in the job dir, or null when it has none. */
+function rayTimeline(jobDir: string): { path: string; bytes: number } | null {
+  const rel = 'monitor/timeline.json';
+  try {
+    const st = fs.statSync(path.join(jobDir, rel));
+    return st.isFile() ? { path: rel, bytes: st.size } : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Streams the relay's backlog into `add` until it says it has caught up; a problem, or undefined. */

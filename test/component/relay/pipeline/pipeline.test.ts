@@ -3,6 +3,7 @@
 // shows (English and Chinese), a window of steps, a relay's URL instead of a job dir, exit codes.
 import * as assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { cliBundle, startRelay } from '../../../harness/relay';
@@ -57,6 +58,10 @@ test('agentrl pipeline --job-dir: the JSON shape, a window of steps, text in Eng
   assert.match(text.stdout, /^Steps 1–60\nSince step 31 the slowest task of a step takes \d+\.\d× the mean/);
   assert.match(text.stdout, /At step 31 the bottleneck moved from the explorer to stragglers\./);
   assert.match(text.stdout, /Try explorer\.over_rollout\.ratio: 0 → 0\.25/);
+  assert.match(text.stdout, /No Ray timeline \(monitor\/timeline\.json\): monitor\.enable_ray_timeline: true makes Trinity write one\./);
+  assert.equal(j.timeline, null);
+  fs.writeFileSync(path.join(job, 'monitor', 'timeline.json'), '[]');
+  assert.deepEqual((JSON.parse(run(['--job-dir', job, '--json']).stdout) as { timeline: unknown }).timeline, { path: 'monitor/timeline.json', bytes: 2 });
   const zh = run(['--job-dir', job, '--lang', 'zh-cn']);
   assert.equal(zh.status, 0, zh.stderr);
   assert.match(zh.stdout, /自第 31 步起，每步最慢的任务耗时为平均的/);
