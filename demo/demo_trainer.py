@@ -389,6 +389,48 @@ def write_groups(db, step, batch):
     return finished
 
 
+# ---- where the time goes: the time/* tags Trinity's trainer and explorer log ---------------
+
+def pipeline_times(step, steps, rng, waits):
+    """Simulated seconds of one step, as Trinity's timers would log them (a lockstep run:
+    sync_interval 1). The explorer's step lasts as long as its slowest run; the trainer waits
+    for it (time/read_experience), trains, then syncs. Until the "curriculum change" every run
+    is long (explorer-bound); after it most tasks are short but one runs long (stragglers).
+    Returns (explorer scalars, trainer scalars); `waits` keeps each step's wait for the trainer."""
+    change = max(10, min(steps // 2, 60))
+    if step < change:
+        runs = [rng.uniform(8.5, 10.5) for _ in range(ROLLOUTS)]
+    else:
+        runs = [rng.uniform(1.5, 2.5) for _ in range(ROLLOUTS - 1)] + [rng.uniform(10, 14)]
+    wait = max(runs)
+    waits[step] = wait + 0.05
+    explorer = {
+        "time/wait_explore_step": wait,
+        "rollout/time/run_execution/mean": sum(runs) / len(runs),
+        "rollout/time/run_execution/max": wait,
+        "rollout/time/run_execution/min": min(runs),
+        "time/experience_pipeline/total": 0.05,
+    }
+    if step % EVAL_EVERY == 0:
+        explorer["time/eval"] = wait + rng.uniform(1, 2)
+    train = rng.uniform(2.8, 3.4)
+    trainer = {
+        "time/read_experience": waits.get(step, wait),
+        "time/train_step": train,
+        "time/step": train * 0.98,
+        "time/old_log_prob": train * 0.2,
+        "time/ref": train * 0.15,
+        "time/adv": train * 0.01,
+        "time/update_actor": train * 0.6,
+        "time/sync_weight": rng.uniform(0.3, 0.5),
+    }
+    if step > 1:
+        trainer["time/trainer_sync_interval"] = waits.get(step, wait) + train
+    if step % 50 == 0:
+        trainer["time/save_checkpoint"] = rng.uniform(3, 5)
+    return explorer, trainer
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description="demo: simulated trainer — writes a Trinity-RFT job dir (see the module docstring).")
     p.add_argument("--job-dir", required=True, help="the job dir to write (created)")
@@ -420,6 +462,7 @@ def main(argv=None):
     state = {"step": 0, "model": model}
     done = queue.Queue()
     roller = threading.Thread(target=roll, args=(a, state, stop, done, random.Random(a.seed + 1)), daemon=True)
+    timing_rng, waits = random.Random(a.seed + 2), {}
     if model:
         roller.start()
     for step in range(a.steps + 1):
@@ -453,6 +496,8 @@ def main(argv=None):
             "experience_pipeline/group_advantages/reward_std/mean": std,
             "time/wait_explore_step": time.time() - t0,
         }
+        ex_times, tr_times = pipeline_times(step, a.steps, timing_rng, waits)
+        ex.update(ex_times)
         if step % EVAL_EVERY == 0:
             ex["eval/toolcall-eval/accuracy/mean@4"] = min(1.0, max(0.0, curve(step, a.steps, 0.1, 0.9, 0.03, rng)))
         explorer.scalars(step, ex)
@@ -470,6 +515,7 @@ def main(argv=None):
                 "perf/throughput": curve(step, a.steps, 900, 1100, 40, rng),
                 "time/train_step": abs(curve(step, a.steps, 2.0, 1.6, 0.1, rng)),
             }
+            tr.update(tr_times)
             trainer.scalars(step, tr)
             log_step(os.path.join(job, "log", "trainer.log"), "trainer", step, tr)
             with open(os.path.join(job, "trainer_meta.json"), "w") as f:

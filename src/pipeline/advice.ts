@@ -111,9 +111,14 @@ export function adviceFor(b: Bottleneck, cfg: RunConfig): Advice[] {
     case 'trainer':
       return [at('explorer.rollout_model.engine_num', (n) => (typeof n === 'number' && n > 1 ? n - 1 : n)), at('synchronizer.sync_interval', twice)];
     case 'sync':
-      return [at('synchronizer.sync_interval', twice), at('synchronizer.sync_style', (s) => (s === 'fixed' ? 'explorer_driven' : s))];
-    case 'stragglers':
-      return [at('explorer.over_rollout.ratio', (r) => (typeof r === 'number' && r < 0.25 ? 0.25 : r)), at('explorer.dynamic_timeout.enable', () => true)];
+      return [at('synchronizer.sync_interval', twice)];
+    case 'stragglers': {
+      const out = [at('explorer.over_rollout.ratio', (r) => (typeof r === 'number' && r < 0.25 ? 0.25 : r)), at('explorer.dynamic_timeout.enable', () => true)];
+      // Trinity's config_validator.py refuses over_rollout with the fixed sync_style.
+      const style = at('synchronizer.sync_style', (s) => (String(s).toLowerCase() === 'fixed' ? 'explorer_driven' : s));
+      if (style.suggest !== style.now) out.splice(1, 0, style);
+      return out;
+    }
     case 'checkpoint':
       return [at('trainer.save_interval', twice)];
     case 'eval':

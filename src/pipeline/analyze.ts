@@ -45,7 +45,7 @@ export interface Segment {
  * (unless the other waits within `tie` as much); sync, checkpoint or eval costing `cost` of a role
  * names itself; the slowest runs holding `straggle` of the explore time make it stragglers.
  */
-export const LIMITS = { wait: 0.3, cost: 0.2, straggle: 0.4, busy: 0.6, idle: 0.15, tie: 0.1 };
+const LIMITS = { wait: 0.3, cost: 0.2, straggle: 0.4, busy: 0.6, idle: 0.15, tie: 0.1 };
 
 const TAGS: Record<string, string[]> = {
   wait_experience: ['time/read_experience', 'timing_s/gen'],
@@ -59,7 +59,7 @@ const TAGS: Record<string, string[]> = {
   tail_ratio: ['rollout/time/run_execution/max', 'rollout/time/run_execution/mean'],
 };
 
-export const tagsOf = (part: string): string[] => TAGS[part] ?? [];
+const tagsOf = (part: string): string[] => TAGS[part] ?? [];
 
 const nz = (v: number | null | undefined): number => v ?? 0;
 
@@ -208,7 +208,7 @@ export function missingFor(t: StepTable, w: WindowShares): MissingTag[] {
 const ev = (role: 'trainer' | 'explorer', part: Evidence['part'], value: number | null): Evidence[] => (value === null ? [] : [{ role, part, value, tags: tagsOf(part) }]);
 
 /** The bottleneck of a window of steps and the shares it rests on. */
-export function verdict(w: WindowShares): { bottleneck: Bottleneck; evidence: Evidence[] } {
+function verdict(w: WindowShares): { bottleneck: Bottleneck; evidence: Evidence[] } {
   const T = w.trainer;
   const E = w.explorer;
   if (w.steps.trainer === 0 || T.wait_experience === null || T.compute === null) {
@@ -243,7 +243,7 @@ export function verdict(w: WindowShares): { bottleneck: Bottleneck; evidence: Ev
 }
 
 /** Steps per verdict block: short runs judge every 5 steps, long ones in ~25 blocks. */
-export const blockSize = (n: number): number => Math.max(5, Math.ceil(n / 25));
+const blockSize = (n: number): number => Math.max(5, Math.ceil(n / 25));
 
 /** Verdicts per block, merged where equal; a lone block between two equal ones is noise and joins them. */
 export function segments(rows: StepRow[]): Segment[] {

@@ -2,13 +2,22 @@
 // stream): each tag normalized (tags.ts), bad values set aside and counted, never dropped
 // silently. Several roles or nodes logging the same tag at a step are averaged, as the charts
 // merge nodes; a step logged again (a restarted run) keeps its latest value.
-import { type Field, type Phase, classify, splitSuffix } from './tags';
+import { type Classified, type Field, type Phase, classify, splitSuffix } from './tags';
 
 interface Cell {
   value: number;
   rank: number;
-  /** Roles that logged it (averaged). */
-  roles: Map<string, number>;
+  role: string;
+  /** Every role's value, once a second role logged it at this step (then averaged). */
+  roles?: Map<string, number>;
+}
+
+/** What a tag means, worked out once per tag (a run has tens of tags and millions of points). */
+interface TagInfo {
+  base: string;
+  rank: number;
+  c: Classified;
+  isTiming: boolean;
 }
 
 export interface TableProblems {
@@ -26,31 +35,44 @@ export class StepTable {
   readonly other = new Set<string>();
   readonly seen = new Set<string>();
   readonly problems: TableProblems = { badValues: new Map(), outOfOrder: new Map() };
-  private readonly lastStep = new Map<string, number>();
   private readonly steps = new Set<number>();
   private sorted: number[] | undefined;
 
+  private readonly tags = new Map<string, TagInfo>();
+  /** The last step per role and tag (steps out of order). */
+  private readonly lastByRole = new Map<string, Map<string, number>>();
+
+  private info(tag: string): TagInfo {
+    let i = this.tags.get(tag);
+    if (!i) {
+      const { base, rank } = splitSuffix(tag);
+      const c = classify(base);
+      i = { base, rank, c, isTiming: c.kind === 'phase' || (c.kind === 'field' && c.field !== 'model_version' && c.field !== 'throughput') };
+      this.tags.set(tag, i);
+      if (c.kind !== 'ignored') this.seen.add(base);
+      if (c.kind === 'other') this.other.add(tag);
+    }
+    return i;
+  }
+
   add(role: string, tag: string, step: number, wallTime: number | undefined, value: number): void {
-    const { base, rank } = splitSuffix(tag);
-    const c = classify(base);
-    if (c.kind === 'ignored') return;
-    this.seen.add(base);
-    if (c.kind === 'other') this.other.add(tag);
+    const { base, rank, c, isTiming } = this.info(tag);
     if (c.kind !== 'field' && c.kind !== 'phase') return;
     if (!Number.isInteger(step) || step < 0) return;
-    const key = `${role}\u0000${tag}`;
-    const prev = this.lastStep.get(key);
+    let last = this.lastByRole.get(role);
+    if (!last) this.lastByRole.set(role, (last = new Map<string, number>()));
+    const prev = last.get(tag);
     if (prev !== undefined && step < prev) bump(this.problems.outOfOrder, base);
-    this.lastStep.set(key, step);
-    const isTiming = c.kind === 'phase' || (c.field !== 'model_version' && c.field !== 'throughput');
+    last.set(tag, step);
     if (!Number.isFinite(value) || (isTiming && value < 0)) {
       bump(this.problems.badValues, base);
       return;
     }
     const map = c.kind === 'field' ? get(this.fields, c.field) : get(this.phases, c.phase);
     const cell = map.get(step);
-    if (!cell || rank < cell.rank) map.set(step, { value, rank, roles: new Map([[role, value]]) });
+    if (!cell || rank < cell.rank || (rank === cell.rank && cell.role === role && !cell.roles)) map.set(step, { value, rank, role });
     else if (rank === cell.rank) {
+      cell.roles ??= new Map([[cell.role, cell.value]]);
       cell.roles.set(role, value);
       let sum = 0;
       for (const v of cell.roles.values()) sum += v;

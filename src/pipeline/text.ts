@@ -4,9 +4,9 @@ import type { L10n } from '../base/l10n';
 import type { Bottleneck, Evidence } from './analyze';
 import type { DataProblem, PipelineReport } from './report';
 
-export const pct = (v: number | null | undefined): string => (v === null || v === undefined ? '–' : `${Math.round(v * 100)} %`);
+const pct = (v: number | null | undefined): string => (v === null || v === undefined ? '–' : `${Math.round(v * 100)} %`);
 
-export function kindName(l10n: L10n, b: Bottleneck): string {
+function kindName(l10n: L10n, b: Bottleneck): string {
   switch (b) {
     case 'explorer':
       return l10n.t('the explorer');
@@ -53,11 +53,11 @@ export function verdictSentence(l10n: L10n, r: PipelineReport): string {
   }
 }
 
-export function changeSentences(l10n: L10n, r: PipelineReport): string[] {
+function changeSentences(l10n: L10n, r: PipelineReport): string[] {
   return r.segments.slice(1).map((s, i) => l10n.t('At step {0} the bottleneck moved from {1} to {2}.', String(s.from), kindName(l10n, r.segments[i].bottleneck), kindName(l10n, s.bottleneck)));
 }
 
-export function partName(l10n: L10n, part: string): string {
+function partName(l10n: L10n, part: string): string {
   switch (part) {
     case 'wait_experience':
       return l10n.t('waiting for experiences');
@@ -82,7 +82,7 @@ export function partName(l10n: L10n, part: string): string {
   }
 }
 
-export function problemSentence(l10n: L10n, p: DataProblem): string {
+function problemSentence(l10n: L10n, p: DataProblem): string {
   switch (p.kind) {
     case 'bad-values':
       return l10n.t('{0}: {1} negative or NaN values set aside.', p.subject, String(p.count));

@@ -176,8 +176,15 @@ test('advice: the config keys of the bottleneck with the run’s own values (its
     s.advice.map((a) => [a.key, a.now, a.suggest, a.defaulted]),
     [
       ['explorer.over_rollout.ratio', 0, 0.25, false],
+      // Trinity refuses over_rollout with sync_style fixed (its config_validator.py): the advice says so.
+      ['synchronizer.sync_style', 'fixed', 'explorer_driven', true],
       ['explorer.dynamic_timeout.enable', false, true, true],
     ],
+  );
+  const driven = load(job(simulate(repeat(20, KINDS.stragglers)), { config: 'synchronizer:\n  sync_style: trainer_driven\n' }));
+  assert.deepEqual(
+    driven.advice.map((a) => a.key),
+    ['explorer.over_rollout.ratio', 'explorer.dynamic_timeout.enable'],
   );
   const none = load(job(simulate(repeat(20, KINDS.checkpoint))));
   assert.deepEqual(none.advice, []);

@@ -30,8 +30,10 @@ Options:
                       {"wait_experience", "compute", "sync_weight", "checkpoint"}, "explorer":
                       {"generate", "wait_stragglers", "wait_sync", "eval"}}, "advice": [{"key",
                       "now", "suggest"}], "missing": [tags], "since", "changes", "evidence",
-                      "enable", "other", "problems", "throughput"} (absent shares null)
-  --run NAME          with <url>: only this run (default: all the relay streams)
+                      "enable", "other", "problems", "throughput", "timeline": {"path", "bytes"}
+                      or null (a job dir without Ray's timeline.json)} (absent shares null)
+  --run NAME          with <url>: the run to read (default: the relay's first; a job dir's stages
+                      are runs of their own)
   --token-file FILE   bearer token for <url> (or env AGENTRL_RELAY_TOKEN)
   --ca FILE           CA certificate (PEM) for a wss:// relay with its own certificate
   --lang en|zh-cn     language of the text (default en)
@@ -83,7 +85,7 @@ export async function main(argv: string[]): Promise<number> {
         from: { type: 'string' },
         to: { type: 'string' },
         json: { type: 'boolean', default: false },
-        run: { type: 'string', multiple: true },
+        run: { type: 'string' },
         'token-file': { type: 'string' },
         ca: { type: 'string' },
         lang: { type: 'string', default: 'en' },
@@ -135,18 +137,37 @@ export async function main(argv: string[]): Promise<number> {
     } catch (e) {
       return usageError((e as Error).message);
     }
-    const problem = await readRelay(url, { token, ca, runs: values.run }, add);
+    const problem = await readRelay(url, { token, ca, run: values.run }, add);
     if (problem) return failure(problem);
     config = { reason: 'the run is read through a relay URL: its config is not on this machine' };
   }
   const report = pipelineReport(table, { from, to, config });
-  process.stdout.write(values.json ? `${JSON.stringify(reportJson(report))}\n` : reportText(languageOf(locale), report));
+  const l10n = languageOf(locale);
+  const timeline = jobDir !== undefined ? rayTimeline(jobDir) : undefined;
+  if (values.json) process.stdout.write(`${JSON.stringify({ ...reportJson(report), ...(timeline !== undefined ? { timeline } : {}) })}\n`);
+  else {
+    let text = reportText(l10n, report);
+    if (timeline === null) text += `${l10n.t('No Ray timeline (monitor/timeline.json): monitor.enable_ray_timeline: true makes Trinity write one.')}\n`;
+    else if (timeline) text += `${l10n.t('Ray timeline: {0} ({1} MB)', timeline.path, (timeline.bytes / 1048576).toFixed(1))}\n`;
+    process.stdout.write(text);
+  }
   return 0;
 }
 
+/** Trinity's Ray timeline (`monitor.enable_ray_timeline`) in the job dir, or null when it has none. */
+function rayTimeline(jobDir: string): { path: string; bytes: number } | null {
+  const rel = 'monitor/timeline.json';
+  try {
+    const st = fs.statSync(path.join(jobDir, rel));
+    return st.isFile() ? { path: rel, bytes: st.size } : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Streams the relay's backlog into `add` until it says it has caught up; a problem, or undefined. */
-async function readRelay(url: string, opts: { token?: string; ca?: Buffer; runs?: string[] }, add: (role: string, tag: string, step: number, wall: number | undefined, value: number) => void): Promise<string | undefined> {
-  const client = new RelayClient({ url, token: opts.token, ca: opts.ca, runs: opts.runs, experiences: false, backoff: { initialMs: 100, maxMs: 1000 } });
+async function readRelay(url: string, opts: { token?: string; ca?: Buffer; run?: string }, add: (role: string, tag: string, step: number, wall: number | undefined, value: number) => void): Promise<string | undefined> {
+  const client = new RelayClient({ url, token: opts.token, ca: opts.ca, ...(opts.run !== undefined ? { runs: [opts.run] } : {}), experiences: false, backoff: { initialMs: 100, maxMs: 1000 } });
   try {
     return await new Promise<string | undefined>((resolve) => {
       const timer = setTimeout(() => resolve(`the relay at ${url} did not send its backlog within ${WAIT_MS / 1000} s`), WAIT_MS);
@@ -154,7 +175,14 @@ async function readRelay(url: string, opts: { token?: string; ca?: Buffer; runs?
         clearTimeout(timer);
         resolve(problem);
       };
+      // One run: the steps of two runs (a job's stages) are not the same steps.
+      let run = opts.run;
+      client.on('hello', (h) => {
+        run ??= h.runs[0];
+        if (h.runs.length > 1 && opts.run === undefined) process.stderr.write(`agentrl pipeline: reading run ${run} (the relay has ${h.runs.join(', ')}; --run picks another)\n`);
+      });
       client.on('points', (b) => {
+        if (b.run !== run) return;
         for (const s of b.series) for (let i = 0; i < s.step.length; i++) add(b.role, s.tag, s.step[i], s.wallTime[i], s.value[i]);
       });
       client.on('heartbeat', (h) => {

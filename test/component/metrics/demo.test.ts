@@ -34,3 +34,15 @@ test('demo trainer: a Trinity job dir the relay streams (no model: simulated rew
     await relay.stop();
   }
 });
+
+test('demo trainer: its time/* tags make a pipeline whose bottleneck moves (explorer, then stragglers after the curriculum change)', { timeout: 60_000 }, () => {
+  const job = path.join(tmpDir('demo-pipeline-'), 'demo-run');
+  const r = spawnSync('python3', [trainer, '--job-dir', job, '--steps', '40', '--step-seconds', '0', '--model-url', ''], { encoding: 'utf8', timeout: 30_000 });
+  assert.equal(r.status, 0, r.stderr);
+  const out = cli(['pipeline', '--job-dir', job, '--json']);
+  assert.equal(out.code, 0, out.stderr);
+  const j = JSON.parse(out.stdout) as { bottleneck: string; since: number; changes: unknown[]; missing: string[]; other: string[] };
+  assert.deepEqual([j.bottleneck, j.since, j.changes], ['stragglers', 20, [{ step: 20, from: 'explorer', to: 'stragglers' }]]);
+  assert.deepEqual(j.missing, []);
+  assert.deepEqual(j.other, [], 'every timing the demo logs is one Trinity logs');
+});

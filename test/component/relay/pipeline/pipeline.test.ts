@@ -3,6 +3,8 @@
 // shows (English and Chinese), a window of steps, a relay's URL instead of a job dir, exit codes.
 import * as assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { test } from 'node:test';
 import { cliBundle, startRelay } from '../../../harness/relay';
 import { repeat, simulate, writeJob } from '../../../harness/pipeline-run';
@@ -37,6 +39,7 @@ test('agentrl pipeline --job-dir: the JSON shape, a window of steps, text in Eng
   assert.deepEqual(j.changes, [{ step: 31, from: 'explorer', to: 'stragglers' }]);
   assert.deepEqual(j.advice, [
     { key: 'explorer.over_rollout.ratio', now: 0, suggest: 0.25 },
+    { key: 'synchronizer.sync_style', now: 'fixed', suggest: 'explorer_driven' },
     { key: 'explorer.dynamic_timeout.enable', now: false, suggest: true },
   ]);
   assert.deepEqual(j.missing, []);
@@ -55,6 +58,10 @@ test('agentrl pipeline --job-dir: the JSON shape, a window of steps, text in Eng
   assert.match(text.stdout, /^Steps 1–60\nSince step 31 the slowest task of a step takes \d+\.\d× the mean/);
   assert.match(text.stdout, /At step 31 the bottleneck moved from the explorer to stragglers\./);
   assert.match(text.stdout, /Try explorer\.over_rollout\.ratio: 0 → 0\.25/);
+  assert.match(text.stdout, /No Ray timeline \(monitor\/timeline\.json\): monitor\.enable_ray_timeline: true makes Trinity write one\./);
+  assert.equal(j.timeline, null);
+  fs.writeFileSync(path.join(job, 'monitor', 'timeline.json'), '[]');
+  assert.deepEqual((JSON.parse(run(['--job-dir', job, '--json']).stdout) as { timeline: unknown }).timeline, { path: 'monitor/timeline.json', bytes: 2 });
   const zh = run(['--job-dir', job, '--lang', 'zh-cn']);
   assert.equal(zh.status, 0, zh.stderr);
   assert.match(zh.stdout, /自第 31 步起，每步最慢的任务耗时为平均的/);
@@ -77,7 +84,9 @@ test('agentrl pipeline --job-dir: a run without trainer timings says which metri
 });
 
 test('agentrl pipeline <url>: the same report from a running relay', { timeout: 120_000 }, async () => {
-  const job = writeJob(tmpDir('cli-pipeline-'), simulate(repeat(20, STRAGGLERS)));
+  const job = writeJob(path.join(tmpDir('cli-pipeline-'), 'run'), simulate(repeat(20, STRAGGLERS)));
+  // A second stage of the job (its own run, its own steps): read only when asked for.
+  writeJob(path.join(job, 'stage2'), simulate(repeat(10, { runs: [2, 2.1, 1.9, 2], train: 10, sync: 0.5 })));
   const relay = await startRelay(['--job-dir', job]);
   try {
     const r = await runAsync([relay.url, '--json']);
@@ -88,6 +97,11 @@ test('agentrl pipeline <url>: the same report from a running relay', { timeout: 
     assert.match(String(j.config_problem), /relay URL/);
     const local = JSON.parse(run(['--job-dir', job, '--json']).stdout) as Record<string, unknown>;
     assert.deepEqual(j.shares, local.shares, 'through the relay or from the files: the same shares');
+    assert.match(r.stderr, /reading run run \(the relay has run, run\/stage2; --run picks another\)/);
+    const stage = await runAsync([relay.url, '--json', '--run', 'run/stage2']);
+    assert.equal(stage.status, 0, stage.stderr);
+    const s2 = JSON.parse(stage.stdout) as Record<string, unknown>;
+    assert.deepEqual([s2.steps, s2.bottleneck], [[1, 10], 'trainer']);
   } finally {
     await relay.stop();
   }
