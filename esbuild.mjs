@@ -124,11 +124,11 @@ const scanWorkerPlugin = {
 };
 
 /** sqlite-wasm.ts returning the bytes of wa-sqlite's wasm (base64 in the bundle, as sql.js's inline
- *  build did): the relay's SQL reader (src/relay/sources/sqlite-db.ts) needs no side file. */
+ *  build did): the relay's SQL reader (src/sqlite/sqlite-db.ts) needs no side file. */
 const sqliteWasmPlugin = {
   name: 'agentrl-sqlite-wasm',
   setup(build) {
-    build.onLoad({ filter: /[\\/]src[\\/]relay[\\/]sources[\\/]sqlite-wasm\.ts$/ }, () => {
+    build.onLoad({ filter: /[\\/]src[\\/]sqlite[\\/]sqlite-wasm\.ts$/ }, () => {
       const file = path.join(root, 'node_modules/wa-sqlite/dist/wa-sqlite.wasm');
       const b64 = fs.readFileSync(file).toString('base64');
       return {

@@ -318,7 +318,7 @@ if (!opts['no-setup'] && setupParts) {
   say(`setup (idempotent): ${setupParts.length ? setupParts.join(', ') : 'apt packages, code-server, python venv, ruff, model server, Trinity, Ray'}`);
   must('bash', ['scripts/setup.sh', ...setupParts]);
 }
-const LINT_TITLE = 'lint (ESLint, knip, ruff, comment paths, test mirroring, test hygiene)';
+const LINT_TITLE = 'lint (ESLint, knip, ruff, comment paths, test mirroring, test hygiene, glossary, format)';
 /** Lint and the unit tier are one process each, and lint needs only dist/ (ruff checks the
  *  templates as the CLI renders them): with both asked for, lint runs beside the compile and the
  *  unit tier, on the other core, its output held and printed whole after the unit tier. */

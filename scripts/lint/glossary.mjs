@@ -29,10 +29,11 @@ export const RULES = [
   {
     id: 'experience-not-rollout',
     where: /^src\/metrics\//,
-    code: /\bRollout[A-Z]\w*/,
+    // type names (a PascalCase word holding Rollout); Trinity's `rollout/…` metric tags are Trinity's word
+    code: /\b(?:[A-Z]\w*)?Rollouts?(?:[A-Z]\w*)?\b/,
     path: /(^|\/)rollouts?([-/.]|$)/,
     say: 'in the metrics view a buffer row is an experience (Experience…, experiences/); a rollout is a debug run',
-    bad: { file: 'src/metrics/rollouts/table.ts', text: 'export interface RolloutRow {}' },
+    bad: { file: 'src/metrics/rollouts/table.ts', text: 'export interface DrillRolloutsMessage {}' },
   },
   {
     id: 'dap-not-protocol',

@@ -68,7 +68,7 @@ export class MetricsHost implements vscode.Disposable {
       {
         post: (m) => void this.panel?.webview.postMessage(m),
         readDetail: (endpoint, q) => connections.requestDetail(endpoint, q),
-        readRollout: async (ref) => toExperienceViewDetail(ref, await connections.requestExperience(ref.endpoint, ref.source, ref.id)),
+        readExperience: async (ref) => toExperienceViewDetail(ref, await connections.requestExperience(ref.endpoint, ref.source, ref.id)),
         readTokens: async (ref) => experienceTokenView(await connections.requestTokens(ref.endpoint, ref.source, ref.id), tokenizers.get(connections.localDir(ref.endpoint)), vscode.l10n),
       },
       log,

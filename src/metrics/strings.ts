@@ -1,6 +1,6 @@
 // The webview's user-visible strings, localized here (the webview has no vscode.l10n).
 import * as vscode from 'vscode';
-import type { UiStrings } from './protocol/view-protocol';
+import type { UiStrings } from './protocol/ui-strings';
 import { stateText } from './status-bar';
 
 export function uiStrings(): UiStrings {
@@ -30,7 +30,7 @@ export function uiStrings(): UiStrings {
     stateError: stateText('error'),
     stateStopped: stateText('stopped'),
     noEndpoints: vscode.l10n.t('No training run connected.'),
-    rolloutsTitle: vscode.l10n.t('Rollouts'),
+    experiencesTitle: vscode.l10n.t('Buffer experiences'),
     rolloutsNone: vscode.l10n.t('No experiences of this step in the buffer (yet).'),
     rolloutsLoading: vscode.l10n.t('Loading…'),
     rewardHistogram: vscode.l10n.t('reward histogram'),

@@ -8,7 +8,7 @@
 //   `Array.prototype.filter` over the same rows.
 import { toColumns } from '../../src/metrics/experiences/columns';
 import { BINS, ExperienceTable, binOf } from '../../src/metrics/experiences/table';
-import type { ExperienceViewRow } from '../../src/metrics/protocol/view-protocol';
+import type { ExperienceViewRow } from '../../src/metrics/protocol/experience-rows';
 import { byTaskThenRun } from '../../src/metrics/view/drill';
 
 const N = Number(process.env.AGENTRL_BENCH_ROWS ?? 1_000_000);

@@ -9,7 +9,8 @@ import { ENVELOPE_BUCKETS, ENVELOPE_MIN_BYTES } from '../../src/metrics/connect/
 import { MetricsStore } from '../../src/metrics/store/store';
 import { ViewController } from '../../src/metrics/view/view-controller';
 import { silentLogger } from '../../src/base/log';
-import { UI_STRING_KEYS, UiStrings, type RenderedMessage } from '../../src/metrics/protocol/view-protocol';
+import { UI_STRING_KEYS, UiStrings } from '../../src/metrics/protocol/ui-strings';
+import type { RenderedMessage } from '../../src/metrics/protocol/view-protocol';
 import { RelayClient } from '../../src/relay-protocol/client';
 
 /** bench → host */

@@ -19,7 +19,8 @@ import { openWebviewPage, WebviewPage } from '../harness/webview-page';
 import { MetricsStore, type Point } from '../../src/metrics/store/store';
 import { ViewController } from '../../src/metrics/view/view-controller';
 import { silentLogger } from '../../src/base/log';
-import { ChartFrame, UI_STRING_KEYS, UiStrings } from '../../src/metrics/protocol/view-protocol';
+import { ChartFrame } from '../../src/metrics/protocol/frames';
+import { UI_STRING_KEYS, UiStrings } from '../../src/metrics/protocol/ui-strings';
 import { sleep } from '../harness/wait';
 import { writeToScreen } from './write-to-screen';
 

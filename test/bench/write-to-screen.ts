@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { MetricsStore } from '../../src/metrics/store/store';
 import { ViewController } from '../../src/metrics/view/view-controller';
 import { silentLogger } from '../../src/base/log';
-import { UI_STRING_KEYS, UiStrings } from '../../src/metrics/protocol/view-protocol';
+import { UI_STRING_KEYS, UiStrings } from '../../src/metrics/protocol/ui-strings';
 import { RelayClient } from '../../src/relay-protocol/client';
 import { repoRoot } from '../harness/paths';
 import { startRelay } from '../harness/relay';

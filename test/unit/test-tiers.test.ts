@@ -20,7 +20,7 @@ const FORBIDDEN_CALLS: [RegExp, string][] = [
   [/\bnew (?:Relay|RelayClient|WebSocket|WebSocketServer)\(/, 'a relay server or client (WebSocket)'],
   [/\b(?:openGateway|startGateway|startAdapter)\(/, 'the debug gateway / adapter (an HTTP or DAP socket)'],
   // `npm run test:unit` compiles with tsc alone (no esbuild): a test of a bundle is a component test
-  [/['"`]dist['"`/]/, 'dist/ (the esbuild bundles, which the unit tier does not build)'],
+  [/['"`]dist['"`/]/, 'into dist/ (the esbuild bundles, which the unit tier does not build)'],
 ];
 
 function tsFiles(dir: string): string[] {

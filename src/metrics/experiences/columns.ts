@@ -2,7 +2,7 @@
 // matched rows once, the webview reads single rows back when it lists or opens them. Packing
 // dictionary-codes the repeated strings (origins, task ids) so 10⁶ rows stay a few arrays.
 // Pure: used by the extension's drill (src/metrics/view) and by the webview.
-import type { ExperienceColumns, ExperienceViewRow } from '../protocol/view-protocol';
+import type { ExperienceColumns, ExperienceViewRow } from '../protocol/experience-rows';
 
 const finite = (v: number | null | undefined): number | null => (v === null || v === undefined || !Number.isFinite(v) ? null : v);
 

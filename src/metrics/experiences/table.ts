@@ -3,7 +3,7 @@
 // parts, and a row's GRPO group. Every operation is one pass over typed columns, so 10⁶ rows
 // filter in milliseconds; the list then renders only the rows in view (virtual-window.ts).
 // Pure: no DOM.
-import type { ExperienceColumns } from '../protocol/view-protocol';
+import type { ExperienceColumns } from '../protocol/experience-rows';
 
 export const BINS = 12;
 

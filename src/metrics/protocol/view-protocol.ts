@@ -5,15 +5,15 @@
 // full frames and the endpoint status, and after that batched `update`s paced by the page:
 // the next one goes out when the page says it drew the last (`drawn`), at most every
 // MIN_UPDATE_INTERVAL_MS, so the update rate follows what the page can draw.
-//
-// Chart data travel as downsampled frames on a bucket grid (see src/metrics/view/chart-frames.ts):
-// bucket k covers x ∈ [origin + k·dx, origin + (k+1)·dx); each series carries, per bucket,
-// the line value (mean, or the smoothed value at the bucket's last point), and the min and
-// max of the bucket (the envelope), so a one-point spike is never sampled away. A frame
-// either replaces a chart (`start` = 0 with a new `rev`) or patches its tail from `start`.
+// What else crosses (the options, the chart frames, the buffer rows, the UI strings) is in the
+// modules beside this one: view-options.ts, frames.ts, experience-rows.ts, ui-strings.ts.
 import { arrayOf, hasFields, isBool, isInt, isNum, isObj, isRange, isStr, nullable, oneOf } from '../../base/validate';
 import type { ExperienceWire } from '../../tokens/experience-wire';
 import type { TokenViewStrings } from '../../tokens/view-strings';
+import type { ExperienceColumns, ExperienceRef, ExperienceViewDetail } from './experience-rows';
+import type { ChartFrame, ChartSpec, RunSummary } from './frames';
+import type { UiStrings } from './ui-strings';
+import { sanitizeOptions, type ViewOptions, type XAxisMode } from './view-options';
 
 export const METRICS_PROTOCOL_VERSION = 1;
 /** WebviewPanel view type (also the serializer's key). */
@@ -22,17 +22,6 @@ export const METRICS_VIEW_TYPE = 'agentrl.metrics';
 export const MIN_UPDATE_INTERVAL_MS = 33;
 /** How long the extension waits for `drawn` before it posts anyway (a lost ack, a page without rAF). */
 export const DRAWN_TIMEOUT_MS = 1000;
-
-export const X_AXIS_MODES = ['step', 'wall', 'relative'] as const;
-export type XAxisMode = (typeof X_AXIS_MODES)[number];
-
-/** Each x axis mode, once: its toolbar label, the finest bucket width the extension downsamples
- *  to (a step is an integer; times go down to ~1 ms), and whether uPlot shows it as a date. */
-export const X_AXES: Readonly<Record<XAxisMode, { label: UiStringKey; minDx: number; time: boolean }>> = {
-  step: { label: 'xStep', minDx: 1, time: false },
-  wall: { label: 'xWall', minDx: 2 ** -10, time: true },
-  relative: { label: 'xRelative', minDx: 2 ** -10, time: false },
-};
 
 /** What the view and the status bar say about one relay endpoint. */
 export type EndpointState = 'connecting' | 'backfilling' | 'live' | 'stale' | 'error' | 'stopped';
@@ -50,271 +39,6 @@ export interface EndpointStatus {
   /** Points received from this endpoint (this session). */
   points: number;
 }
-
-export interface ViewOptions {
-  /** TensorBoard's smoothing weight, 0 ≤ s < 1. */
-  smoothing: number;
-  xAxis: XAxisMode;
-  logScale: boolean;
-  /** Tag filter (a regular expression; invalid ones filter nothing and say so). */
-  filter: string;
-  /** Draw the min/max envelope band. */
-  band: boolean;
-}
-
-// Run-time checks (options here, the webview's messages below).
-
-/**
- * What changing an option redraws: `frames` the extension rebuilds every chart's frames (the
- * data change), `zoom` zooms reset (x values mean something else), `plot` the webview
- * rebuilds its uPlot instances (scales, series, axes), `filter` the webview re-filters charts.
- */
-export type OptionEffect = 'frames' | 'zoom' | 'plot' | 'filter';
-
-interface OptionDef<T> {
-  readonly default: T;
-  /** Key of its label in the toolbar. */
-  readonly label: UiStringKey;
-  readonly effects: readonly OptionEffect[];
-  /** The value when valid (clamped to its range), else undefined. */
-  parse(v: unknown): T | undefined;
-}
-
-/** TensorBoard's weight: 0 is off; the slider stops short of the accepted maximum. */
-export const SMOOTHING_RANGE = { min: 0, max: 0.999, sliderMax: 0.99, sliderStep: 0.01 } as const;
-const MAX_FILTER_LENGTH = 1000;
-const parseBool = (v: unknown): boolean | undefined => (typeof v === 'boolean' ? v : undefined);
-
-/** Every view option, defined once: both sides (host, webview) read it from here. */
-export const VIEW_OPTIONS: { readonly [K in keyof ViewOptions]: OptionDef<ViewOptions[K]> } = {
-  smoothing: {
-    default: 0.6,
-    label: 'smoothing',
-    effects: ['frames'],
-    parse: (v) => (isNum(v) ? Math.min(SMOOTHING_RANGE.max, Math.max(SMOOTHING_RANGE.min, v)) : undefined),
-  },
-  xAxis: {
-    default: 'step',
-    label: 'xAxis',
-    effects: ['frames', 'zoom', 'plot'],
-    parse: (v) => (isStr(v) && (X_AXIS_MODES as readonly string[]).includes(v) ? (v as XAxisMode) : undefined),
-  },
-  logScale: { default: false, label: 'logScale', effects: ['plot'], parse: parseBool },
-  filter: {
-    default: '',
-    label: 'filterPlaceholder',
-    effects: ['filter'],
-    parse: (v) => (isStr(v) && v.length <= MAX_FILTER_LENGTH ? v : undefined),
-  },
-  band: { default: true, label: 'band', effects: ['plot'], parse: parseBool },
-};
-
-const OPTION_KEYS = Object.keys(VIEW_OPTIONS) as (keyof ViewOptions)[];
-
-export const DEFAULT_VIEW_OPTIONS: ViewOptions = Object.fromEntries(OPTION_KEYS.map((k) => [k, VIEW_OPTIONS[k].default])) as unknown as ViewOptions;
-
-/** Whether going from `before` to `after` changes an option with this effect. */
-export function optionsAffect(before: ViewOptions, after: ViewOptions, effect: OptionEffect): boolean {
-  return OPTION_KEYS.some((k) => before[k] !== after[k] && VIEW_OPTIONS[k].effects.includes(effect));
-}
-
-export interface SeriesInfo {
-  /** Store key: run, role, tag. */
-  key: string;
-  run: string;
-  role: string;
-  tag: string;
-  /** Legend label (the run, plus the role when a chart holds several roles of one run). */
-  label: string;
-  /** Palette index (one colour per run, stable across charts). */
-  color: number;
-  dashed: boolean;
-}
-
-export interface ChartSpec {
-  /** Chart id (the tag). */
-  id: string;
-  tag: string;
-  /** Section: the tag's first path component (`rollout`, `eval`, `actor`, …). */
-  group: string;
-  pinned: boolean;
-  /** Clicking a step opens the rollouts of that step. */
-  drill: boolean;
-  series: SeriesInfo[];
-}
-
-/** An event of a run drawn as a vertical line on its charts (an online-training commit). */
-export interface RunMark {
-  kind: 'commit';
-  step: number;
-  /** wall time, seconds since the epoch (for the wall-time and relative axes) */
-  wallTime: number;
-}
-
-export interface RunSummary {
-  run: string;
-  roles: string[];
-  /** Events to mark on the run's charts, in step order. */
-  marks?: RunMark[];
-  /** Seconds since epoch of the run's first point (origin of the relative-time axis). */
-  start: number;
-  points: number;
-  experiences: number;
-}
-
-/** Per-bucket values of one series in a frame, for buckets [start, n). null: no data. */
-export interface SeriesFrame {
-  key: string;
-  y: (number | null)[];
-  lo: (number | null)[];
-  hi: (number | null)[];
-  /** Absolute bucket indices (≥ start) where the line must break (missing data, NaN). */
-  gaps: number[];
-  /** The bucket means when `y` is smoothed (the hover shows both). */
-  mean?: (number | null)[];
-  /** Wall time (s) of each bucket's last point. */
-  wallTime?: (number | null)[];
-}
-
-export interface ChartFrame {
-  chart: string;
-  /** Changes on every full rebuild; a patch applies only to the same rev. */
-  rev: number;
-  xAxis: XAxisMode;
-  origin: number;
-  dx: number;
-  /** Buckets in the chart after this frame. */
-  n: number;
-  /** First bucket carried (0 = the whole chart). */
-  start: number;
-  series: SeriesFrame[];
-  /** Points behind this chart (all series, full resolution). */
-  points: number;
-}
-
-export interface ExperienceRef {
-  run: string;
-  endpoint: string;
-  source: string;
-  table: string;
-  id: number;
-}
-
-export interface ExperienceViewRow extends ExperienceRef {
-  taskId: string | null;
-  runId: number | null;
-  modelVersion: number | null;
-  reward: number | null;
-  timestamp: string | null;
-  /** How often the trainer has read it (absent: the buffer does not say). */
-  consumed?: number | null;
-  /** The parts of the reward (experience.metrics: accuracy, format_score, …). */
-  metrics?: Record<string, number>;
-  advantage?: number | null;
-  /** What the buffer row says of its tensors (TRXP rows): response length, trained tokens, truncation, empty response. */
-  responseTokens?: number;
-  trainedTokens?: number;
-  truncated?: boolean;
-  emptyResponse?: boolean;
-}
-
-/**
- * Drilled rollouts as columns (row i is index i of every array): compact enough to send and
- * hold 10⁶ of them. Non-finite numbers are null.
- */
-export interface ExperienceColumns {
-  /** Distinct (endpoint, source, table) of the rows; `origin[i]` indexes it. */
-  origins: { endpoint: string; source: string; table: string }[];
-  origin: number[];
-  id: number[];
-  /** Distinct task ids; `task[i]` indexes it, -1 = none. */
-  tasks: (string | null)[];
-  task: number[];
-  runId: (number | null)[];
-  modelVersion: (number | null)[];
-  reward: (number | null)[];
-  consumed: (number | null)[];
-  advantage: (number | null)[];
-  /** Response tokens, trained tokens, truncated (1 or 0); null: the row does not say. */
-  responseTokens: (number | null)[];
-  trainedTokens: (number | null)[];
-  truncated: (number | null)[];
-  /** One column per reward part, named in first-seen order. */
-  parts: { name: string; values: (number | null)[] }[];
-}
-
-export interface ExperienceMessage {
-  role: string;
-  content: string;
-  /** Tool calls, names… as pretty JSON (display only). */
-  extra?: string;
-}
-
-export interface ExperienceViewDetail {
-  ref: ExperienceRef;
-  messages: ExperienceMessage[];
-  /** Other fields of the experience (reward, info, metrics, response text…). */
-  fields: Record<string, string>;
-}
-
-/** Keys of the webview's user-visible strings, localized by the extension (vscode.l10n). */
-export const UI_STRING_KEYS = [
-  'title',
-  'filterPlaceholder',
-  'invalidFilter',
-  'smoothing',
-  'xAxis',
-  'xStep',
-  'xWall',
-  'xRelative',
-  'logScale',
-  'band',
-  'pinned',
-  'noData',
-  'connect',
-  'resetZoom',
-  'exportCsv',
-  'exportJson',
-  'exportPng',
-  'points',
-  'stateConnecting',
-  'stateBackfilling',
-  'stateLive',
-  'stateStale',
-  'stateError',
-  'stateStopped',
-  'noEndpoints',
-  'rolloutsTitle',
-  'rolloutsNone',
-  'rolloutsLoading',
-  'rewardHistogram',
-  'allBins',
-  'task',
-  'reward',
-  'modelVersion',
-  'close',
-  'messages',
-  'shownOf',
-  'step',
-  'min',
-  'max',
-  'smoothed',
-  'wallTime',
-  'startDemo',
-  'commitMark',
-  'advantage',
-  'consumed',
-  'groupTitle',
-  'partsHistogram',
-  'filterTasks',
-  'tokens',
-  'tokensTitle',
-  'length',
-  'trainedShort',
-  'truncatedShort',
-] as const;
-export type UiStringKey = (typeof UI_STRING_KEYS)[number];
-export type UiStrings = Record<UiStringKey, string>;
 
 // ---- extension → webview -------------------------------------------------------------------
 
@@ -340,7 +64,7 @@ export interface UpdateMessage {
   status?: EndpointStatus[];
 }
 /** The rollouts of a drill; sent again with the same request while its rows change (rewards arrive). */
-export interface RolloutsMessage {
+export interface DrillExperiencesMessage {
   type: 'rollouts';
   request: number;
   run: string;
@@ -373,7 +97,7 @@ export interface OptionsMessage {
   type: 'options';
   options: ViewOptions;
 }
-export type HostMessage = InitMessage | LayoutMessage | UpdateMessage | RolloutsMessage | ExperienceMessageReply | TokensMessage | OptionsMessage;
+export type HostMessage = InitMessage | LayoutMessage | UpdateMessage | DrillExperiencesMessage | ExperienceMessageReply | TokensMessage | OptionsMessage;
 
 // ---- webview → extension -------------------------------------------------------------------
 
@@ -411,7 +135,7 @@ export interface DrillMessage {
   /** Bucket clicked: x ∈ [x0, x1). */
   x: [number, number];
 }
-export interface OpenRolloutMessage {
+export interface OpenExperienceMessage {
   type: 'openRollout';
   request: number;
   ref: ExperienceRef;
@@ -458,7 +182,7 @@ export type WebviewMessage =
   | SetOptionsMessage
   | ZoomMessage
   | DrillMessage
-  | OpenRolloutMessage
+  | OpenExperienceMessage
   | OpenTokensMessage
   | ExportMessage
   | ExportPngMessage
@@ -474,18 +198,7 @@ export interface ProbeMessage {
 
 // ---- run-time validation of what the webview sends -------------------------------------
 
-/** Checks a partial ViewOptions; returns the valid fields only. */
-export function sanitizeOptions(v: unknown): Partial<ViewOptions> {
-  if (!isObj(v)) return {};
-  const out: Record<string, unknown> = {};
-  for (const k of OPTION_KEYS) {
-    const value = VIEW_OPTIONS[k].parse(v[k]);
-    if (value !== undefined) out[k] = value;
-  }
-  return out;
-}
-
-const isRolloutRef = (v: unknown): v is ExperienceRef => hasFields(v, { run: isStr, endpoint: isStr, source: isStr, table: isStr, id: isInt });
+const isExperienceRef = (v: unknown): v is ExperienceRef => hasFields(v, { run: isStr, endpoint: isStr, source: isStr, table: isStr, id: isInt });
 const isChartWidth = (c: unknown): c is { id: string; width: number } => hasFields(c, { id: isStr, width: isNum }) && c.width >= 0;
 const isRenderedChart = (c: unknown): c is RenderedMessage['charts'][number] =>
   hasFields(c, { id: isStr, visible: isBool, drawn: isBool, buckets: isInt, hi: nullable(isNum), lo: nullable(isNum) });
@@ -507,9 +220,9 @@ export function parseWebviewMessage(v: unknown): WebviewMessage | undefined {
     case 'drill':
       return hasFields(v, { type: oneOf(['drill']), request: isInt, chart: isStr, run: isStr, role: isStr, x: isRange }) ? v : undefined;
     case 'openRollout':
-      return hasFields(v, { type: oneOf(['openRollout']), request: isInt, ref: isRolloutRef }) ? v : undefined;
+      return hasFields(v, { type: oneOf(['openRollout']), request: isInt, ref: isExperienceRef }) ? v : undefined;
     case 'openTokens':
-      return hasFields(v, { type: oneOf(['openTokens']), request: isInt, ref: isRolloutRef }) ? v : undefined;
+      return hasFields(v, { type: oneOf(['openTokens']), request: isInt, ref: isExperienceRef }) ? v : undefined;
     case 'export':
       return hasFields(v, { type: oneOf(['export']), format: oneOf(['csv', 'json']), series: arrayOf(isStr) }) ? v : undefined;
     case 'exportPng':
@@ -523,74 +236,4 @@ export function parseWebviewMessage(v: unknown): WebviewMessage | undefined {
     default:
       return undefined;
   }
-}
-
-// ---- frames: applying them on the receiving side ----------------------------------------
-
-/** A chart's data as the webview holds it: dense per-bucket arrays for buckets [0, n). */
-export interface SeriesData {
-  y: (number | null)[];
-  lo: (number | null)[];
-  hi: (number | null)[];
-  /** Bucket means when y is smoothed; empty when it is not. */
-  mean: (number | null)[];
-  wallTime: (number | null)[];
-  gaps: Set<number>;
-}
-
-export interface ChartData {
-  rev: number;
-  xAxis: XAxisMode;
-  origin: number;
-  dx: number;
-  n: number;
-  points: number;
-  series: Map<string, SeriesData>;
-}
-
-/**
- * Applies a frame to a chart's data. Returns the new data, or undefined when the frame is a
- * patch for another rev (the extension then sends a full frame: it never relies on a patch landing).
- */
-export function applyFrame(prev: ChartData | undefined, f: ChartFrame): ChartData | undefined {
-  let d: ChartData;
-  if (f.start === 0 || !prev || prev.rev !== f.rev) {
-    if (f.start !== 0) return undefined;
-    d = { rev: f.rev, xAxis: f.xAxis, origin: f.origin, dx: f.dx, n: f.n, points: f.points, series: new Map() };
-  } else {
-    d = prev;
-    d.n = f.n;
-    d.points = f.points;
-  }
-  for (const s of f.series) {
-    let cur = d.series.get(s.key);
-    if (!cur) {
-      cur = { y: [], lo: [], hi: [], mean: [], wallTime: [], gaps: new Set() };
-      d.series.set(s.key, cur);
-    }
-    if (f.start === 0) {
-      // A full frame: take its arrays as they are (they were just deserialized).
-      cur.y = s.y;
-      cur.lo = s.lo;
-      cur.hi = s.hi;
-      cur.mean = s.mean ?? [];
-      cur.wallTime = s.wallTime ?? [];
-    } else {
-      for (const [arr, add] of [
-        [cur.y, s.y],
-        [cur.lo, s.lo],
-        [cur.hi, s.hi],
-        [cur.mean, s.mean ?? []],
-        [cur.wallTime, s.wallTime ?? []],
-      ] as const) {
-        // Pad (a series first seen in a patch) or cut back to the patch start, then append.
-        while (arr.length < f.start) arr.push(null);
-        arr.length = f.start;
-        for (let i = 0; i < add.length; i++) arr.push(add[i]);
-      }
-    }
-    for (const g of cur.gaps) if (g >= f.start) cur.gaps.delete(g);
-    for (const g of s.gaps) cur.gaps.add(g);
-  }
-  return d;
 }

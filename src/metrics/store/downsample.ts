@@ -10,7 +10,7 @@
 // Gaps: a bucket that holds only non-finite values (NaN / ±Inf logged), or an empty bucket
 // between two consecutive points further apart than GAP_FACTOR × the series' typical spacing,
 // breaks the line instead of bridging it.
-import type { SeriesFrame } from '../protocol/view-protocol';
+import type { SeriesFrame } from '../protocol/frames';
 import { EmaState } from './smoothing';
 
 const GAP_FACTOR = 8;

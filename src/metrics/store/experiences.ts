@@ -4,7 +4,7 @@
 // arrived, the trainer consumed it) replaces the one held, and is written again to disk.
 import type { ExperienceRow, WireNumber } from '../../relay-protocol/messages';
 import { fromWireNumber, toWireNumber } from '../../relay-protocol/messages';
-import type { ExperienceViewRow } from '../protocol/view-protocol';
+import type { ExperienceViewRow } from '../protocol/experience-rows';
 
 /** What a stored line holds: a ExperienceViewRow with non-finite numbers as wire strings. */
 type StoredRow = Omit<ExperienceViewRow, 'reward' | 'advantage' | 'metrics'> & {

@@ -8,7 +8,8 @@
 // it is among the top ASSUMED_ON_SCREEN charts and the page has not reported yet, or its last
 // report had every chart on screen (the layout fits): its frame then goes out with the layout
 // instead of a round trip later (layout → the page's report → frames).
-import type { ChartFrame, ChartSpec, ViewOptions } from '../protocol/view-protocol';
+import type { ChartFrame, ChartSpec } from '../protocol/frames';
+import type { ViewOptions } from '../protocol/view-options';
 import type { MetricsStore, SeriesChange } from '../store/store';
 import { ChartState, EngineStats, chartPoints, newChartState, patchFrame, rebuildFrame, sameGridAt, xOf } from './chart-frames';
 import type { DetailNeed } from './envelope-feed';

@@ -1,7 +1,8 @@
 // Building one chart's frames from the store: a full rebuild (one pass over every point of
 // its series onto a grid the width of the plot) or a patch (the buckets appended points
 // touched). The per-chart state they share with the engine lives here too. Pure.
-import { ChartFrame, ChartSpec, ViewOptions, X_AXES, XAxisMode } from '../protocol/view-protocol';
+import { ChartFrame, ChartSpec } from '../protocol/frames';
+import { ViewOptions, X_AXES, XAxisMode } from '../protocol/view-options';
 import type { Columns } from '../store/columns';
 import { SeriesBuckets, chooseGrid, typicalSpacing } from '../store/downsample';
 import type { MetricsStore } from '../store/store';

@@ -6,9 +6,10 @@
 import type { L10n } from '../../base/l10n';
 import { type GroupMember, groupHealth, stepHealth } from '../../tokens/group-health';
 import { describeGroupFlag } from '../../tokens/strings';
-import type { ExperienceViewRow, RolloutsMessage } from '../protocol/view-protocol';
+import type { ExperienceViewRow } from '../protocol/experience-rows';
+import type { DrillExperiencesMessage } from '../protocol/view-protocol';
 
-type DrillHealth = NonNullable<RolloutsMessage['health']>;
+type DrillHealth = NonNullable<DrillExperiencesMessage['health']>;
 
 /** A group member as much as a row tells (NaN: unknown). */
 export function memberOfRow(r: ExperienceViewRow): GroupMember {

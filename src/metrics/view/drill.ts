@@ -3,7 +3,9 @@
 // through the run's own `rollout/model_version` metric (Trinity-RFT logs it every explorer
 // step), else the step itself; then the SQL buffer rows of those versions, all of them, as
 // columns (the webview lists only the visible ones). Pure.
-import type { RolloutsMessage, ExperienceViewRow, XAxisMode } from '../protocol/view-protocol';
+import type { ExperienceViewRow } from '../protocol/experience-rows';
+import type { XAxisMode } from '../protocol/view-options';
+import type { DrillExperiencesMessage } from '../protocol/view-protocol';
 import { toColumns } from '../experiences/columns';
 import { xOf } from './chart-frames';
 import { MetricsStore, seriesKey } from '../store/store';
@@ -17,7 +19,7 @@ export function drillDown(
   tag: string,
   x: [number, number],
   mode: XAxisMode,
-): Omit<RolloutsMessage, 'type' | 'request' | 'health'> & { rowList: ExperienceViewRow[] } {
+): Omit<DrillExperiencesMessage, 'type' | 'request' | 'health'> & { rowList: ExperienceViewRow[] } {
   const steps = stepsIn(store, seriesKey(run, role, tag), x, mode);
   // No point of that series in the bucket (a gap): take the x range as steps.
   if (!steps.size && mode === 'step') for (let s = Math.ceil(x[0]); s < x[1]; s++) steps.add(s);

@@ -4,7 +4,7 @@
 // into one chart bucket, both grids being power-of-two widths from 0); where a detail window
 // covers the zoomed range, its exact points (or finer envelope) replace the envelope buckets
 // it overlaps. Also says which sources need a detail read for a zoom. Pure.
-import type { XAxisMode } from '../protocol/view-protocol';
+import type { XAxisMode } from '../protocol/view-options';
 import type { SeriesBuckets } from '../store/downsample';
 import { typicalSpacing } from '../store/downsample';
 import type { DetailWindow, EnvelopeBook, PackedEnvelope } from '../store/envelopes';

@@ -2,7 +2,7 @@
 // (chat format; content parts joined; a tool call as a call, `get_weather(city="Oslo")`, its
 // result the tool message under it), or the prompt and response
 // texts of single-turn experiences, plus the other fields. Pure.
-import type { ExperienceViewDetail, ExperienceMessage, ExperienceRef } from '../protocol/view-protocol';
+import type { ExperienceViewDetail, ExperienceMessage, ExperienceRef } from '../protocol/experience-rows';
 import type { ExperienceDetail } from '../../relay-protocol/messages';
 
 const SHOWN_ELSEWHERE = new Set(['messages', 'prompt_text', 'response_text']);

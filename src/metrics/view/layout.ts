@@ -2,7 +2,7 @@
 // path component in Trinity-RFT's order (rollout/, eval/, actor/, critic/, …); a pinned row
 // with what people watch first (reward / accuracy means, eval scores, pg and KL loss,
 // response length). Pure.
-import type { ChartSpec, SeriesInfo } from '../protocol/view-protocol';
+import type { ChartSpec, SeriesInfo } from '../protocol/frames';
 
 export interface SeriesRef {
   key: string;

@@ -2,9 +2,10 @@
 // replaced (serve mode rewards a rollout when /feedback arrives; the trainer consumes it), the
 // drill is computed again and sent under the same request, at most once per `minMs` — the
 // webview refreshes the open pane in place. Pure.
-import type { DrillMessage, RolloutsMessage, XAxisMode } from '../protocol/view-protocol';
+import type { XAxisMode } from '../protocol/view-options';
+import type { DrillMessage, DrillExperiencesMessage } from '../protocol/view-protocol';
 
-type DrillResult = Omit<RolloutsMessage, 'type' | 'request'>;
+type DrillResult = Omit<DrillExperiencesMessage, 'type' | 'request'>;
 
 export class LiveDrill {
   private open: { msg: DrillMessage; mode: XAxisMode; versions: Set<number> } | undefined;
@@ -13,7 +14,7 @@ export class LiveDrill {
 
   constructor(
     private readonly compute: (msg: DrillMessage, mode: XAxisMode) => DrillResult,
-    private readonly post: (m: RolloutsMessage) => void,
+    private readonly post: (m: DrillExperiencesMessage) => void,
     private readonly minMs = 500,
   ) {}
 

@@ -2,7 +2,7 @@
 // line at the explore step it was committed at. The online feature reports a commit with its
 // explorer URL only, so the run is the one whose series come from that explorer's /metrics
 // (a serve-mode run: its relay streams `explore_step_num`), or the only run shown. Pure.
-import type { RunMark } from '../protocol/view-protocol';
+import type { RunMark } from '../protocol/frames';
 
 /** A tag only a serve-mode explorer's /metrics produces (relay serve source). */
 export const SERVE_TAG = 'explore_step_num';

@@ -1,6 +1,6 @@
 // What the view's layout message says about each run (roles, start, points, experiences),
 // computed from the store. Pure.
-import type { RunSummary } from '../protocol/view-protocol';
+import type { RunSummary } from '../protocol/frames';
 import type { MetricsStore } from '../store/store';
 import type { RunMarks } from './run-marks';
 

@@ -13,23 +13,11 @@ import { type L10n, english } from '../../base/l10n';
 import { EnvelopeView, ReadDetail } from './envelope-view';
 import type { PointsBatch } from '../../relay-protocol/client';
 import type { Logger } from '../../base/log';
-import {
-  DEFAULT_VIEW_OPTIONS,
-  EndpointStatus,
-  HostMessage,
-  METRICS_PROTOCOL_VERSION,
-  ProbeMessage,
-  RenderedMessage,
-  ExperienceViewDetail,
-  ExperienceRef,
-  RunSummary,
-  UiStrings,
-  ViewOptions,
-  WebviewMessage,
-  optionsAffect,
-  parseWebviewMessage,
-  sanitizeOptions,
-} from '../protocol/view-protocol';
+import { ExperienceViewDetail, ExperienceRef } from '../protocol/experience-rows';
+import { RunSummary } from '../protocol/frames';
+import { UiStrings } from '../protocol/ui-strings';
+import { DEFAULT_VIEW_OPTIONS, ViewOptions, optionsAffect, sanitizeOptions } from '../protocol/view-options';
+import { EndpointStatus, HostMessage, METRICS_PROTOCOL_VERSION, ProbeMessage, RenderedMessage, WebviewMessage, parseWebviewMessage } from '../protocol/view-protocol';
 import type { MetricsStore } from '../store/store';
 import { Point, PointColumns, columnsOf, seriesKey } from '../store/series';
 import { ChartEngine } from './chart-engine';
@@ -49,7 +37,7 @@ interface ViewPort {
   /** Exact points of an envelope-first source for a zoom (connections → relay `detail`); without it a zoom shows the envelope. */
   readDetail?: ReadDetail;
   /** One rollout's messages (connections → relay `experience`); without it the view says "not available". */
-  readRollout?(ref: ExperienceRef): Promise<ExperienceViewDetail>;
+  readExperience?(ref: ExperienceRef): Promise<ExperienceViewDetail>;
   /** One rollout's tokens (connections → relay `tokens`, texts from the run's tokenizer). */
   readTokens?(ref: ExperienceRef): Promise<ExperienceTokenView>;
 }
@@ -235,11 +223,11 @@ export class ViewController extends EventEmitter<ViewEvents> {
   }
 
   private openRollout(request: number, ref: ExperienceRef): void {
-    if (!this.port.readRollout) {
+    if (!this.port.readExperience) {
       this.feed.post({ type: 'rollout', request, error: 'not available' });
       return;
     }
-    this.port.readRollout(ref).then(
+    this.port.readExperience(ref).then(
       (detail) => this.feed.post({ type: 'rollout', request, detail }),
       (e: unknown) => this.feed.post({ type: 'rollout', request, error: e instanceof Error ? e.message : String(e) }),
     );

@@ -3,8 +3,8 @@
 // (an IntersectionObserver): the extension computes frames only for those, at the plot widths
 // reported here. Cards a layout adds are measured at once (the observer's first answer comes
 // a frame later): frames the extension sent with the layout are drawn in the next animation frame.
-import type { ChartData, ChartFrame, ChartSpec } from '../protocol/view-protocol';
-import { applyFrame } from '../protocol/view-protocol';
+import type { ChartData, ChartFrame, ChartSpec } from '../protocol/frames';
+import { applyFrame } from '../protocol/frames';
 import { CardEvent, CardPort, ChartCard } from './chart';
 import { saveState, savedState } from './webview-api';
 

@@ -1,7 +1,8 @@
 // The two legends of a chart card, apart from the chart itself: the hover legend under the
 // plot (the bucket under the pointer: each run's value, smoothed value, min/max envelope and
 // wall time) and the key of run colours shown when several runs overlay.
-import type { ChartData, SeriesInfo, UiStrings } from '../protocol/view-protocol';
+import type { ChartData, SeriesInfo } from '../protocol/frames';
+import type { UiStrings } from '../protocol/ui-strings';
 import { fmtBucket, fmtNum, fmtWall } from './format';
 import { Cell, hiCol, lineCol, loCol } from './plot-data';
 import { Theme, seriesColor } from './theme';

@@ -2,7 +2,8 @@
 // line per mark at its x (its step, or its wall time on the time axes), labelled once at the
 // top. Drawn in uPlot's draw hook, over the series, so a mark is visible at any zoom.
 import type uPlot from 'uplot';
-import type { RunMark, XAxisMode } from '../protocol/view-protocol';
+import type { RunMark } from '../protocol/frames';
+import type { XAxisMode } from '../protocol/view-options';
 
 /** What the marks hook reads from the page. */
 export interface MarksPort {

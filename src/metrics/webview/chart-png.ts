@@ -1,7 +1,7 @@
 // A chart card as a PNG (title, plot, key of runs) on the theme's background: what the
 // card's PNG button exports.
 import type uPlot from 'uplot';
-import type { ChartSpec } from '../protocol/view-protocol';
+import type { ChartSpec } from '../protocol/frames';
 import { Theme, seriesColor } from './theme';
 
 /** A data: URL of the chart's PNG. */

@@ -5,7 +5,9 @@
 // legends (chart-legend.ts), the pointer (chart-pointer.ts) and the PNG (chart-png.ts) live
 // beside it.
 import uPlot from 'uplot';
-import type { ChartData, ChartSpec, SeriesInfo, UiStrings, ViewOptions } from '../protocol/view-protocol';
+import type { ChartData, ChartSpec, SeriesInfo } from '../protocol/frames';
+import type { UiStrings } from '../protocol/ui-strings';
+import type { ViewOptions } from '../protocol/view-options';
 import { ChartLegend } from './chart-legend';
 import { chartPng } from './chart-png';
 import { PointerAt, PointerEvents, attachPointer, pointerHooks } from './chart-pointer';

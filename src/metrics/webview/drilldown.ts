@@ -3,7 +3,9 @@
 // rollout's GRPO group side by side, and its messages. The extension sends the drill again while
 // its rows change (rewards arriving): the open pane then refreshes in place, keeping the
 // filters, the scroll position and the open rollout.
-import type { ExperienceViewDetail, ExperienceRef, ExperienceViewRow, RolloutsMessage, TokensMessage, UiStrings } from '../protocol/view-protocol';
+import type { ExperienceViewDetail, ExperienceRef, ExperienceViewRow } from '../protocol/experience-rows';
+import type { UiStrings } from '../protocol/ui-strings';
+import type { DrillExperiencesMessage, TokensMessage } from '../protocol/view-protocol';
 import { fromWire } from '../../tokens/experience-wire';
 import type { TokenViewStrings } from '../../tokens/view-strings';
 import { TokenView } from '../../webview-ui/token-view/token-view';
@@ -27,7 +29,7 @@ export class DrillPane {
   private readonly detailBox: HTMLElement;
   private readonly tokensBox: HTMLElement;
   private tokenView: TokenView | undefined;
-  private msg: RolloutsMessage | undefined;
+  private msg: DrillExperiencesMessage | undefined;
   private table: ExperienceTable | undefined;
   private filter: ExperienceFilter = {};
   /** The open rollout, by identity (its index moves when the drill refreshes). */
@@ -77,18 +79,18 @@ export class DrillPane {
 
   loading(run: string): void {
     this.el.hidden = false;
-    this.titleEl.textContent = `${this.strings.rolloutsTitle} · ${run}`;
+    this.titleEl.textContent = `${this.strings.experiencesTitle} · ${run}`;
     this.body.textContent = this.strings.rolloutsLoading;
   }
 
-  show(m: RolloutsMessage): void {
+  show(m: DrillExperiencesMessage): void {
     const refresh = this.msg?.request === m.request && this.table !== undefined;
     if (refresh && this.el.hidden) return; // closed by the user: a live refresh does not reopen it
     this.msg = m;
     this.table = new ExperienceTable(m.rows);
     const s = this.strings;
     const where = fmtBucket(m.xAxis, m.x[0], m.x[1] - m.x[0], s.step);
-    this.titleEl.textContent = `${s.rolloutsTitle} · ${m.run} · ${where} · ${s.modelVersion} ${m.modelVersions.join(', ') || '–'}`;
+    this.titleEl.textContent = `${s.experiencesTitle} · ${m.run} · ${where} · ${s.modelVersion} ${m.modelVersions.join(', ') || '–'}`;
     if (!refresh) {
       this.filter = {};
       this.opened = undefined;

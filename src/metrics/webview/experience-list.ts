@@ -2,7 +2,7 @@
 // are in the DOM, spacer rows stand for the others (planWindow), so a million rows scroll
 // like forty. Columns: task, run, reward, one per reward part, advantage and consumed when the
 // buffer has them, model version, id.
-import type { UiStrings } from '../protocol/view-protocol';
+import type { UiStrings } from '../protocol/ui-strings';
 import type { ExperienceTable } from '../experiences/table';
 import { planWindow } from '../experiences/virtual-window';
 import { fmtNum } from './format';

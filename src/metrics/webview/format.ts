@@ -1,5 +1,5 @@
 // Number, time and x-axis labels of the metrics view.
-import type { XAxisMode } from '../protocol/view-protocol';
+import type { XAxisMode } from '../protocol/view-options';
 
 export function fmtNum(v: number | null | undefined): string {
   if (v === null || v === undefined) return '–';

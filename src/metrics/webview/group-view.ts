@@ -3,7 +3,7 @@
 // reward part — what GRPO normalized this rollout against — the response length, the trained
 // tokens and truncation when the buffer row says them, and the group's flags (no gradient,
 // truncated, empty, nothing trained) as the extension worded them. A column opens that rollout.
-import type { UiStrings } from '../protocol/view-protocol';
+import type { UiStrings } from '../protocol/ui-strings';
 import type { ExperienceGroup, ExperienceTable } from '../experiences/table';
 import { fmtNum } from './format';
 

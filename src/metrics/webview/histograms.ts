@@ -1,7 +1,7 @@
 // The drill-down's histograms: rewards (a bar per bin; a bin filters the list) and the reward
 // parts stacked (one colour per part — accuracy, format_score… — in each bin; a segment filters
 // the list to that part's bin). Counts come from ExperienceTable.
-import type { UiStrings } from '../protocol/view-protocol';
+import type { UiStrings } from '../protocol/ui-strings';
 import type { Histogram, StackedHistogram } from '../experiences/table';
 import { fmtNum } from './format';
 

@@ -7,18 +7,10 @@
 // (charts), status-line.ts, toolbar.ts and drilldown.ts.
 import 'uplot/dist/uPlot.min.css';
 import './metrics.css';
-import {
-  EndpointStatus,
-  HostMessage,
-  METRICS_PROTOCOL_VERSION,
-  ProbeMessage,
-  RunMark,
-  RunSummary,
-  SeriesInfo,
-  UiStrings,
-  ViewOptions,
-  optionsAffect,
-} from '../protocol/view-protocol';
+import { RunMark, RunSummary, SeriesInfo } from '../protocol/frames';
+import { UiStrings } from '../protocol/ui-strings';
+import { ViewOptions, optionsAffect } from '../protocol/view-options';
+import { EndpointStatus, HostMessage, METRICS_PROTOCOL_VERSION, ProbeMessage } from '../protocol/view-protocol';
 import type { TokenViewStrings } from '../../tokens/view-strings';
 import { BoardEvent, ChartBoard } from './board';
 import { DrillPane } from './drilldown';

@@ -2,7 +2,7 @@
 // (x, then line, max, min per series) over the buckets that hold anything, and the reads the
 // hover, the click and the probe make on them. A gap bucket is null (uPlot breaks the line),
 // an empty one undefined (uPlot bridges it). No DOM.
-import type { ChartData, SeriesInfo } from '../protocol/view-protocol';
+import type { ChartData, SeriesInfo } from '../protocol/frames';
 
 export type Cell = number | null | undefined;
 

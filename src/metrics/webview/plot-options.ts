@@ -2,7 +2,9 @@
 // the theme and the view options: the look of a chart, kept apart from the card's DOM and
 // its pointer handling.
 import type uPlot from 'uplot';
-import { ChartSpec, UiStrings, ViewOptions, X_AXES, XAxisMode } from '../protocol/view-protocol';
+import { ChartSpec } from '../protocol/frames';
+import { UiStrings } from '../protocol/ui-strings';
+import { ViewOptions, X_AXES, XAxisMode } from '../protocol/view-options';
 import { yAxisSize } from './axis-size';
 import { fmtDuration, fmtNum } from './format';
 import { Theme, seriesColor, withAlpha } from './theme';

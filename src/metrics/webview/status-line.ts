@@ -1,6 +1,7 @@
 // The line above the charts with one chip per relay endpoint (its state and why), and the
 // empty state shown while there are no charts: what to do next (connect, or start the demo).
-import type { EndpointStatus, UiStrings } from '../protocol/view-protocol';
+import type { UiStrings } from '../protocol/ui-strings';
+import type { EndpointStatus } from '../protocol/view-protocol';
 
 export class StatusLine {
   readonly el: HTMLElement;

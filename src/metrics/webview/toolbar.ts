@@ -1,6 +1,7 @@
 // The controls above the charts: tag filter (regex), smoothing slider, x axis, log scale,
 // min/max band.
-import { SMOOTHING_RANGE, UiStrings, VIEW_OPTIONS, ViewOptions, X_AXES, X_AXIS_MODES, XAxisMode } from '../protocol/view-protocol';
+import { UiStrings } from '../protocol/ui-strings';
+import { SMOOTHING_RANGE, VIEW_OPTIONS, ViewOptions, X_AXES, X_AXIS_MODES, XAxisMode } from '../protocol/view-options';
 
 export class Toolbar {
   readonly el: HTMLElement;

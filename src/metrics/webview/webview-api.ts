@@ -1,7 +1,8 @@
 // The metrics webview's one handle on VS Code: posting typed messages to the extension and the
 // state VS Code keeps across a reload of the webview (options, collapsed sections).
 // acquireVsCodeApi may be called only once per webview, hence this module.
-import type { ViewOptions, WebviewMessage } from '../protocol/view-protocol';
+import type { ViewOptions } from '../protocol/view-options';
+import type { WebviewMessage } from '../protocol/view-protocol';
 
 export interface SavedState {
   options?: ViewOptions;

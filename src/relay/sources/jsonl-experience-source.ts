@@ -10,7 +10,7 @@ import { toWireNumber } from '../../relay-protocol/messages';
 import type { Logger } from '../../base/log';
 import { asPromise } from '../../base/promise';
 import { valueText } from '../../base/value-text';
-import { boundedJsonOf, numericMetrics, taskIndexOf } from './trxp';
+import { boundedJsonOf, numericMetrics, taskIndexOf } from '../formats/trxp';
 import { FileChange, FollowedFile } from './followed-file';
 import { LineReader } from './line-reader';
 import type { OpenFiles } from './open-files';

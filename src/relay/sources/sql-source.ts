@@ -10,14 +10,14 @@ import * as path from 'node:path';
 import type { Cursor, ExperienceDetail, SourceInfo } from '../../relay-protocol/messages';
 import { toWireNumber } from '../../relay-protocol/messages';
 import type { Logger } from '../../base/log';
-import { RowDecodeError, TRXP_HEAD_BYTES, decodeExperienceBytes, detailBytes } from './trxp';
-import { type RowTokenParts, decodeTokenParts, readTokenParts } from './trxp-tokens';
-import { tableTreeProblem } from './btree-index';
-import { RowChangeTracker, SqlExec, quoteIdent } from './row-changes';
+import { RowDecodeError, TRXP_HEAD_BYTES, decodeExperienceBytes, detailBytes } from '../formats/trxp';
+import { type RowTokenParts, decodeTokenParts, readTokenParts } from '../formats/trxp-tokens';
+import { tableTreeProblem } from '../../sqlite/btree-index';
+import { RowChangeTracker, SqlExec, quoteIdent } from '../../sqlite/row-changes';
 import type { RowTokens, Source, SourceReader } from './source';
 import { SqlTableReader } from './sql-table-reader';
-import { PagedDatabase, TornRead } from './sqlite-db';
-import { DbPages } from './sqlite-pages';
+import { PagedDatabase, TornRead } from '../../sqlite/sqlite-db';
+import { DbPages } from '../../sqlite/sqlite-pages';
 import type { JobRoot } from './job-root';
 
 /** Columns a table must have to be streamed as experiences (Trinity's ExperienceModel). */

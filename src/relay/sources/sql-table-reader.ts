@@ -13,11 +13,11 @@
 import type { Cursor, ExperienceRow, ExperiencesMessage, SourceInfo } from '../../relay-protocol/messages';
 import { fromWireNumber, toWireNumber } from '../../relay-protocol/messages';
 import { valueText } from '../../base/value-text';
-import { summarizeExperience } from './trxp';
-import { SqlExec, quoteIdent } from './row-changes';
+import { summarizeExperience } from '../formats/trxp';
+import { SqlExec, quoteIdent } from '../../sqlite/row-changes';
 import { EncodedWindow, RowState, RowWindow, changedBuckets, parseWindow, windowBuckets, BUCKET_ROWS } from './row-window';
 import type { Batch, SourceReader } from './source';
-import { TornRead } from './sqlite-db';
+import { TornRead } from '../../sqlite/sqlite-db';
 
 const ROWS_PER_BATCH = 2000;
 /** Rows per batch when each carries a summary read from its experience_bytes. */

@@ -10,7 +10,7 @@ import { type ModuleRef, moduleRefs } from './imports';
 export const FEATURES: ReadonlySet<string> = new Set(['config', 'scaffold', 'debug', 'eval', 'metrics', 'relay', 'ray', 'online', 'welcome']);
 
 /** Library folders: what features may import. Each holds one kind of thing and imports no feature. */
-export const LIBRARIES: ReadonlySet<string> = new Set(['base', 'relay-protocol', 'feature-api', 'webview-shell', 'webview-ui', 'tokens', 'workspace-files', 'tfrecord', 'types', 'pipeline']);
+export const LIBRARIES: ReadonlySet<string> = new Set(['base', 'relay-protocol', 'feature-api', 'webview-shell', 'webview-ui', 'tokens', 'workspace-files', 'tfrecord', 'sqlite', 'types', 'pipeline']);
 
 type Layer =
   | { kind: 'wiring' }

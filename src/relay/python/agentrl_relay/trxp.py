@@ -4,7 +4,7 @@
 the tensors (safetensors). Rows of older Trinity versions are a plain pickle instead.
 
 The one Python reader of this layout, for the relay (this package; the Node relay's is
-src/relay/sources/trxp.ts) and for the debug runner, whose agentrl_runner/trxp.py is this very
+src/relay/formats/trxp.ts) and for the debug runner, whose agentrl_runner/trxp.py is this very
 file: standard library only, Python 3.8, and importing nothing of either package, so that both
 ship it as it is. The metadata pickle is the caller's to read: the relay runs its bounded
 interpreter of inert data (pickles.py), the runner a builtins-only Unpickler.

@@ -7,7 +7,8 @@ import { test } from 'node:test';
 import { MetricsStore } from '../../../../src/metrics/store/store';
 import { ViewController } from '../../../../src/metrics/view/view-controller';
 import { silentLogger } from '../../../../src/base/log';
-import { HostMessage, UI_STRING_KEYS, UiStrings } from '../../../../src/metrics/protocol/view-protocol';
+import { UI_STRING_KEYS, UiStrings } from '../../../../src/metrics/protocol/ui-strings';
+import { HostMessage } from '../../../../src/metrics/protocol/view-protocol';
 import { openWebviewPage } from '../../../harness/webview-page';
 import { until } from '../../../harness/wait';
 

@@ -20,8 +20,10 @@ function memoryLog(): Logger & { lines: string[] } {
 
 /** Trinity's experience table (columns of its ExperienceModel) with `rows` rows of ~1 KB. */
 async function experienceDb(rows: number): Promise<Buffer> {
+  type SqlJs = { Database: new () => { run(s: string, p?: unknown[]): void; export(): Uint8Array; close(): void } };
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const SQL = await (require('sql.js/dist/sql-wasm-inline.js') as () => Promise<{ Database: new () => { run(s: string, p?: unknown[]): void; export(): Uint8Array; close(): void } }>)();
+  const init = require('sql.js/dist/sql-wasm-inline.js') as () => Promise<SqlJs>;
+  const SQL = await init();
   const db = new SQL.Database();
   db.run('CREATE TABLE experience_buffer (id INTEGER PRIMARY KEY, task_id TEXT, run_id INTEGER, model_version INTEGER, reward FLOAT, timestamp TEXT, experience_bytes BLOB)');
   for (let i = 1; i <= rows; i++) db.run('INSERT INTO experience_buffer VALUES (?, ?, 0, 1, 0.5, ?, ?)', [i, `t${i}`, '2026-11-24', new Uint8Array(1000).fill(i & 255)]);

@@ -4,7 +4,7 @@
 // histogram stacks the parts; a rollout's GRPO group.
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { ExperienceColumns, ExperienceViewRow } from '../../../../src/metrics/protocol/view-protocol';
+import type { ExperienceColumns, ExperienceViewRow } from '../../../../src/metrics/protocol/experience-rows';
 import { rowAt, toColumns } from '../../../../src/metrics/experiences/columns';
 import { BINS, ExperienceTable, binOf } from '../../../../src/metrics/experiences/table';
 import { planWindow } from '../../../../src/metrics/experiences/virtual-window';

@@ -2,19 +2,9 @@
 // from the webview, and what a change redraws on each side.
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
-import {
-  DEFAULT_VIEW_OPTIONS,
-  OptionEffect,
-  SMOOTHING_RANGE,
-  UI_STRING_KEYS,
-  VIEW_OPTIONS,
-  ViewOptions,
-  X_AXES,
-  X_AXIS_MODES,
-  optionsAffect,
-  parseWebviewMessage,
-  sanitizeOptions,
-} from '../../../../src/metrics/protocol/view-protocol';
+import { UI_STRING_KEYS } from '../../../../src/metrics/protocol/ui-strings';
+import { DEFAULT_VIEW_OPTIONS, OptionEffect, SMOOTHING_RANGE, VIEW_OPTIONS, ViewOptions, X_AXES, X_AXIS_MODES, optionsAffect, sanitizeOptions } from '../../../../src/metrics/protocol/view-options';
+import { parseWebviewMessage } from '../../../../src/metrics/protocol/view-protocol';
 
 test('view options: the defaults come from the one definition', () => {
   assert.deepEqual(DEFAULT_VIEW_OPTIONS, { smoothing: 0.6, xAxis: 'step', logScale: false, filter: '', band: true });

@@ -6,7 +6,7 @@
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ExperienceRow } from '../../../../src/relay-protocol/messages';
-import type { ExperienceViewRow } from '../../../../src/metrics/protocol/view-protocol';
+import type { ExperienceViewRow } from '../../../../src/metrics/protocol/experience-rows';
 import { ExperienceIndex } from '../../../../src/metrics/store/experiences';
 import { byTaskThenRun } from '../../../../src/metrics/view/drill';
 import { toColumns } from '../../../../src/metrics/experiences/columns';

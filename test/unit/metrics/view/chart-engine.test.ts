@@ -5,7 +5,8 @@ import { test } from 'node:test';
 import { ASSUMED_ON_SCREEN, ChartEngine } from '../../../../src/metrics/view/chart-engine';
 import { layoutCharts } from '../../../../src/metrics/view/layout';
 import { MetricsStore } from '../../../../src/metrics/store/store';
-import { ChartData, DEFAULT_VIEW_OPTIONS, ViewOptions, applyFrame } from '../../../../src/metrics/protocol/view-protocol';
+import { ChartData, applyFrame } from '../../../../src/metrics/protocol/frames';
+import { DEFAULT_VIEW_OPTIONS, ViewOptions } from '../../../../src/metrics/protocol/view-options';
 
 function setup(opts: Partial<ViewOptions> = {}) {
   const store = new MetricsStore();

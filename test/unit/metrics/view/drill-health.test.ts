@@ -4,7 +4,7 @@
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { english } from '../../../../src/base/l10n';
-import type { ExperienceViewRow } from '../../../../src/metrics/protocol/view-protocol';
+import type { ExperienceViewRow } from '../../../../src/metrics/protocol/experience-rows';
 import { drillHealth } from '../../../../src/metrics/view/drill-health';
 
 let id = 0;

@@ -10,7 +10,7 @@ import { ExperienceIndex } from '../../../../src/metrics/store/experiences';
 import { HealthSeries } from '../../../../src/metrics/view/health-series';
 import { ViewController } from '../../../../src/metrics/view/view-controller';
 import { silentLogger } from '../../../../src/base/log';
-import { UI_STRING_KEYS, UiStrings } from '../../../../src/metrics/protocol/view-protocol';
+import { UI_STRING_KEYS, UiStrings } from '../../../../src/metrics/protocol/ui-strings';
 
 let id = 0;
 function rows(version: number, task: string, rewards: number[], facts: Partial<ExperienceRow>[] = []): ExperienceRow[] {

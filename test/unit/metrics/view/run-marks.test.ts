@@ -2,7 +2,8 @@
 // duplicates, and the layout message carrying the marks to the webview.
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { HostMessage, LayoutMessage, METRICS_PROTOCOL_VERSION, UI_STRING_KEYS, UiStrings } from '../../../../src/metrics/protocol/view-protocol';
+import { UI_STRING_KEYS, UiStrings } from '../../../../src/metrics/protocol/ui-strings';
+import { HostMessage, LayoutMessage, METRICS_PROTOCOL_VERSION } from '../../../../src/metrics/protocol/view-protocol';
 import { silentLogger } from '../../../../src/base/log';
 import { MetricsStore } from '../../../../src/metrics/store/store';
 import { RunMarks, runsForCommit, SERVE_TAG } from '../../../../src/metrics/view/run-marks';

@@ -6,7 +6,8 @@ import { test, type TestContext } from 'node:test';
 import { MetricsStore } from '../../../../src/metrics/store/store';
 import { ChartEngine } from '../../../../src/metrics/view/chart-engine';
 import { UpdateFeed } from '../../../../src/metrics/view/update-feed';
-import { DEFAULT_VIEW_OPTIONS, DRAWN_TIMEOUT_MS, HostMessage, MIN_UPDATE_INTERVAL_MS, UpdateMessage } from '../../../../src/metrics/protocol/view-protocol';
+import { DEFAULT_VIEW_OPTIONS } from '../../../../src/metrics/protocol/view-options';
+import { DRAWN_TIMEOUT_MS, HostMessage, MIN_UPDATE_INTERVAL_MS, UpdateMessage } from '../../../../src/metrics/protocol/view-protocol';
 
 const TAG = 'actor/pg_loss';
 

@@ -10,7 +10,8 @@ import { ViewController } from '../../../../src/metrics/view/view-controller';
 import { decodePointsFrame, encodePointsFrame } from '../../../../src/relay-protocol/points-frame';
 import { silentLogger } from '../../../../src/base/log';
 import { parseJson } from '../../../harness/json';
-import { HostMessage, METRICS_PROTOCOL_VERSION, UI_STRING_KEYS, UiStrings, parseWebviewMessage } from '../../../../src/metrics/protocol/view-protocol';
+import { UI_STRING_KEYS, UiStrings } from '../../../../src/metrics/protocol/ui-strings';
+import { HostMessage, METRICS_PROTOCOL_VERSION, parseWebviewMessage } from '../../../../src/metrics/protocol/view-protocol';
 
 const strings = Object.fromEntries(UI_STRING_KEYS.map((k) => [k, k])) as UiStrings;
 

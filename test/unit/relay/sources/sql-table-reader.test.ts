@@ -8,7 +8,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, test } from 'node:test';
-import { tableTreeProblem, imagePages } from '../../../../src/relay/sources/btree-index';
+import { tableTreeProblem, imagePages } from '../../../../src/sqlite/btree-index';
 import { SqlDatabaseSnapshot, SqlTableSource } from '../../../../src/relay/sources/sql-source';
 import { silentLogger } from '../../../../src/base/log';
 import { rng, tmpDir } from '../helpers';

@@ -1,10 +1,10 @@
 // The advantage read from a TRXP blob's safetensors part, per dtype and with the action mask:
 // the relay reads these as typed arrays (one copy), so each dtype's decoding is pinned here.
 // The layout is Trinity's (Experience.serialize_many); the end-to-end check with Trinity's own writer is
-// test/component/relay/sources/row-changes.test.ts.
+// test/component/sqlite/row-changes.test.ts.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { summarizeExperience } from '../../../../src/relay/sources/trxp';
+import { summarizeExperience } from '../../../../src/relay/formats/trxp';
 
 type Tensor = { dtype: string; data: Buffer };
 

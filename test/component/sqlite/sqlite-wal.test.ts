@@ -6,10 +6,10 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { PagedDatabase } from '../../../../src/relay/sources/sqlite-db';
-import { DbPages } from '../../../../src/relay/sources/sqlite-pages';
-import { until } from '../../../harness/wait';
-import { tmpDir } from '../helpers';
+import { PagedDatabase } from '../../../src/sqlite/sqlite-db';
+import { DbPages } from '../../../src/sqlite/sqlite-pages';
+import { until } from '../../harness/wait';
+import { tmpDir } from '../relay/helpers';
 
 const WRITER = `
 import sqlite3, sys

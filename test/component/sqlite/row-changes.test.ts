@@ -7,13 +7,13 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { RELAY_DEFAULTS, Relay } from '../../../../src/relay/serve/relay';
-import { RelayClient } from '../../../../src/relay-protocol/client';
-import type { Cursor, ExperienceRow } from '../../../../src/relay-protocol/messages';
-import { silentLogger } from '../../../../src/base/log';
-import { until as waitUntil } from '../../../harness/wait';
-import { tmpDir } from '../../../unit/relay/helpers';
-import { TrinitySqlWriter, WrittenRow, noTrinity } from '../trinity-sql-writer';
+import { RELAY_DEFAULTS, Relay } from '../../../src/relay/serve/relay';
+import { RelayClient } from '../../../src/relay-protocol/client';
+import type { Cursor, ExperienceRow } from '../../../src/relay-protocol/messages';
+import { silentLogger } from '../../../src/base/log';
+import { until as waitUntil } from '../../harness/wait';
+import { tmpDir } from '../../unit/relay/helpers';
+import { TrinitySqlWriter, WrittenRow, noTrinity } from '../relay/trinity-sql-writer';
 
 function relayOn(job: string): Relay {
   return new Relay({ ...RELAY_DEFAULTS, root: { mode: 'job', dir: job }, port: 0, token: undefined, allowOrigins: [], log: silentLogger, pollMs: 200 });

@@ -2,11 +2,11 @@
 // detail (trxp.ts): shared references cost each time they are expanded, nesting and object
 // counts are bounded, nothing is ever called, and a seeded fuzz of mutated and random pickles
 // only ever gives a value or a PickleError / RowDecodeError. Real pickles from Python:
-// test/component/relay/sources/trxp.test.ts.
+// test/component/relay/formats/trxp.test.ts.
 import * as assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { PickleError, PyDict, PyGlobal, PyObject, PyOpaque, Unpickler, unpickle } from '../../../../src/relay/sources/pickle';
-import { RowDecodeError, decodeExperienceBytes, summarizeExperience } from '../../../../src/relay/sources/trxp';
+import { PickleError, PyDict, PyGlobal, PyObject, PyOpaque, Unpickler, unpickle } from '../../../../src/relay/formats/pickle';
+import { RowDecodeError, decodeExperienceBytes, summarizeExperience } from '../../../../src/relay/formats/trxp';
 import { rng } from '../helpers';
 
 /** Opcode bytes of protocol 4, as Python's pickle writes them. */

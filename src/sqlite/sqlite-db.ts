@@ -7,7 +7,7 @@
 // read is still what the files hold; if a writer moved them meanwhile it throws TornRead.
 import * as path from 'node:path';
 import type { SqlExec } from './row-changes';
-import { valueText } from '../../base/value-text';
+import { valueText } from '../base/value-text';
 import { DbPages } from './sqlite-pages';
 import { sqliteWasm } from './sqlite-wasm';
 

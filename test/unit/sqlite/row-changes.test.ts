@@ -4,9 +4,9 @@
 // else by comparing a trailing window of rows.
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { IndexDiff, RowChangeTracker, WINDOW_ROWS, WindowDiff } from '../../../../src/relay/sources/row-changes';
-import { imagePages, indexEntries, indexTreePages } from '../../../../src/relay/sources/btree-index';
-import { ROW_SCALE, resumePoint } from '../../../../src/relay/sources/sql-table-reader';
+import { IndexDiff, RowChangeTracker, WINDOW_ROWS, WindowDiff } from '../../../src/sqlite/row-changes';
+import { imagePages, indexEntries, indexTreePages } from '../../../src/sqlite/btree-index';
+import { ROW_SCALE, resumePoint } from '../../../src/relay/sources/sql-table-reader';
 
 interface Db {
   exec(sql: string, params?: unknown[]): { columns: string[]; values: unknown[][] }[];

@@ -6,7 +6,6 @@
 // after each read (sqlite-db.ts): a hot rollback journal, or a main file / WAL header that
 // changed under the read, means a writer was busy and the read is retried later.
 import * as fs from 'node:fs';
-import type { JobRoot } from './job-root';
 import { WalIndex } from './sqlite-wal';
 
 /** Pages of a database by number (what btree-index.ts reads). */
@@ -54,6 +53,12 @@ function headHex(fd: number, at: number, n: number): string {
 
 export type RefreshResult = 'same' | 'changed' | 'busy';
 
+/** Opens a file read-only, returning its descriptor (or throws): how the reader reaches the
+ *  database's files, so that a caller can confine it to a folder. */
+export interface FileOpener {
+  open(path: string): number;
+}
+
 /** One database file's pages, with the committed WAL frames laid over them. */
 export class DbPages implements PageSource {
   readonly wal: WalIndex;
@@ -75,12 +80,12 @@ export class DbPages implements PageSource {
   /** Main file and WAL as a whole (an append to the WAL is new content, not a torn view). */
   private content = '';
 
-  /** Opens a file of the database read-only (inside the relay's root, job-root.ts). */
+  /** Opens a file of the database read-only (the relay passes its JobRoot: only inside its root). */
   private readonly open: (p: string) => number;
 
   constructor(
     readonly file: string,
-    root?: JobRoot,
+    root?: FileOpener,
   ) {
     this.open = root ? (p) => root.open(p) : (p) => fs.openSync(p, 'r');
     this.wal = new WalIndex(`${file}-wal`, this.open);

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, test } from 'node:test';
-import { decodeExperienceBytes } from '../../../../src/relay/sources/trxp';
+import { decodeExperienceBytes } from '../../../../src/relay/formats/trxp';
 import { RelayClient } from '../../../../src/relay-protocol/client';
 import type { ExperiencesMessage } from '../../../../src/relay-protocol/messages';
 import { repoRoot } from '../../../harness/paths';

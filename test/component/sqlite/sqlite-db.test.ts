@@ -6,12 +6,12 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { SqlDatabaseSnapshot } from '../../../../src/relay/sources/sql-source';
-import { TornRead } from '../../../../src/relay/sources/sqlite-db';
-import { silentLogger } from '../../../../src/base/log';
-import { venvPython } from '../../../harness/paths';
-import { pythonAsync, tmpDir } from '../helpers';
-import { until } from '../../../harness/wait';
+import { SqlDatabaseSnapshot } from '../../../src/relay/sources/sql-source';
+import { TornRead } from '../../../src/sqlite/sqlite-db';
+import { silentLogger } from '../../../src/base/log';
+import { venvPython } from '../../harness/paths';
+import { pythonAsync, tmpDir } from '../relay/helpers';
+import { until } from '../../harness/wait';
 
 // Big transactions that rewrite many pages (inserts with blobs, updates across the table,
 // deletes that free pages), committed back to back for `seconds`.

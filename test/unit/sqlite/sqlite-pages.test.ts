@@ -7,12 +7,12 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { SqlDatabaseSnapshot, SqlTableSource } from '../../../../src/relay/sources/sql-source';
-import { CACHE_KB, TornRead } from '../../../../src/relay/sources/sqlite-db';
-import type { SourceReader } from '../../../../src/relay/sources/source';
-import type { ExperienceRow } from '../../../../src/relay-protocol/messages';
-import { silentLogger } from '../../../../src/base/log';
-import { tmpDir } from '../helpers';
+import { SqlDatabaseSnapshot, SqlTableSource } from '../../../src/relay/sources/sql-source';
+import { CACHE_KB, TornRead } from '../../../src/sqlite/sqlite-db';
+import type { SourceReader } from '../../../src/relay/sources/source';
+import type { ExperienceRow } from '../../../src/relay-protocol/messages';
+import { silentLogger } from '../../../src/base/log';
+import { tmpDir } from '../relay/helpers';
 
 interface Db {
   run(sql: string, params?: unknown[]): void;
