@@ -82,3 +82,17 @@ test("the config step's exercise on the sandbox's toolcall.yaml ends clean after
   for (const e of [...fix.edits].sort((a, b) => b.span.start - a.span.start)) fixed = fixed.slice(0, e.span.start) + e.newText + fixed.slice(e.span.end);
   assert.deepEqual(check(fixed).map((f) => `${f.code}: ${render(f.message)}`), []);
 });
+
+test('the Agent RL activity bar container opens Training Metrics, Rollouts and Model Comparisons (it once held only the Ray view)', () => {
+  const c = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as {
+    contributes: { views: Record<string, { id: string }[]>; viewsWelcome: { view: string; contents: string }[]; commands: { command: string }[] };
+  };
+  const ours = c.contributes.views.agentrl.map((v) => v.id);
+  const allViews = new Set(Object.values(c.contributes.views).flatMap((vs) => vs.map((v) => v.id)));
+  const commands = new Set(c.contributes.commands.map((x) => x.command));
+  for (const lang of ['', 'zh-cn']) {
+    const links = c.contributes.viewsWelcome.filter((w) => ours.includes(w.view)).flatMap((w) => [...(nls(lang)[key(w.contents)] ?? '').matchAll(/\]\(command:([\w.]+)\)/g)].map((m) => m[1]));
+    for (const want of ['agentrl.metrics.show', 'agentrl.rollouts.focus', 'agentrl.comparisons.focus']) assert.ok(links.includes(want), `${lang || 'en'}: ${want} in ${links.join(', ')}`);
+    for (const l of links) assert.ok(commands.has(l) || (l.endsWith('.focus') && allViews.has(l.slice(0, -'.focus'.length))), `${l} exists`);
+  }
+});
