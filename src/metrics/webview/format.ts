@@ -43,3 +43,11 @@ export function fmtBucket(mode: XAxisMode, x: number, dx: number, stepWord: stri
   if (mode === 'wall') return fmtWall(x);
   return fmtDuration(x);
 }
+
+/** A CSS width that holds `text` in the input's font: wide (CJK) characters count twice, plus
+ *  the padding and the search field's clear button. */
+export function textWidth(text: string): string {
+  let ch = 0;
+  for (const c of text) ch += /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/.test(c) ? 2 : 1;
+  return `calc(${ch}ch + 3em)`;
+}

@@ -1,6 +1,7 @@
 // The controls above the charts: tag filter (regex), smoothing slider, x axis, log scale,
 // min/max band.
 import { SMOOTHING_RANGE, UiStrings, VIEW_OPTIONS, ViewOptions, X_AXES, X_AXIS_MODES, XAxisMode } from '../protocol/view-protocol';
+import { textWidth } from './format';
 
 export class Toolbar {
   readonly el: HTMLElement;
@@ -24,6 +25,8 @@ export class Toolbar {
     this.filter.type = 'search';
     this.filter.className = 'filter';
     this.filter.placeholder = s[VIEW_OPTIONS.filter.label];
+    // wide enough for its placeholder in any language ("Filter tags (regular expression" was cut)
+    this.filter.style.minWidth = textWidth(s[VIEW_OPTIONS.filter.label]);
     this.filter.setAttribute('aria-label', s[VIEW_OPTIONS.filter.label]);
     this.filter.addEventListener('input', () => {
       window.clearTimeout(this.filterTimer);
