@@ -150,7 +150,7 @@ async function askModels(): Promise<string[] | undefined> {
       prompt: known.length
         ? vscode.l10n.t('Endpoints named in launch.json: {0}', known.map((k) => `${k.url} (${k.from})`).join(' · '))
         : vscode.l10n.t('No launch entry names a model endpoint yet: type NAME=URL pairs of OpenAI-compatible endpoints that are running.'),
-      placeHolder: 'base=http://127.0.0.1:8000/v1 new=http://127.0.0.1:8001/v1',
+      placeHolder: vscode.l10n.t('for example {0}', 'base=http://127.0.0.1:8000/v1 new=http://127.0.0.1:8001/v1'),
       value,
       ignoreFocusOut: true,
       validateInput: (v) => {
