@@ -251,7 +251,7 @@ export async function newWorkflow(host: WizardHost, arg?: unknown): Promise<NewW
     const open = vscode.l10n.t('Open README');
     void vscode.window.showInformationMessage(message, ...(entry ? [select] : []), open).then((choice) => {
       // VS Code has no API to select a launch entry: its "debug " quick access selects the one picked (F5 runs it from then on) and starts it
-      if (choice === select) void launchEntryKnown(entry!, path.join(target, name)).then(() => vscode.commands.executeCommand('workbench.action.quickOpen', `debug ${entry}`));
+      if (choice === select) void launchEntryKnown(entry, path.join(target, name)).then(() => vscode.commands.executeCommand('workbench.action.quickOpen', `debug ${entry}`));
       else if (choice === open) void vscode.commands.executeCommand('markdown.showPreview', vscode.Uri.file(readme));
     });
     return { ok: true, projectDir: result.projectDir, files: result.written, opened: plan.open, launch: result.launchNames };

@@ -6,7 +6,7 @@ import { ageRefreshDelay, runRow } from '../../../../src/debug/results/run-label
 import type { RunInfo } from '../../../../src/debug/results/run-store';
 
 const run = (startedAt: string): RunInfo =>
-  ({ id: 'r', dir: '/ws/.agentrl/runs/r', summary: { id: 'r', status: 'completed', backbone: 'native', startedAt, finishedAt: startedAt, wallMs: 1, episodes: 1, errors: 0, rewardMean: 0, rewardByTask: {}, tokens: { prompt: 0, completion: 0, total: 0 }, llmCalls: 1 } }) as RunInfo;
+  ({ id: 'r', dir: '/ws/.agentrl/runs/r', summary: { id: 'r', status: 'completed', backbone: 'native', startedAt, finishedAt: startedAt, wallMs: 1, episodes: 1, errors: 0, rewardMean: 0, rewardByTask: {}, tokens: { prompt: 0, completion: 0, total: 0 }, llmCalls: 1 } });
 
 test('the view is redrawn exactly when an age would read differently, and then it does', () => {
   const r = run('2026-12-07T01:00:00.000Z');
@@ -20,5 +20,5 @@ test('the view is redrawn exactly when an age would read differently, and then i
   assert.equal(ageRefreshDelay([r], new Date('2026-12-07T01:00:20.000Z')), 40_000);
   assert.equal(ageRefreshDelay([r], new Date('2026-12-07T03:30:00.000Z')), 30 * 60_000);
   assert.equal(ageRefreshDelay([r, run('2026-12-07T01:02:55.000Z')], now), 45_000);
-  assert.equal(ageRefreshDelay([{ id: 'x', dir: '/x' } as RunInfo], now), undefined);
+  assert.equal(ageRefreshDelay([{ id: 'x', dir: '/x' }], now), undefined);
 });
