@@ -8,6 +8,8 @@ import * as vscode from 'vscode';
 import type { RolloutService } from '../feature-api/rollouts';
 import { loadEval, listSaved } from './run/eval-record';
 import { DEFAULT_REPEAT, DEFAULT_TASKS } from './run/launch-spec';
+import { checkModelsInput, knownEndpoints, prefillModels } from './run/known-endpoints';
+import { probeEndpoint } from './run/run-eval';
 import { ComparePanel } from './panel';
 import { runComparison } from './run-comparison';
 import type { ViewState } from './protocol/messages';
@@ -118,11 +120,7 @@ async function newComparison(): Promise<string | undefined> {
   const configs = await vscode.workspace.findFiles(new vscode.RelativePattern(folder, '**/*.{yaml,yml}'), '**/{node_modules,.agentrl}/**', 200);
   const config = await vscode.window.showQuickPick(configs.map((u) => ({ label: vscode.workspace.asRelativePath(u, false), uri: u })), { title: vscode.l10n.t('Workflow config') });
   if (!config) return undefined;
-  const models = await vscode.window.showInputBox({
-    title: vscode.l10n.t('Models to compare (the baseline first)'),
-    value: 'base=http://127.0.0.1:8000/v1 new=http://127.0.0.1:8001/v1',
-    validateInput: (v) => (v.trim().split(/\s+/).filter((s) => /^[A-Za-z0-9][\w.-]*=https?:\/\/\S+$/.test(s)).length >= 2 ? undefined : vscode.l10n.t('Two or more NAME=URL pairs, separated by spaces')),
-  });
+  const models = await askModels();
   if (!models) return undefined;
   const shape = await vscode.window.showInputBox({ title: vscode.l10n.t('Tasks × repeats'), value: `${DEFAULT_TASKS} ${DEFAULT_REPEAT}`, validateInput: (v) => (/^\s*[1-9]\d*\s+[1-9]\d*\s*$/.test(v) ? undefined : vscode.l10n.t('Two numbers: tasks and repeats')) });
   if (!shape) return undefined;
@@ -136,6 +134,42 @@ async function newComparison(): Promise<string | undefined> {
     cwd: path.dirname(config.uri.fsPath),
     tasks,
     repeat,
-    compareModels: models.trim().split(/\s+/),
+    compareModels: models,
   });
+}
+
+/** The models, prefilled with the endpoints the workspace's launch entries name; each endpoint
+ *  is asked before the tasks are (one that does not answer brings the question back). */
+async function askModels(): Promise<string[] | undefined> {
+  const entries = (vscode.workspace.workspaceFolders ?? []).flatMap((f) => vscode.workspace.getConfiguration('launch', f).get<unknown[]>('configurations') ?? []);
+  const known = knownEndpoints(entries);
+  let value = prefillModels(known);
+  for (;;) {
+    const typed = await vscode.window.showInputBox({
+      title: vscode.l10n.t('Models to compare (the baseline first)'),
+      prompt: known.length
+        ? vscode.l10n.t('Endpoints named in launch.json: {0}', known.map((k) => `${k.url} (${k.from})`).join(' · '))
+        : vscode.l10n.t('No launch entry names a model endpoint yet: type NAME=URL pairs of OpenAI-compatible endpoints that are running.'),
+      placeHolder: vscode.l10n.t('for example {0}', 'base=http://127.0.0.1:8000/v1 new=http://127.0.0.1:8001/v1'),
+      value,
+      ignoreFocusOut: true,
+      validateInput: (v) => {
+        const c = checkModelsInput(v, vscode.l10n);
+        return c.error ?? (c.warning ? { message: c.warning, severity: vscode.InputBoxValidationSeverity.Warning } : undefined);
+      },
+    });
+    if (!typed) return undefined;
+    value = typed;
+    const models = checkModelsInput(typed, vscode.l10n).models ?? [];
+    const urls = [...new Set(models.map((m) => m.url))];
+    const dead = (
+      await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Checking the model endpoints…') }, () =>
+        Promise.all(urls.map((url) => probeEndpoint({ name: models.find((m) => m.url === url)!.name, baseUrl: url }, 5).then(() => undefined, () => url))),
+      )
+    ).filter((u): u is string => !!u);
+    if (!dead.length) return models.map((m) => `${m.name}=${m.url}`);
+    const again = vscode.l10n.t('Change the Models');
+    const choice = await vscode.window.showErrorMessage(vscode.l10n.t('Nothing answers at {0}: start the model server or change the URL. No task was run.', dead.join(', ')), again);
+    if (choice !== again) return undefined;
+  }
 }

@@ -18,5 +18,7 @@ export function evalStrings(): EvalStrings {
     baseline: vscode.l10n.t('Baseline'),
     compared: vscode.l10n.t('Compared'),
     eachAgainst: vscode.l10n.t('Each model against {0}'),
+    axis: vscode.l10n.t('{0}% interval of the mean reward difference, {1} − {2}'),
+    better: vscode.l10n.t('{0} better'),
   };
 }

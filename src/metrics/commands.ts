@@ -54,7 +54,7 @@ export async function connect(host: MetricsHost, args?: MetricsConnectArgs): Pro
 async function ask(extensionPath: string): Promise<MetricsConnectArgs | undefined> {
   type Item = vscode.QuickPickItem & { kind2: 'url' | 'remote' | 'job' | 'logdir' };
   const items: Item[] = [
-    { kind2: 'url', label: '$(plug) ' + vscode.l10n.t('Relay URL…'), detail: vscode.l10n.t('A running `agentrl relay` (ws://host:port/), e.g. through an SSH tunnel') },
+    { kind2: 'url', label: '$(plug) ' + vscode.l10n.t('Relay URL…'), detail: vscode.l10n.t('A running agentrl relay (ws://host:port/), e.g. through an SSH tunnel') },
     { kind2: 'remote', label: '$(remote) ' + vscode.l10n.t('Start a relay on a remote node…'), detail: vscode.l10n.t('The commands for a GPU node (Python only, or Node), then its URL') },
     { kind2: 'job', label: '$(folder) ' + vscode.l10n.t('Local job directory…'), detail: vscode.l10n.t('A Trinity-RFT job dir on this machine; the extension starts a relay for it') },
     { kind2: 'logdir', label: '$(folder-library) ' + vscode.l10n.t('TensorBoard log directory…'), detail: vscode.l10n.t('Any TensorBoard logdir on this machine') },

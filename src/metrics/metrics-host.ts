@@ -14,7 +14,7 @@ import { relayLauncher } from './connect/local-relay';
 import { toExperienceViewDetail } from './view/experience-detail';
 import { attachPanel, createPanel } from './panel';
 import { MetricsStatusBar } from './status-bar';
-import { summarize } from './view/status-model';
+import { summarize, type StatusSummary } from './view/status-model';
 import { MetricsStore } from './store/store';
 import { uiStrings } from './strings';
 import { ViewController } from './view/view-controller';
@@ -41,6 +41,7 @@ export class MetricsHost implements vscode.Disposable {
   private readonly subs: vscode.Disposable[] = [];
   private readonly flushTimer: NodeJS.Timeout;
   private statusTimer: NodeJS.Timeout | undefined;
+  private lastStatus: StatusSummary | undefined;
   private disposed = false;
 
   constructor(
@@ -142,14 +143,20 @@ export class MetricsHost implements vscode.Disposable {
     if (this.statusTimer || this.disposed) return;
     this.statusTimer = setTimeout(() => {
       this.statusTimer = undefined;
-      this.statusBar.update(summarize(this.store, this.statuses()));
+      this.updateStatusBar();
     }, 250);
   }
 
   /** Status bar now (tests). */
   refreshStatusBar(): string {
-    this.statusBar.update(summarize(this.store, this.statuses()));
+    this.updateStatusBar();
     return this.statusBar.text;
+  }
+
+  /** The status bar from the store; the last summary's trend holds until the data turns. */
+  private updateStatusBar(): void {
+    this.lastStatus = summarize(this.store, this.statuses(), this.lastStatus);
+    this.statusBar.update(this.lastStatus);
   }
 
   /** Opens (or reveals) the view. */

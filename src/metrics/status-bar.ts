@@ -1,4 +1,4 @@
-// The status bar item: "$(pulse) reward 0.734 $(arrow-up)" — the active run's reward mean,
+// The status bar item: "$(pulse) rollout/accuracy/mean 0.734 $(arrow-up)" — the active run's reward tag,
 // smoothed, and its trend; a warning icon when an endpoint is stale or failing; click opens the view.
 import * as vscode from 'vscode';
 import type { EndpointState } from './protocol/view-protocol';
@@ -29,7 +29,7 @@ export class MetricsStatusBar implements vscode.Disposable {
     const icon = s.state === 'error' || s.state === 'stale' ? '$(warning)' : s.state === 'live' ? '$(pulse)' : '$(sync~spin)';
     const text =
       s.value !== undefined
-        ? `${icon} ${vscode.l10n.t('reward {0}', formatValue(s.smoothed ?? s.value))} ${ARROW[s.trend ?? 'flat']}`
+        ? `${icon} ${s.tag ?? vscode.l10n.t('reward')} ${formatValue(s.smoothed ?? s.value)} ${ARROW[s.trend ?? 'flat']}` // the tag shown, not "reward" for whatever it is
         : `${icon} ${stateText(s.state ?? 'connecting')}`;
     const tip = new vscode.MarkdownString(undefined, true);
     tip.isTrusted = false;

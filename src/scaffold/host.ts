@@ -251,7 +251,7 @@ export async function newWorkflow(host: WizardHost, arg?: unknown): Promise<NewW
     const open = vscode.l10n.t('Open README');
     void vscode.window.showInformationMessage(message, ...(entry ? [select] : []), open).then((choice) => {
       // VS Code has no API to select a launch entry: its "debug " quick access selects the one picked (F5 runs it from then on) and starts it
-      if (choice === select) void vscode.commands.executeCommand('workbench.action.quickOpen', `debug ${entry}`);
+      if (choice === select) void launchEntryKnown(entry, path.join(target, name)).then(() => vscode.commands.executeCommand('workbench.action.quickOpen', `debug ${entry}`));
       else if (choice === open) void vscode.commands.executeCommand('markdown.showPreview', vscode.Uri.file(readme));
     });
     return { ok: true, projectDir: result.projectDir, files: result.written, opened: plan.open, launch: result.launchNames };
@@ -278,4 +278,21 @@ async function chooseEndpoint(root: string, preset: boolean): Promise<string | u
     ignoreFocusOut: true,
     validateInput: (v) => (/^https?:\/\/\S+$/.test(v.trim()) ? undefined : vscode.l10n.t('An http(s) URL, e.g. {0}', DEFAULT_BASE_URL)),
   }).then((v) => v?.trim());
+}
+
+/** Resolves once VS Code's settings list the launch entry `name` (launch.json was just written and
+ *  is read back asynchronously; a picker opened before would lack the entry), or after 5 s. */
+function launchEntryKnown(name: string, projectDir: string): Promise<void> {
+  const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(projectDir));
+  const has = () => (vscode.workspace.getConfiguration('launch', folder).get<{ name?: unknown }[]>('configurations') ?? []).some((c) => c?.name === name);
+  if (has()) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      sub.dispose();
+      clearTimeout(timer);
+      resolve();
+    };
+    const sub = vscode.workspace.onDidChangeConfiguration(() => has() && done());
+    const timer = setTimeout(done, 5000);
+  });
 }

@@ -73,9 +73,21 @@ test('New Workflow: QuickPick steps with Back and validation create the project 
   assert.match(fs.readFileSync(path.join(wb.workspace, '.vscode', 'launch.json'), 'utf8'), /"type": "agentrl"/);
   await wb.waitForNotification('Created e2e_agent');
   await wb.screenshot('scaffold-created');
+  // F5 must run the new entry, not the one selected before: the toast offers to select it (VS
+  // Code's debug picker on that entry; picking it selects it for F5 and starts it)
+  const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'Created e2e_agent' }).first();
+  await toast.getByRole('button', { name: 'Select and Debug "Debug e2e_agent rollout"' }).click();
+  const entry = widget.locator('.quick-input-list .monaco-list-row', { hasText: 'Debug e2e_agent rollout' }).first();
+  await entry.waitFor({ timeout: 30000 });
+  // the new entry comes first, highlighted: Enter selects it for F5 and starts it
+  assert.match((await widget.locator('.quick-input-list .monaco-list-row').first().textContent()) ?? '', /Debug e2e_agent rollout/);
+  await wb.screenshot('scaffold-select-entry');
+  await page.keyboard.press('Escape');
+  const launch = fs.readFileSync(path.join(wb.workspace, '.vscode', 'launch.json'), 'utf8');
+  assert.match(launch.slice(launch.indexOf('Debug e2e_agent rollout')), /"breakOn": \[\s*"llm"\s*\]/, 'the new entry stops on the first LLM call');
 });
 
-test('the "Get started with Agent RL" walkthrough: four steps; its button runs New Workflow and completes the step', async () => {
+test('the "Get started with Agent RL" walkthrough: five steps; its button runs New Workflow and completes the step', async () => {
   const { page } = wb;
   await wb.runCommand('Welcome: Open Walkthrough...');
   const pick = page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: 'Get started with Agent RL' }).first();
@@ -83,7 +95,7 @@ test('the "Get started with Agent RL" walkthrough: four steps; its button runs N
   await pick.click();
   const gettingStarted = page.locator('.gettingStartedContainer');
   const step = (title: string) => gettingStarted.locator('.getting-started-step', { hasText: title }).first();
-  for (const title of ['Scaffold a workflow', 'Fix a config error', 'Debug a rollout', 'Watch training metrics']) await step(title).waitFor({ timeout: 30000 });
+  for (const title of ['Scaffold a workflow', 'Fix a config error', 'Debug a rollout', 'Watch training metrics', 'Compare two models']) await step(title).waitFor({ timeout: 30000 });
 
   await step('Scaffold a workflow').click();
   await step('Scaffold a workflow').getByRole('button', { name: 'New Workflow…' }).click();
@@ -96,4 +108,7 @@ test('the "Get started with Agent RL" walkthrough: four steps; its button runs N
   await gettingStarted.getByText('Try setting mode: Explore', { exact: false }).first().waitFor({ timeout: 30000 });
   assert.equal(await gettingStarted.getByText('Not in this build yet', { exact: false }).count(), 0);
   await wb.screenshot('scaffold-walkthrough');
+  await step('Watch training metrics').click();
+  await step('Watch training metrics').getByRole('button', { name: 'Show Training Metrics' }).waitFor({ timeout: 10000 });
+  await wb.screenshot('scaffold-walkthrough-metrics');
 });

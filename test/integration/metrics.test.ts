@@ -137,12 +137,12 @@ suite('metrics view (real relay, real event files)', function () {
     assert.strictEqual(opened.detail.fields.reward, String(first.reward));
   });
 
-  test('the status bar shows the smoothed reward mean, labelled, with a trend arrow', () => {
+  test('the status bar shows the smoothed reward mean, labelled with its tag, with a trend arrow', () => {
     const values = expected.filter((e) => e.tag === 'rollout/accuracy/mean').sort((a, b) => a.step - b.step).map((e) => e.value);
     const sm = emaSmooth(values.slice(-200), STATUS_SMOOTHING);
     const want = String(Number(sm[sm.length - 1].toPrecision(4)));
     const text = host.refreshStatusBar();
-    assert.ok(text.includes(`reward ${want}`), `status bar "${text}" lacks "reward ${want}"`);
+    assert.ok(text.includes(`rollout/accuracy/mean ${want}`), `status bar "${text}" lacks "rollout/accuracy/mean ${want}"`);
     assert.match(text, /\$\(arrow-(up|down|right)\)/);
   });
 

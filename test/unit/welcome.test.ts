@@ -20,10 +20,10 @@ const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf
 const nls = (lang: string) => JSON.parse(fs.readFileSync(path.join(repoRoot, lang ? `package.nls.${lang}.json` : 'package.nls.json'), 'utf8')) as Record<string, string>;
 const key = (v: string) => v.replace(/^%|%$/g, '');
 
-test('scaffold -> fix a config error -> debug a rollout -> watch metrics, each with a completion event', () => {
+test('scaffold -> fix a config error -> debug a rollout -> watch metrics -> compare models, each with a completion event', () => {
   const [w] = pkg.contributes.walkthroughs;
   assert.equal(nls('')[key(w.title)], 'Get started with Agent RL');
-  assert.deepEqual(w.steps.map((s) => s.id), ['scaffold', 'checkConfig', 'debugRollout', 'watchMetrics']);
+  assert.deepEqual(w.steps.map((s) => s.id), ['scaffold', 'checkConfig', 'debugRollout', 'watchMetrics', 'compareModels']);
   for (const s of w.steps) {
     assert.ok(s.completionEvents.length > 0, s.id);
     for (const e of s.completionEvents) assert.match(e, /^(onCommand|onContext|onView|onLink|onSettingChanged|onStepSelected|onExtensionInstalled):/, `${s.id}: ${e}`);
@@ -40,6 +40,9 @@ test('scaffold -> fix a config error -> debug a rollout -> watch metrics, each w
   // The metrics step can be completed with nothing but the demo run.
   assert.ok(w.steps[3].completionEvents.includes('onCommand:agentrl.metrics.startDemo'));
   assert.ok(w.steps[0].completionEvents.includes('onCommand:agentrl.newWorkflow'));
+  // The metrics step opens the charts (the sandbox's demo already streams), and comparing has its step.
+  assert.match(nls('')[key(w.steps[3].description)], /\[Show Training Metrics\]\(command:agentrl\.metrics\.show\)/);
+  assert.deepEqual(w.steps[4].completionEvents, ['onCommand:agentrl.eval.compare']);
 });
 
 test('every command link in a step description names a command that exists (ours are contributed)', () => {
@@ -49,7 +52,7 @@ test('every command link in a step description names a command that exists (ours
       const text = nls(lang)[key(s.description)];
       assert.ok(text, `${lang || 'en'}: ${s.description}`);
       const links = [...text.matchAll(/\]\(command:([\w.]+)\)/g)].map((m) => m[1]);
-      assert.ok(links.length >= 1 && links.length <= 2, `${s.id} has one or two buttons`);
+      assert.ok(links.length >= 1 && links.length <= 3, `${s.id} has one to three buttons`);
       for (const c of links) assert.ok(ours.has(c) || c.startsWith('workbench.'), `${s.id}: ${c}`);
       const completedBy = s.completionEvents.map((e) => e.replace(/^onCommand:/, ''));
       // Its first button completes it (the config step completes on the fix itself).
@@ -78,4 +81,18 @@ test("the config step's exercise on the sandbox's toolcall.yaml ends clean after
   let fixed = typo;
   for (const e of [...fix.edits].sort((a, b) => b.span.start - a.span.start)) fixed = fixed.slice(0, e.span.start) + e.newText + fixed.slice(e.span.end);
   assert.deepEqual(check(fixed).map((f) => `${f.code}: ${render(f.message)}`), []);
+});
+
+test('the Agent RL activity bar container opens Training Metrics, Rollouts and Model Comparisons (it once held only the Ray view)', () => {
+  const c = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as {
+    contributes: { views: Record<string, { id: string }[]>; viewsWelcome: { view: string; contents: string }[]; commands: { command: string }[] };
+  };
+  const ours = c.contributes.views.agentrl.map((v) => v.id);
+  const allViews = new Set(Object.values(c.contributes.views).flatMap((vs) => vs.map((v) => v.id)));
+  const commands = new Set(c.contributes.commands.map((x) => x.command));
+  for (const lang of ['', 'zh-cn']) {
+    const links = c.contributes.viewsWelcome.filter((w) => ours.includes(w.view)).flatMap((w) => [...(nls(lang)[key(w.contents)] ?? '').matchAll(/\]\(command:([\w.]+)\)/g)].map((m) => m[1]));
+    for (const want of ['agentrl.metrics.show', 'agentrl.rollouts.focus', 'agentrl.comparisons.focus']) assert.ok(links.includes(want), `${lang || 'en'}: ${want} in ${links.join(', ')}`);
+    for (const l of links) assert.ok(commands.has(l) || (l.endsWith('.focus') && allViews.has(l.slice(0, -'.focus'.length))), `${l} exists`);
+  }
 });

@@ -31,6 +31,23 @@ function age(from: Date, now: Date): string {
   return `${Math.floor(h / 24)} d ago`;
 }
 
+/** Milliseconds until the age of any of `runs` reads differently ("3 min ago" → "4 min ago"),
+ *  so the view is redrawn then and not left frozen; undefined when no run shows an age. */
+export function ageRefreshDelay(runs: readonly RunInfo[], now = new Date()): number | undefined {
+  let next: number | undefined;
+  for (const r of runs) {
+    const start = runStart(r);
+    if (!start) continue;
+    const s = Math.max(0, (now.getTime() - start.getTime()) / 1000);
+    // the unit the age is shown in: seconds below 1 min, minutes below 1 h, hours below 48 h, else days
+    const unit = s < 3600 ? 60 : s < 48 * 3600 ? 3600 : 86400;
+    // age() rounds to whole seconds; the next change is at the next multiple of the unit
+    const wait = (Math.floor(Math.round(s) / unit) + 1) * unit - s;
+    next = Math.min(next ?? Infinity, Math.max(1, wait) * 1000);
+  }
+  return next;
+}
+
 /** Label and description of a run row: reward first, so a narrow view still shows it. */
 export function runRow(r: RunInfo, now = new Date()): { label: string; description: string } {
   const s = r.summary;

@@ -229,7 +229,7 @@ export function formatSummary(s: RolloutSummary, dir: string | undefined, l10n: 
 
 /** A model too small to be expected to solve an agent task: "tiny" in its name (the sandbox's
  *  fixtures) or 3B parameters or fewer by its name ("Qwen2.5-0.5B-Instruct", "llama-3.2-1b"). */
-export function isSmallModel(name: string): boolean {
+function isSmallModel(name: string): boolean {
   if (/(^|[/_.-])tiny([/_.-]|$)/i.test(name)) return true;
   const size = /(?:^|[^\d.])(\d+(?:\.\d+)?)[bB](?![a-zA-Z])/.exec(name);
   return !!size && Number(size[1]) <= 3;

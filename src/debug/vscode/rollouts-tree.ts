@@ -7,7 +7,7 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import type { EpisodeTrajectory, ForkInfo, TrajectoryTurn } from '../trajectory/trajectory';
 import { listForks, listRuns, readEpisodes, type RunInfo } from '../results/run-store';
-import { runRow } from '../results/run-label';
+import { ageRefreshDelay, runRow } from '../results/run-label';
 import { episodeMarkdown, mdText, runMarkdown } from '../results/transcript';
 
 /** The episode's transcript file (written on demand; the run folder is git-ignored .agentrl/). */
@@ -51,13 +51,23 @@ export class RolloutsTree implements vscode.TreeDataProvider<RolloutNode> {
   private readonly changed = new vscode.EventEmitter<RolloutNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
 
+  /** Redraws the runs when one's age would read differently ("3 min ago" once stayed for hours). */
+  private ageTimer: NodeJS.Timeout | undefined;
+
   refresh(): void {
     this.changed.fire(undefined);
   }
 
   getChildren(node?: RolloutNode): RolloutNode[] {
     if (!node) {
-      return (vscode.workspace.workspaceFolders ?? []).flatMap((folder) => listRuns(folder.uri.fsPath).map((run) => ({ kind: 'run' as const, run, folder })));
+      const runs = (vscode.workspace.workspaceFolders ?? []).flatMap((folder) => listRuns(folder.uri.fsPath).map((run) => ({ kind: 'run' as const, run, folder })));
+      clearTimeout(this.ageTimer);
+      const delay = ageRefreshDelay(runs.map((r) => r.run));
+      if (delay !== undefined) {
+        this.ageTimer = setTimeout(() => this.refresh(), delay);
+        this.ageTimer.unref?.();
+      }
+      return runs;
     }
     if (node.kind === 'run') {
       const episodes: RolloutNode[] = readEpisodes(node.run.dir).map((episode) => ({ kind: 'episode' as const, run: node.run, episode }));

@@ -70,6 +70,9 @@ export interface EvalStrings {
   baseline: string;
   compared: string;
   eachAgainst: string;
+  /** The interval bar's axis: "{0}% interval of the reward difference, {1} − {2}" and "{0} better". */
+  axis: string;
+  better: string;
 }
 
 export type ToView =

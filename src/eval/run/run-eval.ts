@@ -57,7 +57,7 @@ export function parseModels(specs: readonly string[]): NamedModel[] {
 }
 
 /** Asks `<baseUrl>/models`; any HTTP answer means a server is there. Rejects with why not. */
-async function probeEndpoint(m: NamedModel, timeoutSec: number): Promise<void> {
+export async function probeEndpoint(m: NamedModel, timeoutSec: number): Promise<void> {
   const key = m.apiKeyEnv ? process.env[m.apiKeyEnv] : undefined;
   try {
     await fetch(`${m.baseUrl}/models`, { signal: AbortSignal.timeout(timeoutSec * 1000), headers: key ? { authorization: `Bearer ${key}` } : {} }).then((r) => r.body?.cancel());

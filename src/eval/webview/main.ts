@@ -32,7 +32,7 @@ function header(d: ComparisonData, s: EvalStrings): HTMLElement {
   v.id = 'verdict';
   h.append(v);
   h.append(el('p', 'rests', s.restsOn.replace('{0}', String(d.paired)).replace('{1}', String(d.tasks)).replace('{2}', d.a).replace('{3}', String(d.failures.a)).replace('{4}', d.b).replace('{5}', String(d.failures.b))));
-  if (d.interval) h.append(intervalBar(d));
+  if (d.interval) h.append(intervalBar(d), intervalAxis(d, s));
   if (d.models.length > 2) h.append(pickers(d, s), overview(d, s));
   const label = el('label', 'filter');
   const box = el('input');
@@ -108,6 +108,22 @@ function intervalBar(d: ComparisonData): HTMLElement {
   bar.append(span, zero, mean);
   bar.title = `${d.b} − ${d.a}: ${signed(d.meanDiff)} [${num(d.interval!.lo)}, ${num(d.interval!.hi)}]`;
   return bar;
+}
+
+/** The bar's axis: −1, 0 and +1 under it, which side favours which model, and what it measures. */
+function intervalAxis(d: ComparisonData, s: EvalStrings): HTMLElement {
+  const axis = el('div', 'interval-axis');
+  const ticks = el('div', 'ticks');
+  for (const [x, label] of [[0, '−1'], [50, '0'], [100, '+1']] as const) {
+    const t = el('span', 'tick', label);
+    t.style.left = `${x}%`;
+    ticks.append(t);
+  }
+  const sides = el('div', 'sides');
+  sides.append(el('span', undefined, `← ${s.better.replace('{0}', d.a)}`), el('span', undefined, `${s.better.replace('{0}', d.b)} →`));
+  const level = Math.round((d.interval?.level ?? 0.95) * 100);
+  axis.append(ticks, sides, el('div', 'caption', s.axis.replace('{0}', String(level)).replace('{1}', d.b).replace('{2}', d.a)));
+  return axis;
 }
 
 function table(d: ComparisonData, s: EvalStrings): HTMLElement {

@@ -23,12 +23,17 @@ export interface StatusSummary {
 
 const URGENCY: EndpointState[] = ['live', 'stopped', 'backfilling', 'connecting', 'stale', 'error'];
 /** Points compared on each side for the trend (the last N against the N before). */
-const TREND_WINDOW = 5;
+const TREND_WINDOW = 20;
+/** A trend starts when the two windows' means differ by this many standard errors, and holds
+ *  while they still differ the same way by HOLD (hysteresis: noise does not flip the arrow). */
+const ENTER = 2;
+const HOLD = 0.5;
 /** EMA weight of the status-bar reward (TensorBoard's default smoothing) and points it spans. */
 export const STATUS_SMOOTHING = 0.6;
 const SMOOTH_SPAN = 200;
 
-export function summarize(store: MetricsStore, endpoints: EndpointStatus[]): StatusSummary {
+/** `previous`: the last summary, whose trend holds until the data says otherwise. */
+export function summarize(store: MetricsStore, endpoints: EndpointStatus[], previous?: StatusSummary): StatusSummary {
   const out: StatusSummary = { endpoints };
   for (const e of endpoints) if (!out.state || URGENCY.indexOf(e.state) > URGENCY.indexOf(out.state)) out.state = e.state;
   let active: string | undefined;
@@ -55,25 +60,31 @@ export function summarize(store: MetricsStore, endpoints: EndpointStatus[]): Sta
   const from = Math.max(0, c.length - SMOOTH_SPAN);
   const sm = emaSmooth(Array.prototype.slice.call(c.value, from, c.length) as number[], STATUS_SMOOTHING);
   out.smoothed = sm[sm.length - 1];
-  out.trend = trendOf(sm, sm.length);
+  // the raw points (smoothed ones are correlated, their spread says nothing); the same run and tag keep their trend
+  const held = previous && previous.run === out.run && previous.tag === out.tag ? previous.trend : undefined;
+  out.trend = trendOf(c.value, c.length, held);
   return out;
 }
 
-/** Mean of the last TREND_WINDOW finite values against the TREND_WINDOW before them. */
-export function trendOf(values: ArrayLike<number>, length = values.length): Trend {
-  const recent: number[] = [];
-  const before: number[] = [];
-  for (let i = length - 1; i >= 0 && before.length < TREND_WINDOW; i--) {
-    const v = values[i];
-    if (!Number.isFinite(v)) continue;
-    if (recent.length < TREND_WINDOW) recent.push(v);
-    else before.push(v);
-  }
-  if (!before.length) return 'flat';
+/** The last TREND_WINDOW finite values against the TREND_WINDOW before them (halves of what
+ *  there is when fewer): up or down when the difference of their means stands out of their
+ *  noise (ENTER standard errors); a trend `previous` holds while it still points that way (HOLD). */
+export function trendOf(values: ArrayLike<number>, length = values.length, previous?: Trend): Trend {
+  const finite: number[] = [];
+  for (let i = length - 1; i >= 0 && finite.length < 2 * TREND_WINDOW; i--) if (Number.isFinite(values[i])) finite.push(values[i]);
+  const half = Math.floor(finite.length / 2);
+  if (half < 1) return 'flat';
+  const recent = finite.slice(0, half);
+  const before = finite.slice(half, 2 * half);
   const mean = (a: number[]) => a.reduce((x, y) => x + y, 0) / a.length;
+  const variance = (a: number[], m: number) => (a.length > 1 ? a.reduce((x, y) => x + (y - m) ** 2, 0) / (a.length - 1) : 0);
   const a = mean(recent);
   const b = mean(before);
+  const d = a - b;
+  const se = Math.sqrt(variance(recent, a) / recent.length + variance(before, b) / before.length);
   const scale = Math.max(Math.abs(a), Math.abs(b), 1e-12);
-  if (Math.abs(a - b) / scale < 0.005) return 'flat';
-  return a > b ? 'up' : 'down';
+  if (Math.abs(d) / scale < 0.005) return 'flat';
+  const way: Trend = d > 0 ? 'up' : 'down';
+  if (previous === way && Math.abs(d) > HOLD * se) return way;
+  return Math.abs(d) > ENTER * se ? way : 'flat';
 }

@@ -3,7 +3,7 @@
 // wall time) and the key of run colours shown when several runs overlay.
 import type { ChartData, SeriesInfo } from '../protocol/frames';
 import type { UiStrings } from '../protocol/ui-strings';
-import { fmtBucket, fmtNum, fmtWall } from './format';
+import { fmtBucket, fmtTogether, fmtWall } from './format';
 import { Cell, hiCol, lineCol, loCol } from './plot-data';
 import { Theme, seriesColor } from './theme';
 
@@ -68,9 +68,11 @@ export class ChartLegend {
       label.textContent = info.label;
       // The value (bucket mean), then the smoothed line's value when smoothing is on.
       const raw = p.smoothing ? sd?.mean[k] : y;
-      row.append(swatch(t, info), label, span('value', fmtNum(raw ?? null)));
-      if (p.smoothing) row.append(span('smoothed', `${s.smoothed} ${fmtNum(y ?? null)}`));
-      if (hi !== lo && hi != null && lo != null) row.append(span('envelope', `${s.min} ${fmtNum(lo)} · ${s.max} ${fmtNum(hi)}`));
+      // one format for the row's numbers: a smoothed 0.24731 beside a raw 0.25 read as noise
+      const [rawText, smoothText, loText, hiText] = fmtTogether([raw ?? null, p.smoothing ? (y ?? null) : null, lo ?? null, hi ?? null]);
+      row.append(swatch(t, info), label, span('value', rawText));
+      if (p.smoothing) row.append(span('smoothed', `${s.smoothed} ${smoothText}`));
+      if (hi !== lo && hi != null && lo != null) row.append(span('envelope', `${s.min} ${loText} · ${s.max} ${hiText}`));
       const wall = sd?.wallTime[k];
       if (typeof wall === 'number') row.append(span('wall', `${s.wallTime} ${fmtWall(wall)}`));
       rows.push(row);

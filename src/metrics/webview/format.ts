@@ -9,6 +9,17 @@ export function fmtNum(v: number | null | undefined): string {
   return Number(v.toPrecision(5)).toString();
 }
 
+/** Numbers read side by side (a value, its smoothed value, the bucket's min and max): the same
+ *  decimals for all, 4 significant digits of the largest ("0.2500 · smoothed 0.2473", not
+ *  "0.25 · smoothed 0.24731"); very large or small magnitudes as fmtNum writes them. */
+export function fmtTogether(values: readonly (number | null | undefined)[]): string[] {
+  const finite = values.filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
+  const big = finite.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
+  if (big >= 1e6 || (big > 0 && big < 1e-3)) return values.map(fmtNum);
+  const decimals = big === 0 ? 0 : Math.min(6, Math.max(0, 3 - Math.floor(Math.log10(big))));
+  return values.map((v) => (typeof v === 'number' && Number.isFinite(v) ? v.toFixed(decimals) : fmtNum(v)));
+}
+
 export function fmtDuration(seconds: number): string {
   const s = Math.abs(seconds);
   const sign = seconds < 0 ? '-' : '';
@@ -31,4 +42,12 @@ export function fmtBucket(mode: XAxisMode, x: number, dx: number, stepWord: stri
   if (mode === 'step') return dx <= 1 ? `${stepWord} ${x}` : `${stepWord} ${x}–${x + dx - 1}`;
   if (mode === 'wall') return fmtWall(x);
   return fmtDuration(x);
+}
+
+/** A CSS width that holds `text` in the input's font: wide (CJK) characters count twice, plus
+ *  the padding and the search field's clear button. */
+export function textWidth(text: string): string {
+  let ch = 0;
+  for (const c of text) ch += /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/.test(c) ? 2 : 1;
+  return `calc(${ch}ch + 3em)`;
 }

@@ -2,6 +2,7 @@
 // min/max band.
 import { UiStrings } from '../protocol/ui-strings';
 import { SMOOTHING_RANGE, VIEW_OPTIONS, ViewOptions, X_AXES, X_AXIS_MODES, XAxisMode } from '../protocol/view-options';
+import { textWidth } from './format';
 
 export class Toolbar {
   readonly el: HTMLElement;
@@ -25,6 +26,8 @@ export class Toolbar {
     this.filter.type = 'search';
     this.filter.className = 'filter';
     this.filter.placeholder = s[VIEW_OPTIONS.filter.label];
+    // wide enough for its placeholder in any language ("Filter tags (regular expression" was cut)
+    this.filter.style.minWidth = textWidth(s[VIEW_OPTIONS.filter.label]);
     this.filter.setAttribute('aria-label', s[VIEW_OPTIONS.filter.label]);
     this.filter.addEventListener('input', () => {
       window.clearTimeout(this.filterTimer);

@@ -5,6 +5,13 @@ import * as path from 'path';
 import type { L10n } from '../../base/l10n';
 import type { DataChoice, Lang, TemplateSet } from '../templates/types';
 import { localized } from '../templates/types';
+
+/** A quick pick shows text as is: the templates' Markdown code spans (`astuner:`) lose their backticks. */
+function plain(s: string): string;
+function plain(s: string | undefined): string | undefined;
+function plain(s: string | undefined): string | undefined {
+  return s?.replace(/`([^`]*)`/g, '$1');
+}
 import { checkModel, checkName } from './validate';
 
 export const DEFAULT_MODEL = 'Qwen/Qwen2.5-0.5B-Instruct';
@@ -91,7 +98,7 @@ export function wizardSteps(ctx: WizardContext): Step[] {
       choices: () =>
         set.frameworks
           .filter((f) => templatesOf(ctx, f.id).length > 0)
-          .map((f) => ({ label: localized(f.label, lang), detail: localized(f.detail, lang), value: f.id })),
+          .map((f) => ({ label: plain(localized(f.label, lang)), detail: plain(localized(f.detail, lang)), value: f.id })),
     },
     {
       kind: 'pick',
@@ -99,7 +106,7 @@ export function wizardSteps(ctx: WizardContext): Step[] {
       title: l10n.t('Template'),
       placeholder: l10n.t('What kind of workflow?'),
       choices: (a) =>
-        templatesOf(ctx, a.framework).map((t) => ({ label: localized(t.label, lang), description: t.id, detail: localized(t.detail, lang), value: t.id })),
+        templatesOf(ctx, a.framework).map((t) => ({ label: plain(localized(t.label, lang)), description: t.id, detail: plain(localized(t.detail, lang)), value: t.id })),
     },
     {
       kind: 'input',

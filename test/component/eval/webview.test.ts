@@ -28,6 +28,7 @@ const strings: EvalStrings = {
   restsOn: 'Rests on {0} of {1} tasks · {2}: {3} failed episodes · {4}: {5} failed episodes', failed: '{0} failed',
   pickTask: 'Click a task', turn: 'Turn', differs: 'The two models differ at this turn', noTranscript: 'No recorded episode of this task.',
   baseline: 'Baseline', compared: 'Compared', eachAgainst: 'Each model against {0}',
+  axis: '{0}% interval of the mean reward difference, {1} − {2}', better: '{0} better',
 };
 
 function episode(model: string, task: string, repeat: number, reply: string, reward: number): EpisodeTrajectory {
@@ -88,6 +89,9 @@ describe('the comparison view in Chromium', { skip: built ? false : 'media/eval.
     assert.match((await page.locator('#verdict').textContent()) ?? '', /no difference distinguishable from noise|step400 is worse than base/);
     assert.equal(await page.locator('table.tasks tr[data-task]').first().getAttribute('data-task'), 'Kyoto');
     assert.equal(await page.locator('table.tasks tr.regression').count(), 1);
+    // the interval bar has its axis: the ends and zero, which side favours which model, what it measures
+    const axis = (await page.locator('.interval-axis').textContent()) ?? '';
+    for (const words of ['−1', '0', '+1', '← base better', 'step400 better →', '95% interval of the mean reward difference, step400 − base']) assert.ok(axis.includes(words), `${words} in ${axis}`);
     await page.locator('#regressions').check();
     await until('the regressions only', async () => (await page.locator('table.tasks tr[data-task]').count()) === 1);
     assert.match((await page.locator('table.tasks tr[data-task]').first().textContent()) ?? '', /Kyoto.*1\.00.*0\.00.*−1\.00/);

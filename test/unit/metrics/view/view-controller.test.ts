@@ -151,6 +151,27 @@ test('status summary: the active run, its reward, the trend, the worst endpoint 
   assert.equal(trendOf([5, 5, 5, 5, 5, 1, 1, 1, 1, NaN, 1]), 'down');
 });
 
+test('status trend: a noisy flat reward does not flip the arrow point after point; a real rise shows, and holds through noise', () => {
+  // a seeded noisy reward around 0.25 (as the demo writes rollout/accuracy/mean), then a clear rise
+  let seed = 7;
+  const noise = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31 - 0.5) * 0.2;
+  const store = new MetricsStore();
+  const trends: string[] = [];
+  let last: ReturnType<typeof summarize> | undefined;
+  const endpoints = [{ id: 'a', name: 'a', target: '', kind: 'url' as const, state: 'live' as const, runs: [], points: 0 }];
+  for (let i = 0; i < 300; i++) {
+    const value = i < 200 ? 0.25 + noise() : 0.25 + (i - 200) * 0.01 + noise();
+    store.add('demo', 'explorer', 'rollout/accuracy/mean', [{ step: i, wallTime: i, value }]);
+    last = summarize(store, endpoints, last);
+    trends.push(last.trend!);
+  }
+  const flips = (xs: string[]) => xs.filter((t, i) => i > 0 && t !== xs[i - 1]).length;
+  const flat = trends.slice(40, 200);
+  assert.ok(flips(flat) <= 6, `the arrow changed ${flips(flat)} times over 160 points of a flat reward: ${flat.join(' ')}`);
+  assert.ok(flat.filter((t) => t === 'flat').length > flat.length * 0.8, 'a flat reward reads flat');
+  assert.deepEqual([...new Set(trends.slice(240))], ['up'], 'a rising reward reads up, every point');
+});
+
 test('export: every point at full resolution, non-finite values spelled out', () => {
   const store = new MetricsStore();
   store.add('r,1', 'explorer', 'a/b', [

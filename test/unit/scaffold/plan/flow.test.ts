@@ -45,6 +45,16 @@ test('framework choices are the frameworks with templates, labelled in the displ
   assert.ok(zh.kind === 'pick' && zh.choices({}).some((c) => c.label === 'ASTuner（AgentScope Tuner）'));
 });
 
+test('pick texts are plain (a quick pick shows `astuner:` with its backticks)', () => {
+  for (const lang of ['en', 'zh-cn'] as const) {
+    const [framework, template] = wizardSteps(ctx({ lang }));
+    assert.ok(framework.kind === 'pick' && template.kind === 'pick');
+    const choices = [...framework.choices({}), ...set.frameworks.flatMap((f) => template.choices({ framework: f.id }))];
+    assert.ok(choices.length > 5);
+    for (const c of choices) for (const t of [c.label, c.description, c.detail]) assert.doesNotMatch(t ?? '', /`/, `${lang}: ${t}`);
+  }
+});
+
 test('a framework with one template skips the template step, both going forward and Back', () => {
   const c = ctx();
   const astuner = answer('framework', {}, 'astuner', c);
