@@ -63,6 +63,12 @@ test('zh-cn: every line of the summary in Chinese, numbers in place', () => {
   for (const status of ['completed', 'terminated'] as const) assert.doesNotMatch(formatSummary({ ...summary, status }, undefined, chinese), /UNTRANSLATED/);
 });
 
+test('nothing checked against the chat template (no tokenizer here): the summary says so and why, in both languages', () => {
+  const unchecked = { ...summary, drift: undefined, maskWarnings: undefined, tokenChecks: undefined, tokenChecksSkipped: 'tiny-toolcall is not a folder on this machine' };
+  assert.ok(formatSummary(unchecked, undefined).split('\n').includes('  not checked against the chat template (retokenization drift, action masks): no tokenizer on this machine (tiny-toolcall is not a folder on this machine)'));
+  assert.match(formatSummary(unchecked, undefined, chinese), /未对照对话模板检查.*tiny-toolcall is not a folder/);
+});
+
 test('runs started in the same millisecond each get a folder of their own, never one another\'s', (t) => {
   t.mock.timers.enable({ apis: ['Date'], now: new Date(2026, 10, 27, 16, 20, 5, 7).getTime() });
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'agentrl-run-writer-'));
