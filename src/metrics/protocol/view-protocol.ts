@@ -250,11 +250,14 @@ export interface RolloutMessage {
   extra?: string;
 }
 
+/** A field as the drawer shows it: a labelled value (a scalar, a list of them), or a group. */
+export type FieldNode = { key: string; value?: string; children?: FieldNode[] };
+
 export interface RolloutDetail {
   ref: RolloutRef;
   messages: RolloutMessage[];
-  /** Other fields of the experience (reward, info, metrics, response text…). */
-  fields: Record<string, string>;
+  /** Other fields of the experience (reward, eid, info, metrics, tools…). */
+  fields: FieldNode[];
 }
 
 /** Keys of the webview's user-visible strings, localized by the extension (vscode.l10n). */
