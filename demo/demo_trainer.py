@@ -144,6 +144,15 @@ def log_step(path, role, step, values):
         f.write(line)
 
 
+def log_finished(job):
+    """The lines Trinity's explorer and trainer log when their run is over (explorer.py:251,
+    trainer.py:113): what tells a reader of the job dir that the run finished."""
+    stamp = time.strftime("%m-%d %H:%M:%S")
+    for role, src, what in (("explorer", "explorer.py:251", "Explorer (explorer)"), ("trainer", "trainer.py:113", "Trainer")):
+        with open(os.path.join(job, "log", role + ".log"), "a") as f:
+            f.write(f"INFO {stamp} [{src}] --------------------\n> {what} finished.\n--------------------\n")
+
+
 # ---- the SQL experience buffer (ExperienceModel; experience_bytes = TRXP) ---------------
 
 _ST_DTYPES = {"I64": "q", "I32": "i", "F32": "f"}  # struct codes of the safetensors dtypes written
@@ -523,6 +532,8 @@ def main(argv=None):
         with open(os.path.join(job, "explorer_meta.json"), "w") as f:
             json.dump({"latest_iteration": step, "taskset_states": []}, f)
     db.close()
+    if not stop["now"]:  # its steps (or its duration) done: the run ends as Trinity's does
+        log_finished(job)
     print("demo: simulated trainer stopped", flush=True)
     return 0
 

@@ -35,7 +35,7 @@ export const X_AXES: Readonly<Record<XAxisMode, { label: UiStringKey; minDx: num
 };
 
 /** What the view and the status bar say about one relay endpoint. */
-export type EndpointState = 'connecting' | 'backfilling' | 'live' | 'stale' | 'error' | 'stopped';
+export type EndpointState = 'connecting' | 'backfilling' | 'live' | 'finished' | 'stale' | 'error' | 'stopped';
 
 export interface EndpointStatus {
   id: string;
@@ -286,6 +286,7 @@ export const UI_STRING_KEYS = [
   'stateStale',
   'stateError',
   'stateStopped',
+  'stateFinished',
   'noEndpoints',
   'rolloutsTitle',
   'rolloutsNone',
