@@ -23,7 +23,10 @@ test('demo trainer: a Trinity job dir the relay streams (no model: simulated rew
   const r = spawnSync('python3', [trainer, '--job-dir', job, '--steps', '12', '--step-seconds', '0', '--model-url', ''], { encoding: 'utf8', timeout: 30_000 });
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /demo: simulated trainer/);
-  const explorerLog = fs.readFileSync(path.join(job, 'log', 'explorer.log'), 'utf8').trim().split('\n');
+  const lines = fs.readFileSync(path.join(job, 'log', 'explorer.log'), 'utf8').trim().split('\n');
+  // Its steps done, the run ends as Trinity's explorer does: "> Explorer (…) finished."
+  assert.deepEqual(lines.slice(-2), ['> Explorer (explorer) finished.', '--------------------']);
+  const explorerLog = lines.filter((l) => / Step \d+: /.test(l));
   assert.equal(explorerLog.length, 13);
   assert.match(explorerLog[12], /^INFO \d\d-\d\d \d\d:\d\d:\d\d \[explorer\.py:\d+\] Step 12: \{'rollout\/accuracy\/mean': /);
   const relay = await startRelay(['--job-dir', job]);
