@@ -11,6 +11,9 @@ every part of Agent RL Studio's "watch training" path runs on real files:
   <job_dir>/buffer/experience_buffer.db                           the SQL experience buffer
                                                                   (ExperienceModel schema, TRXP bytes)
   <job_dir>/explorer_meta.json, trainer_meta.json                 latest_iteration
+  <job_dir>/config.json                                           the run's config copy (model.model_path:
+                                                                  --model-path, the model whose tokenizer
+                                                                  the token views use)
 
 The rollouts in the buffer are real: episodes of the tool-calling task of the
 sample workspace (`toolcall/`) against an OpenAI-compatible model (the tiny fixture model that
@@ -139,6 +142,15 @@ def log_step(path, role, step, values):
     line = f"INFO {time.strftime('%m-%d %H:%M:%S')} [{src}] Step {step}: {scalars!r}\n"
     with open(path, "a") as f:
         f.write(line)
+
+
+def log_finished(job):
+    """The lines Trinity's explorer and trainer log when their run is over (explorer.py:251,
+    trainer.py:113): what tells a reader of the job dir that the run finished."""
+    stamp = time.strftime("%m-%d %H:%M:%S")
+    for role, src, what in (("explorer", "explorer.py:251", "Explorer (explorer)"), ("trainer", "trainer.py:113", "Trainer")):
+        with open(os.path.join(job, "log", role + ".log"), "a") as f:
+            f.write(f"INFO {stamp} [{src}] --------------------\n> {what} finished.\n--------------------\n")
 
 
 # ---- the SQL experience buffer (ExperienceModel; experience_bytes = TRXP) ---------------
@@ -271,8 +283,8 @@ def episode_tensors(calls, messages):
     <|im_end|> and the newline after it); tool results and the next turn's header are not
     trained. The engine's prompt for turn k+1 is that rendering of the conversation so far, so
     turn k's span is read off it; the last turn is its completion plus <|im_end|> and newline.
-    Logprobs are the engine's for the tokens it sampled (where its ids match the rendering),
-    0.0 for tokens it did not sample. Returns None when the engine gave no ids (another server).
+    Logprobs are the engine's for the tokens it sampled (see turn_logprobs), 0.0 for tokens it
+    did not sample. Returns None when the engine gave no ids (another server).
     """
     if not calls or not all(c["prompt"] for c in calls):
         return None
@@ -293,14 +305,39 @@ def episode_tensors(calls, messages):
             end = len(tokens)
         for i in range(start, min(end, len(tokens))):
             mask[i] = 1
-        done = call["completion"]
-        if tokens[start:start + len(done)] == list(done):
-            for i, lp in enumerate(call["logprobs"][:len(done)]):
-                logprobs[start + i] = float(lp)
+        turn = tokens[start:end]
+        turn = turn[:turn.index(IM_END)] if IM_END in turn else turn  # what the model wrote, not its end marker
+        for i, lp in turn_logprobs(turn, list(call["completion"]), call["logprobs"]):
+            logprobs[start + i] = lp
     prompt_length = len(first)
     truncated = any(c["finish"] == "length" for c in calls)
     return {"tokens": tokens, "prompt_length": prompt_length, "action_mask": mask[prompt_length:],
             "logprobs": logprobs[prompt_length:], "truncate_status": "response_truncated" if truncated else None}
+
+
+def turn_logprobs(rendered, sampled, lps):
+    """(index in `rendered`, logprob) of one assistant turn: the engine's logprob of each sampled
+    token where the rendering has the same ids (the common start and end). Where the template
+    re-tokenized the same text differently (a tool call's JSON), the engine's total logprob of the
+    sampled tokens there is spread evenly over the rendered ones: the text keeps the probability
+    the engine gave it, and no trained token is left at a made-up 0."""
+    lps = [float(x) for x in lps[:len(sampled)]]
+    if len(lps) < len(sampled):
+        return []
+    head = 0
+    while head < min(len(rendered), len(sampled)) and rendered[head] == sampled[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(rendered), len(sampled)) - head and rendered[-1 - tail] == sampled[len(sampled) - 1 - tail]:
+        tail += 1
+    out = [(i, lps[i]) for i in range(head)]
+    mid_sampled = lps[head:len(sampled) - tail]
+    mid = range(head, len(rendered) - tail)
+    if mid_sampled and len(mid):
+        share = sum(mid_sampled) / len(mid)
+        out += [(i, share) for i in mid]
+    out += [(len(rendered) - 1 - k, lps[len(sampled) - 1 - k]) for k in range(tail)]
+    return out
 
 
 def grpo_advantages(rewards, eps=1e-6):
@@ -431,6 +468,20 @@ def pipeline_times(step, steps, rng, waits):
     return explorer, trainer
 
 
+def write_config(job, a):
+    """The run's config copy, where Trinity keeps it (<job_dir>/config.json, YAML; JSON is YAML):
+    the fields a reader of the job dir looks for — model.model_path names the model folder whose
+    tokenizer turns the buffer's ids into texts."""
+    cfg = {
+        "mode": "both", "project": "demo", "name": os.path.basename(job), "checkpoint_root_dir": os.path.dirname(job),
+        "algorithm": {"algorithm_type": "grpo", "repeat_times": a.group_size},
+        "model": {"model_path": os.path.abspath(a.model_path), "max_response_tokens": MAX_TURN_TOKENS},
+        "monitor": {"monitor_type": "tensorboard"},
+    }
+    with open(os.path.join(job, "config.json"), "w") as f:
+        json.dump(cfg, f, indent=2)
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description="demo: simulated trainer — writes a Trinity-RFT job dir (see the module docstring).")
     p.add_argument("--job-dir", required=True, help="the job dir to write (created)")
@@ -439,6 +490,8 @@ def main(argv=None):
     p.add_argument("--duration", type=float, default=0, help="stop after this many seconds (0: when the steps are done)")
     p.add_argument("--model-url", default=os.environ.get("AGENTRL_DEMO_MODEL_URL", "http://127.0.0.1:8089/v1"),
                    help="OpenAI-compatible endpoint for the real rollouts ('' for none)")
+    p.add_argument("--model-path", default=os.environ.get("AGENTRL_DEMO_MODEL_PATH", ""),
+                   help="the model's folder (its tokenizer.json), written as model.model_path of the job dir's config.json ('' for none)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--group-size", type=int, default=ROLLOUTS, help=f"rollouts per task: the GRPO group (default {ROLLOUTS})")
     p.add_argument("--tasks-per-batch", type=int, default=TASKS_PER_BATCH,
@@ -454,6 +507,8 @@ def main(argv=None):
     explorer = EventWriter(os.path.join(job, "monitor", "tensorboard", "explorer"))
     trainer = EventWriter(os.path.join(job, "monitor", "tensorboard", "trainer"))
     db = open_buffer(job)
+    if a.model_path:
+        write_config(job, a)
     model = model_id(a.model_url) if a.model_url else None
     print("demo: simulated trainer -> {} ({})".format(job, f"rollouts on {a.model_url}, model {model}" if model else "no model: simulated rewards, empty buffer"), flush=True)
     began = time.time()
@@ -523,6 +578,8 @@ def main(argv=None):
         with open(os.path.join(job, "explorer_meta.json"), "w") as f:
             json.dump({"latest_iteration": step, "taskset_states": []}, f)
     db.close()
+    if not stop["now"]:  # its steps (or its duration) done: the run ends as Trinity's does
+        log_finished(job)
     print("demo: simulated trainer stopped", flush=True)
     return 0
 

@@ -139,6 +139,20 @@ class HttpError extends Error {
   constructor(status, message) { super(message); this.status = status; }
 }
 
+/**
+ * The sampled token's logprob under the model's own distribution, as vLLM reports it by default
+ * (raw logprobs, before temperature): node-llama-cpp gives the distribution sampled from,
+ * p_T ∝ exp(logit / T), so p_1(token) = p_T(token)^T / Σ p_T(i)^T. At temperature 0 its
+ * confidence is already the softmax of the logits.
+ */
+function rawLogprob(step, temperature) {
+  const p = Math.max(step.confidence ?? 1, 1e-30);
+  if (!(temperature > 0) || !step.probabilities) return Math.log(p);
+  let z = 0;
+  for (const q of step.probabilities.values()) z += q ** temperature;
+  return temperature * Math.log(p) - Math.log(z);
+}
+
 async function serve({ port, host, modelPath, modelId, threads, contextSize = 2048, maxTokensCap = Infinity }) {
   const entry = path.join(RUNTIME_DIR, 'node_modules', 'node-llama-cpp', 'dist', 'index.js');
   if (!fs.existsSync(entry)) {
@@ -167,13 +181,17 @@ async function serve({ port, host, modelPath, modelId, threads, contextSize = 20
     const logprobs = [];
     const t0 = performance.now();
     try {
-      const gen = seq.evaluateWithMetadata(promptTokens, { confidence: wantLogprobs },
-        { temperature: body.temperature ?? 0, topP: body.top_p ?? undefined, seed: body.seed ?? undefined });
+      // OpenAI's and vLLM's defaults: no top-k, top_p 1. (node-llama-cpp's own, top-k 40 and
+      // top-p 0.95, cut a confident model's distribution to its top token, whose confidence is then
+      // 1: every logprob 0.)
+      const temperature = body.temperature ?? 0;
+      const gen = seq.evaluateWithMetadata(promptTokens, { confidence: wantLogprobs, probabilities: wantLogprobs && temperature > 0 },
+        { temperature, topK: body.top_k > 0 ? body.top_k : 0, topP: body.top_p ?? 1, seed: body.seed ?? undefined });
       for await (const step of gen) {
         if (isStop(step.token)) break;
         out.push(step.token);
         const piece = model.detokenize([step.token]);
-        const lp = wantLogprobs ? { token: piece, logprob: Math.log(Math.max(step.confidence ?? 1, 1e-30)), bytes: [...Buffer.from(piece)], top_logprobs: [] } : null;
+        const lp = wantLogprobs ? { token: piece, logprob: rawLogprob(step, temperature), bytes: [...Buffer.from(piece)], top_logprobs: [] } : null;
         if (lp) logprobs.push(lp);
         onToken?.(piece, lp);
         if (out.length >= maxTokens) break;

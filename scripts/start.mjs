@@ -93,13 +93,17 @@ if (!opts.workspace) {
 
 // The demo run: a stand-in trainer writing a Trinity job dir with real rollouts of the model.
 const DEMO_NAME = 'demo: simulated trainer';
+// The fixture model's folder: its GGUF (served) and its tokenizer (tokenizer.json, chat template).
+const MODEL_DIR = path.join(root, 'test', 'fixtures', 'tiny-toolcall');
 let demo;
 if (!opts['no-demo']) {
   const jobDir = path.join(workspace, '.agentrl', 'demo', 'demo-run');
   fs.rmSync(jobDir, { recursive: true, force: true });
   fs.mkdirSync(jobDir, { recursive: true });
   const python = process.platform === 'win32' ? 'python' : 'python3';
-  const args = [path.join(root, 'demo', 'demo_trainer.py'), '--job-dir', jobDir, '--model-url', model.url,
+  // --model-path: the job dir's config copy names the model's folder, whose tokenizer the
+  // metrics view's Tokens reads the buffer's ids with.
+  const args = [path.join(root, 'demo', 'demo_trainer.py'), '--job-dir', jobDir, '--model-url', model.url, '--model-path', MODEL_DIR,
     '--step-seconds', opts['demo-step-seconds'], '--steps', opts['demo-steps']];
   const child = spawn(python, args, { stdio: ['ignore', 'ignore', 'inherit'], detached: true });
   const ok = await new Promise((resolve) => { child.once('spawn', () => resolve(true)); child.once('error', () => resolve(false)); });
@@ -123,6 +127,7 @@ fs.mkdirSync(path.dirname(markerFile), { recursive: true });
 fs.writeFileSync(markerFile, JSON.stringify({
   created,
   model: model.url,
+  modelPath: MODEL_DIR,
   ...(demo ? { demo: { jobDir: path.relative(workspace, demo.jobDir), name: DEMO_NAME } } : {}),
 }, null, 2) + '\n');
 

@@ -26,7 +26,7 @@ export class MetricsStatusBar implements vscode.Disposable {
       this.item.hide();
       return;
     }
-    const icon = s.state === 'error' || s.state === 'stale' ? '$(warning)' : s.state === 'live' ? '$(pulse)' : '$(sync~spin)';
+    const icon = s.state === 'error' || s.state === 'stale' ? '$(warning)' : s.state === 'live' ? '$(pulse)' : s.state === 'finished' ? '$(check)' : '$(sync~spin)';
     const text =
       s.value !== undefined
         ? `${icon} ${s.tag ?? vscode.l10n.t('reward')} ${formatValue(s.smoothed ?? s.value)} ${ARROW[s.trend ?? 'flat']}` // the tag shown, not "reward" for whatever it is
@@ -80,5 +80,7 @@ export function stateText(s: EndpointState): string {
       return vscode.l10n.t('error');
     case 'stopped':
       return vscode.l10n.t('stopped');
+    case 'finished':
+      return vscode.l10n.t('finished');
   }
 }

@@ -29,6 +29,7 @@ export function uiStrings(): UiStrings {
     stateStale: stateText('stale'),
     stateError: stateText('error'),
     stateStopped: stateText('stopped'),
+    stateFinished: stateText('finished'),
     noEndpoints: vscode.l10n.t('No training run connected.'),
     experiencesTitle: vscode.l10n.t('Buffer experiences'),
     rolloutsNone: vscode.l10n.t('No experiences of this step in the buffer (yet).'),

@@ -14,6 +14,8 @@ export interface SandboxMarker {
   created?: string;
   /** OpenAI-compatible base URL of the sandbox's model (e.g. http://127.0.0.1:8089/v1). */
   model?: string;
+  /** That model's folder (its tokenizer): a demo run started in the sandbox names it in its config. */
+  modelPath?: string;
   /** The demo run (demo/demo_trainer.py) started by `npm start`. */
   demo?: { jobDir: string; name: string };
 }
@@ -31,6 +33,7 @@ export function readSandboxMarker(folder: string): SandboxMarker | undefined {
   const out: SandboxMarker = {};
   if (typeof o.created === 'string') out.created = o.created;
   if (typeof o.model === 'string' && /^https?:\/\//.test(o.model)) out.model = o.model;
+  if (typeof o.modelPath === 'string' && path.isAbsolute(o.modelPath)) out.modelPath = o.modelPath;
   const d = o.demo as Record<string, unknown> | undefined;
   if (d && typeof d.jobDir === 'string' && typeof d.name === 'string') out.demo = { jobDir: path.resolve(folder, d.jobDir), name: d.name };
   return out;

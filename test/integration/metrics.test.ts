@@ -134,7 +134,7 @@ suite('metrics view (real relay, real event files)', function () {
     assert.ok(opened.detail, opened.error);
     assert.deepStrictEqual(opened.detail.messages.map((m) => m.role), ['system', 'user', 'assistant']);
     assert.match(opened.detail.messages[2].content, /^The answer is 4[2-5]\.$/);
-    assert.strictEqual(opened.detail.fields.reward, String(first.reward));
+    assert.strictEqual(opened.detail.fields.find((f) => f.key === 'reward')?.value, String(first.reward));
   });
 
   test('the status bar shows the smoothed reward mean, labelled with its tag, with a trend arrow', () => {

@@ -301,7 +301,7 @@ export class RolloutDebugSession extends DebugSession {
 
   private threadName(ep: Episode): string {
     if (ep.status === 'running') return ep.id;
-    if (ep.error) return `${ep.id} ✗ ${ep.error.type}`;
+    if (ep.error || ep.status === 'error') return `${ep.id} ✗${ep.error ? ` ${ep.error.type}` : ''}`;
     return `${ep.id} ✓ ${this.l10n.t('reward {0}', String(ep.reward ?? 'none'))}`;
   }
 
@@ -379,12 +379,18 @@ export class RolloutDebugSession extends DebugSession {
     const choice = await this.run?.tokenizers?.get();
     const tok = choice?.kind === 'local' ? choice.tokenizer : undefined;
     try {
-      const experiences = ep.experienceTokens.map((e) => {
-        const r = returnedTokens(e, tok, this.l10n);
+      const experiences = [];
+      for (const e of ep.experienceTokens) {
+        // The tokenizer the run found, for every view of it: the endpoint's when none is here.
+        const fromEndpoint = choice?.kind === 'endpoint' ? await choice.endpoint.tokenTexts(e.tokens) : undefined;
+        const r = returnedTokens(e, tok, this.l10n, fromEndpoint?.texts);
         if (choice?.kind === 'none') r.notes.push(this.l10n.t('No tokenizer: {0}', choice.reason));
-        else if (choice?.kind === 'endpoint') r.notes.push(this.l10n.t('No tokenizer on this machine: {0}', choice.localReason));
-        return { index: r.index, experience: toWire(r.experience), turns: r.turns, warnings: r.warnings, notes: r.notes };
-      });
+        else if (choice?.kind === 'endpoint') {
+          r.notes.unshift(this.l10n.t('Token texts from the endpoint ({0}/detokenize): no tokenizer on this machine ({1})', choice.endpoint.label, choice.localReason));
+          if (!fromEndpoint?.exact) r.notes.push(this.l10n.t('The endpoint decodes these tokens together differently from one by one: texts are approximate.'));
+        }
+        experiences.push({ index: r.index, experience: toWire(r.experience), turns: r.turns, warnings: r.warnings, notes: r.notes });
+      }
       return { experiences, title: ep.id };
     } catch (e) {
       throw new DapError(5003, this.l10n.t('Could not show the tokens: {0}', (e as Error).message), true);

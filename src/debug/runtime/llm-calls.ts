@@ -107,6 +107,8 @@ export class LlmCalls extends EventEmitter<CallEvents> {
     }
     turn.response = result.response;
     turn.chunks = result.chunks;
+    // The model has answered: stops on its tool calls (or its drift) show a finished call.
+    turn.state = 'done';
     const usage = result.response.usage;
     if (usage) {
       ep.tokens.prompt += usage.prompt_tokens ?? 0;
@@ -131,7 +133,6 @@ export class LlmCalls extends EventEmitter<CallEvents> {
       this.emit('progress', ep, `tool ${t.name}`);
       await stops.checkpoint({ type: 'tool', ep, turn: t });
     }
-    turn.state = 'done';
     return this.complete(ep, turn);
   }
 

@@ -222,6 +222,12 @@ export class RolloutRuntime extends EventEmitter<RunEvents> implements RunHandle
         /* its recording is as lost as the rest */
       }
     }
+    // Drift and masks are checked with the run's own tokenizer and chat template only: when
+    // there is none here, the summary says why nothing was checked (rather than saying nothing).
+    if (!summary.tokenChecks && this.runTokenizers && summary.llmCalls > 0) {
+      const choice = await this.runTokenizers.get();
+      if (choice.kind !== 'local') summary.tokenChecksSkipped = choice.kind === 'endpoint' ? choice.localReason : choice.reason;
+    }
     this.summary = summary;
     this.timing('summary written');
     this.say('console', formatSummary(summary, this.runDir, this.l10n, this.modelName ?? this.opts.modelName));
@@ -289,6 +295,8 @@ export class RolloutRuntime extends EventEmitter<RunEvents> implements RunHandle
         const ep = this.live.find(m.episode);
         if (!ep) return this.resumeRunner(m.id);
         ep.reward = m.reward;
+        // The workflow has returned (or raised): a stop on the reward shows an ended episode.
+        ep.status = m.failed ? 'error' : 'done';
         // A stop on the reward shows what the episode returned (its Episode scope's experiences).
         if (m.experiences) ep.experiences = m.experiences;
         if (m.experienceTokens?.length) ep.experienceTokens = m.experienceTokens;

@@ -218,6 +218,7 @@ export function formatSummary(s: RolloutSummary, dir: string | undefined, l10n: 
   if (s.maskWarnings) lines.push('  ' + l10n.t('action mask: {0} span(s) of tool output, user or system tokens marked trained in {1} episode(s)', s.maskWarnings.spans, s.maskWarnings.episodes));
   // Silence about drift and masks means "checked, fine" only when the checks ran: say how many.
   if (s.tokenChecks) lines.push('  ' + l10n.t('checked against the chat template: {0} LLM call(s) for retokenization drift, {1} returned experience(s) for their action mask', s.tokenChecks.calls, s.tokenChecks.experiences));
+  else if (s.tokenChecksSkipped) lines.push('  ' + l10n.t('not checked against the chat template (retokenization drift, action masks): no tokenizer on this machine ({0})', s.tokenChecksSkipped));
   if (s.message) lines.push(`  ${s.message}`);
   // A first run on the sandbox's tiny model scores 0: say that this is expected, not a bug.
   if (model && s.episodes > 0 && s.rewardMean !== null && s.rewardMean <= 0 && isSmallModel(model)) {

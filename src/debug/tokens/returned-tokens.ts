@@ -4,7 +4,7 @@
 // following the template, the turns are not located and a note says so.
 import type { ChatMessage } from '../../tokens/chat-template';
 import { messageSpans } from '../../tokens/chat-template';
-import { fromTensors, type TokenExperience } from '../../tokens/experience';
+import { fromTensors, type TokenExperience, type TokenTexts } from '../../tokens/experience';
 import { checkMask, type MaskWarning } from '../../tokens/mask-check';
 import { describeMaskWarning, describeMissing, type TokenL10n } from '../../tokens/strings';
 import type { RunTokenizer } from '../../tokens/tokenizer';
@@ -28,14 +28,16 @@ export interface ReturnedTokens {
   notes: string[];
 }
 
-/** One returned experience with its turns and mask warnings; `tok` undefined: ids and mask only. */
-export function returnedTokens(e: ExperienceTokens, tok: RunTokenizer | undefined, l10n: TokenL10n): ReturnedTokens {
+/** One returned experience with its turns and mask warnings; `tok` undefined: ids and mask only,
+ *  with `texts` when the run's tokenizer is its endpoint's (/detokenize). */
+export function returnedTokens(e: ExperienceTokens, tok: RunTokenizer | undefined, l10n: TokenL10n, texts?: TokenTexts): ReturnedTokens {
   const n = e.tokens.length;
   const promptLength = e.promptLength ?? (e.actionMask ? n - e.actionMask.length : n);
   // A response-length or whole-sequence mask, spread by fromTensors(); without one Trinity trains
   // the whole response, as fromTensors() marks it.
-  const base = fromTensors({ tokens: e.tokens, prompt_length: promptLength, ...(e.actionMask ? { action_mask: e.actionMask } : {}) });
-  const experience: TokenExperience = tok ? { ...base, texts: tok.tokenTexts(base.ids), missing: base.missing.filter((m) => m.part !== 'text') } : base;
+  const base = fromTensors({ tokens: e.tokens, prompt_length: promptLength, ...(e.actionMask ? { action_mask: e.actionMask } : {}), ...(e.logprobs ? { logprobs: e.logprobs } : {}) });
+  const found = tok ? tok.tokenTexts(base.ids) : texts;
+  const experience: TokenExperience = found ? { ...base, texts: found, missing: base.missing.filter((m) => m.part !== 'text') } : base;
   const notes = [l10n.t('The tokens and action mask the workflow returned (experience {0}): what training learns from', e.index)];
   if (!e.actionMask) notes.push(l10n.t('The experience has no action mask: training learns from its whole response.'));
   const messages = Array.isArray(e.messages) ? (e.messages as ChatMessage[]) : [];

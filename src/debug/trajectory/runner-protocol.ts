@@ -124,6 +124,8 @@ export interface ExperienceTokens {
   promptLength: number | null;
   /** 1 = trained; Trinity keeps it for the response tokens only. */
   actionMask: number[] | null;
+  /** The engine's logprobs of the response tokens (absent from older runners). */
+  logprobs?: number[] | null;
   messages?: unknown;
   tools?: unknown;
 }
@@ -148,6 +150,8 @@ export interface RewardMsg {
   id: number;
   episode: string;
   reward: number | null;
+  /** The workflow raised (its episodeEnd will carry the error). */
+  failed?: boolean;
   /** What the episode returned, as in episodeEnd: shown while stopped on the reward. */
   experiences?: unknown[];
   experienceTokens?: ExperienceTokens[];

@@ -169,5 +169,7 @@ export interface RolloutSummary {
   maskWarnings?: { spans: number; episodes: number };
   /** LLM calls checked for drift and experiences whose mask was checked, when any. */
   tokenChecks?: { calls: number; experiences: number };
+  /** Why no call or experience was checked against the chat template (no tokenizer with one here). */
+  tokenChecksSkipped?: string;
   message?: string;
 }

@@ -17,6 +17,7 @@ import type { DetailMessage, DetailRequestMessage, EnvelopeRequest } from '../..
 import type { EnvelopeBatch } from '../../relay-protocol/envelope-frame';
 import type { TokensReply } from '../../relay-protocol/tokens-frame';
 import type { Revive } from '../../feature-api/commands';
+import { finishedAt } from './run-finished';
 
 /**
  * Envelope buckets a client asks per tag (RelayClientOptions.envelope). The relay
@@ -53,6 +54,9 @@ export interface EndpointSpec {
 /** Failed connects in a row, without one success since the endpoint started, after which its
  *  relay counts as gone (a refused port: a relay that ended, not one still starting). */
 export const GONE_AFTER_FAILURES = 3;
+
+/** HH:MM:SS of `d`, local time: when a run finished. */
+const clockTime = (d: Date): string => [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':');
 
 /** Makes the client of an endpoint (tests: other backoff, or a listener of their own). */
 type ClientFactory = (o: RelayClientOptions) => RelayClient;
@@ -229,8 +233,14 @@ class Endpoint {
       this.points += m.points;
       this.m.emit('envelope', id, m);
     });
-    // The relay says its backlog is gone: live, however busy the stream stays.
-    client.on('heartbeat', (msg) => current() && msg.caughtUp && this.state === 'backfilling' && this.set('live'));
+    // The relay says its backlog is gone: live, however busy the stream stays — or finished, when
+    // the job dir's logs say the run ended (its files stay, nothing new will come).
+    client.on('heartbeat', (msg) => {
+      if (!current() || !msg.caughtUp) return;
+      const done = this.spec.local?.mode === 'job' ? finishedAt(this.spec.local.dir) : undefined;
+      if (done) this.set('finished', clockTime(done));
+      else if (this.state === 'backfilling' || this.state === 'finished') this.set('live');
+    });
     client.start();
   }
 

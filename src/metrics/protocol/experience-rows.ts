@@ -58,9 +58,12 @@ export interface ExperienceMessage {
   extra?: string;
 }
 
+/** A field as the drawer shows it: a labelled value (a scalar, a list of them), or a group. */
+export type FieldNode = { key: string; value?: string; children?: FieldNode[] };
+
 export interface ExperienceViewDetail {
   ref: ExperienceRef;
   messages: ExperienceMessage[];
-  /** Other fields of the experience (reward, info, metrics, response text…). */
-  fields: Record<string, string>;
+  /** Other fields of the experience (reward, eid, info, metrics, tools…). */
+  fields: FieldNode[];
 }

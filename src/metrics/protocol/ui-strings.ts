@@ -26,6 +26,7 @@ export const UI_STRING_KEYS = [
   'stateStale',
   'stateError',
   'stateStopped',
+  'stateFinished',
   'noEndpoints',
   'experiencesTitle',
   'rolloutsNone',

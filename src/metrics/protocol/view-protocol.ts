@@ -24,7 +24,7 @@ export const MIN_UPDATE_INTERVAL_MS = 33;
 export const DRAWN_TIMEOUT_MS = 1000;
 
 /** What the view and the status bar say about one relay endpoint. */
-export type EndpointState = 'connecting' | 'backfilling' | 'live' | 'stale' | 'error' | 'stopped';
+export type EndpointState = 'connecting' | 'backfilling' | 'live' | 'finished' | 'stale' | 'error' | 'stopped';
 
 export interface EndpointStatus {
   id: string;

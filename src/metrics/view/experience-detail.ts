@@ -2,7 +2,7 @@
 // (chat format; content parts joined; a tool call as a call, `get_weather(city="Oslo")`, its
 // result the tool message under it), or the prompt and response
 // texts of single-turn experiences, plus the other fields. Pure.
-import type { ExperienceViewDetail, ExperienceMessage, ExperienceRef } from '../protocol/experience-rows';
+import type { ExperienceViewDetail, ExperienceMessage, ExperienceRef, FieldNode } from '../protocol/experience-rows';
 import type { ExperienceDetail } from '../../relay-protocol/messages';
 
 const SHOWN_ELSEWHERE = new Set(['messages', 'prompt_text', 'response_text']);
@@ -56,10 +56,25 @@ export function toExperienceViewDetail(ref: ExperienceRef, d: ExperienceDetail):
     if (typeof d.prompt_text === 'string') messages.push({ role: 'user', content: d.prompt_text });
     if (typeof d.response_text === 'string') messages.push({ role: 'assistant', content: d.response_text });
   }
-  const fields: Record<string, string> = {};
+  const fields: FieldNode[] = [];
   for (const [k, v] of Object.entries(d)) {
     if (SHOWN_ELSEWHERE.has(k) || v === null || v === undefined) continue;
-    fields[k] = typeof v === 'string' ? v : JSON.stringify(v);
+    fields.push(fieldNode(k, v));
   }
   return { ref, messages, fields };
+}
+
+type Scalar = string | number | boolean | bigint | null | undefined;
+const isScalar = (v: unknown): v is Scalar => v === null || (typeof v !== 'object' && typeof v !== 'function' && typeof v !== 'symbol');
+const scalarText = (v: Scalar): string => (typeof v === 'string' ? v : String(v));
+
+/** A value as labelled fields, not minified JSON: scalars (and lists of them) as text, objects
+ *  and other lists as groups of their entries (a list's entries numbered from 1). */
+function fieldNode(key: string, v: unknown): FieldNode {
+  if (isScalar(v)) return { key, value: scalarText(v) };
+  if (Array.isArray(v)) {
+    if (v.every(isScalar)) return { key, value: v.map(scalarText).join(', ') };
+    return { key, children: v.map((x, i) => fieldNode(String(i + 1), x)) };
+  }
+  return { key, children: Object.entries(v as Record<string, unknown>).map(([k, x]) => fieldNode(k, x)) };
 }

@@ -21,7 +21,7 @@ export interface StatusSummary {
   endpoints: EndpointStatus[];
 }
 
-const URGENCY: EndpointState[] = ['live', 'stopped', 'backfilling', 'connecting', 'stale', 'error'];
+const URGENCY: EndpointState[] = ['finished', 'live', 'stopped', 'backfilling', 'connecting', 'stale', 'error'];
 /** Points compared on each side for the trend (the last N against the N before). */
 const TREND_WINDOW = 20;
 /** A trend starts when the two windows' means differ by this many standard errors, and holds

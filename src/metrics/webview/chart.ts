@@ -42,6 +42,9 @@ export class ChartCard {
   private readonly metaEl: HTMLElement;
   private plot: uPlot | undefined;
   private data: ChartData | undefined;
+  /** The data `view` (and the plot) were made from: the pointer maps through what is drawn, not
+   *  through newer data that has not been drawn yet (its buckets may be wider). */
+  private shownData: ChartData | undefined;
   private view: PlotData = EMPTY_PLOT_DATA;
   visible = false;
   dirty = false;
@@ -148,6 +151,7 @@ export class ChartCard {
     if (!d || !this.visible) return;
     this.metaEl.textContent = `${d.points.toLocaleString()} ${this.port.strings.points}`;
     this.view = alignData(this.spec.series, d, this.port.options().logScale);
+    this.shownData = d;
     const width = Math.max(120, this.plotEl.clientWidth);
     if (!this.plot) {
       this.plot = this.create(width);
@@ -179,7 +183,7 @@ export class ChartCard {
   }
 
   private hover(idx: number): void {
-    const d = this.data;
+    const d = this.shownData;
     const bucket = this.view.kept[idx];
     if (!d || bucket === undefined) return;
     const smoothing = this.port.options().smoothing > 0;
@@ -188,7 +192,7 @@ export class ChartCard {
 
   /** A click on a step: the rollouts of the run whose line is nearest the pointer. */
   private drill(at: PointerAt): void {
-    const d = this.data;
+    const d = this.shownData;
     if (!this.spec.drill || !d) return;
     const s = nearestSeries(this.spec.series, this.view.aligned, at.idx, at.top, at.toPos);
     const k = this.view.kept[at.idx];

@@ -3,7 +3,7 @@
 // rollout's GRPO group side by side, and its messages. The extension sends the drill again while
 // its rows change (rewards arriving): the open pane then refreshes in place, keeping the
 // filters, the scroll position and the open rollout.
-import type { ExperienceViewDetail, ExperienceRef, ExperienceViewRow } from '../protocol/experience-rows';
+import type { ExperienceViewDetail, ExperienceRef, ExperienceViewRow, FieldNode } from '../protocol/experience-rows';
 import type { UiStrings } from '../protocol/ui-strings';
 import type { DrillExperiencesMessage, TokensMessage } from '../protocol/view-protocol';
 import { fromWire } from '../../tokens/experience-wire';
@@ -206,15 +206,7 @@ export class DrillPane {
         }
         out.push(div);
       }
-      const dl = document.createElement('dl');
-      for (const [k, v] of Object.entries(d.fields)) {
-        const dt = document.createElement('dt');
-        dt.textContent = k;
-        const dd = document.createElement('dd');
-        dd.textContent = v;
-        dl.append(dt, dd);
-      }
-      out.push(dl);
+      out.push(fieldList(d.fields, 0));
     }
     this.detailBox.replaceChildren(...out);
     this.tokensBox.replaceChildren();
@@ -251,4 +243,28 @@ export class DrillPane {
     this.tokenView.show(e, m.notes);
     this.tokensBox.scrollIntoView({ block: 'nearest' });
   }
+}
+
+/** Groups with more entries than this start folded (a tool schema); smaller ones open (an eid). */
+const OPEN_UP_TO = 8;
+
+/** Labelled values; an object or a list as a foldable group of its own fields. */
+function fieldList(nodes: readonly FieldNode[], depth: number): HTMLElement {
+  const dl = document.createElement('dl');
+  dl.className = 'fields';
+  for (const n of nodes) {
+    const dt = document.createElement('dt');
+    dt.textContent = n.key;
+    const dd = document.createElement('dd');
+    if (n.children) {
+      const group = document.createElement('details');
+      group.open = depth < 2 && n.children.length <= OPEN_UP_TO;
+      const summary = document.createElement('summary');
+      summary.textContent = n.children.map((c) => c.key).join(', ');
+      group.append(summary, fieldList(n.children, depth + 1));
+      dd.append(group);
+    } else dd.textContent = n.value ?? '';
+    dl.append(dt, dd);
+  }
+  return dl;
 }

@@ -28,6 +28,7 @@ export class StatusLine {
       stale: s.stateStale,
       error: s.stateError,
       stopped: s.stateStopped,
+      finished: s.stateFinished,
     };
     const chips = status.map((e) => {
       const chip = document.createElement('span');

@@ -278,11 +278,19 @@ def _int_list(v: Any) -> list[int] | None:
     return [int(x) for x in v]
 
 
+def _float_list(v: Any) -> list[float] | None:
+    """A tensor, array or list of numbers as floats; None when it is none of them."""
+    v = to_builtin(v) if v is not None and not isinstance(v, list) else v
+    if not isinstance(v, list) or not all(isinstance(x, (int, float)) for x in v):
+        return None
+    return [float(x) for x in v]
+
+
 def _experience_tokens(exps: Any, conversions: Conversions | None = None) -> list[Json]:
-    """Per experience with token ids: the ids, prompt length and action mask as Trinity keeps them
-    (the mask covers the response), with the messages and tools it was built from: its own, else
-    those of the model's conversion that returned the same ids (Trinity's
-    Workflow.process_messages_to_experience drops them)."""
+    """Per experience with token ids: the ids, prompt length, action mask and logprobs as Trinity
+    keeps them (the mask and the logprobs cover the response), with the messages and tools it was
+    built from: its own, else those of the model's conversion that returned the same ids
+    (Trinity's Workflow.process_messages_to_experience drops them)."""
     out: list[Json] = []
     for i, e in enumerate(exps or []):
         tokens = _int_list(_field(e, "tokens"))
@@ -300,6 +308,7 @@ def _experience_tokens(exps: Any, conversions: Conversions | None = None) -> lis
                 "tokens": tokens,
                 "promptLength": int(prompt_length) if isinstance(prompt_length, int) else None,
                 "actionMask": mask,
+                "logprobs": _float_list(_field(e, "logprobs")),
                 "messages": messages,
                 "tools": tools,
             }

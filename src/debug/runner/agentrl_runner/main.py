@@ -119,7 +119,8 @@ def run_one(channel: Channel, work: Workload, job: EpisodeJob) -> None:
     # What the episode returned goes with its reward: a stop there (a step out of the episode, a
     # reward breakpoint) shows the experiences, and their tokens, before the episode ends.
     returned = {"experiences": result.get("experiences", []), "experienceTokens": result.get("experienceTokens", [])}
-    channel.request({"type": "reward", "episode": episode, "reward": result.get("reward"), **jsonable(returned)})
+    reward = {"type": "reward", "episode": episode, "reward": result.get("reward"), "failed": "error" in end}
+    channel.request({**reward, **jsonable(returned)})
     end.update(jsonable(result))
     channel.send(end)
     set_episode(None)

@@ -168,6 +168,8 @@ class RewardMsg(_RewardBase, total=False):
     """Sent before episodeEnd; the runner waits for ``resume`` so the debugger may stop on it."""
 
     id: int
+    # The workflow raised (episodeEnd carries the error).
+    failed: bool
     # What the episode returned, as in episodeEnd: shown while stopped on the reward.
     experiences: list[Any]
     experienceTokens: list[Json]

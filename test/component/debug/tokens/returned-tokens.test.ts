@@ -9,6 +9,7 @@
 // chat template, and the mask warning on the tool output's span.
 import { describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
+import * as fs from 'fs';
 import * as path from 'path';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { EXPERIENCE_TOKENS_REQUEST } from '../../../../src/debug/dap/session';
@@ -23,7 +24,13 @@ type Returned = { index: number; experience: ExperienceWire; turns: TurnSpan[]; 
 type Body = { experiences: Returned[]; title: string };
 
 describe('Show tokens on what an episode returned (real model server, real runner)', { skip: skipWithoutModel || skipNoTokenizer }, () => {
-  const env = modelAndWorkspace((ws) => addHandBuiltWorkflows(ws, { hand: 'TrainsOnToolOutput' }));
+  const env = modelAndWorkspace((ws) => {
+    addHandBuiltWorkflows(ws, { hand: 'TrainsOnToolOutput' });
+    // The sample as the sandbox runs it when its model's files are not on this machine: a hub id
+    // the (empty) Hugging Face cache does not hold, so the run's tokenizer is the endpoint's.
+    const yaml = fs.readFileSync(path.join(ws, 'toolcall.yaml'), 'utf8');
+    fs.writeFileSync(path.join(ws, 'hosted.yaml'), yaml.replace(/model_path: tiny-toolcall/, 'model_path: Qwen/Qwen2.5-7B-Instruct'));
+  });
 
   test('the returned ids and mask, the turns, and the warning on the tool output', async () => {
     const adapter = await startAdapter();
@@ -102,6 +109,43 @@ describe('Show tokens on what an episode returned (real model server, real runne
       assert.equal(body.experiences.length, 1);
       assert.deepEqual(body.experiences[0].turns.map((t) => t.role).filter((r) => r !== 'system'), ['user', 'assistant', 'tool']);
       assert.equal(body.experiences[0].warnings.length, 1);
+    } finally {
+      await adapter.close();
+    }
+  });
+
+  test('no tokenizer on this machine: the texts from the endpoint Show Tokens used, the engine\'s logprobs, and the episode that returned says so', async () => {
+    const adapter = await startAdapter();
+    const dc = adapter.dc;
+    try {
+      const first = dc.waitForEvent('stopped', 60000);
+      await launch(dc, { config: path.join(env.ws, 'hosted.yaml'), cwd: env.ws, workspaceRoot: env.ws, python: sdkPython, model: { baseUrl: env.model.url }, tasks: 1, record: false, env: { HF_HUB_CACHE: path.join(env.ws, 'no-hf-cache') } }, { functionBreakpoints: ['tool', 'reward>-1'] });
+      // Stopped on the first tool call: the LLM call that asked for it has its reply.
+      const s1 = (await first) as DebugProtocol.StoppedEvent;
+      const atTool = (await dc.stackTraceRequest({ threadId: s1.body.threadId! })).body.stackFrames;
+      const llm1 = atTool.find((f) => /^llm #1/.test(f.name));
+      assert.ok(llm1, atTool.map((f) => f.name).join(' | '));
+      assert.match(llm1.name, /→ get_weather|→ add/, 'the call shows the tool it asked for');
+      assert.doesNotMatch(llm1.name, /waiting for the model/);
+      const returned = dc.waitForEvent('stopped', 60000);
+      await dc.continueRequest({ threadId: s1.body.threadId! });
+      const s2 = (await returned) as DebugProtocol.StoppedEvent;
+      const frames = (await dc.stackTraceRequest({ threadId: s2.body.threadId! })).body.stackFrames;
+      assert.match(frames[0].name, /reward 1/, 'the sample\'s first task is solved');
+      const episode = (await dc.scopesRequest({ frameId: frames[0].id })).body.scopes.find((x) => x.name === 'Episode')!;
+      const vars = (await dc.variablesRequest({ variablesReference: episode.variablesReference })).body.variables;
+      assert.equal(byName(vars, 'status').value, '"done"', 'the episode returned: it is not running any more');
+      const body = (await dc.customRequest(EXPERIENCE_TOKENS_REQUEST, { variablesReference: episode.variablesReference })).body as Body;
+      await dc.terminateRequest().catch(() => undefined);
+      assert.ok(body.experiences.length >= 1);
+      for (const r of body.experiences) {
+        const e = fromWire(r.experience);
+        assert.equal(e.texts?.joined, tinyTokenizer().decode(e.ids), 'texts from the endpoint\'s /detokenize, as Show Tokens has them');
+        assert.match(r.notes[0], /from the endpoint \(http:\/\/127\.0\.0\.1:\d+\/detokenize\)/);
+        const lp = Array.from(e.logprobs!).slice(e.promptLength);
+        assert.ok(lp.length > 0 && lp.every((x) => Number.isFinite(x) && x <= 0), `the engine's logprobs of the response: ${lp.join(',')}`);
+        assert.ok(!r.notes.some((n) => /logprob/i.test(n)), r.notes.join('\n'));
+      }
     } finally {
       await adapter.close();
     }

@@ -22,6 +22,9 @@ import { pointCount } from '../../../../src/relay-protocol/points-frame';
 import { sleep, until } from '../../../harness/wait';
 import { appendSteps } from '../../relay/appender';
 import { startRelay, tmpDir } from '../../relay/helpers';
+import { relayLauncher } from '../../../../src/metrics/connect/local-relay';
+import { cliBundle } from '../../../harness/relay';
+import { repoRoot } from '../../../harness/paths';
 
 const quiet = { trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 const REVIVE: Revive = { command: 'agentrl.ray.watchMetrics', args: { cluster: 'http://127.0.0.1:8265', id: 'raysubmit_1', relay: 'cluster' } };
@@ -166,5 +169,36 @@ test('Connections: a wss:// endpoint with a self-signed certificate streams with
     await conns.set([]);
     await relay.stop();
     fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+// A run that ended says so: the demo trainer runs its steps to the end and logs Trinity's
+// "> Explorer (…) finished." / "> Trainer finished." lines; connected to its job dir (the
+// extension's own local relay), the endpoint reads "finished" with the time, not "live". The same
+// job dir without those lines (a run still going) reads "live".
+test('a local job dir whose run has finished reads "finished" (and when), one still running "live"', { timeout: 90_000 }, async () => {
+  const root = tmpDir('finished-');
+  const done = path.join(root, 'done');
+  const r = spawnSync('python3', [path.join(repoRoot, 'demo', 'demo_trainer.py'), '--job-dir', done, '--steps', '5', '--step-seconds', '0', '--model-url', ''], { encoding: 'utf8', timeout: 30_000 });
+  assert.equal(r.status, 0, r.stderr);
+  const running = path.join(root, 'running');
+  fs.cpSync(done, running, { recursive: true });
+  for (const role of ['explorer', 'trainer']) {
+    const log = path.join(running, 'log', `${role}.log`);
+    fs.writeFileSync(log, fs.readFileSync(log, 'utf8').split('\n').filter((l) => !/finished|^-+$/.test(l) && !l.endsWith('--------------------')).join('\n'));
+  }
+  const conns = new Connections(relayLauncher({ cli: cliBundle, log: silentLogger }), () => [], silentLogger);
+  try {
+    await conns.set([
+      { id: 'done', name: 'done', local: { dir: done, mode: 'job' } },
+      { id: 'running', name: 'running', local: { dir: running, mode: 'job' } },
+    ]);
+    const state = (id: string) => conns.statuses().find((s) => s.id === id);
+    const fin = await until('the finished run to read "finished"', () => state('done')?.state === 'finished' && state('done'), 60_000);
+    assert.match(fin.detail ?? '', /^\d\d:\d\d:\d\d$/, 'when it finished');
+    await until('the running run to read "live"', () => state('running')?.state === 'live', 60_000);
+  } finally {
+    await conns.dispose();
+    fs.rmSync(root, { recursive: true, force: true });
   }
 });

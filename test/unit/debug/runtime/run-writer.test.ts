@@ -75,6 +75,12 @@ test('reward 0 from a tiny local model: the summary says it is not expected to s
   assert.match(formatSummary(zero, undefined, english, 'llama-3.2-1b-instruct-q4_k_m.gguf'), /not expected/);
 });
 
+test('nothing checked against the chat template (no tokenizer here): the summary says so and why, in both languages', () => {
+  const unchecked = { ...summary, drift: undefined, maskWarnings: undefined, tokenChecks: undefined, tokenChecksSkipped: 'tiny-toolcall is not a folder on this machine' };
+  assert.ok(formatSummary(unchecked, undefined).split('\n').includes('  not checked against the chat template (retokenization drift, action masks): no tokenizer on this machine (tiny-toolcall is not a folder on this machine)'));
+  assert.match(formatSummary(unchecked, undefined, chinese), /未对照对话模板检查.*tiny-toolcall is not a folder/);
+});
+
 test('runs started in the same millisecond each get a folder of their own, never one another\'s', (t) => {
   t.mock.timers.enable({ apis: ['Date'], now: new Date(2026, 10, 27, 16, 20, 5, 7).getTime() });
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'agentrl-run-writer-'));
