@@ -86,7 +86,7 @@ test('0.6 GPU arithmetic: an engine takes DP × TP × PP GPUs (0.5 counted TP on
   // 1 node × 8 GPUs, mode both: 2 engines × (DP 2 × TP 2) = 8 → nothing left for the trainer
   const text = trinity({ cluster: { node_num: 1, gpu_per_node: 8 }, explorer: { rollout_model: { engine_num: 2, tensor_parallel_size: 2, data_parallel_size: 2 } } });
   const f = expectFinding(run(text), 'trinity.gpu.no-trainer-gpus', { severity: 'error' });
-  assert.match(en(f.message), /explorer requires 8 GPUs/);
+  assert.match(en(f.message), /the explorer needs 8 GPUs \(2 engines × 4 GPUs \(data_parallel_size 2 × tensor_parallel_size 2\)\)/);
   // the twin: one engine of 4 GPUs leaves 4 to the trainer
   expectClean(run(text.replace('engine_num: 2', 'engine_num: 1')));
   // auxiliary models count with their own DP × TP × PP
