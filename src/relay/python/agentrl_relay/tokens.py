@@ -12,9 +12,9 @@ from __future__ import annotations
 import math
 import struct
 from array import array
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Generator, Optional
 
-from .pickles import PickleError, PyObject, RowDecodeError, bounded_json, unpickle
+from .pickles import PickleError, PyObject, RowDecodeError, bounded_json, drain, unpickle_steps
 from .protocol import BIG_ENDIAN, dumps, parse_json, wire_number
 from .trxp import TRXP_HEADER, trxp_first_item, trxp_layout
 
@@ -195,8 +195,13 @@ def _view_texts(response: Any, prompt: Any, messages: Any, tools: Any) -> dict[s
 
 def decode_token_parts(meta: bytes, tensors: dict[str, tuple[str, bytes]], stored: int) -> tuple[dict[str, Any], dict[str, array]]:
     """(header fields, arrays) of a row's parts (its request fields left for the caller)."""
+    return drain(token_parts_steps(meta, tensors, stored))
+
+
+def token_parts_steps(meta: bytes, tensors: dict[str, tuple[str, bytes]], stored: int) -> Generator[None, None, tuple[dict[str, Any], dict[str, array]]]:
+    """decode_token_parts in slices: the relay lets other clients run between them."""
     try:
-        m = unpickle(meta)
+        m = yield from unpickle_steps(meta)
     except PickleError as e:
         raise RowDecodeError(f"cannot unpickle the experience: {e}") from None
     item = trxp_first_item(m, _item_field)
