@@ -57,6 +57,9 @@ class LineFile:
             if self.skipping:
                 nl = buf.find(b"\n")
                 f.offset += len(buf) if nl < 0 else nl + 1
+                # The bytes before the new offset are the skipped line's: remembered, or the next
+                # check takes the moved offset for a rewrite and reads the file again from 0.
+                f.mark()
                 self.skipping = nl < 0
                 continue
             last = buf.rfind(b"\n")
@@ -73,6 +76,7 @@ class LineFile:
                     self.log("warn", f"relay: {self.path}: " + self.report.format(max=self.max_line, at=f.offset))
                 self.skipping = True
                 f.offset += len(buf)
+                f.mark()
                 continue
             out = []
             start = 0

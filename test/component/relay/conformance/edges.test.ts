@@ -1,0 +1,63 @@
+// Edge cases both relays must meet alike (the Node relay and its Python twin on Python 3.8 and
+// the current python3), each one a bug one of them had: a live log line over the line limit, a
+// client that pipelines many requests while it reads, a bad byte in one SQL row, token files
+// that are not files, token values in URLs, and `tokens` answers for odd rows.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { helloFrom } from '../../../harness/relay-wire';
+import { appendSteps, TAGS } from '../appender';
+import { tmpDir } from '../helpers';
+import { eachRuntime, startRelay } from './helpers';
+
+const stepLine = (step: number) => `INFO 11-24 10:00:01 [monitor.py:135] Step ${step}: {'actor/pg_loss': ${step / 4}, 'critic/score': ${step}}\n`;
+
+eachRuntime('a live log line over the 4 MiB line limit is skipped once: no step read twice', {}, async (runtime) => {
+  const job = tmpDir('conf-longline-');
+  fs.mkdirSync(path.join(job, 'log'));
+  const log = path.join(job, 'log', 'explorer.log');
+  fs.writeFileSync(log, Array.from({ length: 20 }, (_, i) => stepLine(i + 1)).join(''));
+  const relay = await startRelay(['--job-dir', job], { runtime });
+  try {
+    const c = await helloFrom(relay.url);
+    c.subscribe();
+    const steps = () => c.points().filter((p) => p.tag === 'actor/pg_loss').map((p) => p.step);
+    await c.waitFor('steps 1-20', () => steps().length >= 20, 60_000);
+    // A 5 MiB line (a dumped prompt, say), then nothing for as long as the relay takes to skip it.
+    fs.appendFileSync(log, `INFO ${'x'.repeat(5 * 1024 * 1024)}\n`);
+    const skipped = () => /longer than/.test(relay.stderr());
+    await c.waitFor('the relay to skip the long line', () => skipped() || steps().length > 20, 60_000);
+    for (let s = 21; s <= 40; s++) fs.appendFileSync(log, stepLine(s));
+    await c.waitFor('step 40', () => steps().includes(40), 60_000);
+    assert.deepEqual(steps(), Array.from({ length: 40 }, (_, i) => i + 1), 'every step once, in order');
+    assert.doesNotMatch(relay.stderr(), /truncated/);
+    c.close();
+  } finally {
+    await relay.stop();
+  }
+});
+
+eachRuntime('a reading client that pipelines 200 requests gets 200 answers and stays connected', {}, async (runtime) => {
+  const dir = tmpDir('conf-pipeline-');
+  const file = path.join(dir, 'events.out.tfevents.1.node');
+  appendSteps(file, 0, 1000);
+  const relay = await startRelay(['--logdir', dir], { runtime });
+  try {
+    const c = await helloFrom(relay.url);
+    c.subscribe();
+    await c.waitFor('the points', () => c.points().length === 1000 * TAGS.length, 60_000);
+    const st = fs.statSync(file);
+    const source = (c.of('hello')[0].sources as { id: string }[])[0].id;
+    for (let i = 0; i < 200; i++) c.send({ type: 'detail', request: i, source, tag: TAGS[0], from: i, to: i + 10, maxPoints: 100, cursor: { source, fid: `${st.dev}:${st.ino}`, offset: st.size } });
+    await c.waitFor('200 answers', () => c.of('detail').length === 200 || c.closed !== undefined, 120_000);
+    assert.equal(c.closed, undefined, `cut off: ${JSON.stringify(c.of('error'))}`);
+    assert.deepEqual(
+      c.of('detail').map((a) => a.request),
+      Array.from({ length: 200 }, (_, i) => i),
+    );
+    assert.ok(c.of('detail').every((a) => (a.points as { step: number[] }).step.length === 11));
+    c.close();
+  } finally {
+    await relay.stop();
+  }
+});
