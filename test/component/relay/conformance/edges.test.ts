@@ -3,12 +3,15 @@
 // client that pipelines many requests while it reads, a bad byte in one SQL row, token files
 // that are not files, token values in URLs, and `tokens` answers for odd rows.
 import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { test } from 'node:test';
 import { helloFrom } from '../../../harness/relay-wire';
 import { appendSteps, TAGS } from '../appender';
 import { tmpDir } from '../helpers';
-import { eachRuntime, startRelay } from './helpers';
+import { TrinitySqlWriter, noTrinity } from '../trinity-sql-writer';
+import { PYTHON_RUNTIMES, assertSameStream, eachRuntime, once, relaySkipReason, startRelay, streamFrom } from './helpers';
 
 const stepLine = (step: number) => `INFO 11-24 10:00:01 [monitor.py:135] Step ${step}: {'actor/pg_loss': ${step / 4}, 'critic/score': ${step}}\n`;
 
@@ -61,3 +64,29 @@ eachRuntime('a reading client that pipelines 200 requests gets 200 answers and s
     await relay.stop();
   }
 });
+
+// Trinity's SQL buffer with one row whose timestamp holds a byte that is not UTF-8 (a damaged page).
+const badByteJob = once(async () => {
+  const job = path.join(tmpDir('conf-badbyte-'), 'run');
+  fs.mkdirSync(path.join(job, 'buffer'), { recursive: true });
+  const db = path.join(job, 'buffer', 'exp.db');
+  const py = new TrinitySqlWriter();
+  try {
+    await py.call({ op: 'buffer', db, table: 'experience_buffer' });
+    await py.call({ op: 'write', first: 0, count: 40, group: 8, version: 1 });
+  } finally {
+    await py.close();
+  }
+  const r = spawnSync('python3', ['-c', "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE experience_buffer SET timestamp = CAST(X'323032362D30312D3031B6' AS TEXT) WHERE id = 7\"); c.commit()", db], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  return job;
+});
+const badByteRef = once(async () => streamFrom('node', ['--job-dir', await badByteJob()]));
+
+for (const runtime of PYTHON_RUNTIMES) {
+  test(`one bad UTF-8 byte in one SQL row's timestamp costs that value, not the table: the same rows [${runtime}]`, { skip: noTrinity || relaySkipReason(runtime), timeout: 240_000 }, async () => {
+    const ref = await badByteRef();
+    assert.equal(Object.keys(ref.rows).length, 40, 'the reference streams every row');
+    assertSameStream(await streamFrom(runtime, ['--job-dir', await badByteJob()]), ref, runtime);
+  });
+}
