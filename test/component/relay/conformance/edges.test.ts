@@ -7,11 +7,14 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { helloFrom } from '../../../harness/relay-wire';
+import { relayCommand } from '../../../harness/relay';
+import { WireRefused, helloFrom } from '../../../harness/relay-wire';
 import { appendSteps, TAGS } from '../appender';
 import { tmpDir } from '../helpers';
 import { TrinitySqlWriter, noTrinity } from '../trinity-sql-writer';
-import { PYTHON_RUNTIMES, assertSameStream, eachRuntime, once, relaySkipReason, startRelay, streamFrom } from './helpers';
+import { PYTHON_RUNTIMES, type RelayRuntime, assertSameStream, eachRuntime, once, relaySkipReason, startRelay, streamFrom } from './helpers';
+
+const TOKEN = 'edges-token-0123456789abcdef';
 
 const stepLine = (step: number) => `INFO 11-24 10:00:01 [monitor.py:135] Step ${step}: {'actor/pg_loss': ${step / 4}, 'critic/score': ${step}}\n`;
 
@@ -90,3 +93,34 @@ for (const runtime of PYTHON_RUNTIMES) {
     assertSameStream(await streamFrom(runtime, ['--job-dir', await badByteJob()]), ref, runtime);
   });
 }
+
+// ---- token files and token values in URLs ---------------------------------------------------
+
+/** The exit code and first stderr line of a relay started with `--token-file file` (it never hangs). */
+function tokenFileRun(runtime: RelayRuntime, dir: string, file: string): { code: number | null; first: string } {
+  const cmd = relayCommand(['--logdir', dir, '--port', '0', '--token-file', file, '--exit-when-idle', '0.2'], runtime);
+  const r = spawnSync(cmd.file, cmd.args, { encoding: 'utf8', timeout: 30_000, env: { PATH: process.env.PATH ?? '' } });
+  return { code: r.status, first: r.stderr.split('\n')[0].replace(file, '<file>') };
+}
+
+eachRuntime('token files: a FIFO and /dev/zero are refused at once, an oversized file too, a UTF-8 BOM is stripped; the token in the URL is refused', {}, async (runtime) => {
+  const dir = tmpDir('conf-tokenfile-');
+  const fifo = path.join(dir, 'fifo');
+  assert.equal(spawnSync('mkfifo', [fifo]).status, 0);
+  const big = path.join(dir, 'big');
+  fs.writeFileSync(big, `${TOKEN}${' '.repeat(5000)}`);
+  for (const file of [fifo, '/dev/zero']) assert.deepEqual(tokenFileRun(runtime, dir, file), { code: 2, first: 'agentrl relay: token file <file> is not a regular file' }, file);
+  assert.deepEqual(tokenFileRun(runtime, dir, big), { code: 2, first: 'agentrl relay: token file <file> must hold exactly one token: it is longer than 4096 bytes' });
+  const bom = path.join(dir, 'bom');
+  fs.writeFileSync(bom, `\ufeff${TOKEN}\n`, { mode: 0o600 });
+  const relay = await startRelay(['--logdir', dir, '--token-file', bom], { runtime });
+  try {
+    const c = await helloFrom(relay.url, { token: TOKEN });
+    c.close();
+    for (const p of [`/?x=${TOKEN}`, `/${TOKEN}`, '/?a=1,token=x', '/?a=1+token=x', '/?a=1%09token=x']) {
+      await assert.rejects(helloFrom(relay.url, { token: TOKEN, path: p }), (e: WireRefused) => e.status === 400, p);
+    }
+  } finally {
+    await relay.stop();
+  }
+});
