@@ -339,7 +339,7 @@ class Session:
             try:
                 answer = await (self._experience(m) if m["type"] == "experience" else self._detail(m))
             except Exception as e:  # noqa: BLE001 (any failure is the answer)
-                answer = {"type": m["type"] if m["type"] == "detail" else "experience-detail", "request": m["request"], "source": m["source"], "error": str(e)}
+                answer = {"type": m["type"] if m["type"] == "detail" else "experience-detail", "request": m["request"], "source": m["source"], "error": self._said(e)}
             if isinstance(answer, bytes):
                 self.send_bytes(answer, False)
             else:
@@ -354,7 +354,16 @@ class Session:
             steps = getattr(src, "detail_steps", None)
             return {**base, "detail": await run_sliced(steps(as_int(m["id"]))) if steps else src.read_detail(as_int(m["id"]))}
         except Exception as e:  # noqa: BLE001 (any failure is the answer)
-            return {**base, "error": str(e) or type(e).__name__}
+            return {**base, "error": self._said(e)}
+
+    def _said(self, e: BaseException) -> str:
+        """What a client is told of a failed request: the relay's own messages (RuntimeError,
+        ValueError such as RowDecodeError, OSError) as they are; for anything else (a bug, a
+        decoder's KeyError) not Python's raw text but one line naming the error, logged here."""
+        if isinstance(e, (RuntimeError, ValueError, OSError)) and not isinstance(e, (RecursionError, UnicodeError)):
+            return str(e) or type(e).__name__
+        self.relay.log("warn", f"relay: client {self.id}: a request failed: {type(e).__name__}: {str(e)[:300]}")
+        return f"the relay could not read this ({type(e).__name__})"
 
     async def _tokens(self, m: dict[str, Any]) -> None:
         """One row's tokens: a binary tokens frame, or a JSON `tokens` error."""
@@ -368,7 +377,7 @@ class Session:
             header, arrays = await run_sliced(steps(as_int(m["id"]))) if steps else src.read_tokens(as_int(m["id"]))
             frame = tokens_frame({**base, **header}, arrays)
         except Exception as e:  # noqa: BLE001 (any failure is the answer)
-            self.send({**base, "error": js_slice(str(e) or type(e).__name__, 1000)})
+            self.send({**base, "error": js_slice(self._said(e), 1000)})
             return
         self.send_bytes(frame, True)
 
@@ -391,7 +400,7 @@ class Session:
             sink = DetailSink(m["tag"], m["from"], m["to"], as_int(m["maxPoints"]))
             await run_sliced(read_detail(src.path, regions, sink))
         except Exception as e:  # noqa: BLE001 (any failure is the answer)
-            return {**base, "error": str(e) or type(e).__name__}
+            return {**base, "error": self._said(e)}
         if sink.envelope is not None:
             width, cols = sink.envelope.arrays()
             return {**base, "envelope": envelope_json_columns(width, cols)}

@@ -224,6 +224,9 @@ class JsonlExperienceSource:
         except OSError as e:
             raise RuntimeError(f"{self.info['path']}: row {row_id}: {e.strerror or e}") from None
         try:
+            # A row id is a line's offset + 1: one that points into a line is no row (not parsed mid-line).
+            if offset > 0 and os.pread(fd, 1, offset - 1) != b"\n":
+                raise RuntimeError(f"{self.info['path']}: row {row_id}: not the start of a line")
             chunks = []
             pos = offset
             while True:

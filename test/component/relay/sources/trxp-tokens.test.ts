@@ -40,6 +40,7 @@ async function repliesOf(runtime: RelayRuntime): Promise<Record<string, unknown>
       out[`sql#${row.id}`] = await client.requestTokens(sources.sql, row.id).then(comparable, (e: Error) => ({ error: e.message }));
     }
     for (const line of lines) out[`jsonl#${line.line}`] = await client.requestTokens(sources.jsonl, line.id).then(comparable, (e: Error) => ({ error: e.message }));
+    out['jsonl#mid-line'] = await client.requestTokens(sources.jsonl, lines[1].id + 3).then(comparable, (e: Error) => ({ error: e.message }));
     out['sql#missing'] = await client.requestTokens(sources.sql, 99_999).then(comparable, (e: Error) => ({ error: e.message }));
     out['no-source'] = await client.requestTokens('sql:nope', 1).then(comparable, (e: Error) => ({ error: e.message }));
     return out;
@@ -103,6 +104,7 @@ test('tokens of SQL rows written by Trinity 0.5.2 equal its own deserialization,
     assert.equal(r.truncate_status, line.truncate_status);
   }
   assert.match(String((got['sql#missing'] as { error?: string }).error), /no row 99999/);
+  assert.match(String((got['jsonl#mid-line'] as { error?: string }).error), /row \d+: not the start of a line/);
   assert.match(String((got['no-source'] as { error?: string }).error), /no experience source/);
 });
 
