@@ -40,9 +40,25 @@ function fail(msg: string): number {
   return 2;
 }
 
-/** Reads a token file: exactly one token (surrounding blank space and line breaks allowed). */
+/** The most of a token file read: a token is one short word. */
+const TOKEN_FILE_BYTES = 4096;
+
+/** Reads a token file: exactly one token (surrounding blank space, line breaks and a UTF-8 BOM
+ *  allowed). Only a regular file, only its first TOKEN_FILE_BYTES: `/dev/zero` or a FIFO must
+ *  not hang the start (the FIFO is opened without waiting for a writer). */
 export function readToken(file: string): string {
-  const token = fs.readFileSync(file, 'utf8').trim();
+  const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  let text: string;
+  try {
+    if (!fs.fstatSync(fd).isFile()) throw new Error(`token file ${file} is not a regular file`);
+    const buf = Buffer.alloc(TOKEN_FILE_BYTES + 1);
+    const n = fs.readSync(fd, buf, 0, buf.length, 0);
+    if (n > TOKEN_FILE_BYTES) throw new Error(`token file ${file} must hold exactly one token: it is longer than ${TOKEN_FILE_BYTES} bytes`);
+    text = new TextDecoder('utf-8', { ignoreBOM: true }).decode(buf.subarray(0, n));
+  } finally {
+    fs.closeSync(fd);
+  }
+  const token = text.replace(/^\uFEFF/, '').trim();
   const problem = tokenProblem(token);
   if (problem) throw new Error(`token file ${file} must hold exactly one token: ${problem}`);
   return token;

@@ -183,6 +183,8 @@ function loadEngine(): Promise<Engine> {
 }
 
 let aliases = 0;
+/** Text columns as the Python relay decodes them: invalid bytes replaced, a BOM kept. */
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /** A read-only connection to one database file through its DbPages. */
 export class PagedDatabase implements SqlExec {
@@ -290,8 +292,11 @@ export class PagedDatabase implements SqlExec {
       }
       case FLOAT:
         return c.columnDouble(stmt, i);
-      case TEXT:
-        return mod.UTF8ToString(c.columnText(stmt, i));
+      case TEXT: {
+        // A byte that is not UTF-8 becomes U+FFFD (UTF8ToString made lone surrogates of it and what followed).
+        const at = c.columnText(stmt, i);
+        return utf8.decode(mod.HEAPU8.subarray(at, at + c.columnBytes(stmt, i)));
+      }
       case BLOB: {
         const at = c.columnBlob(stmt, i);
         return mod.HEAPU8.slice(at, at + c.columnBytes(stmt, i));

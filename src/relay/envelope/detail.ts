@@ -58,22 +58,31 @@ class DetailSink implements ScalarSink {
   }
 }
 
-/** Reads `regions` of an event file for the query's points. */
+/** Bytes decoded between two checks of the time slice. */
+const SLICE_BYTES = 256 * 1024;
+/** Work between two yields to the event loop (ms): a region can be the whole file (adjacent stretches join). */
+const SLICE_MS = 10;
+
+/** Reads `regions` of an event file for the query's points, yielding every SLICE_MS so other clients take turns. */
 export async function readDetail(file: string, regions: Region[], q: DetailQuery): Promise<Pick<DetailMessage, 'points' | 'envelope'>> {
   const sink = new DetailSink(q);
+  let since = Date.now();
   for (const region of regions) {
     // Its own reader per region, with no read-ahead: it reads exactly [start, end).
     const reader = new TfRecordFileReader(file, region.start, { pipelineMinBytes: Infinity, end: region.end });
     sink.tagId = -2;
     try {
       while (reader.offset < region.end) {
-        const r = reader.read(sink, region.end - reader.offset);
+        const r = reader.read(sink, Math.min(SLICE_BYTES, region.end - reader.offset));
         if (r.consumed === 0) break;
+        if (Date.now() - since >= SLICE_MS) {
+          await new Promise((resolve) => setImmediate(resolve));
+          since = Date.now();
+        }
       }
     } finally {
       reader.close();
     }
-    await new Promise((resolve) => setImmediate(resolve));
   }
   if (sink.envelope) return { envelope: sink.envelope.columns() };
   return { points: { step: sink.step, wallTime: sink.wall, value: sink.value.map(toWireNumber) } };

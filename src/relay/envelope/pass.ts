@@ -43,7 +43,8 @@ export class EnvelopePass implements ScalarSink {
     private readonly opts: PassOptions = {},
   ) {
     this.index = new FileIndex(opts.indexCap);
-    this.sliceBytes = opts.sliceBytes ?? 1024 * 1024;
+    // 64 KiB: a detail request for a few steps re-reads about this much (the index's grain).
+    this.sliceBytes = opts.sliceBytes ?? 64 * 1024;
     this.yieldMs = opts.yieldMs ?? 25;
   }
 

@@ -100,7 +100,8 @@ export async function decodeTokenParts(parts: RowTokenParts): Promise<Omit<Token
     if (e instanceof TensorError) throw new RowDecodeError(e.message);
     throw e;
   }
-  const pl = numberOf(field(item, 'prompt_length'));
+  const rawPl = field(item, 'prompt_length');
+  const pl = numberOf(rawPl);
   const reward = numberOf(field(item, 'reward'));
   // Texts and messages through the same budget as a row's detail (long strings cut, a size bound).
   const texts = boundedJsonOf({
@@ -112,7 +113,8 @@ export async function decodeTokenParts(parts: RowTokenParts): Promise<Omit<Token
   return {
     kind: 'tensors',
     // Trinity's default when the metadata has none (Experience.deserialize_many).
-    prompt_length: pl === undefined ? 1 : Number.isSafeInteger(pl) ? pl : null,
+    // Null (not known) for one that is not a count (a string, a huge or negative number), never a made-up 1.
+    prompt_length: rawPl === undefined || rawPl === null ? 1 : pl !== undefined && Number.isSafeInteger(pl) && pl >= 0 ? pl : null,
     truncate_status: text(field(item, 'truncate_status')),
     reward: reward === undefined ? null : toWireNumber(reward),
     ...texts,

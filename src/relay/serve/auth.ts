@@ -31,15 +31,19 @@ function unescapeFully(s: string): string {
 /**
  * Why a relay URL (or a request path with its query) looks like it carries a credential, or
  * undefined. One rule for the whole URL: after unescaping, no `name=` or `name:` whose name
- * contains a credential word, in any query parameter (whatever its separator: `&`, `;`) or path
- * segment (`/token=…`), and no `bearer` anywhere.
+ * contains a credential word, in any query parameter (whatever its separator: `&`, `;`, `,`, `+`,
+ * a tab) or path segment (`/token=…`), no `bearer` anywhere, and not the relay's token itself.
  */
-export function credentialInUrl(url: string): string | undefined {
+export function credentialInUrl(url: string, token?: string): string | undefined {
   const origin = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(url);
   if (origin?.[1].includes('@')) return URL_CREDENTIALS; // user:password@host
-  const text = unescapeFully(origin ? url.slice(origin[0].length) : url).toLowerCase();
+  const unescaped = unescapeFully(origin ? url.slice(origin[0].length) : url);
+  // The token itself, whatever names it (a query value, a path segment).
+  if (token && unescaped.includes(token)) return URL_CREDENTIALS;
+  const text = unescaped.toLowerCase();
   if (text.includes('bearer')) return URL_CREDENTIALS;
-  for (const part of text.split(/[/?&;#]/)) {
+  // Separators: the URL's own, and those clients put between parameters (`,`, `+`, blank space).
+  for (const part of text.split(/[/?&;#,+\s]/)) {
     const name = /^\s*([^=:]*)[=:]/.exec(part)?.[1];
     if (name !== undefined && CREDENTIAL_NAME.test(name)) return URL_CREDENTIALS;
   }
@@ -64,7 +68,7 @@ export function secretEquals(a: string, b: string): boolean {
 }
 
 export function checkUpgrade(req: IncomingMessage, policy: AuthPolicy): AuthResult {
-  const inUrl = credentialInUrl(req.url ?? '/');
+  const inUrl = credentialInUrl(req.url ?? '/', policy.token);
   if (inUrl) return { ok: false, status: 400, reason: inUrl };
   const origin = req.headers.origin;
   if (origin !== undefined && !policy.allowOrigins.includes(origin)) {

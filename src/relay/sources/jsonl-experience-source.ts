@@ -108,6 +108,9 @@ export class JsonlExperienceSource extends FileSource {
     const offset = id - 1;
     const fd = this.files.openFd(this.file);
     try {
+      // A row id is a line's offset + 1: one that points into a line is no row (not parsed mid-line).
+      const before = Buffer.alloc(1);
+      if (offset > 0 && (fs.readSync(fd, before, 0, 1, offset - 1) !== 1 || before[0] !== 10)) throw new Error('not the start of a line');
       const chunks: Buffer[] = [];
       let pos = offset;
       for (;;) {

@@ -106,7 +106,8 @@ export async function main(argv: string[]): Promise<number> {
   }
   const jobDir = values['job-dir'];
   if ((jobDir === undefined) === (positionals.length === 0) || positionals.length > 1) return usageError('give either --job-dir DIR or one relay URL');
-  const id = Number(values.id);
+  // Decimal digits only: Number() would take '0x10' as 16 and '1e3' as 1000.
+  const id = values.id !== undefined && /^[0-9]+$/.test(values.id) ? Number(values.id) : NaN;
   if (values.id === undefined || !Number.isSafeInteger(id) || id < 1) return usageError(`--id must be a positive integer row id${values.id === undefined ? '' : `, got '${values.id}'`}`);
   const url = positionals[0];
   if (url !== undefined && !/^wss?:\/\//.test(url)) return usageError(`'${url}' is not a ws:// or wss:// URL`);

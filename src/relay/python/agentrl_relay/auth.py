@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import os
 import re
+import stat
 
 from .websocket import HttpRequest
 
@@ -45,10 +47,25 @@ def token_problem(token: str) -> str | None:
     return None
 
 
+# The most of a token file read: a token is one short word.
+TOKEN_FILE_BYTES = 4096
+
+
 def read_token(path: str) -> str:
-    """The token of a token file: exactly one token (surrounding blank space and line breaks allowed)."""
-    with open(path, "r", encoding="utf-8", errors="replace") as f:
-        token = f.read().strip()
+    """The token of a token file: exactly one token (surrounding blank space, line breaks and a
+    UTF-8 BOM allowed). Only a regular file, only its first TOKEN_FILE_BYTES: `/dev/zero` or a
+    FIFO must not hang the start (the FIFO is opened without waiting for a writer)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise TokenFileError(f"token file {path} is not a regular file")
+        data = os.pread(fd, TOKEN_FILE_BYTES + 1, 0)
+    finally:
+        os.close(fd)
+    if len(data) > TOKEN_FILE_BYTES:
+        raise TokenFileError(f"token file {path} must hold exactly one token: it is longer than {TOKEN_FILE_BYTES} bytes")
+    token = data.decode("utf-8", "replace")
+    token = (token[1:] if token.startswith("\ufeff") else token).strip()
     problem = token_problem(token)
     if problem:
         raise TokenFileError(f"token file {path} must hold exactly one token: {problem}")
@@ -76,18 +93,23 @@ def _unescape_fully(s: str) -> str:
     return s
 
 
-def credential_in_url(url: str) -> str | None:
+def credential_in_url(url: str, token: str | None = None) -> str | None:
     """Why a relay URL (or a request path with its query) looks like it carries a credential, or
     None. One rule for the whole URL: after unescaping, no `name=` or `name:` whose name contains a
-    credential word, in any query parameter (whatever its separator) or path segment, no `bearer`
-    anywhere, and no user in the authority."""
+    credential word, in any query parameter (whatever its separator: `&`, `;`, `,`, `+`, a tab)
+    or path segment, no `bearer` anywhere, no user in the authority, and not the token itself."""
     origin = _ORIGIN.match(url)
     if origin and "@" in origin.group(1):
         return URL_CREDENTIALS
-    text = _unescape_fully(url[origin.end() :] if origin else url).lower()
+    unescaped = _unescape_fully(url[origin.end() :] if origin else url)
+    # The token itself, whatever names it (a query value, a path segment).
+    if token and token in unescaped:
+        return URL_CREDENTIALS
+    text = unescaped.lower()
     if "bearer" in text:
         return URL_CREDENTIALS
-    for part in re.split(r"[/?&;#]", text):
+    # Separators: the URL's own, and those clients put between parameters (`,`, `+`, blank space).
+    for part in re.split(r"[/?&;#,+\s]", text):
         name = _NAME.match(part)
         if name and _CREDENTIAL_NAME.search(name.group(1)):
             return URL_CREDENTIALS
@@ -96,7 +118,7 @@ def credential_in_url(url: str) -> str | None:
 
 def check_upgrade(req: HttpRequest, token: str | None, allow_origins: list[str]) -> tuple[bool, int, str]:
     """(ok, status, reason) of an upgrade request; the reason never contains a credential."""
-    in_url = credential_in_url(req.target)
+    in_url = credential_in_url(req.target, token)
     if in_url:
         return False, 400, in_url
     origin = req.headers.get("origin")

@@ -66,6 +66,11 @@ FIELDS = ("count", "min", "max", "sum", "firstStep", "firstValue", "firstWall", 
 _EMPTY = (0, INF, -INF, 0.0, INF, 0.0, 0.0, -INF, 0.0, 0.0, 0, 0, 0)
 
 
+# Bytes decoded between two yields of a pass or a detail read (tens of milliseconds in CPython),
+# and so the grain of a file's index: a detail read of a few steps reads about this much.
+SLICE_BYTES = 64 * 1024
+
+
 class EnvelopeBuilder:
     """The envelope of one tag, built in one pass over its points in any order."""
 
@@ -323,7 +328,7 @@ class EnvelopePass:
     """Reads one event file from its start to its current end, folding every scalar into its
     tag's envelope; a later call reads on from where it stopped (sessions share one pass)."""
 
-    def __init__(self, path: str, buckets: int, slice_bytes: int = 4 * 1024 * 1024):
+    def __init__(self, path: str, buckets: int, slice_bytes: int = SLICE_BYTES):
         self.path = path
         self.buckets = buckets
         self.slice_bytes = slice_bytes
@@ -482,14 +487,15 @@ class DetailSink:
 
 
 def read_detail(path: str, regions: list[list[int]], sink: DetailSink) -> Iterator[None]:
-    """Reads `regions` of an event file into the sink; yields between regions."""
+    """Reads `regions` of an event file into the sink; yields every SLICE_BYTES (a region joins
+    adjacent stretches: the whole file, for a range that spans it)."""
     for start, end in regions:
         reader = RecordReader(path, start, end=end)
         try:
             while reader.offset < end:
-                consumed, _ = reader.read(sink, end - reader.offset)  # type: ignore[arg-type]
+                consumed, _ = reader.read(sink, min(SLICE_BYTES, end - reader.offset))  # type: ignore[arg-type]
                 if consumed == 0:
                     break
+                yield None
         finally:
             reader.close()
-        yield None

@@ -17,7 +17,7 @@ import struct
 from array import array
 from functools import reduce
 from operator import add
-from typing import Any
+from typing import Any, Generator, TypeVar
 
 from .protocol import BIG_ENDIAN, js_entries, js_slice, js_string, parse_json, to_float, wire_number
 from .trxp import TRXP_HEADER, TrxpError, trxp_first_item, trxp_layout, trxp_metadata
@@ -70,30 +70,57 @@ class Opaque:
 _MARK = object()
 
 
+# Opcodes decoded between two yields of unpickle_steps (a few milliseconds of work).
+OPS_PER_SLICE = 2048
+
+_T = TypeVar("_T")
+
+
+def drain(steps: Generator[None, None, _T]) -> _T:
+    """Runs a generator of work slices (unpickle_steps, ...) to its end; its result."""
+    while True:
+        try:
+            next(steps)
+        except StopIteration as e:
+            return e.value  # type: ignore[no-any-return]
+
+
 def unpickle(data: bytes) -> Any:
     """The value of a pickle (protocols 0-5) as plain data; raises PickleError."""
+    return drain(unpickle_steps(data))
+
+
+def unpickle_steps(data: bytes) -> Generator[None, None, Any]:
+    """unpickle as a generator that yields every OPS_PER_SLICE opcodes, so that a relay serving
+    other clients can let them run between slices of a large pickle; returns the value."""
     stack: list[Any] = []
     metastack: list[list[Any]] = []
     memo: dict[int, Any] = {}
     ops = 0
-    try:
-        for op, arg, _pos in pickletools.genops(io.BytesIO(data)):
-            ops += 1
-            if ops > MAX_OPS or len(stack) > MAX_STACK or len(metastack) > MAX_STACK:
-                raise PickleError("pickle exceeds the decode budget")
-            name = op.name
-            if name == "STOP":
-                if not stack:
-                    raise PickleError("empty stack at STOP")
-                return stack.pop()
-            _step(name, arg, stack, metastack, memo)
-            if len(memo) > MAX_MEMO:
-                raise PickleError("pickle exceeds the decode budget")
-    except PickleError:
-        raise
-    except (ValueError, IndexError, KeyError, TypeError, AttributeError, struct.error, RecursionError, MemoryError) as e:
-        raise PickleError(str(e) or type(e).__name__) from None
-    raise PickleError("Unexpected end of file.")
+    ops_iter = pickletools.genops(io.BytesIO(data))
+    while True:
+        try:
+            for op, arg, _pos in ops_iter:
+                ops += 1
+                if ops > MAX_OPS or len(stack) > MAX_STACK or len(metastack) > MAX_STACK:
+                    raise PickleError("pickle exceeds the decode budget")
+                name = op.name
+                if name == "STOP":
+                    if not stack:
+                        raise PickleError("empty stack at STOP")
+                    return stack.pop()
+                _step(name, arg, stack, metastack, memo)
+                if len(memo) > MAX_MEMO:
+                    raise PickleError("pickle exceeds the decode budget")
+                if ops % OPS_PER_SLICE == 0:
+                    break
+            else:
+                raise PickleError("Unexpected end of file.")
+        except PickleError:
+            raise
+        except (ValueError, IndexError, KeyError, TypeError, AttributeError, struct.error, RecursionError, MemoryError) as e:
+            raise PickleError(str(e) or type(e).__name__) from None
+        yield None
 
 
 def _pop_mark(stack: list[Any], metastack: list[list[Any]]) -> list[Any]:
@@ -364,9 +391,14 @@ MAX_DETAIL_META = 16 * 1024 * 1024
 def decode_experience_bytes(data: bytes) -> dict[str, Any]:
     """The first item of an experience_bytes value as JSON: TRXP (a pickle of {version,
     num_items, items} + safetensors, not sent) or a legacy pickle of an Experience or a list."""
+    return drain(experience_steps(data))
+
+
+def experience_steps(data: bytes) -> Generator[None, None, dict[str, Any]]:
+    """decode_experience_bytes in slices (unpickle_steps)."""
     if trxp_layout(data) is not None:
         try:
-            meta = _unpickle(trxp_metadata(data, MAX_DETAIL_META))
+            meta = yield from _unpickle_steps(trxp_metadata(data, MAX_DETAIL_META))
         except TrxpError as e:
             raise RowDecodeError(str(e)) from None
         # Metadata without an item list is shown whole.
@@ -374,16 +406,16 @@ def decode_experience_bytes(data: bytes) -> dict[str, Any]:
     else:
         if len(data) > MAX_DETAIL_META:
             raise RowDecodeError(f"a legacy experience of {len(data)} bytes is over the {MAX_DETAIL_META}-byte limit")
-        value = _unpickle(data)
+        value = yield from _unpickle_steps(data)
         if isinstance(value, list):
             value = value[0] if value else None
     out = bounded_json(value)
     return out if isinstance(out, dict) else {"value": out}
 
 
-def _unpickle(data: bytes) -> Any:
+def _unpickle_steps(data: bytes) -> Generator[None, None, Any]:
     try:
-        return unpickle(data)
+        return (yield from unpickle_steps(data))
     except PickleError as e:
         raise RowDecodeError(f"cannot unpickle the experience: {e}") from None
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import struct
 from array import array
-from typing import Any, Sequence
+from typing import Any, Generator, Sequence
 
 PROTOCOL_VERSION = 1
 SUBPROTOCOL = "agentrl-relay.v1"
@@ -224,10 +225,32 @@ def _no_negative_zero(v: Any) -> Any:
     return v
 
 
+_NEGATIVE_ZERO = re.compile(r"-0\.0(?=[,\]}]|\Z)")
+# Values serialized between two yields of json_columns_steps.
+COLUMN_CHUNK = 4096
+
+
+def json_columns_steps(msg: dict[str, Any], key: str, columns: dict[str, list[Any]]) -> Generator[None, None, bytes]:
+    """dumps({**msg, key: columns}) in slices of COLUMN_CHUNK values (a long column of floats
+    takes CPython hundreds of milliseconds to print); yields between them."""
+    parts = [dumps(msg)[:-1], b"," if msg else b"", dumps(key), b":{"]
+    for i, (name, col) in enumerate(columns.items()):
+        parts.append(b"%s%s:[" % (b"," if i else b"", dumps(name)))
+        for at in range(0, len(col), COLUMN_CHUNK):
+            if at:
+                parts.append(b",")
+            parts.append(dumps(col[at : at + COLUMN_CHUNK])[1:-1])
+            yield None
+        parts.append(b"]")
+    parts.append(b"}}")
+    return b"".join(parts)
+
+
 def dumps(msg: Any) -> bytes:
     """JSON.stringify of a message, as UTF-8 (-0 written as 0, lone surrogates escaped rather than failing)."""
     text = json.dumps(msg, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-    if "-0.0" in text:
+    # Only a float -0.0 prints as "-0.0" followed by a delimiter ("-0.05" does not need the redo).
+    if "-0.0" in text and _NEGATIVE_ZERO.search(text):
         text = json.dumps(_no_negative_zero(msg), separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     try:
         return text.encode("utf-8")

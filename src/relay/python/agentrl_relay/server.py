@@ -19,7 +19,7 @@ from .catalog import Catalog
 from .decodecache import DecodeCache
 from .envelope import EnvelopeCache, EnvelopePass
 from .protocol import MAX_CLIENT_FRAME_BYTES, PROTOCOL_VERSION, SUBPROTOCOL
-from .session import ErrorDigest, Session
+from .session import ErrorDigest, Session, run_sliced
 from .websocket import (
     WebSocket,
     accept_response,
@@ -108,11 +108,7 @@ class Relay:
             fut: asyncio.Future[None] = asyncio.get_event_loop().create_future()
             self._passes[id(p)] = fut
             try:
-                last = time.monotonic()
-                for _ in p.advance():
-                    if time.monotonic() - last >= 0.025:
-                        await asyncio.sleep(0)
-                        last = time.monotonic()
+                await run_sliced(p.advance())
             finally:
                 del self._passes[id(p)]
                 fut.set_result(None)
@@ -281,6 +277,8 @@ class Relay:
         try:
             async for binary, data in ws.messages():
                 session.on_message(binary, data)
+                # Too many requests waiting: this client's frames stay unread until they drain.
+                await session.admitted()
         finally:
             session.close()
             self.sessions.pop(sid, None)

@@ -2,9 +2,12 @@
 cursors. Reading is pulled by the socket: a batch is read only while the bytes still buffered
 for this client are below the high-water mark, so a slow client costs at most ~2 batches of
 memory; one that stops reading for the stall timeout is cut off (it resumes from its cursor
-when it reconnects), and so is one that never subscribes. Requests (`experience`, `detail`) are
-answered one at a time and only while the client reads: a flood of them queues at most
-MAX_QUEUED, never their answers.
+when it reconnects), and so is one that never subscribes. Requests (`experience`, `detail`,
+`tokens`) are answered one at a time and only while the client reads; past MAX_QUEUED_REQUEST_BYTES
+of requests waiting, the client's socket is not read until they drain (as the Node relay pauses
+it). Every costly step (a pass, a detail read, a row's decoding) runs in slices of about SLICE_S,
+and each client's request task and stream yield between them: clients take turns, so one that
+keeps asking for heavy answers delays the others by a slice, not by its whole queue.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from typing import Any, Callable
+from typing import Any, Callable, Generator, TypeVar
 
 from .envelope import DetailSink, EnvelopeCache, EnvelopePass, read_detail
 from .points import ExperiencesBatch, PointsBatch
@@ -25,6 +28,7 @@ from .protocol import (
     envelope_json_columns,
     js_number,
     js_slice,
+    json_columns_steps,
     parse_client_message,
     points_frame,
     wire_number,
@@ -32,10 +36,28 @@ from .protocol import (
 from .tokens import tokens_frame
 from .websocket import WebSocket
 
-MAX_QUEUED = 64
+# Requests a client may have waiting (bytes of their frames) before its socket is not read.
+MAX_QUEUED_REQUEST_BYTES = 256 * 1024
+# Work done for one client between two turns of the others.
+SLICE_S = 0.01
 # What a client may hold in the relay (bytes buffered for it) before it is cut off at once.
 MAX_CLIENT_BYTES = 32 * 1024 * 1024
 INDEX_ONLY_BUCKETS = 2
+
+_Sliced = TypeVar("_Sliced")
+
+
+async def run_sliced(steps: Generator[None, None, _Sliced]) -> _Sliced:
+    """Runs a generator of work slices, letting the other clients run every SLICE_S; its result."""
+    last = time.monotonic()
+    while True:
+        try:
+            next(steps)
+        except StopIteration as e:
+            return e.value  # type: ignore[no-any-return]
+        if time.monotonic() - last >= SLICE_S:
+            await asyncio.sleep(0)
+            last = time.monotonic()
 
 
 class ErrorDigest:
@@ -84,7 +106,10 @@ class Session:
         self.closed = False
         self.alive = True
         self.sent = 0
-        self.requests: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self.requests: asyncio.Queue[tuple[dict[str, Any], int]] = asyncio.Queue()
+        self.request_bytes = 0
+        self.room = asyncio.Event()
+        self.room.set()
         self.stall_handle: asyncio.TimerHandle | None = None
         self.tasks: list[asyncio.Task] = []
         ws.on_pong = self._pong
@@ -162,10 +187,10 @@ class Session:
             self.send({"type": "error", "code": "bad-message", "message": str(e)})
             return
         if msg["type"] in ("experience", "detail", "tokens"):
-            if self.requests.qsize() >= MAX_QUEUED:
-                self._cut("slow-client", f"sent more than {MAX_QUEUED} requests it does not read the answers of")
-                return
-            self.requests.put_nowait(msg)
+            self.requests.put_nowait((msg, len(data)))
+            self.request_bytes += len(data)
+            if self.request_bytes > MAX_QUEUED_REQUEST_BYTES:
+                self.room.clear()
             return
         if as_int(msg["protocol"]) != PROTOCOL_VERSION:
             self.send(
@@ -295,19 +320,30 @@ class Session:
 
     # ---- requests ------------------------------------------------------------------------
 
+    async def admitted(self) -> None:
+        """Returns once the client may send more (its waiting requests are below the bound)."""
+        while not self.room.is_set() and not self.closed:
+            await self.room.wait()
+
     async def _answer_requests(self) -> None:
         while not self.closed:
-            m = await self.requests.get()
+            m, size = await self.requests.get()
+            self.request_bytes -= size
+            if self.request_bytes <= MAX_QUEUED_REQUEST_BYTES // 2:
+                self.room.set()
             if not await self._writable():
                 return
             if m["type"] == "tokens":
-                self._tokens(m)
+                await self._tokens(m)
                 continue
             try:
                 answer = await (self._experience(m) if m["type"] == "experience" else self._detail(m))
             except Exception as e:  # noqa: BLE001 (any failure is the answer)
-                answer = {"type": m["type"] if m["type"] == "detail" else "experience-detail", "request": m["request"], "source": m["source"], "error": str(e)}
-            self.send(answer)
+                answer = {"type": m["type"] if m["type"] == "detail" else "experience-detail", "request": m["request"], "source": m["source"], "error": self._said(e)}
+            if isinstance(answer, bytes):
+                self.send_bytes(answer, False)
+            else:
+                self.send(answer)
 
     async def _experience(self, m: dict[str, Any]) -> dict[str, Any]:
         base = {"type": "experience-detail", "request": as_int(m["request"]), "source": m["source"], "id": as_int(m["id"])}
@@ -315,11 +351,21 @@ class Session:
         if src is None or not hasattr(src, "read_detail"):
             return {**base, "error": f"no SQL source '{js_slice(m['source'], 200)}'"}
         try:
-            return {**base, "detail": src.read_detail(as_int(m["id"]))}
+            steps = getattr(src, "detail_steps", None)
+            return {**base, "detail": await run_sliced(steps(as_int(m["id"]))) if steps else src.read_detail(as_int(m["id"]))}
         except Exception as e:  # noqa: BLE001 (any failure is the answer)
-            return {**base, "error": str(e) or type(e).__name__}
+            return {**base, "error": self._said(e)}
 
-    def _tokens(self, m: dict[str, Any]) -> None:
+    def _said(self, e: BaseException) -> str:
+        """What a client is told of a failed request: the relay's own messages (RuntimeError,
+        ValueError such as RowDecodeError, OSError) as they are; for anything else (a bug, a
+        decoder's KeyError) not Python's raw text but one line naming the error, logged here."""
+        if isinstance(e, (RuntimeError, ValueError, OSError)) and not isinstance(e, (RecursionError, UnicodeError)):
+            return str(e) or type(e).__name__
+        self.relay.log("warn", f"relay: client {self.id}: a request failed: {type(e).__name__}: {str(e)[:300]}")
+        return f"the relay could not read this ({type(e).__name__})"
+
+    async def _tokens(self, m: dict[str, Any]) -> None:
         """One row's tokens: a binary tokens frame, or a JSON `tokens` error."""
         base = {"type": "tokens", "request": as_int(m["request"]), "source": m["source"], "id": as_int(m["id"])}
         src = self.relay.source(m["source"])
@@ -327,14 +373,15 @@ class Session:
             self.send({**base, "error": f"no experience source '{js_slice(m['source'], 200)}'"})
             return
         try:
-            header, arrays = src.read_tokens(as_int(m["id"]))
+            steps = getattr(src, "tokens_steps", None)
+            header, arrays = await run_sliced(steps(as_int(m["id"]))) if steps else src.read_tokens(as_int(m["id"]))
             frame = tokens_frame({**base, **header}, arrays)
         except Exception as e:  # noqa: BLE001 (any failure is the answer)
-            self.send({**base, "error": js_slice(str(e) or type(e).__name__, 1000)})
+            self.send({**base, "error": js_slice(self._said(e), 1000)})
             return
         self.send_bytes(frame, True)
 
-    async def _detail(self, m: dict[str, Any]) -> dict[str, Any]:
+    async def _detail(self, m: dict[str, Any]) -> dict[str, Any] | bytes:
         base = {"type": "detail", "request": as_int(m["request"]), "source": m["source"], "tag": m["tag"], "from": m["from"], "to": m["to"]}
         src = self.relay.source(m["source"])
         if src is None or src.kind != "tfevents":
@@ -351,14 +398,14 @@ class Session:
                 return {**base, "error": "the event file was replaced since its envelope"}
             regions = p.index.regions(m["from"], m["to"], cursor["offset"])
             sink = DetailSink(m["tag"], m["from"], m["to"], as_int(m["maxPoints"]))
-            for _ in read_detail(src.path, regions, sink):
-                await asyncio.sleep(0)
+            await run_sliced(read_detail(src.path, regions, sink))
         except Exception as e:  # noqa: BLE001 (any failure is the answer)
-            return {**base, "error": str(e) or type(e).__name__}
+            return {**base, "error": self._said(e)}
         if sink.envelope is not None:
             width, cols = sink.envelope.arrays()
             return {**base, "envelope": envelope_json_columns(width, cols)}
-        return {**base, "points": {"step": sink.step, "wallTime": sink.wall, "value": [wire_number(v) for v in sink.value]}}
+        # Serialized here, in slices: a 100 k-point answer takes CPython most of a second to print.
+        return await run_sliced(json_columns_steps(base, "points", {"step": sink.step, "wallTime": sink.wall, "value": [wire_number(v) for v in sink.value]}))
 
     # ---- life --------------------------------------------------------------------------------
 
@@ -387,6 +434,7 @@ class Session:
         if self.stall_handle is not None:
             self.stall_handle.cancel()
         self._close_readers()
+        self.room.set()
         for t in self.tasks:
             t.cancel()
 

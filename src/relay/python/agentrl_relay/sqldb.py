@@ -42,6 +42,10 @@ def is_busy(e: sqlite3.Error) -> bool:
     return isinstance(e, sqlite3.OperationalError) and ("locked" in str(e) or "busy" in str(e))
 
 
+def _text_of(b: bytes) -> str:
+    return b.decode("utf-8", "replace")
+
+
 class SqlDatabase:
     """One database file, followed view by view; shared by its table sources."""
 
@@ -62,6 +66,9 @@ class SqlDatabase:
             uri = f"file:{quote(os.path.abspath(self.path))}?mode=ro"
             conn = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=0, check_same_thread=False)
             conn.execute("ATTACH ':memory:' AS agentrl_seen")
+            # A byte that is not UTF-8 in one row's text costs that value (U+FFFD, as the Node
+            # relay decodes it), not the whole query: the default factory fails every row read with it.
+            conn.text_factory = _text_of
             self.conn = conn
             self.steps = StepBudget(conn)
         return self.conn

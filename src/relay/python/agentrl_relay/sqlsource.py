@@ -19,15 +19,15 @@ import os
 import re
 import sqlite3
 import time
-from typing import Any, Callable, NamedTuple, TypeVar
+from typing import Any, Callable, Generator, NamedTuple, TypeVar
 
-from .pickles import RowDecodeError, decode_experience_bytes, summarize_experience
+from .pickles import RowDecodeError, drain, experience_steps, summarize_experience
 from .points import ExperiencesBatch
 from .protocol import cursor_dict, js_string, wire_number
 from .rowwindow import BUCKET_ROWS, EncodedWindow, RowState, RowWindow, changed_buckets, parse_window, window_buckets
 from .sqldb import CorruptTable, SqlDatabase, is_busy, quote_ident, table_columns
 from .steplog import js_to_number
-from .tokens import decode_token_parts, read_token_parts
+from .tokens import read_token_parts, token_parts_steps
 
 _Read = TypeVar("_Read")
 
@@ -128,13 +128,31 @@ class SqlTableSource:
         raise RuntimeError(str(last) if last else f"cannot read {os.path.basename(self.db.path)}: a writer kept it busy")
 
     def read_detail(self, row_id: int) -> dict[str, Any]:
-        return self._on_fresh_view(lambda conn: self._detail(conn, row_id))
+        return drain(self.detail_steps(row_id))
+
+    def detail_steps(self, row_id: int) -> Generator[None, None, dict[str, Any]]:
+        """read_detail in slices: the bytes read at once, their decoding in slices (the relay lets
+        other clients run between them)."""
+        data, reward = self._on_fresh_view(lambda conn: self._detail_bytes(conn, row_id))
+        try:
+            d = yield from experience_steps(data)
+        except ValueError as e:
+            raise RuntimeError(str(e)) from None
+        # The column wins, as in Trinity's ExperienceModel.to_experience: serve mode writes the
+        # bytes before /feedback sets the reward, which only updates the column.
+        if isinstance(reward, (int, float)) and not isinstance(reward, bool):
+            d["reward"] = wire_number(float(reward))
+        return d
 
     def read_tokens(self, row_id: int) -> tuple[dict[str, Any], dict[str, Any]]:
-        """(header fields, arrays) of one row's tokens (tokens.py); the ranges read on one view."""
+        return drain(self.tokens_steps(row_id))
+
+    def tokens_steps(self, row_id: int) -> Generator[None, None, tuple[dict[str, Any], dict[str, Any]]]:
+        """(header fields, arrays) of one row's tokens (tokens.py): the ranges read on one view,
+        then decoded in slices."""
         parts, reward = self._on_fresh_view(lambda conn: self._token_parts(conn, row_id))
         try:
-            header, arrays = decode_token_parts(*parts)
+            header, arrays = yield from token_parts_steps(*parts)
         except RowDecodeError as e:
             raise RuntimeError(f"row {row_id} of {self.table}: {e}") from None
         # The column wins, as for the detail.
@@ -168,7 +186,7 @@ class SqlTableSource:
         finally:
             conn.execute("COMMIT")
 
-    def _detail(self, conn: sqlite3.Connection, row_id: int) -> dict[str, Any]:
+    def _detail_bytes(self, conn: sqlite3.Connection, row_id: int) -> tuple[bytes, Any]:
         t = quote_ident(self.table)
         if "experience_bytes" not in table_columns(conn, self.table):
             raise RuntimeError(f"table {self.table} has no experience_bytes column")
@@ -178,15 +196,7 @@ class SqlTableSource:
         data, reward = row
         if not isinstance(data, bytes):
             raise RuntimeError(f"row {row_id} of {self.table} has no experience bytes")  # noqa: TRY004 (bad data, not a bad call)
-        try:
-            d = decode_experience_bytes(data)
-        except ValueError as e:
-            raise RuntimeError(str(e)) from None
-        # The column wins, as in Trinity's ExperienceModel.to_experience: serve mode writes the
-        # bytes before /feedback sets the reward, which only updates the column.
-        if isinstance(reward, (int, float)) and not isinstance(reward, bool):
-            d["reward"] = wire_number(float(reward))
-        return d
+        return data, reward
 
     def open(self, cursor: dict[str, Any] | None) -> SqlTableReader:
         return SqlTableReader(self, cursor)

@@ -57,6 +57,9 @@ class LineFile:
             if self.skipping:
                 nl = buf.find(b"\n")
                 f.offset += len(buf) if nl < 0 else nl + 1
+                # The bytes before the new offset are the skipped line's: remembered, or the next
+                # check takes the moved offset for a rewrite and reads the file again from 0.
+                f.mark()
                 self.skipping = nl < 0
                 continue
             last = buf.rfind(b"\n")
@@ -73,6 +76,7 @@ class LineFile:
                     self.log("warn", f"relay: {self.path}: " + self.report.format(max=self.max_line, at=f.offset))
                 self.skipping = True
                 f.offset += len(buf)
+                f.mark()
                 continue
             out = []
             start = 0
@@ -221,6 +225,9 @@ class JsonlExperienceSource:
         except OSError as e:
             raise RuntimeError(f"{self.info['path']}: row {row_id}: {e.strerror or e}") from None
         try:
+            # A row id is a line's offset + 1: one that points into a line is no row (not parsed mid-line).
+            if offset > 0 and os.pread(fd, 1, offset - 1) != b"\n":
+                raise RuntimeError(f"{self.info['path']}: row {row_id}: not the start of a line")
             chunks = []
             pos = offset
             while True:

@@ -12,9 +12,9 @@ from __future__ import annotations
 import math
 import struct
 from array import array
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Generator, Optional
 
-from .pickles import PickleError, PyObject, RowDecodeError, bounded_json, unpickle
+from .pickles import PickleError, PyObject, RowDecodeError, bounded_json, drain, unpickle_steps
 from .protocol import BIG_ENDIAN, dumps, parse_json, wire_number
 from .trxp import TRXP_HEADER, trxp_first_item, trxp_layout
 
@@ -68,6 +68,8 @@ def tensor_entries(text: bytes, data_bytes: int, wanted: list[str], max_elements
         _require(size, f"{what}: dtype {str(dtype)[:20]} is not read")
         shape = t.get("shape")
         _require(isinstance(shape, list) and len(shape) <= 8 and all(_is_safe_int(d) and d >= 0 for d in shape), f"{what}: bad shape")
+        # A token array is one sequence: a [2, n] tensor (two sequences, a batch) is not read as one.
+        _require(len(shape) <= 1, f"{what}: shape [{', '.join(str(d) for d in shape)}] has {len(shape)} dimensions, not one sequence")
         count = 1
         for d in shape:
             count *= d
@@ -177,6 +179,17 @@ def _num_or_none(v: Any) -> float | int | None:
     return None
 
 
+def _tokens_prompt_length(v: Any) -> int | None:
+    """Trinity's default (1) when the metadata has none; null (not known) for one that is not a
+    count (a string, a huge or negative number), never a made-up 1."""
+    if v is None:
+        return 1
+    n = _num_or_none(v)
+    if n is None or isinstance(n, float) and not n.is_integer():
+        return None
+    return int(n) if 0 <= n <= 2**53 - 1 else None
+
+
 def _str_or_none(v: Any) -> str | None:
     return v if isinstance(v, str) else None
 
@@ -195,8 +208,13 @@ def _view_texts(response: Any, prompt: Any, messages: Any, tools: Any) -> dict[s
 
 def decode_token_parts(meta: bytes, tensors: dict[str, tuple[str, bytes]], stored: int) -> tuple[dict[str, Any], dict[str, array]]:
     """(header fields, arrays) of a row's parts (its request fields left for the caller)."""
+    return drain(token_parts_steps(meta, tensors, stored))
+
+
+def token_parts_steps(meta: bytes, tensors: dict[str, tuple[str, bytes]], stored: int) -> Generator[None, None, tuple[dict[str, Any], dict[str, array]]]:
+    """decode_token_parts in slices: the relay lets other clients run between them."""
     try:
-        m = unpickle(meta)
+        m = yield from unpickle_steps(meta)
     except PickleError as e:
         raise RowDecodeError(f"cannot unpickle the experience: {e}") from None
     item = trxp_first_item(m, _item_field)
@@ -208,12 +226,12 @@ def decode_token_parts(meta: bytes, tensors: dict[str, tuple[str, bytes]], store
             arrays[name] = as_mask(b, dtype)
         else:
             arrays[name] = as_float32(b, dtype)
-    pl = _num_or_none(_item_field(item, "prompt_length"))
+    pl = _item_field(item, "prompt_length")
     reward = _num_or_none(_item_field(item, "reward"))
     header: dict[str, Any] = {
         "kind": "tensors",
         # Trinity's default when the metadata has none (Experience.deserialize_many).
-        "prompt_length": 1 if pl is None else (int(pl) if float(pl).is_integer() and abs(pl) <= 2**53 - 1 else None),
+        "prompt_length": _tokens_prompt_length(pl),
         "truncate_status": _str_or_none(_item_field(item, "truncate_status")),
         "reward": None if reward is None else wire_number(float(reward)),
     }

@@ -40,6 +40,7 @@ async function repliesOf(runtime: RelayRuntime): Promise<Record<string, unknown>
       out[`sql#${row.id}`] = await client.requestTokens(sources.sql, row.id).then(comparable, (e: Error) => ({ error: e.message }));
     }
     for (const line of lines) out[`jsonl#${line.line}`] = await client.requestTokens(sources.jsonl, line.id).then(comparable, (e: Error) => ({ error: e.message }));
+    out['jsonl#mid-line'] = await client.requestTokens(sources.jsonl, lines[1].id + 3).then(comparable, (e: Error) => ({ error: e.message }));
     out['sql#missing'] = await client.requestTokens(sources.sql, 99_999).then(comparable, (e: Error) => ({ error: e.message }));
     out['no-source'] = await client.requestTokens('sql:nope', 1).then(comparable, (e: Error) => ({ error: e.message }));
     return out;
@@ -77,7 +78,7 @@ test('tokens of SQL rows written by Trinity 0.5.2 equal its own deserialization,
   // The first row keeps -inf and -1e-8 logprobs as they are (no JSON number list on the way).
   assert.equal((got['sql#1'] as ReturnType<typeof comparable>).arrays.logprobs?.[4], -Infinity);
   const crafted = rows.filter((r) => r.crafted);
-  assert.equal(crafted.length, 6);
+  assert.equal(crafted.length, 9);
   const expected: Record<string, RegExp> = {
     'huge shape': /1099511627776 elements, over the 524288-element limit/,
     'offsets past the data': /data_offsets \[0, 16\] outside the 8 data bytes/,
@@ -85,8 +86,14 @@ test('tokens of SQL rows written by Trinity 0.5.2 equal its own deserialization,
     truncated: /truncated/,
     'huge tensors header': /tensors header of 549755813888 bytes is over/,
     'id past 32 bits': /does not fit 32 bits/,
+    '2-D tokens': /tensor 0:tokens: shape \[2, 2\] has 2 dimensions, not one sequence/,
   };
-  for (const row of crafted) assert.match(String((got[`sql#${row.id}`] as { error?: string }).error), expected[row.crafted!], row.crafted);
+  for (const row of crafted.filter((r) => expected[r.crafted!])) assert.match(String((got[`sql#${row.id}`] as { error?: string }).error), expected[row.crafted!], row.crafted);
+  // A prompt length that is not a count is not known (null), not Trinity's default of 1.
+  for (const why of ['huge prompt_length', 'string prompt_length']) {
+    const r = got[`sql#${crafted.find((c) => c.crafted === why)!.id}`] as ReturnType<typeof comparable>;
+    assert.deepEqual([r.prompt_length, r.arrays.tokens], [null, [1, 2]], why);
+  }
   for (const line of lines) {
     const r = got[`jsonl#${line.line}`] as ReturnType<typeof comparable>;
     assert.equal(r.kind, 'texts', `line ${line.line}`);
@@ -97,6 +104,7 @@ test('tokens of SQL rows written by Trinity 0.5.2 equal its own deserialization,
     assert.equal(r.truncate_status, line.truncate_status);
   }
   assert.match(String((got['sql#missing'] as { error?: string }).error), /no row 99999/);
+  assert.match(String((got['jsonl#mid-line'] as { error?: string }).error), /row \d+: not the start of a line/);
   assert.match(String((got['no-source'] as { error?: string }).error), /no experience source/);
 });
 

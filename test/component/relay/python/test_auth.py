@@ -27,7 +27,8 @@ class UrlTest(unittest.TestCase):
         # The Node relay's vectors (test/unit/relay/serve/auth.test.ts), and a few more.
         for target in ["/?token=x", "/?a=1;token=x", "/?a=1&TOKEN=x", "/?%74oken=x", "/?%2574oken=x", "/?bearer=x", "/?Bearer%20x", "/token=x", "/a/token:x/b",
                        "/?access_token=x", "/?api-key=x", "/?X-Auth=x", "/?passwd=x", "/?client_secret=x", "/?session_id=x", "/?API_KEY=x", "/?x=1&access-token=y",
-                       "/p/secret=1", "/?monkey=1"]:
+                       "/p/secret=1", "/?monkey=1", "/?a=1\ttoken=x", "/?a=1+token=x", "/?a=1,token=x", "/?a=1%2Caccess_token=x",
+                       f"/?x={TOKEN}", f"/{TOKEN}", f"/a/{TOKEN}/b", f"/?run=%{ord(TOKEN[0]):x}{TOKEN[1:]}"]:
             ok, status, reason = check_upgrade(request(target, authorization=f"Bearer {TOKEN}"), TOKEN, [])
             self.assertEqual((ok, status), (False, 400), target)
             self.assertNotIn("x", reason.replace("text", "").split(":")[0][-3:])
@@ -60,6 +61,18 @@ class TokenFileTest(unittest.TestCase):
 
     def test_one_token(self):
         self.assertEqual(read_token(self.file(f"\n  {TOKEN}  \n\n")), TOKEN)
+
+    def test_a_bom_is_stripped_and_only_a_short_regular_file_is_read(self):
+        self.assertEqual(read_token(self.file(f"\ufeff{TOKEN}\n")), TOKEN)
+        with self.assertRaisesRegex(TokenFileError, "longer than 4096 bytes"):
+            read_token(self.file(TOKEN + " " * 5000))
+        with self.assertRaisesRegex(TokenFileError, "not a regular file"):
+            read_token("/dev/zero")
+        fifo = os.path.join(tempfile.mkdtemp(), "fifo")
+        os.mkfifo(fifo)
+        self.addCleanup(os.unlink, fifo)
+        with self.assertRaisesRegex(TokenFileError, "not a regular file"):
+            read_token(fifo)
 
     def test_a_token_no_header_could_match_is_refused(self):
         for text in ["abc def\n", "", "\n \n", "one\ntwo\n", "abc\tdef", "t\u00f6k\u00e9n"]:

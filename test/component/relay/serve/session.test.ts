@@ -151,6 +151,54 @@ for (const subject of relaysUnderTest())
       good.close();
     });
 
+    test('a client that reads its answers but keeps asking for heavy details does not starve another: clients take turns', { timeout: 240_000 }, async () => {
+      const dir = tmpDir();
+      dirs.push(dir);
+      const file = path.join(dir, 'events.out.tfevents.1.node');
+      const STEPS = 50_000;
+      appendSteps(file, 0, STEPS);
+      const relay = await launchRelay(subject.command(), ['--logdir', dir, '--heartbeat', '60']);
+      relays.push(relay);
+      const good = await helloFrom(relay.url);
+      good.subscribe();
+      const flooder = await helloFrom(relay.url);
+      flooder.subscribe();
+      await good.waitFor('the good client to catch up', () => good.points().length === STEPS * TAGS.length, 120_000);
+      await flooder.waitFor('the flooder to catch up', () => flooder.points().length === STEPS * TAGS.length, 120_000);
+      const st = fs.statSync(file);
+      const source = (good.of('hello')[0].sources as { id: string }[])[0].id;
+      const detail = (request: number, from: number, to: number) => ({ type: 'detail', request, source, tag: TAGS[0], from, to, maxPoints: 100_000, cursor: { source, fid: `${st.dev}:${st.ino}`, offset: st.size } });
+      // The flooder keeps 4 requests for every point of the tag in flight, reading each answer (~2 MB).
+      let sent = 0;
+      const answers = () => flooder.of('detail').length;
+      const flood = setInterval(() => {
+        while (sent - answers() < 4) flooder.send(detail(sent++, 0, STEPS));
+      }, 5);
+      try {
+        await flooder.waitFor('the first heavy answer', () => answers() >= 1, 120_000);
+        assert.ok(flooder.of('detail').every((a) => a.error === undefined && (a.points as { step: number[] }).step.length === STEPS), 'the heavy answers are whole');
+        // The good client asks for a few points, one request after the other: each costs the relay
+        // a slice, and it takes turns with the flooder, so the flooder's heavy answers (each many
+        // slices) do not come between every two of them.
+        const ask = async (request: number) => {
+          good.send(detail(request, 100, 110));
+          await good.waitFor(`answer ${request}`, () => good.of('detail').some((a) => a.request === request), 120_000);
+        };
+        await ask(1_000_000);
+        const before = answers();
+        for (let i = 1; i <= 5; i++) await ask(1_000_000 + i);
+        const during = answers() - before;
+        assert.ok(during <= 2, `${during} heavy answers went to the flooder while the good client waited for 5 small ones`);
+        assert.deepEqual((good.of('detail').at(-1)!.points as { step: number[] }).step, [100, 101, 102, 103, 104, 105, 106, 107, 108, 109, 110]);
+      } finally {
+        clearInterval(flood);
+      }
+      assert.equal(good.closed, undefined);
+      assert.equal(flooder.closed, undefined, 'a client that reads its answers is not cut off');
+      good.close();
+      flooder.close();
+    });
+
     test('a client that never subscribes and only answers pings is cut off after --stall-timeout; a subscribed idle client stays', { timeout: 120_000 }, async () => {
       const dir = tmpDir();
       dirs.push(dir);

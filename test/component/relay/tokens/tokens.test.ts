@@ -59,4 +59,5 @@ test('agentrl tokens --job-dir: JSON equal to Trinity, texts re-tokenized, exit 
   assert.equal(run(['--job-dir', job]).status, 2);
   assert.equal(run(['--id', '1']).status, 2);
   assert.equal(run(['--job-dir', job, '--id', '0']).status, 2);
+  for (const id of ['0x10', '1e3', ' 7', '7.0']) assert.match(run(['--job-dir', job, '--id', id]).stderr, /--id must be a positive integer row id/, id);
 });
