@@ -40,7 +40,7 @@ export interface RenderBudget {
   /** List items made, all lists together (range(), list concatenation, lists looked up). */
   items: number;
 }
-export const RENDER_BUDGET: RenderBudget = { steps: 200_000, chars: 16 * 1024 * 1024, items: 2_000_000 };
+const RENDER_BUDGET: RenderBudget = { steps: 200_000, chars: 16 * 1024 * 1024, items: 2_000_000 };
 
 /** The render under way (renders are synchronous, so one at a time) and what it has spent. */
 let spending: { budget: RenderBudget; steps: number; chars: number; items: number; name: string } | undefined;

@@ -12,14 +12,14 @@ import { abortError, createPooledHttp, readText, ReplyTooLargeError, type HttpCa
 
 /** Default cap on one reply's body (model.maxReplyMB): far above a real completion with
  *  logprobs, far below what an endless or runaway reply would cost the gateway and the runner. */
-export const DEFAULT_MAX_REPLY_MB = 32;
+const DEFAULT_MAX_REPLY_MB = 32;
 
 /** Nesting a reply may have: a completion is a few levels deep; thousands overflow the stack of
  *  every recursive step after (JSON.stringify in the recorder, the runner's json). */
-export const MAX_REPLY_DEPTH = 256;
+const MAX_REPLY_DEPTH = 256;
 
 /** Whether `value` nests deeper than `max` (iterative: it must not overflow the stack itself). */
-export function nestsDeeper(value: unknown, max: number): boolean {
+function nestsDeeper(value: unknown, max: number): boolean {
   const stack: [unknown, number][] = [[value, 0]];
   while (stack.length) {
     const [v, d] = stack.pop()!;

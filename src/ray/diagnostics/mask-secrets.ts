@@ -76,7 +76,7 @@ function withParts(value: string): string[] {
 }
 
 /** The values the shapes below would mask in `text`. */
-export function shapeSecrets(text: string): string[] {
+function shapeSecrets(text: string): string[] {
   const found: string[] = [];
   for (const [re, to] of SHAPES) {
     text.replace(re, (...m: unknown[]) => {

@@ -65,7 +65,7 @@ test('which keys are secret', () => {
   for (const k of ['max_tokens', 'max_response_tokens', 'tokenizer_path', 'num_tokens', 'token_ids', 'ppo_max_token_len_per_gpu', 'name']) assert.ok(!isSecretKey(k), k);
 });
 
-// The corpus of secret shapes a hostile-input probe leaked (issue 40): each goes through the
+// The corpus of secret shapes a hostile-input probe leaked (Copy Diagnostics, second hardening pass): each goes through the
 // whole report (config, entrypoint, logs) and its secret appears nowhere in it.
 type Where = 'config' | 'entrypoint' | 'log';
 const SHAPES: { name: string; where: Where; text: string; secret: string }[] = [
