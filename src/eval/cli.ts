@@ -140,7 +140,7 @@ export async function main(argv: string[], context: EvalCliContext): Promise<num
     if (dir) io.stdout(`saved: ${dir}\n`);
   }
   const gateFailed = comparisons.filter((c) => c.gateFailed);
-  for (const c of gateFailed) io.stderr(`agentrl eval: ${c.other} is worse than ${c.base} beyond ${opts.failIfWorse}: ${c.verdict.text}\n`);
+  for (const c of gateFailed) io.stderr(`agentrl eval: ${c.other} fails the gate against ${c.base} (--fail-if-worse ${opts.failIfWorse}): ${c.gateReason}; ${c.verdict.text}\n`);
   return gateFailed.length ? 1 : 0;
 }
 

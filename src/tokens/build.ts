@@ -2,7 +2,7 @@
 // tokenizer for the texts, or the reason there is none), the text or messages a file buffer or
 // queue backup keeps (re-tokenized: no logprobs, the mask from the chat template), and one LLM
 // call as the endpoint reported it.
-import { type ChatMessage, tokenizeAndMask } from './chat-template';
+import { type ChatMessage, ChatTemplateError, tokenizeAndMask } from './chat-template';
 import { type ExperienceTensors, fromTensors, type MissingPart, type TokenExperience } from './experience';
 import type { RunTokenizer } from './tokenizer';
 
@@ -40,9 +40,17 @@ export interface StoredTexts {
 export function retokenize(s: StoredTexts, tok: RunTokenizer): TokenExperience {
   const status = s.truncate_status ?? null;
   const base = { truncateStatus: status, truncated: !!status, responseText: s.response_text ?? undefined };
+  let templateFailed: string | undefined;
   if (s.messages?.length && tok.chatTemplate) {
-    const t = tokenizeAndMask(tok, s.messages, s.tools ?? undefined);
-    return {
+    let t;
+    try {
+      t = tokenizeAndMask(tok, s.messages, s.tools ?? undefined);
+    } catch (e) {
+      // A template that fails (or goes over its budget) costs the mask only: the texts are still tokenized.
+      if (!(e instanceof ChatTemplateError)) throw e;
+      templateFailed = e.message;
+    }
+    if (t) return {
       ...base,
       ids: t.ids,
       promptLength: t.promptLength,
@@ -65,7 +73,7 @@ export function retokenize(s: StoredTexts, tok: RunTokenizer): TokenExperience {
     trained,
     texts: tok.tokenTexts(ids),
     source: { kind: 'retokenized', from: 'text' },
-    missing: [...retokenizedNotes, ...(s.messages?.length ? [{ part: 'mask', reason: 'retokenized', detail: 'no chat template' } satisfies MissingPart] : [])],
+    missing: [...retokenizedNotes, ...(s.messages?.length ? [{ part: 'mask', reason: 'retokenized', detail: templateFailed ?? 'no chat template' } satisfies MissingPart] : [])],
   };
 }
 

@@ -8,7 +8,7 @@
 // the template closes its turn with (<|im_end|> and the newline after it) are trained, and
 // the system and user turns, tool results and the next turn's header are not. For templates
 // that think (a "<think>" in the template) only the turns after the last user message count.
-import { Template } from '@huggingface/jinja';
+import { Interpreter, Template } from '@huggingface/jinja';
 import type { RunTokenizer } from './tokenizer';
 
 export interface ToolCall {
@@ -26,6 +26,65 @@ export interface ChatMessage {
 }
 
 export class ChatTemplateError extends Error {}
+
+/**
+ * What one render may cost. A template comes from the model folder a job dir names, so it may be
+ * hostile: a loop nested in loops renders gigabytes, or runs for good. Counted in interpreter
+ * steps and characters produced, not wall time, so the same template fails the same way on a
+ * busy machine. Real templates (Qwen, Llama, DeepSeek, with tools) use about 80 steps per
+ * message and characters close to the conversation's size.
+ */
+export interface RenderBudget {
+  steps: number;
+  chars: number;
+  /** List items made, all lists together (range(), list concatenation, lists looked up). */
+  items: number;
+}
+const RENDER_BUDGET: RenderBudget = { steps: 200_000, chars: 16 * 1024 * 1024, items: 2_000_000 };
+
+/** The render under way (renders are synchronous, so one at a time) and what it has spent. */
+let spending: { budget: RenderBudget; steps: number; chars: number; items: number; name: string } | undefined;
+
+// @huggingface/jinja has no limits of its own: every node it evaluates goes through evaluate(),
+// so that is where the budget is counted (a no-op outside renderChat).
+type Evaluate = (this: Interpreter, ...args: Parameters<Interpreter['evaluate']>) => ReturnType<Interpreter['evaluate']>;
+const evaluate: Evaluate = Reflect.get(Interpreter.prototype, 'evaluate');
+Interpreter.prototype.evaluate = function budgeted(this: Interpreter, ...args: Parameters<Evaluate>): ReturnType<Evaluate> {
+  const s = spending;
+  if (s && ++s.steps > s.budget.steps) throw overBudget(s, `${s.budget.steps} steps`);
+  const value = evaluate.apply(this, args);
+  if (s) {
+    const v: unknown = value.value;
+    if (typeof v === 'string' && (s.chars += v.length) > s.budget.chars) throw overBudget(s, `${s.budget.chars} characters`);
+    if (Array.isArray(v) && (s.items += v.length) > s.budget.items) throw overBudget(s, `${s.budget.items} items in a list`);
+  }
+  return value;
+};
+
+function overBudget(s: { name: string }, what: string): ChatTemplateError {
+  return new ChatTemplateError(`${s.name}'s chat template went over its budget (${what}) rendering one conversation: a template that loops or grows without end is not rendered`);
+}
+
+// jinja's range() builds its whole list before evaluate() sees it: bounded at the start of a
+// budgeted render, by wrapping the global the library declares (it refuses a redeclaration).
+type Run = (this: Interpreter, ...args: Parameters<Interpreter['run']>) => ReturnType<Interpreter['run']>;
+const run: Run = Reflect.get(Interpreter.prototype, 'run');
+Interpreter.prototype.run = function budgetedRun(this: Interpreter, ...args: Parameters<Run>): ReturnType<Run> {
+  const s = spending;
+  const range = this.global.variables.get('range') as { value: (a: { value: unknown }[], scope: unknown) => unknown } | undefined;
+  if (s && range && typeof range.value === 'function') {
+    const Fn = range.constructor as new (f: (a: { value: unknown }[], scope: unknown) => unknown) => typeof range;
+    const max = s.budget.items;
+    this.global.variables.set('range', new Fn((a, scope) => {
+      const [x, y, step = 1] = a.map((v) => Number(v.value));
+      const [from, to] = a.length < 2 ? [0, x] : [x, y];
+      const n = step === 0 ? 0 : Math.ceil((to - from) / step);
+      if (!((s.items += Math.max(0, n)) <= max)) throw overBudget(s, `${max} items in a list`);
+      return range.value(a, scope);
+    }) as never);
+  }
+  return run.apply(this, args);
+};
 
 /** transformers renders with the special tokens of tokenizer_config.json (raise_exception is jinja's own). */
 function context(tok: RunTokenizer, messages: readonly ChatMessage[], tools: readonly unknown[] | undefined, addGenerationPrompt: boolean): Record<string, unknown> {
@@ -63,14 +122,19 @@ function usesGenerationBlocks(template: string): boolean {
 }
 
 /** The template's text for `messages` (the empty conversation renders as ''). */
-export function renderChat(tok: RunTokenizer, messages: readonly ChatMessage[], opts: { tools?: readonly unknown[]; addGenerationPrompt?: boolean } = {}): string {
+export function renderChat(tok: RunTokenizer, messages: readonly ChatMessage[], opts: { tools?: readonly unknown[]; addGenerationPrompt?: boolean; budget?: RenderBudget } = {}): string {
   if (messages.length === 0 && !opts.addGenerationPrompt) return '';
   const t = templateOf(tok);
+  const budget = opts.budget ?? RENDER_BUDGET;
+  spending = { budget, steps: 0, chars: 0, items: 0, name: tok.name };
   try {
     return t.render(context(tok, messages, opts.tools, opts.addGenerationPrompt ?? false));
   } catch (e) {
     if (e instanceof ChatTemplateError) throw e;
+    // A template deep enough to overflow the stack is as hostile as a looping one.
     throw new ChatTemplateError(`${tok.name}'s chat template failed: ${e instanceof Error ? e.message : String(e)}`);
+  } finally {
+    spending = undefined;
   }
 }
 

@@ -119,6 +119,10 @@ export function createTokenizer(tokenizerJson: unknown, config: unknown, opts: {
     throw new TokenizerError(`${opts.name}: tokenizer.json has no "model": not a Hugging Face tokenizer`);
   }
   const cfg = typeof config === 'object' && config !== null ? (config as Record<string, unknown>) : {};
+  const risky = backtrackingPatterns(tokenizerJson).at(0);
+  if (risky !== undefined) {
+    throw new TokenizerError(`${opts.name}: tokenizer.json has a regex that can backtrack without end (${JSON.stringify(risky.slice(0, 80))}: a repeated group that holds a repeat or an alternative): not used, so texts cannot hang the encoder`);
+  }
   let tok: Tokenizer;
   try {
     tok = new Tokenizer(tokenizerJson, cfg);
@@ -147,6 +151,53 @@ export function createTokenizer(tokenizerJson: unknown, config: unknown, opts: {
       return cutTexts(ids, decode, isSpecial, bytesOf);
     },
   };
+}
+
+/**
+ * The `Regex` patterns of tokenizer.json (pre-tokenizer splits, normalizer replaces) that can
+ * backtrack exponentially, as `(a+)+$` or `(a|a)*` do: JavaScript's regex engine cannot be
+ * interrupted, so such a pattern is refused before the tokenizer runs it. Conservative: a
+ * repeated group that holds a repeat or an alternative; the pre-tokenizer patterns of real
+ * models (GPT-2, Llama 3, Qwen, DeepSeek) repeat only single atoms and classes.
+ */
+export function backtrackingPatterns(tokenizerJson: unknown): string[] {
+  const found: string[] = [];
+  const seen = new Set<unknown>();
+  const walk = (v: unknown, depth: number): void => {
+    if (depth > 64 || typeof v !== 'object' || v === null || seen.has(v)) return;
+    seen.add(v);
+    if (Array.isArray(v)) return v.forEach((x) => walk(x, depth + 1));
+    for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+      if (k === 'Regex' && typeof x === 'string' && nestedRepeat(x)) found.push(x);
+      else if (k !== 'model' && k !== 'added_tokens') walk(x, depth + 1); // the vocabulary holds no patterns
+    }
+  };
+  walk(tokenizerJson, 0);
+  return found;
+}
+
+function nestedRepeat(pattern: string): boolean {
+  const groups: { repeats: boolean; alternates: boolean }[] = [{ repeats: false, alternates: false }];
+  const isRepeat = (i: number): boolean => pattern[i] === '*' || pattern[i] === '+' || (pattern[i] === '{' && /^\{\d*,\d*\}|^\{\d+\}/.test(pattern.slice(i)) && !/^\{(0|1)\}|^\{0?,1\}/.test(pattern.slice(i)));
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    const top = groups[groups.length - 1];
+    if (c === '\\') i++;
+    else if (c === '[') {
+      // A class is one atom: skip to its end (a ] first in the class is literal).
+      i++;
+      if (pattern[i] === '^') i++;
+      if (pattern[i] === ']') i++;
+      while (i < pattern.length && pattern[i] !== ']') i += pattern[i] === '\\' ? 2 : 1;
+    } else if (c === '(') groups.push({ repeats: false, alternates: false });
+    else if (c === '|') top.alternates = true;
+    else if (c === ')' && groups.length > 1) {
+      const inner = groups.pop()!;
+      if (isRepeat(i + 1) && (inner.repeats || inner.alternates)) return true;
+      if (inner.repeats || isRepeat(i + 1)) groups[groups.length - 1].repeats = true;
+    } else if (isRepeat(i)) top.repeats = true;
+  }
+  return false;
 }
 
 /** Token texts whose join is decode(ids) — see the module comment for how. */

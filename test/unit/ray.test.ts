@@ -117,7 +117,17 @@ test('relay job: request pinned by a sliver of the resource, URL from the log, t
   assert.equal(r.runtime_env?.env_vars?.AGENTRL_RELAY_TOKEN, 't0k');
   assert.equal(relayUrlFromLog('x\nagentrl relay: listening on ws://127.0.0.1:40123/ (2 sources under /x)\n'), 'ws://127.0.0.1:40123/');
   assert.equal(relayUrlFromLog('starting'), undefined);
-  assert.equal(tunnelHint('ws://127.0.0.1:40123/', '10.0.0.2'), 'ssh -N -L 40123:127.0.0.1:40123 10.0.0.2');
+  assert.equal(tunnelHint('ws://127.0.0.1:40123/', '10.0.0.2'), 'ssh -N -L 40123:127.0.0.1:40123 -- 10.0.0.2');
+  // A node IP from Ray's API is data, not shell: each hostile one is one single-quoted word.
+  for (const ip of ['$(touch /tmp/pwned)', '10.0.0.2; rm -rf ~', '`id`', '10.0.0.2\nid', "a'b"]) {
+    const hint = tunnelHint('ws://127.0.0.1:40123/', ip);
+    const words = hint.split(' -- ')[1];
+    assert.ok(words.startsWith("'") && words.endsWith("'"), hint);
+    assert.equal(words.slice(1, -1).replace(/'\\''/g, "'"), ip, hint);
+  }
+  assert.ok(tunnelHint('ws://127.0.0.1:40123/', '-oProxyCommand=id').endsWith(' -- -oProxyCommand=id'), 'after --, never an ssh option');
+  const dash = relayJobRequest({ packageUri: 'gcs://x.zip', jobDir: '/ckpt/p/r', forRun: 'raysubmit_1', runName: '-weird' });
+  assert.ok(dash.entrypoint.includes(' --run=-weird'), dash.entrypoint);
   const nodes: RayNode[] = [{ node_id: 'n2', node_ip: '10.0.0.2', is_head_node: false, state: 'ALIVE', resources_total: {} }];
   assert.equal(pinResource(running({ driver_node_id: 'n2' }), nodes), 'node:10.0.0.2');
   assert.equal(pinResource(running(), nodes, { gpu_node: 1, CPU: 1 }), 'gpu_node');

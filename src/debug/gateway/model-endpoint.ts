@@ -12,7 +12,23 @@ import { abortError, createPooledHttp, readText, ReplyTooLargeError, type HttpCa
 
 /** Default cap on one reply's body (model.maxReplyMB): far above a real completion with
  *  logprobs, far below what an endless or runaway reply would cost the gateway and the runner. */
-export const DEFAULT_MAX_REPLY_MB = 32;
+const DEFAULT_MAX_REPLY_MB = 32;
+
+/** Nesting a reply may have: a completion is a few levels deep; thousands overflow the stack of
+ *  every recursive step after (JSON.stringify in the recorder, the runner's json). */
+const MAX_REPLY_DEPTH = 256;
+
+/** Whether `value` nests deeper than `max` (iterative: it must not overflow the stack itself). */
+function nestsDeeper(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length) {
+    const [v, d] = stack.pop()!;
+    if (!v || typeof v !== 'object') continue;
+    if (d >= max) return true;
+    for (const x of Array.isArray(v) ? v : Object.values(v as Record<string, unknown>)) if (x && typeof x === 'object') stack.push([x, d + 1]);
+  }
+  return false;
+}
 
 /** A call that failed: why, and the endpoint's error object when it sent one. */
 export type UpstreamFailure = { ok: false; error: CallError; body?: unknown };
@@ -92,6 +108,7 @@ export class OpenAIUpstream implements ChatUpstream {
       const reply = await this.http.fetchText({ method: 'POST', url: this.chatUrl, headers: this.headers.json, body: json, signal, maxBytes: this.maxBytes });
       if (reply.status < 200 || reply.status > 299) return this.statusError(reply.status, reply.text);
       const response = JSON.parse(reply.text) as ChatCompletion;
+      if (nestsDeeper(response, MAX_REPLY_DEPTH)) return this.tooDeep();
       if (!response || typeof response !== 'object' || !Array.isArray(response.choices)) {
         return { ok: false, error: { kind: 'malformed', status: 502, message: `upstream returned a reply without choices: ${JSON.stringify(response).slice(0, 300)}` } };
       }
@@ -134,6 +151,7 @@ export class OpenAIUpstream implements ChatUpstream {
     if (tooLarge) throw new ReplyTooLargeError(call.maxBytes!);
     // The SDK ends a stream quietly when it is aborted: a stream cut by the deadline is no reply.
     if (call.signal.aborted) throw abortError();
+    if (nestsDeeper(chunks, MAX_REPLY_DEPTH + 1)) return this.tooDeep();
     return { ok: true, response: assembleChunks(chunks), chunks };
   }
 
@@ -152,6 +170,10 @@ export class OpenAIUpstream implements ChatUpstream {
       clearTimeout(timer);
       outer.removeEventListener('abort', onAbort);
     }
+  }
+
+  private tooDeep(): UpstreamFailure {
+    return { ok: false, error: { kind: 'malformed', status: 502, message: `${this.label} sent a reply nested deeper than ${MAX_REPLY_DEPTH} levels: not a completion, not recorded` } };
   }
 
   /** A non-2xx reply: its `error` object (OpenAI's shape) when it has one, else its text. */

@@ -39,10 +39,23 @@ export function listRuns(root: string): RunInfo[] {
     });
 }
 
+/** Far above any real run's trajectories (a 2 000-episode run with long turns is ~200 MB). */
+const MAX_TRAJECTORIES_BYTES = 512 * 1024 * 1024;
+
+function isEpisode(v: unknown): v is EpisodeTrajectory {
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return false;
+  const e = v as Partial<EpisodeTrajectory>;
+  return typeof e.episode === 'string' && (typeof e.taskId === 'string' || typeof e.taskId === 'number') && typeof e.repeat === 'number';
+}
+
 export function readEpisodes(runDir: string): EpisodeTrajectory[] {
   let text: string;
   try {
-    text = fs.readFileSync(path.join(runDir, TRAJECTORIES_FILE), 'utf8');
+    // A regular file of a sane size only: a link to /dev/zero or a FIFO would be read for good.
+    const file = path.join(runDir, TRAJECTORIES_FILE);
+    const st = fs.statSync(file);
+    if (!st.isFile() || st.size > MAX_TRAJECTORIES_BYTES) return [];
+    text = fs.readFileSync(file, 'utf8');
   } catch {
     return [];
   }
@@ -50,7 +63,9 @@ export function readEpisodes(runDir: string): EpisodeTrajectory[] {
   for (const line of text.split('\n')) {
     if (!line.trim()) continue;
     try {
-      out.push(JSON.parse(line) as EpisodeTrajectory);
+      const ep = JSON.parse(line) as unknown;
+      // A line that is not an episode (`null`, `{}`, a number) is skipped, as a torn one is.
+      if (isEpisode(ep)) out.push(ep);
     } catch {
       /* a torn last line of an interrupted run */
     }

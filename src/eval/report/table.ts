@@ -1,7 +1,7 @@
 // The comparison as text (`agentrl eval`) and as JSON (`--json`): per task each model's
 // mean@k / pass@k and the difference, largest change first, then the verdict and what it rests
 // on (failed episodes and tasks left out, per model). Pure.
-import { byLargestChange, compare, failsGate, verdict, type Comparison, type Verdict } from '../stats/paired';
+import { byLargestChange, compare, gateFailure, verdict, type Comparison, type Verdict } from '../stats/paired';
 import { rewardsByTask, type EvalRecord } from '../run/eval-record';
 import type { L10n } from '../../base/l10n';
 
@@ -12,6 +12,8 @@ export interface ModelComparison {
   verdict: Verdict;
   /** Set when a gate threshold was given: whether `other` fails it against `base`. */
   gateFailed?: boolean;
+  /** Why it fails the gate (failed episodes, too few tasks, worse beyond the threshold). */
+  gateReason?: string;
 }
 
 /** `l10n`: the language of the verdicts (English without it, as the CLI prints them). */
@@ -30,12 +32,13 @@ export function comparePair(record: EvalRecord, base: string, other: string, opt
   const b = record.models.find((m) => m.name === other);
   if (!a || !b) return undefined;
   const comparison = compare(rewardsByTask(a.episodes), rewardsByTask(b.episodes), { seed: opts.seed ?? 1, passThreshold: opts.passThreshold });
+  const why = opts.failIfWorse !== undefined ? gateFailure(comparison, opts.failIfWorse) : undefined;
   return {
     base,
     other,
     comparison,
     verdict: verdict(comparison, { a: base, b: other }, opts.failIfWorse ?? 0.02, opts.l10n),
-    ...(opts.failIfWorse !== undefined ? { gateFailed: failsGate(comparison, opts.failIfWorse) } : {}),
+    ...(opts.failIfWorse !== undefined ? { gateFailed: why !== undefined, ...(why ? { gateReason: why } : {}) } : {}),
   };
 }
 

@@ -201,3 +201,14 @@ export function verdict(c: Comparison, names: { a: string; b: string }, minEffec
 export function failsGate(c: Comparison, threshold: number): boolean {
   return c.meanDiff !== null && c.interval !== null && c.meanDiff < -threshold && c.interval.hi < 0;
 }
+
+/** Why b fails the CI gate against a (undefined: it passes). A gate fails closed: b's failed
+ *  episodes beyond a's (calls that errored, a reward that did not run) count against it, and a
+ *  comparison with too little to go on fails rather than passes. */
+export function gateFailure(c: Comparison, threshold: number): string | undefined {
+  const { a, b } = c.failures;
+  if (b.episodes > a.episodes) return `${b.episodes} of its episodes failed (the baseline's: ${a.episodes}); a failed episode counts as worse`;
+  if (c.meanDiff === null || c.interval === null) return `only ${c.paired} task(s) scored by both models: too few to pass the gate`;
+  if (failsGate(c, threshold)) return `worse beyond ${threshold}`;
+  return undefined;
+}

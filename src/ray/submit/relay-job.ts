@@ -53,7 +53,8 @@ const RELAY_JOB_IDLE_EXIT_S = 1800;
 
 export function relayJobRequest(o: RelayJobOptions): SubmitJobRequest {
   const args = ['--job-dir', o.jobDir, '--host', o.host ?? '127.0.0.1', '--port', String(o.port ?? 0), '--exit-when-idle', String(RELAY_JOB_IDLE_EXIT_S)];
-  if (o.runName) args.push('--run', o.runName);
+  // `--run=NAME`: a name starting with '-' would read as an option ("argument is ambiguous").
+  if (o.runName) args.push(`--run=${o.runName}`);
   const req: SubmitJobRequest = {
     entrypoint: relayEntrypoint(args, o.nodeBin),
     runtime_env: { working_dir: o.packageUri, ...(o.token ? { env_vars: { AGENTRL_RELAY_TOKEN: o.token } } : {}) },
@@ -83,7 +84,8 @@ export function pinResource(run: RayJob, nodes: RayNode[], runResources?: Record
 /** The SSH tunnel that makes a relay on `node` reachable from the editor. */
 export function tunnelHint(relayUrl: string, nodeIp: string): string {
   const u = new URL(relayUrl);
-  return `ssh -N -L ${u.port}:127.0.0.1:${u.port} ${nodeIp}`;
+  // The IP comes from Ray's API: quoted for the shell it is pasted into, after `--` so it is never an ssh option.
+  return `ssh -N -L ${u.port}:127.0.0.1:${u.port} -- ${shellQuote(nodeIp)}`;
 }
 
 /** Whether a TCP connection to the relay's host:port succeeds from here. */

@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import { type ChatMessage, ChatTemplateError, messageSpans, renderChat, tokenizeAndMask } from '../../../src/tokens/chat-template';
 import { createTokenizer } from '../../../src/tokens/tokenizer';
 import { skipNoTokenizer, tinyTokenizer, tinyTokenizerDir, TOOLS, WEATHER_EPISODE } from '../../harness/tiny-tokenizer';
+import { rng } from '../../harness/rng';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
@@ -90,4 +91,40 @@ test('no template, a {% generation %} template, a template that fails: a ChatTem
   const broken = createTokenizer(json, {}, { name: 'broken', chatTemplate: '{% for %}' });
   assert.throws(() => renderChat(broken, WEATHER_EPISODE), /broken's chat template does not parse/);
   assert.throws(() => tokenizeAndMask(tinyTokenizer(), []), /no messages/);
+});
+
+test('fuzz: 120 seeded hostile templates (nested loops, doubling, deep recursion, huge ranges) end within budget as a ChatTemplateError, never a crash', { skip: skipNoTokenizer }, () => {
+  const json: unknown = JSON.parse(fs.readFileSync(path.join(tinyTokenizerDir, 'tokenizer.json'), 'utf8'));
+  const rand = rng(4040);
+  const pick = <T,>(xs: T[]): T => xs[Math.floor(rand() * xs.length)];
+  const n = () => pick(['10', '1000', '100000', '10 ** 9', '-5', '3']);
+  const body = (depth: number): string => {
+    if (depth <= 0) return pick(['{{ messages[0].content }}', 'x', '{{ loop.index }}', '{{ messages | tojson }}']);
+    return pick([
+      () => `{% for i in range(${n()}) %}${body(depth - 1)}{% endfor %}`,
+      () => `{% set ns = namespace(s='ab') %}{% for i in range(${n()}) %}{% set ns.s = ns.s + ns.s %}{% endfor %}{{ ns.s }}${body(depth - 1)}`,
+      () => `{% macro f(k) %}{{ f(k + 1) }}{% endmacro %}{{ f(0) }}`,
+      () => `{% set xs = [1, 2] %}{% for i in range(${n()}) %}{% set xs = xs + xs %}{% endfor %}${body(depth - 1)}`,
+      () => `${body(depth - 1)}${body(depth - 1)}`,
+    ])();
+  };
+  const budget = { steps: 10_000, chars: 1 << 20, items: 100_000 };
+  let refused = 0;
+  for (let i = 0; i < 120; i++) {
+    const template = body(1 + Math.floor(rand() * 3));
+    const tok = createTokenizer(json, {}, { name: `fuzz${i}`, chatTemplate: template });
+    try {
+      const text = renderChat(tok, WEATHER_EPISODE, { budget });
+      assert.ok(text.length <= budget.chars * 2, `${template}: ${text.length} characters`);
+    } catch (e) {
+      assert.ok(e instanceof ChatTemplateError, `${template}: ${String(e)}`);
+      refused++;
+    }
+  }
+  assert.ok(refused > 12, `only ${refused} of 120 went over budget: the fuzz is too tame`);
+});
+
+test('the Qwen tool template renders a 600-message conversation within the default budget', { skip: skipNoTokenizer }, () => {
+  const many = [WEATHER_EPISODE[0], ...Array.from({ length: 200 }, () => WEATHER_EPISODE.slice(1)).flat()];
+  assert.ok(renderChat(tinyTokenizer(), many, { tools: TOOLS }).length > 10_000);
 });

@@ -4,7 +4,7 @@
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { FLAG_PARTIAL, FLAG_SPECIAL } from '../../../src/tokens/experience';
-import { createTokenizer, TokenizerError } from '../../../src/tokens/tokenizer';
+import { backtrackingPatterns, createTokenizer, TokenizerError } from '../../../src/tokens/tokenizer';
 import { rng } from '../../harness/rng';
 import { skipNoTokenizer, tinyTokenizer, tinyTokenizerDir } from '../../harness/tiny-tokenizer';
 import * as fs from 'node:fs';
@@ -113,4 +113,25 @@ test('the chat template comes from tokenizer_config.json (a string, or the "defa
   assert.equal(createTokenizer(json, {}, { name: 'x' }).chatTemplate, undefined);
   assert.deepEqual(createTokenizer(json, { eos_token: '<e>', bos_token: { content: '<b>' }, model_max_length: 5 }, { name: 'x' }).specialTokens, { eos_token: '<e>', bos_token: '<b>' });
   assert.ok(tinyTokenizer().chatTemplate?.includes('<tool_call>'));
+});
+
+test('fuzz: 400 seeded regexes — a repeated group holding a repeat or an alternative is refused; the patterns of real tokenizers are not', () => {
+  const rand = rng(4041);
+  const pick = <T,>(xs: T[]): T => xs[Math.floor(rand() * xs.length)];
+  const atom = () => pick(['a', '\\s', '\\p{L}', '[^\\s\\p{L}]', '[a-z]', "'s", '\\(', '[(|+*]']);
+  const rep = () => pick(['*', '+', '{1,}', '{2,5}']);
+  const safe = (d: number): string => (d <= 0 ? atom() + pick(['', '?', ...(rand() < 0.5 ? [rep()] : [])]) : pick([`(?:${safe(d - 1)})`, `${safe(d - 1)}|${safe(d - 1)}`, `(?!${atom()})`, `${safe(d - 1)}${safe(d - 1)}`]));
+  const nested = (d: number): string =>
+    pick([() => `(${safe(d)}${rep()})${rep()}`, () => `(?:${atom()}|${atom()})${rep()}`, () => `(${nested(d - 1)})`, () => `${safe(d)}${nested(d - 1)}`].slice(0, d > 0 ? 4 : 2))();
+  for (let i = 0; i < 200; i++) {
+    const good = safe(2);
+    const bad = nested(2);
+    assert.deepEqual(backtrackingPatterns({ pre_tokenizer: { type: 'Split', pattern: { Regex: good } } }), [], good);
+    assert.deepEqual(backtrackingPatterns({ normalizer: { type: 'Replace', pattern: { Regex: bad } } }), [bad], bad);
+  }
+  for (const real of [
+    "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+", // Llama 3
+    "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+", // GPT-2
+    '[\\r\\n]|\\s?[A-Za-zµÀ-ÖØ-öø-ƺ]+|\\s?[!-/:-~！-／：-～‘-‟　-。]+|\\s+$|[一-龥ࠀ-一가-퟿]+|\\p{N}+', // DeepSeek
+  ]) assert.deepEqual(backtrackingPatterns({ pre_tokenizer: { pretokenizers: [{ pattern: { Regex: real } }] } }), [], real);
 });

@@ -215,6 +215,28 @@ describe('live upstream error shapes (MOCK upstream: a real model server cannot 
     }
   });
 
+  test('a deeply nested 200 KB reply is a clear error for that call, not a stack overflow, streamed or not', async () => {
+    const up = new OpenAIUpstream({ baseUrl: url });
+    const deep = '['.repeat(100_000) + ']'.repeat(100_000);
+    const streamed: ChatCompletionRequest = { ...request, stream: true };
+    try {
+      reply = (res) => res.writeHead(200, { 'content-type': 'application/json' }).end(`{"choices": [{"index": 0, "message": {"role": "assistant", "content": "hi", "x": ${deep}}}]}`);
+      const r = await up.complete(request, ctx(request));
+      assert.ok(!r.ok, 'refused');
+      assert.equal(r.error.kind, 'malformed');
+      assert.match(r.error.message, /sent a reply nested deeper than 256 levels/);
+      reply = (res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.end(`data: {"choices": [{"index": 0, "delta": {"content": "hi"}, "x": ${deep}}]}\n\ndata: [DONE]\n\n`);
+      };
+      const s = await up.complete(streamed, ctx(streamed));
+      assert.doesNotThrow(() => JSON.stringify(s), 'what is recorded serializes');
+      assert.ok(!s.ok && /nested deeper than 256 levels/.test(s.error.message), 'the stream is refused alike');
+    } finally {
+      up.close();
+    }
+  });
+
   test('/models goes the same way: the list, or an error that says what the endpoint did', async () => {
     const up = new OpenAIUpstream({ baseUrl: url, apiKey: 'sk-test' });
     try {

@@ -22,7 +22,9 @@ describe('the comparison report', () => {
     assert.match(rows[2], /^easy +1\.00 +1\.00 +1\.00 +1\.00 +0\.00$/);
     assert.match(rows[3], /^gone +1\.00 +1\.00 +— +— +— +\(failed: 0\/2\)$/);
     assert.match(text, /rests on 2 of 3 tasks · base 0 failed episodes · new 2 failed episodes \(1 task left out\)/);
-    assert.equal(c.gateFailed, false, 'two tasks cannot exclude zero');
+    // Fails closed: two failed episodes of the new model count against it.
+    assert.equal(c.gateFailed, true);
+    assert.match(c.gateReason ?? '', /2 of its episodes failed \(the baseline's: 0\); a failed episode counts as worse/);
   });
 
   test('every model against the first', () => {
@@ -36,5 +38,27 @@ describe('the comparison report', () => {
     assert.equal(comparePair(r, 'base', 'new')?.comparison.meanDiff, -0.5);
     assert.equal(comparePair(r, 'new', 'base')?.comparison.meanDiff, 0.5);
     assert.equal(comparePair(r, 'base', 'nope'), undefined);
+  });
+});
+
+describe('the --fail-if-worse gate fails closed', () => {
+  const tasks = (n: number, v: number | null) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`t${i}`, [v, v]]));
+  test('every call of the new model erroring: fails, saying its episodes failed (was "not enough tasks", pass)', () => {
+    const [c] = compareModels(record(tasks(8, 1), tasks(8, null)), { failIfWorse: 0.02 });
+    assert.equal(c.gateFailed, true);
+    assert.match(c.gateReason ?? '', /^16 of its episodes failed \(the baseline's: 0\)/);
+  });
+  test('half the tasks failing with errors and the rest equal: fails (was "no difference", pass)', () => {
+    const b = { ...tasks(8, 1), ...tasks(4, null) };
+    const [c] = compareModels(record(tasks(8, 1), b), { failIfWorse: 0.02 });
+    assert.equal(c.gateFailed, true);
+    assert.match(c.gateReason ?? '', /8 of its episodes failed/);
+  });
+  test('no task scored by both: fails; the same answers with no errors: passes', () => {
+    const [none] = compareModels(record(tasks(4, null), tasks(4, null)), { failIfWorse: 0.02 });
+    assert.equal(none.gateFailed, true);
+    assert.match(none.gateReason ?? '', /only 0 task\(s\) scored by both models: too few to pass the gate/);
+    const [same] = compareModels(record(tasks(8, 1), tasks(8, 1)), { failIfWorse: 0.02 });
+    assert.equal(same.gateFailed, false);
   });
 });
