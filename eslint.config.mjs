@@ -13,7 +13,19 @@ const WEBVIEW = ['src/metrics/webview/**/*.ts', 'src/online/webview/**/*.ts'];
 
 export default tseslint.config(
   {
-    ignores: ['node_modules/', 'out/', 'dist/', 'media/', '.vscode-test/', '.cache/', 'test-results/', '.sandbox/', 'sample-workspace/', 'templates/', 'test/fixtures/'],
+    ignores: [
+      'node_modules/',
+      'out/',
+      'dist/',
+      'media/',
+      '.vscode-test/',
+      '.cache/',
+      'test-results/',
+      '.sandbox/',
+      'sample-workspace/',
+      'templates/',
+      'test/fixtures/',
+    ],
   },
   js.configs.recommended,
   {
@@ -51,9 +63,12 @@ export default tseslint.config(
     },
     rules: {
       // node:test's test()/describe() return promises the runner itself awaits (its docs: no need to)
-      '@typescript-eslint/no-floating-promises': ['error', {
-        allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['test', 'describe', 'it', 'suite'] }],
-      }],
+      '@typescript-eslint/no-floating-promises': [
+        'error',
+        {
+          allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['test', 'describe', 'it', 'suite'] }],
+        },
+      ],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
     },
   },

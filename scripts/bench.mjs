@@ -11,7 +11,10 @@ const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..')
 process.chdir(root);
 const [name, ...rest] = process.argv.slice(2);
 const benchDir = path.join(root, 'test', 'bench');
-const available = fs.readdirSync(benchDir).filter((f) => f.endsWith('.bench.ts')).map((f) => f.replace(/\.bench\.ts$/, ''));
+const available = fs
+  .readdirSync(benchDir)
+  .filter((f) => f.endsWith('.bench.ts'))
+  .map((f) => f.replace(/\.bench\.ts$/, ''));
 if (!name || !available.includes(name)) {
   console.error(`usage: npm run bench -- <name> [args]\navailable: ${available.join(', ') || '(none)'}`);
   process.exit(2);

@@ -13,7 +13,10 @@ const DEFINED = /^(?:async def|def|class) (\w+)|^(\w+(?:\s*,\s*\w+)*)\s*(?::[^=\
 function parseModule(name, text) {
   const deps = new Map();
   for (const m of text.matchAll(RELATIVE)) {
-    const names = (m[3] ?? m[2]).split(',').map((s) => s.trim()).filter(Boolean);
+    const names = (m[3] ?? m[2])
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
     deps.set(m[1] || '__init__', [...(deps.get(m[1] || '__init__') ?? []), ...names]);
   }
   const defined = new Set();
@@ -45,14 +48,18 @@ function order(modules) {
 export function bundlePythonRelay(root, version) {
   const dir = path.join(root, 'src', 'relay', 'python', 'agentrl_relay');
   const modules = new Map();
-  for (const f of fs.readdirSync(dir).filter((f) => f.endsWith('.py')).sort()) {
+  for (const f of fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.py'))
+    .sort()) {
     modules.set(f.slice(0, -3), parseModule(f.slice(0, -3), fs.readFileSync(path.join(dir, f), 'utf8')));
   }
   const owner = new Map();
   for (const m of modules.values()) {
     for (const n of m.defined) {
       if (n.startsWith('__') && n.endsWith('__')) continue;
-      if (owner.has(n)) throw new Error(`python relay: '${n}' is defined in both ${owner.get(n)}.py and ${m.name}.py (the single file would merge them): rename one`);
+      if (owner.has(n))
+        throw new Error(`python relay: '${n}' is defined in both ${owner.get(n)}.py and ${m.name}.py (the single file would merge them): rename one`);
       owner.set(n, m.name);
     }
   }

@@ -23,7 +23,11 @@ const { values: opts, positionals } = parseArgs({
   allowPositionals: true,
   options: { grep: { type: 'string' } },
 });
-for (const p of positionals) if (!CHECKS[p]) { console.error(`unknown check '${p}' (expected ${Object.keys(CHECKS).join(', ')})`); process.exit(2); }
+for (const p of positionals)
+  if (!CHECKS[p]) {
+    console.error(`unknown check '${p}' (expected ${Object.keys(CHECKS).join(', ')})`);
+    process.exit(2);
+  }
 const names = (positionals.length ? positionals : Object.keys(CHECKS)).filter((n) => !opts.grep || new RegExp(opts.grep).test(n));
 
 let passed = 0;
@@ -62,6 +66,8 @@ function byFolder(findings) {
     const key = parts.length > 2 && /^(src|test)$/.test(parts[0]) ? parts.slice(0, 2).join('/') : parts.length > 1 ? parts[0] : f.file;
     n[key] = (n[key] ?? 0) + 1;
   }
-  return Object.entries(n).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v}`).join(' · ');
+  return Object.entries(n)
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, v]) => `${k} ${v}`)
+    .join(' · ');
 }
-

@@ -42,17 +42,39 @@ export function spawnModelServer(opts = {}) {
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   const log = opts.log ?? (() => {});
   let stderr = '';
-  child.stderr.on('data', (b) => { stderr += b; log(String(b)); });
+  child.stderr.on('data', (b) => {
+    stderr += b;
+    log(String(b));
+  });
   return new Promise((resolve, reject) => {
     let buf = '';
-    const timer = setTimeout(() => { stop(); reject(new Error(`model server did not start within 60 s\n${stderr}`)); }, 60_000);
-    const stop = () => new Promise((done) => {
-      if (child.exitCode !== null || child.signalCode !== null) return done();
-      // A ref'd timer: it also keeps the event loop alive until the child is reaped.
-      const force = setTimeout(() => { try { process.kill(-child.pid, 'SIGKILL'); } catch { /* gone */ } }, 3000);
-      child.once('exit', () => { clearTimeout(force); done(); });
-      try { process.kill(-child.pid, 'SIGCONT'); process.kill(-child.pid, 'SIGTERM'); } catch { clearTimeout(force); return done(); }
-    });
+    const timer = setTimeout(() => {
+      stop();
+      reject(new Error(`model server did not start within 60 s\n${stderr}`));
+    }, 60_000);
+    const stop = () =>
+      new Promise((done) => {
+        if (child.exitCode !== null || child.signalCode !== null) return done();
+        // A ref'd timer: it also keeps the event loop alive until the child is reaped.
+        const force = setTimeout(() => {
+          try {
+            process.kill(-child.pid, 'SIGKILL');
+          } catch {
+            /* gone */
+          }
+        }, 3000);
+        child.once('exit', () => {
+          clearTimeout(force);
+          done();
+        });
+        try {
+          process.kill(-child.pid, 'SIGCONT');
+          process.kill(-child.pid, 'SIGTERM');
+        } catch {
+          clearTimeout(force);
+          return done();
+        }
+      });
     child.on('exit', (code, signal) => {
       clearTimeout(timer);
       reject(new Error(`model server exited (${code ?? signal}) before it was ready\n${stderr}`));
@@ -78,19 +100,27 @@ export function spawnModelServer(opts = {}) {
 function pyJson(x) {
   if (x === null || typeof x !== 'object') return JSON.stringify(x);
   if (Array.isArray(x)) return '[' + x.map(pyJson).join(', ') + ']';
-  return '{' + Object.entries(x).map(([k, v]) => JSON.stringify(k) + ': ' + pyJson(v)).join(', ') + '}';
+  return (
+    '{' +
+    Object.entries(x)
+      .map(([k, v]) => JSON.stringify(k) + ': ' + pyJson(v))
+      .join(', ') +
+    '}'
+  );
 }
 
-const contentText = (c) => (Array.isArray(c) ? c.map((p) => (typeof p === 'string' ? p : p?.text ?? '')).join('') : c ?? '');
+const contentText = (c) => (Array.isArray(c) ? c.map((p) => (typeof p === 'string' ? p : (p?.text ?? ''))).join('') : (c ?? ''));
 
 export function render(messages, tools, addGenerationPrompt = true) {
   const msgs = [...messages];
   let system = msgs[0]?.role === 'system' ? contentText(msgs.shift().content) : 'You are a helpful assistant.';
   if (tools?.length) {
-    system += '\n\n# Tools\n\nYou may call one or more functions to assist with the user query.\n\n' +
+    system +=
+      '\n\n# Tools\n\nYou may call one or more functions to assist with the user query.\n\n' +
       'You are provided with function signatures within <tools></tools> XML tags:\n<tools>';
     for (const t of tools) system += '\n' + pyJson(t);
-    system += '\n</tools>\n\nFor each function call, return a json object with function name and arguments ' +
+    system +=
+      '\n</tools>\n\nFor each function call, return a json object with function name and arguments ' +
       'within <tool_call></tool_call> XML tags:\n<tool_call>\n{"name": <function-name>, "arguments": <args-json-object>}\n</tool_call>';
   }
   let out = '<|im_start|>system\n' + system + '<|im_end|>\n';
@@ -119,24 +149,32 @@ export function render(messages, tools, addGenerationPrompt = true) {
 let callSeq = 0;
 export function parseToolCalls(text) {
   const calls = [];
-  const content = text.replace(/<tool_call>\s*([\s\S]*?)\s*<\/tool_call>/g, (whole, body) => {
-    try {
-      const j = JSON.parse(body);
-      if (typeof j?.name !== 'string') return whole;
-      calls.push({ id: `call_${Date.now().toString(36)}${(callSeq++).toString(36)}`, type: 'function',
-        function: { name: j.name, arguments: JSON.stringify(j.arguments ?? {}) } });
-      return '';
-    } catch {
-      return whole; // malformed: leave it as text, as real servers do
-    }
-  }).trim();
+  const content = text
+    .replace(/<tool_call>\s*([\s\S]*?)\s*<\/tool_call>/g, (whole, body) => {
+      try {
+        const j = JSON.parse(body);
+        if (typeof j?.name !== 'string') return whole;
+        calls.push({
+          id: `call_${Date.now().toString(36)}${(callSeq++).toString(36)}`,
+          type: 'function',
+          function: { name: j.name, arguments: JSON.stringify(j.arguments ?? {}) },
+        });
+        return '';
+      } catch {
+        return whole; // malformed: leave it as text, as real servers do
+      }
+    })
+    .trim();
   return { content, calls };
 }
 
 // ---- the server ----
 
 class HttpError extends Error {
-  constructor(status, message) { super(message); this.status = status; }
+  constructor(status, message) {
+    super(message);
+    this.status = status;
+  }
 }
 
 /**
@@ -185,8 +223,11 @@ async function serve({ port, host, modelPath, modelId, threads, contextSize = 20
       // top-p 0.95, cut a confident model's distribution to its top token, whose confidence is then
       // 1: every logprob 0.)
       const temperature = body.temperature ?? 0;
-      const gen = seq.evaluateWithMetadata(promptTokens, { confidence: wantLogprobs, probabilities: wantLogprobs && temperature > 0 },
-        { temperature, topK: body.top_k > 0 ? body.top_k : 0, topP: body.top_p ?? 1, seed: body.seed ?? undefined });
+      const gen = seq.evaluateWithMetadata(
+        promptTokens,
+        { confidence: wantLogprobs, probabilities: wantLogprobs && temperature > 0 },
+        { temperature, topK: body.top_k > 0 ? body.top_k : 0, topP: body.top_p ?? 1, seed: body.seed ?? undefined },
+      );
       for await (const step of gen) {
         if (isStop(step.token)) break;
         out.push(step.token);
@@ -199,14 +240,24 @@ async function serve({ port, host, modelPath, modelId, threads, contextSize = 20
     } finally {
       seq.dispose();
     }
-    return { text: model.detokenize(out), promptTokens, completionTokens: out, logprobs: wantLogprobs ? logprobs : null,
-      truncated: out.length >= maxTokens, ms: performance.now() - t0 };
+    return {
+      text: model.detokenize(out),
+      promptTokens,
+      completionTokens: out,
+      logprobs: wantLogprobs ? logprobs : null,
+      truncated: out.length >= maxTokens,
+      ms: performance.now() - t0,
+    };
   }
 
   const readBody = async (req) => {
     let raw = '';
     for await (const c of req) raw += c;
-    try { return JSON.parse(raw); } catch { throw new HttpError(400, 'request body is not valid JSON'); }
+    try {
+      return JSON.parse(raw);
+    } catch {
+      throw new HttpError(400, 'request body is not valid JSON');
+    }
   };
 
   // llama.cpp server's shapes: special tokens in the text are matched (parse_special), BOS only with add_special.
@@ -220,7 +271,8 @@ async function serve({ port, host, modelPath, modelId, threads, contextSize = 20
   function detokenizeBody(body) {
     const ids = body.tokens;
     // An id outside the vocabulary aborts llama.cpp natively: refused here.
-    if (!Array.isArray(ids) || !ids.every((t) => Number.isInteger(t) && t >= 0 && t < vocabSize)) throw new HttpError(400, `\`tokens\` must be a list of token ids below ${vocabSize}`);
+    if (!Array.isArray(ids) || !ids.every((t) => Number.isInteger(t) && t >= 0 && t < vocabSize))
+      throw new HttpError(400, `\`tokens\` must be a list of token ids below ${vocabSize}`);
     try {
       return { content: model.detokenize(ids, true) };
     } catch (e) {
@@ -234,8 +286,10 @@ async function serve({ port, host, modelPath, modelId, threads, contextSize = 20
     const streamsText = stream && !body.tools?.length; // with tools the reply is parsed first
     const created = Math.floor(Date.now() / 1000);
     const id = `chatcmpl-${created.toString(36)}${(callSeq++).toString(36)}`;
-    const chunk = (choice, extra = {}) => 'data: ' + JSON.stringify({ id, object: 'chat.completion.chunk', created, model: modelId,
-      choices: [{ index: 0, logprobs: null, ...choice }], ...extra }) + '\n\n';
+    const chunk = (choice, extra = {}) =>
+      'data: ' +
+      JSON.stringify({ id, object: 'chat.completion.chunk', created, model: modelId, choices: [{ index: 0, logprobs: null, ...choice }], ...extra }) +
+      '\n\n';
     let started = false;
     const startStream = () => {
       if (started) return;
@@ -243,13 +297,26 @@ async function serve({ port, host, modelPath, modelId, threads, contextSize = 20
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
       res.write(chunk({ delta: { role: 'assistant', content: '' }, finish_reason: null }));
     };
-    const job = queue.then(() => generate(body, streamsText ? (piece, lp) => { startStream(); res.write(chunk({ delta: { content: piece }, finish_reason: null, logprobs: lp ? { content: [lp] } : null })); } : undefined));
+    const job = queue.then(() =>
+      generate(
+        body,
+        streamsText
+          ? (piece, lp) => {
+              startStream();
+              res.write(chunk({ delta: { content: piece }, finish_reason: null, logprobs: lp ? { content: [lp] } : null }));
+            }
+          : undefined,
+      ),
+    );
     queue = job.catch(() => {});
     const r = await job;
     const { content, calls } = body.tools?.length ? parseToolCalls(r.text) : { content: r.text, calls: [] };
     const finish = calls.length ? 'tool_calls' : r.truncated ? 'length' : 'stop';
-    const usage = { prompt_tokens: r.promptTokens.length, completion_tokens: r.completionTokens.length,
-      total_tokens: r.promptTokens.length + r.completionTokens.length };
+    const usage = {
+      prompt_tokens: r.promptTokens.length,
+      completion_tokens: r.completionTokens.length,
+      total_tokens: r.promptTokens.length + r.completionTokens.length,
+    };
     const logprobs = r.logprobs ? { content: r.logprobs } : null;
     const tokenIds = body.return_token_ids === true;
     if (stream) {
@@ -278,7 +345,10 @@ async function serve({ port, host, modelPath, modelId, threads, contextSize = 20
   }
 
   const server = http.createServer(async (req, res) => {
-    const send = (code, obj) => { if (!res.headersSent) res.writeHead(code, { 'content-type': 'application/json' }); res.end(JSON.stringify(obj)); };
+    const send = (code, obj) => {
+      if (!res.headersSent) res.writeHead(code, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(obj));
+    };
     try {
       const url = (req.url ?? '').split('?')[0].replace(/\/+$/, '');
       if (req.method === 'GET' && url === '/v1/models') {
@@ -294,11 +364,16 @@ async function serve({ port, host, modelPath, modelId, threads, contextSize = 20
       }
       send(404, { error: { message: `no route ${req.method} ${url}`, type: 'invalid_request_error' } });
     } catch (e) {
-      send(e instanceof HttpError ? e.status : 500, { error: { message: String(e?.message ?? e), type: e instanceof HttpError ? 'invalid_request_error' : 'server_error' } });
+      send(e instanceof HttpError ? e.status : 500, {
+        error: { message: String(e?.message ?? e), type: e instanceof HttpError ? 'invalid_request_error' : 'server_error' },
+      });
     }
   });
   server.keepAliveTimeout = 5000;
-  await new Promise((resolve, reject) => { server.once('error', reject); server.listen(port, host, resolve); });
+  await new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, resolve);
+  });
   const actual = server.address().port;
   const shutdown = async () => {
     server.close();
@@ -315,24 +390,34 @@ async function serve({ port, host, modelPath, modelId, threads, contextSize = 20
 
 const isMain = process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);
 if (isMain) {
-  const { values } = parseArgs({ options: {
-    port: { type: 'string', default: process.env.AGENTRL_MODEL_PORT ?? '8089' },
-    host: { type: 'string', default: '127.0.0.1' },
-    model: { type: 'string', default: DEFAULT_MODEL },
-    'model-id': { type: 'string' },
-    threads: { type: 'string', default: '2' },
-    // Multi-turn workflows (Trinity's frozen lake: ten turns) outgrow 2048 tokens of history.
-    context: { type: 'string', default: '2048' },
-    // A server-side cap on reply length (like a serving limit): keeps long multi-turn runs quick on CPU.
-    'max-tokens': { type: 'string' },
-  } });
+  const { values } = parseArgs({
+    options: {
+      port: { type: 'string', default: process.env.AGENTRL_MODEL_PORT ?? '8089' },
+      host: { type: 'string', default: '127.0.0.1' },
+      model: { type: 'string', default: DEFAULT_MODEL },
+      'model-id': { type: 'string' },
+      threads: { type: 'string', default: '2' },
+      // Multi-turn workflows (Trinity's frozen lake: ten turns) outgrow 2048 tokens of history.
+      context: { type: 'string', default: '2048' },
+      // A server-side cap on reply length (like a serving limit): keeps long multi-turn runs quick on CPU.
+      'max-tokens': { type: 'string' },
+    },
+  });
   if (!LOOPBACK.has(values.host)) {
     console.error(`model-server: refusing to listen on ${values.host}: loopback only (127.0.0.1, ::1)`);
     process.exit(2);
   }
   const modelPath = path.resolve(values.model);
-  serve({ port: Number(values.port), host: values.host === 'localhost' ? '127.0.0.1' : values.host, modelPath,
-    modelId: values['model-id'] ?? path.basename(modelPath).replace(/\.gguf$/, ''), threads: Number(values.threads), contextSize: Number(values.context),
-    maxTokensCap: values['max-tokens'] ? Number(values['max-tokens']) : Infinity })
-    .catch((e) => { console.error(`model-server: ${e?.message ?? e}`); process.exit(1); });
+  serve({
+    port: Number(values.port),
+    host: values.host === 'localhost' ? '127.0.0.1' : values.host,
+    modelPath,
+    modelId: values['model-id'] ?? path.basename(modelPath).replace(/\.gguf$/, ''),
+    threads: Number(values.threads),
+    contextSize: Number(values.context),
+    maxTokensCap: values['max-tokens'] ? Number(values['max-tokens']) : Infinity,
+  }).catch((e) => {
+    console.error(`model-server: ${e?.message ?? e}`);
+    process.exit(1);
+  });
 }

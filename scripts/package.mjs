@@ -22,7 +22,11 @@ const step = (cmd, args) => {
 for (const d of ['dist', 'media']) if (fs.existsSync(d)) for (const f of fs.readdirSync(d)) if (f.endsWith('.map')) fs.rmSync(path.join(d, f));
 step(process.execPath, ['esbuild.mjs', '--production']);
 fs.mkdirSync(path.dirname(out), { recursive: true });
-const vsce = spawnSync(path.join(root, 'node_modules', '.bin', 'vsce'), ['package', '--no-dependencies', '--out', out], { stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+const vsce = spawnSync(path.join(root, 'node_modules', '.bin', 'vsce'), ['package', '--no-dependencies', '--out', out], {
+  stdio: ['ignore', 'pipe', 'pipe'],
+  encoding: 'utf8',
+  maxBuffer: 64 * 1024 * 1024,
+});
 const said = `${vsce.stdout ?? ''}${vsce.stderr ?? ''}`;
 if (vsce.status !== 0 || values.verbose) process.stdout.write(said);
 else for (const line of said.split('\n')) if (/\b(WARNING|ERROR|DONE)\b/.test(line)) console.log(line);

@@ -35,7 +35,10 @@ const { values: opts } = parseArgs({
 const step = (what, cmd, args) => {
   console.log(`\n== ${what}`);
   const r = spawnSync(cmd, args, { stdio: ['ignore', 'inherit', 'inherit'] });
-  if (r.status !== 0) { console.error(`npm start: ${what} failed`); process.exit(r.status ?? 1); }
+  if (r.status !== 0) {
+    console.error(`npm start: ${what} failed`);
+    process.exit(r.status ?? 1);
+  }
 };
 
 const stateDir = path.join(root, '.vscode-test', 'start');
@@ -72,8 +75,10 @@ let model;
 try {
   model = await spawnModelServer({ port: Number(opts['model-port']) });
 } catch (e) {
-  console.error(`npm start: the model server did not start on port ${opts['model-port']} (${e.message.split('\n')[0]}).\n` +
-    'Is the port taken? Try: npm start -- --model-port <free port>.');
+  console.error(
+    `npm start: the model server did not start on port ${opts['model-port']} (${e.message.split('\n')[0]}).\n` +
+      'Is the port taken? Try: npm start -- --model-port <free port>.',
+  );
   await stopAll(1);
 }
 stoppers.push(() => model.stop());
@@ -103,17 +108,38 @@ if (!opts['no-demo']) {
   const python = process.platform === 'win32' ? 'python' : 'python3';
   // --model-path: the job dir's config copy names the model's folder, whose tokenizer the
   // metrics view's Tokens reads the buffer's ids with.
-  const args = [path.join(root, 'demo', 'demo_trainer.py'), '--job-dir', jobDir, '--model-url', model.url, '--model-path', MODEL_DIR,
-    '--step-seconds', opts['demo-step-seconds'], '--steps', opts['demo-steps']];
+  const args = [
+    path.join(root, 'demo', 'demo_trainer.py'),
+    '--job-dir',
+    jobDir,
+    '--model-url',
+    model.url,
+    '--model-path',
+    MODEL_DIR,
+    '--step-seconds',
+    opts['demo-step-seconds'],
+    '--steps',
+    opts['demo-steps'],
+  ];
   const child = spawn(python, args, { stdio: ['ignore', 'ignore', 'inherit'], detached: true });
-  const ok = await new Promise((resolve) => { child.once('spawn', () => resolve(true)); child.once('error', () => resolve(false)); });
+  const ok = await new Promise((resolve) => {
+    child.once('spawn', () => resolve(true));
+    child.once('error', () => resolve(false));
+  });
   if (ok) {
     demo = { jobDir, child };
-    stoppers.push(() => new Promise((done) => {
-      if (child.exitCode !== null || child.signalCode !== null) return done();
-      child.once('exit', () => done());
-      try { process.kill(-child.pid, 'SIGTERM'); } catch { done(); }
-    }));
+    stoppers.push(
+      () =>
+        new Promise((done) => {
+          if (child.exitCode !== null || child.signalCode !== null) return done();
+          child.once('exit', () => done());
+          try {
+            process.kill(-child.pid, 'SIGTERM');
+          } catch {
+            done();
+          }
+        }),
+    );
   } else {
     console.error(`npm start: could not run ${python}: the demo run is off (the rest of the sandbox works).`);
   }
@@ -122,14 +148,25 @@ if (!opts['no-demo']) {
 // `created` identifies this copy: the walkthrough opens once per fresh copy.
 const markerFile = path.join(workspace, '.agentrl', 'sandbox.json');
 let created = new Date().toISOString();
-try { created = JSON.parse(fs.readFileSync(markerFile, 'utf8')).created ?? created; } catch { /* a fresh copy */ }
+try {
+  created = JSON.parse(fs.readFileSync(markerFile, 'utf8')).created ?? created;
+} catch {
+  /* a fresh copy */
+}
 fs.mkdirSync(path.dirname(markerFile), { recursive: true });
-fs.writeFileSync(markerFile, JSON.stringify({
-  created,
-  model: model.url,
-  modelPath: MODEL_DIR,
-  ...(demo ? { demo: { jobDir: path.relative(workspace, demo.jobDir), name: DEMO_NAME } } : {}),
-}, null, 2) + '\n');
+fs.writeFileSync(
+  markerFile,
+  JSON.stringify(
+    {
+      created,
+      model: model.url,
+      modelPath: MODEL_DIR,
+      ...(demo ? { demo: { jobDir: path.relative(workspace, demo.jobDir), name: DEMO_NAME } } : {}),
+    },
+    null,
+    2,
+  ) + '\n',
+);
 
 const server = await startServer({
   mode: 'code-server',
@@ -142,6 +179,8 @@ const server = await startServer({
 });
 stoppers.push(() => server.stop());
 const url = `${server.base}/?folder=${encodeURIComponent(workspace)}`;
-console.log(`\nAgent RL Studio sandbox is up:\n\n    ${url}\n\nWorkspace: ${workspace}\nModel:     ${model.url} (tiny-toolcall; used by "Debug toolcall rollouts")\n` +
-  `Demo:      ${demo ? `${DEMO_NAME} -> ${path.relative(root, demo.jobDir)} (Agent RL: Show Training Metrics)` : 'off'}\nLogs:      ${server.logFile}\nPress Ctrl+C to stop.`);
+console.log(
+  `\nAgent RL Studio sandbox is up:\n\n    ${url}\n\nWorkspace: ${workspace}\nModel:     ${model.url} (tiny-toolcall; used by "Debug toolcall rollouts")\n` +
+    `Demo:      ${demo ? `${DEMO_NAME} -> ${path.relative(root, demo.jobDir)} (Agent RL: Show Training Metrics)` : 'off'}\nLogs:      ${server.logFile}\nPress Ctrl+C to stop.`,
+);
 await new Promise(() => {});

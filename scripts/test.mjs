@@ -33,7 +33,11 @@ const ALL = ['lint', 'unit', 'component', 'integration', 'e2e'];
 /** `--file test/<tier>/…`: that file's tier, and the file. */
 const one = opts.file ? fileOfTier(opts.file) : undefined;
 const tiers = one ? [one.tier] : positionals.length ? positionals : ALL;
-for (const t of tiers) if (!ALL.includes(t)) { console.error(`unknown tier '${t}' (expected ${ALL.join(', ')})`); process.exit(2); }
+for (const t of tiers)
+  if (!ALL.includes(t)) {
+    console.error(`unknown tier '${t}' (expected ${ALL.join(', ')})`);
+    process.exit(2);
+  }
 
 function fileOfTier(file) {
   const rel = path.relative(root, path.resolve(file)).split(path.sep).join('/');
@@ -112,7 +116,11 @@ async function killLeftovers(label, marker, netns) {
     if (!left.length) break;
     for (const p of left) {
       killed.set(p.pid, p.cmd);
-      try { process.kill(p.pid, 'SIGKILL'); } catch { /* exited meanwhile */ }
+      try {
+        process.kill(p.pid, 'SIGKILL');
+      } catch {
+        /* exited meanwhile */
+      }
     }
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -148,17 +156,36 @@ function run(cmd, args, { limit, env = {}, label = cmd, quiet = false }) {
     }, 10);
     setTimeout(() => clearInterval(watchNetns), 5000).unref();
     let out = '';
-    p.stdout.on('data', (b) => { out += b; if (!quiet) process.stdout.write(b); });
-    p.stderr.on('data', (b) => { out += b; if (!quiet) process.stderr.write(b); });
+    p.stdout.on('data', (b) => {
+      out += b;
+      if (!quiet) process.stdout.write(b);
+    });
+    p.stderr.on('data', (b) => {
+      out += b;
+      if (!quiet) process.stderr.write(b);
+    });
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
       console.error(`\n!!! time box of ${limit / 1000} s exceeded: killing ${cmd} ${args.join(' ')}`);
-      try { process.kill(-p.pid, 'SIGKILL'); } catch { /* the group exited meanwhile */ }
+      try {
+        process.kill(-p.pid, 'SIGKILL');
+      } catch {
+        /* the group exited meanwhile */
+      }
     }, limit);
     const stop = () => {
-      try { process.kill(-p.pid, 'SIGKILL'); } catch { /* the group exited meanwhile */ }
-      for (const left of leftovers(marker, netns)) try { process.kill(left.pid, 'SIGKILL'); } catch { /* exited meanwhile */ }
+      try {
+        process.kill(-p.pid, 'SIGKILL');
+      } catch {
+        /* the group exited meanwhile */
+      }
+      for (const left of leftovers(marker, netns))
+        try {
+          process.kill(left.pid, 'SIGKILL');
+        } catch {
+          /* exited meanwhile */
+        }
     };
     running.add(stop);
     p.on('close', async (code, signal) => {
@@ -166,7 +193,7 @@ function run(cmd, args, { limit, env = {}, label = cmd, quiet = false }) {
       clearInterval(watchNetns);
       running.delete(stop);
       await killLeftovers(label, marker, netns);
-      resolve({ code: timedOut ? 'timeout' : code ?? signal, out, secs: (Date.now() - started) / 1000 });
+      resolve({ code: timedOut ? 'timeout' : (code ?? signal), out, secs: (Date.now() - started) / 1000 });
     });
   });
 }
@@ -203,12 +230,20 @@ const tapReporter = (tapFile) => [`--test-reporter=${path.join(root, 'scripts', 
 
 function nodeTest(files, tapFile, limit, env = {}, label, nodeArgs = [], concurrency = 1) {
   const grep = opts.grep ? ['--test-name-pattern', opts.grep] : [];
-  return run(process.execPath, [
-    ...nodeArgs, '--test', `--test-concurrency=${concurrency}`, ...grep,
-    '--test-reporter=spec', '--test-reporter-destination=stdout',
-    ...tapReporter(tapFile),
-    ...files,
-  ], { limit, env, label });
+  return run(
+    process.execPath,
+    [
+      ...nodeArgs,
+      '--test',
+      `--test-concurrency=${concurrency}`,
+      ...grep,
+      '--test-reporter=spec',
+      '--test-reporter-destination=stdout',
+      ...tapReporter(tapFile),
+      ...files,
+    ],
+    { limit, env, label },
+  );
 }
 
 /** Whether `unshare -n` works here; otherwise why not (the netns tests then skip with it). */
@@ -227,7 +262,18 @@ function netnsNodeTest(files, tapFile, limit, env = {}, label) {
   }
   const grep = opts.grep ? ['--test-name-pattern', opts.grep] : [];
   const q = (a) => `'${a.replace(/'/g, `'\\''`)}'`;
-  const inner = [process.execPath, '--test', '--test-concurrency=1', ...grep, '--test-reporter=spec', '--test-reporter-destination=stdout', ...tapReporter(tapFile), ...files].map(q).join(' ');
+  const inner = [
+    process.execPath,
+    '--test',
+    '--test-concurrency=1',
+    ...grep,
+    '--test-reporter=spec',
+    '--test-reporter-destination=stdout',
+    ...tapReporter(tapFile),
+    ...files,
+  ]
+    .map(q)
+    .join(' ');
   return run('unshare', ['-n', 'sh', '-c', `ip link set lo up && exec ${inner}`], { limit, env, label });
 }
 
@@ -303,9 +349,18 @@ function add(tier, r, counts, tapFile) {
   if (Number.isFinite(r.secs)) tierTimes.push([tier, r.secs]);
   if (tapFile) tapFileTimes(tapFile);
   const ok = Number.isFinite(counts.passed) && Number.isFinite(counts.failed);
-  if (!ok) { console.error(`!!! ${tier}: no result counts (exit ${r.code}); counted as 1 failure`); totals.failed += 1; return; }
-  totals.passed += counts.passed; totals.failed += counts.failed; totals.skipped += counts.skipped || 0;
-  if (r.code !== 0 && counts.failed === 0) { console.error(`!!! ${tier}: exited ${r.code} with no failing test; counted as 1 failure`); totals.failed += 1; }
+  if (!ok) {
+    console.error(`!!! ${tier}: no result counts (exit ${r.code}); counted as 1 failure`);
+    totals.failed += 1;
+    return;
+  }
+  totals.passed += counts.passed;
+  totals.failed += counts.failed;
+  totals.skipped += counts.skipped || 0;
+  if (r.code !== 0 && counts.failed === 0) {
+    console.error(`!!! ${tier}: exited ${r.code} with no failing test; counted as 1 failure`);
+    totals.failed += 1;
+  }
   console.log(`--- ${tier}: ${counts.passed} passed, ${counts.failed} failed${counts.skipped ? `, ${counts.skipped} skipped` : ''}`);
 }
 
@@ -328,8 +383,10 @@ function startLint() {
   const grep = opts.grep ? ['--grep', opts.grep] : [];
   const started = Date.now();
   say(`${LINT_TITLE}: started beside the compile and the unit tier; its output follows the unit tier`);
-  lintJob = run(process.execPath, ['scripts/lint.mjs', ...grep], { limit: LIMITS.lint, label: 'lint', quiet: true })
-    .then((r) => ({ ...r, secs: (Date.now() - started) / 1000 }));
+  lintJob = run(process.execPath, ['scripts/lint.mjs', ...grep], { limit: LIMITS.lint, label: 'lint', quiet: true }).then((r) => ({
+    ...r,
+    secs: (Date.now() - started) / 1000,
+  }));
 }
 async function finishLint() {
   if (!lintJob) return;
@@ -399,11 +456,26 @@ for (const tier of tiers) {
   } else if (tier === 'integration') {
     say('integration tests (real VS Code extension host)');
     const grep = opts.grep ? ['--grep', opts.grep] : [];
-    const r = await run(process.execPath, ['out/test/harness/run-ext-tests.js', ...grep, '--timeout', String(LIMITS.integration - MIN)], { limit: LIMITS.integration, label: 'integration' });
+    const r = await run(process.execPath, ['out/test/harness/run-ext-tests.js', ...grep, '--timeout', String(LIMITS.integration - MIN)], {
+      limit: LIMITS.integration,
+      label: 'integration',
+    });
     add('integration', r, closingCounts(r.out));
     // a second window on a two-folder (multi-root) workspace, for per-folder settings
     if (!opts.grep || /folder/i.test(opts.grep)) {
-      const mr = await run(process.execPath, ['out/test/harness/run-ext-tests.js', '--workspace', 'test/fixtures/multi-root/multi-root.code-workspace', '--grep', 'per workspace folder', '--timeout', String(LIMITS.integration - MIN)], { limit: LIMITS.integration, label: 'integration (multi-root)' });
+      const mr = await run(
+        process.execPath,
+        [
+          'out/test/harness/run-ext-tests.js',
+          '--workspace',
+          'test/fixtures/multi-root/multi-root.code-workspace',
+          '--grep',
+          'per workspace folder',
+          '--timeout',
+          String(LIMITS.integration - MIN),
+        ],
+        { limit: LIMITS.integration, label: 'integration (multi-root)' },
+      );
       add('integration (multi-root)', mr, closingCounts(mr.out));
     }
     // Suites against a real Ray cluster: a second host (code-server + Chromium) in a loopback-only namespace.
@@ -412,8 +484,16 @@ for (const tier of tiers) {
       const why = netnsProbe();
       const ext = [process.execPath, 'out/test/harness/run-ext-tests.js', ...grep, '--timeout', String(LIMITS.integration - MIN)];
       const rn = why
-        ? await run(ext[0], ext.slice(1), { limit: LIMITS.integration, env: { AGENTRL_TEST_NETNS: 'only', AGENTRL_NETNS_SKIP: why }, label: 'integration (netns)' })
-        : await run('unshare', ['-n', 'sh', '-c', `ip link set lo up && exec ${ext.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ')}`], { limit: LIMITS.integration, env: { AGENTRL_TEST_NETNS: 'only' }, label: 'integration (netns)' });
+        ? await run(ext[0], ext.slice(1), {
+            limit: LIMITS.integration,
+            env: { AGENTRL_TEST_NETNS: 'only', AGENTRL_NETNS_SKIP: why },
+            label: 'integration (netns)',
+          })
+        : await run('unshare', ['-n', 'sh', '-c', `ip link set lo up && exec ${ext.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ')}`], {
+            limit: LIMITS.integration,
+            env: { AGENTRL_TEST_NETNS: 'only' },
+            label: 'integration (netns)',
+          });
       add('integration (netns)', rn, closingCounts(rn.out));
     }
   } else if (tier === 'e2e') {
@@ -461,9 +541,14 @@ async function runOneFile() {
     const ext = [process.execPath, 'out/test/harness/run-ext-tests.js', ...grep, '--timeout', String(LIMITS.integration - MIN)];
     const env = { AGENTRL_TEST_FILE: js, ...(netns ? { AGENTRL_TEST_NETNS: 'only' } : {}) };
     const why = netns ? netnsProbe() : 'not a netns file';
-    r = netns && !why
-      ? await run('unshare', ['-n', 'sh', '-c', `ip link set lo up && exec ${ext.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ')}`], { limit: LIMITS.integration, env, label })
-      : await run(ext[0], ext.slice(1), { limit: LIMITS.integration, env: netns ? { ...env, AGENTRL_NETNS_SKIP: why } : env, label });
+    r =
+      netns && !why
+        ? await run('unshare', ['-n', 'sh', '-c', `ip link set lo up && exec ${ext.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ')}`], {
+            limit: LIMITS.integration,
+            env,
+            label,
+          })
+        : await run(ext[0], ext.slice(1), { limit: LIMITS.integration, env: netns ? { ...env, AGENTRL_NETNS_SKIP: why } : env, label });
     counts = closingCounts(r.out);
   }
   add(tier, r, counts ?? tapCounts(tap), counts ? undefined : tap);

@@ -33,7 +33,11 @@ export const SUBCOMMANDS: Record<string, Subcommand> = {
   eval: {
     summary: "Compare models on a workflow's tasks with its own reward (per task, with a confidence interval; a CI gate)",
     run: async (argv) => {
-      const [{ main: evalMain }, { DebugRolloutService, findRunnerDir }, { createConfigChecker }] = await Promise.all([import('./eval/cli'), import('./debug/rollout-service'), import('./config/engine/checker')]);
+      const [{ main: evalMain }, { DebugRolloutService, findRunnerDir }, { createConfigChecker }] = await Promise.all([
+        import('./eval/cli'),
+        import('./debug/rollout-service'),
+        import('./config/engine/checker'),
+      ]);
       const runnerDir = findRunnerDir();
       if (!runnerDir) {
         process.stderr.write('agentrl eval: the Python runner (runner/agentrl_runner/) is missing next to the CLI\n');
@@ -51,7 +55,8 @@ export const SUBCOMMANDS: Record<string, Subcommand> = {
     run: async (argv) => (await import('./relay/tail/tail')).main(argv),
   },
   pipeline: {
-    summary: "Where a run's time goes: the bottleneck (explorer, trainer, sync, stragglers, checkpoint, eval), each role's shares and the config keys to change",
+    summary:
+      "Where a run's time goes: the bottleneck (explorer, trainer, sync, stragglers, checkpoint, eval), each role's shares and the config keys to change",
     run: async (argv) => (await import('./relay/pipeline/pipeline')).main(argv),
   },
   tasks: {

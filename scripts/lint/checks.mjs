@@ -28,16 +28,22 @@ export const CHECKS = {
 async function eslint(root) {
   const { ESLint } = await import('eslint');
   const results = await new ESLint({ cwd: root }).lintFiles(['.']);
-  return results.flatMap((r) => r.messages.map((m) => ({
-    file: path.relative(root, r.filePath),
-    line: m.line ?? 0,
-    rule: m.ruleId ?? 'parse',
-    message: m.message,
-  })));
+  return results.flatMap((r) =>
+    r.messages.map((m) => ({
+      file: path.relative(root, r.filePath),
+      line: m.line ?? 0,
+      rule: m.ruleId ?? 'parse',
+      message: m.message,
+    })),
+  );
 }
 
 function knip(root) {
-  const r = spawnSync(process.execPath, [path.join(root, 'node_modules', 'knip', 'bin', 'knip.js'), '--reporter', 'json', '--no-progress'], { cwd: root, encoding: 'utf8', maxBuffer: 64 << 20 });
+  const r = spawnSync(process.execPath, [path.join(root, 'node_modules', 'knip', 'bin', 'knip.js'), '--reporter', 'json', '--no-progress'], {
+    cwd: root,
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+  });
   let report;
   try {
     report = JSON.parse(r.stdout);
@@ -72,7 +78,12 @@ const KNIP_WHAT = {
 /** The ruff of scripts/python-requirements.txt: $AGENTRL_RUFF, setup's ruff venv (`bash scripts/setup.sh ruff`), the test venv's, or the PATH's. */
 function ruffBin(root) {
   const pinned = /^ruff==(\S+)/m.exec(fs.readFileSync(path.join(root, 'scripts', 'python-requirements.txt'), 'utf8'))?.[1];
-  const candidates = [process.env.AGENTRL_RUFF, path.join(root, '.cache', 'ruff-venv', 'bin', 'ruff'), path.join(root, '.cache', 'venv', 'bin', 'ruff'), 'ruff'].filter(Boolean);
+  const candidates = [
+    process.env.AGENTRL_RUFF,
+    path.join(root, '.cache', 'ruff-venv', 'bin', 'ruff'),
+    path.join(root, '.cache', 'venv', 'bin', 'ruff'),
+    'ruff',
+  ].filter(Boolean);
   for (const bin of candidates) {
     const v = spawnSync(bin, ['--version'], { encoding: 'utf8' });
     if (v.status !== 0) continue;

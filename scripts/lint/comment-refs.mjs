@@ -89,7 +89,8 @@ export function commentRefs(root, files) {
     if (!clean.includes('/') && esbuild.includes(`'dist/${clean}'`)) return undefined; // a file the build writes, by its name
     const out = /^out\/(.+)\.js$/.exec(clean);
     if (out) return all.has(`${out[1]}.ts`) ? undefined : { rule: 'missing-path', message: `names ${ref}, compiled from ${out[1]}.ts, which does not exist` };
-    if (/^node_modules\//.test(clean)) return fs.existsSync(path.join(root, clean)) ? undefined : { rule: 'missing-path', message: `names ${ref}, which is not installed` };
+    if (/^node_modules\//.test(clean))
+      return fs.existsSync(path.join(root, clean)) ? undefined : { rule: 'missing-path', message: `names ${ref}, which is not installed` };
     const first = clean.split('/')[0];
     if (ignored.includes(first)) return undefined; // made at run time (.cache/, .agentrl/…)
     const found = resolves(clean, from);
@@ -127,7 +128,9 @@ export function commentRefs(root, files) {
 
 /** Top-level names .gitignore lists (folders and files made at run time). */
 function gitignored(root) {
-  return fs.readFileSync(path.join(root, '.gitignore'), 'utf8').split('\n')
+  return fs
+    .readFileSync(path.join(root, '.gitignore'), 'utf8')
+    .split('\n')
     .map((l) => l.trim().replace(/^\//, '').replace(/\/$/, ''))
     .filter((l) => l && !l.startsWith('#') && !/[*?]/.test(l));
 }

@@ -6,7 +6,14 @@ import ts from 'typescript';
 
 /** @typedef {{ line: number, text: string }} CommentLine  line is 1-based */
 
-const SCRIPT_KINDS = { '.ts': ts.ScriptKind.TS, '.mts': ts.ScriptKind.TS, '.cts': ts.ScriptKind.TS, '.js': ts.ScriptKind.JS, '.mjs': ts.ScriptKind.JS, '.cjs': ts.ScriptKind.JS };
+const SCRIPT_KINDS = {
+  '.ts': ts.ScriptKind.TS,
+  '.mts': ts.ScriptKind.TS,
+  '.cts': ts.ScriptKind.TS,
+  '.js': ts.ScriptKind.JS,
+  '.mjs': ts.ScriptKind.JS,
+  '.cjs': ts.ScriptKind.JS,
+};
 
 /** The language of a file by its name (`.ci/run` and other extensionless scripts are shell). */
 export function languageOf(file) {
@@ -36,7 +43,10 @@ function jsComments(file, text) {
       if (seen.has(r.pos)) continue;
       seen.add(r.pos);
       const first = sf.getLineAndCharacterOfPosition(r.pos).line;
-      text.slice(r.pos, r.end).split('\n').forEach((l, i) => out.push({ line: first + i + 1, text: l }));
+      text
+        .slice(r.pos, r.end)
+        .split('\n')
+        .forEach((l, i) => out.push({ line: first + i + 1, text: l }));
     }
   };
   const visit = (node) => {
@@ -74,7 +84,10 @@ function hashComments(text, python) {
         out.push({ line: i + 1, text: line.slice(k) });
         return;
       }
-      if (c === '\\') { k += 2; continue; }
+      if (c === '\\') {
+        k += 2;
+        continue;
+      }
       if (c === '"' || c === "'") {
         const triple = python && line.startsWith(c.repeat(3), k);
         const q = triple ? c.repeat(3) : c;
@@ -82,14 +95,25 @@ function hashComments(text, python) {
         if (end < 0) {
           if (triple) {
             open = q;
-            docstring = line.slice(0, k).trim().replace(/[rRbBuU]+$/, '') === '';
+            docstring =
+              line
+                .slice(0, k)
+                .trim()
+                .replace(/[rRbBuU]+$/, '') === '';
             if (docstring) out.push({ line: i + 1, text: line.slice(k + 3) });
           } else if (!python) {
             open = q; // shell strings span lines
           }
           return;
         }
-        if (triple && line.slice(0, k).trim().replace(/[rRbBuU]+$/, '') === '') out.push({ line: i + 1, text: line.slice(k + 3, end) });
+        if (
+          triple &&
+          line
+            .slice(0, k)
+            .trim()
+            .replace(/[rRbBuU]+$/, '') === ''
+        )
+          out.push({ line: i + 1, text: line.slice(k + 3, end) });
         k = end + q.length;
         continue;
       }
@@ -101,7 +125,10 @@ function hashComments(text, python) {
 
 function findClose(line, from, q) {
   for (let k = from; k < line.length; k++) {
-    if (line[k] === '\\' && q.length === 1) { k++; continue; }
+    if (line[k] === '\\' && q.length === 1) {
+      k++;
+      continue;
+    }
     if (line.startsWith(q, k)) return k;
   }
   return -1;

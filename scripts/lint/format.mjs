@@ -8,7 +8,7 @@ import path from 'node:path';
  * in a commit of its own: `npm run format` formats the tree and sets this to true, so that
  * commit switches the check on (before it, every branch would conflict with a reformatted tree).
  */
-export const ENFORCED = false;
+export const ENFORCED = true;
 
 const CODE = /\.(ts|mts|cts|js|mjs|cjs)$/;
 

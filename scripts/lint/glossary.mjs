@@ -64,10 +64,12 @@ export function glossaryFindings(files, rules = RULES) {
       if (!r.where.test(file)) continue;
       if (r.path?.test(file)) findings.push({ file, line: 1, rule: r.id, message: `file name: ${r.say}` });
       if (!r.code) continue;
-      codeOnly(text).split('\n').forEach((l, i) => {
-        const m = l.match(r.code);
-        if (m) findings.push({ file, line: i + 1, rule: r.id, message: `${m[0]}: ${r.say}` });
-      });
+      codeOnly(text)
+        .split('\n')
+        .forEach((l, i) => {
+          const m = l.match(r.code);
+          if (m) findings.push({ file, line: i + 1, rule: r.id, message: `${m[0]}: ${r.say}` });
+        });
     }
   }
   return findings;

@@ -14,7 +14,20 @@ import ts from 'typescript';
 
 const CHECKED = /^test\/(?!bench\/|fixtures\/).+\.ts$/;
 /** Assertion methods → how many leading arguments are the asserted values (the rest: message). */
-const ASSERTS = { ok: 1, equal: 2, notEqual: 2, strictEqual: 2, notStrictEqual: 2, deepEqual: 2, deepStrictEqual: 2, notDeepEqual: 2, notDeepStrictEqual: 2, match: 1, doesNotMatch: 1, fail: 0 };
+const ASSERTS = {
+  ok: 1,
+  equal: 2,
+  notEqual: 2,
+  strictEqual: 2,
+  notStrictEqual: 2,
+  deepEqual: 2,
+  deepStrictEqual: 2,
+  notDeepEqual: 2,
+  notDeepStrictEqual: 2,
+  match: 1,
+  doesNotMatch: 1,
+  fail: 0,
+};
 /** Calls a clock value passes through unchanged in kind. */
 const PASS_THROUGH = /^(Math\.\w+|Number|BigInt|Object\.(entries|values)|Array\.from|String)$/;
 const TEST_CALLS = new Set(['test', 'it', 'specify']);
@@ -43,10 +56,11 @@ export function testHygiene(root, files) {
         const callee = node.expression;
         if (ts.isIdentifier(callee) && TEST_CALLS.has(callee.text)) {
           const body = node.arguments.find((a) => ts.isFunctionLike(a))?.body;
-          if (body && ts.isBlock(body)) for (const s of body.statements) {
-            const missing = earlyPass(s, sf);
-            if (missing) findings.push({ file, line: at(s), rule: 'passes-missing', message: `returns early, passing, when ${missing} is missing` });
-          }
+          if (body && ts.isBlock(body))
+            for (const s of body.statements) {
+              const missing = earlyPass(s, sf);
+              if (missing) findings.push({ file, line: at(s), rule: 'passes-missing', message: `returns early, passing, when ${missing} is missing` });
+            }
         }
       }
       node.forEachChild(visit);
@@ -75,15 +89,22 @@ function isClockCall(node, fakeDate) {
 function clockNames(sf, fakeDate) {
   /** @type {Array<[string[], ts.Node]>} names ← expression */
   const flows = [];
-  const namesOf = (b) => ts.isIdentifier(b) ? [b.text] : ts.isArrayBindingPattern(b) || ts.isObjectBindingPattern(b) ? b.elements.flatMap((e) => ts.isOmittedExpression(e) ? [] : namesOf(e.name)) : [];
+  const namesOf = (b) =>
+    ts.isIdentifier(b)
+      ? [b.text]
+      : ts.isArrayBindingPattern(b) || ts.isObjectBindingPattern(b)
+        ? b.elements.flatMap((e) => (ts.isOmittedExpression(e) ? [] : namesOf(e.name)))
+        : [];
   const target = (e) => {
     while (ts.isElementAccessExpression(e) || ts.isPropertyAccessExpression(e) || ts.isNonNullExpression(e)) e = e.expression;
     return ts.isIdentifier(e) ? [e.text] : ts.isArrayLiteralExpression(e) ? e.elements.flatMap(target) : [];
   };
   const visit = (node) => {
     if (ts.isVariableDeclaration(node) && node.initializer) flows.push([namesOf(node.name), node.initializer]);
-    if (ts.isBinaryExpression(node) && node.operatorToken.kind >= ts.SyntaxKind.FirstAssignment && node.operatorToken.kind <= ts.SyntaxKind.LastAssignment) flows.push([target(node.left), node.right]);
-    if (ts.isForOfStatement(node) && ts.isVariableDeclarationList(node.initializer)) for (const d of node.initializer.declarations) flows.push([namesOf(d.name), node.expression]);
+    if (ts.isBinaryExpression(node) && node.operatorToken.kind >= ts.SyntaxKind.FirstAssignment && node.operatorToken.kind <= ts.SyntaxKind.LastAssignment)
+      flows.push([target(node.left), node.right]);
+    if (ts.isForOfStatement(node) && ts.isVariableDeclarationList(node.initializer))
+      for (const d of node.initializer.declarations) flows.push([namesOf(d.name), node.expression]);
     node.forEachChild(visit);
   };
   visit(sf);
@@ -106,7 +127,9 @@ function refersTo(node, names, fakeDate) {
   if (ts.isFunctionLike(node)) return false;
   if (ts.isCallExpression(node) && !PASS_THROUGH.test(node.expression.getText())) return refersTo(node.expression, names, fakeDate);
   let found = false;
-  node.forEachChild((c) => { found ||= refersTo(c, names, fakeDate); });
+  node.forEachChild((c) => {
+    found ||= refersTo(c, names, fakeDate);
+  });
   return found;
 }
 

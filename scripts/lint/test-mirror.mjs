@@ -11,7 +11,7 @@ export const CROSS_CUTTING = {
   'test/unit/l10n.test.ts': 'the English and Chinese l10n bundles of every feature',
   'test/unit/test-tiers.test.ts': 'the test tiers of scripts/test.mjs (what a unit test may do)',
   'test/e2e/shell.e2e.ts': 'the packaged VSIX installed into the real workbench',
-  'test/e2e/start.e2e.ts': 'a newcomer\'s session from `npm start` (scripts/start.mjs) across features',
+  'test/e2e/start.e2e.ts': "a newcomer's session from `npm start` (scripts/start.mjs) across features",
   'test/e2e/trust.e2e.ts': 'Workspace Trust across every feature',
   'test/component/relay/conformance/': 'the one protocol of two relays (src/relay and src/relay/python/agentrl_relay/), each case run against both',
 };
@@ -37,9 +37,10 @@ export function testMirror(files) {
     const subject = `src/${m[2]}`;
     if (crossCutting(file) || modules.has(subject) || folders.has(subject)) continue;
     const dir = path.posix.dirname(subject);
-    const hint = folders.has(dir) || dir === 'src'
-      ? `no ${subject}.ts or ${subject}/ (name it for the module or folder it tests)`
-      : `no ${dir}/ (move it under the folder of the code it tests)`;
+    const hint =
+      folders.has(dir) || dir === 'src'
+        ? `no ${subject}.ts or ${subject}/ (name it for the module or folder it tests)`
+        : `no ${dir}/ (move it under the folder of the code it tests)`;
     findings.push({ file, line: 1, rule: 'unmirrored-test', message: `does not mirror src/: ${hint}` });
   }
   return findings;

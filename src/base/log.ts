@@ -21,7 +21,7 @@ export const silentLogger: Logger = {
 /** A logger writing to stderr, for CLI subcommands (`--verbose` turns on debug). */
 export function stderrLogger(verbose = false): Logger {
   const write = (level: string, message: string | Error, args: unknown[]) => {
-    const text = message instanceof Error ? message.stack ?? message.message : message;
+    const text = message instanceof Error ? (message.stack ?? message.message) : message;
     process.stderr.write(`[${level}] ${[text, ...args.map(String)].join(' ')}\n`);
   };
   return {

@@ -71,8 +71,8 @@ export function expandInputs(inputs: string[], cwd = process.cwd()): { files: st
     if (st?.isFile()) {
       files.push(abs);
       named.add(abs);
-    }
-    else if (st?.isDirectory()) files.push(...walkFiles(abs, { accept: (rel) => /\.ya?ml$/.test(rel), maxDepth: 20, skipHidden: false, skipDirs: CLI_SKIP_DIRS }).files);
+    } else if (st?.isDirectory())
+      files.push(...walkFiles(abs, { accept: (rel) => /\.ya?ml$/.test(rel), maxDepth: 20, skipHidden: false, skipDirs: CLI_SKIP_DIRS }).files);
     else if (GLOB_CHARS.test(input)) {
       const parts = input.split(/[/\\]/);
       const baseParts: string[] = [];
@@ -138,7 +138,12 @@ function formatSarif(results: FileResult[], cwd: string): string {
           {
             physicalLocation: {
               artifactLocation: { uri: display(path.resolve(cwd, r.file), cwd).split(path.sep).join('/') },
-              region: { startLine: d.range.start.line + 1, startColumn: d.range.start.character + 1, endLine: d.range.end.line + 1, endColumn: d.range.end.character + 1 },
+              region: {
+                startLine: d.range.start.line + 1,
+                startColumn: d.range.start.character + 1,
+                endLine: d.range.end.line + 1,
+                endColumn: d.range.end.character + 1,
+              },
             },
             logicalLocations: d.path ? [{ fullyQualifiedName: d.path }] : undefined,
           },
@@ -243,7 +248,15 @@ function runCheck(argv: string[], io: Io): number {
     io.stderr(`agentrl check: no such file or no match: ${missing.join(', ')}\n`);
     return 2;
   }
-  const checker = new EngineChecker({ roots, env, kind: kind as ConfigKind | 'auto', trinityVersion: tv, trinityVersionSource: tv ? '--trinity-version' : undefined, verlVersion: vv, checkPaths: !values['no-paths'] });
+  const checker = new EngineChecker({
+    roots,
+    env,
+    kind: kind as ConfigKind | 'auto',
+    trinityVersion: tv,
+    trinityVersionSource: tv ? '--trinity-version' : undefined,
+    verlVersion: vv,
+    checkPaths: !values['no-paths'],
+  });
   const results: FileResult[] = [];
   const texts = new Map<string, string>();
   let ioError = false;
@@ -258,7 +271,19 @@ function runCheck(argv: string[], io: Io): number {
       continue;
     }
     if ('binary' in r) {
-      results.push({ file: shown, kind: null, diagnostics: [{ severity: kind === 'auto' && !named.has(f) ? 'warning' : 'error', code: 'input.binary', message: render(l10n.t('Binary content: not a YAML text file.'), lang), path: '', range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } } }] });
+      results.push({
+        file: shown,
+        kind: null,
+        diagnostics: [
+          {
+            severity: kind === 'auto' && !named.has(f) ? 'warning' : 'error',
+            code: 'input.binary',
+            message: render(l10n.t('Binary content: not a YAML text file.'), lang),
+            path: '',
+            range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } },
+          },
+        ],
+      });
       continue;
     }
     texts.set(f, r.text);

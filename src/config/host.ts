@@ -73,7 +73,11 @@ export async function startConfigClient(context: vscode.ExtensionContext, log: L
           const answers = await next(params, token);
           if (!Array.isArray(answers)) return answers;
           return Promise.all(
-            answers.map((a: unknown, i) => (params.items[i]?.section === 'agentrl.config' ? folderSettings(params.items[i].scopeUri ? vscode.Uri.parse(params.items[i].scopeUri) : undefined, a) : a)),
+            answers.map((a: unknown, i) =>
+              params.items[i]?.section === 'agentrl.config'
+                ? folderSettings(params.items[i].scopeUri ? vscode.Uri.parse(params.items[i].scopeUri) : undefined, a)
+                : a,
+            ),
           );
         },
       },

@@ -47,7 +47,11 @@ export function activateDebug(context: vscode.ExtensionContext, log: Logger, che
   const watcher = vscode.workspace.createFileSystemWatcher('**/.agentrl/runs/*/summary.json');
   context.subscriptions.push(
     vscode.debug.registerDebugConfigurationProvider('agentrl', delegate, vscode.DebugConfigurationProviderTriggerKind.Initial),
-    vscode.debug.registerDebugConfigurationProvider('agentrl', { provideDebugConfigurations: (f) => configs().provideDebugConfigurations(f) }, vscode.DebugConfigurationProviderTriggerKind.Dynamic),
+    vscode.debug.registerDebugConfigurationProvider(
+      'agentrl',
+      { provideDebugConfigurations: (f) => configs().provideDebugConfigurations(f) },
+      vscode.DebugConfigurationProviderTriggerKind.Dynamic,
+    ),
     vscode.debug.registerDebugAdapterDescriptorFactory('agentrl', {
       createDebugAdapterDescriptor: (session) => host().createAdapter(session, checker(), log, runnerDir),
     }),
@@ -67,17 +71,31 @@ export function activateDebug(context: vscode.ExtensionContext, log: Logger, che
     vscode.commands.registerCommand('agentrl.rollouts.compareFork', (node?: Host.RolloutNode) => node?.kind === 'fork' && host().compareFork(node)),
     vscode.commands.registerCommand('agentrl.rollouts.transcript', (arg?: Host.TranscriptArg) => arg && host().openEpisodeTranscript(arg)),
     vscode.commands.registerCommand('agentrl.debug.showTokens', (arg?: Host.VariableMenuArg) => host().showCallTokens(arg, context.extensionUri)),
-    vscode.commands.registerCommand('agentrl.debug.showExperienceTokens', (arg?: Host.VariableMenuArg) => host().showExperienceTokens(arg, context.extensionUri)),
+    vscode.commands.registerCommand('agentrl.debug.showExperienceTokens', (arg?: Host.VariableMenuArg) =>
+      host().showExperienceTokens(arg, context.extensionUri),
+    ),
   );
   let service: RolloutService | undefined;
   return {
     rollouts: () => (service ??= host().createRolloutService(checker(), runnerDir)),
     refreshRollouts,
     provideConfigurations: (folder) => configs().provideDebugConfigurations(folder),
-    rolloutRuns: () => asPromise(() => rollouts().getChildren().map((n) => rollouts().getTreeItem(n))),
-    rolloutChildren: (runId) => asPromise(() => {
-      const run = rollouts().getChildren().find((n) => n.kind === 'run' && n.run.id === runId);
-      return run ? rollouts().getChildren(run).map((n) => rollouts().getTreeItem(n)) : [];
-    }),
+    rolloutRuns: () =>
+      asPromise(() =>
+        rollouts()
+          .getChildren()
+          .map((n) => rollouts().getTreeItem(n)),
+      ),
+    rolloutChildren: (runId) =>
+      asPromise(() => {
+        const run = rollouts()
+          .getChildren()
+          .find((n) => n.kind === 'run' && n.run.id === runId);
+        return run
+          ? rollouts()
+              .getChildren(run)
+              .map((n) => rollouts().getTreeItem(n))
+          : [];
+      }),
   };
 }

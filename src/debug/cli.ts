@@ -51,11 +51,25 @@ export async function main(argv: string[], context: RolloutCliContext): Promise<
     ({ values } = parseArgs({
       args: argv,
       options: {
-        config: { type: 'string' }, tasks: { type: 'string' }, repeat: { type: 'string' }, split: { type: 'string' },
-        workflow: { type: 'string' }, 'model-base-url': { type: 'string' }, model: { type: 'string' }, 'api-key-env': { type: 'string' },
-        timeout: { type: 'string' }, 'max-reply-mb': { type: 'string' }, replay: { type: 'string' }, backbone: { type: 'string' }, python: { type: 'string' }, cwd: { type: 'string' },
-        'no-record': { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
-        concurrency: { type: 'string' }, timings: { type: 'boolean' },
+        config: { type: 'string' },
+        tasks: { type: 'string' },
+        repeat: { type: 'string' },
+        split: { type: 'string' },
+        workflow: { type: 'string' },
+        'model-base-url': { type: 'string' },
+        model: { type: 'string' },
+        'api-key-env': { type: 'string' },
+        timeout: { type: 'string' },
+        'max-reply-mb': { type: 'string' },
+        replay: { type: 'string' },
+        backbone: { type: 'string' },
+        python: { type: 'string' },
+        cwd: { type: 'string' },
+        'no-record': { type: 'boolean' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+        concurrency: { type: 'string' },
+        timings: { type: 'boolean' },
       },
     }));
   } catch (e) {
@@ -78,7 +92,15 @@ export async function main(argv: string[], context: RolloutCliContext): Promise<
     if (!values.config) throw new Error('--config is required');
     const cwd = path.resolve(String(values.cwd ?? '.'));
     const tasksArg = values.tasks as string | undefined;
-    const tasks = tasksArg === undefined ? undefined : /^\d+$/.test(tasksArg) ? Number(tasksArg) : tasksArg.split(',').map((s) => s.trim()).filter(Boolean);
+    const tasks =
+      tasksArg === undefined
+        ? undefined
+        : /^\d+$/.test(tasksArg)
+          ? Number(tasksArg)
+          : tasksArg
+              .split(',')
+              .map((s) => s.trim())
+              .filter(Boolean);
     args = {
       config: path.resolve(String(values.config)),
       cwd,
@@ -88,7 +110,13 @@ export async function main(argv: string[], context: RolloutCliContext): Promise<
       concurrency: num('concurrency'),
       split: values.split as string | undefined,
       workflow: values.workflow as string | undefined,
-      model: { baseUrl: values['model-base-url'] as string | undefined, name: values.model as string | undefined, apiKeyEnv: values['api-key-env'] as string | undefined, timeout: num('timeout'), maxReplyMB: num('max-reply-mb') },
+      model: {
+        baseUrl: values['model-base-url'] as string | undefined,
+        name: values.model as string | undefined,
+        apiKeyEnv: values['api-key-env'] as string | undefined,
+        timeout: num('timeout'),
+        maxReplyMB: num('max-reply-mb'),
+      },
       replay: values.replay ? path.resolve(String(values.replay)) : undefined,
       python: values.python as string | undefined,
       backbone: values.backbone as RolloutLaunchArgs['backbone'],
@@ -99,7 +127,9 @@ export async function main(argv: string[], context: RolloutCliContext): Promise<
     return 2;
   }
   // dist/runner next to the bundle; src/debug/runner when run from the compiled sources (out/).
-  const runnerDir = [path.join(__dirname, 'runner'), path.join(__dirname, '..', '..', '..', 'src', 'debug', 'runner')].find((d) => fs.existsSync(path.join(d, 'agentrl_runner', '__main__.py')));
+  const runnerDir = [path.join(__dirname, 'runner'), path.join(__dirname, '..', '..', '..', 'src', 'debug', 'runner')].find((d) =>
+    fs.existsSync(path.join(d, 'agentrl_runner', '__main__.py')),
+  );
   if (!runnerDir) {
     io.stderr('agentrl rollout: the Python runner (runner/agentrl_runner/) is missing next to the CLI\n');
     return 1;
@@ -147,6 +177,8 @@ function formatTimings(marks: [string, number][], end: number): string {
   const lastEp = marks.filter(([w]) => w === 'last episode ended').pop();
   const t0 = lastEp?.[1] ?? marks[0]?.[1] ?? end;
   const steps = marks.filter(([w, t]) => w !== 'last episode ended' && t >= t0);
-  const parts = [['last episode ended', t0] as [string, number], ...steps, ['returned', end] as [string, number]].map(([w, t]) => `${w} +${(t - t0).toFixed(1)} ms`);
+  const parts = [['last episode ended', t0] as [string, number], ...steps, ['returned', end] as [string, number]].map(
+    ([w, t]) => `${w} +${(t - t0).toFixed(1)} ms`,
+  );
   return `timings: ${parts.join(' · ')} (total ${(end - t0).toFixed(1)} ms)\n`;
 }

@@ -19,7 +19,9 @@ import { toolCallText } from './results/transcript';
 /** The folder holding the runner package: dist/runner next to the bundle, src/debug/runner
  *  when run from the compiled sources (out/). */
 export function findRunnerDir(from = __dirname): string | undefined {
-  return [path.join(from, 'runner'), path.join(from, '..', '..', '..', 'src', 'debug', 'runner')].find((d) => fs.existsSync(path.join(d, 'agentrl_runner', '__main__.py')));
+  return [path.join(from, 'runner'), path.join(from, '..', '..', '..', 'src', 'debug', 'runner')].find((d) =>
+    fs.existsSync(path.join(d, 'agentrl_runner', '__main__.py')),
+  );
 }
 
 const numericParts = (m: Record<string, unknown> | undefined): Record<string, number> =>
@@ -36,7 +38,8 @@ function outcomeOf(ep: Pick<EpisodeTrajectory, 'episode' | 'taskId' | 'repeat' |
   };
 }
 
-const liveOutcome = (ep: Episode): EpisodeOutcome => outcomeOf({ episode: ep.id, taskId: ep.taskId, repeat: ep.repeat, reward: ep.reward ?? null, metrics: ep.metrics ?? {}, error: ep.error });
+const liveOutcome = (ep: Episode): EpisodeOutcome =>
+  outcomeOf({ episode: ep.id, taskId: ep.taskId, repeat: ep.repeat, reward: ep.reward ?? null, metrics: ep.metrics ?? {}, error: ep.error });
 
 /** The text the workflow got back last: what a reward function scores. */
 export function finalResponse(ep: EpisodeTrajectory): string {
@@ -51,7 +54,12 @@ export function finalResponse(ep: EpisodeTrajectory): string {
 
 function messageText(m: ChatMessage): string {
   const c = m.content;
-  const text = typeof c === 'string' ? c : Array.isArray(c) ? c.map((p) => (p && typeof p === 'object' && 'text' in p ? String((p as { text: unknown }).text) : '')).join('\n') : '';
+  const text =
+    typeof c === 'string'
+      ? c
+      : Array.isArray(c)
+        ? c.map((p) => (p && typeof p === 'object' && 'text' in p ? String((p as { text: unknown }).text) : '')).join('\n')
+        : '';
   const calls = (m.tool_calls ?? []).map((t) => toolCallText(t.function.name, t.function.arguments));
   return [text, ...calls].filter(Boolean).join('\n');
 }
@@ -84,11 +92,26 @@ function transcriptTurns(ep: EpisodeTrajectory): TranscriptTurn[] {
 }
 
 export class DebugRolloutService implements RolloutService {
-  constructor(private readonly checker: ConfigChecker, private readonly runnerDir: string) {}
+  constructor(
+    private readonly checker: ConfigChecker,
+    private readonly runnerDir: string,
+  ) {}
 
   async run(req: RolloutRequest, onEpisode?: (e: EpisodeOutcome) => void): Promise<RolloutOutcome> {
     const prepared = await prepareLaunch(
-      { config: req.config, cwd: req.cwd, workspaceRoot: req.cwd, tasks: req.tasks, repeat: req.repeat, concurrency: req.concurrency, split: req.split, workflow: req.workflow, python: req.python, model: { ...req.model }, record: true },
+      {
+        config: req.config,
+        cwd: req.cwd,
+        workspaceRoot: req.cwd,
+        tasks: req.tasks,
+        repeat: req.repeat,
+        concurrency: req.concurrency,
+        split: req.split,
+        workflow: req.workflow,
+        python: req.python,
+        model: { ...req.model },
+        record: true,
+      },
       { checker: this.checker, logger: silentLogger, runnerDir: this.runnerDir, env: req.env, runDir: req.runDir },
     );
     if (!prepared.ok) return { ok: false, message: prepared.message };
@@ -113,7 +136,14 @@ export class DebugRolloutService implements RolloutService {
     await ended;
     req.signal?.removeEventListener('abort', stop);
     const s = rt.summary;
-    return { ok: true, runDir: rt.runDir ?? req.runDir, status: s?.status ?? 'failed', ...(s?.message ? { message: s.message } : {}), episodes, llmCalls: s?.llmCalls ?? 0 };
+    return {
+      ok: true,
+      runDir: rt.runDir ?? req.runDir,
+      status: s?.status ?? 'failed',
+      ...(s?.message ? { message: s.message } : {}),
+      episodes,
+      llmCalls: s?.llmCalls ?? 0,
+    };
   }
 
   transcript(runDir: string, episode: string): TranscriptTurn[] | undefined {
@@ -141,7 +171,11 @@ export class DebugRolloutService implements RolloutService {
     } catch (e) {
       return { ok: false, message: `Could not read ${configPath}: ${(e as Error).message}` };
     }
-    if (!reward) return { ok: false, message: `${path.basename(configPath)} names no reward function to re-score with (set the taskset's default_reward_fn_type, or pass one)` };
+    if (!reward)
+      return {
+        ok: false,
+        message: `${path.basename(configPath)} names no reward function to re-score with (set the taskset's default_reward_fn_type, or pass one)`,
+      };
     const recorded = readEpisodes(req.runDir);
     if (!recorded.length) return { ok: false, message: `No recorded episodes in ${req.runDir}` };
     const scorable = recorded.filter((ep) => !ep.error);
@@ -160,7 +194,10 @@ export class DebugRolloutService implements RolloutService {
     };
   }
 
-  private runRescore(request: object, req: RescoreRequest): Promise<{ ok: true; scores: { reward: number | null; parts: Record<string, number>; error?: string }[] } | { ok: false; message: string }> {
+  private runRescore(
+    request: object,
+    req: RescoreRequest,
+  ): Promise<{ ok: true; scores: { reward: number | null; parts: Record<string, number>; error?: string }[] } | { ok: false; message: string }> {
     const env = { ...(req.env ?? process.env) };
     env.PYTHONPATH = [this.runnerDir, env.PYTHONPATH].filter(Boolean).join(path.delimiter);
     const python = req.python ?? (process.platform === 'win32' ? 'python' : 'python3');

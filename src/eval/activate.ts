@@ -20,7 +20,10 @@ export function activateEval(context: vscode.ExtensionContext, rollouts: () => R
   const comparisons = () => {
     if (!tree) {
       tree = new (host().ComparisonsTree)();
-      context.subscriptions.push(tree, tree.onDidChangeTreeData(() => changed.fire(undefined)));
+      context.subscriptions.push(
+        tree,
+        tree.onDidChangeTreeData(() => changed.fire(undefined)),
+      );
     }
     return tree;
   };
@@ -30,11 +33,14 @@ export function activateEval(context: vscode.ExtensionContext, rollouts: () => R
   context.subscriptions.push(
     vscode.commands.registerCommand('agentrl.eval.compare', (arg?: unknown) => host().compareModelsCommand(port, arg)),
     vscode.commands.registerCommand('agentrl.eval.refresh', refresh),
-    vscode.commands.registerCommand('agentrl.eval.serveCheckpoint', (jobDir?: unknown) => host().serveCheckpoint(typeof jobDir === 'string' ? jobDir : undefined)),
+    vscode.commands.registerCommand('agentrl.eval.serveCheckpoint', (jobDir?: unknown) =>
+      host().serveCheckpoint(typeof jobDir === 'string' ? jobDir : undefined),
+    ),
     // Runs after the debugger's resolver (registered first): Workspace Trust, the config check
     // and the interpreter are settled by then.
     vscode.debug.registerDebugConfigurationProvider('agentrl', {
-      resolveDebugConfigurationWithSubstitutedVariables: (folder, config) => (config.compareModels === undefined ? config : host().launchComparison(port, folder, config)),
+      resolveDebugConfigurationWithSubstitutedVariables: (folder, config) =>
+        config.compareModels === undefined ? config : host().launchComparison(port, folder, config),
     }),
     vscode.window.registerTreeDataProvider<Host.ComparisonNode>('agentrl.comparisons', {
       onDidChangeTreeData: changed.event,
@@ -50,5 +56,10 @@ export function activateEval(context: vscode.ExtensionContext, rollouts: () => R
     watcher.onDidChange(refresh),
     watcher.onDidDelete(refresh),
   );
-  return { savedComparisons: () => comparisons().getChildren().map((n) => comparisons().getTreeItem(n)) };
+  return {
+    savedComparisons: () =>
+      comparisons()
+        .getChildren()
+        .map((n) => comparisons().getTreeItem(n)),
+  };
 }

@@ -19,7 +19,16 @@ interface ActionItem extends vscode.QuickPickItem {
 /** The quick pick of `jobDir`'s checkpoints (asked for when not given), then what to do with
  *  the one picked. Resolves with the serve commands shown (undefined: nothing picked). */
 export async function serveCheckpoint(jobDir?: string): Promise<string[] | undefined> {
-  const dir = jobDir ?? (await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, title: vscode.l10n.t('A Trinity job folder (checkpoint_root_dir/project/name)'), defaultUri: vscode.workspace.workspaceFolders?.[0]?.uri }))?.[0]?.fsPath;
+  const dir =
+    jobDir ??
+    (
+      await vscode.window.showOpenDialog({
+        canSelectFolders: true,
+        canSelectFiles: false,
+        title: vscode.l10n.t('A Trinity job folder (checkpoint_root_dir/project/name)'),
+        defaultUri: vscode.workspace.workspaceFolders?.[0]?.uri,
+      })
+    )?.[0]?.fsPath;
   if (!dir) return undefined;
   const list = listCheckpoints(dir);
   if (!list.length) {
@@ -29,7 +38,15 @@ export async function serveCheckpoint(jobDir?: string): Promise<string[] | undef
   const { series } = readEvalSeries(dir);
   const items: CheckpointItem[] = list.map((c) => {
     const m = metricsAt(series, c.step);
-    const evals = m ? vscode.l10n.t('eval at step {0}: {1}', m.step, Object.entries(m.values).map(([k, v]) => `${k} ${v.toFixed(3)}`).join(' · ')) : vscode.l10n.t('no evaluation logged by this step');
+    const evals = m
+      ? vscode.l10n.t(
+          'eval at step {0}: {1}',
+          m.step,
+          Object.entries(m.values)
+            .map(([k, v]) => `${k} ${v.toFixed(3)}`)
+            .join(' · '),
+        )
+      : vscode.l10n.t('no evaluation logged by this step');
     return {
       label: vscode.l10n.t('Step {0}', c.step),
       description: c.servable ? vscode.l10n.t('serves as is') : vscode.l10n.t('needs trinity convert first'),
@@ -37,7 +54,10 @@ export async function serveCheckpoint(jobDir?: string): Promise<string[] | undef
       checkpoint: c,
     };
   });
-  const picked = await vscode.window.showQuickPick(items.reverse(), { title: vscode.l10n.t('Serve a Checkpoint'), placeHolder: vscode.l10n.t('The checkpoint to serve (newest first)') });
+  const picked = await vscode.window.showQuickPick(items.reverse(), {
+    title: vscode.l10n.t('Serve a Checkpoint'),
+    placeHolder: vscode.l10n.t('The checkpoint to serve (newest first)'),
+  });
   if (!picked) return undefined;
   const serve = serveCommands(picked.checkpoint);
   const script = serve.commands.join(' && \\\n  ');
@@ -47,7 +67,10 @@ export async function serveCheckpoint(jobDir?: string): Promise<string[] | undef
     { label: vscode.l10n.t('$(copy) Copy the commands'), detail: script, act: () => vscode.env.clipboard.writeText(serve.commands.join('\n')) },
     { label: vscode.l10n.t('$(git-compare) Copy the model for a comparison'), detail: target, act: () => vscode.env.clipboard.writeText(target) },
   ];
-  const action = await vscode.window.showQuickPick(actions, { title: vscode.l10n.t('Serve step {0}', picked.checkpoint.step), placeHolder: vscode.l10n.t('Then compare it: add {0} to "compareModels"', target) });
+  const action = await vscode.window.showQuickPick(actions, {
+    title: vscode.l10n.t('Serve step {0}', picked.checkpoint.step),
+    placeHolder: vscode.l10n.t('Then compare it: add {0} to "compareModels"', target),
+  });
   await action?.act();
   return serve.commands;
 }

@@ -86,8 +86,14 @@ export async function main(argv: string[], context: EvalCliContext): Promise<num
     if (values.json) io.stdout(JSON.stringify(out, null, 2) + '\n');
     else {
       for (const c of out) {
-        const evals = c.metrics ? `  eval at step ${c.metrics.step}: ${Object.entries(c.metrics.values).map(([k, v]) => `${k} ${v.toFixed(3)}`).join(' · ')}\n` : '  no evaluation logged by this step\n';
-        io.stdout(`step ${c.step}${c.servable ? '' : ' (needs trinity convert)'}: ${c.dir}\n${evals}${c.commands.map((s) => `  $ ${s}`).join('\n')}\n  then: --models ${c.name}=${c.url}\n`);
+        const evals = c.metrics
+          ? `  eval at step ${c.metrics.step}: ${Object.entries(c.metrics.values)
+              .map(([k, v]) => `${k} ${v.toFixed(3)}`)
+              .join(' · ')}\n`
+          : '  no evaluation logged by this step\n';
+        io.stdout(
+          `step ${c.step}${c.servable ? '' : ' (needs trinity convert)'}: ${c.dir}\n${evals}${c.commands.map((s) => `  $ ${s}`).join('\n')}\n  then: --models ${c.name}=${c.url}\n`,
+        );
       }
     }
     return 0;
@@ -104,14 +110,25 @@ export async function main(argv: string[], context: EvalCliContext): Promise<num
   let opts: { seed: number; passThreshold?: number; failIfWorse?: number };
   try {
     const positiveInt = (n: number) => Number.isInteger(n) && n > 0;
-    opts = { seed: num('seed', 1, Number.isInteger, 'an integer')!, passThreshold: num('pass-threshold', undefined, () => true, 'a number'), failIfWorse: num('fail-if-worse', undefined, (n) => n >= 0, 'a number ≥ 0') };
+    opts = {
+      seed: num('seed', 1, Number.isInteger, 'an integer')!,
+      passThreshold: num('pass-threshold', undefined, () => true, 'a number'),
+      failIfWorse: num('fail-if-worse', undefined, (n) => n >= 0, 'a number ≥ 0'),
+    };
     const cwd = path.resolve(values.cwd ?? '.');
     if (values.open) {
       dir = path.resolve(values.open);
       record = loadEval(dir);
     } else if (values.runs?.length) {
       if (values.rescore && !values.config) throw new EvalSetupError('--rescore needs --config (the workflow whose reward re-scores the runs)');
-      record = await compareRecorded(context.rollouts, { runs: parseRuns(values.runs, cwd), rescore: !!values.rescore, reward: values.reward, config: values.config ? path.resolve(values.config) : undefined, cwd, python: values.python });
+      record = await compareRecorded(context.rollouts, {
+        runs: parseRuns(values.runs, cwd),
+        rescore: !!values.rescore,
+        reward: values.reward,
+        config: values.config ? path.resolve(values.config) : undefined,
+        cwd,
+        python: values.python,
+      });
     } else {
       if (!values.config) throw new EvalSetupError('--config is required');
       if (!fs.existsSync(values.config)) throw new EvalSetupError(`the config file does not exist: ${path.resolve(values.config)}`);
@@ -121,9 +138,14 @@ export async function main(argv: string[], context: EvalCliContext): Promise<num
       const maxReplyMB = num('max-reply-mb', undefined, (n) => n > 0, 'a positive number of megabytes');
       if (maxReplyMB !== undefined) for (const m of models) m.maxReplyMB = maxReplyMB;
       const done = await runEval(context.rollouts, {
-        config: path.resolve(values.config), cwd, models,
-        tasks: num('tasks', 10, positiveInt, 'a positive integer')!, repeat: num('repeat', 4, positiveInt, 'a positive integer')!,
-        concurrency: num('concurrency', undefined, positiveInt, 'a positive integer'), split: values.split, python: values.python,
+        config: path.resolve(values.config),
+        cwd,
+        models,
+        tasks: num('tasks', 10, positiveInt, 'a positive integer')!,
+        repeat: num('repeat', 4, positiveInt, 'a positive integer')!,
+        concurrency: num('concurrency', undefined, positiveInt, 'a positive integer'),
+        split: values.split,
+        python: values.python,
         progress: (line) => io.stderr(`${line}\n`),
       });
       ({ record, dir } = done);
@@ -134,13 +156,25 @@ export async function main(argv: string[], context: EvalCliContext): Promise<num
   }
   const comparisons = compareModels(record, opts);
   if (values.json) {
-    io.stdout(JSON.stringify({ dir, id: record.id, models: record.models.map(({ episodes, ...m }) => ({ ...m, episodes: episodes.length, failed: episodes.filter((e) => e.reward === null).length })), comparisons }, null, 2) + '\n');
+    io.stdout(
+      JSON.stringify(
+        {
+          dir,
+          id: record.id,
+          models: record.models.map(({ episodes, ...m }) => ({ ...m, episodes: episodes.length, failed: episodes.filter((e) => e.reward === null).length })),
+          comparisons,
+        },
+        null,
+        2,
+      ) + '\n',
+    );
   } else {
     for (const c of comparisons) io.stdout(formatComparison(c));
     if (dir) io.stdout(`saved: ${dir}\n`);
   }
   const gateFailed = comparisons.filter((c) => c.gateFailed);
-  for (const c of gateFailed) io.stderr(`agentrl eval: ${c.other} fails the gate against ${c.base} (--fail-if-worse ${opts.failIfWorse}): ${c.gateReason}; ${c.verdict.text}\n`);
+  for (const c of gateFailed)
+    io.stderr(`agentrl eval: ${c.other} fails the gate against ${c.base} (--fail-if-worse ${opts.failIfWorse}): ${c.gateReason}; ${c.verdict.text}\n`);
   return gateFailed.length ? 1 : 0;
 }
 
@@ -165,12 +199,28 @@ function parse(argv: string[]) {
     args: expandLists(argv),
     allowPositionals: false,
     options: {
-      config: { type: 'string' }, models: { type: 'string', multiple: true }, runs: { type: 'string', multiple: true },
-      rescore: { type: 'boolean' }, reward: { type: 'string' }, open: { type: 'string' },
-      checkpoints: { type: 'string' }, 'base-model': { type: 'string' }, port: { type: 'string' },
-      tasks: { type: 'string' }, repeat: { type: 'string' }, concurrency: { type: 'string' }, split: { type: 'string' },
-      timeout: { type: 'string' }, 'max-reply-mb': { type: 'string' }, python: { type: 'string' }, cwd: { type: 'string' }, 'pass-threshold': { type: 'string' },
-      seed: { type: 'string' }, 'fail-if-worse': { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+      config: { type: 'string' },
+      models: { type: 'string', multiple: true },
+      runs: { type: 'string', multiple: true },
+      rescore: { type: 'boolean' },
+      reward: { type: 'string' },
+      open: { type: 'string' },
+      checkpoints: { type: 'string' },
+      'base-model': { type: 'string' },
+      port: { type: 'string' },
+      tasks: { type: 'string' },
+      repeat: { type: 'string' },
+      concurrency: { type: 'string' },
+      split: { type: 'string' },
+      timeout: { type: 'string' },
+      'max-reply-mb': { type: 'string' },
+      python: { type: 'string' },
+      cwd: { type: 'string' },
+      'pass-threshold': { type: 'string' },
+      seed: { type: 'string' },
+      'fail-if-worse': { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
     },
   });
 }

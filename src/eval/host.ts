@@ -38,10 +38,17 @@ export function openComparison(port: EvalPort, dir: string): ComparePanel {
 /** The debug configuration provider's hook: an entry with `compareModels` runs the comparison
  *  in the window and starts no debug session (resolving to undefined cancels the launch). */
 export function launchComparison(port: EvalPort, folder: vscode.WorkspaceFolder | undefined, config: vscode.DebugConfiguration): undefined {
-  const run = runComparison({ rollouts: () => port.rollouts(), open: (dir) => {
-    port.changed();
-    openComparison(port, dir);
-  } }, folder, config);
+  const run = runComparison(
+    {
+      rollouts: () => port.rollouts(),
+      open: (dir) => {
+        port.changed();
+        openComparison(port, dir);
+      },
+    },
+    folder,
+    config,
+  );
   const key: unknown = config[RUN_KEY];
   if (typeof key === 'string') pendingRuns.set(key, run);
   return undefined;
@@ -51,7 +58,13 @@ export function launchComparison(port: EvalPort, folder: vscode.WorkspaceFolder 
  *  Workspace Trust and the config check apply as for F5); resolves with its folder. */
 async function startComparison(folder: vscode.WorkspaceFolder | undefined, config: vscode.DebugConfiguration): Promise<string | undefined> {
   const key = `run-${++nextRun}`;
-  await vscode.debug.startDebugging(folder, { ...config, type: 'agentrl', request: 'launch', name: config.name ?? vscode.l10n.t('Compare Models on Tasks'), [RUN_KEY]: key });
+  await vscode.debug.startDebugging(folder, {
+    ...config,
+    type: 'agentrl',
+    request: 'launch',
+    name: config.name ?? vscode.l10n.t('Compare Models on Tasks'),
+    [RUN_KEY]: key,
+  });
   const run = pendingRuns.get(key);
   pendingRuns.delete(key);
   return run; // undefined: the launch was refused before the comparison (trust, config errors)
@@ -88,7 +101,12 @@ function savedItems(port: EvalPort): Item[] {
   const out: Item[] = [];
   for (const folder of vscode.workspace.workspaceFolders ?? []) {
     for (const s of listSaved(folder.uri.fsPath)) {
-      out.push({ label: `$(git-compare) ${s.id}`, description: s.record.models.map((m) => m.name).join(' ↔ '), detail: `${path.basename(s.record.config)} · ${s.record.tasks} × ${s.record.repeat}`, run: () => Promise.resolve(openComparison(port, s.dir).dir) });
+      out.push({
+        label: `$(git-compare) ${s.id}`,
+        description: s.record.models.map((m) => m.name).join(' ↔ '),
+        detail: `${path.basename(s.record.config)} · ${s.record.tasks} × ${s.record.repeat}`,
+        run: () => Promise.resolve(openComparison(port, s.dir).dir),
+      });
     }
   }
   return out;
@@ -106,7 +124,10 @@ export async function compareModelsCommand(port: EvalPort, arg?: unknown): Promi
     ...(launches.length ? [{ label: vscode.l10n.t('Launch configurations'), kind: vscode.QuickPickItemKind.Separator }, ...launches] : []),
     ...(saved.length ? [{ label: vscode.l10n.t('Saved comparisons'), kind: vscode.QuickPickItemKind.Separator }, ...saved] : []),
   ];
-  const pick = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Compare Models on Tasks'), placeHolder: vscode.l10n.t('Run a comparison, or open a saved one') });
+  const pick = await vscode.window.showQuickPick(items, {
+    title: vscode.l10n.t('Compare Models on Tasks'),
+    placeHolder: vscode.l10n.t('Run a comparison, or open a saved one'),
+  });
   return pick?.run?.();
 }
 
@@ -118,11 +139,18 @@ async function newComparison(): Promise<string | undefined> {
     return undefined;
   }
   const configs = await vscode.workspace.findFiles(new vscode.RelativePattern(folder, '**/*.{yaml,yml}'), '**/{node_modules,.agentrl}/**', 200);
-  const config = await vscode.window.showQuickPick(configs.map((u) => ({ label: vscode.workspace.asRelativePath(u, false), uri: u })), { title: vscode.l10n.t('Workflow config') });
+  const config = await vscode.window.showQuickPick(
+    configs.map((u) => ({ label: vscode.workspace.asRelativePath(u, false), uri: u })),
+    { title: vscode.l10n.t('Workflow config') },
+  );
   if (!config) return undefined;
   const models = await askModels();
   if (!models) return undefined;
-  const shape = await vscode.window.showInputBox({ title: vscode.l10n.t('Tasks × repeats'), value: `${DEFAULT_TASKS} ${DEFAULT_REPEAT}`, validateInput: (v) => (/^\s*[1-9]\d*\s+[1-9]\d*\s*$/.test(v) ? undefined : vscode.l10n.t('Two numbers: tasks and repeats')) });
+  const shape = await vscode.window.showInputBox({
+    title: vscode.l10n.t('Tasks × repeats'),
+    value: `${DEFAULT_TASKS} ${DEFAULT_REPEAT}`,
+    validateInput: (v) => (/^\s*[1-9]\d*\s+[1-9]\d*\s*$/.test(v) ? undefined : vscode.l10n.t('Two numbers: tasks and repeats')),
+  });
   if (!shape) return undefined;
   const [tasks, repeat] = shape.trim().split(/\s+/).map(Number);
   const rel = path.relative(folder.uri.fsPath, config.uri.fsPath).split(path.sep).join('/');
@@ -141,7 +169,9 @@ async function newComparison(): Promise<string | undefined> {
 /** The models, prefilled with the endpoints the workspace's launch entries name; each endpoint
  *  is asked before the tasks are (one that does not answer brings the question back). */
 async function askModels(): Promise<string[] | undefined> {
-  const entries = (vscode.workspace.workspaceFolders ?? []).flatMap((f) => vscode.workspace.getConfiguration('launch', f).get<unknown[]>('configurations') ?? []);
+  const entries = (vscode.workspace.workspaceFolders ?? []).flatMap(
+    (f) => vscode.workspace.getConfiguration('launch', f).get<unknown[]>('configurations') ?? [],
+  );
   const known = knownEndpoints(entries);
   let value = prefillModels(known);
   for (;;) {
@@ -164,12 +194,22 @@ async function askModels(): Promise<string[] | undefined> {
     const urls = [...new Set(models.map((m) => m.url))];
     const dead = (
       await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Checking the model endpoints…') }, () =>
-        Promise.all(urls.map((url) => probeEndpoint({ name: models.find((m) => m.url === url)!.name, baseUrl: url }, 5).then(() => undefined, () => url))),
+        Promise.all(
+          urls.map((url) =>
+            probeEndpoint({ name: models.find((m) => m.url === url)!.name, baseUrl: url }, 5).then(
+              () => undefined,
+              () => url,
+            ),
+          ),
+        ),
       )
     ).filter((u): u is string => !!u);
     if (!dead.length) return models.map((m) => `${m.name}=${m.url}`);
     const again = vscode.l10n.t('Change the Models');
-    const choice = await vscode.window.showErrorMessage(vscode.l10n.t('Nothing answers at {0}: start the model server or change the URL. No task was run.', dead.join(', ')), again);
+    const choice = await vscode.window.showErrorMessage(
+      vscode.l10n.t('Nothing answers at {0}: start the model server or change the URL. No task was run.', dead.join(', ')),
+      again,
+    );
     if (choice !== again) return undefined;
   }
 }

@@ -16,13 +16,31 @@ export class ComparePanel implements vscode.Disposable {
   private readonly session: ComparisonSession;
 
   /** `panel`: one VS Code restored after a reload, with the pair its page showed; else a new one. */
-  constructor(extensionUri: vscode.Uri, readonly dir: string, record: EvalRecord, rollouts: () => RolloutService, panel?: vscode.WebviewPanel, pair?: { a?: string; b?: string }) {
+  constructor(
+    extensionUri: vscode.Uri,
+    readonly dir: string,
+    record: EvalRecord,
+    rollouts: () => RolloutService,
+    panel?: vscode.WebviewPanel,
+    pair?: { a?: string; b?: string },
+  ) {
     const media = vscode.Uri.joinPath(extensionUri, 'media');
     this.session = new ComparisonSession(record, dir, (runDir, episode) => rollouts().transcript(runDir, episode), evalStrings, pair, vscode.l10n);
-    this.panel = panel ?? vscode.window.createWebviewPanel(EVAL_VIEW_TYPE, '', vscode.ViewColumn.Active, { enableScripts: true, localResourceRoots: [media], retainContextWhenHidden: true });
+    this.panel =
+      panel ??
+      vscode.window.createWebviewPanel(EVAL_VIEW_TYPE, '', vscode.ViewColumn.Active, {
+        enableScripts: true,
+        localResourceRoots: [media],
+        retainContextWhenHidden: true,
+      });
     this.panel.title = vscode.l10n.t('Model comparison {0}', record.id);
     this.panel.webview.options = { enableScripts: true, localResourceRoots: [media] };
-    this.panel.webview.html = webviewHtml(this.panel.webview, { script: vscode.Uri.joinPath(media, 'eval.js'), style: vscode.Uri.joinPath(media, 'eval.css'), lang: vscode.env.language, title: vscode.l10n.t('Model comparison') });
+    this.panel.webview.html = webviewHtml(this.panel.webview, {
+      script: vscode.Uri.joinPath(media, 'eval.js'),
+      style: vscode.Uri.joinPath(media, 'eval.css'),
+      lang: vscode.env.language,
+      title: vscode.l10n.t('Model comparison'),
+    });
     this.subs.push(
       this.panel.webview.onDidReceiveMessage((m: FromView) => {
         const answer = this.session.answer(m);

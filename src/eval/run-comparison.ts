@@ -17,7 +17,11 @@ export interface RunComparisonPort {
 
 /** Runs the comparison a resolved launch configuration describes; resolves with its folder
  *  (undefined: it could not start, and the user was told why). */
-export async function runComparison(port: RunComparisonPort, folder: vscode.WorkspaceFolder | undefined, config: vscode.DebugConfiguration): Promise<string | undefined> {
+export async function runComparison(
+  port: RunComparisonPort,
+  folder: vscode.WorkspaceFolder | undefined,
+  config: vscode.DebugConfiguration,
+): Promise<string | undefined> {
   if (!vscode.workspace.isTrusted) {
     void vscode.window.showErrorMessage(vscode.l10n.t('Comparing models runs the workflow code: trust this workspace first.'));
     return undefined;
@@ -27,18 +31,25 @@ export async function runComparison(port: RunComparisonPort, folder: vscode.Work
   try {
     spec = evalFromLaunch(config, root);
   } catch (e) {
-    void vscode.window.showErrorMessage(vscode.l10n.t('The launch configuration "{0}" cannot compare models: {1}', String(config.name ?? ''), (e as Error).message));
+    void vscode.window.showErrorMessage(
+      vscode.l10n.t('The launch configuration "{0}" cannot compare models: {1}', String(config.name ?? ''), (e as Error).message),
+    );
     return undefined;
   }
   const names = spec.models.map((m) => m.name);
   const perModel = spec.tasks * spec.repeat;
   return vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Comparing {0} on {1}', names.join(' ↔ '), path.basename(spec.config)), cancellable: true },
+    {
+      location: vscode.ProgressLocation.Notification,
+      title: vscode.l10n.t('Comparing {0} on {1}', names.join(' ↔ '), path.basename(spec.config)),
+      cancellable: true,
+    },
     async (progress, token) => {
       const stop = new AbortController();
       const cancelled = token.onCancellationRequested(() => stop.abort());
       const done = new Map(names.map((n) => [n, 0]));
-      const report = (increment?: number) => progress.report({ message: names.map((n) => vscode.l10n.t('{0}: {1} of {2} episodes', n, done.get(n) ?? 0, perModel)).join(' · '), increment });
+      const report = (increment?: number) =>
+        progress.report({ message: names.map((n) => vscode.l10n.t('{0}: {1} of {2} episodes', n, done.get(n) ?? 0, perModel)).join(' · '), increment });
       report();
       try {
         const { dir } = await runEval(port.rollouts(), {
@@ -49,7 +60,10 @@ export async function runComparison(port: RunComparisonPort, folder: vscode.Work
             report(100 / (perModel * names.length));
           },
         });
-        if (stop.signal.aborted) void vscode.window.showInformationMessage(vscode.l10n.t('The comparison was stopped; the episodes that ended are saved in {0}.', vscode.workspace.asRelativePath(dir)));
+        if (stop.signal.aborted)
+          void vscode.window.showInformationMessage(
+            vscode.l10n.t('The comparison was stopped; the episodes that ended are saved in {0}.', vscode.workspace.asRelativePath(dir)),
+          );
         port.open(dir);
         return dir;
       } catch (e) {

@@ -26,8 +26,7 @@ export function activateMetrics(context: vscode.ExtensionContext, log: Logger): 
     }
     return host;
   };
-  const cmd = (id: string, f: (h: Host.MetricsHost, args?: never) => unknown) =>
-    vscode.commands.registerCommand(id, (args?: never) => f(get(), args));
+  const cmd = (id: string, f: (h: Host.MetricsHost, args?: never) => unknown) => vscode.commands.registerCommand(id, (args?: never) => f(get(), args));
   context.subscriptions.push(
     cmd('agentrl.metrics.show', (h) => void h.show()),
     METRICS_CONNECT.register(vscode.commands, (a) => load().connect(get(), a)),

@@ -54,12 +54,31 @@ export async function connect(host: MetricsHost, args?: MetricsConnectArgs): Pro
 async function ask(extensionPath: string): Promise<MetricsConnectArgs | undefined> {
   type Item = vscode.QuickPickItem & { kind2: 'url' | 'remote' | 'job' | 'logdir' };
   const items: Item[] = [
-    { kind2: 'url', label: '$(plug) ' + vscode.l10n.t('Relay URL…'), detail: vscode.l10n.t('A running agentrl relay (ws://host:port/), e.g. through an SSH tunnel') },
-    { kind2: 'remote', label: '$(remote) ' + vscode.l10n.t('Start a relay on a remote node…'), detail: vscode.l10n.t('The commands for a GPU node (Python only, or Node), then its URL') },
-    { kind2: 'job', label: '$(folder) ' + vscode.l10n.t('Local job directory…'), detail: vscode.l10n.t('A Trinity-RFT job dir on this machine; the extension starts a relay for it') },
-    { kind2: 'logdir', label: '$(folder-library) ' + vscode.l10n.t('TensorBoard log directory…'), detail: vscode.l10n.t('Any TensorBoard logdir on this machine') },
+    {
+      kind2: 'url',
+      label: '$(plug) ' + vscode.l10n.t('Relay URL…'),
+      detail: vscode.l10n.t('A running agentrl relay (ws://host:port/), e.g. through an SSH tunnel'),
+    },
+    {
+      kind2: 'remote',
+      label: '$(remote) ' + vscode.l10n.t('Start a relay on a remote node…'),
+      detail: vscode.l10n.t('The commands for a GPU node (Python only, or Node), then its URL'),
+    },
+    {
+      kind2: 'job',
+      label: '$(folder) ' + vscode.l10n.t('Local job directory…'),
+      detail: vscode.l10n.t('A Trinity-RFT job dir on this machine; the extension starts a relay for it'),
+    },
+    {
+      kind2: 'logdir',
+      label: '$(folder-library) ' + vscode.l10n.t('TensorBoard log directory…'),
+      detail: vscode.l10n.t('Any TensorBoard logdir on this machine'),
+    },
   ];
-  const pick = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Connect to Training Run'), placeHolder: vscode.l10n.t('Where are the metrics?') });
+  const pick = await vscode.window.showQuickPick(items, {
+    title: vscode.l10n.t('Connect to Training Run'),
+    placeHolder: vscode.l10n.t('Where are the metrics?'),
+  });
   if (!pick) return undefined;
   if (pick.kind2 === 'remote') await showRemoteRelayInstructions(extensionPath);
   if (pick.kind2 === 'url' || pick.kind2 === 'remote') {
@@ -91,7 +110,10 @@ export async function disconnect(host: MetricsHost, args?: { id?: string }): Pro
   if (!id) {
     const pick = await vscode.window.showQuickPick(
       saved.map((c) => ({ label: c.name, description: c.url ?? c.dir, id: endpointId(c) })),
-      { title: vscode.l10n.t('Disconnect Training Run'), placeHolder: saved.length ? undefined : vscode.l10n.t('No saved connections (endpoints from settings are edited in settings)') },
+      {
+        title: vscode.l10n.t('Disconnect Training Run'),
+        placeHolder: saved.length ? undefined : vscode.l10n.t('No saved connections (endpoints from settings are edited in settings)'),
+      },
     );
     id = pick?.id;
   }

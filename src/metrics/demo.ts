@@ -40,7 +40,19 @@ export async function startDemo(host: MetricsHost, args?: { steps?: number; step
   const modelUrl = (await firstAnswering([...(marker?.model ? [marker.model] : []), SANDBOX_FALLBACK_URL])) ?? '';
   const script = host.context.asAbsolutePath(path.join('demo', 'demo_trainer.py'));
   const python = process.platform === 'win32' ? 'python' : 'python3';
-  const argv = [script, '--job-dir', jobDir, '--model-url', modelUrl, '--steps', String(args?.steps ?? 300), '--step-seconds', String(args?.stepSeconds ?? 1), '--model-path', marker?.modelPath ?? ''];
+  const argv = [
+    script,
+    '--job-dir',
+    jobDir,
+    '--model-url',
+    modelUrl,
+    '--steps',
+    String(args?.steps ?? 300),
+    '--step-seconds',
+    String(args?.stepSeconds ?? 1),
+    '--model-path',
+    marker?.modelPath ?? '',
+  ];
   const child = spawn(python, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
   // Stopped with the window (the script also ends by itself after its steps).
   host.context.subscriptions.push({ dispose: () => void child.kill('SIGTERM') });

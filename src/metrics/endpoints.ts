@@ -91,7 +91,8 @@ export async function resolveEndpoints(state: vscode.Memento, secrets: vscode.Se
     const id = endpointId(c);
     if (seen.has(id)) continue;
     seen.add(id);
-    if (c.url) out.push({ id, name: c.name, url: c.url, token: (await secrets.get(tokenKey(c.url))) || undefined, run: c.run, ca: readCa(c, warn), revive: c.revive });
+    if (c.url)
+      out.push({ id, name: c.name, url: c.url, token: (await secrets.get(tokenKey(c.url))) || undefined, run: c.run, ca: readCa(c, warn), revive: c.revive });
     else if (c.dir) out.push({ id, name: c.name, local: { dir: c.dir, mode: c.mode ?? detectMode(c.dir), run: c.run }, run: c.run });
   }
   return out;

@@ -73,7 +73,11 @@ function warnEnvelopeOnly(store: MetricsStore, keys: string[]): void {
 export async function exportPng(chart: string, dataUrl: string, target: vscode.Uri | undefined, log: Logger): Promise<vscode.Uri | undefined> {
   const uri =
     target ??
-    (await vscode.window.showSaveDialog({ defaultUri: defaultUri(`${safe(chart)}.png`), filters: { PNG: ['png'] }, title: vscode.l10n.t('Export chart as PNG') }));
+    (await vscode.window.showSaveDialog({
+      defaultUri: defaultUri(`${safe(chart)}.png`),
+      filters: { PNG: ['png'] },
+      title: vscode.l10n.t('Export chart as PNG'),
+    }));
   if (!uri) return undefined;
   const bytes = Buffer.from(dataUrl.slice(dataUrl.indexOf(',') + 1), 'base64');
   if (!(await write(uri, bytes, log))) return undefined;

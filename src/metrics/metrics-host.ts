@@ -70,7 +70,12 @@ export class MetricsHost implements vscode.Disposable {
         post: (m) => void this.panel?.webview.postMessage(m),
         readDetail: (endpoint, q) => connections.requestDetail(endpoint, q),
         readExperience: async (ref) => toExperienceViewDetail(ref, await connections.requestExperience(ref.endpoint, ref.source, ref.id)),
-        readTokens: async (ref) => experienceTokenView(await connections.requestTokens(ref.endpoint, ref.source, ref.id), tokenizers.get(connections.localDir(ref.endpoint)), vscode.l10n),
+        readTokens: async (ref) =>
+          experienceTokenView(
+            await connections.requestTokens(ref.endpoint, ref.source, ref.id),
+            tokenizers.get(connections.localDir(ref.endpoint)),
+            vscode.l10n,
+          ),
       },
       log,
       uiStrings(),
@@ -86,7 +91,13 @@ export class MetricsHost implements vscode.Disposable {
       .on('changed', () => this.onStatus())
       // The feature that made the connection brings its relay back, as a new connection that
       // replaces this one (commands are how features talk: none imports another).
-      .on('gone', (spec) => void RAY_WATCH_METRICS.run(vscode.commands, { ...spec.revive!.args, replaces: spec.id }).catch((e: unknown) => log.warn(`metrics: could not bring ${spec.name} back: ${e instanceof Error ? e.message : String(e)}`)));
+      .on(
+        'gone',
+        (spec) =>
+          void RAY_WATCH_METRICS.run(vscode.commands, { ...spec.revive!.args, replaces: spec.id }).catch((e: unknown) =>
+            log.warn(`metrics: could not bring ${spec.name} back: ${e instanceof Error ? e.message : String(e)}`),
+          ),
+      );
     controller
       .on('options', (o) => void context.workspaceState.update(OPTIONS_KEY, o))
       .on('exportSeries', (format, keys) => void exportSeriesTo(this.store, keys, format, undefined, log))
@@ -199,4 +210,3 @@ export class MetricsHost implements vscode.Disposable {
     await this.connections.dispose();
   }
 }
-

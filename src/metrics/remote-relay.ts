@@ -13,7 +13,9 @@ export function remoteRelayInstructions(extensionPath: string): string {
   return [
     `# ${vscode.l10n.t('Start a relay on the training node')}`,
     '',
-    vscode.l10n.t('The relay reads what the trainer writes into its job dir (`<checkpoint_root_dir>/<project>/<name>`) and streams it to this window. Run it on the node that writes the job dir.'),
+    vscode.l10n.t(
+      'The relay reads what the trainer writes into its job dir (`<checkpoint_root_dir>/<project>/<name>`) and streams it to this window. Run it on the node that writes the job dir.',
+    ),
     '',
     `## ${vscode.l10n.t('Python only (any node with Python 3.8 or newer)')}`,
     '',
@@ -31,7 +33,9 @@ export function remoteRelayInstructions(extensionPath: string): string {
     '',
     `## ${vscode.l10n.t('Then connect')}`,
     '',
-    vscode.l10n.t('Both listen on the node\'s loopback (port 8765) and take the same options (`--help`). Open an SSH tunnel and enter `ws://127.0.0.1:8765/` as the relay URL:'),
+    vscode.l10n.t(
+      "Both listen on the node's loopback (port 8765) and take the same options (`--help`). Open an SSH tunnel and enter `ws://127.0.0.1:8765/` as the relay URL:",
+    ),
     '',
     '```bash',
     'ssh -N -L 8765:127.0.0.1:8765 gpu-node',

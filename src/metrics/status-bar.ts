@@ -26,7 +26,8 @@ export class MetricsStatusBar implements vscode.Disposable {
       this.item.hide();
       return;
     }
-    const icon = s.state === 'error' || s.state === 'stale' ? '$(warning)' : s.state === 'live' ? '$(pulse)' : s.state === 'finished' ? '$(check)' : '$(sync~spin)';
+    const icon =
+      s.state === 'error' || s.state === 'stale' ? '$(warning)' : s.state === 'live' ? '$(pulse)' : s.state === 'finished' ? '$(check)' : '$(sync~spin)';
     const text =
       s.value !== undefined
         ? `${icon} ${s.tag ?? vscode.l10n.t('reward')} ${formatValue(s.smoothed ?? s.value)} ${ARROW[s.trend ?? 'flat']}` // the tag shown, not "reward" for whatever it is
@@ -48,7 +49,11 @@ export class MetricsStatusBar implements vscode.Disposable {
     this.item.text = text;
     this.item.tooltip = tip;
     this.item.backgroundColor =
-      s.state === 'error' ? new vscode.ThemeColor('statusBarItem.errorBackground') : s.state === 'stale' ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+      s.state === 'error'
+        ? new vscode.ThemeColor('statusBarItem.errorBackground')
+        : s.state === 'stale'
+          ? new vscode.ThemeColor('statusBarItem.warningBackground')
+          : undefined;
     this.item.show();
   }
 

@@ -25,8 +25,16 @@ export function activateOnline(context: vscode.ExtensionContext, log: Logger): O
     return host;
   };
   context.subscriptions.push(
-    ONLINE_CONNECT.register(vscode.commands, (arg) => get().connect(arg).then((c) => !!c)),
-    vscode.commands.registerCommand('agentrl.online.playground', () => get().show().then(() => true)),
+    ONLINE_CONNECT.register(vscode.commands, (arg) =>
+      get()
+        .connect(arg)
+        .then((c) => !!c),
+    ),
+    vscode.commands.registerCommand('agentrl.online.playground', () =>
+      get()
+        .show()
+        .then(() => true),
+    ),
     vscode.commands.registerCommand('agentrl.online.insertClient', (kind?: Host.SnippetKindArg) => get().insertClient(kind)),
     vscode.window.registerWebviewPanelSerializer(ONLINE_VIEW_TYPE, {
       deserializeWebviewPanel: (panel) => asPromise(() => void get().adopt(panel)),

@@ -38,11 +38,18 @@ export class OnlineHost implements vscode.Disposable {
     readonly log: Logger,
   ) {
     const dir = onlineDir(context);
-    this.outbox = new FeedbackOutbox(path.join(dir, 'feedback.json'), (e) => new ExplorerClient(e.explorerUrl, { timeoutMs: 15_000 }).feedback(e), () =>
-      this.controller?.pushState(),
+    this.outbox = new FeedbackOutbox(
+      path.join(dir, 'feedback.json'),
+      (e) => new ExplorerClient(e.explorerUrl, { timeoutMs: 15_000 }).feedback(e),
+      () => this.controller?.pushState(),
     );
-    this.controller = new PlaygroundController((m) => void this.panel?.webview.postMessage(m), this.outbox, new ConversationStore(path.join(dir, 'conversations')), playgroundTexts(), {}, (model) =>
-      servedModelTokenizer(model, vscode.workspace.getConfiguration('agentrl.online').get<string>('tokenizer', '')),
+    this.controller = new PlaygroundController(
+      (m) => void this.panel?.webview.postMessage(m),
+      this.outbox,
+      new ConversationStore(path.join(dir, 'conversations')),
+      playgroundTexts(),
+      {},
+      (model) => servedModelTokenizer(model, vscode.workspace.getConfiguration('agentrl.online').get<string>('tokenizer', '')),
     );
     this.controller
       .on('commit', (step, url) => {
@@ -76,7 +83,11 @@ export class OnlineHost implements vscode.Disposable {
       const go = vscode.l10n.t('Connect anyway');
       const copy = vscode.l10n.t('Copy SSH tunnel command');
       const pick = await vscode.window.showWarningMessage(
-        vscode.l10n.t('{0} is plain http off this machine. A serve-mode explorer has no authentication: anyone who can reach it can chat, send rewards and commit, and the traffic is unencrypted. Prefer an SSH tunnel: {1}', url, risk.tunnelCommand ?? ''),
+        vscode.l10n.t(
+          '{0} is plain http off this machine. A serve-mode explorer has no authentication: anyone who can reach it can chat, send rewards and commit, and the traffic is unencrypted. Prefer an SSH tunnel: {1}',
+          url,
+          risk.tunnelCommand ?? '',
+        ),
         { modal: true },
         go,
         copy,
@@ -99,8 +110,12 @@ export class OnlineHost implements vscode.Disposable {
       await this.context.workspaceState.update(LAST_URL_KEY, url);
       this.controller.setConnection({ client, models, canReward: generation !== 'pre-0.4' });
       this.log.info(`online: connected to ${url} (${generation}); models ${models.join(', ')}; explore step ${m?.exploreStep ?? '?'}`);
-      if (generation === 'pre-0.4') void vscode.window.showWarningMessage(vscode.l10n.t('This explorer is older than Trinity-RFT 0.4: rewards and commits are not available.'));
-      else void vscode.window.showInformationMessage(vscode.l10n.t('Connected to the explorer at {0}: model {1}, explore step {2}.', url, models[0] ?? '?', m?.exploreStep ?? 0));
+      if (generation === 'pre-0.4')
+        void vscode.window.showWarningMessage(vscode.l10n.t('This explorer is older than Trinity-RFT 0.4: rewards and commits are not available.'));
+      else
+        void vscode.window.showInformationMessage(
+          vscode.l10n.t('Connected to the explorer at {0}: model {1}, explore step {2}.', url, models[0] ?? '?', m?.exploreStep ?? 0),
+        );
       void this.controller.refreshMetrics();
       return this.connection;
     } catch (e) {
@@ -118,7 +133,9 @@ export class OnlineHost implements vscode.Disposable {
       this.panel.reveal();
       return this.panel;
     }
-    return this.adopt(vscode.window.createWebviewPanel(ONLINE_VIEW_TYPE, vscode.l10n.t('Online Training Playground'), vscode.ViewColumn.Active, { enableScripts: true }));
+    return this.adopt(
+      vscode.window.createWebviewPanel(ONLINE_VIEW_TYPE, vscode.l10n.t('Online Training Playground'), vscode.ViewColumn.Active, { enableScripts: true }),
+    );
   }
 
   adopt(panel: vscode.WebviewPanel): vscode.WebviewPanel {
@@ -180,4 +197,3 @@ function onlineDir(context: vscode.ExtensionContext): string {
   const ws = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
   return ws ? path.join(ws, '.agentrl', 'online') : path.join(context.globalStorageUri.fsPath, 'online');
 }
-

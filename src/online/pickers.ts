@@ -51,7 +51,10 @@ export async function pickTools(): Promise<OpenAI.Chat.ChatCompletionTool[] | un
     { label: vscode.l10n.t('No tools'), tools: [] },
   ];
   const pick = recorded.length
-    ? await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Tools offered to the model'), placeHolder: vscode.l10n.t("A workflow's tools (from its debug runs), a JSON file, or none") })
+    ? await vscode.window.showQuickPick(items, {
+        title: vscode.l10n.t('Tools offered to the model'),
+        placeHolder: vscode.l10n.t("A workflow's tools (from its debug runs), a JSON file, or none"),
+      })
     : items[recorded.length];
   if (!pick) return undefined;
   return pick.tools ?? pickToolsFile();
@@ -81,7 +84,8 @@ export async function askExplorerUrl(last: string | undefined, viaRelays: readon
     if (u) items.push({ label: u, description: vscode.workspace.asRelativePath(f), value: u });
   }
   for (const r of viaRelays) {
-    if (!items.some((i) => i.value === r.url)) items.push({ label: r.url, description: vscode.l10n.t('run {0}, via the relay {1}', r.run, r.endpoint), value: r.url });
+    if (!items.some((i) => i.value === r.url))
+      items.push({ label: r.url, description: vscode.l10n.t('run {0}, via the relay {1}', r.run, r.endpoint), value: r.url });
   }
   if (last && !items.some((i) => i.value === last)) items.push({ label: last, description: vscode.l10n.t('last used'), value: last });
   items.push({ label: vscode.l10n.t('Enter the explorer URL…'), action: 'type' }, { label: vscode.l10n.t('From a job directory…'), action: 'dir' });

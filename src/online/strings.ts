@@ -10,13 +10,20 @@ export function describeError(e: unknown): string {
     case 'unreachable':
       return vscode.l10n.t('The explorer at {0} cannot be reached. Is the serve-mode explorer running (and the SSH tunnel open)? ({1})', e.url, e.detail);
     case 'bad-gateway':
-      return vscode.l10n.t("The explorer at {0} answered 502: it cannot reach its inference engine (engines still starting, or being reloaded with new weights). ({1})", e.url, e.detail);
+      return vscode.l10n.t(
+        'The explorer at {0} answered 502: it cannot reach its inference engine (engines still starting, or being reloaded with new weights). ({1})',
+        e.url,
+        e.detail,
+      );
     case 'gateway-timeout':
       return vscode.l10n.t('The explorer at {0} answered 504: its inference engine did not answer within synchronizer.sync_timeout. ({1})', e.url, e.detail);
     case 'timeout':
       return vscode.l10n.t('The explorer at {0} did not answer in time. ({1})', e.url, e.detail);
     case 'pre-0.4':
-      return vscode.l10n.t('The explorer at {0} has no /feedback or /commit: it is older than Trinity-RFT 0.4. Chat works; rewards and commits need Trinity-RFT 0.4 or newer.', e.url);
+      return vscode.l10n.t(
+        'The explorer at {0} has no /feedback or /commit: it is older than Trinity-RFT 0.4. Chat works; rewards and commits need Trinity-RFT 0.4 or newer.',
+        e.url,
+      );
     case 'protocol':
       return vscode.l10n.t('The explorer at {0} answered something unexpected. ({1})', e.url, e.detail);
     default:

@@ -107,7 +107,10 @@ export function adviceFor(b: Bottleneck, cfg: RunConfig): Advice[] {
   const oneMore = g.total === null ? undefined : g.explorer + engineGpus < g.total;
   switch (b) {
     case 'explorer':
-      return [at('explorer.rollout_model.engine_num', (n) => (typeof n === 'number' ? n + 1 : n), oneMore), at('buffer.batch_size', (n) => (typeof n === 'number' && n > 1 ? Math.max(1, Math.floor(n / 2)) : n))];
+      return [
+        at('explorer.rollout_model.engine_num', (n) => (typeof n === 'number' ? n + 1 : n), oneMore),
+        at('buffer.batch_size', (n) => (typeof n === 'number' && n > 1 ? Math.max(1, Math.floor(n / 2)) : n)),
+      ];
     case 'trainer':
       return [at('explorer.rollout_model.engine_num', (n) => (typeof n === 'number' && n > 1 ? n - 1 : n)), at('synchronizer.sync_interval', twice)];
     case 'sync':

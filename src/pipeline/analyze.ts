@@ -90,9 +90,13 @@ function trinityExplorer(t: StepTable, s: number): ExplorerStep | undefined {
   const next = t.explorerWall.get(s + 1);
   const nextBusy = t.field('wait_explore_step', s + 1);
   let waitSync: number | null = null;
-  if (at !== undefined && next !== undefined && nextBusy !== undefined) waitSync = Math.max(0, next - at - nextBusy - nz(t.field('pipeline_total', s + 1)) - nz(evalExtra));
+  if (at !== undefined && next !== undefined && nextBusy !== undefined)
+    waitSync = Math.max(0, next - at - nextBusy - nz(t.field('pipeline_total', s + 1)) - nz(evalExtra));
   return {
-    role: { wall: explore + pipeline + nz(evalExtra) + nz(waitSync), parts: { generate: explore - nz(straggle) + pipeline, wait_stragglers: straggle, wait_sync: waitSync, eval: evalExtra } },
+    role: {
+      wall: explore + pipeline + nz(evalExtra) + nz(waitSync),
+      parts: { generate: explore - nz(straggle) + pipeline, wait_stragglers: straggle, wait_sync: waitSync, eval: evalExtra },
+    },
     ...(ratio !== undefined ? { tailRatio: ratio } : {}),
   };
 }
@@ -105,7 +109,10 @@ function verlExplorer(t: StepTable, s: number): ExplorerStep | undefined {
   const sync = t.field('sync_weight', s);
   const testing = t.field('testing', s);
   return {
-    role: { wall: t.field('step', s) ?? explore + nz(sync) + nz(testing), parts: { generate: explore - nz(straggle), wait_stragglers: straggle, wait_sync: sync ?? null, eval: testing ?? null } },
+    role: {
+      wall: t.field('step', s) ?? explore + nz(sync) + nz(testing),
+      parts: { generate: explore - nz(straggle), wait_stragglers: straggle, wait_sync: sync ?? null, eval: testing ?? null },
+    },
     ...(ratio !== undefined ? { tailRatio: ratio } : {}),
   };
 }
@@ -200,12 +207,14 @@ export function missingFor(t: StepTable, w: WindowShares): MissingTag[] {
   }
   if (w.steps.explorer === 0) out.push(missingTag('time/wait_explore_step', 'explorer'));
   else if (w.explorer.wait_stragglers === null) {
-    for (const tag of ['rollout/time/run_execution/max', 'rollout/time/run_execution/mean']) if (!t.seen.has(tag) && !t.has('agent_max')) out.push(missingTag(tag, 'explorer'));
+    for (const tag of ['rollout/time/run_execution/max', 'rollout/time/run_execution/mean'])
+      if (!t.seen.has(tag) && !t.has('agent_max')) out.push(missingTag(tag, 'explorer'));
   }
   return out;
 }
 
-const ev = (role: 'trainer' | 'explorer', part: Evidence['part'], value: number | null): Evidence[] => (value === null ? [] : [{ role, part, value, tags: tagsOf(part) }]);
+const ev = (role: 'trainer' | 'explorer', part: Evidence['part'], value: number | null): Evidence[] =>
+  value === null ? [] : [{ role, part, value, tags: tagsOf(part) }];
 
 /** The bottleneck of a window of steps and the shares it rests on. */
 function verdict(w: WindowShares): { bottleneck: Bottleneck; evidence: Evidence[] } {
@@ -220,24 +229,43 @@ function verdict(w: WindowShares): { bottleneck: Bottleneck; evidence: Evidence[
   // In Trinity's default lockstep (sync_interval 1, offset 0) the two roles take turns: each
   // waits for the other, and the one that waits more is the faster one.
   // The explorer's wait covers the trainer's sync and checkpoint too: those name themselves.
-  const heldByCompute = held === null || w.wall.explorer <= 0 ? null : Math.max(0, held - ((T.sync_weight ?? 0) + (T.checkpoint ?? 0)) * (w.wall.trainer / w.wall.explorer));
+  const heldByCompute =
+    held === null || w.wall.explorer <= 0 ? null : Math.max(0, held - ((T.sync_weight ?? 0) + (T.checkpoint ?? 0)) * (w.wall.trainer / w.wall.explorer));
   if (waits >= LIMITS.wait && (heldByCompute === null || waits > heldByCompute + LIMITS.tie)) {
     const explore = (E.generate ?? 0) + (E.wait_stragglers ?? 0);
     const tail = E.wait_stragglers !== null && explore > 0 ? E.wait_stragglers / explore : null;
     if (tail !== null && tail >= LIMITS.straggle) {
-      candidates.push({ kind: 'stragglers', score: waits, evidence: [...ev('trainer', 'wait_experience', waits), ...ev('explorer', 'wait_stragglers', E.wait_stragglers), ...ev('explorer', 'tail_ratio', w.tailRatio)] });
-    } else candidates.push({ kind: 'explorer', score: waits, evidence: [...ev('trainer', 'wait_experience', waits), ...ev('explorer', 'generate', E.generate)] });
+      candidates.push({
+        kind: 'stragglers',
+        score: waits,
+        evidence: [
+          ...ev('trainer', 'wait_experience', waits),
+          ...ev('explorer', 'wait_stragglers', E.wait_stragglers),
+          ...ev('explorer', 'tail_ratio', w.tailRatio),
+        ],
+      });
+    } else
+      candidates.push({ kind: 'explorer', score: waits, evidence: [...ev('trainer', 'wait_experience', waits), ...ev('explorer', 'generate', E.generate)] });
   }
-  if (T.sync_weight !== null && T.sync_weight >= LIMITS.cost) candidates.push({ kind: 'sync', score: T.sync_weight, evidence: [...ev('trainer', 'sync_weight', T.sync_weight), ...ev('explorer', 'wait_sync', held)] });
-  if (T.checkpoint !== null && T.checkpoint >= LIMITS.cost) candidates.push({ kind: 'checkpoint', score: T.checkpoint, evidence: ev('trainer', 'checkpoint', T.checkpoint) });
-  if (E.eval !== null && E.eval >= LIMITS.cost) candidates.push({ kind: 'eval', score: E.eval, evidence: [...ev('explorer', 'eval', E.eval), ...ev('trainer', 'wait_experience', waits)] });
+  if (T.sync_weight !== null && T.sync_weight >= LIMITS.cost)
+    candidates.push({ kind: 'sync', score: T.sync_weight, evidence: [...ev('trainer', 'sync_weight', T.sync_weight), ...ev('explorer', 'wait_sync', held)] });
+  if (T.checkpoint !== null && T.checkpoint >= LIMITS.cost)
+    candidates.push({ kind: 'checkpoint', score: T.checkpoint, evidence: ev('trainer', 'checkpoint', T.checkpoint) });
+  if (E.eval !== null && E.eval >= LIMITS.cost)
+    candidates.push({ kind: 'eval', score: E.eval, evidence: [...ev('explorer', 'eval', E.eval), ...ev('trainer', 'wait_experience', waits)] });
   // The explorer waits for the trainer's weights (or, without explorer data, the trainer never
   // waits for experiences while it computes): the trainer holds the pipeline.
-  const trainerHolds = heldByCompute !== null ? heldByCompute >= LIMITS.wait && heldByCompute > waits + LIMITS.tie : waits < LIMITS.idle && T.compute >= LIMITS.busy;
+  const trainerHolds =
+    heldByCompute !== null ? heldByCompute >= LIMITS.wait && heldByCompute > waits + LIMITS.tie : waits < LIMITS.idle && T.compute >= LIMITS.busy;
   if (trainerHolds) {
-    candidates.push({ kind: 'trainer', score: heldByCompute ?? T.compute - 0.5, evidence: [...ev('trainer', 'compute', T.compute), ...ev('trainer', 'wait_experience', waits), ...ev('explorer', 'wait_sync', held)] });
+    candidates.push({
+      kind: 'trainer',
+      score: heldByCompute ?? T.compute - 0.5,
+      evidence: [...ev('trainer', 'compute', T.compute), ...ev('trainer', 'wait_experience', waits), ...ev('explorer', 'wait_sync', held)],
+    });
   }
-  if (!candidates.length) return { bottleneck: 'balanced', evidence: [...ev('trainer', 'wait_experience', waits), ...ev('explorer', 'wait_sync', E.wait_sync)] };
+  if (!candidates.length)
+    return { bottleneck: 'balanced', evidence: [...ev('trainer', 'wait_experience', waits), ...ev('explorer', 'wait_sync', E.wait_sync)] };
   candidates.sort((a, b) => b.score - a.score);
   return { bottleneck: candidates[0].kind, evidence: candidates[0].evidence };
 }

@@ -3,7 +3,19 @@
 // timings under "other", and the problems met in the data. Its JSON is what
 // `agentrl pipeline --json` prints.
 import { type Advice, type RunConfig, adviceFor } from './advice';
-import { type Bottleneck, type Evidence, type ExplorerPart, type Segment, type Shares, type StepRow, type TrainerPart, missingFor, segments, stepRows, windowShares } from './analyze';
+import {
+  type Bottleneck,
+  type Evidence,
+  type ExplorerPart,
+  type Segment,
+  type Shares,
+  type StepRow,
+  type TrainerPart,
+  missingFor,
+  segments,
+  stepRows,
+  windowShares,
+} from './analyze';
 import type { StepTable } from './step-table';
 import type { MissingTag } from './tags';
 
@@ -31,7 +43,11 @@ export interface PipelineReport {
   problems: DataProblem[];
   throughput: { stepsPerHour: number | null; tokensPerSecond: number | null };
   /** GPUs per role and the GPU-hours each part cost over the window (when the config says). */
-  gpu: { explorer: number; trainer: number | null; hours: { trainer: Partial<Record<TrainerPart, number>>; explorer: Partial<Record<ExplorerPart, number>> } } | null;
+  gpu: {
+    explorer: number;
+    trainer: number | null;
+    hours: { trainer: Partial<Record<TrainerPart, number>>; explorer: Partial<Record<ExplorerPart, number>> };
+  } | null;
 }
 
 export interface ReportOptions {
@@ -91,10 +107,12 @@ function gpuHours(cfg: RunConfig, rows: StepRow[]): PipelineReport['gpu'] {
   const hours: NonNullable<PipelineReport['gpu']>['hours'] = { trainer: {}, explorer: {} };
   for (const r of rows) {
     if (r.trainer && trainerGpus !== null) {
-      for (const [p, v] of Object.entries(r.trainer.parts) as [TrainerPart, number | null][]) if (v !== null) hours.trainer[p] = (hours.trainer[p] ?? 0) + (v * trainerGpus) / 3600;
+      for (const [p, v] of Object.entries(r.trainer.parts) as [TrainerPart, number | null][])
+        if (v !== null) hours.trainer[p] = (hours.trainer[p] ?? 0) + (v * trainerGpus) / 3600;
     }
     if (r.explorer) {
-      for (const [p, v] of Object.entries(r.explorer.parts) as [ExplorerPart, number | null][]) if (v !== null) hours.explorer[p] = (hours.explorer[p] ?? 0) + (v * g.explorer) / 3600;
+      for (const [p, v] of Object.entries(r.explorer.parts) as [ExplorerPart, number | null][])
+        if (v !== null) hours.explorer[p] = (hours.explorer[p] ?? 0) + (v * g.explorer) / 3600;
     }
   }
   return { explorer: g.explorer, trainer: trainerGpus, hours };

@@ -35,11 +35,24 @@ export function verdictSentence(l10n: L10n, r: PipelineReport): string {
   const e = r.evidence;
   switch (r.bottleneck) {
     case 'explorer':
-      return l10n.t('Since step {0} the trainer waits for experiences {1} of its time: the explorer is the bottleneck.', since, pct(value(e, 'wait_experience')));
+      return l10n.t(
+        'Since step {0} the trainer waits for experiences {1} of its time: the explorer is the bottleneck.',
+        since,
+        pct(value(e, 'wait_experience')),
+      );
     case 'stragglers':
-      return l10n.t('Since step {0} the slowest task of a step takes {1}× the mean and the explorer waits on it {2} of its time: stragglers hold every step.', since, (value(e, 'tail_ratio') ?? r.tailRatio ?? 0).toFixed(1), pct(value(e, 'wait_stragglers')));
+      return l10n.t(
+        'Since step {0} the slowest task of a step takes {1}× the mean and the explorer waits on it {2} of its time: stragglers hold every step.',
+        since,
+        (value(e, 'tail_ratio') ?? r.tailRatio ?? 0).toFixed(1),
+        pct(value(e, 'wait_stragglers')),
+      );
     case 'trainer':
-      return l10n.t('Since step {0} the trainer computes {1} of its time and seldom waits for experiences: the trainer is the bottleneck.', since, pct(value(e, 'compute')));
+      return l10n.t(
+        'Since step {0} the trainer computes {1} of its time and seldom waits for experiences: the trainer is the bottleneck.',
+        since,
+        pct(value(e, 'compute')),
+      );
     case 'sync':
       return l10n.t("Since step {0} the weight sync takes {1} of the trainer's time: the sync is the bottleneck.", since, pct(value(e, 'sync_weight')));
     case 'checkpoint':
@@ -49,12 +62,18 @@ export function verdictSentence(l10n: L10n, r: PipelineReport): string {
     case 'balanced':
       return l10n.t('Since step {0} neither role waits long on the other: the pipeline is balanced.', since);
     default:
-      return r.missing.length ? l10n.t('Not enough data to name a bottleneck: {0} is missing.', r.missing.map((m) => m.tag).join(', ')) : l10n.t('Not enough data to name a bottleneck yet: no step has timings.');
+      return r.missing.length
+        ? l10n.t('Not enough data to name a bottleneck: {0} is missing.', r.missing.map((m) => m.tag).join(', '))
+        : l10n.t('Not enough data to name a bottleneck yet: no step has timings.');
   }
 }
 
 function changeSentences(l10n: L10n, r: PipelineReport): string[] {
-  return r.segments.slice(1).map((s, i) => l10n.t('At step {0} the bottleneck moved from {1} to {2}.', String(s.from), kindName(l10n, r.segments[i].bottleneck), kindName(l10n, s.bottleneck)));
+  return r.segments
+    .slice(1)
+    .map((s, i) =>
+      l10n.t('At step {0} the bottleneck moved from {1} to {2}.', String(s.from), kindName(l10n, r.segments[i].bottleneck), kindName(l10n, s.bottleneck)),
+    );
 }
 
 function partName(l10n: L10n, part: string): string {
@@ -107,7 +126,15 @@ export function reportText(l10n: L10n, r: PipelineReport): string {
     lines.push(`${role === 'trainer' ? l10n.t('trainer') : l10n.t('explorer')}: ${parts.join(' · ')}`);
   }
   if (r.throughput.stepsPerHour !== null) lines.push(l10n.t('{0} train steps per hour', r.throughput.stepsPerHour.toFixed(1)));
-  if (r.evidence.length) lines.push(l10n.t('Evidence: {0}', r.evidence.map((e) => `${partName(l10n, e.part)} ${e.part === 'tail_ratio' ? `${e.value.toFixed(1)}×` : pct(e.value)} (${e.tags.join(', ')})`).join('; ')));
+  if (r.evidence.length)
+    lines.push(
+      l10n.t(
+        'Evidence: {0}',
+        r.evidence
+          .map((e) => `${partName(l10n, e.part)} ${e.part === 'tail_ratio' ? `${e.value.toFixed(1)}×` : pct(e.value)} (${e.tags.join(', ')})`)
+          .join('; '),
+      ),
+    );
   for (const a of r.advice) lines.push(l10n.t('Try {0}: {1} → {2}{3}', a.key, num(a.now), num(a.suggest), a.defaulted ? l10n.t(' (now the default)') : ''));
   if (r.configProblem) lines.push(l10n.t('No advice with values: {0}', r.configProblem));
   for (const m of r.missing) lines.push(l10n.t('Missing {0} ({1}): turn it on with {2}', m.tag, m.role, m.enable));

@@ -24,8 +24,7 @@ export function activateRay(context: vscode.ExtensionContext, log: Logger, check
     }
     return host;
   };
-  const cmd = (id: string, f: (h: Host.RayHost, args?: never) => unknown) =>
-    vscode.commands.registerCommand(id, (args?: never) => f(get(), args));
+  const cmd = (id: string, f: (h: Host.RayHost, args?: never) => unknown) => vscode.commands.registerCommand(id, (args?: never) => f(get(), args));
   // The view exists from activation on (contributed in package.json) with a proxy provider:
   // the host (and its real tree) loads when the view first asks for its rows.
   const changed = new vscode.EventEmitter<unknown>();

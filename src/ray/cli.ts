@@ -35,7 +35,16 @@ export async function main(argv: string[]): Promise<number> {
   if (sub !== 'paused') return usageError(sub === undefined ? 'which command? (paused)' : `unknown command '${sub}' (paused)`);
   let values;
   try {
-    ({ values } = parseArgs({ args: rest, strict: true, options: { dashboard: { type: 'string' }, job: { type: 'string' }, json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } } }));
+    ({ values } = parseArgs({
+      args: rest,
+      strict: true,
+      options: {
+        dashboard: { type: 'string' },
+        job: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    }));
   } catch (e) {
     return usageError((e as Error).message);
   }
@@ -65,13 +74,21 @@ export async function main(argv: string[]): Promise<number> {
       values.job,
     );
     if (values.json) {
-      process.stdout.write(`${JSON.stringify(paused.map((p) => ({ job: p.job, name: p.name, node: p.node, ip: p.ip, port: p.port, pid: p.pid, file: p.file, line: p.line, post_mortem: p.post_mortem })))}\n`);
+      process.stdout.write(
+        `${JSON.stringify(paused.map((p) => ({ job: p.job, name: p.name, node: p.node, ip: p.ip, port: p.port, pid: p.pid, file: p.file, line: p.line, post_mortem: p.post_mortem })))}\n`,
+      );
       return 0;
     }
-    if (!paused.length) process.stdout.write(`no task is paused${values.job ? ` in job ${values.job}` : ''} (a breakpoint() in a Ray task pauses it when RAY_DEBUG=1, the default since Ray 2.39)\n`);
+    if (!paused.length)
+      process.stdout.write(
+        `no task is paused${values.job ? ` in job ${values.job}` : ''} (a breakpoint() in a Ray task pauses it when RAY_DEBUG=1, the default since Ray 2.39)\n`,
+      );
     for (const p of paused) process.stdout.write(`${pausedLine(p)}\n`);
     const noStack = paused.find((p) => p.stack_error);
-    if (noStack) process.stdout.write(`where each stopped is not known: ${noStack.stack_error === 'profiling-disabled' ? 'start the head with RAY_DASHBOARD_ENABLE_PROFILING=1' : noStack.stack_error === 'py-spy-missing' ? 'install py-spy on the nodes' : `the dashboard could not take the stack (${noStack.stack_error})`}\n`);
+    if (noStack)
+      process.stdout.write(
+        `where each stopped is not known: ${noStack.stack_error === 'profiling-disabled' ? 'start the head with RAY_DASHBOARD_ENABLE_PROFILING=1' : noStack.stack_error === 'py-spy-missing' ? 'install py-spy on the nodes' : `the dashboard could not take the stack (${noStack.stack_error})`}\n`,
+      );
     return 0;
   } catch (e) {
     process.stderr.write(`agentrl ray: ${e instanceof RayError ? e.message : (e as Error).message}\n`);

@@ -23,7 +23,11 @@ export function describeError(e: unknown): string {
   if (e instanceof RayError) {
     switch (e.kind) {
       case 'unreachable':
-        return vscode.l10n.t('Cannot reach the Ray dashboard at {0} ({1}). Is the cluster running and the SSH tunnel open (ssh -L 8265:127.0.0.1:8265 <head-node>)?', e.url, e.detail ?? '');
+        return vscode.l10n.t(
+          'Cannot reach the Ray dashboard at {0} ({1}). Is the cluster running and the SSH tunnel open (ssh -L 8265:127.0.0.1:8265 <head-node>)?',
+          e.url,
+          e.detail ?? '',
+        );
       case 'not-ray':
         return vscode.l10n.t('{0} does not look like a Ray dashboard: {1}', e.url, e.message);
       case 'refused':
@@ -52,7 +56,10 @@ export async function connect(host: RayHost, args?: { url?: string; name?: strin
     const configured = host.settingsSnapshot().clusters;
     if (configured.length) {
       const pick = await vscode.window.showQuickPick(
-        [...configured.map((c) => ({ label: c.name ?? c.url, description: c.url, url: c.url })), { label: vscode.l10n.t('Other dashboard URL…'), description: '', url: '' }],
+        [
+          ...configured.map((c) => ({ label: c.name ?? c.url, description: c.url, url: c.url })),
+          { label: vscode.l10n.t('Other dashboard URL…'), description: '', url: '' },
+        ],
         { title: vscode.l10n.t('Connect to Ray Cluster') },
       );
       if (!pick) return undefined;
@@ -160,14 +167,21 @@ export async function submit(host: RayHost, arg: SubmitArgs | vscode.Uri = {}): 
   }
   const errors = checked.diagnostics.filter((d) => d.severity === 'error');
   if (errors.length) {
-    void vscode.window.showErrorMessage(vscode.l10n.t('The config has {0} error(s); fix them before running on Ray: {1}', String(errors.length), errors[0].message));
+    void vscode.window.showErrorMessage(
+      vscode.l10n.t('The config has {0} error(s); fix them before running on Ray: {1}', String(errors.length), errors[0].message),
+    );
     return undefined;
   }
   const info: RunInfo = runInfo(checked.kind, checked.resolved);
   const rel = path.relative(folder, file).split(path.sep).join('/');
   let entrypoint = args.entrypoint ?? deriveEntrypoint(info, rel);
   if (!args.entrypoint) {
-    const edited = await vscode.window.showInputBox({ title: vscode.l10n.t('Run on Ray Cluster'), prompt: vscode.l10n.t('Entrypoint (runs in the uploaded workspace folder)'), value: entrypoint, ignoreFocusOut: true });
+    const edited = await vscode.window.showInputBox({
+      title: vscode.l10n.t('Run on Ray Cluster'),
+      prompt: vscode.l10n.t('Entrypoint (runs in the uploaded workspace folder)'),
+      value: entrypoint,
+      ignoreFocusOut: true,
+    });
     if (!edited) return undefined;
     entrypoint = edited;
   }
@@ -193,7 +207,14 @@ export async function submit(host: RayHost, arg: SubmitArgs | vscode.Uri = {}): 
           numCpus: args.numCpus,
           resources: args.resources,
           onProgress: (stage, detail) =>
-            progress.report({ message: stage === 'pack' ? vscode.l10n.t('packing {0}', detail) : stage === 'upload' ? vscode.l10n.t('uploading {0}', detail) : vscode.l10n.t('submitting {0}', detail) }),
+            progress.report({
+              message:
+                stage === 'pack'
+                  ? vscode.l10n.t('packing {0}', detail)
+                  : stage === 'upload'
+                    ? vscode.l10n.t('uploading {0}', detail)
+                    : vscode.l10n.t('submitting {0}', detail),
+            }),
           cancelled: () => token.isCancellationRequested,
         }),
     );
@@ -209,7 +230,15 @@ export async function submit(host: RayHost, arg: SubmitArgs | vscode.Uri = {}): 
   const result: SubmitResult = { submissionId: submitted.submissionId, cluster: client.url, entrypoint };
   const mode = args.metrics ?? 'auto';
   if (mode !== 'none' && info.kind === 'trinity' && info.jobDir) {
-    result.relay = await watchMetrics(host, { cluster: client.url, id: submitted.submissionId, relay: mode, resource: args.relayResource ?? pinResource({} as never, [], args.resources), packageUri: submitted.pkg.uri, jobDir: info.jobDir, run: info.name });
+    result.relay = await watchMetrics(host, {
+      cluster: client.url,
+      id: submitted.submissionId,
+      relay: mode,
+      resource: args.relayResource ?? pinResource({} as never, [], args.resources),
+      packageUri: submitted.pkg.uri,
+      jobDir: info.jobDir,
+      run: info.name,
+    });
   }
   return result;
 }
@@ -295,12 +324,22 @@ export async function watchMetrics(host: RayHost, a: WatchArgs): Promise<SubmitR
     const driver = (await client.job(relay.submissionId).catch(() => undefined))?.driver_node_id;
     const ip = nodes.find((n) => n.node_id === driver)?.node_ip ?? nodes.find((n) => resource === `node:${n.node_ip}`)?.node_ip ?? '<node>';
     const tunnel = tunnelHint(relay.url, ip);
-    void vscode.window.showWarningMessage(vscode.l10n.t('The relay runs at {0} on the cluster but is not reachable from here. Open an SSH tunnel: {1}', relay.url, tunnel));
+    void vscode.window.showWarningMessage(
+      vscode.l10n.t('The relay runs at {0} on the cluster but is not reachable from here. Open an SSH tunnel: {1}', relay.url, tunnel),
+    );
     return { submissionId: relay.submissionId, url: relay.url, tunnel };
   }
   // Once the relay ends itself (idle, RELAY_JOB_IDLE_EXIT_S), the metrics view calls this again.
   const revive: Revive = { command: RAY_WATCH_METRICS.id, args: { cluster: client.url, id: a.id, relay: 'cluster' } };
-  await METRICS_CONNECT.run(vscode.commands, { url: relay.url, token, name: `ray:${run ?? a.id}`, run, revive, replaces: a.replaces, reveal: a.replaces ? false : undefined });
+  await METRICS_CONNECT.run(vscode.commands, {
+    url: relay.url,
+    token,
+    name: `ray:${run ?? a.id}`,
+    run,
+    revive,
+    replaces: a.replaces,
+    reveal: a.replaces ? false : undefined,
+  });
   return { submissionId: relay.submissionId, url: relay.url };
 }
 
@@ -360,6 +399,8 @@ export async function startLocal(host: RayHost, a?: { port?: number; resources?:
 
 export async function stopLocal(host: RayHost): Promise<boolean> {
   const r = await stopLocalCluster(host.settingsSnapshot().rayPath);
-  for (const c of [...host.clusters.values()]) if (/^http:\/\/127\.0\.0\.1:/.test(c.monitor.client.url) && c.monitor.snapshot.name === vscode.l10n.t('local cluster')) await host.remove(c.monitor.client.url);
+  for (const c of [...host.clusters.values()])
+    if (/^http:\/\/127\.0\.0\.1:/.test(c.monitor.client.url) && c.monitor.snapshot.name === vscode.l10n.t('local cluster'))
+      await host.remove(c.monitor.client.url);
   return r.code === 0;
 }

@@ -71,14 +71,30 @@ export async function runDemo(host: RayHost, args: DemoArgs = {}): Promise<DemoR
     fs.mkdirSync(demo.info.jobDir, { recursive: true });
     const cliBundle = host.context.asAbsolutePath(path.join('dist', 'agentrl.js'));
     const submitted = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Run the Demo on Ray') }, () =>
-      submitRun(client, { folder: demo.folder, config: demo.config, info: demo.info, entrypoint: demo.entrypoint, limitBytes: 16 * 2 ** 20, cliBundle: fs.existsSync(cliBundle) ? cliBundle : undefined }),
+      submitRun(client, {
+        folder: demo.folder,
+        config: demo.config,
+        info: demo.info,
+        entrypoint: demo.entrypoint,
+        limitBytes: 16 * 2 ** 20,
+        cliBundle: fs.existsSync(cliBundle) ? cliBundle : undefined,
+      }),
     );
-    host.log.info(`ray: demo run ${name} submitted as ${submitted.submissionId} to ${client.url}${modelUrl ? `, rollouts on ${modelUrl}` : ', no model: simulated rewards'}`);
+    host.log.info(
+      `ray: demo run ${name} submitted as ${submitted.submissionId} to ${client.url}${modelUrl ? `, rollouts on ${modelUrl}` : ', no model: simulated rewards'}`,
+    );
     host.showLogs(client.url, submitted.submissionId);
     cluster.poller.now();
     result = { submissionId: submitted.submissionId, cluster: client.url, entrypoint: demo.entrypoint, jobDir: demo.info.jobDir };
     // Same machine (a local cluster): the metrics view reads the job dir; else a relay job.
-    result.relay = await watchMetrics(host, { cluster: client.url, id: submitted.submissionId, relay: 'auto', packageUri: submitted.pkg.uri, jobDir: demo.info.jobDir, run: name });
+    result.relay = await watchMetrics(host, {
+      cluster: client.url,
+      id: submitted.submissionId,
+      relay: 'auto',
+      packageUri: submitted.pkg.uri,
+      jobDir: demo.info.jobDir,
+      run: name,
+    });
   } catch (e) {
     const msg = describeError(e);
     host.log.warn(`ray: demo run failed: ${msg}`);

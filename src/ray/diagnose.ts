@@ -51,8 +51,9 @@ export async function showStacks(host: RayHost, a: DiagnoseArgs = {}): Promise<S
     void vscode.window.showErrorMessage(vscode.l10n.t('Pick a Ray job or actor in the Ray view to show its stacks.'));
     return undefined;
   }
-  const taken = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Taking the stacks of {0}…', a.id) }, () =>
-    host.takeStacks(c.monitor.client.url, a.id!, a.actor),
+  const taken = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Taking the stacks of {0}…', a.id) },
+    () => host.takeStacks(c.monitor.client.url, a.id!, a.actor),
   );
   if (!taken.result) {
     void vscode.window.showErrorMessage(vscode.l10n.t('Could not take the stacks of {0}: {1}', a.id, taken.error ?? ''));
@@ -87,36 +88,39 @@ export async function copyDiagnostics(host: RayHost, a: DiagnoseArgs = {}): Prom
   const id = a.id;
   let markdown: string;
   try {
-    markdown = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Collecting the diagnostics of {0}…', id) }, async () => {
-      const job = await client.job(id);
-      const facts = await collectCluster(client);
-      const actors = await runActors(client, job).catch((e: Error) => {
-        facts.errors.push(`actors: ${e.message}`);
-        return [];
-      });
-      const taken = await host.takeStacks(client.url, id);
-      const logs = await collectLogs(client, job, actors);
-      const driverLog = logs[0]?.lines.join('\n') ?? '';
-      const said = trinityVersion(job, driverLog);
-      // Not pinned and not logged: ask the cluster (a tiny job in the run's Python).
-      const trinityProbe = said ? undefined : await probeTrinityVersion(client, job, { log: host.log }).catch((e: Error) => ({ error: e.message }));
-      return renderDiagnostics({
-        takenAt: new Date().toISOString(),
-        job,
-        rayVersion: facts.rayVersion,
-        trinityVersion: said,
-        trinityProbe,
-        clusterStatus: facts.status,
-        nodes: facts.nodes,
-        actors,
-        stacks: taken.result?.report,
-        stacksError: taken.error,
-        logs,
-        config: submittedConfig(job.metadata?.[META.config], a.config),
-        stall: c.monitor.snapshot.stalls[id],
-        errors: facts.errors,
-      });
-    });
+    markdown = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Collecting the diagnostics of {0}…', id) },
+      async () => {
+        const job = await client.job(id);
+        const facts = await collectCluster(client);
+        const actors = await runActors(client, job).catch((e: Error) => {
+          facts.errors.push(`actors: ${e.message}`);
+          return [];
+        });
+        const taken = await host.takeStacks(client.url, id);
+        const logs = await collectLogs(client, job, actors);
+        const driverLog = logs[0]?.lines.join('\n') ?? '';
+        const said = trinityVersion(job, driverLog);
+        // Not pinned and not logged: ask the cluster (a tiny job in the run's Python).
+        const trinityProbe = said ? undefined : await probeTrinityVersion(client, job, { log: host.log }).catch((e: Error) => ({ error: e.message }));
+        return renderDiagnostics({
+          takenAt: new Date().toISOString(),
+          job,
+          rayVersion: facts.rayVersion,
+          trinityVersion: said,
+          trinityProbe,
+          clusterStatus: facts.status,
+          nodes: facts.nodes,
+          actors,
+          stacks: taken.result?.report,
+          stacksError: taken.error,
+          logs,
+          config: submittedConfig(job.metadata?.[META.config], a.config),
+          stall: c.monitor.snapshot.stalls[id],
+          errors: facts.errors,
+        });
+      },
+    );
   } catch (e) {
     void vscode.window.showErrorMessage(vscode.l10n.t('Could not collect the diagnostics of {0}: {1}', id, describeError(e)));
     return undefined;

@@ -23,7 +23,10 @@ export async function connectExplorer(host: RayHost, a: { cluster?: string; id?:
     const target = local ? jobDir : explorerUrlFromLog(await client.logs(a.id));
     if (!target) {
       void vscode.window.showWarningMessage(
-        vscode.l10n.t('No explorer URL in the log of job {0} yet: a Trinity explorer in mode: serve logs "Starting Trinity Service on <url>" once it is up.', a.id),
+        vscode.l10n.t(
+          'No explorer URL in the log of job {0} yet: a Trinity explorer in mode: serve logs "Starting Trinity Service on <url>" once it is up.',
+          a.id,
+        ),
       );
       return undefined;
     }

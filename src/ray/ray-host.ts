@@ -112,15 +112,24 @@ export class RayHost implements vscode.Disposable {
     }
     const entry = {} as ClusterEntry;
     entry.requests = 0;
-    entry.monitor = new ClusterMonitor({ url, name, stall: this.stallOptions(), onRequest: () => entry.requests++, onRelayStopped: (s, err) => this.relayStopped(entry, s, err) });
+    entry.monitor = new ClusterMonitor({
+      url,
+      name,
+      stall: this.stallOptions(),
+      onRequest: () => entry.requests++,
+      onRelayStopped: (s, err) => this.relayStopped(entry, s, err),
+    });
     const refreshMs = Math.max(1, this.settings().refreshSeconds) * 1000;
-    entry.poller = new Poller(async () => {
-      try {
-        await entry.monitor.refresh();
-      } finally {
-        this.afterRefresh(entry.monitor.snapshot);
-      }
-    }, { visibleMs: refreshMs, hiddenMs: Math.max(60_000, refreshMs * 20) });
+    entry.poller = new Poller(
+      async () => {
+        try {
+          await entry.monitor.refresh();
+        } finally {
+          this.afterRefresh(entry.monitor.snapshot);
+        }
+      },
+      { visibleMs: refreshMs, hiddenMs: Math.max(60_000, refreshMs * 20) },
+    );
     this.clusters.set(entry.monitor.client.url, entry);
     entry.poller.setVisible(this.visible);
     entry.poller.now();
@@ -224,7 +233,11 @@ export class RayHost implements vscode.Disposable {
       const first = stalled[0];
       const r = first.c.stalls[first.id];
       this.status.text = `$(warning) ${vscode.l10n.t('Ray run stalled: {0}', first.id)}`;
-      this.status.tooltip = vscode.l10n.t('No metrics, log lines or rollouts for {0} min (threshold {1} min)', (r.stalledForMs / 60_000).toFixed(1), (r.thresholdMs / 60_000).toFixed(1));
+      this.status.tooltip = vscode.l10n.t(
+        'No metrics, log lines or rollouts for {0} min (threshold {1} min)',
+        (r.stalledForMs / 60_000).toFixed(1),
+        (r.thresholdMs / 60_000).toFixed(1),
+      );
       this.status.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
       this.status.show();
     } else this.status.hide();
@@ -243,13 +256,18 @@ export class RayHost implements vscode.Disposable {
     }
     const channel = vscode.window.createOutputChannel(`Ray job ${id}`);
     const entry = { channel, text: '' } as { tail: LogTail; channel: vscode.OutputChannel; text: string };
-    const tail = tailLogs(c.monitor.client, id, (t) => {
-      channel.append(t);
-      entry.text = (entry.text + t).slice(-65536);
-    }, (err) => {
-      if (err) channel.appendLine(`\n[agentrl] ${vscode.l10n.t('log stream ended: {0}', err.message)}`);
-      else channel.appendLine(`\n[agentrl] ${vscode.l10n.t('the job has ended')}`);
-    });
+    const tail = tailLogs(
+      c.monitor.client,
+      id,
+      (t) => {
+        channel.append(t);
+        entry.text = (entry.text + t).slice(-65536);
+      },
+      (err) => {
+        if (err) channel.appendLine(`\n[agentrl] ${vscode.l10n.t('log stream ended: {0}', err.message)}`);
+        else channel.appendLine(`\n[agentrl] ${vscode.l10n.t('the job has ended')}`);
+      },
+    );
     entry.tail = tail;
     this.tails.set(key, entry);
     channel.show(true);

@@ -30,7 +30,12 @@ export class RayTree implements vscode.TreeDataProvider<Element> {
         label: s.name,
         description: s.error
           ? vscode.l10n.t('unreachable')
-          : vscode.l10n.t('Ray {0} · {1}/{2} nodes alive', s.rayVersion ?? '?', String(s.nodes.filter((n) => n.state === 'ALIVE').length), String(s.nodes.length)),
+          : vscode.l10n.t(
+              'Ray {0} · {1}/{2} nodes alive',
+              s.rayVersion ?? '?',
+              String(s.nodes.filter((n) => n.state === 'ALIVE').length),
+              String(s.nodes.length),
+            ),
         error: s.error,
       }));
     }
@@ -52,7 +57,14 @@ export class RayTree implements vscode.TreeDataProvider<Element> {
 
   getTreeItem(e: Element): vscode.TreeItem {
     const expandable = e.type === 'cluster' || e.type === 'group' || (e.type === 'job' && this.hasDetails(e));
-    const item = new vscode.TreeItem(e.label, expandable ? (e.type === 'job' ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.Expanded) : vscode.TreeItemCollapsibleState.None);
+    const item = new vscode.TreeItem(
+      e.label,
+      expandable
+        ? e.type === 'job'
+          ? vscode.TreeItemCollapsibleState.Collapsed
+          : vscode.TreeItemCollapsibleState.Expanded
+        : vscode.TreeItemCollapsibleState.None,
+    );
     item.id = `${e.cluster}|${e.type}|${e.id}`;
     item.description = e.description;
     // Screen readers (and UI tests) get the row as shown, not the tooltip VS Code would use.
@@ -64,12 +76,25 @@ export class RayTree implements vscode.TreeDataProvider<Element> {
         item.tooltip = e.error ?? e.id;
         break;
       case 'node':
-        item.iconPath = new vscode.ThemeIcon(e.alive ? (e.head ? 'star-full' : 'vm-running') : 'vm-outline', e.alive ? undefined : new vscode.ThemeColor('errorForeground'));
+        item.iconPath = new vscode.ThemeIcon(
+          e.alive ? (e.head ? 'star-full' : 'vm-running') : 'vm-outline',
+          e.alive ? undefined : new vscode.ThemeColor('errorForeground'),
+        );
         item.tooltip = e.tooltip;
         break;
       case 'job':
         item.iconPath = new vscode.ThemeIcon(
-          e.stalled ? 'warning' : e.status === 'RUNNING' ? 'sync~spin' : e.status === 'SUCCEEDED' ? 'pass' : e.status === 'FAILED' ? 'error' : e.status === 'STOPPED' ? 'circle-slash' : 'clock',
+          e.stalled
+            ? 'warning'
+            : e.status === 'RUNNING'
+              ? 'sync~spin'
+              : e.status === 'SUCCEEDED'
+                ? 'pass'
+                : e.status === 'FAILED'
+                  ? 'error'
+                  : e.status === 'STOPPED'
+                    ? 'circle-slash'
+                    : 'clock',
           e.stalled ? new vscode.ThemeColor('editorWarning.foreground') : undefined,
         );
         item.tooltip = e.tooltip;
@@ -96,18 +121,26 @@ export class RayTree implements vscode.TreeDataProvider<Element> {
   private stackRows(cluster: string, id: string): Row[] {
     const taken = this.stacks(cluster, id);
     if (!taken) return [];
-    const row = (key: string, label: string, severity: 'warning' | 'error' | 'info', description = ''): Row => ({ type: 'info', id: `${id}:stacks:${key}`, label, description, severity });
+    const row = (key: string, label: string, severity: 'warning' | 'error' | 'info', description = ''): Row => ({
+      type: 'info',
+      id: `${id}:stacks:${key}`,
+      label,
+      description,
+      severity,
+    });
     if (!taken.result) return [row('error', vscode.l10n.t('Stacks could not be taken: {0}', taken.error ?? ''), 'error')];
     const { report, actors } = taken.result;
     const all = [...actors, ...report.groups.flatMap((g) => g.actors.map((a) => a.actor))];
-    const name = (actorId: string) => (actorId === 'driver' ? vscode.l10n.t('the driver') : actorLabel(all.find((a) => a.actor_id === actorId) ?? { actor_id: actorId }));
+    const name = (actorId: string) =>
+      actorId === 'driver' ? vscode.l10n.t('the driver') : actorLabel(all.find((a) => a.actor_id === actorId) ?? { actor_id: actorId });
     const rows: Row[] = [];
     if (report.cycle) rows.push(row('cycle', vscode.l10n.t('Deadlock: {0}', [...report.cycle, report.cycle[0]].map(name).join(' → ')), 'error'));
     for (const w of report.waits) rows.push(row(`wait:${w.from}:${w.to}`, vscode.l10n.t('{0} waits on {1}', name(w.from), name(w.to)), 'warning', w.task));
     for (const a of report.groups.flatMap((g) => g.actors)) {
       const who = name(a.actor.actor_id);
       if (a.error) rows.push(row(`actor:${a.actor.actor_id}`, vscode.l10n.t('{0}: no stack', who), 'warning', stackFailureText(a.error.kind)));
-      else if (a.wait) rows.push(row(`actor:${a.actor.actor_id}`, vscode.l10n.t('{0} waits in {1}', who, a.wait.call), 'info', a.wait.frame ? frameText(a.wait.frame) : ''));
+      else if (a.wait)
+        rows.push(row(`actor:${a.actor.actor_id}`, vscode.l10n.t('{0} waits in {1}', who, a.wait.call), 'info', a.wait.frame ? frameText(a.wait.frame) : ''));
       else rows.push(row(`actor:${a.actor.actor_id}`, vscode.l10n.t('{0} is idle', who), 'info'));
     }
     return rows;
@@ -122,7 +155,9 @@ export function stackFailureText(kind: StackFailureKind): string {
     case 'py-spy-missing':
       return vscode.l10n.t('py-spy is not installed on the node: run "pip install py-spy" in the Python environment Ray runs from.');
     case 'not-permitted':
-      return vscode.l10n.t('py-spy may not attach to the process (ptrace). Allow ptrace (sysctl kernel.yama.ptrace_scope=0), or give the container CAP_SYS_PTRACE (docker run --cap-add SYS_PTRACE).');
+      return vscode.l10n.t(
+        'py-spy may not attach to the process (ptrace). Allow ptrace (sysctl kernel.yama.ptrace_scope=0), or give the container CAP_SYS_PTRACE (docker run --cap-add SYS_PTRACE).',
+      );
     case 'process-gone':
       return vscode.l10n.t('The process exited before its stack was taken.');
     default:

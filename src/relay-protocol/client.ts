@@ -18,7 +18,17 @@
 import { EventEmitter } from 'node:events';
 import WebSocket from 'ws';
 import { PendingRequests } from '../base/pending-requests';
-import type { ClientMessage, Cursor, ExperienceDetail, ExperiencesMessage, HeartbeatMessage, HelloMessage, PointsBatch, ServerMessage, SourceInfo } from './messages';
+import type {
+  ClientMessage,
+  Cursor,
+  ExperienceDetail,
+  ExperiencesMessage,
+  HeartbeatMessage,
+  HelloMessage,
+  PointsBatch,
+  ServerMessage,
+  SourceInfo,
+} from './messages';
 import { ProtocolError, RELAY_PROTOCOL_VERSION, RELAY_SUBPROTOCOL, parseServerMessage } from './messages';
 import { decodePointsFrame, pointCount } from './points-frame';
 import type { DetailMessage, DetailRequestMessage, EnvelopeRequest } from './envelope';

@@ -86,7 +86,17 @@ export function envelopeColumns(a: EnvelopeArrays): EnvelopeColumns {
 
 export function encodeEnvelopeFrame(b: EnvelopeBatch): Uint8Array {
   const n = b.env.bucket.length;
-  const header = { type: 'envelope', source: b.source, run: b.run, role: b.role, tag: b.tag, points: b.points, cursor: b.cursor, width: b.env.width, buckets: n };
+  const header = {
+    type: 'envelope',
+    source: b.source,
+    run: b.run,
+    role: b.role,
+    tag: b.tag,
+    points: b.points,
+    cursor: b.cursor,
+    width: b.env.width,
+    buckets: n,
+  };
   const { ab, dv, colsAt } = startFrame(MAGIC, header, ENVELOPE_COLUMNS.length * n);
   ENVELOPE_COLUMNS.forEach((name, c) => {
     const col = b.env[name];
@@ -103,7 +113,17 @@ function need(cond: boolean, what: string): asserts cond {
 }
 
 const isHeader = (v: unknown) =>
-  hasFields(v, { type: oneOf(['envelope']), source: isStr, run: isStr, role: isStr, tag: isStr, points: isInt, cursor: isCursor, width: isInt, buckets: isInt });
+  hasFields(v, {
+    type: oneOf(['envelope']),
+    source: isStr,
+    run: isStr,
+    role: isStr,
+    tag: isStr,
+    points: isInt,
+    cursor: isCursor,
+    width: isInt,
+    buckets: isInt,
+  });
 
 /**
  * Reads a binary envelope frame; throws ProtocolError when it is malformed. The columns are

@@ -55,7 +55,22 @@ export interface EnvelopeColumns {
   negInf: number[];
 }
 
-export const ENVELOPE_COLUMNS = ['bucket', 'count', 'min', 'max', 'sum', 'firstStep', 'firstValue', 'firstWall', 'lastStep', 'lastValue', 'lastWall', 'nan', 'posInf', 'negInf'] as const;
+export const ENVELOPE_COLUMNS = [
+  'bucket',
+  'count',
+  'min',
+  'max',
+  'sum',
+  'firstStep',
+  'firstValue',
+  'firstWall',
+  'lastStep',
+  'lastValue',
+  'lastWall',
+  'nan',
+  'posInf',
+  'negInf',
+] as const;
 
 /** What every form of an envelope says besides its columns (here and envelope-frame.ts). */
 export interface EnvelopeHeader {
@@ -100,7 +115,6 @@ export interface DetailMessage {
   error?: string;
 }
 
-
 const COLUMN_GUARDS = {
   bucket: arrayOf(isInt),
   count: arrayOf(isInt),
@@ -126,7 +140,6 @@ function isEnvelopeColumns(v: unknown): v is EnvelopeColumns {
   return ENVELOPE_COLUMNS.every((k) => (v as unknown as Record<string, unknown[]>)[k].length === n);
 }
 
-
 /** A `detail` answer from the relay; false when malformed. */
 export function isDetailMessage(m: Obj): m is Obj & DetailMessage {
   if (!hasFields(m, { type: oneOf(['detail']), request: isInt, source: isStr, tag: isStr, from: isNum, to: isNum, error: optional(isStr) })) return false;
@@ -149,5 +162,11 @@ export function isDetailRequest(m: Obj): m is Obj & DetailRequestMessage {
 
 /** The `envelope` capability of a subscribe (absent: not asked; false: malformed). */
 export function isEnvelopeRequest(v: unknown): v is EnvelopeRequest | undefined {
-  return v === undefined || (hasFields(v, { buckets: isInt }) && v.buckets >= 2 && v.buckets <= MAX_ENVELOPE_BUCKETS && (v.minBytes === undefined || (isInt(v.minBytes) && v.minBytes >= 0)));
+  return (
+    v === undefined ||
+    (hasFields(v, { buckets: isInt }) &&
+      v.buckets >= 2 &&
+      v.buckets <= MAX_ENVELOPE_BUCKETS &&
+      (v.minBytes === undefined || (isInt(v.minBytes) && v.minBytes >= 0)))
+  );
 }

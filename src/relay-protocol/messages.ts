@@ -207,14 +207,7 @@ export interface TokensErrorMessage {
 }
 
 export type ServerMessage =
-  | HelloMessage
-  | TokensErrorMessage
-  | SourcesMessage
-  | ExperiencesMessage
-  | ExperienceDetailMessage
-  | HeartbeatMessage
-  | ErrorMessage
-  | DetailMessage;
+  HelloMessage | TokensErrorMessage | SourcesMessage | ExperiencesMessage | ExperienceDetailMessage | HeartbeatMessage | ErrorMessage | DetailMessage;
 
 // ---- client → relay ------------------------------------------------------------------
 
@@ -260,14 +253,13 @@ export type ClientMessage = SubscribeMessage | ExperienceRequestMessage | Detail
 
 export class ProtocolError extends Error {}
 
-
 function need(cond: boolean, what: string): asserts cond {
   if (!cond) throw new ProtocolError(what);
 }
 
-
 const isSourceKind = oneOf<SourceKind>(['tfevents', 'log', 'sql', 'serve', 'jsonl']);
-const isSourceInfo = (v: unknown): v is SourceInfo => hasFields(v, { id: isStr, kind: isSourceKind, run: isStr, role: isStr, path: isStr, endpoint: optional(isStr) });
+const isSourceInfo = (v: unknown): v is SourceInfo =>
+  hasFields(v, { id: isStr, kind: isSourceKind, run: isStr, role: isStr, path: isStr, endpoint: optional(isStr) });
 
 const isExperienceRow = (v: unknown): v is ExperienceRow =>
   hasFields(v, {
@@ -316,14 +308,20 @@ export function parseServerMessage(text: string): ServerMessage {
       need(hasFields(m, { type: oneOf(['sources']), sources: arrayOf(isSourceInfo) }), 'sources: bad list');
       return m;
     case 'experiences':
-      need(hasFields(m, { type: oneOf(['experiences']), source: isStr, run: isStr, cursor: isCursor, rows: arrayOf(isExperienceRow) }), 'experiences: bad message');
+      need(
+        hasFields(m, { type: oneOf(['experiences']), source: isStr, run: isStr, cursor: isCursor, rows: arrayOf(isExperienceRow) }),
+        'experiences: bad message',
+      );
       return m;
     case 'experience-detail':
       need(hasFields(m, { type: oneOf(['experience-detail']), request: isInt, source: isStr, id: isInt }), 'experience-detail: bad header');
       need(hasFields(m, { detail: optional(isObj), error: optional(isStr) }), 'experience-detail: bad detail');
       return m;
     case 'tokens':
-      need(hasFields(m, { type: oneOf(['tokens']), request: isInt, source: isStr, id: isInt, error: isStr }), 'tokens: a JSON tokens message is an error with request, source and id');
+      need(
+        hasFields(m, { type: oneOf(['tokens']), request: isInt, source: isStr, id: isInt, error: isStr }),
+        'tokens: a JSON tokens message is an error with request, source and id',
+      );
       return m;
     case 'heartbeat':
       need(hasFields(m, { type: oneOf(['heartbeat']), time: isNum, caughtUp: isBool }), 'heartbeat: bad time or caughtUp');

@@ -29,7 +29,15 @@ export function seriesViews(tags: readonly string[], counts: readonly number[], 
 }
 
 export function encodePointsFrame(b: PointsBatch): Uint8Array {
-  const header = { type: 'points', source: b.source, run: b.run, role: b.role, tags: b.series.map((s) => s.tag), counts: b.series.map((s) => s.step.length), cursor: b.cursor };
+  const header = {
+    type: 'points',
+    source: b.source,
+    run: b.run,
+    role: b.role,
+    tags: b.series.map((s) => s.tag),
+    counts: b.series.map((s) => s.step.length),
+    cursor: b.cursor,
+  };
   const n = pointCount(b);
   const { ab, dv, colsAt } = startFrame(POINTS_MAGIC, header, n * 3);
   let at = 0;
@@ -42,7 +50,8 @@ export function encodePointsFrame(b: PointsBatch): Uint8Array {
       }
     }
   } else {
-    for (const s of b.series) for (const col of [s.step, s.wallTime, s.value]) for (let i = 0; i < col.length; i++) dv.setFloat64(colsAt + 8 * at++, col[i], true);
+    for (const s of b.series)
+      for (const col of [s.step, s.wallTime, s.value]) for (let i = 0; i < col.length; i++) dv.setFloat64(colsAt + 8 * at++, col[i], true);
   }
   return new Uint8Array(ab);
 }
@@ -71,8 +80,7 @@ export function decodePointsFrame(data: Uint8Array): PointsBatch {
     const copy = new Uint8Array(n * BYTES_PER_POINT); // (a Buffer's slice() would be a view)
     copy.set(data.subarray(colsAt));
     f = new Float64Array(copy.buffer);
-  }
-  else {
+  } else {
     f = new Float64Array(n * 3);
     for (let i = 0; i < f.length; i++) f[i] = dv.getFloat64(colsAt + 8 * i, true);
   }

@@ -63,7 +63,14 @@ export interface TokensHeader {
 
 /** A tokens frame as both ends hold it. */
 export interface TokensReply extends Omit<TokensHeader, 'arrays'> {
-  arrays: Partial<{ tokens: Int32Array; logprobs: Float32Array; action_mask: Uint8Array; advantages: Float32Array; returns: Float32Array; token_level_reward: Float32Array }>;
+  arrays: Partial<{
+    tokens: Int32Array;
+    logprobs: Float32Array;
+    action_mask: Uint8Array;
+    advantages: Float32Array;
+    returns: Float32Array;
+    token_level_reward: Float32Array;
+  }>;
 }
 
 /** "ART1" as a little-endian uint32. */
@@ -109,7 +116,10 @@ export function encodeTokensFrame(r: TokensReply): Uint8Array {
 }
 
 const isArrayEntry = (v: unknown): v is TokensHeader['arrays'][number] =>
-  hasFields(v, { name: oneOf(Object.keys(TOKEN_ARRAYS) as TokenArrayName[]), dtype: oneOf(['i32', 'f32', 'u8'] as WireDtype[]), length: isInt }) && TOKEN_ARRAYS[v.name] === v.dtype && v.length >= 0 && v.length <= MAX_FRAME_TOKENS;
+  hasFields(v, { name: oneOf(Object.keys(TOKEN_ARRAYS) as TokenArrayName[]), dtype: oneOf(['i32', 'f32', 'u8'] as WireDtype[]), length: isInt }) &&
+  TOKEN_ARRAYS[v.name] === v.dtype &&
+  v.length >= 0 &&
+  v.length <= MAX_FRAME_TOKENS;
 
 const isHeader = (v: unknown): v is TokensHeader =>
   hasFields(v, {
@@ -146,7 +156,8 @@ export function decodeTokensFrame(data: Uint8Array): TokensReply {
     if (at + bytes > data.length) throw new ProtocolError(`tokens frame: ${a.name} past the end`);
     const raw = new Uint8Array(data.subarray(at, at + bytes)); // a copy: a Buffer's slice is a view of a pooled buffer
     if (a.dtype === 'u8') arrays.action_mask = raw;
-    else if (littleEndianHost) (arrays as Record<string, Int32Array | Float32Array>)[a.name] = a.dtype === 'i32' ? new Int32Array(raw.buffer) : new Float32Array(raw.buffer);
+    else if (littleEndianHost)
+      (arrays as Record<string, Int32Array | Float32Array>)[a.name] = a.dtype === 'i32' ? new Int32Array(raw.buffer) : new Float32Array(raw.buffer);
     else {
       const out = a.dtype === 'i32' ? new Int32Array(a.length) : new Float32Array(a.length);
       for (let k = 0; k < a.length; k++) out[k] = a.dtype === 'i32' ? dv.getInt32(at + 4 * k, true) : dv.getFloat32(at + 4 * k, true);

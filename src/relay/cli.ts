@@ -151,7 +151,7 @@ export async function main(argv: string[]): Promise<number> {
     port,
     token,
     tls,
-    allowOrigins: (values['allow-origin']) ?? [],
+    allowOrigins: values['allow-origin'] ?? [],
     maxClients,
     heartbeatMs,
     pollMs,

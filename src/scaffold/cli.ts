@@ -118,7 +118,10 @@ function runNew(argv: string[], templates: TemplateFiles, io: Io): number {
     );
     const result = writePlan(plan, english);
     if (o.json) {
-      io.stdout(JSON.stringify({ projectDir: result.projectDir, files: result.written, open: plan.open, configs: plan.configs, launch: result.launchNames }, null, 2) + '\n');
+      io.stdout(
+        JSON.stringify({ projectDir: result.projectDir, files: result.written, open: plan.open, configs: plan.configs, launch: result.launchNames }, null, 2) +
+          '\n',
+      );
       return 0;
     }
     const rel = (p: string) => path.relative(process.cwd(), p) || '.';

@@ -9,7 +9,20 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { Logger } from '../base/log';
-import { answer, check, checkPresets, isBrowse, isSkipped, move, normalizePresets, wizardSteps, type ChoiceValue, type Step, type WizardAnswers, type WizardContext } from './plan/flow';
+import {
+  answer,
+  check,
+  checkPresets,
+  isBrowse,
+  isSkipped,
+  move,
+  normalizePresets,
+  wizardSteps,
+  type ChoiceValue,
+  type Step,
+  type WizardAnswers,
+  type WizardContext,
+} from './plan/flow';
 import { ScaffoldError } from './plan/errors';
 import { planProject } from './plan/plan';
 import { readTemplateDir } from './templates/template-dir';
@@ -25,9 +38,7 @@ export interface WizardHost {
   log: Logger;
 }
 
-export type NewWorkflowResult =
-  | { ok: true; projectDir: string; files: string[]; opened: string; launch: string[] }
-  | { ok: false; error: string };
+export type NewWorkflowResult = { ok: true; projectDir: string; files: string[]; opened: string; launch: string[] } | { ok: false; error: string };
 
 type Outcome = { back: true } | { value: string } | undefined;
 
@@ -59,7 +70,7 @@ function readArgument(arg: unknown): { presets?: WizardAnswers; folder?: string 
   }
   if (!arg || typeof arg !== 'object') return {};
   const a = arg as Record<string, unknown>;
-  const str = (k: string) => (typeof a[k] === 'string' ? (a[k]) : undefined);
+  const str = (k: string) => (typeof a[k] === 'string' ? a[k] : undefined);
   const presets: WizardAnswers = {
     framework: str('framework'),
     template: str('template'),
@@ -76,7 +87,12 @@ function workspaceFolderOf(p: string): string | undefined {
   return vscode.workspace.getWorkspaceFolder(vscode.Uri.file(p))?.uri.fsPath;
 }
 
-function showPick(step: Extract<Step, { kind: 'pick' }>, a: WizardAnswers, counter: [number, number], canBack: boolean): Promise<Outcome | { browse: ChoiceValue }> {
+function showPick(
+  step: Extract<Step, { kind: 'pick' }>,
+  a: WizardAnswers,
+  counter: [number, number],
+  canBack: boolean,
+): Promise<Outcome | { browse: ChoiceValue }> {
   return new Promise((resolve) => {
     const qp = vscode.window.createQuickPick<vscode.QuickPickItem & { value: ChoiceValue }>();
     qp.title = vscode.l10n.t('New RL Workflow: {0}', step.title);
@@ -85,7 +101,7 @@ function showPick(step: Extract<Step, { kind: 'pick' }>, a: WizardAnswers, count
     qp.ignoreFocusOut = true;
     qp.matchOnDetail = true;
     qp.items = step.choices(a).map((c) => ({ label: c.label, description: c.description, detail: c.detail, value: c.value }));
-    const current = step.id === 'data' ? (a.data?.kind === 'sample' ? 'sample' : undefined) : (a[step.id]);
+    const current = step.id === 'data' ? (a.data?.kind === 'sample' ? 'sample' : undefined) : a[step.id];
     const active = qp.items.find((i) => i.value === current);
     if (active) qp.activeItems = [active];
     qp.buttons = canBack ? [vscode.QuickInputButtons.Back] : [];
@@ -107,7 +123,13 @@ function showPick(step: Extract<Step, { kind: 'pick' }>, a: WizardAnswers, count
   });
 }
 
-function showInput(step: Extract<Step, { kind: 'input' }>, a: WizardAnswers, ctx: WizardContext, counter: [number, number], canBack: boolean): Promise<Outcome> {
+function showInput(
+  step: Extract<Step, { kind: 'input' }>,
+  a: WizardAnswers,
+  ctx: WizardContext,
+  counter: [number, number],
+  canBack: boolean,
+): Promise<Outcome> {
   return new Promise((resolve) => {
     const ib = vscode.window.createInputBox();
     ib.title = vscode.l10n.t('New RL Workflow: {0}', step.title);
@@ -213,7 +235,12 @@ export async function newWorkflow(host: WizardHost, arg?: unknown): Promise<NewW
     checkData: (file, template) => {
       const st = fs.statSync(file, { throwIfNoEntry: false });
       if (!st?.isFile()) return vscode.l10n.t('The data file {0} does not exist.', file);
-      if (st.size > MAX_DATA_BYTES) return vscode.l10n.t('{0} is larger than {1} MB: point the generated config at it instead of copying it into the project.', file, MAX_DATA_BYTES / 1024 / 1024);
+      if (st.size > MAX_DATA_BYTES)
+        return vscode.l10n.t(
+          '{0} is larger than {1} MB: point the generated config at it instead of copying it into the project.',
+          file,
+          MAX_DATA_BYTES / 1024 / 1024,
+        );
       return checkDataFile(path.basename(file), fs.readFileSync(file, 'utf8'), findTemplate(set, template)?.dataKeys ?? [], vscode.l10n);
     },
   };
@@ -245,13 +272,18 @@ export async function newWorkflow(host: WizardHost, arg?: unknown): Promise<NewW
     const readme = path.join(result.projectDir, 'README.md');
     const entry = result.launchNames[0];
     const message = entry
-      ? vscode.l10n.t('Created {0}. Its debug entry is "{1}": select it for F5 (Run and Debug keeps the entry selected before); the README says how to train.', name, entry)
+      ? vscode.l10n.t(
+          'Created {0}. Its debug entry is "{1}": select it for F5 (Run and Debug keeps the entry selected before); the README says how to train.',
+          name,
+          entry,
+        )
       : vscode.l10n.t('Created {0}; the README says how to debug and train.', name);
     const select = vscode.l10n.t('Select and Debug "{0}"', entry ?? '');
     const open = vscode.l10n.t('Open README');
     void vscode.window.showInformationMessage(message, ...(entry ? [select] : []), open).then((choice) => {
       // VS Code has no API to select a launch entry: its "debug " quick access selects the one picked (F5 runs it from then on) and starts it
-      if (choice === select) void launchEntryKnown(entry, path.join(target, name)).then(() => vscode.commands.executeCommand('workbench.action.quickOpen', `debug ${entry}`));
+      if (choice === select)
+        void launchEntryKnown(entry, path.join(target, name)).then(() => vscode.commands.executeCommand('workbench.action.quickOpen', `debug ${entry}`));
       else if (choice === open) void vscode.commands.executeCommand('markdown.showPreview', vscode.Uri.file(readme));
     });
     return { ok: true, projectDir: result.projectDir, files: result.written, opened: plan.open, launch: result.launchNames };
@@ -271,13 +303,15 @@ async function chooseEndpoint(root: string, preset: boolean): Promise<string | u
   const marker = readSandboxMarker(root);
   const found = await firstAnswering([...(marker?.model ? [marker.model] : []), SANDBOX_FALLBACK_URL, DEFAULT_BASE_URL]);
   if (found || preset) return found ?? DEFAULT_BASE_URL;
-  return vscode.window.showInputBox({
-    title: vscode.l10n.t('Model endpoint for debugging'),
-    prompt: vscode.l10n.t('No model server answers on this machine. The OpenAI-compatible endpoint the debug entry should use:'),
-    value: DEFAULT_BASE_URL,
-    ignoreFocusOut: true,
-    validateInput: (v) => (/^https?:\/\/\S+$/.test(v.trim()) ? undefined : vscode.l10n.t('An http(s) URL, e.g. {0}', DEFAULT_BASE_URL)),
-  }).then((v) => v?.trim());
+  return vscode.window
+    .showInputBox({
+      title: vscode.l10n.t('Model endpoint for debugging'),
+      prompt: vscode.l10n.t('No model server answers on this machine. The OpenAI-compatible endpoint the debug entry should use:'),
+      value: DEFAULT_BASE_URL,
+      ignoreFocusOut: true,
+      validateInput: (v) => (/^https?:\/\/\S+$/.test(v.trim()) ? undefined : vscode.l10n.t('An http(s) URL, e.g. {0}', DEFAULT_BASE_URL)),
+    })
+    .then((v) => v?.trim());
 }
 
 /** Resolves once VS Code's settings list the launch entry `name` (launch.json was just written and

@@ -261,7 +261,8 @@ export class PagedDatabase implements SqlExec {
       for (;;) {
         const rc = c.step(stmt);
         if (rc === DONE) break;
-        if (rc === INTERRUPT) throw new QueryBudgetExceeded(`a query on ${path.basename(this.pages.file)} ran past ${MAX_STATEMENT_STEPS} steps: the database may be corrupt`);
+        if (rc === INTERRUPT)
+          throw new QueryBudgetExceeded(`a query on ${path.basename(this.pages.file)} ran past ${MAX_STATEMENT_STEPS} steps: the database may be corrupt`);
         if (rc !== ROW) this.check(rc);
         row(Array.from({ length: n }, (_, i) => this.column(stmt, i)));
       }

@@ -4,7 +4,20 @@
 // else is skipped by wire type. It notes where the variable fields were (the layout), from
 // which ScalarDecoder (scalars.ts) learns the record's shape (event-shapes.ts).
 import type * as protobuf from 'protobufjs';
-import { EventType, MetadataMsg, MetadataType, SummaryType, TensorMsg, TensorType, ValueType, WIRE_I32, WIRE_I64, WIRE_LEN, WIRE_VARINT, wireKey } from './event-proto';
+import {
+  EventType,
+  MetadataMsg,
+  MetadataType,
+  SummaryType,
+  TensorMsg,
+  TensorType,
+  ValueType,
+  WIRE_I32,
+  WIRE_I64,
+  WIRE_LEN,
+  WIRE_VARINT,
+  wireKey,
+} from './event-proto';
 import type { EventLayout } from './event-shapes';
 import type { ScalarSink } from './scalar-sink';
 import { TagEntry, TagInterner } from './tag-interner';

@@ -6,9 +6,19 @@ import type * as protobuf from 'protobufjs';
 import { DataType, TensorMsg, TensorType, WIRE_I32, WIRE_I64, WIRE_LEN, wireKey } from './event-proto';
 
 const NUMERIC = new Set<number>([
-  DataType.DT_FLOAT, DataType.DT_DOUBLE, DataType.DT_HALF, DataType.DT_BFLOAT16, DataType.DT_INT32,
-  DataType.DT_INT64, DataType.DT_INT16, DataType.DT_INT8, DataType.DT_UINT8, DataType.DT_UINT16,
-  DataType.DT_UINT32, DataType.DT_UINT64, DataType.DT_BOOL,
+  DataType.DT_FLOAT,
+  DataType.DT_DOUBLE,
+  DataType.DT_HALF,
+  DataType.DT_BFLOAT16,
+  DataType.DT_INT32,
+  DataType.DT_INT64,
+  DataType.DT_INT16,
+  DataType.DT_INT8,
+  DataType.DT_UINT8,
+  DataType.DT_UINT16,
+  DataType.DT_UINT32,
+  DataType.DT_UINT64,
+  DataType.DT_BOOL,
 ]);
 
 function halfToNumber(bits: number): number {
@@ -30,31 +40,46 @@ export function tensorScalar(t: TensorMsg): number | undefined {
   if (c && c.length > 0) {
     const b = Buffer.from(c.buffer, c.byteOffset, c.byteLength);
     switch (dtype) {
-      case DataType.DT_FLOAT: return b.length === 4 ? b.readFloatLE(0) : undefined;
-      case DataType.DT_DOUBLE: return b.length === 8 ? b.readDoubleLE(0) : undefined;
-      case DataType.DT_HALF: return b.length === 2 ? halfToNumber(b.readUInt16LE(0)) : undefined;
+      case DataType.DT_FLOAT:
+        return b.length === 4 ? b.readFloatLE(0) : undefined;
+      case DataType.DT_DOUBLE:
+        return b.length === 8 ? b.readDoubleLE(0) : undefined;
+      case DataType.DT_HALF:
+        return b.length === 2 ? halfToNumber(b.readUInt16LE(0)) : undefined;
       case DataType.DT_BFLOAT16: {
         if (b.length !== 2) return undefined;
         const f = Buffer.alloc(4);
         f.writeUInt16LE(b.readUInt16LE(0), 2);
         return f.readFloatLE(0);
       }
-      case DataType.DT_INT32: return b.length === 4 ? b.readInt32LE(0) : undefined;
-      case DataType.DT_INT64: return b.length === 8 ? Number(b.readBigInt64LE(0)) : undefined;
-      case DataType.DT_UINT64: return b.length === 8 ? Number(b.readBigUInt64LE(0)) : undefined;
-      case DataType.DT_UINT32: return b.length === 4 ? b.readUInt32LE(0) : undefined;
-      case DataType.DT_INT16: return b.length === 2 ? b.readInt16LE(0) : undefined;
-      case DataType.DT_UINT16: return b.length === 2 ? b.readUInt16LE(0) : undefined;
-      case DataType.DT_INT8: return b.length === 1 ? b.readInt8(0) : undefined;
-      case DataType.DT_UINT8: return b.length === 1 ? b.readUInt8(0) : undefined;
-      case DataType.DT_BOOL: return b.length === 1 ? (b[0] ? 1 : 0) : undefined;
-      default: return undefined;
+      case DataType.DT_INT32:
+        return b.length === 4 ? b.readInt32LE(0) : undefined;
+      case DataType.DT_INT64:
+        return b.length === 8 ? Number(b.readBigInt64LE(0)) : undefined;
+      case DataType.DT_UINT64:
+        return b.length === 8 ? Number(b.readBigUInt64LE(0)) : undefined;
+      case DataType.DT_UINT32:
+        return b.length === 4 ? b.readUInt32LE(0) : undefined;
+      case DataType.DT_INT16:
+        return b.length === 2 ? b.readInt16LE(0) : undefined;
+      case DataType.DT_UINT16:
+        return b.length === 2 ? b.readUInt16LE(0) : undefined;
+      case DataType.DT_INT8:
+        return b.length === 1 ? b.readInt8(0) : undefined;
+      case DataType.DT_UINT8:
+        return b.length === 1 ? b.readUInt8(0) : undefined;
+      case DataType.DT_BOOL:
+        return b.length === 1 ? (b[0] ? 1 : 0) : undefined;
+      default:
+        return undefined;
     }
   }
   const first = <T>(a: T[] | undefined) => (a && a.length > 0 ? a[0] : undefined);
   switch (dtype) {
-    case DataType.DT_FLOAT: return first(t.float_val);
-    case DataType.DT_DOUBLE: return first(t.double_val);
+    case DataType.DT_FLOAT:
+      return first(t.float_val);
+    case DataType.DT_DOUBLE:
+      return first(t.double_val);
     case DataType.DT_HALF:
     case DataType.DT_BFLOAT16: {
       const h = first(t.half_val);
@@ -64,11 +89,18 @@ export function tensorScalar(t: TensorMsg): number | undefined {
       f.writeUInt16LE(h & 0xffff, 2);
       return f.readFloatLE(0);
     }
-    case DataType.DT_INT64: return first(t.int64_val);
-    case DataType.DT_UINT64: return first(t.uint64_val);
-    case DataType.DT_UINT32: return first(t.uint32_val);
-    case DataType.DT_BOOL: { const v = first(t.bool_val); return v === undefined ? undefined : v ? 1 : 0; }
-    default: return first(t.int_val);
+    case DataType.DT_INT64:
+      return first(t.int64_val);
+    case DataType.DT_UINT64:
+      return first(t.uint64_val);
+    case DataType.DT_UINT32:
+      return first(t.uint32_val);
+    case DataType.DT_BOOL: {
+      const v = first(t.bool_val);
+      return v === undefined ? undefined : v ? 1 : 0;
+    }
+    default:
+      return first(t.int_val);
   }
 }
 

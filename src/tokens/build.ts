@@ -50,15 +50,16 @@ export function retokenize(s: StoredTexts, tok: RunTokenizer): TokenExperience {
       if (!(e instanceof ChatTemplateError)) throw e;
       templateFailed = e.message;
     }
-    if (t) return {
-      ...base,
-      ids: t.ids,
-      promptLength: t.promptLength,
-      trained: t.mask,
-      texts: tok.tokenTexts(t.ids),
-      source: { kind: 'retokenized', from: 'messages' },
-      missing: retokenizedNotes,
-    };
+    if (t)
+      return {
+        ...base,
+        ids: t.ids,
+        promptLength: t.promptLength,
+        trained: t.mask,
+        texts: tok.tokenTexts(t.ids),
+        source: { kind: 'retokenized', from: 'messages' },
+        missing: retokenizedNotes,
+      };
   }
   const prompt = tok.encode(s.prompt_text ?? '');
   const response = tok.encode(s.response_text ?? '');
@@ -73,7 +74,10 @@ export function retokenize(s: StoredTexts, tok: RunTokenizer): TokenExperience {
     trained,
     texts: tok.tokenTexts(ids),
     source: { kind: 'retokenized', from: 'text' },
-    missing: [...retokenizedNotes, ...(s.messages?.length ? [{ part: 'mask', reason: 'retokenized', detail: templateFailed ?? 'no chat template' } satisfies MissingPart] : [])],
+    missing: [
+      ...retokenizedNotes,
+      ...(s.messages?.length ? [{ part: 'mask', reason: 'retokenized', detail: templateFailed ?? 'no chat template' } satisfies MissingPart] : []),
+    ],
   };
 }
 

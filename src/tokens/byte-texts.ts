@@ -39,7 +39,12 @@ export interface ByteLevelResult {
  * caches, per tokenizer, the text of a token whose bytes are whole characters on their own: most
  * tokens are, and then their text is a lookup instead of a decode.
  */
-export function byteLevelTexts(ids: ArrayLike<number>, bytesOf: (id: number) => Uint8Array | undefined, isSpecial: (id: number) => boolean, wholeText: Map<number, string>): ByteLevelResult | undefined {
+export function byteLevelTexts(
+  ids: ArrayLike<number>,
+  bytesOf: (id: number) => Uint8Array | undefined,
+  isSpecial: (id: number) => boolean,
+  wholeText: Map<number, string>,
+): ByteLevelResult | undefined {
   const n = ids.length;
   const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
   const pieces = new Array<string>(n);

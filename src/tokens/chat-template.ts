@@ -62,7 +62,9 @@ Interpreter.prototype.evaluate = function budgeted(this: Interpreter, ...args: P
 };
 
 function overBudget(s: { name: string }, what: string): ChatTemplateError {
-  return new ChatTemplateError(`${s.name}'s chat template went over its budget (${what}) rendering one conversation: a template that loops or grows without end is not rendered`);
+  return new ChatTemplateError(
+    `${s.name}'s chat template went over its budget (${what}) rendering one conversation: a template that loops or grows without end is not rendered`,
+  );
 }
 
 // jinja's range() builds its whole list before evaluate() sees it: bounded at the start of a
@@ -75,19 +77,27 @@ Interpreter.prototype.run = function budgetedRun(this: Interpreter, ...args: Par
   if (s && range && typeof range.value === 'function') {
     const Fn = range.constructor as new (f: (a: { value: unknown }[], scope: unknown) => unknown) => typeof range;
     const max = s.budget.items;
-    this.global.variables.set('range', new Fn((a, scope) => {
-      const [x, y, step = 1] = a.map((v) => Number(v.value));
-      const [from, to] = a.length < 2 ? [0, x] : [x, y];
-      const n = step === 0 ? 0 : Math.ceil((to - from) / step);
-      if (!((s.items += Math.max(0, n)) <= max)) throw overBudget(s, `${max} items in a list`);
-      return range.value(a, scope);
-    }) as never);
+    this.global.variables.set(
+      'range',
+      new Fn((a, scope) => {
+        const [x, y, step = 1] = a.map((v) => Number(v.value));
+        const [from, to] = a.length < 2 ? [0, x] : [x, y];
+        const n = step === 0 ? 0 : Math.ceil((to - from) / step);
+        if (!((s.items += Math.max(0, n)) <= max)) throw overBudget(s, `${max} items in a list`);
+        return range.value(a, scope);
+      }) as never,
+    );
   }
   return run.apply(this, args);
 };
 
 /** transformers renders with the special tokens of tokenizer_config.json (raise_exception is jinja's own). */
-function context(tok: RunTokenizer, messages: readonly ChatMessage[], tools: readonly unknown[] | undefined, addGenerationPrompt: boolean): Record<string, unknown> {
+function context(
+  tok: RunTokenizer,
+  messages: readonly ChatMessage[],
+  tools: readonly unknown[] | undefined,
+  addGenerationPrompt: boolean,
+): Record<string, unknown> {
   return {
     ...tok.specialTokens,
     messages,
@@ -122,7 +132,11 @@ function usesGenerationBlocks(template: string): boolean {
 }
 
 /** The template's text for `messages` (the empty conversation renders as ''). */
-export function renderChat(tok: RunTokenizer, messages: readonly ChatMessage[], opts: { tools?: readonly unknown[]; addGenerationPrompt?: boolean; budget?: RenderBudget } = {}): string {
+export function renderChat(
+  tok: RunTokenizer,
+  messages: readonly ChatMessage[],
+  opts: { tools?: readonly unknown[]; addGenerationPrompt?: boolean; budget?: RenderBudget } = {},
+): string {
   if (messages.length === 0 && !opts.addGenerationPrompt) return '';
   const t = templateOf(tok);
   const budget = opts.budget ?? RENDER_BUDGET;

@@ -31,7 +31,9 @@ export function toWire(e: TokenExperience): ExperienceWire {
     truncateStatus: e.truncateStatus,
     truncated: e.truncated,
     ...(e.responseText !== undefined ? { responseText: e.responseText } : {}),
-    ...(e.texts ? { texts: { joined: e.texts.joined, offsets: Array.from(e.texts.offsets), flags: Array.from(e.texts.flags), partialBytes: e.texts.partialBytes } } : {}),
+    ...(e.texts
+      ? { texts: { joined: e.texts.joined, offsets: Array.from(e.texts.offsets), flags: Array.from(e.texts.flags), partialBytes: e.texts.partialBytes } }
+      : {}),
     source: e.source,
     missing: e.missing,
   };
@@ -42,9 +44,10 @@ export function fromWire(w: ExperienceWire): TokenExperience {
   const n = w.ids.length;
   const sized = <T>(a: T[] | undefined): T[] | undefined => (a && a.length === n ? a : undefined);
   const t = w.texts;
-  const texts = t && t.offsets.length === n + 1 && t.flags.length === n && t.offsets[n] === t.joined.length
-    ? { joined: t.joined, offsets: Uint32Array.from(t.offsets), flags: Uint8Array.from(t.flags), partialBytes: t.partialBytes }
-    : undefined;
+  const texts =
+    t && t.offsets.length === n + 1 && t.flags.length === n && t.offsets[n] === t.joined.length
+      ? { joined: t.joined, offsets: Uint32Array.from(t.offsets), flags: Uint8Array.from(t.flags), partialBytes: t.partialBytes }
+      : undefined;
   const logprobs = sized(w.logprobs);
   const advantages = sized(w.advantages);
   const trained = sized(w.trained);

@@ -32,7 +32,13 @@ const NOT_GENERATED = new Set(['tool', 'user', 'system', 'function', 'ipython'])
  * Warnings for tokens of non-assistant messages that `trained` marks (1 = trained), per token of
  * `ids` (the whole sequence; a response-only mask is spread by the token model first).
  */
-export function checkMask(tok: RunTokenizer, ids: ArrayLike<number>, trained: ArrayLike<number>, messages: readonly ChatMessage[], tools?: readonly unknown[]): MaskCheck {
+export function checkMask(
+  tok: RunTokenizer,
+  ids: ArrayLike<number>,
+  trained: ArrayLike<number>,
+  messages: readonly ChatMessage[],
+  tools?: readonly unknown[],
+): MaskCheck {
   const spans: MessageSpan[] = messageSpans(tok, messages, tools);
   const full = tok.encode(renderChat(tok, messages, { tools }));
   let same = 0;

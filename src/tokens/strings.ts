@@ -51,14 +51,20 @@ export function describeDrift(f: DriftFinding, l10n: TokenL10n): string {
   const where = f.part === 'completion' ? l10n.t('in the completion') : roleWhere(f.afterRole, l10n);
   // The same text split otherwise: the engine sampled a split the tokenizer never produces.
   if (f.engineText === f.templateText) {
-    return l10n.t('Turn {0}: `{1}` {2} is {3} engine tokens where re-tokenizing gives {4} (same text, another split)', f.turn, snippet(f.engineText), where, f.engineIds.length, f.templateIds.length);
+    return l10n.t(
+      'Turn {0}: `{1}` {2} is {3} engine tokens where re-tokenizing gives {4} (same text, another split)',
+      f.turn,
+      snippet(f.engineText),
+      where,
+      f.engineIds.length,
+      f.templateIds.length,
+    );
   }
   return l10n.t('Turn {0}: {1} tokens differ {2}: engine `{3}` vs template `{4}`', f.turn, f.count, where, snippet(f.engineText), snippet(f.templateText));
 }
 
 export function describeMaskWarning(w: MaskWarning, l10n: TokenL10n): string {
-  const what =
-    w.role === 'tool' ? l10n.t('tool output') : w.role === 'user' ? l10n.t('user message') : w.role === 'system' ? l10n.t('system prompt') : w.role;
+  const what = w.role === 'tool' ? l10n.t('tool output') : w.role === 'user' ? l10n.t('user message') : w.role === 'system' ? l10n.t('system prompt') : w.role;
   return l10n.t('{0} tokens of {1} (message {2}, tokens {3}–{4}) are trained: `{5}`', w.end - w.start, what, w.message, w.start, w.end, snippet(w.text));
 }
 
@@ -66,15 +72,15 @@ export function describeSource(s: TokenSource, l10n: TokenL10n): string {
   if (s.kind === 'buffer') return l10n.t('from the experience buffer');
   if (s.kind === 'endpoint') return l10n.t('from the inference endpoint');
   return s.from === 'messages'
-    ? l10n.t('re-tokenized from the messages with the run\'s tokenizer: no logprobs, mask from the chat template')
-    : l10n.t('re-tokenized from the text with the run\'s tokenizer: no logprobs');
+    ? l10n.t("re-tokenized from the messages with the run's tokenizer: no logprobs, mask from the chat template")
+    : l10n.t("re-tokenized from the text with the run's tokenizer: no logprobs");
 }
 
 export function describeMissing(m: MissingPart, l10n: TokenL10n): string {
   const detail = m.detail ? ` (${m.detail})` : '';
   switch (m.reason) {
     case 'no-tokenizer':
-      return l10n.t('No tokenizer found: ids and the experience\'s own response text only') + detail;
+      return l10n.t("No tokenizer found: ids and the experience's own response text only") + detail;
     case 'bad-tokenizer':
       return l10n.t('The tokenizer could not be loaded') + detail;
     case 'not-stored':

@@ -12,9 +12,7 @@ import { createTokenizer, type RunTokenizer, TokenizerError } from './tokenizer'
 const MAX_TOKENIZER_BYTES = 64 * 1024 * 1024;
 const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
 
-export type TokenizerLookup =
-  | { found: true; dir: string; via: 'folder' | 'hf-cache' }
-  | { found: false; reason: string };
+export type TokenizerLookup = { found: true; dir: string; via: 'folder' | 'hf-cache' } | { found: false; reason: string };
 
 /** The hub folder of the local Hugging Face cache, as huggingface_hub resolves it. */
 export function hfHubCache(env: NodeJS.ProcessEnv = process.env): string {
@@ -50,9 +48,7 @@ function cachedSnapshot(hub: string, modelId: string): string | undefined {
   }
   const withTokenizer = revs.filter((r) => isFile(path.join(snapshots, r, 'tokenizer.json')));
   if (main && withTokenizer.includes(main)) return path.join(snapshots, main);
-  const newest = withTokenizer
-    .map((r) => ({ r, t: fs.statSync(path.join(snapshots, r, 'tokenizer.json')).mtimeMs }))
-    .sort((a, b) => b.t - a.t)[0];
+  const newest = withTokenizer.map((r) => ({ r, t: fs.statSync(path.join(snapshots, r, 'tokenizer.json')).mtimeMs })).sort((a, b) => b.t - a.t)[0];
   return newest && path.join(snapshots, newest.r);
 }
 

@@ -96,7 +96,9 @@ function templateOf(config: Record<string, unknown>, file: string | undefined): 
   if (typeof t === 'string') return t;
   // A list of named templates: the one named "default" (transformers' choice), else the first.
   if (Array.isArray(t)) {
-    const named = t.filter((x): x is { name: string; template: string } => typeof x === 'object' && x !== null && typeof (x as { template?: unknown }).template === 'string');
+    const named = t.filter(
+      (x): x is { name: string; template: string } => typeof x === 'object' && x !== null && typeof (x as { template?: unknown }).template === 'string',
+    );
     return (named.find((x) => x.name === 'default') ?? named[0])?.template;
   }
   return undefined;
@@ -121,7 +123,9 @@ export function createTokenizer(tokenizerJson: unknown, config: unknown, opts: {
   const cfg = typeof config === 'object' && config !== null ? (config as Record<string, unknown>) : {};
   const risky = backtrackingPatterns(tokenizerJson).at(0);
   if (risky !== undefined) {
-    throw new TokenizerError(`${opts.name}: tokenizer.json has a regex that can backtrack without end (${JSON.stringify(risky.slice(0, 80))}: a repeated group that holds a repeat or an alternative): not used, so texts cannot hang the encoder`);
+    throw new TokenizerError(
+      `${opts.name}: tokenizer.json has a regex that can backtrack without end (${JSON.stringify(risky.slice(0, 80))}: a repeated group that holds a repeat or an alternative): not used, so texts cannot hang the encoder`,
+    );
   }
   let tok: Tokenizer;
   try {
@@ -134,7 +138,8 @@ export function createTokenizer(tokenizerJson: unknown, config: unknown, opts: {
   const bytesOf = byteReader(tok);
   const rawBytes = byteLevelBytes(tok);
   const wholeText = new Map<number, string>();
-  const decode = (ids: ArrayLike<number>): string => (ids.length ? tok.decode(Array.from(ids), { skip_special_tokens: false, clean_up_tokenization_spaces: false }) : '');
+  const decode = (ids: ArrayLike<number>): string =>
+    ids.length ? tok.decode(Array.from(ids), { skip_special_tokens: false, clean_up_tokenization_spaces: false }) : '';
   return {
     name: opts.name,
     chatTemplate: templateOf(cfg, opts.chatTemplate),
@@ -178,7 +183,10 @@ export function backtrackingPatterns(tokenizerJson: unknown): string[] {
 
 function nestedRepeat(pattern: string): boolean {
   const groups: { repeats: boolean; alternates: boolean }[] = [{ repeats: false, alternates: false }];
-  const isRepeat = (i: number): boolean => pattern[i] === '*' || pattern[i] === '+' || (pattern[i] === '{' && /^\{\d*,\d*\}|^\{\d+\}/.test(pattern.slice(i)) && !/^\{(0|1)\}|^\{0?,1\}/.test(pattern.slice(i)));
+  const isRepeat = (i: number): boolean =>
+    pattern[i] === '*' ||
+    pattern[i] === '+' ||
+    (pattern[i] === '{' && /^\{\d*,\d*\}|^\{\d+\}/.test(pattern.slice(i)) && !/^\{(0|1)\}|^\{0?,1\}/.test(pattern.slice(i)));
   for (let i = 0; i < pattern.length; i++) {
     const c = pattern[i];
     const top = groups[groups.length - 1];

@@ -24,13 +24,7 @@ const escapeHtml = (s: string): string => s.replace(/[&<>"]/g, (c) => `&#${c.cha
 
 /** The Content-Security-Policy of a webview whose one script carries this nonce. */
 export function webviewCsp(cspSource: string, nonce: string): string {
-  return [
-    "default-src 'none'",
-    `img-src ${cspSource} data:`,
-    `style-src ${cspSource}`,
-    `font-src ${cspSource}`,
-    `script-src 'nonce-${nonce}'`,
-  ].join('; ');
+  return ["default-src 'none'", `img-src ${cspSource} data:`, `style-src ${cspSource}`, `font-src ${cspSource}`, `script-src 'nonce-${nonce}'`].join('; ');
 }
 
 export function webviewHtml<U>(webview: WebviewLike<U>, shell: WebviewShell<U>): string {

@@ -22,10 +22,17 @@ function median(xs: number[]): number {
 
 function writeEmptyExtension(dir: string): void {
   fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({
-    name: 'empty-extension', publisher: 'bench', version: '0.0.1', engines: { vscode: '^1.100.0' },
-    main: './extension.js', activationEvents: [],
-  }));
+  fs.writeFileSync(
+    path.join(dir, 'package.json'),
+    JSON.stringify({
+      name: 'empty-extension',
+      publisher: 'bench',
+      version: '0.0.1',
+      engines: { vscode: '^1.100.0' },
+      main: './extension.js',
+      activationEvents: [],
+    }),
+  );
   fs.writeFileSync(path.join(dir, 'extension.js'), 'exports.activate = function () {};\n');
 }
 
@@ -84,7 +91,9 @@ async function main() {
       for (const id of Object.keys(samples)) if (r[id]?.ms != null) samples[id].push(r[id].ms);
       if (r[OURS]?.alreadyActive) throw new Error('our extension was already active before the probe: an activation event fired at startup');
       if (r[OURS]?.selfReportedMs != null) self.push(r[OURS].selfReportedMs);
-      console.log(`run ${i + 1}/${runs}: ours ${r[OURS]?.ms?.toFixed(1)} ms · empty ${r[EMPTY]?.ms?.toFixed(1)} ms · ${BUILTIN} ${r[BUILTIN]?.ms?.toFixed(1) ?? 'already active'} ms`);
+      console.log(
+        `run ${i + 1}/${runs}: ours ${r[OURS]?.ms?.toFixed(1)} ms · empty ${r[EMPTY]?.ms?.toFixed(1)} ms · ${BUILTIN} ${r[BUILTIN]?.ms?.toFixed(1) ?? 'already active'} ms`,
+      );
     }
     const ours = median(samples[OURS]);
     const floor = median(samples[EMPTY]);
@@ -97,7 +106,9 @@ async function main() {
       console.log(`  ${BUILTIN} ${b.toFixed(1)} ms   ratio ours/builtin ${(ours / b).toFixed(2)}`);
     }
     console.log(`  VSIX size ${vsixKb.toFixed(1)} KB (target ≤ 2048 KB); activation target ≤ 50 ms`);
-    console.log(`BENCH activation activation_ms=${ours.toFixed(1)} vsix_kb=${vsixKb.toFixed(0)} floor_ms=${floor.toFixed(1)} ratio_vs_floor=${(ours / floor).toFixed(2)}`);
+    console.log(
+      `BENCH activation activation_ms=${ours.toFixed(1)} vsix_kb=${vsixKb.toFixed(0)} floor_ms=${floor.toFixed(1)} ratio_vs_floor=${(ours / floor).toFixed(2)}`,
+    );
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }

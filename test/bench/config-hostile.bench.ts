@@ -31,11 +31,15 @@ let parser = 0;
 for (const { name, text } of hostileInputs()) {
   const ms = best(() => analyze(text, '/bench/hostile.yaml', {}));
   const peer = PARSER_SURVIVES.has(name) ? best(() => parseDocument(text, { uniqueKeys: false })) : undefined;
-  console.log(`${name.padEnd(24)} ${(text.length / 1024).toFixed(0).padStart(7)} KB  ours ${ms.toFixed(1).padStart(8)} ms${peer === undefined ? '' : `  yaml parse ${peer.toFixed(1).padStart(8)} ms`}`);
+  console.log(
+    `${name.padEnd(24)} ${(text.length / 1024).toFixed(0).padStart(7)} KB  ours ${ms.toFixed(1).padStart(8)} ms${peer === undefined ? '' : `  yaml parse ${peer.toFixed(1).padStart(8)} ms`}`,
+  );
   if (ms > worst.ms) worst = { name, ms };
   if (peer !== undefined) {
     ours += ms;
     parser += peer;
   }
 }
-console.log(`BENCH config-hostile worst_ms=${worst.ms.toFixed(1)} worst=${JSON.stringify(worst.name)} ours_ms=${ours.toFixed(1)} yaml_parse_ms=${parser.toFixed(1)} ratio=${(ours / parser).toFixed(2)}`);
+console.log(
+  `BENCH config-hostile worst_ms=${worst.ms.toFixed(1)} worst=${JSON.stringify(worst.name)} ours_ms=${ours.toFixed(1)} yaml_parse_ms=${parser.toFixed(1)} ratio=${(ours / parser).toFixed(2)}`,
+);

@@ -31,7 +31,9 @@ interface Doc {
 }
 
 function walk(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : /\.ya?ml$/.test(e.name) ? [path.join(dir, e.name)] : []));
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : /\.ya?ml$/.test(e.name) ? [path.join(dir, e.name)] : []));
 }
 
 /** A 10 000-line Trinity config: the base config plus evaluation tasksets. */
@@ -40,14 +42,24 @@ function bigConfig(): string {
   const lines = head.split('\n').length;
   const per = 11; // lines per eval taskset below
   const n = Math.ceil((10_000 - lines) / per);
-  const evals = Array.from({ length: n }, (_, i) => ({ name: `gsm8k-eval-${i}`, storage_type: 'file', path: 'openai/gsm8k', split: 'test', subset_name: 'main', format: { prompt_key: 'question', response_key: 'answer' }, rollout_args: { temperature: 0.6 }, repeat_times: 1 }));
+  const evals = Array.from({ length: n }, (_, i) => ({
+    name: `gsm8k-eval-${i}`,
+    storage_type: 'file',
+    path: 'openai/gsm8k',
+    split: 'test',
+    subset_name: 'main',
+    format: { prompt_key: 'question', response_key: 'answer' },
+    rollout_args: { temperature: 0.6 },
+    repeat_times: 1,
+  }));
   return trinity({ buffer: { explorer_input: { eval_tasksets: evals } } });
 }
 
 function documents(ws: string): Doc[] {
   const sources: { name: string; text: string }[] = [];
   if (hasShared) {
-    for (const f of walk(path.join(sharedDir, 'corpus')).sort()) sources.push({ name: path.relative(path.join(sharedDir, 'corpus'), f), text: fs.readFileSync(f, 'utf8') });
+    for (const f of walk(path.join(sharedDir, 'corpus')).sort())
+      sources.push({ name: path.relative(path.join(sharedDir, 'corpus'), f), text: fs.readFileSync(f, 'utf8') });
   } else {
     sources.push({ name: 'sample/gsm8k.yaml', text: fs.readFileSync(path.join(repoRoot, 'sample-workspace', 'gsm8k', 'gsm8k.yaml'), 'utf8') });
     sources.push({ name: 'generated/base.yaml', text: trinity() });
@@ -71,7 +83,12 @@ function editLine(text: string): { line: number; start: number; a: string; b: st
   lines.forEach((l, i) => {
     if (/^\s+[\w-]+:\s+\d+\s*(#.*)?$/.test(l)) candidates.push(i);
   });
-  const line = candidates.length ? candidates[Math.floor(candidates.length / 2)] : Math.max(0, lines.findIndex((l) => /:\s+\S/.test(l)));
+  const line = candidates.length
+    ? candidates[Math.floor(candidates.length / 2)]
+    : Math.max(
+        0,
+        lines.findIndex((l) => /:\s+\S/.test(l)),
+      );
   const m = /^(\s*[\w-]+:\s+)(\S+)/.exec(lines[line])!;
   const a = m[2];
   return { line, start: m[1].length, a, b: /^\d+$/.test(a) ? `${a}0` : `${a}x` };
@@ -96,7 +113,9 @@ async function measure(lsp: LspProcess, docs: Doc[], edits: number, usesVersions
       version++;
       const wait = usesVersions ? lsp.diagnosticsAt(d.uri, version, 120_000) : lsp.nextDiagnostics(d.uri, 120_000);
       const t0 = performance.now();
-      await lsp.change(d.uri, version, [{ range: { start: { line: e.line, character: e.start }, end: { line: e.line, character: e.start + current.length } }, text: next }]);
+      await lsp.change(d.uri, version, [
+        { range: { start: { line: e.line, character: e.start }, end: { line: e.line, character: e.start + current.length } }, text: next },
+      ]);
       await wait;
       const ms = performance.now() - t0;
       if (i >= 2) times.push(ms); // the first two edits warm the JIT and caches
@@ -142,7 +161,11 @@ function yamllsSettings(ws: string) {
 }
 
 function stats(label: string, xs: number[]) {
-  return `${label.padEnd(34)} n=${String(xs.length).padStart(5)}  p50 ${quantile(xs, 0.5).toFixed(2).padStart(8)} ms  p99 ${quantile(xs, 0.99).toFixed(2).padStart(8)} ms  max ${Math.max(...xs).toFixed(1).padStart(8)} ms`;
+  return `${label.padEnd(34)} n=${String(xs.length).padStart(5)}  p50 ${quantile(xs, 0.5).toFixed(2).padStart(8)} ms  p99 ${quantile(xs, 0.99).toFixed(2).padStart(8)} ms  max ${Math.max(
+    ...xs,
+  )
+    .toFixed(1)
+    .padStart(8)} ms`;
 }
 
 async function main(): Promise<void> {
@@ -153,7 +176,9 @@ async function main(): Promise<void> {
     const bigFile = path.join(ws, 'trinity', 'big-10000-lines.yaml');
     fs.writeFileSync(bigFile, bigText);
     const big: Doc = { name: 'big', kind: 'trinity', text: bigText, file: bigFile, uri: pathToFileURL(bigFile).toString() };
-    console.log(`config bench: ${docs.length} corpus documents${hasShared ? '' : ' (no ../shared: samples only)'}, a ${bigText.split('\n').length}-line config; ${EDITS_PER_DOC} edits each (${BIG_EDITS} on the big one)`);
+    console.log(
+      `config bench: ${docs.length} corpus documents${hasShared ? '' : ' (no ../shared: samples only)'}, a ${bigText.split('\n').length}-line config; ${EDITS_PER_DOC} edits each (${BIG_EDITS} on the big one)`,
+    );
     console.log(`node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}); debounce off in both servers (see file header)\n`);
 
     // ours
@@ -176,7 +201,8 @@ async function main(): Promise<void> {
     const probe = yamlls.nextDiagnostics(pathToFileURL(probeFile).toString(), 60_000);
     await yamlls.open(pathToFileURL(probeFile).toString(), fs.readFileSync(probeFile, 'utf8'));
     const probed = await probe;
-    if (!probed.diagnostics.some((d) => /explorr/.test(d.message))) throw new Error(`yaml-language-server did not apply the schema: ${JSON.stringify(probed.diagnostics)}`);
+    if (!probed.diagnostics.some((d) => /explorr/.test(d.message)))
+      throw new Error(`yaml-language-server did not apply the schema: ${JSON.stringify(probed.diagnostics)}`);
     await yamlls.close(pathToFileURL(probeFile).toString());
     const yCorpus = await measure(yamlls, docs, EDITS_PER_DOC, false);
     const yBig = await measure(yamlls, [big], BIG_EDITS, false);
@@ -189,15 +215,27 @@ async function main(): Promise<void> {
     console.log(stats('yaml-language-server, 10 000 lines', yBig));
     const a = quantile(oursCorpus, 0.5);
     const c = quantile(yCorpus, 0.5);
-    console.log(`\nratio (ours / yaml-language-server, p50): corpus ${(a / c).toFixed(3)}, 10 000 lines ${(quantile(oursBig, 0.5) / quantile(yBig, 0.5)).toFixed(3)}`);
-    console.log(`targets: ratio ≤ 0.2; p99 ≤ 10 ms on corpus files (${quantile(oursCorpus, 0.99).toFixed(2)}), ≤ 50 ms on 10 000 lines (${quantile(oursBig, 0.99).toFixed(2)})`);
+    console.log(
+      `\nratio (ours / yaml-language-server, p50): corpus ${(a / c).toFixed(3)}, 10 000 lines ${(quantile(oursBig, 0.5) / quantile(yBig, 0.5)).toFixed(3)}`,
+    );
+    console.log(
+      `targets: ratio ≤ 0.2; p99 ≤ 10 ms on corpus files (${quantile(oursCorpus, 0.99).toFixed(2)}), ≤ 50 ms on 10 000 lines (${quantile(oursBig, 0.99).toFixed(2)})`,
+    );
 
     // the fuzz run
-    const seeds = [...docs.map((d) => d.text), trinity(), trinity({ buffer: { explorer_input: { eval_tasksets: Array.from({ length: 80 }, (_, i) => ({ name: `e${i}`, path: 'openai/gsm8k' })) } } })];
+    const seeds = [
+      ...docs.map((d) => d.text),
+      trinity(),
+      trinity({ buffer: { explorer_input: { eval_tasksets: Array.from({ length: 80 }, (_, i) => ({ name: `e${i}`, path: 'openai/gsm8k' })) } } }),
+    ];
     const t0 = Date.now();
     const f = fuzz(seeds, FUZZ_CASES, 20240611);
-    console.log(`\nfuzz: ${f.cases} mutated documents, 0 failures, ${f.chunkedCompared} chunked parses equal to whole parses, slowest case ${f.slowestMs.toFixed(0)} ms, ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-    console.log(`BENCH config ours_p50_ms=${a.toFixed(2)} ours_p99_ms=${quantile(oursCorpus, 0.99).toFixed(2)} yamlls_p50_ms=${c.toFixed(2)} ratio=${(a / c).toFixed(3)}`);
+    console.log(
+      `\nfuzz: ${f.cases} mutated documents, 0 failures, ${f.chunkedCompared} chunked parses equal to whole parses, slowest case ${f.slowestMs.toFixed(0)} ms, ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+    );
+    console.log(
+      `BENCH config ours_p50_ms=${a.toFixed(2)} ours_p99_ms=${quantile(oursCorpus, 0.99).toFixed(2)} yamlls_p50_ms=${c.toFixed(2)} ratio=${(a / c).toFixed(3)}`,
+    );
   } finally {
     fs.rmSync(ws, { recursive: true, force: true });
   }

@@ -25,12 +25,23 @@ function best<T>(f: () => T): number {
 }
 
 const rows: ExperienceViewRow[] = Array.from({ length: N }, (_, i) => ({
-  run: 'r', endpoint: 'e', source: 's', table: 't', id: i + 1, taskId: String((i * 7919) % (N / 8)), runId: i % 8, modelVersion: 1,
-  reward: i % 1000 === 999 ? null : i % 3, timestamp: null, metrics: { accuracy: i % 2, format_score: 0 },
+  run: 'r',
+  endpoint: 'e',
+  source: 's',
+  table: 't',
+  id: i + 1,
+  taskId: String((i * 7919) % (N / 8)),
+  runId: i % 8,
+  modelVersion: 1,
+  reward: i % 1000 === 999 ? null : i % 3,
+  timestamp: null,
+  metrics: { accuracy: i % 2, format_score: 0 },
 }));
 
 const pack = best(() => toColumns(byTaskThenRun(rows)));
-const plainSort = best(() => rows.slice().sort((a, b) => (a.taskId! < b.taskId! ? -1 : a.taskId! > b.taskId! ? 1 : (a.runId ?? 0) - (b.runId ?? 0) || a.id - b.id)));
+const plainSort = best(() =>
+  rows.slice().sort((a, b) => (a.taskId! < b.taskId! ? -1 : a.taskId! > b.taskId! ? 1 : (a.runId ?? 0) - (b.runId ?? 0) || a.id - b.id)),
+);
 console.log(`sort + pack ${N} rows: ours ${pack.toFixed(0)} ms, Array.prototype.sort alone ${plainSort.toFixed(0)} ms`);
 
 const table = new ExperienceTable(toColumns(byTaskThenRun(rows)));
@@ -45,4 +56,6 @@ const plainFilter = best(() => {
   rows.filter((r) => r.taskId!.toLowerCase().includes('task-1'));
 });
 console.log(`two filters of ${N} rows: ours ${filter.toFixed(0)} ms, Array.prototype.filter ${plainFilter.toFixed(0)} ms`);
-console.log(`BENCH drill rows=${N} pack_ms=${pack.toFixed(0)} plain_sort_ms=${plainSort.toFixed(0)} pack_ratio=${(pack / plainSort).toFixed(2)} filter_ms=${filter.toFixed(1)} plain_filter_ms=${plainFilter.toFixed(1)} filter_ratio=${(filter / plainFilter).toFixed(2)}`);
+console.log(
+  `BENCH drill rows=${N} pack_ms=${pack.toFixed(0)} plain_sort_ms=${plainSort.toFixed(0)} pack_ratio=${(pack / plainSort).toFixed(2)} filter_ms=${filter.toFixed(1)} plain_filter_ms=${plainFilter.toFixed(1)} filter_ratio=${(filter / plainFilter).toFixed(2)}`,
+);

@@ -15,7 +15,14 @@ const server = http.createServer((req, res) => {
   req.on('end', () => {
     const body = Buffer.concat(parts);
     const out = http.request(
-      { hostname: upstream.hostname, port: upstream.port, path: prefix + (req.url ?? '').replace(/^\/v1/, ''), method: req.method, agent, headers: { 'content-type': 'application/json', 'content-length': body.length } },
+      {
+        hostname: upstream.hostname,
+        port: upstream.port,
+        path: prefix + (req.url ?? '').replace(/^\/v1/, ''),
+        method: req.method,
+        agent,
+        headers: { 'content-type': 'application/json', 'content-length': body.length },
+      },
       (up) => {
         const got: Buffer[] = [];
         up.on('data', (b: Buffer) => got.push(b));

@@ -36,9 +36,27 @@ async function main(): Promise<void> {
   const model = await startModelServer();
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'agentrl-bench-gw-'));
   const rt = new RolloutRuntime({
-    plan: { kind: 'trinity', cwd: tmp, tasks: { source: { type: 'inline', rows: [] } }, repeat: 1, workflow: 'bench', workflowArgs: {}, rewardArgs: {}, format: {}, rolloutArgs: {}, config: {} },
+    plan: {
+      kind: 'trinity',
+      cwd: tmp,
+      tasks: { source: { type: 'inline', rows: [] } },
+      repeat: 1,
+      workflow: 'bench',
+      workflowArgs: {},
+      rewardArgs: {},
+      format: {},
+      rolloutArgs: {},
+      config: {},
+    },
     upstream: new OpenAIUpstream({ baseUrl: model.url }),
-    python: 'python3', runnerDir: '', env: {}, pythonDebugger: false, runRoot: tmp, meta: {}, backbone: 'bench', logger: silentLogger,
+    python: 'python3',
+    runnerDir: '',
+    env: {},
+    pythonDebugger: false,
+    runRoot: tmp,
+    meta: {},
+    backbone: 'bench',
+    logger: silentLogger,
   });
   // Time each call spends in the gateway process: request headers parsed -> reply written.
   const arrived = new WeakMap<object, number>();
@@ -95,20 +113,31 @@ async function main(): Promise<void> {
     const pairs = g.map((x, i) => x - d[i]);
     const floor = results.peer.ms.map((x, i) => x - d[i]);
     const floorP50 = quantile(floor, 0.5);
-    const upstream = episode.turns.slice(turns0).filter((t): t is LlmTurn => t.kind === 'llm').map((t) => t.latencyMs ?? 0);
+    const upstream = episode.turns
+      .slice(turns0)
+      .filter((t): t is LlmTurn => t.kind === 'llm')
+      .map((t) => t.latencyMs ?? 0);
     const own = inGateway.map((x, i) => x - (upstream[i] ?? 0));
     const gatewayCpu = (cpu.user + cpu.system) / 1000 / n;
-    console.log(`gateway bench: ${n} chat calls each way from one client process (openai SDK, same options and headers) to ${model.url} (tiny-toolcall, max_tokens 2), directly, through the gateway and through a bare proxy, in rotating order`);
+    console.log(
+      `gateway bench: ${n} chat calls each way from one client process (openai SDK, same options and headers) to ${model.url} (tiny-toolcall, max_tokens 2), directly, through the gateway and through a bare proxy, in rotating order`,
+    );
     console.log(`  per call: client latency minus the model server's own generation time`);
     console.log(`    direct   ${dist(d)}`);
     console.log(`    gateway  ${dist(g)}`);
     console.log(`    bare proxy (peer) ${dist(results.peer.ms)}`);
     console.log(`  overhead per call (gateway minus direct, paired by round): ${dist(pairs)}  (target p50 <= 1 ms)`);
-    console.log(`  peer: a bare keep-alive node:http proxy (gateway-peer.ts) adds ${dist(floor)}; gateway / bare proxy (p50) = ${(quantile(pairs, 0.5) / floorP50).toFixed(2)}`);
+    console.log(
+      `  peer: a bare keep-alive node:http proxy (gateway-peer.ts) adds ${dist(floor)}; gateway / bare proxy (p50) = ${(quantile(pairs, 0.5) / floorP50).toFixed(2)}`,
+    );
     console.log(`  inside the gateway process, outside the upstream call (headers in -> reply written, minus upstream latency): ${dist(own)}`);
     console.log(`  gateway process CPU per call: ${fmt(gatewayCpu)} ms (user ${fmt(cpu.user / 1000 / n)}, system ${fmt(cpu.system / 1000 / n)})`);
-    console.log(`  client process CPU per call: direct ${fmt(mean(results.direct.cpu))} ms, gateway ${fmt(mean(results.gateway.cpu))} ms (same client, same work)`);
-    console.log(`BENCH gateway overhead_p50_ms=${fmt(quantile(pairs, 0.5))} overhead_p99_ms=${fmt(quantile(pairs, 0.99))} calls=${n} gateway_cpu_ms=${fmt(gatewayCpu)} bare_proxy_p50_ms=${fmt(floorP50)}`);
+    console.log(
+      `  client process CPU per call: direct ${fmt(mean(results.direct.cpu))} ms, gateway ${fmt(mean(results.gateway.cpu))} ms (same client, same work)`,
+    );
+    console.log(
+      `BENCH gateway overhead_p50_ms=${fmt(quantile(pairs, 0.5))} overhead_p99_ms=${fmt(quantile(pairs, 0.99))} calls=${n} gateway_cpu_ms=${fmt(gatewayCpu)} bare_proxy_p50_ms=${fmt(floorP50)}`,
+    );
   } finally {
     diagnostics.unsubscribe('http.server.request.start', onStart as (m: unknown) => void);
     diagnostics.unsubscribe('http.server.response.finish', onFinish as (m: unknown) => void);

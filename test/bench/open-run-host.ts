@@ -22,11 +22,7 @@ type ToHost =
   | { type: 'trace' };
 
 /** host → bench */
-export type FromHost =
-  | { type: 'post'; m: unknown }
-  | { type: 'note'; what: string }
-  | { type: 'received' }
-  | { type: 'reply'; id: number; value: unknown };
+export type FromHost = { type: 'post'; m: unknown } | { type: 'note'; what: string } | { type: 'received' } | { type: 'reply'; id: number; value: unknown };
 
 export interface HostStats {
   updates: number;
@@ -125,11 +121,18 @@ function runHost(storeDir: string): void {
         void ctl.probe(msg.timeoutMs).then((value) => send({ type: 'reply', id: msg.id, value }));
         return;
       case 'stats':
-        send({ type: 'reply', id: msg.id, value: { updates: ctl.sent.updates, frames: ctl.sent.frames, points: client?.stats.points ?? 0 } satisfies HostStats });
+        send({
+          type: 'reply',
+          id: msg.id,
+          value: { updates: ctl.sent.updates, frames: ctl.sent.frames, points: client?.stats.points ?? 0 } satisfies HostStats,
+        });
         return;
       case 'connect': {
         t0 = Date.now();
-        const c = (client = new RelayClient({ url: msg.url, envelope: msg.fullStream ? undefined : { buckets: ENVELOPE_BUCKETS, minBytes: ENVELOPE_MIN_BYTES } }));
+        const c = (client = new RelayClient({
+          url: msg.url,
+          envelope: msg.fullStream ? undefined : { buckets: ENVELOPE_BUCKETS, minBytes: ENVELOPE_MIN_BYTES },
+        }));
         let summarized = 0; // points the envelopes stand for
         let told = false;
         const check = () => {

@@ -96,7 +96,10 @@ interface OursResult {
   scrolls: number;
 }
 
-async function runOurs(job: string, o: { steps: number; timeoutMs: number; fullStream: boolean; viewport: { width: number; height: number }; compositing: Compositing; runtime: RelayRuntime }): Promise<OursResult> {
+async function runOurs(
+  job: string,
+  o: { steps: number; timeoutMs: number; fullStream: boolean; viewport: { width: number; height: number }; compositing: Compositing; runtime: RelayRuntime },
+): Promise<OursResult> {
   const storeDir = fs.mkdtempSync(path.join(cacheDir, 'store-'));
   const browser = await launchChromium({ compositing: o.compositing });
   // OPENRUN_TRACE=1: a timeline of the messages both ways, frame arrivals and draws (ms after connect).
@@ -104,7 +107,11 @@ async function runOurs(job: string, o: { steps: number; timeoutMs: number; fullS
   let t0 = 0;
   const note = (what: string) => t0 && trace.push(`${Date.now() - t0} ${what}`);
   let post: (m: unknown) => void = () => undefined;
-  const host = new BenchHost(storeDir, (m) => post(m), (what) => trace.push(what));
+  const host = new BenchHost(
+    storeDir,
+    (m) => post(m),
+    (what) => trace.push(what),
+  );
   const fromPage = (m: unknown) => {
     const v = m as { type?: string; visible?: string[] };
     if (v.type === 'viewport') note(`viewport report (${v.visible?.length} visible)`);
@@ -160,7 +167,9 @@ async function runOurs(job: string, o: { steps: number; timeoutMs: number; fullS
           note(`scrolled one screen (${complete.size} complete)`);
         }
       }
-      note(`RSS renderer ${renderers.reduce((a, p) => a + rssMbOf(p), 0).toFixed(0)} MB, relay ${rssMbOf(relayPid).toFixed(0)} MB, host ${rssMbOf(host.pid).toFixed(0)} MB`);
+      note(
+        `RSS renderer ${renderers.reduce((a, p) => a + rssMbOf(p), 0).toFixed(0)} MB, relay ${rssMbOf(relayPid).toFixed(0)} MB, host ${rssMbOf(host.pid).toFixed(0)} MB`,
+      );
       const ev: DrawEvent[] = await takeDraws(wp.page);
       arrivals.push(...(await takeArrivals(wp.page)));
       for (const e of ev) {
@@ -258,12 +267,22 @@ async function rendererDump(page: import('playwright-core').Page, pid: number): 
     const kb = Math.round(parseInt(a.attrs?.size?.value ?? '0', 16) / 1024);
     sizes[kb] = (sizes[kb] ?? 0) + 1;
   }
-  return `renderer ${pid} by allocator: ${top.map(([n, mb]) => `${n} ${mb.toFixed(1)}`).join(', ')}\n  shared memory segments (KB × count): ${Object.entries(sizes).sort((a, b) => Number(b[0]) * b[1] - Number(a[0]) * a[1]).slice(0, 12).map(([k, n]) => `${k}×${n}`).join(' ')}`;
+  return `renderer ${pid} by allocator: ${top.map(([n, mb]) => `${n} ${mb.toFixed(1)}`).join(', ')}\n  shared memory segments (KB × count): ${Object.entries(
+    sizes,
+  )
+    .sort((a, b) => Number(b[0]) * b[1] - Number(a[0]) * a[1])
+    .slice(0, 12)
+    .map(([k, n]) => `${k}×${n}`)
+    .join(' ')}`;
 }
 
 function oursInChild(job: string, steps: number): OursResult {
   // The child gets this process's flags (so every option of ours applies there too).
-  const r = spawnSync(process.execPath, ['--expose-gc', __filename, ...process.argv.slice(2), '--steps', String(steps), '--ours-child', job], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 24 });
+  const r = spawnSync(process.execPath, ['--expose-gc', __filename, ...process.argv.slice(2), '--steps', String(steps), '--ours-child', job], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    maxBuffer: 1 << 24,
+  });
   const lines = r.stdout.split('\n');
   for (const l of lines) if (l && !l.startsWith('RESULT ')) console.log(l); // the child's own output (traces)
   const line = lines.find((l) => l.startsWith('RESULT '));
@@ -301,14 +320,18 @@ async function main(): Promise<void> {
   if (values['ours-child']) {
     // One trial of ours in a fresh process: its RSS is the host side's alone, not what the
     // previous trials (or the peer's HTTP bodies) left in this process's heap.
-    process.stdout.write(`RESULT ${JSON.stringify(await runOurs(values['ours-child'], { steps, timeoutMs: 180_000, fullStream: values['full-stream'], viewport: parseViewport(values.viewport), compositing, runtime: values.runtime as RelayRuntime }))}\n`);
+    process.stdout.write(
+      `RESULT ${JSON.stringify(await runOurs(values['ours-child'], { steps, timeoutMs: 180_000, fullStream: values['full-stream'], viewport: parseViewport(values.viewport), compositing, runtime: values.runtime as RelayRuntime }))}\n`,
+    );
     return;
   }
   const trials = Number(values.trials);
   fs.mkdirSync(cacheDir, { recursive: true });
   const job = jobDir(steps);
   const bytes = fs.statSync(path.join(job, 'monitor', 'tensorboard', 'trainer', 'events.out.tfevents.1700000000.bench')).size;
-  console.log(`open-run (relay: ${values.runtime}): ${TAGS} tags × ${steps.toLocaleString()} steps = ${(TAGS * steps).toLocaleString()} scalars (${(bytes / 1e6).toFixed(0)} MB of event file), ${trials} trial(s)`);
+  console.log(
+    `open-run (relay: ${values.runtime}): ${TAGS} tags × ${steps.toLocaleString()} steps = ${(TAGS * steps).toLocaleString()} scalars (${(bytes / 1e6).toFixed(0)} MB of event file), ${trials} trial(s)`,
+  );
   await (await launchChromium()).close(); // warm the browser binary (not measured)
   const ours: OursResult[] = [];
   const tbs: Awaited<ReturnType<typeof runTensorBoard>>[] = [];
@@ -333,7 +356,9 @@ async function main(): Promise<void> {
   const rss = median(ours.map((r) => r.rssMb));
   const tbMs = tbs.length ? median(tbs.map((r) => r.allTagsMs)) : NaN;
   const tbRss = tbs.length ? median(tbs.map((r) => r.rssMb)) : NaN;
-  console.log(`ours / tb: time ×${(a / tbMs).toFixed(2)} (from relay spawn ×${(median(ours.map((r) => r.fromSpawnMs)) / tbMs).toFixed(2)}), RSS ×${(rss / tbRss).toFixed(2)}`);
+  console.log(
+    `ours / tb: time ×${(a / tbMs).toFixed(2)} (from relay spawn ×${(median(ours.map((r) => r.fromSpawnMs)) / tbMs).toFixed(2)}), RSS ×${(rss / tbRss).toFixed(2)}`,
+  );
   console.log(`targets: all tags ≤ 1 000 ms (${a <= 1000 ? 'met' : 'NOT met'}), RSS ≤ 400 MB (${rss <= 400 ? 'met' : 'NOT met'})`);
   console.log(`path: ${values['full-stream'] ? 'full stream (before issue 16 §4)' : 'envelope first'}`);
   console.log(

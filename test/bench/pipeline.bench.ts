@@ -39,10 +39,7 @@ function plan(s: number): StepPlan {
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pipeline-bench-'));
 try {
-  writeJob(
-    dir,
-    simulate(Array.from({ length: steps }, (_, i) => plan(i + 1))),
-  );
+  writeJob(dir, simulate(Array.from({ length: steps }, (_, i) => plan(i + 1))));
   const table = new StepTable();
   let points = 0;
   const t0 = performance.now();
@@ -65,7 +62,9 @@ try {
   }
   times.sort((a, b) => a - b);
   const median = times[Math.floor(times.length / 2)];
-  console.log(`${steps} steps, ${points} points: loaded in ${loadMs.toFixed(0)} ms; rows + report in ${median.toFixed(1)} ms (median of ${runs}; min ${times[0].toFixed(1)}, max ${times[times.length - 1].toFixed(1)}); ${segments} segments, now ${kind}`);
+  console.log(
+    `${steps} steps, ${points} points: loaded in ${loadMs.toFixed(0)} ms; rows + report in ${median.toFixed(1)} ms (median of ${runs}; min ${times[0].toFixed(1)}, max ${times[times.length - 1].toFixed(1)}); ${segments} segments, now ${kind}`,
+  );
   console.log(`budget: 300 ms after the run is loaded: ${median <= 300 ? 'met' : 'MISSED'}`);
   console.log(`BENCH pipeline verdict_ms=${median.toFixed(1)} load_ms=${loadMs.toFixed(0)} steps=${steps} points=${points} bottleneck=${kind}`);
 } finally {

@@ -27,7 +27,9 @@ const WATCH_S = Number(process.env.RAY_BENCH_WATCH_S ?? 30);
 async function main() {
   const why = raySkipReason();
   if (why && !process.env.AGENTRL_IN_NETNS && /network namespace/.test(why)) {
-    const r = spawnSync('unshare', ['-n', 'sh', '-c', `ip link set lo up && AGENTRL_IN_NETNS=1 exec "${process.execPath}" "${__filename}"`], { stdio: 'inherit' });
+    const r = spawnSync('unshare', ['-n', 'sh', '-c', `ip link set lo up && AGENTRL_IN_NETNS=1 exec "${process.execPath}" "${__filename}"`], {
+      stdio: 'inherit',
+    });
     process.exit(r.status ?? 1);
   }
   if (why) {
@@ -39,7 +41,15 @@ async function main() {
   const cluster = await startRayCluster({ worker: true });
   try {
     const client = new RayClient({ url: cluster.url });
-    for (let i = 0; i < 100; i++) if (await client.version().then(() => true, () => false)) break; else await new Promise((r) => setTimeout(r, 300));
+    for (let i = 0; i < 100; i++)
+      if (
+        await client.version().then(
+          () => true,
+          () => false,
+        )
+      )
+        break;
+      else await new Promise((r) => setTimeout(r, 300));
     const folder = path.join(tmp, 'ws');
     fs.mkdirSync(folder);
     fs.copyFileSync(path.join(repoRoot, 'test/fixtures/ray/standin_trainer.py'), path.join(folder, 'standin_trainer.py'));
@@ -48,7 +58,15 @@ async function main() {
     fs.writeFileSync(config, `project: bench\nname: run\ncheckpoint_root_dir: ${tmp}/ckpt\n`);
     const info = runInfo('trinity', { project: 'bench', name: 'run', checkpoint_root_dir: `${tmp}/ckpt` });
     const t0 = performance.now();
-    const sub = await submitRun(client, { folder, config, info, entrypoint: `${venvPython} standin_trainer.py --config run.yaml --steps 200 --interval 1`, limitBytes: 100 * 2 ** 20, cliBundle: path.join(repoRoot, 'dist/agentrl.js'), resources: { gpu_node: 0.5 } });
+    const sub = await submitRun(client, {
+      folder,
+      config,
+      info,
+      entrypoint: `${venvPython} standin_trainer.py --config run.yaml --steps 200 --interval 1`,
+      limitBytes: 100 * 2 ** 20,
+      cliBundle: path.join(repoRoot, 'dist/agentrl.js'),
+      resources: { gpu_node: 0.5 },
+    });
     const relay = await startRelayJob(client, { packageUri: sub.pkg.uri, jobDir: info.jobDir!, forRun: sub.submissionId, resource: 'gpu_node' });
     const rc = new RelayClient({ url: relay.url, experiences: false });
     const first = await new Promise<number>((resolve) => {
@@ -56,7 +74,9 @@ async function main() {
       rc.start();
     });
     const submitToFirst = (first - t0) / 1000;
-    console.log(`submit → first point through the relay: ${submitToFirst.toFixed(1)} s (package ${(sub.pkg.bytes / 1024).toFixed(0)} KiB, ${sub.pkg.files.length} files)`);
+    console.log(
+      `submit → first point through the relay: ${submitToFirst.toFixed(1)} s (package ${(sub.pkg.bytes / 1024).toFixed(0)} KiB, ${sub.pkg.files.length} files)`,
+    );
     let requests = 0;
     const monitor = new ClusterMonitor({ url: cluster.url, onRequest: () => requests++ });
     const poller = new Poller(() => monitor.refresh().then(() => undefined), { visibleMs: 3000 });

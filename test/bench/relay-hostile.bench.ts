@@ -69,7 +69,15 @@ function makeJob(): Job {
     const messages = Array.from({ length: 20_000 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `turn ${i}: ${'x'.repeat(40)}` }));
     fs.writeFileSync(
       long,
-      JSON.stringify({ tokens: Array.from({ length: n }, (_, i) => (i * 7919) % 32000), prompt_length: 1024, logprobs: Array(n).fill(-0.5), action_mask: Array(n).fill(1), advantages: Array(n).fill(0.25), response_text: 'y'.repeat(100_000), messages }),
+      JSON.stringify({
+        tokens: Array.from({ length: n }, (_, i) => (i * 7919) % 32000),
+        prompt_length: 1024,
+        logprobs: Array(n).fill(-0.5),
+        action_mask: Array(n).fill(1),
+        advantages: Array(n).fill(0.25),
+        response_text: 'y'.repeat(100_000),
+        messages,
+      }),
     );
     const { rows } = writeTokenRows(path.join(dir, 'trinity'), long);
     fs.rmSync(long);
@@ -100,7 +108,9 @@ async function phase(relay: RelayProc, good: WireClient, job: Job, seconds: numb
     });
     await sleep(3000); // it takes its backlog, then floods
   }
-  const writer = spawn(process.execPath, [path.join(__dirname, 'relay-writer.js'), job.live, String(RATE), String(seconds)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const writer = spawn(process.execPath, [path.join(__dirname, 'relay-writer.js'), job.live, String(RATE), String(seconds)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let written = 0;
   writer.stdout.on('data', (b) => (written = Number(String(b).trim())));
   let rssMax = 0;
@@ -112,7 +122,16 @@ async function phase(relay: RelayProc, good: WireClient, job: Job, seconds: numb
   const ask = setInterval(() => {
     if (asked.size) return;
     asked.set(next, Date.now());
-    good.send({ type: 'detail', request: next++, source: backlog, tag: TAGS[0], from: 100, to: 110, maxPoints: 100, cursor: { source: backlog, fid: `${st.dev}:${st.ino}`, offset: st.size } });
+    good.send({
+      type: 'detail',
+      request: next++,
+      source: backlog,
+      tag: TAGS[0],
+      from: 100,
+      to: 110,
+      maxPoints: 100,
+      cursor: { source: backlog, fid: `${st.dev}:${st.ino}`, offset: st.size },
+    });
   }, 250);
   let counted = seen;
   const collect = () => {
@@ -139,7 +158,18 @@ async function phase(relay: RelayProc, good: WireClient, job: Job, seconds: numb
   good.ws.off('message', collect);
   clearInterval(sampler);
   child?.kill('SIGTERM');
-  return { p50: pct(lat, 50), p99: pct(lat, 99), answerP99: pct(answerLat, 99), answersGood: answerLat.length, points: lat.length, written, rssMax, requests, answers, cuts };
+  return {
+    p50: pct(lat, 50),
+    p99: pct(lat, 99),
+    answerP99: pct(answerLat, 99),
+    answersGood: answerLat.length,
+    points: lat.length,
+    written,
+    rssMax,
+    requests,
+    answers,
+    cuts,
+  };
 }
 
 /** Each relay to bench: [name, command line]. */
@@ -164,7 +194,9 @@ async function benchRelay(name: string, command: string[], job: Job): Promise<st
     await good.waitFor('the backlog', () => good.of('heartbeat').some((h) => h.caughtUp === true), 120_000);
     console.log(`relay-hostile [${name}]: ${QUIET_SECONDS} s quiet, then ${SECONDS} s with each hostile client; ${RATE} scalars/s written`);
     const quiet = await phase(relay, good, job, QUIET_SECONDS, 'quiet');
-    console.log(`  quiet:   p50 ${quiet.p50.toFixed(1)} ms, p99 ${quiet.p99.toFixed(1)} ms (${quiet.points}/${quiet.written} points), answers p99 ${quiet.answerP99.toFixed(0)} ms; relay RSS ≤ ${quiet.rssMax.toFixed(0)} MB`);
+    console.log(
+      `  quiet:   p50 ${quiet.p50.toFixed(1)} ms, p99 ${quiet.p99.toFixed(1)} ms (${quiet.points}/${quiet.written} points), answers p99 ${quiet.answerP99.toFixed(0)} ms; relay RSS ≤ ${quiet.rssMax.toFixed(0)} MB`,
+    );
     for (const mode of FLOODERS) {
       if (mode === 'tokens' && job.heavyRow === undefined) {
         console.log(`  tokens: skipped (${noTrinity || 'no heavy row written'})`);
@@ -175,7 +207,9 @@ async function benchRelay(name: string, command: string[], job: Job): Promise<st
       console.log(
         `  ${mode.padEnd(8)} p50 ${h.p50.toFixed(1)} ms, p99 ${h.p99.toFixed(1)} ms (${h.points}/${h.written} points), answers p99 ${h.answerP99.toFixed(0)} ms (${h.answersGood}); relay RSS ≤ ${h.rssMax.toFixed(0)} MB; flooder: ${h.requests} requests, ${h.answers} answers read, cut off ${h.cuts} times`,
       );
-      console.log(`           targets: RSS ≤ 200 MB (${met(h.rssMax <= 200)}), p99 ≤ 250 ms (${met(h.p99 <= 250)}), answers p99 ≤ 250 ms (${met(h.answerP99 <= 250)}), every point (${met(h.points >= h.written)})`);
+      console.log(
+        `           targets: RSS ≤ 200 MB (${met(h.rssMax <= 200)}), p99 ≤ 250 ms (${met(h.p99 <= 250)}), answers p99 ≤ 250 ms (${met(h.answerP99 <= 250)}), every point (${met(h.points >= h.written)})`,
+      );
       lines.push(
         `BENCH relay-hostile relay=${name} flooder=${mode} rss_max_mb=${h.rssMax.toFixed(0)} p99_ms=${h.p99.toFixed(1)} answer_p99_ms=${h.answerP99.toFixed(0)} p99_quiet_ms=${quiet.p99.toFixed(1)} requests=${h.requests} answers=${h.answers} cuts=${h.cuts}`,
       );

@@ -47,7 +47,8 @@ function wire(): { json: Buffer[]; frames: Buffer[]; points: number } {
   let points = 0;
   for (let s0 = 0; s0 < STEPS; s0 += STEPS_PER_BATCH) {
     b.clear();
-    for (let s = s0; s < s0 + STEPS_PER_BATCH; s++) for (let t = 0; t < TAGS; t++) b.add(`tag/${t}`, s, 1.7e9 + s * 3.5, s % 97 === 5 ? NaN : Math.sin(s + t), t);
+    for (let s = s0; s < s0 + STEPS_PER_BATCH; s++)
+      for (let t = 0; t < TAGS; t++) b.add(`tag/${t}`, s, 1.7e9 + s * 3.5, s % 97 === 5 ? NaN : Math.sin(s + t), t);
     points += b.size;
     const cursor = { source: info.id, fid: '1:2', offset: s0 + STEPS_PER_BATCH };
     // The former relay's JSON: points in arrival order (not grouped by tag).
@@ -65,7 +66,9 @@ function wire(): { json: Buffer[]; frames: Buffer[]; points: number } {
       wallTime.push(batch.series[t].wallTime[k]);
       value.push(toWireNumber(batch.series[t].value[k]));
     }
-    json.push(Buffer.from(JSON.stringify({ type: 'points', source: info.id, run: info.run, role: info.role, tags: b.tags, tag, step, wallTime, value, cursor })));
+    json.push(
+      Buffer.from(JSON.stringify({ type: 'points', source: info.id, run: info.run, role: info.role, tags: b.tags, tag, step, wallTime, value, cursor })),
+    );
     frames.push(Buffer.from(encodePointsFrame(batch)));
   }
   return { json, frames, points };
@@ -84,7 +87,8 @@ interface OldPoint {
 function oldIngest(store: MetricsStore, text: Buffer): void {
   const msg = JSON.parse(text.toString('utf8')) as JsonPoints;
   const points = new Array<OldPoint>(msg.tag.length);
-  for (let i = 0; i < msg.tag.length; i++) points[i] = { run: msg.run, role: msg.role, tag: msg.tags[msg.tag[i]], step: msg.step[i], wallTime: msg.wallTime[i], value: fromWireNumber(msg.value[i]) };
+  for (let i = 0; i < msg.tag.length; i++)
+    points[i] = { run: msg.run, role: msg.role, tag: msg.tags[msg.tag[i]], step: msg.step[i], wallTime: msg.wallTime[i], value: fromWireNumber(msg.value[i]) };
   const groups = new Map<string, { tag: string; role: string; points: Point[] }>();
   for (const p of points) {
     const id = `${p.role}\u0000${p.tag}`;
@@ -142,7 +146,9 @@ async function main(): Promise<void> {
   const jsonBytes = json.reduce((n, b) => n + b.length, 0);
   const frameBytes = frames.reduce((n, b) => n + b.length, 0);
   console.log(`\n== client ingest: ${fmt(points)} points (${TAGS} tags × ${fmt(STEPS)} steps) in ${json.length} batches, from the received bytes to the store`);
-  console.log(`  on the wire: JSON ${fmt(jsonBytes)} bytes (${(jsonBytes / points).toFixed(1)} B/point), binary frames ${fmt(frameBytes)} bytes (${(frameBytes / points).toFixed(1)} B/point)`);
+  console.log(
+    `  on the wire: JSON ${fmt(jsonBytes)} bytes (${(jsonBytes / points).toFixed(1)} B/point), binary frames ${fmt(frameBytes)} bytes (${(frameBytes / points).toFixed(1)} B/point)`,
+  );
   const paths = {
     old: (s: MetricsStore, d: Buffer) => oldIngest(s, d),
     binary: (s: MetricsStore, d: Buffer) => newIngest(s, d),
@@ -159,7 +165,9 @@ async function main(): Promise<void> {
   const heap = (k: keyof typeof paths) => median(runs[k].map((r) => r.heapMb));
   const gcOf = (k: keyof typeof paths) => median(runs[k].map((r) => r.gcMs));
   for (const k of ['old', 'binary'] as const) {
-    console.log(`  ${k.padEnd(7)} ${fmt(pps(k)).padStart(12)} points/s  GC ${gcOf(k).toFixed(0).padStart(4)} ms  heap +${heap(k).toFixed(1)} MB   trials ${runs[k].map((r) => fmt(r.pps)).join(', ')}`);
+    console.log(
+      `  ${k.padEnd(7)} ${fmt(pps(k)).padStart(12)} points/s  GC ${gcOf(k).toFixed(0).padStart(4)} ms  heap +${heap(k).toFixed(1)} MB   trials ${runs[k].map((r) => fmt(r.pps)).join(', ')}`,
+    );
   }
   console.log(`  binary / old: ${(pps('binary') / pps('old')).toFixed(2)}× points/s`);
   console.log(

@@ -60,7 +60,13 @@ function ingest(file: string, opts: FileReaderOptions = {}): { seconds: number; 
   }
   r.close();
   const cu = process.cpuUsage(c0);
-  return { seconds: Number(process.hrtime.bigint() - t0) / 1e9, cpu: (cu.user + cu.system) / 1e6, scalars, crcErrors: r.stats.crcErrors + r.stats.badHeaders, ahead };
+  return {
+    seconds: Number(process.hrtime.bigint() - t0) / 1e9,
+    cpu: (cu.user + cu.system) / 1e6,
+    scalars,
+    crcErrors: r.stats.crcErrors + r.stats.badHeaders,
+    ahead,
+  };
 }
 
 function rawRead(file: string): number {
@@ -74,7 +80,9 @@ function rawRead(file: string): number {
 async function rustboard(dir: string, extra: string[]): Promise<{ seconds: number; rssMb: number } | undefined> {
   const server = path.join(path.dirname(path.dirname(venvPython)), 'lib', 'python3.11', 'site-packages', 'tensorboard_data_server', 'bin', 'server');
   if (!fs.existsSync(server)) return undefined;
-  const proc = spawn(server, ['--logdir', dir, '--reload', 'once', '--port', '0', '--die-after-stdin', '--verbose', ...extra], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const proc = spawn(server, ['--logdir', dir, '--reload', 'once', '--port', '0', '--die-after-stdin', '--verbose', ...extra], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let log = '';
   let peak = 0;
   const sampler = setInterval(() => {
@@ -200,7 +208,9 @@ async function viewers(file: string): Promise<number> {
     cpu4.push((await catchUp(file, 4)).cpu);
   }
   const ratio = median(cpu4) / median(cpu1);
-  console.log(`  relay CPU: 1 viewer ${cpu1.map((x) => x.toFixed(2)).join(', ')} s; 4 viewers ${cpu4.map((x) => x.toFixed(2)).join(', ')} s → viewers_4_cpu_ratio ${ratio.toFixed(2)} (target ≤ 1.3)`);
+  console.log(
+    `  relay CPU: 1 viewer ${cpu1.map((x) => x.toFixed(2)).join(', ')} s; 4 viewers ${cpu4.map((x) => x.toFixed(2)).join(', ')} s → viewers_4_cpu_ratio ${ratio.toFixed(2)} (target ≤ 1.3)`,
+  );
   return ratio;
 }
 
@@ -254,14 +264,28 @@ function pythonIngest(file: string, trials: number): { scalars: number; seconds:
   const r = spawnSync(relayInterpreter('python3')!, [probe, pythonRelayBundle], { input, encoding: 'utf8', maxBuffer: 1 << 20 });
   if (r.status !== 0) throw new Error(`python ingest failed: ${r.stderr.slice(-1000)}`);
   // The first run is a warm-up (page cache, the interpreter's first allocations).
-  const runs = r.stdout.trim().split('\n').slice(1).map((l) => JSON.parse(l) as { scalars: number; seconds: number; cpu: number });
+  const runs = r.stdout
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((l) => JSON.parse(l) as { scalars: number; seconds: number; cpu: number });
   return { scalars: runs[0].scalars, seconds: runs.map((x) => x.seconds), cpu: runs.map((x) => x.cpu) };
 }
 
 /** The open-run bench with the Python relay (its own process; Chromium and the real webview). */
 function pythonOpenRun(): number {
-  const r = spawnSync(process.execPath, ['--expose-gc', path.join(__dirname, 'open-run.bench.js'), '--runtime', 'python3', '--skip-tb', '--trials', '1'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 24 });
-  process.stdout.write(r.stdout.split('\n').filter((l) => !l.startsWith('BENCH ')).map((l) => `  ${l}`).join('\n'));
+  const r = spawnSync(process.execPath, ['--expose-gc', path.join(__dirname, 'open-run.bench.js'), '--runtime', 'python3', '--skip-tb', '--trials', '1'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    maxBuffer: 1 << 24,
+  });
+  process.stdout.write(
+    r.stdout
+      .split('\n')
+      .filter((l) => !l.startsWith('BENCH '))
+      .map((l) => `  ${l}`)
+      .join('\n'),
+  );
   const m = /BENCH open-run all_tags_ms=(\d+)/.exec(r.stdout);
   if (r.status !== 0 || !m) throw new Error(`the open-run bench with the Python relay failed (exit ${r.status})`);
   return Number(m[1]);
@@ -277,12 +301,16 @@ async function python(file: string, nodeScalarsPerS: number): Promise<string> {
   const ing = pythonIngest(file, TRIALS);
   const sps = ing.scalars / median(ing.seconds);
   const cps = ing.scalars / median(ing.cpu);
-  console.log(`  ${fmt(ing.scalars)} scalars: median ${median(ing.seconds).toFixed(3)} s = ${fmt(sps)} scalars/s (${fmt(cps)} per CPU-second; trials ${ing.seconds.map((x) => x.toFixed(2)).join(', ')} s) → ${(sps / nodeScalarsPerS).toFixed(3)} of the Node reader (target ≥ 1 M/s)`);
+  console.log(
+    `  ${fmt(ing.scalars)} scalars: median ${median(ing.seconds).toFixed(3)} s = ${fmt(sps)} scalars/s (${fmt(cps)} per CPU-second; trials ${ing.seconds.map((x) => x.toFixed(2)).join(', ')} s) → ${(sps / nodeScalarsPerS).toFixed(3)} of the Node reader (target ≥ 1 M/s)`,
+  );
   (global as { gc?: () => void }).gc?.();
   await sleep(1000);
   console.log('\n== the Python relay: append → receipt latency, a writer at 10 000 scalars/s for 10 s, 10 clients');
   const lat = await latency('python3');
-  console.log(`  p50 ${lat.p50.toFixed(1)} ms, p99 ${lat.p99.toFixed(1)} ms (${fmt(lat.written)} written; ${fmt(lat.received)} received over 10 clients); relay RSS peak ${lat.rss.toFixed(0)} MB (target p99 ≤ 100 ms)`);
+  console.log(
+    `  p50 ${lat.p50.toFixed(1)} ms, p99 ${lat.p99.toFixed(1)} ms (${fmt(lat.written)} written; ${fmt(lat.received)} received over 10 clients); relay RSS peak ${lat.rss.toFixed(0)} MB (target p99 ≤ 100 ms)`,
+  );
   console.log('\n== the Python relay: opening the 5 M-scalar run, all tags drawn in the real webview (open-run bench)');
   const open = pythonOpenRun();
   console.log(`\n  all tags drawn ${open} ms after connect (target ≤ 5 000 ms)`);
@@ -344,23 +372,37 @@ async function main(): Promise<void> {
   console.log(`  ${ahead ? 'a worker thread reads and checks ahead while the main thread decodes' : 'NO read-ahead: the scan worker did not start'})`);
   console.log(`                             ${ing.toFixed(3)} s  ${fmt(bytes / ing / 1e6)} MB/s  ${fmt(sps)} scalars/s  (${fmt(scalars)} scalars)`);
   const one = median(alone);
-  console.log(`  the same reader in one thread ${one.toFixed(3)} s  (read-ahead speed-up ${(one / ing).toFixed(2)}x; raw_ratio alone ${(raw / one).toFixed(3)})`);
-  console.log(`  raw_ratio (relay / raw throughput) = ${(raw / ing).toFixed(3)}   trials: relay ${ours.map((x) => x.toFixed(3)).join(', ')} s; raw ${raws.map((x) => x.toFixed(3)).join(', ')} s`);
+  console.log(
+    `  the same reader in one thread ${one.toFixed(3)} s  (read-ahead speed-up ${(one / ing).toFixed(2)}x; raw_ratio alone ${(raw / one).toFixed(3)})`,
+  );
+  console.log(
+    `  raw_ratio (relay / raw throughput) = ${(raw / ing).toFixed(3)}   trials: relay ${ours.map((x) => x.toFixed(3)).join(', ')} s; raw ${raws.map((x) => x.toFixed(3)).join(', ')} s`,
+  );
   console.log(`  cold first ingest of the process (worker start, JIT): ${cold.toFixed(3)} s`);
-  console.log(`  CPU time of the relay reader: median ${median(cpus).toFixed(3)} s = ${fmt(scalars / median(cpus))} scalars per CPU-second (load average now ${fs.readFileSync('/proc/loadavg', 'utf8').split(' ')[0]} on ${os.cpus().length} cores)`);
+  console.log(
+    `  CPU time of the relay reader: median ${median(cpus).toFixed(3)} s = ${fmt(scalars / median(cpus))} scalars per CPU-second (load average now ${fs.readFileSync('/proc/loadavg', 'utf8').split(' ')[0]} on ${os.cpus().length} cores)`,
+  );
   if (process.env.RELAY_BENCH_ONLY === 'ingest') return;
   const rbDir = path.dirname(file);
   const rbDefault = await rustboard(rbDir, []);
   const rbAll = await rustboard(rbDir, ['--checksum', '--samples-per-plugin=scalars=all']);
-  if (rbDefault) console.log(`  peer rustboard (default: no CRC, 1000-point reservoir)      ${rbDefault.seconds.toFixed(3)} s  ${fmt(scalars / rbDefault.seconds)} scalars/s  RSS ${rbDefault.rssMb.toFixed(0)} MB  → relay/peer ${(rbDefault.seconds / ing).toFixed(2)}×`);
-  if (rbAll) console.log(`  peer rustboard (--checksum, every point kept)               ${rbAll.seconds.toFixed(3)} s  ${fmt(scalars / rbAll.seconds)} scalars/s  RSS ${rbAll.rssMb.toFixed(0)} MB  → relay/peer ${(rbAll.seconds / ing).toFixed(2)}×`);
+  if (rbDefault)
+    console.log(
+      `  peer rustboard (default: no CRC, 1000-point reservoir)      ${rbDefault.seconds.toFixed(3)} s  ${fmt(scalars / rbDefault.seconds)} scalars/s  RSS ${rbDefault.rssMb.toFixed(0)} MB  → relay/peer ${(rbDefault.seconds / ing).toFixed(2)}×`,
+    );
+  if (rbAll)
+    console.log(
+      `  peer rustboard (--checksum, every point kept)               ${rbAll.seconds.toFixed(3)} s  ${fmt(scalars / rbAll.seconds)} scalars/s  RSS ${rbAll.rssMb.toFixed(0)} MB  → relay/peer ${(rbAll.seconds / ing).toFixed(2)}×`,
+    );
   if (!rbDefault) console.log('  peer rustboard: not installed (pip tensorboard-data-server); skipped');
 
   (global as { gc?: () => void }).gc?.(); // the ingest trials' garbage must not pause the clients
   await sleep(2000);
   console.log('\n== end-to-end latency: a writer appends 10 000 scalars/s for 10 s; 10 clients connected');
   const lat = await latency();
-  console.log(`  append → client receipt: p50 ${lat.p50.toFixed(1)} ms, p99 ${lat.p99.toFixed(1)} ms (${fmt(lat.written)} written; ${fmt(lat.received)} received over 10 clients)`);
+  console.log(
+    `  append → client receipt: p50 ${lat.p50.toFixed(1)} ms, p99 ${lat.p99.toFixed(1)} ms (${fmt(lat.written)} written; ${fmt(lat.received)} received over 10 clients)`,
+  );
   console.log(`  relay RSS with 10 clients: peak ${lat.rss.toFixed(0)} MB (VmHWM ${lat.hwm.toFixed(0)} MB)`);
 
   const small = path.join(cacheDir, 'small', 'events.out.tfevents.1.small');
@@ -374,7 +416,9 @@ async function main(): Promise<void> {
   }
   console.log('\n== catch-up: 10 clients read a 0.5 M-scalar file from the start at once');
   const cu = await catchUp(small, 10);
-  console.log(`  ${fmt(cu.points)} points delivered in ${cu.seconds.toFixed(2)} s (${fmt(cu.points / cu.seconds)} points/s); relay VmHWM ${cu.hwm.toFixed(0)} MB`);
+  console.log(
+    `  ${fmt(cu.points)} points delivered in ${cu.seconds.toFixed(2)} s (${fmt(cu.points / cu.seconds)} points/s); relay VmHWM ${cu.hwm.toFixed(0)} MB`,
+  );
 
   const viewersRatio = await viewers(small);
   const py = await python(file, sps);

@@ -57,12 +57,16 @@ async function main(): Promise<void> {
         const db = new SQL.Database(bytes);
         // Every new row, 500 per query as the old reader's batches; latency from its write time.
         for (;;) {
-          const res = db.exec('SELECT id, timestamp, reward, consumed, length(experience_bytes), substr(experience_bytes, 1, 16384) FROM experience_buffer WHERE id > ? ORDER BY id LIMIT 500', [last])[0];
+          const res = db.exec(
+            'SELECT id, timestamp, reward, consumed, length(experience_bytes), substr(experience_bytes, 1, 16384) FROM experience_buffer WHERE id > ? ORDER BY id LIMIT 500',
+            [last],
+          )[0];
           const rows = res?.values ?? [];
           if (!rows.length) break;
           last = Number(rows[rows.length - 1][0]);
           const now = Date.now();
-          if (first !== undefined) for (const v of rows) if (typeof v[1] === 'string' && v[1].includes('.')) lat.push(now - Date.parse(`${v[1].replace(' ', 'T')}Z`));
+          if (first !== undefined)
+            for (const v of rows) if (typeof v[1] === 'string' && v[1].includes('.')) lat.push(now - Date.parse(`${v[1].replace(' ', 'T')}Z`));
         }
         first ??= last;
         db.close();

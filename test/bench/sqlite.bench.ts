@@ -36,7 +36,11 @@ function jobDir(name: string, mb: number): { dir: string; db: string } {
 }
 
 function rowCount(db: string): number {
-  const r = spawnSync('python3', ['-c', 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM experience_buffer").fetchone()[0])', db], { encoding: 'utf8' });
+  const r = spawnSync(
+    'python3',
+    ['-c', 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM experience_buffer").fetchone()[0])', db],
+    { encoding: 'utf8' },
+  );
   return Number(r.stdout.trim());
 }
 
@@ -56,7 +60,9 @@ async function feed(db: string, sample: () => void): Promise<number> {
   const w = spawn('python3', [fixture, 'feed', db, String(SECONDS), String(RATE)], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   w.stdout.on('data', (b) => (out += b));
-  const done = new Promise<string>((resolve, reject) => w.once('exit', (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(`writer exited ${code}`)))));
+  const done = new Promise<string>((resolve, reject) =>
+    w.once('exit', (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(`writer exited ${code}`)))),
+  );
   const timer = setInterval(sample, 1000);
   try {
     const [added, first] = (await done).split(' ').map(Number);
@@ -127,7 +133,19 @@ async function relayRun(name: string, mb: number): Promise<RelayRun> {
     while (rows - before.rows < added && Date.now() - t1 < 30_000) await sleep(200);
     lat.sort((a, b) => a - b);
     const q = (p: number) => lat[Math.min(lat.length - 1, Math.floor(lat.length * p))] ?? NaN;
-    const r: RelayRun = { sizeMb, catchUpS, catchUpHwmMb, cpuPct, rssMb: peak, hwmMb: memMb(pid).hwm, added, newRows: rows - before.rows, updated: updated - before.updated, latP50Ms: q(0.5), latP99Ms: q(0.99) };
+    const r: RelayRun = {
+      sizeMb,
+      catchUpS,
+      catchUpHwmMb,
+      cpuPct,
+      rssMb: peak,
+      hwmMb: memMb(pid).hwm,
+      added,
+      newRows: rows - before.rows,
+      updated: updated - before.updated,
+      latP50Ms: q(0.5),
+      latP99Ms: q(0.99),
+    };
     console.log(
       `  ${name}: writer added ${added} rows in ${SECONDS} s → relay CPU ${cpuPct.toFixed(2)} % of a core, RSS peak ${peak.toFixed(0)} MB while following; client got ${r.newRows} new rows (latency p50 ${r.latP50Ms.toFixed(0)} ms, p99 ${r.latP99Ms.toFixed(0)} ms), ${r.updated} updated rows`,
     );
@@ -176,7 +194,14 @@ async function peerRun(name: string, mb: number): Promise<PeerRun> {
   const exited = new Promise<void>((r) => p.once('exit', () => r()));
   await Promise.all([feed(db, sample), exited]);
   trimAll();
-  const res = JSON.parse(out.trim().split('\n').pop() || '{}') as { reloads: number; busy: number; meanLoadMs: number; latP50Ms: number; latP99Ms: number; error?: string };
+  const res = JSON.parse(out.trim().split('\n').pop() || '{}') as {
+    reloads: number;
+    busy: number;
+    meanLoadMs: number;
+    latP50Ms: number;
+    latP99Ms: number;
+    error?: string;
+  };
   const cpuPct = ((c1 - c0) / ((Date.now() - w0) / 1000)) * 100;
   console.log(
     `  peer (whole file, sql.js) on ${name}: ${res.error ? `cannot open: ${res.error}` : `${res.reloads} reloads of ${res.meanLoadMs.toFixed(0)} ms (${res.busy} polls found no consistent copy in 5 tries), row latency p50 ${res.latP50Ms.toFixed(0)} ms, p99 ${res.latP99Ms.toFixed(0)} ms`}, CPU ${cpuPct.toFixed(1)} % of a core, peak RSS ${peak.toFixed(0)} MB`,
@@ -195,7 +220,9 @@ async function main(): Promise<void> {
   const peerSmall = await peerRun('small', SMALL_MB);
   const peerBig = await peerRun('big', BIG_MB);
   const ok = big.cpuPct <= 5 && big.rssMb <= small.rssMb * 1.5;
-  console.log(`targets: CPU ≤ 5 % of a core (${big.cpuPct.toFixed(2)}), RSS independent of size (${big.rssMb.toFixed(0)} MB at ${big.sizeMb.toFixed(0)} MB vs ${small.rssMb.toFixed(0)} MB at ${small.sizeMb.toFixed(0)} MB): ${ok ? 'met' : 'NOT met'}`);
+  console.log(
+    `targets: CPU ≤ 5 % of a core (${big.cpuPct.toFixed(2)}), RSS independent of size (${big.rssMb.toFixed(0)} MB at ${big.sizeMb.toFixed(0)} MB vs ${small.rssMb.toFixed(0)} MB at ${small.sizeMb.toFixed(0)} MB): ${ok ? 'met' : 'NOT met'}`,
+  );
   console.log(
     `\nBENCH sqlite cpu_pct=${big.cpuPct.toFixed(2)} rss_mb=${big.rssMb.toFixed(0)} rss_mb_small=${small.rssMb.toFixed(0)} rss_ratio=${(big.rssMb / small.rssMb).toFixed(2)} cpu_pct_small=${small.cpuPct.toFixed(2)} db_mb=${big.sizeMb.toFixed(0)} db_mb_small=${small.sizeMb.toFixed(0)} catchup_s=${big.catchUpS.toFixed(1)} catchup_rss_mb=${big.catchUpHwmMb.toFixed(0)} latency_p99_ms=${big.latP99Ms.toFixed(0)} rows_per_s=${(big.newRows / SECONDS).toFixed(0)} updated=${big.updated} peer_cpu_pct_small=${peerSmall.cpuPct.toFixed(1)} peer_rss_mb_small=${peerSmall.rssMb.toFixed(0)} peer_rss_ratio_small=${(peerSmall.rssMb / small.rssMb).toFixed(1)} peer_latency_p99_ms_small=${peerSmall.latP99Ms.toFixed(0)} peer_reloads_small=${peerSmall.reloads} peer_busy_polls_small=${peerSmall.busy} peer_big=${peerBig.error ? 'cannot_open' : `${peerBig.rssMb.toFixed(0)}mb`}`,
   );

@@ -48,7 +48,6 @@ const median = (xs: number[]): number => {
   return s.length % 2 ? s[(s.length - 1) >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
-
 async function main(): Promise<void> {
   if (skipNoTokenizer) throw new Error(`tokens bench ${skipNoTokenizer}`);
   const exp = longExperience(tinyTokenizer(), Number(values.tokens));
@@ -60,7 +59,10 @@ async function main(): Promise<void> {
         type G = TokenViewGlobal & { colourFor?: unknown };
         const g = globalThis as unknown as {
           __tv: G;
-          document: { getElementById(id: string): { replaceChildren(...n: unknown[]): void; append(n: unknown): void; querySelectorAll(s: string): { length: number } }; createElement(t: string): { className: string; textContent: string; append(n: unknown): void } };
+          document: {
+            getElementById(id: string): { replaceChildren(...n: unknown[]): void; append(n: unknown): void; querySelectorAll(s: string): { length: number } };
+            createElement(t: string): { className: string; textContent: string; append(n: unknown): void };
+          };
           performance: { now(): number };
           requestAnimationFrame(cb: () => void): number;
           setTimeout(cb: () => void, ms: number): number;
@@ -78,7 +80,12 @@ async function main(): Promise<void> {
           truncate_status: w.truncate_status,
           response_text: w.response_text,
         };
-        const texts = w.texts && { joined: w.texts.joined, offsets: tv.decode(w.texts.offsets, 'u32'), flags: tv.decode(w.texts.flags, 'u8'), partialBytes: w.texts.partialBytes };
+        const texts = w.texts && {
+          joined: w.texts.joined,
+          offsets: tv.decode(w.texts.offsets, 'u32'),
+          flags: tv.decode(w.texts.flags, 'u8'),
+          partialBytes: w.texts.partialBytes,
+        };
         const painted = () => new Promise<void>((res) => g.requestAnimationFrame(() => g.setTimeout(res, 0)));
         const out = { view: [] as number[], naive: [] as number[], jump: [] as number[], nodes: 0, naiveNodes: 0 };
         for (let k = 0; k < n; k++) {
@@ -144,7 +151,17 @@ async function relayLeg(wp: Awaited<ReturnType<typeof openTokenViewPage>>, long:
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'arl-bench-tokens-'));
   const file = path.join(dir, 'long.json');
   const list = (a: ArrayLike<number>) => Array.from(a);
-  fs.writeFileSync(file, JSON.stringify({ tokens: list(long.tokens), prompt_length: long.prompt_length, logprobs: list(long.logprobs), action_mask: list(long.action_mask), advantages: list(long.advantages), response_text: long.response_text }));
+  fs.writeFileSync(
+    file,
+    JSON.stringify({
+      tokens: list(long.tokens),
+      prompt_length: long.prompt_length,
+      logprobs: list(long.logprobs),
+      action_mask: list(long.action_mask),
+      advantages: list(long.advantages),
+      response_text: long.response_text,
+    }),
+  );
   const { job, rows } = writeTokenRows(path.join(dir, 'job'), file);
   const id = rows.find((r) => r.tokens?.length === n)?.id;
   if (id === undefined) throw new Error(`no ${n}-token row written`);
@@ -168,14 +185,42 @@ async function relayLeg(wp: Awaited<ReturnType<typeof openTokenViewPage>>, long:
     const stored = reply!.stored_bytes ?? NaN;
     const wireRatio = encodeTokensFrame(reply!).byteLength / stored;
     const e = exp!;
-    const wire = toWire({ tokens: e.ids, prompt_length: e.promptLength, logprobs: e.logprobs, action_mask: e.trained, advantages: e.advantages, truncate_status: e.truncateStatus }, e.texts);
+    const wire = toWire(
+      {
+        tokens: e.ids,
+        prompt_length: e.promptLength,
+        logprobs: e.logprobs,
+        action_mask: e.trained,
+        advantages: e.advantages,
+        truncate_status: e.truncateStatus,
+      },
+      e.texts,
+    );
     const page = await wp.page.evaluate(
       async ([w, strings, n]) => {
-        const g = globalThis as unknown as { __tv: TokenViewGlobal; document: { getElementById(id: string): { replaceChildren(...n: unknown[]): void; append(n: unknown): void } }; performance: { now(): number }; requestAnimationFrame(cb: () => void): number; setTimeout(cb: () => void, ms: number): number };
+        const g = globalThis as unknown as {
+          __tv: TokenViewGlobal;
+          document: { getElementById(id: string): { replaceChildren(...n: unknown[]): void; append(n: unknown): void } };
+          performance: { now(): number };
+          requestAnimationFrame(cb: () => void): number;
+          setTimeout(cb: () => void, ms: number): number;
+        };
         const tv = g.__tv;
         const root = g.document.getElementById('root');
-        const arrays = { tokens: tv.decode(w.tokens, 'i32'), prompt_length: w.prompt_length, logprobs: w.logprobs && tv.decode(w.logprobs, 'f32'), action_mask: w.action_mask && tv.decode(w.action_mask, 'u8'), advantages: w.advantages && tv.decode(w.advantages, 'f32'), truncate_status: w.truncate_status };
-        const texts = w.texts && { joined: w.texts.joined, offsets: tv.decode(w.texts.offsets, 'u32'), flags: tv.decode(w.texts.flags, 'u8'), partialBytes: w.texts.partialBytes };
+        const arrays = {
+          tokens: tv.decode(w.tokens, 'i32'),
+          prompt_length: w.prompt_length,
+          logprobs: w.logprobs && tv.decode(w.logprobs, 'f32'),
+          action_mask: w.action_mask && tv.decode(w.action_mask, 'u8'),
+          advantages: w.advantages && tv.decode(w.advantages, 'f32'),
+          truncate_status: w.truncate_status,
+        };
+        const texts = w.texts && {
+          joined: w.texts.joined,
+          offsets: tv.decode(w.texts.offsets, 'u32'),
+          flags: tv.decode(w.texts.flags, 'u8'),
+          partialBytes: w.texts.partialBytes,
+        };
         const painted = () => new Promise<void>((res) => g.requestAnimationFrame(() => g.setTimeout(res, 0)));
         const out: number[] = [];
         for (let k = 0; k < n; k++) {
@@ -211,10 +256,14 @@ function report(r: PageResult, n: number, relay: RelayLeg | string): void {
   let wire = '';
   if (typeof relay === 'string') console.log(`  relay → view: not run (${relay})`);
   else {
-    console.log(`  relay → view (${relay.tokens} tokens): relay + decode + texts ${relay.node.map(f).join(' ')} ms (of which relay + decode ${relay.request.map(f).join(' ')} ms), view ${relay.page.map(f).join(' ')} ms → median ${f(median(relay.total))} ms (target ≤ 150); wire ${relay.wireRatio.toFixed(3)}× the stored tensors (target ≤ 1.2)`);
+    console.log(
+      `  relay → view (${relay.tokens} tokens): relay + decode + texts ${relay.node.map(f).join(' ')} ms (of which relay + decode ${relay.request.map(f).join(' ')} ms), view ${relay.page.map(f).join(' ')} ms → median ${f(median(relay.total))} ms (target ≤ 150); wire ${relay.wireRatio.toFixed(3)}× the stored tensors (target ≤ 1.2)`,
+    );
     wire = ` relay_view_ms=${f(median(relay.total))} wire_ratio=${relay.wireRatio.toFixed(3)}`;
   }
-  console.log(`BENCH tokens ${key}=${f(view)} naive_ms=${f(naive)} naive_ratio=${(naive / view).toFixed(2)} jump_ms=${f(jump)} dom_nodes=${r.nodes} naive_dom_nodes=${r.naiveNodes}${wire}`);
+  console.log(
+    `BENCH tokens ${key}=${f(view)} naive_ms=${f(naive)} naive_ratio=${(naive / view).toFixed(2)} jump_ms=${f(jump)} dom_nodes=${r.nodes} naive_dom_nodes=${r.naiveNodes}${wire}`,
+  );
 }
 
 main().catch((e: unknown) => {

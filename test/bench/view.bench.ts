@@ -102,7 +102,18 @@ interface RunResult {
 }
 
 function tags(n: number): string[] {
-  const base = ['rollout/accuracy/mean', 'rollout/format_score/mean', 'critic/rewards/mean', 'actor/pg_loss', 'actor/kl_loss', 'actor/entropy', 'actor/grad_norm', 'response_length/mean', 'response_length/max', 'perf/throughput'];
+  const base = [
+    'rollout/accuracy/mean',
+    'rollout/format_score/mean',
+    'critic/rewards/mean',
+    'actor/pg_loss',
+    'actor/kl_loss',
+    'actor/entropy',
+    'actor/grad_norm',
+    'response_length/mean',
+    'response_length/max',
+    'perf/throughput',
+  ];
   return Array.from({ length: n }, (_, i) => (i < base.length ? base[i] : `perf/metric_${i}`));
 }
 
@@ -125,7 +136,9 @@ async function run(mode: 'ours' | 'naive', o: { series: number; perSeries: numbe
     bytes += JSON.stringify(m).length;
     void wp.post(m).catch(() => undefined);
   };
-  const ctl = new ViewController(store, { post: mode === 'ours' ? post : (m) => (m as { type: string }).type !== 'update' && post(m) }, silentLogger, strings, { smoothing: 0 });
+  const ctl = new ViewController(store, { post: mode === 'ours' ? post : (m) => (m as { type: string }).type !== 'update' && post(m) }, silentLogger, strings, {
+    smoothing: 0,
+  });
   const names = tags(o.series);
   // Seed one point per series so the layout exists before streaming starts.
   for (let i = 0; i < names.length; i++) ctl.addPoints('bench', i < 3 ? 'explorer' : 'trainer', names[i], [{ step: 0, wallTime: 1.7e9, value: valueAt(i, 0) }]);
@@ -164,7 +177,17 @@ async function run(mode: 'ours' | 'naive', o: { series: number; perSeries: numbe
         const key = JSON.stringify(['bench', i < 3 ? 'explorer' : 'trainer', tag]);
         const c = store.columns(key)!;
         const y = Array.from(c.value.subarray(0, c.length));
-        return { chart: tag, rev: step, xAxis: 'step', origin: 0, dx: 1, n: c.length, start: 0, points: c.length, series: [{ key, y, lo: y, hi: y, gaps: [] }] };
+        return {
+          chart: tag,
+          rev: step,
+          xAxis: 'step',
+          origin: 0,
+          dx: 1,
+          n: c.length,
+          start: 0,
+          points: c.length,
+          series: [{ key, y, lo: y, hi: y, gaps: [] }],
+        };
       });
       posted++;
       const msg = { type: 'update', frames };
@@ -228,7 +251,9 @@ function show(r: RunResult): void {
 
 /** The live path end to end (write-to-screen.ts), printed. */
 async function live(rate: number, seconds: number): Promise<{ p50: number; p99: number }> {
-  console.log(`live: a writer appends ${rate.toLocaleString()} stamped scalars/s (20 tags) for ${seconds} s → relay → client + store + controller → webview; the first 3 s are warm-up`);
+  console.log(
+    `live: a writer appends ${rate.toLocaleString()} stamped scalars/s (20 tags) for ${seconds} s → relay → client + store + controller → webview; the first 3 s are warm-up`,
+  );
   const r = await writeToScreen({ rate, seconds, warmupSeconds: 3, tags: 20 });
   console.log(
     `live   write→screen p50 ${r.p50.toFixed(0)} ms, p99 ${r.p99.toFixed(0)} ms, max ${r.max.toFixed(0)} ms over ${r.points.toLocaleString()} points (${r.written.toLocaleString()} written, ${r.undrawn} never drawn) · ` +
@@ -269,10 +294,14 @@ async function main() {
   const naive = await run('naive', { series, perSeries, rate: perSeries / seconds, maxSeconds: Number(values['naive-seconds']) });
   show(naive);
   if (naive.pointsPerSeries < perSeries) {
-    console.log(`naive: time box of ${values['naive-seconds']} s reached at ${naive.pointsPerSeries.toLocaleString()} of ${perSeries.toLocaleString()} points per series (${((100 * naive.pointsPerSeries) / perSeries).toFixed(1)} %)`);
+    console.log(
+      `naive: time box of ${values['naive-seconds']} s reached at ${naive.pointsPerSeries.toLocaleString()} of ${perSeries.toLocaleString()} points per series (${((100 * naive.pointsPerSeries) / perSeries).toFixed(1)} %)`,
+    );
   }
   const ratio = naive.frameP95 / ours.frameP95;
-  console.log(`naive / ours: frame p95 ×${ratio.toFixed(1)}, heap ×${(naive.heapPeakMb / ours.heapPeakMb).toFixed(1)}, host CPU ×${(naive.hostCpuPct / ours.hostCpuPct).toFixed(1)}, bytes ×${(naive.bytesPosted / ours.bytesPosted).toFixed(0)}`);
+  console.log(
+    `naive / ours: frame p95 ×${ratio.toFixed(1)}, heap ×${(naive.heapPeakMb / ours.heapPeakMb).toFixed(1)}, host CPU ×${(naive.hostCpuPct / ours.hostCpuPct).toFixed(1)}, bytes ×${(naive.bytesPosted / ours.bytesPosted).toFixed(0)}`,
+  );
   console.log(`targets: frame p95 ≤ 16 ms (${ours.frameP95 <= 16 ? 'met' : 'NOT met'}), heap ≤ 150 MB (${ours.heapPeakMb <= 150 ? 'met' : 'NOT met'})`);
   const l = await live(Number(values['live-rate']), Number(values['live-seconds']));
   console.log(`BENCH view frame_p95_ms=${ours.frameP95.toFixed(1)} heap_mb=${ours.heapPeakMb.toFixed(1)} naive_ratio=${ratio.toFixed(1)} ${liveKeys(l)}`);

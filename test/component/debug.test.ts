@@ -14,7 +14,6 @@ import { startModelServer } from '../harness/model-server';
 import { collectOutput, latestRun, launch, modelAndWorkspace, readJsonl, skipWithoutModel, startAdapter, topFrame } from './debug/helpers';
 import { sleep } from '../harness/wait';
 
-
 const FAILING = `
 import os
 from workflow import ToolCallWorkflow
@@ -60,7 +59,13 @@ describe('rollout debugger failure cases', { skip: skipWithoutModel }, () => {
     fs.writeFileSync(path.join(ws, 'broken-judge.yaml'), cfg.replace('reward.ExactAnswerReward', 'failing.BrokenReward'));
     fs.writeFileSync(path.join(ws, 'bad.yaml'), cfg.replace('  batch_size: 3', '  batch_size: 3  # test-double: error'));
   });
-  const base = (url = env.model.url) => ({ config: path.join(env.ws, 'toolcall.yaml'), cwd: env.ws, workspaceRoot: env.ws, python: 'python3', model: { baseUrl: url } });
+  const base = (url = env.model.url) => ({
+    config: path.join(env.ws, 'toolcall.yaml'),
+    cwd: env.ws,
+    workspaceRoot: env.ws,
+    python: 'python3',
+    model: { baseUrl: url },
+  });
 
   test('a workflow that raises stops with its exception, then the run goes on', { timeout: 90_000 }, async () => {
     const { dc, close } = await startAdapter();
@@ -77,13 +82,21 @@ describe('rollout debugger failure cases', { skip: skipWithoutModel }, () => {
       const f = await topFrame(dc, s.body.threadId!);
       assert.match(f.name, /^⚠ ValueError/);
       assert.equal(path.basename(f.source!.path!), 'failing.py');
-      assert.ok(out.events.some((e) => e.body.source?.path?.endsWith('failing.py') && /File ".*failing\.py", line \d+, in run/.test(e.body.output)), 'clickable traceback frame');
+      assert.ok(
+        out.events.some((e) => e.body.source?.path?.endsWith('failing.py') && /File ".*failing\.py", line \d+, in run/.test(e.body.output)),
+        'clickable traceback frame',
+      );
       const ended = dc.waitForEvent('terminated', 30000);
       await dc.continueRequest({ threadId: s.body.threadId! });
       await ended;
       const run = latestRun(env.ws);
-      const trajs = readJsonl<{ episode: string; error?: { phase: string; type: string }; turns: unknown[]; reward: number | null }>(path.join(run, 'trajectories.jsonl'));
-      assert.deepEqual(trajs.map((t) => t.episode), ['Tparis#R0', 'Tsum#R0']);
+      const trajs = readJsonl<{ episode: string; error?: { phase: string; type: string }; turns: unknown[]; reward: number | null }>(
+        path.join(run, 'trajectories.jsonl'),
+      );
+      assert.deepEqual(
+        trajs.map((t) => t.episode),
+        ['Tparis#R0', 'Tsum#R0'],
+      );
       assert.deepEqual(trajs[0].error, { phase: 'workflow', type: 'ValueError', message: 'the agent got lost in What is the weather in Paris?' });
       assert.equal(trajs[0].turns.length, 3, 'the recorded turns of the failed episode are kept');
       assert.equal(trajs[1].reward, 1);
@@ -215,7 +228,10 @@ describe('rollout debugger failure cases', { skip: skipWithoutModel }, () => {
   test('a config with errors is refused, pointing at them', { timeout: 90_000 }, async () => {
     const { dc, close } = await startAdapter();
     try {
-      await assert.rejects(launch(dc, { ...base(), config: path.join(env.ws, 'bad.yaml') }), /bad\.yaml has 1 config error\(s\); fix them before debugging:\n {2}bad\.yaml:\d+:1: marked as an error/);
+      await assert.rejects(
+        launch(dc, { ...base(), config: path.join(env.ws, 'bad.yaml') }),
+        /bad\.yaml has 1 config error\(s\); fix them before debugging:\n {2}bad\.yaml:\d+:1: marked as an error/,
+      );
     } finally {
       await close();
     }
@@ -274,7 +290,13 @@ async function upstreamErrorStops(ws: string, base: (url: string) => Record<stri
     await dc.continueRequest({ threadId: s.body.threadId! });
     await ended;
     const recs = readJsonl<{ error: { kind: string; status: number } }>(path.join(latestRun(ws), 'recording.jsonl'));
-    assert.deepEqual(recs.map((r) => [r.error.kind, r.error.status]), [['upstream', 503], ['malformed', 502]]);
+    assert.deepEqual(
+      recs.map((r) => [r.error.kind, r.error.status]),
+      [
+        ['upstream', 503],
+        ['malformed', 502],
+      ],
+    );
     assert.equal(readJson<RolloutSummary>(path.join(latestRun(ws), 'summary.json')).errors, 2);
   } finally {
     await close();

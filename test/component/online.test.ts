@@ -30,7 +30,8 @@ async function historyRows(db: string): Promise<Map<string, { reward: number | n
   try {
     const res = d.exec('SELECT msg_id, reward, task_id, consumed FROM proxy_history');
     const out = new Map<string, { reward: number | null; task: string | null; consumed: number }>();
-    for (const [id, reward, task, consumed] of res[0]?.values ?? []) out.set(String(id), { reward: reward as number | null, task: task as string | null, consumed: Number(consumed) });
+    for (const [id, reward, task, consumed] of res[0]?.values ?? [])
+      out.set(String(id), { reward: reward as number | null, task: task as string | null, consumed: Number(consumed) });
     return out;
   } finally {
     d.close();
@@ -48,9 +49,9 @@ async function cuttableRelay(target: string): Promise<{ url: string; up: boolean
     socks.add(c).add(u);
     c.pipe(u).pipe(c);
     const end = () => {
-    c.destroy();
-    u.destroy();
-  };
+      c.destroy();
+      u.destroy();
+    };
     c.on('error', end).on('close', end);
     u.on('error', end).on('close', end);
   });
@@ -101,7 +102,11 @@ describe("online training against Trinity's serve-mode proxy (engine stand-in: l
     const outbox = new FeedbackOutbox(path.join(ws, '.agentrl/online/feedback.json'), (e) => new ExplorerClient(e.explorerUrl).feedback(e));
     const store = new ConversationStore(path.join(ws, '.agentrl/online/conversations'));
     const commits: number[] = [];
-    const ctl = new PlaygroundController((m) => posted.push(m), outbox, store, { strings: {}, l10n: english, describeError: (e) => String((e as Error).message) });
+    const ctl = new PlaygroundController((m) => posted.push(m), outbox, store, {
+      strings: {},
+      l10n: english,
+      describeError: (e) => String((e as Error).message),
+    });
     ctl.on('commit', (s) => commits.push(s));
     ctl.setConnection({ client, models: await client.models(), canReward: true });
     await ctl.receive({ type: 'ready' });
@@ -114,7 +119,10 @@ describe("online training against Trinity's serve-mode proxy (engine stand-in: l
     const [a, b] = turn.alternatives;
     assert.notEqual(a.msgId, b.msgId, 'each alternative is its own completion with its own msg_id');
     assert.ok(a.content.length > 0 && a.completionTokens! > 0 && a.latencyMs > 0 && a.modelVersion === 0);
-    assert.ok(posted.some((m) => m.type === 'delta'), 'the reply streamed as deltas');
+    assert.ok(
+      posted.some((m) => m.type === 'delta'),
+      'the reply streamed as deltas',
+    );
 
     await ctl.receive({ type: 'choose', turn: 1, alt: 1 });
     assert.equal(ctl.state().error, undefined);
@@ -123,7 +131,10 @@ describe("online training against Trinity's serve-mode proxy (engine stand-in: l
     assert.deepEqual(rows.get(a.msgId), { reward: 0, task: turn.taskId, consumed: 1 });
     let m = await client.metrics();
     assert.deepEqual([m.totalExperiences, m.readyExperiences, m.engines[0].requests], [2, 2, 2]);
-    assert.deepEqual(outbox.list().map((e) => e.state), ['sent', 'sent']);
+    assert.deepEqual(
+      outbox.list().map((e) => e.state),
+      ['sent', 'sent'],
+    );
 
     // a second choice on the same prompt is refused locally: a reward is sent once
     await ctl.receive({ type: 'choose', turn: 1, alt: 0 });
@@ -136,7 +147,13 @@ describe("online training against Trinity's serve-mode proxy (engine stand-in: l
     assert.deepEqual(commits, [1]);
     assert.equal(ctl.state().notice, 'Committed: the explorer is at explore step 1.');
     const committed = serve.committed();
-    assert.deepEqual(committed.map((c) => [c.msg_id, c.task, c.reward]).sort(), [[a.msgId, turn.taskId, 0], [b.msgId, turn.taskId, 1]].sort());
+    assert.deepEqual(
+      committed.map((c) => [c.msg_id, c.task, c.reward]).sort(),
+      [
+        [a.msgId, turn.taskId, 0],
+        [b.msgId, turn.taskId, 1],
+      ].sort(),
+    );
 
     // the conversation was saved and reopens
     const saved = store.load(ctl.current.id);
@@ -161,9 +178,9 @@ describe("online training against Trinity's serve-mode proxy (engine stand-in: l
       const file = path.join(ws, '.agentrl/online/outbox-retry.json');
       let sends = 0;
       const sender = (e: { explorerUrl: string; msgIds: string[]; reward: number; taskId?: string; runId: number }) => {
-    sends++;
-    return new ExplorerClient(e.explorerUrl, { timeoutMs: 5000 }).feedback(e);
-  };
+        sends++;
+        return new ExplorerClient(e.explorerUrl, { timeoutMs: 5000 }).feedback(e);
+      };
       const outbox = new FeedbackOutbox(file, sender);
       const readyBefore = (await client.metrics()).readyExperiences;
       relay.up = false;
@@ -173,7 +190,10 @@ describe("online training against Trinity's serve-mode proxy (engine stand-in: l
       assert.equal((await historyRows(serve.historyDb)).get(r.msgId)?.reward, null);
       // never lost: a new outbox (a reloaded window) still has it, unsent
       const reloaded = new FeedbackOutbox(file, sender);
-      assert.deepEqual(reloaded.unsent().map((x) => x.msgIds), [[r.msgId]]);
+      assert.deepEqual(
+        reloaded.unsent().map((x) => x.msgIds),
+        [[r.msgId]],
+      );
       await assert.rejects(reloaded.give({ explorerUrl: relay.url, msgIds: [r.msgId], reward: 1, runId: 0, source: 'thumb' }), /already rewarded/);
       relay.up = true;
       assert.equal(await reloaded.retryAll(), 1);
@@ -213,7 +233,10 @@ describe("online training against Trinity's serve-mode proxy (engine stand-in: l
       timeout: 180_000,
     });
     const m = await client.metrics();
-    assert.deepEqual([m.totalExperiences - before.totalExperiences, m.readyExperiences - before.readyExperiences, m.exploreStep - before.exploreStep], [2, 2, 1]);
+    assert.deepEqual(
+      [m.totalExperiences - before.totalExperiences, m.readyExperiences - before.readyExperiences, m.exploreStep - before.exploreStep],
+      [2, 2, 1],
+    );
     const last = serve.committed().slice(-2);
     assert.equal(new Set(last.map((c) => c.task)).size, 1, 'the group shares one task_id');
   });

@@ -23,7 +23,12 @@ function trinityJob(logged: Logged[]): string {
   const job = path.join(tmpDir('pipeline-trinity-'), 'run');
   const pythonpath = execFileSync('bash', [path.join(sharedDir, 'upstream', 'make-trinity-venv.sh'), '--pythonpath'], { encoding: 'utf8' }).trim();
   const input = logged.map((l) => JSON.stringify({ role: l.role, step: l.step, wall_time: l.wallTime, scalars: l.scalars })).join('\n');
-  const r = spawnSync(python, [script, job], { input, encoding: 'utf8', timeout: 120_000, env: { ...process.env, PYTHONPATH: pythonpath, RAY_USAGE_STATS_ENABLED: '0' } });
+  const r = spawnSync(python, [script, job], {
+    input,
+    encoding: 'utf8',
+    timeout: 120_000,
+    env: { ...process.env, PYTHONPATH: pythonpath, RAY_USAGE_STATS_ENABLED: '0' },
+  });
   assert.equal(r.status, 0, r.stderr);
   return job;
 }
@@ -38,22 +43,29 @@ const EXPLORER: StepPlan = { runs: [10, 10.5, 9.8, 10.2], train: 3, sync: 0.5 };
 const STRAGGLERS: StepPlan = { runs: [2, 2.2, 1.9, 12], train: 3, sync: 0.5 };
 const TRAINER: StepPlan = { runs: [2, 2.1, 1.9, 2], train: 10, sync: 0.5 };
 
-test("Trinity's own monitor: a run that moves from explorer-bound to stragglers, then one held by the trainer; from event files and from log lines", { skip: noTrinity, timeout: 300_000 }, () => {
-  for (const [plans, kind, since, segments] of [
-    [[...repeat(30, EXPLORER), ...repeat(30, STRAGGLERS)], 'stragglers', 31, 2],
-    [repeat(20, TRAINER), 'trainer', 1, 1],
-  ] as const) {
-    const job = trinityJob(simulate([...plans]));
-    const events = report(job);
-    assert.deepEqual(events.kinds, ['explorer:tfevents', 'trainer:tfevents']);
-    assert.deepEqual([events.r.bottleneck, events.r.since, events.r.segments.length], [kind, since, segments]);
-    assert.deepEqual(events.r.missing, []);
-    assert.deepEqual(events.r.problems, []);
-    // A monitor other than TensorBoard: only the Step lines Trinity's logger wrote.
-    fs.rmSync(path.join(job, 'monitor'), { recursive: true });
-    assert.match(fs.readFileSync(path.join(job, 'log', 'trainer.log'), 'utf8'), /^INFO \d\d-\d\d \d\d:\d\d:\d\d \[monitor\.py:\d+\] Step 1: \{'time\/read_experience': /);
-    const logs = report(job);
-    assert.deepEqual(logs.kinds, ['explorer:log', 'trainer:log']);
-    assert.deepEqual([logs.r.bottleneck, logs.r.since, logs.r.segments.length], [kind, since, segments]);
-  }
-});
+test(
+  "Trinity's own monitor: a run that moves from explorer-bound to stragglers, then one held by the trainer; from event files and from log lines",
+  { skip: noTrinity, timeout: 300_000 },
+  () => {
+    for (const [plans, kind, since, segments] of [
+      [[...repeat(30, EXPLORER), ...repeat(30, STRAGGLERS)], 'stragglers', 31, 2],
+      [repeat(20, TRAINER), 'trainer', 1, 1],
+    ] as const) {
+      const job = trinityJob(simulate([...plans]));
+      const events = report(job);
+      assert.deepEqual(events.kinds, ['explorer:tfevents', 'trainer:tfevents']);
+      assert.deepEqual([events.r.bottleneck, events.r.since, events.r.segments.length], [kind, since, segments]);
+      assert.deepEqual(events.r.missing, []);
+      assert.deepEqual(events.r.problems, []);
+      // A monitor other than TensorBoard: only the Step lines Trinity's logger wrote.
+      fs.rmSync(path.join(job, 'monitor'), { recursive: true });
+      assert.match(
+        fs.readFileSync(path.join(job, 'log', 'trainer.log'), 'utf8'),
+        /^INFO \d\d-\d\d \d\d:\d\d:\d\d \[monitor\.py:\d+\] Step 1: \{'time\/read_experience': /,
+      );
+      const logs = report(job);
+      assert.deepEqual(logs.kinds, ['explorer:log', 'trainer:log']);
+      assert.deepEqual([logs.r.bottleneck, logs.r.since, logs.r.segments.length], [kind, since, segments]);
+    }
+  },
+);

@@ -210,7 +210,10 @@ test('damaged event files (fixed seed) next to a good one: the relay keeps servi
     await sleep(500);
     assertExactly(keys(c.points), expectedKeys(300), 'the good run');
     const real = new Set(expectedKeys(300));
-    assert.ok(all.points.every((p) => real.has(`${p.tag}@${p.step}=${p.value}`)), 'damaged files yield only real points');
+    assert.ok(
+      all.points.every((p) => real.has(`${p.tag}@${p.step}=${p.value}`)),
+      'damaged files yield only real points',
+    );
     assert.equal(relay.proc.exitCode, null);
     assert.match(relay.stderr(), /skipped \d+ record\(s\) with a CRC mismatch/);
   } finally {

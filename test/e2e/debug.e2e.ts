@@ -48,7 +48,13 @@ async function stopsOnTurn(): Promise<void> {
   await wb!.runCommand('Debug: Start Debugging');
   // The palette may land on "Select and Start Debugging": pick the sample's launch entry.
   const pick = page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Debug toolcall rollouts' }).first();
-  if (await pick.waitFor({ timeout: 3000 }).then(() => true, () => false)) await pick.click();
+  if (
+    await pick.waitFor({ timeout: 3000 }).then(
+      () => true,
+      () => false,
+    )
+  )
+    await pick.click();
   // One episode so far: VS Code shows its thread (Tparis#R0) in the header, its turns as rows.
   const turn = page.locator('.debug-call-stack .monaco-list-row', { hasText: /llm #1 ▸ request pending/ }).first();
   await turn.waitFor({ timeout: 120_000 });
@@ -58,7 +64,10 @@ async function stopsOnTurn(): Promise<void> {
   const messages = variables.locator('.monaco-list-row', { hasText: /messages\s*=\s*list\[1\]/ }).first();
   await messages.waitFor({ timeout: 30_000 });
   await messages.click();
-  await variables.locator('.monaco-list-row', { hasText: /What\sis\sthe\sweather\sin\sParis/ }).first().waitFor({ timeout: 30_000 });
+  await variables
+    .locator('.monaco-list-row', { hasText: /What\sis\sthe\sweather\sin\sParis/ })
+    .first()
+    .waitFor({ timeout: 30_000 });
   // The editor shows the workflow line that made the call.
   await page.locator('.tab.active', { hasText: 'workflow.py' }).waitFor({ timeout: 30_000 });
   const shot = await wb!.screenshot('debug-stopped-on-turn');
@@ -99,7 +108,7 @@ async function showsTokens(): Promise<void> {
   const text = await summary.innerText();
   assert.ok(text.includes(`${total} tokens`), text);
   assert.ok(text.includes(`${completion} trained`), text);
-  assert.ok(await view.locator('.tv-tok').count() > 20, 'tokens are drawn');
+  assert.ok((await view.locator('.tv-tok').count()) > 20, 'tokens are drawn');
   // the reply's least likely token, scrolled to and marked: the completion is on screen
   await view.locator('button', { hasText: 'Lowest logprob' }).click();
   const lowest = view.locator('.tv-tok.tv-focus');

@@ -25,20 +25,29 @@ before(async () => {
   [base, weakened] = await Promise.all([startModelServer(), startModelServer({ maxTokens: 3 })]);
   workspace = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'agentrl-e2e-eval-')), 'workspace');
   fs.cpSync(path.join(repoRoot, 'sample-workspace'), workspace, { recursive: true });
-  fs.writeFileSync(path.join(workspace, '.vscode', 'launch.json'), JSON.stringify({
-    version: '0.2.0',
-    configurations: [{
-      type: 'agentrl',
-      request: 'launch',
-      name: ENTRY,
-      config: '${workspaceFolder}/toolcall/toolcall.yaml',
-      cwd: '${workspaceFolder}/toolcall',
-      ...(fs.existsSync(venvPython) ? { python: venvPython } : {}),
-      tasks: 3,
-      repeat: 2,
-      compareModels: [`base=${base.url}`, `weakened=${weakened.url}`],
-    }],
-  }, null, 2));
+  fs.writeFileSync(
+    path.join(workspace, '.vscode', 'launch.json'),
+    JSON.stringify(
+      {
+        version: '0.2.0',
+        configurations: [
+          {
+            type: 'agentrl',
+            request: 'launch',
+            name: ENTRY,
+            config: '${workspaceFolder}/toolcall/toolcall.yaml',
+            cwd: '${workspaceFolder}/toolcall',
+            ...(fs.existsSync(venvPython) ? { python: venvPython } : {}),
+            tasks: 3,
+            repeat: 2,
+            compareModels: [`base=${base.url}`, `weakened=${weakened.url}`],
+          },
+        ],
+      },
+      null,
+      2,
+    ),
+  );
   wb = await openWorkbench({ workspace, viewport: { width: 1440, height: 900 } });
 });
 after(async () => {

@@ -32,7 +32,10 @@ before(async () => {
   assert.equal(w.status, 0, w.stderr);
   const expected = JSON.parse(w.stdout) as { tag: string; step: number; value: number }[];
   // The status bar shows the smoothed reward (EMA over the last 200 points).
-  const rewards = expected.filter((e) => e.tag === 'rollout/accuracy/mean').sort((a, b) => a.step - b.step).map((e) => e.value);
+  const rewards = expected
+    .filter((e) => e.tag === 'rollout/accuracy/mean')
+    .sort((a, b) => a.step - b.step)
+    .map((e) => e.value);
   const sm = emaSmooth(rewards.slice(-200), STATUS_SMOOTHING);
   lastReward = sm[sm.length - 1];
   relay = spawn(process.execPath, [path.join(repoRoot, 'dist', 'agentrl.js'), 'relay', '--job-dir', job, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -151,10 +154,7 @@ for (const [theme, name, via] of [
       const filter = view.locator('.toolbar input.filter');
       await filter.fill('^actor/');
       await view.locator('.card[data-chart="rollout/accuracy/mean"]').waitFor({ state: 'hidden' });
-      assert.deepEqual(
-        (await attributesOf(view.locator('.card:visible'), 'data-chart')).sort(),
-        ['actor/entropy', 'actor/kl_loss', 'actor/pg_loss'],
-      );
+      assert.deepEqual((await attributesOf(view.locator('.card:visible'), 'data-chart')).sort(), ['actor/entropy', 'actor/kl_loss', 'actor/pg_loss']);
       await filter.fill('actor/(');
       await view.locator('.filter-error').waitFor();
       await filter.fill('');

@@ -25,7 +25,11 @@ after(async () => {
 
 test('online playground: chat round trip, A/B choice sent, commit, counters move', { skip, timeout: 240_000 }, async () => {
   // the served model is named `tiny-toolcall`, not a folder: its tokenizer named in the settings
-  wb = await openWorkbench({ colorTheme: 'Default Dark Modern', viewport: { width: 1400, height: 900 }, settings: { 'agentrl.online.tokenizer': tinyTokenizerDir } });
+  wb = await openWorkbench({
+    colorTheme: 'Default Dark Modern',
+    viewport: { width: 1400, height: 900 },
+    settings: { 'agentrl.online.tokenizer': tinyTokenizerDir },
+  });
   await wb.runCommand('Agent RL: Connect to Online Explorer…');
   await wb.page.locator('.quick-input-list .monaco-list-row', { hasText: 'Enter the explorer URL…' }).click();
   const input = wb.page.locator('.quick-input-widget input');
@@ -56,7 +60,13 @@ test('online playground: chat round trip, A/B choice sent, commit, counters move
   await view.locator('header button.primary', { hasText: 'Commit' }).click();
   await view.locator('#m-step b', { hasText: '1' }).waitFor({ timeout: 30_000 });
   await view.locator('.notice', { hasText: 'explore step 1' }).waitFor();
-  assert.deepEqual(serve!.committed().map((c) => c.reward).sort(), [0, 1]);
+  assert.deepEqual(
+    serve!
+      .committed()
+      .map((c) => c.reward)
+      .sort(),
+    [0, 1],
+  );
   await wb.screenshot('online-playground');
 
   // "Tokens" on the second reply: the token view counts what usage counted, and the engine's logprobs are there.

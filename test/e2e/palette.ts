@@ -33,7 +33,10 @@ export async function runPaletteCommand(page: Page, title: string, tries = 20): 
   for (let i = 1; ; i++) {
     const input = await openQuickInput(page);
     await input.fill('>' + title);
-    const row = page.locator('.quick-input-list .monaco-list-row').filter({ has: page.locator('.label-name', { hasText: exact }) }).first();
+    const row = page
+      .locator('.quick-input-list .monaco-list-row')
+      .filter({ has: page.locator('.label-name', { hasText: exact }) })
+      .first();
     try {
       await row.waitFor({ timeout: 2000 });
       await row.click({ timeout: 2000 });
@@ -51,7 +54,15 @@ export async function runPaletteCommand(page: Page, title: string, tries = 20): 
 /** What the workbench shows: the quick input (title, message, first rows) and the toasts. */
 export async function describeUi(page: Page): Promise<string> {
   const texts = async (sel: string, n = 5) =>
-    (await page.locator(sel).allInnerTexts().catch(() => [] as string[])).slice(0, n).map((t) => t.replace(/\s+/g, ' ').trim()).filter(Boolean);
+    (
+      await page
+        .locator(sel)
+        .allInnerTexts()
+        .catch(() => [] as string[])
+    )
+      .slice(0, n)
+      .map((t) => t.replace(/\s+/g, ' ').trim())
+      .filter(Boolean);
   const widget = page.locator('.quick-input-widget');
   const quick = (await widget.isVisible().catch(() => false))
     ? `quick input "${(await texts('.quick-input-widget .quick-input-title')).join('')}" message "${(await texts('.quick-input-widget .quick-input-message')).join('')}" rows [${(await texts('.quick-input-list .monaco-list-row')).join(' | ')}]`

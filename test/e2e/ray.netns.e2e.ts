@@ -41,7 +41,7 @@ after(async () => {
   for (const d of [ckpt, ws]) if (d) fs.rmSync(d, { recursive: true, force: true });
 });
 
-test('Ray view: connect, run a config on the cluster, see the job and the run\'s charts', { skip, timeout: 300_000 }, async () => {
+test("Ray view: connect, run a config on the cluster, see the job and the run's charts", { skip, timeout: 300_000 }, async () => {
   const wb: Workbench = await openWorkbench({
     workspace: ws,
     settings: { 'agentrl.ray.clusters': [{ name: 'e2e cluster', url: cluster!.url }], 'agentrl.ray.refreshSeconds': 1 },

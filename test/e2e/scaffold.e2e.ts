@@ -67,7 +67,10 @@ test('New Workflow: QuickPick steps with Back and validation create the project 
     await page.keyboard.press('Enter');
   }
   await opened.waitFor({ timeout: 30000 });
-  await page.locator('.view-lines', { hasText: /e2e_agent_workflow/ }).first().waitFor({ timeout: 30000 });
+  await page
+    .locator('.view-lines', { hasText: /e2e_agent_workflow/ })
+    .first()
+    .waitFor({ timeout: 30000 });
   const project = path.join(wb.workspace, 'e2e_agent');
   for (const f of ['workflow.py', 'reward.py', 'config.yaml', 'README.md', 'data/train.jsonl']) assert.ok(fs.existsSync(path.join(project, f)), f);
   assert.match(fs.readFileSync(path.join(wb.workspace, '.vscode', 'launch.json'), 'utf8'), /"type": "agentrl"/);
@@ -95,7 +98,8 @@ test('the "Get started with Agent RL" walkthrough: five steps; its button runs N
   await pick.click();
   const gettingStarted = page.locator('.gettingStartedContainer');
   const step = (title: string) => gettingStarted.locator('.getting-started-step', { hasText: title }).first();
-  for (const title of ['Scaffold a workflow', 'Fix a config error', 'Debug a rollout', 'Watch training metrics', 'Compare two models']) await step(title).waitFor({ timeout: 30000 });
+  for (const title of ['Scaffold a workflow', 'Fix a config error', 'Debug a rollout', 'Watch training metrics', 'Compare two models'])
+    await step(title).waitFor({ timeout: 30000 });
 
   await step('Scaffold a workflow').click();
   await step('Scaffold a workflow').getByRole('button', { name: 'New Workflow…' }).click();

@@ -81,7 +81,11 @@ test('npm start: walkthrough first, the demo run live in the metrics view, rollo
   // A copy of the sample workspace, never the tracked one.
   assert.equal(decodeURIComponent(url.split('folder=')[1]), sandbox);
   assert.ok(fs.existsSync(path.join(sandbox, 'toolcall', 'toolcall.yaml')));
-  assert.match(fs.readFileSync(path.join(sandbox, '.vscode', 'launch.json'), 'utf8'), new RegExp(`127\\.0\\.0\\.1:${modelPort}/v1`), 'the copy debugs against this run\'s model');
+  assert.match(
+    fs.readFileSync(path.join(sandbox, '.vscode', 'launch.json'), 'utf8'),
+    new RegExp(`127\\.0\\.0\\.1:${modelPort}/v1`),
+    "the copy debugs against this run's model",
+  );
   assert.ok(processesOnPort(port).length > 0, 'code-server is not running');
   assert.match(out, new RegExp(`Model:\\s+http://127\\.0\\.0\\.1:${modelPort}/v1`));
   assert.match(out, /Demo:\s+demo: simulated trainer/);
@@ -96,7 +100,11 @@ test('npm start: walkthrough first, the demo run live in the metrics view, rollo
   await walkthrough.waitFor({ timeout: 90000 });
   await walkthrough.locator('.getting-started-step', { hasText: 'Watch training metrics' }).first().waitFor({ timeout: 30000 });
   // Its page (markdown media, the English one) renders next to the steps.
-  await page.frameLocator('.getting-started-media iframe').frameLocator('#active-frame').locator('h2', { hasText: 'Scaffold a workflow' }).waitFor({ timeout: 30000 });
+  await page
+    .frameLocator('.getting-started-media iframe')
+    .frameLocator('#active-frame')
+    .locator('h2', { hasText: 'Scaffold a workflow' })
+    .waitFor({ timeout: 30000 });
   assert.equal(await walkthrough.getByText(/[\u4e00-\u9fff]/).count(), 0, 'an English page has no Chinese section');
   await shot(page, 'start-walkthrough');
 
@@ -116,7 +124,10 @@ test('npm start: walkthrough first, the demo run live in the metrics view, rollo
   assert.ok(later > first + 2, `the reward chart grows (${first} → ${later} points)`);
   for (let i = 0; i < 40 && (await pointsOn(view, reward)) < 12; i++) await new Promise((r) => setTimeout(r, 1000));
   // The status bar names what it shows.
-  await page.locator('.statusbar-item', { hasText: /reward -?\d/ }).first().waitFor({ timeout: 30000 });
+  await page
+    .locator('.statusbar-item', { hasText: /reward -?\d/ })
+    .first()
+    .waitFor({ timeout: 30000 });
   assert.ok(fs.statSync(await shot(page, 'start-metrics')).size > 20_000);
 
   // Click a step on the reward chart: its rollouts (real ones, from the experience buffer;
@@ -129,13 +140,27 @@ test('npm start: walkthrough first, the demo run live in the metrics view, rollo
     const x = box.x + box.width * (0.98 - (attempt % 20) * 0.045);
     await page.mouse.move(x, box.y + box.height / 2);
     await page.mouse.click(x, box.y + box.height / 2);
-    found = await drill.locator('tr.rollout').first().waitFor({ timeout: 3000 }).then(() => true, () => false);
-    if (!found && (await drill.count())) await drill.locator('header button').click().catch(() => undefined);
+    found = await drill
+      .locator('tr.rollout')
+      .first()
+      .waitFor({ timeout: 3000 })
+      .then(
+        () => true,
+        () => false,
+      );
+    if (!found && (await drill.count()))
+      await drill
+        .locator('header button')
+        .click()
+        .catch(() => undefined);
     if (!found && attempt === 19) await new Promise((r) => setTimeout(r, 5000));
   }
   assert.ok(found, 'no step of the reward chart shows rollouts');
   await drill.locator('tr.rollout').first().click();
-  await drill.locator('.detail .message.role-user', { hasText: /What is|weather/ }).first().waitFor({ timeout: 30000 });
+  await drill
+    .locator('.detail .message.role-user', { hasText: /What is|weather/ })
+    .first()
+    .waitFor({ timeout: 30000 });
   await shot(page, 'start-rollouts');
   await drill.locator('header button').click();
 
@@ -170,7 +195,10 @@ test('npm start: walkthrough first, the demo run live in the metrics view, rollo
   for (let i = 0; i < 20 && !picked; i++) {
     await select.click();
     const option = page.locator('.select-box-dropdown-list-container .monaco-list-row', { hasText: 'Debug first_agent rollout' }).first();
-    picked = await option.waitFor({ timeout: 2000 }).then(() => true, () => false);
+    picked = await option.waitFor({ timeout: 2000 }).then(
+      () => true,
+      () => false,
+    );
     if (picked) await option.click();
     else await page.keyboard.press('Escape');
   }
@@ -226,7 +254,9 @@ test('npm start: walkthrough first, the demo run live in the metrics view, rollo
   for (let i = 0; i < 50 && processesOnPort(port).length > 0; i++) await new Promise((r) => setTimeout(r, 100));
   assert.deepEqual(processesOnPort(port), [], 'processes left behind after Ctrl+C');
   await assert.rejects(fetch(`http://127.0.0.1:${modelPort}/v1/models`), 'the model server still answers after Ctrl+C');
-  const trainers = spawnSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).stdout.split('\n').filter((l) => l.includes('demo_trainer.py') && l.includes(sandbox));
+  const trainers = spawnSync('ps', ['-eo', 'args'], { encoding: 'utf8' })
+    .stdout.split('\n')
+    .filter((l) => l.includes('demo_trainer.py') && l.includes(sandbox));
   assert.deepEqual(trainers, [], 'the demo trainer still runs after Ctrl+C');
   // Edits, the wizard's project, runs and the demo's job dir all stayed in the git-ignored copy.
   assert.equal(gitStatus(), gitBefore, 'git status changed');

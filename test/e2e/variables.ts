@@ -7,19 +7,27 @@ import { until } from '../harness/wait';
  *  the stop may not have — that does not show within 5 s, or goes while the tree is redrawn for a
  *  new stop, is left alone. */
 export async function setExpanded(row: Locator, open: boolean, optional = false): Promise<void> {
-  const shown = await row.waitFor({ timeout: optional ? 5_000 : 30_000 }).then(() => true, (e: unknown) => {
-    if (optional) return false;
-    throw e;
-  });
+  const shown = await row.waitFor({ timeout: optional ? 5_000 : 30_000 }).then(
+    () => true,
+    (e: unknown) => {
+      if (optional) return false;
+      throw e;
+    },
+  );
   if (!shown) return;
-  await until(`${open ? 'unfolded' : 'folded'} scope`, async () => {
-    if (optional && (await row.count()) === 0) return true;
-    // The tree redraws rows on each stop: a row read or clicked as it is replaced is tried again.
-    const state = await row.getAttribute('aria-expanded', { timeout: 2_000 }).catch(() => undefined);
-    if (state === String(open)) return true;
-    if (state !== undefined) await row.click({ timeout: 2_000 }).catch(() => undefined);
-    return false;
-  }, 30_000, 300);
+  await until(
+    `${open ? 'unfolded' : 'folded'} scope`,
+    async () => {
+      if (optional && (await row.count()) === 0) return true;
+      // The tree redraws rows on each stop: a row read or clicked as it is replaced is tried again.
+      const state = await row.getAttribute('aria-expanded', { timeout: 2_000 }).catch(() => undefined);
+      if (state === String(open)) return true;
+      if (state !== undefined) await row.click({ timeout: 2_000 }).catch(() => undefined);
+      return false;
+    },
+    30_000,
+    300,
+  );
 }
 
 /** Right-click `row`, pick the menu item `item`, until `opened` shows. A context-menu item clicked
@@ -27,12 +35,20 @@ export async function setExpanded(row: Locator, open: boolean, optional = false)
  *  it), and the menu opened again until what it opens is there. */
 export async function pickFromContextMenu(row: Locator, item: string, opened: Locator): Promise<void> {
   const page = row.page();
-  await until(`what "${item}" opens`, async () => {
-    await row.click({ button: 'right' });
-    const entry = page.locator('.context-view .action-item', { hasText: item }).first();
-    await entry.waitFor({ timeout: 10_000 });
-    await entry.hover();
-    await page.keyboard.press('Enter');
-    return opened.waitFor({ timeout: 10_000 }).then(() => true, () => false);
-  }, 60_000, 0);
+  await until(
+    `what "${item}" opens`,
+    async () => {
+      await row.click({ button: 'right' });
+      const entry = page.locator('.context-view .action-item', { hasText: item }).first();
+      await entry.waitFor({ timeout: 10_000 });
+      await entry.hover();
+      await page.keyboard.press('Enter');
+      return opened.waitFor({ timeout: 10_000 }).then(
+        () => true,
+        () => false,
+      );
+    },
+    60_000,
+    0,
+  );
 }

@@ -3,8 +3,14 @@ import { chromium, Browser } from 'playwright-core';
 import { chromiumBin } from './paths';
 
 export const CHROMIUM_ARGS = [
-  '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync', '--disable-quic', '--disable-dev-shm-usage',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-quic',
+  '--disable-dev-shm-usage',
 ];
 
 /**

@@ -18,5 +18,6 @@ export function addHandBuiltWorkflows(toolcallDir: string, configs: Record<strin
   for (const f of ['tokenizer.json', 'tokenizer_config.json', 'chat_template.jinja']) fs.copyFileSync(path.join(tinyTokenizerDir, f), path.join(model, f));
   fs.copyFileSync(path.join(repoRoot, 'test', 'fixtures', 'debug', 'hand_built.py'), path.join(toolcallDir, 'hand_built.py'));
   const yaml = fs.readFileSync(path.join(toolcallDir, 'toolcall.yaml'), 'utf8').replace(/model_path: tiny-toolcall/, `model_path: ${JSON.stringify(model)}`);
-  for (const [name, cls] of Object.entries(configs)) fs.writeFileSync(path.join(toolcallDir, `${name}.yaml`), yaml.replace('workflow.ToolCallWorkflow', `hand_built.${cls}`));
+  for (const [name, cls] of Object.entries(configs))
+    fs.writeFileSync(path.join(toolcallDir, `${name}.yaml`), yaml.replace('workflow.ToolCallWorkflow', `hand_built.${cls}`));
 }

@@ -55,5 +55,15 @@ export function longExperience(tok: RunTokenizer, target = 32_768): LongExperien
     advantages[i] = action_mask[i] ? (block % 2 ? -0.5 : 0.8) : 0;
   }
   const texts = tok.tokenTexts(tokens);
-  return { tokens, prompt_length: promptLength, logprobs, action_mask, advantages, truncate_status: null, response_text: texts.joined.slice(texts.offsets[promptLength]), texts, lowest };
+  return {
+    tokens,
+    prompt_length: promptLength,
+    logprobs,
+    action_mask,
+    advantages,
+    truncate_status: null,
+    response_text: texts.joined.slice(texts.offsets[promptLength]),
+    texts,
+    lowest,
+  };
 }

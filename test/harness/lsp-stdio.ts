@@ -7,7 +7,13 @@ import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type
 export interface PublishedDiagnostics {
   uri: string;
   version?: number;
-  diagnostics: { range: { start: { line: number; character: number }; end: { line: number; character: number } }; severity?: number; code?: string | number; message: string; source?: string }[];
+  diagnostics: {
+    range: { start: { line: number; character: number }; end: { line: number; character: number } };
+    severity?: number;
+    code?: string | number;
+    message: string;
+    source?: string;
+  }[];
 }
 
 type Waiter = { uri: string; resolve: (p: PublishedDiagnostics) => void; reject: (e: Error) => void; timer: NodeJS.Timeout };
@@ -98,7 +104,11 @@ export class LspProcess {
     return this.connection.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId, version, text } });
   }
 
-  change(uri: string, version: number, changes: { range?: { start: { line: number; character: number }; end: { line: number; character: number } }; text: string }[]): Promise<void> {
+  change(
+    uri: string,
+    version: number,
+    changes: { range?: { start: { line: number; character: number }; end: { line: number; character: number } }; text: string }[],
+  ): Promise<void> {
     return this.connection.sendNotification('textDocument/didChange', { textDocument: { uri, version }, contentChanges: changes });
   }
 

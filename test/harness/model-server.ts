@@ -22,5 +22,9 @@ const importEsm = new Function('u', 'return import(u)') as (u: string) => Promis
 export async function startModelServer(opts: { port?: number; context?: number; maxTokens?: number } = {}): Promise<ModelServer> {
   if (!modelRuntimeInstalled) throw new Error('node-llama-cpp is not installed: run bash scripts/setup.sh model');
   const mod = await importEsm(pathToFileURL(script).href);
-  return mod.spawnModelServer({ port: opts.port ?? 0, ...(opts.context ? { context: opts.context } : {}), ...(opts.maxTokens ? { maxTokens: opts.maxTokens } : {}) });
+  return mod.spawnModelServer({
+    port: opts.port ?? 0,
+    ...(opts.context ? { context: opts.context } : {}),
+    ...(opts.maxTokens ? { maxTokens: opts.maxTokens } : {}),
+  });
 }

@@ -99,7 +99,10 @@ export function simulate(plans: StepPlan[], t0 = 1.7e9): Logged[] {
 }
 
 function eventRecord(wallTime: number, step: number, tag?: string, value?: number): Buffer {
-  const msg = tag === undefined ? { wall_time: wallTime, step, file_version: 'brain.Event:2' } : { wall_time: wallTime, step, summary: { value: [{ tag, simple_value: value }] } };
+  const msg =
+    tag === undefined
+      ? { wall_time: wallTime, step, file_version: 'brain.Event:2' }
+      : { wall_time: wallTime, step, summary: { value: [{ tag, simple_value: value }] } };
   return frameRecord(Buffer.from(EventType.encode(EventType.fromObject(msg)).finish()));
 }
 
@@ -129,7 +132,12 @@ export function writeJob(dir: string, logged: Logged[], opts: { monitor?: 'tenso
     } else {
       fs.mkdirSync(path.join(dir, 'log'), { recursive: true });
       const src = role === 'explorer' ? 'explorer.py:410' : 'trainer.py:101';
-      const lines = mine.map((l) => `INFO ${stamp(l.wallTime)} [${src}] Step ${l.step}: {${Object.entries(l.scalars).map(([k, v]) => `'${k}': ${pyFloat(v)}`).join(', ')}}\n`);
+      const lines = mine.map(
+        (l) =>
+          `INFO ${stamp(l.wallTime)} [${src}] Step ${l.step}: {${Object.entries(l.scalars)
+            .map(([k, v]) => `'${k}': ${pyFloat(v)}`)
+            .join(', ')}}\n`,
+      );
       fs.writeFileSync(path.join(dir, 'log', `${role}.log`), `INFO ${stamp(1.7e9)} [launcher.py:1] Starting ${role}\n${lines.join('')}`);
     }
   }

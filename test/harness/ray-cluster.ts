@@ -20,7 +20,12 @@ export function raySkipReason(): string | undefined {
   if (!hasShared) return '../shared is missing (Ray telemetry stand-in)';
   if (!fs.existsSync(path.join(rayVenv, '.agentrl-ok'))) return `.cache/ray-venv is not built (scripts/setup.sh ray)`;
   if (!fs.existsSync(path.join(telemetryStandIn, 'sitecustomize.py'))) return 'the Ray telemetry stand-in is missing';
-  const ifaces = fs.readFileSync('/proc/self/net/dev', 'utf8').split('\n').slice(2).map((l) => l.split(':')[0].trim()).filter(Boolean);
+  const ifaces = fs
+    .readFileSync('/proc/self/net/dev', 'utf8')
+    .split('\n')
+    .slice(2)
+    .map((l) => l.split(':')[0].trim())
+    .filter(Boolean);
   if (ifaces.some((i) => i !== 'lo')) return `not inside a loopback-only network namespace (interfaces: ${ifaces.join(', ')}); run through scripts/test.mjs`;
   return undefined;
 }
@@ -97,7 +102,10 @@ function netnsProcesses(): Proc[] {
       const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').trim();
       const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
       const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      const marked = fs.readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').some((e) => e.startsWith(`${CLUSTER_MARK}=`));
+      const marked = fs
+        .readFileSync(`/proc/${pid}/environ`, 'latin1')
+        .split('\0')
+        .some((e) => e.startsWith(`${CLUSTER_MARK}=`));
       if (cmd) out.push({ pid, ppid, cmd, marked }); // no cmdline: zombies / kernel threads
     } catch {
       /* gone */
@@ -111,7 +119,7 @@ function netnsProcesses(): Proc[] {
 export function netnsStrays(only?: RegExp): Array<{ pid: number; cmd: string }> {
   const all = netnsProcesses();
   const picked = new Set(all.filter((p) => !only || p.marked || only.test(p.cmd)).map((p) => p.pid));
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const p of all) {
       if (!picked.has(p.pid) && picked.has(p.ppid)) {
@@ -169,7 +177,10 @@ export function pathWithout(hidden: string[], into: string): string {
 async function dashboardAnswers(url: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const ok = await fetch(`${url}/api/version`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${url}/api/version`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return;
     if (Date.now() > deadline) throw new Error(`the Ray dashboard at ${url} did not answer within ${timeoutMs} ms`);
     await sleep(500);
@@ -201,11 +212,36 @@ export async function startRayCluster(opts: { worker?: boolean; dashboardPort?: 
     ...(opts.profiling ? { RAY_DASHBOARD_ENABLE_PROFILING: '1' } : {}),
   };
   try {
-    run(['start', '--head', '--node-ip-address=127.0.0.1', '--port=6390', '--dashboard-host=127.0.0.1', `--dashboard-port=${port}`, '--num-cpus=1', '--resources={"head_node": 1}', '--disable-usage-stats', `--temp-dir=${tempDir}`], env);
-    if (opts.worker !== false) run(['start', '--address=127.0.0.1:6390', '--node-ip-address=127.0.0.1', '--num-cpus=1', '--resources={"gpu_node": 1}', '--disable-usage-stats',
-      // two raylets on one host: the second dashboard agent needs its own HTTP port, or Ray
-      // reports its address as 127.0.0.1:-1 and the Jobs API cannot read the logs of its jobs
-      '--dashboard-agent-listen-port=52366'], env);
+    run(
+      [
+        'start',
+        '--head',
+        '--node-ip-address=127.0.0.1',
+        '--port=6390',
+        '--dashboard-host=127.0.0.1',
+        `--dashboard-port=${port}`,
+        '--num-cpus=1',
+        '--resources={"head_node": 1}',
+        '--disable-usage-stats',
+        `--temp-dir=${tempDir}`,
+      ],
+      env,
+    );
+    if (opts.worker !== false)
+      run(
+        [
+          'start',
+          '--address=127.0.0.1:6390',
+          '--node-ip-address=127.0.0.1',
+          '--num-cpus=1',
+          '--resources={"gpu_node": 1}',
+          '--disable-usage-stats',
+          // two raylets on one host: the second dashboard agent needs its own HTTP port, or Ray
+          // reports its address as 127.0.0.1:-1 and the Jobs API cannot read the logs of its jobs
+          '--dashboard-agent-listen-port=52366',
+        ],
+        env,
+      );
     // `ray start` returns before the dashboard's HTTP server listens on a loaded machine: a
     // connect right away is refused
     await dashboardAnswers(`http://127.0.0.1:${port}`, 60_000);
@@ -225,4 +261,3 @@ export async function startRayCluster(opts: { worker?: boolean; dashboardPort?: 
     },
   };
 }
-

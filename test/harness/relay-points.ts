@@ -13,10 +13,10 @@ export interface RelayPoint {
 
 export function pointsOf(b: PointsBatch): RelayPoint[] {
   const out: RelayPoint[] = [];
-  for (const s of b.series) for (let i = 0; i < s.step.length; i++) out.push({ run: b.run, role: b.role, tag: s.tag, step: s.step[i], wallTime: s.wallTime[i], value: s.value[i] });
+  for (const s of b.series)
+    for (let i = 0; i < s.step.length; i++) out.push({ run: b.run, role: b.role, tag: s.tag, step: s.step[i], wallTime: s.wallTime[i], value: s.value[i] });
   return out;
 }
-
 
 /**
  * Items grouped by tag, each tag's in their order: how two streams of points compare once

@@ -93,7 +93,13 @@ export class WireClient {
   }
 
   subscribe(opts: { cursors?: Cursor[]; runs?: string[]; experiences?: boolean } = {}): void {
-    this.send({ type: 'subscribe', protocol: RELAY_PROTOCOL_VERSION, cursors: opts.cursors ?? [], ...(opts.runs ? { runs: opts.runs } : {}), ...(opts.experiences === undefined ? {} : { experiences: opts.experiences }) });
+    this.send({
+      type: 'subscribe',
+      protocol: RELAY_PROTOCOL_VERSION,
+      cursors: opts.cursors ?? [],
+      ...(opts.runs ? { runs: opts.runs } : {}),
+      ...(opts.experiences === undefined ? {} : { experiences: opts.experiences }),
+    });
   }
 
   /** Stops reading from the socket: the relay's replies pile up in its buffers and the kernel's. */
@@ -109,7 +115,8 @@ export class WireClient {
   points(): WirePoint[] {
     const out: WirePoint[] = [];
     for (const m of this.of('points')) {
-      for (const s of m.series as TagPoints[]) for (let i = 0; i < s.step.length; i++) out.push({ source: m.source as string, tag: s.tag, step: s.step[i], value: s.value[i] });
+      for (const s of m.series as TagPoints[])
+        for (let i = 0; i < s.step.length; i++) out.push({ source: m.source as string, tag: s.tag, step: s.step[i], value: s.value[i] });
     }
     return out;
   }
@@ -142,7 +149,11 @@ export class WireClient {
       };
       const timer = setTimeout(() => {
         this.waiters.delete(check);
-        reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what} (${this.messages.length} messages${this.closed ? `, closed ${this.closed.code}` : ''})`));
+        reject(
+          new Error(
+            `timed out after ${timeoutMs} ms waiting for ${what} (${this.messages.length} messages${this.closed ? `, closed ${this.closed.code}` : ''})`,
+          ),
+        );
       }, timeoutMs);
       this.waiters.add(check);
       check();

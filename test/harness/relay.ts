@@ -29,7 +29,11 @@ function interpreter(cmd: string, want?: RegExp): string | undefined {
 function python38(): string | undefined {
   const pyenv = process.env.PYENV_ROOT ?? path.join(process.env.HOME ?? '/root', '.pyenv');
   const installed = fs.existsSync(path.join(pyenv, 'versions'))
-    ? fs.readdirSync(path.join(pyenv, 'versions')).filter((v) => /^3\.8\.\d+$/.test(v)).sort().map((v) => path.join(pyenv, 'versions', v, 'bin', 'python3.8'))
+    ? fs
+        .readdirSync(path.join(pyenv, 'versions'))
+        .filter((v) => /^3\.8\.\d+$/.test(v))
+        .sort()
+        .map((v) => path.join(pyenv, 'versions', v, 'bin', 'python3.8'))
     : [];
   for (const c of [process.env.AGENTRL_PYTHON38, ...installed, 'python3.8'].filter((x): x is string => !!x)) {
     const exe = interpreter(c, /^3\.8\./);

@@ -26,8 +26,7 @@ interface Stats {
 
 const t0 = Date.now();
 /** Workbench log lines that are expected offline and say nothing about our tests. */
-const NOISE =
-  /open-vsx\.org|\[Service Worker\]|Creating a socket|connection token|ChatSessionStore|builtin extensions cache|^\s+at /;
+const NOISE = /open-vsx\.org|\[Service Worker\]|Creating a socket|connection token|ChatSessionStore|builtin extensions cache|^\s+at /;
 const stamp = () => `[${((Date.now() - t0) / 1000).toFixed(1)}s]`;
 const log = (...m: unknown[]) => console.log(stamp(), '[harness]', ...m);
 
@@ -65,7 +64,10 @@ async function main(): Promise<number> {
   });
   const extDir = path.resolve(args.ext);
   const testsPath = path.resolve(args.tests);
-  for (const [what, p] of [['extension dir', extDir], ['tests entry', testsPath]] as const) {
+  for (const [what, p] of [
+    ['extension dir', extDir],
+    ['tests entry', testsPath],
+  ] as const) {
     if (!fs.existsSync(p)) throw new Error(`${what} not found: ${p}`);
   }
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'agentrl-it-'));
@@ -120,10 +122,7 @@ async function main(): Promise<number> {
     await page.goto(url);
     const timeoutMs = Number(args.timeout);
     let timer: NodeJS.Timeout | undefined;
-    const code = await Promise.race([
-      exited,
-      new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), timeoutMs))),
-    ]);
+    const code = await Promise.race([exited, new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), timeoutMs)))]);
     clearTimeout(timer);
     if (args.screenshot) await page.screenshot({ path: path.resolve(args.screenshot) }).catch(() => undefined);
     if (code === 'timeout') {

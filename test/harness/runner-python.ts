@@ -34,7 +34,14 @@ export function pytestMissing(python = pytestPython): string | undefined {
   return r.status === 0 ? undefined : `${python} has no pytest (pip install pytest): ${(r.stderr || r.error?.message || '').trim().split('\n').pop()}`;
 }
 
-const unescape = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&#10;/g, '\n').replace(/&amp;/g, '&');
+const unescape = (s: string) =>
+  s
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&#10;/g, '\n')
+    .replace(/&amp;/g, '&');
 
 /** Runs the runner's pytest suite and reads each test's outcome. */
 export function runPytest(python = pytestPython): PytestRun {

@@ -9,7 +9,8 @@ import { sharedDir } from './paths';
 
 export const tinyTokenizerDir = path.join(sharedDir, 'fixtures', 'tiny-toolcall');
 /** `skip` for node:test: a reason when the fixture tokenizer is not there. */
-export const skipNoTokenizer: string | false = !fs.existsSync(path.join(tinyTokenizerDir, 'tokenizer.json')) && 'needs ../shared/fixtures/tiny-toolcall/tokenizer.json';
+export const skipNoTokenizer: string | false =
+  !fs.existsSync(path.join(tinyTokenizerDir, 'tokenizer.json')) && 'needs ../shared/fixtures/tiny-toolcall/tokenizer.json';
 
 let cached: RunTokenizer | undefined;
 export function tinyTokenizer(): RunTokenizer {
@@ -18,8 +19,22 @@ export function tinyTokenizer(): RunTokenizer {
 
 /** The demo's tools (OpenAI format), as the fixture model was trained on them. */
 export const TOOLS = [
-  { type: 'function', function: { name: 'get_weather', description: 'Get the current weather for a city.', parameters: { type: 'object', properties: { city: { type: 'string', description: 'City name' } }, required: ['city'] } } },
-  { type: 'function', function: { name: 'add', description: 'Add two integers.', parameters: { type: 'object', properties: { a: { type: 'integer' }, b: { type: 'integer' } }, required: ['a', 'b'] } } },
+  {
+    type: 'function',
+    function: {
+      name: 'get_weather',
+      description: 'Get the current weather for a city.',
+      parameters: { type: 'object', properties: { city: { type: 'string', description: 'City name' } }, required: ['city'] },
+    },
+  },
+  {
+    type: 'function',
+    function: {
+      name: 'add',
+      description: 'Add two integers.',
+      parameters: { type: 'object', properties: { a: { type: 'integer' }, b: { type: 'integer' } }, required: ['a', 'b'] },
+    },
+  },
 ];
 
 /** user → assistant tool call → tool result → assistant answer. */

@@ -71,7 +71,9 @@ export interface TokenViewPage {
   close(): Promise<void>;
 }
 
-export async function openTokenViewPage(opts: { theme?: keyof typeof THEMES; viewport?: { width: number; height: number }; browser?: Browser } = {}): Promise<TokenViewPage> {
+export async function openTokenViewPage(
+  opts: { theme?: keyof typeof THEMES; viewport?: { width: number; height: number }; browser?: Browser } = {},
+): Promise<TokenViewPage> {
   const { js, css } = await tokenViewBundle();
   const theme = THEMES[opts.theme ?? 'dark'];
   const nonce = `tv${Math.random().toString(36).slice(2)}`;
@@ -126,7 +128,10 @@ export interface WireExperience {
   texts?: { joined: string; offsets: string; flags: string; partialBytes: Record<number, string> };
 }
 
-export function toWire(t: ExperienceTensors & { tokens: Int32Array; logprobs?: Float32Array; action_mask?: Uint8Array; advantages?: Float32Array }, texts?: { joined: string; offsets: Uint32Array; flags: Uint8Array; partialBytes: Record<number, string> }): WireExperience {
+export function toWire(
+  t: ExperienceTensors & { tokens: Int32Array; logprobs?: Float32Array; action_mask?: Uint8Array; advantages?: Float32Array },
+  texts?: { joined: string; offsets: Uint32Array; flags: Uint8Array; partialBytes: Record<number, string> },
+): WireExperience {
   return {
     tokens: b64(t.tokens),
     prompt_length: t.prompt_length,

@@ -16,7 +16,8 @@ const venvScript = path.join(sharedDir, 'upstream', 'make-trinity-venv.sh');
 /** Why the serve-mode tests cannot run here, or undefined when they can. */
 export function trinityServeSkipReason(): string | undefined {
   if (!hasShared || !fs.existsSync(venvScript)) return 'needs ../shared/upstream (Trinity-RFT source)';
-  if (!fs.existsSync(trinityPython) || !fs.existsSync(path.join(repoRoot, '.cache', 'trinity-venv', '.agentrl-ok'))) return 'needs .cache/trinity-venv (scripts/setup.sh trinity)';
+  if (!fs.existsSync(trinityPython) || !fs.existsSync(path.join(repoRoot, '.cache', 'trinity-venv', '.agentrl-ok')))
+    return 'needs .cache/trinity-venv (scripts/setup.sh trinity)';
   if (!modelRuntimeInstalled) return 'needs node-llama-cpp (scripts/setup.sh model)';
   return undefined;
 }
@@ -40,8 +41,24 @@ export async function startTrinityServe(opts: { syncTimeoutSec?: number } = {}):
   const model = await startModelServer();
   const jobDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentrl-serve-'));
   const pythonpath = execFileSync('bash', [venvScript, '--pythonpath'], { encoding: 'utf8' }).trim();
-  const env = { ...process.env, PYTHONPATH: pythonpath, HF_HUB_OFFLINE: '1', TRANSFORMERS_OFFLINE: '1', HF_DATASETS_OFFLINE: '1', RAY_USAGE_STATS_ENABLED: '0', PYTHONUNBUFFERED: '1' };
-  const args = [path.join(repoRoot, 'test', 'fixtures', 'online', 'serve_proxy.py'), '--engine-url', model.url, '--job-dir', jobDir, '--sync-timeout', String(opts.syncTimeoutSec ?? 60)];
+  const env = {
+    ...process.env,
+    PYTHONPATH: pythonpath,
+    HF_HUB_OFFLINE: '1',
+    TRANSFORMERS_OFFLINE: '1',
+    HF_DATASETS_OFFLINE: '1',
+    RAY_USAGE_STATS_ENABLED: '0',
+    PYTHONUNBUFFERED: '1',
+  };
+  const args = [
+    path.join(repoRoot, 'test', 'fixtures', 'online', 'serve_proxy.py'),
+    '--engine-url',
+    model.url,
+    '--job-dir',
+    jobDir,
+    '--sync-timeout',
+    String(opts.syncTimeoutSec ?? 60),
+  ];
   const child = spawn(trinityPython, args, { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let out = '';
   child.stdout.on('data', (b) => (out += b));
@@ -75,7 +92,14 @@ export async function startTrinityServe(opts: { syncTimeoutSec?: number } = {}):
       pythonpath,
       committed: () => {
         const f = path.join(jobDir, 'committed.jsonl');
-        return fs.existsSync(f) ? fs.readFileSync(f, 'utf8').trim().split('\n').filter(Boolean).map((l) => parseJson<{ msg_id: string; task: string; reward: number }>(l)) : [];
+        return fs.existsSync(f)
+          ? fs
+              .readFileSync(f, 'utf8')
+              .trim()
+              .split('\n')
+              .filter(Boolean)
+              .map((l) => parseJson<{ msg_id: string; task: string; reward: number }>(l))
+          : [];
       },
       log: () => out,
       stop,

@@ -105,10 +105,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
   const trust = opts.workspaceTrust
     ? { 'security.workspace.trust.enabled': true, 'security.workspace.trust.startupPrompt': 'never', 'security.workspace.trust.emptyWindow': false }
     : {};
-  fs.writeFileSync(
-    path.join(userDataDir, 'User', 'settings.json'),
-    JSON.stringify({ ...DEFAULT_SETTINGS, ...(opts.settings ?? {}), ...trust }, null, 2),
-  );
+  fs.writeFileSync(path.join(userDataDir, 'User', 'settings.json'), JSON.stringify({ ...DEFAULT_SETTINGS, ...(opts.settings ?? {}), ...trust }, null, 2));
   const noTrust = opts.workspaceTrust ? [] : ['--disable-workspace-trust'];
   const port = opts.port ?? (await freePort(host));
   const base = `http://${host}:${port}`;
@@ -129,11 +126,27 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
     proc = spawn(
       process.execPath,
       [
-        serverMain, '--host', host, '--port', String(port),
-        '--without-connection-token', '--accept-server-license-terms', '--enable-smoke-test-driver',
-        '--user-data-dir', userDataDir, '--server-data-dir', path.join(tmp, 'server-data'),
-        '--extensions-dir', extensionsDir, '--disable-telemetry', '--telemetry-level', 'off',
-        ...noTrust, '--skip-welcome', '--skip-release-notes', '--disable-experiments',
+        serverMain,
+        '--host',
+        host,
+        '--port',
+        String(port),
+        '--without-connection-token',
+        '--accept-server-license-terms',
+        '--enable-smoke-test-driver',
+        '--user-data-dir',
+        userDataDir,
+        '--server-data-dir',
+        path.join(tmp, 'server-data'),
+        '--extensions-dir',
+        extensionsDir,
+        '--disable-telemetry',
+        '--telemetry-level',
+        'off',
+        ...noTrust,
+        '--skip-welcome',
+        '--skip-release-notes',
+        '--disable-experiments',
       ],
       { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
     );
@@ -143,10 +156,21 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
     proc = spawn(
       codeServerBin,
       [
-        '--config', configFile, '--auth', 'none', '--bind-addr', `${host}:${port}`,
-        '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir,
-        '--disable-telemetry', '--disable-update-check', ...noTrust,
-        '--disable-getting-started-override', '--ignore-last-opened',
+        '--config',
+        configFile,
+        '--auth',
+        'none',
+        '--bind-addr',
+        `${host}:${port}`,
+        '--user-data-dir',
+        userDataDir,
+        '--extensions-dir',
+        extensionsDir,
+        '--disable-telemetry',
+        '--disable-update-check',
+        ...noTrust,
+        '--disable-getting-started-override',
+        '--ignore-last-opened',
       ],
       { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
     );
@@ -209,11 +233,10 @@ export async function installVsix(vsix: string, extensionsDir: string): Promise<
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'agentrl-vsix-'));
   try {
     const out = await new Promise<string>((resolve, reject) => {
-      const p = spawn(
-        codeServerBin,
-        ['--user-data-dir', path.join(tmp, 'ud'), '--extensions-dir', extensionsDir, '--install-extension', vsix, '--force'],
-        { env: { ...process.env, XDG_CONFIG_HOME: tmp, XDG_DATA_HOME: tmp }, stdio: ['ignore', 'pipe', 'pipe'] },
-      );
+      const p = spawn(codeServerBin, ['--user-data-dir', path.join(tmp, 'ud'), '--extensions-dir', extensionsDir, '--install-extension', vsix, '--force'], {
+        env: { ...process.env, XDG_CONFIG_HOME: tmp, XDG_DATA_HOME: tmp },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let text = '';
       p.stdout.on('data', (b) => (text += b));
       p.stderr.on('data', (b) => (text += b));

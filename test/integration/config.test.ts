@@ -30,14 +30,18 @@ function diagnosticsOf(uri: vscode.Uri, predicate: (d: vscode.Diagnostic[]) => b
     });
     const timer = setTimeout(() => {
       sub.dispose();
-      reject(new Error(`timed out waiting for diagnostics on ${uri.fsPath}: ${JSON.stringify(vscode.languages.getDiagnostics(uri).map((x) => [x.code, x.message]))}`));
+      reject(
+        new Error(
+          `timed out waiting for diagnostics on ${uri.fsPath}: ${JSON.stringify(vscode.languages.getDiagnostics(uri).map((x) => [x.code, x.message]))}`,
+        ),
+      );
     }, timeoutMs);
     check();
   });
 }
 
 const codeOf = (d: vscode.Diagnostic) => (typeof d.code === 'object' ? d.code.value : d.code);
-const tooltipText = (t: string | vscode.MarkdownString | undefined): string => (typeof t === 'object' ? t.value : t ?? '');
+const tooltipText = (t: string | vscode.MarkdownString | undefined): string => (typeof t === 'object' ? t.value : (t ?? ''));
 
 async function open(file: string): Promise<vscode.TextDocument> {
   const doc = await vscode.workspace.openTextDocument(file);
@@ -66,7 +70,10 @@ suite('config intelligence', () => {
     const doc = await open(path.join(workspace(), 'gsm8k', 'gsm8k.yaml'));
     await client.waitForKind(doc.uri);
     const d = await diagnosticsOf(doc.uri, () => true);
-    assert.deepStrictEqual(d.filter((x) => x.severity !== vscode.DiagnosticSeverity.Information).map((x) => x.message), []);
+    assert.deepStrictEqual(
+      d.filter((x) => x.severity !== vscode.DiagnosticSeverity.Information).map((x) => x.message),
+      [],
+    );
     for (let i = 0; i < 50 && !client.statusBar.text.includes('Trinity-RFT'); i++) await new Promise((r) => setTimeout(r, 100));
     assert.match(client.statusBar.text, /Trinity-RFT/);
   });
@@ -109,7 +116,11 @@ suite('config intelligence', () => {
   test('hover shows the documentation of a key', async () => {
     const doc = await open(path.join(workspace(), 'gsm8k', 'gsm8k.yaml'));
     const line = lineOf(doc, 'sync_interval:');
-    const hovers = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', doc.uri, new vscode.Position(line, doc.lineAt(line).text.indexOf('sync_interval') + 3));
+    const hovers = await vscode.commands.executeCommand<vscode.Hover[]>(
+      'vscode.executeHoverProvider',
+      doc.uri,
+      new vscode.Position(line, doc.lineAt(line).text.indexOf('sync_interval') + 3),
+    );
     const text = hovers.flatMap((h) => h.contents.map((c) => (typeof c === 'string' ? c : c.value))).join('\n');
     assert.match(text, /synchronizer\.sync_interval/);
     assert.match(text, /Sync weights every N steps/);
@@ -123,7 +134,11 @@ suite('config intelligence', () => {
     let locs: (vscode.Location | vscode.LocationLink)[] = [];
     // the workspace scan runs in the background after the server starts
     for (let i = 0; i < 50 && !locs.length; i++) {
-      locs = await vscode.commands.executeCommand<(vscode.Location | vscode.LocationLink)[]>('vscode.executeDefinitionProvider', doc.uri, new vscode.Position(line, col));
+      locs = await vscode.commands.executeCommand<(vscode.Location | vscode.LocationLink)[]>(
+        'vscode.executeDefinitionProvider',
+        doc.uri,
+        new vscode.Position(line, col),
+      );
       if (!locs.length) await new Promise((r) => setTimeout(r, 200));
     }
     assert.ok(locs.length, 'a definition');
@@ -144,7 +159,12 @@ suite('config intelligence', () => {
     const d = await diagnosticsOf(doc.uri, (x) => x.some((y) => codeOf(y) === 'trinity.mode.invalid'));
     const err = d.find((y) => codeOf(y) === 'trinity.mode.invalid')!;
     assert.strictEqual(err.range.start.line, lineOf(doc, 'mode: Both'));
-    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', doc.uri, err.range, vscode.CodeActionKind.QuickFix.value);
+    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>(
+      'vscode.executeCodeActionProvider',
+      doc.uri,
+      err.range,
+      vscode.CodeActionKind.QuickFix.value,
+    );
     const fix = actions.find((a) => a.title === "Change to 'both'");
     assert.ok(fix?.edit, actions.map((a) => a.title).join(' | '));
     assert.ok(await vscode.workspace.applyEdit(fix.edit));
@@ -159,7 +179,10 @@ suite('config intelligence', () => {
     const client = await api.config.start();
     const doc = await open(file);
     assert.strictEqual(await client.waitForKind(doc.uri), null);
-    assert.deepStrictEqual(vscode.languages.getDiagnostics(doc.uri).filter((x) => x.source === 'Agent RL'), []);
+    assert.deepStrictEqual(
+      vscode.languages.getDiagnostics(doc.uri).filter((x) => x.source === 'Agent RL'),
+      [],
+    );
   });
 });
 
@@ -216,10 +239,13 @@ suite('config: version and settings per workspace folder', () => {
     }
   }
 
-  test('the same file gets each folder\'s Trinity-RFT version: diagnostics and status bar differ', async function () {
+  test("the same file gets each folder's Trinity-RFT version: diagnostics and status bar differ", async function () {
     this.timeout(90000);
     const client = await (await activated()).config.start();
-    const onKey = (uri: vscode.Uri, line: number) => vscode.languages.getDiagnostics(uri).filter((d) => d.source === 'Agent RL' && d.range.start.line === line && d.severity <= vscode.DiagnosticSeverity.Warning);
+    const onKey = (uri: vscode.Uri, line: number) =>
+      vscode.languages
+        .getDiagnostics(uri)
+        .filter((d) => d.source === 'Agent RL' && d.range.start.line === line && d.severity <= vscode.DiagnosticSeverity.Warning);
     const seen: Record<string, { onKey: vscode.Diagnostic[]; text: string; tooltip: string }> = {};
     for (const [name, pin] of [
       ['old', oldPin],
@@ -230,7 +256,11 @@ suite('config: version and settings per workspace folder', () => {
       await client.waitForKind(doc.uri);
       const release = TRINITY_VERSIONS.filter((v) => v <= pin).pop() ?? pin;
       // the status bar names the version in force and, on hover, where it came from
-      await until(`status bar for ${name}`, () => [client.statusBar.text, tooltipText(client.statusBar.tooltip)], ([, tip]) => tip.includes(`Version ${pin}`));
+      await until(
+        `status bar for ${name}`,
+        () => [client.statusBar.text, tooltipText(client.statusBar.tooltip)],
+        ([, tip]) => tip.includes(`Version ${pin}`),
+      );
       assert.strictEqual(client.statusBar.text, `$(beaker) Trinity-RFT ${shortVersion(release)}`);
       assert.match(tooltipText(client.statusBar.tooltip), /pinned in requirements\.txt/);
       // diagnostics of that version (the first publish may predate the folder's settings)
@@ -240,7 +270,10 @@ suite('config: version and settings per workspace folder', () => {
     }
     assert.ok(seen.old.onKey.length > 0, `with ${oldPin} in force the key is flagged`);
     // the message says which release the key needs and where the workspace's version came from
-    assert.match(seen.old.onKey.map((d) => d.message).join(' '), has06 ? /needs Trinity-RFT ≥ 0\.6; this workspace has 0\.5\.2 \(pinned in requirements\.txt\)/ : /0\.5\.2/);
+    assert.match(
+      seen.old.onKey.map((d) => d.message).join(' '),
+      has06 ? /needs Trinity-RFT ≥ 0\.6; this workspace has 0\.5\.2 \(pinned in requirements\.txt\)/ : /0\.5\.2/,
+    );
     assert.deepStrictEqual(seen.new.onKey, [], `with ${newPin} in force it is not`);
     assert.notStrictEqual(seen.old.tooltip, seen.new.tooltip);
   });
@@ -249,7 +282,11 @@ suite('config: version and settings per workspace folder', () => {
     this.timeout(60000);
     const client = await (await activated()).config.start();
     const inOld = await open(path.join(folder('old'), 'jobs', 'plain.yml'));
-    await until('kind in the folder whose glob says trinity', () => client.kindOf(inOld.uri), (k) => k === 'trinity');
+    await until(
+      'kind in the folder whose glob says trinity',
+      () => client.kindOf(inOld.uri),
+      (k) => k === 'trinity',
+    );
     const inNew = await open(path.join(folder('new'), 'jobs', 'plain.yml'));
     await client.waitForKind(inNew.uri);
     // the server has the folders' settings by now (the other folder's glob applied): still no config

@@ -28,10 +28,13 @@ class DapWatch implements vscode.DebugAdapterTracker {
   next(event: string, timeoutMs = 60000): Promise<DebugProtocol.Event> {
     return new Promise((resolve, reject) => {
       const t = setTimeout(() => reject(new Error(`no ${event} event within ${timeoutMs} ms`)), timeoutMs);
-      this.waiters.push({ pred: (e) => e.event === event, resolve: (e) => {
-        clearTimeout(t);
-        resolve(e);
-      } });
+      this.waiters.push({
+        pred: (e) => e.event === event,
+        resolve: (e) => {
+          clearTimeout(t);
+          resolve(e);
+        },
+      });
     });
   }
 }
@@ -85,7 +88,7 @@ async function scope(session: vscode.DebugSession, frameId: number, name: string
   return vars(session, scopes.find((s) => s.name === name)!.variablesReference);
 }
 const named = (vs: DebugProtocol.Variable[], n: string) => vs.find((v) => v.name === n)!;
-const treeLabel = (item: vscode.TreeItem): string => (typeof item.label === 'object' ? item.label.label : item.label ?? '');
+const treeLabel = (item: vscode.TreeItem): string => (typeof item.label === 'object' ? item.label.label : (item.label ?? ''));
 
 suite('rollout debugger (real VS Code, real model server)', function () {
   this.timeout(180_000);
@@ -127,7 +130,11 @@ suite('rollout debugger (real VS Code, real model server)', function () {
     const s3 = (await stop) as DebugProtocol.StoppedEvent;
     const f3 = await frames(session, s3.body.threadId!);
     assert.match(f3[0].name, /^llm #2 ▸ request pending/);
-    const ev = (await session.customRequest('evaluate', { expression: 'messages[-1].role', frameId: f3[0].id, context: 'repl' })) as DebugProtocol.EvaluateResponse['body'];
+    const ev = (await session.customRequest('evaluate', {
+      expression: 'messages[-1].role',
+      frameId: f3[0].id,
+      context: 'repl',
+    })) as DebugProtocol.EvaluateResponse['body'];
     assert.strictEqual(ev.result, '"tool"');
 
     await session.customRequest('setFunctionBreakpoints', { breakpoints: [] });
@@ -147,10 +154,18 @@ suite('rollout debugger (real VS Code, real model server)', function () {
     assert.strictEqual(stops, 2, 'task 2 stops on its two LLM calls');
     const summary = readJson<RolloutSummary>(path.join(latestRun(), 'summary.json'));
     assert.deepStrictEqual(summary.rewardByTask, { paris: 1, sum: 1 });
-    const out = dap.events.filter((e) => e.event === 'output').map((e) => (e as DebugProtocol.OutputEvent).body.output).join('');
+    const out = dap.events
+      .filter((e) => e.event === 'output')
+      .map((e) => (e as DebugProtocol.OutputEvent).body.output)
+      .join('');
     assert.match(out, /Rollout completed: 2 episode\(s\), mean reward 1\.000/);
-    const progress = dap.events.filter((e) => e.event.startsWith('progress')).map((e) => `${e.event} ${(e.body as { title?: string; message?: string }).title ?? (e.body as { message?: string }).message ?? ''}`);
-    assert.ok(progress.includes('progressStart Rollout Tparis#R0') && progress.includes('progressEnd reward 1'), `progress per episode: ${progress.join('; ')}`);
+    const progress = dap.events
+      .filter((e) => e.event.startsWith('progress'))
+      .map((e) => `${e.event} ${(e.body as { title?: string; message?: string }).title ?? (e.body as { message?: string }).message ?? ''}`);
+    assert.ok(
+      progress.includes('progressStart Rollout Tparis#R0') && progress.includes('progressEnd reward 1'),
+      `progress per episode: ${progress.join('; ')}`,
+    );
   });
 
   test('an edited message reaches the model and changes its answer', async () => {
@@ -169,19 +184,28 @@ suite('rollout debugger (real VS Code, real model server)', function () {
     await session.customRequest('continue', { threadId: s.body.threadId });
     await ended;
     await drain;
-    const traj = parseJson<{ turns: { type: string; response: { choices: { message: { content: string } }[] } }[]; reward: number | null }>(fs.readFileSync(path.join(latestRun(), 'trajectories.jsonl'), 'utf8').split('\n')[0]);
+    const traj = parseJson<{ turns: { type: string; response: { choices: { message: { content: string } }[] } }[]; reward: number | null }>(
+      fs.readFileSync(path.join(latestRun(), 'trajectories.jsonl'), 'utf8').split('\n')[0],
+    );
     const last = traj.turns.filter((t: { type: string }) => t.type === 'llm').pop();
     assert.strictEqual(last?.response.choices[0].message.content, 'It is rainy and 9 degrees C in Tokyo.');
     assert.strictEqual(traj.reward, 0);
   });
 
-  test('F5 on a judge config stops on the workflow\'s first LLM call and on the judge\'s; an edit forks the run and both branches show', async function () {
+  test("F5 on a judge config stops on the workflow's first LLM call and on the judge's; an edit forks the run and both branches show", async function () {
     this.timeout(420_000); // six real model calls: three debugged, three for the original branch
     // test/fixtures/judge: a Trinity config with explorer.auxiliary_models (a judge) and a
     // workflow that calls it; launch.json names no auxiliary endpoint, so the judge's calls
     // go through the gateway's /aux/0/v1 to the main (real) model server.
     fs.cpSync(path.join(repoRoot, 'test', 'fixtures', 'judge'), path.join(ws().uri.fsPath, 'judge'), { recursive: true });
-    const { session, dap, ended } = await start({ name: 'judge rollouts', config: '${workspaceFolder}/judge/judge.yaml', cwd: '${workspaceFolder}/judge', tasks: 1, model: { baseUrl: model!.url }, breakOn: ['llm'] });
+    const { session, dap, ended } = await start({
+      name: 'judge rollouts',
+      config: '${workspaceFolder}/judge/judge.yaml',
+      cwd: '${workspaceFolder}/judge',
+      tasks: 1,
+      model: { baseUrl: model!.url },
+      breakOn: ['llm'],
+    });
     const s1 = (await dap.next('stopped')) as DebugProtocol.StoppedEvent;
     const f1 = await frames(session, s1.body.threadId!);
     assert.match(f1[0].name, /^llm #1 ▸ request pending/);
@@ -202,7 +226,7 @@ suite('rollout debugger (real VS Code, real model server)', function () {
     const s3 = (await stop) as DebugProtocol.StoppedEvent;
     assert.match(s3.body.description ?? '', /Ttwo#R0 auxiliary\/0 call #1 \(request pending\)/);
     const f3 = await frames(session, s3.body.threadId!);
-    assert.match(f3[0].name, /^auxiliary\/0 #1 ▸ request pending/, 'the judge\'s call is a frame of the episode');
+    assert.match(f3[0].name, /^auxiliary\/0 #1 ▸ request pending/, "the judge's call is a frame of the episode");
     assert.ok(f3[0].source?.path?.endsWith(path.join('judge', 'judge_workflow.py')));
     const req3 = await scope(session, f3[0].id, 'Request');
     assert.match(named(req3, 'role').value, /auxiliary\/0/);
@@ -212,8 +236,15 @@ suite('rollout debugger (real VS Code, real model server)', function () {
     const run = latestRun();
     const fork = readJson<ForkInfo>(path.join(run, 'forks', 'Ttwo_R0', 'fork.json'));
     assert.deepStrictEqual([fork.episode, fork.status, fork.at], ['Ttwo#R0', 'completed', { index: 0 }]);
-    const recorded = fs.readFileSync(path.join(run, 'recording.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => parseJson<RecordedCall>(l));
-    assert.deepStrictEqual(recorded.map((c: { role?: string; index: number }) => `${c.role ?? 'model'}#${c.index}`), ['model#0', 'model#1', 'auxiliary/0#0']);
+    const recorded = fs
+      .readFileSync(path.join(run, 'recording.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => parseJson<RecordedCall>(l));
+    assert.deepStrictEqual(
+      recorded.map((c: { role?: string; index: number }) => `${c.role ?? 'model'}#${c.index}`),
+      ['model#0', 'model#1', 'auxiliary/0#0'],
+    );
     // The Rollouts view: the fork sits under its run; its command shows both branches side by side.
     const api = await activated();
     const children = await api.debug.rolloutChildren(path.basename(run));
@@ -230,7 +261,7 @@ suite('rollout debugger (real VS Code, real model server)', function () {
     const right = fs.readFileSync(diff.modified.fsPath, 'utf8');
     assert.match(left, /\*\*🧑 user\*\*\n\n> What is 2\\\+2\?/);
     assert.match(right, /\*\*🧑 user\*\*\n\n> What is 4\?/);
-    for (const t of [left, right]) assert.match(t, /auxiliary\/0 LLM call #1[\s\S]*### Reward: /, 'both branches show the judge\'s call and the reward');
+    for (const t of [left, right]) assert.match(t, /auxiliary\/0 LLM call #1[\s\S]*### Reward: /, "both branches show the judge's call and the reward");
     await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
   });
 
@@ -238,7 +269,10 @@ suite('rollout debugger (real VS Code, real model server)', function () {
     // debugpy 1.8.22 (local index) runs in the runner; VS Code talks DAP to it through the
     // test stand-in of the Python Debugger extension's attach glue (test/fixtures/debugpy-standin).
     const file = path.join(ws().uri.fsPath, 'toolcall', 'workflow.py');
-    const line = fs.readFileSync(file, 'utf8').split('\n').findIndex((l) => l.includes('reward = self.reward_fn('));
+    const line = fs
+      .readFileSync(file, 'utf8')
+      .split('\n')
+      .findIndex((l) => l.includes('reward = self.reward_fn('));
     const bp = new vscode.SourceBreakpoint(new vscode.Location(vscode.Uri.file(file), new vscode.Position(line, 0)));
     vscode.debug.addBreakpoints([bp]);
     const childStopped = new Promise<{ session: vscode.DebugSession; threadId: number }>((resolve) => {
@@ -261,7 +295,11 @@ suite('rollout debugger (real VS Code, real model server)', function () {
       const top = (await frames(child.session, child.threadId))[0];
       assert.strictEqual(top.line, line + 1);
       assert.ok(top.source?.path?.endsWith(path.join('toolcall', 'workflow.py')));
-      const answer = (await child.session.customRequest('evaluate', { expression: 'answer', frameId: top.id, context: 'repl' })) as DebugProtocol.EvaluateResponse['body'];
+      const answer = (await child.session.customRequest('evaluate', {
+        expression: 'answer',
+        frameId: top.id,
+        context: 'repl',
+      })) as DebugProtocol.EvaluateResponse['body'];
       assert.strictEqual(answer.result, "'It is sunny and 21 degrees C in Paris.'");
       // The child session may end (the episode finishes) before its answer to `continue` is
       // delivered; VS Code then rejects the request as Canceled. The run ending with its reward

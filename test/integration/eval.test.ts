@@ -19,7 +19,10 @@ interface SavedEval {
   models: { name: string; status: string; runDir: string; episodes: { reward: number | null }[] }[];
 }
 
-const comparisonTabs = () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith('agentrl.evalComparison'));
+const comparisonTabs = () =>
+  vscode.window.tabGroups.all
+    .flatMap((g) => g.tabs)
+    .filter((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith('agentrl.evalComparison'));
 
 suite('Compare Models on Tasks (real VS Code, two real models)', function () {
   this.timeout(240_000);
@@ -57,9 +60,23 @@ suite('Compare Models on Tasks (real VS Code, two real models)', function () {
     assert.ok(dir, 'the command resolves with the comparison folder');
     assert.strictEqual(path.dirname(dir), path.join(ws().uri.fsPath, '.agentrl', 'eval'), 'kept in the workspace, not the workflow folder');
     const saved = JSON.parse(fs.readFileSync(path.join(dir, 'eval.json'), 'utf8')) as SavedEval;
-    assert.deepStrictEqual(saved.models.map((m) => [m.name, m.status, m.episodes.length]), [['base', 'completed', 2], ['weakened', 'completed', 2]]);
-    assert.deepStrictEqual(saved.models[0].episodes.map((e) => e.reward), [1, 1], 'the fixture model answers both tasks');
-    assert.deepStrictEqual(saved.models[1].episodes.map((e) => e.reward), [0, 0], 'the weakened copy answers none');
+    assert.deepStrictEqual(
+      saved.models.map((m) => [m.name, m.status, m.episodes.length]),
+      [
+        ['base', 'completed', 2],
+        ['weakened', 'completed', 2],
+      ],
+    );
+    assert.deepStrictEqual(
+      saved.models[0].episodes.map((e) => e.reward),
+      [1, 1],
+      'the fixture model answers both tasks',
+    );
+    assert.deepStrictEqual(
+      saved.models[1].episodes.map((e) => e.reward),
+      [0, 0],
+      'the weakened copy answers none',
+    );
     for (const m of saved.models) assert.ok(fs.existsSync(path.join(dir, m.runDir, 'recording.jsonl')), `${m.name}'s calls are recorded`);
     assert.deepStrictEqual(sessions, [], 'no debug session was started');
     await until('the comparison view', () => comparisonTabs().some((t) => t.label.endsWith(path.basename(dir))));
@@ -78,7 +95,10 @@ suite('Compare Models on Tasks (real VS Code, two real models)', function () {
   test('a dead endpoint is refused before any task runs; nothing is saved', async () => {
     const evalDir = path.join(ws().uri.fsPath, '.agentrl', 'eval');
     const before = fs.existsSync(evalDir) ? fs.readdirSync(evalDir).length : 0;
-    const dir = await vscode.commands.executeCommand<string | undefined>('agentrl.eval.compare', entry({ compareModels: [`base=${base!.url}`, 'dead=http://127.0.0.1:9/v1'] }));
+    const dir = await vscode.commands.executeCommand<string | undefined>(
+      'agentrl.eval.compare',
+      entry({ compareModels: [`base=${base!.url}`, 'dead=http://127.0.0.1:9/v1'] }),
+    );
     assert.strictEqual(dir, undefined);
     assert.strictEqual(fs.existsSync(evalDir) ? fs.readdirSync(evalDir).length : 0, before);
   });

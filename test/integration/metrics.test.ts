@@ -31,7 +31,10 @@ const RUN = 'qwen-grpo';
 const FIXTURE = path.join(repoRoot, 'test', 'fixtures', 'metrics', 'trinity_job.py');
 
 function writeJob(dir: string, from: number, to: number, spike?: string): Expected[] {
-  const r = spawnSync(venvPython, [FIXTURE, 'write', dir, String(from), String(to), ...(spike ? ['--spike', spike] : [])], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  const r = spawnSync(venvPython, [FIXTURE, 'write', dir, String(from), String(to), ...(spike ? ['--spike', spike] : [])], {
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+  });
   assert.strictEqual(r.status, 0, `fixture writer failed: ${r.stderr}`);
   return JSON.parse(r.stdout) as Expected[];
 }
@@ -95,7 +98,10 @@ suite('metrics view (real relay, real event files)', function () {
     await until('live', () => stateOf(host, endpoint) === 'live');
     assertExactlyOnce(host, expected);
     // Explorer and trainer roles merged into one run; experience rows arrived too.
-    assert.deepStrictEqual(host.controller.runSummaries().map((r) => [r.run, [...r.roles].sort()]), [[RUN, ['explorer', 'trainer']]]);
+    assert.deepStrictEqual(
+      host.controller.runSummaries().map((r) => [r.run, [...r.roles].sort()]),
+      [[RUN, ['explorer', 'trainer']]],
+    );
     await until('experiences', () => host.store.experiences.size === 800);
   });
 
@@ -108,12 +114,15 @@ suite('metrics view (real relay, real event files)', function () {
     const reward = r.charts.find((c) => c.id === 'rollout/accuracy/mean')!;
     assert.strictEqual(reward.hi, 5, 'the planted spike (step 123 = 5) is not the envelope max');
     for (const tag of ['actor/pg_loss', 'actor/kl_loss', 'response_length/mean', 'critic/rewards/mean']) {
-      assert.ok(r.charts.some((c) => c.id === tag), `no chart for ${tag}`);
+      assert.ok(
+        r.charts.some((c) => c.id === tag),
+        `no chart for ${tag}`,
+      );
     }
     assert.match(r.status, /explorer\+trainer/);
   });
 
-  test('drill-down: a step → its rollouts → one rollout\'s messages (read through the relay)', async () => {
+  test("drill-down: a step → its rollouts → one rollout's messages (read through the relay)", async () => {
     const reply = <T extends HostMessage['type']>(type: T, request: number, send: () => void) =>
       new Promise<Extract<HostMessage, { type: T }>>((resolve) => {
         const off = host.controller.tap((m) => {
@@ -132,13 +141,19 @@ suite('metrics view (real relay, real event files)', function () {
     const first = rowAt(rollouts.rows, RUN, 0);
     const opened = await reply('rollout', 2, () => host.controller.receive({ type: 'openRollout', request: 2, ref: first }));
     assert.ok(opened.detail, opened.error);
-    assert.deepStrictEqual(opened.detail.messages.map((m) => m.role), ['system', 'user', 'assistant']);
+    assert.deepStrictEqual(
+      opened.detail.messages.map((m) => m.role),
+      ['system', 'user', 'assistant'],
+    );
     assert.match(opened.detail.messages[2].content, /^The answer is 4[2-5]\.$/);
     assert.strictEqual(opened.detail.fields.find((f) => f.key === 'reward')?.value, String(first.reward));
   });
 
   test('the status bar shows the smoothed reward mean, labelled with its tag, with a trend arrow', () => {
-    const values = expected.filter((e) => e.tag === 'rollout/accuracy/mean').sort((a, b) => a.step - b.step).map((e) => e.value);
+    const values = expected
+      .filter((e) => e.tag === 'rollout/accuracy/mean')
+      .sort((a, b) => a.step - b.step)
+      .map((e) => e.value);
     const sm = emaSmooth(values.slice(-200), STATUS_SMOOTHING);
     const want = String(Number(sm[sm.length - 1].toPrecision(4)));
     const text = host.refreshStatusBar();
@@ -200,7 +215,10 @@ suite('metrics view (real relay, real event files)', function () {
     const lines = fs.readFileSync(file, 'utf8').trim().split('\n');
     assert.strictEqual(lines[0], 'run,role,tag,step,wall_time,value');
     assert.strictEqual(lines.length - 1, expected.filter((e) => e.tag === 'rollout/accuracy/mean').length);
-    assert.ok(lines.some((l) => /,123,[\d.]+,5$/.test(l)), 'the spike is not in the export');
+    assert.ok(
+      lines.some((l) => /,123,[\d.]+,5$/.test(l)),
+      'the spike is not in the export',
+    );
   });
 
   test('an export that cannot be written (no such folder) gives no file and no rejected command', async () => {
@@ -215,7 +233,7 @@ suite('metrics view (real relay, real event files)', function () {
   test('a wrong token: the endpoint says error and stops; the right one (secret storage) connects', async () => {
     const guarded = await jobRelay(job, 0, 's3cret-token');
     try {
-      const id = (await vscode.commands.executeCommand<string>('agentrl.metrics.connect', { url: guarded.url, token: 'wrong', name: 'guarded' }));
+      const id = await vscode.commands.executeCommand<string>('agentrl.metrics.connect', { url: guarded.url, token: 'wrong', name: 'guarded' });
       await until('error', () => stateOf(host, id) === 'error');
       assert.match(host.statuses().find((s) => s.id === id)!.detail ?? '', /401/);
       await vscode.commands.executeCommand('agentrl.metrics.connect', { url: guarded.url, token: 's3cret-token', name: 'guarded' });
@@ -238,9 +256,9 @@ suite('metrics view (real relay, real event files)', function () {
     const ra = await jobRelay(a);
     const rb = await jobRelay(b);
     try {
-      const ia = (await vscode.commands.executeCommand<string>('agentrl.metrics.connect', { url: ra.url, name: 'explorer node' }));
+      const ia = await vscode.commands.executeCommand<string>('agentrl.metrics.connect', { url: ra.url, name: 'explorer node' });
       // The trainer node's job dir has another name: the endpoint's `run` merges it.
-      const ib = (await vscode.commands.executeCommand<string>('agentrl.metrics.connect', { url: rb.url, name: 'trainer node', run: 'multi-job' }));
+      const ib = await vscode.commands.executeCommand<string>('agentrl.metrics.connect', { url: rb.url, name: 'trainer node', run: 'multi-job' });
       await until('both live', () => stateOf(host, ia) === 'live' && stateOf(host, ib) === 'live', 30000);
       const run = await until('one run with both roles', () => {
         const r = host.controller.runSummaries().find((x) => x.run === 'multi-job');
@@ -263,7 +281,7 @@ suite('metrics view (real relay, real event files)', function () {
     let want = writeJob(localJob, 0, 50);
     assert.strictEqual(await vscode.commands.executeCommand('agentrl.metrics.clear', { confirm: false }), true);
     assert.strictEqual(host.store.list().length, 0);
-    const id = (await vscode.commands.executeCommand<string>('agentrl.metrics.connect', { dir: localJob }));
+    const id = await vscode.commands.executeCommand<string>('agentrl.metrics.connect', { dir: localJob });
     assert.strictEqual(id, `local:${localJob}`);
     await until('local relay live', () => stateOf(host, id) === 'live', 60000);
     const pid = host.connections.relayPid(id)!;

@@ -48,13 +48,17 @@ suite('online training (Trinity serve-mode proxy; engine stand-in: llama.cpp fix
     const posted: string[] = [];
     const orig = panel.webview.postMessage.bind(panel.webview);
     panel.webview.postMessage = (m: { type: string }) => {
-    posted.push(m.type);
-    return orig(m);
-  };
-    await until('the webview handshake', () => {
-    host.controller.pushState();
-    return posted.includes('state');
-  }, 30_000);
+      posted.push(m.type);
+      return orig(m);
+    };
+    await until(
+      'the webview handshake',
+      () => {
+        host.controller.pushState();
+        return posted.includes('state');
+      },
+      30_000,
+    );
 
     const ctl = host.controller;
     await ctl.receive({ type: 'send', text: 'Say hi.', params: { n: 2, maxTokens: 10, stream: true } });
@@ -66,17 +70,36 @@ suite('online training (Trinity serve-mode proxy; engine stand-in: llama.cpp fix
 
     await ctl.receive({ type: 'choose', turn: 1, alt: 0 });
     assert.strictEqual(ctl.state().error, undefined);
-    assert.deepStrictEqual(ctl.state().feedback.map((f) => [f.reward, f.state]), [[1, 'sent'], [0, 'sent']]);
+    assert.deepStrictEqual(
+      ctl.state().feedback.map((f) => [f.reward, f.state]),
+      [
+        [1, 'sent'],
+        [0, 'sent'],
+      ],
+    );
     m = await host.connection!.client.metrics();
     assert.strictEqual(m.readyExperiences, 2);
 
     // The metrics view watches the same run (its job dir: the relay polls the explorer's /metrics)
     const metrics = (await activated()).metrics.host();
-    const endpoint = await vscode.commands.executeCommand<string>('agentrl.metrics.connect', { dir: serve!.jobDir, mode: 'job', name: 'online-run', run: 'online-run', reveal: false });
-    await until('the serve-mode series in the metrics view', () => metrics.store.list().some((x) => x.run === 'online-run' && x.tag === 'explore_step_num'), 60_000);
+    const endpoint = await vscode.commands.executeCommand<string>('agentrl.metrics.connect', {
+      dir: serve!.jobDir,
+      mode: 'job',
+      name: 'online-run',
+      run: 'online-run',
+      reveal: false,
+    });
+    await until(
+      'the serve-mode series in the metrics view',
+      () => metrics.store.list().some((x) => x.run === 'online-run' && x.tag === 'explore_step_num'),
+      60_000,
+    );
     // the relay names the explorer it polls: the online feature can offer it
     const viaRelays = await vscode.commands.executeCommand<{ url: string; run: string }[]>('agentrl.metrics.explorers');
-    assert.deepStrictEqual(viaRelays.map((x) => [x.url, x.run]), [[serve!.url, 'online-run']]);
+    assert.deepStrictEqual(
+      viaRelays.map((x) => [x.url, x.run]),
+      [[serve!.url, 'online-run']],
+    );
 
     const commits: number[] = [];
     const sub = host.onCommit((s) => commits.push(s));
@@ -84,10 +107,19 @@ suite('online training (Trinity serve-mode proxy; engine stand-in: llama.cpp fix
     sub.dispose();
     assert.deepStrictEqual(commits, [1]);
     assert.strictEqual(ctl.state().metrics?.exploreStep, 1);
-    assert.deepStrictEqual(serve!.committed().map((c) => c.reward).sort(), [0, 1]);
+    assert.deepStrictEqual(
+      serve!
+        .committed()
+        .map((c) => c.reward)
+        .sort(),
+      [0, 1],
+    );
     // ... and marks the commit on that run's charts
     const marked = await until('the commit marked on the run', () => metrics.controller.runSummaries().find((r) => r.run === 'online-run' && r.marks?.length));
-    assert.deepStrictEqual(marked.marks!.map((k) => [k.kind, k.step]), [['commit', 1]]);
+    assert.deepStrictEqual(
+      marked.marks!.map((k) => [k.kind, k.step]),
+      [['commit', 1]],
+    );
     await vscode.commands.executeCommand('agentrl.metrics.disconnect', { id: endpoint });
   });
 

@@ -113,7 +113,10 @@ suite('Ray cluster in VS Code (real Ray, two nodes, loopback-only netns)', funct
     const [nodesGroup, jobsGroup] = rows(root);
     const nodes = rows(nodesGroup);
     assert.strictEqual(nodes.length, 2);
-    assert.ok(nodes.some((n) => /gpu_node=1/.test(n.description)), nodes.map((n) => n.description).join('\n'));
+    assert.ok(
+      nodes.some((n) => /gpu_node=1/.test(n.description)),
+      nodes.map((n) => n.description).join('\n'),
+    );
     assert.ok(nodes.some((n) => n.label.startsWith('head ')));
     assert.strictEqual(jobsGroup.type, 'group');
   });
@@ -133,47 +136,97 @@ suite('Ray cluster in VS Code (real Ray, two nodes, loopback-only netns)', funct
     assert.ok(r.relay?.url && r.relay.submissionId, `relay started: ${JSON.stringify(r.relay)}`);
     const relayJob = await ray.get(url)!.monitor.client.job(r.relay.submissionId);
     assert.strictEqual(relayJob.driver_node_id, workerId, 'the relay job runs on the node holding gpu_node');
-    const done = await until('the run to end', async () => {
-      const j = await ray.get(url)!.monitor.client.job(r.submissionId);
-      return ['SUCCEEDED', 'FAILED', 'STOPPED'].includes(j.status) ? j : undefined;
-    }, 120000, 500);
+    const done = await until(
+      'the run to end',
+      async () => {
+        const j = await ray.get(url)!.monitor.client.job(r.submissionId);
+        return ['SUCCEEDED', 'FAILED', 'STOPPED'].includes(j.status) ? j : undefined;
+      },
+      120000,
+      500,
+    );
     assert.strictEqual(done.status, 'SUCCEEDED', done.message ?? '');
     await until('the log streamed into the output channel', () => /Step 5: wrote/.test(ray.streamedLog(url, r.submissionId) ?? ''), 30000);
-    const expected = fs.readFileSync(path.join(ckpt, 'agentrl-sample', 'ray-run', 'expected.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { role: string; tag: string; step: number; value: number });
-    await until(`${expected.length} points in the metrics view`, () => metrics.store.list().filter((s) => s.run === 'ray-run').reduce((n, s) => n + s.length, 0) >= expected.length, 60000);
+    const expected = fs
+      .readFileSync(path.join(ckpt, 'agentrl-sample', 'ray-run', 'expected.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { role: string; tag: string; step: number; value: number });
+    await until(
+      `${expected.length} points in the metrics view`,
+      () =>
+        metrics.store
+          .list()
+          .filter((s) => s.run === 'ray-run')
+          .reduce((n, s) => n + s.length, 0) >= expected.length,
+      60000,
+    );
     const byKey = new Map<string, typeof expected>();
     for (const e of expected) byKey.set(seriesKey('ray-run', e.role, e.tag), [...(byKey.get(seriesKey('ray-run', e.role, e.tag)) ?? []), e]);
     for (const [key, list] of byKey) {
       const c = metrics.store.columns(key);
       assert.ok(c, `series ${key} missing`);
-      assert.deepStrictEqual(Array.from(c.step.subarray(0, c.length)), list.map((e) => e.step).sort((a, b) => a - b), `${key}: losses or duplicates`);
-      assert.deepStrictEqual(Array.from(c.value.subarray(0, c.length)), [...list].sort((a, b) => a.step - b.step).map((e) => e.value), `${key}: values`);
+      assert.deepStrictEqual(
+        Array.from(c.step.subarray(0, c.length)),
+        list.map((e) => e.step).sort((a, b) => a - b),
+        `${key}: losses or duplicates`,
+      );
+      assert.deepStrictEqual(
+        Array.from(c.value.subarray(0, c.length)),
+        [...list].sort((a, b) => a.step - b.step).map((e) => e.value),
+        `${key}: values`,
+      );
     }
     // the job row carries our metadata
     await ray.refreshNow(url);
     const [root] = rows();
     const jobs = rows(rows(root)[1]);
-    assert.ok(jobs.some((j) => j.label === 'agentrl-sample/ray-run' && /^SUCCEEDED/.test(j.description)), jobs.map((j) => `${j.label} ${j.description}`).join('\n'));
+    assert.ok(
+      jobs.some((j) => j.label === 'agentrl-sample/ray-run' && /^SUCCEEDED/.test(j.description)),
+      jobs.map((j) => `${j.label} ${j.description}`).join('\n'),
+    );
     assert.ok(jobs.some((j) => j.label === `relay for ${r.submissionId}`));
 
     // The relay job ends (as it does by itself after 30 min without a viewer); opened again, the
     // metrics view brings it back — a new relay job for the run, the saved connection moved to its URL, the
     // stream resumed from the old one's cursors (not one point twice).
-    const held = metrics.store.list().filter((s) => s.run === 'ray-run').reduce((n, s) => n + s.length, 0);
+    const held = metrics.store
+      .list()
+      .filter((s) => s.run === 'ray-run')
+      .reduce((n, s) => n + s.length, 0);
     const client = ray.get(url)!.monitor.client;
     await metrics.connections.set([]); // the viewer leaves (VS Code closed) …
     assert.ok(await client.stop(r.relay.submissionId)); // … the idle relay ends …
     await until('the relay job stopped', async () => (await client.job(r.relay!.submissionId!)).status === 'STOPPED', 30000, 500);
     await metrics.reconnect(); // … and the saved connection is opened again
     const oldUrl = r.relay.url;
-    const revived = await until('a new relay job for the run', async () => {
-      const live = (await client.jobs()).filter((j) => j.metadata?.[META.role] === 'relay' && j.metadata?.[META.forRun] === r.submissionId && j.status === 'RUNNING');
-      return live.find((j) => j.submission_id !== r.relay!.submissionId);
-    }, 90000, 500);
-    const ep = await until('the metrics view on the new relay, live', () => metrics.statuses().find((s) => s.name === 'ray:ray-run' && s.target !== oldUrl && s.state === 'live'), 60000, 200);
+    const revived = await until(
+      'a new relay job for the run',
+      async () => {
+        const live = (await client.jobs()).filter(
+          (j) => j.metadata?.[META.role] === 'relay' && j.metadata?.[META.forRun] === r.submissionId && j.status === 'RUNNING',
+        );
+        return live.find((j) => j.submission_id !== r.relay!.submissionId);
+      },
+      90000,
+      500,
+    );
+    const ep = await until(
+      'the metrics view on the new relay, live',
+      () => metrics.statuses().find((s) => s.name === 'ray:ray-run' && s.target !== oldUrl && s.state === 'live'),
+      60000,
+      200,
+    );
     assert.ok(!metrics.statuses().some((s) => s.target === oldUrl), 'the old connection was replaced');
     await sleep(1500);
-    assert.strictEqual(metrics.store.list().filter((s) => s.run === 'ray-run').reduce((n, s) => n + s.length, 0), held, `resumed from the old cursors at ${ep.target}: no point twice`);
+    assert.strictEqual(
+      metrics.store
+        .list()
+        .filter((s) => s.run === 'ray-run')
+        .reduce((n, s) => n + s.length, 0),
+      held,
+      `resumed from the old cursors at ${ep.target}: no point twice`,
+    );
     assert.ok(await vscode.commands.executeCommand('agentrl.ray.stopJob', { cluster: url, id: revived.submission_id }));
   });
 
@@ -188,18 +241,27 @@ suite('Ray cluster in VS Code (real Ray, two nodes, loopback-only netns)', funct
     assert.ok(r?.submissionId, 'submitted');
     assert.strictEqual(r.relay?.dir, r.jobDir, 'same machine: the metrics view reads the job dir itself (no relay job)');
     const run = path.basename(r.jobDir);
-    const done = await until('the demo run to end', async () => {
-      const j = await ray.get(url)!.monitor.client.job(r.submissionId);
-      return ['SUCCEEDED', 'FAILED', 'STOPPED'].includes(j.status) ? j : undefined;
-    }, 120000, 500);
+    const done = await until(
+      'the demo run to end',
+      async () => {
+        const j = await ray.get(url)!.monitor.client.job(r.submissionId);
+        return ['SUCCEEDED', 'FAILED', 'STOPPED'].includes(j.status) ? j : undefined;
+      },
+      120000,
+      500,
+    );
     assert.strictEqual(done.status, 'SUCCEEDED', done.message ?? '');
     assert.strictEqual(done.metadata?.['agentrl.job_dir'], r.jobDir);
     await until('the demo log streamed', () => /demo: simulated trainer stopped/.test(ray.streamedLog(url, r.submissionId) ?? ''), 30000);
     // 5 explorer steps (0..4) of rollout/accuracy/mean, from the job dir's event files
-    await until('the demo run charted', () => {
-      const s = metrics.store.list().find((x) => x.run === run && x.tag === 'rollout/accuracy/mean');
-      return s && s.length >= 5 ? s : undefined;
-    }, 60000);
+    await until(
+      'the demo run charted',
+      () => {
+        const s = metrics.store.list().find((x) => x.run === run && x.tag === 'rollout/accuracy/mean');
+        return s && s.length >= 5 ? s : undefined;
+      },
+      60000,
+    );
   });
 
   test("Connect to Online Explorer of a Ray job: the URL the explorer logged reaches Trinity's own serve-mode API", async function () {
@@ -220,7 +282,12 @@ suite('Ray cluster in VS Code (real Ray, two nodes, loopback-only netns)', funct
         metrics: 'none',
       });
       assert.ok(r?.submissionId);
-      await until('the banner in the job log', async () => /Starting Trinity Service/.test(await ray.get(url)!.monitor.client.logs(r.submissionId)), 60000, 500);
+      await until(
+        'the banner in the job log',
+        async () => /Starting Trinity Service/.test(await ray.get(url)!.monitor.client.logs(r.submissionId)),
+        60000,
+        500,
+      );
       const got = await vscode.commands.executeCommand<string | undefined>('agentrl.ray.connectExplorer', { cluster: url, id: r.submissionId });
       assert.strictEqual(got, serve.url);
       assert.strictEqual(online.connection?.client.url, serve.url, 'the online feature is connected to the explorer');
@@ -244,20 +311,30 @@ suite('Ray cluster in VS Code (real Ray, two nodes, loopback-only netns)', funct
       });
       const id = r.submissionId;
       await until('RUNNING', async () => (await ray.refreshNow(url)).jobs.find((j) => j.submission_id === id)?.status === 'RUNNING', 60000);
-      const s = await until('the stall flag', async () => {
-        const snap = await ray.refreshNow(url);
-        return snap.stalls[id] ? snap : undefined;
-      }, 60000, 1000);
+      const s = await until(
+        'the stall flag',
+        async () => {
+          const snap = await ray.refreshNow(url);
+          return snap.stalls[id] ? snap : undefined;
+        },
+        60000,
+        1000,
+      );
       assert.ok(s.stalls[id].thresholdMs === 6000);
       assert.ok(s.stalls[id].explorerWaitsOnSynchronizer);
       const job = rows(rows(rows()[0])[1]).find((j) => j.type === 'job' && j.submissionId === id)!;
       assert.match(job.description, /^STALLED · RUNNING/);
       assert.ok(rows(job).some((d) => d.label === 'the explorer waits on the synchronizer'));
       assert.ok(await vscode.commands.executeCommand('agentrl.ray.stopJob', { cluster: url, id }));
-      await until('STOPPED, no longer stalled', async () => {
-        const snap = await ray.refreshNow(url);
-        return snap.jobs.find((j) => j.submission_id === id)?.status === 'STOPPED' && !snap.stalls[id];
-      }, 30000, 500);
+      await until(
+        'STOPPED, no longer stalled',
+        async () => {
+          const snap = await ray.refreshNow(url);
+          return snap.jobs.find((j) => j.submission_id === id)?.status === 'STOPPED' && !snap.stalls[id];
+        },
+        30000,
+        500,
+      );
     } finally {
       await vscode.workspace.getConfiguration('agentrl.ray').update('stallMinutes', undefined, vscode.ConfigurationTarget.Workspace);
     }
@@ -273,21 +350,40 @@ suite('Ray cluster in VS Code (real Ray, two nodes, loopback-only netns)', funct
       metrics: 'none',
     });
     const id = r.submissionId;
-    await until('a Step line seen by the view', async () => {
-      await ray.refreshNow(url);
-      return /Step 1:/.test(ray.get(url)!.monitor.log(id));
-    }, 60000, 500);
+    await until(
+      'a Step line seen by the view',
+      async () => {
+        await ray.refreshNow(url);
+        return /Step 1:/.test(ray.get(url)!.monitor.log(id));
+      },
+      60000,
+      500,
+    );
     process.kill(cluster.workerRayletPid()!, 'SIGKILL');
-    await until('FAILED + DEAD', async () => {
-      const snap = await ray.refreshNow(url);
-      return snap.failures[id] && snap.nodes.some((n) => n.node_id === workerId && n.state === 'DEAD') ? snap : undefined;
-    }, 90000, 1000);
+    await until(
+      'FAILED + DEAD',
+      async () => {
+        const snap = await ray.refreshNow(url);
+        return snap.failures[id] && snap.nodes.some((n) => n.node_id === workerId && n.state === 'DEAD') ? snap : undefined;
+      },
+      90000,
+      1000,
+    );
     const job = rows(rows(rows()[0])[1]).find((j) => j.type === 'job' && j.submissionId === id)!;
     assert.match(job.description, /^FAILED/);
     const details = rows(job).map((d) => d.label);
-    assert.ok(details.some((l) => l.startsWith('FAILED: ')), details.join('\n'));
-    assert.ok(details.some((l) => l.includes(workerId.slice(0, 8)) && l.endsWith('is DEAD')), details.join('\n'));
-    assert.ok(details.some((l) => /Step \d+: wrote/.test(l)), details.join('\n'));
+    assert.ok(
+      details.some((l) => l.startsWith('FAILED: ')),
+      details.join('\n'),
+    );
+    assert.ok(
+      details.some((l) => l.includes(workerId.slice(0, 8)) && l.endsWith('is DEAD')),
+      details.join('\n'),
+    );
+    assert.ok(
+      details.some((l) => /Step \d+: wrote/.test(l)),
+      details.join('\n'),
+    );
     const node = rows(rows(rows()[0])[0]).find((n) => n.id === workerId)!;
     assert.match(node.description, /^DEAD/);
   });

@@ -13,7 +13,10 @@ suite('scaffold: New Workflow', () => {
   const run = (presets: object) => vscode.commands.executeCommand<NewWorkflowResult | undefined>('agentrl.newWorkflow', presets);
   /** launch.json as VS Code reads it (it picks up the file's change through its file watcher). */
   async function launchConfigs(until: (names: string[]) => boolean): Promise<{ name: string; type: string; config?: string; cwd?: string }[]> {
-    const read = () => vscode.workspace.getConfiguration('launch', vscode.workspace.workspaceFolders![0].uri).get<{ name: string; type: string; config?: string; cwd?: string }[]>('configurations') ?? [];
+    const read = () =>
+      vscode.workspace
+        .getConfiguration('launch', vscode.workspace.workspaceFolders![0].uri)
+        .get<{ name: string; type: string; config?: string; cwd?: string }[]>('configurations') ?? [];
     for (let i = 0; i < 100 && !until(read().map((c) => c.name)); i++) await new Promise((r) => setTimeout(r, 100));
     return read();
   }
@@ -39,8 +42,18 @@ suite('scaffold: New Workflow', () => {
 
   test('with preset answers it creates the project, keeps launch.json comments and opens the workflow', async () => {
     fs.mkdirSync(path.dirname(launchFile()), { recursive: true });
-    fs.writeFileSync(launchFile(), '{\n  // keep me\n  "version": "0.2.0",\n  "configurations": [\n    { "name": "mine", "type": "node", "request": "launch" } /* and me */\n  ]\n}\n');
-    const result = await run({ framework: 'trinity', template: 'trinity-math', name: 'it_agent', target: ws, model: 'Qwen/Qwen2.5-0.5B-Instruct', data: 'sample' });
+    fs.writeFileSync(
+      launchFile(),
+      '{\n  // keep me\n  "version": "0.2.0",\n  "configurations": [\n    { "name": "mine", "type": "node", "request": "launch" } /* and me */\n  ]\n}\n',
+    );
+    const result = await run({
+      framework: 'trinity',
+      template: 'trinity-math',
+      name: 'it_agent',
+      target: ws,
+      model: 'Qwen/Qwen2.5-0.5B-Instruct',
+      data: 'sample',
+    });
     assert.ok(result?.ok, JSON.stringify(result));
     const project = path.join(ws, 'it_agent');
     assert.strictEqual(result.projectDir, project);
@@ -55,7 +68,10 @@ suite('scaffold: New Workflow', () => {
     assert.ok(text.includes('// keep me') && text.includes('/* and me */'), text);
     // VS Code's own reading of launch.json sees both entries.
     const configs = await launchConfigs((names) => names.includes('mine') && names.length === 2);
-    assert.deepStrictEqual(configs.map((c) => c.name), ['mine', 'Debug it_agent rollout']);
+    assert.deepStrictEqual(
+      configs.map((c) => c.name),
+      ['mine', 'Debug it_agent rollout'],
+    );
     assert.strictEqual(configs[1].type, 'agentrl');
     assert.strictEqual(configs[1].config, '${workspaceFolder}/it_agent/config.yaml');
   });
@@ -97,7 +113,13 @@ suite('scaffold: New Workflow', () => {
     fs.mkdirSync(sub, { recursive: true });
     const rows = path.join(ws, 'rows.jsonl');
     fs.writeFileSync(rows, '{"task_id": "a", "main_query": "Reach 10 with [2, 5]", "target": 10, "nums": [2, 5]}\n');
-    const result = await run({ template: 'ajet-countdown', name: 'cd_agent', target: vscode.Uri.file(sub), model: 'Qwen/Qwen2.5-0.5B-Instruct', data: { kind: 'file', path: rows } });
+    const result = await run({
+      template: 'ajet-countdown',
+      name: 'cd_agent',
+      target: vscode.Uri.file(sub),
+      model: 'Qwen/Qwen2.5-0.5B-Instruct',
+      data: { kind: 'file', path: rows },
+    });
     assert.ok(result?.ok, JSON.stringify(result));
     assert.strictEqual(fs.readFileSync(path.join(sub, 'cd_agent', 'data', 'train.jsonl'), 'utf8'), fs.readFileSync(rows, 'utf8'));
     assert.match(fs.readFileSync(path.join(sub, 'cd_agent', 'config.yaml'), 'utf8'), /user_workflow: cd_agent\.workflow->CountdownWorkflow/);

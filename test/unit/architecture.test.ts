@@ -23,7 +23,8 @@ import {
 import { repoRoot } from '../harness/paths';
 
 const lines = (...ls: string[]): string => `${ls.join('\n')}\n`;
-const LIBRARIES_ONLY = 'features import library folders only (src/base, src/relay-protocol, src/feature-api, src/webview-shell, src/webview-ui, src/tokens, src/workspace-files, src/tfrecord, src/sqlite, src/types, src/pipeline); move what both need into one';
+const LIBRARIES_ONLY =
+  'features import library folders only (src/base, src/relay-protocol, src/feature-api, src/webview-shell, src/webview-ui, src/tokens, src/workspace-files, src/tfrecord, src/sqlite, src/types, src/pipeline); move what both need into one';
 const report = (vs: Violation[]): string[] => vs.map(formatViolation);
 /** n lines of filler statements. */
 const filler = (n: number, indent = '  '): string[] => Array.from({ length: n }, (_, i) => `${indent}x${i % 10} = ${i};`);
@@ -64,7 +65,10 @@ describe('rule 1: features never import each other', () => {
   test("fails on a feature importing another feature's internals instead of a library folder, and on a folder that is neither", () => {
     const files = fileSet({
       // online reaching into metrics for the relay's explorers: the wrong way …
-      'src/online/host.ts': lines("import type { RelayExplorer } from '../metrics/protocol/view-protocol';", "import { RelayClient } from '../relay-protocol/client';"),
+      'src/online/host.ts': lines(
+        "import type { RelayExplorer } from '../metrics/protocol/view-protocol';",
+        "import { RelayClient } from '../relay-protocol/client';",
+      ),
       'src/metrics/protocol/view-protocol.ts': lines('export interface RelayExplorer {}'),
       // … and the right way: the shape both need in a library folder
       'src/ray/explorer.ts': lines("import type { RelayExplorer } from '../feature-api/commands';"),
@@ -85,8 +89,18 @@ describe('rule 1: features never import each other', () => {
     const files = fileSet({
       'src/extension.ts': lines("import { a } from './metrics/activate';", "import type { C } from './config/checker';"),
       'src/cli.ts': lines("export const run = () => import('./relay/cli');"),
-      'src/metrics/activate.ts': lines("import { b } from './store/store';", "import { s } from '../base/s';", "import * as fs from 'node:fs';", 'export const a = 1;'),
-      'src/metrics/store/store.ts': lines("import { s } from '../../base/s';", "import type { T } from '../../types/t';", "import { c } from '../../relay-protocol/client';", 'export const b = 1;'),
+      'src/metrics/activate.ts': lines(
+        "import { b } from './store/store';",
+        "import { s } from '../base/s';",
+        "import * as fs from 'node:fs';",
+        'export const a = 1;',
+      ),
+      'src/metrics/store/store.ts': lines(
+        "import { s } from '../../base/s';",
+        "import type { T } from '../../types/t';",
+        "import { c } from '../../relay-protocol/client';",
+        'export const b = 1;',
+      ),
       'src/config/checker.ts': lines("import type { ConfigChecker } from '../feature-api/config-checker';"),
       'src/relay/cli.ts': lines("import { s } from '../base/s';"),
       'src/relay-protocol/client.ts': lines("import { s } from '../base/s';", 'export const c = 1;'),
@@ -102,7 +116,7 @@ describe('rule 1: features never import each other', () => {
 });
 
 describe('rule 2: no import cycle between folders', () => {
-  test('fails on a parent ↔ child cycle and a three-folder cycle (type-only imports count), naming each edge\'s files', () => {
+  test("fails on a parent ↔ child cycle and a three-folder cycle (type-only imports count), naming each edge's files", () => {
     const files = fileSet({
       'src/config/engine.ts': lines('// why', "import { parse } from './yaml/parse';"),
       'src/config/model.ts': lines('export interface Model {}'),
@@ -216,7 +230,7 @@ describe('rule 6: user-visible text goes through l10n', () => {
         "void vscode.window.withProgress({ location: 15, title: 'Submitting…' }, async () => 1);",
         "item.text = '$(sync~spin) Connecting';",
         "item.tooltip = 'Status: ' + state;",
-        "const node = new vscode.TreeItem(`Run ${id}`);",
+        'const node = new vscode.TreeItem(`Run ${id}`);',
         'void vscode.l10n.t(`Connected to ${url}`);',
         "const row = { label: vscode.l10n.t('Nodes'), description: 'alive' };",
         "progress.report({ message: 'Uploading' });",
@@ -228,9 +242,14 @@ describe('rule 6: user-visible text goes through l10n', () => {
         "post({ type: 'log', message: `chart ${id} failed` });",
         "el.setAttribute('data-id', 'not text');",
       ),
-      'src/a/pure/runner.ts': lines('// no vscode here: only the call rules apply', "ui.showInformationMessage('Done');", "const row = { label: 'not shown by VS Code' };"),
+      'src/a/pure/runner.ts': lines(
+        '// no vscode here: only the call rules apply',
+        "ui.showInformationMessage('Done');",
+        "const row = { label: 'not shown by VS Code' };",
+      ),
     });
-    const bypass = (line: number, lit: string, where: string) => `src/a/commands.ts:${line}: ${lit} as ${where} bypasses l10n: use vscode.l10n.t (or a strings module)`;
+    const bypass = (line: number, lit: string, where: string) =>
+      `src/a/commands.ts:${line}: ${lit} as ${where} bypasses l10n: use vscode.l10n.t (or a strings module)`;
     assert.deepEqual(report(l10nBypasses(files)), [
       bypass(2, "'Could not connect'", 'showErrorMessage text'),
       bypass(3, "'Delete'", 'showWarningMessage text'),
@@ -260,8 +279,8 @@ describe('rule 6: user-visible text goes through l10n', () => {
         "void vscode.window.showErrorMessage(describeError(e), vscode.l10n.t('Retry'));",
         "void vscode.window.showInputBox({ title: vscode.l10n.t('Connect'), placeHolder: 'ws://127.0.0.1:8765/', value: 'default' });",
         "void vscode.window.showQuickPick(['CSV', 'JSON'], { title: vscode.l10n.t('Format') });",
-        "item.text = `$(pulse) ${label}`;",
-        "item.tooltip = `${a} — ${b}\\n${c}`;",
+        'item.text = `$(pulse) ${label}`;',
+        'item.tooltip = `${a} — ${b}\\n${c}`;',
         'item.description = String(n);',
         "const t = vscode.l10n.t('{0} of {1}', a, b);",
         "const u = vscode.l10n.t({ message: 'Saved', comment: ['a button'] });",

@@ -14,11 +14,15 @@ const UNREACHABLE: Record<string, string> = {
 };
 
 function files(dir: string, ext: RegExp): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name), ext) : ext.test(e.name) ? [path.join(dir, e.name)] : []));
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name), ext) : ext.test(e.name) ? [path.join(dir, e.name)] : []));
 }
 
 test('every finding code is produced by a unit test', () => {
-  const src = files(path.join(repoRoot, 'src', 'config'), /\.ts$/).map((f) => fs.readFileSync(f, 'utf8')).join('\n');
+  const src = files(path.join(repoRoot, 'src', 'config'), /\.ts$/)
+    .map((f) => fs.readFileSync(f, 'utf8'))
+    .join('\n');
   const codes = new Set<string>();
   for (const m of src.matchAll(/code: (?:[^'\n]*\? )?'([a-z]+\.[a-z0-9.-]+)'(?: : '([a-z]+\.[a-z0-9.-]+)')?/g)) {
     codes.add(m[1]);

@@ -29,7 +29,7 @@ test('untranslated() finds l10n.t messages missing from a bundle, keyed as the s
     'src/a/host.ts': [
       "import * as vscode from 'vscode';",
       "vscode.l10n.t('Connected to {0}', url);",
-      "this.l10n.t(\"It's\\nhere\");",
+      'this.l10n.t("It\'s\\nhere");',
       "l10n.t({ message: `Saved`, comment: ['a button'] });",
       "vscode.l10n.t('Missing one');",
       "// vscode.l10n.t('in a comment: not a message')",

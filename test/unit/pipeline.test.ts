@@ -152,7 +152,15 @@ test('unknown timing names are listed under "other", never dropped; suffixed nam
 test("verl's own timing_s names (an AgentJet run) map onto the same phases", () => {
   const t = new StepTable();
   for (let s = 1; s <= 20; s++) {
-    const v: Record<string, number> = { 'timing_s/gen': 12, 'timing_s/agent_loop/generate_sequences/mean': 3, 'timing_s/agent_loop/generate_sequences/max': 11.5, 'timing_s/old_log_prob': 1, 'timing_s/update_actor': 2, 'timing_s/step': 15.5, 'perf/throughput': 800 };
+    const v: Record<string, number> = {
+      'timing_s/gen': 12,
+      'timing_s/agent_loop/generate_sequences/mean': 3,
+      'timing_s/agent_loop/generate_sequences/max': 11.5,
+      'timing_s/old_log_prob': 1,
+      'timing_s/update_actor': 2,
+      'timing_s/step': 15.5,
+      'perf/throughput': 800,
+    };
     for (const [tag, x] of Object.entries(v)) t.add('', tag, s, 1.7e9 + s * 15.5, x);
   }
   const r = pipelineReport(t);
@@ -163,7 +171,18 @@ test("verl's own timing_s names (an AgentJet run) map onto the same phases", () 
 });
 
 test('advice: the config keys of the bottleneck with the run’s own values (its config copy) and a suggestion', () => {
-  const cfg = ['cluster:', '  node_num: 1', '  gpu_per_node: 8', 'explorer:', '  rollout_model:', '    engine_num: 2', '    tensor_parallel_size: 2', 'buffer:', '  batch_size: 32', ''].join('\n');
+  const cfg = [
+    'cluster:',
+    '  node_num: 1',
+    '  gpu_per_node: 8',
+    'explorer:',
+    '  rollout_model:',
+    '    engine_num: 2',
+    '    tensor_parallel_size: 2',
+    'buffer:',
+    '  batch_size: 32',
+    '',
+  ].join('\n');
   const r = load(job(simulate(repeat(20, KINDS.explorer)), { config: cfg }));
   assert.deepEqual(reportJson(r).advice, [
     { key: 'explorer.rollout_model.engine_num', now: 2, suggest: 3 },
@@ -189,10 +208,7 @@ test('advice: the config keys of the bottleneck with the run’s own values (its
   const none = load(job(simulate(repeat(20, KINDS.checkpoint))));
   assert.deepEqual(none.advice, []);
   assert.match(none.configProblem ?? '', /no run config/);
-  assert.deepEqual(
-    new RunConfig({ trainer: { save_interval: 50 } }).value('trainer.save_interval'),
-    { value: 50, defaulted: false },
-  );
+  assert.deepEqual(new RunConfig({ trainer: { save_interval: 50 } }).value('trainer.save_interval'), { value: 50, defaulted: false });
 });
 
 test('the JSON has the shape the CLI promises; absent parts are null', () => {

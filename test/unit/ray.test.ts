@@ -23,7 +23,13 @@ test('entrypoints and run identity per config kind', () => {
   assert.equal(deriveEntrypoint(runInfo('astuner', { astuner: {} }), 'a.yaml'), 'astuner --conf a.yaml --backbone trinity --with-ray');
 });
 
-const running = (over: Partial<RayJob> = {}): RayJob => ({ job_id: null, submission_id: 's1', status: 'RUNNING', entrypoint: 'trinity run --config x.yaml', ...over });
+const running = (over: Partial<RayJob> = {}): RayJob => ({
+  job_id: null,
+  submission_id: 's1',
+  status: 'RUNNING',
+  entrypoint: 'trinity run --config x.yaml',
+  ...over,
+});
 
 test('stall: a fixed threshold flags after N ms without progress; any counter advancing resets it', () => {
   const d = new StallDetector({ thresholdMs: 1000 }, 0);
@@ -37,7 +43,7 @@ test('stall: a fixed threshold flags after N ms without progress; any counter ad
   assert.equal(d.check(2400, { job: running({ status: 'SUCCEEDED' }) }), undefined, 'ended jobs are not stalled');
 });
 
-test('stall: the default threshold follows the run\'s own cadence (10 × median step gap, clamped)', () => {
+test("stall: the default threshold follows the run's own cadence (10 × median step gap, clamped)", () => {
   const d = new StallDetector({ minMs: 1000, maxMs: 100_000, initialMs: 50_000 }, 0);
   assert.equal(d.thresholdMs(), 50_000, 'before any cadence');
   for (let i = 1; i <= 5; i++) d.observe({ step: i }, i * 2000);
@@ -56,14 +62,19 @@ test('stall: the default threshold follows the run\'s own cadence (10 × median 
     ],
     logTail: 'Step 4 done\nINFO explorer: waiting for the synchronizer to finish weight sync\n',
   })!;
-  assert.deepEqual(r.actorsNotAlive, [{ name: 'trainer', state: 'DEAD' }, { name: 'explorer_rollout_model_0', state: 'RESTARTING' }]);
+  assert.deepEqual(r.actorsNotAlive, [
+    { name: 'trainer', state: 'DEAD' },
+    { name: 'explorer_rollout_model_0', state: 'RESTARTING' },
+  ]);
   assert.deepEqual(r.deadNodes, [{ id: 'n2', ip: '10.0.0.2', message: 'health check failed' }]);
   assert.equal(r.explorerWaitsOnSynchronizer, true);
   assert.equal(r.lastLogLines.length, 2);
 });
 
 test('a FAILED job: its message, dead nodes and log tail', () => {
-  const f = describeFailure(running({ status: 'FAILED', message: 'Job supervisor actor died', error_type: 'JOB_SUPERVISOR_ACTOR_DIED' }), { logTail: 'a\nb\nTraceback\n' })!;
+  const f = describeFailure(running({ status: 'FAILED', message: 'Job supervisor actor died', error_type: 'JOB_SUPERVISOR_ACTOR_DIED' }), {
+    logTail: 'a\nb\nTraceback\n',
+  })!;
   assert.equal(f.message, 'Job supervisor actor died');
   assert.deepEqual(f.lastLogLines, ['a', 'b', 'Traceback']);
   assert.equal(describeFailure(running()), undefined);
@@ -134,16 +145,38 @@ test('relay job: request pinned by a sliver of the resource, URL from the log, t
 });
 
 test('view rows: nodes with resources, jobs with status/age/metadata, stall and failure details', () => {
-  const n = nodeRow({ node_id: 'abcdef1234', node_ip: '127.0.0.1', is_head_node: false, state: 'DEAD', resources_total: { CPU: 1, memory: 2 * 2 ** 30, gpu_node: 1, 'node:127.0.0.1': 1 } }, {}, 2);
+  const n = nodeRow(
+    {
+      node_id: 'abcdef1234',
+      node_ip: '127.0.0.1',
+      is_head_node: false,
+      state: 'DEAD',
+      resources_total: { CPU: 1, memory: 2 * 2 ** 30, gpu_node: 1, 'node:127.0.0.1': 1 },
+    },
+    {},
+    2,
+  );
   assert.equal(n.type === 'node' && n.alive, false);
   assert.match(n.description, /^DEAD · CPU 1 · mem 2\.0 GB · gpu_node=1$/);
   const j = jobRow(running({ start_time: 0, metadata: { agentrl: '1', 'agentrl.project': 'p', 'agentrl.name': 'n' } }), 125_000, true);
   assert.equal(j.label, 'p/n');
   assert.match(j.description, /^STALLED · RUNNING · 2m · trinity run/);
   const snap = {
-    stalls: { s1: { stalledForMs: 600_000, thresholdMs: 300_000, actorsNotAlive: [{ name: 'trainer', state: 'DEAD' }], deadNodes: [], explorerWaitsOnSynchronizer: true, lastLogLines: [] } },
+    stalls: {
+      s1: {
+        stalledForMs: 600_000,
+        thresholdMs: 300_000,
+        actorsNotAlive: [{ name: 'trainer', state: 'DEAD' }],
+        deadNodes: [],
+        explorerWaitsOnSynchronizer: true,
+        lastLogLines: [],
+      },
+    },
     failures: {},
     actors: {},
   } as unknown as ClusterSnapshot;
-  assert.deepEqual(jobDetails(snap, 's1', english).map((r) => r.label), ['no progress for 10m (threshold 5m)', 'actor trainer is DEAD', 'the explorer waits on the synchronizer']);
+  assert.deepEqual(
+    jobDetails(snap, 's1', english).map((r) => r.label),
+    ['no progress for 10m (threshold 5m)', 'actor trainer is DEAD', 'the explorer waits on the synchronizer'],
+  );
 });

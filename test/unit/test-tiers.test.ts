@@ -12,7 +12,18 @@ const unitDir = path.join(repoRoot, 'test', 'unit');
 /** Modules that start processes or sockets (esbuild runs its own service process). */
 const FORBIDDEN_MODULES = new Set(['child_process', 'net', 'http', 'https', 'http2', 'tls', 'dgram', 'cluster', 'ws', 'esbuild']);
 /** test/harness modules that start model servers, Ray, Trinity, VS Code, browsers, Python or the relay. */
-const FORBIDDEN_HARNESS = new Set(['model-server', 'ray-cluster', 'trinity-serve', 'lsp-stdio', 'vscode-server', 'browser', 'webview-page', 'relay', 'run-ext-tests', 'runner-python']);
+const FORBIDDEN_HARNESS = new Set([
+  'model-server',
+  'ray-cluster',
+  'trinity-serve',
+  'lsp-stdio',
+  'vscode-server',
+  'browser',
+  'webview-page',
+  'relay',
+  'run-ext-tests',
+  'runner-python',
+]);
 /** Calls into src/ that listen or connect even though the module import looks harmless. */
 const FORBIDDEN_CALLS: [RegExp, string][] = [
   [/\bfetch\(/, 'fetch() (network)'],

@@ -25,8 +25,16 @@ export function mixedRecords(seed: number, count: number): Buffer[] {
   const records: Buffer[] = [];
   let step = 0;
   const steps = [0, 1, 126, 127, 128, 129, 16383, 16384, 2 ** 21 - 1, 2 ** 21, 2 ** 28 - 1, 2 ** 28, 2 ** 35, 2 ** 50];
-  const f32 = (x: number) => { const b = Buffer.alloc(4); b.writeFloatLE(x); return b; };
-  const f64 = (x: number) => { const b = Buffer.alloc(8); b.writeDoubleLE(x); return b; };
+  const f32 = (x: number) => {
+    const b = Buffer.alloc(4);
+    b.writeFloatLE(x);
+    return b;
+  };
+  const f64 = (x: number) => {
+    const b = Buffer.alloc(8);
+    b.writeDoubleLE(x);
+    return b;
+  };
   const specials = [NaN, Infinity, -Infinity, -0, 0, 1e-40, 3.4e38];
   for (let i = 0; i < count; i++) {
     // mostly steady writers (several tags per step, in turn), sometimes a jump across a varint length

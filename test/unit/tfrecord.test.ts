@@ -74,7 +74,10 @@ test('a partial record at the end waits for the rest; offsets stay on record bou
   assert.equal(r.stats.crcErrors + r.stats.badHeaders, 0);
   r.close();
   // Resuming at a cursor gives exactly the rest.
-  assert.deepEqual(readAll(file, offsets[4]).pts.map((p) => p.step), [4, 5, 6, 7, 8, 9]);
+  assert.deepEqual(
+    readAll(file, offsets[4]).pts.map((p) => p.step),
+    [4, 5, 6, 7, 8, 9],
+  );
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -86,7 +89,10 @@ test('a data CRC mismatch skips that record and counts it; a bad header re-synch
   buf[offsets[7] + 2] ^= 0x01; // length of record 7
   fs.writeFileSync(file, buf);
   const { pts, stats } = readAll(file);
-  assert.deepEqual(pts.map((p) => p.step), [0, 1, 2, 4, 5, 6, 8, 9]);
+  assert.deepEqual(
+    pts.map((p) => p.step),
+    [0, 1, 2, 4, 5, 6, 8, 9],
+  );
   assert.equal(stats.crcErrors, 1);
   assert.equal(stats.badHeaders, 1);
   assert.equal(stats.skippedBytes, offsets[4] - offsets[3] + (offsets[8] - offsets[7]));
@@ -127,7 +133,6 @@ test('a missing file is an I/O error, not a crash of the decoder', () => {
   assert.throws(() => readAll('/nonexistent/events.out.tfevents.x'), /ENOENT/);
 });
 
-
 /** A fixed-seed stream of event records in mixed encodings (simple_value, tensors f32/f64, packed or not), with plugin metadata now and then. */
 test('learned event shapes decode exactly what the full decode does (fixed-seed stream of mixed encodings)', () => {
   const records = mixedRecords(7, 4000);
@@ -148,7 +153,10 @@ test('learned event shapes decode exactly what the full decode does (fixed-seed 
   const reference = run(false);
   const fast = run(true);
   assert.ok(reference.length > 3000, `few scalars decoded: ${reference.length}`);
-  assert.ok(reference.some((l) => l.startsWith('hist/w|')), 'tensors of a tag without a plugin are scalars until one is named');
+  assert.ok(
+    reference.some((l) => l.startsWith('hist/w|')),
+    'tensors of a tag without a plugin are scalars until one is named',
+  );
   assert.equal(fast.length, reference.length);
   for (let i = 0; i < reference.length; i++) assert.equal(fast[i], reference[i], `scalar ${i}`);
 });
@@ -188,6 +196,9 @@ test('a flipped value byte in a record of a learned shape is a CRC error: that r
   reader.close();
   assert.equal(reader.stats.crcErrors, 1);
   assert.ok(reader.stats.shaped > 15000, `the victim's neighbours were not matched in the scan (${reader.stats.shaped})`);
-  assert.deepEqual(steps, [...Array(20000).keys()].filter((i) => i !== victim));
+  assert.deepEqual(
+    steps,
+    [...Array(20000).keys()].filter((i) => i !== victim),
+  );
   fs.rmSync(dir, { recursive: true, force: true });
 });

@@ -17,16 +17,21 @@ interface Step {
 const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as {
   contributes: { walkthroughs: { id: string; title: string; steps: Step[] }[]; commands: { command: string }[] };
 };
-const nls = (lang: string) => JSON.parse(fs.readFileSync(path.join(repoRoot, lang ? `package.nls.${lang}.json` : 'package.nls.json'), 'utf8')) as Record<string, string>;
+const nls = (lang: string) =>
+  JSON.parse(fs.readFileSync(path.join(repoRoot, lang ? `package.nls.${lang}.json` : 'package.nls.json'), 'utf8')) as Record<string, string>;
 const key = (v: string) => v.replace(/^%|%$/g, '');
 
 test('scaffold -> fix a config error -> debug a rollout -> watch metrics -> compare models, each with a completion event', () => {
   const [w] = pkg.contributes.walkthroughs;
   assert.equal(nls('')[key(w.title)], 'Get started with Agent RL');
-  assert.deepEqual(w.steps.map((s) => s.id), ['scaffold', 'checkConfig', 'debugRollout', 'watchMetrics', 'compareModels']);
+  assert.deepEqual(
+    w.steps.map((s) => s.id),
+    ['scaffold', 'checkConfig', 'debugRollout', 'watchMetrics', 'compareModels'],
+  );
   for (const s of w.steps) {
     assert.ok(s.completionEvents.length > 0, s.id);
-    for (const e of s.completionEvents) assert.match(e, /^(onCommand|onContext|onView|onLink|onSettingChanged|onStepSelected|onExtensionInstalled):/, `${s.id}: ${e}`);
+    for (const e of s.completionEvents)
+      assert.match(e, /^(onCommand|onContext|onView|onLink|onSettingChanged|onStepSelected|onExtensionInstalled):/, `${s.id}: ${e}`);
     for (const lang of ['', 'zh-cn']) {
       const media = nls(lang)[key(s.media.markdown ?? '')];
       assert.ok(media && fs.existsSync(path.join(repoRoot, media)), `${lang || 'en'} ${s.id}: media ${s.media.markdown} -> ${media}`);
@@ -80,7 +85,10 @@ test("the config step's exercise on the sandbox's toolcall.yaml ends clean after
   assert.ok(fix, 'the error offers a quick fix');
   let fixed = typo;
   for (const e of [...fix.edits].sort((a, b) => b.span.start - a.span.start)) fixed = fixed.slice(0, e.span.start) + e.newText + fixed.slice(e.span.end);
-  assert.deepEqual(check(fixed).map((f) => `${f.code}: ${render(f.message)}`), []);
+  assert.deepEqual(
+    check(fixed).map((f) => `${f.code}: ${render(f.message)}`),
+    [],
+  );
 });
 
 test('the Agent RL activity bar container opens Training Metrics, Rollouts and Model Comparisons (it once held only the Ray view)', () => {
@@ -91,8 +99,11 @@ test('the Agent RL activity bar container opens Training Metrics, Rollouts and M
   const allViews = new Set(Object.values(c.contributes.views).flatMap((vs) => vs.map((v) => v.id)));
   const commands = new Set(c.contributes.commands.map((x) => x.command));
   for (const lang of ['', 'zh-cn']) {
-    const links = c.contributes.viewsWelcome.filter((w) => ours.includes(w.view)).flatMap((w) => [...(nls(lang)[key(w.contents)] ?? '').matchAll(/\]\(command:([\w.]+)\)/g)].map((m) => m[1]));
-    for (const want of ['agentrl.metrics.show', 'agentrl.rollouts.focus', 'agentrl.comparisons.focus']) assert.ok(links.includes(want), `${lang || 'en'}: ${want} in ${links.join(', ')}`);
+    const links = c.contributes.viewsWelcome
+      .filter((w) => ours.includes(w.view))
+      .flatMap((w) => [...(nls(lang)[key(w.contents)] ?? '').matchAll(/\]\(command:([\w.]+)\)/g)].map((m) => m[1]));
+    for (const want of ['agentrl.metrics.show', 'agentrl.rollouts.focus', 'agentrl.comparisons.focus'])
+      assert.ok(links.includes(want), `${lang || 'en'}: ${want} in ${links.join(', ')}`);
     for (const l of links) assert.ok(commands.has(l) || (l.endsWith('.focus') && allViews.has(l.slice(0, -'.focus'.length))), `${l} exists`);
   }
 });

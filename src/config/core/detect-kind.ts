@@ -18,8 +18,31 @@ export interface Detection {
   modeline?: { start: number; end: number; value: string; version?: string };
 }
 
-const TRINITY_SECTIONS = new Set(['algorithm', 'buffer', 'explorer', 'trainer', 'model', 'cluster', 'synchronizer', 'monitor', 'data_processor', 'stages', 'service', 'log']);
-const TRINITY_SCALARS = new Set(['mode', 'project', 'group', 'name', 'checkpoint_root_dir', 'checkpoint_job_dir', 'ray_namespace', 'continue_from_checkpoint', 'ignore_validator_suggestions']);
+const TRINITY_SECTIONS = new Set([
+  'algorithm',
+  'buffer',
+  'explorer',
+  'trainer',
+  'model',
+  'cluster',
+  'synchronizer',
+  'monitor',
+  'data_processor',
+  'stages',
+  'service',
+  'log',
+]);
+const TRINITY_SCALARS = new Set([
+  'mode',
+  'project',
+  'group',
+  'name',
+  'checkpoint_root_dir',
+  'checkpoint_job_dir',
+  'ray_namespace',
+  'continue_from_checkpoint',
+  'ignore_validator_suggestions',
+]);
 const MODELINE = /^#\s*agentrl\s*:\s*([A-Za-z-]+)(?:\s*@\s*([0-9][\w.+-]*))?\s*$/;
 const KINDS: readonly string[] = ['trinity', 'astuner', 'ajet', 'none', 'off'];
 
@@ -47,7 +70,13 @@ export function kindFromGlobs(file: string | undefined, globs: Record<string, st
   const entries = Object.entries(globs);
   if (!entries.length) return undefined;
   const norm = file.replace(/\\/g, '/');
-  const candidates = [norm, ...roots.map((r) => r.replace(/\\/g, '/').replace(/\/$/, '')).filter((r) => norm.startsWith(r + '/')).map((r) => norm.slice(r.length + 1))];
+  const candidates = [
+    norm,
+    ...roots
+      .map((r) => r.replace(/\\/g, '/').replace(/\/$/, ''))
+      .filter((r) => norm.startsWith(r + '/'))
+      .map((r) => norm.slice(r.length + 1)),
+  ];
   for (const [glob, kind] of entries) {
     const k = String(kind).toLowerCase();
     if (!KINDS.includes(k)) continue;
@@ -143,4 +172,3 @@ export function likeliestKind(text: string, root: VNode | undefined): KindGuess 
   if (keys.includes('astuner')) return { kind: 'astuner', sections: 0, keys: keys.length };
   return { kind: 'trinity', sections: keys.filter((k) => TRINITY_SECTIONS.has(k)).length, keys: keys.length };
 }
-

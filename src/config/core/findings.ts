@@ -77,7 +77,10 @@ function suggestUncached(name: string, candidates: Iterable<string>, max: number
     const contains = c.toLowerCase().includes(lower) || lower.includes(c.toLowerCase());
     if (d <= limit || (contains && Math.min(c.length, name.length) >= 4)) scored.push([c, d - (contains ? 0.5 : 0)]);
   }
-  return scored.sort((a, b) => a[1] - b[1] || a[0].localeCompare(b[0])).slice(0, max).map((s) => s[0]);
+  return scored
+    .sort((a, b) => a[1] - b[1] || a[0].localeCompare(b[0]))
+    .slice(0, max)
+    .map((s) => s[0]);
 }
 
 /** Optimal-string-alignment distance (transpositions count as one edit). */

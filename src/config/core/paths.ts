@@ -35,11 +35,11 @@ export interface ResolvedPath {
   candidates: string[];
 }
 
-const inside = (p: string, roots: readonly string[]) => roots.some((r) => {
-  const rel = path.relative(r, p);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
-});
-
+const inside = (p: string, roots: readonly string[]) =>
+  roots.some((r) => {
+    const rel = path.relative(r, p);
+    return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+  });
 
 export function resolveLocalPath(value: string, roots: readonly string[], configFile?: string): ResolvedPath {
   const w = whereToLook(value, roots, configFile);

@@ -70,7 +70,10 @@ const listDir = (d: string) => {
 /** The target release: an explicit setting, else an installed package, else a pin in the
  *  project's files (requirements*.txt, pyproject.toml, setup.cfg, environment.yml, uv.lock),
  *  else the newest. */
-export function targetTrinityVersion(setting: string | undefined, roots: readonly string[]): { version: string; source: 'setting' | 'installed' | 'pin' | 'default'; detail?: string } {
+export function targetTrinityVersion(
+  setting: string | undefined,
+  roots: readonly string[],
+): { version: string; source: 'setting' | 'installed' | 'pin' | 'default'; detail?: string } {
   if (setting && setting !== 'auto') return { version: knownRelease(setting) ?? setting, source: 'setting' };
   const found = detectInstalledTrinity(roots);
   if (found) return { version: knownRelease(found.version) ?? LATEST_TRINITY, source: 'installed', detail: `${found.version} (${found.where})` };
@@ -104,7 +107,14 @@ export class EngineChecker implements ConfigChecker {
     this.roots = (opts.roots?.length ? opts.roots : [process.cwd()]).map((r) => path.resolve(r));
     const t = targetTrinityVersion(opts.trinityVersion, this.roots);
     this.trinityVersion = t.version;
-    this.trinityVersionSource = t.source === 'setting' ? opts.trinityVersionSource : t.source === 'installed' ? l10n.t('installed: {0}', t.detail) : t.source === 'pin' ? l10n.t('pinned: {0}', t.detail) : undefined;
+    this.trinityVersionSource =
+      t.source === 'setting'
+        ? opts.trinityVersionSource
+        : t.source === 'installed'
+          ? l10n.t('installed: {0}', t.detail)
+          : t.source === 'pin'
+            ? l10n.t('pinned: {0}', t.detail)
+            : undefined;
     this.verl = verlInForce(opts.verlVersion, this.roots);
   }
 
@@ -140,7 +150,15 @@ export class EngineChecker implements ConfigChecker {
         return {
           file,
           kind: null,
-          diagnostics: [{ severity: 'error', code: 'input.binary', message: 'Binary content: not a YAML text file.', path: '', range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } } }],
+          diagnostics: [
+            {
+              severity: 'error',
+              code: 'input.binary',
+              message: 'Binary content: not a YAML text file.',
+              path: '',
+              range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } },
+            },
+          ],
         };
       }
       content = r.text;

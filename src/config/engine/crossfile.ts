@@ -115,7 +115,15 @@ export function crossFileFindings(self: JobFacts, view: ConfigView, peers: JobFa
       out.push({
         severity: 'warning',
         code: 'crossfile.mismatch',
-        message: l10n.t("The {0} differs from the {1} config `{2}` of job '{3}': `{4}` here, `{5}` there. Both halves of a decoupled job must agree.", label, role, base, self.job, mine.value, theirs.value),
+        message: l10n.t(
+          "The {0} differs from the {1} config `{2}` of job '{3}': `{4}` here, `{5}` there. Both halves of a decoupled job must agree.",
+          label,
+          role,
+          base,
+          self.job,
+          mine.value,
+          theirs.value,
+        ),
         path: view.where(p),
         span: view.keySpan(p),
         related: [{ message: l10n.t('{0} in {1}: {2}', label, base, theirs.value), file: peer.file, range: theirs.range }],

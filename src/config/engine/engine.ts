@@ -37,7 +37,22 @@ import { parseYaml, type ParseCache, type ParseResult } from '../yaml/parse';
 import { deref, type VNode } from '../yaml/tree';
 import type { VersionSource } from '../schema/version-findings';
 
-export const TRINITY_RULES: Rule[] = [modeRule, modelRule, lengthRule, algorithmRule, m2poRule, gpuRule, ...PARALLEL_RULES, syncRule, explorerRule, bufferRule, trainerRule, verlEngineRule, agentscopeTunerRule, physicalRule];
+export const TRINITY_RULES: Rule[] = [
+  modeRule,
+  modelRule,
+  lengthRule,
+  algorithmRule,
+  m2poRule,
+  gpuRule,
+  ...PARALLEL_RULES,
+  syncRule,
+  explorerRule,
+  bufferRule,
+  trainerRule,
+  verlEngineRule,
+  agentscopeTunerRule,
+  physicalRule,
+];
 
 export interface EngineOptions {
   /** Workspace folders (CLI: --root, default cwd). */
@@ -158,7 +173,11 @@ export function analyze(text: string, file: string | undefined, opts: EngineOpti
     sink.add({
       severity: 'error',
       code: 'yaml.multiple-documents',
-      message: l10n.t('This file has {0} YAML documents; {1} reads exactly one.', contentDocs.length, kind === 'trinity' ? l10n.t('Trinity-RFT (OmegaConf.load)') : l10n.t('the launcher')),
+      message: l10n.t(
+        'This file has {0} YAML documents; {1} reads exactly one.',
+        contentDocs.length,
+        kind === 'trinity' ? l10n.t('Trinity-RFT (OmegaConf.load)') : l10n.t('the launcher'),
+      ),
       path: '',
       span: at,
     });
@@ -177,8 +196,31 @@ export function analyze(text: string, file: string | undefined, opts: EngineOpti
     const env = (name: string) => (Object.prototype.hasOwnProperty.call(extra, name) ? extra[name] : process.env[name]);
     const resolution = resolveInterpolations({ kind, root, text, env, sink });
     const sites = collectSites(kind, root);
-    const ruleEnv: RuleEnv = { kind, file, text, root, roots, python: opts.python, trinityVersion, trinityVersionSource, sink, checkPaths: opts.checkPaths !== false, verl: opts.verl };
-    runKeyRules({ kind, sites, resolution, sink, python: opts.python, roots, file, trinityVersion, trinityVersionSource, checkPaths: opts.checkPaths !== false });
+    const ruleEnv: RuleEnv = {
+      kind,
+      file,
+      text,
+      root,
+      roots,
+      python: opts.python,
+      trinityVersion,
+      trinityVersionSource,
+      sink,
+      checkPaths: opts.checkPaths !== false,
+      verl: opts.verl,
+    };
+    runKeyRules({
+      kind,
+      sites,
+      resolution,
+      sink,
+      python: opts.python,
+      roots,
+      file,
+      trinityVersion,
+      trinityVersionSource,
+      checkPaths: opts.checkPaths !== false,
+    });
     const da: DocAnalysis = { root, resolution, sites };
     if (kind === 'trinity') {
       for (const view of trinityViews(kind, root, resolution)) {
@@ -238,11 +280,18 @@ function sourcePhrase(t: TrinityVersionInForce): VersionSource {
 /** Says that a named file was checked as the likeliest kind because its content decided none. */
 function guessedKindFinding(text: string, g: KindGuess, unreadable: boolean, sink: FindingSink): void {
   const nl = text.indexOf('\n');
-  const reason = unreadable ? l10n.t('its YAML could not be read as a mapping') : l10n.t('{0} of its {1} top-level keys are Trinity-RFT sections', g.sections, g.keys);
+  const reason = unreadable
+    ? l10n.t('its YAML could not be read as a mapping')
+    : l10n.t('{0} of its {1} top-level keys are Trinity-RFT sections', g.sections, g.keys);
   sink.add({
     severity: 'warning',
     code: 'input.kind-guessed',
-    message: l10n.t('Not recognised as a config by its content ({0}); checked as a {1} config because it was named on the command line. Add `# agentrl: {2}` to its first lines to say so, or `# agentrl: none` to skip it.', reason, KIND_LABEL[g.kind], g.kind),
+    message: l10n.t(
+      'Not recognised as a config by its content ({0}); checked as a {1} config because it was named on the command line. Add `# agentrl: {2}` to its first lines to say so, or `# agentrl: none` to skip it.',
+      reason,
+      KIND_LABEL[g.kind],
+      g.kind,
+    ),
     path: '',
     span: { start: 0, end: nl < 0 ? text.length : nl },
   });
@@ -254,15 +303,27 @@ function placeholderFinding(text: string, parse: ParseResult, sink: FindingSink)
   const found = findPlaceholders(text);
   if (!found.length) return false;
   const names = [...new Set(found.map((p) => p.name))];
-  const list = names.slice(0, 5).map((n) => `\`{{${n}}}\``).join(', ') + (names.length > 5 ? ` (+${names.length - 5})` : '');
+  const list =
+    names
+      .slice(0, 5)
+      .map((n) => `\`{{${n}}}\``)
+      .join(', ') + (names.length > 5 ? ` (+${names.length - 5})` : '');
   const broken = parse.problems.some((p) => p.severity === 'error');
   sink.add({
     severity: broken ? 'error' : 'warning',
     code: 'input.template-placeholder',
     message:
       found.length > 1
-        ? l10n.t('Template placeholder: render this file first. It has {0} unfilled `{{…}}` values ({1}); checks run on the rendered config.', found.length, list)
-        : l10n.t('Template placeholder: render this file first. It has {0} unfilled `{{…}}` value ({1}); checks run on the rendered config.', found.length, list),
+        ? l10n.t(
+            'Template placeholder: render this file first. It has {0} unfilled `{{…}}` values ({1}); checks run on the rendered config.',
+            found.length,
+            list,
+          )
+        : l10n.t(
+            'Template placeholder: render this file first. It has {0} unfilled `{{…}}` value ({1}); checks run on the rendered config.',
+            found.length,
+            list,
+          ),
     path: '',
     span: { start: found[0].start, end: found[0].end },
     related: found.slice(1, 50).map((p) => ({ message: verbatim(`\`{{${p.name}}}\``), span: { start: p.start, end: p.end } })),

@@ -84,7 +84,8 @@ export function defaultAt(node: SchemaNode, release: string, line?: string): unk
 /** Every default a field has had, labelled by release or line, when they differ. */
 export function defaultsDiffer(node: SchemaNode): { label: string; value: unknown }[] {
   const out: { label: string; value: unknown }[] = [];
-  for (const [release, st] of Object.entries((node['x-until'] as Record<string, FieldState> | undefined) ?? {})) if ('default' in st) out.push({ label: release, value: st.default });
+  for (const [release, st] of Object.entries((node['x-until'] as Record<string, FieldState> | undefined) ?? {}))
+    if ('default' in st) out.push({ label: release, value: st.default });
   for (const [line, value] of Object.entries(defaultsBy(node) ?? {})) out.push({ label: line, value });
   return out;
 }

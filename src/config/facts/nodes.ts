@@ -6,13 +6,25 @@ import type { SchemaNode } from './schema-node';
 
 const INTERP = { type: 'string', pattern: '\\$\\{' };
 const INT = [{ type: 'integer' }, { type: 'string', pattern: '^\\s*[-+]?[0-9][0-9_]*\\s*$' }, INTERP];
-const BOOL = [{ type: 'boolean' }, { type: 'string', pattern: '^(?:[Yy]|[Yy]es|YES|[Nn]|[Nn]o|NO|[Tt]rue|TRUE|[Ff]alse|FALSE|[Oo]n|ON|[Oo]ff|OFF|1|0)$' }, { type: 'integer' }, INTERP];
+const BOOL = [
+  { type: 'boolean' },
+  { type: 'string', pattern: '^(?:[Yy]|[Yy]es|YES|[Nn]|[Nn]o|NO|[Tt]rue|TRUE|[Ff]alse|FALSE|[Oo]n|ON|[Oo]ff|OFF|1|0)$' },
+  { type: 'integer' },
+  INTERP,
+];
 
 export type { Doc };
 
 function field(anyOf: object[], py: SchemaNode['x-py'], doc: Doc, dflt: unknown, extra: Partial<SchemaNode> = {}): SchemaNode {
   const nullable = dflt === null;
-  return { anyOf: nullable ? [...anyOf, { type: 'null' }] : [...anyOf], 'x-py': py, description: doc.en, 'x-zh': doc.zh, default: dflt, ...extra } as SchemaNode;
+  return {
+    anyOf: nullable ? [...anyOf, { type: 'null' }] : [...anyOf],
+    'x-py': py,
+    description: doc.en,
+    'x-zh': doc.zh,
+    default: dflt,
+    ...extra,
+  } as SchemaNode;
 }
 
 export const intField = (doc: Doc, dflt: number | null, extra?: Partial<SchemaNode>) => field(INT, 'int', doc, dflt, extra);
@@ -45,4 +57,11 @@ export function enumField(doc: Doc, values: readonly string[], aliases: Record<s
 export const classRef = (cls: string, extra: Partial<SchemaNode> = {}): SchemaNode => ({ $ref: `#/definitions/${cls}`, ...extra });
 
 /** A dataclass definition: its fields, no others (OmegaConf rejects unknown keys). */
-export const classDef = (cls: string, doc: Doc, properties: Record<string, SchemaNode>): SchemaNode => ({ type: 'object', 'x-class': cls, description: doc.en, 'x-zh': doc.zh, properties, additionalProperties: false });
+export const classDef = (cls: string, doc: Doc, properties: Record<string, SchemaNode>): SchemaNode => ({
+  type: 'object',
+  'x-class': cls,
+  description: doc.en,
+  'x-zh': doc.zh,
+  properties,
+  additionalProperties: false,
+});

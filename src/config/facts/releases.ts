@@ -35,7 +35,7 @@ export function buildTrinitySchema(): RootSchema {
     for (const v of d.values) {
       const node = defs[v.cls]?.properties?.[v.key];
       if (!node) throw new Error(`release ${d.version}: no field ${v.cls}.${v.key}`);
-      const since = { ...((node['x-value-since']) ?? {}) };
+      const since = { ...(node['x-value-since'] ?? {}) };
       for (const value of v.add) since[value] = d.version;
       node['x-value-since'] = since;
       if (node['x-enum']) {
@@ -83,7 +83,7 @@ function applyChange(node: SchemaNode, c: FieldChange, previous: string | undefi
   }
   if (Object.keys(was).length) {
     if (!previous) throw new Error(`${c.cls}.${c.key}: a change needs an older release`);
-    node['x-until'] = { ...((node['x-until']) ?? {}), [previous]: was };
+    node['x-until'] = { ...(node['x-until'] ?? {}), [previous]: was };
   }
   if (c.defaultBy) node['x-default-by'] = { ...c.defaultBy };
   if (c.onlyIn) node['x-only-in'] = [...c.onlyIn];

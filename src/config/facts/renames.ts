@@ -19,10 +19,22 @@ export interface Rename {
 }
 
 export const TRINITY_RENAMES: Rename[] = [
-  { cls: 'InferenceModelConfig', from: 'enable_openai_client', to: 'enable_openai_api', since: '0.1.1', note: l10n.t('the name used in early docs; the key has always been `enable_openai_api`') },
+  {
+    cls: 'InferenceModelConfig',
+    from: 'enable_openai_client',
+    to: 'enable_openai_api',
+    since: '0.1.1',
+    note: l10n.t('the name used in early docs; the key has always been `enable_openai_api`'),
+  },
   { cls: 'TrainerConfig', from: 'actor_grad_clip', to: 'grad_clip', since: '0.3.2', note: l10n.t('renamed to `grad_clip`') },
   { cls: 'ExplorerConfig', from: 'api_port', to: 'proxy_port', since: '0.4.0', note: l10n.t('renamed to `proxy_port`') },
-  { cls: 'ExplorerConfig', from: 'eval_on_latest_checkpoint', to: 'bench_on_latest_checkpoint', since: '0.2.0', note: l10n.t('renamed to `bench_on_latest_checkpoint`') },
+  {
+    cls: 'ExplorerConfig',
+    from: 'eval_on_latest_checkpoint',
+    to: 'bench_on_latest_checkpoint',
+    since: '0.2.0',
+    note: l10n.t('renamed to `bench_on_latest_checkpoint`'),
+  },
   { cls: 'OptimizerConfig', from: 'lr_decay_style', to: 'lr_scheduler_type', since: '0.5.0', note: l10n.t('replaced by `lr_scheduler_type`') },
   { cls: 'BufferConfig', from: 'read_batch_size', to: 'train_batch_size', since: '0.3.0', note: l10n.t('replaced by `train_batch_size`') },
   { cls: 'AlgorithmConfig', from: 'use_token_level_loss', since: '0.4.0', note: l10n.t('replaced by `loss_agg_mode` (`token-mean` for true)') },

@@ -66,7 +66,13 @@ export function resolveInterpolations(opts: { kind: ConfigKind; root: VNode | un
       }
       const span = { start: node.span.start + shift, end: node.span.end + shift };
       if (parsed.error) {
-        sink.add({ severity: 'error', code: 'interp.syntax', message: l10n.t('Malformed interpolation: {0}.', parsed.error.message), path: formatPath(path), span });
+        sink.add({
+          severity: 'error',
+          code: 'interp.syntax',
+          message: l10n.t('Malformed interpolation: {0}.', parsed.error.message),
+          path: formatPath(path),
+          span,
+        });
         return;
       }
       sites.push({ path, span, source: node.value, parts: parsed.parts, value: UNKNOWN });
@@ -150,7 +156,11 @@ class Resolver {
       }
       return this.valueAt([...base(site, i.up), ...segs], site, i);
     }
-    return this.callResolver(i, site, i.args.map((a) => this.evalParts(a, site, false)));
+    return this.callResolver(
+      i,
+      site,
+      i.args.map((a) => this.evalParts(a, site, false)),
+    );
   }
 
   private callResolver(i: Interp & { kind: 'resolver' }, site: InterpSite, args: Value[]): Value {
@@ -168,7 +178,10 @@ class Resolver {
         this.sink.add({
           severity: 'info',
           code: 'interp.env-unset',
-          message: l10n.t('Environment variable `{0}` is not set here and has no default; Trinity fails unless it is set where it runs (or add it to `agentrl.config.env`).', String(name)),
+          message: l10n.t(
+            'Environment variable `{0}` is not set here and has no default; Trinity fails unless it is set where it runs (or add it to `agentrl.config.env`).',
+            String(name),
+          ),
           path: formatPath(site.path),
           span: this.spanOf(site, i),
         });

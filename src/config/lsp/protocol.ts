@@ -39,5 +39,14 @@ export interface ServerSettings {
 /** Server → client: the kind of a document (for the status bar). */
 export const KindNotification = new NotificationType<KindParams>('agentrl/documentKind');
 
-export const DEFAULT_SETTINGS: ServerSettings = { enable: true, files: {}, env: {}, trinityVersion: 'auto', debounceMs: 150, checkPaths: true, scanWorkspace: true, pythonPath: '', probePython: false };
-
+export const DEFAULT_SETTINGS: ServerSettings = {
+  enable: true,
+  files: {},
+  env: {},
+  trinityVersion: 'auto',
+  debounceMs: 150,
+  checkPaths: true,
+  scanWorkspace: true,
+  pythonPath: '',
+  probePython: false,
+};

@@ -79,17 +79,20 @@ const log = (m: string) => connection.console.log(m);
 const folders = new Folders({
   pull: async (root) => {
     if (!hasConfigurationCapability) return undefined;
-    const [s] = (await connection.workspace.getConfiguration([{ scopeUri: root ? uriOf(root) : undefined, section: 'agentrl.config' }])) as (Partial<ServerSettings> | null)[];
+    const [s] = (await connection.workspace.getConfiguration([
+      { scopeUri: root ? uriOf(root) : undefined, section: 'agentrl.config' },
+    ])) as (Partial<ServerSettings> | null)[];
     return s;
   },
   probe: new TrinityProbe(),
   log,
   changed: (f) => {
     log(`Trinity-RFT in force for ${f.root || '(no folder)'}: ${describe(f)}`);
-    for (const d of documents.all()) if (folders.rootOf(fileOf(d.uri)) === f.root) {
-      stateOf(d.uri).notified = false;
-      schedule(d, true);
-    }
+    for (const d of documents.all())
+      if (folders.rootOf(fileOf(d.uri)) === f.root) {
+        stateOf(d.uri).notified = false;
+        schedule(d, true);
+      }
   },
 });
 const folderOf = (uri: string): Folder => folders.of(fileOf(uri));
@@ -132,7 +135,15 @@ connection.onInitialized(() => {
   watchFolders();
   settingsReady = folders.reload();
   void settingsReady.then(() => {
-    log(`Agent RL config server: roots ${roots.join(', ') || '(none)'}; Trinity-RFT in force: ${folders.all().filter((f) => f.root).map((f) => `${f.root}: ${describe(f)}`).join('; ') || describe(folders.of(undefined))}`);
+    log(
+      `Agent RL config server: roots ${roots.join(', ') || '(none)'}; Trinity-RFT in force: ${
+        folders
+          .all()
+          .filter((f) => f.root)
+          .map((f) => `${f.root}: ${describe(f)}`)
+          .join('; ') || describe(folders.of(undefined))
+      }`,
+    );
     revalidateAll();
     if (folders.all().some((f) => f.root && f.settings.scanWorkspace)) setTimeout(scanWorkspace, 0);
   });
@@ -177,7 +188,9 @@ function scanWorkspace(): void {
   const yamls: string[] = [];
   for (const r of scanned) yamls.push(...walkFiles(r, { accept: (_rel, name) => /\.ya?ml$/.test(name), maxDepth: 8, maxFiles: 2000 - yamls.length }).files);
   for (const f of yamls) indexConfigFile(f);
-  log(`workspace scan: ${python.fileCount} Python files, ${yamls.length} YAML files, ${configIndex.files().length} decoupled-job configs in ${Date.now() - t0} ms${python.truncated ? ' (Python scan truncated)' : ''}`);
+  log(
+    `workspace scan: ${python.fileCount} Python files, ${yamls.length} YAML files, ${configIndex.files().length} decoupled-job configs in ${Date.now() - t0} ms${python.truncated ? ' (Python scan truncated)' : ''}`,
+  );
   revalidateAll();
 }
 
@@ -267,7 +280,13 @@ function validate(doc: TextDocument): Analysis | undefined {
   s.kind = a.kind;
   if (kindChanged || versionChanged || !s.notified) {
     s.notified = true;
-    void connection.sendNotification(KindNotification, { uri: doc.uri, kind: a.kind, by: a.detection.by, trinityVersion: a.trinityVersion, trinity: a.trinity });
+    void connection.sendNotification(KindNotification, {
+      uri: doc.uri,
+      kind: a.kind,
+      by: a.detection.by,
+      trinityVersion: a.trinityVersion,
+      trinity: a.trinity,
+    });
   }
   if (a.kind || a.findings.length) {
     void connection.sendDiagnostics({ uri: doc.uri, version: doc.version, diagnostics: toDiagnostics(a, lang, uriOf) });
@@ -299,11 +318,14 @@ function schedule(doc: TextDocument, quiet = false): void {
     validate(doc);
     return;
   }
-  s.timer = setTimeout(() => {
-    s.timer = undefined;
-    const current = documents.get(doc.uri);
-    if (current) validate(current);
-  }, Math.max(settings.debounceMs, quiet ? 50 : 0));
+  s.timer = setTimeout(
+    () => {
+      s.timer = undefined;
+      const current = documents.get(doc.uri);
+      if (current) validate(current);
+    },
+    Math.max(settings.debounceMs, quiet ? 50 : 0),
+  );
 }
 
 function revalidateAll(): void {

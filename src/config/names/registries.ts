@@ -73,8 +73,14 @@ export const REGISTRIES: Record<RegistryId, RegistryInfo> = {
       async_math_rm_workflow: m('Async `math_rm_workflow`.', '异步版 `math_rm_workflow`。'),
       tool_call_workflow: m('Tool calling (ToolACE-style data).', '工具调用（ToolACE 风格数据）。'),
       agentscope_workflow_adapter: m('Deprecated AgentScope adapter (agentscope 1.0.7–1.0.11).', '已弃用的 AgentScope 适配器（agentscope 1.0.7–1.0.11）。'),
-      agentscope_workflow_adapter_v1: m('AgentScope ≥ 1.0.12 adapter (`workflow_args.workflow_func` / `judge_func`).', 'AgentScope ≥ 1.0.12 适配器（`workflow_args.workflow_func` / `judge_func`）。'),
-      agentscope_react_workflow: m('AgentScope ReAct agent (`workflow_args.type` picks a template).', 'AgentScope ReAct 智能体（`workflow_args.type` 选择模板）。'),
+      agentscope_workflow_adapter_v1: m(
+        'AgentScope ≥ 1.0.12 adapter (`workflow_args.workflow_func` / `judge_func`).',
+        'AgentScope ≥ 1.0.12 适配器（`workflow_args.workflow_func` / `judge_func`）。',
+      ),
+      agentscope_react_workflow: m(
+        'AgentScope ReAct agent (`workflow_args.type` picks a template).',
+        'AgentScope ReAct 智能体（`workflow_args.type` 选择模板）。',
+      ),
       as_react_workflow: m('Alias of `agentscope_react_workflow`.', '`agentscope_react_workflow` 的别名。'),
       agentscope_react_math_workflow: m('AgentScope ReAct math agent.', 'AgentScope ReAct 数学智能体。'),
       agentscopev0_react_math_workflow: m('AgentScope v0 ReAct math agent.', 'AgentScope v0 ReAct 数学智能体。'),
@@ -185,7 +191,10 @@ export const REGISTRIES: Record<RegistryId, RegistryInfo> = {
       default: m('Read experiences in order.', '按顺序读取经验。'),
       warmup: m('Deprecated alias of `default`.', '`default` 的已弃用别名。'),
       staleness_control: m('Drop experiences older than `max_staleness` versions.', '丢弃比 `max_staleness` 更旧版本的经验。'),
-      mix: m('Mix experiences with SFT data (args: expert_data_ratio, sft_dataset_name).', '将经验与 SFT 数据混合（参数：expert_data_ratio、sft_dataset_name）。'),
+      mix: m(
+        'Mix experiences with SFT data (args: expert_data_ratio, sft_dataset_name).',
+        '将经验与 SFT 数据混合（参数：expert_data_ratio、sft_dataset_name）。',
+      ),
     },
   },
   monitor: {
@@ -214,7 +223,10 @@ export const REGISTRIES: Record<RegistryId, RegistryInfo> = {
     title: m('replay priority function', '回放优先级函数'),
     names: {
       linear_decay: m('Priority decays linearly with use (arg: decay).', '优先级随使用次数线性衰减（参数：decay）。'),
-      decay_limit_randomization: m('Decay with a use-count limit and noise (args: decay, use_count_limit, sigma).', '带使用次数上限与噪声的衰减（参数：decay、use_count_limit、sigma）。'),
+      decay_limit_randomization: m(
+        'Decay with a use-count limit and noise (args: decay, use_count_limit, sigma).',
+        '带使用次数上限与噪声的衰减（参数：decay、use_count_limit、sigma）。',
+      ),
     },
   },
   experience_operator: {
@@ -246,9 +258,7 @@ for (const d of TRINITY_DELTAS) {
 }
 
 /** Registry objects → id, for scanning `@WORKFLOWS.register_module("x")` in user code. */
-export const REGISTRY_BY_PY: Record<string, RegistryId> = Object.fromEntries(
-  Object.entries(REGISTRIES).map(([id, r]) => [r.pyName, id as RegistryId]),
-);
+export const REGISTRY_BY_PY: Record<string, RegistryId> = Object.fromEntries(Object.entries(REGISTRIES).map(([id, r]) => [r.pyName, id as RegistryId]));
 
 /** Names that plugins of the agent frameworks register inside Trinity. */
 export const AGENT_PLUGIN_NAMES: Partial<Record<'astuner' | 'ajet', { workflow: string[]; storage: string[]; monitor: string[] }>> = {

@@ -48,14 +48,35 @@ export interface Rule {
  *  message names the key to change is said there only (the others stay related locations). */
 export function report(
   ctx: RuleContext,
-  f: { severity: Finding['severity']; code: string; message: Text; path: string | Segment[]; span?: Span; related?: { path: string | Segment[]; message: Text }[]; fixes?: Fix[]; tags?: Finding['tags']; once?: boolean },
+  f: {
+    severity: Finding['severity'];
+    code: string;
+    message: Text;
+    path: string | Segment[];
+    span?: Span;
+    related?: { path: string | Segment[]; message: Text }[];
+    fixes?: Fix[];
+    tags?: Finding['tags'];
+    once?: boolean;
+  },
 ): void {
   const v = ctx.view;
   const message = v.stage ? l10n.t("{0} (stage '{1}')", f.message, v.stage.name) : f.message;
   const span = f.span ?? v.keySpan(f.path);
-  const involved = (f.related ?? []).filter((r) => v.has(r.path) || v.loc(r.path)).map((r) => ({ path: r.path, message: r.message, span: v.keySpan(r.path), written: !!v.loc(r.path) }));
+  const involved = (f.related ?? [])
+    .filter((r) => v.has(r.path) || v.loc(r.path))
+    .map((r) => ({ path: r.path, message: r.message, span: v.keySpan(r.path), written: !!v.loc(r.path) }));
   const related: Related[] = involved.map((r) => ({ message: r.message, span: r.span }));
-  ctx.sink.add({ severity: f.severity, code: f.code, message, path: v.where(f.path), span, related: related.length ? related : undefined, fixes: f.fixes, tags: f.tags });
+  ctx.sink.add({
+    severity: f.severity,
+    code: f.code,
+    message,
+    path: v.where(f.path),
+    span,
+    related: related.length ? related : undefined,
+    fixes: f.fixes,
+    tags: f.tags,
+  });
   if (f.once) return;
   for (const r of involved) {
     if (!r.written || (r.span.start === span.start && r.span.end === span.end)) continue;
@@ -65,7 +86,10 @@ export function report(
       message,
       path: v.where(r.path),
       span: r.span,
-      related: [{ message: l10n.t('the rule is reported at `{0}`', v.where(f.path)), span }, ...involved.filter((o) => o !== r).map((o) => ({ message: o.message, span: o.span }))],
+      related: [
+        { message: l10n.t('the rule is reported at `{0}`', v.where(f.path)), span },
+        ...involved.filter((o) => o !== r).map((o) => ({ message: o.message, span: o.span })),
+      ],
       tags: f.tags,
     });
   }

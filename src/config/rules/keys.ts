@@ -107,8 +107,19 @@ function checkRegistry(env: KeyRuleEnv, s: Site, reg: RegistryId): void {
     severity: 'warning',
     code: 'names.unknown',
     message: close.length
-      ? l10n.t(`'{0}' is not a registered {1} (\`{2}\`); did you mean '{3}'? Unless a plugin registers it, Trinity fails with "Invalid module key".`, value, title, REGISTRIES[reg].pyName, close[0])
-      : l10n.t(`'{0}' is not a registered {1} (\`{2}\`) Unless a plugin registers it, Trinity fails with "Invalid module key".`, value, title, REGISTRIES[reg].pyName),
+      ? l10n.t(
+          `'{0}' is not a registered {1} (\`{2}\`); did you mean '{3}'? Unless a plugin registers it, Trinity fails with "Invalid module key".`,
+          value,
+          title,
+          REGISTRIES[reg].pyName,
+          close[0],
+        )
+      : l10n.t(
+          `'{0}' is not a registered {1} (\`{2}\`) Unless a plugin registers it, Trinity fails with "Invalid module key".`,
+          value,
+          title,
+          REGISTRIES[reg].pyName,
+        ),
     path: s.where,
     span: s.span,
     fixes,
@@ -179,7 +190,14 @@ export function runKeyRules(env: KeyRuleEnv): void {
       });
     }
     if (sch['x-dead']) {
-      env.sink.add({ severity: 'info', code: 'agent.dead-key', message: doc(`${sch['x-dead']}`, sch['x-zh'] ?? ''), path: s.where, span, tags: ['unnecessary'] });
+      env.sink.add({
+        severity: 'info',
+        code: 'agent.dead-key',
+        message: doc(`${sch['x-dead']}`, sch['x-zh'] ?? ''),
+        path: s.where,
+        span,
+        tags: ['unnecessary'],
+      });
     }
     newerKeyOrValue(env, s, () => valueOf(env, s));
     const reg = sch['x-registry'] as RegistryId | undefined;

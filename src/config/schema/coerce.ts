@@ -36,7 +36,8 @@ function pyTypeOf(value: unknown): PyType {
 /** Converts `value` (whose Python type is `py`) to the field type, as OmegaConf would. */
 export function coerce(type: FieldType, nullable: boolean, value: unknown, py: PyType = pyTypeOf(value), en?: EnumSpec): Coerced {
   if (type === 'any') return { ok: true, value };
-  if (value !== null && typeof value === 'object') return { ok: false, reason: `expected a ${type === 'enum' ? 'string' : type}, got a ${Array.isArray(value) ? 'list' : 'mapping'}` };
+  if (value !== null && typeof value === 'object')
+    return { ok: false, reason: `expected a ${type === 'enum' ? 'string' : type}, got a ${Array.isArray(value) ? 'list' : 'mapping'}` };
   if (py === 'null' || value === null || value === undefined) {
     return nullable ? { ok: true, value: null } : { ok: false, reason: 'None is not allowed here: the field is not Optional' };
   }
@@ -74,7 +75,9 @@ export function coerce(type: FieldType, nullable: boolean, value: unknown, py: P
     case 'enum': {
       if (py !== 'str' || !en) return { ok: false, reason: `expected one of ${(en?.values ?? []).join(', ')}, got ${got}` };
       const canon = enumValue(text, en);
-      return canon ? { ok: true, value: canon } : { ok: false, reason: `invalid value '${text}', expected one of [${en.values.map((v) => v.toUpperCase()).join(', ')}]` };
+      return canon
+        ? { ok: true, value: canon }
+        : { ok: false, reason: `invalid value '${text}', expected one of [${en.values.map((v) => v.toUpperCase()).join(', ')}]` };
     }
   }
 }

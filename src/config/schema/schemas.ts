@@ -65,8 +65,7 @@ function resolveUncached(node: SchemaNode | undefined, root: RootSchema): Schema
   return cur;
 }
 
-const refersToTrinity = (n: SchemaNode): boolean =>
-  !!n.$ref?.includes('trinity-rft') || !!n.anyOf?.some((a) => a.$ref?.includes('trinity-rft'));
+const refersToTrinity = (n: SchemaNode): boolean => !!n.$ref?.includes('trinity-rft') || !!n.anyOf?.some((a) => a.$ref?.includes('trinity-rft'));
 
 const atCache = new Map<string, SchemaNode | null>();
 /** By path array too: rules pass the shared arrays of parsePath, so most lookups need no key. */
@@ -95,9 +94,7 @@ function schemaAtUncached(kind: ConfigKind, path: readonly Segment[]): SchemaNod
   for (const seg of path) {
     if (!cur) return undefined;
     const next: SchemaNode | undefined =
-      typeof seg === 'number'
-        ? cur.items
-        : cur.properties?.[seg] ?? (typeof cur.additionalProperties === 'object' ? cur.additionalProperties : undefined);
+      typeof seg === 'number' ? cur.items : (cur.properties?.[seg] ?? (typeof cur.additionalProperties === 'object' ? cur.additionalProperties : undefined));
     if (!next) return undefined;
     if (refersToTrinity(next)) base = TRINITY;
     cur = resolve(next, base);

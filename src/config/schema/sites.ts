@@ -44,7 +44,20 @@ interface RelSite {
   text?: string;
 }
 
-const INTERESTING = ['x-registry', 'x-path', 'x-ref', 'x-doNotSet', 'x-deprecated', 'x-dead', 'x-since', 'x-value-since', 'x-strictChoices', 'x-only-in', 'x-until', 'x-null'] as const;
+const INTERESTING = [
+  'x-registry',
+  'x-path',
+  'x-ref',
+  'x-doNotSet',
+  'x-deprecated',
+  'x-dead',
+  'x-since',
+  'x-value-since',
+  'x-strictChoices',
+  'x-only-in',
+  'x-until',
+  'x-null',
+] as const;
 const interesting = (s: SchemaNode) => INTERESTING.some((k) => s[k] !== undefined);
 const refersToTrinity = (n: SchemaNode): boolean => !!n.$ref?.includes('trinity-rft') || !!n.anyOf?.some((a) => a.$ref?.includes('trinity-rft'));
 
@@ -95,7 +108,13 @@ function relSites(node: VNode, schema: SchemaNode, base: RootSchema, depth: numb
         node.items.forEach((it, i) => {
           if (it.node.kind === 'alias') return;
           if (interesting(item)) {
-            out.push({ path: [i], schema: item, node: it.node, span: { start: it.node.span.start + it.shift, end: it.node.span.end + it.shift }, text: it.node.kind === 'scalar' ? String(it.node.value ?? '') : undefined });
+            out.push({
+              path: [i],
+              schema: item,
+              node: it.node,
+              span: { start: it.node.span.start + it.shift, end: it.node.span.end + it.shift },
+              text: it.node.kind === 'scalar' ? String(it.node.value ?? '') : undefined,
+            });
           }
           for (const r of prefix(it.node, i, it.shift, relSites(it.node, item, base, depth + 1))) out.push(r);
         });

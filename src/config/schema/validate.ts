@@ -45,7 +45,9 @@ function derive(node: unknown, base = ''): unknown {
     if (k.startsWith('x-') && k !== 'x-warnUnknown' && k !== 'x-class') continue;
     if (k === 'description' || k === 'default' || k === 'title') continue;
     if (k === '$ref' && typeof v === 'string') out[k] = base ? new URL(v, base).href : v;
-    else out[k] = k === 'properties' || k === 'definitions' ? Object.fromEntries(Object.entries(v as object).map(([pk, pv]) => [pk, derive(pv, base)])) : derive(v, base);
+    else
+      out[k] =
+        k === 'properties' || k === 'definitions' ? Object.fromEntries(Object.entries(v as object).map(([pk, pv]) => [pk, derive(pv, base)])) : derive(v, base);
   }
   if (!n.properties) return out;
   // an object section: validated once per value object (memo.ts); the document's identity
@@ -78,7 +80,9 @@ function instance(): Ajv {
     validate: function check(spec: PySpec, data: unknown, _ps: unknown, cxt?: { parentData: unknown; parentDataProperty: string | number }) {
       const r = coerce(spec.type, spec.nullable, data, pyOf(data, cxt?.parentData, cxt?.parentDataProperty), spec.enum);
       if (r.ok) return true;
-      (check as unknown as { errors: Partial<ErrorObject>[] }).errors = [{ keyword: 'x-py', message: r.reason, params: { type: spec.type, reason: r.reason, enum: spec.enum } }];
+      (check as unknown as { errors: Partial<ErrorObject>[] }).errors = [
+        { keyword: 'x-py', message: r.reason, params: { type: spec.type, reason: r.reason, enum: spec.enum } },
+      ];
       return false;
     },
   });
@@ -91,7 +95,11 @@ function instance(): Ajv {
       const known = parentSchema?.properties ?? {};
       const extra = Object.keys(data).filter((k) => !(k in known));
       if (!extra.length) return true;
-      (check as unknown as { errors: Partial<ErrorObject>[] }).errors = extra.map((k) => ({ keyword: 'x-warnUnknown', message: 'unknown key', params: { additionalProperty: k, known: Object.keys(known) } }));
+      (check as unknown as { errors: Partial<ErrorObject>[] }).errors = extra.map((k) => ({
+        keyword: 'x-warnUnknown',
+        message: 'unknown key',
+        params: { additionalProperty: k, known: Object.keys(known) },
+      }));
       return false;
     },
   });
@@ -136,7 +144,7 @@ export function validateSchema(ctx: SchemaContext): void {
     const agentSoft = ctx.kind !== 'trinity' && path[0] !== 'trinity';
     if (e.keyword === 'additionalProperties' || e.keyword === 'x-warnUnknown') {
       const p = e.params as { additionalProperty: string; known?: string[] };
-      const parent = (e.parentSchema) ?? (p.known ? { properties: Object.fromEntries(p.known.map((k) => [k, {}])) } : undefined);
+      const parent = e.parentSchema ?? (p.known ? { properties: Object.fromEntries(p.known.map((k) => [k, {}])) } : undefined);
       unknownKey(ctx, path, String(p.additionalProperty), parent, e.keyword === 'x-warnUnknown');
       continue;
     }
@@ -159,7 +167,16 @@ export function validateSchema(ctx: SchemaContext): void {
     } else if (e.keyword === 'type') {
       const want = String((e.params as { type: string }).type);
       const wanted = want.includes('object') ? l10n.t('a mapping') : want.includes('array') ? l10n.t('a list') : verbatim(want);
-      const got = (e.data === null ? 'None' : Array.isArray(e.data) ? 'a list' : typeof e.data === 'object' ? 'a mapping' : typeof e.data === 'string' ? 'a string' : `${typeof e.data}`);
+      const got =
+        e.data === null
+          ? 'None'
+          : Array.isArray(e.data)
+            ? 'a list'
+            : typeof e.data === 'object'
+              ? 'a mapping'
+              : typeof e.data === 'string'
+                ? 'a string'
+                : `${typeof e.data}`;
       ctx.sink.add({
         severity: agentSoft ? 'warning' : 'error',
         code: 'schema.type',
@@ -168,7 +185,13 @@ export function validateSchema(ctx: SchemaContext): void {
         span: loc.span,
       });
     } else {
-      ctx.sink.add({ severity: agentSoft ? 'warning' : 'error', code: 'schema.invalid', message: l10n.t('`{0}`: {1}.', where, e.message), path: key, span: loc.span });
+      ctx.sink.add({
+        severity: agentSoft ? 'warning' : 'error',
+        code: 'schema.invalid',
+        message: l10n.t('`{0}`: {1}.', where, e.message),
+        path: key,
+        span: loc.span,
+      });
     }
   }
 }
@@ -202,7 +225,15 @@ function unknownKey(ctx: SchemaContext, parentPath: Segment[], key: string, pare
     ctx.sink.add({
       severity: 'warning',
       code: 'schema.unknown-key-dropped',
-      message: l10n.t('Unknown key `{0}` in {1}{2}: veRL does not read it. In Trinity-RFT {3} the validator of {4} drops it silently and that of {5} rejects it.', key, describeSection(parentPath), cls ? l10n.t(' ({0})', cls) : verbatim(''), lenient.since, lenient.ignoredBy, lenient.rejectedBy),
+      message: l10n.t(
+        'Unknown key `{0}` in {1}{2}: veRL does not read it. In Trinity-RFT {3} the validator of {4} drops it silently and that of {5} rejects it.',
+        key,
+        describeSection(parentPath),
+        cls ? l10n.t(' ({0})', cls) : verbatim(''),
+        lenient.since,
+        lenient.ignoredBy,
+        lenient.rejectedBy,
+      ),
       path: where,
       span,
       fixes: suggest(key, keysOf(parentSchema)).map((c, i) => ({ title: l10n.t('Change to `{0}`', c), edits: [{ span, newText: c }], preferred: i === 0 })),
@@ -217,7 +248,13 @@ function unknownKey(ctx: SchemaContext, parentPath: Segment[], key: string, pare
     code: soft ? 'schema.unknown-key-ignored' : 'schema.unknown-key',
     message: soft
       ? l10n.t('Unknown key `{0}` in {1}: no ASTuner/AgentJet code reads it.{2}', key, describeSection(parentPath), hint)
-      : l10n.t('Unknown key `{0}` in {1}{2}: Trinity-RFT rejects unknown keys.{3}', key, describeSection(parentPath), cls ? l10n.t(' ({0})', cls) : verbatim(''), hint),
+      : l10n.t(
+          'Unknown key `{0}` in {1}{2}: Trinity-RFT rejects unknown keys.{3}',
+          key,
+          describeSection(parentPath),
+          cls ? l10n.t(' ({0})', cls) : verbatim(''),
+          hint,
+        ),
     path: where,
     span,
     fixes,
@@ -231,7 +268,8 @@ function lenientAncestor(ctx: SchemaContext, path: Segment[]): { since: string; 
   for (let i = 1; i <= path.length; i++) {
     const node = schemaAt(ctx.kind, path.slice(0, i));
     const since = node?.['x-unknown-ignored-since'];
-    if (since && compareVersions(ctx.trinityVersion, since) >= 0) return { since, ignoredBy: String(node['x-unknown-ignored-by']), rejectedBy: String(node['x-unknown-rejected-by']) };
+    if (since && compareVersions(ctx.trinityVersion, since) >= 0)
+      return { since, ignoredBy: String(node['x-unknown-ignored-by']), rejectedBy: String(node['x-unknown-rejected-by']) };
   }
   return undefined;
 }
@@ -250,4 +288,3 @@ function keysOf(schema: SchemaNode | undefined): string[] {
   }
   return keys;
 }
-

@@ -75,7 +75,12 @@ export function renamedKey(t: VersionTarget, parentPath: Segment[], key: string,
   if (h) {
     if (validIn(h, t.trinityVersion)) return true;
     const removedIn = h.rename?.since ?? (h.until ? nextRelease(h.until) : undefined) ?? 'a later release';
-    const lived = h.since && h.until ? (h.since === h.until ? l10n.t(' (it existed in {0})', h.since) : l10n.t(' (it existed in {0}–{1})', h.since, h.until)) : verbatim('');
+    const lived =
+      h.since && h.until
+        ? h.since === h.until
+          ? l10n.t(' (it existed in {0})', h.since)
+          : l10n.t(' (it existed in {0}–{1})', h.since, h.until)
+        : verbatim('');
     const note = h.rename?.note;
     const isDocsName = h.rename && !h.since;
     t.sink.add({
@@ -119,8 +124,10 @@ function agentRenameFor(kind: 'astuner' | 'ajet', parent: string, key: string): 
   for (const r of AGENT_RENAMES) {
     const [sect, name] = [r.path.split('.').slice(0, -1).join('.'), r.path.split('.').pop()!];
     if (sect !== parent) continue;
-    if (kind === 'ajet' && key === name && r.kind === 'astuner') return { to: r.other, message: l10n.t('`{0}` is the ASTuner name; AgentJet renamed it `{1}`.', key, r.other) };
-    if (kind === 'astuner' && key === r.other && r.kind === 'astuner') return { to: name, message: l10n.t('`{0}` is the AgentJet name; ASTuner (astuner:) calls it `{1}`.', key, name) };
+    if (kind === 'ajet' && key === name && r.kind === 'astuner')
+      return { to: r.other, message: l10n.t('`{0}` is the ASTuner name; AgentJet renamed it `{1}`.', key, r.other) };
+    if (kind === 'astuner' && key === r.other && r.kind === 'astuner')
+      return { to: name, message: l10n.t('`{0}` is the AgentJet name; ASTuner (astuner:) calls it `{1}`.', key, name) };
   }
   return undefined;
 }
@@ -148,7 +155,13 @@ export function newerKeyOrValue(t: VersionTarget, s: Site, value: () => string |
     const v = value();
     const vs = v === undefined ? undefined : valueSince(sch, v);
     if (vs && compareVersions(vs, target) > 0) {
-      t.sink.add({ severity: t.kind === 'trinity' ? 'error' : 'warning', code: 'version.newer-value', message: needsRelease(`\`${s.where}: ${v}\``, vs, target, t.trinityVersionSource), path: s.where, span: s.span });
+      t.sink.add({
+        severity: t.kind === 'trinity' ? 'error' : 'warning',
+        code: 'version.newer-value',
+        message: needsRelease(`\`${s.where}: ${v}\``, vs, target, t.trinityVersionSource),
+        path: s.where,
+        span: s.span,
+      });
     }
   }
 }
@@ -166,13 +179,46 @@ function storedLineFindings(t: VersionTarget, s: Site): void {
     const isNew = since && compareVersions(since, lineRelease) >= 0;
     t.sink.add(
       isNew
-        ? { severity: 'info', code: 'version.line-only', message: l10n.t('`{0}` is only in {1} of the stored Trinity-RFT {2} versions; {3} rejects it as an unknown key.', s.where, list(only), lineOf(lineRelease), list(without)), path: s.where, span: s.keySpan ?? s.span }
-        : { severity: 'warning', code: 'version.removed-in-line', message: l10n.t('`{0}` is deprecated in Trinity-RFT {1}: {2} removed it and rejects it as an unknown key ({3} still reads it).', s.where, lineOf(lineRelease), list(without), list(only)), path: s.where, span: s.keySpan ?? s.span, tags: ['deprecated'] },
+        ? {
+            severity: 'info',
+            code: 'version.line-only',
+            message: l10n.t(
+              '`{0}` is only in {1} of the stored Trinity-RFT {2} versions; {3} rejects it as an unknown key.',
+              s.where,
+              list(only),
+              lineOf(lineRelease),
+              list(without),
+            ),
+            path: s.where,
+            span: s.keySpan ?? s.span,
+          }
+        : {
+            severity: 'warning',
+            code: 'version.removed-in-line',
+            message: l10n.t(
+              '`{0}` is deprecated in Trinity-RFT {1}: {2} removed it and rejects it as an unknown key ({3} still reads it).',
+              s.where,
+              lineOf(lineRelease),
+              list(without),
+              list(only),
+            ),
+            path: s.where,
+            span: s.keySpan ?? s.span,
+            tags: ['deprecated'],
+          },
     );
   }
   if (s.node.kind === 'scalar' && s.node.py === 'null' && acceptsNull(sch) && !nullableAt(sch, target)) {
-    const src = t.trinityVersionSource ? l10n.t(' ({0})', typeof t.trinityVersionSource === 'string' ? verbatim(t.trinityVersionSource) : t.trinityVersionSource) : verbatim('');
-    t.sink.add({ severity: t.kind === 'trinity' ? 'error' : 'warning', code: 'version.not-optional', message: l10n.t('`{0}` cannot be null in Trinity-RFT {1}{2}: the field is not Optional there.', s.where, target, src), path: s.where, span: s.span });
+    const src = t.trinityVersionSource
+      ? l10n.t(' ({0})', typeof t.trinityVersionSource === 'string' ? verbatim(t.trinityVersionSource) : t.trinityVersionSource)
+      : verbatim('');
+    t.sink.add({
+      severity: t.kind === 'trinity' ? 'error' : 'warning',
+      code: 'version.not-optional',
+      message: l10n.t('`{0}` cannot be null in Trinity-RFT {1}{2}: the field is not Optional there.', s.where, target, src),
+      path: s.where,
+      span: s.span,
+    });
   }
 }
 
@@ -181,7 +227,13 @@ function storedLineFindings(t: VersionTarget, s: Site): void {
 export function newerName(t: VersionTarget, s: Site, reg: RegistryId, value: string, workspace: () => readonly { name: string }[]): void {
   const since = t.kind === 'trinity' || s.path[0] === 'trinity' ? NAME_SINCE[reg]?.[value] : undefined;
   if (since && compareVersions(since, t.trinityVersion) > 0 && !workspace().some((r) => r.name === value)) {
-    t.sink.add({ severity: 'warning', code: 'version.newer-name', message: needsRelease(`'${value}' (${REGISTRIES[reg].title.en})`, since, t.trinityVersion, t.trinityVersionSource), path: s.where, span: s.span });
+    t.sink.add({
+      severity: 'warning',
+      code: 'version.newer-name',
+      message: needsRelease(`'${value}' (${REGISTRIES[reg].title.en})`, since, t.trinityVersion, t.trinityVersionSource),
+      path: s.where,
+      span: s.span,
+    });
   }
 }
 
@@ -192,7 +244,17 @@ export function legacyAgentKeys(t: { sink: FindingSink; root: VNode | undefined 
     const loc = locate(t.root, parsePath(p));
     if (!loc?.keySpan) continue;
     if (l.path === 'task_reader.dataset_file') continue; // reported with the reader type
-    const fix: Fix | undefined = l.to && l.to.split('.').slice(0, -1).join('.') === l.path.split('.').slice(0, -1).join('.') ? { title: l10n.t('Rename to `{0}`', l.to.split('.').pop()), edits: [{ span: loc.keySpan, newText: l.to.split('.').pop()! }], preferred: true } : undefined;
-    t.sink.add({ severity: 'warning', code: 'version.legacy-key', message: l10n.t('`{0}` is a legacy ASTuner key: {1}.', l.path, l.note), path: formatPath(parsePath(p)), span: loc.keySpan, fixes: fix ? [fix] : undefined });
+    const fix: Fix | undefined =
+      l.to && l.to.split('.').slice(0, -1).join('.') === l.path.split('.').slice(0, -1).join('.')
+        ? { title: l10n.t('Rename to `{0}`', l.to.split('.').pop()), edits: [{ span: loc.keySpan, newText: l.to.split('.').pop()! }], preferred: true }
+        : undefined;
+    t.sink.add({
+      severity: 'warning',
+      code: 'version.legacy-key',
+      message: l10n.t('`{0}` is a legacy ASTuner key: {1}.', l.path, l.note),
+      path: formatPath(parsePath(p)),
+      span: loc.keySpan,
+      fixes: fix ? [fix] : undefined,
+    });
   }
 }

@@ -28,7 +28,10 @@ function read(file: string): string | undefined {
 /** The pin of `pkg` in `text` (requirements or pyproject dependency strings). */
 export function pinIn(text: string, pkg: string): { version: string; spec: string } | undefined {
   const name = pkg.replace(/[-_.]/g, '[-_.]');
-  const re = new RegExp(`(?:^|["'\\s])(${name}(?:\\[[^\\]]*\\])?\\s*((?:===?|>=|~=|>|<=|<|!=)\\s*[\\w.*]+(?:\\s*,\\s*(?:===?|>=|~=|>|<=|<|!=)\\s*[\\w.*]+)*))`, 'im');
+  const re = new RegExp(
+    `(?:^|["'\\s])(${name}(?:\\[[^\\]]*\\])?\\s*((?:===?|>=|~=|>|<=|<|!=)\\s*[\\w.*]+(?:\\s*,\\s*(?:===?|>=|~=|>|<=|<|!=)\\s*[\\w.*]+)*))`,
+    'im',
+  );
   for (const line of text.split('\n')) {
     if (/^\s*#/.test(line)) continue;
     const m = re.exec(line);

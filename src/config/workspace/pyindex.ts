@@ -105,7 +105,12 @@ export class PythonIndex {
     this.truncated = false;
     for (const r of roots) {
       const left = SCAN_LIMITS.maxFiles - this.files.size;
-      const found = walkFiles(r, { accept: (_rel, name) => name.endsWith('.py'), maxDepth: SCAN_LIMITS.maxDepth, maxDirs: SCAN_LIMITS.maxDirs, maxFiles: left });
+      const found = walkFiles(r, {
+        accept: (_rel, name) => name.endsWith('.py'),
+        maxDepth: SCAN_LIMITS.maxDepth,
+        maxDirs: SCAN_LIMITS.maxDirs,
+        maxFiles: left,
+      });
       this.truncated ||= found.truncated;
       for (const f of found.files) this.updateFile(f);
     }

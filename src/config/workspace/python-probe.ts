@@ -50,11 +50,20 @@ export class TrinityProbe {
 function run(python: string, cwd: string | undefined, timeoutMs: number): Promise<ProbeResult> {
   return new Promise((resolve) => {
     try {
-      execFile(python, ['-c', SCRIPT], { cwd, timeout: timeoutMs, windowsHide: true, maxBuffer: 64 * 1024, env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' } }, (err, stdout) => {
-        const v = String(stdout ?? '').trim().split(/\r?\n/).pop()?.trim();
-        if (v && /^\d+(\.\d+)*\S*$/.test(v)) resolve({ version: v });
-        else resolve({ error: err ? err.message : 'trinity-rft is not installed' });
-      });
+      execFile(
+        python,
+        ['-c', SCRIPT],
+        { cwd, timeout: timeoutMs, windowsHide: true, maxBuffer: 64 * 1024, env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' } },
+        (err, stdout) => {
+          const v = String(stdout ?? '')
+            .trim()
+            .split(/\r?\n/)
+            .pop()
+            ?.trim();
+          if (v && /^\d+(\.\d+)*\S*$/.test(v)) resolve({ version: v });
+          else resolve({ error: err ? err.message : 'trinity-rft is not installed' });
+        },
+      );
     } catch (err) {
       resolve({ error: (err as Error).message });
     }

@@ -46,7 +46,12 @@ function isVersion(v: string | undefined): v is string {
 
 export function resolveTrinityVersion(i: VersionInputs): TrinityVersionInForce {
   const latest = i.known[i.known.length - 1] ?? '0.0.0';
-  const make = (version: string, source: VersionSourceKind, from: string): TrinityVersionInForce => ({ version, release: releaseFor(version, i.known) ?? latest, source, from });
+  const make = (version: string, source: VersionSourceKind, from: string): TrinityVersionInForce => ({
+    version,
+    release: releaseFor(version, i.known) ?? latest,
+    source,
+    from,
+  });
   if (isVersion(i.modeline)) return make(i.modeline.trim(), 'modeline', 'modeline');
   if (i.installed && isVersion(i.installed.version)) return make(i.installed.version.trim(), 'installed', i.installed.from);
   if (i.pin && isVersion(i.pin.version)) return make(i.pin.version.trim(), 'pin', i.pin.from);

@@ -3,7 +3,23 @@
 import * as fs from 'fs';
 import * as path from 'path';
 
-const SKIP_DIRS = new Set(['node_modules', '.git', '__pycache__', '.venv', 'venv', 'env', '.env', 'site-packages', 'dist', 'build', '.mypy_cache', '.tox', '.cache', '.vscode-test', 'out']);
+const SKIP_DIRS = new Set([
+  'node_modules',
+  '.git',
+  '__pycache__',
+  '.venv',
+  'venv',
+  'env',
+  '.env',
+  'site-packages',
+  'dist',
+  'build',
+  '.mypy_cache',
+  '.tox',
+  '.cache',
+  '.vscode-test',
+  'out',
+]);
 
 export interface WalkOptions {
   /** Keep a file (path relative to the walked root, with `/`). */

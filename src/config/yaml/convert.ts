@@ -34,7 +34,7 @@ export function convertDocument(doc: Document.Parsed, offset = 0): Converted {
     const s = span(n, docSpan);
     return { start: s.start + (n?.range ? offset : 0), end: s.end + (n?.range ? offset : 0) };
   };
-  const sizeOf = (n: VNode | undefined): number => (n ? sizes.get(n) ?? 1 : 0);
+  const sizeOf = (n: VNode | undefined): number => (n ? (sizes.get(n) ?? 1) : 0);
 
   function convert(n: YNode | null | undefined, at: Span): VNode {
     if (n == null) {
@@ -79,12 +79,12 @@ export function convertDocument(doc: Document.Parsed, offset = 0): Converted {
         const keySpan = k ? S(k) : { start: S(pair.value as YNode).start, end: S(pair.value as YNode).start };
         let key: string;
         if (k == null) key = '';
-        else if (isScalar(k)) key = valueText((k).source ?? (k).value ?? '');
+        else if (isScalar(k)) key = valueText(k.source ?? k.value ?? '');
         else {
           key = JSON.stringify(valueOf(convert(k, keySpan)));
           problems.push({ code: 'yaml.complex-key', span: keySpan, message: 'A mapping key must be a plain scalar here' });
         }
-        if (key === '<<' && k && isScalar(k) && (k).type === 'PLAIN') {
+        if (key === '<<' && k && isScalar(k) && k.type === 'PLAIN') {
           merges.push({ value: pair.value as YNode, keySpan });
           continue;
         }
@@ -129,7 +129,7 @@ export function convertDocument(doc: Document.Parsed, offset = 0): Converted {
         problems.push({ code: 'yaml.bad-merge', span: S(src) ?? keySpan, message: 'A `<<` merge needs a mapping (or a list of mappings)' });
         continue;
       }
-      for (const e of (resolved).entries) {
+      for (const e of resolved.entries) {
         // merged entries point at the merge site for positions
         const viaAlias: VNode = { kind: 'alias', span: S(src), name: node.kind === 'alias' ? node.name : '<<', target: e.node, targetShift: e.shift };
         sizes.set(viaAlias, sizeOf(e.node));
@@ -159,4 +159,3 @@ function scalarNode(n: Scalar, s: Span): VNode {
   const r = explicitTag ? resolveTagged(explicitTag, text) : resolvePlain(text);
   return { kind: 'scalar', span: s, py: r.py, value: r.value, src: text, quoted: false };
 }
-

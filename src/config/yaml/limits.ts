@@ -65,7 +65,8 @@ export function preflight(text: string, maxBytes = LIMITS.maxBytes): LimitProble
       atLineStart = false;
     }
     if (quote) {
-      if (c === 92 && quote === 34) i++; // backslash escape
+      if (c === 92 && quote === 34)
+        i++; // backslash escape
       else if (c === quote) quote = 0;
       continue;
     }

@@ -142,7 +142,12 @@ export function parseWhole(text: string): ParseResult {
     parsed = parseAllDocuments(text, YAML_OPTIONS);
     if (!Array.isArray(parsed)) parsed = [parsed];
   } catch (err) {
-    problems.push({ code: 'yaml.syntax', span: { start: 0, end: Math.min(1, text.length) }, message: String((err as Error).message ?? err), severity: 'error' });
+    problems.push({
+      code: 'yaml.syntax',
+      span: { start: 0, end: Math.min(1, text.length) },
+      message: String((err as Error).message ?? err),
+      severity: 'error',
+    });
     return { docs: [{ root: undefined, span: { start: 0, end: text.length }, expandedSize: 0 }], problems, path: 'whole' };
   }
   for (const doc of parsed) {
@@ -160,7 +165,15 @@ export function parseWhole(text: string): ParseResult {
 function findMarker(text: string, from: number): Span | undefined {
   // the document range starts after leading comments; look for a `---` line just before
   const before = text.lastIndexOf('\n---', from);
-  if (before >= 0 && !text.slice(before + 4, from).trim().replace(/#.*$/gm, '').trim()) return { start: before + 1, end: before + 4 };
+  if (
+    before >= 0 &&
+    !text
+      .slice(before + 4, from)
+      .trim()
+      .replace(/#.*$/gm, '')
+      .trim()
+  )
+    return { start: before + 1, end: before + 4 };
   return undefined;
 }
 
@@ -203,7 +216,7 @@ function splitLines(text: string): Line[] {
 function unsafe(text: string, lines: Line[]): boolean {
   for (const l of lines) {
     const c = text.charCodeAt(l.start);
-    if (l.indent === 0 && (text.startsWith('---', l.start) || text.startsWith('...', l.start) || c === 37 /* % */)) return true;
+    if (l.indent === 0 && (text.startsWith('---', l.start) || text.startsWith('...', l.start) || c === 37) /* % */) return true;
     const first = text.charCodeAt(l.start + l.indent);
     if (first === 9 /* tab */ || (first === 63 /* ? */ && text.charCodeAt(l.start + l.indent + 1) === 32)) return true;
   }
@@ -239,11 +252,11 @@ function keyColon(text: string, from: number, to: number): number {
   return -1;
 }
 
-const isSeqLine = (text: string, l: Line) => text.charCodeAt(l.start + l.indent) === 45 && (l.start + l.indent + 1 >= l.end || text.charCodeAt(l.start + l.indent + 1) === 32);
+const isSeqLine = (text: string, l: Line) =>
+  text.charCodeAt(l.start + l.indent) === 45 && (l.start + l.indent + 1 >= l.end || text.charCodeAt(l.start + l.indent + 1) === 32);
 
 type Block =
-  | { kind: 'leaf'; from: number; to: number }
-  | { kind: 'branch'; from: number; to: number; key: string; keySpan: Span; head: number; indent: number };
+  { kind: 'leaf'; from: number; to: number } | { kind: 'branch'; from: number; to: number; key: string; keySpan: Span; head: number; indent: number };
 
 interface Group {
   /** 'map' or 'seq' entries at one indentation. */
@@ -304,7 +317,15 @@ function group(text: string, lines: Line[], from: number, to: number, indent: nu
           let key = text.slice(keyStart, colon).trim();
           if ((key.startsWith('"') && key.endsWith('"')) || (key.startsWith("'") && key.endsWith("'"))) key = key.slice(1, -1);
           // its children are grouped when it is composed (not at all when it is cached)
-          blocks.push({ kind: 'branch', from: a, to: b, key, keySpan: { start: keyStart, end: keyStart + text.slice(keyStart, colon).trimEnd().length }, head, indent: lines[c].indent });
+          blocks.push({
+            kind: 'branch',
+            from: a,
+            to: b,
+            key,
+            keySpan: { start: keyStart, end: keyStart + text.slice(keyStart, colon).trimEnd().length },
+            head,
+            indent: lines[c].indent,
+          });
           continue;
         }
       }
@@ -351,7 +372,12 @@ function compose(text: string, lines: Line[], g: Group, base: number, cache: Par
       size += child.size + 1;
       const keySpan = { start: b.keySpan.start - at, end: b.keySpan.end - at };
       if (out.kind === 'map' && !addEntry(out, { key: b.key, keySpan, node: child.node, shift: at - base })) {
-        problems.push({ code: 'yaml.duplicate-key', span: { start: b.keySpan.start - base, end: b.keySpan.end - base }, message: `Map keys must be unique: '${b.key}' appears twice`, severity: 'error' });
+        problems.push({
+          code: 'yaml.duplicate-key',
+          span: { start: b.keySpan.start - base, end: b.keySpan.end - base },
+          message: `Map keys must be unique: '${b.key}' appears twice`,
+          severity: 'error',
+        });
       }
       continue;
     }
@@ -417,7 +443,14 @@ export function parseYaml(text: string, cache?: ParseCache, opts: { maxBytes?: n
   const r = (opts.chunked !== false && parseChunked(text, cache)) || parseWhole(text);
   for (const d of r.docs) {
     if (d.expandedSize > LIMITS.maxExpandedNodes) {
-      return { ...r, limit: { code: 'input.alias-expansion', offset: d.root?.span.start ?? 0, detail: `aliases expand to more than ${LIMITS.maxExpandedNodes.toLocaleString('en-US')} nodes` } };
+      return {
+        ...r,
+        limit: {
+          code: 'input.alias-expansion',
+          offset: d.root?.span.start ?? 0,
+          detail: `aliases expand to more than ${LIMITS.maxExpandedNodes.toLocaleString('en-US')} nodes`,
+        },
+      };
     }
   }
   return r;

@@ -231,11 +231,7 @@ export function addItem(seq: VSeq, it: VItem): void {
 }
 
 /** Depth-first visit of every node with its absolute shift and path (aliases not entered). */
-export function walk(
-  root: VNode | undefined,
-  visit: (node: VNode, path: Segment[], shift: number, entry?: VEntry) => void | false,
-  rootShift = 0,
-): void {
+export function walk(root: VNode | undefined, visit: (node: VNode, path: Segment[], shift: number, entry?: VEntry) => void | false, rootShift = 0): void {
   if (!root) return;
   const stack: { node: VNode; path: Segment[]; shift: number; entry?: VEntry }[] = [{ node: root, path: [], shift: rootShift }];
   while (stack.length) {

@@ -60,7 +60,18 @@ export function readRolloutLog(cwd: string): EpisodeTrajectory[] {
       const d = JSON.parse(fs.readFileSync(f, 'utf8')) as { task_id?: string; task_tag?: string; reward_structure?: { raw_reward?: number }; traj?: unknown };
       const taskId = String(d.task_id ?? path.basename(f, '.json'));
       const repeat = next(taskId);
-      return { episode: d.task_tag ?? `T${taskId}#R${repeat}`, taskIndex: i, taskId, repeat, task: null, turns: [], reward: d.reward_structure?.raw_reward ?? null, metrics: {}, metadata: { file: f, traj: d.traj }, experiences: [] };
+      return {
+        episode: d.task_tag ?? `T${taskId}#R${repeat}`,
+        taskIndex: i,
+        taskId,
+        repeat,
+        task: null,
+        turns: [],
+        reward: d.reward_structure?.raw_reward ?? null,
+        metrics: {},
+        metadata: { file: f, traj: d.traj },
+        experiences: [],
+      };
     });
   }
   if (!logs.length) throw new Error(`no rollout log under ${path.join(cwd, 'saved_experiments')}`);
@@ -70,7 +81,18 @@ export function readRolloutLog(cwd: string): EpisodeTrajectory[] {
     if (!m) continue;
     const taskId = m[1];
     const repeat = next(taskId);
-    out.push({ episode: `T${taskId}#R${repeat}`, taskIndex: out.length, taskId, repeat, task: null, turns: [], reward: Number(m[2]), metrics: {}, metadata: { header: e.header, log: logs[0], ...(e.nested_json ? { nested: e.nested_json } : {}) }, experiences: [] });
+    out.push({
+      episode: `T${taskId}#R${repeat}`,
+      taskIndex: out.length,
+      taskId,
+      repeat,
+      task: null,
+      turns: [],
+      reward: Number(m[2]),
+      metrics: {},
+      metadata: { header: e.header, log: logs[0], ...(e.nested_json ? { nested: e.nested_json } : {}) },
+      experiences: [],
+    });
   }
   return out;
 }

@@ -24,20 +24,24 @@ export const BACKBONE_CLI: Record<Exclude<Backbone, 'native'>, string> = { trini
 export function findCli(name: string, python: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
   const exe = process.platform === 'win32' ? [`${name}.exe`, `${name}.cmd`] : [name];
   const dirs = [...(path.isAbsolute(python) ? [path.dirname(python)] : []), ...(env.PATH ?? '').split(path.delimiter).filter(Boolean)];
-  for (const d of dirs) for (const e of exe) {
-    const p = path.join(d, e);
-    try {
-      fs.accessSync(p, fs.constants.X_OK);
-      return p;
-    } catch {
-      /* next */
+  for (const d of dirs)
+    for (const e of exe) {
+      const p = path.join(d, e);
+      try {
+        fs.accessSync(p, fs.constants.X_OK);
+        return p;
+      } catch {
+        /* next */
+      }
     }
-  }
   return undefined;
 }
 
 export function missingCliMessage(backbone: Exclude<Backbone, 'native'>, python: string): string {
-  const what = backbone === 'trinity' ? '`trinity debug --module workflow` (Trinity-RFT, needs Ray and an inference engine)' : `\`${backbone} --backbone debug\` (needs vLLM and a GPU)`;
+  const what =
+    backbone === 'trinity'
+      ? '`trinity debug --module workflow` (Trinity-RFT, needs Ray and an inference engine)'
+      : `\`${backbone} --backbone debug\` (needs vLLM and a GPU)`;
   const pkg = backbone === 'trinity' ? 'trinity-rft' : backbone === 'astuner' ? 'AgentScope-Tuner' : 'AgentJet';
   return `The ${backbone} backbone runs ${what}, and no \`${BACKBONE_CLI[backbone]}\` command was found next to ${python} or on PATH. Install ${pkg} in that environment, or use "backbone": "native" (needs only Python and an OpenAI-compatible endpoint).`;
 }
@@ -121,7 +125,10 @@ export class UpstreamRun extends EventEmitter<RunEvents> implements RunHandle {
     const imported = this.importResults(out);
     for (const c of this.children) if (c.pid && c.exitCode === null) await killTree(c.pid);
     const status: RolloutSummary['status'] = code === 0 ? 'completed' : 'failed';
-    this.finish(status, code === 0 ? `${imported} episode(s) imported from the ${this.o.backbone} debug output` : `${BACKBONE_CLI[this.o.backbone]} exited with code ${code}`);
+    this.finish(
+      status,
+      code === 0 ? `${imported} episode(s) imported from the ${this.o.backbone} debug output` : `${BACKBONE_CLI[this.o.backbone]} exited with code ${code}`,
+    );
   }
 
   private spawn(args: string[]): ChildProcess {
@@ -198,7 +205,18 @@ export class UpstreamRun extends EventEmitter<RunEvents> implements RunHandle {
     if (this.summary) return;
     const finishedAt = new Date();
     this.summary = summarize(
-      this.episodes.map((e) => ({ episode: e.id, taskIndex: e.taskIndex, taskId: e.taskId, repeat: e.repeat, task: e.task, turns: [], reward: e.reward, metrics: {}, metadata: {}, experiences: [] })),
+      this.episodes.map((e) => ({
+        episode: e.id,
+        taskIndex: e.taskIndex,
+        taskId: e.taskId,
+        repeat: e.repeat,
+        task: e.task,
+        turns: [],
+        reward: e.reward,
+        metrics: {},
+        metadata: {},
+        experiences: [],
+      })),
       { id: this.writer?.id ?? '', backbone: this.o.backbone, config: this.o.config, status, message, startedAt: this.startedAt, finishedAt },
       { calls: 0, prompt: 0, completion: 0 },
     );

@@ -91,7 +91,7 @@ function responseEdit(rt: HeldRun, ep: Episode, t: LlmTurn, holder: EpisodeTurn)
 }
 
 function llmScopes(rt: HeldRun, ep: Episode, t: LlmTurn, l10n: L10n): ScopeSpec[] {
-  const req = () => (t.sent ?? t.request);
+  const req = () => t.sent ?? t.request;
   const edit = requestEdit(rt, ep, t);
   const requestNodes: Node[] = [
     { name: 'messages', root: req, path: ['messages'], edit },
@@ -99,7 +99,16 @@ function llmScopes(rt: HeldRun, ep: Episode, t: LlmTurn, l10n: L10n): ScopeSpec[
   ];
   for (const k of Object.keys(req())) if (k !== 'messages' && k !== 'tools') requestNodes.push({ name: k, root: req, path: [k], edit });
   if (t.role) requestNodes.unshift({ name: 'role', root: () => t.role, path: [], preview: l10n.t('{0} (explorer.auxiliary_models)', t.role) });
-  if (t.sent) requestNodes.push({ name: 'original request', root: () => t.request, path: [], preview: t.carried && !t.userEdited ? l10n.t('as the workflow sent it (an earlier edit of this episode applied)') : l10n.t('as the workflow sent it (edited since)') });
+  if (t.sent)
+    requestNodes.push({
+      name: 'original request',
+      root: () => t.request,
+      path: [],
+      preview:
+        t.carried && !t.userEdited
+          ? l10n.t('as the workflow sent it (an earlier edit of this episode applied)')
+          : l10n.t('as the workflow sent it (edited since)'),
+    });
   requestNodes.push({ name: 'python stack', root: () => t.stack.map((f) => `${f.name ?? '?'} (${f.path}:${f.line})`), path: [] });
   const scopes: ScopeSpec[] = [{ name: l10n.t('Request'), nodes: requestNodes, presentationHint: 'arguments' }];
 
@@ -125,7 +134,13 @@ function llmScopes(rt: HeldRun, ep: Episode, t: LlmTurn, l10n: L10n): ScopeSpec[
     const ids = t.response?.choices?.[0]?.token_ids;
     if (ids?.length || lp?.length) {
       const count = t.response?.prompt_token_ids ? `${t.response.prompt_token_ids.length} + ${ids?.length ?? lp?.length}` : String(ids?.length ?? lp?.length);
-      responseNodes.push({ name: 'tokens', root: () => count, path: [], preview: l10n.t('{0} tokens (right-click: Show tokens)', count), menuContext: TOKENS_MENU_CONTEXT });
+      responseNodes.push({
+        name: 'tokens',
+        root: () => count,
+        path: [],
+        preview: l10n.t('{0} tokens (right-click: Show tokens)', count),
+        menuContext: TOKENS_MENU_CONTEXT,
+      });
     }
     if (t.latencyMs !== undefined) responseNodes.push({ name: 'latency_ms', root: () => Math.round(t.latencyMs! * 10) / 10, path: [] });
     responseNodes.push({ name: 'raw', root: resp, path: [], preview: t.delivered ? l10n.t('edited reply') : l10n.t('full reply') });
@@ -155,7 +170,13 @@ function episodeScope(ep: Episode, l10n: L10n = english): ScopeSpec {
       { name: 'metrics', root: () => ep.metrics, path: [] },
       { name: 'metadata', root: () => ep.metadata, path: [] },
       ep.experienceTokens?.length
-        ? { name: 'experiences', root: () => ep.experiences, path: [], preview: l10n.t('{0} experiences with tokens (right-click: Show tokens)', ep.experienceTokens.length), menuContext: RETURNED_MENU_CONTEXT }
+        ? {
+            name: 'experiences',
+            root: () => ep.experiences,
+            path: [],
+            preview: l10n.t('{0} experiences with tokens (right-click: Show tokens)', ep.experienceTokens.length),
+            menuContext: RETURNED_MENU_CONTEXT,
+          }
         : { name: 'experiences', root: () => ep.experiences, path: [] },
       { name: 'tokens', root: tokens, path: [] },
       { name: 'timings', root: timings, path: [] },
@@ -211,8 +232,20 @@ export function scopesFor(rt: HeldRun, ep: Episode, t: EpisodeTurn, l10n: L10n =
 
 /** The object Debug Console expressions are evaluated against, for a frame. */
 export function evaluationRoot(ep: Episode, t: EpisodeTurn | undefined): Record<string, unknown> {
-  const root: Record<string, unknown> = { episode: ep.id, task: ep.task, reward: ep.reward, metrics: ep.metrics, metadata: ep.metadata, turns: ep.turns.length };
-  const llm = t?.kind === 'llm' ? t : t?.kind === 'tool' ? ep.turns.find((x): x is LlmTurn => x.kind === 'llm' && x.index === t.llmIndex && x.role === t.role) : undefined;
+  const root: Record<string, unknown> = {
+    episode: ep.id,
+    task: ep.task,
+    reward: ep.reward,
+    metrics: ep.metrics,
+    metadata: ep.metadata,
+    turns: ep.turns.length,
+  };
+  const llm =
+    t?.kind === 'llm'
+      ? t
+      : t?.kind === 'tool'
+        ? ep.turns.find((x): x is LlmTurn => x.kind === 'llm' && x.index === t.llmIndex && x.role === t.role)
+        : undefined;
   if (llm) {
     const req = llm.sent ?? llm.request;
     const resp = deliveredOf(llm);
@@ -224,4 +257,3 @@ export function evaluationRoot(ep: Episode, t: EpisodeTurn | undefined): Record<
   if (t?.kind === 'exception') Object.assign(root, { exception: t.error });
   return root;
 }
-

@@ -40,7 +40,9 @@ export type Prepared = { ok: true; run: LaunchedRun; notes: string[] } | { ok: f
 export function formatConfigErrors(file: string, result: CheckResult): string | undefined {
   const errors = result.diagnostics.filter((d) => d.severity === 'error');
   if (!errors.length) return undefined;
-  const shown = errors.slice(0, 8).map((d) => `  ${path.basename(file)}:${d.range.start.line + 1}:${d.range.start.character + 1}: ${d.message}${d.path ? ` (${d.path})` : ''}`);
+  const shown = errors
+    .slice(0, 8)
+    .map((d) => `  ${path.basename(file)}:${d.range.start.line + 1}:${d.range.start.character + 1}: ${d.message}${d.path ? ` (${d.path})` : ''}`);
   const more = errors.length > shown.length ? [`  … and ${errors.length - shown.length} more`] : [];
   return `${file} has ${errors.length} config error(s); fix them before debugging:\n${[...shown, ...more].join('\n')}`;
 }
@@ -53,7 +55,13 @@ export async function prepareLaunch(args: RolloutLaunchArgs & { __pythonDebugger
   const configPath = path.resolve(root, args.config);
   if (!fs.existsSync(configPath)) return { ok: false, message: `The config file does not exist: ${configPath}` };
   const backbone = args.backbone ?? 'native';
-  const python = args.python ? (path.isAbsolute(args.python) || !/[\\/]/.test(args.python) ? args.python : path.resolve(root, args.python)) : process.platform === 'win32' ? 'python' : 'python3';
+  const python = args.python
+    ? path.isAbsolute(args.python) || !/[\\/]/.test(args.python)
+      ? args.python
+      : path.resolve(root, args.python)
+    : process.platform === 'win32'
+      ? 'python'
+      : 'python3';
 
   let result: CheckResult;
   try {
@@ -67,7 +75,20 @@ export async function prepareLaunch(args: RolloutLaunchArgs & { __pythonDebugger
   if (backbone !== 'native') {
     const cli = findCli(BACKBONE_CLI[backbone], python, env);
     if (!cli) return { ok: false, message: missingCliMessage(backbone, python) };
-    const run = new UpstreamRun({ backbone, cli, config: configPath, python, runnerDir: context.runnerDir, cwd, env: { ...env, ...(args.env ?? {}) }, runRoot: args.record === false ? undefined : root, launcherArgs: args.launcherArgs, debugTags: args.debugTags, meta: { ...args, config: configPath, env: undefined }, l10n: context.l10n });
+    const run = new UpstreamRun({
+      backbone,
+      cli,
+      config: configPath,
+      python,
+      runnerDir: context.runnerDir,
+      cwd,
+      env: { ...env, ...(args.env ?? {}) },
+      runRoot: args.record === false ? undefined : root,
+      launcherArgs: args.launcherArgs,
+      debugTags: args.debugTags,
+      meta: { ...args, config: configPath, env: undefined },
+      l10n: context.l10n,
+    });
     return { ok: true, run, notes: [`The ${backbone} backbone runs the upstream debug mode: no stepping; its results are imported when it ends.`] };
   }
   const planned = buildPlan({ ...args, cwd }, result.kind, result.resolved, configPath);
@@ -84,7 +105,12 @@ export async function prepareLaunch(args: RolloutLaunchArgs & { __pythonDebugger
     upstream = replay;
   } else {
     const baseUrl = args.model?.baseUrl ?? env.OPENAI_BASE_URL;
-    if (!baseUrl) return { ok: false, message: 'No model endpoint: set "model": { "baseUrl": "http://127.0.0.1:8000/v1" } in launch.json (any OpenAI-compatible server), or "replay" a recorded run.' };
+    if (!baseUrl)
+      return {
+        ok: false,
+        message:
+          'No model endpoint: set "model": { "baseUrl": "http://127.0.0.1:8000/v1" } in launch.json (any OpenAI-compatible server), or "replay" a recorded run.',
+      };
     let apiKey: string | undefined;
     if (args.model?.apiKeyEnv) {
       apiKey = env[args.model.apiKeyEnv];
@@ -103,7 +129,12 @@ export async function prepareLaunch(args: RolloutLaunchArgs & { __pythonDebugger
       const key = a.apiKeyEnv ? env[a.apiKeyEnv] : undefined;
       if (a.apiKeyEnv && !key) return { ok: false, message: `The environment variable ${a.apiKeyEnv} (auxiliaryModels[${i}].apiKeyEnv) is not set.` };
       const base = a.baseUrl ?? args.model?.baseUrl ?? env.OPENAI_BASE_URL!;
-      aux = new OpenAIUpstream({ baseUrl: base, apiKey: key ?? (a.baseUrl ? undefined : apiKeyOf(args, env)), timeoutSec: a.timeout ?? args.model?.timeout, maxReplyMB: args.model?.maxReplyMB });
+      aux = new OpenAIUpstream({
+        baseUrl: base,
+        apiKey: key ?? (a.baseUrl ? undefined : apiKeyOf(args, env)),
+        timeoutSec: a.timeout ?? args.model?.timeout,
+        maxReplyMB: args.model?.maxReplyMB,
+      });
     }
     auxiliary.push({ upstream: aux, name: a.name ?? planned.auxiliaryNames?.[i] ?? '' });
   }
@@ -127,7 +158,13 @@ export async function prepareLaunch(args: RolloutLaunchArgs & { __pythonDebugger
     runRoot: args.record === false ? undefined : root,
     runDir: args.record === false ? undefined : context.runDir,
     // No secrets here: env values and the API key stay out of the saved run.
-    meta: { ...rest, config: configPath, model: model ? { ...model } : undefined, ...(auxiliaryModels ? { auxiliaryModels } : {}), envKeys: Object.keys(userEnv ?? {}) },
+    meta: {
+      ...rest,
+      config: configPath,
+      model: model ? { ...model } : undefined,
+      ...(auxiliaryModels ? { auxiliaryModels } : {}),
+      envKeys: Object.keys(userEnv ?? {}),
+    },
     backbone: 'native',
     logger: context.logger,
   });

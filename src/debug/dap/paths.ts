@@ -42,7 +42,7 @@ export function getPath(root: unknown, path: PathSegment[]): unknown {
       v = v[i];
     } else {
       if (typeof v !== 'object') throw new PathError(`cannot read '${seg}' of a ${typeof v}`);
-      if (!(seg in (v))) throw new PathError(`no '${seg}'`);
+      if (!(seg in v)) throw new PathError(`no '${seg}'`);
       v = (v as Record<string, unknown>)[seg];
     }
   }

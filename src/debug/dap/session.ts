@@ -102,7 +102,11 @@ export class RolloutDebugSession extends DebugSession {
     run.on('episodeEnded', (ep) => {
       this.endProgress(ep, ep.error ? this.l10n.t('error: {0}', ep.error.message) : this.l10n.t('reward {0}', String(ep.reward ?? 'none')));
       const l10n = this.l10n;
-      this.console(ep.error ? l10n.t('{0}: {1} error {2}: {3}', ep.id, ep.error.phase, ep.error.type, ep.error.message) + '\n' : l10n.t('{0}: reward {1}', ep.id, String(ep.reward ?? 'none')) + '\n');
+      this.console(
+        ep.error
+          ? l10n.t('{0}: {1} error {2}: {3}', ep.id, ep.error.phase, ep.error.type, ep.error.message) + '\n'
+          : l10n.t('{0}: reward {1}', ep.id, String(ep.reward ?? 'none')) + '\n',
+      );
     });
     run.on('stopped', (s) => this.onStopped(s));
     run.on('continued', () => {
@@ -204,7 +208,12 @@ export class RolloutDebugSession extends DebugSession {
       supportsTerminateRequest: true,
       supportsDelayedStackTraceLoading: false,
       supportsValueFormattingOptions: false,
-      exceptionBreakpointFilters: exceptionFilters(this.l10n).map((f) => ({ filter: f.filter, label: f.label, description: f.description, default: f.default })),
+      exceptionBreakpointFilters: exceptionFilters(this.l10n).map((f) => ({
+        filter: f.filter,
+        label: f.label,
+        description: f.description,
+        default: f.default,
+      })),
     };
     this.sendResponse(response);
     this.sendEvent(new InitializedEvent());
@@ -267,7 +276,10 @@ export class RolloutDebugSession extends DebugSession {
   }
 
   /** The Breakpoints view's function breakpoints, each an event breakpoint (llm, tool:<name>…). */
-  protected override setFunctionBreakPointsRequest(response: DebugProtocol.SetFunctionBreakpointsResponse, args: DebugProtocol.SetFunctionBreakpointsArguments): void {
+  protected override setFunctionBreakPointsRequest(
+    response: DebugProtocol.SetFunctionBreakpointsResponse,
+    args: DebugProtocol.SetFunctionBreakpointsArguments,
+  ): void {
     this.functionBreakpoints = [];
     response.body = {
       breakpoints: args.breakpoints.map((b) => {
@@ -280,7 +292,10 @@ export class RolloutDebugSession extends DebugSession {
     this.sendResponse(response);
   }
 
-  protected override setExceptionBreakPointsRequest(response: DebugProtocol.SetExceptionBreakpointsResponse, args: DebugProtocol.SetExceptionBreakpointsArguments): void {
+  protected override setExceptionBreakPointsRequest(
+    response: DebugProtocol.SetExceptionBreakpointsResponse,
+    args: DebugProtocol.SetExceptionBreakpointsArguments,
+  ): void {
     const known = new Set(EXCEPTION_FILTERS.map((f) => f.filter));
     this.exceptionFilters = args.filters.filter((f): f is ExceptionFilter => known.has(f as ExceptionFilter));
     // Function breakpoints wait for the launch (or their own request): only the filters here.
@@ -322,13 +337,16 @@ export class RolloutDebugSession extends DebugSession {
     const f = this.frames.get(args.frameId);
     const run = this.run;
     response.body = {
-      scopes: !f || !run ? [] : scopesFor(run, f.ep, f.turn, this.l10n).map((s) => {
-        const scope = new Scope(s.name, this.vars.nodes(s.nodes), s.expensive ?? false) as DebugProtocol.Scope;
-        if (s.call) this.callScopes.set(scope.variablesReference, { ep: f.ep, turn: s.call });
-        if (s.returned) this.returnedScopes.set(scope.variablesReference, s.returned);
-        if (s.presentationHint) scope.presentationHint = s.presentationHint;
-        return scope;
-      }),
+      scopes:
+        !f || !run
+          ? []
+          : scopesFor(run, f.ep, f.turn, this.l10n).map((s) => {
+              const scope = new Scope(s.name, this.vars.nodes(s.nodes), s.expensive ?? false) as DebugProtocol.Scope;
+              if (s.call) this.callScopes.set(scope.variablesReference, { ep: f.ep, turn: s.call });
+              if (s.returned) this.returnedScopes.set(scope.variablesReference, s.returned);
+              if (s.presentationHint) scope.presentationHint = s.presentationHint;
+              return scope;
+            }),
     };
     this.sendResponse(response);
   }
@@ -361,7 +379,7 @@ export class RolloutDebugSession extends DebugSession {
   private async callTokensOf(ref: unknown): Promise<unknown> {
     const found = typeof ref === 'number' ? this.callScopes.get(ref) : undefined;
     const tokenizers = this.run?.tokenizers;
-    if (!found) throw new DapError(5001, this.l10n.t('Select a variable of an LLM call\'s Response to show its tokens.'), true);
+    if (!found) throw new DapError(5001, this.l10n.t("Select a variable of an LLM call's Response to show its tokens."), true);
     if (!tokenizers) throw new DapError(5002, this.l10n.t('This run has no tokenizer to show tokens with.'), true);
     const { ep, turn } = found;
     try {
@@ -375,7 +393,14 @@ export class RolloutDebugSession extends DebugSession {
 
   private async returnedTokensOf(ref: unknown): Promise<unknown> {
     const ep = typeof ref === 'number' ? this.returnedScopes.get(ref) : undefined;
-    if (!ep?.experienceTokens?.length) throw new DapError(5004, this.l10n.t('Stop where an episode returns (Step Out of it, or a reward breakpoint), then select its experiences (Episode scope) to show the tokens training learns from.'), true);
+    if (!ep?.experienceTokens?.length)
+      throw new DapError(
+        5004,
+        this.l10n.t(
+          'Stop where an episode returns (Step Out of it, or a reward breakpoint), then select its experiences (Episode scope) to show the tokens training learns from.',
+        ),
+        true,
+      );
     const choice = await this.run?.tokenizers?.get();
     const tok = choice?.kind === 'local' ? choice.tokenizer : undefined;
     try {
@@ -386,7 +411,9 @@ export class RolloutDebugSession extends DebugSession {
         const r = returnedTokens(e, tok, this.l10n, fromEndpoint?.texts);
         if (choice?.kind === 'none') r.notes.push(this.l10n.t('No tokenizer: {0}', choice.reason));
         else if (choice?.kind === 'endpoint') {
-          r.notes.unshift(this.l10n.t('Token texts from the endpoint ({0}/detokenize): no tokenizer on this machine ({1})', choice.endpoint.label, choice.localReason));
+          r.notes.unshift(
+            this.l10n.t('Token texts from the endpoint ({0}/detokenize): no tokenizer on this machine ({1})', choice.endpoint.label, choice.localReason),
+          );
           if (!fromEndpoint?.exact) r.notes.push(this.l10n.t('The endpoint decodes these tokens together differently from one by one: texts are approximate.'));
         }
         experiences.push({ index: r.index, experience: toWire(r.experience), turns: r.turns, warnings: r.warnings, notes: r.notes });
@@ -429,7 +456,11 @@ export class RolloutDebugSession extends DebugSession {
       edit = c.edit;
     }
     if (!root || !edit || !edit.allowed()) {
-      throw new DapError(2001, this.l10n.t('Only the pending request (stopped before an LLM call is sent) or the held reply of a tool-call stop can be edited.'), true);
+      throw new DapError(
+        2001,
+        this.l10n.t('Only the pending request (stopped before an LLM call is sent) or the held reply of a tool-call stop can be edited.'),
+        true,
+      );
     }
     try {
       const value = parseEditedValue(args.value, getPath(root(), p));
@@ -463,7 +494,13 @@ export class RolloutDebugSession extends DebugSession {
       const p = parsePath(expr);
       getPath(root, p); // throws a readable error when missing
       const v = this.vars.variable(expr, () => root, p);
-      return { result: v.value, variablesReference: v.variablesReference, indexedVariables: v.indexedVariables, namedVariables: v.namedVariables, type: v.type };
+      return {
+        result: v.value,
+        variablesReference: v.variablesReference,
+        indexedVariables: v.indexedVariables,
+        namedVariables: v.namedVariables,
+        type: v.type,
+      };
     } catch (e) {
       throw new DapError(3002, e instanceof PathError ? e.message : String((e as Error).message ?? e), false);
     }

@@ -18,7 +18,18 @@ interface Chunk {
 
 /** The chat.completion a stream of chunks adds up to. */
 export function assembleChunks(chunks: unknown[]): ChatCompletion {
-  const choices = new Map<number, { content: string; hasContent: boolean; role: string; calls: Map<number, ToolCall>; finish: string | null; logprobs: unknown[]; extra: Record<string, unknown> }>();
+  const choices = new Map<
+    number,
+    {
+      content: string;
+      hasContent: boolean;
+      role: string;
+      calls: Map<number, ToolCall>;
+      finish: string | null;
+      logprobs: unknown[];
+      extra: Record<string, unknown>;
+    }
+  >();
   const out: ChatCompletion = { choices: [] };
   for (const raw of chunks as Chunk[]) {
     if (raw.id !== undefined) out.id = raw.id;
@@ -58,7 +69,13 @@ export function assembleChunks(chunks: unknown[]): ChatCompletion {
   for (const [index, s] of [...choices.entries()].sort((a, b) => a[0] - b[0])) {
     const message: ChatCompletion['choices'][number]['message'] = { role: s.role, content: s.hasContent || !s.calls.size ? s.content : null };
     if (s.calls.size) message.tool_calls = [...s.calls.entries()].sort((a, b) => a[0] - b[0]).map((e) => e[1]);
-    out.choices.push({ index, message, finish_reason: s.finish, logprobs: s.logprobs.length ? { content: s.logprobs as { token: string; logprob: number }[] } : null, ...s.extra });
+    out.choices.push({
+      index,
+      message,
+      finish_reason: s.finish,
+      logprobs: s.logprobs.length ? { content: s.logprobs as { token: string; logprob: number }[] } : null,
+      ...s.extra,
+    });
   }
   return out;
 }
@@ -120,8 +137,7 @@ export function requestDiff(recorded: ChatCompletionRequest, received: ChatCompl
     if (i < n && j < m && a[i] === b[j]) {
       ops.push({ t: ' ', s: a[i++] });
       j++;
-    }
-    else if (i < n && (j >= m || dp[i + 1][j] >= dp[i][j + 1])) ops.push({ t: '-', s: a[i++] });
+    } else if (i < n && (j >= m || dp[i + 1][j] >= dp[i][j + 1])) ops.push({ t: '-', s: a[i++] });
     else ops.push({ t: '+', s: b[j++] });
   }
   const keep = ops.map((o, k) => o.t !== ' ' || ops.slice(Math.max(0, k - context), k + context + 1).some((x) => x.t !== ' '));

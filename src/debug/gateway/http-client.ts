@@ -38,8 +38,11 @@ export function createPooledHttp(): PooledHttp {
     if (signal.aborted) return reject(abortError());
     const fail = failWith(reject, signal);
     const secure = url.protocol === 'https:';
-    const headers = body === undefined ? call.headers : { ...call.headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) };
-    const req = (secure ? https : http).request(url, { method: call.method, agent: secure ? agents.https : agents.http, headers, signal }, (res) => onReply(res, fail));
+    const headers =
+      body === undefined ? call.headers : { ...call.headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) };
+    const req = (secure ? https : http).request(url, { method: call.method, agent: secure ? agents.https : agents.http, headers, signal }, (res) =>
+      onReply(res, fail),
+    );
     req.on('error', fail);
     req.end(body);
   };
@@ -49,7 +52,9 @@ export function createPooledHttp(): PooledHttp {
     },
     fetchText(call) {
       // One promise for the whole reply: this is the gateway's hot path (every non-streamed call).
-      return new Promise((resolve, reject) => send(call, (res, fail) => collect(res, fail, call.maxBytes, (text) => resolve({ status: res.statusCode ?? 502, text })), reject));
+      return new Promise((resolve, reject) =>
+        send(call, (res, fail) => collect(res, fail, call.maxBytes, (text) => resolve({ status: res.statusCode ?? 502, text })), reject),
+      );
     },
     close() {
       agents.http.destroy();

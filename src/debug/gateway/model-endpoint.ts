@@ -96,7 +96,16 @@ export class OpenAIUpstream implements ChatUpstream {
 
   async tokenizer(route: string, body: string): Promise<{ status: number; text: string }> {
     const url = new URL(this.chatUrl.href.replace(/\/v1\/chat\/completions$/, '').replace(/\/chat\/completions$/, '') + route);
-    const r = await this.withDeadline(new AbortController().signal, (signal) => this.http.fetchText({ method: 'POST', url, headers: { ...this.headers.json, 'content-type': 'application/json' }, body, signal, maxBytes: this.maxBytes }));
+    const r = await this.withDeadline(new AbortController().signal, (signal) =>
+      this.http.fetchText({
+        method: 'POST',
+        url,
+        headers: { ...this.headers.json, 'content-type': 'application/json' },
+        body,
+        signal,
+        maxBytes: this.maxBytes,
+      }),
+    );
     if ('ok' in r) return { status: r.error.status, text: JSON.stringify({ error: { message: r.error.message, type: 'server_error' } }) };
     return r;
   }
@@ -110,7 +119,10 @@ export class OpenAIUpstream implements ChatUpstream {
       const response = JSON.parse(reply.text) as ChatCompletion;
       if (nestsDeeper(response, MAX_REPLY_DEPTH)) return this.tooDeep();
       if (!response || typeof response !== 'object' || !Array.isArray(response.choices)) {
-        return { ok: false, error: { kind: 'malformed', status: 502, message: `upstream returned a reply without choices: ${JSON.stringify(response).slice(0, 300)}` } };
+        return {
+          ok: false,
+          error: { kind: 'malformed', status: 502, message: `upstream returned a reply without choices: ${JSON.stringify(response).slice(0, 300)}` },
+        };
       }
       return { ok: true, response };
     });
@@ -173,7 +185,14 @@ export class OpenAIUpstream implements ChatUpstream {
   }
 
   private tooDeep(): UpstreamFailure {
-    return { ok: false, error: { kind: 'malformed', status: 502, message: `${this.label} sent a reply nested deeper than ${MAX_REPLY_DEPTH} levels: not a completion, not recorded` } };
+    return {
+      ok: false,
+      error: {
+        kind: 'malformed',
+        status: 502,
+        message: `${this.label} sent a reply nested deeper than ${MAX_REPLY_DEPTH} levels: not a completion, not recorded`,
+      },
+    };
   }
 
   /** A non-2xx reply: its `error` object (OpenAI's shape) when it has one, else its text. */
@@ -184,7 +203,7 @@ export class OpenAIUpstream implements ChatUpstream {
     } catch {
       parsed = undefined;
     }
-    const body = parsed && typeof parsed === 'object' && 'error' in parsed ? (parsed).error : parsed;
+    const body = parsed && typeof parsed === 'object' && 'error' in parsed ? parsed.error : parsed;
     const fromBody = (body as { message?: unknown } | undefined)?.message;
     const msg = typeof fromBody === 'string' ? fromBody : text.trim().slice(0, 300) || http.STATUS_CODES[status] || 'no details';
     return { ok: false, error: { kind: 'upstream', status, message: `${this.label} answered ${status}: ${msg}` }, body };
@@ -193,7 +212,13 @@ export class OpenAIUpstream implements ChatUpstream {
   private toError(e: unknown, cancelled: boolean, timedOut: boolean): { error: CallError; body?: unknown } {
     if (cancelled) return { error: { kind: 'cancelled', status: 499, message: 'the call was cancelled (session stopped)' } };
     if (e instanceof ReplyTooLargeError) {
-      return { error: { kind: 'malformed', status: 502, message: `${this.label} sent a reply over ${formatMB(e.maxBytes)} MB (model.maxReplyMB): the call was cut off there` } };
+      return {
+        error: {
+          kind: 'malformed',
+          status: 502,
+          message: `${this.label} sent a reply over ${formatMB(e.maxBytes)} MB (model.maxReplyMB): the call was cut off there`,
+        },
+      };
     }
     if (timedOut) return { error: { kind: 'timeout', status: 504, message: `${this.label} did not answer within ${this.timeoutMs / 1000} s (model.timeout)` } };
     const code = (e as { code?: unknown } | undefined)?.code;
@@ -202,7 +227,10 @@ export class OpenAIUpstream implements ChatUpstream {
     }
     if (e instanceof APIError) {
       // An error event inside a stream that had started with 200.
-      return { error: { kind: 'upstream', status: typeof e.status === 'number' ? e.status : 502, message: `${this.label} sent an error in its stream: ${e.message}` }, body: e.error as unknown };
+      return {
+        error: { kind: 'upstream', status: typeof e.status === 'number' ? e.status : 502, message: `${this.label} sent an error in its stream: ${e.message}` },
+        body: e.error as unknown,
+      };
     }
     if (e instanceof SyntaxError) {
       return { error: { kind: 'malformed', status: 502, message: `${this.label} returned malformed JSON: ${e.message}` } };

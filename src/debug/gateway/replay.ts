@@ -69,7 +69,8 @@ export class ReplayUpstream implements ChatUpstream {
     if (!rec) return { ok: false, error: { kind: 'divergence', status: 409, message: `no recorded call #${ctx.index + 1} for ${ctx.episode}` } };
     if (rec.error) return { ok: false, error: rec.error };
     const response = rec.delivered ?? rec.response;
-    if (!response) return { ok: false, error: { kind: 'divergence', status: 409, message: `the recorded call #${ctx.index + 1} of ${ctx.episode} has no reply` } };
+    if (!response)
+      return { ok: false, error: { kind: 'divergence', status: 409, message: `the recorded call #${ctx.index + 1} of ${ctx.episode} has no reply` } };
     return { ok: true, response, chunks: rec.delivered ? undefined : rec.chunks };
   }
 

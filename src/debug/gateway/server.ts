@@ -21,9 +21,7 @@ export interface IncomingCall {
   abort: AbortController;
 }
 
-export type CallOutcome =
-  | { ok: true; response: ChatCompletion; chunks?: unknown[] }
-  | { ok: false; error: CallError; body?: unknown };
+export type CallOutcome = { ok: true; response: ChatCompletion; chunks?: unknown[] } | { ok: false; error: CallError; body?: unknown };
 
 /** What the gateway needs from the run it serves. */
 export interface GatewayPort {
@@ -108,7 +106,12 @@ export async function startGateway(handler: GatewayPort, token: string, port = 0
       abort: hangup,
     });
     if (res.destroyed) return;
-    if (!outcome.ok) return sendJson(res, outcome.error.status, outcome.body ? { error: outcome.body } : errorBody(outcome.error.status, outcome.error.message, outcome.error.kind));
+    if (!outcome.ok)
+      return sendJson(
+        res,
+        outcome.error.status,
+        outcome.body ? { error: outcome.body } : errorBody(outcome.error.status, outcome.error.message, outcome.error.kind),
+      );
     if (request.stream) {
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
       for (const chunk of outcome.chunks ?? completionToChunks(outcome.response)) res.write(sseFrame(chunk));

@@ -50,7 +50,8 @@ export class TokenizeEndpoint {
     if (!Array.isArray(tokens)) throw new EndpointTokenizerError(`${this.root}/tokenize answered without a list of tokens`);
     return tokens.map((t: unknown) => {
       const id = typeof t === 'object' && t !== null ? (t as { id?: unknown }).id : t;
-      if (!Number.isInteger(id)) throw new EndpointTokenizerError(`${this.root}/tokenize answered a token that is not an id: ${JSON.stringify(t).slice(0, 80)}`);
+      if (!Number.isInteger(id))
+        throw new EndpointTokenizerError(`${this.root}/tokenize answered a token that is not an id: ${JSON.stringify(t).slice(0, 80)}`);
       return id as number;
     });
   }
@@ -76,7 +77,7 @@ export class TokenizeEndpoint {
     const n = list.length;
     const parts: string[] = [];
     const flags = new Uint8Array(n);
-    for (let i = 0; i < n; ) {
+    for (let i = 0; i < n;) {
       const piece = this.pieces.get(list[i])!;
       if (!piece.includes(REPLACEMENT)) {
         if (SPECIAL_TEXT.test(piece)) flags[i] = FLAG_SPECIAL;

@@ -2,7 +2,16 @@
 // Pure: no vscode. Tolerates runs cut short (torn last line, missing summary).
 import * as fs from 'fs';
 import * as path from 'path';
-import { FORK_FILE, FORKS_DIR, RUNS_DIR, SUMMARY_FILE, TRAJECTORIES_FILE, type EpisodeTrajectory, type ForkInfo, type RolloutSummary } from '../trajectory/trajectory';
+import {
+  FORK_FILE,
+  FORKS_DIR,
+  RUNS_DIR,
+  SUMMARY_FILE,
+  TRAJECTORIES_FILE,
+  type EpisodeTrajectory,
+  type ForkInfo,
+  type RolloutSummary,
+} from '../trajectory/trajectory';
 
 export interface RunInfo {
   id: string;
@@ -35,7 +44,12 @@ export function listRuns(root: string): RunInfo[] {
     .reverse()
     .map((id) => {
       const dir = path.join(base, id);
-      return { id, dir, summary: readJson<RolloutSummary>(path.join(dir, SUMMARY_FILE)), launch: readJson<Record<string, unknown>>(path.join(dir, 'launch.json')) };
+      return {
+        id,
+        dir,
+        summary: readJson<RolloutSummary>(path.join(dir, SUMMARY_FILE)),
+        launch: readJson<Record<string, unknown>>(path.join(dir, 'launch.json')),
+      };
     });
 }
 

@@ -41,7 +41,9 @@ function parseJson(s: string): { ok: true; value: unknown } | { ok: false } {
 export function toolCallText(name: string, args: string): string {
   const parsed = args.trim() ? parseJson(args) : { ok: true as const, value: {} };
   if (!parsed.ok || !parsed.value || typeof parsed.value !== 'object' || Array.isArray(parsed.value)) return `${name}(${args})`;
-  return `${name}(${Object.entries(parsed.value).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(', ')})`;
+  return `${name}(${Object.entries(parsed.value)
+    .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+    .join(', ')})`;
 }
 
 function contentText(c: unknown): string {
@@ -87,7 +89,9 @@ type Shown = Map<string, number>;
 
 function llmSection(t: Extract<TrajectoryTurn, { type: 'llm' }>, anchor: string, shown: Shown, linkBase?: string): string {
   const role = t.role ?? '';
-  const out = [`### <a id="${anchor}"></a>${t.role ? `${mdText(t.role)} ` : ''}LLM call #${t.index + 1}${t.edited ? ' (edited)' : ''}${sourceLink(t.source, linkBase)}`];
+  const out = [
+    `### <a id="${anchor}"></a>${t.role ? `${mdText(t.role)} ` : ''}LLM call #${t.index + 1}${t.edited ? ' (edited)' : ''}${sourceLink(t.source, linkBase)}`,
+  ];
   // The request repeats the conversation so far: only what is new since this model's last call,
   // as the model was sent it (an edited request: the edit).
   const msgs = (t.sent ?? t.request)?.messages ?? [];

@@ -4,11 +4,7 @@
 import { english, type L10n } from '../../base/l10n';
 
 export type EventBreakpoint =
-  | { kind: 'llm' }
-  | { kind: 'tool'; name?: string }
-  | { kind: 'error' }
-  | { kind: 'reward'; op: '<' | '>'; value: number }
-  | { kind: 'turn'; above: number };
+  { kind: 'llm' } | { kind: 'tool'; name?: string } | { kind: 'error' } | { kind: 'reward'; op: '<' | '>'; value: number } | { kind: 'turn'; above: number };
 
 export type ParsedBreakpoint = { ok: true; bp: EventBreakpoint; text: string } | { ok: false; text: string; message: string };
 
@@ -34,10 +30,27 @@ export type ExceptionFilter = 'workflow' | 'judge' | 'upstream' | 'drift';
 /** The exception filters with their labels in the user's language. */
 export function exceptionFilters(l10n: L10n = english): { filter: ExceptionFilter; label: string; description: string; default: boolean }[] {
   return [
-    { filter: 'workflow', label: l10n.t('Workflow exceptions'), description: l10n.t('Stop when the workflow raises (also import and task-loading errors)'), default: true },
+    {
+      filter: 'workflow',
+      label: l10n.t('Workflow exceptions'),
+      description: l10n.t('Stop when the workflow raises (also import and task-loading errors)'),
+      default: true,
+    },
     { filter: 'judge', label: l10n.t('Judge / reward errors'), description: l10n.t('Stop when the reward function or judge raises'), default: true },
-    { filter: 'upstream', label: l10n.t('Upstream model errors'), description: l10n.t('Stop when the model endpoint fails, times out or answers malformed JSON'), default: true },
-    { filter: 'drift', label: l10n.t('Retokenization drift'), description: l10n.t('Stop when the chat template gives other tokens than the engine saw or generated for a call (what a re-tokenizing trainer would train on)'), default: false },
+    {
+      filter: 'upstream',
+      label: l10n.t('Upstream model errors'),
+      description: l10n.t('Stop when the model endpoint fails, times out or answers malformed JSON'),
+      default: true,
+    },
+    {
+      filter: 'drift',
+      label: l10n.t('Retokenization drift'),
+      description: l10n.t(
+        'Stop when the chat template gives other tokens than the engine saw or generated for a call (what a re-tokenizing trainer would train on)',
+      ),
+      default: false,
+    },
   ];
 }
 
@@ -45,10 +58,7 @@ export const EXCEPTION_FILTERS = exceptionFilters();
 
 /** The events a breakpoint can match. */
 export type BreakEvent =
-  | { type: 'llm'; turn: number }
-  | { type: 'tool'; name: string }
-  | { type: 'toolError'; name: string }
-  | { type: 'reward'; reward: number | null };
+  { type: 'llm'; turn: number } | { type: 'tool'; name: string } | { type: 'toolError'; name: string } | { type: 'reward'; reward: number | null };
 
 export function matches(bp: EventBreakpoint, ev: BreakEvent): boolean {
   switch (bp.kind) {
@@ -68,7 +78,7 @@ export function matches(bp: EventBreakpoint, ev: BreakEvent): boolean {
 /** Heuristic: a tool result that reports a failure. */
 export function isToolError(content: unknown): boolean {
   let v = content;
-  if (Array.isArray(v)) v = v.map((p) => (typeof p === 'string' ? p : (p as { text?: string })?.text ?? '')).join('');
+  if (Array.isArray(v)) v = v.map((p) => (typeof p === 'string' ? p : ((p as { text?: string })?.text ?? ''))).join('');
   if (typeof v !== 'string') return false;
   const t = v.trim();
   if (/^(error|exception|traceback)\b/i.test(t)) return true;

@@ -40,7 +40,8 @@ export interface RewardTurn {
 export type EpisodeTurn = LlmTurn | ToolTurn | ExceptionTurn | RewardTurn;
 
 export interface Episode
-  extends Pick<EpisodeStartMsg, 'taskIndex' | 'taskId' | 'repeat' | 'task'>,
+  extends
+    Pick<EpisodeStartMsg, 'taskIndex' | 'taskId' | 'repeat' | 'task'>,
     Pick<EpisodeEndMsg, 'reward' | 'success' | 'metrics' | 'metadata' | 'experiences' | 'error'> {
   id: string;
   threadId: number;
@@ -66,7 +67,21 @@ export interface Episode
 }
 
 export function newEpisode(init: Pick<Episode, 'id' | 'threadId' | 'taskIndex' | 'taskId' | 'repeat' | 'task'>): Episode {
-  return { ...init, turns: [], llmCalls: 0, callCounts: {}, edits: [], status: 'running', reward: null, metrics: {}, metadata: {}, experiences: [], startedAt: Date.now(), tokens: { prompt: 0, completion: 0 }, llmMs: 0 };
+  return {
+    ...init,
+    turns: [],
+    llmCalls: 0,
+    callCounts: {},
+    edits: [],
+    status: 'running',
+    reward: null,
+    metrics: {},
+    metadata: {},
+    experiences: [],
+    startedAt: Date.now(),
+    tokens: { prompt: 0, completion: 0 },
+    llmMs: 0,
+  };
 }
 
 /** The episodes of a run as the runner reports them, and what the gateway's calls are
@@ -89,7 +104,16 @@ export class Episodes {
   end(m: Omit<EpisodeEndMsg, 'type'>): Episode | undefined {
     const ep = this.find(m.episode);
     if (!ep) return undefined;
-    Object.assign(ep, { reward: m.reward, success: m.success, metrics: m.metrics ?? {}, metadata: m.metadata ?? {}, experiences: m.experiences ?? [], experienceTokens: m.experienceTokens, error: m.error, endedAt: Date.now() });
+    Object.assign(ep, {
+      reward: m.reward,
+      success: m.success,
+      metrics: m.metrics ?? {},
+      metadata: m.metadata ?? {},
+      experiences: m.experiences ?? [],
+      experienceTokens: m.experienceTokens,
+      error: m.error,
+      endedAt: Date.now(),
+    });
     ep.status = m.error ? 'error' : 'done';
     if (this.current === ep) this.current = undefined;
     return ep;

@@ -56,7 +56,6 @@ class ForkUpstream implements ChatUpstream {
 
 const key = (index: number, role?: string) => `${role ?? ''}\u0000${index}`;
 
-
 /** The folder of an episode's fork inside its run. */
 export function forkDir(runDir: string, episode: string): string {
   return path.join(runDir, FORKS_DIR, episode.replace(/[^\w.-]+/g, '_'));
@@ -64,7 +63,14 @@ export function forkDir(runDir: string, episode: string): string {
 
 /** The options of `ep`'s original branch: the parent's, for its task only, answered by a
  *  ForkUpstream over the parent's models (`live`), saved in `dir`, headless. */
-export function originalBranchOptions(parent: RuntimeOptions, ep: Episode, dir: string, parentRunDir: string, live: (role: string | undefined) => ChatUpstream, modelName: string | undefined): RuntimeOptions {
+export function originalBranchOptions(
+  parent: RuntimeOptions,
+  ep: Episode,
+  dir: string,
+  parentRunDir: string,
+  live: (role: string | undefined) => ChatUpstream,
+  modelName: string | undefined,
+): RuntimeOptions {
   const tasks = parent.plan.tasks;
   return {
     ...parent,
@@ -94,8 +100,17 @@ export async function runOriginalBranch(branch: RunHandle, ep: Episode, dir: str
     await branch.start();
     await ended;
     const other = branch.episodes[0];
-    Object.assign(info, { status: branch.summary?.status ?? 'failed', message: branch.summary?.message, branchEpisode: other?.id, rewardOriginal: other?.reward ?? null });
-    if (other) fs.writeFileSync(path.join(dir, FORK_ORIGINAL_TRANSCRIPT), episodeMarkdown(toTrajectory(other), dir, l10n.t('Original branch of {0} (without the edit)', ep.id)));
+    Object.assign(info, {
+      status: branch.summary?.status ?? 'failed',
+      message: branch.summary?.message,
+      branchEpisode: other?.id,
+      rewardOriginal: other?.reward ?? null,
+    });
+    if (other)
+      fs.writeFileSync(
+        path.join(dir, FORK_ORIGINAL_TRANSCRIPT),
+        episodeMarkdown(toTrajectory(other), dir, l10n.t('Original branch of {0} (without the edit)', ep.id)),
+      );
   } catch (e) {
     info.message = (e as Error).message;
   }

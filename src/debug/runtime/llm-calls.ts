@@ -63,8 +63,14 @@ export class LlmCalls extends EventEmitter<CallEvents> {
     ep.llmCalls++;
     const index = (ep.callCounts[roleKey] = (ep.callCounts[roleKey] ?? 0) + 1) - 1;
     const turn: LlmTurn = {
-      kind: 'llm', index, ...(role ? { role } : {}), request: call.request, state: 'pending', stack: call.stack,
-      startedAt: new Date().toISOString(), stream: call.request.stream === true,
+      kind: 'llm',
+      index,
+      ...(role ? { role } : {}),
+      request: call.request,
+      state: 'pending',
+      stack: call.stack,
+      startedAt: new Date().toISOString(),
+      stream: call.request.stream === true,
     };
     // An edited message stays edited for the rest of the episode.
     const carried = applyEdits(call.request, ep.edits);
@@ -93,7 +99,9 @@ export class LlmCalls extends EventEmitter<CallEvents> {
     const abort = call.abort.signal.aborted ? new AbortController() : call.abort;
     this.inflight.add(abort);
     const t0 = performance.now();
-    const result = await this.run.upstreamFor(role).complete(turn.sent ?? turn.request, { episode: ep.id, index: turn.index, ...(role ? { role } : {}), original: turn.request, signal: abort.signal });
+    const result = await this.run
+      .upstreamFor(role)
+      .complete(turn.sent ?? turn.request, { episode: ep.id, index: turn.index, ...(role ? { role } : {}), original: turn.request, signal: abort.signal });
     turn.latencyMs = performance.now() - t0;
     ep.llmMs += turn.latencyMs;
     this.inflight.delete(abort);
@@ -125,7 +133,14 @@ export class LlmCalls extends EventEmitter<CallEvents> {
     const fallback = turn.stack[0];
     const symbols = this.run.episodes.symbols;
     const tools: ToolTurn[] = toolCallsOf(result.response).map((c, callIndex) => ({
-      kind: 'tool', llmIndex: turn.index, callIndex, ...(turn.role ? { role: turn.role } : {}), id: c.id, name: c.function?.name ?? '?', arguments: c.function?.arguments ?? '', source: symbols[c.function?.name] ?? fallback,
+      kind: 'tool',
+      llmIndex: turn.index,
+      callIndex,
+      ...(turn.role ? { role: turn.role } : {}),
+      id: c.id,
+      name: c.function?.name ?? '?',
+      arguments: c.function?.arguments ?? '',
+      source: symbols[c.function?.name] ?? fallback,
     }));
     ep.turns.push(...tools);
     for (const t of tools) {
@@ -141,13 +156,19 @@ export class LlmCalls extends EventEmitter<CallEvents> {
     this.totals.calls++;
     if (turn.userEdited && !ep.forkAt) ep.forkAt = { index: turn.index, ...(turn.role ? { role: turn.role } : {}) };
     this.run.recorder?.recordCall({
-      episode: ep.id, index: turn.index, ...(turn.role ? { role: turn.role } : {}), request: turn.request,
+      episode: ep.id,
+      index: turn.index,
+      ...(turn.role ? { role: turn.role } : {}),
+      request: turn.request,
       ...(turn.sent ? { sent: turn.sent } : {}),
       ...(turn.response ? { response: turn.response } : {}),
       ...(turn.chunks ? { chunks: turn.chunks } : {}),
       ...(turn.delivered ? { delivered: turn.delivered } : {}),
       ...(turn.error ? { error: turn.error } : {}),
-      stream: turn.stream, startedAt: turn.startedAt, latencyMs: Math.round((turn.latencyMs ?? 0) * 1000) / 1000, stack: turn.stack,
+      stream: turn.stream,
+      startedAt: turn.startedAt,
+      latencyMs: Math.round((turn.latencyMs ?? 0) * 1000) / 1000,
+      stack: turn.stack,
     });
     if (turn.error) return { ok: false, error: turn.error, body };
     const delivered = deliveredOf(turn)!;

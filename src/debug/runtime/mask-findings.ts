@@ -33,13 +33,22 @@ export type UncheckedReason = 'no-mask' | 'no-messages' | 'no-template' | 'templ
 
 /** Warnings for each experience whose mask trains tokens no assistant generated, how many
  *  experiences got a verdict, and why the others did not (a note, not silence). */
-export function maskWarnings(tok: RunTokenizer, exps: readonly ExperienceTokens[]): { checked: number; warnings: ExperienceMaskWarning[]; unchecked: { experience: number; reason: UncheckedReason }[] } {
+export function maskWarnings(
+  tok: RunTokenizer,
+  exps: readonly ExperienceTokens[],
+): { checked: number; warnings: ExperienceMaskWarning[]; unchecked: { experience: number; reason: UncheckedReason }[] } {
   const out: ExperienceMaskWarning[] = [];
   const unchecked: { experience: number; reason: UncheckedReason }[] = [];
   let checked = 0;
   for (const e of exps) {
     const trained = sequenceMask(e);
-    const reason: UncheckedReason | undefined = !tok.chatTemplate ? 'no-template' : !trained ? 'no-mask' : !Array.isArray(e.messages) || !e.messages.length ? 'no-messages' : undefined;
+    const reason: UncheckedReason | undefined = !tok.chatTemplate
+      ? 'no-template'
+      : !trained
+        ? 'no-mask'
+        : !Array.isArray(e.messages) || !e.messages.length
+          ? 'no-messages'
+          : undefined;
     if (reason || !trained) {
       unchecked.push({ experience: e.index, reason: reason ?? 'no-mask' });
       continue;

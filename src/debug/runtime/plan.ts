@@ -85,7 +85,12 @@ function trinityPlan(args: RolloutLaunchArgs, doc: Obj, cwd: string, configDir: 
   const reward = str(ts.default_reward_fn_type) ?? str(input.default_reward_fn_type);
   const model = obj(doc.model);
   const rollout = { ...obj(ts.rollout_args) };
-  for (const [k, src] of [['temperature', 'temperature'], ['top_p', 'top_p'], ['logprobs', 'logprobs'], ['max_tokens', 'max_response_tokens']] as const) {
+  for (const [k, src] of [
+    ['temperature', 'temperature'],
+    ['top_p', 'top_p'],
+    ['logprobs', 'logprobs'],
+    ['max_tokens', 'max_response_tokens'],
+  ] as const) {
     if (rollout[k] === undefined || rollout[k] === null) if (model[src] !== undefined) rollout[k] = model[src];
   }
   if (errors.length) return { errors };
@@ -140,7 +145,9 @@ function astunerPlan(args: RolloutLaunchArgs, doc: Obj, kind: 'astuner' | 'ajet'
     const split = args.split ?? str(useTrain ? hf.training_split : hf.validation_split) ?? 'validation';
     source = taskSource(p, split, cwd, configDir);
   } else {
-    errors.push(`task_reader.type '${type}' needs the ${kind} debug backbone (set "backbone": "${kind}"); the native backbone reads jsonl_dataset_file and huggingface_dat_repo`);
+    errors.push(
+      `task_reader.type '${type}' needs the ${kind} debug backbone (set "backbone": "${kind}"); the native backbone reads jsonl_dataset_file and huggingface_dat_repo`,
+    );
   }
   const workflow = args.workflow ?? str(rollout.user_workflow) ?? str(rollout.agentscope_workflow);
   if (!workflow) errors.push(`no workflow: set ${kind}.rollout.${kind === 'ajet' ? 'user_workflow' : 'agentscope_workflow'}, or "workflow" in launch.json`);
@@ -173,7 +180,7 @@ function astunerPlan(args: RolloutLaunchArgs, doc: Obj, kind: 'astuner' | 'ajet'
 export function buildPlan(args: RolloutLaunchArgs, kind: ConfigKind | null, resolved: unknown, configPath: string): PlanResult {
   const doc = obj(resolved);
   const configDir = path.dirname(configPath);
-  const cwd = args.cwd ? path.resolve(args.cwd) : args.workspaceRoot ?? configDir;
+  const cwd = args.cwd ? path.resolve(args.cwd) : (args.workspaceRoot ?? configDir);
   if (!kind) {
     return { errors: [`${configPath} is not a Trinity-RFT, ASTuner or AgentJet config (no buffer/explorer sections, no astuner: or ajet: root)`] };
   }
@@ -187,7 +194,8 @@ export function validateLaunchArgs(args: Partial<RolloutLaunchArgs>): string[] {
   if (!args.config || typeof args.config !== 'string') errors.push('"config" must name a Trinity-RFT / ASTuner / AgentJet YAML file');
   if (args.tasks !== undefined && typeof args.tasks !== 'number' && !Array.isArray(args.tasks)) errors.push('"tasks" must be a number or a list of task ids');
   if (args.repeat !== undefined && (!Number.isInteger(args.repeat) || args.repeat < 1)) errors.push('"repeat" must be a positive integer');
-  if (args.backbone && !['native', 'trinity', 'astuner', 'ajet'].includes(args.backbone)) errors.push(`"backbone" must be native, trinity, astuner or ajet (got '${args.backbone}')`);
+  if (args.backbone && !['native', 'trinity', 'astuner', 'ajet'].includes(args.backbone))
+    errors.push(`"backbone" must be native, trinity, astuner or ajet (got '${args.backbone}')`);
   if (args.model?.timeout !== undefined && !(args.model.timeout > 0)) errors.push('"model.timeout" must be a positive number of seconds');
   if (args.model?.maxReplyMB !== undefined && !(args.model.maxReplyMB > 0)) errors.push('"model.maxReplyMB" must be a positive number of megabytes');
   if (args.replay !== undefined && typeof args.replay !== 'string') errors.push('"replay" must be the folder of a recorded run');
@@ -195,7 +203,8 @@ export function validateLaunchArgs(args: Partial<RolloutLaunchArgs>): string[] {
   if (args.launcherArgs !== undefined && (!Array.isArray(args.launcherArgs) || args.launcherArgs.some((a) => typeof a !== 'string'))) {
     errors.push('"launcherArgs" must be a list of strings such as ["--exp-dir", "saved_experiments", "--autokill"]');
   }
-  if (args.launcherArgs?.length && (args.backbone ?? 'native') === 'native') errors.push('"launcherArgs" go to an upstream CLI: set "backbone" to "ajet", "astuner" or "trinity"');
+  if (args.launcherArgs?.length && (args.backbone ?? 'native') === 'native')
+    errors.push('"launcherArgs" go to an upstream CLI: set "backbone" to "ajet", "astuner" or "trinity"');
   if (args.debugTags !== undefined) {
     if (!Array.isArray(args.debugTags) || args.debugTags.some((t) => typeof t !== 'string' || !/^[^|\s]+$/.test(t))) {
       errors.push('"debugTags" must be a list of tags such as ["TAG_1"], each without spaces or "|", the names your code passes to `bp("TAG_1")`');
@@ -204,11 +213,13 @@ export function validateLaunchArgs(args: Partial<RolloutLaunchArgs>): string[] {
     }
   }
   if (args.auxiliaryModels !== undefined) {
-    if (!Array.isArray(args.auxiliaryModels)) errors.push('"auxiliaryModels" must be a list like [{ "baseUrl": "http://127.0.0.1:8001/v1" }], one entry per explorer.auxiliary_models');
-    else args.auxiliaryModels.forEach((a, i) => {
-      if (!a || typeof a !== 'object') errors.push(`"auxiliaryModels[${i}]" must be an object`);
-      else if (a.timeout !== undefined && !(a.timeout > 0)) errors.push(`"auxiliaryModels[${i}].timeout" must be a positive number of seconds`);
-    });
+    if (!Array.isArray(args.auxiliaryModels))
+      errors.push('"auxiliaryModels" must be a list like [{ "baseUrl": "http://127.0.0.1:8001/v1" }], one entry per explorer.auxiliary_models');
+    else
+      args.auxiliaryModels.forEach((a, i) => {
+        if (!a || typeof a !== 'object') errors.push(`"auxiliaryModels[${i}]" must be an object`);
+        else if (a.timeout !== undefined && !(a.timeout > 0)) errors.push(`"auxiliaryModels[${i}].timeout" must be a positive number of seconds`);
+      });
   }
   for (const k of ['cwd', 'workspaceRoot', 'python'] as const) if (args[k] !== undefined && typeof args[k] !== 'string') errors.push(`"${k}" must be a path`);
   if (args.breakOn !== undefined && !Array.isArray(args.breakOn)) errors.push('"breakOn" must be a list such as ["llm", "tool:get_weather", "reward<1"]');

@@ -70,7 +70,10 @@ export class RolloutRuntime extends EventEmitter<RunEvents> implements RunHandle
 
   get tokenizers(): DebugRunTokenizers {
     const o = this.opts;
-    return (this.runTokenizers ??= new DebugRunTokenizers({ modelPath: o.configModelName, modelName: this.modelName ?? o.modelName, endpoint: o.upstream.endpoint }, o.env));
+    return (this.runTokenizers ??= new DebugRunTokenizers(
+      { modelPath: o.configModelName, modelName: this.modelName ?? o.modelName, endpoint: o.upstream.endpoint },
+      o.env,
+    ));
   }
 
   // ------------------------------------------------------------------ lifecycle
@@ -82,8 +85,18 @@ export class RolloutRuntime extends EventEmitter<RunEvents> implements RunHandle
     const modelName = o.modelName ?? (await this.discoverModel());
     this.modelName = modelName;
     const plan = this.runnerPlan(modelName);
-    this.say('console', this.l10n.t('Rollout: {0} workflow {1} · model {2} via {3} · python {4}', o.plan.kind, o.plan.workflow, modelName, o.upstream.label, o.python) + '\n');
-    const runner = new RunnerProcess({ python: o.python, runnerDir: o.runnerDir, cwd: o.plan.cwd, env: runnerEnv(o.env, gateway.url, this.token), token: this.token, debugpy: o.pythonDebugger });
+    this.say(
+      'console',
+      this.l10n.t('Rollout: {0} workflow {1} · model {2} via {3} · python {4}', o.plan.kind, o.plan.workflow, modelName, o.upstream.label, o.python) + '\n',
+    );
+    const runner = new RunnerProcess({
+      python: o.python,
+      runnerDir: o.runnerDir,
+      cwd: o.plan.cwd,
+      env: runnerEnv(o.env, gateway.url, this.token),
+      token: this.token,
+      debugpy: o.pythonDebugger,
+    });
     this.runner = runner;
     runner.on('message', (m) => this.onRunnerMessage(m));
     runner.on('output', (category, text) => this.emit('output', { category, text }));
@@ -109,7 +122,9 @@ export class RolloutRuntime extends EventEmitter<RunEvents> implements RunHandle
       ...o.plan,
       model: { baseUrl: gateway.url, apiKey: this.token, name: modelName },
       clientTimeout: o.clientTimeoutSec ?? 3600,
-      ...(o.auxiliary?.length ? { auxiliaryModels: o.auxiliary.map((a, i) => ({ name: a.name || modelName, baseUrl: `${gateway.root}/aux/${i}/v1`, apiKey: this.token })) } : {}),
+      ...(o.auxiliary?.length
+        ? { auxiliaryModels: o.auxiliary.map((a, i) => ({ name: a.name || modelName, baseUrl: `${gateway.root}/aux/${i}/v1`, apiKey: this.token })) }
+        : {}),
     };
   }
 
@@ -121,19 +136,36 @@ export class RolloutRuntime extends EventEmitter<RunEvents> implements RunHandle
         this.writer.onError = (e) => this.say('important', this.l10n.t('Could not write the recording in {0}: {1}', this.runDir ?? '', e.message) + '\n');
         this.runDir = this.writer.dir;
       }
-      const calls = new LlmCalls({ episodes: this.live, stops: this.stops, recorder: this.writer, upstreamFor: (role) => this.upstreamFor(role), checkDrift: (ep, turn) => this.checkDrift(ep, turn) }, this.opts.replay);
+      const calls = new LlmCalls(
+        {
+          episodes: this.live,
+          stops: this.stops,
+          recorder: this.writer,
+          upstreamFor: (role) => this.upstreamFor(role),
+          checkDrift: (ep, turn) => this.checkDrift(ep, turn),
+        },
+        this.opts.replay,
+      );
       calls.on('progress', (ep, what) => this.emit('episodeProgress', ep, what));
       calls.on('output', (o) => this.say(o.category, o.text));
       this.calls = calls;
-      this.gateway = await startGateway({
-        handleCall: (c) => calls.handle(c),
-        listModels: (aux) => this.upstreamFor(aux === undefined ? undefined : `auxiliary/${aux}`).models(),
-        tokenizer: async (route, body, role) => {
-          const up = this.upstreamFor(role);
-          if (up.tokenizer) return up.tokenizer(route, body);
-          return { status: 404, text: JSON.stringify({ error: { message: `${up.label} has no tokenizer routes (a replayed run asks no endpoint)`, type: 'invalid_request_error' } }) };
+      this.gateway = await startGateway(
+        {
+          handleCall: (c) => calls.handle(c),
+          listModels: (aux) => this.upstreamFor(aux === undefined ? undefined : `auxiliary/${aux}`).models(),
+          tokenizer: async (route, body, role) => {
+            const up = this.upstreamFor(role);
+            if (up.tokenizer) return up.tokenizer(route, body);
+            return {
+              status: 404,
+              text: JSON.stringify({
+                error: { message: `${up.label} has no tokenizer routes (a replayed run asks no endpoint)`, type: 'invalid_request_error' },
+              }),
+            };
+          },
         },
-      }, this.token);
+        this.token,
+      );
     }
     return { url: this.gateway.url, apiKey: this.token };
   }
@@ -156,11 +188,17 @@ export class RolloutRuntime extends EventEmitter<RunEvents> implements RunHandle
     ep.tokenChecks = { calls: ep.tokenChecks?.calls ?? 0, experiences: (ep.tokenChecks?.experiences ?? 0) + checked };
     const why: Record<UncheckedReason, string> = {
       'no-mask': this.l10n.t('it has no action mask that fits its tokens'),
-      'no-messages': this.l10n.t('it carries no messages to locate the turns with, and no convert_messages_to_experience call of the model returned its tokens'),
-      'no-template': this.l10n.t('the run\'s tokenizer has no chat template'),
+      'no-messages': this.l10n.t(
+        'it carries no messages to locate the turns with, and no convert_messages_to_experience call of the model returned its tokens',
+      ),
+      'no-template': this.l10n.t("the run's tokenizer has no chat template"),
       'template-error': this.l10n.t('the chat template cannot render its messages'),
     };
-    if (unchecked.length) this.say('console', unchecked.map((u) => `${ep.id}: ${this.l10n.t('experience {0}: action mask not checked: {1}', u.experience, why[u.reason])}\n`).join(''));
+    if (unchecked.length)
+      this.say(
+        'console',
+        unchecked.map((u) => `${ep.id}: ${this.l10n.t('experience {0}: action mask not checked: {1}', u.experience, why[u.reason])}\n`).join(''),
+      );
     if (!found.length) return;
     ep.maskWarnings = found.map((f) => this.l10n.t('experience {0}: {1}', f.experience, describeMaskWarning(f.warning, this.l10n)));
     this.say('important', ep.maskWarnings.map((w) => `${ep.id}: ${w}\n`).join(''));
@@ -207,7 +245,15 @@ export class RolloutRuntime extends EventEmitter<RunEvents> implements RunHandle
     const o = this.opts;
     const totals = this.calls?.totals ?? { calls: 0, prompt: 0, completion: 0 };
     await Promise.all(this.maskChecks);
-    const base = { id: this.writer?.id ?? '', backbone: o.backbone, config: o.meta.config as string | undefined, replayOf: o.replay?.runDir, status, message, startedAt: this.startedAt };
+    const base = {
+      id: this.writer?.id ?? '',
+      backbone: o.backbone,
+      config: o.meta.config as string | undefined,
+      replayOf: o.replay?.runDir,
+      status,
+      message,
+      startedAt: this.startedAt,
+    };
     let summary: RolloutSummary;
     try {
       summary = closeRun(this.writer, this.live.list, base, totals, (o.plan.concurrency ?? 1) > 1);
@@ -261,7 +307,16 @@ export class RolloutRuntime extends EventEmitter<RunEvents> implements RunHandle
       const info = await runOriginalBranch(branch, ep, dir, this.l10n, (o) => this.emit('output', o));
       this.branch = undefined;
       this.forks.push(info);
-      this.say('console', this.l10n.t('{0}: reward {1} with the edit, {2} without it (both branches saved in {3}).', ep.id, String(info.rewardEdited ?? 'none'), String(info.rewardOriginal ?? 'none'), dir) + '\n');
+      this.say(
+        'console',
+        this.l10n.t(
+          '{0}: reward {1} with the edit, {2} without it (both branches saved in {3}).',
+          ep.id,
+          String(info.rewardEdited ?? 'none'),
+          String(info.rewardOriginal ?? 'none'),
+          dir,
+        ) + '\n',
+      );
     }
   }
 

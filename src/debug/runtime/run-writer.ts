@@ -80,7 +80,7 @@ export class RunWriter {
       if (this.closed) return fs.appendFileSync(this.recording, text);
       this.fd ??= fs.openSync(this.recording, 'a');
       const bytes = Buffer.from(text, 'utf8');
-      for (let off = 0; off < bytes.length; ) off += fs.writeSync(this.fd, bytes, off);
+      for (let off = 0; off < bytes.length;) off += fs.writeSync(this.fd, bytes, off);
     } catch (e) {
       this.onError?.(e as Error);
     }
@@ -163,11 +163,7 @@ export function closeRun(
 }
 
 /** Reward per task, mean, errors and tokens over finished episodes. */
-export function summarize(
-  episodes: EpisodeTrajectory[],
-  base: SummaryBase,
-  llm: { calls: number; prompt: number; completion: number },
-): RolloutSummary {
+export function summarize(episodes: EpisodeTrajectory[], base: SummaryBase, llm: { calls: number; prompt: number; completion: number }): RolloutSummary {
   const byTask = new Map<string, number[]>();
   const scored: number[] = [];
   for (const e of episodes) {
@@ -214,15 +210,49 @@ export function formatSummary(s: RolloutSummary, dir: string | undefined, l10n: 
   }[s.status];
   const lines = [head];
   if (perTask) lines.push('  ' + l10n.t('reward per task: {0}', perTask));
-  if (s.drift) lines.push('  ' + l10n.t("retokenization drift: {0} LLM call(s) in {1} episode(s) get other tokens from the chat template than the engine's", s.drift.calls, s.drift.episodes));
-  if (s.maskWarnings) lines.push('  ' + l10n.t('action mask: {0} span(s) of tool output, user or system tokens marked trained in {1} episode(s)', s.maskWarnings.spans, s.maskWarnings.episodes));
+  if (s.drift)
+    lines.push(
+      '  ' +
+        l10n.t(
+          "retokenization drift: {0} LLM call(s) in {1} episode(s) get other tokens from the chat template than the engine's",
+          s.drift.calls,
+          s.drift.episodes,
+        ),
+    );
+  if (s.maskWarnings)
+    lines.push(
+      '  ' +
+        l10n.t(
+          'action mask: {0} span(s) of tool output, user or system tokens marked trained in {1} episode(s)',
+          s.maskWarnings.spans,
+          s.maskWarnings.episodes,
+        ),
+    );
   // Silence about drift and masks means "checked, fine" only when the checks ran: say how many.
-  if (s.tokenChecks) lines.push('  ' + l10n.t('checked against the chat template: {0} LLM call(s) for retokenization drift, {1} returned experience(s) for their action mask', s.tokenChecks.calls, s.tokenChecks.experiences));
-  else if (s.tokenChecksSkipped) lines.push('  ' + l10n.t('not checked against the chat template (retokenization drift, action masks): no tokenizer on this machine ({0})', s.tokenChecksSkipped));
+  if (s.tokenChecks)
+    lines.push(
+      '  ' +
+        l10n.t(
+          'checked against the chat template: {0} LLM call(s) for retokenization drift, {1} returned experience(s) for their action mask',
+          s.tokenChecks.calls,
+          s.tokenChecks.experiences,
+        ),
+    );
+  else if (s.tokenChecksSkipped)
+    lines.push(
+      '  ' + l10n.t('not checked against the chat template (retokenization drift, action masks): no tokenizer on this machine ({0})', s.tokenChecksSkipped),
+    );
   if (s.message) lines.push(`  ${s.message}`);
   // A first run on the sandbox's tiny model scores 0: say that this is expected, not a bug.
   if (model && s.episodes > 0 && s.rewardMean !== null && s.rewardMean <= 0 && isSmallModel(model)) {
-    lines.push('  ' + l10n.t('reward {0} from {1}: a model this small is not expected to solve the task. This run shows that the loop works (LLM calls, tools, reward); a larger model gives a real signal.', reward, model));
+    lines.push(
+      '  ' +
+        l10n.t(
+          'reward {0} from {1}: a model this small is not expected to solve the task. This run shows that the loop works (LLM calls, tools, reward); a larger model gives a real signal.',
+          reward,
+          model,
+        ),
+    );
   }
   lines.push('  ' + (dir === undefined ? l10n.t('results: not saved ("record": false)') : l10n.t('results: {0}', dir)));
   return lines.join('\n') + '\n';

@@ -70,9 +70,16 @@ export class StopPolicy {
         const filter: ExceptionFilter = ev.error.phase === 'judge' ? 'judge' : 'workflow';
         if (!this.filters.has(filter)) return undefined;
         const l10n = this.l10n;
-        const where = ev.error.phase === 'judge' ? l10n.t('The judge / reward function raised') : ev.error.phase === 'workflow' ? l10n.t('The workflow raised') : l10n.t('Runner {0} error', ev.error.phase);
+        const where =
+          ev.error.phase === 'judge'
+            ? l10n.t('The judge / reward function raised')
+            : ev.error.phase === 'workflow'
+              ? l10n.t('The workflow raised')
+              : l10n.t('Runner {0} error', ev.error.phase);
         return {
-          reason: 'exception', episode: ep, turn: ep?.turns[ep.turns.length - 1],
+          reason: 'exception',
+          episode: ep,
+          turn: ep?.turns[ep.turns.length - 1],
           description: `${where} ${ev.error.type}: ${ev.error.message}`,
           text: ev.error.message,
           exception: { id: ev.error.type, description: `${where}: ${ev.error.type}: ${ev.error.message}`, details: ev.error.text },
@@ -81,25 +88,35 @@ export class StopPolicy {
       case 'upstreamError':
         if (!this.filters.has('upstream')) return undefined;
         return {
-          reason: 'exception', episode: ep, turn: ev.turn, description: this.l10n.t('Upstream {0} error: {1}', ev.turn.error!.kind, ev.turn.error!.message),
+          reason: 'exception',
+          episode: ep,
+          turn: ev.turn,
+          description: this.l10n.t('Upstream {0} error: {1}', ev.turn.error!.kind, ev.turn.error!.message),
           exception: { id: `upstream.${ev.turn.error!.kind}`, description: ev.turn.error!.message },
         };
       case 'drift':
         if (!this.filters.has('drift')) return undefined;
         return {
-          reason: 'exception', episode: ep, turn: ev.turn, description: ev.turn.drift!.join('\n'),
+          reason: 'exception',
+          episode: ep,
+          turn: ev.turn,
+          description: ev.turn.drift!.join('\n'),
           exception: { id: 'tokens.drift', description: ev.turn.drift!.join('\n') },
         };
       case 'divergence':
         return {
-          reason: 'exception', episode: ep, turn: ev.turn, description: ev.turn.divergence!.message,
+          reason: 'exception',
+          episode: ep,
+          turn: ev.turn,
+          description: ev.turn.divergence!.message,
           exception: { id: 'replay.divergence', description: ev.turn.divergence!.message, details: ev.turn.divergence!.diff },
         };
     }
     const editable = ev.type === 'llm' ? 'request' : ev.type === 'tool' ? 'response' : undefined;
     const turn: EpisodeTurn | undefined = ev.type === 'reward' ? ev.ep.turns[ev.ep.turns.length - 1] : ev.turn;
     const what = this.describe(ev);
-    if (this.pauseAll || (ep && this.pauseOne.delete(ep))) return { reason: 'pause', episode: ep, turn, editable, description: this.l10n.t('Paused at {0}', what) };
+    if (this.pauseAll || (ep && this.pauseOne.delete(ep)))
+      return { reason: 'pause', episode: ep, turn, editable, description: this.l10n.t('Paused at {0}', what) };
     const stepKey = this.steps.has(ep) ? ep : undefined; // a step from a runner-level stop: any episode
     const mode = this.steps.get(stepKey);
     const hit =
@@ -117,10 +134,13 @@ export class StopPolicy {
       return { reason: 'step', episode: ep, turn, editable, description: what };
     }
     const bev: BreakEvent =
-      ev.type === 'llm' ? { type: 'llm', turn: ev.turn.index + 1 }
-      : ev.type === 'tool' ? { type: 'tool', name: ev.turn.name }
-      : ev.type === 'toolError' ? { type: 'toolError', name: ev.turn.name }
-      : { type: 'reward', reward: ev.reward };
+      ev.type === 'llm'
+        ? { type: 'llm', turn: ev.turn.index + 1 }
+        : ev.type === 'tool'
+          ? { type: 'tool', name: ev.turn.name }
+          : ev.type === 'toolError'
+            ? { type: 'toolError', name: ev.turn.name }
+            : { type: 'reward', reward: ev.reward };
     const bp = this.breakpoints.find((b) => matches(b, bev));
     if (bp) return { reason: 'breakpoint', episode: ep, turn, editable, description: what };
     return undefined;

@@ -25,7 +25,8 @@ export class NoCallTokens extends Error {}
 
 function tokenizerNote(choice: TokenizerChoice, l10n: TokenL10n): string {
   if (choice.kind === 'local') return l10n.t('Token texts from the tokenizer of {0}', choice.tokenizer.name);
-  if (choice.kind === 'endpoint') return l10n.t('Token texts from the endpoint ({0}/detokenize): no tokenizer on this machine ({1})', choice.endpoint.label, choice.localReason);
+  if (choice.kind === 'endpoint')
+    return l10n.t('Token texts from the endpoint ({0}/detokenize): no tokenizer on this machine ({1})', choice.endpoint.label, choice.localReason);
   return l10n.t('No tokenizer: {0}', choice.reason);
 }
 
@@ -41,7 +42,13 @@ export async function callTokens(call: CallRecord, choice: TokenizerChoice, l10n
   if (completionIds && completionIds.every(Number.isInteger)) {
     const lp = c.logprobs?.content?.map((x) => x.logprob);
     e = fromEndpoint(
-      { promptIds: promptIds ?? [], completionIds, logprobs: lp && lp.length === completionIds.length ? lp : null, finishReason: c.finish_reason, responseText },
+      {
+        promptIds: promptIds ?? [],
+        completionIds,
+        logprobs: lp && lp.length === completionIds.length ? lp : null,
+        finishReason: c.finish_reason,
+        responseText,
+      },
       choice.kind === 'local' ? { tokenizer: choice.tokenizer } : { reason: choice.kind === 'none' ? choice.reason : choice.localReason },
     );
     if (!promptIds) notes.push(l10n.t('The endpoint returned no prompt token ids: the completion only.'));
@@ -52,10 +59,18 @@ export async function callTokens(call: CallRecord, choice: TokenizerChoice, l10n
     }
   } else if (choice.kind === 'local') {
     const messages = [...((call.request.messages ?? []) as ChatMessage[]), c.message as ChatMessage];
-    e = retokenize({ messages, tools: call.request.tools ?? null, response_text: responseText, truncate_status: c.finish_reason === 'length' ? 'response_truncated' : null }, choice.tokenizer);
+    e = retokenize(
+      { messages, tools: call.request.tools ?? null, response_text: responseText, truncate_status: c.finish_reason === 'length' ? 'response_truncated' : null },
+      choice.tokenizer,
+    );
     notes.push(l10n.t('The endpoint returned no token ids: re-tokenized from the messages.'));
   } else {
-    throw new NoCallTokens(l10n.t('The endpoint returned no token ids for this call, and there is no tokenizer to re-tokenize it: {0}', choice.kind === 'none' ? choice.reason : choice.localReason));
+    throw new NoCallTokens(
+      l10n.t(
+        'The endpoint returned no token ids for this call, and there is no tokenizer to re-tokenize it: {0}',
+        choice.kind === 'none' ? choice.reason : choice.localReason,
+      ),
+    );
   }
   notes.push(describeSource(e.source, l10n), ...e.missing.map((m) => describeMissing(m, l10n)));
   return { experience: e, notes };

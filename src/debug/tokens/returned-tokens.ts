@@ -35,7 +35,12 @@ export function returnedTokens(e: ExperienceTokens, tok: RunTokenizer | undefine
   const promptLength = e.promptLength ?? (e.actionMask ? n - e.actionMask.length : n);
   // A response-length or whole-sequence mask, spread by fromTensors(); without one Trinity trains
   // the whole response, as fromTensors() marks it.
-  const base = fromTensors({ tokens: e.tokens, prompt_length: promptLength, ...(e.actionMask ? { action_mask: e.actionMask } : {}), ...(e.logprobs ? { logprobs: e.logprobs } : {}) });
+  const base = fromTensors({
+    tokens: e.tokens,
+    prompt_length: promptLength,
+    ...(e.actionMask ? { action_mask: e.actionMask } : {}),
+    ...(e.logprobs ? { logprobs: e.logprobs } : {}),
+  });
   const found = tok ? tok.tokenTexts(base.ids) : texts;
   const experience: TokenExperience = found ? { ...base, texts: found, missing: base.missing.filter((m) => m.part !== 'text') } : base;
   const notes = [l10n.t('The tokens and action mask the workflow returned (experience {0}): what training learns from', e.index)];
@@ -54,7 +59,8 @@ export function returnedTokens(e: ExperienceTokens, tok: RunTokenizer | undefine
         .filter((s) => s.start < upTo)
         .map((s) => ({ message: s.index, role: s.role, start: s.start, end: Math.min(s.end, upTo) }));
       warnings = check.warnings;
-      if (check.divergesAt !== undefined) notes.push(l10n.t('From token {0} on, the tokens do not follow the chat template: the turns after it are not located.', check.divergesAt));
+      if (check.divergesAt !== undefined)
+        notes.push(l10n.t('From token {0} on, the tokens do not follow the chat template: the turns after it are not located.', check.divergesAt));
     } catch (err) {
       notes.push(l10n.t('The chat template cannot render these messages: {0}', (err as Error).message));
     }

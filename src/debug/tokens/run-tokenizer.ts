@@ -18,9 +18,7 @@ export interface TokenizerHints {
 }
 
 export type TokenizerChoice =
-  | { kind: 'local'; tokenizer: RunTokenizer }
-  | { kind: 'endpoint'; endpoint: TokenizeEndpoint; localReason: string }
-  | { kind: 'none'; reason: string };
+  { kind: 'local'; tokenizer: RunTokenizer } | { kind: 'endpoint'; endpoint: TokenizeEndpoint; localReason: string } | { kind: 'none'; reason: string };
 
 export class DebugRunTokenizers {
   private found?: Promise<TokenizerChoice>;

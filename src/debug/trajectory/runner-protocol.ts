@@ -33,10 +33,7 @@ export interface SourceFrame {
   name?: string;
 }
 
-export type TaskSource =
-  | { type: 'file'; path: string }
-  | { type: 'hf'; path: string; name?: string; split: string }
-  | { type: 'inline'; rows: unknown[] };
+export type TaskSource = { type: 'file'; path: string } | { type: 'hf'; path: string; name?: string; split: string } | { type: 'inline'; rows: unknown[] };
 
 /** Everything the runner needs to run episodes, sent once in `start`. */
 export interface RunnerPlan {
@@ -171,16 +168,7 @@ export interface SymbolsMsg {
 export interface DoneMsg {
   type: 'done';
 }
-export type RunnerMessage =
-  | HelloMsg
-  | TasksMsg
-  | EpisodeStartMsg
-  | EpisodeEndMsg
-  | ExceptionMsg
-  | RewardMsg
-  | OutputMsg
-  | SymbolsMsg
-  | DoneMsg;
+export type RunnerMessage = HelloMsg | TasksMsg | EpisodeStartMsg | EpisodeEndMsg | ExceptionMsg | RewardMsg | OutputMsg | SymbolsMsg | DoneMsg;
 
 // ---- extension -> runner ----
 

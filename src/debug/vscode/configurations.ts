@@ -26,7 +26,9 @@ export class RolloutConfigurationProvider implements vscode.DebugConfigurationPr
     for (const uri of files.sort((a, b) => a.fsPath.localeCompare(b.fsPath))) {
       const text = Buffer.from(await vscode.workspace.fs.readFile(uri)).toString('utf8');
       if (!LOOKS_RL.test(text)) continue;
-      const result = await this.checker().check(uri.fsPath, text).catch(() => undefined);
+      const result = await this.checker()
+        .check(uri.fsPath, text)
+        .catch(() => undefined);
       if (!result?.kind) continue;
       const ws = vscode.workspace.getWorkspaceFolder(uri);
       out.push(configFor(uri, ws));
@@ -38,28 +40,38 @@ export class RolloutConfigurationProvider implements vscode.DebugConfigurationPr
   resolveDebugConfiguration(folder: vscode.WorkspaceFolder | undefined, config: vscode.DebugConfiguration): vscode.DebugConfiguration | undefined {
     if (!config.type && !config.request && !config.name) {
       const doc = vscode.window.activeTextEditor?.document;
-      if (doc && /\.ya?ml$/i.test(doc.fileName) && LOOKS_RL.test(doc.getText())) return configFor(doc.uri, vscode.workspace.getWorkspaceFolder(doc.uri) ?? folder);
-      void vscode.window.showInformationMessage(vscode.l10n.t('Open a Trinity-RFT, ASTuner or AgentJet config to debug its rollouts, or add an "agentrl" entry to launch.json.'));
+      if (doc && /\.ya?ml$/i.test(doc.fileName) && LOOKS_RL.test(doc.getText()))
+        return configFor(doc.uri, vscode.workspace.getWorkspaceFolder(doc.uri) ?? folder);
+      void vscode.window.showInformationMessage(
+        vscode.l10n.t('Open a Trinity-RFT, ASTuner or AgentJet config to debug its rollouts, or add an "agentrl" entry to launch.json.'),
+      );
       return undefined;
     }
     return config;
   }
 
-  async resolveDebugConfigurationWithSubstitutedVariables(folder: vscode.WorkspaceFolder | undefined, config: vscode.DebugConfiguration): Promise<vscode.DebugConfiguration | undefined> {
+  async resolveDebugConfigurationWithSubstitutedVariables(
+    folder: vscode.WorkspaceFolder | undefined,
+    config: vscode.DebugConfiguration,
+  ): Promise<vscode.DebugConfiguration | undefined> {
     if (!vscode.workspace.isTrusted) {
       void vscode.window.showErrorMessage(vscode.l10n.t('Rollout debugging runs the workflow code: trust this workspace first.'));
       return undefined;
     }
     const root = folder?.uri.fsPath ?? vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     if (typeof config.config !== 'string' || !config.config) {
-      void vscode.window.showErrorMessage(vscode.l10n.t('The agentrl launch configuration needs "config": the path of a Trinity-RFT, ASTuner or AgentJet YAML.'));
+      void vscode.window.showErrorMessage(
+        vscode.l10n.t('The agentrl launch configuration needs "config": the path of a Trinity-RFT, ASTuner or AgentJet YAML.'),
+      );
       return undefined;
     }
     const file = path.resolve(root ?? '', config.config);
-    const result = await this.checker().check(file).catch((e: Error) => {
-      void vscode.window.showErrorMessage(vscode.l10n.t('Cannot check {0}: {1}', file, e.message));
-      return undefined;
-    });
+    const result = await this.checker()
+      .check(file)
+      .catch((e: Error) => {
+        void vscode.window.showErrorMessage(vscode.l10n.t('Cannot check {0}: {1}', file, e.message));
+        return undefined;
+      });
     if (!result) return undefined;
     const errors = formatConfigErrors(file, result);
     if (errors) {
@@ -67,12 +79,20 @@ export class RolloutConfigurationProvider implements vscode.DebugConfigurationPr
       const first = result.diagnostics.find((d) => d.severity === 'error')!;
       const open = vscode.l10n.t('Open the error');
       const pick = await vscode.window.showErrorMessage(
-        vscode.l10n.t('{0} has {1} config error(s); fix them before debugging. First: line {2}: {3}', path.basename(file), result.diagnostics.filter((d) => d.severity === 'error').length, first.range.start.line + 1, first.message),
+        vscode.l10n.t(
+          '{0} has {1} config error(s); fix them before debugging. First: line {2}: {3}',
+          path.basename(file),
+          result.diagnostics.filter((d) => d.severity === 'error').length,
+          first.range.start.line + 1,
+          first.message,
+        ),
         open,
       );
       if (pick === open) {
         const r = first.range;
-        await vscode.window.showTextDocument(vscode.Uri.file(file), { selection: new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character) });
+        await vscode.window.showTextDocument(vscode.Uri.file(file), {
+          selection: new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character),
+        });
       }
       return undefined;
     }
@@ -81,7 +101,9 @@ export class RolloutConfigurationProvider implements vscode.DebugConfigurationPr
     if (resolved.pythonDebugger === undefined) {
       resolved.pythonDebugger = pythonDebuggerAvailable();
       if (!resolved.pythonDebugger && !config.noDebug) {
-        resolved.__pythonDebuggerNote = vscode.l10n.t('Python breakpoints in workflow code need the Python Debugger extension (ms-python.debugpy); rollout breakpoints (llm, tool, reward…) work without it.');
+        resolved.__pythonDebuggerNote = vscode.l10n.t(
+          'Python breakpoints in workflow code need the Python Debugger extension (ms-python.debugpy); rollout breakpoints (llm, tool, reward…) work without it.',
+        );
       }
     }
     return resolved;

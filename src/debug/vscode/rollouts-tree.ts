@@ -43,7 +43,11 @@ const short = (s: string, n = 60) => (s.length > n ? `${s.slice(0, n)}…` : s);
 function turnLabel(t: TrajectoryTurn): string {
   if (t.type === 'tool') return `tool ${t.name}(${short(t.arguments, 40)})`;
   const msg = t.response?.choices?.[0]?.message;
-  const what = t.error ? `✗ ${t.error.kind}` : msg?.tool_calls?.length ? `→ ${msg.tool_calls.map((c) => c.function.name).join(', ')}` : `→ ${short(JSON.stringify(msg?.content ?? ''))}`;
+  const what = t.error
+    ? `✗ ${t.error.kind}`
+    : msg?.tool_calls?.length
+      ? `→ ${msg.tool_calls.map((c) => c.function.name).join(', ')}`
+      : `→ ${short(JSON.stringify(msg?.content ?? ''))}`;
   return `llm #${t.index + 1} ${what}${t.edited ? ' (edited)' : ''}`;
 }
 
@@ -60,7 +64,9 @@ export class RolloutsTree implements vscode.TreeDataProvider<RolloutNode> {
 
   getChildren(node?: RolloutNode): RolloutNode[] {
     if (!node) {
-      const runs = (vscode.workspace.workspaceFolders ?? []).flatMap((folder) => listRuns(folder.uri.fsPath).map((run) => ({ kind: 'run' as const, run, folder })));
+      const runs = (vscode.workspace.workspaceFolders ?? []).flatMap((folder) =>
+        listRuns(folder.uri.fsPath).map((run) => ({ kind: 'run' as const, run, folder })),
+      );
       clearTimeout(this.ageTimer);
       const delay = ageRefreshDelay(runs.map((r) => r.run));
       if (delay !== undefined) {
@@ -84,7 +90,9 @@ export class RolloutsTree implements vscode.TreeDataProvider<RolloutNode> {
       const item = new vscode.TreeItem(row.label, vscode.TreeItemCollapsibleState.Collapsed);
       item.description = row.description;
       item.contextValue = 'agentrl.run';
-      item.iconPath = new vscode.ThemeIcon(node.run.summary?.status === 'completed' && !node.run.summary.errors ? 'pass' : node.run.summary ? 'warning' : 'loading~spin');
+      item.iconPath = new vscode.ThemeIcon(
+        node.run.summary?.status === 'completed' && !node.run.summary.errors ? 'pass' : node.run.summary ? 'warning' : 'loading~spin',
+      );
       item.tooltip = `${row.label} — ${row.description}\n${node.run.dir}${node.run.summary?.config ? `\n${node.run.summary.config}` : ''}`;
       item.resourceUri = vscode.Uri.file(node.run.dir);
       return item;
@@ -93,7 +101,9 @@ export class RolloutsTree implements vscode.TreeDataProvider<RolloutNode> {
       const f = node.info;
       const item = new vscode.TreeItem(vscode.l10n.t('fork of {0}: original branch', f.episode), vscode.TreeItemCollapsibleState.Collapsed);
       item.description = vscode.l10n.t('reward {0} without the edit · {1} with it', String(f.rewardOriginal ?? 'none'), String(f.rewardEdited ?? 'none'));
-      item.tooltip = vscode.l10n.t('The episode re-run without your edit (calls before the edited one replayed, the rest live). Click to compare both branches.');
+      item.tooltip = vscode.l10n.t(
+        'The episode re-run without your edit (calls before the edited one replayed, the rest live). Click to compare both branches.',
+      );
       item.iconPath = new vscode.ThemeIcon('git-compare');
       item.contextValue = 'agentrl.fork';
       item.command = { command: 'agentrl.rollouts.compareFork', title: vscode.l10n.t('Compare the branches'), arguments: [node] };

@@ -26,8 +26,18 @@ function openPanel(extensionUri: vscode.Uri): { panel: vscode.WebviewPanel; read
     return { panel, ready };
   }
   const media = vscode.Uri.joinPath(extensionUri, 'media');
-  const p = vscode.window.createWebviewPanel(VIEW_TYPE, vscode.l10n.t('Tokens'), { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, { enableScripts: true, localResourceRoots: [media], retainContextWhenHidden: true });
-  p.webview.html = webviewHtml(p.webview, { script: vscode.Uri.joinPath(media, 'debug-tokens.js'), style: vscode.Uri.joinPath(media, 'debug-tokens.css'), lang: vscode.env.language, title: vscode.l10n.t('Tokens') });
+  const p = vscode.window.createWebviewPanel(
+    VIEW_TYPE,
+    vscode.l10n.t('Tokens'),
+    { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
+    { enableScripts: true, localResourceRoots: [media], retainContextWhenHidden: true },
+  );
+  p.webview.html = webviewHtml(p.webview, {
+    script: vscode.Uri.joinPath(media, 'debug-tokens.js'),
+    style: vscode.Uri.joinPath(media, 'debug-tokens.css'),
+    lang: vscode.env.language,
+    title: vscode.l10n.t('Tokens'),
+  });
   ready = new Promise<void>((resolve) => {
     p.webview.onDidReceiveMessage((m: TokensWebviewMessage) => {
       if (m?.type === 'ready') resolve();
@@ -44,7 +54,8 @@ function openPanel(extensionUri: vscode.Uri): { panel: vscode.WebviewPanel; read
 
 /** The agentrl session and scope reference a Variables menu command was given, or a hint shown. */
 function target(arg: VariableMenuArg | undefined, hint: string): { session: vscode.DebugSession; ref: number } | undefined {
-  const session = (arg?.sessionId && vscode.debug.activeDebugSession?.id !== arg.sessionId ? undefined : vscode.debug.activeDebugSession) ?? vscode.debug.activeDebugSession;
+  const session =
+    (arg?.sessionId && vscode.debug.activeDebugSession?.id !== arg.sessionId ? undefined : vscode.debug.activeDebugSession) ?? vscode.debug.activeDebugSession;
   const ref = arg?.container?.variablesReference;
   if (!session || session.type !== 'agentrl' || typeof ref !== 'number') {
     void vscode.window.showInformationMessage(hint);
@@ -71,7 +82,7 @@ async function show(extensionUri: vscode.Uri, title: string, experience: Experie
 }
 
 export async function showCallTokens(arg: VariableMenuArg | undefined, extensionUri: vscode.Uri): Promise<void> {
-  const t = target(arg, vscode.l10n.t('Right-click a variable of an LLM call\'s Response in the Variables view to show its tokens.'));
+  const t = target(arg, vscode.l10n.t("Right-click a variable of an LLM call's Response in the Variables view to show its tokens."));
   const body = t && (await ask<{ experience: ExperienceWire; notes: string[]; title: string }>(t.session, CALL_TOKENS_REQUEST, t.ref));
   if (body) await show(extensionUri, body.title, body.experience, body.notes);
 }
@@ -84,7 +95,12 @@ interface ReturnedBody {
 
 /** "Show tokens training learns from" on an ended episode's experiences: one of them (picked when several) with its turns. */
 export async function showExperienceTokens(arg: VariableMenuArg | undefined, extensionUri: vscode.Uri): Promise<void> {
-  const t = target(arg, vscode.l10n.t('Stop where an episode returns (Step Out of it, or a reward breakpoint), then right-click its experiences (Episode scope in the Variables view) to show the tokens training learns from.'));
+  const t = target(
+    arg,
+    vscode.l10n.t(
+      'Stop where an episode returns (Step Out of it, or a reward breakpoint), then right-click its experiences (Episode scope in the Variables view) to show the tokens training learns from.',
+    ),
+  );
   const body = t && (await ask<ReturnedBody>(t.session, EXPERIENCE_TOKENS_REQUEST, t.ref));
   if (!body?.experiences.length) return;
   const items = body.experiences.map((x) => ({
@@ -92,7 +108,8 @@ export async function showExperienceTokens(arg: VariableMenuArg | undefined, ext
     description: vscode.l10n.t('{0} tokens, {1} mask warning(s)', x.experience.ids.length, x.warnings.length),
     x,
   }));
-  const picked = items.length === 1 ? items[0] : await vscode.window.showQuickPick(items, { placeHolder: vscode.l10n.t('Which experience of {0}?', body.title) });
+  const picked =
+    items.length === 1 ? items[0] : await vscode.window.showQuickPick(items, { placeHolder: vscode.l10n.t('Which experience of {0}?', body.title) });
   if (!picked) return;
   const { x } = picked;
   await show(extensionUri, `${body.title} #${x.index}`, x.experience, x.notes, { turns: x.turns, warnings: x.warnings });

@@ -17,13 +17,18 @@ const STEP_DIR = /^global_step_(\d+)$/;
 
 /** The checkpoints of a job folder, by step; the folder itself when it is one. */
 export function listCheckpoints(jobDir: string): Checkpoint[] {
-  const dirs = STEP_DIR.test(path.basename(jobDir)) ? [jobDir] : (() => {
-    try {
-      return fs.readdirSync(jobDir, { withFileTypes: true }).filter((d) => d.isDirectory() && STEP_DIR.test(d.name)).map((d) => path.join(jobDir, d.name));
-    } catch {
-      return [];
-    }
-  })();
+  const dirs = STEP_DIR.test(path.basename(jobDir))
+    ? [jobDir]
+    : (() => {
+        try {
+          return fs
+            .readdirSync(jobDir, { withFileTypes: true })
+            .filter((d) => d.isDirectory() && STEP_DIR.test(d.name))
+            .map((d) => path.join(jobDir, d.name));
+        } catch {
+          return [];
+        }
+      })();
   return dirs.map((dir) => ({ step: Number(STEP_DIR.exec(path.basename(dir))![1]), dir, servable: isServable(dir) })).sort((a, b) => a.step - b.step);
 }
 

@@ -75,9 +75,7 @@ export interface EvalStrings {
   better: string;
 }
 
-export type ToView =
-  | { type: 'comparison'; data: ComparisonData; strings: EvalStrings }
-  | { type: 'pair'; task: string; a: string; b: string; rows: PairRow[] };
+export type ToView = { type: 'comparison'; data: ComparisonData; strings: EvalStrings } | { type: 'pair'; task: string; a: string; b: string; rows: PairRow[] };
 
 export type FromView = { type: 'ready' } | { type: 'openTask'; task: string } | { type: 'pick'; a: string; b: string };
 

@@ -48,7 +48,8 @@ const signed = (x: number | null): string => (x === null ? '—' : `${x > 0 ? '+
 /** What a verdict rests on: tasks both scored, failures per model. */
 function restsOn(c: ModelComparison): string {
   const f = c.comparison.failures;
-  const fail = (name: string, x: { episodes: number; tasks: number }) => `${name} ${x.episodes} failed episode${x.episodes === 1 ? '' : 's'}${x.tasks ? ` (${x.tasks} task${x.tasks === 1 ? '' : 's'} left out)` : ''}`;
+  const fail = (name: string, x: { episodes: number; tasks: number }) =>
+    `${name} ${x.episodes} failed episode${x.episodes === 1 ? '' : 's'}${x.tasks ? ` (${x.tasks} task${x.tasks === 1 ? '' : 's'} left out)` : ''}`;
   return `rests on ${c.comparison.paired} of ${c.comparison.tasks.length} tasks · ${fail(c.base, f.a)} · ${fail(c.other, f.b)}`;
 }
 
@@ -56,7 +57,12 @@ export function formatComparison(c: ModelComparison, maxRows = 50): string {
   const rows = byLargestChange(c.comparison.tasks);
   const w = Math.max(4, ...rows.map((r) => r.task.length));
   const head = `${'task'.padEnd(w)}  ${`${c.base} mean`.padStart(10)} ${'pass'.padStart(5)}  ${`${c.other} mean`.padStart(10)} ${'pass'.padStart(5)}  ${'diff'.padStart(6)}`;
-  const lines = rows.slice(0, maxRows).map((r) => `${r.task.padEnd(w)}  ${num(r.a.mean).padStart(10)} ${num(r.a.pass).padStart(5)}  ${num(r.b.mean).padStart(10)} ${num(r.b.pass).padStart(5)}  ${signed(r.diff).padStart(6)}${r.a.failed || r.b.failed ? `  (failed: ${r.a.failed}/${r.b.failed})` : ''}`);
+  const lines = rows
+    .slice(0, maxRows)
+    .map(
+      (r) =>
+        `${r.task.padEnd(w)}  ${num(r.a.mean).padStart(10)} ${num(r.a.pass).padStart(5)}  ${num(r.b.mean).padStart(10)} ${num(r.b.pass).padStart(5)}  ${signed(r.diff).padStart(6)}${r.a.failed || r.b.failed ? `  (failed: ${r.a.failed}/${r.b.failed})` : ''}`,
+    );
   const more = rows.length > maxRows ? [`… ${rows.length - maxRows} more task(s)`] : [];
   return [head, ...lines, ...more, '', `${c.verdict.text}`, `  ${restsOn(c)}`, ''].join('\n');
 }

@@ -37,7 +37,11 @@ export interface EvalRecord {
 
 /** A new eval id: the time, sortable, plus a suffix when two start in the same second. */
 export function newEvalId(root: string, now = new Date()): string {
-  const base = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z').replace('T', '-');
+  const base = now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z')
+    .replace('T', '-');
   let id = base;
   for (let i = 2; fs.existsSync(path.join(root, EVAL_DIR, id)); i++) id = `${base}-${i}`;
   return id;

@@ -26,7 +26,8 @@ export function knownEndpoints(entries: readonly unknown[]): KnownEndpoint[] {
     const name = typeof c.name === 'string' ? c.name : 'agentrl';
     add(c.model?.baseUrl, name);
     if (Array.isArray(c.compareModels)) {
-      for (const m of c.compareModels as unknown[]) add(typeof m === 'string' ? m.slice(m.indexOf('=') + 1) : (m as { baseUrl?: unknown } | null)?.baseUrl, name);
+      for (const m of c.compareModels as unknown[])
+        add(typeof m === 'string' ? m.slice(m.indexOf('=') + 1) : (m as { baseUrl?: unknown } | null)?.baseUrl, name);
     }
   }
   return out;
@@ -60,7 +61,15 @@ export function checkModelsInput(value: string, l10n: L10n): ModelsCheck {
   const same = models.find((m, i) => models.findIndex((o) => o.url === m.url) !== i);
   if (same) {
     const first = models.find((o) => o.url === same.url)!;
-    return { models, warning: l10n.t('{0} and {1} are the same endpoint ({2}): a model compared with itself shows only the noise between runs.', first.name, same.name, same.url) };
+    return {
+      models,
+      warning: l10n.t(
+        '{0} and {1} are the same endpoint ({2}): a model compared with itself shows only the noise between runs.',
+        first.name,
+        same.name,
+        same.url,
+      ),
+    };
   }
   return { models };
 }

@@ -20,14 +20,16 @@ export function isCompareLaunch(config: Record<string, unknown>): boolean {
 
 const positiveInt = (v: unknown, what: string, dflt: number | undefined): number | undefined => {
   if (v === undefined) return dflt;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v <= 0) throw new EvalSetupError(`"${what}" must be a positive integer for a comparison, not ${JSON.stringify(v)}`);
+  if (typeof v !== 'number' || !Number.isInteger(v) || v <= 0)
+    throw new EvalSetupError(`"${what}" must be a positive integer for a comparison, not ${JSON.stringify(v)}`);
   return v;
 };
 
 /** The comparison a launch configuration describes; EvalSetupError says what is wrong. */
 export function evalFromLaunch(config: Record<string, unknown>, workspaceRoot: string | undefined): LaunchEval {
   const entries = config.compareModels;
-  if (!Array.isArray(entries)) throw new EvalSetupError('"compareModels" is a list of models, the baseline first: ["base=http://127.0.0.1:8000/v1", "new=http://127.0.0.1:8001/v1"]');
+  if (!Array.isArray(entries))
+    throw new EvalSetupError('"compareModels" is a list of models, the baseline first: ["base=http://127.0.0.1:8000/v1", "new=http://127.0.0.1:8001/v1"]');
   const specs = (entries as CompareModelEntry[]).map((e, i) => {
     if (typeof e === 'string') return e;
     if (e && typeof e === 'object' && typeof e.name === 'string' && typeof e.baseUrl === 'string') return `${e.name}=${e.baseUrl}`;
@@ -39,7 +41,8 @@ export function evalFromLaunch(config: Record<string, unknown>, workspaceRoot: s
     if (typeof e.apiKeyEnv === 'string') models[i].apiKeyEnv = e.apiKeyEnv;
     if (typeof e.timeout === 'number' && e.timeout > 0) models[i].timeout = e.timeout;
   });
-  if (typeof config.config !== 'string' || !config.config) throw new EvalSetupError('"config" is required: the workflow config whose tasks and reward the models are compared on');
+  if (typeof config.config !== 'string' || !config.config)
+    throw new EvalSetupError('"config" is required: the workflow config whose tasks and reward the models are compared on');
   const root = workspaceRoot ?? process.cwd();
   const cwd = typeof config.cwd === 'string' && config.cwd ? path.resolve(root, config.cwd) : root;
   if (Array.isArray(config.tasks)) throw new EvalSetupError('"tasks" must be a number of tasks for a comparison (the first N of the taskset), not a list');

@@ -49,7 +49,8 @@ export async function compareRecorded(service: RolloutService, o: OfflineOptions
       episodes = r.episodes;
     }
     // An empty, cut or unreadable run is no evidence: refused, never compared as "no difference".
-    if (!episodes.length) throw new EvalSetupError(`run ${run.name}: ${run.dir} holds no recorded episodes (its trajectories.jsonl is missing, empty or unreadable)`);
+    if (!episodes.length)
+      throw new EvalSetupError(`run ${run.name}: ${run.dir} holds no recorded episodes (its trajectories.jsonl is missing, empty or unreadable)`);
     models.push({ name: run.name, runDir: run.dir, status: 'completed', llmCalls: 0, episodes });
   }
   const tasks = new Set(models.flatMap((m) => m.episodes.map((e) => e.taskId))).size;

@@ -60,10 +60,12 @@ export function parseModels(specs: readonly string[]): NamedModel[] {
 export async function probeEndpoint(m: NamedModel, timeoutSec: number): Promise<void> {
   const key = m.apiKeyEnv ? process.env[m.apiKeyEnv] : undefined;
   try {
-    await fetch(`${m.baseUrl}/models`, { signal: AbortSignal.timeout(timeoutSec * 1000), headers: key ? { authorization: `Bearer ${key}` } : {} }).then((r) => r.body?.cancel());
+    await fetch(`${m.baseUrl}/models`, { signal: AbortSignal.timeout(timeoutSec * 1000), headers: key ? { authorization: `Bearer ${key}` } : {} }).then((r) =>
+      r.body?.cancel(),
+    );
   } catch (e) {
     const cause = (e as { cause?: { code?: string; message?: string } }).cause;
-    const why = (e as Error).name === 'TimeoutError' ? `no answer within ${timeoutSec} s` : cause?.code ?? cause?.message ?? (e as Error).message;
+    const why = (e as Error).name === 'TimeoutError' ? `no answer within ${timeoutSec} s` : (cause?.code ?? cause?.message ?? (e as Error).message);
     throw new EvalSetupError(`model ${m.name}: the endpoint ${m.baseUrl} does not answer (${why}); start it or fix the URL — no task was run`);
   }
 }
@@ -83,7 +85,19 @@ export async function runEval(service: RolloutService, o: EvalOptions): Promise<
       const runDir = path.join(dir, 'runs', m.name);
       const { name, ...endpoint } = m;
       const outcome = await service.run(
-        { config: o.config, cwd: o.cwd, tasks: o.tasks, repeat: o.repeat, concurrency: o.concurrency, split: o.split, python: o.python, model: endpoint, runDir, env: o.env, signal },
+        {
+          config: o.config,
+          cwd: o.cwd,
+          tasks: o.tasks,
+          repeat: o.repeat,
+          concurrency: o.concurrency,
+          split: o.split,
+          python: o.python,
+          model: endpoint,
+          runDir,
+          env: o.env,
+          signal,
+        },
         (e) => {
           o.onEpisode?.(name, e);
           o.progress?.(`${name} ${e.episode}: ${e.error ? `${e.error.phase} error ${e.error.type}: ${e.error.message}` : `reward ${e.reward ?? 'none'}`}`);
@@ -93,13 +107,29 @@ export async function runEval(service: RolloutService, o: EvalOptions): Promise<
         stopAll.abort();
         throw new EvalSetupError(`model ${name}: ${outcome.message}`);
       }
-      return { name, baseUrl: m.baseUrl, runDir: path.relative(dir, outcome.runDir), status: outcome.status, ...(outcome.message ? { message: outcome.message } : {}), llmCalls: outcome.llmCalls, episodes: outcome.episodes };
+      return {
+        name,
+        baseUrl: m.baseUrl,
+        runDir: path.relative(dir, outcome.runDir),
+        status: outcome.status,
+        ...(outcome.message ? { message: outcome.message } : {}),
+        llmCalls: outcome.llmCalls,
+        episodes: outcome.episodes,
+      };
     }),
   );
   const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (failed) throw failed.reason;
   const runs = settled.map((s) => (s as PromiseFulfilledResult<ModelRun>).value);
-  const record: EvalRecord = { version: 1, id, createdAt: new Date().toISOString(), config: path.resolve(o.cwd, o.config), tasks: o.tasks, repeat: o.repeat, models: runs };
+  const record: EvalRecord = {
+    version: 1,
+    id,
+    createdAt: new Date().toISOString(),
+    config: path.resolve(o.cwd, o.config),
+    tasks: o.tasks,
+    repeat: o.repeat,
+    models: runs,
+  };
   saveEval(dir, record);
   return { record, dir };
 }

@@ -169,7 +169,13 @@ const fmt = (x: number): string => (Math.abs(x) < 0.005 ? '0.00' : x.toFixed(2))
 export function verdict(c: Comparison, names: { a: string; b: string }, minEffect = 0.02, l10n: L10n = english): Verdict {
   const shape = c.paired === 1 ? l10n.t('{0} task × {1}', c.paired, c.repeats) : l10n.t('{0} tasks × {1}', c.paired, c.repeats);
   if (c.meanDiff === null || !c.interval) {
-    return { kind: 'insufficient', text: l10n.t('not enough tasks to compare: {0} scored by both models (at least 2 needed)', c.paired === 1 ? l10n.t('1 task') : l10n.t('{0} tasks', c.paired)) };
+    return {
+      kind: 'insufficient',
+      text: l10n.t(
+        'not enough tasks to compare: {0} scored by both models (at least 2 needed)',
+        c.paired === 1 ? l10n.t('1 task') : l10n.t('{0} tasks', c.paired),
+      ),
+    };
   }
   const { lo, hi } = c.interval;
   const half = (hi - lo) / 2;
@@ -190,7 +196,14 @@ export function verdict(c: Comparison, names: { a: string; b: string }, minEffec
     kind: 'noise',
     text: l10n.t(
       'no difference distinguishable from noise at this sample size ({0} − {1} = {2}, {3}% interval {4} … {5}, on {6}) — about {7} more tasks would tell',
-      names.b, names.a, fmt(c.meanDiff), Math.round(c.interval.level * 100), fmt(lo), fmt(hi), shape, more,
+      names.b,
+      names.a,
+      fmt(c.meanDiff),
+      Math.round(c.interval.level * 100),
+      fmt(lo),
+      fmt(hi),
+      shape,
+      more,
     ),
     moreTasks: more,
   };

@@ -30,10 +30,17 @@ export class ComparisonSession {
   private shown: { a: string; b: string };
 
   /** `pair`: the pair a restored page showed (ignored when not in the record); `l10n`: the verdicts' language. */
-  constructor(private readonly record: EvalRecord, private readonly dir: string, private readonly transcript: TranscriptReader, private readonly strings: () => EvalStrings, pair?: { a?: string; b?: string }, private readonly l10n: L10n = english) {
+  constructor(
+    private readonly record: EvalRecord,
+    private readonly dir: string,
+    private readonly transcript: TranscriptReader,
+    private readonly strings: () => EvalStrings,
+    pair?: { a?: string; b?: string },
+    private readonly l10n: L10n = english,
+  ) {
     const names = record.models.map((m) => m.name);
     const a = pair?.a && names.includes(pair.a) ? pair.a : names[0];
-    const b = pair?.b && names.includes(pair.b) && pair.b !== a ? pair.b : names.find((n) => n !== a) ?? a;
+    const b = pair?.b && names.includes(pair.b) && pair.b !== a ? pair.b : (names.find((n) => n !== a) ?? a);
     this.shown = { a, b };
   }
 
@@ -58,7 +65,7 @@ export class ComparisonSession {
     if (!a || !b) return undefined;
     const side = (run: ModelRun) => {
       const ep = episodeOf(run, m.task);
-      return ep ? this.transcript(path.resolve(this.dir, run.runDir), ep) ?? [] : [];
+      return ep ? (this.transcript(path.resolve(this.dir, run.runDir), ep) ?? []) : [];
     };
     return { type: 'pair', task: m.task, a: a.name, b: b.name, rows: pairTurns(side(a), side(b)) };
   }
@@ -69,7 +76,12 @@ export class ComparisonSession {
     const c = comparePair(this.record, this.shown.a, this.shown.b, { l10n: this.l10n });
     if (!a || !b || !c) return undefined;
     const overview = this.record.models.filter((m) => m.name !== a.name).map((m) => comparePair(this.record, a.name, m.name, { l10n: this.l10n })!);
-    const ctx = { title: `${b.name} ↔ ${a.name} · ${path.basename(this.record.config)}`, dir: this.dir, models: this.record.models.map((m) => m.name), overview };
+    const ctx = {
+      title: `${b.name} ↔ ${a.name} · ${path.basename(this.record.config)}`,
+      dir: this.dir,
+      models: this.record.models.map((m) => m.name),
+      overview,
+    };
     return { type: 'comparison', data: comparisonData(ctx, c, { a: partsByTask(a), b: partsByTask(b) }), strings: this.strings() };
   }
 }

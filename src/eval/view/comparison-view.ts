@@ -15,7 +15,11 @@ export interface ComparisonContext {
   overview: readonly ModelComparison[];
 }
 
-export function comparisonData(ctx: ComparisonContext, c: ModelComparison, parts: { a: Map<string, Record<string, number>>; b: Map<string, Record<string, number>> }): ComparisonData {
+export function comparisonData(
+  ctx: ComparisonContext,
+  c: ModelComparison,
+  parts: { a: Map<string, Record<string, number>>; b: Map<string, Record<string, number>> },
+): ComparisonData {
   const overview: OverviewRow[] = ctx.overview.map((o) => ({ model: o.other, verdict: o.verdict.text, kind: o.verdict.kind, meanDiff: o.comparison.meanDiff }));
   return {
     title: ctx.title,

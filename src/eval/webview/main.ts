@@ -16,7 +16,10 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, cls?: string, text?: 
 
 const num = (x: number | null): string => (x === null ? '—' : x.toFixed(2));
 const signed = (x: number | null): string => (x === null ? '—' : `${x > 0 ? '+' : x < 0 ? '−' : ''}${Math.abs(x).toFixed(2)}`);
-const partsText = (p: Record<string, number>): string => Object.entries(p).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(' · ');
+const partsText = (p: Record<string, number>): string =>
+  Object.entries(p)
+    .map(([k, v]) => `${k} ${v.toFixed(2)}`)
+    .join(' · ');
 
 let data: ComparisonData | undefined;
 let strings: EvalStrings | undefined;
@@ -31,7 +34,19 @@ function header(d: ComparisonData, s: EvalStrings): HTMLElement {
   const v = el('p', `verdict ${d.kind}`, d.verdict);
   v.id = 'verdict';
   h.append(v);
-  h.append(el('p', 'rests', s.restsOn.replace('{0}', String(d.paired)).replace('{1}', String(d.tasks)).replace('{2}', d.a).replace('{3}', String(d.failures.a)).replace('{4}', d.b).replace('{5}', String(d.failures.b))));
+  h.append(
+    el(
+      'p',
+      'rests',
+      s.restsOn
+        .replace('{0}', String(d.paired))
+        .replace('{1}', String(d.tasks))
+        .replace('{2}', d.a)
+        .replace('{3}', String(d.failures.a))
+        .replace('{4}', d.b)
+        .replace('{5}', String(d.failures.b)),
+    ),
+  );
   if (d.interval) h.append(intervalBar(d), intervalAxis(d, s));
   if (d.models.length > 2) h.append(pickers(d, s), overview(d, s));
   const label = el('label', 'filter');
@@ -114,7 +129,11 @@ function intervalBar(d: ComparisonData): HTMLElement {
 function intervalAxis(d: ComparisonData, s: EvalStrings): HTMLElement {
   const axis = el('div', 'interval-axis');
   const ticks = el('div', 'ticks');
-  for (const [x, label] of [[0, '−1'], [50, '0'], [100, '+1']] as const) {
+  for (const [x, label] of [
+    [0, '−1'],
+    [50, '0'],
+    [100, '+1'],
+  ] as const) {
     const t = el('span', 'tick', label);
     t.style.left = `${x}%`;
     ticks.append(t);
@@ -146,7 +165,14 @@ function row(r: ComparisonRow, s: EvalStrings): HTMLElement {
     return td;
   };
   const failed = (n: number) => (n ? ` (${s.failed.replace('{0}', String(n))})` : '');
-  tr.append(cell(r.task), cell(num(r.a.mean) + failed(r.a.failed), partsText(r.partsA)), cell(num(r.a.pass)), cell(num(r.b.mean) + failed(r.b.failed), partsText(r.partsB)), cell(num(r.b.pass)), cell(signed(r.diff)));
+  tr.append(
+    cell(r.task),
+    cell(num(r.a.mean) + failed(r.a.failed), partsText(r.partsA)),
+    cell(num(r.a.pass)),
+    cell(num(r.b.mean) + failed(r.b.failed), partsText(r.partsB)),
+    cell(num(r.b.pass)),
+    cell(signed(r.diff)),
+  );
   const open = () => {
     selected = r.task;
     vscode.postMessage({ type: 'openTask', task: r.task });

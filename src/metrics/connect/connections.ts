@@ -127,7 +127,16 @@ class Endpoint {
 
   status(): EndpointStatus {
     const { id, name, url, local } = this.spec;
-    return { id, name, target: url ?? local?.dir ?? '', kind: local ? 'local' : 'url', state: this.state, detail: this.detail, runs: [...this.runs].sort(), points: this.points };
+    return {
+      id,
+      name,
+      target: url ?? local?.dir ?? '',
+      kind: local ? 'local' : 'url',
+      state: this.state,
+      detail: this.detail,
+      runs: [...this.runs].sort(),
+      points: this.points,
+    };
   }
 
   /** The local relay's process id (tests kill it to check recovery). */
@@ -257,7 +266,9 @@ class Endpoint {
         return;
       case 'backoff':
         if (!this.connectedOnce && ++this.failures === GONE_AFTER_FAILURES && this.spec.revive) {
-          this.m.log.info(`metrics: ${this.spec.name}: no relay at ${this.spec.url ?? ''} after ${this.failures} attempts; bringing it back (${this.spec.revive.command})`);
+          this.m.log.info(
+            `metrics: ${this.spec.name}: no relay at ${this.spec.url ?? ''} after ${this.failures} attempts; bringing it back (${this.spec.revive.command})`,
+          );
           this.m.emit('gone', this.spec);
         }
         this.set('stale', `${this.lastError ?? s.reason ?? ''}; ${this.m.retryText(s.delayMs ?? 0)}`.replace(/^; /, ''));

@@ -101,12 +101,7 @@ export class SeriesBuckets {
     this.prevBucket = b;
     if (b < 0 || b >= this.grid.cap) return autoRange && b >= this.grid.cap ? -2 : -1;
     let lowest = b;
-    if (
-      prevB >= 0 &&
-      Math.abs(b - prevB) >= 2 &&
-      this.spacing > 0 &&
-      Math.abs(x - prevX) > GAP_FACTOR * this.spacing
-    ) {
+    if (prevB >= 0 && Math.abs(b - prevB) >= 2 && this.spacing > 0 && Math.abs(x - prevX) > GAP_FACTOR * this.spacing) {
       // Mark the bucket just after the earlier of the two points: the line breaks there.
       const g = Math.min(b, prevB) + 1;
       if (g < this.grid.cap) this.flags[g] |= 2;
@@ -208,7 +203,11 @@ export function downsample(
   }
   if (!Number.isFinite(lo)) lo = hi = 0;
   const grid = chooseGrid(lo, hi, width, opts.minDx ?? 1);
-  const b = new SeriesBuckets({ origin: grid.origin, dx: grid.dx, cap: grid.n }, opts.smoothing ?? 0, typicalSpacing((i) => xs[i], xs.length));
+  const b = new SeriesBuckets(
+    { origin: grid.origin, dx: grid.dx, cap: grid.n },
+    opts.smoothing ?? 0,
+    typicalSpacing((i) => xs[i], xs.length),
+  );
   for (let i = 0; i < xs.length; i++) b.add(xs[i], ys[i], false);
   const f = b.frame('', 0, grid.n, (opts.smoothing ?? 0) > 0);
   return { grid, y: f.y, lo: f.lo, hi: f.hi, gaps: f.gaps };

@@ -64,7 +64,12 @@ export interface DetailWindow {
 
 export function detailWindow(endpoint: string, m: DetailMessage): DetailWindow {
   const w: DetailWindow = { endpoint, source: m.source, from: m.from, to: m.to };
-  if (m.points) w.points = { step: Float64Array.from(m.points.step), wallTime: Float64Array.from(m.points.wallTime), value: Float64Array.from(m.points.value, fromWireNumber) };
+  if (m.points)
+    w.points = {
+      step: Float64Array.from(m.points.step),
+      wallTime: Float64Array.from(m.points.wallTime),
+      value: Float64Array.from(m.points.value, fromWireNumber),
+    };
   else if (m.envelope) w.env = packEnvelope(envelopeArrays(m.envelope));
   return w;
 }

@@ -198,7 +198,11 @@ export class MetricsStore {
     if (!files) return;
     try {
       for (const s of this.map.values()) this.residentBytes -= files.writeSeries(s);
-      files.writeIndex(this.envelopes.saved(this.list()), { nextFile: this.nextFile, cursors: this.envelopes.persistable(this.cursorBook.toJSON()) }, this.experiences);
+      files.writeIndex(
+        this.envelopes.saved(this.list()),
+        { nextFile: this.nextFile, cursors: this.envelopes.persistable(this.cursorBook.toJSON()) },
+        this.experiences,
+      );
     } catch (e) {
       this.log.error(`metrics store: cannot write ${files.dir}: ${(e as Error).message}`);
     }

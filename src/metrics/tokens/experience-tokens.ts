@@ -19,7 +19,8 @@ export function experienceTokenView(reply: TokensReply, tk: TokenizerOrReason, l
   try {
     e = experienceOfReply(reply, tk);
   } catch (err) {
-    if (err instanceof ReplyError && reply.kind !== 'tensors') throw new Error(l10n.t('This experience keeps only texts, and there is no tokenizer to re-tokenize them: {0}', err.message), { cause: err });
+    if (err instanceof ReplyError && reply.kind !== 'tensors')
+      throw new Error(l10n.t('This experience keeps only texts, and there is no tokenizer to re-tokenize them: {0}', err.message), { cause: err });
     throw err;
   }
   // Without a tokenizer, the missing text part says why (its detail is the lookup's reason).

@@ -83,9 +83,9 @@ export function rebuildFrame(store: MetricsStore, c: ChartState, opts: ViewOptio
   else {
     for (const { cols, xs, env } of series) {
       if (env) {
-      lo = Math.min(lo, env.lo);
-      hi = Math.max(hi, env.hi);
-    }
+        lo = Math.min(lo, env.lo);
+        hi = Math.max(hi, env.hi);
+      }
       if (!cols || !xs) continue;
       for (let i = 0; i < cols.length; i++) {
         const x = xs(i);

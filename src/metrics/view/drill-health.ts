@@ -32,9 +32,21 @@ export function drillHealth(rows: readonly ExperienceViewRow[], l10n: L10n): Dri
   const groups = groupHealth(rows.map(memberOfRow));
   const h = stepHealth(groups);
   return {
-    line: l10n.t('{0} of {1} groups give no gradient · {2} of {3} responses truncated · {4} empty · {5} with nothing trained', h.noGradientGroups, h.groups, h.truncated, h.experiences, h.empty, h.nothingTrained),
+    line: l10n.t(
+      '{0} of {1} groups give no gradient · {2} of {3} responses truncated · {4} empty · {5} with nothing trained',
+      h.noGradientGroups,
+      h.groups,
+      h.truncated,
+      h.experiences,
+      h.empty,
+      h.nothingTrained,
+    ),
     groups: groups
       .filter((g) => g.flags.length)
-      .map((g) => ({ task: g.members[0].taskId === '' ? null : g.taskId, modelVersion: g.modelVersion, flags: g.flags.map((f) => describeGroupFlag(f, l10n)) })),
+      .map((g) => ({
+        task: g.members[0].taskId === '' ? null : g.taskId,
+        modelVersion: g.modelVersion,
+        flags: g.flags.map((f) => describeGroupFlag(f, l10n)),
+      })),
   };
 }

@@ -29,7 +29,13 @@ function windowCovers(w: DetailWindow | undefined, mode: XAxisMode, zoom: [numbe
 }
 
 /** The items of series `key` (undefined: it has no envelope). */
-export function envelopeItems(book: EnvelopeBook, key: string, mode: XAxisMode, runStart: number, zoom: [number, number] | undefined): EnvelopeItems | undefined {
+export function envelopeItems(
+  book: EnvelopeBook,
+  key: string,
+  mode: XAxisMode,
+  runStart: number,
+  zoom: [number, number] | undefined,
+): EnvelopeItems | undefined {
   const sources = book.of(key);
   if (!sources.length) return undefined;
   const t0 = mode === 'relative' && Number.isFinite(runStart) ? runStart : 0;
@@ -77,7 +83,11 @@ export function envelopeItems(book: EnvelopeBook, key: string, mode: XAxisMode, 
         }
         const e = it.env;
         const i = it.i;
-        b.addAggregate(it.x, { finite: e.finite[i], min: e.min[i], max: e.max[i], sum: e.sum[i], nonFinite: e.count[i] - e.finite[i], wallTime: e.lastWall[i] }, false);
+        b.addAggregate(
+          it.x,
+          { finite: e.finite[i], min: e.min[i], max: e.max[i], sum: e.sum[i], nonFinite: e.count[i] - e.finite[i], wallTime: e.lastWall[i] },
+          false,
+        );
       }
     },
   };
@@ -96,7 +106,15 @@ export interface DetailNeed {
   maxPoints: number;
 }
 
-export function detailNeeds(book: EnvelopeBook, key: string, tag: string, mode: XAxisMode, zoom: [number, number] | undefined, dx: number, maxPoints: number): DetailNeed[] {
+export function detailNeeds(
+  book: EnvelopeBook,
+  key: string,
+  tag: string,
+  mode: XAxisMode,
+  zoom: [number, number] | undefined,
+  dx: number,
+  maxPoints: number,
+): DetailNeed[] {
   if (mode !== 'step' || !zoom) return [];
   const out: DetailNeed[] = [];
   for (const se of book.of(key)) {

@@ -12,7 +12,13 @@ function text(content: unknown): string {
   if (content === null || content === undefined) return '';
   if (Array.isArray(content)) {
     return content
-      .map((p) => (typeof p === 'string' ? p : p && typeof p === 'object' && typeof (p as { text?: unknown }).text === 'string' ? (p as { text: string }).text : JSON.stringify(p)))
+      .map((p) =>
+        typeof p === 'string'
+          ? p
+          : p && typeof p === 'object' && typeof (p as { text?: unknown }).text === 'string'
+            ? (p as { text: string }).text
+            : JSON.stringify(p),
+      )
       .join('\n');
   }
   return JSON.stringify(content, null, 1);
@@ -29,14 +35,19 @@ function toolCallText(name: string, args: unknown): string {
     }
   }
   if (!v || typeof v !== 'object' || Array.isArray(v)) return `${name}(${typeof args === 'string' ? args : JSON.stringify(args)})`;
-  return `${name}(${Object.entries(v).map(([k, x]) => `${k}=${JSON.stringify(x)}`).join(', ')})`;
+  return `${name}(${Object.entries(v)
+    .map(([k, x]) => `${k}=${JSON.stringify(x)}`)
+    .join(', ')})`;
 }
 
 /** The calls of an assistant message as text, one per line; undefined when it has none. */
 function callsText(calls: unknown): string | undefined {
   if (!Array.isArray(calls) || !calls.length) return undefined;
   return calls
-    .map((c: { function?: { name?: unknown; arguments?: unknown } } | null) => `→ ${toolCallText(typeof c?.function?.name === 'string' ? c.function.name : '?', c?.function?.arguments ?? {})}`)
+    .map(
+      (c: { function?: { name?: unknown; arguments?: unknown } } | null) =>
+        `→ ${toolCallText(typeof c?.function?.name === 'string' ? c.function.name : '?', c?.function?.arguments ?? {})}`,
+    )
     .join('\n');
 }
 
@@ -50,7 +61,11 @@ export function toExperienceViewDetail(ref: ExperienceRef, d: ExperienceDetail):
       const shownCalls = callsText(calls);
       if (calls !== undefined && calls !== null && shownCalls === undefined) extra.tool_calls = calls;
       const body = [text(content), shownCalls].filter((x) => x).join('\n');
-      messages.push({ role: typeof role === 'string' ? role : '?', content: body, extra: Object.keys(extra).length ? JSON.stringify(extra, null, 1) : undefined });
+      messages.push({
+        role: typeof role === 'string' ? role : '?',
+        content: body,
+        extra: Object.keys(extra).length ? JSON.stringify(extra, null, 1) : undefined,
+      });
     }
   } else {
     if (typeof d.prompt_text === 'string') messages.push({ role: 'user', content: d.prompt_text });

@@ -56,7 +56,10 @@ export class HealthSeries {
       walls.push(wall);
     }
     if (!steps.length) return [];
-    return STEP_SERIES.map((tag, k) => ({ tag, points: { step: Float64Array.from(steps), wallTime: Float64Array.from(walls), value: Float64Array.from(values[k]) } }));
+    return STEP_SERIES.map((tag, k) => ({
+      tag,
+      points: { step: Float64Array.from(steps), wallTime: Float64Array.from(walls), value: Float64Array.from(values[k]) },
+    }));
   }
 }
 

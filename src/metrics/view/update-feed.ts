@@ -73,11 +73,14 @@ export class UpdateFeed {
     this.wanted = true;
     if (this.timer) return;
     const due = this.inFlight ? this.inFlight.at + DRAWN_TIMEOUT_MS : this.lastFlush + MIN_UPDATE_INTERVAL_MS;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.inFlight = undefined; // timed out: the ack was lost, or the page draws no more
-      this.flush();
-    }, Math.max(0, due - Date.now()));
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.inFlight = undefined; // timed out: the ack was lost, or the page draws no more
+        this.flush();
+      },
+      Math.max(0, due - Date.now()),
+    );
   }
 
   /** The page drew update `seq`: what changed since goes out now (within the floor interval). */

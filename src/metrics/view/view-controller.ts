@@ -17,7 +17,15 @@ import { ExperienceViewDetail, ExperienceRef } from '../protocol/experience-rows
 import { RunSummary } from '../protocol/frames';
 import { UiStrings } from '../protocol/ui-strings';
 import { DEFAULT_VIEW_OPTIONS, ViewOptions, optionsAffect, sanitizeOptions } from '../protocol/view-options';
-import { EndpointStatus, HostMessage, METRICS_PROTOCOL_VERSION, ProbeMessage, RenderedMessage, WebviewMessage, parseWebviewMessage } from '../protocol/view-protocol';
+import {
+  EndpointStatus,
+  HostMessage,
+  METRICS_PROTOCOL_VERSION,
+  ProbeMessage,
+  RenderedMessage,
+  WebviewMessage,
+  parseWebviewMessage,
+} from '../protocol/view-protocol';
 import type { MetricsStore } from '../store/store';
 import { Point, PointColumns, columnsOf, seriesKey } from '../store/series';
 import { ChartEngine } from './chart-engine';
@@ -78,7 +86,11 @@ export class ViewController extends EventEmitter<ViewEvents> {
   ) {
     super();
     this.options = { ...DEFAULT_VIEW_OPTIONS, ...sanitizeOptions(options) };
-    this.engine = new ChartEngine(store, () => this.options, (need) => this.envelopes.need(need));
+    this.engine = new ChartEngine(
+      store,
+      () => this.options,
+      (need) => this.envelopes.need(need),
+    );
     this.feed = new UpdateFeed(store, this.engine, (m) => port.post(m), this.marks);
     this.envelopes = new EnvelopeView(store, port.readDetail, log, (key, layout) => this.seriesChanged(key, layout));
     this.liveDrill = new LiveDrill(
@@ -168,7 +180,13 @@ export class ViewController extends EventEmitter<ViewEvents> {
         if (msg.protocol !== METRICS_PROTOCOL_VERSION) this.log.warn(`metrics view: webview speaks protocol ${msg.protocol}`);
         this.feed.start();
         this.engine.invalidateAll(false);
-        this.feed.post({ type: 'init', protocol: METRICS_PROTOCOL_VERSION, strings: this.strings, tokenStrings: tokenViewStrings(this.l10n), options: this.viewOptions });
+        this.feed.post({
+          type: 'init',
+          protocol: METRICS_PROTOCOL_VERSION,
+          strings: this.strings,
+          tokenStrings: tokenViewStrings(this.l10n),
+          options: this.viewOptions,
+        });
         this.feed.flush();
         return;
       case 'drawn':

@@ -177,7 +177,7 @@ export class ChartBoard {
     for (const e of entries) if (!e.isIntersecting) this.cards.get((e.target as HTMLElement).dataset.chart!)?.release();
   }
 
-    /** Tells the extension plot widths and which charts are on screen (debounced; at once after a layout added cards). */
+  /** Tells the extension plot widths and which charts are on screen (debounced; at once after a layout added cards). */
   reportViewport(): void {
     if (this.added.length) {
       this.measure();

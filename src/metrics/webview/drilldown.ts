@@ -106,7 +106,8 @@ export class DrillPane {
       this.body.replaceChildren(p);
       return;
     }
-    if (!this.body.contains(this.list.el)) this.body.replaceChildren(this.charts, this.filterInput, this.healthEl, this.info, this.list.el, this.groupBox, this.detailBox, this.tokensBox);
+    if (!this.body.contains(this.list.el))
+      this.body.replaceChildren(this.charts, this.filterInput, this.healthEl, this.info, this.list.el, this.groupBox, this.detailBox, this.tokensBox);
     this.healthEl.textContent = m.health?.line ?? '';
     this.healthEl.hidden = !m.health;
     this.update(!refresh);
@@ -125,11 +126,20 @@ export class DrillPane {
     const view = t.filter(this.filter);
     const charts: HTMLElement[] = [];
     const rh = t.rewardHistogram();
-    if (rh) charts.push(...rewardHistogram(rh, this.filter.rewardBin, s, (bin) => this.setFilter({ ...this.filter, rewardBin: this.filter.rewardBin === bin ? undefined : bin })));
+    if (rh)
+      charts.push(
+        ...rewardHistogram(rh, this.filter.rewardBin, s, (bin) =>
+          this.setFilter({ ...this.filter, rewardBin: this.filter.rewardBin === bin ? undefined : bin }),
+        ),
+      );
     const ph = t.partsHistogram();
     if (ph) {
       const sel = this.filter.part;
-      charts.push(...partsHistogram(ph, sel, s, (name, bin) => this.setFilter({ ...this.filter, part: sel?.name === name && sel.bin === bin ? undefined : { name, bin } })));
+      charts.push(
+        ...partsHistogram(ph, sel, s, (name, bin) =>
+          this.setFilter({ ...this.filter, part: sel?.name === name && sel.bin === bin ? undefined : { name, bin } }),
+        ),
+      );
     }
     this.charts.replaceChildren(...charts);
     this.info.textContent = s.shownOf.replace('{0}', String(view.length)).replace('{1}', String(t.size));
@@ -177,7 +187,10 @@ export class DrillPane {
       tokens.className = 'open-tokens';
       tokens.textContent = s.tokens;
       tokens.addEventListener('click', () => {
-        this.tokensBox.replaceChildren(this.tokensHeading(ref), Object.assign(document.createElement('p'), { className: 'loading', textContent: s.rolloutsLoading }));
+        this.tokensBox.replaceChildren(
+          this.tokensHeading(ref),
+          Object.assign(document.createElement('p'), { className: 'loading', textContent: s.rolloutsLoading }),
+        );
         this.openTokens(ref);
       });
       h.append(' ', tokens);

@@ -35,11 +35,11 @@ export class ExperienceList {
     this.el.append(this.table);
     this.el.addEventListener('scroll', () => {
       if (!this.frame) {
-      this.frame = requestAnimationFrame(() => {
-        this.frame = 0;
-        this.render();
-      });
-    }
+        this.frame = requestAnimationFrame(() => {
+          this.frame = 0;
+          this.render();
+        });
+      }
     });
   }
 
@@ -61,7 +61,10 @@ export class ExperienceList {
 
   private header(t: ExperienceTable): void {
     const c = t.cols;
-    const num = (col: readonly (number | null)[]): Cell => (i) => fmtNum(col[i]);
+    const num =
+      (col: readonly (number | null)[]): Cell =>
+      (i) =>
+        fmtNum(col[i]);
     const cols: [string, Cell][] = [
       [this.s.task, (i) => (c.task[i] < 0 ? '–' : (c.tasks[c.task[i]] ?? '–'))],
       ['#', (i) => String(c.runId[i] ?? '–')],

@@ -7,7 +7,14 @@ import type { UiStrings } from '../protocol/ui-strings';
 import type { ExperienceGroup, ExperienceTable } from '../experiences/table';
 import { fmtNum } from './format';
 
-export function groupView(t: ExperienceTable, g: ExperienceGroup, opened: number, s: UiStrings, onOpen: (i: number) => void, flags: readonly string[] = []): HTMLElement {
+export function groupView(
+  t: ExperienceTable,
+  g: ExperienceGroup,
+  opened: number,
+  s: UiStrings,
+  onOpen: (i: number) => void,
+  flags: readonly string[] = [],
+): HTMLElement {
   const c = t.cols;
   const el = document.createElement('div');
   el.className = 'group';

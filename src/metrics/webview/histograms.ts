@@ -6,7 +6,14 @@ import type { Histogram, StackedHistogram } from '../experiences/table';
 import { fmtNum } from './format';
 
 /** Colours of the parts, in order (theme variables). */
-const PART_COLOURS = ['--vscode-charts-blue', '--vscode-charts-orange', '--vscode-charts-green', '--vscode-charts-purple', '--vscode-charts-red', '--vscode-charts-yellow'];
+const PART_COLOURS = [
+  '--vscode-charts-blue',
+  '--vscode-charts-orange',
+  '--vscode-charts-green',
+  '--vscode-charts-purple',
+  '--vscode-charts-red',
+  '--vscode-charts-yellow',
+];
 
 function partColour(k: number): string {
   return `var(${PART_COLOURS[k % PART_COLOURS.length]})`;
@@ -43,13 +50,22 @@ export function rewardHistogram(h: Histogram, selected: number | undefined, s: U
   return [el, axis(h.lo, h.hi, s.rewardHistogram)];
 }
 
-export function partsHistogram(h: StackedHistogram, selected: { name: string; bin: number } | undefined, s: UiStrings, onPart: (name: string, bin: number) => void): HTMLElement[] {
+export function partsHistogram(
+  h: StackedHistogram,
+  selected: { name: string; bin: number } | undefined,
+  s: UiStrings,
+  onPart: (name: string, bin: number) => void,
+): HTMLElement[] {
   const el = document.createElement('div');
   el.className = 'parts-histogram';
   el.setAttribute('aria-label', s.partsHistogram);
   const bins = h.series[0]?.counts.length ?? 0;
   let max = 0;
-  for (let i = 0; i < bins; i++) max = Math.max(max, h.series.reduce((a, p) => a + p.counts[i], 0));
+  for (let i = 0; i < bins; i++)
+    max = Math.max(
+      max,
+      h.series.reduce((a, p) => a + p.counts[i], 0),
+    );
   for (let i = 0; i < bins; i++) {
     const bar = document.createElement('div');
     bar.className = 'pbin';

@@ -77,7 +77,10 @@ class MetricsView {
           this.renderStatus();
         }
         // Its charts are drawn first, next frame; then `drawn` lets the extension post the next update.
-        this.renderLoop.update(m.seq, m.frames.map((f) => this.parts?.board.card(f.chart)));
+        this.renderLoop.update(
+          m.seq,
+          m.frames.map((f) => this.parts?.board.card(f.chart)),
+        );
         return;
       case 'rollouts':
         if (m.request === this.drillRequest) this.parts.drillPane.show(m);
@@ -136,7 +139,10 @@ class MetricsView {
       },
       (e) => this.boardEvent(e, toolbar),
     );
-    const statusLine = new StatusLine(() => this.strings, (command) => post({ type: 'command', command }));
+    const statusLine = new StatusLine(
+      () => this.strings,
+      (command) => post({ type: 'command', command }),
+    );
     const drillPane = new DrillPane(
       strings,
       (row) => post({ type: 'openRollout', request: this.nextRequest++, ref: row }),

@@ -13,7 +13,10 @@ export function findServerUrlFiles(jobDir: string): string[] {
   } catch {
     return [];
   }
-  return names.filter((n) => n.endsWith('_server_url.txt')).sort().map((n) => path.join(jobDir, n));
+  return names
+    .filter((n) => n.endsWith('_server_url.txt'))
+    .sort()
+    .map((n) => path.join(jobDir, n));
 }
 
 /** The URL in such a file, normalized; undefined when empty or not a URL. */

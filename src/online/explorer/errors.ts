@@ -61,7 +61,14 @@ export function fromStatus(url: string, status: number, body: unknown, what: str
 /** A thrown network error (fetch / openai SDK) as an ExplorerError. */
 export function fromThrown(url: string, e: unknown, what: string): ExplorerError {
   if (e instanceof ExplorerError) return e;
-  const err = e as { name?: string; message?: string; cause?: { code?: string; message?: string }; status?: number; error?: unknown; constructor?: { name?: string } };
+  const err = e as {
+    name?: string;
+    message?: string;
+    cause?: { code?: string; message?: string };
+    status?: number;
+    error?: unknown;
+    constructor?: { name?: string };
+  };
   const ctor = err?.constructor?.name ?? '';
   if (typeof err?.status === 'number') return fromStatus(url, err.status, err.error ?? { error: err.message }, what);
   if (err?.name === 'TimeoutError' || err?.name === 'AbortError' || ctor === 'APIConnectionTimeoutError' || /timed? ?out/i.test(err?.message ?? '')) {

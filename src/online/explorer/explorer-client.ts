@@ -171,7 +171,8 @@ export class ExplorerClient {
         ...(tokens ? { tokens } : {}),
       };
     } catch (e) {
-      if (deadline.signal.aborted && !signal?.aborted) throw new ExplorerError('timeout', this.url, `POST /v1/chat/completions: no answer within ${Math.round(this.timeoutMs / 1000)} s`);
+      if (deadline.signal.aborted && !signal?.aborted)
+        throw new ExplorerError('timeout', this.url, `POST /v1/chat/completions: no answer within ${Math.round(this.timeoutMs / 1000)} s`);
       throw fromThrown(this.url, e, 'POST /v1/chat/completions');
     } finally {
       clearTimeout(timer);

@@ -27,7 +27,6 @@ export interface FeedbackEntry {
 
 export type Sender = (e: FeedbackEntry) => Promise<void>;
 
-
 export class FeedbackOutbox {
   private entries: FeedbackEntry[] = [];
   private seq = 0;
@@ -138,4 +137,3 @@ function load(file: string): FeedbackEntry[] {
     return [];
   }
 }
-

@@ -203,7 +203,13 @@ export class PlaygroundController extends EventEmitter<PlaygroundEvents> {
         throw e;
       }
       delete t.error;
-      const a: Alternative = { msgId: r.msgId, content: r.content, latencyMs: Math.round(r.latencyMs), promptTokens: r.promptTokens, completionTokens: r.completionTokens };
+      const a: Alternative = {
+        msgId: r.msgId,
+        content: r.content,
+        latencyMs: Math.round(r.latencyMs),
+        promptTokens: r.promptTokens,
+        completionTokens: r.completionTokens,
+      };
       if (r.toolCalls) a.toolCalls = r.toolCalls;
       this.replies.set(r.msgId, { prompt: req.messages as ChatMessage[], tools: req.tools, finishReason: r.finishReason, ids: r.tokens });
       t.alternatives.push(a);
@@ -235,7 +241,12 @@ export class PlaygroundController extends EventEmitter<PlaygroundEvents> {
   async reward(turnIndex: number, alt: number | undefined, reward: number, source: 'thumb' | 'score'): Promise<void> {
     const t = this.assistantTurn(turnIndex);
     const alts = alt === undefined ? t.alternatives : [t.alternatives[alt]].filter(Boolean);
-    await this.give(alts.map((a) => a.msgId), reward, t.taskId, source);
+    await this.give(
+      alts.map((a) => a.msgId),
+      reward,
+      t.taskId,
+      source,
+    );
   }
 
   /** An A/B choice: the chosen alternative gets 1, the others 0, all under the prompt's task_id. */
@@ -243,7 +254,10 @@ export class PlaygroundController extends EventEmitter<PlaygroundEvents> {
     const t = this.assistantTurn(turnIndex);
     if (!t.alternatives[alt] || t.alternatives.length < 2) return;
     const others = t.alternatives.filter((_, i) => i !== alt).map((a) => a.msgId);
-    const already = this.outbox.covering(this.conversation.explorerUrl, t.alternatives.map((a) => a.msgId));
+    const already = this.outbox.covering(
+      this.conversation.explorerUrl,
+      t.alternatives.map((a) => a.msgId),
+    );
     if (already) throw new AlreadyRewardedError(already);
     t.chosen = alt;
     this.save();
@@ -341,7 +355,9 @@ export class PlaygroundController extends EventEmitter<PlaygroundEvents> {
 
   private alreadyRewarded(state: string): string {
     const { l10n } = this.texts;
-    return state === 'sent' ? l10n.t('These answers were already rewarded (already sent).') : l10n.t('These answers already have a reward waiting to be sent: use Retry unsent.');
+    return state === 'sent'
+      ? l10n.t('These answers were already rewarded (already sent).')
+      : l10n.t('These answers already have a reward waiting to be sent: use Retry unsent.');
   }
 
   private assistantTurn(i: number): AssistantTurn {
@@ -358,7 +374,15 @@ export class PlaygroundController extends EventEmitter<PlaygroundEvents> {
 
   private fresh(): Conversation {
     const now = this.now();
-    return { id: newConversationId(now), title: '', createdAt: now, updatedAt: now, explorerUrl: this.connection?.client.url ?? '', model: this.model ?? '', turns: [] };
+    return {
+      id: newConversationId(now),
+      title: '',
+      createdAt: now,
+      updatedAt: now,
+      explorerUrl: this.connection?.client.url ?? '',
+      model: this.model ?? '',
+      turns: [],
+    };
   }
 
   private newTaskId(): string {
@@ -391,4 +415,3 @@ function sanitize(p: SamplingParams): SamplingParams {
   if (typeof p.temperature === 'number' && p.temperature >= 0) out.temperature = p.temperature;
   return out;
 }
-

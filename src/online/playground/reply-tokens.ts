@@ -26,14 +26,34 @@ export function replyTokens(r: ReplyRecord, tk: TokenizerOrReason, l10n: TokenL1
   const notes = ['tokenizer' in tk ? l10n.t('Token texts from the tokenizer of {0}', tk.tokenizer.name) : l10n.t('No tokenizer: {0}', tk.reason)];
   let e: TokenExperience;
   if (r.ids) {
-    e = fromEndpoint({ promptIds: r.ids.promptIds, completionIds: r.ids.completionIds, logprobs: r.ids.logprobs ?? null, finishReason: r.finishReason, responseText: r.content }, tk);
+    e = fromEndpoint(
+      {
+        promptIds: r.ids.promptIds,
+        completionIds: r.ids.completionIds,
+        logprobs: r.ids.logprobs ?? null,
+        finishReason: r.finishReason,
+        responseText: r.content,
+      },
+      tk,
+    );
     notes.push(l10n.t('Token ids and logprobs as the explorer returned them.'));
     if (!r.ids.promptIds.length) notes.push(l10n.t('The endpoint returned no prompt token ids: the completion only.'));
   } else if ('tokenizer' in tk) {
     const reply: ChatMessage = { role: 'assistant', content: r.content };
-    if (r.toolCalls?.length) reply.tool_calls = r.toolCalls.map((c, i) => ({ id: `call_${i}`, type: 'function', function: { name: c.name, arguments: c.arguments } }));
-    e = retokenize({ messages: [...r.prompt, reply], tools: r.tools ?? null, response_text: r.content, truncate_status: r.finishReason === 'length' ? 'response_truncated' : null }, tk.tokenizer);
-    notes.push(l10n.t('The explorer returned no token ids for this reply: re-tokenized from the messages with the tokenizer of {0} (no logprobs).', tk.tokenizer.name));
+    if (r.toolCalls?.length)
+      reply.tool_calls = r.toolCalls.map((c, i) => ({ id: `call_${i}`, type: 'function', function: { name: c.name, arguments: c.arguments } }));
+    e = retokenize(
+      {
+        messages: [...r.prompt, reply],
+        tools: r.tools ?? null,
+        response_text: r.content,
+        truncate_status: r.finishReason === 'length' ? 'response_truncated' : null,
+      },
+      tk.tokenizer,
+    );
+    notes.push(
+      l10n.t('The explorer returned no token ids for this reply: re-tokenized from the messages with the tokenizer of {0} (no logprobs).', tk.tokenizer.name),
+    );
   } else {
     throw new NoReplyTokens(l10n.t('The explorer returned no token ids for this reply, and there is no tokenizer to re-tokenize it: {0}', tk.reason));
   }

@@ -29,7 +29,11 @@ function button(label: string, cls: string, onClick: () => void, title?: string)
 
 function params(): SamplingParams {
   const v = (id: string) => (document.getElementById(id) as HTMLInputElement | null)?.value ?? '';
-  const p: SamplingParams = { n: Number(v('n')) || 1, maxTokens: Number(v('max-tokens')) || 256, stream: (document.getElementById('stream') as HTMLInputElement | null)?.checked ?? true };
+  const p: SamplingParams = {
+    n: Number(v('n')) || 1,
+    maxTokens: Number(v('max-tokens')) || 256,
+    stream: (document.getElementById('stream') as HTMLInputElement | null)?.checked ?? true,
+  };
   if (v('top-p')) p.topP = Number(v('top-p'));
   if (v('temperature')) p.temperature = Number(v('temperature'));
   return p;
@@ -38,7 +42,10 @@ function params(): SamplingParams {
 function header(s: PlaygroundState, t: Record<string, string>): HTMLElement {
   const h = el('header', { class: 'bar' });
   if (!s.explorerUrl) {
-    h.append(el('span', { class: 'muted' }, t.notConnected), button(t.connect, 'primary', () => post({ type: 'connect' })));
+    h.append(
+      el('span', { class: 'muted' }, t.notConnected),
+      button(t.connect, 'primary', () => post({ type: 'connect' })),
+    );
     return h;
   }
   const sel = el('select', { id: 'model', title: t.model });
@@ -88,7 +95,10 @@ function assistantTurn(s: PlaygroundState, t: Record<string, string>, turn: Turn
         button('👎', 'down', () => post({ type: 'reward', turn: ti, alt: ai, reward: 0, source: 'thumb' }), t.thumbDown),
       );
       const num = el('input', { type: 'number', step: '0.1', class: 'score', 'aria-label': t.score, value: '' });
-      acts.append(num, button(t.sendScore, 'ghost', () => num.value !== '' && post({ type: 'reward', turn: ti, alt: ai, reward: Number(num.value), source: 'score' })));
+      acts.append(
+        num,
+        button(t.sendScore, 'ghost', () => num.value !== '' && post({ type: 'reward', turn: ti, alt: ai, reward: Number(num.value), source: 'score' })),
+      );
       if (turn.alternatives.length > 1 && turn.chosen === undefined) acts.append(button(t.choose, 'choose', () => post({ type: 'choose', turn: ti, alt: ai })));
     }
     if (turn.chosen === ai) acts.append(el('span', { class: 'badge' }, t.chosen));
@@ -102,7 +112,11 @@ function assistantTurn(s: PlaygroundState, t: Record<string, string>, turn: Turn
   }
   box.append(el('div', { class: 'who' }, `${t.assistant} · ${t.task} ${turn.taskId}`), alts);
   if (turn.error) box.append(el('div', { class: 'error' }, turn.error));
-  const foot = el('div', { class: 'turn-actions' }, button(t.regenerate, 'ghost regenerate', () => post({ type: 'regenerate', turn: ti })));
+  const foot = el(
+    'div',
+    { class: 'turn-actions' },
+    button(t.regenerate, 'ghost regenerate', () => post({ type: 'regenerate', turn: ti })),
+  );
   if (s.canReward && turn.alternatives.length > 1 && !turn.alternatives.some((a) => feedbackFor(s, a.msgId))) {
     foot.append(button(`${t.rewardGroup} 👍`, 'ghost', () => post({ type: 'reward', turn: ti, reward: 1, source: 'thumb' })));
   }
@@ -126,7 +140,12 @@ function composer(s: PlaygroundState, t: Record<string, string>): HTMLElement {
     num('n', t.alternatives, String(p.n), { min: '1', max: '8' }),
     num('max-tokens', t.maxTokens, String(p.maxTokens), { min: '1' }),
     num('top-p', t.topP, p.topP !== undefined ? String(p.topP) : '', { step: '0.05', min: '0', max: '1' }),
-    el('label', { title: t.temperatureNote }, `${t.temperature}* `, el('input', { id: 'temperature', type: 'number', step: '0.1', value: p.temperature !== undefined ? String(p.temperature) : '' })),
+    el(
+      'label',
+      { title: t.temperatureNote },
+      `${t.temperature}* `,
+      el('input', { id: 'temperature', type: 'number', step: '0.1', value: p.temperature !== undefined ? String(p.temperature) : '' }),
+    ),
     el('label', {}, stream, ` ${t.stream}`),
     button(s.toolCount ? t.toolsCount.replace('{0}', String(s.toolCount)) : t.tools, 'ghost', () => post({ type: 'pickTools' })),
   );
@@ -159,8 +178,21 @@ function render(): void {
   if (s.error) root.append(el('div', { class: 'error banner', role: 'alert' }, s.error));
   if (s.notice) root.append(el('div', { class: 'notice banner', role: 'status' }, s.notice));
   const unsent = s.feedback.filter((f) => f.state === 'failed');
-  if (unsent.length) root.append(el('div', { class: 'warn banner' }, `${unsent.length} ${t.unsent} `, button(t.retry, 'ghost retry-all', () => post({ type: 'retry' }))));
-  const side = el('aside', { class: 'side' }, el('h3', {}, t.conversations), button(t.newConversation, 'ghost', () => post({ type: 'newConversation' })));
+  if (unsent.length)
+    root.append(
+      el(
+        'div',
+        { class: 'warn banner' },
+        `${unsent.length} ${t.unsent} `,
+        button(t.retry, 'ghost retry-all', () => post({ type: 'retry' })),
+      ),
+    );
+  const side = el(
+    'aside',
+    { class: 'side' },
+    el('h3', {}, t.conversations),
+    button(t.newConversation, 'ghost', () => post({ type: 'newConversation' })),
+  );
   for (const c of s.conversations) {
     const a = el('a', { href: '#', class: c.id === s.conversation.id ? 'current' : '' }, c.title || c.id);
     a.addEventListener('click', (ev) => {

@@ -66,7 +66,11 @@ function bodyDetail(text: string): string {
   } catch {
     /* not JSON */
   }
-  return t.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 2000);
+  return t
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 2000);
 }
 
 export class RayClient {
@@ -86,10 +90,18 @@ export class RayClient {
     const mod = target.protocol === 'https:' ? https : http;
     const payload = body === undefined ? undefined : typeof body === 'string' ? Buffer.from(body) : body;
     return new Promise((resolve, reject) => {
-      const unreachable = (why: string) => reject(new RayError('unreachable', this.url, `cannot reach the Ray dashboard at ${this.url} (${why})`, undefined, why));
+      const unreachable = (why: string) =>
+        reject(new RayError('unreachable', this.url, `cannot reach the Ray dashboard at ${this.url} (${why})`, undefined, why));
       const req = mod.request(
         target,
-        { method, headers: { ...(contentType ? { 'content-type': contentType } : {}), ...(payload ? { 'content-length': String(payload.length) } : {}), 'user-agent': 'agentrl' } },
+        {
+          method,
+          headers: {
+            ...(contentType ? { 'content-type': contentType } : {}),
+            ...(payload ? { 'content-length': String(payload.length) } : {}),
+            'user-agent': 'agentrl',
+          },
+        },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
@@ -102,7 +114,7 @@ export class RayClient {
         },
       );
       req.setTimeout(this.timeoutMs, () => req.destroy(Object.assign(new Error(`timed out after ${this.timeoutMs} ms`), { code: 'ETIMEDOUT' })));
-      req.on('error', (e: NodeJS.ErrnoException) => unreachable(e.code === 'ETIMEDOUT' ? `timed out after ${this.timeoutMs} ms` : e.code ?? e.message));
+      req.on('error', (e: NodeJS.ErrnoException) => unreachable(e.code === 'ETIMEDOUT' ? `timed out after ${this.timeoutMs} ms` : (e.code ?? e.message)));
       req.end(payload);
     });
   }
@@ -124,7 +136,13 @@ export class RayClient {
       return JSON.parse(text) as T;
     } catch {
       const kind = path === '/api/version' ? 'not-ray' : 'protocol';
-      throw new RayError(kind, this.url, `${this.url} does not look like a Ray dashboard (${method} ${path} did not return JSON)`, res.status, text.slice(0, 200));
+      throw new RayError(
+        kind,
+        this.url,
+        `${this.url} does not look like a Ray dashboard (${method} ${path} did not return JSON)`,
+        res.status,
+        text.slice(0, 200),
+      );
     }
   }
 
@@ -139,7 +157,8 @@ export class RayClient {
 
   async version(): Promise<RayVersion> {
     const v = await this.json<RayVersion>('GET', '/api/version');
-    if (!v || typeof v.ray_version !== 'string') throw new RayError('not-ray', this.url, `${this.url} does not look like a Ray dashboard (no ray_version in /api/version)`);
+    if (!v || typeof v.ray_version !== 'string')
+      throw new RayError('not-ray', this.url, `${this.url} does not look like a Ray dashboard (no ray_version in /api/version)`);
     return v;
   }
 
@@ -195,7 +214,13 @@ export class RayClient {
     const text = res.text();
     if (!res.ok) {
       const detail = bodyDetail(text);
-      throw new RayError(res.status === 413 ? 'refused' : 'http', this.url, `Ray refused the package upload (HTTP ${res.status})${detail ? `: ${detail}` : ''}`, res.status, detail);
+      throw new RayError(
+        res.status === 413 ? 'refused' : 'http',
+        this.url,
+        `Ray refused the package upload (HTTP ${res.status})${detail ? `: ${detail}` : ''}`,
+        res.status,
+        detail,
+      );
     }
   }
 
@@ -239,7 +264,14 @@ export class RayClient {
   /** The last `lines` lines of an actor's stdout or stderr (State API log files). */
   async actorLog(actorId: string, suffix: 'out' | 'err', lines = 50): Promise<string> {
     const res = await this.request('GET', `/api/v0/logs/file?actor_id=${encodeURIComponent(actorId)}&suffix=${suffix}&lines=${lines}&filter_ansi_code=true`);
-    if (!res.ok) throw new RayError('http', this.url, `Ray dashboard error: GET /api/v0/logs/file (actor ${actorId}) → HTTP ${res.status}`, res.status, bodyDetail(res.text()));
+    if (!res.ok)
+      throw new RayError(
+        'http',
+        this.url,
+        `Ray dashboard error: GET /api/v0/logs/file (actor ${actorId}) → HTTP ${res.status}`,
+        res.status,
+        bodyDetail(res.text()),
+      );
     return res.text();
   }
 
@@ -254,7 +286,7 @@ export function parseClusterStatus(text: string): Record<string, [number, number
   const out: Record<string, [number, number]> = {};
   const unit = (n: string, u?: string): number => {
     const k: Record<string, number> = { B: 1, KiB: 2 ** 10, MiB: 2 ** 20, GiB: 2 ** 30, TiB: 2 ** 40 };
-    return Number(n) * (u ? k[u] ?? 1 : 1);
+    return Number(n) * (u ? (k[u] ?? 1) : 1);
   };
   for (const m of text.matchAll(/^\s*([\d.]+)(B|KiB|MiB|GiB|TiB)?\/([\d.]+)(B|KiB|MiB|GiB|TiB)?\s+([A-Za-z_][\w:./-]*)/gm)) {
     out[m[5]] = [unit(m[1], m[2]), unit(m[3], m[4])];

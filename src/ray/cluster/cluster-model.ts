@@ -90,7 +90,14 @@ export function jobRow(j: RayJob, now: number, stalled: boolean): Row {
 }
 
 function actorRow(a: RayActor, job: string): Row {
-  return { type: 'actor', id: a.actor_id, label: a.name || a.class_name || a.actor_id.slice(0, 8), description: `${a.state}${a.class_name ? ` · ${a.class_name}` : ''}`, alive: a.state === 'ALIVE', job };
+  return {
+    type: 'actor',
+    id: a.actor_id,
+    label: a.name || a.class_name || a.actor_id.slice(0, 8),
+    description: `${a.state}${a.class_name ? ` · ${a.class_name}` : ''}`,
+    alive: a.state === 'ALIVE',
+    job,
+  };
 }
 
 /** Info rows under a job: the stall report or the failure (their text through `l10n`). */
@@ -99,10 +106,18 @@ export function jobDetails(s: ClusterSnapshot, id: string, l10n: L10n): Row[] {
   const dead = (n: { ip: string; id: string }) => l10n.t('node {0} {1} is DEAD', n.ip, n.id.slice(0, 8));
   const st = s.stalls[id];
   if (st) {
-    rows.push({ type: 'info', id: `${id}:stall`, label: l10n.t('no progress for {0} (threshold {1})', age(st.stalledForMs), age(st.thresholdMs)), description: '', severity: 'warning' });
-    for (const a of st.actorsNotAlive) rows.push({ type: 'info', id: `${id}:actor:${a.name}`, label: l10n.t('actor {0} is {1}', a.name, a.state), description: '', severity: 'warning' });
+    rows.push({
+      type: 'info',
+      id: `${id}:stall`,
+      label: l10n.t('no progress for {0} (threshold {1})', age(st.stalledForMs), age(st.thresholdMs)),
+      description: '',
+      severity: 'warning',
+    });
+    for (const a of st.actorsNotAlive)
+      rows.push({ type: 'info', id: `${id}:actor:${a.name}`, label: l10n.t('actor {0} is {1}', a.name, a.state), description: '', severity: 'warning' });
     for (const n of st.deadNodes) rows.push({ type: 'info', id: `${id}:dead:${n.id}`, label: dead(n), description: n.message ?? '', severity: 'error' });
-    if (st.explorerWaitsOnSynchronizer) rows.push({ type: 'info', id: `${id}:sync`, label: l10n.t('the explorer waits on the synchronizer'), description: '', severity: 'warning' });
+    if (st.explorerWaitsOnSynchronizer)
+      rows.push({ type: 'info', id: `${id}:sync`, label: l10n.t('the explorer waits on the synchronizer'), description: '', severity: 'warning' });
   }
   const f = s.failures[id];
   if (f) {

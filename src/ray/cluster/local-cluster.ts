@@ -16,8 +16,13 @@ export interface LocalClusterOptions {
 
 export function localHeadArgs(o: LocalClusterOptions): string[] {
   const args = [
-    'start', '--head', '--node-ip-address=127.0.0.1', '--dashboard-host=127.0.0.1',
-    `--dashboard-port=${o.dashboardPort ?? 8265}`, `--port=${o.gcsPort ?? 6379}`, '--disable-usage-stats',
+    'start',
+    '--head',
+    '--node-ip-address=127.0.0.1',
+    '--dashboard-host=127.0.0.1',
+    `--dashboard-port=${o.dashboardPort ?? 8265}`,
+    `--port=${o.gcsPort ?? 6379}`,
+    '--disable-usage-stats',
   ];
   if (o.numCpus !== undefined) args.push(`--num-cpus=${o.numCpus}`);
   if (o.resources) args.push(`--resources=${JSON.stringify(o.resources)}`);

@@ -40,7 +40,17 @@ export class ClusterMonitor {
     this.client = new RayClient(opts);
     this.now = opts.now ?? Date.now;
     this.reaper = new RelayReaper(opts.relayGraceMs);
-    this.snapshot = { url: this.client.url, name: opts.name ?? this.client.url, nodes: [], jobs: [], actors: {}, usage: {}, stalls: {}, failures: {}, fetchedAt: 0 };
+    this.snapshot = {
+      url: this.client.url,
+      name: opts.name ?? this.client.url,
+      nodes: [],
+      jobs: [],
+      actors: {},
+      usage: {},
+      stalls: {},
+      failures: {},
+      fetchedAt: 0,
+    };
   }
 
   /** Progress seen elsewhere (e.g. metric points from the run's relay). */

@@ -28,7 +28,7 @@ export class Poller {
 
   /** The delay before the next refresh in the current state. */
   nextDelay(): number {
-    const base = this.visible ? this.opts.visibleMs ?? 3000 : this.opts.hiddenMs ?? 60_000;
+    const base = this.visible ? (this.opts.visibleMs ?? 3000) : (this.opts.hiddenMs ?? 60_000);
     if (this.failures === 0) return base;
     return Math.min(this.opts.maxBackoffMs ?? 120_000, base * 2 ** Math.min(this.failures, 10));
   }

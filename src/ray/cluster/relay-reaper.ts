@@ -66,7 +66,8 @@ export class RelayReaper {
       if (this.requested.has(r.relay)) continue;
       const run = byId.get(r.run);
       if (!run) stops.push({ ...r, reason: 'run-gone' });
-      else if (isTerminal(run.status) && now - Math.max(this.terminalSince.get(r.run)!, this.liveSince.get(r.relay)!) >= this.graceMs) stops.push({ ...r, reason: 'run-ended' });
+      else if (isTerminal(run.status) && now - Math.max(this.terminalSince.get(r.run)!, this.liveSince.get(r.relay)!) >= this.graceMs)
+        stops.push({ ...r, reason: 'run-ended' });
     }
     for (const id of this.liveSince.keys()) if (!live.has(id)) this.liveSince.delete(id);
     for (const id of this.requested) if (!byId.get(id) || isTerminal(byId.get(id)!.status)) this.requested.delete(id);

@@ -26,7 +26,14 @@ export async function runActors(client: RayClient, job: RayJob): Promise<RayActo
 function driverActor(job: RayJob): RayActor | undefined {
   const pid = Number(job.driver_info?.pid);
   if (!Number.isInteger(pid) || pid <= 0 || !job.driver_node_id) return undefined;
-  return { actor_id: 'driver', name: 'driver', class_name: 'job driver', state: job.status === 'RUNNING' ? 'ALIVE' : job.status, pid, node_id: job.driver_node_id };
+  return {
+    actor_id: 'driver',
+    name: 'driver',
+    class_name: 'job driver',
+    state: job.status === 'RUNNING' ? 'ALIVE' : job.status,
+    pid,
+    node_id: job.driver_node_id,
+  };
 }
 
 async function pool<T, R>(items: T[], n: number, f: (t: T) => Promise<R>): Promise<R[]> {

@@ -7,7 +7,8 @@ import { isAlias, isCollection, isPair, isScalar, parseDocument, visit, type Nod
 export const MASK = '***';
 
 /** Keys whose values are secrets: `api_key`, `OPENAI_API_KEY`, `hf_token`, `password`, `secret_key`, … */
-const SECRET_KEY = /(api[_-]?key|apikey|token|secret|passw(or)?d|passwd|pwd|credential|private[_-]?key|access[_-]?key|authorization|auth[_-]?key|bearer|cookie|dsn|(^|[_.-])auth($|[_.-]))/i;
+const SECRET_KEY =
+  /(api[_-]?key|apikey|token|secret|passw(or)?d|passwd|pwd|credential|private[_-]?key|access[_-]?key|authorization|auth[_-]?key|bearer|cookie|dsn|(^|[_.-])auth($|[_.-]))/i;
 /** Secret keys whose numeric values are secrets too (a PIN, a numeric password), unlike token counts. */
 const NUMERIC_SECRET_KEY = /(passw(or)?d|passwd|pwd|secret|api[_-]?key|apikey|pin)$/i;
 /** Keys that contain a secret word but hold no secret (token counts and lengths). */
@@ -121,17 +122,34 @@ const SHAPES: Array<[RegExp, string | ((...m: string[]) => string)]> = [
   // `scheme://user:password@host` (a base_url, a postgresql:// buffer path, a git remote in a log).
   [/\b([a-z][a-z0-9+.-]*:\/\/)([^\s/:@'"]*):([^\s/@'"]+)@/gi, `$1$2:${MASK}@`],
   // An Authorization header in any scheme (Bearer, Basic, token, Digest…) or none, and cookies.
-  [/\b((?:proxy-)?authorization["']?\s*[:=]\s*["']?)(?:(bearer|basic|token|digest|apikey)\s+)?[^\s"',;]+/gi, (_m, head: string, scheme?: string) => `${head}${scheme ? `${scheme} ` : ''}${MASK}`],
+  [
+    /\b((?:proxy-)?authorization["']?\s*[:=]\s*["']?)(?:(bearer|basic|token|digest|apikey)\s+)?[^\s"',;]+/gi,
+    (_m, head: string, scheme?: string) => `${head}${scheme ? `${scheme} ` : ''}${MASK}`,
+  ],
   [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/g, `$1 ${MASK}`],
   [/\b((?:set-)?cookie["']?\s*:\s*)[^\n]+/gi, `$1${MASK}`],
   // `"api_key": "…"` / `'password': 123` (JSON or a Python dict inside a YAML value or a log line).
-  [new RegExp(String.raw`(["'])(${KEY_WORD})\1(\s*:\s*)(["']?)([^"'\s,}\]]+)\4`, 'gi'), (m, q: string, key: string, sep: string, vq: string, value: string) => (keyed(key, value) ? `${q}${key}${q}${sep}${vq}${MASK}${vq}` : m)],
+  [
+    new RegExp(String.raw`(["'])(${KEY_WORD})\1(\s*:\s*)(["']?)([^"'\s,}\]]+)\4`, 'gi'),
+    (m, q: string, key: string, sep: string, vq: string, value: string) => (keyed(key, value) ? `${q}${key}${q}${sep}${vq}${MASK}${vq}` : m),
+  ],
   // Kubernetes-style `{"name": "OPENAI_API_KEY", "value": "…"}` in JSON text.
-  [/(["']?name["']?\s*:\s*["']?)([\w.-]+)(["']?\s*,\s*["']?value["']?\s*:\s*["']?)([^"'\s,}]+)/gi, (m, a: string, key: string, b: string, value: string) => (keyed(key, value) ? `${a}${key}${b}${MASK}` : m)],
+  [
+    /(["']?name["']?\s*:\s*["']?)([\w.-]+)(["']?\s*,\s*["']?value["']?\s*:\s*["']?)([^"'\s,}]+)/gi,
+    (m, a: string, key: string, b: string, value: string) => (keyed(key, value) ? `${a}${key}${b}${MASK}` : m),
+  ],
   // `--api-key VALUE`, `--password=VALUE` on a command line (a job's entrypoint).
-  [new RegExp(String.raw`(--?)(${KEY_WORD})(=|\s+)(["']?)([^\s"']+)\4`, 'gi'), (m, dash: string, key: string, sep: string, q: string, value: string) => (keyed(key, value) && !value.startsWith('-') ? `${dash}${key}${sep}${q}${MASK}${q}` : m)],
+  [
+    new RegExp(String.raw`(--?)(${KEY_WORD})(=|\s+)(["']?)([^\s"']+)\4`, 'gi'),
+    (m, dash: string, key: string, sep: string, q: string, value: string) =>
+      keyed(key, value) && !value.startsWith('-') ? `${dash}${key}${sep}${q}${MASK}${q}` : m,
+  ],
   // `key=value` / `key: value` in free text.
-  [new RegExp(String.raw`\b(${KEY_WORD})(\s*[=:]\s*)(["']?)(?!\$\{)([^\s"',;}]+)\3`, 'gi'), (m, key: string, sep: string, q: string, value: string) => (keyed(key, value) && (value.length >= 6 || NUMERIC_SECRET_KEY.test(key)) && value !== MASK ? `${key}${sep}${q}${MASK}${q}` : m)],
+  [
+    new RegExp(String.raw`\b(${KEY_WORD})(\s*[=:]\s*)(["']?)(?!\$\{)([^\s"',;}]+)\3`, 'gi'),
+    (m, key: string, sep: string, q: string, value: string) =>
+      keyed(key, value) && (value.length >= 6 || NUMERIC_SECRET_KEY.test(key)) && value !== MASK ? `${key}${sep}${q}${MASK}${q}` : m,
+  ],
 ];
 
 /** Masks credential-shaped strings and the given secret values in free text. */

@@ -33,7 +33,10 @@ export interface DiagnosticsInput {
 
 function trinityLine(version: string | undefined, probe: TrinityProbe | undefined): string {
   if (version) return version;
-  if (probe && 'installed' in probe) return probe.installed ? `${probe.version} (installed in the job's Python, asked by a probe job)` : "not installed (no trinity-rft in the job's Python, asked by a probe job)";
+  if (probe && 'installed' in probe)
+    return probe.installed
+      ? `${probe.version} (installed in the job's Python, asked by a probe job)`
+      : "not installed (no trinity-rft in the job's Python, asked by a probe job)";
   const why = probe ? `; the probe job: ${probe.error}` : '';
   return `unknown (not pinned in the job and not in its log${why}: \`pip show trinity-rft\` on a node)`;
 }
@@ -96,7 +99,8 @@ export function renderStacks(s: StacksReport, actors: RayActor[], heading = '##'
   if (s.cycle) out.push(`**Deadlock:** ${[...s.cycle, s.cycle[0]].map((id) => nameOf(id, all)).join(' → ')} (each waits on the next).`, '');
   if (s.waits.length) {
     out.push('Who waits on whom:', '');
-    for (const e of s.waits) out.push(`- ${nameOf(e.from, all)} waits on ${nameOf(e.to, all)} in \`${e.task}\`${e.source === 'frame' ? ' (from its frame name)' : ''}`);
+    for (const e of s.waits)
+      out.push(`- ${nameOf(e.from, all)} waits on ${nameOf(e.to, all)} in \`${e.task}\`${e.source === 'frame' ? ' (from its frame name)' : ''}`);
     out.push('');
   }
   for (const g of s.groups) {
@@ -158,14 +162,25 @@ export function renderDiagnostics(d: DiagnosticsInput): string {
     '',
     '| node | ip | state | resources |',
     '|---|---|---|---|',
-    ...d.nodes.map((n) => `| ${n.node_id.slice(0, 8)}${n.is_head_node ? ' (head)' : ''} | ${n.node_ip} | ${cell(n.state + (n.state_message ? `: ${n.state_message}` : ''))} | ${cell(Object.entries(n.resources_total).filter(([k]) => !k.startsWith('node:')).map(([k, v]) => `${k}=${Number.isInteger(v) ? v : v.toFixed(2)}`).join(', '))} |`),
+    ...d.nodes.map(
+      (n) =>
+        `| ${n.node_id.slice(0, 8)}${n.is_head_node ? ' (head)' : ''} | ${n.node_ip} | ${cell(n.state + (n.state_message ? `: ${n.state_message}` : ''))} | ${cell(
+          Object.entries(n.resources_total)
+            .filter(([k]) => !k.startsWith('node:'))
+            .map(([k, v]) => `${k}=${Number.isInteger(v) ? v : v.toFixed(2)}`)
+            .join(', '),
+        )} |`,
+    ),
     '',
     '## Actors (`ray list actors --detail`)',
     '',
   ];
   if (d.actors.length) {
     out.push('| actor | class | state | node | pid | death cause |', '|---|---|---|---|---|---|');
-    for (const a of d.actors) out.push(`| ${cell(a.name || a.actor_id.slice(0, 8))} | ${cell(a.class_name ?? '')} | ${a.state} | ${(a.node_id ?? '').slice(0, 8)} | ${a.pid ?? ''} | ${cell(deathCause(a.death_cause))} |`);
+    for (const a of d.actors)
+      out.push(
+        `| ${cell(a.name || a.actor_id.slice(0, 8))} | ${cell(a.class_name ?? '')} | ${a.state} | ${(a.node_id ?? '').slice(0, 8)} | ${a.pid ?? ''} | ${cell(deathCause(a.death_cause))} |`,
+      );
   } else out.push('No actors found for this run.');
   out.push('');
   if (d.stacks) out.push(renderStacks(d.stacks, d.actors));

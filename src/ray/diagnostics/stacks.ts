@@ -63,7 +63,10 @@ export interface StackFailure {
 
 /** Why the dashboard gave no stack: from its HTTP status and body (Ray 2.58 reporter_head.py / profile_manager.py). */
 export function classifyTracebackError(status: number, body: string): StackFailure {
-  const detail = body.replace(/\nStack backtrace:[\s\S]*?(?=\n=== |$)/, '').trim().slice(0, 1500);
+  const detail = body
+    .replace(/\nStack backtrace:[\s\S]*?(?=\n=== |$)/, '')
+    .trim()
+    .slice(0, 1500);
   if (status === 403 || /Profiling is disabled/i.test(body)) return { kind: 'profiling-disabled', detail };
   if (/py-spy is not installed/i.test(body)) return { kind: 'py-spy-missing', detail };
   if (/Permission denied|Operation not permitted|os error (1|13)\b/i.test(body)) return { kind: 'not-permitted', detail };
@@ -72,7 +75,8 @@ export function classifyTracebackError(status: number, body: string): StackFailu
 }
 
 /** Frames of libraries and of Python itself: what a process waits *in*, never what it was doing. */
-const LIBRARY = /^(ray|grpc|aiohttp|asyncio|concurrent|multiprocessing|importlib|logging|json|http|urllib|email|torch|vllm|uvloop|anyio|starlette|uvicorn|tornado)\/|^(threading|selectors|queue|socket|ssl|subprocess|runpy|contextlib|functools|weakref|signal|socketserver|codecs|typing|inspect|traceback|pickle|copy|os|shutil|tempfile|time)\.py$|^<frozen |\/(lib\/python3[^/]*|site-packages)\/(?!trinity\/)/;
+const LIBRARY =
+  /^(ray|grpc|aiohttp|asyncio|concurrent|multiprocessing|importlib|logging|json|http|urllib|email|torch|vllm|uvloop|anyio|starlette|uvicorn|tornado)\/|^(threading|selectors|queue|socket|ssl|subprocess|runpy|contextlib|functools|weakref|signal|socketserver|codecs|typing|inspect|traceback|pickle|copy|os|shutil|tempfile|time)\.py$|^<frozen |\/(lib\/python3[^/]*|site-packages)\/(?!trinity\/)/;
 
 const isLibrary = (f: Frame): boolean => LIBRARY.test(f.file);
 
@@ -165,9 +169,11 @@ export function waitEdges(actors: RayActor[], tasks: RayTask[], waits: Map<strin
   for (const t of tasks) {
     if (DONE.has(t.state ?? '') || !t.actor_id || !known.has(t.actor_id) || !t.parent_task_id) continue;
     const parent = byId.get(t.parent_task_id);
-    if (parent?.actor_id && known.has(parent.actor_id) && !DONE.has(parent.state ?? '')) add({ from: parent.actor_id, to: t.actor_id, task: t.name ?? t.task_id, source: 'tasks' });
+    if (parent?.actor_id && known.has(parent.actor_id) && !DONE.has(parent.state ?? ''))
+      add({ from: parent.actor_id, to: t.actor_id, task: t.name ?? t.task_id, source: 'tasks' });
     // the driver's task is not in the table; its id is 40 f's and the job id
-    else if (parent?.type === 'DRIVER_TASK' || (!parent && /^f{40}[0-9a-f]{8}$/.test(t.parent_task_id))) add({ from: 'driver', to: t.actor_id, task: t.name ?? t.task_id, source: 'tasks' });
+    else if (parent?.type === 'DRIVER_TASK' || (!parent && /^f{40}[0-9a-f]{8}$/.test(t.parent_task_id)))
+      add({ from: 'driver', to: t.actor_id, task: t.name ?? t.task_id, source: 'tasks' });
   }
   const fromTasks = new Set(edges.map((e) => e.from));
   for (const a of actors) {
@@ -253,7 +259,9 @@ export function stacksReport(taken: TakenStack[], tasks: RayTask[], others: RayA
   );
   const groups = ROLE_ORDER.map((role) => ({
     role,
-    actors: list.filter((a) => a.role === role).sort((x, y) => (x.actor.name ?? x.actor.class_name ?? '').localeCompare(y.actor.name ?? y.actor.class_name ?? '', 'en', { numeric: true })),
+    actors: list
+      .filter((a) => a.role === role)
+      .sort((x, y) => (x.actor.name ?? x.actor.class_name ?? '').localeCompare(y.actor.name ?? y.actor.class_name ?? '', 'en', { numeric: true })),
   })).filter((g) => g.actors.length);
   return { groups, waits, cycle: waitCycle(waits) };
 }

@@ -57,7 +57,11 @@ export interface ProbeOptions {
  * pile up in the user's job list. A failed delete is logged, never thrown: the answer (or the
  * timeout) is what the caller asked for.
  */
-export async function probeTrinityVersion(client: Pick<RayClient, 'submit' | 'job' | 'logs' | 'stop' | 'delete'>, run: RayJob, o: ProbeOptions = {}): Promise<TrinityProbe> {
+export async function probeTrinityVersion(
+  client: Pick<RayClient, 'submit' | 'job' | 'logs' | 'stop' | 'delete'>,
+  run: RayJob,
+  o: ProbeOptions = {},
+): Promise<TrinityProbe> {
   const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const pollMs = o.pollMs ?? 1000;
   const log = o.log ?? silentLogger;
@@ -85,7 +89,14 @@ export async function probeTrinityVersion(client: Pick<RayClient, 'submit' | 'jo
 }
 
 /** Stops the job and polls it until it has ended or `graceMs` passed; its last status (undefined when it could not be read). */
-async function stopAndWait(client: Pick<RayClient, 'job' | 'stop'>, id: string, pollMs: number, graceMs: number, sleep: (ms: number) => Promise<void>, log: Logger): Promise<RayJob | undefined> {
+async function stopAndWait(
+  client: Pick<RayClient, 'job' | 'stop'>,
+  id: string,
+  pollMs: number,
+  graceMs: number,
+  sleep: (ms: number) => Promise<void>,
+  log: Logger,
+): Promise<RayJob | undefined> {
   try {
     await client.stop(id);
     for (let waited = 0; ; waited += pollMs) {

@@ -63,9 +63,11 @@ export async function findPaused(port: PausedPort, job?: string): Promise<Paused
     const tasks = await port.tasksOfWorker(w.worker_id);
     // the task it is paused in is the one still running there (the newest, if Ray kept several)
     const running = tasks.filter((t) => t.state === 'RUNNING').sort((a, b) => (b.start_time_ms ?? 0) - (a.start_time_ms ?? 0))[0] ?? tasks[0];
-    const actor = actors.find((a) => (running?.actor_id && a.actor_id === running.actor_id) || (w.pid !== undefined && a.pid === w.pid && a.node_id === w.node_id));
+    const actor = actors.find(
+      (a) => (running?.actor_id && a.actor_id === running.actor_id) || (w.pid !== undefined && a.pid === w.pid && a.node_id === w.node_id),
+    );
     const jobId = running?.job_id ?? actor?.job_id ?? null;
-    const jobName = jobId ? submissionOf.get(jobId) ?? jobId : null;
+    const jobName = jobId ? (submissionOf.get(jobId) ?? jobId) : null;
     if (job !== undefined && job !== jobName && job !== jobId) continue;
     const name = running?.name ?? running?.func_or_class_name ?? actor?.name ?? actor?.class_name ?? `worker ${w.worker_id.slice(0, 8)}`;
     const t: PausedTask = {

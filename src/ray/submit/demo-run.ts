@@ -50,6 +50,17 @@ export function prepareDemoRun(o: DemoRunOptions): DemoRun {
   );
   const info = runInfo('trinity', doc);
   if (!info.jobDir) throw new Error('demo run: no job dir');
-  const argv = [o.python ?? 'python3', DEMO_SCRIPT, '--job-dir', info.jobDir, '--steps', String(o.steps), '--step-seconds', String(o.stepSeconds), '--model-url', o.modelUrl];
+  const argv = [
+    o.python ?? 'python3',
+    DEMO_SCRIPT,
+    '--job-dir',
+    info.jobDir,
+    '--steps',
+    String(o.steps),
+    '--step-seconds',
+    String(o.stepSeconds),
+    '--model-url',
+    o.modelUrl,
+  ];
   return { folder, config, info: { ...info, jobDir: info.jobDir }, entrypoint: argv.map((a) => (a === '' ? "''" : shellQuote(a))).join(' ') };
 }

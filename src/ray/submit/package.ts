@@ -99,7 +99,15 @@ export function packWorkspace(opts: PackOptions): PackedPackage {
     entries.push({ name: x.name, data: fs.readFileSync(x.file), mode: x.mode ?? 0o644 });
   }
   const bytes = entries.reduce((n, e) => n + e.data.length, 0);
-  if (bytes > opts.limitBytes) throw new PackageTooLargeError(opts.limitBytes, bytes, entries.map((e) => [e.name, e.data.length] as [string, number]).sort((a, b) => b[1] - a[1]).slice(0, 3));
+  if (bytes > opts.limitBytes)
+    throw new PackageTooLargeError(
+      opts.limitBytes,
+      bytes,
+      entries
+        .map((e) => [e.name, e.data.length] as [string, number])
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 3),
+    );
   const buf = zip(entries);
   const hash = createHash('sha1').update(buf).digest('hex').slice(0, 16);
   const name = `_ray_pkg_${hash}.zip`;

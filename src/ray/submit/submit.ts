@@ -42,7 +42,10 @@ function relayFiles(cliBundle: string | undefined): Array<{ name: string; file: 
   return [{ name: CLI_IN_PACKAGE, file: cliBundle, mode: 0o755 }, ...(fs.existsSync(py) ? [{ name: PY_RELAY_IN_PACKAGE, file: py, mode: 0o755 }] : [])];
 }
 
-async function packAndUpload(client: RayClient, o: Pick<SubmitOptions, 'folder' | 'limitBytes' | 'cliBundle' | 'onProgress' | 'cancelled'>): Promise<{ pkg: PackedPackage; uploaded: boolean }> {
+async function packAndUpload(
+  client: RayClient,
+  o: Pick<SubmitOptions, 'folder' | 'limitBytes' | 'cliBundle' | 'onProgress' | 'cancelled'>,
+): Promise<{ pkg: PackedPackage; uploaded: boolean }> {
   o.onProgress?.('pack', o.folder);
   const pkg = packWorkspace({
     root: o.folder,
@@ -103,7 +106,9 @@ export async function startRelayJob(client: RayClient, o: RelayJobOptions, timeo
     }
     if (Date.now() > deadline) {
       await client.stop(submission_id).catch(() => undefined);
-      throw new Error(`the relay job ${submission_id} did not start within ${timeoutMs / 1000} s (status ${job.status}: is the resource ${o.resource ?? '(none)'} available?)`);
+      throw new Error(
+        `the relay job ${submission_id} did not start within ${timeoutMs / 1000} s (status ${job.status}: is the resource ${o.resource ?? '(none)'} available?)`,
+      );
     }
     await new Promise((r) => setTimeout(r, pollMs));
   }

@@ -12,10 +12,19 @@ const FIELDS = ['count', 'min', 'max', 'sum', 'fStep', 'fVal', 'fWall', 'lStep',
 type Field = (typeof FIELDS)[number];
 /** The wire column each field travels as (envelope-frame.ts), besides `bucket`. */
 const WIRE: [Exclude<EnvelopeColumnName, 'bucket'>, Field][] = [
-  ['count', 'count'], ['min', 'min'], ['max', 'max'], ['sum', 'sum'],
-  ['firstStep', 'fStep'], ['firstValue', 'fVal'], ['firstWall', 'fWall'],
-  ['lastStep', 'lStep'], ['lastValue', 'lVal'], ['lastWall', 'lWall'],
-  ['nan', 'nan'], ['posInf', 'pInf'], ['negInf', 'nInf'],
+  ['count', 'count'],
+  ['min', 'min'],
+  ['max', 'max'],
+  ['sum', 'sum'],
+  ['firstStep', 'fStep'],
+  ['firstValue', 'fVal'],
+  ['firstWall', 'fWall'],
+  ['lastStep', 'lStep'],
+  ['lastValue', 'lVal'],
+  ['lastWall', 'lWall'],
+  ['nan', 'nan'],
+  ['posInf', 'pInf'],
+  ['negInf', 'nInf'],
 ];
 
 export class EnvelopeBuilder {

@@ -114,7 +114,8 @@ export class EnvelopePass implements ScalarSink {
   /** One envelope per tag, of everything read so far (built one at a time as they are sent). */
   *messages(info: SourceInfo): Generator<EnvelopeBatch> {
     const cursor = this.cursor(info.id);
-    for (const [tag, b] of [...this.tags]) yield { type: 'envelope', source: info.id, run: info.run, role: info.role, tag, points: b.points, cursor, env: b.arrays() };
+    for (const [tag, b] of [...this.tags])
+      yield { type: 'envelope', source: info.id, run: info.run, role: info.role, tag, points: b.points, cursor, env: b.arrays() };
   }
 
   /** Memory held (builders and index). */

@@ -205,7 +205,8 @@ export class Unpickler {
 
   private setItems(target: PyValue, items: PyValue[]): void {
     if (items.length % 2) this.fail('odd number of dict items');
-    const dict = target instanceof PyDict ? target : target instanceof PyObject ? (target.dict ??= this.made(new PyDict())) : this.fail('SETITEMS on a non-dict');
+    const dict =
+      target instanceof PyDict ? target : target instanceof PyObject ? (target.dict ??= this.made(new PyDict())) : this.fail('SETITEMS on a non-dict');
     for (let i = 0; i < items.length; i += 2) dict.entries.push([items[i], items[i + 1]]);
   }
 

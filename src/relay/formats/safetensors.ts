@@ -44,7 +44,8 @@ export function tensorEntries(json: Uint8Array, dataBytes: number, wanted: reado
     const size = typeof t.dtype === 'string' ? DTYPE_SIZE[t.dtype] : undefined;
     if (!size) throw new TensorError(`${what}: dtype ${String(t.dtype).slice(0, 20)} is not read`);
     const shape = t.shape;
-    if (!Array.isArray(shape) || shape.length > 8 || !shape.every((d) => Number.isSafeInteger(d) && (d as number) >= 0)) throw new TensorError(`${what}: bad shape`);
+    if (!Array.isArray(shape) || shape.length > 8 || !shape.every((d) => Number.isSafeInteger(d) && (d as number) >= 0))
+      throw new TensorError(`${what}: bad shape`);
     // A token array is one sequence: a [2, n] tensor (two sequences, a batch) is not read as one.
     if (shape.length > 1) throw new TensorError(`${what}: shape [${shape.join(', ')}] has ${shape.length} dimensions, not one sequence`);
     const count = (shape as number[]).reduce((a, b) => a * b, 1);

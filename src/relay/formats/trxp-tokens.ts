@@ -58,7 +58,12 @@ export function readTokenParts(read: RowRange, total: number): RowTokenParts {
   const names = Object.keys(TOKEN_ARRAYS) as TokenArrayName[];
   let entries;
   try {
-    entries = tensorEntries(json, tensorLen - 8 - headerLen, names.map((n) => `0:${n}`), MAX_FRAME_TOKENS);
+    entries = tensorEntries(
+      json,
+      tensorLen - 8 - headerLen,
+      names.map((n) => `0:${n}`),
+      MAX_FRAME_TOKENS,
+    );
   } catch (e) {
     if (e instanceof TensorError) throw new RowDecodeError(e.message);
     throw e;

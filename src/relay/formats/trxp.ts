@@ -84,7 +84,6 @@ export function trxpLayout(head: Uint8Array): Layout | undefined {
   return { metaLen: Number(b.readBigUInt64LE(5)), tensorLen: Number(b.readBigUInt64LE(13)) };
 }
 
-
 // ---- the list: metrics and advantage ---------------------------------------------------
 
 function bytesAt(head: Buffer, read: ReadRange, start: number, len: number): Buffer | undefined {
@@ -109,7 +108,14 @@ export function numberOf(v: unknown): number | undefined {
  * stable: the scheduler sets it to the task's position in its batch.
  */
 export function taskIndexOf(info: unknown): { task_index: number; taskset_id?: number } | undefined {
-  const get = (o: unknown, k: string): unknown => (o instanceof PyDict ? o.get(k) : o instanceof Map ? o.get(k) : typeof o === 'object' && o !== null && !Array.isArray(o) ? (o as Record<string, unknown>)[k] : undefined);
+  const get = (o: unknown, k: string): unknown =>
+    o instanceof PyDict
+      ? o.get(k)
+      : o instanceof Map
+        ? o.get(k)
+        : typeof o === 'object' && o !== null && !Array.isArray(o)
+          ? (o as Record<string, unknown>)[k]
+          : undefined;
   const int = (v: unknown): number | undefined => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : undefined);
   const ti = get(info, 'task_index');
   const direct = int(ti);
@@ -278,7 +284,8 @@ export async function decodeExperienceBytes(bytes: Uint8Array): Promise<Experien
   try {
     if (layout) {
       if (layout.metaLen > buf.length - HEADER) throw new RowDecodeError(`experience bytes truncated (${buf.length} bytes, metadata ${layout.metaLen})`);
-      if (layout.metaLen > MAX_DETAIL_META) throw new RowDecodeError(`experience metadata of ${layout.metaLen} bytes is over the ${MAX_DETAIL_META}-byte limit`);
+      if (layout.metaLen > MAX_DETAIL_META)
+        throw new RowDecodeError(`experience metadata of ${layout.metaLen} bytes is over the ${MAX_DETAIL_META}-byte limit`);
       const meta = await unpickleSliced(buf.subarray(HEADER, HEADER + layout.metaLen), PICKLE_BUDGET);
       value = firstItem(meta) ?? meta;
     } else {

@@ -123,7 +123,8 @@ export async function main(argv: string[]): Promise<number> {
     try {
       const read = readJobScalars(jobDir, add);
       for (const f of read.failures) process.stderr.write(`agentrl pipeline: could not read ${f}\n`);
-      if (!read.roles.length) process.stderr.write(`agentrl pipeline: no event files (monitor/tensorboard/<role>/) nor log/<role>.log in ${path.resolve(jobDir)}\n`);
+      if (!read.roles.length)
+        process.stderr.write(`agentrl pipeline: no event files (monitor/tensorboard/<role>/) nor log/<role>.log in ${path.resolve(jobDir)}\n`);
     } catch (e) {
       return failure(`cannot read the job dir: ${(e as Error).message}`);
     }
@@ -166,8 +167,19 @@ function rayTimeline(jobDir: string): { path: string; bytes: number } | null {
 }
 
 /** Streams the relay's backlog into `add` until it says it has caught up; a problem, or undefined. */
-async function readRelay(url: string, opts: { token?: string; ca?: Buffer; run?: string }, add: (role: string, tag: string, step: number, wall: number | undefined, value: number) => void): Promise<string | undefined> {
-  const client = new RelayClient({ url, token: opts.token, ca: opts.ca, ...(opts.run !== undefined ? { runs: [opts.run] } : {}), experiences: false, backoff: { initialMs: 100, maxMs: 1000 } });
+async function readRelay(
+  url: string,
+  opts: { token?: string; ca?: Buffer; run?: string },
+  add: (role: string, tag: string, step: number, wall: number | undefined, value: number) => void,
+): Promise<string | undefined> {
+  const client = new RelayClient({
+    url,
+    token: opts.token,
+    ca: opts.ca,
+    ...(opts.run !== undefined ? { runs: [opts.run] } : {}),
+    experiences: false,
+    backoff: { initialMs: 100, maxMs: 1000 },
+  });
   try {
     return await new Promise<string | undefined>((resolve) => {
       const timer = setTimeout(() => resolve(`the relay at ${url} did not send its backlog within ${WAIT_MS / 1000} s`), WAIT_MS);
@@ -179,7 +191,8 @@ async function readRelay(url: string, opts: { token?: string; ca?: Buffer; run?:
       let run = opts.run;
       client.on('hello', (h) => {
         run ??= h.runs[0];
-        if (h.runs.length > 1 && opts.run === undefined) process.stderr.write(`agentrl pipeline: reading run ${run} (the relay has ${h.runs.join(', ')}; --run picks another)\n`);
+        if (h.runs.length > 1 && opts.run === undefined)
+          process.stderr.write(`agentrl pipeline: reading run ${run} (the relay has ${h.runs.join(', ')}; --run picks another)\n`);
       });
       client.on('points', (b) => {
         if (b.run !== run) return;

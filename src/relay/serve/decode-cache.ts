@@ -213,7 +213,6 @@ export class DecodeCache {
     this.qHead = 0;
     this.s.bytes = 0;
   }
-
 }
 
 /** One session's view of a shared source: nothing but its cursor. */

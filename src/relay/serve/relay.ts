@@ -189,7 +189,12 @@ export class Relay {
     const auth = checkUpgrade(req, { token: this.opts.token, allowOrigins: this.opts.allowOrigins });
     if (!auth.ok) return reject(auth.status, auth.reason);
     wss.handleUpgrade(req, socket, head, (ws) => {
-      const session = new Session(this.nextSession++, ws, { sources: () => this.sourceList(), log: this.log, errors: this.errors, feed: (src, c) => this.decodeCache.feed(src, c), envelopes: this.envelopes }, this.opts);
+      const session = new Session(
+        this.nextSession++,
+        ws,
+        { sources: () => this.sourceList(), log: this.log, errors: this.errors, feed: (src, c) => this.decodeCache.feed(src, c), envelopes: this.envelopes },
+        this.opts,
+      );
       this.sessions.add(session);
       this.idle?.touch();
       this.log.info(`relay: client ${session.id} connected from ${req.socket.remoteAddress}`);

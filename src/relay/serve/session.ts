@@ -10,7 +10,15 @@
 import type { WebSocket } from 'ws';
 import type { Logger } from '../../base/log';
 import type { DetailRequestMessage } from '../../relay-protocol/envelope';
-import type { ClientMessage, Cursor, ExperienceRequestMessage, ServerMessage, SourceInfo, SubscribeMessage, TokensRequestMessage } from '../../relay-protocol/messages';
+import type {
+  ClientMessage,
+  Cursor,
+  ExperienceRequestMessage,
+  ServerMessage,
+  SourceInfo,
+  SubscribeMessage,
+  TokensRequestMessage,
+} from '../../relay-protocol/messages';
 import { MAX_FRAME_TOKENS, encodeTokensFrame } from '../../relay-protocol/tokens-frame';
 import { ProtocolError, RELAY_PROTOCOL_VERSION, parseClientMessage } from '../../relay-protocol/messages';
 import type { ErrorDigest } from './error-digest';
@@ -185,7 +193,8 @@ export class Session {
       if (this.knownSources.has(id)) continue;
       this.knownSources.add(id);
       if (!this.wants(source.info)) continue;
-      if (!this.envelopeFirst.wait(source, this.subscribed, this.host, cursors.has(id))) this.readers.set(id, { source, reader: this.host.feed(source, cursors.get(id)) });
+      if (!this.envelopeFirst.wait(source, this.subscribed, this.host, cursors.has(id)))
+        this.readers.set(id, { source, reader: this.host.feed(source, cursors.get(id)) });
     }
   }
 
@@ -281,7 +290,8 @@ export class Session {
     }
     this.reading = replyBound(msg);
     if (!this.withinCap()) return;
-    const answer = msg.type === 'experience' ? answerExperience(this.host, msg) : msg.type === 'tokens' ? answerTokens(this.host, msg) : answerDetail(this.host, msg);
+    const answer =
+      msg.type === 'experience' ? answerExperience(this.host, msg) : msg.type === 'tokens' ? answerTokens(this.host, msg) : answerDetail(this.host, msg);
     void answer.then((reply) => {
       this.reading = 0;
       this.send(reply);

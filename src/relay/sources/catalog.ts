@@ -134,7 +134,8 @@ export class SourceCatalog {
     } catch (e) {
       // A damaged database costs its own experiences, not the relay: the next rescan asks again
       // (said once until it reads again).
-      if (!this.unreadable.has(spec.abs)) this.opts.log.warn(`relay: ${spec.rel}: cannot list its tables (${(e as Error).message}); its experiences are not served`);
+      if (!this.unreadable.has(spec.abs))
+        this.opts.log.warn(`relay: ${spec.rel}: cannot list its tables (${(e as Error).message}); its experiences are not served`);
       this.unreadable.add(spec.abs);
       return [];
     }

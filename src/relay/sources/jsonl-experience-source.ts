@@ -138,31 +138,38 @@ export class JsonlExperienceSource extends FileSource {
     // A line longer than a read (a huge multimodal experience) is skipped in the list, read only on request.
     const lines = new LineReader(READ_BYTES);
     return {
-      next: () => asPromise((): Batch | undefined => {
-        for (;;) {
-          const at = file.where();
-          if (!at) return undefined;
-          const start = file.offset;
-          const got = lines.read(at.fd, start, READ_BYTES);
-          if (got.skipped) this.notes.say(`long:${file.fid}:${got.next}`, `relay: ${this.info.path}: ${got.skipped} line(s) longer than ${READ_BYTES} bytes not listed (before byte ${got.next})`, this.log);
-          const rows: ExperienceRow[] = [];
-          for (let i = got.from; i < got.to; ) {
-            const nl = got.buf.indexOf(10, i);
-            const row = rowOfLine(got.buf.toString('utf8', i, nl), got.at + i + 1, this.table);
-            if (row) rows.push(row);
-            i = nl + 1;
+      next: () =>
+        asPromise((): Batch | undefined => {
+          for (;;) {
+            const at = file.where();
+            if (!at) return undefined;
+            const start = file.offset;
+            const got = lines.read(at.fd, start, READ_BYTES);
+            if (got.skipped)
+              this.notes.say(
+                `long:${file.fid}:${got.next}`,
+                `relay: ${this.info.path}: ${got.skipped} line(s) longer than ${READ_BYTES} bytes not listed (before byte ${got.next})`,
+                this.log,
+              );
+            const rows: ExperienceRow[] = [];
+            for (let i = got.from; i < got.to;) {
+              const nl = got.buf.indexOf(10, i);
+              const row = rowOfLine(got.buf.toString('utf8', i, nl), got.at + i + 1, this.table);
+              if (row) rows.push(row);
+              i = nl + 1;
+            }
+            file.moveTo(got.next, at.fd);
+            if (got.next > start) return { type: 'experiences', source: this.info.id, run: this.info.run, rows, cursor: file.at(this.info.id) };
+            if (!file.drained(at.size)) return undefined;
           }
-          file.moveTo(got.next, at.fd);
-          if (got.next > start) return { type: 'experiences', source: this.info.id, run: this.info.run, rows, cursor: file.at(this.info.id) };
-          if (!file.drained(at.size)) return undefined;
-        }
-      }),
+        }),
       close: () => file.close(),
     };
   }
 
   private changed(fid: string, c: FileChange): void {
-    if (c.kind === 'truncated') this.notes.say(`t:${fid}:${c.size}`, `relay: ${this.info.path} was truncated (${c.from} → ${c.size} bytes): reading it again from its start`, this.log);
+    if (c.kind === 'truncated')
+      this.notes.say(`t:${fid}:${c.size}`, `relay: ${this.info.path} was truncated (${c.from} → ${c.size} bytes): reading it again from its start`, this.log);
     else this.notes.say(`r:${fid}`, `relay: ${this.info.path} was replaced: reading the new file from its start`, this.log);
   }
 }

@@ -55,8 +55,13 @@ class StepLogReader implements SourceReader {
 
   private changed(c: FileChange): void {
     const f = this.src.info.path;
-    if (c.kind === 'truncated') this.src.report(`truncated:${this.file.fid}:${c.size}`, `relay: ${f} was truncated (${c.from} → ${c.size} bytes): reading it again from its start`);
-    else this.src.report(`replaced:${this.file.fid}`, `relay: ${f} was replaced (rotated, or its directory recreated): ${c.lostBytes ? `${c.lostBytes} unterminated byte(s) at the end of the old file skipped; ` : ''}reading the new file from its start`);
+    if (c.kind === 'truncated')
+      this.src.report(`truncated:${this.file.fid}:${c.size}`, `relay: ${f} was truncated (${c.from} → ${c.size} bytes): reading it again from its start`);
+    else
+      this.src.report(
+        `replaced:${this.file.fid}`,
+        `relay: ${f} was replaced (rotated, or its directory recreated): ${c.lostBytes ? `${c.lostBytes} unterminated byte(s) at the end of the old file skipped; ` : ''}reading the new file from its start`,
+      );
   }
 
   next(budget: number): Promise<Batch | undefined> {
@@ -77,7 +82,11 @@ class StepLogReader implements SourceReader {
       }
       const start = this.file.offset;
       const got = this.lines.read(at.fd, start, Math.min(budget, 8 * 1024 * 1024));
-      if (got.skipped) this.src.report(`long:${this.file.fid}:${got.next}`, `relay: ${this.src.info.path}: skipped ${got.skipped} line(s) longer than ${MAX_LOG_LINE} bytes (before byte ${got.next})`);
+      if (got.skipped)
+        this.src.report(
+          `long:${this.file.fid}:${got.next}`,
+          `relay: ${this.src.info.path}: skipped ${got.skipped} line(s) longer than ${MAX_LOG_LINE} bytes (before byte ${got.next})`,
+        );
       const { buf } = got;
       let i = got.from;
       while (i < got.to) {

@@ -202,40 +202,41 @@ export class ServeMetricsSource implements Source {
     let fid: string | undefined;
     let offset = 0;
     return {
-      next: () => asPromise((): Batch | undefined => {
-        let st: fs.Stats;
-        try {
-          st = fs.statSync(file);
-        } catch {
-          return undefined;
-        }
-        if (fid === undefined) {
-          fid = fileId(st);
-          offset = cursor && cursor.fid === fid && cursor.offset <= st.size ? cursor.offset : 0;
-        } else if (fid !== fileId(st) || st.size < offset) {
-          fid = fileId(st);
-          offset = 0;
-        }
-        if (st.size <= offset) return undefined;
-        const want = Math.min(READ_BYTES, st.size - offset);
-        const buf = Buffer.alloc(want);
-        const fd = fs.openSync(file, 'r');
-        let got: number;
-        try {
-          got = fs.readSync(fd, buf, 0, want, offset);
-        } finally {
-          fs.closeSync(fd);
-        }
-        let end = buf.lastIndexOf(10, got - 1);
-        if (end < 0) {
-          if (got < READ_BYTES) return undefined; // a line still being written
-          end = got - 1; // an absurdly long line: skip it
-        }
-        const batch = new PointBatch();
-        for (const line of buf.toString('utf8', 0, end).split('\n')) addLine(batch, line);
-        offset += end + 1;
-        return batch.toBatch(this.info, { source: this.info.id, fid, offset });
-      }),
+      next: () =>
+        asPromise((): Batch | undefined => {
+          let st: fs.Stats;
+          try {
+            st = fs.statSync(file);
+          } catch {
+            return undefined;
+          }
+          if (fid === undefined) {
+            fid = fileId(st);
+            offset = cursor && cursor.fid === fid && cursor.offset <= st.size ? cursor.offset : 0;
+          } else if (fid !== fileId(st) || st.size < offset) {
+            fid = fileId(st);
+            offset = 0;
+          }
+          if (st.size <= offset) return undefined;
+          const want = Math.min(READ_BYTES, st.size - offset);
+          const buf = Buffer.alloc(want);
+          const fd = fs.openSync(file, 'r');
+          let got: number;
+          try {
+            got = fs.readSync(fd, buf, 0, want, offset);
+          } finally {
+            fs.closeSync(fd);
+          }
+          let end = buf.lastIndexOf(10, got - 1);
+          if (end < 0) {
+            if (got < READ_BYTES) return undefined; // a line still being written
+            end = got - 1; // an absurdly long line: skip it
+          }
+          const batch = new PointBatch();
+          for (const line of buf.toString('utf8', 0, end).split('\n')) addLine(batch, line);
+          offset += end + 1;
+          return batch.toBatch(this.info, { source: this.info.id, fid, offset });
+        }),
       close: () => undefined,
     };
   }
@@ -243,14 +244,15 @@ export class ServeMetricsSource implements Source {
   private openRing(cursor: Cursor | undefined): SourceReader {
     let after = cursor && cursor.fid === this.instance ? cursor.offset : 0;
     return {
-      next: () => asPromise((): Batch | undefined => {
-        const fresh = this.samples.filter((s) => s.seq > after);
-        if (fresh.length === 0) return undefined;
-        const batch = new PointBatch();
-        for (const s of fresh) for (const [k, v] of s.values) batch.add(k, s.step, s.wallTime, v);
-        after = fresh[fresh.length - 1].seq;
-        return batch.toBatch(this.info, { source: this.info.id, fid: this.instance, offset: after });
-      }),
+      next: () =>
+        asPromise((): Batch | undefined => {
+          const fresh = this.samples.filter((s) => s.seq > after);
+          if (fresh.length === 0) return undefined;
+          const batch = new PointBatch();
+          for (const s of fresh) for (const [k, v] of s.values) batch.add(k, s.step, s.wallTime, v);
+          after = fresh[fresh.length - 1].seq;
+          return batch.toBatch(this.info, { source: this.info.id, fid: this.instance, offset: after });
+        }),
       close: () => undefined,
     };
   }

@@ -28,7 +28,10 @@ export function loadSharedStepBindings(monitorDir: string, root?: JobRoot): Step
   let names: string[];
   try {
     if (root && !root.contains(dir)) return out;
-    names = fs.readdirSync(dir).filter((n) => n.endsWith('.json')).sort();
+    names = fs
+      .readdirSync(dir)
+      .filter((n) => n.endsWith('.json'))
+      .sort();
   } catch {
     return out;
   }

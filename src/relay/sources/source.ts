@@ -134,9 +134,9 @@ export class PointBatch {
 
   private grow(): void {
     const more = <T extends Uint32Array | Float64Array>(a: T, b: T): T => {
-  b.set(a);
-  return b;
-};
+      b.set(a);
+      return b;
+    };
     const cap = this.tag.length * 4; // few, large steps: allocating typed arrays is not cheap
     this.tag = more(this.tag, new Uint32Array(cap));
     this.step = more(this.step, new Float64Array(cap));

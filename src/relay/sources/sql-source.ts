@@ -32,7 +32,6 @@ const DETAIL_TRIES = 5;
 
 const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
 
-
 export function isSqliteFile(file: string): boolean {
   try {
     const fd = fs.openSync(file, 'r');

@@ -47,8 +47,14 @@ export class TfEventsSource extends FileSource {
 
   /** Says what happened to the file (once per change, whoever's reader met it). */
   changed(fid: string, c: FileChange): void {
-    if (c.kind === 'truncated') this.notes.say(`t:${fid}:${c.size}`, `relay: ${this.info.path} was truncated (${c.from} → ${c.size} bytes): reading it again from its start`, this.log);
-    else this.notes.say(`r:${fid}`, `relay: ${this.info.path} was replaced: ${c.lostBytes ? `${c.lostBytes} byte(s) of an unfinished record at the end of the old file skipped; ` : ''}reading the new file from its start`, this.log);
+    if (c.kind === 'truncated')
+      this.notes.say(`t:${fid}:${c.size}`, `relay: ${this.info.path} was truncated (${c.from} → ${c.size} bytes): reading it again from its start`, this.log);
+    else
+      this.notes.say(
+        `r:${fid}`,
+        `relay: ${this.info.path} was replaced: ${c.lostBytes ? `${c.lostBytes} byte(s) of an unfinished record at the end of the old file skipped; ` : ''}reading the new file from its start`,
+        this.log,
+      );
   }
 
   /** Logs what a reader's read-ahead did (scan-pipeline.ts). */
@@ -90,7 +96,10 @@ class TfEventsReader implements SourceReader {
       if (!this.reader || this.readerFid !== this.file.fid || this.reader.offset !== this.file.offset) {
         this.reader?.close();
         this.readerFid = this.file.fid;
-        this.reader = new TfRecordFileReader(this.src.file, this.file.offset, { fds: this.file, onPipeline: (e, backlog) => this.src.pipelineEvent(e, backlog) });
+        this.reader = new TfRecordFileReader(this.src.file, this.file.offset, {
+          fds: this.file,
+          onPipeline: (e, backlog) => this.src.pipelineEvent(e, backlog),
+        });
       }
       const reader = this.reader;
       const before = { ...reader.stats };
@@ -104,7 +113,12 @@ class TfEventsReader implements SourceReader {
         if (!(e instanceof FileGone)) throw e;
       }
       const s = reader.stats;
-      this.src.report({ crc: s.crcErrors - before.crcErrors, badHeaders: s.badHeaders - before.badHeaders, oversized: s.oversized - before.oversized, decode: s.decodeErrors - before.decodeErrors });
+      this.src.report({
+        crc: s.crcErrors - before.crcErrors,
+        badHeaders: s.badHeaders - before.badHeaders,
+        oversized: s.oversized - before.oversized,
+        decode: s.decodeErrors - before.decodeErrors,
+      });
       this.file.moveTo(reader.offset, at.fd);
       if (batch.size > 0) break;
       // Nothing more here: a replaced file is finished now, and the new one read from its start.

@@ -59,7 +59,8 @@ export function batchLines(b: PointsBatch, json: boolean, tagRe?: RegExp): strin
   const lines: string[] = [];
   for (const s of b.series) {
     if (tagRe && !tagRe.test(s.tag)) continue;
-    for (let i = 0; i < s.step.length; i++) lines.push(formatPoint({ run: b.run, role: b.role, tag: s.tag, step: s.step[i], wallTime: s.wallTime[i], value: s.value[i] }, json));
+    for (let i = 0; i < s.step.length; i++)
+      lines.push(formatPoint({ run: b.run, role: b.role, tag: s.tag, step: s.step[i], wallTime: s.wallTime[i], value: s.value[i] }, json));
   }
   return lines;
 }
@@ -149,12 +150,23 @@ export async function main(argv: string[]): Promise<number> {
       armIdle();
     });
     client.on('experiences', (m) => {
-      if (values.experiences) for (const r of m.rows) out(json ? JSON.stringify({ experience: { run: m.run, ...r } }) : `${m.run}  experience ${r.table}#${r.id} task=${r.task_id} run=${r.run_id} v=${r.model_version} reward=${r.reward}`);
+      if (values.experiences)
+        for (const r of m.rows)
+          out(
+            json
+              ? JSON.stringify({ experience: { run: m.run, ...r } })
+              : `${m.run}  experience ${r.table}#${r.id} task=${r.task_id} run=${r.run_id} v=${r.model_version} reward=${r.reward}`,
+          );
       armIdle();
     });
     client.on('error', (e) => {
       if (e.kind === 'auth') {
-        const what = e.status === 401 ? 'unauthorized (missing or wrong token: --token-file or AGENTRL_RELAY_TOKEN)' : e.status === 403 ? 'unauthorized (origin refused)' : 'unauthorized (request refused)';
+        const what =
+          e.status === 401
+            ? 'unauthorized (missing or wrong token: --token-file or AGENTRL_RELAY_TOKEN)'
+            : e.status === 403
+              ? 'unauthorized (origin refused)'
+              : 'unauthorized (request refused)';
         process.stderr.write(`agentrl tail: ${what}: ${e.message}\n`);
         exitCode = EXIT_UNAUTHORIZED;
         return;

@@ -61,7 +61,10 @@ function byVersion(table: TaskTable) {
 }
 
 /** The mean of `pick` over a span of versions (weighted by members). */
-function spanMean(rows: { reward: Acc; len: Acc; parts: Map<string, Acc> }[], pick: (r: { reward: Acc; len: Acc; parts: Map<string, Acc> }) => Acc | undefined): number {
+function spanMean(
+  rows: { reward: Acc; len: Acc; parts: Map<string, Acc> }[],
+  pick: (r: { reward: Acc; len: Acc; parts: Map<string, Acc> }) => Acc | undefined,
+): number {
   const a: Acc = { n: 0, sum: 0 };
   for (const r of rows) {
     const x = pick(r);
@@ -136,7 +139,16 @@ export function findEvidence(table: TaskTable): { findings: Finding[]; notChecke
         kind: 'reward_part_alone',
         detail: `${g.k} rose ${fmt(g.a)} → ${fmt(g.b)} (versions ${span(early)} → ${span(late)}) while ${flat}: the reward rose through one part`,
         examples: examplesAt(table, late, 'best'),
-        numbers: { [`${g.k}_early`]: g.a, [`${g.k}_late`]: g.b, ...Object.fromEntries(others.flatMap((o) => [[`${o.k}_early`, o.a], [`${o.k}_late`, o.b]])) },
+        numbers: {
+          [`${g.k}_early`]: g.a,
+          [`${g.k}_late`]: g.b,
+          ...Object.fromEntries(
+            others.flatMap((o) => [
+              [`${o.k}_early`, o.a],
+              [`${o.k}_late`, o.b],
+            ]),
+          ),
+        },
       });
     }
   }

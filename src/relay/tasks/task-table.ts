@@ -93,7 +93,11 @@ export class TaskTable {
     if (!finite(reward)) return 'noReward';
     if (t.stable) this.stable++;
     else this.unstable++;
-    const parts = r.metrics ? Object.entries(r.metrics).map(([k, v]) => [k, fromWireNumber(v)] as [string, number]).filter(([, v]) => finite(v)) : undefined;
+    const parts = r.metrics
+      ? Object.entries(r.metrics)
+          .map(([k, v]) => [k, fromWireNumber(v)] as [string, number])
+          .filter(([, v]) => finite(v))
+      : undefined;
     return { key: t.key, version: r.model_version, reward, len: r.response_tokens, parts };
   }
 

@@ -92,7 +92,9 @@ const SPARK = '▁▂▃▄▅▆▇█';
 
 /** A task's mean reward per version as a sparkline scaled to the run's range. */
 function spark(rewards: Record<number, number>, lo: number, hi: number): string {
-  const vs = Object.keys(rewards).map(Number).sort((a, b) => a - b);
+  const vs = Object.keys(rewards)
+    .map(Number)
+    .sort((a, b) => a - b);
   const pick = vs.length > 24 ? Array.from({ length: 24 }, (_, i) => vs[Math.round((i * (vs.length - 1)) / 23)]) : vs;
   return pick.map((v) => SPARK[hi > lo ? Math.min(7, Math.max(0, Math.round(((rewards[v] - lo) / (hi - lo)) * 7))) : 0]).join('');
 }
@@ -103,20 +105,31 @@ export function tasksText(j: TasksJson, table: TaskTable): string {
   if (!j.versions) {
     lines.push(`no experience with a task, a model version and a reward (${j.experiences} rows read)`);
   } else {
-    lines.push(`${j.tasks.length} tasks over model versions ${j.versions[0]}–${j.versions[1]} · solved at mean reward ≥ ${num(j.threshold)} · ${TASK_CLASSES.map((c) => `${j.counts[c]} ${c}`).join(' · ')}`);
+    lines.push(
+      `${j.tasks.length} tasks over model versions ${j.versions[0]}–${j.versions[1]} · solved at mean reward ≥ ${num(j.threshold)} · ${TASK_CLASSES.map((c) => `${j.counts[c]} ${c}`).join(' · ')}`,
+    );
   }
   if (j.identity === 'eid.task') lines.push("tasks are eid.task (the task's position in its batch): not stable across steps unless the workflow sets it");
   if (j.identity === 'mixed') lines.push('some rows have no task_index: those are grouped by eid.task ("eid N"), apart');
   const sk = j.skipped;
-  const left = [sk.no_task && `${sk.no_task} without a task`, sk.no_version && `${sk.no_version} without a model version`, sk.no_reward && `${sk.no_reward} without a finite reward`].filter(Boolean);
+  const left = [
+    sk.no_task && `${sk.no_task} without a task`,
+    sk.no_version && `${sk.no_version} without a model version`,
+    sk.no_reward && `${sk.no_reward} without a finite reward`,
+  ].filter(Boolean);
   if (left.length) lines.push(`not counted: ${left.join(', ')}`);
   if (j.tasks.length) {
     const w = Math.max(4, ...j.tasks.map((t) => t.task.length));
-    lines.push('', `${'task'.padEnd(w)}  ${'class'.padEnd(9)}  ${'solved@'.padStart(7)}  ${'first'.padStart(5)}  ${'last'.padStart(5)}  ${'gain'.padStart(6)}  reward by version`);
+    lines.push(
+      '',
+      `${'task'.padEnd(w)}  ${'class'.padEnd(9)}  ${'solved@'.padStart(7)}  ${'first'.padStart(5)}  ${'last'.padStart(5)}  ${'gain'.padStart(6)}  reward by version`,
+    );
     for (const t of j.tasks) {
       const first = t.rewards[t.first_seen];
       const last = t.rewards[t.last_seen];
-      lines.push(`${t.task.padEnd(w)}  ${t.class.padEnd(9)}  ${(t.first_solved === null ? '–' : String(t.first_solved)).padStart(7)}  ${num(first).padStart(5)}  ${num(last).padStart(5)}  ${num(t.gain).padStart(6)}  ${spark(t.rewards, table.lo, table.hi)}`);
+      lines.push(
+        `${t.task.padEnd(w)}  ${t.class.padEnd(9)}  ${(t.first_solved === null ? '–' : String(t.first_solved)).padStart(7)}  ${num(first).padStart(5)}  ${num(last).padStart(5)}  ${num(t.gain).padStart(6)}  ${spark(t.rewards, table.lo, table.hi)}`,
+      );
     }
   }
   lines.push('', j.findings.length ? 'Evidence, not proof:' : 'No evidence of reward hacking found in what was checked.');
@@ -187,7 +200,18 @@ export async function main(argv: string[]): Promise<number> {
     return usageError((e as Error).message);
   }
 
-  const relay = jobDir !== undefined ? new Relay({ ...RELAY_DEFAULTS, root: { mode: 'job', dir: path.resolve(jobDir) }, port: 0, token: undefined, allowOrigins: [], log: silentLogger, maxClients: 1 }) : undefined;
+  const relay =
+    jobDir !== undefined
+      ? new Relay({
+          ...RELAY_DEFAULTS,
+          root: { mode: 'job', dir: path.resolve(jobDir) },
+          port: 0,
+          token: undefined,
+          allowOrigins: [],
+          log: silentLogger,
+          maxClients: 1,
+        })
+      : undefined;
   let client: RelayClient | undefined;
   try {
     const target = relay ? await relay.start() : url;
@@ -205,7 +229,12 @@ export async function main(argv: string[]): Promise<number> {
       c.on('hello', (h) => {
         clearTimeout(timer);
         source = pickSource(h.sources, values.source);
-        if (!source) resolve(values.source !== undefined ? `no source '${values.source}' (${h.sources.map((x) => x.id).join(', ') || 'none'})` : 'no experience buffer (SQL or JSON lines) there');
+        if (!source)
+          resolve(
+            values.source !== undefined
+              ? `no source '${values.source}' (${h.sources.map((x) => x.id).join(', ') || 'none'})`
+              : 'no experience buffer (SQL or JSON lines) there',
+          );
         // a relay mid-way through a big buffer sends heartbeats; none for this long means it is gone
         else timer = setTimeout(() => resolve(`the relay at ${target} went silent before it had sent the whole buffer`), 6 * WAIT_MS);
       });

@@ -63,12 +63,17 @@ export function tokenTable(e: TokenExperience, title: string): string {
     s.truncated ? `truncated (${e.truncateStatus ?? 'yes'})` : '',
     s.emptyResponse ? 'empty response' : '',
   ].filter(Boolean);
-  const notes = [`source: ${e.source.kind === 'retokenized' ? `re-tokenized from the stored ${e.source.from}` : e.source.kind}`, ...e.missing.map((m) => `no ${m.part}: ${m.reason}${m.detail ? ` (${m.detail})` : ''}`)];
+  const notes = [
+    `source: ${e.source.kind === 'retokenized' ? `re-tokenized from the stored ${e.source.from}` : e.source.kind}`,
+    ...e.missing.map((m) => `no ${m.part}: ${m.reason}${m.detail ? ` (${m.detail})` : ''}`),
+  ];
   const lines = [head.join(' · '), ...notes, `${'#'.padStart(6)}  ${'id'.padStart(8)}  T  ${'logprob'.padStart(9)}  ${'adv'.padStart(7)}  text`];
   for (let i = 0; i < e.ids.length; i++) {
     if (i === e.promptLength) lines.push('-'.repeat(48));
     const text = e.texts ? visibleToken(e.texts, e.ids, i) : '';
-    lines.push(`${String(i).padStart(6)}  ${String(e.ids[i]).padStart(8)}  ${e.trained[i] ? '■' : '·'}  ${fmt(e.logprobs?.[i]).padStart(9)}  ${fmt(e.advantages?.[i]).padStart(7)}  ${text}`);
+    lines.push(
+      `${String(i).padStart(6)}  ${String(e.ids[i]).padStart(8)}  ${e.trained[i] ? '■' : '·'}  ${fmt(e.logprobs?.[i]).padStart(9)}  ${fmt(e.advantages?.[i]).padStart(7)}  ${text}`,
+    );
   }
   return lines.join('\n') + '\n';
 }
@@ -108,7 +113,8 @@ export async function main(argv: string[]): Promise<number> {
   if ((jobDir === undefined) === (positionals.length === 0) || positionals.length > 1) return usageError('give either --job-dir DIR or one relay URL');
   // Decimal digits only: Number() would take '0x10' as 16 and '1e3' as 1000.
   const id = values.id !== undefined && /^[0-9]+$/.test(values.id) ? Number(values.id) : NaN;
-  if (values.id === undefined || !Number.isSafeInteger(id) || id < 1) return usageError(`--id must be a positive integer row id${values.id === undefined ? '' : `, got '${values.id}'`}`);
+  if (values.id === undefined || !Number.isSafeInteger(id) || id < 1)
+    return usageError(`--id must be a positive integer row id${values.id === undefined ? '' : `, got '${values.id}'`}`);
   const url = positionals[0];
   if (url !== undefined && !/^wss?:\/\//.test(url)) return usageError(`'${url}' is not a ws:// or wss:// URL`);
   if (url !== undefined && credentialInUrl(url)) return usageError('do not put the token in the URL: use --token-file or AGENTRL_RELAY_TOKEN');
@@ -124,7 +130,18 @@ export async function main(argv: string[]): Promise<number> {
   const tk: TokenizerOrReason = values.model !== undefined ? tokenizerFor(values.model) : { reason: 'no --model given' };
   if (values.model !== undefined && 'reason' in tk) process.stderr.write(`agentrl tokens: no tokenizer: ${tk.reason}\n`);
 
-  const relay = jobDir !== undefined ? new Relay({ ...RELAY_DEFAULTS, root: { mode: 'job', dir: path.resolve(jobDir) }, port: 0, token: undefined, allowOrigins: [], log: silentLogger, maxClients: 1 }) : undefined;
+  const relay =
+    jobDir !== undefined
+      ? new Relay({
+          ...RELAY_DEFAULTS,
+          root: { mode: 'job', dir: path.resolve(jobDir) },
+          port: 0,
+          token: undefined,
+          allowOrigins: [],
+          log: silentLogger,
+          maxClients: 1,
+        })
+      : undefined;
   let client: RelayClient | undefined;
   try {
     const target = relay ? await relay.start() : url;
@@ -140,7 +157,12 @@ export async function main(argv: string[]): Promise<number> {
       c.on('hello', (h) => {
         clearTimeout(timer);
         const s = pickSource(h.sources, values.source);
-        resolve(s ?? (values.source !== undefined ? `no source '${values.source}' (${h.sources.map((x) => x.id).join(', ') || 'none'})` : 'no experience buffer (SQL or JSON lines) there'));
+        resolve(
+          s ??
+            (values.source !== undefined
+              ? `no source '${values.source}' (${h.sources.map((x) => x.id).join(', ') || 'none'})`
+              : 'no experience buffer (SQL or JSON lines) there'),
+        );
       });
       c.start();
     });

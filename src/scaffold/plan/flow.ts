@@ -106,7 +106,12 @@ export function wizardSteps(ctx: WizardContext): Step[] {
       title: l10n.t('Template'),
       placeholder: l10n.t('What kind of workflow?'),
       choices: (a) =>
-        templatesOf(ctx, a.framework).map((t) => ({ label: plain(localized(t.label, lang)), description: t.id, detail: plain(localized(t.detail, lang)), value: t.id })),
+        templatesOf(ctx, a.framework).map((t) => ({
+          label: plain(localized(t.label, lang)),
+          description: t.id,
+          detail: plain(localized(t.detail, lang)),
+          value: t.id,
+        })),
     },
     {
       kind: 'input',

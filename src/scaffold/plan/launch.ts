@@ -59,7 +59,10 @@ function lineOf(text: string, offset: number): number {
 /** Indentation of the existing file (tabs or N spaces), so inserted entries look like the rest. */
 function formattingOf(text: string): { insertSpaces: boolean; tabSize: number; eol: string } {
   const eol = text.includes('\r\n') ? '\r\n' : '\n';
-  const indents = text.split(/\r?\n/).map((l) => /^[ \t]+(?=\S)/.exec(l)?.[0]).filter((x): x is string => !!x);
+  const indents = text
+    .split(/\r?\n/)
+    .map((l) => /^[ \t]+(?=\S)/.exec(l)?.[0])
+    .filter((x): x is string => !!x);
   if (indents.some((i) => i.startsWith('\t'))) return { insertSpaces: false, tabSize: 4, eol };
   const sizes = indents.map((i) => i.length);
   return { insertSpaces: true, tabSize: sizes.length ? Math.min(...sizes) : 4, eol };
@@ -89,9 +92,12 @@ export function mergeLaunchJson(existing: string | undefined, entries: readonly 
     const e = errors[0];
     const where = e ? lineOf(existing, e.offset) : 1;
     const what = e ? printParseErrorCode(e.error) : 'empty';
-    throw new ScaffoldError(l10n.t('{0} has a syntax error (line {1}: {2}); fix it, then create the workflow again. Nothing was changed.', fileLabel, where, what));
+    throw new ScaffoldError(
+      l10n.t('{0} has a syntax error (line {1}: {2}); fix it, then create the workflow again. Nothing was changed.', fileLabel, where, what),
+    );
   }
-  if (root.type !== 'object') throw new ScaffoldError(l10n.t('{0} is not a JSON object; fix it, then create the workflow again. Nothing was changed.', fileLabel));
+  if (root.type !== 'object')
+    throw new ScaffoldError(l10n.t('{0} is not a JSON object; fix it, then create the workflow again. Nothing was changed.', fileLabel));
   const configurations = findNodeAtLocation(root, ['configurations']);
   if (configurations && configurations.type !== 'array') {
     throw new ScaffoldError(l10n.t('"configurations" in {0} is not a list; fix it, then create the workflow again. Nothing was changed.', fileLabel));

@@ -71,7 +71,9 @@ function dataFiles(req: GenerateRequest, keys: readonly string[], datasetId: str
     const st = fs.statSync(file, { throwIfNoEntry: false });
     if (!st?.isFile()) throw new ScaffoldError(l10n.t('The data file {0} does not exist.', file));
     if (st.size > MAX_DATA_BYTES) {
-      throw new ScaffoldError(l10n.t('{0} is larger than {1} MB: point the generated config at it instead of copying it into the project.', file, MAX_DATA_BYTES / 1024 / 1024));
+      throw new ScaffoldError(
+        l10n.t('{0} is larger than {1} MB: point the generated config at it instead of copying it into the project.', file, MAX_DATA_BYTES / 1024 / 1024),
+      );
     }
     const text = fs.readFileSync(file, 'utf8');
     const problem = checkDataFile(path.basename(file), text, keys, l10n);
@@ -134,7 +136,8 @@ export function planProject(req: GenerateRequest, l10n: L10n): GeneratePlan {
   if (req.launchRoot !== null) {
     const root = path.resolve(req.launchRoot);
     const rel = path.relative(root, projectDir);
-    if (rel === '..' || rel.startsWith('..' + path.sep) || path.isAbsolute(rel)) throw new ScaffoldError(l10n.t('{0} is not inside {1}, whose launch.json would debug it.', projectDir, root));
+    if (rel === '..' || rel.startsWith('..' + path.sep) || path.isAbsolute(rel))
+      throw new ScaffoldError(l10n.t('{0} is not inside {1}, whose launch.json would debug it.', projectDir, root));
     const file = launchJsonPath(path.join(root, '.vscode', 'launch.json'), l10n);
     const st = fs.statSync(file, { throwIfNoEntry: false });
     if (st && !st.isFile()) throw new ScaffoldError(l10n.t('{0} is not a file.', file));
@@ -159,4 +162,3 @@ function launchJsonPath(file: string, l10n: L10n): string {
     throw new ScaffoldError(l10n.t('{0} is a symbolic link to {1}, which does not exist: create the file or remove the link.', file, to));
   }
 }
-

@@ -5,7 +5,9 @@
 
 /** Python keywords (3.11 keyword.kwlist); soft keywords (match, case, _) are valid names. */
 export const PYTHON_KEYWORDS: ReadonlySet<string> = new Set(
-  'False None True and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield'.split(' '),
+  'False None True and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield'.split(
+    ' ',
+  ),
 );
 
 /** Top-level standard library modules (sys.stdlib_module_names without private ones). */
@@ -29,7 +31,9 @@ export const PYTHON_STDLIB: ReadonlySet<string> = new Set(
   time timeit tkinter token tokenize tomllib trace traceback tracemalloc tty turtle turtledemo
   types typing unicodedata unittest urllib uu uuid venv warnings wave weakref webbrowser winreg
   winsound wsgiref xdrlib xml xmlrpc zipapp zipfile zipimport zlib zoneinfo
-  `.trim().split(/\s+/),
+  `
+    .trim()
+    .split(/\s+/),
 );
 
 /** Packages the generated projects import or run next to. */

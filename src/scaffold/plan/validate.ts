@@ -33,7 +33,10 @@ export function checkModel(model: string, l10n: L10n): string | undefined {
   if (!model) return l10n.t('Enter a model: a Hugging Face id such as Qwen/Qwen2.5-0.5B-Instruct, or a local path.');
   if (model.length > 300) return l10n.t('The model id or path is longer than 300 characters.');
   if (!MODEL.test(model)) {
-    return l10n.t("'{0}' has characters a config cannot hold unquoted (spaces, quotes, braces, commas, colons...): use a model id such as Qwen/Qwen2.5-0.5B-Instruct or a path without them.", model);
+    return l10n.t(
+      "'{0}' has characters a config cannot hold unquoted (spaces, quotes, braces, commas, colons...): use a model id such as Qwen/Qwen2.5-0.5B-Instruct or a path without them.",
+      model,
+    );
   }
   return undefined;
 }
@@ -56,7 +59,7 @@ export function checkDataFile(fileName: string, text: string, keys: readonly str
       return l10n.t('{0}, line {1}: not valid JSON.', fileName, i + 1);
     }
     if (!row || typeof row !== 'object' || Array.isArray(row)) return l10n.t('{0}, line {1}: a task must be a JSON object.', fileName, i + 1);
-    const missing = keys.filter((k) => !(k in (row)));
+    const missing = keys.filter((k) => !(k in row));
     if (missing.length) return l10n.t('{0}, line {1}: missing {2} (this template reads {3}).', fileName, i + 1, missing.join(', '), keys.join(', '));
     rows++;
   }

@@ -24,7 +24,10 @@ export class MarkIndex {
   private readonly turnOf: Int32Array;
   private readonly warned: Uint8Array;
 
-  constructor(private readonly n: number, private readonly marks?: TokenMarks) {
+  constructor(
+    private readonly n: number,
+    private readonly marks?: TokenMarks,
+  ) {
     this.turnOf = new Int32Array(marks?.turns.length ? n : 0).fill(-1);
     this.warned = new Uint8Array(marks?.warnings.length ? n : 0);
     marks?.turns.forEach((t, k) => this.turnOf.fill(k, clamp(t.start, n), clamp(t.end, n)));

@@ -87,7 +87,11 @@ export class TokenView {
     lowest.classList.add('tv-lowest');
     const modeLabel = h('label', 'tv-mode', this.s.colourBy);
     this.modeSelect = h('select', 'tv-mode-select');
-    for (const [value, label] of [['logprob', this.s.byLogprob], ['mask', this.s.byMask], ['advantage', this.s.byAdvantage]] as const) {
+    for (const [value, label] of [
+      ['logprob', this.s.byLogprob],
+      ['mask', this.s.byMask],
+      ['advantage', this.s.byAdvantage],
+    ] as const) {
       const o = h('option', '', label);
       o.value = value;
       this.modeSelect.append(o);
@@ -161,7 +165,11 @@ export class TokenView {
   private writeSummary(notes: readonly string[]): void {
     const s = this.summary;
     if (!s) return;
-    const parts = [fillString(this.s.summaryTokens, s.tokens), fillString(this.s.summaryTrained, s.trainedTokens), fillString(this.s.summaryMeanLogprob, fmt(s.meanLogprob))];
+    const parts = [
+      fillString(this.s.summaryTokens, s.tokens),
+      fillString(this.s.summaryTrained, s.trainedTokens),
+      fillString(this.s.summaryMeanLogprob, fmt(s.meanLogprob)),
+    ];
     if (s.truncated) parts.push(this.s.truncated);
     if (s.emptyResponse) parts.push(this.s.emptyResponse);
     this.summaryLine.textContent = parts.join(' · ');
@@ -254,11 +262,13 @@ export class TokenView {
     const e = this.e;
     if (!el || !e || el.dataset.i === undefined) return;
     const i = Number(el.dataset.i);
-    this.tip.replaceChildren(...[...tooltipLines(e, i, this.s), ...this.marks.tooltip(i, this.s)].map(([k, v]) => {
-      const row = h('div', 'tv-tip-row');
-      row.append(h('span', 'tv-tip-key', k), h('span', 'tv-tip-value', v));
-      return row;
-    }));
+    this.tip.replaceChildren(
+      ...[...tooltipLines(e, i, this.s), ...this.marks.tooltip(i, this.s)].map(([k, v]) => {
+        const row = h('div', 'tv-tip-row');
+        row.append(h('span', 'tv-tip-key', k), h('span', 'tv-tip-value', v));
+        return row;
+      }),
+    );
     this.tip.hidden = false;
     const r = el.getBoundingClientRect();
     const host = this.element.getBoundingClientRect();
@@ -289,7 +299,8 @@ export class TokenView {
   }
 
   private showCount(query: string): void {
-    this.count.textContent = query.trim() === '' ? '' : this.matches.length ? fillString(this.s.matches, this.current + 1, this.matches.length) : this.s.noMatch;
+    this.count.textContent =
+      query.trim() === '' ? '' : this.matches.length ? fillString(this.s.matches, this.current + 1, this.matches.length) : this.s.noMatch;
   }
 
   private step(d: number): void {

@@ -22,7 +22,11 @@ export function tooltipLines(e: TokenExperience, i: number, s: TokenViewStrings)
     rows.push([s.probability, num(Math.exp(lp))]);
   }
   rows.push(['', i < e.promptLength ? s.prompt : e.trained[i] ? s.trained : s.notTrained]);
-  const more: [string, Float32Array | undefined][] = [[s.advantage, e.advantages], [s.returnValue, e.returns], [s.tokenReward, e.tokenLevelReward]];
+  const more: [string, Float32Array | undefined][] = [
+    [s.advantage, e.advantages],
+    [s.returnValue, e.returns],
+    [s.tokenReward, e.tokenLevelReward],
+  ];
   for (const [k, a] of more) if (a && Number.isFinite(a[i])) rows.push([k, num(a[i])]);
   return rows;
 }

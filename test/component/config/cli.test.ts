@@ -29,14 +29,20 @@ function project(): string {
 
 test('--trinity-version: a 0.6 config with 0.5.2 in force names the fields that need 0.6', () => {
   const dir = tempDir('agentrl-cli-');
-  fs.writeFileSync(path.join(dir, 'c.yaml'), trinity({ explorer: { rollout_model: { engine_type: 'sglang', data_parallel_size: 1 } }, synchronizer: { sync_style: 'fully_async' } }));
+  fs.writeFileSync(
+    path.join(dir, 'c.yaml'),
+    trinity({ explorer: { rollout_model: { engine_type: 'sglang', data_parallel_size: 1 } }, synchronizer: { sync_style: 'fully_async' } }),
+  );
   const newest = cli(dir, 'c.yaml');
   assert.equal(newest.code, 0, newest.stdout + newest.stderr);
   const old = cli(dir, '--format', 'json', '--trinity-version', '0.5.2', 'c.yaml');
   assert.equal(old.code, 1);
   const [r] = JSON.parse(old.stdout) as { diagnostics: { code: string; message: string; path: string }[] }[];
   const byPath = Object.fromEntries(r.diagnostics.map((d) => [d.path, d]));
-  assert.equal(byPath['explorer.rollout_model.data_parallel_size'].message, '`explorer.rollout_model.data_parallel_size` needs Trinity-RFT ≥ 0.6; this workspace has 0.5.2 (--trinity-version).');
+  assert.equal(
+    byPath['explorer.rollout_model.data_parallel_size'].message,
+    '`explorer.rollout_model.data_parallel_size` needs Trinity-RFT ≥ 0.6; this workspace has 0.5.2 (--trinity-version).',
+  );
   assert.equal(byPath['synchronizer.sync_style'].code, 'version.newer-value');
   assert.equal(byPath['explorer.rollout_model.engine_type'].code, 'version.newer-value');
   assert.ok(!r.diagnostics.some((d) => d.code === 'schema.unknown-key'));
@@ -117,7 +123,11 @@ test('SARIF 2.1.0 output', () => {
   assert.equal(r.code, 1);
   const log = parseJson<{ version: string; runs: { results: unknown; tool: { driver: { rules: { id: string }[] } } }[] }>(r.stdout);
   assert.equal(log.version, '2.1.0');
-  const results = log.runs[0].results as { ruleId: string; level: string; locations: { physicalLocation: { artifactLocation: { uri: string }; region: { startLine: number } } }[] }[];
+  const results = log.runs[0].results as {
+    ruleId: string;
+    level: string;
+    locations: { physicalLocation: { artifactLocation: { uri: string }; region: { startLine: number } } }[];
+  }[];
   const err = results.find((x) => x.ruleId === 'trinity.length.exceeds-max-model-len' && x.locations[0].physicalLocation.region.startLine === 12)!;
   assert.equal(err.level, 'error');
   assert.equal(err.locations[0].physicalLocation.artifactLocation.uri, 'configs/nested/bad.yml');
@@ -134,14 +144,20 @@ test('binary files and decoupled jobs on the command line', () => {
   fs.writeFileSync(path.join(dir, 'explorer.yaml'), trinity({ mode: 'explore', name: 'job', model: { model_path: 'a/b' } }));
   fs.writeFileSync(path.join(dir, 'trainer.yaml'), trinity({ mode: 'train', name: 'job', buffer: { train_batch_size: 32 } }));
   const out = JSON.parse(cli(dir, '--format', 'json', 'explorer.yaml', 'trainer.yaml').stdout) as { diagnostics: { code: string }[] }[];
-  assert.ok(out.every((f) => f.diagnostics.some((x) => x.code === 'crossfile.mismatch')), 'reported in both files');
+  assert.ok(
+    out.every((f) => f.diagnostics.some((x) => x.code === 'crossfile.mismatch')),
+    'reported in both files',
+  );
 });
 
 test('the whole upstream corpus through the CLI: only the templates fail', { skip: !hasShared && 'needs ../shared/corpus' }, () => {
   const r = cli(repoRoot, '--format', 'json', path.join(sharedDir, 'corpus'));
   assert.equal(r.code, 1);
   const out = JSON.parse(r.stdout) as { file: string; diagnostics: { severity: string }[] }[];
-  const failing = out.filter((f) => f.diagnostics.some((d) => d.severity === 'error')).map((f) => path.basename(f.file)).sort();
+  const failing = out
+    .filter((f) => f.diagnostics.some((d) => d.severity === 'error'))
+    .map((f) => path.basename(f.file))
+    .sort();
   assert.deepEqual(failing, ['countdown-template.yaml', 'frozenlake-template.yaml']);
 });
 
@@ -150,11 +166,20 @@ test('--lang zh-cn prints the messages in Simplified Chinese (the shipped bundle
   const message = (...args: string[]) => {
     const r = cli(dir, '--format', 'json', ...args, 'configs/nested/bad.yml', 'blob.yaml');
     const [bad, blob] = JSON.parse(r.stdout) as { diagnostics: { code: string; message: string; path: string }[] }[];
-    return [bad.diagnostics.find((d) => d.code === 'trinity.length.exceeds-max-model-len' && d.path === 'model.max_model_len')!.message, blob.diagnostics[0].message];
+    return [
+      bad.diagnostics.find((d) => d.code === 'trinity.length.exceeds-max-model-len' && d.path === 'model.max_model_len')!.message,
+      blob.diagnostics[0].message,
+    ];
   };
   fs.writeFileSync(path.join(dir, 'blob.yaml'), Buffer.from([0x00, 0xff, 0x10]));
-  assert.deepEqual(message(), ['`max_prompt_tokens` + `max_response_tokens` (512 + 600) exceeds `max_model_len` (1024).', 'Binary content: not a YAML text file.']);
-  assert.deepEqual(message('--lang', 'zh-cn'), ['`max_prompt_tokens` + `max_response_tokens`（512 + 600）超过了 `max_model_len`（1024）。', '二进制内容：不是 YAML 文本文件。']);
+  assert.deepEqual(message(), [
+    '`max_prompt_tokens` + `max_response_tokens` (512 + 600) exceeds `max_model_len` (1024).',
+    'Binary content: not a YAML text file.',
+  ]);
+  assert.deepEqual(message('--lang', 'zh-cn'), [
+    '`max_prompt_tokens` + `max_response_tokens`（512 + 600）超过了 `max_model_len`（1024）。',
+    '二进制内容：不是 YAML 文本文件。',
+  ]);
   const bad = cli(dir, '--lang', 'fr', 'configs');
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /--lang must be en or zh-cn/);
@@ -177,12 +202,18 @@ test('a named file that matches no kind is checked as the likeliest kind, never 
     const text = cli(dir, file);
     assert.equal(text.code, 1, `${file}\n${text.stdout}${text.stderr}`);
     assert.doesNotMatch(text.stdout, /in 0 configs/, file);
-    const [r] = JSON.parse(cli(dir, '--format', 'json', file).stdout) as { kind: string | null; diagnostics: { code: string; severity: string; message: string }[] }[];
+    const [r] = JSON.parse(cli(dir, '--format', 'json', file).stdout) as {
+      kind: string | null;
+      diagnostics: { code: string; severity: string; message: string }[];
+    }[];
     assert.equal(r.kind, 'trinity', file);
     const guessed = r.diagnostics.find((d) => d.code === 'input.kind-guessed');
     assert.ok(guessed && guessed.severity === 'warning', `${file}: ${JSON.stringify(r.diagnostics.map((d) => d.code))}`);
     assert.match(guessed.message, /checked as a Trinity-RFT config/);
-    assert.ok(r.diagnostics.some((d) => d.code.startsWith(c.code) && d.severity === 'error'), `${file}: ${JSON.stringify(r.diagnostics.map((d) => d.code))}`);
+    assert.ok(
+      r.diagnostics.some((d) => d.code.startsWith(c.code) && d.severity === 'error'),
+      `${file}: ${JSON.stringify(r.diagnostics.map((d) => d.code))}`,
+    );
   }
   // the same files found through a directory are plain YAML of the project: skipped as before
   fs.writeFileSync(path.join(dir, 'k8s.yaml'), 'apiVersion: v1\nkind: Pod\n');
@@ -202,9 +233,15 @@ test('an explicit --kind beats a `# agentrl: none` modeline; without it the mode
   assert.ok(r.diagnostics.some((d) => d.code === 'trinity.length.exceeds-max-model-len'));
 });
 
-test('the Trinity-RFT and verl versions come from the project\'s pins (no flag, no venv)', () => {
+test("the Trinity-RFT and verl versions come from the project's pins (no flag, no venv)", () => {
   const dir = tempDir('agentrl-cli-');
-  fs.writeFileSync(path.join(dir, 'c.yaml'), trinity({ explorer: { rollout_model: { data_parallel_size: 1 } }, trainer: { trainer_config: { actor_rollout_ref: { actor: { use_dynamic_bsz: true } } } } }));
+  fs.writeFileSync(
+    path.join(dir, 'c.yaml'),
+    trinity({
+      explorer: { rollout_model: { data_parallel_size: 1 } },
+      trainer: { trainer_config: { actor_rollout_ref: { actor: { use_dynamic_bsz: true } } } },
+    }),
+  );
   fs.writeFileSync(path.join(dir, 'pyproject.toml'), '[project]\nname = "rl"\ndependencies = ["trinity-rft==0.5.2"]\n');
   const old = parseJson<{ diagnostics: { code: string; message: string }[] }[]>(cli(dir, '--format', 'json', 'c.yaml').stdout)[0];
   const newer = old.diagnostics.find((d) => d.code === 'version.newer-key');

@@ -52,8 +52,16 @@ const TARGETS: Target[] = [
   ...(TRINITY_LINES['0.6.0'] ?? []).map((l) => ({
     release: '0.6.0',
     line: l.id,
-    files: [path.join(v6, l.id, 'trinity/common/config.py'), path.join(v6, 'agentscope-ai@ea070931/trinity/common/constants.py'), path.join(v6, 'pan-x-c@f3c8dec6/trinity/trainer/verl_legacy/verl_config.py')],
-    registries: ['agentscope-ai@1d52c851/trinity/algorithm/__init__.py', 'pan-x-c@d241e0ef/trinity/common/workflows/__init__.py', 'agentscope-ai@8b7fce3f/trinity/common/rewards/__init__.py'].map((f) => path.join(v6, f)),
+    files: [
+      path.join(v6, l.id, 'trinity/common/config.py'),
+      path.join(v6, 'agentscope-ai@ea070931/trinity/common/constants.py'),
+      path.join(v6, 'pan-x-c@f3c8dec6/trinity/trainer/verl_legacy/verl_config.py'),
+    ],
+    registries: [
+      'agentscope-ai@1d52c851/trinity/algorithm/__init__.py',
+      'pan-x-c@d241e0ef/trinity/common/workflows/__init__.py',
+      'agentscope-ai@8b7fce3f/trinity/common/rewards/__init__.py',
+    ].map((f) => path.join(v6, f)),
   })),
 ];
 
@@ -107,17 +115,26 @@ function sameShape(u: Shape, o: Shape, facts: UpFacts, schema: RootSchema, ourNo
   if (u.kind === 'any') return undefined;
   // a class imported from verl itself (MtpConfig, PolicyLossConfig…): not in the stored file,
   // so ours must take any mapping
-  if (u.kind === 'unknown') return o.kind === 'map' || o.kind === 'any' ? undefined : `upstream type ${u.name} is imported from elsewhere; ours must be a free mapping, is ${describeShape(o)}`;
+  if (u.kind === 'unknown')
+    return o.kind === 'map' || o.kind === 'any'
+      ? undefined
+      : `upstream type ${u.name} is imported from elsewhere; ours must be a free mapping, is ${describeShape(o)}`;
   if (u.nullable !== o.nullable) return `nullable: upstream ${u.nullable}, ours ${o.nullable}`;
   if (u.kind === 'enum') {
     if (o.kind !== 'enum') return `upstream enum ${u.name}, ours ${o.kind}`;
     const want = facts.enums[u.name!].values.map((v) => String(v.value)).sort();
-    const have = (ourNode['x-enum']?.values ?? []).filter((v) => { const since = valueSince(ourNode, v); return !since || compareVersions(since, release) <= 0; }).sort();
+    const have = (ourNode['x-enum']?.values ?? [])
+      .filter((v) => {
+        const since = valueSince(ourNode, v);
+        return !since || compareVersions(since, release) <= 0;
+      })
+      .sort();
     if (!sameValue(want, have)) return `enum ${u.name} values: upstream ${want.join(',')}, ours ${have.join(',')}`;
     const e = facts.enums[u.name!];
     const ourAliases = ourNode['x-enum']?.aliases ?? {};
     if (!sameValue(e.aliases, ourAliases)) return `enum ${u.name} aliases: upstream ${JSON.stringify(e.aliases)}, ours ${JSON.stringify(ourAliases)}`;
-    if (e.case_insensitive !== !!ourNode['x-enum']?.caseInsensitive) return `enum ${u.name} case-insensitive: upstream ${e.case_insensitive}, ours ${!!ourNode['x-enum']?.caseInsensitive}`;
+    if (e.case_insensitive !== !!ourNode['x-enum']?.caseInsensitive)
+      return `enum ${u.name} case-insensitive: upstream ${e.case_insensitive}, ours ${!!ourNode['x-enum']?.caseInsensitive}`;
     return undefined;
   }
   if (u.kind !== o.kind) return `upstream ${describeShape(u)}, ours ${describeShape(o)}`;
@@ -133,7 +150,8 @@ function sameShape(u: Shape, o: Shape, facts: UpFacts, schema: RootSchema, ourNo
 function ourKeys(schema: RootSchema, cls: string, t: Target): Map<string, SchemaNode | undefined> {
   const out = new Map<string, SchemaNode | undefined>();
   for (const [k, node] of Object.entries(schema.definitions?.[cls]?.properties ?? {})) if (presentAt(node, t.release, t.line)) out.set(k, node);
-  for (const [k, h] of Object.entries(schema['x-removed-keys']?.[cls] ?? {})) if (compareVersions(h.since, t.release) <= 0 && compareVersions(t.release, h.until) <= 0) out.set(k, undefined);
+  for (const [k, h] of Object.entries(schema['x-removed-keys']?.[cls] ?? {}))
+    if (compareVersions(h.since, t.release) <= 0 && compareVersions(t.release, h.until) <= 0) out.set(k, undefined);
   return out;
 }
 
@@ -167,7 +185,8 @@ function compareClasses(facts: UpFacts, schema: RootSchema, t: Target): string[]
       if (mismatch) problems.push(`${at}: ${upName}.${f.name}: ${mismatch}`);
       const d = defaultValue(f.default, facts);
       const ourDefault = defaultAt(node, t.release, t.line);
-      if (d && !special && u.kind !== 'class' && !sameValue(d.value, ourDefault)) problems.push(`${at}: ${upName}.${f.name} default: upstream ${JSON.stringify(d.value)}, ours ${JSON.stringify(ourDefault)} at ${label(t)}`);
+      if (d && !special && u.kind !== 'class' && !sameValue(d.value, ourDefault))
+        problems.push(`${at}: ${upName}.${f.name} default: upstream ${JSON.stringify(d.value)}, ours ${JSON.stringify(ourDefault)} at ${label(t)}`);
       // nesting: follow the dataclass a field holds
       const nested = special ? ['veRLConfig'] : [u, u.item].filter((s): s is Shape => !!s && s.kind === 'class').map((s) => s.name!);
       for (const n of nested) {
@@ -189,7 +208,10 @@ function compareClasses(facts: UpFacts, schema: RootSchema, t: Target): string[]
 /** 0.6 registry names from stored versions of the registry files other than ../shared's (read
  *  with the index's read_file): each 0.6 registry is the union of its stored versions. */
 const OTHER_STORED_VERSIONS: Record<string, { source: string; names: string[] }> = {
-  WORKFLOWS: { source: 'agentscope-ai/Trinity-RFT@0be2bcc056624663544ec4091503f8eaeb34f0a9 trinity/common/workflows/__init__.py', names: ['agentscope_react_workflow', 'rubric_judge_openai_workflow', 'sudoku_workflow', 'intercode_sql_workflow', 'thinking_budget_workflow'] },
+  WORKFLOWS: {
+    source: 'agentscope-ai/Trinity-RFT@0be2bcc056624663544ec4091503f8eaeb34f0a9 trinity/common/workflows/__init__.py',
+    names: ['agentscope_react_workflow', 'rubric_judge_openai_workflow', 'sudoku_workflow', 'intercode_sql_workflow', 'thinking_budget_workflow'],
+  },
   REWARD_FUNCTIONS: { source: 'agentscope-ai/Trinity-RFT@cc2405128c5897d65133b9f15bd0b3f625759c5e trinity/common/rewards/__init__.py', names: ['rlcr_reward'] },
 };
 
@@ -207,7 +229,8 @@ function compareRegistries(facts: UpFacts, t: Target): string[] {
       const since = NAME_SINCE[id]?.[n];
       return !since || compareVersions(since, t.release) <= 0;
     });
-    for (const n of reg.names) if (!ours.includes(n.name)) problems.push(`${where(reg.file, n.line)}: upstream ${reg.var} has '${n.name}'; ours lacks it at ${label(t)}`);
+    for (const n of reg.names)
+      if (!ours.includes(n.name)) problems.push(`${where(reg.file, n.line)}: upstream ${reg.var} has '${n.name}'; ours lacks it at ${label(t)}`);
     for (const n of ours) if (!theirs.has(n)) problems.push(`${where(reg.file, reg.line)}: ours has ${reg.var} '${n}' at ${label(t)}; upstream lacks it`);
   }
   return problems;
@@ -236,7 +259,9 @@ for (const target of TARGETS) {
     const ours = JSON.parse(JSON.stringify(schema)) as RootSchema;
     delete ours.definitions!.ExplorerConfig.properties!.max_timeout;
     const timeout = facts.classes.ExplorerConfig.fields.find((f) => f.name === 'max_timeout')!;
-    assert.deepEqual(compareClasses(facts, ours, target), [`${where(timeout.file, timeout.line)}: upstream has ExplorerConfig.max_timeout (int); our ExplorerConfig lacks it at ${label(target)}`]);
+    assert.deepEqual(compareClasses(facts, ours, target), [
+      `${where(timeout.file, timeout.line)}: upstream has ExplorerConfig.max_timeout (int); our ExplorerConfig lacks it at ${label(target)}`,
+    ]);
 
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentrl-upstream-'));
     t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -250,9 +275,12 @@ for (const target of TARGETS) {
     lines[at] = lines[at].replace('= 2', '= 5');
     fs.writeFileSync(copy, lines.join('\n'));
     const found = compareClasses(upstreamFacts([copy, ...target.files.slice(1)]), schema, target).map((p) => p.replace(copy, '<copy>'));
-    assert.deepEqual(found.sort(), [
-      `<copy>:${timeout.line + 1}: upstream has ExplorerConfig.max_timeout_grace (int); our ExplorerConfig lacks it at ${label(target)}`,
-      `<copy>:${at + 1}: ExplorerConfig.max_retry_times default: upstream 5, ours 2 at ${label(target)}`,
-    ].sort());
+    assert.deepEqual(
+      found.sort(),
+      [
+        `<copy>:${timeout.line + 1}: upstream has ExplorerConfig.max_timeout_grace (int); our ExplorerConfig lacks it at ${label(target)}`,
+        `<copy>:${at + 1}: ExplorerConfig.max_retry_times default: upstream 5, ours 2 at ${label(target)}`,
+      ].sort(),
+    );
   });
 }

@@ -98,7 +98,14 @@ describe('upstream debug backbones', () => {
     const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'agentrl-astuner-'));
     const dir = path.join(cwd, 'saved_experiments', 'math', '2025_12_01_10_00', 'host', 'rollout');
     fs.mkdirSync(dir, { recursive: true });
-    const nested = { header: '[NA] Task 7 (Reward 0.100)', color: 'green', content: '', attach: '', nested: true, nested_json: { '7.0.0': { outcome: 'failure' } } };
+    const nested = {
+      header: '[NA] Task 7 (Reward 0.100)',
+      color: 'green',
+      content: '',
+      attach: '',
+      nested: true,
+      nested_json: { '7.0.0': { outcome: 'failure' } },
+    };
     fs.writeFileSync(
       path.join(dir, 'rollout.json.log'),
       [
@@ -110,9 +117,14 @@ describe('upstream debug backbones', () => {
       ].join('\n'),
     );
     const eps = readRolloutLog(cwd);
-    assert.deepEqual(eps.map((e) => [e.episode, e.reward]), [['T3#R0', 1], ['T7#R0', 0.1]]);
+    assert.deepEqual(
+      eps.map((e) => [e.episode, e.reward]),
+      [
+        ['T3#R0', 1],
+        ['T7#R0', 0.1],
+      ],
+    );
     assert.deepEqual((eps[1].metadata.nested as Record<string, unknown>)['7.0.0'], { outcome: 'failure' });
     fs.rmSync(cwd, { recursive: true, force: true });
   });
 });
-

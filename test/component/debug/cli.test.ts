@@ -32,10 +32,24 @@ describe('agentrl rollout', { skip }, () => {
     const summary = parseJson<RunJson>(r.stdout);
     assert.deepEqual(summary.rewardByTask, { paris: 1, sum: 1 });
     assert.equal(summary.llmCalls, 4);
-    const replay = run(['--config', path.join(env.ws, 'toolcall.yaml'), '--cwd', env.ws, '--tasks', 'paris,sum', '--replay', summary.dir, '--json', '--timings']);
+    const replay = run([
+      '--config',
+      path.join(env.ws, 'toolcall.yaml'),
+      '--cwd',
+      env.ws,
+      '--tasks',
+      'paris,sum',
+      '--replay',
+      summary.dir,
+      '--json',
+      '--timings',
+    ]);
     assert.equal(replay.status, 0, replay.stderr);
     // --timings: the end of the run step by step, from the last episode to main() returning.
-    assert.match(replay.stderr, /\ntimings: last episode ended \+0\.0 ms · run ended \+[\d.]+ ms · summary written \+[\d.]+ ms · gateway closed \+[\d.]+ ms · runner exited \+[\d.]+ ms · returned \+[\d.]+ ms \(total [\d.]+ ms\)\n/);
+    assert.match(
+      replay.stderr,
+      /\ntimings: last episode ended \+0\.0 ms · run ended \+[\d.]+ ms · summary written \+[\d.]+ ms · gateway closed \+[\d.]+ ms · runner exited \+[\d.]+ ms · returned \+[\d.]+ ms \(total [\d.]+ ms\)\n/,
+    );
     const again = parseJson<RunJson>(replay.stdout);
     assert.ok(fs.readFileSync(path.join(summary.dir, 'trajectories.jsonl')).equals(fs.readFileSync(path.join(again.dir, 'trajectories.jsonl'))));
   });
@@ -74,41 +88,66 @@ def workflow(task, client):
     return 1.0
 `;
 
-describe('agentrl rollout with a workflow that forks', { skip: (!fs.existsSync(cli) && 'dist/agentrl.js not built') || (process.platform !== 'linux' && 'reads /proc') }, () => {
-  test('the run ends its whole process tree, the forked copy and its daemon child too, and the CLI exits', async () => {
-    const ws = toolcallWorkspace();
-    fs.writeFileSync(path.join(ws, 'forking.py'), FORKING);
-    const cfg = fs.readFileSync(path.join(ws, 'toolcall.yaml'), 'utf8').replace('workflow.ToolCallWorkflow', 'forking.workflow').replace(/^ *default_reward_fn_type: .*\n/m, '');
-    fs.writeFileSync(path.join(ws, 'forking.yaml'), cfg);
-    const child = spawn(process.execPath, [cli, 'rollout', '--config', path.join(ws, 'forking.yaml'), '--cwd', ws, '--tasks', 'paris', '--model-base-url', 'http://127.0.0.1:9/v1', '--model', 'm', '--no-record'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (b: Buffer) => (out += b.toString()));
-    child.stderr.on('data', (b: Buffer) => (out += b.toString()));
-    // A hang guard, not a timing check: on failure the CLI never exits by itself.
-    const exit = await new Promise<number | string | null>((resolve) => {
-      const guard = setTimeout(() => resolve('still running after 90 s'), 90_000);
-      child.once('exit', (code) => {
-        clearTimeout(guard);
-        resolve(code);
+describe(
+  'agentrl rollout with a workflow that forks',
+  { skip: (!fs.existsSync(cli) && 'dist/agentrl.js not built') || (process.platform !== 'linux' && 'reads /proc') },
+  () => {
+    test('the run ends its whole process tree, the forked copy and its daemon child too, and the CLI exits', async () => {
+      const ws = toolcallWorkspace();
+      fs.writeFileSync(path.join(ws, 'forking.py'), FORKING);
+      const cfg = fs
+        .readFileSync(path.join(ws, 'toolcall.yaml'), 'utf8')
+        .replace('workflow.ToolCallWorkflow', 'forking.workflow')
+        .replace(/^ *default_reward_fn_type: .*\n/m, '');
+      fs.writeFileSync(path.join(ws, 'forking.yaml'), cfg);
+      const child = spawn(
+        process.execPath,
+        [
+          cli,
+          'rollout',
+          '--config',
+          path.join(ws, 'forking.yaml'),
+          '--cwd',
+          ws,
+          '--tasks',
+          'paris',
+          '--model-base-url',
+          'http://127.0.0.1:9/v1',
+          '--model',
+          'm',
+          '--no-record',
+        ],
+        { stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      let out = '';
+      child.stdout.on('data', (b: Buffer) => (out += b.toString()));
+      child.stderr.on('data', (b: Buffer) => (out += b.toString()));
+      // A hang guard, not a timing check: on failure the CLI never exits by itself.
+      const exit = await new Promise<number | string | null>((resolve) => {
+        const guard = setTimeout(() => resolve('still running after 90 s'), 90_000);
+        child.once('exit', (code) => {
+          clearTimeout(guard);
+          resolve(code);
+        });
       });
-    });
-    const pids = fs.existsSync(path.join(ws, 'pids.txt')) ? fs.readFileSync(path.join(ws, 'pids.txt'), 'utf8').split(' ').map(Number) : [];
-    const alive = pids.filter(isAlive);
-    // Whatever the outcome, leave nothing behind.
-    for (const p of [...alive, ...(child.exitCode === null ? [child.pid!] : [])]) {
-      try {
-        process.kill(p, 'SIGKILL');
-      } catch {
-        /* gone */
+      const pids = fs.existsSync(path.join(ws, 'pids.txt')) ? fs.readFileSync(path.join(ws, 'pids.txt'), 'utf8').split(' ').map(Number) : [];
+      const alive = pids.filter(isAlive);
+      // Whatever the outcome, leave nothing behind.
+      for (const p of [...alive, ...(child.exitCode === null ? [child.pid!] : [])]) {
+        try {
+          process.kill(p, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
       }
-    }
-    fs.rmSync(ws, { recursive: true, force: true });
-    assert.match(out, /Rollout completed: 1 episode\(s\)/);
-    assert.equal(pids.length, 2, `the workflow's processes were not seen: ${out}`);
-    assert.deepEqual(alive, [], 'processes the workflow started outlived the run');
-    assert.equal(exit, 0, out);
-  });
-});
+      fs.rmSync(ws, { recursive: true, force: true });
+      assert.match(out, /Rollout completed: 1 episode\(s\)/);
+      assert.equal(pids.length, 2, `the workflow's processes were not seen: ${out}`);
+      assert.deepEqual(alive, [], 'processes the workflow started outlived the run');
+      assert.equal(exit, 0, out);
+    });
+  },
+);
 
 // MOCK model endpoint (a real server cannot be made to send an endless or huge reply on cue).
 describe('agentrl rollout against a model that sends an endless or oversized reply', { skip: !fs.existsSync(cli) && 'dist/agentrl.js not built' }, () => {
@@ -132,7 +171,29 @@ describe('agentrl rollout against a model that sends an endless or oversized rep
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/v1`;
     try {
-      const child = spawn(process.execPath, [cli, 'rollout', '--config', path.join(ws, 'toolcall.yaml'), '--cwd', ws, '--tasks', 'paris,sum', '--python', 'python3', '--model-base-url', url, '--model', 'm', '--max-reply-mb', '1', '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(
+        process.execPath,
+        [
+          cli,
+          'rollout',
+          '--config',
+          path.join(ws, 'toolcall.yaml'),
+          '--cwd',
+          ws,
+          '--tasks',
+          'paris,sum',
+          '--python',
+          'python3',
+          '--model-base-url',
+          url,
+          '--model',
+          'm',
+          '--max-reply-mb',
+          '1',
+          '--json',
+        ],
+        { stdio: ['ignore', 'pipe', 'pipe'] },
+      );
       let out = '';
       let err = '';
       child.stdout.on('data', (b: Buffer) => (out += b.toString()));

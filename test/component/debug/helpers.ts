@@ -38,7 +38,15 @@ export class ConfigCheckerTestDouble implements ConfigChecker {
     const line = src.split('\n').findIndex((l) => l.includes('# test-double: error'));
     const diagnostics =
       line >= 0
-        ? [{ severity: 'error' as const, code: 'test.double', message: 'marked as an error by the test double', path: 'buffer', range: { start: { line, character: 0 }, end: { line, character: 5 } } }]
+        ? [
+            {
+              severity: 'error' as const,
+              code: 'test.double',
+              message: 'marked as an error by the test double',
+              path: 'buffer',
+              range: { start: { line, character: 0 }, end: { line, character: 5 } },
+            },
+          ]
         : [];
     return { file, kind, diagnostics, resolved: doc ?? undefined };
   }

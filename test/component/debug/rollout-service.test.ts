@@ -14,12 +14,26 @@ import { ConfigCheckerTestDouble, runnerDir } from './helpers';
 
 function episode(id: string, taskId: string, answer: string, reply: string, reward: number): EpisodeTrajectory {
   return {
-    episode: id, taskIndex: 0, taskId, repeat: 0, task: { id: taskId, question: `q ${taskId}`, answer },
+    episode: id,
+    taskIndex: 0,
+    taskId,
+    repeat: 0,
+    task: { id: taskId, question: `q ${taskId}`, answer },
     turns: [
-      { type: 'llm', index: 0, request: { messages: [{ role: 'user', content: `q ${taskId}` }] }, response: { choices: [{ message: { role: 'assistant', content: '', tool_calls: [{ id: 'c1', function: { name: 'get_weather', arguments: '{}' } }] } }] } },
+      {
+        type: 'llm',
+        index: 0,
+        request: { messages: [{ role: 'user', content: `q ${taskId}` }] },
+        response: {
+          choices: [{ message: { role: 'assistant', content: '', tool_calls: [{ id: 'c1', function: { name: 'get_weather', arguments: '{}' } }] } }],
+        },
+      },
       { type: 'llm', index: 1, request: { messages: [] }, response: { choices: [{ message: { role: 'assistant', content: reply } }] } },
     ],
-    reward, metrics: { accuracy: reward }, metadata: {}, experiences: [],
+    reward,
+    metrics: { accuracy: reward },
+    metadata: {},
+    experiences: [],
   };
 }
 
@@ -31,7 +45,11 @@ describe('DebugRolloutService.rescore', () => {
     fs.cpSync(path.join(__dirname, '..', '..', '..', '..', 'sample-workspace', 'toolcall'), ws, { recursive: true });
     runDir = path.join(ws, '.agentrl', 'runs', 'r1');
     fs.mkdirSync(runDir, { recursive: true });
-    const eps = [episode('Tparis#R0', 'paris', 'sunny', 'sunny', 1), episode('Tsum#R0', 'sum', '42', 'The answer is 41.', 0), { ...episode('Tx#R0', 'x', 'a', 'a', 0), error: { phase: 'workflow', type: 'ValueError', message: 'boom' } }];
+    const eps = [
+      episode('Tparis#R0', 'paris', 'sunny', 'sunny', 1),
+      episode('Tsum#R0', 'sum', '42', 'The answer is 41.', 0),
+      { ...episode('Tx#R0', 'x', 'a', 'a', 0), error: { phase: 'workflow', type: 'ValueError', message: 'boom' } },
+    ];
     fs.writeFileSync(path.join(runDir, 'trajectories.jsonl'), eps.map((e) => JSON.stringify(e)).join('\n') + '\n');
   });
   afterEach(() => fs.rmSync(ws, { recursive: true, force: true }));
@@ -54,25 +72,52 @@ describe('DebugRolloutService.rescore', () => {
     const service = new DebugRolloutService(new ConfigCheckerTestDouble(), runnerDir);
     const before = await service.rescore({ config: 'toolcall.yaml', cwd: ws, runDir });
     assert.ok(before.ok, !before.ok ? before.message : '');
-    assert.deepEqual(before.episodes.map((e) => [e.taskId, e.reward, e.parts]), [['paris', 1, { accuracy: 1 }], ['sum', 0, { accuracy: 0 }], ['x', null, { accuracy: 0 }]]);
+    assert.deepEqual(
+      before.episodes.map((e) => [e.taskId, e.reward, e.parts]),
+      [
+        ['paris', 1, { accuracy: 1 }],
+        ['sum', 0, { accuracy: 0 }],
+        ['x', null, { accuracy: 0 }],
+      ],
+    );
     assert.equal(before.episodes[2].error?.type, 'ValueError', 'a failed episode stays failed, unscored');
 
-    fs.writeFileSync(path.join(ws, 'reward.py'), 'class ExactAnswerReward:\n    def __init__(self, **kwargs):\n        pass\n\n    def __call__(self, response, truth, **kwargs):\n        return {"accuracy": 0.5 if "4" in response else 0.0, "length": len(response) / 100}\n');
+    fs.writeFileSync(
+      path.join(ws, 'reward.py'),
+      'class ExactAnswerReward:\n    def __init__(self, **kwargs):\n        pass\n\n    def __call__(self, response, truth, **kwargs):\n        return {"accuracy": 0.5 if "4" in response else 0.0, "length": len(response) / 100}\n',
+    );
     const after = await service.rescore({ config: 'toolcall.yaml', cwd: ws, runDir });
     assert.ok(after.ok, !after.ok ? after.message : '');
-    assert.deepEqual(after.episodes.map((e) => [e.taskId, e.reward]), [['paris', 0.05], ['sum', 0.5 + 0.17], ['x', null]]);
+    assert.deepEqual(
+      after.episodes.map((e) => [e.taskId, e.reward]),
+      [
+        ['paris', 0.05],
+        ['sum', 0.5 + 0.17],
+        ['x', null],
+      ],
+    );
     assert.deepEqual(after.episodes[1].parts, { accuracy: 0.5, length: 0.17 });
     assert.equal(watched.gateway.mock.callCount(), 0, 'no gateway was started');
     assert.equal(watched.runtime.mock.callCount(), 0, 'no rollout was started');
   });
 
-  test('a reward that raises is that episode\'s judge error; a reward that cannot load is one clear message', async (t) => {
+  test("a reward that raises is that episode's judge error; a reward that cannot load is one clear message", async (t) => {
     watchModelPaths(t);
     const service = new DebugRolloutService(new ConfigCheckerTestDouble(), runnerDir);
-    fs.writeFileSync(path.join(ws, 'reward.py'), 'class ExactAnswerReward:\n    def __call__(self, response, truth, **kwargs):\n        if "41" in response:\n            raise ValueError("bad row")\n        return 1.0\n');
+    fs.writeFileSync(
+      path.join(ws, 'reward.py'),
+      'class ExactAnswerReward:\n    def __call__(self, response, truth, **kwargs):\n        if "41" in response:\n            raise ValueError("bad row")\n        return 1.0\n',
+    );
     const r = await service.rescore({ config: 'toolcall.yaml', cwd: ws, runDir });
     assert.ok(r.ok);
-    assert.deepEqual(r.episodes.map((e) => [e.reward, e.error?.phase]), [[1, undefined], [null, 'judge'], [null, 'workflow']]);
+    assert.deepEqual(
+      r.episodes.map((e) => [e.reward, e.error?.phase]),
+      [
+        [1, undefined],
+        [null, 'judge'],
+        [null, 'workflow'],
+      ],
+    );
     assert.match(r.episodes[1].error!.message, /ValueError: bad row/);
     const missing = await service.rescore({ config: 'toolcall.yaml', cwd: ws, runDir, reward: 'nowhere.Nothing' });
     assert.equal(missing.ok, false);

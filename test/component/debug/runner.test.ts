@@ -18,13 +18,25 @@ const venvPython = path.join(repoRoot, '.cache', 'trinity-venv', 'bin', 'python'
 const examples = path.join(sharedDir, 'corpus', 'trinity-rft', 'examples');
 const datasets = path.join(sharedDir, 'corpus', 'datasets');
 const upstreamSrc = path.join(sharedDir, 'upstream', 'trinity-rft-0.5.2');
-const skip = !hasShared ? 'needs ../shared (Trinity corpus and upstream source)'
-  : !fs.existsSync(upstreamSrc) ? 'needs ../shared/upstream/trinity-rft-0.5.2'
-    : !fs.existsSync(venvPython) ? 'needs .cache/trinity-venv (bash scripts/setup.sh trinity)'
-      : !modelRuntimeInstalled ? 'needs llama.cpp (bash scripts/setup.sh model)'
-        : !fs.existsSync(cli) ? 'dist/agentrl.js not built' : false;
+const skip = !hasShared
+  ? 'needs ../shared (Trinity corpus and upstream source)'
+  : !fs.existsSync(upstreamSrc)
+    ? 'needs ../shared/upstream/trinity-rft-0.5.2'
+    : !fs.existsSync(venvPython)
+      ? 'needs .cache/trinity-venv (bash scripts/setup.sh trinity)'
+      : !modelRuntimeInstalled
+        ? 'needs llama.cpp (bash scripts/setup.sh model)'
+        : !fs.existsSync(cli)
+          ? 'dist/agentrl.js not built'
+          : false;
 
-interface Summary { dir: string; episodes: number; errors: number; llmCalls: number; rewardByTask: Record<string, number | null> }
+interface Summary {
+  dir: string;
+  episodes: number;
+  errors: number;
+  llmCalls: number;
+  rewardByTask: Record<string, number | null>;
+}
 
 describe('Trinity-RFT 0.5.2 built-in workflows under agentrl rollout', { skip }, () => {
   let model: ModelServer;
@@ -45,11 +57,26 @@ describe('Trinity-RFT 0.5.2 built-in workflows under agentrl rollout', { skip },
     // Rows in the ToolACE layout the tool-call workflow reads (our rows, the fixture model's tool).
     const toolDir = path.join(ws, 'examples', 'grpo_toolcall', 'toolace_data');
     fs.mkdirSync(toolDir, { recursive: true });
-    const tools = JSON.stringify([{ name: 'get_weather', description: 'Get the current weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }]);
-    fs.writeFileSync(path.join(toolDir, 'train.jsonl'), ['Paris', 'Tokyo'].map((c) => JSON.stringify({
-      tools, raw_system: 'You are a helpful assistant.', conversations: [{ from: 'human', value: `What is the weather in ${c}?` }],
-      answer: JSON.stringify([{ name: 'get_weather', arguments: { city: c } }]),
-    })).join('\n') + '\n');
+    const tools = JSON.stringify([
+      {
+        name: 'get_weather',
+        description: 'Get the current weather for a city',
+        parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+      },
+    ]);
+    fs.writeFileSync(
+      path.join(toolDir, 'train.jsonl'),
+      ['Paris', 'Tokyo']
+        .map((c) =>
+          JSON.stringify({
+            tools,
+            raw_system: 'You are a helpful assistant.',
+            conversations: [{ from: 'human', value: `What is the weather in ${c}?` }],
+            answer: JSON.stringify([{ name: 'get_weather', arguments: { city: c } }]),
+          }),
+        )
+        .join('\n') + '\n',
+    );
     const pythonpath = spawnSync('bash', [path.join(sharedDir, 'upstream', 'make-trinity-venv.sh'), '--pythonpath'], { encoding: 'utf8' }).stdout.trim();
     env = { ...process.env, PYTHONPATH: pythonpath, HF_HUB_OFFLINE: '1', TRANSFORMERS_OFFLINE: '1', HF_DATASETS_OFFLINE: '1', TRINITY_MODEL_PATH: modelDir };
   });
@@ -60,18 +87,31 @@ describe('Trinity-RFT 0.5.2 built-in workflows under agentrl rollout', { skip },
   });
 
   function rollout(args: string[], runEnv: NodeJS.ProcessEnv, timeout = 180_000) {
-    return spawnSync(process.execPath, [cli, 'rollout', '--tasks', '2', '--python', venvPython, '--cwd', ws, '--json', ...args],
-      { encoding: 'utf8', env: runEnv, cwd: ws, timeout });
+    return spawnSync(process.execPath, [cli, 'rollout', '--tasks', '2', '--python', venvPython, '--cwd', ws, '--json', ...args], {
+      encoding: 'utf8',
+      env: runEnv,
+      cwd: ws,
+      timeout,
+    });
   }
 
-  interface Rollout { status: number | null; stdout: string; stderr: string }
+  interface Rollout {
+    status: number | null;
+    stdout: string;
+    stderr: string;
+  }
   /** `rollout` without blocking: two run at once (below), each run's Python spends seconds
    *  importing Trinity (torch, transformers) on one core while the model server answers the
    *  other's calls. Each run has its own folder under .agentrl/runs and its own output. */
   function rolloutAsync(args: string[], runEnv: NodeJS.ProcessEnv, timeout = 180_000): Promise<Rollout> {
     return new Promise((resolve) => {
-      const p = spawn(process.execPath, [cli, 'rollout', '--tasks', '2', '--python', venvPython, '--cwd', ws, '--json', ...args],
-        { env: runEnv, cwd: ws, stdio: ['ignore', 'pipe', 'pipe'], timeout, killSignal: 'SIGKILL' });
+      const p = spawn(process.execPath, [cli, 'rollout', '--tasks', '2', '--python', venvPython, '--cwd', ws, '--json', ...args], {
+        env: runEnv,
+        cwd: ws,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        timeout,
+        killSignal: 'SIGKILL',
+      });
       let stdout = '';
       let stderr = '';
       p.stdout.setEncoding('utf8').on('data', (b: string) => (stdout += b));
@@ -84,9 +124,20 @@ describe('Trinity-RFT 0.5.2 built-in workflows under agentrl rollout', { skip },
   const cases: { name: string; config: string; data?: string; args?: string[]; minCalls: number }[] = [
     { name: 'math_workflow (sync), MathRewardFn', config: 'grpo_gsm8k/gsm8k.yaml', data: 'gsm8k', minCalls: 2 },
     { name: 'async_math_workflow', config: 'grpo_gsm8k/gsm8k.yaml', data: 'gsm8k', args: ['--workflow', 'async_math_workflow'], minCalls: 2 },
-    { name: 'math_boxed_workflow (indexes response token ids)', config: 'grpo_gsm8k/gsm8k.yaml', data: 'gsm8k', args: ['--workflow', 'math_boxed_workflow'], minCalls: 2 },
+    {
+      name: 'math_boxed_workflow (indexes response token ids)',
+      config: 'grpo_gsm8k/gsm8k.yaml',
+      data: 'gsm8k',
+      args: ['--workflow', 'math_boxed_workflow'],
+      minCalls: 2,
+    },
     { name: 'countdown: math_workflow + countdown_reward', config: 'ppo_countdown/countdown.yaml', minCalls: 2 },
-    { name: 'tool_call_workflow (the example names it toolcall_workflow: see the names test)', config: 'grpo_toolcall/toolace.yaml', args: ['--workflow', 'tool_call_workflow'], minCalls: 2 },
+    {
+      name: 'tool_call_workflow (the example names it toolcall_workflow: see the names test)',
+      config: 'grpo_toolcall/toolace.yaml',
+      args: ['--workflow', 'tool_call_workflow'],
+      minCalls: 2,
+    },
     { name: 'math_ruler_workflow: an LLM judge through explorer.auxiliary_models', config: 'grpo_gsm8k_ruler/gsm8k_ruler.yaml', data: 'gsm8k', minCalls: 4 },
   ];
 
@@ -130,7 +181,14 @@ describe('Trinity-RFT 0.5.2 built-in workflows under agentrl rollout', { skip },
     fs.mkdirSync(dir, { recursive: true });
     fs.copyFileSync(path.join(upstreamSrc, 'trinity', 'common', 'workflows', 'customized_math_workflows.py'), path.join(dir, 'boxed_copy.py'));
     const runEnv = { ...env, TRINITY_TASKSET_PATH: path.join(datasets, 'gsm8k') };
-    const args = ['--config', path.join(examples, 'grpo_gsm8k', 'gsm8k.yaml'), '--model-base-url', model.url, '--workflow', 'copied.boxed_copy.MathBoxedWorkflow'];
+    const args = [
+      '--config',
+      path.join(examples, 'grpo_gsm8k', 'gsm8k.yaml'),
+      '--model-base-url',
+      model.url,
+      '--workflow',
+      'copied.boxed_copy.MathBoxedWorkflow',
+    ];
     const r = rollout(args, runEnv);
     assert.equal(r.status, 0, r.stderr);
     const summary = JSON.parse(r.stdout) as Summary;
@@ -142,11 +200,14 @@ describe('Trinity-RFT 0.5.2 built-in workflows under agentrl rollout', { skip },
   test("a stale registry name gets Trinity's verdict and a did-you-mean, not 'trinity is not importable'", () => {
     const r = rollout(['--config', path.join(examples, 'grpo_toolcall', 'toolace.yaml'), '--model-base-url', model.url], env);
     assert.equal(r.status, 1);
-    assert.match(r.stderr, /workflow 'toolcall_workflow' is not in Trinity's workflows registry \(ValueError: Invalid module key: toolcall_workflow\); did you mean 'tool_call_workflow'\?/);
+    assert.match(
+      r.stderr,
+      /workflow 'toolcall_workflow' is not in Trinity's workflows registry \(ValueError: Invalid module key: toolcall_workflow\); did you mean 'tool_call_workflow'\?/,
+    );
     assert.doesNotMatch(r.stderr, /not importable/);
   });
 
-  test('frozen_lake_workflow: a multi-turn environment, token lengths from the model\'s own tokenizer', async () => {
+  test("frozen_lake_workflow: a multi-turn environment, token lengths from the model's own tokenizer", async () => {
     // Ten turns of about 300 tokens each outgrow the fixture's 2048-token context: a second
     // fixture server with a longer context and a 16-token cap per reply (the tiny stand-in model
     // never writes a valid move, so every episode plays all ten turns; the env scores them).
@@ -171,7 +232,7 @@ describe('Trinity-RFT 0.5.2 built-in workflows under agentrl rollout', { skip },
     }
   });
 
-  test('frozen_lake_workflow with model_path a hub id not on this machine: token lengths from the endpoint\'s /tokenize', async () => {
+  test("frozen_lake_workflow with model_path a hub id not on this machine: token lengths from the endpoint's /tokenize", async () => {
     // No TRINITY_MODEL_PATH: the config's own default (a Qwen id), not in an (empty) HF cache.
     // Before, the run stopped with "could not load the tokenizer of 'Qwen/…'".
     const long = await startModelServer({ context: 6144, maxTokens: 16 });
@@ -181,7 +242,11 @@ describe('Trinity-RFT 0.5.2 built-in workflows under agentrl rollout', { skip },
       fs.writeFileSync(path.join(dataDir, 'train.jsonl'), '{"size": 3, "p": 0.8, "seed": 11}\n');
       const runEnv: NodeJS.ProcessEnv = { ...env, TRINITY_TASKSET_PATH: dataDir, HF_HUB_CACHE: path.join(ws, 'empty-hf-cache') };
       delete runEnv.TRINITY_MODEL_PATH;
-      const r = rollout(['--config', path.join(examples, 'grpo_frozen_lake', 'frozen_lake.yaml'), '--model-base-url', long.url, '--tasks', '1', '--timeout', '300'], runEnv, 400_000);
+      const r = rollout(
+        ['--config', path.join(examples, 'grpo_frozen_lake', 'frozen_lake.yaml'), '--model-base-url', long.url, '--tasks', '1', '--timeout', '300'],
+        runEnv,
+        400_000,
+      );
       assert.equal(r.status, 0, r.stderr);
       const summary = JSON.parse(r.stdout) as Summary;
       assert.equal(summary.episodes, 1, r.stderr);

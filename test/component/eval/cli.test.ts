@@ -19,12 +19,31 @@ const cli = path.join(repoRoot, 'dist', 'agentrl.js');
 const venvPython = path.join(repoRoot, '.cache', 'trinity-venv', 'bin', 'python');
 const upstreamSrc = path.join(sharedDir, 'upstream', 'trinity-rft-0.5.2');
 const skip = !modelRuntimeInstalled ? 'needs llama.cpp (bash scripts/setup.sh model)' : !fs.existsSync(cli) ? 'dist/agentrl.js not built' : false;
-const trinitySkip = skip || (!hasShared ? 'needs ../shared (Trinity corpus and upstream source)' : !fs.existsSync(upstreamSrc) ? 'needs ../shared/upstream/trinity-rft-0.5.2' : !fs.existsSync(venvPython) ? 'needs .cache/trinity-venv (bash scripts/setup.sh trinity)' : false);
+const trinitySkip =
+  skip ||
+  (!hasShared
+    ? 'needs ../shared (Trinity corpus and upstream source)'
+    : !fs.existsSync(upstreamSrc)
+      ? 'needs ../shared/upstream/trinity-rft-0.5.2'
+      : !fs.existsSync(venvPython)
+        ? 'needs .cache/trinity-venv (bash scripts/setup.sh trinity)'
+        : false);
 
 interface JsonOut {
   dir: string;
   models: { name: string; runDir: string; status: string; episodes: number; failed: number; llmCalls: number }[];
-  comparisons: { base: string; other: string; verdict: { kind: string; text: string }; gateFailed?: boolean; comparison: { paired: number; meanDiff: number | null; tasks: { task: string; diff: number | null }[]; failures: { a: { episodes: number }; b: { episodes: number } } } }[];
+  comparisons: {
+    base: string;
+    other: string;
+    verdict: { kind: string; text: string };
+    gateFailed?: boolean;
+    comparison: {
+      paired: number;
+      meanDiff: number | null;
+      tasks: { task: string; diff: number | null }[];
+      failures: { a: { episodes: number }; b: { episodes: number } };
+    };
+  }[];
 }
 
 function agentrl(args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env) {
@@ -57,7 +76,10 @@ describe('agentrl eval against two real models (the fixture model and a delibera
   });
 
   test('a dead endpoint is a clear error (exit 2) before any task runs', async () => {
-    const r = agentrl(['eval', '--config', 'toolcall.yaml', '--models', `base=${base.url}`, `new=http://127.0.0.1:${await deadPort()}/v1`, '--tasks', '2', '--repeat', '1'], ws);
+    const r = agentrl(
+      ['eval', '--config', 'toolcall.yaml', '--models', `base=${base.url}`, `new=http://127.0.0.1:${await deadPort()}/v1`, '--tasks', '2', '--repeat', '1'],
+      ws,
+    );
     assert.equal(r.status, 2, r.stderr);
     assert.match(r.stderr, /model new: the endpoint http:\/\/127\.0\.0\.1:\d+\/v1 does not answer \(ECONNREFUSED\).*no task was run/);
     assert.equal(fs.existsSync(path.join(ws, '.agentrl')), false, 'nothing ran, nothing was saved');
@@ -70,7 +92,24 @@ describe('agentrl eval against two real models (the fixture model and a delibera
   });
 
   test('the workspace workflow with its reward: the weakened model is worse, the gate exits 1, the run is saved', () => {
-    const r = agentrl(['eval', '--config', 'toolcall.yaml', '--models', `base=${base.url}`, `weakened=${weakened.url}`, '--tasks', '3', '--repeat', '1', '--json', '--fail-if-worse', '0.02'], ws);
+    const r = agentrl(
+      [
+        'eval',
+        '--config',
+        'toolcall.yaml',
+        '--models',
+        `base=${base.url}`,
+        `weakened=${weakened.url}`,
+        '--tasks',
+        '3',
+        '--repeat',
+        '1',
+        '--json',
+        '--fail-if-worse',
+        '0.02',
+      ],
+      ws,
+    );
     assert.equal(r.status, 1, r.stderr);
     first = JSON.parse(r.stdout) as JsonOut;
     const [c] = first.comparisons;
@@ -104,7 +143,10 @@ describe('agentrl eval against two real models (the fixture model and a delibera
       const r = agentrl(['rollout', '--config', 'toolcall.yaml', '--tasks', '3', '--replay', runDir, '--json'], ws);
       assert.equal(r.status, 0, r.stderr);
       const replayDir = (JSON.parse(r.stdout) as { dir: string }).dir;
-      assert.ok(fs.readFileSync(path.join(replayDir, 'trajectories.jsonl')).equals(fs.readFileSync(path.join(runDir, 'trajectories.jsonl'))), `${m.name}: the replay differs`);
+      assert.ok(
+        fs.readFileSync(path.join(replayDir, 'trajectories.jsonl')).equals(fs.readFileSync(path.join(runDir, 'trajectories.jsonl'))),
+        `${m.name}: the replay differs`,
+      );
     }
   });
 
@@ -112,7 +154,24 @@ describe('agentrl eval against two real models (the fixture model and a delibera
     // A third endpoint whose context holds fewer tokens than any prompt: every call is a 400.
     const tiny = await startModelServer({ context: 16 });
     try {
-      const r = agentrl(['eval', '--config', 'toolcall.yaml', '--models', `base=${weakened.url}`, `tiny=${tiny.url}`, '--tasks', '2', '--repeat', '1', '--json', '--fail-if-worse', '0.02'], ws);
+      const r = agentrl(
+        [
+          'eval',
+          '--config',
+          'toolcall.yaml',
+          '--models',
+          `base=${weakened.url}`,
+          `tiny=${tiny.url}`,
+          '--tasks',
+          '2',
+          '--repeat',
+          '1',
+          '--json',
+          '--fail-if-worse',
+          '0.02',
+        ],
+        ws,
+      );
       assert.equal(r.status, 0, r.stderr);
       const out = JSON.parse(r.stdout) as JsonOut;
       const tinyRun = out.models.find((m) => m.name === 'tiny')!;
@@ -136,7 +195,10 @@ describe('agentrl eval against two real models (the fixture model and a delibera
     assert.equal(same.status, 0, same.stderr);
     assert.equal((JSON.parse(same.stdout) as JsonOut).comparisons[0].comparison.meanDiff, -1);
     // A reward that pays for an unfinished tool call (what the weakened copy says) turns it round.
-    fs.writeFileSync(path.join(ws, 'reward.py'), 'class ExactAnswerReward:\n    def __init__(self, **kwargs):\n        pass\n\n    def __call__(self, response, truth, **kwargs):\n        return {"accuracy": 1.0 if "<tool_call>" in response else 0.0}\n');
+    fs.writeFileSync(
+      path.join(ws, 'reward.py'),
+      'class ExactAnswerReward:\n    def __init__(self, **kwargs):\n        pass\n\n    def __call__(self, response, truth, **kwargs):\n        return {"accuracy": 1.0 if "<tool_call>" in response else 0.0}\n',
+    );
     const changed = agentrl(['eval', '--config', 'toolcall.yaml', '--runs', ...runs, '--rescore', '--json', '--fail-if-worse', '0.02'], ws);
     assert.equal(changed.status, 0, changed.stderr);
     const c = (JSON.parse(changed.stdout) as JsonOut).comparisons[0];
@@ -154,9 +216,37 @@ describe("agentrl eval with Trinity-RFT 0.5.2's own math workflow and reward", {
       fs.mkdirSync(modelDir);
       fs.copyFileSync(path.join(repoRoot, 'test', 'fixtures', 'tiny-toolcall', 'tiny-toolcall.gguf'), path.join(modelDir, 'tiny-toolcall.gguf'));
       const pythonpath = spawnSync('bash', [path.join(sharedDir, 'upstream', 'make-trinity-venv.sh'), '--pythonpath'], { encoding: 'utf8' }).stdout.trim();
-      const env = { ...process.env, PYTHONPATH: pythonpath, HF_HUB_OFFLINE: '1', TRANSFORMERS_OFFLINE: '1', HF_DATASETS_OFFLINE: '1', TRINITY_MODEL_PATH: modelDir, TRINITY_TASKSET_PATH: path.join(sharedDir, 'corpus', 'datasets', 'gsm8k') };
+      const env = {
+        ...process.env,
+        PYTHONPATH: pythonpath,
+        HF_HUB_OFFLINE: '1',
+        TRANSFORMERS_OFFLINE: '1',
+        HF_DATASETS_OFFLINE: '1',
+        TRINITY_MODEL_PATH: modelDir,
+        TRINITY_TASKSET_PATH: path.join(sharedDir, 'corpus', 'datasets', 'gsm8k'),
+      };
       const config = path.join(sharedDir, 'corpus', 'trinity-rft', 'examples', 'grpo_gsm8k', 'gsm8k.yaml');
-      const r = agentrl(['eval', '--config', config, '--models', `base=${base.url}`, `weakened=${weakened.url}`, '--tasks', '2', '--repeat', '1', '--python', venvPython, '--cwd', ws, '--json'], ws, env);
+      const r = agentrl(
+        [
+          'eval',
+          '--config',
+          config,
+          '--models',
+          `base=${base.url}`,
+          `weakened=${weakened.url}`,
+          '--tasks',
+          '2',
+          '--repeat',
+          '1',
+          '--python',
+          venvPython,
+          '--cwd',
+          ws,
+          '--json',
+        ],
+        ws,
+        env,
+      );
       assert.equal(r.status, 0, r.stderr);
       const out = JSON.parse(r.stdout) as JsonOut;
       for (const m of out.models) {

@@ -24,23 +24,68 @@ const built = fs.existsSync(path.join(repoRoot, 'media', 'eval.js'));
 
 /** The English strings the extension sends (src/eval/strings.ts renders them with vscode.l10n). */
 const strings: EvalStrings = {
-  task: 'Task', mean: 'mean@k', pass: 'pass@k', diff: 'Difference', regressionsOnly: 'Regressions only',
-  restsOn: 'Rests on {0} of {1} tasks · {2}: {3} failed episodes · {4}: {5} failed episodes', failed: '{0} failed',
-  pickTask: 'Click a task', turn: 'Turn', differs: 'The two models differ at this turn', noTranscript: 'No recorded episode of this task.',
-  baseline: 'Baseline', compared: 'Compared', eachAgainst: 'Each model against {0}',
-  axis: '{0}% interval of the mean reward difference, {1} − {2}', better: '{0} better',
+  task: 'Task',
+  mean: 'mean@k',
+  pass: 'pass@k',
+  diff: 'Difference',
+  regressionsOnly: 'Regressions only',
+  restsOn: 'Rests on {0} of {1} tasks · {2}: {3} failed episodes · {4}: {5} failed episodes',
+  failed: '{0} failed',
+  pickTask: 'Click a task',
+  turn: 'Turn',
+  differs: 'The two models differ at this turn',
+  noTranscript: 'No recorded episode of this task.',
+  baseline: 'Baseline',
+  compared: 'Compared',
+  eachAgainst: 'Each model against {0}',
+  axis: '{0}% interval of the mean reward difference, {1} − {2}',
+  better: '{0} better',
 };
 
 function episode(model: string, task: string, repeat: number, reply: string, reward: number): EpisodeTrajectory {
   const q = `What is the weather in ${task}?`;
   return {
-    episode: `T${task}#R${repeat}`, taskIndex: 0, taskId: task, repeat, task: { id: task, question: q },
+    episode: `T${task}#R${repeat}`,
+    taskIndex: 0,
+    taskId: task,
+    repeat,
+    task: { id: task, question: q },
     turns: [
-      { type: 'llm', index: 0, request: { model, messages: [{ role: 'user', content: q }] }, response: { choices: [{ message: { role: 'assistant', content: '', tool_calls: [{ id: 'c', function: { name: 'get_weather', arguments: JSON.stringify({ city: task }) } }] } }] } },
+      {
+        type: 'llm',
+        index: 0,
+        request: { model, messages: [{ role: 'user', content: q }] },
+        response: {
+          choices: [
+            {
+              message: {
+                role: 'assistant',
+                content: '',
+                tool_calls: [{ id: 'c', function: { name: 'get_weather', arguments: JSON.stringify({ city: task }) } }],
+              },
+            },
+          ],
+        },
+      },
       { type: 'tool', llmIndex: 0, id: 'c', name: 'get_weather', arguments: JSON.stringify({ city: task }), result: '{"sky": "sunny"}' },
-      { type: 'llm', index: 1, request: { model, messages: [{ role: 'user', content: q }, { role: 'assistant', content: '' }, { role: 'tool', content: '{"sky": "sunny"}' }] }, response: { choices: [{ message: { role: 'assistant', content: reply } }] } },
+      {
+        type: 'llm',
+        index: 1,
+        request: {
+          model,
+          messages: [
+            { role: 'user', content: q },
+            { role: 'assistant', content: '' },
+            { role: 'tool', content: '{"sky": "sunny"}' },
+          ],
+        },
+        response: { choices: [{ message: { role: 'assistant', content: reply } }] },
+      },
     ],
-    reward, metrics: { accuracy: reward }, metadata: {}, experiences: [],
+    reward,
+    metrics: { accuracy: reward },
+    metadata: {},
+    experiences: [],
   };
 }
 
@@ -56,9 +101,13 @@ describe('the comparison view in Chromium', { skip: built ? false : 'media/eval.
     const runs: Record<string, EpisodeTrajectory[]> = {
       base: tasks.flatMap((t) => [0, 1].map((r) => episode('base', t, r, `It is sunny in ${t}.`, 1))),
       // The new model regresses on Kyoto (a wrong answer), the rest unchanged.
-      step400: tasks.flatMap((t) => [0, 1].map((r) => (t === 'Kyoto' ? episode('step400', t, r, 'It is raining.', 0) : episode('step400', t, r, `It is sunny in ${t}.`, 1)))),
+      step400: tasks.flatMap((t) =>
+        [0, 1].map((r) => (t === 'Kyoto' ? episode('step400', t, r, 'It is raining.', 0) : episode('step400', t, r, `It is sunny in ${t}.`, 1))),
+      ),
       // A third model, wrong on Oslo and Lima: the view compares any pair, and each against the baseline.
-      step200: tasks.flatMap((t) => [0, 1].map((r) => (t === 'Oslo' || t === 'Lima' ? episode('step200', t, r, 'No idea.', 0) : episode('step200', t, r, `It is sunny in ${t}.`, 1)))),
+      step200: tasks.flatMap((t) =>
+        [0, 1].map((r) => (t === 'Oslo' || t === 'Lima' ? episode('step200', t, r, 'No idea.', 0) : episode('step200', t, r, `It is sunny in ${t}.`, 1))),
+      ),
     };
     const record: EvalRecord = { version: 1, id: 'view-test', createdAt: '', config: 'toolcall.yaml', tasks: tasks.length, repeat: 2, models: [] };
     for (const [name, eps] of Object.entries(runs)) {
@@ -68,7 +117,13 @@ describe('the comparison view in Chromium', { skip: built ? false : 'media/eval.
       record.models.push({ name, runDir: `runs/${name}`, status: 'completed', llmCalls: eps.length * 2, episodes: service.recorded(runDir) });
     }
     saveEval(dir, record);
-    session = new ComparisonSession(loadEval(dir), dir, (runDir, ep) => service.transcript(runDir, ep), () => strings, { a: 'base', b: 'step400' });
+    session = new ComparisonSession(
+      loadEval(dir),
+      dir,
+      (runDir, ep) => service.transcript(runDir, ep),
+      () => strings,
+      { a: 'base', b: 'step400' },
+    );
     // As the panel answers: without awaiting the post (one to a closed page resolves false).
     const onMessage = (raw: unknown) => {
       const answer = session.answer(raw as FromView);
@@ -91,7 +146,8 @@ describe('the comparison view in Chromium', { skip: built ? false : 'media/eval.
     assert.equal(await page.locator('table.tasks tr.regression').count(), 1);
     // the interval bar has its axis: the ends and zero, which side favours which model, what it measures
     const axis = (await page.locator('.interval-axis').textContent()) ?? '';
-    for (const words of ['−1', '0', '+1', '← base better', 'step400 better →', '95% interval of the mean reward difference, step400 − base']) assert.ok(axis.includes(words), `${words} in ${axis}`);
+    for (const words of ['−1', '0', '+1', '← base better', 'step400 better →', '95% interval of the mean reward difference, step400 − base'])
+      assert.ok(axis.includes(words), `${words} in ${axis}`);
     await page.locator('#regressions').check();
     await until('the regressions only', async () => (await page.locator('table.tasks tr[data-task]').count()) === 1);
     assert.match((await page.locator('table.tasks tr[data-task]').first().textContent()) ?? '', /Kyoto.*1\.00.*0\.00.*−1\.00/);
@@ -120,7 +176,7 @@ describe('the comparison view in Chromium', { skip: built ? false : 'media/eval.
     await until('step200 compared', async () => (await page.locator('h1').textContent()) === 'step200 ↔ base · toolcall.yaml');
     assert.equal(await page.locator('#pick-b').inputValue(), 'step200');
     assert.equal(await page.locator('table.tasks tr.regression').count(), 2, 'Oslo and Lima');
-    assert.equal(await page.locator('table.side-by-side').count(), 0, 'the other pair\'s transcripts are cleared');
+    assert.equal(await page.locator('table.side-by-side').count(), 0, "the other pair's transcripts are cleared");
     // Picking the compared model as the baseline swaps the two (all tasks shown again).
     await page.locator('#regressions').uncheck();
     await page.locator('#pick-a').selectOption('step200');

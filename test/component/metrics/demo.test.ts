@@ -23,7 +23,10 @@ test('demo trainer: a Trinity job dir the relay streams (no model: simulated rew
   const r = spawnSync('python3', [trainer, '--job-dir', job, '--steps', '12', '--step-seconds', '0', '--model-url', ''], { encoding: 'utf8', timeout: 30_000 });
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /demo: simulated trainer/);
-  const lines = fs.readFileSync(path.join(job, 'log', 'explorer.log'), 'utf8').trim().split('\n');
+  const lines = fs
+    .readFileSync(path.join(job, 'log', 'explorer.log'), 'utf8')
+    .trim()
+    .split('\n');
   // Its steps done, the run ends as Trinity's explorer does: "> Explorer (…) finished."
   assert.deepEqual(lines.slice(-2), ['> Explorer (explorer) finished.', '--------------------']);
   const explorerLog = lines.filter((l) => / Step \d+: /.test(l));
@@ -33,10 +36,17 @@ test('demo trainer: a Trinity job dir the relay streams (no model: simulated rew
   try {
     const out = cli(['tail', relay.url, '--json', '--until-idle', '1']);
     assert.equal(out.code, 0, out.stderr);
-    const pts = out.stdout.trim().split('\n').map((l) => JSON.parse(l) as { run: string; role: string; tag: string; step: number; value: number });
+    const pts = out.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { run: string; role: string; tag: string; step: number; value: number });
     const steps = (role: string, tag: string) => pts.filter((p) => p.role === role && p.tag === tag).map((p) => p.step);
     assert.deepEqual(steps('explorer', 'rollout/accuracy/mean'), [...Array(13).keys()]);
-    assert.deepEqual(steps('trainer', 'actor/pg_loss'), [...Array(12).keys()].map((i) => i + 1), 'the trainer follows one step behind');
+    assert.deepEqual(
+      steps('trainer', 'actor/pg_loss'),
+      [...Array(12).keys()].map((i) => i + 1),
+      'the trainer follows one step behind',
+    );
     assert.deepEqual(steps('explorer', 'eval/toolcall-eval/accuracy/mean_4'), [0, 10], 'eval every 10 steps, tag cleaned as TensorBoard does');
     assert.ok(pts.every((p) => p.run === 'demo-run'));
     for (const p of pts.filter((x) => x.tag === 'rollout/accuracy/mean')) assert.ok([0, 0.25, 0.5, 0.75, 1].includes(p.value), `mean of 4 rewards: ${p.value}`);
@@ -45,17 +55,24 @@ test('demo trainer: a Trinity job dir the relay streams (no model: simulated rew
   }
 });
 
-test('demo trainer: its time/* tags make a pipeline whose bottleneck moves (explorer, then stragglers after the curriculum change)', { timeout: 60_000 }, () => {
-  const job = path.join(tmpDir('demo-pipeline-'), 'demo-run');
-  const r = spawnSync('python3', [trainer, '--job-dir', job, '--steps', '40', '--step-seconds', '0', '--model-url', ''], { encoding: 'utf8', timeout: 30_000 });
-  assert.equal(r.status, 0, r.stderr);
-  const out = cli(['pipeline', '--job-dir', job, '--json']);
-  assert.equal(out.code, 0, out.stderr);
-  const j = JSON.parse(out.stdout) as { bottleneck: string; since: number; changes: unknown[]; missing: string[]; other: string[] };
-  assert.deepEqual([j.bottleneck, j.since, j.changes], ['stragglers', 20, [{ step: 20, from: 'explorer', to: 'stragglers' }]]);
-  assert.deepEqual(j.missing, []);
-  assert.deepEqual(j.other, [], 'every timing the demo logs is one Trinity logs');
-});
+test(
+  'demo trainer: its time/* tags make a pipeline whose bottleneck moves (explorer, then stragglers after the curriculum change)',
+  { timeout: 60_000 },
+  () => {
+    const job = path.join(tmpDir('demo-pipeline-'), 'demo-run');
+    const r = spawnSync('python3', [trainer, '--job-dir', job, '--steps', '40', '--step-seconds', '0', '--model-url', ''], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    assert.equal(r.status, 0, r.stderr);
+    const out = cli(['pipeline', '--job-dir', job, '--json']);
+    assert.equal(out.code, 0, out.stderr);
+    const j = JSON.parse(out.stdout) as { bottleneck: string; since: number; changes: unknown[]; missing: string[]; other: string[] };
+    assert.deepEqual([j.bottleneck, j.since, j.changes], ['stragglers', 20, [{ step: 20, from: 'explorer', to: 'stragglers' }]]);
+    assert.deepEqual(j.missing, []);
+    assert.deepEqual(j.other, [], 'every timing the demo logs is one Trinity logs');
+  },
+);
 
 // Read with the standard library only: each row's response logprobs and action mask (TRXP →
 // safetensors), as JSON lines.
@@ -78,52 +95,107 @@ for (blob,) in db.execute("SELECT experience_bytes FROM experience_buffer ORDER 
     print(json.dumps({"logprobs": tensor("logprobs"), "mask": tensor("action_mask")}))
 `;
 
-test('demo trainer with the fixture model: its config names the model folder, and the rows carry the engine\'s logprobs', { skip: skipWithoutModel, timeout: 180_000 }, async () => {
-  const job = path.join(tmpDir('demo-job-'), 'demo-run');
-  const modelDir = path.join(repoRoot, 'test', 'fixtures', 'tiny-toolcall');
-  const model = await startModelServer();
-  // The engine's logprobs are the model's own (raw, as vLLM reports them): the same at the demo's
-  // temperature 0.7 as at 0, not those of a distribution cut to its top token (all 0).
-  const ask = async (temperature: number) => {
-    const r = await fetch(`${model.url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ messages: [{ role: 'user', content: 'What is 3 plus 4?' }], tools: TOOLS, temperature, seed: 3, logprobs: true, return_token_ids: true }) });
-    const c = ((await r.json()) as { choices: { token_ids: number[]; logprobs: { content: { logprob: number }[] } }[] }).choices[0];
-    return { ids: c.token_ids, lps: c.logprobs.content.map((x) => x.logprob) };
-  };
-  try {
-    const greedy = await ask(0);
-    const sampled = await ask(0.7);
-    assert.ok(greedy.lps.some((x) => x < -1e-3), `a confident model is still not certain of every token: ${greedy.lps.join(',')}`);
-    for (let i = 0; i < Math.min(greedy.ids.length, sampled.ids.length) && greedy.ids[i] === sampled.ids[i]; i++) {
-      assert.ok(Math.abs(greedy.lps[i] - sampled.lps[i]) < 1e-3, `token ${i}: ${sampled.lps[i]} at temperature 0.7, ${greedy.lps[i]} at 0`);
+test(
+  "demo trainer with the fixture model: its config names the model folder, and the rows carry the engine's logprobs",
+  { skip: skipWithoutModel, timeout: 180_000 },
+  async () => {
+    const job = path.join(tmpDir('demo-job-'), 'demo-run');
+    const modelDir = path.join(repoRoot, 'test', 'fixtures', 'tiny-toolcall');
+    const model = await startModelServer();
+    // The engine's logprobs are the model's own (raw, as vLLM reports them): the same at the demo's
+    // temperature 0.7 as at 0, not those of a distribution cut to its top token (all 0).
+    const ask = async (temperature: number) => {
+      const r = await fetch(`${model.url}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          messages: [{ role: 'user', content: 'What is 3 plus 4?' }],
+          tools: TOOLS,
+          temperature,
+          seed: 3,
+          logprobs: true,
+          return_token_ids: true,
+        }),
+      });
+      const c = ((await r.json()) as { choices: { token_ids: number[]; logprobs: { content: { logprob: number }[] } }[] }).choices[0];
+      return { ids: c.token_ids, lps: c.logprobs.content.map((x) => x.logprob) };
+    };
+    try {
+      const greedy = await ask(0);
+      const sampled = await ask(0.7);
+      assert.ok(
+        greedy.lps.some((x) => x < -1e-3),
+        `a confident model is still not certain of every token: ${greedy.lps.join(',')}`,
+      );
+      for (let i = 0; i < Math.min(greedy.ids.length, sampled.ids.length) && greedy.ids[i] === sampled.ids[i]; i++) {
+        assert.ok(Math.abs(greedy.lps[i] - sampled.lps[i]) < 1e-3, `token ${i}: ${sampled.lps[i]} at temperature 0.7, ${greedy.lps[i]} at 0`);
+      }
+    } catch (e) {
+      await model.stop();
+      throw e;
     }
-  } catch (e) {
-    await model.stop();
-    throw e;
-  }
-  const demo = spawn('python3', [trainer, '--job-dir', job, '--steps', '600', '--step-seconds', '0.2', '--model-url', model.url, '--model-path', modelDir, '--group-size', '2', '--tasks-per-batch', '1'], { stdio: 'ignore' });
-  const exited = new Promise((r) => demo.once('exit', r));
-  const db = path.join(job, 'buffer', 'experience_buffer.db');
-  const rows = () => {
-    const r = spawnSync('python3', ['-c', READ_ROWS, db], { encoding: 'utf8' });
-    return r.status === 0 ? r.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { logprobs: number[] | null; mask: number[] | null }) : [];
-  };
-  let got: ReturnType<typeof rows>;
-  try {
-    got = await until('a group of rows in the buffer', () => { const r = rows(); return r.length >= 2 && r; }, 150_000, 500);
-  } finally {
-    demo.kill('SIGTERM');
-    await exited;
-    await model.stop();
-  }
-  // The run's config copy, as Trinity keeps one: the metrics view finds the tokenizer by it.
-  assert.deepEqual(modelPathOf(job), { modelPath: modelDir });
-  const tk = new TrainingRunTokenizers().get(job);
-  assert.ok('tokenizer' in tk, `the tokenizer is found: ${JSON.stringify(tk)}`);
-  // The sampled tokens' logprobs are the engine's: finite, ≤ 0, and not all 0 (a confident
-  // model's are near 0, but a run's rows have some below).
-  const trained = got.flatMap((r) => (r.logprobs ?? []).filter((_, i) => r.mask?.[i] === 1));
-  assert.ok(trained.length > 10, `trained tokens: ${trained.length}`);
-  assert.ok(trained.every((x) => Number.isFinite(x) && x <= 0), 'logprobs are log-probabilities');
-  const below = trained.filter((x) => x < -1e-4).length;
-  assert.ok(below > 0, `some sampled tokens were not certain (${below} of ${trained.length} below -1e-4)`);
-});
+    const demo = spawn(
+      'python3',
+      [
+        trainer,
+        '--job-dir',
+        job,
+        '--steps',
+        '600',
+        '--step-seconds',
+        '0.2',
+        '--model-url',
+        model.url,
+        '--model-path',
+        modelDir,
+        '--group-size',
+        '2',
+        '--tasks-per-batch',
+        '1',
+      ],
+      { stdio: 'ignore' },
+    );
+    const exited = new Promise((r) => demo.once('exit', r));
+    const db = path.join(job, 'buffer', 'experience_buffer.db');
+    const rows = () => {
+      const r = spawnSync('python3', ['-c', READ_ROWS, db], { encoding: 'utf8' });
+      return r.status === 0
+        ? r.stdout
+            .trim()
+            .split('\n')
+            .filter(Boolean)
+            .map((l) => JSON.parse(l) as { logprobs: number[] | null; mask: number[] | null })
+        : [];
+    };
+    let got: ReturnType<typeof rows>;
+    try {
+      got = await until(
+        'a group of rows in the buffer',
+        () => {
+          const r = rows();
+          return r.length >= 2 && r;
+        },
+        150_000,
+        500,
+      );
+    } finally {
+      demo.kill('SIGTERM');
+      await exited;
+      await model.stop();
+    }
+    // The run's config copy, as Trinity keeps one: the metrics view finds the tokenizer by it.
+    assert.deepEqual(modelPathOf(job), { modelPath: modelDir });
+    const tk = new TrainingRunTokenizers().get(job);
+    assert.ok('tokenizer' in tk, `the tokenizer is found: ${JSON.stringify(tk)}`);
+    // The sampled tokens' logprobs are the engine's: finite, ≤ 0, and not all 0 (a confident
+    // model's are near 0, but a run's rows have some below).
+    const trained = got.flatMap((r) => (r.logprobs ?? []).filter((_, i) => r.mask?.[i] === 1));
+    assert.ok(trained.length > 10, `trained tokens: ${trained.length}`);
+    assert.ok(
+      trained.every((x) => Number.isFinite(x) && x <= 0),
+      'logprobs are log-probabilities',
+    );
+    const below = trained.filter((x) => x < -1e-4).length;
+    assert.ok(below > 0, `some sampled tokens were not certain (${below} of ${trained.length} below -1e-4)`);
+  },
+);

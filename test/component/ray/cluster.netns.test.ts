@@ -50,7 +50,15 @@ describe('Ray cluster (real Ray 2.58, two nodes, loopback-only netns)', { skip }
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'arl-raytest-'));
     cluster = await startRayCluster({ worker: true });
     client = new RayClient({ url: cluster.url });
-    await until('the dashboard', () => client.version().then((v) => v, () => undefined), 30_000);
+    await until(
+      'the dashboard',
+      () =>
+        client.version().then(
+          (v) => v,
+          () => undefined,
+        ),
+      30_000,
+    );
     // Here, not in the first test: every test must run alone (--grep), and two need the worker.
     workerNodeId = (await twoAliveNodes()).find((n) => !n.is_head_node)!.node_id;
   });
@@ -95,21 +103,38 @@ describe('Ray cluster (real Ray 2.58, two nodes, loopback-only netns)', { skip }
 
     let streamed = '';
     let ended = false;
-    const tail = tailLogs(client, sub.submissionId, (t) => (streamed += t), () => (ended = true));
-    const relay = await startRelayJob(client, { packageUri: sub.pkg.uri, jobDir: info.jobDir, forRun: sub.submissionId, runName: 'run1', resource: 'gpu_node' }, 60_000);
+    const tail = tailLogs(
+      client,
+      sub.submissionId,
+      (t) => (streamed += t),
+      () => (ended = true),
+    );
+    const relay = await startRelayJob(
+      client,
+      { packageUri: sub.pkg.uri, jobDir: info.jobDir, forRun: sub.submissionId, runName: 'run1', resource: 'gpu_node' },
+      60_000,
+    );
     const relayJob = await client.job(relay.submissionId);
     assert.equal(relayJob.driver_node_id, workerNodeId, 'the relay job runs on the node holding gpu_node');
-    const run = await until('the run to succeed', async () => {
-      const j = await client.job(sub.submissionId);
-      return ['SUCCEEDED', 'FAILED', 'STOPPED'].includes(j.status) ? j : undefined;
-    }, 90_000);
+    const run = await until(
+      'the run to succeed',
+      async () => {
+        const j = await client.job(sub.submissionId);
+        return ['SUCCEEDED', 'FAILED', 'STOPPED'].includes(j.status) ? j : undefined;
+      },
+      90_000,
+    );
     assert.equal(run.status, 'SUCCEEDED', run.message ?? '');
     assert.equal(run.metadata?.['agentrl.name'], 'run1');
     await until('the log stream to end', () => ended || undefined, 20_000);
     tail.close();
     for (let s = 0; s < 6; s++) assert.match(streamed, new RegExp(`Step ${s}: wrote`), `log line of step ${s} streamed`);
 
-    const expected = fs.readFileSync(path.join(info.jobDir, 'expected.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { role: string; tag: string; step: number; value: number });
+    const expected = fs
+      .readFileSync(path.join(info.jobDir, 'expected.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { role: string; tag: string; step: number; value: number });
     const got = new Map<string, number>();
     const rc = new RelayClient({ url: relay.url, experiences: false });
     rc.on('points', (b) => {
@@ -131,7 +156,14 @@ describe('Ray cluster (real Ray 2.58, two nodes, loopback-only netns)', { skip }
   test('a run that stops writing is flagged stalled within the configured time; stop works', async () => {
     const { folder, config } = makeWorkspace(tmp, path.join(tmp, 'ckpt'), 'stall');
     const info = runInfo('trinity', parse(fs.readFileSync(config, 'utf8')));
-    const sub = await submitRun(client, { folder, config, info, entrypoint: `${venvPython} standin_trainer.py --config gsm8k.yaml --steps 3 --interval 0.3 --then stall`, limitBytes: 50 * 2 ** 20, resources: { head_node: 0.5 } });
+    const sub = await submitRun(client, {
+      folder,
+      config,
+      info,
+      entrypoint: `${venvPython} standin_trainer.py --config gsm8k.yaml --steps 3 --interval 0.3 --then stall`,
+      limitBytes: 50 * 2 ** 20,
+      resources: { head_node: 0.5 },
+    });
     const thresholdMs = 4000;
     // The monitor's clock: the run's start by Ray's clock, then 500 ms a poll (the polls' own
     // pace), so "within the configured time" is counted in polls whatever the machine's load.
@@ -139,26 +171,35 @@ describe('Ray cluster (real Ray 2.58, two nodes, loopback-only netns)', { skip }
     const monitor = new ClusterMonitor({ url: cluster.url, stall: { thresholdMs }, now: () => clock });
     let lastProgress = clock;
     let seenLen = 0;
-    const report = await until('the stall report', async () => {
-      clock += 500;
-      const s = await monitor.refresh();
-      const log = monitor.log(sub.submissionId);
-      if (log.length > seenLen) {
-        seenLen = log.length;
-        lastProgress = clock;
-      }
-      return s.stalls[sub.submissionId];
-    }, 60_000, 500);
+    const report = await until(
+      'the stall report',
+      async () => {
+        clock += 500;
+        const s = await monitor.refresh();
+        const log = monitor.log(sub.submissionId);
+        if (log.length > seenLen) {
+          seenLen = log.length;
+          lastProgress = clock;
+        }
+        return s.stalls[sub.submissionId];
+      },
+      60_000,
+      500,
+    );
     const flaggedAfter = clock - lastProgress;
     assert.ok(report.stalledForMs >= thresholdMs);
     assert.ok(flaggedAfter < thresholdMs + 3000, `flagged ${flaggedAfter} ms after the last progress (threshold ${thresholdMs} ms)`);
     assert.ok(report.explorerWaitsOnSynchronizer, 'the log says it waits on the synchronizer');
     assert.match(report.lastLogLines.join('\n'), /Step 2: wrote/);
     assert.ok(await client.stop(sub.submissionId));
-    const stopped = await until('STOPPED', async () => {
-      const j = await client.job(sub.submissionId);
-      return j.status === 'STOPPED' ? j : undefined;
-    }, 30_000);
+    const stopped = await until(
+      'STOPPED',
+      async () => {
+        const j = await client.job(sub.submissionId);
+        return j.status === 'STOPPED' ? j : undefined;
+      },
+      30_000,
+    );
     assert.equal(stopped.status, 'STOPPED');
     const s = await monitor.refresh();
     assert.equal(s.stalls[sub.submissionId], undefined, 'a stopped run is no longer stalled');
@@ -169,8 +210,19 @@ describe('Ray cluster (real Ray 2.58, two nodes, loopback-only netns)', { skip }
   test('a job whose node dies (worker raylet killed) is reported FAILED with the node DEAD', async () => {
     const { folder, config } = makeWorkspace(tmp, path.join(tmp, 'ckpt'), 'killed');
     const info = runInfo('trinity', parse(fs.readFileSync(config, 'utf8')));
-    const sub = await submitRun(client, { folder, config, info, entrypoint: `${venvPython} standin_trainer.py --config gsm8k.yaml --steps 1000 --interval 0.5`, limitBytes: 50 * 2 ** 20, resources: { gpu_node: 0.5 } });
-    await until('RUNNING with a Step line', async () => ((await client.job(sub.submissionId)).status === 'RUNNING' && /Step 1:/.test(await client.logs(sub.submissionId)) ? true : undefined), 60_000);
+    const sub = await submitRun(client, {
+      folder,
+      config,
+      info,
+      entrypoint: `${venvPython} standin_trainer.py --config gsm8k.yaml --steps 1000 --interval 0.5`,
+      limitBytes: 50 * 2 ** 20,
+      resources: { gpu_node: 0.5 },
+    });
+    await until(
+      'RUNNING with a Step line',
+      async () => ((await client.job(sub.submissionId)).status === 'RUNNING' && /Step 1:/.test(await client.logs(sub.submissionId)) ? true : undefined),
+      60_000,
+    );
     // the view has been watching the run (it keeps the log it saw: a dead node's logs are gone)
     const monitor = new ClusterMonitor({ url: cluster.url });
     await monitor.refresh();
@@ -178,13 +230,21 @@ describe('Ray cluster (real Ray 2.58, two nodes, loopback-only netns)', { skip }
     const pid = cluster.workerRayletPid();
     assert.ok(pid, 'the worker raylet is found');
     process.kill(pid, 'SIGKILL');
-    const snap = await until('FAILED + DEAD node', async () => {
-      const s = await monitor.refresh();
-      return s.failures[sub.submissionId] && s.nodes.some((n) => n.node_id === workerNodeId && n.state === 'DEAD') ? s : undefined;
-    }, 90_000, 1000);
+    const snap = await until(
+      'FAILED + DEAD node',
+      async () => {
+        const s = await monitor.refresh();
+        return s.failures[sub.submissionId] && s.nodes.some((n) => n.node_id === workerNodeId && n.state === 'DEAD') ? s : undefined;
+      },
+      90_000,
+      1000,
+    );
     const f = snap.failures[sub.submissionId];
     assert.ok(f.message.length > 0, 'the failure message is shown');
-    assert.ok(f.deadNodes.some((n) => n.id === workerNodeId), 'the dead node is named');
+    assert.ok(
+      f.deadNodes.some((n) => n.id === workerNodeId),
+      'the dead node is named',
+    );
     assert.match(f.lastLogLines.join('\n'), /Step \d+: wrote/, 'the log tail is shown');
   });
 });

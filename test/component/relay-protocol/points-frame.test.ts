@@ -60,7 +60,17 @@ test('two clients of one relay get every point written, as binary frames from on
   const dir = tmpDir('relay-binary-');
   const file = path.join(dir, 'events.out.tfevents.1.node');
   const written = append(file, 0, 5000);
-  const relay = new Relay({ ...RELAY_DEFAULTS, root: { mode: 'logdir', dir }, port: 0, token: undefined, allowOrigins: [], log: silentLogger, pollMs: 100, batchBytes: 4096, decodeCacheBytes: 64 << 20 });
+  const relay = new Relay({
+    ...RELAY_DEFAULTS,
+    root: { mode: 'logdir', dir },
+    port: 0,
+    token: undefined,
+    allowOrigins: [],
+    log: silentLogger,
+    pollMs: 100,
+    batchBytes: 4096,
+    decodeCacheBytes: 64 << 20,
+  });
   const url = await relay.start();
   const one = collect({ url });
   const two = collect({ url });

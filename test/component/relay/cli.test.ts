@@ -72,7 +72,9 @@ test('job dir: event files, Step lines, SQL experiences, serve /metrics — and 
   let hello: HelloMessage | undefined;
   c.client.on('hello', (h) => (hello = h));
   try {
-    await c.until((p) => p.filter((x) => x.role === 'explorer').length >= 10 && p.some((x) => x.role === 'trainer') && p.some((x) => x.tag === 'explore_step_num'));
+    await c.until(
+      (p) => p.filter((x) => x.role === 'explorer').length >= 10 && p.some((x) => x.role === 'trainer') && p.some((x) => x.tag === 'explore_step_num'),
+    );
     while (rows.length < 5) await sleep(50);
     assert.ok(hello);
     assert.deepEqual(hello.runs, ['gsm8k-grpo']);
@@ -82,13 +84,24 @@ test('job dir: event files, Step lines, SQL experiences, serve /metrics — and 
     // A batch comes grouped by tag: compare each tag's points in order, or sort by step (stable).
     const explorer = c.points.filter((p) => p.role === 'explorer');
     assert.deepEqual(
-      byTag(explorer.filter((p) => p.tag === 'train/loss' || p.tag === 'rollout/reward/mean')).map(([, pts]) => pts.slice(0, 2).map((p) => [p.run, p.tag, p.step, p.value])),
+      byTag(explorer.filter((p) => p.tag === 'train/loss' || p.tag === 'rollout/reward/mean')).map(([, pts]) =>
+        pts.slice(0, 2).map((p) => [p.run, p.tag, p.step, p.value]),
+      ),
       [
-        [['gsm8k-grpo', 'rollout/reward/mean', 0, valueAt(1, 0)], ['gsm8k-grpo', 'rollout/reward/mean', 1, valueAt(1, 1)]],
-        [['gsm8k-grpo', 'train/loss', 0, valueAt(0, 0)], ['gsm8k-grpo', 'train/loss', 1, valueAt(0, 1)]],
+        [
+          ['gsm8k-grpo', 'rollout/reward/mean', 0, valueAt(1, 0)],
+          ['gsm8k-grpo', 'rollout/reward/mean', 1, valueAt(1, 1)],
+        ],
+        [
+          ['gsm8k-grpo', 'train/loss', 0, valueAt(0, 0)],
+          ['gsm8k-grpo', 'train/loss', 1, valueAt(0, 1)],
+        ],
       ],
     );
-    const trainer = c.points.filter((p) => p.role === 'trainer').sort((a, b) => a.step - b.step).map((p) => [p.tag, p.step, p.value]);
+    const trainer = c.points
+      .filter((p) => p.role === 'trainer')
+      .sort((a, b) => a.step - b.step)
+      .map((p) => [p.tag, p.step, p.value]);
     assert.deepEqual(trainer, [
       ['actor/pg_loss', 1, 0.5],
       ['actor/lr', 1, 1e-6],
@@ -101,10 +114,23 @@ test('job dir: event files, Step lines, SQL experiences, serve /metrics — and 
     assert.equal(serveStep?.step, 2);
     assert.equal(c.points.find((p) => p.tag === 'rollout/total_experience_count')?.value, 7);
 
-    assert.deepEqual(rows.map((r) => r.id), [1, 2, 3, 4, 5]);
+    assert.deepEqual(
+      rows.map((r) => r.id),
+      [1, 2, 3, 4, 5],
+    );
     assert.deepEqual(
       { ...rows[1], timestamp: typeof rows[1].timestamp },
-      { id: 2, table: 'experience_buffer', task_id: 'task-2', run_id: 2, model_version: 0, reward: 0.5, timestamp: 'string', msg_id: 'chatcmpl-2', consumed: 0 },
+      {
+        id: 2,
+        table: 'experience_buffer',
+        task_id: 'task-2',
+        run_id: 2,
+        model_version: 0,
+        reward: 0.5,
+        timestamp: 'string',
+        msg_id: 'chatcmpl-2',
+        consumed: 0,
+      },
     );
     assert.equal(rows[2].reward, null);
 
@@ -116,9 +142,15 @@ test('job dir: event files, Step lines, SQL experiences, serve /metrics — and 
     await c.until((p) => p.some((x) => x.tag === 'unfinished' && x.step === 3) && p.some((x) => x.tag === 'explore_step_num' && x.step === 3));
     assert.deepEqual(
       c.points.filter((p) => p.step === 3 && p.role === 'trainer').map((p) => [p.tag, p.value]),
-      [['actor/pg_loss', 0.125], ['unfinished', 1]],
+      [
+        ['actor/pg_loss', 0.125],
+        ['unfinished', 1],
+      ],
     );
-    assert.deepEqual(rows.map((r) => r.id), [1, 2, 3, 4, 5, 6, 7, 8]);
+    assert.deepEqual(
+      rows.map((r) => r.id),
+      [1, 2, 3, 4, 5, 6, 7, 8],
+    );
 
     // A client resuming from the first client's cursors gets only what is new.
     const resumed = new RelayClient({ url: relay.url, cursors: c.client.cursors() });
@@ -137,13 +169,18 @@ test('job dir: event files, Step lines, SQL experiences, serve /metrics — and 
 
     // agentrl tail --json --until-idle: every point, one JSON object per line, then exit 0.
     const tail = await new Promise<{ code: number | null; out: string }>((resolve) => {
-      const p = spawn(process.execPath, [bundle, 'tail', relay.url, '--json', '--until-idle', '1', '--run', 'gsm8k-grpo', '--tag', '^(train|rollout)/'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const p = spawn(process.execPath, [bundle, 'tail', relay.url, '--json', '--until-idle', '1', '--run', 'gsm8k-grpo', '--tag', '^(train|rollout)/'], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let out = '';
       p.stdout.on('data', (b) => (out += b));
       p.on('exit', (code) => resolve({ code, out }));
     });
     assert.equal(tail.code, 0);
-    const lines = tail.out.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = tail.out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     const wantTail = c.points.filter((p) => /^(train|rollout)\//.test(p.tag));
     assert.equal(lines.length, wantTail.length);
     assert.deepEqual(Object.keys(lines[0]), ['run', 'role', 'tag', 'step', 'wall_time', 'value']);

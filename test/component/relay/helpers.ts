@@ -58,10 +58,15 @@ export function sqlWriter(script: string, file: string, seconds: number): SqlWri
     output,
     finished: () => done,
     async ready() {
-      await until('the writer to start', () => {
-        if (done) throw new Error('the writer exited before it started');
-        return fs.existsSync(`${file}.ready`);
-      }, 30_000, 20);
+      await until(
+        'the writer to start',
+        () => {
+          if (done) throw new Error('the writer exited before it started');
+          return fs.existsSync(`${file}.ready`);
+        },
+        30_000,
+        20,
+      );
     },
     async stop() {
       fs.writeFileSync(`${file}.stop`, '');
@@ -134,4 +139,3 @@ export function collect(opts: RelayClientOptions): Collector {
 
 /** "tag@step" keys, for exact comparisons of what was written and what arrived. */
 export const keyOf = (p: { tag: string; step: number }) => `${p.tag}@${p.step}`;
-

@@ -12,7 +12,8 @@ const script = path.join(repoRoot, 'test', 'fixtures', 'relay', 'trinity_sql_buf
 
 /** Why these tests cannot run here, or false. */
 export const noTrinity: string | false =
-  !(hasShared && fs.existsSync(path.join(repoRoot, '.cache', 'trinity-venv', '.agentrl-ok'))) && 'needs ../shared and .cache/trinity-venv (scripts/setup.sh trinity)';
+  !(hasShared && fs.existsSync(path.join(repoRoot, '.cache', 'trinity-venv', '.agentrl-ok'))) &&
+  'needs ../shared and .cache/trinity-venv (scripts/setup.sh trinity)';
 
 export interface WrittenRow {
   reward: number;

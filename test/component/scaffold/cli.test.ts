@@ -16,10 +16,15 @@ const scratch = tempDir();
 after(() => fs.rmSync(scratch, { recursive: true, force: true }));
 
 test('--list names every template, one per line (and as JSON)', () => {
-  assert.deepEqual(
-    [...TEMPLATES].sort(),
-    ['agentscope-tuner', 'ajet-countdown', 'astuner-math', 'trinity-math', 'trinity-online', 'trinity-react', 'trinity-toolcall'],
-  );
+  assert.deepEqual([...TEMPLATES].sort(), [
+    'agentscope-tuner',
+    'ajet-countdown',
+    'astuner-math',
+    'trinity-math',
+    'trinity-online',
+    'trinity-react',
+    'trinity-toolcall',
+  ]);
   const plain = cli(['new', '--list'], scratch);
   assert.equal(plain.code, 0);
   for (const id of TEMPLATES) assert.match(plain.stdout, new RegExp(`^${id}\\s`, 'm'));
@@ -33,7 +38,10 @@ for (const id of TEMPLATES) {
     const workspace = path.join(scratch, id);
     fs.mkdirSync(workspace);
     const created = cli(['new', id, workspace, '--json'], scratch);
-    const result = created.code === 0 ? (JSON.parse(created.stdout) as { projectDir: string; files: string[]; open: string; configs: string[]; launch: string[] }) : undefined;
+    const result =
+      created.code === 0
+        ? (JSON.parse(created.stdout) as { projectDir: string; files: string[]; open: string; configs: string[]; launch: string[] })
+        : undefined;
 
     test('generates a project: workflow, config, data, README', () => {
       assert.equal(created.code, 0, created.stderr);
@@ -52,11 +60,15 @@ for (const id of TEMPLATES) {
       assert.equal(r.status, 0, r.stderr);
     });
 
-    test('every generated Python file is pyflakes-clean (no undefined names, no unused imports)', { skip: !canLint && 'pyflakes is not in .cache/venv (scripts/setup.sh python)' }, () => {
-      const pys = listFiles(result!.projectDir).filter((f) => f.endsWith('.py'));
-      const r = spawnSync(venvPython, ['-m', 'pyflakes', ...pys], { encoding: 'utf8' });
-      assert.equal(r.status, 0, r.stdout + r.stderr);
-    });
+    test(
+      'every generated Python file is pyflakes-clean (no undefined names, no unused imports)',
+      { skip: !canLint && 'pyflakes is not in .cache/venv (scripts/setup.sh python)' },
+      () => {
+        const pys = listFiles(result!.projectDir).filter((f) => f.endsWith('.py'));
+        const r = spawnSync(venvPython, ['-m', 'pyflakes', ...pys], { encoding: 'utf8' });
+        assert.equal(r.status, 0, r.stdout + r.stderr);
+      },
+    );
 
     test('every config is YAML that parses to a mapping; the data rows are JSON objects', () => {
       for (const c of result!.configs) {
@@ -65,15 +77,25 @@ for (const id of TEMPLATES) {
         assert.equal(typeof doc.toJS(), 'object');
       }
       for (const f of listFiles(path.join(result!.projectDir, 'data'))) {
-        const rows = fs.readFileSync(f, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as object);
+        const rows = fs
+          .readFileSync(f, 'utf8')
+          .split('\n')
+          .filter((l) => l.trim())
+          .map((l) => JSON.parse(l) as object);
         assert.ok(rows.length > 0 && rows.every((r) => r && typeof r === 'object'), f);
       }
     });
 
     test('launch.json gets valid "agentrl" debug entries', () => {
-      const launch = parseJsonc(fs.readFileSync(path.join(workspace, '.vscode', 'launch.json'), 'utf8')) as { version: string; configurations: Record<string, unknown>[] };
+      const launch = parseJsonc(fs.readFileSync(path.join(workspace, '.vscode', 'launch.json'), 'utf8')) as {
+        version: string;
+        configurations: Record<string, unknown>[];
+      };
       assert.equal(launch.version, '0.2.0');
-      assert.deepEqual(launch.configurations.map((c) => c.name), result!.launch);
+      assert.deepEqual(
+        launch.configurations.map((c) => c.name),
+        result!.launch,
+      );
       for (const entry of launch.configurations) assert.deepEqual(launchProblems(entry, workspace), [], JSON.stringify(entry));
     });
 
@@ -151,10 +173,18 @@ test('sample-workspace/math_agent is what the generator makes today', () => {
   // The sample's entry points at the sandbox's model (what the wizard picks there).
   assert.equal(cli(['new', 'trinity-math', ws, '--base-url', 'http://127.0.0.1:8089/v1'], scratch).code, 0);
   const sample = path.join(repoRoot, 'sample-workspace');
-  assert.deepEqual(snapshot(path.join(sample, 'math_agent')), snapshot(path.join(ws, 'math_agent')), 'regenerate: node dist/agentrl.js new trinity-math sample-workspace --base-url http://127.0.0.1:8089/v1');
-  const entries = (dir: string) => (parseJsonc(fs.readFileSync(path.join(dir, '.vscode', 'launch.json'), 'utf8')) as { configurations: { name: string }[] }).configurations;
+  assert.deepEqual(
+    snapshot(path.join(sample, 'math_agent')),
+    snapshot(path.join(ws, 'math_agent')),
+    'regenerate: node dist/agentrl.js new trinity-math sample-workspace --base-url http://127.0.0.1:8089/v1',
+  );
+  const entries = (dir: string) =>
+    (parseJsonc(fs.readFileSync(path.join(dir, '.vscode', 'launch.json'), 'utf8')) as { configurations: { name: string }[] }).configurations;
   const generated = entries(ws)[0];
-  assert.deepEqual(entries(sample).find((c) => c.name === generated.name), generated);
+  assert.deepEqual(
+    entries(sample).find((c) => c.name === generated.name),
+    generated,
+  );
   fs.rmSync(ws, { recursive: true, force: true });
 });
 
@@ -178,10 +208,14 @@ describe('launch.json and data', () => {
     const r = cli(['new', 'trinity-toolcall', ws], scratch);
     assert.equal(r.code, 0, r.stderr);
     const text = fs.readFileSync(file, 'utf8');
-    for (const keep of ['// my debug setups: keep this comment', '// trailing comment', '/* block comment */', '"program": "x.py"']) assert.ok(text.includes(keep), `lost: ${keep}\n${text}`);
+    for (const keep of ['// my debug setups: keep this comment', '// trailing comment', '/* block comment */', '"program": "x.py"'])
+      assert.ok(text.includes(keep), `lost: ${keep}\n${text}`);
     assert.match(text, /\n\t\t\t"type": "agentrl"/, 'the new entry is indented with tabs like the file');
     const doc = parseJsonc(text) as { configurations: { name: string }[] };
-    assert.deepEqual(doc.configurations.map((c) => c.name), ['my script', 'Debug tool_agent rollout']);
+    assert.deepEqual(
+      doc.configurations.map((c) => c.name),
+      ['my script', 'Debug tool_agent rollout'],
+    );
     fs.rmSync(ws, { recursive: true, force: true });
   });
 
@@ -221,7 +255,9 @@ describe('launch.json and data', () => {
     assert.equal(r.code, 0, r.stderr);
     assert.equal(fs.readFileSync(path.join(ws, 'math_agent', 'data', 'train.jsonl'), 'utf8'), fs.readFileSync(good, 'utf8'));
     assert.ok(!fs.existsSync(path.join(ws, 'math_agent', 'data', 'test.jsonl')));
-    const config = YAML.parse(fs.readFileSync(path.join(ws, 'math_agent', 'config.yaml'), 'utf8')) as { buffer: { explorer_input: { eval_tasksets: { split: string }[] } } };
+    const config = YAML.parse(fs.readFileSync(path.join(ws, 'math_agent', 'config.yaml'), 'utf8')) as {
+      buffer: { explorer_input: { eval_tasksets: { split: string }[] } };
+    };
     assert.equal(config.buffer.explorer_input.eval_tasksets[0].split, 'train', 'evaluates on the only split there is');
     assert.match(fs.readFileSync(path.join(ws, 'math_agent', 'README.md'), 'utf8'), /2 rows copied from mine\.jsonl/);
 
@@ -244,7 +280,10 @@ describe('launch.json and data', () => {
 
   test('--model and --name land in the config and the launch entry', () => {
     const ws = tempDir();
-    assert.equal(cli(['new', 'trinity-react', ws, '--name', 'solver', '--model', 'Qwen/Qwen3-0.6B', '--base-url', 'http://127.0.0.1:8089/v1'], scratch).code, 0);
+    assert.equal(
+      cli(['new', 'trinity-react', ws, '--name', 'solver', '--model', 'Qwen/Qwen3-0.6B', '--base-url', 'http://127.0.0.1:8089/v1'], scratch).code,
+      0,
+    );
     const config = fs.readFileSync(path.join(ws, 'solver', 'config.yaml'), 'utf8');
     assert.match(config, /model_path: \$\{oc\.env:TRINITY_MODEL_PATH,Qwen\/Qwen3-0\.6B\}/);
     assert.match(config, /default_workflow_type: solver_workflow/);

@@ -64,7 +64,12 @@ export function launchSchema(): { schema: object; source: string } {
         name: { type: 'string' },
         config: { type: 'string' },
         workflow: { type: 'string' },
-        tasks: { anyOf: [{ type: 'integer', minimum: 1 }, { type: 'array', items: { type: ['string', 'integer'] } }] },
+        tasks: {
+          anyOf: [
+            { type: 'integer', minimum: 1 },
+            { type: 'array', items: { type: ['string', 'integer'] } },
+          ],
+        },
         split: { type: 'string' },
         repeat: { type: 'integer', minimum: 1 },
         model: {

@@ -49,14 +49,17 @@ describe('trinity-math', { skip: noPython }, () => {
   before(() => (project = generate('trinity-math')));
 
   test('the reward scores the real GSM8K answer (#### 72) as accurate, others not', () => {
-    const out = py(project, `
+    const out = py(
+      project,
+      `
 import reward
 R = reward.REWARD_FUNCTIONS["math_agent_reward"]
 truth = json.loads(open("data/train.jsonl").readline())["answer"]
 r = R()
 print(json.dumps([r(response="48/2 = 24, 48 + 24 = 72. \\\\boxed{72}", truth=truth),
                   r(response="\\\\boxed{70}", truth=truth), r(response="72", truth=truth),
-                  R(format_bonus=0.5)(response="\\\\boxed{72.0}", truth=truth)]))`);
+                  R(format_bonus=0.5)(response="\\\\boxed{72.0}", truth=truth)]))`,
+    );
     assert.deepEqual(out, [
       { accuracy: 1, format: 0.1 },
       { accuracy: 0, format: 0.1 },
@@ -66,7 +69,9 @@ print(json.dumps([r(response="48/2 = 24, 48 + 24 = 72. \\\\boxed{72}", truth=tru
   });
 
   test('the workflow asks once for repeat_times answers and rewards each (run ids from run_id_base)', () => {
-    const out = py(project, `${TASK}
+    const out = py(
+      project,
+      `${TASK}
 import reward, workflow
 calls = []
 class Model:  # stands in for Trinity's ModelWrapper (needs a vLLM engine)
@@ -78,7 +83,8 @@ wf = W(task=task(reward.REWARD_FUNCTIONS["math_agent_reward"]), model=Model())
 wf.set_repeat_times(2, 10)
 exps = wf.run()
 print(json.dumps({"calls": calls, "rewards": [e.reward for e in exps], "runs": [e.eid.run for e in exps],
-                  "metrics": [e.metrics for e in exps]}))`) as { calls: { messages: { role: string; content: string }[]; kw: Record<string, unknown> }[]; rewards: number[]; runs: number[]; metrics: object[] };
+                  "metrics": [e.metrics for e in exps]}))`,
+    ) as { calls: { messages: { role: string; content: string }[]; kw: Record<string, unknown> }[]; rewards: number[]; runs: number[]; metrics: object[] };
     assert.equal(out.calls.length, 1);
     assert.deepEqual(out.calls[0].kw, { n: 2, temperature: 1, max_tokens: 256 });
     assert.match(out.calls[0].messages[1].content, /^Natalia sold clips/);
@@ -88,7 +94,10 @@ print(json.dumps({"calls": calls, "rewards": [e.reward for e in exps], "runs": [
   });
 
   test('a missing reward fn is a clear error naming the config key', () => {
-    const r = spawnSync('python3', ['-c', `import sys, json\n${TASK}\nimport workflow\nworkflow.MathWorkflow(task=task(None), model=None)`], { encoding: 'utf8', cwd: project });
+    const r = spawnSync('python3', ['-c', `import sys, json\n${TASK}\nimport workflow\nworkflow.MathWorkflow(task=task(None), model=None)`], {
+      encoding: 'utf8',
+      cwd: project,
+    });
     assert.notEqual(r.status, 0);
     assert.match(r.stderr, /ValueError: no reward function: set default_reward_fn_type: math_agent_reward in config\.yaml/);
   });
@@ -99,7 +108,9 @@ describe('trinity-toolcall', { skip: noPython }, () => {
   before(() => (project = generate('trinity-toolcall')));
 
   test('the tool-calling loop runs the calculate tool and rewards the final equation', () => {
-    const out = py(project, `${TASK}
+    const out = py(
+      project,
+      `${TASK}
 import reward, workflow
 from types import SimpleNamespace as NS
 sent = []
@@ -120,7 +131,8 @@ wf = workflow.WORKFLOWS["tool_agent_workflow"](task=task(reward.REWARD_FUNCTIONS
 exps = wf.run()
 print(json.dumps({"tool_results": [m["content"] for m in sent[1]["messages"] if m["role"] == "tool"],
                   "tools": sent[0]["tools"][0]["function"]["name"], "user": sent[0]["messages"][1]["content"],
-                  "rewards": [e.reward for e in exps], "metrics": exps[0].metrics}))`) as Record<string, unknown>;
+                  "rewards": [e.reward for e in exps], "metrics": exps[0].metrics}))`,
+    ) as Record<string, unknown>;
     assert.deepEqual(out.tool_results, ['98', "error: unknown tool 'shell'"]);
     assert.equal(out.tools, 'calculate');
     assert.equal(out.user, 'Numbers: [44, 19, 35]. Target: 98.');
@@ -129,7 +141,9 @@ print(json.dumps({"tool_results": [m["content"] for m in sent[1]["messages"] if 
   });
 
   test('the reward and the calculator refuse what is not a correct arithmetic answer', () => {
-    const out = py(project, `
+    const out = py(
+      project,
+      `
 import reward, workflow
 R = reward.REWARD_FUNCTIONS["tool_agent_reward"]()
 truth = json.dumps({"numbers": [44, 19, 35], "target": 98})
@@ -138,7 +152,8 @@ for e in ["2 ** 10", "__import__('os').system('true')", "1/0", "2 ** 1000"]:
     try: calc.append(workflow.evaluate_arithmetic(e))
     except ValueError: calc.append("refused")
 print(json.dumps({"scores": [R(response=r, truth=truth) for r in ["<answer>44 + 19 + 35</answer>", "<answer>44 + 19 - 35</answer>",
-                  "<answer>44 + 54</answer>", "98"]], "calc": calc}))`);
+                  "<answer>44 + 54</answer>", "98"]], "calc": calc}))`,
+    );
     assert.deepEqual(out, {
       scores: [
         { accuracy: 1, format: 0 },
@@ -152,15 +167,18 @@ print(json.dumps({"scores": [R(response=r, truth=truth) for r in ["<answer>44 + 
 });
 
 describe('ASTuner and AgentJet judges', { skip: noPython }, () => {
-  test('astuner-math: MathAnswerJudge returns (reward, is_success) from the row\'s reference answer', () => {
+  test("astuner-math: MathAnswerJudge returns (reward, is_success) from the row's reference answer", () => {
     const project = generate('astuner-math');
-    const out = py(project, `
+    const out = py(
+      project,
+      `
 from types import SimpleNamespace as NS
 import judge
 row = json.loads(open("data/train.jsonl").readline())
 wt = NS(task=NS(main_query=row["main_query"], metadata=row))
 j = judge.MathAnswerJudge(config=None)
-print(json.dumps([j.compute_reward(wt, NS(metadata={"final_answer": a})) for a in ["\\\\boxed{72}", "\\\\boxed{7}", ""]]))`);
+print(json.dumps([j.compute_reward(wt, NS(metadata={"final_answer": a})) for a in ["\\\\boxed{72}", "\\\\boxed{7}", ""]]))`,
+    );
     assert.deepEqual(out, [
       [1, true],
       [0, false],
@@ -170,13 +188,16 @@ print(json.dumps([j.compute_reward(wt, NS(metadata={"final_answer": a})) for a i
 
   test('ajet-countdown: CountdownJudge scores 1 / 0.1 / 0 like the AgentJet tutorial', () => {
     const project = generate('ajet-countdown');
-    const out = py(project, `
+    const out = py(
+      project,
+      `
 from types import SimpleNamespace as NS
 import judge
 row = json.loads(open("data/train.jsonl").readline())
 j = judge.CountdownJudge(config=None)
 meta = lambda a: NS(metadata={"final_answer": a, "target": row["target"], "nums": row["nums"]})
-print(json.dumps([j.compute_reward(None, meta(a)) for a in ["\\\\boxed{44 + 19 + 35}", "\\\\boxed{44 * 19 + 35}", "\\\\boxed{44 + 35}", "98"]]))`);
+print(json.dumps([j.compute_reward(None, meta(a)) for a in ["\\\\boxed{44 + 19 + 35}", "\\\\boxed{44 * 19 + 35}", "\\\\boxed{44 + 35}", "98"]]))`,
+    );
     assert.deepEqual(out, [
       [1, true],
       [0.1, false],
@@ -212,7 +233,13 @@ describe('trinity-online agent runner', { skip: (!venvHas('openai') && 'openai i
           seen.chats.push(chat);
           const n = seen.chats.length;
           const content = chat.messages[1].content.startsWith('Natalia') && n % 2 === 1 ? 'So \\boxed{72}' : '\\boxed{0}';
-          return json(200, { id: `chatcmpl-${n}`, object: 'chat.completion', created: 0, model: chat.model, choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }] });
+          return json(200, {
+            id: `chatcmpl-${n}`,
+            object: 'chat.completion',
+            created: 0,
+            model: chat.model,
+            choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }],
+          });
         }
         if (req.url === '/feedback') {
           seen.feedback.push(JSON.parse(body) as Seen['feedback'][number]);
@@ -245,9 +272,19 @@ describe('trinity-online agent runner', { skip: (!venvHas('openai') && 'openai i
     assert.equal(r.code, 0, r.out);
     assert.equal(seen.chats.length, 4);
     assert.equal(seen.chats[0].model, 'Qwen/Qwen2.5-0.5B-Instruct');
-    assert.deepEqual(seen.feedback.map((f) => f.msg_ids), [['chatcmpl-1'], ['chatcmpl-2'], ['chatcmpl-3'], ['chatcmpl-4']]);
-    assert.deepEqual(seen.feedback.map((f) => f.reward), [1, 0, 0, 0], 'only the right answer to the first task is rewarded');
-    assert.deepEqual(seen.feedback.map((f) => f.run_id), [0, 1, 0, 1]);
+    assert.deepEqual(
+      seen.feedback.map((f) => f.msg_ids),
+      [['chatcmpl-1'], ['chatcmpl-2'], ['chatcmpl-3'], ['chatcmpl-4']],
+    );
+    assert.deepEqual(
+      seen.feedback.map((f) => f.reward),
+      [1, 0, 0, 0],
+      'only the right answer to the first task is rewarded',
+    );
+    assert.deepEqual(
+      seen.feedback.map((f) => f.run_id),
+      [0, 1, 0, 1],
+    );
     assert.equal(seen.feedback[0].task_id, seen.feedback[1].task_id, 'a group shares its task_id');
     assert.notEqual(seen.feedback[1].task_id, seen.feedback[2].task_id);
     assert.equal(seen.commits, 2);

@@ -34,48 +34,57 @@ while time.time() < end:
 print(n)
 `;
 
-test('SQLite snapshots taken while a writer commits are never torn', { skip: !fs.existsSync(venvPython) && 'needs .cache/venv (scripts/setup.sh python)', timeout: 60_000 }, async () => {
-  const dir = tmpDir('relay-sqlrace-');
-  const file = path.join(dir, 'buffer.db');
-  const writer = pythonAsync(['-c', WRITER, file, '6']);
-  let done = false;
-  void writer.finally(() => (done = true)).catch(() => undefined);
-  await until('the writer to start', () => {
-    if (done) throw new Error('the writer exited before it started');
-    return fs.existsSync(`${file}.ready`);
-  }, 20_000, 20);
-  const failures: string[] = [];
-  let reads = 0;
-  let refused = 0;
-  let lastMax = 0;
-  try {
-    while (!done) {
-      // A fresh view each round: every read starts from the files as they are.
-      const snap = new SqlDatabaseSnapshot(file, silentLogger, 0);
-      const db = await snap.get();
-      if (db) {
-        try {
-          const [cnt, max, bytes] = db.exec('SELECT count(*), max(id), sum(length(experience_bytes)) FROM experience_buffer')[0].values[0].map(Number);
-          db.exec('SELECT id, reward, consumed FROM experience_buffer WHERE id > ? ORDER BY id LIMIT 2000', [Math.max(0, max - 3000)]);
-          assert.ok(cnt > 0 && bytes > 0);
-          assert.ok(max >= lastMax, `rows went back: ${max} < ${lastMax}`);
-          lastMax = max;
-          reads++;
-        } catch (e) {
-          if (e instanceof TornRead) refused++;
-          else failures.push((e as Error).message);
+test(
+  'SQLite snapshots taken while a writer commits are never torn',
+  { skip: !fs.existsSync(venvPython) && 'needs .cache/venv (scripts/setup.sh python)', timeout: 60_000 },
+  async () => {
+    const dir = tmpDir('relay-sqlrace-');
+    const file = path.join(dir, 'buffer.db');
+    const writer = pythonAsync(['-c', WRITER, file, '6']);
+    let done = false;
+    void writer.finally(() => (done = true)).catch(() => undefined);
+    await until(
+      'the writer to start',
+      () => {
+        if (done) throw new Error('the writer exited before it started');
+        return fs.existsSync(`${file}.ready`);
+      },
+      20_000,
+      20,
+    );
+    const failures: string[] = [];
+    let reads = 0;
+    let refused = 0;
+    let lastMax = 0;
+    try {
+      while (!done) {
+        // A fresh view each round: every read starts from the files as they are.
+        const snap = new SqlDatabaseSnapshot(file, silentLogger, 0);
+        const db = await snap.get();
+        if (db) {
+          try {
+            const [cnt, max, bytes] = db.exec('SELECT count(*), max(id), sum(length(experience_bytes)) FROM experience_buffer')[0].values[0].map(Number);
+            db.exec('SELECT id, reward, consumed FROM experience_buffer WHERE id > ? ORDER BY id LIMIT 2000', [Math.max(0, max - 3000)]);
+            assert.ok(cnt > 0 && bytes > 0);
+            assert.ok(max >= lastMax, `rows went back: ${max} < ${lastMax}`);
+            lastMax = max;
+            reads++;
+          } catch (e) {
+            if (e instanceof TornRead) refused++;
+            else failures.push((e as Error).message);
+          }
         }
+        snap.close();
+        await new Promise((r) => setImmediate(r));
       }
-      snap.close();
-      await new Promise((r) => setImmediate(r));
+      const written = Number((await writer).trim());
+      assert.ok(written > 1000, `the writer committed ${written} rows`);
+      // The property is "never torn"; how many reads fit in 6 s depends on the machine's load.
+      assert.ok(reads >= 1, 'no consistent snapshot at all while the writer ran');
+      assert.deepEqual(failures.slice(0, 3), [], `${failures.length} torn read(s) in ${reads + failures.length + refused} reads (${refused} refused)`);
+    } finally {
+      await writer.catch(() => undefined);
+      fs.rmSync(dir, { recursive: true, force: true });
     }
-    const written = Number((await writer).trim());
-    assert.ok(written > 1000, `the writer committed ${written} rows`);
-    // The property is "never torn"; how many reads fit in 6 s depends on the machine's load.
-    assert.ok(reads >= 1, 'no consistent snapshot at all while the writer ran');
-    assert.deepEqual(failures.slice(0, 3), [], `${failures.length} torn read(s) in ${reads + failures.length + refused} reads (${refused} refused)`);
-  } finally {
-    await writer.catch(() => undefined);
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-});
+  },
+);

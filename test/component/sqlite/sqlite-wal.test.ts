@@ -59,10 +59,16 @@ test('committed WAL frames are laid over the main file; a damaged frame ends the
   const writer = spawn('python3', ['-c', WRITER, db], { stdio: ['pipe', 'pipe', 'inherit'] });
   let ready = 0;
   writer.stdout.on('data', (b) => (ready += String(b).split('ready').length - 1));
-  const commits = (n: number) => until(`${n} commits`, () => {
-    if (writer.exitCode !== null) throw new Error(`the writer exited (${writer.exitCode}) after ${ready} of ${n} commits`);
-    return ready >= n;
-  }, 20_000, 20);
+  const commits = (n: number) =>
+    until(
+      `${n} commits`,
+      () => {
+        if (writer.exitCode !== null) throw new Error(`the writer exited (${writer.exitCode}) after ${ready} of ${n} commits`);
+        return ready >= n;
+      },
+      20_000,
+      20,
+    );
   try {
     await commits(1);
     assert.ok(fs.statSync(`${db}-wal`).size > 100_000, 'the rows are in the WAL');

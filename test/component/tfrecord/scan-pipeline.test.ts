@@ -17,7 +17,15 @@ const embedWorker = (minify: boolean): esbuild.Plugin => ({
   name: 'test-scan-worker',
   setup(build) {
     build.onLoad({ filter: /scan-worker-code\.ts$/ }, async () => {
-      const worker = await esbuild.build({ entryPoints: [path.join(repoRoot, 'src/tfrecord/scan-worker.ts')], bundle: true, write: false, minify, platform: 'node', format: 'cjs', logLevel: 'silent' });
+      const worker = await esbuild.build({
+        entryPoints: [path.join(repoRoot, 'src/tfrecord/scan-worker.ts')],
+        bundle: true,
+        write: false,
+        minify,
+        platform: 'node',
+        format: 'cjs',
+        logLevel: 'silent',
+      });
       return { contents: `export const SCAN_WORKER_CODE = ${JSON.stringify(worker.outputFiles[0].text)};`, loader: 'ts' };
     });
   },
@@ -39,7 +47,16 @@ test('the worker runs from its bundled text, minified, as the single-file CLI em
       `console.log(JSON.stringify({ n, piped, failed }));\n`,
   );
   const out = path.join(dir, 'entry.js');
-  await esbuild.build({ entryPoints: [entry], outfile: out, bundle: true, minify: true, platform: 'node', format: 'cjs', logLevel: 'silent', plugins: [embedWorker(true)] });
+  await esbuild.build({
+    entryPoints: [entry],
+    outfile: out,
+    bundle: true,
+    minify: true,
+    platform: 'node',
+    format: 'cjs',
+    logLevel: 'silent',
+    plugins: [embedWorker(true)],
+  });
   assert.ok(!fs.readdirSync(dir).some((f) => f.includes('worker')), 'the worker is in entry.js, not a file of its own');
   const r = spawnSync(process.execPath, [out], { encoding: 'utf8', timeout: 60_000 });
   assert.equal(r.status, 0, r.stderr);

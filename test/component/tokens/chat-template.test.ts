@@ -23,25 +23,35 @@ const CASES: { messages: ChatMessage[]; tools?: unknown[] }[] = [
       { role: 'assistant', content: 'The answer is 15.\n\n中文 é' },
     ],
   },
-  { messages: [{ role: 'assistant', content: 'Hello!' }, { role: 'user', content: 'hi' }, { role: 'assistant', content: 'Hi.' }] },
+  {
+    messages: [
+      { role: 'assistant', content: 'Hello!' },
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: 'Hi.' },
+    ],
+  },
   { messages: [{ role: 'user', content: 'only a question' }] },
 ];
 
-test('our mask equals Trinity\'s tokenize_and_mask_messages_default, id for id and bit for bit', { skip: skipNoTokenizer || trinityServeSkipReason(), timeout: 600_000 }, () => {
-  const pythonpath = spawnSync('bash', [path.join(sharedDir, 'upstream', 'make-trinity-venv.sh'), '--pythonpath'], { encoding: 'utf8' }).stdout.trim();
-  const r = spawnSync(trinityPython, [path.join(repoRoot, 'test', 'fixtures', 'tokens', 'trinity_tokens.py'), 'mask', tinyTokenizerDir], {
-    input: JSON.stringify(CASES),
-    encoding: 'utf8',
-    env: { ...process.env, PYTHONPATH: pythonpath, HF_HUB_OFFLINE: '1', TRANSFORMERS_OFFLINE: '1' },
-  });
-  assert.equal(r.status, 0, r.stderr);
-  const theirs = JSON.parse(r.stdout.trim().split('\n').pop() ?? '[]') as { ids: number[]; mask: number[]; prompt_length: number }[];
-  assert.equal(theirs.length, CASES.length);
-  CASES.forEach((c, k) => {
-    const ours = tokenizeAndMask(tinyTokenizer(), c.messages, c.tools);
-    assert.deepEqual([...ours.ids], theirs[k].ids, `case ${k}: ids`);
-    assert.deepEqual([...ours.mask], theirs[k].mask, `case ${k}: mask`);
-    assert.equal(ours.promptLength, theirs[k].prompt_length, `case ${k}: prompt_length`);
-  });
-  assert.ok(theirs[0].mask.includes(1) && theirs[3].mask.every((m) => m === 0), 'the cases exercise trained and untrained');
-});
+test(
+  "our mask equals Trinity's tokenize_and_mask_messages_default, id for id and bit for bit",
+  { skip: skipNoTokenizer || trinityServeSkipReason(), timeout: 600_000 },
+  () => {
+    const pythonpath = spawnSync('bash', [path.join(sharedDir, 'upstream', 'make-trinity-venv.sh'), '--pythonpath'], { encoding: 'utf8' }).stdout.trim();
+    const r = spawnSync(trinityPython, [path.join(repoRoot, 'test', 'fixtures', 'tokens', 'trinity_tokens.py'), 'mask', tinyTokenizerDir], {
+      input: JSON.stringify(CASES),
+      encoding: 'utf8',
+      env: { ...process.env, PYTHONPATH: pythonpath, HF_HUB_OFFLINE: '1', TRANSFORMERS_OFFLINE: '1' },
+    });
+    assert.equal(r.status, 0, r.stderr);
+    const theirs = JSON.parse(r.stdout.trim().split('\n').pop() ?? '[]') as { ids: number[]; mask: number[]; prompt_length: number }[];
+    assert.equal(theirs.length, CASES.length);
+    CASES.forEach((c, k) => {
+      const ours = tokenizeAndMask(tinyTokenizer(), c.messages, c.tools);
+      assert.deepEqual([...ours.ids], theirs[k].ids, `case ${k}: ids`);
+      assert.deepEqual([...ours.mask], theirs[k].mask, `case ${k}: mask`);
+      assert.equal(ours.promptLength, theirs[k].prompt_length, `case ${k}: prompt_length`);
+    });
+    assert.ok(theirs[0].mask.includes(1) && theirs[3].mask.every((m) => m === 0), 'the cases exercise trained and untrained');
+  },
+);

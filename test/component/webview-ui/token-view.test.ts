@@ -43,7 +43,12 @@ before(async () => {
           truncate_status: w.truncate_status,
           response_text: w.response_text,
         },
-        w.texts && { joined: w.texts.joined, offsets: tv.decode(w.texts.offsets, 'u32'), flags: tv.decode(w.texts.flags, 'u8'), partialBytes: w.texts.partialBytes },
+        w.texts && {
+          joined: w.texts.joined,
+          offsets: tv.decode(w.texts.offsets, 'u32'),
+          flags: tv.decode(w.texts.flags, 'u8'),
+          partialBytes: w.texts.partialBytes,
+        },
       );
       const view = new tv.TokenView({ strings: s, onCopy: (j) => (g.__copied = j) });
       g.document.getElementById('root')?.append(view.element);
@@ -60,33 +65,46 @@ after(async () => {
 
 const page = () => (wp as TokenViewPage).page;
 /** Scrolls the token area (to the end with -1). */
-const scrollTo = (y: number) => page().locator('.tv-scroll').evaluate((el, to) => {
-  const box = el as unknown as { scrollTop: number; scrollHeight: number };
-  box.scrollTop = to < 0 ? box.scrollHeight : to;
-}, y);
+const scrollTo = (y: number) =>
+  page()
+    .locator('.tv-scroll')
+    .evaluate((el, to) => {
+      const box = el as unknown as { scrollTop: number; scrollHeight: number };
+      box.scrollTop = to < 0 ? box.scrollHeight : to;
+    }, y);
 const count = () => page().locator('.tv-count').textContent();
 const shot = async (name: string) => {
   fs.mkdirSync(screenshotsDir, { recursive: true });
   await page().screenshot({ path: path.join(screenshotsDir, `token-view-${name}.png`) });
 };
 
-test('32 k tokens: a window of lines in the DOM, a summary line that counts what the data holds, no CSP violation', { skip: skipNoTokenizer, timeout: 120_000 }, async () => {
-  assert.ok(exp.tokens.length >= 32_768);
-  const spans = await page().locator('.tv-tok').count();
-  assert.ok(spans > 100 && spans < 3000, `${spans} token spans for ${exp.tokens.length} tokens`);
-  const s = summarize(fromTensors(exp));
-  const summary = await page().locator('.tv-summary').textContent();
-  assert.equal(summary, `${s.tokens} tokens · ${s.trainedTokens} trained · mean logprob ${Number(s.meanLogprob.toFixed(3))}`);
-  assert.equal(await page().locator('.tv-notes').textContent(), 'from the experience buffer');
-  // the sizer is as tall as every line: scrolling to the end draws the last token, still a window
-  await scrollTo(-1);
-  await until('the last token drawn', async () => (await page().locator(`.tv-tok[data-i="${exp.tokens.length - 1}"]`).count()) === 1);
-  assert.ok((await page().locator('.tv-tok').count()) < 3000);
-  await scrollTo(0);
-  await until('the first token drawn again', async () => (await page().locator('.tv-tok[data-i="0"]').count()) === 1);
-  await shot('top');
-  assert.deepEqual(wp?.cspViolations, []);
-});
+test(
+  '32 k tokens: a window of lines in the DOM, a summary line that counts what the data holds, no CSP violation',
+  { skip: skipNoTokenizer, timeout: 120_000 },
+  async () => {
+    assert.ok(exp.tokens.length >= 32_768);
+    const spans = await page().locator('.tv-tok').count();
+    assert.ok(spans > 100 && spans < 3000, `${spans} token spans for ${exp.tokens.length} tokens`);
+    const s = summarize(fromTensors(exp));
+    const summary = await page().locator('.tv-summary').textContent();
+    assert.equal(summary, `${s.tokens} tokens · ${s.trainedTokens} trained · mean logprob ${Number(s.meanLogprob.toFixed(3))}`);
+    assert.equal(await page().locator('.tv-notes').textContent(), 'from the experience buffer');
+    // the sizer is as tall as every line: scrolling to the end draws the last token, still a window
+    await scrollTo(-1);
+    await until(
+      'the last token drawn',
+      async () =>
+        (await page()
+          .locator(`.tv-tok[data-i="${exp.tokens.length - 1}"]`)
+          .count()) === 1,
+    );
+    assert.ok((await page().locator('.tv-tok').count()) < 3000);
+    await scrollTo(0);
+    await until('the first token drawn again', async () => (await page().locator('.tv-tok[data-i="0"]').count()) === 1);
+    await shot('top');
+    assert.deepEqual(wp?.cspViolations, []);
+  },
+);
 
 test('search: text across tokens and #id, counted as an independent count counts them; next moves on', { skip: skipNoTokenizer, timeout: 60_000 }, async () => {
   const joined = exp.texts.joined.toLowerCase();
@@ -128,37 +146,54 @@ test('Lowest logprob brings the planted token on screen, outlined; the hover car
   await shot('lowest-hover');
 });
 
-test('colour modes: logprob, mask (prompt / trained / tool output) and advantage classes, with different theme colours', { skip: skipNoTokenizer, timeout: 60_000 }, async () => {
-  const e = fromTensors(exp);
-  const trained = exp.prompt_length + exp.action_mask.indexOf(1);
-  const tool = exp.prompt_length + exp.action_mask.indexOf(0, trained - exp.prompt_length);
-  await scrollTo(0);
-  await page().locator('.tv-mode-select').selectOption('mask');
-  const cls = async (i: number) => (await page().locator(`.tv-tok[data-i="${i}"]`).getAttribute('class')) ?? '';
-  await until('mask colours', async () => (await cls(trained)).includes('tv-trained'));
-  assert.match(await cls(0), /tv-prompt/);
-  assert.match(await cls(tool), /tv-untrained/);
-  assert.equal(e.trained[tool], 0);
-  const bg = (i: number) => page().locator(`.tv-tok[data-i="${i}"]`).evaluate((el) => (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(el).backgroundColor);
-  assert.notEqual(await bg(trained), await bg(tool));
-  await shot('mask');
-  await page().locator('.tv-mode-select').selectOption('advantage');
-  await until('advantage colours', async () => (await cls(trained)).includes('tv-adv-pos5'));
-  assert.match(await cls(tool), /tv-none/);
-  await shot('advantage');
-  await page().locator('.tv-mode-select').selectOption('logprob');
-  await until('logprob colours', async () => /tv-lp\d/.test(await cls(trained)));
-});
+test(
+  'colour modes: logprob, mask (prompt / trained / tool output) and advantage classes, with different theme colours',
+  { skip: skipNoTokenizer, timeout: 60_000 },
+  async () => {
+    const e = fromTensors(exp);
+    const trained = exp.prompt_length + exp.action_mask.indexOf(1);
+    const tool = exp.prompt_length + exp.action_mask.indexOf(0, trained - exp.prompt_length);
+    await scrollTo(0);
+    await page().locator('.tv-mode-select').selectOption('mask');
+    const cls = async (i: number) => (await page().locator(`.tv-tok[data-i="${i}"]`).getAttribute('class')) ?? '';
+    await until('mask colours', async () => (await cls(trained)).includes('tv-trained'));
+    assert.match(await cls(0), /tv-prompt/);
+    assert.match(await cls(tool), /tv-untrained/);
+    assert.equal(e.trained[tool], 0);
+    const bg = (i: number) =>
+      page()
+        .locator(`.tv-tok[data-i="${i}"]`)
+        .evaluate((el) => (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(el).backgroundColor);
+    assert.notEqual(await bg(trained), await bg(tool));
+    await shot('mask');
+    await page().locator('.tv-mode-select').selectOption('advantage');
+    await until('advantage colours', async () => (await cls(trained)).includes('tv-adv-pos5'));
+    assert.match(await cls(tool), /tv-none/);
+    await shot('advantage');
+    await page().locator('.tv-mode-select').selectOption('logprob');
+    await until('logprob colours', async () => /tv-lp\d/.test(await cls(trained)));
+  },
+);
 
-test('Copy as JSON gives exactly the model agentrl tokens --json prints: ids, texts, logprobs, trained, advantages, nulls', { skip: skipNoTokenizer, timeout: 60_000 }, async () => {
-  await page().locator('.tv-copy').click();
-  await until('copied', async () => (await count()) === 'Copied');
-  const copied = await page().evaluate(() => (globalThis as unknown as Win).__copied ?? '');
-  const got = JSON.parse(copied) as ReturnType<typeof toTokensJson>;
-  const want = toTokensJson(fromTensors(exp, exp.texts));
-  assert.equal(got.tokens.length, exp.tokens.length);
-  assert.deepEqual(got, JSON.parse(JSON.stringify(want)));
-  assert.equal(got.tokens.slice(got.prompt_length).map((t) => t.text).join(''), exp.response_text);
-  assert.equal(got.tokens[0].logprob, null);
-  assert.deepEqual(Object.keys(got.tokens[0]), ['id', 'text', 'logprob', 'trained', 'advantage']);
-});
+test(
+  'Copy as JSON gives exactly the model agentrl tokens --json prints: ids, texts, logprobs, trained, advantages, nulls',
+  { skip: skipNoTokenizer, timeout: 60_000 },
+  async () => {
+    await page().locator('.tv-copy').click();
+    await until('copied', async () => (await count()) === 'Copied');
+    const copied = await page().evaluate(() => (globalThis as unknown as Win).__copied ?? '');
+    const got = JSON.parse(copied) as ReturnType<typeof toTokensJson>;
+    const want = toTokensJson(fromTensors(exp, exp.texts));
+    assert.equal(got.tokens.length, exp.tokens.length);
+    assert.deepEqual(got, JSON.parse(JSON.stringify(want)));
+    assert.equal(
+      got.tokens
+        .slice(got.prompt_length)
+        .map((t) => t.text)
+        .join(''),
+      exp.response_text,
+    );
+    assert.equal(got.tokens[0].logprob, null);
+    assert.deepEqual(Object.keys(got.tokens[0]), ['id', 'text', 'logprob', 'trained', 'advantage']);
+  },
+);

@@ -23,7 +23,16 @@ const TEXT_ARGS: ReadonlyMap<string, readonly number[] | 'all'> = new Map<string
 ]);
 
 /** Calls whose options objects (any object-literal argument) hold user-visible text under these keys. */
-const OPTION_CALLS = new Set(['showInformationMessage', 'showWarningMessage', 'showErrorMessage', 'showQuickPick', 'showInputBox', 'withProgress', 'report', 'TreeItem']);
+const OPTION_CALLS = new Set([
+  'showInformationMessage',
+  'showWarningMessage',
+  'showErrorMessage',
+  'showQuickPick',
+  'showInputBox',
+  'withProgress',
+  'report',
+  'TreeItem',
+]);
 
 /** Keys of those options objects (and quick pick items) whose value the user reads; `message` is progress.report's. */
 const OPTION_KEYS = new Set(['title', 'placeHolder', 'placeholder', 'prompt', 'label', 'description', 'detail', 'tooltip', 'message', 'text']);
@@ -32,7 +41,20 @@ const OPTION_KEYS = new Set(['title', 'placeHolder', 'placeholder', 'prompt', 'l
 const UI_OBJECT_KEYS = new Set([...OPTION_KEYS].filter((k) => k !== 'message'));
 
 /** Property assignments that show text, in UI files: statusBar.text, item.tooltip, quickPick.title, el.textContent… */
-const TEXT_PROPERTIES = new Set(['text', 'tooltip', 'label', 'description', 'detail', 'title', 'placeholder', 'prompt', 'message', 'textContent', 'innerText', 'ariaLabel']);
+const TEXT_PROPERTIES = new Set([
+  'text',
+  'tooltip',
+  'label',
+  'description',
+  'detail',
+  'title',
+  'placeholder',
+  'prompt',
+  'message',
+  'textContent',
+  'innerText',
+  'ariaLabel',
+]);
 
 /** DOM attributes the user reads (or hears), in webviews: el.setAttribute('aria-label', …). */
 const TEXT_ATTRIBUTES = new Set(['title', 'aria-label', 'placeholder', 'alt']);
@@ -99,14 +121,19 @@ function fileViolations(file: string, text: string, ui: boolean): Violation[] {
   };
   const checkObject = (o: ts.ObjectLiteralExpression, where: string, keys = OPTION_KEYS): void => {
     for (const p of o.properties) {
-      if (ts.isPropertyAssignment(p) && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name)) && keys.has(p.name.text)) check(p.initializer, `${where} ${p.name.text}`);
+      if (ts.isPropertyAssignment(p) && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name)) && keys.has(p.name.text))
+        check(p.initializer, `${where} ${p.name.text}`);
     }
   };
   const visit = (node: ts.Node): void => {
     if (isL10nCall(node)) {
       const msg = node.arguments[0];
       if (msg && !ts.isStringLiteralLike(msg) && literalsOf(msg).length > 0) {
-        out.push({ file, line: lineOf(sf, msg), reason: `l10n.t message ${quote(msg, sf)} is built at run time: one literal with {0} placeholders, or it cannot be translated` });
+        out.push({
+          file,
+          line: lineOf(sf, msg),
+          reason: `l10n.t message ${quote(msg, sf)} is built at run time: one literal with {0} placeholders, or it cannot be translated`,
+        });
       }
     } else if (ts.isCallExpression(node) || ts.isNewExpression(node)) {
       const name = nameOf(node.expression);
@@ -115,7 +142,8 @@ function fileViolations(file: string, text: string, ui: boolean): Violation[] {
       args.forEach((a, i) => {
         if (positions === 'all' || positions?.includes(i)) check(a, `${name} text`);
         if (name && OPTION_CALLS.has(name) && ts.isObjectLiteralExpression(a)) checkObject(a, `${name} option`);
-        if (ui && name === 'setAttribute' && i === 1 && ts.isStringLiteralLike(args[0]) && TEXT_ATTRIBUTES.has(args[0].text)) check(a, `${args[0].text} attribute`);
+        if (ui && name === 'setAttribute' && i === 1 && ts.isStringLiteralLike(args[0]) && TEXT_ATTRIBUTES.has(args[0].text))
+          check(a, `${args[0].text} attribute`);
         if (name === 'showQuickPick' && ts.isArrayLiteralExpression(a)) {
           for (const el of a.elements) {
             if (ts.isObjectLiteralExpression(el)) checkObject(el, 'quick pick item');
@@ -123,7 +151,13 @@ function fileViolations(file: string, text: string, ui: boolean): Violation[] {
           }
         }
       });
-    } else if (ui && ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isPropertyAccessExpression(node.left) && TEXT_PROPERTIES.has(node.left.name.text)) {
+    } else if (
+      ui &&
+      ts.isBinaryExpression(node) &&
+      node.operatorToken.kind === ts.SyntaxKind.EqualsToken &&
+      ts.isPropertyAccessExpression(node.left) &&
+      TEXT_PROPERTIES.has(node.left.name.text)
+    ) {
       check(node.right, `.${node.left.name.text}`);
     } else if (ui && ts.isObjectLiteralExpression(node) && !isL10nCall(node.parent)) {
       checkObject(node, 'property', UI_OBJECT_KEYS);
@@ -136,7 +170,11 @@ function fileViolations(file: string, text: string, ui: boolean): Violation[] {
 
 /** Rule 6: user-visible string literals that bypass l10n, and l10n.t messages that cannot be translated. */
 export function l10nBypasses(files: FileSet): Violation[] {
-  const adapters = new Set(moduleRefs(files).filter((r) => r.spec === 'vscode').map((r) => r.file));
+  const adapters = new Set(
+    moduleRefs(files)
+      .filter((r) => r.spec === 'vscode')
+      .map((r) => r.file),
+  );
   const out: Violation[] = [];
   for (const [file, text] of files) {
     if (isTypeScript(file) && !file.endsWith('.d.ts')) out.push(...fileViolations(file, text, adapters.has(file) || isWebview(file)));

@@ -10,14 +10,22 @@ import { type ModuleRef, moduleRefs } from './imports';
 export const FEATURES: ReadonlySet<string> = new Set(['config', 'scaffold', 'debug', 'eval', 'metrics', 'relay', 'ray', 'online', 'welcome']);
 
 /** Library folders: what features may import. Each holds one kind of thing and imports no feature. */
-export const LIBRARIES: ReadonlySet<string> = new Set(['base', 'relay-protocol', 'feature-api', 'webview-shell', 'webview-ui', 'tokens', 'workspace-files', 'tfrecord', 'sqlite', 'types', 'pipeline']);
+export const LIBRARIES: ReadonlySet<string> = new Set([
+  'base',
+  'relay-protocol',
+  'feature-api',
+  'webview-shell',
+  'webview-ui',
+  'tokens',
+  'workspace-files',
+  'tfrecord',
+  'sqlite',
+  'types',
+  'pipeline',
+]);
 
 type Layer =
-  | { kind: 'wiring' }
-  | { kind: 'library'; name: string }
-  | { kind: 'feature'; name: string }
-  | { kind: 'unknown'; name: string }
-  | { kind: 'outside' };
+  { kind: 'wiring' } | { kind: 'library'; name: string } | { kind: 'feature'; name: string } | { kind: 'unknown'; name: string } | { kind: 'outside' };
 
 /** Where a repo path sits: a file directly in src/ wires features; src/<f>/… is in a feature or a library. */
 export function layerOf(file: string): Layer {
@@ -58,7 +66,11 @@ export function featureImports(files: FileSet): Violation[] {
     if (layer.kind === 'unknown' && isTypeScript(file) && !unknown.has(layer.name)) unknown.set(layer.name, file);
   }
   for (const [name, file] of unknown) {
-    out.push({ file, line: 1, reason: `src/${name} is neither a feature nor a library folder: name it in FEATURES or LIBRARIES (test/harness/architecture/layers.ts) and in CONTRIBUTING` });
+    out.push({
+      file,
+      line: 1,
+      reason: `src/${name} is neither a feature nor a library folder: name it in FEATURES or LIBRARIES (test/harness/architecture/layers.ts) and in CONTRIBUTING`,
+    });
   }
   return sortViolations(out);
 }

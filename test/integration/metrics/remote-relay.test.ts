@@ -14,7 +14,11 @@ suite('metrics: instructions for a relay on a remote node', () => {
     const ext = vscode.extensions.getExtension('agentrl.agent-rl-studio')!;
     const text = remoteRelayInstructions(ext.extensionPath);
     const scp = [...text.matchAll(/^scp (\S+) gpu-node:\S+$/gm)].map((m) => m[1]);
-    assert.deepStrictEqual(scp.map((f) => path.basename(f)), ['agentrl_relay.py', 'agentrl.js'], text);
+    assert.deepStrictEqual(
+      scp.map((f) => path.basename(f)),
+      ['agentrl_relay.py', 'agentrl.js'],
+      text,
+    );
     assert.ok(text.indexOf('python3 agentrl_relay.py --job-dir') < text.indexOf('node agentrl.js relay --job-dir'), 'the Python command comes first');
     const home = fs.mkdtempSync(path.join(os.tmpdir(), 'gpu-node-'));
     for (const f of scp) {
@@ -24,7 +28,10 @@ suite('metrics: instructions for a relay on a remote node', () => {
     const py = spawnSync('python3', [path.join(home, 'agentrl_relay.py'), '--help'], { encoding: 'utf8' });
     assert.strictEqual(py.status, 0, py.stderr);
     assert.match(py.stdout, /--job-dir DIR/);
-    const js = spawnSync(process.execPath, [path.join(home, 'agentrl.js'), 'relay', '--help'], { encoding: 'utf8', env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' } });
+    const js = spawnSync(process.execPath, [path.join(home, 'agentrl.js'), 'relay', '--help'], {
+      encoding: 'utf8',
+      env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+    });
     assert.strictEqual(js.status, 0, js.stderr);
     assert.match(js.stdout, /--job-dir DIR/);
     fs.rmSync(home, { recursive: true, force: true });

@@ -78,11 +78,16 @@ suite('Stalls explained: the stacks of a deadlocked run (real Ray, two nodes, lo
       // flagged stalled, and its stacks taken by themselves (again while it stays stalled: the
       // first may come while the driver still waits for its actors to start)
       await until('the stall flag', async () => !!(await ray.refreshNow(url)).stalls[id], 90_000, 1000);
-      const auto = await until('the stacks of both actors, taken on the stall', async () => {
-        await ray.refreshNow(url);
-        const t = ray.stacks.get(`${url}|${id}`);
-        return t?.result && frameOf(t.result.report, 'explorer') && frameOf(t.result.report, 'synchronizer') ? t : undefined;
-      }, 90_000, 1000);
+      const auto = await until(
+        'the stacks of both actors, taken on the stall',
+        async () => {
+          await ray.refreshNow(url);
+          const t = ray.stacks.get(`${url}|${id}`);
+          return t?.result && frameOf(t.result.report, 'explorer') && frameOf(t.result.report, 'synchronizer') ? t : undefined;
+        },
+        90_000,
+        1000,
+      );
       assert.ok(auto.result);
       const report = auto.result.report;
       const explorer = frameOf(report, 'explorer');
@@ -93,10 +98,19 @@ suite('Stalls explained: the stacks of a deadlocked run (real Ray, two nodes, lo
       assert.strictEqual(synchronizer?.frame?.func, 'wait_for_explorer_state');
       const ids: Record<string, string> = {};
       for (const a of auto.result.actors) if (a.name) ids[a.name] = a.actor_id;
-      assert.ok(report.waits.some((w) => w.from === ids.explorer && w.to === ids.synchronizer), 'the explorer waits on the synchronizer');
-      assert.ok(report.waits.some((w) => w.from === ids.synchronizer && w.to === ids.explorer), 'the synchronizer waits on the explorer');
+      assert.ok(
+        report.waits.some((w) => w.from === ids.explorer && w.to === ids.synchronizer),
+        'the explorer waits on the synchronizer',
+      );
+      assert.ok(
+        report.waits.some((w) => w.from === ids.synchronizer && w.to === ids.explorer),
+        'the synchronizer waits on the explorer',
+      );
       assert.deepStrictEqual(new Set(report.cycle), new Set([ids.explorer, ids.synchronizer]), 'a deadlock');
-      assert.deepStrictEqual(report.groups.map((g) => g.role), ['explorer', 'synchronizer', 'driver']);
+      assert.deepStrictEqual(
+        report.groups.map((g) => g.role),
+        ['explorer', 'synchronizer', 'driver'],
+      );
 
       // the Ray view shows them under the job
       const rows = (e?: Element) => ray.tree.getChildren(e);
@@ -104,7 +118,10 @@ suite('Stalls explained: the stacks of a deadlocked run (real Ray, two nodes, lo
       const job = rows(rows(root)[1]).find((j) => j.type === 'job' && j.submissionId === id)!;
       assert.match(job.description, /^STALLED/);
       const details = rows(job).map((d) => `${d.label} | ${d.description}`);
-      assert.ok(details.some((l) => /^Deadlock: .*explorer.*synchronizer|^Deadlock: .*synchronizer.*explorer/.test(l)), details.join('\n'));
+      assert.ok(
+        details.some((l) => /^Deadlock: .*explorer.*synchronizer|^Deadlock: .*synchronizer.*explorer/.test(l)),
+        details.join('\n'),
+      );
       assert.ok(details.includes('explorer (Explorer) waits in ray.get | explore_step (deadlock_job.py:32)'), details.join('\n'));
       assert.ok(details.includes('synchronizer (Synchronizer) waits in ray.get | wait_for_explorer_state (deadlock_job.py:22)'), details.join('\n'));
 
@@ -116,8 +133,15 @@ suite('Stalls explained: the stacks of a deadlocked run (real Ray, two nodes, lo
       assert.strictEqual(vscode.window.activeTextEditor?.document.getText(), shown?.markdown);
       const actorRow = rows(job).find((d) => d.type === 'actor' && d.label === 'explorer')!;
       const one = await vscode.commands.executeCommand<{ report?: StacksReport }>('agentrl.ray.showStacks', actorRow);
-      assert.deepStrictEqual(one?.report?.groups.flatMap((g) => g.actors.map((a) => a.actor.name)), ['explorer'], 'the actor alone');
-      assert.ok(one?.report?.waits.some((w) => w.from === ids.explorer && w.to === ids.synchronizer), 'still naming whom it waits on');
+      assert.deepStrictEqual(
+        one?.report?.groups.flatMap((g) => g.actors.map((a) => a.actor.name)),
+        ['explorer'],
+        'the actor alone',
+      );
+      assert.ok(
+        one?.report?.waits.some((w) => w.from === ids.explorer && w.to === ids.synchronizer),
+        'still naming whom it waits on',
+      );
 
       // Copy Diagnostics for an Issue
       const md = await vscode.commands.executeCommand<string>('agentrl.ray.copyDiagnostics', { cluster: url, id });

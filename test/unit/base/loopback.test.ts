@@ -6,5 +6,6 @@ import { isLoopbackUrl } from '../../../src/base/loopback';
 
 test('loopback endpoints', () => {
   for (const u of ['http://127.0.0.1:8089/v1', 'http://localhost:8000/v1', 'http://[::1]:1/v1', 'http://127.1.2.3/v1']) assert.ok(isLoopbackUrl(u), u);
-  for (const u of ['https://api.openai.com/v1', 'http://10.0.0.5:8000/v1', 'http://127.0.0.1.evil.com/v1', 'not a url', undefined]) assert.ok(!isLoopbackUrl(u), String(u));
+  for (const u of ['https://api.openai.com/v1', 'http://10.0.0.5:8000/v1', 'http://127.0.0.1.evil.com/v1', 'not a url', undefined])
+    assert.ok(!isLoopbackUrl(u), String(u));
 });

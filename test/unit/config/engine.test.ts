@@ -75,7 +75,11 @@ test('accepted Trinity-RFT configs: 0 errors, detected as trinity', { skip }, ()
   for (const rel of files.filter((f) => !r.has(f))) {
     const a = analysed(rel);
     assert.equal(a.kind, 'trinity', rel);
-    assert.deepEqual(a.findings.filter((f) => f.severity === 'error').map((f) => f.code), [], `${rel}\n${describe(a)}`);
+    assert.deepEqual(
+      a.findings.filter((f) => f.severity === 'error').map((f) => f.code),
+      [],
+      `${rel}\n${describe(a)}`,
+    );
   }
 });
 
@@ -86,7 +90,11 @@ test('Trinity-RFT 0.6 example configs: 0 errors and no warnings under 0.6, detec
     const a = analysed(rel);
     assert.equal(a.trinityVersion, '0.6.0', rel);
     assert.equal(a.kind, 'trinity', rel);
-    assert.deepEqual(a.findings.filter((f) => f.severity !== 'info').map((f) => f.code), [], `${rel}\n${describe(a)}`);
+    assert.deepEqual(
+      a.findings.filter((f) => f.severity !== 'info').map((f) => f.code),
+      [],
+      `${rel}\n${describe(a)}`,
+    );
   }
 });
 
@@ -96,7 +104,11 @@ test('the accepted 0.5 configs stay error-free with 0.6 in force (0.6 removed no
     const rel = path.relative(corpus, file);
     if (r.has(rel)) continue;
     const a = analyze(fs.readFileSync(file, 'utf8'), file, { roots: [repoRoot], trinityVersion: '0.6.0' });
-    assert.deepEqual(a.findings.filter((f) => f.severity === 'error').map((f) => f.code), [], `${rel}\n${describe(a)}`);
+    assert.deepEqual(
+      a.findings.filter((f) => f.severity === 'error').map((f) => f.code),
+      [],
+      `${rel}\n${describe(a)}`,
+    );
   }
 });
 
@@ -133,7 +145,11 @@ test('ASTuner and AgentJet configs (tutorials, benches, default layers): 0 error
       const a = analysed(rel);
       const layerOnly = /trinity_launch\.yaml$/.test(rel);
       assert.equal(a.kind, layerOnly ? null : dir, rel);
-      assert.deepEqual(a.findings.filter((f) => f.severity === 'error').map((f) => f.code), [], `${rel}\n${describe(a)}`);
+      assert.deepEqual(
+        a.findings.filter((f) => f.severity === 'error').map((f) => f.code),
+        [],
+        `${rel}\n${describe(a)}`,
+      );
     }
   }
 });

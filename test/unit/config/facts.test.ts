@@ -21,7 +21,12 @@ import { describe, en } from './helpers';
 
 const dir = path.join(sharedDir, 'corpus', 'trinity-rft-0.6');
 const skip = !hasShared && 'needs ../shared/corpus';
-const files = hasShared ? fs.readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort() : [];
+const files = hasShared
+  ? fs
+      .readdirSync(dir)
+      .filter((f) => f.endsWith('.yaml'))
+      .sort()
+  : [];
 
 function check(file: string, trinityVersion: string): Analysis {
   const full = path.join(dir, file);
@@ -37,7 +42,11 @@ for (const file of files) {
     const a = check(file, '0.6.0');
     assert.equal(a.kind, 'trinity');
     const bad = a.findings.filter((f) => f.severity !== 'info');
-    assert.deepEqual(bad.map((f) => f.code), [], describe(a));
+    assert.deepEqual(
+      bad.map((f) => f.code),
+      [],
+      describe(a),
+    );
   });
 }
 
@@ -54,8 +63,16 @@ test('upstream 0.6 examples with 0.5.2 in force: each 0.6 thing they use is name
     const a = check(file, '0.5.2');
     const got = a.findings
       .filter((f) => f.severity !== 'info')
-      .map((f) => `${f.code}:${a.text.slice(f.span.start, f.span.end).replace(/^['"]|['"]$/g, '').split('.').pop()}`);
+      .map(
+        (f) =>
+          `${f.code}:${a.text
+            .slice(f.span.start, f.span.end)
+            .replace(/^['"]|['"]$/g, '')
+            .split('.')
+            .pop()}`,
+      );
     assert.deepEqual(got, expected[file], `${file}\n${describe(a)}`);
-    for (const f of a.findings) assert.match(en(f.message), /needs Trinity-RFT ≥ 0\.6; this workspace has 0\.5\.2|Environment variable|eval_interval/, en(f.message));
+    for (const f of a.findings)
+      assert.match(en(f.message), /needs Trinity-RFT ≥ 0\.6; this workspace has 0\.5\.2|Environment variable|eval_interval/, en(f.message));
   }
 });

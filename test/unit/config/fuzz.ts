@@ -18,8 +18,59 @@ import { rng } from '../../harness/rng';
 
 export { rng };
 
-const TOKENS = [':', ' ', '[', ']', '{', '}', '-', '- ', '&a ', '*a', '<<: *a', '${', '${oc.env:X}', '${model.max_model_len}', '\t', '"', "'", '#', '|', '>', '?', '!!int ', '\\', '%', '---\n', '…', '好', '\u0000', '\r\n'];
-const VALUES = ['-1', '0', '1e999', '2.0', 'null', '~', 'yes', 'no', "'${oc.env:X}'", '${a.b}', '${..x}', 'x'.repeat(300), '[1, 2', '{a: 1}', 'NCCL', 'Both', 'grpo', 'toolcall_workflow', '"quoted"', ''];
+const TOKENS = [
+  ':',
+  ' ',
+  '[',
+  ']',
+  '{',
+  '}',
+  '-',
+  '- ',
+  '&a ',
+  '*a',
+  '<<: *a',
+  '${',
+  '${oc.env:X}',
+  '${model.max_model_len}',
+  '\t',
+  '"',
+  "'",
+  '#',
+  '|',
+  '>',
+  '?',
+  '!!int ',
+  '\\',
+  '%',
+  '---\n',
+  '…',
+  '好',
+  '\u0000',
+  '\r\n',
+];
+const VALUES = [
+  '-1',
+  '0',
+  '1e999',
+  '2.0',
+  'null',
+  '~',
+  'yes',
+  'no',
+  "'${oc.env:X}'",
+  '${a.b}',
+  '${..x}',
+  'x'.repeat(300),
+  '[1, 2',
+  '{a: 1}',
+  'NCCL',
+  'Both',
+  'grpo',
+  'toolcall_workflow',
+  '"quoted"',
+  '',
+];
 
 export function mutate(text: string, r: () => number, donors: string[]): string {
   const lines = text.split('\n');
@@ -101,7 +152,10 @@ export function fuzz(seeds: string[], n: number, seed = 20240611): FuzzStats {
       const a = analyze(text, '/fuzz/config.yaml', { cache, checkPaths: false });
       stats.findings += a.findings.length;
       for (const f of a.findings) {
-        assert.ok(f.span.start >= 0 && f.span.end <= text.length && f.span.start <= f.span.end, `span ${f.code} ${f.span.start}-${f.span.end} outside 0-${text.length}`);
+        assert.ok(
+          f.span.start >= 0 && f.span.end <= text.length && f.span.start <= f.span.end,
+          `span ${f.code} ${f.span.start}-${f.span.end} outside 0-${text.length}`,
+        );
         a.lines.range(f.span);
         for (const fix of f.fixes ?? []) for (const e of fix.edits) assert.ok(e.span.end <= text.length, `fix edit outside the text (${f.code})`);
       }
@@ -138,7 +192,18 @@ export function fuzz(seeds: string[], n: number, seed = 20240611): FuzzStats {
   return stats;
 }
 
-const BAD_INTERPOLATIONS = ['${', '${oc.env:', '${oc.env:X,${oc.env:Y,', '${a.${b}}', '${..}', '${oc.select:model.max_model_len,${}', '${oc.decode:"[1,2"}', '${model.max_model_len}${model.max_model_len}', '\\${escaped}', '${not a key}'];
+const BAD_INTERPOLATIONS = [
+  '${',
+  '${oc.env:',
+  '${oc.env:X,${oc.env:Y,',
+  '${a.${b}}',
+  '${..}',
+  '${oc.select:model.max_model_len,${}',
+  '${oc.decode:"[1,2"}',
+  '${model.max_model_len}${model.max_model_len}',
+  '\\${escaped}',
+  '${not a key}',
+];
 
 /** One hostile edit of a real config (tabs, deep nesting, huge scalars, alias bombs, bad
  *  interpolations): what a broken generator, a bad merge or an attacker writes. Sizes stay
@@ -173,12 +238,17 @@ export function hostileMutate(text: string, r: () => number): string {
       break;
     case 4: {
       // an alias bomb (9 levels of 9) or a self-merge
-      const bomb = ['bomb0: &b0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]', ...Array.from({ length: 8 }, (_, i) => `bomb${i + 1}: &b${i + 1} [${Array(9).fill(`*b${i}`).join(', ')}]`)];
+      const bomb = [
+        'bomb0: &b0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]',
+        ...Array.from({ length: 8 }, (_, i) => `bomb${i + 1}: &b${i + 1} [${Array(9).fill(`*b${i}`).join(', ')}]`),
+      ];
       lines.splice(j, 0, ...(r() < 0.7 ? bomb : ['base: &base {a: 1}', 'loop: &loop', '  <<: *base', '  self: *loop']));
       break;
     }
     case 5: // a bad interpolation, or one nested past the grammar's depth
-      valueLine(r() < 0.3 ? `${'${oc.env:V,'.repeat(100 + Math.floor(r() * 250))}x${'}'.repeat(100 + Math.floor(r() * 250))}` : `'${pick(BAD_INTERPOLATIONS)}'`);
+      valueLine(
+        r() < 0.3 ? `${'${oc.env:V,'.repeat(100 + Math.floor(r() * 250))}x${'}'.repeat(100 + Math.floor(r() * 250))}` : `'${pick(BAD_INTERPOLATIONS)}'`,
+      );
       break;
     case 6: // many unknown top-level keys
       lines.push(...Array.from({ length: 10 + Math.floor(r() * 30) }, (_, i) => `unknown_${i}: ${i}`));
@@ -192,7 +262,11 @@ export function hostileMutate(text: string, r: () => number): string {
 
 /** Hostile inputs: each must give a diagnostic (or nothing) quickly, never a crash or hang. */
 export function hostileInputs(): { name: string; text: string }[] {
-  const bomb = ['# agentrl: trinity', 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]', ...'bcdefghi'.split('').map((c, i) => `${c}: &${c} [${Array(9).fill(`*${'abcdefghi'[i]}`).join(',')}]`)].join('\n');
+  const bomb = [
+    '# agentrl: trinity',
+    'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]',
+    ...'bcdefghi'.split('').map((c, i) => `${c}: &${c} [${Array(9).fill(`*${'abcdefghi'[i]}`).join(',')}]`),
+  ].join('\n');
   let deepBlock = '# agentrl: trinity\n';
   for (let i = 0; i < 1500; i++) deepBlock += `${' '.repeat(i)}k${i}:\n`;
   const bytes = Array.from({ length: 64 * 1024 }, (_, i) => (i * 2654435761) % 256);

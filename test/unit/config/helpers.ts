@@ -49,7 +49,8 @@ export function merge(base: Obj, patch: Obj): Obj {
   const out: Obj = { ...base };
   for (const [k, v] of Object.entries(patch)) {
     if (v === undefined) delete out[k];
-    else if (v && typeof v === 'object' && !Array.isArray(v) && out[k] && typeof out[k] === 'object' && !Array.isArray(out[k])) out[k] = merge(out[k] as Obj, v as Obj);
+    else if (v && typeof v === 'object' && !Array.isArray(v) && out[k] && typeof out[k] === 'object' && !Array.isArray(out[k]))
+      out[k] = merge(out[k] as Obj, v as Obj);
     else out[k] = v;
   }
   return out;
@@ -95,11 +96,19 @@ export function expectNo(a: Analysis, code: string): void {
 
 export function expectClean(a: Analysis): void {
   const bad = a.findings.filter((f) => f.severity !== 'info');
-  assert.deepEqual(bad.map((f) => `${f.code}: ${en(f.message)}`), [], describe(a));
+  assert.deepEqual(
+    bad.map((f) => `${f.code}: ${en(f.message)}`),
+    [],
+    describe(a),
+  );
 }
 
 export function describe(a: Analysis): string {
-  return a.findings.map((f) => `  ${f.severity} ${a.lines.position(f.span.start).line + 1}:${a.lines.position(f.span.start).character + 1} ${f.code} ${en(f.message)}`).join('\n') || '  (no findings)';
+  return (
+    a.findings
+      .map((f) => `  ${f.severity} ${a.lines.position(f.span.start).line + 1}:${a.lines.position(f.span.start).character + 1} ${f.code} ${en(f.message)}`)
+      .join('\n') || '  (no findings)'
+  );
 }
 
 /** Applies a finding's first fix to the text. */

@@ -56,7 +56,12 @@ test('GPU: nothing is checked when node_num / gpu_per_node are auto-detected (0)
 test('colocate: exactly one GPU, one engine, tp 1, no auxiliary models, sp 1', () => {
   let text = trinity({ mode: 'colocate' });
   expectFinding(run(text), 'trinity.gpu.colocate-total', { severity: 'error', line: lineOf(text, 'mode: colocate') });
-  text = trinity({ mode: 'colocate', cluster: { gpu_per_node: 1 }, explorer: { rollout_model: { engine_num: 2, tensor_parallel_size: 2 }, auxiliary_models: [{ model_path: 'x/y' }] }, trainer: { ulysses_sequence_parallel_size: 2 } });
+  text = trinity({
+    mode: 'colocate',
+    cluster: { gpu_per_node: 1 },
+    explorer: { rollout_model: { engine_num: 2, tensor_parallel_size: 2 }, auxiliary_models: [{ model_path: 'x/y' }] },
+    trainer: { ulysses_sequence_parallel_size: 2 },
+  });
   const a = run(text);
   expectFinding(a, 'trinity.gpu.colocate-engines', { line: lineOf(text, 'engine_num: 2') });
   expectFinding(a, 'trinity.gpu.colocate-tp', { line: lineOf(text, 'tensor_parallel_size: 2') });
@@ -85,13 +90,24 @@ test('batch: train_batch_size divisible by trainer GPUs ÷ sp (derived and expli
 
 test('batch: auxiliary models change the divisor', () => {
   // 1 engine + 1 auxiliary → trainer 2 GPUs; 9 × 3 = 27 is odd
-  const text = trinity({ buffer: { batch_size: 9 }, algorithm: { repeat_times: 3 }, explorer: { rollout_model: { engine_num: 1 }, auxiliary_models: [{ model_path: 'Qwen/Qwen3-8B' }] } });
+  const text = trinity({
+    buffer: { batch_size: 9 },
+    algorithm: { repeat_times: 3 },
+    explorer: { rollout_model: { engine_num: 1 }, auxiliary_models: [{ model_path: 'Qwen/Qwen3-8B' }] },
+  });
   expectFinding(run(text), 'trinity.batch.divisible', { severity: 'error' });
-  expectNo(run(trinity({ buffer: { batch_size: 9 }, algorithm: { repeat_times: 3 }, explorer: { rollout_model: { engine_num: 1 } } })), 'trinity.batch.divisible');
+  expectNo(
+    run(trinity({ buffer: { batch_size: 9 }, algorithm: { repeat_times: 3 }, explorer: { rollout_model: { engine_num: 1 } } })),
+    'trinity.batch.divisible',
+  );
 });
 
 test('batch: fsdp_size must divide the trainer GPUs', () => {
-  const text = trinity({ cluster: { gpu_per_node: 8 }, explorer: { rollout_model: { engine_num: 2 } }, trainer: { trainer_config: { actor_rollout_ref: { actor: { fsdp_config: { fsdp_size: 4 } } } } } });
+  const text = trinity({
+    cluster: { gpu_per_node: 8 },
+    explorer: { rollout_model: { engine_num: 2 } },
+    trainer: { trainer_config: { actor_rollout_ref: { actor: { fsdp_config: { fsdp_size: 4 } } } } },
+  });
   expectFinding(run(text), 'trinity.trainer.fsdp-size', { severity: 'error', line: lineOf(text, 'fsdp_size: 4') });
 });
 
@@ -117,12 +133,22 @@ test('sft/dpo: only in train mode, with a dataset path and save_interval > 0', (
   assert.match(applyFix(text, f), /mode: train/);
   text = trinity({ mode: 'train', algorithm: { algorithm_type: 'sft' }, buffer: { train_batch_size: 32 } });
   expectFinding(run(text), 'trinity.algorithm.dataset-path', { severity: 'error' });
-  text = trinity({ mode: 'train', algorithm: { algorithm_type: 'dpo' }, buffer: { train_batch_size: 32, trainer_input: { experience_buffer: { path: 'data/dpo.jsonl', storage_type: 'file' } } }, trainer: { save_interval: 0 } });
+  text = trinity({
+    mode: 'train',
+    algorithm: { algorithm_type: 'dpo' },
+    buffer: { train_batch_size: 32, trainer_input: { experience_buffer: { path: 'data/dpo.jsonl', storage_type: 'file' } } },
+    trainer: { save_interval: 0 },
+  });
   expectFinding(run(text), 'trinity.algorithm.save-interval', { severity: 'error', line: lineOf(text, 'save_interval: 0') });
 });
 
 test('sft/dpo: sync_interval 0 is not an error (it is replaced by save_interval)', () => {
-  const text = trinity({ mode: 'train', algorithm: { algorithm_type: 'sft' }, synchronizer: { sync_interval: 0 }, buffer: { train_batch_size: 32, trainer_input: { experience_buffer: { path: 'data/sft.jsonl', storage_type: 'file' } } } });
+  const text = trinity({
+    mode: 'train',
+    algorithm: { algorithm_type: 'sft' },
+    synchronizer: { sync_interval: 0 },
+    buffer: { train_batch_size: 32, trainer_input: { experience_buffer: { path: 'data/sft.jsonl', storage_type: 'file' } } },
+  });
   const a = run(text);
   expectNo(a, 'trinity.sync.interval');
   expectFinding(a, 'trinity.sync.overwritten', { severity: 'info', line: lineOf(text, 'sync_interval: 0') });
@@ -169,7 +195,14 @@ test('explorer: over-rollout ratio < 1 and a non-fixed sync style', () => {
 });
 
 test('model: at most one LoRA adapter', () => {
-  const text = trinity({ model: { lora_configs: [{ name: 'a', lora_rank: 16 }, { name: 'b', lora_rank: 16 }] } });
+  const text = trinity({
+    model: {
+      lora_configs: [
+        { name: 'a', lora_rank: 16 },
+        { name: 'b', lora_rank: 16 },
+      ],
+    },
+  });
   expectFinding(run(text), 'trinity.model.lora-count', { severity: 'error', line: lineOf(text, '- name: b') });
   expectNo(run(trinity({ model: { lora_configs: [{ name: 'a' }] } })), 'trinity.model.lora-count');
 });
@@ -181,7 +214,7 @@ test('explorer: concurrent_mode values, and the runner cap in concurrent modes',
   expectFinding(run(text), 'trinity.explorer.runner-cap', { severity: 'info', line: lineOf(text, 'runner_per_model: 16') });
 });
 
-test('explorer: unknown engine type; sglang is 0.6\'s', () => {
+test("explorer: unknown engine type; sglang is 0.6's", () => {
   const text = trinity({ explorer: { rollout_model: { engine_type: 'trtllm' } } });
   const f = expectFinding(run(text), 'trinity.explorer.engine-type', { severity: 'error', line: lineOf(text, 'engine_type: trtllm') });
   assert.match(en(f.message), /`sglang`/);
@@ -229,7 +262,7 @@ test('external_model only in bench mode, with its settings', () => {
   expectFinding(run(text), 'trinity.model.external-not-bench', { severity: 'error', line: lineOf(text, 'enable: true') });
   text = trinity({ mode: 'bench', model: { external_model: { enable: true, api_key_env: '' } } });
   const a = run(text);
-  expectFinding(a, 'trinity.model.external-required', { line: lineOf(text, "api_key_env: \"\"") });
+  expectFinding(a, 'trinity.model.external-required', { line: lineOf(text, 'api_key_env: ""') });
   expectFinding(a, 'trinity.model.external-required', { line: lineOf(text, 'external_model:') });
 });
 
@@ -237,7 +270,10 @@ test('chat_template_path must be readable (inside the workspace)', () => {
   const root = tempDir();
   const file = path.join(root, 'config.yaml');
   const text = trinity({ model: { chat_template_path: 'templates/chat.jinja' } });
-  expectFinding(run(text, { file, roots: [root], checkPaths: true }), 'trinity.model.chat-template-missing', { severity: 'error', line: lineOf(text, 'chat_template_path') });
+  expectFinding(run(text, { file, roots: [root], checkPaths: true }), 'trinity.model.chat-template-missing', {
+    severity: 'error',
+    line: lineOf(text, 'chat_template_path'),
+  });
   fs.mkdirSync(path.join(root, 'templates'));
   fs.writeFileSync(path.join(root, 'templates', 'chat.jinja'), '{{ messages }}');
   expectNo(run(text, { file, roots: [root], checkPaths: true }), 'trinity.model.chat-template-missing');
@@ -274,7 +310,9 @@ test('do-not-set keys are an info with the "unnecessary" tag', () => {
 });
 
 test('stages: rules run per stage, sections replace the global ones', () => {
-  const text = trinity({ stages: [{ stage_name: 'sft_warmup', mode: 'train', algorithm: { algorithm_type: 'sft' }, buffer: { total_steps: 10 } }, { stage_name: 'rft' }] });
+  const text = trinity({
+    stages: [{ stage_name: 'sft_warmup', mode: 'train', algorithm: { algorithm_type: 'sft' }, buffer: { total_steps: 10 } }, { stage_name: 'rft' }],
+  });
   const a = run(text);
   const f = expectFinding(a, 'trinity.buffer.train-batch-size-required', { severity: 'error' });
   assert.match(en(f.message), /stage 'sft_warmup'/);

@@ -38,10 +38,13 @@ function workspace(): string {
 
 test('registrations are found (aliases, keyword names) with the class they decorate', () => {
   const info = scanPythonSource('/x/flows.py', fs.readFileSync(path.join(workspace(), 'plugins', 'flows.py'), 'utf8'));
-  assert.deepEqual(info.registrations.map((r) => [r.registry, r.name, r.target, r.line]), [
-    ['workflow', 'my_workflow', 'MyWorkflow', 4],
-    ['reward_fn', 'my_reward', 'MyReward', 8],
-  ]);
+  assert.deepEqual(
+    info.registrations.map((r) => [r.registry, r.name, r.target, r.line]),
+    [
+      ['workflow', 'my_workflow', 'MyWorkflow', 4],
+      ['reward_fn', 'my_reward', 'MyReward', 8],
+    ],
+  );
   assert.deepEqual([...info.classes.keys()], ['MyWorkflow', 'MyReward', 'Helper']);
 });
 

@@ -27,7 +27,16 @@ function cli(argv: string[]) {
 
 describe('agentrl eval arguments', () => {
   test('--models a=URL b=URL reads as the repeated option', () => {
-    assert.deepEqual(expandLists(['--models', 'a=1', 'b=2', '--tasks', '3', '--runs', 'x=d']), ['--models', 'a=1', '--models', 'b=2', '--tasks', '3', '--runs', 'x=d']);
+    assert.deepEqual(expandLists(['--models', 'a=1', 'b=2', '--tasks', '3', '--runs', 'x=d']), [
+      '--models',
+      'a=1',
+      '--models',
+      'b=2',
+      '--tasks',
+      '3',
+      '--runs',
+      'x=d',
+    ]);
   });
 
   test('usage errors exit 2 before anything runs', async () => {
@@ -39,13 +48,16 @@ describe('agentrl eval arguments', () => {
     assert.equal((await cli(['--help'])).code, 0);
   });
 
-  test('--checkpoints lists a job\'s checkpoints with the commands that serve them', async () => {
+  test("--checkpoints lists a job's checkpoints with the commands that serve them", async () => {
     const job = fs.mkdtempSync(path.join(os.tmpdir(), 'agentrl-evalcli-'));
     try {
       fs.mkdirSync(path.join(job, 'global_step_200', 'actor'), { recursive: true });
       const r = await cli(['--checkpoints', job, '--port', '8010']);
       assert.equal(r.code, 0, r.err);
-      assert.match(r.out, /^step 200 \(needs trinity convert\): .*global_step_200\n {2}no evaluation logged by this step\n {2}\$ trinity convert --checkpoint-dir .*\n {2}\$ vllm serve .*--port 8010\n {2}then: --models global_step_200=http:\/\/127\.0\.0\.1:8010\/v1\n$/);
+      assert.match(
+        r.out,
+        /^step 200 \(needs trinity convert\): .*global_step_200\n {2}no evaluation logged by this step\n {2}\$ trinity convert --checkpoint-dir .*\n {2}\$ vllm serve .*--port 8010\n {2}then: --models global_step_200=http:\/\/127\.0\.0\.1:8010\/v1\n$/,
+      );
       assert.equal((await cli(['--checkpoints', path.join(job, 'nothing')])).code, 2);
     } finally {
       fs.rmSync(job, { recursive: true, force: true });
@@ -57,10 +69,18 @@ describe('agentrl eval arguments', () => {
     try {
       const tasks = Array.from({ length: 30 }, (_, i) => `t${i}`);
       const eps = (reward: (i: number) => number) => tasks.map((taskId, i) => ({ episode: `T${taskId}#R0`, taskId, repeat: 0, reward: reward(i), parts: {} }));
-      const record: EvalRecord = { version: 1, id: 'x', createdAt: '', config: 'c', tasks: 30, repeat: 1, models: [
-        { name: 'base', runDir: 'runs/base', status: 'completed', llmCalls: 30, episodes: eps(() => 1) },
-        { name: 'new', runDir: 'runs/new', status: 'completed', llmCalls: 30, episodes: eps((i) => (i % 3 === 0 ? 0 : 1)) },
-      ] };
+      const record: EvalRecord = {
+        version: 1,
+        id: 'x',
+        createdAt: '',
+        config: 'c',
+        tasks: 30,
+        repeat: 1,
+        models: [
+          { name: 'base', runDir: 'runs/base', status: 'completed', llmCalls: 30, episodes: eps(() => 1) },
+          { name: 'new', runDir: 'runs/new', status: 'completed', llmCalls: 30, episodes: eps((i) => (i % 3 === 0 ? 0 : 1)) },
+        ],
+      };
       saveEval(dir, record);
       const gated = await cli(['--open', dir, '--fail-if-worse', '0.02']);
       assert.equal(gated.code, 1, gated.err);

@@ -9,7 +9,8 @@ import { repoRoot } from '../../harness/paths';
 const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as {
   contributes: { viewsWelcome: { view: string; contents: string }[]; commands: { command: string }[] };
 };
-const nls = (lang: string) => JSON.parse(fs.readFileSync(path.join(repoRoot, lang ? `package.nls.${lang}.json` : 'package.nls.json'), 'utf8')) as Record<string, string>;
+const nls = (lang: string) =>
+  JSON.parse(fs.readFileSync(path.join(repoRoot, lang ? `package.nls.${lang}.json` : 'package.nls.json'), 'utf8')) as Record<string, string>;
 
 test('the empty Model Comparisons view has welcome text and a Compare Models button', () => {
   const w = pkg.contributes.viewsWelcome.find((v) => v.view === 'agentrl.comparisons');

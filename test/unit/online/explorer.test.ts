@@ -22,13 +22,19 @@ test('outbox: a send cut short by a reload comes back as unsent; a damaged file 
   await new Promise((r) => setImmediate(r));
   // the window reloads while the send is in flight: the entry is on disk as pending
   const reloaded = new FeedbackOutbox(file, async () => {});
-  assert.deepEqual(reloaded.unsent().map((e) => [e.msgIds, e.state]), [[['m1'], 'failed']]);
+  assert.deepEqual(
+    reloaded.unsent().map((e) => [e.msgIds, e.state]),
+    [[['m1'], 'failed']],
+  );
   release();
   await giving;
   fs.writeFileSync(file, '{"entries": [ trunc');
   const fresh = new FeedbackOutbox(file, async () => {});
   assert.equal(fresh.list().length, 0);
-  assert.ok(fs.readdirSync(path.dirname(file)).some((n) => n.startsWith('feedback.json.damaged-')), 'the damaged file is kept');
+  assert.ok(
+    fs.readdirSync(path.dirname(file)).some((n) => n.startsWith('feedback.json.damaged-')),
+    'the damaged file is kept',
+  );
 });
 
 test('outbox: rewards must be numbers and msg_ids non-empty', async () => {
@@ -47,7 +53,15 @@ test('/metrics: engines, totals, step; the serving version', () => {
     'rollout/ready_experience_count': 4,
     explore_step_num: 6,
   });
-  assert.deepEqual(m, { totalExperiences: 8, readyExperiences: 4, exploreStep: 6, engines: [{ index: 0, requests: 5, modelVersion: 1 }, { index: 1, requests: 3, modelVersion: 2 }] });
+  assert.deepEqual(m, {
+    totalExperiences: 8,
+    readyExperiences: 4,
+    exploreStep: 6,
+    engines: [
+      { index: 0, requests: 5, modelVersion: 1 },
+      { index: 1, requests: 3, modelVersion: 2 },
+    ],
+  });
   assert.equal(servingVersion(m), 2);
   assert.equal(parseMetrics({ status: 'ok' }), undefined);
 });
@@ -60,7 +74,18 @@ test('explorer_server_url.txt in a job dir; the chosen alternative continues the
   assert.equal(readServerUrlFile(f), 'http://10.0.0.3:8010');
   const msgs = toOpenAiMessages([
     { kind: 'user', content: 'q' },
-    { kind: 'assistant', taskId: 't', chosen: 1, alternatives: [{ msgId: 'a', content: 'A', latencyMs: 1 }, { msgId: 'b', content: 'B', latencyMs: 1 }] },
+    {
+      kind: 'assistant',
+      taskId: 't',
+      chosen: 1,
+      alternatives: [
+        { msgId: 'a', content: 'A', latencyMs: 1 },
+        { msgId: 'b', content: 'B', latencyMs: 1 },
+      ],
+    },
   ]);
-  assert.deepEqual(msgs, [{ role: 'user', content: 'q' }, { role: 'assistant', content: 'B' }]);
+  assert.deepEqual(msgs, [
+    { role: 'user', content: 'q' },
+    { role: 'assistant', content: 'B' },
+  ]);
 });

@@ -20,8 +20,15 @@ test('readFrame: points as a binary frame, other messages as JSON; points or env
   const b = readFrame(Buffer.from(encodePointsFrame(batch)), true);
   assert.equal(b.type, 'points');
   assert.deepEqual(b.type === 'points' && [...b.series[0].value], [0.5, NaN]);
-  assert.deepEqual(readFrame(Buffer.from(JSON.stringify({ type: 'heartbeat', time: 5, caughtUp: true })), false), { type: 'heartbeat', time: 5, caughtUp: true });
-  assert.throws(() => readFrame(Buffer.from(JSON.stringify({ ...batch, series: [] })), false), (e: unknown) => e instanceof ProtocolError && /unknown message type 'points'/.test(e.message));
+  assert.deepEqual(readFrame(Buffer.from(JSON.stringify({ type: 'heartbeat', time: 5, caughtUp: true })), false), {
+    type: 'heartbeat',
+    time: 5,
+    caughtUp: true,
+  });
+  assert.throws(
+    () => readFrame(Buffer.from(JSON.stringify({ ...batch, series: [] })), false),
+    (e: unknown) => e instanceof ProtocolError && /unknown message type 'points'/.test(e.message),
+  );
   assert.throws(() => readFrame(Buffer.from([1, 2, 3, 4, 5, 6, 7, 8]), true), ProtocolError);
   assert.throws(() => readFrame(Buffer.from('{"type":"points"'), false), ProtocolError);
 });

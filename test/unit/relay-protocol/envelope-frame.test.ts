@@ -5,7 +5,14 @@
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { EnvelopeBuilder } from '../../../src/relay/envelope/builder';
-import { EnvelopeBatch, binaryFrameType, decodeEnvelopeFrame, encodeEnvelopeFrame, envelopeArrays, envelopeColumns } from '../../../src/relay-protocol/envelope-frame';
+import {
+  EnvelopeBatch,
+  binaryFrameType,
+  decodeEnvelopeFrame,
+  encodeEnvelopeFrame,
+  envelopeArrays,
+  envelopeColumns,
+} from '../../../src/relay-protocol/envelope-frame';
 import type { EnvelopeColumns } from '../../../src/relay-protocol/envelope';
 import { encodePointsFrame } from '../../../src/relay-protocol/points-frame';
 import { ProtocolError } from '../../../src/relay-protocol/messages';
@@ -15,7 +22,16 @@ function batch(): EnvelopeBatch {
   for (let s = 0; s < 100; s++) b.add(s, 1.7e9 + s / 4, s === 40 ? NaN : s === 41 ? Infinity : Math.sin(s));
   // Bucket of steps 96…103 at width 8 holds only non-finite values.
   for (let s = 200; s < 208; s++) b.add(s, 1.7e9 + s, s % 2 ? -Infinity : NaN);
-  return { type: 'envelope', source: 'tfevents:run/events.out', run: 'run ü', role: 'trainer', tag: 'actor/pg_loss', points: b.points, cursor: { source: 'tfevents:run/events.out', fid: '1:2', offset: 4096 }, env: b.arrays() };
+  return {
+    type: 'envelope',
+    source: 'tfevents:run/events.out',
+    run: 'run ü',
+    role: 'trainer',
+    tag: 'actor/pg_loss',
+    points: b.points,
+    cursor: { source: 'tfevents:run/events.out', fid: '1:2', offset: 4096 },
+    env: b.arrays(),
+  };
 }
 
 /** Plain arrays (deepEqual compares with Object.is: NaN equals NaN). */
@@ -56,8 +72,22 @@ test('envelope frame: points and envelope frames are told apart; malformed frame
     ['too short', good.subarray(0, 6)],
     ['a points frame', points],
     ['truncated columns', good.subarray(0, good.length - 8)],
-    ['header past the end', (() => { const c = Uint8Array.from(good); new DataView(c.buffer).setUint32(4, 1e6, true); return c; })()],
-    ['header not JSON', (() => { const c = Uint8Array.from(good); c[8] = 0x7b + 1; return c; })()],
+    [
+      'header past the end',
+      (() => {
+        const c = Uint8Array.from(good);
+        new DataView(c.buffer).setUint32(4, 1e6, true);
+        return c;
+      })(),
+    ],
+    [
+      'header not JSON',
+      (() => {
+        const c = Uint8Array.from(good);
+        c[8] = 0x7b + 1;
+        return c;
+      })(),
+    ],
   ];
   for (const [what, data] of bad) assert.throws(() => decodeEnvelopeFrame(data), ProtocolError, what);
   // A width that is not a power of two.

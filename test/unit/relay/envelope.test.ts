@@ -99,7 +99,17 @@ test('EnvelopePass: a grown file is read on from where the pass stopped, and the
   assert.ok(p2.offset > first);
   const all = allPoints(file);
   for (const m of p2.messages({ id: 's', kind: 'tfevents', run: 'r', role: '', path: file })) {
-    assert.equal(sameEnvelope(envelopeColumns(m.env), bruteEnvelope(all.filter((p) => p.tag === m.tag), m.env.width)), undefined, m.tag);
+    assert.equal(
+      sameEnvelope(
+        envelopeColumns(m.env),
+        bruteEnvelope(
+          all.filter((p) => p.tag === m.tag),
+          m.env.width,
+        ),
+      ),
+      undefined,
+      m.tag,
+    );
   }
 });
 
@@ -122,9 +132,19 @@ test('readDetail: exactly the points of the range, in file order, and none past 
     const got = await readDetail(file, pass.index.regions(from, to, before), { tag, from, to, maxPoints: 100_000 });
     const want = all.filter((p) => p.tag === tag && p.step >= from && p.step <= to);
     assert.ok(got.points && !got.envelope);
-    assert.deepEqual(got.points.step, want.map((p) => p.step), `${tag} [${from}, ${to}]`);
-    assert.deepEqual(got.points.wallTime, want.map((p) => p.wall));
-    assert.deepEqual(got.points.value.map((v) => String(fromWireNumber(v))), want.map((p) => String(p.value)));
+    assert.deepEqual(
+      got.points.step,
+      want.map((p) => p.step),
+      `${tag} [${from}, ${to}]`,
+    );
+    assert.deepEqual(
+      got.points.wallTime,
+      want.map((p) => p.wall),
+    );
+    assert.deepEqual(
+      got.points.value.map((v) => String(fromWireNumber(v))),
+      want.map((p) => String(p.value)),
+    );
   }
 });
 
@@ -158,5 +178,10 @@ test('FileIndex: bounded whatever the file size; its regions still cover every s
   await pass.advance();
   assert.ok(pass.index.size <= 8, `index of ${pass.index.size} entries`);
   const got = await readDetail(file, pass.index.regions(1000, 1200, pass.offset), { tag: 'tag/0', from: 1000, to: 1200, maxPoints: 10_000 });
-  assert.deepEqual(got.points?.step, allPoints(file).filter((p) => p.tag === 'tag/0' && p.step >= 1000 && p.step <= 1200).map((p) => p.step));
+  assert.deepEqual(
+    got.points?.step,
+    allPoints(file)
+      .filter((p) => p.tag === 'tag/0' && p.step >= 1000 && p.step <= 1200)
+      .map((p) => p.step),
+  );
 });

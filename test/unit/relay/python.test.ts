@@ -19,7 +19,10 @@ function filesUnder(dir: string, ext: string): string[] {
 
 /** What is wrong with the table: modules missing from it, files it names that do not exist, rows without a reason. */
 function tableProblems(readme: string, tsModules: string[], pyModules: string[], exists: (repoPath: string) => boolean): string[] {
-  const rows = readme.split('\n').filter((l) => /^\| `/.test(l)).map((l) => l.split('|').map((c) => c.trim()));
+  const rows = readme
+    .split('\n')
+    .filter((l) => /^\| `/.test(l))
+    .map((l) => l.split('|').map((c) => c.trim()));
   const problems: string[] = [];
   const left = new Set<string>();
   const named = new Set<string>();
@@ -41,7 +44,13 @@ function tableProblems(readme: string, tsModules: string[], pyModules: string[],
 }
 
 test('the table check fails on a missing module, a file that is gone and a row without a reason', () => {
-  const readme = ['| TypeScript | Python |', '|---|---|', '| `src/relay/a.ts` | `a.py` |', '| `src/relay/gone.ts` | `b.py`, `nope.py` |', '| `src/relay/c.ts` | |'].join('\n');
+  const readme = [
+    '| TypeScript | Python |',
+    '|---|---|',
+    '| `src/relay/a.ts` | `a.py` |',
+    '| `src/relay/gone.ts` | `b.py`, `nope.py` |',
+    '| `src/relay/c.ts` | |',
+  ].join('\n');
   const exists = (p: string) => p !== 'src/relay/gone.ts';
   assert.deepEqual(tableProblems(readme, ['src/relay/a.ts', 'src/relay/c.ts', 'src/relay/new.ts'], ['a.py', 'b.py', 'extra.py'], exists), [
     'src/relay/gone.ts: on the table, not in the tree',

@@ -38,10 +38,12 @@ const metrics: [string, number, 'float' | 'int'][] = [
   ['critic/score/max', NaN, 'float'],
 ];
 
-const line05 = (step: number) => `INFO 11-24 10:00:0${step} [monitor.py:135] Step ${step}: {${metrics
-  .map(([k, v, t]) => `'${k}': ${t === 'int' ? `np.int64(${v})` : `np.float64(${Number.isNaN(v) ? 'nan' : v})`}`).join(', ')}}`;
-const line06 = (step: number) => `INFO 11-24 10:00:0${step} [monitor.py:171] Step ${step}: {${metrics
-  .map(([k, v, t]) => `'${k}': ${t === 'int' ? String(v) : g6(v)}`).join(', ')}}`;
+const line05 = (step: number) =>
+  `INFO 11-24 10:00:0${step} [monitor.py:135] Step ${step}: {${metrics
+    .map(([k, v, t]) => `'${k}': ${t === 'int' ? `np.int64(${v})` : `np.float64(${Number.isNaN(v) ? 'nan' : v})`}`)
+    .join(', ')}}`;
+const line06 = (step: number) =>
+  `INFO 11-24 10:00:0${step} [monitor.py:171] Step ${step}: {${metrics.map(([k, v, t]) => `'${k}': ${t === 'int' ? String(v) : g6(v)}`).join(', ')}}`;
 
 test("0.5.2's raw numpy repr and 0.6's .6g lines give the same points", () => {
   assert.equal(line06(1).includes("'actor/lr': 1e-06"), true, 'the 0.6 line carries .6g exponents');
@@ -49,8 +51,14 @@ test("0.5.2's raw numpy repr and 0.6's .6g lines give the same points", () => {
   const a = parseStepLine(line05(1), 2026);
   const b = parseStepLine(line06(1), 2026);
   assert.ok(a && b);
-  assert.deepEqual(a.values.map(([k]) => k), metrics.map(([k]) => k));
-  assert.deepEqual(b.values.map(([k]) => k), metrics.map(([k]) => k));
+  assert.deepEqual(
+    a.values.map(([k]) => k),
+    metrics.map(([k]) => k),
+  );
+  assert.deepEqual(
+    b.values.map(([k]) => k),
+    metrics.map(([k]) => k),
+  );
   for (let i = 0; i < metrics.length; i++) {
     const [k, want] = metrics[i];
     const va: number = a.values[i][1];
@@ -73,11 +81,20 @@ test("0.6 shared-run job dir (wandb): both roles' Step lines are sources, named 
   fs.mkdirSync(path.join(job, 'monitor', 'shared_step_bindings'), { recursive: true });
   fs.writeFileSync(path.join(job, 'log', 'explorer.log'), `${line06(1)}\n${line06(2)}\n`);
   fs.writeFileSync(path.join(job, 'log', 'trainer.log'), `${line05(1)}\n`);
-  fs.writeFileSync(path.join(job, 'monitor', 'shared_step_bindings', 'explorer.json'),
-    JSON.stringify(Object.fromEntries(metrics.map(([k]) => [`explorer/${k}`, 'explorer/step']))));
+  fs.writeFileSync(
+    path.join(job, 'monitor', 'shared_step_bindings', 'explorer.json'),
+    JSON.stringify(Object.fromEntries(metrics.map(([k]) => [`explorer/${k}`, 'explorer/step']))),
+  );
   fs.writeFileSync(path.join(job, 'monitor', 'shared_step_bindings', 'trainer.json'), JSON.stringify({ 'trainer/actor/pg_loss': 'trainer/step' }));
   const d = discoverJob({ mode: 'job', dir: job });
   const logs = d.specs.filter((s) => s.kind === 'log').map((s) => [s.role, s.rel]);
-  assert.deepEqual(logs, [['explorer', 'log/explorer.log'], ['trainer', 'log/trainer.log']]);
-  assert.equal(d.specs.some((s) => s.rel.includes('shared_step_bindings')), false, 'the bindings are not a metrics source');
+  assert.deepEqual(logs, [
+    ['explorer', 'log/explorer.log'],
+    ['trainer', 'log/trainer.log'],
+  ]);
+  assert.equal(
+    d.specs.some((s) => s.rel.includes('shared_step_bindings')),
+    false,
+    'the bindings are not a metrics source',
+  );
 });

@@ -27,7 +27,12 @@ async function trinityTable(rows: number, withIndex = true): Promise<Db> {
     db.run('CREATE INDEX ix_experience_buffer_task_id ON experience_buffer (task_id)');
   }
   db.run('BEGIN');
-  for (let i = 0; i < rows; i++) db.run('INSERT INTO experience_buffer (task_id, run_id, model_version, experience_bytes, reward, consumed) VALUES (?, ?, 1, ?, NULL, 0)', [String(i >> 3), i & 7, new Uint8Array(200)]);
+  for (let i = 0; i < rows; i++)
+    db.run('INSERT INTO experience_buffer (task_id, run_id, model_version, experience_bytes, reward, consumed) VALUES (?, ?, 1, ?, NULL, 0)', [
+      String(i >> 3),
+      i & 7,
+      new Uint8Array(200),
+    ]);
   db.run('COMMIT');
   return db;
 }
@@ -50,7 +55,10 @@ test('the consumed index pages that differ name exactly the rows whose consumed 
   const fed = [3, 4_567, 12_000, 19_999];
   db.run(`UPDATE experience_buffer SET reward = 0.5, task_id = 't', consumed = consumed + 1 WHERE id IN (${fed.join(',')})`);
   const img2 = image(db);
-  assert.deepEqual(diff.update(img2, root(db, ix))!.sort((a, b) => a - b), fed);
+  assert.deepEqual(
+    diff.update(img2, root(db, ix))!.sort((a, b) => a - b),
+    fed,
+  );
   assert.deepEqual(diff.update(img2, root(db, ix)), [], 'no change, no rows');
 
   // The trainer consumes 1,500 rows (pages split and merge); then 10 new rows arrive.

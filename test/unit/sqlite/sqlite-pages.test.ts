@@ -34,7 +34,12 @@ async function trinityDb(rows: number, blobBytes: number): Promise<Db> {
 
 function insert(db: Db, rows: number, blobBytes: number): void {
   db.run('BEGIN');
-  for (let i = 0; i < rows; i++) db.run('INSERT INTO experience_buffer (task_id, run_id, model_version, experience_bytes, reward, consumed) VALUES (?, ?, 1, ?, NULL, 0)', [String(i >> 3), i & 7, new Uint8Array(blobBytes).fill(i & 255)]);
+  for (let i = 0; i < rows; i++)
+    db.run('INSERT INTO experience_buffer (task_id, run_id, model_version, experience_bytes, reward, consumed) VALUES (?, ?, 1, ?, NULL, 0)', [
+      String(i >> 3),
+      i & 7,
+      new Uint8Array(blobBytes).fill(i & 255),
+    ]);
   db.run('COMMIT');
 }
 
@@ -85,8 +90,17 @@ test('100 new rows and 10 consumed ones cost the pages they touch, not the 30 MB
     const r0 = snap.pages.reads;
     const next = await drainAtLeast(reader, 110);
     const reads = snap.pages.reads - r0;
-    assert.deepEqual(next.filter((r) => !r.updated).map((r) => r.id), Array.from({ length: 100 }, (_, i) => 4001 + i));
-    assert.deepEqual(next.filter((r) => r.updated).map((r) => r.id).sort((a, b) => a - b), consumed.sort((a, b) => a - b));
+    assert.deepEqual(
+      next.filter((r) => !r.updated).map((r) => r.id),
+      Array.from({ length: 100 }, (_, i) => 4001 + i),
+    );
+    assert.deepEqual(
+      next
+        .filter((r) => r.updated)
+        .map((r) => r.id)
+        .sort((a, b) => a - b),
+      consumed.sort((a, b) => a - b),
+    );
     // A new row is its leaf cell + 2 overflow pages; the consumed index of 4,100 rows ~ 15 pages;
     // the rest is the table's interior pages, sqlite_master and the header.
     const bound = 100 * 3 + 60 + 60;

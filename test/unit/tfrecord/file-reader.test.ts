@@ -12,7 +12,8 @@ import { TfRecordFileReader } from '../../../src/tfrecord/file-reader';
 import { MAX_RECORD_BYTES, crc32c, frameRecord, maskCrc } from '../../../src/tfrecord/scan';
 import { rng, tmpDir } from '../relay/helpers';
 
-const record = (step: number): Buffer => frameRecord(EventType.encode(EventType.fromObject({ wall_time: 1000 + step, step, summary: { value: [{ tag: 't', simple_value: step }] } })).finish());
+const record = (step: number): Buffer =>
+  frameRecord(EventType.encode(EventType.fromObject({ wall_time: 1000 + step, step, summary: { value: [{ tag: 't', simple_value: step }] } })).finish());
 
 /** A header whose length CRC is right, claiming `length` bytes. */
 function claim(length: number): Buffer {
@@ -83,7 +84,7 @@ describe('adversarial: damaged event records', () => {
       fs.writeFileSync(file, Buffer.alloc(0));
       const reader = new TfRecordFileReader(file);
       const steps: number[] = [];
-      for (let at = 0; at < all.length; ) {
+      for (let at = 0; at < all.length;) {
         const n = 1 + Math.floor(rand() * 600);
         fs.appendFileSync(file, all.subarray(at, at + n));
         at += n;

@@ -10,7 +10,10 @@ test('a buffer row without a tokenizer: ids, its own response text, and the reas
   const e = fromBuffer({ tokens: [1, 2, 3], prompt_length: 2, response_text: 'x' }, { reason: 'Qwen/Qwen2.5-7B is not a folder on this machine' });
   assert.equal(e.texts, undefined);
   assert.equal(e.responseText, 'x');
-  assert.deepEqual(e.missing.find((m) => m.part === 'text'), { part: 'text', reason: 'no-tokenizer', detail: 'Qwen/Qwen2.5-7B is not a folder on this machine' });
+  assert.deepEqual(
+    e.missing.find((m) => m.part === 'text'),
+    { part: 'text', reason: 'no-tokenizer', detail: 'Qwen/Qwen2.5-7B is not a folder on this machine' },
+  );
 });
 
 test('a buffer row with the tokenizer: texts of every token; the response tokens joined are the response text', { skip: skipNoTokenizer }, () => {
@@ -20,10 +23,13 @@ test('a buffer row with the tokenizer: texts of every token; the response tokens
   const e = fromBuffer({ tokens: [...prompt, ...response], prompt_length: prompt.length, response_text: 'The answer is 5.' }, { tokenizer: tok });
   assert.ok(e.texts);
   assert.equal(e.texts.joined.slice(e.texts.offsets[e.promptLength]), e.responseText);
-  assert.equal(e.missing.some((m) => m.part === 'text'), false);
+  assert.equal(
+    e.missing.some((m) => m.part === 'text'),
+    false,
+  );
 });
 
-test('messages re-tokenized: the template\'s tokens and Trinity\'s mask, marked re-tokenized, no logprobs', { skip: skipNoTokenizer }, () => {
+test("messages re-tokenized: the template's tokens and Trinity's mask, marked re-tokenized, no logprobs", { skip: skipNoTokenizer }, () => {
   const tok = tinyTokenizer();
   const e = retokenize({ messages: WEATHER_EPISODE, tools: TOOLS, response_text: 'It is sunny and 21 degrees C in Paris.' }, tok);
   const t = tokenizeAndMask(tok, WEATHER_EPISODE, TOOLS);
@@ -32,7 +38,10 @@ test('messages re-tokenized: the template\'s tokens and Trinity\'s mask, marked 
   assert.deepEqual([...e.trained], [...t.mask]);
   assert.equal(e.promptLength, t.promptLength);
   assert.equal(e.logprobs, undefined);
-  assert.deepEqual(e.missing.map((m) => `${m.part}:${m.reason}`), ['logprobs:retokenized', 'advantages:retokenized']);
+  assert.deepEqual(
+    e.missing.map((m) => `${m.part}:${m.reason}`),
+    ['logprobs:retokenized', 'advantages:retokenized'],
+  );
 });
 
 test('text re-tokenized: prompt then response, the response trained', { skip: skipNoTokenizer }, () => {

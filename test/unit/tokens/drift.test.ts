@@ -32,7 +32,7 @@ test('an engine that agrees with the template: no drift, with or without the sto
   assert.equal(findDrift(tok, WEATHER_EPISODE, engineCalls(WEATHER_EPISODE), TOOLS).turns, 2);
 });
 
-test('the engine saw the tool result with other spacing: turn 2\'s prompt differs after the tool result, turn 1 is clean', { skip: skipNoTokenizer }, () => {
+test("the engine saw the tool result with other spacing: turn 2's prompt differs after the tool result, turn 1 is clean", { skip: skipNoTokenizer }, () => {
   const tok = tinyTokenizer();
   const engineSaw = WEATHER_EPISODE.map((m) => (m.role === 'tool' ? { ...m, content: '{"city":"Paris","temp_c":21,"condition":"sunny"}' } : m));
   const calls = engineCalls(engineSaw);
@@ -48,7 +48,7 @@ test('the engine saw the tool result with other spacing: turn 2\'s prompt differ
   assert.match(describeDrift(f, english), /^Turn 2: \d+ tokens differ after the tool result: engine `.*` vs template `.*`$/);
 });
 
-test('the engine generated a non-canonical split of the answer: a difference in turn 2\'s completion, naming both sides', { skip: skipNoTokenizer }, () => {
+test("the engine generated a non-canonical split of the answer: a difference in turn 2's completion, naming both sides", { skip: skipNoTokenizer }, () => {
   const tok = tinyTokenizer();
   const calls = engineCalls(WEATHER_EPISODE);
   // " sunny" as one token in the template; the engine sampled " sun" + "ny" (both in the vocabulary).
@@ -62,19 +62,34 @@ test('the engine generated a non-canonical split of the answer: a difference in 
   calls[1] = { promptIds: calls[1].promptIds, completionIds: [...c.slice(0, at), ...split, ...c.slice(at + 1)] };
   const r = findDrift(tok, WEATHER_EPISODE, calls, TOOLS);
   assert.equal(r.findings.length, 1);
-  assert.deepEqual({ turn: r.findings[0].turn, part: r.findings[0].part, at: r.findings[0].at, count: r.findings[0].count }, { turn: 2, part: 'completion', at, count: split.length });
+  assert.deepEqual(
+    { turn: r.findings[0].turn, part: r.findings[0].part, at: r.findings[0].at, count: r.findings[0].count },
+    { turn: 2, part: 'completion', at, count: split.length },
+  );
   assert.deepEqual(r.findings[0].engineIds, split);
   assert.deepEqual(r.findings[0].templateIds, [sunny[0]]);
-  assert.equal(describeDrift(r.findings[0], english), `Turn 2: \` sunny\` in the completion is ${split.length} engine tokens where re-tokenizing gives 1 (same text, another split)`);
+  assert.equal(
+    describeDrift(r.findings[0], english),
+    `Turn 2: \` sunny\` in the completion is ${split.length} engine tokens where re-tokenizing gives 1 (same text, another split)`,
+  );
 });
 
-test('tool-call arguments the engine rendered as an object but the messages keep as a JSON string: turn 1\'s completion differs', { skip: skipNoTokenizer }, () => {
-  const tok = tinyTokenizer();
-  const calls = engineCalls(WEATHER_EPISODE);
-  const asString = WEATHER_EPISODE.map((m) =>
-    m.tool_calls ? { ...m, tool_calls: m.tool_calls.map((c) => ({ ...c, function: { ...c.function, arguments: JSON.stringify(c.function.arguments) } })) } : m,
-  );
-  const r = findDrift(tok, asString, calls, TOOLS);
-  assert.deepEqual(r.findings.map((f) => `${f.turn}:${f.part}`), ['1:completion', '2:prompt']);
-  assert.ok(r.findings[0].templateText.includes('"{\\"city\\"'), r.findings[0].templateText);
-});
+test(
+  "tool-call arguments the engine rendered as an object but the messages keep as a JSON string: turn 1's completion differs",
+  { skip: skipNoTokenizer },
+  () => {
+    const tok = tinyTokenizer();
+    const calls = engineCalls(WEATHER_EPISODE);
+    const asString = WEATHER_EPISODE.map((m) =>
+      m.tool_calls
+        ? { ...m, tool_calls: m.tool_calls.map((c) => ({ ...c, function: { ...c.function, arguments: JSON.stringify(c.function.arguments) } })) }
+        : m,
+    );
+    const r = findDrift(tok, asString, calls, TOOLS);
+    assert.deepEqual(
+      r.findings.map((f) => `${f.turn}:${f.part}`),
+      ['1:completion', '2:prompt'],
+    );
+    assert.ok(r.findings[0].templateText.includes('"{\\"city\\"'), r.findings[0].templateText);
+  },
+);

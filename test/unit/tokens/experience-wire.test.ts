@@ -11,7 +11,10 @@ test('an experience crosses JSON and comes back the same, NaN as null', () => {
   const back = fromWire(wire);
   assert.deepEqual(Array.from(back.ids), [5, 6, 7, 8]);
   assert.deepEqual(Array.from(back.trained), [0, 0, 1, 0]);
-  assert.deepEqual(Array.from(back.logprobs!).map((x) => (Number.isNaN(x) ? null : x)), [null, null, -0.5, -1.25]);
+  assert.deepEqual(
+    Array.from(back.logprobs!).map((x) => (Number.isNaN(x) ? null : x)),
+    [null, null, -0.5, -1.25],
+  );
   assert.deepEqual(back.texts, texts);
   assert.equal(back.promptLength, 2);
 });

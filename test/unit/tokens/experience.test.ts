@@ -26,15 +26,28 @@ test('response-length tensors are spread over the sequence (NaN / untrained in t
   const s = summarize(e);
   assert.deepEqual(
     { ...s, meanLogprob: s.meanLogprob },
-    { tokens: 5, promptTokens: 2, responseTokens: 3, trainedTokens: 2, meanLogprob: -0.375, meanAdvantage: 0.5, lowest: 3, truncated: true, emptyResponse: false },
+    {
+      tokens: 5,
+      promptTokens: 2,
+      responseTokens: 3,
+      trainedTokens: 2,
+      meanLogprob: -0.375,
+      meanAdvantage: 0.5,
+      lowest: 3,
+      truncated: true,
+      emptyResponse: false,
+    },
   );
 });
 
-test('a single-turn experience (no action_mask) trains its whole response, as Trinity\'s Experience does', () => {
+test("a single-turn experience (no action_mask) trains its whole response, as Trinity's Experience does", () => {
   const e = fromTensors({ tokens: [1, 2, 3, 4], prompt_length: 3 });
   assert.deepEqual([...e.trained], [0, 0, 0, 1]);
   assert.equal(e.logprobs, undefined);
-  assert.deepEqual(e.missing.map((m) => `${m.part}:${m.reason}`), ['logprobs:not-stored', 'text:no-tokenizer']);
+  assert.deepEqual(
+    e.missing.map((m) => `${m.part}:${m.reason}`),
+    ['logprobs:not-stored', 'text:no-tokenizer'],
+  );
   assert.ok(Number.isNaN(summarize(e).meanLogprob));
   assert.equal(summarize(e).lowest, -1);
 });
@@ -46,7 +59,7 @@ test('sequence-length tensors are taken as they are; a tensor that fits neither 
   assert.deepEqual(e.missing[0], { part: 'advantages', reason: 'length-mismatch', detail: '5 for 3 tokens (prompt 1)' });
 });
 
-test('Trinity\'s prompt-truncated placeholder (one zero logprob, prompt_length = max_prompt_tokens) keeps what is there', () => {
+test("Trinity's prompt-truncated placeholder (one zero logprob, prompt_length = max_prompt_tokens) keeps what is there", () => {
   const e = fromTensors({ tokens: [1, 2, 3, 4, 5], prompt_length: 4, logprobs: [0], action_mask: [0], truncate_status: 'prompt_truncated' });
   assert.equal(e.truncated, true);
   assert.deepEqual([...e.trained], [0, 0, 0, 0, 0]);

@@ -9,7 +9,7 @@ import { skipNoTokenizer, tinyTokenizer, TOOLS, WEATHER_EPISODE } from '../../ha
 
 const english = { t: (m: string, ...a: Array<string | number | boolean>) => m.replace(/\{(\d+)\}/g, (_, i: string) => String(a[Number(i)])) };
 
-test('Trinity\'s own mask: no warning', { skip: skipNoTokenizer }, () => {
+test("Trinity's own mask: no warning", { skip: skipNoTokenizer }, () => {
   const tok = tinyTokenizer();
   const t = tokenizeAndMask(tok, WEATHER_EPISODE, TOOLS);
   assert.deepEqual(checkMask(tok, t.ids, t.mask, WEATHER_EPISODE, TOOLS), { warnings: [], divergesAt: undefined });
@@ -24,7 +24,10 @@ test('everything after the prompt trained (the usual hand-built mistake): one wa
   const w = r.warnings[0];
   assert.deepEqual([w.message, w.role, w.start, w.end], [2, 'tool', t.spans[2].start, t.spans[2].end]);
   assert.equal(w.text, '<|im_start|>user\n<tool_response>\n{"city": "Paris", "temp_c": 21, "condition": "sunny"}\n</tool_response><|im_end|>\n');
-  assert.equal(describeMaskWarning(w, english), `${w.end - w.start} tokens of tool output (message 2, tokens ${w.start}–${w.end}) are trained: \`<|im_start|>user↵<tool_response>↵{"city…\``);
+  assert.equal(
+    describeMaskWarning(w, english),
+    `${w.end - w.start} tokens of tool output (message 2, tokens ${w.start}–${w.end}) are trained: \`<|im_start|>user↵<tool_response>↵{"city…\``,
+  );
 });
 
 test('a few trained tokens inside the tool JSON: the warning covers just them', { skip: skipNoTokenizer }, () => {
@@ -34,7 +37,10 @@ test('a few trained tokens inside the tool JSON: the warning covers just them', 
   const s = t.spans[2].start + 10;
   mask.fill(1, s, s + 3);
   const r = checkMask(tok, t.ids, mask, WEATHER_EPISODE, TOOLS);
-  assert.deepEqual(r.warnings.map((w) => [w.role, w.start, w.end]), [['tool', s, s + 3]]);
+  assert.deepEqual(
+    r.warnings.map((w) => [w.role, w.start, w.end]),
+    [['tool', s, s + 3]],
+  );
 });
 
 test('tokens that stop following the template: the check stops there and says where', { skip: skipNoTokenizer }, () => {
@@ -46,5 +52,8 @@ test('tokens that stop following the template: the check stops there and says wh
   const all = new Uint8Array(ids.length).fill(1, t.promptLength);
   const r = checkMask(tok, ids, all, WEATHER_EPISODE, TOOLS);
   assert.equal(r.divergesAt, cut);
-  assert.deepEqual(r.warnings.map((w) => [w.start, w.end]), [[t.spans[2].start, cut]]);
+  assert.deepEqual(
+    r.warnings.map((w) => [w.start, w.end]),
+    [[t.spans[2].start, cut]],
+  );
 });

@@ -29,6 +29,9 @@ test('with the tokenizer: texts joined give the decode, advantages as stored', {
   const ids = tok.encode('Hi.<|im_end|>');
   const j = toTokensJson(fromBuffer({ tokens: ids, prompt_length: 1, advantages: new Float32Array(ids.length - 1).fill(0.75) }, { tokenizer: tok }));
   assert.equal(j.tokens.map((t) => t.text).join(''), 'Hi.<|im_end|>');
-  assert.deepEqual(j.tokens.map((t) => t.advantage), [null, ...new Array<number>(ids.length - 1).fill(0.75)]);
+  assert.deepEqual(
+    j.tokens.map((t) => t.advantage),
+    [null, ...new Array<number>(ids.length - 1).fill(0.75)],
+  );
   assert.deepEqual(j.missing, [{ part: 'logprobs', reason: 'not-stored' }]);
 });

@@ -84,46 +84,62 @@ function hostileFolder(edit: (dir: string) => void): string {
   return dir;
 }
 
-test('a looping chat_template.jinja or tokenizer_config.json template: over budget, a clear message, the texts tokenized without the mask', { skip: skipNoTokenizer }, () => {
-  const messages = [{ role: 'user', content: 'What is 2 plus 3?' }, { role: 'assistant', content: 'The answer is 5.' }];
-  const folders = [
-    hostileFolder((d) => fs.writeFileSync(path.join(d, 'chat_template.jinja'), LOOPING)),
-    hostileFolder((d) => {
-      fs.rmSync(path.join(d, 'chat_template.jinja'));
-      const cfg = JSON.parse(fs.readFileSync(path.join(d, 'tokenizer_config.json'), 'utf8')) as Record<string, unknown>;
-      fs.writeFileSync(path.join(d, 'tokenizer_config.json'), JSON.stringify({ ...cfg, chat_template: DOUBLING }));
-    }),
-  ];
-  try {
-    for (const dir of folders) {
-      const t = tokenizerFor(dir);
-      assert.ok('tokenizer' in t, JSON.stringify(t));
-      const e = retokenize({ messages, prompt_text: 'What is 2 plus 3?', response_text: 'The answer is 5.' }, t.tokenizer);
-      assert.deepEqual(e.source, { kind: 'retokenized', from: 'text' });
-      const mask = e.missing.find((m) => m.part === 'mask');
-      assert.match(mask?.detail ?? '', /chat template went over its budget \((200000 steps|16777216 characters|2000000 items in a list)\)/);
-      assert.ok(e.ids.length > 0, 'the texts are still tokenized');
+test(
+  'a looping chat_template.jinja or tokenizer_config.json template: over budget, a clear message, the texts tokenized without the mask',
+  { skip: skipNoTokenizer },
+  () => {
+    const messages = [
+      { role: 'user', content: 'What is 2 plus 3?' },
+      { role: 'assistant', content: 'The answer is 5.' },
+    ];
+    const folders = [
+      hostileFolder((d) => fs.writeFileSync(path.join(d, 'chat_template.jinja'), LOOPING)),
+      hostileFolder((d) => {
+        fs.rmSync(path.join(d, 'chat_template.jinja'));
+        const cfg = JSON.parse(fs.readFileSync(path.join(d, 'tokenizer_config.json'), 'utf8')) as Record<string, unknown>;
+        fs.writeFileSync(path.join(d, 'tokenizer_config.json'), JSON.stringify({ ...cfg, chat_template: DOUBLING }));
+      }),
+    ];
+    try {
+      for (const dir of folders) {
+        const t = tokenizerFor(dir);
+        assert.ok('tokenizer' in t, JSON.stringify(t));
+        const e = retokenize({ messages, prompt_text: 'What is 2 plus 3?', response_text: 'The answer is 5.' }, t.tokenizer);
+        assert.deepEqual(e.source, { kind: 'retokenized', from: 'text' });
+        const mask = e.missing.find((m) => m.part === 'mask');
+        assert.match(mask?.detail ?? '', /chat template went over its budget \((200000 steps|16777216 characters|2000000 items in a list)\)/);
+        assert.ok(e.ids.length > 0, 'the texts are still tokenized');
+      }
+    } finally {
+      for (const d of folders) fs.rmSync(d, { recursive: true, force: true });
     }
-  } finally {
-    for (const d of folders) fs.rmSync(d, { recursive: true, force: true });
-  }
-});
+  },
+);
 
-test("a pre-tokenizer regex that backtracks without end ((a+)+$) is refused when the folder loads: no tokenizer, the reason says why", { skip: skipNoTokenizer }, () => {
-  const dir = hostileFolder((d) => {
-    const json = JSON.parse(fs.readFileSync(path.join(d, 'tokenizer.json'), 'utf8')) as { pre_tokenizer: { pretokenizers: { pattern?: { Regex: string } }[] } };
-    json.pre_tokenizer.pretokenizers[0].pattern = { Regex: '(a+)+$' };
-    fs.writeFileSync(path.join(d, 'tokenizer.json'), JSON.stringify(json));
-  });
-  try {
-    const t = tokenizerFor(dir);
-    assert.ok('reason' in t, 'the tokenizer was loaded');
-    assert.match(t.reason, /tokenizer\.json has a regex that can backtrack without end \("\(a\+\)\+\$"/);
-    // What the views then do with a row that has its ids: ids only, saying why.
-    const e = fromBuffer({ tokens: [1, 2, 3], prompt_length: 1 }, t);
-    assert.equal(e.texts, undefined);
-    assert.ok(e.missing.some((m) => m.part === 'text' && m.detail === t.reason), JSON.stringify(e.missing));
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-});
+test(
+  'a pre-tokenizer regex that backtracks without end ((a+)+$) is refused when the folder loads: no tokenizer, the reason says why',
+  { skip: skipNoTokenizer },
+  () => {
+    const dir = hostileFolder((d) => {
+      const json = JSON.parse(fs.readFileSync(path.join(d, 'tokenizer.json'), 'utf8')) as {
+        pre_tokenizer: { pretokenizers: { pattern?: { Regex: string } }[] };
+      };
+      json.pre_tokenizer.pretokenizers[0].pattern = { Regex: '(a+)+$' };
+      fs.writeFileSync(path.join(d, 'tokenizer.json'), JSON.stringify(json));
+    });
+    try {
+      const t = tokenizerFor(dir);
+      assert.ok('reason' in t, 'the tokenizer was loaded');
+      assert.match(t.reason, /tokenizer\.json has a regex that can backtrack without end \("\(a\+\)\+\$"/);
+      // What the views then do with a row that has its ids: ids only, saying why.
+      const e = fromBuffer({ tokens: [1, 2, 3], prompt_length: 1 }, t);
+      assert.equal(e.texts, undefined);
+      assert.ok(
+        e.missing.some((m) => m.part === 'text' && m.detail === t.reason),
+        JSON.stringify(e.missing),
+      );
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);

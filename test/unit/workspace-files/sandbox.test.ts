@@ -13,8 +13,15 @@ test('sandbox marker: read, validated, job dir resolved against the folder', () 
   fs.mkdirSync(path.join(d, '.agentrl'));
   fs.writeFileSync(path.join(d, '.agentrl', 'sandbox.json'), '{ broken');
   assert.equal(readSandboxMarker(d), undefined, 'a malformed marker is ignored');
-  fs.writeFileSync(path.join(d, '.agentrl', 'sandbox.json'), JSON.stringify({ created: 'c1', model: 'http://127.0.0.1:8089/v1', demo: { jobDir: '.agentrl/demo/demo-run', name: 'demo: simulated trainer' } }));
-  assert.deepEqual(readSandboxMarker(d), { created: 'c1', model: 'http://127.0.0.1:8089/v1', demo: { jobDir: path.join(d, '.agentrl/demo/demo-run'), name: 'demo: simulated trainer' } });
+  fs.writeFileSync(
+    path.join(d, '.agentrl', 'sandbox.json'),
+    JSON.stringify({ created: 'c1', model: 'http://127.0.0.1:8089/v1', demo: { jobDir: '.agentrl/demo/demo-run', name: 'demo: simulated trainer' } }),
+  );
+  assert.deepEqual(readSandboxMarker(d), {
+    created: 'c1',
+    model: 'http://127.0.0.1:8089/v1',
+    demo: { jobDir: path.join(d, '.agentrl/demo/demo-run'), name: 'demo: simulated trainer' },
+  });
   fs.writeFileSync(path.join(d, '.agentrl', 'sandbox.json'), JSON.stringify({ model: 'file:///etc/passwd' }));
   assert.deepEqual(readSandboxMarker(d), {});
   fs.rmSync(d, { recursive: true, force: true });

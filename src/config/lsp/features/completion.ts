@@ -36,7 +36,8 @@ const L = (m: Doc, lang: Lang) => render(m, lang);
 
 function doc(node: SchemaNode | undefined, lang: Lang, extra = ''): MarkupContent {
   const parts = [describe(node, lang.locale)];
-  if (node && node.default !== undefined && typeof node.default !== 'object') parts.push(render(l10n.t('Default: {0}', `\`${defaultText(node.default)}\``), lang));
+  if (node && node.default !== undefined && typeof node.default !== 'object')
+    parts.push(render(l10n.t('Default: {0}', `\`${defaultText(node.default)}\``), lang));
   if (node?.['x-since']) parts.push(render(l10n.t('Since Trinity-RFT {0}', node['x-since']), lang));
   if (extra) parts.push(extra);
   return { kind: 'markdown', value: parts.filter(Boolean).join('\n\n') };
@@ -97,17 +98,25 @@ export function complete(text: string, line: number, character: number, env: Com
   const node = schemaAt(kind, path);
   if (!node) return [];
   const items: CompletionItem[] = [];
-  const add = (label: string, detail: string, documentation?: MarkupContent, k: CompletionItemKind = Kind.Value, sort = "1") =>
+  const add = (label: string, detail: string, documentation?: MarkupContent, k: CompletionItemKind = Kind.Value, sort = '1') =>
     items.push({ label, kind: k, detail, documentation, textEdit: { range, newText: label }, sortText: `${sort}${label}` });
   const reg = node['x-registry'] as RegistryId | undefined;
   if (reg && REGISTRIES[reg]) {
     const info = REGISTRIES[reg];
     const title = L(info.title, lang);
-    for (const [name, d] of Object.entries(info.names)) if (inRelease(NAME_SINCE[reg]?.[name], env)) add(name, `${title} · ${info.pyName}`, { kind: 'markdown', value: L(d, lang) }, Kind.EnumMember);
+    for (const [name, d] of Object.entries(info.names))
+      if (inRelease(NAME_SINCE[reg]?.[name], env)) add(name, `${title} · ${info.pyName}`, { kind: 'markdown', value: L(d, lang) }, Kind.EnumMember);
     for (const r of env.python?.registered(reg) ?? []) {
-      add(r.name, `${title} · ${render(l10n.t('workspace'), lang)}`, { kind: 'markdown', value: `\`${r.target ?? r.name}\` — ${r.file}:${r.line + 1}` }, Kind.Class, '0');
+      add(
+        r.name,
+        `${title} · ${render(l10n.t('workspace'), lang)}`,
+        { kind: 'markdown', value: `\`${r.target ?? r.name}\` — ${r.file}:${r.line + 1}` },
+        Kind.Class,
+        '0',
+      );
     }
-    for (const n of knownNames(env, reg)) if (!items.some((i) => i.label === n) && inRelease(NAME_SINCE[reg]?.[n], env)) add(n, title, undefined, Kind.EnumMember, '2');
+    for (const n of knownNames(env, reg))
+      if (!items.some((i) => i.label === n) && inRelease(NAME_SINCE[reg]?.[n], env)) add(n, title, undefined, Kind.EnumMember, '2');
     return items;
   }
   const choices = node['x-choices'] ?? node['x-enum']?.values;
@@ -127,7 +136,15 @@ export function complete(text: string, line: number, character: number, env: Com
     add(defaultText(node.default), `${render(l10n.t('default'), lang)} · ${typeName(node)}`, doc(node, lang), Kind.Value, '0');
   }
   if (/\$\{?$/.test(ctx.prefix) || ctx.prefix === '') {
-    items.push({ label: '${oc.env:VAR,default}', kind: Kind.Keyword, detail: 'OmegaConf', insertText: '\\${oc.env:${1:VAR},${2:default}}', insertTextFormat: Snippet, textEdit: { range, newText: '\\${oc.env:${1:VAR},${2:default}}' }, sortText: '3' });
+    items.push({
+      label: '${oc.env:VAR,default}',
+      kind: Kind.Keyword,
+      detail: 'OmegaConf',
+      insertText: '\\${oc.env:${1:VAR},${2:default}}',
+      insertTextFormat: Snippet,
+      textEdit: { range, newText: '\\${oc.env:${1:VAR},${2:default}}' },
+      sortText: '3',
+    });
   }
   return items;
 }

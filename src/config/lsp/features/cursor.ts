@@ -174,4 +174,3 @@ export function cursorContext(text: string, line: number, character: number): Cu
   void S;
   return { parent, mode: 'key', prefix: km[2], startCol: keyCol, siblings, keyCol };
 }
-

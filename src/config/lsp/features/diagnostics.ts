@@ -30,7 +30,12 @@ function toDiagnostic(a: Analysis, f: Finding, lang: Lang, uriOf: (file: string)
 }
 
 const overlaps = (a: Range, b: Range) =>
-  !(a.end.line < b.start.line || (a.end.line === b.start.line && a.end.character < b.start.character) || b.end.line < a.start.line || (b.end.line === a.start.line && b.end.character < a.start.character));
+  !(
+    a.end.line < b.start.line ||
+    (a.end.line === b.start.line && a.end.character < b.start.character) ||
+    b.end.line < a.start.line ||
+    (b.end.line === a.start.line && b.end.character < a.start.character)
+  );
 
 /** Quick fixes for the findings overlapping `range`. */
 export function codeActions(a: Analysis, uri: string, range: Range, lang: Lang, uriOf: (file: string) => string, only?: string[]): CodeAction[] {

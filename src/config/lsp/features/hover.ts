@@ -24,10 +24,17 @@ export function hover(a: Analysis, offset: number, lang: Lang, python?: PythonIn
   const where = formatPath(at.path);
   const range = a.lines.range(at.onKey ? at.keySpan! : at.span);
   if (at.onKey) {
-    const envVar = at.path.length >= 2 && at.path[at.path.length - 2] === 'env_vars' ? trinityEnv().find((e) => e.name === at.path[at.path.length - 1]) : undefined;
+    const envVar =
+      at.path.length >= 2 && at.path[at.path.length - 2] === 'env_vars' ? trinityEnv().find((e) => e.name === at.path[at.path.length - 1]) : undefined;
     if (envVar) {
       const doc = r(envVar.doc);
-      return { contents: { kind: 'markdown', value: `**${envVar.name}** — ${r(l10n.t('Trinity-RFT environment variable'))}\n\n${doc}\n\n${r(l10n.t('Since Trinity-RFT {0}', envVar.since))}` }, range };
+      return {
+        contents: {
+          kind: 'markdown',
+          value: `**${envVar.name}** — ${r(l10n.t('Trinity-RFT environment variable'))}\n\n${doc}\n\n${r(l10n.t('Since Trinity-RFT {0}', envVar.since))}`,
+        },
+        range,
+      };
     }
     if (!node) return undefined;
     const lines = [`**${where}**: \`${typeName(node)}\``, describe(node, locale)];
@@ -75,10 +82,18 @@ function sourceLabel(label: string): Text {
 function upstreamNotes(node: SchemaNode): Text[] {
   const notes: Text[] = [];
   const differ = defaultsDiffer(node);
-  if (differ.length) notes.push(l10n.t('Defaults differ: {0}', list(differ.map((d) => l10n.t('{0} in {1}', `\`${defaultText(d.value)}\``, sourceLabel(d.label))))));
+  if (differ.length)
+    notes.push(l10n.t('Defaults differ: {0}', list(differ.map((d) => l10n.t('{0} in {1}', `\`${defaultText(d.value)}\``, sourceLabel(d.label))))));
   const only = node['x-only-in'] as string[] | undefined;
   const release = only ? releaseOfLine(only[0]) : undefined;
-  if (only && release) notes.push(l10n.t('Only in {0} of the stored Trinity-RFT {1} versions; not in {2}.', list(only.map(sourceLabel)), release, list(linesWithout(node, release).map((l) => sourceLabel(l.id)))));
+  if (only && release)
+    notes.push(
+      l10n.t(
+        'Only in {0} of the stored Trinity-RFT {1} versions; not in {2}.',
+        list(only.map(sourceLabel)),
+        release,
+        list(linesWithout(node, release).map((l) => sourceLabel(l.id))),
+      ),
+    );
   return notes;
 }
-

@@ -19,7 +19,10 @@ export interface NavEnv {
 }
 
 const uri = (file: string) => pathToFileURL(file).toString();
-const pyLoc = (l: PyLocation): Location => ({ uri: uri(l.file), range: { start: { line: l.line, character: l.character }, end: { line: l.line, character: l.endCharacter } } });
+const pyLoc = (l: PyLocation): Location => ({
+  uri: uri(l.file),
+  range: { start: { line: l.line, character: l.character }, end: { line: l.line, character: l.endCharacter } },
+});
 
 /** Where a config value points, if anywhere we can show. */
 function targetOf(a: Analysis, env: NavEnv, where: Segment[], value: string): Location | undefined {

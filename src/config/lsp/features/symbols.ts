@@ -4,7 +4,10 @@ import type { DocumentSymbol, SymbolKind as LspSymbolKind } from 'vscode-languag
 import type { Analysis } from '../../engine/engine';
 import { deref, type VNode } from '../../yaml/tree';
 
-const SymbolKind = { Module: 2, Namespace: 3, Property: 7, Array: 18, Object: 19, String: 15, Number: 16, Boolean: 17, Null: 21 } as const satisfies Record<string, LspSymbolKind>;
+const SymbolKind = { Module: 2, Namespace: 3, Property: 7, Array: 18, Object: 19, String: 15, Number: 16, Boolean: 17, Null: 21 } as const satisfies Record<
+  string,
+  LspSymbolKind
+>;
 const MAX_SYMBOLS = 20_000;
 
 export function documentSymbols(a: Analysis): DocumentSymbol[] {
@@ -46,7 +49,13 @@ export function documentSymbols(a: Analysis): DocumentSymbol[] {
           const lv = label ? deref(label.node, 0).node : undefined;
           if (lv?.kind === 'scalar' && lv.value) name = `[${i}] ${String(lv.value)}`;
         } else if (v.kind === 'scalar') name = `[${i}] ${String(v.value ?? '')}`.slice(0, 80);
-        out.push({ name, kind: v.kind === 'map' ? SymbolKind.Object : kindOf(v), range: L.range(span), selectionRange: L.range(span), children: v.kind === 'map' || v.kind === 'seq' ? children(it.node, s, depth + 1) : undefined });
+        out.push({
+          name,
+          kind: v.kind === 'map' ? SymbolKind.Object : kindOf(v),
+          range: L.range(span),
+          selectionRange: L.range(span),
+          children: v.kind === 'map' || v.kind === 'seq' ? children(it.node, s, depth + 1) : undefined,
+        });
       });
     }
     return out;

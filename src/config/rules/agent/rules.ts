@@ -95,7 +95,14 @@ export function runAgentRules(ctx: RuleContext): void {
   const gamma = v.num(`${root}.rollout.gamma`);
   if (gamma !== undefined && gamma !== 1 && v.has(`${root}.rollout.gamma`)) {
     const fix = setValueFix(ctx, `${root}.rollout.gamma`, '1.0', l10n.t('Set gamma to 1.0'));
-    report(ctx, { severity: 'error', code: 'agent.gamma', message: l10n.t('`rollout.gamma` must be 1.0 (asserted by the step-reward tracker), got {0}.', gamma), path: `${root}.rollout.gamma`, span: v.span(`${root}.rollout.gamma`), fixes: fix ? [fix] : undefined });
+    report(ctx, {
+      severity: 'error',
+      code: 'agent.gamma',
+      message: l10n.t('`rollout.gamma` must be 1.0 (asserted by the step-reward tracker), got {0}.', gamma),
+      path: `${root}.rollout.gamma`,
+      span: v.span(`${root}.rollout.gamma`),
+      fixes: fix ? [fix] : undefined,
+    });
   }
   const checklist = v.get(`${root}.rollout.compute_madness_checklist`);
   if (Array.isArray(checklist)) {
@@ -104,7 +111,14 @@ export function runAgentRules(ctx: RuleContext): void {
       const best = suggest(c, MADNESS, 1)[0];
       const p = `${root}.rollout.compute_madness_checklist[${i}]`;
       const fix = best ? setValueFix(ctx, p, best, l10n.t('Change to {0}', best)) : undefined;
-      report(ctx, { severity: 'warning', code: 'agent.madness-check', message: l10n.t("Unknown madness check '{0}' (known: {1}).", c, list(MADNESS)), path: p, span: v.span(p), fixes: fix ? [fix] : undefined });
+      report(ctx, {
+        severity: 'warning',
+        code: 'agent.madness-check',
+        message: l10n.t("Unknown madness check '{0}' (known: {1}).", c, list(MADNESS)),
+        path: p,
+        span: v.span(p),
+        fixes: fix ? [fix] : undefined,
+      });
     });
   }
   // trinity backbone: rollout engines must leave GPUs for FSDP
@@ -112,11 +126,22 @@ export function runAgentRules(ctx: RuleContext): void {
   const tp = v.num(`${root}.rollout.tensor_model_parallel_size`);
   const nodes = v.num(`${root}.trainer_common.nnodes`);
   const gpn = v.num(`${root}.trainer_common.n_gpus_per_node`);
-  if (engines && tp && nodes && gpn && engines * tp >= nodes * gpn && (v.has(`${root}.rollout.n_vllm_engine`) || v.has(`${root}.rollout.tensor_model_parallel_size`))) {
+  if (
+    engines &&
+    tp &&
+    nodes &&
+    gpn &&
+    engines * tp >= nodes * gpn &&
+    (v.has(`${root}.rollout.n_vllm_engine`) || v.has(`${root}.rollout.tensor_model_parallel_size`))
+  ) {
     report(ctx, {
       severity: 'warning',
       code: 'agent.gpu-budget',
-      message: l10n.t('With `--backbone trinity`, rollout takes {0} GPUs (n_vllm_engine × tensor_model_parallel_size) of {1}, leaving none for training.', engines * tp, nodes * gpn),
+      message: l10n.t(
+        'With `--backbone trinity`, rollout takes {0} GPUs (n_vllm_engine × tensor_model_parallel_size) of {1}, leaving none for training.',
+        engines * tp,
+        nodes * gpn,
+      ),
       path: v.has(`${root}.rollout.n_vllm_engine`) ? `${root}.rollout.n_vllm_engine` : `${root}.rollout.tensor_model_parallel_size`,
       related: [`${root}.trainer_common.nnodes`, `${root}.trainer_common.n_gpus_per_node`].map((p) => ({ path: p, message: verbatim(`\`${p}\``) })),
     });
@@ -124,7 +149,13 @@ export function runAgentRules(ctx: RuleContext): void {
   const mml = v.num(`${root}.rollout.max_model_len`);
   const mpl = v.num(`${root}.data.max_prompt_length`);
   const mrl = v.num(`${root}.data.max_response_length`);
-  if (mml && mpl && mrl && mml < mpl + mrl && [`${root}.rollout.max_model_len`, `${root}.data.max_prompt_length`, `${root}.data.max_response_length`].some((p) => v.has(p))) {
+  if (
+    mml &&
+    mpl &&
+    mrl &&
+    mml < mpl + mrl &&
+    [`${root}.rollout.max_model_len`, `${root}.data.max_prompt_length`, `${root}.data.max_response_length`].some((p) => v.has(p))
+  ) {
     report(ctx, {
       severity: 'warning',
       code: 'agent.length',
@@ -174,17 +205,33 @@ function skeleton(ctx: RuleContext, defaultsName: string): void {
   const paths = Array.isArray(sp) ? sp.map(String) : [];
   const needPaths = [`file://${A}/default_config`, `file://${A}/default_config/verl`, ...(withTrinity ? [`file://${A}/default_config/trinity`] : [])];
   if (!v.has('hydra.searchpath')) {
-    report(ctx, { severity: 'error', code: 'agent.searchpath', message: l10n.t('`hydra.searchpath` is required ({0}).', list(needPaths)), path: 'hydra.searchpath', span: v.keySpan('hydra.searchpath') });
+    report(ctx, {
+      severity: 'error',
+      code: 'agent.searchpath',
+      message: l10n.t('`hydra.searchpath` is required ({0}).', list(needPaths)),
+      path: 'hydra.searchpath',
+      span: v.keySpan('hydra.searchpath'),
+    });
     return;
   }
   for (const n of needPaths) {
     if (paths.map((p) => p.replace(/\/+$/, '')).includes(n)) continue;
-    const idx = paths.findIndex((p) => p.replace(/\/+$/, '') === n.replace(`file://${A}/`, `file://${other}/`) || p.replace(/\/+$/, '') === n.replace(`file://${A}/`, 'file://agentscope_tuner/'));
+    const idx = paths.findIndex(
+      (p) =>
+        p.replace(/\/+$/, '') === n.replace(`file://${A}/`, `file://${other}/`) ||
+        p.replace(/\/+$/, '') === n.replace(`file://${A}/`, 'file://agentscope_tuner/'),
+    );
     const fix = idx >= 0 ? setValueFix(ctx, `hydra.searchpath[${idx}]`, n, l10n.t('Change to {0}', n)) : undefined;
     report(ctx, {
       severity: 'error',
       code: 'agent.searchpath',
-      message: l10n.t('`hydra.searchpath` must contain `{0}`{1}.', n, idx >= 0 ? l10n.t(' (this entry is for {0})', other === 'ajet' ? 'AgentJet' : paths[idx].includes('agentscope_tuner') ? 'agentscope_tuner' : 'ASTuner') : verbatim('')),
+      message: l10n.t(
+        '`hydra.searchpath` must contain `{0}`{1}.',
+        n,
+        idx >= 0
+          ? l10n.t(' (this entry is for {0})', other === 'ajet' ? 'AgentJet' : paths[idx].includes('agentscope_tuner') ? 'agentscope_tuner' : 'ASTuner')
+          : verbatim(''),
+      ),
       path: idx >= 0 ? `hydra.searchpath[${idx}]` : 'hydra.searchpath',
       span: idx >= 0 ? v.span(`hydra.searchpath[${idx}]`) : v.keySpan('hydra.searchpath'),
       fixes: fix ? [fix] : undefined,
@@ -195,7 +242,10 @@ function skeleton(ctx: RuleContext, defaultsName: string): void {
 function refs(ctx: RuleContext, root: string): void {
   const v = ctx.view;
   const wfKey = ctx.kind === 'astuner' ? 'agentscope_workflow' : 'user_workflow';
-  for (const [p, what] of [[`${root}.rollout.${wfKey}`, 'workflow'], [`${root}.task_judge.judge_protocol`, 'judge']] as const) {
+  for (const [p, what] of [
+    [`${root}.rollout.${wfKey}`, 'workflow'],
+    [`${root}.task_judge.judge_protocol`, 'judge'],
+  ] as const) {
     if (!v.has(p)) continue;
     const ref = v.str(p);
     if (ref === undefined) continue;
@@ -214,9 +264,24 @@ function refs(ctx: RuleContext, root: string): void {
     if (found && isLocation(found)) continue;
     const mod = ref.split('->')[0].trim();
     if (found && !isLocation(found)) {
-      report(ctx, { severity: 'warning', code: 'agent.ref-unresolved', message: l10n.t('Class `{0}` is not defined in `{1}`.', found.missingClass, mod), path: p, span });
+      report(ctx, {
+        severity: 'warning',
+        code: 'agent.ref-unresolved',
+        message: l10n.t('Class `{0}` is not defined in `{1}`.', found.missingClass, mod),
+        path: p,
+        span,
+      });
     } else if (codeVisible(mod, [...ctx.roots, ...configAncestors(ctx.file)])) {
-      report(ctx, { severity: 'warning', code: 'agent.ref-unresolved', message: what === 'workflow' ? l10n.t('Cannot find `{0}` from the repository root; the workflow will fail to import.', mod) : l10n.t('Cannot find `{0}` from the repository root; the judge will fail to import.', mod), path: p, span });
+      report(ctx, {
+        severity: 'warning',
+        code: 'agent.ref-unresolved',
+        message:
+          what === 'workflow'
+            ? l10n.t('Cannot find `{0}` from the repository root; the workflow will fail to import.', mod)
+            : l10n.t('Cannot find `{0}` from the repository root; the judge will fail to import.', mod),
+        path: p,
+        span,
+      });
     }
   }
 }

@@ -20,19 +20,28 @@ export const agentscopeTunerRule: Rule = {
     const v = ctx.view;
     const sites: string[] = [];
     if (TUNER_WORKFLOWS.has(v.str('buffer.explorer_input.default_workflow_type') ?? '')) sites.push('buffer.explorer_input.default_workflow_type');
-    if (TUNER_WORKFLOWS.has(v.str('buffer.explorer_input.taskset.default_workflow_type') ?? '')) sites.push('buffer.explorer_input.taskset.default_workflow_type');
+    if (TUNER_WORKFLOWS.has(v.str('buffer.explorer_input.taskset.default_workflow_type') ?? ''))
+      sites.push('buffer.explorer_input.taskset.default_workflow_type');
     items(v, 'buffer.explorer_input.tasksets').forEach((t, i) => {
       if (TUNER_WORKFLOWS.has(valueText(t.default_workflow_type ?? ''))) sites.push(`buffer.explorer_input.tasksets[${i}].default_workflow_type`);
     });
     if (!sites.length) return;
     const pin = workspacePin([...ctx.roots, ...(ctx.file ? [path.dirname(ctx.file)] : [])], 'agentscope');
     if (!pin || compareVersions(pin.version, '2') < 0) return;
-    const where = pin.spec === 'installed' ? l10n.t('agentscope {0} is installed ({1})', pin.version, pin.file) : l10n.t('{0} pins `{1}`', path.basename(pin.file), pin.spec);
+    const where =
+      pin.spec === 'installed'
+        ? l10n.t('agentscope {0} is installed ({1})', pin.version, pin.file)
+        : l10n.t('{0} pins `{1}`', path.basename(pin.file), pin.spec);
     for (const p of sites) {
       report(ctx, {
         severity: 'warning',
         code: 'trinity.agentscope.tuner-v2',
-        message: l10n.t('`{0}` runs workflows through agentscope.tuner, which needs {1}; {2}, and AgentScope 2.x has no agentscope.tuner.', v.str(p), AGENTSCOPE_TUNER_SPEC, where),
+        message: l10n.t(
+          '`{0}` runs workflows through agentscope.tuner, which needs {1}; {2}, and AgentScope 2.x has no agentscope.tuner.',
+          v.str(p),
+          AGENTSCOPE_TUNER_SPEC,
+          where,
+        ),
         path: p,
         span: v.span(p),
       });

@@ -20,7 +20,8 @@ export const algorithmRule: Rule = {
           severity: 'error',
           code: 'trinity.algorithm.mode',
           // CPT runs SFT's check_config, whose message says SFT
-          message: algo === 'dpo' ? l10n.t('DPO does not support `{0}` mode: use `train`.', mode) : l10n.t('SFT does not support `{0}` mode: use `train`.', mode),
+          message:
+            algo === 'dpo' ? l10n.t('DPO does not support `{0}` mode: use `train`.', mode) : l10n.t('SFT does not support `{0}` mode: use `train`.', mode),
           path: v.has('mode') ? 'mode' : 'algorithm.algorithm_type',
           related: [{ path: 'algorithm.algorithm_type', message: l10n.t("algorithm_type is '{0}'", algo) }],
           fixes: fix ? [fix] : undefined,
@@ -60,7 +61,12 @@ export const algorithmRule: Rule = {
         });
       }
       if (algo === 'dpo' && v.has('algorithm.repeat_times') && v.num('algorithm.repeat_times') !== 2) {
-        report(ctx, { severity: 'info', code: 'trinity.algorithm.dpo-repeat', message: l10n.t('DPO forces `repeat_times` to 2.'), path: 'algorithm.repeat_times' });
+        report(ctx, {
+          severity: 'info',
+          code: 'trinity.algorithm.dpo-repeat',
+          message: l10n.t('DPO forces `repeat_times` to 2.'),
+          path: 'algorithm.repeat_times',
+        });
       }
     }
     // train_batch_size is required in train mode and for SFT/DPO
@@ -68,7 +74,11 @@ export const algorithmRule: Rule = {
       const bs = v.num('buffer.batch_size');
       const rt = algo === 'dpo' ? 2 : v.num('algorithm.repeat_times');
       const value = bs && rt ? bs * rt : undefined;
-      const fix = value ? (v.has('buffer.train_batch_size') ? setValueFix(ctx, 'buffer.train_batch_size', String(value), l10n.t('Set train_batch_size to {0}', value)) : insertKeyFix(ctx, 'buffer.train_batch_size', String(value), l10n.t('Add train_batch_size: {0}', value))) : undefined;
+      const fix = value
+        ? v.has('buffer.train_batch_size')
+          ? setValueFix(ctx, 'buffer.train_batch_size', String(value), l10n.t('Set train_batch_size to {0}', value))
+          : insertKeyFix(ctx, 'buffer.train_batch_size', String(value), l10n.t('Add train_batch_size: {0}', value))
+        : undefined;
       report(ctx, {
         severity: 'error',
         code: 'trinity.buffer.train-batch-size-required',

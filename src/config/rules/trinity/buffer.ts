@@ -17,7 +17,7 @@ function storageCheck(ctx: RuleContext, path: string, allowed: string[], known?:
   if (typeof known === 'string' && allowed.includes(known)) return;
   const s = v.str(path);
   if (s === undefined) return;
-  const plugin = ctx.kind === 'trinity' ? [] : AGENT_PLUGIN_NAMES[ctx.kind]?.storage ?? [];
+  const plugin = ctx.kind === 'trinity' ? [] : (AGENT_PLUGIN_NAMES[ctx.kind]?.storage ?? []);
   if (allowed.includes(s) || plugin.includes(s)) return;
   const best = suggest(s, allowed, 1)[0];
   const fix = best ? setValueFix(ctx, path, best, l10n.t("Change to '{0}'", best)) : undefined;
@@ -33,7 +33,13 @@ function storageCheck(ctx: RuleContext, path: string, allowed: string[], known?:
 
 export const bufferRule: Rule = {
   id: 'trinity.buffer',
-  upstream: ['BufferConfigValidator.validate', 'BufferConfigValidator._fill_taskset_config', 'BufferConfigValidator._check_explorer_input', 'BufferConfigValidator._check_trainer_input', 'BufferConfigValidator._check_data_processor'],
+  upstream: [
+    'BufferConfigValidator.validate',
+    'BufferConfigValidator._fill_taskset_config',
+    'BufferConfigValidator._check_explorer_input',
+    'BufferConfigValidator._check_trainer_input',
+    'BufferConfigValidator._check_data_processor',
+  ],
   run(ctx) {
     const v = ctx.view;
     const mode = modeOf(v);
@@ -62,7 +68,10 @@ export const bufferRule: Rule = {
       const train: [string, Record<string, unknown>][] = hasTaskset
         ? [['buffer.explorer_input.taskset', (ts ?? {}) as Record<string, unknown>]]
         : items(v, 'buffer.explorer_input.tasksets').map((t, i) => [`buffer.explorer_input.tasksets[${i}]`, t]);
-      const evals: [string, Record<string, unknown>][] = items(v, 'buffer.explorer_input.eval_tasksets').map((t, i) => [`buffer.explorer_input.eval_tasksets[${i}]`, t]);
+      const evals: [string, Record<string, unknown>][] = items(v, 'buffer.explorer_input.eval_tasksets').map((t, i) => [
+        `buffer.explorer_input.eval_tasksets[${i}]`,
+        t,
+      ]);
       for (const [p, t] of train) pathRequired(ctx, p, false, t);
       for (const [p, t] of evals) pathRequired(ctx, p, true, t);
       for (const [p, t] of [...train, ...evals]) storageCheck(ctx, `${p}.storage_type`, TASKSET_STORAGE, t.storage_type ?? 'file');
@@ -71,7 +80,11 @@ export const bufferRule: Rule = {
         report(ctx, {
           severity: 'warning',
           code: 'trinity.buffer.fully-async-eval',
-          message: l10n.t('Eval tasksets are not supported in fully asynchronous synchronization style: the validator of {0} rejects this config ({1} runs it).', 'pan-x-c@0ccf77cf', 'agentscope-ai@1c35a79b'),
+          message: l10n.t(
+            'Eval tasksets are not supported in fully asynchronous synchronization style: the validator of {0} rejects this config ({1} runs it).',
+            'pan-x-c@0ccf77cf',
+            'agentscope-ai@1c35a79b',
+          ),
           path: 'buffer.explorer_input.eval_tasksets',
           related: [{ path: 'synchronizer.sync_style', message: l10n.t("sync_style is '{0}'", 'fully_async') }],
         });
@@ -79,7 +92,11 @@ export const bufferRule: Rule = {
     }
     if (mode !== 'bench') {
       if (v.has('buffer.trainer_input.experience_buffer')) storageCheck(ctx, 'buffer.trainer_input.experience_buffer.storage_type', BUFFER_STORAGE);
-      if ((mode === 'both' || mode === 'colocate') && v.has('buffer.trainer_input.experience_buffer') && v.str('buffer.trainer_input.experience_buffer.storage_type') === 'file') {
+      if (
+        (mode === 'both' || mode === 'colocate') &&
+        v.has('buffer.trainer_input.experience_buffer') &&
+        v.str('buffer.trainer_input.experience_buffer.storage_type') === 'file'
+      ) {
         const fix = setValueFix(ctx, 'buffer.trainer_input.experience_buffer.storage_type', 'queue', l10n.t("Change to '{0}'", 'queue'));
         report(ctx, {
           severity: 'info',
@@ -109,7 +126,14 @@ export const bufferRule: Rule = {
     }
     // the task pipeline writes a new dataset: it refuses one that is already there
     const out = v.str('data_processor.task_pipeline.output.path');
-    if (out && ctx.checkPaths && v.has('data_processor.task_pipeline') && ['explore', 'train', 'both', 'colocate'].includes(mode) && classifyPath(out) === 'local' && resolveLocalPath(out, ctx.roots, ctx.file).found) {
+    if (
+      out &&
+      ctx.checkPaths &&
+      v.has('data_processor.task_pipeline') &&
+      ['explore', 'train', 'both', 'colocate'].includes(mode) &&
+      classifyPath(out) === 'local' &&
+      resolveLocalPath(out, ctx.roots, ctx.file).found
+    ) {
       report(ctx, {
         severity: 'error',
         code: 'trinity.data.task-pipeline-output-exists',
@@ -143,7 +167,9 @@ function pathRequired(ctx: RuleContext, p: string, isEval: boolean, item: Record
   report(ctx, {
     severity: 'error',
     code: isEval ? 'trinity.buffer.eval-taskset-path' : 'trinity.buffer.taskset-path',
-    message: isEval ? l10n.t("Eval taskset{0}'s path is not configured.", verbatim(name ? ` [${name}]` : '')) : l10n.t("Train taskset{0}'s path is not configured.", verbatim(name ? ` [${name}]` : '')),
+    message: isEval
+      ? l10n.t("Eval taskset{0}'s path is not configured.", verbatim(name ? ` [${name}]` : ''))
+      : l10n.t("Train taskset{0}'s path is not configured.", verbatim(name ? ` [${name}]` : '')),
     path: `${p}.path`,
     span: v.has(`${p}.path`) ? v.span(`${p}.path`) : v.keySpan(p),
   });

@@ -68,7 +68,11 @@ export function intOf(o: Record<string, unknown>, key: string, dflt: number): nu
   return undefined;
 }
 
-const SYNC_STYLE = { values: ['fixed', 'trainer_driven', 'explorer_driven', 'fully_async'], aliases: { dynamic_by_explorer: 'explorer_driven', dynamic_by_trainer: 'trainer_driven' }, caseInsensitive: true };
+const SYNC_STYLE = {
+  values: ['fixed', 'trainer_driven', 'explorer_driven', 'fully_async'],
+  aliases: { dynamic_by_explorer: 'explorer_driven', dynamic_by_trainer: 'trainer_driven' },
+  caseInsensitive: true,
+};
 
 /** `synchronizer.sync_style` as SyncStyle reads it (any case, the dynamic_by_* aliases), `fixed` when unset. */
 export function syncStyleOf(v: ConfigView): string | undefined {

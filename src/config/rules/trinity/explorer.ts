@@ -7,7 +7,11 @@ import { report, setValueFix, type Rule } from '../context';
 import { atLeast06, items } from './common';
 
 const CONCURRENT = ['sequential', 'asynchronous', 'multi-threading'];
-const SYNC_STYLE = { values: ['fixed', 'trainer_driven', 'explorer_driven'], aliases: { dynamic_by_explorer: 'explorer_driven', dynamic_by_trainer: 'trainer_driven' }, caseInsensitive: true };
+const SYNC_STYLE = {
+  values: ['fixed', 'trainer_driven', 'explorer_driven'],
+  aliases: { dynamic_by_explorer: 'explorer_driven', dynamic_by_trainer: 'trainer_driven' },
+  caseInsensitive: true,
+};
 
 export const explorerRule: Rule = {
   id: 'trinity.explorer',
@@ -30,7 +34,13 @@ export const explorerRule: Rule = {
     if (ratio !== undefined && ratio > 0) {
       if (ratio >= 1) {
         const fix = setValueFix(ctx, 'explorer.over_rollout.ratio', '0.5', l10n.t('Set ratio to 0.5'));
-        report(ctx, { severity: 'error', code: 'trinity.explorer.over-rollout-ratio', message: l10n.t('over_rollout_ratio should be in [0.0, 1.0) (got {0}).', ratio), path: 'explorer.over_rollout.ratio', fixes: fix ? [fix] : undefined });
+        report(ctx, {
+          severity: 'error',
+          code: 'trinity.explorer.over-rollout-ratio',
+          message: l10n.t('over_rollout_ratio should be in [0.0, 1.0) (got {0}).', ratio),
+          path: 'explorer.over_rollout.ratio',
+          fixes: fix ? [fix] : undefined,
+        });
       } else {
         const style = v.str('synchronizer.sync_style');
         if ((style ? enumValue(style, SYNC_STYLE) : 'fixed') === 'fixed') {
@@ -38,7 +48,9 @@ export const explorerRule: Rule = {
           report(ctx, {
             severity: 'error',
             code: 'trinity.explorer.over-rollout-sync-style',
-            message: l10n.t('over_rollout is not compatible with fixed sync_style, please set `synchronizer.sync_style` to `explorer_driven` or `trainer_driven`.'),
+            message: l10n.t(
+              'over_rollout is not compatible with fixed sync_style, please set `synchronizer.sync_style` to `explorer_driven` or `trainer_driven`.',
+            ),
             path: 'explorer.over_rollout.ratio',
             related: [{ path: 'synchronizer.sync_style', message: l10n.t("sync_style is '{0}'", style ?? 'fixed') }],
             fixes: fix ? [fix] : undefined,
@@ -79,7 +91,11 @@ export const explorerRule: Rule = {
         report(ctx, {
           severity: 'error',
           code: 'trinity.explorer.engine-num',
-          message: l10n.t("`explorer.rollout_model.engine_num` must be >= 1 with concurrent_mode '{0}', but got {1}: Trinity divides `buffer.batch_size` by it (0 stops the run with ZeroDivisionError).", mode, engines),
+          message: l10n.t(
+            "`explorer.rollout_model.engine_num` must be >= 1 with concurrent_mode '{0}', but got {1}: Trinity divides `buffer.batch_size` by it (0 stops the run with ZeroDivisionError).",
+            mode,
+            engines,
+          ),
           path: 'explorer.rollout_model.engine_num',
           related: [{ path: 'explorer.concurrent_mode', message: l10n.t("concurrent_mode is '{0}'", mode) }],
           fixes: fix ? [fix] : undefined,
@@ -90,7 +106,14 @@ export const explorerRule: Rule = {
           report(ctx, {
             severity: 'info',
             code: 'trinity.explorer.runner-cap',
-            message: l10n.t("runner_per_model ({0}) is too large for concurrent_mode '{1}' with batch_size {2} and {3} engines; Trinity uses {4}.", runners, mode, bs, engines, cap),
+            message: l10n.t(
+              "runner_per_model ({0}) is too large for concurrent_mode '{1}' with batch_size {2} and {3} engines; Trinity uses {4}.",
+              runners,
+              mode,
+              bs,
+              engines,
+              cap,
+            ),
             path: v.has('explorer.runner_per_model') ? 'explorer.runner_per_model' : 'explorer.concurrent_mode',
           });
         }
@@ -102,7 +125,13 @@ export const explorerRule: Rule = {
       const message = atLeast06(ctx)
         ? l10n.t("Unknown engine type '{0}': use `vllm`, `sglang`, `tinker` or `external`.", engineType)
         : l10n.t("Unknown engine type '{0}': use `vllm`, `tinker` or `external`.", engineType);
-      report(ctx, { severity: 'error', code: 'trinity.explorer.engine-type', message, path: 'explorer.rollout_model.engine_type', span: v.span('explorer.rollout_model.engine_type') });
+      report(ctx, {
+        severity: 'error',
+        code: 'trinity.explorer.engine-type',
+        message,
+        path: 'explorer.rollout_model.engine_type',
+        span: v.span('explorer.rollout_model.engine_type'),
+      });
     }
   },
 };

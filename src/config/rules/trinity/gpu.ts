@@ -168,16 +168,22 @@ export const gpuRule: Rule = {
       const fixes = [];
       for (let e = b.engines - 1; e >= 1 && fixes.length < 1; e--) {
         const t = b.total - e * b.tp - b.aux;
-        if (t > 0 && (t <= b.gpuPerNode || t % b.gpuPerNode === 0)) fixes.push(setValueFix(ctx, 'explorer.rollout_model.engine_num', String(e), l10n.t('Set engine_num to {0} (trainer gets {1} GPUs)', e, t)));
+        if (t > 0 && (t <= b.gpuPerNode || t % b.gpuPerNode === 0))
+          fixes.push(setValueFix(ctx, 'explorer.rollout_model.engine_num', String(e), l10n.t('Set engine_num to {0} (trainer gets {1} GPUs)', e, t)));
       }
       for (let e = b.engines + 1; e * b.tp + b.aux < b.total && fixes.length < 2; e++) {
         const t = b.total - e * b.tp - b.aux;
-        if (t > 0 && (t <= b.gpuPerNode || t % b.gpuPerNode === 0)) fixes.push(setValueFix(ctx, 'explorer.rollout_model.engine_num', String(e), l10n.t('Set engine_num to {0} (trainer gets {1} GPUs)', e, t), false));
+        if (t > 0 && (t <= b.gpuPerNode || t % b.gpuPerNode === 0))
+          fixes.push(setValueFix(ctx, 'explorer.rollout_model.engine_num', String(e), l10n.t('Set engine_num to {0} (trainer gets {1} GPUs)', e, t), false));
       }
       report(ctx, {
         severity: 'error',
         code: 'trinity.gpu.trainer-whole-nodes',
-        message: l10n.t('Trainer must use an integer number of nodes, but got trainer_gpu_num ({0}) with gpu_per_node ({1}). Change `engine_num` or `tensor_parallel_size` in the explorer config.', b.trainer, b.gpuPerNode),
+        message: l10n.t(
+          'Trainer must use an integer number of nodes, but got trainer_gpu_num ({0}) with gpu_per_node ({1}). Change `engine_num` or `tensor_parallel_size` in the explorer config.',
+          b.trainer,
+          b.gpuPerNode,
+        ),
         path: rolloutKey(v),
         related,
         fixes: fixes.filter((f): f is NonNullable<typeof f> => !!f),
@@ -206,17 +212,43 @@ function colocate(ctx: RuleContext, b: Budget): void {
     const fix = setValueFix(ctx, path, '1', l10n.t('Set to 1'));
     report(ctx, { severity: 'error', code, message, path, related: [{ path: 'mode', message: l10n.t("mode is 'colocate'") }], fixes: fix ? [fix] : undefined });
   };
-  if (b.engines !== 1) one('explorer.rollout_model.engine_num', 'trinity.gpu.colocate-engines', l10n.t('In colocate mode, `explorer.rollout_model.engine_num` must be set to 1.'));
+  if (b.engines !== 1)
+    one('explorer.rollout_model.engine_num', 'trinity.gpu.colocate-engines', l10n.t('In colocate mode, `explorer.rollout_model.engine_num` must be set to 1.'));
   if (b.tp !== 1 && atLeast06(ctx)) {
     // 0.6 checks the whole engine: gpu_per_engine = DP × TP × PP
-    const key = ['tensor_parallel_size', 'data_parallel_size', 'pipeline_parallel_size'].map((k) => `explorer.rollout_model.${k}`).find((k) => (v.num(k) ?? 1) > 1) ?? 'explorer.rollout_model.tensor_parallel_size';
-    one(key, 'trinity.gpu.colocate-tp', l10n.t('In colocate mode, `explorer.rollout_model.gpu_per_engine` must be set to 1 (it is {0} = data_parallel_size × tensor_parallel_size × pipeline_parallel_size).', b.tp));
-  } else if (b.tp !== 1) one('explorer.rollout_model.tensor_parallel_size', 'trinity.gpu.colocate-tp', l10n.t('In colocate mode, `explorer.rollout_model.tensor_parallel_size` must be set to 1.'));
+    const key =
+      ['tensor_parallel_size', 'data_parallel_size', 'pipeline_parallel_size'].map((k) => `explorer.rollout_model.${k}`).find((k) => (v.num(k) ?? 1) > 1) ??
+      'explorer.rollout_model.tensor_parallel_size';
+    one(
+      key,
+      'trinity.gpu.colocate-tp',
+      l10n.t(
+        'In colocate mode, `explorer.rollout_model.gpu_per_engine` must be set to 1 (it is {0} = data_parallel_size × tensor_parallel_size × pipeline_parallel_size).',
+        b.tp,
+      ),
+    );
+  } else if (b.tp !== 1)
+    one(
+      'explorer.rollout_model.tensor_parallel_size',
+      'trinity.gpu.colocate-tp',
+      l10n.t('In colocate mode, `explorer.rollout_model.tensor_parallel_size` must be set to 1.'),
+    );
   if (v.len('explorer.auxiliary_models') > 0) {
-    report(ctx, { severity: 'error', code: 'trinity.gpu.colocate-aux', message: l10n.t('In colocate mode, auxiliary models are not supported.'), path: 'explorer.auxiliary_models', related: [{ path: 'mode', message: l10n.t("mode is 'colocate'") }] });
+    report(ctx, {
+      severity: 'error',
+      code: 'trinity.gpu.colocate-aux',
+      message: l10n.t('In colocate mode, auxiliary models are not supported.'),
+      path: 'explorer.auxiliary_models',
+      related: [{ path: 'mode', message: l10n.t("mode is 'colocate'") }],
+    });
   }
   const sp = v.num('trainer.ulysses_sequence_parallel_size');
-  if (sp !== undefined && sp > 1) one('trainer.ulysses_sequence_parallel_size', 'trinity.gpu.colocate-sp', l10n.t('In colocate mode, `trainer.ulysses_sequence_parallel_size` must be set to 1.'));
+  if (sp !== undefined && sp > 1)
+    one(
+      'trainer.ulysses_sequence_parallel_size',
+      'trinity.gpu.colocate-sp',
+      l10n.t('In colocate mode, `trainer.ulysses_sequence_parallel_size` must be set to 1.'),
+    );
 }
 
 /** veRL's `_check_parallel_config`: sp divides the trainer GPUs; the batch divides GPUs ÷ sp. */
@@ -227,7 +259,10 @@ function batchRules(ctx: RuleContext, b: Budget): void {
   if ((v.str('trainer.trainer_type') ?? 'verl') !== 'verl') return;
   if (!(v.str('trainer.trainer_strategy') ?? 'fsdp').startsWith('fsdp')) return;
   const actorSp = v.num('trainer.trainer_config.actor_rollout_ref.actor.ulysses_sequence_parallel_size');
-  const spKey = actorSp !== undefined && actorSp > 0 ? 'trainer.trainer_config.actor_rollout_ref.actor.ulysses_sequence_parallel_size' : 'trainer.ulysses_sequence_parallel_size';
+  const spKey =
+    actorSp !== undefined && actorSp > 0
+      ? 'trainer.trainer_config.actor_rollout_ref.actor.ulysses_sequence_parallel_size'
+      : 'trainer.ulysses_sequence_parallel_size';
   let sp = v.num(spKey);
   if (sp === undefined) return;
   if (sp < 1) sp = 1;
@@ -263,7 +298,13 @@ function batchRules(ctx: RuleContext, b: Budget): void {
     report(ctx, {
       severity: 'error',
       code: 'trinity.batch.divisible',
-      message: l10n.t('The batch size ({0}) must be divisible by the number of trainer GPUs ({1}) divided by the sequence parallelism size ({2}){3}.', tbs, world, sp, derived),
+      message: l10n.t(
+        'The batch size ({0}) must be divisible by the number of trainer GPUs ({1}) divided by the sequence parallelism size ({2}){3}.',
+        tbs,
+        world,
+        sp,
+        derived,
+      ),
       path: key,
       related: [...gpuRelated, ...relatedOf(v, [spKey]), ...(explicit ? [] : relatedOf(v, ['algorithm.repeat_times']))],
       fixes: fixes.filter((f): f is NonNullable<typeof f> => !!f),

@@ -29,14 +29,32 @@ export const m2poRule: Rule = {
     const trainer = v.str('trainer.trainer_type') ?? 'verl';
     const engine = verlEngine(ctx);
     if (trainer !== 'verl') {
-      report(ctx, { severity: 'error', code: 'trinity.algorithm.m2po-engine', message: l10n.t('M2PO requires the veRL >= 0.8 engine backend. Legacy veRL and Tinker split the objective before Trinity can construct one global optimizer-batch mask.'), path: 'trainer.trainer_type', related });
+      report(ctx, {
+        severity: 'error',
+        code: 'trinity.algorithm.m2po-engine',
+        message: l10n.t(
+          'M2PO requires the veRL >= 0.8 engine backend. Legacy veRL and Tinker split the objective before Trinity can construct one global optimizer-batch mask.',
+        ),
+        path: 'trainer.trainer_type',
+        related,
+      });
     } else if (engine === false && ctx.verl) {
-      report(ctx, { severity: 'error', code: 'trinity.algorithm.m2po-engine', message: l10n.t('M2PO requires the veRL >= 0.8 engine backend ({0}). Legacy veRL and Tinker split the objective before Trinity can construct one global optimizer-batch mask.', verlSource(ctx.verl)), path: 'algorithm.algorithm_type' });
+      report(ctx, {
+        severity: 'error',
+        code: 'trinity.algorithm.m2po-engine',
+        message: l10n.t(
+          'M2PO requires the veRL >= 0.8 engine backend ({0}). Legacy veRL and Tinker split the objective before Trinity can construct one global optimizer-batch mask.',
+          verlSource(ctx.verl),
+        ),
+        path: 'algorithm.algorithm_type',
+      });
     } else if (engine === undefined) {
       report(ctx, {
         severity: 'info',
         code: 'trinity.algorithm.m2po-verl-unknown',
-        message: l10n.t('M2PO requires the veRL >= 0.8 engine backend; this workspace does not say which verl it has (Trinity-RFT 0.6 itself pins verl==0.7.1, which M2PO refuses). Pin `verl>=0.8`.'),
+        message: l10n.t(
+          'M2PO requires the veRL >= 0.8 engine backend; this workspace does not say which verl it has (Trinity-RFT 0.6 itself pins verl==0.7.1, which M2PO refuses). Pin `verl>=0.8`.',
+        ),
         path: 'algorithm.algorithm_type',
       });
     }

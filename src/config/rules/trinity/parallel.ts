@@ -50,7 +50,8 @@ const related = (ctx: RuleContext, keys: string[]) =>
     return { path: k, message: x === undefined || x === null ? l10n.t('`{0}` = (default)', k) : verbatim(`\`${k}\` = ${valueText(x)}`) };
   });
 const written = (ctx: RuleContext, e: Engine, key: string) => (ctx.view.has(`${e.path}.${key}`) ? `${e.path}.${key}` : undefined);
-const parallelKeys = (ctx: RuleContext, e: Engine) => ['data_parallel_size', 'tensor_parallel_size', 'pipeline_parallel_size'].map((k) => written(ctx, e, k)).filter((k): k is string => !!k);
+const parallelKeys = (ctx: RuleContext, e: Engine) =>
+  ['data_parallel_size', 'tensor_parallel_size', 'pipeline_parallel_size'].map((k) => written(ctx, e, k)).filter((k): k is string => !!k);
 
 /** Runs `check` for each engine when 0.6 is in force and `cluster.gpu_per_node` is known. */
 function perEngine(ctx: RuleContext, check: (e: Engine, gpn: number | undefined) => void): void {
@@ -71,7 +72,14 @@ const multiNodeEngineRule: Rule = {
       report(ctx, {
         severity: 'error',
         code: 'trinity.engine.multinode-whole-nodes',
-        message: l10n.t('Multi-node inference requires gpu_per_engine to be a multiple of cluster.gpu_per_node ({0}), but got gpu_per_engine={1} (data_parallel_size {2} × tensor_parallel_size {3} × pipeline_parallel_size {4}).', gpn, e.gpus, e.dp, e.tp, e.pp),
+        message: l10n.t(
+          'Multi-node inference requires gpu_per_engine to be a multiple of cluster.gpu_per_node ({0}), but got gpu_per_engine={1} (data_parallel_size {2} × tensor_parallel_size {3} × pipeline_parallel_size {4}).',
+          gpn,
+          e.gpus,
+          e.dp,
+          e.tp,
+          e.pp,
+        ),
         path: keys[0] ?? `${e.path}.tensor_parallel_size`,
         related: related(ctx, [...keys.slice(1), 'cluster.gpu_per_node']),
       });
@@ -89,7 +97,14 @@ const vllmDataParallelRule: Rule = {
       report(ctx, {
         severity: 'error',
         code: 'trinity.engine.vllm-dp-multinode',
-        message: l10n.t('vLLM does not support data parallelism in multi-node setups: this engine takes {0} GPUs (DP {1} × TP {2} × PP {3}), more than one node ({4}).', e.gpus, e.dp, e.tp, e.pp, gpn),
+        message: l10n.t(
+          'vLLM does not support data parallelism in multi-node setups: this engine takes {0} GPUs (DP {1} × TP {2} × PP {3}), more than one node ({4}).',
+          e.gpus,
+          e.dp,
+          e.tp,
+          e.pp,
+          gpn,
+        ),
         path: written(ctx, e, 'data_parallel_size') ?? `${e.path}.engine_type`,
         related: related(ctx, [...parallelKeys(ctx, e).filter((k) => !k.endsWith('data_parallel_size')), 'cluster.gpu_per_node']),
         fixes: fix ? [fix] : undefined,
@@ -107,7 +122,11 @@ const sglangTpDpRule: Rule = {
       report(ctx, {
         severity: 'error',
         code: 'trinity.engine.sglang-tp-dp',
-        message: l10n.t('SGLang inference requires tensor_parallel_size to be a multiple of data_parallel_size, but got tensor_parallel_size={0} and data_parallel_size={1}.', e.tp, e.dp),
+        message: l10n.t(
+          'SGLang inference requires tensor_parallel_size to be a multiple of data_parallel_size, but got tensor_parallel_size={0} and data_parallel_size={1}.',
+          e.tp,
+          e.dp,
+        ),
         path: written(ctx, e, 'data_parallel_size') ?? `${e.path}.tensor_parallel_size`,
         related: related(ctx, [`${e.path}.tensor_parallel_size`, `${e.path}.engine_type`]),
       });
@@ -129,7 +148,9 @@ const partialTasksRule: Rule = {
     report(ctx, {
       severity: 'error',
       code: 'trinity.explorer.partial-tasks-sync-style',
-      message: l10n.t('over_rollout is not compatible with fixed sync_style (`return_partial_tasks` is on): set `synchronizer.sync_style` to `explorer_driven` or `trainer_driven`.'),
+      message: l10n.t(
+        'over_rollout is not compatible with fixed sync_style (`return_partial_tasks` is on): set `synchronizer.sync_style` to `explorer_driven` or `trainer_driven`.',
+      ),
       path: 'explorer.over_rollout.return_partial_tasks',
       related: [{ path: 'synchronizer.sync_style', message: l10n.t("sync_style is '{0}'", style ?? 'fixed') }],
       fixes: fix ? [fix] : undefined,
@@ -149,10 +170,20 @@ const parallelMinRule: Rule = {
     for (const e of engines) {
       if (e.type === 'tinker' || e.type === 'external') continue;
       const name = e.path === 'explorer.rollout_model' ? 'rollout_model' : 'auxiliary_model';
-      for (const [key, value] of [['tensor_parallel_size', e.tp], ['data_parallel_size', e.dp], ['pipeline_parallel_size', e.pp]] as const) {
+      for (const [key, value] of [
+        ['tensor_parallel_size', e.tp],
+        ['data_parallel_size', e.dp],
+        ['pipeline_parallel_size', e.pp],
+      ] as const) {
         if (value >= 1) continue;
         const fix = setValueFix(ctx, `${e.path}.${key}`, '1', l10n.t('Set {0} to 1', key));
-        report(ctx, { severity: 'error', code: 'trinity.engine.parallel-min', message: l10n.t('`{0}.{1}` must be >= 1, but got {2}.', name, key, value), path: `${e.path}.${key}`, fixes: fix ? [fix] : undefined });
+        report(ctx, {
+          severity: 'error',
+          code: 'trinity.engine.parallel-min',
+          message: l10n.t('`{0}.{1}` must be >= 1, but got {2}.', name, key, value),
+          path: `${e.path}.${key}`,
+          fixes: fix ? [fix] : undefined,
+        });
       }
     }
   },

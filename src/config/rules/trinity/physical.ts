@@ -40,7 +40,13 @@ const PHYSICAL_BOUNDS: readonly Bound[] = [
 ];
 
 /** 1e-6 rather than 0.000001, as people write learning rates. */
-const show = (x: number) => (x !== 0 && Math.abs(x) < 1e-3 ? x.toExponential().replace(/\.?0+e/, 'e').replace('e-', 'e-') : String(x));
+const show = (x: number) =>
+  x !== 0 && Math.abs(x) < 1e-3
+    ? x
+        .toExponential()
+        .replace(/\.?0+e/, 'e')
+        .replace('e-', 'e-')
+    : String(x);
 
 function range(b: Bound): string {
   const lo = b.min === undefined ? '(-∞' : `${b.minOpen ? '(' : '['}${b.min}`;

@@ -36,7 +36,10 @@ export const syncRule: Rule = {
       report(ctx, {
         severity: 'error',
         code: 'trinity.sync.explorer-interval',
-        message: l10n.t('`synchronizer.explorer_sync_interval` must be >= 1, but got {0}: Trinity divides `explorer.eval_interval` by it (0 stops the run with ZeroDivisionError). Leave it out to use `sync_interval`.', own),
+        message: l10n.t(
+          '`synchronizer.explorer_sync_interval` must be >= 1, but got {0}: Trinity divides `explorer.eval_interval` by it (0 stops the run with ZeroDivisionError). Leave it out to use `sync_interval`.',
+          own,
+        ),
         path: 'synchronizer.explorer_sync_interval',
         fixes: fix ? [fix] : undefined,
       });
@@ -60,9 +63,15 @@ export const syncRule: Rule = {
     const raw = v.str('synchronizer.sync_method');
     const method = raw ? enumValue(raw, SYNC_METHOD) : undefined;
     if (method === 'nccl' && v.has('synchronizer.sync_method') && mode) {
-      const to = mode === 'colocate' ? 'memory' : ['train', 'explore', 'bench', 'serve'].includes(mode) || v.get('model.lora_configs') ? 'checkpoint' : undefined;
+      const to =
+        mode === 'colocate' ? 'memory' : ['train', 'explore', 'bench', 'serve'].includes(mode) || v.get('model.lora_configs') ? 'checkpoint' : undefined;
       if (to) {
-        const why = mode === 'colocate' ? l10n.t('colocate mode') : v.get('model.lora_configs') && !['train', 'explore', 'bench', 'serve'].includes(mode) ? verbatim('LoRA') : l10n.t('`{0}` mode', mode);
+        const why =
+          mode === 'colocate'
+            ? l10n.t('colocate mode')
+            : v.get('model.lora_configs') && !['train', 'explore', 'bench', 'serve'].includes(mode)
+              ? verbatim('LoRA')
+              : l10n.t('`{0}` mode', mode);
         const fix = setValueFix(ctx, 'synchronizer.sync_method', to, l10n.t('Set sync_method to {0}', to));
         report(ctx, {
           severity: 'info',

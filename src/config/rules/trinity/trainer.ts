@@ -22,14 +22,18 @@ export const trainerRule: Rule = {
     const v = ctx.view;
     const runs = trainerValidatorRuns(v, ctx.trinityVersion);
     if (runs) {
-      choice(ctx, 'trainer.trainer_type', ['verl', 'tinker'], 'trinity.trainer.type', 'error', (x) => l10n.t('Invalid trainer type: {0} (expected verl or tinker).', x));
+      choice(ctx, 'trainer.trainer_type', ['verl', 'tinker'], 'trinity.trainer.type', 'error', (x) =>
+        l10n.t('Invalid trainer type: {0} (expected verl or tinker).', x),
+      );
       if ((v.str('trainer.trainer_type') ?? 'verl') === 'verl') {
         choice(ctx, 'trainer.save_hf_checkpoint', ['last', 'always', 'never'], 'trinity.trainer.save-hf-checkpoint', 'error', (x) =>
           l10n.t("Invalid trainer.save_hf_checkpoint: {0}, must be one of 'last', 'always', or 'never'.", x),
         );
       }
     }
-    choice(ctx, 'trainer.trainer_strategy', ['fsdp', 'fsdp2', 'megatron'], 'trinity.trainer.strategy', 'warning', (x) => l10n.t('Unknown trainer_strategy: {0} (fsdp, fsdp2 or megatron).', x));
+    choice(ctx, 'trainer.trainer_strategy', ['fsdp', 'fsdp2', 'megatron'], 'trinity.trainer.strategy', 'warning', (x) =>
+      l10n.t('Unknown trainer_strategy: {0} (fsdp, fsdp2 or megatron).', x),
+    );
     const cfgPath = v.str('trainer.trainer_config_path');
     if (cfgPath) {
       const tc = v.get('trainer.trainer_config');
@@ -48,20 +52,35 @@ export const trainerRule: Rule = {
     }
     const cp = v.num('trainer.megatron.context_parallel_size');
     const megatron = !(v.str('trainer.trainer_strategy') ?? 'fsdp').startsWith('fsdp');
-    if (runs && megatron && cp !== undefined && cp < 1 && (v.str('trainer.trainer_type') ?? 'verl') === 'verl' && v.get('trainer.max_token_len_per_gpu') == null) {
+    if (
+      runs &&
+      megatron &&
+      cp !== undefined &&
+      cp < 1 &&
+      (v.str('trainer.trainer_type') ?? 'verl') === 'verl' &&
+      v.get('trainer.max_token_len_per_gpu') == null
+    ) {
       // `2 * max_model_len / context_parallel_size` for the default max_token_len_per_gpu (0: ZeroDivisionError)
       const fix = setValueFix(ctx, 'trainer.megatron.context_parallel_size', '1', l10n.t('Set {0} to 1', 'context_parallel_size'));
       report(ctx, {
         severity: 'error',
         code: 'trinity.trainer.context-parallel',
-        message: l10n.t('`trainer.megatron.context_parallel_size` must be >= 1, but got {0}: with Megatron and no `trainer.max_token_len_per_gpu`, Trinity divides 2 × `model.max_model_len` by it (0 stops the run with ZeroDivisionError).', cp),
+        message: l10n.t(
+          '`trainer.megatron.context_parallel_size` must be >= 1, but got {0}: with Megatron and no `trainer.max_token_len_per_gpu`, Trinity divides 2 × `model.max_model_len` by it (0 stops the run with ZeroDivisionError).',
+          cp,
+        ),
         path: 'trainer.megatron.context_parallel_size',
         fixes: fix ? [fix] : undefined,
       });
     }
     const sp = v.num('trainer.ulysses_sequence_parallel_size');
     if (sp !== undefined && sp < 1 && v.has('trainer.ulysses_sequence_parallel_size')) {
-      report(ctx, { severity: 'info', code: 'trinity.trainer.sp-min', message: l10n.t('Sequence parallel size {0} is invalid; Trinity uses 1.', sp), path: 'trainer.ulysses_sequence_parallel_size' });
+      report(ctx, {
+        severity: 'info',
+        code: 'trinity.trainer.sp-min',
+        message: l10n.t('Sequence parallel size {0} is invalid; Trinity uses 1.', sp),
+        path: 'trainer.ulysses_sequence_parallel_size',
+      });
     }
   },
 };

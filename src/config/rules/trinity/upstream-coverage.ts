@@ -10,7 +10,8 @@ import type { Rule } from '../context';
 /** Upstream checks made outside the Trinity rules, and where. */
 const CHECKED_ELSEWHERE: Readonly<Record<string, string>> = {
   'DeprecatedConfigValidator.validate': 'x-deprecated on explorer.runner_num (trinity.deprecated-key)',
-  'AlgorithmConfigValidator.validate': 'the registry names of algorithm_type, sample_strategy, policy_loss_fn, advantage_fn, kl_loss_fn, kl_penalty_fn and entropy_loss_fn (names.unknown); warmup_style: x-deprecated (trinity.deprecated-key); check_config: the algorithm rules',
+  'AlgorithmConfigValidator.validate':
+    'the registry names of algorithm_type, sample_strategy, policy_loss_fn, advantage_fn, kl_loss_fn, kl_penalty_fn and entropy_loss_fn (names.unknown); warmup_style: x-deprecated (trinity.deprecated-key); check_config: the algorithm rules',
   'MonitorConfigValidator.validate': 'the registry name of monitor_type (names.unknown)',
   'BufferConfigValidator._check_explorer_input: Selector': 'the registry name of data_selector.selector_type (names.unknown)',
   'BufferConfigValidator._check_trainer_input: Selector': 'the registry name of data_selector.selector_type (names.unknown)',
@@ -27,8 +28,9 @@ const NOT_TRANSCRIBED: Readonly<Record<string, string>> = {
   'ModelConfigValidator._check_model_len: When `model.enable_prompt_truncation` is True': 'unreachable: max_prompt_tokens is always set by then',
   'BufferConfigValidator.validate: Failed to create buffer dir': 'creates the directory at run time',
   'BufferConfigValidator._default_storage_path': 'computes a default path; checks nothing',
-  'BufferConfigValidator._check_trainer_input: `buffer.trainer_input.experience_buffer` is required when `mode` is `train`.': 'unreachable: the experience buffer is created just above when missing',
-  'GPUMemoryValidator': "needs the model's weights and a GPU (torch.cuda) to estimate memory; not a fact of the config",
+  'BufferConfigValidator._check_trainer_input: `buffer.trainer_input.experience_buffer` is required when `mode` is `train`.':
+    'unreachable: the experience buffer is created just above when missing',
+  GPUMemoryValidator: "needs the model's weights and a GPU (torch.cuda) to estimate memory; not a fact of the config",
   'AlgorithmType.default_config': 'abstract',
 };
 

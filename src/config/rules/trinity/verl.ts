@@ -40,15 +40,25 @@ export const verlEngineRule: Rule = {
     const paths = leaves(v.get('trainer.trainer_config'));
     if (!paths.length) return;
     const mapped = paths.map((p) => [p, trinityKeyFor(p)] as const);
-    const use = mapped.filter(([, k]) => k).slice(0, SHOWN).map(([p, k]) => l10n.t('`{0}` for `{1}`', k, p));
+    const use = mapped
+      .filter(([, k]) => k)
+      .slice(0, SHOWN)
+      .map(([p, k]) => l10n.t('`{0}` for `{1}`', k, p));
     const none = mapped.filter(([, k]) => !k).map(([p]) => `\`${p}\``);
     const parts: Text[] = [];
     if (use.length) parts.push(l10n.t(' Use {0} instead.', list(use)));
-    if (none.length) parts.push(l10n.t(' No Trinity key sets {0}: veRL uses its own default.', list(none.length > SHOWN ? [...none.slice(0, SHOWN), '…'] : none)));
+    if (none.length)
+      parts.push(l10n.t(' No Trinity key sets {0}: veRL uses its own default.', list(none.length > SHOWN ? [...none.slice(0, SHOWN), '…'] : none)));
     report(ctx, {
       severity: 'warning',
       code: 'trinity.trainer.verl-config-ignored',
-      message: l10n.t('verl ≥ {0} ({1}): Trinity-RFT builds veRL\'s config from Trinity keys, so `trainer.trainer_config` is ignored.{2}{3}', VERL_ENGINE_SINCE.replace(/\.0$/, ''), verlSource(ctx.verl), parts[0] ?? verbatim(''), parts[1] ?? verbatim('')),
+      message: l10n.t(
+        "verl ≥ {0} ({1}): Trinity-RFT builds veRL's config from Trinity keys, so `trainer.trainer_config` is ignored.{2}{3}",
+        VERL_ENGINE_SINCE.replace(/\.0$/, ''),
+        verlSource(ctx.verl),
+        parts[0] ?? verbatim(''),
+        parts[1] ?? verbatim(''),
+      ),
       path: 'trainer.trainer_config',
       tags: ['unnecessary'],
     });

@@ -24,7 +24,10 @@ async function exercise(checker: ConfigChecker, dir: string) {
   assert.equal(resolved.model.model_path, 'Qwen/Qwen2.5-0.5B-Instruct', 'interpolations resolved');
   // unsaved text overrides the file
   const r2 = await checker.check(file, trinity());
-  assert.deepEqual(r2.diagnostics.filter((x) => x.severity === 'error'), []);
+  assert.deepEqual(
+    r2.diagnostics.filter((x) => x.severity === 'error'),
+    [],
+  );
   const other = await checker.check(file, 'apiVersion: v1\nkind: Pod\n');
   assert.deepEqual([other.kind, other.diagnostics, other.resolved], [null, [], undefined]);
   fs.writeFileSync(path.join(dir, 'bin.yaml'), Buffer.from([0, 1, 2, 3]));

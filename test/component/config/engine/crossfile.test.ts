@@ -33,7 +33,10 @@ test('trinity-online: the generated serve + train pair agrees; a planted mismatc
   const ok = check(explorer, trainer, dir);
   for (const a of [ok.explorer, ok.trainer]) {
     assert.ok(a.docs[0].facts, 'the cross-file check sees the file as half of a job');
-    assert.deepEqual(a.findings.filter((f) => f.code.startsWith('crossfile') || f.severity === 'error').map((f) => `${f.code} ${render(f.message)}`), []);
+    assert.deepEqual(
+      a.findings.filter((f) => f.code.startsWith('crossfile') || f.severity === 'error').map((f) => `${f.code} ${render(f.message)}`),
+      [],
+    );
   }
   const bad = trainer.replace(/name: (\S+)_experiences/, 'name: $1_other_experiences');
   assert.notEqual(bad, trainer, 'the trainer names the shared experience buffer');

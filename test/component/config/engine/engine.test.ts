@@ -18,7 +18,10 @@ const FILES = 120;
 function seeds(): string[] {
   const out = [trinity(), fs.readFileSync(path.join(repoRoot, 'sample-workspace', 'gsm8k', 'gsm8k.yaml'), 'utf8')];
   if (hasShared) {
-    const walk = (d: string): string[] => fs.readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : /\.ya?ml$/.test(e.name) ? [path.join(d, e.name)] : []));
+    const walk = (d: string): string[] =>
+      fs
+        .readdirSync(d, { withFileTypes: true })
+        .flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : /\.ya?ml$/.test(e.name) ? [path.join(d, e.name)] : []));
     for (const f of walk(path.join(sharedDir, 'corpus')).sort()) {
       const text = fs.readFileSync(f, 'utf8');
       if (!/^#\s*agentrl:\s*none/m.test(text)) out.push(text);
@@ -45,13 +48,22 @@ test(`agentrl check on ${FILES} hostile mutations of the corpus (seed ${SEED}): 
     fs.writeFileSync(path.join(dir, name), text);
     names.push(name);
   }
-  const run = spawnSync(process.execPath, [bundle, 'check', '--format', 'json', '--no-paths', ...names], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH }, timeout: 50_000, maxBuffer: 256 * 1024 * 1024 });
+  const run = spawnSync(process.execPath, [bundle, 'check', '--format', 'json', '--no-paths', ...names], {
+    cwd: dir,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH },
+    timeout: 50_000,
+    maxBuffer: 256 * 1024 * 1024,
+  });
   assert.equal(run.error, undefined, `the CLI did not finish: ${run.error?.message}`);
   assert.equal(run.signal, null);
   assert.ok(run.status === 0 || run.status === 1, `exit ${run.status}\n${run.stderr.slice(0, 2000)}`);
   assert.equal(run.stderr, '', 'nothing on stderr (no stack trace)');
   const results = JSON.parse(run.stdout) as Result[];
-  assert.deepEqual(results.map((x) => x.file), names);
+  assert.deepEqual(
+    results.map((x) => x.file),
+    names,
+  );
   const codes = new Set<string>();
   for (const x of results) {
     assert.notEqual(x.kind, null, `${x.file} reported as not a config`);
@@ -66,7 +78,13 @@ test(`agentrl check on ${FILES} hostile mutations of the corpus (seed ${SEED}): 
   }
   for (const code of ['yaml.syntax', 'input.too-deep', 'input.kind-guessed']) assert.ok(codes.has(code), `no case reached ${code}`);
   // the text summary counts every named file as a config
-  const text = spawnSync(process.execPath, [bundle, 'check', '--no-paths', ...names.slice(0, 20)], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH }, timeout: 50_000, maxBuffer: 64 * 1024 * 1024 });
+  const text = spawnSync(process.execPath, [bundle, 'check', '--no-paths', ...names.slice(0, 20)], {
+    cwd: dir,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH },
+    timeout: 50_000,
+    maxBuffer: 64 * 1024 * 1024,
+  });
   const summary = text.stdout.trimEnd().split('\n').pop();
   assert.match(summary ?? '', /in 20 configs of 20 files$/);
 });

@@ -143,7 +143,12 @@ function splitTopLevel(s: string, sep: string): string[] {
 }
 
 export function describeShape(s: Shape): string {
-  const base = s.kind === 'class' || s.kind === 'enum' ? `${s.kind} ${s.name}` : s.kind === 'list' || s.kind === 'map' ? `${s.kind}[${s.item ? describeShape(s.item) : '?'}]` : s.kind;
+  const base =
+    s.kind === 'class' || s.kind === 'enum'
+      ? `${s.kind} ${s.name}`
+      : s.kind === 'list' || s.kind === 'map'
+        ? `${s.kind}[${s.item ? describeShape(s.item) : '?'}]`
+        : s.kind;
   return s.nullable && s.kind !== 'any' ? `${base} | None` : base;
 }
 

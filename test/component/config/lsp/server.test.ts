@@ -16,7 +16,10 @@ const uriOf = (f: string) => pathToFileURL(f).toString();
 
 before(async () => {
   root = tempDir('agentrl-lsp-');
-  fs.writeFileSync(path.join(root, 'flows.py'), 'from trinity.common.workflows import WORKFLOWS\n\n\n@WORKFLOWS.register_module("my_flow")\nclass MyFlow:\n    pass\n');
+  fs.writeFileSync(
+    path.join(root, 'flows.py'),
+    'from trinity.common.workflows import WORKFLOWS\n\n\n@WORKFLOWS.register_module("my_flow")\nclass MyFlow:\n    pass\n',
+  );
   lsp = LspProcess.start(process.execPath, [path.join(repoRoot, 'dist', 'server.js'), '--stdio'], { cwd: root });
   lsp.configuration = (section) => (section === 'agentrl.config' ? { debounceMs: 0 } : null);
   await lsp.initialize(uriOf(root), { locale: 'en', settings: { debounceMs: 0 } });
@@ -55,7 +58,11 @@ test('other YAML gets no diagnostics and kind null', async () => {
   await lsp.open(uri, 'apiVersion: v1\nkind: Pod\nmetadata: {name: x}\n');
   await sleep(300);
   assert.equal(lsp.diagnostics.get(uri), undefined);
-  assert.ok(lsp.notifications.some((n) => n.method === 'agentrl/documentKind' && (n.params as { uri: string; kind: unknown }).uri === uri && (n.params as { kind: unknown }).kind === null));
+  assert.ok(
+    lsp.notifications.some(
+      (n) => n.method === 'agentrl/documentKind' && (n.params as { uri: string; kind: unknown }).uri === uri && (n.params as { kind: unknown }).kind === null,
+    ),
+  );
 });
 
 test('completion, hover, definition, links, symbols and a quick fix', async () => {
@@ -69,10 +76,16 @@ test('completion, hover, definition, links, symbols and a quick fix', async () =
   const col = text.split('\n')[line].indexOf('grpo');
   const items = await lsp.request<{ label: string }[]>('textDocument/completion', { textDocument: { uri }, position: { line, character: col } });
   assert.ok(items.some((i) => i.label === 'grpo'));
-  const h = await lsp.request<{ contents: { value: string } }>('textDocument/hover', { textDocument: { uri }, position: { line: lineOf(text, 'sync_interval'), character: 4 } });
+  const h = await lsp.request<{ contents: { value: string } }>('textDocument/hover', {
+    textDocument: { uri },
+    position: { line: lineOf(text, 'sync_interval'), character: 4 },
+  });
   assert.match(h.contents.value, /sync_interval/);
   const wfLine = lineOf(text, 'my_flow');
-  const defs = await lsp.request<{ uri: string; range: { start: { line: number } } }[]>('textDocument/definition', { textDocument: { uri }, position: { line: wfLine, character: text.split('\n')[wfLine].indexOf('my_flow') + 2 } });
+  const defs = await lsp.request<{ uri: string; range: { start: { line: number } } }[]>('textDocument/definition', {
+    textDocument: { uri },
+    position: { line: wfLine, character: text.split('\n')[wfLine].indexOf('my_flow') + 2 },
+  });
   assert.equal(defs[0].uri, uriOf(path.join(root, 'flows.py')));
   assert.equal(defs[0].range.start.line, 4);
   const links = await lsp.request<{ target: string }[]>('textDocument/documentLink', { textDocument: { uri } });
@@ -80,7 +93,11 @@ test('completion, hover, definition, links, symbols and a quick fix', async () =
   const symbols = await lsp.request<{ name: string }[]>('textDocument/documentSymbol', { textDocument: { uri } });
   assert.ok(symbols.some((s) => s.name === 'synchronizer'));
   const bad = diags.diagnostics.find((x) => x.code === 'trinity.sync.interval')!;
-  const actions = await lsp.request<{ title: string; edit: { changes: Record<string, { newText: string }[]> } }[]>('textDocument/codeAction', { textDocument: { uri }, range: bad.range, context: { diagnostics: [bad] } });
+  const actions = await lsp.request<{ title: string; edit: { changes: Record<string, { newText: string }[]> } }[]>('textDocument/codeAction', {
+    textDocument: { uri },
+    range: bad.range,
+    context: { diagnostics: [bad] },
+  });
   const fix = actions.find((a) => a.title === 'Set sync_interval to 1')!;
   assert.equal(fix.edit.changes[uri][0].newText, '1');
 });
@@ -95,8 +112,15 @@ test('the bundle the client passes (vscode.l10n.bundle) translates diagnostics a
   await fr.open(uri, trinity({ synchronizer: { sync_interval: 0 } }));
   const bad = (await got).diagnostics.find((x) => x.code === 'trinity.sync.interval')!;
   assert.equal(bad.message, '`sync_interval` doit être positif.');
-  const actions = await fr.request<{ title: string }[]>('textDocument/codeAction', { textDocument: { uri }, range: bad.range, context: { diagnostics: [bad] } });
-  assert.ok(actions.some((a) => a.title === 'Mettre sync_interval à 1'), JSON.stringify(actions));
+  const actions = await fr.request<{ title: string }[]>('textDocument/codeAction', {
+    textDocument: { uri },
+    range: bad.range,
+    context: { diagnostics: [bad] },
+  });
+  assert.ok(
+    actions.some((a) => a.title === 'Mettre sync_interval à 1'),
+    JSON.stringify(actions),
+  );
   await fr.stop();
 });
 
@@ -110,7 +134,10 @@ test('stdio: a message with non-ASCII text is framed whole, and the server exits
   await zh.open(uri, trinity({ model: { max_response_tokens: 600 } }));
   const d = await got;
   // no bundle from the client: a Chinese locale reads the shipped l10n/bundle.l10n.zh-cn.json
-  assert.ok(d.diagnostics.some((x) => x.message === '`max_prompt_tokens` + `max_response_tokens`（512 + 600）超过了 `max_model_len`（1024）。'), JSON.stringify(d.diagnostics));
+  assert.ok(
+    d.diagnostics.some((x) => x.message === '`max_prompt_tokens` + `max_response_tokens`（512 + 600）超过了 `max_model_len`（1024）。'),
+    JSON.stringify(d.diagnostics),
+  );
   // no shutdown: closing stdin alone must end the process (no orphan when an editor dies)
   const exited = new Promise<number | null>((resolve) => zh.proc.once('exit', (code) => resolve(code)));
   zh.proc.stdin!.end();

@@ -95,7 +95,10 @@ function ourKeys(node: SchemaNode = ajetRoot(), p: string[] = []): { path: strin
 
 function corpusAjetKeys(): Set<string> {
   const keys = new Set<string>();
-  const walk = (d: string): string[] => fs.readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : /\.ya?ml$/.test(e.name) ? [path.join(d, e.name)] : []));
+  const walk = (d: string): string[] =>
+    fs
+      .readdirSync(d, { withFileTypes: true })
+      .flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : /\.ya?ml$/.test(e.name) ? [path.join(d, e.name)] : []));
   for (const f of walk(path.join(sharedDir, 'corpus', 'ajet'))) for (const k of yamlKeys(f)) keys.add(k.path.join('.'));
   return keys;
 }
@@ -112,7 +115,8 @@ function compare(facts: UpFacts, defaults: string): string[] {
     }
     const kind = ourKind(o.node);
     const want = k.shape.kind === 'enum' ? 'str' : k.shape.kind;
-    if (want !== 'any' && kind !== 'any' && want !== kind && !(want === 'map' && kind === 'class')) problems.push(`${where(k.file, k.line)}: ajet.${k.path.join('.')}: upstream ${describeShape(k.shape)}, ours ${kind}`);
+    if (want !== 'any' && kind !== 'any' && want !== kind && !(want === 'map' && kind === 'class'))
+      problems.push(`${where(k.file, k.line)}: ajet.${k.path.join('.')}: upstream ${describeShape(k.shape)}, ours ${kind}`);
   }
   for (const k of yamlKeys(defaults)) {
     const o = ours(k.path);
@@ -123,7 +127,10 @@ function compare(facts: UpFacts, defaults: string): string[] {
     }
     if (isScalar(k.value) || isSeq(k.value)) {
       const value: unknown = k.value.toJSON();
-      if (!sameValue(value, o.node.default)) problems.push(`${where(defaults, k.line)}: ajet.${k.path.join('.')} default: upstream ${JSON.stringify(value)}, ours ${JSON.stringify(o.node.default)}`);
+      if (!sameValue(value, o.node.default))
+        problems.push(
+          `${where(defaults, k.line)}: ajet.${k.path.join('.')} default: upstream ${JSON.stringify(value)}, ours ${JSON.stringify(o.node.default)}`,
+        );
     }
   }
   const theirs = new Set([...schemaPyKeys(facts).map((k) => k.path.join('.')), ...yamlKeys(defaults).map((k) => k.path.join('.')), ...corpusAjetKeys()]);
@@ -131,12 +138,14 @@ function compare(facts: UpFacts, defaults: string): string[] {
   for (const k of ourKeys()) {
     const key = k.path.join('.');
     if (theirs.has(key) || legacy.has(key) || k.node['x-upstream-elsewhere']) continue;
-    problems.push(`schemas/ajet.schema.json: ours has ajet.${key}; no stored AgentJet file has it (${path.basename(SCHEMA_PY)}, ${path.basename(DEFAULT_YAML)}, ../shared/corpus/ajet)`);
+    problems.push(
+      `schemas/ajet.schema.json: ours has ajet.${key}; no stored AgentJet file has it (${path.basename(SCHEMA_PY)}, ${path.basename(DEFAULT_YAML)}, ../shared/corpus/ajet)`,
+    );
   }
   return problems;
 }
 
-test('AgentJet: every key of ajet_config_schema.py and ajet_default.yaml, with type and default, is ours, and ours are upstream\'s', { skip }, () => {
+test("AgentJet: every key of ajet_config_schema.py and ajet_default.yaml, with type and default, is ours, and ours are upstream's", { skip }, () => {
   const problems = compare(upstreamFacts([SCHEMA_PY]), DEFAULT_YAML);
   assert.deepEqual(problems, []);
 });
@@ -156,9 +165,12 @@ test('AgentJet mutants: a key added to a copy of ajet_default.yaml, a field adde
   fs.writeFileSync(pyCopy, py.replace(pyAnchor, `${pyAnchor}    warmup_epochs: int = 0\n`));
   const lineIn = (s: string, needle: string) => s.slice(0, s.indexOf(needle)).split('\n').length;
   const found = compare(upstreamFacts([pyCopy]), yamlCopy).map((p) => p.replace(tmp, '<tmp>'));
-  assert.deepEqual(found.sort(), [
-    `<tmp>/ajet_config_schema.py:${lineIn(py, pyAnchor) + 1}: upstream has ajet.trainer_common.optim.warmup_epochs (int); ours lacks it`,
-    `<tmp>/ajet_default.yaml:${lineIn(text, anchor) + 1}: upstream has ajet.trainer_common.loss_extra_shift; ours lacks it`,
-    `<tmp>/ajet_default.yaml:${lineIn(text, '    val_pass_n: 4\n')}: ajet.trainer_common.val_pass_n default: upstream 8, ours 4`,
-  ].sort());
+  assert.deepEqual(
+    found.sort(),
+    [
+      `<tmp>/ajet_config_schema.py:${lineIn(py, pyAnchor) + 1}: upstream has ajet.trainer_common.optim.warmup_epochs (int); ours lacks it`,
+      `<tmp>/ajet_default.yaml:${lineIn(text, anchor) + 1}: upstream has ajet.trainer_common.loss_extra_shift; ours lacks it`,
+      `<tmp>/ajet_default.yaml:${lineIn(text, '    val_pass_n: 4\n')}: ajet.trainer_common.val_pass_n default: upstream 8, ours 4`,
+    ].sort(),
+  );
 });

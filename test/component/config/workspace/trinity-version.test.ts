@@ -41,18 +41,22 @@ test('probe: a missing interpreter, one without trinity, one with a trinity-rft 
   assert.equal(probe.probe(path.join(bare, 'x')), probe.probe(path.join(bare, 'x')));
 });
 
-test('probe: Trinity 0.5.2\'s own source on the path of the trinity venv', { skip: !hasShared || !fs.existsSync(path.join(repoRoot, '.cache/trinity-venv/.agentrl-ok')) }, async () => {
-  const pythonpath = execFileSync('bash', [path.join(sharedDir, 'upstream/make-trinity-venv.sh'), '--pythonpath'], { encoding: 'utf8' }).trim();
-  const saved = process.env.PYTHONPATH;
-  process.env.PYTHONPATH = pythonpath;
-  try {
-    const r = await new TrinityProbe(30_000).probe(path.join(repoRoot, '.cache/trinity-venv/bin/python'), tmp());
-    assert.equal(r.version, '0.5.2');
-  } finally {
-    if (saved === undefined) delete process.env.PYTHONPATH;
-    else process.env.PYTHONPATH = saved;
-  }
-});
+test(
+  "probe: Trinity 0.5.2's own source on the path of the trinity venv",
+  { skip: !hasShared || !fs.existsSync(path.join(repoRoot, '.cache/trinity-venv/.agentrl-ok')) },
+  async () => {
+    const pythonpath = execFileSync('bash', [path.join(sharedDir, 'upstream/make-trinity-venv.sh'), '--pythonpath'], { encoding: 'utf8' }).trim();
+    const saved = process.env.PYTHONPATH;
+    process.env.PYTHONPATH = pythonpath;
+    try {
+      const r = await new TrinityProbe(30_000).probe(path.join(repoRoot, '.cache/trinity-venv/bin/python'), tmp());
+      assert.equal(r.version, '0.5.2');
+    } finally {
+      if (saved === undefined) delete process.env.PYTHONPATH;
+      else process.env.PYTHONPATH = saved;
+    }
+  },
+);
 
 test('Folders: per-folder settings and versions; the probe refreshes a folder, a failing pull keeps defaults', async () => {
   const a = tmp();
@@ -66,11 +70,12 @@ test('Folders: per-folder settings and versions; the probe refreshes a folder, a
   const fakePy = path.join(b, 'py.sh');
   fs.writeFileSync(fakePy, `#!/bin/sh\nPYTHONPATH=${site} exec python3 "$@"\n`, { mode: 0o755 });
   const folders = new Folders({
-    pull: (root) => asPromise(() => {
-      if (root === a) return { files: { 'x/*.yaml': 'trinity' }, trinityVersion: '0.3.2', probePython: true };
-      if (root === b) return { pythonPath: fakePy, probePython: true, trinityVersion: 'auto' };
-      throw new Error('no settings for the window');
-    }),
+    pull: (root) =>
+      asPromise(() => {
+        if (root === a) return { files: { 'x/*.yaml': 'trinity' }, trinityVersion: '0.3.2', probePython: true };
+        if (root === b) return { pythonPath: fakePy, probePython: true, trinityVersion: 'auto' };
+        throw new Error('no settings for the window');
+      }),
     probe: new TrinityProbe(20_000),
     log: () => undefined,
     changed: (f) => changed.push(f.root),

@@ -17,11 +17,14 @@ async function argvOfAjet(opts: { launcherArgs?: string[]; debugTags?: string[] 
   try {
     const argsFile = path.join(dir, 'args.json');
     const cli = path.join(dir, 'ajet');
-    fs.writeFileSync(cli, `#!/usr/bin/env python3\n# FAKE ajet CLI (test stand-in)\nimport json, sys\njson.dump(sys.argv[1:], open(${JSON.stringify(argsFile)}, "w"))\n`, { mode: 0o755 });
+    fs.writeFileSync(
+      cli,
+      `#!/usr/bin/env python3\n# FAKE ajet CLI (test stand-in)\nimport json, sys\njson.dump(sys.argv[1:], open(${JSON.stringify(argsFile)}, "w"))\n`,
+      { mode: 0o755 },
+    );
     const config = path.join(dir, 'ajet.yaml');
     fs.writeFileSync(config, 'ajet:\n  project_name: x\n');
-    const run = new UpstreamRun({ backbone: 'ajet', cli, config, python: 'python3', runnerDir: '', cwd: dir, env: process.env,
-      ...opts, meta: {} });
+    const run = new UpstreamRun({ backbone: 'ajet', cli, config, python: 'python3', runnerDir: '', cwd: dir, env: process.env, ...opts, meta: {} });
     const ended = new Promise<void>((resolve) => run.once('ended', () => resolve()));
     await run.start();
     await ended;
@@ -58,7 +61,10 @@ test('a run whose record cannot be saved (its run dir deleted meanwhile) still e
     await run.start();
     const summary = await ended;
     assert.equal(summary?.status, 'completed');
-    assert.ok(said.some((t) => /^Could not save the run's record in .*ENOENT/.test(t)), said.join(''));
+    assert.ok(
+      said.some((t) => /^Could not save the run's record in .*ENOENT/.test(t)),
+      said.join(''),
+    );
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

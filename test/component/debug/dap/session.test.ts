@@ -11,7 +11,18 @@ import type { RolloutSummary } from '../../../../src/debug/trajectory/trajectory
 import type { CheckResult } from '../../../../src/feature-api/config-checker';
 import { parseJson, readJson } from '../../../harness/json';
 import {
-  byName, children, collectOutput, latestRun, launch, modelAndWorkspace, readJsonl, scopeVars, sdkPython, skipWithoutModel, startAdapter, topFrame,
+  byName,
+  children,
+  collectOutput,
+  latestRun,
+  launch,
+  modelAndWorkspace,
+  readJsonl,
+  scopeVars,
+  sdkPython,
+  skipWithoutModel,
+  startAdapter,
+  topFrame,
 } from '../helpers';
 
 describe('rollout debug adapter (real model, real runner)', { skip: skipWithoutModel }, () => {
@@ -37,7 +48,15 @@ describe('rollout debug adapter (real model, real runner)', { skip: skipWithoutM
       await dc.continueRequest({ threadId: s.body.threadId! });
       await ended;
       const run = latestRun(env.ws);
-      const [traj] = readJsonl<{ turns: { type: string; edited?: boolean; request: { messages: { content: string }[] }; response?: { choices: { message: { content: string | null } }[] } }[]; reward: number }>(path.join(run, 'trajectories.jsonl'));
+      const [traj] = readJsonl<{
+        turns: {
+          type: string;
+          edited?: boolean;
+          request: { messages: { content: string }[] };
+          response?: { choices: { message: { content: string | null } }[] };
+        }[];
+        reward: number;
+      }>(path.join(run, 'trajectories.jsonl'));
       const llm = traj.turns.filter((t) => t.type === 'llm');
       assert.equal(llm[0].edited, true);
       assert.equal(llm[0].request.messages[0].content, 'What is the weather in Paris?', 'the trajectory keeps what the workflow sent');
@@ -82,13 +101,16 @@ describe('rollout debug adapter (real model, real runner)', { skip: skipWithoutM
   });
 
   test('a plain (task, client) workflow streaming with logprobs: chunks recorded, logprob summary, token ids, reward stop, exact replay', async () => {
-    fs.writeFileSync(path.join(env.ws, 'plainflow.py'), [
-      'def greet(task, client):',
-      '    stream = client.chat.completions.create(model=client.model_path, messages=[{"role": "user", "content": "Hello"}],',
-      '                                            temperature=0, stream=True, logprobs=True, extra_body={"return_token_ids": True})',
-      '    return {"response": "".join(c.choices[0].delta.content or "" for c in stream if c.choices)}',
-      '',
-    ].join('\n'));
+    fs.writeFileSync(
+      path.join(env.ws, 'plainflow.py'),
+      [
+        'def greet(task, client):',
+        '    stream = client.chat.completions.create(model=client.model_path, messages=[{"role": "user", "content": "Hello"}],',
+        '                                            temperature=0, stream=True, logprobs=True, extra_body={"return_token_ids": True})',
+        '    return {"response": "".join(c.choices[0].delta.content or "" for c in stream if c.choices)}',
+        '',
+      ].join('\n'),
+    );
     let { dc, close } = await startAdapter();
     let recorded: string;
     try {
@@ -97,7 +119,10 @@ describe('rollout debug adapter (real model, real runner)', { skip: skipWithoutM
       const s = (await stopped) as DebugProtocol.StoppedEvent;
       assert.equal(s.body.reason, 'breakpoint');
       const stack = (await dc.stackTraceRequest({ threadId: s.body.threadId! })).body.stackFrames;
-      assert.deepEqual(stack.map((f) => f.name), ['Tparis#R0 reward 0', 'llm #1 → "Hello! How can I help you today?"']);
+      assert.deepEqual(
+        stack.map((f) => f.name),
+        ['Tparis#R0 reward 0', 'llm #1 → "Hello! How can I help you today?"'],
+      );
       const resp = await scopeVars(dc, stack[1].id, 'Response');
       assert.equal(byName(resp, 'content').value, '"Hello! How can I help you today?"');
       assert.match(byName(resp, 'logprobs').value, /^\d+ tokens · mean -\d+\.\d{3} · min -\d+\.\d{3} at /);
@@ -190,8 +215,15 @@ describe('rollout debug adapter (real model, real runner)', { skip: skipWithoutM
       const after = seen.slice(atStop + 1);
       const again = after.filter((e) => e.event === 'progressStart');
       assert.ok(again.length >= 1, 'the episode shows its progress again once it goes on');
-      for (const p of again) assert.ok(after.some((e) => e.event === 'progressEnd' && e.id === p.id), `progress ${p.id} never ended`);
-      assert.ok(after.some((e) => e.event === 'progressEnd' && /^reward /.test(e.message ?? '')), `the episode's end shows its reward: ${JSON.stringify(after)}`);
+      for (const p of again)
+        assert.ok(
+          after.some((e) => e.event === 'progressEnd' && e.id === p.id),
+          `progress ${p.id} never ended`,
+        );
+      assert.ok(
+        after.some((e) => e.event === 'progressEnd' && /^reward /.test(e.message ?? '')),
+        `the episode's end shows its reward: ${JSON.stringify(after)}`,
+      );
     } finally {
       await close();
     }
@@ -209,7 +241,10 @@ async function stepThroughOneEpisode(ws: string, base: () => Record<string, unkn
     const s1 = (await stopped) as DebugProtocol.StoppedEvent;
     assert.equal(s1.body.reason, 'breakpoint');
     const threads = (await dc.threadsRequest()).body.threads;
-    assert.deepEqual(threads.map((t) => t.name), ['Tparis#R0']);
+    assert.deepEqual(
+      threads.map((t) => t.name),
+      ['Tparis#R0'],
+    );
     const f1 = await topFrame(dc, s1.body.threadId!);
     assert.match(f1.name, /^llm #1 ▸ request pending/);
     assert.equal(path.basename(f1.source!.path!), 'workflow.py');
@@ -222,7 +257,10 @@ async function stepThroughOneEpisode(ws: string, base: () => Record<string, unkn
     const ev = await dc.evaluateRequest({ expression: 'messages[-1].content', frameId: f1.id, context: 'repl' });
     assert.equal(ev.body.result, '"What is the weather in Paris?"');
     const tools = await children(dc, byName(req, 'tools'));
-    assert.deepEqual(tools.map((t) => t.value), ['tool get_weather', 'tool add']);
+    assert.deepEqual(
+      tools.map((t) => t.value),
+      ['tool get_weather', 'tool add'],
+    );
 
     // stepIn: to the tool call the model asked for
     let next = dc.waitForEvent('stopped', 30000);
@@ -239,7 +277,10 @@ async function stepThroughOneEpisode(ws: string, base: () => Record<string, unkn
     await dc.nextRequest({ threadId: s2.body.threadId! });
     const s3 = (await next) as DebugProtocol.StoppedEvent;
     const stack = (await dc.stackTraceRequest({ threadId: s3.body.threadId! })).body.stackFrames;
-    assert.deepEqual(stack.map((f) => f.name.replace(/\s.*$/, '')), ['llm', 'tool', 'llm']);
+    assert.deepEqual(
+      stack.map((f) => f.name.replace(/\s.*$/, '')),
+      ['llm', 'tool', 'llm'],
+    );
     assert.match(stack[0].name, /^llm #2 ▸ request pending/);
     const msgs3 = await children(dc, byName(await scopeVars(dc, stack[0].id, 'Request'), 'messages'));
     assert.equal(msgs3.length, 3);
@@ -275,7 +316,10 @@ describe('a launch that cannot start is answered, never left waiting (no model n
   test('a launch.json path that is not a string is refused by name', async () => {
     const { dc, close } = await startAdapter();
     try {
-      await assert.rejects(launch(dc, { config, cwd: 5, python: ['python3'] }), /Invalid agentrl launch configuration:\n {2}"cwd" must be a path\n {2}"python" must be a path/);
+      await assert.rejects(
+        launch(dc, { config, cwd: 5, python: ['python3'] }),
+        /Invalid agentrl launch configuration:\n {2}"cwd" must be a path\n {2}"python" must be a path/,
+      );
     } finally {
       await close();
     }
@@ -285,7 +329,10 @@ describe('a launch that cannot start is answered, never left waiting (no model n
     // A broken checker: its result has no diagnostics.
     const { dc, close } = await startAdapter({ checker: { check: () => Promise.resolve({} as CheckResult) } });
     try {
-      await assert.rejects(launch(dc, { config, cwd: dir, model: { baseUrl: 'http://127.0.0.1:9/v1' } }), /^Error: Agent RL: Cannot read properties of undefined \(reading 'filter'\)$/);
+      await assert.rejects(
+        launch(dc, { config, cwd: dir, model: { baseUrl: 'http://127.0.0.1:9/v1' } }),
+        /^Error: Agent RL: Cannot read properties of undefined \(reading 'filter'\)$/,
+      );
     } finally {
       await close();
       fs.rmSync(dir, { recursive: true, force: true });

@@ -23,11 +23,17 @@ describe('live upstream against the real model server', { skip: skipWithoutModel
   test('a JSON call and a streamed call of the same request get the same answer (temperature 0)', async () => {
     const up = new OpenAIUpstream({ baseUrl: model.url + '/' }); // a trailing slash is fine
     try {
-      const request: ChatCompletionRequest = { model: 'tiny-toolcall', messages: [{ role: 'user', content: 'What is 2 plus 3?' }], temperature: 0, max_tokens: 24 };
+      const request: ChatCompletionRequest = {
+        model: 'tiny-toolcall',
+        messages: [{ role: 'user', content: 'What is 2 plus 3?' }],
+        temperature: 0,
+        max_tokens: 24,
+      };
       const plain = await up.complete(request, ctx(request));
       const streamed = await up.complete({ ...request, stream: true }, ctx(request));
       assert.ok(plain.ok && streamed.ok, JSON.stringify([plain, streamed]).slice(0, 400));
-      const text = (r: typeof plain) => (r.ok ? JSON.stringify([r.response.choices[0].message?.content ?? '', r.response.choices[0].message?.tool_calls ?? []]) : '');
+      const text = (r: typeof plain) =>
+        r.ok ? JSON.stringify([r.response.choices[0].message?.content ?? '', r.response.choices[0].message?.tool_calls ?? []]) : '';
       assert.ok(text(plain).length > 8, 'the model answered');
       assert.equal(text(plain), text(streamed));
     } finally {
@@ -119,9 +125,14 @@ describe('live upstream error shapes (MOCK upstream: a real model server cannot 
     for (const e of events) res.write(`data: ${JSON.stringify(e)}\n\n`);
     if (done) res.end('data: [DONE]\n\n');
   };
-  const chunk = (content: string) => ({ id: 'c1', object: 'chat.completion.chunk', model: 'm', choices: [{ index: 0, delta: { content }, finish_reason: null }] });
+  const chunk = (content: string) => ({
+    id: 'c1',
+    object: 'chat.completion.chunk',
+    model: 'm',
+    choices: [{ index: 0, delta: { content }, finish_reason: null }],
+  });
 
-  test('a streamed reply is assembled from its events; its error statuses read as a JSON call\'s do', async () => {
+  test("a streamed reply is assembled from its events; its error statuses read as a JSON call's do", async () => {
     const up = new OpenAIUpstream({ baseUrl: url, apiKey: 'sk-test' });
     const streamed: ChatCompletionRequest = { ...request, stream: true };
     try {
@@ -220,7 +231,10 @@ describe('live upstream error shapes (MOCK upstream: a real model server cannot 
     const deep = '['.repeat(100_000) + ']'.repeat(100_000);
     const streamed: ChatCompletionRequest = { ...request, stream: true };
     try {
-      reply = (res) => res.writeHead(200, { 'content-type': 'application/json' }).end(`{"choices": [{"index": 0, "message": {"role": "assistant", "content": "hi", "x": ${deep}}}]}`);
+      reply = (res) =>
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(`{"choices": [{"index": 0, "message": {"role": "assistant", "content": "hi", "x": ${deep}}}]}`);
       const r = await up.complete(request, ctx(request));
       assert.ok(!r.ok, 'refused');
       assert.equal(r.error.kind, 'malformed');
@@ -240,7 +254,8 @@ describe('live upstream error shapes (MOCK upstream: a real model server cannot 
   test('/models goes the same way: the list, or an error that says what the endpoint did', async () => {
     const up = new OpenAIUpstream({ baseUrl: url, apiKey: 'sk-test' });
     try {
-      reply = (res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: [{ id: 'tiny', object: 'model' }] }));
+      reply = (res) =>
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: [{ id: 'tiny', object: 'model' }] }));
       assert.deepEqual(await up.models(), { object: 'list', data: [{ id: 'tiny', object: 'model' }] });
       assert.equal(seen.at(-1)?.authorization, 'Bearer sk-test');
       reply = (res) => res.writeHead(404, { 'content-type': 'text/plain' }).end('no such route');

@@ -23,7 +23,13 @@ export class EchoModelDouble implements ChatUpstream {
     this.seen.push({ body: JSON.parse(JSON.stringify(body)) as ChatCompletionRequest, ctx });
     const users = body.messages.filter((m) => m.role === 'user');
     const content = `${this.label}: ${valueText(users[users.length - 1]?.content ?? '')}`;
-    const response: ChatCompletion = { id: `c${this.seen.length}`, object: 'chat.completion', model: this.label, choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } };
+    const response: ChatCompletion = {
+      id: `c${this.seen.length}`,
+      object: 'chat.completion',
+      model: this.label,
+      choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 },
+    };
     return Promise.resolve({ ok: true, response });
   }
   models(): Promise<unknown> {
@@ -37,15 +43,39 @@ export function tempDir(): string {
 
 export function runtime(dir: string, opts: Partial<RuntimeOptions>): RolloutRuntime {
   return new RolloutRuntime({
-    plan: { kind: 'trinity', cwd: dir, tasks: { source: { type: 'inline', rows: [] } }, repeat: 1, workflow: 'test', workflowArgs: {}, rewardArgs: {}, format: {}, rolloutArgs: {}, config: {} },
+    plan: {
+      kind: 'trinity',
+      cwd: dir,
+      tasks: { source: { type: 'inline', rows: [] } },
+      repeat: 1,
+      workflow: 'test',
+      workflowArgs: {},
+      rewardArgs: {},
+      format: {},
+      rolloutArgs: {},
+      config: {},
+    },
     upstream: new EchoModelDouble('main'),
-    python: 'python3', runnerDir: '', env: {}, pythonDebugger: false, runRoot: dir, meta: {}, backbone: 'test', logger: silentLogger,
+    python: 'python3',
+    runnerDir: '',
+    env: {},
+    pythonDebugger: false,
+    runRoot: dir,
+    meta: {},
+    backbone: 'test',
+    logger: silentLogger,
     ...opts,
   });
 }
 
 /** One chat call through the gateway as the runner's client makes it. */
-export async function chat(base: string, apiKey: string, episode: string, messages: ChatCompletionRequest['messages'], extra: Record<string, string> = {}): Promise<{ status: number; content: string }> {
+export async function chat(
+  base: string,
+  apiKey: string,
+  episode: string,
+  messages: ChatCompletionRequest['messages'],
+  extra: Record<string, string> = {},
+): Promise<{ status: number; content: string }> {
   const r = await fetch(`${base}/chat/completions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', [HEADER_EPISODE]: episode, ...extra },

@@ -30,7 +30,10 @@ import { modelRuntimeInstalled, startModelServer } from '../../../harness/model-
 describe('retokenization drift in a debug run (real model server, real runner)', { skip: skipWithoutModel || skipNoTokenizer }, () => {
   const env = modelAndWorkspace((ws) => {
     const yaml = fs.readFileSync(path.join(ws, 'toolcall.yaml'), 'utf8');
-    for (const [name, edit] of [['same', (t: string) => t], ['other', (t: string) => t.replace("'\\n<tool_response>\\n'", "'\\n<tool_response>\\n\\n'")]] as const) {
+    for (const [name, edit] of [
+      ['same', (t: string) => t],
+      ['other', (t: string) => t.replace("'\\n<tool_response>\\n'", "'\\n<tool_response>\\n\\n'")],
+    ] as const) {
       const dir = path.join(ws, `model-${name}`);
       fs.mkdirSync(dir);
       for (const f of ['tokenizer.json', 'tokenizer_config.json']) fs.copyFileSync(path.join(tinyTokenizerDir, f), path.join(dir, f));
@@ -53,7 +56,19 @@ describe('retokenization drift in a debug run (real model server, real runner)',
     });
     try {
       const ended = dc.waitForEvent('terminated', 120000);
-      await launch(dc, { config: path.join(env.ws, config), cwd: env.ws, workspaceRoot: env.ws, python: sdkPython, model: { baseUrl: env.model.url }, tasks: 1, record: false }, { exceptionFilters: ['drift'] });
+      await launch(
+        dc,
+        {
+          config: path.join(env.ws, config),
+          cwd: env.ws,
+          workspaceRoot: env.ws,
+          python: sdkPython,
+          model: { baseUrl: env.model.url },
+          tasks: 1,
+          record: false,
+        },
+        { exceptionFilters: ['drift'] },
+      );
       await ended;
       return { output: out.text(), stops };
     } finally {
@@ -64,7 +79,8 @@ describe('retokenization drift in a debug run (real model server, real runner)',
   // The fixture's template renders tool-call arguments (a JSON string in OpenAI messages) as a
   // quoted string where the server renders the object: a real drift, on the call that made the
   // tool call, in its completion — and not again on later calls whose history holds it.
-  const argumentsDrift = /^T\w+#R0: Turn 1: \d+ tokens differ in the completion: engine ` \{"city": "Paris"\}\}↵` vs template ` "\{\\"city\\":\\"Paris\\"\}"\}↵`$/;
+  const argumentsDrift =
+    /^T\w+#R0: Turn 1: \d+ tokens differ in the completion: engine ` \{"city": "Paris"\}\}↵` vs template ` "\{\\"city\\":\\"Paris\\"\}"\}↵`$/;
 
   test("the model's own template: the arguments drift on call 1 only, a drift stop there, a summary line", async () => {
     const r = await run('same.yaml');
@@ -82,7 +98,10 @@ describe('retokenization drift in a debug run (real model server, real runner)',
     assert.equal(findings.length, 2, r.output);
     assert.match(findings[0], argumentsDrift);
     assert.match(findings[1], /^T\w+#R0: Turn 2: 1 tokens differ after the tool result: engine `.*` vs template `.*`$/);
-    assert.deepEqual(r.stops.map((s) => /^exception: Turn (\d)/.exec(s)?.[1]), ['1', '2']);
+    assert.deepEqual(
+      r.stops.map((s) => /^exception: Turn (\d)/.exec(s)?.[1]),
+      ['1', '2'],
+    );
     assert.match(r.output, /retokenization drift: 2 LLM call\(s\) in 1 episode\(s\)/);
   });
 });
@@ -90,13 +109,26 @@ describe('retokenization drift in a debug run (real model server, real runner)',
 const cli = path.join(repoRoot, 'dist', 'agentrl.js');
 const venvPython = path.join(repoRoot, '.cache', 'trinity-venv', 'bin', 'python');
 const examples = path.join(sharedDir, 'corpus', 'trinity-rft', 'examples');
-const skip = !hasShared ? 'needs ../shared (Trinity corpus and upstream source)'
-  : !fs.existsSync(path.join(sharedDir, 'upstream', 'trinity-rft-0.5.2')) ? 'needs ../shared/upstream/trinity-rft-0.5.2'
-    : !fs.existsSync(venvPython) ? 'needs .cache/trinity-venv (bash scripts/setup.sh trinity)'
-      : !modelRuntimeInstalled ? 'needs llama.cpp (bash scripts/setup.sh model)'
-        : !fs.existsSync(cli) ? 'dist/agentrl.js not built' : false;
+const skip = !hasShared
+  ? 'needs ../shared (Trinity corpus and upstream source)'
+  : !fs.existsSync(path.join(sharedDir, 'upstream', 'trinity-rft-0.5.2'))
+    ? 'needs ../shared/upstream/trinity-rft-0.5.2'
+    : !fs.existsSync(venvPython)
+      ? 'needs .cache/trinity-venv (bash scripts/setup.sh trinity)'
+      : !modelRuntimeInstalled
+        ? 'needs llama.cpp (bash scripts/setup.sh model)'
+        : !fs.existsSync(cli)
+          ? 'dist/agentrl.js not built'
+          : false;
 
-interface Summary { episodes: number; errors: number; llmCalls: number; drift?: unknown; maskWarnings?: unknown; tokenChecks?: { calls: number; experiences: number } }
+interface Summary {
+  episodes: number;
+  errors: number;
+  llmCalls: number;
+  drift?: unknown;
+  maskWarnings?: unknown;
+  tokenChecks?: { calls: number; experiences: number };
+}
 
 describe("Trinity's own multi-turn workflow under the debugger: no template drift, a correct mask", { skip }, () => {
   test('frozen_lake_workflow: every call checked, no template drift (only sampled splits), the returned mask checked and correct', async () => {
@@ -106,13 +138,38 @@ describe("Trinity's own multi-turn workflow under the debugger: no template drif
     try {
       const modelDir = path.join(ws, 'model');
       fs.mkdirSync(modelDir);
-      for (const f of ['tokenizer.json', 'tokenizer_config.json', 'chat_template.jinja']) fs.copyFileSync(path.join(tinyTokenizerDir, f), path.join(modelDir, f));
+      for (const f of ['tokenizer.json', 'tokenizer_config.json', 'chat_template.jinja'])
+        fs.copyFileSync(path.join(tinyTokenizerDir, f), path.join(modelDir, f));
       const dataDir = path.join(ws, 'frozen');
       fs.mkdirSync(dataDir);
       fs.writeFileSync(path.join(dataDir, 'train.jsonl'), '{"size": 3, "p": 0.8, "seed": 11}\n');
       const pythonpath = spawnSync('bash', [path.join(sharedDir, 'upstream', 'make-trinity-venv.sh'), '--pythonpath'], { encoding: 'utf8' }).stdout.trim();
-      const env = { ...process.env, PYTHONPATH: pythonpath, HF_HUB_OFFLINE: '1', TRANSFORMERS_OFFLINE: '1', HF_DATASETS_OFFLINE: '1', TRINITY_MODEL_PATH: modelDir, TRINITY_TASKSET_PATH: dataDir };
-      const args = [cli, 'rollout', '--tasks', '1', '--python', venvPython, '--cwd', ws, '--json', '--timeout', '300', '--config', path.join(examples, 'grpo_frozen_lake', 'frozen_lake.yaml'), '--model-base-url', model.url];
+      const env = {
+        ...process.env,
+        PYTHONPATH: pythonpath,
+        HF_HUB_OFFLINE: '1',
+        TRANSFORMERS_OFFLINE: '1',
+        HF_DATASETS_OFFLINE: '1',
+        TRINITY_MODEL_PATH: modelDir,
+        TRINITY_TASKSET_PATH: dataDir,
+      };
+      const args = [
+        cli,
+        'rollout',
+        '--tasks',
+        '1',
+        '--python',
+        venvPython,
+        '--cwd',
+        ws,
+        '--json',
+        '--timeout',
+        '300',
+        '--config',
+        path.join(examples, 'grpo_frozen_lake', 'frozen_lake.yaml'),
+        '--model-base-url',
+        model.url,
+      ];
       const r = spawnSync(process.execPath, args, { encoding: 'utf8', env, cwd: ws, timeout: 400_000 });
       assert.equal(r.status, 0, r.stderr);
       const summary = JSON.parse(r.stdout) as Summary;
@@ -126,10 +183,15 @@ describe("Trinity's own multi-turn workflow under the debugger: no template drif
       assert.ok((summary.tokenChecks?.experiences ?? 0) >= 1, `the returned experience's mask checked: ${JSON.stringify(summary.tokenChecks)}\n${r.stderr}`);
       assert.equal(summary.maskWarnings, undefined, r.stderr);
       assert.doesNotMatch(r.stderr, /action mask not checked/, r.stderr);
-      assert.match(r.stderr, /checked against the chat template: \d+ LLM call\(s\) for retokenization drift, [1-9]\d* returned experience\(s\) for their action mask/, r.stderr);
+      assert.match(
+        r.stderr,
+        /checked against the chat template: \d+ LLM call\(s\) for retokenization drift, [1-9]\d* returned experience\(s\) for their action mask/,
+        r.stderr,
+      );
       assert.doesNotMatch(r.stderr, /tokens differ|are trained:/, 'no template drift, no mask warning');
       const splits = r.stderr.split('\n').filter((l) => /^T\w+#R0: Turn \d+: /.test(l));
-      for (const l of splits) assert.match(l, /: Turn \d+: `.*` in the completion is \d+ engine tokens where re-tokenizing gives \d+ \(same text, another split\)$/);
+      for (const l of splits)
+        assert.match(l, /: Turn \d+: `.*` in the completion is \d+ engine tokens where re-tokenizing gives \d+ \(same text, another split\)$/);
     } finally {
       await model.stop();
       fs.rmSync(ws, { recursive: true, force: true });

@@ -23,14 +23,22 @@ const ws = tempDir();
 fs.cpSync(path.join(repoRoot, 'test', 'fixtures', 'judge'), ws, { recursive: true });
 after(() => fs.rmSync(ws, { recursive: true, force: true }));
 
-test('an edited episode forks: both branches are saved, with the judge\'s calls, and can be compared', async () => {
+test("an edited episode forks: both branches are saved, with the judge's calls, and can be compared", async () => {
   const config = path.join(ws, 'judge.yaml');
   const planned = buildPlan({ config, cwd: ws }, 'trinity', parse(fs.readFileSync(config, 'utf8')), config);
   assert.deepEqual(planned.auxiliaryNames, ['tiny-judge']);
   assert.equal(planned.plan!.concurrency, 1, 'runner_per_model 1 x engine_num 1');
   const main = new EchoModelDouble('main');
   const judge = new EchoModelDouble('judge');
-  const rt = runtime(ws, { plan: planned.plan!, upstream: main, auxiliary: [{ upstream: judge, name: 'tiny-judge' }], python: 'python3', runnerDir, env: { ...process.env }, modelName: 'tiny' });
+  const rt = runtime(ws, {
+    plan: planned.plan!,
+    upstream: main,
+    auxiliary: [{ upstream: judge, name: 'tiny-judge' }],
+    python: 'python3',
+    runnerDir,
+    env: { ...process.env },
+    modelName: 'tiny',
+  });
   rt.setBreakpoints([{ kind: 'llm' }]);
   const stops: string[] = [];
   rt.on('stopped', (s: StopInfo) => {
@@ -43,18 +51,28 @@ test('an edited episode forks: both branches are saved, with the judge\'s calls,
   const ended = new Promise((r) => rt.once('ended', r));
   await rt.start();
   await ended;
-  assert.deepEqual(stops, ['model#0', 'model#1', 'auxiliary/0#0'], 'stops on the workflow\'s calls and on the judge\'s');
+  assert.deepEqual(stops, ['model#0', 'model#1', 'auxiliary/0#0'], "stops on the workflow's calls and on the judge's");
   const [edited] = readEpisodes(rt.runDir!);
   assert.equal(edited.reward, 1, 'the judge saw the edited answer');
-  const rec = fs.readFileSync(path.join(rt.runDir!, RECORDING_FILE), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as RecordedCall);
-  assert.deepEqual(rec.map((r) => `${r.role ?? 'model'}#${r.index}`), ['model#0', 'model#1', 'auxiliary/0#0']);
+  const rec = fs
+    .readFileSync(path.join(rt.runDir!, RECORDING_FILE), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as RecordedCall);
+  assert.deepEqual(
+    rec.map((r) => `${r.role ?? 'model'}#${r.index}`),
+    ['model#0', 'model#1', 'auxiliary/0#0'],
+  );
   assert.equal(judge.seen.length, 2, 'the judge answered once per branch');
   assert.equal(judge.seen[0].body.model, 'tiny-judge');
 
   const forks = listForks(rt.runDir!);
   assert.equal(forks.length, 1);
   const f = forks[0];
-  assert.deepEqual({ episode: f.info.episode, at: f.info.at, status: f.info.status, edited: f.info.rewardEdited, original: f.info.rewardOriginal }, { episode: 'Ttwo#R0', at: { index: 0 }, status: 'completed', edited: 1, original: 0 });
+  assert.deepEqual(
+    { episode: f.info.episode, at: f.info.at, status: f.info.status, edited: f.info.rewardEdited, original: f.info.rewardOriginal },
+    { episode: 'Ttwo#R0', at: { index: 0 }, status: 'completed', edited: 1, original: 0 },
+  );
   const [original] = readEpisodes(f.dir);
   assert.equal(original.reward, 0);
   // The original branch asked the model the unedited question at the fork point.

@@ -45,14 +45,21 @@ class RebuiltByTrinity(MultiTurnWorkflow):
 `;
 
 const trinityPython = path.join(repoRoot, '.cache', 'trinity-venv', 'bin', 'python');
-const skipTrinity = !hasShared || !fs.existsSync(path.join(sharedDir, 'upstream', 'trinity-rft-0.5.2')) ? 'needs ../shared/upstream/trinity-rft-0.5.2'
-  : !fs.existsSync(trinityPython) ? 'needs .cache/trinity-venv (bash scripts/setup.sh trinity)' : false;
+const skipTrinity =
+  !hasShared || !fs.existsSync(path.join(sharedDir, 'upstream', 'trinity-rft-0.5.2'))
+    ? 'needs ../shared/upstream/trinity-rft-0.5.2'
+    : !fs.existsSync(trinityPython)
+      ? 'needs .cache/trinity-venv (bash scripts/setup.sh trinity)'
+      : false;
 
 describe('action-mask check of a hand-built Experience in a debug run (real model server, real runner)', { skip: skipWithoutModel || skipNoTokenizer }, () => {
   const env = modelAndWorkspace((ws) => {
     addHandBuiltWorkflows(ws, { wrong: 'TrainsOnToolOutput', right: 'ConversionMask', rebuilt: 'WithoutMessages' });
     const yaml = fs.readFileSync(path.join(ws, 'wrong.yaml'), 'utf8');
-    for (const [name, trainAll] of [['trinity_wrong', 'True'], ['trinity_right', 'False']] as const) {
+    for (const [name, trainAll] of [
+      ['trinity_wrong', 'True'],
+      ['trinity_right', 'False'],
+    ] as const) {
       fs.writeFileSync(path.join(ws, `${name}.py`), TRINITY_BUILT.replace('{train_all}', trainAll));
       fs.writeFileSync(path.join(ws, `${name}.yaml`), yaml.replace('hand_built.TrainsOnToolOutput', `${name}.RebuiltByTrinity`));
     }
@@ -63,7 +70,16 @@ describe('action-mask check of a hand-built Experience in a debug run (real mode
     const out = collectOutput(adapter.dc);
     try {
       const ended = adapter.dc.waitForEvent('terminated', 120000);
-      await launch(adapter.dc, { config: path.join(env.ws, config), cwd: env.ws, workspaceRoot: env.ws, python, env: pyEnv, model: { baseUrl: env.model.url }, tasks: 1, record: false });
+      await launch(adapter.dc, {
+        config: path.join(env.ws, config),
+        cwd: env.ws,
+        workspaceRoot: env.ws,
+        python,
+        env: pyEnv,
+        model: { baseUrl: env.model.url },
+        tasks: 1,
+        record: false,
+      });
       await ended;
       return out.text();
     } finally {
@@ -75,7 +91,10 @@ describe('action-mask check of a hand-built Experience in a debug run (real mode
     const output = await run('wrong.yaml');
     const warnings = output.split('\n').filter((l) => /are trained:/.test(l));
     assert.equal(warnings.length, 1, output);
-    assert.match(warnings[0], /^T\w+#R0: experience 0: \d+ tokens of tool output \(message 2, tokens \d+–\d+\) are trained: `<\|im_start\|>user↵<tool_response>↵\{"city…`$/);
+    assert.match(
+      warnings[0],
+      /^T\w+#R0: experience 0: \d+ tokens of tool output \(message 2, tokens \d+–\d+\) are trained: `<\|im_start\|>user↵<tool_response>↵\{"city…`$/,
+    );
     assert.match(output, /action mask: 1 span\(s\) of tool output, user or system tokens marked trained in 1 episode\(s\)/);
   });
 
@@ -83,7 +102,10 @@ describe('action-mask check of a hand-built Experience in a debug run (real mode
     const output = await run('rebuilt.yaml');
     const warnings = output.split('\n').filter((l) => /are trained:/.test(l));
     assert.equal(warnings.length, 1, output);
-    assert.match(warnings[0], /^T\w+#R0: experience 0: \d+ tokens of tool output \(message 2, tokens \d+–\d+\) are trained: `<\|im_start\|>user↵<tool_response>↵\{"city…`$/);
+    assert.match(
+      warnings[0],
+      /^T\w+#R0: experience 0: \d+ tokens of tool output \(message 2, tokens \d+–\d+\) are trained: `<\|im_start\|>user↵<tool_response>↵\{"city…`$/,
+    );
     assert.doesNotMatch(output, /action mask not checked/, output);
   });
 
@@ -97,18 +119,29 @@ describe('action-mask check of a hand-built Experience in a debug run (real mode
     return run(config, trinityPython, { PYTHONPATH: pythonpath, HF_HUB_OFFLINE: '1', TRANSFORMERS_OFFLINE: '1', HF_DATASETS_OFFLINE: '1' });
   };
 
-  test("Trinity's own builder, every response token marked trained: a warning on the environment's observation (a user turn)", { skip: skipTrinity }, async () => {
-    const output = await runTrinity('trinity_wrong.yaml');
-    const warnings = output.split('\n').filter((l) => /are trained:/.test(l));
-    assert.equal(warnings.length, 1, output);
-    assert.match(warnings[0], /^T\w+#R0: experience 0: \d+ tokens of user message \(message 3, tokens \d+–\d+\) are trained: `<\|im_start\|>user↵Current Observation \(1…`$/);
-    assert.doesNotMatch(output, /action mask not checked/, output);
-    assert.match(output, /action mask: 1 span\(s\) of tool output, user or system tokens marked trained in 1 episode\(s\)/);
-  });
+  test(
+    "Trinity's own builder, every response token marked trained: a warning on the environment's observation (a user turn)",
+    { skip: skipTrinity },
+    async () => {
+      const output = await runTrinity('trinity_wrong.yaml');
+      const warnings = output.split('\n').filter((l) => /are trained:/.test(l));
+      assert.equal(warnings.length, 1, output);
+      assert.match(
+        warnings[0],
+        /^T\w+#R0: experience 0: \d+ tokens of user message \(message 3, tokens \d+–\d+\) are trained: `<\|im_start\|>user↵Current Observation \(1…`$/,
+      );
+      assert.doesNotMatch(output, /action mask not checked/, output);
+      assert.match(output, /action mask: 1 span\(s\) of tool output, user or system tokens marked trained in 1 episode\(s\)/);
+    },
+  );
 
   test("Trinity's own builder on the conversion's mask: checked, no warning", { skip: skipTrinity }, async () => {
     const output = await runTrinity('trinity_right.yaml');
     assert.doesNotMatch(output, /are trained:|action mask:|action mask not checked/, output);
-    assert.match(output, /checked against the chat template: \d+ LLM call\(s\) for retokenization drift, 1 returned experience\(s\) for their action mask/, output);
+    assert.match(
+      output,
+      /checked against the chat template: \d+ LLM call\(s\) for retokenization drift, 1 returned experience\(s\) for their action mask/,
+      output,
+    );
   });
 });

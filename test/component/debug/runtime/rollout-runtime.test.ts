@@ -30,7 +30,11 @@ function setup(opts: Parameters<typeof runtime>[1] = {}): { rt: RolloutRuntime; 
 const nextStop = (rt: RolloutRuntime) => new Promise<StopInfo>((r) => rt.once('stopped', r));
 const recording = (rt: RolloutRuntime) => {
   (rt as unknown as { writer?: { flush(): void } }).writer?.flush();
-  return fs.readFileSync(path.join(rt.runDir!, RECORDING_FILE), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as RecordedCall);
+  return fs
+    .readFileSync(path.join(rt.runDir!, RECORDING_FILE), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as RecordedCall);
 };
 
 describe('concurrent episodes', () => {
@@ -51,11 +55,19 @@ describe('concurrent episodes', () => {
     ]);
     const done = await settledWithin(others, 10000);
     assert.notEqual(done, 'pending', 'the other episodes stalled behind the stopped one');
-    assert.deepEqual((done as { content: string }[][]).flat().map((r) => r.content), ['main: b1', 'main: b2', 'main: c1', 'main: c2']);
+    assert.deepEqual(
+      (done as { content: string }[][]).flat().map((r) => r.content),
+      ['main: b1', 'main: b2', 'main: c1', 'main: c2'],
+    );
     rt.endEpisode('B', 1);
     rt.endEpisode('C', 1);
     assert.equal(await settledWithin(held, 200), 'pending', 'the stopped episode must wait');
-    assert.deepEqual(recording(rt).map((r) => `${r.episode}#${r.index}`).sort(), ['B#0', 'B#1', 'C#0', 'C#1']);
+    assert.deepEqual(
+      recording(rt)
+        .map((r) => `${r.episode}#${r.index}`)
+        .sort(),
+      ['B#0', 'B#1', 'C#0', 'C#1'],
+    );
     assert.equal(b.llmCalls + c.llmCalls, 4);
     rt.resume('continue', a);
     assert.equal((await held).content, 'main: a1');
@@ -105,11 +117,27 @@ describe('auxiliary models through the gateway', () => {
     // An aux call sent to /v1 with the role header counts as the same role.
     assert.equal((await chat(gw.url, gw.apiKey, 'T0#R0', [user('again?')], { 'x-agentrl-role': 'auxiliary/0' })).content, 'judge: again?');
     const models = (await (await fetch(`${root}/aux/0/v1/models`, { headers: { authorization: `Bearer ${gw.apiKey}` } })).json()) as { data: { id: string }[] };
-    assert.deepEqual(models.data.map((m) => m.id), ['judge']);
+    assert.deepEqual(
+      models.data.map((m) => m.id),
+      ['judge'],
+    );
     assert.deepEqual(main.seen.length, 1);
-    assert.deepEqual(judge.seen.map((s) => [s.ctx.role, s.ctx.index]), [['auxiliary/0', 0], ['auxiliary/0', 1]]);
+    assert.deepEqual(
+      judge.seen.map((s) => [s.ctx.role, s.ctx.index]),
+      [
+        ['auxiliary/0', 0],
+        ['auxiliary/0', 1],
+      ],
+    );
     const rec = recording(rt);
-    assert.deepEqual(rec.map((r) => [r.role ?? 'model', r.index]), [['model', 0], ['auxiliary/0', 0], ['auxiliary/0', 1]]);
+    assert.deepEqual(
+      rec.map((r) => [r.role ?? 'model', r.index]),
+      [
+        ['model', 0],
+        ['auxiliary/0', 0],
+        ['auxiliary/0', 1],
+      ],
+    );
 
     // Replay: no model at all; the judge's call is answered from the recording by role.
     const { rt: again } = setup({ upstream: new ReplayUpstream(rt.runDir!), replay: new ReplayUpstream(rt.runDir!), auxiliary: [{ name: 'judge-model' }] });
@@ -147,7 +175,7 @@ describe('replay under concurrency', () => {
     ]);
     const recorded = new Map<string, string>();
     for (const c of calls) recorded.set(`${c.e}|${c.msgs[0].content}`, (await chat(c.url, gw.apiKey, c.e, c.msgs)).content);
-    const replay = new ReplayUpstream(rt.runDir = rt.runDir!);
+    const replay = new ReplayUpstream((rt.runDir = rt.runDir!));
     (rt as unknown as { writer?: { flush(): void } }).writer?.flush();
     const { rt: again } = setup({ upstream: new ReplayUpstream(rt.runDir), replay, auxiliary: [{ name: 'j' }] });
     const gw2 = await again.openGateway();
@@ -158,10 +186,12 @@ describe('replay under concurrency', () => {
     // Episodes interleaved in another order, the judge's calls before the model's second
     // ones: within an episode and role the order is kept (a workflow's own order).
     const order = [calls[6], calls[3], calls[8], calls[0], calls[5], calls[7], calls[4], calls[1], calls[2]];
-    const got = await Promise.all(order.map(async (c, k) => {
-      await sleep(k * 5);
-      return { c, content: (await chat(c.url === gw.url ? gw2.url : `${root2}/aux/0/v1`, gw2.apiKey, c.e, c.msgs)).content };
-    }));
+    const got = await Promise.all(
+      order.map(async (c, k) => {
+        await sleep(k * 5);
+        return { c, content: (await chat(c.url === gw.url ? gw2.url : `${root2}/aux/0/v1`, gw2.apiKey, c.e, c.msgs)).content };
+      }),
+    );
     assert.deepEqual(diverged, []);
     for (const { c, content } of got) assert.equal(content, recorded.get(`${c.e}|${c.msgs[0].content}`));
   });
@@ -213,6 +243,9 @@ describe('a run whose record cannot be saved', () => {
     const summary = await ended;
     assert.equal(summary?.status, 'terminated');
     assert.equal(summary?.episodes, 1, 'the episode cut short is counted');
-    assert.ok(said.some((l) => /^important: Could not save the run's record in .*ENOENT/.test(l)), said.join(''));
+    assert.ok(
+      said.some((l) => /^important: Could not save the run's record in .*ENOENT/.test(l)),
+      said.join(''),
+    );
   });
 });

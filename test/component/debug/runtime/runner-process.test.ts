@@ -23,7 +23,18 @@ function workflow(dir: string, body: string): void {
 
 function plainRun(dir: string, rows: unknown[]) {
   const rt = runtime(dir, {
-    plan: { kind: 'trinity', cwd: dir, tasks: { source: { type: 'inline', rows }, count: 0 }, repeat: 1, workflow: 'wf.workflow', workflowArgs: {}, rewardArgs: {}, format: {}, rolloutArgs: {}, config: {} },
+    plan: {
+      kind: 'trinity',
+      cwd: dir,
+      tasks: { source: { type: 'inline', rows }, count: 0 },
+      repeat: 1,
+      workflow: 'wf.workflow',
+      workflowArgs: {},
+      rewardArgs: {},
+      format: {},
+      rolloutArgs: {},
+      config: {},
+    },
     modelName: 'm',
     runnerDir,
     fork: false,
@@ -36,13 +47,16 @@ test('the gateway token is not on the runner command line; the runner still gets
   const dir = tempDir();
   const pidFile = path.join(dir, 'pid');
   const go = path.join(dir, 'go');
-  workflow(dir, [
-    `    with open(${JSON.stringify(pidFile)}, "w") as f:`,
-    '        f.write(str(os.getpid()))',
-    `    while not os.path.exists(${JSON.stringify(go)}):`,
-    '        time.sleep(0.02)',
-    '    return 1.0',
-  ].join('\n'));
+  workflow(
+    dir,
+    [
+      `    with open(${JSON.stringify(pidFile)}, "w") as f:`,
+      '        f.write(str(os.getpid()))',
+      `    while not os.path.exists(${JSON.stringify(go)}):`,
+      '        time.sleep(0.02)',
+      '    return 1.0',
+    ].join('\n'),
+  );
   const { rt, ended } = plainRun(dir, [{ id: 'a' }]);
   const { apiKey } = await rt.openGateway();
   await rt.start();
@@ -88,17 +102,19 @@ test('a 30 MB last message followed by an immediate exit completes the run, ever
   }
 });
 
-test('the runner\'s exit is reported after everything it wrote, however late that is read', async () => {
+test("the runner's exit is reported after everything it wrote, however late that is read", async () => {
   // A deterministic interleaving: once the runner is resumed past the reward, this process
   // stops reading until the runner has written its 6 MB end of episode, `done`, and exited.
   const dir = tempDir();
   workflow(dir, BIG_REPLY.replace('30 * 1024 * 1024', '6 * 1024 * 1024'));
   const runner = new RunnerProcess({ python: 'python3', runnerDir, cwd: dir, env: { ...process.env }, token: 'secret-token', debugpy: false });
   const seen: string[] = [];
-  const exited = new Promise<void>((r) => runner.once('exit', () => {
+  const exited = new Promise<void>((r) =>
+    runner.once('exit', () => {
       seen.push('exit');
       r();
-    }));
+    }),
+  );
   runner.on('message', (m) => {
     seen.push(m.type);
     if (m.type !== 'reward') return;
@@ -108,7 +124,23 @@ test('the runner\'s exit is reported after everything it wrote, however late tha
     for (let i = 0; i < 1000 && isAlive(pid); i++) Atomics.wait(blocked, 0, 0, 20);
   });
   await runner.start();
-  runner.send({ type: 'start', plan: { kind: 'trinity', cwd: dir, tasks: { source: { type: 'inline', rows: [{ id: 'a' }] }, count: 0 }, repeat: 1, workflow: 'wf.workflow', workflowArgs: {}, rewardArgs: {}, format: {}, rolloutArgs: {}, model: { baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'secret-token', name: 'm' }, config: {}, clientTimeout: 5 } });
+  runner.send({
+    type: 'start',
+    plan: {
+      kind: 'trinity',
+      cwd: dir,
+      tasks: { source: { type: 'inline', rows: [{ id: 'a' }] }, count: 0 },
+      repeat: 1,
+      workflow: 'wf.workflow',
+      workflowArgs: {},
+      rewardArgs: {},
+      format: {},
+      rolloutArgs: {},
+      model: { baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'secret-token', name: 'm' },
+      config: {},
+      clientTimeout: 5,
+    },
+  });
   await exited;
   await runner.end();
   assert.deepEqual(seen.slice(-3), ['episodeEnd', 'done', 'exit']);

@@ -29,7 +29,20 @@ describe('Show tokens on an LLM call (real model server, real runner)', { skip: 
     const dc = adapter.dc;
     try {
       const stopped = dc.waitForEvent('stopped', 60000);
-      await launch(dc, { config: path.join(env.ws, config), cwd: env.ws, workspaceRoot: env.ws, python: sdkPython, model: { baseUrl: env.model.url }, tasks: 1, record: false, env: { HF_HUB_CACHE: path.join(env.ws, 'no-hf-cache') } }, { functionBreakpoints: ['tool'] });
+      await launch(
+        dc,
+        {
+          config: path.join(env.ws, config),
+          cwd: env.ws,
+          workspaceRoot: env.ws,
+          python: sdkPython,
+          model: { baseUrl: env.model.url },
+          tasks: 1,
+          record: false,
+          env: { HF_HUB_CACHE: path.join(env.ws, 'no-hf-cache') },
+        },
+        { functionBreakpoints: ['tool'] },
+      );
       const s = (await stopped) as DebugProtocol.StoppedEvent;
       const frames = (await dc.stackTraceRequest({ threadId: s.body.threadId! })).body.stackFrames;
       const llm = frames.find((f) => f.name.startsWith('llm #1'))!;
@@ -38,12 +51,16 @@ describe('Show tokens on an LLM call (real model server, real runner)', { skip: 
       const vars = (await dc.variablesRequest({ variablesReference: response.variablesReference })).body.variables;
       const tokensVar = byName(vars, 'tokens') as DebugProtocol.Variable & { __vscodeVariableMenuContext?: string };
       assert.equal(tokensVar.__vscodeVariableMenuContext, 'agentrlCallTokens', 'the Response variables carry the "Show tokens" menu');
-      const ids = async (name: string) => (await dc.variablesRequest({ variablesReference: byName(vars, name).variablesReference })).body.variables.map((v) => Number(v.value));
+      const ids = async (name: string) =>
+        (await dc.variablesRequest({ variablesReference: byName(vars, name).variablesReference })).body.variables.map((v) => Number(v.value));
       const promptIds = await ids('prompt_token_ids');
       const completionIds = await ids('token_ids');
       const logprobs = byName(vars, 'logprobs').indexedVariables ?? 0;
       const r = await dc.customRequest(CALL_TOKENS_REQUEST, { variablesReference: response.variablesReference });
-      const wrong = await dc.customRequest(CALL_TOKENS_REQUEST, { variablesReference: 999999 }).then(() => undefined, (e: Error) => e.message);
+      const wrong = await dc.customRequest(CALL_TOKENS_REQUEST, { variablesReference: 999999 }).then(
+        () => undefined,
+        (e: Error) => e.message,
+      );
       assert.match(wrong ?? '', /Response/, 'a reference that is no Response scope gets a clear error');
       await dc.terminateRequest().catch(() => undefined);
       return { body: r.body as Body, promptIds, completionIds, logprobs };
@@ -55,12 +72,15 @@ describe('Show tokens on an LLM call (real model server, real runner)', { skip: 
   function checkCall(got: Awaited<ReturnType<typeof tokensOfFirstCall>>): ReturnType<typeof fromWire> {
     const e = fromWire(got.body.experience);
     assert.ok(got.completionIds.length > 3, 'the endpoint returned completion ids');
-    assert.deepEqual(Array.from(e.ids), [...got.promptIds, ...got.completionIds], 'the ids are the endpoint\'s own');
+    assert.deepEqual(Array.from(e.ids), [...got.promptIds, ...got.completionIds], "the ids are the endpoint's own");
     assert.equal(e.promptLength, got.promptIds.length);
     assert.deepEqual(Array.from(e.trained), [...got.promptIds.map(() => 0), ...got.completionIds.map(() => 1)], 'the completion is what training learns from');
     assert.equal(got.logprobs, got.completionIds.length);
     const lp = Array.from(e.logprobs!);
-    assert.ok(lp.slice(0, e.promptLength).every(Number.isNaN) && lp.slice(e.promptLength).every((x) => Number.isFinite(x) && x <= 0), 'logprobs on the completion');
+    assert.ok(
+      lp.slice(0, e.promptLength).every(Number.isNaN) && lp.slice(e.promptLength).every((x) => Number.isFinite(x) && x <= 0),
+      'logprobs on the completion',
+    );
     // Texts checked against the fixture's tokenizer.json, loaded here on its own.
     assert.equal(e.texts?.joined, tinyTokenizer().decode(e.ids), 'the token texts join to the decode of the ids');
     assert.match(got.body.title, /^T\w+#R0 llm #1$/);
@@ -74,7 +94,7 @@ describe('Show tokens on an LLM call (real model server, real runner)', { skip: 
     assert.match(got.body.notes[0], /tokenizer of .*tiny-toolcall/);
   });
 
-  test('model_path not on this machine: texts from the endpoint\'s /detokenize, and it says so', async () => {
+  test("model_path not on this machine: texts from the endpoint's /detokenize, and it says so", async () => {
     const got = await tokensOfFirstCall('hosted.yaml');
     checkCall(got);
     assert.match(got.body.notes[0], /from the endpoint \(http:\/\/127\.0\.0\.1:\d+\/detokenize\): no tokenizer on this machine \(.*Qwen\/Qwen2\.5-7B-Instruct/);

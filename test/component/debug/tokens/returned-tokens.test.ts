@@ -39,7 +39,19 @@ describe('Show tokens on what an episode returned (real model server, real runne
       // Two episodes, one after the other, stopping before each LLM call: at the second stop the
       // first episode has ended and returned its experience.
       const first = dc.waitForEvent('stopped', 60000);
-      await launch(dc, { config: path.join(env.ws, 'hand.yaml'), cwd: env.ws, workspaceRoot: env.ws, python: sdkPython, model: { baseUrl: env.model.url }, tasks: 2, record: false }, { functionBreakpoints: ['llm'] });
+      await launch(
+        dc,
+        {
+          config: path.join(env.ws, 'hand.yaml'),
+          cwd: env.ws,
+          workspaceRoot: env.ws,
+          python: sdkPython,
+          model: { baseUrl: env.model.url },
+          tasks: 2,
+          record: false,
+        },
+        { functionBreakpoints: ['llm'] },
+      );
       const s1 = (await first) as DebugProtocol.StoppedEvent;
       const second = dc.waitForEvent('stopped', 60000);
       await dc.continueRequest({ threadId: s1.body.threadId! });
@@ -54,8 +66,13 @@ describe('Show tokens on what an episode returned (real model server, real runne
       assert.equal(exps.__vscodeVariableMenuContext, 'agentrlExperienceTokens', 'the returned experiences carry the "Show tokens" menu');
 
       const body = (await dc.customRequest(EXPERIENCE_TOKENS_REQUEST, { variablesReference: episode.variablesReference })).body as Body;
-      const running = (await dc.scopesRequest({ frameId: (await dc.stackTraceRequest({ threadId: s2.body.threadId! })).body.stackFrames[0].id })).body.scopes.find((x) => x.name === 'Episode')!;
-      const refused = await dc.customRequest(EXPERIENCE_TOKENS_REQUEST, { variablesReference: running.variablesReference }).then(() => undefined, (e: Error) => e.message);
+      const running = (
+        await dc.scopesRequest({ frameId: (await dc.stackTraceRequest({ threadId: s2.body.threadId! })).body.stackFrames[0].id })
+      ).body.scopes.find((x) => x.name === 'Episode')!;
+      const refused = await dc.customRequest(EXPERIENCE_TOKENS_REQUEST, { variablesReference: running.variablesReference }).then(
+        () => undefined,
+        (e: Error) => e.message,
+      );
       assert.match(refused ?? '', /Stop where an episode returns/, 'a running episode has returned nothing yet: a clear error');
       await dc.terminateRequest().catch(() => undefined);
 
@@ -65,11 +82,19 @@ describe('Show tokens on what an episode returned (real model server, real runne
       const tok = tinyTokenizer();
       assert.equal(e.texts?.joined, tok.decode(e.ids), 'texts from the fixture tokenizer');
       assert.ok(e.promptLength > 0 && e.promptLength < e.ids.length);
-      assert.deepEqual(Array.from(e.trained), Array.from(e.ids, (_, i) => (i < e.promptLength ? 0 : 1)), 'the mask the workflow built: the whole response trained');
+      assert.deepEqual(
+        Array.from(e.trained),
+        Array.from(e.ids, (_, i) => (i < e.promptLength ? 0 : 1)),
+        'the mask the workflow built: the whole response trained',
+      );
 
       // The turns: every message located, in order, contiguous, ending where the ids end.
       const roles = r.turns.map((t) => `${t.message}:${t.role}`);
-      assert.deepEqual(roles.filter((x) => !x.endsWith(':system')), ['0:user', '1:assistant', '2:tool'], JSON.stringify(r.turns));
+      assert.deepEqual(
+        roles.filter((x) => !x.endsWith(':system')),
+        ['0:user', '1:assistant', '2:tool'],
+        JSON.stringify(r.turns),
+      );
       for (let i = 1; i < r.turns.length; i++) assert.ok(r.turns[i].start >= r.turns[i - 1].end, 'turns in order');
       const tool = r.turns.find((t) => t.role === 'tool')!;
       assert.ok(tool.start >= e.promptLength, 'the tool output lies in the response');
@@ -81,7 +106,10 @@ describe('Show tokens on what an episode returned (real model server, real runne
       assert.equal(w.role, 'tool');
       assert.ok(w.start >= tool.start && w.end <= tool.end && w.end > w.start, `warning ${w.start}–${w.end} inside the tool turn ${tool.start}–${tool.end}`);
       assert.ok(Array.from(e.trained.slice(w.start, w.end)).every((x) => x === 1));
-      assert.ok(r.notes.some((n) => /tokens of tool output \(message 2, tokens \d+–\d+\) are trained/.test(n)), r.notes.join('\n'));
+      assert.ok(
+        r.notes.some((n) => /tokens of tool output \(message 2, tokens \d+–\d+\) are trained/.test(n)),
+        r.notes.join('\n'),
+      );
       assert.match(body.title, /^T\w+#R0$/);
     } finally {
       await adapter.close();
@@ -93,7 +121,19 @@ describe('Show tokens on what an episode returned (real model server, real runne
     const dc = adapter.dc;
     try {
       const first = dc.waitForEvent('stopped', 60000);
-      await launch(dc, { config: path.join(env.ws, 'hand.yaml'), cwd: env.ws, workspaceRoot: env.ws, python: sdkPython, model: { baseUrl: env.model.url }, tasks: 1, record: false }, { functionBreakpoints: ['llm'] });
+      await launch(
+        dc,
+        {
+          config: path.join(env.ws, 'hand.yaml'),
+          cwd: env.ws,
+          workspaceRoot: env.ws,
+          python: sdkPython,
+          model: { baseUrl: env.model.url },
+          tasks: 1,
+          record: false,
+        },
+        { functionBreakpoints: ['llm'] },
+      );
       const s1 = (await first) as DebugProtocol.StoppedEvent;
       const returned = dc.waitForEvent('stopped', 60000);
       await dc.stepOutRequest({ threadId: s1.body.threadId! });
@@ -102,24 +142,43 @@ describe('Show tokens on what an episode returned (real model server, real runne
       const frames = (await dc.stackTraceRequest({ threadId: s2.body.threadId! })).body.stackFrames;
       assert.match(frames[0].name, /reward/);
       const episode = (await dc.scopesRequest({ frameId: frames[0].id })).body.scopes.find((x) => x.name === 'Episode')!;
-      const exps = byName((await dc.variablesRequest({ variablesReference: episode.variablesReference })).body.variables, 'experiences') as DebugProtocol.Variable & { __vscodeVariableMenuContext?: string };
+      const exps = byName(
+        (await dc.variablesRequest({ variablesReference: episode.variablesReference })).body.variables,
+        'experiences',
+      ) as DebugProtocol.Variable & { __vscodeVariableMenuContext?: string };
       assert.equal(exps.__vscodeVariableMenuContext, 'agentrlExperienceTokens');
       const body = (await dc.customRequest(EXPERIENCE_TOKENS_REQUEST, { variablesReference: episode.variablesReference })).body as Body;
       await dc.terminateRequest().catch(() => undefined);
       assert.equal(body.experiences.length, 1);
-      assert.deepEqual(body.experiences[0].turns.map((t) => t.role).filter((r) => r !== 'system'), ['user', 'assistant', 'tool']);
+      assert.deepEqual(
+        body.experiences[0].turns.map((t) => t.role).filter((r) => r !== 'system'),
+        ['user', 'assistant', 'tool'],
+      );
       assert.equal(body.experiences[0].warnings.length, 1);
     } finally {
       await adapter.close();
     }
   });
 
-  test('no tokenizer on this machine: the texts from the endpoint Show Tokens used, the engine\'s logprobs, and the episode that returned says so', async () => {
+  test("no tokenizer on this machine: the texts from the endpoint Show Tokens used, the engine's logprobs, and the episode that returned says so", async () => {
     const adapter = await startAdapter();
     const dc = adapter.dc;
     try {
       const first = dc.waitForEvent('stopped', 60000);
-      await launch(dc, { config: path.join(env.ws, 'hosted.yaml'), cwd: env.ws, workspaceRoot: env.ws, python: sdkPython, model: { baseUrl: env.model.url }, tasks: 1, record: false, env: { HF_HUB_CACHE: path.join(env.ws, 'no-hf-cache') } }, { functionBreakpoints: ['tool', 'reward>-1'] });
+      await launch(
+        dc,
+        {
+          config: path.join(env.ws, 'hosted.yaml'),
+          cwd: env.ws,
+          workspaceRoot: env.ws,
+          python: sdkPython,
+          model: { baseUrl: env.model.url },
+          tasks: 1,
+          record: false,
+          env: { HF_HUB_CACHE: path.join(env.ws, 'no-hf-cache') },
+        },
+        { functionBreakpoints: ['tool', 'reward>-1'] },
+      );
       // Stopped on the first tool call: the LLM call that asked for it has its reply.
       const s1 = (await first) as DebugProtocol.StoppedEvent;
       const atTool = (await dc.stackTraceRequest({ threadId: s1.body.threadId! })).body.stackFrames;
@@ -131,7 +190,7 @@ describe('Show tokens on what an episode returned (real model server, real runne
       await dc.continueRequest({ threadId: s1.body.threadId! });
       const s2 = (await returned) as DebugProtocol.StoppedEvent;
       const frames = (await dc.stackTraceRequest({ threadId: s2.body.threadId! })).body.stackFrames;
-      assert.match(frames[0].name, /reward 1/, 'the sample\'s first task is solved');
+      assert.match(frames[0].name, /reward 1/, "the sample's first task is solved");
       const episode = (await dc.scopesRequest({ frameId: frames[0].id })).body.scopes.find((x) => x.name === 'Episode')!;
       const vars = (await dc.variablesRequest({ variablesReference: episode.variablesReference })).body.variables;
       assert.equal(byName(vars, 'status').value, '"done"', 'the episode returned: it is not running any more');
@@ -140,7 +199,7 @@ describe('Show tokens on what an episode returned (real model server, real runne
       assert.ok(body.experiences.length >= 1);
       for (const r of body.experiences) {
         const e = fromWire(r.experience);
-        assert.equal(e.texts?.joined, tinyTokenizer().decode(e.ids), 'texts from the endpoint\'s /detokenize, as Show Tokens has them');
+        assert.equal(e.texts?.joined, tinyTokenizer().decode(e.ids), "texts from the endpoint's /detokenize, as Show Tokens has them");
         assert.match(r.notes[0], /from the endpoint \(http:\/\/127\.0\.0\.1:\d+\/detokenize\)/);
         const lp = Array.from(e.logprobs!).slice(e.promptLength);
         assert.ok(lp.length > 0 && lp.every((x) => Number.isFinite(x) && x <= 0), `the engine's logprobs of the response: ${lp.join(',')}`);

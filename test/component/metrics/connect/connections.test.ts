@@ -39,13 +39,18 @@ async function deadPort(): Promise<number> {
 }
 
 function connections(gone: EndpointSpec[], attempts: Map<string, number>) {
-  const conns: Connections = new Connections(() => Promise.reject(new Error('no local relays here')), () => [], quiet, {
-    client: (o) => {
-      const c = new RelayClient({ ...o, backoff: { initialMs: 50, maxMs: 100, jitter: 0 } });
-      c.on('state', (s) => s.state === 'connecting' && attempts.set(o.url, (attempts.get(o.url) ?? 0) + 1));
-      return c;
+  const conns: Connections = new Connections(
+    () => Promise.reject(new Error('no local relays here')),
+    () => [],
+    quiet,
+    {
+      client: (o) => {
+        const c = new RelayClient({ ...o, backoff: { initialMs: 50, maxMs: 100, jitter: 0 } });
+        c.on('state', (s) => s.state === 'connecting' && attempts.set(o.url, (attempts.get(o.url) ?? 0) + 1));
+        return c;
+      },
     },
-  });
+  );
   conns.on('gone', (spec) => gone.push(spec));
   return conns;
 }
@@ -64,7 +69,11 @@ test('a relay that is gone: told once after a few refused connects, only for an 
     const deadline = Date.now() + 15_000;
     while (((attempts.get(a) ?? 0) < GONE_AFTER_FAILURES + 4 || (attempts.get(b) ?? 0) < GONE_AFTER_FAILURES + 4) && Date.now() < deadline) await sleep(20);
     assert.ok((attempts.get(a) ?? 0) >= GONE_AFTER_FAILURES + 4, `kept retrying: ${attempts.get(a)} attempts`);
-    assert.deepEqual(gone.map((s) => s.id), ['url:a'], 'told once, only for the endpoint with revive');
+    assert.deepEqual(
+      gone.map((s) => s.id),
+      ['url:a'],
+      'told once, only for the endpoint with revive',
+    );
     assert.deepEqual(gone[0].revive, REVIVE);
     assert.equal(conns.statuses().find((s) => s.id === 'url:a')?.state, 'stale', 'the endpoint itself keeps retrying meanwhile');
   } finally {
@@ -109,7 +118,11 @@ test('a relay streaming without pause reads "live" once its backlog is sent', { 
   const writer = setInterval(() => appendSteps(file, step, (step += 5)), 100); // never quiet for 750 ms
   const states: EndpointState[] = [];
   let points = 0;
-  const conns = new Connections(() => Promise.reject(new Error('no local relays here')), () => [], { trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined });
+  const conns = new Connections(
+    () => Promise.reject(new Error('no local relays here')),
+    () => [],
+    { trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
+  );
   conns.on('points', (_e, b) => (points += pointCount(b)));
   conns.on('changed', () => {
     const s = conns.statuses()[0]?.state;
@@ -142,16 +155,43 @@ test('Connections: a wss:// endpoint with a self-signed certificate streams with
   const dir = tmpDir('conn-tls-');
   const key = path.join(dir, 'key.pem');
   const cert = path.join(dir, 'cert.pem');
-  const r = spawnSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { encoding: 'utf8' });
+  const r = spawnSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+    ],
+    { encoding: 'utf8' },
+  );
   if (r.status !== 0) return t.skip(`openssl unavailable: ${r.stderr}`);
   const logdir = path.join(dir, 'logs');
   fs.mkdirSync(logdir);
   appendSteps(path.join(logdir, 'events.out.tfevents.1.node'), 0, 50);
   const relay = await startRelay(['--logdir', logdir, '--tls-cert', cert, '--tls-key', key]);
   const got = new Map<string, number>();
-  const conns = new Connections(() => Promise.reject(new Error('no local relays here')), () => [], silentLogger, {
-    timing: { restartInitialMs: 50, restartMaxMs: 100, backoff: { initialMs: 50, maxMs: 200 } },
-  });
+  const conns = new Connections(
+    () => Promise.reject(new Error('no local relays here')),
+    () => [],
+    silentLogger,
+    {
+      timing: { restartInitialMs: 50, restartMaxMs: 100, backoff: { initialMs: 50, maxMs: 200 } },
+    },
+  );
   conns.on('points', (ep, b) => got.set(ep, (got.get(ep) ?? 0) + pointCount(b)));
   const specs: EndpointSpec[] = [
     { id: 'trusted', name: 'trusted', url: relay.url, ca: fs.readFileSync(cert, 'utf8') },
@@ -160,8 +200,12 @@ test('Connections: a wss:// endpoint with a self-signed certificate streams with
   try {
     await conns.set(specs);
     const status = () => new Map(conns.statuses().map((s) => [s.id, s]));
-    await until('the trusted endpoint live and the untrusted one naming its certificate', () => status().get('trusted')?.state === 'live' && /certificate/i.test(status().get('untrusted')?.detail ?? ''), 20_000, 50)
-      .catch((e: Error) => assert.fail(`${e.message}: ${JSON.stringify(conns.statuses())}`));
+    await until(
+      'the trusted endpoint live and the untrusted one naming its certificate',
+      () => status().get('trusted')?.state === 'live' && /certificate/i.test(status().get('untrusted')?.detail ?? ''),
+      20_000,
+      50,
+    ).catch((e: Error) => assert.fail(`${e.message}: ${JSON.stringify(conns.statuses())}`));
     assert.equal(got.get('trusted'), 100);
     assert.equal(got.get('untrusted') ?? 0, 0);
     assert.notEqual(status().get('untrusted')?.state, 'live');
@@ -179,13 +223,24 @@ test('Connections: a wss:// endpoint with a self-signed certificate streams with
 test('a local job dir whose run has finished reads "finished" (and when), one still running "live"', { timeout: 90_000 }, async () => {
   const root = tmpDir('finished-');
   const done = path.join(root, 'done');
-  const r = spawnSync('python3', [path.join(repoRoot, 'demo', 'demo_trainer.py'), '--job-dir', done, '--steps', '5', '--step-seconds', '0', '--model-url', ''], { encoding: 'utf8', timeout: 30_000 });
+  const r = spawnSync(
+    'python3',
+    [path.join(repoRoot, 'demo', 'demo_trainer.py'), '--job-dir', done, '--steps', '5', '--step-seconds', '0', '--model-url', ''],
+    { encoding: 'utf8', timeout: 30_000 },
+  );
   assert.equal(r.status, 0, r.stderr);
   const running = path.join(root, 'running');
   fs.cpSync(done, running, { recursive: true });
   for (const role of ['explorer', 'trainer']) {
     const log = path.join(running, 'log', `${role}.log`);
-    fs.writeFileSync(log, fs.readFileSync(log, 'utf8').split('\n').filter((l) => !/finished|^-+$/.test(l) && !l.endsWith('--------------------')).join('\n'));
+    fs.writeFileSync(
+      log,
+      fs
+        .readFileSync(log, 'utf8')
+        .split('\n')
+        .filter((l) => !/finished|^-+$/.test(l) && !l.endsWith('--------------------'))
+        .join('\n'),
+    );
   }
   const conns = new Connections(relayLauncher({ cli: cliBundle, log: silentLogger }), () => [], silentLogger);
   try {

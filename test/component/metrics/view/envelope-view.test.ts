@@ -36,14 +36,28 @@ test('webview: the envelope band holds every point; a zoom shows exact values; d
   const zooms: ([number, number] | null)[] = [];
   const asked: Omit<DetailRequestMessage, 'type' | 'request'>[] = [];
   let post: (m: unknown) => void = () => undefined;
-  const ctl = new ViewController(store, {
-    post: (m) => post(m),
-    readDetail: (_ep, q) => {
-      asked.push(q);
-      const idx = step.map((_, i) => i).filter((i) => step[i] >= q.from && step[i] <= q.to);
-      return Promise.resolve({ type: 'detail', request: 0, source: q.source, tag: q.tag, from: q.from, to: q.to, points: { step: idx.map((i) => step[i]), wallTime: idx.map((i) => 1.7e9 + step[i]), value: idx.map((i) => toWireNumber(value[i])) } });
+  const ctl = new ViewController(
+    store,
+    {
+      post: (m) => post(m),
+      readDetail: (_ep, q) => {
+        asked.push(q);
+        const idx = step.map((_, i) => i).filter((i) => step[i] >= q.from && step[i] <= q.to);
+        return Promise.resolve({
+          type: 'detail',
+          request: 0,
+          source: q.source,
+          tag: q.tag,
+          from: q.from,
+          to: q.to,
+          points: { step: idx.map((i) => step[i]), wallTime: idx.map((i) => 1.7e9 + step[i]), value: idx.map((i) => toWireNumber(value[i])) },
+        });
+      },
     },
-  }, silentLogger, strings, { smoothing: 0 });
+    silentLogger,
+    strings,
+    { smoothing: 0 },
+  );
   const wp = await openWebviewPage({
     onMessage: (m) => {
       const z = m as { type: string; range?: [number, number] | null };
@@ -53,13 +67,26 @@ test('webview: the envelope band holds every point; a zoom shows exact values; d
   });
   post = (m) => void wp.post(m).catch(() => undefined);
   const shown = async (pred: (c: RenderedMessage['charts'][number]) => boolean, what: string) =>
-    until(what, async () => {
-      const c = (await ctl.probe(5000))?.charts.find((x) => x.id === TAG);
-      return c && c.drawn && pred(c) ? c : undefined;
-    }, 30_000);
+    until(
+      what,
+      async () => {
+        const c = (await ctl.probe(5000))?.charts.find((x) => x.id === TAG);
+        return c && c.drawn && pred(c) ? c : undefined;
+      },
+      30_000,
+    );
   try {
     await until('the page is ready', () => ctl.probe(1000), 30_000);
-    ctl.ingestEnvelope('ep', { type: 'envelope', source: 'run/events', run: 'run', role: 'trainer', tag: TAG, points: b.points, cursor: { source: 'run/events', fid: '1:1', offset: 1 }, env: b.arrays() });
+    ctl.ingestEnvelope('ep', {
+      type: 'envelope',
+      source: 'run/events',
+      run: 'run',
+      role: 'trainer',
+      tag: TAG,
+      points: b.points,
+      cursor: { source: 'run/events', fid: '1:1', offset: 1 },
+      env: b.arrays(),
+    });
     const full = await shown((c) => c.buckets > 0, 'the envelope drawn');
     assert.deepEqual([full.hi, full.lo], [1000, -500], 'zoomed out, the band reaches the one-point spikes');
 
@@ -74,7 +101,12 @@ test('webview: the envelope band holds every point; a zoom shows exact values; d
     const zoom = zooms[0]!;
     assert.deepEqual([asked[0].from, asked[0].to], [Math.floor(zoom[0]), Math.ceil(zoom[1])]);
     const inRange = step.map((_, i) => i).filter((i) => step[i] >= asked[0].from && step[i] <= asked[0].to);
-    const want = downsample(inRange.map((i) => step[i]), inRange.map((i) => value[i]), 10_000, { range: zoom });
+    const want = downsample(
+      inRange.map((i) => step[i]),
+      inRange.map((i) => value[i]),
+      10_000,
+      { range: zoom },
+    );
     const his = want.hi.filter((v): v is number => v !== null);
     const los = want.lo.filter((v): v is number => v !== null);
     // The exact points: a bucket for every point or two (the envelope had one per 128 steps).

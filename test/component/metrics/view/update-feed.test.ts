@@ -36,19 +36,29 @@ test('the webview acks an update with `drawn` after drawing it; the host waits f
   try {
     // Each `drawn` leaving the page carries the point counts the card headers show right then.
     await wp.page.evaluate(() => {
-      const w = globalThis as unknown as { __toHost: (m: unknown) => void; document: { querySelectorAll(s: string): { dataset: { chart: string }; querySelector(s: string): { textContent: string } | null }[] } };
+      const w = globalThis as unknown as {
+        __toHost: (m: unknown) => void;
+        document: { querySelectorAll(s: string): { dataset: { chart: string }; querySelector(s: string): { textContent: string } | null }[] };
+      };
       const toHost = w.__toHost;
       w.__toHost = (m: unknown) => {
         const msg = m as { type?: string };
         if (msg?.type !== 'drawn') return toHost(m);
         const shown: Record<string, number> = {};
-        for (const card of w.document.querySelectorAll('.card')) shown[card.dataset.chart] = Number((card.querySelector('.meta')?.textContent ?? '').replace(/[^0-9]/g, '') || 0);
+        for (const card of w.document.querySelectorAll('.card'))
+          shown[card.dataset.chart] = Number((card.querySelector('.meta')?.textContent ?? '').replace(/[^0-9]/g, '') || 0);
         toHost({ ...msg, shown });
       };
     });
     let step = 0;
     const add = (n: number) => {
-      for (const tag of TAGS) ctl.addPoints('r', 'trainer', tag, Array.from({ length: n }, (_, i) => ({ step: step + i, wallTime: step + i, value: Math.sin(step + i) })));
+      for (const tag of TAGS)
+        ctl.addPoints(
+          'r',
+          'trainer',
+          tag,
+          Array.from({ length: n }, (_, i) => ({ step: step + i, wallTime: step + i, value: Math.sin(step + i) })),
+        );
       step += n;
     };
     add(1);
@@ -64,7 +74,17 @@ test('the webview acks an update with `drawn` after drawing it; the host waits f
       await sleep(10);
     }
     const shows = (chart: string) =>
-      wp.page.evaluate((c) => Number(((globalThis as unknown as { document: { querySelector(s: string): { textContent: string } | null } }).document.querySelector(`.card[data-chart="${c}"] .meta`)?.textContent ?? '').replace(/[^0-9]/g, '') || 0), chart);
+      wp.page.evaluate(
+        (c) =>
+          Number(
+            (
+              (globalThis as unknown as { document: { querySelector(s: string): { textContent: string } | null } }).document.querySelector(
+                `.card[data-chart="${c}"] .meta`,
+              )?.textContent ?? ''
+            ).replace(/[^0-9]/g, '') || 0,
+          ),
+        chart,
+      );
     await until('the last points drawn', async () => (await Promise.all(TAGS.map(shows))).every((n) => n === step), 30_000, 50);
     // The last ack on its way.
     await until('every update but the last acked', () => events.filter((e) => e.kind === 'ack').length >= events.filter((e) => e.kind === 'post').length - 1);

@@ -27,7 +27,13 @@ test('cards far off screen release their canvas; scrolled back, they draw again 
   const scroll = (to: 'top' | 'bottom') => wp.page.evaluate(to === 'top' ? 'window.scrollTo(0, 0)' : 'window.scrollTo(0, document.body.scrollHeight)');
   const probe = async () => ((await ctl.probe(5000)) as Probe | undefined)?.charts ?? [];
   try {
-    for (const tag of TAGS) ctl.addPoints('r', 'trainer', tag, Array.from({ length: 200 }, (_, i) => ({ step: i, wallTime: i, value: Math.sin(i) })));
+    for (const tag of TAGS)
+      ctl.addPoints(
+        'r',
+        'trainer',
+        tag,
+        Array.from({ length: 200 }, (_, i) => ({ step: i, wallTime: i, value: Math.sin(i) })),
+      );
     const first = async () => (await probe()).find((c) => c.id.includes(TAGS[0]));
     await until('the first card drawn', async () => (await first())?.drawn === true, 30_000);
     const atTop = await canvases();

@@ -28,41 +28,50 @@ const RACE = `(args) => {
   over.dispatchEvent(new MouseEvent('click', at));
 }`;
 
-test('a click on a live chart opens the step under the pointer, even when new points re-bucket the axis before the next frame', { timeout: 120_000 }, async () => {
-  const store = new MetricsStore();
-  let hold: HostMessage[] | undefined;
-  let toPage: (m: HostMessage) => void = () => undefined;
-  const ctl = new ViewController(store, { post: (m) => (hold ? hold.push(m as HostMessage) : toPage(m as HostMessage)) }, silentLogger, strings, { smoothing: 0 });
-  const drills: Drill[] = [];
-  const wp = await openWebviewPage({ onMessage: (m) => ((m as Drill).type === 'drill' ? drills.push(m as Drill) : ctl.receive(m)) });
-  toPage = (m) => void wp.post(m).catch(() => undefined);
-  const points = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => ({ step: from + i, wallTime: from + i, value: ((from + i) % 7) / 7 }));
-  try {
-    ctl.addPoints('r', 'explorer', TAG, points(0, 3000));
-    await until('the chart drawn', () => wp.page.evaluate<boolean>("!!document.querySelector('.card canvas')"), 30_000);
-    await sleep(500);
-    const box = await wp.page.evaluate<{ w: number; h: number; left: number; top: number }>("(() => { const r = document.querySelector('.card .u-over').getBoundingClientRect(); return { w: r.width, h: r.height, left: r.left, top: r.top }; })()");
-    const x = Math.round(box.w * 0.7);
-    const y = Math.round(box.h / 2);
-    await wp.page.mouse.move(box.left + x, box.top + y);
-    await sleep(200);
-    // A click with nothing changing: the bucket under the pointer.
-    await wp.page.evaluate(`(${RACE})(${JSON.stringify({ x, y, messages: [] })})`);
-    await until('the first drill', () => drills.length === 1, 10_000);
-    const seen = drills[0].x;
-    // The run goes on: many more points, wider buckets. Their data reaches the page in the same
-    // task as a click at the same spot, before the chart draws them.
-    hold = [];
-    ctl.addPoints('r', 'explorer', TAG, points(3000, 30000));
-    await until('the new data posted', () => (hold?.length ?? 0) > 0, 10_000);
-    await sleep(300); // the controller's batched posts
-    const messages = hold;
-    hold = undefined;
-    await wp.page.evaluate(`(${RACE})(${JSON.stringify({ x, y, messages })})`);
-    await until('the second drill', () => drills.length === 2, 10_000);
-    assert.deepEqual(drills[1].x, seen, `the click opened steps ${drills[1].x.join('–')}, the pointer was over ${seen.join('–')}`);
-  } finally {
-    ctl.dispose();
-    await wp.close();
-  }
-});
+test(
+  'a click on a live chart opens the step under the pointer, even when new points re-bucket the axis before the next frame',
+  { timeout: 120_000 },
+  async () => {
+    const store = new MetricsStore();
+    let hold: HostMessage[] | undefined;
+    let toPage: (m: HostMessage) => void = () => undefined;
+    const ctl = new ViewController(store, { post: (m) => (hold ? hold.push(m as HostMessage) : toPage(m as HostMessage)) }, silentLogger, strings, {
+      smoothing: 0,
+    });
+    const drills: Drill[] = [];
+    const wp = await openWebviewPage({ onMessage: (m) => ((m as Drill).type === 'drill' ? drills.push(m as Drill) : ctl.receive(m)) });
+    toPage = (m) => void wp.post(m).catch(() => undefined);
+    const points = (from: number, to: number) =>
+      Array.from({ length: to - from }, (_, i) => ({ step: from + i, wallTime: from + i, value: ((from + i) % 7) / 7 }));
+    try {
+      ctl.addPoints('r', 'explorer', TAG, points(0, 3000));
+      await until('the chart drawn', () => wp.page.evaluate<boolean>("!!document.querySelector('.card canvas')"), 30_000);
+      await sleep(500);
+      const box = await wp.page.evaluate<{ w: number; h: number; left: number; top: number }>(
+        "(() => { const r = document.querySelector('.card .u-over').getBoundingClientRect(); return { w: r.width, h: r.height, left: r.left, top: r.top }; })()",
+      );
+      const x = Math.round(box.w * 0.7);
+      const y = Math.round(box.h / 2);
+      await wp.page.mouse.move(box.left + x, box.top + y);
+      await sleep(200);
+      // A click with nothing changing: the bucket under the pointer.
+      await wp.page.evaluate(`(${RACE})(${JSON.stringify({ x, y, messages: [] })})`);
+      await until('the first drill', () => drills.length === 1, 10_000);
+      const seen = drills[0].x;
+      // The run goes on: many more points, wider buckets. Their data reaches the page in the same
+      // task as a click at the same spot, before the chart draws them.
+      hold = [];
+      ctl.addPoints('r', 'explorer', TAG, points(3000, 30000));
+      await until('the new data posted', () => (hold?.length ?? 0) > 0, 10_000);
+      await sleep(300); // the controller's batched posts
+      const messages = hold;
+      hold = undefined;
+      await wp.page.evaluate(`(${RACE})(${JSON.stringify({ x, y, messages })})`);
+      await until('the second drill', () => drills.length === 2, 10_000);
+      assert.deepEqual(drills[1].x, seen, `the click opened steps ${drills[1].x.join('–')}, the pointer was over ${seen.join('–')}`);
+    } finally {
+      ctl.dispose();
+      await wp.close();
+    }
+  },
+);

@@ -51,7 +51,10 @@ test('a layout that adds a card does not redraw the cards whose spec is unchange
     const draws = await wp.page.evaluate<Record<string, number>>('window.__draws');
     const redrawn = Object.keys(draws).filter((id) => !id.includes(LATER));
     assert.deepEqual(redrawn, [], `cards drawn again after the layout: ${JSON.stringify(draws)}`);
-    assert.ok(Object.keys(draws).some((id) => id.includes(LATER)), `the new card drew (${JSON.stringify(draws)})`);
+    assert.ok(
+      Object.keys(draws).some((id) => id.includes(LATER)),
+      `the new card drew (${JSON.stringify(draws)})`,
+    );
   } finally {
     ctl.dispose();
     await wp.close();

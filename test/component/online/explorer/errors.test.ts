@@ -26,7 +26,11 @@ describe('explorer failures', () => {
     server = http.createServer((req, res) => {
       if (req.url === '/v1/chat/completions') {
         res.writeHead(504, { 'content-type': 'application/json' });
-        return res.end(JSON.stringify({ error: { message: 'Upstream timeout when forwarding request to model at http://x.', type: 'upstream_timeout', code: 'gateway_timeout' } }));
+        return res.end(
+          JSON.stringify({
+            error: { message: 'Upstream timeout when forwarding request to model at http://x.', type: 'upstream_timeout', code: 'gateway_timeout' },
+          }),
+        );
       }
       if (req.url === '/metrics') return; // never answers
       res.writeHead(404, { 'content-type': 'application/json' });
@@ -42,7 +46,10 @@ describe('explorer failures', () => {
 
   test('504 from the proxy: gateway-timeout with its message', async () => {
     const c = new ExplorerClient(url);
-    await assert.rejects(c.chat({ model: 'm', messages: [{ role: 'user', content: 'x' }] }), (e: unknown) => e instanceof ExplorerError && e.kind === 'gateway-timeout' && /Upstream timeout/.test(e.detail));
+    await assert.rejects(
+      c.chat({ model: 'm', messages: [{ role: 'user', content: 'x' }] }),
+      (e: unknown) => e instanceof ExplorerError && e.kind === 'gateway-timeout' && /Upstream timeout/.test(e.detail),
+    );
   });
   test('pre-0.4 explorer: no /feedback route', async () => {
     const c = new ExplorerClient(url);

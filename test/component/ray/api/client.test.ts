@@ -55,7 +55,11 @@ test('a dead dashboard URL: unreachable, naming the URL and the cause', async ()
   await new Promise<void>((r) => dead.listen(0, '127.0.0.1', r));
   const port = (dead.address() as AddressInfo).port;
   await new Promise<void>((r) => dead.close(() => r()));
-  const e = await rejects(new RayClient({ url: `127.0.0.1:${port}`, timeoutMs: 2000 }).version(), 'unreachable', new RegExp(`cannot reach the Ray dashboard at http://127\\.0\\.0\\.1:${port}`));
+  const e = await rejects(
+    new RayClient({ url: `127.0.0.1:${port}`, timeoutMs: 2000 }).version(),
+    'unreachable',
+    new RegExp(`cannot reach the Ray dashboard at http://127\\.0\\.0\\.1:${port}`),
+  );
   assert.match(e.detail ?? '', /ECONNREFUSED/);
 });
 
@@ -72,7 +76,7 @@ test('a wrong URL (some other web server): not-ray', async () => {
   await rejects(new RayClient({ url: base }).jobs(), 'not-ray', /HTTP 404/);
 });
 
-test('an HTTP 500 from Ray: http error with Ray\'s message', async () => {
+test("an HTTP 500 from Ray: http error with Ray's message", async () => {
   handler = (_q, _b, res) => {
     res.writeHead(500, { 'content-type': 'text/plain' });
     res.end('Traceback ... RuntimeError: GCS unavailable');
@@ -84,14 +88,18 @@ test('an HTTP 500 from Ray: http error with Ray\'s message', async () => {
   await rejects(new RayClient({ url: base }).actors('p/n'), 'http', /Failed to retrieve actors: timeout/);
 });
 
-test('a refused job: refused, with Ray\'s reason', async () => {
+test("a refused job: refused, with Ray's reason", async () => {
   handler = (req, _b, res) => {
     if (req.method === 'POST' && req.url === '/api/jobs/') {
       res.writeHead(400, { 'content-type': 'text/plain' });
-      res.end("Job with submission_id run-1 already exists. Please use a different submission_id.");
+      res.end('Job with submission_id run-1 already exists. Please use a different submission_id.');
     } else json(res, 200, {});
   };
-  const e = await rejects(new RayClient({ url: base }).submit({ entrypoint: 'true', submission_id: 'run-1' }), 'refused', /Ray refused the job: Job with submission_id run-1 already exists/);
+  const e = await rejects(
+    new RayClient({ url: base }).submit({ entrypoint: 'true', submission_id: 'run-1' }),
+    'refused',
+    /Ray refused the job: Job with submission_id run-1 already exists/,
+  );
   assert.equal(e.status, 400);
 });
 
@@ -112,7 +120,12 @@ test('a package over the size limit: PackageTooLargeError naming the largest fil
 test('State API wrapper, package reuse and the request count', async () => {
   let uploads = 0;
   handler = (req, body, res) => {
-    if (req.url!.startsWith('/api/v0/nodes')) return json(res, 200, { result: true, msg: '', data: { result: { total: 1, result: [{ node_id: 'n1', node_ip: '127.0.0.1', is_head_node: true, state: 'ALIVE', resources_total: { CPU: 2 } }] } } });
+    if (req.url!.startsWith('/api/v0/nodes'))
+      return json(res, 200, {
+        result: true,
+        msg: '',
+        data: { result: { total: 1, result: [{ node_id: 'n1', node_ip: '127.0.0.1', is_head_node: true, state: 'ALIVE', resources_total: { CPU: 2 } }] } },
+      });
     if (req.method === 'GET' && req.url!.startsWith('/api/packages/gcs/')) {
       res.writeHead(uploads ? 200 : 404);
       return res.end();
@@ -122,7 +135,8 @@ test('State API wrapper, package reuse and the request count', async () => {
       assert.equal(body.slice(0, 2), 'PK');
       return json(res, 200, {});
     }
-    if (req.method === 'POST' && req.url === '/api/jobs/') return json(res, 200, { submission_id: (JSON.parse(body) as { submission_id?: string }).submission_id ?? 'raysubmit_x' });
+    if (req.method === 'POST' && req.url === '/api/jobs/')
+      return json(res, 200, { submission_id: (JSON.parse(body) as { submission_id?: string }).submission_id ?? 'raysubmit_x' });
     json(res, 404, {});
   };
   let n = 0;
@@ -156,7 +170,13 @@ test('logs: falls back from the WebSocket to polling GET …/logs, emitting only
   };
   let got = '';
   await new Promise<void>((resolve, reject) => {
-    const t = tailLogs(new RayClient({ url: base }), 'j1', (c) => (got += c), (err) => (err ? reject(err) : resolve()), 20);
+    const t = tailLogs(
+      new RayClient({ url: base }),
+      'j1',
+      (c) => (got += c),
+      (err) => (err ? reject(err) : resolve()),
+      20,
+    );
     setTimeout(() => assert.equal(t.mode, 'poll'), 200);
   });
   assert.equal(got, 'line 1\nline 2\n');

@@ -40,13 +40,27 @@ test('a missing ray executable gives a clear error', async () => {
 
 test('Start a local cluster, then the demo run (demo: simulated trainer) on it', { skip, timeout: 180_000 }, async () => {
   tmp = fs.mkdtempSync('/tmp/arl-ray-local-');
-  const r = await startLocalCluster({ ray: rayBin, dashboardPort: 8265, gcsPort: 6379, numCpus: 2, tempDir: path.join(tmp, 'ray'), env: { PYTHONPATH: telemetryStandIn } });
+  const r = await startLocalCluster({
+    ray: rayBin,
+    dashboardPort: 8265,
+    gcsPort: 6379,
+    numCpus: 2,
+    tempDir: path.join(tmp, 'ray'),
+    env: { PYTHONPATH: telemetryStandIn },
+  });
   assert.equal(r.dashboardUrl, 'http://127.0.0.1:8265');
   const client = new RayClient({ url: r.dashboardUrl });
   const nodes = await client.nodes();
   assert.equal(nodes.length, 1);
   assert.equal(nodes[0].is_head_node, true);
-  const demo = prepareDemoRun({ baseDir: path.join(tmp, 'ray-demo'), script: path.join(repoRoot, 'demo', 'demo_trainer.py'), name: 'first-run', steps: 3, stepSeconds: 0.2, modelUrl: '' });
+  const demo = prepareDemoRun({
+    baseDir: path.join(tmp, 'ray-demo'),
+    script: path.join(repoRoot, 'demo', 'demo_trainer.py'),
+    name: 'first-run',
+    steps: 3,
+    stepSeconds: 0.2,
+    modelUrl: '',
+  });
   const sub = await submitRun(client, { folder: demo.folder, config: demo.config, info: demo.info, entrypoint: demo.entrypoint, limitBytes: 10 * 2 ** 20 });
   assert.equal((await client.job(sub.submissionId)).metadata?.[META.jobDir], demo.info.jobDir, 'the job names its job dir, as a Trinity run does');
   let status = '';
@@ -57,6 +71,9 @@ test('Start a local cluster, then the demo run (demo: simulated trainer) on it',
   assert.equal(status, 'SUCCEEDED', await client.logs(sub.submissionId));
   assert.match(await client.logs(sub.submissionId), /demo: simulated trainer -> .*first-run[\s\S]*demo: simulated trainer stopped/);
   const events = path.join(demo.info.jobDir, 'monitor', 'tensorboard', 'explorer');
-  assert.ok(fs.readdirSync(events).some((f) => f.startsWith('events.out.tfevents.')), 'the job dir has event files');
+  assert.ok(
+    fs.readdirSync(events).some((f) => f.startsWith('events.out.tfevents.')),
+    'the job dir has event files',
+  );
   assert.match(fs.readFileSync(path.join(demo.info.jobDir, 'log', 'explorer.log'), 'utf8'), /Step 3:/);
 });

@@ -22,7 +22,15 @@ describe('the Trinity probe job on a real Ray cluster (loopback-only netns)', { 
   before(async () => {
     cluster = await startRayCluster({ worker: false });
     client = new RayClient({ url: cluster.url });
-    await until('the dashboard', () => client.version().then((v) => v, () => undefined), 60_000);
+    await until(
+      'the dashboard',
+      () =>
+        client.version().then(
+          (v) => v,
+          () => undefined,
+        ),
+      60_000,
+    );
   });
 
   after(async () => {
@@ -48,7 +56,11 @@ describe('the Trinity probe job on a real Ray cluster (loopback-only netns)', { 
     const id = /^the probe job (\S+)/.exec(r.error)![1];
     assert.deepEqual(warnings, []);
     const left = await probes();
-    assert.deepEqual(left.map((j) => `${j.submission_id} ${j.status}`), [], 'the stopped probe job is not left in the job list');
+    assert.deepEqual(
+      left.map((j) => `${j.submission_id} ${j.status}`),
+      [],
+      'the stopped probe job is not left in the job list',
+    );
     await assert.rejects(client.job(id), /404|not found|does not exist/i, 'its record is gone');
   });
 });

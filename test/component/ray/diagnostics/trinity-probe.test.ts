@@ -12,12 +12,21 @@ import type { JobStatus, RayJob, SubmitJobRequest } from '../../../../src/ray/ap
 import { META } from '../../../../src/ray/api/api-types';
 import { silentLogger, type Logger } from '../../../../src/base/log';
 import { renderDiagnostics } from '../../../../src/ray/diagnostics/report';
-import { TRINITY_PROBE_ENTRYPOINT, parseTrinityProbe, probeTrinityVersion, trinityProbeRequest, type TrinityProbe } from '../../../../src/ray/diagnostics/trinity-probe';
+import {
+  TRINITY_PROBE_ENTRYPOINT,
+  parseTrinityProbe,
+  probeTrinityVersion,
+  trinityProbeRequest,
+  type TrinityProbe,
+} from '../../../../src/ray/diagnostics/trinity-probe';
 
 const hasPython = spawnSync('python3', ['--version']).status === 0;
 
 function runProbe(pythonPath?: string): string {
-  const r = spawnSync('sh', ['-c', TRINITY_PROBE_ENTRYPOINT], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...(pythonPath ? { PYTHONPATH: pythonPath } : {}) } });
+  const r = spawnSync('sh', ['-c', TRINITY_PROBE_ENTRYPOINT], {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '', ...(pythonPath ? { PYTHONPATH: pythonPath } : {}) },
+  });
   assert.equal(r.status, 0, r.stderr);
   return r.stdout;
 }
@@ -38,7 +47,12 @@ test('the probe command, run by python3: the installed trinity-rft version, or t
 });
 
 test("the probe job runs in the run's Python (pip, conda, uv, py_executable), reserves no CPU and carries none of the run's variables or files", () => {
-  const run = { submission_id: 'raysubmit_1', status: 'RUNNING', entrypoint: 'trinity run', runtime_env: { pip: ['trinity-rft==0.5.2'], env_vars: { OPENAI_API_KEY: 'sk-secret' }, working_dir: 'gcs://x.zip' } } as unknown as RayJob;
+  const run = {
+    submission_id: 'raysubmit_1',
+    status: 'RUNNING',
+    entrypoint: 'trinity run',
+    runtime_env: { pip: ['trinity-rft==0.5.2'], env_vars: { OPENAI_API_KEY: 'sk-secret' }, working_dir: 'gcs://x.zip' },
+  } as unknown as RayJob;
   const r = trinityProbeRequest(run);
   assert.deepEqual(r.runtime_env, { pip: ['trinity-rft==0.5.2'] });
   assert.equal(r.entrypoint_num_cpus, 0);

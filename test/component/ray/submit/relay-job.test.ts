@@ -56,20 +56,28 @@ test('the relay job on a node with Node >= 18 runs the Node relay', { skip: noBu
   assert.doesNotMatch(r.log, /the Python relay/);
 });
 
-test('the relay job on a node without Node runs the Python relay with the same flags', { skip: noBundles || (!relayInterpreter('python3') && 'no python3'), timeout: 60_000 }, async () => {
-  const { cwd, bin, job } = packageDir({ python3: relayInterpreter('python3')! });
-  const r = await runEntrypoint(request(job), cwd, bin);
-  assert.match(r.url ?? '', /^ws:\/\/127\.0\.0\.1:\d+\/$/, r.log);
-  assert.match(r.log, /the Python relay on Python 3\./);
-});
+test(
+  'the relay job on a node without Node runs the Python relay with the same flags',
+  { skip: noBundles || (!relayInterpreter('python3') && 'no python3'), timeout: 60_000 },
+  async () => {
+    const { cwd, bin, job } = packageDir({ python3: relayInterpreter('python3')! });
+    const r = await runEntrypoint(request(job), cwd, bin);
+    assert.match(r.url ?? '', /^ws:\/\/127\.0\.0\.1:\d+\/$/, r.log);
+    assert.match(r.log, /the Python relay on Python 3\./);
+  },
+);
 
-test('the relay job on a node with only an old node and python 3.8 picks the Python relay', { skip: noBundles || (!relayInterpreter('python3.8') && 'no Python 3.8 here'), timeout: 60_000 }, async () => {
-  const { cwd, bin, job } = packageDir({ python: relayInterpreter('python3.8')! });
-  fs.writeFileSync(path.join(bin, 'node'), '#!/bin/sh\n# an old node: v16 answers no to >= 18\nexit 1\n', { mode: 0o755 });
-  const r = await runEntrypoint(request(job), cwd, bin);
-  assert.ok(r.url, r.log);
-  assert.match(r.log, /the Python relay on Python 3\.8\./);
-});
+test(
+  'the relay job on a node with only an old node and python 3.8 picks the Python relay',
+  { skip: noBundles || (!relayInterpreter('python3.8') && 'no Python 3.8 here'), timeout: 60_000 },
+  async () => {
+    const { cwd, bin, job } = packageDir({ python: relayInterpreter('python3.8')! });
+    fs.writeFileSync(path.join(bin, 'node'), '#!/bin/sh\n# an old node: v16 answers no to >= 18\nexit 1\n', { mode: 0o755 });
+    const r = await runEntrypoint(request(job), cwd, bin);
+    assert.ok(r.url, r.log);
+    assert.match(r.log, /the Python relay on Python 3\.8\./);
+  },
+);
 
 test('the relay job on a node with neither says so and exits 127', { skip: noBundles, timeout: 60_000 }, async () => {
   const { cwd, bin, job } = packageDir({});

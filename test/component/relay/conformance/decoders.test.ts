@@ -64,9 +64,46 @@ after(() => {
 // ---- Step lines ----------------------------------------------------------------------------
 
 const KEYS = ["'rollout/reward/mean'", '"actor/pg_loss"', "'explorer/rollout/x'", "'trainer/step'", "'k\\'q'", "'tab\\there'", '12', "'ünï'", "''"];
-const VALUES = ['0.5', '-3', '+2.5e-3', '.25', '5.', '1e400', 'nan', '-inf', 'inf', 'np.float64(0.125)', 'np.int64(7)', "float('nan')", "np.float32('1.5')", 'True', 'False', 'np.True_', 'None',
-  'tensor(0.5, dtype=torch.float64)', "'text'", '[1, 2]', '{"a": 1}', '(1, (2, 3))', 'datetime.datetime(2026, 1, 1)', 'np.float64(nan)', '0x10', '1_000', 'infinity', '-nan', 'Decimal("1.5")', '007'];
-const PREFIXES = ['INFO 11-24 10:00:01 [monitor.py:135] ', 'WARNING 02-30 25:61:99 [x.py:1] ', '  INFO\u00a011-24 10:00:01 ', '', '(pid=42) INFO 01-01 00:00:00 [m.py:9] ', 'Step 9: '];
+const VALUES = [
+  '0.5',
+  '-3',
+  '+2.5e-3',
+  '.25',
+  '5.',
+  '1e400',
+  'nan',
+  '-inf',
+  'inf',
+  'np.float64(0.125)',
+  'np.int64(7)',
+  "float('nan')",
+  "np.float32('1.5')",
+  'True',
+  'False',
+  'np.True_',
+  'None',
+  'tensor(0.5, dtype=torch.float64)',
+  "'text'",
+  '[1, 2]',
+  '{"a": 1}',
+  '(1, (2, 3))',
+  'datetime.datetime(2026, 1, 1)',
+  'np.float64(nan)',
+  '0x10',
+  '1_000',
+  'infinity',
+  '-nan',
+  'Decimal("1.5")',
+  '007',
+];
+const PREFIXES = [
+  'INFO 11-24 10:00:01 [monitor.py:135] ',
+  'WARNING 02-30 25:61:99 [x.py:1] ',
+  '  INFO\u00a011-24 10:00:01 ',
+  '',
+  '(pid=42) INFO 01-01 00:00:00 [m.py:9] ',
+  'Step 9: ',
+];
 
 function stepLine(r: () => number): string {
   const pick = <T>(xs: T[]) => xs[Math.floor(r() * xs.length)];
@@ -106,27 +143,45 @@ function envelopeCase(r: () => number, ascending: boolean): { cap: number; width
     const x = r();
     // Every third case: zeros of both signs and non-negative values only, so buckets' minima tie
     // at 0 / -0 when they merge (Math.min takes -0).
-    const value = zeros ? [0, -0, -0, 0.5, 1][Math.floor(r() * 5)] : x < 0.03 ? NaN : x < 0.05 ? Infinity : x < 0.07 ? -Infinity : x < 0.2 ? -0 : x < 0.35 ? 0 : x < 0.36 ? 1e300 : Math.fround((r() - 0.5) * 100);
+    const value = zeros
+      ? [0, -0, -0, 0.5, 1][Math.floor(r() * 5)]
+      : x < 0.03
+        ? NaN
+        : x < 0.05
+          ? Infinity
+          : x < 0.07
+            ? -Infinity
+            : x < 0.2
+              ? -0
+              : x < 0.35
+                ? 0
+                : x < 0.36
+                  ? 1e300
+                  : Math.fround((r() - 0.5) * 100);
     points.push([step, 1.7e9 + i, value]);
   }
   return { cap, width: [1, 1, 4, 3][Math.floor(r() * 4)], points };
 }
 
 for (const runtime of PYTHON_RUNTIMES) {
-  test(`envelopes: 300 seeded point sequences fold to the same buckets, bit for bit, point by point and by runs [${runtime}]`, { skip: relaySkipReason(runtime), timeout: 120_000 }, async () => {
-    const r = rng(77);
-    for (let c = 0; c < 300; c++) {
-      const k = envelopeCase(r, c % 2 === 1);
-      const b = new EnvelopeBuilder(k.cap, k.width);
-      for (const [s, w, v] of k.points) b.add(s, w, v);
-      const a = b.arrays();
-      const want: Record<string, unknown> = { width: a.width, points: b.points };
-      for (const [name, col] of Object.entries(a)) if (name !== 'width') want[name] = Array.from(col as Float64Array, num);
-      const cmd = { op: 'envelope', cap: k.cap, width: k.width, points: k.points.map(([s, w, v]) => [s, w, num(v)]) };
-      assert.deepEqual(await probe(runtime).ask<Record<string, unknown>>(cmd), want, `case ${c} (cap ${k.cap}, ${k.points.length} points)`);
-      assert.deepEqual(await probe(runtime).ask<Record<string, unknown>>({ ...cmd, many: true }), want, `case ${c} by runs`);
-    }
-  });
+  test(
+    `envelopes: 300 seeded point sequences fold to the same buckets, bit for bit, point by point and by runs [${runtime}]`,
+    { skip: relaySkipReason(runtime), timeout: 120_000 },
+    async () => {
+      const r = rng(77);
+      for (let c = 0; c < 300; c++) {
+        const k = envelopeCase(r, c % 2 === 1);
+        const b = new EnvelopeBuilder(k.cap, k.width);
+        for (const [s, w, v] of k.points) b.add(s, w, v);
+        const a = b.arrays();
+        const want: Record<string, unknown> = { width: a.width, points: b.points };
+        for (const [name, col] of Object.entries(a)) if (name !== 'width') want[name] = Array.from(col as Float64Array, num);
+        const cmd = { op: 'envelope', cap: k.cap, width: k.width, points: k.points.map(([s, w, v]) => [s, w, num(v)]) };
+        assert.deepEqual(await probe(runtime).ask<Record<string, unknown>>(cmd), want, `case ${c} (cap ${k.cap}, ${k.points.length} points)`);
+        assert.deepEqual(await probe(runtime).ask<Record<string, unknown>>({ ...cmd, many: true }), want, `case ${c} by runs`);
+      }
+    },
+  );
 }
 
 // ---- event files with damage ---------------------------------------------------------------
@@ -173,7 +228,10 @@ function nodeRead(file: string) {
   const byTag = new Map<string, unknown[]>();
   const reader = new TfRecordFileReader(file, 0, { pipelineMinBytes: Infinity });
   for (;;) {
-    const res = reader.read({ add: (tag, step, wall, value) => void (byTag.get(tag) ?? byTag.set(tag, []).get(tag)!).push([tag, num(step), num(wall), num(value)]) }, 1 << 20);
+    const res = reader.read(
+      { add: (tag, step, wall, value) => void (byTag.get(tag) ?? byTag.set(tag, []).get(tag)!).push([tag, num(step), num(wall), num(value)]) },
+      1 << 20,
+    );
     if (!res.more) break;
   }
   reader.close();
@@ -181,46 +239,54 @@ function nodeRead(file: string) {
 }
 
 for (const runtime of PYTHON_RUNTIMES) {
-  test(`event files: 400 damaged files (cut, bit flips, garbage) decode to the same points and stop at the same byte [${runtime}]`, { skip: relaySkipReason(runtime), timeout: 180_000 }, async () => {
-    const r = rng(4242);
-    const dir = tmpDir('conf-records-');
-    const good = eventStream(r);
-    try {
-      for (let i = -1; i < 400; i++) {
-        const file = path.join(dir, `events.out.tfevents.${i}`);
-        const bytes = i < 0 ? good : damaged(good, r, i);
-        fs.writeFileSync(file, bytes);
-        const want = nodeRead(file);
-        if (i < 0) assert.ok(want.points.length > 500 && want.crc === 0, 'the intact stream reads whole');
-        const got = await probe(runtime).ask<typeof want>({ op: 'records', file });
-        assert.deepEqual(got, want, `file ${i}`);
-        fs.rmSync(file);
+  test(
+    `event files: 400 damaged files (cut, bit flips, garbage) decode to the same points and stop at the same byte [${runtime}]`,
+    { skip: relaySkipReason(runtime), timeout: 180_000 },
+    async () => {
+      const r = rng(4242);
+      const dir = tmpDir('conf-records-');
+      const good = eventStream(r);
+      try {
+        for (let i = -1; i < 400; i++) {
+          const file = path.join(dir, `events.out.tfevents.${i}`);
+          const bytes = i < 0 ? good : damaged(good, r, i);
+          fs.writeFileSync(file, bytes);
+          const want = nodeRead(file);
+          if (i < 0) assert.ok(want.points.length > 500 && want.crc === 0, 'the intact stream reads whole');
+          const got = await probe(runtime).ask<typeof want>({ op: 'records', file });
+          assert.deepEqual(got, want, `file ${i}`);
+          fs.rmSync(file);
+        }
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
       }
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
-  });
+    },
+  );
 }
 
 for (const runtime of PYTHON_RUNTIMES) {
-  test(`event files: a record header whose length has a flipped high bit is refused and the scan re-synchronises [${runtime}]`, { skip: relaySkipReason(runtime), timeout: 60_000 }, async () => {
-    const dir = tmpDir('conf-highword-');
-    const good = eventStream(rng(5));
-    const offsets = recordOffsets(good);
-    const bad = Buffer.from(good);
-    bad[offsets[2] + 5] ^= 0x20; // record 2 (step 1, one value): bit 13 of the high length word
-    const file = path.join(dir, 'events.out.tfevents.1');
-    fs.writeFileSync(file, bad);
-    try {
-      const intact = nodeRead((fs.writeFileSync(path.join(dir, 'good'), good), path.join(dir, 'good')));
-      const got = await probe(runtime).ask<ReturnType<typeof nodeRead>>({ op: 'records', file });
-      assert.equal(got.consumed, good.length);
-      assert.equal(got.points.length, intact.points.length - 1, 'the one point of record 2 is lost, nothing else');
-      assert.deepEqual(got, nodeRead(file), 'the Node relay refuses the header too');
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
-  });
+  test(
+    `event files: a record header whose length has a flipped high bit is refused and the scan re-synchronises [${runtime}]`,
+    { skip: relaySkipReason(runtime), timeout: 60_000 },
+    async () => {
+      const dir = tmpDir('conf-highword-');
+      const good = eventStream(rng(5));
+      const offsets = recordOffsets(good);
+      const bad = Buffer.from(good);
+      bad[offsets[2] + 5] ^= 0x20; // record 2 (step 1, one value): bit 13 of the high length word
+      const file = path.join(dir, 'events.out.tfevents.1');
+      fs.writeFileSync(file, bad);
+      try {
+        const intact = nodeRead((fs.writeFileSync(path.join(dir, 'good'), good), path.join(dir, 'good')));
+        const got = await probe(runtime).ask<ReturnType<typeof nodeRead>>({ op: 'records', file });
+        assert.equal(got.consumed, good.length);
+        assert.equal(got.points.length, intact.points.length - 1, 'the one point of record 2 is lost, nothing else');
+        assert.deepEqual(got, nodeRead(file), 'the Node relay refuses the header too');
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 }
 
 /**
@@ -232,10 +298,21 @@ for (const runtime of PYTHON_RUNTIMES) {
 function periodicStream(r: () => number): Buffer {
   const parts: Buffer[] = [];
   const tags = Array.from({ length: 40 }, (_, i) => `${['rollout', 'actor', 'critic', 'time'][i % 4]}/${'m'.repeat(1 + (i % 7))}_${i}`);
-  for (const [from, to] of [[60, 300], [16300, 16470]]) {
+  for (const [from, to] of [
+    [60, 300],
+    [16300, 16470],
+  ]) {
     for (let step = from; step < to; step++) {
-      const values: object[][] = tags.map((tag, i) => [{ tag, simple_value: i % 13 === 0 && step % 5 === 0 ? 0 : i === 7 && step % 17 === 0 ? NaN : Math.fround((r() - 0.5) * 10) }]);
-      values.push([{ tag: 'torch/new_style', metadata: { plugin_data: { plugin_name: 'scalars' } }, tensor: { dtype: 1, float_val: [Math.fround(r())], tensor_shape: {} } }]);
+      const values: object[][] = tags.map((tag, i) => [
+        { tag, simple_value: i % 13 === 0 && step % 5 === 0 ? 0 : i === 7 && step % 17 === 0 ? NaN : Math.fround((r() - 0.5) * 10) },
+      ]);
+      values.push([
+        {
+          tag: 'torch/new_style',
+          metadata: { plugin_data: { plugin_name: 'scalars' } },
+          tensor: { dtype: 1, float_val: [Math.fround(r())], tensor_shape: {} },
+        },
+      ]);
       values.push([{ tag: 'torch/f64', tensor: { dtype: 2, double_val: [r()], tensor_shape: {} } }]);
       values.push([{ tag: 'tf2/content', tensor: { dtype: 1, tensor_content: Buffer.from(new Float32Array([r()]).buffer) } }]);
       values.forEach((value, i) => {
@@ -248,26 +325,30 @@ function periodicStream(r: () => number): Buffer {
 }
 
 for (const runtime of PYTHON_RUNTIMES) {
-  test(`event files of repeating records, intact and damaged: the vectorised decode gives the Node relay's points [${runtime}]`, { skip: relaySkipReason(runtime), timeout: 300_000 }, async () => {
-    const r = rng(31337);
-    const dir = tmpDir('conf-periodic-');
-    const good = periodicStream(r);
-    try {
-      for (let i = -1; i < 40; i++) {
-        const bytes = i < 0 ? good : damaged(good, r, i % 4 === 3 ? 1 : i);
-        const file = path.join(dir, `events.out.tfevents.${i}`);
-        fs.writeFileSync(file, bytes);
-        const want = nodeRead(file);
-        if (i < 0) {
-          assert.equal(want.points.length, 410 * 43, 'the intact stream reads whole');
-          const s = await probe(runtime).ask<{ records: number; stretched: number }>({ op: 'records', file, stretches: true });
-          assert.ok(s.stretched > 0.9 * s.records, `most records decoded a cycle at a time (${s.stretched} of ${s.records})`);
+  test(
+    `event files of repeating records, intact and damaged: the vectorised decode gives the Node relay's points [${runtime}]`,
+    { skip: relaySkipReason(runtime), timeout: 300_000 },
+    async () => {
+      const r = rng(31337);
+      const dir = tmpDir('conf-periodic-');
+      const good = periodicStream(r);
+      try {
+        for (let i = -1; i < 40; i++) {
+          const bytes = i < 0 ? good : damaged(good, r, i % 4 === 3 ? 1 : i);
+          const file = path.join(dir, `events.out.tfevents.${i}`);
+          fs.writeFileSync(file, bytes);
+          const want = nodeRead(file);
+          if (i < 0) {
+            assert.equal(want.points.length, 410 * 43, 'the intact stream reads whole');
+            const s = await probe(runtime).ask<{ records: number; stretched: number }>({ op: 'records', file, stretches: true });
+            assert.ok(s.stretched > 0.9 * s.records, `most records decoded a cycle at a time (${s.stretched} of ${s.records})`);
+          }
+          assert.deepEqual(await probe(runtime).ask<typeof want>({ op: 'records', file }), want, `file ${i}`);
+          fs.rmSync(file);
         }
-        assert.deepEqual(await probe(runtime).ask<typeof want>({ op: 'records', file }), want, `file ${i}`);
-        fs.rmSync(file);
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
       }
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
-  });
+    },
+  );
 }

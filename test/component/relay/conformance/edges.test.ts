@@ -27,7 +27,11 @@ eachRuntime('a live log line over the 4 MiB line limit is skipped once: no step 
   try {
     const c = await helloFrom(relay.url);
     c.subscribe();
-    const steps = () => c.points().filter((p) => p.tag === 'actor/pg_loss').map((p) => p.step);
+    const steps = () =>
+      c
+        .points()
+        .filter((p) => p.tag === 'actor/pg_loss')
+        .map((p) => p.step);
     await c.waitFor('steps 1-20', () => steps().length >= 20, 60_000);
     // A 5 MiB line (a dumped prompt, say), then nothing for as long as the relay takes to skip it.
     fs.appendFileSync(log, `INFO ${'x'.repeat(5 * 1024 * 1024)}\n`);
@@ -35,7 +39,11 @@ eachRuntime('a live log line over the 4 MiB line limit is skipped once: no step 
     await c.waitFor('the relay to skip the long line', () => skipped() || steps().length > 20, 60_000);
     for (let s = 21; s <= 40; s++) fs.appendFileSync(log, stepLine(s));
     await c.waitFor('step 40', () => steps().includes(40), 60_000);
-    assert.deepEqual(steps(), Array.from({ length: 40 }, (_, i) => i + 1), 'every step once, in order');
+    assert.deepEqual(
+      steps(),
+      Array.from({ length: 40 }, (_, i) => i + 1),
+      'every step once, in order',
+    );
     assert.doesNotMatch(relay.stderr(), /truncated/);
     c.close();
   } finally {
@@ -54,7 +62,17 @@ eachRuntime('a reading client that pipelines 200 requests gets 200 answers and s
     await c.waitFor('the points', () => c.points().length === 1000 * TAGS.length, 60_000);
     const st = fs.statSync(file);
     const source = (c.of('hello')[0].sources as { id: string }[])[0].id;
-    for (let i = 0; i < 200; i++) c.send({ type: 'detail', request: i, source, tag: TAGS[0], from: i, to: i + 10, maxPoints: 100, cursor: { source, fid: `${st.dev}:${st.ino}`, offset: st.size } });
+    for (let i = 0; i < 200; i++)
+      c.send({
+        type: 'detail',
+        request: i,
+        source,
+        tag: TAGS[0],
+        from: i,
+        to: i + 10,
+        maxPoints: 100,
+        cursor: { source, fid: `${st.dev}:${st.ino}`, offset: st.size },
+      });
     await c.waitFor('200 answers', () => c.of('detail').length === 200 || c.closed !== undefined, 120_000);
     assert.equal(c.closed, undefined, `cut off: ${JSON.stringify(c.of('error'))}`);
     assert.deepEqual(
@@ -80,18 +98,30 @@ const badByteJob = once(async () => {
   } finally {
     await py.close();
   }
-  const r = spawnSync('python3', ['-c', "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE experience_buffer SET timestamp = CAST(X'323032362D30312D3031B6' AS TEXT) WHERE id = 7\"); c.commit()", db], { encoding: 'utf8' });
+  const r = spawnSync(
+    'python3',
+    [
+      '-c',
+      'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute("UPDATE experience_buffer SET timestamp = CAST(X\'323032362D30312D3031B6\' AS TEXT) WHERE id = 7"); c.commit()',
+      db,
+    ],
+    { encoding: 'utf8' },
+  );
   assert.equal(r.status, 0, r.stderr);
   return job;
 });
 const badByteRef = once(async () => streamFrom('node', ['--job-dir', await badByteJob()]));
 
 for (const runtime of PYTHON_RUNTIMES) {
-  test(`one bad UTF-8 byte in one SQL row's timestamp costs that value, not the table: the same rows [${runtime}]`, { skip: noTrinity || relaySkipReason(runtime), timeout: 240_000 }, async () => {
-    const ref = await badByteRef();
-    assert.equal(Object.keys(ref.rows).length, 40, 'the reference streams every row');
-    assertSameStream(await streamFrom(runtime, ['--job-dir', await badByteJob()]), ref, runtime);
-  });
+  test(
+    `one bad UTF-8 byte in one SQL row's timestamp costs that value, not the table: the same rows [${runtime}]`,
+    { skip: noTrinity || relaySkipReason(runtime), timeout: 240_000 },
+    async () => {
+      const ref = await badByteRef();
+      assert.equal(Object.keys(ref.rows).length, 40, 'the reference streams every row');
+      assertSameStream(await streamFrom(runtime, ['--job-dir', await badByteJob()]), ref, runtime);
+    },
+  );
 }
 
 // ---- token files and token values in URLs ---------------------------------------------------
@@ -103,24 +133,32 @@ function tokenFileRun(runtime: RelayRuntime, dir: string, file: string): { code:
   return { code: r.status, first: r.stderr.split('\n')[0].replace(file, '<file>') };
 }
 
-eachRuntime('token files: a FIFO and /dev/zero are refused at once, an oversized file too, a UTF-8 BOM is stripped; the token in the URL is refused', {}, async (runtime) => {
-  const dir = tmpDir('conf-tokenfile-');
-  const fifo = path.join(dir, 'fifo');
-  assert.equal(spawnSync('python3', ['-c', 'import os, sys; os.mkfifo(sys.argv[1])', fifo]).status, 0);
-  const big = path.join(dir, 'big');
-  fs.writeFileSync(big, `${TOKEN}${' '.repeat(5000)}`);
-  for (const file of [fifo, '/dev/zero']) assert.deepEqual(tokenFileRun(runtime, dir, file), { code: 2, first: 'agentrl relay: token file <file> is not a regular file' }, file);
-  assert.deepEqual(tokenFileRun(runtime, dir, big), { code: 2, first: 'agentrl relay: token file <file> must hold exactly one token: it is longer than 4096 bytes' });
-  const bom = path.join(dir, 'bom');
-  fs.writeFileSync(bom, `\ufeff${TOKEN}\n`, { mode: 0o600 });
-  const relay = await startRelay(['--logdir', dir, '--token-file', bom], { runtime });
-  try {
-    const c = await helloFrom(relay.url, { token: TOKEN });
-    c.close();
-    for (const p of [`/?x=${TOKEN}`, `/${TOKEN}`, '/?a=1,token=x', '/?a=1+token=x', '/?a=1%09token=x']) {
-      await assert.rejects(helloFrom(relay.url, { token: TOKEN, path: p }), (e: WireRefused) => e.status === 400, p);
+eachRuntime(
+  'token files: a FIFO and /dev/zero are refused at once, an oversized file too, a UTF-8 BOM is stripped; the token in the URL is refused',
+  {},
+  async (runtime) => {
+    const dir = tmpDir('conf-tokenfile-');
+    const fifo = path.join(dir, 'fifo');
+    assert.equal(spawnSync('python3', ['-c', 'import os, sys; os.mkfifo(sys.argv[1])', fifo]).status, 0);
+    const big = path.join(dir, 'big');
+    fs.writeFileSync(big, `${TOKEN}${' '.repeat(5000)}`);
+    for (const file of [fifo, '/dev/zero'])
+      assert.deepEqual(tokenFileRun(runtime, dir, file), { code: 2, first: 'agentrl relay: token file <file> is not a regular file' }, file);
+    assert.deepEqual(tokenFileRun(runtime, dir, big), {
+      code: 2,
+      first: 'agentrl relay: token file <file> must hold exactly one token: it is longer than 4096 bytes',
+    });
+    const bom = path.join(dir, 'bom');
+    fs.writeFileSync(bom, `\ufeff${TOKEN}\n`, { mode: 0o600 });
+    const relay = await startRelay(['--logdir', dir, '--token-file', bom], { runtime });
+    try {
+      const c = await helloFrom(relay.url, { token: TOKEN });
+      c.close();
+      for (const p of [`/?x=${TOKEN}`, `/${TOKEN}`, '/?a=1,token=x', '/?a=1+token=x', '/?a=1%09token=x']) {
+        await assert.rejects(helloFrom(relay.url, { token: TOKEN, path: p }), (e: WireRefused) => e.status === 400, p);
+      }
+    } finally {
+      await relay.stop();
     }
-  } finally {
-    await relay.stop();
-  }
-});
+  },
+);

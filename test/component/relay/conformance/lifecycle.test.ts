@@ -17,7 +17,29 @@ eachRuntime('wss:// with a self-signed certificate: tail --ca streams every poin
   const dir = tmpDir('conf-tls-');
   const key = path.join(dir, 'key.pem');
   const cert = path.join(dir, 'cert.pem');
-  const r = spawnSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { encoding: 'utf8' });
+  const r = spawnSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+    ],
+    { encoding: 'utf8' },
+  );
   assert.equal(r.status, 0, `openssl: ${r.stderr}`);
   const logdir = path.join(dir, 'logs');
   fs.mkdirSync(logdir);
@@ -27,7 +49,10 @@ eachRuntime('wss:// with a self-signed certificate: tail --ca streams every poin
     assert.match(relay.url, /^wss:\/\/127\.0\.0\.1:\d+\/$/);
     const ok = await tail(relay.url, ['--json', '--until-idle', '1.5', '--ca', cert]);
     assert.equal(ok.code, 0, ok.stderr);
-    assert.equal(Object.values(streamOf(ok.stdout).series).reduce((n, l) => n + l.length, 0), 100);
+    assert.equal(
+      Object.values(streamOf(ok.stdout).series).reduce((n, l) => n + l.length, 0),
+      100,
+    );
     const refused = await tail(relay.url, ['--json', '--until-idle', '2']);
     assert.equal(refused.stdout, '');
     assert.match(refused.stderr, /self[- ]signed|certificate/i);
@@ -36,36 +61,51 @@ eachRuntime('wss:// with a self-signed certificate: tail --ca streams every poin
   }
 });
 
-eachRuntime('a damaged experience buffer (buffer/*.db) costs its own rows: the relay starts, says so and streams the event files beside it', {}, async (runtime) => {
-  const job = tmpDir('conf-baddb-');
-  const events = path.join(job, 'monitor', 'tensorboard', 'explorer');
-  fs.mkdirSync(events, { recursive: true });
-  fs.mkdirSync(path.join(job, 'buffer'));
-  appendSteps(path.join(events, 'events.out.tfevents.1.baddb'), 0, 50);
-  // A buffer with Trinity's experience columns, then its schema page overwritten (sqlite3 itself
-  // then says "database disk image is malformed").
-  const db = path.join(job, 'buffer', 'experience.db');
-  const made = spawnSync('python3', ['-c', [
-    'import sqlite3, sys',
-    'c = sqlite3.connect(sys.argv[1])',
-    'c.execute("CREATE TABLE experience (id INTEGER PRIMARY KEY, task_id TEXT, run_id TEXT, model_version INT, reward REAL, timestamp REAL)")',
-    'c.executemany("INSERT INTO experience VALUES (?, \'t\', \'r\', 0, 1.0, 0.0)", [(i,) for i in range(50)])',
-    'c.commit()',
-  ].join('\n'), db], { encoding: 'utf8' });
-  assert.equal(made.status, 0, made.stderr);
-  const bytes = fs.readFileSync(db);
-  bytes.fill(0xff, 100, 140);
-  fs.writeFileSync(db, bytes);
-  const relay = await startRelay(['--job-dir', job], { runtime });
-  try {
-    const got = await tail(relay.url, ['--json', '--until-idle', '1.5']);
-    assert.equal(got.code, 0, got.stderr);
-    assert.equal(Object.values(streamOf(got.stdout).series).reduce((n, l) => n + l.length, 0), 100);
-  } finally {
-    await relay.stop();
-  }
-  if (runtime === 'node') assert.match(relay.stderr(), /buffer\/experience\.db: cannot list its tables \(.*malformed.*\); its experiences are not served/);
-});
+eachRuntime(
+  'a damaged experience buffer (buffer/*.db) costs its own rows: the relay starts, says so and streams the event files beside it',
+  {},
+  async (runtime) => {
+    const job = tmpDir('conf-baddb-');
+    const events = path.join(job, 'monitor', 'tensorboard', 'explorer');
+    fs.mkdirSync(events, { recursive: true });
+    fs.mkdirSync(path.join(job, 'buffer'));
+    appendSteps(path.join(events, 'events.out.tfevents.1.baddb'), 0, 50);
+    // A buffer with Trinity's experience columns, then its schema page overwritten (sqlite3 itself
+    // then says "database disk image is malformed").
+    const db = path.join(job, 'buffer', 'experience.db');
+    const made = spawnSync(
+      'python3',
+      [
+        '-c',
+        [
+          'import sqlite3, sys',
+          'c = sqlite3.connect(sys.argv[1])',
+          'c.execute("CREATE TABLE experience (id INTEGER PRIMARY KEY, task_id TEXT, run_id TEXT, model_version INT, reward REAL, timestamp REAL)")',
+          "c.executemany(\"INSERT INTO experience VALUES (?, 't', 'r', 0, 1.0, 0.0)\", [(i,) for i in range(50)])",
+          'c.commit()',
+        ].join('\n'),
+        db,
+      ],
+      { encoding: 'utf8' },
+    );
+    assert.equal(made.status, 0, made.stderr);
+    const bytes = fs.readFileSync(db);
+    bytes.fill(0xff, 100, 140);
+    fs.writeFileSync(db, bytes);
+    const relay = await startRelay(['--job-dir', job], { runtime });
+    try {
+      const got = await tail(relay.url, ['--json', '--until-idle', '1.5']);
+      assert.equal(got.code, 0, got.stderr);
+      assert.equal(
+        Object.values(streamOf(got.stdout).series).reduce((n, l) => n + l.length, 0),
+        100,
+      );
+    } finally {
+      await relay.stop();
+    }
+    if (runtime === 'node') assert.match(relay.stderr(), /buffer\/experience\.db: cannot list its tables \(.*malformed.*\); its experiences are not served/);
+  },
+);
 
 eachRuntime('the connection limit: the client past --max-clients gets 503 and the ones connected go on', {}, async (runtime) => {
   const relay = await startRelay(['--logdir', tmpDir('conf-limit-'), '--max-clients', '2'], { runtime });
@@ -90,7 +130,7 @@ eachRuntime('the connection limit: the client past --max-clients gets 503 and th
     const c = await open();
     assert.ok(c instanceof WebSocket, 'a place freed is taken');
     b.terminate();
-    (c).terminate();
+    c.terminate();
   } finally {
     await relay.stop();
   }

@@ -234,11 +234,19 @@ sameAsNode('envelope-first: the same envelope of every tag, then the same detail
     client.start();
     await until('3 envelopes', () => Object.keys(envelopes).length === 3, 60_000);
     const details = [];
-    for (const [tag, from, to, maxPoints] of [['loss', 100, 180, 1000], ['odd/values', 0, 30000, 5000], ['odd/values', 12000, 12400, 100], ['reward', 29000, 40000, 2000], ['missing', 0, 10, 10]] as const) {
+    for (const [tag, from, to, maxPoints] of [
+      ['loss', 100, 180, 1000],
+      ['odd/values', 0, 30000, 5000],
+      ['odd/values', 12000, 12400, 100],
+      ['reward', 29000, 40000, 2000],
+      ['missing', 0, 10, 10],
+    ] as const) {
       const d = await client.requestDetail({ source, tag, from, to, maxPoints, cursor: cursor! });
       details.push({ ...d, request: 0 });
     }
-    const replaced = await client.requestDetail({ source, tag: 'loss', from: 0, to: 10, maxPoints: 10, cursor: { ...cursor!, fid: 'other' } }).catch((e: Error) => e.message);
+    const replaced = await client
+      .requestDetail({ source, tag: 'loss', from: 0, to: 10, maxPoints: 10, cursor: { ...cursor!, fid: 'other' } })
+      .catch((e: Error) => e.message);
     return { envelopes, details, replaced };
   } finally {
     await client.close();
@@ -254,19 +262,23 @@ const bufferJob = once(async () => {
   return job;
 });
 
-sameAsNode('experience details of TRXP rows: the same decoded experience', async (runtime) => {
-  const relay = await startRelay(['--job-dir', await bufferJob()], { runtime });
-  const client = new RelayClient({ url: relay.url });
-  let sql = '';
-  client.on('experiences', (m) => (sql = m.source));
-  try {
-    client.start();
-    await until('rows', () => sql, 60_000);
-    const out = [];
-    for (const id of [1, 7, 24, 999]) out.push(await client.requestExperience(sql, id).catch((e: Error) => ({ error: e.message })));
-    return out;
-  } finally {
-    await client.close();
-    await relay.stop();
-  }
-}, { skip: !hasTbx && 'needs tensorboardX in .cache/venv' });
+sameAsNode(
+  'experience details of TRXP rows: the same decoded experience',
+  async (runtime) => {
+    const relay = await startRelay(['--job-dir', await bufferJob()], { runtime });
+    const client = new RelayClient({ url: relay.url });
+    let sql = '';
+    client.on('experiences', (m) => (sql = m.source));
+    try {
+      client.start();
+      await until('rows', () => sql, 60_000);
+      const out = [];
+      for (const id of [1, 7, 24, 999]) out.push(await client.requestExperience(sql, id).catch((e: Error) => ({ error: e.message })));
+      return out;
+    } finally {
+      await client.close();
+      await relay.stop();
+    }
+  },
+  { skip: !hasTbx && 'needs tensorboardX in .cache/venv' },
+);

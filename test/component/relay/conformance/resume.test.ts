@@ -33,7 +33,10 @@ function assertExactly(got: string[], want: string[], who: string): void {
   const wantSet = new Set(want);
   const report = {
     lost: want.filter((k) => !seen.has(k)).slice(0, 5),
-    duplicated: [...seen].filter(([, n]) => n > 1).map(([k]) => k).slice(0, 5),
+    duplicated: [...seen]
+      .filter(([, n]) => n > 1)
+      .map(([k]) => k)
+      .slice(0, 5),
     extra: got.filter((k) => !wantSet.has(k)).slice(0, 5),
   };
   assert.deepEqual(report, { lost: [], duplicated: [], extra: [] }, who);
@@ -75,8 +78,16 @@ async function handover(first: RelayRuntime, second: RelayRuntime): Promise<void
 eachRuntime('kill -9 mid-stream and a restart: the client resumes with 0 lost, 0 duplicated', { timeout: 180_000 }, (runtime) => handover(runtime, runtime));
 
 for (const runtime of PYTHON_RUNTIMES) {
-  test(`a Node relay killed, the Python relay takes over on its port: 0 lost, 0 duplicated [${runtime}]`, { skip: relaySkipReason(runtime), timeout: 180_000 }, () => handover('node', runtime));
-  test(`a Python relay killed, the Node relay takes over on its port: 0 lost, 0 duplicated [${runtime}]`, { skip: relaySkipReason(runtime), timeout: 180_000 }, () => handover(runtime, 'node'));
+  test(
+    `a Node relay killed, the Python relay takes over on its port: 0 lost, 0 duplicated [${runtime}]`,
+    { skip: relaySkipReason(runtime), timeout: 180_000 },
+    () => handover('node', runtime),
+  );
+  test(
+    `a Python relay killed, the Node relay takes over on its port: 0 lost, 0 duplicated [${runtime}]`,
+    { skip: relaySkipReason(runtime), timeout: 180_000 },
+    () => handover(runtime, 'node'),
+  );
 }
 
 // SQL rows: the cursor is the row id, and the window of the client's recent rows (a digest per 4
@@ -144,8 +155,15 @@ async function sqlHandover(first: RelayRuntime, second: RelayRuntime, third: Rel
     await until('104 rows', () => fresh.size === 104, 60_000);
     await sleep(1000);
     assert.equal(repeated, 0, 'no row came twice as new');
-    assert.deepEqual([...fresh.keys()].sort((a, b) => a - b), Array.from({ length: 104 }, (_, i) => i + 1));
-    assert.deepEqual([...updated].sort((a, b) => a - b), [32, 33, 34, 35, 36, 37, 38, 39, 40], 'only the rows of the 4-row groups that changed while no relay ran came again');
+    assert.deepEqual(
+      [...fresh.keys()].sort((a, b) => a - b),
+      Array.from({ length: 104 }, (_, i) => i + 1),
+    );
+    assert.deepEqual(
+      [...updated].sort((a, b) => a - b),
+      [32, 33, 34, 35, 36, 37, 38, 39, 40],
+      'only the rows of the 4-row groups that changed while no relay ran came again',
+    );
   } finally {
     await c.client.close();
     await relay.stop('SIGKILL');
@@ -154,61 +172,74 @@ async function sqlHandover(first: RelayRuntime, second: RelayRuntime, third: Rel
 }
 
 for (const runtime of PYTHON_RUNTIMES) {
-  test(`the SQL buffer across kill -9 of the Python relay: every row once as new, only the changed rows again [${runtime}]`, { skip: noTrinity || relaySkipReason(runtime), timeout: 240_000 }, () =>
-    sqlHandover(runtime, runtime, runtime),
+  test(
+    `the SQL buffer across kill -9 of the Python relay: every row once as new, only the changed rows again [${runtime}]`,
+    { skip: noTrinity || relaySkipReason(runtime), timeout: 240_000 },
+    () => sqlHandover(runtime, runtime, runtime),
   );
-  test(`the SQL buffer across kill -9 and a change of runtime (Node, Python, Node) [${runtime}]`, { skip: noTrinity || relaySkipReason(runtime), timeout: 300_000 }, async (t) => {
-    if (!(await nodeWindows())) return t.skip('the Node relay of this tree writes no window into SQL cursors (it predates the relay hardening): a restarted Node relay re-sends recent rows');
-    await sqlHandover('node', runtime, 'node');
-  });
+  test(
+    `the SQL buffer across kill -9 and a change of runtime (Node, Python, Node) [${runtime}]`,
+    { skip: noTrinity || relaySkipReason(runtime), timeout: 300_000 },
+    async (t) => {
+      if (!(await nodeWindows()))
+        return t.skip(
+          'the Node relay of this tree writes no window into SQL cursors (it predates the relay hardening): a restarted Node relay re-sends recent rows',
+        );
+      await sqlHandover('node', runtime, 'node');
+    },
+  );
 }
 
 // The SQL buffer while Trinity's writer keeps writing, the relay killed (kill -9) and started
 // again several times at moments the writer picks: the rows it wrote are never changed, so none
 // may come again — not as new, not as `updated`.
-eachRuntime('the SQL buffer under a writer, across 5 kill -9 restarts: every row once as new, none re-sent', { skip: noTrinity, timeout: 300_000 }, async (runtime) => {
-  const job = path.join(tmpDir('conf-sqlrestart-'), 'run');
-  fs.mkdirSync(path.join(job, 'buffer'), { recursive: true });
-  const py = new TrinitySqlWriter();
-  const port = String(await freePort());
-  const args = ['--job-dir', job, '--port', port, '--poll-interval', '200'];
-  await py.call({ op: 'buffer', db: path.join(job, 'buffer', 'exp.db'), table: 'experience_buffer' });
-  await py.call({ op: 'write', first: 0, count: 16, group: 8, version: 1 });
-  let relay = await startRelay(args, { runtime });
-  const c = collect({ url: relay.url, backoff: { initialMs: 50, maxMs: 200 } });
-  const fresh = new Set<number>();
-  const updated: number[] = [];
-  let repeated = 0;
-  c.client.on('experiences', (m) => {
-    for (const r of m.rows) {
-      if (r.updated) updated.push(r.id);
-      else if (fresh.has(r.id)) repeated++;
-      else fresh.add(r.id);
-    }
-  });
-  let written = 16;
-  try {
-    for (let round = 0; round < 5; round++) {
-      // The writer goes on while the client catches up; the relay dies somewhere in between.
-      for (let k = 0; k < 3; k++) {
-        const n = round < 2 ? 24 : 400;
-        await py.call({ op: 'write', first: written, count: n, group: 8, version: 2 + round });
-        written += n;
-        if (k === round % 3) await until(`some rows of round ${round}`, () => fresh.size > written - 2 * n, 60_000);
+eachRuntime(
+  'the SQL buffer under a writer, across 5 kill -9 restarts: every row once as new, none re-sent',
+  { skip: noTrinity, timeout: 300_000 },
+  async (runtime) => {
+    const job = path.join(tmpDir('conf-sqlrestart-'), 'run');
+    fs.mkdirSync(path.join(job, 'buffer'), { recursive: true });
+    const py = new TrinitySqlWriter();
+    const port = String(await freePort());
+    const args = ['--job-dir', job, '--port', port, '--poll-interval', '200'];
+    await py.call({ op: 'buffer', db: path.join(job, 'buffer', 'exp.db'), table: 'experience_buffer' });
+    await py.call({ op: 'write', first: 0, count: 16, group: 8, version: 1 });
+    let relay = await startRelay(args, { runtime });
+    const c = collect({ url: relay.url, backoff: { initialMs: 50, maxMs: 200 } });
+    const fresh = new Set<number>();
+    const updated: number[] = [];
+    let repeated = 0;
+    c.client.on('experiences', (m) => {
+      for (const r of m.rows) {
+        if (r.updated) updated.push(r.id);
+        else if (fresh.has(r.id)) repeated++;
+        else fresh.add(r.id);
       }
+    });
+    let written = 16;
+    try {
+      for (let round = 0; round < 5; round++) {
+        // The writer goes on while the client catches up; the relay dies somewhere in between.
+        for (let k = 0; k < 3; k++) {
+          const n = round < 2 ? 24 : 400;
+          await py.call({ op: 'write', first: written, count: n, group: 8, version: 2 + round });
+          written += n;
+          if (k === round % 3) await until(`some rows of round ${round}`, () => fresh.size > written - 2 * n, 60_000);
+        }
+        await relay.stop('SIGKILL');
+        await py.call({ op: 'write', first: written, count: 8, group: 8, version: 2 + round });
+        written += 8;
+        relay = await startRelay(args, { runtime });
+        await until(`${written} rows`, () => fresh.size >= written, 60_000);
+      }
+      await sleep(1000);
+      assert.equal(repeated, 0, 'no row came twice as new');
+      assert.equal(fresh.size, written);
+      assert.deepEqual(updated, [], 'no unchanged row came again as updated');
+    } finally {
+      await c.client.close();
       await relay.stop('SIGKILL');
-      await py.call({ op: 'write', first: written, count: 8, group: 8, version: 2 + round });
-      written += 8;
-      relay = await startRelay(args, { runtime });
-      await until(`${written} rows`, () => fresh.size >= written, 60_000);
+      await py.close();
     }
-    await sleep(1000);
-    assert.equal(repeated, 0, 'no row came twice as new');
-    assert.equal(fresh.size, written);
-    assert.deepEqual(updated, [], 'no unchanged row came again as updated');
-  } finally {
-    await c.client.close();
-    await relay.stop('SIGKILL');
-    await py.close();
-  }
-});
+  },
+);

@@ -16,7 +16,19 @@ import { repoRoot, sharedDir } from '../../../harness/paths';
 import { until } from '../../../harness/wait';
 import { hasTbx, pythonAsync, tmpDir, writers } from '../helpers';
 import { TrinitySqlWriter, noTrinity } from '../trinity-sql-writer';
-import { PYTHON_RUNTIMES, RelayRuntime, assertSameStream, eachRuntime, liveTail, once, pointCount, relaySkipReason, startRelay, streamFrom, streamOf } from './helpers';
+import {
+  PYTHON_RUNTIMES,
+  RelayRuntime,
+  assertSameStream,
+  eachRuntime,
+  liveTail,
+  once,
+  pointCount,
+  relaySkipReason,
+  startRelay,
+  streamFrom,
+  streamOf,
+} from './helpers';
 
 const trinityPython = path.join(repoRoot, '.cache', 'trinity-venv', 'bin', 'python');
 const noWriters = !hasTbx && 'needs tensorboardX, torch and tensorflow in .cache/venv (scripts/setup.sh python)';
@@ -34,7 +46,9 @@ eachRuntime('tensorboardX, torch (old and new style, f32 and f64) and TF2 event 
   const { dir, expected } = await encodings();
   const ref = await encodingsRef();
   if (runtime === 'node') {
-    const got = Object.entries(ref.series).flatMap(([k, l]) => l.map(([step, , value]) => `${k.split('/')[0]}|${k.split('/').slice(2).join('/')}|${step}|${value}`));
+    const got = Object.entries(ref.series).flatMap(([k, l]) =>
+      l.map(([step, , value]) => `${k.split('/')[0]}|${k.split('/').slice(2).join('/')}|${step}|${value}`),
+    );
     assert.deepEqual(got.sort(), expected.map((e) => `${e.run}|${e.tag}|${e.step}|${e.value}`).sort(), 'the reference reads what the writers wrote');
     return;
   }
@@ -50,23 +64,34 @@ const trinityJob = once(async () => {
 });
 const trinityRef = once(async () => streamFrom('node', ['--job-dir', (await trinityJob()).job]));
 
-eachRuntime('a Trinity job dir (tensorboardX event files of explorer and trainer, SQLite buffer with TRXP rows): the same points and rows', { skip: noWriters }, async (runtime) => {
-  const { job, expected } = await trinityJob();
-  const ref = await trinityRef();
-  if (runtime === 'node') {
-    assert.equal(pointCount(ref), expected.length, 'the reference streams every point written');
-    assert.equal(Object.keys(ref.rows).length, 160, 'and every row of the buffer');
-    assert.ok(Object.values(ref.rows).every((r) => typeof r.reward === 'number' && r.metrics), 'rows carry their reward parts');
-    return;
-  }
-  assertSameStream(await streamFrom(runtime, ['--job-dir', job]), ref, runtime);
-});
+eachRuntime(
+  'a Trinity job dir (tensorboardX event files of explorer and trainer, SQLite buffer with TRXP rows): the same points and rows',
+  { skip: noWriters },
+  async (runtime) => {
+    const { job, expected } = await trinityJob();
+    const ref = await trinityRef();
+    if (runtime === 'node') {
+      assert.equal(pointCount(ref), expected.length, 'the reference streams every point written');
+      assert.equal(Object.keys(ref.rows).length, 160, 'and every row of the buffer');
+      assert.ok(
+        Object.values(ref.rows).every((r) => typeof r.reward === 'number' && r.metrics),
+        'rows carry their reward parts',
+      );
+      return;
+    }
+    assertSameStream(await streamFrom(runtime, ['--job-dir', job]), ref, runtime);
+  },
+);
 
 // ---- the demo trainer (stdlib writer), one role read from its Step lines ------------------
 
 const demoJob = once(() => {
   const job = path.join(tmpDir('conf-demo-'), 'demo-run');
-  const r = spawnSync('python3', [path.join(repoRoot, 'demo', 'demo_trainer.py'), '--job-dir', job, '--steps', '30', '--step-seconds', '0', '--model-url', ''], { encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(
+    'python3',
+    [path.join(repoRoot, 'demo', 'demo_trainer.py'), '--job-dir', job, '--steps', '30', '--step-seconds', '0', '--model-url', ''],
+    { encoding: 'utf8', timeout: 60_000 },
+  );
   assert.equal(r.status, 0, r.stderr);
   // The trainer role without its event files: the relay reads its `Step N: {...}` log lines.
   fs.rmSync(path.join(job, 'monitor', 'tensorboard', 'trainer'), { recursive: true, force: true });
@@ -74,12 +99,15 @@ const demoJob = once(() => {
 });
 const demoRef = once(async () => streamFrom('node', ['--job-dir', await demoJob()]));
 
-eachRuntime('the demo trainer\'s job dir, the trainer read from its Step log lines: the same points', {}, async (runtime) => {
+eachRuntime("the demo trainer's job dir, the trainer read from its Step log lines: the same points", {}, async (runtime) => {
   const ref = await demoRef();
   if (runtime === 'node') {
     const trainer = Object.keys(ref.series).filter((k) => k.startsWith('demo-run/trainer/'));
     assert.ok(trainer.length >= 5, `trainer series from the log: ${trainer.join(', ')}`);
-    assert.deepEqual(ref.series['demo-run/trainer/actor/pg_loss'].map((p) => p[0]), [...Array(30).keys()].map((i) => i + 1));
+    assert.deepEqual(
+      ref.series['demo-run/trainer/actor/pg_loss'].map((p) => p[0]),
+      [...Array(30).keys()].map((i) => i + 1),
+    );
     return;
   }
   assertSameStream(await streamFrom(runtime, ['--job-dir', await demoJob()]), ref, runtime);
@@ -90,9 +118,15 @@ eachRuntime('the demo trainer\'s job dir, the trainer read from its Step log lin
 const jsonlJob = once(() => {
   const job = path.join(tmpDir('conf-jsonl-'), 'run');
   fs.mkdirSync(path.join(job, 'buffer'), { recursive: true });
-  const r = spawnSync(trinityPython, [path.join(repoRoot, 'test', 'fixtures', 'relay', 'trinity_file_buffer.py'), path.join(job, 'buffer', 'exp.jsonl'), '0', '48'], {
-    encoding: 'utf8', timeout: 120_000, env: { ...process.env, PYTHONPATH: trinityPythonPath() },
-  });
+  const r = spawnSync(
+    trinityPython,
+    [path.join(repoRoot, 'test', 'fixtures', 'relay', 'trinity_file_buffer.py'), path.join(job, 'buffer', 'exp.jsonl'), '0', '48'],
+    {
+      encoding: 'utf8',
+      timeout: 120_000,
+      env: { ...process.env, PYTHONPATH: trinityPythonPath() },
+    },
+  );
   assert.equal(r.status, 0, r.stderr);
   return job;
 });
@@ -108,7 +142,10 @@ eachRuntime("the queue buffer's .jsonl backup written by Trinity's FileStorage: 
     assert.equal(Object.keys(ref.rows).length, 48);
     // each line's info["task_index"] (as Trinity's workflow runner sets it) is its row's task_index
     const indices = Object.values(ref.rows).map((r) => [r.task_index, r.taskset_id]);
-    assert.deepEqual(indices, Array.from({ length: 48 }, (_, i) => [Math.floor(i / 4), 0]));
+    assert.deepEqual(
+      indices,
+      Array.from({ length: 48 }, (_, i) => [Math.floor(i / 4), 0]),
+    );
     return;
   }
   assertSameStream(await streamFrom(runtime, ['--job-dir', await jsonlJob()]), ref, runtime);
@@ -146,35 +183,59 @@ async function watchRows(runtime: RelayRuntime, job: string): Promise<Watcher> {
 }
 
 for (const runtime of PYTHON_RUNTIMES) {
-  test(`Trinity's SQL buffer while its writer writes and the trainer reads, watched by both relays at once: the same rows and updates [${runtime}]`, { skip: noTrinity || relaySkipReason(runtime), timeout: 240_000 }, async () => {
-    const job = path.join(tmpDir('conf-sql-'), 'run');
-    fs.mkdirSync(path.join(job, 'buffer'), { recursive: true });
-    const py = new TrinitySqlWriter();
-    const watchers: Watcher[] = [];
-    try {
-      await py.call({ op: 'buffer', db: path.join(job, 'buffer', 'exp.db'), table: 'experience_buffer' });
-      await py.call({ op: 'write', first: 0, count: 64, group: 8, version: 1 });
-      watchers.push(await watchRows('node', job), await watchRows(runtime, job));
-      const [ref, got] = watchers;
-      const all = (f: (w: Watcher) => boolean) => () => watchers.every(f);
-      await until('64 rows at both', all((w) => w.rows.size === 64), 60_000);
-      await py.call({ op: 'read', count: 24 });
-      await until('24 rows consumed at both', all((w) => [...w.rows.values()].filter((r) => r.consumed === 1).length === 24), 60_000);
-      await py.call({ op: 'write', first: 64, count: 16, group: 8, version: 2 });
-      await until('80 rows at both', all((w) => w.rows.size === 80), 60_000);
-      assert.equal(ref.updates.size, 24, 'the reference re-sent exactly the rows the trainer read');
-      assert.deepEqual([...got.updates].sort((a, b) => a - b), [...ref.updates].sort((a, b) => a - b), 'the same rows came again');
-      assert.ok([...ref.rows.values()].some((r) => r.metrics && typeof r.advantage === 'number'), 'rows carry reward parts and advantages');
-      // Trinity gives a single-turn experience an all-ones mask over its 4 response tokens; no truncation.
-      for (const r of ref.rows.values()) assert.deepEqual([r.response_tokens, r.trained_tokens, r.truncated, r.empty_response], [4, 4, false, false], `row ${r.id}: group facts`);
-      // The task's stable identity, from the pickled info["task_index"] the workflow runner sets (rows of a group share it).
-      for (const r of ref.rows.values()) assert.deepEqual([r.task_index, r.taskset_id], [Math.floor((r.id - 1) / 8), 0], `row ${r.id}: task_index`);
-      for (const [id, r] of ref.rows) assert.deepEqual({ ...got.rows.get(id), updated: undefined }, { ...r, updated: undefined }, `row ${id}`);
-    } finally {
-      for (const w of watchers) await w.close();
-      await py.close();
-    }
-  });
+  test(
+    `Trinity's SQL buffer while its writer writes and the trainer reads, watched by both relays at once: the same rows and updates [${runtime}]`,
+    { skip: noTrinity || relaySkipReason(runtime), timeout: 240_000 },
+    async () => {
+      const job = path.join(tmpDir('conf-sql-'), 'run');
+      fs.mkdirSync(path.join(job, 'buffer'), { recursive: true });
+      const py = new TrinitySqlWriter();
+      const watchers: Watcher[] = [];
+      try {
+        await py.call({ op: 'buffer', db: path.join(job, 'buffer', 'exp.db'), table: 'experience_buffer' });
+        await py.call({ op: 'write', first: 0, count: 64, group: 8, version: 1 });
+        watchers.push(await watchRows('node', job), await watchRows(runtime, job));
+        const [ref, got] = watchers;
+        const all = (f: (w: Watcher) => boolean) => () => watchers.every(f);
+        await until(
+          '64 rows at both',
+          all((w) => w.rows.size === 64),
+          60_000,
+        );
+        await py.call({ op: 'read', count: 24 });
+        await until(
+          '24 rows consumed at both',
+          all((w) => [...w.rows.values()].filter((r) => r.consumed === 1).length === 24),
+          60_000,
+        );
+        await py.call({ op: 'write', first: 64, count: 16, group: 8, version: 2 });
+        await until(
+          '80 rows at both',
+          all((w) => w.rows.size === 80),
+          60_000,
+        );
+        assert.equal(ref.updates.size, 24, 'the reference re-sent exactly the rows the trainer read');
+        assert.deepEqual(
+          [...got.updates].sort((a, b) => a - b),
+          [...ref.updates].sort((a, b) => a - b),
+          'the same rows came again',
+        );
+        assert.ok(
+          [...ref.rows.values()].some((r) => r.metrics && typeof r.advantage === 'number'),
+          'rows carry reward parts and advantages',
+        );
+        // Trinity gives a single-turn experience an all-ones mask over its 4 response tokens; no truncation.
+        for (const r of ref.rows.values())
+          assert.deepEqual([r.response_tokens, r.trained_tokens, r.truncated, r.empty_response], [4, 4, false, false], `row ${r.id}: group facts`);
+        // The task's stable identity, from the pickled info["task_index"] the workflow runner sets (rows of a group share it).
+        for (const r of ref.rows.values()) assert.deepEqual([r.task_index, r.taskset_id], [Math.floor((r.id - 1) / 8), 0], `row ${r.id}: task_index`);
+        for (const [id, r] of ref.rows) assert.deepEqual({ ...got.rows.get(id), updated: undefined }, { ...r, updated: undefined }, `row ${id}`);
+      } finally {
+        for (const w of watchers) await w.close();
+        await py.close();
+      }
+    },
+  );
 }
 
 // ---- a live client across a copytruncate noticed before the writer goes on -----------------

@@ -39,7 +39,8 @@ async function repliesOf(runtime: RelayRuntime): Promise<Record<string, unknown>
     for (const row of rows) {
       out[`sql#${row.id}`] = await client.requestTokens(sources.sql, row.id).then(comparable, (e: Error) => ({ error: e.message }));
     }
-    for (const line of lines) out[`jsonl#${line.line}`] = await client.requestTokens(sources.jsonl, line.id).then(comparable, (e: Error) => ({ error: e.message }));
+    for (const line of lines)
+      out[`jsonl#${line.line}`] = await client.requestTokens(sources.jsonl, line.id).then(comparable, (e: Error) => ({ error: e.message }));
     out['jsonl#mid-line'] = await client.requestTokens(sources.jsonl, lines[1].id + 3).then(comparable, (e: Error) => ({ error: e.message }));
     out['sql#missing'] = await client.requestTokens(sources.sql, 99_999).then(comparable, (e: Error) => ({ error: e.message }));
     out['no-source'] = await client.requestTokens('sql:nope', 1).then(comparable, (e: Error) => ({ error: e.message }));
@@ -88,7 +89,8 @@ test('tokens of SQL rows written by Trinity 0.5.2 equal its own deserialization,
     'id past 32 bits': /does not fit 32 bits/,
     '2-D tokens': /tensor 0:tokens: shape \[2, 2\] has 2 dimensions, not one sequence/,
   };
-  for (const row of crafted.filter((r) => expected[r.crafted!])) assert.match(String((got[`sql#${row.id}`] as { error?: string }).error), expected[row.crafted!], row.crafted);
+  for (const row of crafted.filter((r) => expected[r.crafted!]))
+    assert.match(String((got[`sql#${row.id}`] as { error?: string }).error), expected[row.crafted!], row.crafted);
   // A prompt length that is not a count is not known (null), not Trinity's default of 1.
   for (const why of ['huge prompt_length', 'string prompt_length']) {
     const r = got[`sql#${crafted.find((c) => c.crafted === why)!.id}`] as ReturnType<typeof comparable>;
@@ -109,10 +111,14 @@ test('tokens of SQL rows written by Trinity 0.5.2 equal its own deserialization,
 });
 
 for (const runtime of RELAY_RUNTIMES.filter((r) => r !== 'node')) {
-  test(`tokens replies equal the Node relay's, row by row, crafted ones too [${runtime}]`, { skip: skip || relaySkipReason(runtime), timeout: 240_000 }, async () => {
-    const want = await reference();
-    const got = await repliesOf(runtime);
-    assert.deepEqual(Object.keys(got), Object.keys(want));
-    for (const k of Object.keys(want)) assert.deepEqual(got[k], want[k], k);
-  });
+  test(
+    `tokens replies equal the Node relay's, row by row, crafted ones too [${runtime}]`,
+    { skip: skip || relaySkipReason(runtime), timeout: 240_000 },
+    async () => {
+      const want = await reference();
+      const got = await repliesOf(runtime);
+      assert.deepEqual(Object.keys(got), Object.keys(want));
+      for (const k of Object.keys(want)) assert.deepEqual(got[k], want[k], k);
+    },
+  );
 }

@@ -36,17 +36,21 @@ test('TRXP rows: the first item, JSON-safe (NaN as "NaN", bytes as a size, tuple
   // Protocol 2 has no bytes opcode (bytes are a call to _codecs.encode: inert here), so 3..5.
   for (const protocol of [3, 4, 5]) {
     const d = await decodeExperienceBytes(trxp(pickled(`{'version': 1, 'num_items': 1, 'items': [${ITEM}]}`, protocol), Buffer.from('safetensors')));
-    assert.deepEqual(d, {
-      eid: { task: 't1', run: 2 },
-      reward: 'NaN',
-      messages: [
-        { role: 'user', content: 'hi' },
-        { role: 'assistant', content: 'ok', tool_calls: null },
-      ],
-      info: { model_version: 3 },
-      raw: '<3 bytes>',
-      pair: [1, 2],
-    }, `protocol ${protocol}`);
+    assert.deepEqual(
+      d,
+      {
+        eid: { task: 't1', run: 2 },
+        reward: 'NaN',
+        messages: [
+          { role: 'user', content: 'hi' },
+          { role: 'assistant', content: 'ok', tool_calls: null },
+        ],
+        info: { model_version: 3 },
+        raw: '<3 bytes>',
+        pair: [1, 2],
+      },
+      `protocol ${protocol}`,
+    );
   }
   const p2 = await decodeExperienceBytes(trxp(pickled(`{'items': [${ITEM}]}`, 2)));
   assert.equal((p2.messages as unknown[]).length, 2);
@@ -107,56 +111,62 @@ const BOMB = `(lambda a: [a := [a, a, a, a] for _ in range(30)][-1])(['x' * 10])
 
 for (const subject of relaysUnderTest())
   describe(`adversarial: untrusted pickles [${subject.name}]`, { skip: subject.skip }, () => {
-    test('a 1.5 KB row whose pickle shares references: a clear error for that row, bounded work, the relay answers meanwhile', { timeout: 120_000 }, async () => {
-      const meta = pickled(`{'version': 1, 'num_items': 1, 'items': [{'eid': {'task': 'bomb'}, 'reward': 1.0, 'metrics': {'accuracy': 1.0}, 'info': ${BOMB}, 'messages': ${BOMB}}]}`);
-      const row = trxp(meta);
-      assert.ok(row.length < 1536, `the crafted row is ${row.length} bytes`);
-      const good = trxp(pickled(`{'version': 1, 'num_items': 1, 'items': [${ITEM}]}`));
-      const dir = tmpDir();
-      const job = path.join(dir, 'job');
-      fs.mkdirSync(path.join(job, 'buffer'), { recursive: true });
-      const made = spawnSync(
-        'python3',
-        [
-          '-c',
-          `import sqlite3, sys
+    test(
+      'a 1.5 KB row whose pickle shares references: a clear error for that row, bounded work, the relay answers meanwhile',
+      { timeout: 120_000 },
+      async () => {
+        const meta = pickled(
+          `{'version': 1, 'num_items': 1, 'items': [{'eid': {'task': 'bomb'}, 'reward': 1.0, 'metrics': {'accuracy': 1.0}, 'info': ${BOMB}, 'messages': ${BOMB}}]}`,
+        );
+        const row = trxp(meta);
+        assert.ok(row.length < 1536, `the crafted row is ${row.length} bytes`);
+        const good = trxp(pickled(`{'version': 1, 'num_items': 1, 'items': [${ITEM}]}`));
+        const dir = tmpDir();
+        const job = path.join(dir, 'job');
+        fs.mkdirSync(path.join(job, 'buffer'), { recursive: true });
+        const made = spawnSync(
+          'python3',
+          [
+            '-c',
+            `import sqlite3, sys
 c = sqlite3.connect(sys.argv[1])
 c.execute("CREATE TABLE experience_buffer (id INTEGER PRIMARY KEY, task_id TEXT, run_id INTEGER, model_version INTEGER, reward REAL, timestamp TEXT, consumed INTEGER, experience_bytes BLOB)")
 good, bomb = bytes.fromhex(sys.argv[2]), bytes.fromhex(sys.argv[3])
 c.executemany("INSERT INTO experience_buffer VALUES (?, 't', 0, 1, 1.0, '2026-01-01 00:00:00', 0, ?)", [(1, good), (2, bomb), (3, good)])
 c.commit()`,
-          path.join(job, 'buffer', 'experience_buffer.db'),
-          good.toString('hex'),
-          row.toString('hex'),
-        ],
-        { encoding: 'utf8' },
-      );
-      assert.equal(made.status, 0, made.stderr);
-      const relay = await launchRelay(subject.command(), ['--job-dir', job]);
-      try {
-        const client = await helloFrom(relay.url);
-        client.subscribe();
-        await client.waitFor('3 rows', () => client.rows().length === 3);
-        const [r1, r2] = client.rows();
-        assert.deepEqual(r2.metrics, { accuracy: 1 }, 'the list needs no expansion: the crafted row is listed like the others');
-        const source = (client.of('experiences')[0].source as string);
-        client.send({ type: 'experience', request: 1, source, id: r2.id });
-        client.send({ type: 'experience', request: 2, source, id: r1.id });
-        // The relay keeps answering other clients while it works on that row.
-        (await helloFrom(relay.url, {}, 15_000)).close();
-        await client.waitFor('both answers', () => client.of('experience-detail').length === 2, 60_000);
-        const [bomb, fine] = [1, 2].map((n) => client.of('experience-detail').find((m) => m.request === n)!);
-        assert.equal(bomb.detail, undefined);
-        assert.match(String(bomb.error), /expands to more than/);
-        assert.doesNotMatch(String(bomb.error), /\n\s+at /, 'no stack trace');
-        assert.equal((fine.detail as { reward: unknown }).reward, 1);
-        assert.ok(rssMiB(relay.proc.pid!) < 200, `relay RSS ${rssMiB(relay.proc.pid!).toFixed(0)} MiB`);
-        client.close();
-      } finally {
-        await relay.stop();
-        fs.rmSync(dir, { recursive: true, force: true });
-      }
-    });
+            path.join(job, 'buffer', 'experience_buffer.db'),
+            good.toString('hex'),
+            row.toString('hex'),
+          ],
+          { encoding: 'utf8' },
+        );
+        assert.equal(made.status, 0, made.stderr);
+        const relay = await launchRelay(subject.command(), ['--job-dir', job]);
+        try {
+          const client = await helloFrom(relay.url);
+          client.subscribe();
+          await client.waitFor('3 rows', () => client.rows().length === 3);
+          const [r1, r2] = client.rows();
+          assert.deepEqual(r2.metrics, { accuracy: 1 }, 'the list needs no expansion: the crafted row is listed like the others');
+          const source = client.of('experiences')[0].source as string;
+          client.send({ type: 'experience', request: 1, source, id: r2.id });
+          client.send({ type: 'experience', request: 2, source, id: r1.id });
+          // The relay keeps answering other clients while it works on that row.
+          (await helloFrom(relay.url, {}, 15_000)).close();
+          await client.waitFor('both answers', () => client.of('experience-detail').length === 2, 60_000);
+          const [bomb, fine] = [1, 2].map((n) => client.of('experience-detail').find((m) => m.request === n)!);
+          assert.equal(bomb.detail, undefined);
+          assert.match(String(bomb.error), /expands to more than/);
+          assert.doesNotMatch(String(bomb.error), /\n\s+at /, 'no stack trace');
+          assert.equal((fine.detail as { reward: unknown }).reward, 1);
+          assert.ok(rssMiB(relay.proc.pid!) < 200, `relay RSS ${rssMiB(relay.proc.pid!).toFixed(0)} MiB`);
+          client.close();
+        } finally {
+          await relay.stop();
+          fs.rmSync(dir, { recursive: true, force: true });
+        }
+      },
+    );
   });
 
 /** A job dir whose SQL buffer holds a good row (id 1), a row with a 1 MiB pickled integer (LONG4) and a 20-digit one (id 2), and a row whose protocol-0 pickle writes a million-digit integer as text (id 3); every row has 3 token ids. */
@@ -219,68 +229,83 @@ c.commit()`,
 
 for (const subject of relaysUnderTest())
   describe(`adversarial: huge pickled values [${subject.name}]`, { skip: subject.skip }, () => {
-    test('a 1 MB row of a list nested 500 000 deep: refused with a clear error (the decode stack is bounded), the relay small', { timeout: 120_000 }, async () => {
-      const job = deepListJob();
-      const relay = await launchRelay(subject.command(), ['--job-dir', job]);
-      try {
-        const client = await helloFrom(relay.url);
-        client.subscribe();
-        await client.waitFor('2 rows', () => client.rows().length === 2, 60_000);
-        const source = client.of('experiences')[0].source as string;
-        for (let i = 1; i <= 3; i++) client.send({ type: 'experience', request: i, source, id: 1 });
-        client.send({ type: 'experience', request: 4, source, id: 2 });
-        await client.waitFor('the answers', () => client.of('experience-detail').length === 4, 60_000);
-        for (const m of client.of('experience-detail').filter((m) => m.request !== 4)) {
-          assert.equal(m.detail, undefined);
-          assert.match(String(m.error), /stack|budget/);
-          assert.doesNotMatch(String(m.error), /\n\s+at /, 'no stack trace');
+    test(
+      'a 1 MB row of a list nested 500 000 deep: refused with a clear error (the decode stack is bounded), the relay small',
+      { timeout: 120_000 },
+      async () => {
+        const job = deepListJob();
+        const relay = await launchRelay(subject.command(), ['--job-dir', job]);
+        try {
+          const client = await helloFrom(relay.url);
+          client.subscribe();
+          await client.waitFor('2 rows', () => client.rows().length === 2, 60_000);
+          const source = client.of('experiences')[0].source as string;
+          for (let i = 1; i <= 3; i++) client.send({ type: 'experience', request: i, source, id: 1 });
+          client.send({ type: 'experience', request: 4, source, id: 2 });
+          await client.waitFor('the answers', () => client.of('experience-detail').length === 4, 60_000);
+          for (const m of client.of('experience-detail').filter((m) => m.request !== 4)) {
+            assert.equal(m.detail, undefined);
+            assert.match(String(m.error), /stack|budget/);
+            assert.doesNotMatch(String(m.error), /\n\s+at /, 'no stack trace');
+          }
+          assert.deepEqual((client.of('experience-detail').find((m) => m.request === 4)!.detail as { info: unknown }).info, [[1]]);
+          assert.ok(rssMiB(relay.proc.pid!) < 200, `relay RSS ${rssMiB(relay.proc.pid!).toFixed(0)} MiB`);
+          client.close();
+        } finally {
+          await relay.stop();
+          fs.rmSync(path.dirname(job), { recursive: true, force: true });
         }
-        assert.deepEqual((client.of('experience-detail').find((m) => m.request === 4)!.detail as { info: unknown }).info, [[1]]);
-        assert.ok(rssMiB(relay.proc.pid!) < 200, `relay RSS ${rssMiB(relay.proc.pid!).toFixed(0)} MiB`);
-        client.close();
-      } finally {
-        await relay.stop();
-        fs.rmSync(path.dirname(job), { recursive: true, force: true });
-      }
-    });
+      },
+    );
 
-    test('a 1 MiB LONG4 integer: read in linear time, shown as <int of more than 1024 bytes>, its tokens answered; a million-digit text integer: a clear error', { timeout: 120_000 }, async () => {
-      const job = hugeIntJob();
-      const relay = await launchRelay(subject.command(), ['--job-dir', job]);
-      try {
-        const client = await helloFrom(relay.url);
-        client.subscribe();
-        await client.waitFor('3 rows', () => client.rows().length === 3, 60_000);
-        const source = client.of('experiences')[0].source as string;
-        client.send({ type: 'experience', request: 1, source, id: 2 });
-        client.send({ type: 'tokens', request: 2, source, id: 2 });
-        client.send({ type: 'experience', request: 3, source, id: 3 });
-        // The relay keeps answering other clients while it works on those rows.
-        (await helloFrom(relay.url, {}, 15_000)).close();
-        await client.waitFor('the answers', () => client.of('experience-detail').length === 2 && client.of('tokens').length === 1, 60_000);
-        const detail = (n: number) => client.of('experience-detail').find((m) => m.request === n)!;
-        const info = (detail(1).detail as { info: Record<string, unknown> }).info;
-        assert.deepEqual(info, { n: '<int of more than 1024 bytes>', m: '12345678901234567890' });
-        const tokens = client.of('tokens')[0] as unknown as { error?: string; arrays: { tokens: Int32Array } };
-        assert.equal(tokens.error, undefined);
-        assert.deepEqual([...tokens.arrays.tokens], [5, 6, 7]);
-        assert.equal(detail(3).detail, undefined);
-        assert.match(String(detail(3).error), /4300/);
-        assert.doesNotMatch(String(detail(3).error), /\n\s+at /, 'no stack trace');
-        client.close();
-      } finally {
-        await relay.stop();
-        fs.rmSync(path.dirname(job), { recursive: true, force: true });
-      }
-    });
+    test(
+      'a 1 MiB LONG4 integer: read in linear time, shown as <int of more than 1024 bytes>, its tokens answered; a million-digit text integer: a clear error',
+      { timeout: 120_000 },
+      async () => {
+        const job = hugeIntJob();
+        const relay = await launchRelay(subject.command(), ['--job-dir', job]);
+        try {
+          const client = await helloFrom(relay.url);
+          client.subscribe();
+          await client.waitFor('3 rows', () => client.rows().length === 3, 60_000);
+          const source = client.of('experiences')[0].source as string;
+          client.send({ type: 'experience', request: 1, source, id: 2 });
+          client.send({ type: 'tokens', request: 2, source, id: 2 });
+          client.send({ type: 'experience', request: 3, source, id: 3 });
+          // The relay keeps answering other clients while it works on those rows.
+          (await helloFrom(relay.url, {}, 15_000)).close();
+          await client.waitFor('the answers', () => client.of('experience-detail').length === 2 && client.of('tokens').length === 1, 60_000);
+          const detail = (n: number) => client.of('experience-detail').find((m) => m.request === n)!;
+          const info = (detail(1).detail as { info: Record<string, unknown> }).info;
+          assert.deepEqual(info, { n: '<int of more than 1024 bytes>', m: '12345678901234567890' });
+          const tokens = client.of('tokens')[0] as unknown as { error?: string; arrays: { tokens: Int32Array } };
+          assert.equal(tokens.error, undefined);
+          assert.deepEqual([...tokens.arrays.tokens], [5, 6, 7]);
+          assert.equal(detail(3).detail, undefined);
+          assert.match(String(detail(3).error), /4300/);
+          assert.doesNotMatch(String(detail(3).error), /\n\s+at /, 'no stack trace');
+          client.close();
+        } finally {
+          await relay.stop();
+          fs.rmSync(path.dirname(job), { recursive: true, force: true });
+        }
+      },
+    );
   });
 
 test('agentrl tokens --job-dir on a row with a 1 MiB pickled integer: its tokens, at once', { timeout: 120_000 }, () => {
   const job = hugeIntJob();
   try {
-    const r = spawnSync(process.execPath, [path.join(repoRoot, 'dist', 'agentrl.js'), 'tokens', '--job-dir', job, '--id', '2', '--json'], { encoding: 'utf8', timeout: 60_000, env: { PATH: process.env.PATH ?? '' } });
+    const r = spawnSync(process.execPath, [path.join(repoRoot, 'dist', 'agentrl.js'), 'tokens', '--job-dir', job, '--id', '2', '--json'], {
+      encoding: 'utf8',
+      timeout: 60_000,
+      env: { PATH: process.env.PATH ?? '' },
+    });
     assert.equal(r.status, 0, `${r.error?.message ?? ''} ${r.stderr}`);
-    assert.deepEqual((JSON.parse(r.stdout) as { tokens: { id: number }[] }).tokens.map((t) => t.id), [5, 6, 7]);
+    assert.deepEqual(
+      (JSON.parse(r.stdout) as { tokens: { id: number }[] }).tokens.map((t) => t.id),
+      [5, 6, 7],
+    );
   } finally {
     fs.rmSync(path.dirname(job), { recursive: true, force: true });
   }

@@ -10,7 +10,8 @@ import { cliBundle, startRelay } from '../../../harness/relay';
 import { repeat, simulate, writeJob } from '../../../harness/pipeline-run';
 import { tmpDir } from '../helpers';
 
-const run = (args: string[]) => spawnSync(process.execPath, [cliBundle, 'pipeline', ...args], { encoding: 'utf8', timeout: 60_000, env: { PATH: process.env.PATH ?? '' } });
+const run = (args: string[]) =>
+  spawnSync(process.execPath, [cliBundle, 'pipeline', ...args], { encoding: 'utf8', timeout: 60_000, env: { PATH: process.env.PATH ?? '' } });
 
 /** The same, without blocking the event loop (a relay in this process's tests must answer). */
 function runAsync(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
@@ -26,7 +27,8 @@ function runAsync(args: string[]): Promise<{ status: number | null; stdout: stri
 
 const EXPLORER_BOUND = { runs: [10, 10.5, 9.8, 10.2], train: 3, sync: 0.5 };
 const STRAGGLERS = { runs: [2, 2.2, 1.9, 12], train: 3, sync: 0.5 };
-const CONFIG = 'cluster:\n  node_num: 1\n  gpu_per_node: 8\nexplorer:\n  rollout_model:\n    engine_num: 2\n    tensor_parallel_size: 2\n  over_rollout:\n    ratio: 0.0\n';
+const CONFIG =
+  'cluster:\n  node_num: 1\n  gpu_per_node: 8\nexplorer:\n  rollout_model:\n    engine_num: 2\n    tensor_parallel_size: 2\n  over_rollout:\n    ratio: 0.0\n';
 
 test('agentrl pipeline --job-dir: the JSON shape, a window of steps, text in English and Chinese, exit codes', { timeout: 120_000 }, () => {
   const job = writeJob(tmpDir('cli-pipeline-'), simulate([...repeat(30, EXPLORER_BOUND), ...repeat(30, STRAGGLERS)]), { config: CONFIG });

@@ -26,7 +26,18 @@ for (const subject of relaysUnderTest())
       fs.writeFileSync(tokenFile, `${TOKEN}\n`, { mode: 0o600 });
       const relay = await launchRelay(subject.command(), ['--logdir', dir, '--token-file', tokenFile]);
       try {
-        const paths = [`/?token=${TOKEN}`, `/?a=1;token=${TOKEN}`, `/?%74oken=${TOKEN}`, `/?%2574oken=${TOKEN}`, `/?bearer=${TOKEN}`, `/token=${TOKEN}`, `/?access_token=${TOKEN}`, `/?X-Api-Key=${TOKEN}`, `/?password=${TOKEN}`, `/relay/auth=${TOKEN}/`];
+        const paths = [
+          `/?token=${TOKEN}`,
+          `/?a=1;token=${TOKEN}`,
+          `/?%74oken=${TOKEN}`,
+          `/?%2574oken=${TOKEN}`,
+          `/?bearer=${TOKEN}`,
+          `/token=${TOKEN}`,
+          `/?access_token=${TOKEN}`,
+          `/?X-Api-Key=${TOKEN}`,
+          `/?password=${TOKEN}`,
+          `/relay/auth=${TOKEN}/`,
+        ];
         for (const p of paths) {
           const refused = await WireClient.connect(relay.url, { token: TOKEN, path: p }).then(
             (c) => {
@@ -48,7 +59,12 @@ for (const subject of relaysUnderTest())
     test('a token file that is not exactly one token stops the relay at start with a clear error', { timeout: 60_000 }, async () => {
       const dir = tmpDir();
       dirs.push(dir);
-      for (const [name, text] of [['spaced', 'abc def\n'], ['two-lines', 'abc\ndef\n'], ['empty', '\n\n'], ['tab', 'abc\tdef']]) {
+      for (const [name, text] of [
+        ['spaced', 'abc def\n'],
+        ['two-lines', 'abc\ndef\n'],
+        ['empty', '\n\n'],
+        ['tab', 'abc\tdef'],
+      ]) {
         const file = path.join(dir, name);
         fs.writeFileSync(file, text, { mode: 0o600 });
         const err = await launchRelay(subject.command(), ['--logdir', dir, '--token-file', file]).then(

@@ -18,7 +18,17 @@ const BATCH = 4096; // the reader still reads ≥ 64 KiB: a batch is ~1200 point
 const STEPS = 30_000; // × 2 tags: ~50 batches
 
 function relayOn(dir: string, decodeCacheBytes: number): Relay {
-  return new Relay({ ...RELAY_DEFAULTS, root: { mode: 'logdir', dir }, port: 0, token: undefined, allowOrigins: [], log: silentLogger, pollMs: 100, batchBytes: BATCH, decodeCacheBytes });
+  return new Relay({
+    ...RELAY_DEFAULTS,
+    root: { mode: 'logdir', dir },
+    port: 0,
+    token: undefined,
+    allowOrigins: [],
+    log: silentLogger,
+    pollMs: 100,
+    batchBytes: BATCH,
+    decodeCacheBytes,
+  });
 }
 
 interface Viewer {
@@ -88,7 +98,11 @@ test('4 clients at different cursors get identical, complete, duplicate-free str
     for (let s = STEPS; s < STEPS + 3000; s++) full.push(`train/loss@${s}`, `rollout/reward/mean@${s}`);
     await Promise.all(vs.map((v, i) => v.done(2 * STEPS + 6000 - skip[i])));
     vs.forEach((v, i) => {
-      assert.deepEqual(byTag(v.keys, tagOfKey), byTag(full.slice(skip[i]), tagOfKey), `client ${i} (from point ${skip[i]}): the same stream, complete, each tag in order`);
+      assert.deepEqual(
+        byTag(v.keys, tagOfKey),
+        byTag(full.slice(skip[i]), tagOfKey),
+        `client ${i} (from point ${skip[i]}): the same stream, complete, each tag in order`,
+      );
       assertOnce(v.keys, `client ${i}`);
       assert.equal(v.stale(), 0);
     });

@@ -66,8 +66,14 @@ test('relay: envelope first, then live points; detail of a range; an older clien
     const cursor = a.envelopes[0].cursor;
     const d = await a.client.requestDetail({ source: a.envelopes[0].source, tag, from: 1000, to: 3000, maxPoints: 100_000, cursor });
     const want = before.filter((p) => p.tag === tag && p.step >= 1000 && p.step <= 3000);
-    assert.deepEqual(d.points?.step, want.map((p) => p.step));
-    assert.deepEqual(d.points?.value.map((v) => String(fromWireNumber(v))), want.map((p) => String(p.value)));
+    assert.deepEqual(
+      d.points?.step,
+      want.map((p) => p.step),
+    );
+    assert.deepEqual(
+      d.points?.value.map((v) => String(fromWireNumber(v))),
+      want.map((p) => String(p.value)),
+    );
     const coarse = await a.client.requestDetail({ source: a.envelopes[0].source, tag, from: 0, to: 1e9, maxPoints: 50, cursor });
     assert.ok(coarse.envelope && coarse.envelope.bucket.length <= 50, 'past maxPoints: a finer envelope, bounded');
     await assert.rejects(a.client.requestDetail({ source: 'nope', tag, from: 0, to: 1, maxPoints: 10, cursor }), /no event file/);
@@ -77,7 +83,11 @@ test('relay: envelope first, then live points; detail of a range; an older clien
     await until('the second envelope', () => b.envelopes.length === tags.length, 20_000);
     assert.equal(relay.envelopes.stats.passes, 1, 'one pass for both viewers');
     assert.ok(relay.envelopes.stats.shared >= 1);
-    assert.equal(b.envelopes.reduce((n, m) => n + m.points, 0), before.length + after.length, 'the second envelope covers what was written since');
+    assert.equal(
+      b.envelopes.reduce((n, m) => n + m.points, 0),
+      before.length + after.length,
+      'the second envelope covers what was written since',
+    );
     await b.client.close();
   } finally {
     await a.client.close();
@@ -86,7 +96,7 @@ test('relay: envelope first, then live points; detail of a range; an older clien
   }
 });
 
-test('relay: an event file below the client\'s minBytes streams every point, none as an envelope', async () => {
+test("relay: an event file below the client's minBytes streams every point, none as an envelope", async () => {
   const dir = tmpDir('relay-envelope-small-');
   const file = path.join(dir, 'run1', 'events.out.tfevents.1');
   fs.mkdirSync(path.dirname(file), { recursive: true });

@@ -25,8 +25,11 @@ async function experienceDb(rows: number): Promise<Buffer> {
   const init = require('sql.js/dist/sql-wasm-inline.js') as () => Promise<SqlJs>;
   const SQL = await init();
   const db = new SQL.Database();
-  db.run('CREATE TABLE experience_buffer (id INTEGER PRIMARY KEY, task_id TEXT, run_id INTEGER, model_version INTEGER, reward FLOAT, timestamp TEXT, experience_bytes BLOB)');
-  for (let i = 1; i <= rows; i++) db.run('INSERT INTO experience_buffer VALUES (?, ?, 0, 1, 0.5, ?, ?)', [i, `t${i}`, '2026-11-24', new Uint8Array(1000).fill(i & 255)]);
+  db.run(
+    'CREATE TABLE experience_buffer (id INTEGER PRIMARY KEY, task_id TEXT, run_id INTEGER, model_version INTEGER, reward FLOAT, timestamp TEXT, experience_bytes BLOB)',
+  );
+  for (let i = 1; i <= rows; i++)
+    db.run('INSERT INTO experience_buffer VALUES (?, ?, 0, 1, 0.5, ?, ?)', [i, `t${i}`, '2026-11-24', new Uint8Array(1000).fill(i & 255)]);
   const out = Buffer.from(db.export());
   db.close();
   return out;
@@ -64,8 +67,9 @@ test('a corrupt SQLite buffer next to a busy event file: one warning, not one pe
     // The writer repairs the file (a new inode): the next poll reads it and says so.
     fs.writeFileSync(`${db}.tmp`, good);
     fs.renameSync(`${db}.tmp`, db);
-    await until('the recovery', () => rows >= 200 && log.lines.some((l) => /recovered after \d+ failed attempt/.test(l)))
-      .catch((e: Error) => assert.fail(`${e.message}: rows=${rows}\n${log.lines.slice(-10).join('\n')}`));
+    await until('the recovery', () => rows >= 200 && log.lines.some((l) => /recovered after \d+ failed attempt/.test(l))).catch((e: Error) =>
+      assert.fail(`${e.message}: rows=${rows}\n${log.lines.slice(-10).join('\n')}`),
+    );
     assert.equal(rows, 200);
   } finally {
     await c.client.close();

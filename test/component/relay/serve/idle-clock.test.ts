@@ -117,7 +117,17 @@ test('relay idle exit: with no watch events (a network filesystem), a file that 
   // How many writes there had been when the relay went idle (undefined: not idle yet).
   let writes = 0;
   let writesAtIdle: number | undefined;
-  const relay = new Relay({ ...RELAY_DEFAULTS, root: { mode: 'job', dir }, port: 0, token: undefined, allowOrigins: [], log: silentLogger, pollMs: 100, exitWhenIdleMs: 1000, onIdle: () => (writesAtIdle = writes) });
+  const relay = new Relay({
+    ...RELAY_DEFAULTS,
+    root: { mode: 'job', dir },
+    port: 0,
+    token: undefined,
+    allowOrigins: [],
+    log: silentLogger,
+    pollMs: 100,
+    exitWhenIdleMs: 1000,
+    onIdle: () => (writesAtIdle = writes),
+  });
   try {
     await relay.start();
     // 15 writes 200 ms apart: three times the idle limit of growth without one watch event

@@ -109,8 +109,9 @@ test('auth and abuse: no token, wrong token, token in URL, oversized frame, a cl
       stalled.send(JSON.stringify({ type: 'subscribe', protocol: 1, cursors: [] }));
       (stalled as unknown as { _socket: { pause(): void } })._socket.pause();
     });
-    await until('the stalled client cut off', () => /client \d+ stopped reading .* disconnecting it/.test(relay.stderr()))
-      .catch((e: Error) => assert.fail(`${e.message}: ${relay.stderr()}`));
+    await until('the stalled client cut off', () => /client \d+ stopped reading .* disconnecting it/.test(relay.stderr())).catch((e: Error) =>
+      assert.fail(`${e.message}: ${relay.stderr()}`),
+    );
     stalled.terminate();
 
     // Meanwhile the well-behaved client received everything, exactly once.
@@ -152,7 +153,29 @@ test('TLS: --tls-cert/--tls-key serve wss://; the client trusts the certificate 
   const dir = tmpDir();
   const key = path.join(dir, 'key.pem');
   const cert = path.join(dir, 'cert.pem');
-  const r = spawnSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { encoding: 'utf8' });
+  const r = spawnSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+    ],
+    { encoding: 'utf8' },
+  );
   if (r.status !== 0) return t.skip(`openssl unavailable: ${r.stderr}`);
   const logdir = path.join(dir, 'logs');
   fs.mkdirSync(logdir);

@@ -20,7 +20,24 @@ import { rng, tmpDir } from '../helpers';
 /** One fuzzed frame: text (usually JSON-ish) or binary. */
 function frame(rand: () => number, source: string): string | Buffer {
   const pick = <T>(xs: T[]): T => xs[Math.floor(rand() * xs.length)];
-  const weird = (): unknown => pick([null, -1, 1e308, -0, 2 ** 53 + 1, 'NaN', '', 'x'.repeat(Math.floor(rand() * 5000)), [], {}, [1, 'a'], { __proto__: { a: 1 } }, true, '\u0000\uffff', 1.5]);
+  const weird = (): unknown =>
+    pick([
+      null,
+      -1,
+      1e308,
+      -0,
+      2 ** 53 + 1,
+      'NaN',
+      '',
+      'x'.repeat(Math.floor(rand() * 5000)),
+      [],
+      {},
+      [1, 'a'],
+      { __proto__: { a: 1 } },
+      true,
+      '\u0000\uffff',
+      1.5,
+    ]);
   const base = [
     { type: 'subscribe', protocol: 1, cursors: [] },
     { type: 'subscribe', protocol: 1, cursors: [{ source, offset: 0, fid: 'x' }], runs: ['r'], experiences: false },
@@ -111,45 +128,58 @@ for (const subject of relaysUnderTest())
       for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
     });
 
-    test('a client that stops reading and floods small detail requests is cut off, its memory bounded; a reading client keeps streaming', { timeout: 180_000 }, async () => {
-      const dir = tmpDir();
-      dirs.push(dir);
-      const file = path.join(dir, 'events.out.tfevents.1.node');
-      const STEPS = 50_000;
-      appendSteps(file, 0, STEPS);
-      const relay = await launchRelay(subject.command(), ['--logdir', dir, '--stall-timeout', '3', '--heartbeat', '60']);
-      relays.push(relay);
-      const good = await helloFrom(relay.url);
-      good.subscribe();
-      const hostile = await helloFrom(relay.url);
-      hostile.subscribe();
-      await good.waitFor('the good client to catch up', () => good.points().length === STEPS * TAGS.length, 120_000);
-      await hostile.waitFor('the hostile client to catch up', () => hostile.points().length === STEPS * TAGS.length, 120_000);
+    test(
+      'a client that stops reading and floods small detail requests is cut off, its memory bounded; a reading client keeps streaming',
+      { timeout: 180_000 },
+      async () => {
+        const dir = tmpDir();
+        dirs.push(dir);
+        const file = path.join(dir, 'events.out.tfevents.1.node');
+        const STEPS = 50_000;
+        appendSteps(file, 0, STEPS);
+        const relay = await launchRelay(subject.command(), ['--logdir', dir, '--stall-timeout', '3', '--heartbeat', '60']);
+        relays.push(relay);
+        const good = await helloFrom(relay.url);
+        good.subscribe();
+        const hostile = await helloFrom(relay.url);
+        hostile.subscribe();
+        await good.waitFor('the good client to catch up', () => good.points().length === STEPS * TAGS.length, 120_000);
+        await hostile.waitFor('the hostile client to catch up', () => hostile.points().length === STEPS * TAGS.length, 120_000);
 
-      // Now it stops reading and asks, again and again, for every point of a tag (~2 MB a reply).
-      hostile.stopReading();
-      const st = fs.statSync(file);
-      const source = (good.of('hello')[0].sources as { id: string }[])[0].id;
-      const detail = (request: number) => ({ type: 'detail', request, source, tag: TAGS[0], from: 0, to: STEPS, maxPoints: 100_000, cursor: { source, fid: `${st.dev}:${st.ino}`, offset: st.size } });
-      let request = 0;
-      let peak = 0;
-      while (!hostile.closed) {
-        peak = Math.max(peak, rssMiB(relay.proc.pid!));
-        assert.ok(peak <= RSS_BOUND_MB, `relay RSS ${peak.toFixed(0)} MiB > ${RSS_BOUND_MB} MiB with ${request} requests sent`);
-        assert.ok(request < 2_000_000, 'the relay never cut the flooding client off');
-        // While the relay reads the requests (no back-pressure on this side), keep them coming.
-        if (hostile.ws.bufferedAmount < 1024 * 1024) for (let i = 0; i < 50; i++) hostile.send(detail(request++));
-        await sleep(20);
-      }
-      assert.ok(request > 50, 'the flood was sent');
+        // Now it stops reading and asks, again and again, for every point of a tag (~2 MB a reply).
+        hostile.stopReading();
+        const st = fs.statSync(file);
+        const source = (good.of('hello')[0].sources as { id: string }[])[0].id;
+        const detail = (request: number) => ({
+          type: 'detail',
+          request,
+          source,
+          tag: TAGS[0],
+          from: 0,
+          to: STEPS,
+          maxPoints: 100_000,
+          cursor: { source, fid: `${st.dev}:${st.ino}`, offset: st.size },
+        });
+        let request = 0;
+        let peak = 0;
+        while (!hostile.closed) {
+          peak = Math.max(peak, rssMiB(relay.proc.pid!));
+          assert.ok(peak <= RSS_BOUND_MB, `relay RSS ${peak.toFixed(0)} MiB > ${RSS_BOUND_MB} MiB with ${request} requests sent`);
+          assert.ok(request < 2_000_000, 'the relay never cut the flooding client off');
+          // While the relay reads the requests (no back-pressure on this side), keep them coming.
+          if (hostile.ws.bufferedAmount < 1024 * 1024) for (let i = 0; i < 50; i++) hostile.send(detail(request++));
+          await sleep(20);
+        }
+        assert.ok(request > 50, 'the flood was sent');
 
-      // The reading client was served throughout and still is.
-      appendSteps(file, STEPS, STEPS + 100);
-      await good.waitFor('the steps appended after the flood', () => good.points().length === (STEPS + 100) * TAGS.length, 60_000);
-      assert.equal(good.closed, undefined);
-      assert.match(relay.stderr(), /client \d+ .*disconnect/i);
-      good.close();
-    });
+        // The reading client was served throughout and still is.
+        appendSteps(file, STEPS, STEPS + 100);
+        await good.waitFor('the steps appended after the flood', () => good.points().length === (STEPS + 100) * TAGS.length, 60_000);
+        assert.equal(good.closed, undefined);
+        assert.match(relay.stderr(), /client \d+ .*disconnect/i);
+        good.close();
+      },
+    );
 
     test('a client that reads its answers but keeps asking for heavy details does not starve another: clients take turns', { timeout: 240_000 }, async () => {
       const dir = tmpDir();
@@ -167,7 +197,16 @@ for (const subject of relaysUnderTest())
       await flooder.waitFor('the flooder to catch up', () => flooder.points().length === STEPS * TAGS.length, 120_000);
       const st = fs.statSync(file);
       const source = (good.of('hello')[0].sources as { id: string }[])[0].id;
-      const detail = (request: number, from: number, to: number) => ({ type: 'detail', request, source, tag: TAGS[0], from, to, maxPoints: 100_000, cursor: { source, fid: `${st.dev}:${st.ino}`, offset: st.size } });
+      const detail = (request: number, from: number, to: number) => ({
+        type: 'detail',
+        request,
+        source,
+        tag: TAGS[0],
+        from,
+        to,
+        maxPoints: 100_000,
+        cursor: { source, fid: `${st.dev}:${st.ino}`, offset: st.size },
+      });
       // The flooder keeps 4 requests for every point of the tag in flight, reading each answer (~2 MB).
       let sent = 0;
       const answers = () => flooder.of('detail').length;
@@ -176,7 +215,10 @@ for (const subject of relaysUnderTest())
       }, 5);
       try {
         await flooder.waitFor('the first heavy answer', () => answers() >= 1, 120_000);
-        assert.ok(flooder.of('detail').every((a) => a.error === undefined && (a.points as { step: number[] }).step.length === STEPS), 'the heavy answers are whole');
+        assert.ok(
+          flooder.of('detail').every((a) => a.error === undefined && (a.points as { step: number[] }).step.length === STEPS),
+          'the heavy answers are whole',
+        );
         // The good client asks for a few points, one request after the other: each costs the relay
         // a slice, and it takes turns with the flooder, so the flooder's heavy answers (each many
         // slices) do not come between every two of them.
@@ -199,21 +241,25 @@ for (const subject of relaysUnderTest())
       flooder.close();
     });
 
-    test('a client that never subscribes and only answers pings is cut off after --stall-timeout; a subscribed idle client stays', { timeout: 120_000 }, async () => {
-      const dir = tmpDir();
-      dirs.push(dir);
-      appendSteps(path.join(dir, 'events.out.tfevents.1.node'), 0, 10);
-      const relay = await launchRelay(subject.command(), ['--logdir', dir, '--stall-timeout', '1', '--heartbeat', '0.2']);
-      relays.push(relay);
-      const good = await helloFrom(relay.url);
-      good.subscribe();
-      await good.waitFor('the points', () => good.points().length === 10 * TAGS.length);
-      // The ws library answers every ping: this client looks alive, and never asks for anything.
-      const idle = await WireClient.connect(relay.url);
-      await idle.waitClosed('the relay to cut the unsubscribed client off', 30_000);
-      const heartbeats = good.of('heartbeat').length;
-      await good.waitFor('more heartbeats', () => good.of('heartbeat').length >= heartbeats + 5);
-      assert.equal(good.closed, undefined, 'a subscribed client with nothing to read is not idle');
-      good.close();
-    });
+    test(
+      'a client that never subscribes and only answers pings is cut off after --stall-timeout; a subscribed idle client stays',
+      { timeout: 120_000 },
+      async () => {
+        const dir = tmpDir();
+        dirs.push(dir);
+        appendSteps(path.join(dir, 'events.out.tfevents.1.node'), 0, 10);
+        const relay = await launchRelay(subject.command(), ['--logdir', dir, '--stall-timeout', '1', '--heartbeat', '0.2']);
+        relays.push(relay);
+        const good = await helloFrom(relay.url);
+        good.subscribe();
+        await good.waitFor('the points', () => good.points().length === 10 * TAGS.length);
+        // The ws library answers every ping: this client looks alive, and never asks for anything.
+        const idle = await WireClient.connect(relay.url);
+        await idle.waitClosed('the relay to cut the unsubscribed client off', 30_000);
+        const heartbeats = good.of('heartbeat').length;
+        await good.waitFor('more heartbeats', () => good.of('heartbeat').length >= heartbeats + 5);
+        assert.equal(good.closed, undefined, 'a subscribed client with nothing to read is not idle');
+        good.close();
+      },
+    );
   });

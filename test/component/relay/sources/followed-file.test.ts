@@ -19,7 +19,11 @@ const stepLine = (step: number) => `INFO 11-24 10:42:55 [monitor.py:210] Step ${
 const stepLines = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => stepLine(from + i)).join('');
 
 /** The steps of the log source's points, in arrival order. */
-const logSteps = (c: WireClient) => c.points().filter((p) => p.source.startsWith('log:')).map((p) => p.step);
+const logSteps = (c: WireClient) =>
+  c
+    .points()
+    .filter((p) => p.source.startsWith('log:'))
+    .map((p) => p.step);
 const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
 
 for (const subject of relaysUnderTest())
@@ -82,7 +86,11 @@ for (const subject of relaysUnderTest())
       const client = await helloFrom(relay.url);
       clients.push(client);
       client.subscribe();
-      const eventSteps = () => client.points().filter((p) => p.source.startsWith('tfevents:') && p.tag === TAGS[0]).map((p) => p.step);
+      const eventSteps = () =>
+        client
+          .points()
+          .filter((p) => p.source.startsWith('tfevents:') && p.tag === TAGS[0])
+          .map((p) => p.step);
       await client.waitFor('the first run', () => eventSteps().length === 20 && logSteps(client).length === 20);
       // The run is started again from scratch under the same name, after a few polls without it:
       // the relay finishes the deleted files and closes them, so the new ones may get their inode

@@ -38,8 +38,8 @@ test('queue buffer .jsonl backup (Trinity FileStorage): rows stream, appends fol
   const rows: ExperienceRow[] = [];
   client.on('experiences', (m) => rows.push(...m.rows));
   client.start();
-  const rowsArrived = (n: number) => until(`${n} rows`, () => rows.length >= n, 20_000, 50)
-    .catch((e: Error) => assert.fail(`${e.message}: ${rows.length} of ${n} rows`));
+  const rowsArrived = (n: number) =>
+    until(`${n} rows`, () => rows.length >= n, 20_000, 50).catch((e: Error) => assert.fail(`${e.message}: ${rows.length} of ${n} rows`));
   try {
     await rowsArrived(100);
     trinityWrite(file, 100, 60); // appended while connected
@@ -56,7 +56,10 @@ test('queue buffer .jsonl backup (Trinity FileStorage): rows stream, appends fol
     assert.equal(new Set(rows.map((r) => r.id)).size, 160, 'ids are unique');
     const src = client.sources().find((s) => s.kind === 'jsonl')!.id;
     const d = await client.requestExperience(src, rows[137].id);
-    assert.deepEqual((d.messages as { content: string }[]).map((m) => m.content), ['question 137', 'answer 137']);
+    assert.deepEqual(
+      (d.messages as { content: string }[]).map((m) => m.content),
+      ['question 137', 'answer 137'],
+    );
     await assert.rejects(client.requestExperience(src, rows[137].id + 3), /row/);
   } finally {
     await client.close();

@@ -18,7 +18,8 @@ function memoryLog(): Logger & { lines: string[] } {
   return { lines, trace: at, debug: at, info: at, warn: at, error: at };
 }
 
-const relayOn = (dir: string, log: Logger = silentLogger) => new Relay({ ...RELAY_DEFAULTS, root: { mode: 'job', dir }, port: 0, token: undefined, allowOrigins: [], log, pollMs: 100 });
+const relayOn = (dir: string, log: Logger = silentLogger) =>
+  new Relay({ ...RELAY_DEFAULTS, root: { mode: 'job', dir }, port: 0, token: undefined, allowOrigins: [], log, pollMs: 100 });
 
 test('serve /metrics samples survive the relay and the explorer', { timeout: 60_000 }, async () => {
   const job = tmpDir('relay-serve-');
@@ -41,7 +42,10 @@ test('serve /metrics samples survive the relay and the explorer', { timeout: 60_
     const c2 = collect({ url: await second.start() });
     await c1.until((p) => p.filter((x) => x.tag === 'explore_step_num').length >= 5);
     await c2.until((p) => p.filter((x) => x.tag === 'explore_step_num').length >= 5);
-    assert.ok(secondLog.lines.some((l) => /another relay polls explorer/.test(l)), secondLog.lines.join('\n'));
+    assert.ok(
+      secondLog.lines.some((l) => /another relay polls explorer/.test(l)),
+      secondLog.lines.join('\n'),
+    );
     // the serve source names its explorer, so the editor can offer "Connect to Online Explorer"
     const serveInfo = c1.client.sources().find((x) => x.kind === 'serve');
     assert.equal(serveInfo?.endpoint, `http://127.0.0.1:${(serve.address() as AddressInfo).port}`);
@@ -53,7 +57,11 @@ test('serve /metrics samples survive the relay and the explorer', { timeout: 60_
     await new Promise<void>((r) => serve.close(() => r()));
     const lines = fs.readFileSync(serveSamplesFile(urlFile), 'utf8').trim().split('\n');
     const steps = lines.map((l) => (JSON.parse(l) as { step: number }).step);
-    assert.deepEqual(steps, [...new Set(steps)].sort((a, b) => a - b), 'one relay polled: each sample once, in order');
+    assert.deepEqual(
+      steps,
+      [...new Set(steps)].sort((a, b) => a - b),
+      'one relay polled: each sample once, in order',
+    );
     const live = c1.points.filter((p) => p.tag === 'explore_step_num').map((p) => `${p.step}`);
     assert.ok(live.length >= 5);
 

@@ -49,7 +49,8 @@ test('a catch-up of 4,000 rows (48 MB) finishes while a writer commits every ~10
     // writer commits for 40 s, so "while it writes" is the bound (no clock of this process is asserted).
     while (ids.length < 4000) {
       assert.ok(!writer.finished(), `the writer finished first: ${ids.length} of 4000 rows read`);
-      for (let b = await reader.next(1 << 20); b; b = await reader.next(1 << 20)) if (b.type === 'experiences') ids.push(...b.rows.filter((r) => !r.updated).map((r) => r.id));
+      for (let b = await reader.next(1 << 20); b; b = await reader.next(1 << 20))
+        if (b.type === 'experiences') ids.push(...b.rows.filter((r) => !r.updated).map((r) => r.id));
       await sleep(50);
     }
     const caughtUp = (Date.now() - t1) / 1000;
@@ -57,10 +58,15 @@ test('a catch-up of 4,000 rows (48 MB) finishes while a writer commits every ~10
     fs.writeFileSync(`${file}.stop`, '');
     const written = Number((await writer.output).trim());
     for (let i = 0; i < 100 && ids.length < written; i++) {
-      for (let b = await reader.next(1 << 20); b; b = await reader.next(1 << 20)) if (b.type === 'experiences') ids.push(...b.rows.filter((r) => !r.updated).map((r) => r.id));
+      for (let b = await reader.next(1 << 20); b; b = await reader.next(1 << 20))
+        if (b.type === 'experiences') ids.push(...b.rows.filter((r) => !r.updated).map((r) => r.id));
       await sleep(100);
     }
-    assert.deepEqual(ids, Array.from({ length: written }, (_, i) => i + 1), `every row once, in order (caught up in ${caughtUp.toFixed(1)} s)`);
+    assert.deepEqual(
+      ids,
+      Array.from({ length: written }, (_, i) => i + 1),
+      `every row once, in order (caught up in ${caughtUp.toFixed(1)} s)`,
+    );
   } finally {
     await writer.stop();
     snap.close();
@@ -68,11 +74,15 @@ test('a catch-up of 4,000 rows (48 MB) finishes while a writer commits every ~10
   }
 });
 
-test('a row\'s tokens asked for again (a client flooding requests) are decoded once: the same bytes, the same reply', { timeout: 60_000 }, async () => {
+test("a row's tokens asked for again (a client flooding requests) are decoded once: the same bytes, the same reply", { timeout: 60_000 }, async () => {
   const dir = tmpDir();
   const file = path.join(dir, 'buffer.db');
   const { spawnSync } = await import('node:child_process');
-  const made = spawnSync('python3', ['-c', `import json, pickle, sqlite3, struct, sys
+  const made = spawnSync(
+    'python3',
+    [
+      '-c',
+      `import json, pickle, sqlite3, struct, sys
 def trxp(meta):
     h = json.dumps({"0:tokens": {"dtype": "I32", "shape": [3], "data_offsets": [0, 12]}}).encode()
     tensors = struct.pack("<Q", len(h)) + h + struct.pack("<3i", 5, 6, 7)
@@ -82,7 +92,11 @@ meta = pickle.dumps({"version": 1, "num_items": 1, "items": [{"reward": 1.0, "pr
 c = sqlite3.connect(sys.argv[1])
 c.execute("CREATE TABLE experience_buffer (id INTEGER PRIMARY KEY, task_id TEXT, run_id INTEGER, model_version INTEGER, reward REAL, timestamp TEXT, consumed INTEGER, experience_bytes BLOB)")
 c.executemany("INSERT INTO experience_buffer VALUES (?, 't', 0, 1, ?, '2026-01-01 00:00:00', 0, ?)", [(1, 0.5, trxp(meta)), (2, 0.25, trxp(meta))])
-c.commit()`, file], { encoding: 'utf8' });
+c.commit()`,
+      file,
+    ],
+    { encoding: 'utf8' },
+  );
   assert.equal(made.status, 0, made.stderr);
   const snap = new SqlDatabaseSnapshot(file, silentLogger);
   try {

@@ -78,7 +78,10 @@ for (const subject of relaysUnderTest())
         const back = await resume(relay.url, cursors);
         await back.waitFor('the changed row', () => back.rows().some((r) => r.msg_id === 'chatcmpl-2900' && r.reward === 0.5));
         const rows = back.rows();
-        assert.ok(rows.every((r) => r.updated === true), 'only rows sent before come, as updates');
+        assert.ok(
+          rows.every((r) => r.updated === true),
+          'only rows sent before come, as updates',
+        );
         assert.ok(rows.length <= GROUP_ROWS, `${rows.length} rows came again for one change`);
         back.close();
         await relay.stop();
@@ -87,19 +90,22 @@ for (const subject of relaysUnderTest())
       }
     });
 
-    test('a table b-tree with a cyclic interior page pointer: no row twice, the cursor never backwards, an error, other clients served', { timeout: 120_000 }, async () => {
-      const job = tmpDir('relay-cycle-');
-      dirs.push(job);
-      fs.mkdirSync(path.join(job, 'buffer'));
-      const db = path.join(job, 'buffer', 'experience_buffer.db');
-      // 300 rows in 512-byte pages: a three-level b-tree. The first cell of the root's last child
-      // (an interior page) is pointed back at the root: SQLite walks the first subtree again and
-      // again (until its depth limit), so a query of 500 rows gets 144 distinct ones.
-      const made = spawnSync(
-        'python3',
-        [
-          '-c',
-          `import sqlite3, struct, sys
+    test(
+      'a table b-tree with a cyclic interior page pointer: no row twice, the cursor never backwards, an error, other clients served',
+      { timeout: 120_000 },
+      async () => {
+        const job = tmpDir('relay-cycle-');
+        dirs.push(job);
+        fs.mkdirSync(path.join(job, 'buffer'));
+        const db = path.join(job, 'buffer', 'experience_buffer.db');
+        // 300 rows in 512-byte pages: a three-level b-tree. The first cell of the root's last child
+        // (an interior page) is pointed back at the root: SQLite walks the first subtree again and
+        // again (until its depth limit), so a query of 500 rows gets 144 distinct ones.
+        const made = spawnSync(
+          'python3',
+          [
+            '-c',
+            `import sqlite3, struct, sys
 db = sys.argv[1]
 c = sqlite3.connect(db)
 c.execute("PRAGMA page_size=512")
@@ -118,33 +124,34 @@ img[at(last) + cell:at(last) + cell + 4] = struct.pack('>I', root)
 open(db, 'wb').write(img)
 ids = [r[0] for r in sqlite3.connect(db).execute("SELECT id FROM experience_buffer WHERE id > 0 ORDER BY id LIMIT 500")]
 print(len(ids), len(set(ids)))`,
-          db,
-        ],
-        { encoding: 'utf8' },
-      );
-      assert.equal(made.status, 0, made.stderr);
-      const [got, distinct] = made.stdout.trim().split(' ').map(Number);
-      assert.ok(got > distinct, `SQLite itself walks the cycle (${got} rows, ${distinct} distinct)`);
+            db,
+          ],
+          { encoding: 'utf8' },
+        );
+        assert.equal(made.status, 0, made.stderr);
+        const [got, distinct] = made.stdout.trim().split(' ').map(Number);
+        assert.ok(got > distinct, `SQLite itself walks the cycle (${got} rows, ${distinct} distinct)`);
 
-      const relay = await launchRelay(subject.command(), ['--job-dir', job, '--poll-interval', '100']);
-      relays.push(relay);
-      const client = await helloFrom(relay.url);
-      client.subscribe();
-      await client.waitFor('an error naming the damage', () => client.of('error').some((e) => e.code === 'source-error'), 60_000);
-      // Keep reading a while: the relay's retries must not stream the table again.
-      await sleep(2000);
-      const other = await helloFrom(relay.url, {}, 10_000);
-      other.close();
-      const ids = client.rows().map((r) => r.id);
-      assert.equal(new Set(ids).size, ids.length, `a row came twice (${ids.length} rows, ${new Set(ids).size} distinct)`);
-      assert.ok(ids.length <= 300);
-      const offsets = client.cursorTrail().map((c) => c.offset);
-      for (let i = 1; i < offsets.length; i++) assert.ok(offsets[i] >= offsets[i - 1], `the cursor moved backwards: ${offsets[i - 1]} → ${offsets[i]}`);
-      const error = client.of('error').find((e) => e.code === 'source-error')!;
-      assert.match(String(error.message), /damaged|corrupt|cycle/i);
-      assert.doesNotMatch(String(error.message), /\n\s+at /, 'no stack trace');
-      client.close();
-    });
+        const relay = await launchRelay(subject.command(), ['--job-dir', job, '--poll-interval', '100']);
+        relays.push(relay);
+        const client = await helloFrom(relay.url);
+        client.subscribe();
+        await client.waitFor('an error naming the damage', () => client.of('error').some((e) => e.code === 'source-error'), 60_000);
+        // Keep reading a while: the relay's retries must not stream the table again.
+        await sleep(2000);
+        const other = await helloFrom(relay.url, {}, 10_000);
+        other.close();
+        const ids = client.rows().map((r) => r.id);
+        assert.equal(new Set(ids).size, ids.length, `a row came twice (${ids.length} rows, ${new Set(ids).size} distinct)`);
+        assert.ok(ids.length <= 300);
+        const offsets = client.cursorTrail().map((c) => c.offset);
+        for (let i = 1; i < offsets.length; i++) assert.ok(offsets[i] >= offsets[i - 1], `the cursor moved backwards: ${offsets[i - 1]} → ${offsets[i]}`);
+        const error = client.of('error').find((e) => e.code === 'source-error')!;
+        assert.match(String(error.message), /damaged|corrupt|cycle/i);
+        assert.doesNotMatch(String(error.message), /\n\s+at /, 'no stack trace');
+        client.close();
+      },
+    );
   });
 
 // Rollback journal, as Trinity's SQLAlchemy engine; an index on consumed, as Trinity's table.
@@ -191,7 +198,10 @@ test('a row rewarded while the writer keeps adding rows streams as an update bef
     // Woken every 100 ms, as the relay is by its watch while the writer commits; the writer
     // writes for 30 s, so "before it stops" is the bound (no clock of this process is asserted).
     while (updates.length < 10) {
-      assert.ok(!writer.finished(), `the writer finished before 10 updates arrived (${updates.length}; ${fresh.length} new rows; change comparisons ${JSON.stringify(snap.stats)}, generation ${snap.changes.generation})`);
+      assert.ok(
+        !writer.finished(),
+        `the writer finished before 10 updates arrived (${updates.length}; ${fresh.length} new rows; change comparisons ${JSON.stringify(snap.stats)}, generation ${snap.changes.generation})`,
+      );
       for (let b = await reader.next(1 << 20); b; b = await reader.next(1 << 20)) {
         if (b.type !== 'experiences') continue;
         for (const r of b.rows) {
@@ -207,7 +217,11 @@ test('a row rewarded while the writer keeps adding rows streams as an update bef
       assert.ok((u.consumed ?? 0) >= 1, `row ${u.id} re-sent with consumed`);
       assert.ok(fresh.includes(u.id), `row ${u.id} was streamed before it changed`);
     }
-    assert.deepEqual(fresh, Array.from({ length: fresh.length }, (_, i) => i + 1), 'new rows once each, in order');
+    assert.deepEqual(
+      fresh,
+      Array.from({ length: fresh.length }, (_, i) => i + 1),
+      'new rows once each, in order',
+    );
   } finally {
     await writer.stop();
     snap.close();

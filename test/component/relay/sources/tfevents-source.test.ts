@@ -31,7 +31,15 @@ for (const subject of relaysUnderTest())
       const client = await helloFrom(relay.url);
       clients.push(client);
       client.subscribe();
-      return { relay, client, steps: () => client.points().filter((p) => p.tag === TAGS[0]).map((p) => p.step) };
+      return {
+        relay,
+        client,
+        steps: () =>
+          client
+            .points()
+            .filter((p) => p.tag === TAGS[0])
+            .map((p) => p.step),
+      };
     }
 
     test('a record torn mid-way, then appended to by a new writer: only the torn record is lost', { timeout: 60_000 }, async () => {
@@ -50,8 +58,15 @@ for (const subject of relaysUnderTest())
       appendSteps(file, 11, 20);
       await client.waitFor('steps 11..19', () => steps().length >= 20);
       assert.deepEqual(steps(), range(0, 20));
-      const other = client.points().filter((p) => p.tag === TAGS[1]).map((p) => p.step);
-      assert.deepEqual(other, range(0, 20).filter((s) => s !== 10), 'only the torn record is missing');
+      const other = client
+        .points()
+        .filter((p) => p.tag === TAGS[1])
+        .map((p) => p.step);
+      assert.deepEqual(
+        other,
+        range(0, 20).filter((s) => s !== 10),
+        'only the torn record is missing',
+      );
     });
 
     test('a header with a valid CRC claiming 200 MB is skipped with a report; the records after it stream', { timeout: 60_000 }, async () => {

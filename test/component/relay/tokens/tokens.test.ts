@@ -12,7 +12,8 @@ import { skipNoTokenizer, tinyTokenizer, tinyTokenizerDir } from '../../../harne
 import { tmpDir } from '../helpers';
 import { noTrinity } from '../trinity-sql-writer';
 
-const run = (args: string[]) => spawnSync(process.execPath, [cliBundle, 'tokens', ...args], { encoding: 'utf8', timeout: 60_000, env: { PATH: process.env.PATH ?? '' } });
+const run = (args: string[]) =>
+  spawnSync(process.execPath, [cliBundle, 'tokens', ...args], { encoding: 'utf8', timeout: 60_000, env: { PATH: process.env.PATH ?? '' } });
 
 test('agentrl tokens --job-dir: JSON equal to Trinity, texts re-tokenized, exit codes 0/1/2', { skip: noTrinity || skipNoTokenizer, timeout: 240_000 }, () => {
   const { job, rows, lines } = writeTokenRows(tmpDir('cli-tokens-'));
@@ -24,13 +25,29 @@ test('agentrl tokens --job-dir: JSON equal to Trinity, texts re-tokenized, exit 
     assert.equal(j.source, 'buffer');
     assert.equal(j.prompt_length, row.prompt_length);
     assert.equal(j.truncated, row.truncate_status !== null);
-    assert.deepEqual(j.tokens.map((t) => t.id), row.tokens, `row ${row.id} ids`);
+    assert.deepEqual(
+      j.tokens.map((t) => t.id),
+      row.tokens,
+      `row ${row.id} ids`,
+    );
     const resp = (k: 'logprobs' | 'advantages', i: number) => (i < row.prompt_length ? null : f32(row[k]?.[i - row.prompt_length]));
     // The JSON prints the shortest decimal of each float32: read back as float32, it is the value.
-    assert.deepEqual(j.tokens.map((t) => (t.logprob === null ? null : Math.fround(t.logprob))), row.tokens.map((_, i) => resp('logprobs', i)), `row ${row.id} logprobs`);
-    assert.deepEqual(j.tokens.map((t) => (t.advantage === null ? null : Math.fround(t.advantage))), row.tokens.map((_, i) => resp('advantages', i)), `row ${row.id} advantages`);
+    assert.deepEqual(
+      j.tokens.map((t) => (t.logprob === null ? null : Math.fround(t.logprob))),
+      row.tokens.map((_, i) => resp('logprobs', i)),
+      `row ${row.id} logprobs`,
+    );
+    assert.deepEqual(
+      j.tokens.map((t) => (t.advantage === null ? null : Math.fround(t.advantage))),
+      row.tokens.map((_, i) => resp('advantages', i)),
+      `row ${row.id} advantages`,
+    );
     const mask = row.action_mask ?? [];
-    assert.deepEqual(j.tokens.map((t) => t.trained), row.tokens.map((_, i) => i >= row.prompt_length && !!mask[i - row.prompt_length]), `row ${row.id} mask`);
+    assert.deepEqual(
+      j.tokens.map((t) => t.trained),
+      row.tokens.map((_, i) => i >= row.prompt_length && !!mask[i - row.prompt_length]),
+      `row ${row.id} mask`,
+    );
   }
   // The text view: the summary line and one line per token.
   const text = run(['--job-dir', job, '--id', '1', '--model', tinyTokenizerDir]);
@@ -48,8 +65,16 @@ test('agentrl tokens --job-dir: JSON equal to Trinity, texts re-tokenized, exit 
   const j = JSON.parse(re.stdout) as TokensJson;
   assert.equal(j.source, 'retokenized');
   assert.equal(j.tokens.map((t) => t.text).join(''), tinyTokenizer().decode(Int32Array.from(j.tokens.map((t) => t.id))));
-  assert.ok(j.tokens.map((t) => t.text).join('').includes('answer 0 ünï'));
-  assert.ok(j.tokens.every((t) => t.logprob === null), 'no logprobs from texts');
+  assert.ok(
+    j.tokens
+      .map((t) => t.text)
+      .join('')
+      .includes('answer 0 ünï'),
+  );
+  assert.ok(
+    j.tokens.every((t) => t.logprob === null),
+    'no logprobs from texts',
+  );
   // Crafted rows: exit 1 with the row's error; bad usage: exit 2.
   const crafted = rows.find((r) => r.crafted === 'huge shape')!;
   const bad = run(['--job-dir', job, '--id', String(crafted.id)]);

@@ -42,11 +42,18 @@ function workspaceFor(name: string): string {
   addHandBuiltWorkflows(path.join(ws, 'toolcall'), { hand: 'TrainsOnToolOutput' });
   const launch = {
     version: '0.2.0',
-    configurations: [{
-      type: 'agentrl', request: 'launch', name: LAUNCH,
-      config: '${workspaceFolder}/toolcall/hand.yaml', cwd: '${workspaceFolder}/toolcall',
-      tasks: 1, model: { baseUrl: model!.url }, breakOn: ['llm'],
-    }],
+    configurations: [
+      {
+        type: 'agentrl',
+        request: 'launch',
+        name: LAUNCH,
+        config: '${workspaceFolder}/toolcall/hand.yaml',
+        cwd: '${workspaceFolder}/toolcall',
+        tasks: 1,
+        model: { baseUrl: model!.url },
+        breakOn: ['llm'],
+      },
+    ],
   };
   fs.writeFileSync(path.join(ws, '.vscode', 'launch.json'), JSON.stringify(launch, null, 2));
   return ws;
@@ -56,20 +63,24 @@ for (const [theme, name] of [
   ['Default Dark Modern', 'dark'],
   ['Default Light Modern', 'light'],
 ] as const) {
-  test(`Show Tokens Training Learns From (${name} theme): a mark per turn, trained and untrained tokens, the mask warning on the tool output`, { skip, timeout: 300_000 }, async () => {
-    const wb = await openWorkbench({ colorTheme: theme, workspace: workspaceFor(name), viewport: { width: 1440, height: 900 } });
-    try {
-      const view = await showReturnedTokens(wb);
-      await checkMarks(view);
-      const shot = await wb.screenshot(`debug-turn-marks-${name}`);
-      assert.ok(fs.statSync(shot).size > 10_000);
-    } catch (e) {
-      await wb.screenshot(`debug-turn-marks-failed-${name}`).catch(() => undefined);
-      throw e;
-    } finally {
-      await wb.close();
-    }
-  });
+  test(
+    `Show Tokens Training Learns From (${name} theme): a mark per turn, trained and untrained tokens, the mask warning on the tool output`,
+    { skip, timeout: 300_000 },
+    async () => {
+      const wb = await openWorkbench({ colorTheme: theme, workspace: workspaceFor(name), viewport: { width: 1440, height: 900 } });
+      try {
+        const view = await showReturnedTokens(wb);
+        await checkMarks(view);
+        const shot = await wb.screenshot(`debug-turn-marks-${name}`);
+        assert.ok(fs.statSync(shot).size > 10_000);
+      } catch (e) {
+        await wb.screenshot(`debug-turn-marks-failed-${name}`).catch(() => undefined);
+        throw e;
+      } finally {
+        await wb.close();
+      }
+    },
+  );
 }
 
 /** F5, Step Out to the episode's return (its reward, with what it returned), then the menu item on its `experiences`. */
@@ -78,15 +89,28 @@ async function showReturnedTokens(wb: Workbench): Promise<FrameLocator> {
   await wb.runCommand('View: Show Run and Debug');
   await wb.runCommand('Debug: Start Debugging');
   const pick = page.locator('.quick-input-widget .monaco-list-row', { hasText: LAUNCH }).first();
-  if (await pick.waitFor({ timeout: 3000 }).then(() => true, () => false)) await pick.click();
+  if (
+    await pick.waitFor({ timeout: 3000 }).then(
+      () => true,
+      () => false,
+    )
+  )
+    await pick.click();
   const stack = page.locator('.debug-call-stack');
-  await stack.locator('.monaco-list-row', { hasText: /llm #1 ▸ request pending/ }).first().waitFor({ timeout: 120_000 });
+  await stack
+    .locator('.monaco-list-row', { hasText: /llm #1 ▸ request pending/ })
+    .first()
+    .waitFor({ timeout: 120_000 });
   await wb.runCommand('Debug: Step Out');
   // Stopped where the episode returned: its reward is the top frame.
-  await stack.locator('.monaco-list-row', { hasText: /T\w+#R0 reward 0/ }).first().waitFor({ timeout: 120_000 });
+  await stack
+    .locator('.monaco-list-row', { hasText: /T\w+#R0 reward 0/ })
+    .first()
+    .waitFor({ timeout: 120_000 });
   const variables = page.locator('.debug-variables');
   const episode = variables.locator('.monaco-list-row[aria-level="1"]', { hasText: /^Episode$/ }).first();
-  for (const scope of ['Request', 'Response']) await setExpanded(variables.locator('.monaco-list-row[aria-level="1"]', { hasText: new RegExp(`^${scope}$`) }).first(), false, true);
+  for (const scope of ['Request', 'Response'])
+    await setExpanded(variables.locator('.monaco-list-row[aria-level="1"]', { hasText: new RegExp(`^${scope}$`) }).first(), false, true);
   await setExpanded(episode, true);
   const experiences = variables.locator('.monaco-list-row', { hasText: /experiences\s*=\s*1 experiences with tokens/ }).first();
   await experiences.waitFor({ timeout: 30_000 });
@@ -108,7 +132,10 @@ async function checkMarks(view: FrameLocator): Promise<void> {
   const trained = tokens.filter((t) => /\btv-trained\b/.test(t.cls)).length;
   assert.ok(summary.includes(`${tokens.length} tokens`) && summary.includes(`${trained} trained`), summary);
   assert.ok(prompt > 0 && trained === tokens.length - prompt, `${prompt} prompt tokens, ${trained} of ${tokens.length} trained`);
-  assert.ok(tokens.every((t, i) => has(i, i < prompt ? 'tv-prompt' : 'tv-trained')), 'the prompt untrained, the response trained');
+  assert.ok(
+    tokens.every((t, i) => has(i, i < prompt ? 'tv-prompt' : 'tv-trained')),
+    'the prompt untrained, the response trained',
+  );
 
   const notes = await view.locator('.tv-notes').innerText();
   // The warning as the notes word it: its size and span [start, end) on the tool output (message 2).
@@ -118,11 +145,20 @@ async function checkMarks(view: FrameLocator): Promise<void> {
   assert.equal(end - start, count);
   // A mark per turn: the three messages (user, assistant, tool), in order, each coloured and labelled.
   const turns = tokens.filter((t) => /\btv-turn-start\b/.test(t.cls));
-  assert.deepEqual(turns.map((t) => /tv-role-(\w+)/.exec(t.cls)?.[1]), ['user', 'assistant', 'tool']);
-  assert.deepEqual(turns.map((t) => t.turn), ['message 0 (user)', 'message 1 (assistant)', 'message 2 (tool)']);
+  assert.deepEqual(
+    turns.map((t) => /tv-role-(\w+)/.exec(t.cls)?.[1]),
+    ['user', 'assistant', 'tool'],
+  );
+  assert.deepEqual(
+    turns.map((t) => t.turn),
+    ['message 0 (user)', 'message 1 (assistant)', 'message 2 (tool)'],
+  );
   const turnAt = turns.map((t) => t.i);
   // (the assistant's message opens in the prompt: its header is the generation prompt)
-  assert.ok(turnAt[0] === 0 && turnAt[1] > 0 && turnAt[1] <= prompt && prompt < turnAt[2] && turnAt[2] <= start, `turns at ${turnAt.join(', ')}, the response from ${prompt}, the warning from ${start}`);
+  assert.ok(
+    turnAt[0] === 0 && turnAt[1] > 0 && turnAt[1] <= prompt && prompt < turnAt[2] && turnAt[2] <= start,
+    `turns at ${turnAt.join(', ')}, the response from ${prompt}, the warning from ${start}`,
+  );
   // Each label is drawn right of its line's tokens, clear of them (the gutter the view keeps).
   for (const t of turns) {
     assert.equal(t.label, `"${t.turn}"`, 'the label is drawn');
@@ -130,14 +166,26 @@ async function checkMarks(view: FrameLocator): Promise<void> {
   }
   // The warned tokens: exactly the span, all in the tool turn; a hover says why.
   const warned = tokens.filter((t) => /\btv-mask-warn\b/.test(t.cls));
-  assert.deepEqual(warned.map((t) => t.i), Array.from({ length: count }, (_, k) => start + k));
-  assert.ok(warned.every((t) => /\btv-role-tool\b/.test(t.cls)), 'the warned tokens are the tool output');
+  assert.deepEqual(
+    warned.map((t) => t.i),
+    Array.from({ length: count }, (_, k) => start + k),
+  );
+  assert.ok(
+    warned.every((t) => /\btv-role-tool\b/.test(t.cls)),
+    'the warned tokens are the tool output',
+  );
   // Each drawn with a bar under it (inside its box: the line clips anything below), the first
   // with its turn's rule above as well; no other token has the bar.
   const bar = /0px -2px 0px 0px inset/;
-  assert.ok(warned.every((t) => bar.test(t.shadow)), warned.map((t) => t.shadow).join(' | '));
+  assert.ok(
+    warned.every((t) => bar.test(t.shadow)),
+    warned.map((t) => t.shadow).join(' | '),
+  );
   assert.match(tokens[start].shadow, /0px 2px 0px 0px inset/);
-  assert.ok(tokens.filter((t) => t.i < start || t.i >= end).every((t) => !bar.test(t.shadow)), 'no bar outside the warned span');
+  assert.ok(
+    tokens.filter((t) => t.i < start || t.i >= end).every((t) => !bar.test(t.shadow)),
+    'no bar outside the warned span',
+  );
   await view.locator(`.tv-tok[data-i="${start + Math.floor(count / 2)}"]`).hover();
   const tip = await view.locator('.tv-tip').innerText();
   assert.match(tip, /message\s+2 \(tool\)/);

@@ -54,12 +54,15 @@ suite('Ray cluster without Node: the relay job runs the Python relay (real Ray, 
   });
 
   test('Run on Ray Cluster on nodes without Node: the Python relay job streams every point to the metrics view, live', async () => {
-    url = (await vscode.commands.executeCommand<string>('agentrl.ray.connect', { url: cluster.url, name: 'python-only cluster' }));
+    url = await vscode.commands.executeCommand<string>('agentrl.ray.connect', { url: cluster.url, name: 'python-only cluster' });
     await until('two alive nodes', async () => (await ray.refreshNow(url)).nodes.filter((n) => n.state === 'ALIVE').length === 2);
     const file = path.join(ws, 'ray-demo', 'py-relay.yaml');
     fs.writeFileSync(
       file,
-      fs.readFileSync(path.join(ws, 'gsm8k', 'gsm8k.yaml'), 'utf8').replace(/^name: .*$/m, 'name: py-relay').replace(/^checkpoint_root_dir: .*$/m, `checkpoint_root_dir: ${ckpt}`),
+      fs
+        .readFileSync(path.join(ws, 'gsm8k', 'gsm8k.yaml'), 'utf8')
+        .replace(/^name: .*$/m, 'name: py-relay')
+        .replace(/^checkpoint_root_dir: .*$/m, `checkpoint_root_dir: ${ckpt}`),
     );
     const r = await vscode.commands.executeCommand<{ submissionId: string; relay?: { submissionId?: string; url?: string } }>('agentrl.ray.submit', {
       config: file,
@@ -74,24 +77,57 @@ suite('Ray cluster without Node: the relay job runs the Python relay (real Ray, 
     const relayLog = await client.logs(r.relay.submissionId);
     assert.match(relayLog, /the Python relay on Python 3\./, `the relay job ran the Python relay:\n${relayLog}`);
     // Live: points arrive while the run is still writing.
-    await until('points while the run is running', async () => {
-      const held = metrics.store.list().filter((s) => s.run === 'py-relay').reduce((n, s) => n + s.length, 0);
-      return held > 0 && (await client.job(r.submissionId)).status === 'RUNNING';
-    }, 90_000, 200);
-    const done = await until('the run to end', async () => {
-      const j = await client.job(r.submissionId);
-      return ['SUCCEEDED', 'FAILED', 'STOPPED'].includes(j.status) ? j : undefined;
-    }, 120_000, 500);
+    await until(
+      'points while the run is running',
+      async () => {
+        const held = metrics.store
+          .list()
+          .filter((s) => s.run === 'py-relay')
+          .reduce((n, s) => n + s.length, 0);
+        return held > 0 && (await client.job(r.submissionId)).status === 'RUNNING';
+      },
+      90_000,
+      200,
+    );
+    const done = await until(
+      'the run to end',
+      async () => {
+        const j = await client.job(r.submissionId);
+        return ['SUCCEEDED', 'FAILED', 'STOPPED'].includes(j.status) ? j : undefined;
+      },
+      120_000,
+      500,
+    );
     assert.strictEqual(done.status, 'SUCCEEDED', done.message ?? '');
-    const expected = fs.readFileSync(path.join(ckpt, 'agentrl-sample', 'py-relay', 'expected.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { role: string; tag: string; step: number; value: number });
-    await until(`${expected.length} points in the metrics view`, () => metrics.store.list().filter((s) => s.run === 'py-relay').reduce((n, s) => n + s.length, 0) >= expected.length, 60_000);
+    const expected = fs
+      .readFileSync(path.join(ckpt, 'agentrl-sample', 'py-relay', 'expected.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { role: string; tag: string; step: number; value: number });
+    await until(
+      `${expected.length} points in the metrics view`,
+      () =>
+        metrics.store
+          .list()
+          .filter((s) => s.run === 'py-relay')
+          .reduce((n, s) => n + s.length, 0) >= expected.length,
+      60_000,
+    );
     const byKey = new Map<string, typeof expected>();
     for (const e of expected) byKey.set(seriesKey('py-relay', e.role, e.tag), [...(byKey.get(seriesKey('py-relay', e.role, e.tag)) ?? []), e]);
     for (const [key, list] of byKey) {
       const c = metrics.store.columns(key);
       assert.ok(c, `series ${key} missing`);
-      assert.deepStrictEqual(Array.from(c.step.subarray(0, c.length)), list.map((e) => e.step).sort((a, b) => a - b), `${key}: losses or duplicates`);
-      assert.deepStrictEqual(Array.from(c.value.subarray(0, c.length)), [...list].sort((a, b) => a.step - b.step).map((e) => e.value), `${key}: values`);
+      assert.deepStrictEqual(
+        Array.from(c.step.subarray(0, c.length)),
+        list.map((e) => e.step).sort((a, b) => a - b),
+        `${key}: losses or duplicates`,
+      );
+      assert.deepStrictEqual(
+        Array.from(c.value.subarray(0, c.length)),
+        [...list].sort((a, b) => a.step - b.step).map((e) => e.value),
+        `${key}: values`,
+      );
     }
     assert.ok(await vscode.commands.executeCommand('agentrl.ray.stopJob', { cluster: url, id: r.relay.submissionId }));
   });

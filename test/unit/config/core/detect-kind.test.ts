@@ -71,7 +71,10 @@ test('a named file that matches no kind: the likeliest kind, with input.kind-gue
   // YAML broken by a tab: keys read off the text, the syntax error is reported
   const tab = run(base.replace(/\n {2}(\w)/, '\n\t$1'), { guessKind: true });
   assert.equal(tab.kind, 'trinity');
-  assert.ok(tab.findings.some((x) => x.code === 'yaml.syntax' && x.severity === 'error'), describe(tab));
+  assert.ok(
+    tab.findings.some((x) => x.code === 'yaml.syntax' && x.severity === 'error'),
+    describe(tab),
+  );
   // a value too deep to parse: the limit is an error once the file is a config
   const deep = run(base.replace(/^name: .*$/m, `name: ${'${oc.env:V,'.repeat(300)}x${'}'.repeat(300)}`), { guessKind: true });
   assert.equal(deep.findings.find((x) => x.code === 'input.too-deep')?.severity, 'error');

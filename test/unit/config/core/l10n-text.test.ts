@@ -26,7 +26,10 @@ test('render: templates, nested text, lists, verbatim text and bilingual docs, i
   assert.equal(render(doc('docs', '文档'), ZH), '文档');
   assert.equal(render(doc('docs', '文档')), 'docs');
   // a missing value reads as a template literal would have shown it
-  assert.equal(render(l10n.t('Sequence parallel size {0} is invalid; Trinity uses 1.', undefined)), 'Sequence parallel size undefined is invalid; Trinity uses 1.');
+  assert.equal(
+    render(l10n.t('Sequence parallel size {0} is invalid; Trinity uses 1.', undefined)),
+    'Sequence parallel size undefined is invalid; Trinity uses 1.',
+  );
 });
 
 test('the shipped bundle is found for a Chinese locale only', () => {
@@ -40,7 +43,9 @@ test('every config l10n.t template has a zh-cn translation with the same placeho
   const templates = l10nMessages(files);
   assert.ok(templates.length > 200, `found only ${templates.length} templates in src/config: is the reader broken?`);
   assert.deepEqual(untranslated(files, bundle), []);
-  const wrong = templates.filter((m) => JSON.stringify(placeholders(m.message)) !== JSON.stringify(placeholders(bundle[m.message]))).map((m) => `${m.file}:${m.line}: ${m.message}`);
+  const wrong = templates
+    .filter((m) => JSON.stringify(placeholders(m.message)) !== JSON.stringify(placeholders(bundle[m.message])))
+    .map((m) => `${m.file}:${m.line}: ${m.message}`);
   assert.deepEqual(wrong, []);
   // the check fails when one translation goes missing
   const { [templates[0].message]: _dropped, ...less } = bundle;

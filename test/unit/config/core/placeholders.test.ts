@@ -45,12 +45,16 @@ test('${oc.env:X} with X unset is unknown, never missing: DPO experience-buffer 
   const text = trinity({
     mode: 'train',
     algorithm: { algorithm_type: 'dpo' },
-    buffer: { train_batch_size: 8, explorer_input: { taskset: undefined }, trainer_input: { experience_buffer: { name: 'dpo', storage_type: 'file', path: '${oc.env:AGENTRL_UNSET_DPO_DATA}' } } },
+    buffer: {
+      train_batch_size: 8,
+      explorer_input: { taskset: undefined },
+      trainer_input: { experience_buffer: { name: 'dpo', storage_type: 'file', path: '${oc.env:AGENTRL_UNSET_DPO_DATA}' } },
+    },
   });
   const a = run(text, { env: {} });
   expectNo(a, 'trinity.algorithm.dataset-path');
   // really missing is still reported
-  const missing = run(text.replace("    path: ${oc.env:AGENTRL_UNSET_DPO_DATA}\n", ''), { env: {} });
+  const missing = run(text.replace('    path: ${oc.env:AGENTRL_UNSET_DPO_DATA}\n', ''), { env: {} });
   expectFinding(missing, 'trinity.algorithm.dataset-path', { severity: 'error' });
   // and set through the env, it is known
   expectNo(run(text, { env: { AGENTRL_UNSET_DPO_DATA: '/data/dpo.jsonl' } }), 'trinity.algorithm.dataset-path');
@@ -61,7 +65,10 @@ test('a rule about several keys marks every written key involved, linked both wa
   const text = trinity({ explorer: { over_rollout: { ratio: 0.5 } }, synchronizer: { sync_style: 'fixed' } });
   const a = run(text);
   const all = a.findings.filter((f) => f.code === 'trinity.explorer.over-rollout-sync-style');
-  assert.deepEqual(all.map((f) => a.lines.position(f.span.start).line).sort((x, y) => x - y), [lineOf(text, 'ratio: 0.5'), lineOf(text, 'sync_style: fixed')].sort((x, y) => x - y));
+  assert.deepEqual(
+    all.map((f) => a.lines.position(f.span.start).line).sort((x, y) => x - y),
+    [lineOf(text, 'ratio: 0.5'), lineOf(text, 'sync_style: fixed')].sort((x, y) => x - y),
+  );
   const [primary] = all.filter((f) => f.path === 'explorer.over_rollout.ratio');
   const other = all.find((f) => f !== primary)!;
   assert.ok(primary.related!.some((r) => r.span!.start === other.span.start));

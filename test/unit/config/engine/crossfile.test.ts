@@ -12,7 +12,11 @@ const trainerPatch = { mode: 'train', name: 'async-job', buffer: { train_batch_s
 function pair(explorer: string, trainer: string) {
   const files = { explorer: path.join('/ws/job', 'explorer.yaml'), trainer: path.join('/ws/job', 'trainer.yaml') };
   const index = new ConfigIndex();
-  for (const [k, t] of [['explorer', explorer], ['trainer', trainer]] as const) index.set(files[k], run(t, { file: files[k] }).docs[0].facts);
+  for (const [k, t] of [
+    ['explorer', explorer],
+    ['trainer', trainer],
+  ] as const)
+    index.set(files[k], run(t, { file: files[k] }).docs[0].facts);
   return {
     explorer: run(explorer, { file: files.explorer, peers: index }),
     trainer: run(trainer, { file: files.trainer, peers: index }),
@@ -32,10 +36,17 @@ test('nccl in one and checkpoint in the other agree (both run checkpoint in thes
 });
 
 test('a different model, buffer or length is reported in both files, linking the other', () => {
-  const explorer = trinity({ ...explorerPatch, model: { model_path: 'Qwen/Qwen2.5-7B-Instruct' }, buffer: { trainer_input: { experience_buffer: { name: 'exp_a' } } } });
+  const explorer = trinity({
+    ...explorerPatch,
+    model: { model_path: 'Qwen/Qwen2.5-7B-Instruct' },
+    buffer: { trainer_input: { experience_buffer: { name: 'exp_a' } } },
+  });
   const trainer = trinity({ ...trainerPatch, model: { max_response_tokens: 256 }, buffer: { trainer_input: { experience_buffer: { name: 'exp_b' } } } });
   const r = pair(explorer, trainer);
-  for (const [a, text, other] of [[r.explorer, explorer, r.files.trainer], [r.trainer, trainer, r.files.explorer]] as const) {
+  for (const [a, text, other] of [
+    [r.explorer, explorer, r.files.trainer],
+    [r.trainer, trainer, r.files.explorer],
+  ] as const) {
     const mism = a.findings.filter((f) => f.code === 'crossfile.mismatch');
     const paths = mism.map((f) => f.path).sort();
     assert.deepEqual(paths, ['buffer.trainer_input.experience_buffer.name', 'model.max_response_tokens', 'model.model_path']);
@@ -45,7 +56,10 @@ test('a different model, buffer or length is reported in both files, linking the
     assert.equal(model.related?.[0].file, other);
     // the same finding in Chinese, as the language server shows it with the zh-cn bundle
     assert.match(en(model.message), /^The model path differs from the (trainer|explorer) config `[\w.-]+` of job '[^']+': `[^`]+` here, `[^`]+` there\./);
-    assert.match(zh(model.message), /^模型路径与作业 '[^']+' 的(训练器|探索器)配置 `[\w.-]+` 不一致：此处为 `[^`]+`，那里为 `[^`]+`。解耦作业的两部分必须一致。$/);
+    assert.match(
+      zh(model.message),
+      /^模型路径与作业 '[^']+' 的(训练器|探索器)配置 `[\w.-]+` 不一致：此处为 `[^`]+`，那里为 `[^`]+`。解耦作业的两部分必须一致。$/,
+    );
     assert.match(zh(model.related[0].message), /^[\w.-]+ 中的模型路径：/);
   }
 });

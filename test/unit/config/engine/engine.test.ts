@@ -13,7 +13,11 @@ test('lengths: min_response_tokens ≥ max_response_tokens, and a small per-GPU 
 });
 
 test('dpo forces repeat_times 2; sp < 1 becomes 1 (infos)', () => {
-  let text = trinity({ mode: 'train', algorithm: { algorithm_type: 'dpo', repeat_times: 4 }, buffer: { train_batch_size: 32, trainer_input: { experience_buffer: { storage_type: 'file', path: 'data/dpo.jsonl' } } } });
+  let text = trinity({
+    mode: 'train',
+    algorithm: { algorithm_type: 'dpo', repeat_times: 4 },
+    buffer: { train_batch_size: 32, trainer_input: { experience_buffer: { storage_type: 'file', path: 'data/dpo.jsonl' } } },
+  });
   expectFinding(run(text), 'trinity.algorithm.dpo-repeat', { severity: 'info', line: lineOf(text, 'repeat_times: 4') });
   text = trinity({ trainer: { ulysses_sequence_parallel_size: 0 } });
   expectFinding(run(text), 'trinity.trainer.sp-min', { severity: 'info', line: lineOf(text, 'ulysses_sequence_parallel_size: 0') });
@@ -26,7 +30,10 @@ test('a malformed interpolation is an error at its scalar', () => {
 
 test('YAML: unknown anchors, bad merges and complex keys', () => {
   let text = trinity().replace('mode: both', 'mode: *nowhere');
-  assert.ok(run(text).findings.some((f) => f.code === 'yaml.unknown-alias' || f.code === 'yaml.syntax'), 'an unknown alias is reported');
+  assert.ok(
+    run(text).findings.some((f) => f.code === 'yaml.unknown-alias' || f.code === 'yaml.syntax'),
+    'an unknown alias is reported',
+  );
   text = trinity().replace('mode: both\n', 'mode: both\nx: &scalar 1\n').replace('  batch_size: 8\n', '  <<: *scalar\n  batch_size: 8\n');
   expectFinding(run(text), 'yaml.bad-merge', { severity: 'error', line: lineOf(text, '<<: *scalar') });
   text = trinity().replace('mode: both\n', 'mode: both\n? [a, b]\n: 1\n');
@@ -34,7 +41,12 @@ test('YAML: unknown anchors, bad merges and complex keys', () => {
 });
 
 test('a rule that throws is reported as an internal problem; the analysis goes on', () => {
-  TRINITY_RULES.push({ id: 'test.throws', run: () => { throw new Error('boom'); } });
+  TRINITY_RULES.push({
+    id: 'test.throws',
+    run: () => {
+      throw new Error('boom');
+    },
+  });
   try {
     const a = run(trinity({ mode: 'Both' }));
     const f = expectFinding(a, 'internal.rule-failed', { severity: 'info' });

@@ -27,9 +27,26 @@ test('the fields both 0.6 lines define (megatron, offload, router replay, sync i
       optimizer_offload: true,
       grad_offload: false,
       offload_policy: true,
-      megatron: { tensor_model_parallel_size: 2, pipeline_model_parallel_size: 1, virtual_pipeline_model_parallel_size: null, expert_model_parallel_size: 1, expert_tensor_parallel_size: null, context_parallel_size: 1, sequence_parallel: true },
+      megatron: {
+        tensor_model_parallel_size: 2,
+        pipeline_model_parallel_size: 1,
+        virtual_pipeline_model_parallel_size: null,
+        expert_model_parallel_size: 1,
+        expert_tensor_parallel_size: null,
+        context_parallel_size: 1,
+        sequence_parallel: true,
+      },
     },
-    explorer: { rollout_model: { enable_expert_parallel: true, extra_engine_args: { max_num_batched_tokens: 8192 }, enable_multimodal: false, base_port: 30000, api_key: 'EMPTY', weight_sync_buffer_size: 2048 } },
+    explorer: {
+      rollout_model: {
+        enable_expert_parallel: true,
+        extra_engine_args: { max_num_batched_tokens: 8192 },
+        enable_multimodal: false,
+        base_port: 30000,
+        api_key: 'EMPTY',
+        weight_sync_buffer_size: 2048,
+      },
+    },
     synchronizer: { explorer_sync_interval: 2, trainer_sync_interval: 2, group_name: 'my_sync' },
   });
   const a = run(text);
@@ -37,7 +54,18 @@ test('the fields both 0.6 lines define (megatron, offload, router replay, sync i
   expectClean(a);
   const old = run(text, { trinityVersion: '0.5.2' });
   expectNo(old, 'schema.unknown-key');
-  for (const k of ['enable_router_replay', 'rollout_correction', 'use_remove_padding', 'critic_warmup', 'megatron', 'enable_expert_parallel', 'extra_engine_args', 'weight_sync_buffer_size', 'explorer_sync_interval', 'group_name']) {
+  for (const k of [
+    'enable_router_replay',
+    'rollout_correction',
+    'use_remove_padding',
+    'critic_warmup',
+    'megatron',
+    'enable_expert_parallel',
+    'extra_engine_args',
+    'weight_sync_buffer_size',
+    'explorer_sync_interval',
+    'group_name',
+  ]) {
     expectFinding(old, 'version.newer-key', { severity: 'error', line: lineOf(text, `${k}:`) });
   }
 });
@@ -45,7 +73,10 @@ test('the fields both 0.6 lines define (megatron, offload, router replay, sync i
 test('a key one 0.6 line removed is a deprecation warning naming both lines, not an error; fine with 0.5.2', () => {
   const text = trinity({ explorer: { db_url: 'sqlite:///history.db' } });
   const f = expectFinding(run(text), 'version.removed-in-line', { severity: 'warning', line: lineOf(text, 'db_url:') });
-  assert.equal(en(f.message), '`explorer.db_url` is deprecated in Trinity-RFT 0.6: pan-x-c@0ccf77cf removed it and rejects it as an unknown key (agentscope-ai@1d7fae4a still reads it).');
+  assert.equal(
+    en(f.message),
+    '`explorer.db_url` is deprecated in Trinity-RFT 0.6: pan-x-c@0ccf77cf removed it and rejects it as an unknown key (agentscope-ai@1d7fae4a still reads it).',
+  );
   assert.match(zh(f.message), /\p{Script=Han}/u);
   assert.deepEqual(f.tags, ['deprecated']);
   expectNo(run(text), 'schema.unknown-key');
@@ -70,8 +101,13 @@ test('null where the release in force does not take it: max_checkpoints_to_keep 
   const verl = trinity({ trainer: { trainer_config: { actor_rollout_ref: { model: { use_remove_padding: null } } } } });
   expectNo(run(verl), 'version.not-optional');
   expectNo(run(verl), 'schema.type');
-  const old = expectFinding(run(verl, { trinityVersion: '0.5.2', trinityVersionSource: 'pinned in requirements.txt' }), 'version.not-optional', { severity: 'error' });
-  assert.equal(en(old.message), '`trainer.trainer_config.actor_rollout_ref.model.use_remove_padding` cannot be null in Trinity-RFT 0.5.2 (pinned in requirements.txt): the field is not Optional there.');
+  const old = expectFinding(run(verl, { trinityVersion: '0.5.2', trinityVersionSource: 'pinned in requirements.txt' }), 'version.not-optional', {
+    severity: 'error',
+  });
+  assert.equal(
+    en(old.message),
+    '`trainer.trainer_config.actor_rollout_ref.model.use_remove_padding` cannot be null in Trinity-RFT 0.5.2 (pinned in requirements.txt): the field is not Optional there.',
+  );
 });
 
 test('field history: presence per line, defaults per release and line, nullability per release', () => {
@@ -91,7 +127,16 @@ test('field history: presence per line, defaults per release and line, nullabili
   assert.deepEqual([nullableAt(keep, '0.5.2'), nullableAt(keep, '0.6.0')], [true, false]);
   assert.deepEqual([defaultAt(keep, '0.5.2'), defaultAt(keep, '0.6.0')], [null, 0]);
   // wrap_policy: a WrapPolicy dataclass up to 0.5.2, any mapping in 0.6
-  expectNo(run(trinity({ trainer: { trainer_config: { actor_rollout_ref: { actor: { fsdp_config: { wrap_policy: { transformer_layer_cls_to_wrap: ['Qwen2DecoderLayer'] } } } } } } })), 'schema.unknown-key');
+  expectNo(
+    run(
+      trinity({
+        trainer: {
+          trainer_config: { actor_rollout_ref: { actor: { fsdp_config: { wrap_policy: { transformer_layer_cls_to_wrap: ['Qwen2DecoderLayer'] } } } } },
+        },
+      }),
+    ),
+    'schema.unknown-key',
+  );
 });
 
 test('hover: both defaults with their commits where the 0.6 lines disagree; the release default in force', () => {
@@ -105,6 +150,9 @@ test('hover: both defaults with their commits where the 0.6 lines disagree; the 
   const a = run(text, { trinityVersion: '0.5.2' });
   assert.match((hover(a, text.indexOf('trainer_strategy') + 1, ENGLISH)!.contents as { value: string }).value, /Default: `fsdp`/);
   const cod = trinity({ cod: { task_pack_size: 8 } });
-  assert.match(h(cod, 'cod:'), /Only in agentscope-ai\/Trinity-RFT@1d7fae4a63f5 of the stored Trinity-RFT 0\.6\.0 versions; not in pan-x-c\/Trinity-RFT@0ccf77cf0f7b\./);
+  assert.match(
+    h(cod, 'cod:'),
+    /Only in agentscope-ai\/Trinity-RFT@1d7fae4a63f5 of the stored Trinity-RFT 0\.6\.0 versions; not in pan-x-c\/Trinity-RFT@0ccf77cf0f7b\./,
+  );
   assert.match(h(text, 'runner_prepare_concurrency', ZH), /\p{Script=Han}/u);
 });

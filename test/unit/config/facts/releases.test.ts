@@ -27,7 +27,9 @@ test('0.6 is the newest release we know, after 0.5.2', () => {
   assert.deepEqual(TRINITY_VERSIONS.slice(-2), ['0.5.2', '0.6.0']);
   type Section = { properties: Record<string, { enum: string[] } | undefined> };
   const pkg = readJson<{ contributes: { configuration: Section | Section[] } }>(path.join(repoRoot, 'package.json'));
-  const setting = [pkg.contributes.configuration].flat().find((c) => c.properties['agentrl.config.trinityVersion'])?.properties['agentrl.config.trinityVersion'];
+  const setting = [pkg.contributes.configuration].flat().find((c) => c.properties['agentrl.config.trinityVersion'])?.properties[
+    'agentrl.config.trinityVersion'
+  ];
   assert.ok(setting?.enum.includes('0.6.0'), 'package.json setting lists 0.6.0');
 });
 
@@ -39,7 +41,8 @@ test('every delta key, value and name carries its release', () => {
         assert.equal(node['x-since'], d.version, `${cls}.${k}`);
       }
     }
-    for (const v of d.values) for (const value of v.add) assert.equal(valueSince(buildTrinitySchema().definitions![v.cls].properties![v.key], value), d.version);
+    for (const v of d.values)
+      for (const value of v.add) assert.equal(valueSince(buildTrinitySchema().definitions![v.cls].properties![v.key], value), d.version);
     for (const [reg, names] of Object.entries(d.registries)) {
       for (const n of Object.keys(names)) {
         assert.equal(NAME_SINCE[reg as keyof typeof NAME_SINCE]?.[n], d.version);
@@ -54,7 +57,11 @@ test('every delta key, value and name carries its release', () => {
 });
 
 test('hover and completion read the same facts: a 0.6 name, a 0.6 value, TRINITY_MAX_EXP_SIZE', () => {
-  const text = trinity({ algorithm: { algorithm_type: 'gigpo' }, synchronizer: { sync_style: 'fully_async' }, explorer: { env_vars: { TRINITY_MAX_EXP_SIZE: '64MB' } } });
+  const text = trinity({
+    algorithm: { algorithm_type: 'gigpo' },
+    synchronizer: { sync_style: 'fully_async' },
+    explorer: { env_vars: { TRINITY_MAX_EXP_SIZE: '64MB' } },
+  });
   const a = run(text);
   const h = (needle: string) => (hover(a, text.indexOf(needle) + 2, ENGLISH)!.contents as { value: string }).value;
   assert.match(h('gigpo'), /GiGPO[\s\S]*Since Trinity-RFT 0\.6\.0/);

@@ -28,7 +28,11 @@ const CASES: Case[] = [
     code: 'trinity.engine.multinode-whole-nodes',
     upstream: /^Multi-node inference requires gpu_per_engine to be a multiple of cluster\.gpu_per_node \(4\), but got gpu_per_engine=6/,
     bad: { cluster: { node_num: 2, gpu_per_node: 4 }, explorer: { rollout_model: { engine_num: 1, tensor_parallel_size: 2, pipeline_parallel_size: 3 } } },
-    good: { cluster: { node_num: 2, gpu_per_node: 4 }, explorer: { rollout_model: { engine_num: 1, tensor_parallel_size: 2, pipeline_parallel_size: 2 } }, buffer: { batch_size: 16 } },
+    good: {
+      cluster: { node_num: 2, gpu_per_node: 4 },
+      explorer: { rollout_model: { engine_num: 1, tensor_parallel_size: 2, pipeline_parallel_size: 2 } },
+      buffer: { batch_size: 16 },
+    },
     at: 'tensor_parallel_size: 2',
   },
   {
@@ -37,16 +41,26 @@ const CASES: Case[] = [
     code: 'trinity.engine.vllm-dp-multinode',
     upstream: /^vLLM does not support data parallelism in multi-node setups/,
     bad: { cluster: { node_num: 3, gpu_per_node: 4 }, explorer: { rollout_model: { engine_num: 1, tensor_parallel_size: 4, data_parallel_size: 2 } } },
-    good: { cluster: { node_num: 3, gpu_per_node: 4 }, explorer: { rollout_model: { engine_num: 1, tensor_parallel_size: 4, data_parallel_size: 2, engine_type: 'sglang' } } },
+    good: {
+      cluster: { node_num: 3, gpu_per_node: 4 },
+      explorer: { rollout_model: { engine_num: 1, tensor_parallel_size: 4, data_parallel_size: 2, engine_type: 'sglang' } },
+    },
     at: 'data_parallel_size: 2',
   },
   {
     // engine_type == sglang and tensor_parallel_size % data_parallel_size != 0
     rule: 'trinity.engine.sglang-tp-dp',
     code: 'trinity.engine.sglang-tp-dp',
-    upstream: /^SGLang inference requires tensor_parallel_size to be a multiple of data_parallel_size, but got tensor_parallel_size=2 and data_parallel_size=4\.$/,
-    bad: { explorer: { rollout_model: { engine_num: 1, engine_type: 'sglang', tensor_parallel_size: 2, data_parallel_size: 4 } }, cluster: { node_num: 2, gpu_per_node: 8 } },
-    good: { explorer: { rollout_model: { engine_num: 1, engine_type: 'sglang', tensor_parallel_size: 4, data_parallel_size: 2 } }, cluster: { node_num: 2, gpu_per_node: 8 } },
+    upstream:
+      /^SGLang inference requires tensor_parallel_size to be a multiple of data_parallel_size, but got tensor_parallel_size=2 and data_parallel_size=4\.$/,
+    bad: {
+      explorer: { rollout_model: { engine_num: 1, engine_type: 'sglang', tensor_parallel_size: 2, data_parallel_size: 4 } },
+      cluster: { node_num: 2, gpu_per_node: 8 },
+    },
+    good: {
+      explorer: { rollout_model: { engine_num: 1, engine_type: 'sglang', tensor_parallel_size: 4, data_parallel_size: 2 } },
+      cluster: { node_num: 2, gpu_per_node: 8 },
+    },
     at: 'data_parallel_size: 4',
   },
   {
@@ -72,7 +86,10 @@ for (const c of CASES) {
   });
 
   test(`0.6 rule ${c.rule}: mutant — with the rule removed the error disappears`, () => {
-    assert.ok(TRINITY_RULES.some((r) => r.id === c.rule), 'rule is registered');
+    assert.ok(
+      TRINITY_RULES.some((r) => r.id === c.rule),
+      'rule is registered',
+    );
     const text = trinity(c.bad);
     expectNo(run(text, { disabledRules: without(c.rule) }), c.code);
   });
@@ -84,20 +101,35 @@ for (const c of CASES) {
 
 test('0.6 GPU arithmetic: an engine takes DP × TP × PP GPUs (0.5 counted TP only)', () => {
   // 1 node × 8 GPUs, mode both: 2 engines × (DP 2 × TP 2) = 8 → nothing left for the trainer
-  const text = trinity({ cluster: { node_num: 1, gpu_per_node: 8 }, explorer: { rollout_model: { engine_num: 2, tensor_parallel_size: 2, data_parallel_size: 2 } } });
+  const text = trinity({
+    cluster: { node_num: 1, gpu_per_node: 8 },
+    explorer: { rollout_model: { engine_num: 2, tensor_parallel_size: 2, data_parallel_size: 2 } },
+  });
   const f = expectFinding(run(text), 'trinity.gpu.no-trainer-gpus', { severity: 'error' });
   assert.match(en(f.message), /the explorer needs 8 GPUs \(2 engines × 4 GPUs \(data_parallel_size 2 × tensor_parallel_size 2\)\)/);
   // the twin: one engine of 4 GPUs leaves 4 to the trainer
   expectClean(run(text.replace('engine_num: 2', 'engine_num: 1')));
   // auxiliary models count with their own DP × TP × PP
-  const aux = trinity({ cluster: { node_num: 1, gpu_per_node: 8 }, explorer: { rollout_model: { engine_num: 1, tensor_parallel_size: 2 }, auxiliary_models: [{ model_path: 'Qwen/Qwen2.5-7B-Instruct', tensor_parallel_size: 2, pipeline_parallel_size: 3 }] } });
+  const aux = trinity({
+    cluster: { node_num: 1, gpu_per_node: 8 },
+    explorer: {
+      rollout_model: { engine_num: 1, tensor_parallel_size: 2 },
+      auxiliary_models: [{ model_path: 'Qwen/Qwen2.5-7B-Instruct', tensor_parallel_size: 2, pipeline_parallel_size: 3 }],
+    },
+  });
   expectFinding(run(aux), 'trinity.gpu.no-trainer-gpus');
 });
 
 test('Trinity 0.6 fields, values and names: clean with 0.6, "needs ≥ 0.6" with 0.5.2', () => {
   const text = trinity({
     algorithm: { algorithm_type: 'gigpo', advantage_fn: 'gigpo', policy_loss_fn: 'm2po', optimizer: { fused: true, foreach: false } },
-    explorer: { runner_prepare_concurrency: 64, runner_prepare_max_retries: 2, max_inflight_batches: 3, dynamic_timeout: { enable: true, warmup_min_steps: 2 }, rollout_model: { engine_type: 'sglang', data_parallel_size: 1, pipeline_parallel_size: 1 } },
+    explorer: {
+      runner_prepare_concurrency: 64,
+      runner_prepare_max_retries: 2,
+      max_inflight_batches: 3,
+      dynamic_timeout: { enable: true, warmup_min_steps: 2 },
+      rollout_model: { engine_type: 'sglang', data_parallel_size: 1, pipeline_parallel_size: 1 },
+    },
     synchronizer: { sync_style: 'fully_async', sync_method: 'checkpoint' },
     monitor: { monitor_type: 'wandb', shared_run: true },
   });
@@ -126,8 +158,12 @@ test('0.6 enum values sync_method hccl and storage_type task_dir', () => {
   expectFinding(old, 'version.newer-value', { line: lineOf(text, 'storage_type: task_dir') });
 });
 
-test('0.6 colocate: the whole engine (DP × TP × PP) must be one GPU, upstream\'s gpu_per_engine message', () => {
-  const text = trinity({ mode: 'colocate', cluster: { node_num: 1, gpu_per_node: 1 }, explorer: { rollout_model: { engine_num: 1, tensor_parallel_size: 1, data_parallel_size: 2 } } });
+test("0.6 colocate: the whole engine (DP × TP × PP) must be one GPU, upstream's gpu_per_engine message", () => {
+  const text = trinity({
+    mode: 'colocate',
+    cluster: { node_num: 1, gpu_per_node: 1 },
+    explorer: { rollout_model: { engine_num: 1, tensor_parallel_size: 1, data_parallel_size: 2 } },
+  });
   const f = expectFinding(run(text), 'trinity.gpu.colocate-tp', { severity: 'error', line: lineOf(text, 'data_parallel_size: 2') });
   assert.match(en(f.message), /^In colocate mode, `explorer\.rollout_model\.gpu_per_engine` must be set to 1/);
   expectNo(run(text.replace('data_parallel_size: 2', 'data_parallel_size: 1')), 'trinity.gpu.colocate-tp');

@@ -14,7 +14,9 @@ interface Pattern {
   include?: string;
   captures?: Record<string, { name: string }>;
 }
-const grammar = readJson<{ scopeName: string; injectionSelector: string; repository: Record<string, { match: string; begin: string; patterns: Pattern[] }> }>(grammarPath);
+const grammar = readJson<{ scopeName: string; injectionSelector: string; repository: Record<string, { match: string; begin: string; patterns: Pattern[] }> }>(
+  grammarPath,
+);
 
 test('package.json injects the grammar into YAML', () => {
   const pkg = readJson<{ contributes: { grammars: { scopeName: string; injectTo: string[]; path: string }[] } }>(path.join(repoRoot, 'package.json'));
@@ -37,9 +39,15 @@ test('class references: module->Class and path/file.py->Class', () => {
 test('interpolations: begin/end, resolver names, nesting', () => {
   const interp = grammar.repository.interpolation;
   const begin = new RegExp(interp.begin, 'g');
-  assert.deepEqual([...'${oc.env:A,${b.c}} and \\${not}'.matchAll(begin)].map((m) => m.index), [0, 11]);
+  assert.deepEqual(
+    [...'${oc.env:A,${b.c}} and \\${not}'.matchAll(begin)].map((m) => m.index),
+    [0, 11],
+  );
   const resolverPattern = interp.patterns.find((p: { captures?: Record<string, { name: string }> }) => p.captures?.['1']?.name.includes('resolver'));
   const resolver = new RegExp(String(resolverPattern?.match).replace('\\G', '^'));
   assert.equal(resolver.exec('oc.env:TRINITY_MODEL_PATH,x')?.[1], 'oc.env');
-  assert.ok(interp.patterns.some((p: { include?: string }) => p.include === '#interpolation'), 'nested interpolations');
+  assert.ok(
+    interp.patterns.some((p: { include?: string }) => p.include === '#interpolation'),
+    'nested interpolations',
+  );
 });

@@ -24,7 +24,10 @@ function at(src: string): [string, number, number] {
 test('cursor paths from indentation, including list items and half-typed documents', () => {
   assert.equal(contextPath(...at('buffer:\n  explorer_input:\n    |')), 'buffer.explorer_input');
   assert.equal(contextPath(...at('buffer:\n  explorer_input:\n    eval_tasksets:\n      - name: a\n        |')), 'buffer.explorer_input.eval_tasksets[0]');
-  assert.equal(contextPath(...at('buffer:\n  explorer_input:\n    eval_tasksets:\n      - name: a\n      - name: b\n        spl|')), 'buffer.explorer_input.eval_tasksets[1]');
+  assert.equal(
+    contextPath(...at('buffer:\n  explorer_input:\n    eval_tasksets:\n      - name: a\n      - name: b\n        spl|')),
+    'buffer.explorer_input.eval_tasksets[1]',
+  );
   assert.equal(contextPath(...at('algorithm:\n  algorithm_type: |')), 'algorithm.algorithm_type');
   assert.equal(contextPath(...at('algorithm:\n  algorithm_type: gr|\nbroken: [')), 'algorithm.algorithm_type');
   assert.equal(contextPath(...at('explorer:\n  auxiliary_models:\n  - model_path: x\n    engine_|')), 'explorer.auxiliary_models[0]');
@@ -50,7 +53,8 @@ test('completion: keys of the section, with default-value snippets, minus keys a
   // with 0.5.2 in force, 0.6's `hccl` and keys are not offered
   const old = complete(...at('synchronizer:\n  sync_interval: 2\n  |\n'), { kind: 'trinity', lang: ENGLISH, trinityVersion: '0.5.2' });
   assert.match(String(old.find((i) => i.label === 'sync_method')!.insertText), /^sync_method: \$\{1\|nccl,checkpoint,memory\|\}$/);
-  const model = (v?: string) => complete(...at('explorer:\n  rollout_model:\n    |\n'), { kind: 'trinity', lang: ENGLISH, trinityVersion: v }).map((i) => i.label);
+  const model = (v?: string) =>
+    complete(...at('explorer:\n  rollout_model:\n    |\n'), { kind: 'trinity', lang: ENGLISH, trinityVersion: v }).map((i) => i.label);
   assert.ok(model().includes('data_parallel_size') && !model('0.5.2').includes('data_parallel_size'));
   const sections = complete(...at('|'), { kind: 'trinity', lang: ENGLISH });
   const buffer = sections.find((i) => i.label === 'buffer')!;
@@ -126,8 +130,14 @@ test('document links: existing local datasets and workspace classes', () => {
   const python = new PythonIndex().scan([root]);
   const text = trinity({ buffer: { explorer_input: { taskset: { path: 'data/train.jsonl' }, default_workflow_type: 'my_flow' } } });
   const links = documentLinks(run(text, { file: path.join(root, 'c.yaml'), roots: [root], python }), { python, roots: [root] });
-  assert.ok(links.some((l) => l.target!.endsWith('/data/train.jsonl')), JSON.stringify(links));
-  assert.ok(links.some((l) => /\/wf\.py#L2,7$/.test(l.target!)), JSON.stringify(links));
+  assert.ok(
+    links.some((l) => l.target!.endsWith('/data/train.jsonl')),
+    JSON.stringify(links),
+  );
+  assert.ok(
+    links.some((l) => /\/wf\.py#L2,7$/.test(l.target!)),
+    JSON.stringify(links),
+  );
   assert.ok(!links.some((l) => l.target!.includes('gsm8k')), 'a Hugging Face id is not a file link');
 });
 
@@ -155,14 +165,23 @@ test('diagnostics carry related information; code actions apply the quick fix', 
   assert.deepEqual(others.map((x) => x.range.start.line).sort(), [lineOf(text, 'max_prompt_tokens'), lineOf(text, 'max_response_tokens')].sort());
   for (const o of others) {
     assert.equal(o.severity, 1);
-    assert.ok(o.relatedInformation!.some((r) => r.location.range.start.line === d.range.start.line), 'links to the primary');
+    assert.ok(
+      o.relatedInformation!.some((r) => r.location.range.start.line === d.range.start.line),
+      'links to the primary',
+    );
   }
-  assert.ok(d.relatedInformation.every((r) => others.some((o) => o.range.start.line === r.location.range.start.line)), 'the primary links to each');
+  assert.ok(
+    d.relatedInformation.every((r) => others.some((o) => o.range.start.line === r.location.range.start.line)),
+    'the primary links to each',
+  );
   const actions = codeActions(a, uri, d.range, ENGLISH, () => uri);
   const fix = actions.find((x) => x.title === 'Set max_model_len to 1112')!;
   assert.ok(fix.isPreferred);
   assert.deepEqual(fix.edit!.changes![uri][0].newText, '1112');
   const zh = codeActions(a, uri, d.range, ZH, () => uri);
   assert.ok(zh.some((x) => x.title === '将 max_model_len 设为 1112'));
-  assert.deepEqual(codeActions(a, uri, d.range, ENGLISH, () => uri, ['refactor']), []);
+  assert.deepEqual(
+    codeActions(a, uri, d.range, ENGLISH, () => uri, ['refactor']),
+    [],
+  );
 });

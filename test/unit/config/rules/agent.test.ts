@@ -35,7 +35,11 @@ test('defaults and hydra.searchpath are required and must match the release', ()
   let text = agent('astuner', {}, { defaults: ['verl_default', 'trinity_default', 'astuner_default', '_self_'] });
   const f = expectFinding(run(text, { file: file() }), 'agent.defaults', { severity: 'error', line: lineOf(text, 'astuner_default') });
   assert.match(applyFix(text, f), /- astune_default/);
-  text = agent('ajet', {}, { hydra: { searchpath: ['file://astuner/default_config', 'file://ajet/default_config/verl', 'file://ajet/default_config/trinity'] } });
+  text = agent(
+    'ajet',
+    {},
+    { hydra: { searchpath: ['file://astuner/default_config', 'file://ajet/default_config/verl', 'file://ajet/default_config/trinity'] } },
+  );
   const g = expectFinding(run(text, { file: file() }), 'agent.searchpath', { severity: 'error', line: lineOf(text, 'file://astuner/default_config') });
   expectClean(run(applyFix(text, g), { file: file() }));
   text = agent('astuner', {}, { defaults: undefined });

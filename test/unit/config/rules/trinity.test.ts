@@ -41,7 +41,7 @@ const CASES: Case[] = [
     at: 'pipeline_parallel_size: 0',
   },
   {
-    name: 'an auxiliary model too (`auxiliary_model.` in upstream\'s message)',
+    name: "an auxiliary model too (`auxiliary_model.` in upstream's message)",
     rule: 'trinity.engine.parallel-min',
     code: 'trinity.engine.parallel-min',
     severity: 'error',
@@ -55,9 +55,16 @@ const CASES: Case[] = [
     rule: 'trinity.buffer',
     code: 'trinity.buffer.fully-async-eval',
     severity: 'warning',
-    upstream: /^Eval tasksets are not supported in fully asynchronous synchronization style: the validator of pan-x-c@0ccf77cf rejects this config \(agentscope-ai@1c35a79b runs it\)\.$/,
-    bad: { synchronizer: { sync_style: 'fully_async' }, buffer: { explorer_input: { eval_tasksets: [{ name: 'test', path: 'openai/gsm8k', split: 'test' }] } } },
-    good: { synchronizer: { sync_style: 'explorer_driven' }, buffer: { explorer_input: { eval_tasksets: [{ name: 'test', path: 'openai/gsm8k', split: 'test' }] } } },
+    upstream:
+      /^Eval tasksets are not supported in fully asynchronous synchronization style: the validator of pan-x-c@0ccf77cf rejects this config \(agentscope-ai@1c35a79b runs it\)\.$/,
+    bad: {
+      synchronizer: { sync_style: 'fully_async' },
+      buffer: { explorer_input: { eval_tasksets: [{ name: 'test', path: 'openai/gsm8k', split: 'test' }] } },
+    },
+    good: {
+      synchronizer: { sync_style: 'explorer_driven' },
+      buffer: { explorer_input: { eval_tasksets: [{ name: 'test', path: 'openai/gsm8k', split: 'test' }] } },
+    },
     at: 'eval_tasksets:',
   },
   {
@@ -111,7 +118,11 @@ const CASES: Case[] = [
     severity: 'error',
     upstream: /^SFT does not support `both` mode/,
     bad: { algorithm: { algorithm_type: 'cpt' } },
-    good: { mode: 'train', algorithm: { algorithm_type: 'cpt' }, buffer: { train_batch_size: 32, trainer_input: { experience_buffer: { name: 'text', storage_type: 'file', path: 'openai/gsm8k' } } } },
+    good: {
+      mode: 'train',
+      algorithm: { algorithm_type: 'cpt' },
+      buffer: { train_batch_size: 32, trainer_input: { experience_buffer: { name: 'text', storage_type: 'file', path: 'openai/gsm8k' } } },
+    },
     at: 'mode: both',
   },
 ];
@@ -123,7 +134,11 @@ for (const c of CASES) {
     assert.match(en(f.message), c.upstream);
     assert.match(zh(f.message), /\p{Script=Han}/u, 'translated');
     const good = run(trinity(c.good), { verl: c.verl });
-    assert.deepEqual(good.findings.filter((x) => x.severity !== 'info').map((x) => x.code), [], en(f.message));
+    assert.deepEqual(
+      good.findings.filter((x) => x.severity !== 'info').map((x) => x.code),
+      [],
+      en(f.message),
+    );
     expectNo(run(text, { verl: c.verl, disabledRules: new Set([c.rule]) }), c.code);
   });
 }
@@ -134,7 +149,7 @@ test('0.6 checks do not apply with 0.5.2 in force (parallel sizes, fully_async, 
   }
 });
 
-test('M2PO with no verl version in the workspace: information naming the pin to add, no error (upstream\'s own example config)', () => {
+test("M2PO with no verl version in the workspace: information naming the pin to add, no error (upstream's own example config)", () => {
   const text = trinity({ algorithm: { algorithm_type: 'm2po' } });
   const f = expectFinding(run(text), 'trinity.algorithm.m2po-verl-unknown', { severity: 'info', line: lineOf(text, 'algorithm_type: m2po') });
   assert.match(en(f.message), /Pin `verl>=0\.8`/);
@@ -147,7 +162,10 @@ test('eval_interval is rounded to explorer_sync_interval with 0.6 (sync_interval
   assert.equal(en(f.message), '`eval_interval` (10) is not a multiple of `explorer_sync_interval` (4); Trinity uses 8.');
   assert.equal(applyFix(text, f).match(/eval_interval: (\d+)/)?.[1], '8');
   // the twin: a multiple of explorer_sync_interval (not of sync_interval's 2 alone)
-  expectNo(run(trinity({ explorer: { eval_interval: 12 }, synchronizer: { sync_interval: 2, explorer_sync_interval: 4 } })), 'trinity.sync.eval-interval-rounded');
+  expectNo(
+    run(trinity({ explorer: { eval_interval: 12 }, synchronizer: { sync_interval: 2, explorer_sync_interval: 4 } })),
+    'trinity.sync.eval-interval-rounded',
+  );
   // unset explorer_sync_interval: sync_interval, as before
   expectFinding(run(trinity({ explorer: { eval_interval: 9 }, synchronizer: { sync_interval: 2 } })), 'trinity.sync.eval-interval-rounded');
 });
@@ -156,9 +174,21 @@ test('a task pipeline whose output path already exists is refused; a new path is
   const dir = tempDir();
   fs.mkdirSync(path.join(dir, 'processed'));
   const file = path.join(dir, 'config.yaml');
-  const pipeline = (out: string) => trinity({ data_processor: { task_pipeline: { operators: [{ name: 'llm_difficulty_score_filter' }], inputs: ['openai/gsm8k'], output: { name: 'out', storage_type: 'file', path: out } } } });
+  const pipeline = (out: string) =>
+    trinity({
+      data_processor: {
+        task_pipeline: {
+          operators: [{ name: 'llm_difficulty_score_filter' }],
+          inputs: ['openai/gsm8k'],
+          output: { name: 'out', storage_type: 'file', path: out },
+        },
+      },
+    });
   const text = pipeline('./processed');
-  const f = expectFinding(run(text, { file, roots: [dir], checkPaths: true }), 'trinity.data.task-pipeline-output-exists', { severity: 'error', line: lineOf(text, 'path: ./processed') });
+  const f = expectFinding(run(text, { file, roots: [dir], checkPaths: true }), 'trinity.data.task-pipeline-output-exists', {
+    severity: 'error',
+    line: lineOf(text, 'path: ./processed'),
+  });
   assert.equal(en(f.message), 'Task pipeline output path ./processed already exists. Please choose a different output path to avoid overwriting.');
   expectNo(run(pipeline('./processed-v2'), { file, roots: [dir], checkPaths: true }), 'trinity.data.task-pipeline-output-exists');
   expectNo(run(text, { file, roots: [dir], checkPaths: false }), 'trinity.data.task-pipeline-output-exists');
@@ -173,8 +203,12 @@ test('the trainer validator no longer runs in bench mode with 0.6 (both stored l
 
 // verl ≥ 0.8: `trainer.trainer_config` is not read at all (verl08/config.py builds veRL's config
 // from Trinity keys), so one warning on the block, naming the Trinity key for each setting.
-test('verl 0.8 pinned: one warning on trainer.trainer_config naming the Trinity-level keys; none with verl==0.7.1 (0.6\'s pin)', () => {
-  const text = trinity({ trainer: { trainer_config: { actor_rollout_ref: { actor: { use_dynamic_bsz: false, optim: { lr: 2e-6 } }, rollout: { n: 8 } }, trainer: { balance_batch: true } } } });
+test("verl 0.8 pinned: one warning on trainer.trainer_config naming the Trinity-level keys; none with verl==0.7.1 (0.6's pin)", () => {
+  const text = trinity({
+    trainer: {
+      trainer_config: { actor_rollout_ref: { actor: { use_dynamic_bsz: false, optim: { lr: 2e-6 } }, rollout: { n: 8 } }, trainer: { balance_batch: true } },
+    },
+  });
   const root = (reqs: string) => {
     const dir = tempDir();
     fs.writeFileSync(path.join(dir, 'requirements.txt'), reqs);
@@ -202,7 +236,10 @@ test('verl 0.8 pinned: one warning on trainer.trainer_config naming the Trinity-
   fs.mkdirSync(path.join(venv, '.venv', 'lib', 'python3.11', 'site-packages', 'verl-0.8.1.dist-info'), { recursive: true });
   assert.match(en(expectFinding(checkIn(venv), 'trinity.trainer.verl-config-ignored').message), /verl 0\.8\.1, installed in .*verl-0\.8\.1\.dist-info/);
   // no trainer_config: nothing to say; Trinity-RFT 0.5.2 pinned: it needs verl 0.7.1 anyway
-  expectNo(new EngineChecker({ roots: [root('trinity-rft==0.6.0\nverl==0.8.0\n')], scanPython: false }).analyzeText('/x/c.yaml', trinity()), 'trinity.trainer.verl-config-ignored');
+  expectNo(
+    new EngineChecker({ roots: [root('trinity-rft==0.6.0\nverl==0.8.0\n')], scanPython: false }).analyzeText('/x/c.yaml', trinity()),
+    'trinity.trainer.verl-config-ignored',
+  );
   expectNo(checkIn(root('trinity-rft==0.5.2\nverl==0.8.0\n')), 'trinity.trainer.verl-config-ignored');
   // mutant: without the rule, no warning
   expectNo(run(text, { verl: VERL_08, disabledRules: new Set(['trinity.trainer.verl-engine']) }), 'trinity.trainer.verl-config-ignored');

@@ -33,7 +33,13 @@ test('AgentJet swarm mode, interchange server, LoRA, episode-level keys: known k
     enable_interchange_server: true,
     enable_swarm_mode: true,
     swarm_mode_sample_collection_method: 'rollout_until_finish_enough_non_dummy_tasks',
-    interchange_server: { interchange_method: 'tcp', interchange_server_port: 10086, num_fastapi_process: 2, max_fastapi_threads: 512, max_inference_tracker_threads: 64 },
+    interchange_server: {
+      interchange_method: 'tcp',
+      interchange_server_port: 10086,
+      num_fastapi_process: 2,
+      max_fastapi_threads: 512,
+      max_inference_tracker_threads: 64,
+    },
     lora: { lora_rank: 32, lora_alpha: 16, target_modules: 'all-linear', load_format: 'auto', layered_summon: false },
     rollout: { chat_template_generate_prompt_type: 'qwen3.6', gpu_memory_utilization: 0.85, ppo_max_token_len_per_gpu: null },
     trainer_common: { advantage_estimation_episode_level: true, loss_weight_normalization_episode_level: true, ppo_epochs: 1, kl_penalty_type: 'kl' },
@@ -54,7 +60,11 @@ test('AgentJet: unknown values of the new choice fields are flagged, a typo in a
 test('the AgentScope tuner template states the versions it needs, the same range the check uses', () => {
   assert.equal(AGENTSCOPE_TUNER_SPEC, 'agentscope>=1.0.19,<2');
   for (const f of ['README.md', 'config.yaml']) {
-    assert.ok(fs.readFileSync(path.join(repoRoot, 'templates', 'agentscope-tuner', f), 'utf8').includes('agentscope>=1.0.19,<2') || fs.readFileSync(path.join(repoRoot, 'templates', 'agentscope-tuner', f), 'utf8').includes('agentscope[tuner]>=1.0.19,<2'), f);
+    assert.ok(
+      fs.readFileSync(path.join(repoRoot, 'templates', 'agentscope-tuner', f), 'utf8').includes('agentscope>=1.0.19,<2') ||
+        fs.readFileSync(path.join(repoRoot, 'templates', 'agentscope-tuner', f), 'utf8').includes('agentscope[tuner]>=1.0.19,<2'),
+      f,
+    );
   }
 });
 
@@ -68,7 +78,10 @@ test('AgentScope 2.x pinned or installed: the tuner workflow gets a warning nami
   const text = trinity({ buffer: { explorer_input: { default_workflow_type: 'agentscope_workflow_adapter_v1' } } });
   const v2 = tempDir();
   fs.writeFileSync(path.join(v2, 'requirements.txt'), 'trinity-rft==0.6.0\nagentscope==2.0.6\n');
-  const f = expectFinding(run(text, { roots: [v2], file: path.join(v2, 'c.yaml') }), 'trinity.agentscope.tuner-v2', { severity: 'warning', line: lineOf(text, 'agentscope_workflow_adapter_v1') });
+  const f = expectFinding(run(text, { roots: [v2], file: path.join(v2, 'c.yaml') }), 'trinity.agentscope.tuner-v2', {
+    severity: 'warning',
+    line: lineOf(text, 'agentscope_workflow_adapter_v1'),
+  });
   assert.match(en(f.message), /needs agentscope>=1\.0\.19,<2; requirements\.txt pins `agentscope==2\.0\.6`, and AgentScope 2\.x has no agentscope\.tuner/);
   // the valid twin: a 1.x pin
   const v1 = tempDir();
@@ -85,30 +98,78 @@ test('AgentScope 2.x pinned or installed: the tuner workflow gets a warning nami
 // Every field of upstream's dataclass schema (ajet/default_config/ajet_config_schema.py @ 01c63366,
 // read with the search tool; listed here by hand) exists in schemas/ajet.schema.json.
 const UPSTREAM_FIELDS = [
-  'project_name', 'experiment_name', 'experiment_dir', 'backbone', 'model.path',
-  'data.max_prompt_length', 'data.max_response_length', 'data.train_batch_size',
-  'rollout.user_workflow', 'rollout.n_vllm_engine', 'rollout.tensor_model_parallel_size', 'rollout.max_num_seqs', 'rollout.num_repeat',
-  'rollout.gpu_memory_utilization', 'rollout.ppo_max_token_len_per_gpu', 'rollout.compute_madness_checklist', 'rollout.chat_template_generate_prompt_type',
-  'trainer_common.n_gpus_per_node', 'trainer_common.nnodes', 'trainer_common.algorithm.adv_estimator', 'trainer_common.optim.lr', 'trainer_common.use_kl_loss',
-  'trainer_common.kl_penalty_type', 'trainer_common.ppo_epochs', 'trainer_common.ulysses_sequence_parallel_size', 'trainer_common.val_print_to_markdown_file_path',
-  'trainer_common.train_print_to_markdown_file_path', 'trainer_common.total_training_steps', 'trainer_common.test_freq', 'trainer_common.save_freq',
-  'trainer_common.total_epochs', 'trainer_common.val_pass_n', 'trainer_common.val_before_train', 'trainer_common.loss_weight_normalization_episode_level',
-  'trainer_common.advantage_estimation_episode_level', 'trainer_verl',
-  'task_reader.type', 'task_reader.huggingface_dat_repo.dataset_path', 'task_reader.huggingface_dat_repo.dataset_name', 'task_reader.huggingface_dat_repo.training_split',
-  'task_reader.huggingface_dat_repo.validation_split', 'task_reader.huggingface_dat_repo.http_proxy_address', 'task_reader.jsonl_dataset_file.training',
-  'lora.lora_rank', 'lora.lora_alpha', 'lora.target_modules', 'lora.load_format', 'lora.layered_summon',
-  'context_tracker.timeline_merging_policy.timeline_compare_level', 'context_tracker.timeline_merging_policy.ignore_tools',
-  'enable_swarm_mode', 'swarm_mode_sample_collection_method', 'execute_test',
-  'interchange_server.interchange_method', 'interchange_server.interchange_server_port', 'interchange_server.num_fastapi_process',
-  'interchange_server.max_fastapi_threads', 'interchange_server.max_inference_tracker_threads', 'interchange_server.already_started',
+  'project_name',
+  'experiment_name',
+  'experiment_dir',
+  'backbone',
+  'model.path',
+  'data.max_prompt_length',
+  'data.max_response_length',
+  'data.train_batch_size',
+  'rollout.user_workflow',
+  'rollout.n_vllm_engine',
+  'rollout.tensor_model_parallel_size',
+  'rollout.max_num_seqs',
+  'rollout.num_repeat',
+  'rollout.gpu_memory_utilization',
+  'rollout.ppo_max_token_len_per_gpu',
+  'rollout.compute_madness_checklist',
+  'rollout.chat_template_generate_prompt_type',
+  'trainer_common.n_gpus_per_node',
+  'trainer_common.nnodes',
+  'trainer_common.algorithm.adv_estimator',
+  'trainer_common.optim.lr',
+  'trainer_common.use_kl_loss',
+  'trainer_common.kl_penalty_type',
+  'trainer_common.ppo_epochs',
+  'trainer_common.ulysses_sequence_parallel_size',
+  'trainer_common.val_print_to_markdown_file_path',
+  'trainer_common.train_print_to_markdown_file_path',
+  'trainer_common.total_training_steps',
+  'trainer_common.test_freq',
+  'trainer_common.save_freq',
+  'trainer_common.total_epochs',
+  'trainer_common.val_pass_n',
+  'trainer_common.val_before_train',
+  'trainer_common.loss_weight_normalization_episode_level',
+  'trainer_common.advantage_estimation_episode_level',
+  'trainer_verl',
+  'task_reader.type',
+  'task_reader.huggingface_dat_repo.dataset_path',
+  'task_reader.huggingface_dat_repo.dataset_name',
+  'task_reader.huggingface_dat_repo.training_split',
+  'task_reader.huggingface_dat_repo.validation_split',
+  'task_reader.huggingface_dat_repo.http_proxy_address',
+  'task_reader.jsonl_dataset_file.training',
+  'lora.lora_rank',
+  'lora.lora_alpha',
+  'lora.target_modules',
+  'lora.load_format',
+  'lora.layered_summon',
+  'context_tracker.timeline_merging_policy.timeline_compare_level',
+  'context_tracker.timeline_merging_policy.ignore_tools',
+  'enable_swarm_mode',
+  'swarm_mode_sample_collection_method',
+  'execute_test',
+  'interchange_server.interchange_method',
+  'interchange_server.interchange_server_port',
+  'interchange_server.num_fastapi_process',
+  'interchange_server.max_fastapi_threads',
+  'interchange_server.max_inference_tracker_threads',
+  'interchange_server.already_started',
   // ajet_swarm_default.yaml @ 1b4afc7d
-  'enable_interchange_server', 'task_judge.judge_type', 'trainer_common.logger',
+  'enable_interchange_server',
+  'task_judge.judge_type',
+  'trainer_common.logger',
 ];
 
-test('schemas/ajet.schema.json has every field of upstream\'s dataclass schema', () => {
+test("schemas/ajet.schema.json has every field of upstream's dataclass schema", () => {
   const missing = UPSTREAM_FIELDS.filter((f) => !schemaAt('ajet', ['ajet', ...f.split('.')]));
   assert.deepEqual(missing, []);
-  assert.deepEqual(schemaAt('ajet', ['ajet', 'task_reader', 'type'])?.['x-choices']?.filter((c) => ['random_dummy', 'data_generation'].includes(c)), ['data_generation', 'random_dummy']);
+  assert.deepEqual(
+    schemaAt('ajet', ['ajet', 'task_reader', 'type'])?.['x-choices']?.filter((c) => ['random_dummy', 'data_generation'].includes(c)),
+    ['data_generation', 'random_dummy'],
+  );
   assert.deepEqual(schemaAt('ajet', ['ajet', 'task_judge', 'judge_type'])?.['x-choices'], ['customized_protocol', 'rubrics_auto_grader']);
 });
 
@@ -121,7 +182,21 @@ test('AgentJet keys of ajet_default.yaml @ 01a9a0df: top_k, val_only, validation
       val_max_num_task_clip_method: 'first_n',
       loss_extra_scale_ratio: 0.5,
       use_kl_in_reward: false,
-      optim: { optimizer: 'AdamW', optimizer_impl: 'torch.optim', lr: 2e-6, lr_warmup_steps_ratio: 0.1, total_training_steps: -1, weight_decay: 0.0, lr_warmup_steps: -1, betas: [0.9, 0.95], min_lr_ratio: 0.1, num_cycles: 0.5, lr_scheduler_type: 'cosine', zero_indexed_step: true, grad_clip: 1.0 },
+      optim: {
+        optimizer: 'AdamW',
+        optimizer_impl: 'torch.optim',
+        lr: 2e-6,
+        lr_warmup_steps_ratio: 0.1,
+        total_training_steps: -1,
+        weight_decay: 0.0,
+        lr_warmup_steps: -1,
+        betas: [0.9, 0.95],
+        min_lr_ratio: 0.1,
+        num_cycles: 0.5,
+        lr_scheduler_type: 'cosine',
+        zero_indexed_step: true,
+        grad_clip: 1.0,
+      },
     },
     swarm_mode_sample_collection_max_cached_episodes: 512,
   });

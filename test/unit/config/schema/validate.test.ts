@@ -17,11 +17,18 @@ test('accepted: a quoted int and "yes" for a bool (OmegaConf converts them)', ()
   const text = trinity({ buffer: { total_epochs: '3' }, explorer: { rollout_model: { enable_prefix_caching: 'yes', enforce_eager: 'off' } } });
   expectClean(run(text));
   // plain YAML 1.1 booleans too
-  expectClean(run(text.replace("enable_prefix_caching: \"yes\"", 'enable_prefix_caching: yes')));
+  expectClean(run(text.replace('enable_prefix_caching: "yes"', 'enable_prefix_caching: yes')));
 });
 
 test('accepted: unknown keys inside free dicts (policy_loss_fn_args, workflow_args, …)', () => {
-  expectClean(run(trinity({ algorithm: { policy_loss_fn_args: { clip_range: 0.2, my_new_arg: 1 } }, buffer: { explorer_input: { taskset: { workflow_args: { anything: { nested: true } } } } } })));
+  expectClean(
+    run(
+      trinity({
+        algorithm: { policy_loss_fn_args: { clip_range: 0.2, my_new_arg: 1 } },
+        buffer: { explorer_input: { taskset: { workflow_args: { anything: { nested: true } } } } },
+      }),
+    ),
+  );
 });
 
 test('rejected: an unknown key in a dataclass section, at the key, with did-you-mean', () => {
@@ -50,7 +57,11 @@ test('rejected: unknown sync_style / prompt_type values (enums), with a fix', ()
 });
 
 test('rejected: 2.0, 1.5 or true for an int; null for a non-Optional field; a word for a float', () => {
-  for (const [v, raw] of [[2.0, 'total_epochs: 2.0'], [1.5, 'total_epochs: 1.5'], [true, 'total_epochs: true']] as const) {
+  for (const [v, raw] of [
+    [2.0, 'total_epochs: 2.0'],
+    [1.5, 'total_epochs: 1.5'],
+    [true, 'total_epochs: true'],
+  ] as const) {
     const text = trinity({ buffer: { total_epochs: v } }).replace(/total_epochs: .*/, raw);
     const f = expectFinding(run(text), 'schema.type', { severity: 'error', line: lineOf(text, 'total_epochs') });
     assert.match(en(f.message), /expected an int/);
@@ -73,7 +84,10 @@ test('rejected with 0.5.2: an unknown key inside trainer.trainer_config (merged 
   const f = expectFinding(run(text, { trinityVersion: '0.5.2' }), 'schema.unknown-key', { severity: 'error', line: lineOf(text, 'ppo_epoch:') });
   assert.match(en(f.message), /ppo_epochs/);
   // veRL-imported sub-configs stay open
-  expectNo(run(trinity({ trainer: { trainer_config: { actor_rollout_ref: { actor: { checkpoint: { async_save: true }, policy_loss: { anything: 1 } } } } } })), 'schema.unknown-key');
+  expectNo(
+    run(trinity({ trainer: { trainer_config: { actor_rollout_ref: { actor: { checkpoint: { async_save: true }, policy_loss: { anything: 1 } } } } } })),
+    'schema.unknown-key',
+  );
 });
 
 test('versions: a key from an older release names the release and offers the rename', () => {
@@ -85,7 +99,7 @@ test('versions: a key from an older release names the release and offers the ren
   assert.match(applyFix(text, f), /grad_clip: 1/);
 });
 
-test('versions: enable_openai_client (the seed docs\' name) → enable_openai_api', () => {
+test("versions: enable_openai_client (the seed docs' name) → enable_openai_api", () => {
   const text = trinity({ explorer: { rollout_model: { enable_openai_client: true } } });
   const f = expectFinding(run(text), 'version.renamed-key', { severity: 'warning', line: lineOf(text, 'enable_openai_client') });
   assert.match(applyFix(text, f), /enable_openai_api: true/);
@@ -110,7 +124,10 @@ test('versions: a key newer than the release in force says which release it need
 test('YAML syntax errors are errors at their position', () => {
   const text = trinity().replace('  batch_size: 8\n', '  batch_size: [8\n');
   const a = run(text);
-  assert.ok(a.findings.some((f) => f.code === 'yaml.syntax' && f.severity === 'error'), 'syntax error reported');
+  assert.ok(
+    a.findings.some((f) => f.code === 'yaml.syntax' && f.severity === 'error'),
+    'syntax error reported',
+  );
 });
 
 test('duplicate keys are errors at the second key', () => {
@@ -126,16 +143,12 @@ test('multi-document files: each document is checked, and Trinity reads only one
 });
 
 test('anchors, aliases and merge keys resolve; findings inside aliased content point at the alias', () => {
-  const text = [
-    'mode: both',
-    'defaults_tmpl: &fmt',
-    '  prompt_key: question',
-    '  response_key: answer',
-    trinity().split('\n').slice(1).join('\n'),
-  ].join('\n');
+  const text = ['mode: both', 'defaults_tmpl: &fmt', '  prompt_key: question', '  response_key: answer', trinity().split('\n').slice(1).join('\n')].join('\n');
   // defaults_tmpl is an unknown top-level key; the anchor itself is reported there
   expectFinding(run(text), 'schema.unknown-key', { line: 1 });
-  const t2 = trinity().replace("        prompt_key: question\n        response_key: answer\n", '        <<: *fmt\n').replace('mode: both\n', 'mode: both\nx: &fmt\n  prompt_key: question\n  response_keyy: answer\n');
+  const t2 = trinity()
+    .replace('        prompt_key: question\n        response_key: answer\n', '        <<: *fmt\n')
+    .replace('mode: both\n', 'mode: both\nx: &fmt\n  prompt_key: question\n  response_keyy: answer\n');
   const a = run(t2);
   // reported where the alias is used: that is where the key is unknown (FormatConfig)
   const f = expectFinding(a, 'schema.unknown-key', { line: lineOf(t2, '<<: *fmt') });
@@ -171,7 +184,10 @@ test('edits re-validate only what changed, with the findings of a fresh analysis
 test('an unknown key in trainer.trainer_config: an error with 0.5.2 (merged strictly), a warning with 0.6 (one stored validator drops it)', () => {
   const text = trinity({ trainer: { trainer_config: { actor_rollout_ref: { actor: { ppo_epoch: 2 } } } } });
   const f = expectFinding(run(text), 'schema.unknown-key-dropped', { severity: 'warning', line: lineOf(text, 'ppo_epoch:') });
-  assert.equal(en(f.message), 'Unknown key `ppo_epoch` in `trainer.trainer_config.actor_rollout_ref.actor` (Actor): veRL does not read it. In Trinity-RFT 0.6.0 the validator of pan-x-c@0ccf77cf drops it silently and that of agentscope-ai@1c35a79b rejects it.');
+  assert.equal(
+    en(f.message),
+    'Unknown key `ppo_epoch` in `trainer.trainer_config.actor_rollout_ref.actor` (Actor): veRL does not read it. In Trinity-RFT 0.6.0 the validator of pan-x-c@0ccf77cf drops it silently and that of agentscope-ai@1c35a79b rejects it.',
+  );
   assert.equal(f.fixes?.[0].edits[0].newText, 'ppo_epochs');
   expectNo(run(text), 'schema.unknown-key');
   expectFinding(run(text, { trinityVersion: '0.5.2' }), 'schema.unknown-key', { severity: 'error' });

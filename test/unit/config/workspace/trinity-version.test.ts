@@ -40,17 +40,44 @@ const list = (d: string) => {
 };
 
 test('each source wins over every later one', () => {
-  const all = { modeline: '0.4', installed: { version: '0.5.0', from: '.venv/bin/python' }, pin: { version: '0.5.2', from: 'requirements.txt' }, setting: '0.3.2', known: KNOWN };
+  const all = {
+    modeline: '0.4',
+    installed: { version: '0.5.0', from: '.venv/bin/python' },
+    pin: { version: '0.5.2', from: 'requirements.txt' },
+    setting: '0.3.2',
+    known: KNOWN,
+  };
   assert.deepEqual(resolveTrinityVersion(all), { version: '0.4', release: '0.4.0', source: 'modeline', from: 'modeline' });
-  assert.deepEqual(resolveTrinityVersion({ ...all, modeline: undefined }), { version: '0.5.0', release: '0.5.0', source: 'installed', from: '.venv/bin/python' });
-  assert.deepEqual(resolveTrinityVersion({ ...all, modeline: undefined, installed: undefined }), { version: '0.5.2', release: '0.5.2', source: 'pin', from: 'requirements.txt' });
-  assert.deepEqual(resolveTrinityVersion({ known: KNOWN, setting: '0.3.2' }), { version: '0.3.2', release: '0.3.2', source: 'setting', from: 'agentrl.config.trinityVersion' });
+  assert.deepEqual(resolveTrinityVersion({ ...all, modeline: undefined }), {
+    version: '0.5.0',
+    release: '0.5.0',
+    source: 'installed',
+    from: '.venv/bin/python',
+  });
+  assert.deepEqual(resolveTrinityVersion({ ...all, modeline: undefined, installed: undefined }), {
+    version: '0.5.2',
+    release: '0.5.2',
+    source: 'pin',
+    from: 'requirements.txt',
+  });
+  assert.deepEqual(resolveTrinityVersion({ known: KNOWN, setting: '0.3.2' }), {
+    version: '0.3.2',
+    release: '0.3.2',
+    source: 'setting',
+    from: 'agentrl.config.trinityVersion',
+  });
   assert.deepEqual(resolveTrinityVersion({ known: KNOWN, setting: 'auto' }), { version: '0.6.0', release: '0.6.0', source: 'default', from: 'newest known' });
 });
 
 test('a source that cannot say passes to the next, never throws', () => {
   // malformed values at every level fall through to the setting
-  const r = resolveTrinityVersion({ modeline: 'latest', installed: { version: '', from: 'python3' }, pin: { version: 'garbage', from: 'x' }, setting: '0.5.0', known: KNOWN });
+  const r = resolveTrinityVersion({
+    modeline: 'latest',
+    installed: { version: '', from: 'python3' },
+    pin: { version: 'garbage', from: 'x' },
+    setting: '0.5.0',
+    known: KNOWN,
+  });
   assert.equal(r.source, 'setting');
   assert.equal(resolveTrinityVersion({ setting: 'nonsense', known: KNOWN }).source, 'default');
   assert.equal(resolveTrinityVersion({ known: [] }).source, 'default', 'no known releases: still an answer');
@@ -63,7 +90,11 @@ test('versions map to the release whose facts apply', () => {
   assert.equal(releaseFor('0.5', KNOWN), '0.5.2', '`0.5` means the newest 0.5.x');
   assert.equal(releaseFor('0.6.0.dev0', KNOWN), '0.6.0');
   assert.equal(releaseFor('0.1.0', KNOWN), undefined, 'older than all known');
-  assert.equal(resolveTrinityVersion({ pin: { version: '0.1.0', from: 'r' }, known: KNOWN }).release, '0.6.0', 'unknown old version: newest facts, version kept');
+  assert.equal(
+    resolveTrinityVersion({ pin: { version: '0.1.0', from: 'r' }, known: KNOWN }).release,
+    '0.6.0',
+    'unknown old version: newest facts, version kept',
+  );
   assert.equal(shortVersion('0.6.0'), '0.6');
   assert.equal(shortVersion('0.5'), '0.5');
 });
@@ -91,7 +122,8 @@ test('pins in requirements, pyproject (PEP 621 and Poetry), setup.cfg and uv.loc
   assert.equal(pinInPyproject('[tool.poetry.dependencies]\ntrinity-rft = { version = "0.6.0", extras = ["vllm"] }\n'), '0.6.0');
   assert.equal(pinInPyproject('[project]\nname = "x"\n'), undefined);
   assert.equal(pinInSetupCfg('[options]\ninstall_requires =\n    numpy\n    trinity-rft==0.5.0\n'), '0.5.0');
-  const lock = '[[package]]\nname = "torch"\nversion = "2.5.1"\n\n[[package]]\nname = "trinity-rft"\nversion = "0.6.0"\nsource = { registry = "https://pypi.org/simple" }\n';
+  const lock =
+    '[[package]]\nname = "torch"\nversion = "2.5.1"\n\n[[package]]\nname = "trinity-rft"\nversion = "0.6.0"\nsource = { registry = "https://pypi.org/simple" }\n';
   assert.equal(pinInUvLock(lock), '0.6.0');
   assert.equal(pinInUvLock('[[package]]\nname = "trinity-rft"\nversion = "not a version"\n'), undefined);
   assert.equal(pinInUvLock('version = 1\n'), undefined);
@@ -117,7 +149,13 @@ test('findPin: uv.lock first, then requirements*.txt, pyproject.toml, setup.cfg;
   fs.writeFileSync(path.join(root, 'uv.lock'), '[[package]]\nname = "trinity-rft"\nversion = "0.6.0"\n');
   assert.deepEqual(findPin(root, read, list), { version: '0.6.0', from: 'uv.lock' });
   // a reader that throws is the caller's to catch; ours never throws
-  assert.doesNotThrow(() => findPin(root, () => undefined, () => ['uv.lock']));
+  assert.doesNotThrow(() =>
+    findPin(
+      root,
+      () => undefined,
+      () => ['uv.lock'],
+    ),
+  );
 });
 
 test('the `# agentrl: trinity@0.5` modeline names the version and still decides the kind', () => {
@@ -131,14 +169,20 @@ test('the `# agentrl: trinity@0.5` modeline names the version and still decides 
   const a = analyze(text, undefined, { trinity: { version: '0.5.2', release: '0.5.2', source: 'pin', from: 'requirements.txt' } });
   assert.equal(a.kind, 'trinity');
   assert.deepEqual([a.trinity.source, a.trinityVersion], ['modeline', '0.3.2'], 'the modeline overrides the workspace');
-  assert.ok(a.findings.some((f) => f.code === 'version.newer-key'), 'and the checks follow it');
-  const b = analyze(text.replace('trinity@0.3.2', 'trinity'), undefined, { trinity: { version: '0.5.2', release: '0.5.2', source: 'pin', from: 'requirements.txt' } });
+  assert.ok(
+    a.findings.some((f) => f.code === 'version.newer-key'),
+    'and the checks follow it',
+  );
+  const b = analyze(text.replace('trinity@0.3.2', 'trinity'), undefined, {
+    trinity: { version: '0.5.2', release: '0.5.2', source: 'pin', from: 'requirements.txt' },
+  });
   assert.deepEqual([b.trinity.from, b.trinityVersion], ['requirements.txt', '0.5.2'], 'without a version the workspace answer stays');
   assert.ok(!b.findings.some((f) => f.code === 'version.newer-key'));
 });
 
 test('pins of any package (verl beside trinity-rft) and in conda environment files', () => {
-  const env = 'name: rl\nchannels: [conda-forge]\ndependencies:\n  - python=3.11\n  - verl=0.8\n  - pip:\n    - trinity-rft==0.6.0  # the trainer\n    - verl-tools==9.9\n';
+  const env =
+    'name: rl\nchannels: [conda-forge]\ndependencies:\n  - python=3.11\n  - verl=0.8\n  - pip:\n    - trinity-rft==0.6.0  # the trainer\n    - verl-tools==9.9\n';
   assert.equal(pinInCondaEnv(env), '0.6.0');
   assert.equal(pinInCondaEnv(env, 'verl'), '0.8', 'conda `=0.8`: the 0.8 series; verl-tools is another package');
   assert.equal(pinInCondaEnv('dependencies:\n  - pip:\n    - verl>=0.8.1,<0.9\n', 'verl'), '0.8.1');
@@ -153,4 +197,3 @@ test('pins of any package (verl beside trinity-rft) and in conda environment fil
   fs.writeFileSync(path.join(dir, 'requirements.txt'), 'verl==0.7.1\n');
   assert.deepEqual(findPin(dir, read, list, 'verl'), { version: '0.7.1', from: 'requirements.txt' });
 });
-

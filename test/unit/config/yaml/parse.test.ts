@@ -8,7 +8,7 @@ import { LIMITS, isBinary, preflight } from '../../../../src/config/yaml/limits'
 import { formatPath, locate, walk, type VNode } from '../../../../src/config/yaml/tree';
 import { trinity } from '../helpers';
 
-test('plain scalars resolve like PyYAML with OmegaConf\'s float resolver', () => {
+test("plain scalars resolve like PyYAML with OmegaConf's float resolver", () => {
   const cases: [string, string, unknown][] = [
     ['2.0', 'float', 2],
     ['1e-6', 'float', 1e-6],
@@ -57,7 +57,14 @@ function spans(root: VNode | undefined): Map<string, string> {
 }
 
 function bigConfig(n: number): string {
-  const evals = Array.from({ length: n }, (_, i) => ({ name: `eval_${i}`, storage_type: 'file', path: 'openai/gsm8k', split: 'test', format: { prompt_key: 'question', response_key: 'answer' }, rollout_args: { temperature: 1.0 } }));
+  const evals = Array.from({ length: n }, (_, i) => ({
+    name: `eval_${i}`,
+    storage_type: 'file',
+    path: 'openai/gsm8k',
+    split: 'test',
+    format: { prompt_key: 'question', response_key: 'answer' },
+    rollout_args: { temperature: 1.0 },
+  }));
   return trinity({ buffer: { explorer_input: { eval_tasksets: evals } }, trainer: { trainer_config: { actor_rollout_ref: { actor: { ppo_epochs: 1 } } } } });
 }
 
@@ -67,7 +74,10 @@ test('a large document is parsed in chunks with the same values and spans as a w
   const whole = parseWhole(text);
   const chunked = parseYaml(text, new ParseCache());
   assert.equal(chunked.path, 'chunks');
-  assert.deepEqual(JSON.parse(JSON.stringify((chunked.docs[0].root as { value: unknown }).value)), JSON.parse(JSON.stringify((whole.docs[0].root as { value: unknown }).value)));
+  assert.deepEqual(
+    JSON.parse(JSON.stringify((chunked.docs[0].root as { value: unknown }).value)),
+    JSON.parse(JSON.stringify((whole.docs[0].root as { value: unknown }).value)),
+  );
   assert.deepEqual([...spans(chunked.docs[0].root)], [...spans(whole.docs[0].root)]);
 });
 
@@ -129,7 +139,10 @@ test('limits: binary, too large, too deep, alias bombs are refused with a proble
   for (let i = 0; i < 1100; i++) deep += `${' '.repeat(i)}k${i}:\n`;
   assert.equal(preflight(deep)?.code, 'input.too-deep');
   assert.equal(preflight('a: "[[[[[[["\n'.repeat(100)), undefined, 'brackets in strings do not count');
-  const bomb = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]', ...'bcdefgh'.split('').map((c, i) => `${c}: &${c} [${Array(9).fill(`*${'abcdefgh'[i]}`).join(',')}]`)].join('\n');
+  const bomb = [
+    'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]',
+    ...'bcdefgh'.split('').map((c, i) => `${c}: &${c} [${Array(9).fill(`*${'abcdefgh'[i]}`).join(',')}]`),
+  ].join('\n');
   const r = parseYaml(bomb);
   assert.equal(r.limit?.code, 'input.alias-expansion');
 });

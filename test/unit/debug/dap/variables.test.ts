@@ -17,8 +17,17 @@ test('a 30k-token array is paged, never sent whole', () => {
 test('previews read like a chat: messages, tool calls, tool definitions; long text is clipped', () => {
   assert.equal(preview({ role: 'user', content: 'Hi' }), 'user: "Hi"');
   assert.equal(preview({ role: 'tool', tool_call_id: 'call_1', content: '{}' }), 'tool call_1: "{}"');
-  assert.equal(preview({ role: 'assistant', content: null, tool_calls: [{ id: 'c', function: { name: 'add', arguments: '{"a":1}' } }] }), 'assistant: add({"a":1})');
+  assert.equal(
+    preview({ role: 'assistant', content: null, tool_calls: [{ id: 'c', function: { name: 'add', arguments: '{"a":1}' } }] }),
+    'assistant: add({"a":1})',
+  );
   assert.equal(preview({ type: 'function', function: { name: 'add', parameters: {} } }), 'tool add');
   assert.match(preview('x'.repeat(10000)), /… \(10002 chars\)$/);
-  assert.equal(logprobSummary([{ token: 'a', logprob: -0.1 }, { token: 'Paris', logprob: -0.5 }]), '2 tokens · mean -0.300 · min -0.500 at "Paris"');
+  assert.equal(
+    logprobSummary([
+      { token: 'a', logprob: -0.1 },
+      { token: 'Paris', logprob: -0.5 },
+    ]),
+    '2 tokens · mean -0.300 · min -0.500 at "Paris"',
+  );
 });

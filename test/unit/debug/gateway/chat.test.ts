@@ -7,11 +7,28 @@ test('stream chunks assemble into one completion (content, tool calls by index, 
   const c = assembleChunks([
     { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' } }] },
     { ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'get_', arguments: '{"ci' } }] } }] },
-    { ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { name: 'weather', arguments: 'ty":"Oslo"}' } }] }, logprobs: { content: [{ token: 'x', logprob: -0.5 }] } }] },
-    { ...base, choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls', token_ids: [1, 2] }], usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 } },
+    {
+      ...base,
+      choices: [
+        {
+          index: 0,
+          delta: { tool_calls: [{ index: 0, function: { name: 'weather', arguments: 'ty":"Oslo"}' } }] },
+          logprobs: { content: [{ token: 'x', logprob: -0.5 }] },
+        },
+      ],
+    },
+    {
+      ...base,
+      choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls', token_ids: [1, 2] }],
+      usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 },
+    },
   ]);
   assert.equal(c.id, 'c1');
-  assert.deepEqual(c.choices[0].message, { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }] });
+  assert.deepEqual(c.choices[0].message, {
+    role: 'assistant',
+    content: null,
+    tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }],
+  });
   assert.equal(c.choices[0].finish_reason, 'tool_calls');
   assert.deepEqual(c.choices[0].token_ids, [1, 2]);
   assert.deepEqual(c.choices[0].logprobs, { content: [{ token: 'x', logprob: -0.5 }] });

@@ -5,8 +5,24 @@ import { test } from 'node:test';
 import { ageRefreshDelay, runRow } from '../../../../src/debug/results/run-label';
 import type { RunInfo } from '../../../../src/debug/results/run-store';
 
-const run = (startedAt: string): RunInfo =>
-  ({ id: 'r', dir: '/ws/.agentrl/runs/r', summary: { id: 'r', status: 'completed', backbone: 'native', startedAt, finishedAt: startedAt, wallMs: 1, episodes: 1, errors: 0, rewardMean: 0, rewardByTask: {}, tokens: { prompt: 0, completion: 0, total: 0 }, llmCalls: 1 } });
+const run = (startedAt: string): RunInfo => ({
+  id: 'r',
+  dir: '/ws/.agentrl/runs/r',
+  summary: {
+    id: 'r',
+    status: 'completed',
+    backbone: 'native',
+    startedAt,
+    finishedAt: startedAt,
+    wallMs: 1,
+    episodes: 1,
+    errors: 0,
+    rewardMean: 0,
+    rewardByTask: {},
+    tokens: { prompt: 0, completion: 0, total: 0 },
+    llmCalls: 1,
+  },
+});
 
 test('the view is redrawn exactly when an age would read differently, and then it does', () => {
   const r = run('2026-12-07T01:00:00.000Z');

@@ -18,19 +18,26 @@ test('null, {}, numbers and lists are not episodes: skipped, never a TypeError o
   const dir = runDir(['null', '{}', '42', '[1]', JSON.stringify(ep), '{"episode": 1}', '{"torn'].join('\n'));
   try {
     const eps = readEpisodes(dir);
-    assert.deepEqual(eps.map((e) => e.episode), ['T1#R0']);
+    assert.deepEqual(
+      eps.map((e) => e.episode),
+      ['T1#R0'],
+    );
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
 
-test('a trajectories.jsonl that is a link to /dev/zero, a directory, or missing: no episodes, read no further', { skip: !fs.existsSync('/dev/zero') && 'no /dev/zero' }, () => {
-  const dirs = [runDir(), runDir(), runDir()];
-  try {
-    fs.symlinkSync('/dev/zero', path.join(dirs[0], 'trajectories.jsonl'));
-    fs.mkdirSync(path.join(dirs[1], 'trajectories.jsonl'));
-    for (const d of dirs) assert.deepEqual(readEpisodes(d), []);
-  } finally {
-    for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
-  }
-});
+test(
+  'a trajectories.jsonl that is a link to /dev/zero, a directory, or missing: no episodes, read no further',
+  { skip: !fs.existsSync('/dev/zero') && 'no /dev/zero' },
+  () => {
+    const dirs = [runDir(), runDir(), runDir()];
+    try {
+      fs.symlinkSync('/dev/zero', path.join(dirs[0], 'trajectories.jsonl'));
+      fs.mkdirSync(path.join(dirs[1], 'trajectories.jsonl'));
+      for (const d of dirs) assert.deepEqual(readEpisodes(d), []);
+    } finally {
+      for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+    }
+  },
+);

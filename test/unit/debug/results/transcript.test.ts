@@ -18,10 +18,21 @@ const episode: EpisodeTrajectory = {
       type: 'llm',
       index: 0,
       request: { model: 'm', messages: [{ role: 'user', content: 'What is the weather in Paris? <script>x</script>' }] },
-      response: { choices: [{ message: { role: 'assistant', content: '', tool_calls: [call] }, finish_reason: 'tool_calls' }], usage: { prompt_tokens: 20, completion_tokens: 9, total_tokens: 29 } },
+      response: {
+        choices: [{ message: { role: 'assistant', content: '', tool_calls: [call] }, finish_reason: 'tool_calls' }],
+        usage: { prompt_tokens: 20, completion_tokens: 9, total_tokens: 29 },
+      },
       source: { path: '/ws/toolcall/workflow.py', line: 36, name: 'run' },
     },
-    { type: 'tool', llmIndex: 0, id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}', result: '{"city": "Paris", "temp_c": 21}', source: { path: '/ws/toolcall/tools.py', line: 24, name: 'get_weather' } },
+    {
+      type: 'tool',
+      llmIndex: 0,
+      id: 'call_1',
+      name: 'get_weather',
+      arguments: '{"city":"Paris"}',
+      result: '{"city": "Paris", "temp_c": 21}',
+      source: { path: '/ws/toolcall/tools.py', line: 24, name: 'get_weather' },
+    },
     {
       type: 'llm',
       index: 1,
@@ -50,7 +61,12 @@ test('an episode reads as a chat: messages once, tool calls and results, reward,
   assert.match(md, /→ `get_weather\(city="Paris"\)`/);
   assert.ok(!md.includes('{"city":"Paris"}'), 'the arguments are not shown as raw JSON');
   // Relative links (the preview refuses file: URLs) that open the line.
-  assert.ok(md.includes('🔧 `get_weather(city="Paris")` — [tools\\.py:24](<../../../../toolcall/tools.py#L24>)\n\n→ result\n\n```json\n{\n  "city": "Paris",\n  "temp_c": 21\n}\n```'), md);
+  assert.ok(
+    md.includes(
+      '🔧 `get_weather(city="Paris")` — [tools\\.py:24](<../../../../toolcall/tools.py#L24>)\n\n→ result\n\n```json\n{\n  "city": "Paris",\n  "temp_c": 21\n}\n```',
+    ),
+    md,
+  );
   assert.equal(toolCallText('add', '{"a": 2, "b": [1, "x"]}'), 'add(a=2, b=[1,"x"])');
   assert.equal(toolCallText('broken', '{"a": '), 'broken({"a": )');
   assert.match(md, /It is sunny and 21 degrees C in Paris\\\./);
@@ -69,7 +85,20 @@ test('a run row: launch name, then reward and age up front', () => {
       id: '20261124-102500-123',
       dir: '/ws/.agentrl/runs/20261124-102500-123',
       launch: { name: 'Debug toolcall rollouts', config: '/ws/toolcall/toolcall.yaml' },
-      summary: { id: 'x', status: 'completed', backbone: 'native', startedAt: '', finishedAt: '', wallMs: 1, episodes: 3, errors: 0, rewardMean: 0.6667, rewardByTask: {}, tokens: { prompt: 1, completion: 1, total: 2 }, llmCalls: 6 },
+      summary: {
+        id: 'x',
+        status: 'completed',
+        backbone: 'native',
+        startedAt: '',
+        finishedAt: '',
+        wallMs: 1,
+        episodes: 3,
+        errors: 0,
+        rewardMean: 0.6667,
+        rewardByTask: {},
+        tokens: { prompt: 1, completion: 1, total: 2 },
+        llmCalls: 6,
+      },
     },
     now,
   );

@@ -12,7 +12,19 @@ fs.writeFileSync(path.join(dir, 'data', 'train.jsonl'), '{}\n');
 test('Trinity: taskset, workflow, reward, format and sampling come from the config', () => {
   const doc = {
     model: { model_path: 'Qwen/Qwen2.5-0.5B-Instruct', max_response_tokens: 128, temperature: 0.7 },
-    buffer: { explorer_input: { default_reward_fn_type: 'math_reward', taskset: { path: 'data', split: 'train', format: { prompt_key: 'question' }, rollout_args: { temperature: 0 }, default_workflow_type: 'wf.W', workflow_args: { k: 1 } } } },
+    buffer: {
+      explorer_input: {
+        default_reward_fn_type: 'math_reward',
+        taskset: {
+          path: 'data',
+          split: 'train',
+          format: { prompt_key: 'question' },
+          rollout_args: { temperature: 0 },
+          default_workflow_type: 'wf.W',
+          workflow_args: { k: 1 },
+        },
+      },
+    },
   };
   const r = buildPlan({ config: path.join(dir, 'c.yaml'), tasks: ['a', 'b'] }, 'trinity', doc, path.join(dir, 'c.yaml'));
   assert.deepEqual(r.errors, []);
@@ -27,19 +39,34 @@ test('Trinity: taskset, workflow, reward, format and sampling come from the conf
 });
 
 test('ASTuner / AgentJet: task reader, workflow, judge; unsupported readers point at the upstream backbone', () => {
-  const doc = { ajet: { rollout: { user_workflow: 'tutorial.math->MathWorkflow' }, task_judge: { judge_protocol: 'j->J' }, task_reader: { type: 'jsonl_dataset_file', jsonl_dataset_file: { validation: { file_path: 'data/train.jsonl' } } }, debug: { debug_first_n_tasks: 2 } } };
+  const doc = {
+    ajet: {
+      rollout: { user_workflow: 'tutorial.math->MathWorkflow' },
+      task_judge: { judge_protocol: 'j->J' },
+      task_reader: { type: 'jsonl_dataset_file', jsonl_dataset_file: { validation: { file_path: 'data/train.jsonl' } } },
+      debug: { debug_first_n_tasks: 2 },
+    },
+  };
   const r = buildPlan({ config: 'c.yaml', cwd: dir }, 'ajet', doc, path.join(dir, 'c.yaml'));
   assert.equal(r.plan!.workflow, 'tutorial.math->MathWorkflow');
   assert.equal(r.plan!.reward, 'j->J');
   assert.equal(r.plan!.tasks.count, 2);
-  const env = buildPlan({ config: 'c.yaml', cwd: dir }, 'astuner', { astuner: { task_reader: { type: 'env_service' }, rollout: { agentscope_workflow: 'a->B' } } }, path.join(dir, 'c.yaml'));
+  const env = buildPlan(
+    { config: 'c.yaml', cwd: dir },
+    'astuner',
+    { astuner: { task_reader: { type: 'env_service' }, rollout: { agentscope_workflow: 'a->B' } } },
+    path.join(dir, 'c.yaml'),
+  );
   assert.match(env.errors[0], /task_reader\.type 'env_service' needs the astuner debug backbone/);
 });
 
 test('taskset paths: local (cwd, then the config folder) or a Hugging Face id', () => {
   assert.deepEqual(taskSource('data', 'train', '/nonexistent', dir), { type: 'file', path: path.join(dir, 'data'), split: 'train' });
   assert.deepEqual(taskSource('openai/gsm8k', 'test', dir, dir), { type: 'hf', path: 'openai/gsm8k', split: 'test' });
-  assert.deepEqual(validateLaunchArgs({ config: 'x', repeat: 0, backbone: 'gpu' as never }), ['"repeat" must be a positive integer', `"backbone" must be native, trinity, astuner or ajet (got 'gpu')`]);
+  assert.deepEqual(validateLaunchArgs({ config: 'x', repeat: 0, backbone: 'gpu' as never }), [
+    '"repeat" must be a positive integer',
+    `"backbone" must be native, trinity, astuner or ajet (got 'gpu')`,
+  ]);
 });
 
 // `launcherArgs` (AgentJet / ASTuner launcher flags) in a launch configuration: a list of strings,
@@ -47,7 +74,10 @@ test('taskset paths: local (cwd, then the config folder) or a Hugging Face id', 
 // test/component/debug/backbones/upstream-backbones.test.ts.
 test('launcherArgs are checked: a list of strings, with an upstream backbone', () => {
   assert.deepEqual(validateLaunchArgs({ config: 'x', backbone: 'ajet', launcherArgs: ['--autokill'] }), []);
-  assert.match(validateLaunchArgs({ config: 'x', backbone: 'ajet', launcherArgs: '--autokill' as never }).join('\n'), /"launcherArgs" must be a list of strings/);
+  assert.match(
+    validateLaunchArgs({ config: 'x', backbone: 'ajet', launcherArgs: '--autokill' as never }).join('\n'),
+    /"launcherArgs" must be a list of strings/,
+  );
   assert.match(validateLaunchArgs({ config: 'x', launcherArgs: ['--autokill'] }).join('\n'), /set "backbone" to "ajet", "astuner" or "trinity"/);
 });
 

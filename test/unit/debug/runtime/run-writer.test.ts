@@ -45,8 +45,15 @@ test('English: the counts, the token checks (what they found and what they check
     '  results: /ws/.agentrl/runs/r1',
     '',
   ]);
-  const clean = formatSummary({ ...summary, status: 'terminated', drift: undefined, maskWarnings: undefined, tokenChecks: undefined, rewardByTask: {} }, undefined);
-  assert.deepEqual(clean.split('\n'), ['Rollout terminated: 2 episode(s), mean reward 0.500, 0 error(s), 10 LLM call(s), 100 tokens, 12.5 s', '  results: not saved ("record": false)', '']);
+  const clean = formatSummary(
+    { ...summary, status: 'terminated', drift: undefined, maskWarnings: undefined, tokenChecks: undefined, rewardByTask: {} },
+    undefined,
+  );
+  assert.deepEqual(clean.split('\n'), [
+    'Rollout terminated: 2 episode(s), mean reward 0.500, 0 error(s), 10 LLM call(s), 100 tokens, 12.5 s',
+    '  results: not saved ("record": false)',
+    '',
+  ]);
 });
 
 test('zh-cn: every line of the summary in Chinese, numbers in place', () => {
@@ -65,23 +72,45 @@ test('zh-cn: every line of the summary in Chinese, numbers in place', () => {
 
 test('reward 0 from a tiny local model: the summary says it is not expected to solve the task (en, zh-cn); a large model or a reward gets no such line', () => {
   const zero = { ...summary, rewardMean: 0, rewardByTask: { a: 0, b: 0 } };
-  const line = formatSummary(zero, undefined, english, 'Qwen/Qwen2.5-0.5B-Instruct').split('\n').find((l) => l.includes('not expected'));
-  assert.equal(line, '  reward 0.000 from Qwen/Qwen2.5-0.5B-Instruct: a model this small is not expected to solve the task. This run shows that the loop works (LLM calls, tools, reward); a larger model gives a real signal.');
+  const line = formatSummary(zero, undefined, english, 'Qwen/Qwen2.5-0.5B-Instruct')
+    .split('\n')
+    .find((l) => l.includes('not expected'));
+  assert.equal(
+    line,
+    '  reward 0.000 from Qwen/Qwen2.5-0.5B-Instruct: a model this small is not expected to solve the task. This run shows that the loop works (LLM calls, tools, reward); a larger model gives a real signal.',
+  );
   assert.match(formatSummary(zero, undefined, chinese, 'tiny-toolcall'), /tiny-toolcall.*不/);
   assert.doesNotMatch(formatSummary(zero, undefined, chinese, 'tiny-toolcall'), /UNTRANSLATED/);
-  for (const [s, model] of [[zero, 'Qwen/Qwen3-8B'], [zero, 'gpt-4o'], [summary, 'Qwen/Qwen2.5-0.5B-Instruct'], [zero, undefined]] as const) {
+  for (const [s, model] of [
+    [zero, 'Qwen/Qwen3-8B'],
+    [zero, 'gpt-4o'],
+    [summary, 'Qwen/Qwen2.5-0.5B-Instruct'],
+    [zero, undefined],
+  ] as const) {
     assert.doesNotMatch(formatSummary(s, undefined, english, model), /not expected/, String(model));
   }
   assert.match(formatSummary(zero, undefined, english, 'llama-3.2-1b-instruct-q4_k_m.gguf'), /not expected/);
 });
 
 test('nothing checked against the chat template (no tokenizer here): the summary says so and why, in both languages', () => {
-  const unchecked = { ...summary, drift: undefined, maskWarnings: undefined, tokenChecks: undefined, tokenChecksSkipped: 'tiny-toolcall is not a folder on this machine' };
-  assert.ok(formatSummary(unchecked, undefined).split('\n').includes('  not checked against the chat template (retokenization drift, action masks): no tokenizer on this machine (tiny-toolcall is not a folder on this machine)'));
+  const unchecked = {
+    ...summary,
+    drift: undefined,
+    maskWarnings: undefined,
+    tokenChecks: undefined,
+    tokenChecksSkipped: 'tiny-toolcall is not a folder on this machine',
+  };
+  assert.ok(
+    formatSummary(unchecked, undefined)
+      .split('\n')
+      .includes(
+        '  not checked against the chat template (retokenization drift, action masks): no tokenizer on this machine (tiny-toolcall is not a folder on this machine)',
+      ),
+  );
   assert.match(formatSummary(unchecked, undefined, chinese), /未对照对话模板检查.*tiny-toolcall is not a folder/);
 });
 
-test('runs started in the same millisecond each get a folder of their own, never one another\'s', (t) => {
+test("runs started in the same millisecond each get a folder of their own, never one another's", (t) => {
   t.mock.timers.enable({ apis: ['Date'], now: new Date(2026, 10, 27, 16, 20, 5, 7).getTime() });
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'agentrl-run-writer-'));
   try {
@@ -91,7 +120,11 @@ test('runs started in the same millisecond each get a folder of their own, never
     const a = new RunWriter(root, { run: 'a' });
     const b = new RunWriter(root, { run: 'b' });
     assert.deepEqual([a.id, b.id], ['20261127-162005-007-2', '20261127-162005-007-3']);
-    assert.equal(fs.readFileSync(path.join(root, RUNS_DIR, '20261127-162005-007', 'launch.json'), 'utf8'), '{"other":true}\n', 'the other run\'s folder is left alone');
+    assert.equal(
+      fs.readFileSync(path.join(root, RUNS_DIR, '20261127-162005-007', 'launch.json'), 'utf8'),
+      '{"other":true}\n',
+      "the other run's folder is left alone",
+    );
     assert.deepEqual(JSON.parse(fs.readFileSync(path.join(a.dir, 'launch.json'), 'utf8')), { run: 'a' });
     assert.deepEqual(JSON.parse(fs.readFileSync(path.join(b.dir, 'launch.json'), 'utf8')), { run: 'b' });
     a.close();

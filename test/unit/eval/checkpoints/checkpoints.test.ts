@@ -20,8 +20,18 @@ describe("a Trinity job's checkpoints", () => {
       fs.writeFileSync(path.join(job, 'global_step_40', 'actor', 'huggingface', 'config.json'), '{}');
       fs.mkdirSync(path.join(job, 'monitor'));
       const list = listCheckpoints(job);
-      assert.deepEqual(list.map((c) => [c.step, c.servable]), [[40, false], [400, true], [1200, false]]);
-      assert.deepEqual(listCheckpoints(path.join(job, 'global_step_400')).map((c) => c.step), [400]);
+      assert.deepEqual(
+        list.map((c) => [c.step, c.servable]),
+        [
+          [40, false],
+          [400, true],
+          [1200, false],
+        ],
+      );
+      assert.deepEqual(
+        listCheckpoints(path.join(job, 'global_step_400')).map((c) => c.step),
+        [400],
+      );
       assert.deepEqual(listCheckpoints(path.join(job, 'missing')), []);
 
       const ready = serveCommands(list[1], { port: 8005 });
@@ -31,7 +41,10 @@ describe("a Trinity job's checkpoints", () => {
       assert.equal(raw.commands.length, 2);
       assert.equal(raw.commands[0], `trinity convert --checkpoint-dir ${path.join(job, 'global_step_1200')} --base-model-dir Qwen/Qwen2.5-1.5B-Instruct`);
       assert.match(raw.commands[1], /^vllm serve .*global_step_1200\/actor\/huggingface --served-model-name global_step_1200/);
-      assert.match(serveCommands({ step: 1, dir: "/tmp/it's here/global_step_1", servable: true }).commands[0], /vllm serve '\/tmp\/it'\\''s here\/global_step_1\/actor\/huggingface'/);
+      assert.match(
+        serveCommands({ step: 1, dir: "/tmp/it's here/global_step_1", servable: true }).commands[0],
+        /vllm serve '\/tmp\/it'\\''s here\/global_step_1\/actor\/huggingface'/,
+      );
     } finally {
       fs.rmSync(job, { recursive: true, force: true });
     }

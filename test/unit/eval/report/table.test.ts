@@ -8,8 +8,16 @@ const eps = (rewards: Record<string, (number | null)[]>): EpisodeOutcome[] =>
   Object.entries(rewards).flatMap(([task, rs]) => rs.map((reward, repeat) => ({ episode: `T${task}#R${repeat}`, taskId: task, repeat, reward, parts: {} })));
 
 const record = (a: Record<string, (number | null)[]>, b: Record<string, (number | null)[]>): EvalRecord => ({
-  version: 1, id: 'x', createdAt: '', config: '', tasks: 0, repeat: 2,
-  models: [{ name: 'base', runDir: 'a', status: 'completed', llmCalls: 0, episodes: eps(a) }, { name: 'new', runDir: 'b', status: 'completed', llmCalls: 0, episodes: eps(b) }],
+  version: 1,
+  id: 'x',
+  createdAt: '',
+  config: '',
+  tasks: 0,
+  repeat: 2,
+  models: [
+    { name: 'base', runDir: 'a', status: 'completed', llmCalls: 0, episodes: eps(a) },
+    { name: 'new', runDir: 'b', status: 'completed', llmCalls: 0, episodes: eps(b) },
+  ],
 });
 
 describe('the comparison report', () => {
@@ -30,7 +38,13 @@ describe('the comparison report', () => {
   test('every model against the first', () => {
     const r = record({ a: [1] }, { a: [0] });
     r.models.push({ ...r.models[1], name: 'third' });
-    assert.deepEqual(compareModels(r).map((c) => [c.base, c.other]), [['base', 'new'], ['base', 'third']]);
+    assert.deepEqual(
+      compareModels(r).map((c) => [c.base, c.other]),
+      [
+        ['base', 'new'],
+        ['base', 'third'],
+      ],
+    );
   });
 
   test('any pair by name, either way round; an unknown model gives nothing', () => {

@@ -6,12 +6,25 @@ import * as path from 'path';
 import { EVAL_DIR, listSaved, loadEval, newEvalId, rewardsByTask, saveEval, type EvalRecord } from '../../../../src/eval/run/eval-record';
 
 const record: EvalRecord = {
-  version: 1, id: 'x', createdAt: '2026-01-01T00:00:00Z', config: 'c.yaml', tasks: 2, repeat: 2,
-  models: [{ name: 'base', runDir: 'runs/base', status: 'completed', llmCalls: 4, episodes: [
-    { episode: 'Ta#R0', taskId: 'a', repeat: 0, reward: 1, parts: {} },
-    { episode: 'Tb#R0', taskId: 'b', repeat: 0, reward: null, parts: {}, error: { phase: 'llm', type: 'Timeout', message: 't' } },
-    { episode: 'Ta#R1', taskId: 'a', repeat: 1, reward: 0, parts: {} },
-  ] }],
+  version: 1,
+  id: 'x',
+  createdAt: '2026-01-01T00:00:00Z',
+  config: 'c.yaml',
+  tasks: 2,
+  repeat: 2,
+  models: [
+    {
+      name: 'base',
+      runDir: 'runs/base',
+      status: 'completed',
+      llmCalls: 4,
+      episodes: [
+        { episode: 'Ta#R0', taskId: 'a', repeat: 0, reward: 1, parts: {} },
+        { episode: 'Tb#R0', taskId: 'b', repeat: 0, reward: null, parts: {}, error: { phase: 'llm', type: 'Timeout', message: 't' } },
+        { episode: 'Ta#R1', taskId: 'a', repeat: 1, reward: 0, parts: {} },
+      ],
+    },
+  ],
 };
 
 describe('saved comparisons', () => {
@@ -20,7 +33,13 @@ describe('saved comparisons', () => {
     try {
       saveEval(dir, record);
       assert.deepEqual(loadEval(dir), record);
-      assert.deepEqual([...rewardsByTask(record.models[0].episodes)], [['a', [1, 0]], ['b', [null]]]);
+      assert.deepEqual(
+        [...rewardsByTask(record.models[0].episodes)],
+        [
+          ['a', [1, 0]],
+          ['b', [null]],
+        ],
+      );
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -60,10 +79,13 @@ describe('saved comparisons', () => {
       fs.mkdirSync(path.join(root, EVAL_DIR, '20261127-121530Z', 'runs'), { recursive: true }); // running: no eval.json yet
       fs.mkdirSync(path.join(root, EVAL_DIR, '20261127-131530Z'));
       fs.writeFileSync(path.join(root, EVAL_DIR, '20261127-131530Z', 'eval.json'), '{"version": 1, "mod');
-      assert.deepEqual(listSaved(root).map((s) => [s.id, s.record.id, s.dir]), [
-        ['20261127-111530Z', '20261127-111530Z', path.join(root, EVAL_DIR, '20261127-111530Z')],
-        ['20261127-101530Z', '20261127-101530Z', path.join(root, EVAL_DIR, '20261127-101530Z')],
-      ]);
+      assert.deepEqual(
+        listSaved(root).map((s) => [s.id, s.record.id, s.dir]),
+        [
+          ['20261127-111530Z', '20261127-111530Z', path.join(root, EVAL_DIR, '20261127-111530Z')],
+          ['20261127-101530Z', '20261127-101530Z', path.join(root, EVAL_DIR, '20261127-101530Z')],
+        ],
+      );
     } finally {
       fs.rmSync(root, { recursive: true, force: true });
     }

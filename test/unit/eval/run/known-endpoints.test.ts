@@ -12,7 +12,10 @@ import { repoRoot } from '../../../harness/paths';
 test("the sandbox's launch.json: its model endpoint is offered, for both sides, and the identical pair is a warning", () => {
   const launch = parse(fs.readFileSync(path.join(repoRoot, 'sample-workspace', '.vscode', 'launch.json'), 'utf8')) as { configurations: unknown[] };
   const known = knownEndpoints(launch.configurations);
-  assert.deepEqual(known.map((k) => k.url), ['http://127.0.0.1:8089/v1']);
+  assert.deepEqual(
+    known.map((k) => k.url),
+    ['http://127.0.0.1:8089/v1'],
+  );
   assert.equal(known[0].from, 'Debug toolcall rollouts');
   const value = prefillModels(known);
   assert.equal(value, 'base=http://127.0.0.1:8089/v1 new=http://127.0.0.1:8089/v1');
@@ -28,7 +31,10 @@ test('two endpoints named: base is the first, new the second; compareModels entr
     { type: 'agentrl', name: 'a', model: { baseUrl: 'http://127.0.0.1:8089/v1/' } },
     { type: 'agentrl', name: 'cmp', compareModels: ['base=http://127.0.0.1:8089/v1', { name: 'ckpt', baseUrl: 'http://127.0.0.1:9001/v1' }] },
   ]);
-  assert.deepEqual(known, [{ url: 'http://127.0.0.1:8089/v1', from: 'a' }, { url: 'http://127.0.0.1:9001/v1', from: 'cmp' }]);
+  assert.deepEqual(known, [
+    { url: 'http://127.0.0.1:8089/v1', from: 'a' },
+    { url: 'http://127.0.0.1:9001/v1', from: 'cmp' },
+  ]);
   assert.equal(prefillModels(known), 'base=http://127.0.0.1:8089/v1 new=http://127.0.0.1:9001/v1');
   assert.equal(checkModelsInput(prefillModels(known), english).warning, undefined);
   assert.equal(prefillModels([]), '');
@@ -39,5 +45,8 @@ test('what blocks: not NAME=URL, fewer than two, a name twice', () => {
   assert.ok(checkModelsInput('base=http://a/v1', english).error);
   assert.ok(checkModelsInput('base=http://a/v1 new=ftp://b', english).error);
   assert.match(checkModelsInput('m=http://a/v1 m=http://b/v1', english).error ?? '', /'m' is given twice/);
-  assert.deepEqual(checkModelsInput(' a=http://x/v1/  b=http://y/v1 ', english).models, [{ name: 'a', url: 'http://x/v1' }, { name: 'b', url: 'http://y/v1' }]);
+  assert.deepEqual(checkModelsInput(' a=http://x/v1/  b=http://y/v1 ', english).models, [
+    { name: 'a', url: 'http://x/v1' },
+    { name: 'b', url: 'http://y/v1' },
+  ]);
 });

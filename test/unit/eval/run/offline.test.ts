@@ -10,7 +10,9 @@ import type { RolloutService } from '../../../../src/feature-api/rollouts';
 import { compareRecorded } from '../../../../src/eval/run/offline';
 
 // The recorded-runs side of the debugger's service: readEpisodes itself, nothing run.
-const service = { recorded: (dir: string) => readEpisodes(dir).map((e) => ({ episode: e.episode, taskId: String(e.taskId), repeat: e.repeat, reward: e.reward, parts: {} })) } as unknown as RolloutService;
+const service = {
+  recorded: (dir: string) => readEpisodes(dir).map((e) => ({ episode: e.episode, taskId: String(e.taskId), repeat: e.repeat, reward: e.reward, parts: {} })),
+} as unknown as RolloutService;
 
 test('an empty, cut-to-nothing or directory run folder is refused, naming the run', async () => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'arl-offline-'));
@@ -26,7 +28,17 @@ test('an empty, cut-to-nothing or directory run folder is refused, naming the ru
     const dir = path.join(root, 'dir');
     fs.mkdirSync(path.join(dir, 'trajectories.jsonl'), { recursive: true });
     for (const bad of [empty, cut, dir]) {
-      await assert.rejects(compareRecorded(service, { runs: [{ name: 'base', dir: good }, { name: 'new', dir: bad }], rescore: false, cwd: root }), new RegExp(`run new: ${bad} holds no recorded episodes`));
+      await assert.rejects(
+        compareRecorded(service, {
+          runs: [
+            { name: 'base', dir: good },
+            { name: 'new', dir: bad },
+          ],
+          rescore: false,
+          cwd: root,
+        }),
+        new RegExp(`run new: ${bad} holds no recorded episodes`),
+      );
     }
   } finally {
     fs.rmSync(root, { recursive: true, force: true });

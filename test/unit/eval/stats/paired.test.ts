@@ -4,7 +4,17 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { english, type L10n } from '../../../../src/base/l10n';
 import { repoRoot } from '../../../harness/paths';
-import { bootstrapMeanInterval, byLargestChange, compare, failsGate, passAtK, seededRandom, taskStats, verdict, type TaskRewards } from '../../../../src/eval/stats/paired';
+import {
+  bootstrapMeanInterval,
+  byLargestChange,
+  compare,
+  failsGate,
+  passAtK,
+  seededRandom,
+  taskStats,
+  verdict,
+  type TaskRewards,
+} from '../../../../src/eval/stats/paired';
 
 /** Synthetic paired scores: per task a difficulty p ~ U(0.1, 0.8) for model a and p + delta for
  *  model b (never clamped, so the true mean difference is exactly delta), k Bernoulli repeats each. */
@@ -43,14 +53,27 @@ describe('eval statistics', () => {
   });
 
   test('paired comparison: tasks a model failed entirely are left out and counted per model', () => {
-    const a = new Map<string, TaskRewards>([['x', [1, 1]], ['y', [0, 0]], ['z', [null, null]], ['w', [1, null]]]);
-    const b = new Map<string, TaskRewards>([['x', [0, 0]], ['y', [1, 0]], ['z', [1, 1]], ['w', [null, null]]]);
+    const a = new Map<string, TaskRewards>([
+      ['x', [1, 1]],
+      ['y', [0, 0]],
+      ['z', [null, null]],
+      ['w', [1, null]],
+    ]);
+    const b = new Map<string, TaskRewards>([
+      ['x', [0, 0]],
+      ['y', [1, 0]],
+      ['z', [1, 1]],
+      ['w', [null, null]],
+    ]);
     const c = compare(a, b, { seed: 1 });
     assert.equal(c.paired, 2);
     assert.equal(c.meanDiff, (-1 + 0.5) / 2);
     assert.deepEqual(c.failures, { a: { episodes: 3, tasks: 1 }, b: { episodes: 2, tasks: 1 } });
     assert.equal(c.repeats, 2);
-    assert.deepEqual(byLargestChange(c.tasks).map((t) => t.task), ['x', 'y', 'w', 'z']);
+    assert.deepEqual(
+      byLargestChange(c.tasks).map((t) => t.task),
+      ['x', 'y', 'w', 'z'],
+    );
   });
 
   test('verdict: a clear difference is named with its interval on tasks × repeats', () => {

@@ -7,10 +7,17 @@ import { ComparisonSession } from '../../../../src/eval/view/comparison-session'
 import type { EpisodeOutcome, TranscriptTurn } from '../../../../src/feature-api/rollouts';
 
 const eps = (rewards: Record<string, number[]>): EpisodeOutcome[] =>
-  Object.entries(rewards).flatMap(([task, rs]) => rs.map((reward, repeat) => ({ episode: `T${task}#R${repeat}`, taskId: task, repeat, reward, parts: { accuracy: reward } })));
+  Object.entries(rewards).flatMap(([task, rs]) =>
+    rs.map((reward, repeat) => ({ episode: `T${task}#R${repeat}`, taskId: task, repeat, reward, parts: { accuracy: reward } })),
+  );
 
 const record: EvalRecord = {
-  version: 1, id: 'x', createdAt: '', config: '/ws/math.yaml', tasks: 2, repeat: 1,
+  version: 1,
+  id: 'x',
+  createdAt: '',
+  config: '/ws/math.yaml',
+  tasks: 2,
+  repeat: 1,
   models: [
     { name: 'base', runDir: 'runs/base', status: 'completed', llmCalls: 2, episodes: eps({ a: [1], b: [1] }) },
     { name: 'step400', runDir: 'runs/step400', status: 'completed', llmCalls: 2, episodes: eps({ a: [0], b: [1] }) },
@@ -25,9 +32,22 @@ const comparison = (m: ToView | undefined) => {
 
 describe('what the comparison view answers its page', () => {
   test('the first two models, every model against the baseline, the folder to restore', () => {
-    const d = comparison(new ComparisonSession(record, '/ws/.agentrl/eval/x', () => undefined, () => strings).answer({ type: 'ready' }));
+    const d = comparison(
+      new ComparisonSession(
+        record,
+        '/ws/.agentrl/eval/x',
+        () => undefined,
+        () => strings,
+      ).answer({ type: 'ready' }),
+    );
     assert.deepEqual([d.a, d.b, d.dir, d.models], ['base', 'step400', '/ws/.agentrl/eval/x', ['base', 'step400', 'step200']]);
-    assert.deepEqual(d.overview.map((o) => [o.model, o.meanDiff]), [['step400', -0.5], ['step200', -0.5]]);
+    assert.deepEqual(
+      d.overview.map((o) => [o.model, o.meanDiff]),
+      [
+        ['step400', -0.5],
+        ['step200', -0.5],
+      ],
+    );
     assert.equal(d.title, 'step400 ↔ base · math.yaml');
   });
 
@@ -40,7 +60,13 @@ describe('what the comparison view answers its page', () => {
     const s = new ComparisonSession(record, '/ws/.agentrl/eval/x', transcript, () => strings);
     const d = comparison(s.answer({ type: 'pick', a: 'step200', b: 'step400' }));
     assert.deepEqual([d.a, d.b, d.meanDiff], ['step200', 'step400', 0]);
-    assert.deepEqual(d.overview.map((o) => [o.model, o.meanDiff]), [['base', 0.5], ['step400', 0]]);
+    assert.deepEqual(
+      d.overview.map((o) => [o.model, o.meanDiff]),
+      [
+        ['base', 0.5],
+        ['step400', 0],
+      ],
+    );
     assert.equal(s.answer({ type: 'pick', a: 'base', b: 'nope' }), undefined);
     assert.equal(s.answer({ type: 'pick', a: 'base', b: 'base' }), undefined);
     assert.deepEqual(s.pair, { a: 'step200', b: 'step400' });
@@ -50,7 +76,25 @@ describe('what the comparison view answers its page', () => {
   });
 
   test('a restored page gets back its pair; a pair no longer in the record falls back to the first two', () => {
-    assert.deepEqual(new ComparisonSession(record, 'd', () => undefined, () => strings, { a: 'step400', b: 'step200' }).pair, { a: 'step400', b: 'step200' });
-    assert.deepEqual(new ComparisonSession(record, 'd', () => undefined, () => strings, { a: 'gone', b: 'base' }).pair, { a: 'base', b: 'step400' });
+    assert.deepEqual(
+      new ComparisonSession(
+        record,
+        'd',
+        () => undefined,
+        () => strings,
+        { a: 'step400', b: 'step200' },
+      ).pair,
+      { a: 'step400', b: 'step200' },
+    );
+    assert.deepEqual(
+      new ComparisonSession(
+        record,
+        'd',
+        () => undefined,
+        () => strings,
+        { a: 'gone', b: 'base' },
+      ).pair,
+      { a: 'base', b: 'step400' },
+    );
   });
 });

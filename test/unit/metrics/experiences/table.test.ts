@@ -67,7 +67,11 @@ test('10⁶ rollouts: every filter is one fast pass, and the list renders a boun
     parts: cols.parts.map((p) => ({ ...p, values: counted(p.values, reads) })),
   });
   const h = t.rewardHistogram()!;
-  assert.equal(h.counts.reduce((a, b) => a + b, 0), N - N / 1000, 'rows without a reward are not binned');
+  assert.equal(
+    h.counts.reduce((a, b) => a + b, 0),
+    N - N / 1000,
+    'rows without a reward are not binned',
+  );
   assert.ok(t.partsHistogram(), 'the histograms are drawn before anyone filters by them');
   // Row columns a filter reads (a row's task index twice, its reward, a part's value): never
   // more than 3 per row, whatever the filter — one pass.
@@ -107,14 +111,30 @@ test('10⁶ rollouts: every filter is one fast pass, and the list renders a boun
 
 test('the reward parts histogram stacks each part over one shared x range', () => {
   const rows = [1, 0, 1, 0.5].map((acc, i): ExperienceViewRow => ({
-    run: 'r', endpoint: 'e', source: 's', table: 't', id: i + 1, taskId: 'a', runId: i, modelVersion: 3, reward: acc - 0.1, timestamp: null,
+    run: 'r',
+    endpoint: 'e',
+    source: 's',
+    table: 't',
+    id: i + 1,
+    taskId: 'a',
+    runId: i,
+    modelVersion: 3,
+    reward: acc - 0.1,
+    timestamp: null,
     metrics: i === 3 ? { accuracy: acc } : { accuracy: acc, format_score: -0.1 },
   }));
   const t = new ExperienceTable(toColumns(rows));
   const ph = t.partsHistogram()!;
   assert.deepEqual([ph.lo, ph.hi], [-0.1, 1]);
-  assert.deepEqual(ph.series.map((s) => s.name), ['accuracy', 'format_score']);
-  assert.deepEqual(ph.series.map((s) => s.counts.reduce((a, b) => a + b, 0)), [4, 3], 'a row without a part adds nothing to it');
+  assert.deepEqual(
+    ph.series.map((s) => s.name),
+    ['accuracy', 'format_score'],
+  );
+  assert.deepEqual(
+    ph.series.map((s) => s.counts.reduce((a, b) => a + b, 0)),
+    [4, 3],
+    'a row without a part adds nothing to it',
+  );
   assert.equal(ph.series[0].counts[BINS - 1], 2);
   assert.equal(ph.series[1].counts[0], 3);
   assert.deepEqual([...t.filter({ part: { name: 'accuracy', bin: BINS - 1 } })], [0, 2]);
@@ -123,19 +143,48 @@ test('the reward parts histogram stacks each part over one shared x range', () =
 test("a rollout's GRPO group: its task at its model version, by run, with the group's mean and (sample) std", () => {
   const rows: ExperienceViewRow[] = [];
   let id = 1;
-  for (const mv of [4, 5]) for (const task of ['t2', 't10']) for (const run of [2, 0, 1, 3]) rows.push({ run: 'r', endpoint: 'e', source: 's', table: 't', id: id++, taskId: task, runId: run, modelVersion: mv, reward: run === 0 ? 1 : 0, timestamp: null, advantage: run === 0 ? 1.5 : -0.5 });
+  for (const mv of [4, 5])
+    for (const task of ['t2', 't10'])
+      for (const run of [2, 0, 1, 3])
+        rows.push({
+          run: 'r',
+          endpoint: 'e',
+          source: 's',
+          table: 't',
+          id: id++,
+          taskId: task,
+          runId: run,
+          modelVersion: mv,
+          reward: run === 0 ? 1 : 0,
+          timestamp: null,
+          advantage: run === 0 ? 1.5 : -0.5,
+        });
   const sorted = byTaskThenRun(rows);
-  assert.deepEqual(sorted.slice(0, 3).map((r) => [r.taskId, r.runId]), [['t2', 0], ['t2', 0], ['t2', 1]], 'task t2 before t10 (natural order), then run');
+  assert.deepEqual(
+    sorted.slice(0, 3).map((r) => [r.taskId, r.runId]),
+    [
+      ['t2', 0],
+      ['t2', 0],
+      ['t2', 1],
+    ],
+    'task t2 before t10 (natural order), then run',
+  );
   const c = toColumns(sorted);
   const t = new ExperienceTable(c);
   const i = sorted.findIndex((r) => r.taskId === 't10' && r.modelVersion === 5 && r.runId === 2);
   const g = t.group(i);
   assert.deepEqual([g.task, g.modelVersion], ['t10', 5]);
-  assert.deepEqual(g.members.map((j) => c.runId[j]), [0, 1, 2, 3]);
+  assert.deepEqual(
+    g.members.map((j) => c.runId[j]),
+    [0, 1, 2, 3],
+  );
   assert.ok(g.members.every((j) => c.modelVersion[j] === 5 && c.tasks[c.task[j]] === 't10'));
   assert.equal(g.mean, 0.25);
   assert.ok(Math.abs(g.std! - 0.5) < 1e-12, 'torch.std: n − 1 in the denominator');
-  assert.deepEqual(g.members.map((j) => c.advantage[j]), [1.5, -0.5, -0.5, -0.5]);
+  assert.deepEqual(
+    g.members.map((j) => c.advantage[j]),
+    [1.5, -0.5, -0.5, -0.5],
+  );
   const back = rowAt(c, 'r', i);
   assert.deepEqual([back.id, back.taskId, back.runId, back.reward, back.endpoint, back.source, back.table], [sorted[i].id, 't10', 2, 0, 'e', 's', 't']);
   assert.equal(t.indexOf({ endpoint: 'e', source: 's' }, sorted[i].id), i);

@@ -3,7 +3,17 @@
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { UI_STRING_KEYS } from '../../../../src/metrics/protocol/ui-strings';
-import { DEFAULT_VIEW_OPTIONS, OptionEffect, SMOOTHING_RANGE, VIEW_OPTIONS, ViewOptions, X_AXES, X_AXIS_MODES, optionsAffect, sanitizeOptions } from '../../../../src/metrics/protocol/view-options';
+import {
+  DEFAULT_VIEW_OPTIONS,
+  OptionEffect,
+  SMOOTHING_RANGE,
+  VIEW_OPTIONS,
+  ViewOptions,
+  X_AXES,
+  X_AXIS_MODES,
+  optionsAffect,
+  sanitizeOptions,
+} from '../../../../src/metrics/protocol/view-options';
 import { parseWebviewMessage } from '../../../../src/metrics/protocol/view-protocol';
 
 test('view options: the defaults come from the one definition', () => {
@@ -26,7 +36,10 @@ test('view options: what the host accepts from the webview', () => {
   });
   assert.deepEqual(sanitizeOptions({ smoothing: -1 }), { smoothing: 0 });
   assert.deepEqual(sanitizeOptions({ smoothing: NaN, xAxis: 'epoch', logScale: 'yes', band: 1, filter: 'x'.repeat(1001), other: 1 }), {});
-  assert.deepEqual(parseWebviewMessage({ type: 'setOptions', options: { xAxis: 'relative', smoothing: '0.5' } }), { type: 'setOptions', options: { xAxis: 'relative' } });
+  assert.deepEqual(parseWebviewMessage({ type: 'setOptions', options: { xAxis: 'relative', smoothing: '0.5' } }), {
+    type: 'setOptions',
+    options: { xAxis: 'relative' },
+  });
   assert.ok(SMOOTHING_RANGE.sliderMax <= SMOOTHING_RANGE.max && SMOOTHING_RANGE.min === 0);
 });
 

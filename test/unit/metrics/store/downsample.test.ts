@@ -15,7 +15,13 @@ function noisy(n: number, seed = 1): Float64Array {
 }
 
 test('chooseGrid: power-of-two buckets, at most `width` of them, covering the range', () => {
-  for (const [lo, hi, w] of [[0, 999_999, 800], [17, 23, 800], [0, 0, 100], [1.7e9, 1.7e9 + 86400, 1000], [-5, 5, 3]]) {
+  for (const [lo, hi, w] of [
+    [0, 999_999, 800],
+    [17, 23, 800],
+    [0, 0, 100],
+    [1.7e9, 1.7e9 + 86400, 1000],
+    [-5, 5, 3],
+  ]) {
     const g = chooseGrid(lo, hi, w, 1);
     assert.ok(g.n <= w, `${g.n} buckets > ${w}`);
     assert.ok(g.origin <= lo && g.origin + g.n * g.dx > hi, 'range not covered');
@@ -55,7 +61,9 @@ test('a planted one-point spike survives at any zoom and width', () => {
   const dip = 400_001;
   ys[dip] = -25;
   for (const w of [50, 333, 800, 1920]) {
-    for (const range of [undefined, [0, n - 1], [600_000, 620_000], [612_000, 612_400], [612_345, 612_345], [399_000, 700_000]] as ([number, number] | undefined)[]) {
+    for (const range of [undefined, [0, n - 1], [600_000, 620_000], [612_000, 612_400], [612_345, 612_345], [399_000, 700_000]] as (
+      [number, number] | undefined
+    )[]) {
       const r = downsample(xs, ys, w, { range });
       const b = Math.floor((at - r.grid.origin) / r.grid.dx);
       if (b >= 0 && b < r.grid.n) assert.equal(r.hi[b], 25, `spike lost at width ${w}, range ${JSON.stringify(range)}`);
@@ -97,7 +105,11 @@ test('gaps: NaN-only buckets and holes in the steps break the line; sparse regul
   assert.equal(r.y[150], null);
   // Eval every 10 steps: empty buckets between points are not gaps.
   const ex = Array.from({ length: 30 }, (_, i) => i * 10);
-  const e = downsample(ex, ex.map(() => 0.5), 1000);
+  const e = downsample(
+    ex,
+    ex.map(() => 0.5),
+    1000,
+  );
   assert.deepEqual(e.gaps, []);
 });
 

@@ -43,7 +43,10 @@ test('non-finite values pass through and are not counted (TensorBoard: !Number.i
   const e1 = 0.5 / 0.5;
   const l2 = 0.25 + 1.5;
   const l3 = l2 * 0.5 + 2.5;
-  close(out, [e1, NaN, l2 / 0.75, Infinity, l3 / 0.875].map((x) => x));
+  close(
+    out,
+    [e1, NaN, l2 / 0.75, Infinity, l3 / 0.875].map((x) => x),
+  );
   assert.equal(out[3], Infinity);
 });
 
@@ -57,13 +60,19 @@ test('a constant series is returned unchanged (TensorBoard #786)', () => {
     last = last * 0.99 + 0.01 * x;
     return last / (1 - 0.99 ** (i + 1));
   });
-  assert.ok(raw.some((x) => x !== 0.1), 'the reference EMA is exact here; pick another constant');
+  assert.ok(
+    raw.some((x) => x !== 0.1),
+    'the reference EMA is exact here; pick another constant',
+  );
 });
 
 test('EmaState (streaming) equals emaSmooth (batch) on non-constant data', () => {
   const v = Array.from({ length: 500 }, (_, i) => Math.sin(i / 7) + (i % 13 === 0 ? NaN : 0));
   for (const s of [0.2, 0.6, 0.95]) {
     const st = new EmaState(s);
-    close(v.map((x) => st.push(x)), [...emaSmooth(v, s)]);
+    close(
+      v.map((x) => st.push(x)),
+      [...emaSmooth(v, s)],
+    );
   }
 });

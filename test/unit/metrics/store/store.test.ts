@@ -91,7 +91,13 @@ test('memory bound: cold series spill to disk and read back intact; appends whil
   const limit = 1024 * 1024; // 1 MiB ≈ 43 k points
   const s = new MetricsStore({ dir, memoryLimitBytes: limit });
   const tags = Array.from({ length: 8 }, (_, i) => `perf/t${i}`);
-  for (const t of tags) s.add('run', 'trainer', t, pts(0, 20_000, (x) => x * 0.5));
+  for (const t of tags)
+    s.add(
+      'run',
+      'trainer',
+      t,
+      pts(0, 20_000, (x) => x * 0.5),
+    );
   assert.ok(s.spills > 0, 'nothing spilled');
   assert.ok(s.memoryBytes <= limit, `${s.memoryBytes} resident > ${limit}`);
   const spilled = s.list().filter((x) => !x.resident);
@@ -99,7 +105,12 @@ test('memory bound: cold series spill to disk and read back intact; appends whil
   // Appending to a spilled series does not read it back.
   const loads = s.loads;
   const cold = spilled[0];
-  s.add('run', 'trainer', cold.tag, pts(20_000, 20_100, (x) => x * 0.5));
+  s.add(
+    'run',
+    'trainer',
+    cold.tag,
+    pts(20_000, 20_100, (x) => x * 0.5),
+  );
   assert.equal(s.loads, loads);
   assert.equal(cold.resident, false);
   // Reading it back gives every point in order.
@@ -127,7 +138,7 @@ test('clear() forgets everything, on disk too', () => {
   assert.deepEqual(r.cursors('e'), []);
 });
 
-test('takes a relay batch\'s columns as they are: views of one array, NaN/±Inf, out of order and repeats', () => {
+test("takes a relay batch's columns as they are: views of one array, NaN/±Inf, out of order and repeats", () => {
   const s = new MetricsStore();
   // One Float64Array cut into per-tag views, as a decoded points frame is.
   const f = Float64Array.from([0, 1, 2, 10, 11, 12, 0.5, NaN, Infinity, /* next tag */ 5, 50, -Infinity]);
@@ -155,7 +166,10 @@ test('cursorBook.move: a relay brought back at a new URL takes over the cursors 
   store.setCursor('url:ws://127.0.0.1:1/', { source: 'b', offset: 20 });
   store.cursorBook.move('url:ws://127.0.0.1:1/', 'url:ws://127.0.0.1:2/');
   assert.deepEqual(store.cursors('url:ws://127.0.0.1:1/'), []);
-  assert.deepEqual(store.cursors('url:ws://127.0.0.1:2/'), [{ source: 'a', fid: '1:2', offset: 10 }, { source: 'b', offset: 20 }]);
+  assert.deepEqual(store.cursors('url:ws://127.0.0.1:2/'), [
+    { source: 'a', fid: '1:2', offset: 10 },
+    { source: 'b', offset: 20 },
+  ]);
   store.cursorBook.move('url:ws://127.0.0.1:2/', 'url:ws://127.0.0.1:2/');
   store.cursorBook.move('url:none', 'url:ws://127.0.0.1:2/');
   assert.equal(store.cursors('url:ws://127.0.0.1:2/').length, 2, 'a move to itself or from nothing changes nothing');

@@ -29,7 +29,7 @@ function tensorsReply(ids: number[], promptLength: number): TokensReply {
   } as TokensReply;
 }
 
-test('an SQL row: ids, logprobs, mask and advantages as stored, texts from the run\'s tokenizer, the notes name it', { skip: skipNoTokenizer }, () => {
+test("an SQL row: ids, logprobs, mask and advantages as stored, texts from the run's tokenizer, the notes name it", { skip: skipNoTokenizer }, () => {
   const tok = tinyTokenizer();
   const prompt = Array.from(tok.encode('What is 40 + 2?'));
   const response = Array.from(tok.encode('The answer is 42.'));
@@ -49,15 +49,34 @@ test('no tokenizer: the ids and the response text, and a note saying why', () =>
   const e = fromWire(r.experience);
   assert.equal(e.texts, undefined);
   assert.equal(e.responseText, 'The answer is 42.');
-  assert.ok(r.notes.some((n) => n.startsWith('No tokenizer found') && n.includes('no run config')), r.notes.join(' | '));
+  assert.ok(
+    r.notes.some((n) => n.startsWith('No tokenizer found') && n.includes('no run config')),
+    r.notes.join(' | '),
+  );
 });
 
 test('a texts-only row (file buffer, queue backup): re-tokenized and marked so; without a tokenizer a clear error', { skip: skipNoTokenizer }, () => {
-  const reply = { type: 'tokens', request: 1, source: 's', id: 3, kind: 'texts', prompt_length: null, truncate_status: null, prompt_text: 'What is 40 + 2?', response_text: 'The answer is 42.', messages: null, tools: null, arrays: {} } as unknown as TokensReply;
+  const reply = {
+    type: 'tokens',
+    request: 1,
+    source: 's',
+    id: 3,
+    kind: 'texts',
+    prompt_length: null,
+    truncate_status: null,
+    prompt_text: 'What is 40 + 2?',
+    response_text: 'The answer is 42.',
+    messages: null,
+    tools: null,
+    arrays: {},
+  } as unknown as TokensReply;
   const r = experienceTokenView(reply, { tokenizer: tinyTokenizer() }, english);
   const e = fromWire(r.experience);
   assert.equal(e.source.kind, 'retokenized');
   assert.ok(e.texts?.joined.includes('The answer is 42.'));
-  assert.ok(r.notes.some((n) => n.startsWith('re-tokenized')), r.notes.join(' | '));
+  assert.ok(
+    r.notes.some((n) => n.startsWith('re-tokenized')),
+    r.notes.join(' | '),
+  );
   assert.throws(() => experienceTokenView(reply, { reason: 'no tokenizer here' }, english), /keeps only texts.*no tokenizer here/);
 });

@@ -15,7 +15,7 @@ function jobDir(files: Record<string, string>): string {
   return dir;
 }
 
-test('model.model_path from the job dir\'s config copy, or why there is none', () => {
+test("model.model_path from the job dir's config copy, or why there is none", () => {
   const yaml = jobDir({ 'config.json': 'project: p\nmodel:\n  model_path: /models/Qwen2.5-0.5B\n  max_response_tokens: 32\n' });
   assert.deepEqual(modelPathOf(yaml), { modelPath: '/models/Qwen2.5-0.5B' });
   const hub = jobDir({ 'config.yaml': 'model:\n  model_path: Qwen/Qwen2.5-0.5B-Instruct\n' });

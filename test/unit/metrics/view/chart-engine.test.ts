@@ -21,13 +21,15 @@ const plain = (d: ChartData | undefined) =>
     origin: d.origin,
     dx: d.dx,
     n: d.n,
-    series: [...d.series].sort(([a], [b]) => a.localeCompare(b)).map(([k, s]) => ({
-      k,
-      y: [...s.y, ...Array<null>(Math.max(0, d.n - s.y.length)).fill(null)],
-      lo: [...s.lo, ...Array<null>(Math.max(0, d.n - s.lo.length)).fill(null)],
-      hi: [...s.hi, ...Array<null>(Math.max(0, d.n - s.hi.length)).fill(null)],
-      gaps: [...s.gaps].sort((a, b) => a - b),
-    })),
+    series: [...d.series]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([k, s]) => ({
+        k,
+        y: [...s.y, ...Array<null>(Math.max(0, d.n - s.y.length)).fill(null)],
+        lo: [...s.lo, ...Array<null>(Math.max(0, d.n - s.lo.length)).fill(null)],
+        hi: [...s.hi, ...Array<null>(Math.max(0, d.n - s.hi.length)).fill(null)],
+        gaps: [...s.gaps].sort((a, b) => a - b),
+      })),
   };
 
 for (const xAxis of ['step', 'wall', 'relative'] as const) {
@@ -74,10 +76,21 @@ test('only visible charts are computed; zoom limits the grid to the range', () =
   const { store, engine, relayout } = setup({ smoothing: 0 });
   for (let i = 0; i < 30; i++) store.add('r', 'trainer', `perf/m${i}`, [{ step: 1, wallTime: 1, value: i }]);
   relayout();
-  engine.setViewport(store.list().map((s) => ({ id: s.tag, width: 300 })), ['perf/m3']);
+  engine.setViewport(
+    store.list().map((s) => ({ id: s.tag, width: 300 })),
+    ['perf/m3'],
+  );
   const frames = engine.collect();
-  assert.deepEqual(frames.map((f) => f.chart), ['perf/m3']);
-  store.add('r', 'trainer', 'actor/pg_loss', Array.from({ length: 10_000 }, (_, i) => ({ step: i, wallTime: i, value: i })));
+  assert.deepEqual(
+    frames.map((f) => f.chart),
+    ['perf/m3'],
+  );
+  store.add(
+    'r',
+    'trainer',
+    'actor/pg_loss',
+    Array.from({ length: 10_000 }, (_, i) => ({ step: i, wallTime: i, value: i })),
+  );
   relayout();
   engine.setViewport([{ id: 'actor/pg_loss', width: 100 }], ['actor/pg_loss']);
   engine.setZoom('actor/pg_loss', [5000, 5099]);
@@ -90,7 +103,13 @@ test('only visible charts are computed; zoom limits the grid to the range', () =
 
 test('new charts are assumed on screen until the page reports: their frames go out with the layout', () => {
   const { store, engine, relayout } = setup({ smoothing: 0 });
-  const add = (tag: string) => store.add('r', 'trainer', tag, Array.from({ length: 1000 }, (_, i) => ({ step: i, wallTime: i, value: i })));
+  const add = (tag: string) =>
+    store.add(
+      'r',
+      'trainer',
+      tag,
+      Array.from({ length: 1000 }, (_, i) => ({ step: i, wallTime: i, value: i })),
+    );
   for (let i = 0; i < ASSUMED_ON_SCREEN + 6; i++) add(`perf/m${String(i).padStart(3, '0')}`);
   relayout();
   // Before any report: the top ASSUMED_ON_SCREEN charts of the layout.
@@ -102,8 +121,18 @@ test('new charts are assumed on screen until the page reports: their frames go o
 
 test('a viewport report speaks for the page’s cards only; new charts are assumed on screen while the layout fits', () => {
   const { store, engine, relayout } = setup({ smoothing: 0 });
-  const add = (tag: string) => store.add('r', 'trainer', tag, Array.from({ length: 1000 }, (_, i) => ({ step: i, wallTime: i, value: i })));
-  const report = (ids: string[], shown: string[]) => engine.setViewport(ids.map((id) => ({ id, width: 600 })), shown);
+  const add = (tag: string) =>
+    store.add(
+      'r',
+      'trainer',
+      tag,
+      Array.from({ length: 1000 }, (_, i) => ({ step: i, wallTime: i, value: i })),
+    );
+  const report = (ids: string[], shown: string[]) =>
+    engine.setViewport(
+      ids.map((id) => ({ id, width: 600 })),
+      shown,
+    );
   for (let i = 0; i < 5; i++) add(`perf/m${i}`);
   relayout();
   assert.equal(engine.collect().length, 5);
@@ -111,25 +140,42 @@ test('a viewport report speaks for the page’s cards only; new charts are assum
   relayout();
   // The page reports its 5 cards, 3 on screen: the chart it has not laid out yet keeps its state.
   report(['perf/m0', 'perf/m1', 'perf/m2', 'perf/m3', 'perf/m4'], ['perf/m0', 'perf/m1', 'perf/m2']);
-  assert.deepEqual(engine.collect().map((f) => f.chart), ['perf/z-late']);
+  assert.deepEqual(
+    engine.collect().map((f) => f.chart),
+    ['perf/z-late'],
+  );
   // Not everything fitted: a chart added now waits for the page's report.
   add('perf/z-later');
   relayout();
   assert.deepEqual(engine.collect(), []);
   const all = store.list().map((s) => s.tag);
   report(all, all);
-  assert.deepEqual(engine.collect().map((f) => f.chart).sort(), ['perf/m3', 'perf/m4', 'perf/z-later']);
+  assert.deepEqual(
+    engine
+      .collect()
+      .map((f) => f.chart)
+      .sort(),
+    ['perf/m3', 'perf/m4', 'perf/z-later'],
+  );
   // Everything fits now: the next new chart goes out with its layout, at the reported width.
   add('perf/z-last');
   relayout();
   const frames = engine.collect();
-  assert.deepEqual(frames.map((f) => f.chart), ['perf/z-last']);
+  assert.deepEqual(
+    frames.map((f) => f.chart),
+    ['perf/z-last'],
+  );
   assert.equal(frames[0].dx, 2); // 1000 steps on 600 px: power-of-two buckets of 2 steps
 });
 
 test('a new plot width that gives the same grid rebuilds nothing; one that does not, rebuilds', () => {
   const { store, engine, relayout } = setup({ smoothing: 0 });
-  store.add('r', 'trainer', 'actor/pg_loss', Array.from({ length: 100_000 }, (_, i) => ({ step: i, wallTime: i, value: i })));
+  store.add(
+    'r',
+    'trainer',
+    'actor/pg_loss',
+    Array.from({ length: 100_000 }, (_, i) => ({ step: i, wallTime: i, value: i })),
+  );
   relayout();
   engine.setViewport([{ id: 'actor/pg_loss', width: 600 }], ['actor/pg_loss']);
   assert.equal(engine.collect()[0].dx, 256);

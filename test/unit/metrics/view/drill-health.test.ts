@@ -9,7 +9,23 @@ import { drillHealth } from '../../../../src/metrics/view/drill-health';
 
 let id = 0;
 function row(task: string, reward: number, facts: Partial<ExperienceViewRow> = {}): ExperienceViewRow {
-  return { run: 'r', endpoint: 'e', source: 's', table: 't', id: ++id, taskId: task, runId: id, modelVersion: 3, reward, timestamp: null, responseTokens: 20, trainedTokens: 12, truncated: false, emptyResponse: false, ...facts };
+  return {
+    run: 'r',
+    endpoint: 'e',
+    source: 's',
+    table: 't',
+    id: ++id,
+    taskId: task,
+    runId: id,
+    modelVersion: 3,
+    reward,
+    timestamp: null,
+    responseTokens: 20,
+    trainedTokens: 12,
+    truncated: false,
+    emptyResponse: false,
+    ...facts,
+  };
 }
 
 test('a step of three groups: one gives no gradient, one has a truncated, an empty and a never-trained member, one is healthy', () => {
@@ -25,12 +41,27 @@ test('a step of three groups: one gives no gradient, one has a truncated, an emp
   assert.equal(h.line, '1 of 3 groups give no gradient · 1 of 12 responses truncated · 1 empty · 1 with nothing trained');
   assert.deepEqual(h.groups, [
     { task: 't-equal', modelVersion: 3, flags: ['All 4 rewards are 1.0: this group contributes nothing'] },
-    { task: 't-mixed', modelVersion: 3, flags: ['1 of 4 responses truncated', '1 of 4 responses empty', '1 of 4 experiences have no trained token (mask all zero)'] },
+    {
+      task: 't-mixed',
+      modelVersion: 3,
+      flags: ['1 of 4 responses truncated', '1 of 4 responses empty', '1 of 4 experiences have no trained token (mask all zero)'],
+    },
   ]);
 });
 
 test('rows without tensor facts: only the rewards count (equal rewards still give no gradient); no rows, no health', () => {
-  const bare = (task: string, reward: number): ExperienceViewRow => ({ run: 'r', endpoint: 'e', source: 's', table: 't', id: ++id, taskId: task, runId: null, modelVersion: 1, reward, timestamp: null });
+  const bare = (task: string, reward: number): ExperienceViewRow => ({
+    run: 'r',
+    endpoint: 'e',
+    source: 's',
+    table: 't',
+    id: ++id,
+    taskId: task,
+    runId: null,
+    modelVersion: 1,
+    reward,
+    timestamp: null,
+  });
   const h = drillHealth([bare('a', 0), bare('a', 0), bare('b', 0), bare('b', 1)], english)!;
   assert.equal(h.line, '1 of 2 groups give no gradient · 0 of 4 responses truncated · 0 empty · 0 with nothing trained');
   assert.deepEqual(h.groups, [{ task: 'a', modelVersion: 1, flags: ['All 2 rewards are 0.0: this group contributes nothing'] }]);

@@ -48,22 +48,48 @@ function points(seed: number): Pts {
 function envelopeOf(p: Pts, buckets: number): EnvelopeBatch {
   const b = new EnvelopeBuilder(buckets);
   for (let i = 0; i < p.step.length; i++) b.add(p.step[i], p.wall[i], p.value[i]);
-  return { type: 'envelope', source: 'run/events', run: 'run', role: 'trainer', tag: TAG, points: b.points, cursor: { source: 'run/events', fid: '1:2', offset: 999 }, env: b.arrays() };
+  return {
+    type: 'envelope',
+    source: 'run/events',
+    run: 'run',
+    role: 'trainer',
+    tag: TAG,
+    points: b.points,
+    cursor: { source: 'run/events', fid: '1:2', offset: 999 },
+    env: b.arrays(),
+  };
 }
 
 /** The relay's answer: exact points of the range (what envelope/detail.ts reads from the file). */
 function answer(p: Pts, q: Omit<DetailRequestMessage, 'type' | 'request'>): DetailMessage {
   const idx = p.step.map((s, i) => i).filter((i) => p.step[i] >= q.from && p.step[i] <= q.to);
-  return { type: 'detail', request: 1, source: q.source, tag: q.tag, from: q.from, to: q.to, points: { step: idx.map((i) => p.step[i]), wallTime: idx.map((i) => p.wall[i]), value: idx.map((i) => toWireNumber(p.value[i])) } };
+  return {
+    type: 'detail',
+    request: 1,
+    source: q.source,
+    tag: q.tag,
+    from: q.from,
+    to: q.to,
+    points: { step: idx.map((i) => p.step[i]), wallTime: idx.map((i) => p.wall[i]), value: idx.map((i) => toWireNumber(p.value[i])) },
+  };
 }
 
 function setup(p: Pts, dir?: string) {
   const store = new MetricsStore({ dir });
   const asked: Omit<DetailRequestMessage, 'type' | 'request'>[] = [];
-  const ctl = new ViewController(store, { post: () => undefined, readDetail: (_ep, q) => {
-    asked.push(q);
-    return Promise.resolve(answer(p, q));
-  } }, silentLogger, strings, { smoothing: 0 });
+  const ctl = new ViewController(
+    store,
+    {
+      post: () => undefined,
+      readDetail: (_ep, q) => {
+        asked.push(q);
+        return Promise.resolve(answer(p, q));
+      },
+    },
+    silentLogger,
+    strings,
+    { smoothing: 0 },
+  );
   ctl.receive({ type: 'ready', protocol: METRICS_PROTOCOL_VERSION });
   return { store, ctl, asked };
 }
@@ -103,7 +129,12 @@ test('a zoom reads the exact points of the range; zooming out goes back to the e
   await new Promise((r) => setImmediate(r));
   const zoomed = ctl.engine.fullFrame(TAG)!;
   const inRange = p.step.map((s, i) => i).filter((i) => p.step[i] >= 5000 && p.step[i] <= 5200);
-  const want = downsample(inRange.map((i) => p.step[i]), inRange.map((i) => p.value[i]), WIDTH, { range: [5000, 5200] });
+  const want = downsample(
+    inRange.map((i) => p.step[i]),
+    inRange.map((i) => p.value[i]),
+    WIDTH,
+    { range: [5000, 5200] },
+  );
   assert.equal(zoomed.dx, 1, 'one step a bucket');
   assert.deepEqual(band(zoomed.series[0]), band(want), 'exact values on zoom');
   assert.deepEqual(zoomed.series[0].y, want.y);
@@ -119,9 +150,25 @@ test('live points after the envelope join it; envelope-first sources are not per
   const p = points(3);
   const { store, ctl } = setup(p, dir);
   ctl.ingestEnvelope('ep', envelopeOf(p, 1024));
-  const one = (tag: string, step: number, wallTime: number, value: number) => [{ tag, step: Float64Array.of(step), wallTime: Float64Array.of(wallTime), value: Float64Array.of(value) }];
-  ctl.ingest('ep', { type: 'points', source: 'run/events', run: 'run', role: 'trainer', cursor: { source: 'run/events', fid: '1:2', offset: 1500 }, series: one(TAG, 20_000, 1.7e9 + 20_000, 5) });
-  ctl.ingest('ep', { type: 'points', source: 'run/other', run: 'run', role: 'trainer', cursor: { source: 'run/other', fid: '1:3', offset: 10 }, series: one('other', 1, 1, 1) });
+  const one = (tag: string, step: number, wallTime: number, value: number) => [
+    { tag, step: Float64Array.of(step), wallTime: Float64Array.of(wallTime), value: Float64Array.of(value) },
+  ];
+  ctl.ingest('ep', {
+    type: 'points',
+    source: 'run/events',
+    run: 'run',
+    role: 'trainer',
+    cursor: { source: 'run/events', fid: '1:2', offset: 1500 },
+    series: one(TAG, 20_000, 1.7e9 + 20_000, 5),
+  });
+  ctl.ingest('ep', {
+    type: 'points',
+    source: 'run/other',
+    run: 'run',
+    role: 'trainer',
+    cursor: { source: 'run/other', fid: '1:3', offset: 10 },
+    series: one('other', 1, 1, 1),
+  });
   const frame = show(ctl);
   assert.equal(frame.points, p.step.length + 1);
   assert.equal(frame.series[0].hi.at(-1), 5, 'the live point is drawn');
@@ -131,5 +178,9 @@ test('live points after the envelope join it; envelope-first sources are not per
   const again = new MetricsStore({ dir });
   assert.equal(again.get(seriesKey('run', 'trainer', TAG)), undefined, 'the envelope series is opened afresh next time');
   assert.ok(again.get(seriesKey('run', 'trainer', 'other')), 'other series are kept');
-  assert.deepEqual(again.cursors('ep').map((c) => c.source), ['run/other'], 'only the streamed source resumes from its cursor');
+  assert.deepEqual(
+    again.cursors('ep').map((c) => c.source),
+    ['run/other'],
+    'only the streamed source resumes from its cursor',
+  );
 });

@@ -30,12 +30,16 @@ function rows(version: number, task: string, rewards: number[], facts: Partial<E
   }));
 }
 
-const values = (out: ReturnType<HealthSeries['changed']>) => Object.fromEntries(out.map((s) => [s.tag, [Array.from(s.points.step), Array.from(s.points.value)]]));
+const values = (out: ReturnType<HealthSeries['changed']>) =>
+  Object.fromEntries(out.map((s) => [s.tag, [Array.from(s.points.step), Array.from(s.points.value)]]));
 
-test('a step is derived when a later version arrives, once, with its groups\' shares', () => {
+test("a step is derived when a later version arrives, once, with its groups' shares", () => {
   const ix = new ExperienceIndex();
   const hs = new HealthSeries(ix);
-  ix.add('e', 's', 'run', [...rows(1, 'a', [1, 1, 1, 1]), ...rows(1, 'b', [0, 1, 0, 1], [{ truncated: true }, { empty_response: true, response_tokens: 0, trained_tokens: 0 }])]);
+  ix.add('e', 's', 'run', [
+    ...rows(1, 'a', [1, 1, 1, 1]),
+    ...rows(1, 'b', [0, 1, 0, 1], [{ truncated: true }, { empty_response: true, response_tokens: 0, trained_tokens: 0 }]),
+  ]);
   assert.deepEqual(hs.changed('run', [1]), [], 'version 1 may still be written');
   ix.add('e', 's', 'run', rows(2, 'a', [0, 0]));
   const first = hs.changed('run', [2]);
@@ -69,7 +73,7 @@ test('the view controller puts the series in the store as rows arrive', () => {
   ctl.dispose();
 });
 
-test('the work per batch of rows is that of the batch: each row read once, the run\'s versions listed once', () => {
+test("the work per batch of rows is that of the batch: each row read once, the run's versions listed once", () => {
   // Rows arrive all through a run, a batch per step: deriving must not go over every step of
   // the run again on each batch (counted: versions listed and rows selected).
   const ix = new ExperienceIndex();

@@ -53,10 +53,22 @@ test('runs overlaid: one chart per tag, one colour per run across charts, roles 
     ref('b-run', 'trainer', 'actor/pg_loss'),
   ]);
   const acc = charts.find((c) => c.tag === 'rollout/accuracy/mean')!;
-  assert.deepEqual(acc.series.map((s) => [s.label, s.color]), [['a-run', 0], ['b-run', 1]]);
+  assert.deepEqual(
+    acc.series.map((s) => [s.label, s.color]),
+    [
+      ['a-run', 0],
+      ['b-run', 1],
+    ],
+  );
   assert.equal(charts.find((c) => c.tag === 'actor/pg_loss')!.series[0].color, 1);
   const t = charts.find((c) => c.tag === 'time/step')!;
-  assert.deepEqual(t.series.map((s) => [s.label, s.dashed]), [['a-run (explorer)', false], ['a-run (trainer)', true]]);
+  assert.deepEqual(
+    t.series.map((s) => [s.label, s.dashed]),
+    [
+      ['a-run (explorer)', false],
+      ['a-run (trainer)', true],
+    ],
+  );
 });
 
 test('helpers', () => {

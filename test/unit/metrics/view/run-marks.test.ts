@@ -12,9 +12,23 @@ import { ViewController } from '../../../../src/metrics/view/view-controller';
 const strings = Object.fromEntries(UI_STRING_KEYS.map((k) => [k, k])) as UiStrings;
 
 test('a commit belongs to the runs fed by a serve-mode explorer, else to the only run shown, else to none', () => {
-  assert.deepEqual(runsForCommit([{ run: 'train', tag: 'actor/pg_loss' }, { run: 'online', tag: SERVE_TAG }, { run: 'online', tag: 'ready_experience_count' }]), ['online']);
+  assert.deepEqual(
+    runsForCommit([
+      { run: 'train', tag: 'actor/pg_loss' },
+      { run: 'online', tag: SERVE_TAG },
+      { run: 'online', tag: 'ready_experience_count' },
+    ]),
+    ['online'],
+  );
   assert.deepEqual(runsForCommit([{ run: 'only', tag: 'rollout/accuracy/mean' }]), ['only']);
-  assert.deepEqual(runsForCommit([{ run: 'a', tag: 'x' }, { run: 'b', tag: 'x' }]), [], 'ambiguous: mark nothing rather than the wrong run');
+  assert.deepEqual(
+    runsForCommit([
+      { run: 'a', tag: 'x' },
+      { run: 'b', tag: 'x' },
+    ]),
+    [],
+    'ambiguous: mark nothing rather than the wrong run',
+  );
   assert.deepEqual(runsForCommit([]), []);
 });
 
@@ -23,7 +37,10 @@ test('marks are kept in step order, once per step', () => {
   assert.equal(m.add('r', { kind: 'commit', step: 3, wallTime: 30 }), true);
   assert.equal(m.add('r', { kind: 'commit', step: 1, wallTime: 10 }), true);
   assert.equal(m.add('r', { kind: 'commit', step: 3, wallTime: 31 }), false);
-  assert.deepEqual(m.forRun('r')!.map((x) => x.step), [1, 3]);
+  assert.deepEqual(
+    m.forRun('r')!.map((x) => x.step),
+    [1, 3],
+  );
   assert.equal(m.forRun('other'), undefined);
 });
 

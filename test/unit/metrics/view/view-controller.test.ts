@@ -30,7 +30,10 @@ test('nothing is posted before `ready`; then init, layout and frames of the char
   t.mock.timers.tick(150);
   assert.equal(posted.length, 0);
   ctl.receive({ type: 'ready', protocol: METRICS_PROTOCOL_VERSION });
-  assert.deepEqual(posted.map((m) => m.type), ['init', 'layout', 'update']);
+  assert.deepEqual(
+    posted.map((m) => m.type),
+    ['init', 'layout', 'update'],
+  );
   // The page has not said what is on screen yet: the top of the layout is assumed, so the new
   // chart's frame goes out with the layout (no round trip through the page's viewport report).
   const upd = posted[2];
@@ -78,11 +81,22 @@ test('updates are batched and paced by the page: a burst of 200 batches, a page 
 
 test('malformed webview messages are ignored with a warning, never thrown', () => {
   const { ctl, warnings } = setup();
-  for (const m of [null, 42, 'ready', { type: 'zoom', chart: 'x', range: [2, 1] }, { type: 'drill', request: 1 }, { type: 'exportPng', chart: 'x', dataUrl: 'javascript:1' }, { type: 'nope' }]) {
+  for (const m of [
+    null,
+    42,
+    'ready',
+    { type: 'zoom', chart: 'x', range: [2, 1] },
+    { type: 'drill', request: 1 },
+    { type: 'exportPng', chart: 'x', dataUrl: 'javascript:1' },
+    { type: 'nope' },
+  ]) {
     ctl.receive(m);
   }
   assert.equal(warnings.length, 7);
-  assert.deepEqual(parseWebviewMessage({ type: 'setOptions', options: { smoothing: 7, xAxis: 'bogus', filter: 'a|b' } }), { type: 'setOptions', options: { smoothing: 0.999, filter: 'a|b' } });
+  assert.deepEqual(parseWebviewMessage({ type: 'setOptions', options: { smoothing: 7, xAxis: 'bogus', filter: 'a|b' } }), {
+    type: 'setOptions',
+    options: { smoothing: 0.999, filter: 'a|b' },
+  });
 });
 
 test('drill-down: a clicked step → its model version (rollout/model_version) → the rollouts of that version', () => {
@@ -125,8 +139,18 @@ test('live drill-down: a reward that arrives for a drilled row re-sends the dril
   assert.equal(drills().length, 2, 'one refresh for the two updates (throttled), none for version 9');
   const again = drills()[1];
   assert.equal(again.request, 3);
-  assert.deepEqual([again.rows.id, again.rows.reward, again.rows.consumed], [[1, 2], [0.75, 0], [1, 1]]);
-  assert.deepEqual(again.rows.parts, [{ name: 'accuracy', values: [1, null] }, { name: 'format_score', values: [-0.25, null] }]);
+  assert.deepEqual(
+    [again.rows.id, again.rows.reward, again.rows.consumed],
+    [
+      [1, 2],
+      [0.75, 0],
+      [1, 1],
+    ],
+  );
+  assert.deepEqual(again.rows.parts, [
+    { name: 'accuracy', values: [1, null] },
+    { name: 'format_score', values: [-0.25, null] },
+  ]);
   assert.equal(store.experiences.size, 3, 'replaced, not added');
   ctl.detach();
   store.addExperiences('e', 'sql:h', 'r', [{ ...row, reward: 1 }]);
@@ -138,7 +162,12 @@ test('live drill-down: a reward that arrives for a drilled row re-sends the dril
 test('status summary: the active run, its reward, the trend, the worst endpoint state', () => {
   const store = new MetricsStore();
   store.add('old', 'explorer', 'rollout/accuracy/mean', [{ step: 1, wallTime: 1, value: 0.1 }]);
-  store.add('new', 'explorer', 'rollout/accuracy/mean', Array.from({ length: 12 }, (_, i) => ({ step: i, wallTime: 100 + i, value: i / 10 })));
+  store.add(
+    'new',
+    'explorer',
+    'rollout/accuracy/mean',
+    Array.from({ length: 12 }, (_, i) => ({ step: i, wallTime: 100 + i, value: i / 10 })),
+  );
   store.add('new', 'trainer', 'actor/pg_loss', [{ step: 3, wallTime: 50, value: 9 }]);
   const s = summarize(store, [
     { id: 'a', name: 'a', target: '', kind: 'url', state: 'live', runs: [], points: 0 },
@@ -180,7 +209,14 @@ test('export: every point at full resolution, non-finite values spelled out', ()
   ]);
   const key = seriesKey('r,1', 'explorer', 'a/b');
   assert.equal(exportCsv(store, [key]), 'run,role,tag,step,wall_time,value\n"r,1",explorer,a/b,1,10.5,0.25\n"r,1",explorer,a/b,2,11,NaN\n');
-  assert.deepEqual(parseJson<{ series: unknown[] }>(exportJson(store, [key])).series[0], { run: 'r,1', role: 'explorer', tag: 'a/b', step: [1, 2], wall_time: [10.5, 11], value: [0.25, 'NaN'] });
+  assert.deepEqual(parseJson<{ series: unknown[] }>(exportJson(store, [key])).series[0], {
+    run: 'r,1',
+    role: 'explorer',
+    tag: 'a/b',
+    step: [1, 2],
+    wall_time: [10.5, 11],
+    value: [0.25, 'NaN'],
+  });
 });
 
 test('ingest: a decoded points frame goes into the store tag by tag, columns as they are, cursor saved', () => {
@@ -200,27 +236,51 @@ test('ingest: a decoded points frame goes into the store tag by tag, columns as 
   });
   // An endpoint merged into a run renames the batch once (connections.ts), not each point.
   ctl.ingest('ep', { ...decodePointsFrame(frame), run: 'job' });
-  assert.deepEqual(store.list().map((s) => s.key).sort(), [seriesKey('job', 'trainer', 'actor/pg_loss'), seriesKey('job', 'trainer', 'critic/vf_loss')].sort(), 'an empty tag makes no series');
+  assert.deepEqual(
+    store
+      .list()
+      .map((s) => s.key)
+      .sort(),
+    [seriesKey('job', 'trainer', 'actor/pg_loss'), seriesKey('job', 'trainer', 'critic/vf_loss')].sort(),
+    'an empty tag makes no series',
+  );
   const c = store.columns(seriesKey('job', 'trainer', 'actor/pg_loss'))!;
-  assert.deepEqual([[...c.step.subarray(0, c.length)], [...c.wallTime.subarray(0, c.length)], [...c.value.subarray(0, c.length)]], [[1, 2], [10, 20], [0.5, NaN]]);
+  assert.deepEqual(
+    [[...c.step.subarray(0, c.length)], [...c.wallTime.subarray(0, c.length)], [...c.value.subarray(0, c.length)]],
+    [
+      [1, 2],
+      [10, 20],
+      [0.5, NaN],
+    ],
+  );
   assert.equal(store.columns(seriesKey('job', 'trainer', 'critic/vf_loss'))!.value[0], -Infinity);
   assert.deepEqual(store.cursors('ep'), [{ source: 'tfevents:a', fid: '1:2', offset: 77 }]);
   ctl.dispose();
 });
 
-test('openTokens: the rollout\'s tokens from the port under the same request, its error as the answer, malformed asks ignored', async () => {
+test("openTokens: the rollout's tokens from the port under the same request, its error as the answer, malformed asks ignored", async () => {
   const store = new MetricsStore();
   const posted: HostMessage[] = [];
   const asked: unknown[] = [];
   const ref = { run: 'r', endpoint: 'e', source: 'sql:buffer', table: 'experience_buffer', id: 7 };
-  const experience = { ids: [1, 2, 3], promptLength: 1, trained: [0, 1, 1], truncateStatus: null, truncated: false, source: { kind: 'buffer' as const }, missing: [] };
+  const experience = {
+    ids: [1, 2, 3],
+    promptLength: 1,
+    trained: [0, 1, 1],
+    truncateStatus: null,
+    truncated: false,
+    source: { kind: 'buffer' as const },
+    missing: [],
+  };
   const ctl = new ViewController(
     store,
     {
       post: (m) => posted.push(m as HostMessage),
       readTokens: (r) => {
         asked.push(r);
-        return r.id === 7 ? Promise.resolve({ experience, notes: ['from the experience buffer'] }) : Promise.reject(new Error('row 8 is not a TRXP experience'));
+        return r.id === 7
+          ? Promise.resolve({ experience, notes: ['from the experience buffer'] })
+          : Promise.reject(new Error('row 8 is not a TRXP experience'));
       },
     },
     silentLogger,
@@ -228,16 +288,19 @@ test('openTokens: the rollout\'s tokens from the port under the same request, it
   );
   ctl.receive({ type: 'ready', protocol: METRICS_PROTOCOL_VERSION });
   const init = posted.find((m) => m.type === 'init');
-  assert.ok(init?.type === 'init' && init.tokenStrings.copyJson === 'Copy as JSON', 'the token view\'s words go with init');
+  assert.ok(init?.type === 'init' && init.tokenStrings.copyJson === 'Copy as JSON', "the token view's words go with init");
   posted.length = 0;
   ctl.receive({ type: 'openTokens', request: 4, ref });
   ctl.receive({ type: 'openTokens', request: 5, ref: { ...ref, id: 8 } });
   ctl.receive({ type: 'openTokens', request: 6, ref: { ...ref, id: 'x' } });
   await new Promise((r) => setImmediate(r));
   assert.deepEqual(asked, [ref, { ...ref, id: 8 }]);
-  assert.deepEqual(posted.filter((m) => m.type === 'tokens'), [
-    { type: 'tokens', request: 4, ref, experience, notes: ['from the experience buffer'] },
-    { type: 'tokens', request: 5, ref: { ...ref, id: 8 }, error: 'row 8 is not a TRXP experience' },
-  ]);
+  assert.deepEqual(
+    posted.filter((m) => m.type === 'tokens'),
+    [
+      { type: 'tokens', request: 4, ref, experience, notes: ['from the experience buffer'] },
+      { type: 'tokens', request: 5, ref: { ...ref, id: 8 }, error: 'row 8 is not a TRXP experience' },
+    ],
+  );
   ctl.dispose();
 });

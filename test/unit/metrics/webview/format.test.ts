@@ -11,7 +11,11 @@ test('a value and its smoothed value, min and max: the same decimals, 4 signific
   assert.deepEqual(fmtTogether([NaN, 0.5]), ['NaN', '0.5000']);
   // beyond fixed notation each keeps fmtNum's exponent form
   assert.deepEqual(fmtTogether([2e7, 1.5e7]), ['2.000e+7', '1.500e+7']);
-  for (const row of [[0.25, 0.24731], [3.14159, 2.5], [-0.0125, 0.02]]) {
+  for (const row of [
+    [0.25, 0.24731],
+    [3.14159, 2.5],
+    [-0.0125, 0.02],
+  ]) {
     const decimals = fmtTogether(row).map((x) => x.split('.')[1]?.length ?? 0);
     assert.equal(new Set(decimals).size, 1, `${row.join(', ')}: ${fmtTogether(row).join(', ')}`);
   }

@@ -4,7 +4,21 @@ import { ReplyTokenCollector } from '../../../../src/online/explorer/reply-token
 
 test('a whole completion: prompt ids, completion ids and one logprob per token', () => {
   const c = new ReplyTokenCollector();
-  c.add({ id: 'x', prompt_token_ids: [1, 2, 3], choices: [{ token_ids: [7, 8], logprobs: { content: [{ token: 'a', logprob: -0.5 }, { token: 'b', logprob: -1 }] } }] });
+  c.add({
+    id: 'x',
+    prompt_token_ids: [1, 2, 3],
+    choices: [
+      {
+        token_ids: [7, 8],
+        logprobs: {
+          content: [
+            { token: 'a', logprob: -0.5 },
+            { token: 'b', logprob: -1 },
+          ],
+        },
+      },
+    ],
+  });
   assert.deepEqual(c.result(), { promptIds: [1, 2, 3], completionIds: [7, 8], logprobs: [-0.5, -1] });
 });
 

@@ -11,7 +11,11 @@ test('the ids the explorer returned: prompt untrained, completion trained with i
   const promptIds = Array.from(tok.encode('<|im_start|>user\nSay hello.<|im_end|>\n<|im_start|>assistant\n'));
   const completionIds = Array.from(tok.encode('Hello there!'));
   const logprobs = completionIds.map((_, i) => -0.1 * (i + 1));
-  const { experience: e, notes } = replyTokens({ prompt, content: 'Hello there!', finishReason: 'stop', ids: { promptIds, completionIds, logprobs } }, { tokenizer: tok }, english);
+  const { experience: e, notes } = replyTokens(
+    { prompt, content: 'Hello there!', finishReason: 'stop', ids: { promptIds, completionIds, logprobs } },
+    { tokenizer: tok },
+    english,
+  );
   assert.deepEqual(Array.from(e.ids), [...promptIds, ...completionIds]);
   assert.equal(e.promptLength, promptIds.length);
   assert.deepEqual(Array.from(e.trained), [...promptIds.map(() => 0), ...completionIds.map(() => 1)]);
@@ -19,7 +23,10 @@ test('the ids the explorer returned: prompt untrained, completion trained with i
   assert.ok(Number.isNaN(e.logprobs![0]));
   assert.equal(e.texts!.joined.slice(e.texts!.offsets[promptIds.length]), 'Hello there!');
   assert.equal(e.source.kind, 'endpoint');
-  assert.ok(notes.some((n) => n.includes('as the explorer returned them')), notes.join('\n'));
+  assert.ok(
+    notes.some((n) => n.includes('as the explorer returned them')),
+    notes.join('\n'),
+  );
   assert.equal(e.truncated, false);
 });
 
@@ -32,13 +39,23 @@ test('no ids from the explorer: re-tokenized from the messages through the chat 
   const trained = e.texts!.joined.slice(e.texts!.offsets[e.trained.indexOf(1)]);
   assert.ok(trained.startsWith('Hello there!'), trained);
   assert.equal(e.truncated, true);
-  assert.ok(notes.some((n) => n.includes('re-tokenized from the messages with the tokenizer of tiny-toolcall')), notes.join('\n'));
+  assert.ok(
+    notes.some((n) => n.includes('re-tokenized from the messages with the tokenizer of tiny-toolcall')),
+    notes.join('\n'),
+  );
 });
 
 test('ids without a tokenizer: ids kept, the reason given; neither: a clear error', () => {
-  const { experience: e, notes } = replyTokens({ prompt, content: 'x', ids: { promptIds: [1, 2], completionIds: [3] } }, { reason: 'tiny-toolcall is not a folder' }, english);
+  const { experience: e, notes } = replyTokens(
+    { prompt, content: 'x', ids: { promptIds: [1, 2], completionIds: [3] } },
+    { reason: 'tiny-toolcall is not a folder' },
+    english,
+  );
   assert.deepEqual(Array.from(e.ids), [1, 2, 3]);
   assert.equal(e.texts, undefined);
   assert.ok(notes[0].includes('tiny-toolcall is not a folder'));
-  assert.throws(() => replyTokens({ prompt, content: 'x' }, { reason: 'nothing here' }, english), (err: Error) => err instanceof NoReplyTokens && err.message.includes('nothing here'));
+  assert.throws(
+    () => replyTokens({ prompt, content: 'x' }, { reason: 'nothing here' }, english),
+    (err: Error) => err instanceof NoReplyTokens && err.message.includes('nothing here'),
+  );
 });

@@ -20,8 +20,23 @@ const snapshot = {
   usage: {},
   fetchedAt: 0,
   actors: { s1: [{ actor_id: 'a1', name: 'explorer', class_name: 'Explorer', state: 'ALIVE' }] },
-  stalls: { s1: { stalledForMs: 600_000, thresholdMs: 300_000, actorsNotAlive: [{ name: 'trainer', state: 'DEAD' }], deadNodes: [{ id: 'abcdef0123456789', ip: '10.0.0.9' }], explorerWaitsOnSynchronizer: true } },
-  failures: { s1: { message: 'RayActorError: the actor died\ntraceback…', errorType: 'ActorDiedError', deadNodes: [{ id: '0123456789abcdef', ip: '10.0.0.8', message: 'heartbeat missed' }], lastLogLines: ['Step 12: {}'] } },
+  stalls: {
+    s1: {
+      stalledForMs: 600_000,
+      thresholdMs: 300_000,
+      actorsNotAlive: [{ name: 'trainer', state: 'DEAD' }],
+      deadNodes: [{ id: 'abcdef0123456789', ip: '10.0.0.9' }],
+      explorerWaitsOnSynchronizer: true,
+    },
+  },
+  failures: {
+    s1: {
+      message: 'RayActorError: the actor died\ntraceback…',
+      errorType: 'ActorDiedError',
+      deadNodes: [{ id: '0123456789abcdef', ip: '10.0.0.8', message: 'heartbeat missed' }],
+      lastLogLines: ['Step 12: {}'],
+    },
+  },
 } as unknown as ClusterSnapshot;
 
 test('job detail rows in English', () => {

@@ -12,7 +12,11 @@ const banner = (url: string) =>
 test('finds the URL Trinity logs when its serve-mode explorer is up; the last one wins (a restarted explorer)', () => {
   assert.equal(explorerUrlFromLog('INFO starting ray\n' + banner('http://10.0.0.7:8010') + 'Step 1: {}\n'), 'http://10.0.0.7:8010');
   assert.equal(explorerUrlFromLog(banner('http://10.0.0.7:8010') + banner('http://10.0.0.9:8011')), 'http://10.0.0.9:8011');
-  assert.equal(explorerUrlFromLog('Starting Trinity Service on http://127.0.0.1:8010.'), 'http://127.0.0.1:8010', 'trailing punctuation is not part of the URL');
+  assert.equal(
+    explorerUrlFromLog('Starting Trinity Service on http://127.0.0.1:8010.'),
+    'http://127.0.0.1:8010',
+    'trailing punctuation is not part of the URL',
+  );
 });
 
 test('no banner (a train-mode run, or the explorer not up yet): no URL', () => {

@@ -8,7 +8,13 @@ import { ClusterMonitor } from '../../../../src/ray/cluster/monitor';
 import { relaysOf, RelayReaper, type RelayStop } from '../../../../src/ray/cluster/relay-reaper';
 import { relayJobRequest } from '../../../../src/ray/submit/relay-job';
 
-const run = (id: string, status: JobStatus): RayJob => ({ job_id: null, submission_id: id, status, entrypoint: 'python -m trinity.cli.launcher run', metadata: { agentrl: '1', 'agentrl.kind': 'trinity' } });
+const run = (id: string, status: JobStatus): RayJob => ({
+  job_id: null,
+  submission_id: id,
+  status,
+  entrypoint: 'python -m trinity.cli.launcher run',
+  metadata: { agentrl: '1', 'agentrl.kind': 'trinity' },
+});
 /** A relay as watchMetrics submits it (the real request's metadata). */
 const relay = (id: string, forRun: string, status: JobStatus = 'RUNNING'): RayJob => ({
   job_id: null,
@@ -33,15 +39,24 @@ test('a relay started after its run ended (a finished run opened again) gets its
   const r = new RelayReaper(30_000);
   assert.deepEqual(r.decide([run('run1', 'SUCCEEDED'), relay('rel1', 'run1')], 0), []);
   assert.deepEqual(r.decide([run('run1', 'SUCCEEDED'), relay('rel1', 'run1', 'STOPPED')], 30_000), [], 'the first relay ended (idle)');
-  assert.deepEqual(r.decide([run('run1', 'SUCCEEDED'), relay('rel1', 'run1', 'STOPPED'), relay('rel2', 'run1')], 100_000), [], 'a new relay for the ended run: its grace starts now');
+  assert.deepEqual(
+    r.decide([run('run1', 'SUCCEEDED'), relay('rel1', 'run1', 'STOPPED'), relay('rel2', 'run1')], 100_000),
+    [],
+    'a new relay for the ended run: its grace starts now',
+  );
   assert.deepEqual(r.decide([run('run1', 'SUCCEEDED'), relay('rel1', 'run1', 'STOPPED'), relay('rel2', 'run1')], 129_999), []);
-  assert.deepEqual(r.decide([run('run1', 'SUCCEEDED'), relay('rel1', 'run1', 'STOPPED'), relay('rel2', 'run1')], 130_000), [{ relay: 'rel2', run: 'run1', reason: 'run-ended' }]);
+  assert.deepEqual(r.decide([run('run1', 'SUCCEEDED'), relay('rel1', 'run1', 'STOPPED'), relay('rel2', 'run1')], 130_000), [
+    { relay: 'rel2', run: 'run1', reason: 'run-ended' },
+  ]);
 });
 
 test('a pending relay counts too; a relay already stopped or failed is left alone', () => {
   const r = new RelayReaper(0);
   const got = r.decide([run('run1', 'SUCCEEDED'), relay('a', 'run1', 'PENDING'), relay('b', 'run1', 'STOPPED'), relay('c', 'run1', 'FAILED')], 0);
-  assert.deepEqual(got.map((s) => s.relay), ['a']);
+  assert.deepEqual(
+    got.map((s) => s.relay),
+    ['a'],
+  );
 });
 
 test('a relay whose run is gone from the list (deleted) is stopped at once', () => {
@@ -56,8 +71,15 @@ test('non-relay jobs, relays of other tools and relays without forRun are never 
   const worker: RayJob = { ...run('worker', 'RUNNING'), metadata: { agentrl: '1', 'agentrl.for': 'run1' } };
   const plain: RayJob = { job_id: '02000000', submission_id: null, status: 'RUNNING', entrypoint: 'python x.py' };
   // Each list holds one relay of ours too: the only one stopped.
-  assert.deepEqual(r.decide([run('run1', 'FAILED'), foreign, noFor, worker, plain, relay('ours', 'run1')], 100).map((s) => s.relay), ['ours']);
-  assert.deepEqual(r.decide([foreign, noFor, worker, plain, relay('ours2', 'gone')], 200).map((s) => s.relay), ['ours2'], 'not even when the run is gone');
+  assert.deepEqual(
+    r.decide([run('run1', 'FAILED'), foreign, noFor, worker, plain, relay('ours', 'run1')], 100).map((s) => s.relay),
+    ['ours'],
+  );
+  assert.deepEqual(
+    r.decide([foreign, noFor, worker, plain, relay('ours2', 'gone')], 200).map((s) => s.relay),
+    ['ours2'],
+    'not even when the run is gone',
+  );
 });
 
 test('the grace restarts if a run id is listed live again, and a failed stop is retried', () => {
@@ -81,10 +103,16 @@ test('the monitor stops orphaned relays through the client on its poll, once eac
   let jobs: RayJob[] = [run('run1', 'RUNNING'), relay('rel1', 'run1'), relay('rel2', 'gone')];
   const stopped: string[] = [];
   const reported: RelayStop[] = [];
-  const m = new ClusterMonitor({ url: 'http://127.0.0.1:1', relayGraceMs: 30_000, now: () => now, actors: false, onRelayStopped: (s, e) => {
-    assert.equal(e, undefined);
-    reported.push(s);
-  } });
+  const m = new ClusterMonitor({
+    url: 'http://127.0.0.1:1',
+    relayGraceMs: 30_000,
+    now: () => now,
+    actors: false,
+    onRelayStopped: (s, e) => {
+      assert.equal(e, undefined);
+      reported.push(s);
+    },
+  });
   // The client stubbed in place: the unit tier opens no socket.
   Object.assign(m.client, {
     version: () => Promise.resolve({ version: '1', ray_version: '2.58.0' }),
@@ -110,5 +138,8 @@ test('the monitor stops orphaned relays through the client on its poll, once eac
   now = 34_000;
   await m.refresh();
   assert.deepEqual(stopped, ['rel2', 'rel1']);
-  assert.deepEqual(reported.map((s) => `${s.relay}:${s.reason}`), ['rel2:run-gone', 'rel1:run-ended']);
+  assert.deepEqual(
+    reported.map((s) => `${s.relay}:${s.reason}`),
+    ['rel2:run-gone', 'rel1:run-ended'],
+  );
 });

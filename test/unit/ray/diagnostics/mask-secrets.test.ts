@@ -54,7 +54,10 @@ test('free text: the config secrets wherever they appear, and key-shaped strings
     'max_tokens=204800 step=3',
   ].join('\n');
   const out = maskSecretsInText(log, ['ste', KEY]);
-  assert.ok(!out.includes(KEY) && !out.includes(HF) && !out.includes('abcdefghijklmnop') && !out.includes('a'.repeat(36)) && !out.includes('B'.repeat(16)), out);
+  assert.ok(
+    !out.includes(KEY) && !out.includes(HF) && !out.includes('abcdefghijklmnop') && !out.includes('a'.repeat(36)) && !out.includes('B'.repeat(16)),
+    out,
+  );
   assert.match(out, /max_tokens=204800 step=3/, 'numbers are no secret');
   assert.match(out, /for the judge/);
   assert.match(out, /step=3/, 'values too short to be secrets are not masked everywhere');
@@ -62,7 +65,8 @@ test('free text: the config secrets wherever they appear, and key-shaped strings
 
 test('which keys are secret', () => {
   for (const k of ['api_key', 'OPENAI_API_KEY', 'apiKey', 'hf_token', 'password', 'secret_access_key', 'Authorization']) assert.ok(isSecretKey(k), k);
-  for (const k of ['max_tokens', 'max_response_tokens', 'tokenizer_path', 'num_tokens', 'token_ids', 'ppo_max_token_len_per_gpu', 'name']) assert.ok(!isSecretKey(k), k);
+  for (const k of ['max_tokens', 'max_response_tokens', 'tokenizer_path', 'num_tokens', 'token_ids', 'ppo_max_token_len_per_gpu', 'name'])
+    assert.ok(!isSecretKey(k), k);
 });
 
 // The corpus of secret shapes a hostile-input probe leaked (Copy Diagnostics, second hardening pass): each goes through the
@@ -70,10 +74,20 @@ test('which keys are secret', () => {
 type Where = 'config' | 'entrypoint' | 'log';
 const SHAPES: { name: string; where: Where; text: string; secret: string }[] = [
   { name: 'user:pass@ in base_url', where: 'config', text: 'model:\n  base_url: http://alice:s3cretPw9@10.0.0.5:8000/v1\n', secret: 's3cretPw9' },
-  { name: 'postgresql:// buffer path', where: 'config', text: 'buffer:\n  trainer_input:\n    experience_buffer:\n      path: postgresql://trinity:pgPass771@db:5432/exp\n', secret: 'pgPass771' },
+  {
+    name: 'postgresql:// buffer path',
+    where: 'config',
+    text: 'buffer:\n  trainer_input:\n    experience_buffer:\n      path: postgresql://trinity:pgPass771@db:5432/exp\n',
+    secret: 'pgPass771',
+  },
   { name: 'git URL in a log', where: 'log', text: 'Cloning https://bob:ghtokenvalue42@git.example.com/r.git', secret: 'ghtokenvalue42' },
   { name: 'mysql URL in a log', where: 'log', text: 'connect mysql://root:rootpw123@localhost/db', secret: 'rootpw123' },
-  { name: 'JSON api_key inside a YAML value', where: 'config', text: `workflow_args:\n  judge: '{"api_key": "jsonkey123456", "model": "x"}'\n`, secret: 'jsonkey123456' },
+  {
+    name: 'JSON api_key inside a YAML value',
+    where: 'config',
+    text: `workflow_args:\n  judge: '{"api_key": "jsonkey123456", "model": "x"}'\n`,
+    secret: 'jsonkey123456',
+  },
   { name: 'JSON api_key in a log line', where: 'log', text: 'INFO request {"api_key": "logjsonkey789", "n": 2}', secret: 'logjsonkey789' },
   { name: 'Python dict password in a log', where: 'log', text: "cfg={'password': 'dictpw4567'}", secret: 'dictpw4567' },
   { name: 'JSON numeric password in a log', where: 'log', text: '{"password": 90817263}', secret: '90817263' },
@@ -92,7 +106,12 @@ const SHAPES: { name: string; where: Where; text: string; secret: string }[] = [
   { name: 'Authorization: Basic …', where: 'log', text: 'authorization: Basic YWxhZGRpbjpvcGVu', secret: 'YWxhZGRpbjpvcGVu' },
   { name: 'Authorization with no scheme', where: 'log', text: 'Authorization: rawauth888hhh', secret: 'rawauth888hhh' },
   { name: 'authorization key in config', where: 'config', text: 'headers:\n  Authorization: Bearer cfgbearer999iii\n', secret: 'cfgbearer999iii' },
-  { name: 'Kubernetes env list', where: 'config', text: 'env:\n  - name: OPENAI_API_KEY\n    value: k8skey000jjj\n  - name: WANDB_MODE\n    value: offline\n', secret: 'k8skey000jjj' },
+  {
+    name: 'Kubernetes env list',
+    where: 'config',
+    text: 'env:\n  - name: OPENAI_API_KEY\n    value: k8skey000jjj\n  - name: WANDB_MODE\n    value: offline\n',
+    secret: 'k8skey000jjj',
+  },
   { name: 'Kubernetes env list as JSON in a log', where: 'log', text: '[{"name": "HF_TOKEN", "value": "k8sjson111kkk"}]', secret: 'k8sjson111kkk' },
   { name: 'key pwd', where: 'config', text: 'pwd: pwdvalue222lll\n', secret: 'pwdvalue222lll' },
   { name: 'key auth', where: 'config', text: 'auth: authvalue333mmm\n', secret: 'authvalue333mmm' },
@@ -117,7 +136,13 @@ test(`a corpus of ${SHAPES.length} secret shapes: none leaks anywhere in the rep
   for (const s of SHAPES) {
     const md = renderDiagnostics({
       takenAt: '2026-12-07T00:00:00.000Z',
-      job: { type: 'SUBMISSION', job_id: null, submission_id: 'raysubmit_1', status: 'RUNNING', entrypoint: s.where === 'entrypoint' ? s.text : 'trinity run --config c.yaml' } as never,
+      job: {
+        type: 'SUBMISSION',
+        job_id: null,
+        submission_id: 'raysubmit_1',
+        status: 'RUNNING',
+        entrypoint: s.where === 'entrypoint' ? s.text : 'trinity run --config c.yaml',
+      } as never,
       nodes: [],
       actors: [],
       logs: [{ title: 'driver (job log)', lines: [...(s.where === 'log' ? [s.text] : []), s.where === 'config' ? `echo ${s.secret}` : 'Step 1'] }],
@@ -129,7 +154,8 @@ test(`a corpus of ${SHAPES.length} secret shapes: none leaks anywhere in the rep
 });
 
 test('what is no secret stays: counts, env references, authors, plain URLs, flags without values', () => {
-  const text = 'max_tokens=2048 --max-tokens 64 author: Alice http://10.0.0.5:8000/v1 token_ids: [1, 2] --api-key ${OPENAI_API_KEY} "max_new_tokens": 512 --use-auth-token --port 8000';
+  const text =
+    'max_tokens=2048 --max-tokens 64 author: Alice http://10.0.0.5:8000/v1 token_ids: [1, 2] --api-key ${OPENAI_API_KEY} "max_new_tokens": 512 --use-auth-token --port 8000';
   assert.equal(maskSecretsInText(text), text);
   const cfg = 'model:\n  max_response_tokens: 512\n  author: Alice\nenv:\n  - name: WANDB_MODE\n    value: offline\n';
   assert.deepEqual(maskConfigSecrets(cfg), { text: cfg, secrets: [] });

@@ -23,9 +23,28 @@ const tasks = rows<RayTask>('tasks.json');
 const actor = (n: string) => actors.find((a) => a.name === n)!;
 const KEY = 'sk-proj-0123456789abcdefghij';
 
-const job: RayJob = { job_id: '02000000', submission_id: 'raysubmit_deadlock', status: 'RUNNING', entrypoint: 'python deadlock_job.py --namespace agentrl-sample/ray-deadlock', driver_node_id: 'a'.repeat(56), start_time: 1795771505665 };
-const stacks = stacksReport([{ actor: actor('explorer'), ...capture('explorer') }, { actor: actor('synchronizer'), ...capture('synchronizer') }], tasks);
-const dead: RayActor = { actor_id: 'f'.repeat(32), name: 'explorer_rollout_model_0', class_name: 'vLLMRolloutModel', state: 'DEAD', death_cause: { actor_died_error_context: { error_message: 'The actor died because its node died.', reason: 'NODE_DIED' } } };
+const job: RayJob = {
+  job_id: '02000000',
+  submission_id: 'raysubmit_deadlock',
+  status: 'RUNNING',
+  entrypoint: 'python deadlock_job.py --namespace agentrl-sample/ray-deadlock',
+  driver_node_id: 'a'.repeat(56),
+  start_time: 1795771505665,
+};
+const stacks = stacksReport(
+  [
+    { actor: actor('explorer'), ...capture('explorer') },
+    { actor: actor('synchronizer'), ...capture('synchronizer') },
+  ],
+  tasks,
+);
+const dead: RayActor = {
+  actor_id: 'f'.repeat(32),
+  name: 'explorer_rollout_model_0',
+  class_name: 'vLLMRolloutModel',
+  state: 'DEAD',
+  death_cause: { actor_died_error_context: { error_message: 'The actor died because its node died.', reason: 'NODE_DIED' } },
+};
 
 test('the report holds versions, resources, actors, both waiting frames, the deadlock, logs and the masked config', () => {
   const md = renderDiagnostics({
@@ -34,7 +53,9 @@ test('the report holds versions, resources, actors, both waiting frames, the dea
     rayVersion: '2.58.0',
     trinityVersion: '0.5.2',
     clusterStatus: ' 0.0/2.0 CPU\n 0.1/1.0 gpu_node',
-    nodes: [{ node_id: 'a'.repeat(56), node_ip: '127.0.0.1', is_head_node: true, state: 'ALIVE', resources_total: { CPU: 1, head_node: 1, 'node:127.0.0.1': 1 } }],
+    nodes: [
+      { node_id: 'a'.repeat(56), node_ip: '127.0.0.1', is_head_node: true, state: 'ALIVE', resources_total: { CPU: 1, head_node: 1, 'node:127.0.0.1': 1 } },
+    ],
     actors: [...actors, dead],
     stacks,
     logs: [{ title: 'driver (job log)', lines: ['Step 0: explorer and synchronizer started', `using ${KEY}`] }],
@@ -51,13 +72,22 @@ test('the report holds versions, resources, actors, both waiting frames, the dea
   assert.match(md, /\| explorer_rollout_model_0 \| vLLMRolloutModel \| DEAD \| {2}\| {2}\| The actor died because its node died\.; NODE_DIED \|/);
   assert.match(md, /waits in `ray\.get` at `explore_step \(deadlock_job\.py:32\)`/);
   assert.match(md, /waits in `ray\.get` at `wait_for_explorer_state \(deadlock_job\.py:22\)`/);
-  assert.match(md, /\*\*Deadlock:\*\* (explorer \(Explorer\) → synchronizer \(Synchronizer\) → explorer|synchronizer \(Synchronizer\) → explorer \(Explorer\) → synchronizer)/);
+  assert.match(
+    md,
+    /\*\*Deadlock:\*\* (explorer \(Explorer\) → synchronizer \(Synchronizer\) → explorer|synchronizer \(Synchronizer\) → explorer \(Explorer\) → synchronizer)/,
+  );
   assert.match(md, /explorer \(Explorer\) waits on synchronizer \(Synchronizer\) in `Synchronizer\.wait_for_explorer_state`/);
   assert.match(md, /### driver \(job log\)\n\n```text\nStep 0: explorer and synchronizer started/);
 });
 
 test('a refused stack says why and how to fix it', () => {
-  const s = stacksReport([{ actor: actor('explorer'), ...capture('profiling-disabled') }, { actor: actor('synchronizer'), ...capture('py-spy-missing') }], []);
+  const s = stacksReport(
+    [
+      { actor: actor('explorer'), ...capture('profiling-disabled') },
+      { actor: actor('synchronizer'), ...capture('py-spy-missing') },
+    ],
+    [],
+  );
   const md = renderStacks(s, actors);
   assert.match(md, /RAY_DASHBOARD_ENABLE_PROFILING=1 ray start --head/);
   assert.match(md, /pip install py-spy/);

@@ -28,7 +28,8 @@ function capture(name: string): { status: number; body: string } {
   assert.ok(m, `${name}: the capture ends with its HTTP status`);
   return { status: Number(m[1]), body: text.slice(0, m.index) };
 }
-const stateRows = <T>(file: string): T[] => (JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as { data: { result: { result: T[] } } }).data.result.result;
+const stateRows = <T>(file: string): T[] =>
+  (JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as { data: { result: { result: T[] } } }).data.result.result;
 const actors = stateRows<RayActor>('actors.json');
 const tasks = stateRows<RayTask>('tasks.json');
 const actor = (name: string) => actors.find((a) => a.name === name)!;
@@ -38,7 +39,13 @@ test('a py-spy dump parses into the process, its threads and their frames (inner
   assert.equal(p.pid, actor('explorer').pid);
   assert.equal(p.title, 'ray::Explorer.explore_step');
   assert.match(p.python ?? '', /^v3\.\d+/);
-  assert.deepEqual(p.threads.map((t) => [t.name, t.idle]), [['MainThread', true], ['PythonGCThread', true]]);
+  assert.deepEqual(
+    p.threads.map((t) => [t.name, t.idle]),
+    [
+      ['MainThread', true],
+      ['PythonGCThread', true],
+    ],
+  );
   assert.deepEqual(p.threads[0].frames[0], { func: 'get_objects', file: 'ray/_private/worker.py', line: 1004 });
   assert.equal(p.threads[0].frames.at(-1)?.func, '<module>');
   // a thread without a name or frames (the supervisor's last line) still counts
@@ -79,12 +86,21 @@ test('who waits on whom, from the task table: explorer → synchronizer → expl
     [
       [ex, sy, 'Synchronizer.wait_for_explorer_state', 'tasks'],
       [sy, ex, 'Explorer.state', 'tasks'],
-    ].sort((a, b) => (tasks.findIndex((t) => t.name === a[2]) - tasks.findIndex((t) => t.name === b[2]))),
+    ].sort((a, b) => tasks.findIndex((t) => t.name === a[2]) - tasks.findIndex((t) => t.name === b[2])),
   );
-  assert.ok(edges.some((e) => e.from === 'driver' && e.to === ex && e.task === 'Explorer.explore_step'), 'the driver waits on the explorer');
+  assert.ok(
+    edges.some((e) => e.from === 'driver' && e.to === ex && e.task === 'Explorer.explore_step'),
+    'the driver waits on the explorer',
+  );
   assert.deepEqual(new Set(waitCycle(edges)), new Set([ex, sy]));
   // finished tasks wait on nothing: mark them all finished and the waits go away
-  assert.deepEqual(waitEdges(run, tasks.map((t) => ({ ...t, state: 'FINISHED' }))), []);
+  assert.deepEqual(
+    waitEdges(
+      run,
+      tasks.map((t) => ({ ...t, state: 'FINISHED' })),
+    ),
+    [],
+  );
   assert.equal(waitCycle([{ from: 'a', to: 'b', task: 't', source: 'tasks' }]), undefined);
 });
 
@@ -104,7 +120,10 @@ test('a report groups the actors by role with their waits and the deadlock', () 
     ],
     tasks,
   );
-  assert.deepEqual(r.groups.map((g) => g.role), ['explorer', 'synchronizer', 'rollout']);
+  assert.deepEqual(
+    r.groups.map((g) => g.role),
+    ['explorer', 'synchronizer', 'rollout'],
+  );
   const [ex] = r.groups[0].actors;
   assert.deepEqual(ex.running, ['Explorer.explore_step']);
   assert.equal(ex.wait?.frame?.func, 'explore_step');

@@ -28,7 +28,17 @@ test('the frame a breakpoint() stopped in, under set_trace; a post-mortem says s
 function port(workers: RayWorker[]): PausedPort {
   return {
     workers: () => Promise.resolve(workers),
-    tasksOfWorker: (id) => Promise.resolve([{ task_id: 't', name: id === 'w1' ? 'compute' : 'Scorer.score', state: 'RUNNING', job_id: '02000000', actor_id: id === 'w2' ? 'a1' : null, start_time_ms: 5 }]),
+    tasksOfWorker: (id) =>
+      Promise.resolve([
+        {
+          task_id: 't',
+          name: id === 'w1' ? 'compute' : 'Scorer.score',
+          state: 'RUNNING',
+          job_id: '02000000',
+          actor_id: id === 'w2' ? 'a1' : null,
+          start_time_ms: 5,
+        },
+      ]),
     actors: () => Promise.resolve([{ actor_id: 'a1', name: 'scorer', class_name: 'Scorer', state: 'ALIVE', job_id: '02000000' }]),
     jobs: () => Promise.resolve([{ job_id: '02000000', submission_id: 'raysubmit_x', status: 'RUNNING', entrypoint: 'python job.py' }]),
     stack: () => Promise.resolve({ error: 'profiling-disabled' }),
@@ -42,10 +52,13 @@ test('paused workers with their task or actor method, job (by submission id) and
     { worker_id: 'w3', ip: '10.0.0.6', pid: 13, node_id: 'n2', debugger_port: 0, num_paused_threads: 0, is_alive: true },
   ];
   const got = await findPaused(port(workers));
-  assert.deepEqual(got.map((p) => [p.job, p.name, p.ip, p.port, p.pid, p.stack_error]), [
-    ['raysubmit_x', 'compute', '10.0.0.5', 5001, 11, 'profiling-disabled'],
-    ['raysubmit_x', 'scorer: Scorer.score', '10.0.0.6', 5002, 12, 'profiling-disabled'],
-  ]);
+  assert.deepEqual(
+    got.map((p) => [p.job, p.name, p.ip, p.port, p.pid, p.stack_error]),
+    [
+      ['raysubmit_x', 'compute', '10.0.0.5', 5001, 11, 'profiling-disabled'],
+      ['raysubmit_x', 'scorer: Scorer.score', '10.0.0.6', 5002, 12, 'profiling-disabled'],
+    ],
+  );
   assert.equal((await findPaused(port(workers), '02000000')).length, 2);
   assert.deepEqual(await findPaused(port(workers), 'raysubmit_other'), []);
 });

@@ -50,7 +50,10 @@ test('packWorkspace: honours .gitignore files, skips .git, adds extras, stable h
   w('wf/workflow.py', 'x = 2\n');
   assert.notEqual(packWorkspace({ root: dir, limitBytes: 2 ** 20 }).name, a.name);
   w('data/big.jsonl', Buffer.alloc(2 * 2 ** 20));
-  assert.throws(() => listPackageFiles(dir, 2 ** 20), (e: unknown) => e instanceof PackageTooLargeError && /data\/big\.jsonl/.test(e.message));
+  assert.throws(
+    () => listPackageFiles(dir, 2 ** 20),
+    (e: unknown) => e instanceof PackageTooLargeError && /data\/big\.jsonl/.test(e.message),
+  );
   fs.rmSync(dir, { recursive: true, force: true });
   fs.rmSync(extra);
 });

@@ -6,7 +6,15 @@ import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { zip, type ZipEntry } from '../../../../src/ray/submit/zip';
 
-interface CentralEntry { name: string; madeByOs: number; method: number; dosDate: number; dosTime: number; mode: number; flags: number }
+interface CentralEntry {
+  name: string;
+  madeByOs: number;
+  method: number;
+  dosDate: number;
+  dosTime: number;
+  mode: number;
+  flags: number;
+}
 
 /** Walks the central directory from the end-of-central-directory record (no comment). */
 function centralDirectory(buf: Buffer): CentralEntry[] {
@@ -41,7 +49,10 @@ const entries: ZipEntry[] = [
 
 test('zip: Unix modes, fixed 1980-01-01 date, stored small and deflated large entries, UTF-8 names', () => {
   const cd = centralDirectory(zip(entries));
-  assert.deepEqual(cd.map((e) => e.name), ['a.txt', 'dir/big.txt', 'bin/run.sh', 'ünï.py']);
+  assert.deepEqual(
+    cd.map((e) => e.name),
+    ['a.txt', 'dir/big.txt', 'bin/run.sh', 'ünï.py'],
+  );
   for (const e of cd) {
     assert.equal(e.madeByOs, 3, `${e.name}: made by Unix, so the mode is read`);
     assert.equal(e.dosDate, (0 << 9) | (1 << 5) | 1, `${e.name}: 1980-01-01 in any time zone`);
@@ -62,8 +73,17 @@ test('zip: equal input gives byte-equal archives (the package name is its hash)'
 });
 
 test('zip: names of Object.prototype members are plain entries; a top-level __proto__ is refused clearly', () => {
-  const cd = centralDirectory(zip([{ name: 'constructor', data: Buffer.from('x') }, { name: 'a/__proto__', data: Buffer.from('y') }, { name: 'toString', data: Buffer.from('z') }]));
-  assert.deepEqual(cd.map((e) => e.name), ['constructor', 'a/__proto__', 'toString']);
+  const cd = centralDirectory(
+    zip([
+      { name: 'constructor', data: Buffer.from('x') },
+      { name: 'a/__proto__', data: Buffer.from('y') },
+      { name: 'toString', data: Buffer.from('z') },
+    ]),
+  );
+  assert.deepEqual(
+    cd.map((e) => e.name),
+    ['constructor', 'a/__proto__', 'toString'],
+  );
   assert.throws(() => zip([{ name: '__proto__', data: Buffer.alloc(1) }]), /unsupported zip entry name/);
 });
 
@@ -71,5 +91,12 @@ test('zip: refuses absolute, parent-escaping and duplicate names', () => {
   assert.throws(() => zip([{ name: '../evil', data: Buffer.alloc(1) }]), /unsafe/);
   assert.throws(() => zip([{ name: 'a/../../evil', data: Buffer.alloc(1) }]), /unsafe/);
   assert.throws(() => zip([{ name: '/etc/passwd', data: Buffer.alloc(1) }]), /unsafe/);
-  assert.throws(() => zip([{ name: 'a', data: Buffer.alloc(1) }, { name: 'a', data: Buffer.alloc(2) }]), /duplicate/);
+  assert.throws(
+    () =>
+      zip([
+        { name: 'a', data: Buffer.alloc(1) },
+        { name: 'a', data: Buffer.alloc(2) },
+      ]),
+    /duplicate/,
+  );
 });

@@ -64,7 +64,23 @@ export function bruteEnvelope(points: P[], width: number): EnvelopeColumns {
     if (!by.has(k)) by.set(k, []);
     by.get(k)!.push(p);
   }
-  const out: EnvelopeColumns = { width, bucket: [], count: [], min: [], max: [], sum: [], firstStep: [], firstValue: [], firstWall: [], lastStep: [], lastValue: [], lastWall: [], nan: [], posInf: [], negInf: [] };
+  const out: EnvelopeColumns = {
+    width,
+    bucket: [],
+    count: [],
+    min: [],
+    max: [],
+    sum: [],
+    firstStep: [],
+    firstValue: [],
+    firstWall: [],
+    lastStep: [],
+    lastValue: [],
+    lastWall: [],
+    nan: [],
+    posInf: [],
+    negInf: [],
+  };
   for (const k of [...by.keys()].sort((a, b) => a - b)) {
     const ps = by.get(k)!;
     const finite = ps.filter((p) => Number.isFinite(p.value)).map((p) => p.value);
@@ -95,11 +111,26 @@ export function bruteEnvelope(points: P[], width: number): EnvelopeColumns {
 /** Compares envelopes: every column exactly, the sums to rounding. */
 export function sameEnvelope(got: EnvelopeColumns, want: EnvelopeColumns): string | undefined {
   if (got.width !== want.width) return `width ${got.width} ≠ ${want.width}`;
-  for (const k of ['bucket', 'count', 'min', 'max', 'firstStep', 'firstValue', 'firstWall', 'lastStep', 'lastValue', 'lastWall', 'nan', 'posInf', 'negInf'] as const) {
+  for (const k of [
+    'bucket',
+    'count',
+    'min',
+    'max',
+    'firstStep',
+    'firstValue',
+    'firstWall',
+    'lastStep',
+    'lastValue',
+    'lastWall',
+    'nan',
+    'posInf',
+    'negInf',
+  ] as const) {
     const a = JSON.stringify(got[k]);
     const b = JSON.stringify(want[k]);
     if (a !== b) return `${k} differs`;
   }
-  for (let i = 0; i < want.sum.length; i++) if (Math.abs(got.sum[i] - want.sum[i]) > 1e-6 * (1 + Math.abs(want.sum[i]))) return `sum[${i}] ${got.sum[i]} ≠ ${want.sum[i]}`;
+  for (let i = 0; i < want.sum.length; i++)
+    if (Math.abs(got.sum[i] - want.sum[i]) > 1e-6 * (1 + Math.abs(want.sum[i]))) return `sum[${i}] ${got.sum[i]} ≠ ${want.sum[i]}`;
   return undefined;
 }

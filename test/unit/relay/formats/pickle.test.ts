@@ -87,7 +87,16 @@ describe('adversarial: untrusted pickles', () => {
     await assert.rejects(decodeExperienceBytes(row), (e: unknown) => e instanceof RowDecodeError && /expands to more than 200000 values/.test(e.message));
     // A small fan-out within the budget decodes, every reference written out.
     const small = await decodeExperienceBytes(trxp(bomb(3, 2)));
-    assert.deepEqual(small.info, [[[['x'], ['x']], [['x'], ['x']]], [[['x'], ['x']], [['x'], ['x']]]]);
+    assert.deepEqual(small.info, [
+      [
+        [['x'], ['x']],
+        [['x'], ['x']],
+      ],
+      [
+        [['x'], ['x']],
+        [['x'], ['x']],
+      ],
+    ]);
   });
 
   test('a list that contains itself is written as <cycle>; deep MARK nesting and object counts are bounded', async () => {
@@ -97,7 +106,10 @@ describe('adversarial: untrusted pickles', () => {
     assert.equal(v[0][0], v[0]);
     assert.deepEqual(await decodeExperienceBytes(cyc), { value: ['<cycle>'] });
     const marks = Buffer.from([op.PROTO, 4, ...Array<number>(20_000).fill(op.MARK), op.NONE, op.STOP]);
-    assert.throws(() => unpickle(marks), (e: unknown) => e instanceof PickleError && /MARKs nested deeper/.test(e.message));
+    assert.throws(
+      () => unpickle(marks),
+      (e: unknown) => e instanceof PickleError && /MARKs nested deeper/.test(e.message),
+    );
     const lists = Buffer.from([op.PROTO, 4, ...Array<number>(5000).fill(op.EMPTY_LIST), op.STOP]);
     assert.throws(() => unpickle(lists, { maxObjects: 1000, maxMarks: 10 }), /more than 1000 objects/);
   });
@@ -107,7 +119,7 @@ describe('adversarial: untrusted pickles', () => {
     const evil = Buffer.from("cos\nsystem\n(S'touch /tmp/agentrl-pickle-test'\ntR.", 'latin1');
     const v = unpickle(evil) as PyObject;
     assert.ok(v instanceof PyObject && v.cls instanceof PyGlobal);
-    assert.equal((v.cls).qualified, 'os.system');
+    assert.equal(v.cls.qualified, 'os.system');
     assert.deepEqual(v.args, ['touch /tmp/agentrl-pickle-test']);
   });
 
@@ -119,7 +131,10 @@ describe('adversarial: untrusted pickles', () => {
     };
     assert.equal(unpickle(Buffer.from([op.PROTO, 2, 0x8a, 2, 0x00, 0xff, op.STOP])), -256);
     // pickle.dumps(1234567890123456789012345, protocol=4), from Python
-    assert.equal(unpickle(Buffer.from([128, 4, 149, 14, 0, 0, 0, 0, 0, 0, 0, 138, 11, 121, 223, 226, 61, 68, 166, 54, 15, 110, 5, 1, 46])), 1234567890123456789012345n);
+    assert.equal(
+      unpickle(Buffer.from([128, 4, 149, 14, 0, 0, 0, 0, 0, 0, 0, 138, 11, 121, 223, 226, 61, 68, 166, 54, 15, 110, 5, 1, 46])),
+      1234567890123456789012345n,
+    );
     assert.equal(unpickle(long4(Buffer.from([121, 223, 226, 61, 68, 166, 54, 15, 110, 5, 1]))), 1234567890123456789012345n);
     const kib = Buffer.alloc(1024, 0xff);
     assert.equal(unpickle(long4(kib)), -1);
@@ -127,14 +142,20 @@ describe('adversarial: untrusted pickles', () => {
     const huge = unpickle(long4(Buffer.alloc(8 << 20, 0x7f)));
     assert.ok(huge instanceof PyOpaque && huge.what === 'int of more than 1024 bytes');
     assert.equal(unpickle(Buffer.from(`L${'9'.repeat(4300)}L\n.`, 'latin1')), BigInt('9'.repeat(4300)));
-    assert.throws(() => unpickle(Buffer.from(`L${'9'.repeat(1_000_000)}L\n.`, 'latin1')), (e: unknown) => e instanceof PickleError && /more than 4300/.test(e.message));
+    assert.throws(
+      () => unpickle(Buffer.from(`L${'9'.repeat(1_000_000)}L\n.`, 'latin1')),
+      (e: unknown) => e instanceof PickleError && /more than 4300/.test(e.message),
+    );
     assert.throws(() => unpickle(Buffer.from(`I-${'1'.repeat(5000)}\n.`, 'latin1')), PickleError);
   });
 
   test('a list nested 500 000 deep is refused at 100 000 values on the stack (as the Python relay), not built', () => {
     const n = 500_000;
     const deep = Buffer.concat([Buffer.from([op.PROTO, 4]), Buffer.alloc(n, op.EMPTY_LIST), Buffer.alloc(n - 1, op.APPEND), Buffer.from([op.STOP])]);
-    assert.throws(() => unpickle(deep), (e: unknown) => e instanceof PickleError && /more than 100000 values on the stack/.test(e.message));
+    assert.throws(
+      () => unpickle(deep),
+      (e: unknown) => e instanceof PickleError && /more than 100000 values on the stack/.test(e.message),
+    );
   });
 
   test('fuzz (fixed seed): mutated and random pickles give a value or a clear error, nothing else', async () => {
@@ -144,7 +165,9 @@ describe('adversarial: untrusted pickles', () => {
       const len = Buffer.alloc(4);
       len.writeInt32LE(n);
       const body = Buffer.from(Array.from({ length: n }, (_, i) => (i * 37) & 255));
-      return n < 256 && n % 2 ? Buffer.concat([Buffer.from([op.PROTO, 4, op.EMPTY_LIST, 0x8a, n]), body, Buffer.from([op.APPEND, op.STOP])]) : Buffer.concat([Buffer.from([op.PROTO, 4, op.EMPTY_LIST, 0x8b]), len, body, Buffer.from([op.APPEND, op.STOP])]);
+      return n < 256 && n % 2
+        ? Buffer.concat([Buffer.from([op.PROTO, 4, op.EMPTY_LIST, 0x8a, n]), body, Buffer.from([op.APPEND, op.STOP])])
+        : Buffer.concat([Buffer.from([op.PROTO, 4, op.EMPTY_LIST, 0x8b]), len, body, Buffer.from([op.APPEND, op.STOP])]);
     });
     const seeds = [
       bomb(6, 3),

@@ -68,7 +68,7 @@ test('advantage: an int32 or int64 action mask (as the multi-turn conversion of 
   assert.equal(advantage(blob({ '0:advantages': f32([1, 2, 4]), '0:action_mask': i64([0, 1, 0]) })), 2);
 });
 
-test('group facts: the response length is the mask\'s, the trained tokens its nonzero entries; no metadata, no truncation said', () => {
+test("group facts: the response length is the mask's, the trained tokens its nonzero entries; no metadata, no truncation said", () => {
   const i32 = (xs: number[]): Tensor => ({ dtype: 'I32', data: Buffer.from(new Int32Array(xs).buffer) });
   const b = blob({ '0:advantages': f32([1, 2, 4, 0, 0]), '0:action_mask': i32([1, 0, 1, 0, 0]) });
   const s = summarizeExperience(b, b.length, (st, n) => b.subarray(st, st + n));

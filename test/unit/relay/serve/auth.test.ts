@@ -54,9 +54,15 @@ describe('adversarial: one URL rule, one token', () => {
       '/?a=1%2Caccess_token=x',
     ];
     for (const u of refused) assert.ok(credentialInUrl(u), u);
-    for (const u of ['/', '/?run=a', '/relay/', 'ws://127.0.0.1:8765/', 'wss://[::1]:8765/?run=token', 'ws://host:1/tokenizer/']) assert.equal(credentialInUrl(u), undefined, u);
+    for (const u of ['/', '/?run=a', '/relay/', 'ws://127.0.0.1:8765/', 'wss://[::1]:8765/?run=token', 'ws://host:1/tokenizer/'])
+      assert.equal(credentialInUrl(u), undefined, u);
     // The token itself, as a value or a path segment, escaped or not.
-    for (const u of [`/?x=${TOKEN}`, `/${TOKEN}`, `/a/${TOKEN}/b`, `/?run=${encodeURIComponent(TOKEN).replace(/./, (c) => `%${c.charCodeAt(0).toString(16)}`)}`]) {
+    for (const u of [
+      `/?x=${TOKEN}`,
+      `/${TOKEN}`,
+      `/a/${TOKEN}/b`,
+      `/?run=${encodeURIComponent(TOKEN).replace(/./, (c) => `%${c.charCodeAt(0).toString(16)}`)}`,
+    ]) {
       assert.ok(credentialInUrl(u, TOKEN), u);
       assert.equal(credentialInUrl(u), undefined, `${u} without the token is an ordinary URL`);
     }

@@ -28,7 +28,14 @@ function fakeSource(total: number, per: number) {
           const n = Math.min(per, total - at);
           const step = Float64Array.from({ length: n }, (_, i) => at + i);
           at += n;
-          return { type: 'points', source: info.id, run: 'run', role: '', series: [{ tag: 't', step, wallTime: step, value: step }], cursor: { source: info.id, fid: 'f', offset: at } };
+          return {
+            type: 'points',
+            source: info.id,
+            run: 'run',
+            role: '',
+            series: [{ tag: 't', step, wallTime: step, value: step }],
+            cursor: { source: info.id, fid: 'f', offset: at },
+          };
         },
         close: () => undefined,
       };

@@ -14,7 +14,9 @@ test('logdir: top-level event files are named after the folder, sub-folders afte
     fs.mkdirSync(path.join(logdir, 'seed1'), { recursive: true });
     fs.writeFileSync(path.join(logdir, 'events.out.tfevents.1.host'), '');
     fs.writeFileSync(path.join(logdir, 'seed1', 'events.out.tfevents.2.host'), '');
-    const runs = discover({ mode: 'logdir', dir: logdir }).specs.map((s) => s.run).sort();
+    const runs = discover({ mode: 'logdir', dir: logdir })
+      .specs.map((s) => s.run)
+      .sort();
     assert.deepEqual(runs, ['grpo-demo', 'seed1']);
     assert.ok(!runs.includes('.'));
     // An explicit run name wins.

@@ -15,7 +15,8 @@ import type { Cursor } from '../../../../src/relay-protocol/messages';
 import { silentLogger } from '../../../../src/base/log';
 import { tmpDir } from '../helpers';
 
-const lines = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => `INFO 11-24 10:42:55 [monitor.py:210] Step ${from + i}: {'x': ${from + i}}\n`).join('');
+const lines = (from: number, to: number) =>
+  Array.from({ length: to - from }, (_, i) => `INFO 11-24 10:42:55 [monitor.py:210] Step ${from + i}: {'x': ${from + i}}\n`).join('');
 
 /** Reads everything there is now: the steps, and the last cursor. */
 async function drain(reader: SourceReader): Promise<{ steps: number[]; cursor?: Cursor }> {

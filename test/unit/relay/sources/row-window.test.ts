@@ -11,7 +11,13 @@ describe('adversarial: the SQL cursor window', () => {
     assert.equal(bucketDigest([{ id: 1, reward: 0.5, consumed: 0 }]), bucketDigest([{ id: 1, reward: 0.5, consumed: 0 }]));
     // Fixed vectors, computed with Python's struct (any runtime must compute these).
     assert.equal(bucketDigest([{ id: 1, reward: 0.5, consumed: 0 }]), '9ce3a5e9');
-    assert.equal(bucketDigest([{ id: 4, reward: null, consumed: null }, { id: 5, reward: -1, consumed: 2 }]), 'bb281feb');
+    assert.equal(
+      bucketDigest([
+        { id: 4, reward: null, consumed: null },
+        { id: 5, reward: -1, consumed: 2 },
+      ]),
+      'bb281feb',
+    );
   });
 
   test('a resumed window marks exactly the groups whose rows changed; unchanged ones match', () => {

@@ -25,10 +25,13 @@ const SQL = (require('sql.js/dist/sql-wasm-inline.js') as () => Promise<{ Databa
 async function image(): Promise<Buffer> {
   const db = new (await SQL).Database();
   db.run('PRAGMA page_size = 512');
-  db.run('CREATE TABLE experience_buffer (id INTEGER PRIMARY KEY, timestamp DATETIME, task_id VARCHAR(64), run_id INTEGER, msg_id VARCHAR(64), model_version INTEGER, experience_bytes BLOB, reward FLOAT, consumed INTEGER)');
+  db.run(
+    'CREATE TABLE experience_buffer (id INTEGER PRIMARY KEY, timestamp DATETIME, task_id VARCHAR(64), run_id INTEGER, msg_id VARCHAR(64), model_version INTEGER, experience_bytes BLOB, reward FLOAT, consumed INTEGER)',
+  );
   db.run('CREATE INDEX ix_experience_buffer_consumed ON experience_buffer (consumed)');
   db.run('BEGIN');
-  for (let i = 1; i <= 600; i++) db.run("INSERT INTO experience_buffer VALUES (?, '2026-01-01', ?, 0, NULL, 1, ?, ?, 0)", [i, `t${i}`, new Uint8Array(100).fill(i & 255), i / 600]);
+  for (let i = 1; i <= 600; i++)
+    db.run("INSERT INTO experience_buffer VALUES (?, '2026-01-01', ?, 0, NULL, 1, ?, ?, 0)", [i, `t${i}`, new Uint8Array(100).fill(i & 255), i / 600]);
   db.run('COMMIT');
   const out = Buffer.from(db.export());
   db.close();
@@ -48,7 +51,13 @@ describe('adversarial: damaged SQLite pages', () => {
     const pageSize = good.readUInt16BE(16);
     const interiors = interiorPages(good, pageSize);
     assert.ok(interiors.length >= 3, 'a b-tree with interior pages below its root');
-    assert.equal(tableTreeProblem(imagePages(good)!, interiors.find((p) => p !== 1)!), undefined);
+    assert.equal(
+      tableTreeProblem(
+        imagePages(good)!,
+        interiors.find((p) => p !== 1)!,
+      ),
+      undefined,
+    );
     const rand = rng(7);
     const dir = tmpDir('relay-sqlfuzz-');
     let errors = 0;
@@ -77,7 +86,9 @@ describe('adversarial: damaged SQLite pages', () => {
         const file = path.join(dir, `case${i}.db`);
         fs.writeFileSync(file, img);
         const snap = new SqlDatabaseSnapshot(file, silentLogger, 0);
-        const reader = new SqlTableSource({ id: 'sql:x', kind: 'sql', run: 'r', role: 'experience_buffer', path: 'x.db' }, snap, 'experience_buffer').open(undefined);
+        const reader = new SqlTableSource({ id: 'sql:x', kind: 'sql', run: 'r', role: 'experience_buffer', path: 'x.db' }, snap, 'experience_buffer').open(
+          undefined,
+        );
         let prev = 0;
         try {
           for (let reads = 0; reads < 20; reads++) {

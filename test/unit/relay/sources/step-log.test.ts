@@ -62,11 +62,20 @@ const V06 = [
   "INFO 11-24 10:42:55 [monitor.py:210] Step 4: {'rollout/reward/mean': 0.25, 'experience_count': 128, 'lr': 2.5e-06}",
 ];
 
-async function pointsOf(lines: string[], role = 'explorer', jobDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentrl-steplog-'))): Promise<[string, string, number, number][]> {
+async function pointsOf(
+  lines: string[],
+  role = 'explorer',
+  jobDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentrl-steplog-')),
+): Promise<[string, string, number, number][]> {
   fs.mkdirSync(path.join(jobDir, 'log'), { recursive: true });
   const file = path.join(jobDir, 'log', `${role}.log`);
   fs.writeFileSync(file, lines.join('\n') + '\n');
-  const src = new StepLogSource({ id: `log:log/${role}.log`, kind: 'log', run: '.', role, path: `log/${role}.log` }, file, new OpenFiles(new JobRoot(jobDir)), silentLogger);
+  const src = new StepLogSource(
+    { id: `log:log/${role}.log`, kind: 'log', run: '.', role, path: `log/${role}.log` },
+    file,
+    new OpenFiles(new JobRoot(jobDir)),
+    silentLogger,
+  );
   const reader = src.open(undefined);
   const out: [string, string, number, number][] = [];
   for (let b = await reader.next(1 << 20); b; b = await reader.next(1 << 20)) {
@@ -87,12 +96,19 @@ test('0.5 (raw repr, numpy 1 and 2) and 0.6 (.6g) step lines give the same point
   const p06 = await pointsOf(V06);
   assert.equal(p05.length, 9);
   assert.deepEqual(p05np2, p05, 'numpy 2 reprs read as the same numbers');
-  assert.deepEqual(p06.map((p) => p.slice(0, 3)), p05.map((p) => p.slice(0, 3)), 'same series and steps');
+  assert.deepEqual(
+    p06.map((p) => p.slice(0, 3)),
+    p05.map((p) => p.slice(0, 3)),
+    'same series and steps',
+  );
   for (let i = 0; i < p05.length; i++) assert.ok(same6(p06[i][3], p05[i][3]), `${p05[i][1]}@${p05[i][2]}: ${p06[i][3]} vs ${p05[i][3]}`);
   assert.equal(p06.find((p) => p[1] === 'rollout/reward/mean' && p[2] === 3)?.[3], 0.123457);
   // one log holding both (an upgrade mid-run): every line read
   const mixed = await pointsOf([V05[0], V06[1]]);
-  assert.deepEqual(mixed.map((p) => [p[1], p[2]]), [...p05.filter((p) => p[2] === 3), ...p05.filter((p) => p[2] === 4)].map((p) => [p[1], p[2]]));
+  assert.deepEqual(
+    mixed.map((p) => [p[1], p[2]]),
+    [...p05.filter((p) => p[2] === 3), ...p05.filter((p) => p[2] === 4)].map((p) => [p[1], p[2]]),
+  );
 });
 
 test('wandb shared-run keys map to the per-role series; hidden step axes are no series', async () => {

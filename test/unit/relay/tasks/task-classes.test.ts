@@ -8,7 +8,17 @@ import { TaskTable } from '../../../../src/relay/tasks/task-table';
 
 let nextId = 1;
 function row(task: number | null, version: number | null, reward: number | null | string, extra: Partial<ExperienceRow> = {}): ExperienceRow {
-  return { id: nextId++, table: 'experience_buffer', task_id: '0', run_id: 0, model_version: version, reward: reward as ExperienceRow['reward'], timestamp: null, ...(task === null ? {} : { task_index: task, taskset_id: 0 }), ...extra };
+  return {
+    id: nextId++,
+    table: 'experience_buffer',
+    task_id: '0',
+    run_id: 0,
+    model_version: version,
+    reward: reward as ExperienceRow['reward'],
+    timestamp: null,
+    ...(task === null ? {} : { task_index: task, taskset_id: 0 }),
+    ...extra,
+  };
 }
 
 /** Four members per version with the given mean reward (binary rewards: k of 4 are 1). */
@@ -26,7 +36,17 @@ test('each class from its trajectory: learned at a known version, never, always,
   t.add(trajectory(5, [0.25, 0.25, 0.5, 0.25, 0.25, 0, 0.25])); // solved once (0.5), then lost: forgotten
   const r = classifyTasks(t);
   const byTask = Object.fromEntries(r.tasks.map((x) => [x.task, x]));
-  assert.deepEqual(r.tasks.map((x) => [x.task, x.class]), [['0', 'learned'], ['1', 'never'], ['2', 'always'], ['3', 'forgotten'], ['4', 'flaky'], ['5', 'forgotten']]);
+  assert.deepEqual(
+    r.tasks.map((x) => [x.task, x.class]),
+    [
+      ['0', 'learned'],
+      ['1', 'never'],
+      ['2', 'always'],
+      ['3', 'forgotten'],
+      ['4', 'flaky'],
+      ['5', 'forgotten'],
+    ],
+  );
   assert.equal(byTask['0'].first_solved, 4);
   assert.equal(byTask['0'].flipped, 4);
   assert.equal(byTask['3'].first_solved, 2);
@@ -57,16 +77,25 @@ test('rewards on another scale: the threshold is halfway up the run’s range (-
   t.add([row(0, 1, -1), row(0, 2, 1.5), row(0, 3, 2), row(0, 4, 1), row(1, 1, 3), row(1, 2, 3), row(1, 3, 2), row(1, 4, 1)]);
   const r = classifyTasks(t);
   assert.equal(r.threshold, 1);
-  assert.deepEqual(r.tasks.map((x) => x.class), ['learned', 'always']);
+  assert.deepEqual(
+    r.tasks.map((x) => x.class),
+    ['learned', 'always'],
+  );
 });
 
 test('a single version: solved is always, unsolved is never; an all-equal run has no range and no solve at 0', () => {
   const t = new TaskTable();
   t.add([row(0, 5, 1), row(1, 5, 0)]);
-  assert.deepEqual(classifyTasks(t).tasks.map((x) => x.class), ['always', 'never']);
+  assert.deepEqual(
+    classifyTasks(t).tasks.map((x) => x.class),
+    ['always', 'never'],
+  );
   const z = new TaskTable();
   z.add([row(0, 1, 0), row(0, 2, 0)]);
-  assert.deepEqual(classifyTasks(z).tasks.map((x) => x.class), ['never']);
+  assert.deepEqual(
+    classifyTasks(z).tasks.map((x) => x.class),
+    ['never'],
+  );
 });
 
 test('rows that cannot be placed are counted by reason, never dropped silently; NaN rewards are not averaged in', () => {
@@ -102,10 +131,33 @@ test('without task_index the batch position (eid.task) is the key, said so; out-
 
 test('tasks of a second taskset are apart; natural order; sorted by gain, flip and length change', () => {
   const t = new TaskTable();
-  t.add([row(10, 1, 0, { response_tokens: 10 }), row(10, 2, 1, { response_tokens: 50 }), row(2, 1, 1, { response_tokens: 30 }), row(2, 2, 1, { response_tokens: 20 }), row(2, 1, 0, { taskset_id: 1 }), row(2, 2, 0, { taskset_id: 1 })]);
+  t.add([
+    row(10, 1, 0, { response_tokens: 10 }),
+    row(10, 2, 1, { response_tokens: 50 }),
+    row(2, 1, 1, { response_tokens: 30 }),
+    row(2, 2, 1, { response_tokens: 20 }),
+    row(2, 1, 0, { taskset_id: 1 }),
+    row(2, 2, 0, { taskset_id: 1 }),
+  ]);
   const r = classifyTasks(t);
-  assert.deepEqual(r.tasks.map((x) => x.task), ['1/2', '2', '10']);
-  assert.deepEqual(sortTasks(r.tasks, 'gain').map((x) => x.task), ['10', '1/2', '2']);
-  assert.deepEqual(sortTasks(r.tasks, 'flip').map((x) => x.task), ['10', '1/2', '2']);
-  assert.deepEqual(sortTasks(r.tasks, 'length').map((x) => [x.task, x.length_change]), [['10', 40], ['2', -10], ['1/2', null]]);
+  assert.deepEqual(
+    r.tasks.map((x) => x.task),
+    ['1/2', '2', '10'],
+  );
+  assert.deepEqual(
+    sortTasks(r.tasks, 'gain').map((x) => x.task),
+    ['10', '1/2', '2'],
+  );
+  assert.deepEqual(
+    sortTasks(r.tasks, 'flip').map((x) => x.task),
+    ['10', '1/2', '2'],
+  );
+  assert.deepEqual(
+    sortTasks(r.tasks, 'length').map((x) => [x.task, x.length_change]),
+    [
+      ['10', 40],
+      ['2', -10],
+      ['1/2', null],
+    ],
+  );
 });

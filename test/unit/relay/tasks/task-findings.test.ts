@@ -15,7 +15,18 @@ function run(versions: number, at: (v: number, task: number, m: number) => { acc
     for (let task = 0; task < 8; task++)
       for (let m = 0; m < 4; m++) {
         const p = at(v, task, m);
-        rows.push({ id: nextId++, table: 'experience_buffer', task_id: String(task), run_id: m, model_version: v, reward: p.accuracy + p.format, timestamp: null, task_index: task, metrics: { accuracy: p.accuracy, format_score: p.format }, response_tokens: p.len });
+        rows.push({
+          id: nextId++,
+          table: 'experience_buffer',
+          task_id: String(task),
+          run_id: m,
+          model_version: v,
+          reward: p.accuracy + p.format,
+          timestamp: null,
+          task_index: task,
+          metrics: { accuracy: p.accuracy, format_score: p.format },
+          response_tokens: p.len,
+        });
       }
   t.add(rows);
   return t;
@@ -28,7 +39,10 @@ test('a healthy run (accuracy and format rise together, length steady): no findi
   });
   const { findings, notChecked } = findEvidence(t);
   assert.deepEqual(findings, []);
-  assert.deepEqual(notChecked.map((n) => n.kind), ['mode_collapse', 'train_eval_divergence', 'reference_answer']);
+  assert.deepEqual(
+    notChecked.map((n) => n.kind),
+    ['mode_collapse', 'train_eval_divergence', 'reference_answer'],
+  );
 });
 
 test('the format part rising while accuracy stays flat is a finding with its numbers and late example rows', () => {
@@ -41,13 +55,19 @@ test('the format part rising while accuracy stays flat is a finding with its num
   assert.ok(f.numbers.format_score_late > f.numbers.format_score_early + 0.05);
   assert.ok(f.examples.length > 0 && f.examples.length <= 5);
   const lateFirstId = 1 + 9 * 32;
-  assert.ok(f.examples.every((id) => id >= lateFirstId), `examples from versions 10–12: ${f.examples.join(',')}`);
+  assert.ok(
+    f.examples.every((id) => id >= lateFirstId),
+    `examples from versions 10–12: ${f.examples.join(',')}`,
+  );
 });
 
 test('responses growing while the reward rises is a finding; growth without a reward rise is not', () => {
   const grow = run(8, (v, task, m) => ({ accuracy: (task + m) % 8 < v ? 1 : 0, format: 0, len: 100 + v * 40 }));
   const { findings } = findEvidence(grow);
-  assert.deepEqual(findings.map((f) => f.kind), ['length_growth']);
+  assert.deepEqual(
+    findings.map((f) => f.kind),
+    ['length_growth'],
+  );
   assert.match(findings[0].detail, /grew 160 → 400 tokens \(\+150 %\) while the mean reward rose 0\.19 → 0\.94 \(versions 1–2 → 7–8\)/);
   const flat = run(8, (v, task, m) => ({ accuracy: (task + m) % 2, format: 0, len: 100 + v * 40 }));
   assert.deepEqual(findEvidence(flat).findings, []);

@@ -3,7 +3,17 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, test } from 'node:test';
-import { DEFAULT_MODEL, answer, check, checkPresets, isBrowse, move, normalizePresets, wizardSteps, type WizardContext } from '../../../../src/scaffold/plan/flow';
+import {
+  DEFAULT_MODEL,
+  answer,
+  check,
+  checkPresets,
+  isBrowse,
+  move,
+  normalizePresets,
+  wizardSteps,
+  type WizardContext,
+} from '../../../../src/scaffold/plan/flow';
 import { english } from '../../../../src/base/l10n';
 import { readTemplateDir } from '../../../../src/scaffold/templates/template-dir';
 import { parseTemplateSet } from '../../../../src/scaffold/templates/template-set';
@@ -23,7 +33,8 @@ function ctx(over: Partial<WizardContext> = {}): WizardContext {
     l10n: english,
     folders: [{ name: 'ws', path: ws }],
     exists: (p) => fs.existsSync(p),
-    checkData: (file, template) => checkDataFile(path.basename(file), fs.readFileSync(file, 'utf8'), set.templates.find((t) => t.id === template)!.dataKeys, english),
+    checkData: (file, template) =>
+      checkDataFile(path.basename(file), fs.readFileSync(file, 'utf8'), set.templates.find((t) => t.id === template)!.dataKeys, english),
     ...over,
   };
 }
@@ -32,15 +43,24 @@ const steps = wizardSteps(ctx());
 const at = (id: string) => steps.findIndex((s) => s.id === id);
 
 test('six steps in the order of the issue: framework, template, name, folder, model, data', () => {
-  assert.deepEqual(steps.map((s) => s.id), ['framework', 'template', 'name', 'target', 'model', 'data']);
-  assert.deepEqual(steps.map((s) => s.kind), ['pick', 'pick', 'input', 'pick', 'input', 'pick']);
+  assert.deepEqual(
+    steps.map((s) => s.id),
+    ['framework', 'template', 'name', 'target', 'model', 'data'],
+  );
+  assert.deepEqual(
+    steps.map((s) => s.kind),
+    ['pick', 'pick', 'input', 'pick', 'input', 'pick'],
+  );
 });
 
 test('framework choices are the frameworks with templates, labelled in the display language', () => {
   const framework = steps[0];
   assert.equal(framework.kind, 'pick');
   if (framework.kind !== 'pick') return;
-  assert.deepEqual(framework.choices({}).map((c) => c.value), ['trinity', 'astuner', 'ajet', 'agentscope']);
+  assert.deepEqual(
+    framework.choices({}).map((c) => c.value),
+    ['trinity', 'astuner', 'ajet', 'agentscope'],
+  );
   const zh = wizardSteps(ctx({ lang: 'zh-cn' }))[0];
   assert.ok(zh.kind === 'pick' && zh.choices({}).some((c) => c.label === 'ASTuner（AgentScope Tuner）'));
 });
@@ -96,7 +116,10 @@ test('the folder step offers the Explorer folder first, the workspace folders, t
   assert.ok(target.kind === 'pick');
   if (target.kind !== 'pick') return;
   const choices = target.choices({});
-  assert.deepEqual(choices.map((x) => (isBrowse(x.value) ? 'browse' : x.value)), [sub, ws, 'browse']);
+  assert.deepEqual(
+    choices.map((x) => (isBrowse(x.value) ? 'browse' : x.value)),
+    [sub, ws, 'browse'],
+  );
   assert.match(check('target', answer('target', { name: 'math_agent' }, ws, c), c)!, /already exists/);
   assert.match(check('target', { name: 'x', target: path.join(ws, 'nope') }, c)!, /does not exist/);
   assert.equal(check('target', { name: 'x', target: sub }, c), undefined);
@@ -109,7 +132,7 @@ test('model defaults to a small instruct model and is checked', () => {
   assert.equal(answer('model', {}, ' Qwen/Q ', ctx()).model, 'Qwen/Q');
 });
 
-test('data: the bundled sample, or a JSONL file checked against the template\'s keys', () => {
+test("data: the bundled sample, or a JSONL file checked against the template's keys", () => {
   const c = ctx();
   const data = steps[at('data')];
   assert.ok(data.kind === 'pick');
@@ -132,7 +155,10 @@ test('preset answers: the framework follows from the template; the first bad ans
   assert.equal(p.framework, 'ajet');
   assert.equal(checkPresets(p, c), undefined);
   assert.equal(normalizePresets({ framework: 'agentscope' }, c).template, 'agentscope-tuner');
-  assert.deepEqual(checkPresets(normalizePresets({ template: 'trinity-math', name: '../x', target: ws }, c), c), { step: 'name', message: english.t("'{0}' is not a folder name: the project is created inside the target folder, so use a plain name such as math_agent.", '../x') });
+  assert.deepEqual(checkPresets(normalizePresets({ template: 'trinity-math', name: '../x', target: ws }, c), c), {
+    step: 'name',
+    message: english.t("'{0}' is not a folder name: the project is created inside the target folder, so use a plain name such as math_agent.", '../x'),
+  });
   assert.equal(checkPresets({ framework: 'ajet', template: 'trinity-math' }, c)?.step, 'template');
   assert.equal(checkPresets({ template: 'nope' }, c)?.step, 'template');
   assert.equal(checkPresets({ template: 'trinity-math', name: 'math_agent', target: ws }, c)?.step, 'name');

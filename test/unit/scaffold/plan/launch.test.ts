@@ -38,12 +38,16 @@ test('no launch.json yet: a new file with version 0.2.0', () => {
 });
 
 test('comments, trailing commas, CRLF and 2-space indentation survive; the entry is appended', () => {
-  const before = '{\r\n  // top comment\r\n  "version": "0.2.0",\r\n  "configurations": [\r\n    {\r\n      "name": "x", // why\r\n      "type": "node"\r\n    },\r\n  ],\r\n  /* end */\r\n}\r\n';
+  const before =
+    '{\r\n  // top comment\r\n  "version": "0.2.0",\r\n  "configurations": [\r\n    {\r\n      "name": "x", // why\r\n      "type": "node"\r\n    },\r\n  ],\r\n  /* end */\r\n}\r\n';
   const { text } = mergeLaunchJson(before, [entry], english);
   for (const keep of ['// top comment', '"name": "x", // why', '/* end */']) assert.ok(text.includes(keep), keep);
   assert.ok(!/[^\r]\n/.test(text), 'line endings stay CRLF');
   assert.match(text, /\r\n {6}"type": "agentrl"/);
-  assert.deepEqual((parse(text) as { configurations: { name: string }[] }).configurations.map((c) => c.name), ['x', entry.name]);
+  assert.deepEqual(
+    (parse(text) as { configurations: { name: string }[] }).configurations.map((c) => c.name),
+    ['x', entry.name],
+  );
 });
 
 test('a file without "configurations" gets the list; a taken name gets a suffix', () => {
@@ -54,7 +58,10 @@ test('a file without "configurations" gets the list; a taken name gets a suffix'
 });
 
 test('a broken or odd launch.json is refused with a message saying where', () => {
-  assert.throws(() => mergeLaunchJson('{\n "configurations": [\n  {"a": 1\n ]\n}', [entry], english, '.vscode/launch.json'), /\.vscode\/launch\.json has a syntax error \(line 4: CommaExpected\)/);
+  assert.throws(
+    () => mergeLaunchJson('{\n "configurations": [\n  {"a": 1\n ]\n}', [entry], english, '.vscode/launch.json'),
+    /\.vscode\/launch\.json has a syntax error \(line 4: CommaExpected\)/,
+  );
   assert.throws(() => mergeLaunchJson('[]', [entry], english), /is not a JSON object/);
   assert.throws(() => mergeLaunchJson('{"configurations": {}}', [entry], english), /"configurations" in launch\.json is not a list/);
 });

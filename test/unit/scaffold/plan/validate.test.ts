@@ -36,7 +36,7 @@ test('models: ids and paths pass, YAML/OmegaConf-breaking characters are refused
   for (const bad of ['', 'my model', 'a,b', 'x}', "q'", 'C:\\m', 'a:b', '#x']) assert.ok(checkModel(bad, english), bad);
 });
 
-test('data files: JSONL rows that are objects with the template\'s keys', () => {
+test("data files: JSONL rows that are objects with the template's keys", () => {
   const keys = ['question', 'answer'];
   assert.equal(checkDataFile('t.jsonl', '{"question": "q", "answer": "a", "extra": 1}\n\n{"question": "q2", "answer": "a2"}', keys, english), undefined);
   assert.match(checkDataFile('t.json', '[]', keys, english)!, /t\.json is not a \.jsonl file/);

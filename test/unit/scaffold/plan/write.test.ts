@@ -35,7 +35,14 @@ test('planning writes nothing; the plan lists every file, the workflow to open a
   const root = ws();
   const plan = planProject(request(root), english);
   assert.deepEqual(listFiles(root), []);
-  assert.deepEqual(plan.files.map((f) => path.relative(plan.projectDir, f.path)).sort(), ['README.md', 'config.yaml', 'data/test.jsonl', 'data/train.jsonl', 'reward.py', 'workflow.py']);
+  assert.deepEqual(plan.files.map((f) => path.relative(plan.projectDir, f.path)).sort(), [
+    'README.md',
+    'config.yaml',
+    'data/test.jsonl',
+    'data/train.jsonl',
+    'reward.py',
+    'workflow.py',
+  ]);
   assert.equal(plan.open, path.join(root, 'agent', 'workflow.py'));
   assert.deepEqual(plan.configs, [path.join(root, 'agent', 'config.yaml')]);
   assert.equal(plan.launch?.before, undefined);
@@ -46,7 +53,10 @@ test('writing creates the project and launch.json; a second plan for the same na
   const result = writePlan(planProject(request(root), english), english);
   assert.equal(result.written.length, 7);
   assert.ok(fs.existsSync(path.join(root, '.vscode', 'launch.json')));
-  assert.throws(() => planProject(request(root), english), (e: Error) => e instanceof ScaffoldError && /agent already exists/.test(e.message));
+  assert.throws(
+    () => planProject(request(root), english),
+    (e: Error) => e instanceof ScaffoldError && /agent already exists/.test(e.message),
+  );
 });
 
 test('a project folder that appears between planning and writing is not touched', () => {
@@ -67,7 +77,7 @@ test('launch.json edited meanwhile: the write stops and removes the half-made pr
   fs.writeFileSync(path.join(root, '.vscode', 'launch.json'), '{ "configurations": [] } // edited');
   const before = snapshot(root);
   assert.throws(() => writePlan(plan, english), /launch\.json changed while the workflow was being created/);
-  assert.deepEqual(snapshot(root), before, 'the project is gone again and launch.json is the user\'s');
+  assert.deepEqual(snapshot(root), before, "the project is gone again and launch.json is the user's");
   assert.ok(!fs.existsSync(path.join(root, 'agent')));
 });
 
@@ -113,7 +123,10 @@ test('a dangling launch.json symlink is refused with a clear error; nothing is c
   const link = path.join(root, '.vscode', 'launch.json');
   fs.symlinkSync(path.join(root, 'nowhere', 'launch.json'), link);
   const before = listFiles(root);
-  assert.throws(() => planProject(request(root), english), (e: Error) => e instanceof ScaffoldError && /launch\.json is a symbolic link to .*nowhere.*which does not exist/.test(e.message));
+  assert.throws(
+    () => planProject(request(root), english),
+    (e: Error) => e instanceof ScaffoldError && /launch\.json is a symbolic link to .*nowhere.*which does not exist/.test(e.message),
+  );
   assert.deepEqual(listFiles(root), before);
   assert.ok(fs.lstatSync(link).isSymbolicLink());
 });
@@ -125,7 +138,7 @@ test("every template's README says a tiny local model is not expected to solve t
     const readme = plan.files.find((f) => path.basename(f.path) === 'README.md');
     assert.ok(readme, t.id);
     assert.match(readme.content.replace(/\s+/g, ' '), /tiny local model .* is not expected to solve them/, t.id);
-    const launch = JSON.parse(plan.launch?.text ?? "{}") as { configurations: { breakOn?: string[] }[] };
+    const launch = JSON.parse(plan.launch?.text ?? '{}') as { configurations: { breakOn?: string[] }[] };
     for (const c of launch.configurations) assert.deepEqual(c.breakOn, ['llm'], t.id);
   }
 });

@@ -21,7 +21,13 @@ test('advantage steps by |a| / max |a|, green above zero, red below', () => {
 
 test('mask: prompt, trained, a response token outside the mask', () => {
   const e = fromTensors({ tokens: [1, 2, 3, 4], prompt_length: 2, action_mask: [1, 0], logprobs: [-0.01, -3] });
-  assert.deepEqual([0, 2, 3].map((i) => colourClass(e, i, 'mask', 0)), ['tv-prompt', 'tv-trained', 'tv-untrained']);
-  assert.deepEqual([2, 3].map((i) => colourClass(e, i, 'logprob', 0)), ['tv-lp9', 'tv-lp0']);
+  assert.deepEqual(
+    [0, 2, 3].map((i) => colourClass(e, i, 'mask', 0)),
+    ['tv-prompt', 'tv-trained', 'tv-untrained'],
+  );
+  assert.deepEqual(
+    [2, 3].map((i) => colourClass(e, i, 'logprob', 0)),
+    ['tv-lp9', 'tv-lp0'],
+  );
   assert.equal(colourClass(e, 2, 'advantage', 0), 'tv-none');
 });

@@ -17,20 +17,30 @@ const marks = {
 
 test('turn starts, role classes and the warned span', () => {
   const m = new MarkIndex(12, marks);
-  assert.deepEqual([...Array(12).keys()].filter((i) => m.startsTurn(i)), [4, 7], 'the first token opens no line');
+  assert.deepEqual(
+    [...Array(12).keys()].filter((i) => m.startsTurn(i)),
+    [4, 7],
+    'the first token opens no line',
+  );
   assert.equal(m.classes(4), ' tv-role-assistant tv-turn-start');
   assert.equal(m.classes(5), ' tv-role-assistant');
   assert.equal(m.classes(9), ' tv-role-tool tv-mask-warn');
   assert.equal(m.classes(11), ' tv-role-tool', 'the warning ends before token 11');
   const s = tokenViewStrings(english);
-  assert.deepEqual(m.tooltip(8, s), [['message', '2 (tool)'], ['', s.maskWarning]]);
+  assert.deepEqual(m.tooltip(8, s), [
+    ['message', '2 (tool)'],
+    ['', s.maskWarning],
+  ]);
 });
 
 test('a label on the first token of each turn, the first one included', () => {
   const s = tokenViewStrings(english);
   const m = new MarkIndex(12, marks);
   assert.equal(m.hasTurns, true);
-  assert.deepEqual([...Array(12).keys()].map((i) => m.label(i, s)).filter((x) => x !== undefined), ['message 0 (user)', 'message 1 (assistant)', 'message 2 (tool)']);
+  assert.deepEqual(
+    [...Array(12).keys()].map((i) => m.label(i, s)).filter((x) => x !== undefined),
+    ['message 0 (user)', 'message 1 (assistant)', 'message 2 (tool)'],
+  );
   assert.equal(m.label(7, s), 'message 2 (tool)');
   assert.equal(m.label(8, s), undefined);
   const none = new MarkIndex(5);

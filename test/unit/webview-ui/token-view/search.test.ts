@@ -14,7 +14,10 @@ const withTexts = (pieces: string[], ids = pieces.map((_, i) => i + 10)) => {
 
 test('text found across tokens, case-insensitively; #id finds tokens by id; an empty query finds nothing', () => {
   const e = withTexts(['It', ' is', ' sun', 'ny', ' in', ' Paris', '.', ' sunny']);
-  assert.deepEqual(findMatches(e, 'SUNNY'), [[2, 3], [7, 7]]);
+  assert.deepEqual(findMatches(e, 'SUNNY'), [
+    [2, 3],
+    [7, 7],
+  ]);
   assert.deepEqual(findMatches(e, 'n p'), [[4, 5]]);
   assert.deepEqual(findMatches(e, '#15'), [[5, 5]]);
   assert.deepEqual(findMatches(e, '  '), []);

@@ -47,7 +47,12 @@ function upstreamChecks(): { fns: Map<string, { file: string; line: number }>; c
 }
 
 /** Words only: quotes, backticks and punctuation do not make a transcription differ. */
-const norm = (s: string) => s.replace(/\{\d+\}|\{…\}/g, '#').replace(/[`'".,:;!()[\]\s]+/g, ' ').trim().toLowerCase();
+const norm = (s: string) =>
+  s
+    .replace(/\{\d+\}|\{…\}/g, '#')
+    .replace(/[`'".,:;!()[\]\s]+/g, ' ')
+    .trim()
+    .toLowerCase();
 
 const templates = Object.keys(JSON.parse(fs.readFileSync(path.join(repoRoot, 'l10n', 'bundle.l10n.zh-cn.json'), 'utf8')) as Record<string, string>)
   .map(norm)
@@ -56,7 +61,9 @@ const templates = Object.keys(JSON.parse(fs.readFileSync(path.join(repoRoot, 'l1
 /** True when one of our templates has a run of at least 30 characters (all, if shorter) of the
  *  longest fixed part of upstream's message. */
 function transcribed(message: string): boolean {
-  const parts = norm(message).split('#').map((p) => p.trim());
+  const parts = norm(message)
+    .split('#')
+    .map((p) => p.trim());
   const longest = parts.reduce((a, b) => (b.length > a.length ? b : a), '');
   const n = Math.min(30, longest.length);
   if (n < 8) return true; // nothing fixed to compare (`Invalid {…}: {…}`)
@@ -72,7 +79,9 @@ test('every validator method and check_config of Trinity-RFT 0.6 has a rule, is 
   const list = coverageList(TRINITY_RULES);
   const { fns } = upstreamChecks();
   assert.ok(fns.size > 30, `found ${fns.size} methods`);
-  const missing = [...fns].filter(([fn]) => !coverageOf(list, fn)).map(([fn, f]) => `${where(f.file, f.line)}: ${fn} has no rule, no other check and no recorded reason`);
+  const missing = [...fns]
+    .filter(([fn]) => !coverageOf(list, fn))
+    .map(([fn, f]) => `${where(f.file, f.line)}: ${fn} has no rule, no other check and no recorded reason`);
   assert.deepEqual(missing, []);
   // and nothing in the list names a method upstream does not have
   const known = new Set([...fns.keys()].flatMap((fn) => [fn, fn.split('.')[0]]));
@@ -80,7 +89,7 @@ test('every validator method and check_config of Trinity-RFT 0.6 has a rule, is 
   assert.deepEqual(stale, []);
 });
 
-test('every raise and assert of a method our rules claim is transcribed (upstream\'s words in one of our messages) or has its own reason', { skip }, () => {
+test("every raise and assert of a method our rules claim is transcribed (upstream's words in one of our messages) or has its own reason", { skip }, () => {
   const list = coverageList(TRINITY_RULES);
   const { checks } = upstreamChecks();
   const problems: string[] = [];
@@ -93,7 +102,8 @@ test('every raise and assert of a method our rules claim is transcribed (upstrea
     if (own && (own.reason || own.elsewhere)) continue;
     const fn = coverageOf(list, c.fn);
     if (!fn?.rules) continue; // the whole method is elsewhere or not transcribed (first test)
-    if (!transcribed(c.message)) problems.push(`${where(c.file, c.line)}: ${c.fn} ${c.kind} "${c.message.replace(/\s+/g, ' ')}" is in no message of ours (rules ${fn.rules.join(', ')})`);
+    if (!transcribed(c.message))
+      problems.push(`${where(c.file, c.line)}: ${c.fn} ${c.kind} "${c.message.replace(/\s+/g, ' ')}" is in no message of ours (rules ${fn.rules.join(', ')})`);
   }
   assert.deepEqual(problems, []);
 });
@@ -104,7 +114,13 @@ test('mutant: a validator method upstream adds is reported with its file and lin
   const copy = path.join(tmp, 'config_validator.py');
   const text = fs.readFileSync(VALIDATORS[0], 'utf8');
   const anchor = 'class IntervalConfigValidator(ConfigValidator):';
-  fs.writeFileSync(copy, text.replace(anchor, `${anchor}\n    def _check_warmup(self, config):\n        if config.explorer.eval_interval < 0:\n            raise ValueError("eval_interval must not be negative")\n`));
+  fs.writeFileSync(
+    copy,
+    text.replace(
+      anchor,
+      `${anchor}\n    def _check_warmup(self, config):\n        if config.explorer.eval_interval < 0:\n            raise ValueError("eval_interval must not be negative")\n`,
+    ),
+  );
   const fns = upstreamFacts([copy]).functions;
   assert.ok(fns['IntervalConfigValidator._check_warmup'], 'the extractor sees it');
   assert.equal(coverageOf(coverageList(TRINITY_RULES), 'IntervalConfigValidator._check_warmup'), undefined, 'and our list has nothing for it');

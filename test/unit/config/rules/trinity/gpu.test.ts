@@ -24,7 +24,10 @@ test('mode both on one GPU: one error, at cluster.gpu_per_node, saying what to s
   assert.match(zh(f.message), /训练器/);
   // the other keys involved are related locations, not more errors
   assert.ok((f.related ?? []).length >= 3);
-  assert.deepEqual(errors(a).map((e) => e.code), ['trinity.gpu.no-trainer-gpus']);
+  assert.deepEqual(
+    errors(a).map((e) => e.code),
+    ['trinity.gpu.no-trainer-gpus'],
+  );
   expectClean(run(applyFix(text, f)));
   const back = f.fixes?.find((x) => en(x.title).includes('explore'));
   assert.ok(back, 'offers mode explore too');
@@ -37,13 +40,20 @@ test('fewer engines would fit: the error is at engine_num and names both ways', 
   const found = a.findings.filter((f) => f.code === 'trinity.gpu.no-trainer-gpus');
   assert.equal(found.length, 1, describe(a));
   assert.equal(a.lines.position(found[0].span.start).line, lineOf(text, 'engine_num: 4'));
-  assert.match(en(found[0].message), /needs 4 GPUs \(4 engines × 1 GPU\) of the cluster's 4.*Set `explorer\.rollout_model\.engine_num: 3` or `cluster\.gpu_per_node: 5`/);
+  assert.match(
+    en(found[0].message),
+    /needs 4 GPUs \(4 engines × 1 GPU\) of the cluster's 4.*Set `explorer\.rollout_model\.engine_num: 3` or `cluster\.gpu_per_node: 5`/,
+  );
   expectClean(run(applyFix(text, found[0])));
 });
 
 test('0.6: each parallel factor is named with its line, not folded into tensor_parallel_size', () => {
   for (const [over, words, keys] of [
-    [{ tensor_parallel_size: 2, pipeline_parallel_size: 2 }, '1 engine × 4 GPUs (tensor_parallel_size 2 × pipeline_parallel_size 2)', ['tensor_parallel_size: 2', 'pipeline_parallel_size: 2']],
+    [
+      { tensor_parallel_size: 2, pipeline_parallel_size: 2 },
+      '1 engine × 4 GPUs (tensor_parallel_size 2 × pipeline_parallel_size 2)',
+      ['tensor_parallel_size: 2', 'pipeline_parallel_size: 2'],
+    ],
     [{ data_parallel_size: 4 }, '1 engine × 4 GPUs (data_parallel_size 4)', ['data_parallel_size: 4']],
   ] as const) {
     const text = trinity({ explorer: { rollout_model: { engine_num: 1, ...over } } });

@@ -35,15 +35,30 @@ interface Checked {
 }
 /** Each divisor: checked by a rule, or why upstream never divides by 0 there. */
 const DIVISORS: Record<string, Checked | string> = {
-  'config.synchronizer.sync_interval': { code: 'trinity.sync.interval', config: { synchronizer: { sync_interval: 0 } }, line: 'sync_interval: 0', version: '0.5.2' },
-  explorer_sync_interval: { code: 'trinity.sync.explorer-interval', config: { synchronizer: { explorer_sync_interval: 0 } }, line: 'explorer_sync_interval: 0', version: '0.6.0' },
+  'config.synchronizer.sync_interval': {
+    code: 'trinity.sync.interval',
+    config: { synchronizer: { sync_interval: 0 } },
+    line: 'sync_interval: 0',
+    version: '0.5.2',
+  },
+  explorer_sync_interval: {
+    code: 'trinity.sync.explorer-interval',
+    config: { synchronizer: { explorer_sync_interval: 0 } },
+    line: 'explorer_sync_interval: 0',
+    version: '0.6.0',
+  },
   'config.explorer.rollout_model.engine_num': {
     code: 'trinity.explorer.engine-num',
     config: { explorer: { concurrent_mode: 'asynchronous', rollout_model: { engine_num: 0 } } },
     line: 'engine_num: 0',
     version: '0.6.0',
   },
-  'model_config.data_parallel_size': { code: 'trinity.engine.parallel-min', config: { explorer: { rollout_model: { data_parallel_size: 0 } } }, line: 'data_parallel_size: 0', version: '0.6.0' },
+  'model_config.data_parallel_size': {
+    code: 'trinity.engine.parallel-min',
+    config: { explorer: { rollout_model: { data_parallel_size: 0 } } },
+    line: 'data_parallel_size: 0',
+    version: '0.6.0',
+  },
   parallel_size: {
     code: 'trinity.trainer.context-parallel',
     config: { trainer: { trainer_strategy: 'megatron', megatron: { context_parallel_size: 0 } } },
@@ -59,7 +74,11 @@ const DIVISORS: Record<string, Checked | string> = {
 test('every divisor in the stored validators is checked at its line, or guarded upstream', { skip: !hasShared && 'needs ../shared/upstream' }, () => {
   const found = new Set<string>();
   for (const f of VALIDATORS) for (const d of divisors(fs.readFileSync(path.join(sharedDir, 'upstream', f), 'utf8'))) found.add(d);
-  assert.deepEqual([...found].filter((d) => !(d in DIVISORS)), [], 'a divisor with no rule and no reason');
+  assert.deepEqual(
+    [...found].filter((d) => !(d in DIVISORS)),
+    [],
+    'a divisor with no rule and no reason',
+  );
   for (const [name, what] of Object.entries(DIVISORS)) {
     if (typeof what === 'string') continue;
     const text = trinity(what.config);
@@ -72,7 +91,10 @@ test('every divisor in the stored validators is checked at its line, or guarded 
 test('explorer_sync_interval < 1 is an error where upstream divides by it; not in bench mode, not for SFT/DPO, not before 0.6', () => {
   for (const bad of [0, -2]) {
     const text = trinity({ synchronizer: { explorer_sync_interval: bad } });
-    const f = expectFinding(run(text, { trinityVersion: '0.6.0' }), 'trinity.sync.explorer-interval', { severity: 'error', line: lineOf(text, `explorer_sync_interval: ${bad}`) });
+    const f = expectFinding(run(text, { trinityVersion: '0.6.0' }), 'trinity.sync.explorer-interval', {
+      severity: 'error',
+      line: lineOf(text, `explorer_sync_interval: ${bad}`),
+    });
     assert.match(en(f.message), new RegExp(`must be >= 1, but got ${bad}: Trinity divides \`explorer.eval_interval\` by it`));
     // one error, not a rounding note beside it
     expectNo(run(text, { trinityVersion: '0.6.0' }), 'trinity.sync.eval-interval-rounded');
@@ -83,7 +105,10 @@ test('explorer_sync_interval < 1 is an error where upstream divides by it; not i
 });
 
 test('engine_num 0 only matters where upstream divides by it (the concurrent modes)', () => {
-  expectNo(run(trinity({ explorer: { concurrent_mode: 'sequential', rollout_model: { engine_num: 0 } } }), { trinityVersion: '0.6.0' }), 'trinity.explorer.engine-num');
+  expectNo(
+    run(trinity({ explorer: { concurrent_mode: 'sequential', rollout_model: { engine_num: 0 } } }), { trinityVersion: '0.6.0' }),
+    'trinity.explorer.engine-num',
+  );
   const text = trinity({ explorer: { concurrent_mode: 'multi-threading', rollout_model: { engine_num: 0 } } });
   const f = expectFinding(run(text, { trinityVersion: '0.6.0' }), 'trinity.explorer.engine-num', { severity: 'error', line: lineOf(text, 'engine_num: 0') });
   assert.match(en(f.message), /concurrent_mode 'multi-threading'/);
