@@ -20,7 +20,7 @@ from operator import add
 from typing import Any, Generator, TypeVar
 
 from .protocol import BIG_ENDIAN, js_entries, js_slice, js_string, parse_json, to_float, wire_number
-from .trxp import TRXP_HEADER, TrxpError, trxp_first_item, trxp_layout, trxp_metadata
+from .trxp import TRXP_HEADER, TrxpError, task_index_of, trxp_first_item, trxp_layout, trxp_metadata
 
 MAX_OPS = 2_000_000
 MAX_MEMO = 1_000_000
@@ -432,31 +432,6 @@ def _field(o: Any, name: str) -> Any:
 
 MAX_PART = 4 * 1024 * 1024
 MAX_METRICS = 64
-
-
-def task_index_of(info: Any) -> dict[str, int]:
-    """The stable identity of an experience's task: Trinity's workflow runner sets
-    info["task_index"] = task.index, a dict {"index": row of the taskset, "taskset_id": ...}; a bare
-    integer is read as the index. eid.task is not stable (the task's position in its batch)."""
-
-    def get(o: Any, k: str) -> Any:
-        if isinstance(o, PyObject):
-            o = o.fields
-        return o.get(k) if isinstance(o, dict) else None
-
-    def index(v: Any) -> int | None:
-        ok = isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and float(v).is_integer()
-        return int(v) if ok and 0 <= v <= 2**53 - 1 else None
-
-    ti = get(info, "task_index")
-    direct = index(ti)
-    if direct is not None:
-        return {"task_index": direct}
-    i = index(get(ti, "index"))
-    if i is None:
-        return {}
-    taskset = index(get(ti, "taskset_id"))
-    return {"task_index": i} if taskset is None else {"task_index": i, "taskset_id": taskset}
 
 
 def numeric_metrics_of(m: Any) -> dict[str, Any] | None:

@@ -12,11 +12,12 @@ import time
 from typing import Any, Callable
 
 from .files import FollowedFile, open_regular
-from .pickles import numeric_metrics_of, task_index_of
+from .pickles import numeric_metrics_of
 from .points import ExperiencesBatch, PointCollector, PointsBatch, points_batch
 from .protocol import cursor_dict, is_number, js_string, parse_json, to_float, wire_number
 from .steplog import load_shared_step_bindings, parse_step_line, shared_run_series
 from .tokens import line_tokens
+from .trxp import task_index_of
 
 # A Step line is a dict of metrics: a few KiB.
 MAX_LOG_LINE = 4 * 1024 * 1024

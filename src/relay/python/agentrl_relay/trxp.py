@@ -12,6 +12,7 @@ interpreter of inert data (pickles.py), the runner a builtins-only Unpickler.
 
 from __future__ import annotations
 
+import math
 import struct
 from typing import Any, Callable, NamedTuple
 
@@ -63,3 +64,27 @@ def trxp_first_item(meta: Any, field: Callable[[Any, str], Any]) -> Any:
     a field of the caller's unpickled values."""
     items = field(meta, "items")
     return items[0] if isinstance(items, list) and items else None
+
+
+def task_index_of(info: Any) -> dict[str, int]:
+    """The stable identity of an experience's task: Trinity's workflow runner sets
+    info["task_index"] = task.index, a dict {"index": row of the taskset, "taskset_id": ...}; a bare
+    integer is read as the index. eid.task is not stable (the task's position in its batch)."""
+
+    def get(o: Any, k: str) -> Any:
+        o = getattr(o, "fields", o)  # a pickled object's state (pickles.PyObject)
+        return o.get(k) if isinstance(o, dict) else None
+
+    def index(v: Any) -> int | None:
+        ok = isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and float(v).is_integer()
+        return int(v) if ok and 0 <= v <= 2**53 - 1 else None
+
+    ti = get(info, "task_index")
+    direct = index(ti)
+    if direct is not None:
+        return {"task_index": direct}
+    i = index(get(ti, "index"))
+    if i is None:
+        return {}
+    taskset = index(get(ti, "taskset_id"))
+    return {"task_index": i} if taskset is None else {"task_index": i, "taskset_id": taskset}
