@@ -2,15 +2,10 @@
 // class (learned, never, always, forgotten, flaky) and the evidence of reward hacking, from the
 // run's experience buffer. From a job directory (read here by an in-process relay on loopback, the
 // same code that serves the editor) or a running relay's URL; --json for scripts and CI.
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { silentLogger } from '../../base/log';
 import { RelayClient } from '../../relay-protocol/client';
 import type { SourceInfo } from '../../relay-protocol/messages';
-import { envToken, readToken } from '../cli';
-import { credentialInUrl } from '../serve/auth';
-import { RELAY_DEFAULTS, Relay } from '../serve/relay';
+import { inProcessRelay, pickExperienceSource, runTarget } from '../run-target';
 import { CLASS_DEFAULTS, type ClassOptions, TASK_CLASSES, type TaskReport, type TaskSort, classifyTasks, sortTasks } from './task-classes';
 import { type Finding, type NotChecked, findEvidence } from './task-findings';
 import { type Identity, type Skipped, TaskTable } from './task-table';
@@ -138,12 +133,6 @@ export function tasksText(j: TasksJson, table: TaskTable): string {
   return lines.join('\n') + '\n';
 }
 
-/** The source to read: the one named, else the SQL experience buffer, else the first JSON-lines one. */
-function pickSource(sources: SourceInfo[], wanted: string | undefined): SourceInfo | undefined {
-  if (wanted !== undefined) return sources.find((s) => s.id === wanted);
-  return sources.find((s) => s.kind === 'sql') ?? sources.find((s) => s.kind === 'jsonl');
-}
-
 const SORTS: readonly TaskSort[] = ['task', 'gain', 'flip', 'length'];
 
 export async function main(argv: string[]): Promise<number> {
@@ -172,8 +161,9 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(TASKS_USAGE);
     return 0;
   }
-  const jobDir = values['job-dir'];
-  if ((jobDir === undefined) === (positionals.length === 0) || positionals.length > 1) return usageError('give either --job-dir DIR or one relay URL');
+  const where = runTarget(values, positionals);
+  if ('usage' in where) return usageError(where.usage);
+  if ('failure' in where) return failure(where.failure);
   const opts: ClassOptions = { ...CLASS_DEFAULTS };
   if (values.solved !== undefined) {
     const f = /^(0|1|0?\.\d+|1\.0*)$/.test(values.solved) ? Number(values.solved) : NaN;
@@ -187,36 +177,12 @@ export async function main(argv: string[]): Promise<number> {
   }
   const sort = (values.sort ?? 'task') as TaskSort;
   if (!SORTS.includes(sort)) return usageError(`--sort must be one of ${SORTS.join(', ')}, got '${values.sort}'`);
-  const url = positionals[0];
-  if (url !== undefined && !/^wss?:\/\//.test(url)) return usageError(`'${url}' is not a ws:// or wss:// URL`);
-  if (url !== undefined && credentialInUrl(url)) return usageError('do not put the token in the URL: use --token-file or AGENTRL_RELAY_TOKEN');
-  if (jobDir !== undefined && !fs.statSync(jobDir, { throwIfNoEntry: false })?.isDirectory()) return failure(`${jobDir} is not a directory`);
-  let token: string | undefined;
-  let ca: Buffer | undefined;
-  try {
-    token = values['token-file'] !== undefined ? readToken(values['token-file']) : envToken();
-    if (values.ca !== undefined) ca = fs.readFileSync(values.ca);
-  } catch (e) {
-    return usageError((e as Error).message);
-  }
-
-  const relay =
-    jobDir !== undefined
-      ? new Relay({
-          ...RELAY_DEFAULTS,
-          root: { mode: 'job', dir: path.resolve(jobDir) },
-          port: 0,
-          token: undefined,
-          allowOrigins: [],
-          log: silentLogger,
-          maxClients: 1,
-        })
-      : undefined;
+  const relay = where.jobDir !== undefined ? inProcessRelay(where.jobDir) : undefined;
   let client: RelayClient | undefined;
   try {
-    const target = relay ? await relay.start() : url;
+    const target = relay ? await relay.start() : where.url!;
     const table = new TaskTable();
-    client = new RelayClient({ url: target, token, ca, experiences: true, backoff: { initialMs: 100, maxMs: 1000 } });
+    client = new RelayClient({ url: target, token: where.token, ca: where.ca, experiences: true, backoff: { initialMs: 100, maxMs: 1000 } });
     const c = client;
     let source: SourceInfo | undefined;
     const done = await new Promise<string | undefined>((resolve) => {
@@ -228,7 +194,7 @@ export async function main(argv: string[]): Promise<number> {
       });
       c.on('hello', (h) => {
         clearTimeout(timer);
-        source = pickSource(h.sources, values.source);
+        source = pickExperienceSource(h.sources, values.source);
         if (!source)
           resolve(
             values.source !== undefined

@@ -3,10 +3,7 @@
 // URL. Prints a table (id, text, logprob, trained, advantage) or, with --json, the model
 // scripts and CI read (src/tokens/token-json.ts). Token texts come from the tokenizer of
 // --model (a model folder, or a Hugging Face id found in the local cache); without one, ids.
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { silentLogger } from '../../base/log';
 import { RelayClient } from '../../relay-protocol/client';
 import type { SourceInfo } from '../../relay-protocol/messages';
 import type { TokenizerOrReason } from '../../tokens/build';
@@ -15,9 +12,7 @@ import { ReplyError, experienceOfReply } from '../../tokens/relay-reply';
 import { toTokensJson } from '../../tokens/token-json';
 import { tokenizerFor } from '../../tokens/tokenizer-files';
 import { visibleToken } from '../../tokens/visible';
-import { envToken, readToken } from '../cli';
-import { credentialInUrl } from '../serve/auth';
-import { RELAY_DEFAULTS, Relay } from '../serve/relay';
+import { inProcessRelay, pickExperienceSource, runTarget } from '../run-target';
 
 export const TOKENS_USAGE = `Usage: agentrl tokens (--job-dir DIR | <url>) --id N [options]
 
@@ -78,12 +73,6 @@ export function tokenTable(e: TokenExperience, title: string): string {
   return lines.join('\n') + '\n';
 }
 
-/** The source to read: the one named, else the SQL experience buffer, else the first JSON-lines one. */
-function pickSource(sources: SourceInfo[], wanted: string | undefined): SourceInfo | undefined {
-  if (wanted !== undefined) return sources.find((s) => s.id === wanted);
-  return sources.find((s) => s.kind === 'sql') ?? sources.find((s) => s.kind === 'jsonl');
-}
-
 export async function main(argv: string[]): Promise<number> {
   let values, positionals;
   try {
@@ -109,43 +98,21 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(TOKENS_USAGE);
     return 0;
   }
-  const jobDir = values['job-dir'];
-  if ((jobDir === undefined) === (positionals.length === 0) || positionals.length > 1) return usageError('give either --job-dir DIR or one relay URL');
+  const where = runTarget(values, positionals);
+  if ('usage' in where) return usageError(where.usage);
   // Decimal digits only: Number() would take '0x10' as 16 and '1e3' as 1000.
   const id = values.id !== undefined && /^[0-9]+$/.test(values.id) ? Number(values.id) : NaN;
   if (values.id === undefined || !Number.isSafeInteger(id) || id < 1)
     return usageError(`--id must be a positive integer row id${values.id === undefined ? '' : `, got '${values.id}'`}`);
-  const url = positionals[0];
-  if (url !== undefined && !/^wss?:\/\//.test(url)) return usageError(`'${url}' is not a ws:// or wss:// URL`);
-  if (url !== undefined && credentialInUrl(url)) return usageError('do not put the token in the URL: use --token-file or AGENTRL_RELAY_TOKEN');
-  if (jobDir !== undefined && !fs.statSync(jobDir, { throwIfNoEntry: false })?.isDirectory()) return failure(`${jobDir} is not a directory`);
-  let token: string | undefined;
-  let ca: Buffer | undefined;
-  try {
-    token = values['token-file'] !== undefined ? readToken(values['token-file']) : envToken();
-    if (values.ca !== undefined) ca = fs.readFileSync(values.ca);
-  } catch (e) {
-    return usageError((e as Error).message);
-  }
+  if ('failure' in where) return failure(where.failure);
   const tk: TokenizerOrReason = values.model !== undefined ? tokenizerFor(values.model) : { reason: 'no --model given' };
   if (values.model !== undefined && 'reason' in tk) process.stderr.write(`agentrl tokens: no tokenizer: ${tk.reason}\n`);
 
-  const relay =
-    jobDir !== undefined
-      ? new Relay({
-          ...RELAY_DEFAULTS,
-          root: { mode: 'job', dir: path.resolve(jobDir) },
-          port: 0,
-          token: undefined,
-          allowOrigins: [],
-          log: silentLogger,
-          maxClients: 1,
-        })
-      : undefined;
+  const relay = where.jobDir !== undefined ? inProcessRelay(where.jobDir) : undefined;
   let client: RelayClient | undefined;
   try {
-    const target = relay ? await relay.start() : url;
-    client = new RelayClient({ url: target, token, ca, experiences: false, backoff: { initialMs: 100, maxMs: 1000 } });
+    const target = relay ? await relay.start() : where.url!;
+    client = new RelayClient({ url: target, token: where.token, ca: where.ca, experiences: false, backoff: { initialMs: 100, maxMs: 1000 } });
     const c = client;
     const source = await new Promise<SourceInfo | string>((resolve) => {
       const timer = setTimeout(() => resolve(`the relay at ${target} did not answer within ${WAIT_MS / 1000} s`), WAIT_MS);
@@ -156,7 +123,7 @@ export async function main(argv: string[]): Promise<number> {
       });
       c.on('hello', (h) => {
         clearTimeout(timer);
-        const s = pickSource(h.sources, values.source);
+        const s = pickExperienceSource(h.sources, values.source);
         resolve(
           s ??
             (values.source !== undefined
