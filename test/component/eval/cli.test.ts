@@ -118,7 +118,10 @@ describe('agentrl eval against two real models (the fixture model and a delibera
     assert.equal(c.comparison.paired, 3);
     assert.equal(c.comparison.meanDiff, -1, 'the base model answers every task; the weakened copy none');
     assert.equal(c.gateFailed, true);
-    assert.match(r.stderr, /weakened is worse than base beyond 0\.02: weakened is worse than base by 1\.00 ± 0\.00 on 3 tasks × 1/);
+    assert.match(
+      r.stderr,
+      /weakened fails the gate against base \(--fail-if-worse 0\.02\): worse beyond 0\.02; weakened is worse than base by 1\.00 ± 0\.00 on 3 tasks × 1/,
+    );
     for (const m of first.models) {
       assert.equal(m.episodes, 3);
       assert.ok(m.llmCalls >= 3, `${m.name}: ${m.llmCalls} calls recorded`);
@@ -172,7 +175,9 @@ describe('agentrl eval against two real models (the fixture model and a delibera
         ],
         ws,
       );
-      assert.equal(r.status, 0, r.stderr);
+      // A gate fails closed: the failed calls count against the model, and the CLI says so.
+      assert.equal(r.status, 1, r.stderr);
+      assert.match(r.stderr, /tiny fails the gate against base \(--fail-if-worse 0\.02\): 2 of its episodes failed \(the baseline's: 0\)/);
       const out = JSON.parse(r.stdout) as JsonOut;
       const tinyRun = out.models.find((m) => m.name === 'tiny')!;
       assert.equal(tinyRun.failed, 2, 'both episodes failed');

@@ -23,6 +23,8 @@ const NOT_TRANSCRIBED: Readonly<Record<string, string>> = {
   'ConfigValidator.__init__': 'sets up the logger',
   'ConfigValidator.validate': 'abstract',
   'RayClusterConfigValidator.validate': 'sets ray_namespace and calls the helpers (checked there)',
+  'RayClusterConfigValidator._set_gpu_allocation_info: Not enough GPUs for trainer':
+    "reworded on purpose (trinity.gpu.no-trainer-gpus): said once, at the key to change, with the explorer's share, each parallel factor and the ways out; upstream names only the two totals",
   'RayClusterConfigValidator._set_cluster_info': 'asks the running Ray cluster for node_num / gpu_per_node; the GPU rules use the values written in `cluster`',
   'ModelConfigValidator._check_tinker: {…} is not supported by tinker!': 'asks the Tinker service which models it serves',
   'ModelConfigValidator._check_model_len: When `model.enable_prompt_truncation` is True': 'unreachable: max_prompt_tokens is always set by then',

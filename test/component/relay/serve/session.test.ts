@@ -230,7 +230,9 @@ for (const subject of relaysUnderTest())
         const before = answers();
         for (let i = 1; i <= 5; i++) await ask(1_000_000 + i);
         const during = answers() - before;
-        assert.ok(during <= 2, `${during} heavy answers went to the flooder while the good client waited for 5 small ones`);
+        // Taking turns, a small answer waits behind at most the heavy answer being written and the
+        // flooder's next (two per small one); a relay that serves a client's queue first gave 21–23.
+        assert.ok(during <= 10, `${during} heavy answers went to the flooder while the good client waited for 5 small ones`);
         assert.deepEqual((good.of('detail').at(-1)!.points as { step: number[] }).step, [100, 101, 102, 103, 104, 105, 106, 107, 108, 109, 110]);
       } finally {
         clearInterval(flood);
