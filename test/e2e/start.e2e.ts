@@ -123,9 +123,9 @@ test('npm start: walkthrough first, the demo run live in the metrics view, rollo
   }
   assert.ok(later > first + 2, `the reward chart grows (${first} → ${later} points)`);
   for (let i = 0; i < 40 && (await pointsOn(view, reward)) < 12; i++) await new Promise((r) => setTimeout(r, 1000));
-  // The status bar names what it shows.
+  // The status bar names what it shows: the tag, not "reward" for whatever it is.
   await page
-    .locator('.statusbar-item', { hasText: /reward -?\d/ })
+    .locator('.statusbar-item', { hasText: /rollout\/[\w/]+ -?\d/ })
     .first()
     .waitFor({ timeout: 30000 });
   assert.ok(fs.statSync(await shot(page, 'start-metrics')).size > 20_000);
@@ -208,13 +208,30 @@ test('npm start: walkthrough first, the demo run live in the metrics view, rollo
   }
   await page.locator('.start-debug-action-item .codicon-debug-start').first().click();
   let summary: { status?: string } | undefined;
+  // The new entry stops before LLM calls (`breakOn`, as the sample's does): the run stops there
+  // and goes on with Continue until it ends.
+  const cont = page.locator('.debug-toolbar .codicon-debug-continue');
+  let stops = 0;
   for (let i = 0; i < 180 && !summary; i++) {
     await new Promise((r) => setTimeout(r, 1000));
+    if (
+      await cont
+        .first()
+        .isVisible()
+        .catch(() => false)
+    ) {
+      stops++;
+      await cont
+        .first()
+        .click()
+        .catch(() => undefined);
+    }
     const fresh = (fs.existsSync(runs) ? fs.readdirSync(runs) : []).filter((d) => !before.includes(d));
     const f = fresh.map((d) => path.join(runs, d, 'summary.json')).find((p) => fs.existsSync(p));
     if (f) summary = JSON.parse(fs.readFileSync(f, 'utf8')) as { status?: string };
   }
   assert.equal(summary?.status, 'completed', `the run ended: ${JSON.stringify(summary)}`);
+  assert.ok(stops > 0, 'the new entry stopped before its first LLM call');
   // No modal or notification stopped it on the way.
   assert.equal(await page.locator('.notification-toast', { hasText: /OPENAI_API_KEY|ECONNREFUSED/ }).count(), 0);
   await shot(page, 'start-f5-done');

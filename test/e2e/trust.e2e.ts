@@ -25,6 +25,6 @@ test('connecting to a training run is refused with a clear message', async () =>
   await wb.runCommand('Agent RL: Connect to Training Run…');
   await wb.waitForNotification('connections to training runs are disabled in an untrusted workspace');
   // The endpoint from the settings is not contacted either (a restricted setting).
-  assert.equal(await wb.page.locator('.statusbar-item', { hasText: /reward/i }).count(), 0);
+  assert.equal(await wb.page.locator('.statusbar-item', { hasText: /reward|rollout\//i }).count(), 0);
   await wb.screenshot('untrusted-workspace');
 });
