@@ -369,9 +369,39 @@ const needsHost = tiers.some((t) => t === 'integration' || t === 'e2e');
 // not the test venv with torch and TensorFlow); the component tier the Python venv, the model
 // server, Trinity and Ray; the integration and e2e tiers everything (code-server, apt packages too).
 const setupParts = needsHost ? [] : tiers.includes('component') ? ['python', 'model', 'trinity', 'ray'] : tiers.includes('lint') ? ['ruff'] : undefined;
+/** Setup still under way, and whether a tier must wait for it (see awaitSetup). */
+let setupJob;
 if (!opts['no-setup'] && setupParts) {
-  say(`setup (idempotent): ${setupParts.length ? setupParts.join(', ') : 'apt packages, code-server, python venv, ruff, model server, Trinity, Ray'}`);
-  must('bash', ['scripts/setup.sh', ...setupParts]);
+  const what = setupParts.length ? setupParts.join(', ') : 'apt packages, code-server, python venv, ruff, model server, Trinity, Ray';
+  const laterTiers = tiers.some((t) => t !== 'lint' && t !== 'unit');
+  if (laterTiers && !one) {
+    // On a fresh machine the venvs, code-server and llama.cpp take minutes, mostly downloads and
+    // unpacking: they go on in the background while the build, the compile, the unit tier and lint
+    // (which needs ruff alone, installed first) use the cores; the first tier that needs them waits.
+    if (tiers.includes('lint')) {
+      say('setup (idempotent): ruff, for lint');
+      must('bash', ['scripts/setup.sh', 'ruff']);
+    }
+    say(`setup (idempotent): ${what} — in the background until the first tier that needs it`);
+    const started = Date.now();
+    setupJob = run('bash', ['scripts/setup.sh', ...setupParts], { limit: 30 * MIN, label: 'setup', quiet: true }).then((r) => ({
+      ...r,
+      secs: (Date.now() - started) / 1000,
+    }));
+  } else {
+    say(`setup (idempotent): ${what}`);
+    must('bash', ['scripts/setup.sh', ...setupParts]);
+  }
+}
+/** Waits for the background setup; its output is printed whole; a failed setup ends the run. */
+async function awaitSetup() {
+  if (!setupJob) return;
+  const r = await setupJob;
+  setupJob = undefined;
+  say(`setup: ran ${r.secs.toFixed(0)} s in the background`);
+  process.stdout.write(r.out);
+  tierTimes.push(['setup (background)', r.secs]);
+  if (r.code !== 0) mustFailed('bash', ['scripts/setup.sh', ...setupParts], r.code);
 }
 const LINT_TITLE = 'lint (ESLint, knip, ruff, comment paths, test mirroring, test hygiene, glossary, format)';
 /** Lint and the unit tier are one process each, and lint needs only dist/ (ruff checks the
@@ -452,8 +482,10 @@ for (const tier of tiers) {
     await nodeTier('unit', 'unit tests (node:test, in process)', ['--require', path.join(root, 'out', 'test', 'harness', 'unit-tripwire.js')]);
     await finishLint();
   } else if (tier === 'component') {
+    await awaitSetup();
     await nodeTier('component', 'component tests (node:test; real processes and sockets)');
   } else if (tier === 'integration') {
+    await awaitSetup();
     say('integration tests (real VS Code extension host)');
     const grep = opts.grep ? ['--grep', opts.grep] : [];
     const r = await run(process.execPath, ['out/test/harness/run-ext-tests.js', ...grep, '--timeout', String(LIMITS.integration - MIN)], {
@@ -497,6 +529,7 @@ for (const tier of tiers) {
       add('integration (netns)', rn, closingCounts(rn.out));
     }
   } else if (tier === 'e2e') {
+    await awaitSetup();
     say('e2e tests (workbench UI in Chromium, packaged VSIX)');
     if (!opts['no-build']) must('node', ['scripts/package.mjs', '--out', '.vscode-test/agent-rl-studio-test.vsix']);
     const tap = path.join(root, 'test-results', 'e2e.tap');
