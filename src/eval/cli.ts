@@ -37,6 +37,9 @@ Options:
   --runs NAME=DIR ...     recorded run folders to compare offline
   --rescore               re-score recorded runs with the current reward function
   --reward SPEC           reward function for --rescore (default: the config's)
+  --reward-timeout SEC    seconds one episode's reward may take when re-scoring; past it
+                          that episode fails and its processes are killed (default 60)
+  --rescore-timeout SEC   seconds one run's whole re-score may take (default 1800)
   --open DIR              print a saved comparison (.agentrl/eval/<id>)
   --checkpoints DIR       a Trinity job's global_step_N checkpoints, the eval metrics its
                           event files logged by each step, and how to serve each
@@ -128,6 +131,10 @@ export async function main(argv: string[], context: EvalCliContext): Promise<num
         config: values.config ? path.resolve(values.config) : undefined,
         cwd,
         python: values.python,
+        limits: {
+          itemSeconds: num('reward-timeout', undefined, (n) => n > 0, 'a positive number of seconds'),
+          runSeconds: num('rescore-timeout', undefined, (n) => n > 0, 'a positive number of seconds'),
+        },
       });
     } else {
       if (!values.config) throw new EvalSetupError('--config is required');
@@ -204,6 +211,8 @@ function parse(argv: string[]) {
       runs: { type: 'string', multiple: true },
       rescore: { type: 'boolean' },
       reward: { type: 'string' },
+      'reward-timeout': { type: 'string' },
+      'rescore-timeout': { type: 'string' },
       open: { type: 'string' },
       checkpoints: { type: 'string' },
       'base-model': { type: 'string' },
