@@ -6,6 +6,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { parseArgs } from 'util';
+import { maskSecrets, maskUrl, urlSecrets } from '../base/url-secrets';
 import type { RolloutService } from '../feature-api/rollouts';
 import { compareModels, formatComparison } from './report/table';
 import { EvalSetupError, parseModels, runEval } from './run/run-eval';
@@ -64,8 +65,10 @@ Options:
 
 export async function main(argv: string[], context: EvalCliContext): Promise<number> {
   const io = context.io ?? { stdout: (s: string) => process.stdout.write(s), stderr: (s: string) => process.stderr.write(s) };
+  // A model URL's credential (`?api_key=…`) is masked in everything printed.
+  const secrets = argv.flatMap((a) => urlSecrets(a));
   const fail = (msg: string): number => {
-    io.stderr(`agentrl eval: ${msg}\n`);
+    io.stderr(`agentrl eval: ${maskSecrets(msg, secrets)}\n`);
     return 2;
   };
   let values: ReturnType<typeof parse>['values'];
@@ -168,7 +171,12 @@ export async function main(argv: string[], context: EvalCliContext): Promise<num
         {
           dir,
           id: record.id,
-          models: record.models.map(({ episodes, ...m }) => ({ ...m, episodes: episodes.length, failed: episodes.filter((e) => e.reward === null).length })),
+          models: record.models.map(({ episodes, ...m }) => ({
+            ...m,
+            ...(m.baseUrl ? { baseUrl: maskUrl(m.baseUrl) } : {}), // a comparison saved before keys were masked
+            episodes: episodes.length,
+            failed: episodes.filter((e) => e.reward === null).length,
+          })),
           comparisons,
         },
         null,
