@@ -3,13 +3,13 @@
 // runtime and recording gateway as `agentrl rollout`, never stopping; the episodes of a recorded
 // run; and a re-score of a recorded run with the current reward function, which runs only the
 // reward in Python (`python -m agentrl_runner --rescore`): no runtime, no gateway, no model.
-import { spawn } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import type { ConfigChecker } from '../feature-api/config-checker';
 import type { EpisodeOutcome, RescoreOutcome, RescoreRequest, RolloutOutcome, RolloutRequest, RolloutService, TranscriptTurn } from '../feature-api/rollouts';
 import { silentLogger } from '../base/log';
 import { prepareLaunch } from './dap/launch';
+import { runRescoreProcess, type RescoreProcessResult } from './rescore-process';
 import { readEpisodes } from './results/run-store';
 import { buildPlan } from './runtime/plan';
 import type { Episode } from './runtime/episode';
@@ -194,30 +194,10 @@ export class DebugRolloutService implements RolloutService {
     };
   }
 
-  private runRescore(
-    request: object,
-    req: RescoreRequest,
-  ): Promise<{ ok: true; scores: { reward: number | null; parts: Record<string, number>; error?: string }[] } | { ok: false; message: string }> {
+  private runRescore(request: { items: readonly unknown[] } & Record<string, unknown>, req: RescoreRequest): Promise<RescoreProcessResult> {
     const env = { ...(req.env ?? process.env) };
     env.PYTHONPATH = [this.runnerDir, env.PYTHONPATH].filter(Boolean).join(path.delimiter);
     const python = req.python ?? (process.platform === 'win32' ? 'python' : 'python3');
-    return new Promise((resolve) => {
-      const child = spawn(python, ['-m', 'agentrl_runner', '--rescore'], { cwd: req.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
-      let out = '';
-      let err = '';
-      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-      child.on('error', (e) => resolve({ ok: false, message: `Could not start ${python}: ${e.message}` }));
-      child.on('close', (code) => {
-        if (code !== 0) return resolve({ ok: false, message: err.trim() || `the re-score exited with code ${code}` });
-        try {
-          resolve({ ok: true, scores: JSON.parse(out) as { reward: number | null; parts: Record<string, number>; error?: string }[] });
-        } catch {
-          resolve({ ok: false, message: `the re-score printed no JSON: ${out.slice(0, 200)}` });
-        }
-      });
-      child.stdin.on('error', () => undefined); // a child that exits early: its exit code tells
-      child.stdin.end(JSON.stringify(request));
-    });
+    return runRescoreProcess({ python, cwd: req.cwd, env, request, limits: req.limits });
   }
 }

@@ -6,6 +6,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { parseArgs } from 'util';
+import { maskSecrets, maskUrl, urlSecrets } from '../base/url-secrets';
 import type { RolloutService } from '../feature-api/rollouts';
 import { compareModels, formatComparison } from './report/table';
 import { EvalSetupError, parseModels, runEval } from './run/run-eval';
@@ -37,6 +38,9 @@ Options:
   --runs NAME=DIR ...     recorded run folders to compare offline
   --rescore               re-score recorded runs with the current reward function
   --reward SPEC           reward function for --rescore (default: the config's)
+  --reward-timeout SEC    seconds one episode's reward may take when re-scoring; past it
+                          that episode fails and its processes are killed (default 60)
+  --rescore-timeout SEC   seconds one run's whole re-score may take (default 1800)
   --open DIR              print a saved comparison (.agentrl/eval/<id>)
   --checkpoints DIR       a Trinity job's global_step_N checkpoints, the eval metrics its
                           event files logged by each step, and how to serve each
@@ -61,8 +65,10 @@ Options:
 
 export async function main(argv: string[], context: EvalCliContext): Promise<number> {
   const io = context.io ?? { stdout: (s: string) => process.stdout.write(s), stderr: (s: string) => process.stderr.write(s) };
+  // A model URL's credential (`?api_key=…`) is masked in everything printed.
+  const secrets = argv.flatMap((a) => urlSecrets(a));
   const fail = (msg: string): number => {
-    io.stderr(`agentrl eval: ${msg}\n`);
+    io.stderr(`agentrl eval: ${maskSecrets(msg, secrets)}\n`);
     return 2;
   };
   let values: ReturnType<typeof parse>['values'];
@@ -128,6 +134,10 @@ export async function main(argv: string[], context: EvalCliContext): Promise<num
         config: values.config ? path.resolve(values.config) : undefined,
         cwd,
         python: values.python,
+        limits: {
+          itemSeconds: num('reward-timeout', undefined, (n) => n > 0, 'a positive number of seconds'),
+          runSeconds: num('rescore-timeout', undefined, (n) => n > 0, 'a positive number of seconds'),
+        },
       });
     } else {
       if (!values.config) throw new EvalSetupError('--config is required');
@@ -161,7 +171,12 @@ export async function main(argv: string[], context: EvalCliContext): Promise<num
         {
           dir,
           id: record.id,
-          models: record.models.map(({ episodes, ...m }) => ({ ...m, episodes: episodes.length, failed: episodes.filter((e) => e.reward === null).length })),
+          models: record.models.map(({ episodes, ...m }) => ({
+            ...m,
+            ...(m.baseUrl ? { baseUrl: maskUrl(m.baseUrl) } : {}), // a comparison saved before keys were masked
+            episodes: episodes.length,
+            failed: episodes.filter((e) => e.reward === null).length,
+          })),
           comparisons,
         },
         null,
@@ -204,6 +219,8 @@ function parse(argv: string[]) {
       runs: { type: 'string', multiple: true },
       rescore: { type: 'boolean' },
       reward: { type: 'string' },
+      'reward-timeout': { type: 'string' },
+      'rescore-timeout': { type: 'string' },
       open: { type: 'string' },
       checkpoints: { type: 'string' },
       'base-model': { type: 'string' },

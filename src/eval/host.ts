@@ -13,6 +13,7 @@ import { probeEndpoint } from './run/run-eval';
 import { ComparePanel } from './panel';
 import { runComparison } from './run-comparison';
 import type { ViewState } from './protocol/messages';
+import { maskUrl } from '../base/url-secrets';
 
 export { ComparisonsTree, type ComparisonNode } from './comparisons-tree';
 export { serveCheckpoint } from './checkpoints-flow';
@@ -178,7 +179,7 @@ async function askModels(): Promise<string[] | undefined> {
     const typed = await vscode.window.showInputBox({
       title: vscode.l10n.t('Models to compare (the baseline first)'),
       prompt: known.length
-        ? vscode.l10n.t('Endpoints named in launch.json: {0}', known.map((k) => `${k.url} (${k.from})`).join(' · '))
+        ? vscode.l10n.t('Endpoints named in launch.json: {0}', known.map((k) => `${maskUrl(k.url)} (${k.from})`).join(' · '))
         : vscode.l10n.t('No launch entry names a model endpoint yet: type NAME=URL pairs of OpenAI-compatible endpoints that are running.'),
       placeHolder: vscode.l10n.t('for example {0}', 'base=http://127.0.0.1:8000/v1 new=http://127.0.0.1:8001/v1'),
       value,
@@ -207,7 +208,7 @@ async function askModels(): Promise<string[] | undefined> {
     if (!dead.length) return models.map((m) => `${m.name}=${m.url}`);
     const again = vscode.l10n.t('Change the Models');
     const choice = await vscode.window.showErrorMessage(
-      vscode.l10n.t('Nothing answers at {0}: start the model server or change the URL. No task was run.', dead.join(', ')),
+      vscode.l10n.t('Nothing answers at {0}: start the model server or change the URL. No task was run.', dead.map(maskUrl).join(', ')),
       again,
     );
     if (choice !== again) return undefined;

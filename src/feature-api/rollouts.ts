@@ -63,6 +63,8 @@ export interface RescoreRequest {
   /** Reward spec overriding the config's (module->Class, dotted path, registry name). */
   reward?: string;
   env?: Record<string, string | undefined>;
+  /** Seconds one episode's reward may take, and the whole run's re-score (defaults 60, 1800). */
+  limits?: { itemSeconds?: number; runSeconds?: number };
 }
 
 export type RescoreOutcome = { ok: true; episodes: EpisodeOutcome[] } | { ok: false; message: string };

@@ -8,6 +8,7 @@ import { APIError } from 'openai';
 import { Stream } from 'openai/core/streaming';
 import type { CallError, ChatCompletion, ChatCompletionRequest } from '../trajectory/trajectory';
 import { assembleChunks } from './chat';
+import { maskUrl } from '../../base/url-secrets';
 import { abortError, createPooledHttp, readText, ReplyTooLargeError, type HttpCall, type PooledHttp } from './http-client';
 
 /** Default cap on one reply's body (model.maxReplyMB): far above a real completion with
@@ -79,7 +80,7 @@ export class OpenAIUpstream implements ChatUpstream {
   private readonly headers: { json: Record<string, string>; stream: Record<string, string> };
 
   constructor(opts: OpenAIUpstreamOptions) {
-    this.label = opts.baseUrl;
+    this.label = maskUrl(opts.baseUrl); // logged and in errors: a `?api_key=` never shows
     this.endpoint = { baseUrl: opts.baseUrl, ...(opts.apiKey ? { apiKey: opts.apiKey } : {}) };
     this.timeoutMs = Math.max(0.05, opts.timeoutSec ?? 60) * 1000;
     this.maxBytes = Math.max(1024, Math.round((opts.maxReplyMB ?? DEFAULT_MAX_REPLY_MB) * 1024 * 1024));

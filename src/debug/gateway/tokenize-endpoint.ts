@@ -5,6 +5,7 @@
 // any of them: vLLM `{prompt}` → `{tokens}`, `{tokens}` → `{prompt}`; SGLang `{prompt}` →
 // `{tokens}`, `{tokens}` → `{text}`; llama.cpp `{content}` → `{tokens}`, `{tokens}` → `{content}`.
 import { FLAG_PARTIAL, FLAG_SPECIAL, type TokenTexts } from '../../tokens/experience';
+import { maskUrl } from '../../base/url-secrets';
 
 export class EndpointTokenizerError extends Error {}
 
@@ -40,7 +41,7 @@ export class TokenizeEndpoint {
   }
 
   get label(): string {
-    return this.root;
+    return maskUrl(this.root);
   }
 
   /** The ids of `text`, special tokens in it matched, none added. */

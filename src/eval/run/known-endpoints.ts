@@ -3,6 +3,7 @@
 // listen; and what is wrong or doubtful about the models typed (a model compared with itself
 // measures only the noise). Pure: the host reads launch.json and probes the endpoints.
 import type { L10n } from '../../base/l10n';
+import { maskUrl } from '../../base/url-secrets';
 
 export interface KnownEndpoint {
   url: string;
@@ -67,7 +68,7 @@ export function checkModelsInput(value: string, l10n: L10n): ModelsCheck {
         '{0} and {1} are the same endpoint ({2}): a model compared with itself shows only the noise between runs.',
         first.name,
         same.name,
-        same.url,
+        maskUrl(same.url),
       ),
     };
   }

@@ -37,6 +37,8 @@ export interface OfflineOptions {
   cwd: string;
   python?: string;
   env?: NodeJS.ProcessEnv;
+  /** Seconds one episode's reward may take, and one run's whole re-score. */
+  limits?: { itemSeconds?: number; runSeconds?: number };
 }
 
 export async function compareRecorded(service: RolloutService, o: OfflineOptions): Promise<EvalRecord> {
@@ -44,7 +46,7 @@ export async function compareRecorded(service: RolloutService, o: OfflineOptions
   for (const run of o.runs) {
     let episodes = service.recorded(run.dir);
     if (o.rescore) {
-      const r = await service.rescore({ config: o.config!, cwd: o.cwd, python: o.python, runDir: run.dir, reward: o.reward, env: o.env });
+      const r = await service.rescore({ config: o.config!, cwd: o.cwd, python: o.python, runDir: run.dir, reward: o.reward, env: o.env, limits: o.limits });
       if (!r.ok) throw new EvalSetupError(`run ${run.name}: ${r.message}`);
       episodes = r.episodes;
     }

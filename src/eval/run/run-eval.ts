@@ -4,6 +4,7 @@
 // episodes counted as failed; only a run that could not start at all is an error. Pure: no vscode.
 import * as path from 'path';
 import type { EpisodeOutcome, ModelEndpoint, RolloutService } from '../../feature-api/rollouts';
+import { maskSecrets, maskUrl, urlSecrets } from '../../base/url-secrets';
 import { EVAL_DIR, newEvalId, saveEval, type EvalRecord, type ModelRun } from './eval-record';
 
 export interface NamedModel extends ModelEndpoint {
@@ -36,19 +37,26 @@ export interface EvalOptions {
 /** Why the comparison could not run (exit 2 in the CLI): nothing was run. */
 export class EvalSetupError extends Error {}
 
-/** `name=URL` pairs, names unique and plain (they name run folders). */
+/** `name=URL` pairs, names unique and plain (they name run folders). A URL's credential
+ *  (`?api_key=…`) is used for the calls but never printed or saved (maskUrl); a `user:password@`
+ *  URL is refused, without echoing the password. */
 export function parseModels(specs: readonly string[]): NamedModel[] {
   const out: NamedModel[] = [];
   for (const spec of specs) {
     const m = /^([A-Za-z0-9][\w.-]*)=(.+)$/.exec(spec);
-    if (!m) throw new EvalSetupError(`a model is NAME=URL (e.g. base=http://127.0.0.1:8000/v1), not '${spec}'`);
+    if (!m) throw new EvalSetupError(`a model is NAME=URL (e.g. base=http://127.0.0.1:8000/v1), not '${maskSecrets(spec, urlSecrets(spec))}'`);
+    const shown = maskUrl(m[2]);
     let url: URL;
     try {
       url = new URL(m[2]);
     } catch {
-      throw new EvalSetupError(`model ${m[1]}: '${m[2]}' is not a URL`);
+      throw new EvalSetupError(`model ${m[1]}: '${shown}' is not a URL`);
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new EvalSetupError(`model ${m[1]}: '${m[2]}' is not an http(s) URL`);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new EvalSetupError(`model ${m[1]}: '${shown}' is not an http(s) URL`);
+    if (url.username || url.password)
+      throw new EvalSetupError(
+        `model ${m[1]}: credentials in the URL (${shown}) are refused: give the key through an environment variable ("apiKeyEnv" in compareModels)`,
+      );
     if (out.some((o) => o.name === m[1])) throw new EvalSetupError(`model name '${m[1]}' is given twice`);
     out.push({ name: m[1], baseUrl: m[2].replace(/\/+$/, '') });
   }
@@ -66,7 +74,9 @@ export async function probeEndpoint(m: NamedModel, timeoutSec: number): Promise<
   } catch (e) {
     const cause = (e as { cause?: { code?: string; message?: string } }).cause;
     const why = (e as Error).name === 'TimeoutError' ? `no answer within ${timeoutSec} s` : (cause?.code ?? cause?.message ?? (e as Error).message);
-    throw new EvalSetupError(`model ${m.name}: the endpoint ${m.baseUrl} does not answer (${why}); start it or fix the URL — no task was run`);
+    throw new EvalSetupError(
+      `model ${m.name}: the endpoint ${maskUrl(m.baseUrl)} does not answer (${maskSecrets(String(why), urlSecrets(m.baseUrl))}); start it or fix the URL — no task was run`,
+    );
   }
 }
 
@@ -100,21 +110,22 @@ export async function runEval(service: RolloutService, o: EvalOptions): Promise<
         },
         (e) => {
           o.onEpisode?.(name, e);
-          o.progress?.(`${name} ${e.episode}: ${e.error ? `${e.error.phase} error ${e.error.type}: ${e.error.message}` : `reward ${e.reward ?? 'none'}`}`);
+          const line = `${name} ${e.episode}: ${e.error ? `${e.error.phase} error ${e.error.type}: ${e.error.message}` : `reward ${e.reward ?? 'none'}`}`;
+          o.progress?.(maskSecrets(line, urlSecrets(m.baseUrl)));
         },
       );
       if (!outcome.ok) {
         stopAll.abort();
-        throw new EvalSetupError(`model ${name}: ${outcome.message}`);
+        throw new EvalSetupError(`model ${name}: ${maskSecrets(outcome.message, urlSecrets(m.baseUrl))}`);
       }
       return {
         name,
-        baseUrl: m.baseUrl,
+        baseUrl: maskUrl(m.baseUrl), // saved in eval.json: never the credential
         runDir: path.relative(dir, outcome.runDir),
         status: outcome.status,
-        ...(outcome.message ? { message: outcome.message } : {}),
+        ...(outcome.message ? { message: maskSecrets(outcome.message, urlSecrets(m.baseUrl)) } : {}),
         llmCalls: outcome.llmCalls,
-        episodes: outcome.episodes,
+        episodes: outcome.episodes.map((e) => (e.error ? { ...e, error: { ...e.error, message: maskSecrets(e.error.message, urlSecrets(m.baseUrl)) } } : e)),
       };
     }),
   );

@@ -26,7 +26,8 @@ Options:
   --source ID         the source (default: the SQL experience buffer, else the first JSON-lines one)
   --model PATH|ID     the tokenizer: a model folder, or a Hugging Face id in the local cache
   --json              print {"prompt_length", "truncated", "tokens": [{"id", "text", "logprob",
-                      "trained", "advantage"}], "source", "missing"} (absent values null)
+                      "trained", "advantage"}], "source", "missing"} (absent values null;
+                      an infinite logprob or advantage the string "-Infinity" or "Infinity")
   --token-file FILE   bearer token for <url> (or env AGENTRL_RELAY_TOKEN)
   --ca FILE           CA certificate (PEM) for a wss:// relay with its own certificate
 
@@ -46,7 +47,8 @@ function failure(msg: string): number {
   return 1;
 }
 
-const fmt = (v: number | undefined, digits = 3) => (v === undefined || !Number.isFinite(v) ? '–' : v.toFixed(digits));
+const fmt = (v: number | undefined, digits = 3) =>
+  v === Infinity ? 'inf' : v === -Infinity ? '-inf' : v === undefined || !Number.isFinite(v) ? '–' : v.toFixed(digits);
 
 /** The table a terminal shows: a summary line, then a token a line. */
 export function tokenTable(e: TokenExperience, title: string): string {

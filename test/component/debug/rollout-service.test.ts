@@ -123,4 +123,24 @@ describe('DebugRolloutService.rescore', () => {
     assert.equal(missing.ok, false);
     assert.match(!missing.ok ? missing.message : '', /cannot load the reward function 'nowhere\.Nothing'/);
   });
+
+  test('a reward that prints, and one that returns NaN on one episode: that episode says NaN, the others are scored', async (t) => {
+    watchModelPaths(t);
+    const service = new DebugRolloutService(new ConfigCheckerTestDouble(), runnerDir);
+    fs.writeFileSync(
+      path.join(ws, 'reward.py'),
+      'class ExactAnswerReward:\n    def __call__(self, response, truth, **kwargs):\n        print("scoring", response)\n        return float("nan") if "41" in response else 1.0\n',
+    );
+    const r = await service.rescore({ config: 'toolcall.yaml', cwd: ws, runDir });
+    assert.ok(r.ok, !r.ok ? r.message : '');
+    assert.deepEqual(
+      r.episodes.map((e) => [e.reward, e.error?.phase]),
+      [
+        [1, undefined],
+        [null, 'judge'],
+        [null, 'workflow'],
+      ],
+    );
+    assert.match(r.episodes[1].error!.message, /the reward is NaN/);
+  });
 });

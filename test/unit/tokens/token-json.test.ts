@@ -1,5 +1,5 @@
 // The JSON form `agentrl tokens --json` prints: prompt_length, truncated, and per token exactly
-// id, text, logprob, trained, advantage with absent values null; float32 values print as the
+// id, text, logprob, trained, advantage with absent values null, infinities by name; float32 values print as the
 // shortest decimal that reads back the same (numpy's way).
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -34,4 +34,27 @@ test('with the tokenizer: texts joined give the decode, advantages as stored', {
     [null, ...new Array<number>(ids.length - 1).fill(0.75)],
   );
   assert.deepEqual(j.missing, [{ part: 'logprobs', reason: 'not-stored' }]);
+});
+
+test('an infinite logprob or advantage is "-Infinity" / "Infinity", not null (which means absent)', () => {
+  const j = toTokensJson(
+    fromTensors({
+      tokens: [7, 8, 9],
+      prompt_length: 1,
+      logprobs: Float32Array.from([-Infinity, -0.5]),
+      advantages: Float32Array.from([Infinity, -Infinity]),
+      action_mask: [1, 1],
+    }),
+  );
+  assert.deepEqual(
+    j.tokens.map((t) => [t.logprob, t.advantage]),
+    [
+      [null, null],
+      ['-Infinity', 'Infinity'],
+      [-0.5, '-Infinity'],
+    ],
+  );
+  // What a reader gets back with Number() (or Python's float()): the same infinities.
+  const back = (JSON.parse(JSON.stringify(j)) as typeof j).tokens.map((t) => (t.logprob === null ? null : Number(t.logprob)));
+  assert.deepEqual(back, [null, -Infinity, -0.5]);
 });

@@ -17,7 +17,9 @@ const run = (args: string[]) =>
 
 test('agentrl tokens --job-dir: JSON equal to Trinity, texts re-tokenized, exit codes 0/1/2', { skip: noTrinity || skipNoTokenizer, timeout: 240_000 }, () => {
   const { job, rows, lines } = writeTokenRows(tmpDir('cli-tokens-'));
-  const f32 = (v: number | string | undefined) => (v === undefined ? null : Number.isFinite(Number(v)) ? Math.fround(Number(v)) : null);
+  // Trinity's values as the JSON holds them: float32, an infinity by name (-inf logprobs are in the rows), NaN as absent.
+  const f32 = (v: number | string | undefined) => (v === undefined || v === 'NaN' ? null : v === 'Infinity' || v === '-Infinity' ? v : Math.fround(Number(v)));
+  const read = (v: TokensJson['tokens'][number]['logprob']) => (v === null || typeof v === 'string' ? v : Math.fround(v));
   for (const row of rows.filter((r): r is TrinityRow => !r.crafted)) {
     const r = run(['--job-dir', job, '--id', String(row.id), '--json']);
     assert.equal(r.status, 0, r.stderr);
@@ -33,12 +35,12 @@ test('agentrl tokens --job-dir: JSON equal to Trinity, texts re-tokenized, exit 
     const resp = (k: 'logprobs' | 'advantages', i: number) => (i < row.prompt_length ? null : f32(row[k]?.[i - row.prompt_length]));
     // The JSON prints the shortest decimal of each float32: read back as float32, it is the value.
     assert.deepEqual(
-      j.tokens.map((t) => (t.logprob === null ? null : Math.fround(t.logprob))),
+      j.tokens.map((t) => read(t.logprob)),
       row.tokens.map((_, i) => resp('logprobs', i)),
       `row ${row.id} logprobs`,
     );
     assert.deepEqual(
-      j.tokens.map((t) => (t.advantage === null ? null : Math.fround(t.advantage))),
+      j.tokens.map((t) => read(t.advantage)),
       row.tokens.map((_, i) => resp('advantages', i)),
       `row ${row.id} advantages`,
     );

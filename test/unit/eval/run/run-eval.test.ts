@@ -17,4 +17,20 @@ describe('the models of a comparison', () => {
     assert.throws(() => parseModels(['a=http://x/v1']), /at least two models/);
     assert.throws(() => parseModels(['../a=http://x/v1', 'b=http://y/v1']), /a model is NAME=URL/, 'a name is a folder name: no path');
   });
+
+  test("a URL's credential is kept for the calls; a user:password URL is refused without echoing it", () => {
+    assert.equal(parseModels(['a=http://h/v1?api_key=SEKRET', 'b=http://h2/v1'])[0].baseUrl, 'http://h/v1?api_key=SEKRET');
+    assert.throws(
+      () => parseModels(['a=http://me:hunter22@h/v1', 'b=http://h2/v1']),
+      (e: Error) => /credentials in the URL \(http:\/\/me:\*\*\*@h\/v1\) are refused/.test(e.message) && !e.message.includes('hunter22'),
+    );
+    assert.throws(
+      () => parseModels(['a=ftp://me:hunter22@h/v1', 'b=http://h2/v1']),
+      (e: Error) => /not an http\(s\) URL/.test(e.message) && !e.message.includes('hunter22'),
+    );
+    assert.throws(
+      () => parseModels(['-a=http://h/v1?api_key=SEKRET', 'b=http://h2/v1']),
+      (e: Error) => /a model is NAME=URL/.test(e.message) && !e.message.includes('SEKRET'),
+    );
+  });
 });
