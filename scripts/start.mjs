@@ -110,8 +110,13 @@ if (!opts.workspace && fs.existsSync(path.join(workspace, 'toolcall'))) {
 }
 let demo;
 if (!opts['no-demo']) {
-  const jobDir = path.join(workspace, '.agentrl', 'demo', 'demo-run');
-  fs.rmSync(jobDir, { recursive: true, force: true });
+  // A job dir of its own each start (a new run, not the last one's steps again); the extension
+  // forgets the previous demo run when it connects this one. The older job dirs were ours: gone.
+  const demoRoot = path.join(workspace, '.agentrl', 'demo');
+  for (const old of fs.existsSync(demoRoot) ? fs.readdirSync(demoRoot) : [])
+    if (old.startsWith('demo-run')) fs.rmSync(path.join(demoRoot, old), { recursive: true, force: true });
+  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  const jobDir = path.join(demoRoot, `demo-run-${stamp}`);
   fs.mkdirSync(jobDir, { recursive: true });
   const python = process.platform === 'win32' ? 'python' : 'python3';
   // --model-path: the job dir's config copy names the model's folder, whose tokenizer the
