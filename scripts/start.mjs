@@ -100,10 +100,23 @@ if (!opts.workspace) {
 const DEMO_NAME = 'demo: simulated trainer';
 // The fixture model's folder: its GGUF (served) and its tokenizer (tokenizer.json, chat template).
 const MODEL_DIR = path.join(root, 'test', 'fixtures', 'tiny-toolcall');
+// The copy's toolcall.yaml names `model_path: tiny-toolcall`, a folder beside the config as a
+// real run's would be: its tokenizer files (not the weights: the model server has those) are put
+// there, so the debugger's token views read the model's own tokenizer and chat template.
+if (!opts.workspace && fs.existsSync(path.join(workspace, 'toolcall'))) {
+  const into = path.join(workspace, 'toolcall', 'tiny-toolcall');
+  fs.mkdirSync(into, { recursive: true });
+  for (const f of ['tokenizer.json', 'tokenizer_config.json', 'chat_template.jinja']) fs.copyFileSync(path.join(MODEL_DIR, f), path.join(into, f));
+}
 let demo;
 if (!opts['no-demo']) {
-  const jobDir = path.join(workspace, '.agentrl', 'demo', 'demo-run');
-  fs.rmSync(jobDir, { recursive: true, force: true });
+  // A job dir of its own each start (a new run, not the last one's steps again); the extension
+  // forgets the previous demo run when it connects this one. The older job dirs were ours: gone.
+  const demoRoot = path.join(workspace, '.agentrl', 'demo');
+  for (const old of fs.existsSync(demoRoot) ? fs.readdirSync(demoRoot) : [])
+    if (old.startsWith('demo-run')) fs.rmSync(path.join(demoRoot, old), { recursive: true, force: true });
+  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  const jobDir = path.join(demoRoot, `demo-run-${stamp}`);
   fs.mkdirSync(jobDir, { recursive: true });
   const python = process.platform === 'win32' ? 'python' : 'python3';
   // --model-path: the job dir's config copy names the model's folder, whose tokenizer the

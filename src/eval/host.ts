@@ -176,11 +176,15 @@ async function askModels(): Promise<string[] | undefined> {
   const known = knownEndpoints(entries);
   let value = prefillModels(known);
   for (;;) {
+    // VS Code shows what validateInput says only once the value is edited (or an Error on
+    // Enter): a warning about the prefilled value (one endpoint twice) goes in the prompt.
+    const prefilled = checkModelsInput(value, vscode.l10n).warning;
+    const endpoints = known.length
+      ? vscode.l10n.t('Endpoints named in launch.json: {0}', known.map((k) => `${maskUrl(k.url)} (${k.from})`).join(' · '))
+      : vscode.l10n.t('No launch entry names a model endpoint yet: type NAME=URL pairs of OpenAI-compatible endpoints that are running.');
     const typed = await vscode.window.showInputBox({
       title: vscode.l10n.t('Models to compare (the baseline first)'),
-      prompt: known.length
-        ? vscode.l10n.t('Endpoints named in launch.json: {0}', known.map((k) => `${maskUrl(k.url)} (${k.from})`).join(' · '))
-        : vscode.l10n.t('No launch entry names a model endpoint yet: type NAME=URL pairs of OpenAI-compatible endpoints that are running.'),
+      prompt: prefilled ? `${endpoints} — ${prefilled}` : endpoints,
       placeHolder: vscode.l10n.t('for example {0}', 'base=http://127.0.0.1:8000/v1 new=http://127.0.0.1:8001/v1'),
       value,
       ignoreFocusOut: true,

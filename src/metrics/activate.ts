@@ -7,7 +7,7 @@ import { asPromise } from '../base/promise';
 import type { Logger } from '../base/log';
 import { METRICS_VIEW_TYPE } from './protocol/view-protocol';
 import type * as Host from './host';
-import { DEMO_NAME, readSandboxMarker } from '../workspace-files/sandbox';
+import { readSandboxMarker } from '../workspace-files/sandbox';
 import { METRICS_CONNECT, METRICS_EXPLORERS, METRICS_MARK_EVENT } from '../feature-api/commands';
 
 /** What the extension API exposes of the metrics feature (integration tests use it). */
@@ -52,7 +52,7 @@ export function activateMetrics(context: vscode.ExtensionContext, log: Logger): 
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
   const demo = folder ? readSandboxMarker(folder)?.demo : undefined;
   if (demo && vscode.workspace.isTrusted) {
-    setTimeout(() => void load().connect(get(), { dir: demo.jobDir, mode: 'job', name: DEMO_NAME, reveal: false }), 0);
+    setTimeout(() => void load().connectDemo(get(), demo.jobDir, false), 0);
   }
   return { host: get };
 }

@@ -1,12 +1,15 @@
 // "Agent RL: Start Demo Run": runs the demo's stand-in trainer (demo/demo_trainer.py, shipped in
 // the VSIX; "demo: simulated trainer") into <workspace>/.agentrl/demo/ and connects the metrics
 // view to its job dir. In the `npm start` sandbox the demo already runs: it is connected instead.
+// One demo run at a time: a restarted demo replaces the one before (its connection, its points),
+// so the new run has the charts, their axes and the one "demo: simulated trainer" chip to itself.
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { DEMO_NAME, SANDBOX_FALLBACK_URL, firstAnswering, readSandboxMarker } from '../workspace-files/sandbox';
 import { connect } from './commands';
+import { endpointId, forgetConnection, savedConnections } from './endpoints';
 import type { MetricsHost } from './metrics-host';
 
 /** A job dir written to this recently is a demo still running. */
@@ -18,6 +21,30 @@ function recentlyWritten(dir: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Connects the view to a demo run's job dir, first forgetting every other demo run (saved
+ * connection, cursors, and the points, experiences and start of its runs).
+ */
+export async function connectDemo(host: MetricsHost, jobDir: string, reveal = true): Promise<string | undefined> {
+  const older = savedConnections(host.context.workspaceState).filter((c) => c.name === DEMO_NAME && c.dir && path.resolve(c.dir) !== path.resolve(jobDir));
+  if (older.length) {
+    const ids = older.map(endpointId);
+    const runs = new Set(older.map((c) => c.run ?? path.basename(c.dir!)));
+    for (const st of host.statuses()) if (ids.includes(st.id)) for (const r of st.runs) runs.add(r);
+    for (const id of ids) {
+      await forgetConnection(host.context.workspaceState, id);
+      host.store.forgetEndpoint(id);
+    }
+    await host.reconnect(); // the old demo's relay stops before its runs are forgotten
+    // A job dir's stage runs are named `<run>/<stage>` (relay discovery).
+    for (const r of host.store.runs()) if ([...runs].some((o) => r === o || r.startsWith(`${o}/`))) host.store.forgetRun(r);
+    host.store.flush();
+    host.controller.refresh();
+    host.log.info(`demo: ${older.map((c) => c.dir).join(', ')} replaced by ${jobDir}`);
+  }
+  return connect(host, { dir: jobDir, mode: 'job', name: DEMO_NAME, reveal });
 }
 
 export async function startDemo(host: MetricsHost, args?: { steps?: number; stepSeconds?: number }): Promise<string | undefined> {
@@ -32,10 +59,11 @@ export async function startDemo(host: MetricsHost, args?: { steps?: number; step
   }
   const marker = readSandboxMarker(folder);
   if (marker?.demo && recentlyWritten(marker.demo.jobDir)) {
-    return connect(host, { dir: marker.demo.jobDir, mode: 'job', name: DEMO_NAME });
+    return connectDemo(host, marker.demo.jobDir);
   }
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
-  const jobDir = path.join(folder, '.agentrl', 'demo', `demo-${stamp}`);
+  let jobDir = path.join(folder, '.agentrl', 'demo', `demo-${stamp}`);
+  for (let n = 2; fs.existsSync(jobDir); n++) jobDir = path.join(folder, '.agentrl', 'demo', `demo-${stamp}-${n}`);
   fs.mkdirSync(jobDir, { recursive: true });
   const modelUrl = (await firstAnswering([...(marker?.model ? [marker.model] : []), SANDBOX_FALLBACK_URL])) ?? '';
   const script = host.context.asAbsolutePath(path.join('demo', 'demo_trainer.py'));
@@ -70,5 +98,5 @@ export async function startDemo(host: MetricsHost, args?: { steps?: number; step
     return undefined;
   }
   host.log.info(`demo: ${DEMO_NAME} in ${jobDir}${modelUrl ? `, rollouts on ${modelUrl}` : ', no model answers: simulated rewards'}`);
-  return connect(host, { dir: jobDir, mode: 'job', name: DEMO_NAME });
+  return connectDemo(host, jobDir);
 }

@@ -10,4 +10,4 @@ export function createMetricsHost(context: vscode.ExtensionContext, log: Logger,
   return new MetricsHost(context, log, opts);
 }
 export { clearStored, connect, disconnect, exportCommand } from './commands';
-export { startDemo } from './demo';
+export { connectDemo, startDemo } from './demo';

@@ -62,3 +62,31 @@ export function checkMask(
   }
   return { warnings, divergesAt };
 }
+
+/** The tokens [start, end) of one message of an experience. */
+export interface TurnSpan {
+  message: number;
+  role: string;
+  start: number;
+  end: number;
+}
+
+/**
+ * Which message each token belongs to (the turns a token view labels) and the mask warnings,
+ * for the whole sequence `ids`; past the token where the ids stop following the template, the
+ * turns are not located (`divergesAt`). Throws when the template cannot render the messages.
+ */
+export function locateTurns(
+  tok: RunTokenizer,
+  ids: ArrayLike<number>,
+  trained: ArrayLike<number>,
+  messages: readonly ChatMessage[],
+  tools?: readonly unknown[],
+): MaskCheck & { turns: TurnSpan[] } {
+  const check = checkMask(tok, ids, trained, messages, tools);
+  const upTo = check.divergesAt ?? ids.length;
+  const turns = messageSpans(tok, messages, tools)
+    .filter((s) => s.start < upTo)
+    .map((s) => ({ message: s.index, role: s.role, start: s.start, end: Math.min(s.end, upTo) }));
+  return { ...check, turns };
+}

@@ -1,24 +1,33 @@
 // A newcomer's first ten minutes, from `npm start`: the sandbox (a copy of the sample workspace)
 // opens on our walkthrough; the demo run ("demo: simulated trainer", a stand-in for the GPU
 // trainer, with real rollouts of the tiny fixture model) streams into the metrics view with no
-// input beyond opening it, its charts grow, a click on a step shows its rollouts; the wizard's
-// project runs on F5 to completion against the sandbox's model; Ctrl+C stops everything and
-// the git tree stays as it was. Screenshots: test-results/screenshots/start-*.png.
+// input beyond opening it, its charts grow, a click on a step shows its rollouts (the drawer's
+// table whole at a wide and a narrow editor) and a rollout's tokens (texts, turns labelled); F5
+// on the sample stops before the first LLM call and Show Tokens there has texts and labelled
+// turns too; Compare Models starts from the endpoint the workspace names; the wizard's project
+// runs on F5 to completion against the sandbox's model; Ctrl+C stops everything and the git tree
+// stays as it was. What a person looks at is shot in the dark theme and again in the light one.
+// Screenshots: test-results/screenshots/start-*.png.
 import * as assert from 'node:assert/strict';
 import { spawn, spawnSync, ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, test } from 'node:test';
-import type { Browser, FrameLocator, Page } from 'playwright-core';
+import type { Browser, FrameLocator, Locator, Page } from 'playwright-core';
 import { launchChromium } from '../harness/browser';
 import { repoRoot, screenshotsDir } from '../harness/paths';
 import { runPaletteCommand } from './palette';
 import { freePort } from '../harness/vscode-server';
+import { until } from '../harness/wait';
+import { pickFromContextMenu, setExpanded } from './variables';
 
 let start: ChildProcess | undefined;
 let browser: Browser | undefined;
 let sandboxRoot: string | undefined;
 after(async () => {
+  // Still open: the test failed on the way; what the screen showed then.
+  const last = browser?.contexts()[0]?.pages()[0];
+  if (last) await shot(last, 'start-failure').catch(() => undefined);
   await browser?.close().catch(() => undefined);
   // On failure: Ctrl+C first (it stops the model server, the demo and code-server, each in its
   // own process group), then force.
@@ -43,6 +52,77 @@ async function shot(page: Page, name: string): Promise<string> {
   const file = path.join(screenshotsDir, `${name}.png`);
   await page.screenshot({ path: file });
   return file;
+}
+
+const DARK = 'Default Dark Modern';
+const LIGHT = 'Default Light Modern';
+
+/** Sets the colour theme in the sandbox's workspace settings (the copy's own, so the sandbox's
+ *  user settings stay as they were), and waits for the workbench and the given webviews to wear it. */
+async function setTheme(page: Page, sandbox: string, theme: string, webviews: FrameLocator[]): Promise<void> {
+  fs.writeFileSync(path.join(sandbox, '.vscode', 'settings.json'), JSON.stringify({ 'workbench.colorTheme': theme }, null, 2) + '\n');
+  const light = theme === LIGHT;
+  await page.locator(`.monaco-workbench.${light ? 'vs' : 'vs-dark'}`).waitFor({ timeout: 30000 });
+  for (const w of webviews) await w.locator(`body.${light ? 'vscode-light' : 'vscode-dark'}`).waitFor({ timeout: 30000 });
+}
+
+/** `name`-dark.png, then the same screen in the light theme (`name`-light.png), back to dark. */
+async function shotBothThemes(page: Page, sandbox: string, name: string, webviews: FrameLocator[] = []): Promise<void> {
+  await shot(page, `${name}-dark`);
+  await setTheme(page, sandbox, LIGHT, webviews);
+  await shot(page, `${name}-light`);
+  await setTheme(page, sandbox, DARK, webviews);
+}
+
+/** Picks a launch entry in the Run and Debug view's dropdown. */
+async function pickLaunch(page: Page, name: string): Promise<void> {
+  await runPaletteCommand(page, 'View: Show Run and Debug');
+  const select = page.locator('.start-debug-action-item .monaco-select-box');
+  await select.waitFor({ timeout: 30000 });
+  for (let i = 0; i < 20; i++) {
+    if ((await select.getAttribute('title'))?.includes(name) || (await select.inputValue().catch(() => '')) === name) return;
+    await select.click();
+    const option = page.locator('.select-box-dropdown-list-container .monaco-list-row', { hasText: name }).first();
+    if (
+      await option.waitFor({ timeout: 2000 }).then(
+        () => true,
+        () => false,
+      )
+    ) {
+      await option.click();
+      return;
+    }
+    await page.keyboard.press('Escape');
+  }
+  await shot(page, 'start-failure-debug-pick');
+  assert.fail(`"${name}" is not in the Run and Debug dropdown`);
+}
+
+/** The drawer's rollouts table as laid out: its last header, and whether anything is cut off. */
+async function drawerTable(drill: Locator): Promise<{ last: string; lastRight: number; listRight: number; overflow: number; drawer: number }> {
+  return drill.evaluate((el) => {
+    const list = el.querySelector('.rollout-list')!;
+    const th = el.querySelector('table.rollouts thead th:last-child')!;
+    return {
+      last: th.textContent ?? '',
+      lastRight: th.getBoundingClientRect().right,
+      listRight: list.getBoundingClientRect().right,
+      overflow: list.scrollWidth - list.clientWidth,
+      drawer: el.getBoundingClientRect().width,
+    };
+  });
+}
+
+/** A token view shows texts (not ids) from the model's own tokenizer, and, with `turns`, labels
+ *  its turns (the chat template). `names`: its notes name the tokenizer (the views of a call
+ *  and of a buffer row do; that of what a workflow returned names the experience instead). */
+async function assertTokenTexts(tv: Locator, what: string, o: { turns: boolean; names: boolean }): Promise<void> {
+  await tv.locator('.tv-tok').first().waitFor({ timeout: 60000 });
+  const notes = await tv.locator('.tv-notes').innerText();
+  if (o.names) assert.match(notes, /tokenizer of \S*tiny-toolcall/, `${what}: ${notes}`);
+  assert.doesNotMatch(notes, /No tokenizer|No chat template|from the endpoint/, `${what}: ${notes}`);
+  assert.match(await tv.locator('.tv-window').innerText(), /im_start/, `${what}: token texts, not ids`);
+  if (o.turns) assert.ok((await tv.locator('.tv-tok[data-turn]').count()) >= 2, `${what}: the turns are labelled`);
 }
 
 /** Points charted on a card (its "N points" meta). */
@@ -107,6 +187,8 @@ test('npm start: walkthrough first, the demo run live in the metrics view, rollo
     .waitFor({ timeout: 30000 });
   assert.equal(await walkthrough.getByText(/[\u4e00-\u9fff]/).count(), 0, 'an English page has no Chinese section');
   await shot(page, 'start-walkthrough');
+  // The rest in the dark theme, each screen a person looks at in the light one too.
+  await setTheme(page, sandbox, DARK, []);
 
   // The metrics view: open it, nothing else. The demo is connected and its charts grow.
   await runPaletteCommand(page, 'Agent RL: Show Training Metrics');
@@ -129,6 +211,7 @@ test('npm start: walkthrough first, the demo run live in the metrics view, rollo
     .first()
     .waitFor({ timeout: 30000 });
   assert.ok(fs.statSync(await shot(page, 'start-metrics')).size > 20_000);
+  await shotBothThemes(page, sandbox, 'start-metrics', [view]);
 
   // Click a step on the reward chart: its rollouts (real ones, from the experience buffer;
   // rollouts run at the model's pace, so not every step has one: try steps until one does).
@@ -161,11 +244,99 @@ test('npm start: walkthrough first, the demo run live in the metrics view, rollo
     .locator('.detail .message.role-user', { hasText: /What is|weather/ })
     .first()
     .waitFor({ timeout: 30000 });
-  await shot(page, 'start-rollouts');
+  await shotBothThemes(page, sandbox, 'start-rollouts', [view]);
+  // The drawer's table is whole, its id column last, at a wide and at a narrow editor.
+  for (const [label, width] of [
+    ['wide', 1440],
+    ['narrow', 1000],
+  ] as const) {
+    await page.setViewportSize({ width, height: 900 });
+    const t = await until(`the ${label} drawer laid out`, async () => {
+      const d = await drawerTable(drill);
+      return d.drawer > 0 && d.drawer <= width ? d : undefined;
+    });
+    assert.equal(t.last, 'id');
+    assert.ok(t.overflow <= 1 && t.lastRight <= t.listRight + 1, `${label}: the table is cut off on the right: ${JSON.stringify(t)}`);
+    await shot(page, `start-drawer-${label}`);
+  }
+  await page.setViewportSize({ width: 1440, height: 900 });
+  // The rollout's tokens: texts from the run's tokenizer, turns labelled by its chat template.
+  await drill.locator('.detail button.open-tokens').click();
+  const drillTokens = drill.locator('.tokens .tv');
+  await assertTokenTexts(drillTokens, "the rollout's Tokens", { turns: true, names: true });
+  await drillTokens.scrollIntoViewIfNeeded();
+  await shotBothThemes(page, sandbox, 'start-rollout-tokens', [view]);
   await drill.locator('header button').click();
+  await runPaletteCommand(page, 'View: Close All Editors');
+
+  // F5 on the sample's entry: it stops before the first LLM call; stepped over, Show Tokens on
+  // that call's Response has texts and labelled turns (the model's folder beside the config).
+  await pickLaunch(page, 'Debug toolcall rollouts');
+  await page.locator('.start-debug-action-item .codicon-debug-start').first().click();
+  const pending = page.locator('.debug-call-stack .monaco-list-row', { hasText: /llm #1 ▸ request pending/ }).first();
+  await pending.waitFor({ timeout: 120_000 });
+  const variables = page.locator('.debug-variables');
+  await variables.locator('.monaco-list-row', { hasText: 'Request' }).first().waitFor({ timeout: 30_000 });
+  await shotBothThemes(page, sandbox, 'start-debug-stopped');
+  await runPaletteCommand(page, 'Debug: Step Over');
+  const answered = page.locator('.debug-call-stack .monaco-list-row', { hasText: /llm #1 → / }).first();
+  await answered.waitFor({ timeout: 120_000 });
+  await answered.click();
+  await setExpanded(variables.locator('.monaco-list-row[aria-level="1"]', { hasText: /^Request$/ }).first(), false);
+  await setExpanded(variables.locator('.monaco-list-row[aria-level="1"]', { hasText: /^Response$/ }).first(), true);
+  const tokensRow = variables.locator('.monaco-list-row', { hasText: /tokens\s*=\s*\d+ \+ \d+ tokens/ }).first();
+  await tokensRow.waitFor({ timeout: 30_000 });
+  await pickFromContextMenu(tokensRow, 'Show Tokens', page.locator('.tab', { hasText: /Tokens: T\w+#R0 llm #1/ }).first());
+  const tokensView = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+  await assertTokenTexts(tokensView.locator('.tv').first(), 'Show Tokens', { turns: false, names: true });
+  await shotBothThemes(page, sandbox, 'start-call-tokens', [tokensView]);
+  // Step Out to where the episode returned: the tokens training learns from, with texts.
+  await runPaletteCommand(page, 'Debug: Step Out');
+  await page
+    .locator('.debug-call-stack .monaco-list-row', { hasText: /T\w+#R0 reward/ })
+    .first()
+    .waitFor({ timeout: 120_000 });
+  for (const scope of ['Request', 'Response'])
+    await setExpanded(variables.locator('.monaco-list-row[aria-level="1"]', { hasText: new RegExp(`^${scope}$`) }).first(), false, true);
+  await setExpanded(variables.locator('.monaco-list-row[aria-level="1"]', { hasText: /^Episode$/ }).first(), true);
+  const experiences = variables.locator('.monaco-list-row', { hasText: /experiences\s*=\s*\d+ experiences? with tokens/ }).first();
+  await experiences.waitFor({ timeout: 30_000 });
+  const learnsTab = page.locator('.tab', { hasText: /Tokens: T\w+#R0 #\d/ }).first();
+  // Several experiences: the command asks which (the first is fine).
+  const which = page.locator('.quick-input-widget .quick-input-list .monaco-list-row').first();
+  await pickFromContextMenu(experiences, 'Show Tokens Training Learns From', learnsTab.or(which));
+  if (await which.isVisible().catch(() => false)) await which.click();
+  await learnsTab.waitFor({ timeout: 30_000 });
+  // (The sample's experiences carry no messages, as Trinity's from a model's history: no turns.)
+  await assertTokenTexts(tokensView.locator('.tv').first(), 'Show Tokens Training Learns From', { turns: false, names: false });
+  await shotBothThemes(page, sandbox, 'start-learns-tokens', [tokensView]);
+  await page.locator('.debug-toolbar .codicon-debug-stop').first().click();
+  await page.locator('.debug-toolbar').waitFor({ state: 'hidden', timeout: 60_000 });
+  await runPaletteCommand(page, 'View: Close All Editors');
+
+  // Compare Models: the form offers the endpoint launch.json names (the sandbox's model), says
+  // that a model compared with itself shows only noise, and runs.
+  const widget = page.locator('.quick-input-widget');
+  await runPaletteCommand(page, 'Agent RL: Compare Models on Tasks…');
+  await widget.locator('.quick-input-list .monaco-list-row', { hasText: 'New comparison…' }).first().click();
+  await widget.locator('.quick-input-list .monaco-list-row', { hasText: 'toolcall/toolcall.yaml' }).first().click();
+  await widget.locator('.quick-input-title', { hasText: 'Models to compare' }).waitFor({ timeout: 30000 });
+  assert.match(await widget.locator('.quick-input-box input').inputValue(), new RegExp(`base=http://127\\.0\\.0\\.1:${modelPort}/v1`));
+  await widget.locator('.quick-input-message', { hasText: 'the same endpoint' }).waitFor({ timeout: 10000 });
+  await shot(page, 'start-compare-form');
+  await page.keyboard.press('Enter');
+  await widget.locator('.quick-input-title', { hasText: 'Tasks × repeats' }).waitFor({ timeout: 30000 });
+  await widget.locator('.quick-input-box input').fill('2 1');
+  await page.keyboard.press('Enter');
+  const compare = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+  // Both tasks scored by both models: a verdict (identical models: no difference beyond noise).
+  await compare.locator('table.tasks tr[data-task]').nth(1).waitFor({ timeout: 300_000 });
+  const verdict = (await compare.locator('#verdict').textContent()) ?? '';
+  assert.ok(verdict.trim() && !/not enough tasks/.test(verdict), verdict);
+  await shotBothThemes(page, sandbox, 'start-compare', [compare]);
+  await runPaletteCommand(page, 'View: Close All Editors');
 
   // The wizard's project runs on F5 to completion against the sandbox's model.
-  const widget = page.locator('.quick-input-widget');
   const title = (text: string) => widget.locator('.quick-input-title', { hasText: `New RL Workflow: ${text}` }).waitFor({ timeout: 30000 });
   const row = (text: string) => widget.locator('.quick-input-list .monaco-list-row', { hasText: text }).first();
   await runPaletteCommand(page, 'Agent RL: New Workflow…');
@@ -187,25 +358,8 @@ test('npm start: walkthrough first, the demo run live in the metrics view, rollo
   assert.doesNotMatch(entry.slice(0, entry.indexOf('}')), /apiKeyEnv/, 'a local endpoint asks for no key');
   const runs = path.join(sandbox, '.agentrl', 'runs');
   const before = fs.existsSync(runs) ? fs.readdirSync(runs) : [];
-  // Run and Debug: pick the wizard's entry in the launch dropdown, then F5.
-  await runPaletteCommand(page, 'View: Show Run and Debug');
-  const select = page.locator('.start-debug-action-item .monaco-select-box');
-  await select.waitFor({ timeout: 30000 });
-  let picked = false;
-  for (let i = 0; i < 20 && !picked; i++) {
-    await select.click();
-    const option = page.locator('.select-box-dropdown-list-container .monaco-list-row', { hasText: 'Debug first_agent rollout' }).first();
-    picked = await option.waitFor({ timeout: 2000 }).then(
-      () => true,
-      () => false,
-    );
-    if (picked) await option.click();
-    else await page.keyboard.press('Escape');
-  }
-  if (!picked) {
-    await shot(page, 'start-failure-debug-pick');
-    assert.fail('"Debug first_agent rollout" is not in the Run and Debug dropdown');
-  }
+  // Run and Debug: the wizard's entry in the launch dropdown, then F5.
+  await pickLaunch(page, 'Debug first_agent rollout');
   await page.locator('.start-debug-action-item .codicon-debug-start').first().click();
   let summary: { status?: string } | undefined;
   // The new entry stops before LLM calls (`breakOn`, as the sample's does): the run stops there

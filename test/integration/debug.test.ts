@@ -259,8 +259,8 @@ suite('rollout debugger (real VS Code, real model server)', function () {
     assert.ok(diff.original.fsPath.endsWith('original.transcript.md') && diff.modified.fsPath.endsWith('edited.transcript.md'));
     const left = fs.readFileSync(diff.original.fsPath, 'utf8');
     const right = fs.readFileSync(diff.modified.fsPath, 'utf8');
-    assert.match(left, /\*\*🧑 user\*\*\n\n> What is 2\\\+2\?/);
-    assert.match(right, /\*\*🧑 user\*\*\n\n> What is 4\?/);
+    assert.match(left, /\*\*user\*\*\n\n> What is 2\\\+2\?/);
+    assert.match(right, /\*\*user\*\*\n\n> What is 4\?/);
     for (const t of [left, right]) assert.match(t, /auxiliary\/0 LLM call #1[\s\S]*### Reward: /, "both branches show the judge's call and the reward");
     await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
   });

@@ -151,6 +151,7 @@ export async function prepareLaunch(args: RolloutLaunchArgs & { __pythonDebugger
     onTiming: context.onTiming,
     modelName: model?.name,
     configModelName: planned.modelName,
+    configDir: path.dirname(configPath),
     python,
     runnerDir: context.runnerDir,
     env: { ...env, ...(userEnv ?? {}) },

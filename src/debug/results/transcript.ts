@@ -59,10 +59,10 @@ function resultBlock(result: unknown): string {
   return parsed.ok && parsed.value !== null && typeof parsed.value === 'object' ? fence(JSON.stringify(parsed.value, null, 2), 'json') : fence(result);
 }
 
-const ICON: Record<string, string> = { system: '⚙️', user: '🧑', assistant: '🤖', tool: '🔧' };
-
+// Roles and tool calls are named in words, never emoji: the preview's font may lack them (a
+// Linux browser without an emoji font draws empty boxes), and VS Code itself labels in words.
 function message(m: ChatMessage): string {
-  const parts = [`**${ICON[m.role] ?? '•'} ${mdText(m.role)}**`];
+  const parts = [`**${mdText(m.role)}**`];
   const text = contentText(m.content);
   if (text.trim()) parts.push(`> ${mdText(text).replace(/ {2}\n/g, '  \n> ')}`);
   for (const c of m.tool_calls ?? []) parts.push(`→ ${code(toolCallText(c.function.name, c.function.arguments))}`);
@@ -110,7 +110,7 @@ function llmSection(t: Extract<TrajectoryTurn, { type: 'llm' }>, anchor: string,
 }
 
 function toolSection(t: Extract<TrajectoryTurn, { type: 'tool' }>, anchor: string, role: string, shown: Shown, linkBase?: string): string {
-  const out = [`### <a id="${anchor}"></a>🔧 ${code(toolCallText(t.name, t.arguments))}${sourceLink(t.source, linkBase)}`];
+  const out = [`### <a id="${anchor}"></a>tool ${code(toolCallText(t.name, t.arguments))}${sourceLink(t.source, linkBase)}`];
   if (t.result === undefined) {
     out.push('_No result was sent back._');
   } else {

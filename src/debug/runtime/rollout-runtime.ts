@@ -71,7 +71,7 @@ export class RolloutRuntime extends EventEmitter<RunEvents> implements RunHandle
   get tokenizers(): DebugRunTokenizers {
     const o = this.opts;
     return (this.runTokenizers ??= new DebugRunTokenizers(
-      { modelPath: o.configModelName, modelName: this.modelName ?? o.modelName, endpoint: o.upstream.endpoint },
+      { modelPath: o.configModelName, configDir: o.configDir, modelName: this.modelName ?? o.modelName, endpoint: o.upstream.endpoint },
       o.env,
     ));
   }

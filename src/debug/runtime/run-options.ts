@@ -17,6 +17,8 @@ export interface RuntimeOptions {
   modelName?: string;
   /** The config's model (model_path / model.path): preferred when the endpoint serves it. */
   configModelName?: string;
+  /** The config file's folder (a relative model_path is read from there). */
+  configDir?: string;
   python: string;
   /** The folder holding the `agentrl_runner` package (dist/runner). */
   runnerDir: string;

@@ -3,20 +3,11 @@
 // run's chat template), and the mask warnings on their spans. Past the point where the ids stop
 // following the template, the turns are not located and a note says so.
 import type { ChatMessage } from '../../tokens/chat-template';
-import { messageSpans } from '../../tokens/chat-template';
 import { fromTensors, type TokenExperience, type TokenTexts } from '../../tokens/experience';
-import { checkMask, type MaskWarning } from '../../tokens/mask-check';
+import { locateTurns, type MaskWarning, type TurnSpan } from '../../tokens/mask-check';
 import { describeMaskWarning, describeMissing, type TokenL10n } from '../../tokens/strings';
 import type { RunTokenizer } from '../../tokens/tokenizer';
 import type { ExperienceTokens } from '../trajectory/runner-protocol';
-
-/** The tokens [start, end) of one message of the experience. */
-export interface TurnSpan {
-  message: number;
-  role: string;
-  start: number;
-  end: number;
-}
 
 export interface ReturnedTokens {
   /** The experience's index in what the workflow returned. */
@@ -53,11 +44,8 @@ export function returnedTokens(e: ExperienceTokens, tok: RunTokenizer | undefine
   else if (!messages.length) notes.push(l10n.t('The experience carries no messages: the turns are not shown and the mask is not checked.'));
   else {
     try {
-      const check = checkMask(tok, e.tokens, experience.trained, messages, tools);
-      const upTo = check.divergesAt ?? n;
-      turns = messageSpans(tok, messages, tools)
-        .filter((s) => s.start < upTo)
-        .map((s) => ({ message: s.index, role: s.role, start: s.start, end: Math.min(s.end, upTo) }));
+      const check = locateTurns(tok, e.tokens, experience.trained, messages, tools);
+      turns = check.turns;
       warnings = check.warnings;
       if (check.divergesAt !== undefined)
         notes.push(l10n.t('From token {0} on, the tokens do not follow the chat template: the turns after it are not located.', check.divergesAt));

@@ -1,8 +1,11 @@
 // The tokenizer of the model a debug run talks to, found once per run: the config's model_path
-// (a folder, or a hub id in the local Hugging Face cache), else the name the endpoint serves
+// (a folder — a relative one read from the config file's folder first, as the config's other
+// paths are — or a hub id in the local Hugging Face cache), else the name the endpoint serves
 // (a folder when the endpoint runs a local model), else the endpoint itself (/tokenize,
 // /detokenize) — a hosted model or a checkpoint on the cluster has no files here, but its
 // server can still say which tokens it produced.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { tokenizerFor } from '../../tokens/tokenizer-files';
 import type { RunTokenizer } from '../../tokens/tokenizer';
 import { EndpointTokenizerError, TokenizeEndpoint } from '../gateway/tokenize-endpoint';
@@ -11,6 +14,8 @@ import { EndpointTokenizerError, TokenizeEndpoint } from '../gateway/tokenize-en
 export interface TokenizerHints {
   /** The config's model.model_path. */
   modelPath?: string;
+  /** The config file's folder: a relative model_path is looked for there first. */
+  configDir?: string;
   /** The model name the run asks the endpoint for. */
   modelName?: string;
   /** The live endpoint (none when replaying a recording). */
@@ -36,7 +41,10 @@ export class DebugRunTokenizers {
 
   private async lookup(): Promise<TokenizerChoice> {
     const reasons: string[] = [];
-    const names = [...new Set([this.hints.modelPath, this.hints.modelName].filter((x): x is string => !!x))];
+    const { modelPath, configDir } = this.hints;
+    const relative = modelPath && configDir && !path.isAbsolute(modelPath) && !modelPath.startsWith('~') ? path.resolve(configDir, modelPath) : undefined;
+    const besideConfig = relative && fs.existsSync(relative) ? relative : undefined;
+    const names = [...new Set([besideConfig, modelPath, this.hints.modelName].filter((x): x is string => !!x))];
     for (const name of names) {
       const t = tokenizerFor(name, this.env);
       if ('tokenizer' in t) return { kind: 'local', tokenizer: t.tokenizer };

@@ -10,6 +10,7 @@
 import { arrayOf, hasFields, isBool, isInt, isNum, isObj, isRange, isStr, nullable, oneOf } from '../../base/validate';
 import type { ExperienceWire } from '../../tokens/experience-wire';
 import type { TokenViewStrings } from '../../tokens/view-strings';
+import type { TokenMarks } from '../../webview-ui/token-view/marks';
 import type { ExperienceColumns, ExperienceRef, ExperienceViewDetail } from './experience-rows';
 import type { ChartFrame, ChartSpec, RunSummary } from './frames';
 import type { UiStrings } from './ui-strings';
@@ -91,6 +92,8 @@ export interface TokensMessage {
   experience?: ExperienceWire;
   /** Where the tokens and texts came from, what is missing and why (worded by the host). */
   notes?: string[];
+  /** The turns (labelled by the view) and mask warnings, when the chat template locates them. */
+  marks?: TokenMarks;
   error?: string;
 }
 export interface OptionsMessage {

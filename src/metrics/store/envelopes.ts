@@ -146,6 +146,13 @@ export class EnvelopeBook {
     return this.windows.get(key)?.get(sourceKey(endpoint, source));
   }
 
+  /** Drops a series' envelopes and detail windows (its run was forgotten). */
+  forget(key: string): void {
+    for (const e of this.bySeries.get(key)?.values() ?? []) this.bytes -= envelopeBytes(e.env);
+    this.bySeries.delete(key);
+    this.windows.delete(key);
+  }
+
   clear(): void {
     this.bySeries.clear();
     this.windows.clear();

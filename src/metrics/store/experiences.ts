@@ -30,6 +30,8 @@ export class ExperienceIndex {
   private readonly dirty = new Set<number>();
   /** Lines on disk (a replaced row adds a line; the last line of a key wins on load). */
   persisted = 0;
+  /** Rows were forgotten: the next write replaces the file (takeUnpersisted then gives every row). */
+  rewrite = false;
   /** Called with the run and model versions of rows that were added or replaced. */
   onChange: ((run: string, versions: Set<number | null>) => void) | undefined;
 
@@ -67,6 +69,20 @@ export class ExperienceIndex {
     }
     if (versions.size) this.onChange?.(run, versions);
     return added;
+  }
+
+  /** Deletes a run's rows (the run was forgotten); the others are indexed again, to be written anew. */
+  forgetRun(run: string): void {
+    if (!this.byRunVersion.has(run)) return;
+    const keep = this.rows.filter((r) => r.run !== run);
+    this.rows.length = 0;
+    this.byKey.clear();
+    this.byRunVersion.clear();
+    this.dirty.clear();
+    for (const r of keep) this.put(r);
+    this.written = 0;
+    this.persisted = 0;
+    this.rewrite = true;
   }
 
   private put(row: ExperienceViewRow): 'added' | 'replaced' | 'same' {

@@ -107,6 +107,11 @@ export class StoreFiles {
     if (lines) fs.appendFileSync(path.join(this.dir, EXPERIENCES), lines);
   }
 
+  /** Deletes a forgotten series' file. */
+  removeSeries(s: Series): void {
+    fs.rmSync(this.seriesFile(s), { force: true });
+  }
+
   /** The experience rows' JSON lines ('' when there are none yet). */
   private readExperiences(): string {
     try {
@@ -121,7 +126,12 @@ export class StoreFiles {
    * the manifest (atomically, after the data files it describes).
    */
   writeIndex(series: Series[], rest: Pick<Manifest, 'nextFile' | 'cursors'>, experiences: ExperienceIndex): void {
-    this.appendExperiences(experiences.takeUnpersisted());
+    // Rows were forgotten: the file is written anew with the rows kept.
+    const rewrite = experiences.rewrite;
+    experiences.rewrite = false;
+    const lines = experiences.takeUnpersisted();
+    if (rewrite) fs.writeFileSync(path.join(this.dir, EXPERIENCES), lines);
+    else this.appendExperiences(lines);
     this.writeManifest({ version: 1, ...rest, series: series.map(toEntry), experiences: experiences.persisted });
   }
 

@@ -162,6 +162,22 @@ export class MetricsStore {
     this.cursorBook.forget(endpoint);
   }
 
+  /**
+   * Deletes one run: its series, experiences and start, in memory now and on disk at the next
+   * flush (a restarted demo run replaces the one before: its points would share the charts).
+   */
+  forgetRun(run: string): void {
+    for (const s of this.list()) {
+      if (s.run !== run) continue;
+      this.map.delete(s.key);
+      this.residentBytes -= (s.cols?.bytes ?? 0) + (s.tail?.bytes ?? 0);
+      this.envelopes.forget(s.key);
+      this.files?.removeSeries(s);
+    }
+    this.envelopes.runStarts.delete(run);
+    this.exp.forgetRun(run);
+  }
+
   // ---- memory bound --------------------------------------------------------------------
 
   /** Spills least recently used series until under the bound (never `keep`). */

@@ -257,7 +257,7 @@ export class ViewController extends EventEmitter<ViewEvents> {
       return;
     }
     this.port.readTokens(ref).then(
-      (t) => this.feed.post({ type: 'tokens', request, ref, experience: t.experience, notes: t.notes }),
+      (t) => this.feed.post({ type: 'tokens', request, ref, experience: t.experience, notes: t.notes, ...(t.marks ? { marks: t.marks } : {}) }),
       (e: unknown) => this.feed.post({ type: 'tokens', request, ref, error: e instanceof Error ? e.message : String(e) }),
     );
   }

@@ -253,7 +253,7 @@ export class DrillPane {
       out.push(pre);
     }
     this.tokensBox.replaceChildren(...out);
-    this.tokenView.show(e, m.notes);
+    this.tokenView.show(e, m.notes, m.marks);
     this.tokensBox.scrollIntoView({ block: 'nearest' });
   }
 }

@@ -82,7 +82,7 @@ test("an edited episode forks: both branches are saved, with the judge's calls, 
   const right = fs.readFileSync(path.join(f.dir, FORK_EDITED_TRANSCRIPT), 'utf8');
   assert.match(left, /What is 2\+2\?/);
   assert.doesNotMatch(left, /What is 4\?/);
-  assert.match(right, /LLM call #1 \(edited\)[^\n]*\n\n\*\*⚙️ system\*\*\n\n> Answer in one short sentence\\\.\n\n\*\*🧑 user\*\*\n\n> What is 4\?/);
+  assert.match(right, /LLM call #1 \(edited\)[^\n]*\n\n\*\*system\*\*\n\n> Answer in one short sentence\\\.\n\n\*\*user\*\*\n\n> What is 4\?/);
   assert.match(right, /auxiliary\/0 LLM call #1/);
   assert.match(left, /### Reward: 0/);
   assert.match(right, /### Reward: 1/);

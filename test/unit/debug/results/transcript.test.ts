@@ -63,7 +63,7 @@ test('an episode reads as a chat: messages once, tool calls and results, reward,
   // Relative links (the preview refuses file: URLs) that open the line.
   assert.ok(
     md.includes(
-      '🔧 `get_weather(city="Paris")` — [tools\\.py:24](<../../../../toolcall/tools.py#L24>)\n\n→ result\n\n```json\n{\n  "city": "Paris",\n  "temp_c": 21\n}\n```',
+      'tool `get_weather(city="Paris")` — [tools\\.py:24](<../../../../toolcall/tools.py#L24>)\n\n→ result\n\n```json\n{\n  "city": "Paris",\n  "temp_c": 21\n}\n```',
     ),
     md,
   );
@@ -74,8 +74,11 @@ test('an episode reads as a chat: messages once, tool calls and results, reward,
   assert.ok(!md.includes('<script>'), 'user text cannot inject HTML');
   assert.ok(md.includes('&lt;script&gt;'));
   // The second call's request repeats the conversation: its messages are not shown again.
-  assert.equal(md.split('**🔧 tool**').length - 1, 0, 'the tool message is shown as the tool turn, not again as a message');
+  assert.equal(md.split('**tool**').length - 1, 0, 'the tool message is shown as the tool turn, not again as a message');
   assert.equal(mdText('a*b_[c]'), 'a\\*b\\_\\[c\\]');
+  // Roles in words, no emoji: a font without them draws empty boxes.
+  assert.match(md, /\*\*user\*\*\n\n> What is the weather/);
+  assert.doesNotMatch(md, /\p{Extended_Pictographic}/u, 'no emoji in the transcript');
 });
 
 test('a run row: launch name, then reward and age up front', () => {

@@ -72,6 +72,29 @@ test('persists points, experiences and cursors; a reload resumes with nothing lo
   assert.equal(new MetricsStore({ dir }).get(key)!.length, 1600);
 });
 
+test('a forgotten run (a restarted demo) is gone: its series, experiences and start, after a reload too', () => {
+  const dir = tmp();
+  const s = new MetricsStore({ dir });
+  s.add('demo-a', 'explorer', 'rollout/accuracy/mean', pts(0, 600));
+  s.add('demo-b', 'explorer', 'rollout/accuracy/mean', pts(0, 5));
+  const row = (id: number) => ({ id, table: 'exp', task_id: 't1', run_id: 0, model_version: 1, reward: 1, timestamp: null });
+  s.addExperiences('e1', 'sql:buffer.db#exp', 'demo-a', [row(1), row(2)]);
+  s.addExperiences('e2', 'sql:buffer.db#exp', 'demo-b', [row(1)]);
+  s.flush();
+  s.forgetRun('demo-a');
+  assert.deepEqual(s.runs(), ['demo-b']);
+  assert.equal(s.experiences.countFor('demo-a'), 0);
+  assert.equal(s.experiences.countFor('demo-b'), 1);
+  assert.ok(Number.isNaN(s.runStart('demo-a')));
+  s.addExperiences('e2', 'sql:buffer.db#exp', 'demo-b', [row(2)]);
+  s.flush();
+  const r = new MetricsStore({ dir });
+  assert.deepEqual(r.runs(), ['demo-b']);
+  assert.equal(r.experiences.countFor('demo-a'), 0);
+  assert.equal(r.experiences.countFor('demo-b'), 2);
+  assert.equal(fs.readdirSync(path.join(dir, 'series')).length, 1, 'the forgotten series file is deleted');
+});
+
 test('a torn write after the last flush is ignored (the manifest is the truth)', () => {
   const dir = tmp();
   const s = new MetricsStore({ dir });

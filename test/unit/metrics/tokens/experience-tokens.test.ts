@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import { english } from '../../../../src/base/l10n';
 import { experienceTokenView } from '../../../../src/metrics/tokens/experience-tokens';
 import type { TokensReply } from '../../../../src/relay-protocol/tokens-frame';
+import { tokenizeAndMask } from '../../../../src/tokens/chat-template';
 import { fromWire } from '../../../../src/tokens/experience-wire';
 import { skipNoTokenizer, tinyTokenizer } from '../../../harness/tiny-tokenizer';
 
@@ -79,4 +80,28 @@ test('a texts-only row (file buffer, queue backup): re-tokenized and marked so; 
     r.notes.join(' | '),
   );
   assert.throws(() => experienceTokenView(reply, { reason: 'no tokenizer here' }, english), /keeps only texts.*no tokenizer here/);
+});
+
+test("an SQL row with its messages: the turns the view labels, located by the run's chat template", { skip: skipNoTokenizer }, () => {
+  const tok = tinyTokenizer();
+  const messages = [
+    { role: 'user', content: 'What is 40 + 2?' },
+    { role: 'assistant', content: 'The answer is 42.' },
+  ];
+  const t = tokenizeAndMask(tok, messages);
+  const reply = { ...tensorsReply(Array.from(t.ids), t.promptLength), messages, tools: null } as TokensReply;
+  reply.arrays.action_mask = t.mask.subarray(t.promptLength);
+  const r = experienceTokenView(reply, { tokenizer: tok }, english);
+  assert.deepEqual(
+    r.marks?.turns.map((x) => [x.message, x.role]),
+    [
+      [0, 'user'],
+      [1, 'assistant'],
+    ],
+  );
+  assert.equal(r.marks?.turns[0].start, 0);
+  assert.equal(r.marks?.turns[1].end, t.ids.length);
+  assert.deepEqual(r.marks?.warnings, []);
+  // Without its messages there is nothing to locate: no marks.
+  assert.equal(experienceTokenView(tensorsReply(Array.from(t.ids), t.promptLength), { tokenizer: tok }, english).marks, undefined);
 });
