@@ -35,9 +35,7 @@ export const PIPELINE_STRING_KEYS = [
   'timelineNone',
   'timelineRemote',
   'stepsAxis',
-  'seconds',
   'changes',
-  'noConfig',
 ] as const;
 export type PipelineStrings = Record<(typeof PIPELINE_STRING_KEYS)[number], string> & {
   /** Each part of a role's wall time, by part id (wait_experience, compute, …). */
@@ -90,8 +88,6 @@ export interface PipelineViewData {
   throughput: { stepsPerHour: number | null; tokensPerSecond: number | null };
   gpu: { explorer: number; trainer: number | null; hours: { trainer: Record<string, number>; explorer: Record<string, number> } } | null;
   bars: { steps: number[]; trainer: RoleBars; explorer: RoleBars };
-  /** Ray's timeline in the job dir: its size; null none; undefined not known (a relay URL not asked yet). */
-  timeline?: { path: string; bytes: number } | null;
 }
 
 /** One window of Ray's timeline: per-actor lanes and the complete events in it. */
@@ -184,9 +180,16 @@ export function parsePipelineMessage(v: unknown): PipelineWebviewMessage | undef
   }
 }
 
-/** Checks a slice's columns line up (the relay's answer is not trusted blindly). */
-export function isTimelineSlice(v: unknown): v is TimelineSlice {
-  if (!hasFields(v, { from: isNum, to: isNum, span: isNum, lanes: arrayOf(isStr), names: arrayOf(isStr), dropped: isInt, problems: arrayOf(isStr) })) return false;
+/** A problem of the timeline file as the relay reports it (its sources/ray-timeline.ts). */
+export interface TimelineProblemWire {
+  kind: string;
+  count: number;
+}
+const isProblem = (v: unknown): v is TimelineProblemWire => hasFields(v, { kind: isStr, count: isInt });
+
+/** Checks a relay's window: its columns line up (the answer is not trusted blindly). */
+export function isTimelineWindow(v: unknown): v is Omit<TimelineSlice, 'problems'> & { problems: TimelineProblemWire[] } {
+  if (!hasFields(v, { from: isNum, to: isNum, span: isNum, lanes: arrayOf(isStr), names: arrayOf(isStr), dropped: isInt, problems: arrayOf(isProblem) })) return false;
   const o = v as unknown as TimelineSlice;
   const cols = [o.lane, o.start, o.dur, o.name];
   return cols.every((c) => Array.isArray(c) && c.length === o.lane.length && c.every((x) => isNum(x)));

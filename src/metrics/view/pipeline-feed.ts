@@ -19,7 +19,8 @@ import {
   type PipelineViewData,
   type PipelineWebviewMessage,
   type RoleBars,
-  isTimelineSlice,
+  type TimelineProblemWire,
+  isTimelineWindow,
 } from '../protocol/pipeline-protocol';
 import type { PointColumns } from '../store/series';
 
@@ -125,11 +126,30 @@ export class PipelineFeed {
     this.port.readTimeline(run, from, to, TIMELINE_EVENTS).then(
       (w) => {
         if (w === undefined) this.post({ type: 'timeline', request });
-        else if (isTimelineSlice(w)) this.post({ type: 'timeline', request, slice: { ...w, steps: this.stepMarks(run, w.origin) } });
+        else if (isTimelineWindow(w))
+          this.post({ type: 'timeline', request, slice: { ...w, problems: w.problems.map((p) => this.problemText(p)), steps: this.stepMarks(run, w.origin) } });
         else this.post({ type: 'timeline', request, error: this.l10n.t('The relay sent a timeline window that is not well formed.') });
       },
       (e: unknown) => this.post({ type: 'timeline', request, error: e instanceof Error ? e.message : String(e) }),
     );
+  }
+
+  private problemText(p: TimelineProblemWire): string {
+    const l = this.l10n;
+    switch (p.kind) {
+      case 'not-array':
+        return l.t('timeline.json is not a JSON array of trace events (it does not start with "[").');
+      case 'corrupt':
+        return l.t('timeline.json: {0} corrupt events skipped; the rest is shown.', p.count);
+      case 'too-long':
+        return l.t('timeline.json: {0} events too long to be trace events skipped.', p.count);
+      case 'truncated':
+        return l.t('timeline.json ends in the middle of its events (truncated?): the {0} events before the cut are shown.', p.count);
+      case 'capped':
+        return l.t('timeline.json has more than {0} events: the rest of the file is not shown.', p.count);
+      default:
+        return p.kind;
+    }
   }
 
   /** Where each explorer step ended on the timeline's clock (µs since its first event). */
@@ -319,8 +339,6 @@ export function pipelineStrings(l: L10n): PipelineStrings {
     timelineNone: l.t('No Ray timeline in this job dir: set monitor.enable_ray_timeline: true and Trinity writes monitor/timeline.json when the run ends.'),
     timelineRemote: l.t('Reading the timeline failed: {0}'),
     stepsAxis: l.t('step'),
-    seconds: l.t('s'),
     changes: l.t('Changes'),
-    noConfig: l.t('No run config: the advice shows Trinity-RFT defaults.'),
   };
 }

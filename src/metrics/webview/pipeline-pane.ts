@@ -70,7 +70,6 @@ export class PipelinePane {
     const tlButton = el('button', 'pipeline-timeline-load', s.timelineLoad);
     tlButton.addEventListener('click', () => {
       if (!this.data) return;
-      this.timelineAsked = true;
       this.tell({ type: 'timeline', run: this.data.run, from: null, to: null });
     });
     this.timelineBox.append(tlHead, tlButton, this.timelineNote, this.lanes.el);
@@ -123,7 +122,11 @@ export class PipelinePane {
       return;
     }
     this.timelineBox.hidden = false;
-    if (!this.timelineAsked && d.timeline === null) this.timelineNote.textContent = s.timelineNone;
+    // Ray's timeline of the run, asked once (whether there is one, and how to turn it on if not).
+    if (!this.timelineAsked) {
+      this.timelineAsked = true;
+      this.tell({ type: 'timeline', run: d.run, from: null, to: null });
+    }
     // the run picker
     const runs = d.runs.join('\n');
     if (this.runSelect.dataset.runs !== runs) {

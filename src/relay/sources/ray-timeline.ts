@@ -33,7 +33,13 @@ export interface TimelineWindow {
   name: number[];
   names: string[];
   dropped: number;
-  problems: string[];
+  problems: TimelineProblem[];
+}
+
+/** Corrupt events skipped, over-long ones skipped, the file cut short (count: events read before), too many events (count: the cap); not an array. */
+export interface TimelineProblem {
+  kind: 'not-array' | 'corrupt' | 'too-long' | 'truncated' | 'capped';
+  count: number;
 }
 
 class Column<T extends Float64Array | Float32Array | Uint32Array> {
@@ -228,14 +234,14 @@ export class TimelineIndex {
     return this.laneLabels.map((l, i) => (l.startsWith('worker:') && this.laneClass.has(i) ? `${this.laneClass.get(i)} · ${l.split(' · ')[1]}` : l));
   }
 
-  /** What went wrong reading the file, in English (the relay's words; the view shows them). */
-  problems(): string[] {
-    const out: string[] = [];
-    if (this.notArray) out.push('not a JSON array of trace events (the start of the file is not "[")');
-    if (this.corrupt) out.push(`${this.corrupt} corrupt event(s) skipped`);
-    if (this.tooLong) out.push(`${this.tooLong} event(s) longer than ${MAX_OBJECT_BYTES} bytes skipped`);
-    if (this.truncated) out.push(`the file ends in the middle of its events (truncated?): ${this.events} events read before the cut`);
-    if (this.capped) out.push(`more than ${MAX_EVENTS} events: the rest of the file is not shown`);
+  /** What went wrong reading the file (the view words it): corrupt or over-long events skipped, a cut. */
+  problems(): TimelineProblem[] {
+    const out: TimelineProblem[] = [];
+    if (this.notArray) out.push({ kind: 'not-array', count: 0 });
+    if (this.corrupt) out.push({ kind: 'corrupt', count: this.corrupt });
+    if (this.tooLong) out.push({ kind: 'too-long', count: this.tooLong });
+    if (this.truncated) out.push({ kind: 'truncated', count: this.events });
+    if (this.capped) out.push({ kind: 'capped', count: MAX_EVENTS });
     return out;
   }
 
