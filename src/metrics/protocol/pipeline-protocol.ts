@@ -189,7 +189,8 @@ const isProblem = (v: unknown): v is TimelineProblemWire => hasFields(v, { kind:
 
 /** Checks a relay's window: its columns line up (the answer is not trusted blindly). */
 export function isTimelineWindow(v: unknown): v is Omit<TimelineSlice, 'problems'> & { problems: TimelineProblemWire[] } {
-  if (!hasFields(v, { from: isNum, to: isNum, span: isNum, lanes: arrayOf(isStr), names: arrayOf(isStr), dropped: isInt, problems: arrayOf(isProblem) })) return false;
+  if (!hasFields(v, { from: isNum, to: isNum, span: isNum, lanes: arrayOf(isStr), names: arrayOf(isStr), dropped: isInt, problems: arrayOf(isProblem) }))
+    return false;
   const o = v as unknown as TimelineSlice;
   const cols = [o.lane, o.start, o.dur, o.name];
   return cols.every((c) => Array.isArray(c) && c.length === o.lane.length && c.every((x) => isNum(x)));

@@ -265,7 +265,13 @@ export class PipelineFeed {
 
 /** Only timings and what the analysis reads beside them reach the table (a run logs hundreds of tags). */
 function isTimingTag(tag: string): boolean {
-  return tag.startsWith('time/') || tag.startsWith('timing_s/') || tag.startsWith('rollout/time/') || tag === 'rollout/model_version' || tag.startsWith('perf/throughput');
+  return (
+    tag.startsWith('time/') ||
+    tag.startsWith('timing_s/') ||
+    tag.startsWith('rollout/time/') ||
+    tag === 'rollout/model_version' ||
+    tag.startsWith('perf/throughput')
+  );
 }
 
 /** Stacked bars per step, or per group of steps (their mean) when there are more than MAX_BARS. */

@@ -63,8 +63,16 @@ export class PipelinePane {
     const toLabel = el('label', undefined, ` ${s.windowTo} `);
     toLabel.append(this.toInput);
     controls.append(runLabel, fromLabel, toLabel);
-    this.trainerBars = new RoleBarsChart(s.trainer, (p) => s.parts[p] ?? p, () => s.stepsAxis);
-    this.explorerBars = new RoleBarsChart(s.explorer, (p) => s.parts[p] ?? p, () => s.stepsAxis);
+    this.trainerBars = new RoleBarsChart(
+      s.trainer,
+      (p) => s.parts[p] ?? p,
+      () => s.stepsAxis,
+    );
+    this.explorerBars = new RoleBarsChart(
+      s.explorer,
+      (p) => s.parts[p] ?? p,
+      () => s.stepsAxis,
+    );
     this.lanes = new TimelineLanes((from, to) => this.data && this.tell({ type: 'timeline', run: this.data.run, from, to }));
     const tlHead = el('h3', undefined, s.timeline);
     const tlButton = el('button', 'pipeline-timeline-load', s.timelineLoad);

@@ -317,7 +317,11 @@ export function timelineFile(root: { mode: 'job' | 'logdir'; dir: string; run?: 
 }
 
 /** The relay's answer to a `timeline` request. */
-export async function timelineReply(cache: TimelineCache, root: { mode: 'job' | 'logdir'; dir: string; run?: string }, m: TimelineRequestMessage): Promise<TimelineReplyMessage> {
+export async function timelineReply(
+  cache: TimelineCache,
+  root: { mode: 'job' | 'logdir'; dir: string; run?: string },
+  m: TimelineRequestMessage,
+): Promise<TimelineReplyMessage> {
   const file = timelineFile(root, m.run);
   const index = file ? await cache.get(file) : undefined;
   if (!index) return { type: 'timeline', request: m.request, none: true };

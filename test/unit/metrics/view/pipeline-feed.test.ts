@@ -67,7 +67,10 @@ test('shown: the verdict, its evidence with the tags of its charts, bars per ste
   const d = last()!;
   assert.equal(d.bottleneck, 'explorer');
   assert.match(d.verdict, /^Since step 1 the trainer waits for experiences \d+ % of its time: the explorer is the bottleneck\.$/);
-  assert.ok(d.evidence.some((e) => e.tags.includes('time/read_experience')), JSON.stringify(d.evidence));
+  assert.ok(
+    d.evidence.some((e) => e.tags.includes('time/read_experience')),
+    JSON.stringify(d.evidence),
+  );
   assert.equal(d.bars.steps.length, 20);
   assert.deepEqual(d.bars.trainer.parts, ['wait_experience', 'compute', 'sync_weight', 'checkpoint']);
   assert.ok(d.idle.trainer! > 0.6, String(d.idle.trainer));
@@ -121,7 +124,10 @@ test('bad input: NaN and negative timings, steps out of order, a role missing: s
   assert.match(notes, /came out of step order/);
   assert.match(notes, /No explorer timings in this window: that role is missing/);
   assert.equal(d.bars.steps.length, 10, 'the trainer is still drawn');
-  assert.ok(d.missing.some((m) => m.includes('time/wait_explore_step')), d.missing.join('\n'));
+  assert.ok(
+    d.missing.some((m) => m.includes('time/wait_explore_step')),
+    d.missing.join('\n'),
+  );
 });
 
 test('nothing yet: null data (the view says which metrics it needs)', () => {
@@ -183,9 +189,15 @@ test('config links and quick fixes go through the port; a fix is offered only wh
   });
   feed(ctl, simulate(repeat(20, EXPLORER)));
   ctl.receive({ type: 'pipelineView', visible: true });
-  assert.equal(last()?.advice.find((a) => a.fix), undefined, 'not before the engine answered');
+  assert.equal(
+    last()?.advice.find((a) => a.fix),
+    undefined,
+    'not before the engine answered',
+  );
   await new Promise((r) => setImmediate(r));
-  const fixes = last()!.advice.filter((a) => a.fix).map((a) => a.key);
+  const fixes = last()!
+    .advice.filter((a) => a.fix)
+    .map((a) => a.key);
   assert.deepEqual(fixes, ['explorer.rollout_model.engine_num']);
   ctl.receive({ type: 'openConfigKey', run: 'job', key: 'explorer.rollout_model.engine_num', value: '3' });
   assert.deepEqual(opened, [['job', 'explorer.rollout_model.engine_num', '3']]);
@@ -195,5 +207,11 @@ test('the webview messages are validated', () => {
   assert.equal(parseWebviewMessage({ type: 'openConfigKey', run: 'r', key: 'a.b; rm -rf' }), undefined);
   assert.equal(parseWebviewMessage({ type: 'pipelineView', visible: true, from: -1 }), undefined);
   assert.equal(parseWebviewMessage({ type: 'timelineRequest', request: 1, run: 'r', from: 'x', to: null }), undefined);
-  assert.deepEqual(parseWebviewMessage({ type: 'pipelineView', visible: true, run: 'r', from: 2, to: null }), { type: 'pipelineView', visible: true, run: 'r', from: 2, to: null });
+  assert.deepEqual(parseWebviewMessage({ type: 'pipelineView', visible: true, run: 'r', from: 2, to: null }), {
+    type: 'pipelineView',
+    visible: true,
+    run: 'r',
+    from: 2,
+    to: null,
+  });
 });

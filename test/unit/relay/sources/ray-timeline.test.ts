@@ -27,7 +27,14 @@ test('a real Ray timeline: one lane per actor, named from its constructor, every
   assert.equal(w.lane.length, events.length);
   assert.deepEqual(w.problems, []);
   const lanes = w.lanes.map((l) => l.split(' · ')[0]).sort();
-  for (const actor of ['explorer (Explorer)', 'trainer (Trainer)', 'synchronizer (Synchronizer)', 'runner_0 (WorkflowRunner)', 'runner_1 (WorkflowRunner)', 'driver'])
+  for (const actor of [
+    'explorer (Explorer)',
+    'trainer (Trainer)',
+    'synchronizer (Synchronizer)',
+    'runner_0 (WorkflowRunner)',
+    'runner_1 (WorkflowRunner)',
+    'driver',
+  ])
     assert.ok(lanes.includes(actor), `${actor} in ${lanes.join(', ')}`);
   assert.ok(w.names.includes('Explorer.explore_step') && w.names.includes('Trainer.train_step'), w.names.join(', '));
   // every event lies in the span, starts from the first one
@@ -77,7 +84,9 @@ test('not a JSON array, NaN and negative durations: said, nothing invented', asy
   const t = await TimelineIndex.read(copy('{"traceEvents": []}'));
   assert.deepEqual(t.problems(), [{ kind: 'not-array', count: 0 }]);
   const bad = await TimelineIndex.read(
-    copy('[{"ph":"X","ts":1,"dur":-5,"pid":1,"tid":1,"name":"a"},{"ph":"X","ts":"x","dur":1,"pid":1,"tid":1,"name":"b"},{"ph":"X","ts":2,"dur":3,"pid":1,"tid":1,"name":"c"}]'),
+    copy(
+      '[{"ph":"X","ts":1,"dur":-5,"pid":1,"tid":1,"name":"a"},{"ph":"X","ts":"x","dur":1,"pid":1,"tid":1,"name":"b"},{"ph":"X","ts":2,"dur":3,"pid":1,"tid":1,"name":"c"}]',
+    ),
   );
   assert.equal(bad.events, 1);
   assert.deepEqual(bad.problems(), [{ kind: 'corrupt', count: 2 }]);
