@@ -64,6 +64,13 @@ const OPEN = 0x7b;
 const CLOSE = 0x7d;
 const OPEN_ARRAY = 0x5b;
 
+/** Backslashes right before `at` (not before `from`). */
+function backslashesBefore(buf: Buffer, at: number, from: number): number {
+  let k = 0;
+  while (at - k - 1 >= from && buf[at - k - 1] === BACKSLASH) k++;
+  return k;
+}
+
 /** An actor's name and class from its constructor's category ("task::explorer:Explorer.__init__"). */
 function actorOf(cat: string): string | undefined {
   const m = /^task::(?:([^:]+):)?([A-Za-z_][\w]*)\.__init__$/.exec(cat);
@@ -129,13 +136,27 @@ export class TimelineIndex {
       if (n <= 0) break;
       offset += n;
       for (let i = 0; i < n; i++) {
-        const c = buf[i];
         if (inString) {
-          if (escape) escape = false;
-          else if (c === BACKSLASH) escape = true;
-          else if (c === QUOTE) inString = false;
+          if (escape) {
+            escape = false;
+            continue;
+          }
+          // the string's end (native search; a quote after an odd run of backslashes is escaped)
+          const q = buf.indexOf(QUOTE, i);
+          if (q < 0 || q >= n) {
+            escape = n > i && buf[n - 1] === BACKSLASH && backslashesBefore(buf, n, i) % 2 === 1;
+            i = n;
+            break;
+          }
+          if (backslashesBefore(buf, q, i) % 2 === 1) {
+            i = q;
+            continue;
+          }
+          inString = false;
+          i = q;
           continue;
         }
+        const c = buf[i];
         if (c === QUOTE) {
           inString = true;
         } else if (c === OPEN || c === OPEN_ARRAY) {
