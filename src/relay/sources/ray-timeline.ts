@@ -64,6 +64,103 @@ const OPEN = 0x7b;
 const CLOSE = 0x7d;
 const OPEN_ARRAY = 0x5b;
 
+const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+const COLON = 0x3a;
+const COMMA = 0x2c;
+const CLOSE_ARRAY = 0x5d;
+const NUMBER = /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/;
+
+/** Which kept field a key (bytes [s, e) of `b`, unquoted) is, or undefined: compared byte-wise, no string made. */
+function wanted(b: Buffer, s: number, e: number): string | undefined {
+  const c0 = b[s];
+  const c1 = b[s + 1];
+  switch (e - s) {
+    case 2:
+      return c0 === 0x70 && c1 === 0x68 ? 'ph' : c0 === 0x74 && c1 === 0x73 ? 'ts' : undefined;
+    case 3: {
+      const c2 = b[s + 2];
+      if (c0 === 0x64 && c1 === 0x75 && c2 === 0x72) return 'dur';
+      if (c0 === 0x70 && c1 === 0x69 && c2 === 0x64) return 'pid';
+      if (c0 === 0x74 && c1 === 0x69 && c2 === 0x64) return 'tid';
+      if (c0 === 0x63 && c1 === 0x61 && c2 === 0x74) return 'cat';
+      return undefined;
+    }
+    case 4:
+      return c0 === 0x6e && c1 === 0x61 && b[s + 2] === 0x6d && b[s + 3] === 0x65 ? 'name' : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The fields the index keeps of one event object (bytes [from, to) of `b`: `{"cat": "...",
+ * "ts": 1.5, ..., "args": {...}}`), read in place: strings without escapes and plain numbers at
+ * its top level, nested values skipped. Undefined when the object is not that simple (then
+ * JSON.parse decides, and says when it is corrupt).
+ */
+function topFields(b: Buffer, from: number, to: number): Record<string, string | number> | undefined {
+  const out: Record<string, string | number> = {};
+  let i = from + 1;
+  let first = true;
+  /** The end quote of the string starting at i (no escapes), or -1. */
+  const strEnd = (): number => {
+    if (b[i] !== QUOTE) return -1;
+    const end = b.indexOf(QUOTE, i + 1);
+    if (end < 0 || end >= to) return -1;
+    for (let k = i + 1; k < end; k++) if (b[k] === BACKSLASH) return -1;
+    return end;
+  };
+  for (;;) {
+    while (i < to && isSpace(b[i])) i++;
+    if (b[i] === CLOSE && first) return i === to - 1 ? out : undefined;
+    first = false;
+    const keyEnd = strEnd();
+    if (keyEnd < 0) return undefined;
+    const key = wanted(b, i + 1, keyEnd);
+    i = keyEnd + 1;
+    while (i < to && isSpace(b[i])) i++;
+    if (b[i] !== COLON) return undefined;
+    i++;
+    while (i < to && isSpace(b[i])) i++;
+    const c = b[i];
+    if (c === QUOTE) {
+      const end = strEnd();
+      if (end < 0) return undefined;
+      if (key) out[key] = b.toString('utf8', i + 1, end);
+      i = end + 1;
+    } else if (c === OPEN || c === OPEN_ARRAY) {
+      if (key) return undefined;
+      let depth = 0;
+      for (; i < to; i++) {
+        const d = b[i];
+        if (d === QUOTE) {
+          const end = strEnd();
+          if (end < 0) return undefined;
+          i = end;
+        } else if (d === OPEN || d === OPEN_ARRAY) depth++;
+        else if (d === CLOSE || d === CLOSE_ARRAY) {
+          depth--;
+          if (depth === 0) break;
+        }
+      }
+      if (depth !== 0) return undefined;
+      i++;
+    } else {
+      const start = i;
+      while (i < to && b[i] !== COMMA && b[i] !== CLOSE && !isSpace(b[i])) i++;
+      if (key) {
+        const text = b.toString('latin1', start, i);
+        if (!NUMBER.test(text)) return undefined;
+        out[key] = Number(text);
+      }
+    }
+    while (i < to && isSpace(b[i])) i++;
+    if (b[i] === COMMA) i++;
+    else if (b[i] === CLOSE) return i === to - 1 ? out : undefined;
+    else return undefined;
+  }
+}
+
 /** Backslashes right before `at` (not before `from`). */
 function backslashesBefore(buf: Buffer, at: number, from: number): number {
   let k = 0;
@@ -174,8 +271,8 @@ export class TimelineIndex {
           depth--;
           if (depth === 1 && c === CLOSE && objStart >= 0) {
             if (pieces) {
-              const tail = buf.subarray(objStart, i + 1);
-              this.take(pieces.length ? Buffer.concat([...pieces, tail]) : tail);
+              if (pieces.length) this.take(Buffer.concat([...pieces, buf.subarray(objStart, i + 1)]));
+              else this.take(buf, objStart, i + 1);
             }
             objStart = -1;
           }
@@ -200,13 +297,16 @@ export class TimelineIndex {
     if (depth > 0 && !this.capped) this.truncated = true;
   }
 
-  private take(bytes: Buffer): void {
-    let e: unknown;
-    try {
-      e = JSON.parse(bytes.toString('utf8'));
-    } catch {
-      this.corrupt++;
-      return;
+  private take(bytes: Buffer, from = 0, to = bytes.length): void {
+    // The common shape read in place; anything else (or anything odd) goes through JSON.parse.
+    let e: unknown = topFields(bytes, from, to);
+    if (e === undefined) {
+      try {
+        e = JSON.parse(bytes.toString('utf8', from, to));
+      } catch {
+        this.corrupt++;
+        return;
+      }
     }
     const ev = e as { ph?: unknown; ts?: unknown; dur?: unknown; pid?: unknown; tid?: unknown; name?: unknown; cat?: unknown };
     if (ev.ph !== 'X') return;
