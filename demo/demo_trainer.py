@@ -471,12 +471,18 @@ def pipeline_times(step, steps, rng, waits):
 def write_config(job, a):
     """The run's config copy, where Trinity keeps it (<job_dir>/config.json, YAML; JSON is YAML):
     the fields a reader of the job dir looks for — model.model_path names the model folder whose
-    tokenizer turns the buffer's ids into texts."""
+    tokenizer turns the buffer's ids into texts (absent without one); the GPUs, engines and sync settings are what the
+    Pipeline view's advice names."""
     cfg = {
         "mode": "both", "project": "demo", "name": os.path.basename(job), "checkpoint_root_dir": os.path.dirname(job),
         "algorithm": {"algorithm_type": "grpo", "repeat_times": a.group_size},
-        "model": {"model_path": os.path.abspath(a.model_path), "max_response_tokens": MAX_TURN_TOKENS},
+        "model": {**({"model_path": os.path.abspath(a.model_path)} if a.model_path else {}), "max_response_tokens": MAX_TURN_TOKENS},
         "monitor": {"monitor_type": "tensorboard"},
+        # what the Pipeline view's advice reads and links to (the simulated run's shape)
+        "cluster": {"node_num": 1, "gpu_per_node": 8},
+        "buffer": {"batch_size": 4},
+        "explorer": {"rollout_model": {"engine_num": 2, "tensor_parallel_size": 1}},
+        "synchronizer": {"sync_style": "fixed", "sync_interval": 1},
     }
     with open(os.path.join(job, "config.json"), "w") as f:
         json.dump(cfg, f, indent=2)
@@ -507,8 +513,7 @@ def main(argv=None):
     explorer = EventWriter(os.path.join(job, "monitor", "tensorboard", "explorer"))
     trainer = EventWriter(os.path.join(job, "monitor", "tensorboard", "trainer"))
     db = open_buffer(job)
-    if a.model_path:
-        write_config(job, a)
+    write_config(job, a)
     model = model_id(a.model_url) if a.model_url else None
     print("demo: simulated trainer -> {} ({})".format(job, f"rollouts on {a.model_url}, model {model}" if model else "no model: simulated rewards, empty buffer"), flush=True)
     began = time.time()

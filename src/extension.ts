@@ -53,8 +53,8 @@ export function activate(context: vscode.ExtensionContext): AgentRlApi {
   );
   activateScaffold(context, log);
   const config = activateConfig(context, log);
-  const metrics = activateMetrics(context, log);
   const engine = configEngine();
+  const metrics = activateMetrics(context, log, engine);
   const debug = activateDebug(context, log, engine);
   const ray = activateRay(context, log, engine);
   activateWelcome(context);

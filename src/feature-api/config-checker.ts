@@ -36,7 +36,19 @@ export interface CheckResult {
   resolved?: unknown;
 }
 
+/** Where a dotted key's value is written in a config file. */
+export interface KeyLocation {
+  /** The value's range (the whole block for a mapping). */
+  range: Range;
+  /** The key's range. */
+  keyRange?: Range;
+  /** The value as written (a scalar's source text), undefined for a mapping or a list. */
+  text?: string;
+}
+
 export interface ConfigChecker {
   /** Checks one file; `text` overrides the file's content on disk (unsaved editor). */
   check(file: string, text?: string): Promise<CheckResult>;
+  /** Where `key` (dotted: `explorer.rollout_model.engine_num`) is set in the file (YAML or JSON); undefined when it is not. */
+  locate?(file: string, key: string, text?: string): Promise<KeyLocation | undefined>;
 }

@@ -9,6 +9,7 @@ import { METRICS_VIEW_TYPE } from './protocol/view-protocol';
 import type * as Host from './host';
 import { readSandboxMarker } from '../workspace-files/sandbox';
 import { METRICS_CONNECT, METRICS_EXPLORERS, METRICS_MARK_EVENT } from '../feature-api/commands';
+import type { ConfigChecker } from '../feature-api/config-checker';
 
 /** What the extension API exposes of the metrics feature (integration tests use it). */
 export interface MetricsApi {
@@ -16,12 +17,12 @@ export interface MetricsApi {
   host(): Host.MetricsHost;
 }
 
-export function activateMetrics(context: vscode.ExtensionContext, log: Logger): MetricsApi {
+export function activateMetrics(context: vscode.ExtensionContext, log: Logger, configChecker?: () => ConfigChecker): MetricsApi {
   const load = lazyBundle<typeof Host>('metrics-host');
   let host: Host.MetricsHost | undefined;
   const get = (): Host.MetricsHost => {
     if (!host) {
-      host = load().createMetricsHost(context, log);
+      host = load().createMetricsHost(context, log, { configChecker });
       context.subscriptions.push(host);
     }
     return host;

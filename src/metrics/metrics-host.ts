@@ -20,6 +20,8 @@ import { uiStrings } from './strings';
 import { ViewController } from './view/view-controller';
 import { TrainingRunTokenizers } from './tokens/run-tokenizer';
 import { experienceTokenView } from './tokens/experience-tokens';
+import type { ConfigChecker } from '../feature-api/config-checker';
+import { PipelineLinks } from './pipeline-links';
 
 const SHOW_COMMAND = 'agentrl.metrics.show';
 const OPTIONS_KEY = 'agentrl.metrics.viewOptions';
@@ -29,6 +31,8 @@ export interface MetricsHostOptions {
   /** Connection timing (tests shorten it). */
   timing?: Partial<ConnectionTiming>;
   relayArgs?: string[];
+  /** The config engine (extension.ts hands it over): where a key is written, whether a quick fix holds. */
+  configChecker?: () => ConfigChecker;
 }
 
 export class MetricsHost implements vscode.Disposable {
@@ -64,6 +68,7 @@ export class MetricsHost implements vscode.Disposable {
     );
     const connections = this.connections;
     const tokenizers = new TrainingRunTokenizers();
+    const links = new PipelineLinks(connections, opts.configChecker, log);
     this.controller = new ViewController(
       this.store,
       {
@@ -76,6 +81,7 @@ export class MetricsHost implements vscode.Disposable {
             tokenizers.get(connections.localDir(ref.endpoint)),
             vscode.l10n,
           ),
+        pipeline: links,
       },
       log,
       uiStrings(),
@@ -85,9 +91,15 @@ export class MetricsHost implements vscode.Disposable {
     const controller = this.controller;
     // The connections' data goes straight into the view controller, the store's one writer.
     connections
-      .on('points', (endpoint, b) => controller.ingest(endpoint, b))
+      .on('points', (endpoint, b) => {
+        links.runEndpoints.set(b.run, endpoint);
+        controller.ingest(endpoint, b);
+      })
       .on('experiences', (endpoint, m) => controller.ingestExperiences(endpoint, m))
-      .on('envelope', (endpoint, m) => controller.ingestEnvelope(endpoint, m))
+      .on('envelope', (endpoint, m) => {
+        links.runEndpoints.set(m.run, endpoint);
+        controller.ingestEnvelope(endpoint, m);
+      })
       .on('changed', () => this.onStatus())
       // The feature that made the connection brings its relay back, as a new connection that
       // replaces this one (commands are how features talk: none imports another).

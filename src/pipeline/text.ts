@@ -68,7 +68,7 @@ export function verdictSentence(l10n: L10n, r: PipelineReport): string {
   }
 }
 
-function changeSentences(l10n: L10n, r: PipelineReport): string[] {
+export function changeSentences(l10n: L10n, r: PipelineReport): string[] {
   return r.segments
     .slice(1)
     .map((s, i) =>
@@ -76,7 +76,7 @@ function changeSentences(l10n: L10n, r: PipelineReport): string[] {
     );
 }
 
-function partName(l10n: L10n, part: string): string {
+export function partName(l10n: L10n, part: string): string {
   switch (part) {
     case 'wait_experience':
       return l10n.t('waiting for experiences');
@@ -101,7 +101,7 @@ function partName(l10n: L10n, part: string): string {
   }
 }
 
-function problemSentence(l10n: L10n, p: DataProblem): string {
+export function problemSentence(l10n: L10n, p: DataProblem): string {
   switch (p.kind) {
     case 'bad-values':
       return l10n.t('{0}: {1} negative or NaN values set aside.', p.subject, String(p.count));

@@ -18,7 +18,9 @@
 import { EventEmitter } from 'node:events';
 import WebSocket from 'ws';
 import { PendingRequests } from '../base/pending-requests';
+import type { Obj } from '../base/validate';
 import type {
+  TimelineRequestMessage,
   ClientMessage,
   Cursor,
   ExperienceDetail,
@@ -132,6 +134,7 @@ export class RelayClient extends EventEmitter<RelayClientEvents> {
   private readonly experienceReads = new PendingRequests<ExperienceDetail>();
   private readonly detailReads = new PendingRequests<DetailMessage>();
   private readonly tokenReads = new PendingRequests<TokensReply>();
+  private readonly timelineReads = new PendingRequests<Obj | undefined>();
   readonly stats: RelayClientStats = { connects: 0, points: 0, experiences: 0, staleBatches: 0 };
 
   constructor(private readonly opts: RelayClientOptions) {
@@ -173,6 +176,11 @@ export class RelayClient extends EventEmitter<RelayClientEvents> {
     return this.ask(this.detailReads, (request) => ({ type: 'detail', request, ...q }), timeoutMs);
   }
 
+  /** A window of the run's Ray timeline (µs since its first event); resolves undefined when the run has none. */
+  requestTimeline(q: Omit<TimelineRequestMessage, 'type' | 'request'>, timeoutMs = 60_000): Promise<Obj | undefined> {
+    return this.ask(this.timelineReads, (request) => ({ type: 'timeline', request, ...q }), timeoutMs);
+  }
+
   private ask<T>(reads: PendingRequests<T>, msg: (request: number) => ClientMessage, timeoutMs: number): Promise<T> {
     const ws = this.ws;
     if (!ws || ws.readyState !== WebSocket.OPEN || this.current !== 'open') return Promise.reject(new Error('not connected to the relay'));
@@ -183,6 +191,7 @@ export class RelayClient extends EventEmitter<RelayClientEvents> {
     this.detailReads.settleAll(new Error(why));
     this.experienceReads.settleAll(new Error(why));
     this.tokenReads.settleAll(new Error(why));
+    this.timelineReads.settleAll(new Error(why));
   }
 
   /** Closes the connection and stops reconnecting; resolves when the socket is closed. */
@@ -355,6 +364,8 @@ export class RelayClient extends EventEmitter<RelayClientEvents> {
         return this.tokenReads.settle(msg.request, 'error' in msg ? new Error(msg.error) : msg);
       case 'detail':
         return this.detailReads.settle(msg.request, msg.error !== undefined ? new Error(msg.error) : msg);
+      case 'timeline':
+        return this.timelineReads.settle(msg.request, msg.error !== undefined ? new Error(msg.error) : msg.window);
       case 'heartbeat':
         this.emit('heartbeat', msg);
         return;

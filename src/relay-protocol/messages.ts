@@ -207,7 +207,15 @@ export interface TokensErrorMessage {
 }
 
 export type ServerMessage =
-  HelloMessage | TokensErrorMessage | SourcesMessage | ExperiencesMessage | ExperienceDetailMessage | HeartbeatMessage | ErrorMessage | DetailMessage;
+  | HelloMessage
+  | TokensErrorMessage
+  | SourcesMessage
+  | ExperiencesMessage
+  | ExperienceDetailMessage
+  | HeartbeatMessage
+  | ErrorMessage
+  | DetailMessage
+  | TimelineReplyMessage;
 
 // ---- client → relay ------------------------------------------------------------------
 
@@ -245,7 +253,33 @@ export interface TokensRequestMessage {
   id: number;
 }
 
-export type ClientMessage = SubscribeMessage | ExperienceRequestMessage | DetailRequestMessage | TokensRequestMessage;
+/**
+ * Asks for a window of the run's Ray timeline (Trinity's monitor/timeline.json, written with
+ * monitor.enable_ray_timeline): µs since its first event, both null for the whole span; at most
+ * `maxEvents` events (the longest kept). Answered by `timeline`.
+ */
+export interface TimelineRequestMessage {
+  type: 'timeline';
+  request: number;
+  run: string;
+  from: number | null;
+  to: number | null;
+  maxEvents: number;
+}
+
+/** A timeline window (columns, TimelineWindow in the relay's sources/ray-timeline.ts), `none` when the run has no timeline.json, or why not. */
+export interface TimelineReplyMessage {
+  type: 'timeline';
+  request: number;
+  window?: Obj;
+  none?: boolean;
+  error?: string;
+}
+
+/** Most events one timeline window carries. */
+export const MAX_TIMELINE_EVENTS = 100_000;
+
+export type ClientMessage = SubscribeMessage | ExperienceRequestMessage | DetailRequestMessage | TokensRequestMessage | TimelineRequestMessage;
 
 // ---- numbers -------------------------------------------------------------------------
 
@@ -332,6 +366,12 @@ export function parseServerMessage(text: string): ServerMessage {
     case 'detail':
       need(isDetailMessage(m), 'detail: bad message');
       return m;
+    case 'timeline':
+      need(
+        hasFields(m, { type: oneOf(['timeline']), request: isInt, window: optional(isObj), none: optional(isBool), error: optional(isStr) }),
+        'timeline: bad message',
+      );
+      return m;
     default:
       throw new ProtocolError(`unknown message type '${String(m.type).slice(0, 40)}'`);
   }
@@ -350,6 +390,15 @@ export function parseClientMessage(text: string): ClientMessage {
   }
   if (m.type === 'detail') {
     need(isDetailRequest(m), 'detail: needs request, source, tag, from ≤ to, maxPoints and cursor');
+    return m;
+  }
+  if (m.type === 'timeline') {
+    need(
+      hasFields(m, { type: oneOf(['timeline']), request: isInt, run: isStr, from: nullable(isNum), to: nullable(isNum), maxEvents: isInt }) &&
+        m.maxEvents > 0 &&
+        m.maxEvents <= MAX_TIMELINE_EVENTS,
+      `timeline: needs request, run, from, to and 0 < maxEvents ≤ ${MAX_TIMELINE_EVENTS}`,
+    );
     return m;
   }
   need(hasFields(m, { type: oneOf(['subscribe']) }), `unknown message type '${String(m.type).slice(0, 40)}'`);

@@ -3,7 +3,8 @@
 // create one with `createConfigChecker` and hand it over.
 import * as fs from 'fs';
 import * as path from 'path';
-import type { CheckDiagnostic, CheckResult, ConfigChecker, ConfigKind } from '../../feature-api/config-checker';
+import type { CheckDiagnostic, CheckResult, ConfigChecker, ConfigKind, KeyLocation } from '../../feature-api/config-checker';
+import { locate, parsePath } from '../yaml/tree';
 import { analyze, type Analysis, type EngineOptions } from './engine';
 import { clearFsCache } from '../core/fscache';
 import { isBinary } from '../yaml/limits';
@@ -140,6 +141,24 @@ export class EngineChecker implements ConfigChecker {
 
   check(file: string, text?: string): Promise<CheckResult> {
     return asPromise(() => this.checkNow(file, text));
+  }
+
+  locate(file: string, key: string, text?: string): Promise<KeyLocation | undefined> {
+    return asPromise(() => {
+      const content = text ?? readConfigText(file);
+      if (typeof content !== 'string' && 'binary' in content) return undefined;
+      const a = this.analyzeText(file, typeof content === 'string' ? content : content.text);
+      for (const d of a.parse.docs) {
+        const at = locate(d.root, parsePath(key));
+        if (!at) continue;
+        return {
+          range: a.lines.range(at.span),
+          ...(at.keySpan ? { keyRange: a.lines.range(at.keySpan) } : {}),
+          ...(at.node.kind === 'scalar' ? { text: at.node.src } : {}),
+        };
+      }
+      return undefined;
+    });
   }
 
   private checkNow(file: string, text?: string): CheckResult {

@@ -7,7 +7,8 @@
 // what the view and the status bar show; its data and state changes are events
 // (ConnectionsEvents) the metrics host hands to the view controller. Pure (no vscode import).
 import { EventEmitter } from 'node:events';
-import type { Cursor, ExperienceDetail, ExperiencesMessage, SourceInfo } from '../../relay-protocol/messages';
+import type { Cursor, ExperienceDetail, ExperiencesMessage, SourceInfo, TimelineRequestMessage } from '../../relay-protocol/messages';
+import type { Obj } from '../../base/validate';
 import { RelayClient, type PointsBatch, type RelayClientOptions, type StateChange } from '../../relay-protocol/client';
 import type { Logger } from '../../base/log';
 import { pointCount } from '../../relay-protocol/points-frame';
@@ -363,6 +364,11 @@ export class Connections extends EventEmitter<ConnectionsEvents> {
   /** Exact points of an envelope-first source through an endpoint's relay. */
   requestDetail(endpoint: string, q: DetailQuery): Promise<DetailMessage> {
     return this.connected(endpoint)?.requestDetail(q) ?? Promise.reject(new Error(`endpoint ${endpoint} is not connected`));
+  }
+
+  /** A window of a run's Ray timeline through an endpoint's relay (undefined: the run has none). */
+  requestTimeline(endpoint: string, q: Omit<TimelineRequestMessage, 'type' | 'request'>): Promise<Obj | undefined> {
+    return this.connected(endpoint)?.requestTimeline(q) ?? Promise.reject(new Error(`endpoint ${endpoint} is not connected`));
   }
 
   private connected(endpoint: string): RelayClient | undefined {

@@ -15,6 +15,7 @@ import type { ExperienceColumns, ExperienceRef, ExperienceViewDetail } from './e
 import type { ChartFrame, ChartSpec, RunSummary } from './frames';
 import type { UiStrings } from './ui-strings';
 import { sanitizeOptions, type ViewOptions, type XAxisMode } from './view-options';
+import { type PipelineHostMessage, type PipelineWebviewMessage, parsePipelineMessage } from './pipeline-protocol';
 
 export const METRICS_PROTOCOL_VERSION = 1;
 /** WebviewPanel view type (also the serializer's key). */
@@ -100,7 +101,16 @@ export interface OptionsMessage {
   type: 'options';
   options: ViewOptions;
 }
-export type HostMessage = InitMessage | LayoutMessage | UpdateMessage | DrillExperiencesMessage | ExperienceMessageReply | TokensMessage | OptionsMessage;
+export type HostMessage =
+  | InitMessage
+  | LayoutMessage
+  | UpdateMessage
+  | DrillExperiencesMessage
+  | ExperienceMessageReply
+  | TokensMessage
+  | OptionsMessage
+  // other views' messages, each in a protocol file of its own
+  | PipelineHostMessage;
 
 // ---- webview → extension -------------------------------------------------------------------
 
@@ -191,7 +201,8 @@ export type WebviewMessage =
   | ExportPngMessage
   | CommandMessage
   | LogMessage
-  | RenderedMessage;
+  | RenderedMessage
+  | PipelineWebviewMessage;
 
 /** Host → webview request for a `rendered` answer. */
 export interface ProbeMessage {
@@ -237,6 +248,6 @@ export function parseWebviewMessage(v: unknown): WebviewMessage | undefined {
     case 'rendered':
       return hasFields(v, { type: oneOf(['rendered']), request: isInt, charts: arrayOf(isRenderedChart), status: isStr }) ? v : undefined;
     default:
-      return undefined;
+      return parsePipelineMessage(v);
   }
 }

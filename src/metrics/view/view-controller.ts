@@ -38,6 +38,7 @@ import type { ExperienceTokenView } from '../tokens/experience-tokens';
 import { tokenViewStrings } from '../../tokens/view-strings';
 import { drillHealth } from './drill-health';
 import { HEALTH_ROLE, HealthSeries } from './health-series';
+import { PipelineFeed, type PipelinePort, pipelineStrings } from './pipeline-feed';
 
 /** What the view controller needs from its owner: the webview, and the relay reads behind a zoom and a rollout. */
 interface ViewPort {
@@ -48,6 +49,8 @@ interface ViewPort {
   readExperience?(ref: ExperienceRef): Promise<ExperienceViewDetail>;
   /** One rollout's tokens (connections → relay `tokens`, texts from the run's tokenizer). */
   readTokens?(ref: ExperienceRef): Promise<ExperienceTokenView>;
+  /** The Pipeline view's config links and Ray timeline reads. */
+  pipeline?: PipelinePort;
 }
 
 /** What the webview asks of the extension that the controller does not do itself, and new data. */
@@ -74,6 +77,8 @@ export class ViewController extends EventEmitter<ViewEvents> {
   private readonly probes = new PendingRequests<RenderedMessage | undefined>();
   private readonly liveDrill: LiveDrill;
   private readonly envelopes: EnvelopeView; // envelope-first sources: envelopes in, detail reads out
+  /** The Pipeline view: the run's timings from the same scalars, the verdict worded. */
+  readonly pipeline: PipelineFeed;
 
   constructor(
     readonly store: MetricsStore,
@@ -92,6 +97,7 @@ export class ViewController extends EventEmitter<ViewEvents> {
       (need) => this.envelopes.need(need),
     );
     this.feed = new UpdateFeed(store, this.engine, (m) => port.post(m), this.marks);
+    this.pipeline = new PipelineFeed((m) => this.feed.post(m), this.l10n, port.pipeline);
     this.envelopes = new EnvelopeView(store, port.readDetail, log, (key, layout) => this.seriesChanged(key, layout));
     this.liveDrill = new LiveDrill(
       (m, mode) => {
@@ -129,6 +135,7 @@ export class ViewController extends EventEmitter<ViewEvents> {
   /** A tag's envelope from a relay: its series appears, drawn from the envelope. */
   ingestEnvelope(endpoint: string, m: EnvelopeBatch): void {
     this.envelopes.ingest(endpoint, m);
+    this.pipeline.addEnvelope(m.run, m);
   }
 
   /** Series `key` changed wholesale (`layout`: it may be new): its chart is rebuilt and posted. */
@@ -148,6 +155,7 @@ export class ViewController extends EventEmitter<ViewEvents> {
   addColumns(run: string, role: string, tag: string, points: PointColumns): void {
     const isNew = this.store.get(seriesKey(run, role, tag)) === undefined;
     const ch = this.store.addColumns(run, role, tag, points);
+    this.pipeline.add(run, role, tag, points);
     if (isNew) this.feed.layoutChanged();
     else this.engine.onChange(ch);
     this.feed.schedule();
@@ -187,6 +195,7 @@ export class ViewController extends EventEmitter<ViewEvents> {
           tokenStrings: tokenViewStrings(this.l10n),
           options: this.viewOptions,
         });
+        this.feed.post({ type: 'pipelineStrings', strings: pipelineStrings(this.l10n) });
         this.feed.flush();
         return;
       case 'drawn':
@@ -226,6 +235,11 @@ export class ViewController extends EventEmitter<ViewEvents> {
         return;
       case 'rendered':
         this.probes.settle(msg.request, msg);
+        return;
+      case 'pipelineView':
+      case 'openConfigKey':
+      case 'timelineRequest':
+        this.pipeline.receive(msg);
         return;
     }
   }
@@ -272,6 +286,7 @@ export class ViewController extends EventEmitter<ViewEvents> {
   /** The webview went away (panel hidden or closed): nothing is posted until it is ready again. */
   detach(): void {
     this.liveDrill.dispose(); // its pane is gone with the webview
+    this.pipeline.receive({ type: 'pipelineView', visible: false });
     this.feed.stop();
     this.probes.settleAll(NOTHING_SHOWN);
   }
@@ -309,6 +324,7 @@ export class ViewController extends EventEmitter<ViewEvents> {
 
   dispose(): void {
     this.feed.dispose();
+    this.pipeline.dispose();
     this.detach();
   }
 }

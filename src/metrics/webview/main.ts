@@ -19,6 +19,9 @@ import { StatusLine } from './status-line';
 import { Theme, onThemeChange, readTheme } from './theme';
 import { Toolbar } from './toolbar';
 import { post, saveState, savedState } from './webview-api';
+import { ViewSwitch } from './view-switch';
+import { PipelinePane, type PipelineEvent } from './pipeline-pane';
+import type { PipelineStrings } from '../protocol/pipeline-protocol';
 
 /** The page's parts, built when the extension's `init` brings the strings. */
 interface Parts {
@@ -26,6 +29,8 @@ interface Parts {
   toolbar: Toolbar;
   statusLine: StatusLine;
   drillPane: DrillPane;
+  /** The views side by side: Charts, Pipeline, … (view-switch.ts). */
+  views: ViewSwitch;
 }
 
 class MetricsView {
@@ -45,6 +50,8 @@ class MetricsView {
   private nextRequest = 1;
   private drillRequest = 0;
   private tokensRequest = 0;
+  private pipeline: PipelinePane | undefined;
+  private timelineRequest = 0;
 
   options(): ViewOptions {
     return this.opts;
@@ -90,6 +97,15 @@ class MetricsView {
         return;
       case 'tokens':
         if (m.request === this.tokensRequest) this.parts.drillPane.tokens(m);
+        return;
+      case 'pipelineStrings':
+        this.addPipeline(m.strings);
+        return;
+      case 'pipeline':
+        this.pipeline?.show(m.data);
+        return;
+      case 'timeline':
+        if (m.request === this.timelineRequest) this.pipeline?.timeline(m);
         return;
       case 'probe':
         post({
@@ -152,8 +168,10 @@ class MetricsView {
         post({ type: 'openTokens', request: this.tokensRequest, ref });
       },
     );
-    this.parts = { board, toolbar, statusLine, drillPane };
-    this.root.replaceChildren(statusLine.el, toolbar.el, statusLine.emptyEl, board.el, drillPane.el);
+    const views = new ViewSwitch((id) => saveState({ view: id }));
+    views.add({ id: 'charts', label: '', els: [toolbar.el, board.el, drillPane.el], shown: (on) => on && this.requestRender() });
+    this.parts = { board, toolbar, statusLine, drillPane, views };
+    this.root.replaceChildren(views.el, statusLine.el, toolbar.el, statusLine.emptyEl, board.el, drillPane.el);
     onThemeChange(() => {
       this.th = readTheme();
       board.restyle();
@@ -162,6 +180,44 @@ class MetricsView {
     this.renderStatus();
     // Options the webview kept across a reload win over the extension's defaults.
     post({ type: 'setOptions', options: this.opts });
+  }
+
+  /** The Pipeline view joins the switch once its words arrive. */
+  private addPipeline(strings: PipelineStrings): void {
+    const views = this.parts?.views;
+    if (!views || this.pipeline) return;
+    views.label('charts', strings.viewCharts);
+    const pane = new PipelinePane(strings, (e) => this.pipelineEvent(e));
+    this.pipeline = pane;
+    this.root.append(pane.el);
+    views.add({
+      id: 'pipeline',
+      label: strings.viewPipeline,
+      els: [pane.el],
+      shown: (on) => {
+        post({ type: 'pipelineView', visible: on });
+        if (on) requestAnimationFrame(() => pane.redraw());
+      },
+    });
+    if (savedState()?.view === 'pipeline') views.select('pipeline');
+  }
+
+  private pipelineEvent(e: PipelineEvent): void {
+    switch (e.type) {
+      case 'window':
+        return post({ type: 'pipelineView', visible: true, run: e.run, from: e.from, to: e.to });
+      case 'openKey':
+        return post({ type: 'openConfigKey', run: e.run, key: e.key, ...(e.value !== undefined ? { value: e.value } : {}) });
+      case 'showCharts': {
+        // the charts behind a number: only its tags
+        const esc = e.tags.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+        this.parts.views.select('charts');
+        return this.setOptions({ ...this.opts, filter: `^(${esc.join('|')})$` }, true);
+      }
+      case 'timeline':
+        this.timelineRequest = this.nextRequest++;
+        return post({ type: 'timelineRequest', request: this.timelineRequest, run: e.run, from: e.from, to: e.to });
+    }
   }
 
   private setOptions(o: ViewOptions, fromUser: boolean): void {

@@ -18,6 +18,7 @@ import { EnvelopeCache } from '../envelope/cache';
 import { ErrorDigest } from './error-digest';
 import { IdleClock, idleCheckPeriodMs } from './idle-clock';
 import { Session } from './session';
+import { TimelineCache, timelineReply } from '../sources/ray-timeline';
 import { SourceCatalog } from '../sources/catalog';
 import type { RelayRoot } from '../sources/discovery';
 import type { Source } from '../sources/source';
@@ -72,6 +73,8 @@ export class Relay {
   readonly decodeCache: DecodeCache;
   /** Envelope passes shared by every session (envelope/cache.ts). */
   readonly envelopes = new EnvelopeCache();
+  /** Ray's timeline of the run, read once into columns when first asked (sources/ray-timeline.ts). */
+  private readonly timelines = new TimelineCache();
   private readonly idle: IdleClock | undefined;
 
   constructor(private readonly opts: RelayOptions) {
@@ -192,7 +195,14 @@ export class Relay {
       const session = new Session(
         this.nextSession++,
         ws,
-        { sources: () => this.sourceList(), log: this.log, errors: this.errors, feed: (src, c) => this.decodeCache.feed(src, c), envelopes: this.envelopes },
+        {
+          sources: () => this.sourceList(),
+          log: this.log,
+          errors: this.errors,
+          feed: (src, c) => this.decodeCache.feed(src, c),
+          envelopes: this.envelopes,
+          timeline: (m) => timelineReply(this.timelines, this.opts.root, m),
+        },
         this.opts,
       );
       this.sessions.add(session);

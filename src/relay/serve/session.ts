@@ -17,6 +17,7 @@ import type {
   ServerMessage,
   SourceInfo,
   SubscribeMessage,
+  TimelineRequestMessage,
   TokensRequestMessage,
 } from '../../relay-protocol/messages';
 import { MAX_FRAME_TOKENS, encodeTokensFrame } from '../../relay-protocol/tokens-frame';
@@ -47,7 +48,7 @@ const DETAIL_BYTES_PER_POINT = 64;
 /** Work of one pump between two yields to the event loop (ms). */
 const SLICE_MS = 10;
 
-type ClientRequest = ExperienceRequestMessage | DetailRequestMessage | TokensRequestMessage;
+type ClientRequest = ExperienceRequestMessage | DetailRequestMessage | TokensRequestMessage | TimelineRequestMessage;
 
 export interface SessionHost {
   sources(): Source[];
@@ -58,6 +59,8 @@ export interface SessionHost {
   feed(source: Source, cursor: Cursor | undefined): Feed;
   /** The relay's shared envelope passes (envelope/cache.ts); without it, `envelope` is ignored. */
   envelopes?: EnvelopeCache;
+  /** A window of a run's Ray timeline (sources/ray-timeline.ts); without it, `timeline` is answered with an error. */
+  timeline?(m: TimelineRequestMessage): Promise<ServerMessage>;
 }
 
 /** Reads one row's content for the client (read-only, on demand). */
@@ -85,11 +88,25 @@ async function answerTokens(host: SessionHost, m: TokensRequestMessage): Promise
   }
 }
 
+/** A window of the run's Ray timeline, or why not. */
+async function answerTimeline(host: SessionHost, m: TimelineRequestMessage): Promise<ServerMessage> {
+  if (!host.timeline) return { type: 'timeline', request: m.request, error: 'this relay does not read Ray timelines' };
+  try {
+    return await host.timeline(m);
+  } catch (e) {
+    return { type: 'timeline', request: m.request, error: (e as Error).message.slice(0, 1000) };
+  }
+}
+
 /** The most a request's reply may weigh (its part of a client's memory while it is read). */
 function replyBound(m: ClientRequest): number {
   if (m.type === 'tokens') return TOKENS_REPLY_BYTES;
+  if (m.type === 'timeline') return m.maxEvents * TIMELINE_BYTES_PER_EVENT;
   return m.type === 'detail' ? m.maxPoints * DETAIL_BYTES_PER_POINT : EXPERIENCE_REPLY_BYTES;
 }
+
+/** A timeline event's JSON in a reply (four numbers). */
+const TIMELINE_BYTES_PER_EVENT = 48;
 
 /** The bound of a tokens frame: six arrays of at most MAX_FRAME_TOKENS (21 bytes a token) and texts within the detail's budget. */
 const TOKENS_REPLY_BYTES = MAX_FRAME_TOKENS * 21 + 8 * 1024 * 1024;
@@ -162,7 +179,7 @@ export class Session {
       else this.dropped++;
       return;
     }
-    if (msg.type === 'experience' || msg.type === 'detail' || msg.type === 'tokens') return this.enqueue(msg, data.length);
+    if (msg.type === 'experience' || msg.type === 'detail' || msg.type === 'tokens' || msg.type === 'timeline') return this.enqueue(msg, data.length);
     if (msg.protocol !== RELAY_PROTOCOL_VERSION) {
       this.send({ type: 'error', code: 'unsupported-version', message: `this relay speaks protocol ${RELAY_PROTOCOL_VERSION}, not ${msg.protocol}` });
       this.ws.close(4000, 'unsupported protocol version');
@@ -291,7 +308,13 @@ export class Session {
     this.reading = replyBound(msg);
     if (!this.withinCap()) return;
     const answer =
-      msg.type === 'experience' ? answerExperience(this.host, msg) : msg.type === 'tokens' ? answerTokens(this.host, msg) : answerDetail(this.host, msg);
+      msg.type === 'experience'
+        ? answerExperience(this.host, msg)
+        : msg.type === 'tokens'
+          ? answerTokens(this.host, msg)
+          : msg.type === 'timeline'
+            ? answerTimeline(this.host, msg)
+            : answerDetail(this.host, msg);
     void answer.then((reply) => {
       this.reading = 0;
       this.send(reply);

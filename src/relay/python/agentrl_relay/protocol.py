@@ -187,6 +187,9 @@ def parse_client_message(text: str) -> dict[str, Any]:
     if t == "detail":
         _need(is_detail_request(m), "detail: needs request, source, tag, from ≤ to, maxPoints and cursor")
         return m
+    if t == "timeline":
+        _need(_has(m, request=is_int, run=is_str), "timeline: needs request, run, from, to and maxEvents")
+        return m
     _need(t == "subscribe", f"unknown message type '{js_slice(js_string(t), 40)}'")
     _need(is_int(m.get("protocol", _MISSING)), "subscribe: missing protocol version")
     _need(_optional(_array_of(is_str))(m.get("runs", _MISSING)), "subscribe: runs must be a list of strings")

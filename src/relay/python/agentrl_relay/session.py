@@ -186,6 +186,10 @@ class Session:
         except ProtocolError as e:
             self.send({"type": "error", "code": "bad-message", "message": str(e)})
             return
+        if msg["type"] == "timeline":
+            # Ray's timeline windows are read by the Node relay only (its sources/ray-timeline.ts)
+            self.send({"type": "timeline", "request": as_int(msg["request"]), "error": "this relay (Python) does not read Ray timelines: run the Node relay"})
+            return
         if msg["type"] in ("experience", "detail", "tokens"):
             self.requests.put_nowait((msg, len(data)))
             self.request_bytes += len(data)

@@ -32,11 +32,11 @@ test('nothing is posted before `ready`; then init, layout and frames of the char
   ctl.receive({ type: 'ready', protocol: METRICS_PROTOCOL_VERSION });
   assert.deepEqual(
     posted.map((m) => m.type),
-    ['init', 'layout', 'update'],
+    ['init', 'pipelineStrings', 'layout', 'update'],
   );
   // The page has not said what is on screen yet: the top of the layout is assumed, so the new
   // chart's frame goes out with the layout (no round trip through the page's viewport report).
-  const upd = posted[2];
+  const upd = posted[3];
   assert.ok(upd.type === 'update' && upd.frames.length === 1 && upd.frames[0].series[0].y[0] === 0.5 && upd.status?.length === 0);
   ctl.receive({ type: 'drawn', seq: upd.type === 'update' ? upd.seq : -1 }); // as the page does
   posted.length = 0;
