@@ -236,9 +236,11 @@ async function replayRow(
     void rt.terminate();
   };
   rt.on('episodeProgress', () => {
-    const log = row.upstream.log;
-    if (log.divergedAt && log.calls > row.upstream.recordedCalls + CALLS_PAST_DIVERGENCE)
-      stop(`the workflow kept calling the model after the replay diverged (${log.calls} calls); stopped`);
+    for (const up of row.upstream.byId.values()) {
+      const log = up.log;
+      if (log.divergedAt && log.calls > up.recordedCalls + CALLS_PAST_DIVERGENCE)
+        stop(`the workflow kept calling the model after the replay diverged (${log.calls} calls); stopped`);
+    }
   });
   const ended = new Promise<void>((r) => rt.once('ended', () => r()));
   const timer = setTimeout(() => stop(`the replay ran longer than ${maxSeconds} s (--max-seconds); stopped`), maxSeconds * 1000);
