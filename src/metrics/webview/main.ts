@@ -45,6 +45,7 @@ class MetricsView {
   private nextRequest = 1;
   private drillRequest = 0;
   private tokensRequest = 0;
+  private rescoreRequest = 0;
 
   options(): ViewOptions {
     return this.opts;
@@ -90,6 +91,9 @@ class MetricsView {
         return;
       case 'tokens':
         if (m.request === this.tokensRequest) this.parts.drillPane.tokens(m);
+        return;
+      case 'rescored':
+        if (m.request === this.rescoreRequest) this.parts.drillPane.rescored(m);
         return;
       case 'probe':
         post({
@@ -150,6 +154,11 @@ class MetricsView {
       (ref) => {
         this.tokensRequest = this.nextRequest++;
         post({ type: 'openTokens', request: this.tokensRequest, ref });
+      },
+      (a) => {
+        if (a.type === 'debug') return post({ type: 'debugRollout', ref: a.ref });
+        this.rescoreRequest = this.nextRequest++;
+        post({ type: 'rescore', request: this.rescoreRequest, endpoint: a.endpoint, steps: a.steps, ask: a.ask });
       },
     );
     this.parts = { board, toolbar, statusLine, drillPane };
