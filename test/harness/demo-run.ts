@@ -54,6 +54,8 @@ export async function runDemo(o: {
   modelUrl: string;
   enough: (rows: DemoRow[]) => boolean;
   timeoutMs?: number;
+  /** More demo options (--group-size, --tasks-per-batch…). */
+  args?: string[];
 }): Promise<DemoRow[]> {
   const toolcall = path.join(o.workspace, 'toolcall');
   const demo = spawn(
@@ -74,6 +76,7 @@ export async function runDemo(o: {
       path.join(toolcall, 'data', 'train.jsonl'),
       '--workflow-config',
       path.join(toolcall, 'toolcall.yaml'),
+      ...(o.args ?? []),
     ],
     { stdio: 'ignore' },
   );
