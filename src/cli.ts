@@ -26,8 +26,12 @@ export const SUBCOMMANDS: Record<string, Subcommand> = {
   rollout: {
     summary: "Run a workflow's rollouts locally (native debug backbone, recording gateway, replay)",
     run: async (argv) => {
-      const [{ main: rolloutMain }, { createConfigChecker }] = await Promise.all([import('./debug/cli'), import('./config/engine/checker')]);
-      return rolloutMain(argv, { checker: createConfigChecker({ roots: [process.cwd()] }) });
+      const [{ main: rolloutMain }, { createConfigChecker }, { createExperienceReader }] = await Promise.all([
+        import('./debug/cli'),
+        import('./config/engine/checker'),
+        import('./relay/experience-reader'),
+      ]);
+      return rolloutMain(argv, { checker: createConfigChecker({ roots: [process.cwd()] }), experiences: createExperienceReader() });
     },
   },
   eval: {

@@ -5,6 +5,11 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { parseArgs } from 'util';
 import type { ConfigChecker } from '../feature-api/config-checker';
+import type { ExperienceReader } from '../feature-api/experience-reader';
+import { english } from '../base/l10n';
+import { comparisonLines, rewardFinding, rowReplayResult, type RowReplayResult } from './experience/outcome';
+import type { RowReplaySetup } from './dap/launch-row';
+import type { RolloutRuntime } from './runtime/rollout-runtime';
 import { silentLogger } from '../base/log';
 import { prepareLaunch } from './dap/launch';
 import type { RolloutLaunchArgs } from './runtime/plan';
@@ -13,6 +18,8 @@ import type { RolloutLaunchArgs } from './runtime/plan';
 export interface RolloutCliContext {
   /** The config engine (cli.ts injects createConfigChecker from src/config). */
   checker: ConfigChecker;
+  /** Reads a training run's experiences (--from-job): the relay's reader, injected by cli.ts. */
+  experiences?: ExperienceReader;
   io?: { stdout(s: string): void; stderr(s: string): void };
 }
 
@@ -34,6 +41,12 @@ Options:
   --timeout SEC           seconds before an LLM call counts as stalled (default 60), a stream included
   --max-reply-mb MB       a model reply larger than this fails its call (default 32)
   --replay DIR            replay a recorded run exactly, with no model
+  --from-job DIR|URL      replay one experience of a training run (with --id): its job dir or
+                          a relay URL (token in AGENTRL_RELAY_TOKEN). The workflow runs here on the
+                          experience's task (the taskset row at its info.task_index), every LLM
+                          call answered from the recorded conversation; the reward is recomputed
+  --id N                  the experience's row id, as the metrics view shows it
+  --max-seconds SEC       a replay that runs longer is stopped (default 300)
   --python PATH           Python interpreter (default: python3)
   --backbone NAME         native (default), trinity, astuner or ajet (upstream debug modes)
   --cwd DIR               working directory of the workflow (default: .)
@@ -42,6 +55,12 @@ Options:
   --timings               print how long the end of the run took, step by step
   --json                  print the run summary as JSON on stdout
   -h, --help              this help
+
+With --from-job, --json prints {"id", "task_index", "model_version", "recorded_reward",
+"reward", "reward_parts": {name: [recorded, now]}, "calls", "diverged_at": null |
+{"call", "diff"}, "task": {"found", "rows", "why", "config", "config_why"}, "slot",
+"unchecked", "error", "same"}; exit 0 when the reward (and every part) is the same, 1 when it
+differs, the replay diverged or the workflow raised, 2 when it cannot replay (the message says why).
 `;
 
 export async function main(argv: string[], context: RolloutCliContext): Promise<number> {
@@ -70,6 +89,9 @@ export async function main(argv: string[], context: RolloutCliContext): Promise<
         help: { type: 'boolean', short: 'h' },
         concurrency: { type: 'string' },
         timings: { type: 'boolean' },
+        'from-job': { type: 'string' },
+        id: { type: 'string' },
+        'max-seconds': { type: 'string' },
       },
     }));
   } catch (e) {
@@ -90,6 +112,7 @@ export async function main(argv: string[], context: RolloutCliContext): Promise<
   let args: RolloutLaunchArgs;
   try {
     if (!values.config) throw new Error('--config is required');
+    if ((values['from-job'] === undefined) !== (values.id === undefined)) throw new Error('--from-job and --id go together');
     const cwd = path.resolve(String(values.cwd ?? '.'));
     const tasksArg = values.tasks as string | undefined;
     const tasks =
@@ -121,6 +144,7 @@ export async function main(argv: string[], context: RolloutCliContext): Promise<
       python: values.python as string | undefined,
       backbone: values.backbone as RolloutLaunchArgs['backbone'],
       record: !values['no-record'],
+      ...(values['from-job'] !== undefined ? { rollout: { fromJob: String(values['from-job']), id: String(values.id) } } : {}),
     };
   } catch (e) {
     io.stderr(`agentrl rollout: ${(e as Error).message}\n\n${USAGE}`);
@@ -138,10 +162,20 @@ export async function main(argv: string[], context: RolloutCliContext): Promise<
   // --timings: from the last episode's end to main() returning, step by step.
   const marks: [string, number][] = [];
   const mark = (what: string, at = performance.now()) => marks.push([what, at]);
-  const prepared = await prepareLaunch(args, { checker: context.checker, logger: silentLogger, runnerDir, ...(values.timings ? { onTiming: mark } : {}) });
+  const prepared = await prepareLaunch(args, {
+    checker: context.checker,
+    logger: silentLogger,
+    runnerDir,
+    experiences: context.experiences,
+    ...(values.timings ? { onTiming: mark } : {}),
+  });
   if (!prepared.ok) {
     io.stderr(`agentrl rollout: ${prepared.message}\n`);
-    return 1;
+    return args.rollout ? 2 : 1;
+  }
+  if (prepared.row) {
+    const maxSeconds = num('max-seconds') ?? 300;
+    return replayRow(prepared.run as RolloutRuntime, prepared.row, !!values.json, maxSeconds, io);
   }
   const rt = prepared.run;
   rt.disableStops(); // headless: record errors, never stop
@@ -181,4 +215,64 @@ function formatTimings(marks: [string, number][], end: number): string {
     ([w, t]) => `${w} +${(t - t0).toFixed(1)} ms`,
   );
   return `timings: ${parts.join(' · ')} (total ${(end - t0).toFixed(1)} ms)\n`;
+}
+
+/** Calls past the recording a diverged replay may still make before it is stopped (a workflow that retries forever). */
+const CALLS_PAST_DIVERGENCE = 16;
+
+/** Runs a row replay headless and prints its result (exit 0 same, 1 differs / diverged / raised). */
+async function replayRow(
+  rt: RolloutRuntime,
+  row: RowReplaySetup,
+  json: boolean,
+  maxSeconds: number,
+  io: { stdout(s: string): void; stderr(s: string): void },
+): Promise<number> {
+  rt.disableStops();
+  rt.on('output', (o) => io.stderr(o.text));
+  let stopped: string | undefined;
+  const stop = (why: string) => {
+    stopped ??= why;
+    void rt.terminate();
+  };
+  rt.on('episodeProgress', () => {
+    const log = row.upstream.log;
+    if (log.divergedAt && log.calls > row.upstream.recordedCalls + CALLS_PAST_DIVERGENCE)
+      stop(`the workflow kept calling the model after the replay diverged (${log.calls} calls); stopped`);
+  });
+  const ended = new Promise<void>((r) => rt.once('ended', () => r()));
+  const timer = setTimeout(() => stop(`the replay ran longer than ${maxSeconds} s (--max-seconds); stopped`), maxSeconds * 1000);
+  const onSignal = () => stop('interrupted');
+  process.once('SIGINT', onSignal);
+  try {
+    await rt.start();
+  } catch (e) {
+    io.stderr(`agentrl rollout: ${(e as Error).message}\n`);
+    clearTimeout(timer);
+    process.off('SIGINT', onSignal);
+    return 2;
+  }
+  await ended;
+  clearTimeout(timer);
+  process.off('SIGINT', onSignal);
+  const ep = rt.episodes[0];
+  const result: RowReplayResult = rowReplayResult(
+    row.experience,
+    row.upstream.log,
+    ep && ep.status !== 'running'
+      ? { reward: ep.reward, metrics: ep.metrics, experiences: ep.experiences, ...(ep.error ? { error: ep.error } : {}) }
+      : undefined,
+    rt.replayedTask,
+    row.config,
+  );
+  if (stopped && !result.error) result.error = stopped;
+  if (stopped) result.same = false;
+  if (json) io.stdout(JSON.stringify(result, null, 2) + '\n');
+  else {
+    io.stdout(comparisonLines(result, english).join('\n') + '\n');
+    if (result.diverged_at) io.stdout(`diverged at LLM call ${result.diverged_at.call}:\n${result.diverged_at.diff}\n`);
+    const finding = rewardFinding(result, english);
+    if (finding) io.stdout(finding + '\n');
+  }
+  return result.same ? 0 : 1;
 }

@@ -6,12 +6,14 @@ import * as path from 'path';
 import type { CheckResult, ConfigChecker } from '../../feature-api/config-checker';
 import type { L10n } from '../../base/l10n';
 import type { Logger } from '../../base/log';
-import { ReplayUpstream } from '../gateway/replay';
+import { ReplayUpstream, type ReplayVerifier } from '../gateway/replay';
 import { OpenAIUpstream, type ChatUpstream } from '../gateway/model-endpoint';
 import { buildPlan, validateLaunchArgs, type RolloutLaunchArgs } from '../runtime/plan';
 import { RolloutRuntime } from '../runtime/rollout-runtime';
 import { BACKBONE_CLI, findCli, missingCliMessage, UpstreamRun } from '../backbones/upstream-backbones';
 import { isLoopbackUrl } from '../../base/loopback';
+import type { ExperienceReader } from '../../feature-api/experience-reader';
+import { prepareRowReplay, type RowReplaySetup } from './launch-row';
 
 /** A native run (stepping, editing, replay) or an upstream backbone's run (output + results):
  *  each a RunHandle (runtime/run-handle.ts); the union lets a caller tell them apart. */
@@ -33,9 +35,12 @@ export interface LaunchContext {
   onTiming?: (what: string, at: number) => void;
   /** Save the run exactly here instead of a new folder under .agentrl/runs (a comparison's runs). */
   runDir?: string;
+  /** Reads a training run's experiences (launch.json `rollout`): the relay's, handed in by cli.ts / extension.ts. */
+  experiences?: ExperienceReader;
 }
 
-export type Prepared = { ok: true; run: LaunchedRun; notes: string[] } | { ok: false; message: string };
+/** `row`: the experience a `rollout` launch replays (its result is made from it at the end). */
+export type Prepared = { ok: true; run: LaunchedRun; notes: string[]; row?: RowReplaySetup } | { ok: false; message: string };
 
 export function formatConfigErrors(file: string, result: CheckResult): string | undefined {
   const errors = result.diagnostics.filter((d) => d.severity === 'error');
@@ -91,18 +96,33 @@ export async function prepareLaunch(args: RolloutLaunchArgs & { __pythonDebugger
     });
     return { ok: true, run, notes: [`The ${backbone} backbone runs the upstream debug mode: no stepping; its results are imported when it ends.`] };
   }
-  const planned = buildPlan({ ...args, cwd }, result.kind, result.resolved, configPath);
+  let row: Extract<Awaited<ReturnType<typeof prepareRowReplay>>, { ok: true }> | undefined;
+  if (args.rollout) {
+    if (result.kind !== 'trinity')
+      return { ok: false, message: `Replaying a training run's experience needs a Trinity-RFT config; ${path.basename(configPath)} is not one.` };
+    const r = await prepareRowReplay(args.rollout, context.experiences, root, result.resolved, configPath);
+    if (!r.ok) return r;
+    row = r;
+  }
+  const planned = row
+    ? buildPlan({ ...args, cwd, tasks: undefined, repeat: 1, concurrency: 1 }, result.kind, row.doc, configPath)
+    : buildPlan({ ...args, cwd }, result.kind, result.resolved, configPath);
   if (!planned.plan) return { ok: false, message: `Cannot run ${path.basename(configPath)}:\n  ${planned.errors.join('\n  ')}` };
+  if (row) planned.plan.tasks = { source: planned.plan.tasks.source, replayed: row.replayed };
 
   let upstream: ChatUpstream;
-  let replay: ReplayUpstream | undefined;
-  if (args.replay) {
+  let replay: ReplayVerifier | undefined;
+  if (row) {
+    upstream = row.setup.upstream;
+    replay = row.setup.upstream;
+  } else if (args.replay) {
     try {
-      replay = new ReplayUpstream(path.resolve(root, args.replay));
+      const recorded = new ReplayUpstream(path.resolve(root, args.replay));
+      replay = recorded;
+      upstream = recorded;
     } catch (e) {
       return { ok: false, message: (e as Error).message };
     }
-    upstream = replay;
   } else {
     const baseUrl = args.model?.baseUrl ?? env.OPENAI_BASE_URL;
     if (!baseUrl)
@@ -141,6 +161,7 @@ export async function prepareLaunch(args: RolloutLaunchArgs & { __pythonDebugger
 
   const notes: string[] = [];
   if (args.__pythonDebuggerNote) notes.push(args.__pythonDebuggerNote);
+  if (row) notes.push(`Replaying experience ${row.setup.experience.id} of ${args.rollout!.fromJob}; taskset from ${row.setup.config.why}.`);
   const { model, env: userEnv, auxiliaryModels, ...rest } = args;
   const run = new RolloutRuntime({
     plan: planned.plan,
@@ -167,8 +188,9 @@ export async function prepareLaunch(args: RolloutLaunchArgs & { __pythonDebugger
     },
     backbone: 'native',
     logger: context.logger,
+    ...(row ? { fork: false } : {}),
   });
-  return { ok: true, run, notes };
+  return { ok: true, run, notes, ...(row ? { row: row.setup } : {}) };
 }
 
 function apiKeyOf(args: RolloutLaunchArgs, env: NodeJS.ProcessEnv): string | undefined {

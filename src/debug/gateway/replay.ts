@@ -12,7 +12,14 @@ import type { CallContext, ChatUpstream, UpstreamResult } from './model-endpoint
 
 export type ReplayCheck = { ok: true } | { ok: false; message: string; diff: string };
 
-export class ReplayUpstream implements ChatUpstream {
+/** What every call of a replay is checked against: a recorded debug run, or a buffer row (row-replay.ts). */
+export interface ReplayVerifier {
+  /** The recorded debug run's folder (a debug run's replay). */
+  readonly runDir?: string;
+  verify(episode: string, index: number, request: ChatCompletionRequest, role?: string): ReplayCheck;
+}
+
+export class ReplayUpstream implements ChatUpstream, ReplayVerifier {
   readonly label: string;
   private readonly calls = new Map<string, RecordedCall>();
   private readonly modelNames = new Set<string>();

@@ -6,7 +6,7 @@
 import { EventEmitter } from 'events';
 import type { ChatCompletionRequest } from '../trajectory/trajectory';
 import type { CallOutcome, IncomingCall } from '../gateway/server';
-import type { ReplayUpstream } from '../gateway/replay';
+import type { ReplayVerifier } from '../gateway/replay';
 import type { ChatUpstream } from '../gateway/model-endpoint';
 import { applyEdits, mergeEdits, messageEdits } from './edits';
 import { isToolError } from './breakpoints';
@@ -43,7 +43,7 @@ export class LlmCalls extends EventEmitter<CallEvents> {
   /** `replay`: the recorded run every call is checked against (a replay run). */
   constructor(
     private readonly run: CallPort,
-    private readonly replay?: ReplayUpstream,
+    private readonly replay?: ReplayVerifier,
   ) {
     super();
   }

@@ -32,6 +32,8 @@ export interface RolloutLaunchArgs {
   breakOn?: string[];
   record?: boolean;
   replay?: string;
+  /** Replay one experience of a training run: its job dir (or relay URL) and row id. */
+  rollout?: { fromJob: string; id: string | number };
   noDebug?: boolean;
   /** Set by the extension: start the runner under debugpy and attach a child session. */
   pythonDebugger?: boolean;
@@ -199,6 +201,16 @@ export function validateLaunchArgs(args: Partial<RolloutLaunchArgs>): string[] {
   if (args.model?.timeout !== undefined && !(args.model.timeout > 0)) errors.push('"model.timeout" must be a positive number of seconds');
   if (args.model?.maxReplyMB !== undefined && !(args.model.maxReplyMB > 0)) errors.push('"model.maxReplyMB" must be a positive number of megabytes');
   if (args.replay !== undefined && typeof args.replay !== 'string') errors.push('"replay" must be the folder of a recorded run');
+  if (args.rollout !== undefined) {
+    const r = args.rollout as { fromJob?: unknown; id?: unknown } | null;
+    if (!r || typeof r !== 'object' || typeof r.fromJob !== 'string' || !r.fromJob)
+      errors.push('"rollout.fromJob" must be a Trinity job directory or a relay URL (ws:// or wss://)');
+    if (!r || !((typeof r.id === 'number' && Number.isSafeInteger(r.id) && r.id > 0) || (typeof r.id === 'string' && /^[0-9]+$/.test(r.id))))
+      errors.push('"rollout.id" must be the experience\'s row id, as the metrics view shows it (a positive whole number)');
+    if (args.replay !== undefined)
+      errors.push('"rollout" and "replay" cannot be used together: one replays a training run\'s experience, the other a debug run');
+    if ((args.backbone ?? 'native') !== 'native') errors.push('"rollout" replays with the native backbone only');
+  }
   if (args.concurrency !== undefined && (!Number.isInteger(args.concurrency) || args.concurrency < 1)) errors.push('"concurrency" must be a positive integer');
   if (args.launcherArgs !== undefined && (!Array.isArray(args.launcherArgs) || args.launcherArgs.some((a) => typeof a !== 'string'))) {
     errors.push('"launcherArgs" must be a list of strings such as ["--exp-dir", "saved_experiments", "--autokill"]');

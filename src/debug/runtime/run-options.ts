@@ -3,7 +3,7 @@
 import type { L10n } from '../../base/l10n';
 import type { Logger } from '../../base/log';
 import type { RunnerPlan } from '../trajectory/runner-protocol';
-import type { ReplayUpstream } from '../gateway/replay';
+import type { ReplayVerifier } from '../gateway/replay';
 import type { ChatUpstream } from '../gateway/model-endpoint';
 
 export interface RuntimeOptions {
@@ -12,7 +12,7 @@ export interface RuntimeOptions {
   /** Index-aligned with explorer.auxiliary_models: where auxiliary model i's calls go
    *  (default: `upstream`), and the model name its wrapper asks for. */
   auxiliary?: { upstream?: ChatUpstream; name: string }[];
-  replay?: ReplayUpstream;
+  replay?: ReplayVerifier;
   /** launch.json model.name: used as is. */
   modelName?: string;
   /** The config's model (model_path / model.path): preferred when the endpoint serves it. */

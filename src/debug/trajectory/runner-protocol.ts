@@ -47,6 +47,9 @@ export interface RunnerPlan {
     ids?: (string | number)[];
     /** Column holding a task id (default: `id`, `task_id`, else the row index). */
     idKey?: string;
+    /** A replayed experience's task: the row at `index` (Trinity's task_index), else `fallback`
+     *  (the recorded first user message), with `why` when the index is already known missing. */
+    replayed?: { index: number | null; fallback: Record<string, unknown>; why: string | null };
   };
   repeat: number;
   /** `module->Class`, `path/file.py->Class`, dotted path, or a registry name. */
@@ -91,6 +94,8 @@ export interface TasksMsg {
   type: 'tasks';
   count: number;
   ids: string[];
+  /** A replayed experience's task: its taskset row, or why the recorded first user message stands in. */
+  replayedTask?: { found: boolean; index: number | null; rows: number | null; why: string | null };
 }
 export interface EpisodeStartMsg {
   type: 'episodeStart';

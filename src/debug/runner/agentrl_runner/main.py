@@ -36,7 +36,7 @@ from agentrl_runner.protocol import (
 )
 from agentrl_runner.rescore import main as rescore_main
 from agentrl_runner.stack import OutputCapture, set_episode
-from agentrl_runner.tasks import load_rows, select
+from agentrl_runner.tasks import load_rows, select, select_replayed
 from agentrl_runner.values import jsonable
 
 RUNNER_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -129,10 +129,17 @@ def run_one(channel: Channel, work: Workload, job: EpisodeJob) -> None:
 def run(channel: Channel, plan: RunnerPlan, cwd: str) -> None:
     """Runs the plan: its tasks x repeat episodes, up to ``concurrency`` at once."""
     try:
-        picked = select(load_rows(plan["tasks"]["source"], cwd), plan["tasks"])
+        replayed = plan["tasks"].get("replayed")
+        if replayed is not None:
+            picked, found = select_replayed(plan["tasks"]["source"], cwd, replayed)
+        else:
+            picked, found = select(load_rows(plan["tasks"]["source"], cwd), plan["tasks"]), None
     except Exception as e:  # whatever loading raised is the run's error, shown with its traceback
         return fatal(channel, e, "tasks")
-    channel.send({"type": "tasks", "count": len(picked), "ids": [tid for _, tid, _ in picked]})
+    msg = {"type": "tasks", "count": len(picked), "ids": [tid for _, tid, _ in picked]}
+    if found is not None:
+        msg["replayedTask"] = found
+    channel.send(msg)
     try:
         workflow = resolve(plan["workflow"], cwd, "workflow")
         reward = resolve(plan["reward"], cwd, "reward") if plan.get("reward") else None

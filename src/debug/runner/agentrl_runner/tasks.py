@@ -168,3 +168,23 @@ def select(rows: list[Any], spec: TaskSelection) -> list[PickedTask]:
     if count is None:
         count = 1
     return all_rows if count <= 0 else all_rows[:count]
+
+
+def select_replayed(source: Json, cwd: str, spec: Json) -> tuple[list[PickedTask], Json]:
+    """The task of a replayed experience: the taskset row at its ``task_index`` (as Trinity's
+    task reader numbers rows), else the recorded first user message (``fallback``), with why."""
+    index, fallback = spec.get("index"), spec.get("fallback")
+    found: Json = {"found": False, "index": index, "rows": None, "why": spec.get("why")}
+    if index is not None:
+        try:
+            rows = load_rows(source, cwd)
+        except Exception as e:  # a taskset that is not here (file, folder, HF cache): said, then the fallback
+            found["why"] = f"the taskset could not be read here: {e}"
+            rows = None
+        if rows is not None:
+            found["rows"] = len(rows)
+            if 0 <= index < len(rows):
+                found.update(found=True, why=None)
+                return [(index, task_id(rows[index], index), rows[index])], found
+            found["why"] = f"task_index {index} is past the end of the taskset ({len(rows)} rows)"
+    return [(index if isinstance(index, int) else 0, "recorded", fallback)], found

@@ -1,0 +1,120 @@
+// One experience of a training run's buffer (Trinity's Experience: its SQL row's decoded
+// detail, or a JSON line of the file buffer / queue backup) as what a replay needs: the
+// conversation (messages, else prompt_text / response_text), the reward and its parts, the
+// model version, the task's row in the taskset (info["task_index"]) and the group slot. Pure.
+import type { ReadExperience } from '../../feature-api/experience-reader';
+
+export interface RecordedMessage {
+  role: string;
+  content?: unknown;
+  tool_calls?: unknown;
+  tool_call_id?: string;
+  name?: string;
+  reasoning_content?: unknown;
+}
+
+export interface RecordedExperience {
+  id: string;
+  /** The whole conversation, when the row keeps it. */
+  messages?: RecordedMessage[];
+  /** A single-turn row of Trinity's vLLM model: the rendered prompt and the response. */
+  promptText?: string;
+  responseText?: string;
+  tools?: unknown[];
+  reward: number | null;
+  /** The numeric metrics of the experience: the parts of its reward. */
+  parts: Record<string, number>;
+  modelVersion: number | null;
+  taskIndex: number | null;
+  tasksetId: number | null;
+  /** eid.run: the experience's place among the repeats of its task (group slot). */
+  run: number | null;
+  /** eid.batch when a number: the explorer step the experience was made at. */
+  step: number | null;
+}
+
+const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+/** A finite number, also from a relay WireNumber string ("NaN" stays unknown). */
+function num(v: unknown): number | null {
+  if (typeof v === 'number' && Number.isFinite(v)) return v;
+  if (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) return Number(v);
+  return null;
+}
+const int = (v: unknown): number | null => {
+  const n = num(v);
+  return n !== null && Number.isSafeInteger(n) && n >= 0 ? n : null;
+};
+
+/** Trinity stores `info["task_index"]` as {index, taskset_id} (its task scheduler); a bare integer is the index. */
+export function taskIndexIn(info: unknown): { index: number; tasksetId: number | null } | null {
+  const ti = obj(info).task_index;
+  const direct = int(ti);
+  if (direct !== null) return { index: direct, tasksetId: null };
+  const index = int(obj(ti).index);
+  return index === null ? null : { index, tasksetId: int(obj(ti).taskset_id) };
+}
+
+function messagesOf(v: unknown): RecordedMessage[] | undefined {
+  let m = v;
+  if (typeof m === 'string') {
+    try {
+      m = JSON.parse(m);
+    } catch {
+      return undefined;
+    }
+  }
+  if (!Array.isArray(m)) return undefined;
+  const out: RecordedMessage[] = [];
+  for (const x of m) {
+    const o = obj(x);
+    if (typeof o.role !== 'string') return undefined;
+    out.push(o as unknown as RecordedMessage);
+  }
+  return out.length ? out : undefined;
+}
+
+/** Timings Trinity's WorkflowRunner adds to an experience's metrics (`time/run_execution`): not parts of its reward. */
+export const isTiming = (name: string): boolean => name.startsWith('time/') || name.startsWith('timing/');
+
+/** The experience a buffer row holds, or why it cannot be replayed. */
+export function recordedExperience(e: ReadExperience): RecordedExperience | { error: string } {
+  const d = e.detail;
+  const info = obj(d.info);
+  const messages = messagesOf(d.messages);
+  const promptText = typeof d.prompt_text === 'string' ? d.prompt_text : undefined;
+  const responseText = typeof d.response_text === 'string' ? d.response_text : undefined;
+  if (!messages?.some((m) => m.role === 'assistant') && responseText === undefined) {
+    return {
+      error: `experience ${e.id} keeps no conversation to replay: no messages with an assistant turn and no response_text (a workflow that builds its experiences from tokens alone)`,
+    };
+  }
+  const parts: Record<string, number> = {};
+  for (const [k, v] of Object.entries(obj(d.metrics))) {
+    if (isTiming(k)) continue;
+    const n = typeof v === 'boolean' ? Number(v) : num(v);
+    if (n !== null) parts[k] = n;
+  }
+  const ti = (e.row?.task_index !== undefined ? { index: e.row.task_index, tasksetId: e.row.taskset_id ?? null } : null) ?? taskIndexIn(info);
+  const eid = obj(d.eid);
+  return {
+    id: e.id,
+    ...(messages?.some((m) => m.role === 'assistant') ? { messages } : {}),
+    ...(promptText !== undefined ? { promptText } : {}),
+    ...(responseText !== undefined ? { responseText } : {}),
+    ...(Array.isArray(d.tools) ? { tools: d.tools } : {}),
+    reward: num(e.row?.reward) ?? num(d.reward),
+    parts,
+    modelVersion: int(e.row?.model_version) ?? int(info.model_version),
+    taskIndex: ti?.index ?? null,
+    tasksetId: ti?.tasksetId ?? null,
+    run: int(e.row?.run_id) ?? int(eid.run),
+    step: int(eid.batch),
+  };
+}
+
+/** The first user message's text (the task when the taskset row cannot be found). */
+export function firstUserText(x: RecordedExperience): string | undefined {
+  const m = x.messages?.find((m) => m.role === 'user');
+  if (m) return typeof m.content === 'string' ? m.content : JSON.stringify(m.content);
+  return x.promptText;
+}
