@@ -429,7 +429,7 @@ def write_groups(db, step, batch):
                 "reward": reward, "truncate_status": t["truncate_status"] if t else None,
                 "info": {"model_version": step, "simulated_trainer": True, "tools_offered": offered,
                          **({"task_index": task["index"]} if "index" in task else {})},
-                "metrics": {"accuracy": reward, "tool_called": float(any(m.get("tool_calls") for m in messages))},
+                "metrics": {"accuracy": reward},  # the sample reward's parts, as its workflow records them
                 "prompt_length": t["prompt_length"] if t else 1,
                 "response_text": answer, "prompt_text": task["question"], "messages": messages, "tools": TOOLS if offered else None,
                 "chosen_messages": None, "rejected_messages": None, "custom_fields": [], "multi_modal_input_keys": [],

@@ -32,12 +32,22 @@ interface ReplayTarget {
   env: Record<string, string>;
 }
 
-function untrusted(): boolean {
-  if (vscode.workspace.isTrusted) return false;
-  void vscode.window.showWarningMessage(
+/** What a flow told the user when it did not go on (the command's answer: scripts and tests read it). */
+interface Refused {
+  refused: string;
+}
+
+/** Shows `message` as an error; the flow's answer. */
+function refuse(message: string): Refused {
+  void vscode.window.showErrorMessage(message);
+  return { refused: message };
+}
+
+function untrusted(): Refused | undefined {
+  if (vscode.workspace.isTrusted) return undefined;
+  return refuse(
     vscode.l10n.t("Agent RL: replaying a training rollout runs the workspace's workflow and reward code: trust this workspace first (Workspace Trust)."),
   );
-  return true;
 }
 
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
@@ -77,27 +87,19 @@ async function pickConfig(candidates: ConfigCandidate[]): Promise<string | undef
   return pick?.file;
 }
 
-/** Where the endpoint's run is and which config replays it; undefined after telling the user why not. */
-async function replayTarget(host: MetricsHost, endpoint: string): Promise<ReplayTarget | undefined> {
+/** Where the endpoint's run is and which config replays it; refused (the user was told why), or undefined: cancelled. */
+async function replayTarget(host: MetricsHost, endpoint: string): Promise<ReplayTarget | Refused | undefined> {
   const src = host.connections.source(endpoint);
-  if (!src) {
-    void vscode.window.showErrorMessage(vscode.l10n.t('Agent RL: the training run of this experience is no longer connected.'));
-    return undefined;
-  }
-  if (src.dir && !fs.existsSync(src.dir)) {
-    void vscode.window.showErrorMessage(vscode.l10n.t('Agent RL: the job directory cannot be read: {0}', src.dir));
-    return undefined;
-  }
+  if (!src) return refuse(vscode.l10n.t('Agent RL: the training run of this experience is no longer connected.'));
+  if (src.dir && !fs.existsSync(src.dir)) return refuse(vscode.l10n.t('Agent RL: the job directory cannot be read: {0}', src.dir));
   const fromJob = src.dir ?? src.url!;
   const candidates = configCandidates(src.dir, src.dir ? jobConfigCopy(src.dir) : undefined, await workspaceConfigs());
-  if (!candidates.length) {
-    void vscode.window.showErrorMessage(
+  if (!candidates.length)
+    return refuse(
       vscode.l10n.t(
         'Agent RL: no workflow config to replay this run with: open the folder that holds the Trinity-RFT config the run was trained with (its taskset and workflow).',
       ),
     );
-    return undefined;
-  }
   const config = await pickConfig(candidates);
   if (!config) return undefined;
   host.log.info(`replay: ${fromJob} with ${config}`);
@@ -115,33 +117,30 @@ function nothingToReplay(d: { messages?: unknown; prompt_text?: unknown; respons
   return typeof d.response_text !== 'string' || !d.response_text;
 }
 
-/** Debug this rollout: starts the replay's debug session; resolves whether it started. */
-export async function debugRollout(host: MetricsHost, ref: Pick<ExperienceRef, 'endpoint' | 'source' | 'id'> | undefined): Promise<boolean> {
-  if (!ref || typeof ref.endpoint !== 'string' || typeof ref.source !== 'string' || !Number.isSafeInteger(ref.id)) {
-    void vscode.window.showErrorMessage(vscode.l10n.t('Agent RL: Debug this rollout needs an experience of the metrics view (open one in the drill-down).'));
-    return false;
-  }
-  if (untrusted()) return false;
+/** Debug this rollout: starts the replay's debug session; resolves whether it started, or what the user was told instead. */
+export async function debugRollout(
+  host: MetricsHost,
+  ref: Pick<ExperienceRef, 'endpoint' | 'source' | 'id'> | undefined,
+): Promise<{ started: boolean } | Refused> {
+  if (!ref || typeof ref.endpoint !== 'string' || typeof ref.source !== 'string' || !Number.isSafeInteger(ref.id))
+    return refuse(vscode.l10n.t('Agent RL: Debug this rollout needs an experience of the metrics view (open one in the drill-down).'));
+  const refused = untrusted();
+  if (refused) return refused;
   let detail;
   try {
     detail = await withTimeout(host.connections.requestExperience(ref.endpoint, ref.source, ref.id), READ_TIMEOUT_MS);
   } catch (e) {
-    void vscode.window.showErrorMessage(
-      vscode.l10n.t('Agent RL: cannot read experience #{0}: {1}', String(ref.id), e instanceof Error ? e.message : String(e)),
-    );
-    return false;
+    return refuse(vscode.l10n.t('Agent RL: cannot read experience #{0}: {1}', String(ref.id), e instanceof Error ? e.message : String(e)));
   }
-  if (nothingToReplay(detail)) {
-    void vscode.window.showErrorMessage(
+  if (nothingToReplay(detail))
+    return refuse(
       vscode.l10n.t(
         'Agent RL: experience #{0} has no recorded conversation (no messages, no response_text): there are no model answers to replay.',
         String(ref.id),
       ),
     );
-    return false;
-  }
   const target = await replayTarget(host, ref.endpoint);
-  if (!target) return false;
+  if (!target || 'refused' in target) return target ?? { started: false };
   const folder = target.folder?.uri.fsPath;
   const entries = vscode.workspace.getConfiguration('launch', target.folder?.uri).get<unknown[]>('configurations') ?? [];
   const config = replayLaunchConfig({
@@ -155,7 +154,7 @@ export async function debugRollout(host: MetricsHost, ref: Pick<ExperienceRef, '
   });
   const started = await vscode.debug.startDebugging(target.folder, config);
   if (!started) host.log.warn(`replay: the debug session of experience #${ref.id} did not start`);
-  return started;
+  return { started };
 }
 
 /** Re-score: the workspace's reward over the experiences of steps `steps` (asked when `ask`); undefined: cancelled. */
@@ -165,7 +164,8 @@ export async function rescoreSteps(
 ): Promise<RescoreResult | undefined> {
   if (!args || typeof args.endpoint !== 'string' || !Array.isArray(args.steps))
     throw new Error(vscode.l10n.t('Re-score needs a connected run and a range of steps.'));
-  if (untrusted()) throw new Error(vscode.l10n.t('The workspace is not trusted.'));
+  const refused = untrusted();
+  if (refused) throw new Error(refused.refused);
   let steps = args.steps;
   if (args.ask) {
     const typed = await vscode.window.showInputBox({
@@ -180,6 +180,7 @@ export async function rescoreSteps(
   }
   const target = await replayTarget(host, args.endpoint);
   if (!target) return undefined;
+  if ('refused' in target) throw new Error(target.refused);
   const cli = host.context.asAbsolutePath(path.join('dist', 'agentrl.js'));
   const argv = [cli, 'eval', '--config', target.config, '--rescore', '--from-job', target.fromJob, '--steps', `${steps[0]}-${steps[1]}`, '--json'];
   return vscode.window.withProgress(
