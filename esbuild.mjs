@@ -48,6 +48,8 @@ const hostBundles = [
   { in: 'src/config/host.ts', out: 'dist/config-host.js' },
   // the config engine as a ConfigChecker factory (createConfigChecker) for other features
   { in: 'src/config/engine/checker.ts', out: 'dist/config-engine.js' },
+  // a training run's experiences for the debugger's row replays (createExperienceReader)
+  { in: 'src/relay/experience-reader.ts', out: 'dist/relay-experiences.js' },
   { in: 'src/scaffold/host.ts', out: 'dist/scaffold-host.js' },
   { in: 'src/metrics/host.ts', out: 'dist/metrics-host.js' },
   // the rollout debugger: DAP session, recording gateway (openai SDK), views

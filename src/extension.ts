@@ -7,6 +7,7 @@ import { activateScaffold } from './scaffold/activate';
 import { activateMetrics, MetricsApi } from './metrics/activate';
 import { activateConfig, type ConfigFeature } from './config/activate';
 import type { ConfigChecker } from './feature-api/config-checker';
+import type { ExperienceReader } from './feature-api/experience-reader';
 import { lazyBundle } from './base/lazy';
 import { activateDebug, type RolloutDebugger } from './debug/activate';
 import { activateWelcome } from './welcome/activate';
@@ -41,6 +42,13 @@ function configEngine(): () => ConfigChecker {
   return () => (checker ??= load().createConfigChecker({ roots: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath) }));
 }
 
+/** The relay's reader of a training run's experiences (dist/relay-experiences.js), for the debugger's row replays. */
+function experienceReader(): () => ExperienceReader {
+  const load = lazyBundle<typeof import('./relay/experience-reader')>('relay-experiences');
+  let reader: ExperienceReader | undefined;
+  return () => (reader ??= load().createExperienceReader());
+}
+
 export function activate(context: vscode.ExtensionContext): AgentRlApi {
   const t0 = performance.now();
   const log = vscode.window.createOutputChannel('Agent RL', { log: true });
@@ -55,7 +63,7 @@ export function activate(context: vscode.ExtensionContext): AgentRlApi {
   const config = activateConfig(context, log);
   const metrics = activateMetrics(context, log);
   const engine = configEngine();
-  const debug = activateDebug(context, log, engine);
+  const debug = activateDebug(context, log, engine, experienceReader());
   const ray = activateRay(context, log, engine);
   activateWelcome(context);
   const online = activateOnline(context, log);

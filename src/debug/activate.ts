@@ -4,6 +4,7 @@
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { ConfigChecker } from '../feature-api/config-checker';
+import type { ExperienceReader } from '../feature-api/experience-reader';
 import type { RolloutService } from '../feature-api/rollouts';
 import type { Logger } from '../base/log';
 import { lazyBundle } from '../base/lazy';
@@ -23,8 +24,14 @@ export interface RolloutDebugger {
   rollouts(): RolloutService;
 }
 
-/** `checker` gives the config engine (wired by extension.ts, loaded on first use). */
-export function activateDebug(context: vscode.ExtensionContext, log: Logger, checker: () => ConfigChecker): RolloutDebugger {
+/** `checker` gives the config engine, `experiences` the relay's reader of a training run's
+ *  rows (both wired by extension.ts, loaded on first use). */
+export function activateDebug(
+  context: vscode.ExtensionContext,
+  log: Logger,
+  checker: () => ConfigChecker,
+  experiences?: () => ExperienceReader,
+): RolloutDebugger {
   const host = lazyBundle<typeof Host>('debug-host');
   const runnerDir = path.join(context.extensionPath, 'dist', 'runner');
   let provider: Host.RolloutConfigurationProvider | undefined;
@@ -53,7 +60,7 @@ export function activateDebug(context: vscode.ExtensionContext, log: Logger, che
       vscode.DebugConfigurationProviderTriggerKind.Dynamic,
     ),
     vscode.debug.registerDebugAdapterDescriptorFactory('agentrl', {
-      createDebugAdapterDescriptor: (session) => host().createAdapter(session, checker(), log, runnerDir),
+      createDebugAdapterDescriptor: (session) => host().createAdapter(session, checker(), log, runnerDir, experiences),
     }),
     vscode.window.registerTreeDataProvider<Host.RolloutNode>('agentrl.rollouts', {
       onDidChangeTreeData: changed.event,

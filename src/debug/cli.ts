@@ -7,8 +7,8 @@ import { parseArgs } from 'util';
 import type { ConfigChecker } from '../feature-api/config-checker';
 import type { ExperienceReader } from '../feature-api/experience-reader';
 import { english } from '../base/l10n';
-import { comparisonLines, rewardFinding, rowReplayResult, type RowReplayResult } from './experience/outcome';
-import type { RowReplaySetup } from './dap/launch-row';
+import { comparisonLines, rewardFinding, type RowReplayResult } from './experience/outcome';
+import { rowReplayOutcome, type RowReplaySetup } from './dap/launch-row';
 import type { RolloutRuntime } from './runtime/rollout-runtime';
 import { silentLogger } from '../base/log';
 import { prepareLaunch } from './dap/launch';
@@ -255,16 +255,7 @@ async function replayRow(
   await ended;
   clearTimeout(timer);
   process.off('SIGINT', onSignal);
-  const ep = rt.episodes[0];
-  const result: RowReplayResult = rowReplayResult(
-    row.experience,
-    row.upstream.log,
-    ep && ep.status !== 'running'
-      ? { reward: ep.reward, metrics: ep.metrics, experiences: ep.experiences, ...(ep.error ? { error: ep.error } : {}) }
-      : undefined,
-    rt.replayedTask,
-    row.config,
-  );
+  const result: RowReplayResult = rowReplayOutcome(rt, row);
   if (stopped && !result.error) result.error = stopped;
   if (stopped) result.same = false;
   if (json) io.stdout(JSON.stringify(result, null, 2) + '\n');

@@ -5,6 +5,7 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import { FORK_EDITED_TRANSCRIPT, FORK_ORIGINAL_TRANSCRIPT } from './trajectory/trajectory';
 import type { ConfigChecker } from '../feature-api/config-checker';
+import type { ExperienceReader } from '../feature-api/experience-reader';
 import type { RolloutService } from '../feature-api/rollouts';
 import { DebugRolloutService } from './rollout-service';
 import type { Logger } from '../base/log';
@@ -18,9 +19,18 @@ import type { EpisodeTrajectory } from './trajectory/trajectory';
 export { RolloutConfigurationProvider, RolloutsTree };
 export { showCallTokens, showExperienceTokens, type VariableMenuArg } from './vscode/tokens-panel';
 
-export function createAdapter(session: vscode.DebugSession, checker: ConfigChecker, log: Logger, runnerDir: string): vscode.DebugAdapterInlineImplementation {
+export function createAdapter(
+  session: vscode.DebugSession,
+  checker: ConfigChecker,
+  log: Logger,
+  runnerDir: string,
+  experiences?: () => ExperienceReader,
+): vscode.DebugAdapterInlineImplementation {
+  const rollout = (session.configuration as { rollout?: unknown }).rollout;
   const dap = new RolloutDebugSession({
     checker,
+    // Loaded only for a session that replays a training run's experience.
+    ...(rollout !== undefined && experiences ? { experiences: experiences() } : {}),
     logger: log,
     runnerDir,
     l10n: vscode.l10n,

@@ -4,6 +4,7 @@
 import * as path from 'path';
 import { Source, StackFrame } from '@vscode/debugadapter';
 import { english, type L10n } from '../../base/l10n';
+import type { RecordedExperience } from '../experience/recorded';
 import type { SourceFrame } from '../trajectory/runner-protocol';
 import { deliveredOf, type Episode, type LlmTurn, type EpisodeTurn } from '../runtime/episode';
 import { editableRequest, editableResponse, syncToolTurns } from '../runtime/edit-copies';
@@ -228,6 +229,25 @@ export function scopesFor(rt: HeldRun, ep: Episode, t: EpisodeTurn, l10n: L10n =
   }
   scopes.push(episodeScope(ep, l10n));
   return scopes;
+}
+
+/** A replayed training experience, as recorded (shown next to the Episode scope of a `rollout` launch). */
+export function recordedScope(x: RecordedExperience, l10n: L10n = english): ScopeSpec {
+  return {
+    name: l10n.t('Recorded experience'),
+    nodes: [
+      { name: 'id', root: () => x.id, path: [] },
+      { name: 'reward', root: () => x.reward, path: [] },
+      { name: 'parts', root: () => x.parts, path: [] },
+      { name: 'model_version', root: () => x.modelVersion, path: [] },
+      { name: 'task_index', root: () => x.taskIndex, path: [] },
+      ...(x.tasksetId !== null ? [{ name: 'taskset_id', root: () => x.tasksetId, path: [] }] : []),
+      ...(x.run !== null ? [{ name: 'run', root: () => x.run, path: [] }] : []),
+      ...(x.messages ? [{ name: 'messages', root: () => x.messages, path: [] }] : []),
+      ...(x.promptText !== undefined ? [{ name: 'prompt_text', root: () => x.promptText, path: [] }] : []),
+      ...(x.responseText !== undefined ? [{ name: 'response_text', root: () => x.responseText, path: [] }] : []),
+    ],
+  };
 }
 
 /** The object Debug Console expressions are evaluated against, for a frame. */

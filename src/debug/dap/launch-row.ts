@@ -11,6 +11,8 @@ import { RowReplayUpstream } from '../gateway/row-replay';
 import { firstUserText, recordedExperience, type RecordedExperience } from '../experience/recorded';
 import { chooseTaskset, tasksetsOf } from '../experience/taskset-choice';
 import type { RunnerPlan } from '../trajectory/runner-protocol';
+import { rowReplayResult, type RowReplayResult } from '../experience/outcome';
+import type { RolloutRuntime } from '../runtime/rollout-runtime';
 
 /** What a row replay's run carries besides its plan: for the result at its end. */
 export interface RowReplaySetup {
@@ -69,4 +71,18 @@ export async function prepareRowReplay(
       why: x.taskIndex === null ? 'the experience has no info.task_index (a workflow that set eid.task itself, or a run older than task_index)' : null,
     },
   };
+}
+
+/** The result of a row replay's run once it has ended: recorded vs now. */
+export function rowReplayOutcome(rt: RolloutRuntime, row: RowReplaySetup): RowReplayResult {
+  const ep = rt.episodes[0];
+  return rowReplayResult(
+    row.experience,
+    row.upstream.log,
+    ep && ep.status !== 'running'
+      ? { reward: ep.reward, metrics: ep.metrics, experiences: ep.experiences, ...(ep.error ? { error: ep.error } : {}) }
+      : undefined,
+    rt.replayedTask,
+    row.config,
+  );
 }

@@ -6,6 +6,7 @@
 // How turns look (frames, scopes) is frames.ts; variables and paths are variables.ts / paths.ts.
 import {
   DebugSession,
+  Event,
   ExitedEvent,
   Handles,
   InitializedEvent,
@@ -33,7 +34,10 @@ import { toWire } from '../../tokens/experience-wire';
 import type { RolloutLaunchArgs } from '../runtime/plan';
 import type { RunHandle, RunOutput } from '../runtime/run-handle';
 import type { ResumeMode, StopInfo } from '../runtime/stop-policy';
-import { evaluationRoot, scopesFor, stackFrame } from './frames';
+import { evaluationRoot, recordedScope, scopesFor, stackFrame } from './frames';
+import { rowReplayOutcome, type RowReplaySetup } from './launch-row';
+import { comparisonLines, rewardFinding } from '../experience/outcome';
+import type { RolloutRuntime } from '../runtime/rollout-runtime';
 import { prepareLaunch, type LaunchContext } from './launch';
 import { absolutePath, getPath, parseEditedValue, parsePath, PathError, setPath, splitAssignment, type PathSegment } from './paths';
 import { preview, VariableStore, type EditTarget } from './variables';
@@ -60,6 +64,8 @@ class DapError extends Error {
 
 export class RolloutDebugSession extends DebugSession {
   private run?: RunHandle;
+  /** The training experience a `rollout` launch replays. */
+  private row?: RowReplaySetup;
   private readonly vars = new VariableStore();
   /** Stack frame ids: one per turn shown, valid until the run goes on. */
   private readonly frames = new Handles<{ ep: Episode; turn: EpisodeTurn }>();
@@ -127,7 +133,21 @@ export class RolloutDebugSession extends DebugSession {
         if (!ok) this.console(this.l10n.t('The Python debugger session could not attach; Python breakpoints are off for this run.') + '\n', 'important');
       });
     });
-    run.on('ended', () => this.end());
+    run.on('ended', () => {
+      this.reportRow();
+      this.end();
+    });
+  }
+
+  /** A row replay's last words: recorded vs recomputed reward and parts, side by side, and
+   *  the finding when they differ; the result as the `agentrl.rowReplay` event for the UI. */
+  private reportRow(): void {
+    if (!this.row || !this.run) return;
+    const result = rowReplayOutcome(this.run as RolloutRuntime, this.row);
+    this.console(comparisonLines(result, this.l10n).join('\n') + '\n');
+    const finding = rewardFinding(result, this.l10n);
+    if (finding) this.console(finding + '\n', 'important');
+    this.sendEvent(new Event('agentrl.rowReplay', result));
   }
 
   private onOutput(o: RunOutput): void {
@@ -240,6 +260,7 @@ export class RolloutDebugSession extends DebugSession {
       return this.sendErrorResponse(response, { id: 1001, format: prepared.message, showUser: true });
     }
     for (const line of prepared.notes) this.console(`${line}\n`);
+    this.row = prepared.row;
     this.launchBreakpoints = this.parseBreakOn(args.breakOn ?? []);
     // Breakpoints and exception filters arrive before configurationDone (up to 5 s).
     await Promise.race([this.configured, new Promise((r) => setTimeout(r, 5000))]);
@@ -340,7 +361,7 @@ export class RolloutDebugSession extends DebugSession {
       scopes:
         !f || !run
           ? []
-          : scopesFor(run, f.ep, f.turn, this.l10n).map((s) => {
+          : [...scopesFor(run, f.ep, f.turn, this.l10n), ...(this.row ? [recordedScope(this.row.experience, this.l10n)] : [])].map((s) => {
               const scope = new Scope(s.name, this.vars.nodes(s.nodes), s.expensive ?? false) as DebugProtocol.Scope;
               if (s.call) this.callScopes.set(scope.variablesReference, { ep: f.ep, turn: s.call });
               if (s.returned) this.returnedScopes.set(scope.variablesReference, s.returned);
