@@ -205,7 +205,25 @@ TOOLS = [
 WEATHER = {"Paris": ("sunny", 21), "Kyoto": ("cloudy", 18), "Tokyo": ("rainy", 9), "Berlin": ("windy", 12), "Oslo": ("snowy", 2)}
 
 
-def make_task(rng, step):
+def read_taskset(path):
+    """The taskset's rows (jsonl: question, answer), in file order: a row's index is the
+    `task_index` Trinity's file reader gives its experiences."""
+    rows = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                row = json.loads(line)
+                rows.append({"id": str(row.get("id", len(rows))), "question": row["question"], "answer": row["answer"]})
+    if not rows:
+        raise ValueError(f"{path}: no tasks")
+    return rows
+
+
+def make_task(rng, step, taskset=None):
+    """A task: a row of the taskset (with its index) when there is one, else made up."""
+    if taskset:
+        i = rng.randrange(len(taskset))
+        return dict(taskset[i], index=i)
     if step % 2:
         a, b = rng.randint(0, 49), rng.randint(0, 49)
         return {"id": f"add-{a}-{b}", "question": f"What is {a} plus {b}?", "answer": f"The answer is {a + b}."}
@@ -242,7 +260,7 @@ def chat(base_url, model, messages, temperature, tools, seed=None, timeout=120):
         return json.loads(r.read().decode())
 
 
-def rollout(base_url, model, task, temperature, tools=True, max_turns=3, seed=None):
+def rollout(base_url, model, task, temperature, tools=True, max_turns=4, seed=None):  # max_turns: the sample workflow's
     """One episode; returns (messages, final answer, reward, calls). Without tools the model can
     only guess. `calls` are the engine's own records of each model call: prompt ids, completion
     ids, completion logprobs, finish_reason."""
@@ -380,7 +398,7 @@ def roll(a, state, stop, done, rng):
         step = state["step"]
         batch = []
         for _ in range(a.tasks_per_batch):
-            task = make_task(rng, step + len(batch))
+            task = make_task(rng, step + len(batch), state.get("taskset"))
             group = []
             for _ in range(a.group_size):
                 offered = rng.random() >= untrained_at(step, a.steps)
@@ -409,8 +427,9 @@ def write_groups(db, step, batch):
             item = {
                 "eid": {"batch": step, "task": task["id"], "run": run, "step": 0, "suffix": msg_id},
                 "reward": reward, "truncate_status": t["truncate_status"] if t else None,
-                "info": {"model_version": step, "simulated_trainer": True, "tools_offered": offered},
-                "metrics": {"accuracy": reward, "tool_called": float(any(m.get("tool_calls") for m in messages))},
+                "info": {"model_version": step, "simulated_trainer": True, "tools_offered": offered,
+                         **({"task_index": task["index"]} if "index" in task else {})},
+                "metrics": {"accuracy": reward},  # the sample reward's parts, as its workflow records them
                 "prompt_length": t["prompt_length"] if t else 1,
                 "response_text": answer, "prompt_text": task["question"], "messages": messages, "tools": TOOLS if offered else None,
                 "chosen_messages": None, "rejected_messages": None, "custom_fields": [], "multi_modal_input_keys": [],
@@ -468,11 +487,23 @@ def pipeline_times(step, steps, rng, waits):
     return explorer, trainer
 
 
+def config_names(path):
+    """project and name of a Trinity config (top-level `project:` / `name:` lines; stdlib has no YAML)."""
+    found = {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            m = re.match(r"^(project|name):\s*([^#\s]+)", line)
+            if m:
+                found.setdefault(m.group(1), m.group(2).strip("'\""))
+    return found
+
+
 def write_config(job, a):
     """The run's config copy, where Trinity keeps it (<job_dir>/config.json, YAML; JSON is YAML):
     the fields a reader of the job dir looks for — model.model_path names the model folder whose
-    tokenizer turns the buffer's ids into texts (absent without one); the GPUs, engines and sync settings are what the
-    Pipeline view's advice names."""
+    tokenizer turns the buffer's ids into texts (absent without one); project and name, those of the
+    workflow config the run stands in for (--workflow-config), tell which workspace config replays
+    its rows; the GPUs, engines and sync settings are what the Pipeline view's advice names."""
     cfg = {
         "mode": "both", "project": "demo", "name": os.path.basename(job), "checkpoint_root_dir": os.path.dirname(job),
         "algorithm": {"algorithm_type": "grpo", "repeat_times": a.group_size},
@@ -484,6 +515,8 @@ def write_config(job, a):
         "explorer": {"rollout_model": {"engine_num": 2, "tensor_parallel_size": 1}},
         "synchronizer": {"sync_style": "fixed", "sync_interval": 1},
     }
+    if a.workflow_config:
+        cfg.update(config_names(a.workflow_config))
     with open(os.path.join(job, "config.json"), "w") as f:
         json.dump(cfg, f, indent=2)
 
@@ -498,6 +531,10 @@ def main(argv=None):
                    help="OpenAI-compatible endpoint for the real rollouts ('' for none)")
     p.add_argument("--model-path", default=os.environ.get("AGENTRL_DEMO_MODEL_PATH", ""),
                    help="the model's folder (its tokenizer.json), written as model.model_path of the job dir's config.json ('' for none)")
+    p.add_argument("--taskset", default="",
+                   help="a jsonl taskset (question, answer) the tasks are drawn from; each row's index is its experiences' info.task_index")
+    p.add_argument("--workflow-config", default="",
+                   help="the Trinity config the run stands in for: its project and name go into the job dir's config.json")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--group-size", type=int, default=ROLLOUTS, help=f"rollouts per task: the GRPO group (default {ROLLOUTS})")
     p.add_argument("--tasks-per-batch", type=int, default=TASKS_PER_BATCH,
@@ -519,7 +556,7 @@ def main(argv=None):
     began = time.time()
     # Real rollouts run in a thread of their own, so the model's speed (a loaded CPU) never
     # stalls the step cadence: each explorer step takes the rollouts that finished during it.
-    state = {"step": 0, "model": model}
+    state = {"step": 0, "model": model, "taskset": read_taskset(a.taskset) if a.taskset else None}
     done = queue.Queue()
     roller = threading.Thread(target=roll, args=(a, state, stop, done, random.Random(a.seed + 1)), daemon=True)
     timing_rng, waits = random.Random(a.seed + 2), {}

@@ -134,6 +134,11 @@ if (!opts['no-demo']) {
     '--steps',
     opts['demo-steps'],
   ];
+  // The sample's tool-calling taskset and config: the demo's rows carry their task_index into
+  // it, so Debug This Rollout replays them through the sample's workflow and reward.
+  const toolcall = path.join(workspace, 'toolcall');
+  if (fs.existsSync(path.join(toolcall, 'toolcall.yaml')))
+    args.push('--taskset', path.join(toolcall, 'data', 'train.jsonl'), '--workflow-config', path.join(toolcall, 'toolcall.yaml'));
   const child = spawn(python, args, { stdio: ['ignore', 'ignore', 'inherit'], detached: true });
   const ok = await new Promise((resolve) => {
     child.once('spawn', () => resolve(true));

@@ -35,6 +35,8 @@ export function activateMetrics(context: vscode.ExtensionContext, log: Logger, c
     cmd('agentrl.metrics.export', (h, a) => load().exportCommand(h, a)),
     cmd('agentrl.metrics.clear', (h, a) => load().clearStored(h, a)),
     cmd('agentrl.metrics.startDemo', (h, a) => load().startDemo(h, a)),
+    cmd('agentrl.metrics.debugRollout', (h, a) => load().debugRollout(h, a)),
+    cmd('agentrl.metrics.rescore', (h, a) => load().rescoreSteps(h, a)),
     // An online-training commit (src/online): marked on the serve-mode run's charts. Without a
     // loaded view there is nothing to mark, and a commit never loads it.
     METRICS_MARK_EVENT.register(vscode.commands, (m) =>

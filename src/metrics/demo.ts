@@ -81,6 +81,11 @@ export async function startDemo(host: MetricsHost, args?: { steps?: number; step
     '--model-path',
     marker?.modelPath ?? '',
   ];
+  // The sample workspace's tool-calling task, when this folder has it: the demo's rows then
+  // carry their task_index into its taskset, and Debug This Rollout replays them through it.
+  const toolcall = path.join(folder, 'toolcall');
+  if (fs.existsSync(path.join(toolcall, 'toolcall.yaml')))
+    argv.push('--taskset', path.join(toolcall, 'data', 'train.jsonl'), '--workflow-config', path.join(toolcall, 'toolcall.yaml'));
   const child = spawn(python, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
   // Stopped with the window (the script also ends by itself after its steps).
   host.context.subscriptions.push({ dispose: () => void child.kill('SIGTERM') });

@@ -11,3 +11,4 @@ export function createMetricsHost(context: vscode.ExtensionContext, log: Logger,
 }
 export { clearStored, connect, disconnect, exportCommand } from './commands';
 export { connectDemo, startDemo } from './demo';
+export { debugRollout, rescoreSteps } from './replay-flows';

@@ -22,8 +22,13 @@ import { TrainingRunTokenizers } from './tokens/run-tokenizer';
 import { experienceTokenView } from './tokens/experience-tokens';
 import type { ConfigChecker } from '../feature-api/config-checker';
 import { PipelineLinks } from './pipeline-links';
+import type { RescoreResult } from './protocol/rescore';
 
 const SHOW_COMMAND = 'agentrl.metrics.show';
+/** Debug This Rollout: `{endpoint, source, id}` of an experience (src/metrics/replay-flows.ts). */
+const DEBUG_ROLLOUT_COMMAND = 'agentrl.metrics.debugRollout';
+/** Re-score: `{endpoint, steps: [a, b], ask?}`, resolves with the RescoreResult (src/metrics/replay-flows.ts). */
+const RESCORE_COMMAND = 'agentrl.metrics.rescore';
 const OPTIONS_KEY = 'agentrl.metrics.viewOptions';
 const FLUSH_MS = 2000;
 
@@ -82,6 +87,8 @@ export class MetricsHost implements vscode.Disposable {
             vscode.l10n,
           ),
         pipeline: links,
+        // The flows are commands (src/metrics/replay-flows.ts, registered by activate.ts): scripts and tests run them too.
+        rescore: async (endpoint, steps, ask) => vscode.commands.executeCommand<RescoreResult | undefined>(RESCORE_COMMAND, { endpoint, steps, ask }),
       },
       log,
       uiStrings(),
@@ -115,6 +122,7 @@ export class MetricsHost implements vscode.Disposable {
       .on('exportSeries', (format, keys) => void exportSeriesTo(this.store, keys, format, undefined, log))
       .on('exportPng', (chart, dataUrl) => void exportPng(chart, dataUrl, undefined, log))
       .on('command', (c) => void vscode.commands.executeCommand(c === 'demo' ? 'agentrl.metrics.startDemo' : 'agentrl.metrics.connect'))
+      .on('debugRollout', (ref) => void vscode.commands.executeCommand(DEBUG_ROLLOUT_COMMAND, ref))
       .on('data', () => this.scheduleStatus());
     this.statusBar = new MetricsStatusBar(SHOW_COMMAND);
     this.flushTimer = setInterval(() => this.store.flush(), FLUSH_MS);

@@ -59,5 +59,18 @@ export function uiStrings(): UiStrings {
     length: vscode.l10n.t('Length'),
     trainedShort: vscode.l10n.t('Trained'),
     truncatedShort: vscode.l10n.t('truncated'),
+    debugRollout: vscode.l10n.t('Debug this rollout'),
+    debugRolloutHint: vscode.l10n.t(
+      "Replay this experience through the workspace's workflow and reward in the debugger: the model's answers come from the recorded conversation",
+    ),
+    rescoreStep: vscode.l10n.t('Re-score this step'),
+    rescoreRange: vscode.l10n.t('Re-score a range…'),
+    rescoreRunning: vscode.l10n.t('Re-scoring with the current reward code…'),
+    rescoreSummary: vscode.l10n.t('Steps {0}–{1}: {2} of {3} rewards differ from the recorded ones, {4} advantages flip sign'),
+    rescoreRecorded: vscode.l10n.t('Recorded'),
+    rescoreNow: vscode.l10n.t('Now'),
+    rescoreAdvantages: vscode.l10n.t('Advantage (recorded → now)'),
+    rescoreError: vscode.l10n.t('Error'),
+    rescoreCancelled: vscode.l10n.t('Re-score cancelled.'),
   };
 }

@@ -18,6 +18,8 @@ export interface WorkbenchOptions {
   settings?: Record<string, unknown>;
   /** VSIX to install; default $AGENTRL_E2E_VSIX (set by scripts/test.mjs). */
   vsix?: string;
+  /** More VSIXs to install beside it (a test stand-in of another extension). */
+  extraVsix?: string[];
   /** Environment for the server (inherited by the extension host). */
   env?: NodeJS.ProcessEnv;
   viewport?: { width: number; height: number };
@@ -51,6 +53,7 @@ export async function openWorkbench(opts: WorkbenchOptions = {}): Promise<Workbe
   const vsix = opts.vsix ?? process.env.AGENTRL_E2E_VSIX;
   if (!vsix || !fs.existsSync(vsix)) throw new Error(`no VSIX to install (AGENTRL_E2E_VSIX=${vsix}); run via scripts/test.mjs e2e`);
   await installPackaged(vsix, extensionsDir);
+  for (const extra of opts.extraVsix ?? []) await installVsix(extra, extensionsDir);
 
   let server: RunningServer | undefined;
   let browser: Browser | undefined;

@@ -361,6 +361,12 @@ export class Connections extends EventEmitter<ConnectionsEvents> {
     return this.endpoints.get(endpoint)?.spec.local?.dir;
   }
 
+  /** Where an endpoint reads its run: the relay URL (and its token) or the local directory. */
+  source(endpoint: string): { url?: string; token?: string; dir?: string } | undefined {
+    const spec = this.endpoints.get(endpoint)?.spec;
+    return spec && { url: spec.url, token: spec.token, dir: spec.local?.dir };
+  }
+
   /** Exact points of an envelope-first source through an endpoint's relay. */
   requestDetail(endpoint: string, q: DetailQuery): Promise<DetailMessage> {
     return this.connected(endpoint)?.requestDetail(q) ?? Promise.reject(new Error(`endpoint ${endpoint} is not connected`));

@@ -56,6 +56,17 @@ export const UI_STRING_KEYS = [
   'length',
   'trainedShort',
   'truncatedShort',
+  'debugRollout',
+  'debugRolloutHint',
+  'rescoreStep',
+  'rescoreRange',
+  'rescoreRunning',
+  'rescoreSummary',
+  'rescoreRecorded',
+  'rescoreNow',
+  'rescoreAdvantages',
+  'rescoreError',
+  'rescoreCancelled',
 ] as const;
 export type UiStringKey = (typeof UI_STRING_KEYS)[number];
 export type UiStrings = Record<UiStringKey, string>;

@@ -13,6 +13,7 @@ import type { TokenViewStrings } from '../../tokens/view-strings';
 import type { TokenMarks } from '../../webview-ui/token-view/marks';
 import type { ExperienceColumns, ExperienceRef, ExperienceViewDetail } from './experience-rows';
 import type { ChartFrame, ChartSpec, RunSummary } from './frames';
+import type { RescoreResult } from './rescore';
 import type { UiStrings } from './ui-strings';
 import { sanitizeOptions, type ViewOptions, type XAxisMode } from './view-options';
 import { type PipelineHostMessage, type PipelineWebviewMessage, parsePipelineMessage } from './pipeline-protocol';
@@ -97,6 +98,13 @@ export interface TokensMessage {
   marks?: TokenMarks;
   error?: string;
 }
+/** A re-score's answer (to `rescore`): the rows recorded vs now, or why not; neither: cancelled. */
+export interface RescoredMessage {
+  type: 'rescored';
+  request: number;
+  result?: RescoreResult;
+  error?: string;
+}
 export interface OptionsMessage {
   type: 'options';
   options: ViewOptions;
@@ -108,6 +116,7 @@ export type HostMessage =
   | DrillExperiencesMessage
   | ExperienceMessageReply
   | TokensMessage
+  | RescoredMessage
   | OptionsMessage
   // other views' messages, each in a protocol file of its own
   | PipelineHostMessage;
@@ -159,6 +168,19 @@ export interface OpenTokensMessage {
   request: number;
   ref: ExperienceRef;
 }
+/** "Debug This Rollout": replay the experience in a debug session. */
+export interface DebugExperienceMessage {
+  type: 'debugRollout';
+  ref: ExperienceRef;
+}
+/** "Re-score": the current reward over the experiences of steps [a, b] of the endpoint's run (`ask`: the user edits the range first). */
+export interface RescoreMessage {
+  type: 'rescore';
+  request: number;
+  endpoint: string;
+  steps: [number, number];
+  ask: boolean;
+}
 export interface ExportMessage {
   type: 'export';
   format: 'csv' | 'json';
@@ -197,6 +219,8 @@ export type WebviewMessage =
   | DrillMessage
   | OpenExperienceMessage
   | OpenTokensMessage
+  | DebugExperienceMessage
+  | RescoreMessage
   | ExportMessage
   | ExportPngMessage
   | CommandMessage
@@ -237,6 +261,10 @@ export function parseWebviewMessage(v: unknown): WebviewMessage | undefined {
       return hasFields(v, { type: oneOf(['openRollout']), request: isInt, ref: isExperienceRef }) ? v : undefined;
     case 'openTokens':
       return hasFields(v, { type: oneOf(['openTokens']), request: isInt, ref: isExperienceRef }) ? v : undefined;
+    case 'debugRollout':
+      return hasFields(v, { type: oneOf(['debugRollout']), ref: isExperienceRef }) ? v : undefined;
+    case 'rescore':
+      return hasFields(v, { type: oneOf(['rescore']), request: isInt, endpoint: isStr, steps: isRange, ask: isBool }) ? v : undefined;
     case 'export':
       return hasFields(v, { type: oneOf(['export']), format: oneOf(['csv', 'json']), series: arrayOf(isStr) }) ? v : undefined;
     case 'exportPng':

@@ -35,6 +35,7 @@ import { RunMarks, runsForCommit } from './run-marks';
 import { runSummaries } from './run-summaries';
 import { UpdateFeed } from './update-feed';
 import type { ExperienceTokenView } from '../tokens/experience-tokens';
+import type { RescoreResult } from '../protocol/rescore';
 import { tokenViewStrings } from '../../tokens/view-strings';
 import { drillHealth } from './drill-health';
 import { HEALTH_ROLE, HealthSeries } from './health-series';
@@ -51,6 +52,8 @@ interface ViewPort {
   readTokens?(ref: ExperienceRef): Promise<ExperienceTokenView>;
   /** The Pipeline view's config links and Ray timeline reads. */
   pipeline?: PipelinePort;
+  /** The current reward over a range of steps' experiences (undefined: the user cancelled). */
+  rescore?(endpoint: string, steps: [number, number], ask: boolean): Promise<RescoreResult | undefined>;
 }
 
 /** What the webview asks of the extension that the controller does not do itself, and new data. */
@@ -61,6 +64,8 @@ interface ViewEvents {
   exportPng: [chart: string, dataUrl: string];
   /** A button of the empty view: connect to a training run, or start the demo. */
   command: [command: 'connect' | 'demo'];
+  /** "Debug This Rollout" on an experience. */
+  debugRollout: [ref: ExperienceRef];
   /** Data went into the store (the status bar follows it). */
   data: [];
 }
@@ -221,6 +226,12 @@ export class ViewController extends EventEmitter<ViewEvents> {
       case 'openTokens':
         this.openTokens(msg.request, msg.ref);
         return;
+      case 'debugRollout':
+        this.emit('debugRollout', msg.ref);
+        return;
+      case 'rescore':
+        this.rescore(msg.request, msg.endpoint, msg.steps, msg.ask);
+        return;
       case 'export':
         this.emit('exportSeries', msg.format, msg.series);
         return;
@@ -273,6 +284,17 @@ export class ViewController extends EventEmitter<ViewEvents> {
     this.port.readTokens(ref).then(
       (t) => this.feed.post({ type: 'tokens', request, ref, experience: t.experience, notes: t.notes, ...(t.marks ? { marks: t.marks } : {}) }),
       (e: unknown) => this.feed.post({ type: 'tokens', request, ref, error: e instanceof Error ? e.message : String(e) }),
+    );
+  }
+
+  private rescore(request: number, endpoint: string, steps: [number, number], ask: boolean): void {
+    if (!this.port.rescore) {
+      this.feed.post({ type: 'rescored', request, error: 'not available' });
+      return;
+    }
+    this.port.rescore(endpoint, steps, ask).then(
+      (result) => this.feed.post({ type: 'rescored', request, ...(result ? { result } : {}) }),
+      (e: unknown) => this.feed.post({ type: 'rescored', request, error: e instanceof Error ? e.message : String(e) }),
     );
   }
 

@@ -5,7 +5,7 @@
 // filters, the scroll position and the open rollout.
 import type { ExperienceViewDetail, ExperienceRef, ExperienceViewRow, FieldNode } from '../protocol/experience-rows';
 import type { UiStrings } from '../protocol/ui-strings';
-import type { DrillExperiencesMessage, TokensMessage } from '../protocol/view-protocol';
+import type { DrillExperiencesMessage, RescoredMessage, TokensMessage } from '../protocol/view-protocol';
 import { fromWire } from '../../tokens/experience-wire';
 import type { TokenViewStrings } from '../../tokens/view-strings';
 import { TokenView } from '../../webview-ui/token-view/token-view';
@@ -15,6 +15,10 @@ import { fmtBucket } from './format';
 import { groupView } from './group-view';
 import { partsHistogram, rewardHistogram } from './histograms';
 import { ExperienceList } from './experience-list';
+import { rescoreView } from './rescore-view';
+
+/** What the user asks of the drill-down beyond reading it: replay an experience, re-score steps (`ask`: edit the range first). */
+export type DrillAction = { type: 'debug'; ref: ExperienceRef } | { type: 'rescore'; endpoint: string; steps: [number, number]; ask: boolean };
 
 export class DrillPane {
   readonly el: HTMLElement;
@@ -28,6 +32,8 @@ export class DrillPane {
   private readonly groupBox: HTMLElement;
   private readonly detailBox: HTMLElement;
   private readonly tokensBox: HTMLElement;
+  private readonly rescoreBar: HTMLElement;
+  private readonly rescoreBox: HTMLElement;
   private tokenView: TokenView | undefined;
   private msg: DrillExperiencesMessage | undefined;
   private table: ExperienceTable | undefined;
@@ -42,6 +48,7 @@ export class DrillPane {
     private readonly tokenStrings: TokenViewStrings,
     /** The user asked for a rollout's tokens. */
     private readonly openTokens: (ref: ExperienceRef) => void,
+    private readonly act: (a: DrillAction) => void,
   ) {
     const s = strings;
     this.el = document.createElement('aside');
@@ -74,6 +81,20 @@ export class DrillPane {
     this.detailBox.className = 'detail';
     this.tokensBox = document.createElement('div');
     this.tokensBox.className = 'tokens';
+    this.rescoreBar = document.createElement('div');
+    this.rescoreBar.className = 'rescore-bar';
+    for (const [label, ask] of [
+      [s.rescoreStep, false],
+      [s.rescoreRange, true],
+    ] as const) {
+      const b = document.createElement('button');
+      b.className = ask ? 'rescore-range' : 'rescore-step';
+      b.textContent = label;
+      b.addEventListener('click', () => this.rescore(ask));
+      this.rescoreBar.append(b);
+    }
+    this.rescoreBox = document.createElement('div');
+    this.rescoreBox.className = 'rescore';
     this.el.append(head, this.body);
   }
 
@@ -97,6 +118,7 @@ export class DrillPane {
       this.filterInput.value = '';
       this.detailBox.replaceChildren();
       this.tokensBox.replaceChildren();
+      this.rescoreBox.replaceChildren();
     }
     this.el.hidden = false;
     if (!this.table.size) {
@@ -107,11 +129,56 @@ export class DrillPane {
       return;
     }
     if (!this.body.contains(this.list.el))
-      this.body.replaceChildren(this.charts, this.filterInput, this.healthEl, this.info, this.list.el, this.groupBox, this.detailBox, this.tokensBox);
+      this.body.replaceChildren(
+        this.charts,
+        this.rescoreBar,
+        this.rescoreBox,
+        this.filterInput,
+        this.healthEl,
+        this.info,
+        this.list.el,
+        this.groupBox,
+        this.detailBox,
+        this.tokensBox,
+      );
     this.healthEl.textContent = m.health?.line ?? '';
     this.healthEl.hidden = !m.health;
     this.update(!refresh);
     this.renderGroup();
+  }
+
+  /** The drill's steps as the buffer numbers them (its model versions; else its x range). */
+  private steps(): [number, number] {
+    const m = this.msg!;
+    const v = m.modelVersions;
+    if (v.length) return [Math.min(...v), Math.max(...v)];
+    return [Math.floor(m.x[0]), Math.max(Math.floor(m.x[0]), Math.ceil(m.x[1]) - 1)];
+  }
+
+  private rescore(ask: boolean): void {
+    const o = this.table?.cols.origins[0];
+    if (!o) return;
+    this.rescoreBox.replaceChildren(Object.assign(document.createElement('p'), { className: 'loading', textContent: this.strings.rescoreRunning }));
+    this.act({ type: 'rescore', endpoint: o.endpoint, steps: this.steps(), ask });
+  }
+
+  /** The re-score's answer (or why not). */
+  rescored(m: RescoredMessage): void {
+    if (m.result) this.rescoreBox.replaceChildren(rescoreView(m.result, this.strings));
+    else
+      this.rescoreBox.replaceChildren(
+        Object.assign(document.createElement('p'), { className: m.error ? 'error' : 'empty', textContent: m.error ?? this.strings.rescoreCancelled }),
+      );
+  }
+
+  /** The "Debug This Rollout" button of an experience. */
+  private debugButton(ref: ExperienceRef): HTMLButtonElement {
+    const b = document.createElement('button');
+    b.className = 'debug-rollout';
+    b.textContent = this.strings.debugRollout;
+    b.title = this.strings.debugRolloutHint;
+    b.addEventListener('click', () => this.act({ type: 'debug', ref }));
+    return b;
   }
 
   private setFilter(f: ExperienceFilter): void {
@@ -193,7 +260,7 @@ export class DrillPane {
         );
         this.openTokens(ref);
       });
-      h.append(' ', tokens);
+      h.append(' ', tokens, ' ', this.debugButton(ref));
     }
     out.push(h);
     if (error || !d) {
@@ -228,6 +295,7 @@ export class DrillPane {
   private tokensHeading(ref: ExperienceRef): HTMLElement {
     const h = document.createElement('h3');
     h.textContent = this.strings.tokensTitle.replace('{0}', `${ref.table} #${ref.id}`);
+    h.append(' ', this.debugButton(ref));
     return h;
   }
 

@@ -52,6 +52,7 @@ class MetricsView {
   private tokensRequest = 0;
   private pipeline: PipelinePane | undefined;
   private timelineRequest = 0;
+  private rescoreRequest = 0;
 
   options(): ViewOptions {
     return this.opts;
@@ -106,6 +107,9 @@ class MetricsView {
         return;
       case 'timeline':
         if (m.request === this.timelineRequest) this.pipeline?.timeline(m);
+        return;
+      case 'rescored':
+        if (m.request === this.rescoreRequest) this.parts.drillPane.rescored(m);
         return;
       case 'probe':
         post({
@@ -166,6 +170,11 @@ class MetricsView {
       (ref) => {
         this.tokensRequest = this.nextRequest++;
         post({ type: 'openTokens', request: this.tokensRequest, ref });
+      },
+      (a) => {
+        if (a.type === 'debug') return post({ type: 'debugRollout', ref: a.ref });
+        this.rescoreRequest = this.nextRequest++;
+        post({ type: 'rescore', request: this.rescoreRequest, endpoint: a.endpoint, steps: a.steps, ask: a.ask });
       },
     );
     const views = new ViewSwitch((id) => saveState({ view: id }));

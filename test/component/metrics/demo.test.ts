@@ -1,7 +1,8 @@
 // The demo's stand-in trainer (demo/demo_trainer.py, stdlib Python) writes a job dir our relay
 // reads like a real Trinity one: event files of both roles with Trinity's metric names, one
 // point per step, Step lines, and (with the real fixture model) experiences with rewards, the
-// engine's logprobs, and a config copy that names the model whose tokenizer the views use.
+// engine's logprobs, and a config copy that names the model whose tokenizer the views use; over
+// the sample's taskset, rows whose task_index Debug This Rollout replays.
 import * as assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -13,6 +14,8 @@ import { modelPathOf, TrainingRunTokenizers } from '../../../src/metrics/tokens/
 import { modelRuntimeInstalled, startModelServer } from '../../harness/model-server';
 import { until } from '../../harness/wait';
 import { TOOLS } from '../../harness/tiny-tokenizer';
+import { runDemo } from '../../harness/demo-run';
+import { configCandidates, configIdentity, jobConfigCopy } from '../../../src/metrics/replay/run-config';
 
 const skipWithoutModel = !modelRuntimeInstalled && 'node-llama-cpp not installed (bash scripts/setup.sh model)';
 
@@ -197,5 +200,41 @@ test(
     );
     const below = trained.filter((x) => x < -1e-4).length;
     assert.ok(below > 0, `some sampled tokens were not certain (${below} of ${trained.length} below -1e-4)`);
+  },
+);
+
+test(
+  "demo trainer over the sample's taskset: each row's info.task_index is the taskset row its conversation asks, and its config copy names the sample's config",
+  { skip: skipWithoutModel, timeout: 300_000 },
+  async () => {
+    const dir = tmpDir('demo-taskset-');
+    const workspace = path.join(dir, 'workspace');
+    fs.cpSync(path.join(repoRoot, 'sample-workspace'), workspace, { recursive: true });
+    const job = path.join(workspace, '.agentrl', 'demo', 'demo-run');
+    const model = await startModelServer();
+    let rows;
+    try {
+      rows = await runDemo({ jobDir: job, workspace, modelUrl: model.url, enough: (r) => r.length >= 4 });
+    } finally {
+      await model.stop();
+    }
+    const taskset = fs
+      .readFileSync(path.join(workspace, 'toolcall', 'data', 'train.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: string; question: string; answer: string });
+    for (const r of rows) {
+      assert.ok(r.taskIndex !== null && r.taskIndex >= 0 && r.taskIndex < taskset.length, `row ${r.id}: task_index ${r.taskIndex}`);
+      const task = taskset[r.taskIndex];
+      assert.equal(r.taskId, task.id);
+      assert.deepEqual(r.messages[0], { role: 'user', content: task.question });
+      // The sample's reward: exactly the expected sentence.
+      const last = r.messages.at(-1)!;
+      assert.equal(r.reward, last.role === 'assistant' && (last.content ?? '').trim() === task.answer ? 1 : 0);
+    }
+    const copy = jobConfigCopy(job);
+    assert.deepEqual([copy?.project, copy?.name], ['agentrl-sample', 'toolcall']);
+    const sample = path.join(workspace, 'toolcall', 'toolcall.yaml');
+    assert.deepEqual(configCandidates(job, copy, [configIdentity(sample, fs.readFileSync(sample, 'utf8'))!]), [{ file: sample, why: 'same-run' }]);
   },
 );

@@ -304,3 +304,44 @@ test("openTokens: the rollout's tokens from the port under the same request, its
   );
   ctl.dispose();
 });
+
+test('Debug This Rollout is an event with the experience; Re-score answers with the port’s result, its error, or nothing when cancelled', async () => {
+  const store = new MetricsStore();
+  const posted: HostMessage[] = [];
+  const asked: unknown[] = [];
+  const result = { steps: [3, 3] as [number, number], rows: [], changed: 0, flips: 0 };
+  let answer: () => Promise<typeof result | undefined> = () => Promise.resolve(result);
+  const ctl = new ViewController(
+    store,
+    {
+      post: (m) => posted.push(m as HostMessage),
+      rescore: (endpoint, steps, ask) => {
+        asked.push({ endpoint, steps, ask });
+        return answer();
+      },
+    },
+    silentLogger,
+    strings,
+  );
+  ctl.receive({ type: 'ready', protocol: METRICS_PROTOCOL_VERSION });
+  const refs: unknown[] = [];
+  ctl.on('debugRollout', (ref) => refs.push(ref));
+  const ref = { run: 'r', endpoint: 'e', source: 'sql', table: 'experience_buffer', id: 7 };
+  ctl.receive({ type: 'debugRollout', ref });
+  assert.deepEqual(refs, [ref]);
+  ctl.receive({ type: 'debugRollout', ref: { ...ref, id: 'seven' } });
+  assert.equal(refs.length, 1, 'a malformed ref is dropped');
+  const rescored = async (request: number) => {
+    ctl.receive({ type: 'rescore', request, endpoint: 'e', steps: [3, 3], ask: false });
+    await new Promise((r) => setImmediate(r));
+    ctl.flush();
+    return posted.filter((m) => m.type === 'rescored').at(-1);
+  };
+  assert.deepEqual(await rescored(1), { type: 'rescored', request: 1, result });
+  assert.deepEqual(asked, [{ endpoint: 'e', steps: [3, 3], ask: false }]);
+  answer = () => Promise.reject(new Error('the job directory cannot be read'));
+  assert.deepEqual(await rescored(2), { type: 'rescored', request: 2, error: 'the job directory cannot be read' });
+  answer = () => Promise.resolve(undefined);
+  assert.deepEqual(await rescored(3), { type: 'rescored', request: 3 });
+  assert.equal(parseWebviewMessage({ type: 'rescore', request: 4, endpoint: 'e', steps: [5, 3], ask: false }), undefined, 'a reversed range is refused');
+});
