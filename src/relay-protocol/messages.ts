@@ -18,6 +18,7 @@ import { type Cursor, type WireNumber, isCursor, isWireNumber } from './wire-val
 
 export { type Cursor, type WireNumber, fromWireNumber, isCursor, toWireNumber } from './wire-values';
 import { isDetailMessage, isDetailRequest, isEnvelopeRequest } from './envelope';
+import { type TasksMessage, type TasksRequestMessage, isTasksMessage, isTasksRequest } from './tasks';
 
 export const RELAY_PROTOCOL_VERSION = 1;
 /** The WebSocket subprotocol both sides offer. */
@@ -207,7 +208,15 @@ export interface TokensErrorMessage {
 }
 
 export type ServerMessage =
-  HelloMessage | TokensErrorMessage | SourcesMessage | ExperiencesMessage | ExperienceDetailMessage | HeartbeatMessage | ErrorMessage | DetailMessage;
+  | HelloMessage
+  | TokensErrorMessage
+  | SourcesMessage
+  | ExperiencesMessage
+  | ExperienceDetailMessage
+  | HeartbeatMessage
+  | ErrorMessage
+  | DetailMessage
+  | TasksMessage;
 
 // ---- client → relay ------------------------------------------------------------------
 
@@ -245,7 +254,7 @@ export interface TokensRequestMessage {
   id: number;
 }
 
-export type ClientMessage = SubscribeMessage | ExperienceRequestMessage | DetailRequestMessage | TokensRequestMessage;
+export type ClientMessage = SubscribeMessage | ExperienceRequestMessage | DetailRequestMessage | TokensRequestMessage | TasksRequestMessage;
 
 // ---- numbers -------------------------------------------------------------------------
 
@@ -332,6 +341,9 @@ export function parseServerMessage(text: string): ServerMessage {
     case 'detail':
       need(isDetailMessage(m), 'detail: bad message');
       return m;
+    case 'tasks':
+      need(isTasksMessage(m), 'tasks: bad table');
+      return m;
     default:
       throw new ProtocolError(`unknown message type '${String(m.type).slice(0, 40)}'`);
   }
@@ -346,6 +358,10 @@ export function parseClientMessage(text: string): ClientMessage {
   }
   if (m.type === 'tokens') {
     need(hasFields(m, { type: oneOf(['tokens']), request: isInt, source: isStr, id: isInt }), 'tokens: needs request, source and id');
+    return m;
+  }
+  if (m.type === 'tasks') {
+    need(isTasksRequest(m), 'tasks: needs request and source');
     return m;
   }
   if (m.type === 'detail') {

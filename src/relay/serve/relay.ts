@@ -15,6 +15,7 @@ import { VERSION } from '../../base/version';
 import { checkUpgrade } from './auth';
 import { DecodeCache } from './decode-cache';
 import { EnvelopeCache } from '../envelope/cache';
+import { TaskCache } from './task-cache';
 import { ErrorDigest } from './error-digest';
 import { IdleClock, idleCheckPeriodMs } from './idle-clock';
 import { Session } from './session';
@@ -72,6 +73,8 @@ export class Relay {
   readonly decodeCache: DecodeCache;
   /** Envelope passes shared by every session (envelope/cache.ts). */
   readonly envelopes = new EnvelopeCache();
+  /** The experience sources' tasks tables, folded once for every client. */
+  readonly tasks = new TaskCache();
   private readonly idle: IdleClock | undefined;
 
   constructor(private readonly opts: RelayOptions) {
@@ -170,6 +173,7 @@ export class Relay {
     if (this.decodeCache.stats.decoded > 0) this.log.info(this.decodeCache.describe());
     this.decodeCache.close();
     this.envelopes.close();
+    this.tasks.close();
     for (const c of this.wss?.clients ?? []) c.terminate();
     this.wss?.close();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
@@ -192,7 +196,14 @@ export class Relay {
       const session = new Session(
         this.nextSession++,
         ws,
-        { sources: () => this.sourceList(), log: this.log, errors: this.errors, feed: (src, c) => this.decodeCache.feed(src, c), envelopes: this.envelopes },
+        {
+          sources: () => this.sourceList(),
+          log: this.log,
+          errors: this.errors,
+          feed: (src, c) => this.decodeCache.feed(src, c),
+          envelopes: this.envelopes,
+          tasks: this.tasks,
+        },
         this.opts,
       );
       this.sessions.add(session);

@@ -20,6 +20,8 @@ import type {
   TokensRequestMessage,
 } from '../../relay-protocol/messages';
 import { MAX_FRAME_TOKENS, encodeTokensFrame } from '../../relay-protocol/tokens-frame';
+import type { TasksRequestMessage } from '../../relay-protocol/tasks';
+import type { TaskCache } from './task-cache';
 import { ProtocolError, RELAY_PROTOCOL_VERSION, parseClientMessage } from '../../relay-protocol/messages';
 import type { ErrorDigest } from './error-digest';
 import type { Source } from '../sources/source';
@@ -47,7 +49,7 @@ const DETAIL_BYTES_PER_POINT = 64;
 /** Work of one pump between two yields to the event loop (ms). */
 const SLICE_MS = 10;
 
-type ClientRequest = ExperienceRequestMessage | DetailRequestMessage | TokensRequestMessage;
+type ClientRequest = ExperienceRequestMessage | DetailRequestMessage | TokensRequestMessage | TasksRequestMessage;
 
 export interface SessionHost {
   sources(): Source[];
@@ -58,6 +60,20 @@ export interface SessionHost {
   feed(source: Source, cursor: Cursor | undefined): Feed;
   /** The relay's shared envelope passes (envelope/cache.ts); without it, `envelope` is ignored. */
   envelopes?: EnvelopeCache;
+  /** The relay's tasks tables (task-cache.ts); without it, `tasks` is answered with an error. */
+  tasks?: TaskCache;
+}
+
+/** An experience source's tasks table for the client (folded by the relay, shared by its clients). */
+async function answerTasks(host: SessionHost, m: TasksRequestMessage): Promise<ServerMessage> {
+  const base = { type: 'tasks' as const, request: m.request, source: m.source };
+  const source = host.sources().find((s) => s.info.id === m.source);
+  if (!source || !host.tasks) return { ...base, error: `no experience source '${m.source.slice(0, 200)}'` };
+  try {
+    return { ...base, table: await host.tasks.table(source) };
+  } catch (e) {
+    return { ...base, error: (e as Error).message.slice(0, 1000) };
+  }
 }
 
 /** Reads one row's content for the client (read-only, on demand). */
@@ -88,11 +104,15 @@ async function answerTokens(host: SessionHost, m: TokensRequestMessage): Promise
 /** The most a request's reply may weigh (its part of a client's memory while it is read). */
 function replyBound(m: ClientRequest): number {
   if (m.type === 'tokens') return TOKENS_REPLY_BYTES;
+  if (m.type === 'tasks') return TASKS_REPLY_BYTES;
   return m.type === 'detail' ? m.maxPoints * DETAIL_BYTES_PER_POINT : EXPERIENCE_REPLY_BYTES;
 }
 
 /** The bound of a tokens frame: six arrays of at most MAX_FRAME_TOKENS (21 bytes a token) and texts within the detail's budget. */
 const TOKENS_REPLY_BYTES = MAX_FRAME_TOKENS * 21 + 8 * 1024 * 1024;
+
+/** The bound of a tasks table: ~250 bytes a cell, tens of thousands of cells. */
+const TASKS_REPLY_BYTES = 16 * 1024 * 1024;
 
 /** The bytes-out bound of an experience detail (trxp.ts keeps a decoded row within it). */
 const EXPERIENCE_REPLY_BYTES = 8 * 1024 * 1024;
@@ -162,7 +182,7 @@ export class Session {
       else this.dropped++;
       return;
     }
-    if (msg.type === 'experience' || msg.type === 'detail' || msg.type === 'tokens') return this.enqueue(msg, data.length);
+    if (msg.type === 'experience' || msg.type === 'detail' || msg.type === 'tokens' || msg.type === 'tasks') return this.enqueue(msg, data.length);
     if (msg.protocol !== RELAY_PROTOCOL_VERSION) {
       this.send({ type: 'error', code: 'unsupported-version', message: `this relay speaks protocol ${RELAY_PROTOCOL_VERSION}, not ${msg.protocol}` });
       this.ws.close(4000, 'unsupported protocol version');
@@ -291,7 +311,13 @@ export class Session {
     this.reading = replyBound(msg);
     if (!this.withinCap()) return;
     const answer =
-      msg.type === 'experience' ? answerExperience(this.host, msg) : msg.type === 'tokens' ? answerTokens(this.host, msg) : answerDetail(this.host, msg);
+      msg.type === 'experience'
+        ? answerExperience(this.host, msg)
+        : msg.type === 'tokens'
+          ? answerTokens(this.host, msg)
+          : msg.type === 'tasks'
+            ? answerTasks(this.host, msg)
+            : answerDetail(this.host, msg);
     void answer.then((reply) => {
       this.reading = 0;
       this.send(reply);

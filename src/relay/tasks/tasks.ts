@@ -4,11 +4,10 @@
 // same code that serves the editor) or a running relay's URL; --json for scripts and CI.
 import { parseArgs } from 'node:util';
 import { RelayClient } from '../../relay-protocol/client';
-import type { SourceInfo } from '../../relay-protocol/messages';
 import { inProcessRelay, pickExperienceSource, runTarget } from '../run-target';
-import { CLASS_DEFAULTS, type ClassOptions, TASK_CLASSES, type TaskReport, type TaskSort, classifyTasks, sortTasks } from './task-classes';
-import { type Finding, type NotChecked, findEvidence } from './task-findings';
-import { type Identity, type Skipped, TaskTable } from './task-table';
+import { CLASS_DEFAULTS, type ClassOptions, TASK_CLASSES, type TaskReport, type TaskSort, classifyTasks, sortTasks } from '../../tasks/task-classes';
+import { type Finding, type NotChecked, findEvidence } from '../../tasks/task-findings';
+import { type Identity, type Skipped, TaskTable } from '../../tasks/task-table';
 
 export const TASKS_USAGE = `Usage: agentrl tasks (--job-dir DIR | <url>) [options]
 
@@ -41,6 +40,8 @@ Exit codes: 0 printed, 1 nothing to read (no buffer, relay unreachable), 2 bad u
 `;
 
 const WAIT_MS = 15_000;
+/** A first table of a big buffer is one pass over it on the relay's node. */
+const TABLE_WAIT_MS = 10 * 60_000;
 
 function usageError(msg: string): number {
   process.stderr.write(`agentrl tasks: ${msg}\n\n${TASKS_USAGE}`);
@@ -61,6 +62,8 @@ export interface TasksJson {
   findings: Finding[];
   not_checked: NotChecked[];
   skipped: { no_task: number; no_version: number; no_reward: number };
+  /** Rows whose model version is below an earlier row's (placed, at their own version). */
+  versions_out_of_order: number;
   experiences: number;
 }
 
@@ -78,6 +81,7 @@ export function tasksJson(table: TaskTable, opts: ClassOptions, sort: TaskSort):
     findings,
     not_checked: notChecked,
     skipped: { no_task: s.noTask, no_version: s.noVersion, no_reward: s.noReward },
+    versions_out_of_order: table.versionsOutOfOrder,
     experiences: table.rows,
   };
 }
@@ -113,6 +117,7 @@ export function tasksText(j: TasksJson, table: TaskTable): string {
     sk.no_reward && `${sk.no_reward} without a finite reward`,
   ].filter(Boolean);
   if (left.length) lines.push(`not counted: ${left.join(', ')}`);
+  if (j.versions_out_of_order) lines.push(`${j.versions_out_of_order} rows came after a row of a higher model version (placed at their own version)`);
   if (j.tasks.length) {
     const w = Math.max(4, ...j.tasks.map((t) => t.task.length));
     lines.push(
@@ -181,42 +186,34 @@ export async function main(argv: string[]): Promise<number> {
   let client: RelayClient | undefined;
   try {
     const target = relay ? await relay.start() : where.url!;
-    const table = new TaskTable();
-    client = new RelayClient({ url: target, token: where.token, ca: where.ca, experiences: true, backoff: { initialMs: 100, maxMs: 1000 } });
+    client = new RelayClient({ url: target, token: where.token, ca: where.ca, experiences: false, backoff: { initialMs: 100, maxMs: 1000 } });
     const c = client;
-    let source: SourceInfo | undefined;
-    const done = await new Promise<string | undefined>((resolve) => {
-      let timer = setTimeout(() => resolve(`the relay at ${target} did not answer within ${WAIT_MS / 1000} s`), WAIT_MS);
+    // The relay folds the buffer into the table on its node: only the table comes over the wire.
+    const answer = await new Promise<TaskTable | string>((resolve) => {
+      const timer = setTimeout(() => resolve(`the relay at ${target} did not answer within ${WAIT_MS / 1000} s`), WAIT_MS);
       c.on('error', (e) => {
         if (e.kind !== 'auth') return;
         clearTimeout(timer);
         resolve(e.message);
       });
-      c.on('hello', (h) => {
+      c.once('hello', (h) => {
         clearTimeout(timer);
-        source = pickExperienceSource(h.sources, values.source);
+        const source = pickExperienceSource(h.sources, values.source);
         if (!source)
-          resolve(
+          return resolve(
             values.source !== undefined
               ? `no source '${values.source}' (${h.sources.map((x) => x.id).join(', ') || 'none'})`
               : 'no experience buffer (SQL or JSON lines) there',
           );
-        // a relay mid-way through a big buffer sends heartbeats; none for this long means it is gone
-        else timer = setTimeout(() => resolve(`the relay at ${target} went silent before it had sent the whole buffer`), 6 * WAIT_MS);
-      });
-      c.on('experiences', (m) => {
-        if (m.source === source?.id) table.add(m.rows);
-      });
-      c.on('heartbeat', (h) => {
-        timer.refresh();
-        if (h.caughtUp && source) {
-          clearTimeout(timer);
-          resolve(undefined);
-        }
+        c.requestTasks(source.id, TABLE_WAIT_MS).then(
+          (w) => resolve(TaskTable.fromWire(w)),
+          (e: Error) => resolve(e.message),
+        );
       });
       c.start();
     });
-    if (done !== undefined) return failure(done);
+    if (typeof answer === 'string') return failure(answer);
+    const table = answer;
     const j = tasksJson(table, opts, sort);
     process.stdout.write(values.json ? `${JSON.stringify(j)}\n` : tasksText(j, table));
     return 0;
