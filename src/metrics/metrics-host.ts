@@ -12,6 +12,7 @@ import { ENDPOINTS_SETTING, resolveEndpoints } from './endpoints';
 import { exportPng, exportSeriesTo } from './export-files';
 import { relayLauncher } from './connect/local-relay';
 import { toExperienceViewDetail } from './view/experience-detail';
+import { tasksStrings } from './tasks-strings';
 import { attachPanel, createPanel } from './panel';
 import { MetricsStatusBar } from './status-bar';
 import { summarize, type StatusSummary } from './view/status-model';
@@ -76,6 +77,11 @@ export class MetricsHost implements vscode.Disposable {
             tokenizers.get(connections.localDir(ref.endpoint)),
             vscode.l10n,
           ),
+        tasks: {
+          strings: tasksStrings(),
+          sources: () => connections.experienceSources(),
+          readTasks: (endpoint, source) => connections.requestTasks(endpoint, source),
+        },
       },
       log,
       uiStrings(),

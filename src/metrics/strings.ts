@@ -59,5 +59,7 @@ export function uiStrings(): UiStrings {
     length: vscode.l10n.t('Length'),
     trainedShort: vscode.l10n.t('Trained'),
     truncatedShort: vscode.l10n.t('truncated'),
+    viewCharts: vscode.l10n.t('Charts'),
+    viewTasks: vscode.l10n.t('Tasks'),
   };
 }

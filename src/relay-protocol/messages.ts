@@ -134,6 +134,8 @@ export interface ExperienceRow {
   task_index?: number;
   /** Which taskset `task_index` is a row of, when the run reads several. */
   taskset_id?: number;
+  /** A fingerprint of the response text, equal for texts that differ only in case and spacing (16 hex digits). */
+  response_hash?: string;
   /** A row sent before whose reward or consumed state changed: it replaces that row. */
   updated?: boolean;
   /** Why the row's content could not be summarized (malformed, or over the relay's decode budget): the row is listed without it. */
@@ -289,6 +291,7 @@ const isExperienceRow = (v: unknown): v is ExperienceRow =>
     empty_response: optional(isBool),
     task_index: optional(isInt),
     taskset_id: optional(isInt),
+    response_hash: optional(isStr),
     updated: optional(isBool),
     error: optional(isStr),
   });

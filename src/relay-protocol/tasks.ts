@@ -47,6 +47,18 @@ export interface TaskTableNotes {
   versionsOutOfOrder: number;
 }
 
+/** A response (by its fingerprint, ExperienceRow.response_hash) that two or more tasks gave at one model version. */
+export interface SameResponseWire {
+  version: number;
+  hash: string;
+  /** Rows that gave it (a sketch's count: at most this many). */
+  rows: number;
+  /** Distinct tasks that gave it (counted up to 64). */
+  tasks: number;
+  /** Example rows, of different tasks. */
+  examples: number[];
+}
+
 export interface TaskTableWire {
   /** Rows read (a changed row counts once). */
   rows: number;
@@ -58,6 +70,10 @@ export interface TaskTableWire {
   hi: WireNumber;
   notes: TaskTableNotes;
   cells: TaskCellWire[];
+  /** Rows that carried a response fingerprint (0: the rows say nothing of their texts). */
+  hashed: number;
+  /** Per model version, the responses several tasks gave (mode collapse shows here). */
+  same: SameResponseWire[];
 }
 
 export interface TasksMessage {
@@ -91,8 +107,20 @@ const isCell = (v: unknown): v is TaskCellWire =>
 
 const isNotes = (v: unknown): v is TaskTableNotes => hasFields(v, { noTask: isInt, noVersion: isInt, noReward: isInt, versionsOutOfOrder: isInt });
 
+const isSame = (v: unknown): v is SameResponseWire => hasFields(v, { version: isInt, hash: isStr, rows: isInt, tasks: isInt, examples: arrayOf(isInt) });
+
 const isTable = (v: unknown): v is TaskTableWire =>
-  hasFields(v, { rows: isInt, stable: isInt, unstable: isInt, lo: isWireNumber, hi: isWireNumber, notes: isNotes, cells: arrayOf(isCell) });
+  hasFields(v, {
+    rows: isInt,
+    stable: isInt,
+    unstable: isInt,
+    lo: isWireNumber,
+    hi: isWireNumber,
+    notes: isNotes,
+    cells: arrayOf(isCell),
+    hashed: isInt,
+    same: arrayOf(isSame),
+  });
 
 export const isTasksRequest = (m: unknown): m is TasksRequestMessage =>
   hasFields(m, { type: (t): t is 'tasks' => t === 'tasks', request: isInt, source: isStr });

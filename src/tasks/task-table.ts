@@ -7,7 +7,7 @@
 // it (`fromWire`) to class the tasks and look for evidence.
 import type { ExperienceRow } from '../relay-protocol/messages';
 import { fromWireNumber, toWireNumber } from '../relay-protocol/messages';
-import type { TaskCellWire, TaskTableWire } from '../relay-protocol/tasks';
+import type { SameResponseWire, TaskCellWire, TaskTableWire } from '../relay-protocol/tasks';
 
 /** The sums of one task at one model version. */
 export interface Cell {
@@ -106,6 +106,18 @@ class RowLedger {
   }
 }
 
+/** How many responses per model version the same-response sketch follows. */
+const SAME_SLOTS = 32;
+/** How many distinct tasks, and example rows, it keeps per response. */
+const SAME_TASKS = 64;
+const SAME_EXAMPLES = 3;
+
+interface Same {
+  rows: number;
+  tasks: Set<string>;
+  examples: number[];
+}
+
 export interface Examples {
   best: number;
   bestReward: number;
@@ -134,6 +146,16 @@ export class TaskTable {
   private readonly cellIndex = new Map<Cell, number>();
   /** Example row ids per task and version: the best and the worst member (the rollouts behind a finding). */
   readonly examples = new Map<string, Examples>();
+  /**
+   * Per model version, the responses (by `response_hash`) most rows gave — a Space-Saving sketch
+   * of SAME_SLOTS counters (the rows of a response that took an evicted one's slot count from
+   * its count), each with the distinct tasks that gave it: the same answer across many tasks is
+   * the sign of mode collapse. Fed by first deliveries only.
+   */
+  private readonly same = new Map<number, Map<string, Same>>();
+  /** Rows that carried a response fingerprint. */
+  hashed = 0;
+  private loadedSame: SameResponseWire[] | undefined;
 
   get identity(): Identity {
     if (this.stable && this.unstable) return 'mixed';
@@ -163,6 +185,7 @@ export class TaskTable {
       const cell = this.apply(p, 1);
       this.ledger.set(r.id, this.cellIndex.get(cell)! + 1, p.reward, p.len ?? NaN, p.parts);
       this.example(r.id, p);
+      if (before === undefined && r.response_hash !== undefined) this.sameResponse(r.id, p, r.response_hash);
     }
   }
 
@@ -230,6 +253,43 @@ export class TaskTable {
     if (len > e.longestLen) Object.assign(e, { longest: id, longestLen: len });
   }
 
+  private sameResponse(id: number, p: Placed, hash: string): void {
+    this.hashed++;
+    let m = this.same.get(p.version);
+    if (!m) this.same.set(p.version, (m = new Map()));
+    const e = m.get(hash);
+    if (e) {
+      e.rows++;
+      if (!e.tasks.has(p.key) && e.tasks.size < SAME_TASKS) {
+        e.tasks.add(p.key);
+        if (e.examples.length < SAME_EXAMPLES) e.examples.push(id);
+      }
+      return;
+    }
+    let rows = 1;
+    if (m.size >= SAME_SLOTS) {
+      let minKey = '';
+      let min = Infinity;
+      for (const [k, x] of m)
+        if (x.rows < min) {
+          min = x.rows;
+          minKey = k;
+        }
+      m.delete(minKey);
+      rows = min + 1;
+    }
+    m.set(hash, { rows, tasks: new Set([p.key]), examples: [id] });
+  }
+
+  /** The responses given by two or more tasks at a version, as the sketch holds them. */
+  sameResponses(): SameResponseWire[] {
+    if (this.loadedSame) return this.loadedSame;
+    const out: SameResponseWire[] = [];
+    for (const [version, m] of this.same)
+      for (const [hash, e] of m) if (e.tasks.size >= 2) out.push({ version, hash, rows: e.rows, tasks: e.tasks.size, examples: [...e.examples] });
+    return out;
+  }
+
   /** Every model version seen, ascending. */
   versions(): number[] {
     const all = new Set<number>();
@@ -256,6 +316,8 @@ export class TaskTable {
       hi: toWireNumber(this.hi),
       notes: { noTask: s.noTask, noVersion: s.noVersion, noReward: s.noReward, versionsOutOfOrder: this.versionsOutOfOrder },
       cells,
+      hashed: this.hashed,
+      same: this.sameResponses(),
     };
   }
 
@@ -269,6 +331,8 @@ export class TaskTable {
     t.hi = fromWireNumber(w.hi);
     Object.assign(t.skipped, { noTask: w.notes.noTask, noVersion: w.notes.noVersion, noReward: w.notes.noReward });
     t.versionsOutOfOrder = w.notes.versionsOutOfOrder;
+    t.hashed = w.hashed;
+    t.loadedSame = w.same;
     for (const c of w.cells) {
       const cell = t.cellAt(c.task, c.version);
       Object.assign(cell, { n: c.n, sum: c.sum, max: c.max, lenN: c.lenN, lenSum: c.lenSum });

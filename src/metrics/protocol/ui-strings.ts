@@ -56,6 +56,8 @@ export const UI_STRING_KEYS = [
   'length',
   'trainedShort',
   'truncatedShort',
+  'viewCharts',
+  'viewTasks',
 ] as const;
 export type UiStringKey = (typeof UI_STRING_KEYS)[number];
 export type UiStrings = Record<UiStringKey, string>;

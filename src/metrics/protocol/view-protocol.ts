@@ -11,6 +11,7 @@ import { arrayOf, hasFields, isBool, isInt, isNum, isObj, isRange, isStr, nullab
 import type { ExperienceWire } from '../../tokens/experience-wire';
 import type { TokenViewStrings } from '../../tokens/view-strings';
 import type { ExperienceColumns, ExperienceRef, ExperienceViewDetail } from './experience-rows';
+import { type TasksHostMessage, type TasksWebviewMessage, parseTasksWebviewMessage } from './tasks-protocol';
 import type { ChartFrame, ChartSpec, RunSummary } from './frames';
 import type { UiStrings } from './ui-strings';
 import { sanitizeOptions, type ViewOptions, type XAxisMode } from './view-options';
@@ -97,7 +98,8 @@ export interface OptionsMessage {
   type: 'options';
   options: ViewOptions;
 }
-export type HostMessage = InitMessage | LayoutMessage | UpdateMessage | DrillExperiencesMessage | ExperienceMessageReply | TokensMessage | OptionsMessage;
+export type HostMessage =
+  InitMessage | LayoutMessage | UpdateMessage | DrillExperiencesMessage | ExperienceMessageReply | TokensMessage | OptionsMessage | TasksHostMessage;
 
 // ---- webview → extension -------------------------------------------------------------------
 
@@ -188,7 +190,8 @@ export type WebviewMessage =
   | ExportPngMessage
   | CommandMessage
   | LogMessage
-  | RenderedMessage;
+  | RenderedMessage
+  | TasksWebviewMessage;
 
 /** Host → webview request for a `rendered` answer. */
 export interface ProbeMessage {
@@ -234,6 +237,6 @@ export function parseWebviewMessage(v: unknown): WebviewMessage | undefined {
     case 'rendered':
       return hasFields(v, { type: oneOf(['rendered']), request: isInt, charts: arrayOf(isRenderedChart), status: isStr }) ? v : undefined;
     default:
-      return undefined;
+      return parseTasksWebviewMessage(v);
   }
 }

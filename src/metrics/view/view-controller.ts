@@ -38,6 +38,7 @@ import type { ExperienceTokenView } from '../tokens/experience-tokens';
 import { tokenViewStrings } from '../../tokens/view-strings';
 import { drillHealth } from './drill-health';
 import { HEALTH_ROLE, HealthSeries } from './health-series';
+import { TasksFeed, type TasksPort, evalsFromStore } from './tasks-feed';
 
 /** What the view controller needs from its owner: the webview, and the relay reads behind a zoom and a rollout. */
 interface ViewPort {
@@ -48,6 +49,8 @@ interface ViewPort {
   readExperience?(ref: ExperienceRef): Promise<ExperienceViewDetail>;
   /** One rollout's tokens (connections → relay `tokens`, texts from the run's tokenizer). */
   readTokens?(ref: ExperienceRef): Promise<ExperienceTokenView>;
+  /** The relays' tasks tables (connections → relay `tasks`); without it the Tasks view stays empty. */
+  tasks?: TasksPort;
 }
 
 /** What the webview asks of the extension that the controller does not do itself, and new data. */
@@ -74,6 +77,8 @@ export class ViewController extends EventEmitter<ViewEvents> {
   private readonly probes = new PendingRequests<RenderedMessage | undefined>();
   private readonly liveDrill: LiveDrill;
   private readonly envelopes: EnvelopeView; // envelope-first sources: envelopes in, detail reads out
+  /** The Tasks view's tables (its "Debug This Rollout" is an event of it). */
+  readonly tasks: TasksFeed | undefined;
 
   constructor(
     readonly store: MetricsStore,
@@ -101,6 +106,7 @@ export class ViewController extends EventEmitter<ViewEvents> {
       },
       (m) => this.feed.post(m),
     );
+    this.tasks = port.tasks ? new TasksFeed({ evals: (run) => evalsFromStore(store, run), ...port.tasks }, (m) => this.feed.post(m)) : undefined;
     const health = new HealthSeries(store.experiences);
     store.experiences.onChange = (run, versions) => {
       this.liveDrill.changed(run, versions);
@@ -227,6 +233,10 @@ export class ViewController extends EventEmitter<ViewEvents> {
       case 'rendered':
         this.probes.settle(msg.request, msg);
         return;
+      case 'watchTasks':
+      case 'debugExperience':
+        this.tasks?.receive(msg);
+        return;
     }
   }
 
@@ -272,6 +282,7 @@ export class ViewController extends EventEmitter<ViewEvents> {
   /** The webview went away (panel hidden or closed): nothing is posted until it is ready again. */
   detach(): void {
     this.liveDrill.dispose(); // its pane is gone with the webview
+    this.tasks?.stop();
     this.feed.stop();
     this.probes.settleAll(NOTHING_SHOWN);
   }

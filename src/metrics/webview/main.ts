@@ -18,6 +18,8 @@ import { RenderLoop } from './render-loop';
 import { StatusLine } from './status-line';
 import { Theme, onThemeChange, readTheme } from './theme';
 import { Toolbar } from './toolbar';
+import { TasksPane } from './tasks-view';
+import { ViewSwitch } from './view-switch';
 import { post, saveState, savedState } from './webview-api';
 
 /** The page's parts, built when the extension's `init` brings the strings. */
@@ -26,6 +28,7 @@ interface Parts {
   toolbar: Toolbar;
   statusLine: StatusLine;
   drillPane: DrillPane;
+  tasksPane: TasksPane;
 }
 
 class MetricsView {
@@ -86,10 +89,15 @@ class MetricsView {
         if (m.request === this.drillRequest) this.parts.drillPane.show(m);
         return;
       case 'rollout':
-        this.parts.drillPane.detail(m.detail, m.error);
+        if (this.parts.tasksPane.owns(m.request)) this.parts.tasksPane.detail(m.request, m.detail, m.error);
+        else this.parts.drillPane.detail(m.detail, m.error);
         return;
       case 'tokens':
         if (m.request === this.tokensRequest) this.parts.drillPane.tokens(m);
+        else if (this.parts.tasksPane.owns(m.request)) this.parts.tasksPane.tokens(m);
+        return;
+      case 'tasksTable':
+        this.parts?.tasksPane.show(m);
         return;
       case 'probe':
         post({
@@ -152,8 +160,30 @@ class MetricsView {
         post({ type: 'openTokens', request: this.tokensRequest, ref });
       },
     );
-    this.parts = { board, toolbar, statusLine, drillPane };
-    this.root.replaceChildren(statusLine.el, toolbar.el, statusLine.emptyEl, board.el, drillPane.el);
+    const tasksPane = new TasksPane(tokenStrings, {
+      openRollout: (ref) => {
+        const request = this.nextRequest++;
+        post({ type: 'openRollout', request, ref });
+        return request;
+      },
+      openTokens: (ref) => {
+        const request = this.nextRequest++;
+        post({ type: 'openTokens', request, ref });
+        return request;
+      },
+      debug: (ref) => post({ type: 'debugExperience', ref }),
+    });
+    this.parts = { board, toolbar, statusLine, drillPane, tasksPane };
+    const charts = document.createElement('div');
+    charts.className = 'charts-view';
+    charts.append(toolbar.el, statusLine.emptyEl, board.el, drillPane.el);
+    // The views beside each other: another view joins this list.
+    const views = new ViewSwitch([
+      { id: 'charts', label: strings.viewCharts, elements: () => [charts] },
+      { id: 'tasks', label: strings.viewTasks, elements: () => [tasksPane.el], chosen: (on) => post({ type: 'watchTasks', on }) },
+    ]);
+    this.root.replaceChildren(statusLine.el, views.el, charts, tasksPane.el);
+    views.start();
     onThemeChange(() => {
       this.th = readTheme();
       board.restyle();

@@ -7,6 +7,8 @@ import type { WebviewMessage } from '../protocol/view-protocol';
 export interface SavedState {
   options?: ViewOptions;
   collapsed?: string[];
+  /** The view chosen in the view switch (view-switch.ts). */
+  view?: string;
 }
 
 const vscode = acquireVsCodeApi<SavedState>();

@@ -111,8 +111,8 @@ function replyBound(m: ClientRequest): number {
 /** The bound of a tokens frame: six arrays of at most MAX_FRAME_TOKENS (21 bytes a token) and texts within the detail's budget. */
 const TOKENS_REPLY_BYTES = MAX_FRAME_TOKENS * 21 + 8 * 1024 * 1024;
 
-/** The bound of a tasks table: ~250 bytes a cell, tens of thousands of cells. */
-const TASKS_REPLY_BYTES = 16 * 1024 * 1024;
+/** The bound of a tasks table: ~250 bytes a cell, up to ~100 k cells (2000 tasks seen in 50 epochs). */
+const TASKS_REPLY_BYTES = 24 * 1024 * 1024;
 
 /** The bytes-out bound of an experience detail (trxp.ts keeps a decoded row within it). */
 const EXPERIENCE_REPLY_BYTES = 8 * 1024 * 1024;

@@ -5,9 +5,15 @@
 import { parseArgs } from 'node:util';
 import { RelayClient } from '../../relay-protocol/client';
 import { inProcessRelay, pickExperienceSource, runTarget } from '../run-target';
-import { CLASS_DEFAULTS, type ClassOptions, TASK_CLASSES, type TaskReport, type TaskSort, classifyTasks, sortTasks } from '../../tasks/task-classes';
-import { type Finding, type NotChecked, findEvidence } from '../../tasks/task-findings';
-import { type Identity, type Skipped, TaskTable } from '../../tasks/task-table';
+import { CLASS_DEFAULTS, type ClassOptions, TASK_CLASSES, type TaskSort } from '../../tasks/task-classes';
+import { type TasksJson, tasksJson } from '../../tasks/task-report';
+import { TaskTable } from '../../tasks/task-table';
+import { type EvalSeries, evalSeriesOf } from '../../tasks/run-findings';
+
+/** Resolves once `done()` holds, or after `ms`. */
+async function until(done: () => boolean, ms: number): Promise<void> {
+  for (const end = Date.now() + ms; !done() && Date.now() < end;) await new Promise((r) => setTimeout(r, 50));
+}
 
 export const TASKS_USAGE = `Usage: agentrl tasks (--job-dir DIR | <url>) [options]
 
@@ -51,39 +57,6 @@ function usageError(msg: string): number {
 function failure(msg: string): number {
   process.stderr.write(`agentrl tasks: ${msg}\n`);
   return 1;
-}
-
-export interface TasksJson {
-  versions: [number, number] | null;
-  identity: Identity;
-  threshold: number | null;
-  tasks: TaskReport['tasks'];
-  counts: TaskReport['counts'];
-  findings: Finding[];
-  not_checked: NotChecked[];
-  skipped: { no_task: number; no_version: number; no_reward: number };
-  /** Rows whose model version is below an earlier row's (placed, at their own version). */
-  versions_out_of_order: number;
-  experiences: number;
-}
-
-/** The whole answer for one table. */
-export function tasksJson(table: TaskTable, opts: ClassOptions, sort: TaskSort): TasksJson {
-  const report = classifyTasks(table, opts);
-  const { findings, notChecked } = findEvidence(table);
-  const s: Skipped = table.skipped;
-  return {
-    versions: report.versions,
-    identity: table.identity,
-    threshold: report.threshold,
-    tasks: sortTasks(report.tasks, sort),
-    counts: report.counts,
-    findings,
-    not_checked: notChecked,
-    skipped: { no_task: s.noTask, no_version: s.noVersion, no_reward: s.noReward },
-    versions_out_of_order: table.versionsOutOfOrder,
-    experiences: table.rows,
-  };
 }
 
 const num = (x: number | null | undefined, d = 2) => (x === null || x === undefined || !Number.isFinite(x) ? '–' : x.toFixed(d));
@@ -188,6 +161,18 @@ export async function main(argv: string[]): Promise<number> {
     const target = relay ? await relay.start() : where.url!;
     client = new RelayClient({ url: target, token: where.token, ca: where.ca, experiences: false, backoff: { initialMs: 100, maxMs: 1000 } });
     const c = client;
+    // The eval tasksets' series come as points (train/eval divergence): kept until the backlog is sent.
+    const evalPoints = new Map<string, EvalSeries['points']>();
+    let caughtUp = false;
+    c.on('points', (b) => {
+      for (const s of b.series) {
+        if (!s.tag.startsWith('eval/')) continue;
+        const pts = evalPoints.get(s.tag) ?? [];
+        for (let i = 0; i < s.step.length; i++) pts.push({ step: s.step[i], value: s.value[i] });
+        evalPoints.set(s.tag, pts);
+      }
+    });
+    c.on('heartbeat', (h) => (caughtUp ||= h.caughtUp));
     // The relay folds the buffer into the table on its node: only the table comes over the wire.
     const answer = await new Promise<TaskTable | string>((resolve) => {
       const timer = setTimeout(() => resolve(`the relay at ${target} did not answer within ${WAIT_MS / 1000} s`), WAIT_MS);
@@ -214,7 +199,9 @@ export async function main(argv: string[]): Promise<number> {
     });
     if (typeof answer === 'string') return failure(answer);
     const table = answer;
-    const j = tasksJson(table, opts, sort);
+    await until(() => caughtUp, WAIT_MS);
+    const evals = caughtUp ? evalSeriesOf([...evalPoints.keys()]).map((tag) => ({ tag, points: evalPoints.get(tag)! })) : undefined;
+    const j = tasksJson(table, opts, sort, evals);
     process.stdout.write(values.json ? `${JSON.stringify(j)}\n` : tasksText(j, table));
     return 0;
   } catch (e) {

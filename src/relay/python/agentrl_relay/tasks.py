@@ -17,6 +17,9 @@ from .protocol import wire_number
 TASK_FOLD_BYTES = 4 * 1024 * 1024
 TASK_SLICE_S = 0.02
 _TASK_SKIPS = ("noTask", "noVersion", "noReward")
+SAME_SLOTS = 32
+SAME_TASKS = 64
+SAME_EXAMPLES = 3
 
 
 def _task_number(v: Any) -> float:
@@ -69,6 +72,9 @@ class TaskTable:
         self.unstable = 0
         self._highest = -math.inf
         self._ledger: dict[int, Any] = {}
+        # per model version: response_hash -> [rows, tasks (a dict used as an ordered set), examples]
+        self.same: dict[int, dict[str, list[Any]]] = {}
+        self.hashed = 0
 
     def add(self, rows: list[dict[str, Any]]) -> None:
         for r in rows:
@@ -93,6 +99,35 @@ class TaskTable:
             self._apply(*p, sign=1)
             self._ledger[rid] = p
             self._example(rid, p)
+            h = r.get("response_hash")
+            if before is None and h is not None:
+                self._same_response(rid, p, h)
+
+    def _same_response(self, rid: int, p: tuple, h: str) -> None:
+        """The Space-Saving sketch of the responses most rows gave per version (TaskTable.sameResponse)."""
+        self.hashed += 1
+        m = self.same.get(p[1])
+        if m is None:
+            m = self.same[p[1]] = {}
+        e = m.get(h)
+        if e is not None:
+            e[0] += 1
+            if p[0] not in e[1] and len(e[1]) < SAME_TASKS:
+                e[1][p[0]] = True
+                if len(e[2]) < SAME_EXAMPLES:
+                    e[2].append(rid)
+            return
+        rows = 1
+        if len(m) >= SAME_SLOTS:
+            min_key = ""
+            least = math.inf
+            for k, x in m.items():
+                if x[0] < least:
+                    least = x[0]
+                    min_key = k
+            del m[min_key]
+            rows = least + 1
+        m[h] = [rows, {p[0]: True}, [rid]]
 
     def _place(self, r: dict[str, Any]) -> Any:
         t = _task_key(r)
@@ -181,6 +216,13 @@ class TaskTable:
             "hi": wire_number(self.hi),
             "notes": {"noTask": s["noTask"], "noVersion": s["noVersion"], "noReward": s["noReward"], "versionsOutOfOrder": self.out_of_order},
             "cells": cells,
+            "hashed": self.hashed,
+            "same": [
+                {"version": v, "hash": h, "rows": e[0], "tasks": len(e[1]), "examples": list(e[2])}
+                for v, m in self.same.items()
+                for h, e in m.items()
+                if len(e[1]) >= 2
+            ],
         }
 
 

@@ -1,7 +1,7 @@
 // The tasks table both relays fold on the node (`tasks` request, src/relay-protocol/tasks.ts),
 // on a buffer written by Trinity-RFT 0.5.2's own SQL storage: the same table from the Node relay
 // and its Python twin — the cells, the example rows, the bad input counted (rows without a task,
-// NaN rewards, versions out of order) — brought up to date with only the new rows when asked
+// NaN rewards, versions out of order), the responses many tasks gave — brought up to date with only the new rows when asked
 // again, and classed right on the client.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -24,9 +24,10 @@ const TRAJECTORIES: Record<number, number[]> = {
   3: [1, 1, 0, 0, 0], // forgotten
 };
 
-function batch(version: number, extra: object[] = []): object[] {
+function batch(version: number, extra: object[] = [], response?: string): object[] {
   return Object.entries(TRAJECTORIES)
     .map(([task, means], position) => ({
+      ...(response ? { response } : {}),
       index: Number(task),
       position,
       version,
@@ -71,7 +72,8 @@ async function run(runtime: RelayRuntime): Promise<Run> {
       client.start();
       await until('hello with the SQL source', () => source, 60_000);
       const first = await client.requestTasks(source);
-      await py.call({ op: 'tasks', items: [...batch(5), { index: 0, position: 0, version: 2, rewards: [1] }] });
+      // Version 5: every task answers the same (up to case and spacing): the sketch of same responses shows it.
+      await py.call({ op: 'tasks', items: [...batch(5, [], '  The answer is 42\n'), { index: 0, position: 0, version: 2, rewards: [1] }] });
       let again = first;
       await until('the new rows in the table', async () => (again = await client.requestTasks(source)).rows > first.rows, 60_000);
       return { first, again };
@@ -107,6 +109,12 @@ test(
         ['2', 'always', 1],
         ['3', 'forgotten', 1],
       ],
+    );
+    assert.deepEqual(first.same, [], 'each task answered in its own words up to version 4');
+    assert.equal(again.hashed, again.rows - 2, 'every placed row has a response fingerprint (the two bad rows are not placed)');
+    assert.deepEqual(
+      again.same.map((x) => [x.version, x.rows, x.tasks, x.examples.length]),
+      [[5, 16, 4, 3]],
     );
     const late = again.cells.find((c) => c.task === '0' && c.version === 2)!;
     assert.equal(late.n, 5, "the late row joined its version's cell");
