@@ -23,8 +23,9 @@ fails) with a chance that decays over the run, so the real rewards rise as a tra
 policy's would. Rollouts run in a thread at
 the model's pace; each explorer step takes those that finished during it (a step with none
 logs rewards drawn from the same schedule). Trainer metrics (losses, KL, entropy, lengths,
-timings) follow plausible curves. Without a reachable model, every step is drawn and the
-buffer stays empty.
+timings) follow plausible curves. Without a reachable model, every step is drawn. Beside the
+real rollouts, each step writes a simulated taskset's groups (demo_tasks.py, marked simulated)
+whose designed courses show every class of the Tasks view and a piece of evidence.
 
 Python standard library only (no tensorboardX / torch), so it runs anywhere Python 3.8+ does,
 e.g. as a Ray job entrypoint:
@@ -51,6 +52,11 @@ import threading
 import time
 import urllib.error
 import urllib.request
+
+try:
+    from demo_tasks import write_simulated
+except ImportError:  # copied alone (a Ray job's working dir): no simulated taskset
+    write_simulated = None
 
 TABLE = "experience_buffer"  # Trinity's default buffer name, which its SQL buffer uses as the table name
 EVAL_EVERY = 10
@@ -552,14 +558,14 @@ def main(argv=None):
     db = open_buffer(job)
     write_config(job, a)
     model = model_id(a.model_url) if a.model_url else None
-    print("demo: simulated trainer -> {} ({})".format(job, f"rollouts on {a.model_url}, model {model}" if model else "no model: simulated rewards, empty buffer"), flush=True)
+    print("demo: simulated trainer -> {} ({})".format(job, f"rollouts on {a.model_url}, model {model}" if model else "no model: simulated rewards and taskset only"), flush=True)
     began = time.time()
     # Real rollouts run in a thread of their own, so the model's speed (a loaded CPU) never
     # stalls the step cadence: each explorer step takes the rollouts that finished during it.
     state = {"step": 0, "model": model, "taskset": read_taskset(a.taskset) if a.taskset else None}
     done = queue.Queue()
     roller = threading.Thread(target=roll, args=(a, state, stop, done, random.Random(a.seed + 1)), daemon=True)
-    timing_rng, waits = random.Random(a.seed + 2), {}
+    timing_rng, waits, sim_rng = random.Random(a.seed + 2), {}, random.Random(a.seed + 3)
     if model:
         roller.start()
     for step in range(a.steps + 1):
@@ -574,6 +580,8 @@ def main(argv=None):
         finished = []
         while not done.empty():
             finished += write_groups(db, step, done.get())
+        if write_simulated:  # the Tasks view's taskset
+            write_simulated(db, TABLE, step, a.steps, a.group_size, sim_rng, experience_bytes)
         rewards, lengths, run_times = [], [], []
         for task, messages, answer, reward, offered, took in finished:
             rewards.append(reward)

@@ -12,6 +12,7 @@ import { ENDPOINTS_SETTING, resolveEndpoints } from './endpoints';
 import { exportPng, exportSeriesTo } from './export-files';
 import { relayLauncher } from './connect/local-relay';
 import { toExperienceViewDetail } from './view/experience-detail';
+import { tasksStrings } from './tasks-strings';
 import { attachPanel, createPanel } from './panel';
 import { MetricsStatusBar } from './status-bar';
 import { summarize, type StatusSummary } from './view/status-model';
@@ -89,6 +90,11 @@ export class MetricsHost implements vscode.Disposable {
         pipeline: links,
         // The flows are commands (src/metrics/replay-flows.ts, registered by activate.ts): scripts and tests run them too.
         rescore: async (endpoint, steps, ask) => vscode.commands.executeCommand<RescoreResult | undefined>(RESCORE_COMMAND, { endpoint, steps, ask }),
+        tasks: {
+          strings: tasksStrings(),
+          sources: () => connections.experienceSources(),
+          readTasks: (endpoint, source) => connections.requestTasks(endpoint, source),
+        },
       },
       log,
       uiStrings(),

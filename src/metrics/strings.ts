@@ -72,5 +72,7 @@ export function uiStrings(): UiStrings {
     rescoreAdvantages: vscode.l10n.t('Advantage (recorded → now)'),
     rescoreError: vscode.l10n.t('Error'),
     rescoreCancelled: vscode.l10n.t('Re-score cancelled.'),
+    viewCharts: vscode.l10n.t('Charts'),
+    viewTasks: vscode.l10n.t('Tasks'),
   };
 }

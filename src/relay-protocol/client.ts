@@ -36,6 +36,7 @@ import { decodePointsFrame, pointCount } from './points-frame';
 import type { DetailMessage, DetailRequestMessage, EnvelopeRequest } from './envelope';
 import { EnvelopeBatch, binaryFrameType, decodeEnvelopeFrame } from './envelope-frame';
 import { type TokensReply, decodeTokensFrame, isTokensFrame } from './tokens-frame';
+import type { TaskTableWire } from './tasks';
 
 /** A points batch as the client hands it on (its cursor already recorded by the client). */
 export type { PointsBatch } from './messages';
@@ -135,6 +136,7 @@ export class RelayClient extends EventEmitter<RelayClientEvents> {
   private readonly detailReads = new PendingRequests<DetailMessage>();
   private readonly tokenReads = new PendingRequests<TokensReply>();
   private readonly timelineReads = new PendingRequests<Obj | undefined>();
+  private readonly taskReads = new PendingRequests<TaskTableWire>();
   readonly stats: RelayClientStats = { connects: 0, points: 0, experiences: 0, staleBatches: 0 };
 
   constructor(private readonly opts: RelayClientOptions) {
@@ -171,6 +173,11 @@ export class RelayClient extends EventEmitter<RelayClientEvents> {
     return this.ask(this.tokenReads, (request) => ({ type: 'tokens', request, source, id }), timeoutMs);
   }
 
+  /** An experience source's table of tasks × model versions, folded by the relay and brought up to date at each ask. */
+  requestTasks(source: string, timeoutMs = 120_000): Promise<TaskTableWire> {
+    return this.ask(this.taskReads, (request) => ({ type: 'tasks', request, source }), timeoutMs);
+  }
+
   /** The points of one tag in steps [from, to] that an envelope summarized (or a finer envelope of them). */
   requestDetail(q: Omit<DetailRequestMessage, 'type' | 'request'>, timeoutMs = 30_000): Promise<DetailMessage> {
     return this.ask(this.detailReads, (request) => ({ type: 'detail', request, ...q }), timeoutMs);
@@ -192,6 +199,7 @@ export class RelayClient extends EventEmitter<RelayClientEvents> {
     this.experienceReads.settleAll(new Error(why));
     this.tokenReads.settleAll(new Error(why));
     this.timelineReads.settleAll(new Error(why));
+    this.taskReads.settleAll(new Error(why));
   }
 
   /** Closes the connection and stops reconnecting; resolves when the socket is closed. */
@@ -366,6 +374,8 @@ export class RelayClient extends EventEmitter<RelayClientEvents> {
         return this.detailReads.settle(msg.request, msg.error !== undefined ? new Error(msg.error) : msg);
       case 'timeline':
         return this.timelineReads.settle(msg.request, msg.error !== undefined ? new Error(msg.error) : msg.window);
+      case 'tasks':
+        return this.taskReads.settle(msg.request, msg.table ?? new Error(msg.error ?? 'no table'));
       case 'heartbeat':
         this.emit('heartbeat', msg);
         return;

@@ -18,6 +18,7 @@ import { type Cursor, type WireNumber, isCursor, isWireNumber } from './wire-val
 
 export { type Cursor, type WireNumber, fromWireNumber, isCursor, toWireNumber } from './wire-values';
 import { isDetailMessage, isDetailRequest, isEnvelopeRequest } from './envelope';
+import { type TasksMessage, type TasksRequestMessage, isTasksMessage, isTasksRequest } from './tasks';
 
 export const RELAY_PROTOCOL_VERSION = 1;
 /** The WebSocket subprotocol both sides offer. */
@@ -133,6 +134,8 @@ export interface ExperienceRow {
   task_index?: number;
   /** Which taskset `task_index` is a row of, when the run reads several. */
   taskset_id?: number;
+  /** A fingerprint of the response text, equal for texts that differ only in case and spacing (16 hex digits). */
+  response_hash?: string;
   /** A row sent before whose reward or consumed state changed: it replaces that row. */
   updated?: boolean;
   /** Why the row's content could not be summarized (malformed, or over the relay's decode budget): the row is listed without it. */
@@ -215,7 +218,8 @@ export type ServerMessage =
   | HeartbeatMessage
   | ErrorMessage
   | DetailMessage
-  | TimelineReplyMessage;
+  | TimelineReplyMessage
+  | TasksMessage;
 
 // ---- client → relay ------------------------------------------------------------------
 
@@ -279,7 +283,8 @@ export interface TimelineReplyMessage {
 /** Most events one timeline window carries. */
 export const MAX_TIMELINE_EVENTS = 100_000;
 
-export type ClientMessage = SubscribeMessage | ExperienceRequestMessage | DetailRequestMessage | TokensRequestMessage | TimelineRequestMessage;
+export type ClientMessage =
+  SubscribeMessage | ExperienceRequestMessage | DetailRequestMessage | TokensRequestMessage | TimelineRequestMessage | TasksRequestMessage;
 
 // ---- numbers -------------------------------------------------------------------------
 
@@ -314,6 +319,7 @@ const isExperienceRow = (v: unknown): v is ExperienceRow =>
     empty_response: optional(isBool),
     task_index: optional(isInt),
     taskset_id: optional(isInt),
+    response_hash: optional(isStr),
     updated: optional(isBool),
     error: optional(isStr),
   });
@@ -372,6 +378,9 @@ export function parseServerMessage(text: string): ServerMessage {
         'timeline: bad message',
       );
       return m;
+    case 'tasks':
+      need(isTasksMessage(m), 'tasks: bad table');
+      return m;
     default:
       throw new ProtocolError(`unknown message type '${String(m.type).slice(0, 40)}'`);
   }
@@ -386,6 +395,10 @@ export function parseClientMessage(text: string): ClientMessage {
   }
   if (m.type === 'tokens') {
     need(hasFields(m, { type: oneOf(['tokens']), request: isInt, source: isStr, id: isInt }), 'tokens: needs request, source and id');
+    return m;
+  }
+  if (m.type === 'tasks') {
+    need(isTasksRequest(m), 'tasks: needs request and source');
     return m;
   }
   if (m.type === 'detail') {

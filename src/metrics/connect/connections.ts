@@ -6,6 +6,7 @@
 // jitter if it dies. Each endpoint's state (connecting / backfilling / live / stale / error) is
 // what the view and the status bar show; its data and state changes are events
 // (ConnectionsEvents) the metrics host hands to the view controller. Pure (no vscode import).
+import type { TaskTableWire } from '../../relay-protocol/tasks';
 import { EventEmitter } from 'node:events';
 import type { Cursor, ExperienceDetail, ExperiencesMessage, SourceInfo, TimelineRequestMessage } from '../../relay-protocol/messages';
 import type { Obj } from '../../base/validate';
@@ -354,6 +355,20 @@ export class Connections extends EventEmitter<ConnectionsEvents> {
   /** One experience's tokens (typed arrays) through an endpoint's relay. */
   requestTokens(endpoint: string, source: string, id: number): Promise<TokensReply> {
     return this.connected(endpoint)?.requestTokens(source, id) ?? Promise.reject(new Error(`endpoint ${endpoint} is not connected`));
+  }
+
+  /** An experience source's tasks table through an endpoint's relay (folded there: tasks × versions, not the rows). */
+  requestTasks(endpoint: string, source: string): Promise<TaskTableWire> {
+    return this.connected(endpoint)?.requestTasks(source) ?? Promise.reject(new Error(`endpoint ${endpoint} is not connected`));
+  }
+
+  /** The experience sources (SQL tables, JSON-lines buffers) of the connected relays; `table` is the SQL table or the file's name. */
+  experienceSources(): { endpoint: string; source: string; run: string; table: string }[] {
+    return [...this.endpoints.values()].flatMap((e) =>
+      (e.client?.sources() ?? [])
+        .filter((s) => s.kind === 'sql' || s.kind === 'jsonl')
+        .map((s) => ({ endpoint: e.spec.id, source: s.id, run: e.spec.run ?? s.run, table: s.role })),
+    );
   }
 
   /** The directory an endpoint's relay reads when the extension started it (undefined for a relay URL). */

@@ -67,6 +67,8 @@ export const UI_STRING_KEYS = [
   'rescoreAdvantages',
   'rescoreError',
   'rescoreCancelled',
+  'viewCharts',
+  'viewTasks',
 ] as const;
 export type UiStringKey = (typeof UI_STRING_KEYS)[number];
 export type UiStrings = Record<UiStringKey, string>;

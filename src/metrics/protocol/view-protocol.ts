@@ -12,6 +12,7 @@ import type { ExperienceWire } from '../../tokens/experience-wire';
 import type { TokenViewStrings } from '../../tokens/view-strings';
 import type { TokenMarks } from '../../webview-ui/token-view/marks';
 import type { ExperienceColumns, ExperienceRef, ExperienceViewDetail } from './experience-rows';
+import { type TasksHostMessage, type TasksWebviewMessage, parseTasksWebviewMessage } from './tasks-protocol';
 import type { ChartFrame, ChartSpec, RunSummary } from './frames';
 import type { RescoreResult } from './rescore';
 import type { UiStrings } from './ui-strings';
@@ -119,7 +120,8 @@ export type HostMessage =
   | RescoredMessage
   | OptionsMessage
   // other views' messages, each in a protocol file of its own
-  | PipelineHostMessage;
+  | PipelineHostMessage
+  | TasksHostMessage;
 
 // ---- webview → extension -------------------------------------------------------------------
 
@@ -226,7 +228,8 @@ export type WebviewMessage =
   | CommandMessage
   | LogMessage
   | RenderedMessage
-  | PipelineWebviewMessage;
+  | PipelineWebviewMessage
+  | TasksWebviewMessage;
 
 /** Host → webview request for a `rendered` answer. */
 export interface ProbeMessage {
@@ -276,6 +279,6 @@ export function parseWebviewMessage(v: unknown): WebviewMessage | undefined {
     case 'rendered':
       return hasFields(v, { type: oneOf(['rendered']), request: isInt, charts: arrayOf(isRenderedChart), status: isStr }) ? v : undefined;
     default:
-      return parsePipelineMessage(v);
+      return parsePipelineMessage(v) ?? parseTasksWebviewMessage(v);
   }
 }

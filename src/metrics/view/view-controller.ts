@@ -40,6 +40,7 @@ import { tokenViewStrings } from '../../tokens/view-strings';
 import { drillHealth } from './drill-health';
 import { HEALTH_ROLE, HealthSeries } from './health-series';
 import { PipelineFeed, type PipelinePort, pipelineStrings } from './pipeline-feed';
+import { TasksFeed, type TasksPort, evalsFromStore } from './tasks-feed';
 
 /** What the view controller needs from its owner: the webview, and the relay reads behind a zoom and a rollout. */
 interface ViewPort {
@@ -54,6 +55,8 @@ interface ViewPort {
   pipeline?: PipelinePort;
   /** The current reward over a range of steps' experiences (undefined: the user cancelled). */
   rescore?(endpoint: string, steps: [number, number], ask: boolean): Promise<RescoreResult | undefined>;
+  /** The relays' tasks tables (connections → relay `tasks`); without it the Tasks view stays empty. */
+  tasks?: TasksPort;
 }
 
 /** What the webview asks of the extension that the controller does not do itself, and new data. */
@@ -84,6 +87,8 @@ export class ViewController extends EventEmitter<ViewEvents> {
   private readonly envelopes: EnvelopeView; // envelope-first sources: envelopes in, detail reads out
   /** The Pipeline view: the run's timings from the same scalars, the verdict worded. */
   readonly pipeline: PipelineFeed;
+  /** The Tasks view's tables (its "Debug This Rollout" is an event of it). */
+  readonly tasks: TasksFeed | undefined;
 
   constructor(
     readonly store: MetricsStore,
@@ -112,6 +117,7 @@ export class ViewController extends EventEmitter<ViewEvents> {
       },
       (m) => this.feed.post(m),
     );
+    this.tasks = port.tasks ? new TasksFeed({ evals: (run) => evalsFromStore(store, run), ...port.tasks }, (m) => this.feed.post(m)) : undefined;
     const health = new HealthSeries(store.experiences);
     store.experiences.onChange = (run, versions) => {
       this.liveDrill.changed(run, versions);
@@ -252,6 +258,10 @@ export class ViewController extends EventEmitter<ViewEvents> {
       case 'timelineRequest':
         this.pipeline.receive(msg);
         return;
+      case 'watchTasks':
+      case 'debugExperience':
+        this.tasks?.receive(msg);
+        return;
     }
   }
 
@@ -309,6 +319,7 @@ export class ViewController extends EventEmitter<ViewEvents> {
   detach(): void {
     this.liveDrill.dispose(); // its pane is gone with the webview
     this.pipeline.receive({ type: 'pipelineView', visible: false });
+    this.tasks?.stop();
     this.feed.stop();
     this.probes.settleAll(NOTHING_SHOWN);
   }

@@ -269,24 +269,7 @@ export class DrillPane {
       p.textContent = error ?? '';
       out.push(p);
     } else {
-      for (const m of d.messages) {
-        const div = document.createElement('div');
-        div.className = `message role-${m.role.replace(/[^a-z_-]/gi, '')}`;
-        const role = document.createElement('div');
-        role.className = 'role';
-        role.textContent = m.role;
-        const content = document.createElement('pre');
-        content.textContent = m.content;
-        div.append(role, content);
-        if (m.extra) {
-          const extra = document.createElement('pre');
-          extra.className = 'extra';
-          extra.textContent = m.extra;
-          div.append(extra);
-        }
-        out.push(div);
-      }
-      out.push(fieldList(d.fields, 0));
+      out.push(...transcript(d));
     }
     this.detailBox.replaceChildren(...out);
     this.tokensBox.replaceChildren();
@@ -324,6 +307,30 @@ export class DrillPane {
     this.tokenView.show(e, m.notes, m.marks);
     this.tokensBox.scrollIntoView({ block: 'nearest' });
   }
+}
+
+/** One rollout's messages, then its other fields (the drill-down's and the Tasks view's transcript). */
+export function transcript(d: ExperienceViewDetail): HTMLElement[] {
+  const out: HTMLElement[] = [];
+  for (const m of d.messages) {
+    const div = document.createElement('div');
+    div.className = `message role-${m.role.replace(/[^a-z_-]/gi, '')}`;
+    const role = document.createElement('div');
+    role.className = 'role';
+    role.textContent = m.role;
+    const content = document.createElement('pre');
+    content.textContent = m.content;
+    div.append(role, content);
+    if (m.extra) {
+      const extra = document.createElement('pre');
+      extra.className = 'extra';
+      extra.textContent = m.extra;
+      div.append(extra);
+    }
+    out.push(div);
+  }
+  out.push(fieldList(d.fields, 0));
+  return out;
 }
 
 /** Groups with more entries than this start folded (a tool schema); smaller ones open (an eid). */

@@ -18,6 +18,7 @@ import { RenderLoop } from './render-loop';
 import { StatusLine } from './status-line';
 import { Theme, onThemeChange, readTheme } from './theme';
 import { Toolbar } from './toolbar';
+import { TasksPane } from './tasks-view';
 import { post, saveState, savedState } from './webview-api';
 import { ViewSwitch } from './view-switch';
 import { PipelinePane, type PipelineEvent } from './pipeline-pane';
@@ -31,6 +32,7 @@ interface Parts {
   drillPane: DrillPane;
   /** The views side by side: Charts, Pipeline, … (view-switch.ts). */
   views: ViewSwitch;
+  tasksPane: TasksPane;
 }
 
 class MetricsView {
@@ -94,10 +96,15 @@ class MetricsView {
         if (m.request === this.drillRequest) this.parts.drillPane.show(m);
         return;
       case 'rollout':
-        this.parts.drillPane.detail(m.detail, m.error);
+        if (this.parts.tasksPane.owns(m.request)) this.parts.tasksPane.detail(m.request, m.detail, m.error);
+        else this.parts.drillPane.detail(m.detail, m.error);
         return;
       case 'tokens':
         if (m.request === this.tokensRequest) this.parts.drillPane.tokens(m);
+        else if (this.parts.tasksPane.owns(m.request)) this.parts.tasksPane.tokens(m);
+        return;
+      case 'tasksTable':
+        this.parts?.tasksPane.show(m);
         return;
       case 'pipelineStrings':
         this.addPipeline(m.strings);
@@ -177,10 +184,26 @@ class MetricsView {
         post({ type: 'rescore', request: this.rescoreRequest, endpoint: a.endpoint, steps: a.steps, ask: a.ask });
       },
     );
+    const tasksPane = new TasksPane(tokenStrings, {
+      openRollout: (ref) => {
+        const request = this.nextRequest++;
+        post({ type: 'openRollout', request, ref });
+        return request;
+      },
+      openTokens: (ref) => {
+        const request = this.nextRequest++;
+        post({ type: 'openTokens', request, ref });
+        return request;
+      },
+      debug: (ref) => post({ type: 'debugRollout', ref }),
+    });
+    // The views beside each other (view-switch.ts): the Pipeline view joins when its strings come.
     const views = new ViewSwitch((id) => saveState({ view: id }));
-    views.add({ id: 'charts', label: '', els: [toolbar.el, board.el, drillPane.el], shown: (on) => on && this.requestRender() });
-    this.parts = { board, toolbar, statusLine, drillPane, views };
-    this.root.replaceChildren(views.el, statusLine.el, toolbar.el, statusLine.emptyEl, board.el, drillPane.el);
+    views.add({ id: 'charts', label: strings.viewCharts, els: [toolbar.el, board.el, drillPane.el], shown: (on) => on && this.requestRender() });
+    views.add({ id: 'tasks', label: strings.viewTasks, els: [tasksPane.el], shown: (on) => post({ type: 'watchTasks', on }) });
+    this.parts = { board, toolbar, statusLine, drillPane, views, tasksPane };
+    this.root.replaceChildren(views.el, statusLine.el, toolbar.el, statusLine.emptyEl, board.el, drillPane.el, tasksPane.el);
+    if (savedState()?.view === 'tasks') views.select('tasks');
     onThemeChange(() => {
       this.th = readTheme();
       board.restyle();

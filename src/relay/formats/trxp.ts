@@ -64,6 +64,8 @@ export interface ExperienceSummary {
   task_index?: number;
   /** Which taskset that row is in (`info["task_index"]["taskset_id"]`), when several are read. */
   taskset_id?: number;
+  /** The fingerprint of the response text (`responseHash`), when it has one. */
+  response_hash?: string;
 }
 
 /** Reads `len` bytes of the same blob from `start` (0-based); undefined when it cannot. */
@@ -258,8 +260,42 @@ export function summarizeExperience(headBytes: Uint8Array, total: number, read: 
     out.truncated = typeof status === 'string' && status !== '';
     const text = field(item, 'response_text');
     out.empty_response = out.response_tokens === 0 || (typeof text === 'string' && text.trim() === '');
+    if (typeof text === 'string' && text.trim() !== '') out.response_hash = responseHash(text);
   }
   return out;
+}
+
+/**
+ * The fingerprint of a response text, equal for texts that differ only in ASCII case and runs of
+ * ASCII whitespace (near-same answers across tasks: the sign of mode collapse): two FNV-1a 32-bit
+ * hashes of its UTF-8 bytes so normalized, as 16 hex digits. The Python relay's `response_hash`
+ * (trxp.py) computes the same.
+ */
+export function responseHash(text: string): string {
+  // On the UTF-8 bytes: an ASCII byte is never part of a multi-byte character, so folding ASCII
+  // bytes is folding ASCII characters.
+  const bytes = Buffer.from(text, 'utf8');
+  let a = 0x811c9dc5;
+  let b = 0x050c5d1f;
+  let started = false;
+  let space = false;
+  for (let i = 0; i < bytes.length; i++) {
+    let c = bytes[i];
+    if (c === 32 || (c >= 9 && c <= 13)) {
+      space = started;
+      continue;
+    }
+    if (space) {
+      a = Math.imul(a ^ 32, 0x01000193) >>> 0;
+      b = Math.imul(b ^ 32, 0x01000193) >>> 0;
+      space = false;
+    }
+    if (c >= 65 && c <= 90) c += 32;
+    started = true;
+    a = Math.imul(a ^ c, 0x01000193) >>> 0;
+    b = Math.imul(b ^ c, 0x01000193) >>> 0;
+  }
+  return a.toString(16).padStart(8, '0') + b.toString(16).padStart(8, '0');
 }
 
 // ---- the detail: one row as JSON -------------------------------------------------------

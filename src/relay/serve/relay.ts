@@ -15,6 +15,7 @@ import { VERSION } from '../../base/version';
 import { checkUpgrade } from './auth';
 import { DecodeCache } from './decode-cache';
 import { EnvelopeCache } from '../envelope/cache';
+import { TaskCache } from './task-cache';
 import { ErrorDigest } from './error-digest';
 import { IdleClock, idleCheckPeriodMs } from './idle-clock';
 import { Session } from './session';
@@ -75,6 +76,8 @@ export class Relay {
   readonly envelopes = new EnvelopeCache();
   /** Ray's timeline of the run, read once into columns when first asked (sources/ray-timeline.ts). */
   private readonly timelines = new TimelineCache();
+  /** The experience sources' tasks tables, folded once for every client. */
+  readonly tasks = new TaskCache();
   private readonly idle: IdleClock | undefined;
 
   constructor(private readonly opts: RelayOptions) {
@@ -173,6 +176,7 @@ export class Relay {
     if (this.decodeCache.stats.decoded > 0) this.log.info(this.decodeCache.describe());
     this.decodeCache.close();
     this.envelopes.close();
+    this.tasks.close();
     for (const c of this.wss?.clients ?? []) c.terminate();
     this.wss?.close();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
@@ -202,6 +206,7 @@ export class Relay {
           feed: (src, c) => this.decodeCache.feed(src, c),
           envelopes: this.envelopes,
           timeline: (m) => timelineReply(this.timelines, this.opts.root, m),
+          tasks: this.tasks,
         },
         this.opts,
       );

@@ -21,6 +21,8 @@ import type {
   TokensRequestMessage,
 } from '../../relay-protocol/messages';
 import { MAX_FRAME_TOKENS, encodeTokensFrame } from '../../relay-protocol/tokens-frame';
+import type { TasksRequestMessage } from '../../relay-protocol/tasks';
+import type { TaskCache } from './task-cache';
 import { ProtocolError, RELAY_PROTOCOL_VERSION, parseClientMessage } from '../../relay-protocol/messages';
 import type { ErrorDigest } from './error-digest';
 import type { Source } from '../sources/source';
@@ -48,7 +50,7 @@ const DETAIL_BYTES_PER_POINT = 64;
 /** Work of one pump between two yields to the event loop (ms). */
 const SLICE_MS = 10;
 
-type ClientRequest = ExperienceRequestMessage | DetailRequestMessage | TokensRequestMessage | TimelineRequestMessage;
+type ClientRequest = ExperienceRequestMessage | DetailRequestMessage | TokensRequestMessage | TimelineRequestMessage | TasksRequestMessage;
 
 export interface SessionHost {
   sources(): Source[];
@@ -61,6 +63,20 @@ export interface SessionHost {
   envelopes?: EnvelopeCache;
   /** A window of a run's Ray timeline (sources/ray-timeline.ts); without it, `timeline` is answered with an error. */
   timeline?(m: TimelineRequestMessage): Promise<ServerMessage>;
+  /** The relay's tasks tables (task-cache.ts); without it, `tasks` is answered with an error. */
+  tasks?: TaskCache;
+}
+
+/** An experience source's tasks table for the client (folded by the relay, shared by its clients). */
+async function answerTasks(host: SessionHost, m: TasksRequestMessage): Promise<ServerMessage> {
+  const base = { type: 'tasks' as const, request: m.request, source: m.source };
+  const source = host.sources().find((s) => s.info.id === m.source);
+  if (!source || !host.tasks) return { ...base, error: `no experience source '${m.source.slice(0, 200)}'` };
+  try {
+    return { ...base, table: await host.tasks.table(source) };
+  } catch (e) {
+    return { ...base, error: (e as Error).message.slice(0, 1000) };
+  }
 }
 
 /** Reads one row's content for the client (read-only, on demand). */
@@ -102,6 +118,7 @@ async function answerTimeline(host: SessionHost, m: TimelineRequestMessage): Pro
 function replyBound(m: ClientRequest): number {
   if (m.type === 'tokens') return TOKENS_REPLY_BYTES;
   if (m.type === 'timeline') return m.maxEvents * TIMELINE_BYTES_PER_EVENT;
+  if (m.type === 'tasks') return TASKS_REPLY_BYTES;
   return m.type === 'detail' ? m.maxPoints * DETAIL_BYTES_PER_POINT : EXPERIENCE_REPLY_BYTES;
 }
 
@@ -110,6 +127,9 @@ const TIMELINE_BYTES_PER_EVENT = 48;
 
 /** The bound of a tokens frame: six arrays of at most MAX_FRAME_TOKENS (21 bytes a token) and texts within the detail's budget. */
 const TOKENS_REPLY_BYTES = MAX_FRAME_TOKENS * 21 + 8 * 1024 * 1024;
+
+/** The bound of a tasks table: ~250 bytes a cell, up to ~100 k cells (2000 tasks seen in 50 epochs). */
+const TASKS_REPLY_BYTES = 24 * 1024 * 1024;
 
 /** The bytes-out bound of an experience detail (trxp.ts keeps a decoded row within it). */
 const EXPERIENCE_REPLY_BYTES = 8 * 1024 * 1024;
@@ -179,7 +199,8 @@ export class Session {
       else this.dropped++;
       return;
     }
-    if (msg.type === 'experience' || msg.type === 'detail' || msg.type === 'tokens' || msg.type === 'timeline') return this.enqueue(msg, data.length);
+    if (msg.type === 'experience' || msg.type === 'detail' || msg.type === 'tokens' || msg.type === 'timeline' || msg.type === 'tasks')
+      return this.enqueue(msg, data.length);
     if (msg.protocol !== RELAY_PROTOCOL_VERSION) {
       this.send({ type: 'error', code: 'unsupported-version', message: `this relay speaks protocol ${RELAY_PROTOCOL_VERSION}, not ${msg.protocol}` });
       this.ws.close(4000, 'unsupported protocol version');
@@ -314,7 +335,9 @@ export class Session {
           ? answerTokens(this.host, msg)
           : msg.type === 'timeline'
             ? answerTimeline(this.host, msg)
-            : answerDetail(this.host, msg);
+            : msg.type === 'tasks'
+              ? answerTasks(this.host, msg)
+              : answerDetail(this.host, msg);
     void answer.then((reply) => {
       this.reading = 0;
       this.send(reply);

@@ -10,7 +10,7 @@ import { toWireNumber } from '../../relay-protocol/messages';
 import type { Logger } from '../../base/log';
 import { asPromise } from '../../base/promise';
 import { valueText } from '../../base/value-text';
-import { boundedJsonOf, numericMetrics, taskIndexOf } from '../formats/trxp';
+import { boundedJsonOf, numericMetrics, responseHash, taskIndexOf } from '../formats/trxp';
 import { FileChange, FollowedFile } from './followed-file';
 import { LineReader } from './line-reader';
 import type { OpenFiles } from './open-files';
@@ -35,7 +35,7 @@ function int(v: unknown): number | null {
 
 /** One line of Experience.to_dict() as a row (undefined when it is not one). */
 function rowOfLine(line: string, id: number, table: string): ExperienceRow | undefined {
-  let o: { eid?: Eid; reward?: unknown; info?: Record<string, unknown>; metrics?: unknown };
+  let o: { eid?: Eid; reward?: unknown; info?: Record<string, unknown>; metrics?: unknown; response_text?: unknown };
   try {
     o = JSON.parse(line) as typeof o;
   } catch {
@@ -56,6 +56,7 @@ function rowOfLine(line: string, id: number, table: string): ExperienceRow | und
     msg_id: e.suffix === undefined || e.suffix === null ? null : valueText(e.suffix),
     ...(metrics ? { metrics } : {}),
     ...taskIndexOf(o.info),
+    ...(typeof o.response_text === 'string' && o.response_text.trim() !== '' ? { response_hash: responseHash(o.response_text) } : {}),
   };
 }
 

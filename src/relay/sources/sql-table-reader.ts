@@ -338,6 +338,7 @@ export class SqlTableReader implements SourceReader {
       if (s.empty_response !== undefined) row.empty_response = s.empty_response;
       if (s.task_index !== undefined) row.task_index = s.task_index;
       if (s.taskset_id !== undefined) row.taskset_id = s.taskset_id;
+      if (s.response_hash !== undefined) row.response_hash = s.response_hash;
       if (s.error) row.error = s.error.slice(0, 500);
     }
     return row;

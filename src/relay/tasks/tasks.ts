@@ -4,11 +4,16 @@
 // same code that serves the editor) or a running relay's URL; --json for scripts and CI.
 import { parseArgs } from 'node:util';
 import { RelayClient } from '../../relay-protocol/client';
-import type { SourceInfo } from '../../relay-protocol/messages';
 import { inProcessRelay, pickExperienceSource, runTarget } from '../run-target';
-import { CLASS_DEFAULTS, type ClassOptions, TASK_CLASSES, type TaskReport, type TaskSort, classifyTasks, sortTasks } from './task-classes';
-import { type Finding, type NotChecked, findEvidence } from './task-findings';
-import { type Identity, type Skipped, TaskTable } from './task-table';
+import { CLASS_DEFAULTS, type ClassOptions, TASK_CLASSES, type TaskSort } from '../../tasks/task-classes';
+import { type TasksJson, tasksJson } from '../../tasks/task-report';
+import { TaskTable } from '../../tasks/task-table';
+import { type EvalSeries, evalSeriesOf } from '../../tasks/run-findings';
+
+/** Resolves once `done()` holds, or after `ms`. */
+async function until(done: () => boolean, ms: number): Promise<void> {
+  for (const end = Date.now() + ms; !done() && Date.now() < end;) await new Promise((r) => setTimeout(r, 50));
+}
 
 export const TASKS_USAGE = `Usage: agentrl tasks (--job-dir DIR | <url>) [options]
 
@@ -41,6 +46,8 @@ Exit codes: 0 printed, 1 nothing to read (no buffer, relay unreachable), 2 bad u
 `;
 
 const WAIT_MS = 15_000;
+/** A first table of a big buffer is one pass over it on the relay's node. */
+const TABLE_WAIT_MS = 10 * 60_000;
 
 function usageError(msg: string): number {
   process.stderr.write(`agentrl tasks: ${msg}\n\n${TASKS_USAGE}`);
@@ -50,36 +57,6 @@ function usageError(msg: string): number {
 function failure(msg: string): number {
   process.stderr.write(`agentrl tasks: ${msg}\n`);
   return 1;
-}
-
-export interface TasksJson {
-  versions: [number, number] | null;
-  identity: Identity;
-  threshold: number | null;
-  tasks: TaskReport['tasks'];
-  counts: TaskReport['counts'];
-  findings: Finding[];
-  not_checked: NotChecked[];
-  skipped: { no_task: number; no_version: number; no_reward: number };
-  experiences: number;
-}
-
-/** The whole answer for one table. */
-export function tasksJson(table: TaskTable, opts: ClassOptions, sort: TaskSort): TasksJson {
-  const report = classifyTasks(table, opts);
-  const { findings, notChecked } = findEvidence(table);
-  const s: Skipped = table.skipped;
-  return {
-    versions: report.versions,
-    identity: table.identity,
-    threshold: report.threshold,
-    tasks: sortTasks(report.tasks, sort),
-    counts: report.counts,
-    findings,
-    not_checked: notChecked,
-    skipped: { no_task: s.noTask, no_version: s.noVersion, no_reward: s.noReward },
-    experiences: table.rows,
-  };
 }
 
 const num = (x: number | null | undefined, d = 2) => (x === null || x === undefined || !Number.isFinite(x) ? '–' : x.toFixed(d));
@@ -113,6 +90,7 @@ export function tasksText(j: TasksJson, table: TaskTable): string {
     sk.no_reward && `${sk.no_reward} without a finite reward`,
   ].filter(Boolean);
   if (left.length) lines.push(`not counted: ${left.join(', ')}`);
+  if (j.versions_out_of_order) lines.push(`${j.versions_out_of_order} rows came after a row of a higher model version (placed at their own version)`);
   if (j.tasks.length) {
     const w = Math.max(4, ...j.tasks.map((t) => t.task.length));
     lines.push(
@@ -181,43 +159,49 @@ export async function main(argv: string[]): Promise<number> {
   let client: RelayClient | undefined;
   try {
     const target = relay ? await relay.start() : where.url!;
-    const table = new TaskTable();
-    client = new RelayClient({ url: target, token: where.token, ca: where.ca, experiences: true, backoff: { initialMs: 100, maxMs: 1000 } });
+    client = new RelayClient({ url: target, token: where.token, ca: where.ca, experiences: false, backoff: { initialMs: 100, maxMs: 1000 } });
     const c = client;
-    let source: SourceInfo | undefined;
-    const done = await new Promise<string | undefined>((resolve) => {
-      let timer = setTimeout(() => resolve(`the relay at ${target} did not answer within ${WAIT_MS / 1000} s`), WAIT_MS);
+    // The eval tasksets' series come as points (train/eval divergence): kept until the backlog is sent.
+    const evalPoints = new Map<string, EvalSeries['points']>();
+    let caughtUp = false;
+    c.on('points', (b) => {
+      for (const s of b.series) {
+        if (!s.tag.startsWith('eval/')) continue;
+        const pts = evalPoints.get(s.tag) ?? [];
+        for (let i = 0; i < s.step.length; i++) pts.push({ step: s.step[i], value: s.value[i] });
+        evalPoints.set(s.tag, pts);
+      }
+    });
+    c.on('heartbeat', (h) => (caughtUp ||= h.caughtUp));
+    // The relay folds the buffer into the table on its node: only the table comes over the wire.
+    const answer = await new Promise<TaskTable | string>((resolve) => {
+      const timer = setTimeout(() => resolve(`the relay at ${target} did not answer within ${WAIT_MS / 1000} s`), WAIT_MS);
       c.on('error', (e) => {
         if (e.kind !== 'auth') return;
         clearTimeout(timer);
         resolve(e.message);
       });
-      c.on('hello', (h) => {
+      c.once('hello', (h) => {
         clearTimeout(timer);
-        source = pickExperienceSource(h.sources, values.source);
+        const source = pickExperienceSource(h.sources, values.source);
         if (!source)
-          resolve(
+          return resolve(
             values.source !== undefined
               ? `no source '${values.source}' (${h.sources.map((x) => x.id).join(', ') || 'none'})`
               : 'no experience buffer (SQL or JSON lines) there',
           );
-        // a relay mid-way through a big buffer sends heartbeats; none for this long means it is gone
-        else timer = setTimeout(() => resolve(`the relay at ${target} went silent before it had sent the whole buffer`), 6 * WAIT_MS);
-      });
-      c.on('experiences', (m) => {
-        if (m.source === source?.id) table.add(m.rows);
-      });
-      c.on('heartbeat', (h) => {
-        timer.refresh();
-        if (h.caughtUp && source) {
-          clearTimeout(timer);
-          resolve(undefined);
-        }
+        c.requestTasks(source.id, TABLE_WAIT_MS).then(
+          (w) => resolve(TaskTable.fromWire(w)),
+          (e: Error) => resolve(e.message),
+        );
       });
       c.start();
     });
-    if (done !== undefined) return failure(done);
-    const j = tasksJson(table, opts, sort);
+    if (typeof answer === 'string') return failure(answer);
+    const table = answer;
+    await until(() => caughtUp, WAIT_MS);
+    const evals = caughtUp ? evalSeriesOf([...evalPoints.keys()]).map((tag) => ({ tag, points: evalPoints.get(tag)! })) : undefined;
+    const j = tasksJson(table, opts, sort, evals);
     process.stdout.write(values.json ? `${JSON.stringify(j)}\n` : tasksText(j, table));
     return 0;
   } catch (e) {

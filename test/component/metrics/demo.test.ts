@@ -16,12 +16,13 @@ import { until } from '../../harness/wait';
 import { TOOLS } from '../../harness/tiny-tokenizer';
 import { runDemo } from '../../harness/demo-run';
 import { configCandidates, configIdentity, jobConfigCopy } from '../../../src/metrics/replay/run-config';
+import type { TasksJson } from '../../../src/tasks/task-report';
 
 const skipWithoutModel = !modelRuntimeInstalled && 'node-llama-cpp not installed (bash scripts/setup.sh model)';
 
 const trainer = path.join(repoRoot, 'demo', 'demo_trainer.py');
 
-test('demo trainer: a Trinity job dir the relay streams (no model: simulated rewards, empty buffer)', { timeout: 60_000 }, async () => {
+test('demo trainer: a Trinity job dir the relay streams (no model: simulated rewards and taskset)', { timeout: 60_000 }, async () => {
   const job = path.join(tmpDir('demo-job-'), 'demo-run');
   const r = spawnSync('python3', [trainer, '--job-dir', job, '--steps', '12', '--step-seconds', '0', '--model-url', ''], { encoding: 'utf8', timeout: 30_000 });
   assert.equal(r.status, 0, r.stderr);
@@ -58,6 +59,40 @@ test('demo trainer: a Trinity job dir the relay streams (no model: simulated rew
   }
 });
 
+test('demo trainer: its simulated taskset shows every class of the Tasks view and mode collapse, with rollouts to read', { timeout: 120_000 }, () => {
+  const job = path.join(tmpDir('demo-tasks-'), 'demo-run');
+  const r = spawnSync('python3', [trainer, '--job-dir', job, '--steps', '40', '--step-seconds', '0', '--model-url', ''], { encoding: 'utf8', timeout: 60_000 });
+  assert.equal(r.status, 0, r.stderr);
+  const out = cli(['tasks', '--job-dir', job, '--json']);
+  assert.equal(out.code, 0, out.stderr);
+  const j = JSON.parse(out.stdout) as TasksJson;
+  assert.equal(j.identity, 'task_index');
+  assert.deepEqual(j.counts, { learned: 2, never: 2, always: 2, forgotten: 2, flaky: 2 });
+  assert.deepEqual(
+    j.tasks.map((t) => [t.task, t.class]),
+    [
+      ['0', 'learned'],
+      ['1', 'learned'],
+      ['2', 'never'],
+      ['3', 'never'],
+      ['4', 'always'],
+      ['5', 'always'],
+      ['6', 'forgotten'],
+      ['7', 'forgotten'],
+      ['8', 'flaky'],
+      ['9', 'flaky'],
+    ],
+  );
+  const collapse = j.findings.find((f) => f.kind === 'mode_collapse');
+  assert.ok(collapse, `mode collapse among ${j.findings.map((f) => f.kind).join(', ') || 'no findings'}`);
+  assert.ok(collapse.examples.length >= 3);
+  assert.deepEqual(
+    j.findings.map((f) => f.kind),
+    ['mode_collapse'],
+    'the designed courses show nothing else',
+  );
+});
+
 test(
   'demo trainer: its time/* tags make a pipeline whose bottleneck moves (explorer, then stragglers after the curriculum change)',
   { timeout: 60_000 },
@@ -77,12 +112,12 @@ test(
   },
 );
 
-// Read with the standard library only: each row's response logprobs and action mask (TRXP →
-// safetensors), as JSON lines.
+// Read with the standard library only: each real rollout's response logprobs and action mask
+// (TRXP → safetensors), as JSON lines (the simulated taskset's rows, demo-sim-…, have none).
 const READ_ROWS = String.raw`
 import json, sqlite3, struct, sys
 db = sqlite3.connect(sys.argv[1])
-for (blob,) in db.execute("SELECT experience_bytes FROM experience_buffer ORDER BY id"):
+for (blob,) in db.execute("SELECT experience_bytes FROM experience_buffer WHERE msg_id NOT LIKE 'demo-sim-%' ORDER BY id"):
     meta_len, tensor_len = struct.unpack("<QQ", blob[5:21])
     st = blob[21 + meta_len:]
     (head_len,) = struct.unpack("<Q", st[:8])

@@ -22,6 +22,7 @@ export const LIBRARIES: ReadonlySet<string> = new Set([
   'sqlite',
   'types',
   'pipeline',
+  'tasks',
 ]);
 
 type Layer =

@@ -20,7 +20,7 @@ from operator import add
 from typing import Any, Generator, TypeVar
 
 from .protocol import BIG_ENDIAN, js_entries, js_slice, js_string, parse_json, to_float, wire_number
-from .trxp import TRXP_HEADER, TrxpError, task_index_of, trxp_first_item, trxp_layout, trxp_metadata
+from .trxp import TRXP_HEADER, TrxpError, response_hash, task_index_of, trxp_first_item, trxp_layout, trxp_metadata
 
 MAX_OPS = 2_000_000
 MAX_MEMO = 1_000_000
@@ -577,4 +577,6 @@ def summarize_experience(head: bytes, total: int, read) -> dict[str, Any]:
         out["truncated"] = isinstance(status, str) and status != ""
         text = _field(first, "response_text")
         out["empty_response"] = out.get("response_tokens") == 0 or (isinstance(text, str) and text.strip() == "")
+        if isinstance(text, str) and text.strip() != "":
+            out["response_hash"] = response_hash(text)
     return out

@@ -184,6 +184,9 @@ def parse_client_message(text: str) -> dict[str, Any]:
     if t == "tokens":
         _need(_has(m, request=is_int, source=is_str, id=is_int), "tokens: needs request, source and id")
         return m
+    if t == "tasks":
+        _need(_has(m, request=is_int, source=is_str), "tasks: needs request and source")
+        return m
     if t == "detail":
         _need(is_detail_request(m), "detail: needs request, source, tag, from ≤ to, maxPoints and cursor")
         return m

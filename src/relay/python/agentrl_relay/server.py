@@ -20,6 +20,7 @@ from .decodecache import DecodeCache
 from .envelope import EnvelopeCache, EnvelopePass
 from .protocol import MAX_CLIENT_FRAME_BYTES, PROTOCOL_VERSION, SUBPROTOCOL
 from .session import ErrorDigest, Session, run_sliced
+from .tasks import TaskCache
 from .websocket import (
     WebSocket,
     accept_response,
@@ -74,6 +75,7 @@ class Relay:
         self.instance = secrets.token_hex(8)
         self.errors = ErrorDigest(self.log)
         self.envelopes = EnvelopeCache()
+        self.task_tables = TaskCache()
         self.decode_cache = DecodeCache(opts.decode_cache_bytes)
         self._passes: dict[int, asyncio.Future[None]] = {}
         self.sessions: dict[int, Session] = {}
@@ -310,6 +312,7 @@ class Relay:
             self.server.close()
             await self.server.wait_closed()
         self.decode_cache.close()
+        self.task_tables.close()
         self.catalog.close()
 
 

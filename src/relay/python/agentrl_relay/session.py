@@ -3,7 +3,7 @@ cursors. Reading is pulled by the socket: a batch is read only while the bytes s
 for this client are below the high-water mark, so a slow client costs at most ~2 batches of
 memory; one that stops reading for the stall timeout is cut off (it resumes from its cursor
 when it reconnects), and so is one that never subscribes. Requests (`experience`, `detail`,
-`tokens`) are answered one at a time and only while the client reads; past MAX_QUEUED_REQUEST_BYTES
+`tokens`, `tasks`) are answered one at a time and only while the client reads; past MAX_QUEUED_REQUEST_BYTES
 of requests waiting, the client's socket is not read until they drain (as the Node relay pauses
 it). Every costly step (a pass, a detail read, a row's decoding) runs in slices of about SLICE_S,
 and each client's request task and stream yield between them: clients take turns, so one that
@@ -190,7 +190,7 @@ class Session:
             # Ray's timeline windows are read by the Node relay only (its sources/ray-timeline.ts)
             self.send({"type": "timeline", "request": as_int(msg["request"]), "error": "this relay (Python) does not read Ray timelines: run the Node relay"})
             return
-        if msg["type"] in ("experience", "detail", "tokens"):
+        if msg["type"] in ("experience", "detail", "tokens", "tasks"):
             self.requests.put_nowait((msg, len(data)))
             self.request_bytes += len(data)
             if self.request_bytes > MAX_QUEUED_REQUEST_BYTES:
@@ -340,6 +340,9 @@ class Session:
             if m["type"] == "tokens":
                 await self._tokens(m)
                 continue
+            if m["type"] == "tasks":
+                self.send(await self._tasks(m))
+                continue
             try:
                 answer = await (self._experience(m) if m["type"] == "experience" else self._detail(m))
             except Exception as e:  # noqa: BLE001 (any failure is the answer)
@@ -359,6 +362,17 @@ class Session:
             return {**base, "detail": await run_sliced(steps(as_int(m["id"]))) if steps else src.read_detail(as_int(m["id"]))}
         except Exception as e:  # noqa: BLE001 (any failure is the answer)
             return {**base, "error": self._said(e)}
+
+    async def _tasks(self, m: dict[str, Any]) -> dict[str, Any]:
+        """An experience source's tasks table, folded by the relay (tasks.py) and shared by its clients."""
+        base = {"type": "tasks", "request": as_int(m["request"]), "source": m["source"]}
+        src = self.relay.source(m["source"])
+        if src is None:
+            return {**base, "error": f"no experience source '{js_slice(m['source'], 200)}'"}
+        try:
+            return {**base, "table": await self.relay.task_tables.table(src)}
+        except Exception as e:  # noqa: BLE001 (any failure is the answer)
+            return {**base, "error": js_slice(self._said(e), 1000)}
 
     def _said(self, e: BaseException) -> str:
         """What a client is told of a failed request: the relay's own messages (RuntimeError,

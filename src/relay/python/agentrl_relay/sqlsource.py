@@ -415,7 +415,7 @@ class SqlTableReader:
             s = summarize_experience(v[9], int(v[8]), read)
             if "metrics" in s:
                 row["metrics"] = s["metrics"]
-            for key in ("advantage", "response_tokens", "trained_tokens", "truncated", "empty_response", "task_index", "taskset_id"):
+            for key in ("advantage", "response_tokens", "trained_tokens", "truncated", "empty_response", "task_index", "taskset_id", "response_hash"):
                 if key in s:
                     row[key] = s[key]
             if "error" in s:

@@ -17,7 +17,7 @@ from .points import ExperiencesBatch, PointCollector, PointsBatch, points_batch
 from .protocol import cursor_dict, is_number, js_string, parse_json, to_float, wire_number
 from .steplog import load_shared_step_bindings, parse_step_line, shared_run_series
 from .tokens import line_tokens
-from .trxp import task_index_of
+from .trxp import response_hash, task_index_of
 
 # A Step line is a dict of metrics: a few KiB.
 MAX_LOG_LINE = 4 * 1024 * 1024
@@ -196,6 +196,9 @@ def row_of_line(line: bytes, row_id: int, table: str) -> dict[str, Any] | None:
     if metrics:
         row["metrics"] = metrics
     row.update(task_index_of(info))
+    text = o.get("response_text")
+    if isinstance(text, str) and text.strip() != "":
+        row["response_hash"] = response_hash(text)
     return row
 
 

@@ -13,6 +13,7 @@ interpreter of inert data (pickles.py), the runner a builtins-only Unpickler.
 from __future__ import annotations
 
 import math
+import re
 import struct
 from typing import Any, Callable, NamedTuple
 
@@ -88,3 +89,23 @@ def task_index_of(info: Any) -> dict[str, int]:
         return {}
     taskset = index(get(ti, "taskset_id"))
     return {"task_index": i} if taskset is None else {"task_index": i, "taskset_id": taskset}
+
+
+_ASCII_SPACE = re.compile(r"[ \t\n\r\f\v]+")
+_ASCII_UPPER = re.compile(r"[A-Z]")
+
+
+def response_hash(text: str) -> str:
+    """The fingerprint of a response text (responseHash of trxp.ts): ASCII case and runs of ASCII
+    whitespace folded, two FNV-1a 32-bit hashes of the UTF-8 bytes, 16 hex digits."""
+    norm = _ASCII_SPACE.sub(" ", _ASCII_UPPER.sub(lambda m: m.group(0).lower(), text))
+    if norm.startswith(" "):
+        norm = norm[1:]
+    if norm.endswith(" "):
+        norm = norm[:-1]
+    a = 0x811C9DC5
+    b = 0x050C5D1F
+    for byte in norm.encode("utf-8", "replace"):
+        a = ((a ^ byte) * 0x01000193) & 0xFFFFFFFF
+        b = ((b ^ byte) * 0x01000193) & 0xFFFFFFFF
+    return f"{a:08x}{b:08x}"

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import type { TasksJson } from '../../../../src/relay/tasks/tasks';
+import type { TasksJson } from '../../../../src/tasks/task-report';
 import { cliBundle } from '../../../harness/relay';
 import { tmpDir } from '../helpers';
 import { TrinitySqlWriter, noTrinity } from '../trinity-sql-writer';

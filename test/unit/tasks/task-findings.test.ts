@@ -2,9 +2,9 @@
 // example rows; nothing found on a run built to show none; what the rows cannot show is named.
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { ExperienceRow } from '../../../../src/relay-protocol/messages';
-import { findEvidence } from '../../../../src/relay/tasks/task-findings';
-import { TaskTable } from '../../../../src/relay/tasks/task-table';
+import type { ExperienceRow } from '../../../src/relay-protocol/messages';
+import { findEvidence } from '../../../src/tasks/task-findings';
+import { TaskTable } from '../../../src/tasks/task-table';
 
 let nextId = 1;
 /** 8 tasks × 4 members per version; `at(v, task, member)` gives reward parts and length. */

@@ -2,9 +2,9 @@
 // threshold from the run's reward range, replaced rows, and rows that cannot be placed (counted).
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { ExperienceRow } from '../../../../src/relay-protocol/messages';
-import { classifyTasks, sortTasks } from '../../../../src/relay/tasks/task-classes';
-import { TaskTable } from '../../../../src/relay/tasks/task-table';
+import type { ExperienceRow } from '../../../src/relay-protocol/messages';
+import { classifyTasks, sortTasks } from '../../../src/tasks/task-classes';
+import { TaskTable } from '../../../src/tasks/task-table';
 
 let nextId = 1;
 function row(task: number | null, version: number | null, reward: number | null | string, extra: Partial<ExperienceRow> = {}): ExperienceRow {

@@ -5,10 +5,11 @@
 //   reward_part_alone  one reward part (format_score, …) rose while the others stayed flat
 //   length_growth      the mean response length grew by ≥ 30 % while the reward rose
 // What these rows cannot show is listed as not checked, with why.
+import { type EvalSeries, modeCollapse, trainEvalDivergence } from './run-findings';
 import type { TaskTable } from './task-table';
 
 export interface Finding {
-  kind: 'reward_part_alone' | 'length_growth';
+  kind: 'reward_part_alone' | 'length_growth' | 'mode_collapse' | 'train_eval_divergence';
   detail: string;
   /** Row ids of example rollouts: read these. */
   examples: number[];
@@ -88,18 +89,24 @@ function examplesAt(table: TaskTable, late: number[], kind: 'best' | 'longest'):
   return [...new Set(picked.map((p) => p.id))].slice(0, EXAMPLES);
 }
 
-export function findEvidence(table: TaskTable): { findings: Finding[]; notChecked: NotChecked[] } {
-  const notChecked: NotChecked[] = [
-    { kind: 'mode_collapse', why: 'needs the response texts, which the row list does not carry' },
-    { kind: 'train_eval_divergence', why: "needs the eval tasksets' series beside the buffer (not read by this command)" },
-    { kind: 'reference_answer', why: "needs the taskset's reference answers (not read by this command)" },
-  ];
+/**
+ * The evidence in a table. `evals`: the eval tasksets' series of the run (eval/<taskset>/…), when
+ * the caller reads them; undefined when it does not.
+ */
+export function findEvidence(table: TaskTable, evals?: EvalSeries[]): { findings: Finding[]; notChecked: NotChecked[] } {
+  const notChecked: NotChecked[] = [];
+  if (!table.hashed) notChecked.push({ kind: 'mode_collapse', why: 'the rows carry no response texts' });
+  if (!evals) notChecked.push({ kind: 'train_eval_divergence', why: "needs the eval tasksets' series beside the buffer (not read here)" });
+  else if (!evals.length) notChecked.push({ kind: 'train_eval_divergence', why: 'the run has no eval taskset series (eval/…)' });
+  notChecked.push({ kind: 'reference_answer', why: "needs the taskset's reference answers (not read here)" });
   const findings: Finding[] = [];
   const per = byVersion(table);
   const versions = [...per.keys()].sort((a, b) => a - b);
   if (versions.length < 2) {
     const why = `needs at least two model versions (${versions.length} seen)`;
     notChecked.push({ kind: 'reward_part_alone', why }, { kind: 'length_growth', why });
+    if (table.hashed) notChecked.push({ kind: 'mode_collapse', why });
+    if (evals?.length) notChecked.push({ kind: 'train_eval_divergence', why });
     return { findings, notChecked };
   }
   const q = Math.max(1, Math.floor(versions.length / 4));
@@ -165,5 +172,9 @@ export function findEvidence(table: TaskTable): { findings: Finding[]; notChecke
       numbers: { length_early: l0, length_late: l1, reward_early: r0, reward_late: r1 },
     });
   }
+  const collapse = table.hashed ? modeCollapse(table, { early, late }) : undefined;
+  if (collapse) findings.push(collapse);
+  const divergence = evals?.length ? trainEvalDivergence(table, { early, late }, r0, r1, evals, examplesAt(table, late, 'best')) : undefined;
+  if (divergence) findings.push(divergence);
   return { findings, notChecked };
 }
