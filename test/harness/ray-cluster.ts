@@ -244,7 +244,7 @@ export async function startRayCluster(opts: { worker?: boolean; dashboardPort?: 
       );
     // `ray start` returns before the dashboard's HTTP server listens on a loaded machine: a
     // connect right away is refused
-    await dashboardAnswers(`http://127.0.0.1:${port}`, 60_000);
+    await dashboardAnswers(`http://127.0.0.1:${port}`, 180_000); // a loaded machine (2 cores shared) can take minutes
   } catch (e) {
     await killNetnsStrays().catch(() => undefined);
     fs.rmSync(tempDir, { recursive: true, force: true });
