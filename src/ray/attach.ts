@@ -11,7 +11,7 @@ import { connectDebugpy, DebugpyConnectError, DebugpyConnection } from './paused
 import { reach, sshForward, type Reach } from './paused/reach';
 import type { RayHost } from './ray-host';
 
-export interface AttachArgs {
+interface AttachArgs {
   cluster?: string;
   job?: string;
   task?: PausedTask;
@@ -24,7 +24,7 @@ const opened = new Map<string, DebugpyConnection>();
 let nextKey = 1;
 
 /** Which client attaches: the Python Debugger extension when installed, else ours. */
-export function attachClient(): typeof DEBUGPY_TYPE | typeof OWN_TYPE {
+function attachClient(): typeof DEBUGPY_TYPE | typeof OWN_TYPE {
   const setting = vscode.workspace.getConfiguration('agentrl.ray').get<string>('attachWith') ?? 'auto';
   if (setting === 'agentrl') return OWN_TYPE;
   return vscode.extensions.getExtension(PYTHON_DEBUGGER) ? DEBUGPY_TYPE : OWN_TYPE;
@@ -75,7 +75,7 @@ function connectFailureText(e: DebugpyConnectError, t: PausedTask): string {
  * The debug configuration that attaches to `t`, its socket already open for our own client; or
  * undefined after telling the user why not (resumed, gone, not reachable, refused).
  */
-export async function prepareAttach(host: RayHost, cluster: string, t: PausedTask): Promise<AttachConfiguration | undefined> {
+async function prepareAttach(host: RayHost, cluster: string, t: PausedTask): Promise<AttachConfiguration | undefined> {
   const c = host.get(cluster);
   if (!c) {
     void vscode.window.showErrorMessage(vscode.l10n.t('Not connected to the Ray cluster {0}.', cluster));
@@ -185,11 +185,12 @@ export async function ownAdapter(session: vscode.DebugSession): Promise<vscode.D
             cfg.rayTask?.name ?? '?',
             e.failure.kind,
           ),
+          { cause: e },
         );
       throw e;
     }
   }
-  return new vscode.DebugAdapterInlineImplementation(conn as unknown as vscode.DebugAdapter);
+  return new vscode.DebugAdapterInlineImplementation(conn);
 }
 
 /** A launch.json `agentrl` attach entry's `ray`: the dashboard, and the job whose first pause to attach to. */

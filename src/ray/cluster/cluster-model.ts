@@ -5,6 +5,7 @@ import type { L10n } from '../../base/l10n';
 import type { RayActor, RayJob, RayNode } from '../api/api-types';
 import { META } from '../api/api-types';
 import type { PausedTask } from '../paused/paused';
+import { pausedOfJob } from '../paused/watch';
 import type { FailureReport, StallReport } from './stall';
 
 export interface ClusterSnapshot {
@@ -131,8 +132,8 @@ export function jobDetails(s: ClusterSnapshot, id: string, l10n: L10n): Row[] {
     for (const n of f.deadNodes) rows.push({ type: 'info', id: `${id}:fdead:${n.id}`, label: dead(n), description: n.message ?? '', severity: 'error' });
     f.lastLogLines.slice(-5).forEach((l, i) => rows.push({ type: 'info', id: `${id}:log:${i}`, label: l.slice(0, 200), description: '', severity: 'info' }));
   }
-  for (const t of s.paused.filter((p) => p.job === id || (p.job !== null && s.jobs.some((j) => j.submission_id === id && j.job_id === p.job))))
-    rows.unshift(pausedRow(t, id, s.fetchedAt, l10n));
+  const job = s.jobs.find((j) => (j.submission_id ?? j.job_id) === id) ?? { submission_id: id, job_id: null };
+  for (const t of pausedOfJob(s.paused, job).reverse()) rows.unshift(pausedRow(t, id, s.fetchedAt, l10n));
   for (const a of s.actors[id] ?? []) rows.push(actorRow(a, id));
   return rows;
 }

@@ -27,7 +27,7 @@ export type Reach =
 
 const LOOPBACK = /^(127\.|::1$|localhost$|0:0:0:0:0:0:0:1$)/i;
 
-export function isLoopback(host: string): boolean {
+function isLoopback(host: string): boolean {
   return LOOPBACK.test(host.replace(/^\[|\]$/g, ''));
 }
 

@@ -68,6 +68,6 @@ export class PausedWatch {
 }
 
 /** Paused tasks of a job (its submission id or Ray job id). */
-export function pausedOfJob(all: PausedTask[], job: RayJob): PausedTask[] {
+export function pausedOfJob(all: PausedTask[], job: Pick<RayJob, 'submission_id' | 'job_id'>): PausedTask[] {
   return all.filter((t) => t.job !== null && (t.job === job.submission_id || t.job === job.job_id));
 }

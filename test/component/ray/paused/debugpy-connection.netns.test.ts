@@ -100,6 +100,9 @@ async function attachTo(t: PausedTask, dashboard: string): Promise<{ s: Session;
   // debugpy answers attach only once the configuration is done
   const attached = s.send('attach', config);
   await s.event('initialized');
+  // what VS Code sends from debugpy's filter defaults: without "uncaught", a post-mortem does
+  // not stop (pydevd's stop_on_unhandled_exception returns when no exception breakpoint is set)
+  await s.send('setExceptionBreakpoints', { filters: ['uncaught'] });
   await s.send('configurationDone');
   await attached;
   const stopped = await s.event('stopped');
@@ -152,7 +155,7 @@ test(
     assert.equal(task.job, sub.submission_id);
 
     // both at once: two sessions, one per paused worker
-    const [a, b] = await Promise.all([attachTo(task, cluster!.url), attachTo(actor, cluster!.url)]);
+    const [a, b] = await Promise.all([attachTo(task, cluster.url), attachTo(actor, cluster.url)]);
 
     assert.equal((a.stopped.body as { reason: string }).reason, 'breakpoint');
     assert.deepEqual([a.top.source?.path, a.top.line, a.top.name], [jobFile, pauseLine, 'compute'], 'the task stops at the breakpoint() line');
