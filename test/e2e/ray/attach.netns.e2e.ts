@@ -38,7 +38,7 @@ test('a paused task in the Ray view → Attach → the editor stops at the break
       .findIndex((l) => l.includes('PAUSE-HERE')) + 1;
   const wb: Workbench = await openWorkbench({
     workspace: ws,
-    settings: { 'agentrl.ray.clusters': [{ name: 'e2e cluster', url: cluster!.url }], 'agentrl.ray.refreshSeconds': 1 },
+    settings: { 'agentrl.ray.clusters': [{ name: 'e2e cluster', url: cluster!.url }], 'agentrl.ray.refreshSeconds': 3 }, // rows redrawn less often: a click lands on the row it aimed at
     viewport: { width: 1500, height: 900 },
   });
   try {
@@ -62,7 +62,14 @@ test('a paused task in the Ray view → Attach → the editor stops at the break
     await row.click();
 
     // the editor stops at the user's line: the paused_job.py tab, the top stack frame's line decorated
-    await page.locator('.tab.active', { hasText: 'paused_job.py' }).waitFor({ timeout: 120_000 });
+    await page
+      .locator('.tab.active', { hasText: 'paused_job.py' })
+      .waitFor({ timeout: 120_000 })
+      .catch(async (e: Error) => {
+        await wb.screenshot('ray-attach-failure');
+        const said = await page.locator('.notifications-toasts .notification-toast, .statusbar').allTextContents();
+        throw new Error(`${e.message}\nnotifications and status bar: ${said.join(' | ')}`);
+      });
     await page.locator('.debug-call-stack .monaco-list-row', { hasText: 'compute' }).first().waitFor({ timeout: 60_000 });
     const current = page.locator('.editor-group-container.active .monaco-editor .debug-top-stack-frame-line');
     await current.first().waitFor({ timeout: 60_000 });
