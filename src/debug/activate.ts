@@ -3,6 +3,7 @@
 // first time a rollout is debugged or the view is shown.
 import * as path from 'path';
 import * as vscode from 'vscode';
+import { RAY_ATTACH_FIRST } from '../feature-api/commands';
 import type { ConfigChecker } from '../feature-api/config-checker';
 import type { ExperienceReader } from '../feature-api/experience-reader';
 import type { RolloutService } from '../feature-api/rollouts';
@@ -38,8 +39,11 @@ export function activateDebug(
   const configs = () => (provider ??= new (host().RolloutConfigurationProvider)(checker, log));
   const delegate: vscode.DebugConfigurationProvider = {
     provideDebugConfigurations: (folder) => configs().provideDebugConfigurations(folder),
-    resolveDebugConfiguration: (folder, config) => configs().resolveDebugConfiguration(folder, config),
-    resolveDebugConfigurationWithSubstitutedVariables: (folder, config) => configs().resolveDebugConfigurationWithSubstitutedVariables(folder, config),
+    // `"request": "attach"` with `"ray"`: the Ray feature waits for the first paused task and
+    // answers with its attach configuration (another debug type); the rollout debugger stays unloaded
+    resolveDebugConfiguration: (folder, config) => (config.request === 'attach' ? attachToRay(config) : configs().resolveDebugConfiguration(folder, config)),
+    resolveDebugConfigurationWithSubstitutedVariables: (folder, config) =>
+      config.request === 'attach' ? config : configs().resolveDebugConfigurationWithSubstitutedVariables(folder, config),
   };
   const changed = new vscode.EventEmitter<Host.RolloutNode | undefined>();
   let tree: Host.RolloutsTree | undefined;
@@ -105,4 +109,17 @@ export function activateDebug(
           : [];
       }),
   };
+}
+
+/** An `agentrl` attach entry: `"ray": {"dashboard": URL, "job"?: ID}`. */
+async function attachToRay(config: vscode.DebugConfiguration): Promise<vscode.DebugConfiguration | undefined> {
+  const ray = config.ray as { dashboard?: unknown; job?: unknown } | undefined;
+  if (typeof ray?.dashboard !== 'string' || !ray.dashboard) {
+    void vscode.window.showErrorMessage(
+      vscode.l10n.t('An agentrl "attach" entry needs "ray": {"dashboard": "http://127.0.0.1:8265", "job": "<submission id>"} (the job is optional).'),
+    );
+    return undefined;
+  }
+  const job = typeof ray.job === 'string' && ray.job ? ray.job : undefined;
+  return RAY_ATTACH_FIRST.run(vscode.commands, { dashboard: ray.dashboard, job });
 }

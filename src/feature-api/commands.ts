@@ -101,6 +101,21 @@ interface RayWatchMetricsArgs {
 /** Watches a Ray job's metrics: its job dir on this machine, or a relay job next to it. */
 export const RAY_WATCH_METRICS = new FeatureCommand<RayWatchMetricsArgs, unknown>('agentrl.ray.watchMetrics');
 
+/** An `agentrl` launch entry's `"request": "attach"` with `"ray": {dashboard, job?}`: the debugger feature asks Ray for it. */
+export interface RayAttachFirstArgs {
+  dashboard: string;
+  job?: string;
+}
+
+/**
+ * Waits for the first task that pauses (in `job`) on the cluster at `dashboard` and resolves with
+ * the debug configuration that attaches to it (a `debugpy` or `agentrl-ray` attach), or
+ * undefined when cancelled or impossible (the user was told why).
+ */
+export const RAY_ATTACH_FIRST = new FeatureCommand<RayAttachFirstArgs, ({ type: string; name: string; request: string } & Record<string, unknown>) | undefined>(
+  'agentrl.ray.attachFirst',
+);
+
 /**
  * How the metrics view brings back a relay that is gone (a Ray relay job that ended itself once
  * idle): saved with the connection, run as RAY_WATCH_METRICS with `replaces` added.

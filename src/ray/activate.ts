@@ -3,7 +3,7 @@
 // a command runs or the view is first shown — or right away, off the activation path, when
 // clusters are configured or were connected before.
 import * as vscode from 'vscode';
-import { RAY_WATCH_METRICS } from '../feature-api/commands';
+import { RAY_ATTACH_FIRST, RAY_WATCH_METRICS } from '../feature-api/commands';
 import type { ConfigChecker } from '../feature-api/config-checker';
 import { lazyBundle } from '../base/lazy';
 import type { Logger } from '../base/log';
@@ -62,11 +62,26 @@ export function activateRay(context: vscode.ExtensionContext, log: Logger, check
     cmd('agentrl.ray.connectExplorer', (h, a) => load().connectExplorer(h, jobArgs(a))),
     cmd('agentrl.ray.showStacks', (h, a) => load().showStacks(h, diagnoseArgs(a))),
     cmd('agentrl.ray.copyDiagnostics', (h, a) => load().copyDiagnostics(h, diagnoseArgs(a))),
+    cmd('agentrl.ray.attach', (h, a) => load().attach(h, attachArgs(a))),
+    RAY_ATTACH_FIRST.register(vscode.commands, (a) =>
+      a && typeof a.dashboard === 'string'
+        ? load().attachFirst(get(), { dashboard: a.dashboard, job: typeof a.job === 'string' ? a.job : undefined })
+        : undefined,
+    ),
+    // our own client to a paused task's debugpy, where the Python Debugger extension is absent
+    vscode.debug.registerDebugAdapterDescriptorFactory('agentrl-ray', { createDebugAdapterDescriptor: (session) => load().ownAdapter(session) }),
   );
   const configured = (vscode.workspace.getConfiguration('agentrl.ray').get<unknown[]>('clusters') ?? []).length > 0;
   const saved = (context.workspaceState.get<unknown[]>('agentrl.ray.connected') ?? []).length > 0;
   if (configured || saved) setTimeout(() => get(), 0);
   return { host: get };
+}
+
+/** A paused row passes itself (`{cluster, job, task}`); so does the notification's button. */
+function attachArgs(a: unknown): { cluster?: string; job?: string; task?: Host.PausedTaskArg } {
+  const x = (a ?? {}) as { cluster?: unknown; job?: unknown; task?: { worker_id?: unknown; port?: unknown } };
+  const task = x.task && typeof x.task.worker_id === 'string' && typeof x.task.port === 'number' ? (x.task as Host.PausedTaskArg) : undefined;
+  return { cluster: typeof x.cluster === 'string' ? x.cluster : undefined, job: typeof x.job === 'string' ? x.job : undefined, task };
 }
 
 /** Tree items pass themselves (`{cluster, submissionId}`); commands pass `{cluster, id}`. */

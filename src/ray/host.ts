@@ -5,3 +5,5 @@ export { connect, submit, stopJob, deleteJob, watchMetrics, startLocal, stopLoca
 export { runDemo } from './demo';
 export { connectExplorer } from './explorer';
 export { showStacks, copyDiagnostics } from './diagnose';
+export { attach, attachFirst, ownAdapter } from './attach';
+export type { PausedTask as PausedTaskArg } from './paused/paused';

@@ -11,6 +11,8 @@ import { ClusterMonitor } from './cluster/monitor';
 import { Poller } from './cluster/poller';
 import type { RelayStop } from './cluster/relay-reaper';
 import { collectStacks, type CollectedStacks } from './diagnostics/collect';
+import type { PausedTask } from './paused/paused';
+import { pausedTitle } from './paused/attach-config';
 import { RayTree } from './tree';
 
 /** Stacks taken of a job (on demand or when it was flagged stalled), or why they could not be. */
@@ -66,9 +68,22 @@ export class RayHost implements vscode.Disposable {
       this.status,
       this.onDidRefresh,
       this.onDidTakeStacks,
+      this.onDidPause,
       this.view.onDidChangeVisibility((e) => {
         this.visible = e.visible;
         for (const c of this.clusters.values()) c.poller.setVisible(e.visible);
+      }),
+      vscode.debug.onDidStartDebugSession((d) => {
+        const k = sessionKey(d.configuration);
+        if (k) this.sessions.set(d.id, k);
+      }),
+      vscode.debug.onDidTerminateDebugSession((d) => {
+        if (!this.sessions.delete(d.id)) return;
+        // the task went on (or ended): its row goes at the next refresh, made now
+        for (const c of this.clusters.values()) {
+          c.monitor.pausedWatch.soon();
+          c.poller.now();
+        }
       }),
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration('agentrl.ray')) this.syncConfigured();
@@ -118,6 +133,7 @@ export class RayHost implements vscode.Disposable {
       stall: this.stallOptions(),
       onRequest: () => entry.requests++,
       onRelayStopped: (s, err) => this.relayStopped(entry, s, err),
+      onPaused: (fresh) => this.pausedAppeared(entry, fresh),
     });
     const refreshMs = Math.max(1, this.settings().refreshSeconds) * 1000;
     entry.poller = new Poller(
@@ -149,6 +165,35 @@ export class RayHost implements vscode.Disposable {
   }
 
   private readonly relayStopFailures = new Set<string>();
+
+  /** Debug sessions attached to paused tasks: session id → `<worker>:<port>`. */
+  private readonly sessions = new Map<string, string>();
+  /** Fired when tasks newly paused were seen (tests wait on it). */
+  readonly onDidPause = new vscode.EventEmitter<{ cluster: string; tasks: PausedTask[] }>();
+
+  /** Whether a debug session is attached to that paused task. */
+  debugging(_cluster: string, t: Pick<PausedTask, 'worker_id' | 'port'>): boolean {
+    return [...this.sessions.values()].includes(`${t.worker_id}:${t.port}`);
+  }
+
+  /** A task newly paused: a notification with Attach (one for several at once). */
+  private pausedAppeared(entry: ClusterEntry, fresh: PausedTask[]) {
+    const url = entry.monitor.client.url;
+    this.onDidPause.fire({ cluster: url, tasks: fresh });
+    const todo = fresh.filter((t) => !this.debugging(url, t));
+    if (!todo.length) return;
+    const t = todo[0];
+    const attachButton = vscode.l10n.t('Attach Debugger');
+    const text =
+      todo.length === 1
+        ? t.post_mortem
+          ? vscode.l10n.t('Ray task {0} raised and is paused post-mortem (job {1}).', pausedTitle(t), t.job ?? '?')
+          : vscode.l10n.t('Ray task {0} is paused at a breakpoint (job {1}).', pausedTitle(t), t.job ?? '?')
+        : vscode.l10n.t('{0} Ray tasks are paused, {1} first.', String(todo.length), pausedTitle(t));
+    void vscode.window.showInformationMessage(text, attachButton).then((b) => {
+      if (b === attachButton) void vscode.commands.executeCommand('agentrl.ray.attach', { cluster: url, job: t.job, task: t });
+    });
+  }
 
   async remember(url: string, name?: string): Promise<void> {
     const saved = (this.context.workspaceState.get<Array<{ url: string; name?: string }>>(SAVED_KEY) ?? []).filter((s) => s.url !== url);
@@ -287,4 +332,10 @@ export class RayHost implements vscode.Disposable {
     }
     for (const d of this.disposables) d.dispose();
   }
+}
+
+/** `<worker>:<port>` of a session attached to a paused task (its configuration's rayTask). */
+function sessionKey(c: vscode.DebugConfiguration): string | undefined {
+  const t = (c as { rayTask?: { worker?: unknown; port?: unknown } }).rayTask;
+  return typeof t?.worker === 'string' && typeof t.port === 'number' ? `${t.worker}:${t.port}` : undefined;
 }

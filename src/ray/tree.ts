@@ -57,15 +57,17 @@ export class RayTree implements vscode.TreeDataProvider<Element> {
 
   getTreeItem(e: Element): vscode.TreeItem {
     const expandable = e.type === 'cluster' || e.type === 'group' || (e.type === 'job' && this.hasDetails(e));
+    // a job with a paused task opens by itself: the paused row is what the user looks for
+    const pausedJob = e.type === 'job' && this.snapshots().some((s) => s.url === e.cluster && s.paused.some((p) => p.job === e.submissionId));
     const item = new vscode.TreeItem(
       e.label,
       expandable
-        ? e.type === 'job'
+        ? e.type === 'job' && !pausedJob
           ? vscode.TreeItemCollapsibleState.Collapsed
           : vscode.TreeItemCollapsibleState.Expanded
         : vscode.TreeItemCollapsibleState.None,
     );
-    item.id = `${e.cluster}|${e.type}|${e.id}`;
+    item.id = `${e.cluster}|${e.type}|${e.id}${pausedJob ? '|paused' : ''}`;
     item.description = e.description;
     // Screen readers (and UI tests) get the row as shown, not the tooltip VS Code would use.
     item.accessibilityInformation = { label: e.description ? `${e.label} ${e.description}` : e.label };
@@ -104,6 +106,19 @@ export class RayTree implements vscode.TreeDataProvider<Element> {
       case 'actor':
         item.iconPath = new vscode.ThemeIcon(e.alive ? 'symbol-class' : 'error');
         item.contextValue = `agentrl.ray.actor.${e.alive ? 'alive' : 'dead'}`;
+        break;
+      case 'paused':
+        item.iconPath = new vscode.ThemeIcon(
+          e.task.post_mortem ? 'bug' : 'debug-pause',
+          new vscode.ThemeColor(e.task.post_mortem ? 'errorForeground' : 'debugIcon.pauseForeground'),
+        );
+        item.tooltip = e.tooltip;
+        item.contextValue = 'agentrl.ray.paused';
+        item.command = {
+          command: 'agentrl.ray.attach',
+          title: vscode.l10n.t('Attach Debugger'),
+          arguments: [{ cluster: e.cluster, job: e.job, task: e.task }],
+        };
         break;
       case 'info':
         item.iconPath = new vscode.ThemeIcon(e.severity === 'error' ? 'error' : e.severity === 'warning' ? 'warning' : 'output');

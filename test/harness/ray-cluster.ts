@@ -40,7 +40,7 @@ export interface RayCluster {
 }
 
 function run(args: string[], env: NodeJS.ProcessEnv): void {
-  const r = spawnSync(rayBin, args, { env, encoding: 'utf8', timeout: 90_000 });
+  const r = spawnSync(rayBin, args, { env, encoding: 'utf8', timeout: 300_000 }); // minutes on a loaded machine
   if (r.status !== 0) throw new Error(`ray ${args.join(' ')} failed (${r.status ?? r.signal}):\n${(r.stdout ?? '') + (r.stderr ?? '')}`.slice(-3000));
 }
 
@@ -208,6 +208,8 @@ export async function startRayCluster(opts: { worker?: boolean; dashboardPort?: 
     RAY_health_check_failure_threshold: '4',
     RAY_health_check_timeout_ms: '500',
     RAY_health_check_initial_delay_ms: '500',
+    // the dashboard gives each of its modules 30 s to start, then exits: too short on a loaded machine
+    RAY_DASHBOARD_SUBPROCESS_MODULE_WAIT_READY_TIMEOUT: '300',
     // the dashboard's stack dumps (`/worker/traceback`, py-spy) answer 403 unless the head has this
     ...(opts.profiling ? { RAY_DASHBOARD_ENABLE_PROFILING: '1' } : {}),
   };
@@ -244,7 +246,7 @@ export async function startRayCluster(opts: { worker?: boolean; dashboardPort?: 
       );
     // `ray start` returns before the dashboard's HTTP server listens on a loaded machine: a
     // connect right away is refused
-    await dashboardAnswers(`http://127.0.0.1:${port}`, 60_000);
+    await dashboardAnswers(`http://127.0.0.1:${port}`, 180_000); // a loaded machine (2 cores shared) can take minutes
   } catch (e) {
     await killNetnsStrays().catch(() => undefined);
     fs.rmSync(tempDir, { recursive: true, force: true });

@@ -22,6 +22,8 @@ export interface PausedTask {
   post_mortem: boolean | null;
   /** When the task started (ms since epoch), if Ray said. */
   since: number | null;
+  /** When the Ray view first saw it paused (ms since epoch). */
+  seen_at?: number;
   /** Why file and line are missing (profiling off, py-spy missing…). */
   stack_error?: string;
 }

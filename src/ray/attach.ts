@@ -1,0 +1,260 @@
+// Attach Debugger on a paused Ray task: checks it is still paused, works out how the editor
+// reaches its debugpy (paused/reach.ts), and starts a debug session — the Python Debugger
+// extension's `debugpy` attach when it is installed, else our own `agentrl-ray` type, whose
+// inline adapter is a DebugpyConnection opened before the session starts (a refused port is a
+// message, not a hung session). One session per paused task; detaching lets the task go on.
+import * as os from 'node:os';
+import * as vscode from 'vscode';
+import type { PausedTask } from './paused/paused';
+import { attachConfiguration, DEBUGPY_TYPE, OWN_TYPE, pausedTitle, type AttachConfiguration } from './paused/attach-config';
+import { connectDebugpy, DebugpyConnectError, DebugpyConnection } from './paused/debugpy-connection';
+import { reach, sshForward, type Reach } from './paused/reach';
+import type { RayHost } from './ray-host';
+
+interface AttachArgs {
+  cluster?: string;
+  job?: string;
+  task?: PausedTask;
+}
+
+const PYTHON_DEBUGGER = 'ms-python.debugpy';
+
+/** Sockets opened before their session starts, by the session's `agentrlSocket` key. */
+const opened = new Map<string, DebugpyConnection>();
+let nextKey = 1;
+
+/** Which client attaches: the Python Debugger extension when installed, else ours. */
+function attachClient(): typeof DEBUGPY_TYPE | typeof OWN_TYPE {
+  const setting = vscode.workspace.getConfiguration('agentrl.ray').get<string>('attachWith') ?? 'auto';
+  if (setting === 'agentrl') return OWN_TYPE;
+  return vscode.extensions.getExtension(PYTHON_DEBUGGER) ? DEBUGPY_TYPE : OWN_TYPE;
+}
+
+function localAddresses(): string[] {
+  return Object.values(os.networkInterfaces())
+    .flat()
+    .filter((a): a is os.NetworkInterfaceInfo => !!a)
+    .map((a) => a.address);
+}
+
+/** Why an attach cannot start, for the user. */
+function forwardText(r: Extract<Reach, { kind: 'forward' }>): string {
+  return r.why === 'worker-loopback'
+    ? vscode.l10n.t('The paused task listens on {0}:{1}, the loopback address of its node: the editor cannot reach it without a forward.', r.ip, String(r.port))
+    : vscode.l10n.t(
+        'The paused task listens on {0}:{1}, which this editor does not reach (the dashboard is reached through a tunnel). Forward the port: {2}',
+        r.ip,
+        String(r.port),
+        sshForward(r),
+      );
+}
+
+function connectFailureText(e: DebugpyConnectError, t: PausedTask): string {
+  const f = e.failure;
+  switch (f.kind) {
+    case 'refused':
+      return vscode.l10n.t(
+        'The debugger port {0}:{1} of {2} refuses the connection: the task may have just resumed or its worker exited. Refresh the Ray view.',
+        f.host,
+        String(f.port),
+        t.name,
+      );
+    case 'timeout':
+      return vscode.l10n.t(
+        'No answer from the debugger port {0}:{1} of {2} (a firewall, or the address is not reachable from here).',
+        f.host,
+        String(f.port),
+        t.name,
+      );
+    default:
+      return vscode.l10n.t('Cannot connect to the debugger port {0}:{1} of {2}: {3}', f.host, String(f.port), t.name, f.detail);
+  }
+}
+
+/**
+ * The debug configuration that attaches to `t`, its socket already open for our own client; or
+ * undefined after telling the user why not (resumed, gone, not reachable, refused).
+ */
+async function prepareAttach(host: RayHost, cluster: string, t: PausedTask): Promise<AttachConfiguration | undefined> {
+  const c = host.get(cluster);
+  if (!c) {
+    void vscode.window.showErrorMessage(vscode.l10n.t('Not connected to the Ray cluster {0}.', cluster));
+    return undefined;
+  }
+  const state = await c.monitor.pausedWatch.stillPaused(t).catch((e: Error) => e);
+  if (state instanceof Error || state !== 'paused') {
+    c.monitor.pausedWatch.soon();
+    c.poller.now();
+    void vscode.window.showWarningMessage(
+      state === 'resumed'
+        ? vscode.l10n.t('{0} is no longer paused: it went on before the debugger attached.', t.name)
+        : state === 'gone'
+          ? vscode.l10n.t('The worker of {0} has exited: nothing to attach to.', t.name)
+          : vscode.l10n.t('Cannot read the Ray workers to check {0}: {1}', t.name, state.message),
+    );
+    return undefined;
+  }
+  const r = reach({ ip: t.ip, port: t.port }, { dashboard: c.monitor.client.url, localAddresses: localAddresses() });
+  if (r.kind === 'forward') {
+    const copy = vscode.l10n.t('Copy Command');
+    void vscode.window.showWarningMessage(forwardText(r), copy).then(async (b) => {
+      if (b === copy) await vscode.env.clipboard.writeText(sshForward(r));
+    });
+    return undefined;
+  }
+  const type = attachClient();
+  const folder = workspaceFolderOf(t);
+  const config = attachConfiguration(
+    t,
+    { host: r.host, port: r.port },
+    { type, name: vscode.l10n.t('Ray: {0}', pausedTitle(t)), localRoot: folder?.uri.fsPath },
+  );
+  if (type === OWN_TYPE) {
+    try {
+      const socket = await connectDebugpy(r.host, r.port);
+      const key = String(nextKey++);
+      opened.set(key, new DebugpyConnection(socket, (why) => vscode.l10n.t('The paused task closed the debugger connection{0}', why ? `: ${why}` : '')));
+      config.agentrlSocket = key;
+    } catch (e) {
+      c.monitor.pausedWatch.soon();
+      c.poller.now();
+      void vscode.window.showErrorMessage(e instanceof DebugpyConnectError ? connectFailureText(e, t) : (e as Error).message);
+      return undefined;
+    }
+  }
+  host.log.info(
+    `ray: attaching to ${t.name} at ${r.host}:${r.port} (${r.why}) with ${type === DEBUGPY_TYPE ? 'the Python Debugger extension' : "Agent RL Studio's own debugpy client"}`,
+  );
+  return config;
+}
+
+/** The folder the task's file is in (a job run from the workspace), else the first. */
+function workspaceFolderOf(t: PausedTask): vscode.WorkspaceFolder | undefined {
+  return (t.file ? vscode.workspace.getWorkspaceFolder(vscode.Uri.file(t.file)) : undefined) ?? vscode.workspace.workspaceFolders?.[0];
+}
+
+/** The Ray view's Attach Debugger (a paused row, or the notification's button). */
+export async function attach(host: RayHost, a: AttachArgs): Promise<boolean> {
+  const t = a.task;
+  const cluster = a.cluster ?? host.get()?.monitor.client.url;
+  if (!t || !cluster) {
+    void vscode.window.showInformationMessage(vscode.l10n.t('Pick a paused task in the Ray view to attach to.'));
+    return false;
+  }
+  const config = await prepareAttach(host, cluster, t);
+  if (!config) return false;
+  const started = await vscode.debug.startDebugging(workspaceFolderOf(t), config);
+  if (!started) {
+    dropOpened(config);
+    return false;
+  }
+  void vscode.window.setStatusBarMessage(
+    config.type === DEBUGPY_TYPE
+      ? vscode.l10n.t('Attached to {0} with the Python Debugger extension', t.name)
+      : vscode.l10n.t("Attached to {0} with Agent RL Studio's debugpy client (install the Python Debugger extension for its richer UI)", t.name),
+    8000,
+  );
+  return true;
+}
+
+function dropOpened(config: AttachConfiguration) {
+  const key = typeof config.agentrlSocket === 'string' ? config.agentrlSocket : undefined;
+  if (key) {
+    opened.get(key)?.dispose();
+    opened.delete(key);
+  }
+}
+
+/** The inline adapter of an `agentrl-ray` session: its socket opened by prepareAttach, or opened now (a launch.json entry). */
+export async function ownAdapter(session: vscode.DebugSession): Promise<vscode.DebugAdapterDescriptor> {
+  const cfg = session.configuration as Partial<AttachConfiguration> & { agentrlSocket?: string };
+  let conn = cfg.agentrlSocket ? opened.get(cfg.agentrlSocket) : undefined;
+  if (cfg.agentrlSocket) opened.delete(cfg.agentrlSocket);
+  if (!conn) {
+    const target = cfg.connect;
+    if (!target?.host || !target.port) throw new Error(vscode.l10n.t('The agentrl-ray attach entry needs "connect": {"host", "port"} of a paused task.'));
+    try {
+      conn = new DebugpyConnection(await connectDebugpy(target.host, target.port));
+    } catch (e) {
+      if (e instanceof DebugpyConnectError)
+        throw new Error(
+          vscode.l10n.t(
+            'Cannot connect to the debugger port {0}:{1} of {2}: {3}',
+            e.failure.host,
+            String(e.failure.port),
+            cfg.rayTask?.name ?? '?',
+            e.failure.kind,
+          ),
+          { cause: e },
+        );
+      throw e;
+    }
+  }
+  return new vscode.DebugAdapterInlineImplementation(conn);
+}
+
+/** A launch.json `agentrl` attach entry's `ray`: the dashboard, and the job whose first pause to attach to. */
+export interface AttachFirstArgs {
+  dashboard: string;
+  job?: string;
+}
+
+/**
+ * The attach configuration of the first task that pauses in `job` (any job without it) on the
+ * cluster at `dashboard` (connected if it was not), waiting with a cancellable notification;
+ * tasks already being debugged are skipped. Undefined: cancelled, or told why not.
+ */
+export async function attachFirst(host: RayHost, a: AttachFirstArgs): Promise<AttachConfiguration | undefined> {
+  let entry;
+  try {
+    entry = host.add(a.dashboard);
+  } catch (e) {
+    void vscode.window.showErrorMessage((e as Error).message);
+    return undefined;
+  }
+  const url = entry.monitor.client.url;
+  const wanted = (t: PausedTask) => (a.job === undefined || t.job === a.job) && !host.debugging(url, t);
+  const first = await vscode.window.withProgress(
+    {
+      location: vscode.ProgressLocation.Notification,
+      cancellable: true,
+      title: a.job ? vscode.l10n.t('Waiting for a task of job {0} to pause…', a.job) : vscode.l10n.t('Waiting for a Ray task to pause…'),
+    },
+    (_p, cancel) =>
+      new Promise<PausedTask | undefined>((resolve) => {
+        const now = entry.monitor.snapshot.paused.find(wanted);
+        if (now) return resolve(now);
+        const subs: vscode.Disposable[] = [];
+        const done = (t: PausedTask | undefined) => {
+          for (const s of subs) s.dispose();
+          resolve(t);
+        };
+        subs.push(
+          cancel.onCancellationRequested(() => done(undefined)),
+          host.onDidRefresh.event((s) => {
+            if (s.url !== url) return;
+            const t = s.paused.find(wanted);
+            if (t) done(t);
+            else if (s.pausedUnsupported) {
+              void vscode.window.showErrorMessage(
+                vscode.l10n.t(
+                  'This Ray ({0}) does not report paused tasks (no num_paused_threads in its worker table): Ray 2.39 or later is needed.',
+                  s.rayVersion ?? '?',
+                ),
+              );
+              done(undefined);
+            }
+          }),
+        );
+        // the view may be hidden (its slow interval): look every 10 s while waiting
+        const look = () => {
+          entry.monitor.pausedWatch.soon();
+          entry.poller.now();
+        };
+        const timer = setInterval(look, 10_000);
+        subs.push({ dispose: () => clearInterval(timer) });
+        look();
+      }),
+  );
+  return first ? prepareAttach(host, url, first) : undefined;
+}

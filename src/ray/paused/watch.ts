@@ -1,0 +1,73 @@
+// Paused tasks seen on the Ray view's refresh, within its request budget: the worker table is
+// read at most once per `everyMs` and only while a job runs; a worker newly paused is looked up
+// once (its task, its actor, its stack), then kept until it no longer pauses. Which of them
+// appeared since the last look is told, for the notification. Pure: the client is passed in.
+import type { RayJob } from '../api/api-types';
+import { findPaused, type PausedPort, type PausedTask } from './paused';
+
+export interface PausedWatchOptions {
+  /** The least time between two reads of the worker table (default 10 s: 6 requests a minute). */
+  everyMs?: number;
+  now?: () => number;
+}
+
+const keyOf = (t: { worker_id: string; port: number }) => `${t.worker_id}:${t.port}`;
+
+export class PausedWatch {
+  private readonly known = new Map<string, PausedTask>();
+  private lastAt = -Infinity;
+  /** The Ray version lacks `num_paused_threads` (no worker row has the field). */
+  unsupported = false;
+
+  constructor(
+    private readonly port: Omit<PausedPort, 'jobs'>,
+    private readonly opts: PausedWatchOptions = {},
+  ) {}
+
+  /** The paused tasks as last seen, by job. */
+  get paused(): PausedTask[] {
+    return [...this.known.values()];
+  }
+
+  /** Forces the next `check` to read the worker table (a user asked for a refresh, an attach ended). */
+  soon(): void {
+    this.lastAt = -Infinity;
+  }
+
+  /**
+   * Reads the worker table when due. Resolves with the tasks newly paused since the last read
+   * (empty when not due or none appeared); `paused` holds them all.
+   */
+  async check(jobs: RayJob[]): Promise<PausedTask[]> {
+    const now = (this.opts.now ?? Date.now)();
+    const running = jobs.some((j) => j.status === 'RUNNING');
+    if (!running) {
+      this.known.clear();
+      return [];
+    }
+    if (now - this.lastAt < (this.opts.everyMs ?? 10_000)) return [];
+    this.lastAt = now;
+    const workers = await this.port.workers();
+    this.unsupported = workers.length > 0 && workers.every((w) => w.num_paused_threads === undefined);
+    const pausedNow = workers.filter((w) => (w.num_paused_threads ?? 0) > 0 && (w.debugger_port ?? 0) > 0 && w.is_alive !== false);
+    const still = new Set(pausedNow.map((w) => keyOf({ worker_id: w.worker_id, port: w.debugger_port! })));
+    for (const k of [...this.known.keys()]) if (!still.has(k)) this.known.delete(k);
+    const fresh = pausedNow.filter((w) => !this.known.has(keyOf({ worker_id: w.worker_id, port: w.debugger_port! })));
+    if (!fresh.length) return [];
+    const found = await findPaused({ ...this.port, workers: () => Promise.resolve(fresh), jobs: () => Promise.resolve(jobs) });
+    for (const t of found) this.known.set(keyOf(t), { ...t, seen_at: now });
+    return found.map((t) => this.known.get(keyOf(t))!);
+  }
+
+  /** Whether the worker is still paused at that port (read now, outside the budget: one request, on a user's click). */
+  async stillPaused(t: Pick<PausedTask, 'worker_id' | 'port'>): Promise<'paused' | 'resumed' | 'gone'> {
+    const w = (await this.port.workers()).find((x) => x.worker_id === t.worker_id);
+    if (!w || w.is_alive === false) return 'gone';
+    return (w.num_paused_threads ?? 0) > 0 && w.debugger_port === t.port ? 'paused' : 'resumed';
+  }
+}
+
+/** Paused tasks of a job (its submission id or Ray job id). */
+export function pausedOfJob(all: PausedTask[], job: Pick<RayJob, 'submission_id' | 'job_id'>): PausedTask[] {
+  return all.filter((t) => t.job !== null && (t.job === job.submission_id || t.job === job.job_id));
+}
