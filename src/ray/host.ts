@@ -1,7 +1,8 @@
 // The Ray feature's host bundle (dist/ray-host.js): what src/ray/activate.ts loads on first use —
 // the dashboard client, the packer, the cluster monitors — and the command flows it runs.
 export { RayHost } from './ray-host';
-export { connect, submit, stopJob, deleteJob, watchMetrics, startLocal, stopLocal } from './commands';
+export { connect, submit, debugSubmit, stopJob, deleteJob, watchMetrics, startLocal, stopLocal } from './commands';
 export { runDemo } from './demo';
 export { connectExplorer } from './explorer';
 export { showStacks, copyDiagnostics } from './diagnose';
+export { reachWorker } from './reach-worker';
