@@ -38,17 +38,35 @@ function pathMessage(r: Reach, w: ReachTarget): string {
     case 'direct':
       return vscode.l10n.t('Attaching directly to {0}:{1}.', w.ip, String(w.port));
     case 'forwarder':
-      return vscode.l10n.t('Attaching through a forwarder job ({0}) on the worker’s node, at {1}:{2} ({3}).', r.forwarderJob ?? '', r.host, String(r.port), why);
+      return vscode.l10n.t(
+        'Attaching through a forwarder job ({0}) on the worker’s node, at {1}:{2} ({3}).',
+        r.forwarderJob ?? '',
+        r.host,
+        String(r.port),
+        why,
+      );
     case 'ssh':
-      return vscode.l10n.t('The worker {0}:{1} cannot be reached from here ({2}). Open this SSH tunnel, then attach to {3}:{4}: {5}', w.ip, String(w.port), why, r.host, String(r.port), r.ssh ?? '');
+      return vscode.l10n.t(
+        'The worker {0}:{1} cannot be reached from here ({2}). Open this SSH tunnel, then attach to {3}:{4}: {5}',
+        w.ip,
+        String(w.port),
+        why,
+        r.host,
+        String(r.port),
+        r.ssh ?? '',
+      );
   }
 }
 
 /** Why the forwarder ended, in the user's words (undefined: a normal end). */
-export function endMessage(end: ForwarderEnd | undefined, w: ReachTarget): string | undefined {
+function endMessage(end: ForwarderEnd | undefined, w: ReachTarget): string | undefined {
   switch (end?.kind) {
     case 'refused':
-      return vscode.l10n.t('The worker’s debugger port {0}:{1} refused the connection: the task has resumed or its worker has exited. Refresh the Ray view.', w.ip, String(w.port));
+      return vscode.l10n.t(
+        'The worker’s debugger port {0}:{1} refused the connection: the task has resumed or its worker has exited. Refresh the Ray view.',
+        w.ip,
+        String(w.port),
+      );
     case 'worker-gone':
       return vscode.l10n.t('The worker (pid {0}) has exited: its forwarder was stopped.', String(w.pid ?? '?'));
     case 'nobody-attached':

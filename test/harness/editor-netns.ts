@@ -102,7 +102,12 @@ function dapInitialize(host: string, port: number, timeoutMs = 60_000): Promise<
     };
     const timer = setTimeout(() => done({ error: 'no answer' }), timeoutMs);
     s.once('connect', () => {
-      const body = JSON.stringify({ seq: 1, type: 'request', command: 'initialize', arguments: { adapterID: 'debugpy', clientID: 'agentrl-test', pathFormat: 'path' } });
+      const body = JSON.stringify({
+        seq: 1,
+        type: 'request',
+        command: 'initialize',
+        arguments: { adapterID: 'debugpy', clientID: 'agentrl-test', pathFormat: 'path' },
+      });
       s.write(`Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
     });
     s.on('data', (b: Buffer) => {
@@ -127,7 +132,15 @@ async function main(c: EditorCase): Promise<void> {
   await tunnelStarts(c.dir, c.ports);
   // The worker's own port from here: refused in this namespace (nothing listens on it here), so
   // this never reaches the worker's debugpy.
-  say({ step: 'direct', reachable: await new Promise<boolean>((r) => net.connect({ host: '127.0.0.1', port: c.worker.port }).once('connect', () => r(true)).once('error', () => r(false))) });
+  say({
+    step: 'direct',
+    reachable: await new Promise<boolean>((r) =>
+      net
+        .connect({ host: '127.0.0.1', port: c.worker.port })
+        .once('connect', () => r(true))
+        .once('error', () => r(false)),
+    ),
+  });
   const client = new RayClient({ url: c.dashboard, timeoutMs: 30_000 });
   const r = await reachWorker(client, c.worker, { forwardPort: c.forwardPort, startTimeoutMs: 120_000 });
   say({ step: 'reach', via: r.via, host: r.host, port: r.port, ssh: r.ssh, job: r.forwarderJob, notes: r.notes });

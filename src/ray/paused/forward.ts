@@ -58,7 +58,7 @@ export interface ReachOptions {
 const LOOPBACK = /^(127\.|localhost$|::1$|\[::1\]$)/;
 
 /** Whether a TCP connection to host:port succeeds from here (never used on a debugpy port). */
-export function tcpAnswers(host: string, port: number, timeoutMs = 2000): Promise<boolean> {
+function tcpAnswers(host: string, port: number, timeoutMs = 2000): Promise<boolean> {
   return new Promise((resolve) => {
     const s = net.connect({ host, port });
     const done = (ok: boolean) => {

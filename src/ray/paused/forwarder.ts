@@ -174,7 +174,7 @@ export interface ForwarderOptions {
   forJob?: string;
 }
 
-export const FORWARDER_ROLE = 'forwarder';
+const FORWARDER_ROLE = 'forwarder';
 
 export function forwarderRequest(o: ForwarderOptions): SubmitJobRequest {
   const args = [

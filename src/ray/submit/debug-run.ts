@@ -72,7 +72,11 @@ export function parseDebugpyProbe(log: string): DebugpyProbe | undefined {
  *  against the folder, `${workspaceFolder}` included), or undefined when none names them. */
 export function debugTagsOfLaunch(configurations: unknown, configFile: string, folder: string): string[] | undefined {
   if (!Array.isArray(configurations)) return undefined;
-  const norm = (p: string) => p.replace(/\$\{workspaceFolder\}/g, folder).replace(/\\/g, '/').replace(/\/\.\//g, '/');
+  const norm = (p: string) =>
+    p
+      .replace(/\$\{workspaceFolder\}/g, folder)
+      .replace(/\\/g, '/')
+      .replace(/\/\.\//g, '/');
   const want = norm(configFile);
   for (const c of configurations as Array<Record<string, unknown>>) {
     if (!c || c.type !== 'agentrl' || typeof c.config !== 'string' || !Array.isArray(c.debugTags)) continue;

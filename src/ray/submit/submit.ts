@@ -97,7 +97,12 @@ export interface StartedRelay {
 
 /** Submits the relay job and waits until it prints its URL (or fails / times out). */
 export async function startRelayJob(client: RayClient, o: RelayJobOptions, timeoutMs = 60_000, pollMs = 500): Promise<StartedRelay> {
-  const { submissionId, found } = await startListeningJob(client, relayJobRequest(o), relayUrlFromLog, { what: 'relay', resource: o.resource, timeoutMs, pollMs });
+  const { submissionId, found } = await startListeningJob(client, relayJobRequest(o), relayUrlFromLog, {
+    what: 'relay',
+    resource: o.resource,
+    timeoutMs,
+    pollMs,
+  });
   return { submissionId, url: found };
 }
 

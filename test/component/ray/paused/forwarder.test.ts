@@ -22,8 +22,8 @@ function forward(args: Record<string, string | number>): Run {
   const argv = Object.entries(args).flatMap(([k, v]) => [`--${k}`, String(v)]);
   const child = spawn('python3', ['-c', FORWARDER_PY, ...argv], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
-  child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
-  child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
+  child.stdout.on('data', (b: Buffer) => (out += b.toString()));
+  child.stderr.on('data', (b: Buffer) => (out += b.toString()));
   const exit = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   const port = async () => {
     await until('the forwarder to be ready', () => /ready for/.test(out), 20_000);
@@ -61,27 +61,31 @@ function read(s: net.Socket, want: string): Promise<string> {
   );
 }
 
-test('a probe is answered with its tag and never reaches the target; one session passes through and its end ends the forwarder', { skip, timeout: 60_000 }, async () => {
-  const t = await target();
-  const f = forward({ 'target-host': '127.0.0.1', 'target-port': t.port, bind: '127.0.0.1', port: 0, tag: 'TAG9' });
-  try {
-    const port = await f.port();
-    assert.equal(await probeForwarder('127.0.0.1', port, 'TAG9'), true);
-    assert.equal(await probeForwarder('127.0.0.1', port, 'other'), false, 'another tag: not our forwarder');
-    assert.equal(t.connections(), 0, 'probes stay with the forwarder');
-    const s = await session(port);
-    const answer = read(s, 'echo:Content-Length');
-    s.write('Content-Length: 2\r\n\r\n{}');
-    assert.match(await answer, /^echo:Content-Length: 2/);
-    assert.equal(t.connections(), 1);
-    s.end();
-    assert.equal(await f.exit, 0);
-    assert.match(f.out(), /session started\n.*session ended/s);
-  } finally {
-    f.child.kill();
-    t.close();
-  }
-});
+test(
+  'a probe is answered with its tag and never reaches the target; one session passes through and its end ends the forwarder',
+  { skip, timeout: 60_000 },
+  async () => {
+    const t = await target();
+    const f = forward({ 'target-host': '127.0.0.1', 'target-port': t.port, bind: '127.0.0.1', port: 0, tag: 'TAG9' });
+    try {
+      const port = await f.port();
+      assert.equal(await probeForwarder('127.0.0.1', port, 'TAG9'), true);
+      assert.equal(await probeForwarder('127.0.0.1', port, 'other'), false, 'another tag: not our forwarder');
+      assert.equal(t.connections(), 0, 'probes stay with the forwarder');
+      const s = await session(port);
+      const answer = read(s, 'echo:Content-Length');
+      s.write('Content-Length: 2\r\n\r\n{}');
+      assert.match(await answer, /^echo:Content-Length: 2/);
+      assert.equal(t.connections(), 1);
+      s.end();
+      assert.equal(await f.exit, 0);
+      assert.match(f.out(), /session started\n.*session ended/s);
+    } finally {
+      f.child.kill();
+      t.close();
+    }
+  },
+);
 
 test('a target that refuses: the session is closed at once, the forwarder ends saying so (exit 3)', { skip, timeout: 60_000 }, async () => {
   const t = await target();

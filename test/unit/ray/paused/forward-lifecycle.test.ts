@@ -17,7 +17,10 @@ test('kept while its worker is paused, or running with a session through it', ()
 
 test('stopped when its worker is gone, or resumed before anyone attached', () => {
   assert.deepEqual(forwarderVerdict('w1', { workers: [], log: READY, status: 'RUNNING' }), { action: 'stop', why: 'worker-gone' });
-  assert.deepEqual(forwarderVerdict('w1', { workers: [{ ...paused, is_alive: false }], log: READY, status: 'RUNNING' }), { action: 'stop', why: 'worker-gone' });
+  assert.deepEqual(forwarderVerdict('w1', { workers: [{ ...paused, is_alive: false }], log: READY, status: 'RUNNING' }), {
+    action: 'stop',
+    why: 'worker-gone',
+  });
   assert.deepEqual(forwarderVerdict('w1', { workers: [{ ...paused, num_paused_threads: 0 }], log: READY, status: 'RUNNING' }), {
     action: 'stop',
     why: 'worker-resumed',

@@ -6,12 +6,23 @@ import { META } from '../../../../src/ray/api/api-types';
 import { FORWARDER_PY, forwarderAttached, forwarderEnd, forwarderReady, forwarderRequest, sshCommand } from '../../../../src/ray/paused/forwarder';
 
 test('the forwarder job: pinned by a sliver of node:<ip>, no CPU, its target and pid on the command line, the script inline', () => {
-  const req = forwarderRequest({ targetHost: '10.0.0.7', targetPort: 41435, resource: 'node:10.0.0.7', bind: ['127.0.0.1', '10.0.0.7', '127.0.0.1'], pid: 4242, tag: 'T1', forJob: 'raysubmit_1' });
+  const req = forwarderRequest({
+    targetHost: '10.0.0.7',
+    targetPort: 41435,
+    resource: 'node:10.0.0.7',
+    bind: ['127.0.0.1', '10.0.0.7', '127.0.0.1'],
+    pid: 4242,
+    tag: 'T1',
+    forJob: 'raysubmit_1',
+  });
   assert.deepEqual(req.entrypoint_resources, { 'node:10.0.0.7': 0.001 });
   assert.equal(req.entrypoint_num_cpus, 0);
   assert.equal(req.metadata?.[META.role], 'forwarder');
   assert.equal(req.metadata?.[META.forRun], 'raysubmit_1');
-  assert.match(req.entrypoint, /--target-host 10\.0\.0\.7 --target-port 41435 --bind 127\.0\.0\.1,10\.0\.0\.7 --port 0 --tag T1 --attach-within 120 --pid 4242/);
+  assert.match(
+    req.entrypoint,
+    /--target-host 10\.0\.0\.7 --target-port 41435 --bind 127\.0\.0\.1,10\.0\.0\.7 --port 0 --tag T1 --attach-within 120 --pid 4242/,
+  );
   assert.ok(req.entrypoint.includes('def serve(conn):'), 'the script travels in the entrypoint (no package to upload)');
   assert.ok(!FORWARDER_PY.includes("'"), 'the script has no single quote, so the shell quoting stays one word');
   assert.equal(req.runtime_env, undefined, 'no working_dir: nothing of the workspace is uploaded for it');

@@ -25,7 +25,10 @@ test('AgentJet and ASTuner get --debug=TAG1|TAG2 (quoted for the shell); Trinity
 });
 
 test('debugpy joins the runtime env’s pip, unless the user already pins it', () => {
-  assert.deepEqual(withPip({ entrypoint: 'x', runtime_env: { working_dir: 'gcs://p.zip' } }, ['debugpy']).runtime_env, { working_dir: 'gcs://p.zip', pip: ['debugpy'] });
+  assert.deepEqual(withPip({ entrypoint: 'x', runtime_env: { working_dir: 'gcs://p.zip' } }, ['debugpy']).runtime_env, {
+    working_dir: 'gcs://p.zip',
+    pip: ['debugpy'],
+  });
   assert.deepEqual(withPip({ entrypoint: 'x', runtime_env: { pip: ['debugpy==1.8.0', 'numpy'] } }, ['debugpy']).runtime_env?.pip, ['debugpy==1.8.0', 'numpy']);
   const req = { entrypoint: 'x' };
   assert.equal(withPip(req, undefined), req);
