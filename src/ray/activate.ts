@@ -46,6 +46,7 @@ export function activateRay(context: vscode.ExtensionContext, log: Logger, check
     cmd('agentrl.ray.connect', (h, a) => load().connect(h, a)),
     cmd('agentrl.ray.disconnect', (h, a) => h.remove((a as { cluster?: string } | undefined)?.cluster ?? [...h.clusters.keys()][0] ?? '')),
     cmd('agentrl.ray.submit', (h, a) => load().submit(h, a)),
+    cmd('agentrl.ray.debugSubmit', (h, a) => load().debugSubmit(h, a)),
     cmd('agentrl.ray.stopJob', (h, a) => load().stopJob(h, jobArgs(a))),
     cmd('agentrl.ray.deleteJob', (h, a) => load().deleteJob(h, jobArgs(a))),
     cmd('agentrl.ray.showLogs', (h, a) => {

@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { RayClient, RayError } from './api/client';
 import { classifyTracebackError } from './diagnostics/stacks';
 import { findPaused, pausedLine } from './paused/paused';
+import { pausedSupport } from './paused/support';
 
 export const RAY_USAGE = `Usage: agentrl ray paused --dashboard URL [--job ID] [--json]
 
@@ -18,7 +19,8 @@ Options:
   --job ID          only this job (submission id or Ray job id)
   --json            print [{"job", "name", "node", "ip", "port", "pid", "file", "line", "post_mortem"}]
 
-Exit codes: 0 listed (also when none is paused), 1 the dashboard cannot be read, 2 bad usage.
+Exit codes: 0 listed (also when none is paused), 1 the dashboard cannot be read, 2 bad usage,
+3 this cluster's Ray cannot tell which workers are paused (older than 2.9).
 `;
 
 function usageError(msg: string): number {
@@ -73,6 +75,16 @@ export async function main(argv: string[]): Promise<number> {
       },
       values.job,
     );
+    if (!paused.length) {
+      // none paused, or a Ray that cannot say: its workers have no num_paused_threads
+      const support = pausedSupport((await client.version()).ray_version, await client.workers());
+      if (!support.ok) {
+        process.stderr.write(
+          `agentrl ray: Ray ${support.rayVersion} on this cluster does not report paused workers (the State API's num_paused_threads, from Ray ${support.since} on). Upgrade Ray on the cluster; 2.39 or later also opens debugpy at breakpoint() without RAY_DEBUG=1.\n`,
+        );
+        return 3;
+      }
+    }
     if (values.json) {
       process.stdout.write(
         `${JSON.stringify(paused.map((p) => ({ job: p.job, name: p.name, node: p.node, ip: p.ip, port: p.port, pid: p.pid, file: p.file, line: p.line, post_mortem: p.post_mortem })))}\n`,

@@ -8,6 +8,9 @@ import * as vscode from 'vscode';
 import { METRICS_CONNECT, RAY_WATCH_METRICS, type Revive } from '../feature-api/commands';
 import { META } from './api/api-types';
 import { normalizeDashboardUrl, RayError, type RayClient } from './api/client';
+import { runProbeJob } from './diagnostics/trinity-probe';
+import { pausedSupport } from './paused/support';
+import { debugpyProbeRequest, debugRun, debugTagsOfLaunch, parseDebugpyProbe, type DebugpyProbe, type DebugRunOptions } from './submit/debug-run';
 import { relaysOf } from './cluster/relay-reaper';
 import { configTarget, isFileRef } from './submit/config-target';
 import { deriveEntrypoint, runInfo, type RunInfo } from './submit/entrypoint';
@@ -133,6 +136,9 @@ export interface SubmitArgs {
   metrics?: 'auto' | 'cluster' | 'local' | 'none';
   /** The resource pinning the relay (default: the run's custom resource or its driver's node). */
   relayResource?: string;
+  /** The debug variant: Ray's debugger on (RAY_DEBUG=1), post-mortem on request, debugpy added when
+   *  the cluster lacks it, AgentJet's `--debug=TAGS` (default: the config's launch entry's `debugTags`). */
+  debug?: DebugRunOptions;
 }
 
 export interface SubmitResult {
@@ -140,6 +146,8 @@ export interface SubmitResult {
   cluster: string;
   entrypoint: string;
   relay?: { submissionId?: string; url?: string; dir?: string; tunnel?: string };
+  /** The debug variant: whether the cluster had debugpy (false: pip-installed into the job's env; undefined: the check failed). */
+  debug?: { debugpy?: boolean; ray?: string; envVars: Record<string, string>; pip?: string[] };
 }
 
 /** The active tab's file, when it is a text editor (set before its text has loaded). */
@@ -148,10 +156,62 @@ function activeTabUri(): vscode.Uri | undefined {
   return input instanceof vscode.TabInputText ? input.uri : undefined;
 }
 
+/** "Debug on Ray Cluster…": "Run on Ray Cluster…" with Ray's debugger on (SubmitArgs.debug). */
+export const debugSubmit = (host: RayHost, arg?: SubmitArgs | vscode.Uri): Promise<SubmitResult | undefined> => submit(host, arg, {});
+
+/** The debug variant's options: post-mortem asked for when not given, the tags from the config's launch entry. */
+async function debugOptions(given: DebugRunOptions, file: string, folder: string): Promise<DebugRunOptions | undefined> {
+  let postMortem = given.postMortem;
+  if (postMortem === undefined) {
+    const pick = await vscode.window.showQuickPick(
+      [
+        { label: vscode.l10n.t('Stop at breakpoints'), postMortem: false },
+        { label: vscode.l10n.t('Stop at breakpoints and where a task raises (post-mortem)'), postMortem: true },
+      ],
+      { title: vscode.l10n.t('Debug on Ray Cluster') },
+    );
+    if (!pick) return undefined;
+    postMortem = pick.postMortem;
+  }
+  const launch = vscode.workspace.getConfiguration('launch', vscode.Uri.file(folder)).get<unknown[]>('configurations');
+  return { postMortem, debugTags: given.debugTags ?? debugTagsOfLaunch(launch, file, folder) };
+}
+
+/** Asks the cluster whether its Python has debugpy (a probe job); says what it found and what follows. */
+async function checkDebugpy(host: RayHost, client: RayClient, resources?: Record<string, number>): Promise<DebugpyProbe | undefined> {
+  const pin = Object.keys(resources ?? {}).find((k) => !['CPU', 'GPU', 'memory', 'object_store_memory'].includes(k));
+  const r = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Checking whether the Ray cluster has debugpy…') },
+    () => runProbeJob(client, debugpyProbeRequest(pin), parseDebugpyProbe, { timeoutMs: 120_000, log: host.log }),
+  );
+  if ('error' in r) {
+    host.log.warn(`ray: debugpy probe: ${r.error}`);
+    void vscode.window.showWarningMessage(
+      vscode.l10n.t('Could not check whether the Ray cluster has debugpy ({0}): adding debugpy to the job’s runtime env (pip).', r.error),
+    );
+    return undefined;
+  }
+  const support = pausedSupport(r.answer.ray, []);
+  if (!support.ok)
+    void vscode.window.showWarningMessage(
+      vscode.l10n.t(
+        'Ray {0} on this cluster does not report paused tasks (num_paused_threads, from Ray {1} on): breakpoints will pause the job but the Ray view cannot list them. Upgrade Ray on the cluster.',
+        support.rayVersion,
+        support.since,
+      ),
+    );
+  void vscode.window.showInformationMessage(
+    r.answer.debugpy
+      ? vscode.l10n.t('Debugging on Ray {0}: RAY_DEBUG=1 is set; the cluster has debugpy.', r.answer.ray)
+      : vscode.l10n.t('Debugging on Ray {0}: RAY_DEBUG=1 is set; the cluster lacks debugpy, so it is added to the job’s runtime env (pip).', r.answer.ray),
+  );
+  return r.answer;
+}
+
 /** `arg`: SubmitArgs, or the editor's URI when run from the editor title / context menu. */
-export async function submit(host: RayHost, arg: SubmitArgs | vscode.Uri = {}): Promise<SubmitResult | undefined> {
+export async function submit(host: RayHost, arg: SubmitArgs | vscode.Uri = {}, debug?: DebugRunOptions): Promise<SubmitResult | undefined> {
   if (untrusted()) return undefined;
-  const args: SubmitArgs = isFileRef(arg) ? {} : arg;
+  const args: SubmitArgs = isFileRef(arg) ? { debug } : { ...arg, debug: arg.debug ?? debug };
   const file = args.config ?? configTarget(isFileRef(arg) ? arg : undefined, vscode.window.activeTextEditor?.document.uri, activeTabUri());
   if (!file) {
     void vscode.window.showErrorMessage(vscode.l10n.t('Open a training config (YAML) first.'));
@@ -174,10 +234,13 @@ export async function submit(host: RayHost, arg: SubmitArgs | vscode.Uri = {}): 
   }
   const info: RunInfo = runInfo(checked.kind, checked.resolved);
   const rel = path.relative(folder, file).split(path.sep).join('/');
+  const debugOpts = args.debug ? await debugOptions(args.debug, file, folder) : undefined;
+  if (args.debug && !debugOpts) return undefined;
   let entrypoint = args.entrypoint ?? deriveEntrypoint(info, rel);
+  if (debugOpts) entrypoint = debugRun(checked.kind, entrypoint, undefined, debugOpts, true).entrypoint;
   if (!args.entrypoint) {
     const edited = await vscode.window.showInputBox({
-      title: vscode.l10n.t('Run on Ray Cluster'),
+      title: debugOpts ? vscode.l10n.t('Debug on Ray Cluster') : vscode.l10n.t('Run on Ray Cluster'),
       prompt: vscode.l10n.t('Entrypoint (runs in the uploaded workspace folder)'),
       value: entrypoint,
       ignoreFocusOut: true,
@@ -189,6 +252,14 @@ export async function submit(host: RayHost, arg: SubmitArgs | vscode.Uri = {}): 
   if (!cluster) return undefined;
   const client = cluster.monitor.client;
   const limitBytes = host.settingsSnapshot().packageLimitMB * 2 ** 20;
+  let envVars = args.env ?? vscode.workspace.getConfiguration('agentrl.ray').get<Record<string, string>>('envVars');
+  let debugged: SubmitResult['debug'];
+  if (debugOpts) {
+    const probe = await checkDebugpy(host, client, args.resources);
+    const d = debugRun(checked.kind, entrypoint, envVars, debugOpts, probe?.debugpy ?? false);
+    envVars = d.envVars;
+    debugged = { debugpy: probe?.debugpy, ray: probe?.ray, envVars: d.envVars, pip: d.pip };
+  }
   const cliBundle = path.join(host.context.extensionPath, 'dist', 'agentrl.js');
   let submitted;
   try {
@@ -202,7 +273,8 @@ export async function submit(host: RayHost, arg: SubmitArgs | vscode.Uri = {}): 
           entrypoint,
           limitBytes,
           cliBundle: fs.existsSync(cliBundle) ? cliBundle : undefined,
-          envVars: args.env ?? vscode.workspace.getConfiguration('agentrl.ray').get<Record<string, string>>('envVars'),
+          envVars,
+          pip: debugged?.pip,
           numGpus: args.numGpus,
           numCpus: args.numCpus,
           resources: args.resources,
@@ -227,7 +299,7 @@ export async function submit(host: RayHost, arg: SubmitArgs | vscode.Uri = {}): 
   host.log.info(`ray: submitted ${submitted.submissionId} to ${client.url} (${submitted.pkg.name}, ${submitted.uploaded ? 'uploaded' : 'reused'})`);
   host.showLogs(client.url, submitted.submissionId);
   cluster.poller.now();
-  const result: SubmitResult = { submissionId: submitted.submissionId, cluster: client.url, entrypoint };
+  const result: SubmitResult = { submissionId: submitted.submissionId, cluster: client.url, entrypoint, debug: debugged };
   const mode = args.metrics ?? 'auto';
   if (mode !== 'none' && info.kind === 'trinity' && info.jobDir) {
     result.relay = await watchMetrics(host, {

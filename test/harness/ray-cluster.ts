@@ -189,8 +189,11 @@ async function dashboardAnswers(url: string, timeoutMs: number): Promise<void> {
 
 /** Starts a head (1 CPU, `head_node`) and optionally a worker (1 CPU, `gpu_node`); `noNode`:
  *  the cluster's processes (so its jobs) find no `node` on PATH, as on a CUDA/Python image;
- *  `profiling`: the dashboard takes stacks (py-spy, from the venv's bin on PATH). */
-export async function startRayCluster(opts: { worker?: boolean; dashboardPort?: number; noNode?: boolean; profiling?: boolean } = {}): Promise<RayCluster> {
+ *  `profiling`: the dashboard takes stacks (py-spy, from the venv's bin on PATH); `dashboardTimeoutMs`:
+ *  how long the dashboard may take to answer after `ray start` (over two minutes on a loaded machine). */
+export async function startRayCluster(
+  opts: { worker?: boolean; dashboardPort?: number; noNode?: boolean; profiling?: boolean; dashboardTimeoutMs?: number } = {},
+): Promise<RayCluster> {
   // short and fixed: Ray's unix socket paths live under it (108-byte limit)
   const tempDir = fs.mkdtempSync('/tmp/arl-ray-');
   const nodeless = opts.noNode ? pathWithout(['node', 'nodejs', 'npm', 'npx', 'corepack'], path.join(tempDir, 'bin')) : undefined;
@@ -208,7 +211,8 @@ export async function startRayCluster(opts: { worker?: boolean; dashboardPort?: 
     RAY_health_check_failure_threshold: '4',
     RAY_health_check_timeout_ms: '500',
     RAY_health_check_initial_delay_ms: '500',
-    // the dashboard gives each of its modules 30 s to start, then exits: too short on a loaded machine
+    // the dashboard gives up (and serves nothing) when one of its module processes takes over 30 s
+    // to start, as on a loaded machine: "Module MetricsHead failed to start. Timeout after 30.0 seconds"
     RAY_DASHBOARD_SUBPROCESS_MODULE_WAIT_READY_TIMEOUT: '300',
     // the dashboard's stack dumps (`/worker/traceback`, py-spy) answer 403 unless the head has this
     ...(opts.profiling ? { RAY_DASHBOARD_ENABLE_PROFILING: '1' } : {}),
@@ -246,7 +250,8 @@ export async function startRayCluster(opts: { worker?: boolean; dashboardPort?: 
       );
     // `ray start` returns before the dashboard's HTTP server listens on a loaded machine: a
     // connect right away is refused
-    await dashboardAnswers(`http://127.0.0.1:${port}`, 180_000); // a loaded machine (2 cores shared) can take minutes
+    // a loaded machine (2 cores shared) can take minutes
+    await dashboardAnswers(`http://127.0.0.1:${port}`, opts.dashboardTimeoutMs ?? 180_000);
   } catch (e) {
     await killNetnsStrays().catch(() => undefined);
     fs.rmSync(tempDir, { recursive: true, force: true });

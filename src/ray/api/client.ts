@@ -246,6 +246,26 @@ export class RayClient {
     return this.state<RayWorker>('/api/v0/workers?detail=1&limit=1000&filter_keys=is_alive&filter_predicates=%3D&filter_values=true');
   }
 
+  /** The port a node's raylet listens on (the dashboard's `/nodes/{id}`), or undefined when it does not say:
+   *  a port known to be open on the node's address, so reaching it tells whether the node is reachable. */
+  async nodeManagerPort(nodeId: string): Promise<number | undefined> {
+    const r = await this.json<unknown>('GET', `/nodes/${encodeURIComponent(nodeId)}`);
+    const seen = new Set<unknown>();
+    const find = (v: unknown): number | undefined => {
+      if (!v || typeof v !== 'object' || seen.has(v)) return undefined;
+      seen.add(v);
+      const o = v as Record<string, unknown>;
+      const p = Number(o.nodeManagerPort);
+      if (Number.isInteger(p) && p > 0) return p;
+      for (const x of Object.values(o)) {
+        const hit = find(x);
+        if (hit) return hit;
+      }
+      return undefined;
+    };
+    return find(r);
+  }
+
   /** The tasks a worker ran or runs (State API): which job, task or actor method it is paused in. */
   tasksOfWorker(workerId: string): Promise<RayTask[]> {
     return this.state<RayTask>(`/api/v0/tasks?detail=1&limit=100&filter_keys=worker_id&filter_predicates=%3D&filter_values=${encodeURIComponent(workerId)}`);

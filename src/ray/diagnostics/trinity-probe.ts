@@ -62,10 +62,23 @@ export async function probeTrinityVersion(
   run: RayJob,
   o: ProbeOptions = {},
 ): Promise<TrinityProbe> {
+  const r = await runProbeJob(client, trinityProbeRequest(run), parseTrinityProbe, o);
+  if ('error' in r) return r;
+  return r.answer === null ? { installed: false } : { installed: true, version: r.answer };
+}
+
+/** A probe job: submitted, waited for, its answer read from its log by `parse` (undefined: none),
+ *  and its record deleted (see probeTrinityVersion). */
+export async function runProbeJob<T>(
+  client: Pick<RayClient, 'submit' | 'job' | 'logs' | 'stop' | 'delete'>,
+  request: SubmitJobRequest,
+  parse: (log: string) => T | undefined,
+  o: ProbeOptions = {},
+): Promise<{ answer: T } | { error: string }> {
   const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const pollMs = o.pollMs ?? 1000;
   const log = o.log ?? silentLogger;
-  const { submission_id: id } = await client.submit(trinityProbeRequest(run));
+  const { submission_id: id } = await client.submit(request);
   let last: RayJob | undefined;
   try {
     for (let waited = 0; ; waited += pollMs) {
@@ -78,9 +91,9 @@ export async function probeTrinityVersion(
       }
       await sleep(pollMs);
     }
-    const answer = parseTrinityProbe(await client.logs(id));
+    const answer = parse(await client.logs(id));
     if (answer === undefined) return { error: `the probe job ${id} ended ${last.status} without an answer${last.message ? `: ${last.message}` : ''}` };
-    return answer === null ? { installed: false } : { installed: true, version: answer };
+    return { answer };
   } finally {
     // Ray deletes only an ended job's record; one still running after the grace is left to the user.
     if (last && isTerminal(last.status)) await client.delete(id).catch((e: Error) => log.warn(`ray: could not delete the probe job ${id}: ${e.message}`));

@@ -7,6 +7,7 @@ import type { SubmitJobRequest } from '../api/api-types';
 import { META } from '../api/api-types';
 import { RayClient } from '../api/client';
 import type { RunInfo } from './entrypoint';
+import { withPip } from './debug-run';
 import { packWorkspace, type PackedPackage } from './package';
 import { CLI_IN_PACKAGE, PY_RELAY_IN_PACKAGE, relayJobRequest, relayUrlFromLog, type RelayJobOptions } from './relay-job';
 
@@ -20,6 +21,8 @@ export interface SubmitOptions {
   /** dist/agentrl.js, shipped in the package for the relay job (with dist/agentrl_relay.py beside it, when built). */
   cliBundle?: string;
   envVars?: Record<string, string>;
+  /** Packages for the run's runtime env `pip` (the debug variant's debugpy). */
+  pip?: string[];
   numGpus?: number;
   numCpus?: number;
   resources?: Record<string, number>;
@@ -76,7 +79,7 @@ function runRequest(o: SubmitOptions, packageUri: string): SubmitJobRequest {
   if (o.numGpus) req.entrypoint_num_gpus = o.numGpus;
   if (o.numCpus !== undefined) req.entrypoint_num_cpus = o.numCpus;
   if (o.resources && Object.keys(o.resources).length) req.entrypoint_resources = o.resources;
-  return req;
+  return withPip(req, o.pip);
 }
 
 export async function submitRun(client: RayClient, o: SubmitOptions): Promise<Submitted> {
@@ -94,22 +97,51 @@ export interface StartedRelay {
 
 /** Submits the relay job and waits until it prints its URL (or fails / times out). */
 export async function startRelayJob(client: RayClient, o: RelayJobOptions, timeoutMs = 60_000, pollMs = 500): Promise<StartedRelay> {
-  const { submission_id } = await client.submit(relayJobRequest(o));
+  const { submissionId, found } = await startListeningJob(client, relayJobRequest(o), relayUrlFromLog, {
+    what: 'relay',
+    resource: o.resource,
+    timeoutMs,
+    pollMs,
+  });
+  return { submissionId, url: found };
+}
+
+/**
+ * A job that serves something on its node (the relay, the debugger's forwarder): submits it and
+ * reads its log until `found` recognises what it printed once listening. A job that ends first
+ * throws with the end of its log; one that does not get there in time is stopped, then throws
+ * (the error's `submissionId` names the job).
+ */
+export async function startListeningJob<T>(
+  client: Pick<RayClient, 'submit' | 'logs' | 'job' | 'stop'>,
+  request: SubmitJobRequest,
+  found: (log: string) => T | undefined,
+  o: { what: string; resource?: string; timeoutMs?: number; pollMs?: number },
+): Promise<{ submissionId: string; found: T; log: string }> {
+  const timeoutMs = o.timeoutMs ?? 60_000;
+  const { submission_id } = await client.submit(request);
+  // the thrown error names the job, so the caller can clean up after it
+  const fail = (message: string) => Object.assign(new Error(message), { submissionId: submission_id });
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const log = await client.logs(submission_id).catch(() => '');
-    const url = relayUrlFromLog(log);
-    if (url) return { submissionId: submission_id, url };
+    let hit: T | undefined;
+    try {
+      hit = found(log);
+    } catch (e) {
+      throw fail(`the ${o.what} job ${submission_id}: ${(e as Error).message}`);
+    }
+    if (hit !== undefined) return { submissionId: submission_id, found: hit, log };
     const job = await client.job(submission_id);
     if (['FAILED', 'STOPPED', 'SUCCEEDED'].includes(job.status)) {
-      throw new Error(`the relay job ${submission_id} ended ${job.status}: ${job.message ?? ''}\n${log.split('\n').slice(-10).join('\n')}`);
+      throw fail(`the ${o.what} job ${submission_id} ended ${job.status}: ${job.message ?? ''}\n${log.split('\n').slice(-10).join('\n')}`);
     }
     if (Date.now() > deadline) {
       await client.stop(submission_id).catch(() => undefined);
-      throw new Error(
-        `the relay job ${submission_id} did not start within ${timeoutMs / 1000} s (status ${job.status}: is the resource ${o.resource ?? '(none)'} available?)`,
+      throw fail(
+        `the ${o.what} job ${submission_id} did not start within ${timeoutMs / 1000} s (status ${job.status}: is the resource ${o.resource ?? '(none)'} available?)`,
       );
     }
-    await new Promise((r) => setTimeout(r, pollMs));
+    await new Promise((r) => setTimeout(r, o.pollMs ?? 500));
   }
 }
