@@ -100,7 +100,15 @@ async function pickLaunch(page: Page, name: string): Promise<void> {
 
 /** The drawer's rollouts table as laid out: its last header, and whether anything is cut off. */
 async function drawerTable(drill: Locator): Promise<{ last: string; lastRight: number; listRight: number; overflow: number; drawer: number }> {
-  return drill.evaluate((el) => {
+  // What of the DOM this reads (the tests compile without the DOM's types).
+  type El = {
+    querySelector(s: string): El | null;
+    getBoundingClientRect(): { right: number; width: number };
+    textContent: string | null;
+    scrollWidth: number;
+    clientWidth: number;
+  };
+  return drill.evaluate((el: El) => {
     const list = el.querySelector('.rollout-list')!;
     const th = el.querySelector('table.rollouts thead th:last-child')!;
     return {
