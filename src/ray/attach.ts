@@ -81,9 +81,9 @@ async function prepareAttach(host: RayHost, cluster: string, t: PausedTask): Pro
     void vscode.window.showErrorMessage(vscode.l10n.t('Not connected to the Ray cluster {0}.', cluster));
     return undefined;
   }
-  const state = await c.monitor.pausedWatch.stillPaused(t).catch((e: Error) => e);
+  const state = await c.paused.stillPaused(t).catch((e: Error) => e);
   if (state instanceof Error || state !== 'paused') {
-    c.monitor.pausedWatch.soon();
+    c.paused.soon();
     c.poller.now();
     void vscode.window.showWarningMessage(
       state === 'resumed'
@@ -116,7 +116,7 @@ async function prepareAttach(host: RayHost, cluster: string, t: PausedTask): Pro
       opened.set(key, new DebugpyConnection(socket, (why) => vscode.l10n.t('The paused task closed the debugger connection{0}', why ? `: ${why}` : '')));
       config.agentrlSocket = key;
     } catch (e) {
-      c.monitor.pausedWatch.soon();
+      c.paused.soon();
       c.poller.now();
       void vscode.window.showErrorMessage(e instanceof DebugpyConnectError ? connectFailureText(e, t) : (e as Error).message);
       return undefined;
@@ -222,7 +222,7 @@ export async function attachFirst(host: RayHost, a: AttachFirstArgs): Promise<At
     },
     (_p, cancel) =>
       new Promise<PausedTask | undefined>((resolve) => {
-        const now = entry.monitor.snapshot.paused.find(wanted);
+        const now = entry.paused.paused.find(wanted);
         if (now) return resolve(now);
         const subs: vscode.Disposable[] = [];
         const done = (t: PausedTask | undefined) => {
@@ -233,9 +233,9 @@ export async function attachFirst(host: RayHost, a: AttachFirstArgs): Promise<At
           cancel.onCancellationRequested(() => done(undefined)),
           host.onDidRefresh.event((s) => {
             if (s.url !== url) return;
-            const t = s.paused.find(wanted);
+            const t = entry.paused.paused.find(wanted);
             if (t) done(t);
-            else if (s.pausedUnsupported) {
+            else if (entry.paused.unsupported) {
               void vscode.window.showErrorMessage(
                 vscode.l10n.t(
                   'This Ray ({0}) does not report paused tasks (no num_paused_threads in its worker table): Ray 2.39 or later is needed.',
@@ -248,7 +248,7 @@ export async function attachFirst(host: RayHost, a: AttachFirstArgs): Promise<At
         );
         // the view may be hidden (its slow interval): look every 10 s while waiting
         const look = () => {
-          entry.monitor.pausedWatch.soon();
+          entry.paused.soon();
           entry.poller.now();
         };
         const timer = setInterval(look, 10_000);

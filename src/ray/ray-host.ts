@@ -11,8 +11,10 @@ import { ClusterMonitor } from './cluster/monitor';
 import { Poller } from './cluster/poller';
 import type { RelayStop } from './cluster/relay-reaper';
 import { collectStacks, type CollectedStacks } from './diagnostics/collect';
+import { classifyTracebackError } from './diagnostics/stacks';
 import type { PausedTask } from './paused/paused';
 import { pausedTitle } from './paused/attach-config';
+import { PausedWatch } from './paused/watch';
 import { RayTree } from './tree';
 
 /** Stacks taken of a job (on demand or when it was flagged stalled), or why they could not be. */
@@ -28,6 +30,8 @@ export interface ClusterEntry {
   monitor: ClusterMonitor;
   poller: Poller;
   requests: number;
+  /** Tasks paused at a breakpoint() or post-mortem, read on the refresh within its budget. */
+  paused: PausedWatch;
 }
 
 export class RayHost implements vscode.Disposable {
@@ -59,6 +63,7 @@ export class RayHost implements vscode.Disposable {
     this.tree = new RayTree(
       () => [...this.clusters.values()].map((c) => c.monitor.snapshot),
       (cluster, id) => this.stacks.get(`${cluster}|${id}`),
+      (cluster) => this.clusters.get(cluster)?.paused.paused ?? [],
     );
     this.view = view;
     this.status = vscode.window.createStatusBarItem('agentrl.ray.stall', vscode.StatusBarAlignment.Left, 50);
@@ -81,7 +86,7 @@ export class RayHost implements vscode.Disposable {
         if (!this.sessions.delete(d.id)) return;
         // the task went on (or ended): its row goes at the next refresh, made now
         for (const c of this.clusters.values()) {
-          c.monitor.pausedWatch.soon();
+          c.paused.soon();
           c.poller.now();
         }
       }),
@@ -133,13 +138,25 @@ export class RayHost implements vscode.Disposable {
       stall: this.stallOptions(),
       onRequest: () => entry.requests++,
       onRelayStopped: (s, err) => this.relayStopped(entry, s, err),
-      onPaused: (fresh) => this.pausedAppeared(entry, fresh),
+    });
+    const client = entry.monitor.client;
+    entry.paused = new PausedWatch({
+      workers: () => client.workers(),
+      tasksOfWorker: (id) => client.tasksOfWorker(id),
+      actors: () => client.actors(),
+      stack: async (pid, node) => {
+        const r = await client.traceback(pid, node);
+        return r.status >= 200 && r.status < 300 ? { text: r.body } : { error: classifyTracebackError(r.status, r.body).kind };
+      },
     });
     const refreshMs = Math.max(1, this.settings().refreshSeconds) * 1000;
     entry.poller = new Poller(
       async () => {
         try {
           await entry.monitor.refresh();
+          // paused tasks: the worker table at most every 10 s while a job runs (the view's budget)
+          const fresh = await entry.paused.check(entry.monitor.snapshot.jobs).catch(() => []);
+          if (fresh.length) this.pausedAppeared(entry, fresh);
         } finally {
           this.afterRefresh(entry.monitor.snapshot);
         }

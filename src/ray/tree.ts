@@ -2,9 +2,12 @@
 import * as vscode from 'vscode';
 import { jobDetails, jobRow, nodeRow, type ClusterSnapshot, type Row } from './cluster/cluster-model';
 import type { CollectedStacks } from './diagnostics/collect';
+import type { PausedTask } from './paused/paused';
+import { pausedRow, type PausedRow } from './paused/rows';
+import { pausedOfJob } from './paused/watch';
 import { actorLabel, frameText, type StackFailureKind } from './diagnostics/stacks';
 
-export type Element = Row & { cluster: string };
+export type Element = (Row | PausedRow) & { cluster: string };
 
 export class RayTree implements vscode.TreeDataProvider<Element> {
   private readonly changed = new vscode.EventEmitter<Element | undefined>();
@@ -14,7 +17,15 @@ export class RayTree implements vscode.TreeDataProvider<Element> {
     private readonly snapshots: () => ClusterSnapshot[],
     /** The stacks last taken of a job, if any. */
     private readonly stacks: (cluster: string, id: string) => { result?: CollectedStacks; error?: string } | undefined = () => undefined,
+    /** The tasks of a cluster paused at a breakpoint() or post-mortem. */
+    private readonly paused: (cluster: string) => PausedTask[] = () => [],
   ) {}
+
+  /** Rows of a job's paused tasks (by submission id, or the Ray job id of a driver run by hand). */
+  private pausedRows(s: ClusterSnapshot, id: string): PausedRow[] {
+    const job = s.jobs.find((j) => (j.submission_id ?? j.job_id) === id);
+    return pausedOfJob(this.paused(s.url), job ?? { submission_id: id, job_id: null }).map((t) => pausedRow(t, id, s.fetchedAt || Date.now(), vscode.l10n));
+  }
 
   refresh(): void {
     this.changed.fire(undefined);
@@ -41,7 +52,7 @@ export class RayTree implements vscode.TreeDataProvider<Element> {
     }
     const s = all.find((x) => x.url === e.cluster);
     if (!s) return [];
-    const at = (r: Row): Element => ({ ...r, cluster: s.url });
+    const at = (r: Row | PausedRow): Element => ({ ...r, cluster: s.url });
     if (e.type === 'cluster') {
       const rows: Element[] = [];
       if (s.error) rows.push(at({ type: 'info', id: `${s.url}:error`, label: s.error, description: '', severity: 'error' }));
@@ -51,14 +62,16 @@ export class RayTree implements vscode.TreeDataProvider<Element> {
     }
     if (e.type === 'group' && e.group === 'nodes') return s.nodes.map((n) => at(nodeRow(n, s.usage, s.nodes.length)));
     if (e.type === 'group' && e.group === 'jobs') return s.jobs.map((j) => at(jobRow(j, Date.now(), !!s.stalls[j.submission_id ?? j.job_id ?? ''])));
-    if (e.type === 'job') return [...jobDetails(s, e.submissionId, vscode.l10n), ...this.stackRows(s.url, e.submissionId)].map(at);
+    if (e.type === 'job')
+      return [...this.pausedRows(s, e.submissionId), ...jobDetails(s, e.submissionId, vscode.l10n), ...this.stackRows(s.url, e.submissionId)].map(at);
     return [];
   }
 
   getTreeItem(e: Element): vscode.TreeItem {
     const expandable = e.type === 'cluster' || e.type === 'group' || (e.type === 'job' && this.hasDetails(e));
     // a job with a paused task opens by itself: the paused row is what the user looks for
-    const pausedJob = e.type === 'job' && this.snapshots().some((s) => s.url === e.cluster && s.paused.some((p) => p.job === e.submissionId));
+    const snap = this.snapshots().find((s) => s.url === e.cluster);
+    const pausedJob = e.type === 'job' && !!snap && this.pausedRows(snap, e.submissionId).length > 0;
     const item = new vscode.TreeItem(
       e.label,
       expandable
@@ -129,7 +142,12 @@ export class RayTree implements vscode.TreeDataProvider<Element> {
 
   private hasDetails(e: Element & { type: 'job' }): boolean {
     const s = this.snapshots().find((x) => x.url === e.cluster);
-    return !!s && (jobDetails(s, e.submissionId, vscode.l10n).length > 0 || this.stackRows(s.url, e.submissionId).length > 0);
+    return (
+      !!s &&
+      (this.pausedRows(s, e.submissionId).length > 0 ||
+        jobDetails(s, e.submissionId, vscode.l10n).length > 0 ||
+        this.stackRows(s.url, e.submissionId).length > 0)
+    );
   }
 
   /** Rows of the stacks last taken: the deadlock, who waits on whom, where each process waits. */

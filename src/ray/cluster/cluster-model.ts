@@ -4,8 +4,6 @@
 import type { L10n } from '../../base/l10n';
 import type { RayActor, RayJob, RayNode } from '../api/api-types';
 import { META } from '../api/api-types';
-import type { PausedTask } from '../paused/paused';
-import { pausedOfJob } from '../paused/watch';
 import type { FailureReport, StallReport } from './stall';
 
 export interface ClusterSnapshot {
@@ -21,10 +19,6 @@ export interface ClusterSnapshot {
   error?: string;
   stalls: Record<string, StallReport>;
   failures: Record<string, FailureReport>;
-  /** Tasks paused at a breakpoint() or post-mortem (any job). */
-  paused: PausedTask[];
-  /** This Ray has no `num_paused_threads` in its worker table: paused tasks cannot be seen. */
-  pausedUnsupported?: boolean;
   fetchedAt: number;
 }
 
@@ -34,13 +28,12 @@ export type Row =
   | { type: 'node'; id: string; label: string; description: string; tooltip: string; alive: boolean; head: boolean }
   | { type: 'job'; id: string; label: string; description: string; tooltip: string; status: string; submissionId: string; stalled: boolean; relay: boolean }
   | { type: 'actor'; id: string; label: string; description: string; alive: boolean; job: string }
-  | { type: 'info'; id: string; label: string; description: string; severity: 'warning' | 'error' | 'info' }
-  | { type: 'paused'; id: string; label: string; description: string; tooltip: string; task: PausedTask; job: string };
+  | { type: 'info'; id: string; label: string; description: string; severity: 'warning' | 'error' | 'info' };
 
 const GB = 2 ** 30;
 const fmt = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(1));
 
-function age(ms: number): string {
+export function age(ms: number): string {
   const s = Math.max(0, Math.floor(ms / 1000));
   if (s < 60) return `${s}s`;
   if (s < 3600) return `${Math.floor(s / 60)}m`;
@@ -132,30 +125,6 @@ export function jobDetails(s: ClusterSnapshot, id: string, l10n: L10n): Row[] {
     for (const n of f.deadNodes) rows.push({ type: 'info', id: `${id}:fdead:${n.id}`, label: dead(n), description: n.message ?? '', severity: 'error' });
     f.lastLogLines.slice(-5).forEach((l, i) => rows.push({ type: 'info', id: `${id}:log:${i}`, label: l.slice(0, 200), description: '', severity: 'info' }));
   }
-  const job = s.jobs.find((j) => (j.submission_id ?? j.job_id) === id) ?? { submission_id: id, job_id: null };
-  for (const t of pausedOfJob(s.paused, job).reverse()) rows.unshift(pausedRow(t, id, s.fetchedAt, l10n));
   for (const a of s.actors[id] ?? []) rows.push(actorRow(a, id));
   return rows;
-}
-
-/** A task paused at a breakpoint or post-mortem: its name, where it stopped, on which node, since when. */
-export function pausedRow(t: PausedTask, job: string, now: number, l10n: L10n): Row & { type: 'paused' } {
-  const file = t.file ? t.file.split('/').pop() : undefined;
-  const where = file ? `${file}${t.line !== null ? `:${t.line}` : ''}` : l10n.t('where is not known');
-  const why = t.post_mortem ? l10n.t('post-mortem') : t.post_mortem === false ? l10n.t('breakpoint') : l10n.t('paused');
-  return {
-    type: 'paused',
-    id: `${job}:paused:${t.worker_id}:${t.port}`,
-    label: l10n.t('{0} paused at {1}', t.name, where),
-    description: [why, t.ip, (t.seen_at ?? t.since) !== null ? l10n.t('since {0}', age(now - (t.seen_at ?? t.since ?? now))) : ''].filter(Boolean).join(' · '),
-    tooltip: [
-      `${t.name} (${why})`,
-      t.file ? `${t.file}${t.line !== null ? `:${t.line}` : ''}` : (t.stack_error ?? ''),
-      l10n.t('node {0} · {1}:{2} · pid {3}', t.node?.slice(0, 8) ?? '?', t.ip, String(t.port), String(t.pid ?? '?')),
-    ]
-      .filter(Boolean)
-      .join('\n'),
-    task: t,
-    job,
-  };
 }

@@ -5,9 +5,6 @@
 import type { RayJob } from '../api/api-types';
 import { META, isTerminal, runNamespace } from '../api/api-types';
 import { RayClient, type RayClientOptions } from '../api/client';
-import { classifyTracebackError } from '../diagnostics/stacks';
-import type { PausedTask } from '../paused/paused';
-import { PausedWatch } from '../paused/watch';
 import type { ClusterSnapshot } from './cluster-model';
 import { RelayReaper, type RelayStop } from './relay-reaper';
 import { describeFailure, StallDetector, type Progress, type StallOptions } from './stall';
@@ -22,10 +19,6 @@ export interface MonitorOptions extends RayClientOptions {
   relayGraceMs?: number;
   /** Told of each relay job stopped because its run ended or is gone (once), or of the failure. */
   onRelayStopped?: (stop: RelayStop, error?: Error) => void;
-  /** The least time between two reads of the worker table for paused tasks (default 10 s). */
-  pausedEveryMs?: number;
-  /** Told of tasks newly paused at a breakpoint or post-mortem (once each). */
-  onPaused?: (fresh: PausedTask[]) => void;
 }
 
 const lastStep = (log: string): number | undefined => {
@@ -42,26 +35,11 @@ export class ClusterMonitor {
   private readonly extra = new Map<string, Progress>();
   private readonly now: () => number;
   private readonly reaper: RelayReaper;
-  /** Tasks paused at a breakpoint() or post-mortem, read on the refresh within its budget. */
-  readonly pausedWatch: PausedWatch;
 
   constructor(private readonly opts: MonitorOptions) {
     this.client = new RayClient(opts);
     this.now = opts.now ?? Date.now;
     this.reaper = new RelayReaper(opts.relayGraceMs);
-    const client = this.client;
-    this.pausedWatch = new PausedWatch(
-      {
-        workers: () => client.workers(),
-        tasksOfWorker: (id) => client.tasksOfWorker(id),
-        actors: () => client.actors(),
-        stack: async (pid, node) => {
-          const r = await client.traceback(pid, node);
-          return r.status >= 200 && r.status < 300 ? { text: r.body } : { error: classifyTracebackError(r.status, r.body).kind };
-        },
-      },
-      { everyMs: opts.pausedEveryMs, now: this.now },
-    );
     this.snapshot = {
       url: this.client.url,
       name: opts.name ?? this.client.url,
@@ -71,7 +49,6 @@ export class ClusterMonitor {
       usage: {},
       stalls: {},
       failures: {},
-      paused: [],
       fetchedAt: 0,
     };
   }
@@ -99,10 +76,6 @@ export class ClusterMonitor {
       s.jobs = (await this.client.jobs()).sort((a, b) => (b.start_time ?? 0) - (a.start_time ?? 0));
       await this.stopOrphanRelays(s.jobs);
       s.usage = await this.client.clusterUsage().catch(() => ({}));
-      const fresh = await this.pausedWatch.check(s.jobs).catch(() => []);
-      s.paused = this.pausedWatch.paused;
-      s.pausedUnsupported = this.pausedWatch.unsupported;
-      if (fresh.length) this.opts.onPaused?.(fresh);
       const actors: ClusterSnapshot['actors'] = {};
       const stalls: ClusterSnapshot['stalls'] = {};
       const failures: ClusterSnapshot['failures'] = {};

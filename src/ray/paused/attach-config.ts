@@ -38,7 +38,11 @@ export interface AttachConfiguration {
   request: 'attach';
   name: string;
   connect: AttachTarget;
-  /** The paused frame is reached through Ray's own frames (`ray/util/debugpy.py`): they must not be skipped. */
+  /**
+   * Off, or the task never stops: Ray's `_debugpy_breakpoint` stops by a step pinned to its own
+   * `set_trace` frame (`ray/util/debugpy.py`, library code), which debugpy drops with justMyCode
+   * on — the client gets initialized/process/thread, never `stopped`, and the task runs on.
+   */
   justMyCode: false;
   pathMappings?: Array<{ localRoot: string; remoteRoot: string }>;
   /** What was paused (shown by us, ignored by debugpy). */

@@ -18,7 +18,6 @@ const snapshot = {
   nodes: [],
   jobs: [],
   usage: {},
-  paused: [],
   fetchedAt: 0,
   actors: { s1: [{ actor_id: 'a1', name: 'explorer', class_name: 'Explorer', state: 'ALIVE' }] },
   stalls: {
@@ -68,32 +67,4 @@ test('job detail rows in Simplified Chinese: every sentence translated, names an
     'Step 12: {}',
     'explorer',
   ]);
-});
-
-test('a paused task under its job: name and file:line, breakpoint or post-mortem, address, since when (English and Chinese)', () => {
-  const task = {
-    job: 's1',
-    name: 'compute',
-    node: 'abcdef0123',
-    ip: '127.0.0.1',
-    port: 41473,
-    pid: 7,
-    worker_id: 'w1',
-    file: '/work/agents/math.py',
-    line: 12,
-    post_mortem: false,
-    since: 0,
-    seen_at: 60_000,
-  };
-  const s = { ...snapshot, paused: [task, { ...task, job: 'other', worker_id: 'w2' }], fetchedAt: 120_000 };
-  const rows = jobDetails(s, 's1', english).filter((r) => r.type === 'paused');
-  assert.deepEqual(
-    rows.map((r) => [r.label, r.description]),
-    [['compute paused at math.py:12', 'breakpoint · 127.0.0.1 · since 1m']],
-  );
-  const zhRows = jobDetails({ ...s, paused: [{ ...task, post_mortem: true }] }, 's1', chinese).filter((r) => r.type === 'paused');
-  assert.deepEqual(
-    zhRows.map((r) => [r.label, r.description]),
-    [['compute 暂停于 math.py:12', '事后调试 · 127.0.0.1 · 已持续 1m']],
-  );
 });
