@@ -8,7 +8,8 @@ import * as vscode from 'vscode';
 import type { PausedTask } from './paused/paused';
 import { attachConfiguration, DEBUGPY_TYPE, OWN_TYPE, pausedTitle, type AttachConfiguration } from './paused/attach-config';
 import { connectDebugpy, DebugpyConnectError, DebugpyConnection } from './paused/debugpy-connection';
-import { reach, sshForward, type Reach } from './paused/reach';
+import { reach, type Reach } from './paused/reach';
+import { reachWorker, type ReachedWorker } from './reach-worker';
 import type { RayHost } from './ray-host';
 
 interface AttachArgs {
@@ -21,6 +22,8 @@ const PYTHON_DEBUGGER = 'ms-python.debugpy';
 
 /** Sockets opened before their session starts, by the session's `agentrlSocket` key. */
 const opened = new Map<string, DebugpyConnection>();
+/** Forwarder jobs carrying a session's connection, stopped when the session ends (or never starts). */
+const forwarders = new WeakMap<object, ReachedWorker>();
 let nextKey = 1;
 
 /** Which client attaches: the Python Debugger extension when installed, else ours. */
@@ -37,16 +40,9 @@ function localAddresses(): string[] {
     .map((a) => a.address);
 }
 
-/** Why an attach cannot start, for the user. */
-function forwardText(r: Extract<Reach, { kind: 'forward' }>): string {
-  return r.why === 'worker-loopback'
-    ? vscode.l10n.t('The paused task listens on {0}:{1}, the loopback address of its node: the editor cannot reach it without a forward.', r.ip, String(r.port))
-    : vscode.l10n.t(
-        'The paused task listens on {0}:{1}, which this editor does not reach (the dashboard is reached through a tunnel). Forward the port: {2}',
-        r.ip,
-        String(r.port),
-        sshForward(r),
-      );
+/** Why an attach cannot start: the worker is not reachable as is, and finding a path failed. */
+function forwardText(r: Extract<Reach, { kind: 'forward' }>, why: string): string {
+  return vscode.l10n.t('The paused task listens on {0}:{1}, which this editor does not reach, and no forward could be set up: {2}', r.ip, String(r.port), why);
 }
 
 function connectFailureText(e: DebugpyConnectError, t: PausedTask): string {
@@ -94,14 +90,47 @@ async function prepareAttach(host: RayHost, cluster: string, t: PausedTask): Pro
     );
     return undefined;
   }
-  const r = reach({ ip: t.ip, port: t.port }, { dashboard: c.monitor.client.url, localAddresses: localAddresses() });
-  if (r.kind === 'forward') {
-    const copy = vscode.l10n.t('Copy Command');
-    void vscode.window.showWarningMessage(forwardText(r), copy).then(async (b) => {
-      if (b === copy) await vscode.env.clipboard.writeText(sshForward(r));
-    });
+  // Where to connect: the address as is when the editor reaches it (same host, the dashboard's
+  // host), else the worker is reached the way reach-worker.ts finds (its node, a forwarder job on
+  // that node, or the exact ssh -L to type), and the path taken is said.
+  const guess = reach({ ip: t.ip, port: t.port }, { dashboard: c.monitor.client.url, localAddresses: localAddresses() });
+  let target: { host: string; port: number; why: string };
+  let forwarder: ReachedWorker | undefined;
+  if (guess.kind === 'direct') target = guess;
+  else {
+    const r = await reachWorker(host, cluster, t).catch((e: Error) => e);
+    if (r instanceof Error) {
+      void vscode.window.showErrorMessage(forwardText(guess, r.message));
+      return undefined;
+    }
+    if (r.via === 'ssh') {
+      const copy = vscode.l10n.t('Copy Command');
+      void vscode.window.showWarningMessage(r.message, copy).then(async (b) => {
+        if (b === copy && r.ssh) await vscode.env.clipboard.writeText(r.ssh);
+      });
+      return undefined;
+    }
+    void vscode.window.setStatusBarMessage(r.message, 8000);
+    host.log.info(`ray: ${r.message}`);
+    target = { host: r.host, port: r.port, why: r.via };
+    forwarder = r;
+  }
+  const config = await configure(host, c, t, target);
+  if (!config) {
+    await forwarder?.dispose();
     return undefined;
   }
+  if (forwarder) forwarders.set(config, forwarder);
+  return config;
+}
+
+/** The session's configuration for `t` at `r` (our own client's socket opened first); undefined after saying why not. */
+async function configure(
+  host: RayHost,
+  c: NonNullable<ReturnType<RayHost['get']>>,
+  t: PausedTask,
+  r: { host: string; port: number; why: string },
+): Promise<AttachConfiguration | undefined> {
   const type = attachClient();
   const folder = workspaceFolderOf(t);
   const config = attachConfiguration(
@@ -143,9 +172,19 @@ export async function attach(host: RayHost, a: AttachArgs): Promise<boolean> {
   }
   const config = await prepareAttach(host, cluster, t);
   if (!config) return false;
+  const forwarder = forwarders.get(config);
+  const ended = forwarder
+    ? vscode.debug.onDidTerminateDebugSession((s) => {
+        if (s.configuration.name !== config.name || s.configuration.connect?.port !== config.connect.port) return;
+        ended?.dispose();
+        void forwarder.dispose();
+      })
+    : undefined;
   const started = await vscode.debug.startDebugging(workspaceFolderOf(t), config);
   if (!started) {
     dropOpened(config);
+    ended?.dispose();
+    await forwarder?.dispose();
     return false;
   }
   void vscode.window.setStatusBarMessage(
