@@ -72,7 +72,10 @@ class RowLedger {
   private grow(id: number): void {
     let cap = this.slot.length;
     while (cap <= id) cap *= 2;
-    const more = <T extends Int32Array | Float64Array>(a: T, b: T): T => (b.set(a), b);
+    const more = <T extends Int32Array | Float64Array>(a: T, b: T): T => {
+      b.set(a);
+      return b;
+    };
     this.slot = more(this.slot, new Int32Array(cap));
     this.reward = more(this.reward, new Float64Array(cap));
     this.len = more(this.len, new Float64Array(cap));
@@ -256,7 +259,7 @@ export class TaskTable {
   private sameResponse(id: number, p: Placed, hash: string): void {
     this.hashed++;
     let m = this.same.get(p.version);
-    if (!m) this.same.set(p.version, (m = new Map()));
+    if (!m) this.same.set(p.version, (m = new Map<string, Same>()));
     const e = m.get(hash);
     if (e) {
       e.rows++;

@@ -82,11 +82,13 @@ async function main(): Promise<void> {
     for (let i = 0; i < STEPS; i++) {
       version++;
       appended.push(Number(execFileSync('python3', [fixture, 'append', db, String(STEP_ROWS), String(version)], { encoding: 'utf8' }).trim()));
+      // From the step's commit to a table that holds it (the relay notices the change, folds the new rows, sends the table).
       const t = performance.now();
-      const w = await client.requestTasks(source);
+      const want = first.rows + (i + 1) * STEP_ROWS;
+      let asks = 0;
+      while ((await client.requestTasks(source)).rows < want) asks++;
       steps.push(performance.now() - t);
-      if (w.rows !== first.rows + (i + 1) * STEP_ROWS)
-        console.log(`  step ${i + 1}: the table has ${w.rows} rows (expected ${first.rows + (i + 1) * STEP_ROWS})`);
+      if (asks) console.log(`  step ${i + 1}: ${asks} table(s) before the relay had seen the new rows`);
     }
     const stepMs = median(steps);
     console.log(`relay: a new step's update (${STEP_ROWS} rows) ${steps.map((x) => x.toFixed(0)).join(', ')} ms (median ${stepMs.toFixed(0)})`);

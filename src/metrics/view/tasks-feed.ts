@@ -46,7 +46,7 @@ interface TasksEvents {
 const REFRESH_MS = 3000;
 
 /** A table as the view shows it: the report, and per task and version the example rows and the mean length. */
-export function viewTable(
+function viewTable(
   at: { endpoint: string; source: string; run: string; table: string },
   w: TaskTableWire,
   opts: ClassOptions,

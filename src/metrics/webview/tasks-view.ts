@@ -10,6 +10,7 @@ import type { ExperienceViewDetail } from '../protocol/experience-rows';
 import type { TokensMessage } from '../protocol/view-protocol';
 import type { TokenViewStrings } from '../../tokens/view-strings';
 import { type ExperiencesPort, TaskExperiences, fmt } from './task-experiences';
+import { saveState, savedState } from './webview-api';
 
 const CLASSES = ['learned', 'never', 'always', 'forgotten', 'flaky'] as const;
 type Sort = 'task' | 'gain' | 'flip' | 'length';
@@ -66,8 +67,9 @@ export class TasksPane {
   private readonly rollouts: TaskExperiences;
   private strings: TasksStrings | undefined;
   private last: TasksTableMessage | undefined;
-  private filter: string = 'all';
-  private sort: Sort = 'task';
+  // Kept across reloads of the webview.
+  private filter: string = savedState()?.tasks?.filter ?? 'all';
+  private sort: Sort = (savedState()?.tasks?.sort as Sort | undefined) ?? 'task';
   private selected: string | undefined;
 
   constructor(tokenStrings: TokenViewStrings, port: ExperiencesPort) {
@@ -92,6 +94,11 @@ export class TasksPane {
 
   tokens(m: TokensMessage): void {
     this.rollouts.tokens(m);
+  }
+
+  private keep(): void {
+    saveState({ tasks: { filter: this.filter, sort: this.sort } });
+    this.render();
   }
 
   private render(): void {
@@ -132,7 +139,7 @@ export class TasksPane {
       b.setAttribute('aria-pressed', String(this.filter === id));
       b.addEventListener('click', () => {
         this.filter = id;
-        this.render();
+        this.keep();
       });
       counts.append(b);
     };
@@ -149,7 +156,7 @@ export class TasksPane {
     sortSel.value = this.sort;
     sortSel.addEventListener('change', () => {
       this.sort = sortSel.value as Sort;
-      this.render();
+      this.keep();
     });
     const sortLabel = el('label', 'sort');
     sortLabel.append(`${s.sortBy} `, sortSel);

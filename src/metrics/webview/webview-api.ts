@@ -9,6 +9,8 @@ export interface SavedState {
   collapsed?: string[];
   /** The view chosen in the switch (view-switch.ts). */
   view?: string;
+  /** The Tasks view's class filter and sort (tasks-view.ts). */
+  tasks?: { filter: string; sort: string };
 }
 
 const vscode = acquireVsCodeApi<SavedState>();

@@ -95,7 +95,10 @@ test(
     const text = run(['--job-dir', job, '--sort', 'gain']);
     assert.equal(text.status, 0, text.stderr);
     assert.match(text.stdout, /^5 tasks over model versions 1–8 · solved at mean reward ≥ 0\.55 · 1 learned · 1 never · 1 always · 1 forgotten · 1 flaky/);
-    assert.match(text.stdout, /No evidence of reward hacking found in what was checked\.\n {2}not checked: mode collapse/);
+    assert.match(
+      text.stdout,
+      /No evidence of reward hacking found in what was checked\.\n {2}not checked: train eval divergence \(the run has no eval taskset series/,
+    );
     assert.ok(text.stdout.indexOf('\n0 ') < text.stdout.indexOf('\n3 '), 'sorted by gain: the learned task first, the forgotten one last');
   },
 );
