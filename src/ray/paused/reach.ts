@@ -2,7 +2,7 @@
 // The editor always reaches the dashboard (that is how it sees the cluster); whether it reaches
 // a worker's `ip:port` follows from how it reaches the dashboard. Pure: the machine's own
 // addresses are passed in. A forwarder (a Ray job pinned to the worker's node, or `ssh -L`)
-// plugs in where the answer is `forward`.
+// plugs in where the answer is `forward` (reach-worker.ts).
 
 /** Where the paused worker's debugpy listens (from the State API's worker row). */
 export interface WorkerAddress {
@@ -65,10 +65,4 @@ export function reach(worker: WorkerAddress, editor: EditorSide): Reach {
   if (dash.toLowerCase() === ip.toLowerCase()) return { kind: 'direct', host: ip, port: worker.port, why: 'dashboard-host' };
   if (isLoopback(dash) || dash === '') return { kind: 'forward', ip, port: worker.port, why: 'tunnel' };
   return { kind: 'direct', host: ip, port: worker.port, why: 'routable' };
-}
-
-/** The `ssh -L` a person can run when no forwarder job is available: `ssh -L <local>:<ip>:<port> <head>`. */
-export function sshForward(r: Extract<Reach, { kind: 'forward' }>, head = '<head-node>'): string {
-  const target = r.ip.includes(':') ? `[${r.ip}]` : r.ip;
-  return `ssh -N -L ${r.port}:${target}:${r.port} ${head}`;
 }

@@ -2,7 +2,7 @@
 // cases the forwarder plugs into (a tunnel to a remote head, a worker on its node's loopback).
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { reach, sshForward } from '../../../../src/ray/paused/reach';
+import { reach } from '../../../../src/ray/paused/reach';
 
 const here = ['127.0.0.1', '::1', '192.168.1.5'];
 
@@ -17,10 +17,9 @@ test('a local cluster (dashboard and worker on loopback, or on an address of thi
   assert.equal(reach({ ip: '::1', port: 4000 }, { dashboard: 'http://[::1]:8265', localAddresses: here }).kind, 'direct');
 });
 
-test('the dashboard through an SSH tunnel, the worker on another machine: needs forwarding, with the ssh -L to run', () => {
+test('the dashboard through an SSH tunnel, the worker on another machine: needs forwarding (reach-worker.ts finds the path)', () => {
   const r = reach({ ip: '10.0.0.7', port: 41473 }, { dashboard: 'http://localhost:8265', localAddresses: here });
   assert.deepEqual(r, { kind: 'forward', ip: '10.0.0.7', port: 41473, why: 'tunnel' });
-  assert.equal(r.kind === 'forward' && sshForward(r, 'head'), 'ssh -N -L 41473:10.0.0.7:41473 head');
 });
 
 test('a worker on its own loopback while the dashboard is remote: needs forwarding', () => {
