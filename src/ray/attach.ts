@@ -175,7 +175,8 @@ export async function attach(host: RayHost, a: AttachArgs): Promise<boolean> {
   const forwarder = forwarders.get(config);
   const ended = forwarder
     ? vscode.debug.onDidTerminateDebugSession((s) => {
-        if (s.configuration.name !== config.name || s.configuration.connect?.port !== config.connect.port) return;
+        const c = s.configuration as Partial<AttachConfiguration>;
+        if (c.name !== config.name || c.connect?.port !== config.connect.port) return;
         ended?.dispose();
         void forwarder.dispose();
       })

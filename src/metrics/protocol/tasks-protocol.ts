@@ -2,11 +2,10 @@
 // carries them in its unions). The page asks for the tables while the view is shown
 // (`watchTasks`); the extension then posts every experience source's table of tasks × model
 // versions as the relay folded it (`tasksTable`), again as the run goes. A task's rollouts are
-// read with the drill-down's own messages (`openRollout`, `openTokens`); `debugExperience` asks
-// for an experience to be debugged (whoever owns that command answers it).
-import { hasFields, isBool, isInt, isObj, isStr, oneOf } from '../../base/validate';
+// read with the drill-down's own messages (`openRollout`, `openTokens`, and `debugRollout` for
+// Debug This Rollout).
+import { hasFields, isBool, isObj, oneOf } from '../../base/validate';
 import type { TasksJson } from '../../tasks/task-report';
-import type { ExperienceRef } from './experience-rows';
 
 /** Keys of the Tasks view's user-visible strings, localized by the extension (src/metrics/tasks-strings.ts). */
 export const TASKS_STRING_KEYS = [
@@ -91,19 +90,11 @@ export interface WatchTasksMessage {
   type: 'watchTasks';
   on: boolean;
 }
-/** "Debug This Rollout" on one experience. */
-export interface DebugExperienceMessage {
-  type: 'debugExperience';
-  ref: ExperienceRef;
-}
-export type TasksWebviewMessage = WatchTasksMessage | DebugExperienceMessage;
-
-const isRef = (v: unknown): v is ExperienceRef => hasFields(v, { run: isStr, endpoint: isStr, source: isStr, table: isStr, id: isInt });
+export type TasksWebviewMessage = WatchTasksMessage;
 
 /** Validates a Tasks view message from the webview; undefined when it is not one. */
 export function parseTasksWebviewMessage(v: unknown): TasksWebviewMessage | undefined {
   if (!isObj(v)) return undefined;
   if (v.type === 'watchTasks') return hasFields(v, { type: oneOf(['watchTasks']), on: isBool }) ? v : undefined;
-  if (v.type === 'debugExperience') return hasFields(v, { type: oneOf(['debugExperience']), ref: isRef }) ? v : undefined;
   return undefined;
 }

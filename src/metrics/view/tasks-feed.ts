@@ -4,14 +4,12 @@
 // (src/tasks/), and posts the tables; again every few seconds while the run goes, so the view is
 // live and a reloaded page gets them at once. "Debug This Rollout" from the page is an event for
 // whoever owns that command.
-import { EventEmitter } from 'node:events';
 import type { TaskTableWire } from '../../relay-protocol/tasks';
 import { CLASS_DEFAULTS, type ClassOptions } from '../../tasks/task-classes';
 import { tasksJson } from '../../tasks/task-report';
 import { type EvalSeries, evalSeriesOf } from '../../tasks/run-findings';
 import type { MetricsStore } from '../store/store';
 import { TaskTable } from '../../tasks/task-table';
-import type { ExperienceRef } from '../protocol/experience-rows';
 import type { TasksHostMessage, TasksStrings, TasksViewTable, TasksWebviewMessage } from '../protocol/tasks-protocol';
 
 /** What the Tasks view needs from its owner: the relays' experience sources and their tables. */
@@ -37,11 +35,6 @@ export function evalsFromStore(store: MetricsStore, run: string): EvalSeries[] {
   });
 }
 
-interface TasksEvents {
-  /** The page asked to debug this experience. */
-  debugExperience: [ref: ExperienceRef];
-}
-
 /** How often a shown Tasks view asks the relays again. */
 const REFRESH_MS = 3000;
 
@@ -62,7 +55,7 @@ function viewTable(
   return { ...at, report: tasksJson(table, opts, 'task', evals), examples, lengths };
 }
 
-export class TasksFeed extends EventEmitter<TasksEvents> {
+export class TasksFeed {
   private timer: NodeJS.Timeout | undefined;
   private reading = false;
   private watched = false;
@@ -72,15 +65,9 @@ export class TasksFeed extends EventEmitter<TasksEvents> {
     private readonly post: (m: TasksHostMessage) => void,
     private readonly opts: ClassOptions = CLASS_DEFAULTS,
     private readonly everyMs = REFRESH_MS,
-  ) {
-    super();
-  }
+  ) {}
 
   receive(msg: TasksWebviewMessage): void {
-    if (msg.type === 'debugExperience') {
-      this.emit('debugExperience', msg.ref);
-      return;
-    }
     if (msg.on) this.watch();
     else this.stop();
   }

@@ -259,7 +259,6 @@ export class ViewController extends EventEmitter<ViewEvents> {
         this.pipeline.receive(msg);
         return;
       case 'watchTasks':
-      case 'debugExperience':
         this.tasks?.receive(msg);
         return;
     }

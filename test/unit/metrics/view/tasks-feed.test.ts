@@ -11,7 +11,6 @@ import { MetricsStore } from '../../../../src/metrics/store/store';
 import { TASKS_STRING_KEYS, type TasksStrings, type TasksTableMessage } from '../../../../src/metrics/protocol/tasks-protocol';
 import { UI_STRING_KEYS, type UiStrings } from '../../../../src/metrics/protocol/ui-strings';
 import { type HostMessage, METRICS_PROTOCOL_VERSION } from '../../../../src/metrics/protocol/view-protocol';
-import type { ExperienceRef } from '../../../../src/metrics/protocol/experience-rows';
 import { ViewController } from '../../../../src/metrics/view/view-controller';
 import type { ExperienceRow } from '../../../../src/relay-protocol/messages';
 import type { TaskTableWire } from '../../../../src/relay-protocol/tasks';
@@ -100,18 +99,12 @@ test('a shown Tasks view gets the classed table with example rows and lengths, l
   ctl.dispose();
 });
 
-test('a source whose table cannot be read is named; Debug This Rollout is an event with the experience', async () => {
+test('a source whose table cannot be read is named', async () => {
   const { ctl, tables } = setup(() => new Error('endpoint e1 is not connected'));
-  const debugged: ExperienceRef[] = [];
-  ctl.tasks!.on('debugExperience', (ref) => debugged.push(ref));
   ctl.receive({ type: 'watchTasks', on: true });
   await settle();
   ctl.flush();
   assert.deepEqual(tables()[0].errors, ['run: endpoint e1 is not connected']);
   assert.deepEqual(tables()[0].tables, []);
-  const ref = { run: 'run', endpoint: 'e1', source: 's', table: 'experience_buffer', id: 7 };
-  ctl.receive({ type: 'debugExperience', ref });
-  ctl.receive({ type: 'debugExperience', ref: { ...ref, id: 'seven' } }); // malformed: ignored
-  assert.deepEqual(debugged, [ref]);
   ctl.dispose();
 });
