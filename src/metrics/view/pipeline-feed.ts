@@ -225,10 +225,7 @@ export class PipelineFeed {
         ? {
             explorer: r.gpu.explorer,
             trainer: r.gpu.trainer,
-            hours: { trainer: { ...r.gpu.hours.trainer }, explorer: { ...r.gpu.hours.explorer } } as {
-              trainer: Record<string, number>;
-              explorer: Record<string, number>;
-            },
+            hours: { trainer: { ...r.gpu.hours.trainer }, explorer: { ...r.gpu.hours.explorer } },
           }
         : null,
       bars: bars(rows),
@@ -275,7 +272,7 @@ function isTimingTag(tag: string): boolean {
 }
 
 /** Stacked bars per step, or per group of steps (their mean) when there are more than MAX_BARS. */
-export function bars(rows: StepRow[]): PipelineViewData['bars'] {
+function bars(rows: StepRow[]): PipelineViewData['bars'] {
   const group = Math.max(1, Math.ceil(rows.length / MAX_BARS));
   const steps: number[] = [];
   const trainer: RoleBars = { parts: [...TRAINER_PARTS], values: TRAINER_PARTS.map(() => []) };
