@@ -281,7 +281,7 @@ export interface TimelineReplyMessage {
 }
 
 /** Most events one timeline window carries. */
-export const MAX_TIMELINE_EVENTS = 100_000;
+const MAX_TIMELINE_EVENTS = 100_000;
 
 export type ClientMessage =
   SubscribeMessage | ExperienceRequestMessage | DetailRequestMessage | TokensRequestMessage | TimelineRequestMessage | TasksRequestMessage;

@@ -169,7 +169,7 @@ export function parsePipelineMessage(v: unknown): PipelineWebviewMessage | undef
       return hasFields(v, { type: oneOf(['pipelineView']), visible: (x): x is boolean => typeof x === 'boolean', run: optional(isStr) }) &&
         isStep(v.from) &&
         isStep(v.to)
-        ? (v as unknown as PipelineViewMessage)
+        ? v
         : undefined;
     case 'openConfigKey':
       return hasFields(v, { type: oneOf(['openConfigKey']), run: isStr, key: isStr, value: optional(isStr) }) && /^[A-Za-z0-9_.]+$/.test(v.key) ? v : undefined;

@@ -135,18 +135,18 @@ export class PipelineFeed {
   }
 
   private problemText(p: TimelineProblemWire): string {
-    const l = this.l10n;
+    const l10n = this.l10n;
     switch (p.kind) {
       case 'not-array':
-        return l.t('timeline.json is not a JSON array of trace events (it does not start with "[").');
+        return l10n.t('timeline.json is not a JSON array of trace events (it does not start with "[").');
       case 'corrupt':
-        return l.t('timeline.json: {0} corrupt events skipped; the rest is shown.', p.count);
+        return l10n.t('timeline.json: {0} corrupt events skipped; the rest is shown.', p.count);
       case 'too-long':
-        return l.t('timeline.json: {0} events too long to be trace events skipped.', p.count);
+        return l10n.t('timeline.json: {0} events too long to be trace events skipped.', p.count);
       case 'truncated':
-        return l.t('timeline.json ends in the middle of its events (truncated?): the {0} events before the cut are shown.', p.count);
+        return l10n.t('timeline.json ends in the middle of its events (truncated?): the {0} events before the cut are shown.', p.count);
       case 'capped':
-        return l.t('timeline.json has more than {0} events: the rest of the file is not shown.', p.count);
+        return l10n.t('timeline.json has more than {0} events: the rest of the file is not shown.', p.count);
       default:
         return p.kind;
     }
@@ -187,7 +187,7 @@ export class PipelineFeed {
   }
 
   private word(run: string, runs: string[], r: PipelineReport, rows: StepRow[]): PipelineViewData {
-    const l = this.l10n;
+    const l10n = this.l10n;
     const advice: PipelineAdvice[] = r.advice.map((a) => ({
       key: a.key,
       now: fmt(a.now),
@@ -196,8 +196,8 @@ export class PipelineFeed {
       ...(a.fits === undefined ? {} : { fits: a.fits }),
     }));
     this.prove(run, advice);
-    const notes = r.problems.map((p) => problemSentence(l, p));
-    if (r.other.length) notes.push(l.t('Other timings (not understood, shown as they are): {0}', r.other.join(', ')));
+    const notes = r.problems.map((p) => problemSentence(l10n, p));
+    if (r.other.length) notes.push(l10n.t('Other timings (not understood, shown as they are): {0}', r.other.join(', ')));
     const { trainer: T, explorer: E } = r.shares;
     const sum = (...v: (number | null)[]) => (v.every((x) => x === null) ? null : v.reduce<number>((a, b) => a + (b ?? 0), 0));
     return {
@@ -206,16 +206,16 @@ export class PipelineFeed {
       window: { from: this.from, to: this.to },
       steps: r.steps,
       bottleneck: r.bottleneck,
-      verdict: verdictSentence(l, r),
-      changes: changeSentences(l, r),
+      verdict: verdictSentence(l10n, r),
+      changes: changeSentences(l10n, r),
       evidence: r.evidence.map((e) => ({
-        label: `${e.role === 'trainer' ? l.t('trainer') : l.t('explorer')}: ${partName(l, e.part)}`,
+        label: `${e.role === 'trainer' ? l10n.t('trainer') : l10n.t('explorer')}: ${partName(l10n, e.part)}`,
         value: e.part === 'tail_ratio' ? `${e.value.toFixed(1)}×` : pct(e.value),
         tags: e.tags,
       })),
       advice,
-      ...(r.configProblem ? { configNote: l.t('No advice with values: {0}', r.configProblem) } : {}),
-      missing: r.missing.map((m) => l.t('Missing {0} ({1}): turn it on with {2}', m.tag, m.role, m.enable)),
+      ...(r.configProblem ? { configNote: l10n.t('No advice with values: {0}', r.configProblem) } : {}),
+      missing: r.missing.map((m) => l10n.t('Missing {0} ({1}): turn it on with {2}', m.tag, m.role, m.enable)),
       notes,
       shares: { trainer: { ...T }, explorer: { ...E } },
       // Idle: the trainer waiting for experiences; the explorer waiting for weights or its slowest tasks.
@@ -225,10 +225,7 @@ export class PipelineFeed {
         ? {
             explorer: r.gpu.explorer,
             trainer: r.gpu.trainer,
-            hours: { trainer: { ...r.gpu.hours.trainer }, explorer: { ...r.gpu.hours.explorer } } as {
-              trainer: Record<string, number>;
-              explorer: Record<string, number>;
-            },
+            hours: { trainer: { ...r.gpu.hours.trainer }, explorer: { ...r.gpu.hours.explorer } },
           }
         : null,
       bars: bars(rows),
@@ -275,7 +272,7 @@ function isTimingTag(tag: string): boolean {
 }
 
 /** Stacked bars per step, or per group of steps (their mean) when there are more than MAX_BARS. */
-export function bars(rows: StepRow[]): PipelineViewData['bars'] {
+function bars(rows: StepRow[]): PipelineViewData['bars'] {
   const group = Math.max(1, Math.ceil(rows.length / MAX_BARS));
   const steps: number[] = [];
   const trainer: RoleBars = { parts: [...TRAINER_PARTS], values: TRAINER_PARTS.map(() => []) };
@@ -311,40 +308,40 @@ function fold(b: RoleBars, parts: (Record<string, number | null> | undefined)[])
 }
 
 /** The Pipeline view's words in the reader's language. */
-export function pipelineStrings(l: L10n): PipelineStrings {
+export function pipelineStrings(l10n: L10n): PipelineStrings {
   const parts: Record<string, string> = {};
-  for (const p of [...TRAINER_PARTS, ...EXPLORER_PARTS]) parts[p] = partName(l, p);
+  for (const p of [...TRAINER_PARTS, ...EXPLORER_PARTS]) parts[p] = partName(l10n, p);
   return {
     parts,
-    viewCharts: l.t('Charts'),
-    viewPipeline: l.t('Pipeline'),
-    run: l.t('Run'),
-    windowFrom: l.t('From step'),
-    windowTo: l.t('to step'),
-    windowAll: l.t('(all)'),
-    trainer: l.t('trainer'),
-    explorer: l.t('explorer'),
-    idle: l.t('idle'),
-    stepsPerHour: l.t('train steps per hour'),
-    tokensPerSecond: l.t('tokens/s'),
-    gpus: l.t('GPUs'),
-    gpuHours: l.t('GPU-hours'),
-    evidence: l.t('The numbers behind it (click: their charts)'),
-    advice: l.t('What to change'),
-    missing: l.t('Missing'),
-    notes: l.t('About the data'),
-    noTimings: l.t('No timings yet: the Pipeline view needs the time/* (Trinity-RFT) or timing_s/* (verl) metrics of a training run.'),
-    openAt: l.t('Open the config at {0}'),
-    applyFix: l.t('Apply {0}'),
-    defaulted: l.t('(default)'),
-    fits: l.t('fits the GPUs the config declares'),
-    doesNotFit: l.t('needs more GPUs than the config declares'),
-    timeline: l.t("Ray's timeline"),
-    timelineLoad: l.t('Show the timeline'),
-    timelineHint: l.t('Wheel: zoom · drag: pan · hover: name and duration'),
-    timelineNone: l.t('No Ray timeline in this job dir: set monitor.enable_ray_timeline: true and Trinity writes monitor/timeline.json when the run ends.'),
-    timelineRemote: l.t('Reading the timeline failed: {0}'),
-    stepsAxis: l.t('step'),
-    changes: l.t('Changes'),
+    viewCharts: l10n.t('Charts'),
+    viewPipeline: l10n.t('Pipeline'),
+    run: l10n.t('Run'),
+    windowFrom: l10n.t('From step'),
+    windowTo: l10n.t('to step'),
+    windowAll: l10n.t('(all)'),
+    trainer: l10n.t('trainer'),
+    explorer: l10n.t('explorer'),
+    idle: l10n.t('idle'),
+    stepsPerHour: l10n.t('train steps per hour'),
+    tokensPerSecond: l10n.t('tokens/s'),
+    gpus: l10n.t('GPUs'),
+    gpuHours: l10n.t('GPU-hours'),
+    evidence: l10n.t('The numbers behind it (click: their charts)'),
+    advice: l10n.t('What to change'),
+    missing: l10n.t('Missing'),
+    notes: l10n.t('About the data'),
+    noTimings: l10n.t('No timings yet: the Pipeline view needs the time/* (Trinity-RFT) or timing_s/* (verl) metrics of a training run.'),
+    openAt: l10n.t('Open the config at {0}'),
+    applyFix: l10n.t('Apply {0}'),
+    defaulted: l10n.t('(default)'),
+    fits: l10n.t('fits the GPUs the config declares'),
+    doesNotFit: l10n.t('needs more GPUs than the config declares'),
+    timeline: l10n.t("Ray's timeline"),
+    timelineLoad: l10n.t('Show the timeline'),
+    timelineHint: l10n.t('Wheel: zoom · drag: pan · hover: name and duration'),
+    timelineNone: l10n.t('No Ray timeline in this job dir: set monitor.enable_ray_timeline: true and Trinity writes monitor/timeline.json when the run ends.'),
+    timelineRemote: l10n.t('Reading the timeline failed: {0}'),
+    stepsAxis: l10n.t('step'),
+    changes: l10n.t('Changes'),
   };
 }

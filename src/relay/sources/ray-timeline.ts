@@ -17,7 +17,7 @@ const MAX_OBJECT_BYTES = 1024 * 1024;
 /** Events kept at most (columns of ~20 bytes: 160 MB would be the bound; a file this big is cut). */
 const MAX_EVENTS = 8_000_000;
 
-export const TIMELINE_FILE = 'monitor/timeline.json';
+const TIMELINE_FILE = 'monitor/timeline.json';
 
 export interface TimelineWindow {
   /** µs since the first event. */
@@ -242,7 +242,6 @@ export class TimelineIndex {
           const q = buf.indexOf(QUOTE, i);
           if (q < 0 || q >= n) {
             escape = n > i && buf[n - 1] === BACKSLASH && backslashesBefore(buf, n, i) % 2 === 1;
-            i = n;
             break;
           }
           if (backslashesBefore(buf, q, i) % 2 === 1) {

@@ -92,12 +92,12 @@ test(
     try {
       const page = v.wp.page;
       assert.match((await page.textContent('.pipeline-changes')) ?? '', /At step \d+ the bottleneck moved from the explorer to stragglers\./);
-      const evidence = await page.$$eval('.pipeline-evidence-item', (b) => b.map((x) => x.textContent));
+      const evidence = await page.evaluate<string[]>(`[...document.querySelectorAll('.pipeline-evidence-item')].map((x) => x.textContent)`);
       assert.ok(
-        evidence.some((e) => /waiting for the slowest tasks/.test(e ?? '')),
+        evidence.some((e) => /waiting for the slowest tasks/.test(e)),
         evidence.join(' | '),
       );
-      const keys = await page.$$eval('.pipeline-key', (a) => a.map((x) => x.getAttribute('data-key')));
+      const keys = await page.evaluate<string[]>(`[...document.querySelectorAll('.pipeline-key')].map((x) => x.dataset.key)`);
       assert.ok(keys.includes('explorer.over_rollout.ratio'), keys.join(', '));
       assert.equal(await page.$$eval('.pipeline-bars canvas', (c) => c.length), 2);
       // the lanes of the real timeline: actors named, events drawn
@@ -111,12 +111,14 @@ test(
       for (let y = 8; y < b.height && !tip; y += 22)
         for (let x = 190; x < b.width && !tip; x += 7) {
           await page.mouse.move(b.x + x, b.y + y);
-          tip = (await page.$eval('.timeline-lanes .pipeline-tip', (t) => ((t as unknown as { hidden: boolean }).hidden ? '' : (t.textContent ?? '')))) || '';
+          tip = await page.evaluate<string>(
+            `(() => { const t = document.querySelector('.timeline-lanes .pipeline-tip'); return t.hidden ? '' : t.textContent; })()`,
+          );
         }
       assert.match(tip, /· \d+(\.\d+)? (ms|µs|s)\n/, tip);
       // evidence click: back to the charts, filtered to its tags
       await page.click('.pipeline-evidence-item');
-      await until('the charts shown', async () => page.$eval('.view-tab[data-view="charts"]', (t) => t.classList.contains('selected')));
+      await until('the charts shown', () => page.evaluate<boolean>(`document.querySelector('.view-tab[data-view="charts"]').classList.contains('selected')`));
       assert.match(await page.$eval('.filter', (i) => (i as unknown as { value: string }).value), /^\^\(.*time.*\)\$$/);
       await page.click('.view-tab[data-view="pipeline"]');
       await v.shot();
