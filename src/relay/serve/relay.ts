@@ -21,6 +21,7 @@ import { Session } from './session';
 import { SourceCatalog } from '../sources/catalog';
 import type { RelayRoot } from '../sources/discovery';
 import type { Source } from '../sources/source';
+import { TokensFrames } from './tokens-frames';
 
 export interface RelayOptions {
   root: RelayRoot;
@@ -72,6 +73,7 @@ export class Relay {
   readonly decodeCache: DecodeCache;
   /** Envelope passes shared by every session (envelope/cache.ts). */
   readonly envelopes = new EnvelopeCache();
+  readonly tokenFrames = new TokensFrames();
   private readonly idle: IdleClock | undefined;
 
   constructor(private readonly opts: RelayOptions) {
@@ -192,7 +194,14 @@ export class Relay {
       const session = new Session(
         this.nextSession++,
         ws,
-        { sources: () => this.sourceList(), log: this.log, errors: this.errors, feed: (src, c) => this.decodeCache.feed(src, c), envelopes: this.envelopes },
+        {
+          sources: () => this.sourceList(),
+          log: this.log,
+          errors: this.errors,
+          feed: (src, c) => this.decodeCache.feed(src, c),
+          envelopes: this.envelopes,
+          tokenFrames: this.tokenFrames,
+        },
         this.opts,
       );
       this.sessions.add(session);

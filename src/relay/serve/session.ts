@@ -27,6 +27,7 @@ import type { Feed, Outgoing } from './decode-cache';
 import { serialize } from './decode-cache';
 import { EnvelopeBatch, encodeEnvelopeFrame } from '../../relay-protocol/envelope-frame';
 import type { EnvelopeCache } from '../envelope/cache';
+import type { TokensFrames } from './tokens-frames';
 import { EnvelopeFirst, answerDetail } from './envelope-session';
 
 export interface SessionOptions {
@@ -58,6 +59,8 @@ export interface SessionHost {
   feed(source: Source, cursor: Cursor | undefined): Feed;
   /** The relay's shared envelope passes (envelope/cache.ts); without it, `envelope` is ignored. */
   envelopes?: EnvelopeCache;
+  /** The relay's tokens frames by row (tokens-frames.ts): a row asked again is not laid out again. */
+  tokenFrames?: TokensFrames;
 }
 
 /** Reads one row's content for the client (read-only, on demand). */
@@ -79,7 +82,9 @@ async function answerTokens(host: SessionHost, m: TokensRequestMessage): Promise
   if (!source?.readTokens) return fail(`no experience source '${m.source.slice(0, 200)}'`);
   try {
     const t = await source.readTokens(m.id);
-    return { data: Buffer.from(encodeTokensFrame({ ...t, type: 'tokens', request: m.request, source: m.source, id: m.id })), binary: true };
+    if (host.tokenFrames) return { data: host.tokenFrames.frame(t, m.source, m.id, m.request), binary: true };
+    const f = encodeTokensFrame({ ...t, type: 'tokens', request: m.request, source: m.source, id: m.id });
+    return { data: Buffer.from(f.buffer, f.byteOffset, f.byteLength), binary: true };
   } catch (e) {
     return fail((e as Error).message);
   }
