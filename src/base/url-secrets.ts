@@ -3,7 +3,7 @@
 // is printed, logged or saved. The full URL is only ever used to make the call itself. Works on
 // text that is not a valid URL too (an error message may quote what the user typed).
 
-export const MASK = '***';
+const MASK = '***';
 
 /** A parameter name that holds a credential (api_key, access_token, password, sig, …). */
 const SECRET_NAME = /(token|bearer|auth|key|pass|pwd|secret|credential|session|signature|^sig$|jwt|cookie|dsn)/i;

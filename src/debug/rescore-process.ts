@@ -7,14 +7,14 @@
 // error, and the re-score goes on with the next one in a fresh process. Pure: no vscode.
 import { spawn, type ChildProcess } from 'child_process';
 
-export interface RescoreLimits {
+interface RescoreLimits {
   /** Seconds one episode's reward may take (and the reward module its loading). */
   itemSeconds: number;
   /** Seconds the whole re-score of one run may take. */
   runSeconds: number;
 }
 
-export const DEFAULT_RESCORE_LIMITS: RescoreLimits = { itemSeconds: 60, runSeconds: 1800 };
+const DEFAULT_RESCORE_LIMITS: RescoreLimits = { itemSeconds: 60, runSeconds: 1800 };
 
 /** The last bytes of stderr kept for a message. */
 const STDERR_TAIL_BYTES = 16 * 1024;
@@ -22,7 +22,7 @@ const STDERR_TAIL_BYTES = 16 * 1024;
 const MAX_LINE_BYTES = 1024 * 1024;
 const MAX_ERROR_CHARS = 2000;
 
-export interface RescoreScore {
+interface RescoreScore {
   reward: number | null;
   parts: Record<string, number>;
   error?: string;
@@ -30,7 +30,7 @@ export interface RescoreScore {
 
 export type RescoreProcessResult = { ok: true; scores: RescoreScore[] } | { ok: false; message: string };
 
-export interface RescoreProcessOptions {
+interface RescoreProcessOptions {
   python: string;
   cwd: string;
   env: NodeJS.ProcessEnv;

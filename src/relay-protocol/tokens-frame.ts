@@ -85,34 +85,69 @@ export function isTokensFrame(data: Uint8Array): boolean {
 }
 
 export function encodeTokensFrame(r: TokensReply): Uint8Array {
-  const arrays: TokensHeader['arrays'] = [];
-  for (const name of Object.keys(TOKEN_ARRAYS) as TokenArrayName[]) {
-    const a = r.arrays[name];
-    if (a) arrays.push({ name, dtype: TOKEN_ARRAYS[name], length: a.length });
+  return new TokensFrameTemplate(r).frame(r.request);
+}
+
+/** Characters the request number takes in a template's header (JSON blanks pad it). */
+const REQUEST_WIDTH = 24;
+const REQUEST_KEY = '{"request":';
+
+/**
+ * One row's tokens frame laid out once, for any request: the header starts with the request
+ * number padded to a fixed width, so the frame of each request is a copy of the same bytes with
+ * the number written in. A client that asks for the same row again and again (or many clients)
+ * costs one copy an answer, not a JSON text of the messages, its encoding and two frame copies.
+ */
+export class TokensFrameTemplate {
+  private readonly base: Uint8Array;
+
+  constructor(r: Omit<TokensReply, 'request'>) {
+    const arrays: TokensHeader['arrays'] = [];
+    for (const name of Object.keys(TOKEN_ARRAYS) as TokenArrayName[]) {
+      const a = r.arrays[name];
+      if (a) arrays.push({ name, dtype: TOKEN_ARRAYS[name], length: a.length });
+    }
+    const { request: _request, ...rest } = r as TokensReply;
+    const header = JSON.stringify({ ...rest, arrays });
+    const text = new TextEncoder().encode(`${REQUEST_KEY}${'0'.padEnd(REQUEST_WIDTH)},${header.slice(1)}`);
+    let at = pad8(8 + text.length);
+    const starts = arrays.map((a) => {
+      const s = at;
+      at = pad8(at + a.length * SIZE[a.dtype]);
+      return s;
+    });
+    const out = new Uint8Array(at);
+    const dv = new DataView(out.buffer);
+    dv.setUint32(0, TOKENS_MAGIC, true);
+    dv.setUint32(4, text.length, true);
+    out.set(text, 8);
+    arrays.forEach((a, i) => {
+      const src = r.arrays[a.name]!;
+      if (littleEndianHost || a.dtype === 'u8') out.set(new Uint8Array(src.buffer, src.byteOffset, src.byteLength), starts[i]);
+      else
+        for (let k = 0; k < src.length; k++) {
+          if (a.dtype === 'i32') dv.setInt32(starts[i] + 4 * k, src[k], true);
+          else dv.setFloat32(starts[i] + 4 * k, src[k], true);
+        }
+    });
+    this.base = out;
   }
-  const header: TokensHeader = { ...r, arrays };
-  const text = new TextEncoder().encode(JSON.stringify(header));
-  let at = pad8(8 + text.length);
-  const starts = arrays.map((a) => {
-    const s = at;
-    at = pad8(at + a.length * SIZE[a.dtype]);
-    return s;
-  });
-  const out = new Uint8Array(at);
-  const dv = new DataView(out.buffer);
-  dv.setUint32(0, TOKENS_MAGIC, true);
-  dv.setUint32(4, text.length, true);
-  out.set(text, 8);
-  arrays.forEach((a, i) => {
-    const src = r.arrays[a.name]!;
-    if (littleEndianHost || a.dtype === 'u8') out.set(new Uint8Array(src.buffer, src.byteOffset, src.byteLength), starts[i]);
-    else
-      for (let k = 0; k < src.length; k++) {
-        if (a.dtype === 'i32') dv.setInt32(starts[i] + 4 * k, src[k], true);
-        else dv.setFloat32(starts[i] + 4 * k, src[k], true);
-      }
-  });
-  return out;
+
+  /** The bytes of one frame. */
+  get byteLength(): number {
+    return this.base.length;
+  }
+
+  /** The frame answering request `request` (a new copy: frames in flight are never shared). */
+  frame(request: number): Uint8Array {
+    const digits = String(request);
+    if (digits.length > REQUEST_WIDTH) throw new ProtocolError(`request ${digits.slice(0, 40)} does not fit a tokens frame`);
+    const out = new Uint8Array(this.base.length);
+    out.set(this.base);
+    const at = 8 + REQUEST_KEY.length;
+    for (let i = 0; i < REQUEST_WIDTH; i++) out[at + i] = i < digits.length ? digits.charCodeAt(i) : 0x20;
+    return out;
+  }
 }
 
 const isArrayEntry = (v: unknown): v is TokensHeader['arrays'][number] =>

@@ -10,7 +10,7 @@
 import { type MissingPart, type TokenExperience, type TokenSource, tokenText } from './experience';
 
 /** A stored value: a number, an infinity by name, or null when absent. */
-export type ValueJson = number | 'Infinity' | '-Infinity' | null;
+type ValueJson = number | 'Infinity' | '-Infinity' | null;
 
 export interface TokenJson {
   id: number;

@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import { modelRuntimeInstalled, startModelServer, type ModelServer } from '../harness/model-server';
 import { repoRoot } from '../harness/paths';
+import { until } from '../harness/wait';
 import { pickFromContextMenu, setExpanded } from './variables';
 import { openWorkbench, type Workbench } from './workbench';
 
@@ -48,13 +49,21 @@ async function stopsOnTurn(): Promise<void> {
   await wb!.runCommand('Debug: Start Debugging');
   // The palette may land on "Select and Start Debugging": pick the sample's launch entry.
   const pick = page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Debug toolcall rollouts' }).first();
-  if (
-    await pick.waitFor({ timeout: 3000 }).then(
-      () => true,
-      () => false,
-    )
-  )
-    await pick.click();
+  // Either VS Code asks which launch entry (the picker: pick it) or the session starts on its
+  // own; whichever shows first, however long a loaded machine takes to show it.
+  const toolbar = page.locator('.debug-toolbar');
+  await until(
+    'the launch picker or the debug session',
+    async () => {
+      if (await pick.isVisible()) {
+        await pick.click();
+        return true;
+      }
+      return toolbar.isVisible();
+    },
+    120_000,
+    200,
+  );
   // One episode so far: VS Code shows its thread (Tparis#R0) in the header, its turns as rows.
   const turn = page.locator('.debug-call-stack .monaco-list-row', { hasText: /llm #1 ▸ request pending/ }).first();
   await turn.waitFor({ timeout: 120_000 });

@@ -23,6 +23,7 @@ import { TimelineCache, timelineReply } from '../sources/ray-timeline';
 import { SourceCatalog } from '../sources/catalog';
 import type { RelayRoot } from '../sources/discovery';
 import type { Source } from '../sources/source';
+import { TokensFrames } from './tokens-frames';
 
 export interface RelayOptions {
   root: RelayRoot;
@@ -78,6 +79,7 @@ export class Relay {
   private readonly timelines = new TimelineCache();
   /** The experience sources' tasks tables, folded once for every client. */
   readonly tasks = new TaskCache();
+  readonly tokenFrames = new TokensFrames();
   private readonly idle: IdleClock | undefined;
 
   constructor(private readonly opts: RelayOptions) {
@@ -207,6 +209,7 @@ export class Relay {
           envelopes: this.envelopes,
           timeline: (m) => timelineReply(this.timelines, this.opts.root, m),
           tasks: this.tasks,
+          tokenFrames: this.tokenFrames,
         },
         this.opts,
       );

@@ -30,6 +30,7 @@ import type { Feed, Outgoing } from './decode-cache';
 import { serialize } from './decode-cache';
 import { EnvelopeBatch, encodeEnvelopeFrame } from '../../relay-protocol/envelope-frame';
 import type { EnvelopeCache } from '../envelope/cache';
+import type { TokensFrames } from './tokens-frames';
 import { EnvelopeFirst, answerDetail } from './envelope-session';
 
 export interface SessionOptions {
@@ -65,6 +66,8 @@ export interface SessionHost {
   timeline?(m: TimelineRequestMessage): Promise<ServerMessage>;
   /** The relay's tasks tables (task-cache.ts); without it, `tasks` is answered with an error. */
   tasks?: TaskCache;
+  /** The relay's tokens frames by row (tokens-frames.ts): a row asked again is not laid out again. */
+  tokenFrames?: TokensFrames;
 }
 
 /** An experience source's tasks table for the client (folded by the relay, shared by its clients). */
@@ -98,7 +101,9 @@ async function answerTokens(host: SessionHost, m: TokensRequestMessage): Promise
   if (!source?.readTokens) return fail(`no experience source '${m.source.slice(0, 200)}'`);
   try {
     const t = await source.readTokens(m.id);
-    return { data: Buffer.from(encodeTokensFrame({ ...t, type: 'tokens', request: m.request, source: m.source, id: m.id })), binary: true };
+    if (host.tokenFrames) return { data: host.tokenFrames.frame(t, m.source, m.id, m.request), binary: true };
+    const f = encodeTokensFrame({ ...t, type: 'tokens', request: m.request, source: m.source, id: m.id });
+    return { data: Buffer.from(f.buffer, f.byteOffset, f.byteLength), binary: true };
   } catch (e) {
     return fail((e as Error).message);
   }

@@ -17,6 +17,7 @@ import { addHandBuiltWorkflows } from '../../../harness/hand-built-workflow';
 import { modelRuntimeInstalled, startModelServer, type ModelServer } from '../../../harness/model-server';
 import { repoRoot } from '../../../harness/paths';
 import { skipNoTokenizer } from '../../../harness/tiny-tokenizer';
+import { until } from '../../../harness/wait';
 import { pickFromContextMenu, setExpanded } from '../../variables';
 import { openWorkbench, type Workbench } from '../../workbench';
 
@@ -89,13 +90,21 @@ async function showReturnedTokens(wb: Workbench): Promise<FrameLocator> {
   await wb.runCommand('View: Show Run and Debug');
   await wb.runCommand('Debug: Start Debugging');
   const pick = page.locator('.quick-input-widget .monaco-list-row', { hasText: LAUNCH }).first();
-  if (
-    await pick.waitFor({ timeout: 3000 }).then(
-      () => true,
-      () => false,
-    )
-  )
-    await pick.click();
+  // Either VS Code asks which launch entry (the picker: pick it) or the session starts on its
+  // own; whichever shows first, however long a loaded machine takes to show it.
+  const toolbar = page.locator('.debug-toolbar');
+  await until(
+    'the launch picker or the debug session',
+    async () => {
+      if (await pick.isVisible()) {
+        await pick.click();
+        return true;
+      }
+      return toolbar.isVisible();
+    },
+    120_000,
+    200,
+  );
   const stack = page.locator('.debug-call-stack');
   await stack
     .locator('.monaco-list-row', { hasText: /llm #1 ▸ request pending/ })
