@@ -13,7 +13,8 @@ import { RolloutRuntime } from '../runtime/rollout-runtime';
 import { BACKBONE_CLI, findCli, missingCliMessage, UpstreamRun } from '../backbones/upstream-backbones';
 import { isLoopbackUrl } from '../../base/loopback';
 import type { ExperienceReader } from '../../feature-api/experience-reader';
-import { prepareRowReplay, type RowReplaySetup } from './launch-row';
+import { planRowReplays, prepareRowReplay, type RowReplaySetup } from './launch-row';
+import type { RecordedExperience } from '../experience/recorded';
 
 /** A native run (stepping, editing, replay) or an upstream backbone's run (output + results):
  *  each a RunHandle (runtime/run-handle.ts); the union lets a caller tell them apart. */
@@ -52,7 +53,12 @@ export function formatConfigErrors(file: string, result: CheckResult): string | 
   return `${file} has ${errors.length} config error(s); fix them before debugging:\n${[...shown, ...more].join('\n')}`;
 }
 
-export async function prepareLaunch(args: RolloutLaunchArgs & { __pythonDebuggerNote?: string }, context: LaunchContext): Promise<Prepared> {
+/** `rows`: experiences already read to replay (`agentrl eval --rescore --from-job`), instead of `args.rollout`'s one. */
+export async function prepareLaunch(
+  args: RolloutLaunchArgs & { __pythonDebuggerNote?: string },
+  context: LaunchContext,
+  rows?: { where: string; experiences: RecordedExperience[] },
+): Promise<Prepared> {
   const env = context.env ?? process.env;
   const problems = validateLaunchArgs(args);
   if (problems.length) return { ok: false, message: `Invalid agentrl launch configuration:\n  ${problems.join('\n  ')}` };
@@ -97,15 +103,17 @@ export async function prepareLaunch(args: RolloutLaunchArgs & { __pythonDebugger
     return { ok: true, run, notes: [`The ${backbone} backbone runs the upstream debug mode: no stepping; its results are imported when it ends.`] };
   }
   let row: Extract<Awaited<ReturnType<typeof prepareRowReplay>>, { ok: true }> | undefined;
-  if (args.rollout) {
+  if (args.rollout || rows) {
     if (result.kind !== 'trinity')
       return { ok: false, message: `Replaying a training run's experience needs a Trinity-RFT config; ${path.basename(configPath)} is not one.` };
-    const r = await prepareRowReplay(args.rollout, context.experiences, root, result.resolved, configPath);
+    const r = rows
+      ? planRowReplays(rows.experiences, rows.where, result.resolved, configPath)
+      : await prepareRowReplay(args.rollout!, context.experiences, root, result.resolved, configPath);
     if (!r.ok) return r;
     row = r;
   }
   const planned = row
-    ? buildPlan({ ...args, cwd, tasks: undefined, repeat: 1, concurrency: 1 }, result.kind, row.doc, configPath)
+    ? buildPlan({ ...args, cwd, tasks: undefined, repeat: 1, concurrency: args.concurrency ?? 1 }, result.kind, row.doc, configPath)
     : buildPlan({ ...args, cwd }, result.kind, result.resolved, configPath);
   if (!planned.plan) return { ok: false, message: `Cannot run ${path.basename(configPath)}:\n  ${planned.errors.join('\n  ')}` };
   if (row) planned.plan.tasks = { source: planned.plan.tasks.source, replayed: row.replayed };
@@ -161,7 +169,10 @@ export async function prepareLaunch(args: RolloutLaunchArgs & { __pythonDebugger
 
   const notes: string[] = [];
   if (args.__pythonDebuggerNote) notes.push(args.__pythonDebuggerNote);
-  if (row) notes.push(`Replaying experience ${row.setup.experience.id} of ${args.rollout!.fromJob}; taskset from ${row.setup.config.why}.`);
+  if (row) {
+    const what = row.setup.experiences.length === 1 ? `experience ${row.setup.experiences[0].id}` : `${row.setup.experiences.length} experiences`;
+    notes.push(`Replaying ${what} of ${args.rollout?.fromJob ?? rows?.where}; taskset from ${row.setup.config.why}.`);
+  }
   const { model, env: userEnv, auxiliaryModels, ...rest } = args;
   const run = new RolloutRuntime({
     plan: planned.plan,

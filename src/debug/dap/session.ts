@@ -35,7 +35,7 @@ import type { RolloutLaunchArgs } from '../runtime/plan';
 import type { RunHandle, RunOutput } from '../runtime/run-handle';
 import type { ResumeMode, StopInfo } from '../runtime/stop-policy';
 import { evaluationRoot, recordedScope, scopesFor, stackFrame } from './frames';
-import { rowReplayOutcome, type RowReplaySetup } from './launch-row';
+import { rowEpisode, rowReplayOutcome, type RowReplaySetup } from './launch-row';
 import { comparisonLines, rewardFinding } from '../experience/outcome';
 import type { RolloutRuntime } from '../runtime/rollout-runtime';
 import { prepareLaunch, type LaunchContext } from './launch';
@@ -137,6 +137,12 @@ export class RolloutDebugSession extends DebugSession {
       this.reportRow();
       this.end();
     });
+  }
+
+  /** The recorded experience an episode of a row replay replays, as a scope. */
+  private recordedScopes(ep: Episode): ReturnType<typeof recordedScope>[] {
+    const x = this.row?.experiences.find((e) => rowEpisode(e.id) === ep.id);
+    return x ? [recordedScope(x, this.l10n)] : [];
   }
 
   /** A row replay's last words: recorded vs recomputed reward and parts, side by side, and
@@ -361,7 +367,7 @@ export class RolloutDebugSession extends DebugSession {
       scopes:
         !f || !run
           ? []
-          : [...scopesFor(run, f.ep, f.turn, this.l10n), ...(this.row ? [recordedScope(this.row.experience, this.l10n)] : [])].map((s) => {
+          : [...scopesFor(run, f.ep, f.turn, this.l10n), ...this.recordedScopes(f.ep)].map((s) => {
               const scope = new Scope(s.name, this.vars.nodes(s.nodes), s.expensive ?? false) as DebugProtocol.Scope;
               if (s.call) this.callScopes.set(scope.variablesReference, { ep: f.ep, turn: s.call });
               if (s.returned) this.returnedScopes.set(scope.variablesReference, s.returned);

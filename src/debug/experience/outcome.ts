@@ -23,7 +23,7 @@ export interface ReplayedEpisode {
 
 export interface RowReplayLogView {
   calls: number;
-  divergedAt: { call: number; diff: string } | null;
+  divergedAt: { call: number; diff: string; message?: string } | null;
   slot: { index: number; of: number } | null;
   unchecked: string[];
 }

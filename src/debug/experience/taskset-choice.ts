@@ -9,6 +9,9 @@ const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v
 
 /** The fields that decide which row a task_index names and what the workflow gets from it. */
 const READ_FIELDS = ['path', 'split', 'subset_name', 'format', 'workflow_args'] as const;
+/** The keys of `format` that say which columns of the row are read (its templates, such as
+ *  system_prompt, are the workflow's: an edited template is what a replay is for). */
+const FORMAT_KEYS = ['prompt_key', 'response_key', 'system_prompt_key', 'workflow_key', 'reward_fn_key'];
 
 /** The config's tasksets in Trinity's order: `tasksets`, else the single `taskset`. */
 export function tasksetsOf(doc: unknown): Obj[] {
@@ -42,7 +45,9 @@ function changed(a: Obj, b: Obj): string[] {
     if (k === 'format' || k === 'workflow_args') {
       const fa = obj(a[k]);
       const fb = obj(b[k]);
-      return Object.keys(fa).some((key) => fb[key] !== undefined && canonical(fa[key]) !== canonical(fb[key]));
+      return Object.keys(fa).some(
+        (key) => (k === 'workflow_args' || FORMAT_KEYS.includes(key)) && fb[key] !== undefined && canonical(fa[key]) !== canonical(fb[key]),
+      );
     }
     return a[k] !== undefined && b[k] !== undefined && canonical(a[k]) !== canonical(b[k]);
   });
@@ -73,7 +78,13 @@ export function chooseTaskset(workspace: Obj, job: Obj | undefined, tasksetId: n
   if (!diff.length)
     return { doc: withTaskset(workspace, mine[i]), from: 'workspace', why: `${configName} (its taskset reads as in the job directory's config.json)` };
   // The task as training read it; everything else (workflow, reward) is the workspace's.
-  const merged = { ...mine[i], ...Object.fromEntries(READ_FIELDS.filter((k) => theirs[i][k] !== undefined).map((k) => [k, theirs[i][k]])) };
+  const merged: Obj = { ...mine[i] };
+  for (const k of READ_FIELDS) if (theirs[i][k] !== undefined && k !== 'format') merged[k] = theirs[i][k];
+  const theirFormat = obj(theirs[i].format);
+  merged.format = {
+    ...obj(mine[i].format),
+    ...Object.fromEntries(FORMAT_KEYS.filter((key) => theirFormat[key] !== undefined).map((key) => [key, theirFormat[key]])),
+  };
   return {
     doc: withTaskset(workspace, merged),
     from: 'job',

@@ -9,7 +9,7 @@
 import { randomBytes } from 'crypto';
 import { EventEmitter } from 'events';
 import { english, type L10n } from '../../base/l10n';
-import { auxIndex, type ErrorInfo, type ExperienceTokens, type RunnerPlan, type RunnerMessage, type TasksMsg } from '../trajectory/runner-protocol';
+import { auxIndex, type ErrorInfo, type ExperienceTokens, type RunnerPlan, type RunnerMessage, type ReplayedTask } from '../trajectory/runner-protocol';
 import type { ForkInfo, RolloutSummary } from '../trajectory/trajectory';
 import { startGateway, type GatewayServer } from '../gateway/server';
 import type { ChatUpstream } from '../gateway/model-endpoint';
@@ -35,8 +35,8 @@ export type { RuntimeOptions } from './run-options';
 export class RolloutRuntime extends EventEmitter<RunEvents> implements RunHandle {
   runDir?: string;
   summary?: RolloutSummary;
-  /** How the runner found a replayed experience's task (row replays only). */
-  replayedTask?: NonNullable<TasksMsg['replayedTask']>;
+  /** How the runner found each replayed experience's task, by its key (row replays only). */
+  readonly replayedTasks = new Map<string, ReplayedTask>();
   /** The original branches run for edited episodes (fork.json of each). */
   readonly forks: ForkInfo[] = [];
   private readonly live = new Episodes();
@@ -329,14 +329,13 @@ export class RolloutRuntime extends EventEmitter<RunEvents> implements RunHandle
   private onRunnerMessage(m: RunnerMessage): void {
     switch (m.type) {
       case 'tasks':
-        if (m.replayedTask) {
-          this.replayedTask = m.replayedTask;
-          const t = m.replayedTask;
+        for (const t of m.replayedTasks ?? []) {
+          this.replayedTasks.set(t.key, t);
           this.say(
             t.found ? 'console' : 'important',
             (t.found
-              ? this.l10n.t('Task: row {0} of the taskset ({1} rows), as training read it.', String(t.index), String(t.rows))
-              : this.l10n.t('The task could not be found ({0}): the recorded first user message stands in for it.', t.why ?? '')) + '\n',
+              ? this.l10n.t('Experience {0}: its task is row {1} of the taskset ({2} rows), as training read it.', t.key, String(t.index), String(t.rows))
+              : this.l10n.t('Experience {0}: its task could not be found ({1}): the recorded first user message stands in for it.', t.key, t.why ?? '')) + '\n',
           );
         }
         this.say('console', this.l10n.t('Loaded {0} task(s): {1}', m.count, `${m.ids.slice(0, 20).join(', ')}${m.ids.length > 20 ? ', …' : ''}`) + '\n');

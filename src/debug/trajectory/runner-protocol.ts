@@ -47,9 +47,8 @@ export interface RunnerPlan {
     ids?: (string | number)[];
     /** Column holding a task id (default: `id`, `task_id`, else the row index). */
     idKey?: string;
-    /** A replayed experience's task: the row at `index` (Trinity's task_index), else `fallback`
-     *  (the recorded first user message), with `why` when the index is already known missing. */
-    replayed?: { index: number | null; fallback: Record<string, unknown>; why: string | null };
+    /** Experiences to replay, each on its task (instead of count / ids). */
+    replayed?: ReplayedRow[];
   };
   repeat: number;
   /** `module->Class`, `path/file.py->Class`, dotted path, or a registry name. */
@@ -94,8 +93,26 @@ export interface TasksMsg {
   type: 'tasks';
   count: number;
   ids: string[];
-  /** A replayed experience's task: its taskset row, or why the recorded first user message stands in. */
-  replayedTask?: { found: boolean; index: number | null; rows: number | null; why: string | null };
+  /** Each replayed experience's task (by its key): its taskset row, or why the recorded first user message stands in. */
+  replayedTasks?: ReplayedTask[];
+}
+/** How the runner found a replayed experience's task. */
+export interface ReplayedTask {
+  key: string;
+  found: boolean;
+  index: number | null;
+  /** The taskset's length, when it was read. */
+  rows: number | null;
+  why: string | null;
+}
+/** An experience to replay: its task is the row at `index` (Trinity's task_index), else
+ *  `fallback` (the recorded first user message), with `why` when the index is already known missing.
+ *  Its episode is `Texp<key>#R0`. */
+export interface ReplayedRow {
+  key: string;
+  index: number | null;
+  fallback: Record<string, unknown>;
+  why: string | null;
 }
 export interface EpisodeStartMsg {
   type: 'episodeStart';

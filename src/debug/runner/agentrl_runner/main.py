@@ -138,7 +138,7 @@ def run(channel: Channel, plan: RunnerPlan, cwd: str) -> None:
         return fatal(channel, e, "tasks")
     msg = {"type": "tasks", "count": len(picked), "ids": [tid for _, tid, _ in picked]}
     if found is not None:
-        msg["replayedTask"] = found
+        msg["replayedTasks"] = found
     channel.send(msg)
     try:
         workflow = resolve(plan["workflow"], cwd, "workflow")

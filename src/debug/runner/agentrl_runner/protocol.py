@@ -48,8 +48,8 @@ class TaskSelection(TypedDict, total=False):
     count: int
     ids: list[str | int]
     idKey: str
-    #: A replayed experience's task: {"index": task_index or None, "fallback": row, "why": str or None}.
-    replayed: Json
+    #: Experiences to replay: [{"key", "index": task_index or None, "fallback": row, "why": str or None}].
+    replayed: list[Json]
 
 
 class _PlanBase(TypedDict):

@@ -170,21 +170,28 @@ def select(rows: list[Any], spec: TaskSelection) -> list[PickedTask]:
     return all_rows if count <= 0 else all_rows[:count]
 
 
-def select_replayed(source: Json, cwd: str, spec: Json) -> tuple[list[PickedTask], Json]:
-    """The task of a replayed experience: the taskset row at its ``task_index`` (as Trinity's
-    task reader numbers rows), else the recorded first user message (``fallback``), with why."""
-    index, fallback = spec.get("index"), spec.get("fallback")
-    found: Json = {"found": False, "index": index, "rows": None, "why": spec.get("why")}
-    if index is not None:
+def select_replayed(source: Json, cwd: str, specs: list[Json]) -> tuple[list[PickedTask], list[Json]]:
+    """The tasks of replayed experiences: each the taskset row at its ``index`` (Trinity's
+    task_index, as its task reader numbers rows), else its ``fallback`` (the recorded first user
+    message), with why. A task's id is ``exp<key>``, so its episode names the experience."""
+    rows: list[Any] | None = None
+    unread: str | None = None
+    if any(s.get("index") is not None for s in specs):
         try:
             rows = load_rows(source, cwd)
         except Exception as e:  # a taskset that is not here (file, folder, HF cache): said, then the fallback
-            found["why"] = f"the taskset could not be read here: {e}"
-            rows = None
-        if rows is not None:
-            found["rows"] = len(rows)
-            if 0 <= index < len(rows):
-                found.update(found=True, why=None)
-                return [(index, task_id(rows[index], index), rows[index])], found
-            found["why"] = f"task_index {index} is past the end of the taskset ({len(rows)} rows)"
-    return [(index if isinstance(index, int) else 0, "recorded", fallback)], found
+            unread = f"the taskset could not be read here: {e}"
+    picked: list[PickedTask] = []
+    found: list[Json] = []
+    for spec in specs:
+        key, index = str(spec["key"]), spec.get("index")
+        info: Json = {"key": key, "found": False, "index": index, "rows": None if rows is None else len(rows), "why": spec.get("why")}
+        if index is not None and rows is not None and 0 <= index < len(rows):
+            info.update(found=True, why=None)
+            picked.append((index, f"exp{key}", rows[index]))
+        else:
+            if index is not None:
+                info["why"] = unread or f"task_index {index} is past the end of the taskset ({len(rows or [])} rows)"
+            picked.append((index if isinstance(index, int) else 0, f"exp{key}", spec.get("fallback")))
+        found.append(info)
+    return picked, found
