@@ -6,9 +6,7 @@ import type { RescoreResult, RescoreRow } from '../protocol/rescore';
 import type { UiStrings } from '../protocol/ui-strings';
 import { fmtNum } from './format';
 
-const changed = (r: RescoreRow): boolean => r.recorded !== r.now;
-const flipped = (r: RescoreRow): boolean =>
-  r.advantage_recorded !== null && r.advantage_now !== null && Math.sign(r.advantage_recorded) !== Math.sign(r.advantage_now);
+import { changed, flipped } from '../replay/rescore-result';
 
 /** Rows listed at most (the counts cover all of them). */
 const MAX_ROWS = 500;
