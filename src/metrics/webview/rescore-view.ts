@@ -2,11 +2,10 @@
 // current reward code — per experience the recorded reward and the one now, the group
 // advantages both give — with the rows whose reward changed first and those whose advantage
 // flips sign marked. DOM only.
-import type { RescoreResult, RescoreRow } from '../protocol/rescore';
+import type { RescoreResult } from '../protocol/rescore';
 import type { UiStrings } from '../protocol/ui-strings';
-import { fmtNum } from './format';
-
 import { changed, flipped } from '../replay/rescore-result';
+import { fmtNum } from './format';
 
 /** Rows listed at most (the counts cover all of them). */
 const MAX_ROWS = 500;
