@@ -37,17 +37,20 @@ export const SUBCOMMANDS: Record<string, Subcommand> = {
   eval: {
     summary: "Compare models on a workflow's tasks with its own reward (per task, with a confidence interval; a CI gate)",
     run: async (argv) => {
-      const [{ main: evalMain }, { DebugRolloutService, findRunnerDir }, { createConfigChecker }] = await Promise.all([
+      const [{ main: evalMain }, { DebugRolloutService, findRunnerDir }, { createConfigChecker }, { createExperienceReader }] = await Promise.all([
         import('./eval/cli'),
         import('./debug/rollout-service'),
         import('./config/engine/checker'),
+        import('./relay/experience-reader'),
       ]);
       const runnerDir = findRunnerDir();
       if (!runnerDir) {
         process.stderr.write('agentrl eval: the Python runner (runner/agentrl_runner/) is missing next to the CLI\n');
         return 2;
       }
-      return evalMain(argv, { rollouts: new DebugRolloutService(createConfigChecker({ roots: [process.cwd()] }), runnerDir) });
+      return evalMain(argv, {
+        rollouts: new DebugRolloutService(createConfigChecker({ roots: [process.cwd()] }), runnerDir, createExperienceReader()),
+      });
     },
   },
   relay: {

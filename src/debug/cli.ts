@@ -8,7 +8,7 @@ import type { ConfigChecker } from '../feature-api/config-checker';
 import type { ExperienceReader } from '../feature-api/experience-reader';
 import { english } from '../base/l10n';
 import { comparisonLines, rewardFinding, type RowReplayResult } from './experience/outcome';
-import { rowReplayOutcome, type RowReplaySetup } from './dap/launch-row';
+import { boundRowReplay, rowReplayOutcome, type RowReplaySetup } from './dap/launch-row';
 import type { RolloutRuntime } from './runtime/rollout-runtime';
 import { silentLogger } from '../base/log';
 import { prepareLaunch } from './dap/launch';
@@ -217,9 +217,6 @@ function formatTimings(marks: [string, number][], end: number): string {
   return `timings: ${parts.join(' · ')} (total ${(end - t0).toFixed(1)} ms)\n`;
 }
 
-/** Calls past the recording a diverged replay may still make before it is stopped (a workflow that retries forever). */
-const CALLS_PAST_DIVERGENCE = 16;
-
 /** Runs a row replay headless and prints its result (exit 0 same, 1 differs / diverged / raised). */
 async function replayRow(
   rt: RolloutRuntime,
@@ -230,33 +227,22 @@ async function replayRow(
 ): Promise<number> {
   rt.disableStops();
   rt.on('output', (o) => io.stderr(o.text));
-  let stopped: string | undefined;
-  const stop = (why: string) => {
-    stopped ??= why;
-    void rt.terminate();
-  };
-  rt.on('episodeProgress', () => {
-    for (const up of row.upstream.byId.values()) {
-      const log = up.log;
-      if (log.divergedAt && log.calls > up.recordedCalls + CALLS_PAST_DIVERGENCE)
-        stop(`the workflow kept calling the model after the replay diverged (${log.calls} calls); stopped`);
-    }
-  });
+  const bound = boundRowReplay(rt, row, maxSeconds);
   const ended = new Promise<void>((r) => rt.once('ended', () => r()));
-  const timer = setTimeout(() => stop(`the replay ran longer than ${maxSeconds} s (--max-seconds); stopped`), maxSeconds * 1000);
-  const onSignal = () => stop('interrupted');
+  const onSignal = () => void rt.terminate();
   process.once('SIGINT', onSignal);
   try {
     await rt.start();
   } catch (e) {
     io.stderr(`agentrl rollout: ${(e as Error).message}\n`);
-    clearTimeout(timer);
+    bound.dispose();
     process.off('SIGINT', onSignal);
     return 2;
   }
   await ended;
-  clearTimeout(timer);
+  bound.dispose();
   process.off('SIGINT', onSignal);
+  const stopped = bound.why();
   const result: RowReplayResult = rowReplayOutcome(rt, row);
   if (stopped && !result.error) result.error = stopped;
   if (stopped) result.same = false;

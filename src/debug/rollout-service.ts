@@ -6,7 +6,19 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import type { ConfigChecker } from '../feature-api/config-checker';
-import type { EpisodeOutcome, RescoreOutcome, RescoreRequest, RolloutOutcome, RolloutRequest, RolloutService, TranscriptTurn } from '../feature-api/rollouts';
+import type { ExperienceReader } from '../feature-api/experience-reader';
+import { rescoreBuffer } from './buffer-rescore';
+import type {
+  BufferRescoreOutcome,
+  BufferRescoreRequest,
+  EpisodeOutcome,
+  RescoreOutcome,
+  RescoreRequest,
+  RolloutOutcome,
+  RolloutRequest,
+  RolloutService,
+  TranscriptTurn,
+} from '../feature-api/rollouts';
 import { silentLogger } from '../base/log';
 import { prepareLaunch } from './dap/launch';
 import { runRescoreProcess, type RescoreProcessResult } from './rescore-process';
@@ -92,10 +104,17 @@ function transcriptTurns(ep: EpisodeTrajectory): TranscriptTurn[] {
 }
 
 export class DebugRolloutService implements RolloutService {
+  /** `experiences`: the relay's reader of a training run's rows (`rescoreBuffer` needs it). */
   constructor(
     private readonly checker: ConfigChecker,
     private readonly runnerDir: string,
+    private readonly experiences?: ExperienceReader,
   ) {}
+
+  rescoreBuffer(req: BufferRescoreRequest): Promise<BufferRescoreOutcome> {
+    if (!this.experiences) return Promise.resolve({ ok: false, message: 'Re-scoring buffer rows needs the relay reader, which this host does not have.' });
+    return rescoreBuffer(this.checker, this.runnerDir, this.experiences, req);
+  }
 
   async run(req: RolloutRequest, onEpisode?: (e: EpisodeOutcome) => void): Promise<RolloutOutcome> {
     const prepared = await prepareLaunch(

@@ -14,6 +14,7 @@ import { compareRecorded, parseRuns } from './run/offline';
 import { loadEval, type EvalRecord } from './run/eval-record';
 import { listCheckpoints, serveCommands } from './checkpoints/checkpoints';
 import { metricsAt, readEvalSeries } from './checkpoints/step-metrics';
+import { bufferRescoreJson, bufferRescoreText } from './stats/advantages';
 
 export interface EvalCliContext {
   /** The rollout debugger's headless runs (cli.ts hands the debugger's implementation over). */
@@ -23,6 +24,7 @@ export interface EvalCliContext {
 
 const USAGE = `Usage: agentrl eval --config FILE --models NAME=URL NAME=URL [options]
        agentrl eval --config FILE --runs NAME=DIR NAME=DIR [--rescore] [options]
+       agentrl eval --config FILE --rescore --from-job DIR|URL --steps A-B [--json]
        agentrl eval --open DIR
        agentrl eval --checkpoints JOB_DIR [--base-model PATH] [--port N]
 
@@ -31,6 +33,16 @@ recorded as in a debug run, under .agentrl/eval/<id>/) and compares them per tas
 pass@k, the difference, a paired bootstrap interval and a verdict. The first model is the
 baseline. --runs compares recorded runs (debug or eval run folders) without a model;
 --rescore re-scores them first with the workspace's current reward function.
+
+--rescore --from-job re-scores a training run's buffer rows instead: every row of model
+versions A to B (the metrics view's steps) replayed through the workspace's workflow and
+reward, each LLM call answered from the row's recorded conversation (as agentrl rollout
+--from-job does), recorded vs now per row, and the GRPO advantages they give (group: the same
+task at the same step and model version; (r - mean) / (std + 1e-6), a group of one r / (1 + 1e-6)).
+A flip is a row whose advantage changes sign (-, 0, +; within 1e-6 of zero is 0). --json prints
+{"steps": [A, B], "rows": [{"id", "step", "task_index", "recorded", "now",
+"advantage_recorded", "advantage_now", "error"}], "changed", "flips", "errors"}. Exit 1 when a
+row changed or could not be re-scored, 0 when none did, 2 on usage or I/O errors.
 
 Options:
   --config FILE           Trinity-RFT / ASTuner / AgentJet YAML (required to run or re-score)
@@ -41,6 +53,8 @@ Options:
   --reward-timeout SEC    seconds one episode's reward may take when re-scoring; past it
                           that episode fails and its processes are killed (default 60)
   --rescore-timeout SEC   seconds one run's whole re-score may take (default 1800)
+  --from-job DIR|URL      with --rescore: a Trinity job dir or relay URL whose buffer rows to re-score
+  --steps A-B             with --from-job: the rows' model versions, inclusive (A alone: one)
   --open DIR              print a saved comparison (.agentrl/eval/<id>)
   --checkpoints DIR       a Trinity job's global_step_N checkpoints, the eval metrics its
                           event files logged by each step, and how to serve each
@@ -122,6 +136,7 @@ export async function main(argv: string[], context: EvalCliContext): Promise<num
       failIfWorse: num('fail-if-worse', undefined, (n) => n >= 0, 'a number ≥ 0'),
     };
     const cwd = path.resolve(values.cwd ?? '.');
+    if (values['from-job'] !== undefined) return await rescoreFromJob(context, values, io);
     if (values.open) {
       dir = path.resolve(values.open);
       record = loadEval(dir);
@@ -221,6 +236,8 @@ function parse(argv: string[]) {
       reward: { type: 'string' },
       'reward-timeout': { type: 'string' },
       'rescore-timeout': { type: 'string' },
+      'from-job': { type: 'string' },
+      steps: { type: 'string' },
       open: { type: 'string' },
       checkpoints: { type: 'string' },
       'base-model': { type: 'string' },
@@ -240,4 +257,33 @@ function parse(argv: string[]) {
       help: { type: 'boolean', short: 'h' },
     },
   });
+}
+
+/** `--rescore --from-job DIR --steps A-B`: a training run's buffer rows re-scored. */
+async function rescoreFromJob(
+  context: EvalCliContext,
+  values: ReturnType<typeof parse>['values'],
+  io: { stdout(s: string): void; stderr(s: string): void },
+): Promise<number> {
+  if (!values.rescore) throw new EvalSetupError('--from-job goes with --rescore');
+  if (!values.config) throw new EvalSetupError('--rescore --from-job needs --config (the workflow and reward that re-score the rows)');
+  const m = /^(\d+)(?:-(\d+))?$/.exec(values.steps ?? '');
+  if (!m) throw new EvalSetupError(`--steps must be A-B or A (model versions), not '${values.steps ?? ''}'`);
+  const steps: [number, number] = [Number(m[1]), Number(m[2] ?? m[1])];
+  if (steps[1] < steps[0]) throw new EvalSetupError(`--steps ${values.steps}: B is before A`);
+  if (!context.rollouts.rescoreBuffer) throw new EvalSetupError('re-scoring buffer rows is not available here');
+  const cwd = path.resolve(values.cwd ?? '.');
+  const concurrency = values.concurrency !== undefined ? Number(values.concurrency) : undefined;
+  const got = await context.rollouts.rescoreBuffer({
+    config: path.resolve(values.config),
+    cwd,
+    python: values.python,
+    fromJob: values['from-job']!,
+    versions: steps,
+    ...(concurrency !== undefined && Number.isInteger(concurrency) && concurrency > 0 ? { concurrency } : {}),
+  });
+  if (!got.ok) throw new EvalSetupError(got.message);
+  const j = bufferRescoreJson(got.rows, steps);
+  io.stdout(values.json ? JSON.stringify(j, null, 2) + '\n' : bufferRescoreText(j));
+  return j.changed || j.errors ? 1 : 0;
 }

@@ -69,6 +69,37 @@ export interface RescoreRequest {
 
 export type RescoreOutcome = { ok: true; episodes: EpisodeOutcome[] } | { ok: false; message: string };
 
+/** Buffer rows of a training run re-scored by replaying each through the workspace's workflow and reward. */
+export interface BufferRescoreRequest {
+  config: string;
+  cwd: string;
+  python?: string;
+  /** A Trinity job directory or a relay URL. */
+  fromJob: string;
+  /** The rows' model versions, inclusive (the drill-down's steps). */
+  versions: [number, number];
+  concurrency?: number;
+  env?: Record<string, string | undefined>;
+}
+
+/** One buffer row, recorded vs now. */
+export interface BufferRowOutcome {
+  id: string;
+  /** The explorer step (eid.batch), else the model version. */
+  step: number | null;
+  modelVersion: number | null;
+  taskIndex: number | null;
+  /** The task's identity for GRPO groups (task_index, else eid.task). */
+  task: string | null;
+  recorded: number | null;
+  /** null: the row could not be replayed, or its replay gave no reward. */
+  now: number | null;
+  /** Why `now` is null or not comparable: unreadable row, divergence, workflow error. */
+  error: string | null;
+}
+
+export type BufferRescoreOutcome = { ok: true; rows: BufferRowOutcome[] } | { ok: false; message: string };
+
 /** One step of a recorded episode as text, for a side-by-side view. */
 export interface TranscriptTurn {
   kind: 'system' | 'user' | 'assistant' | 'tool' | 'reward' | 'error';
@@ -83,6 +114,8 @@ export interface RolloutService {
   /** The episodes of a recorded run re-scored with the workspace's current reward function:
    *  no model, no gateway; only the reward runs. */
   rescore(request: RescoreRequest): Promise<RescoreOutcome>;
+  /** Buffer rows of a training run replayed and re-scored (absent where no relay reader is wired). */
+  rescoreBuffer?(request: BufferRescoreRequest): Promise<BufferRescoreOutcome>;
   /** A recorded episode turn by turn (undefined: no such episode in the run). */
   transcript(runDir: string, episode: string): TranscriptTurn[] | undefined;
 }

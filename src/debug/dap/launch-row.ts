@@ -134,3 +134,30 @@ export function rowReplayOutcome(rt: RolloutRuntime, row: RowReplaySetup, x: Rec
     row.config,
   );
 }
+
+/** Calls past the recording a diverged replay may still make before it is stopped (a workflow that retries forever). */
+const CALLS_PAST_DIVERGENCE = 16;
+
+/** Bounds a headless row replay: stopped when a diverged episode keeps calling the model, or
+ *  after `maxSeconds`; `why()` says what stopped it (undefined: it ended by itself). */
+export function boundRowReplay(rt: RolloutRuntime, row: RowReplaySetup, maxSeconds: number): { why(): string | undefined; dispose(): void } {
+  let stopped: string | undefined;
+  const stop = (why: string) => {
+    stopped ??= why;
+    void rt.terminate();
+  };
+  const onProgress = () => {
+    for (const up of row.upstream.byId.values())
+      if (up.log.divergedAt && up.log.calls > up.recordedCalls + CALLS_PAST_DIVERGENCE)
+        stop(`the workflow kept calling the model after the replay diverged (${up.log.calls} calls); stopped`);
+  };
+  rt.on('episodeProgress', onProgress);
+  const timer = setTimeout(() => stop(`the replay ran longer than ${maxSeconds} s; stopped`), maxSeconds * 1000);
+  return {
+    why: () => stopped,
+    dispose: () => {
+      clearTimeout(timer);
+      rt.off('episodeProgress', onProgress);
+    },
+  };
+}

@@ -103,10 +103,12 @@ export async function prepareLaunch(
     return { ok: true, run, notes: [`The ${backbone} backbone runs the upstream debug mode: no stepping; its results are imported when it ends.`] };
   }
   let row: Extract<Awaited<ReturnType<typeof prepareRowReplay>>, { ok: true }> | undefined;
-  if (args.rollout) {
+  if (args.rollout || rows) {
     if (result.kind !== 'trinity')
       return { ok: false, message: `Replaying a training run's experience needs a Trinity-RFT config; ${path.basename(configPath)} is not one.` };
-    const r = await prepareRowReplay(args.rollout, context.experiences, root, result.resolved, configPath);
+    const r = rows
+      ? planRowReplays(rows.experiences, rows.where, result.resolved, configPath)
+      : await prepareRowReplay(args.rollout!, context.experiences, root, result.resolved, configPath);
     if (!r.ok) return r;
     row = r;
   }

@@ -2,13 +2,10 @@
 // current reward code — per experience the recorded reward and the one now, the group
 // advantages both give — with the rows whose reward changed first and those whose advantage
 // flips sign marked. DOM only.
-import type { RescoreResult, RescoreRow } from '../protocol/rescore';
+import type { RescoreResult } from '../protocol/rescore';
 import type { UiStrings } from '../protocol/ui-strings';
+import { changed, flipped } from '../replay/rescore-result';
 import { fmtNum } from './format';
-
-const changed = (r: RescoreRow): boolean => r.recorded !== r.now;
-const flipped = (r: RescoreRow): boolean =>
-  r.advantage_recorded !== null && r.advantage_now !== null && Math.sign(r.advantage_recorded) !== Math.sign(r.advantage_now);
 
 /** Rows listed at most (the counts cover all of them). */
 const MAX_ROWS = 500;

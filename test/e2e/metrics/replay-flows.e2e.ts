@@ -95,7 +95,8 @@ test('a step, an experience, Debug this rollout: the debugger stops in the sampl
     await page.locator('.monaco-editor .codicon-debug-breakpoint').first().waitFor({ timeout: 30_000 });
 
     const target = rows.find(answered)!;
-    const steps = Number(JSON.parse(fs.readFileSync(path.join(job, 'explorer_meta.json'), 'utf8')).latest_iteration) + 1;
+    const meta = JSON.parse(fs.readFileSync(path.join(job, 'explorer_meta.json'), 'utf8')) as { latest_iteration: number };
+    const steps = meta.latest_iteration + 1;
     await wb.runCommand('Agent RL: Show Training Metrics');
     const view = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
     await view.locator('.card[data-chart="rollout/accuracy/mean"] canvas').first().waitFor({ timeout: 90_000 });

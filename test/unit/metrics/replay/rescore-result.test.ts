@@ -24,6 +24,9 @@ test('a re-score result: rows, changed and flips as printed (a log line before t
   assert.equal(r.flips, 2);
   assert.deepEqual(r.rows.map(changed), [true, false, false]);
   assert.deepEqual(r.rows.map(flipped), [true, true, false]);
+  assert.equal(flipped({ ...row(9, 0, 0, 0, 1e-9) }), false, 'within 1e-6 of zero is zero');
+  const pretty = parseRescore(`note: 2 rows\n${JSON.stringify(out, null, 2)}\n`);
+  assert.ok(!('reason' in pretty) && pretty.rows.length === 3, 'pretty-printed after a line');
   // Counts absent: computed from the rows.
   const counted = parseRescore(JSON.stringify({ steps: [4, 4], rows: out.rows }));
   assert.ok(!('reason' in counted) && counted.changed === 1 && counted.flips === 2);
@@ -34,8 +37,10 @@ test('malformed output says why', () => {
   assert.deepEqual(parseRescore('{"rows": []}'), { reason: 'the re-score result has no steps or rows' });
   const bad = parseRescore(JSON.stringify({ steps: [1, 1], rows: [{ id: 'x' }] }));
   assert.ok('reason' in bad && /malformed/.test(bad.reason));
-  const failed = parseRescore(JSON.stringify({ steps: [1, 1], rows: [{ id: 4, recorded: 1, now: null, error: 'no messages' }] }));
+  const failed = parseRescore(JSON.stringify({ steps: [1, 1], rows: [{ id: '4', recorded: 1, now: null, error: 'no messages' }] }));
   assert.ok(!('reason' in failed) && failed.rows[0].error === 'no messages' && failed.rows[0].advantage_now === null);
+  assert.equal(failed.rows[0].id, 4, 'an id written as digits');
+  assert.ok('reason' in parseRescore(JSON.stringify({ steps: [1, 1], rows: [{ id: '4x' }] })));
 });
 
 test('step ranges: A-B, one step, nonsense', () => {
