@@ -87,7 +87,7 @@ describe('debugging a training rollout (launch.json "rollout")', { skip }, () =>
     const result = dc.waitForEvent('agentrl.rowReplay', 60_000);
     const ended = dc.waitForEvent('terminated', 60_000);
     await dc.continueRequest({ threadId: s.body.threadId! });
-    const r = ((await result) as DebugProtocol.Event).body as RowReplayResult;
+    const r = (await result).body as RowReplayResult;
     await ended;
     assert.equal(r.same, true);
     assert.equal(r.reward, 1.1);
@@ -130,7 +130,7 @@ describe('a training rollout whose prompt changed since (launch.json "rollout")'
     assert.match(out.text(), /Answer with a number only\./);
     const result = dc.waitForEvent('agentrl.rowReplay', 60_000);
     await dc.continueRequest({ threadId: s.body.threadId! });
-    const r = ((await result) as DebugProtocol.Event).body as RowReplayResult;
+    const r = (await result).body as RowReplayResult;
     assert.equal(r.diverged_at?.call, 1);
     assert.match(out.text(), /The replay diverged at LLM call 1/);
   });
