@@ -43,7 +43,8 @@ export async function rescoreBuffer(
       error: 'error' in x ? x.error : null,
     };
     base.step = ('error' in x ? null : x.step) ?? base.modelVersion;
-    base.task = base.taskIndex !== null ? `#${base.taskIndex}` : row.task_id !== undefined && row.task_id !== null ? `eid ${String(row.task_id)}` : null;
+    base.task =
+      base.taskIndex !== null ? `#${base.taskIndex}` : typeof row.task_id === 'string' || typeof row.task_id === 'number' ? `eid ${row.task_id}` : null;
     out.set(r.id, base);
     if ('error' in x) continue;
     const set = x.tasksetId ?? 0;

@@ -244,7 +244,8 @@ async function replayRow(
   process.off('SIGINT', onSignal);
   const stopped = bound.why();
   const result: RowReplayResult = rowReplayOutcome(rt, row);
-  if (stopped && !result.error) result.error = stopped;
+  // What stopped the run says more than the episode's "stopped by the user".
+  if (stopped) result.error = stopped;
   if (stopped) result.same = false;
   if (json) io.stdout(JSON.stringify(result, null, 2) + '\n');
   else {

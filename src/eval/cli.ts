@@ -38,7 +38,8 @@ baseline. --runs compares recorded runs (debug or eval run folders) without a mo
 versions A to B (the metrics view's steps) replayed through the workspace's workflow and
 reward, each LLM call answered from the row's recorded conversation (as agentrl rollout
 --from-job does), recorded vs now per row, and the GRPO advantages they give (group: the same
-task at the same step and model version; (r - mean) / (std + 1e-6), a group of one r / (1 + 1e-6)).
+task at the same step and model version; (r - mean) / (std + 1e-6), a group of one r / (1 + 1e-6);
+a row that could not be re-scored counts with its recorded reward).
 A flip is a row whose advantage changes sign (-, 0, +; within 1e-6 of zero is 0). --json prints
 {"steps": [A, B], "rows": [{"id", "step", "task_index", "recorded", "now",
 "advantage_recorded", "advantage_now", "error"}], "changed", "flips", "errors"}. Exit 1 when a

@@ -46,7 +46,7 @@ const int = (v: unknown): number | null => {
 };
 
 /** Trinity stores `info["task_index"]` as {index, taskset_id} (its task scheduler); a bare integer is the index. */
-export function taskIndexIn(info: unknown): { index: number; tasksetId: number | null } | null {
+function taskIndexIn(info: unknown): { index: number; tasksetId: number | null } | null {
   const ti = obj(info).task_index;
   const direct = int(ti);
   if (direct !== null) return { index: direct, tasksetId: null };

@@ -1,7 +1,8 @@
 // Re-scored buffer rows as GRPO sees them: each row's group (the same task at the same step and
 // model version), the advantage its recorded reward gave and the one its reward now gives
-// (Trinity's GRPO: (r - mean) / (std + 1e-6), std unbiased; a group of one: r / (1 + 1e-6)),
-// and the rows whose advantage flips sign. Pure.
+// (Trinity's GRPO: (r - mean) / (std + 1e-6), std unbiased; a group of one: r / (1 + 1e-6);
+// a member that could not be re-scored counts with its recorded reward), and the rows whose
+// advantage flips sign. Pure.
 import type { BufferRowOutcome } from '../../feature-api/rollouts';
 
 const EPSILON = 1e-6;
@@ -57,7 +58,9 @@ export function bufferRescoreJson(rows: BufferRowOutcome[], steps: [number, numb
   const after: (number | null)[] = rows.map(() => null);
   for (const members of groups.values()) {
     const a = groupAdvantages(members.map((i) => rows[i].recorded));
-    const b = groupAdvantages(members.map((i) => rows[i].now));
+    // A member that could not be re-scored keeps its recorded reward in the group: its
+    // siblings' advantages then change only by what was re-scored.
+    const b = groupAdvantages(members.map((i) => rows[i].now ?? rows[i].recorded));
     members.forEach((i, k) => {
       before[i] = a[k];
       after[i] = b[k];
@@ -69,7 +72,7 @@ export function bufferRescoreJson(rows: BufferRowOutcome[], steps: [number, numb
   const out = rows.map((r, i) => {
     if (r.now === null) errors++;
     else if (!same(r.recorded, r.now)) changed++;
-    const [x, y] = [before[i], after[i]];
+    const [x, y] = [before[i], r.now === null ? null : after[i]];
     if (x !== null && y !== null && sign(x) !== sign(y)) flips++;
     return { id: r.id, step: r.step, task_index: r.taskIndex, recorded: r.recorded, now: r.now, advantage_recorded: x, advantage_now: y, error: r.error };
   });

@@ -51,6 +51,8 @@ test('a broken reward: the rows that changed and the advantages that flip sign, 
   assert.equal(j.flips, 4);
   assert.equal(j.flips, flips);
   assert.equal(j.errors, 1);
+  // A row that could not be re-scored counts with its recorded reward: alone in its group here, no advantage now.
+  assert.equal(j.rows[6].advantage_now, null);
   assert.deepEqual(j.steps, [140, 141]);
   assert.deepEqual(Object.keys(j.rows[0]), ['id', 'step', 'task_index', 'recorded', 'now', 'advantage_recorded', 'advantage_now', 'error']);
 });

@@ -1,0 +1,251 @@
+// Replaying a training run's experiences (src/debug/experience/, `agentrl rollout --from-job`,
+// `agentrl eval --rescore --from-job`) on rows made by Trinity-RFT 0.5.2's own code: its
+// WorkflowRunner runs its math_workflow (MathRewardFn) and frozen_lake_workflow over a taskset
+// file and its SQL storage / FileStorage store the experiences
+// (test/fixtures/debug/trinity_replay_rows.py; the one stand-in there is the vLLM model behind
+// Trinity's ModelWrapper). The replays run Trinity's workflows again in .cache/trinity-venv,
+// every LLM call answered from the row. Skipped, never failed, without ../shared or the venv.
+import { before, after, describe, test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { hasShared, repoRoot, sharedDir } from '../../harness/paths';
+
+const cli = path.join(repoRoot, 'dist', 'agentrl.js');
+const python = path.join(repoRoot, '.cache', 'trinity-venv', 'bin', 'python');
+const skip = !hasShared
+  ? 'needs ../shared (Trinity upstream source)'
+  : !fs.existsSync(python)
+    ? 'needs .cache/trinity-venv (bash scripts/setup.sh trinity)'
+    : !fs.existsSync(cli)
+      ? 'dist/agentrl.js not built'
+      : false;
+
+interface FixtureRow {
+  job: string;
+  id: number;
+  reward?: number;
+  metrics?: Record<string, number>;
+  task_index?: number;
+  model_version?: number;
+  keeps: 'messages' | 'prompt_text' | 'none' | 'crafted';
+}
+
+const SYSTEM = 'Think, then answer inside <answer> </answer>.';
+const config = (extra: { reward?: string; system?: string; path?: string } = {}) => `project: replay
+name: math
+model:
+  model_path: stand-in
+  max_model_len: 4096
+algorithm:
+  algorithm_type: grpo
+  repeat_times: 2
+buffer:
+  total_epochs: 1
+  batch_size: 2
+  explorer_input:
+    taskset:
+      name: math
+      storage_type: file
+      path: ${extra.path ?? 'math.jsonl'}
+      split: train
+      format:
+        prompt_key: question
+        response_key: answer
+        system_prompt: ${JSON.stringify(extra.system ?? SYSTEM)}
+      rollout_args:
+        temperature: 1.0
+    default_workflow_type: math_workflow
+    default_reward_fn_type: ${JSON.stringify(extra.reward ?? 'math_reward')}
+`;
+
+describe("replaying rows Trinity-RFT's own code wrote", { skip }, () => {
+  let ws: string;
+  let env: NodeJS.ProcessEnv;
+  let rows: FixtureRow[];
+
+  before(() => {
+    ws = fs.mkdtempSync(path.join(os.tmpdir(), 'agentrl-replay-'));
+    const pythonpath = spawnSync('bash', [path.join(sharedDir, 'upstream', 'make-trinity-venv.sh'), '--pythonpath'], { encoding: 'utf8' }).stdout.trim();
+    env = { ...process.env, PYTHONPATH: pythonpath, HF_HUB_OFFLINE: '1', TRANSFORMERS_OFFLINE: '1', HF_DATASETS_OFFLINE: '1', RAY_USAGE_STATS_ENABLED: '0' };
+    const r = spawnSync(python, [path.join(repoRoot, 'test', 'fixtures', 'debug', 'trinity_replay_rows.py'), ws], { encoding: 'utf8', env, timeout: 300_000 });
+    assert.equal(r.status, 0, r.stderr.slice(-3000));
+    rows = r.stdout
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as FixtureRow);
+    fs.writeFileSync(path.join(ws, 'math.yaml'), config());
+    fs.writeFileSync(path.join(ws, 'math-broken.yaml'), config({ reward: 'broken_reward.py->Broken' }));
+    fs.writeFileSync(path.join(ws, 'math-prompt.yaml'), config({ system: 'Answer with a number only.' }));
+    fs.writeFileSync(path.join(ws, 'math-short.yaml'), config({ path: 'math-short.jsonl' }));
+    fs.writeFileSync(path.join(ws, 'math-short.jsonl'), '{"question": "What is 2 + 3?", "answer": "5"}\n');
+    fs.writeFileSync(
+      path.join(ws, 'broken_reward.py'),
+      [
+        'from trinity.common.rewards.reward_fn import RewardFn',
+        '',
+        '',
+        'class Broken(RewardFn):',
+        '    def __init__(self, **kwargs):',
+        '        pass',
+        '',
+        '    def __call__(self, response, truth=None, **kwargs):',
+        '        return {"accuracy": 0.0, "format_score": 0.1}',
+        '',
+      ].join('\n'),
+    );
+    fs.writeFileSync(
+      path.join(ws, 'odd_workflows.py'),
+      [
+        'from trinity.common.workflows.workflow import Workflow',
+        '',
+        '',
+        'class Raises(Workflow):',
+        '    def run(self):',
+        '        raise RuntimeError("the environment is down")',
+        '',
+        '',
+        'class Loops(Workflow):',
+        '    def run(self):',
+        '        while True:',
+        '            try:',
+        '                self.model.chat([{"role": "user", "content": "once more"}])',
+        '            except Exception:',
+        '                pass',
+        '',
+      ].join('\n'),
+    );
+  });
+  after(() => {
+    if (ws) fs.rmSync(ws, { recursive: true, force: true });
+  });
+
+  function agentrl(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+    return new Promise((resolve) => {
+      const p = spawn(process.execPath, [cli, ...args, '--python', python, '--cwd', ws], {
+        env,
+        cwd: ws,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        timeout: 400_000,
+        killSignal: 'SIGKILL',
+      });
+      let stdout = '';
+      let stderr = '';
+      p.stdout.setEncoding('utf8').on('data', (b: string) => (stdout += b));
+      p.stderr.setEncoding('utf8').on('data', (b: string) => (stderr += b));
+      p.on('close', (status) => resolve({ status, stdout, stderr }));
+    });
+  }
+  const replay = (cfg: string, job: string, id: number, extra: string[] = []) =>
+    agentrl(['rollout', '--config', cfg, '--from-job', path.join(ws, job), '--id', String(id), '--json', '--no-record', ...extra]);
+  const replayable = () => rows.filter((r) => r.job === 'job-math' && (r.keeps === 'messages' || r.keeps === 'prompt_text'));
+
+  test('every recorded reward and part is reproduced exactly (rows keeping messages and rows keeping only prompt/response text)', async () => {
+    const r = await agentrl(['eval', '--config', 'math.yaml', '--rescore', '--from-job', 'job-math', '--steps', '1-2', '--json']);
+    const j = JSON.parse(r.stdout) as { rows: { id: string; recorded: number; now: number | null; error: string | null }[]; changed: number; flips: number };
+    for (const want of replayable()) {
+      const got = j.rows.find((x) => x.id === String(want.id));
+      assert.ok(got, `row ${want.id} not re-scored:\n${r.stderr}`);
+      assert.equal(got.error, null, `row ${want.id}: ${got.error}`);
+      assert.equal(got.now, want.reward);
+      assert.equal(got.recorded, want.reward);
+    }
+    assert.ok(replayable().length >= 8);
+    assert.equal(j.changed, 0);
+    assert.equal(j.flips, 0);
+    // The row without a conversation and the crafted one are listed with why, so the exit is 1.
+    assert.match(j.rows.find((x) => x.id === String(rows.find((y) => y.keeps === 'none' && y.job === 'job-math')!.id))!.error ?? '', /keeps no conversation/);
+    assert.equal(r.status, 1);
+  });
+
+  test('one row through agentrl rollout: exit 0, its task found at task_index, the parts compared one by one; the file buffer the same', async () => {
+    const row = replayable().find((x) => x.keeps === 'messages' && x.reward === 0.1)!;
+    const fileRow = rows.find((x) => x.job === 'job-file')!;
+    const [r, f] = await Promise.all([replay('math.yaml', 'job-math', row.id), replay('math.yaml', 'job-file', fileRow.id)]);
+    assert.equal(r.status, 0, r.stderr);
+    const j = JSON.parse(r.stdout) as Record<string, unknown>;
+    assert.equal(j.task_index, row.task_index);
+    assert.equal(j.model_version, row.model_version);
+    assert.equal(j.recorded_reward, row.reward);
+    assert.equal(j.reward, row.reward);
+    assert.deepEqual(j.reward_parts, { accuracy: [0, 0], format_score: [0.1, 0.1] });
+    assert.equal(j.calls, 1);
+    assert.equal(j.diverged_at, null);
+    assert.deepEqual(j.task, {
+      found: true,
+      rows: 3,
+      why: null,
+      config: 'workspace',
+      config_why: 'math.yaml (the job directory has no config.json to compare with)',
+    });
+    assert.equal(f.status, 0, f.stderr);
+    assert.equal((JSON.parse(f.stdout) as { reward: number }).reward, fileRow.reward);
+  });
+
+  test('an edited reward function: exit 1 with the new value; re-scoring the step shows the rows that changed and the flips', async () => {
+    const right = replayable().find((x) => x.keeps === 'messages' && x.reward === 1.1)!;
+    const [r, s] = await Promise.all([
+      replay('math-broken.yaml', 'job-math', right.id),
+      agentrl(['eval', '--config', 'math-broken.yaml', '--rescore', '--from-job', 'job-math', '--steps', '1', '--json']),
+    ]);
+    assert.equal(r.status, 1, r.stderr);
+    const j = JSON.parse(r.stdout) as { reward: number; recorded_reward: number; reward_parts: Record<string, [number, number]>; same: boolean };
+    assert.equal(j.recorded_reward, 1.1);
+    assert.equal(j.reward, 0.1);
+    assert.deepEqual(j.reward_parts.accuracy, [1, 0]);
+    assert.equal(j.same, false);
+    assert.equal(s.status, 1, s.stderr);
+    const k = JSON.parse(s.stdout) as { rows: { recorded: number; now: number }[]; changed: number; flips: number };
+    // Independently: step 1 holds two tasks, each one right (1.1) and one wrong (0.1) answer; now all 0.1.
+    assert.equal(k.rows.length, 4);
+    assert.equal(k.changed, k.rows.filter((x) => x.recorded !== x.now).length);
+    assert.equal(k.changed, 2);
+    assert.equal(k.flips, 4); // + → 0 for the right answers, - → 0 for the wrong ones
+  });
+
+  test('an edited prompt template diverges at call 1 with the diff of the request', async () => {
+    const row = replayable().find((x) => x.keeps === 'messages')!;
+    const r = await replay('math-prompt.yaml', 'job-math', row.id);
+    assert.equal(r.status, 1, r.stderr);
+    const j = JSON.parse(r.stdout) as { diverged_at: { call: number; diff: string } };
+    assert.equal(j.diverged_at.call, 1);
+    assert.match(j.diverged_at.diff, /^- .*Think, then answer inside/m);
+    assert.match(j.diverged_at.diff, /^\+ .*Answer with a number only\./m);
+  });
+
+  test('bad input: a row without a conversation (Trinity 0.5.2 multi-turn rows keep only tokens), a crafted row: exit 2 saying why', async () => {
+    const lake = rows.find((x) => x.job === 'job-lake')!;
+    const crafted = rows.find((x) => x.keeps === 'crafted')!;
+    const [a, b] = await Promise.all([replay('math.yaml', 'job-lake', lake.id), replay('math.yaml', 'job-math', crafted.id)]);
+    assert.equal(a.status, 2, a.stderr);
+    assert.match(a.stderr, /keeps no conversation to replay: no messages with an assistant turn and no response_text/);
+    assert.equal(b.status, 2, b.stderr);
+    assert.match(b.stderr, /Cannot read experience \d+ of .*over the \d+-byte limit/);
+  });
+
+  test('a taskset of another length: the task is said missing and the recorded first user message stands in', async () => {
+    const row = replayable().find((x) => x.task_index === 2)!;
+    const r = await replay('math-short.yaml', 'job-math', row.id);
+    const j = JSON.parse(r.stdout) as { task: { found: boolean; why: string; rows: number } };
+    assert.equal(j.task.found, false);
+    assert.equal(j.task.rows, 1);
+    assert.equal(j.task.why, 'task_index 2 is past the end of the taskset (1 rows)');
+    assert.match(r.stderr, /its task could not be found/);
+  });
+
+  test('a workflow that raises, and one that loops calling the model, end with a message (the loop is stopped)', async () => {
+    const row = replayable()[0];
+    const [a, b] = await Promise.all([
+      replay('math.yaml', 'job-math', row.id, ['--workflow', 'odd_workflows.py->Raises']),
+      replay('math.yaml', 'job-math', row.id, ['--workflow', 'odd_workflows.py->Loops']),
+    ]);
+    assert.equal(a.status, 1, a.stderr);
+    assert.match((JSON.parse(a.stdout) as { error: string }).error, /RuntimeError: the environment is down/);
+    assert.equal(b.status, 1, b.stderr);
+    const j = JSON.parse(b.stdout) as { error: string; diverged_at: { call: number } };
+    assert.equal(j.diverged_at.call, 1);
+    assert.match(j.error, /kept calling the model after the replay diverged/);
+  });
+});
