@@ -185,7 +185,8 @@ def select_replayed(source: Json, cwd: str, specs: list[Json]) -> tuple[list[Pic
     found: list[Json] = []
     for spec in specs:
         key, index = str(spec["key"]), spec.get("index")
-        info: Json = {"key": key, "found": False, "index": index, "rows": None if rows is None else len(rows), "why": spec.get("why")}
+        count = None if rows is None else len(rows)
+        info: Json = {"key": key, "found": False, "index": index, "rows": count, "why": spec.get("why")}
         if index is not None and rows is not None and 0 <= index < len(rows):
             info.update(found=True, why=None)
             picked.append((index, f"exp{key}", rows[index]))
