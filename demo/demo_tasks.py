@@ -29,6 +29,10 @@ TASKSET = [
     ("What is 100 divided by 4?", "25", "flaky"),
 ]
 COLLAPSED = "The answer is 42."
+# Its rows name it as a second taskset (Trinity numbers a run's tasksets from 0): its tasks are
+# not the real rollouts' (the workflow config's taskset, id 0), and a replay of one of its rows
+# says that taskset is not in the config rather than picking the wrong row.
+SIMULATED_TASKSET_ID = 1
 
 
 def solved_members(cls, step, steps, members, rng):
@@ -83,7 +87,7 @@ def write_simulated(db, table, step, steps, members, rng, experience_bytes):
         item = {
             "eid": {"batch": step, "task": str(r["task_index"]), "run": n % members, "step": 0, "suffix": msg_id},
             "reward": r["reward"], "truncate_status": None,
-            "info": {"model_version": step, "task_index": {"index": r["task_index"], "taskset_id": 0}, "simulated_rollout": True},
+            "info": {"model_version": step, "task_index": {"index": r["task_index"], "taskset_id": SIMULATED_TASKSET_ID}, "simulated_rollout": True},
             "metrics": {"accuracy": r["reward"]},
             "prompt_length": 1, "response_text": r["response_text"], "prompt_text": r["question"], "messages": r["messages"],
             "tools": None, "chosen_messages": None, "rejected_messages": None, "custom_fields": [], "multi_modal_input_keys": [],

@@ -541,6 +541,8 @@ def main(argv=None):
                    help="a jsonl taskset (question, answer) the tasks are drawn from; each row's index is its experiences' info.task_index")
     p.add_argument("--workflow-config", default="",
                    help="the Trinity config the run stands in for: its project and name go into the job dir's config.json")
+    p.add_argument("--no-simulated-taskset", action="store_true",
+                   help="write only the real rollouts' rows, not the simulated taskset's (demo_tasks.py)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--group-size", type=int, default=ROLLOUTS, help=f"rollouts per task: the GRPO group (default {ROLLOUTS})")
     p.add_argument("--tasks-per-batch", type=int, default=TASKS_PER_BATCH,
@@ -580,7 +582,7 @@ def main(argv=None):
         finished = []
         while not done.empty():
             finished += write_groups(db, step, done.get())
-        if write_simulated:  # the Tasks view's taskset
+        if write_simulated and not a.no_simulated_taskset:  # the Tasks view's taskset
             write_simulated(db, TABLE, step, a.steps, a.group_size, sim_rng, experience_bytes)
         rewards, lengths, run_times = [], [], []
         for task, messages, answer, reward, offered, took in finished:

@@ -27,8 +27,10 @@ db = sqlite3.connect(sys.argv[1])
 for (rid, task, version, reward, blob) in db.execute("SELECT id, task_id, model_version, reward, experience_bytes FROM experience_buffer ORDER BY id"):
     meta_len, _ = struct.unpack("<QQ", blob[5:21])
     item = pickle.loads(blob[21:21 + meta_len])["items"][0]
+    if item["info"].get("simulated_rollout"):
+        continue
     print(json.dumps({"id": rid, "taskId": task, "taskIndex": item["info"].get("task_index"), "modelVersion": version,
-                      "reward": reward, "messages": item["messages"], "toolsOffered": item["info"]["tools_offered"]}))
+                      "reward": reward, "messages": item["messages"], "toolsOffered": item["info"].get("tools_offered", False)}))
 `;
 
 /** The rows of the demo's buffer in `jobDir` (none yet: []). */
@@ -76,6 +78,8 @@ export async function runDemo(o: {
       path.join(toolcall, 'data', 'train.jsonl'),
       '--workflow-config',
       path.join(toolcall, 'toolcall.yaml'),
+      // the real rollouts' rows only: these tests replay and re-score them
+      '--no-simulated-taskset',
       ...(o.args ?? []),
     ],
     { stdio: 'ignore' },

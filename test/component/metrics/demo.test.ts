@@ -71,16 +71,16 @@ test('demo trainer: its simulated taskset shows every class of the Tasks view an
   assert.deepEqual(
     j.tasks.map((t) => [t.task, t.class]),
     [
-      ['0', 'learned'],
-      ['1', 'learned'],
-      ['2', 'never'],
-      ['3', 'never'],
-      ['4', 'always'],
-      ['5', 'always'],
-      ['6', 'forgotten'],
-      ['7', 'forgotten'],
-      ['8', 'flaky'],
-      ['9', 'flaky'],
+      ['1/0', 'learned'],
+      ['1/1', 'learned'],
+      ['1/2', 'never'],
+      ['1/3', 'never'],
+      ['1/4', 'always'],
+      ['1/5', 'always'],
+      ['1/6', 'forgotten'],
+      ['1/7', 'forgotten'],
+      ['1/8', 'flaky'],
+      ['1/9', 'flaky'],
     ],
   );
   const collapse = j.findings.find((f) => f.kind === 'mode_collapse');

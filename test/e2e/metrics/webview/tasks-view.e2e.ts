@@ -62,7 +62,7 @@ test(
       assert.match(await table.locator('.summary').innerText(), /10 tasks over model versions 0–40/);
       // A filter: only the forgotten ones.
       await table.locator('.class-chip[data-class="forgotten"]').click();
-      assert.deepEqual(await view.locator('.tasks-table tr.task-row td.task').allInnerTexts(), ['6', '7']);
+      assert.deepEqual(await view.locator('.tasks-table tr.task-row td.task').allInnerTexts(), ['1/6', '1/7']);
       await view.locator('.tasks-table .class-chip[data-class="all"]').click();
       await wb.screenshot('metrics-tasks-table');
 
@@ -77,7 +77,7 @@ test(
       await wb.screenshot('metrics-tasks-finding');
 
       // A task through training: its first and last version side by side.
-      await view.locator('.tasks-table tr.task-row[data-task="6"]').click();
+      await view.locator('.tasks-table tr.task-row[data-task="1/6"]').click();
       await columns.nth(1).locator('.message.role-assistant').waitFor({ timeout: 30000 });
       assert.equal(await columns.count(), 2);
       const labels = await view.locator('.task-rollouts .rollout-column header .label').allInnerTexts();
