@@ -78,6 +78,12 @@ def simulated_groups(step, steps, members, rng):
     return rows
 
 
+def placeholder_tokens(text):
+    """Token ids for a simulated row: no tokenizer made them, but Trinity's Experience needs a
+    response after its prompt (prompt_length 1): one placeholder id per word of the answer."""
+    return [0] * (1 + max(1, len(text.split())))
+
+
 def write_simulated(db, table, step, steps, members, rng, experience_bytes):
     """Writes this step's simulated groups into the buffer as Trinity's SQL storage does (one row
     per member, TRXP bytes from `experience_bytes`); returns the rewards."""
@@ -93,7 +99,7 @@ def write_simulated(db, table, step, steps, members, rng, experience_bytes):
             "tools": None, "chosen_messages": None, "rejected_messages": None, "custom_fields": [], "multi_modal_input_keys": [],
         }
         db.execute(f"INSERT INTO {table} (task_id, run_id, msg_id, model_version, experience_bytes, reward) VALUES (?, ?, ?, ?, ?, ?)",
-                   (str(r["task_index"]), n % members, msg_id, step, experience_bytes(item, {"tokens": ("I64", [0])}), r["reward"]))
+                   (str(r["task_index"]), n % members, msg_id, step, experience_bytes(item, {"tokens": ("I64", placeholder_tokens(r["response_text"]))}), r["reward"]))
         rewards.append(r["reward"])
     db.commit()
     return rewards

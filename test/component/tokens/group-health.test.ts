@@ -103,6 +103,8 @@ test(
         model.url,
         '--seed',
         '7',
+        // the real rollouts' groups only (the simulated taskset's rows carry no advantages)
+        '--no-simulated-taskset',
       ],
       { stdio: 'ignore' },
     );
