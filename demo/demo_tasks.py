@@ -79,27 +79,29 @@ def simulated_groups(step, steps, members, rng):
 
 
 def placeholder_tokens(text):
-    """Token ids for a simulated row: no tokenizer made them, but Trinity's Experience needs a
+    """Token ids for a simulated row when no tokenizer is at hand: Trinity's Experience needs a
     response after its prompt (prompt_length 1): one placeholder id per word of the answer."""
-    return [0] * (1 + max(1, len(text.split())))
+    return [0] * (1 + max(1, len(text.split()))), 1
 
 
-def write_simulated(db, table, step, steps, members, rng, experience_bytes):
+def write_simulated(db, table, step, steps, members, rng, experience_bytes, tokenize=None):
     """Writes this step's simulated groups into the buffer as Trinity's SQL storage does (one row
-    per member, TRXP bytes from `experience_bytes`); returns the rewards."""
+    per member, TRXP bytes from `experience_bytes`); returns the rewards. `tokenize(messages)`:
+    (token ids, prompt length) through the model's chat template and tokenizer, or None."""
     rewards = []
     for n, r in enumerate(simulated_groups(step, steps, members, rng)):
         msg_id = f"demo-sim-{step}-{r['task_index']}-{n % members}"
+        tokens, prompt_length = (tokenize(r["messages"]) if tokenize else None) or placeholder_tokens(r["response_text"])
         item = {
             "eid": {"batch": step, "task": str(r["task_index"]), "run": n % members, "step": 0, "suffix": msg_id},
             "reward": r["reward"], "truncate_status": None,
             "info": {"model_version": step, "task_index": {"index": r["task_index"], "taskset_id": SIMULATED_TASKSET_ID}, "simulated_rollout": True},
             "metrics": {"accuracy": r["reward"]},
-            "prompt_length": 1, "response_text": r["response_text"], "prompt_text": r["question"], "messages": r["messages"],
+            "prompt_length": prompt_length, "response_text": r["response_text"], "prompt_text": r["question"], "messages": r["messages"],
             "tools": None, "chosen_messages": None, "rejected_messages": None, "custom_fields": [], "multi_modal_input_keys": [],
         }
         db.execute(f"INSERT INTO {table} (task_id, run_id, msg_id, model_version, experience_bytes, reward) VALUES (?, ?, ?, ?, ?, ?)",
-                   (str(r["task_index"]), n % members, msg_id, step, experience_bytes(item, {"tokens": ("I64", placeholder_tokens(r["response_text"]))}), r["reward"]))
+                   (str(r["task_index"]), n % members, msg_id, step, experience_bytes(item, {"tokens": ("I64", tokens)}), r["reward"]))
         rewards.append(r["reward"])
     db.commit()
     return rewards

@@ -253,6 +253,37 @@ def call_tool(name, args):
     return {"error": f"unknown tool: {name}"}
 
 
+class EndpointTokenizer:
+    """A conversation's token ids through the model server's own chat template and tokenizer
+    (llama.cpp server's /apply-template and /tokenize, beside its /v1): what the simulated rows
+    carry when a model is at hand, so their token views show texts and turns. Cached by text."""
+
+    def __init__(self, base_url):
+        root = base_url.rstrip("/")
+        self.root = root[:-3] if root.endswith("/v1") else root
+        self.cache = {}
+
+    def _post(self, route, body):
+        req = urllib.request.Request(self.root + route, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return json.loads(r.read().decode())
+
+    def _ids(self, messages, generation_prompt):
+        key = (json.dumps(messages), generation_prompt)
+        if key not in self.cache:
+            text = self._post("/apply-template", {"messages": messages, "add_generation_prompt": generation_prompt})["prompt"]
+            self.cache[key] = [int(t) for t in self._post("/tokenize", {"content": text, "add_special": False})["tokens"]]
+        return self.cache[key]
+
+    def __call__(self, messages):
+        try:
+            prompt = self._ids(messages[:-1], True)
+            full = self._ids(messages, False)
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+        return (full, len(prompt)) if len(full) > len(prompt) and full[: len(prompt)] == prompt else None
+
+
 def chat(base_url, model, messages, temperature, tools, seed=None, timeout=120):
     req = {"model": model, "messages": messages, "temperature": temperature, "max_tokens": MAX_TURN_TOKENS,
            "logprobs": True, "return_token_ids": True}
@@ -568,6 +599,7 @@ def main(argv=None):
     done = queue.Queue()
     roller = threading.Thread(target=roll, args=(a, state, stop, done, random.Random(a.seed + 1)), daemon=True)
     timing_rng, waits, sim_rng = random.Random(a.seed + 2), {}, random.Random(a.seed + 3)
+    sim_tokenizer = EndpointTokenizer(a.model_url) if model else None
     if model:
         roller.start()
     for step in range(a.steps + 1):
@@ -583,7 +615,7 @@ def main(argv=None):
         while not done.empty():
             finished += write_groups(db, step, done.get())
         if write_simulated and not a.no_simulated_taskset:  # the Tasks view's taskset
-            write_simulated(db, TABLE, step, a.steps, a.group_size, sim_rng, experience_bytes)
+            write_simulated(db, TABLE, step, a.steps, a.group_size, sim_rng, experience_bytes, sim_tokenizer)
         rewards, lengths, run_times = [], [], []
         for task, messages, answer, reward, offered, took in finished:
             rewards.append(reward)
