@@ -51,6 +51,10 @@ test('online playground: chat round trip, A/B choice sent, commit, counters move
   await view.locator('#m-total b', { hasText: '2' }).waitFor({ timeout: 30_000 });
   const ids = await attributesOf(view.locator('.alt[data-msg-id]'), 'data-msg-id');
   assert.equal(new Set(ids).size, 2);
+  // Words, not emoji: the sandbox's Chromium (like many Linux desktops) has no emoji font, so 👍 drew an empty box.
+  assert.equal((await view.locator('.alt button.up').first().innerText()).trim(), 'Good');
+  assert.equal((await view.locator('.alt button.down').first().innerText()).trim(), 'Bad');
+  for (const label of await view.locator('button').allInnerTexts()) assert.doesNotMatch(label, /\p{Extended_Pictographic}/u, label);
 
   await view.locator('.alt .choose').nth(1).click();
   await view.locator('.fb.sent').nth(1).waitFor({ timeout: 30_000 });

@@ -127,7 +127,9 @@ export class LlmCalls extends EventEmitter<CallEvents> {
     const drift = await this.run.checkDrift?.(ep, turn);
     if (drift?.length) {
       turn.drift = drift;
-      this.emit('output', { category: 'important', text: drift.map((d) => `${ep.id}: ${d}\n`).join(''), source: turn.stack[0] });
+      // The Debug Console, not a notification: a template that renders a call differently is
+      // worth reading (and the run's summary counts it), not a toast on every run of a sandbox.
+      this.emit('output', { category: 'console', text: drift.map((d) => `${ep.id}: ${d}\n`).join(''), source: turn.stack[0] });
       await stops.checkpoint({ type: 'drift', ep, turn });
     }
     const fallback = turn.stack[0];

@@ -9,6 +9,17 @@ export function fmtNum(v: number | null | undefined): string {
   return Number(v.toPrecision(5)).toString();
 }
 
+/** A y-axis tick: uPlot picks round values, so the shortest exact form reads best ("0.0005",
+ *  "2e-5", "1.5e+7"), never fmtNum's fixed "5.000e-4". */
+export function fmtTick(v: number): string {
+  if (!Number.isFinite(v)) return String(v);
+  const r = Number(v.toPrecision(6)); // float noise of the increments: 0.30000000000000004
+  const a = Math.abs(r);
+  if (a === 0) return '0';
+  if (a >= 1e-4 && a < 1e6) return String(r);
+  return r.toExponential();
+}
+
 /** Numbers read side by side (a value, its smoothed value, the bucket's min and max): the same
  *  decimals for all, 4 significant digits of the largest ("0.2500 · smoothed 0.2473", not
  *  "0.25 · smoothed 0.24731"); very large or small magnitudes as fmtNum writes them. */

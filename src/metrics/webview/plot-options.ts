@@ -6,7 +6,7 @@ import { ChartSpec } from '../protocol/frames';
 import { UiStrings } from '../protocol/ui-strings';
 import { ViewOptions, X_AXES, XAxisMode } from '../protocol/view-options';
 import { yAxisSize } from './axis-size';
-import { fmtDuration, fmtNum } from './format';
+import { fmtDuration, fmtTick } from './format';
 import { Theme, seriesColor, withAlpha } from './theme';
 import { hiCol, loCol } from './plot-data';
 
@@ -56,7 +56,7 @@ function plotAxes(t: Theme, mode: XAxisMode): uPlot.Axis[] {
   const yAxis: uPlot.Axis = {
     ...axis(),
     size: (_u, values) => yAxisSize(values, measure),
-    values: (_u, vals) => vals.map((v) => fmtNum(v)),
+    values: (_u, vals) => vals.map((v) => fmtTick(v)),
   };
   return [xAxis, yAxis];
 }

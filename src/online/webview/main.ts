@@ -91,8 +91,8 @@ function assistantTurn(s: PlaygroundState, t: Record<string, string>, turn: Turn
       if (fb.state === 'failed') acts.append(button(t.retry, 'ghost retry', () => post({ type: 'retry', feedbackId: fb.id })));
     } else if (s.canReward) {
       acts.append(
-        button('👍', 'up', () => post({ type: 'reward', turn: ti, alt: ai, reward: 1, source: 'thumb' }), t.thumbUp),
-        button('👎', 'down', () => post({ type: 'reward', turn: ti, alt: ai, reward: 0, source: 'thumb' }), t.thumbDown),
+        button(t.good, 'up', () => post({ type: 'reward', turn: ti, alt: ai, reward: 1, source: 'thumb' }), t.thumbUp),
+        button(t.bad, 'down', () => post({ type: 'reward', turn: ti, alt: ai, reward: 0, source: 'thumb' }), t.thumbDown),
       );
       const num = el('input', { type: 'number', step: '0.1', class: 'score', 'aria-label': t.score, value: '' });
       acts.append(
@@ -118,7 +118,7 @@ function assistantTurn(s: PlaygroundState, t: Record<string, string>, turn: Turn
     button(t.regenerate, 'ghost regenerate', () => post({ type: 'regenerate', turn: ti })),
   );
   if (s.canReward && turn.alternatives.length > 1 && !turn.alternatives.some((a) => feedbackFor(s, a.msgId))) {
-    foot.append(button(`${t.rewardGroup} 👍`, 'ghost', () => post({ type: 'reward', turn: ti, reward: 1, source: 'thumb' })));
+    foot.append(button(t.rewardGroup, 'ghost reward-group', () => post({ type: 'reward', turn: ti, reward: 1, source: 'thumb' }), t.rewardGroupTitle));
   }
   box.append(foot);
   return box;

@@ -45,7 +45,7 @@ describe('retokenization drift in a debug run (real model server, real runner)',
     }
   });
 
-  async function run(config: string): Promise<{ output: string; stops: string[] }> {
+  async function run(config: string): Promise<{ output: string; stops: string[]; toasts: string[] }> {
     const adapter = await startAdapter();
     const dc = adapter.dc;
     const out = collectOutput(dc);
@@ -70,7 +70,9 @@ describe('retokenization drift in a debug run (real model server, real runner)',
         { exceptionFilters: ['drift'] },
       );
       await ended;
-      return { output: out.text(), stops };
+      // 'important' output is what VS Code shows as a notification
+      const toasts = out.events.filter((e) => e.body.category === 'important').map((e) => e.body.output);
+      return { output: out.text(), stops, toasts };
     } finally {
       await adapter.close();
     }
@@ -90,6 +92,12 @@ describe('retokenization drift in a debug run (real model server, real runner)',
     assert.equal(r.stops.length, 1, r.stops.join('\n'));
     assert.match(r.stops[0], /^exception: Turn 1: /);
     assert.match(r.output, /retokenization drift: 1 LLM call\(s\) in 1 episode\(s\)/);
+    // in the Debug Console, not a notification on every run (the sandbox's newcomer saw one each time)
+    assert.deepEqual(
+      r.toasts.filter((t) => /tokens differ/.test(t)),
+      [],
+      r.toasts.join(''),
+    );
   });
 
   test('a template that differs after the tool result: a finding on call 2, after the tool result, and nowhere else new', async () => {
