@@ -1,18 +1,18 @@
 // Buffer rows of a training run re-scored with the workspace's current workflow and reward
 // (`agentrl eval --rescore --from-job`): the rows of some model versions read through the relay,
 // replayed in one run per taskset (each row's episode answered from its recorded conversation),
-// each row's recorded reward beside the one it gets now.
+// each row's recorded reward beside the one it gets now. Each row's replay has the time limit of
+// one episode's reward (`--reward-timeout`), the whole re-score that of a run (`--rescore-timeout`).
 import { silentLogger } from '../base/log';
 import type { ConfigChecker } from '../feature-api/config-checker';
 import type { ExperienceReader } from '../feature-api/experience-reader';
 import type { BufferRescoreOutcome, BufferRescoreRequest, BufferRowOutcome } from '../feature-api/rollouts';
 import { prepareLaunch } from './dap/launch';
-import { boundRowReplay, jobWhere, rowReplayOutcome } from './dap/launch-row';
+import { boundRowReplay, jobWhere, rowEpisode, rowReplayOutcome } from './dap/launch-row';
 import { recordedExperience, type RecordedExperience } from './experience/recorded';
+import { DEFAULT_RESCORE_LIMITS } from './rescore-process';
+import type { Episode } from './runtime/episode';
 import type { RolloutRuntime } from './runtime/rollout-runtime';
-
-/** A replay that runs longer than this, per row, is stopped. */
-const SECONDS_PER_ROW = 60;
 
 export async function rescoreBuffer(
   checker: ConfigChecker,
@@ -50,37 +50,124 @@ export async function rescoreBuffer(
     const set = x.tasksetId ?? 0;
     bySet.set(set, [...(bySet.get(set) ?? []), x]);
   }
+  const limits = {
+    itemSeconds: req.limits?.itemSeconds ?? DEFAULT_RESCORE_LIMITS.itemSeconds,
+    runSeconds: req.limits?.runSeconds ?? DEFAULT_RESCORE_LIMITS.runSeconds,
+  };
+  const runDeadline = Date.now() + limits.runSeconds * 1000;
+  const overRun = `the re-score stopped at its time limit of ${limits.runSeconds} s for the run (the limit is --rescore-timeout)`;
   for (const experiences of bySet.values()) {
-    const prepared = await prepareLaunch(
-      { config: req.config, cwd: req.cwd, workspaceRoot: req.cwd, python: req.python, record: false, concurrency: req.concurrency },
-      { checker, logger: silentLogger, runnerDir, env: req.env },
-      { where, experiences },
-    );
-    if (!prepared.ok || !prepared.row) {
-      if (!prepared.ok && !out.size) return { ok: false, message: prepared.message };
-      for (const x of experiences) out.get(x.id)!.error = prepared.ok ? 'not replayed' : prepared.message;
-      continue;
-    }
-    const rt = prepared.run as RolloutRuntime;
-    const row = prepared.row;
-    rt.disableStops();
-    const bound = boundRowReplay(rt, row, SECONDS_PER_ROW * experiences.length);
-    const ended = new Promise<void>((r) => rt.once('ended', () => r()));
-    try {
-      await rt.start();
-    } catch (e) {
-      bound.dispose();
-      for (const x of experiences) out.get(x.id)!.error = (e as Error).message;
-      continue;
-    }
-    await ended;
-    bound.dispose();
-    for (const x of experiences) {
-      const r = rowReplayOutcome(rt, row, x);
-      const o = out.get(x.id)!;
-      o.now = r.diverged_at || r.error ? null : r.reward;
-      o.error = r.diverged_at ? `diverged at LLM call ${r.diverged_at.call}` : (r.error ?? bound.why() ?? null);
+    // A row whose replay overruns --reward-timeout stops the run it is in (one runner replays
+    // them all): that row fails, and the rows the stop cut short are replayed again without it.
+    let todo = experiences;
+    while (todo.length) {
+      const left = (runDeadline - Date.now()) / 1000;
+      if (left <= 0) {
+        for (const x of todo) out.get(x.id)!.error = overRun;
+        break;
+      }
+      const replayed = await replayRows(checker, runnerDir, req, where, todo, { itemSeconds: limits.itemSeconds, leftSeconds: left, overRun });
+      if (!replayed.ok) {
+        if (!out.size) return replayed;
+        for (const x of todo) out.get(x.id)!.error = replayed.message;
+        break;
+      }
+      for (const [id, o] of replayed.rows) Object.assign(out.get(id)!, o);
+      todo = replayed.cutShort;
     }
   }
   return { ok: true, rows: [...out.values()] };
+}
+
+/** What one replay gave: each row's outcome, and the rows a stop cut short (to replay again). */
+type Replayed = { ok: true; rows: Map<string, Pick<BufferRowOutcome, 'now' | 'error'>>; cutShort: RecordedExperience[] } | { ok: false; message: string };
+
+/**
+ * Replays `experiences` in one run. A row running longer than `itemSeconds` stops the run and
+ * fails (its process tree is ended with the runner's); the whole run stops after `leftSeconds`.
+ */
+async function replayRows(
+  checker: ConfigChecker,
+  runnerDir: string,
+  req: BufferRescoreRequest,
+  where: ReturnType<typeof jobWhere>,
+  experiences: RecordedExperience[],
+  limits: { itemSeconds: number; leftSeconds: number; overRun: string },
+): Promise<Replayed> {
+  const prepared = await prepareLaunch(
+    { config: req.config, cwd: req.cwd, workspaceRoot: req.cwd, python: req.python, record: false, concurrency: req.concurrency },
+    { checker, logger: silentLogger, runnerDir, env: req.env },
+    { where, experiences },
+  );
+  if (!prepared.ok) return { ok: false, message: prepared.message };
+  const rows = new Map<string, Pick<BufferRowOutcome, 'now' | 'error'>>();
+  if (!prepared.row) {
+    for (const x of experiences) rows.set(x.id, { now: null, error: 'not replayed' });
+    return { ok: true, rows, cutShort: [] };
+  }
+  const rt = prepared.run as RolloutRuntime;
+  const row = prepared.row;
+  rt.disableStops();
+  const bound = boundRowReplay(rt, row, limits.leftSeconds, limits.overRun);
+  // Each row's own clock starts with its episode; past --reward-timeout the run is stopped.
+  const overran = new Set<string>();
+  const clocks = new Map<string, NodeJS.Timeout>();
+  const onStart = (ep: Episode) => {
+    const x = experiences.find((e) => rowEpisode(e.id) === ep.id);
+    if (!x) return;
+    clocks.set(
+      ep.id,
+      setTimeout(() => {
+        overran.add(x.id);
+        void rt.terminate();
+      }, limits.itemSeconds * 1000),
+    );
+  };
+  const onEnd = (ep: Episode) => {
+    clearTimeout(clocks.get(ep.id));
+    clocks.delete(ep.id);
+  };
+  rt.on('episodeStarted', onStart);
+  rt.on('episodeEnded', onEnd);
+  const ended = new Promise<void>((r) => rt.once('ended', () => r()));
+  const release = () => {
+    bound.dispose();
+    rt.off('episodeStarted', onStart);
+    rt.off('episodeEnded', onEnd);
+    for (const t of clocks.values()) clearTimeout(t);
+  };
+  try {
+    await rt.start();
+  } catch (e) {
+    release();
+    for (const x of experiences) rows.set(x.id, { now: null, error: (e as Error).message });
+    return { ok: true, rows, cutShort: [] };
+  }
+  await ended;
+  release();
+  const cutShort: RecordedExperience[] = [];
+  for (const x of experiences) {
+    if (overran.has(x.id)) {
+      rows.set(x.id, {
+        now: null,
+        error: `RewardTimeout: the replay of this row (its workflow and reward) took longer than ${limits.itemSeconds} s (the limit is --reward-timeout); it was stopped with its child processes`,
+      });
+      continue;
+    }
+    const ep = rt.episodes.find((e) => e.id === rowEpisode(x.id));
+    const unfinished = !ep || ep.status === 'running';
+    const stopped = bound.why();
+    // Cut short by another row's overrun (not by the run's own limit): replayed again.
+    if (overran.size && !stopped && unfinished) {
+      cutShort.push(x);
+      continue;
+    }
+    const r = rowReplayOutcome(rt, row, x);
+    rows.set(x.id, {
+      now: r.diverged_at || r.error ? null : r.reward,
+      // Stopped (the run's limit, another row's runaway) before it ended: that is its error.
+      error: r.diverged_at ? `diverged at LLM call ${r.diverged_at.call}` : ((stopped && unfinished ? stopped : r.error) ?? stopped ?? null),
+    });
+  }
+  return { ok: true, rows, cutShort };
 }

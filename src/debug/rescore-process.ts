@@ -14,7 +14,7 @@ interface RescoreLimits {
   runSeconds: number;
 }
 
-const DEFAULT_RESCORE_LIMITS: RescoreLimits = { itemSeconds: 60, runSeconds: 1800 };
+export const DEFAULT_RESCORE_LIMITS: RescoreLimits = { itemSeconds: 60, runSeconds: 1800 };
 
 /** The last bytes of stderr kept for a message. */
 const STDERR_TAIL_BYTES = 16 * 1024;

@@ -51,8 +51,9 @@ Options:
   --runs NAME=DIR ...     recorded run folders to compare offline
   --rescore               re-score recorded runs with the current reward function
   --reward SPEC           reward function for --rescore (default: the config's)
-  --reward-timeout SEC    seconds one episode's reward may take when re-scoring; past it
-                          that episode fails and its processes are killed (default 60)
+  --reward-timeout SEC    seconds one episode's reward (with --from-job: one row's replay) may
+                          take when re-scoring; past it that episode fails and its processes are
+                          killed (default 60)
   --rescore-timeout SEC   seconds one run's whole re-score may take (default 1800)
   --from-job DIR|URL      with --rescore: a Trinity job dir or relay URL whose buffer rows to re-score
   --steps A-B             with --from-job: the rows' model versions, inclusive (A alone: one)
@@ -260,6 +261,15 @@ function parse(argv: string[]) {
   });
 }
 
+/** `--NAME S`, a positive number of seconds (undefined when not given). */
+function positiveSeconds(values: ReturnType<typeof parse>['values'], name: 'reward-timeout' | 'rescore-timeout'): number | undefined {
+  const v = values[name];
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n <= 0) throw new EvalSetupError(`--${name} must be a positive number of seconds, not '${v}'`);
+  return n;
+}
+
 /** `--rescore --from-job DIR --steps A-B`: a training run's buffer rows re-scored. */
 async function rescoreFromJob(
   context: EvalCliContext,
@@ -275,12 +285,17 @@ async function rescoreFromJob(
   if (!context.rollouts.rescoreBuffer) throw new EvalSetupError('re-scoring buffer rows is not available here');
   const cwd = path.resolve(values.cwd ?? '.');
   const concurrency = values.concurrency !== undefined ? Number(values.concurrency) : undefined;
+  const limits = {
+    itemSeconds: positiveSeconds(values, 'reward-timeout'),
+    runSeconds: positiveSeconds(values, 'rescore-timeout'),
+  };
   const got = await context.rollouts.rescoreBuffer({
     config: path.resolve(values.config),
     cwd,
     python: values.python,
     fromJob: values['from-job']!,
     versions: steps,
+    limits,
     ...(concurrency !== undefined && Number.isInteger(concurrency) && concurrency > 0 ? { concurrency } : {}),
   });
   if (!got.ok) throw new EvalSetupError(got.message);

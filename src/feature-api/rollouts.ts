@@ -80,6 +80,8 @@ export interface BufferRescoreRequest {
   versions: [number, number];
   concurrency?: number;
   env?: Record<string, string | undefined>;
+  /** Seconds one row's replay (its workflow and reward) may take, and the whole re-score (defaults 60, 1800). */
+  limits?: { itemSeconds?: number; runSeconds?: number };
 }
 
 /** One buffer row, recorded vs now. */

@@ -139,8 +139,13 @@ export function rowReplayOutcome(rt: RolloutRuntime, row: RowReplaySetup, x: Rec
 const CALLS_PAST_DIVERGENCE = 16;
 
 /** Bounds a headless row replay: stopped when a diverged episode keeps calling the model, or
- *  after `maxSeconds`; `why()` says what stopped it (undefined: it ended by itself). */
-export function boundRowReplay(rt: RolloutRuntime, row: RowReplaySetup, maxSeconds: number): { why(): string | undefined; dispose(): void } {
+ *  after `maxSeconds` (`overrun` says so); `why()` says what stopped it (undefined: it ended by itself). */
+export function boundRowReplay(
+  rt: RolloutRuntime,
+  row: RowReplaySetup,
+  maxSeconds: number,
+  overrun = `the replay ran longer than ${maxSeconds} s; stopped`,
+): { why(): string | undefined; dispose(): void } {
   let stopped: string | undefined;
   const stop = (why: string) => {
     stopped ??= why;
@@ -152,7 +157,7 @@ export function boundRowReplay(rt: RolloutRuntime, row: RowReplaySetup, maxSecon
         stop(`the workflow kept calling the model after the replay diverged (${up.log.calls} calls); stopped`);
   };
   rt.on('episodeProgress', onProgress);
-  const timer = setTimeout(() => stop(`the replay ran longer than ${maxSeconds} s; stopped`), maxSeconds * 1000);
+  const timer = setTimeout(() => stop(overrun), maxSeconds * 1000);
   return {
     why: () => stopped,
     dispose: () => {

@@ -10,7 +10,10 @@ import { maskUrl } from '../../base/url-secrets';
 export class EndpointTokenizerError extends Error {}
 
 export interface TokenizeEndpointOptions {
-  /** The OpenAI base URL (`http://host:port/v1`): the tokenizer routes are at its root. */
+  /**
+   * The OpenAI base URL (`http://host:port/v1`): the tokenizer routes are at its root. Its query
+   * (`?api_key=…`) is kept on each route's URL, after the route.
+   */
   baseUrl: string;
   apiKey?: string;
   /** The served model's name (vLLM picks the tokenizer by it). */
@@ -30,29 +33,47 @@ const MAX_IDS = 65_536;
 // Chat-template markers (`<|im_start|>`, `<|eot_id|>`) and `<s>`/`</s>` are shown as specials.
 const SPECIAL_TEXT = /^(<\|[^|\s]{1,40}\|>|<\/?s>)$/;
 
+/**
+ * The URL of `route` at the root of the OpenAI base URL `baseUrl`: its path without a trailing
+ * `/v1`, then the route, then its query (`http://h/v1?api_key=x` → `http://h/tokenize?api_key=x`).
+ * A fragment is never sent. Text that is not a URL is joined as it is (fetch reports it).
+ */
+function routeUrl(baseUrl: string, route: string): string {
+  let u: URL;
+  try {
+    u = new URL(baseUrl);
+  } catch {
+    return baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '') + route;
+  }
+  u.pathname = u.pathname.replace(/\/+$/, '').replace(/\/v1$/, '') + route;
+  u.hash = '';
+  return u.toString();
+}
+
 export class TokenizeEndpoint {
+  /** The server's root as shown (credentials masked), for messages. */
   private readonly root: string;
   private readonly fetch: typeof fetch;
   private readonly pieces = new Map<number, string>();
 
   constructor(private readonly opts: TokenizeEndpointOptions) {
-    this.root = opts.baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
+    this.root = maskUrl(routeUrl(opts.baseUrl, '').replace(/\/(?=$|\?)/, ''));
     this.fetch = opts.fetch ?? fetch;
   }
 
   get label(): string {
-    return maskUrl(this.root);
+    return this.root;
   }
 
   /** The ids of `text`, special tokens in it matched, none added. */
   async tokenize(text: string): Promise<number[]> {
     const r = await this.post('/tokenize', { content: text, prompt: text, add_special: false, add_special_tokens: false });
     const tokens = r.tokens;
-    if (!Array.isArray(tokens)) throw new EndpointTokenizerError(`${this.root}/tokenize answered without a list of tokens`);
+    if (!Array.isArray(tokens)) throw new EndpointTokenizerError(`${this.shown('/tokenize')} answered without a list of tokens`);
     return tokens.map((t: unknown) => {
       const id = typeof t === 'object' && t !== null ? (t as { id?: unknown }).id : t;
       if (!Number.isInteger(id))
-        throw new EndpointTokenizerError(`${this.root}/tokenize answered a token that is not an id: ${JSON.stringify(t).slice(0, 80)}`);
+        throw new EndpointTokenizerError(`${this.shown('/tokenize')} answered a token that is not an id: ${JSON.stringify(t).slice(0, 80)}`);
       return id as number;
     });
   }
@@ -62,7 +83,7 @@ export class TokenizeEndpoint {
     if (ids.length > MAX_IDS) throw new EndpointTokenizerError(`${ids.length} tokens are more than ${MAX_IDS} to detokenize at once`);
     const r = await this.post('/detokenize', { tokens: ids });
     const text = [r.content, r.prompt, r.text].find((x) => typeof x === 'string');
-    if (typeof text !== 'string') throw new EndpointTokenizerError(`${this.root}/detokenize answered without text`);
+    if (typeof text !== 'string') throw new EndpointTokenizerError(`${this.shown('/detokenize')} answered without text`);
     return text;
   }
 
@@ -119,8 +140,14 @@ export class TokenizeEndpoint {
     await Promise.all(Array.from({ length: Math.min(PARALLEL, todo.length) }, worker));
   }
 
+  /** The URL of `route` as shown in messages (credentials masked). */
+  private shown(route: string): string {
+    return maskUrl(routeUrl(this.opts.baseUrl, route));
+  }
+
   private async post(route: string, body: Record<string, unknown>): Promise<Record<string, unknown>> {
-    const url = this.root + route;
+    const url = routeUrl(this.opts.baseUrl, route);
+    const shown = this.shown(route);
     const headers: Record<string, string> = { 'content-type': 'application/json', authorization: `Bearer ${this.opts.apiKey || 'EMPTY'}` };
     let res: Response;
     try {
@@ -131,17 +158,17 @@ export class TokenizeEndpoint {
         signal: AbortSignal.timeout(this.opts.timeoutMs ?? 15_000),
       });
     } catch (e) {
-      throw new EndpointTokenizerError(`${url}: ${(e as Error).message}`);
+      throw new EndpointTokenizerError(`${shown}: ${(e as Error).message}`);
     }
     const text = await res.text().catch(() => '');
-    if (res.status === 404) throw new EndpointTokenizerError(`${url} does not exist: this server does not tokenize (vLLM, SGLang and llama.cpp servers do)`);
-    if (!res.ok) throw new EndpointTokenizerError(`${url} answered ${res.status}: ${text.slice(0, 200)}`);
+    if (res.status === 404) throw new EndpointTokenizerError(`${shown} does not exist: this server does not tokenize (vLLM, SGLang and llama.cpp servers do)`);
+    if (!res.ok) throw new EndpointTokenizerError(`${shown} answered ${res.status}: ${text.slice(0, 200)}`);
     try {
       const json = JSON.parse(text) as unknown;
       if (json && typeof json === 'object' && !Array.isArray(json)) return json as Record<string, unknown>;
     } catch {
       // reported below
     }
-    throw new EndpointTokenizerError(`${url} answered something that is not a JSON object: ${text.slice(0, 120)}`);
+    throw new EndpointTokenizerError(`${shown} answered something that is not a JSON object: ${text.slice(0, 120)}`);
   }
 }

@@ -117,11 +117,6 @@ export class PointBatch {
     return this.n;
   }
 
-  /** The bytes its columns take (what it holds between reads). */
-  capacityBytes(): number {
-    return this.tag.byteLength + this.step.byteLength + this.wallTime.byteLength + this.value.byteLength;
-  }
-
   get tags(): readonly string[] {
     return this.tagList;
   }

@@ -79,6 +79,23 @@ describe("replaying rows Trinity-RFT's own code wrote", { skip }, () => {
     fs.writeFileSync(path.join(ws, 'math.yaml'), config());
     fs.writeFileSync(path.join(ws, 'math-broken.yaml'), config({ reward: 'broken_reward.py->Broken' }));
     fs.writeFileSync(path.join(ws, 'math-prompt.yaml'), config({ system: 'Answer with a number only.' }));
+    fs.writeFileSync(path.join(ws, 'math-looping.yaml'), config({ reward: 'looping_reward.py->Loops' }));
+    fs.writeFileSync(
+      path.join(ws, 'looping_reward.py'),
+      [
+        'from trinity.common.rewards.reward_fn import RewardFn',
+        '',
+        '',
+        'class Loops(RewardFn):',
+        '    def __init__(self, **kwargs):',
+        '        pass',
+        '',
+        '    def __call__(self, response, truth=None, **kwargs):',
+        '        while True:',
+        '            pass',
+        '',
+      ].join('\n'),
+    );
     fs.writeFileSync(path.join(ws, 'math-short.yaml'), config({ path: 'math-short.jsonl' }));
     fs.writeFileSync(path.join(ws, 'math-short.jsonl'), '{"question": "What is 2 + 3?", "answer": "5"}\n');
     fs.writeFileSync(
@@ -203,6 +220,39 @@ describe("replaying rows Trinity-RFT's own code wrote", { skip }, () => {
     assert.equal(k.changed, k.rows.filter((x) => x.recorded !== x.now).length);
     assert.equal(k.changed, 2);
     assert.equal(k.flips, 4); // + → 0 for the right answers, - → 0 for the wrong ones
+  });
+
+  test('re-scoring rows with a looping reward honours --reward-timeout (each row fails, named) and --rescore-timeout (the whole re-score)', async () => {
+    const [item, run] = await Promise.all([
+      agentrl(['eval', '--config', 'math-looping.yaml', '--rescore', '--from-job', 'job-math', '--steps', '1', '--json', '--reward-timeout', '2']),
+      agentrl([
+        'eval',
+        '--config',
+        'math-looping.yaml',
+        '--rescore',
+        '--from-job',
+        'job-math',
+        '--steps',
+        '1',
+        '--json',
+        '--reward-timeout',
+        '300',
+        '--rescore-timeout',
+        '3',
+      ]),
+    ]);
+    type Rows = { rows: { now: number | null; error: string | null }[]; errors: number };
+    assert.equal(item.status, 1, item.stderr);
+    const a = JSON.parse(item.stdout) as Rows;
+    assert.equal(a.rows.length, 4);
+    for (const r of a.rows) {
+      assert.equal(r.now, null);
+      assert.match(r.error ?? '', /^RewardTimeout: the replay of this row \(its workflow and reward\) took longer than 2 s \(the limit is --reward-timeout\)/);
+    }
+    assert.equal(run.status, 1, run.stderr);
+    const b = JSON.parse(run.stdout) as Rows;
+    assert.equal(b.rows.length, 4);
+    for (const r of b.rows) assert.match(r.error ?? '', /time limit of 3 s for the run \(the limit is --rescore-timeout\)/);
   });
 
   test('an edited prompt template diverges at call 1 with the diff of the request', async () => {

@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { OpenAIUpstream } from '../../../../src/debug/gateway/model-endpoint';
 import type { ChatCompletionRequest } from '../../../../src/debug/trajectory/trajectory';
 import { startModelServer, type ModelServer } from '../../../harness/model-server';
+import { rng } from '../../../harness/rng';
 import { skipWithoutModel } from '../helpers';
 
 const ctx = (request: ChatCompletionRequest, signal = new AbortController().signal) => ({ episode: 'e', index: 0, original: request, signal });
@@ -246,6 +247,54 @@ describe('live upstream error shapes (MOCK upstream: a real model server cannot 
       const s = await up.complete(streamed, ctx(streamed));
       assert.doesNotThrow(() => JSON.stringify(s), 'what is recorded serializes');
       assert.ok(!s.ok && /nested deeper than 256 levels/.test(s.error.message), 'the stream is refused alike');
+    } finally {
+      up.close();
+    }
+  });
+
+  test('fuzz (fixed seed): 40 replies nesting arrays, objects and strings 1 to 5 000 levels deep anywhere in a completion, streamed or not: a reply or a clear error, never a stack overflow', async () => {
+    const rand = rng(20261207);
+    /** A value nested `depth` levels, each level an array or an object (of a random key), with strings and numbers beside. */
+    const nested = (depth: number): string => {
+      const open: string[] = [];
+      const close: string[] = [];
+      for (let i = 0; i < depth; i++) {
+        const beside = rand() < 0.3 ? `"s${i}", ${i}, ` : '';
+        if (rand() < 0.5) {
+          open.push(`[${beside}`);
+          close.push(']');
+        } else {
+          const k = `"k${Math.floor(rand() * 9)}"`;
+          open.push(`{${beside ? `"b": ${i}, ` : ''}${k}: `);
+          close.push('}');
+        }
+      }
+      return open.join('') + (rand() < 0.5 ? '"leaf"' : '1') + close.reverse().join('');
+    };
+    const up = new OpenAIUpstream({ baseUrl: url });
+    try {
+      for (let i = 0; i < 40; i++) {
+        const depth = 1 + Math.floor(rand() ** 2 * 5000);
+        const v = nested(depth);
+        const streamedCall = rand() < 0.5;
+        const where = Math.floor(rand() * 3);
+        const message = where === 0 ? `{"role": "assistant", "content": "hi", "x": ${v}}` : `{"role": "assistant", "content": "hi"}`;
+        const extra = where === 1 ? `, "x": ${v}` : '';
+        const top = where === 2 ? `, "usage": {"x": ${v}}` : '';
+        reply = streamedCall
+          ? (res) => {
+              res.writeHead(200, { 'content-type': 'text/event-stream' });
+              const delta = where === 0 ? `{"content": "hi", "x": ${v}}` : '{"content": "hi"}';
+              res.end(`data: {"choices": [{"index": 0, "delta": ${delta}${extra}}]${top}}\n\ndata: [DONE]\n\n`);
+            }
+          : (res) => res.writeHead(200, { 'content-type': 'application/json' }).end(`{"choices": [{"index": 0, "message": ${message}${extra}}]${top}}`);
+        const req: ChatCompletionRequest = streamedCall ? { ...request, stream: true } : request;
+        const r = await up.complete(req, ctx(req));
+        const what = `case ${i}: depth ${depth}, ${streamedCall ? 'streamed' : 'JSON'}, at ${['message', 'choice', 'top'][where]}`;
+        assert.doesNotThrow(() => JSON.stringify(r), `${what}: what is recorded serializes`);
+        if (depth >= 300) assert.ok(!r.ok && /nested deeper than 256 levels/.test(r.error.message), `${what}: refused`);
+        else if (depth <= 200) assert.ok(r.ok, `${what}: answered (${r.ok ? '' : r.error.message})`);
+      }
     } finally {
       up.close();
     }

@@ -95,35 +95,32 @@ for (const subject of relaysUnderTest())
     });
   });
 
-// What a TensorBoard event file's readers hold: a relay keeps one per client and file (25 clients
-// on a 2 000-file logdir: 50 000 readers), nearly all waiting at the end of their file, so a
-// reader at its end holds no batch and no record reader; one that reads again gets the new points.
+// What a TensorBoard event file's readers hold and make: a relay keeps one per client and file
+// (25 clients on a 2 000-file logdir: 50 000 readers), nearly all waiting at the end of their
+// file, and wakes every one each poll interval. A reader at its end holds no record reader, and a
+// wake that finds nothing new opens none (its read buffer and decoder); one that reads again
+// after the file grew gets the new points.
 const pointsOf = (b: Batch | undefined): number => (b && b.type === 'points' ? b.series.reduce((n, s) => n + s.step.length, 0) : 0);
 
-test('500 readers at the end of their file hold nothing between reads; the file grows, each reads on', async () => {
+test('500 readers at the end of their file hold nothing between reads, and ten wakes with nothing new open no record reader; the file grows, each reads on', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentrl-tfevents-held-'));
   try {
     const file = path.join(dir, 'events.out.tfevents.1.host');
     appendSteps(file, 0, 20);
     const info = { id: 'tfevents:events.out.tfevents.1.host', kind: 'tfevents' as const, run: '.', role: 'host', path: 'events.out.tfevents.1.host' };
     const source = new TfEventsSource(info, file, new OpenFiles(undefined), silentLogger);
-    const readers = Array.from(
-      { length: 500 },
-      () => source.open(undefined) as ReturnType<TfEventsSource['open']> & { held(): { batchBytes: number; recordReader: boolean } },
-    );
+    const readers = Array.from({ length: 500 }, () => source.open(undefined) as ReturnType<TfEventsSource['open']> & { held(): { recordReader: boolean } });
     let points = 0;
     for (const r of readers) for (let b = await r.next(1 << 20); b; b = await r.next(1 << 20)) points += pointsOf(b);
     assert.equal(points, 500 * 20 * 2, 'every reader read every point');
-    assert.deepEqual(
-      readers.reduce((n, r) => ({ batchBytes: n.batchBytes + r.held().batchBytes, recordReaders: n.recordReaders + (r.held().recordReader ? 1 : 0) }), {
-        batchBytes: 0,
-        recordReaders: 0,
-      }),
-      { batchBytes: 0, recordReaders: 0 },
-      'readers at their end hold no batch and no record reader',
-    );
+    assert.equal(source.recordReaders, 500, 'one record reader per reader for the first read');
+    assert.equal(readers.filter((r) => r.held().recordReader).length, 0, 'readers at their end hold no record reader');
+    for (let wake = 0; wake < 10; wake++) for (const r of readers) assert.equal(await r.next(1 << 20), undefined);
+    assert.equal(source.recordReaders, 500, 'wakes that find nothing new open no record reader');
     appendSteps(file, 20, 25);
-    assert.equal(pointsOf(await readers[0].next(1 << 20)), 5 * 2, 'a reader reads on once the file grew');
+    for (const r of readers) assert.equal(pointsOf(await r.next(1 << 20)), 5 * 2, 'a reader reads on once the file grew');
+    assert.equal(source.recordReaders, 1000);
+    assert.equal(readers.filter((r) => r.held().recordReader).length, 0);
     for (const r of readers) r.close();
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -9,6 +9,7 @@ import { parse } from 'yaml';
 import { isSecretKey, MASK, maskConfigSecrets, maskSecretsInText } from '../../../../src/ray/diagnostics/mask-secrets';
 import { hasShared, sharedDir } from '../../../harness/paths';
 import { renderDiagnostics } from '../../../../src/ray/diagnostics/report';
+import { rng } from '../../../harness/rng';
 
 const KEY = 'sk-live-1234567890abcdefABCDEF';
 const HF = 'hf_abcdefghijklmnopqrstuvwx';
@@ -159,4 +160,70 @@ test('what is no secret stays: counts, env references, authors, plain URLs, flag
   assert.equal(maskSecretsInText(text), text);
   const cfg = 'model:\n  max_response_tokens: 512\n  author: Alice\nenv:\n  - name: WANDB_MODE\n    value: offline\n';
   assert.deepEqual(maskConfigSecrets(cfg), { text: cfg, secrets: [] });
+});
+
+test('fuzz (fixed seed): 400 secrets under secret-named keys, in the config (nested maps, lists, quoted, JSON in a value), the entrypoint and the logs: none leaks', () => {
+  const rand = rng(20261207);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)];
+  const keys = [
+    'api_key',
+    'apiKey',
+    'API_KEY',
+    'access_token',
+    'token',
+    'hf_token',
+    'password',
+    'passwd',
+    'pwd',
+    'secret',
+    'client_secret',
+    'auth',
+    'bearer',
+    'cookie',
+    'OPENAI_API_KEY',
+    'private_key',
+  ];
+  const alnum = 'abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789';
+  const secretValue = () => `Zq${Array.from({ length: 10 + Math.floor(rand() * 14) }, () => pick([...alnum])).join('')}9`;
+  const quote = (v: string) => pick([v, `"${v}"`, `'${v}'`]);
+  const shapes: { where: 'config' | 'entrypoint' | 'log'; make: (k: string, v: string) => string }[] = [
+    { where: 'config', make: (k, v) => `${k}: ${quote(v)}\n` },
+    { where: 'config', make: (k, v) => `model:\n  judge:\n    ${k}: ${quote(v)}\n    max_tokens: 64\n` },
+    { where: 'config', make: (k, v) => `${k}:\n  - ${quote(v)}\n` },
+    { where: 'config', make: (k, v) => `${k}: [${v}]\n` },
+    { where: 'config', make: (k, v) => `extra: '{"${k}": "${v}"}'\n` },
+    { where: 'config', make: (k, v) => `headers: {${k}: ${v}}\n` },
+    { where: 'config', make: (k, v) => `env:\n  - name: ${k.toUpperCase()}\n    value: ${quote(v)}\n` },
+    { where: 'entrypoint', make: (k, v) => `python run.py --${k.replace(/_/g, '-').toLowerCase()} ${v} --steps 3` },
+    { where: 'entrypoint', make: (k, v) => `python run.py --${k.replace(/_/g, '-').toLowerCase()}=${v}` },
+    { where: 'entrypoint', make: (k, v) => `${k.toUpperCase()}=${v} trinity run --config c.yaml` },
+    { where: 'log', make: (k, v) => `INFO starting with ${k}=${v} and more` },
+    { where: 'log', make: (k, v) => `${k}: ${v}` },
+    { where: 'log', make: (k, v) => `payload {"model": "m", "${k}": "${v}", "n": 1}` },
+    { where: 'log', make: (k, v) => `GET https://api.example.com/v1/chat?${k}=${v}&x=1` },
+    { where: 'log', make: (_k, v) => `connecting to postgresql://trinity:${v}@db:5432/buffer` },
+  ];
+  const leaked: string[] = [];
+  for (let i = 0; i < 400; i++) {
+    const shape = pick(shapes);
+    const key = pick(keys);
+    const secret = secretValue();
+    const text = shape.make(key, secret);
+    const md = renderDiagnostics({
+      takenAt: '2026-12-07T00:00:00.000Z',
+      job: {
+        type: 'SUBMISSION',
+        job_id: null,
+        submission_id: 'raysubmit_1',
+        status: 'RUNNING',
+        entrypoint: shape.where === 'entrypoint' ? text : 'trinity run --config c.yaml',
+      } as never,
+      nodes: [],
+      actors: [],
+      logs: [{ title: 'driver (job log)', lines: [...(shape.where === 'log' ? [text] : []), 'Step 1'] }],
+      config: { path: 'c.yaml', text: shape.where === 'config' ? text : 'project: p\n' },
+    });
+    if (md.includes(secret)) leaked.push(`${shape.where}: ${JSON.stringify(text)}`);
+  }
+  assert.deepEqual(leaked, []);
 });
