@@ -63,6 +63,7 @@ export class RayHost implements vscode.Disposable {
       () => [...this.clusters.values()].map((c) => c.monitor.snapshot),
       (cluster, id) => this.stacks.get(`${cluster}|${id}`),
       (cluster) => this.clusters.get(cluster)?.paused.paused ?? [],
+      (cluster) => this.clusters.get(cluster)?.paused.unsupported ?? false,
     );
     this.view = view;
     this.status = vscode.window.createStatusBarItem('agentrl.ray.stall', vscode.StatusBarAlignment.Left, 50);

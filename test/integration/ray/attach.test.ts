@@ -2,7 +2,8 @@
 // extension host. The dashboard is a STAND-IN (an old Ray cannot be installed here: the
 // machine's package index has Ray 2.58 only): it answers as Ray 2.8.1 does, its worker rows
 // without `num_paused_threads` and `debugger_port`, one job running. The entry says which Ray it
-// found and which is needed, and no debug session starts (none left waiting).
+// found and which is needed, no debug session starts (none left waiting), and the Ray view says
+// so under the cluster.
 import * as assert from 'assert';
 import * as http from 'http';
 import type { AddressInfo } from 'net';
@@ -68,6 +69,18 @@ suite('Attach entry: a Ray without num_paused_threads (stand-in dashboard of Ray
         message,
         /This Ray \(2\.8\.1\) does not report paused tasks .*Ray 2\.9\.0 and later do\): nothing to wait for\. Upgrade Ray on the cluster\./,
       );
+      // the Ray view says it too, under the cluster
+      const api = await vscode.extensions.getExtension<AgentRlApi>('agentrl.agent-rl-studio')!.activate();
+      const tree = api.ray.host().tree;
+      const cluster = tree.getChildren().find((c) => c.type === 'cluster' && c.cluster === url);
+      assert.ok(cluster, 'the cluster is in the view');
+      const row = tree.getChildren(cluster).find((r) => r.type === 'info' && /does not report paused tasks/.test(r.label));
+      assert.ok(row?.type === 'info', 'a row under the cluster');
+      assert.strictEqual(
+        row.label,
+        'Ray 2.8.1 does not report paused tasks: a breakpoint() pauses the job, but this view cannot list it (Ray 2.9.0 and later do).',
+      );
+      assert.strictEqual(row.severity, 'warning');
     } finally {
       (vscode.window as { showErrorMessage: unknown }).showErrorMessage = show;
     }
