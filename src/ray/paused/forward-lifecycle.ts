@@ -39,10 +39,10 @@ export function forwarderVerdict(workerId: string, look: ForwarderLook): Forward
 /** How often a forwarder's worker is looked at: 3 requests per look, 36 a minute. */
 export const FORWARDER_LOOK_MS = 5000;
 
-export type ForwarderLookClient = Pick<RayClient, 'workers' | 'logs' | 'job'>;
+type ForwarderLookClient = Pick<RayClient, 'workers' | 'logs' | 'job'>;
 
 /** One look at a forwarder job and its worker: 3 dashboard requests (an unanswered one is undefined). */
-export async function lookAtForwarder(client: ForwarderLookClient, job: string): Promise<ForwarderLook> {
+async function lookAtForwarder(client: ForwarderLookClient, job: string): Promise<ForwarderLook> {
   const [workers, log, status] = await Promise.all([
     client.workers().catch((): RayWorker[] | undefined => undefined),
     client.logs(job).catch(() => undefined),
