@@ -39,7 +39,10 @@ interface StackFrame {
 const answers = (port: number) =>
   new Promise<boolean>((resolve) => {
     const s = net.connect({ host: '127.0.0.1', port });
-    s.once('connect', () => (s.destroy(), resolve(true)));
+    s.once('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
     s.once('error', () => resolve(false));
   });
 
@@ -126,7 +129,7 @@ suite('Attach from the Ray view through a forwarder: the worker out of reach (re
       // what a click on the row runs
       const item = ray.tree.getTreeItem(row);
       assert.strictEqual(item.command?.command, 'agentrl.ray.attach');
-      const attached = await vscode.commands.executeCommand<boolean>(item.command.command, ...(item.command.arguments ?? []));
+      const attached = await vscode.commands.executeCommand<boolean>(item.command.command, ...((item.command.arguments ?? []) as unknown[]));
       assert.strictEqual(attached, true, 'attached');
 
       // through a forwarder job on the worker's node, for this run

@@ -159,7 +159,7 @@ test(
         clock.interval,
       );
       /** Every refresh and look started has finished, and the poller has armed its next one. */
-      const settled = () => until('the refresh and the looks to finish', async () => !refreshing && looking === 0 && clock.has('poller'), 120_000, 20);
+      const settled = () => until('the refresh and the looks to finish', () => !refreshing && looking === 0 && clock.has('poller'), 120_000, 20);
 
       poller.setVisible(true);
       await settled();
