@@ -8,7 +8,8 @@ import * as vscode from 'vscode';
 import type { PausedTask } from './paused/paused';
 import { attachConfiguration, DEBUGPY_TYPE, OWN_TYPE, pausedTitle, type AttachConfiguration } from './paused/attach-config';
 import { connectDebugpy, DebugpyConnectError, DebugpyConnection } from './paused/debugpy-connection';
-import { reach, type Reach } from './paused/reach';
+import { reach } from './paused/reach';
+import { PAUSED_SINCE } from './paused/support';
 import { reachWorker, type ReachedWorker } from './reach-worker';
 import type { RayHost } from './ray-host';
 
@@ -41,7 +42,7 @@ function localAddresses(): string[] {
 }
 
 /** Why an attach cannot start: the worker is not reachable as is, and finding a path failed. */
-function forwardText(r: Extract<Reach, { kind: 'forward' }>, why: string): string {
+function forwardText(r: { ip: string; port: number }, why: string): string {
   return vscode.l10n.t('The paused task listens on {0}:{1}, which this editor does not reach, and no forward could be set up: {2}', r.ip, String(r.port), why);
 }
 
@@ -92,15 +93,17 @@ async function prepareAttach(host: RayHost, cluster: string, t: PausedTask): Pro
   }
   // Where to connect: the address as is when the editor reaches it (same host, the dashboard's
   // host), else the worker is reached the way reach-worker.ts finds (its node, a forwarder job on
-  // that node, or the exact ssh -L to type), and the path taken is said.
+  // that node, or the exact ssh -L to type), and the path taken is said. A worker on loopback
+  // behind a dashboard on loopback is asked about too: an SSH tunnel to a one-machine cluster
+  // looks like a local cluster (its node's raylet answers from here only when it is local).
   const guess = reach({ ip: t.ip, port: t.port }, { dashboard: c.monitor.client.url, localAddresses: localAddresses() });
   let target: { host: string; port: number; why: string };
   let forwarder: ReachedWorker | undefined;
-  if (guess.kind === 'direct') target = guess;
+  if (guess.kind === 'direct' && !(guess.why === 'loopback' && t.node)) target = guess;
   else {
     const r = await reachWorker(host, cluster, t).catch((e: Error) => e);
     if (r instanceof Error) {
-      void vscode.window.showErrorMessage(forwardText(guess, r.message));
+      void vscode.window.showErrorMessage(forwardText({ ip: t.ip, port: t.port }, r.message));
       return undefined;
     }
     if (r.via === 'ssh') {
@@ -113,7 +116,7 @@ async function prepareAttach(host: RayHost, cluster: string, t: PausedTask): Pro
     void vscode.window.setStatusBarMessage(r.message, 8000);
     host.log.info(`ray: ${r.message}`);
     target = { host: r.host, port: r.port, why: r.via };
-    forwarder = r;
+    if (r.via === 'forwarder') forwarder = r;
   }
   const config = await configure(host, c, t, target);
   if (!config) {
@@ -278,8 +281,9 @@ export async function attachFirst(host: RayHost, a: AttachFirstArgs): Promise<At
             else if (entry.paused.unsupported) {
               void vscode.window.showErrorMessage(
                 vscode.l10n.t(
-                  'This Ray ({0}) does not report paused tasks (no num_paused_threads in its worker table): Ray 2.39 or later is needed.',
+                  'This Ray ({0}) does not report paused tasks (no num_paused_threads in its worker table; Ray {1} and later do): nothing to wait for. Upgrade Ray on the cluster.',
                   s.rayVersion ?? '?',
+                  PAUSED_SINCE,
                 ),
               );
               done(undefined);

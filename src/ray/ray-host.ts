@@ -11,10 +11,9 @@ import { ClusterMonitor } from './cluster/monitor';
 import { Poller } from './cluster/poller';
 import type { RelayStop } from './cluster/relay-reaper';
 import { collectStacks, type CollectedStacks } from './diagnostics/collect';
-import { classifyTracebackError } from './diagnostics/stacks';
 import type { PausedTask } from './paused/paused';
 import { pausedTitle } from './paused/attach-config';
-import { PausedWatch } from './paused/watch';
+import { PausedWatch, pausedPort, refreshWithPaused } from './paused/watch';
 import { RayTree } from './tree';
 
 /** Stacks taken of a job (on demand or when it was flagged stalled), or why they could not be. */
@@ -64,6 +63,7 @@ export class RayHost implements vscode.Disposable {
       () => [...this.clusters.values()].map((c) => c.monitor.snapshot),
       (cluster, id) => this.stacks.get(`${cluster}|${id}`),
       (cluster) => this.clusters.get(cluster)?.paused.paused ?? [],
+      (cluster) => this.clusters.get(cluster)?.paused.unsupported ?? false,
     );
     this.view = view;
     this.status = vscode.window.createStatusBarItem('agentrl.ray.stall', vscode.StatusBarAlignment.Left, 50);
@@ -139,23 +139,13 @@ export class RayHost implements vscode.Disposable {
       onRequest: () => entry.requests++,
       onRelayStopped: (s, err) => this.relayStopped(entry, s, err),
     });
-    const client = entry.monitor.client;
-    entry.paused = new PausedWatch({
-      workers: () => client.workers(),
-      tasksOfWorker: (id) => client.tasksOfWorker(id),
-      actors: () => client.actors(),
-      stack: async (pid, node) => {
-        const r = await client.traceback(pid, node);
-        return r.status >= 200 && r.status < 300 ? { text: r.body } : { error: classifyTracebackError(r.status, r.body).kind };
-      },
-    });
+    entry.paused = new PausedWatch(pausedPort(entry.monitor.client));
     const refreshMs = Math.max(1, this.settings().refreshSeconds) * 1000;
     entry.poller = new Poller(
       async () => {
         try {
-          await entry.monitor.refresh();
           // paused tasks: the worker table at most every 10 s while a job runs (the view's budget)
-          const fresh = await entry.paused.check(entry.monitor.snapshot.jobs).catch(() => []);
+          const fresh = await refreshWithPaused(entry.monitor, entry.paused);
           if (fresh.length) this.pausedAppeared(entry, fresh);
         } finally {
           this.afterRefresh(entry.monitor.snapshot);

@@ -5,20 +5,16 @@
 // worker is gone or resumed before anyone attached; all are stopped when the window closes (the
 // forwarder also ends itself when the editor's connection drops). Thin: the logic is in paused/.
 import * as vscode from 'vscode';
-import type { RayWorker } from './api/api-types';
 import type { RayClient } from './api/client';
 import type { RayHost } from './ray-host';
 import { forwarderEnd, type ForwarderEnd } from './paused/forwarder';
-import { forwarderVerdict } from './paused/forward-lifecycle';
+import { watchForwarder } from './paused/forward-lifecycle';
 import { reachWorker as reach, type Reach, type ReachNote, type ReachTarget } from './paused/forward';
 
 export interface ReachedWorker extends Reach {
   /** Which path was taken, and why not the ones before it (localized). */
   message: string;
 }
-
-/** How often a forwarder's worker is looked at: 3 requests per look, 36 a minute. */
-const WATCH_MS = 5000;
 
 const live = new Set<ReachedWorker>();
 let stopsOnClose = false;
@@ -88,12 +84,12 @@ export async function reachWorker(host: RayHost, cluster: string, w: ReachTarget
   const message = pathMessage(r, w);
   host.log.info(`ray: reach ${w.ip}:${w.port} via ${r.via}${r.forwarderJob ? ` (${r.forwarderJob})` : ''}`);
   if (r.via !== 'forwarder' || !r.forwarderJob) return { ...r, message };
-  let timer: ReturnType<typeof setInterval> | undefined;
+  let watching: { dispose(): void } | undefined;
   const reached: ReachedWorker = {
     ...r,
     message,
     dispose: () => {
-      if (timer) clearInterval(timer);
+      watching?.dispose();
       live.delete(reached);
       return r.dispose();
     },
@@ -103,33 +99,18 @@ export async function reachWorker(host: RayHost, cluster: string, w: ReachTarget
     stopsOnClose = true;
     host.context.subscriptions.push({ dispose: stopAll });
   }
-  timer = watch(host, client, r.forwarderJob, w, reached);
+  watching = watch(host, client, r.forwarderJob, w, reached);
   return reached;
 }
 
-function watch(host: RayHost, client: RayClient, job: string, w: ReachTarget & { worker_id: string }, reached: ReachedWorker): ReturnType<typeof setInterval> {
-  let busy = false;
-  return setInterval(() => {
-    if (busy) return;
-    busy = true;
-    void (async () => {
-      const [workers, log, status] = await Promise.all([
-        client.workers().catch((): RayWorker[] | undefined => undefined),
-        client.logs(job).catch(() => undefined),
-        client.job(job).then(
-          (j) => j.status,
-          () => undefined,
-        ),
-      ]);
-      const v = forwarderVerdict(w.worker_id, { workers, log, status });
-      if (v.action === 'keep') return;
-      await reached.dispose();
-      const end: ForwarderEnd | undefined = v.action === 'ended' ? v.end : v.why === 'worker-gone' ? { kind: 'worker-gone', detail: '' } : undefined;
-      const text = endMessage(end ?? (log ? forwarderEnd(log) : undefined), w);
-      host.log.info(`ray: forwarder ${job} ${v.action === 'stop' ? `stopped (${v.why})` : 'ended'}`);
-      if (text) void vscode.window.showWarningMessage(text);
-    })().finally(() => (busy = false));
-  }, WATCH_MS);
+function watch(host: RayHost, client: RayClient, job: string, w: ReachTarget & { worker_id: string }, reached: ReachedWorker): { dispose(): void } {
+  return watchForwarder(client, job, w.worker_id, async (v, look) => {
+    await reached.dispose();
+    const end: ForwarderEnd | undefined = v.action === 'ended' ? v.end : v.why === 'worker-gone' ? { kind: 'worker-gone', detail: '' } : undefined;
+    const text = endMessage(end ?? (look.log ? forwarderEnd(look.log) : undefined), w);
+    host.log.info(`ray: forwarder ${job} ${v.action === 'stop' ? `stopped (${v.why})` : 'ended'}`);
+    if (text) void vscode.window.showWarningMessage(text);
+  });
 }
 
 /** The window closes: stop every forwarder still up (each also ends itself once its session's connection drops). */

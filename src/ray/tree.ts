@@ -4,6 +4,7 @@ import { jobDetails, jobRow, nodeRow, type ClusterSnapshot, type Row } from './c
 import type { CollectedStacks } from './diagnostics/collect';
 import type { PausedTask } from './paused/paused';
 import { pausedRow, type PausedRow } from './paused/rows';
+import { PAUSED_SINCE } from './paused/support';
 import { pausedOfJob } from './paused/watch';
 import { actorLabel, frameText, type StackFailureKind } from './diagnostics/stacks';
 
@@ -19,6 +20,8 @@ export class RayTree implements vscode.TreeDataProvider<Element> {
     private readonly stacks: (cluster: string, id: string) => { result?: CollectedStacks; error?: string } | undefined = () => undefined,
     /** The tasks of a cluster paused at a breakpoint() or post-mortem. */
     private readonly paused: (cluster: string) => PausedTask[] = () => [],
+    /** Whether the cluster's Ray cannot say which tasks are paused (no num_paused_threads). */
+    private readonly pausedUnsupported: (cluster: string) => boolean = () => false,
   ) {}
 
   /** Rows of a job's paused tasks (by submission id, or the Ray job id of a driver run by hand). */
@@ -56,6 +59,20 @@ export class RayTree implements vscode.TreeDataProvider<Element> {
     if (e.type === 'cluster') {
       const rows: Element[] = [];
       if (s.error) rows.push(at({ type: 'info', id: `${s.url}:error`, label: s.error, description: '', severity: 'error' }));
+      if (this.pausedUnsupported(s.url))
+        rows.push(
+          at({
+            type: 'info',
+            id: `${s.url}:no-paused`,
+            label: vscode.l10n.t(
+              'Ray {0} does not report paused tasks: a breakpoint() pauses the job, but this view cannot list it (Ray {1} and later do).',
+              s.rayVersion ?? '?',
+              PAUSED_SINCE,
+            ),
+            description: '',
+            severity: 'warning',
+          }),
+        );
       rows.push(at({ type: 'group', id: `${s.url}:nodes`, label: vscode.l10n.t('Nodes'), description: String(s.nodes.length), group: 'nodes' }));
       rows.push(at({ type: 'group', id: `${s.url}:jobs`, label: vscode.l10n.t('Jobs'), description: String(s.jobs.length), group: 'jobs' }));
       return rows;

@@ -5,7 +5,9 @@
 //    first metric point of the run arriving through the relay job (the data the metrics view
 //    draws; the webview's own frame is measured by `npm run bench -- view`);
 //  - requests_per_min: dashboard requests per minute of the view's poller while visible
-//    (default refresh 3 s; one request in flight), with the run going.
+//    (default refresh 3 s; one request in flight; its paused watch included), with the run going.
+//    With a task paused and a forwarder up as well, the count is the component test
+//    test/component/ray/paused/watch.netns.test.ts (fake clock).
 // Re-executes itself under `unshare -n` when not already in a loopback-only namespace.
 // Ends with: BENCH ray submit_to_first_point_s=… requests_per_min=…
 import { spawnSync } from 'node:child_process';
@@ -16,6 +18,7 @@ import { RayClient } from '../../src/ray/api/client';
 import { runInfo } from '../../src/ray/submit/entrypoint';
 import { ClusterMonitor } from '../../src/ray/cluster/monitor';
 import { Poller } from '../../src/ray/cluster/poller';
+import { PausedWatch, pausedPort, refreshWithPaused } from '../../src/ray/paused/watch';
 import { startRelayJob, submitRun } from '../../src/ray/submit/submit';
 import { RelayClient } from '../../src/relay-protocol/client';
 import { repoRoot, venvPython } from '../harness/paths';
@@ -79,7 +82,9 @@ async function main() {
     );
     let requests = 0;
     const monitor = new ClusterMonitor({ url: cluster.url, onRequest: () => requests++ });
-    const poller = new Poller(() => monitor.refresh().then(() => undefined), { visibleMs: 3000 });
+    // the view's refresh with its paused watch (the worker table at most every 10 s while a job runs)
+    const paused = new PausedWatch(pausedPort(monitor.client));
+    const poller = new Poller(() => refreshWithPaused(monitor, paused).then(() => undefined), { visibleMs: 3000 });
     const w0 = performance.now();
     poller.setVisible(true);
     await new Promise((r) => setTimeout(r, WATCH_S * 1000));

@@ -43,16 +43,18 @@ export async function tunnelEnds(dir: string, ports: number[]): Promise<{ close(
 }
 
 /** The editor's side: 127.0.0.1:port here leads to the port's Unix socket. */
-async function tunnelStarts(dir: string, ports: number[]): Promise<void> {
-  await Promise.all(
+export async function tunnelStarts(dir: string, ports: number[]): Promise<{ close(): void }> {
+  const servers = await Promise.all(
     ports.map(
       (port) =>
-        new Promise<void>((resolve) => {
+        new Promise<net.Server>((resolve, reject) => {
           const s = net.createServer((c) => pipeBoth(c, net.connect(sock(dir, port))));
-          s.listen(port, '127.0.0.1', () => resolve());
+          s.once('error', reject);
+          s.listen(port, '127.0.0.1', () => resolve(s));
         }),
     ),
   );
+  return { close: () => servers.forEach((s) => s.close()) };
 }
 
 export interface EditorCase {

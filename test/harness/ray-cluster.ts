@@ -39,8 +39,9 @@ export interface RayCluster {
   stop(): Promise<void>;
 }
 
-function run(args: string[], env: NodeJS.ProcessEnv): void {
-  const r = spawnSync(rayBin, args, { env, encoding: 'utf8', timeout: 300_000 }); // minutes on a loaded machine
+function run(args: string[], env: NodeJS.ProcessEnv, enter: string[] = []): void {
+  const [cmd, ...rest] = [...enter, rayBin, ...args];
+  const r = spawnSync(cmd, rest, { env, encoding: 'utf8', timeout: 300_000 }); // minutes on a loaded machine
   if (r.status !== 0) throw new Error(`ray ${args.join(' ')} failed (${r.status ?? r.signal}):\n${(r.stdout ?? '') + (r.stderr ?? '')}`.slice(-3000));
 }
 
@@ -192,7 +193,16 @@ async function dashboardAnswers(url: string, timeoutMs: number): Promise<void> {
  *  `profiling`: the dashboard takes stacks (py-spy, from the venv's bin on PATH); `dashboardTimeoutMs`:
  *  how long the dashboard may take to answer after `ray start` (over two minutes on a loaded machine). */
 export async function startRayCluster(
-  opts: { worker?: boolean; dashboardPort?: number; noNode?: boolean; profiling?: boolean; dashboardTimeoutMs?: number } = {},
+  opts: {
+    worker?: boolean;
+    dashboardPort?: number;
+    noNode?: boolean;
+    profiling?: boolean;
+    dashboardTimeoutMs?: number;
+    /** A command prefix that runs `ray start` in another network namespace (`nsenter --net=… --`):
+     *  the cluster is then stopped by its mark (CLUSTER_MARK), wherever its processes live. */
+    enter?: string[];
+  } = {},
 ): Promise<RayCluster> {
   // short and fixed: Ray's unix socket paths live under it (108-byte limit)
   const tempDir = fs.mkdtempSync('/tmp/arl-ray-');
@@ -232,6 +242,7 @@ export async function startRayCluster(
         `--temp-dir=${tempDir}`,
       ],
       env,
+      opts.enter,
     );
     if (opts.worker !== false)
       run(
@@ -247,13 +258,14 @@ export async function startRayCluster(
           '--dashboard-agent-listen-port=52366',
         ],
         env,
+        opts.enter,
       );
     // `ray start` returns before the dashboard's HTTP server listens on a loaded machine: a
     // connect right away is refused
     // a loaded machine (2 cores shared) can take minutes
     await dashboardAnswers(`http://127.0.0.1:${port}`, opts.dashboardTimeoutMs ?? 180_000);
   } catch (e) {
-    await killNetnsStrays().catch(() => undefined);
+    await (opts.enter ? killMarked(tempDir) : killNetnsStrays()).catch(() => undefined);
     fs.rmSync(tempDir, { recursive: true, force: true });
     throw e;
   }
@@ -263,8 +275,41 @@ export async function startRayCluster(
     env,
     workerRayletPid: () => netnsStrays().find((p) => /\/raylet\s/.test(p.cmd + ' ') && p.cmd.includes('gpu_node,1'))?.pid,
     stop: async () => {
-      await killNetnsStrays();
+      await (opts.enter ? killMarked(tempDir) : killNetnsStrays());
       fs.rmSync(tempDir, { recursive: true, force: true });
     },
   };
+}
+
+/** The processes a cluster started (their environment carries its CLUSTER_MARK), in any namespace. */
+export function markedProcesses(tempDir: string): Array<{ pid: number; cmd: string }> {
+  const out: Array<{ pid: number; cmd: string }> = [];
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d) || Number(d) === process.pid) continue;
+    try {
+      if (!fs.readFileSync(`/proc/${d}/environ`, 'latin1').split('\0').includes(`${CLUSTER_MARK}=${tempDir}`)) continue;
+      const cmd = fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').replace(/\0/g, ' ').trim();
+      if (cmd) out.push({ pid: Number(d), cmd });
+    } catch {
+      /* gone */
+    }
+  }
+  return out;
+}
+
+/** Kills what a cluster started (markedProcesses) and waits until it is gone. */
+async function killMarked(tempDir: string, timeoutMs = 15_000): Promise<void> {
+  for (let waited = 0; ; waited += 200) {
+    const left = markedProcesses(tempDir);
+    if (!left.length) return;
+    if (waited > timeoutMs) throw new Error(`still running: ${left.map((p) => `${p.pid} ${p.cmd}`).join('; ')}`);
+    for (const p of left) {
+      try {
+        process.kill(p.pid, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    }
+    await sleep(200);
+  }
 }

@@ -6,6 +6,7 @@ import type { RayJob } from '../api/api-types';
 import { META, isTerminal, runNamespace } from '../api/api-types';
 import { RayClient, type RayClientOptions } from '../api/client';
 import type { ClusterSnapshot } from './cluster-model';
+import { FORWARDER_ROLE } from '../paused/forwarder';
 import { RelayReaper, type RelayStop } from './relay-reaper';
 import { describeFailure, StallDetector, type Progress, type StallOptions } from './stall';
 
@@ -114,6 +115,8 @@ export class ClusterMonitor {
     const meta = j.metadata ?? {};
     const namespace = runNamespace(j);
     if (j.status === 'RUNNING') {
+      // a debugger's forwarder job: its own watch reads its log (reach-worker.ts), the view need not
+      if (meta[META.role] === FORWARDER_ROLE) return;
       const log = await this.client.logs(id).catch(() => this.logs.get(id) ?? '');
       this.logs.set(id, log);
       if (namespace && this.opts.actors !== false) actors[id] = await this.client.actors(namespace).catch(() => []);

@@ -174,7 +174,8 @@ export interface ForwarderOptions {
   forJob?: string;
 }
 
-const FORWARDER_ROLE = 'forwarder';
+/** The `agentrl.role` of a forwarder job's metadata. */
+export const FORWARDER_ROLE = 'forwarder';
 
 export function forwarderRequest(o: ForwarderOptions): SubmitJobRequest {
   const args = [

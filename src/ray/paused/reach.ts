@@ -20,7 +20,9 @@ export interface EditorSide {
 
 export type Reach =
   /** Connect to `host:port` as is. */
-  | { kind: 'direct'; host: string; port: number; why: 'same-host' | 'dashboard-host' | 'routable' }
+  /** `loopback`: the worker and the dashboard both on loopback — this machine's, unless the
+   *  dashboard is an SSH tunnel to a one-machine cluster: the Attach action asks (reach-worker.ts). */
+  | { kind: 'direct'; host: string; port: number; why: 'same-host' | 'loopback' | 'dashboard-host' | 'routable' }
   /** Not reachable from here: a forwarder must carry `ip:port` (a loopback address on the
    *  worker's node, or the dashboard is reached through a tunnel). */
   | { kind: 'forward'; ip: string; port: number; why: 'worker-loopback' | 'tunnel' };
@@ -56,9 +58,9 @@ export function reach(worker: WorkerAddress, editor: EditorSide): Reach {
   const ip = worker.ip.replace(/^\[|\]$/g, '');
   if (isLoopback(ip)) {
     // the worker's loopback is ours only when the cluster runs here: its dashboard is on our
-    // loopback too (a single-node cluster on loopback behind a tunnel looks the same; its
-    // refused connection then says to forward)
-    if (isLoopback(dash)) return { kind: 'direct', host: ip, port: worker.port, why: 'same-host' };
+    // loopback too (a single-node cluster on loopback behind a tunnel looks the same: 'loopback'
+    // says to make sure)
+    if (isLoopback(dash)) return { kind: 'direct', host: ip, port: worker.port, why: 'loopback' };
     return { kind: 'forward', ip, port: worker.port, why: 'worker-loopback' };
   }
   if (local.has(ip.toLowerCase())) return { kind: 'direct', host: ip, port: worker.port, why: 'same-host' };

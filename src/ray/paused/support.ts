@@ -5,7 +5,7 @@
 import type { RayWorker } from '../api/api-types';
 
 /** The first Ray whose workers report `num_paused_threads`. */
-const PAUSED_SINCE = '2.9.0';
+export const PAUSED_SINCE = '2.9.0';
 
 function older(v: string, than: string): boolean {
   const a = v.split(/[.+-]/).map((x) => parseInt(x, 10));

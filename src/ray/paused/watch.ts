@@ -3,6 +3,8 @@
 // once (its task, its actor, its stack), then kept until it no longer pauses. Which of them
 // appeared since the last look is told, for the notification. Pure: the client is passed in.
 import type { RayJob } from '../api/api-types';
+import type { RayClient } from '../api/client';
+import { classifyTracebackError } from '../diagnostics/stacks';
 import { findPaused, type PausedPort, type PausedTask } from './paused';
 
 export interface PausedWatchOptions {
@@ -70,4 +72,26 @@ export class PausedWatch {
 /** Paused tasks of a job (its submission id or Ray job id). */
 export function pausedOfJob(all: PausedTask[], job: Pick<RayJob, 'submission_id' | 'job_id'>): PausedTask[] {
   return all.filter((t) => t.job !== null && (t.job === job.submission_id || t.job === job.job_id));
+}
+
+/** What the watch asks of the dashboard, through the Ray view's client (stacks where profiling is on). */
+export function pausedPort(client: Pick<RayClient, 'workers' | 'tasksOfWorker' | 'actors' | 'traceback'>): Omit<PausedPort, 'jobs'> {
+  return {
+    workers: () => client.workers(),
+    tasksOfWorker: (id) => client.tasksOfWorker(id),
+    actors: () => client.actors(),
+    stack: async (pid, node) => {
+      const r = await client.traceback(pid, node);
+      return r.status >= 200 && r.status < 300 ? { text: r.body } : { error: classifyTracebackError(r.status, r.body).kind };
+    },
+  };
+}
+
+/**
+ * One refresh of the Ray view: the cluster (jobs, nodes, actors…), then its paused tasks within
+ * their own budget. Resolves with the tasks newly paused; a failed worker read leaves the refresh whole.
+ */
+export async function refreshWithPaused(monitor: { refresh(): Promise<{ jobs: RayJob[] }> }, watch: PausedWatch): Promise<PausedTask[]> {
+  const s = await monitor.refresh();
+  return watch.check(s.jobs).catch(() => []);
 }

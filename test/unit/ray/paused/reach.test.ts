@@ -11,7 +11,7 @@ test('a local cluster (dashboard and worker on loopback, or on an address of thi
     kind: 'direct',
     host: '127.0.0.1',
     port: 4000,
-    why: 'same-host',
+    why: 'loopback', // or a tunnel to a one-machine cluster: the Attach action makes sure
   });
   assert.equal(reach({ ip: '192.168.1.5', port: 4000 }, { dashboard: 'http://127.0.0.1:8265', localAddresses: here }).kind, 'direct');
   assert.equal(reach({ ip: '::1', port: 4000 }, { dashboard: 'http://[::1]:8265', localAddresses: here }).kind, 'direct');
