@@ -13,7 +13,7 @@ const MIN_MISSING = 2;
 /** …and this share of the accepted answers read. */
 const MIN_SHARE = 0.1;
 /** Accepted rows read per run at most, and per task. */
-export const SAMPLE_ROWS = 200;
+const SAMPLE_ROWS = 200;
 const SAMPLE_PER_TASK = 3;
 /** A reference longer than this is a worked solution, not an answer to look for. */
 const MAX_REFERENCE = 200;

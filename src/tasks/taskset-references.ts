@@ -30,7 +30,7 @@ export interface TasksetSpec {
 export type References = { answers: Map<string, string>; tasksets: number } | { why: FindingText };
 
 /** The tasksets a config names, in Trinity's order (`tasksets`, else the single `taskset`). */
-export function tasksetSpecs(doc: unknown): TasksetSpec[] {
+function tasksetSpecs(doc: unknown): TasksetSpec[] {
   const input = obj(obj(obj(doc).buffer).explorer_input);
   const list = Array.isArray(input.tasksets) && input.tasksets.length ? input.tasksets.map(obj) : input.taskset ? [obj(input.taskset)] : [];
   return list.flatMap((t) => {

@@ -5,11 +5,10 @@
 // live and a reloaded page gets them at once. "Debug This Rollout" from the page is an event for
 // whoever owns that command.
 import type { TaskTableWire } from '../../relay-protocol/tasks';
-import { CLASS_DEFAULTS, type ClassOptions } from '../../tasks/task-classes';
+import { CLASS_DEFAULTS, type ClassOptions, classifyTasks } from '../../tasks/task-classes';
 import { type ReferenceCheck, tasksJson } from '../../tasks/task-report';
 import { type AcceptedAnswer, referenceSample } from '../../tasks/reference-answers';
 import type { References } from '../../tasks/taskset-references';
-import { classifyTasks } from '../../tasks/task-classes';
 import { type EvalSeries, evalSeriesOf } from '../../tasks/run-findings';
 import type { MetricsStore } from '../store/store';
 import { TaskTable } from '../../tasks/task-table';
