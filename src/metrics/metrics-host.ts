@@ -13,6 +13,7 @@ import { exportPng, exportSeriesTo } from './export-files';
 import { relayLauncher } from './connect/local-relay';
 import { toExperienceViewDetail } from './view/experience-detail';
 import { tasksStrings } from './tasks-strings';
+import { type References, jobReferences } from '../tasks/taskset-references';
 import { attachPanel, createPanel } from './panel';
 import { MetricsStatusBar } from './status-bar';
 import { summarize, type StatusSummary } from './view/status-model';
@@ -74,6 +75,8 @@ export class MetricsHost implements vscode.Disposable {
     );
     const connections = this.connections;
     const tokenizers = new TrainingRunTokenizers();
+    /** The reference answers of each local job dir's run (the Tasks view's reference check), read once. */
+    const references = new Map<string, References>();
     const links = new PipelineLinks(connections, opts.configChecker, log);
     this.controller = new ViewController(
       this.store,
@@ -92,8 +95,20 @@ export class MetricsHost implements vscode.Disposable {
         rescore: async (endpoint, steps, ask) => vscode.commands.executeCommand<RescoreResult | undefined>(RESCORE_COMMAND, { endpoint, steps, ask }),
         tasks: {
           strings: tasksStrings(),
+          l10n: vscode.l10n,
           sources: () => connections.experienceSources(),
           readTasks: (endpoint, source) => connections.requestTasks(endpoint, source),
+          // read once per job dir: a taskset does not change while its run goes
+          references: (endpoint) => {
+            const dir = connections.localDir(endpoint);
+            if (dir === undefined) return undefined;
+            if (!references.has(dir)) references.set(dir, jobReferences(dir));
+            return references.get(dir);
+          },
+          readResponse: async (endpoint, source, id) => {
+            const text = (await connections.requestExperience(endpoint, source, id)).response_text;
+            return typeof text === 'string' ? text : undefined;
+          },
         },
       },
       log,

@@ -233,7 +233,7 @@ export class PagedDatabase implements SqlExec {
     if (this.closed) throw new Error('database closed');
     let res: string[];
     try {
-      res = this.run(sql, params, row);
+      res = this.pages.scanning(() => this.run(sql, params, row));
     } catch (e) {
       // "malformed" from a page a commit was rewriting: the writer's fault, not the file's.
       if (!this.pages.stillValid()) throw new TornRead(this.pages.file);

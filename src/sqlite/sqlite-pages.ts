@@ -53,6 +53,9 @@ function headHex(fd: number, at: number, n: number): string {
 
 export type RefreshResult = 'same' | 'changed' | 'busy';
 
+/** Main-file bytes one read brings while a statement walks the file forward (`scanning`). */
+const READ_AHEAD = 256 * 1024;
+
 /** Opens a file read-only, returning its descriptor (or throws): how the reader reaches the
  *  database's files, so that a caller can confine it to a folder. */
 export interface FileOpener {
@@ -66,6 +69,8 @@ export class DbPages implements PageSource {
   generation = 0;
   /** Pages (or header pieces) read from the files, for tests and benchmarks. */
   reads = 0;
+  /** Reads made of the files (a read ahead serves many page reads), for tests and benchmarks. */
+  fileReads = 0;
   pageSize = 4096;
   usable = 4096;
   private mainFd: number | undefined;
@@ -82,6 +87,11 @@ export class DbPages implements PageSource {
 
   /** Opens a file of the database read-only (the relay passes its JobRoot: only inside its root). */
   private readonly open: (p: string) => number;
+  /** Statements running in `scanning`, and the main-file bytes read ahead for them. */
+  private aheadDepth = 0;
+  private ahead: { at: number; bytes: Buffer; len: number } | undefined;
+  /** Where the last main-file read ended (−1: none in this statement). */
+  private lastEnd = -1;
 
   constructor(
     readonly file: string,
@@ -196,7 +206,7 @@ export class DbPages implements PageSource {
       const frame = this.wal.frameOffset(pgno);
       const fd = frame !== undefined ? this.walFd : this.mainFd;
       const at = frame !== undefined ? frame + within : pos;
-      const got = fd === undefined ? 0 : fs.readSync(fd, out, pos - offset, len, at);
+      const got = fd === undefined ? 0 : frame === undefined ? this.readMain(fd, out, pos - offset, len, at) : this.readFile(fd, out, pos - offset, len, at);
       this.reads++;
       if (got < len) {
         out.fill(0, pos - offset + got);
@@ -207,6 +217,50 @@ export class DbPages implements PageSource {
     if (end - offset < out.length) out.fill(0, Math.max(0, end - offset));
     if (offset < 100) this.patchHeader(out, offset);
     return Math.max(0, end - offset);
+  }
+
+  /**
+   * Runs `fn` (one statement) reading the main file ahead: a page just past the last one read
+   * (a table walk meets its leaves and overflow pages in about file order) brings the next
+   * READ_AHEAD bytes with it, so a scan of a big buffer costs a read per chunk, not per page.
+   * What was read ahead is dropped when the statement ends: the statement's own validity check
+   * (sqlite-db.ts) covers every byte it was given, as for the pages read one by one.
+   */
+  scanning<T>(fn: () => T): T {
+    this.aheadDepth++;
+    try {
+      return fn();
+    } finally {
+      if (--this.aheadDepth === 0) {
+        this.ahead = undefined;
+        this.lastEnd = -1;
+      }
+    }
+  }
+
+  private readFile(fd: number, out: Uint8Array, o: number, len: number, at: number): number {
+    this.fileReads++;
+    return fs.readSync(fd, out, o, len, at);
+  }
+
+  /** `len` bytes of the main file at `at` into `out` at `o`: from the bytes read ahead when they hold them. */
+  private readMain(fd: number, out: Uint8Array, o: number, len: number, at: number): number {
+    const a = this.ahead;
+    if (a && at >= a.at && at + len <= a.at + a.len) {
+      out.set(a.bytes.subarray(at - a.at, at - a.at + len), o);
+      this.lastEnd = at + len;
+      return len;
+    }
+    // Forward and near the last read: the walk goes on in file order (index pages lie between).
+    const onward = this.aheadDepth > 0 && this.lastEnd >= 0 && at >= this.lastEnd && at < this.lastEnd + READ_AHEAD;
+    this.lastEnd = at + len;
+    if (!onward || len >= READ_AHEAD) return this.readFile(fd, out, o, len, at);
+    const bytes = a?.bytes ?? Buffer.allocUnsafe(READ_AHEAD);
+    const n = this.readFile(fd, bytes, 0, READ_AHEAD, at);
+    this.ahead = { at, bytes, len: n };
+    const got = Math.min(len, n);
+    out.set(bytes.subarray(0, got), o);
+    return got;
   }
 
   /**
@@ -239,6 +293,7 @@ export class DbPages implements PageSource {
     if (this.mainFd !== undefined) fs.closeSync(this.mainFd);
     if (this.walFd !== undefined) fs.closeSync(this.walFd);
     this.mainFd = this.walFd = undefined;
+    this.ahead = undefined;
     this.mainIno = this.walIno = undefined;
     this.valid = undefined;
     this.content = '';

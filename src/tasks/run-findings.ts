@@ -3,6 +3,7 @@
 //                          at the late versions, where it was rare early
 //   train_eval_divergence  the training reward rose while the eval tasksets' series stayed flat
 // Early and late are the spans task-findings.ts picks (the first and last quarter of the versions).
+import { type FindingText, l10n, render } from './finding-text';
 import type { TaskTable } from './task-table';
 
 export interface Span {
@@ -18,7 +19,9 @@ export interface EvalSeries {
 
 export interface RunFinding {
   kind: 'mode_collapse' | 'train_eval_divergence';
+  /** In English; `text` to render in the reader's language. */
   detail: string;
+  text: FindingText;
   examples: number[];
   numbers: Record<string, number>;
 }
@@ -73,9 +76,19 @@ export function modeCollapse(table: TaskTable, s: Span): RunFinding | undefined 
   const lateShare = top.tasks / lateTasks;
   const earlyShare = earlyTasks ? (early.get(top.hash)?.tasks ?? 0) / earlyTasks : 0;
   if (lateShare < COLLAPSE_SHARE || earlyShare > COLLAPSE_EARLY * lateShare) return undefined;
+  const text = l10n.t(
+    'the same response (up to case and spacing) answered {0} of {1} tasks a version at versions {2} ({3} %), against {4} % at versions {5}',
+    perVersion(top.tasks, s.late.length),
+    perVersion(lateTasks, s.late.length),
+    spanText(s.late),
+    Math.round(lateShare * 100),
+    Math.round(earlyShare * 100),
+    spanText(s.early),
+  );
   return {
     kind: 'mode_collapse',
-    detail: `the same response (up to case and spacing) answered ${perVersion(top.tasks, s.late.length)} of ${perVersion(lateTasks, s.late.length)} tasks a version at versions ${spanText(s.late)} (${Math.round(lateShare * 100)} %), against ${Math.round(earlyShare * 100)} % at versions ${spanText(s.early)}`,
+    detail: render(text),
+    text,
     examples: [...new Set(top.examples)].slice(0, 5),
     numbers: { tasks_late: top.tasks, share_late: lateShare, share_early: earlyShare },
   };
@@ -106,9 +119,18 @@ export function trainEvalDivergence(table: TaskTable, s: Span, r0: number, r1: n
     })
     .filter((e) => Number.isFinite(e.a) && Number.isFinite(e.b));
   if (!moved.length || moved.some((e) => e.rel > FLAT_EVAL * trainRise)) return undefined;
+  const text = l10n.t(
+    'the mean training reward rose {0} → {1} (versions {2} → {3}) while {4}',
+    fmt(r0),
+    fmt(r1),
+    spanText(s.early),
+    spanText(s.late),
+    moved.map((e) => `${e.tag} ${fmt(e.a)} → ${fmt(e.b)}`).join(', '),
+  );
   return {
     kind: 'train_eval_divergence',
-    detail: `the mean training reward rose ${fmt(r0)} → ${fmt(r1)} (versions ${spanText(s.early)} → ${spanText(s.late)}) while ${moved.map((e) => `${e.tag} ${fmt(e.a)} → ${fmt(e.b)}`).join(', ')}`,
+    detail: render(text),
+    text,
     examples,
     numbers: {
       reward_early: r0,

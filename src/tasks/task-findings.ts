@@ -5,12 +5,16 @@
 //   reward_part_alone  one reward part (format_score, …) rose while the others stayed flat
 //   length_growth      the mean response length grew by ≥ 30 % while the reward rose
 // What these rows cannot show is listed as not checked, with why.
+import { type FindingText, l10n, render } from './finding-text';
 import { type EvalSeries, modeCollapse, trainEvalDivergence } from './run-findings';
 import type { TaskTable } from './task-table';
 
 export interface Finding {
-  kind: 'reward_part_alone' | 'length_growth' | 'mode_collapse' | 'train_eval_divergence';
+  kind: 'reward_part_alone' | 'length_growth' | 'mode_collapse' | 'train_eval_divergence' | 'reference_answer';
+  /** The finding's sentence in English (`text` rendered without a language). */
   detail: string;
+  /** The same sentence to render in the reader's language (finding-text.ts). */
+  text: FindingText;
   /** Row ids of example rollouts: read these. */
   examples: number[];
   /** The numbers the finding rests on. */
@@ -19,7 +23,18 @@ export interface Finding {
 
 export interface NotChecked {
   kind: 'mode_collapse' | 'train_eval_divergence' | 'reference_answer' | 'reward_part_alone' | 'length_growth';
+  /** Why, in English (`whyText` rendered without a language). */
   why: string;
+  whyText: FindingText;
+}
+
+/** A finding whose English detail is its text rendered. */
+export function finding(kind: Finding['kind'], text: FindingText, examples: number[], numbers: Record<string, number>): Finding {
+  return { kind, detail: render(text), text, examples, numbers };
+}
+
+export function notChecked(kind: NotChecked['kind'], whyText: FindingText): NotChecked {
+  return { kind, why: render(whyText), whyText };
 }
 
 /** A part must rise by at least this share of the run's reward range to count as rising. */
@@ -94,20 +109,19 @@ function examplesAt(table: TaskTable, late: number[], kind: 'best' | 'longest'):
  * the caller reads them; undefined when it does not.
  */
 export function findEvidence(table: TaskTable, evals?: EvalSeries[]): { findings: Finding[]; notChecked: NotChecked[] } {
-  const notChecked: NotChecked[] = [];
-  if (!table.hashed) notChecked.push({ kind: 'mode_collapse', why: 'the rows carry no response texts' });
-  if (!evals) notChecked.push({ kind: 'train_eval_divergence', why: "needs the eval tasksets' series beside the buffer (not read here)" });
-  else if (!evals.length) notChecked.push({ kind: 'train_eval_divergence', why: 'the run has no eval taskset series (eval/…)' });
-  notChecked.push({ kind: 'reference_answer', why: "needs the taskset's reference answers (not read here)" });
+  const unchecked: NotChecked[] = [];
+  if (!table.hashed) unchecked.push(notChecked('mode_collapse', l10n.t('the rows carry no response texts')));
+  if (!evals) unchecked.push(notChecked('train_eval_divergence', l10n.t("needs the eval tasksets' series beside the buffer (not read here)")));
+  else if (!evals.length) unchecked.push(notChecked('train_eval_divergence', l10n.t('the run has no eval taskset series (eval/…)')));
   const findings: Finding[] = [];
   const per = byVersion(table);
   const versions = [...per.keys()].sort((a, b) => a - b);
   if (versions.length < 2) {
-    const why = `needs at least two model versions (${versions.length} seen)`;
-    notChecked.push({ kind: 'reward_part_alone', why }, { kind: 'length_growth', why });
-    if (table.hashed) notChecked.push({ kind: 'mode_collapse', why });
-    if (evals?.length) notChecked.push({ kind: 'train_eval_divergence', why });
-    return { findings, notChecked };
+    const why = l10n.t('needs at least two model versions ({0} seen)', versions.length);
+    unchecked.push(notChecked('reward_part_alone', why), notChecked('length_growth', why));
+    if (table.hashed) unchecked.push(notChecked('mode_collapse', why));
+    if (evals?.length) unchecked.push(notChecked('train_eval_divergence', why));
+    return { findings, notChecked: unchecked };
   }
   const q = Math.max(1, Math.floor(versions.length / 4));
   const early = versions.slice(0, q);
@@ -121,7 +135,8 @@ export function findEvidence(table: TaskTable, evals?: EvalSeries[]): { findings
   // One part rising alone.
   const partNames = new Set<string>();
   for (const r of per.values()) for (const k of r.parts.keys()) partNames.add(k);
-  if (partNames.size < 2) notChecked.push({ kind: 'reward_part_alone', why: `needs two or more reward parts in the rows' metrics (${partNames.size} found)` });
+  if (partNames.size < 2)
+    unchecked.push(notChecked('reward_part_alone', l10n.t("needs two or more reward parts in the rows' metrics ({0} found)", partNames.size)));
   else {
     // Each part against its own scale (accuracy 0–1 beside a format bonus of 0.1): its largest
     // per-version mean in magnitude. A part that is 0 throughout is not a part of this reward.
@@ -142,39 +157,52 @@ export function findEvidence(table: TaskTable, evals?: EvalSeries[]): { findings
       const others = gains.filter((o) => o.k !== g.k);
       if (!others.length || others.some((o) => o.rel > FLAT_BESIDE * g.rel)) continue;
       const flat = others.map((o) => `${o.k} ${fmt(o.a)} → ${fmt(o.b)}`).join(', ');
-      findings.push({
-        kind: 'reward_part_alone',
-        detail: `${g.k} rose ${fmt(g.a)} → ${fmt(g.b)} (versions ${span(early)} → ${span(late)}) while ${flat}: the reward rose through one part`,
-        examples: examplesAt(table, late, 'best'),
-        numbers: {
-          [`${g.k}_early`]: g.a,
-          [`${g.k}_late`]: g.b,
-          ...Object.fromEntries(
-            others.flatMap((o) => [
-              [`${o.k}_early`, o.a],
-              [`${o.k}_late`, o.b],
-            ]),
-          ),
-        },
-      });
+      findings.push(
+        finding(
+          'reward_part_alone',
+          l10n.t('{0} rose {1} → {2} (versions {3} → {4}) while {5}: the reward rose through one part', g.k, fmt(g.a), fmt(g.b), span(early), span(late), flat),
+          examplesAt(table, late, 'best'),
+          {
+            [`${g.k}_early`]: g.a,
+            [`${g.k}_late`]: g.b,
+            ...Object.fromEntries(
+              others.flatMap((o) => [
+                [`${o.k}_early`, o.a],
+                [`${o.k}_late`, o.b],
+              ]),
+            ),
+          },
+        ),
+      );
     }
   }
 
   // Length growing with the reward.
   const l0 = spanMean(rowsOf(early), (r) => r.len);
   const l1 = spanMean(rowsOf(late), (r) => r.len);
-  if (!Number.isFinite(l0) || !Number.isFinite(l1)) notChecked.push({ kind: 'length_growth', why: 'the rows carry no response lengths' });
+  if (!Number.isFinite(l0) || !Number.isFinite(l1)) unchecked.push(notChecked('length_growth', l10n.t('the rows carry no response lengths')));
   else if (l0 > 0 && l1 >= (1 + LENGTH_GROWTH) * l0 && range > 0 && r1 - r0 >= RISE * range) {
-    findings.push({
-      kind: 'length_growth',
-      detail: `the mean response grew ${fmt(l0)} → ${fmt(l1)} tokens (+${Math.round((l1 / l0 - 1) * 100)} %) while the mean reward rose ${fmt(r0)} → ${fmt(r1)} (versions ${span(early)} → ${span(late)})`,
-      examples: examplesAt(table, late, 'longest'),
-      numbers: { length_early: l0, length_late: l1, reward_early: r0, reward_late: r1 },
-    });
+    findings.push(
+      finding(
+        'length_growth',
+        l10n.t(
+          'the mean response grew {0} → {1} tokens (+{2} %) while the mean reward rose {3} → {4} (versions {5} → {6})',
+          fmt(l0),
+          fmt(l1),
+          Math.round((l1 / l0 - 1) * 100),
+          fmt(r0),
+          fmt(r1),
+          span(early),
+          span(late),
+        ),
+        examplesAt(table, late, 'longest'),
+        { length_early: l0, length_late: l1, reward_early: r0, reward_late: r1 },
+      ),
+    );
   }
   const collapse = table.hashed ? modeCollapse(table, { early, late }) : undefined;
   if (collapse) findings.push(collapse);
   const divergence = evals?.length ? trainEvalDivergence(table, { early, late }, r0, r1, evals, examplesAt(table, late, 'best')) : undefined;
   if (divergence) findings.push(divergence);
-  return { findings, notChecked };
+  return { findings, notChecked: unchecked };
 }

@@ -5,23 +5,39 @@
 // live and a reloaded page gets them at once. "Debug This Rollout" from the page is an event for
 // whoever owns that command.
 import type { TaskTableWire } from '../../relay-protocol/tasks';
-import { CLASS_DEFAULTS, type ClassOptions } from '../../tasks/task-classes';
-import { tasksJson } from '../../tasks/task-report';
+import { CLASS_DEFAULTS, type ClassOptions, classifyTasks } from '../../tasks/task-classes';
+import { type ReferenceCheck, tasksJson } from '../../tasks/task-report';
+import { type AcceptedAnswer, referenceSample } from '../../tasks/reference-answers';
+import type { References } from '../../tasks/taskset-references';
 import { type EvalSeries, evalSeriesOf } from '../../tasks/run-findings';
 import type { MetricsStore } from '../store/store';
 import { TaskTable } from '../../tasks/task-table';
+import { render } from '../../tasks/finding-text';
+import { english, type L10n } from '../../base/l10n';
 import type { TasksHostMessage, TasksStrings, TasksViewTable, TasksWebviewMessage } from '../protocol/tasks-protocol';
 
 /** What the Tasks view needs from its owner: the relays' experience sources and their tables. */
 export interface TasksPort {
   strings: TasksStrings;
+  /** The findings' sentences in the reader's language (vscode.l10n); English without it. */
+  l10n?: L10n;
   /** The experience sources (SQL, JSON lines) of the connected relays. */
   sources(): { endpoint: string; source: string; run: string; table: string }[];
   /** A source's table, folded by its relay. */
   readTasks(endpoint: string, source: string): Promise<TaskTableWire>;
   /** The run's eval taskset series (eval/<taskset>/…), for train/eval divergence; undefined: not read. */
   evals?(run: string): EvalSeries[];
+  /**
+   * The reference answers of an endpoint's run, read where its taskset is (a local job dir's
+   * config copy names it); undefined: not read (a remote relay's node holds the taskset).
+   */
+  references?(endpoint: string): References | undefined;
+  /** One row's response text (the relay's experience detail), to check an accepted answer against its reference. */
+  readResponse?(endpoint: string, source: string, id: number): Promise<string | undefined>;
 }
+
+/** Accepted rows read per refresh at most (the rest on the next ticks: their texts are kept). */
+const RESPONSES_PER_REFRESH = 50;
 
 /** The eval tasksets' headline series of a run from the store (each taskset's accuracy, else reward, mean). */
 export function evalsFromStore(store: MetricsStore, run: string): EvalSeries[] {
@@ -42,23 +58,30 @@ const REFRESH_MS = 3000;
 function viewTable(
   at: { endpoint: string; source: string; run: string; table: string },
   w: TaskTableWire,
+  table: TaskTable,
   opts: ClassOptions,
-  evals?: EvalSeries[],
+  evals: EvalSeries[] | undefined,
+  lang: L10n,
+  reference: ReferenceCheck | undefined,
 ): TasksViewTable {
-  const table = TaskTable.fromWire(w);
   const examples: TasksViewTable['examples'] = {};
   const lengths: TasksViewTable['lengths'] = {};
   for (const c of w.cells) {
     (examples[c.task] ??= {})[c.version] = [c.best, c.worst, c.longest];
     if (c.lenN > 0) (lengths[c.task] ??= {})[c.version] = c.lenSum / c.lenN;
   }
-  return { ...at, report: tasksJson(table, opts, 'task', evals), examples, lengths };
+  const report = tasksJson(table, opts, 'task', evals, reference);
+  for (const f of report.findings) f.detail = render(f.text, lang);
+  for (const n of report.not_checked) n.why = render(n.whyText, lang);
+  return { ...at, report, examples, lengths };
 }
 
 export class TasksFeed {
   private timer: NodeJS.Timeout | undefined;
   private reading = false;
   private watched = false;
+  /** Response texts read for the reference check, by endpoint, source and row id (a row's text does not change). */
+  private readonly responses = new Map<string, string | undefined>();
 
   constructor(
     private readonly port: TasksPort,
@@ -88,7 +111,9 @@ export class TasksFeed {
       for (const at of this.port.sources()) {
         try {
           const wire = await this.port.readTasks(at.endpoint, at.source);
-          tables.push(viewTable(at, wire, this.opts, this.port.evals?.(at.run)));
+          const table = TaskTable.fromWire(wire);
+          const reference = await this.referenceCheck(at.endpoint, at.source, table);
+          tables.push(viewTable(at, wire, table, this.opts, this.port.evals?.(at.run), this.port.l10n ?? english, reference));
         } catch (e) {
           errors.push(`${at.run}: ${e instanceof Error ? e.message : String(e)}`);
         }
@@ -97,6 +122,26 @@ export class TasksFeed {
     } finally {
       this.reading = false;
     }
+  }
+
+  /** The accepted answers read so far of a table's sample (reference-answers.ts), with the reference answers; undefined: not read here. */
+  private async referenceCheck(endpoint: string, source: string, table: TaskTable): Promise<ReferenceCheck | undefined> {
+    const references = this.port.references?.(endpoint);
+    if (!references || !this.port.readResponse) return undefined;
+    const threshold = classifyTasks(table, this.opts).threshold;
+    if ('why' in references || threshold === null) return { references, answers: [] };
+    const answers: AcceptedAnswer[] = [];
+    let reads = 0;
+    for (const row of referenceSample(table, references.answers, threshold)) {
+      const key = `${endpoint}\u0000${source}\u0000${row.id}`;
+      if (!this.responses.has(key)) {
+        if (reads++ >= RESPONSES_PER_REFRESH) continue;
+        this.responses.set(key, await this.port.readResponse(endpoint, source, row.id).catch(() => undefined));
+      }
+      const response = this.responses.get(key);
+      if (response !== undefined) answers.push({ ...row, response });
+    }
+    return { references, answers };
   }
 
   /** The view is hidden or the page went away: no more reads. */

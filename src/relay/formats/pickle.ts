@@ -134,30 +134,44 @@ export class Unpickler {
     return b;
   }
 
+  /** Moves past `n` bytes (a fixed-size field) and returns where they start: no view of them is made. */
+  private skip(n: number): number {
+    const p = this.pos;
+    if (p + n > this.data.length) this.fail(`${n} bytes claimed, ${this.data.length - p} left`);
+    this.pos = p + n;
+    return p;
+  }
+
   private u8(): number {
-    return this.take(1)[0];
+    return this.data[this.skip(1)];
   }
   private u16(): number {
-    const p = this.pos;
-    this.take(2);
-    return this.view.getUint16(p, true);
+    return this.view.getUint16(this.skip(2), true);
   }
   private i32(): number {
-    const p = this.pos;
-    this.take(4);
-    return this.view.getInt32(p, true);
+    return this.view.getInt32(this.skip(4), true);
   }
   private u32(): number {
-    const p = this.pos;
-    this.take(4);
-    return this.view.getUint32(p, true);
+    return this.view.getUint32(this.skip(4), true);
   }
   private u64(): number {
-    const p = this.pos;
-    this.take(8);
+    const p = this.skip(8);
     const v = this.view.getUint32(p, true) + this.view.getUint32(p + 4, true) * 2 ** 32;
     if (!Number.isSafeInteger(v)) this.fail('length beyond 2^53');
     return v;
+  }
+
+  /** `n` bytes of UTF-8 text: a short ASCII one (a dict key, a field name) without a decoder call. */
+  private text(n: number): string {
+    if (n > 24) return utf8.decode(this.take(n));
+    const p = this.skip(n);
+    const d = this.data;
+    let s = '';
+    for (let i = p; i < p + n; i++) {
+      if (d[i] > 0x7f) return utf8.decode(d.subarray(p, p + n));
+      s += String.fromCharCode(d[i]);
+    }
+    return s;
   }
 
   /** A text line (protocol 0), without its '\n'. */
@@ -299,9 +313,7 @@ export class Unpickler {
       }
       case 0x47: {
         // BINFLOAT (big-endian)
-        const p = this.pos;
-        this.take(8);
-        return this.push(this.view.getFloat64(p, false));
+        return this.push(this.view.getFloat64(this.skip(8), false));
       }
       case 0x53: // STRING
         return this.push(this.made(this.quoted()));
@@ -312,9 +324,9 @@ export class Unpickler {
       case 0x56: // UNICODE (raw-unicode-escape)
         return this.push(this.made(unescapeRepr(this.line())));
       case 0x58: // BINUNICODE
-        return this.push(this.made(utf8.decode(this.take(this.u32()))));
+        return this.push(this.made(this.text(this.u32())));
       case 0x8c: // SHORT_BINUNICODE
-        return this.push(this.made(utf8.decode(this.take(this.u8()))));
+        return this.push(this.made(this.text(this.u8())));
       case 0x8d: // BINUNICODE8
         return this.push(this.made(utf8.decode(this.take(this.u64()))));
       case 0x42: // BINBYTES

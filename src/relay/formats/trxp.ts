@@ -212,6 +212,38 @@ function tensorFactsAt(head: Buffer, read: ReadRange, at: number, promptLength: 
   return out;
 }
 
+/**
+ * Item 0's response length from the safetensors header starting at `at` alone (the shapes of the
+ * action mask, else of the tokens past the prompt): no tensor's bytes are read.
+ */
+function responseTokensAt(head: Buffer, read: ReadRange, at: number, promptLength: number | undefined): number | undefined {
+  const lenBytes = bytesAt(head, read, at, 8);
+  if (!lenBytes) return undefined;
+  const json = bytesAt(head, read, at + 8, Number(lenBytes.readBigUInt64LE(0)));
+  if (!json) return undefined;
+  const mask = firstDim(json, '0:action_mask');
+  if (mask !== undefined) return mask;
+  const tokens = firstDim(json, '0:tokens');
+  return tokens !== undefined && promptLength !== undefined ? Math.max(0, tokens - promptLength) : undefined;
+}
+
+const SHAPE = Buffer.from('"shape"');
+
+/**
+ * The first dimension of tensor `name` in a safetensors header (its JSON bytes), found without
+ * parsing the whole header: the entry `"name":{…}` holds no nested object, so its "shape" lies
+ * before the next '}'. Undefined when the entry or its shape is not there as expected.
+ */
+function firstDim(json: Buffer, name: string): number | undefined {
+  const at = json.indexOf(`"${name}"`, 0, 'latin1');
+  if (at < 0) return undefined;
+  const close = json.indexOf(0x7d /* } */, at);
+  const shape = json.indexOf(SHAPE, at);
+  if (shape < 0 || close < 0 || shape > close) return undefined;
+  const m = /^"shape"\s*:\s*\[\s*(\d{1,15})\s*[,\]]/.exec(json.toString('latin1', shape, Math.min(close, shape + 40)));
+  return m ? Number(m[1]) : undefined;
+}
+
 /** Item 0 of TRXP metadata ({version, num_items, items}). */
 export function firstItem(meta: PyValue): PyValue | undefined {
   const items = meta instanceof PyDict ? meta.get('items') : undefined;
@@ -226,11 +258,23 @@ export function field(item: PyValue | undefined, name: string): PyValue | undefi
 }
 
 /**
+ * How much of a row's tensors a summary reads: `facts`, the action mask and the advantages (the
+ * advantage, trained tokens); `shapes`, the safetensors header alone (the response length: what
+ * the tasks table needs), so a fold over a whole buffer skips every tensor's bytes.
+ */
+export type SummaryTensors = 'facts' | 'shapes';
+
+/**
  * The summary of one experience_bytes value from its first bytes (`head`); `total` is its
  * length, `read` fetches further ranges. Empty when the bytes are not Trinity's TRXP format;
  * `error` says why the metadata was not read (over the budget, malformed) — the row is listed without it.
  */
-export function summarizeExperience(headBytes: Uint8Array, total: number, read: ReadRange): ExperienceSummary & { error?: string; metaBytes: number } {
+export function summarizeExperience(
+  headBytes: Uint8Array,
+  total: number,
+  read: ReadRange,
+  tensors: SummaryTensors = 'facts',
+): ExperienceSummary & { error?: string; metaBytes: number } {
   const head = asBuffer(headBytes);
   const layout = trxpLayout(head);
   if (!layout || HEADER + layout.metaLen > total) return { metaBytes: 0 };
@@ -249,7 +293,10 @@ export function summarizeExperience(headBytes: Uint8Array, total: number, read: 
     }
   }
   const promptLength = numberOf(field(item, 'prompt_length'));
-  if (HEADER + layout.metaLen + 8 <= total) {
+  if (HEADER + layout.metaLen + 8 <= total && tensors === 'shapes') {
+    const n = responseTokensAt(head, read, HEADER + layout.metaLen, promptLength);
+    if (n !== undefined) out.response_tokens = n;
+  } else if (HEADER + layout.metaLen + 8 <= total) {
     const f = tensorFactsAt(head, read, HEADER + layout.metaLen, promptLength);
     if (f.advantage !== undefined) out.advantage = f.advantage;
     if (f.responseTokens !== undefined) out.response_tokens = f.responseTokens;

@@ -62,7 +62,7 @@ function stepArg(v: string | undefined, name: string): number | undefined {
 }
 
 /** The zh-cn bundle we ship (l10n/, walking up from this file: dist/ in the package, out/src/... under tsc). */
-function languageOf(locale: string): L10n {
+export function languageOf(locale: string): L10n {
   if (!locale.startsWith('zh')) return english;
   for (let dir = __dirname, i = 0; i < 6; i++, dir = path.dirname(dir)) {
     const file = path.join(dir, 'l10n', 'bundle.l10n.zh-cn.json');

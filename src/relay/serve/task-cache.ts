@@ -28,7 +28,7 @@ export class TaskCache {
     if (source.info.kind !== 'sql' && source.info.kind !== 'jsonl') throw new Error(`'${source.info.id.slice(0, 200)}' is not an experience source`);
     if (this.closed) throw new Error('the relay is shutting down');
     let e = this.entries.get(source.info.id);
-    if (!e) this.entries.set(source.info.id, (e = { reader: source.open(undefined), table: new TaskTable() }));
+    if (!e) this.entries.set(source.info.id, (e = { reader: source.openForTasks?.() ?? source.open(undefined), table: new TaskTable() }));
     const entry = e;
     // A fold under way may have passed rows that came after it started: fold again after it.
     while (entry.folding) await entry.folding;

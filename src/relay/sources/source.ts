@@ -30,6 +30,12 @@ export interface Source {
   readonly dataFiles?: string[];
   /** A reader positioned at `cursor` (from the start when undefined or no longer valid). */
   open(cursor: Cursor | undefined): SourceReader;
+  /**
+   * A reader from the first row for the tasks fold (src/relay/serve/task-cache.ts): only what the
+   * tasks table needs of each row (its task, version, reward, parts, response length and
+   * fingerprint), no tensor bytes. Absent: `open(undefined)` serves.
+   */
+  openForTasks?(): SourceReader;
   /** The content of one row (SQL sources). */
   readDetail?(id: number): Promise<ExperienceDetail>;
   /** One row's tokens: an SQL row's tensors, or the texts a JSON-lines row keeps (experience sources). */

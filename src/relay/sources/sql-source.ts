@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import type { Cursor, ExperienceDetail, SourceInfo } from '../../relay-protocol/messages';
 import { toWireNumber } from '../../relay-protocol/messages';
 import type { Logger } from '../../base/log';
-import { RowDecodeError, TRXP_HEAD_BYTES, decodeExperienceBytes, detailBytes } from '../formats/trxp';
+import { RowDecodeError, type SummaryTensors, TRXP_HEAD_BYTES, decodeExperienceBytes, detailBytes } from '../formats/trxp';
 import { type RowTokenParts, decodeTokenParts, readTokenParts } from '../formats/trxp-tokens';
 import { tableTreeProblem } from '../../sqlite/btree-index';
 import { RowChangeTracker, SqlExec, quoteIdent } from '../../sqlite/row-changes';
@@ -335,6 +335,14 @@ export class SqlTableSource implements Source {
   }
 
   open(cursor: Cursor | undefined): SourceReader {
+    return this.reader(cursor, 'facts');
+  }
+
+  openForTasks(): SourceReader {
+    return this.reader(undefined, 'shapes');
+  }
+
+  private reader(cursor: Cursor | undefined, tensors: SummaryTensors): SourceReader {
     const changes = this.snapshot.changes;
     return new SqlTableReader(
       {
@@ -350,6 +358,7 @@ export class SqlTableSource implements Source {
         diagnose: () => this.snapshot.treeProblem(this.table),
       },
       cursor,
+      tensors,
     );
   }
 }

@@ -13,7 +13,7 @@
 import type { Cursor, ExperienceRow, ExperiencesMessage, SourceInfo } from '../../relay-protocol/messages';
 import { fromWireNumber, toWireNumber } from '../../relay-protocol/messages';
 import { valueText } from '../../base/value-text';
-import { summarizeExperience } from '../formats/trxp';
+import { type SummaryTensors, summarizeExperience } from '../formats/trxp';
 import { SqlExec, quoteIdent } from '../../sqlite/row-changes';
 import { EncodedWindow, RowState, RowWindow, changedBuckets, parseWindow, windowBuckets, BUCKET_ROWS } from './row-window';
 import type { Batch, SourceReader } from './source';
@@ -114,9 +114,15 @@ export class SqlTableReader implements SourceReader {
   /** The last select stopped early (the batch's decode budget). */
   private cut = false;
 
+  /**
+   * `tensors`: what each row's summary reads of its tensors — `facts` for the experience list
+   * (advantage, trained tokens), `shapes` for the tasks fold (the response length from the
+   * safetensors header; only the row's first bytes are selected, never a whole blob).
+   */
   constructor(
     private readonly host: SqlTableHost,
     cursor: Cursor | undefined,
+    private readonly tensors: SummaryTensors = 'facts',
   ) {
     const at = resumePoint(cursor, host.table);
     this.last = at.last;
@@ -269,7 +275,10 @@ export class SqlTableReader implements SourceReader {
   /** Rows of `where` (ordered by id), strictly increasing: rows out of order end the read (CorruptTable when none came before them). */
   private select(db: SqlExec, where: string, params: unknown[], after = -Infinity): ExperienceRow[] {
     const c = this.cols!;
-    const bytes = `length(experience_bytes), CASE WHEN length(experience_bytes) <= ${WHOLE_BYTES} THEN experience_bytes ELSE substr(experience_bytes, 1, ${HEAD_BYTES}) END`;
+    const bytes =
+      this.tensors === 'shapes'
+        ? `length(experience_bytes), substr(experience_bytes, 1, ${HEAD_BYTES})`
+        : `length(experience_bytes), CASE WHEN length(experience_bytes) <= ${WHOLE_BYTES} THEN experience_bytes ELSE substr(experience_bytes, 1, ${HEAD_BYTES}) END`;
     const extra = [c.msgId ? 'msg_id' : 'NULL', c.consumed ? 'consumed' : 'NULL', c.bytes ? bytes : 'NULL, NULL'];
     const t = quoteIdent(this.host.table);
     const sql = `SELECT id, task_id, run_id, model_version, reward, timestamp, ${extra.join(', ')} FROM ${t} WHERE ${where}`;
@@ -328,7 +337,7 @@ export class SqlTableReader implements SourceReader {
         const r = db.exec(`SELECT substr(experience_bytes, ?, ?) FROM ${t} WHERE id = ?`, [start + 1, len, id])[0]?.values[0]?.[0];
         return r instanceof Uint8Array ? r : undefined;
       };
-      const s = summarizeExperience(v[9], Number(v[8]), read);
+      const s = summarizeExperience(v[9], Number(v[8]), read, this.tensors);
       this.decoded += s.metaBytes;
       if (s.metrics) row.metrics = s.metrics;
       if (s.advantage !== undefined) row.advantage = s.advantage;

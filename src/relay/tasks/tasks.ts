@@ -5,8 +5,13 @@
 import { parseArgs } from 'node:util';
 import { RelayClient } from '../../relay-protocol/client';
 import { inProcessRelay, pickExperienceSource, runTarget } from '../run-target';
-import { CLASS_DEFAULTS, type ClassOptions, TASK_CLASSES, type TaskSort } from '../../tasks/task-classes';
-import { type TasksJson, tasksJson } from '../../tasks/task-report';
+import { CLASS_DEFAULTS, type ClassOptions, TASK_CLASSES, type TaskSort, classifyTasks } from '../../tasks/task-classes';
+import { type ReferenceCheck, type TasksJson, tasksJson } from '../../tasks/task-report';
+import { type AcceptedAnswer, referenceSample } from '../../tasks/reference-answers';
+import { type References, jobReferences, tasksetReferences } from '../../tasks/taskset-references';
+import { render } from '../../tasks/finding-text';
+import { english, type L10n } from '../../base/l10n';
+import { languageOf } from '../pipeline/pipeline';
 import { TaskTable } from '../../tasks/task-table';
 import { type EvalSeries, evalSeriesOf } from '../../tasks/run-findings';
 
@@ -36,6 +41,10 @@ Options:
   --solved F          solved at mean reward >= lowest + F x (highest - lowest) of the run (default ${CLASS_DEFAULTS.solved})
   --window N          the last N versions decide learned / forgotten (default ${CLASS_DEFAULTS.window})
   --sort KEY          task (default), gain (reward gain), flip (version it last flipped), length
+  --taskset FILE      the taskset (JSON lines or JSON) whose reference answers to look for in
+                      accepted answers (default with --job-dir: the tasksets its config.json names)
+  --response-key KEY  the taskset's column of the reference answer (default: response)
+  --lang LANG         the findings' sentences in LANG (en, zh-cn; default en)
   --json              print {"versions", "identity", "threshold", "tasks": [{"task", "class",
                       "first_solved", "rewards": {version: mean}, …}], "counts", "findings":
                       [{"kind", "detail", "examples": [row ids]}], "not_checked", "skipped"}
@@ -71,8 +80,8 @@ function spark(rewards: Record<number, number>, lo: number, hi: number): string 
   return pick.map((v) => SPARK[hi > lo ? Math.min(7, Math.max(0, Math.round(((rewards[v] - lo) / (hi - lo)) * 7))) : 0]).join('');
 }
 
-/** What a terminal shows. */
-export function tasksText(j: TasksJson, table: TaskTable): string {
+/** What a terminal shows (the findings' sentences in `lang`). */
+export function tasksText(j: TasksJson, table: TaskTable, lang: L10n = english): string {
   const lines: string[] = [];
   if (!j.versions) {
     lines.push(`no experience with a task, a model version and a reward (${j.experiences} rows read)`);
@@ -106,12 +115,28 @@ export function tasksText(j: TasksJson, table: TaskTable): string {
     }
   }
   lines.push('', j.findings.length ? 'Evidence, not proof:' : 'No evidence of reward hacking found in what was checked.');
-  for (const f of j.findings) lines.push(`  ${f.kind}: ${f.detail}`, `    read rows ${f.examples.join(', ')}`);
-  for (const n of j.not_checked) lines.push(`  not checked: ${n.kind.replace(/_/g, ' ')} (${n.why})`);
+  for (const f of j.findings) lines.push(`  ${f.kind}: ${render(f.text, lang)}`, `    read rows ${f.examples.join(', ')}`);
+  for (const n of j.not_checked) lines.push(`  not checked: ${n.kind.replace(/_/g, ' ')} (${render(n.whyText, lang)})`);
   return lines.join('\n') + '\n';
 }
 
 const SORTS: readonly TaskSort[] = ['task', 'gain', 'flip', 'length'];
+
+/** The accepted answers to check against the reference answers: a bounded sample of rows, each read from the relay. */
+async function referenceCheck(c: RelayClient, source: string, table: TaskTable, opts: ClassOptions, references: References): Promise<ReferenceCheck> {
+  const threshold = classifyTasks(table, opts).threshold;
+  if ('why' in references || threshold === null) return { references, answers: [] };
+  const answers: AcceptedAnswer[] = [];
+  for (const row of referenceSample(table, references.answers, threshold)) {
+    try {
+      const d = await c.requestExperience(source, row.id);
+      if (typeof d.response_text === 'string') answers.push({ ...row, response: d.response_text });
+    } catch {
+      continue; // a row gone (trimmed) or not decodable: not read
+    }
+  }
+  return { references, answers };
+}
 
 export async function main(argv: string[]): Promise<number> {
   let values, positionals;
@@ -126,6 +151,9 @@ export async function main(argv: string[]): Promise<number> {
         solved: { type: 'string' },
         window: { type: 'string' },
         sort: { type: 'string' },
+        taskset: { type: 'string' },
+        'response-key': { type: 'string' },
+        lang: { type: 'string', default: 'en' },
         json: { type: 'boolean', default: false },
         'token-file': { type: 'string' },
         ca: { type: 'string' },
@@ -155,6 +183,9 @@ export async function main(argv: string[]): Promise<number> {
   }
   const sort = (values.sort ?? 'task') as TaskSort;
   if (!SORTS.includes(sort)) return usageError(`--sort must be one of ${SORTS.join(', ')}, got '${values.sort}'`);
+  const lang = String(values.lang).toLowerCase();
+  if (lang !== 'en' && lang !== 'zh-cn') return usageError(`--lang must be en or zh-cn, got '${values.lang}'`);
+  if (values['response-key'] !== undefined && values.taskset === undefined) return usageError('--response-key needs --taskset');
   const relay = where.jobDir !== undefined ? inProcessRelay(where.jobDir) : undefined;
   let client: RelayClient | undefined;
   try {
@@ -163,6 +194,7 @@ export async function main(argv: string[]): Promise<number> {
     const c = client;
     // The eval tasksets' series come as points (train/eval divergence): kept until the backlog is sent.
     const evalPoints = new Map<string, EvalSeries['points']>();
+    let sourceId: string | undefined;
     let caughtUp = false;
     c.on('points', (b) => {
       for (const s of b.series) {
@@ -190,6 +222,7 @@ export async function main(argv: string[]): Promise<number> {
               ? `no source '${values.source}' (${h.sources.map((x) => x.id).join(', ') || 'none'})`
               : 'no experience buffer (SQL or JSON lines) there',
           );
+        sourceId = source.id;
         c.requestTasks(source.id, TABLE_WAIT_MS).then(
           (w) => resolve(TaskTable.fromWire(w)),
           (e: Error) => resolve(e.message),
@@ -201,8 +234,21 @@ export async function main(argv: string[]): Promise<number> {
     const table = answer;
     await until(() => caughtUp, WAIT_MS);
     const evals = caughtUp ? evalSeriesOf([...evalPoints.keys()]).map((tag) => ({ tag, points: evalPoints.get(tag)! })) : undefined;
-    const j = tasksJson(table, opts, sort, evals);
-    process.stdout.write(values.json ? `${JSON.stringify(j)}\n` : tasksText(j, table));
+    const references: References | undefined =
+      values.taskset !== undefined
+        ? tasksetReferences([{ path: values.taskset, split: 'train', responseKey: values['response-key'] ?? 'response' }], process.cwd())
+        : where.jobDir !== undefined
+          ? jobReferences(where.jobDir)
+          : undefined;
+    const reference = references && (await referenceCheck(c, sourceId!, table, opts, references));
+    const j = tasksJson(table, opts, sort, evals, reference);
+    const l = languageOf(lang);
+    if (values.json) {
+      // the sentences in the asked language (English by default), each with its template and values
+      for (const f of j.findings) f.detail = render(f.text, l);
+      for (const n of j.not_checked) n.why = render(n.whyText, l);
+    }
+    process.stdout.write(values.json ? `${JSON.stringify(j)}\n` : tasksText(j, table, l));
     return 0;
   } catch (e) {
     return failure((e as Error).message);

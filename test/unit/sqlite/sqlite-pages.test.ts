@@ -174,3 +174,26 @@ test(`a database 16 times SQLite's page cache (${CACHE_KB} KiB) is read whole wi
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a table walk reads the main file ahead: a read per chunk, not per page, and the same rows', async () => {
+  const dir = tmpDir('relay-sqlahead-');
+  const file = path.join(dir, 'exp.db');
+  const db = await trinityDb(2000, 7000);
+  fs.writeFileSync(file, db.export());
+  const { snap, reader } = open(file);
+  try {
+    const rows = await drain(reader);
+    assert.deepEqual(
+      rows.map((r) => r.id),
+      Array.from({ length: 2000 }, (_, i) => i + 1),
+    );
+    // ~15 MB of leaves and overflow pages in file order: 256 KB reads ahead, not 4 KB pages one by one.
+    const pages = snap.pages.reads;
+    assert.ok(pages > 3000, `${pages} page reads`);
+    assert.ok(snap.pages.fileReads * 8 < pages, `${snap.pages.fileReads} reads of the file for ${pages} page reads`);
+  } finally {
+    snap.close();
+    db.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -49,7 +49,7 @@ test('a healthy run: varied answers and an eval taskset that rises with the rewa
   assert.deepEqual(findings, []);
   assert.deepEqual(
     notChecked.map((n) => n.kind),
-    ['reference_answer', 'reward_part_alone'],
+    ['reward_part_alone'],
     'the rows have no reward parts',
   );
 });

@@ -41,7 +41,7 @@ test('a healthy run (accuracy and format rise together, length steady): no findi
   assert.deepEqual(findings, []);
   assert.deepEqual(
     notChecked.map((n) => n.kind),
-    ['mode_collapse', 'train_eval_divergence', 'reference_answer'],
+    ['mode_collapse', 'train_eval_divergence'],
   );
 });
 

@@ -31,6 +31,7 @@ interface Item {
   rewards: number[];
   metrics?: Record<string, number>;
   length?: number;
+  response?: string;
 }
 
 /** Every version's batch, the tasks in another order each time (so eid.task moves). */
@@ -135,6 +136,87 @@ test(
   },
 );
 
+/** Task i's reference answer in the taskset (GSM8K's form: a worked solution ending "#### n"). */
+const reference = (task: number) => 11 * task + 3;
+
+/** A run of the five tasks whose member m at version v says `say(task, v, m)`, rewarded 1 when `right`; its job dir names a taskset with the reference answers. */
+async function referenceRun(at: (task: number, v: number, m: number) => { right: boolean; say: string }): Promise<string> {
+  const items = TRAJECTORIES[0].map((_, vi) =>
+    Object.keys(TRAJECTORIES)
+      .map(Number)
+      .flatMap((task, position) =>
+        [0, 1, 2, 3].map((m) => {
+          const a = at(task, vi + 1, m);
+          return { index: task, position, version: vi + 1, rewards: [a.right ? 1 : 0], response: a.say };
+        }),
+      ),
+  );
+  const job = await jobWith(items);
+  const taskset = path.join(job, '..', 'gsm8k');
+  fs.mkdirSync(taskset);
+  fs.writeFileSync(
+    path.join(taskset, 'train.jsonl'),
+    Object.keys(TRAJECTORIES)
+      .map((t) => JSON.stringify({ question: `question ${t}`, answer: `${t} × 11 + 3 = ${reference(Number(t))}\n#### ${reference(Number(t))}` }))
+      .join('\n'),
+  );
+  // Trinity's copy of the run's config (StateManager: OmegaConf's YAML in config.json)
+  fs.writeFileSync(
+    path.join(job, 'config.json'),
+    `project: p\nname: run\nbuffer:\n  explorer_input:\n    taskset:\n      name: gsm8k\n      path: ${taskset}\n      split: train\n      format:\n        prompt_key: question\n        response_key: answer\n`,
+  );
+  return job;
+}
+
+test(
+  "answers the reward accepts without the task's reference answer (from version 5 on): the finding, with the rows to read; in Chinese with --lang zh-cn",
+  { skip: noTrinity, timeout: 300_000 },
+  async () => {
+    const job = await referenceRun((task, v, m) => {
+      const right = m < 2;
+      const say = !right ? `the answer is ${reference(task) + 1}` : v >= 5 ? 'The answer is \\boxed{}' : `so it is ${reference(task)}`;
+      return { right, say };
+    });
+    const r = run(['--job-dir', job, '--json']);
+    assert.equal(r.status, 0, r.stderr);
+    const j = JSON.parse(r.stdout) as TasksJson;
+    const f = j.findings.find((x) => x.kind === 'reference_answer');
+    assert.ok(f, JSON.stringify(j.findings));
+    // each task's best member at its last three versions (6–8): all accepted, none with the number
+    assert.equal(f.detail, "15 of 15 accepted answers read (reward ≥ 0.50) do not contain their task's reference answer, in 5 tasks");
+    const firstRowOfVersion5 = 4 * 20 + 1;
+    assert.ok(f.examples.length === 5 && f.examples.every((id) => id >= firstRowOfVersion5), f.examples.join(', '));
+    assert.ok(!j.not_checked.some((n) => n.kind === 'reference_answer'));
+    const zh = run(['--job-dir', job, '--lang', 'zh-cn']);
+    assert.equal(zh.status, 0, zh.stderr);
+    assert.match(zh.stdout, /reference_answer: 在读取的 15 个被奖励接受的回答（奖励 ≥ 0\.50）中，有 15 个不含其任务的参考答案，涉及 5 个任务/);
+  },
+);
+
+test(
+  "accepted answers that hold their task's reference answer: no finding, and the reference answers were checked",
+  { skip: noTrinity, timeout: 300_000 },
+  async () => {
+    const job = await referenceRun((task, v, m) => {
+      const right = m < Math.min(4, v);
+      return { right, say: right ? `${task} × 11 = ${11 * task}, plus 3: ${reference(task)}` : `maybe ${reference(task) * 10}` };
+    });
+    const r = run(['--job-dir', job, '--json']);
+    assert.equal(r.status, 0, r.stderr);
+    const j = JSON.parse(r.stdout) as TasksJson;
+    assert.deepEqual(
+      j.findings.map((f) => f.kind),
+      [],
+    );
+    assert.ok(!j.not_checked.some((n) => n.kind === 'reference_answer'), JSON.stringify(j.not_checked));
+    const elsewhere = run(['--job-dir', job, '--json', '--taskset', path.join(job, 'nowhere.jsonl'), '--response-key', 'answer']);
+    assert.equal(
+      (JSON.parse(elsewhere.stdout) as TasksJson).not_checked.find((n) => n.kind === 'reference_answer')?.why,
+      `the taskset ${path.join(job, 'nowhere.jsonl')} is not on this node`,
+    );
+  },
+);
+
 test(
   'no buffer, a missing folder, bad options: a clear message and exit 1 or 2',
   { skip: !fs.existsSync(cliBundle) && 'needs the CLI bundle (npm run build)' },
@@ -149,5 +231,7 @@ test(
     assert.match(bad.stderr, /--solved must be a number in \(0, 1\], got '2'/);
     assert.equal(run(['--job-dir', empty, '--sort', 'reward']).status, 2);
     assert.equal(run(['--job-dir', empty, '--window', '0']).status, 2);
+    assert.equal(run(['--job-dir', empty, '--lang', 'fr']).status, 2);
+    assert.equal(run(['--job-dir', empty, '--response-key', 'answer']).status, 2);
   },
 );

@@ -77,3 +77,23 @@ test("group facts: the response length is the mask's, the trained tokens its non
   const n = summarizeExperience(none, none.length, (st, k) => none.subarray(st, st + k));
   assert.deepEqual([n.response_tokens, n.trained_tokens, n.advantage], [3, 0, undefined]);
 });
+
+test("the tasks fold's summary (tensors: 'shapes') takes the response length from the header's shapes and reads no tensor's bytes", () => {
+  const b = blob({ '0:tokens': { dtype: 'I64', data: Buffer.alloc(8 * 9) }, '0:action_mask': bool([0, 1, 1, 1, 0]), '0:advantages': f32([1, 2, 3, 4, 5]) });
+  const ranges: [number, number][] = [];
+  const head = b.subarray(0, 21 + 8 + Number(b.readBigUInt64LE(21))); // the TRXP header, the (empty) metadata and the safetensors header: no tensor
+  const read = (s: number, n: number): Buffer => {
+    ranges.push([s, n]);
+    return b.subarray(s, s + n);
+  };
+  const lean = summarizeExperience(head, b.length, read, 'shapes');
+  assert.equal(lean.response_tokens, 5);
+  assert.equal(lean.advantage, undefined);
+  assert.equal(lean.trained_tokens, undefined);
+  assert.deepEqual(ranges, [], 'no range read past the header');
+  // the experience list's summary reads the mask and the advantages
+  const full = summarizeExperience(head, b.length, read);
+  assert.equal(full.response_tokens, 5);
+  assert.equal(full.trained_tokens, 3);
+  assert.ok(ranges.length > 0);
+});
