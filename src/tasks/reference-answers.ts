@@ -5,8 +5,12 @@
 // reads a bounded sample of accepted rows (`referenceSample`: each task's best-rewarded member at
 // its latest accepted versions) and hands their texts here.
 import { type Finding, finding } from './task-findings';
-import { l10n } from './finding-text';
+import { type FindingText, l10n } from './finding-text';
 import type { TaskTable } from './task-table';
+
+/** The answers by task key (as TaskTable keys them: `index` for taskset 0, `taskset/index` after
+ *  it), or why there are none. Here, not beside the reader: the webview's build has no `node:fs`. */
+export type References = { answers: Map<string, string>; tasksets: number } | { why: FindingText };
 
 /** A finding needs at least this many accepted answers without the reference… */
 const MIN_MISSING = 2;

@@ -5,7 +5,7 @@
 import { type ClassOptions, type TaskReport, type TaskSort, classifyTasks, sortTasks } from './task-classes';
 import { type Finding, type NotChecked, findEvidence, notChecked } from './task-findings';
 import { type AcceptedAnswer, referenceFinding } from './reference-answers';
-import type { References } from './taskset-references';
+import type { References } from './reference-answers';
 import { l10n } from './finding-text';
 import type { EvalSeries } from './run-findings';
 import type { Identity, Skipped, TaskTable } from './task-table';

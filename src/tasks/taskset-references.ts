@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse } from 'yaml';
 import { type FindingText, l10n } from './finding-text';
-import { referenceAnswer } from './reference-answers';
+import { type References, referenceAnswer } from './reference-answers';
 
 /** A config larger than this is not one; a taskset larger than this is not read. */
 const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
@@ -25,9 +25,6 @@ export interface TasksetSpec {
   split: string;
   responseKey: string;
 }
-
-/** The answers by task key (as TaskTable keys them: `index` for taskset 0, `taskset/index` after it), or why there are none. */
-export type References = { answers: Map<string, string>; tasksets: number } | { why: FindingText };
 
 /** The tasksets a config names, in Trinity's order (`tasksets`, else the single `taskset`). */
 function tasksetSpecs(doc: unknown): TasksetSpec[] {

@@ -8,7 +8,7 @@ import type { TaskTableWire } from '../../relay-protocol/tasks';
 import { CLASS_DEFAULTS, type ClassOptions, classifyTasks } from '../../tasks/task-classes';
 import { type ReferenceCheck, tasksJson } from '../../tasks/task-report';
 import { type AcceptedAnswer, referenceSample } from '../../tasks/reference-answers';
-import type { References } from '../../tasks/taskset-references';
+import type { References } from '../../tasks/reference-answers';
 import { type EvalSeries, evalSeriesOf } from '../../tasks/run-findings';
 import type { MetricsStore } from '../store/store';
 import { TaskTable } from '../../tasks/task-table';
