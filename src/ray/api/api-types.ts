@@ -120,6 +120,10 @@ export const META = {
   forRun: 'agentrl.for',
 } as const;
 
+/** `META.role` of the port forwarder job Attach starts (src/ray/paused/forwarder.ts): here, with
+ *  the other metadata, so the cluster monitor can pass over its log without importing paused/. */
+export const FORWARDER_ROLE = 'forwarder';
+
 /** The Ray namespace of a Trinity run we submitted (`<project>/<name>`), from its metadata. */
 export function runNamespace(j: Pick<RayJob, 'metadata'>): string | undefined {
   const meta = j.metadata ?? {};

@@ -3,10 +3,9 @@
 // each running job's stall detector from its log (bytes, `Step N` lines) and from progress the
 // host reports (metric points). Failed jobs get their message and log tail. No vscode.
 import type { RayJob } from '../api/api-types';
-import { META, isTerminal, runNamespace } from '../api/api-types';
+import { FORWARDER_ROLE, META, isTerminal, runNamespace } from '../api/api-types';
 import { RayClient, type RayClientOptions } from '../api/client';
 import type { ClusterSnapshot } from './cluster-model';
-import { FORWARDER_ROLE } from '../paused/forwarder';
 import { RelayReaper, type RelayStop } from './relay-reaper';
 import { describeFailure, StallDetector, type Progress, type StallOptions } from './stall';
 

@@ -12,7 +12,7 @@
 // with a line of its own (`AGENTRL-PROBE <nonce>`) that the forwarder answers and keeps to itself.
 import * as net from 'node:net';
 import type { SubmitJobRequest } from '../api/api-types';
-import { META } from '../api/api-types';
+import { FORWARDER_ROLE, META } from '../api/api-types';
 import { shellQuote } from '../submit/entrypoint';
 
 /** The forwarder, run with `python3 -c` (Python ≥ 3.6, standard library only). */
@@ -175,8 +175,6 @@ export interface ForwarderOptions {
 }
 
 /** The `agentrl.role` of a forwarder job's metadata. */
-export const FORWARDER_ROLE = 'forwarder';
-
 export function forwarderRequest(o: ForwarderOptions): SubmitJobRequest {
   const args = [
     '--target-host',
