@@ -6,7 +6,7 @@ import { EndpointTokenizerError, TokenizeEndpoint } from '../../../../src/debug/
 function recordingFetch(reply: (url: string) => { status: number; body: unknown }) {
   const urls: string[] = [];
   const f = ((input: string | URL | Request) => {
-    const url = input instanceof Request ? input.url : input.toString();
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
     urls.push(url);
     const r = reply(url);
     return Promise.resolve(new Response(JSON.stringify(r.body), { status: r.status }));
