@@ -17,7 +17,7 @@
 import * as fs from 'node:fs';
 
 /** An event object longer than this is skipped (Ray's are a few hundred bytes). */
-export const MAX_OBJECT_BYTES = 1024 * 1024;
+const MAX_OBJECT_BYTES = 1024 * 1024;
 /** An event nested deeper than this (its own braces are 1) is corrupt (parsers differ beyond). */
 const MAX_DEPTH = 64;
 
