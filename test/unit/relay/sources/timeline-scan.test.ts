@@ -19,23 +19,24 @@ function file(text: string): string {
 }
 
 test('a real timeline is read in place: each distinct string decoded once, no JSON.parse', async () => {
-  const toString = Buffer.prototype.toString;
+  const proto = Buffer.prototype as unknown as { toString: (...a: unknown[]) => string };
+  const toString = proto.toString;
   const parse = JSON.parse;
   let decoded = 0;
   let parsed = 0;
-  Buffer.prototype.toString = function (this: Buffer, ...args: unknown[]) {
+  proto.toString = function (this: Buffer, ...args: unknown[]) {
     decoded++;
-    return (toString as (...a: unknown[]) => string).apply(this, args);
-  } as typeof toString;
-  JSON.parse = ((...args: Parameters<typeof parse>) => {
+    return toString.apply(this, args);
+  };
+  JSON.parse = ((...args: Parameters<typeof parse>): unknown => {
     parsed++;
-    return parse(...args);
+    return parse(...args) as unknown;
   }) as typeof parse;
   let t: TimelineIndex;
   try {
     t = await TimelineIndex.read(real);
   } finally {
-    Buffer.prototype.toString = toString;
+    proto.toString = toString;
     JSON.parse = parse;
   }
   assert.ok(t.events > 200);
