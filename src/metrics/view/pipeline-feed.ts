@@ -48,6 +48,8 @@ const pct = (v: number | null): string => (v === null ? '–' : `${Math.round(v 
 
 export class PipelineFeed {
   private readonly tables = new Map<string, StepTable>();
+  /** Runs whose timings came as envelopes (one point per block of steps, not each step's). */
+  private readonly fromEnvelope = new Set<string>();
   private visible = false;
   private run: string | undefined;
   private from: number | null = null;
@@ -78,6 +80,7 @@ export class PipelineFeed {
   addEnvelope(run: string, m: EnvelopeBatch): void {
     if (!isTimingTag(m.tag)) return;
     const t = this.table(run);
+    this.fromEnvelope.add(run);
     const e = m.env;
     for (let i = 0; i < e.count.length; i++) if (e.count[i] > 0) t.add(m.role, m.tag, e.firstStep[i], e.firstWall[i], e.sum[i] / e.count[i]);
     this.changed(run);
@@ -186,6 +189,20 @@ export class PipelineFeed {
     return this.word(run, runs, r, rows);
   }
 
+  /**
+   * Why the explorer's wait on the sync is unknown in a run opened from its envelope: Trinity's
+   * explorer.py times no part of sync_weight(); the wait is only the gap between two consecutive
+   * steps' time/wait_explore_step log times (analyze.ts), which bucket means do not keep.
+   */
+  private unknownWaitSync(run: string, r: PipelineReport): string[] {
+    if (!this.fromEnvelope.has(run) || r.shares.explorer.generate === null || r.shares.explorer.wait_sync !== null) return [];
+    return [
+      this.l10n.t(
+        "Missing the explorer's wait on the sync: Trinity times no part of it (explorer.py's sync_weight()); it is the gap between consecutive steps' time/wait_explore_step log times, which this run, opened from its envelope (one point per block of steps), does not have.",
+      ),
+    ];
+  }
+
   private word(run: string, runs: string[], r: PipelineReport, rows: StepRow[]): PipelineViewData {
     const l10n = this.l10n;
     const advice: PipelineAdvice[] = r.advice.map((a) => ({
@@ -215,7 +232,7 @@ export class PipelineFeed {
       })),
       advice,
       ...(r.configProblem ? { configNote: l10n.t('No advice with values: {0}', r.configProblem) } : {}),
-      missing: r.missing.map((m) => l10n.t('Missing {0} ({1}): turn it on with {2}', m.tag, m.role, m.enable)),
+      missing: [...r.missing.map((m) => l10n.t('Missing {0} ({1}): turn it on with {2}', m.tag, m.role, m.enable)), ...this.unknownWaitSync(run, r)],
       notes,
       shares: { trainer: { ...T }, explorer: { ...E } },
       // Idle: the trainer waiting for experiences; the explorer waiting for weights or its slowest tasks.

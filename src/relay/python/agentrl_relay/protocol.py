@@ -21,6 +21,7 @@ SUBPROTOCOL = "agentrl-relay.v1"
 MAX_CLIENT_FRAME_BYTES = 64 * 1024
 MAX_ENVELOPE_BUCKETS = 8192
 MAX_DETAIL_POINTS = 100_000
+MAX_TIMELINE_EVENTS = 100_000
 MAX_SAFE_INTEGER = 2**53 - 1
 
 POINTS_MAGIC = 0x31505241  # "ARP1" little-endian
@@ -123,6 +124,10 @@ def _optional(check):
     return lambda v: v is _MISSING or check(v)
 
 
+def _nullable(check):
+    return lambda v: v is None or check(v)
+
+
 def _array_of(check):
     return lambda v: isinstance(v, list) and all(check(x) for x in v)
 
@@ -191,7 +196,10 @@ def parse_client_message(text: str) -> dict[str, Any]:
         _need(is_detail_request(m), "detail: needs request, source, tag, from ≤ to, maxPoints and cursor")
         return m
     if t == "timeline":
-        _need(_has(m, request=is_int, run=is_str), "timeline: needs request, run, from, to and maxEvents")
+        _need(
+            _has(m, request=is_int, run=is_str, **{"from": _nullable(is_num)}, to=_nullable(is_num), maxEvents=is_int) and 0 < m["maxEvents"] <= MAX_TIMELINE_EVENTS,
+            f"timeline: needs request, run, from, to and 0 < maxEvents ≤ {MAX_TIMELINE_EVENTS}",
+        )
         return m
     _need(t == "subscribe", f"unknown message type '{js_slice(js_string(t), 40)}'")
     _need(is_int(m.get("protocol", _MISSING)), "subscribe: missing protocol version")

@@ -21,6 +21,7 @@ from .envelope import EnvelopeCache, EnvelopePass
 from .protocol import MAX_CLIENT_FRAME_BYTES, PROTOCOL_VERSION, SUBPROTOCOL
 from .session import ErrorDigest, Session, run_sliced
 from .tasks import TaskCache
+from .timeline import TimelineCache
 from .websocket import (
     WebSocket,
     accept_response,
@@ -76,6 +77,8 @@ class Relay:
         self.errors = ErrorDigest(self.log)
         self.envelopes = EnvelopeCache()
         self.task_tables = TaskCache()
+        # Ray's timeline of the run, read into columns when first asked (timeline.py)
+        self.timelines = TimelineCache()
         self.decode_cache = DecodeCache(opts.decode_cache_bytes)
         self._passes: dict[int, asyncio.Future[None]] = {}
         self.sessions: dict[int, Session] = {}

@@ -33,6 +33,7 @@ from .protocol import (
     points_frame,
     wire_number,
 )
+from .timeline import timeline_reply_steps
 from .tokens import tokens_frame
 from .websocket import WebSocket
 
@@ -186,11 +187,7 @@ class Session:
         except ProtocolError as e:
             self.send({"type": "error", "code": "bad-message", "message": str(e)})
             return
-        if msg["type"] == "timeline":
-            # Ray's timeline windows are read by the Node relay only (its sources/ray-timeline.ts)
-            self.send({"type": "timeline", "request": as_int(msg["request"]), "error": "this relay (Python) does not read Ray timelines: run the Node relay"})
-            return
-        if msg["type"] in ("experience", "detail", "tokens", "tasks"):
+        if msg["type"] in ("experience", "detail", "tokens", "tasks", "timeline"):
             self.requests.put_nowait((msg, len(data)))
             self.request_bytes += len(data)
             if self.request_bytes > MAX_QUEUED_REQUEST_BYTES:
@@ -343,6 +340,9 @@ class Session:
             if m["type"] == "tasks":
                 self.send(await self._tasks(m))
                 continue
+            if m["type"] == "timeline":
+                self.send(await self._timeline(m))
+                continue
             try:
                 answer = await (self._experience(m) if m["type"] == "experience" else self._detail(m))
             except Exception as e:  # noqa: BLE001 (any failure is the answer)
@@ -373,6 +373,14 @@ class Session:
             return {**base, "table": await self.relay.task_tables.table(src)}
         except Exception as e:  # noqa: BLE001 (any failure is the answer)
             return {**base, "error": js_slice(self._said(e), 1000)}
+
+    async def _timeline(self, m: dict[str, Any]) -> dict[str, Any]:
+        """A window of the run's Ray timeline (timeline.py), or why not."""
+        try:
+            o = self.relay.opts
+            return await run_sliced(timeline_reply_steps(self.relay.timelines, o.mode, o.dir, o.run, m))
+        except Exception as e:  # noqa: BLE001 (any failure is the answer)
+            return {"type": "timeline", "request": as_int(m["request"]), "error": js_slice(self._said(e), 1000)}
 
     def _said(self, e: BaseException) -> str:
         """What a client is told of a failed request: the relay's own messages (RuntimeError,

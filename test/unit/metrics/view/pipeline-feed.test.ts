@@ -11,7 +11,8 @@ import type { PipelineHostMessage, PipelineViewData } from '../../../../src/metr
 import { UI_STRING_KEYS, type UiStrings } from '../../../../src/metrics/protocol/ui-strings';
 import { type HostMessage, METRICS_PROTOCOL_VERSION, parseWebviewMessage } from '../../../../src/metrics/protocol/view-protocol';
 import { MetricsStore } from '../../../../src/metrics/store/store';
-import { type PipelinePort, REPORT_MS } from '../../../../src/metrics/view/pipeline-feed';
+import { PipelineFeed, type PipelinePort, REPORT_MS } from '../../../../src/metrics/view/pipeline-feed';
+import type { EnvelopeBatch } from '../../../../src/relay-protocol/envelope-frame';
 import { ViewController } from '../../../../src/metrics/view/view-controller';
 import { type Logged, type StepPlan, repeat, simulate } from '../../../harness/pipeline-run';
 
@@ -214,4 +215,50 @@ test('the webview messages are validated', () => {
     from: 2,
     to: null,
   });
+});
+
+test("a run opened from its envelope: the explorer's wait on the sync is named as missing, never guessed; from its points it is measured", () => {
+  const logged = simulate(repeat(40, EXPLORER));
+  const run = (envelope: boolean) => {
+    const f = new PipelineFeed(() => undefined, english);
+    const by = new Map<string, Logged[]>();
+    for (const l of logged)
+      for (const tag of Object.keys(l.scalars)) {
+        const k = `${l.role}\u0000${tag}`;
+        by.set(k, [...(by.get(k) ?? []), l]);
+      }
+    for (const [k, ls] of by) {
+      const [role, tag] = k.split('\u0000');
+      if (!envelope) {
+        f.add('job', role, tag, { step: ls.map((l) => l.step), wallTime: ls.map((l) => l.wallTime), value: ls.map((l) => l.scalars[tag]) });
+        continue;
+      }
+      // one bucket per 10 steps: its mean at its first step (what the relay's envelope pass sends)
+      const buckets = new Map<number, Logged[]>();
+      for (const l of ls) buckets.set(Math.floor((l.step - 1) / 10), [...(buckets.get(Math.floor((l.step - 1) / 10)) ?? []), l]);
+      const col = (g: (b: Logged[]) => number) => Float64Array.from([...buckets.values()].map(g));
+      const env = {
+        width: 10,
+        bucket: Float64Array.from(buckets.keys()),
+        count: col((b) => b.length),
+        min: col((b) => Math.min(...b.map((l) => l.scalars[tag]))),
+        max: col((b) => Math.max(...b.map((l) => l.scalars[tag]))),
+        sum: col((b) => b.reduce((a, l) => a + l.scalars[tag], 0)),
+        firstStep: col((b) => b[0].step),
+        firstValue: col((b) => b[0].scalars[tag]),
+        firstWall: col((b) => b[0].wallTime),
+      };
+      f.addEnvelope('job', { role, tag, env } as unknown as EnvelopeBatch);
+    }
+    return f.data()!;
+  };
+  const points = run(false);
+  assert.notEqual(points.shares.explorer.wait_sync, null);
+  assert.ok(!points.missing.some((m) => m.includes('wait on the sync')), points.missing.join('\n'));
+  const env = run(true);
+  assert.equal(env.shares.explorer.wait_sync, null);
+  assert.ok(
+    env.missing.some((m) => m.includes("explorer's wait on the sync") && m.includes('time/wait_explore_step')),
+    env.missing.join('\n'),
+  );
 });
