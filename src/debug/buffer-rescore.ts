@@ -63,6 +63,7 @@ export async function rescoreBuffer(
     }
     const rt = prepared.run as RolloutRuntime;
     const row = prepared.row;
+    for (const r of row.rejected) out.get(r.id)!.error = r.error;
     rt.disableStops();
     const bound = boundRowReplay(rt, row, SECONDS_PER_ROW * experiences.length);
     const ended = new Promise<void>((r) => rt.once('ended', () => r()));
@@ -70,12 +71,12 @@ export async function rescoreBuffer(
       await rt.start();
     } catch (e) {
       bound.dispose();
-      for (const x of experiences) out.get(x.id)!.error = (e as Error).message;
+      for (const x of row.experiences) out.get(x.id)!.error = (e as Error).message;
       continue;
     }
     await ended;
     bound.dispose();
-    for (const x of experiences) {
+    for (const x of row.experiences) {
       const r = rowReplayOutcome(rt, row, x);
       const o = out.get(x.id)!;
       o.now = r.diverged_at || r.error ? null : r.reward;
