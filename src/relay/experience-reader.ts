@@ -29,7 +29,16 @@ async function open(where: string, listing: boolean): Promise<Open> {
   };
   try {
     const url = relay ? await relay.start() : target.url!;
-    const c = new RelayClient({ url, token: target.token, ca: target.ca, experiences: listing, backoff: { initialMs: 100, maxMs: 1000 } });
+    // One row's detail is asked for by id: nothing streamed (`runs: []` subscribes to no run),
+    // else the relay would read and send every event file's points and the buffer's listing.
+    const c = new RelayClient({
+      url,
+      token: target.token,
+      ca: target.ca,
+      experiences: listing,
+      ...(listing ? {} : { runs: [] }),
+      backoff: { initialMs: 100, maxMs: 1000 },
+    });
     client = c;
     const rows: ExperienceRow[] = [];
     let source: SourceInfo | undefined;
