@@ -9,33 +9,17 @@
 // every LLM call answered from the row. Skipped, never failed, without ../shared or the venv.
 import { before, after, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { hasShared, repoRoot, sharedDir } from '../../harness/paths';
+import { repoRoot } from '../../harness/paths';
+import { noReplayRows, trinityEnv, trinityVenvPython, writeReplayRows, type ReplayRow } from '../../harness/trinity-replay-rows';
 import { modelRuntimeInstalled, startModelServer } from '../../harness/model-server';
 
 const cli = path.join(repoRoot, 'dist', 'agentrl.js');
-const python = path.join(repoRoot, '.cache', 'trinity-venv', 'bin', 'python');
-const skip = !hasShared
-  ? 'needs ../shared (Trinity upstream source)'
-  : !fs.existsSync(python)
-    ? 'needs .cache/trinity-venv (bash scripts/setup.sh trinity)'
-    : !fs.existsSync(cli)
-      ? 'dist/agentrl.js not built'
-      : false;
-
-interface FixtureRow {
-  job: string;
-  id: number;
-  reward?: number;
-  metrics?: Record<string, number>;
-  task_index?: number;
-  model_version?: number;
-  keeps: 'messages' | 'prompt_text' | 'none' | 'crafted';
-  turns?: number;
-}
+const python = trinityVenvPython;
+const skip = noReplayRows || (!fs.existsSync(cli) && 'dist/agentrl.js not built');
 
 const SYSTEM = 'Think, then answer inside <answer> </answer>.';
 const config = (extra: { reward?: string; system?: string; path?: string } = {}) => `project: replay
@@ -95,18 +79,12 @@ buffer:
 describe("replaying rows Trinity-RFT's own code wrote", { skip }, () => {
   let ws: string;
   let env: NodeJS.ProcessEnv;
-  let rows: FixtureRow[];
+  let rows: ReplayRow[];
 
   before(() => {
     ws = fs.mkdtempSync(path.join(os.tmpdir(), 'agentrl-replay-'));
-    const pythonpath = spawnSync('bash', [path.join(sharedDir, 'upstream', 'make-trinity-venv.sh'), '--pythonpath'], { encoding: 'utf8' }).stdout.trim();
-    env = { ...process.env, PYTHONPATH: pythonpath, HF_HUB_OFFLINE: '1', TRANSFORMERS_OFFLINE: '1', HF_DATASETS_OFFLINE: '1', RAY_USAGE_STATS_ENABLED: '0' };
-    const r = spawnSync(python, [path.join(repoRoot, 'test', 'fixtures', 'debug', 'trinity_replay_rows.py'), ws], { encoding: 'utf8', env, timeout: 300_000 });
-    assert.equal(r.status, 0, r.stderr.slice(-3000));
-    rows = r.stdout
-      .split('\n')
-      .filter((l) => l.startsWith('{'))
-      .map((l) => JSON.parse(l) as FixtureRow);
+    env = trinityEnv();
+    rows = writeReplayRows(ws, env);
     fs.writeFileSync(path.join(ws, 'math.yaml'), config());
     fs.writeFileSync(path.join(ws, 'math-broken.yaml'), config({ reward: 'broken_reward.py->Broken' }));
     fs.writeFileSync(path.join(ws, 'math-prompt.yaml'), config({ system: 'Answer with a number only.' }));

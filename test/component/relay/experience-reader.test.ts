@@ -5,38 +5,20 @@
 // (test/fixtures/debug/trinity_replay_rows.py), the event file by our TFRecord framing.
 import { before, after, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import * as path from 'node:path';
 import { createExperienceReader } from '../../../src/relay/experience-reader';
-import { hasShared, repoRoot, sharedDir } from '../../harness/paths';
+import { noReplayRows, writeReplayRows } from '../../harness/trinity-replay-rows';
 import { appendSteps } from './appender';
 import { tmpDir } from './helpers';
 
-const python = path.join(repoRoot, '.cache', 'trinity-venv', 'bin', 'python');
-const skip = !hasShared
-  ? 'needs ../shared (Trinity upstream source)'
-  : !fs.existsSync(python)
-    ? 'needs .cache/trinity-venv (bash scripts/setup.sh trinity)'
-    : false;
-
-describe('reading one experience of a job directory', { skip }, () => {
+describe('reading one experience of a job directory', { skip: noReplayRows }, () => {
   let ws: string;
   let job: string;
   let events: string;
   before(() => {
     ws = tmpDir('experience-reader-');
-    const pythonpath = spawnSync('bash', [path.join(sharedDir, 'upstream', 'make-trinity-venv.sh'), '--pythonpath'], { encoding: 'utf8' }).stdout.trim();
-    const env = {
-      ...process.env,
-      PYTHONPATH: pythonpath,
-      HF_HUB_OFFLINE: '1',
-      TRANSFORMERS_OFFLINE: '1',
-      HF_DATASETS_OFFLINE: '1',
-      RAY_USAGE_STATS_ENABLED: '0',
-    };
-    const r = spawnSync(python, [path.join(repoRoot, 'test', 'fixtures', 'debug', 'trinity_replay_rows.py'), ws], { encoding: 'utf8', env, timeout: 300_000 });
-    assert.equal(r.status, 0, r.stderr.slice(-3000));
+    writeReplayRows(ws);
     job = path.join(ws, 'job-math');
     const tb = path.join(job, 'monitor', 'tensorboard', 'explorer');
     fs.mkdirSync(tb, { recursive: true });
