@@ -11,6 +11,7 @@ import type { Logger } from '../base/log';
 import { lazyBundle } from '../base/lazy';
 import { asPromise } from '../base/promise';
 import type * as Host from './host';
+import { offerLive } from './go-live';
 
 export interface RolloutDebugger {
   /** Refreshes the Rollouts view (also done when a run ends). */
@@ -76,6 +77,7 @@ export function activateDebug(
     watcher.onDidCreate(refreshRollouts),
     watcher.onDidChange(refreshRollouts),
     vscode.debug.onDidTerminateDebugSession((s) => s.type === 'agentrl' && refreshRollouts()),
+    vscode.debug.onDidReceiveDebugSessionCustomEvent((e) => void offerLive(e)),
     vscode.commands.registerCommand('agentrl.rollouts.refresh', refreshRollouts),
     vscode.commands.registerCommand('agentrl.rollouts.replay', (node?: Host.RolloutNode) => node?.kind === 'run' && host().replayRun(node)),
     vscode.commands.registerCommand('agentrl.rollouts.openTrajectories', (node?: Host.RolloutNode) => node?.kind === 'run' && host().openTrajectories(node)),

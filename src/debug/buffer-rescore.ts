@@ -107,6 +107,9 @@ async function replayRows(
   }
   const rt = prepared.run as RolloutRuntime;
   const row = prepared.row;
+  // Rows the replay cannot take (a multi-turn row without a tokenizer…): their own error, not replayed.
+  const rejected = new Set(row.rejected.map((r) => r.id));
+  for (const r of row.rejected) rows.set(r.id, { now: null, error: r.error });
   rt.disableStops();
   const bound = boundRowReplay(rt, row, limits.leftSeconds, limits.overRun);
   // Each row's own clock starts with its episode; past --reward-timeout the run is stopped.
@@ -140,13 +143,14 @@ async function replayRows(
     await rt.start();
   } catch (e) {
     release();
-    for (const x of experiences) rows.set(x.id, { now: null, error: (e as Error).message });
+    for (const x of row.experiences) rows.set(x.id, { now: null, error: (e as Error).message });
     return { ok: true, rows, cutShort: [] };
   }
   await ended;
   release();
   const cutShort: RecordedExperience[] = [];
   for (const x of experiences) {
+    if (rejected.has(x.id)) continue;
     if (overran.has(x.id)) {
       rows.set(x.id, {
         now: null,

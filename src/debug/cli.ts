@@ -46,6 +46,9 @@ Options:
                           experience's task (the taskset row at its info.task_index), every LLM
                           call answered from the recorded conversation; the reward is recomputed
   --id N                  the experience's row id, as the metrics view shows it
+  --live-after-divergence URL
+                          when the replay diverges, go on against this OpenAI-compatible
+                          endpoint from the call that diverged (--model, --api-key-env apply)
   --max-seconds SEC       a replay that runs longer is stopped (default 300)
   --python PATH           Python interpreter (default: python3)
   --backbone NAME         native (default), trinity, astuner or ajet (upstream debug modes)
@@ -58,7 +61,7 @@ Options:
 
 With --from-job, --json prints {"id", "task_index", "model_version", "recorded_reward",
 "reward", "reward_parts": {name: [recorded, now]}, "calls", "diverged_at": null |
-{"call", "diff"}, "task": {"found", "rows", "why", "config", "config_why"}, "slot",
+{"call", "diff"}, "live_from": null | the call a live model answered from, "task": {"found", "rows", "why", "config", "config_why"}, "slot",
 "unchecked", "error", "same"}; exit 0 when the reward (and every part) is the same, 1 when it
 differs, the replay diverged or the workflow raised, 2 when it cannot replay (the message says why).
 `;
@@ -92,6 +95,7 @@ export async function main(argv: string[], context: RolloutCliContext): Promise<
         'from-job': { type: 'string' },
         id: { type: 'string' },
         'max-seconds': { type: 'string' },
+        'live-after-divergence': { type: 'string' },
       },
     }));
   } catch (e) {
@@ -113,6 +117,9 @@ export async function main(argv: string[], context: RolloutCliContext): Promise<
   try {
     if (!values.config) throw new Error('--config is required');
     if ((values['from-job'] === undefined) !== (values.id === undefined)) throw new Error('--from-job and --id go together');
+    const live = values['live-after-divergence'] as string | undefined;
+    if (live !== undefined && values['from-job'] === undefined) throw new Error('--live-after-divergence goes with --from-job');
+    if (live !== undefined && values['model-base-url'] !== undefined) throw new Error('--live-after-divergence names the endpoint: leave out --model-base-url');
     const cwd = path.resolve(String(values.cwd ?? '.'));
     const tasksArg = values.tasks as string | undefined;
     const tasks =
@@ -134,7 +141,7 @@ export async function main(argv: string[], context: RolloutCliContext): Promise<
       split: values.split as string | undefined,
       workflow: values.workflow as string | undefined,
       model: {
-        baseUrl: values['model-base-url'] as string | undefined,
+        baseUrl: (values['live-after-divergence'] ?? values['model-base-url']) as string | undefined,
         name: values.model as string | undefined,
         apiKeyEnv: values['api-key-env'] as string | undefined,
         timeout: num('timeout'),
@@ -144,7 +151,9 @@ export async function main(argv: string[], context: RolloutCliContext): Promise<
       python: values.python as string | undefined,
       backbone: values.backbone as RolloutLaunchArgs['backbone'],
       record: !values['no-record'],
-      ...(values['from-job'] !== undefined ? { rollout: { fromJob: String(values['from-job']), id: String(values.id) } } : {}),
+      ...(values['from-job'] !== undefined
+        ? { rollout: { fromJob: String(values['from-job']), id: String(values.id), ...(live !== undefined ? { liveAfterDivergence: true } : {}) } }
+        : {}),
     };
   } catch (e) {
     io.stderr(`agentrl rollout: ${(e as Error).message}\n\n${USAGE}`);

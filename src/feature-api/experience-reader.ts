@@ -10,6 +10,16 @@ export interface ReadExperience {
   id: string;
   row?: { reward?: unknown; model_version?: unknown; task_index?: number; taskset_id?: number; run_id?: unknown; task_id?: unknown };
   detail: Record<string, unknown>;
+  /** The row's own tokens, read when its detail keeps no conversation (Trinity 0.5.2's
+   *  multi-turn workflows store tokens and the action mask, no messages). */
+  tokens?: RecordedTokens;
+}
+
+/** An experience's tokens as stored: the action mask covers the tokens after the prompt. */
+export interface RecordedTokens {
+  ids: ArrayLike<number>;
+  promptLength: number;
+  actionMask: ArrayLike<number>;
 }
 
 export interface ExperienceReader {

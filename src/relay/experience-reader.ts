@@ -4,7 +4,7 @@
 // running relay's URL (its token from AGENTRL_RELAY_TOKEN), through run-target.ts.
 import { RelayClient } from '../relay-protocol/client';
 import type { ExperienceRow, SourceInfo } from '../relay-protocol/messages';
-import type { ExperienceReader, ReadExperience } from '../feature-api/experience-reader';
+import type { ExperienceReader, ReadExperience, RecordedTokens } from '../feature-api/experience-reader';
 import { inProcessRelay, pickExperienceSource, runTarget } from './run-target';
 
 const WAIT_MS = 15_000;
@@ -29,7 +29,16 @@ async function open(where: string, listing: boolean): Promise<Open> {
   };
   try {
     const url = relay ? await relay.start() : target.url!;
-    const c = new RelayClient({ url, token: target.token, ca: target.ca, experiences: listing, backoff: { initialMs: 100, maxMs: 1000 } });
+    // One row's detail is asked for by id: nothing streamed (`runs: []` subscribes to no run),
+    // else the relay would read and send every event file's points and the buffer's listing.
+    const c = new RelayClient({
+      url,
+      token: target.token,
+      ca: target.ca,
+      experiences: listing,
+      ...(listing ? {} : { runs: [] }),
+      backoff: { initialMs: 100, maxMs: 1000 },
+    });
     client = c;
     const rows: ExperienceRow[] = [];
     let source: SourceInfo | undefined;
@@ -78,8 +87,36 @@ async function open(where: string, listing: boolean): Promise<Open> {
   }
 }
 
-function asRead(id: number, row: ExperienceRow | undefined, detail: Record<string, unknown>): ReadExperience {
-  return { id: String(id), ...(row ? { row } : {}), detail };
+function asRead(id: number, row: ExperienceRow | undefined, detail: Record<string, unknown>, tokens?: RecordedTokens): ReadExperience {
+  return { id: String(id), ...(row ? { row } : {}), detail, ...(tokens ? { tokens } : {}) };
+}
+
+/** The detail keeps an assistant turn (messages) or a response_text: the conversation is there. */
+function keepsConversation(detail: Record<string, unknown>): boolean {
+  if (typeof detail.response_text === 'string') return true;
+  let m = detail.messages;
+  if (typeof m === 'string') {
+    try {
+      m = JSON.parse(m);
+    } catch {
+      return false;
+    }
+  }
+  return Array.isArray(m) && m.some((x) => !!x && typeof x === 'object' && (x as { role?: unknown }).role === 'assistant');
+}
+
+/** The detail, and the row's tokens when the detail keeps no conversation (undefined when it has none either). */
+async function readRow(o: Open, id: number): Promise<{ detail: Record<string, unknown>; tokens?: RecordedTokens }> {
+  const detail = await o.client.requestExperience(o.source.id, id);
+  if (keepsConversation(detail)) return { detail };
+  try {
+    const t = await o.client.requestTokens(o.source.id, id);
+    const { tokens: ids, action_mask: actionMask } = t.arrays;
+    if (t.kind !== 'tensors' || !ids || !actionMask || t.prompt_length === null) return { detail };
+    return { detail, tokens: { ids, actionMask, promptLength: t.prompt_length } };
+  } catch {
+    return { detail };
+  }
 }
 
 export function createExperienceReader(): ExperienceReader {
@@ -91,7 +128,8 @@ export function createExperienceReader(): ExperienceReader {
       // The detail alone: listing a whole buffer for one row would read all of it.
       const o = await open(where, false);
       try {
-        return asRead(n, undefined, await o.client.requestExperience(o.source.id, n));
+        const r = await readRow(o, n);
+        return asRead(n, undefined, r.detail, r.tokens);
       } finally {
         await o.close();
       }
@@ -103,7 +141,8 @@ export function createExperienceReader(): ExperienceReader {
         for (const r of o.rows) {
           if (r.model_version === null || r.model_version < from || r.model_version > to) continue;
           try {
-            out.push(asRead(r.id, r, await o.client.requestExperience(o.source.id, r.id)));
+            const got = await readRow(o, r.id);
+            out.push(asRead(r.id, r, got.detail, got.tokens));
           } catch (e) {
             out.push({ ...asRead(r.id, r, {}), error: (e as Error).message });
           }

@@ -15,6 +15,8 @@ import type { CallContext, ChatUpstream, UpstreamResult } from '../gateway/model
 import type { ChatCompletionRequest } from '../trajectory/trajectory';
 import { firstUserText, recordedExperience, type RecordedExperience } from '../experience/recorded';
 import { chooseTaskset, tasksetsOf } from '../experience/taskset-choice';
+import { tokenTurns, type TokenTurns } from '../experience/token-turns';
+import { tokenizerFor } from '../../tokens/tokenizer-files';
 import type { ReplayedRow } from '../trajectory/runner-protocol';
 import { rowReplayResult, type RowReplayResult } from '../experience/outcome';
 import type { RolloutRuntime } from '../runtime/rollout-runtime';
@@ -27,14 +29,43 @@ export class RowReplays implements ChatUpstream, ReplayVerifier {
   readonly label: string;
   readonly byId = new Map<string, RowReplayUpstream>();
   private readonly byEpisode = new Map<string, RowReplayUpstream>();
+  /** The live model a diverged episode may go on against, and whether it does so without asking. */
+  private liveModel: { upstream: ChatUpstream; always: boolean } | undefined;
+  /** Episodes the user chose to go on live at their divergence stop. */
+  private readonly chosen = new Set<string>();
 
-  constructor(experiences: RecordedExperience[]) {
+  constructor(experiences: RecordedExperience[], turns: ReadonlyMap<string, TokenTurns> = new Map()) {
     for (const x of experiences) {
-      const up = new RowReplayUpstream(x);
+      const up = new RowReplayUpstream(x, turns.get(x.id));
       this.byId.set(x.id, up);
       this.byEpisode.set(rowEpisode(x.id), up);
     }
     this.label = experiences.length === 1 ? `replay of experience ${experiences[0].id}` : `replay of ${experiences.length} experiences`;
+  }
+
+  /** Sets the live model for going on after a divergence (`always`: without asking). */
+  setLive(upstream: ChatUpstream, always: boolean): void {
+    this.liveModel = { upstream, always };
+  }
+
+  /** A live model is there to go on against. */
+  get canGoLive(): boolean {
+    return !!this.liveModel;
+  }
+
+  /** The user's choice at `episode`'s divergence stop: go on against the live model (false: there is none). */
+  chooseLive(episode: string): boolean {
+    if (!this.liveModel || !this.byEpisode.has(episode)) return false;
+    this.chosen.add(episode);
+    return true;
+  }
+
+  continuesLive(episode: string): boolean {
+    const up = this.byEpisode.get(episode);
+    const live = this.liveModel;
+    if (!up || !live || !up.log.divergedAt || !(live.always || this.chosen.has(episode))) return false;
+    up.goLive(live.upstream, up.log.divergedAt.call);
+    return true;
   }
 
   verify(episode: string, index: number, request: ChatCompletionRequest, role?: string): ReplayCheck {
@@ -60,6 +91,8 @@ export interface RowReplaySetup {
   upstream: RowReplays;
   /** Which config the taskset was read from, and why. */
   config: { from: 'workspace' | 'job'; why: string };
+  /** Experiences left out, and why (a tokens-only row whose turns cannot be decoded). */
+  rejected: { id: string; error: string }[];
 }
 
 export type RowPrepared = { ok: true; setup: RowReplaySetup; doc: Record<string, unknown>; replayed: ReplayedRow[] } | { ok: false; message: string };
@@ -100,6 +133,44 @@ export async function prepareRowReplay(
   return planRowReplays([x], where, resolved, configPath);
 }
 
+/** The experience keeps its turns only as tokens. */
+const tokensOnly = (x: RecordedExperience): boolean => !x.messages && x.responseText === undefined && !!x.tokens;
+
+/** The model path the config names, resolved against the config's folder when it is a path there. */
+function modelPathOf(doc: Record<string, unknown>, configPath: string): string | undefined {
+  const model = doc.model && typeof doc.model === 'object' ? (doc.model as Record<string, unknown>) : {};
+  const p = typeof model.model_path === 'string' ? model.model_path.trim() : '';
+  if (!p) return undefined;
+  const near = path.resolve(path.dirname(configPath), p);
+  return !path.isAbsolute(p) && fs.existsSync(near) ? near : p;
+}
+
+/** Each tokens-only experience's turns, decoded with the run's tokenizer, or why they cannot be. */
+function decodeTurns(
+  experiences: RecordedExperience[],
+  doc: Record<string, unknown>,
+  configPath: string,
+): { turns: Map<string, TokenTurns>; errors: Map<string, string> } {
+  const turns = new Map<string, TokenTurns>();
+  const errors = new Map<string, string>();
+  const pending = experiences.filter(tokensOnly);
+  if (!pending.length) return { turns, errors };
+  const why = (x: RecordedExperience) =>
+    `experience ${x.id} keeps its conversation only as tokens and an action mask (Trinity's multi-turn workflows keep no messages); rebuilding its turns needs the run's tokenizer`;
+  const model = modelPathOf(doc, configPath);
+  const got = model ? tokenizerFor(model) : undefined;
+  for (const x of pending) {
+    if (!model) errors.set(x.id, `${why(x)}, and the config names no model.model_path`);
+    else if (!got || 'reason' in got) errors.set(x.id, `${why(x)}: the tokenizer of model.model_path ${model} cannot be loaded (${got?.reason})`);
+    else {
+      const t = tokenTurns(x, got.tokenizer);
+      if ('error' in t) errors.set(x.id, `${why(x)}: ${t.error}`);
+      else turns.set(x.id, t);
+    }
+  }
+  return { turns, errors };
+}
+
 /** Plans the replay of experiences of one taskset (the first one's taskset_id) of the run at `where`. */
 export function planRowReplays(experiences: RecordedExperience[], where: string, resolved: unknown, configPath: string): RowPrepared {
   const workspace = resolved && typeof resolved === 'object' ? (resolved as Record<string, unknown>) : {};
@@ -108,9 +179,13 @@ export function planRowReplays(experiences: RecordedExperience[], where: string,
   const ts = tasksetsOf(choice.doc)[0] ?? {};
   const format = ts.format && typeof ts.format === 'object' ? (ts.format as Record<string, unknown>) : {};
   const promptKey = typeof format.prompt_key === 'string' ? format.prompt_key : 'prompt';
+  const decoded = decodeTurns(experiences, choice.doc, configPath);
+  const rejected = [...decoded.errors].map(([id, error]) => ({ id, error }));
+  experiences = experiences.filter((x) => !decoded.errors.has(x.id));
+  if (!experiences.length) return { ok: false, message: `Cannot replay: ${rejected[0].error}` };
   return {
     ok: true,
-    setup: { experiences, upstream: new RowReplays(experiences), config: { from: choice.from, why: choice.why } },
+    setup: { experiences, upstream: new RowReplays(experiences, decoded.turns), config: { from: choice.from, why: choice.why }, rejected },
     doc: choice.doc,
     replayed: experiences.map((x) => ({
       key: x.id,
@@ -153,7 +228,7 @@ export function boundRowReplay(
   };
   const onProgress = () => {
     for (const up of row.upstream.byId.values())
-      if (up.log.divergedAt && up.log.calls > up.recordedCalls + CALLS_PAST_DIVERGENCE)
+      if (up.log.divergedAt && up.log.liveFrom === null && up.log.calls > up.recordedCalls + CALLS_PAST_DIVERGENCE)
         stop(`the workflow kept calling the model after the replay diverged (${up.log.calls} calls); stopped`);
   };
   rt.on('episodeProgress', onProgress);

@@ -123,6 +123,18 @@ export async function prepareLaunch(
   if (row) {
     upstream = row.setup.upstream;
     replay = row.setup.upstream;
+    // The live model a diverged replay may go on against: the launch's own, else $OPENAI_BASE_URL.
+    const liveUrl = args.model?.baseUrl ?? env.OPENAI_BASE_URL;
+    if (liveUrl)
+      row.setup.upstream.setLive(
+        new OpenAIUpstream({ baseUrl: liveUrl, apiKey: apiKeyOf(args, env), timeoutSec: args.model?.timeout, maxReplyMB: args.model?.maxReplyMB }),
+        args.rollout?.liveAfterDivergence === true,
+      );
+    else if (args.rollout?.liveAfterDivergence)
+      return {
+        ok: false,
+        message: 'Going on against a live model after a divergence needs a model endpoint: "model": { "baseUrl": … } in launch.json, or $OPENAI_BASE_URL.',
+      };
   } else if (args.replay) {
     try {
       const recorded = new ReplayUpstream(path.resolve(root, args.replay));

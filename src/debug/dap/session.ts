@@ -34,13 +34,13 @@ import { toWire } from '../../tokens/experience-wire';
 import type { RolloutLaunchArgs } from '../runtime/plan';
 import type { RunHandle, RunOutput } from '../runtime/run-handle';
 import type { ResumeMode, StopInfo } from '../runtime/stop-policy';
-import { evaluationRoot, recordedScope, scopesFor, stackFrame } from './frames';
-import { rowEpisode, rowReplayOutcome, type RowReplaySetup } from './launch-row';
-import { comparisonLines, rewardFinding } from '../experience/outcome';
+import { evaluationRoot, scopesFor, stackFrame } from './frames';
+import { RowReplayDap } from './row-replay-dap';
 import type { RolloutRuntime } from '../runtime/rollout-runtime';
 import { prepareLaunch, type LaunchContext } from './launch';
 import { absolutePath, getPath, parseEditedValue, parsePath, PathError, setPath, splitAssignment, type PathSegment } from './paths';
 import { preview, VariableStore, type EditTarget } from './variables';
+import { GO_LIVE_REQUEST, REPLAY_DIVERGED_EVENT } from '../protocol/replay-live';
 
 /** The custom DAP request of "Show tokens". */
 export const CALL_TOKENS_REQUEST = 'agentrl.callTokens';
@@ -65,7 +65,7 @@ class DapError extends Error {
 export class RolloutDebugSession extends DebugSession {
   private run?: RunHandle;
   /** The training experience a `rollout` launch replays. */
-  private row?: RowReplaySetup;
+  private row?: RowReplayDap;
   private readonly vars = new VariableStore();
   /** Stack frame ids: one per turn shown, valid until the run goes on. */
   private readonly frames = new Handles<{ ep: Episode; turn: EpisodeTurn }>();
@@ -139,19 +139,11 @@ export class RolloutDebugSession extends DebugSession {
     });
   }
 
-  /** The recorded experience an episode of a row replay replays, as a scope. */
-  private recordedScopes(ep: Episode): ReturnType<typeof recordedScope>[] {
-    const x = this.row?.experiences.find((e) => rowEpisode(e.id) === ep.id);
-    return x ? [recordedScope(x, this.l10n)] : [];
-  }
-
-  /** A row replay's last words: recorded vs recomputed reward and parts, side by side, and
-   *  the finding when they differ; the result as the `agentrl.rowReplay` event for the UI. */
+  /** A row replay's last words, and its result as the `agentrl.rowReplay` event for the UI. */
   private reportRow(): void {
     if (!this.row || !this.run) return;
-    const result = rowReplayOutcome(this.run as RolloutRuntime, this.row);
-    this.console(comparisonLines(result, this.l10n).join('\n') + '\n');
-    const finding = rewardFinding(result, this.l10n);
+    const { lines, finding, result } = this.row.report(this.run as RolloutRuntime);
+    this.console(lines);
     if (finding) this.console(finding + '\n', 'important');
     this.sendEvent(new Event('agentrl.rowReplay', result));
   }
@@ -177,6 +169,9 @@ export class RolloutDebugSession extends DebugSession {
     // Only this episode waits; the others keep running (and recording).
     ev.body.allThreadsStopped = false;
     this.sendEvent(ev);
+    // A row replay stopped where it diverged: the UI offers to go on against the live model.
+    const offer = this.row?.divergedOffer(s);
+    if (offer) this.sendEvent(new Event(REPLAY_DIVERGED_EVENT, offer));
   }
 
   /** The episode's progress notification with `message`, started when it has none. */
@@ -266,7 +261,7 @@ export class RolloutDebugSession extends DebugSession {
       return this.sendErrorResponse(response, { id: 1001, format: prepared.message, showUser: true });
     }
     for (const line of prepared.notes) this.console(`${line}\n`);
-    this.row = prepared.row;
+    this.row = prepared.row && new RowReplayDap(prepared.row, this.l10n);
     this.launchBreakpoints = this.parseBreakOn(args.breakOn ?? []);
     // Breakpoints and exception filters arrive before configurationDone (up to 5 s).
     await Promise.race([this.configured, new Promise((r) => setTimeout(r, 5000))]);
@@ -367,7 +362,7 @@ export class RolloutDebugSession extends DebugSession {
       scopes:
         !f || !run
           ? []
-          : [...scopesFor(run, f.ep, f.turn, this.l10n), ...this.recordedScopes(f.ep)].map((s) => {
+          : [...scopesFor(run, f.ep, f.turn, this.l10n), ...(this.row?.recordedScopes(f.ep) ?? [])].map((s) => {
               const scope = new Scope(s.name, this.vars.nodes(s.nodes), s.expensive ?? false) as DebugProtocol.Scope;
               if (s.call) this.callScopes.set(scope.variablesReference, { ep: f.ep, turn: s.call });
               if (s.returned) this.returnedScopes.set(scope.variablesReference, s.returned);
@@ -388,6 +383,13 @@ export class RolloutDebugSession extends DebugSession {
    *  {variablesReference of an Episode scope}: the experiences the episode returned
    *  ({experiences: [{index, experience, turns, warnings, notes}], title}). */
   protected override customRequest(command: string, response: DebugProtocol.Response, args: unknown): void {
+    if (command === GO_LIVE_REQUEST) {
+      // {threadId}: the episode stopped at its divergence goes on against the live model from that call.
+      const ep = this.row?.liveEpisode(args, this.run);
+      if (!ep) return this.sendErrorResponse(response, { id: 5004, format: this.row?.noLive ?? '', showUser: true });
+      this.resume('continue', ep.threadId);
+      return this.sendResponse(response);
+    }
     if (command !== CALL_TOKENS_REQUEST && command !== EXPERIENCE_TOKENS_REQUEST) return super.customRequest(command, response, args);
     const ref = (args as { variablesReference?: unknown } | undefined)?.variablesReference;
     const answer = command === CALL_TOKENS_REQUEST ? this.callTokensOf(ref) : this.returnedTokensOf(ref);

@@ -24,6 +24,7 @@ export interface ReplayedEpisode {
 export interface RowReplayLogView {
   calls: number;
   divergedAt: { call: number; diff: string; message?: string } | null;
+  liveFrom?: number | null;
   slot: { index: number; of: number } | null;
   unchecked: string[];
 }
@@ -40,6 +41,8 @@ export interface RowReplayResult {
   /** LLM calls the workflow made. */
   calls: number;
   diverged_at: null | { call: number; diff: string };
+  /** The call from which a live model answered, after the divergence (null: none did). */
+  live_from: number | null;
   /** Where the task came from: the taskset row (found) or the recorded first user message. */
   task: { found: boolean; rows: number | null; why: string | null; config: 'workspace' | 'job'; config_why: string };
   /** The slot of a group-sampling call the recorded member answered. */
@@ -95,6 +98,7 @@ export function rowReplayResult(
     reward_parts: parts,
     calls: log.calls,
     diverged_at: diverged,
+    live_from: log.liveFrom ?? null,
     task: { found: task?.found ?? false, rows: task?.rows ?? null, why: task?.why ?? null, config: config.from, config_why: config.why },
     slot: log.slot,
     unchecked: log.unchecked,

@@ -1,7 +1,10 @@
 // One experience of a training run's buffer (Trinity's Experience: its SQL row's decoded
 // detail, or a JSON line of the file buffer / queue backup) as what a replay needs: the
 // conversation (messages, else prompt_text / response_text), the reward and its parts, the
-// model version, the task's row in the taskset (info["task_index"]) and the group slot. Pure.
+// model version, the task's row in the taskset (info["task_index"]) and the group slot. A row
+// that keeps neither (Trinity 0.5.2's multi-turn workflows store tokens and the action mask
+// only) keeps its turns as token spans: the runs of the action mask, decoded later with the
+// run's tokenizer (token-turns.ts). Pure.
 import type { ReadExperience } from '../../feature-api/experience-reader';
 
 export interface RecordedMessage {
@@ -20,6 +23,8 @@ export interface RecordedExperience {
   /** A single-turn row of Trinity's vLLM model: the rendered prompt and the response. */
   promptText?: string;
   responseText?: string;
+  /** A row of tokens alone: its ids and each assistant turn's span [start, end) (the action mask's runs). */
+  tokens?: { ids: number[]; spans: [number, number][] };
   tools?: unknown[];
   reward: number | null;
   /** The numeric metrics of the experience: the parts of its reward. */
@@ -73,6 +78,19 @@ function messagesOf(v: unknown): RecordedMessage[] | undefined {
   return out.length ? out : undefined;
 }
 
+/** The runs of 1 in the action mask (it covers the tokens after `promptLength`), as spans of `ids`. */
+function maskSpans(ids: ArrayLike<number>, promptLength: number, mask: ArrayLike<number>): [number, number][] {
+  const spans: [number, number][] = [];
+  const n = Math.min(mask.length, Math.max(0, ids.length - promptLength));
+  for (let i = 0; i < n; i++) {
+    if (!mask[i]) continue;
+    const start = i;
+    while (i < n && mask[i]) i++;
+    spans.push([promptLength + start, promptLength + i]);
+  }
+  return spans;
+}
+
 /** Timings Trinity's WorkflowRunner adds to an experience's metrics (`time/run_execution`): not parts of its reward. */
 export const isTiming = (name: string): boolean => name.startsWith('time/') || name.startsWith('timing/');
 
@@ -83,9 +101,11 @@ export function recordedExperience(e: ReadExperience): RecordedExperience | { er
   const messages = messagesOf(d.messages);
   const promptText = typeof d.prompt_text === 'string' ? d.prompt_text : undefined;
   const responseText = typeof d.response_text === 'string' ? d.response_text : undefined;
-  if (!messages?.some((m) => m.role === 'assistant') && responseText === undefined) {
+  const conversation = messages?.some((m) => m.role === 'assistant') || responseText !== undefined;
+  const spans = !conversation && e.tokens ? maskSpans(e.tokens.ids, e.tokens.promptLength, e.tokens.actionMask) : [];
+  if (!conversation && !spans.length) {
     return {
-      error: `experience ${e.id} keeps no conversation to replay: no messages with an assistant turn and no response_text (a workflow that builds its experiences from tokens alone)`,
+      error: `experience ${e.id} keeps no conversation to replay: no messages with an assistant turn, no response_text and no assistant tokens marked by an action mask (a workflow that builds its experiences from tokens alone)`,
     };
   }
   const parts: Record<string, number> = {};
@@ -101,6 +121,7 @@ export function recordedExperience(e: ReadExperience): RecordedExperience | { er
     ...(messages?.some((m) => m.role === 'assistant') ? { messages } : {}),
     ...(promptText !== undefined ? { promptText } : {}),
     ...(responseText !== undefined ? { responseText } : {}),
+    ...(spans.length && e.tokens ? { tokens: { ids: Array.from(e.tokens.ids), spans } } : {}),
     ...(Array.isArray(d.tools) ? { tools: d.tools } : {}),
     reward: num(e.row?.reward) ?? num(d.reward),
     parts,

@@ -17,6 +17,9 @@ export interface ReplayVerifier {
   /** The recorded debug run's folder (a debug run's replay). */
   readonly runDir?: string;
   verify(episode: string, index: number, request: ChatCompletionRequest, role?: string): ReplayCheck;
+  /** Asked once a call of `episode` has diverged (after its stop): true when the replay goes on
+   *  against a live model from that call on (a buffer row's replay offers it), else the call fails. */
+  continuesLive?(episode: string): boolean;
 }
 
 export class ReplayUpstream implements ChatUpstream, ReplayVerifier {

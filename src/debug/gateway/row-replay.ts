@@ -5,10 +5,14 @@
 // (the prompt template changed, the environment answered otherwise) is a divergence, reported
 // with the same diff as the replay of a debug run (chat.ts). A group-sampling call (`n` > 1, as
 // Trinity's math workflows sample a task's repeats in one call) is answered with the recorded
-// member in every slot, and the result says which slot the recorded one is. Pure.
+// member in every slot, and the result says which slot the recorded one is. A row that keeps only
+// tokens (Trinity's multi-turn workflows) is answered with its turns rebuilt by the run's
+// tokenizer (experience/token-turns.ts), each request rendered through the chat template and
+// compared with the tokens the model was prompted with. Pure.
 import { asPromise } from '../../base/promise';
 import type { ChatCompletion, ChatCompletionRequest, ChatMessage } from '../trajectory/trajectory';
 import type { RecordedExperience, RecordedMessage } from '../experience/recorded';
+import type { TokenTurns } from '../experience/token-turns';
 import { canonicalJson, requestDiff } from './chat';
 import type { CallContext, ChatUpstream, UpstreamResult } from './model-endpoint';
 import type { ReplayCheck, ReplayVerifier } from './replay';
@@ -19,6 +23,8 @@ export interface RowReplayLog {
   calls: number;
   /** The first divergence: the 1-based call and the request diff. */
   divergedAt: { call: number; message: string; diff: string } | null;
+  /** The 1-based call from which a live model answered, after the divergence (null: none did). */
+  liveFrom: number | null;
   /** The slot of a group-sampling call the recorded member answers, and the group's size. */
   slot: { index: number; of: number } | null;
   /** What the check could not compare, once each (prompt_text rows, sampling parameters…). */
@@ -51,11 +57,14 @@ function textOf(content: unknown): string {
 
 export class RowReplayUpstream implements ChatUpstream, ReplayVerifier {
   readonly label: string;
-  readonly log: RowReplayLog = { calls: 0, divergedAt: null, slot: null, unchecked: [] };
+  readonly log: RowReplayLog = { calls: 0, divergedAt: null, liveFrom: null, slot: null, unchecked: [] };
   /** Indexes of the assistant turns in the recorded messages. */
   private readonly turns: number[];
 
-  constructor(private readonly x: RecordedExperience) {
+  constructor(
+    private readonly x: RecordedExperience,
+    private readonly tokenTurns?: TokenTurns,
+  ) {
     this.label = `replay of experience ${x.id}`;
     this.turns = (x.messages ?? []).flatMap((m, i) => (m.role === 'assistant' ? [i] : []));
     this.note('sampling parameters (temperature, max_tokens…) and the model name: an experience does not keep them');
@@ -64,7 +73,7 @@ export class RowReplayUpstream implements ChatUpstream, ReplayVerifier {
 
   /** How many LLM calls the recording answers. */
   get recordedCalls(): number {
-    return this.x.messages ? this.turns.length : 1;
+    return this.x.messages ? this.turns.length : this.tokenTurns && !this.x.responseText ? this.tokenTurns.texts.length : 1;
   }
 
   private note(s: string): void {
@@ -72,6 +81,11 @@ export class RowReplayUpstream implements ChatUpstream, ReplayVerifier {
   }
 
   verify(_episode: string, index: number, request: ChatCompletionRequest, role?: string): ReplayCheck {
+    if (this.log.liveFrom !== null) {
+      // A live model answers from the divergence on: nothing recorded to compare with.
+      if (!role) this.log.calls = Math.max(this.log.calls, index + 1);
+      return { ok: true };
+    }
     const check = this.check(index, request, role);
     if (!role) this.log.calls = Math.max(this.log.calls, index + 1);
     if (!check.ok && !this.log.divergedAt) this.log.divergedAt = { call: index + 1, message: check.message, diff: check.diff };
@@ -103,6 +117,24 @@ export class RowReplayUpstream implements ChatUpstream, ReplayVerifier {
         diff: requestDiff({ messages: want as unknown as ChatMessage[] }, { messages: got as unknown as ChatMessage[] }),
       };
     }
+    if (this.tokenTurns && this.x.responseText === undefined) {
+      const want = this.tokenTurns.prompts[index];
+      let rendered: string;
+      try {
+        rendered = this.tokenTurns.render(request.messages ?? []);
+      } catch (e) {
+        return { ok: false, message: `Replay diverged: LLM call #${index + 1}: ${(e as Error).message}`, diff: '' };
+      }
+      if (rendered === want) return { ok: true };
+      return {
+        ok: false,
+        message: `Replay diverged: LLM call #${index + 1}, rendered by the chat template, differs from the tokens the model was prompted with before its recorded turn ${index + 1}`,
+        diff: requestDiff(
+          { prompt: want.split('\n') } as unknown as ChatCompletionRequest,
+          { prompt: rendered.split('\n') } as unknown as ChatCompletionRequest,
+        ),
+      };
+    }
     // prompt_text: the chat template's rendering, which this side cannot reproduce without the
     // run's tokenizer. Compared: each message's text appears in it, in order.
     this.note('the chat template and the roles (a prompt_text row keeps the rendered prompt): checked only that each message text appears in it, in order');
@@ -123,14 +155,25 @@ export class RowReplayUpstream implements ChatUpstream, ReplayVerifier {
     return { ok: true };
   }
 
+  /** From the call that diverged on, `live` answers. */
+  goLive(live: ChatUpstream, fromCall: number): void {
+    this.live = live;
+    this.log.liveFrom ??= fromCall;
+  }
+
+  private live: ChatUpstream | undefined;
+
   complete(body: ChatCompletionRequest, ctx: CallContext): Promise<UpstreamResult> {
+    if (this.live) return this.live.complete(body, ctx);
     return asPromise(() => this.answer(body, ctx));
   }
 
   private answer(body: ChatCompletionRequest, ctx: CallContext): UpstreamResult {
     if (ctx.role || ctx.index >= this.recordedCalls)
       return { ok: false, error: { kind: 'divergence', status: 409, message: `no recorded model turn for call #${ctx.index + 1}` } };
-    const rec = this.x.messages ? this.x.messages[this.turns[ctx.index]] : { role: 'assistant', content: this.x.responseText ?? '' };
+    const rec = this.x.messages
+      ? this.x.messages[this.turns[ctx.index]]
+      : { role: 'assistant', content: this.x.responseText ?? this.tokenTurns?.texts[ctx.index] ?? '' };
     const message: ChatMessage = { role: 'assistant', content: rec.content ?? null };
     if (Array.isArray(rec.tool_calls) && rec.tool_calls.length) message.tool_calls = rec.tool_calls as ChatMessage['tool_calls'];
     if (rec.reasoning_content !== undefined && rec.reasoning_content !== null) message.reasoning_content = rec.reasoning_content;

@@ -87,7 +87,11 @@ export class LlmCalls extends EventEmitter<CallEvents> {
         turn.state = 'error';
         this.emit('output', { category: 'important', text: `${check.message}\n${check.diff}\n` });
         await stops.checkpoint({ type: 'divergence', ep, turn });
-        return this.complete(ep, turn);
+        if (stops.ended || !replay.continuesLive?.(ep.id)) return this.complete(ep, turn);
+        // Going on against the live model from this very call.
+        delete turn.error;
+        turn.state = 'pending';
+        this.emit('output', { category: 'important', text: `${ep.id}: going on against the live model from LLM call #${turn.index + 1}\n` });
       }
     }
     await stops.checkpoint({ type: 'llm', ep, turn });

@@ -33,7 +33,12 @@ export interface RolloutLaunchArgs {
   record?: boolean;
   replay?: string;
   /** Replay one experience of a training run: its job dir (or relay URL) and row id. */
-  rollout?: { fromJob: string; id: string | number };
+  rollout?: {
+    fromJob: string;
+    id: string | number;
+    /** At a divergence, go on against the live model ("model", else $OPENAI_BASE_URL) without asking. */
+    liveAfterDivergence?: boolean;
+  };
   noDebug?: boolean;
   /** Set by the extension: start the runner under debugpy and attach a child session. */
   pythonDebugger?: boolean;
@@ -210,6 +215,8 @@ export function validateLaunchArgs(args: Partial<RolloutLaunchArgs>): string[] {
     if (args.replay !== undefined)
       errors.push('"rollout" and "replay" cannot be used together: one replays a training run\'s experience, the other a debug run');
     if ((args.backbone ?? 'native') !== 'native') errors.push('"rollout" replays with the native backbone only');
+    const live = (r as { liveAfterDivergence?: unknown } | null)?.liveAfterDivergence;
+    if (live !== undefined && typeof live !== 'boolean') errors.push('"rollout.liveAfterDivergence" must be true or false');
   }
   if (args.concurrency !== undefined && (!Number.isInteger(args.concurrency) || args.concurrency < 1)) errors.push('"concurrency" must be a positive integer');
   if (args.launcherArgs !== undefined && (!Array.isArray(args.launcherArgs) || args.launcherArgs.some((a) => typeof a !== 'string'))) {

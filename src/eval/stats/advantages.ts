@@ -3,30 +3,10 @@
 // (Trinity's GRPO: (r - mean) / (std + 1e-6), std unbiased; a group of one: r / (1 + 1e-6);
 // a member that could not be re-scored counts with its recorded reward), and the rows whose
 // advantage flips sign. Pure.
+import type { BufferRescoreJson } from '../../feature-api/buffer-rescore';
 import type { BufferRowOutcome } from '../../feature-api/rollouts';
 
 const EPSILON = 1e-6;
-
-/** `agentrl eval --rescore --from-job … --json`. */
-export interface BufferRescoreJson {
-  steps: [number, number];
-  rows: {
-    id: string;
-    step: number | null;
-    task_index: number | null;
-    recorded: number | null;
-    now: number | null;
-    advantage_recorded: number | null;
-    advantage_now: number | null;
-    error: string | null;
-  }[];
-  /** Rows re-scored whose reward now differs from the recorded one. */
-  changed: number;
-  /** Rows whose advantage changes sign (−, 0, +: within 1e-6 of zero counts as 0). */
-  flips: number;
-  /** Rows that could not be re-scored (their `error` says why). */
-  errors: number;
-}
 
 function same(a: number | null, b: number | null): boolean {
   if (a === null || b === null) return a === b;
@@ -48,7 +28,8 @@ export function groupAdvantages(rewards: (number | null)[]): (number | null)[] {
 
 const sign = (x: number) => (x > EPSILON ? 1 : x < -EPSILON ? -1 : 0);
 
-export function bufferRescoreJson(rows: BufferRowOutcome[], steps: [number, number]): BufferRescoreJson {
+/** `agentrl eval --rescore --from-job … --json`. */
+export function bufferRescoreJson(rows: BufferRowOutcome[], steps: [number, number]): Required<BufferRescoreJson> {
   const groups = new Map<string, number[]>();
   rows.forEach((r, i) => {
     const key = `${r.task ?? `row ${r.id}`}|${r.step ?? ''}|${r.modelVersion ?? ''}`;
@@ -82,7 +63,7 @@ export function bufferRescoreJson(rows: BufferRowOutcome[], steps: [number, numb
 const fmt = (x: number | null) => (x === null ? '–' : Number.isInteger(x) ? String(x) : x.toFixed(3));
 
 /** What a terminal shows. */
-export function bufferRescoreText(j: BufferRescoreJson): string {
+export function bufferRescoreText(j: Required<BufferRescoreJson>): string {
   const lines = [`${j.rows.length} rows of steps ${j.steps[0]}–${j.steps[1]}: ${j.changed} changed, ${j.flips} advantage flips, ${j.errors} not re-scored`, ''];
   lines.push(
     `${'id'.padStart(8)}  ${'step'.padStart(5)}  ${'task'.padStart(5)}  ${'recorded'.padStart(8)}  ${'now'.padStart(8)}  ${'adv then'.padStart(8)}  ${'adv now'.padStart(8)}`,

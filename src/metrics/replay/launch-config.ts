@@ -2,7 +2,8 @@
 // (`rollout.fromJob`: its job dir or relay URL; `rollout.id`: the experience id the drill-down
 // has) replayed through the workspace's workflow of `config`. Settings of a launch.json entry
 // for the same config (interpreter, environment, folder) carry over, so the replay runs where
-// the user's own debug sessions do. Pure.
+// the user's own debug sessions do; its model endpoint too, which the replay asks only when it
+// goes on against the live model after a divergence. Pure.
 import * as path from 'node:path';
 
 /** The debug configuration (what vscode.debug.startDebugging takes), as plain data. */
@@ -19,7 +20,7 @@ export interface ReplayLaunchConfig {
 }
 
 /** What carries over from a launch.json entry of the same config. */
-const CARRIED = ['python', 'env', 'cwd', 'pythonDebugger', 'backbone', 'launcherArgs'] as const;
+const CARRIED = ['python', 'env', 'cwd', 'pythonDebugger', 'backbone', 'launcherArgs', 'model'] as const;
 
 /** `${workspaceFolder}` (the one variable launch entries of configs use) replaced; other variables left. */
 function substitute(v: unknown, folder: string | undefined): unknown {

@@ -1,4 +1,4 @@
-// The re-score's JSON (src/metrics/protocol/rescore.ts) checked as it comes from the CLI: a
+// The re-score's JSON (src/feature-api/buffer-rescore.ts) checked as it comes from the CLI: a
 // process's output is not trusted blindly. Pure.
 import { arrayOf, hasFields, isInt, isNum, isObj, isRange, isStr, nullable } from '../../base/validate';
 import type { RescoreResult, RescoreRow } from '../protocol/rescore';
@@ -49,6 +49,7 @@ export function parseRescore(stdout: string): RescoreResult | { reason: string }
     rows,
     changed: isInt(raw.changed) ? raw.changed : rows.filter(changed).length,
     flips: isInt(raw.flips) ? raw.flips : rows.filter(flipped).length,
+    errors: isInt(raw.errors) ? raw.errors : rows.filter((r) => r.now === null).length,
   };
 }
 

@@ -1,37 +1,25 @@
 // Replaying a training run's experiences (src/debug/experience/, `agentrl rollout --from-job`,
 // `agentrl eval --rescore --from-job`) on rows made by Trinity-RFT 0.5.2's own code: its
 // WorkflowRunner runs its math_workflow (MathRewardFn) and frozen_lake_workflow over a taskset
-// file and its SQL storage / FileStorage store the experiences
+// file and its SQL storage / FileStorage store the experiences (the frozen-lake row as Trinity
+// 0.5.2's multi-turn workflows store it: tokens and action mask from its own
+// tokenize_and_mask_messages_default with the fixture model's tokenizer, no messages)
 // (test/fixtures/debug/trinity_replay_rows.py; the one stand-in there is the vLLM model behind
 // Trinity's ModelWrapper). The replays run Trinity's workflows again in .cache/trinity-venv,
 // every LLM call answered from the row. Skipped, never failed, without ../shared or the venv.
 import { before, after, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { hasShared, repoRoot, sharedDir } from '../../harness/paths';
+import { repoRoot } from '../../harness/paths';
+import { noReplayRows, trinityEnv, trinityVenvPython, writeReplayRows, type ReplayRow } from '../../harness/trinity-replay-rows';
+import { modelRuntimeInstalled, startModelServer } from '../../harness/model-server';
 
 const cli = path.join(repoRoot, 'dist', 'agentrl.js');
-const python = path.join(repoRoot, '.cache', 'trinity-venv', 'bin', 'python');
-const skip = !hasShared
-  ? 'needs ../shared (Trinity upstream source)'
-  : !fs.existsSync(python)
-    ? 'needs .cache/trinity-venv (bash scripts/setup.sh trinity)'
-    : !fs.existsSync(cli)
-      ? 'dist/agentrl.js not built'
-      : false;
-
-interface FixtureRow {
-  job: string;
-  id: number;
-  reward?: number;
-  metrics?: Record<string, number>;
-  task_index?: number;
-  model_version?: number;
-  keeps: 'messages' | 'prompt_text' | 'none' | 'crafted';
-}
+const python = trinityVenvPython;
+const skip = noReplayRows || (!fs.existsSync(cli) && 'dist/agentrl.js not built');
 
 const SYSTEM = 'Think, then answer inside <answer> </answer>.';
 const config = (extra: { reward?: string; system?: string; path?: string } = {}) => `project: replay
@@ -61,21 +49,42 @@ buffer:
     default_reward_fn_type: ${JSON.stringify(extra.reward ?? 'math_reward')}
 `;
 
+const lakeConfig = (modelPath: string) => `project: replay
+name: lake
+model:
+  model_path: ${JSON.stringify(modelPath)}
+  max_model_len: 8192
+algorithm:
+  algorithm_type: grpo
+  repeat_times: 1
+buffer:
+  total_epochs: 1
+  batch_size: 1
+  explorer_input:
+    taskset:
+      name: lake
+      storage_type: file
+      path: lake.jsonl
+      split: train
+      workflow_args:
+        env_max_steps: 8
+        agent_max_steps: 6
+        is_slippery: false
+      rollout_args:
+        temperature: 1.0
+        max_tokens: 4096
+    default_workflow_type: frozen_lake_workflow
+`;
+
 describe("replaying rows Trinity-RFT's own code wrote", { skip }, () => {
   let ws: string;
   let env: NodeJS.ProcessEnv;
-  let rows: FixtureRow[];
+  let rows: ReplayRow[];
 
   before(() => {
     ws = fs.mkdtempSync(path.join(os.tmpdir(), 'agentrl-replay-'));
-    const pythonpath = spawnSync('bash', [path.join(sharedDir, 'upstream', 'make-trinity-venv.sh'), '--pythonpath'], { encoding: 'utf8' }).stdout.trim();
-    env = { ...process.env, PYTHONPATH: pythonpath, HF_HUB_OFFLINE: '1', TRANSFORMERS_OFFLINE: '1', HF_DATASETS_OFFLINE: '1', RAY_USAGE_STATS_ENABLED: '0' };
-    const r = spawnSync(python, [path.join(repoRoot, 'test', 'fixtures', 'debug', 'trinity_replay_rows.py'), ws], { encoding: 'utf8', env, timeout: 300_000 });
-    assert.equal(r.status, 0, r.stderr.slice(-3000));
-    rows = r.stdout
-      .split('\n')
-      .filter((l) => l.startsWith('{'))
-      .map((l) => JSON.parse(l) as FixtureRow);
+    env = trinityEnv();
+    rows = writeReplayRows(ws, env);
     fs.writeFileSync(path.join(ws, 'math.yaml'), config());
     fs.writeFileSync(path.join(ws, 'math-broken.yaml'), config({ reward: 'broken_reward.py->Broken' }));
     fs.writeFileSync(path.join(ws, 'math-prompt.yaml'), config({ system: 'Answer with a number only.' }));
@@ -97,6 +106,8 @@ describe("replaying rows Trinity-RFT's own code wrote", { skip }, () => {
       ].join('\n'),
     );
     fs.writeFileSync(path.join(ws, 'math-short.yaml'), config({ path: 'math-short.jsonl' }));
+    fs.writeFileSync(path.join(ws, 'lake.yaml'), lakeConfig(path.join(repoRoot, 'test', 'fixtures', 'tiny-toolcall')));
+    fs.writeFileSync(path.join(ws, 'lake-elsewhere.yaml'), lakeConfig('agentrl-test/not-on-this-machine'));
     fs.writeFileSync(path.join(ws, 'math-short.jsonl'), '{"question": "What is 2 + 3?", "answer": "5"}\n');
     fs.writeFileSync(
       path.join(ws, 'broken_reward.py'),
@@ -172,8 +183,13 @@ describe("replaying rows Trinity-RFT's own code wrote", { skip }, () => {
     assert.ok(replayable().length >= 8);
     assert.equal(j.changed, 0);
     assert.equal(j.flips, 0);
-    // The row without a conversation and the crafted one are listed with why, so the exit is 1.
-    assert.match(j.rows.find((x) => x.id === String(rows.find((y) => y.keeps === 'none' && y.job === 'job-math')!.id))!.error ?? '', /keeps no conversation/);
+    // The row of tokens alone (its mask all ones, as Trinity's Experience makes it) needs the
+    // run's tokenizer, which the stand-in's model_path does not name; it is listed with why, the
+    // others still re-scored, so the exit is 1.
+    assert.match(
+      j.rows.find((x) => x.id === String(rows.find((y) => y.keeps === 'none' && y.job === 'job-math')!.id))!.error ?? '',
+      /keeps its conversation only as tokens and an action mask .*the tokenizer of model.model_path stand-in cannot be loaded/,
+    );
     assert.equal(r.status, 1);
   });
 
@@ -265,15 +281,79 @@ describe("replaying rows Trinity-RFT's own code wrote", { skip }, () => {
     assert.match(j.diverged_at.diff, /^\+ .*Answer with a number only\./m);
   });
 
-  test('bad input: a row without a conversation (Trinity 0.5.2 multi-turn rows keep only tokens), a crafted row: exit 2 saying why', async () => {
+  test("a multi-turn row of Trinity's frozen_lake_workflow (tokens and action mask, no messages) replays to the end, its reward reproduced", async () => {
     const lake = rows.find((x) => x.job === 'job-lake')!;
+    assert.equal(lake.keeps, 'none', 'Trinity 0.5.2 keeps no messages for a multi-turn row');
+    assert.ok((lake.turns ?? 0) >= 3, `a multi-turn row: ${lake.turns} turns`);
+    const r = await replay('lake.yaml', 'job-lake', lake.id);
+    assert.equal(r.status, 0, r.stderr);
+    const j = JSON.parse(r.stdout) as {
+      reward: number;
+      recorded_reward: number;
+      calls: number;
+      diverged_at: unknown;
+      reward_parts: Record<string, [number, number]>;
+    };
+    assert.equal(j.diverged_at, null);
+    assert.equal(j.calls, lake.turns);
+    assert.equal(j.recorded_reward, lake.reward);
+    assert.equal(j.reward, lake.reward);
+    assert.deepEqual(j.reward_parts.env_steps, [lake.metrics!.env_steps, lake.metrics!.env_steps]);
+  });
+
+  test("a multi-turn row whose run's tokenizer is not here: exit 2 naming what is missing", async () => {
+    const lake = rows.find((x) => x.job === 'job-lake')!;
+    const r = await replay('lake-elsewhere.yaml', 'job-lake', lake.id);
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(
+      r.stderr,
+      /keeps its conversation only as tokens and an action mask .*needs the run's tokenizer: the tokenizer of model.model_path agentrl-test\/not-on-this-machine cannot be loaded/,
+    );
+  });
+
+  test("bad input: a row of tokens alone whose run's tokenizer is not named, a crafted row: exit 2 saying why", async () => {
+    const bare = rows.find((x) => x.job === 'job-math' && x.keeps === 'none')!;
     const crafted = rows.find((x) => x.keeps === 'crafted')!;
-    const [a, b] = await Promise.all([replay('math.yaml', 'job-lake', lake.id), replay('math.yaml', 'job-math', crafted.id)]);
+    const [a, b] = await Promise.all([replay('math.yaml', 'job-math', bare.id), replay('math.yaml', 'job-math', crafted.id)]);
     assert.equal(a.status, 2, a.stderr);
-    assert.match(a.stderr, /keeps no conversation to replay: no messages with an assistant turn and no response_text/);
+    assert.match(
+      a.stderr,
+      /keeps its conversation only as tokens and an action mask .*the tokenizer of model.model_path stand-in cannot be loaded \(stand-in is not a folder on this machine\)/,
+    );
     assert.equal(b.status, 2, b.stderr);
     assert.match(b.stderr, /Cannot read experience \d+ of .*over the \d+-byte limit/);
   });
+
+  test(
+    'diverged at call 1 with --live-after-divergence: the fixture model server (llama.cpp) answers from that call on, the reward is computed',
+    { skip: !modelRuntimeInstalled && 'node-llama-cpp not installed (bash scripts/setup.sh model)' },
+    async () => {
+      const row = replayable().find((x) => x.keeps === 'messages')!;
+      const model = await startModelServer();
+      try {
+        const r = await replay('math-prompt.yaml', 'job-math', row.id, ['--live-after-divergence', model.url]);
+        assert.equal(r.status, 1, r.stderr);
+        const j = JSON.parse(r.stdout) as {
+          diverged_at: { call: number };
+          live_from: number | null;
+          reward: number | null;
+          error: string | null;
+          calls: number;
+        };
+        assert.equal(j.diverged_at.call, 1);
+        assert.equal(j.live_from, 1);
+        assert.equal(j.error, null, r.stderr);
+        assert.equal(typeof j.reward, 'number', r.stderr);
+        assert.match(r.stderr, /going on against the live model from LLM call #1/);
+      } finally {
+        await model.stop();
+      }
+      // Without it, the diverged call fails: nothing answers it.
+      const without = JSON.parse((await replay('math-prompt.yaml', 'job-math', row.id)).stdout) as { live_from: number | null; reward: number | null };
+      assert.equal(without.live_from, null);
+      assert.equal(without.reward, null);
+    },
+  );
 
   test('a taskset of another length: the task is said missing and the recorded first user message stands in', async () => {
     const row = replayable().find((x) => x.task_index === 2)!;

@@ -16,7 +16,7 @@ test('the replay configuration: type agentrl, the config, the experience, cwd be
   });
 });
 
-test("a launch.json entry of the same config lends its interpreter, env and cwd, not its model or tasks; a relay's token joins the env", () => {
+test("a launch.json entry of the same config lends its interpreter, env, cwd and model endpoint (to go on against after a divergence), not its tasks; a relay's token joins the env", () => {
   const entries = [
     { type: 'python', request: 'launch', config: '${workspaceFolder}/toolcall/toolcall.yaml' },
     { type: 'agentrl', request: 'launch', name: 'other', config: '${workspaceFolder}/math/config.yaml', python: '/other' },
@@ -47,6 +47,7 @@ test("a launch.json entry of the same config lends its interpreter, env and cwd,
   assert.equal(c.python, '/ws/.venv/bin/python');
   assert.equal(c.cwd, '/ws/toolcall');
   assert.deepEqual(c.env, { A: '1', AGENTRL_RELAY_TOKEN: 't' });
-  for (const k of ['tasks', 'model', 'breakOn']) assert.equal(c[k], undefined, `${k} is the entry's own`);
+  assert.deepEqual(c.model, { baseUrl: 'http://127.0.0.1:8089/v1' }, 'the live model a diverged replay may go on against');
+  for (const k of ['tasks', 'breakOn']) assert.equal(c[k], undefined, `${k} is the entry's own`);
   assert.equal(launchEntryFor(entries, '/ws/gsm8k/gsm8k.yaml', '/ws'), undefined);
 });

@@ -2,6 +2,7 @@
 // absent; the step range the user types.
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { bufferRescoreJson } from '../../../../src/eval/stats/advantages';
 import { changed, flipped, parseRescore, parseStepRange } from '../../../../src/metrics/replay/rescore-result';
 
 const row = (id: number, recorded: number, now: number, ar: number, an: number) => ({
@@ -49,4 +50,19 @@ test('step ranges: A-B, one step, nonsense', () => {
   assert.deepEqual(parseStepRange('3–7'), [3, 7]);
   assert.equal(parseStepRange('7-3'), undefined);
   assert.equal(parseStepRange('a-b'), undefined);
+});
+
+test("what the CLI prints (src/eval's bufferRescoreJson) is read back whole: the same rows, counts and rows not re-scored", () => {
+  const printed = bufferRescoreJson(
+    [
+      { id: '7', step: 3, modelVersion: 3, taskIndex: 0, task: '0', recorded: 1, now: 0, error: null },
+      { id: '8', step: 3, modelVersion: 3, taskIndex: 0, task: '0', recorded: 0, now: 0, error: null },
+      { id: '9', step: 3, modelVersion: 3, taskIndex: 1, task: '1', recorded: 1, now: null, error: 'no messages' },
+    ],
+    [3, 3],
+  );
+  const read = parseRescore(JSON.stringify(printed));
+  assert.ok(!('reason' in read));
+  assert.deepEqual(read, { ...printed, rows: printed.rows.map((r) => ({ ...r, id: Number(r.id) })) });
+  assert.equal(read.errors, 1);
 });
