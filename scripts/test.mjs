@@ -599,7 +599,7 @@ let lintJob;
 function startLint() {
   const grep = opts.grep ? ['--grep', opts.grep] : [];
   const started = Date.now();
-  say(`${LINT_TITLE}: started beside the compile and the unit tier; its output follows the unit tier`);
+  say(`${LINT_TITLE}: started beside the compile and the unit tier; its output follows the unit (or the component) tier`);
   lintJob = run(process.execPath, ['scripts/lint.mjs', ...grep], { limit: LIMITS.lint, label: 'lint', quiet: true }).then((r) => ({
     ...r,
     secs: (Date.now() - started) / 1000,
@@ -609,7 +609,7 @@ async function finishLint() {
   if (!lintJob) return;
   const r = await lintJob;
   lintJob = undefined;
-  say(`${LINT_TITLE}: ran ${r.secs.toFixed(0)} s beside the compile and the unit tier`);
+  say(`${LINT_TITLE}: ran ${r.secs.toFixed(0)} s beside the compile and the unit (and component) tier`);
   process.stdout.write(r.out);
   add('lint', r, closingCounts(r.out));
 }
@@ -667,10 +667,12 @@ for (const tier of tiers) {
   } else if (tier === 'unit') {
     // A process or a socket in a unit test throws (test/harness/unit-tripwire.ts).
     await nodeTier('unit', 'unit tests (node:test, in process)', ['--require', path.join(root, 'out', 'test', 'harness', 'unit-tripwire.js')]);
-    await finishLint();
+    // with the component tier next, lint (ESLint outlasts the unit tier) goes on beside its start
+    if (!tiers.includes('component')) await finishLint();
   } else if (tier === 'component') {
     await awaitSetup();
     await nodeTier('component', 'component tests (node:test; real processes and sockets)');
+    await finishLint();
   } else if (tier === 'integration') {
     await awaitSetup();
     say('integration tests (real VS Code extension host)');
