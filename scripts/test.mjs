@@ -461,7 +461,8 @@ const COMPONENT_CONCURRENCY = Math.max(1, Number(process.env.AGENTRL_COMPONENT_C
  *  its own user data and workspace copy, its own Chromium) and waits on the UI most of its time.
  *  AGENTRL_E2E_CONCURRENCY=1: one by one. */
 const E2E_CONCURRENCY = Math.max(1, Number(process.env.AGENTRL_E2E_CONCURRENCY ?? 2) || 1);
-/** Harness modules that start what takes every core: llama.cpp (the model server), Chromium, Ray. */
+/** Harness modules that start what takes every core: Chromium (and VS Code), Ray. (The model
+ *  server's llama.cpp runs one thread in tests: a file with one runs two at a time.) */
 const EVERY_CORE = /\/harness\/(browser|webview-page|token-view-page|ray-cluster|vscode-server)$/;
 
 /** Whether a compiled test file imports, through the test/ files it imports, one of EVERY_CORE. */
@@ -493,8 +494,8 @@ async function nodeTier(tier, title, nodeArgs = []) {
     // Two files at a time where a file holds one core at most (Python, the relay, Trinity's
     // code): their ports are ephemeral and their folders temporary. A file against a real Ray
     // cluster runs among them in a loopback-only network namespace of its own (Ray's fixed
-    // ports are then its own). A file that starts llama.cpp (threads on every core) or
-    // Chromium runs alone afterwards.
+    // ports are then its own). So does a file with a model server: its llama.cpp runs one thread
+    // (test/harness/model-server.ts). A file that starts Chromium runs alone afterwards.
     const alone = files.filter(usesEveryCore);
     const together = files.filter((f) => !alone.includes(f));
     await filePool(
