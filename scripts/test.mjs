@@ -143,12 +143,18 @@ const fileCpu = new Map();
 /**
  * The CPU time (user + system) of a run's processes — those carrying its marker, or living in
  * its network namespace — read from /proc every second: on a machine other checkouts load, the
- * wall time says little, the CPU time says what a tier costs. Each process is counted under
- * the test file among its ancestors (when it was first seen), else under the run. A process
- * that lives less than a second, or the last second of one, is missed: a floor, not an exact sum.
+ * wall time says little, the CPU time says what a tier costs. A process too short-lived to be
+ * seen (a CLI call of a test) is counted in its parent's reaped-children time (cutime, cstime);
+ * a seen child that its seen parent reaped is counted there once, not twice. Each process is
+ * counted under the test file among its ancestors (when first seen). What a daemon left to
+ * init spends after its last sample is missed: a floor, within a second a process.
  */
 function cpuSampler(marker, netnsOfRun) {
-  const seen = new Map(); // `${pid} ${starttime}` -> { ticks, file } | null (not the run's)
+  /** `${pid} ${starttime}` -> { own, kids, parent, file, last, gone } | null (not the run's) */
+  const seen = new Map();
+  /** pid -> key of the live process with that pid */
+  const live = new Map();
+  let tick = 0;
   const cmdOf = (pid) => {
     try {
       return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
@@ -173,12 +179,14 @@ function cpuSampler(marker, netnsOfRun) {
     return undefined;
   };
   const sample = () => {
+    tick++;
     let pids;
     try {
       pids = fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d));
     } catch {
       return;
     }
+    const now = new Set();
     for (const d of pids) {
       let st;
       try {
@@ -198,22 +206,36 @@ function cpuSampler(marker, netnsOfRun) {
         }
         const ns = netnsOfRun();
         if (!mine && ns && netnsOf(d) === ns) mine = true;
-        entry = mine ? { ticks: 0, file: fileOf(Number(d)) } : null;
+        entry = mine ? { own: 0, kids: 0, parent: live.get(f[1]), file: fileOf(Number(d)), last: tick, gone: 0 } : null;
         seen.set(key, entry);
       }
-      if (entry) entry.ticks = Number(f[11]) + Number(f[12]);
+      live.set(d, key);
+      now.add(key);
+      if (entry) {
+        entry.own = Number(f[11]) + Number(f[12]);
+        entry.kids = Number(f[13]) + Number(f[14]);
+        entry.last = tick;
+      }
     }
+    for (const [k, e] of seen) if (e && !e.gone && !now.has(k)) e.gone = tick;
   };
   sample();
   const timer = setInterval(sample, 1000);
   return () => {
     clearInterval(timer);
     sample();
+    const ticks = new Map();
+    for (const [k, e] of seen) if (e) ticks.set(k, e.own + e.kids);
+    // a child gone before its parent's last sample: in the parent's reaped time already
+    for (const [k, e] of seen) {
+      const p = e && e.parent && seen.get(e.parent);
+      if (p && e.gone && p.last >= e.gone) ticks.set(k, ticks.get(k) - (e.own + e.kids));
+    }
     let total = 0;
-    for (const e of seen.values()) {
-      if (!e) continue;
-      total += e.ticks / CLK_TCK;
-      if (e.file) fileCpu.set(e.file, (fileCpu.get(e.file) ?? 0) + e.ticks / CLK_TCK);
+    for (const [k, t] of ticks) {
+      const e = seen.get(k);
+      total += t / CLK_TCK;
+      if (e.file) fileCpu.set(e.file, (fileCpu.get(e.file) ?? 0) + t / CLK_TCK);
     }
     return total;
   };
