@@ -53,7 +53,8 @@ function fileOfTier(file) {
 }
 
 const MIN = 60_000;
-// Hang guards, not targets: a tier that takes this long on a 2-core machine has hung. (The
+// Hang guards, not targets: a run that takes this long on a 2-core machine has hung — a tier's
+// run, or one file's where the files of a tier run as runs of their own (filePool). (The
 // component tier took 15 min on a loaded 2-core machine when it was still part of unit.)
 const LIMITS = { lint: 10 * MIN, unit: 5 * MIN, component: 25 * MIN, integration: 12 * MIN, e2e: 12 * MIN };
 
