@@ -502,8 +502,11 @@ function usesEveryCore(jsFile) {
     }
     return false;
   };
-  return visit(path.join(root, path.relative(path.join(root, 'out'), jsFile)).replace(/\.js$/, '.ts'));
+  const ts = path.join(root, path.relative(path.join(root, 'out'), jsFile)).replace(/\.js$/, '.ts');
+  return ALONE_MARK.test(fs.existsSync(ts) ? fs.readFileSync(ts, 'utf8') : '') || visit(ts);
 }
+/** A test file's own line asking to run alone: limits of a second or so, in real time (say which). */
+const ALONE_MARK = /^\/\/ Runs alone \(scripts\/test\.mjs\): /m;
 
 /** A node:test tier: its files, then its `*.netns.test.js` files in a loopback-only namespace. */
 async function nodeTier(tier, title, nodeArgs = []) {
@@ -518,7 +521,8 @@ async function nodeTier(tier, title, nodeArgs = []) {
     // code): their ports are ephemeral and their folders temporary. A file against a real Ray
     // cluster runs among them in a loopback-only network namespace of its own (Ray's fixed
     // ports are then its own). So does a file with a model server: its llama.cpp runs one thread
-    // (test/harness/model-server.ts). A file that starts Chromium runs alone afterwards.
+    // (test/harness/model-server.ts). A file that starts Chromium, or says `// Runs alone
+    // (scripts/test.mjs): <why>` (real-time limits of a second), runs alone afterwards.
     const alone = files.filter(usesEveryCore);
     const together = files.filter((f) => !alone.includes(f));
     await filePool(
