@@ -792,7 +792,9 @@ finish();
 async function runOneFile() {
   const { tier, rel, js, netns } = one;
   say(`${rel} (${tier} tier)`);
-  const tap = path.join(root, 'test-results', 'file.tap');
+  // the file's own TAP (as in filePool): two `--file` runs at once do not share one
+  const tap = path.join(root, 'test-results', 'files', rel.replace(/\.ts$/, '.tap'));
+  fs.mkdirSync(path.dirname(tap), { recursive: true });
   fs.rmSync(tap, { force: true });
   const label = `${tier}: ${rel}`;
   let r;
