@@ -227,10 +227,11 @@ function cpuSampler(marker, netnsOfRun) {
     sample();
     const ticks = new Map();
     for (const [k, e] of seen) if (e) ticks.set(k, e.own + e.kids);
-    // a child gone before its parent's last sample: in the parent's reaped time already
-    for (const [k, e] of seen) {
+    // a child gone before its parent's last sample is in the parent's reaped time too: taken
+    // out of the parent's, so the child's test file keeps it
+    for (const e of seen.values()) {
       const p = e && e.parent && seen.get(e.parent);
-      if (p && e.gone && p.last >= e.gone) ticks.set(k, ticks.get(k) - (e.own + e.kids));
+      if (p && e.gone && p.last >= e.gone) ticks.set(e.parent, ticks.get(e.parent) - (e.own + e.kids));
     }
     let total = 0;
     for (const [k, t] of ticks) {
