@@ -10,7 +10,10 @@
 // With unit, lint runs beside the compile and the unit tier (two single-process jobs, two cores).
 // The unit tier alone (`npm run test:unit`) and a unit file need only tsc (incremental: out/*.tsbuildinfo),
 // no esbuild: the tests that read dist/ are component tests.
-// At the end: each tier's time and the slowest test files, then the last line
+// Two at a time where files do not share ports or processes: component files (each Ray file in a
+// loopback-only namespace of its own; the few that start Chromium alone, after the others), e2e
+// files (a workbench each), and the integration suites against Ray beside the others.
+// At the end: each tier's wall and CPU time and the slowest test files, then the last line
 // `N passed, N failed[, N skipped]`; exit 1 on any failure, hang or crash.
 // After each run, processes it left behind (Ray daemons outlive a killed run) are killed and named.
 import { spawn, spawnSync } from 'node:child_process';
@@ -50,7 +53,8 @@ function fileOfTier(file) {
 }
 
 const MIN = 60_000;
-// Hang guards, not targets: a tier that takes this long on a 2-core machine has hung. (The
+// Hang guards, not targets: a run that takes this long on a 2-core machine has hung — a tier's
+// run, or one file's where the files of a tier run as runs of their own (filePool). (The
 // component tier took 15 min on a loaded 2-core machine when it was still part of unit.)
 const LIMITS = { lint: 10 * MIN, unit: 5 * MIN, component: 25 * MIN, integration: 12 * MIN, e2e: 12 * MIN };
 
@@ -132,6 +136,113 @@ async function killLeftovers(label, marker, netns) {
   if (survivors.length) console.error(`!!! ${label}: ${survivors.length} process(es) survive SIGKILL: ${survivors.map((p) => p.pid).join(' ')}`);
 }
 
+const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+/** A test file's compiled path in a command line (node:test starts `node … out/test/<tier>/….js`). */
+const TEST_FILE = /(?:^|\/)out\/(test\/(?:unit|component|integration|e2e)\/\S+?\.(?:test|e2e))\.js(?:\s|$)/;
+/** CPU seconds of each test file's processes, summed over the run (read at the end; see cpuSampler). */
+const fileCpu = new Map();
+/**
+ * The CPU time (user + system) of a run's processes — those carrying its marker, or living in
+ * its network namespace — read from /proc every second: on a machine other checkouts load, the
+ * wall time says little, the CPU time says what a tier costs. A process too short-lived to be
+ * seen (a CLI call of a test) is counted in its parent's reaped-children time (cutime, cstime);
+ * a seen child that its seen parent reaped is counted there once, not twice. Each process is
+ * counted under the test file among its ancestors (when first seen). What a daemon left to
+ * init spends after its last sample is missed: a floor, within a second a process.
+ */
+function cpuSampler(marker, netnsOfRun) {
+  /** `${pid} ${starttime}` -> { own, kids, parent, file, last, gone } | null (not the run's) */
+  const seen = new Map();
+  /** pid -> key of the live process with that pid */
+  const live = new Map();
+  let tick = 0;
+  const cmdOf = (pid) => {
+    try {
+      return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+    } catch {
+      return '';
+    }
+  };
+  const parentOf = (pid) => {
+    try {
+      const st = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      return Number(st.slice(st.lastIndexOf(')') + 2).split(' ')[1]);
+    } catch {
+      return 0;
+    }
+  };
+  const fileOf = (pid) => {
+    for (let p = pid, i = 0; p > 1 && i < 40; p = parentOf(p), i++) {
+      const cmd = cmdOf(p);
+      const m = / --test /.test(cmd) ? null : TEST_FILE.exec(cmd); // not node:test's parent, which names every file
+      if (m) return `${m[1]}.ts`;
+    }
+    return undefined;
+  };
+  const sample = () => {
+    tick++;
+    let pids;
+    try {
+      pids = fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+    } catch {
+      return;
+    }
+    const now = new Set();
+    for (const d of pids) {
+      let st;
+      try {
+        st = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+      } catch {
+        continue;
+      }
+      const f = st.slice(st.lastIndexOf(')') + 2).split(' ');
+      const key = `${d} ${f[19]}`; // starttime: a reused pid is another process
+      let entry = seen.get(key);
+      if (entry === undefined) {
+        let mine = false;
+        try {
+          mine = fs.readFileSync(`/proc/${d}/environ`, 'latin1').split('\0').includes(`AGENTRL_TEST_RUN=${marker}`);
+        } catch {
+          /* another user's, or gone */
+        }
+        const ns = netnsOfRun();
+        if (!mine && ns && netnsOf(d) === ns) mine = true;
+        entry = mine ? { own: 0, kids: 0, parent: live.get(f[1]), file: fileOf(Number(d)), last: tick, gone: 0 } : null;
+        seen.set(key, entry);
+      }
+      live.set(d, key);
+      now.add(key);
+      if (entry) {
+        entry.own = Number(f[11]) + Number(f[12]);
+        entry.kids = Number(f[13]) + Number(f[14]);
+        entry.last = tick;
+      }
+    }
+    for (const [k, e] of seen) if (e && !e.gone && !now.has(k)) e.gone = tick;
+  };
+  sample();
+  const timer = setInterval(sample, 1000);
+  return () => {
+    clearInterval(timer);
+    sample();
+    const ticks = new Map();
+    for (const [k, e] of seen) if (e) ticks.set(k, e.own + e.kids);
+    // a child gone before its parent's last sample is in the parent's reaped time too: taken
+    // out of the parent's, so the child's test file keeps it
+    for (const e of seen.values()) {
+      const p = e && e.parent && seen.get(e.parent);
+      if (p && e.gone && p.last >= e.gone) ticks.set(e.parent, ticks.get(e.parent) - (e.own + e.kids));
+    }
+    let total = 0;
+    for (const [k, t] of ticks) {
+      const e = seen.get(k);
+      total += t / CLK_TCK;
+      if (e.file) fileCpu.set(e.file, (fileCpu.get(e.file) ?? 0) + t / CLK_TCK);
+    }
+    return total;
+  };
+}
+
 let runs = 0;
 /** Kills of the runs under way (two at once when lint runs beside the unit tier). */
 const running = new Set();
@@ -155,6 +266,7 @@ function run(cmd, args, { limit, env = {}, label = cmd, quiet = false }) {
       if (netns || p.exitCode !== null || p.signalCode !== null) clearInterval(watchNetns);
     }, 10);
     setTimeout(() => clearInterval(watchNetns), 5000).unref();
+    const cpuDone = cpuSampler(marker, () => netns);
     let out = '';
     p.stdout.on('data', (b) => {
       out += b;
@@ -192,8 +304,9 @@ function run(cmd, args, { limit, env = {}, label = cmd, quiet = false }) {
       clearTimeout(timer);
       clearInterval(watchNetns);
       running.delete(stop);
+      const cpu = cpuDone();
       await killLeftovers(label, marker, netns);
-      resolve({ code: timedOut ? 'timeout' : (code ?? signal), out, secs: (Date.now() - started) / 1000 });
+      resolve({ code: timedOut ? 'timeout' : (code ?? signal), out, secs: (Date.now() - started) / 1000, cpu });
     });
   });
 }
@@ -228,7 +341,7 @@ function tapCounts(tapFile) {
 /** node:test's TAP into `tapFile`, with each file's time (scripts/test-times-reporter.mjs; read by tapFileTimes). */
 const tapReporter = (tapFile) => [`--test-reporter=${path.join(root, 'scripts', 'test-times-reporter.mjs')}`, `--test-reporter-destination=${tapFile}`];
 
-function nodeTest(files, tapFile, limit, env = {}, label, nodeArgs = [], concurrency = 1) {
+function nodeTest(files, tapFile, limit, env = {}, label, nodeArgs = [], concurrency = 1, quiet = false) {
   const grep = opts.grep ? ['--test-name-pattern', opts.grep] : [];
   return run(
     process.execPath,
@@ -242,7 +355,7 @@ function nodeTest(files, tapFile, limit, env = {}, label, nodeArgs = [], concurr
       ...tapReporter(tapFile),
       ...files,
     ],
-    { limit, env, label },
+    { limit, env, label, quiet },
   );
 }
 
@@ -254,11 +367,11 @@ function netnsProbe() {
 }
 
 /** node --test inside `unshare -n` (only `lo`, brought up); plain with a skip reason when not permitted. */
-function netnsNodeTest(files, tapFile, limit, env = {}, label) {
+function netnsNodeTest(files, tapFile, limit, env = {}, label, quiet = false) {
   const why = netnsProbe();
   if (why) {
     console.log(`(netns) ${why}: these tests report skipped`);
-    return nodeTest(files, tapFile, limit, { ...env, AGENTRL_NETNS_SKIP: why }, label);
+    return nodeTest(files, tapFile, limit, { ...env, AGENTRL_NETNS_SKIP: why }, label, [], 1, quiet);
   }
   const grep = opts.grep ? ['--test-name-pattern', opts.grep] : [];
   const q = (a) => `'${a.replace(/'/g, `'\\''`)}'`;
@@ -274,13 +387,107 @@ function netnsNodeTest(files, tapFile, limit, env = {}, label) {
   ]
     .map(q)
     .join(' ');
-  return run('unshare', ['-n', 'sh', '-c', `ip link set lo up && exec ${inner}`], { limit, env, label });
+  return run('unshare', ['-n', 'sh', '-c', `ip link set lo up && exec ${inner}`], { limit, env, label, quiet });
+}
+
+/**
+ * Test files as separate runs (one `node --test` each, in a network namespace of its own for a
+ * netns file), `slots` at a time: a file of weight 2 (it starts what takes every core) waits
+ * until it can run alone. Each run's output is held and printed whole when it ends; its TAP
+ * goes to test-results/files/<tier>/…; each keeps its own time box and leftover sweep. Longest
+ * first (by the last run's times in test-results/file-times.json; else Ray files, then larger sources):
+ * the last file to start should be a short one. One result line per group.
+ */
+async function filePool(group, jobs, slots) {
+  say(`${group}: ${jobs.length} files, up to ${slots} at a time`);
+  const last = lastFileTimes();
+  // without a last time: a Ray file first (a cluster to start), then the larger source first
+  const guess = (j) => last[j.rel] ?? (j.netns ? 1e6 : 0) + fs.statSync(path.join(root, j.rel)).size / 1e3;
+  const order = [...jobs].sort((a, b) => guess(b) - guess(a));
+  const started = Date.now();
+  let cpu = 0;
+  const sum = { passed: 0, failed: 0, skipped: 0 };
+  let failedRuns = 0;
+  let free = slots;
+  const waiting = [];
+  const release = (w) => {
+    free += w;
+    while (waiting.length && free >= waiting[0].w) {
+      const next = waiting.shift();
+      free -= next.w;
+      next.go();
+    }
+  };
+  const acquire = (w) => (free >= w && !waiting.length ? ((free -= w), Promise.resolve()) : new Promise((go) => waiting.push({ w, go })));
+  await Promise.all(
+    order.map(async (job) => {
+      const w = Math.min(job.weight ?? 1, slots);
+      await acquire(w);
+      try {
+        const tap = path.join(root, 'test-results', 'files', job.rel.replace(/\.ts$/, '.tap'));
+        fs.mkdirSync(path.dirname(tap), { recursive: true });
+        fs.rmSync(tap, { force: true });
+        const r = await job.start(tap);
+        cpu += r.cpu ?? 0;
+        runTimes[job.rel] = r.secs;
+        const c = tapCounts(tap);
+        console.log(`\n--- ${job.rel} (${r.secs.toFixed(0)} s${r.cpu === undefined ? '' : `, ${r.cpu.toFixed(0)} CPU s`})`);
+        process.stdout.write(r.out);
+        tapFileTimes(tap);
+        if (!Number.isFinite(c.passed) || !Number.isFinite(c.failed)) {
+          console.error(`!!! ${job.rel}: no result counts (exit ${r.code}); counted as 1 failure`);
+          failedRuns += 1;
+        } else {
+          sum.passed += c.passed;
+          sum.failed += c.failed;
+          sum.skipped += c.skipped || 0;
+          if (r.code !== 0 && c.failed === 0) {
+            console.error(`!!! ${job.rel}: exited ${r.code} with no failing test; counted as 1 failure`);
+            failedRuns += 1;
+          }
+        }
+      } finally {
+        release(w);
+      }
+    }),
+  );
+  const r = { code: failedRuns ? 1 : 0, secs: (Date.now() - started) / 1000, cpu };
+  add(group, r, { ...sum, failed: sum.failed + failedRuns });
+}
+
+/** Seconds per test file (`test/<tier>/….ts`) of the last run that printed them (see finish). */
+const FILE_TIMES = path.join(root, 'test-results', 'file-times.json');
+/** This run's seconds per file of filePool, merged into FILE_TIMES at the end. */
+const runTimes = {};
+function lastFileTimes() {
+  try {
+    return JSON.parse(fs.readFileSync(FILE_TIMES, 'utf8'));
+  } catch {
+    return {};
+  }
+}
+
+/** A file of a node:test tier as a job of filePool: plain, or alone in a namespace of its own. */
+function fileJob(tier, js, { env = {}, nodeArgs = [], weight = 1 } = {}) {
+  const rel = path.relative(path.join(root, 'out'), js).replace(/\.js$/, '.ts');
+  const netns = /\.netns\.(test|e2e)\.js$/.test(js);
+  return {
+    rel,
+    netns,
+    weight,
+    start: (tap) => (netns ? netnsNodeTest([js], tap, LIMITS[tier], env, rel, true) : nodeTest([js], tap, LIMITS[tier], env, rel, nodeArgs, 1, true)),
+  };
 }
 
 /** Component files run this many at a time (AGENTRL_COMPONENT_CONCURRENCY=1: one by one, as before). */
 const COMPONENT_CONCURRENCY = Math.max(1, Number(process.env.AGENTRL_COMPONENT_CONCURRENCY ?? 2) || 1);
-/** Harness modules that start what takes every core: llama.cpp (the model server), Chromium, Ray. */
-const EVERY_CORE = /\/harness\/(model-server|browser|webview-page|token-view-page|ray-cluster|vscode-server)$/;
+/** E2e files run this many at a time: each has a workbench of its own (code-server on a free port,
+ *  its own user data and workspace copy, its own Chromium) and waits on the UI most of its time.
+ *  AGENTRL_E2E_CONCURRENCY=1: one by one. */
+const E2E_CONCURRENCY = Math.max(1, Number(process.env.AGENTRL_E2E_CONCURRENCY ?? 2) || 1);
+/** Harness modules that start what takes every core: Chromium (and VS Code), Ray. (The model
+ *  server's llama.cpp runs one thread in tests: a file with one runs two at a time.) */
+const EVERY_CORE = /\/harness\/(browser|webview-page|token-view-page|ray-cluster|vscode-server)$/;
 
 /** Whether a compiled test file imports, through the test/ files it imports, one of EVERY_CORE. */
 function usesEveryCore(jsFile) {
@@ -296,8 +503,11 @@ function usesEveryCore(jsFile) {
     }
     return false;
   };
-  return visit(path.join(root, path.relative(path.join(root, 'out'), jsFile)).replace(/\.js$/, '.ts'));
+  const ts = path.join(root, path.relative(path.join(root, 'out'), jsFile)).replace(/\.js$/, '.ts');
+  return ALONE_MARK.test(fs.existsSync(ts) ? fs.readFileSync(ts, 'utf8') : '') || visit(ts);
 }
+/** A test file's own line asking to run alone: limits of a second or so, in real time (say which). */
+const ALONE_MARK = /^\/\/ Runs alone \(scripts\/test\.mjs\): /m;
 
 /** A node:test tier: its files, then its `*.netns.test.js` files in a loopback-only namespace. */
 async function nodeTier(tier, title, nodeArgs = []) {
@@ -306,25 +516,31 @@ async function nodeTier(tier, title, nodeArgs = []) {
   fs.rmSync(tap, { force: true });
   const all = tierFiles(tier, '.test.js');
   const files = all.filter((f) => !f.endsWith('.netns.test.js'));
+  const netnsFiles = all.filter((f) => f.endsWith('.netns.test.js'));
   if (tier === 'component' && COMPONENT_CONCURRENCY > 1) {
     // Two files at a time where a file holds one core at most (Python, the relay, Trinity's
-    // code): their ports are ephemeral and their folders temporary. A file that starts
-    // llama.cpp (threads on every core) or Chromium runs alone afterwards.
+    // code): their ports are ephemeral and their folders temporary. A file against a real Ray
+    // cluster runs among them in a loopback-only network namespace of its own (Ray's fixed
+    // ports are then its own). So does a file with a model server: its llama.cpp runs one thread
+    // (test/harness/model-server.ts). A file that starts Chromium, or says `// Runs alone
+    // (scripts/test.mjs): <why>` (real-time limits of a second), runs alone afterwards.
     const alone = files.filter(usesEveryCore);
     const together = files.filter((f) => !alone.includes(f));
-    say(`${tier}: ${together.length} files ${COMPONENT_CONCURRENCY} at a time, then ${alone.length} alone (llama.cpp, Chromium)`);
-    const ptap = path.join(root, 'test-results', `${tier}-parallel.tap`);
-    fs.rmSync(ptap, { force: true });
-    const rp = await nodeTest(together, ptap, LIMITS[tier], {}, `${tier} (${COMPONENT_CONCURRENCY} at a time)`, nodeArgs, COMPONENT_CONCURRENCY);
-    add(`${tier} (${COMPONENT_CONCURRENCY} at a time)`, rp, tapCounts(ptap), ptap);
-    const r = await nodeTest(alone, tap, LIMITS[tier], {}, `${tier} (alone)`, nodeArgs);
-    add(`${tier} (alone)`, r, tapCounts(tap), tap);
-  } else {
-    const r = await nodeTest(files, tap, LIMITS[tier], {}, tier, nodeArgs);
-    add(tier, r, tapCounts(tap), tap);
+    await filePool(
+      `${tier} (${COMPONENT_CONCURRENCY} at a time)`,
+      [...together, ...netnsFiles].map((f) => fileJob(tier, f, { nodeArgs })),
+      COMPONENT_CONCURRENCY,
+    );
+    await filePool(
+      `${tier} (alone)`,
+      alone.map((f) => fileJob(tier, f, { nodeArgs, weight: COMPONENT_CONCURRENCY })),
+      COMPONENT_CONCURRENCY,
+    );
+    return;
   }
+  const r = await nodeTest(files, tap, LIMITS[tier], {}, tier, nodeArgs);
+  add(tier, r, tapCounts(tap), tap);
   // Tests against a real Ray cluster run in a loopback-only network namespace of their own.
-  const netnsFiles = all.filter((f) => f.endsWith('.netns.test.js'));
   if (netnsFiles.length) {
     say(`${tier} tests in a loopback-only network namespace (real Ray cluster)`);
     const ntap = path.join(root, 'test-results', `${tier}-netns.tap`);
@@ -346,7 +562,7 @@ function tapFileTimes(tapFile) {
   for (const [file, s] of secs) fileTimes.push({ file: path.relative(path.join(root, 'out'), file).replace(/\.js$/, '.ts'), secs: s });
 }
 function add(tier, r, counts, tapFile) {
-  if (Number.isFinite(r.secs)) tierTimes.push([tier, r.secs]);
+  if (Number.isFinite(r.secs)) tierTimes.push([tier, r.secs, r.cpu]);
   if (tapFile) tapFileTimes(tapFile);
   const ok = Number.isFinite(counts.passed) && Number.isFinite(counts.failed);
   if (!ok) {
@@ -400,7 +616,7 @@ async function awaitSetup() {
   setupJob = undefined;
   say(`setup: ran ${r.secs.toFixed(0)} s in the background`);
   process.stdout.write(r.out);
-  tierTimes.push(['setup (background)', r.secs]);
+  tierTimes.push(['setup (background)', r.secs, r.cpu]);
   if (r.code !== 0) mustFailed('bash', ['scripts/setup.sh', ...setupParts], r.code);
 }
 const LINT_TITLE = 'lint (ESLint, knip, ruff, comment paths, test mirroring, test hygiene, glossary, format)';
@@ -412,7 +628,7 @@ let lintJob;
 function startLint() {
   const grep = opts.grep ? ['--grep', opts.grep] : [];
   const started = Date.now();
-  say(`${LINT_TITLE}: started beside the compile and the unit tier; its output follows the unit tier`);
+  say(`${LINT_TITLE}: started beside the compile and the unit tier; its output follows the unit (or the component) tier`);
   lintJob = run(process.execPath, ['scripts/lint.mjs', ...grep], { limit: LIMITS.lint, label: 'lint', quiet: true }).then((r) => ({
     ...r,
     secs: (Date.now() - started) / 1000,
@@ -422,7 +638,7 @@ async function finishLint() {
   if (!lintJob) return;
   const r = await lintJob;
   lintJob = undefined;
-  say(`${LINT_TITLE}: ran ${r.secs.toFixed(0)} s beside the compile and the unit tier`);
+  say(`${LINT_TITLE}: ran ${r.secs.toFixed(0)} s beside the compile and the unit (and component) tier`);
   process.stdout.write(r.out);
   add('lint', r, closingCounts(r.out));
 }
@@ -480,14 +696,38 @@ for (const tier of tiers) {
   } else if (tier === 'unit') {
     // A process or a socket in a unit test throws (test/harness/unit-tripwire.ts).
     await nodeTier('unit', 'unit tests (node:test, in process)', ['--require', path.join(root, 'out', 'test', 'harness', 'unit-tripwire.js')]);
-    await finishLint();
+    // with the component tier next, lint (ESLint outlasts the unit tier) goes on beside its start
+    if (!tiers.includes('component')) await finishLint();
   } else if (tier === 'component') {
     await awaitSetup();
     await nodeTier('component', 'component tests (node:test; real processes and sockets)');
+    await finishLint();
   } else if (tier === 'integration') {
     await awaitSetup();
     say('integration tests (real VS Code extension host)');
     const grep = opts.grep ? ['--grep', opts.grep] : [];
+    // Suites against a real Ray cluster: a second host (code-server + Chromium) in a loopback-only
+    // namespace, beside the first (its ports, scratch folders and processes are its own; its
+    // output is held and printed whole when it ends).
+    let netnsRun;
+    if (tierFiles('integration', '.netns.test.js').length) {
+      say('integration tests in a loopback-only network namespace (real Ray cluster): started beside the others, output follows them');
+      const why = netnsProbe();
+      const ext = [process.execPath, 'out/test/harness/run-ext-tests.js', ...grep, '--timeout', String(LIMITS.integration - MIN)];
+      netnsRun = why
+        ? run(ext[0], ext.slice(1), {
+            limit: LIMITS.integration,
+            env: { AGENTRL_TEST_NETNS: 'only', AGENTRL_NETNS_SKIP: why },
+            label: 'integration (netns)',
+            quiet: true,
+          })
+        : run('unshare', ['-n', 'sh', '-c', `ip link set lo up && exec ${ext.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ')}`], {
+            limit: LIMITS.integration,
+            env: { AGENTRL_TEST_NETNS: 'only' },
+            label: 'integration (netns)',
+            quiet: true,
+          });
+    }
     const r = await run(process.execPath, ['out/test/harness/run-ext-tests.js', ...grep, '--timeout', String(LIMITS.integration - MIN)], {
       limit: LIMITS.integration,
       label: 'integration',
@@ -510,22 +750,10 @@ for (const tier of tiers) {
       );
       add('integration (multi-root)', mr, closingCounts(mr.out));
     }
-    // Suites against a real Ray cluster: a second host (code-server + Chromium) in a loopback-only namespace.
-    if (tierFiles('integration', '.netns.test.js').length) {
-      say('integration tests in a loopback-only network namespace (real Ray cluster)');
-      const why = netnsProbe();
-      const ext = [process.execPath, 'out/test/harness/run-ext-tests.js', ...grep, '--timeout', String(LIMITS.integration - MIN)];
-      const rn = why
-        ? await run(ext[0], ext.slice(1), {
-            limit: LIMITS.integration,
-            env: { AGENTRL_TEST_NETNS: 'only', AGENTRL_NETNS_SKIP: why },
-            label: 'integration (netns)',
-          })
-        : await run('unshare', ['-n', 'sh', '-c', `ip link set lo up && exec ${ext.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ')}`], {
-            limit: LIMITS.integration,
-            env: { AGENTRL_TEST_NETNS: 'only' },
-            label: 'integration (netns)',
-          });
+    if (netnsRun) {
+      const rn = await netnsRun;
+      say(`integration tests in a loopback-only network namespace (real Ray cluster): ran ${rn.secs.toFixed(0)} s beside the others`);
+      process.stdout.write(rn.out);
       add('integration (netns)', rn, closingCounts(rn.out));
     }
   } else if (tier === 'e2e') {
@@ -537,10 +765,19 @@ for (const tier of tiers) {
     const all = tierFiles('e2e', '.e2e.js');
     const files = all.filter((f) => !f.endsWith('.netns.e2e.js'));
     const vsixEnv = { AGENTRL_E2E_VSIX: path.join(root, '.vscode-test', 'agent-rl-studio-test.vsix') };
-    const r = await nodeTest(files, tap, LIMITS.e2e, vsixEnv, 'e2e');
-    add('e2e', r, tapCounts(tap), tap);
     const netnsFiles = all.filter((f) => f.endsWith('.netns.e2e.js'));
-    if (netnsFiles.length) {
+    if (E2E_CONCURRENCY > 1) {
+      // each file in a workbench of its own; a Ray file in a loopback-only namespace of its own
+      await filePool(
+        `e2e (${E2E_CONCURRENCY} at a time)`,
+        all.map((f) => fileJob('e2e', f, { env: vsixEnv })),
+        E2E_CONCURRENCY,
+      );
+    } else {
+      const r = await nodeTest(files, tap, LIMITS.e2e, vsixEnv, 'e2e');
+      add('e2e', r, tapCounts(tap), tap);
+    }
+    if (netnsFiles.length && E2E_CONCURRENCY === 1) {
       say('e2e tests in a loopback-only network namespace (real Ray cluster)');
       const ntap = path.join(root, 'test-results', 'e2e-netns.tap');
       fs.rmSync(ntap, { force: true });
@@ -556,7 +793,9 @@ finish();
 async function runOneFile() {
   const { tier, rel, js, netns } = one;
   say(`${rel} (${tier} tier)`);
-  const tap = path.join(root, 'test-results', 'file.tap');
+  // the file's own TAP (as in filePool): two `--file` runs at once do not share one
+  const tap = path.join(root, 'test-results', 'files', rel.replace(/\.ts$/, '.tap'));
+  fs.mkdirSync(path.dirname(tap), { recursive: true });
   fs.rmSync(tap, { force: true });
   const label = `${tier}: ${rel}`;
   let r;
@@ -591,14 +830,19 @@ async function runOneFile() {
 /** Each tier's time and the slowest test files, then the last line (nothing may print after it). */
 function finish() {
   if (tierTimes.length) {
-    console.log('\n=== time per tier');
-    for (const [tier, secs] of tierTimes) console.log(`    ${tier.padEnd(26)} ${secs.toFixed(0).padStart(5)} s`);
+    console.log('\n=== time per tier (wall; CPU of its processes)');
+    for (const [tier, secs, cpu] of tierTimes)
+      console.log(`    ${tier.padEnd(26)} ${secs.toFixed(0).padStart(5)} s${cpu === undefined ? '' : `  ${cpu.toFixed(0).padStart(5)} CPU s`}`);
   }
   const slow = fileTimes.sort((a, b) => b.secs - a.secs).slice(0, 15);
   if (slow.length) {
-    console.log('=== slowest test files');
-    for (const f of slow) console.log(`    ${f.secs.toFixed(1).padStart(7)} s  ${f.file}`);
+    console.log('=== slowest test files (wall; CPU of the processes it started)');
+    for (const f of slow) {
+      const cpu = fileCpu.get(f.file);
+      console.log(`    ${f.secs.toFixed(1).padStart(7)} s ${cpu === undefined ? ' '.repeat(11) : `${cpu.toFixed(1).padStart(7)} CPU`}  ${f.file}`);
+    }
   }
+  if (Object.keys(runTimes).length) fs.writeFileSync(FILE_TIMES, `${JSON.stringify({ ...lastFileTimes(), ...runTimes }, null, 1)}\n`);
   say(`done in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
   console.log(`${totals.passed} passed, ${totals.failed} failed${totals.skipped ? `, ${totals.skipped} skipped` : ''}`);
   process.exit(totals.failed > 0 ? 1 : 0);

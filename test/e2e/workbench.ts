@@ -9,6 +9,7 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { launchChromium } from '../harness/browser';
 import { repoRoot, screenshotsDir } from '../harness/paths';
 import { installVsix, startServer, RunningServer } from '../harness/vscode-server';
+import { sleep } from '../harness/wait';
 import { openQuickInput, runPaletteCommand, runPaletteCommandUntil } from './palette';
 
 export interface WorkbenchOptions {
@@ -126,17 +127,41 @@ async function installPackaged(vsix: string, extensionsDir: string): Promise<voi
     .digest('hex');
   const cached = `${vsix}.installed`;
   const stampFile = path.join(cached, '.agentrl-stamp');
-  if (!fs.existsSync(stampFile) || fs.readFileSync(stampFile, 'utf8') !== stamp) {
-    fs.rmSync(cached, { recursive: true, force: true });
-    const staging = fs.mkdtempSync(`${cached}.tmp-`);
-    await installVsix(vsix, staging);
-    relocate(staging, staging, cached);
-    fs.writeFileSync(path.join(staging, '.agentrl-stamp'), stamp);
-    fs.renameSync(staging, cached);
-  }
+  const fresh = () => fs.existsSync(stampFile) && fs.readFileSync(stampFile, 'utf8') === stamp;
+  // e2e files run two at a time: one installs, the other waits for it and copies its install
+  if (!fresh())
+    await withLock(`${cached}.lock`, async () => {
+      if (fresh()) return;
+      fs.rmSync(cached, { recursive: true, force: true });
+      const staging = fs.mkdtempSync(`${cached}.tmp-`);
+      await installVsix(vsix, staging);
+      relocate(staging, staging, cached);
+      fs.writeFileSync(path.join(staging, '.agentrl-stamp'), stamp);
+      fs.renameSync(staging, cached);
+    });
   fs.cpSync(cached, extensionsDir, { recursive: true });
   fs.rmSync(path.join(extensionsDir, '.agentrl-stamp'));
   relocate(extensionsDir, cached, extensionsDir);
+}
+
+/** Runs `f` holding a lock folder (mkdir is atomic); a lock older than 10 minutes was left by a killed run. */
+async function withLock(lock: string, f: () => Promise<void>): Promise<void> {
+  for (;;) {
+    try {
+      fs.mkdirSync(lock);
+      break;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      const age = Date.now() - (fs.statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      if (age > 600_000) fs.rmSync(lock, { recursive: true, force: true });
+      else await sleep(500);
+    }
+  }
+  try {
+    await f();
+  } finally {
+    fs.rmSync(lock, { recursive: true, force: true });
+  }
 }
 
 /** extensions.json names the folder it was installed into: point it at where it now is. */

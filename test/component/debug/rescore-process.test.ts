@@ -1,6 +1,8 @@
 // The re-score's process and limits, with the real runner package (rescore.py) and reward
 // functions written to misbehave: one that loops, one that leaves a child behind, one that
 // floods stderr, one that prints, one that returns NaN or an infinity, one that exits.
+// Runs alone (scripts/test.mjs): its limits are 1 s of real time (a reward function that must
+// load within it), which a second file on a 2-core machine can take.
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import * as fs from 'fs';

@@ -16,6 +16,7 @@ import { localHeadArgs, startLocalCluster } from '../../../../src/ray/cluster/lo
 import { submitRun } from '../../../../src/ray/submit/submit';
 import { repoRoot } from '../../../harness/paths';
 import { killNetnsStrays, netnsStrays, rayBin, raySkipReason, telemetryStandIn } from '../../../harness/ray-cluster';
+import { until } from '../../../harness/wait';
 
 const skip = raySkipReason();
 let tmp: string | undefined;
@@ -50,7 +51,16 @@ test('Start a local cluster, then the demo run (demo: simulated trainer) on it',
   });
   assert.equal(r.dashboardUrl, 'http://127.0.0.1:8265');
   const client = new RayClient({ url: r.dashboardUrl });
-  const nodes = await client.nodes();
+  // `ray start` returns once the head is up; its dashboard may still be starting on a loaded machine
+  const nodes = await until(
+    'the dashboard to list the head node',
+    async () => {
+      const listed = await client.nodes().catch(() => undefined);
+      return listed?.length ? listed : undefined;
+    },
+    120_000,
+    500,
+  );
   assert.equal(nodes.length, 1);
   assert.equal(nodes[0].is_head_node, true);
   const demo = prepareDemoRun({
