@@ -169,8 +169,9 @@ async function replayRows(
     const r = rowReplayOutcome(rt, row, x);
     rows.set(x.id, {
       now: r.diverged_at || r.error ? null : r.reward,
-      // Stopped (the run's limit, another row's runaway) before it ended: that is its error.
-      error: r.diverged_at ? `diverged at LLM call ${r.diverged_at.call}` : ((stopped && unfinished ? stopped : r.error) ?? stopped ?? null),
+      // Stopped by the run's limit before it ended cleanly: that is its error, whether the stop
+      // found its episode still running or already marked terminated ("stopped by the user").
+      error: r.diverged_at ? `diverged at LLM call ${r.diverged_at.call}` : stopped && (unfinished || r.error) ? stopped : (r.error ?? null),
     });
   }
   return { ok: true, rows, cutShort };
