@@ -12,7 +12,7 @@
 // no esbuild: the tests that read dist/ are component tests.
 // Two at a time where files do not share ports or processes: component files (each Ray file in a
 // loopback-only namespace of its own; the few that start Chromium alone, after the others), e2e
-// files (a workbench each), and the integration suites against Ray beside the others.
+// files (a workbench each). The integration suites against Ray run after the others (their own host).
 // At the end: each tier's wall and CPU time and the slowest test files, then the last line
 // `N passed, N failed[, N skipped]`; exit 1 on any failure, hang or crash.
 // After each run, processes it left behind (Ray daemons outlive a killed run) are killed and named.
@@ -706,28 +706,6 @@ for (const tier of tiers) {
     await awaitSetup();
     say('integration tests (real VS Code extension host)');
     const grep = opts.grep ? ['--grep', opts.grep] : [];
-    // Suites against a real Ray cluster: a second host (code-server + Chromium) in a loopback-only
-    // namespace, beside the first (its ports, scratch folders and processes are its own; its
-    // output is held and printed whole when it ends).
-    let netnsRun;
-    if (tierFiles('integration', '.netns.test.js').length) {
-      say('integration tests in a loopback-only network namespace (real Ray cluster): started beside the others, output follows them');
-      const why = netnsProbe();
-      const ext = [process.execPath, 'out/test/harness/run-ext-tests.js', ...grep, '--timeout', String(LIMITS.integration - MIN)];
-      netnsRun = why
-        ? run(ext[0], ext.slice(1), {
-            limit: LIMITS.integration,
-            env: { AGENTRL_TEST_NETNS: 'only', AGENTRL_NETNS_SKIP: why },
-            label: 'integration (netns)',
-            quiet: true,
-          })
-        : run('unshare', ['-n', 'sh', '-c', `ip link set lo up && exec ${ext.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ')}`], {
-            limit: LIMITS.integration,
-            env: { AGENTRL_TEST_NETNS: 'only' },
-            label: 'integration (netns)',
-            quiet: true,
-          });
-    }
     const r = await run(process.execPath, ['out/test/harness/run-ext-tests.js', ...grep, '--timeout', String(LIMITS.integration - MIN)], {
       limit: LIMITS.integration,
       label: 'integration',
@@ -750,10 +728,29 @@ for (const tier of tiers) {
       );
       add('integration (multi-root)', mr, closingCounts(mr.out));
     }
+    // Suites against a real Ray cluster: a second host (code-server + Chromium) in a loopback-only
+    // namespace, after the first. Not beside it: two Ray clusters, two workbenches and a model
+    // server on two cores left an extension host unresponsive for minutes (CI, 2026-12-07: a
+    // debug session that never stopped, an attach suite that hung to its time box).
+    let netnsRun;
+    if (tierFiles('integration', '.netns.test.js').length) {
+      say('integration tests in a loopback-only network namespace (real Ray cluster): after the others');
+      const why = netnsProbe();
+      const ext = [process.execPath, 'out/test/harness/run-ext-tests.js', ...grep, '--timeout', String(LIMITS.integration - MIN)];
+      netnsRun = why
+        ? run(ext[0], ext.slice(1), {
+            limit: LIMITS.integration,
+            env: { AGENTRL_TEST_NETNS: 'only', AGENTRL_NETNS_SKIP: why },
+            label: 'integration (netns)',
+          })
+        : run('unshare', ['-n', 'sh', '-c', `ip link set lo up && exec ${ext.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ')}`], {
+            limit: LIMITS.integration,
+            env: { AGENTRL_TEST_NETNS: 'only' },
+            label: 'integration (netns)',
+          });
+    }
     if (netnsRun) {
       const rn = await netnsRun;
-      say(`integration tests in a loopback-only network namespace (real Ray cluster): ran ${rn.secs.toFixed(0)} s beside the others`);
-      process.stdout.write(rn.out);
       add('integration (netns)', rn, closingCounts(rn.out));
     }
   } else if (tier === 'e2e') {

@@ -25,6 +25,13 @@ class DapWatch implements vscode.DebugAdapterTracker {
     this.events.push(e);
     this.waiters = this.waiters.filter((w) => (w.pred(e) ? (w.resolve(e), false) : true));
   }
+  /** The first `event` at position `from` or later in `events`, already seen or still to come:
+   *  a stop that arrives while the test is still answering the previous one is not lost. */
+  after(from: number, event: string, timeoutMs = 60000): Promise<{ e: DebugProtocol.Event; at: number }> {
+    const i = this.events.findIndex((e, k) => k >= from && e.event === event);
+    if (i >= 0) return Promise.resolve({ e: this.events[i], at: i });
+    return this.next(event, timeoutMs).then((e) => ({ e, at: this.events.lastIndexOf(e) }));
+  }
   next(event: string, timeoutMs = 60000): Promise<DebugProtocol.Event> {
     return new Promise((resolve, reject) => {
       const t = setTimeout(() => reject(new Error(`no ${event} event within ${timeoutMs} ms`)), timeoutMs);
@@ -140,10 +147,13 @@ suite('rollout debugger (real VS Code, real model server)', function () {
     await session.customRequest('setFunctionBreakpoints', { breakpoints: [] });
     // breakOn keeps `llm`; continue through the remaining stops
     let stops = 0;
+    let from = dap.events.length;
     const drain = (async () => {
       for (;;) {
-        const e = (await Promise.race([dap.next('stopped', 120000), ended.then(() => undefined)])) as DebugProtocol.StoppedEvent | undefined;
-        if (!e) return;
+        const got = await Promise.race([dap.after(from, 'stopped', 120000), ended.then(() => undefined)]);
+        if (!got) return;
+        from = got.at + 1;
+        const e = got.e as DebugProtocol.StoppedEvent;
         stops++;
         await session.customRequest('continue', { threadId: e.body.threadId });
       }
@@ -174,11 +184,13 @@ suite('rollout debugger (real VS Code, real model server)', function () {
     const f = await frames(session, s.body.threadId!);
     const msgs = await vars(session, named(await scope(session, f[0].id, 'Request'), 'messages').variablesReference);
     await session.customRequest('setVariable', { variablesReference: msgs[0].variablesReference, name: 'content', value: 'What is the weather in Tokyo?' });
+    let from = dap.events.length;
     const drain = (async () => {
       for (;;) {
-        const e = (await Promise.race([dap.next('stopped', 120000), ended.then(() => undefined)])) as DebugProtocol.StoppedEvent | undefined;
-        if (!e) return;
-        await session.customRequest('continue', { threadId: e.body.threadId });
+        const got = await Promise.race([dap.after(from, 'stopped', 120000), ended.then(() => undefined)]);
+        if (!got) return;
+        from = got.at + 1;
+        await session.customRequest('continue', { threadId: (got.e as DebugProtocol.StoppedEvent).body.threadId });
       }
     })();
     await session.customRequest('continue', { threadId: s.body.threadId });
