@@ -14,7 +14,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import type { ChatMessage } from '../../../src/tokens/chat-template';
+import { renderChat, type ChatMessage } from '../../../src/tokens/chat-template';
 import { fromTensors } from '../../../src/tokens/experience';
 import { groupHealth, memberOf, stepHealth } from '../../../src/tokens/group-health';
 import { checkMask } from '../../../src/tokens/mask-check';
@@ -199,7 +199,15 @@ test(
       const full = fromTensors({ tokens: r.tokens, prompt_length: r.prompt_length, action_mask: r.action_mask ?? undefined });
       const check = checkMask(tok, full.ids, full.trained, asRendered(r.messages), r.tools ?? undefined);
       assert.deepEqual(check.warnings, [], `row ${r.id}: trained tokens outside assistant turns`);
-      assert.equal(check.divergesAt ?? r.tokens.length, r.tokens.length, `row ${r.id}: the tokens follow the template only up to ${check.divergesAt}`);
+      // The response ids are the ones the engine sampled: the same text may be split otherwise than
+      // the tokenizer splits it (the fixture model samples ` The` as two tokens; CI, 2026-12-07:
+      // row 47 at token 37 of 48). Where the ids leave the template, the text must not.
+      if (check.divergesAt !== undefined)
+        assert.equal(
+          tok.decode(r.tokens),
+          tok.decode(tok.encode(renderChat(tok, asRendered(r.messages), { tools: r.tools ?? undefined }))),
+          `row ${r.id}: the tokens leave the template at ${check.divergesAt} and the text differs`,
+        );
     }
     assert.ok(
       rows.some((r) => r.messages.some((m) => m.role === 'tool')),
