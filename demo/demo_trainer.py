@@ -611,9 +611,9 @@ def main(argv=None):
         while rest > 0 and not stop["now"]:
             time.sleep(min(rest, 0.1))
             rest = a.step_seconds - (time.time() - t0)
-        finished = []
-        while not done.empty():
-            finished += write_groups(db, step, done.get())
+        # One batch per step, as a trainer consumes them: two batches written at one step could
+        # draw the same task and merge into one group of twice --group-size.
+        finished = write_groups(db, step, done.get()) if not done.empty() else []
         if write_simulated and not a.no_simulated_taskset:  # the Tasks view's taskset
             write_simulated(db, TABLE, step, a.steps, a.group_size, sim_rng, experience_bytes, sim_tokenizer)
         rewards, lengths, run_times = [], [], []

@@ -332,8 +332,12 @@ function findFiles(dir, suffix) {
 }
 
 /** node:test TAP summary (`# pass N` …). */
+/** The names of the tests that failed, per file or tier, printed again at the end (a long log's failure is easy to miss). */
+const failedTests = new Map();
 function tapCounts(tapFile) {
   const text = fs.existsSync(tapFile) ? fs.readFileSync(tapFile, 'utf8') : '';
+  const failed = [...text.matchAll(/^\s*not ok \d+ - (.+)$/gm)].map((m) => m[1].trim());
+  if (failed.length) failedTests.set(path.relative(root, tapFile), failed);
   const n = (k) => Number((text.match(new RegExp(`^# ${k} (\\d+)$`, 'm')) ?? [])[1] ?? NaN);
   return { passed: n('pass'), failed: n('fail') + (n('cancelled') || 0), skipped: (n('skipped') || 0) + (n('todo') || 0) };
 }
@@ -436,6 +440,7 @@ async function filePool(group, jobs, slots) {
         tapFileTimes(tap);
         if (!Number.isFinite(c.passed) || !Number.isFinite(c.failed)) {
           console.error(`!!! ${job.rel}: no result counts (exit ${r.code}); counted as 1 failure`);
+          failedTests.set(job.rel, [`no result counts (exit ${r.code})`]);
           failedRuns += 1;
         } else {
           sum.passed += c.passed;
@@ -443,6 +448,7 @@ async function filePool(group, jobs, slots) {
           sum.skipped += c.skipped || 0;
           if (r.code !== 0 && c.failed === 0) {
             console.error(`!!! ${job.rel}: exited ${r.code} with no failing test; counted as 1 failure`);
+            failedTests.set(job.rel, [`exited ${r.code} with no failing test`]);
             failedRuns += 1;
           }
         }
@@ -567,14 +573,17 @@ function add(tier, r, counts, tapFile) {
   const ok = Number.isFinite(counts.passed) && Number.isFinite(counts.failed);
   if (!ok) {
     console.error(`!!! ${tier}: no result counts (exit ${r.code}); counted as 1 failure`);
+    failedTests.set(tier, [`no result counts (exit ${r.code})`]);
     totals.failed += 1;
     return;
   }
+  if (counts.failed > 0 && !tapFile) failedTests.set(tier, [`${counts.failed} failed: the ${tier} output above names them`]);
   totals.passed += counts.passed;
   totals.failed += counts.failed;
   totals.skipped += counts.skipped || 0;
   if (r.code !== 0 && counts.failed === 0) {
     console.error(`!!! ${tier}: exited ${r.code} with no failing test; counted as 1 failure`);
+    failedTests.set(tier, [`exited ${r.code} with no failing test`]);
     totals.failed += 1;
   }
   console.log(`--- ${tier}: ${counts.passed} passed, ${counts.failed} failed${counts.skipped ? `, ${counts.skipped} skipped` : ''}`);
@@ -838,6 +847,10 @@ function finish() {
       const cpu = fileCpu.get(f.file);
       console.log(`    ${f.secs.toFixed(1).padStart(7)} s ${cpu === undefined ? ' '.repeat(11) : `${cpu.toFixed(1).padStart(7)} CPU`}  ${f.file}`);
     }
+  }
+  if (failedTests.size) {
+    console.log('=== failed');
+    for (const [where, names] of failedTests) for (const n of names.slice(0, 20)) console.log(`    ${where}: ${n}`);
   }
   if (Object.keys(runTimes).length) fs.writeFileSync(FILE_TIMES, `${JSON.stringify({ ...lastFileTimes(), ...runTimes }, null, 1)}\n`);
   say(`done in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
