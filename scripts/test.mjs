@@ -458,7 +458,7 @@ async function filePool(group, jobs, slots) {
     }),
   );
   const r = { code: failedRuns ? 1 : 0, secs: (Date.now() - started) / 1000, cpu };
-  add(group, r, { ...sum, failed: sum.failed + failedRuns });
+  add(group, r, { ...sum, failed: sum.failed + failedRuns }, undefined, true); // each file's failures already named
 }
 
 /** Seconds per test file (`test/<tier>/….ts`) of the last run that printed them (see finish). */
@@ -567,7 +567,7 @@ function tapFileTimes(tapFile) {
   for (const m of text.matchAll(/^# time ([\d.]+) (.+)$/gm)) secs.set(m[2], (secs.get(m[2]) ?? 0) + Number(m[1]));
   for (const [file, s] of secs) fileTimes.push({ file: path.relative(path.join(root, 'out'), file).replace(/\.js$/, '.ts'), secs: s });
 }
-function add(tier, r, counts, tapFile) {
+function add(tier, r, counts, tapFile, named = false) {
   if (Number.isFinite(r.secs)) tierTimes.push([tier, r.secs, r.cpu]);
   if (tapFile) tapFileTimes(tapFile);
   const ok = Number.isFinite(counts.passed) && Number.isFinite(counts.failed);
@@ -577,7 +577,7 @@ function add(tier, r, counts, tapFile) {
     totals.failed += 1;
     return;
   }
-  if (counts.failed > 0 && !tapFile) failedTests.set(tier, [`${counts.failed} failed: the ${tier} output above names them`]);
+  if (counts.failed > 0 && !tapFile && !named) failedTests.set(tier, [`${counts.failed} failed: the ${tier} output above names them`]);
   totals.passed += counts.passed;
   totals.failed += counts.failed;
   totals.skipped += counts.skipped || 0;

@@ -8,7 +8,7 @@
 import { spawn, type ChildProcess } from 'child_process';
 
 interface RescoreLimits {
-  /** Seconds one episode's reward may take (and the reward module its loading). */
+  /** Seconds one episode's reward may take (the module's loading counts against the run's limit: a reward model may take minutes to load). */
   itemSeconds: number;
   /** Seconds the whole re-score of one run may take. */
   runSeconds: number;
@@ -168,20 +168,27 @@ function runOnce(o: RescoreProcessOptions, limits: RescoreLimits, runDeadline: n
     let pendingBytes = 0;
     let outcome: Attempt | undefined;
     let itemTimer: NodeJS.Timeout | undefined;
-    const runTimer = setTimeout(() => stop({ kind: 'run-timeout' }), Math.max(0, runDeadline - Date.now()));
+    const runTimer = setTimeout(
+      () =>
+        stop(
+          ready
+            ? { kind: 'run-timeout' }
+            : {
+                kind: 'unloaded',
+                message: `the reward function did not load within the run's time limit of ${seconds(limits.runSeconds)} (the limit is --rescore-timeout)`,
+              },
+        ),
+      Math.max(0, runDeadline - Date.now()),
+    );
     const current = (): number => scores.length;
     const armItem = (): void => {
       clearTimeout(itemTimer);
       itemTimer = setTimeout(
         () =>
-          stop(
-            ready
-              ? {
-                  kind: 'item',
-                  error: `RewardTimeout: the reward took longer than ${seconds(limits.itemSeconds)} on this episode (the limit is --reward-timeout); it was stopped with its child processes`,
-                }
-              : { kind: 'unloaded', message: `the reward function did not load within ${seconds(limits.itemSeconds)} (the limit is --reward-timeout)` },
-          ),
+          stop({
+            kind: 'item',
+            error: `RewardTimeout: the reward took longer than ${seconds(limits.itemSeconds)} on this episode (the limit is --reward-timeout); it was stopped with its child processes`,
+          }),
         limits.itemSeconds * 1000,
       );
     };
@@ -220,7 +227,7 @@ function runOnce(o: RescoreProcessOptions, limits: RescoreLimits, runDeadline: n
       }
     });
     child.stderr.on('data', (d: Buffer) => stderr.push(d));
-    armItem();
+    // The first episode's clock starts once the reward module has loaded (its "ready" line).
     child.on('error', (e) => {
       clearTimeout(itemTimer);
       clearTimeout(runTimer);

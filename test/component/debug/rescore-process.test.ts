@@ -112,12 +112,41 @@ describe('runRescoreProcess', { timeout: 120_000 }, () => {
   });
 
   test('the run has its own time limit: a clear failure, not a partial comparison', async () => {
-    const r = await rescore(['ok', 'loop', 'loop', 'loop'], { itemSeconds: 60, runSeconds: 1 });
+    const r = await rescore(['ok', 'loop', 'loop', 'loop'], { itemSeconds: 60, runSeconds: 5 });
     assert.equal(r.ok, false);
     assert.match(
       !r.ok ? r.message : '',
-      /the re-score stopped at its time limit of 1 s for the run, with 1 of 4 episodes scored \(the limit is --rescore-timeout\)/,
+      /the re-score stopped at its time limit of 5 s for the run, with 1 of 4 episodes scored \(the limit is --rescore-timeout\)/,
     );
+  });
+
+  test("a reward module that loads slower than an episode's limit is not refused: its loading counts against the run's limit", async () => {
+    fs.writeFileSync(path.join(ws, 'slow_load.py'), 'import time\ntime.sleep(2)\nfrom rw import score  # noqa: E402,F401\n');
+    const r = await runRescoreProcess({
+      python: 'python3',
+      cwd: ws,
+      env: { ...process.env, PYTHONPATH: runnerDir, PIDS: pids },
+      request: { cwd: ws, reward: 'slow_load.score', rewardArgs: {}, format: {}, items: [{ task: {}, response: 'ok' }] },
+      limits: { itemSeconds: 1, runSeconds: 60 },
+    });
+    assert.ok(r.ok, !r.ok ? r.message : '');
+    assert.deepEqual(
+      r.scores.map((s) => s.reward),
+      [1],
+    );
+  });
+
+  test("a reward module that never loads stops at the run's limit, said as such", async () => {
+    fs.writeFileSync(path.join(ws, 'hang_load.py'), 'import time\nwhile True:\n    time.sleep(1)\n');
+    const r = await runRescoreProcess({
+      python: 'python3',
+      cwd: ws,
+      env: { ...process.env, PYTHONPATH: runnerDir, PIDS: pids },
+      request: { cwd: ws, reward: 'hang_load.score', rewardArgs: {}, format: {}, items: [{ task: {}, response: 'ok' }] },
+      limits: { itemSeconds: 60, runSeconds: 3 },
+    });
+    assert.equal(r.ok, false);
+    assert.match(!r.ok ? r.message : '', /the reward function did not load within the run's time limit of 3 s \(the limit is --rescore-timeout\)/);
   });
 
   test('26 MB of stderr, printing to stdout: the results are intact', async () => {
