@@ -3,6 +3,7 @@
 // that replay or read them, and the environment its Python runs in.
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { hasShared, repoRoot, sharedDir } from './paths';
@@ -33,9 +34,55 @@ export interface ReplayRow {
   turns?: number;
 }
 
-/** Writes the tasksets and job dirs into `ws` (see the fixture's docstring); the rows it wrote. */
+const fixtureScript = path.join(repoRoot, 'test', 'fixtures', 'debug', 'trinity_replay_rows.py');
+const tokenizerDir = path.join(repoRoot, 'test', 'fixtures', 'tiny-toolcall');
+
+/**
+ * What the rows are made of: the fixture script, the tokenizer folder it reads, the venv (its
+ * folder name is the setup cache's hash of what it holds) and Trinity's source on PYTHONPATH.
+ * Rows made from the same inputs are the same rows (their only variable part is the
+ * `time/run_execution` metric, which no test reads), so they are written once per key and copied.
+ */
+function rowsKey(env: NodeJS.ProcessEnv): string {
+  const h = createHash('sha256');
+  h.update(fs.readFileSync(fixtureScript));
+  for (const name of fs.readdirSync(tokenizerDir).sort()) {
+    h.update(`\0${name}\0`);
+    h.update(fs.readFileSync(path.join(tokenizerDir, name)));
+  }
+  h.update(`\0${fs.realpathSync(trinityVenvPython)}\0${env.PYTHONPATH ?? ''}`);
+  return h.digest('hex').slice(0, 16);
+}
+
+/** Rows already written from these inputs: .cache/replay-rows/<key>/ (rows.json and the files). */
+const rowsCache = path.join(repoRoot, '.cache', 'replay-rows');
+
+/** Writes the tasksets and job dirs into `ws` (see the fixture's docstring); the rows it wrote.
+ *  Trinity's code runs once per content key (rowsKey): a Python start that imports torch and
+ *  transformers, shared by the files that need the rows, then a copy into each `ws`. */
 export function writeReplayRows(ws: string, env: NodeJS.ProcessEnv = trinityEnv()): ReplayRow[] {
-  const r = spawnSync(trinityVenvPython, [path.join(repoRoot, 'test', 'fixtures', 'debug', 'trinity_replay_rows.py'), ws], {
+  const made = path.join(rowsCache, rowsKey(env));
+  if (!fs.existsSync(path.join(made, 'rows.json'))) {
+    fs.mkdirSync(rowsCache, { recursive: true });
+    const fresh = fs.mkdtempSync(path.join(rowsCache, 'making-'));
+    try {
+      const rows = runFixture(fresh, env);
+      fs.writeFileSync(path.join(fresh, 'rows.json'), JSON.stringify(rows));
+      try {
+        fs.renameSync(fresh, made);
+      } catch {
+        /* another file made them meanwhile: theirs stand */
+      }
+    } finally {
+      fs.rmSync(fresh, { recursive: true, force: true });
+    }
+  }
+  fs.cpSync(made, ws, { recursive: true, filter: (src) => src !== path.join(made, 'rows.json') });
+  return JSON.parse(fs.readFileSync(path.join(made, 'rows.json'), 'utf8')) as ReplayRow[];
+}
+
+function runFixture(ws: string, env: NodeJS.ProcessEnv): ReplayRow[] {
+  const r = spawnSync(trinityVenvPython, [fixtureScript, ws], {
     encoding: 'utf8',
     env,
     timeout: 300_000,

@@ -83,6 +83,7 @@ describe('Trinity-RFT 0.5.2 built-in workflows under agentrl rollout', { skip },
   after(async () => {
     await Promise.allSettled(started.values()); // a case started ahead whose test was filtered out (--grep)
     await model?.stop();
+    await stopLong();
     if (ws) fs.rmSync(ws, { recursive: true, force: true });
   });
 
@@ -119,6 +120,17 @@ describe('Trinity-RFT 0.5.2 built-in workflows under agentrl rollout', { skip },
       p.on('error', (e) => (stderr += String(e)));
       p.on('close', (status) => resolve({ status, stdout, stderr }));
     });
+  }
+
+  // Ten turns of about 300 tokens each outgrow the fixture's 2048-token context: a second
+  // fixture server with a longer context and a 16-token cap per reply, for the two frozen-lake
+  // tests (started by the first that runs, stopped before the replays and at the end).
+  let long: Promise<ModelServer> | undefined;
+  const longServer = () => (long ??= startModelServer({ context: 6144, maxTokens: 16 }));
+  async function stopLong(): Promise<void> {
+    const l = long;
+    long = undefined;
+    if (l) await (await l).stop();
   }
 
   const cases: { name: string; config: string; data?: string; args?: string[]; minCalls: number }[] = [
@@ -208,60 +220,52 @@ describe('Trinity-RFT 0.5.2 built-in workflows under agentrl rollout', { skip },
   });
 
   test("frozen_lake_workflow: a multi-turn environment, token lengths from the model's own tokenizer", async () => {
-    // Ten turns of about 300 tokens each outgrow the fixture's 2048-token context: a second
-    // fixture server with a longer context and a 16-token cap per reply (the tiny stand-in model
-    // never writes a valid move, so every episode plays all ten turns; the env scores them).
-    const long = await startModelServer({ context: 6144, maxTokens: 16 });
-    try {
-      const dataDir = path.join(ws, 'frozen');
-      fs.mkdirSync(dataDir);
-      const rows = '{"size": 3, "p": 0.8, "seed": 11}\n{"size": 3, "p": 0.8, "seed": 22}\n';
-      for (const split of ['train', 'test']) fs.writeFileSync(path.join(dataDir, `${split}.jsonl`), rows);
-      const runEnv = { ...env, TRINITY_TASKSET_PATH: dataDir };
-      const args = ['--config', path.join(examples, 'grpo_frozen_lake', 'frozen_lake.yaml'), '--model-base-url', long.url];
-      const r = rollout(args, runEnv, 400_000);
-      assert.equal(r.status, 0, r.stderr);
-      const summary = JSON.parse(r.stdout) as Summary;
-      assert.equal(summary.episodes, 2, r.stderr);
-      assert.equal(summary.errors, 0, r.stderr);
-      assert.ok(summary.llmCalls >= 4, `multi-turn: ${summary.llmCalls} LLM calls`);
-      for (const [task, reward] of Object.entries(summary.rewardByTask)) assert.equal(typeof reward, 'number', `task ${task}:\n${r.stderr}`);
-      runs.push({ name: 'frozen lake', args, summary, env: runEnv });
-    } finally {
-      await long.stop();
-    }
+    // The long-context server (longServer): the tiny stand-in model never writes a valid move,
+    // so every episode plays all ten turns; the env scores them.
+    const long = await longServer();
+    const dataDir = path.join(ws, 'frozen');
+    fs.mkdirSync(dataDir);
+    const rows = '{"size": 3, "p": 0.8, "seed": 11}\n{"size": 3, "p": 0.8, "seed": 22}\n';
+    for (const split of ['train', 'test']) fs.writeFileSync(path.join(dataDir, `${split}.jsonl`), rows);
+    const runEnv = { ...env, TRINITY_TASKSET_PATH: dataDir };
+    const args = ['--config', path.join(examples, 'grpo_frozen_lake', 'frozen_lake.yaml'), '--model-base-url', long.url];
+    const r = rollout(args, runEnv, 400_000);
+    assert.equal(r.status, 0, r.stderr);
+    const summary = JSON.parse(r.stdout) as Summary;
+    assert.equal(summary.episodes, 2, r.stderr);
+    assert.equal(summary.errors, 0, r.stderr);
+    assert.ok(summary.llmCalls >= 4, `multi-turn: ${summary.llmCalls} LLM calls`);
+    for (const [task, reward] of Object.entries(summary.rewardByTask)) assert.equal(typeof reward, 'number', `task ${task}:\n${r.stderr}`);
+    runs.push({ name: 'frozen lake', args, summary, env: runEnv });
   });
 
   test("frozen_lake_workflow with model_path a hub id not on this machine: token lengths from the endpoint's /tokenize", async () => {
     // No TRINITY_MODEL_PATH: the config's own default (a Qwen id), not in an (empty) HF cache.
     // Before, the run stopped with "could not load the tokenizer of 'Qwen/…'".
-    const long = await startModelServer({ context: 6144, maxTokens: 16 });
-    try {
-      const dataDir = path.join(ws, 'frozen-hosted');
-      fs.mkdirSync(dataDir);
-      fs.writeFileSync(path.join(dataDir, 'train.jsonl'), '{"size": 3, "p": 0.8, "seed": 11}\n');
-      const runEnv: NodeJS.ProcessEnv = { ...env, TRINITY_TASKSET_PATH: dataDir, HF_HUB_CACHE: path.join(ws, 'empty-hf-cache') };
-      delete runEnv.TRINITY_MODEL_PATH;
-      const r = rollout(
-        ['--config', path.join(examples, 'grpo_frozen_lake', 'frozen_lake.yaml'), '--model-base-url', long.url, '--tasks', '1', '--timeout', '300'],
-        runEnv,
-        400_000,
-      );
-      assert.equal(r.status, 0, r.stderr);
-      const summary = JSON.parse(r.stdout) as Summary;
-      assert.equal(summary.episodes, 1, r.stderr);
-      assert.equal(summary.errors, 0, r.stderr);
-      assert.ok(summary.llmCalls >= 2, `multi-turn: ${summary.llmCalls} LLM calls`);
-      assert.doesNotMatch(r.stderr, /could not load the tokenizer/);
-    } finally {
-      await long.stop();
-    }
+    const long = await longServer();
+    const dataDir = path.join(ws, 'frozen-hosted');
+    fs.mkdirSync(dataDir);
+    fs.writeFileSync(path.join(dataDir, 'train.jsonl'), '{"size": 3, "p": 0.8, "seed": 11}\n');
+    const runEnv: NodeJS.ProcessEnv = { ...env, TRINITY_TASKSET_PATH: dataDir, HF_HUB_CACHE: path.join(ws, 'empty-hf-cache') };
+    delete runEnv.TRINITY_MODEL_PATH;
+    const r = rollout(
+      ['--config', path.join(examples, 'grpo_frozen_lake', 'frozen_lake.yaml'), '--model-base-url', long.url, '--tasks', '1', '--timeout', '300'],
+      runEnv,
+      400_000,
+    );
+    assert.equal(r.status, 0, r.stderr);
+    const summary = JSON.parse(r.stdout) as Summary;
+    assert.equal(summary.episodes, 1, r.stderr);
+    assert.equal(summary.errors, 0, r.stderr);
+    assert.ok(summary.llmCalls >= 2, `multi-turn: ${summary.llmCalls} LLM calls`);
+    assert.doesNotMatch(r.stderr, /could not load the tokenizer/);
   });
 
   test('every run replays byte-identically with the model server stopped', async () => {
     // Run alone (--grep), nothing was recorded yet: record the first case here.
     if (!runs.length) record(cases[0]);
     await model.stop();
+    await stopLong();
     // two replays at a time (each is a Python process importing Trinity, then reading a recording)
     const replays: Rollout[] = new Array<Rollout>(runs.length);
     let next = 0;
