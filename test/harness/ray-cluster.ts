@@ -266,7 +266,7 @@ export async function startRayCluster(
     await dashboardAnswers(`http://127.0.0.1:${port}`, opts.dashboardTimeoutMs ?? 180_000);
   } catch (e) {
     await (opts.enter ? killMarked(tempDir) : killNetnsStrays()).catch(() => undefined);
-    fs.rmSync(tempDir, { recursive: true, force: true });
+    fs.rmSync(tempDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
     throw e;
   }
   return {

@@ -16,6 +16,46 @@ import { startRayCluster, type RayCluster } from './ray-cluster';
 export interface RayElsewhere extends RayCluster {
   /** The pid whose /proc/<pid>/ns/net is the cluster's namespace. */
   nsPid: number;
+  /** The processes living in the cluster's namespace, its first one (the tunnel's far end) aside. */
+  inNamespace(): Array<{ pid: number; cmd: string }>;
+}
+
+const netnsOf = (pid: number | string): string | undefined => {
+  try {
+    return fs.readlinkSync(`/proc/${pid}/ns/net`);
+  } catch {
+    return undefined; // gone (a zombie has no namespace left either)
+  }
+};
+
+function processesIn(ns: string, except: number): Array<{ pid: number; cmd: string }> {
+  const out: Array<{ pid: number; cmd: string }> = [];
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d) || Number(d) === except || netnsOf(d) !== ns) continue;
+    try {
+      out.push({ pid: Number(d), cmd: fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').replace(/\0/g, ' ').trim() });
+    } catch {
+      /* gone */
+    }
+  }
+  return out;
+}
+
+/** Kills every process of the namespace but `except`, and waits (bounded) until none is left. */
+async function killNamespace(ns: string, except: number, timeoutMs = 15_000): Promise<void> {
+  for (let waited = 0; ; waited += 200) {
+    const left = processesIn(ns, except);
+    if (!left.length) return;
+    if (waited > timeoutMs) throw new Error(`still running in the cluster's namespace: ${left.map((p) => `${p.pid} ${p.cmd}`).join('; ')}`);
+    for (const p of left) {
+      try {
+        process.kill(p.pid, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }
 
 /** Starts the namespace (and the tunnel), then the cluster in it; `ports`: what the tunnel carries besides the dashboard. */
@@ -81,11 +121,18 @@ export async function startRayElsewhere(opts: {
     end();
     throw e;
   }
+  const ns = netnsOf(holder.pid)!;
+  const holderPid = holder.pid;
   return {
     ...cluster,
-    nsPid: holder.pid,
+    nsPid: holderPid,
+    inNamespace: () => processesIn(ns, holderPid),
     stop: async () => {
       try {
+        // everything in the cluster's namespace first: the cluster's mark (its environment) misses
+        // a Ray process whose title rewrote its environ block (`ray::…`), which lives on a few
+        // seconds and writes into the session dir while it is removed (ENOTEMPTY)
+        await killNamespace(ns, holderPid);
         await cluster.stop();
       } finally {
         end();

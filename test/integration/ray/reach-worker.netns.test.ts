@@ -236,7 +236,13 @@ suite('Attach from the Ray view through a forwarder: the worker out of reach (re
       assert.strictEqual(fwd.length, 1, JSON.stringify(fwd));
       assert.strictEqual(fwd[0].status, 'RUNNING');
       assert.strictEqual(fwd[0].metadata?.[META.forRun], job);
-      say(`forwarder ${fwd[0].submission_id}: ${(await rc!.logs(fwd[0].submission_id!)).trim().split('\n').join(' | ')}`);
+      const fwdLog = await rc!.logs(fwd[0].submission_id!);
+      say(
+        `forwarder ${fwd[0].submission_id}: ${fwdLog
+          .split('\n')
+          .filter((l) => l.startsWith('agentrl forward: '))
+          .join(' | ')}`,
+      );
 
       const stop = await until('the session to stop', () => stops[0], 60_000);
       assert.strictEqual((stop.session.configuration as { connect?: { port?: number } }).connect?.port, FORWARD_PORT, 'the session goes through the forwarder');
