@@ -16,8 +16,6 @@ import { startRayCluster, type RayCluster } from './ray-cluster';
 export interface RayElsewhere extends RayCluster {
   /** The pid whose /proc/<pid>/ns/net is the cluster's namespace. */
   nsPid: number;
-  /** The processes living in the cluster's namespace, its first one (the tunnel's far end) aside. */
-  inNamespace(): Array<{ pid: number; cmd: string }>;
 }
 
 const netnsOf = (pid: number | string): string | undefined => {
@@ -126,7 +124,6 @@ export async function startRayElsewhere(opts: {
   return {
     ...cluster,
     nsPid: holderPid,
-    inNamespace: () => processesIn(ns, holderPid),
     stop: async () => {
       try {
         // everything in the cluster's namespace first: the cluster's mark (its environment) misses

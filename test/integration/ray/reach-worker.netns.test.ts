@@ -144,13 +144,13 @@ suite('Attach from the Ray view through a forwarder: the worker out of reach (re
 
   suiteTeardown(async () => {
     if (!cluster) return;
-    const left: string[] = [];
+    const failedSteps: string[] = [];
     // each step bounded and independent: a failed one does not keep the cluster from being stopped
     const step = async (what: string, f: () => Thenable<unknown>, ms = 30_000) => {
       try {
         await within(what, f(), ms);
       } catch (e) {
-        left.push(`${what}: ${(e as Error).message}`);
+        failedSteps.push(`${what}: ${(e as Error).message}`);
       }
     };
     await step('the debug sessions to stop', () => vscode.debug.stopDebugging());
@@ -162,7 +162,7 @@ suite('Attach from the Ray view through a forwarder: the worker out of reach (re
     await step('the cluster to stop', () => c.stop(), 60_000);
     const procs = markedProcesses(c.tempDir);
     assert.deepStrictEqual(procs, [], 'no Ray process left');
-    assert.deepStrictEqual(left, [], 'teardown');
+    assert.deepStrictEqual(failedSteps, [], 'teardown');
   });
 
   test('the paused row → Attach starts a forwarder job, the session stops at the breakpoint() line; after it ends, no forwarder is left', async () => {
