@@ -46,6 +46,9 @@ function forwardText(r: { ip: string; port: number }, why: string): string {
   return vscode.l10n.t('The paused task listens on {0}:{1}, which this editor does not reach, and no forward could be set up: {2}', r.ip, String(r.port), why);
 }
 
+/** What the session says when the paused task's debugger connection closes (its console, and the answer to a request it left open). */
+const closedText = (why: string | undefined) => vscode.l10n.t('The paused task closed the debugger connection{0}', why ? `: ${why}` : '');
+
 function connectFailureText(e: DebugpyConnectError, t: PausedTask): string {
   const f = e.failure;
   switch (f.kind) {
@@ -145,7 +148,7 @@ async function configure(
     try {
       const socket = await connectDebugpy(r.host, r.port);
       const key = String(nextKey++);
-      opened.set(key, new DebugpyConnection(socket, (why) => vscode.l10n.t('The paused task closed the debugger connection{0}', why ? `: ${why}` : '')));
+      opened.set(key, new DebugpyConnection(socket, closedText));
       config.agentrlSocket = key;
     } catch (e) {
       c.paused.soon();
@@ -217,7 +220,7 @@ export async function ownAdapter(session: vscode.DebugSession): Promise<vscode.D
     const target = cfg.connect;
     if (!target?.host || !target.port) throw new Error(vscode.l10n.t('The agentrl-ray attach entry needs "connect": {"host", "port"} of a paused task.'));
     try {
-      conn = new DebugpyConnection(await connectDebugpy(target.host, target.port));
+      conn = new DebugpyConnection(await connectDebugpy(target.host, target.port), closedText);
     } catch (e) {
       if (e instanceof DebugpyConnectError)
         throw new Error(

@@ -266,7 +266,7 @@ export async function startRayCluster(
     await dashboardAnswers(`http://127.0.0.1:${port}`, opts.dashboardTimeoutMs ?? 180_000);
   } catch (e) {
     await (opts.enter ? killMarked(tempDir) : killNetnsStrays()).catch(() => undefined);
-    fs.rmSync(tempDir, { recursive: true, force: true });
+    fs.rmSync(tempDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
     throw e;
   }
   return {
@@ -276,7 +276,9 @@ export async function startRayCluster(
     workerRayletPid: () => netnsStrays().find((p) => /\/raylet\s/.test(p.cmd + ' ') && p.cmd.includes('gpu_node,1'))?.pid,
     stop: async () => {
       await (opts.enter ? killMarked(tempDir) : killNetnsStrays());
-      fs.rmSync(tempDir, { recursive: true, force: true });
+      // retried: a Ray process dying under SIGKILL can still finish a write (the metrics
+      // discovery file is written beside, then renamed into, the session dir): ENOTEMPTY once
+      fs.rmSync(tempDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
     },
   };
 }

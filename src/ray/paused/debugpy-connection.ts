@@ -73,6 +73,8 @@ export class DebugpyConnection {
   private buffer = Buffer.alloc(0);
   private terminated = false;
   private seq = 1_000_000;
+  /** Requests sent to debugpy and not answered yet (seq → command): answered here if the socket closes first. */
+  private readonly inFlight = new Map<number, string | undefined>();
   /** Why the socket closed, if it did. */
   closedBecause: string | undefined;
 
@@ -95,17 +97,10 @@ export class DebugpyConnection {
   handleMessage(m: DapMessage): void {
     if (this.socket.destroyed) {
       // a request after the socket closed: answer it, or the editor waits forever
-      if (m.type === 'request')
-        this.emit({
-          seq: this.seq++,
-          type: 'response',
-          request_seq: m.seq,
-          command: m.command,
-          success: m.command === 'disconnect',
-          message: `the debugger connection is closed${this.closedBecause ? ` (${this.closedBecause})` : ''}`,
-        });
+      if (m.type === 'request') this.answerClosed(m.seq, m.command);
       return;
     }
+    if (m.type === 'request') this.inFlight.set(m.seq, m.command);
     const body = Buffer.from(JSON.stringify(m), 'utf8');
     this.socket.write(Buffer.concat([Buffer.from(`Content-Length: ${body.length}\r\n\r\n`, 'ascii'), body]));
   }
@@ -115,7 +110,20 @@ export class DebugpyConnection {
     this.socket.destroy();
   }
 
+  /** The answer to a request debugpy can no longer answer: the connection is closed. */
+  private answerClosed(requestSeq: number, command: string | undefined) {
+    this.emit({
+      seq: this.seq++,
+      type: 'response',
+      request_seq: requestSeq,
+      command,
+      success: command === 'disconnect',
+      message: this.closedText(this.closedBecause),
+    });
+  }
+
   private emit(m: DapMessage) {
+    if (m.type === 'response' && m.request_seq !== undefined) this.inFlight.delete(m.request_seq);
     if (m.type === 'event' && m.event === 'terminated') this.terminated = true;
     for (const l of [...this.listeners]) l(m);
   }
@@ -143,6 +151,9 @@ export class DebugpyConnection {
   }
 
   private closed() {
+    // a request sent just before the socket closed (the editor's `initialize` or `attach` to a
+    // forwarder that let go): answered now, or the session's start waits on it forever
+    for (const [seq, command] of [...this.inFlight]) this.answerClosed(seq, command);
     if (this.terminated) return;
     this.emit({
       seq: this.seq++,

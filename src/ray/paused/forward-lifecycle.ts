@@ -41,10 +41,16 @@ export const FORWARDER_LOOK_MS = 5000;
 
 type ForwarderLookClient = Pick<RayClient, 'workers' | 'logs' | 'job'>;
 
-/** One look at a forwarder job and its worker: 3 dashboard requests (an unanswered one is undefined). */
+/**
+ * One look at a forwarder job and its worker: 3 dashboard requests (an unanswered one is undefined).
+ * The worker first, its forwarder's log after: a worker seen no longer paused because a session
+ * just went through (debugpy lets go of `num_paused_threads` once a client attaches) is then
+ * always seen with the log line the forwarder printed before that session reached debugpy. Read
+ * side by side, the log could be the older of the two and the forwarder stopped under its session.
+ */
 async function lookAtForwarder(client: ForwarderLookClient, job: string): Promise<ForwarderLook> {
-  const [workers, log, status] = await Promise.all([
-    client.workers().catch((): RayWorker[] | undefined => undefined),
+  const workers = await client.workers().catch((): RayWorker[] | undefined => undefined);
+  const [log, status] = await Promise.all([
     client.logs(job).catch(() => undefined),
     client.job(job).then(
       (j) => j.status,

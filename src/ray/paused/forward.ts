@@ -114,24 +114,29 @@ export async function reachWorker(client: ForwardClient, w: ReachTarget, o: Reac
   // 2. a forwarder job on the worker's node
   if (!o.noForwarder) {
     const tag = randomBytes(9).toString('base64url');
-    let id: string | undefined;
+    // its id is ours, known before the submit: a submit that fails on our side (the dashboard's
+    // answer timed out) may still have started the job, which is then stopped all the same
+    const request = {
+      ...forwarderRequest({
+        targetHost: w.ip,
+        targetPort: w.port,
+        resource: `node:${w.ip}`,
+        bind: ['127.0.0.1', w.ip],
+        port: o.forwardPort,
+        pid: w.pid ?? undefined,
+        attachWithinS: o.attachWithinS,
+        tag,
+        forJob: w.job ?? undefined,
+      }),
+      submission_id: `agentrl-forward-${tag}`,
+    };
+    let id: string | undefined = request.submission_id;
     try {
-      const started = await startListeningJob(
-        client,
-        forwarderRequest({
-          targetHost: w.ip,
-          targetPort: w.port,
-          resource: `node:${w.ip}`,
-          bind: ['127.0.0.1', w.ip],
-          port: o.forwardPort,
-          pid: w.pid ?? undefined,
-          attachWithinS: o.attachWithinS,
-          tag,
-          forJob: w.job ?? undefined,
-        }),
-        forwarderReady,
-        { what: 'forwarder', resource: `node:${w.ip}`, timeoutMs: o.startTimeoutMs ?? 60_000 },
-      );
+      const started = await startListeningJob(client, request, forwarderReady, {
+        what: 'forwarder',
+        resource: `node:${w.ip}`,
+        timeoutMs: o.startTimeoutMs ?? 60_000,
+      });
       id = started.submissionId;
       const candidates = forwarderCandidates(started.found.listening, client.url);
       for (const c of candidates) {
@@ -143,7 +148,7 @@ export async function reachWorker(client: ForwardClient, w: ReachTarget, o: Reac
       }
       notes.push({ step: 'forwarder', outcome: 'unreachable', addresses: candidates.map((c) => `${c.host}:${c.port}`) });
     } catch (e) {
-      id ??= (e as { submissionId?: string }).submissionId;
+      id = (e as { submissionId?: string }).submissionId ?? id;
       notes.push({ step: 'forwarder', outcome: 'failed', detail: (e as Error).message });
     }
     // no orphan: a forwarder nobody can reach is stopped before we fall back

@@ -54,11 +54,22 @@ export class PausedWatch {
     const pausedNow = workers.filter((w) => (w.num_paused_threads ?? 0) > 0 && (w.debugger_port ?? 0) > 0 && w.is_alive !== false);
     const still = new Set(pausedNow.map((w) => keyOf({ worker_id: w.worker_id, port: w.debugger_port! })));
     for (const k of [...this.known.keys()]) if (!still.has(k)) this.known.delete(k);
-    const fresh = pausedNow.filter((w) => !this.known.has(keyOf({ worker_id: w.worker_id, port: w.debugger_port! })));
-    if (!fresh.length) return [];
-    const found = await findPaused({ ...this.port, workers: () => Promise.resolve(fresh), jobs: () => Promise.resolve(jobs) });
-    for (const t of found) this.known.set(keyOf(t), { ...t, seen_at: now });
-    return found.map((t) => this.known.get(keyOf(t))!);
+    // looked up: a worker newly paused, and one whose task the State API did not know yet (no job:
+    // a worker reports its pause at once, its task's events reach the State API up to a second
+    // later — a watch that looks right then would keep a row under no job, named by its worker)
+    const lookUp = pausedNow.filter((w) => {
+      const had = this.known.get(keyOf({ worker_id: w.worker_id, port: w.debugger_port! }));
+      return !had || had.job === null;
+    });
+    if (!lookUp.length) return [];
+    const found = await findPaused({ ...this.port, workers: () => Promise.resolve(lookUp), jobs: () => Promise.resolve(jobs) });
+    const fresh: string[] = [];
+    for (const t of found) {
+      const had = this.known.get(keyOf(t));
+      this.known.set(keyOf(t), { ...t, seen_at: had?.seen_at ?? now });
+      if (!had) fresh.push(keyOf(t));
+    }
+    return fresh.map((k) => this.known.get(k)!);
   }
 
   /** Whether the worker is still paused at that port (read now, outside the budget: one request, on a user's click). */

@@ -223,3 +223,23 @@ test('debugpy closing the connection ends the session (terminated), and a later 
     srv.close();
   }
 });
+
+// a stand-in for a forwarder (or a debugpy) that lets go while a request is on its way: it reads
+// the editor's `initialize`, then closes without answering — the request is answered (failed,
+// "closed") rather than left for the session's start to wait on forever
+test('the connection closing while a request is unanswered: that request is answered, then the session ends', async () => {
+  const srv = net.createServer((sock) => sock.once('data', () => sock.destroy()));
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  try {
+    const s = new Session(new DebugpyConnection(await connectDebugpy('127.0.0.1', (srv.address() as net.AddressInfo).port)));
+    const answered = s.send('initialize', { adapterID: OWN_TYPE, clientID: 'vscode', pathFormat: 'path' }).then(
+      () => 'succeeded',
+      (e: Error) => e.message,
+    );
+    const late = new Promise<string>((r) => setTimeout(() => r('no answer in 10 s'), 10_000).unref());
+    assert.match(await Promise.race([answered, late]), /^initialize: debugpy closed the connection/);
+    await s.event('terminated');
+  } finally {
+    srv.close();
+  }
+});

@@ -3,7 +3,7 @@
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { RayWorker } from '../../../../src/ray/api/api-types';
-import { forwarderVerdict } from '../../../../src/ray/paused/forward-lifecycle';
+import { forwarderVerdict, watchForwarder } from '../../../../src/ray/paused/forward-lifecycle';
 
 const paused: RayWorker = { worker_id: 'w1', is_alive: true, num_paused_threads: 1, debugger_port: 41435 };
 const READY = 'agentrl forward: ready for 127.0.0.1:41435\n';
@@ -33,4 +33,33 @@ test('a forwarder that ended by itself is not stopped again; its log says why', 
     end: { kind: 'refused', detail: '127.0.0.1:1: refused' },
   });
   assert.deepEqual(forwarderVerdict('w1', { workers: [], log: undefined, status: 'SUCCEEDED' }), { action: 'ended', end: undefined });
+});
+
+// debugpy lets go of num_paused_threads as soon as a client attaches; the forwarder says
+// "session started" before that client's first byte reaches debugpy. A look that reads the log
+// before the worker row can see the worker resumed and no session yet: the forwarder would be
+// stopped under the session going through it.
+test('a session that goes through while the forwarder is looked at: kept (the worker row read first, its log after)', async () => {
+  let attached = false;
+  const client = {
+    // the dashboard answers the worker table late: by then the session went through
+    workers: async (): Promise<RayWorker[]> => {
+      await new Promise((r) => setImmediate(r));
+      attached = true;
+      return [{ ...paused, num_paused_threads: 0 }];
+    },
+    // the log as it is when asked
+    logs: (): Promise<string> => Promise.resolve(attached ? `${READY}agentrl forward: session started\n` : READY),
+    job: () => Promise.resolve({ status: 'RUNNING' } as never),
+  };
+  let tick: (() => void) | undefined;
+  const ended: unknown[] = [];
+  const w = watchForwarder(client, 'fwd', 'w1', (v) => void ended.push(v), {
+    setInterval: (f) => (tick = f),
+    clearInterval: () => undefined,
+  });
+  tick!();
+  for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+  w.dispose();
+  assert.deepEqual(ended, [], 'the forwarder is kept while its session goes through');
 });

@@ -58,3 +58,33 @@ test('nothing answers: the SSH tunnel, why the others were not taken, and the fo
   assert.deepEqual(calls, ['stop fwd_1', 'delete fwd_1'], 'the failed forwarder job is stopped and its record removed');
   await r.dispose();
 });
+
+test('a submit that fails on our side (the answer timed out) may have started the forwarder: the id chosen before the submit is stopped all the same', async () => {
+  const calls: string[] = [];
+  const submitted: SubmitJobRequest[] = [];
+  const client: ForwardClient = {
+    url: 'http://127.0.0.1:8265',
+    nodeManagerPort: () => Promise.resolve(undefined),
+    // the dashboard took the job, its answer did not come back in time
+    submit: (r) => {
+      submitted.push(r);
+      return Promise.reject(new Error('cannot reach the Ray dashboard at http://127.0.0.1:8265 (timed out after 10000 ms)'));
+    },
+    logs: () => Promise.resolve(''),
+    job: (id) => Promise.resolve({ submission_id: id, job_id: null, status: 'STOPPED', entrypoint: '' } as RayJob),
+    stop: (id) => {
+      calls.push(`stop ${id}`);
+      return Promise.resolve(true);
+    },
+    delete: (id) => {
+      calls.push(`delete ${id}`);
+      return Promise.resolve(true);
+    },
+  };
+  const r = await reachWorker(client, { ip: '10.0.0.7', port: 41435, pid: 4242, node: 'n1', job: 'raysubmit_1' });
+  assert.equal(r.via, 'ssh');
+  assert.equal(submitted.length, 1);
+  const id = submitted[0].submission_id;
+  assert.match(id ?? '', /^agentrl-forward-[\w-]+$/, 'the forwarder job has an id of ours');
+  assert.deepEqual(calls, [`stop ${id}`, `delete ${id}`], 'that job is stopped and forgotten: no orphan');
+});

@@ -17,7 +17,7 @@ const paused = (id: string, port: number): RayWorker => ({
   is_alive: true,
 });
 
-function fixture(workers: RayWorker[][]) {
+function fixture(workers: RayWorker[][], tasksKnownFrom = 1) {
   const calls = { workers: 0, tasks: 0, actors: 0 };
   let clock = 0;
   const watch = new PausedWatch(
@@ -28,6 +28,8 @@ function fixture(workers: RayWorker[][]) {
       },
       tasksOfWorker: (id) => {
         calls.tasks++;
+        // the State API knows the task from the `tasksKnownFrom`th lookup on (its events lag the worker's pause)
+        if (calls.tasks < tasksKnownFrom) return Promise.resolve([]);
         return Promise.resolve([{ task_id: `t-${id}`, name: 'compute', state: 'RUNNING', job_id: '01000000' }]);
       },
       actors: () => {
@@ -55,6 +57,27 @@ test('the worker table at most once per interval, and only while a job runs', as
   assert.deepEqual(await f.watch.check(running), [], 'still paused: not told again');
   assert.deepEqual([f.calls.workers, f.calls.tasks, f.calls.actors], [2, 1, 1], 'a paused worker is looked up once');
   assert.equal(pausedOfJob(f.watch.paused, running[0]).length, 1);
+});
+
+test('a paused worker whose task the State API does not know yet is looked up again at the next read: then under its job, told once', async () => {
+  const f = fixture([[paused('w1', 4000)]], 2);
+  const first = await f.watch.check(running);
+  assert.deepEqual(
+    first.map((t) => [t.job, t.name]),
+    [[null, 'worker w1']],
+    'seen paused before its task is known',
+  );
+  f.tick(10_000);
+  assert.deepEqual(await f.watch.check(running), [], 'not told twice');
+  assert.deepEqual(
+    f.watch.paused.map((t) => [t.job, t.name, t.seen_at]),
+    [['raysubmit_1', 'compute', 0]],
+    'its task and job once the State API has them; first seen when it was',
+  );
+  assert.equal(pausedOfJob(f.watch.paused, running[0]).length, 1, 'under its job');
+  f.tick(10_000);
+  await f.watch.check(running);
+  assert.equal(f.calls.tasks, 2, 'a complete row is not looked up again');
 });
 
 test('a worker that went on is dropped; paused again at a new port, it is told again', async () => {
