@@ -128,12 +128,36 @@ def _auto_tokenizer() -> Any:
         raise TokenizerUnavailable(f"importing transformers failed ({type(e).__name__}: {e})") from None
 
 
+def _hub_cache() -> str:
+    """Where huggingface_hub keeps downloaded models (its own environment variables, in its order)."""
+    for name in ("HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE"):
+        if os.environ.get(name):
+            return os.path.expanduser(os.environ[name])
+    xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(os.path.expanduser(os.environ.get("HF_HOME") or os.path.join(xdg, "huggingface")), "hub")
+
+
+def _in_hub_cache(repo_id: str) -> bool:
+    """Whether ``repo_id`` (``org/name``) was downloaded: transformers is only worth importing then."""
+    parts = repo_id.split("/")
+    if len(parts) > 2 or not all(parts):
+        return False
+    return os.path.isdir(os.path.join(_hub_cache(), "models--" + "--".join(parts)))
+
+
 def _load(model_path: str | None, chat_template: str | None, enable_thinking: bool | None) -> Tokenizer:
     if not model_path:
         raise TokenizerUnavailable("the config names no model_path to load a tokenizer from")
+    path = os.path.expanduser(str(model_path))
+    # Offline, a path that is neither a folder nor a downloaded model cannot load: say so before
+    # importing transformers (seconds of CPU for every run whose model is a stand-in or elsewhere).
+    if not os.path.isdir(path) and not _in_hub_cache(path):
+        raise TokenizerUnavailable(
+            f"could not load the tokenizer of {model_path!r} offline (no such folder, and not in the "
+            f"Hugging Face cache {_hub_cache()}); point model.model_path at a local model folder"
+        )
     auto = _auto_tokenizer()
     kw: dict[str, Any] = {"trust_remote_code": False}
-    path = os.path.expanduser(str(model_path))
     try:
         if os.path.isdir(path):
             files = ("tokenizer.json", "tokenizer_config.json")
