@@ -92,14 +92,20 @@ test('auth and abuse: no token, wrong token, token in URL, oversized frame, a cl
     });
     assert.equal(origin, 403);
 
-    // An oversized frame closes that connection (1009 "message too big").
+    // An oversized frame closes that connection (1009 "message too big"). The relay refuses it at
+    // the frame's header, with the rest of it unread: its close can reach the client as a TCP reset
+    // first (1006, seen on a loaded machine). Either way the connection ends, and within the wait.
     const big = await new Promise<number>((resolve) => {
       const ws = new WebSocket(relay.url, RELAY_SUBPROTOCOL, { headers: { authorization: `Bearer ${TOKEN}` } });
+      const timer = setTimeout(() => resolve(-1), 30_000);
       ws.on('open', () => ws.send('x'.repeat(200 * 1024)));
-      ws.on('close', (code) => resolve(code));
+      ws.on('close', (code) => {
+        clearTimeout(timer);
+        resolve(code);
+      });
       ws.on('error', () => undefined);
     });
-    assert.equal(big, 1009);
+    assert.ok(big === 1009 || big === 1006, `the oversized frame's connection: close code ${big} (-1: still open after 30 s)`);
 
     // A client that subscribes and then never reads its socket is cut off after --stall-timeout
     // (it cannot notice: its socket is paused, so the relay's log is where this shows).
