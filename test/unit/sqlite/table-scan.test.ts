@@ -5,13 +5,16 @@
 // gives, summaries included, are the SELECT's.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { SqlDatabaseSnapshot, SqlTableSource } from '../../../../src/relay/sources/sql-source';
-import { NotScannable } from '../../../../src/sqlite/table-scan';
-import { silentLogger } from '../../../../src/base/log';
-import type { ExperienceRow } from '../../../../src/relay-protocol/messages';
-import { rng, tmpDir } from '../helpers';
+import { SqlDatabaseSnapshot, SqlTableSource } from '../../../src/relay/sources/sql-source';
+import { NotScannable } from '../../../src/sqlite/table-scan';
+import { silentLogger } from '../../../src/base/log';
+import type { ExperienceRow } from '../../../src/relay-protocol/messages';
+import { rng } from '../../harness/rng';
+
+const tmpDir = (prefix: string): string => fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 
 interface Db {
   run(sql: string, params?: unknown[]): void;
