@@ -18,6 +18,7 @@ import type { ExperienceDetail, WireNumber } from '../../relay-protocol/messages
 import { toWireNumber } from '../../relay-protocol/messages';
 import { valueText } from '../../base/value-text';
 import { asFloat32 } from './safetensors';
+import { itemFacts } from './trxp-facts';
 import { MAX_INT_BYTES, PickleBudget, PickleError, PyDict, PyGlobal, PyObject, PyOpaque, PyValue, unpickle, unpickleSliced } from './pickle';
 
 const MAGIC = 'TRXP';
@@ -280,6 +281,22 @@ export function summarizeExperience(
   if (!layout || HEADER + layout.metaLen > total) return { metaBytes: 0 };
   const out: ExperienceSummary & { error?: string; metaBytes: number } = { metaBytes: 0 };
   const meta = bytesAt(head, read, HEADER, layout.metaLen);
+  // The tasks fold: a plain pickle's facts read without decoding its other texts (trxp-facts.ts).
+  const fast = meta && tensors === 'shapes' ? itemFacts(meta, responseHash, responseHashOf) : undefined;
+  if (meta && fast) {
+    out.metaBytes = meta.length;
+    if (fast.metrics) out.metrics = fast.metrics;
+    if (fast.task_index !== undefined) out.task_index = fast.task_index;
+    if (fast.taskset_id !== undefined) out.taskset_id = fast.taskset_id;
+    if (HEADER + layout.metaLen + 8 <= total) {
+      const n = responseTokensAt(head, read, HEADER + layout.metaLen, fast.promptLength);
+      if (n !== undefined) out.response_tokens = n;
+    }
+    out.truncated = fast.truncated;
+    out.empty_response = out.response_tokens === 0 || fast.response?.blank === true;
+    if (fast.response?.hash !== undefined) out.response_hash = fast.response.hash;
+    return out;
+  }
   let item: PyValue | undefined;
   if (meta) {
     out.metaBytes = meta.length;
@@ -319,14 +336,19 @@ export function summarizeExperience(
  * (trxp.py) computes the same.
  */
 export function responseHash(text: string): string {
+  const bytes = Buffer.from(text, 'utf8');
+  return responseHashOf(bytes, 0, bytes.length);
+}
+
+/** responseHash of the UTF-8 text in bytes [start, end) of `bytes` (the same fingerprint, with no string made). */
+export function responseHashOf(bytes: Uint8Array, start: number, end: number): string {
   // On the UTF-8 bytes: an ASCII byte is never part of a multi-byte character, so folding ASCII
   // bytes is folding ASCII characters.
-  const bytes = Buffer.from(text, 'utf8');
   let a = 0x811c9dc5;
   let b = 0x050c5d1f;
   let started = false;
   let space = false;
-  for (let i = 0; i < bytes.length; i++) {
+  for (let i = start; i < end; i++) {
     let c = bytes[i];
     if (c === 32 || (c >= 9 && c <= 13)) {
       space = started;

@@ -18,6 +18,7 @@ import type { RowTokens, Source, SourceReader } from './source';
 import { SqlTableReader } from './sql-table-reader';
 import { PagedDatabase, TornRead } from '../../sqlite/sqlite-db';
 import { DbPages } from '../../sqlite/sqlite-pages';
+import { NotScannable, type ScanSpec, scanTable } from '../../sqlite/table-scan';
 import type { JobRoot } from './job-root';
 
 /** Columns a table must have to be streamed as experiences (Trinity's ExperienceModel). */
@@ -25,6 +26,8 @@ const EXPERIENCE_COLUMNS = ['id', 'task_id', 'run_id', 'model_version', 'reward'
 const RELOAD_MS = 1000;
 /** A refresh that took d ms is not repeated before DUTY × d ms: following a busy buffer costs at most ~1/DUTY of a core. */
 const DUTY = 20;
+/** The same for a reader whose client waits for an answer (it asks once per answer, not on every commit). */
+const ASKED_DUTY = 2;
 /** Views taken in one refresh while commits keep overlapping the change comparison. */
 const OBSERVE_TRIES = 3;
 /** Tries of a detail read while a writer keeps the files moving. */
@@ -75,9 +78,11 @@ export class SqlDatabaseSnapshot {
    * relay's poll timer asks again). `fresh`: take a new view now whatever the reload period.
    * `behind`: the caller has not read all of the current view (or has rows to catch up on), so
    * it gets the view, or a stale one is replaced as soon as the duty cycle allows rather than
-   * after the reload period; otherwise nothing before the reload period.
+   * after the reload period; otherwise nothing before the reload period. `asked`: a client waits
+   * for an answer read from the buffer now (a tasks table): a view the files moved past is
+   * replaced as soon as a lighter duty cycle allows (the buffer's new step is in the answer).
    */
-  async get(fresh = false, behind = false): Promise<SqlExec | undefined> {
+  async get(fresh = false, behind = false, asked = false): Promise<SqlExec | undefined> {
     try {
       this.db ??= await (this.opening ??= PagedDatabase.open(this.pages));
     } catch (e) {
@@ -93,7 +98,9 @@ export class SqlDatabaseSnapshot {
     // the directory watch (every commit) costs no file access then.
     if (!fresh && !period && !behind) return undefined;
     const valid = this.pages.stillValid();
-    const due = fresh || period || (!valid && since >= DUTY * this.refreshMs);
+    // A client waiting for an answer built from the buffer (a tasks table) sees a commit as soon
+    // as a refresh costs at most ~1/ASKED_DUTY of the time: it asks once per answer it waits for.
+    const due = fresh || period || (!valid && since >= (asked ? ASKED_DUTY : DUTY) * this.refreshMs);
     if (!due) return valid ? db : undefined;
     const t0 = performance.now();
     // A commit during the comparison (TornRead) loses nothing — the tracker keeps the last
@@ -181,6 +188,26 @@ export class SqlDatabaseSnapshot {
     } catch {
       return undefined;
     }
+  }
+
+  /**
+   * The rows of `table` with id > `after` read from the pages of the current view (table-scan.ts);
+   * TornRead when the files moved under the read, NotScannable when the table cannot be read so.
+   */
+  scan(table: string, after: number, spec: ScanSpec, row: (values: unknown[]) => void): void {
+    const db = this.db;
+    if (!db) throw new NotScannable('no view');
+    const root = db.exec("SELECT rootpage FROM sqlite_master WHERE type = 'table' AND name = ?", [table])[0]?.values[0]?.[0];
+    if (typeof root !== 'number') throw new NotScannable(`no table ${table}`);
+    try {
+      this.pages.scanning(() => scanTable(this.pages, root, after, spec, row));
+    } catch (e) {
+      // Rows enough (the caller's stop), or a page not what the b-tree says: if a writer moved
+      // the files meanwhile, what was read is dropped and read again later, as for a query.
+      if (!this.pages.stillValid()) throw new TornRead(this.file);
+      throw e;
+    }
+    if (!this.pages.stillValid()) throw new TornRead(this.file);
   }
 
   /** The connection, once opened (tests and benchmarks look at its heap). */
@@ -344,11 +371,13 @@ export class SqlTableSource implements Source {
 
   private reader(cursor: Cursor | undefined, tensors: SummaryTensors): SourceReader {
     const changes = this.snapshot.changes;
+    // The tasks fold reads when a client asks for the table (task-cache.ts): each read is asked for.
+    const asked = tensors === 'shapes';
     return new SqlTableReader(
       {
         info: this.info,
         table: this.table,
-        database: (behind) => this.snapshot.get(false, behind),
+        database: (behind) => this.snapshot.get(false, behind || asked, asked),
         generation: () => this.snapshot.changes.generation,
         get tracker(): string {
           return changes.id; // a new one once the database file was replaced
@@ -356,6 +385,7 @@ export class SqlTableSource implements Source {
         changedSince: (gen) => this.snapshot.changes.since(this.table, gen),
         databaseId: () => this.snapshot.pages.identity,
         diagnose: () => this.snapshot.treeProblem(this.table),
+        scan: (after, spec, row) => this.snapshot.scan(this.table, after, spec, row),
       },
       cursor,
       tensors,

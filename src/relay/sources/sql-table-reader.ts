@@ -18,6 +18,7 @@ import { SqlExec, quoteIdent } from '../../sqlite/row-changes';
 import { EncodedWindow, RowState, RowWindow, changedBuckets, parseWindow, windowBuckets, BUCKET_ROWS } from './row-window';
 import type { Batch, SourceReader } from './source';
 import { TornRead } from '../../sqlite/sqlite-db';
+import { NotScannable, type ScanSpec } from '../../sqlite/table-scan';
 
 const ROWS_PER_BATCH = 2000;
 /** Rows per batch when each carries a summary read from its experience_bytes. */
@@ -56,6 +57,12 @@ export interface SqlTableHost {
   databaseId(): string;
   /** What is wrong with the table's b-tree, when its rows came out of order (a diagnosis for the error). */
   diagnose?(): string | undefined;
+  /**
+   * The rows with id > `after` read from the table's pages (table-scan.ts) on the view `database()`
+   * returned last: what the SELECT of the new rows gives, at a fraction of its cost. Throws
+   * NotScannable when the table cannot be read so (the SELECT serves), TornRead as a query does.
+   */
+  scan?(after: number, spec: ScanSpec, row: (values: unknown[]) => void): void;
 }
 
 /** A resume point: after row `last`, and after the changes of generation `gen` of `tracker`, in database `db`, the client holding `window`. */
@@ -102,7 +109,7 @@ export class SqlTableReader implements SourceReader {
   private readonly pending = new Set<number>();
   /** Batches sent since `last` last moved. */
   private count = 0;
-  private cols: { msgId: boolean; consumed: boolean; bytes: boolean } | undefined;
+  private cols: { msgId: boolean; consumed: boolean; bytes: boolean; scan?: ScanSpec } | undefined;
   /** Rows per batch now: halved by each torn read, so a catch-up fits between a busy writer's commits. */
   private limit: number | undefined;
   /** The last read was cut short (a full batch, or torn): there is more to read now. */
@@ -267,9 +274,38 @@ export class SqlTableReader implements SourceReader {
     if (this.pending.size > MAX_PENDING) this.pending.delete(this.pending.values().next().value!);
   }
 
-  private columns(db: SqlExec): { msgId: boolean; consumed: boolean; bytes: boolean } {
+  private columns(db: SqlExec): { msgId: boolean; consumed: boolean; bytes: boolean; scan?: ScanSpec } {
     const cols = db.exec(`PRAGMA table_info(${quoteIdent(this.host.table)})`)[0]?.values.map((r) => String(r[1])) ?? [];
-    return { msgId: cols.includes('msg_id'), consumed: cols.includes('consumed'), bytes: cols.includes('experience_bytes') };
+    const out = { msgId: cols.includes('msg_id'), consumed: cols.includes('consumed'), bytes: cols.includes('experience_bytes') };
+    // The tasks fold reads new rows from the pages when the table's rows are plain records by rowid.
+    const scan = this.tensors === 'shapes' && this.host.scan ? this.scanSpec(db) : undefined;
+    return scan ? { ...out, scan } : out;
+  }
+
+  /**
+   * Where the select's columns lie in the table's records, when the rows can be read from the
+   * pages exactly as the SELECT gives them: `id` is the table's INTEGER PRIMARY KEY (the rowid),
+   * no column is generated (each column is in its record, at its cid), the table has a rowid.
+   */
+  private scanSpec(db: SqlExec): ScanSpec | undefined {
+    const t = quoteIdent(this.host.table);
+    const sql = db.exec("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", [this.host.table])[0]?.values[0]?.[0];
+    if (typeof sql !== 'string' || /WITHOUT\s+ROWID|PRIMARY\s+KEY\s+DESC/i.test(sql)) return undefined;
+    const info = db.exec(`PRAGMA table_xinfo(${t})`)[0]?.values ?? [];
+    // cid, name, type, notnull, default, pk, hidden
+    if (info.some((r) => Number(r[6]) !== 0)) return undefined;
+    const pks = info.filter((r) => Number(r[5]) > 0);
+    if (pks.length !== 1 || pks[0][1] !== 'id' || String(pks[0][2]).toUpperCase() !== 'INTEGER') return undefined;
+    const at = (name: string): number | null => {
+      const r = info.find((x) => x[1] === name);
+      return r ? Number(r[0]) : null;
+    };
+    const need = (name: string): number => at(name)!;
+    const c = { msgId: info.some((r) => r[1] === 'msg_id'), consumed: info.some((r) => r[1] === 'consumed') };
+    const columns: ScanSpec['columns'] = ['rowid', need('task_id'), need('run_id'), need('model_version'), need('reward'), need('timestamp')];
+    columns.push(c.msgId ? at('msg_id') : null, c.consumed ? at('consumed') : null);
+    const bytes = at('experience_bytes');
+    return bytes === null ? { columns } : { columns, blob: { index: bytes, head: HEAD_BYTES } };
   }
 
   /** Rows of `where` (ordered by id), strictly increasing: rows out of order end the read (CorruptTable when none came before them). */
@@ -305,7 +341,28 @@ export class SqlTableReader implements SourceReader {
       }
     };
     try {
-      if (db.each) db.each(sql, params, take);
+      const scan = c.scan && this.host.scan && where.startsWith('id > ?') ? c.scan : undefined;
+      if (scan) {
+        // The new rows of the tasks fold, from the pages (the same values the SELECT gives).
+        const limit = Number(/LIMIT (\d+)$/.exec(where)?.[1] ?? Infinity);
+        try {
+          this.host.scan!(Number(params[0]), scan, (v) => {
+            take(v);
+            if (out.length >= limit) throw ENOUGH;
+          });
+        } catch (e) {
+          if (!(e instanceof NotScannable)) throw e;
+          // Not readable so (another layout, a damaged page): the SELECT reads this batch.
+          out.length = 0;
+          prev = after;
+          disorder = undefined;
+          this.decoded = 0;
+          this.cut = false;
+          this.cols = { ...c, scan: undefined };
+          if (db.each) db.each(sql, params, take);
+          else for (const v of db.exec(sql, params)[0]?.values ?? []) take(v);
+        }
+      } else if (db.each) db.each(sql, params, take);
       else for (const v of db.exec(sql, params)[0]?.values ?? []) take(v);
     } catch (e) {
       if (e !== ENOUGH) throw e;
