@@ -27,10 +27,12 @@ export interface ReplayRow {
   id: number;
   reward?: number;
   metrics?: Record<string, number>;
-  task_index?: number;
+  task_index?: number | null;
   model_version?: number;
   keeps: 'messages' | 'prompt_text' | 'none' | 'crafted';
   turns?: number;
+  /** The row's first user message as the workflow sent it (job-lake-unnumbered). */
+  first_user?: string;
 }
 
 /** Writes the tasksets and job dirs into `ws` (see the fixture's docstring); the rows it wrote. */
