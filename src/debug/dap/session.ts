@@ -5,6 +5,7 @@
 // run, told apart by nothing but what they do) and reacts to the run's events with DAP events.
 // How turns look (frames, scopes) is frames.ts; variables and paths are variables.ts / paths.ts.
 import {
+  ContinuedEvent,
   DebugSession,
   Event,
   ExitedEvent,
@@ -388,7 +389,10 @@ export class RolloutDebugSession extends DebugSession {
       const ep = this.row?.liveEpisode(args, this.run);
       if (!ep) return this.sendErrorResponse(response, { id: 5004, format: this.row?.noLive ?? '', showUser: true });
       this.resume('continue', ep.threadId);
-      return this.sendResponse(response);
+      this.sendResponse(response);
+      // Resumed by a custom request, not a continue: the UI learns the thread runs again only so
+      // (else it keeps showing the divergence stop, and a later stop elsewhere is not focused).
+      return this.sendEvent(new ContinuedEvent(ep.threadId, false));
     }
     if (command !== CALL_TOKENS_REQUEST && command !== EXPERIENCE_TOKENS_REQUEST) return super.customRequest(command, response, args);
     const ref = (args as { variablesReference?: unknown } | undefined)?.variablesReference;
