@@ -61,7 +61,7 @@ Options:
 
 With --from-job, --json prints {"id", "task_index", "model_version", "recorded_reward",
 "reward", "reward_parts": {name: [recorded, now]}, "calls", "diverged_at": null |
-{"call", "diff"}, "live_from": null | the call a live model answered from, "task": {"found", "rows", "why", "config", "config_why"}, "slot",
+{"call", "diff"}, "live_from": null | the call a live model answered from, "task": {"found", "rows", "why", "stand_in", "config", "config_why"}, "slot",
 "unchecked", "error", "same"}; exit 0 when the reward (and every part) is the same, 1 when it
 differs, the replay diverged or the workflow raised, 2 when it cannot replay (the message says why).
 `;

@@ -28,10 +28,12 @@ export interface ReplayRow {
   id: number;
   reward?: number;
   metrics?: Record<string, number>;
-  task_index?: number;
+  task_index?: number | null;
   model_version?: number;
   keeps: 'messages' | 'prompt_text' | 'none' | 'crafted';
   turns?: number;
+  /** The row's first user message as the workflow sent it (job-lake-unnumbered). */
+  first_user?: string;
 }
 
 const fixtureScript = path.join(repoRoot, 'test', 'fixtures', 'debug', 'trinity_replay_rows.py');

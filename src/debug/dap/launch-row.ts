@@ -187,12 +187,20 @@ export function planRowReplays(experiences: RecordedExperience[], where: string,
     ok: true,
     setup: { experiences, upstream: new RowReplays(experiences, decoded.turns), config: { from: choice.from, why: choice.why }, rejected },
     doc: choice.doc,
-    replayed: experiences.map((x) => ({
-      key: x.id,
-      index: x.taskIndex,
-      fallback: { [promptKey]: firstUserText(x) ?? '' },
-      why: x.taskIndex === null ? 'the experience has no info.task_index (a workflow that set eid.task itself, or a run older than task_index)' : null,
-    })),
+    replayed: experiences.map((x) => {
+      // A row of tokens alone keeps its first user message in the tokens of its first prompt.
+      const standIn = firstUserText(x) ?? decoded.turns.get(x.id)?.firstUser ?? null;
+      return {
+        key: x.id,
+        index: x.taskIndex,
+        fallback: { [promptKey]: standIn ?? '' },
+        why:
+          x.taskIndex === null
+            ? 'the experience has no info.task_index (a task its reader did not number, a workflow that set eid.task itself, or a run older than task_index)'
+            : null,
+        standIn,
+      };
+    }),
   };
 }
 

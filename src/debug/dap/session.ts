@@ -1,9 +1,8 @@
-// The rollout debugger's Debug Adapter Protocol layer (@vscode/debugadapter), run inline in the
-// extension host or over a socket in tests. Threads are episodes (T<task>#R<k>), stack frames
-// are turns, scopes show request / response / episode. As in vscode-mock-debug, the session
-// maps DAP requests onto its run (a RunHandle: the native runtime or an upstream backbone's
-// run, told apart by nothing but what they do) and reacts to the run's events with DAP events.
-// How turns look (frames, scopes) is frames.ts; variables and paths are variables.ts / paths.ts.
+// The rollout debugger's Debug Adapter Protocol layer (@vscode/debugadapter), run inline in the extension host or over a socket in
+// tests. Threads are episodes (T<task>#R<k>), stack frames are turns, scopes show request / response / episode. As in vscode-mock-debug,
+// the session maps DAP requests onto its run (a RunHandle: the native runtime or an upstream backbone's run, told apart by nothing but
+// what they do) and reacts to the run's events with DAP events. How turns look (frames, scopes) is frames.ts; variables and paths are
+// variables.ts / paths.ts.
 import {
   DebugSession,
   Event,
@@ -384,11 +383,12 @@ export class RolloutDebugSession extends DebugSession {
    *  ({experiences: [{index, experience, turns, warnings, notes}], title}). */
   protected override customRequest(command: string, response: DebugProtocol.Response, args: unknown): void {
     if (command === GO_LIVE_REQUEST) {
-      // {threadId}: the episode stopped at its divergence goes on against the live model from that call.
+      // {threadId}: that episode goes on live from the call that diverged; resumed by a custom request, the UI learns it from `continued`.
       const ep = this.row?.liveEpisode(args, this.run);
       if (!ep) return this.sendErrorResponse(response, { id: 5004, format: this.row?.noLive ?? '', showUser: true });
       this.resume('continue', ep.threadId);
-      return this.sendResponse(response);
+      this.sendResponse(response);
+      return this.sendEvent(new Event('continued', { threadId: ep.threadId, allThreadsContinued: false }));
     }
     if (command !== CALL_TOKENS_REQUEST && command !== EXPERIENCE_TOKENS_REQUEST) return super.customRequest(command, response, args);
     const ref = (args as { variablesReference?: unknown } | undefined)?.variablesReference;

@@ -11,6 +11,8 @@ export interface ReplayedTask {
   /** The taskset's length, when it was read. */
   rows: number | null;
   why: string | null;
+  /** Not found: the recorded first user message standing in for the task (null: none). */
+  standIn?: string | null;
 }
 
 /** What the replayed episode gave. */
@@ -44,7 +46,7 @@ export interface RowReplayResult {
   /** The call from which a live model answered, after the divergence (null: none did). */
   live_from: number | null;
   /** Where the task came from: the taskset row (found) or the recorded first user message. */
-  task: { found: boolean; rows: number | null; why: string | null; config: 'workspace' | 'job'; config_why: string };
+  task: { found: boolean; rows: number | null; why: string | null; stand_in: string | null; config: 'workspace' | 'job'; config_why: string };
   /** The slot of a group-sampling call the recorded member answered. */
   slot: { index: number; of: number } | null;
   /** What the request check could not compare. */
@@ -99,7 +101,14 @@ export function rowReplayResult(
     calls: log.calls,
     diverged_at: diverged,
     live_from: log.liveFrom ?? null,
-    task: { found: task?.found ?? false, rows: task?.rows ?? null, why: task?.why ?? null, config: config.from, config_why: config.why },
+    task: {
+      found: task?.found ?? false,
+      rows: task?.rows ?? null,
+      why: task?.why ?? null,
+      stand_in: task && !task.found ? (task.standIn ?? null) : null,
+      config: config.from,
+      config_why: config.why,
+    },
     slot: log.slot,
     unchecked: log.unchecked,
     error,

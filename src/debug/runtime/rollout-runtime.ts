@@ -335,7 +335,13 @@ export class RolloutRuntime extends EventEmitter<RunEvents> implements RunHandle
             t.found ? 'console' : 'important',
             (t.found
               ? this.l10n.t('Experience {0}: its task is row {1} of the taskset ({2} rows), as training read it.', t.key, String(t.index), String(t.rows))
-              : this.l10n.t('Experience {0}: its task could not be found ({1}): the recorded first user message stands in for it.', t.key, t.why ?? '')) + '\n',
+              : t.standIn
+                ? this.l10n.t('Experience {0}: its task could not be found ({1}): the recorded first user message stands in for it.', t.key, t.why ?? '')
+                : this.l10n.t(
+                    'Experience {0}: its task could not be found ({1}), and the row keeps no first user message to stand in for it: the workflow runs on an empty task.',
+                    t.key,
+                    t.why ?? '',
+                  )) + '\n',
           );
         }
         this.say('console', this.l10n.t('Loaded {0} task(s): {1}', m.count, `${m.ids.slice(0, 20).join(', ')}${m.ids.length > 20 ? ', …' : ''}`) + '\n');

@@ -104,6 +104,8 @@ export interface ReplayedTask {
   /** The taskset's length, when it was read. */
   rows: number | null;
   why: string | null;
+  /** Not found: the recorded first user message that stands in for the task (null: the row keeps none). */
+  standIn?: string | null;
 }
 /** An experience to replay: its task is the row at `index` (Trinity's task_index), else
  *  `fallback` (the recorded first user message), with `why` when the index is already known missing.
@@ -113,6 +115,8 @@ export interface ReplayedRow {
   index: number | null;
   fallback: Record<string, unknown>;
   why: string | null;
+  /** The recorded first user message `fallback` holds (null: the row keeps none, the fallback is empty). */
+  standIn: string | null;
 }
 export interface EpisodeStartMsg {
   type: 'episodeStart';

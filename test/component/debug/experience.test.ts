@@ -210,6 +210,7 @@ describe("replaying rows Trinity-RFT's own code wrote", { skip }, () => {
       found: true,
       rows: 3,
       why: null,
+      stand_in: null,
       config: 'workspace',
       config_why: 'math.yaml (the job directory has no config.json to compare with)',
     });
@@ -363,6 +364,23 @@ describe("replaying rows Trinity-RFT's own code wrote", { skip }, () => {
     assert.equal(j.task.rows, 1);
     assert.equal(j.task.why, 'task_index 2 is past the end of the taskset (1 rows)');
     assert.match(r.stderr, /its task could not be found/);
+  });
+
+  test('a multi-turn row without task_index (its reader did not number the task): said so, and its first user message, read out of its tokens, stands in', async () => {
+    const row = rows.find((x) => x.job === 'job-lake-unnumbered')!;
+    assert.equal(row.keeps, 'none');
+    assert.equal(row.task_index, null, "Trinity's runner stored task_index {}");
+    // Trinity's frozen_lake_workflow builds its lake from the task row's size and seed; from a
+    // text alone it takes size 1, whose map it never finishes generating: the replay's time limit ends it.
+    const r = await replay('lake.yaml', 'job-lake-unnumbered', row.id, ['--max-seconds', '60']);
+    assert.equal(r.status, 1, r.stderr);
+    const j = JSON.parse(r.stdout) as { task_index: number | null; error: string; task: { found: boolean; why: string; stand_in: string | null } };
+    assert.equal(j.error, 'the replay ran longer than 60 s; stopped');
+    assert.equal(j.task_index, null);
+    assert.equal(j.task.found, false);
+    assert.match(j.task.why, /the experience has no info\.task_index/);
+    assert.equal(j.task.stand_in, row.first_user);
+    assert.match(r.stderr, /its task could not be found \(the experience has no info\.task_index.*\): the recorded first user message stands in for it/);
   });
 
   test('a workflow that raises, and one that loops calling the model, end with a message (the loop is stopped)', async () => {

@@ -48,7 +48,8 @@ class TaskSelection(TypedDict, total=False):
     count: int
     ids: list[str | int]
     idKey: str
-    #: Experiences to replay: [{"key", "index": task_index or None, "fallback": row, "why": str or None}].
+    #: Experiences to replay: [{"key", "index": task_index or None, "fallback": row, "why": str or None,
+    #: "standIn": the recorded first user message the fallback holds, or None when the row keeps none}].
     replayed: list[Json]
 
 

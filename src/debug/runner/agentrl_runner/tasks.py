@@ -193,6 +193,7 @@ def select_replayed(source: Json, cwd: str, specs: list[Json]) -> tuple[list[Pic
         else:
             if index is not None:
                 info["why"] = unread or f"task_index {index} is past the end of the taskset ({len(rows or [])} rows)"
+            info["standIn"] = spec.get("standIn")
             picked.append((index if isinstance(index, int) else 0, f"exp{key}", spec.get("fallback")))
         found.append(info)
     return picked, found

@@ -61,7 +61,10 @@ test(
         const offer = (await diverged).body as ReplayDivergedEvent;
         assert.equal(offer.call, 1);
         assert.equal(offer.threadId, stop.body.threadId);
+        const continued = dc.waitForEvent('continued', 60_000);
         await dc.customRequest(GO_LIVE_REQUEST, { threadId: offer.threadId });
+        // The UI learns the stopped thread runs again (it resumed by a custom request, not a continue).
+        assert.equal(((await continued) as { body: { threadId: number } }).body.threadId, offer.threadId);
         const r = (await result).body as RowReplayResult;
         assert.equal(r.diverged_at?.call, 1);
         assert.equal(r.live_from, 1);

@@ -31,6 +31,22 @@ function tokensRow(): RecordedExperience {
   return x;
 }
 
+test("a tokens-only row's first user message is read out of its first prompt, with or without a system message before it", { skip: skipNoTokenizer }, () => {
+  const withSystem = tokenTurns(tokensRow(), tinyTokenizer());
+  assert.ok(!('error' in withSystem));
+  assert.equal(withSystem.firstUser, 'Observation 0: P _ G. Next action?');
+  const t = tokenizeAndMask(tinyTokenizer(), conversation.slice(1));
+  const bare = recordedExperience({
+    id: '5',
+    detail: { reward: 1, info: {} },
+    tokens: { ids: t.ids, promptLength: t.promptLength, actionMask: t.mask.slice(t.promptLength) },
+  });
+  assert.ok(!('error' in bare));
+  const alone = tokenTurns(bare, tinyTokenizer());
+  assert.ok(!('error' in alone));
+  assert.equal(alone.firstUser, 'Observation 0: P _ G. Next action?');
+});
+
 test("a tokens-only row's turns: each assistant text, and the prompt it answered as the template renders it", { skip: skipNoTokenizer }, () => {
   const x = tokensRow();
   assert.equal(x.messages, undefined);
