@@ -422,7 +422,9 @@ async function filePool(group, jobs, slots) {
       next.go();
     }
   };
-  const acquire = (w) => (free >= w && !waiting.length ? ((free -= w), Promise.resolve()) : new Promise((go) => waiting.push({ w, go })));
+  // first: a Ray file whose turn came (the previous one ended) takes the next free slot
+  const acquire = (w, first = false) =>
+    free >= w && !waiting.length ? ((free -= w), Promise.resolve()) : new Promise((go) => (first ? waiting.unshift({ w, go }) : waiting.push({ w, go })));
   // One Ray cluster at a time: two (four Ray nodes, each a dozen processes) beside each other on
   // two cores let a job supervisor die ("The actor died unexpectedly", CI, 2026-12-07).
   let rayFree = Promise.resolve();
@@ -435,7 +437,7 @@ async function filePool(group, jobs, slots) {
         rayFree = new Promise((done) => (rayDone = done));
         await before;
       }
-      await acquire(w);
+      await acquire(w, job.netns);
       try {
         const tap = path.join(root, 'test-results', 'files', job.rel.replace(/\.ts$/, '.tap'));
         fs.mkdirSync(path.dirname(tap), { recursive: true });
