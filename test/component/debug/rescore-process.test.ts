@@ -66,12 +66,12 @@ describe('runRescoreProcess', { timeout: 120_000 }, () => {
     fs.rmSync(ws, { recursive: true, force: true });
   });
 
-  function rescore(responses: string[], limits?: { itemSeconds?: number; runSeconds?: number }): Promise<RescoreProcessResult> {
+  function rescore(responses: string[], limits?: { itemSeconds?: number; runSeconds?: number }, reward = 'rw.score'): Promise<RescoreProcessResult> {
     return runRescoreProcess({
       python: 'python3',
       cwd: ws,
       env: { ...process.env, PYTHONPATH: runnerDir, PIDS: pids },
-      request: { cwd: ws, reward: 'rw.score', rewardArgs: {}, format: {}, items: responses.map((response) => ({ task: {}, response })) },
+      request: { cwd: ws, reward, rewardArgs: {}, format: {}, items: responses.map((response) => ({ task: {}, response })) },
       limits,
     });
   }
@@ -122,13 +122,7 @@ describe('runRescoreProcess', { timeout: 120_000 }, () => {
 
   test("a reward module that loads slower than an episode's limit is not refused: its loading counts against the run's limit", async () => {
     fs.writeFileSync(path.join(ws, 'slow_load.py'), 'import time\ntime.sleep(2)\nfrom rw import score  # noqa: E402,F401\n');
-    const r = await runRescoreProcess({
-      python: 'python3',
-      cwd: ws,
-      env: { ...process.env, PYTHONPATH: runnerDir, PIDS: pids },
-      request: { cwd: ws, reward: 'slow_load.score', rewardArgs: {}, format: {}, items: [{ task: {}, response: 'ok' }] },
-      limits: { itemSeconds: 1, runSeconds: 60 },
-    });
+    const r = await rescore(['ok'], { itemSeconds: 1, runSeconds: 60 }, 'slow_load.score');
     assert.ok(r.ok, !r.ok ? r.message : '');
     assert.deepEqual(
       r.scores.map((s) => s.reward),
@@ -138,13 +132,7 @@ describe('runRescoreProcess', { timeout: 120_000 }, () => {
 
   test("a reward module that never loads stops at the run's limit, said as such", async () => {
     fs.writeFileSync(path.join(ws, 'hang_load.py'), 'import time\nwhile True:\n    time.sleep(1)\n');
-    const r = await runRescoreProcess({
-      python: 'python3',
-      cwd: ws,
-      env: { ...process.env, PYTHONPATH: runnerDir, PIDS: pids },
-      request: { cwd: ws, reward: 'hang_load.score', rewardArgs: {}, format: {}, items: [{ task: {}, response: 'ok' }] },
-      limits: { itemSeconds: 60, runSeconds: 3 },
-    });
+    const r = await rescore(['ok'], { itemSeconds: 60, runSeconds: 3 }, 'hang_load.score');
     assert.equal(r.ok, false);
     assert.match(!r.ok ? r.message : '', /the reward function did not load within the run's time limit of 3 s \(the limit is --rescore-timeout\)/);
   });
