@@ -139,6 +139,9 @@ export class ChartCard {
 
   /** Far off screen: the plot goes (its pixels cost the renderer several copies); the data stays, to draw again on return. */
   release(): void {
+    // Not visible either: the board's debounced viewport report may not have said so yet, and a
+    // render before it would build the plot again far off screen, with nothing to release it.
+    this.visible = false;
     if (!this.plot) return;
     this.destroyPlot();
     this.dirty = true;
