@@ -133,6 +133,18 @@ async function assertTokenTexts(tv: Locator, what: string, o: { turns: boolean; 
   if (o.turns) assert.ok((await tv.locator('.tv-tok[data-turn]').count()) >= 2, `${what}: the turns are labelled`);
 }
 
+/** Steps of the sandbox's demo run whose buffer rows include real rollouts (tasks of the sample taskset), newest first. */
+function realRolloutSteps(sandbox: string, taskIds: string[]): number[] {
+  const demo = path.join(sandbox, '.agentrl', 'demo');
+  const dbs = fs.existsSync(demo) ? (fs.readdirSync(demo, { recursive: true }) as string[]).filter((f) => f.endsWith('experience_buffer.db')) : [];
+  if (!dbs.length) return [];
+  const sql = `SELECT DISTINCT model_version FROM experience_buffer WHERE task_id IN (${taskIds.map(() => '?').join(',')}) ORDER BY 1 DESC`;
+  const py =
+    'import sqlite3,sys; d=sqlite3.connect("file:"+sys.argv[1]+"?mode=ro", uri=True); print(" ".join(str(v) for (v,) in d.execute(sys.argv[2], sys.argv[3:])))';
+  const r = spawnSync('python3', ['-c', py, path.join(demo, dbs[0]), sql, ...taskIds], { encoding: 'utf8' });
+  return r.status === 0 ? r.stdout.split(/\s+/).filter(Boolean).map(Number) : [];
+}
+
 /** Points charted on a card (its "N points" meta). */
 async function pointsOn(view: FrameLocator, chart: string): Promise<number> {
   const text = await view.locator(`.card[data-chart="${chart}"] .meta`).innerText();
@@ -221,33 +233,65 @@ test('npm start: walkthrough first, the demo run live in the metrics view, rollo
   assert.ok(fs.statSync(await shot(page, 'start-metrics')).size > 20_000);
   await shotBothThemes(page, sandbox, 'start-metrics', [view]);
 
-  // Click a step on the reward chart: its rollouts (real ones, from the experience buffer;
-  // rollouts run at the model's pace, so not every step has one: try steps until one does).
+  // Click a step on the reward chart: its rollouts (from the experience buffer). Every step has
+  // the simulated taskset's rows (made-up texts: no logprobs); the fixture model's real rollouts,
+  // named by the sample taskset's ids, come at the model's pace (a few steps in a hundred on
+  // two cores): the buffer says which steps have one, and the drawer's task filter finds it
+  // among the step's forty simulated rows.
+  const taskIds = fs
+    .readFileSync(path.join(repoRoot, 'sample-workspace', 'toolcall', 'data', 'train.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => (JSON.parse(l) as { id: string }).id);
+  const realRow = new RegExp(`^(${taskIds.join('|')})\\d`);
   const over = view.locator(`.card[data-chart="${reward}"] .u-over`);
   const drill = view.locator('aside.drill');
-  let found = false;
-  for (let attempt = 0; attempt < 40 && !found; attempt++) {
-    const box = (await over.boundingBox())!;
-    const x = box.x + box.width * (0.98 - (attempt % 20) * 0.045);
-    await page.mouse.move(x, box.y + box.height / 2);
-    await page.mouse.click(x, box.y + box.height / 2);
-    found = await drill
-      .locator('tr.rollout')
+  const realRollout = drill.locator('tr.rollout').filter({ hasText: realRow });
+  const shown = (locator: Locator, timeout: number) =>
+    locator
       .first()
-      .waitFor({ timeout: 3000 })
+      .waitFor({ timeout })
       .then(
         () => true,
         () => false,
       );
-    if (!found && (await drill.count()))
-      await drill
-        .locator('header button')
-        .click()
-        .catch(() => undefined);
-    if (!found && attempt === 19) await new Promise((r) => setTimeout(r, 5000));
+  const charted = await until(
+    'a step of the chart with a real rollout',
+    async () => {
+      const points = await pointsOn(view, reward);
+      const steps = realRolloutSteps(sandbox, taskIds).filter((s) => s < points - 1);
+      return steps.length ? { steps, points } : undefined;
+    },
+    240_000,
+    2000,
+  );
+  let found = false;
+  for (const step of charted.steps.slice(0, 4)) {
+    for (const off of [0, -0.4, 0.4]) {
+      const box = (await over.boundingBox())!;
+      // The x scale spans the charted steps 0 … points-1.
+      const x = box.x + (box.width * (step + off)) / (charted.points - 1);
+      await page.mouse.move(x, box.y + box.height / 2);
+      await page.mouse.click(x, box.y + box.height / 2);
+      if (await shown(drill.locator('tr.rollout'), 3000))
+        for (const id of taskIds) {
+          await drill.locator('input.task-filter').fill(id);
+          if ((found = await shown(realRollout, 1000))) break;
+        }
+      if (found) break;
+      if (await drill.count())
+        await drill
+          .locator('header button')
+          .click()
+          .catch(() => undefined);
+    }
+    if (found) break;
   }
-  assert.ok(found, 'no step of the reward chart shows rollouts');
-  await drill.locator('tr.rollout').first().click();
+  assert.ok(
+    found,
+    `steps ${charted.steps.join(', ')} of ${charted.points} have rollouts of the sample taskset in the buffer; a click on the chart at none of them showed one`,
+  );
+  await realRollout.first().click();
   await drill
     .locator('.detail .message.role-user', { hasText: /What is|weather/ })
     .first()
@@ -272,6 +316,10 @@ test('npm start: walkthrough first, the demo run live in the metrics view, rollo
   await drill.locator('.detail button.open-tokens').click();
   const drillTokens = drill.locator('.tokens .tv');
   await assertTokenTexts(drillTokens, "the rollout's Tokens", { turns: true, names: true });
+  // The engine's logprobs, as a real run's buffer keeps them: a mean, no "not stored".
+  const tokenSummary = await drillTokens.locator('.tv-summary').innerText();
+  assert.match(tokenSummary, /mean logprob -?\d/, `the rollout's Tokens: ${tokenSummary}`);
+  assert.doesNotMatch(await drillTokens.locator('.tv-notes').innerText(), /logprob/i);
   await drillTokens.scrollIntoViewIfNeeded();
   await shotBothThemes(page, sandbox, 'start-rollout-tokens', [view]);
   await drill.locator('header button').click();
