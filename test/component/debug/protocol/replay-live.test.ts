@@ -16,7 +16,7 @@ import { runDemo, type DemoRow } from '../../../harness/demo-run';
 import { startModelServer } from '../../../harness/model-server';
 import { repoRoot } from '../../../harness/paths';
 import { tmpDir } from '../../relay/helpers';
-import { launch, sdkPython, skipWithoutModel, startAdapter } from '../helpers';
+import { byName, children, launch, scopeVars, sdkPython, skipWithoutModel, startAdapter, topFrame } from '../helpers';
 
 test(
   'a diverged row replay stops, is offered the live model, and goes on against it from the call that diverged',
@@ -61,6 +61,16 @@ test(
         const offer = (await diverged).body as ReplayDivergedEvent;
         assert.equal(offer.call, 1);
         assert.equal(offer.threadId, stop.body.threadId);
+        // The Variables view: the recorded experience beside the episode, as training stored it.
+        const frame = await topFrame(dc, stop.body.threadId);
+        const recorded = await scopeVars(dc, frame.id, 'Recorded experience');
+        assert.equal(String(JSON.parse(byName(recorded, 'id').value)), String(row.id));
+        assert.equal(Number(byName(recorded, 'reward').value), row.reward);
+        assert.equal(Number(byName(recorded, 'model_version').value), row.modelVersion);
+        assert.equal(Number(byName(recorded, 'task_index').value), row.taskIndex);
+        const messages = await children(dc, byName(recorded, 'messages'));
+        assert.equal(messages.length, row.messages.length, 'every recorded message');
+        assert.ok((await scopeVars(dc, frame.id, 'Episode')).length > 0, 'the episode scope beside it');
         const continued = dc.waitForEvent('continued', 60_000);
         await dc.customRequest(GO_LIVE_REQUEST, { threadId: offer.threadId });
         // The UI learns the stopped thread runs again (it resumed by a custom request, not a continue).

@@ -27,11 +27,14 @@ const skip =
     ? 'debugpy is not in .cache/ray-venv (scripts/setup.sh ray)'
     : undefined);
 const jobFile = path.join(repoRoot, 'test', 'fixtures', 'ray', 'paused_job.py');
-const pauseLine =
+const lineOf = (marker: string): number =>
   fs
     .readFileSync(jobFile, 'utf8')
     .split('\n')
-    .findIndex((l) => l.includes('PAUSE-HERE')) + 1;
+    .findIndex((l) => l.includes(marker)) + 1;
+const pauseLine = lineOf('PAUSE-HERE');
+/** Where the actor's method raises: the post-mortem's frame. */
+const raiseLine = lineOf('RAISE-HERE');
 
 /** The editor's side of a DAP session over a DebugpyConnection: requests answered, events awaited. */
 class Session {
@@ -169,7 +172,7 @@ test(
     assert.equal((b.stopped.body as { reason: string }).reason, 'exception', 'the actor stops on its exception');
     const info = await b.s.send('exceptionInfo', { threadId: (b.stopped.body as { threadId: number }).threadId });
     assert.match(String(info.exceptionId), /ZeroDivisionError/);
-    assert.deepEqual([b.top.source?.path, b.top.name], [jobFile, 'score']);
+    assert.deepEqual([b.top.source?.path, b.top.line, b.top.name], [jobFile, raiseLine, 'score'], 'the actor stops at the line that raised');
 
     for (const x of [a, b]) await x.s.send('continue', { threadId: (x.stopped.body as { threadId: number }).threadId });
     const done = await until(
