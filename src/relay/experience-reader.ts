@@ -8,6 +8,9 @@ import type { ExperienceReader, ReadExperience, RecordedTokens } from '../featur
 import { inProcessRelay, pickExperienceSource, runTarget } from './run-target';
 
 const WAIT_MS = 15_000;
+/** Failed connections in a row, before the relay ever answered, after which it is said unreachable
+ *  (with the client's backoff from 100 ms: well under a second for a port where nothing listens). */
+const CONNECT_TRIES = 3;
 
 interface Open {
   client: RelayClient;
@@ -43,13 +46,23 @@ async function open(where: string, listing: boolean): Promise<Open> {
     const rows: ExperienceRow[] = [];
     let source: SourceInfo | undefined;
     const problem = await new Promise<string | undefined>((resolve) => {
-      const timer = setTimeout(() => resolve(`the relay at ${url} did not answer within ${WAIT_MS / 1000} s`), WAIT_MS);
+      let failed = 0;
+      let lastError = '';
+      const timer = setTimeout(() => resolve(`the relay at ${url} did not answer within ${WAIT_MS / 1000} s${lastError && ` (${lastError})`}`), WAIT_MS);
       c.on('error', (e) => {
+        if (e.kind === 'connection') {
+          lastError = e.message;
+          if (++failed < CONNECT_TRIES) return;
+          clearTimeout(timer);
+          resolve(`cannot reach the relay at ${url} (${e.message}; ${failed} attempts): is it running, and is that its address?`);
+          return;
+        }
         if (e.kind !== 'auth') return;
         clearTimeout(timer);
         resolve(e.message);
       });
       c.on('hello', (h) => {
+        failed = 0;
         source = pickExperienceSource(h.sources, undefined);
         if (!source) {
           clearTimeout(timer);

@@ -3,12 +3,14 @@
 // --from-job` re-scores): the row read through the relay (the ExperienceReader cli.ts /
 // extension.ts hand in), the taskset it names chosen from the workspace's config or the job
 // directory's copy, its task found by the runner, and the recorded conversation as the model
-// (one RowReplayUpstream per experience, by episode).
+// (one RowReplayUpstream per experience, by episode). Why a row cannot be replayed is said
+// through the launch's l10n (vscode.l10n in the debug adapter, English in the CLI).
 import * as fs from 'fs';
 import * as path from 'path';
 import { parse as parseYaml } from 'yaml';
 import type { ExperienceReader } from '../../feature-api/experience-reader';
 import { asPromise } from '../../base/promise';
+import { english, type L10n } from '../../base/l10n';
 import { RowReplayUpstream } from '../gateway/row-replay';
 import type { ReplayCheck, ReplayVerifier } from '../gateway/replay';
 import type { CallContext, ChatUpstream, UpstreamResult } from '../gateway/model-endpoint';
@@ -120,17 +122,18 @@ export async function prepareRowReplay(
   root: string,
   resolved: unknown,
   configPath: string,
+  l10n: L10n = english,
 ): Promise<RowPrepared> {
-  if (!reader) return { ok: false, message: 'Replaying a training run needs the relay reader, which this host does not have.' };
+  if (!reader) return { ok: false, message: l10n.t('Replaying a training run needs the relay reader, which this host does not have.') };
   const where = jobWhere(rollout.fromJob, root);
   let x: RecordedExperience | { error: string };
   try {
-    x = recordedExperience(await reader.read(where, String(rollout.id)));
+    x = recordedExperience(await reader.read(where, String(rollout.id)), l10n);
   } catch (e) {
-    return { ok: false, message: `Cannot read experience ${rollout.id} of ${rollout.fromJob}: ${(e as Error).message}` };
+    return { ok: false, message: l10n.t('Cannot read experience {0} of {1}: {2}', String(rollout.id), rollout.fromJob, (e as Error).message) };
   }
-  if ('error' in x) return { ok: false, message: `Cannot replay: ${x.error}` };
-  return planRowReplays([x], where, resolved, configPath);
+  if ('error' in x) return { ok: false, message: l10n.t('Cannot replay: {0}', x.error) };
+  return planRowReplays([x], where, resolved, configPath, l10n);
 }
 
 /** The experience keeps its turns only as tokens. */
@@ -150,21 +153,44 @@ function decodeTurns(
   experiences: RecordedExperience[],
   doc: Record<string, unknown>,
   configPath: string,
+  l10n: L10n,
 ): { turns: Map<string, TokenTurns>; errors: Map<string, string> } {
   const turns = new Map<string, TokenTurns>();
   const errors = new Map<string, string>();
   const pending = experiences.filter(tokensOnly);
   if (!pending.length) return { turns, errors };
-  const why = (x: RecordedExperience) =>
-    `experience ${x.id} keeps its conversation only as tokens and an action mask (Trinity's multi-turn workflows keep no messages); rebuilding its turns needs the run's tokenizer`;
   const model = modelPathOf(doc, configPath);
   const got = model ? tokenizerFor(model) : undefined;
   for (const x of pending) {
-    if (!model) errors.set(x.id, `${why(x)}, and the config names no model.model_path`);
-    else if (!got || 'reason' in got) errors.set(x.id, `${why(x)}: the tokenizer of model.model_path ${model} cannot be loaded (${got?.reason})`);
+    if (!model)
+      errors.set(
+        x.id,
+        l10n.t(
+          "experience {0} keeps its conversation only as tokens and an action mask (Trinity's multi-turn workflows keep no messages); rebuilding its turns needs the run's tokenizer, and the config names no model.model_path",
+          x.id,
+        ),
+      );
+    else if (!got || 'reason' in got)
+      errors.set(
+        x.id,
+        l10n.t(
+          "experience {0} keeps its conversation only as tokens and an action mask (Trinity's multi-turn workflows keep no messages); rebuilding its turns needs the run's tokenizer: the tokenizer of model.model_path {1} cannot be loaded ({2})",
+          x.id,
+          model,
+          got?.reason ?? '',
+        ),
+      );
     else {
       const t = tokenTurns(x, got.tokenizer);
-      if ('error' in t) errors.set(x.id, `${why(x)}: ${t.error}`);
+      if ('error' in t)
+        errors.set(
+          x.id,
+          l10n.t(
+            "experience {0} keeps its conversation only as tokens and an action mask (Trinity's multi-turn workflows keep no messages); rebuilding its turns needs the run's tokenizer: {1}",
+            x.id,
+            t.error,
+          ),
+        );
       else turns.set(x.id, t);
     }
   }
@@ -172,17 +198,17 @@ function decodeTurns(
 }
 
 /** Plans the replay of experiences of one taskset (the first one's taskset_id) of the run at `where`. */
-export function planRowReplays(experiences: RecordedExperience[], where: string, resolved: unknown, configPath: string): RowPrepared {
+export function planRowReplays(experiences: RecordedExperience[], where: string, resolved: unknown, configPath: string, l10n: L10n = english): RowPrepared {
   const workspace = resolved && typeof resolved === 'object' ? (resolved as Record<string, unknown>) : {};
-  const choice = chooseTaskset(workspace, jobConfig(where), experiences[0]?.tasksetId ?? null, path.basename(configPath));
-  if ('error' in choice) return { ok: false, message: `Cannot replay experience ${experiences[0]?.id}: ${choice.error}` };
+  const choice = chooseTaskset(workspace, jobConfig(where), experiences[0]?.tasksetId ?? null, path.basename(configPath), l10n);
+  if ('error' in choice) return { ok: false, message: l10n.t('Cannot replay experience {0}: {1}', experiences[0]?.id ?? '', choice.error) };
   const ts = tasksetsOf(choice.doc)[0] ?? {};
   const format = ts.format && typeof ts.format === 'object' ? (ts.format as Record<string, unknown>) : {};
   const promptKey = typeof format.prompt_key === 'string' ? format.prompt_key : 'prompt';
-  const decoded = decodeTurns(experiences, choice.doc, configPath);
+  const decoded = decodeTurns(experiences, choice.doc, configPath, l10n);
   const rejected = [...decoded.errors].map(([id, error]) => ({ id, error }));
   experiences = experiences.filter((x) => !decoded.errors.has(x.id));
-  if (!experiences.length) return { ok: false, message: `Cannot replay: ${rejected[0].error}` };
+  if (!experiences.length) return { ok: false, message: l10n.t('Cannot replay: {0}', rejected[0].error) };
   return {
     ok: true,
     setup: { experiences, upstream: new RowReplays(experiences, decoded.turns), config: { from: choice.from, why: choice.why }, rejected },

@@ -4,7 +4,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import type { CheckResult, ConfigChecker } from '../../feature-api/config-checker';
-import type { L10n } from '../../base/l10n';
+import { english, type L10n } from '../../base/l10n';
 import type { Logger } from '../../base/log';
 import { ReplayUpstream, type ReplayVerifier } from '../gateway/replay';
 import { OpenAIUpstream, type ChatUpstream } from '../gateway/model-endpoint';
@@ -103,12 +103,13 @@ export async function prepareLaunch(
     return { ok: true, run, notes: [`The ${backbone} backbone runs the upstream debug mode: no stepping; its results are imported when it ends.`] };
   }
   let row: Extract<Awaited<ReturnType<typeof prepareRowReplay>>, { ok: true }> | undefined;
+  const l10n = context.l10n ?? english;
   if (args.rollout || rows) {
     if (result.kind !== 'trinity')
-      return { ok: false, message: `Replaying a training run's experience needs a Trinity-RFT config; ${path.basename(configPath)} is not one.` };
+      return { ok: false, message: l10n.t("Replaying a training run's experience needs a Trinity-RFT config; {0} is not one.", path.basename(configPath)) };
     const r = rows
-      ? planRowReplays(rows.experiences, rows.where, result.resolved, configPath)
-      : await prepareRowReplay(args.rollout!, context.experiences, root, result.resolved, configPath);
+      ? planRowReplays(rows.experiences, rows.where, result.resolved, configPath, l10n)
+      : await prepareRowReplay(args.rollout!, context.experiences, root, result.resolved, configPath, l10n);
     if (!r.ok) return r;
     row = r;
   }
@@ -133,7 +134,9 @@ export async function prepareLaunch(
     else if (args.rollout?.liveAfterDivergence)
       return {
         ok: false,
-        message: 'Going on against a live model after a divergence needs a model endpoint: "model": { "baseUrl": … } in launch.json, or $OPENAI_BASE_URL.',
+        message: l10n.t(
+          'Going on against a live model after a divergence needs a model endpoint: "model": { "baseUrl": … } in launch.json, or $OPENAI_BASE_URL.',
+        ),
       };
   } else if (args.replay) {
     try {

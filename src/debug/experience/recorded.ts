@@ -4,8 +4,10 @@
 // model version, the task's row in the taskset (info["task_index"]) and the group slot. A row
 // that keeps neither (Trinity 0.5.2's multi-turn workflows store tokens and the action mask
 // only) keeps its turns as token spans: the runs of the action mask, decoded later with the
-// run's tokenizer (token-turns.ts). Pure.
+// run's tokenizer (token-turns.ts). Pure; why a row cannot be replayed is said through the
+// injected l10n (vscode.l10n in the debug adapter, English in the CLI).
 import type { ReadExperience } from '../../feature-api/experience-reader';
+import { english, type L10n } from '../../base/l10n';
 
 export interface RecordedMessage {
   role: string;
@@ -95,7 +97,7 @@ function maskSpans(ids: ArrayLike<number>, promptLength: number, mask: ArrayLike
 export const isTiming = (name: string): boolean => name.startsWith('time/') || name.startsWith('timing/');
 
 /** The experience a buffer row holds, or why it cannot be replayed. */
-export function recordedExperience(e: ReadExperience): RecordedExperience | { error: string } {
+export function recordedExperience(e: ReadExperience, l10n: L10n = english): RecordedExperience | { error: string } {
   const d = e.detail;
   const info = obj(d.info);
   const messages = messagesOf(d.messages);
@@ -105,7 +107,10 @@ export function recordedExperience(e: ReadExperience): RecordedExperience | { er
   const spans = !conversation && e.tokens ? maskSpans(e.tokens.ids, e.tokens.promptLength, e.tokens.actionMask) : [];
   if (!conversation && !spans.length) {
     return {
-      error: `experience ${e.id} keeps no conversation to replay: no messages with an assistant turn, no response_text and no assistant tokens marked by an action mask (a workflow that builds its experiences from tokens alone)`,
+      error: l10n.t(
+        'experience {0} keeps no conversation to replay: no messages with an assistant turn, no response_text and no assistant tokens marked by an action mask (a workflow that builds its experiences from tokens alone)',
+        e.id,
+      ),
     };
   }
   const parts: Record<string, number> = {};

@@ -2,7 +2,9 @@
 // experience's taskset (info["task_index"].taskset_id among buffer.explorer_input.tasksets;
 // the single `taskset` is the first) from the workspace's config, or from the job directory's
 // own copy (Trinity's StateManager saves `<job dir>/config.json`) when the workspace's has
-// changed how that taskset is read since the run. Pure.
+// changed how that taskset is read since the run. Pure; a taskset that is not there is said
+// through the injected l10n (vscode.l10n in the debug adapter, English in the CLI).
+import { english, type L10n } from '../../base/l10n';
 
 type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
@@ -61,13 +63,21 @@ function withTaskset(doc: Obj, ts: Obj): Obj {
 }
 
 /** The taskset to find the task in. `job`: the job dir's config copy, when there is one. */
-export function chooseTaskset(workspace: Obj, job: Obj | undefined, tasksetId: number | null, configName: string): TasksetChoice | { error: string } {
+export function chooseTaskset(
+  workspace: Obj,
+  job: Obj | undefined,
+  tasksetId: number | null,
+  configName: string,
+  l10n: L10n = english,
+): TasksetChoice | { error: string } {
   const i = tasksetId ?? 0;
   const mine = tasksetsOf(workspace);
   const theirs = job ? tasksetsOf(job) : [];
   if (!mine[i] && !theirs[i])
     return {
-      error: `the experience's taskset #${i} is not in ${configName} (${mine.length} taskset(s))${job ? " nor in the job directory's config.json" : ''}`,
+      error: job
+        ? l10n.t("the experience's taskset #{0} is not in {1} ({2} taskset(s)) nor in the job directory's config.json", i, configName, mine.length)
+        : l10n.t("the experience's taskset #{0} is not in {1} ({2} taskset(s))", i, configName, mine.length),
     };
   if (!mine[i])
     return { doc: withTaskset(workspace, theirs[i]), from: 'job', why: `${configName} has no taskset #${i}: the job directory's config.json is used` };

@@ -1,7 +1,8 @@
 // Replaying a training run's experiences (src/debug/experience/, `agentrl rollout --from-job`,
 // `agentrl eval --rescore --from-job`) on rows made by Trinity-RFT 0.5.2's own code: its
 // WorkflowRunner runs its math_workflow (MathRewardFn) and frozen_lake_workflow over a taskset
-// file and its SQL storage / FileStorage store the experiences (the frozen-lake row as Trinity
+// file and its SQL storage / FileStorage / QueueStorage (the queue buffer's backup lines) store
+// the experiences (the frozen-lake row as Trinity
 // 0.5.2's multi-turn workflows store it: tokens and action mask from its own
 // tokenize_and_mask_messages_default with the fixture model's tokenizer, no messages)
 // (test/fixtures/debug/trinity_replay_rows.py; the one stand-in there is the vLLM model behind
@@ -16,6 +17,7 @@ import * as path from 'node:path';
 import { repoRoot } from '../../harness/paths';
 import { noReplayRows, trinityEnv, trinityVenvPython, writeReplayRows, type ReplayRow } from '../../harness/trinity-replay-rows';
 import { modelRuntimeInstalled, startModelServer } from '../../harness/model-server';
+import { startRelay } from '../../harness/relay';
 
 const cli = path.join(repoRoot, 'dist', 'agentrl.js');
 const python = trinityVenvPython;
@@ -150,13 +152,13 @@ describe("replaying rows Trinity-RFT's own code wrote", { skip }, () => {
     if (ws) fs.rmSync(ws, { recursive: true, force: true });
   });
 
-  function agentrl(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  function agentrl(args: string[], timeout = 400_000): Promise<{ status: number | null; stdout: string; stderr: string }> {
     return new Promise((resolve) => {
       const p = spawn(process.execPath, [cli, ...args, '--python', python, '--cwd', ws], {
         env,
         cwd: ws,
         stdio: ['ignore', 'pipe', 'pipe'],
-        timeout: 400_000,
+        timeout,
         killSignal: 'SIGKILL',
       });
       let stdout = '';
@@ -216,6 +218,49 @@ describe("replaying rows Trinity-RFT's own code wrote", { skip }, () => {
     });
     assert.equal(f.status, 0, f.stderr);
     assert.equal((JSON.parse(f.stdout) as { reward: number }).reward, fileRow.reward);
+  });
+
+  test('--from-job as a relay URL: the row comes through a running relay, the workflow runs here (exit 0, the rewards as from the dir); a dead relay: exit 2 at once, saying so', async () => {
+    const row = replayable().find((x) => x.keeps === 'messages' && x.reward === 0.1)!;
+    const relay = await startRelay(['--job-dir', path.join(ws, 'job-math')]);
+    let r: Awaited<ReturnType<typeof agentrl>>;
+    try {
+      r = await agentrl(['rollout', '--config', 'math.yaml', '--from-job', relay.url, '--id', String(row.id), '--json', '--no-record']);
+    } finally {
+      await relay.stop();
+    }
+    assert.equal(r.status, 0, r.stderr);
+    const j = JSON.parse(r.stdout) as Record<string, unknown>;
+    assert.equal(j.id, String(row.id));
+    assert.equal(j.task_index, row.task_index);
+    assert.equal(j.model_version, row.model_version);
+    assert.equal(j.recorded_reward, row.reward);
+    assert.equal(j.reward, row.reward);
+    assert.deepEqual(j.reward_parts, { accuracy: [0, 0], format_score: [0.1, 0.1] });
+    assert.equal(j.diverged_at, null);
+    // The relay is gone: nothing listens at its URL. Bounded well below the reader's 15 s wait.
+    const dead = await agentrl(['rollout', '--config', 'math.yaml', '--from-job', relay.url, '--id', String(row.id), '--json', '--no-record'], 10_000);
+    assert.equal(dead.status, 2, dead.stderr);
+    const said = `agentrl rollout: Cannot read experience ${row.id} of ${relay.url}: cannot reach the relay at ${relay.url} (connect ECONNREFUSED`;
+    assert.ok(dead.stderr.includes(said), dead.stderr);
+    assert.equal(dead.stdout, '');
+  });
+
+  test("a row of the queue buffer's backup (JSON lines Trinity's QueueStorage wrote) replays by its id, its reward reproduced", async () => {
+    const backup = rows.filter((x) => x.job === 'job-queue');
+    assert.equal(backup.length, 8, 'the queue passed on both steps');
+    // A row deep in the file (its id is its line's offset + 1) that keeps only prompt/response text.
+    const row = backup.filter((x) => x.keeps === 'prompt_text').at(-1)!;
+    assert.ok(row.id > 1);
+    const r = await replay('math.yaml', 'job-queue', row.id);
+    assert.equal(r.status, 0, r.stderr);
+    const j = JSON.parse(r.stdout) as Record<string, unknown>;
+    assert.equal(j.task_index, row.task_index);
+    assert.equal(j.model_version, row.model_version);
+    assert.equal(j.recorded_reward, row.reward);
+    assert.equal(j.reward, row.reward);
+    assert.equal(j.calls, 1);
+    assert.equal(j.diverged_at, null);
   });
 
   test('an edited reward function: exit 1 with the new value; re-scoring the step shows the rows that changed and the flips', async () => {
