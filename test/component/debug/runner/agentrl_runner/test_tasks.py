@@ -48,7 +48,7 @@ def test_clear_errors_bad_json_line_missing_ids_hf_without_datasets(tmp_path: Pa
         load_rows({"type": "hf", "path": "openai/gsm8k", "split": "test"}, ".")
 
 
-# --- The task of a training rollout, found as Trinity found it (issue 38, item 4) -------------
+# --- The task of a training rollout, found as Trinity found it -----------------------------------
 # Trinity 0.5.2 reads a taskset with datasets.load_dataset(path, name=subset_name, split=split)
 # (trinity/buffer/reader/file_reader.py) and numbers the rows in that order: a row's index is the
 # rollout's task_index. Our load_rows must give the same rows in the same order.
