@@ -157,6 +157,8 @@ def main(work: str, corpus: str, out_json: str) -> None:
     )
     single = os.path.join(work, "single.parquet")
     parquet(single, cd_train[:6])
+    single_jsonl = os.path.join(work, "single.jsonl")
+    jsonl(single_jsonl, gsm_train[:4])
 
     cases: dict[str, tuple[str, str, str | None]] = {
         "hub_parquet:train": (hub, "train", None),
@@ -175,15 +177,15 @@ def main(work: str, corpus: str, out_json: str) -> None:
         "hf:socratic:test": ("agentrl-test/tiny_gsm8k", "test", "socratic"),
         "hf:missing": ("agentrl-test/not_cached", "train", None),
         "single_parquet": (single, "train", None),
+        "single_jsonl": (single_jsonl, "train", None),
     }
     out: dict[str, Any] = {}
     for case, (path, split, subset) in cases.items():
         kind = "file" if os.path.exists(path) else "hf"
         source = {"type": kind, "path": path, "split": split, **({"name": subset} if subset else {})}
         out[case] = read_case(source, subset, work)
-    out["single_parquet"]["datasets"] = indexed(
-        [dict(r) for r in load_dataset("parquet", data_files=single, split="train")]
-    )
+    for case, kind, path in (("single_parquet", "parquet", single), ("single_jsonl", "json", single_jsonl)):
+        out[case]["datasets"] = indexed([dict(r) for r in load_dataset(kind, data_files=path, split="train")])
     with open(out_json, "w", encoding="utf-8") as f:
         json.dump(out, f)
 
