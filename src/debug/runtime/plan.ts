@@ -59,14 +59,15 @@ type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() ? v : undefined);
 
-/** A taskset path: local file/folder (relative to cwd, else to the config's folder) or an HF id. */
+/** A taskset path: local file/folder (relative to cwd, else to the config's folder) or an HF id;
+ *  `subset` is Trinity's `subset_name` (datasets' configuration name), for a folder as for an id. */
 export function taskSource(p: string, split: string, cwd: string, configDir: string, subset?: string): TaskSource {
   for (const base of [cwd, configDir]) {
     const abs = path.isAbsolute(p) ? p : path.join(base, p);
-    if (fs.existsSync(abs)) return { type: 'file', path: abs, ...(split ? { split } : {}) };
+    if (fs.existsSync(abs)) return { type: 'file', path: abs, ...(split ? { split } : {}), ...(subset ? { name: subset } : {}) };
   }
   const looksLocal = path.isAbsolute(p) || p.startsWith('.') || /\.(jsonl|json|csv|parquet)$/i.test(p);
-  if (looksLocal) return { type: 'file', path: path.isAbsolute(p) ? p : path.join(cwd, p) };
+  if (looksLocal) return { type: 'file', path: path.isAbsolute(p) ? p : path.join(cwd, p), ...(split ? { split } : {}), ...(subset ? { name: subset } : {}) };
   return { type: 'hf', path: p, split, ...(subset ? { name: subset } : {}) };
 }
 

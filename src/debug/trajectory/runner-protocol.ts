@@ -33,7 +33,10 @@ export interface SourceFrame {
   name?: string;
 }
 
-export type TaskSource = { type: 'file'; path: string } | { type: 'hf'; path: string; name?: string; split: string } | { type: 'inline'; rows: unknown[] };
+export type TaskSource =
+  | { type: 'file'; path: string; split?: string; name?: string }
+  | { type: 'hf'; path: string; name?: string; split: string }
+  | { type: 'inline'; rows: unknown[] };
 
 /** Everything the runner needs to run episodes, sent once in `start`. */
 export interface RunnerPlan {

@@ -4,10 +4,10 @@ datasets and parquet files when the ``datasets`` package is installed (else a cl
 from __future__ import annotations
 
 import csv
-import glob
 import importlib
 import json
 import os
+import re
 from typing import Any, Tuple
 
 from agentrl_runner.protocol import Json, TaskSelection
@@ -86,20 +86,120 @@ def read_file(path: str) -> list[Any]:
     raise TaskError(f"{path}: unsupported task file type {ext!r} (use jsonl, json or csv)")
 
 
-def _pick_in_dir(folder: str, split: str) -> list[str]:
-    pattern = os.path.join(folder, "**", "*")
-    files = sorted(f for f in glob.glob(pattern, recursive=True) if f.lower().endswith(DATA_EXT))
-    if not files:
-        raise TaskError(f"{folder}: no jsonl/json/csv task files in this folder")
-    by_split = [f for f in files if os.path.basename(f).split(".")[0].split("-")[0] == split]
-    if by_split:
-        return by_split
-    if len(files) == 1:
-        return files
-    names = ", ".join(os.path.relpath(f, folder) for f in files[:6])
-    raise TaskError(
-        f"{folder}: no file for split {split!r} among {names} (name one <split>.jsonl, or point the taskset at a file)"
-    )
+#: datasets' split names and the words that name them in a folder's file and folder names
+#: (datasets.data_files.SPLIT_KEYWORDS), in its order of splits.
+SPLIT_KEYWORDS = {
+    "train": ("train", "training"),
+    "validation": ("validation", "valid", "dev", "val"),
+    "test": ("test", "testing", "eval", "evaluation"),
+}
+_SEP = r"[-._ 0-9]"
+#: data/<split>-00000-of-00001.<ext>, as the Hub and ``push_to_hub`` write a dataset.
+_SHARDED = re.compile(r"data/(?P<split>[^/]+)-[0-9]{5}-of-[0-9]{5}[^/]*\.[^/]*")
+#: Files a folder may hold beside its data that datasets never reads as rows.
+_IGNORED = {
+    "README.md",
+    "config.json",
+    "dataset_info.json",
+    "dataset_infos.json",
+    "dummy_data.zip",
+    "dataset_dict.json",
+}
+#: datasets' packaged module of each extension this reader knows ("json" reads .json and .jsonl).
+_MODULE = {".jsonl": "json", ".json": "json", ".csv": "csv", ".parquet": "parquet"}
+
+
+def _folder_files(folder: str) -> list[str]:
+    """The folder's files, relative with ``/``, sorted, without hidden or ``__special__`` parts."""
+    out = []
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = [d for d in dirs if not d.startswith((".", "__"))]
+        for f in files:
+            if f.startswith((".", "__")) or f in _IGNORED:
+                continue
+            out.append(os.path.relpath(os.path.join(root, f), folder).replace(os.sep, "/"))
+    return sorted(out)
+
+
+def _keyword_patterns(word: str) -> tuple[list[re.Pattern[str]], list[re.Pattern[str]]]:
+    """datasets' patterns for a split word in a folder name, then in a file name."""
+    w = re.escape(word)
+    in_dir = [
+        rf"(?:.*/)?{w}/.*",
+        rf"(?:.*/)?{w}{_SEP}[^/]*/.*",
+        rf"(?:.*/)?[^/]*{_SEP}{w}/.*",
+        rf"(?:.*/)?[^/]*{_SEP}{w}{_SEP}[^/]*/.*",
+    ]
+    in_name = [rf"(?:.*/)?{w}{_SEP}[^/]*", rf"(?:.*/)?[^/]*{_SEP}{w}{_SEP}[^/]*"]
+    return [re.compile(p) for p in in_dir], [re.compile(p) for p in in_name]
+
+
+def folder_splits(folder: str) -> dict[str, list[str]]:
+    """The files of each split of a local folder, in reading order, as ``datasets.load_dataset(folder)``
+    finds them (datasets.data_files: the Hub's sharded ``data/<split>-00000-of-00001.*`` names
+    first, then a split word in a folder name, then in a file name, else every file is ``train``;
+    files sorted within each pattern, patterns in datasets' order)."""
+    files = [f for f in _folder_files(folder) if os.path.splitext(f)[1].lower() in _MODULE]
+    sharded: dict[str, list[str]] = {}
+    for f in files:
+        m = _SHARDED.fullmatch(f)
+        if m:
+            sharded.setdefault(m["split"], []).append(f)
+    if sharded:
+        order = [s for s in SPLIT_KEYWORDS if s in sharded] + sorted(s for s in sharded if s not in SPLIT_KEYWORDS)
+        return {s: sharded[s] for s in order}
+    for which in (0, 1):  # split words in folder names, then in file names
+        found: dict[str, list[str]] = {}
+        for split, words in SPLIT_KEYWORDS.items():
+            picked: list[str] = []
+            for word in words:
+                for pattern in _keyword_patterns(word)[which]:
+                    picked += [f for f in files if pattern.fullmatch(f) and f not in picked]
+            if picked:
+                found[split] = picked
+        if found:
+            return found
+    return {"train": files} if files else {}
+
+
+def _folder_rows(folder: str, split: str) -> list[Any]:
+    """A folder's rows of one split without the datasets package, in datasets' order."""
+    splits = folder_splits(folder)
+    if not splits:
+        raise TaskError(f"{folder}: no jsonl/json/csv/parquet task files in this folder")
+    if split not in splits:
+        raise TaskError(
+            f"{folder}: no split {split!r} here; datasets.load_dataset finds the splits {sorted(splits)} "
+            f"(from the file names: {', '.join(f for fs in splits.values() for f in fs[:3])})"
+        )
+    files = splits[split]
+    # datasets reads a split with one module, the one of its most common extension (parquet wins a tie)
+    counts: dict[str, int] = {}
+    for f in files:
+        module = _MODULE[os.path.splitext(f)[1].lower()]
+        counts[module] = counts.get(module, 0) + 1
+    module = max(counts, key=lambda m: (counts[m], m == "parquet", [-ord(c) for c in m]))
+    if module == "parquet":
+        raise TaskError(
+            f"{folder}: the {split!r} split is parquet files, which need the `datasets` package to read, and it is "
+            "not installed in this interpreter (pip install datasets)"
+        )
+    rows: list[Any] = []
+    for f in files:
+        if _MODULE[os.path.splitext(f)[1].lower()] == module:
+            rows += read_file(os.path.join(folder, f))
+    return rows
+
+
+def _load_dataset(datasets: Any, path: str, name: str | None, split: str) -> list[Any]:
+    """Trinity's own read of a taskset (trinity/buffer/reader/file_reader.py TaskFileReader):
+    ``load_dataset(path, name=subset_name, split=split)``; a row's index is its task_index."""
+    try:
+        ds = datasets.load_dataset(path, name=name, split=split)
+    except Exception as e:  # the datasets library's own errors, of whatever type, said as a task error
+        subset = f", name={name!r}" if name else ""
+        raise TaskError(f"datasets.load_dataset({path!r}{subset}, split={split!r}) failed: {e}") from e
+    return [dict(r) for r in ds]
 
 
 def _load_hf(source: Json) -> list[Any]:
@@ -108,15 +208,25 @@ def _load_hf(source: Json) -> list[Any]:
         "dataset, but the `datasets` package is not installed in this interpreter. Install it (pip "
         "install datasets) or point the taskset at a local jsonl/json/csv file."
     )
+    path, name, split = source["path"], source.get("name"), source.get("split") or "train"
     try:
-        ds = datasets.load_dataset(source["path"], source.get("name"), split=source.get("split") or "train")
-    except Exception as e:  # the datasets library's own errors, of whatever type, said as a task error
-        raise TaskError(f"datasets.load_dataset({source['path']!r}, split={source.get('split')!r}) failed: {e}") from e
-    return [dict(r) for r in ds]
+        return _load_dataset(datasets, path, name, split)
+    except TaskError as e:
+        if not isinstance(e.__cause__, ConnectionError):
+            raise
+        cache = getattr(getattr(datasets, "config", None), "HF_DATASETS_CACHE", "the datasets cache")
+        raise TaskError(
+            f"The taskset {path!r} is a Hugging Face dataset name that is not in this machine's datasets cache "
+            f"({cache}) and the Hub could not be reached to fetch it ({e.__cause__}). Load it once here with "
+            "datasets.load_dataset, or point the taskset at a local copy."
+        ) from e.__cause__
 
 
 def load_rows(source: Json, cwd: str) -> list[Any]:
-    """The rows of a task source (the plan's ``tasks.source``), relative paths from ``cwd``."""
+    """The rows of a task source (the plan's ``tasks.source``), relative paths from ``cwd``, in
+    the order Trinity numbers them (its task_index): a folder or a Hugging Face dataset as
+    ``datasets.load_dataset(path, name=subset_name, split=split)`` reads it (without the package,
+    a folder of jsonl/json/csv files by the same rules); a single file in its own order."""
     kind = source.get("type")
     if kind == "inline":
         return list(source.get("rows") or [])
@@ -127,11 +237,18 @@ def load_rows(source: Json, cwd: str) -> list[Any]:
     path = source["path"]
     if not os.path.isabs(path):
         path = os.path.join(cwd, path)
+    split, name = source.get("split") or "train", source.get("name")
     if os.path.isdir(path):
-        rows = []
-        for f in _pick_in_dir(path, source.get("split") or "train"):
-            rows += read_file(f)
-        return rows
+        try:
+            datasets = importlib.import_module("datasets")
+        except ImportError:
+            if name:
+                raise TaskError(
+                    f"{path}: subset_name {name!r} picks one of the folder's dataset configurations, which needs "
+                    "the `datasets` package, and it is not installed in this interpreter (pip install datasets)"
+                ) from None
+            return _folder_rows(path, split)
+        return _load_dataset(datasets, path, name, split)
     if not os.path.exists(path):
         raise TaskError(f"task file not found: {path}")
     return read_file(path)

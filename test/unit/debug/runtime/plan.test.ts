@@ -63,6 +63,14 @@ test('ASTuner / AgentJet: task reader, workflow, judge; unsupported readers poin
 test('taskset paths: local (cwd, then the config folder) or a Hugging Face id', () => {
   assert.deepEqual(taskSource('data', 'train', '/nonexistent', dir), { type: 'file', path: path.join(dir, 'data'), split: 'train' });
   assert.deepEqual(taskSource('openai/gsm8k', 'test', dir, dir), { type: 'hf', path: 'openai/gsm8k', split: 'test' });
+  // subset_name (datasets' configuration name) reaches the runner for a local folder too, as Trinity passes it to load_dataset
+  assert.deepEqual(taskSource('data', 'test', '/nonexistent', dir, 'socratic'), {
+    type: 'file',
+    path: path.join(dir, 'data'),
+    split: 'test',
+    name: 'socratic',
+  });
+  assert.deepEqual(taskSource('openai/gsm8k', 'test', dir, dir, 'main'), { type: 'hf', path: 'openai/gsm8k', split: 'test', name: 'main' });
   assert.deepEqual(validateLaunchArgs({ config: 'x', repeat: 0, backbone: 'gpu' as never }), [
     '"repeat" must be a positive integer',
     `"backbone" must be native, trinity, astuner or ajet (got 'gpu')`,
