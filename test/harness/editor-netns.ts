@@ -6,14 +6,17 @@
 // debugpy ports, the raylets) is out of its reach, as from a laptop.
 //
 // Run as a script (in the child), it reaches a paused worker the way the Attach action does
-// (src/ray/paused/forward.ts), optionally sends DAP `initialize` through what it got, lets the
-// forwarder go and prints one JSON line per step for the test to read.
+// (src/ray/paused/forward.ts), optionally sends DAP `initialize` — or attaches as VS Code does,
+// reads where the task stopped and continues it — through what it got, lets the forwarder go
+// and prints one JSON line per step for the test to read.
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { RayClient } from '../../src/ray/api/client';
 import { reachWorker, type ReachTarget } from '../../src/ray/paused/forward';
+import type { PausedTask } from '../../src/ray/paused/paused';
+import { attachDebugpy } from './dap-session';
 
 const sock = (dir: string, port: number) => path.join(dir, `p${port}.sock`);
 
@@ -62,10 +65,14 @@ export interface EditorCase {
   /** Ports the tunnel carries (the dashboard's, and the forwarder's fixed one if any). */
   ports: number[];
   dashboard: string;
-  worker: ReachTarget;
+  /** The paused task (all of it for `dap: 'attach'`: the attach configuration is built from it). */
+  worker: ReachTarget | PausedTask;
   forwardPort?: number;
-  /** Send DAP `initialize` through what reachWorker gave, and wait for the answer. */
-  dap?: boolean;
+  /** Through what reachWorker gave: send DAP `initialize` and wait for the answer, or attach,
+   *  read the top frame, continue and disconnect (the task goes on). */
+  dap?: 'initialize' | 'attach';
+  /** The workspace folder the attach configuration maps the job's working_dir to. */
+  localRoot?: string;
 }
 
 export type EditorLine = Record<string, unknown> & { step: string };
@@ -146,7 +153,16 @@ async function main(c: EditorCase): Promise<void> {
   const client = new RayClient({ url: c.dashboard, timeoutMs: 30_000 });
   const r = await reachWorker(client, c.worker, { forwardPort: c.forwardPort, startTimeoutMs: 120_000 });
   say({ step: 'reach', via: r.via, host: r.host, port: r.port, ssh: r.ssh, job: r.forwarderJob, notes: r.notes });
-  if (c.dap && r.via === 'forwarder') say({ step: 'initialize', ...(await dapInitialize(r.host, r.port)) });
+  if (c.dap === 'initialize' && r.via === 'forwarder') say({ step: 'initialize', ...(await dapInitialize(r.host, r.port)) });
+  if (c.dap === 'attach' && r.via === 'forwarder') {
+    const a = await attachDebugpy(c.worker as PausedTask, { host: r.host, port: r.port }, c.localRoot ?? '');
+    const threadId = (a.stopped.body as { threadId: number }).threadId;
+    say({ step: 'attached', reason: (a.stopped.body as { reason: string }).reason, path: a.top.source?.path, line: a.top.line, name: a.top.name });
+    await a.s.send('continue', { threadId });
+    await a.s.send('disconnect', { terminateDebuggee: false }).catch(() => undefined);
+    a.s.conn.dispose();
+    say({ step: 'continued' });
+  }
   if (r.forwarderJob) {
     const job = r.forwarderJob;
     // the session's end ends the forwarder by itself; then dispose() forgets its record

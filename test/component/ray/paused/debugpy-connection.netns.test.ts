@@ -12,11 +12,12 @@ import * as path from 'node:path';
 import { after, test } from 'node:test';
 import { RayClient } from '../../../../src/ray/api/client';
 import { classifyTracebackError } from '../../../../src/ray/diagnostics/stacks';
-import { attachConfiguration, OWN_TYPE } from '../../../../src/ray/paused/attach-config';
+import { OWN_TYPE } from '../../../../src/ray/paused/attach-config';
 import { connectDebugpy, DebugpyConnectError, DebugpyConnection, type DapMessage } from '../../../../src/ray/paused/debugpy-connection';
 import type { PausedTask } from '../../../../src/ray/paused/paused';
 import { reach } from '../../../../src/ray/paused/reach';
 import { PausedWatch } from '../../../../src/ray/paused/watch';
+import { attachDebugpy, DapSession, type DapFrame } from '../../../harness/dap-session';
 import { repoRoot } from '../../../harness/paths';
 import { rayVenv, raySkipReason, startRayCluster, type RayCluster } from '../../../harness/ray-cluster';
 import { until } from '../../../harness/wait';
@@ -36,81 +37,12 @@ const pauseLine = lineOf('PAUSE-HERE');
 /** Where the actor's method raises: the post-mortem's frame. */
 const raiseLine = lineOf('RAISE-HERE');
 
-/** The editor's side of a DAP session over a DebugpyConnection: requests answered, events awaited. */
-class Session {
-  private seq = 1;
-  private readonly seen: DapMessage[] = [];
-  private readonly waiters: Array<{ match: (m: DapMessage) => boolean; resolve: (m: DapMessage) => void }> = [];
-
-  constructor(readonly conn: DebugpyConnection) {
-    conn.onDidSendMessage((m) => {
-      this.seen.push(m);
-      for (const w of [...this.waiters])
-        if (w.match(m)) {
-          this.waiters.splice(this.waiters.indexOf(w), 1);
-          w.resolve(m);
-        }
-    });
-  }
-
-  /** The first message (already seen or to come) that matches. */
-  next(match: (m: DapMessage) => boolean, what: string, timeoutMs = 60_000): Promise<DapMessage> {
-    const had = this.seen.find(match);
-    if (had) return Promise.resolve(had);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new Error(`no ${what} in ${timeoutMs} ms; seen: ${this.seen.map((m) => m.command ?? m.event).join(', ')}`)),
-        timeoutMs,
-      );
-      this.waiters.push({
-        match,
-        resolve: (m) => {
-          clearTimeout(timer);
-          resolve(m);
-        },
-      });
-    });
-  }
-
-  event(name: string): Promise<DapMessage> {
-    return this.next((m) => m.type === 'event' && m.event === name, `${name} event`);
-  }
-
-  /** Sends a request; resolves with its response's body (rejects on success: false). */
-  send(command: string, args: unknown = {}): Promise<Record<string, unknown>> {
-    const seq = this.seq++;
-    const answer = this.next((m) => m.type === 'response' && m.request_seq === seq, `${command} response`);
-    this.conn.handleMessage({ seq, type: 'request', command, arguments: args });
-    return answer.then((m) => (m.success ? ((m.body ?? {}) as Record<string, unknown>) : Promise.reject(new Error(`${command}: ${m.message}`))));
-  }
-}
-
-interface Frame {
-  id: number;
-  name: string;
-  line: number;
-  source?: { path?: string };
-}
-
-/** initialize → attach (the Ray view's configuration) → configurationDone, as VS Code does; resolves at the stop. */
-async function attachTo(t: PausedTask, dashboard: string): Promise<{ s: Session; stopped: DapMessage; top: Frame }> {
+/** Attaches to a paused task on this machine (the Ray view's reach: direct). */
+async function attachTo(t: PausedTask, dashboard: string): Promise<{ s: DapSession; stopped: DapMessage; top: DapFrame }> {
   const r = reach({ ip: t.ip, port: t.port }, { dashboard, localAddresses: ['127.0.0.1'] });
   assert.equal(r.kind, 'direct', 'the worker is on this machine');
   if (r.kind !== 'direct') throw new Error('unreachable');
-  const s = new Session(new DebugpyConnection(await connectDebugpy(r.host, r.port)));
-  await s.send('initialize', { adapterID: OWN_TYPE, clientID: 'vscode', linesStartAt1: true, columnsStartAt1: true, pathFormat: 'path' });
-  const config = attachConfiguration(t, { host: r.host, port: r.port }, { type: OWN_TYPE, name: t.name, localRoot: repoRoot });
-  // debugpy answers attach only once the configuration is done
-  const attached = s.send('attach', config);
-  await s.event('initialized');
-  // what VS Code sends from debugpy's filter defaults: without "uncaught", a post-mortem does
-  // not stop (pydevd's stop_on_unhandled_exception returns when no exception breakpoint is set)
-  await s.send('setExceptionBreakpoints', { filters: ['uncaught'] });
-  await s.send('configurationDone');
-  await attached;
-  const stopped = await s.event('stopped');
-  const { stackFrames } = (await s.send('stackTrace', { threadId: (stopped.body as { threadId: number }).threadId })) as { stackFrames: Frame[] };
-  return { s, stopped, top: stackFrames[0] };
+  return attachDebugpy(t, { host: r.host, port: r.port }, repoRoot);
 }
 
 let cluster: RayCluster | undefined;
@@ -219,7 +151,7 @@ test('debugpy closing the connection ends the session (terminated), and a later 
   const srv = net.createServer((sock) => sock.destroy());
   await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
   try {
-    const s = new Session(new DebugpyConnection(await connectDebugpy('127.0.0.1', (srv.address() as net.AddressInfo).port)));
+    const s = new DapSession(new DebugpyConnection(await connectDebugpy('127.0.0.1', (srv.address() as net.AddressInfo).port)));
     await s.event('terminated');
     await assert.rejects(s.send('threads'), /closed/);
   } finally {
@@ -234,7 +166,7 @@ test('the connection closing while a request is unanswered: that request is answ
   const srv = net.createServer((sock) => sock.once('data', () => sock.destroy()));
   await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
   try {
-    const s = new Session(new DebugpyConnection(await connectDebugpy('127.0.0.1', (srv.address() as net.AddressInfo).port)));
+    const s = new DapSession(new DebugpyConnection(await connectDebugpy('127.0.0.1', (srv.address() as net.AddressInfo).port)));
     const answered = s.send('initialize', { adapterID: OWN_TYPE, clientID: 'vscode', pathFormat: 'path' }).then(
       () => 'succeeded',
       (e: Error) => e.message,

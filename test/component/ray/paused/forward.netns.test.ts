@@ -5,8 +5,10 @@
 // a forwarder job on the worker's node, and DAP `initialize` through it is answered by the
 // worker's debugpy. Without a tunnel to the forwarder it says which `ssh -L` to open instead. In
 // every case the forwarder job is gone afterwards, and so is its process; a port that refuses and
-// a worker that dies end the forwarder with a reason. The paused task is submitted the way "Debug
-// on Ray Cluster…" does: a probe job asks the cluster for debugpy first.
+// a worker that dies end the forwarder with a reason; attached through the forwarder as VS Code
+// attaches, the editor stops at the breakpoint() line and the job finishes once continued. The
+// paused task is submitted the way "Debug on Ray Cluster…" does: a probe job asks the cluster
+// for debugpy first.
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -31,6 +33,11 @@ const skip =
     ? 'debugpy is not in .cache/ray-venv (scripts/setup.sh ray)'
     : undefined);
 const jobFile = path.join(repoRoot, 'test', 'fixtures', 'ray', 'paused_job.py');
+const pauseLine =
+  fs
+    .readFileSync(jobFile, 'utf8')
+    .split('\n')
+    .findIndex((l) => l.includes('PAUSE-HERE')) + 1;
 const FORWARD_PORT = 5679;
 const FORWARDER_PROCESS = /--target-port/;
 /** The forwarders' processes in this namespace (netnsStrays(re) also lists all the cluster started). */
@@ -88,7 +95,7 @@ test(
     const port = Number(new URL(cluster!.url).port);
     const tunnel = await tunnelEnds(dir, [port, FORWARD_PORT]);
     try {
-      const r = await runEditorSide({ dir, ports: [port, FORWARD_PORT], dashboard: cluster!.url, worker: task, forwardPort: FORWARD_PORT, dap: true });
+      const r = await runEditorSide({ dir, ports: [port, FORWARD_PORT], dashboard: cluster!.url, worker: task, forwardPort: FORWARD_PORT, dap: 'initialize' });
       const step = (s: string) => r.lines.find((l) => l.step === s);
       assert.equal(r.code, 0, r.stderr);
       assert.equal(step('direct')?.reachable, false, 'the worker’s debugpy port is not reachable from the editor’s namespace');
@@ -187,5 +194,69 @@ test(
     assert.equal(forwarderEnd(wlog)?.kind, 'worker-gone', wlog);
     await stopAndForget(ray, watching.submissionId);
     assert.deepEqual(await forwardersRunning(), []);
+  },
+);
+
+test(
+  'attached through the forwarder as VS Code attaches: the editor stops at the breakpoint() line, continue lets the job finish, the forwarder ends with the session',
+  { skip, timeout: 420_000 },
+  async () => {
+    // a task paused afresh, submitted the same way, once the first job is stopped (its task,
+    // retried after the kill above, would hold the cluster's one CPU)
+    await ray.stop(submitted.submissionId);
+    await until(
+      'the first job to stop',
+      async () => ['STOPPED', 'FAILED', 'SUCCEEDED'].includes((await ray.job(submitted.submissionId)).status) || undefined,
+      60_000,
+      500,
+    );
+    const d = debugRun('trinity', `${path.join(rayVenv, 'bin', 'python')} ${path.basename(jobFile)}`, undefined, {}, probed.debugpy);
+    const again = await submitRun(ray, { folder: path.dirname(jobFile), entrypoint: d.entrypoint, envVars: d.envVars, pip: d.pip, limitBytes: 2 ** 20 });
+    const paused = await until(
+      'the new task to pause at its breakpoint()',
+      async () => (await findPaused(ray, again.submissionId)).find((p) => p.name === 'compute'),
+      240_000,
+      2000,
+    );
+    const port = Number(new URL(cluster!.url).port);
+    const tunnel = await tunnelEnds(dir, [port, FORWARD_PORT]);
+    try {
+      const r = await runEditorSide({
+        dir,
+        ports: [port, FORWARD_PORT],
+        dashboard: cluster!.url,
+        worker: paused,
+        forwardPort: FORWARD_PORT,
+        dap: 'attach',
+        localRoot: path.dirname(jobFile),
+      });
+      const step = (s: string) => r.lines.find((l) => l.step === s);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(step('reach')?.via, 'forwarder', JSON.stringify(step('reach')));
+      const at = step('attached');
+      assert.deepEqual(
+        [at?.reason, path.basename(String(at?.path)), at?.line, at?.name],
+        ['breakpoint', 'paused_job.py', pauseLine, 'compute'],
+        `where the editor stopped: ${JSON.stringify(at)}`,
+      );
+      assert.ok(step('continued'), r.stderr);
+      assert.deepEqual(forwarderEnd(String(step('ended')?.log)), { kind: 'session-ended' }, String(step('ended')?.log));
+      assert.equal(step('disposed')?.left, false);
+    } finally {
+      tunnel.close();
+    }
+    const done = await until(
+      'the job to finish',
+      async () => {
+        const j = await ray.job(again.submissionId);
+        return ['SUCCEEDED', 'FAILED', 'STOPPED'].includes(j.status) ? j : undefined;
+      },
+      120_000,
+      1000,
+    );
+    assert.equal(done.status, 'SUCCEEDED', done.message ?? '');
+    assert.match(await ray.logs(again.submissionId), /compute returned 41/);
+    assert.deepEqual(await forwardersRunning(), []);
+    assert.deepEqual(forwarderProcesses(), [], 'no forwarder process is left on the node');
   },
 );
