@@ -10,6 +10,7 @@ import { spawn, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { gsm8kDownload } from '../../harness/gsm8k-download';
 import { hasShared, repoRoot, sharedDir } from '../../harness/paths';
 import { modelRuntimeInstalled, startModelServer, type ModelServer } from '../../harness/model-server';
 
@@ -41,12 +42,15 @@ interface Summary {
 describe('Trinity-RFT 0.5.2 built-in workflows under agentrl rollout', { skip }, () => {
   let model: ModelServer;
   let ws: string;
+  /** gsm8k as a download of openai/gsm8k (its `main` configuration, which the example configs name). */
+  let gsm8kDir: string;
   let env: NodeJS.ProcessEnv;
   const runs: { name: string; args: string[]; summary: Summary; env: NodeJS.ProcessEnv }[] = [];
 
   before(async () => {
     model = await startModelServer();
     ws = fs.mkdtempSync(path.join(os.tmpdir(), 'agentrl-upstream-'));
+    gsm8kDir = gsm8kDownload(path.join(ws, 'gsm8k'));
     // The model's tokenizer for Trinity's token arithmetic: model_path -> a folder with the GGUF.
     const modelDir = path.join(ws, 'model');
     fs.mkdirSync(modelDir);
@@ -154,7 +158,7 @@ describe('Trinity-RFT 0.5.2 built-in workflows under agentrl rollout', { skip },
   ];
 
   const caseArgs = (c: (typeof cases)[number]) => ({
-    runEnv: { ...env, ...(c.data ? { TRINITY_TASKSET_PATH: path.join(datasets, c.data) } : {}) },
+    runEnv: { ...env, ...(c.data ? { TRINITY_TASKSET_PATH: c.data === 'gsm8k' ? gsm8kDir : path.join(datasets, c.data) } : {}) },
     args: ['--config', path.join(examples, c.config), '--model-base-url', model.url, ...(c.args ?? [])],
   });
   /** Each case's run, started by its own test or by the test before it (one ahead). */
@@ -192,7 +196,7 @@ describe('Trinity-RFT 0.5.2 built-in workflows under agentrl rollout', { skip },
     const dir = path.join(ws, 'copied');
     fs.mkdirSync(dir, { recursive: true });
     fs.copyFileSync(path.join(upstreamSrc, 'trinity', 'common', 'workflows', 'customized_math_workflows.py'), path.join(dir, 'boxed_copy.py'));
-    const runEnv = { ...env, TRINITY_TASKSET_PATH: path.join(datasets, 'gsm8k') };
+    const runEnv = { ...env, TRINITY_TASKSET_PATH: gsm8kDir };
     const args = [
       '--config',
       path.join(examples, 'grpo_gsm8k', 'gsm8k.yaml'),

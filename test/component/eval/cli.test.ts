@@ -12,6 +12,7 @@ import * as fs from 'fs';
 import * as net from 'net';
 import * as os from 'os';
 import * as path from 'path';
+import { gsm8kDownload } from '../../harness/gsm8k-download';
 import { hasShared, repoRoot, sharedDir } from '../../harness/paths';
 import { modelRuntimeInstalled, startModelServer, type ModelServer } from '../../harness/model-server';
 
@@ -228,7 +229,7 @@ describe("agentrl eval with Trinity-RFT 0.5.2's own math workflow and reward", {
         TRANSFORMERS_OFFLINE: '1',
         HF_DATASETS_OFFLINE: '1',
         TRINITY_MODEL_PATH: modelDir,
-        TRINITY_TASKSET_PATH: path.join(sharedDir, 'corpus', 'datasets', 'gsm8k'),
+        TRINITY_TASKSET_PATH: gsm8kDownload(path.join(ws, 'gsm8k')),
       };
       const config = path.join(sharedDir, 'corpus', 'trinity-rft', 'examples', 'grpo_gsm8k', 'gsm8k.yaml');
       const r = agentrl(

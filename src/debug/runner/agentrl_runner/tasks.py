@@ -198,7 +198,16 @@ def _load_dataset(datasets: Any, path: str, name: str | None, split: str) -> lis
         ds = datasets.load_dataset(path, name=name, split=split)
     except Exception as e:  # the datasets library's own errors, of whatever type, said as a task error
         subset = f", name={name!r}" if name else ""
-        raise TaskError(f"datasets.load_dataset({path!r}{subset}, split={split!r}) failed: {e}") from e
+        hint = ""
+        if name and os.path.isdir(path) and isinstance(e, ValueError) and "BuilderConfig" in str(e):
+            # a folder of files has only the configurations its README.md declares (a download
+            # of the dataset from the Hub keeps that README); Trinity makes the same call
+            hint = (
+                f" (Trinity-RFT reads the taskset with this same call: subset_name {name!r} must be a "
+                "configuration the folder's README.md declares, as in a download of the dataset from "
+                "the Hub; or remove subset_name)"
+            )
+        raise TaskError(f"datasets.load_dataset({path!r}{subset}, split={split!r}) failed: {e}{hint}") from e
     return [dict(r) for r in ds]
 
 

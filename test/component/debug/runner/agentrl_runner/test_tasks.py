@@ -158,6 +158,15 @@ def test_single_file_reads_as_datasets_reader_of_its_type(trinity_read: dict, ca
         assert got["stdlib"] == got["datasets"]
 
 
+def test_subset_name_a_plain_folder_does_not_declare_fails_as_in_trinity_saying_why(trinity_read: dict):
+    """subset_name on a folder of jsonl files without a README that declares it: Trinity's own
+    reader refuses it, and so does ours, saying what the folder needs (or to drop subset_name)."""
+    got = trinity_read["no_words:subset"]
+    assert "BuilderConfig 'main' not found" in got["trinity"]["error"]
+    assert "BuilderConfig 'main' not found" in got["ours"]["error"]
+    assert "README.md declares" in got["ours"]["error"] and "remove subset_name" in got["ours"]["error"]
+
+
 def test_hf_dataset_not_in_cache_says_so(trinity_read: dict):
     """A Hugging Face name that is not in the local cache, offline: said as that, with the cache's place."""
     err = trinity_read["hf:missing"]["ours"]["error"]

@@ -171,6 +171,7 @@ def main(work: str, corpus: str, out_json: str) -> None:
         "split_dirs:train": (dirs, "train", None),
         "split_dirs:validation": (dirs, "validation", None),
         "no_words:train": (plain, "train", None),
+        "no_words:subset": (plain, "train", "main"),  # a subset_name the plain folder does not declare
         "subsets:main:train": (subsets, "train", "main"),
         "subsets:socratic:test": (subsets, "test", "socratic"),
         "hf:main:train": ("agentrl-test/tiny_gsm8k", "train", "main"),
