@@ -266,11 +266,13 @@ test('npm start: walkthrough first, the demo run live in the metrics view, rollo
     2000,
   );
   let found = false;
-  for (const step of charted.steps.slice(0, 4)) {
+  for (const step of charted.steps.slice(0, 6)) {
     for (const off of [0, -0.4, 0.4]) {
       const box = (await over.boundingBox())!;
-      // The x scale spans the charted steps 0 … points-1.
-      const x = box.x + (box.width * (step + off)) / (charted.points - 1);
+      // The x scale spans the charted steps 0 … points-1, and the live chart grows between
+      // clicks: its points read again just before each.
+      const points = await pointsOn(view, reward);
+      const x = box.x + (box.width * (step + off)) / (points - 1);
       await page.mouse.move(x, box.y + box.height / 2);
       await page.mouse.click(x, box.y + box.height / 2);
       if (await shown(drill.locator('tr.rollout'), 3000))
