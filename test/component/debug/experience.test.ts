@@ -78,6 +78,14 @@ buffer:
     default_workflow_type: frozen_lake_workflow
 `;
 
+/** A replay's --json that found the row's task and gave its recorded reward again. */
+function assertReproduced(j: Record<string, unknown>, row: { task_index?: unknown; model_version?: unknown; reward?: unknown }): void {
+  assert.equal(j.task_index, row.task_index);
+  assert.equal(j.model_version, row.model_version);
+  assert.equal(j.recorded_reward, row.reward);
+  assert.equal(j.reward, row.reward);
+}
+
 describe("replaying rows Trinity-RFT's own code wrote", { skip }, () => {
   let ws: string;
   let env: NodeJS.ProcessEnv;
@@ -201,10 +209,7 @@ describe("replaying rows Trinity-RFT's own code wrote", { skip }, () => {
     const [r, f] = await Promise.all([replay('math.yaml', 'job-math', row.id), replay('math.yaml', 'job-file', fileRow.id)]);
     assert.equal(r.status, 0, r.stderr);
     const j = JSON.parse(r.stdout) as Record<string, unknown>;
-    assert.equal(j.task_index, row.task_index);
-    assert.equal(j.model_version, row.model_version);
-    assert.equal(j.recorded_reward, row.reward);
-    assert.equal(j.reward, row.reward);
+    assertReproduced(j, row);
     assert.deepEqual(j.reward_parts, { accuracy: [0, 0], format_score: [0.1, 0.1] });
     assert.equal(j.calls, 1);
     assert.equal(j.diverged_at, null);
@@ -232,10 +237,7 @@ describe("replaying rows Trinity-RFT's own code wrote", { skip }, () => {
     assert.equal(r.status, 0, r.stderr);
     const j = JSON.parse(r.stdout) as Record<string, unknown>;
     assert.equal(j.id, String(row.id));
-    assert.equal(j.task_index, row.task_index);
-    assert.equal(j.model_version, row.model_version);
-    assert.equal(j.recorded_reward, row.reward);
-    assert.equal(j.reward, row.reward);
+    assertReproduced(j, row);
     assert.deepEqual(j.reward_parts, { accuracy: [0, 0], format_score: [0.1, 0.1] });
     assert.equal(j.diverged_at, null);
     // The relay is gone: nothing listens at its URL. Bounded well below the reader's 15 s wait.
@@ -255,10 +257,7 @@ describe("replaying rows Trinity-RFT's own code wrote", { skip }, () => {
     const r = await replay('math.yaml', 'job-queue', row.id);
     assert.equal(r.status, 0, r.stderr);
     const j = JSON.parse(r.stdout) as Record<string, unknown>;
-    assert.equal(j.task_index, row.task_index);
-    assert.equal(j.model_version, row.model_version);
-    assert.equal(j.recorded_reward, row.reward);
-    assert.equal(j.reward, row.reward);
+    assertReproduced(j, row);
     assert.equal(j.calls, 1);
     assert.equal(j.diverged_at, null);
   });
