@@ -18,9 +18,11 @@ import { repoRoot } from '../../harness/paths';
 import { noReplayRows, trinityEnv, trinityVenvPython, writeReplayRows, type ReplayRow } from '../../harness/trinity-replay-rows';
 import { modelRuntimeInstalled, startModelServer } from '../../harness/model-server';
 import { startRelay } from '../../harness/relay';
+import { startWarmPython, TRINITY_RUN_MODULES, type WarmPython } from '../../harness/warm-python';
 
 const cli = path.join(repoRoot, 'dist', 'agentrl.js');
-const python = trinityVenvPython;
+/** The runs' interpreter: Trinity imported once (test/harness/warm-python.ts), not per run. */
+let python = trinityVenvPython;
 const skip = noReplayRows || (!fs.existsSync(cli) && 'dist/agentrl.js not built');
 
 const SYSTEM = 'Think, then answer inside <answer> </answer>.';
@@ -90,11 +92,14 @@ describe("replaying rows Trinity-RFT's own code wrote", { skip }, () => {
   let ws: string;
   let env: NodeJS.ProcessEnv;
   let rows: ReplayRow[];
+  let warm: WarmPython | undefined;
 
-  before(() => {
+  before(async () => {
     ws = fs.mkdtempSync(path.join(os.tmpdir(), 'agentrl-replay-'));
     env = trinityEnv();
     rows = writeReplayRows(ws, env);
+    warm = await startWarmPython({ python: trinityVenvPython, env, preload: TRINITY_RUN_MODULES });
+    python = warm.python;
     fs.writeFileSync(path.join(ws, 'math.yaml'), config());
     fs.writeFileSync(path.join(ws, 'math-broken.yaml'), config({ reward: 'broken_reward.py->Broken' }));
     fs.writeFileSync(path.join(ws, 'math-prompt.yaml'), config({ system: 'Answer with a number only.' }));
@@ -156,7 +161,9 @@ describe("replaying rows Trinity-RFT's own code wrote", { skip }, () => {
       ].join('\n'),
     );
   });
-  after(() => {
+  after(async () => {
+    if (warm) console.log(`warm Python: ${warm.summary()}`);
+    await warm?.stop();
     if (ws) fs.rmSync(ws, { recursive: true, force: true });
   });
 

@@ -13,9 +13,13 @@ import * as path from 'path';
 import { gsm8kDownload } from '../../harness/gsm8k-download';
 import { hasShared, repoRoot, sharedDir } from '../../harness/paths';
 import { modelRuntimeInstalled, startModelServer, type ModelServer } from '../../harness/model-server';
+import { startWarmPython, TRINITY_RUN_MODULES, type WarmPython } from '../../harness/warm-python';
 
 const cli = path.join(repoRoot, 'dist', 'agentrl.js');
-const venvPython = path.join(repoRoot, '.cache', 'trinity-venv', 'bin', 'python');
+const trinityVenvPython = path.join(repoRoot, '.cache', 'trinity-venv', 'bin', 'python');
+/** The runs' interpreter: Trinity imported once (test/harness/warm-python.ts), not per run. */
+let venvPython = trinityVenvPython;
+let warm: WarmPython | undefined;
 const examples = path.join(sharedDir, 'corpus', 'trinity-rft', 'examples');
 const datasets = path.join(sharedDir, 'corpus', 'datasets');
 const upstreamSrc = path.join(sharedDir, 'upstream', 'trinity-rft-0.5.2');
@@ -83,11 +87,15 @@ describe('Trinity-RFT 0.5.2 built-in workflows under agentrl rollout', { skip },
     );
     const pythonpath = spawnSync('bash', [path.join(sharedDir, 'upstream', 'make-trinity-venv.sh'), '--pythonpath'], { encoding: 'utf8' }).stdout.trim();
     env = { ...process.env, PYTHONPATH: pythonpath, HF_HUB_OFFLINE: '1', TRANSFORMERS_OFFLINE: '1', HF_DATASETS_OFFLINE: '1', TRINITY_MODEL_PATH: modelDir };
+    warm = await startWarmPython({ python: trinityVenvPython, env, preload: TRINITY_RUN_MODULES });
+    venvPython = warm.python;
   });
   after(async () => {
     await Promise.allSettled(started.values()); // a case started ahead whose test was filtered out (--grep)
     await model?.stop();
     await stopLong();
+    if (warm) console.log(`warm Python: ${warm.summary()}`);
+    await warm?.stop();
     if (ws) fs.rmSync(ws, { recursive: true, force: true });
   });
 
