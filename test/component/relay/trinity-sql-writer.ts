@@ -60,3 +60,17 @@ export class TrinitySqlWriter {
     await exited;
   }
 }
+
+let shared: TrinitySqlWriter | undefined;
+
+/** One writer for a whole test file, its tests one after another (each opens its own buffer
+ *  first): Trinity's imports, ~4 CPU s, paid once. The file closes it (`after(closeSharedSqlWriter)`). */
+export function sharedSqlWriter(): TrinitySqlWriter {
+  return (shared ??= new TrinitySqlWriter());
+}
+
+export async function closeSharedSqlWriter(): Promise<void> {
+  const w = shared;
+  shared = undefined;
+  await w?.close();
+}

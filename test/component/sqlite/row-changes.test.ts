@@ -6,14 +6,16 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import { RELAY_DEFAULTS, Relay } from '../../../src/relay/serve/relay';
 import { RelayClient } from '../../../src/relay-protocol/client';
 import type { Cursor, ExperienceRow } from '../../../src/relay-protocol/messages';
 import { silentLogger } from '../../../src/base/log';
 import { until as waitUntil } from '../../harness/wait';
 import { tmpDir } from '../../unit/relay/helpers';
-import { TrinitySqlWriter, WrittenRow, noTrinity } from '../relay/trinity-sql-writer';
+import { closeSharedSqlWriter, WrittenRow, noTrinity, sharedSqlWriter } from '../relay/trinity-sql-writer';
+
+after(closeSharedSqlWriter);
 
 function relayOn(job: string): Relay {
   return new Relay({ ...RELAY_DEFAULTS, root: { mode: 'job', dir: job }, port: 0, token: undefined, allowOrigins: [], log: silentLogger, pollMs: 200 });
@@ -47,7 +49,7 @@ test(
   async () => {
     const job = tmpDir('relay-history-');
     fs.mkdirSync(path.join(job, 'buffer'));
-    const py = new TrinitySqlWriter();
+    const py = sharedSqlWriter();
     const ids = Array.from({ length: 3000 }, (_, i) => `chatcmpl-${i}`);
     try {
       await py.call({ op: 'history', db: path.join(job, 'buffer', 'proxy_history.db') });
@@ -94,7 +96,6 @@ test(
         await w.close().catch(() => undefined);
       }
     } finally {
-      await py.close();
       fs.rmSync(job, { recursive: true, force: true });
     }
   },
@@ -106,7 +107,7 @@ test(
   async () => {
     const job = tmpDir('relay-sqlbuf-');
     fs.mkdirSync(path.join(job, 'buffer'));
-    const py = new TrinitySqlWriter();
+    const py = sharedSqlWriter();
     try {
       await py.call({ op: 'buffer', db: path.join(job, 'buffer', 'experience_buffer.db'), table: 'experience_buffer' });
       const written = (await py.call<{ rows: WrittenRow[] }>({ op: 'write', first: 0, count: 16, group: 4, version: 1 })).rows;
@@ -134,7 +135,6 @@ test(
         await w.close();
       }
     } finally {
-      await py.close();
       fs.rmSync(job, { recursive: true, force: true });
     }
   },

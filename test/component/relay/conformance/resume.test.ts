@@ -6,14 +6,16 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import type { ExperienceRow } from '../../../../src/relay-protocol/messages';
 import type { RelayPoint } from '../../../harness/relay-points';
 import { sleep, until } from '../../../harness/wait';
 import { TAGS, appendOverTime, appendSteps, expectedKeys } from '../appender';
 import { collect, tmpDir } from '../helpers';
-import { TrinitySqlWriter, noTrinity } from '../trinity-sql-writer';
+import { closeSharedSqlWriter, noTrinity, sharedSqlWriter } from '../trinity-sql-writer';
 import { PYTHON_RUNTIMES, RelayRuntime, eachRuntime, once, relaySkipReason, startRelay } from './helpers';
+
+after(closeSharedSqlWriter);
 
 const keys = (pts: RelayPoint[]) => pts.map((p) => `${p.tag}@${p.step}=${p.value}`).sort();
 
@@ -99,13 +101,9 @@ for (const runtime of PYTHON_RUNTIMES) {
 const nodeWindows = once(async () => {
   const job = path.join(tmpDir('conf-sqlfid-'), 'run');
   fs.mkdirSync(path.join(job, 'buffer'), { recursive: true });
-  const py = new TrinitySqlWriter();
-  try {
-    await py.call({ op: 'buffer', db: path.join(job, 'buffer', 'exp.db'), table: 'experience_buffer' });
-    await py.call({ op: 'write', first: 0, count: 4, group: 4, version: 1 });
-  } finally {
-    await py.close();
-  }
+  const py = sharedSqlWriter();
+  await py.call({ op: 'buffer', db: path.join(job, 'buffer', 'exp.db'), table: 'experience_buffer' });
+  await py.call({ op: 'write', first: 0, count: 4, group: 4, version: 1 });
   const relay = await startRelay(['--job-dir', job], { runtime: 'node' });
   const c = collect({ url: relay.url });
   let fid = '';
@@ -122,7 +120,7 @@ const nodeWindows = once(async () => {
 async function sqlHandover(first: RelayRuntime, second: RelayRuntime, third: RelayRuntime): Promise<void> {
   const job = path.join(tmpDir('conf-sqlresume-'), 'run');
   fs.mkdirSync(path.join(job, 'buffer'), { recursive: true });
-  const py = new TrinitySqlWriter();
+  const py = sharedSqlWriter();
   const port = String(await freePort());
   const args = ['--job-dir', job, '--port', port, '--poll-interval', '200'];
   let relay = await startRelay(args, { runtime: first });
@@ -167,7 +165,6 @@ async function sqlHandover(first: RelayRuntime, second: RelayRuntime, third: Rel
   } finally {
     await c.client.close();
     await relay.stop('SIGKILL');
-    await py.close();
   }
 }
 
@@ -199,7 +196,7 @@ eachRuntime(
   async (runtime) => {
     const job = path.join(tmpDir('conf-sqlrestart-'), 'run');
     fs.mkdirSync(path.join(job, 'buffer'), { recursive: true });
-    const py = new TrinitySqlWriter();
+    const py = sharedSqlWriter();
     const port = String(await freePort());
     const args = ['--job-dir', job, '--port', port, '--poll-interval', '200'];
     await py.call({ op: 'buffer', db: path.join(job, 'buffer', 'exp.db'), table: 'experience_buffer' });
@@ -239,7 +236,6 @@ eachRuntime(
     } finally {
       await c.client.close();
       await relay.stop('SIGKILL');
-      await py.close();
     }
   },
 );
