@@ -5,12 +5,9 @@
 import { RelayClient } from '../relay-protocol/client';
 import type { ExperienceRow, SourceInfo } from '../relay-protocol/messages';
 import type { ExperienceReader, ReadExperience, RecordedTokens } from '../feature-api/experience-reader';
-import { inProcessRelay, pickExperienceSource, runTarget } from './run-target';
+import { inProcessRelay, onRefusal, pickExperienceSource, runTarget } from './run-target';
 
 const WAIT_MS = 15_000;
-/** Failed connections in a row, before the relay ever answered, after which it is said unreachable
- *  (with the client's backoff from 100 ms: well under a second for a port where nothing listens). */
-const CONNECT_TRIES = 3;
 
 interface Open {
   client: RelayClient;
@@ -46,23 +43,14 @@ async function open(where: string, listing: boolean): Promise<Open> {
     const rows: ExperienceRow[] = [];
     let source: SourceInfo | undefined;
     const problem = await new Promise<string | undefined>((resolve) => {
-      let failed = 0;
       let lastError = '';
       const timer = setTimeout(() => resolve(`the relay at ${url} did not answer within ${WAIT_MS / 1000} s${lastError && ` (${lastError})`}`), WAIT_MS);
-      c.on('error', (e) => {
-        if (e.kind === 'connection') {
-          lastError = e.message;
-          if (++failed < CONNECT_TRIES) return;
-          clearTimeout(timer);
-          resolve(`cannot reach the relay at ${url} (${e.message}; ${failed} attempts): is it running, and is that its address?`);
-          return;
-        }
-        if (e.kind !== 'auth') return;
+      c.on('error', (e) => e.kind === 'connection' && (lastError = e.message));
+      onRefusal(c, url, (why) => {
         clearTimeout(timer);
-        resolve(e.message);
+        resolve(why);
       });
       c.on('hello', (h) => {
-        failed = 0;
         source = pickExperienceSource(h.sources, undefined);
         if (!source) {
           clearTimeout(timer);

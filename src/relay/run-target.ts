@@ -5,6 +5,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { silentLogger } from '../base/log';
+import type { RelayClient } from '../relay-protocol/client';
 import type { SourceInfo } from '../relay-protocol/messages';
 import { envToken, readToken } from './cli';
 import { credentialInUrl } from './serve/auth';
@@ -53,4 +54,22 @@ export function inProcessRelay(jobDir: string): Relay {
 export function pickExperienceSource(sources: SourceInfo[], wanted: string | undefined): SourceInfo | undefined {
   if (wanted !== undefined) return sources.find((s) => s.id === wanted);
   return sources.find((s) => s.kind === 'sql') ?? sources.find((s) => s.kind === 'jsonl');
+}
+
+/** Failed connections in a row, before the relay ever answered, after which it is said unreachable
+ *  (with the clients' backoff from 100 ms: well under a second for a port where nothing listens). */
+const CONNECT_TRIES = 3;
+
+/** Calls `refused` with why the relay at `url` cannot be used, as soon as that is certain: it
+ *  refused the token, or CONNECT_TRIES connections failed before it ever answered (a dead
+ *  address, said at once rather than after the whole wait). It may be called again: the first counts. */
+export function onRefusal(c: RelayClient, url: string, refused: (why: string) => void): void {
+  let failed = 0;
+  let answered = false;
+  c.on('hello', () => (answered = true));
+  c.on('error', (e) => {
+    if (e.kind === 'auth') return refused(e.message);
+    if (e.kind !== 'connection' || answered || ++failed < CONNECT_TRIES) return;
+    refused(`cannot reach the relay at ${url} (${e.message}; ${failed} attempts): is it running, and is that its address?`);
+  });
 }

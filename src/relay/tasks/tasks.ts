@@ -4,7 +4,7 @@
 // same code that serves the editor) or a running relay's URL; --json for scripts and CI.
 import { parseArgs } from 'node:util';
 import { RelayClient } from '../../relay-protocol/client';
-import { inProcessRelay, pickExperienceSource, runTarget } from '../run-target';
+import { inProcessRelay, onRefusal, pickExperienceSource, runTarget } from '../run-target';
 import { CLASS_DEFAULTS, type ClassOptions, TASK_CLASSES, type TaskSort, classifyTasks } from '../../tasks/task-classes';
 import { type ReferenceCheck, type TasksJson, tasksJson } from '../../tasks/task-report';
 import { type AcceptedAnswer, referenceSample } from '../../tasks/reference-answers';
@@ -209,10 +209,9 @@ export async function main(argv: string[]): Promise<number> {
     // The relay folds the buffer into the table on its node: only the table comes over the wire.
     const answer = await new Promise<TaskTable | string>((resolve) => {
       const timer = setTimeout(() => resolve(`the relay at ${target} did not answer within ${WAIT_MS / 1000} s`), WAIT_MS);
-      c.on('error', (e) => {
-        if (e.kind !== 'auth') return;
+      onRefusal(c, target, (why) => {
         clearTimeout(timer);
-        resolve(e.message);
+        resolve(why);
       });
       c.once('hello', (h) => {
         clearTimeout(timer);

@@ -12,7 +12,7 @@ import { ReplyError, experienceOfReply } from '../../tokens/relay-reply';
 import { toTokensJson } from '../../tokens/token-json';
 import { tokenizerFor } from '../../tokens/tokenizer-files';
 import { visibleToken } from '../../tokens/visible';
-import { inProcessRelay, pickExperienceSource, runTarget } from '../run-target';
+import { inProcessRelay, onRefusal, pickExperienceSource, runTarget } from '../run-target';
 
 export const TOKENS_USAGE = `Usage: agentrl tokens (--job-dir DIR | <url>) --id N [options]
 
@@ -118,10 +118,9 @@ export async function main(argv: string[]): Promise<number> {
     const c = client;
     const source = await new Promise<SourceInfo | string>((resolve) => {
       const timer = setTimeout(() => resolve(`the relay at ${target} did not answer within ${WAIT_MS / 1000} s`), WAIT_MS);
-      c.on('error', (e) => {
-        if (e.kind !== 'auth') return;
+      onRefusal(c, target, (why) => {
         clearTimeout(timer);
-        resolve(e.message);
+        resolve(why);
       });
       c.on('hello', (h) => {
         clearTimeout(timer);

@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import type { TasksJson } from '../../../../src/tasks/task-report';
 import { cliBundle } from '../../../harness/relay';
+import { freePort } from '../../../harness/vscode-server';
 import { tmpDir } from '../helpers';
 import { TrinitySqlWriter, noTrinity } from '../trinity-sql-writer';
 
@@ -220,7 +221,7 @@ test(
 test(
   'no buffer, a missing folder, bad options: a clear message and exit 1 or 2',
   { skip: !fs.existsSync(cliBundle) && 'needs the CLI bundle (npm run build)' },
-  () => {
+  async () => {
     const empty = tmpDir('cli-tasks-empty-');
     const none = run(['--job-dir', empty]);
     assert.equal(none.status, 1);
@@ -233,5 +234,10 @@ test(
     assert.equal(run(['--job-dir', empty, '--window', '0']).status, 2);
     assert.equal(run(['--job-dir', empty, '--lang', 'fr']).status, 2);
     assert.equal(run(['--job-dir', empty, '--response-key', 'answer']).status, 2);
+    // A relay URL where nothing listens: said at once, not after the whole wait.
+    const url = `ws://127.0.0.1:${await freePort()}`;
+    const dead = run([url]);
+    assert.equal(dead.status, 1, dead.stderr);
+    assert.match(dead.stderr, new RegExp(`cannot reach the relay at ${url} \\(.*; 3 attempts\\)`));
   },
 );

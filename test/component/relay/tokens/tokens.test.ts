@@ -4,11 +4,13 @@
 // tokenizer and says so; a crafted row exits 1 with its error, bad usage exits 2.
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
 import { test } from 'node:test';
 import type { TokensJson } from '../../../../src/tokens/token-json';
 import { cliBundle } from '../../../harness/relay';
 import { type TrinityRow, writeTokenRows } from '../../../harness/trinity-token-rows';
 import { skipNoTokenizer, tinyTokenizer, tinyTokenizerDir } from '../../../harness/tiny-tokenizer';
+import { freePort } from '../../../harness/vscode-server';
 import { tmpDir } from '../helpers';
 import { noTrinity } from '../trinity-sql-writer';
 
@@ -88,3 +90,14 @@ test('agentrl tokens --job-dir: JSON equal to Trinity, texts re-tokenized, exit 
   assert.equal(run(['--job-dir', job, '--id', '0']).status, 2);
   for (const id of ['0x10', '1e3', ' 7', '7.0']) assert.match(run(['--job-dir', job, '--id', id]).stderr, /--id must be a positive integer row id/, id);
 });
+
+test(
+  'a relay URL where nothing listens: exit 1 at once, saying the relay cannot be reached (not after the whole wait)',
+  { skip: !fs.existsSync(cliBundle) && 'needs the CLI bundle (npm run build)' },
+  async () => {
+    const url = `ws://127.0.0.1:${await freePort()}`;
+    const r = run([url, '--id', '1']);
+    assert.equal(r.status, 1, r.stderr);
+    assert.match(r.stderr, new RegExp(`cannot reach the relay at ${url} \\(.*; 3 attempts\\): is it running, and is that its address\\?`));
+  },
+);
