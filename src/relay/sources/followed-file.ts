@@ -54,6 +54,8 @@ export class FollowedFile implements FdSource {
   private gen = 0;
   /** The bytes just before `offset` as they were read. */
   private tail: Buffer | undefined;
+  /** The file was found shorter than the offset a read reached: the next look reports the truncation. */
+  private cut = false;
   private lease: FileLease | undefined;
   /** The path names another file than the one read (which is finished before moving on). */
   private replaced = false;
@@ -98,10 +100,11 @@ export class FollowedFile implements FdSource {
       const fd = this.lease.fd();
       if (fd === undefined) return undefined;
       // Cut back below the offset — or cut back and written past it again since the last look.
-      if (now.size < this.offset || !this.tailHolds(fd)) {
+      if (this.cut || now.size < this.offset || !this.tailHolds(fd)) {
         this.onChange({ kind: 'truncated', from: this.offset, size: now.size });
         this.offset = 0;
         this.tail = undefined;
+        this.cut = false;
         this.gen++;
       }
       return { fd, size: now.size };
@@ -116,12 +119,23 @@ export class FollowedFile implements FdSource {
     return { fd, size: fs.fstatSync(fd).size };
   }
 
-  /** Moves the offset past what the reader consumed (read from `fd`, the descriptor where() gave). */
+  /**
+   * Moves the offset past what the reader consumed (read from `fd`, the descriptor where() gave).
+   * A file cut back around the read is reported at the next where().
+   */
   moveTo(offset: number, fd: number): void {
-    this.offset = offset;
+    // Nothing consumed (a look at the live edge, nearly every wake): the tail stays, the next look checks it.
+    if (offset === this.offset && this.tail !== undefined) return;
     const n = Math.min(TAIL, offset);
     const b = Buffer.alloc(n);
-    this.tail = fs.readSync(fd, b, 0, n, offset - n) === n ? b : undefined;
+    const tail = fs.readSync(fd, b, 0, n, offset - n) === n ? b : undefined;
+    // Then the bytes before where the read started: shorter than the read's end, or no longer the
+    // bytes read before it, the file was cut back around the read — which may have found the new
+    // file's bytes at the old offset, and the tail just taken may be the new file's. A cut after
+    // this check is the next look's to find (the tail was taken before it).
+    if (!tail || !this.tailHolds(fd)) this.cut = true;
+    this.offset = offset;
+    this.tail = tail;
   }
 
   /** Whether the bytes before the offset are still those read (true when none were remembered). */
@@ -147,6 +161,7 @@ export class FollowedFile implements FdSource {
     this.fid = '';
     this.offset = 0;
     this.tail = undefined;
+    this.cut = false;
     this.gen = 0;
     return true;
   }
@@ -180,6 +195,7 @@ export class FollowedFile implements FdSource {
   /** The cursor's place in the file it names; past its end, the file was cut back since: its start, a generation on. */
   private resumeAt(offset: number, size: number, gen: number): void {
     this.tail = undefined;
+    this.cut = false;
     if (offset <= size) {
       this.offset = offset;
       this.gen = gen;
@@ -205,6 +221,7 @@ export class FollowedFile implements FdSource {
       this.fid = lease.fid;
       this.offset = 0;
       this.tail = undefined;
+      this.cut = false;
       this.gen = 0;
     }
     const fd = lease.fd();

@@ -81,6 +81,8 @@ class FollowedFile:
         self._cursor = cursor
         self._old: int | None = None  # a rotated file still being read to its end
         self._tail: bytes | None = None  # the TAIL bytes before `offset` as they were read
+        self._tail_at = -1  # the offset `_tail` ends at
+        self._cut = False  # found shorter than a read's end: the next check reports the truncation
         self.events: list = []
 
     def open(self) -> bool:
@@ -101,6 +103,7 @@ class FollowedFile:
         self._cursor = None
         if (self.fid, self.offset) != was:
             self._tail = None  # another file, or another place: nothing read there yet
+            self._cut = False
         return True
 
     def rest(self) -> None:
@@ -128,26 +131,39 @@ class FollowedFile:
             self.fd = new_fd
             self.events.append("rotated")
             return
-        if self._old is None and (fst.st_size < self.offset or not self._tail_holds()):
+        if self._old is None and (self._cut or fst.st_size < self.offset or not self._tail_holds()):
             self.offset = 0
             self._tail = None
+            self._cut = False
             self.fid = _next_generation(self.fid)
             self.events.append("truncated")
 
     def mark(self) -> None:
-        """Remembers the bytes before the offset (after a read moved it), to tell a rewrite."""
+        """Remembers the bytes before the offset (after a read moved it), to tell a rewrite; a
+        file cut back around the read is reported by the next check()."""
         if self._old is not None or self.fd is None:
             self._tail = None
             return
+        if self.offset == self._tail_at and self._tail is not None:
+            return  # nothing consumed (a look at the live edge): the tail stays, the next check looks at it
         n = min(TAIL, self.offset)
         b = os.pread(self.fd, n, self.offset - n)
+        # Then the bytes before where the read started: shorter than the read's end, or no longer
+        # the bytes read before it, the file was cut back around the read, which may have found
+        # the new file's bytes at the old offset, and the tail just taken may be the new file's.
+        # A cut after this check is the next check's to find (the tail was taken before it).
+        if len(b) < n or not self._tail_holds(self._tail_at):
+            self._cut = True
         self._tail = b if len(b) == n else None
+        self._tail_at = self.offset
 
-    def _tail_holds(self) -> bool:
+    def _tail_holds(self, at: int | None = None) -> bool:
+        """Whether the bytes before `at` (the offset) are still those read (True when none were remembered)."""
         t = self._tail
         if not t or self.fd is None:
             return True
-        return os.pread(self.fd, len(t), self.offset - len(t)) == t
+        end = self.offset if at is None else at
+        return os.pread(self.fd, len(t), end - len(t)) == t
 
     @property
     def reading_old(self) -> bool:
@@ -172,6 +188,7 @@ class FollowedFile:
         assert self.fd is not None
         self.offset = 0
         self._tail = None
+        self._cut = False
         self.fid = file_id(os.fstat(self.fd))
 
     def close(self) -> None:

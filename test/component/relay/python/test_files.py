@@ -8,6 +8,7 @@ import tempfile
 import unittest
 
 from agentrl_relay import catalog, textsources
+from agentrl_relay.files import FollowedFile
 from agentrl_relay.textsources import StepLogSource
 
 
@@ -84,6 +85,88 @@ class RotationTest(Tmp):
             self.assertEqual([s for _, s, _ in steps_of(r, 1024)], [1, 2, 3])
         finally:
             textsources.MAX_LOG_LINE = saved
+
+
+class CutUnderTheReaderTest(Tmp):
+    """A copytruncate that lands between a reader's look (check) and its mark, as it can when a
+    watch event woke the relay while logrotate works: the next check still sees it."""
+
+    def followed(self):
+        p = self.path("trainer.log")
+        with open(p, "w") as f:
+            f.writelines(line(s) for s in range(10))
+        f = FollowedFile(p, None)
+        self.assertTrue(f.open())
+        f.check()
+        f.offset = f.size()  # read to its end
+        f.mark()
+        return p, f
+
+    def rewrite(self, p, steps):
+        with open(p, "r+") as w:
+            w.truncate(0)
+        if steps:
+            with open(p, "a") as w:
+                w.writelines(line(s) for s in steps)
+
+    def test_at_the_live_edge_a_cut_after_the_look_written_past_the_offset_before_the_next_one(self):
+        p, f = self.followed()
+        f.check()
+        self.rewrite(p, [])
+        f.mark()  # the read found nothing new (a tfevents reader marks anyway)
+        self.rewrite(p, range(100, 130))
+        f.check()
+        self.assertEqual((f.events, f.offset), (["truncated"], 0))
+        f.close()
+
+    def test_at_the_live_edge_a_cut_and_rewrite_between_the_read_and_the_mark(self):
+        p, f = self.followed()
+        f.check()
+        self.rewrite(p, range(100, 130))
+        f.mark()
+        f.check()
+        self.assertEqual((f.events, f.offset), (["truncated"], 0))
+        f.close()
+
+    def test_a_cut_after_a_read_that_moved_the_offset(self):
+        p, f = self.followed()
+        with open(p, "a") as w:
+            w.writelines(line(s) for s in range(10, 12))
+        f.check()
+        buf = f.pread(1 << 20, f.offset)
+        f.offset += len(buf)
+        self.rewrite(p, [])
+        f.mark()
+        self.rewrite(p, range(100, 130))
+        f.check()
+        self.assertEqual((f.events, f.offset), (["truncated"], 0))
+        f.close()
+
+    def test_a_cut_and_rewrite_after_a_read_that_moved_the_offset(self):
+        p, f = self.followed()
+        with open(p, "a") as w:
+            w.writelines(line(s) for s in range(10, 12))
+        f.check()
+        buf = f.pread(1 << 20, f.offset)
+        f.offset += len(buf)
+        self.rewrite(p, range(100, 130))
+        f.mark()
+        f.check()
+        self.assertEqual((f.events, f.offset), (["truncated"], 0))
+        f.close()
+
+    def test_a_cut_and_rewrite_between_the_look_and_the_read(self):
+        p, f = self.followed()
+        end = f.offset
+        f.check()
+        self.rewrite(p, list(range(100, 120)))
+        buf = f.pread(1 << 20, f.offset)  # from the old offset: a piece of the new file
+        f.offset += buf.rfind(b"\n") + 1
+        f.mark()
+        self.assertGreater(os.path.getsize(p), end)
+        f.check()
+        self.assertEqual((f.events, f.offset), (["truncated"], 0))
+        f.close()
 
 
 class ConfinementTest(Tmp):

@@ -7,7 +7,9 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, test } from 'node:test';
+import { FollowedFile, type FileChange } from '../../../../src/relay/sources/followed-file';
 import { JobRoot, OutsideRoot } from '../../../../src/relay/sources/job-root';
+import { LineReader } from '../../../../src/relay/sources/line-reader';
 import { StepLogSource } from '../../../../src/relay/sources/log-source';
 import { OpenFiles } from '../../../../src/relay/sources/open-files';
 import type { SourceReader } from '../../../../src/relay/sources/source';
@@ -112,6 +114,99 @@ describe('adversarial: followed files', () => {
     assert.equal(got.cursor?.fid, `${before.fid}~1`);
     late.close();
     fs.rmSync(job, { recursive: true, force: true });
+  });
+
+  // A reader's steps (where() looks, the read, moveTo()) with the writer's copytruncate landing
+  // between them, as it can in a relay that a watch event woke while logrotate works.
+  describe("copytruncate between a reader's look and its move", () => {
+    /** A followed log read to its end (10 steps), and what it reported. */
+    function followed() {
+      const { job, file, files } = setUp(4);
+      fs.writeFileSync(file, lines(0, 10));
+      const changes: FileChange[] = [];
+      const f = new FollowedFile(files, file, undefined, (c) => changes.push(c));
+      const reader = new LineReader(1 << 20);
+      /** One read as the log source does it: the complete lines at the offset, then the move. */
+      const read = (at: { fd: number }) => {
+        const got = reader.read(at.fd, f.offset, 1 << 20);
+        const text = got.buf.toString('utf8', got.from, got.to);
+        f.moveTo(got.next, at.fd);
+        return [...text.matchAll(/Step (\d+):/g)].map((m) => Number(m[1]));
+      };
+      assert.deepEqual(read(f.where()!), range(0, 10));
+      return { job, file, f, read, changes, end: f.offset };
+    }
+
+    test('at the live edge: the file cut after the look and written past the old offset before the next one is read again from its start', () => {
+      const { job, file, f, read, changes, end } = followed();
+      const at = f.where()!; // a wake: nothing new yet
+      fs.truncateSync(file, 0);
+      assert.deepEqual(read(at), []); // the read at the old offset finds nothing
+      fs.appendFileSync(file, lines(10, 30)); // past the old offset before the next look
+      assert.deepEqual(read(f.where()!), range(10, 30));
+      assert.deepEqual(changes, [{ kind: 'truncated', from: end, size: fs.statSync(file).size }]);
+      assert.match(f.at('log').fid ?? '', /~1$/);
+      f.close();
+      fs.rmSync(job, { recursive: true, force: true });
+    });
+
+    test('at the live edge: the file cut and written past the old offset between the read and the move is read again from its start', () => {
+      const { job, file, f, read, changes } = followed();
+      const at = f.where()!;
+      const got = new LineReader(1 << 20).read(at.fd, f.offset, 1 << 20); // nothing new
+      fs.truncateSync(file, 0);
+      fs.appendFileSync(file, lines(10, 30));
+      f.moveTo(got.next, at.fd);
+      assert.deepEqual(read(f.where()!), range(10, 30));
+      assert.equal(changes.length, 1);
+      f.close();
+      fs.rmSync(job, { recursive: true, force: true });
+    });
+
+    test('the file cut and written again between the look and the read (which finds the new bytes at the old offset) is read again from its start', () => {
+      for (const more of [1, 20]) {
+        const { job, file, f, read, changes, end } = followed();
+        const at = f.where()!;
+        fs.truncateSync(file, 0);
+        fs.appendFileSync(file, lines(10, 10 + more) + lines(100, 110));
+        const first = read(at); // from the old offset: a piece of the new file
+        assert.ok(fs.statSync(file).size > end, 'the new file is longer than the old offset');
+        assert.deepEqual(read(f.where()!), [...range(10, 10 + more), ...range(100, 110)], `${more} line(s) before the old offset`);
+        assert.equal(changes.length, 1);
+        assert.ok(first.every((s) => s >= 10));
+        f.close();
+        fs.rmSync(job, { recursive: true, force: true });
+      }
+    });
+
+    test('under a read that moved the offset: the file cut before the move is read again from its start', () => {
+      const { job, file, f, read, changes } = followed();
+      fs.appendFileSync(file, lines(10, 12));
+      const at = f.where()!;
+      const got = new LineReader(1 << 20).read(at.fd, f.offset, 1 << 20);
+      fs.truncateSync(file, 0); // after the read, before the move (which reads nothing back now)
+      f.moveTo(got.next, at.fd);
+      fs.appendFileSync(file, lines(100, 130));
+      assert.deepEqual(read(f.where()!), range(100, 130));
+      assert.equal(changes.length, 1);
+      f.close();
+      fs.rmSync(job, { recursive: true, force: true });
+    });
+
+    test('under a read that moved the offset: the file cut and written past it again before the move is read again from its start', () => {
+      const { job, file, f, read, changes } = followed();
+      fs.appendFileSync(file, lines(10, 12));
+      const at = f.where()!;
+      const got = new LineReader(1 << 20).read(at.fd, f.offset, 1 << 20);
+      // Cut and written again before the move: the bytes before the new offset are the new file's now.
+      fs.truncateSync(file, 0);
+      fs.appendFileSync(file, lines(100, 130));
+      f.moveTo(got.next, at.fd);
+      assert.deepEqual(read(f.where()!), range(100, 130));
+      assert.equal(changes.length, 1);
+      f.close();
+      fs.rmSync(job, { recursive: true, force: true });
+    });
   });
 
   test('the root refuses a path that resolves outside it, even through a link made after discovery', () => {
