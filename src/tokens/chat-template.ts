@@ -152,13 +152,18 @@ export function renderChat(
   }
 }
 
-/** One message's tokens in the rendered conversation: [start, end). */
+/** One message's tokens in the rendered conversation: [start, end). The first message starts after
+ *  what the template puts before it of its own accord (its default system prompt, a BOS token):
+ *  that is [0, spans[0].start), labelled TEMPLATE_ROLE where it is shown. */
 export interface MessageSpan {
   index: number;
   role: string;
   start: number;
   end: number;
 }
+
+/** The role of the tokens the template adds before the first message of its own accord. */
+export const TEMPLATE_ROLE = 'template';
 
 /** The tokens the trainer rebuilds from a conversation, and the mask Trinity would train on. */
 export interface TemplateTokens {
@@ -202,14 +207,44 @@ export function tokenizeAndMask(tok: RunTokenizer, messages: readonly ChatMessag
   return { ids, mask, promptLength: first < 0 ? 0 : first, turns, spans: messageSpans(tok, messages, tools) };
 }
 
-/** Each message's tokens: the growth of the rendered conversation's tokens as messages are added. */
+/** Each message's tokens (spans[i] is message i): the growth of the rendered conversation's tokens
+ *  as messages are added; the first starts after what the template adds before it (templatePreamble). */
 export function messageSpans(tok: RunTokenizer, messages: readonly ChatMessage[], tools?: readonly unknown[]): MessageSpan[] {
   const spans: MessageSpan[] = [];
-  let prev = 0;
+  let prev = templatePreamble(tok, messages, tools);
   for (let i = 0; i < messages.length; i++) {
     const end = tok.encode(renderChat(tok, messages.slice(0, i + 1), { tools })).length;
     spans.push({ index: i, role: messages[i].role, start: prev, end });
     prev = end;
   }
   return spans;
+}
+
+/** A system prompt no conversation holds: what a template renders around it is its system turn. */
+const PROBE_SYSTEM = 'agentrl: the system turn of this template';
+
+/**
+ * How many tokens the template puts before the first message when the conversation does not open
+ * with a system message: Qwen's default system prompt, Llama 3.1's dated system turn, a BOS token.
+ * The first message's own tokens (U) are what follows the template's system turn for a probe
+ * prompt (S): render([system, first]) = S + U. Then render([first]) = preamble + U. 0 when the
+ * conversation opens with a system message, when the template refuses a system message, or when
+ * the tokens do not split that way (a template without turn markers, where tokens merge across).
+ */
+function templatePreamble(tok: RunTokenizer, messages: readonly ChatMessage[], tools?: readonly unknown[]): number {
+  if (!messages.length || messages[0].role === 'system') return 0;
+  let alone: Int32Array, system: Int32Array, both: Int32Array;
+  try {
+    const probe: ChatMessage = { role: 'system', content: PROBE_SYSTEM };
+    alone = tok.encode(renderChat(tok, messages.slice(0, 1), { tools }));
+    system = tok.encode(renderChat(tok, [probe], { tools }));
+    both = tok.encode(renderChat(tok, [probe, messages[0]], { tools }));
+  } catch {
+    return 0;
+  }
+  const own = both.length - system.length;
+  if (own <= 0 || own > alone.length) return 0;
+  for (let i = 0; i < system.length; i++) if (both[i] !== system[i]) return 0;
+  for (let i = 1; i <= own; i++) if (alone[alone.length - i] !== both[both.length - i]) return 0;
+  return alone.length - own;
 }

@@ -3,11 +3,11 @@
 // produce text it never generated — the bug upstream trackers keep finding in agent frameworks.
 // Which message each token belongs to comes from the chat template (the same rendering Trinity's
 // mask uses); each run of wrongly trained tokens is one warning with its span and text.
-import { type ChatMessage, type MessageSpan, messageSpans, renderChat } from './chat-template';
+import { type ChatMessage, type MessageSpan, TEMPLATE_ROLE, messageSpans, renderChat } from './chat-template';
 import type { RunTokenizer } from './tokenizer';
 
 export interface MaskWarning {
-  /** The message whose tokens are trained. */
+  /** The message whose tokens are trained (-1: what the template adds before the first). */
   message: number;
   role: string;
   /** Token span [start, end) in the experience's sequence. */
@@ -26,7 +26,7 @@ export interface MaskCheck {
 }
 
 /** Roles whose tokens a policy never generates. */
-const NOT_GENERATED = new Set(['tool', 'user', 'system', 'function', 'ipython']);
+const NOT_GENERATED = new Set(['tool', 'user', 'system', 'function', 'ipython', TEMPLATE_ROLE]);
 
 /**
  * Warnings for tokens of non-assistant messages that `trained` marks (1 = trained), per token of
@@ -39,7 +39,7 @@ export function checkMask(
   messages: readonly ChatMessage[],
   tools?: readonly unknown[],
 ): MaskCheck {
-  const spans: MessageSpan[] = messageSpans(tok, messages, tools);
+  const spans: MessageSpan[] = withPreamble(messageSpans(tok, messages, tools));
   const full = tok.encode(renderChat(tok, messages, { tools }));
   let same = 0;
   while (same < ids.length && same < full.length && ids[same] === full[same]) same++;
@@ -63,7 +63,7 @@ export function checkMask(
   return { warnings, divergesAt };
 }
 
-/** The tokens [start, end) of one message of an experience. */
+/** The tokens [start, end) of one message of an experience (message -1: what the template adds before the first). */
 export interface TurnSpan {
   message: number;
   role: string;
@@ -85,8 +85,14 @@ export function locateTurns(
 ): MaskCheck & { turns: TurnSpan[] } {
   const check = checkMask(tok, ids, trained, messages, tools);
   const upTo = check.divergesAt ?? ids.length;
-  const turns = messageSpans(tok, messages, tools)
+  const turns = withPreamble(messageSpans(tok, messages, tools))
     .filter((s) => s.start < upTo)
     .map((s) => ({ message: s.index, role: s.role, start: s.start, end: Math.min(s.end, upTo) }));
   return { ...check, turns };
+}
+
+/** The spans with what the template puts before the first message as one of their own (index -1). */
+function withPreamble(spans: MessageSpan[]): MessageSpan[] {
+  const preamble = spans[0]?.start ?? 0;
+  return preamble > 0 ? [{ index: -1, role: TEMPLATE_ROLE, start: 0, end: preamble }, ...spans] : spans;
 }

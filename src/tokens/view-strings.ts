@@ -37,6 +37,8 @@ export interface TokenViewStrings {
   turn: string;
   /** `{0}` the message's index, `{1}` its role. */
   turnValue: string;
+  /** The label of what the template puts before the first message (its default system prompt, a BOS). */
+  templateTurn: string;
   maskWarning: string;
 }
 
@@ -74,6 +76,7 @@ export function tokenViewStrings(l10n: TokenL10n): TokenViewStrings {
     noText: l10n.t('no tokenizer: ids only'),
     turn: l10n.t('message'),
     turnValue: l10n.t('{0} ({1})'),
+    templateTurn: l10n.t('added by the chat template'),
     maskWarning: l10n.t('trained, but the model did not generate it'),
   };
 }

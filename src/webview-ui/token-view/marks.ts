@@ -53,7 +53,7 @@ export class MarkIndex {
   /** The label drawn beside token i when it opens a turn ("message 2 (tool)"), else undefined. */
   label(i: number, s: TokenViewStrings): string | undefined {
     const t = this.turn(i);
-    return t && clamp(t.start, this.n) === i ? `${s.turn} ${fillString(s.turnValue, t.message, t.role)}` : undefined;
+    return t && clamp(t.start, this.n) === i ? (t.message < 0 ? s.templateTurn : `${s.turn} ${fillString(s.turnValue, t.message, t.role)}`) : undefined;
   }
 
   /** Extra classes of token i's span (leading space included), '' when unmarked. */
@@ -69,7 +69,7 @@ export class MarkIndex {
   tooltip(i: number, s: TokenViewStrings): [string, string][] {
     const rows: [string, string][] = [];
     const t = this.turn(i);
-    if (t) rows.push([s.turn, fillString(s.turnValue, t.message, t.role)]);
+    if (t) rows.push([s.turn, t.message < 0 ? s.templateTurn : fillString(s.turnValue, t.message, t.role)]);
     if (this.warned[i]) rows.push(['', s.maskWarning]);
     return rows;
   }

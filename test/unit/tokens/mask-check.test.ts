@@ -57,3 +57,22 @@ test('tokens that stop following the template: the check stops there and says wh
     [[t.spans[2].start, cut]],
   );
 });
+
+test("a trained default system prompt (the template's own tokens before the first message): one warning that says so", { skip: skipNoTokenizer }, () => {
+  const tok = tinyTokenizer();
+  const messages = [
+    { role: 'user', content: 'What is 40 + 2?' },
+    { role: 'assistant', content: 'The answer is 42.' },
+  ];
+  const t = tokenizeAndMask(tok, messages);
+  const first = t.spans[0].start;
+  assert.ok(first > 0, 'this template adds a system prompt of its own');
+  const mask = Uint8Array.from(t.mask).fill(1, 0, first);
+  const r = checkMask(tok, t.ids, mask, messages);
+  assert.deepEqual(
+    r.warnings.map((w) => [w.message, w.role, w.start, w.end]),
+    [[-1, 'template', 0, first]],
+  );
+  assert.match(r.warnings[0].text, /^<\|im_start\|>system\n/);
+  assert.match(describeMaskWarning(r.warnings[0], english), new RegExp(`^${first} tokens the chat template puts before the first message \\(tokens 0–${first}\\) are trained: \``));
+});

@@ -92,15 +92,19 @@ test("an SQL row with its messages: the turns the view labels, located by the ru
   const reply = { ...tensorsReply(Array.from(t.ids), t.promptLength), messages, tools: null } as TokensReply;
   reply.arrays.action_mask = t.mask.subarray(t.promptLength);
   const r = experienceTokenView(reply, { tokenizer: tok }, english);
+  // The template's default system prompt comes first, as the template's own (not as message 0).
   assert.deepEqual(
     r.marks?.turns.map((x) => [x.message, x.role]),
     [
+      [-1, 'template'],
       [0, 'user'],
       [1, 'assistant'],
     ],
   );
   assert.equal(r.marks?.turns[0].start, 0);
-  assert.equal(r.marks?.turns[1].end, t.ids.length);
+  assert.match(tok.decode(t.ids.subarray(0, r.marks.turns[1].start)), /^<\|im_start\|>system\n[^<]+<\|im_end\|>\n$/);
+  assert.match(tok.decode(t.ids.subarray(r.marks.turns[1].start, r.marks.turns[2].start)), /^<\|im_start\|>user\nWhat is 40 \+ 2\?<\|im_end\|>\n$/);
+  assert.equal(r.marks?.turns[2].end, t.ids.length);
   assert.deepEqual(r.marks?.warnings, []);
   // Without its messages there is nothing to locate: no marks.
   assert.equal(experienceTokenView(tensorsReply(Array.from(t.ids), t.promptLength), { tokenizer: tok }, english).marks, undefined);

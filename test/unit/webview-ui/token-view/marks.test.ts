@@ -58,3 +58,17 @@ test('no marks, or spans beyond the tokens: nothing marked, nothing thrown', () 
   assert.equal(odd.classes(2), ' tv-role-other tv-mask-warn');
   assert.equal(odd.classes(5), '');
 });
+
+test("what the chat template puts before the first message (its default system prompt) is labelled as the template's, not as message 0", () => {
+  const s = tokenViewStrings(english);
+  const m = new MarkIndex(12, {
+    turns: [{ message: -1, role: 'template', start: 0, end: 3 }, ...marks.turns.map((t) => ({ ...t, start: Math.max(t.start, 3) }))],
+    warnings: [],
+  });
+  assert.deepEqual(
+    [...Array(12).keys()].map((i) => m.label(i, s)).filter((x) => x !== undefined),
+    ['added by the chat template', 'message 0 (user)', 'message 1 (assistant)', 'message 2 (tool)'],
+  );
+  assert.deepEqual(m.tooltip(1, s), [['message', 'added by the chat template']]);
+  assert.equal(m.classes(0), ' tv-role-other tv-turn-start');
+});
