@@ -88,12 +88,15 @@ describe('Show tokens on what an episode returned (real model server, real runne
       );
 
       // The turns: every message located, in order, contiguous, ending where the ids end.
+      // Before them, a system message of the workflow's or, without one, the template's own system
+      // prompt (message -1): located from the first token on.
       const roles = r.turns.map((t) => `${t.message}:${t.role}`);
       assert.deepEqual(
-        roles.filter((x) => !x.endsWith(':system')),
+        roles.filter((x) => !x.endsWith(':system') && x !== '-1:template'),
         ['0:user', '1:assistant', '2:tool'],
         JSON.stringify(r.turns),
       );
+      assert.equal(r.turns[0].start, 0, JSON.stringify(r.turns));
       for (let i = 1; i < r.turns.length; i++) assert.ok(r.turns[i].start >= r.turns[i - 1].end, 'turns in order');
       const tool = r.turns.find((t) => t.role === 'tool')!;
       assert.ok(tool.start >= e.promptLength, 'the tool output lies in the response');
@@ -150,7 +153,7 @@ describe('Show tokens on what an episode returned (real model server, real runne
       await dc.terminateRequest().catch(() => undefined);
       assert.equal(body.experiences.length, 1);
       assert.deepEqual(
-        body.experiences[0].turns.map((t) => t.role).filter((r) => r !== 'system'),
+        body.experiences[0].turns.map((t) => t.role).filter((r) => r !== 'system' && r !== 'template'),
         ['user', 'assistant', 'tool'],
       );
       assert.equal(body.experiences[0].warnings.length, 1);

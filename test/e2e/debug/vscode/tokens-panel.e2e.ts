@@ -152,20 +152,21 @@ async function checkMarks(view: FrameLocator): Promise<void> {
   assert.ok(m, notes);
   const [count, start, end] = [Number(m[1]), Number(m[2]), Number(m[3])];
   assert.equal(end - start, count);
-  // A mark per turn: the three messages (user, assistant, tool), in order, each coloured and labelled.
+  // A mark per turn: the template's default system prompt (its own, not the conversation's), then
+  // the three messages (user, assistant, tool), in order, each coloured and labelled.
   const turns = tokens.filter((t) => /\btv-turn-start\b/.test(t.cls));
   assert.deepEqual(
     turns.map((t) => /tv-role-(\w+)/.exec(t.cls)?.[1]),
-    ['user', 'assistant', 'tool'],
+    ['other', 'user', 'assistant', 'tool'],
   );
   assert.deepEqual(
     turns.map((t) => t.turn),
-    ['message 0 (user)', 'message 1 (assistant)', 'message 2 (tool)'],
+    ['added by the chat template', 'message 0 (user)', 'message 1 (assistant)', 'message 2 (tool)'],
   );
   const turnAt = turns.map((t) => t.i);
   // (the assistant's message opens in the prompt: its header is the generation prompt)
   assert.ok(
-    turnAt[0] === 0 && turnAt[1] > 0 && turnAt[1] <= prompt && prompt < turnAt[2] && turnAt[2] <= start,
+    turnAt[0] === 0 && turnAt[1] > 0 && turnAt[2] > turnAt[1] && turnAt[2] <= prompt && prompt < turnAt[3] && turnAt[3] <= start,
     `turns at ${turnAt.join(', ')}, the response from ${prompt}, the warning from ${start}`,
   );
   // Each label is drawn right of its line's tokens, clear of them (the gutter the view keeps).
