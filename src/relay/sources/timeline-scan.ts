@@ -50,6 +50,9 @@ const OTHER = -2;
 const FNV_OFFSET = 0x811c9dc5 | 0;
 const FNV_PRIME = 0x01000193;
 
+/** Slots of StringTable's cache of recent entries (a power of two). */
+const RECENT = 1024;
+
 const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
 /** Strings by id, found by their UTF-8 bytes (no string made for one already seen) or by text. */
@@ -62,7 +65,29 @@ export class StringTable {
   private readonly entryId: number[] = [];
   private readonly entryNext: number[] = [];
 
-  ofBytes(b: Buffer, s: number, e: number, hash: number): number {
+  /** Entries by a cheap key of their bytes (length and three of them), tried before the hash. */
+  private readonly recent = new Int32Array(RECENT).fill(-1);
+
+  /** The id of the string in bytes [s, e): tried first against the entry last found under its cheap key (no hash then). */
+  ofBytes(b: Buffer, s: number, e: number): number {
+    const len = e - s;
+    const r = len === 0 ? 0 : (len * 61 + b[s + (len >> 2)] * 7 + b[s + (len >> 1)] * 31 + b[e - 1]) & (RECENT - 1);
+    const last = this.recent[r];
+    if (last >= 0) {
+      const have = this.entryBytes[last];
+      if (have.length === len) {
+        let j = 0;
+        while (j < len && have[j] === b[s + j]) j++;
+        if (j === len) return this.entryId[last];
+      }
+    }
+    const k = this.entryOf(b, s, e, hashOf(b, s, e));
+    this.recent[r] = k;
+    return this.entryId[k];
+  }
+
+  /** The entry of the string in bytes [s, e) (of that hash), made when new. */
+  private entryOf(b: Buffer, s: number, e: number, hash: number): number {
     const len = e - s;
     let k = this.head.get(hash);
     while (k !== undefined) {
@@ -70,13 +95,12 @@ export class StringTable {
       if (have.length === len) {
         let j = 0;
         while (j < len && have[j] === b[s + j]) j++;
-        if (j === len) return this.entryId[k];
+        if (j === len) return k;
       }
       k = this.entryNext[k] < 0 ? undefined : this.entryNext[k];
     }
     const id = this.ofText(b.toString('utf8', s, e), false);
-    this.addEntry(Buffer.from(b.subarray(s, e)), hash, id);
-    return id;
+    return this.addEntry(Buffer.from(b.subarray(s, e)), hash, id);
   }
 
   ofString(t: string): number {
@@ -97,12 +121,13 @@ export class StringTable {
     return id;
   }
 
-  private addEntry(bytes: Buffer, hash: number, id: number): void {
+  private addEntry(bytes: Buffer, hash: number, id: number): number {
     const k = this.entryBytes.length;
     this.entryBytes.push(bytes);
     this.entryId.push(id);
     this.entryNext.push(this.head.get(hash) ?? -1);
     this.head.set(hash, k);
+    return k;
   }
 }
 
@@ -124,25 +149,46 @@ let fPid = -1;
 let fTid = -1;
 let fCat = -1;
 let fName = -1;
-/** Where the last string / number scanned ends, and (strings) its hash. */
-let sHash = 0;
+/** The value of the last number scanned. */
 let nValue = 0;
 /** The number just scanned is an integer written as ≤ 15 digits (a pid / tid of digits). */
 let nDigitsOnly = false;
 
 /** The end (after the closing quote) of the string at i; OTHER on an escape or a control byte. */
-function scanString(b: Buffer, i: number, n: number, hash: boolean): number {
-  let h = FNV_OFFSET;
+function scanString(b: Buffer, i: number, n: number): number {
   for (let j = i + 1; j < n; j++) {
     const c = b[j];
-    if (c === QUOTE) {
-      sHash = h;
-      return j + 1;
-    }
+    if (c === QUOTE) return j + 1;
     if (c === BACKSLASH || c < 0x20) return OTHER;
-    if (hash) h = Math.imul(h ^ c, FNV_PRIME);
   }
   return NEED;
+}
+
+/** 10^0 … 10^22: each exactly a double (written as literals, which parse exactly). */
+const POW10 = [
+  1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21,
+  1e22,
+];
+const TWO_53 = 2 ** 53;
+/** More than the error of a correctly rounded quotient below 1 (half its ulp, ≤ 2^-54). */
+const FRACTION_SLACK = 2 ** -52;
+
+/**
+ * The double nearest the decimal `int`.`frac` (frac: the `scale` digits after the point as an
+ * integer), as Number() gives it, or NaN when this cannot tell. Exact when int < 2^53 and
+ * scale ≤ 15: int, frac and 10^scale are doubles, frac / 10^scale is correctly rounded (error
+ * ≤ 2^-54 since it is below 1), so the true fraction lies in [lo, hi] below; rounding is
+ * monotonic, so when int + lo and int + hi round to the same double, so does int + frac / 10^scale.
+ * They differ only near a halfway point between two doubles (NaN: the caller asks Number()).
+ * Ray writes `ts` as µs since the epoch with a fraction (1796618490721803.8: 17 digits, beyond
+ * the 15 of the plain fast path), which this reads.
+ */
+function decimalValue(int: number, frac: number, scale: number): number {
+  if (!(int < TWO_53) || scale > 15) return NaN;
+  if (frac === 0) return int;
+  const f = frac / POW10[scale];
+  const lo = int + (f - FRACTION_SLACK);
+  return lo === int + (f + FRACTION_SLACK) ? lo : NaN;
 }
 
 /** The end of the JSON number at i (its value in nValue when `value`); OTHER when it is not one. */
@@ -152,14 +198,16 @@ function scanNumber(b: Buffer, i: number, n: number, value: boolean): number {
   if (j >= n) return NEED;
   let c = b[j];
   if (c < ZERO || c > NINE) return OTHER;
-  let mantissa = 0;
+  /** The integer part's value, then the fraction's digits as an integer. */
+  let int = 0;
+  let frac = 0;
   let digits = 0;
   let scale = 0;
   if (c === ZERO) {
     j++;
   } else {
     while (j < n && (c = b[j]) >= ZERO && c <= NINE) {
-      mantissa = mantissa * 10 + (c - ZERO);
+      int = int * 10 + (c - ZERO);
       digits++;
       j++;
     }
@@ -171,12 +219,12 @@ function scanNumber(b: Buffer, i: number, n: number, value: boolean): number {
     j++;
     const from = j;
     while (j < n && (c = b[j]) >= ZERO && c <= NINE) {
-      mantissa = mantissa * 10 + (c - ZERO);
-      digits++;
+      frac = frac * 10 + (c - ZERO);
       j++;
     }
     if (j === from) return j >= n ? NEED : OTHER;
     scale = j - from;
+    digits += scale;
   }
   if (j < n && (b[j] === 0x65 || b[j] === 0x45)) {
     nDigitsOnly = false;
@@ -189,9 +237,15 @@ function scanNumber(b: Buffer, i: number, n: number, value: boolean): number {
   }
   if (j >= n) return NEED;
   if (value) {
-    // ≤ 15 digits: mantissa and 10^scale are exact, their quotient correctly rounded (as Number())
-    if (simple && digits <= 15 && scale <= 22) nValue = (b[i] === MINUS ? -mantissa : mantissa) / 10 ** scale;
-    else nValue = Number(latin1(b, i, j));
+    let v = NaN;
+    if (simple) {
+      // ≤ 15 digits: all of them and 10^scale are exact, their quotient correctly rounded (as Number())
+      if (digits <= 15) v = (int * POW10[scale] + frac) / POW10[scale];
+      else v = decimalValue(int, frac, scale);
+    }
+    if (v !== v) v = Number(latin1(b, i, j));
+    else if (b[i] === MINUS) v = -v;
+    nValue = v;
   }
   return j;
 }
@@ -243,7 +297,7 @@ function skipValue(b: Buffer, i: number, n: number): number {
         }
         continue;
       }
-    } else if (c === QUOTE) i = scanString(b, i, n, false);
+    } else if (c === QUOTE) i = scanString(b, i, n);
     else if (c === MINUS || (c >= ZERO && c <= NINE)) i = scanNumber(b, i, n, false);
     else i = scanLiteral(b, i, n);
     if (i < 0) return i;
@@ -276,7 +330,7 @@ function skipValue(b: Buffer, i: number, n: number): number {
 function key(b: Buffer, i: number, n: number): number {
   if (i >= n) return NEED;
   if (b[i] !== QUOTE) return OTHER;
-  i = scanString(b, i, n, false);
+  i = scanString(b, i, n);
   if (i < 0) return i;
   i = skipSpace(b, i, n);
   if (i >= n) return NEED;
@@ -320,7 +374,7 @@ function fastEvent(b: Buffer, i: number, n: number, strings: StringTable): numbe
   for (;;) {
     if (b[i] !== QUOTE) return OTHER;
     const ks = i + 1;
-    i = scanString(b, i, n, false);
+    i = scanString(b, i, n);
     if (i < 0) return i;
     const f = field(b, ks, i - 1);
     i = skipSpace(b, i, n);
@@ -334,11 +388,11 @@ function fastEvent(b: Buffer, i: number, n: number, strings: StringTable): numbe
     } else if (c === QUOTE) {
       if (f === 2 || f === 3) return OTHER;
       const s = i + 1;
-      i = scanString(b, i, n, true);
+      i = scanString(b, i, n);
       if (i < 0) return i;
       if (f === 1) fPhX = i - s === 2 && b[s] === 0x58;
       else {
-        const id = strings.ofBytes(b, s, i - 1, sHash);
+        const id = strings.ofBytes(b, s, i - 1);
         if (f === 4) fPid = id;
         else if (f === 5) fTid = id;
         else if (f === 6) fCat = id;
@@ -353,7 +407,7 @@ function fastEvent(b: Buffer, i: number, n: number, strings: StringTable): numbe
       else if (f === 3) fDur = nValue;
       else {
         if (!nDigitsOnly || (b[s] === ZERO && i - s > 1)) return OTHER;
-        const id = strings.ofBytes(b, s, i, hashOf(b, s, i));
+        const id = strings.ofBytes(b, s, i);
         if (f === 4) fPid = id;
         else fTid = id;
       }
