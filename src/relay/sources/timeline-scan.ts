@@ -52,6 +52,8 @@ const FNV_PRIME = 0x01000193;
 
 /** Slots of StringTable's cache of recent entries (a power of two). */
 const RECENT = 1024;
+/** The event's fields StringTable tracks apart: pid, tid, cat, name. */
+const SLOTS = 4;
 
 const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
@@ -67,9 +69,39 @@ export class StringTable {
 
   /** Entries by a cheap key of their bytes (length and three of them), tried before the hash. */
   private readonly recent = new Int32Array(RECENT).fill(-1);
+  /** Per slot (a field of the event), the entry it found last; per entry and slot, the one found after it the last time. */
+  private readonly lastOf = new Int32Array(SLOTS).fill(-1);
+  private readonly nextOf: number[] = [];
+  /** Per entry, whether its bytes hold no quote, backslash or control byte (they can be matched in place). */
+  private readonly entryPlain: boolean[] = [];
 
-  /** The id of the string in bytes [s, e): tried first against the entry last found under its cheap key (no hash then). */
-  ofBytes(b: Buffer, s: number, e: number): number {
+  /**
+   * The entry `slot` likely finds now: the one it found after its last entry the last time
+   * (Ray's events come in cycles: deserialize, execute, store outputs, the task), else that last
+   * one; -1 when none or one that cannot be matched in place (see `guessBytes`, `found`).
+   */
+  guess(slot: number): number {
+    const last = this.lastOf[slot];
+    if (last < 0) return -1;
+    const next = this.nextOf[last * SLOTS + slot];
+    const k = next < 0 ? last : next;
+    return this.entryPlain[k] ? k : -1;
+  }
+
+  guessBytes(k: number): Buffer {
+    return this.entryBytes[k];
+  }
+
+  /** The guessed entry `k` was the one: its id. */
+  found(slot: number, k: number): number {
+    const last = this.lastOf[slot];
+    if (last >= 0) this.nextOf[last * SLOTS + slot] = k;
+    this.lastOf[slot] = k;
+    return this.entryId[k];
+  }
+
+  /** The id of the string in bytes [s, e), found for `slot`: tried first against the entry last found under its cheap key (no hash then). */
+  ofBytes(slot: number, b: Buffer, s: number, e: number): number {
     const len = e - s;
     const r = len === 0 ? 0 : (len * 61 + b[s + (len >> 2)] * 7 + b[s + (len >> 1)] * 31 + b[e - 1]) & (RECENT - 1);
     const last = this.recent[r];
@@ -78,12 +110,12 @@ export class StringTable {
       if (have.length === len) {
         let j = 0;
         while (j < len && have[j] === b[s + j]) j++;
-        if (j === len) return this.entryId[last];
+        if (j === len) return this.found(slot, last);
       }
     }
     const k = this.entryOf(b, s, e, hashOf(b, s, e));
     this.recent[r] = k;
-    return this.entryId[k];
+    return this.found(slot, k);
   }
 
   /** The entry of the string in bytes [s, e) (of that hash), made when new. */
@@ -124,6 +156,10 @@ export class StringTable {
   private addEntry(bytes: Buffer, hash: number, id: number): number {
     const k = this.entryBytes.length;
     this.entryBytes.push(bytes);
+    let plain = true;
+    for (const c of bytes) if (c === QUOTE || c === BACKSLASH || c < 0x20) plain = false;
+    this.entryPlain.push(plain);
+    for (let slot = 0; slot < SLOTS; slot++) this.nextOf.push(-1);
     this.entryId.push(id);
     this.entryNext.push(this.head.get(hash) ?? -1);
     this.head.set(hash, k);
@@ -388,11 +424,29 @@ function fastEvent(b: Buffer, i: number, n: number, strings: StringTable): numbe
     } else if (c === QUOTE) {
       if (f === 2 || f === 3) return OTHER;
       const s = i + 1;
-      i = scanString(b, i, n);
-      if (i < 0) return i;
+      let id = -1;
+      if (f !== 1) {
+        // the string the field likely holds, matched in place while scanning (its bytes are plain)
+        const k = strings.guess(f - 4);
+        if (k >= 0) {
+          const have = strings.guessBytes(k);
+          const len = have.length;
+          const stop = Math.min(len, n - s);
+          let j = 0;
+          while (j < stop && b[s + j] === have[j]) j++;
+          if (j === len && s + len < n && b[s + len] === QUOTE) {
+            i = s + len + 1;
+            id = strings.found(f - 4, k);
+          }
+        }
+      }
+      if (id < 0) {
+        i = scanString(b, i, n);
+        if (i < 0) return i;
+      }
       if (f === 1) fPhX = i - s === 2 && b[s] === 0x58;
       else {
-        const id = strings.ofBytes(b, s, i - 1);
+        if (id < 0) id = strings.ofBytes(f - 4, b, s, i - 1);
         if (f === 4) fPid = id;
         else if (f === 5) fTid = id;
         else if (f === 6) fCat = id;
@@ -407,7 +461,7 @@ function fastEvent(b: Buffer, i: number, n: number, strings: StringTable): numbe
       else if (f === 3) fDur = nValue;
       else {
         if (!nDigitsOnly || (b[s] === ZERO && i - s > 1)) return OTHER;
-        const id = strings.ofBytes(b, s, i);
+        const id = strings.ofBytes(f - 4, b, s, i);
         if (f === 4) fPid = id;
         else fTid = id;
       }
