@@ -9,7 +9,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { TimelineReplyMessage, TimelineRequestMessage } from '../../relay-protocol/messages';
-import { StringTable, type TimelineSink, scanTimeline } from './timeline-scan';
+import { type TimelineSink, scanTimeline } from './timeline-scan';
+import { StringTable } from './timeline-strings';
 
 /** Bytes read per chunk (the reader's own buffer). */
 const CHUNK_BYTES = 4 * 1024 * 1024;

@@ -8,7 +8,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { TimelineIndex } from '../../../../src/relay/sources/ray-timeline';
-import { StringTable, scanTimeline } from '../../../../src/relay/sources/timeline-scan';
+import { scanTimeline } from '../../../../src/relay/sources/timeline-scan';
+import { StringTable } from '../../../../src/relay/sources/timeline-strings';
 import { repoRoot } from '../../../harness/paths';
 
 const real = path.join(repoRoot, 'test', 'fixtures', 'pipeline', 'ray-timeline.json');
@@ -151,7 +152,10 @@ test('numbers are read as Number() reads them, to the last bit: Ray-like 16-17-d
   const got = await scannedTs(values);
   assert.equal(got.length, values.length);
   const wrong = values.filter((v, k) => !Object.is(got[k], Number(v)));
-  assert.deepEqual(wrong.slice(0, 5).map((v) => `${v} → ${got[values.indexOf(v)]}, Number(): ${Number(v)}`), []);
+  assert.deepEqual(
+    wrong.slice(0, 5).map((v) => `${v} → ${got[values.indexOf(v)]}, Number(): ${Number(v)}`),
+    [],
+  );
   // the generated values do reach the halfway cases (ties to even), not only easy ones
   assert.ok(values.some((v) => v === '4503599627370496.5' && Number(v) === 4503599627370496));
 });
