@@ -9,12 +9,16 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { TimelineReplyMessage, TimelineRequestMessage } from '../../relay-protocol/messages';
-import { StringTable, type TimelineSink, scanTimeline } from './timeline-scan';
+import { type TimelineSink, scanTimeline } from './timeline-scan';
+import { StringTable } from './timeline-strings';
 
 /** Bytes read per chunk (the reader's own buffer). */
 const CHUNK_BYTES = 4 * 1024 * 1024;
 /** Events kept at most (columns of ~20 bytes: 160 MB would be the bound; a file this big is cut). */
 const MAX_EVENTS = 8_000_000;
+
+/** About the fewest bytes a Ray event takes (the real file's average is ~260): sizes the columns ahead. */
+const EVENT_BYTES = 200;
 
 const TIMELINE_FILE = 'monitor/timeline.json';
 
@@ -41,20 +45,56 @@ export interface TimelineProblem {
   count: number;
 }
 
-class Column<T extends Float64Array | Float32Array | Uint32Array> {
-  data: T;
+/** The events' columns, grown together (each typed array of one kind: its stores stay monomorphic). */
+class Columns {
   length = 0;
-  constructor(private readonly make: (n: number) => T) {
-    this.data = make(1024);
+  lane: Uint32Array;
+  start: Float64Array;
+  dur: Float32Array;
+  name: Uint32Array;
+
+  /** `expected`: the events the file likely holds (grown beyond as needed). */
+  constructor(expected: number) {
+    const n = Math.max(1024, Math.min(MAX_EVENTS, Math.ceil(expected)));
+    this.lane = new Uint32Array(n);
+    this.start = new Float64Array(n);
+    this.dur = new Float32Array(n);
+    this.name = new Uint32Array(n);
   }
-  push(v: number): void {
-    if (this.length === this.data.length) {
-      const next = this.make(this.data.length * 2);
-      next.set(this.data);
-      this.data = next;
-    }
-    this.data[this.length++] = v;
+
+  push(lane: number, start: number, dur: number, name: number): void {
+    const k = this.length;
+    if (k === this.lane.length) this.grow();
+    this.lane[k] = lane;
+    this.start[k] = start;
+    this.dur[k] = dur;
+    this.name[k] = name;
+    this.length = k + 1;
   }
+
+  private grow(): void {
+    const n = this.lane.length * 2;
+    const lane = new Uint32Array(n);
+    lane.set(this.lane);
+    this.lane = lane;
+    const start = new Float64Array(n);
+    start.set(this.start);
+    this.start = start;
+    const dur = new Float32Array(n);
+    dur.set(this.dur);
+    this.dur = dur;
+    const name = new Uint32Array(n);
+    name.set(this.name);
+    this.name = name;
+  }
+}
+
+/** What an event's cat says: the actor it constructs, or the class of its task; the name (string id) last seen with it and its event name. */
+interface CatInfo {
+  actor: string | undefined;
+  cls: string | undefined;
+  name: number;
+  nameId: number;
 }
 
 /** An actor's name and class from its constructor's category ("task::explorer:Explorer.__init__"). */
@@ -76,12 +116,9 @@ export class TimelineIndex implements TimelineSink {
   private readonly nameOf = new Map<number, number>();
   private readonly nameIds = new Map<string, number>();
   readonly names: string[] = [];
-  /** Per cat (string id): the actor it constructs, or the class of its task, or null. */
-  private readonly catInfo = new Map<number, { actor?: string; cls?: string }>();
-  private readonly lane = new Column((n) => new Uint32Array(n));
-  private readonly start = new Column((n) => new Float64Array(n));
-  private readonly dur = new Column((n) => new Float32Array(n));
-  private readonly name = new Column((n) => new Uint32Array(n));
+  /** Per cat (string id + 1); null: not seen yet. */
+  private readonly catInfo: (CatInfo | null)[] = [];
+  private readonly columns: Columns;
   private corrupt = 0;
   private tooLong = 0;
   private truncated = false;
@@ -91,12 +128,19 @@ export class TimelineIndex implements TimelineSink {
   private readonly laneClass = new Map<number, string>();
   origin = Infinity;
   private end = -Infinity;
+  /** The last event's pid, tid (string ids; -2: none yet) and lane. */
+  private lastPid = -2;
+  private lastTid = -2;
+  private lastLane = -1;
 
   private constructor(
     readonly file: string,
     readonly bytes: number,
     readonly mtimeMs: number,
-  ) {}
+  ) {
+    // sized once for the file (growing them in steps cost ~0.1 s on 200 MB)
+    this.columns = new Columns(bytes / EVENT_BYTES);
+  }
 
   /** Reads `file` chunk by chunk (timeline-scan.ts), yielding to the event loop between chunks. */
   static async read(file: string, opts: { chunkBytes?: number } = {}): Promise<TimelineIndex> {
@@ -112,7 +156,7 @@ export class TimelineIndex implements TimelineSink {
   }
 
   get events(): number {
-    return this.lane.length;
+    return this.columns.length;
   }
 
   problem(kind: 'not-array' | 'corrupt' | 'too-long' | 'truncated'): void {
@@ -123,45 +167,57 @@ export class TimelineIndex implements TimelineSink {
   }
 
   event(ts: number, dur: number, pid: number, tid: number, cat: number, name: number): boolean {
-    if (this.lane.length >= MAX_EVENTS) {
+    if (this.columns.length >= MAX_EVENTS) {
       this.capped = true;
       return false;
     }
     const text = this.strings.text;
-    const laneKey = pid * 67108864 + tid;
-    let lane = this.laneIds.get(laneKey);
-    if (lane === undefined) {
-      lane = this.laneLabels.length;
-      this.laneIds.set(laneKey, lane);
-      const t = text[tid];
-      this.laneLabels.push(t.startsWith('driver:') ? `driver · ${text[pid]}` : `${t.slice(0, 15)} · ${text[pid]}`);
+    // neighbouring events mostly share their worker: the last lane tried first
+    let lane = this.lastLane;
+    if (pid !== this.lastPid || tid !== this.lastTid) {
+      const laneKey = pid * 67108864 + tid;
+      lane = this.laneIds.get(laneKey) ?? -1;
+      if (lane < 0) {
+        lane = this.laneLabels.length;
+        this.laneIds.set(laneKey, lane);
+        const t = text[tid];
+        this.laneLabels.push(t.startsWith('driver:') ? `driver · ${text[pid]}` : `${t.slice(0, 15)} · ${text[pid]}`);
+      }
+      this.lastPid = pid;
+      this.lastTid = tid;
+      this.lastLane = lane;
     }
-    let info = this.catInfo.get(cat);
-    if (info === undefined) {
+    let info = cat + 1 < this.catInfo.length ? this.catInfo[cat + 1] : null;
+    if (info === null) {
       const c = cat < 0 ? '' : text[cat];
       const actor = actorOf(c);
-      info = actor ? { actor } : { cls: /^task::(?:[^:]+:)?([A-Za-z_]\w*)\./.exec(c)?.[1] };
-      this.catInfo.set(cat, info);
+      info = { actor, cls: actor ? undefined : /^task::(?:[^:]+:)?([A-Za-z_]\w*)\./.exec(c)?.[1], name: -2, nameId: -1 };
+      // grown in order (no holes: a sparse array would fall back to a dictionary)
+      while (this.catInfo.length <= cat + 1) this.catInfo.push(null);
+      this.catInfo[cat + 1] = info;
     }
     if (info.actor) this.laneLabels[lane] = `${info.actor} · ${text[pid]}`;
     else if (info.cls && !this.laneClass.has(lane)) this.laneClass.set(lane, info.cls);
-    const nameKey = (cat + 1) * 67108864 + name + 1;
-    let nameId = this.nameOf.get(nameKey);
-    if (nameId === undefined) {
-      const c = cat < 0 ? '' : text[cat];
-      const label = c.startsWith('task::') ? c.slice(6) : name >= 0 ? text[name] : c;
-      nameId = this.nameIds.get(label);
-      if (nameId === undefined) {
-        nameId = this.names.length;
-        this.nameIds.set(label, nameId);
-        this.names.push(label);
+    // a cat mostly comes with one name: the last one tried first
+    let nameId = info.nameId;
+    if (name !== info.name) {
+      const nameKey = (cat + 1) * 67108864 + name + 1;
+      nameId = this.nameOf.get(nameKey) ?? -1;
+      if (nameId < 0) {
+        const c = cat < 0 ? '' : text[cat];
+        const label = c.startsWith('task::') ? c.slice(6) : name >= 0 ? text[name] : c;
+        nameId = this.nameIds.get(label) ?? -1;
+        if (nameId < 0) {
+          nameId = this.names.length;
+          this.nameIds.set(label, nameId);
+          this.names.push(label);
+        }
+        this.nameOf.set(nameKey, nameId);
       }
-      this.nameOf.set(nameKey, nameId);
+      info.name = name;
+      info.nameId = nameId;
     }
-    this.lane.push(lane);
-    this.start.push(ts);
-    this.dur.push(dur);
-    this.name.push(nameId);
+    this.columns.push(lane, ts, dur, nameId);
     if (ts < this.origin) this.origin = ts;
     if (ts + dur > this.end) this.end = ts + dur;
     return true;
@@ -192,9 +248,7 @@ export class TimelineIndex implements TimelineSink {
     const span = Number.isFinite(this.end) ? this.end - origin : 0;
     const lo = from ?? 0;
     const hi = to ?? span;
-    const start = this.start.data;
-    const dur = this.dur.data;
-    const count = this.lane.length;
+    const { start, dur, length: count } = this.columns;
     const hits = new Uint32Array(count);
     let h = 0;
     for (let i = 0; i < count; i++) {
@@ -219,10 +273,10 @@ export class TimelineIndex implements TimelineSink {
     };
     for (let k = 0; k < kept.length; k++) {
       const i = kept[k];
-      out.lane[k] = this.lane.data[i];
+      out.lane[k] = this.columns.lane[i];
       out.start[k] = tenth(start[i] - origin);
       out.dur[k] = tenth(dur[i]);
-      out.name[k] = this.name.data[i];
+      out.name[k] = this.columns.name[i];
     }
     return out;
   }

@@ -2,7 +2,7 @@
 // ray-timeline.ts. A 200 MB file holds about a million events; making a string of each key and a
 // JS object of each event (JSON.parse) cost seconds, so an event of the common shape is read in
 // place: its bytes validated as JSON, the few kept fields taken (ts, dur as numbers; ph, pid, tid,
-// cat, name interned by their bytes, no string made for one already seen), everything else
+// cat, name interned by their bytes in timeline-strings.ts, no string made for one already seen), everything else
 // skipped. An event of another shape (escapes in a string, a kept field that is not a plain
 // string or number…) goes through JSON.parse, which also decides when it is corrupt. The Python
 // relay's timeline.py reads with the same rules, so both relays answer the same windows.
@@ -15,6 +15,7 @@
 // dur a number ≥ 0 finite as a 32-bit float, or absent (0), else it is corrupt. pid / tid are strings, or integers
 // written as their digits; anything else is "".
 import * as fs from 'node:fs';
+import type { StringTable } from './timeline-strings';
 
 /** An event object longer than this is skipped (Ray's are a few hundred bytes). */
 const MAX_OBJECT_BYTES = 1024 * 1024;
@@ -47,70 +48,7 @@ const NEED = -1;
 /** Not the common shape: JSON.parse decides. */
 const OTHER = -2;
 
-const FNV_OFFSET = 0x811c9dc5 | 0;
-const FNV_PRIME = 0x01000193;
-
 const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
-
-/** Strings by id, found by their UTF-8 bytes (no string made for one already seen) or by text. */
-export class StringTable {
-  readonly text: string[] = [];
-  private readonly ids = new Map<string, number>();
-  /** hash → first entry; entries: the bytes, their id, the next entry of the same hash. */
-  private readonly head = new Map<number, number>();
-  private readonly entryBytes: Buffer[] = [];
-  private readonly entryId: number[] = [];
-  private readonly entryNext: number[] = [];
-
-  ofBytes(b: Buffer, s: number, e: number, hash: number): number {
-    const len = e - s;
-    let k = this.head.get(hash);
-    while (k !== undefined) {
-      const have = this.entryBytes[k];
-      if (have.length === len) {
-        let j = 0;
-        while (j < len && have[j] === b[s + j]) j++;
-        if (j === len) return this.entryId[k];
-      }
-      k = this.entryNext[k] < 0 ? undefined : this.entryNext[k];
-    }
-    const id = this.ofText(b.toString('utf8', s, e), false);
-    this.addEntry(Buffer.from(b.subarray(s, e)), hash, id);
-    return id;
-  }
-
-  ofString(t: string): number {
-    return this.ofText(t, true);
-  }
-
-  private ofText(t: string, withBytes: boolean): number {
-    let id = this.ids.get(t);
-    if (id === undefined) {
-      id = this.text.length;
-      this.text.push(t);
-      this.ids.set(t, id);
-      if (withBytes) {
-        const bytes = Buffer.from(t, 'utf8');
-        this.addEntry(bytes, hashOf(bytes, 0, bytes.length), id);
-      }
-    }
-    return id;
-  }
-
-  private addEntry(bytes: Buffer, hash: number, id: number): void {
-    const k = this.entryBytes.length;
-    this.entryBytes.push(bytes);
-    this.entryId.push(id);
-    this.entryNext.push(this.head.get(hash) ?? -1);
-    this.head.set(hash, k);
-  }
-}
-
-function hashOf(b: Buffer, s: number, e: number): number {
-  let h = FNV_OFFSET;
-  for (let i = s; i < e; i++) h = Math.imul(h ^ b[i], FNV_PRIME);
-  return h;
-}
 
 const latin1 = (b: Buffer, s: number, e: number): string =>
   (b as unknown as { latin1Slice?: (s: number, e: number) => string }).latin1Slice?.(s, e) ?? b.toString('latin1', s, e);
@@ -124,25 +62,43 @@ let fPid = -1;
 let fTid = -1;
 let fCat = -1;
 let fName = -1;
-/** Where the last string / number scanned ends, and (strings) its hash. */
-let sHash = 0;
+/** The value of the last number scanned. */
 let nValue = 0;
 /** The number just scanned is an integer written as ≤ 15 digits (a pid / tid of digits). */
 let nDigitsOnly = false;
 
 /** The end (after the closing quote) of the string at i; OTHER on an escape or a control byte. */
-function scanString(b: Buffer, i: number, n: number, hash: boolean): number {
-  let h = FNV_OFFSET;
+function scanString(b: Buffer, i: number, n: number): number {
   for (let j = i + 1; j < n; j++) {
     const c = b[j];
-    if (c === QUOTE) {
-      sHash = h;
-      return j + 1;
-    }
+    if (c === QUOTE) return j + 1;
     if (c === BACKSLASH || c < 0x20) return OTHER;
-    if (hash) h = Math.imul(h ^ c, FNV_PRIME);
   }
   return NEED;
+}
+
+/** 10^0 … 10^22: each exactly a double (written as literals, which parse exactly). */
+const POW10 = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22];
+const TWO_53 = 2 ** 53;
+/** More than the error of a correctly rounded quotient below 1 (half its ulp, ≤ 2^-54). */
+const FRACTION_SLACK = 2 ** -52;
+
+/**
+ * The double nearest the decimal `int`.`frac` (frac: the `scale` digits after the point as an
+ * integer), as Number() gives it, or NaN when this cannot tell. Exact when int < 2^53 and
+ * scale ≤ 15: int, frac and 10^scale are doubles, frac / 10^scale is correctly rounded (error
+ * ≤ 2^-54 since it is below 1), so the true fraction lies in [lo, hi] below; rounding is
+ * monotonic, so when int + lo and int + hi round to the same double, so does int + frac / 10^scale.
+ * They differ only near a halfway point between two doubles (NaN: the caller asks Number()).
+ * Ray writes `ts` as µs since the epoch with a fraction (1796618490721803.8: 17 digits, beyond
+ * the 15 of the plain fast path), which this reads.
+ */
+function decimalValue(int: number, frac: number, scale: number): number {
+  if (!(int < TWO_53) || scale > 15) return NaN;
+  if (frac === 0) return int;
+  const f = frac / POW10[scale];
+  const lo = int + (f - FRACTION_SLACK);
+  return lo === int + (f + FRACTION_SLACK) ? lo : NaN;
 }
 
 /** The end of the JSON number at i (its value in nValue when `value`); OTHER when it is not one. */
@@ -152,14 +108,16 @@ function scanNumber(b: Buffer, i: number, n: number, value: boolean): number {
   if (j >= n) return NEED;
   let c = b[j];
   if (c < ZERO || c > NINE) return OTHER;
-  let mantissa = 0;
+  /** The integer part's value, then the fraction's digits as an integer. */
+  let int = 0;
+  let frac = 0;
   let digits = 0;
   let scale = 0;
   if (c === ZERO) {
     j++;
   } else {
     while (j < n && (c = b[j]) >= ZERO && c <= NINE) {
-      mantissa = mantissa * 10 + (c - ZERO);
+      int = int * 10 + (c - ZERO);
       digits++;
       j++;
     }
@@ -171,12 +129,12 @@ function scanNumber(b: Buffer, i: number, n: number, value: boolean): number {
     j++;
     const from = j;
     while (j < n && (c = b[j]) >= ZERO && c <= NINE) {
-      mantissa = mantissa * 10 + (c - ZERO);
-      digits++;
+      frac = frac * 10 + (c - ZERO);
       j++;
     }
     if (j === from) return j >= n ? NEED : OTHER;
     scale = j - from;
+    digits += scale;
   }
   if (j < n && (b[j] === 0x65 || b[j] === 0x45)) {
     nDigitsOnly = false;
@@ -189,9 +147,15 @@ function scanNumber(b: Buffer, i: number, n: number, value: boolean): number {
   }
   if (j >= n) return NEED;
   if (value) {
-    // ≤ 15 digits: mantissa and 10^scale are exact, their quotient correctly rounded (as Number())
-    if (simple && digits <= 15 && scale <= 22) nValue = (b[i] === MINUS ? -mantissa : mantissa) / 10 ** scale;
-    else nValue = Number(latin1(b, i, j));
+    let v = NaN;
+    if (simple) {
+      // ≤ 15 digits: all of them and 10^scale are exact, their quotient correctly rounded (as Number())
+      if (digits <= 15) v = (int * POW10[scale] + frac) / POW10[scale];
+      else v = decimalValue(int, frac, scale);
+    }
+    if (Number.isNaN(v)) v = Number(latin1(b, i, j));
+    else if (b[i] === MINUS) v = -v;
+    nValue = v;
   }
   return j;
 }
@@ -243,7 +207,7 @@ function skipValue(b: Buffer, i: number, n: number): number {
         }
         continue;
       }
-    } else if (c === QUOTE) i = scanString(b, i, n, false);
+    } else if (c === QUOTE) i = scanString(b, i, n);
     else if (c === MINUS || (c >= ZERO && c <= NINE)) i = scanNumber(b, i, n, false);
     else i = scanLiteral(b, i, n);
     if (i < 0) return i;
@@ -276,7 +240,7 @@ function skipValue(b: Buffer, i: number, n: number): number {
 function key(b: Buffer, i: number, n: number): number {
   if (i >= n) return NEED;
   if (b[i] !== QUOTE) return OTHER;
-  i = scanString(b, i, n, false);
+  i = scanString(b, i, n);
   if (i < 0) return i;
   i = skipSpace(b, i, n);
   if (i >= n) return NEED;
@@ -320,7 +284,7 @@ function fastEvent(b: Buffer, i: number, n: number, strings: StringTable): numbe
   for (;;) {
     if (b[i] !== QUOTE) return OTHER;
     const ks = i + 1;
-    i = scanString(b, i, n, false);
+    i = scanString(b, i, n);
     if (i < 0) return i;
     const f = field(b, ks, i - 1);
     i = skipSpace(b, i, n);
@@ -334,11 +298,29 @@ function fastEvent(b: Buffer, i: number, n: number, strings: StringTable): numbe
     } else if (c === QUOTE) {
       if (f === 2 || f === 3) return OTHER;
       const s = i + 1;
-      i = scanString(b, i, n, true);
-      if (i < 0) return i;
+      let id = -1;
+      if (f !== 1) {
+        // the string the field likely holds, matched in place while scanning (its bytes are plain)
+        const k = strings.guess(f - 4);
+        if (k >= 0) {
+          const have = strings.guessBytes(k);
+          const len = have.length;
+          const stop = Math.min(len, n - s);
+          let j = 0;
+          while (j < stop && b[s + j] === have[j]) j++;
+          if (j === len && s + len < n && b[s + len] === QUOTE) {
+            i = s + len + 1;
+            id = strings.found(f - 4, k);
+          }
+        }
+      }
+      if (id < 0) {
+        i = scanString(b, i, n);
+        if (i < 0) return i;
+      }
       if (f === 1) fPhX = i - s === 2 && b[s] === 0x58;
       else {
-        const id = strings.ofBytes(b, s, i - 1, sHash);
+        if (id < 0) id = strings.ofBytes(f - 4, b, s, i - 1);
         if (f === 4) fPid = id;
         else if (f === 5) fTid = id;
         else if (f === 6) fCat = id;
@@ -353,7 +335,7 @@ function fastEvent(b: Buffer, i: number, n: number, strings: StringTable): numbe
       else if (f === 3) fDur = nValue;
       else {
         if (!nDigitsOnly || (b[s] === ZERO && i - s > 1)) return OTHER;
-        const id = strings.ofBytes(b, s, i, hashOf(b, s, i));
+        const id = strings.ofBytes(f - 4, b, s, i);
         if (f === 4) fPid = id;
         else fTid = id;
       }
