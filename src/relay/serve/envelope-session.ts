@@ -8,7 +8,7 @@ import type { Cursor, ServerMessage, SubscribeMessage } from '../../relay-protoc
 import type { ErrorDigest } from './error-digest';
 import { readDetailColumns } from '../envelope/detail';
 import { toWireNumber } from '../../relay-protocol/messages';
-import { NumberColumn } from './json-fragments';
+import { type Fragments, NumberColumn, jsonFragmentsInTurns } from './json-fragments';
 import type { EnvelopeCache } from '../envelope/cache';
 import { FileSource, Source } from '../sources/source';
 
@@ -33,11 +33,12 @@ export interface DetailHost {
   envelopes?: EnvelopeCache;
 }
 
-/** A detail answer as the relay holds it: its exact points as columns, written by jsonFragments. */
-export type DetailAnswer = Omit<DetailMessage, 'points'> & { points?: { step: NumberColumn; wallTime: NumberColumn; value: NumberColumn } };
-
-/** The exact points (or a finer envelope) of a tag's step range, up to the client's envelope cursor. */
-export async function answerDetail(host: DetailHost, m: DetailRequestMessage): Promise<DetailAnswer> {
+/**
+ * The exact points (or a finer envelope) of a tag's step range, up to the client's envelope
+ * cursor: as the fragments of its JSON (its points written from their columns, in turns with
+ * other clients), or an error message.
+ */
+export async function answerDetail(host: DetailHost, m: DetailRequestMessage): Promise<DetailMessage | Fragments> {
   const base = { type: 'detail' as const, request: m.request, source: m.source, tag: m.tag, from: m.from, to: m.to };
   const source = host.sources().find((s) => s.info.id === m.source);
   const file = source && envelopeFile(source);
@@ -50,9 +51,13 @@ export async function answerDetail(host: DetailHost, m: DetailRequestMessage): P
     if (pass.fid !== m.cursor.fid) return { ...base, error: 'the event file was replaced since its envelope' };
     const regions = pass.index.regions(m.from, m.to, m.cursor.offset);
     const { points, envelope } = await readDetailColumns(file, regions, m);
-    if (envelope) return { ...base, envelope };
-    const { step, wallTime, value } = points!;
-    return { ...base, points: { step: new NumberColumn(step), wallTime: new NumberColumn(wallTime), value: new NumberColumn(value, toWireNumber) } };
+    const answer = envelope
+      ? { ...base, envelope }
+      : {
+          ...base,
+          points: { step: new NumberColumn(points!.step), wallTime: new NumberColumn(points!.wallTime), value: new NumberColumn(points!.value, toWireNumber) },
+        };
+    return { fragments: await jsonFragmentsInTurns(answer), binary: false };
   } catch (e) {
     return { ...base, error: (e as Error).message };
   }

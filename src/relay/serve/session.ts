@@ -28,11 +28,11 @@ import type { ErrorDigest } from './error-digest';
 import type { Source } from '../sources/source';
 import type { Feed, Outgoing } from './decode-cache';
 import { serialize } from './decode-cache';
-import { jsonFragments } from './json-fragments';
+import { type Fragments, jsonFragments } from './json-fragments';
 import { EnvelopeBatch, encodeEnvelopeFrame } from '../../relay-protocol/envelope-frame';
 import type { EnvelopeCache } from '../envelope/cache';
 import type { TokensFrames } from './tokens-frames';
-import { type DetailAnswer, EnvelopeFirst, answerDetail } from './envelope-session';
+import { EnvelopeFirst, answerDetail } from './envelope-session';
 
 export interface SessionOptions {
   /** Bytes in flight above which no more batches are read for this client. */
@@ -51,12 +51,6 @@ const MAX_QUEUED_REQUEST_BYTES = 256 * 1024;
 const DETAIL_BYTES_PER_POINT = 64;
 /** Work of one pump between two yields to the event loop (ms). */
 const SLICE_MS = 10;
-
-/** One message sent as WebSocket fragments (the client joins them): a long JSON answer a slice at a time, a tokens frame's head and its shared body. */
-interface Fragments {
-  fragments: Uint8Array[];
-  binary: boolean;
-}
 
 type ClientRequest = ExperienceRequestMessage | DetailRequestMessage | TokensRequestMessage | TimelineRequestMessage | TasksRequestMessage;
 
@@ -384,10 +378,11 @@ export class Session {
     }, this.opts.stallMs);
   }
 
-  /** Sends a message (its long arrays written a slice at a time), a batch already serialized, or a message in fragments. */
-  send(msg: ServerMessage | DetailAnswer | Outgoing | Fragments): void {
+  /** Sends a message (its long arrays written a slice at a time), a batch already serialized, or a message in fragments (a long answer a slice at a time, a tokens frame's head and its shared body). */
+  send(msg: ServerMessage | Outgoing | Fragments): void {
     if (this.closed) return;
-    const out: Fragments = 'data' in msg ? { fragments: [msg.data], binary: msg.binary } : 'fragments' in msg ? msg : { fragments: jsonFragments(msg), binary: false };
+    const out: Fragments =
+      'data' in msg ? { fragments: [msg.data], binary: msg.binary } : 'fragments' in msg ? msg : { fragments: jsonFragments(msg), binary: false };
     let size = 0;
     for (const f of out.fragments) size += f.length;
     this.inflight += size;

@@ -3,7 +3,7 @@
 // is much over the chunk size, so no text of the whole answer is built.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { NumberColumn, jsonFragments } from '../../../../src/relay/serve/json-fragments';
+import { NumberColumn, jsonFragments, jsonFragmentsInTurns } from '../../../../src/relay/serve/json-fragments';
 
 const detail = (n: number) => ({
   type: 'detail',
@@ -50,8 +50,21 @@ test('number columns (typed arrays, as a detail answer holds its points) are wri
   const values = Float64Array.from({ length: 5000 }, (_, i) => (i % 7 === 0 ? NaN : i % 11 === 0 ? -Infinity : i / 3));
   const wire = (v: number) => (Number.isFinite(v) ? v : String(v));
   for (const n of [0, 3, 1023, 1024, 5000]) {
-    const msg = { type: 'detail', points: { step: new NumberColumn(values.map((_, i) => i).subarray(0, n)), value: new NumberColumn(values.subarray(0, n), wire) } };
+    const msg = {
+      type: 'detail',
+      points: { step: new NumberColumn(values.map((_, i) => i).subarray(0, n)), value: new NumberColumn(values.subarray(0, n), wire) },
+    };
     const plain = { type: 'detail', points: { step: Array.from({ length: n }, (_, i) => i), value: Array.from(values.subarray(0, n), wire) } };
     assert.equal(Buffer.concat(jsonFragments(msg, 4096)).toString(), JSON.stringify(plain), `${n} points`);
   }
+});
+
+test('written in turns: the same fragments, and other work runs between them', async () => {
+  const msg = detail(200_000);
+  let ticks = 0;
+  const timer = setInterval(() => ticks++, 1);
+  const parts = await jsonFragmentsInTurns(msg);
+  clearInterval(timer);
+  assert.ok(Buffer.concat(parts).equals(Buffer.concat(jsonFragments(msg))));
+  assert.ok(ticks > 0, 'the event loop ran while the answer was written');
 });

@@ -34,7 +34,7 @@ test('answers share the frame body: each copies only its head (the request numbe
   const frames = new TokensFrames();
   const [headA, bodyA] = frames.fragments(row, 'sql:buffer', 9, 1);
   const [headB, bodyB] = frames.fragments(row, 'sql:buffer', 9, 2);
-  assert.equal(bodyA.buffer, bodyB.buffer, 'the body is the template\'s bytes, not a copy per answer');
+  assert.equal(bodyA.buffer, bodyB.buffer, "the body is the template's bytes, not a copy per answer");
   assert.equal(bodyA.byteOffset, bodyB.byteOffset);
   assert.notEqual(headA.buffer, headB.buffer, 'each answer has its own head');
   assert.ok(headA.length < 64, `a head of ${headA.length} bytes`);
