@@ -27,11 +27,44 @@ export interface DetailColumns {
   value: Float64Array;
 }
 
-/** A column that grows by doubling, from room for 1024 points. */
+/**
+ * Columns given back once their answer was written, for the next answers (the POOLED largest).
+ * A client flooding `detail` requests otherwise cost ~3 MB of new columns an answer; promoted
+ * while the answer was written in turns, they left their bytes to the next full collection.
+ */
+const pool: Float64Array[] = [];
+/** Three answers' columns: at most ~1 MB each (maxPoints is bounded), so ≤ ~9 MB kept. */
+const POOLED = 9;
+
+/** A column with room for `capacity` points: the smallest pooled one that fits, or a new one. */
+function column(capacity: number): Float64Array {
+  let best = -1;
+  for (let i = 0; i < pool.length; i++) if (pool[i].length >= capacity && (best < 0 || pool[i].length < pool[best].length)) best = i;
+  return best >= 0 ? pool.splice(best, 1)[0] : new Float64Array(capacity);
+}
+
+function giveBack(a: Float64Array): void {
+  if (a.buffer.byteLength === 0) return;
+  pool.push(new Float64Array(a.buffer));
+  if (pool.length > POOLED) {
+    pool.sort((x, y) => y.length - x.length);
+    pool.length = POOLED;
+  }
+}
+
+/** Gives a detail answer's columns back once its text is written (they are not to be read after). */
+export function releaseColumns(c: DetailColumns): void {
+  giveBack(c.step);
+  giveBack(c.wallTime);
+  giveBack(c.value);
+}
+
+/** A column with room for point `n`: `a`, or a column twice its size holding its points (`a` given back). */
 function grown(a: Float64Array, n: number): Float64Array {
   if (n < a.length) return a;
-  const b = new Float64Array(Math.max(1024, a.length * 2));
+  const b = column(Math.max(1024, a.length * 2));
   b.set(a);
+  giveBack(a);
   return b;
 }
 
@@ -78,6 +111,7 @@ class DetailSink implements ScalarSink {
     const b = new EnvelopeBuilder(maxPoints, width);
     for (let i = 0; i < this.n; i++) b.add(this.step[i], this.wall[i], this.value[i]);
     this.envelope = b;
+    releaseColumns({ step: this.step, wallTime: this.wall, value: this.value });
     this.step = this.wall = this.value = new Float64Array(0);
     this.n = 0;
   }
@@ -92,7 +126,9 @@ const SLICE_MS = 10;
 export async function readDetail(file: string, regions: Region[], q: DetailQuery): Promise<Pick<DetailMessage, 'points' | 'envelope'>> {
   const { points, envelope } = await readDetailColumns(file, regions, q);
   if (envelope) return { envelope };
-  return { points: { step: Array.from(points!.step), wallTime: Array.from(points!.wallTime), value: Array.from(points!.value, toWireNumber) } };
+  const out = { step: Array.from(points!.step), wallTime: Array.from(points!.wallTime), value: Array.from(points!.value, toWireNumber) };
+  releaseColumns(points!);
+  return { points: out };
 }
 
 /** Reads `regions` of an event file for the query's points, yielding every SLICE_MS so other clients take turns. */

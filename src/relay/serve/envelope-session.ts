@@ -6,7 +6,7 @@ import type { DetailMessage, DetailRequestMessage } from '../../relay-protocol/e
 import type { EnvelopeBatch } from '../../relay-protocol/envelope-frame';
 import type { Cursor, ServerMessage, SubscribeMessage } from '../../relay-protocol/messages';
 import type { ErrorDigest } from './error-digest';
-import { readDetailColumns } from '../envelope/detail';
+import { readDetailColumns, releaseColumns } from '../envelope/detail';
 import { toWireNumber } from '../../relay-protocol/messages';
 import { type Fragments, NumberColumn, jsonFragmentsInTurns } from './json-fragments';
 import type { EnvelopeCache } from '../envelope/cache';
@@ -51,13 +51,14 @@ export async function answerDetail(host: DetailHost, m: DetailRequestMessage): P
     if (pass.fid !== m.cursor.fid) return { ...base, error: 'the event file was replaced since its envelope' };
     const regions = pass.index.regions(m.from, m.to, m.cursor.offset);
     const { points, envelope } = await readDetailColumns(file, regions, m);
-    const answer = envelope
-      ? { ...base, envelope }
-      : {
-          ...base,
-          points: { step: new NumberColumn(points!.step), wallTime: new NumberColumn(points!.wallTime), value: new NumberColumn(points!.value, toWireNumber) },
-        };
-    return { fragments: await jsonFragmentsInTurns(answer), binary: false };
+    if (envelope) return { fragments: await jsonFragmentsInTurns({ ...base, envelope }), binary: false };
+    const { step, wallTime, value } = points!;
+    try {
+      const answer = { ...base, points: { step: new NumberColumn(step), wallTime: new NumberColumn(wallTime), value: new NumberColumn(value, toWireNumber) } };
+      return { fragments: await jsonFragmentsInTurns(answer), binary: false };
+    } finally {
+      releaseColumns(points!); // written out: the next answers reuse them
+    }
   } catch (e) {
     return { ...base, error: (e as Error).message };
   }
