@@ -140,13 +140,25 @@ export class TokensFrameTemplate {
 
   /** The frame answering request `request` (a new copy: frames in flight are never shared). */
   frame(request: number): Uint8Array {
+    const [head, body] = this.fragments(request);
+    const out = new Uint8Array(this.base.length);
+    out.set(head);
+    out.set(body, head.length);
+    return out;
+  }
+
+  /**
+   * The frame answering request `request` in two parts: a copy of its first bytes with the request
+   * number written in, and the rest, the template's own bytes (shared by every answer, read-only),
+   * sent as fragments of one WebSocket message — an answer costs its head, not a copy of the frame.
+   */
+  fragments(request: number): [Uint8Array, Uint8Array] {
     const digits = String(request);
     if (digits.length > REQUEST_WIDTH) throw new ProtocolError(`request ${digits.slice(0, 40)} does not fit a tokens frame`);
-    const out = new Uint8Array(this.base.length);
-    out.set(this.base);
     const at = 8 + REQUEST_KEY.length;
-    for (let i = 0; i < REQUEST_WIDTH; i++) out[at + i] = i < digits.length ? digits.charCodeAt(i) : 0x20;
-    return out;
+    const head = this.base.slice(0, at + REQUEST_WIDTH);
+    for (let i = 0; i < REQUEST_WIDTH; i++) head[at + i] = i < digits.length ? digits.charCodeAt(i) : 0x20;
+    return [head, this.base.subarray(at + REQUEST_WIDTH)];
   }
 }
 

@@ -6,7 +6,9 @@ import type { DetailMessage, DetailRequestMessage } from '../../relay-protocol/e
 import type { EnvelopeBatch } from '../../relay-protocol/envelope-frame';
 import type { Cursor, ServerMessage, SubscribeMessage } from '../../relay-protocol/messages';
 import type { ErrorDigest } from './error-digest';
-import { readDetail } from '../envelope/detail';
+import { readDetailColumns, releaseColumns } from '../envelope/detail';
+import { toWireNumber } from '../../relay-protocol/messages';
+import { type Fragments, NumberColumn, jsonFragmentsInTurns } from './json-fragments';
 import type { EnvelopeCache } from '../envelope/cache';
 import { FileSource, Source } from '../sources/source';
 
@@ -31,8 +33,12 @@ export interface DetailHost {
   envelopes?: EnvelopeCache;
 }
 
-/** The exact points (or a finer envelope) of a tag's step range, up to the client's envelope cursor. */
-export async function answerDetail(host: DetailHost, m: DetailRequestMessage): Promise<DetailMessage> {
+/**
+ * The exact points (or a finer envelope) of a tag's step range, up to the client's envelope
+ * cursor: as the fragments of its JSON (its points written from their columns, in turns with
+ * other clients), or an error message.
+ */
+export async function answerDetail(host: DetailHost, m: DetailRequestMessage): Promise<DetailMessage | Fragments> {
   const base = { type: 'detail' as const, request: m.request, source: m.source, tag: m.tag, from: m.from, to: m.to };
   const source = host.sources().find((s) => s.info.id === m.source);
   const file = source && envelopeFile(source);
@@ -44,7 +50,15 @@ export async function answerDetail(host: DetailHost, m: DetailRequestMessage): P
     if (!pass || pass.offset < m.cursor.offset) pass = await cache.envelope(m.source, file, INDEX_ONLY_BUCKETS);
     if (pass.fid !== m.cursor.fid) return { ...base, error: 'the event file was replaced since its envelope' };
     const regions = pass.index.regions(m.from, m.to, m.cursor.offset);
-    return { ...base, ...(await readDetail(file, regions, m)) };
+    const { points, envelope } = await readDetailColumns(file, regions, m);
+    if (envelope) return { fragments: await jsonFragmentsInTurns({ ...base, envelope }), binary: false };
+    const { step, wallTime, value } = points!;
+    try {
+      const answer = { ...base, points: { step: new NumberColumn(step), wallTime: new NumberColumn(wallTime), value: new NumberColumn(value, toWireNumber) } };
+      return { fragments: await jsonFragmentsInTurns(answer), binary: false };
+    } finally {
+      releaseColumns(points!); // written out: the next answers reuse them
+    }
   } catch (e) {
     return { ...base, error: (e as Error).message };
   }

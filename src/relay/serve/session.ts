@@ -28,6 +28,7 @@ import type { ErrorDigest } from './error-digest';
 import type { Source } from '../sources/source';
 import type { Feed, Outgoing } from './decode-cache';
 import { serialize } from './decode-cache';
+import { type Fragments, jsonFragments } from './json-fragments';
 import { EnvelopeBatch, encodeEnvelopeFrame } from '../../relay-protocol/envelope-frame';
 import type { EnvelopeCache } from '../envelope/cache';
 import type { TokensFrames } from './tokens-frames';
@@ -95,13 +96,13 @@ async function answerExperience(host: SessionHost, m: ExperienceRequestMessage):
 }
 
 /** One row's tokens for the client: a binary tokens frame, or an error message. */
-async function answerTokens(host: SessionHost, m: TokensRequestMessage): Promise<ServerMessage | Outgoing> {
+async function answerTokens(host: SessionHost, m: TokensRequestMessage): Promise<ServerMessage | Outgoing | Fragments> {
   const fail = (error: string): ServerMessage => ({ type: 'tokens', request: m.request, source: m.source, id: m.id, error: error.slice(0, 1000) });
   const source = host.sources().find((s) => s.info.id === m.source);
   if (!source?.readTokens) return fail(`no experience source '${m.source.slice(0, 200)}'`);
   try {
     const t = await source.readTokens(m.id);
-    if (host.tokenFrames) return { data: host.tokenFrames.frame(t, m.source, m.id, m.request), binary: true };
+    if (host.tokenFrames) return { fragments: host.tokenFrames.fragments(t, m.source, m.id, m.request), binary: true };
     const f = encodeTokensFrame({ ...t, type: 'tokens', request: m.request, source: m.source, id: m.id });
     return { data: Buffer.from(f.buffer, f.byteOffset, f.byteLength), binary: true };
   } catch (e) {
@@ -377,13 +378,20 @@ export class Session {
     }, this.opts.stallMs);
   }
 
-  /** Sends a message, or a batch already serialized. */
-  send(msg: ServerMessage | Outgoing): void {
+  /** Sends a message (its long arrays written a slice at a time), a batch already serialized, or a message in fragments (a long answer a slice at a time, a tokens frame's head and its shared body). */
+  send(msg: ServerMessage | Outgoing | Fragments): void {
     if (this.closed) return;
-    const out = 'data' in msg ? msg : { data: Buffer.from(JSON.stringify(msg)), binary: false };
-    const size = out.data.length;
+    const out: Fragments =
+      'data' in msg ? { fragments: [msg.data], binary: msg.binary } : 'fragments' in msg ? msg : { fragments: jsonFragments(msg), binary: false };
+    let size = 0;
+    for (const f of out.fragments) size += f.length;
     this.inflight += size;
-    this.ws.send(out.data, { binary: out.binary }, (err) => {
+    const last = out.fragments.length - 1;
+    // The fragments go out in one go: nothing else is sent on this socket between them.
+    out.fragments.forEach((f, i) => {
+      if (i < last) this.ws.send(f, { binary: out.binary, fin: false });
+    });
+    this.ws.send(out.fragments[last], { binary: out.binary, fin: true }, (err) => {
       this.inflight -= size;
       if (err) return;
       if (this.canWork()) {

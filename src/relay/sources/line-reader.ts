@@ -1,10 +1,14 @@
 // Complete lines of a growing text file (a log, a JSON-lines buffer), read in bounded pieces: a
 // line still being written waits for its end, and a line longer than `maxLine` is passed over up
-// to its end — never held whole, never a stop — and counted, so its source can say so.
+// to its end — never held whole, never a stop — and counted, so its source can say so. A read
+// takes no more room than the file has past the offset: a source polled at its end (every wake
+// of every client) allocated its whole budget, 1 MB, each time, ~50 MB/s of garbage buffers in
+// the relay-hostile bench that malloc kept as RSS (164 MB with nothing hostile going on).
 import * as fs from 'node:fs';
 
 const NL = 0x0a;
 const MIN_READ = 64 * 1024;
+const NOTHING = Buffer.alloc(0);
 
 export interface Lines {
   /** The bytes read, from file offset `at`; the complete lines are buf[from, to), each ending with '\n'. */
@@ -26,7 +30,10 @@ export class LineReader {
 
   /** Complete lines from `offset` (about `budget` bytes, or one line more when it is longer). */
   read(fd: number, offset: number, budget: number): Lines {
-    let size = Math.min(Math.max(budget, MIN_READ), this.maxLine);
+    const there = fs.fstatSync(fd).size - offset;
+    if (there <= 0) return { buf: NOTHING, at: offset, from: 0, to: 0, next: offset, skipped: 0 };
+    // A line still being written may grow past what is there: the loop below reads again, twice the size.
+    let size = Math.min(Math.max(budget, MIN_READ), this.maxLine, there);
     let skipped = 0;
     for (;;) {
       const buf = Buffer.allocUnsafe(size);

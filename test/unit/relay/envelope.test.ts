@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import { EnvelopeBuilder } from '../../../src/relay/envelope/builder';
 import { EnvelopeCache } from '../../../src/relay/envelope/cache';
-import { readDetail } from '../../../src/relay/envelope/detail';
+import { readDetail, readDetailColumns, releaseColumns } from '../../../src/relay/envelope/detail';
 import { FileIndex } from '../../../src/relay/envelope/file-index';
 import { EnvelopePass } from '../../../src/relay/envelope/pass';
 import { fromWireNumber } from '../../../src/relay-protocol/messages';
@@ -184,4 +184,20 @@ test('FileIndex: bounded whatever the file size; its regions still cover every s
       .filter((p) => p.tag === 'tag/0' && p.step >= 1000 && p.step <= 1200)
       .map((p) => p.step),
   );
+});
+
+test('readDetailColumns: columns given back are reused by the next answer (a flood of details allocates no new columns)', async () => {
+  const file = path.join(tmpDir('envelope-'), 'events.out.tfevents.1');
+  writeEvents(file, 41, 2, 6000);
+  const pass = new EnvelopePass(file, 16);
+  await pass.advance();
+  const q = { tag: 'tag/0', from: 0, to: 6000, maxPoints: 100_000 };
+  const first = await readDetailColumns(file, pass.index.regions(0, 6000, pass.offset), q);
+  const buffers = new Set([first.points!.step.buffer, first.points!.wallTime.buffer, first.points!.value.buffer]);
+  const want = Array.from(first.points!.step);
+  releaseColumns(first.points!);
+  const second = await readDetailColumns(file, pass.index.regions(0, 6000, pass.offset), q);
+  assert.deepEqual(Array.from(second.points!.step), want);
+  for (const c of [second.points!.step, second.points!.wallTime, second.points!.value]) assert.ok(buffers.has(c.buffer), 'a column of the first answer');
+  releaseColumns(second.points!);
 });
