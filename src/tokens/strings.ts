@@ -65,7 +65,13 @@ export function describeDrift(f: DriftFinding, l10n: TokenL10n): string {
 
 export function describeMaskWarning(w: MaskWarning, l10n: TokenL10n): string {
   if (w.message < 0)
-    return l10n.t('{0} tokens the chat template puts before the first message (tokens {1}–{2}) are trained: `{3}`', w.end - w.start, w.start, w.end, snippet(w.text));
+    return l10n.t(
+      '{0} tokens the chat template puts before the first message (tokens {1}–{2}) are trained: `{3}`',
+      w.end - w.start,
+      w.start,
+      w.end,
+      snippet(w.text),
+    );
   const what = w.role === 'tool' ? l10n.t('tool output') : w.role === 'user' ? l10n.t('user message') : w.role === 'system' ? l10n.t('system prompt') : w.role;
   return l10n.t('{0} tokens of {1} (message {2}, tokens {3}–{4}) are trained: `{5}`', w.end - w.start, what, w.message, w.start, w.end, snippet(w.text));
 }

@@ -170,25 +170,29 @@ test('the Qwen tool template renders a 600-message conversation within the defau
   assert.ok(renderChat(tinyTokenizer(), many, { tools: TOOLS }).length > 10_000);
 });
 
-test("each message's span: the first starts after what the template puts before it (a default system prompt), or at 0 after a system message", { skip: skipNoTokenizer }, () => {
-  const tok = tinyTokenizer();
-  const user: ChatMessage = { role: 'user', content: 'What is 40 + 2?' };
-  const answer: ChatMessage = { role: 'assistant', content: 'The answer is 42.' };
-  const ids = tok.encode(renderChat(tok, [user, answer]));
-  const spans = messageSpans(tok, [user, answer]);
-  assert.deepEqual(
-    spans.map((s) => [s.index, s.role]),
-    [
-      [0, 'user'],
-      [1, 'assistant'],
-    ],
-  );
-  assert.ok(spans[0].start > 0, 'this template adds a system prompt of its own');
-  assert.match(tok.decode(ids.subarray(0, spans[0].start)), /^<\|im_start\|>system\n[^<]+<\|im_end\|>\n$/);
-  assert.equal(tok.decode(ids.subarray(spans[0].start, spans[0].end)), '<|im_start|>user\nWhat is 40 + 2?<|im_end|>\n');
-  assert.equal(spans[1].end, ids.length);
-  // With a system message of the conversation's own, there is nothing before the first message.
-  const own = messageSpans(tok, [{ role: 'system', content: 'Be brief.' }, user, answer]);
-  assert.equal(own[0].start, 0);
-  assert.equal(tok.decode(tok.encode(renderChat(tok, [{ role: 'system', content: 'Be brief.' }])).subarray(0)), '<|im_start|>system\nBe brief.<|im_end|>\n');
-});
+test(
+  "each message's span: the first starts after what the template puts before it (a default system prompt), or at 0 after a system message",
+  { skip: skipNoTokenizer },
+  () => {
+    const tok = tinyTokenizer();
+    const user: ChatMessage = { role: 'user', content: 'What is 40 + 2?' };
+    const answer: ChatMessage = { role: 'assistant', content: 'The answer is 42.' };
+    const ids = tok.encode(renderChat(tok, [user, answer]));
+    const spans = messageSpans(tok, [user, answer]);
+    assert.deepEqual(
+      spans.map((s) => [s.index, s.role]),
+      [
+        [0, 'user'],
+        [1, 'assistant'],
+      ],
+    );
+    assert.ok(spans[0].start > 0, 'this template adds a system prompt of its own');
+    assert.match(tok.decode(ids.subarray(0, spans[0].start)), /^<\|im_start\|>system\n[^<]+<\|im_end\|>\n$/);
+    assert.equal(tok.decode(ids.subarray(spans[0].start, spans[0].end)), '<|im_start|>user\nWhat is 40 + 2?<|im_end|>\n');
+    assert.equal(spans[1].end, ids.length);
+    // With a system message of the conversation's own, there is nothing before the first message.
+    const own = messageSpans(tok, [{ role: 'system', content: 'Be brief.' }, user, answer]);
+    assert.equal(own[0].start, 0);
+    assert.equal(tok.decode(tok.encode(renderChat(tok, [{ role: 'system', content: 'Be brief.' }])).subarray(0)), '<|im_start|>system\nBe brief.<|im_end|>\n');
+  },
+);

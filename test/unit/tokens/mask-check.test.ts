@@ -74,5 +74,8 @@ test("a trained default system prompt (the template's own tokens before the firs
     [[-1, 'template', 0, first]],
   );
   assert.match(r.warnings[0].text, /^<\|im_start\|>system\n/);
-  assert.match(describeMaskWarning(r.warnings[0], english), new RegExp(`^${first} tokens the chat template puts before the first message \\(tokens 0–${first}\\) are trained: \``));
+  assert.match(
+    describeMaskWarning(r.warnings[0], english),
+    new RegExp(`^${first} tokens the chat template puts before the first message \\(tokens 0–${first}\\) are trained: \``),
+  );
 });
