@@ -5,9 +5,10 @@ import { until } from '../harness/wait';
 
 /** Folds or unfolds a scope row (a click only when it is not so yet). An `optional` row — a scope
  *  the stop may not have — that does not show within 5 s, or goes while the tree is redrawn for a
- *  new stop, is left alone. */
+ *  new stop, is left alone. A required row may take 90 s: on a loaded machine (load 8) the
+ *  Variables view of a fresh stop took over 30 s to show its scopes. */
 export async function setExpanded(row: Locator, open: boolean, optional = false): Promise<void> {
-  const shown = await row.waitFor({ timeout: optional ? 5_000 : 30_000 }).then(
+  const shown = await row.waitFor({ timeout: optional ? 5_000 : 90_000 }).then(
     () => true,
     (e: unknown) => {
       if (optional) return false;

@@ -122,7 +122,7 @@ async function showReturnedTokens(wb: Workbench): Promise<FrameLocator> {
     await setExpanded(variables.locator('.monaco-list-row[aria-level="1"]', { hasText: new RegExp(`^${scope}$`) }).first(), false, true);
   await setExpanded(episode, true);
   const experiences = variables.locator('.monaco-list-row', { hasText: /experiences\s*=\s*1 experiences with tokens/ }).first();
-  await experiences.waitFor({ timeout: 30_000 });
+  await experiences.waitFor({ timeout: 90_000 });
   const tab = page.locator('.tab', { hasText: /Tokens: T\w+#R0 #0/ }).first();
   await pickFromContextMenu(experiences, 'Show Tokens Training Learns From', tab);
   const view = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
