@@ -6,13 +6,18 @@ export class PendingRequests<T> {
   private next = 1;
   private readonly map = new Map<number, { resolve: (v: T) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
 
-  /** Sends request `n` (through `send`) and waits for its answer; `late` is the outcome when none comes within `timeoutMs`. */
+  /** Sends request `n` (through `send`) and waits for its answer; `late` is the outcome when none
+   *  comes within `timeoutMs`. A `send` that throws settles the request at once with its error. */
   ask(send: (n: number) => void, timeoutMs: number, late: T | Error): Promise<T> {
     const n = this.next++;
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => this.settle(n, late), timeoutMs);
       this.map.set(n, { resolve, reject, timer });
-      send(n);
+      try {
+        send(n);
+      } catch (e) {
+        this.settle(n, e instanceof Error ? e : new Error(String(e)));
+      }
     });
   }
 

@@ -31,7 +31,7 @@ import type {
   ServerMessage,
   SourceInfo,
 } from './messages';
-import { ProtocolError, RELAY_PROTOCOL_VERSION, RELAY_SUBPROTOCOL, parseServerMessage } from './messages';
+import { ProtocolError, RELAY_PROTOCOL_VERSION, RELAY_SUBPROTOCOL, parseClientMessage, parseServerMessage } from './messages';
 import { decodePointsFrame, pointCount } from './points-frame';
 import type { DetailMessage, DetailRequestMessage, EnvelopeRequest } from './envelope';
 import { EnvelopeBatch, binaryFrameType, decodeEnvelopeFrame } from './envelope-frame';
@@ -191,7 +191,18 @@ export class RelayClient extends EventEmitter<RelayClientEvents> {
   private ask<T>(reads: PendingRequests<T>, msg: (request: number) => ClientMessage, timeoutMs: number): Promise<T> {
     const ws = this.ws;
     if (!ws || ws.readyState !== WebSocket.OPEN || this.current !== 'open') return Promise.reject(new Error('not connected to the relay'));
-    return reads.ask((request) => ws.send(JSON.stringify(msg(request))), timeoutMs, new Error(`the relay did not answer within ${timeoutMs / 1000} s`));
+    const send = (request: number) => {
+      const text = JSON.stringify(msg(request));
+      // A request the relay would refuse is refused here: the relay's protocol error names no
+      // request, so the caller would wait out its whole timeout.
+      try {
+        parseClientMessage(text);
+      } catch (e) {
+        throw new Error(`a request the relay would refuse: ${(e as Error).message}`, { cause: e });
+      }
+      ws.send(text);
+    };
+    return reads.ask(send, timeoutMs, new Error(`the relay did not answer within ${timeoutMs / 1000} s`));
   }
 
   private failReads(why: string): void {

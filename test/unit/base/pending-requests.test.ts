@@ -33,3 +33,19 @@ test('a request settles once: its answer, the late outcome after its timeout, or
     mock.timers.reset();
   }
 });
+
+test('a send that throws settles its request at once with its error, leaving no timer behind', async () => {
+  const p = new PendingRequests<string>();
+  const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+  const before = timers();
+  const asked = p.ask(
+    () => {
+      throw new Error('refused before sending');
+    },
+    60_000,
+    new Error('late'),
+  );
+  await assert.rejects(asked, /refused before sending/);
+  assert.equal(timers(), before, 'its 60 s timer is cleared (it would keep a CLI alive)');
+  p.settle(1, 'an answer after all'); // ignored: the request is settled
+});

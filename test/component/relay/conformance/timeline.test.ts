@@ -86,3 +86,27 @@ for (const runtime of PYTHON_RUNTIMES) {
     assert.deepEqual(await windows(runtime, damaged()), refHurt);
   });
 }
+
+test(
+  'a timeline request the relay would refuse (no run) is refused by the client at once, not after its whole timeout',
+  { skip: relaySkipReason('node'), timeout: 120_000 },
+  async () => {
+    const relay = await startRelay(['--job-dir', jobDir(real)], { runtime: 'node' });
+    const client = new RelayClient({ url: relay.url, experiences: false });
+    let opened = false;
+    client.on('hello', () => (opened = true));
+    try {
+      client.start();
+      await until('hello', () => opened, 60_000);
+      // A caller past the types (a script reading hello.runs[0] of a job with no run) sends no run.
+      const asked = client.requestTimeline({ run: undefined as unknown as string, from: null, to: null, maxEvents: 10 }, 60_000);
+      await assert.rejects(asked, /^Error: a request the relay would refuse: timeline: needs request, run, from, to/);
+      // The connection stays usable.
+      const w = (await client.requestTimeline({ run: 'run', from: null, to: null, maxEvents: 10 })) as Window;
+      assert.equal(w.lane.length, 10);
+    } finally {
+      await client.close();
+      await relay.stop();
+    }
+  },
+);
