@@ -34,7 +34,8 @@ function damaged(): string {
 
 type Window = { lanes: string[]; names: string[]; lane: number[]; start: number[]; dur: number[]; span: number; dropped: number; problems: unknown[] };
 
-async function windows(runtime: RelayRuntime, text: string): Promise<(Window | undefined)[]> {
+/** A relay of `runtime` on a job dir holding `text` as its timeline, and a client it has greeted. */
+async function withClient<T>(runtime: RelayRuntime, text: string, use: (client: RelayClient) => Promise<T>): Promise<T> {
   const relay = await startRelay(['--job-dir', jobDir(text)], { runtime });
   const client = new RelayClient({ url: relay.url, experiences: false });
   let opened = false;
@@ -42,6 +43,15 @@ async function windows(runtime: RelayRuntime, text: string): Promise<(Window | u
   try {
     client.start();
     await until('hello', () => opened, 60_000);
+    return await use(client);
+  } finally {
+    await client.close();
+    await relay.stop();
+  }
+}
+
+function windows(runtime: RelayRuntime, text: string): Promise<(Window | undefined)[]> {
+  return withClient(runtime, text, async (client) => {
     const all = (await client.requestTimeline({ run: 'run', from: null, to: null, maxEvents: 100_000 })) as Window;
     return [
       all,
@@ -49,10 +59,7 @@ async function windows(runtime: RelayRuntime, text: string): Promise<(Window | u
       (await client.requestTimeline({ run: 'run', from: null, to: null, maxEvents: 25 })) as Window,
       (await client.requestTimeline({ run: 'other', from: null, to: null, maxEvents: 10 })) as Window | undefined,
     ];
-  } finally {
-    await client.close();
-    await relay.stop();
-  }
+  });
 }
 
 let node: Promise<[(Window | undefined)[], (Window | undefined)[]]> | undefined;
@@ -90,23 +97,13 @@ for (const runtime of PYTHON_RUNTIMES) {
 test(
   'a timeline request the relay would refuse (no run) is refused by the client at once, not after its whole timeout',
   { skip: relaySkipReason('node'), timeout: 120_000 },
-  async () => {
-    const relay = await startRelay(['--job-dir', jobDir(real)], { runtime: 'node' });
-    const client = new RelayClient({ url: relay.url, experiences: false });
-    let opened = false;
-    client.on('hello', () => (opened = true));
-    try {
-      client.start();
-      await until('hello', () => opened, 60_000);
+  () =>
+    withClient('node', real, async (client) => {
       // A caller past the types (a script reading hello.runs[0] of a job with no run) sends no run.
       const asked = client.requestTimeline({ run: undefined as unknown as string, from: null, to: null, maxEvents: 10 }, 60_000);
       await assert.rejects(asked, /^Error: a request the relay would refuse: timeline: needs request, run, from, to/);
       // The connection stays usable.
       const w = (await client.requestTimeline({ run: 'run', from: null, to: null, maxEvents: 10 })) as Window;
       assert.equal(w.lane.length, 10);
-    } finally {
-      await client.close();
-      await relay.stop();
-    }
-  },
+    }),
 );
