@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { stderrLogger } from '../base/log';
 import { isLoopbackHost, tokenProblem } from './serve/auth';
+import { boundHeap } from './serve/heap-bounds';
 import { RELAY_DEFAULTS, Relay } from './serve/relay';
 
 export const RELAY_USAGE = `Usage: agentrl relay (--job-dir DIR | --logdir DIR) [options]
@@ -145,6 +146,7 @@ export async function main(argv: string[]): Promise<number> {
   }
 
   const log = stderrLogger(values.verbose);
+  boundHeap();
   const relay = new Relay({
     root: jobDir !== undefined ? { mode: 'job', dir, run: values.run } : { mode: 'logdir', dir },
     host,
