@@ -15,26 +15,25 @@ import * as v8 from 'node:v8';
 /** The young generation's bound (both semi-spaces): 2 × 8 MiB. */
 export const YOUNG_BYTES = 16 * 1024 * 1024;
 /** The old generation's headroom over what survived the last full collection (V8 uses up to 300 %). */
-export const OLD_GROWING_PERCENT = 50;
+const OLD_GROWING_PERCENT = 50;
 
 /** The young generation's size now (bytes). */
 export function youngBytes(): number {
   return v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? 0;
 }
 
-/** Bounds this process's heap (once; later calls do nothing). Returns a stop function (tests). */
-export function boundHeap(youngBound = YOUNG_BYTES): () => void {
-  if (observer) return () => undefined;
+/** Bounds this process's heap (once; later calls do nothing). */
+export function boundHeap(): void {
+  if (observer) return;
   v8.setFlagsFromString(`--heap-growing-percent=${OLD_GROWING_PERCENT}`);
   const obs = new PerformanceObserver(() => {
-    if (youngBytes() < youngBound) return;
+    if (youngBytes() < YOUNG_BYTES) return;
     // V8 doubles the young generation at most once per minor collection, when enough survived.
     v8.setFlagsFromString('--semi-space-growth-factor=1');
     obs.disconnect();
   });
   observer = obs;
   obs.observe({ entryTypes: ['gc'] });
-  return () => obs.disconnect();
 }
 
 let observer: PerformanceObserver | undefined;
