@@ -197,7 +197,8 @@ def parse_client_message(text: str) -> dict[str, Any]:
         return m
     if t == "timeline":
         _need(
-            _has(m, request=is_int, run=is_str, **{"from": _nullable(is_num)}, to=_nullable(is_num), maxEvents=is_int) and 0 < m["maxEvents"] <= MAX_TIMELINE_EVENTS,
+            _has(m, request=is_int, run=is_str, **{"from": _nullable(is_num)}, to=_nullable(is_num), maxEvents=is_int)
+            and 0 < m["maxEvents"] <= MAX_TIMELINE_EVENTS,
             f"timeline: needs request, run, from, to and 0 < maxEvents ≤ {MAX_TIMELINE_EVENTS}",
         )
         return m

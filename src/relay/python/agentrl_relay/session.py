@@ -346,7 +346,12 @@ class Session:
             try:
                 answer = await (self._experience(m) if m["type"] == "experience" else self._detail(m))
             except Exception as e:  # noqa: BLE001 (any failure is the answer)
-                answer = {"type": m["type"] if m["type"] == "detail" else "experience-detail", "request": m["request"], "source": m["source"], "error": self._said(e)}
+                answer = {
+                    "type": m["type"] if m["type"] == "detail" else "experience-detail",
+                    "request": m["request"],
+                    "source": m["source"],
+                    "error": self._said(e),
+                }
             if isinstance(answer, bytes):
                 self.send_bytes(answer, False)
             else:

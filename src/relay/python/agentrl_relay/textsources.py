@@ -30,7 +30,14 @@ Log = Callable[[str, str], None]
 class LineFile:
     """Complete lines of a followed file, read from its cursor; long lines skipped."""
 
-    def __init__(self, path: str, cursor: dict[str, Any] | None, log: Log, max_line: int = MAX_LOG_LINE, report: str | None = "skipped 1 line(s) longer than {max} bytes (at byte {at})"):
+    def __init__(
+        self,
+        path: str,
+        cursor: dict[str, Any] | None,
+        log: Log,
+        max_line: int = MAX_LOG_LINE,
+        report: str | None = "skipped 1 line(s) longer than {max} bytes (at byte {at})",
+    ):
         self.file = FollowedFile(path, cursor)
         self.path = path
         self.log = log

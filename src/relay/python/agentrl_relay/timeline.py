@@ -302,7 +302,10 @@ class TimelineIndex:
         return True
 
     def lanes(self) -> list[str]:
-        return [f"{self.lane_class[i]} · {label.split(' · ')[1]}" if label.startswith("worker:") and i in self.lane_class else label for i, label in enumerate(self.lane_labels)]
+        return [
+            f"{self.lane_class[i]} · {label.split(' · ')[1]}" if label.startswith("worker:") and i in self.lane_class else label
+            for i, label in enumerate(self.lane_labels)
+        ]
 
     def problems(self) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
