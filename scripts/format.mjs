@@ -1,9 +1,11 @@
 #!/usr/bin/env node
-// `npm run format`: Prettier over our code (.prettierrc.json, .prettierignore), in place. The
-// first run also switches on the lint tier's `format` check (ENFORCED in scripts/lint/format.mjs):
-// commit the two together, as a commit of its own.
+// `npm run format`: Prettier over our code (.prettierrc.json, .prettierignore) and `ruff format`
+// over the Python we ship (src/), in place. The first run also switched on the lint tier's
+// `format` check (ENFORCED in scripts/lint/format.mjs).
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { ruffBin } from './lint/checks.mjs';
 import { formatOne, formattedFiles } from './lint/format.mjs';
 import { repoFiles } from './lint/repo-files.mjs';
 
@@ -23,3 +25,9 @@ if (/^export const ENFORCED = false;$/m.test(src)) {
   console.log('format: the lint check is now enforced (scripts/lint/format.mjs: ENFORCED = true)');
 }
 console.log(`format: ${changed} of ${files.length} files reformatted`);
+const ruff = spawnSync(ruffBin(root), ['format', '--no-cache', 'src'], { cwd: root, encoding: 'utf8' });
+process.stdout.write(ruff.stdout);
+if (ruff.status !== 0) {
+  process.stderr.write(ruff.stderr);
+  process.exit(1);
+}

@@ -76,7 +76,7 @@ const KNIP_WHAT = {
 };
 
 /** The ruff of scripts/python-requirements.txt: $AGENTRL_RUFF, setup's ruff venv (`bash scripts/setup.sh ruff`), the test venv's, or the PATH's. */
-function ruffBin(root) {
+export function ruffBin(root) {
   const pinned = /^ruff==(\S+)/m.exec(fs.readFileSync(path.join(root, 'scripts', 'python-requirements.txt'), 'utf8'))?.[1];
   const candidates = [
     process.env.AGENTRL_RUFF,
@@ -105,6 +105,17 @@ function ruff(root) {
     return /** @type {Array<{ filename: string, code: string | null, message: string, location: { row: number } }>} */ (JSON.parse(r.stdout));
   };
   const findings = run(root, '.').map((d) => ({ file: path.relative(root, d.filename), line: d.location.row, rule: d.code ?? 'syntax', message: d.message }));
+  // The Python we ship (the debug runner, the Python relay) is kept as `ruff format` writes it
+  // (`npm run format` does it): a file it would change is a finding at its first changed line.
+  const fmt = spawnSync(bin, ['format', '--check', '--no-cache', '--output-format', 'concise', 'src'], { cwd: root, encoding: 'utf8', maxBuffer: 64 << 20 });
+  if (fmt.status !== 0 && fmt.status !== 1) throw new Error(`ruff format --check src failed (exit ${fmt.status}): ${fmt.stderr.trim()}`);
+  for (const m of fmt.stdout.matchAll(/^(.+?):(\d+):\d+: unformatted: /gm))
+    findings.push({
+      file: path.relative(root, path.resolve(root, m[1])),
+      line: Number(m[2]),
+      rule: 'format',
+      message: 'ruff format would change this file (npm run format)',
+    });
   // templates/ hold Python with {{placeholders}}: check what `agentrl new` makes of each, for
   // the Python the frameworks it targets need (Trinity-RFT, AgentJet: 3.10 or later)
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'agentrl-lint-'));
