@@ -82,9 +82,15 @@ interface Layout {
 
 /** The TRXP header of `head` (a row's first bytes), or undefined when the bytes are not that format. */
 export function trxpLayout(head: Uint8Array): Layout | undefined {
-  const b = asBuffer(head);
-  if (b.length < HEADER || b.toString('latin1', 0, 4) !== MAGIC) return undefined;
-  return { metaLen: Number(b.readBigUInt64LE(5)), tensorLen: Number(b.readBigUInt64LE(13)) };
+  if (head.length < HEADER || head[0] !== 0x54 || head[1] !== 0x52 || head[2] !== 0x58 || head[3] !== 0x50) return undefined; // TRXP
+  return { metaLen: uint64At(head, 5), tensorLen: uint64At(head, 13) };
+}
+
+/** The uint64 LE at `at` as a number (as Number(BigInt) gives it: rounded past 2^53). */
+function uint64At(b: Uint8Array, at: number): number {
+  const lo = (b[at] | (b[at + 1] << 8) | (b[at + 2] << 16) | (b[at + 3] << 24)) >>> 0;
+  const hi = (b[at + 4] | (b[at + 5] << 8) | (b[at + 6] << 16) | (b[at + 7] << 24)) >>> 0;
+  return hi < 0x200000 ? hi * 2 ** 32 + lo : Number((BigInt(hi) << 32n) | BigInt(lo));
 }
 
 // ---- the list: metrics and advantage ---------------------------------------------------
@@ -220,29 +226,50 @@ function tensorFactsAt(head: Buffer, read: ReadRange, at: number, promptLength: 
 function responseTokensAt(head: Buffer, read: ReadRange, at: number, promptLength: number | undefined): number | undefined {
   const lenBytes = bytesAt(head, read, at, 8);
   if (!lenBytes) return undefined;
-  const json = bytesAt(head, read, at + 8, Number(lenBytes.readBigUInt64LE(0)));
+  const json = bytesAt(head, read, at + 8, uint64At(lenBytes, 0));
   if (!json) return undefined;
-  const mask = firstDim(json, '0:action_mask');
+  const mask = firstDim(json, ACTION_MASK);
   if (mask !== undefined) return mask;
-  const tokens = firstDim(json, '0:tokens');
+  const tokens = firstDim(json, TOKENS);
   return tokens !== undefined && promptLength !== undefined ? Math.max(0, tokens - promptLength) : undefined;
 }
 
 const SHAPE = Buffer.from('"shape"');
+const ACTION_MASK = Buffer.from('"0:action_mask"');
+const TOKENS = Buffer.from('"0:tokens"');
 
 /**
  * The first dimension of tensor `name` in a safetensors header (its JSON bytes), found without
  * parsing the whole header: the entry `"name":{…}` holds no nested object, so its "shape" lies
  * before the next '}'. Undefined when the entry or its shape is not there as expected.
  */
-function firstDim(json: Buffer, name: string): number | undefined {
-  const at = json.indexOf(`"${name}"`, 0, 'latin1');
+function firstDim(json: Buffer, name: Buffer): number | undefined {
+  const at = json.indexOf(name);
   if (at < 0) return undefined;
   const close = json.indexOf(0x7d /* } */, at);
   const shape = json.indexOf(SHAPE, at);
   if (shape < 0 || close < 0 || shape > close) return undefined;
-  const m = /^"shape"\s*:\s*\[\s*(\d{1,15})\s*[,\]]/.exec(json.toString('latin1', shape, Math.min(close, shape + 40)));
-  return m ? Number(m[1]) : undefined;
+  // /^"shape"\s*:\s*\[\s*(\d{1,15})\s*[,\]]/ on the bytes [shape, min(close, shape + 40))
+  const end = Math.min(close, shape + 40);
+  const ws = (c: number): boolean => c === 0x20 || (c >= 0x09 && c <= 0x0d) || c === 0xa0; // \s of a latin1 text
+  let i = shape + SHAPE.length;
+  while (i < end && ws(json[i])) i++;
+  if (i >= end || json[i] !== 0x3a /* : */) return undefined;
+  i++;
+  while (i < end && ws(json[i])) i++;
+  if (i >= end || json[i] !== 0x5b /* [ */) return undefined;
+  i++;
+  while (i < end && ws(json[i])) i++;
+  let n = 0;
+  let digits = 0;
+  while (i < end && json[i] >= 0x30 && json[i] <= 0x39) {
+    n = n * 10 + (json[i] - 0x30);
+    digits++;
+    i++;
+  }
+  if (digits < 1 || digits > 15) return undefined;
+  while (i < end && ws(json[i])) i++;
+  return i < end && (json[i] === 0x2c /* , */ || json[i] === 0x5d) /* ] */ ? n : undefined;
 }
 
 /** Item 0 of TRXP metadata ({version, num_items, items}). */
