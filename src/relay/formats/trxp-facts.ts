@@ -152,10 +152,31 @@ const UNKNOWN = new Error('not a plain pickle');
 
 /** The pickle's value (an index of the arena), or −1 when it uses what this reader does not know. */
 function read(d: Uint8Array): number {
+  try {
+    return walk(d);
+  } catch (e) {
+    if (e === UNKNOWN) return -1;
+    throw e;
+  }
+}
+
+/** Grows the stack for one more value past `sp`. */
+function roomAt(sp: number): Int32Array {
+  if (sp === stack.length) stack = grownI(stack, 0);
+  return stack;
+}
+
+/**
+ * read's loop, in one function with its state in locals (no closure: a pass over a buffer runs
+ * it a hundred times a row). Throws UNKNOWN for what it does not know.
+ */
+function walk(d: Uint8Array): number {
   const view = new DataView(d.buffer, d.byteOffset, d.byteLength);
+  const len = d.length;
   data = d;
   values = 4;
   entries = 0;
+  let st = stack;
   let sp = 0;
   /** Where the values after the last MARK start. */
   let base = 0;
@@ -163,236 +184,217 @@ function read(d: Uint8Array): number {
   let nMemo = 0;
   let objects = 0;
   let pos = 0;
-  const need = (n: number): number => {
-    const p = pos;
-    if (p + n > d.length) throw UNKNOWN;
-    pos = p + n;
-    return p;
-  };
-  const made = (): void => {
-    if (++objects > MAX_OBJECTS) throw UNKNOWN;
-  };
-  const push = (v: number): void => {
-    if (sp - base >= MAX_STACK) throw UNKNOWN;
-    if (sp === stack.length) stack = grownI(stack, 0);
-    stack[sp++] = v;
-  };
-  const pop = (): number => {
-    if (sp === base) throw UNKNOWN;
-    return stack[--sp];
-  };
-  const top = (): number => {
-    if (sp === base) throw UNKNOWN;
-    return stack[sp - 1];
-  };
-  /** Ends the values after the last MARK: they stay in stack[from, end) until the next push. */
-  const popMark = (): number => {
-    if (!nMarks) throw UNKNOWN;
-    const from = marks[--nMarks];
-    sp = from;
-    base = nMarks ? marks[nMarks - 1] : 0;
-    return from;
-  };
-  const str = (n: number): number => {
-    const p = need(n);
-    // A text that starts with a byte-order mark decodes without it: the general reader compares those.
-    if (n >= 3 && d[p] === 0xef && d[p + 1] === 0xbb && d[p + 2] === 0xbf) throw UNKNOWN;
-    made();
-    return value(K_STR, 0, p, p + n);
-  };
-  /** Sets the items stack[from, end) (key, value, …) into dict `target`. */
-  const setItems = (target: number, from: number, end: number): void => {
-    if (kind[target] !== K_DICT || (end - from) % 2) throw UNKNOWN;
-    for (let i = from; i < end; i += 2) entry(target, stack[i], stack[i + 1]);
-  };
-  const append = (target: number, from: number, end: number): void => {
-    if (kind[target] !== K_LIST) throw UNKNOWN;
-    for (let i = from; i < end; i++) entry(target, -1, stack[i]);
-  };
-  const put = (i: number): void => {
-    if (i === nMemo) {
-      if (nMemo === memo.length) memo = grownI(memo, 0);
-      memo[nMemo++] = top();
-    } else if (i < nMemo) memo[i] = top();
-    else throw UNKNOWN;
-  };
-  const get = (i: number): number => {
-    if (i >= nMemo) throw UNKNOWN;
-    return memo[i];
-  };
-  try {
-    for (;;) {
-      const code = d[need(1)];
-      switch (code) {
-        case 0x80: // PROTO
-          if (d[need(1)] > 5) throw UNKNOWN;
-          break;
-        case 0x95: {
-          // FRAME (a length past 2^53 is refused by the general reader)
-          const p = need(8);
-          if (view.getUint32(p + 4, true) >= 2 ** 21) throw UNKNOWN;
-          break;
+  for (;;) {
+    if (pos + 1 > len) throw UNKNOWN;
+    const code = d[pos++];
+    let v: number; // the value the opcode pushes (−1: none)
+    switch (code) {
+      case 0x80: // PROTO
+        if (pos + 1 > len) throw UNKNOWN;
+        if (d[pos++] > 5) throw UNKNOWN;
+        continue;
+      case 0x95: // FRAME (a length past 2^53 is refused by the general reader)
+        if (pos + 8 > len) throw UNKNOWN;
+        if (view.getUint32(pos + 4, true) >= 2 ** 21) throw UNKNOWN;
+        pos += 8;
+        continue;
+      case 0x2e: // STOP
+        if (sp === base) throw UNKNOWN;
+        return st[sp - 1];
+      case 0x28: // MARK
+        if (nMarks >= MAX_MARKS) throw UNKNOWN;
+        marks[nMarks++] = sp;
+        base = sp;
+        continue;
+      case 0x30: // POP
+        if (sp === base) throw UNKNOWN;
+        sp--;
+        continue;
+      case 0x4e: // NONE
+        v = NONE;
+        break;
+      case 0x88: // NEWTRUE
+        v = TRUE;
+        break;
+      case 0x89: // NEWFALSE
+        v = FALSE;
+        break;
+      case 0x4a: // BININT
+        if (pos + 4 > len) throw UNKNOWN;
+        v = value(K_NUM, view.getInt32(pos, true));
+        pos += 4;
+        break;
+      case 0x4b: // BININT1
+        if (pos + 1 > len) throw UNKNOWN;
+        v = value(K_NUM, d[pos++]);
+        break;
+      case 0x4d: // BININT2
+        if (pos + 2 > len) throw UNKNOWN;
+        v = value(K_NUM, d[pos] | (d[pos + 1] << 8));
+        pos += 2;
+        break;
+      case 0x47: // BINFLOAT
+        if (pos + 8 > len) throw UNKNOWN;
+        v = value(K_NUM, view.getFloat64(pos, false));
+        pos += 8;
+        break;
+      case 0x8c: // SHORT_BINUNICODE
+      case 0x58: {
+        // BINUNICODE
+        let n: number;
+        if (code === 0x8c) {
+          if (pos + 1 > len) throw UNKNOWN;
+          n = d[pos++];
+        } else {
+          if (pos + 4 > len) throw UNKNOWN;
+          n = view.getUint32(pos, true);
+          pos += 4;
         }
-        case 0x2e: // STOP
-          return pop();
-        case 0x28: // MARK
-          if (nMarks >= MAX_MARKS) throw UNKNOWN;
-          marks[nMarks++] = sp;
-          base = sp;
-          break;
-        case 0x30: // POP
-          pop();
-          break;
-        case 0x4e: // NONE
-          push(NONE);
-          break;
-        case 0x88: // NEWTRUE
-          push(TRUE);
-          break;
-        case 0x89: // NEWFALSE
-          push(FALSE);
-          break;
-        case 0x4a: // BININT
-          push(value(K_NUM, view.getInt32(need(4), true)));
-          break;
-        case 0x4b: // BININT1
-          push(value(K_NUM, d[need(1)]));
-          break;
-        case 0x4d: // BININT2
-          push(value(K_NUM, view.getUint16(need(2), true)));
-          break;
-        case 0x47: // BINFLOAT
-          push(value(K_NUM, view.getFloat64(need(8), false)));
-          break;
-        case 0x8c: // SHORT_BINUNICODE
-          push(str(d[need(1)]));
-          break;
-        case 0x58: // BINUNICODE
-          push(str(view.getUint32(need(4), true)));
-          break;
-        case 0x43: // SHORT_BINBYTES
-          need(d[need(1)]);
-          made();
-          push(BYTES);
-          break;
-        case 0x42: // BINBYTES
-          need(view.getUint32(need(4), true));
-          made();
-          push(BYTES);
-          break;
-        case 0x7d: // EMPTY_DICT
-          made();
-          push(value(K_DICT));
-          break;
-        case 0x5d: // EMPTY_LIST
-        case 0x29: // EMPTY_TUPLE
-          made();
-          push(value(K_LIST));
-          break;
-        case 0x64: {
-          // DICT
-          made();
-          const dict = value(K_DICT);
-          const end = sp;
-          setItems(dict, popMark(), end);
-          push(dict);
-          break;
-        }
-        case 0x6c: // LIST
-        case 0x74: {
-          // TUPLE
-          made();
-          const list = value(K_LIST);
-          const end = sp;
-          append(list, popMark(), end);
-          push(list);
-          break;
-        }
-        case 0x85: {
-          // TUPLE1
-          made();
-          const list = value(K_LIST);
-          entry(list, -1, pop());
-          push(list);
-          break;
-        }
-        case 0x86: {
-          // TUPLE2
-          const b = pop();
-          made();
-          const a = pop();
-          const list = value(K_LIST);
-          entry(list, -1, a);
-          entry(list, -1, b);
-          push(list);
-          break;
-        }
-        case 0x87: {
-          // TUPLE3
-          const c = pop();
-          const b = pop();
-          made();
-          const a = pop();
-          const list = value(K_LIST);
-          entry(list, -1, a);
-          entry(list, -1, b);
-          entry(list, -1, c);
-          push(list);
-          break;
-        }
-        case 0x73: {
-          // SETITEM
-          const v = pop();
-          const k = pop();
-          const t = top();
-          if (kind[t] !== K_DICT) throw UNKNOWN;
-          entry(t, k, v);
-          break;
-        }
-        case 0x75: {
-          // SETITEMS
-          const end = sp;
-          const from = popMark();
-          setItems(top(), from, end);
-          break;
-        }
-        case 0x61: {
-          // APPEND
-          const v = pop();
-          const t = top();
-          if (kind[t] !== K_LIST) throw UNKNOWN;
-          entry(t, -1, v);
-          break;
-        }
-        case 0x65: {
-          // APPENDS
-          const end = sp;
-          const from = popMark();
-          append(top(), from, end);
-          break;
-        }
-        case 0x94: // MEMOIZE
-          put(nMemo);
-          break;
-        case 0x71: // BINPUT
-          put(d[need(1)]);
-          break;
-        case 0x72: // LONG_BINPUT
-          put(view.getUint32(need(4), true));
-          break;
-        case 0x68: // BINGET
-          push(get(d[need(1)]));
-          break;
-        case 0x6a: // LONG_BINGET
-          push(get(view.getUint32(need(4), true)));
-          break;
-        default:
-          return -1; // an object, a global, a long integer, protocol 0 or 1…: the general reader's
+        if (pos + n > len) throw UNKNOWN;
+        const p = pos;
+        pos += n;
+        // A text that starts with a byte-order mark decodes without it: the general reader compares those.
+        if (n >= 3 && d[p] === 0xef && d[p + 1] === 0xbb && d[p + 2] === 0xbf) throw UNKNOWN;
+        if (++objects > MAX_OBJECTS) throw UNKNOWN;
+        v = value(K_STR, 0, p, p + n);
+        break;
       }
+      case 0x43: // SHORT_BINBYTES
+      case 0x42: {
+        // BINBYTES
+        let n: number;
+        if (code === 0x43) {
+          if (pos + 1 > len) throw UNKNOWN;
+          n = d[pos++];
+        } else {
+          if (pos + 4 > len) throw UNKNOWN;
+          n = view.getUint32(pos, true);
+          pos += 4;
+        }
+        if (pos + n > len) throw UNKNOWN;
+        pos += n;
+        if (++objects > MAX_OBJECTS) throw UNKNOWN;
+        v = BYTES;
+        break;
+      }
+      case 0x7d: // EMPTY_DICT
+        if (++objects > MAX_OBJECTS) throw UNKNOWN;
+        v = value(K_DICT);
+        break;
+      case 0x5d: // EMPTY_LIST
+      case 0x29: // EMPTY_TUPLE
+        if (++objects > MAX_OBJECTS) throw UNKNOWN;
+        v = value(K_LIST);
+        break;
+      case 0x64: // DICT
+      case 0x6c: // LIST
+      case 0x74: {
+        // TUPLE: the values since the last MARK
+        if (++objects > MAX_OBJECTS) throw UNKNOWN;
+        v = value(code === 0x64 ? K_DICT : K_LIST);
+        if (!nMarks) throw UNKNOWN;
+        const end = sp;
+        sp = marks[--nMarks];
+        base = nMarks ? marks[nMarks - 1] : 0;
+        if (code === 0x64) {
+          if ((end - sp) % 2) throw UNKNOWN;
+          for (let i = sp; i < end; i += 2) entry(v, st[i], st[i + 1]);
+        } else for (let i = sp; i < end; i++) entry(v, -1, st[i]);
+        break;
+      }
+      case 0x85: // TUPLE1
+      case 0x86: // TUPLE2
+      case 0x87: {
+        // TUPLE3
+        const n = code - 0x84;
+        if (++objects > MAX_OBJECTS) throw UNKNOWN;
+        if (sp - base < n) throw UNKNOWN;
+        sp -= n;
+        v = value(K_LIST);
+        for (let i = 0; i < n; i++) entry(v, -1, st[sp + i]);
+        break;
+      }
+      case 0x73: {
+        // SETITEM
+        if (sp - base < 3) throw UNKNOWN;
+        const t = st[sp - 3];
+        if (kind[t] !== K_DICT) throw UNKNOWN;
+        entry(t, st[sp - 2], st[sp - 1]);
+        sp -= 2;
+        continue;
+      }
+      case 0x75: // SETITEMS
+      case 0x65: {
+        // APPENDS: the values since the last MARK into the container below it
+        if (!nMarks) throw UNKNOWN;
+        const end = sp;
+        sp = marks[--nMarks];
+        base = nMarks ? marks[nMarks - 1] : 0;
+        if (sp === base) throw UNKNOWN;
+        const t = st[sp - 1];
+        if (code === 0x75) {
+          if (kind[t] !== K_DICT || (end - sp) % 2) throw UNKNOWN;
+          for (let i = sp; i < end; i += 2) entry(t, st[i], st[i + 1]);
+        } else {
+          if (kind[t] !== K_LIST) throw UNKNOWN;
+          for (let i = sp; i < end; i++) entry(t, -1, st[i]);
+        }
+        continue;
+      }
+      case 0x61: {
+        // APPEND
+        if (sp - base < 2) throw UNKNOWN;
+        const t = st[sp - 2];
+        if (kind[t] !== K_LIST) throw UNKNOWN;
+        entry(t, -1, st[sp - 1]);
+        sp--;
+        continue;
+      }
+      case 0x94: // MEMOIZE
+      case 0x71: // BINPUT
+      case 0x72: {
+        // LONG_BINPUT
+        let i: number;
+        if (code === 0x94) i = nMemo;
+        else if (code === 0x71) {
+          if (pos + 1 > len) throw UNKNOWN;
+          i = d[pos++];
+        } else {
+          if (pos + 4 > len) throw UNKNOWN;
+          i = view.getUint32(pos, true);
+          pos += 4;
+        }
+        if (sp === base) throw UNKNOWN;
+        if (i === nMemo) {
+          if (nMemo === memo.length) memo = grownI(memo, 0);
+          memo[nMemo++] = st[sp - 1];
+        } else if (i < nMemo) memo[i] = st[sp - 1];
+        else throw UNKNOWN;
+        continue;
+      }
+      case 0x68: // BINGET
+      case 0x6a: {
+        // LONG_BINGET
+        let i: number;
+        if (code === 0x68) {
+          if (pos + 1 > len) throw UNKNOWN;
+          i = d[pos++];
+        } else {
+          if (pos + 4 > len) throw UNKNOWN;
+          i = view.getUint32(pos, true);
+          pos += 4;
+        }
+        if (i >= nMemo) throw UNKNOWN;
+        v = memo[i];
+        break;
+      }
+      default:
+        return -1; // an object, a global, a long integer, protocol 0 or 1…: the general reader's
     }
-  } catch (e) {
-    if (e === UNKNOWN) return -1;
-    throw e;
+    // push v
+    if (sp - base >= MAX_STACK) throw UNKNOWN;
+    if (sp === st.length) st = roomAt(sp);
+    st[sp++] = v;
   }
 }
 
