@@ -21,7 +21,8 @@ import { asFloat32 } from './safetensors';
 import { itemFacts } from './trxp-facts';
 import { MAX_INT_BYTES, PickleBudget, PickleError, PyDict, PyGlobal, PyObject, PyOpaque, PyValue, unpickle, unpickleSliced } from './pickle';
 
-const MAGIC = 'TRXP';
+/** b"TRXP", the format's first bytes. */
+const MAGIC = [0x54, 0x52, 0x58, 0x50];
 const HEADER = 4 + 1 + 8 + 8;
 /** The fixed header: what tells how much of a row its detail needs (detailBytes). */
 export const TRXP_HEAD_BYTES = HEADER;
@@ -82,7 +83,7 @@ interface Layout {
 
 /** The TRXP header of `head` (a row's first bytes), or undefined when the bytes are not that format. */
 export function trxpLayout(head: Uint8Array): Layout | undefined {
-  if (head.length < HEADER || head[0] !== 0x54 || head[1] !== 0x52 || head[2] !== 0x58 || head[3] !== 0x50) return undefined; // TRXP
+  if (head.length < HEADER || head[0] !== MAGIC[0] || head[1] !== MAGIC[1] || head[2] !== MAGIC[2] || head[3] !== MAGIC[3]) return undefined;
   return { metaLen: uint64At(head, 5), tensorLen: uint64At(head, 13) };
 }
 
@@ -367,31 +368,38 @@ export function responseHash(text: string): string {
   return responseHashOf(bytes, 0, bytes.length);
 }
 
+/** ASCII whitespace in FOLD. */
+const WS = 0x100;
+/** The byte each byte is hashed as: ASCII upper case folded to lower; WS for ASCII whitespace. */
+const FOLD = new Uint16Array(256).map((_, c) => (c === 32 || (c >= 9 && c <= 13) ? WS : c >= 65 && c <= 90 ? c + 32 : c));
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+const hex8 = (x: number): string => HEX[(x >>> 24) & 255] + HEX[(x >>> 16) & 255] + HEX[(x >>> 8) & 255] + HEX[x & 255];
+
 /** responseHash of the UTF-8 text in bytes [start, end) of `bytes` (the same fingerprint, with no string made). */
 export function responseHashOf(bytes: Uint8Array, start: number, end: number): string {
   // On the UTF-8 bytes: an ASCII byte is never part of a multi-byte character, so folding ASCII
-  // bytes is folding ASCII characters.
-  let a = 0x811c9dc5;
+  // bytes is folding ASCII characters. Leading and trailing whitespace count for nothing, a run
+  // of it inside for one space.
+  let a = 0x811c9dc5 | 0;
   let b = 0x050c5d1f;
-  let started = false;
+  let i = start;
+  while (i < end && FOLD[bytes[i]] === WS) i++;
   let space = false;
-  for (let i = start; i < end; i++) {
-    let c = bytes[i];
-    if (c === 32 || (c >= 9 && c <= 13)) {
-      space = started;
+  for (; i < end; i++) {
+    const c = FOLD[bytes[i]];
+    if (c === WS) {
+      space = true;
       continue;
     }
     if (space) {
-      a = Math.imul(a ^ 32, 0x01000193) >>> 0;
-      b = Math.imul(b ^ 32, 0x01000193) >>> 0;
+      a = Math.imul(a ^ 32, 0x01000193);
+      b = Math.imul(b ^ 32, 0x01000193);
       space = false;
     }
-    if (c >= 65 && c <= 90) c += 32;
-    started = true;
-    a = Math.imul(a ^ c, 0x01000193) >>> 0;
-    b = Math.imul(b ^ c, 0x01000193) >>> 0;
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x01000193);
   }
-  return a.toString(16).padStart(8, '0') + b.toString(16).padStart(8, '0');
+  return hex8(a) + hex8(b);
 }
 
 // ---- the detail: one row as JSON -------------------------------------------------------
