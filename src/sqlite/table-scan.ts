@@ -170,7 +170,20 @@ export function scanTable(pages: DbPages, root: number, after: number, spec: Sca
       case 7:
         return src.readDoubleBE(p);
     }
-    return t & 1 ? utf8.decode(src.subarray(p, p + len)) : Uint8Array.prototype.slice.call(src, p, p + len);
+    if (t & 1) {
+      // A short ASCII text (a task id) made in place: what the decoder gives, without its call and a view.
+      if (len <= 32) {
+        let ascii = true;
+        for (let i = p; i < p + len && ascii; i++) ascii = src[i] < 0x80;
+        if (ascii) {
+          let text = '';
+          for (let i = p; i < p + len; i++) text += String.fromCharCode(src[i]);
+          return text;
+        }
+      }
+      return utf8.decode(src.subarray(p, p + len));
+    }
+    return Uint8Array.prototype.slice.call(src, p, p + len);
   };
   /** Payload bytes [from, from+len), at bytes[at…], into the kept head and tail. */
   const take = (from: number, bytes: Buffer, at: number, len: number): void => {

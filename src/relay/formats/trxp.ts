@@ -73,7 +73,7 @@ export interface ExperienceSummary {
 /** Reads `len` bytes of the same blob from `start` (0-based); undefined when it cannot. */
 export type ReadRange = (start: number, len: number) => Uint8Array | undefined;
 
-const asBuffer = (b: Uint8Array): Buffer => Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+const asBuffer = (b: Uint8Array): Buffer => (Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength));
 
 /** The lengths a row's TRXP header gives. */
 interface Layout {
@@ -225,9 +225,10 @@ function tensorFactsAt(head: Buffer, read: ReadRange, at: number, promptLength: 
  * action mask, else of the tokens past the prompt): no tensor's bytes are read.
  */
 function responseTokensAt(head: Buffer, read: ReadRange, at: number, promptLength: number | undefined): number | undefined {
-  const lenBytes = bytesAt(head, read, at, 8);
+  // The header's length: from the row's first bytes when they hold it (no view made).
+  const lenBytes = at + 8 <= head.length ? head : bytesAt(head, read, at, 8);
   if (!lenBytes) return undefined;
-  const json = bytesAt(head, read, at + 8, uint64At(lenBytes, 0));
+  const json = bytesAt(head, read, at + 8, uint64At(lenBytes, lenBytes === head ? at : 0));
   if (!json) return undefined;
   const mask = firstDim(json, ACTION_MASK);
   if (mask !== undefined) return mask;
