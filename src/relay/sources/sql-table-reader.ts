@@ -388,9 +388,10 @@ export class SqlTableReader implements SourceReader {
     return out;
   }
 
-  /** Reads a range of the experience_bytes of row `rangeRow` (one closure for every row). */
+  /** The row, and the view, whose experience_bytes `readRange` reads. */
   private rangeRow = 0;
   private rangeDb: SqlExec | undefined;
+  /** Reads a range of the experience_bytes of row `rangeRow` (one closure for every row). */
   private readonly readRange = (start: number, len: number): Uint8Array | undefined => {
     const sql = `SELECT substr(experience_bytes, ?, ?) FROM ${quoteIdent(this.host.table)} WHERE id = ?`;
     const r = this.rangeDb!.exec(sql, [start + 1, len, this.rangeRow])[0]?.values[0]?.[0];
