@@ -48,8 +48,8 @@ interface Level {
 
 /**
  * Reads the rows with rowid > `after` of the table b-tree rooted at `root`, in rowid order,
- * calling `row` with each one's values (the blob's head is a view of a buffer the next row
- * reuses: `row` reads it, never keeps it) until it throws (the caller's way to stop: the exception
+ * calling `row` with each one's values (one array, and the blob's head a view of a buffer, that
+ * the next row reuses: `row` reads them, never keeps them) until it throws (the caller's way to stop: the exception
  * goes through) or the table ends. Must run inside `pages.scanning` for the read-ahead.
  */
 export function scanTable(pages: DbPages, root: number, after: number, spec: ScanSpec, row: (values: unknown[]) => void): void {
@@ -72,7 +72,9 @@ export function scanTable(pages: DbPages, root: number, after: number, spec: Sca
     return read(pgno, out);
   };
   const pointer = Buffer.alloc(4);
-  const leaf = Buffer.alloc(ps);
+  let leaf: Buffer = Buffer.alloc(ps);
+  /** Where a page is read before it is known to be a leaf (then it becomes the leaf: no copy, no allocation). */
+  let spare: Buffer = Buffer.alloc(ps);
   const levels: Level[] = [];
   // The kept bytes of the row being read: its payload through the blob's head, and after the blob.
   let head = Buffer.alloc(64 * 1024);
@@ -82,14 +84,16 @@ export function scanTable(pages: DbPages, root: number, after: number, spec: Sca
   const descend = (pgno: number, seek: boolean): void => {
     for (;;) {
       if (levels.length > MAX_DEPTH) throw new NotScannable('a b-tree deeper than any real one');
-      const p = visit(pgno, Buffer.allocUnsafe(ps));
+      const p = visit(pgno, spare);
       const h = pgno === 1 ? 100 : 0;
       const type = p[h];
       if (type === TABLE_LEAF) {
-        p.copy(leaf);
+        spare = leaf;
+        leaf = p;
         return;
       }
       if (type !== TABLE_INTERIOR) throw new NotScannable(`page ${pgno} is not a table b-tree page`);
+      spare = Buffer.alloc(ps); // the interior page is kept in its level
       const cells = p.readUInt16BE(h + 3);
       let next = 0;
       if (seek) {
@@ -97,7 +101,7 @@ export function scanTable(pages: DbPages, root: number, after: number, spec: Sca
         while (next < cells) {
           const c = p.readUInt16BE(h + 12 + 2 * next);
           if (c + 5 > ps) throw new NotScannable(`page ${pgno} has a cell past its end`);
-          if (varintAt(p, c + 4)[0] > after) break;
+          if (varint(p, c + 4) > after) break;
           next++;
         }
       }
@@ -135,6 +139,59 @@ export function scanTable(pages: DbPages, root: number, after: number, spec: Sca
   const cols = spec.columns;
   const blobIndex = spec.blob?.index ?? -1;
   const blobHead = spec.blob?.head ?? 0;
+  // Reused for every row (a pass over 500 k rows makes no garbage of its own but the values).
+  let types = new Int32Array(64);
+  let offsets = new Float64Array(64);
+  const out: unknown[] = new Array(cols.length + (spec.blob ? 2 : 0)).fill(null);
+  let keepHead = 0;
+  let tailFrom = 0;
+  /** The value of record column `idx` (its serial type `t`), from the kept bytes. */
+  const value = (t: number, o: number): unknown => {
+    if (t === 0) return null;
+    if (t === 8) return 0;
+    if (t === 9) return 1;
+    const len = valueSize(t);
+    const src = o >= tailFrom ? tail : head;
+    const p = o >= tailFrom ? o - tailFrom : o;
+    if (src === head && o + len > keepHead) throw new NotScannable('a column inside the blob span');
+    switch (t) {
+      case 1:
+        return src.readInt8(p);
+      case 2:
+        return src.readInt16BE(p);
+      case 3:
+        return src.readIntBE(p, 3);
+      case 4:
+        return src.readInt32BE(p);
+      case 5:
+        return src.readIntBE(p, 6);
+      case 6:
+        return src.readInt32BE(p) * 2 ** 32 + src.readUInt32BE(p + 4);
+      case 7:
+        return src.readDoubleBE(p);
+    }
+    if (t & 1) {
+      // A short ASCII text (a task id) made in place: what the decoder gives, without its call and a view.
+      if (len <= 32) {
+        let ascii = true;
+        for (let i = p; i < p + len && ascii; i++) ascii = src[i] < 0x80;
+        if (ascii) {
+          let text = '';
+          for (let i = p; i < p + len; i++) text += String.fromCharCode(src[i]);
+          return text;
+        }
+      }
+      return utf8.decode(src.subarray(p, p + len));
+    }
+    return Uint8Array.prototype.slice.call(src, p, p + len);
+  };
+  /** Payload bytes [from, from+len), at bytes[at…], into the kept head and tail. */
+  const take = (from: number, bytes: Buffer, at: number, len: number): void => {
+    const h0 = Math.min(from + len, keepHead);
+    if (h0 > from) bytes.copy(head, from, at, at + (h0 - from));
+    const t0 = Math.max(from, tailFrom);
+    if (from + len > t0) bytes.copy(tail, t0 - tailFrom, at + (t0 - from), at + len);
+  };
   for (let first = true; first || nextLeaf(); first = false) {
     const h = 0;
     if (leaf[h] !== TABLE_LEAF) throw new NotScannable('not a leaf');
@@ -142,34 +199,44 @@ export function scanTable(pages: DbPages, root: number, after: number, spec: Sca
     for (let i = 0; i < cells; i++) {
       let c = leaf.readUInt16BE(h + 8 + 2 * i);
       if (c >= ps) throw new NotScannable('a cell past its page');
-      const [size, a] = varintAt(leaf, c);
-      const [rowid, b] = varintAt(leaf, c + a);
-      c += a + b;
+      const size = varint(leaf, c);
+      const a = varintLen;
+      const rowid = varint(leaf, c + a);
+      c += a + varintLen;
       if (rowid > Number.MAX_SAFE_INTEGER) throw new NotScannable('a rowid past 2^53 (or negative)');
       if (rowid <= after) continue;
       const local =
         size <= maxLocal ? size : minLocal + ((size - minLocal) % (usable - 4)) <= maxLocal ? minLocal + ((size - minLocal) % (usable - 4)) : minLocal;
       if (c + local + (local < size ? 4 : 0) > ps) throw new NotScannable('a cell past its page');
       // The record header lies in the local part (SQLite keeps at least minLocal bytes there).
-      const [hs, k] = varintAt(leaf, c);
+      const hs = varint(leaf, c);
       if (hs > local) throw new NotScannable('a record header beyond the page');
-      const types: number[] = [];
-      const offsets: number[] = [];
+      let n = 0;
       let body = hs;
-      for (let off = c + k; off < c + hs;) {
-        const [t, n] = varintAt(leaf, off);
-        off += n;
+      for (let off = c + varintLen; off < c + hs;) {
+        const t = varint(leaf, off);
+        off += varintLen;
         const len = valueSize(t);
         if (len < 0) throw new NotScannable('a reserved serial type');
-        types.push(t);
-        offsets.push(body);
+        if (n === types.length) {
+          const t2 = new Int32Array(2 * n);
+          t2.set(types);
+          types = t2;
+          const o2 = new Float64Array(2 * n);
+          o2.set(offsets);
+          offsets = o2;
+        }
+        types[n] = t;
+        offsets[n] = body;
+        n++;
         body += len;
       }
       if (body !== size) throw new NotScannable('a record that does not fill its payload');
       // The bytes to keep: through the blob's head, and from the blob's end on.
-      let keepHead = size;
-      let tailFrom = size;
-      if (blobIndex >= 0 && blobIndex < types.length && types[blobIndex] >= 12 && !(types[blobIndex] & 1)) {
+      keepHead = size;
+      tailFrom = size;
+      const isBlob = blobIndex >= 0 && blobIndex < n && types[blobIndex] >= 12 && !(types[blobIndex] & 1);
+      if (isBlob) {
         const start = offsets[blobIndex];
         const len = valueSize(types[blobIndex]);
         keepHead = start + Math.min(len, blobHead);
@@ -179,13 +246,6 @@ export function scanTable(pages: DbPages, root: number, after: number, spec: Sca
       if (keepHead > MAX_HEAD) throw new NotScannable('a row of more than 16 MB to keep');
       if (keepHead > head.length) head = Buffer.alloc(Math.max(keepHead, 2 * head.length));
       // The payload: the local part, then the overflow chain (each page's first 4 bytes name the next).
-      const take = (from: number, bytes: Buffer, at: number, len: number): void => {
-        // bytes[at, at+len) hold payload bytes [from, from+len)
-        const h0 = Math.min(from + len, keepHead);
-        if (h0 > from) bytes.copy(head, from, at, at + (h0 - from));
-        const t0 = Math.max(from, tailFrom);
-        if (from + len > t0) bytes.copy(tail, t0 - tailFrom, at + (t0 - from), at + len);
-      };
       take(0, leaf, c, local);
       if (local < size) {
         let next = leaf.readUInt32BE(c + local);
@@ -200,8 +260,8 @@ export function scanTable(pages: DbPages, root: number, after: number, spec: Sca
           if (pages.read(pointer, at) !== 4) throw new NotScannable('a short read');
           // Only the kept bytes are copied: a blob's middle is passed over.
           if (pos < keepHead) {
-            const n = Math.min(end, keepHead) - pos;
-            if (pages.read(head.subarray(pos, pos + n), at + 4) !== n) throw new NotScannable('a short read');
+            const m = Math.min(end, keepHead) - pos;
+            if (pages.read(head.subarray(pos, pos + m), at + 4) !== m) throw new NotScannable('a short read');
           }
           if (end > tailFrom) {
             const t0 = Math.max(pos, tailFrom);
@@ -211,64 +271,46 @@ export function scanTable(pages: DbPages, root: number, after: number, spec: Sca
           pos = end;
         }
       }
-      const value = (idx: number): unknown => {
-        const t = types[idx];
-        if (t === 0) return null;
-        if (t === 8) return 0;
-        if (t === 9) return 1;
-        const o = offsets[idx];
-        const len = valueSize(t);
-        const src = o >= tailFrom ? tail : head;
-        const p = o >= tailFrom ? o - tailFrom : o;
-        if (src === head && o + len > keepHead) throw new NotScannable('a column inside the blob span');
-        switch (t) {
-          case 1:
-            return src.readInt8(p);
-          case 2:
-            return src.readInt16BE(p);
-          case 3:
-            return src.readIntBE(p, 3);
-          case 4:
-            return src.readInt32BE(p);
-          case 5:
-            return src.readIntBE(p, 6);
-          case 6:
-            return src.readInt32BE(p) * 2 ** 32 + src.readUInt32BE(p + 4);
-          case 7:
-            return src.readDoubleBE(p);
-        }
-        return t & 1 ? utf8.decode(src.subarray(p, p + len)) : Uint8Array.prototype.slice.call(src, p, p + len);
-      };
-      const out: unknown[] = [];
-      for (const col of cols) {
-        if (col === null) out.push(null);
-        else if (col === 'rowid') out.push(rowid);
-        else if (col >= types.length) throw new NotScannable('a record without a column (added later): its default is SQL’s to say');
-        else out.push(value(col));
+      for (let j = 0; j < cols.length; j++) {
+        const col = cols[j];
+        if (col === null) out[j] = null;
+        else if (col === 'rowid') out[j] = rowid;
+        else if (col >= n) throw new NotScannable('a record without a column (added later): its default is SQL’s to say');
+        else out[j] = value(types[col], offsets[col]);
       }
       if (spec.blob) {
-        if (blobIndex >= types.length) throw new NotScannable('a record without the blob column');
-        const t = types[blobIndex];
-        if (t >= 12 && !(t & 1)) {
-          const start = offsets[blobIndex];
-          out.push(valueSize(t), head.subarray(start, keepHead)); // a view: valid until `row` returns
-        } else out.push(null, null); // NULL, or not a blob: no summary (as length/substr of SQL give no blob)
+        if (blobIndex >= n) throw new NotScannable('a record without the blob column');
+        if (isBlob) {
+          out[cols.length] = valueSize(types[blobIndex]);
+          out[cols.length + 1] = head.subarray(offsets[blobIndex], keepHead); // a view: valid until `row` returns
+        } else {
+          // NULL, or not a blob: no summary (as length/substr of SQL give no blob)
+          out[cols.length] = null;
+          out[cols.length + 1] = null;
+        }
       }
       row(out);
     }
   }
 }
 
-/** SQLite's varint at `off`: [value, bytes] (9-byte ones as a double: rowids past 2^53 are not exact). */
-function varintAt(b: Buffer, off: number): [number, number] {
+/** Bytes of the varint `varint` read last. */
+let varintLen = 0;
+
+/** SQLite's varint at `off` (its bytes in `varintLen`; 9-byte ones as a double: rowids past 2^53 are not exact). */
+function varint(b: Buffer, off: number): number {
   let v = 0;
   for (let i = 0; i < 8; i++) {
     const c = b[off + i];
     if (c === undefined) throw new NotScannable('a varint past its page');
     v = v * 128 + (c & 0x7f);
-    if (!(c & 0x80)) return [v, i + 1];
+    if (!(c & 0x80)) {
+      varintLen = i + 1;
+      return v;
+    }
   }
   const last = b[off + 8];
   if (last === undefined) throw new NotScannable('a varint past its page');
-  return [v * 256 + last, 9];
+  varintLen = 9;
+  return v * 256 + last;
 }

@@ -46,11 +46,15 @@ interface Placed {
 
 const finite = (v: number | null | undefined): v is number => typeof v === 'number' && Number.isFinite(v);
 
-/** The key of a row's task: its taskset row when recorded (stable), else eid.task (its position in its batch). */
-function taskKeyOf(r: ExperienceRow): { key: string; stable: boolean } | undefined {
-  if (r.task_index !== undefined) return { key: r.taskset_id ? `${r.taskset_id}/${r.task_index}` : String(r.task_index), stable: true };
-  if (r.task_id !== null && r.task_id !== '') return { key: `eid ${r.task_id}`, stable: false };
-  return undefined;
+/** Keys of taskset rows below this are made once (a fold meets each task many times). */
+const KEYS_KEPT = 1 << 20;
+const indexKeys: string[] = [];
+
+/** The key of taskset row `index` of taskset `taskset` (0 or absent: the first). */
+function indexKey(index: number, taskset: number | undefined): string {
+  if (taskset) return `${taskset}/${index}`;
+  if (!(Number.isInteger(index) && index >= 0 && index < KEYS_KEPT)) return String(index);
+  return (indexKeys[index] ??= String(index));
 }
 
 const SKIP_CODES: (keyof Skipped)[] = ['noTask', 'noVersion', 'noReward'];
@@ -64,6 +68,12 @@ const DENSE_IDS = 1 << 26;
 class RowLedger {
   /** 0: not seen; > 0: 1 + the cell's index; < 0: −(1 + the skip reason's index). */
   private slot = new Int32Array(1024);
+  /** The slot of row `id` (0: not seen), without making its record. */
+  slotOf(id: number): number {
+    if (id < 0 || id >= DENSE_IDS) return this.sparse.get(id)?.slot ?? 0;
+    return id < this.slot.length ? this.slot[id] : 0;
+  }
+
   private reward = new Float64Array(1024);
   private len = new Float64Array(1024);
   private readonly parts = new Map<string, Float64Array>();
@@ -156,6 +166,8 @@ export class TaskTable {
    * the sign of mode collapse. Fed by first deliveries only.
    */
   private readonly same = new Map<number, Map<string, Same>>();
+  /** Per model version, the fewest rows a counter of `same` had at the last eviction (a lower bound of them all). */
+  private readonly sameFloor = new Map<number, number>();
   /** Rows that carried a response fingerprint. */
   hashed = 0;
   private loadedSame: SameResponseWire[] | undefined;
@@ -168,7 +180,7 @@ export class TaskTable {
   /** Folds in a batch of rows (`source`-qualified ids are the caller's business: one table per source). */
   add(rows: readonly ExperienceRow[]): void {
     for (const r of rows) {
-      const before = this.ledger.get(r.id);
+      const before = this.ledger.slotOf(r.id) === 0 ? undefined : this.ledger.get(r.id);
       if (before && before.slot < 0) this.skipped[SKIP_CODES[-before.slot - 1]]--;
       else if (before) {
         const { key, version } = this.cellList[before.slot - 1];
@@ -186,26 +198,32 @@ export class TaskTable {
         else this.highestVersion = p.version;
       }
       const cell = this.apply(p, 1);
-      this.ledger.set(r.id, this.cellIndex.get(cell)! + 1, p.reward, p.len ?? NaN, p.parts);
-      this.example(r.id, p);
+      const index = this.cellIndex.get(cell)!;
+      this.ledger.set(r.id, index + 1, p.reward, p.len ?? NaN, p.parts);
+      this.example(r.id, p, index);
       if (before === undefined && r.response_hash !== undefined) this.sameResponse(r.id, p, r.response_hash);
     }
   }
 
   private place(r: ExperienceRow): Placed | keyof Skipped {
-    const t = taskKeyOf(r);
-    if (!t) return 'noTask';
+    // The key of the row's task: its taskset row when recorded (stable), else eid.task (its position in its batch).
+    const stable = r.task_index !== undefined;
+    if (!stable && (r.task_id === null || r.task_id === '')) return 'noTask';
     if (r.model_version === null) return 'noVersion';
     const reward = r.reward === null ? NaN : fromWireNumber(r.reward);
     if (!finite(reward)) return 'noReward';
-    if (t.stable) this.stable++;
+    const key = stable ? indexKey(r.task_index!, r.taskset_id) : `eid ${r.task_id}`;
+    if (stable) this.stable++;
     else this.unstable++;
-    const parts = r.metrics
-      ? Object.entries(r.metrics)
-          .map(([k, v]) => [k, fromWireNumber(v)] as [string, number])
-          .filter(([, v]) => finite(v))
-      : undefined;
-    return { key: t.key, version: r.model_version, reward, len: r.response_tokens, parts };
+    let parts: [string, number][] | undefined;
+    if (r.metrics) {
+      parts = [];
+      for (const k of Object.keys(r.metrics)) {
+        const v = fromWireNumber(r.metrics[k]);
+        if (finite(v)) parts.push([k, v]);
+      }
+    }
+    return { key, version: r.model_version, reward, len: r.response_tokens, parts };
   }
 
   private cellAt(key: string, version: number): Cell {
@@ -230,12 +248,13 @@ export class TaskTable {
       c.lenN += sign;
       c.lenSum += sign * p.len;
     }
-    for (const [k, v] of p.parts ?? []) {
-      const s = c.parts.get(k) ?? { n: 0, sum: 0 };
-      s.n += sign;
-      s.sum += sign * v;
-      c.parts.set(k, s);
-    }
+    if (p.parts)
+      for (const [k, v] of p.parts) {
+        let s = c.parts.get(k);
+        if (!s) c.parts.set(k, (s = { n: 0, sum: 0 }));
+        s.n += sign;
+        s.sum += sign * v;
+      }
     if (sign > 0) {
       this.lo = Math.min(this.lo, p.reward);
       this.hi = Math.max(this.hi, p.reward);
@@ -243,17 +262,33 @@ export class TaskTable {
     return c;
   }
 
-  private example(id: number, p: Placed): void {
-    const k = `${p.key}@${p.version}`;
-    const e = this.examples.get(k);
+  /** `examples`' entry of each cell by its index (the same objects: no key made per row). */
+  private readonly cellExamples: (Examples | undefined)[] = [];
+
+  private example(id: number, p: Placed, index: number): void {
+    let e = this.cellExamples[index];
     const len = p.len ?? -1;
     if (!e) {
-      this.examples.set(k, { best: id, bestReward: p.reward, worst: id, worstReward: p.reward, longest: id, longestLen: len });
-      return;
+      const k = `${p.key}@${p.version}`;
+      e = this.examples.get(k);
+      if (!e) {
+        this.examples.set(k, (this.cellExamples[index] = { best: id, bestReward: p.reward, worst: id, worstReward: p.reward, longest: id, longestLen: len }));
+        return;
+      }
+      this.cellExamples[index] = e;
     }
-    if (p.reward > e.bestReward) Object.assign(e, { best: id, bestReward: p.reward });
-    if (p.reward < e.worstReward) Object.assign(e, { worst: id, worstReward: p.reward });
-    if (len > e.longestLen) Object.assign(e, { longest: id, longestLen: len });
+    if (p.reward > e.bestReward) {
+      e.best = id;
+      e.bestReward = p.reward;
+    }
+    if (p.reward < e.worstReward) {
+      e.worst = id;
+      e.worstReward = p.reward;
+    }
+    if (len > e.longestLen) {
+      e.longest = id;
+      e.longestLen = len;
+    }
   }
 
   private sameResponse(id: number, p: Placed, hash: string): void {
@@ -271,13 +306,18 @@ export class TaskTable {
     }
     let rows = 1;
     if (m.size >= SAME_SLOTS) {
+      // The first counter with the fewest rows. Counts never drop, and a new one starts past the
+      // evicted one: the least of them never goes down, so one at the last least is the least.
+      const floor = this.sameFloor.get(p.version) ?? 1;
       let minKey = '';
       let min = Infinity;
       for (const [k, x] of m)
         if (x.rows < min) {
           min = x.rows;
           minKey = k;
+          if (min <= floor) break;
         }
+      this.sameFloor.set(p.version, min);
       m.delete(minKey);
       rows = min + 1;
     }

@@ -21,7 +21,8 @@ import { asFloat32 } from './safetensors';
 import { itemFacts } from './trxp-facts';
 import { MAX_INT_BYTES, PickleBudget, PickleError, PyDict, PyGlobal, PyObject, PyOpaque, PyValue, unpickle, unpickleSliced } from './pickle';
 
-const MAGIC = 'TRXP';
+/** b"TRXP", the format's first bytes. */
+const MAGIC = [0x54, 0x52, 0x58, 0x50];
 const HEADER = 4 + 1 + 8 + 8;
 /** The fixed header: what tells how much of a row its detail needs (detailBytes). */
 export const TRXP_HEAD_BYTES = HEADER;
@@ -72,7 +73,7 @@ export interface ExperienceSummary {
 /** Reads `len` bytes of the same blob from `start` (0-based); undefined when it cannot. */
 export type ReadRange = (start: number, len: number) => Uint8Array | undefined;
 
-const asBuffer = (b: Uint8Array): Buffer => Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+const asBuffer = (b: Uint8Array): Buffer => (Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength));
 
 /** The lengths a row's TRXP header gives. */
 interface Layout {
@@ -82,9 +83,15 @@ interface Layout {
 
 /** The TRXP header of `head` (a row's first bytes), or undefined when the bytes are not that format. */
 export function trxpLayout(head: Uint8Array): Layout | undefined {
-  const b = asBuffer(head);
-  if (b.length < HEADER || b.toString('latin1', 0, 4) !== MAGIC) return undefined;
-  return { metaLen: Number(b.readBigUInt64LE(5)), tensorLen: Number(b.readBigUInt64LE(13)) };
+  if (head.length < HEADER || head[0] !== MAGIC[0] || head[1] !== MAGIC[1] || head[2] !== MAGIC[2] || head[3] !== MAGIC[3]) return undefined;
+  return { metaLen: uint64At(head, 5), tensorLen: uint64At(head, 13) };
+}
+
+/** The uint64 LE at `at` as a number (as Number(BigInt) gives it: rounded past 2^53). */
+function uint64At(b: Uint8Array, at: number): number {
+  const lo = (b[at] | (b[at + 1] << 8) | (b[at + 2] << 16) | (b[at + 3] << 24)) >>> 0;
+  const hi = (b[at + 4] | (b[at + 5] << 8) | (b[at + 6] << 16) | (b[at + 7] << 24)) >>> 0;
+  return hi < 0x200000 ? hi * 2 ** 32 + lo : Number((BigInt(hi) << 32n) | BigInt(lo));
 }
 
 // ---- the list: metrics and advantage ---------------------------------------------------
@@ -218,31 +225,53 @@ function tensorFactsAt(head: Buffer, read: ReadRange, at: number, promptLength: 
  * action mask, else of the tokens past the prompt): no tensor's bytes are read.
  */
 function responseTokensAt(head: Buffer, read: ReadRange, at: number, promptLength: number | undefined): number | undefined {
-  const lenBytes = bytesAt(head, read, at, 8);
+  // The header's length: from the row's first bytes when they hold it (no view made).
+  const lenBytes = at + 8 <= head.length ? head : bytesAt(head, read, at, 8);
   if (!lenBytes) return undefined;
-  const json = bytesAt(head, read, at + 8, Number(lenBytes.readBigUInt64LE(0)));
+  const json = bytesAt(head, read, at + 8, uint64At(lenBytes, lenBytes === head ? at : 0));
   if (!json) return undefined;
-  const mask = firstDim(json, '0:action_mask');
+  const mask = firstDim(json, ACTION_MASK);
   if (mask !== undefined) return mask;
-  const tokens = firstDim(json, '0:tokens');
+  const tokens = firstDim(json, TOKENS);
   return tokens !== undefined && promptLength !== undefined ? Math.max(0, tokens - promptLength) : undefined;
 }
 
 const SHAPE = Buffer.from('"shape"');
+const ACTION_MASK = Buffer.from('"0:action_mask"');
+const TOKENS = Buffer.from('"0:tokens"');
 
 /**
  * The first dimension of tensor `name` in a safetensors header (its JSON bytes), found without
  * parsing the whole header: the entry `"name":{…}` holds no nested object, so its "shape" lies
  * before the next '}'. Undefined when the entry or its shape is not there as expected.
  */
-function firstDim(json: Buffer, name: string): number | undefined {
-  const at = json.indexOf(`"${name}"`, 0, 'latin1');
+function firstDim(json: Buffer, name: Buffer): number | undefined {
+  const at = json.indexOf(name);
   if (at < 0) return undefined;
   const close = json.indexOf(0x7d /* } */, at);
   const shape = json.indexOf(SHAPE, at);
   if (shape < 0 || close < 0 || shape > close) return undefined;
-  const m = /^"shape"\s*:\s*\[\s*(\d{1,15})\s*[,\]]/.exec(json.toString('latin1', shape, Math.min(close, shape + 40)));
-  return m ? Number(m[1]) : undefined;
+  // /^"shape"\s*:\s*\[\s*(\d{1,15})\s*[,\]]/ on the bytes [shape, min(close, shape + 40))
+  const end = Math.min(close, shape + 40);
+  const ws = (c: number): boolean => c === 0x20 || (c >= 0x09 && c <= 0x0d) || c === 0xa0; // \s of a latin1 text
+  let i = shape + SHAPE.length;
+  while (i < end && ws(json[i])) i++;
+  if (i >= end || json[i] !== 0x3a /* : */) return undefined;
+  i++;
+  while (i < end && ws(json[i])) i++;
+  if (i >= end || json[i] !== 0x5b /* [ */) return undefined;
+  i++;
+  while (i < end && ws(json[i])) i++;
+  let n = 0;
+  let digits = 0;
+  while (i < end && json[i] >= 0x30 && json[i] <= 0x39) {
+    n = n * 10 + (json[i] - 0x30);
+    digits++;
+    i++;
+  }
+  if (digits < 1 || digits > 15) return undefined;
+  while (i < end && ws(json[i])) i++;
+  return i < end && (json[i] === 0x2c /* , */ || json[i] === 0x5d) /* ] */ ? n : undefined;
 }
 
 /** Item 0 of TRXP metadata ({version, num_items, items}). */
@@ -340,31 +369,38 @@ export function responseHash(text: string): string {
   return responseHashOf(bytes, 0, bytes.length);
 }
 
+/** ASCII whitespace in FOLD. */
+const WS = 0x100;
+/** The byte each byte is hashed as: ASCII upper case folded to lower; WS for ASCII whitespace. */
+const FOLD = new Uint16Array(256).map((_, c) => (c === 32 || (c >= 9 && c <= 13) ? WS : c >= 65 && c <= 90 ? c + 32 : c));
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+const hex8 = (x: number): string => HEX[(x >>> 24) & 255] + HEX[(x >>> 16) & 255] + HEX[(x >>> 8) & 255] + HEX[x & 255];
+
 /** responseHash of the UTF-8 text in bytes [start, end) of `bytes` (the same fingerprint, with no string made). */
 export function responseHashOf(bytes: Uint8Array, start: number, end: number): string {
   // On the UTF-8 bytes: an ASCII byte is never part of a multi-byte character, so folding ASCII
-  // bytes is folding ASCII characters.
-  let a = 0x811c9dc5;
+  // bytes is folding ASCII characters. Leading and trailing whitespace count for nothing, a run
+  // of it inside for one space.
+  let a = 0x811c9dc5 | 0;
   let b = 0x050c5d1f;
-  let started = false;
+  let i = start;
+  while (i < end && FOLD[bytes[i]] === WS) i++;
   let space = false;
-  for (let i = start; i < end; i++) {
-    let c = bytes[i];
-    if (c === 32 || (c >= 9 && c <= 13)) {
-      space = started;
+  for (; i < end; i++) {
+    const c = FOLD[bytes[i]];
+    if (c === WS) {
+      space = true;
       continue;
     }
     if (space) {
-      a = Math.imul(a ^ 32, 0x01000193) >>> 0;
-      b = Math.imul(b ^ 32, 0x01000193) >>> 0;
+      a = Math.imul(a ^ 32, 0x01000193);
+      b = Math.imul(b ^ 32, 0x01000193);
       space = false;
     }
-    if (c >= 65 && c <= 90) c += 32;
-    started = true;
-    a = Math.imul(a ^ c, 0x01000193) >>> 0;
-    b = Math.imul(b ^ c, 0x01000193) >>> 0;
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x01000193);
   }
-  return a.toString(16).padStart(8, '0') + b.toString(16).padStart(8, '0');
+  return hex8(a) + hex8(b);
 }
 
 // ---- the detail: one row as JSON -------------------------------------------------------

@@ -23,6 +23,9 @@ import { NotScannable, type ScanSpec } from '../../sqlite/table-scan';
 const ROWS_PER_BATCH = 2000;
 /** Rows per batch when each carries a summary read from its experience_bytes. */
 const SUMMARY_ROWS_PER_BATCH = 500;
+/** Rows per batch of the tasks fold (a few microseconds each: a batch's fixed costs — the view's
+ *  checks, the walk down the b-tree — are spread over more of them). */
+const FOLD_ROWS_PER_BATCH = 2000;
 /** The fewest rows a batch shrinks to after torn reads (a busy writer commits every ~100 ms). */
 const MIN_ROWS_PER_BATCH = 25;
 /** First bytes of experience_bytes read with a row (Trinity's pickled metadata mostly fits). */
@@ -171,7 +174,7 @@ export class SqlTableReader implements SourceReader {
   }
 
   private maxLimit(): number {
-    return this.cols?.bytes === false ? ROWS_PER_BATCH : SUMMARY_ROWS_PER_BATCH;
+    return this.cols?.bytes === false ? ROWS_PER_BATCH : this.tensors === 'shapes' ? FOLD_ROWS_PER_BATCH : SUMMARY_ROWS_PER_BATCH;
   }
 
   private read(db: SqlExec): Batch | undefined {
@@ -301,9 +304,18 @@ export class SqlTableReader implements SourceReader {
       return r ? Number(r[0]) : null;
     };
     const need = (name: string): number => at(name)!;
-    const c = { msgId: info.some((r) => r[1] === 'msg_id'), consumed: info.some((r) => r[1] === 'consumed') };
-    const columns: ScanSpec['columns'] = ['rowid', need('task_id'), need('run_id'), need('model_version'), need('reward'), need('timestamp')];
-    columns.push(c.msgId ? at('msg_id') : null, c.consumed ? at('consumed') : null);
+    const consumed = info.some((r) => r[1] === 'consumed');
+    // timestamp and msg_id: not read by the fold (null, as its SELECT gives them)
+    const columns: ScanSpec['columns'] = [
+      'rowid',
+      need('task_id'),
+      need('run_id'),
+      need('model_version'),
+      need('reward'),
+      null,
+      null,
+      consumed ? at('consumed') : null,
+    ];
     const bytes = at('experience_bytes');
     return bytes === null ? { columns } : { columns, blob: { index: bytes, head: HEAD_BYTES } };
   }
@@ -315,9 +327,11 @@ export class SqlTableReader implements SourceReader {
       this.tensors === 'shapes'
         ? `length(experience_bytes), substr(experience_bytes, 1, ${HEAD_BYTES})`
         : `length(experience_bytes), CASE WHEN length(experience_bytes) <= ${WHOLE_BYTES} THEN experience_bytes ELSE substr(experience_bytes, 1, ${HEAD_BYTES}) END`;
-    const extra = [c.msgId ? 'msg_id' : 'NULL', c.consumed ? 'consumed' : 'NULL', c.bytes ? bytes : 'NULL, NULL'];
+    // The tasks fold reads neither the timestamp nor msg_id (null in its rows).
+    const fold = this.tensors === 'shapes';
+    const extra = [c.msgId && !fold ? 'msg_id' : 'NULL', c.consumed ? 'consumed' : 'NULL', c.bytes ? bytes : 'NULL, NULL'];
     const t = quoteIdent(this.host.table);
-    const sql = `SELECT id, task_id, run_id, model_version, reward, timestamp, ${extra.join(', ')} FROM ${t} WHERE ${where}`;
+    const sql = `SELECT id, task_id, run_id, model_version, reward, ${fold ? 'NULL' : 'timestamp'}, ${extra.join(', ')} FROM ${t} WHERE ${where}`;
     const out: ExperienceRow[] = [];
     this.decoded = 0;
     this.cut = false;
@@ -374,9 +388,18 @@ export class SqlTableReader implements SourceReader {
     return out;
   }
 
+  /** The row, and the view, whose experience_bytes `readRange` reads. */
+  private rangeRow = 0;
+  private rangeDb: SqlExec | undefined;
+  /** Reads a range of the experience_bytes of row `rangeRow` (one closure for every row). */
+  private readonly readRange = (start: number, len: number): Uint8Array | undefined => {
+    const sql = `SELECT substr(experience_bytes, ?, ?) FROM ${quoteIdent(this.host.table)} WHERE id = ?`;
+    const r = this.rangeDb!.exec(sql, [start + 1, len, this.rangeRow])[0]?.values[0]?.[0];
+    return r instanceof Uint8Array ? r : undefined;
+  };
+
   private rowOf(db: SqlExec, v: unknown[]): ExperienceRow {
     const c = this.cols!;
-    const t = quoteIdent(this.host.table);
     const id = Number(v[0]);
     const row: ExperienceRow = {
       id,
@@ -390,11 +413,9 @@ export class SqlTableReader implements SourceReader {
     if (c.msgId) row.msg_id = v[6] === null ? null : valueText(v[6]);
     if (c.consumed) row.consumed = intOrNull(v[7]);
     if (v[9] instanceof Uint8Array) {
-      const read = (start: number, len: number): Uint8Array | undefined => {
-        const r = db.exec(`SELECT substr(experience_bytes, ?, ?) FROM ${t} WHERE id = ?`, [start + 1, len, id])[0]?.values[0]?.[0];
-        return r instanceof Uint8Array ? r : undefined;
-      };
-      const s = summarizeExperience(v[9], Number(v[8]), read, this.tensors);
+      this.rangeRow = id;
+      this.rangeDb = db;
+      const s = summarizeExperience(v[9], Number(v[8]), this.readRange, this.tensors);
       this.decoded += s.metaBytes;
       if (s.metrics) row.metrics = s.metrics;
       if (s.advantage !== undefined) row.advantage = s.advantage;
@@ -411,6 +432,15 @@ export class SqlTableReader implements SourceReader {
   }
 
   private batch(rows: ExperienceRow[]): ExperiencesMessage {
+    // The tasks fold's reader has no client to resume: its batches carry no window.
+    if (this.tensors === 'shapes')
+      return {
+        type: 'experiences',
+        source: this.host.info.id,
+        run: this.host.info.run,
+        rows,
+        cursor: { source: this.host.info.id, fid: `${this.host.table}@${this.host.tracker}.${this.deliveredGen}`, offset: this.last * ROW_SCALE + this.count },
+      };
     this.window.hold(
       rows.map((r) => ({ id: r.id, reward: r.reward === null ? null : fromWireNumber(r.reward), consumed: r.consumed ?? null })),
       this.last,
