@@ -119,6 +119,11 @@ export class ChartCard {
     return this.data;
   }
 
+  /** The card has its plot (a draw updates it; without one, a draw builds it, which costs more). */
+  get built(): boolean {
+    return this.plot !== undefined;
+  }
+
   get drawn(): boolean {
     return this.plot !== undefined && this.view.kept.length > 0;
   }
