@@ -60,13 +60,16 @@ export class RenderLoop {
   /** Draws the live cards, then the others, until the budgets are spent; true when some wait. */
   private drawSome(): boolean {
     const t0 = performance.now();
+    const cards = this.cards();
+    // Every width this frame may use is read before any card draws (one layout at most).
+    for (const c of this.live) if (c.dirty && c.visible) c.measure();
+    for (const c of cards) if (c.dirty && c.visible) c.measure();
     for (const c of this.live) {
       if (performance.now() - t0 > (c.built ? LIVE_BUDGET_MS : BUILD_BUDGET_MS)) return true;
       this.live.delete(c);
       // (A card a layout removed since is no longer connected.)
       if (c.dirty && c.visible && c.el.isConnected) this.draw(c);
     }
-    const cards = this.cards();
     for (let i = 0; i < cards.length; i++) {
       const c = cards[(this.cursor + i) % cards.length];
       if (!c.dirty || !c.visible) continue;
