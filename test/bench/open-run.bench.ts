@@ -27,8 +27,9 @@
 // OPENRUN_TRACE=1 prints a timeline (messages both ways, frame arrivals, draws, RSS every 100 ms);
 // OPENRUN_TRACE=memory adds the renderer's memory by Chromium allocator (memory-infra dump).
 // OPENRUN_PROFILE=<dir> writes CPU profiles there: the page's JS from connect until all is drawn
-// (renderer.cpuprofile), Chromium's timeline trace of that span (trace.json) and the host process's
-// (node --cpu-prof, CPU.*.cpuprofile).
+// (renderer.cpuprofile), Chromium's timeline trace of that span (trace.json), and with node
+// --cpu-prof the host process's (CPU.*.cpuprofile) and the bench's own, the page's go-between
+// (bench.cpuprofile).
 // Ends with: BENCH open-run all_tags_ms=… rss_mb_total=… tb_all_tags_ms=… tb_rss_mb=… ratio=…
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -305,7 +306,8 @@ async function rendererDump(page: import('playwright-core').Page, pid: number): 
 
 function oursInChild(job: string, steps: number): OursResult {
   // The child gets this process's flags (so every option of ours applies there too).
-  const r = spawnSync(process.execPath, ['--expose-gc', __filename, ...process.argv.slice(2), '--steps', String(steps), '--ours-child', job], {
+  const prof = process.env.OPENRUN_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', process.env.OPENRUN_PROFILE, '--cpu-prof-name', 'bench.cpuprofile'] : [];
+  const r = spawnSync(process.execPath, ['--expose-gc', ...prof, __filename, ...process.argv.slice(2), '--steps', String(steps), '--ours-child', job], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
     maxBuffer: 1 << 24,
