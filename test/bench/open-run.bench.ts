@@ -156,7 +156,9 @@ async function runOurs(
     const traceEvents: unknown[] = [];
     if (tracer) {
       tracer.on('Tracing.dataCollected', (e) => traceEvents.push(...(e.value as unknown[])));
-      await tracer.send('Tracing.start', { traceConfig: { includedCategories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'blink', 'v8.execute'] } } as never);
+      await tracer.send('Tracing.start', {
+        traceConfig: { includedCategories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'blink', 'v8.execute'] },
+      });
     }
     if (profiler) {
       await profiler.send('Profiler.enable');

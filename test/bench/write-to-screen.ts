@@ -127,7 +127,8 @@ export async function writeToScreen(o: { rate: number; seconds: number; warmupSe
     }
     // Let the last points reach the screen.
     await sleep(1500);
-    if (profiler) fs.writeFileSync(path.join(process.env.VIEW_PROFILE!, 'live-renderer.cpuprofile'), JSON.stringify((await profiler.send('Profiler.stop')).profile));
+    if (profiler)
+      fs.writeFileSync(path.join(process.env.VIEW_PROFILE!, 'live-renderer.cpuprofile'), JSON.stringify((await profiler.send('Profiler.stop')).profile));
     draws.push(...(await takeDraws(wp.page)));
     arrivalsIn.push(...(await takeArrivals(wp.page)));
     const arrivals = new Map<string, { t: number; points: number }[]>();

@@ -182,7 +182,7 @@ export class ChartEngine {
 }
 
 /** Bucket values a frame carries (its size on the wire, roughly: ~15 bytes each as JSON). */
-export function frameCells(f: ChartFrame): number {
+function frameCells(f: ChartFrame): number {
   let n = 0;
   for (const s of f.series) n += (s.mean ? 5 : 4) * s.y.length;
   return n;
