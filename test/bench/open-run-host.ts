@@ -38,7 +38,10 @@ export class BenchHost {
   receivedAt = 0;
 
   constructor(storeDir: string, onPost: (m: unknown) => void, onNote: (what: string) => void) {
-    this.proc = fork(__filename, ['--host', storeDir], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'json' });
+    // OPENRUN_PROFILE=<dir>: the host's CPU profile (node --cpu-prof) lands there when it exits.
+    const prof = process.env.OPENRUN_PROFILE;
+    const execArgv = prof ? [...process.execArgv, '--cpu-prof', '--cpu-prof-dir', prof, '--cpu-prof-interval', '200'] : process.execArgv;
+    this.proc = fork(__filename, ['--host', storeDir], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'json', execArgv });
     this.proc.on('message', (raw) => {
       const msg = raw as FromHost;
       if (msg.type === 'post') onPost(msg.m);
@@ -115,7 +118,7 @@ function runHost(storeDir: string): void {
       case 'page':
         return ctl.receive(msg.m);
       case 'trace':
-        ctl.tap((m) => note(`post ${m.type}${m.type === 'update' ? ` ${m.frames.length} frames` : ''}`));
+        ctl.tap((m) => note(`post ${m.type}${m.type === 'update' ? ` ${m.frames.length} frames` : ''} (${(JSON.stringify(m).length / 1024).toFixed(0)} KB)`));
         return;
       case 'probe':
         void ctl.probe(msg.timeoutMs).then((value) => send({ type: 'reply', id: msg.id, value }));

@@ -26,6 +26,10 @@
 // screen are complete (all tags drawn = the last screen's). Default: all 50 cards on screen.
 // OPENRUN_TRACE=1 prints a timeline (messages both ways, frame arrivals, draws, RSS every 100 ms);
 // OPENRUN_TRACE=memory adds the renderer's memory by Chromium allocator (memory-infra dump).
+// OPENRUN_PROFILE=<dir> writes CPU profiles there: the page's JS from connect until all is drawn
+// (renderer.cpuprofile), Chromium's timeline trace of that span (trace.json), and with node
+// --cpu-prof the host process's (CPU.*.cpuprofile) and the bench's own, the page's go-between
+// (bench.cpuprofile).
 // Ends with: BENCH open-run all_tags_ms=… rss_mb_total=… tb_all_tags_ms=… tb_rss_mb=… ratio=…
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -145,6 +149,22 @@ async function runOurs(
     const want = TAGS * o.steps;
     const relayPid = relay.proc.pid!;
     const cpuOf = () => ({ relay: cpuSecondsOf(relayPid), host: cpuSecondsOf(host.pid), renderer: renderers.reduce((a, p) => a + cpuSecondsOf(p), 0) });
+    // OPENRUN_PROFILE=<dir>: the page's JS CPU profile from connect until all is drawn (renderer.cpuprofile).
+    const profiler = process.env.OPENRUN_PROFILE ? await wp.page.context().newCDPSession(wp.page) : undefined;
+    // … and Chromium's timeline trace of the same span (trace.json: layout, paint, script per task).
+    const tracer = process.env.OPENRUN_PROFILE ? await browser.newBrowserCDPSession() : undefined;
+    const traceEvents: unknown[] = [];
+    if (tracer) {
+      tracer.on('Tracing.dataCollected', (e) => traceEvents.push(...(e.value as unknown[])));
+      await tracer.send('Tracing.start', {
+        traceConfig: { includedCategories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'blink', 'v8.execute'] },
+      });
+    }
+    if (profiler) {
+      await profiler.send('Profiler.enable');
+      await profiler.send('Profiler.setSamplingInterval', { interval: 200 });
+      await profiler.send('Profiler.start');
+    }
     const cpu0 = cpuOf();
     const tConnect = Date.now();
     t0 = tConnect;
@@ -181,6 +201,16 @@ async function runOurs(
     // second of it too.
     if (complete.size === TAGS) await sleep(SETTLE_MS);
     const cpu1 = cpuOf();
+    if (profiler) {
+      const { profile } = await profiler.send('Profiler.stop');
+      fs.writeFileSync(path.join(process.env.OPENRUN_PROFILE!, 'renderer.cpuprofile'), JSON.stringify(profile));
+    }
+    if (tracer) {
+      const done = new Promise((r) => tracer.once('Tracing.tracingComplete', r));
+      await tracer.send('Tracing.end');
+      await done;
+      fs.writeFileSync(path.join(process.env.OPENRUN_PROFILE!, 'trace.json'), JSON.stringify({ traceEvents }));
+    }
     const peak = await rss.stop();
     const gpuPeak = (await gpuRss.stop()).totalMb;
     const cdp = await wp.page.context().newCDPSession(wp.page);
@@ -278,7 +308,8 @@ async function rendererDump(page: import('playwright-core').Page, pid: number): 
 
 function oursInChild(job: string, steps: number): OursResult {
   // The child gets this process's flags (so every option of ours applies there too).
-  const r = spawnSync(process.execPath, ['--expose-gc', __filename, ...process.argv.slice(2), '--steps', String(steps), '--ours-child', job], {
+  const prof = process.env.OPENRUN_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', process.env.OPENRUN_PROFILE, '--cpu-prof-name', 'bench.cpuprofile'] : [];
+  const r = spawnSync(process.execPath, ['--expose-gc', ...prof, __filename, ...process.argv.slice(2), '--steps', String(steps), '--ours-child', job], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
     maxBuffer: 1 << 24,

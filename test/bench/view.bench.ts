@@ -10,7 +10,7 @@
 // Then the live path end to end (write-to-screen.ts): a writer appends stamped event files at
 // 10 000 scalars/s, the real relay tails them, the real client + store + controller feed the
 // page; write→screen latency of every point, p50 / p99 (`--live-seconds`, `--live-rate`;
-// `--live-only` runs just this part).
+// `--live-only` runs just this part; VIEW_PROFILE=<dir> writes the page's JS CPU profile of the live run there).
 // Ends with: BENCH view frame_p95_ms=<a> heap_mb=<b> naive_ratio=<c> write_to_screen_p50_ms=<d> write_to_screen_p99_ms=<e>
 import { parseArgs } from 'util';
 import type { CDPSession, Page } from 'playwright-core';

@@ -106,6 +106,13 @@ export async function writeToScreen(o: { rate: number; seconds: number; warmupSe
     writer = spawn(process.execPath, [path.join(__dirname, 'relay-writer.js'), file, String(o.rate), String(o.seconds), String(o.tags), String(base)], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
+    // VIEW_PROFILE=<dir>: the page's JS CPU profile of the live run (live-renderer.cpuprofile).
+    const profiler = process.env.VIEW_PROFILE ? await wp.page.context().newCDPSession(wp.page) : undefined;
+    if (profiler) {
+      await profiler.send('Profiler.enable');
+      await profiler.send('Profiler.setSamplingInterval', { interval: 200 });
+      await profiler.send('Profiler.start');
+    }
     let written = 0;
     writer.stdout!.on('data', (b: Buffer) => (written = Number(String(b).trim())));
     const draws: DrawEvent[] = [];
@@ -120,6 +127,8 @@ export async function writeToScreen(o: { rate: number; seconds: number; warmupSe
     }
     // Let the last points reach the screen.
     await sleep(1500);
+    if (profiler)
+      fs.writeFileSync(path.join(process.env.VIEW_PROFILE!, 'live-renderer.cpuprofile'), JSON.stringify((await profiler.send('Profiler.stop')).profile));
     draws.push(...(await takeDraws(wp.page)));
     arrivalsIn.push(...(await takeArrivals(wp.page)));
     const arrivals = new Map<string, { t: number; points: number }[]>();

@@ -146,7 +146,13 @@ export class SeriesBuckets {
     return b;
   }
 
-  /** The frame of buckets [start, n). */
+  /**
+   * The frame of buckets [start, n). The bucket min and max stay exact (a spike reads as it was
+   * logged); the means and the smoothed line go to 9 significant digits and wall times to the
+   * millisecond: they are drawn and hovered (5 digits at most), never exported, and JSON writes a
+   * double in up to 17 digits, on every hop to the page (JSON both ways, the page's parse and
+   * structured clone: opening a 50-tag run sent 1.7 MB).
+   */
   frame(key: string, start: number, n: number, smoothed: boolean): SeriesFrame {
     const len = Math.max(0, n - start);
     const y = new Array<number | null>(len);
@@ -165,12 +171,26 @@ export class SeriesBuckets {
       }
       lo[i] = this.min[b];
       hi[i] = this.max[b];
-      mean[i] = this.sum[b] / c;
-      y[i] = smoothed ? this.smooth[b] : mean[i];
-      wallTime[i] = Number.isFinite(this.wallTime[b]) ? this.wallTime[b] : null;
+      mean[i] = shortNumber(this.sum[b] / c);
+      y[i] = smoothed ? shortNumber(this.smooth[b]) : mean[i];
+      wallTime[i] = Number.isFinite(this.wallTime[b]) ? Math.round(this.wallTime[b] * 1000) / 1000 : null;
     }
     return smoothed ? { key, y, lo, hi, gaps, mean, wallTime } : { key, y, lo, hi, gaps, wallTime };
   }
+}
+
+/** `v` to 9 significant digits, as a double JSON writes in as few (infinities, NaN, 0 and tiny values as they are). */
+export function shortNumber(v: number): number {
+  const a = Math.abs(v);
+  if (!(a >= 1e-200) || a === Infinity) return v;
+  const e = Math.floor(Math.log10(a));
+  // Scale by an exact power of ten (10^k is exact for k ≤ 22), divide or multiply back once.
+  if (e <= 8) {
+    const k = 8 - e;
+    return k <= 22 ? Math.round(v * 10 ** k) / 10 ** k : v;
+  }
+  const p = 10 ** (e - 8);
+  return Math.round(v / p) * p;
 }
 
 export interface DownsampleResult {

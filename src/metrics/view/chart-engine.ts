@@ -134,15 +134,25 @@ export class ChartEngine {
     c.touched.add(ch.key);
   }
 
-  /** Frames of the visible charts that changed since the last call. */
-  collect(): ChartFrame[] {
+  /**
+   * Frames of the visible charts that changed since the last call, in chart order, until they
+   * hold `maxCells` bucket values (at least one frame): the other changed charts wait for the
+   * next call.
+   */
+  collect(maxCells = Infinity): ChartFrame[] {
     const out: ChartFrame[] = [];
+    let cells = 0;
     for (const c of this.charts.values()) {
       if (!c.visible) continue;
-      if (c.needsRebuild) out.push(this.rebuild(c));
-      else if (c.touched.size && Number.isFinite(c.dirtyFrom)) out.push(this.patch(c));
+      if (cells >= maxCells) break;
+      let f: ChartFrame | undefined;
+      if (c.needsRebuild) f = this.rebuild(c);
+      else if (c.touched.size && Number.isFinite(c.dirtyFrom)) f = this.patch(c);
       c.touched.clear();
       c.dirtyFrom = Infinity;
+      if (!f) continue;
+      out.push(f);
+      cells += frameCells(f);
     }
     return out;
   }
@@ -169,4 +179,11 @@ export class ChartEngine {
   private patch(c: ChartState): ChartFrame {
     return patchFrame(this.store, c, this.options(), this.stats);
   }
+}
+
+/** Bucket values a frame carries (its size on the wire, roughly: ~15 bytes each as JSON). */
+function frameCells(f: ChartFrame): number {
+  let n = 0;
+  for (const s of f.series) n += (s.mean ? 5 : 4) * s.y.length;
+  return n;
 }

@@ -16,6 +16,9 @@ import { PLOT_HEIGHT, plotOptions } from './plot-options';
 import { marksHook, type MarksPort } from './chart-marks';
 import type { Theme } from './theme';
 
+/** The header's point count (one formatter: toLocaleString() builds one per call). */
+const COUNT_FORMAT = new Intl.NumberFormat();
+
 /** Space uPlot's y axis takes (the plot width the extension downsamples to is the rest). */
 const Y_AXIS = 56;
 
@@ -48,6 +51,8 @@ export class ChartCard {
   private view: PlotData = EMPTY_PLOT_DATA;
   visible = false;
   dirty = false;
+  /** The plot's width as measured before this frame's draws (render-loop.ts), for the next render. */
+  private measured: number | undefined;
 
   constructor(
     public spec: ChartSpec,
@@ -119,6 +124,11 @@ export class ChartCard {
     return this.data;
   }
 
+  /** The card has its plot (a draw updates it; without one, a draw builds it, which costs more). */
+  get built(): boolean {
+    return this.plot !== undefined;
+  }
+
   get drawn(): boolean {
     return this.plot !== undefined && this.view.kept.length > 0;
   }
@@ -147,15 +157,26 @@ export class ChartCard {
     this.dirty = true;
   }
 
+  /**
+   * Reads the plot's width for the next render. The render loop measures the frame's cards before
+   * it draws any: a card's draw changes the page (its point count, uPlot's DOM), so a width read
+   * in each render laid the page out again per card (a forced layout: most of a live card's time).
+   */
+  measure(): void {
+    this.measured = this.plotEl.clientWidth;
+  }
+
   /** Draws the current data (called from requestAnimationFrame). */
   render(): void {
     this.dirty = false;
     const d = this.data;
+    const measured = this.measured;
+    this.measured = undefined;
     if (!d || !this.visible) return;
-    this.metaEl.textContent = `${d.points.toLocaleString()} ${this.port.strings.points}`;
+    this.metaEl.textContent = `${COUNT_FORMAT.format(d.points)} ${this.port.strings.points}`;
     this.view = alignData(this.spec.series, d, this.port.options().logScale);
     this.shownData = d;
-    const width = Math.max(120, this.plotEl.clientWidth);
+    const width = Math.max(120, measured ?? this.plotEl.clientWidth);
     if (!this.plot) {
       this.plot = this.create(width);
       this.legend.showKey(this.spec.series, this.port.theme());

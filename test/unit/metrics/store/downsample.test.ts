@@ -2,7 +2,7 @@
 // one-point spike survives at every zoom level and chart width.
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { chooseGrid, downsample } from '../../../../src/metrics/store/downsample';
+import { chooseGrid, downsample, shortNumber } from '../../../../src/metrics/store/downsample';
 
 function noisy(n: number, seed = 1): Float64Array {
   let x = seed;
@@ -117,4 +117,37 @@ test('non-finite values never reach min/max', () => {
   const r = downsample([0, 1, 2], [1, Infinity, -Infinity], 3);
   assert.deepEqual(r.hi, [1, null, null]);
   assert.deepEqual(r.gaps, [1, 2], 'buckets holding only ±Inf break the line');
+});
+
+test('shortNumber: 9 significant digits, written in as few by JSON; zero, tiny, infinite and NaN values as they are', () => {
+  for (const [v, text] of [
+    [1 / 3, '0.333333333'],
+    [-2 / 3, '-0.666666667'],
+    [0.1 + 0.2, '0.3'],
+    [1.5, '1.5'],
+    [123456789012, '123456789000'],
+    [1e-7 / 3, '3.33333333e-8'],
+    [1700000123.456789, '1700000120'],
+  ] as const)
+    assert.equal(JSON.stringify(shortNumber(v)), text, String(v));
+  for (const v of [0, 5e-324, Infinity, -Infinity]) assert.equal(shortNumber(v), v);
+  assert.ok(Number.isNaN(shortNumber(NaN)));
+  const ys = noisy(10_000, 7);
+  for (const y of ys) {
+    assert.ok(Math.abs(shortNumber(y) - y) <= Math.abs(y) * 5e-9, `${y}`);
+    assert.ok(JSON.stringify(shortNumber(y)).replace(/^-?0\.0*|[.-]|e.*$/g, '').length <= 9, `${y} → ${shortNumber(y)}`);
+  }
+});
+
+test('a frame: means and the smoothed line to 9 significant digits, min and max exact', () => {
+  const n = 10_000;
+  const ys = noisy(n, 3);
+  const xs = Float64Array.from({ length: n }, (_, i) => i);
+  const r = downsample(xs, ys, 100, { smoothing: 0.6 });
+  const exact = new Set(ys);
+  for (let b = 0; b < r.grid.n; b++) {
+    if (r.y[b] === null) continue;
+    assert.ok(exact.has(r.lo[b]!) && exact.has(r.hi[b]!), `bucket ${b}: min and max are points`);
+    assert.equal(r.y[b], shortNumber(r.y[b]!), `bucket ${b}: the line is short`);
+  }
 });

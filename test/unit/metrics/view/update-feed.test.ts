@@ -5,7 +5,7 @@ import * as assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import { MetricsStore } from '../../../../src/metrics/store/store';
 import { ChartEngine } from '../../../../src/metrics/view/chart-engine';
-import { UpdateFeed } from '../../../../src/metrics/view/update-feed';
+import { MESSAGE_CELLS, UpdateFeed } from '../../../../src/metrics/view/update-feed';
 import { DEFAULT_VIEW_OPTIONS } from '../../../../src/metrics/protocol/view-options';
 import { DRAWN_TIMEOUT_MS, HostMessage, MIN_UPDATE_INTERVAL_MS, UpdateMessage } from '../../../../src/metrics/protocol/view-protocol';
 
@@ -105,4 +105,56 @@ test('a lost ack: the feed posts anyway after DRAWN_TIMEOUT_MS, and nothing whil
   add();
   t.mock.timers.tick(MIN_UPDATE_INTERVAL_MS);
   assert.equal(updates.length, n + 2);
+});
+
+test('many full frames go out as several updates of about MESSAGE_CELLS values, every chart once, the last seq awaited', (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 1_000_000 });
+  const store = new MetricsStore();
+  const engine = new ChartEngine(store, () => DEFAULT_VIEW_OPTIONS);
+  const updates: UpdateMessage[] = [];
+  const feed = new UpdateFeed(store, engine, (m: HostMessage) => m.type === 'update' && updates.push(m));
+  t.after(() => feed.dispose());
+  // 40 tags of 2 000 points, on screen at 400 px: a few hundred buckets each (a run opening).
+  const tags = Array.from({ length: 40 }, (_, i) => `actor/tag_${i}`);
+  for (const tag of tags)
+    store.add(
+      'r',
+      'trainer',
+      tag,
+      Array.from({ length: 2000 }, (_, step) => ({ step, wallTime: step, value: Math.sin(step + tag.length) })),
+    );
+  // A page that reported a screen with nothing on it: the charts wait for its report.
+  engine.setViewport([{ id: 'elsewhere', width: 400 }], []);
+  feed.start();
+  feed.flush(); // the layout and the status
+  const before = updates.length;
+  engine.setViewport(
+    tags.map((id) => ({ id, width: 400 })),
+    tags,
+  );
+  feed.flush();
+  const cells = (u: UpdateMessage) => u.frames.reduce((a, f) => a + f.series.reduce((b, s) => b + (s.mean ? 5 : 4) * s.y.length, 0), 0);
+  const full = updates.slice(before).filter((u) => u.frames.length);
+  assert.ok(full.length > 1, `${full.length} update(s) for ${tags.length} full frames`);
+  const sizes = full.map(cells);
+  for (const [i, u] of full.entries()) {
+    const largest = Math.max(...u.frames.map((f) => cells({ ...u, frames: [f] })));
+    assert.ok(sizes[i] < MESSAGE_CELLS + largest, `update ${u.seq}: ${sizes[i]} values`);
+  }
+  assert.deepEqual(full.flatMap((u) => u.frames.map((f) => f.chart)).sort(), [...tags].sort(), 'every chart once');
+  assert.deepEqual(
+    full.map((u) => u.seq),
+    full.map((_, i) => full[0].seq + i),
+    'consecutive seqs',
+  );
+  // Only the last one's ack lets new data out before the ack timeout.
+  const n = updates.length;
+  engine.onChange(store.add('r', 'trainer', tags[0], [{ step: 2000, wallTime: 2000, value: 0 }]));
+  feed.schedule();
+  feed.drawn(full[0].seq);
+  t.mock.timers.tick(MIN_UPDATE_INTERVAL_MS);
+  assert.equal(updates.length, n, 'an earlier seq acked: still waiting');
+  feed.drawn(full.at(-1)!.seq);
+  t.mock.timers.tick(MIN_UPDATE_INTERVAL_MS);
+  assert.equal(updates.length, n + 1, 'the last seq acked: the new point goes out');
 });
